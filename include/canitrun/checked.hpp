@@ -1,0 +1,57 @@
+#pragma once
+// Checked 64-bit arithmetic for byte and parameter counts. An overflow throws
+// OverflowError, which the public entry points (estimate(), the database loader) turn into an
+// Error of kind `overflow`: a 1T-parameter model at 10M context must come out right or be
+// refused, never wrap.
+
+#include <cstdint>
+#include <stdexcept>
+
+namespace canitrun {
+
+using Bytes = std::uint64_t;
+
+struct OverflowError : std::overflow_error {
+    using std::overflow_error::overflow_error;
+};
+
+namespace checked {
+
+__extension__ typedef unsigned __int128 Wide;
+
+inline std::uint64_t add(std::uint64_t a, std::uint64_t b) {
+    std::uint64_t out = 0;
+    if (__builtin_add_overflow(a, b, &out)) throw OverflowError("byte count overflows 64 bits");
+    return out;
+}
+
+inline std::uint64_t mul(std::uint64_t a, std::uint64_t b) {
+    std::uint64_t out = 0;
+    if (__builtin_mul_overflow(a, b, &out)) throw OverflowError("byte count overflows 64 bits");
+    return out;
+}
+
+inline std::uint64_t sub(std::uint64_t a, std::uint64_t b) {
+    if (b > a) throw OverflowError("byte count underflows");
+    return a - b;
+}
+
+// a * b / c, rounded up, without overflowing in the intermediate product when the result fits.
+inline std::uint64_t mul_div_ceil(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+    if (c == 0) throw OverflowError("division by zero");
+    const Wide wide = static_cast<Wide>(a) * b;
+    const Wide q = (wide + c - 1) / c;
+    if (q > UINT64_MAX) throw OverflowError("byte count overflows 64 bits");
+    return static_cast<std::uint64_t>(q);
+}
+
+// a * b / c, rounded down.
+inline std::uint64_t mul_div_floor(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+    if (c == 0) throw OverflowError("division by zero");
+    const Wide q = static_cast<Wide>(a) * b / c;
+    if (q > UINT64_MAX) throw OverflowError("byte count overflows 64 bits");
+    return static_cast<std::uint64_t>(q);
+}
+
+}  // namespace checked
+}  // namespace canitrun

@@ -1,0 +1,38 @@
+#pragma once
+// The static database: models, GPUs, quantizations and card classes, parsed from JSON text.
+// Parsing takes text (file name -> contents) so tests and the embedded copy feed it directly;
+// reading a folder from disk is in database_files.hpp.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "canitrun/card_class.hpp"
+#include "canitrun/error.hpp"
+#include "canitrun/gpu.hpp"
+#include "canitrun/model.hpp"
+#include "canitrun/quant.hpp"
+
+namespace canitrun {
+
+struct Database {
+    std::vector<Model> models;
+    std::vector<Gpu> gpus;
+    std::vector<Quant> quants;  // in the file's order (the page's table order)
+    std::vector<CardClass> card_classes;
+
+    Result<const Model*> find_model(const std::string& name) const;
+    Result<const Gpu*> find_gpu(const std::string& name) const;
+    Result<const Quant*> find_quant(const std::string& name) const;
+    const Quant* recommended_quant() const;
+};
+
+// Files are keyed by their path relative to the data folder ("quants.json", "gpus/amd.json").
+using DatabaseFiles = std::map<std::string, std::string>;
+
+Result<Database> parse_database(const DatabaseFiles& files);
+
+// The copy embedded in the binary at build time.
+const DatabaseFiles& embedded_database_files();
+
+}  // namespace canitrun

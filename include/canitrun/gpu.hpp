@@ -1,0 +1,40 @@
+#pragma once
+// A GPU (or a unified-memory machine) as the database describes it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace canitrun {
+
+enum class GpuClass { consumer, workstation, datacenter, unified };
+
+struct Gpu {
+    std::string id;
+    std::string name;        // "NVIDIA GeForce RTX 5090"
+    std::string short_name;  // "RTX 5090"
+    std::string vendor;      // "nvidia", "amd", "intel", "apple"
+    std::vector<std::string> aliases;
+    GpuClass gpu_class = GpuClass::consumer;
+    std::uint64_t vram_gb = 0;     // as marketed: the vendor's "32 GB"
+    std::uint64_t vram_bytes = 0;  // the real capacity
+    std::string memory_type;
+    double bandwidth_gbps = 0;
+    double fp16_tflops = 0, fp8_tflops = 0, fp4_tflops = 0;
+    std::string architecture;
+    std::vector<std::string> backends;
+    std::uint64_t release_year = 0;
+    // Unified memory: the share the GPU may use by default, in tenths of a percent (666 = 66.6 %).
+    std::uint64_t unified_gpu_share_permille = 1000;
+    std::string source;
+
+    bool has_backend(const std::string& backend) const;
+};
+
+const char* gpu_class_name(GpuClass c);
+// "NVIDIA", "AMD", "Intel", "Apple": how the page writes the vendor before a short name.
+std::string vendor_display(const std::string& vendor);
+// "NVIDIA RTX 5090"
+std::string display_name(const Gpu& gpu);
+
+}  // namespace canitrun

@@ -1,0 +1,46 @@
+#pragma once
+// What each layer keeps per sequence: the KV cache that grows with context (full attention,
+// sliding window capped at its window, MLA's latent), and the fixed recurrent state of linear
+// attention and SSM layers.
+
+#include <cstdint>
+#include <string>
+
+#include "canitrun/checked.hpp"
+#include "canitrun/error.hpp"
+#include "canitrun/model.hpp"
+
+namespace canitrun {
+
+// Element type of the KV cache, as a block of `block_elements` values stored in `block_bytes`
+// bytes (ggml's layout: q8_0 keeps 32 values in 34 bytes).
+struct KvType {
+    std::string id;
+    std::uint64_t block_elements = 1;
+    std::uint64_t block_bytes = 2;
+    std::string source;
+};
+
+Result<KvType> parse_kv_type(const std::string& text);
+std::string kv_type_names();  // "f16, bf16, f32, q8_0, ..." for help and errors
+
+// Elements cached per token by one layer of the group (K and V together). Zero for
+// recurrent layers.
+std::uint64_t kv_elements_per_token(const Model& model, const LayerGroup& group);
+
+// Tokens one layer of the group keeps at `context`: all of them for full attention and MLA,
+// at most `window` for sliding layers, none for recurrent ones.
+std::uint64_t cached_tokens(const LayerGroup& group, std::uint64_t context);
+
+// The KV cache of the whole model at `context` tokens, one sequence.
+Bytes kv_cache_bytes(const Model& model, std::uint64_t context, const KvType& type);
+
+// The same model if every layer were full attention with its attention dims (the page's
+// comparison).
+Bytes all_attention_kv_cache_bytes(const Model& model, std::uint64_t context, const KvType& type);
+
+// The fixed recurrent state of the linear-attention and SSM layers, in f32 as llama.cpp keeps
+// it: conv state (kernel - 1) x channels plus the recurrent matrix.
+Bytes recurrent_state_bytes(const Model& model);
+
+}  // namespace canitrun

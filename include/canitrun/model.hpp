@@ -1,0 +1,134 @@
+#pragma once
+// A model as the database describes it: published facts plus the text decoder's architecture,
+// layer kind by layer kind, which is what the KV-cache rule needs.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace canitrun {
+
+enum class LayerKind {
+    full,     // full attention: K and V for every token
+    sliding,  // sliding-window attention: K and V for at most `window` tokens
+    linear,   // linear attention (Gated DeltaNet): fixed recurrent state
+    ssm,      // Mamba-style state space: fixed recurrent state
+    mla,      // multi-head latent attention: one compressed latent + rope key per token
+};
+
+struct LayerGroup {
+    LayerKind kind = LayerKind::full;
+    std::uint64_t count = 0;
+    // full / sliding (0 = use the model's attention values)
+    std::uint64_t kv_heads = 0;
+    std::uint64_t head_dim = 0;
+    std::uint64_t v_head_dim = 0;
+    std::uint64_t window = 0;  // sliding
+    // linear
+    std::uint64_t conv_kernel = 0;
+    std::uint64_t key_heads = 0;
+    std::uint64_t value_heads = 0;
+    std::uint64_t key_head_dim = 0;
+    std::uint64_t value_head_dim = 0;
+    // ssm
+    std::uint64_t inner_size = 0;
+    std::uint64_t state_size = 0;
+    std::uint64_t groups = 0;
+    std::uint64_t ssm_heads = 0;
+    // mla
+    std::uint64_t kv_lora_rank = 0;
+    std::uint64_t q_lora_rank = 0;
+    std::uint64_t qk_nope_head_dim = 0;
+    std::uint64_t qk_rope_head_dim = 0;
+};
+
+struct Attention {
+    std::uint64_t heads = 0;
+    std::uint64_t kv_heads = 0;
+    std::uint64_t head_dim = 0;
+    std::uint64_t v_head_dim = 0;  // 0 = same as head_dim
+    bool output_gate = false;      // gated attention: q_proj also produces a sigmoid gate
+};
+
+struct MoE {
+    std::uint64_t experts = 0;
+    std::uint64_t experts_per_token = 0;
+    std::uint64_t shared_experts = 0;
+    std::uint64_t expert_intermediate_size = 0;
+    std::uint64_t shared_expert_intermediate_size = 0;
+    std::uint64_t moe_layers = 0;
+    bool gated = true;  // SwiGLU experts (three matrices); false for two-matrix experts
+};
+
+struct Architecture {
+    std::uint64_t hidden_size = 0;
+    std::uint64_t vocab_size = 0;
+    bool tied_embeddings = false;
+    std::uint64_t layers = 0;
+    Attention attention;
+    std::uint64_t intermediate_size = 0;
+    bool gated_ffn = true;
+    std::optional<MoE> moe;
+    std::vector<LayerGroup> layer_groups;
+    std::string pattern;
+    std::string linear_name;  // what the vendor calls its linear layers ("Gated DeltaNet")
+    std::string full_name;    // what the vendor calls its attention layers ("Gated Attention")
+};
+
+struct Benchmark {
+    std::string name;
+    double score = 0;
+};
+
+struct Sampling {
+    std::string mode;
+    std::optional<double> temp, top_p, min_p, presence_penalty;
+    std::optional<std::uint64_t> top_k;
+    std::string chat_template_kwargs;
+};
+
+struct RunInfo {
+    std::string gguf_repo;
+    std::string ollama;
+    std::string lmstudio_search;
+    std::vector<Sampling> sampling;
+    std::string mmproj;
+};
+
+struct Model {
+    std::string id;
+    std::string name;
+    std::string family;
+    std::string vendor;
+    std::vector<std::string> aliases;
+    std::string hf_repo;
+    std::string source;
+    std::string released;  // YYYY-MM-DD
+    std::string license;
+    bool commercial_use = false;
+    std::vector<std::string> modalities;
+    std::uint64_t params_total = 0;
+    std::uint64_t params_active = 0;
+    std::uint64_t params_rounding = 1;
+    std::uint64_t params_extra = 0;  // vision tower, MTP heads: not in the text stack below
+    std::uint64_t context_native = 0;
+    std::uint64_t context_extended = 0;
+    std::string context_extension;
+    Architecture arch;
+    std::vector<Benchmark> benchmarks;
+    RunInfo run;
+    std::string notes;
+
+    bool is_moe() const { return arch.moe.has_value(); }
+};
+
+// Layers of a kind, summed over the model's groups.
+std::uint64_t count_layers(const Model& model, LayerKind kind);
+
+// Layers whose cache grows with the context (full, sliding, MLA).
+std::uint64_t count_kv_layers(const Model& model);
+
+const char* layer_kind_name(LayerKind kind);
+
+}  // namespace canitrun

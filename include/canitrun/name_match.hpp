@@ -1,0 +1,20 @@
+#pragma once
+// Matching names the way users type them, and "did you mean" suggestions.
+
+#include <string>
+#include <vector>
+
+namespace canitrun {
+
+// Lowercase, with spaces, underscores and dashes dropped: "Qwen3.5 35B-A3B" and
+// "qwen3.5-35b-a3b" compare equal.
+std::string normalize_name(const std::string& name);
+
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
+// Up to `limit` candidates close to `typed`, nearest first (candidates that contain the typed
+// text count as close).
+std::vector<std::string> suggest(const std::string& typed,
+                                 const std::vector<std::string>& candidates, std::size_t limit = 3);
+
+}  // namespace canitrun

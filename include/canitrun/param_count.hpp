@@ -1,0 +1,23 @@
+#pragma once
+// The parameter count implied by an architecture, to check the data against the published
+// count (formula in data/SCHEMA.md).
+
+#include <cstdint>
+
+#include "canitrun/model.hpp"
+
+namespace canitrun {
+
+struct ParamCount {
+    std::uint64_t total = 0;
+    std::uint64_t active = 0;
+    // Vendors differ on whether the embedding tables count as "active" (a lookup is not a
+    // matrix multiply): Qwen3-30B-A3B's "3.3B" counts both, OpenAI's gpt-oss figures count the
+    // output head only, Qwen3-Next's "3B" neither.
+    std::uint64_t active_without_input_embedding = 0;
+    std::uint64_t active_without_embeddings = 0;
+};
+
+ParamCount count_params(const Model& model);
+
+}  // namespace canitrun

@@ -1,0 +1,21 @@
+#pragma once
+// Parsers for what users type: context lengths ("256k"), sizes in GB.
+
+#include <cstdint>
+#include <string>
+
+#include "canitrun/error.hpp"
+
+namespace canitrun {
+
+// Largest context accepted: 2^30 tokens. Beyond that no model exists and the arithmetic would
+// only mislead.
+inline constexpr std::uint64_t kMaxContext = 1ULL << 30;
+
+// "262144", "256k", "32K", "1M" (k = 1024 tokens, M = 1048576), "128_000", "128,000".
+Result<std::uint64_t> parse_context(const std::string& text);
+
+// A memory size in GB: "24", "24GB", "24 GB", "11.5". Returns bytes (10^9 per GB).
+Result<std::uint64_t> parse_gb(const std::string& text);
+
+}  // namespace canitrun

@@ -1,0 +1,29 @@
+#pragma once
+// A weight quantization format: how many bits each weight costs on average.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace canitrun {
+
+// Bits per weight are kept in units of 1/10000 bit, so 4.873 bpw is 48730: integers inside,
+// exact for every value the database records.
+inline constexpr std::uint64_t kBpwScale = 10000;
+
+struct Quant {
+    std::string id;  // "Q4_K_M"
+    std::string name;
+    std::vector<std::string> aliases;
+    std::uint64_t bpw_e4 = 0;        // effective bits per weight x 10^4
+    std::uint64_t quality_rank = 0;  // 1 = best
+    bool recommended = false;        // the default a user should download
+    bool page_table = false;         // one of the rows the reference page shows
+    bool page_matrix = false;        // one of the rows of the quant x context matrix
+    std::string requires_backend;    // "cuda" for NVFP4; empty = runs everywhere
+    std::string format;              // "gguf", "safetensors", ...
+    std::string derivation;
+    std::string source;
+};
+
+}  // namespace canitrun

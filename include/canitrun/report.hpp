@@ -1,0 +1,83 @@
+#pragma once
+// Everything the reference page shows for one model, as values: the quantization table, the
+// quantization x context matrix, the KV comparison with an all-attention stack, the smallest
+// GPU and the GPU lists, and the answers to a VRAM budget or a named GPU. Built by pure
+// functions from the database and options; the CLI only formats it.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "canitrun/card_class.hpp"
+#include "canitrun/database.hpp"
+#include "canitrun/estimate.hpp"
+#include "canitrun/fit.hpp"
+
+namespace canitrun {
+
+struct ReportOptions {
+    const Quant* quant = nullptr;  // null = the database's recommended quantization
+    EstimateOptions estimate;
+    FitOptions fit;
+    std::optional<Bytes> vram_budget;  // --vram
+    const Gpu* gpu = nullptr;          // --gpu
+};
+
+struct QuantRow {
+    const Quant* quant = nullptr;
+    Estimate estimate;
+};
+
+struct MatrixCell {
+    Bytes total = 0;
+    std::optional<CardClass> card;  // empty: larger than every class
+};
+
+struct MatrixRow {
+    const Quant* quant = nullptr;
+    std::vector<MatrixCell> cells;  // one per ModelReport::matrix_contexts
+};
+
+struct VramAnswer {
+    Bytes budget = 0;
+    bool fits_recommended = false;
+    std::optional<QuantChoice> best;
+};
+
+struct GpuAnswer {
+    const Gpu* gpu = nullptr;
+    Fit fit = Fit::no;
+    Bytes budget = 0;
+    std::optional<QuantChoice> best;  // the best quantization this GPU holds natively
+};
+
+struct ModelReport {
+    const Model* model = nullptr;
+    const Quant* quant = nullptr;  // the selected (or recommended) quantization
+    EstimateOptions options;
+    FitOptions fit;
+    Estimate selected;  // the selected quantization at the chosen context
+    std::vector<QuantRow> rows;
+    std::vector<std::uint64_t> matrix_contexts;
+    std::vector<MatrixRow> matrix;
+    // Full native context, selected quantization.
+    Bytes kv_full_context = 0;
+    Bytes kv_all_attention_full_context = 0;
+    Bytes total_full_context = 0;
+    Bytes total_all_attention_full_context = 0;
+    Bytes kv_at_context = 0;
+    Bytes kv_all_attention_at_context = 0;
+    Bytes recurrent_state = 0;
+    const Gpu* smallest_gpu = nullptr;
+    GpuLists gpus;
+    std::optional<VramAnswer> vram;
+    std::optional<GpuAnswer> gpu;
+};
+
+// 8k, 32k, 128k, 256k, capped at the model's native context (the cap becomes the last column).
+std::vector<std::uint64_t> matrix_contexts(const Model& model);
+
+Result<ModelReport> build_model_report(const Database& db, const Model& model,
+                                       const ReportOptions& options);
+
+}  // namespace canitrun

@@ -1,0 +1,178 @@
+#include "json_output.hpp"
+
+#include "canitrun/param_count.hpp"
+
+namespace canitrun::cli {
+namespace {
+
+using nlohmann::json;
+
+json gpu_ref(const Gpu* gpu) {
+    if (gpu == nullptr) return nullptr;
+    return {{"id", gpu->id},
+            {"name", gpu->name},
+            {"vram_gb", gpu->vram_gb},
+            {"vram_bytes", gpu->vram_bytes}};
+}
+
+json gpu_refs(const std::vector<const Gpu*>& gpus) {
+    json out = json::array();
+    for (const Gpu* g : gpus) out.push_back(gpu_ref(g));
+    return out;
+}
+
+json choice_json(const std::optional<QuantChoice>& choice) {
+    if (!choice) return nullptr;
+    return {{"quant", choice->quant->id}, {"total_bytes", choice->estimate.total()}};
+}
+
+const char* fit_name(Fit fit) {
+    switch (fit) {
+        case Fit::native:
+            return "native";
+        case Fit::offload:
+            return "offload";
+        case Fit::no:
+            return "no";
+    }
+    return "no";
+}
+
+}  // namespace
+
+json estimate_json(const Estimate& e) {
+    json terms = json::array();
+    for (const auto& t : e.terms) {
+        terms.push_back({{"name", t.name},
+                         {"bytes", t.bytes},
+                         {"device", t.device == Device::gpu ? "gpu" : "cpu"}});
+    }
+    return terms;
+}
+
+json model_json(const Model& m) {
+    json groups = json::array();
+    for (const auto& g : m.arch.layer_groups) {
+        json group = {{"kind", layer_kind_name(g.kind)}, {"count", g.count}};
+        if (g.kind == LayerKind::sliding) group["window"] = g.window;
+        groups.push_back(group);
+    }
+    const ParamCount computed = count_params(m);
+    json out = {{"id", m.id},
+                {"name", m.name},
+                {"family", m.family},
+                {"vendor", m.vendor},
+                {"aliases", m.aliases},
+                {"released", m.released},
+                {"license", m.license},
+                {"commercial_use", m.commercial_use},
+                {"modalities", m.modalities},
+                {"params_total", m.params_total},
+                {"params_active", m.params_active},
+                {"params_computed", {{"total", computed.total}, {"active", computed.active}}},
+                {"context_native", m.context_native},
+                {"context_extended", m.context_extended},
+                {"moe", m.is_moe()},
+                {"layers", m.arch.layers},
+                {"kv_layers", count_kv_layers(m)},
+                {"layer_groups", groups},
+                {"source", m.source}};
+    if (m.is_moe()) {
+        out["experts"] = {{"total", m.arch.moe->experts},
+                          {"routed_per_token", m.arch.moe->experts_per_token},
+                          {"shared", m.arch.moe->shared_experts}};
+    }
+    return out;
+}
+
+json gpu_json(const Gpu& g) {
+    return {{"id", g.id},
+            {"name", g.name},
+            {"vendor", g.vendor},
+            {"class", gpu_class_name(g.gpu_class)},
+            {"vram_gb", g.vram_gb},
+            {"vram_bytes", g.vram_bytes},
+            {"bandwidth_gbps", g.bandwidth_gbps},
+            {"fp16_tflops", g.fp16_tflops},
+            {"architecture", g.architecture},
+            {"backends", g.backends},
+            {"release_year", g.release_year},
+            {"source", g.source}};
+}
+
+json quant_json(const Quant& q) {
+    return {
+        {"id", q.id},
+        {"bits_per_weight", static_cast<double>(q.bpw_e4) / static_cast<double>(kBpwScale)},
+        {"quality_rank", q.quality_rank},
+        {"recommended", q.recommended},
+        {"requires_backend", q.requires_backend.empty() ? json(nullptr) : json(q.requires_backend)},
+        {"format", q.format},
+        {"source", q.source}};
+}
+
+json model_report_json(const ModelReport& r) {
+    json quants = json::array();
+    for (const auto& row : r.rows) {
+        quants.push_back({{"quant", row.quant->id},
+                          {"weights_bytes", row.estimate.term("weights")},
+                          {"kv_cache_bytes", row.estimate.term("kv_cache")},
+                          {"overhead_bytes", row.estimate.term("overhead")},
+                          {"total_bytes", row.estimate.total()},
+                          {"recommended", row.quant->recommended},
+                          {"cuda_only", row.quant->requires_backend == "cuda"},
+                          {"terms", estimate_json(row.estimate)}});
+    }
+    json matrix = json::array();
+    for (const auto& row : r.matrix) {
+        json cells = json::array();
+        for (std::size_t i = 0; i < row.cells.size(); ++i) {
+            const auto& c = row.cells[i];
+            cells.push_back(
+                {{"context", r.matrix_contexts[i]},
+                 {"total_bytes", c.total},
+                 {"card_gb", c.card ? json(c.card->gb) : json(nullptr)},
+                 {"card_class", c.card ? json(gpu_class_name(c.card->gpu_class)) : json(nullptr)}});
+        }
+        matrix.push_back({{"quant", row.quant->id}, {"cells", cells}});
+    }
+    json out = {
+        {"model", model_json(*r.model)},
+        {"quant", r.quant->id},
+        {"context", r.options.context},
+        {"kv_type", r.options.kv_type.id},
+        {"overhead_percent", r.options.overhead_percent},
+        {"units", "bytes"},
+        {"estimate", {{"total_bytes", r.selected.total()}, {"terms", estimate_json(r.selected)}}},
+        {"quants", quants},
+        {"matrix", matrix},
+        {"kv_comparison",
+         {{"context", r.model->context_native},
+          {"kv_cache_bytes", r.kv_full_context},
+          {"all_attention_kv_cache_bytes", r.kv_all_attention_full_context},
+          {"total_bytes", r.total_full_context},
+          {"all_attention_total_bytes", r.total_all_attention_full_context},
+          {"recurrent_state_bytes", r.recurrent_state}}},
+        {"smallest_gpu", gpu_ref(r.smallest_gpu)},
+        {"gpus",
+         {{"native", gpu_refs(r.gpus.native)},
+          {"offload", gpu_refs(r.gpus.offload)},
+          {"ram_gb_assumed", r.fit.ram_gb}}},
+    };
+    if (r.vram) {
+        out["vram_query"] = {
+            {"budget_bytes", r.vram->budget},
+            {"fits_recommended", r.vram->fits_recommended},
+            {"best_quant", r.vram->best ? json(r.vram->best->quant->id) : json(nullptr)},
+            {"best", choice_json(r.vram->best)}};
+    }
+    if (r.gpu) {
+        out["gpu_query"] = {{"gpu", gpu_ref(r.gpu->gpu)},
+                            {"fit", fit_name(r.gpu->fit)},
+                            {"budget_bytes", r.gpu->budget},
+                            {"best", choice_json(r.gpu->best)}};
+    }
+    return out;
+}
+
+}  // namespace canitrun::cli

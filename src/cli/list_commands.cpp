@@ -1,0 +1,135 @@
+#include "list_commands.hpp"
+
+#include <fmt/format.h>
+
+#include "canitrun/fit.hpp"
+#include "canitrun/format.hpp"
+#include "canitrun/name_match.hpp"
+#include "json_output.hpp"
+#include "table.hpp"
+
+namespace canitrun::cli {
+namespace {
+
+std::string lower(std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+    return lower(haystack).find(lower(needle)) != std::string::npos;
+}
+
+std::string layer_summary(const Model& m) {
+    std::string out;
+    for (const auto& g : m.arch.layer_groups) {
+        out += (out.empty() ? "" : " + ") + std::to_string(g.count) + " " + layer_kind_name(g.kind);
+    }
+    return out;
+}
+
+std::string bandwidth(double gbps) {
+    return fmt::format("{:.0f} GB/s", gbps);
+}
+
+}  // namespace
+
+void write_models(std::ostream& out, const Database& db, const ListFilter& f, bool json) {
+    nlohmann::json list = nlohmann::json::array();
+    Table t({"Model", "Name", "Params", "Active", "Context", "Layers"},
+            {false, false, true, true, true, false});
+    for (const auto& m : db.models) {
+        if (!f.family.empty() && !contains(m.family, f.family) && !contains(m.id, f.family))
+            continue;
+        if (!f.vendor.empty() && !contains(m.vendor, f.vendor)) continue;
+        list.push_back(model_json(m));
+        t.add_row({m.id, m.name, format_params(m.params_total),
+                   m.is_moe() ? format_params(m.params_active) : "",
+                   format_context(m.context_native), layer_summary(m)});
+    }
+    if (json) {
+        out << list.dump(2) << "\n";
+        return;
+    }
+    t.write(out, "");
+    out << list.size() << " models\n";
+}
+
+void write_gpu_list(std::ostream& out, const Database& db, const ListFilter& f, bool json) {
+    std::vector<const Gpu*> gpus;
+    for (const auto& g : db.gpus) {
+        if (!f.vendor.empty() && lower(g.vendor) != lower(f.vendor)) continue;
+        if (f.min_vram_bytes && g.vram_gb * kGB < *f.min_vram_bytes) continue;
+        gpus.push_back(&g);
+    }
+    std::sort(gpus.begin(), gpus.end(),
+              [](const Gpu* a, const Gpu* b) { return smaller_gpu_first(*a, *b); });
+    if (json) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const Gpu* g : gpus) list.push_back(gpu_json(*g));
+        out << list.dump(2) << "\n";
+        return;
+    }
+    Table t({"GPU", "Name", "VRAM", "Bandwidth", "Class"}, {false, false, true, true, false});
+    for (const Gpu* g : gpus) {
+        t.add_row({g->id, g->name, fmt::format("{} GB", g->vram_gb), bandwidth(g->bandwidth_gbps),
+                   gpu_class_name(g->gpu_class)});
+    }
+    t.write(out, "");
+    out << gpus.size() << " GPUs\n";
+}
+
+void write_quants(std::ostream& out, const Database& db, bool json) {
+    if (json) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& q : db.quants) list.push_back(quant_json(q));
+        out << list.dump(2) << "\n";
+        return;
+    }
+    Table t({"Quant", "Bits/weight", "Quality rank", "Needs"}, {false, true, true, false});
+    for (const auto& q : db.quants) {
+        t.add_row(
+            {q.id + (q.recommended ? " (rec)" : ""),
+             fmt::format("{:.4f}", static_cast<double>(q.bpw_e4) / static_cast<double>(kBpwScale)),
+             std::to_string(q.quality_rank), q.requires_backend});
+    }
+    t.write(out, "");
+}
+
+void write_gpus_for_model(std::ostream& out, const ModelReport& r, bool json) {
+    if (json) {
+        nlohmann::json doc = model_report_json(r);
+        out << nlohmann::json({{"model", doc["model"]["id"]},
+                               {"quant", doc["quant"]},
+                               {"context", doc["context"]},
+                               {"total_bytes", r.selected.total()},
+                               {"smallest_gpu", doc["smallest_gpu"]},
+                               {"gpus", doc["gpus"]}})
+                   .dump(2)
+            << "\n";
+        return;
+    }
+    const Bytes total = r.selected.total();
+    out << r.model->name << " at " << r.quant->id << ", " << format_context(r.options.context)
+        << " context: " << format_gb(total) << "\n\n";
+    const auto list = [&](const char* heading, const std::vector<const Gpu*>& gpus, bool offload) {
+        out << heading << " (" << gpus.size() << ")\n";
+        if (gpus.empty()) return;
+        Table t({"GPU", "VRAM", "Bandwidth", "Class", offload ? "In system RAM" : "Headroom"},
+                {false, true, true, false, true});
+        for (const Gpu* g : gpus) {
+            const Bytes budget = gpu_budget_bytes(*g);
+            t.add_row({display_name(*g), fmt::format("{} GB", g->vram_gb),
+                       bandwidth(g->bandwidth_gbps), gpu_class_name(g->gpu_class),
+                       format_gb(offload ? total - budget : budget - total)});
+        }
+        t.write(out);
+        out << "\n";
+    };
+    list("Run it natively", r.gpus.native, false);
+    list("Run it with CPU offload (slower)", r.gpus.offload, true);
+    out << "Native: total <= the card's marketed GB (unified memory: the share the GPU may use)."
+        << " Offload: the rest fits in " << r.fit.ram_gb << " GB of system RAM (--ram).\n";
+}
+
+}  // namespace canitrun::cli

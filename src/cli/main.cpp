@@ -1,0 +1,7 @@
+#include <iostream>
+
+#include "app.hpp"
+
+int main(int argc, char** argv) {
+    return canitrun::cli::run(argc, argv, std::cout, std::cerr);
+}

@@ -1,0 +1,53 @@
+#include "table.hpp"
+
+#include <algorithm>
+
+namespace canitrun::cli {
+namespace {
+
+// Display width in code points, so "×" and "·" count as one column.
+std::size_t display_width(const std::string& s) {
+    std::size_t n = 0;
+    for (char c : s) {
+        if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+    }
+    return n;
+}
+
+}  // namespace
+
+Table::Table(std::vector<std::string> header, std::vector<bool> right_aligned)
+    : header_(std::move(header)), right_(std::move(right_aligned)) {
+    right_.resize(header_.size(), false);
+}
+
+void Table::add_row(std::vector<std::string> cells) {
+    cells.resize(header_.size());
+    rows_.push_back(std::move(cells));
+}
+
+void Table::write(std::ostream& out, const std::string& indent) const {
+    std::vector<std::size_t> width(header_.size(), 0);
+    for (std::size_t c = 0; c < header_.size(); ++c) width[c] = display_width(header_[c]);
+    for (const auto& row : rows_) {
+        for (std::size_t c = 0; c < row.size(); ++c)
+            width[c] = std::max(width[c], display_width(row[c]));
+    }
+    const auto line = [&](const std::vector<std::string>& cells) {
+        std::string text = indent;
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            const std::string pad(width[c] - display_width(cells[c]), ' ');
+            text += right_[c] ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : "");
+            if (c + 1 < cells.size()) text += "  ";
+        }
+        while (!text.empty() && text.back() == ' ') text.pop_back();
+        out << text << '\n';
+    };
+    line(header_);
+    std::vector<std::string> rule;
+    for (std::size_t w : width) rule.emplace_back(w, '-');
+    line(rule);
+    for (const auto& row : rows_) line(row);
+}
+
+}  // namespace canitrun::cli

@@ -1,0 +1,22 @@
+#pragma once
+// A plain-text table: columns padded to their widest cell, numbers right-aligned.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace canitrun::cli {
+
+class Table {
+  public:
+    explicit Table(std::vector<std::string> header, std::vector<bool> right_aligned = {});
+    void add_row(std::vector<std::string> cells);
+    void write(std::ostream& out, const std::string& indent = "  ") const;
+
+  private:
+    std::vector<std::string> header_;
+    std::vector<bool> right_;
+    std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace canitrun::cli

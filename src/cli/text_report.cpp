@@ -1,0 +1,303 @@
+#include "text_report.hpp"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "canitrun/format.hpp"
+#include "run_commands.hpp"
+#include "table.hpp"
+
+namespace canitrun::cli {
+namespace {
+
+constexpr std::size_t kGpusShown = 10;
+
+std::string title(const Model& m) {
+    return m.name + (m.is_moe() ? " (MoE)" : "");
+}
+
+std::string card_text(const std::optional<CardClass>& card) {
+    return card ? fmt::format("{} GB card", card->gb) : std::string("beyond every card");
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+    std::string out;
+    for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+    return out;
+}
+
+std::string capitalized(std::string s) {
+    if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+    return s;
+}
+
+void write_card(std::ostream& out, const ModelReport& r) {
+    const Model& m = *r.model;
+    out << title(m) << "\n";
+    std::vector<std::string> facts = {m.vendor, format_params(m.params_total) + " params"};
+    if (m.is_moe()) facts.push_back(format_params(m.params_active) + " active (MoE)");
+    facts.push_back(format_context(m.context_native) + " context");
+    if (!m.license.empty()) facts.push_back(m.license);
+    if (m.commercial_use) facts.push_back("Commercial use ok");
+    out << "  " << join(facts, " · ") << "\n";
+    std::vector<std::string> inputs;
+    for (const auto& mod : m.modalities) inputs.push_back(capitalized(mod));
+    if (!m.released.empty()) out << "  Released " << m.released;
+    if (!inputs.empty())
+        out << (m.released.empty() ? "  " : " · ") << "Inputs: " << join(inputs, " · ");
+    out << "\n";
+    if (m.is_moe()) {
+        const MoE& moe = *m.arch.moe;
+        out << "  Active experts: " << moe.experts_per_token << " routed";
+        if (moe.shared_experts > 0) out << " + " << moe.shared_experts << " shared";
+        out << " of " << moe.experts << " total\n";
+    }
+    const std::uint64_t fixed =
+        count_layers(m, LayerKind::linear) + count_layers(m, LayerKind::ssm);
+    if (fixed > 0) {
+        out << "  " << (count_layers(m, LayerKind::linear) ? "Linear attention" : "State-space")
+            << " layers: " << fixed << " of " << m.arch.layers
+            << " (fixed-size state, no KV growth)\n";
+    }
+    if (const auto sliding = count_layers(m, LayerKind::sliding)) {
+        out << "  Sliding-window layers: " << sliding << " of " << m.arch.layers << "\n";
+    }
+    out << "\n";
+
+    const Quant* fp16 = nullptr;
+    for (const auto& row : r.rows) {
+        if (row.quant->id == "FP16") fp16 = row.quant;
+    }
+    out << "  " << title(m) << " needs roughly " << format_gb(r.selected.total()) << " VRAM at "
+        << r.quant->id;
+    for (const auto& row : r.rows) {
+        if (row.quant == fp16 && fp16 != r.quant)
+            out << " (" << format_gb(row.estimate.total()) << " at FP16)";
+    }
+    out << ". " << r.gpus.native.size() << " GPUs we track run it fully in VRAM at "
+        << format_context(r.options.context) << " context.\n";
+    out << "  " << r.gpus.native.size() << " GPUs run this natively · " << r.gpus.offload.size()
+        << " with CPU offload\n\n";
+
+    Table t({"", "", ""}, {false, true, false});
+    t.add_row({r.quant->id + " total", format_gb(r.selected.total()),
+               "at " + format_context(r.options.context) + " context"});
+    if (r.smallest_gpu != nullptr) {
+        t.add_row({"Smallest GPU", fmt::format("{} GB", r.smallest_gpu->vram_gb),
+                   display_name(*r.smallest_gpu) + ", at " + r.quant->id});
+    } else {
+        t.add_row({"Smallest GPU", "none", "no GPU in the database holds it at " + r.quant->id});
+    }
+    t.add_row({"KV cache, full context", format_gb(r.kv_full_context),
+               fmt::format("{} of {} layers cache", count_kv_layers(m), m.arch.layers)});
+    std::ostringstream block;
+    t.write(block, "");
+    // Drop the empty header and its rule: this block is a list of facts, not a table.
+    std::string text = block.str();
+    text = text.substr(text.find('\n', text.find('\n') + 1) + 1);
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
+}
+
+void write_quant_table(std::ostream& out, const ModelReport& r) {
+    out << "\nVRAM at each quantization (" << format_context(r.options.context)
+        << " context, KV cache " << r.options.kv_type.id << "; GB = 10^9 bytes)\n";
+    Table t({"Quant", "Weights", "KV cache", "Total"}, {false, true, true, true});
+    bool any_cuda = false;
+    for (const auto& row : r.rows) {
+        std::string name = row.quant->id;
+        if (row.quant->recommended) name += " (rec)";
+        if (row.quant->requires_backend == "cuda") {
+            name += " (CUDA only)";
+            any_cuda = true;
+        }
+        t.add_row({name, format_gb(row.estimate.term("weights")),
+                   format_gb(row.estimate.term("kv_cache")), format_gb(row.estimate.total())});
+    }
+    t.write(out);
+    out << "  Total = weights + KV cache + " << r.options.overhead_percent
+        << " % overhead (activations, runtime buffers).";
+    if (any_cuda) out << " NVFP4 only runs on CUDA GPUs.";
+    out << " --kv-type turboquant estimates a TurboQuant KV cache.\n";
+}
+
+void write_matrix(std::ostream& out, const ModelReport& r) {
+    if (r.matrix.empty()) return;
+    out << "\nQuantization × context: where it fits (total VRAM, smallest card that holds it)\n";
+    std::vector<std::string> header = {"Quant"};
+    std::vector<bool> right = {false};
+    for (auto ctx : r.matrix_contexts) {
+        header.push_back(format_context(ctx) + " ctx");
+        header.push_back("");
+        right.push_back(true);
+        right.push_back(false);
+    }
+    Table t(header, right);
+    for (const auto& row : r.matrix) {
+        std::vector<std::string> cells = {row.quant->id + (row.quant->recommended ? " (rec)" : "")};
+        for (const auto& cell : row.cells) {
+            cells.push_back(format_gb(cell.total));
+            cells.push_back(card_text(cell.card) +
+                            (cell.card && cell.card->gpu_class != GpuClass::consumer
+                                 ? fmt::format(" ({})", gpu_class_name(cell.card->gpu_class))
+                                 : ""));
+        }
+        t.add_row(cells);
+    }
+    t.write(out);
+    out << "  Cards up to 32 GB are consumer GPUs; 48 GB and 96 GB workstation; 80 GB and up "
+           "datacenter.\n";
+}
+
+void write_hybrid(std::ostream& out, const ModelReport& r) {
+    const Model& m = *r.model;
+    const std::uint64_t kv_layers = count_kv_layers(m);
+    const std::uint64_t full_window = m.context_native;
+    if (kv_layers == m.arch.layers && count_layers(m, LayerKind::sliding) == 0) {
+        out << "\nKV cache at the full " << format_thousands(full_window)
+            << "-token context: " << format_gb(r.kv_full_context) << " (every one of the "
+            << m.arch.layers << " layers caches K and V); total at " << r.quant->id << ": "
+            << format_gb(r.total_full_context) << "\n";
+        return;
+    }
+    out << "\nWhat a full " << format_thousands(full_window) << "-token context costs\n";
+    const std::uint64_t linear =
+        count_layers(m, LayerKind::linear) + count_layers(m, LayerKind::ssm);
+    const std::uint64_t sliding = count_layers(m, LayerKind::sliding);
+    if (linear > 0) {
+        const std::string kind =
+            m.arch.linear_name.empty() ? "linear-attention" : m.arch.linear_name;
+        out << "  " << kv_layers << " of " << m.arch.layers
+            << " layers keep a KV cache that grows with the context; the other " << linear << " ("
+            << kind << ") hold a fixed-size recurrent state\n  (" << format_gb(r.recurrent_state)
+            << " in f32 at any context; the page's rule leaves it to the overhead term).\n";
+    }
+    if (sliding > 0) {
+        out << "  " << sliding << " of " << m.arch.layers
+            << " layers use sliding-window attention and cache at most their window;"
+            << " the rest cache every token.\n";
+    }
+    Table t({"", "This model", "All-attention " + format_params(m.params_total)},
+            {false, true, true});
+    t.add_row({"KV cache at " + format_context(full_window), format_gb(r.kv_full_context),
+               format_gb(r.kv_all_attention_full_context)});
+    t.add_row({"KV growth from " + format_context(r.options.context),
+               format_gb(r.kv_full_context - r.kv_at_context),
+               format_gb(r.kv_all_attention_full_context - r.kv_all_attention_at_context)});
+    t.add_row({"Total at " + r.quant->id + ", " + format_context(full_window),
+               format_gb(r.total_full_context), format_gb(r.total_all_attention_full_context)});
+    t.write(out);
+    out << "  KV cache only at " << r.options.kv_type.id << "; weights ("
+        << format_gb(r.selected.term("weights")) << " at " << r.quant->id
+        << ") and overhead come on top in the totals.\n";
+}
+
+void write_gpu_list(std::ostream& out, const std::vector<const Gpu*>& gpus) {
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < gpus.size() && i < kGpusShown; ++i) {
+        names.push_back(fmt::format("{} ({} GB)", display_name(*gpus[i]), gpus[i]->vram_gb));
+    }
+    out << "    " << join(names, ", ");
+    if (gpus.size() > kGpusShown) out << ", and " << gpus.size() - kGpusShown << " more";
+    out << "\n";
+}
+
+void write_gpus(std::ostream& out, const ModelReport& r, const FitOptions& fit) {
+    out << "\nGPUs (" << r.quant->id << ", " << format_context(r.options.context) << " context)\n";
+    if (r.smallest_gpu != nullptr) {
+        out << "  Smallest GPU: " << display_name(*r.smallest_gpu) << " ("
+            << r.smallest_gpu->vram_gb << " GB)\n";
+    }
+    out << "  Run it natively (" << r.gpus.native.size() << "):\n";
+    if (!r.gpus.native.empty()) write_gpu_list(out, r.gpus.native);
+    out << "  Run it with CPU offload, slower (" << r.gpus.offload.size() << ", assuming "
+        << fit.ram_gb << " GB of system RAM; --ram):\n";
+    if (!r.gpus.offload.empty()) write_gpu_list(out, r.gpus.offload);
+    out << "  Full lists: canitrun gpus " << r.model->id << "\n";
+}
+
+void write_faq(std::ostream& out, const ModelReport& r) {
+    const Bytes total = r.selected.total();
+    out << "\nFrequently asked\n";
+    const std::string consider =
+        r.smallest_gpu ? fmt::format("a {} GB GPU like the {}", r.smallest_gpu->vram_gb,
+                                     r.smallest_gpu->short_name)
+                       : std::string("more memory than any single GPU we track");
+    for (std::uint64_t gb : {16ULL, 24ULL}) {
+        const bool fits = total <= gb * kGB;
+        out << "  Can it run on a " << gb << " GB GPU? " << (fits ? "Yes. " : "No. ") << "At "
+            << r.quant->id << " it needs " << format_gb(total)
+            << (fits ? ", within " : ", more than ") << gb << " GB.";
+        if (!fits) out << " You will need " << consider << ".";
+        out << "\n";
+    }
+    std::vector<const Quant*> quants;
+    for (const auto& row : r.rows) quants.push_back(row.quant);
+    auto best = best_quant_for_budget(*r.model, quants, 24 * kGB, r.options);
+    if (best && *best) {
+        out << "  Highest-quality quantization that fits in 24 GB: " << (*best)->quant->id << ", "
+            << format_gb((*best)->estimate.total()) << ".\n";
+    }
+}
+
+void write_queries(std::ostream& out, const ModelReport& r, const FitOptions& fit) {
+    const Bytes total = r.selected.total();
+    if (r.vram) {
+        const VramAnswer& v = *r.vram;
+        out << "\nWith " << format_gb(v.budget) << " of VRAM: " << r.quant->id << " ("
+            << format_gb(total) << ") " << (v.fits_recommended ? "fits" : "does not fit") << ".";
+        if (v.best) {
+            out << " Highest-quality quantization that fits: " << v.best->quant->id << " ("
+                << format_gb(v.best->estimate.total()) << ").\n";
+        } else {
+            out << " No quantization fits.\n";
+        }
+    }
+    if (r.gpu) {
+        const GpuAnswer& g = *r.gpu;
+        out << "\nOn " << g.gpu->name << " (" << g.gpu->vram_gb << " GB): " << r.quant->id
+            << " needs " << format_gb(total) << ": ";
+        switch (g.fit) {
+            case Fit::native:
+                out << "fits in VRAM.\n";
+                break;
+            case Fit::offload:
+                out << "does not fit in VRAM; runs with CPU offload, "
+                    << format_gb(total - g.budget) << " in system RAM (of " << fit.ram_gb
+                    << " GB assumed), slower.\n";
+                break;
+            case Fit::no:
+                out << "does not fit, not even with CPU offload.\n";
+                break;
+        }
+        if (g.best) {
+            out << "  Highest-quality quantization that fits it natively: " << g.best->quant->id
+                << " (" << format_gb(g.best->estimate.total()) << ").\n";
+        }
+    }
+}
+
+}  // namespace
+
+void write_text_report(std::ostream& out, const ModelReport& r) {
+    write_card(out, r);
+    write_quant_table(out, r);
+    write_matrix(out, r);
+    write_hybrid(out, r);
+    write_gpus(out, r, r.fit);
+    write_faq(out, r);
+    write_queries(out, r, r.fit);
+    const Model& m = *r.model;
+    if (!m.benchmarks.empty()) {
+        std::vector<std::string> scores;
+        for (const auto& b : m.benchmarks) scores.push_back(fmt::format("{} {}", b.name, b.score));
+        out << "\nBenchmarks (vendor-reported)\n  " << join(scores, " · ") << "\n";
+    }
+    out << "\nHow to run it locally (" << r.quant->id << ")\n";
+    write_run_commands(out, m, *r.quant);
+    if (!m.notes.empty()) out << "\nNotes\n  " << m.notes << "\n";
+    out << "\nSource: " << m.source << "\n";
+}
+
+}  // namespace canitrun::cli

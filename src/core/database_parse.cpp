@@ -1,0 +1,357 @@
+// Parsing and validating the JSON database. Every entry is checked for missing or absurd fields
+// as it is read, so the estimator can trust what it gets: layer counts add up, dimensions are
+// positive, contexts and sizes are within bounds no real model or GPU exceeds.
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "canitrun/database.hpp"
+#include "canitrun/name_match.hpp"
+#include "canitrun/parse.hpp"
+#include "json_fields.hpp"
+
+namespace canitrun {
+namespace {
+
+using detail::DatabaseError;
+using detail::Fields;
+using nlohmann::json;
+
+constexpr std::uint64_t kMaxDim = 1000000;  // hidden sizes, head dims, state sizes
+constexpr std::uint64_t kMaxVocab = 10000000;
+constexpr std::uint64_t kMaxLayers = 10000;
+constexpr std::uint64_t kMaxParams = 100000000000000ULL;  // 100T
+constexpr std::uint64_t kMaxVramGb = 100000;
+
+std::string entry_name(const std::string& file, std::size_t index, const json& entry) {
+    std::string name = file + " entry " + std::to_string(index + 1);
+    if (entry.is_object() && entry.contains("id") && entry["id"].is_string()) {
+        name += " ('" + entry["id"].get<std::string>() + "')";
+    }
+    return name;
+}
+
+void check_id(const Fields& f, const std::string& id) {
+    for (char c : id) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-';
+        if (!ok) f.error("id '" + id + "' may hold only a-z, 0-9, '.' and '-'");
+    }
+}
+
+LayerKind parse_layer_kind(const Fields& f) {
+    const std::string kind = f.text("kind");
+    if (kind == "full") return LayerKind::full;
+    if (kind == "sliding") return LayerKind::sliding;
+    if (kind == "linear") return LayerKind::linear;
+    if (kind == "ssm") return LayerKind::ssm;
+    if (kind == "mla") return LayerKind::mla;
+    f.error("unknown layer kind '" + kind + "' (expected full, sliding, linear, ssm or mla)");
+}
+
+LayerGroup parse_layer_group(const Fields& f) {
+    LayerGroup g;
+    g.kind = parse_layer_kind(f);
+    g.count = f.count("count", 1, kMaxLayers);
+    g.kv_heads = f.count_or("kv_heads", 0, kMaxDim);
+    g.head_dim = f.count_or("head_dim", 0, kMaxDim);
+    g.v_head_dim = f.count_or("v_head_dim", 0, kMaxDim);
+    switch (g.kind) {
+        case LayerKind::full:
+            break;
+        case LayerKind::sliding:
+            g.window = f.count("window", 1, kMaxContext);
+            break;
+        case LayerKind::linear:
+            g.conv_kernel = f.count("conv_kernel", 1, 64);
+            g.key_heads = f.count("key_heads", 1, kMaxDim);
+            g.value_heads = f.count("value_heads", 1, kMaxDim);
+            g.key_head_dim = f.count("key_head_dim", 1, kMaxDim);
+            g.value_head_dim = f.count("value_head_dim", 1, kMaxDim);
+            break;
+        case LayerKind::ssm:
+            g.conv_kernel = f.count("conv_kernel", 1, 64);
+            g.inner_size = f.count("inner_size", 1, kMaxDim);
+            g.state_size = f.count("state_size", 1, kMaxDim);
+            g.groups = f.count_or("groups", 0, kMaxDim);
+            g.ssm_heads = f.count_or("heads", 0, kMaxDim);
+            break;
+        case LayerKind::mla:
+            g.kv_lora_rank = f.count("kv_lora_rank", 1, kMaxDim);
+            g.q_lora_rank = f.count_or("q_lora_rank", 0, kMaxDim);
+            g.qk_nope_head_dim = f.count("qk_nope_head_dim", 1, kMaxDim);
+            g.qk_rope_head_dim = f.count("qk_rope_head_dim", 1, kMaxDim);
+            g.v_head_dim = f.count("v_head_dim", 1, kMaxDim);
+            break;
+    }
+    return g;
+}
+
+Architecture parse_architecture(const Fields& f) {
+    Architecture a;
+    a.hidden_size = f.count("hidden_size", 1, kMaxDim);
+    a.vocab_size = f.count("vocab_size", 1, kMaxVocab);
+    a.tied_embeddings = f.flag_or("tied_embeddings", false);
+    a.layers = f.count("layers", 1, kMaxLayers);
+    const Fields att = f.child("attention");
+    a.attention.heads = att.count("heads", 1, kMaxDim);
+    a.attention.kv_heads = att.count("kv_heads", 1, a.attention.heads);
+    a.attention.head_dim = att.count("head_dim", 1, kMaxDim);
+    a.attention.v_head_dim = att.count_or("v_head_dim", 0, kMaxDim);
+    a.attention.output_gate = att.flag_or("output_gate", false);
+    if (f.has("ffn")) {
+        const Fields ffn = f.child("ffn");
+        a.intermediate_size = ffn.count_or("intermediate_size", 0, kMaxDim);
+        a.gated_ffn = ffn.flag_or("gated", true);
+    }
+    if (f.has("moe")) {
+        const Fields m = f.child("moe");
+        MoE moe;
+        moe.experts = m.count("experts", 1, 100000);
+        moe.experts_per_token = m.count("experts_per_token", 1, moe.experts);
+        moe.shared_experts = m.count_or("shared_experts", 0, 1000);
+        moe.expert_intermediate_size = m.count("expert_intermediate_size", 1, kMaxDim);
+        moe.shared_expert_intermediate_size =
+            m.count_or("shared_expert_intermediate_size", 0, kMaxDim);
+        moe.moe_layers = m.count("moe_layers", 1, a.layers);
+        moe.gated = m.flag_or("gated", true);
+        a.moe = moe;
+    }
+    if (!a.moe && a.intermediate_size == 0) f.error("a dense model needs ffn.intermediate_size");
+    if (a.moe && a.moe->moe_layers < a.layers && a.intermediate_size == 0) {
+        f.error("dense layers beside the MoE layers need ffn.intermediate_size");
+    }
+    const json& groups = f.at("layer_groups");
+    if (!groups.is_array() || groups.empty()) f.error("layer_groups must be a non-empty array");
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        LayerGroup g = parse_layer_group(
+            Fields(groups[i], f.where() + ".layer_groups[" + std::to_string(i) + "]"));
+        sum += g.count;
+        a.layer_groups.push_back(g);
+    }
+    if (sum != a.layers) {
+        f.error("layer_groups count " + std::to_string(sum) +
+                " layers, but layers = " + std::to_string(a.layers));
+    }
+    a.pattern = f.text_or("pattern", "");
+    a.linear_name = f.text_or("linear_name", "");
+    a.full_name = f.text_or("full_name", "");
+    return a;
+}
+
+RunInfo parse_run(const Fields& f) {
+    RunInfo r;
+    r.gguf_repo = f.text_or("gguf_repo", "");
+    r.ollama = f.text_or("ollama", "");
+    r.lmstudio_search = f.text_or("lmstudio_search", "");
+    r.mmproj = f.text_or("mmproj", "");
+    if (f.has("sampling")) {
+        const json& list = f.at("sampling");
+        if (!list.is_array()) f.error("run.sampling must be an array");
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const Fields s(list[i], f.where() + ".sampling[" + std::to_string(i) + "]");
+            Sampling out;
+            out.mode = s.text_or("mode", "default");
+            if (s.has("temp")) out.temp = s.number("temp", 0, 10);
+            if (s.has("top_p")) out.top_p = s.number("top_p", 0, 1);
+            if (s.has("min_p")) out.min_p = s.number("min_p", 0, 1);
+            if (s.has("presence_penalty"))
+                out.presence_penalty = s.number("presence_penalty", -10, 10);
+            if (s.has("top_k")) out.top_k = s.count("top_k", 0, 100000);
+            out.chat_template_kwargs = s.text_or("chat_template_kwargs", "");
+            r.sampling.push_back(out);
+        }
+    }
+    return r;
+}
+
+Model parse_model(const Fields& f) {
+    Model m;
+    m.id = f.text("id");
+    check_id(f, m.id);
+    m.name = f.text("name");
+    m.family = f.text("family");
+    m.vendor = f.text("vendor");
+    m.aliases = f.texts_or_empty("aliases");
+    m.hf_repo = f.text_or("hf_repo", "");
+    m.source = f.text("source");
+    m.released = f.text_or("released", "");
+    if (f.has("license")) {
+        const Fields lic = f.child("license");
+        m.license = lic.text("name");
+        m.commercial_use = lic.flag_or("commercial_use", false);
+    }
+    m.modalities = f.texts_or_empty("modalities");
+    const Fields p = f.child("params");
+    m.params_total = p.count("total", 1, kMaxParams);
+    m.params_active = p.count_or("active", m.params_total, m.params_total);
+    if (m.params_active == 0) p.error("field 'active' must be positive");
+    m.params_rounding = p.count_or("rounding", 1, kMaxParams);
+    if (p.has("extra")) {
+        const json& extra = p.at("extra");
+        if (!extra.is_object()) p.error("field 'extra' must be an object of counts");
+        const Fields e(extra, p.where() + ".extra");
+        for (auto it = extra.begin(); it != extra.end(); ++it) {
+            m.params_extra += e.count(it.key().c_str(), 0, kMaxParams);
+        }
+    }
+    const Fields ctx = f.child("context");
+    m.context_native = ctx.count("native", 1, kMaxContext);
+    m.context_extended = ctx.count_or("extended", 0, kMaxContext);
+    m.context_extension = ctx.text_or("extension", "");
+    m.arch = parse_architecture(f.child("architecture"));
+    if (f.has("benchmarks")) {
+        const json& list = f.at("benchmarks");
+        if (!list.is_array()) f.error("benchmarks must be an array");
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const Fields b(list[i], f.where() + ".benchmarks[" + std::to_string(i) + "]");
+            m.benchmarks.push_back({b.text("name"), b.number("score", -1e6, 1e6)});
+        }
+    }
+    if (f.has("run")) m.run = parse_run(f.child("run"));
+    m.notes = f.text_or("notes", "");
+    return m;
+}
+
+GpuClass parse_gpu_class(const Fields& f) {
+    const std::string c = f.text("class");
+    if (c == "consumer") return GpuClass::consumer;
+    if (c == "workstation") return GpuClass::workstation;
+    if (c == "datacenter") return GpuClass::datacenter;
+    if (c == "unified") return GpuClass::unified;
+    f.error("unknown class '" + c + "' (expected consumer, workstation, datacenter or unified)");
+}
+
+Gpu parse_gpu(const Fields& f) {
+    Gpu g;
+    g.id = f.text("id");
+    check_id(f, g.id);
+    g.name = f.text("name");
+    g.short_name = f.text_or("short_name", g.name);
+    g.vendor = f.text("vendor");
+    g.aliases = f.texts_or_empty("aliases");
+    g.gpu_class = parse_gpu_class(f);
+    g.vram_gb = f.count("vram_gb", 1, kMaxVramGb);
+    g.vram_bytes = f.count("vram_bytes", 1, kMaxVramGb * (1ULL << 30));
+    g.memory_type = f.text_or("memory_type", "");
+    g.bandwidth_gbps = f.number("bandwidth_gbps", 1, 100000);
+    g.fp16_tflops = f.number_or("fp16_tflops", 0, 1e6);
+    g.fp8_tflops = f.number_or("fp8_tflops", 0, 1e6);
+    g.fp4_tflops = f.number_or("fp4_tflops", 0, 1e6);
+    g.architecture = f.text_or("architecture", "");
+    g.backends = f.texts_or_empty("backends");
+    if (g.backends.empty()) f.error("field 'backends' must list at least one backend");
+    g.release_year = f.count_or("release_year", 0, 2100);
+    g.unified_gpu_share_permille =
+        static_cast<std::uint64_t>(f.number_or("unified_gpu_share_percent", 100, 100) * 10 + 0.5);
+    if (g.gpu_class == GpuClass::unified && !f.has("unified_gpu_share_percent")) {
+        f.error("a unified-memory entry needs unified_gpu_share_percent");
+    }
+    g.source = f.text("source");
+    return g;
+}
+
+Quant parse_quant(const Fields& f) {
+    Quant q;
+    q.id = f.text("id");
+    q.name = f.text_or("name", q.id);
+    q.aliases = f.texts_or_empty("aliases");
+    const double bpw = f.number("bits_per_weight", 1, 64);
+    q.bpw_e4 = static_cast<std::uint64_t>(bpw * kBpwScale + 0.5);
+    q.quality_rank = f.count("quality_rank", 1, 1000);
+    q.recommended = f.flag_or("recommended", false);
+    q.page_table = f.flag_or("page_table", false);
+    q.page_matrix = f.flag_or("page_matrix", false);
+    q.requires_backend = f.text_or("requires_backend", "");
+    q.format = f.text_or("format", "");
+    q.derivation = f.text("derivation");
+    q.source = f.text("source");
+    return q;
+}
+
+CardClass parse_card_class(const Fields& f) {
+    return CardClass{f.count("gb", 1, kMaxVramGb), parse_gpu_class(f)};
+}
+
+// Ids and aliases must name one entry only, however they are capitalised or punctuated.
+template <typename Entry>
+void check_unique_names(const std::vector<Entry>& entries, const std::string& what) {
+    std::map<std::string, std::string> owner;
+    for (const auto& e : entries) {
+        std::vector<std::string> names = e.aliases;
+        names.insert(names.begin(), e.id);
+        std::vector<std::string> seen_here;
+        for (const auto& n : names) {
+            const std::string key = normalize_name(n);
+            if (std::find(seen_here.begin(), seen_here.end(), key) != seen_here.end()) continue;
+            seen_here.push_back(key);
+            auto [it, inserted] = owner.emplace(key, e.id);
+            if (!inserted) {
+                throw DatabaseError(what + " name '" + n + "' of '" + e.id +
+                                    "' is already used by '" + it->second + "'");
+            }
+        }
+    }
+}
+
+template <typename Entry, typename ParseFn>
+void parse_array(const std::string& file, const std::string& text, std::vector<Entry>& out,
+                 ParseFn parse_one) {
+    const json doc = json::parse(text);
+    if (!doc.is_array()) throw DatabaseError(file + ": expected a JSON array of entries");
+    for (std::size_t i = 0; i < doc.size(); ++i) {
+        out.push_back(parse_one(Fields(doc[i], entry_name(file, i, doc[i]))));
+    }
+}
+
+bool starts_with(const std::string& s, const char* prefix) {
+    return s.rfind(prefix, 0) == 0;
+}
+
+}  // namespace
+
+Result<Database> parse_database(const DatabaseFiles& files) {
+    Database db;
+    std::string current = "database";
+    try {
+        for (const auto& [path, text] : files) {
+            current = path;
+            if (starts_with(path, "models/")) {
+                parse_array(path, text, db.models, parse_model);
+            } else if (starts_with(path, "gpus/")) {
+                parse_array(path, text, db.gpus, parse_gpu);
+            } else if (path == "quants.json") {
+                parse_array(path, text, db.quants, parse_quant);
+            } else if (path == "card_classes.json") {
+                parse_array(path, text, db.card_classes, parse_card_class);
+            } else {
+                throw DatabaseError(path +
+                                    ": not a database file (expected quants.json, "
+                                    "card_classes.json, models/*.json or gpus/*.json)");
+            }
+        }
+        if (db.models.empty()) throw DatabaseError("no models (models/*.json)");
+        if (db.gpus.empty()) throw DatabaseError("no GPUs (gpus/*.json)");
+        if (db.quants.empty()) throw DatabaseError("no quantizations (quants.json)");
+        if (db.card_classes.empty()) throw DatabaseError("no card classes (card_classes.json)");
+        check_unique_names(db.models, "model");
+        check_unique_names(db.gpus, "GPU");
+        check_unique_names(db.quants, "quantization");
+        if (std::count_if(db.quants.begin(), db.quants.end(),
+                          [](const Quant& q) { return q.recommended; }) != 1) {
+            throw DatabaseError("quants.json: exactly one quantization must be recommended");
+        }
+    } catch (const json::exception& e) {
+        return fail(ErrorKind::bad_database, "malformed JSON in " + current + ": " + e.what(),
+                    "fix the file or point --data at a valid database");
+    } catch (const DatabaseError& e) {
+        return fail(ErrorKind::bad_database, std::string("bad database entry: ") + e.what(),
+                    "fix the entry (see data/SCHEMA.md)");
+    }
+    std::stable_sort(db.card_classes.begin(), db.card_classes.end(),
+                     [](const CardClass& a, const CardClass& b) { return a.gb < b.gb; });
+    return db;
+}
+
+}  // namespace canitrun

@@ -1,0 +1,63 @@
+#include "canitrun/estimate.hpp"
+
+namespace canitrun {
+namespace {
+
+Result<Estimate> assemble(Bytes weights, Bytes kv, std::uint64_t overhead_percent) {
+    Estimate e;
+    e.terms.push_back({"weights", weights, Device::gpu});
+    e.terms.push_back({"kv_cache", kv, Device::gpu});
+    const Bytes overhead = checked::mul_div_floor(checked::add(weights, kv), overhead_percent, 100);
+    e.terms.push_back({"overhead", overhead, Device::gpu});
+    e.total();  // checks that the sum fits
+    return e;
+}
+
+std::unexpected<Error> overflow(const Model& model) {
+    return std::unexpected<Error>(Error{
+        ErrorKind::overflow, "the estimate for " + model.id + " does not fit in 64-bit byte counts",
+        "lower --ctx"});
+}
+
+}  // namespace
+
+Bytes Estimate::term(const std::string& name) const {
+    for (const auto& t : terms) {
+        if (t.name == name) return t.bytes;
+    }
+    return 0;
+}
+
+Bytes Estimate::total() const {
+    Bytes sum = 0;
+    for (const auto& t : terms) sum = checked::add(sum, t.bytes);
+    return sum;
+}
+
+Bytes weight_bytes(std::uint64_t params, const Quant& quant) {
+    // params x (bpw_e4 / 10^4) / 8
+    return checked::mul_div_ceil(params, quant.bpw_e4, 8 * kBpwScale);
+}
+
+Result<Estimate> estimate(const Model& model, const Quant& quant, const EstimateOptions& options) {
+    try {
+        return assemble(weight_bytes(model.params_total, quant),
+                        kv_cache_bytes(model, options.context, options.kv_type),
+                        options.overhead_percent);
+    } catch (const OverflowError&) {
+        return overflow(model);
+    }
+}
+
+Result<Estimate> estimate_all_attention(const Model& model, const Quant& quant,
+                                        const EstimateOptions& options) {
+    try {
+        return assemble(weight_bytes(model.params_total, quant),
+                        all_attention_kv_cache_bytes(model, options.context, options.kv_type),
+                        options.overhead_percent);
+    } catch (const OverflowError&) {
+        return overflow(model);
+    }
+}
+
+}  // namespace canitrun

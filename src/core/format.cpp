@@ -1,0 +1,51 @@
+#include "canitrun/format.hpp"
+
+#include <fmt/format.h>
+
+namespace canitrun {
+
+std::string format_gb_number(Bytes bytes) {
+    if (bytes < 1000000000ULL) {
+        const Bytes hundredths = (bytes + 5000000ULL) / 10000000ULL;
+        return fmt::format("{}.{:02}", hundredths / 100, hundredths % 100);
+    }
+    const Bytes tenths = bytes / 100000000ULL + ((bytes % 100000000ULL) >= 50000000ULL ? 1 : 0);
+    return fmt::format("{}.{}", tenths / 10, tenths % 10);
+}
+
+std::string format_gb(Bytes bytes) {
+    return format_gb_number(bytes) + " GB";
+}
+
+std::string format_gib(Bytes bytes) {
+    const double gib = static_cast<double>(bytes) / static_cast<double>(1ULL << 30);
+    return fmt::format("{:.2f} GiB", gib);
+}
+
+std::string format_context(std::uint64_t tokens) {
+    if (tokens >= 1048576 && tokens % 1048576 == 0) return fmt::format("{}M", tokens / 1048576);
+    if (tokens >= 1024 && tokens % 1024 == 0) return fmt::format("{}k", tokens / 1024);
+    return format_thousands(tokens);
+}
+
+std::string format_thousands(std::uint64_t n) {
+    std::string digits = std::to_string(n);
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string format_params(std::uint64_t params) {
+    if (params >= 1000000000ULL) {
+        if (params % 1000000000ULL == 0) return fmt::format("{}B", params / 1000000000ULL);
+        const std::uint64_t tenths = (params + 50000000ULL) / 100000000ULL;
+        if (tenths % 10 == 0) return fmt::format("{}B", tenths / 10);
+        return fmt::format("{}.{}B", tenths / 10, tenths % 10);
+    }
+    return fmt::format("{}M", (params + 500000ULL) / 1000000ULL);
+}
+
+}  // namespace canitrun

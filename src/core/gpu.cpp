@@ -1,0 +1,39 @@
+#include "canitrun/gpu.hpp"
+
+#include <algorithm>
+
+namespace canitrun {
+
+bool Gpu::has_backend(const std::string& backend) const {
+    return std::find(backends.begin(), backends.end(), backend) != backends.end();
+}
+
+const char* gpu_class_name(GpuClass c) {
+    switch (c) {
+        case GpuClass::consumer:
+            return "consumer";
+        case GpuClass::workstation:
+            return "workstation";
+        case GpuClass::datacenter:
+            return "datacenter";
+        case GpuClass::unified:
+            return "unified";
+    }
+    return "?";
+}
+
+std::string vendor_display(const std::string& vendor) {
+    if (vendor == "nvidia") return "NVIDIA";
+    if (vendor == "amd") return "AMD";
+    if (vendor == "intel") return "Intel";
+    if (vendor == "apple") return "Apple";
+    return vendor;
+}
+
+std::string display_name(const Gpu& gpu) {
+    const std::string vendor = vendor_display(gpu.vendor);
+    if (gpu.short_name.rfind(vendor, 0) == 0) return gpu.short_name;
+    return vendor + " " + gpu.short_name;
+}
+
+}  // namespace canitrun

@@ -1,0 +1,128 @@
+#include "canitrun/kv_cache.hpp"
+
+#include <array>
+
+namespace canitrun {
+namespace {
+
+// ggml's block layouts (ggml/src/ggml-common.h): block_q8_0 is a half scale + 32 int8
+// (34 bytes / 32 values), block_q4_0 a half scale + 16 bytes of nibbles (18 / 32), q4_1 and
+// q5_x add a half min or the fifth bits. TurboQuant (Zandieh et al. 2025, arXiv:2504.19874)
+// reports quality-neutral KV at 3.5 bits per value: 7 bytes per 16 values.
+const std::array<KvType, 10> kKvTypes = {{
+    {"f16", 1, 2, "ggml GGML_TYPE_F16"},
+    {"bf16", 1, 2, "ggml GGML_TYPE_BF16"},
+    {"f32", 1, 4, "ggml GGML_TYPE_F32"},
+    {"q8_0", 32, 34, "ggml-common.h block_q8_0"},
+    {"q5_1", 32, 24, "ggml-common.h block_q5_1"},
+    {"q5_0", 32, 22, "ggml-common.h block_q5_0"},
+    {"q4_1", 32, 20, "ggml-common.h block_q4_1"},
+    {"q4_0", 32, 18, "ggml-common.h block_q4_0"},
+    {"iq4_nl", 32, 18, "ggml-common.h block_iq4_nl"},
+    {"turboquant", 16, 7, "TurboQuant, arXiv:2504.19874: 3.5 bits per value"},
+}};
+
+std::uint64_t or_default(std::uint64_t value, std::uint64_t fallback) {
+    return value != 0 ? value : fallback;
+}
+
+Bytes elements_to_bytes(std::uint64_t elements, const KvType& type) {
+    return checked::mul_div_ceil(elements, type.block_bytes, type.block_elements);
+}
+
+}  // namespace
+
+Result<KvType> parse_kv_type(const std::string& text) {
+    std::string lower;
+    for (char c : text) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    for (const auto& t : kKvTypes) {
+        if (t.id == lower) return t;
+    }
+    return fail(ErrorKind::bad_input, "unknown KV cache type '" + text + "'",
+                "use one of: " + kv_type_names());
+}
+
+std::string kv_type_names() {
+    std::string out;
+    for (const auto& t : kKvTypes) out += (out.empty() ? "" : ", ") + t.id;
+    return out;
+}
+
+std::uint64_t kv_elements_per_token(const Model& model, const LayerGroup& group) {
+    const Attention& att = model.arch.attention;
+    switch (group.kind) {
+        case LayerKind::full:
+        case LayerKind::sliding: {
+            const std::uint64_t kv_heads = or_default(group.kv_heads, att.kv_heads);
+            const std::uint64_t k_dim = or_default(group.head_dim, att.head_dim);
+            const std::uint64_t v_dim =
+                or_default(group.v_head_dim, or_default(att.v_head_dim, k_dim));
+            return checked::mul(kv_heads, checked::add(k_dim, v_dim));
+        }
+        case LayerKind::mla:
+            // One compressed latent plus the decoupled rope key per token, shared by all heads.
+            return checked::add(group.kv_lora_rank, group.qk_rope_head_dim);
+        case LayerKind::linear:
+        case LayerKind::ssm:
+            return 0;
+    }
+    return 0;
+}
+
+std::uint64_t cached_tokens(const LayerGroup& group, std::uint64_t context) {
+    switch (group.kind) {
+        case LayerKind::full:
+        case LayerKind::mla:
+            return context;
+        case LayerKind::sliding:
+            return group.window < context ? group.window : context;
+        case LayerKind::linear:
+        case LayerKind::ssm:
+            return 0;
+    }
+    return 0;
+}
+
+Bytes kv_cache_bytes(const Model& model, std::uint64_t context, const KvType& type) {
+    std::uint64_t elements = 0;
+    for (const auto& group : model.arch.layer_groups) {
+        const std::uint64_t per_layer =
+            checked::mul(kv_elements_per_token(model, group), cached_tokens(group, context));
+        elements = checked::add(elements, checked::mul(per_layer, group.count));
+    }
+    return elements_to_bytes(elements, type);
+}
+
+Bytes all_attention_kv_cache_bytes(const Model& model, std::uint64_t context, const KvType& type) {
+    LayerGroup full;
+    full.kind = LayerKind::full;
+    const std::uint64_t per_layer = checked::mul(kv_elements_per_token(model, full), context);
+    return elements_to_bytes(checked::mul(per_layer, model.arch.layers), type);
+}
+
+Bytes recurrent_state_bytes(const Model& model) {
+    constexpr std::uint64_t kF32 = 4;
+    std::uint64_t elements = 0;
+    for (const auto& g : model.arch.layer_groups) {
+        std::uint64_t per_layer = 0;
+        if (g.kind == LayerKind::linear) {
+            const std::uint64_t key_dim = checked::mul(g.key_heads, g.key_head_dim);
+            const std::uint64_t value_dim = checked::mul(g.value_heads, g.value_head_dim);
+            const std::uint64_t conv_channels = checked::add(checked::mul(2, key_dim), value_dim);
+            const std::uint64_t conv = checked::mul(g.conv_kernel - 1, conv_channels);
+            const std::uint64_t state =
+                checked::mul(g.value_heads, checked::mul(g.key_head_dim, g.value_head_dim));
+            per_layer = checked::add(conv, state);
+        } else if (g.kind == LayerKind::ssm) {
+            const std::uint64_t conv_channels =
+                checked::add(g.inner_size, checked::mul(2, checked::mul(g.groups, g.state_size)));
+            const std::uint64_t conv = checked::mul(g.conv_kernel - 1, conv_channels);
+            const std::uint64_t state = checked::mul(g.state_size, g.inner_size);
+            per_layer = checked::add(conv, state);
+        }
+        elements = checked::add(elements, checked::mul(per_layer, g.count));
+    }
+    return checked::mul(elements, kF32);
+}
+
+}  // namespace canitrun

@@ -1,0 +1,57 @@
+#include "canitrun/name_match.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace canitrun {
+
+std::string normalize_name(const std::string& name) {
+    std::string out;
+    for (char c : name) {
+        if (c == ' ' || c == '-' || c == '_') continue;
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            const std::size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+            row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+std::vector<std::string> suggest(const std::string& typed,
+                                 const std::vector<std::string>& candidates, std::size_t limit) {
+    const std::string t = normalize_name(typed);
+    // Allow about one typo in three characters, as ninja's did-you-mean does for short names.
+    const std::size_t max_distance = std::max<std::size_t>(2, t.size() / 3);
+    std::vector<std::pair<std::size_t, std::string>> scored;
+    for (const auto& c : candidates) {
+        const std::string n = normalize_name(c);
+        std::size_t d = edit_distance(t, n);
+        if (!t.empty() && t.size() >= 3 && n.find(t) != std::string::npos)
+            d = std::min(d, std::size_t{1});
+        if (d <= max_distance) scored.emplace_back(d, c);
+    }
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::vector<std::string> out;
+    for (const auto& [d, c] : scored) {
+        if (std::find(out.begin(), out.end(), c) != out.end()) continue;
+        out.push_back(c);
+        if (out.size() == limit) break;
+    }
+    return out;
+}
+
+}  // namespace canitrun

@@ -1,0 +1,100 @@
+#include "canitrun/parse.hpp"
+
+#include <cctype>
+
+#include "canitrun/checked.hpp"
+
+namespace canitrun {
+namespace {
+
+std::string strip(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (c != ' ' && c != '_' && c != ',' && c != '\t') out += c;
+    }
+    return out;
+}
+
+// Digits with an optional fraction, as a value scaled by 10^`decimals` (no floating point,
+// so "11.5" GB is exactly 11.5e9 bytes). Returns false on anything else.
+bool parse_decimal(const std::string& digits, unsigned decimals, std::uint64_t& out) {
+    std::uint64_t value = 0;
+    unsigned fraction_digits = 0;
+    bool seen_dot = false, seen_digit = false;
+    for (char c : digits) {
+        if (c == '.') {
+            if (seen_dot) return false;
+            seen_dot = true;
+            continue;
+        }
+        if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+        seen_digit = true;
+        if (seen_dot) {
+            if (fraction_digits == decimals) continue;  // finer than we keep: truncated
+            ++fraction_digits;
+        }
+        if (value > (UINT64_MAX - 9) / 10) return false;
+        value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (!seen_digit) return false;
+    for (; fraction_digits < decimals; ++fraction_digits) {
+        if (value > UINT64_MAX / 10) return false;
+        value *= 10;
+    }
+    out = value;
+    return true;
+}
+
+}  // namespace
+
+Result<std::uint64_t> parse_context(const std::string& text) {
+    std::string s = strip(text);
+    std::uint64_t unit = 1;
+    if (!s.empty()) {
+        const char last = static_cast<char>(std::tolower(static_cast<unsigned char>(s.back())));
+        if (last == 'k') unit = 1024;
+        if (last == 'm') unit = 1024 * 1024;
+        if (unit != 1) s.pop_back();
+    }
+    std::uint64_t scaled = 0;  // tokens x 1000, so "1.5k" works
+    const auto bad = [&] {
+        return fail(ErrorKind::bad_input, "invalid context length '" + text + "'",
+                    "write it as tokens: 8192, 32k, 256K or 1M");
+    };
+    if (!parse_decimal(s, 3, scaled)) return bad();
+    if (scaled / 1000 > kMaxContext) {
+        return fail(ErrorKind::bad_input, "context length '" + text + "' is too large",
+                    "the largest accepted is 1048576k (2^30 tokens)");
+    }
+    const std::uint64_t tokens = scaled * unit / 1000;
+    if (tokens == 0) return fail(ErrorKind::bad_input, "context length must be at least 1 token");
+    if (tokens > kMaxContext) {
+        return fail(ErrorKind::bad_input, "context length '" + text + "' is too large",
+                    "the largest accepted is 1048576k (2^30 tokens)");
+    }
+    return tokens;
+}
+
+Result<std::uint64_t> parse_gb(const std::string& text) {
+    std::string s = strip(text);
+    for (const char* suffix : {"GB", "gb", "Gb", "G", "g"}) {
+        const std::string suf(suffix);
+        if (s.size() > suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0) {
+            s.resize(s.size() - suf.size());
+            break;
+        }
+    }
+    std::uint64_t bytes = 0;  // GB x 10^9
+    if (!parse_decimal(s, 9, bytes)) {
+        return fail(ErrorKind::bad_input, "invalid size '" + text + "'",
+                    "write it in GB, for example 24 or 11.5");
+    }
+    constexpr std::uint64_t kMaxBytes = 1000000ULL * 1000000000ULL;  // 1 PB
+    if (bytes == 0 || bytes > kMaxBytes) {
+        return fail(ErrorKind::bad_input, "size '" + text + "' is out of range",
+                    "give a size between 0 and 1000000 GB");
+    }
+    return bytes;
+}
+
+}  // namespace canitrun

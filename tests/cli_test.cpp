@@ -1,0 +1,185 @@
+// End to end: the real binary, argv in, stdout / stderr / exit code out.
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "catch.hpp"
+
+namespace {
+
+struct Outcome {
+    std::string out;
+    std::string err;
+    int code = -1;
+};
+
+std::string quote(const std::string& arg) {
+    std::string q = "'";
+    for (char c : arg) q += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+Outcome run(const std::vector<std::string>& args) {
+    static int counter = 0;
+    const std::string err_path = "cli_test_stderr_" + std::to_string(++counter) + ".txt";
+    std::string command = quote(CANITRUN_BINARY);
+    for (const auto& a : args) command += " " + quote(a);
+    command += " 2>" + err_path;
+    Outcome o;
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) o.out.append(buffer, n);
+    const int status = pclose(pipe);
+    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream err(err_path);
+    std::stringstream ss;
+    ss << err.rdbuf();
+    o.err = ss.str();
+    std::remove(err_path.c_str());
+    return o;
+}
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("cli: the model page shows the reference page's figures") {
+    const Outcome o = run({"qwen3.5-35b-a3b"});
+    CHECK(o.code == 0);
+    CHECK(o.err.empty());
+    CHECK(has(o.out, "Qwen 3.5 35B-A3B (MoE)"));
+    CHECK(has(o.out, "needs roughly 24.1 GB VRAM at Q4_K_M (78.6 GB at FP16)"));
+    CHECK(has(o.out, "NVIDIA RTX 5090, at Q4_K_M"));
+    CHECK(has(o.out, "10 of 40 layers cache"));
+    CHECK(has(o.out, "Q4_K_M (rec)        21.3 GB   0.17 GB   24.1 GB"));
+    CHECK(has(o.out, "NVFP4 (CUDA only)   17.5 GB   0.17 GB   19.8 GB"));
+    CHECK(has(o.out, "29.9 GB"));
+    CHECK(has(o.out, "47.9 GB"));
+    CHECK(has(o.out, "Highest-quality quantization that fits in 24 GB: NVFP4, 19.8 GB."));
+    CHECK(has(o.out, "-hf unsloth/Qwen3.5-35B-A3B-GGUF:Q4_K_M"));
+    CHECK(has(o.out, "ollama run qwen3.5:35b-a3b"));
+}
+
+TEST_CASE("cli: --json is one JSON document with integer bytes") {
+    const Outcome o = run({"qwen3.5-35b-a3b", "--json"});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out);
+    CHECK(doc["model"]["id"] == "qwen3.5-35b-a3b");
+    CHECK(doc["context"] == 8192);
+    CHECK(doc["kv_type"] == "f16");
+    REQUIRE(doc["quants"].size() == 10);
+    const auto& q4 = doc["quants"][6];
+    CHECK(q4["quant"] == "Q4_K_M");
+    CHECK(q4["recommended"] == true);
+    // Worked by hand in reference_page_test.cpp.
+    CHECK(q4["weights_bytes"].get<std::uint64_t>() == 21319375000ULL);
+    CHECK(q4["kv_cache_bytes"].get<std::uint64_t>() == 167772160ULL);
+    CHECK(q4["overhead_bytes"].get<std::uint64_t>() == 2578457659ULL);
+    CHECK(q4["total_bytes"].get<std::uint64_t>() == 24065604819ULL);
+    CHECK(doc["smallest_gpu"]["id"] == "rtx-5090");
+    CHECK(doc["smallest_gpu"]["vram_bytes"].get<std::uint64_t>() == 32ULL << 30);
+    CHECK(doc["gpus"]["native"].size() > 0);
+    CHECK(doc["gpus"]["offload"].size() > 0);
+}
+
+TEST_CASE("cli: --ctx and --quant change the answer") {
+    const Outcome o = run({"qwen3.5-35b-a3b", "--quant", "q4_k_m", "--ctx", "256k", "--json"});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out);
+    CHECK(doc["context"] == 262144);
+    // 10 x 2048 bytes x 262144
+    CHECK(doc["estimate"]["terms"][1]["bytes"].get<std::uint64_t>() == 5368709120ULL);
+}
+
+TEST_CASE("cli: --vram answers the budget question") {
+    const Outcome o = run({"qwen3.5-35b-a3b", "--vram", "24", "--json"});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out);
+    CHECK(doc["vram_query"]["fits_recommended"] == false);
+    CHECK(doc["vram_query"]["best_quant"] == "NVFP4");
+}
+
+TEST_CASE("cli: --gpu exits 1 when it does not fit and 0 when it does") {
+    const Outcome no = run({"qwen3.5-35b-a3b", "--gpu", "RTX 4090"});
+    CHECK(no.code == 1);
+    CHECK(has(no.out, "does not fit in VRAM"));
+    const Outcome yes = run({"qwen3.5-35b-a3b", "--gpu", "rtx 5090"});
+    CHECK(yes.code == 0);
+    CHECK(has(yes.out, "fits in VRAM"));
+}
+
+TEST_CASE("cli: gpus; models; gpu-list and quants") {
+    const Outcome gpus = run({"gpus", "qwen3.5-35b-a3b"});
+    CHECK(gpus.code == 0);
+    CHECK(has(gpus.out, "Run it natively"));
+    CHECK(has(gpus.out, "NVIDIA RTX 5090"));
+    const Outcome models = run({"models", "--family", "qwen", "--json"});
+    CHECK(models.code == 0);
+    const auto list = nlohmann::json::parse(models.out);
+    CHECK(list.size() > 1);
+    for (const auto& m : list) CHECK(has(m["family"].get<std::string>(), "qwen"));
+    const Outcome amd = run({"gpu-list", "--vendor", "amd", "--min-vram", "24", "--json"});
+    CHECK(amd.code == 0);
+    for (const auto& g : nlohmann::json::parse(amd.out)) {
+        CHECK(g["vendor"] == "amd");
+        CHECK(g["vram_gb"].get<int>() >= 24);
+    }
+    const Outcome quants = run({"quants"});
+    CHECK(quants.code == 0);
+    CHECK(has(quants.out, "Q4_K_M (rec)"));
+}
+
+TEST_CASE("cli: bad input gets one clear line; a suggestion; exit 2 and empty stdout") {
+    struct Case {
+        std::vector<std::string> args;
+        const char* message;
+    };
+    const Case cases[] = {
+        {{"qwen3.5-35b-a3x"},
+         "canitrun: error: unknown model 'qwen3.5-35b-a3x'\ncanitrun: did you mean "
+         "'qwen3.5-35b-a3b'"},
+        {{"qwen3.5-35b-a3b", "--ctx", "lots"}, "canitrun: error: invalid context length 'lots'"},
+        {{"qwen3.5-35b-a3b", "--quant", "Q4_K_X"},
+         "canitrun: error: unknown quantization 'Q4_K_X'\ncanitrun: did you mean"},
+        {{"qwen3.5-35b-a3b", "--gpu", "RTX 9999 Ti"}, "canitrun: error: unknown GPU 'RTX 9999 Ti'"},
+        {{"qwen3.5-35b-a3b", "--kv-type", "q3"}, "canitrun: error: unknown KV cache type 'q3'"},
+        {{"qwen3.5-35b-a3b", "--vram", "-4"}, "canitrun: error: invalid size '-4'"},
+        {{"qwen3.5-35b-a3b", "--data", "/nonexistent/canitrun"},
+         "canitrun: error: cannot read database folder"},
+        {{"qwen3.5-35b-a3b", "--bogus"}, "canitrun: error:"},
+        {{}, "canitrun: error: name a model"},
+    };
+    for (const auto& c : cases) {
+        const Outcome o = run(c.args);
+        INFO(o.err);
+        CHECK(o.code == 2);
+        CHECK(o.out.empty());
+        CHECK(o.err.rfind(c.message, 0) == 0);
+    }
+}
+
+TEST_CASE("cli: --data loads a database folder; and a malformed one is refused") {
+    const Outcome ok = run({"--data", CANITRUN_DATA_DIR, "qwen3.5-35b-a3b", "--json"});
+    CHECK(ok.code == 0);
+    const Outcome bad = run({"--data", CANITRUN_FIXTURES "/bad-database", "qwen3.5-35b-a3b"});
+    CHECK(bad.code == 2);
+    CHECK(bad.out.empty());
+    CHECK(has(bad.err, "malformed JSON in models/broken.json"));
+}
+
+TEST_CASE("cli: --help and --version answer on stdout with exit 0") {
+    const Outcome help = run({"--help"});
+    CHECK(help.code == 0);
+    CHECK(has(help.out, "Examples:"));
+    const Outcome version = run({"--version"});
+    CHECK(version.code == 0);
+    CHECK(has(version.out, "canitrun "));
+}

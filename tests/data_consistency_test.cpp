@@ -1,0 +1,105 @@
+// Data is code: every entry of the built-in database is checked against what it claims.
+
+#include <cmath>
+#include <set>
+
+#include "canitrun/kv_cache.hpp"
+#include "canitrun/param_count.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+// Within max(3 %, half the published precision) of the published figure.
+bool close_to_published(std::uint64_t computed, std::uint64_t published, std::uint64_t rounding) {
+    const double diff = std::fabs(static_cast<double>(computed) - static_cast<double>(published));
+    const double allowed =
+        std::max(0.03 * static_cast<double>(published), static_cast<double>(rounding) / 2);
+    return diff <= allowed;
+}
+
+}  // namespace
+
+TEST_CASE("the built-in database has what the page needs") {
+    const Database& db = test::database();
+    CHECK(db.models.size() >= 12);
+    CHECK(db.gpus.size() >= 40);
+    for (const char* id :
+         {"FP32", "BF16", "FP16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q3_K_M", "Q2_K", "NVFP4"}) {
+        INFO(id);
+        CHECK(db.find_quant(id).has_value());
+    }
+}
+
+TEST_CASE("every model's parameter count follows from its architecture") {
+    for (const Model& m : test::database().models) {
+        const ParamCount p = count_params(m);
+        INFO(m.id << ": computed " << p.total << " total, " << p.active << " active; published "
+                  << m.params_total << " / " << m.params_active);
+        CHECK(close_to_published(p.total, m.params_total, m.params_rounding));
+        if (m.is_moe()) {
+            const auto close = [&](std::uint64_t computed) {
+                return close_to_published(computed, m.params_active, m.params_rounding);
+            };
+            CHECK((close(p.active) || close(p.active_without_input_embedding) ||
+                   close(p.active_without_embeddings)));
+        } else {
+            CHECK(m.params_active == m.params_total);
+        }
+    }
+}
+
+TEST_CASE("every model's attention is plausible") {
+    for (const Model& m : test::database().models) {
+        INFO(m.id);
+        const Attention& a = m.arch.attention;
+        CHECK(a.heads % a.kv_heads == 0);  // GQA groups divide evenly
+        CHECK(m.context_native >= 2048);
+        if (m.context_extended != 0) CHECK(m.context_extended >= m.context_native);
+        for (const auto& g : m.arch.layer_groups) {
+            if (g.kind == LayerKind::sliding) CHECK(g.window < m.context_native * 2);
+        }
+        CHECK_FALSE(m.source.empty());
+    }
+}
+
+TEST_CASE("every GPU's byte size agrees with its marketed size") {
+    std::set<std::string> vendors;
+    for (const Gpu& g : test::database().gpus) {
+        INFO(g.id);
+        vendors.insert(g.vendor);
+        // The real capacity lies between the marketed GB and the same number of GiB, give or take
+        // what the vendor reserves (H100's 80 GB is 80 GiB; 180 GB B200 exposes less than 192).
+        CHECK(static_cast<double>(g.vram_bytes) >= 0.9 * static_cast<double>(g.vram_gb) * 1e9);
+        CHECK(static_cast<double>(g.vram_bytes) <=
+              1.1 * static_cast<double>(g.vram_gb) * 1073741824.0);
+        CHECK(g.bandwidth_gbps > 0);
+        CHECK_FALSE(g.source.empty());
+        CHECK_FALSE(g.backends.empty());
+    }
+    CHECK(vendors.count("nvidia") == 1);
+    CHECK(vendors.count("amd") == 1);
+    CHECK(vendors.count("apple") == 1);
+}
+
+TEST_CASE("quantization bits per weight agree with ggml's block layouts") {
+    // Effective rates sit at or just above the block rate (mixes upgrade some tensors), and below
+    // the next format's rate. Block rates from ggml-common.h: bytes per 256-weight super-block.
+    struct Bound {
+        const char* id;
+        double block_bpw;
+        double upper;
+    };
+    const Bound bounds[] = {{"Q8_0", 34.0 * 8 / 32, 8.6},     {"Q6_K", 210.0 * 8 / 256, 6.7},
+                            {"Q5_K_M", 176.0 * 8 / 256, 5.9}, {"Q4_K_M", 144.0 * 8 / 256, 5.0},
+                            {"Q3_K_M", 110.0 * 8 / 256, 4.0}, {"Q2_K", 84.0 * 8 / 256, 3.2}};
+    for (const auto& b : bounds) {
+        INFO(b.id);
+        const double bpw =
+            static_cast<double>(test::quant(b.id).bpw_e4) / static_cast<double>(kBpwScale);
+        CHECK(bpw >= b.block_bpw);
+        CHECK(bpw < b.upper);
+    }
+}

@@ -1,0 +1,130 @@
+// The loader refuses malformed or absurd data with one message naming the file, the entry and
+// the field.
+
+#include <nlohmann/json.hpp>
+
+#include "canitrun/database.hpp"
+#include "catch.hpp"
+
+using namespace canitrun;
+using nlohmann::json;
+
+namespace {
+
+json valid_model() {
+    return json::parse(R"({
+      "id": "tiny-1b", "name": "Tiny 1B", "family": "tiny", "vendor": "Test",
+      "source": "hand-written test entry",
+      "params": {"total": 1000000000},
+      "context": {"native": 4096},
+      "architecture": {
+        "hidden_size": 2048, "vocab_size": 32000, "layers": 16,
+        "attention": {"heads": 16, "kv_heads": 4, "head_dim": 128},
+        "ffn": {"intermediate_size": 8192},
+        "layer_groups": [{"kind": "full", "count": 16}]
+      }
+    })");
+}
+
+json valid_gpu() {
+    return json::parse(R"({
+      "id": "card-24", "name": "Test Card 24", "vendor": "nvidia", "class": "consumer",
+      "vram_gb": 24, "vram_bytes": 25769803776, "bandwidth_gbps": 1000,
+      "backends": ["cuda"], "source": "hand-written test entry"
+    })");
+}
+
+DatabaseFiles files_with(const json& model, const json& gpu) {
+    return {
+        {"models/test.json", json::array({model}).dump()},
+        {"gpus/test.json", json::array({gpu}).dump()},
+        {"quants.json", R"([{"id": "Q4_K_M", "bits_per_weight": 4.873, "quality_rank": 1,
+                            "recommended": true, "derivation": "test", "source": "test"}])"},
+        {"card_classes.json", R"([{"gb": 24, "class": "consumer"}])"},
+    };
+}
+
+std::string error_of(const DatabaseFiles& files) {
+    const auto r = parse_database(files);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == ErrorKind::bad_database);
+    return r.error().message;
+}
+
+bool mentions(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("a minimal valid database parses") {
+    const auto db = parse_database(files_with(valid_model(), valid_gpu()));
+    REQUIRE(db.has_value());
+    CHECK(db->models.at(0).arch.layers == 16);
+    CHECK(db->gpus.at(0).vram_gb == 24);
+    CHECK(db->quants.at(0).bpw_e4 == 48730);
+}
+
+TEST_CASE("malformed and truncated JSON") {
+    auto files = files_with(valid_model(), valid_gpu());
+    files["gpus/test.json"] = "[{\"id\": \"x\",";
+    CHECK(mentions(error_of(files), "malformed JSON in gpus/test.json"));
+    files = files_with(valid_model(), valid_gpu());
+    files["models/test.json"] = "{\"not\": \"an array\"}";
+    CHECK(mentions(error_of(files), "expected a JSON array"));
+}
+
+TEST_CASE("missing and absurd fields are named") {
+    json m = valid_model();
+    m.erase("source");
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "missing field 'source'"));
+
+    m = valid_model();
+    m["architecture"]["layers"] = -3;
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "'layers' = -3 must not be negative"));
+
+    m = valid_model();
+    m["context"]["native"] = 1000000000000000ULL;  // 10^15 tokens
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "field 'native'"));
+
+    m = valid_model();
+    m["architecture"]["layer_groups"][0]["count"] = 15;
+    CHECK(mentions(error_of(files_with(m, valid_gpu())),
+                   "layer_groups count 15 layers, but layers = 16"));
+
+    m = valid_model();
+    m["architecture"]["layer_groups"][0]["kind"] = "quantum";
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "unknown layer kind 'quantum'"));
+
+    m = valid_model();
+    m["architecture"]["attention"]["kv_heads"] = 32;  // more KV heads than heads
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "'kv_heads'"));
+
+    json g = valid_gpu();
+    g["bandwidth_gbps"] = 0;
+    CHECK(mentions(error_of(files_with(valid_model(), g)), "'bandwidth_gbps'"));
+
+    g = valid_gpu();
+    g["class"] = "gaming";
+    CHECK(mentions(error_of(files_with(valid_model(), g)), "unknown class 'gaming'"));
+
+    g = valid_gpu();
+    g["class"] = "unified";
+    CHECK(mentions(error_of(files_with(valid_model(), g)), "unified_gpu_share_percent"));
+}
+
+TEST_CASE("duplicate ids and aliases are refused; however they are spelled") {
+    json a = valid_model();
+    json b = valid_model();
+    b["id"] = "tiny-2b";
+    b["aliases"] = json::array({"Tiny 1B"});  // normalizes to a's id
+    auto files = files_with(a, valid_gpu());
+    files["models/test.json"] = json::array({a, b}).dump();
+    CHECK(mentions(error_of(files), "is already used by 'tiny-1b'"));
+}
+
+TEST_CASE("files that are not part of a database are refused") {
+    auto files = files_with(valid_model(), valid_gpu());
+    files["stray.json"] = "[]";
+    CHECK(mentions(error_of(files), "stray.json: not a database file"));
+}

@@ -1,0 +1,28 @@
+#include "canitrun/format.hpp"
+#include "catch.hpp"
+
+using namespace canitrun;
+
+TEST_CASE("GB with one decimal; two below 1 GB; halves up") {
+    CHECK(format_gb(24065604819ULL) == "24.1 GB");
+    CHECK(format_gb(24050000000ULL) == "24.1 GB");
+    CHECK(format_gb(24049999999ULL) == "24.0 GB");
+    CHECK(format_gb(167772160ULL) == "0.17 GB");
+    CHECK(format_gb(140000000000ULL) == "140.0 GB");
+    CHECK(format_gb(0) == "0.00 GB");
+}
+
+TEST_CASE("GiB says GiB") {
+    CHECK(format_gib(1ULL << 30) == "1.00 GiB");
+}
+
+TEST_CASE("contexts; thousands; params") {
+    CHECK(format_context(8192) == "8k");
+    CHECK(format_context(262144) == "256k");
+    CHECK(format_context(1048576) == "1M");
+    CHECK(format_context(1000) == "1,000");
+    CHECK(format_thousands(262144) == "262,144");
+    CHECK(format_params(35000000000ULL) == "35B");
+    CHECK(format_params(3300000000ULL) == "3.3B");
+    CHECK(format_params(600000000ULL) == "600M");
+}

@@ -1,0 +1,118 @@
+// The KV rule of each layer kind, against byte counts worked out by hand, and against what
+// llama.cpp itself allocated (tests/fixtures/llamacpp-cpu-buffers.json, commit 5b4ebc5).
+
+#include "canitrun/kv_cache.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+KvType type(const char* id) {
+    return parse_kv_type(id).value();
+}
+
+LayerGroup group(LayerKind kind, std::uint64_t count) {
+    LayerGroup g;
+    g.kind = kind;
+    g.count = count;
+    return g;
+}
+
+}  // namespace
+
+TEST_CASE("full attention: 2 x KV heads x head dim x context x element size; per layer") {
+    // One layer, 8 KV heads of 128: 2 x 8 x 128 x 2 bytes = 4096 bytes per token.
+    const Model m = test::model_with({group(LayerKind::full, 1)}, 8, 128);
+    CHECK(kv_cache_bytes(m, 1000, type("f16")) == 4096000);
+    CHECK(kv_cache_bytes(m, 1000, type("f32")) == 8192000);
+}
+
+TEST_CASE("full attention matches llama.cpp's KV buffer for Llama 3.1 8B and Qwen3-30B-A3B") {
+    // llama-3.1-8b: 32 layers x 2 x 8 x 128 x 2 bytes = 131072 bytes per token;
+    // llama.cpp reported 536870912 bytes at n_ctx 4096 and 17179869184 at 131072.
+    const Model& llama = test::model("llama-3.1-8b");
+    CHECK(kv_cache_bytes(llama, 4096, type("f16")) == 536870912ULL);
+    CHECK(kv_cache_bytes(llama, 131072, type("f16")) == 17179869184ULL);
+    // qwen3-30b-a3b: 48 layers x 2 x 4 x 128 x 2 = 98304 bytes per token; llama.cpp: 402653184
+    // at 4096.
+    CHECK(kv_cache_bytes(test::model("qwen3-30b-a3b"), 4096, type("f16")) == 402653184ULL);
+}
+
+TEST_CASE("sliding window: capped at the window") {
+    LayerGroup g = group(LayerKind::sliding, 1);
+    g.window = 4096;
+    const Model m = test::model_with({g}, 8, 128);
+    // Below the window every token is kept: 4096 bytes x 1000.
+    CHECK(kv_cache_bytes(m, 1000, type("f16")) == 4096000);
+    // Above it, 4096 tokens: 4096 x 4096 = 16777216, at 8k and at 128k alike.
+    CHECK(kv_cache_bytes(m, 8192, type("f16")) == 16777216);
+    CHECK(kv_cache_bytes(m, 131072, type("f16")) == 16777216);
+}
+
+TEST_CASE("linear attention and SSM layers keep no KV cache; only a fixed state") {
+    LayerGroup linear = group(LayerKind::linear, 30);
+    linear.conv_kernel = 4;
+    linear.key_heads = 16;
+    linear.value_heads = 32;
+    linear.key_head_dim = 128;
+    linear.value_head_dim = 128;
+    const Model m = test::model_with({linear, group(LayerKind::full, 10)}, 2, 256);
+    // Only the 10 attention layers: 10 x 2 x 2 x 256 x 2 = 20480 bytes per token.
+    CHECK(kv_cache_bytes(m, 8192, type("f16")) == 167772160ULL);
+    // State per linear layer, f32: conv (4 - 1) x (2 x 16 x 128 + 32 x 128) = 24576 values,
+    // recurrent 32 x 128 x 128 = 524288 values; 30 x 548864 x 4 bytes = 65863680.
+    // llama.cpp logged 62.81 MiB (65861059 bytes after rounding) for qwen3.5-35b-a3b.
+    CHECK(recurrent_state_bytes(m) == 65863680ULL);
+    CHECK(recurrent_state_bytes(test::model("qwen3.5-35b-a3b")) == 65863680ULL);
+    const double mib = static_cast<double>(recurrent_state_bytes(m)) / 1048576.0;
+    CHECK(mib == Approx(62.81).margin(0.01));
+}
+
+TEST_CASE("Mamba-2 SSM state: conv (k - 1) x (inner + 2 x groups x state) + state x inner") {
+    LayerGroup ssm = group(LayerKind::ssm, 1);
+    ssm.conv_kernel = 4;
+    ssm.inner_size = 8192;
+    ssm.state_size = 128;
+    ssm.groups = 8;
+    const Model m = test::model_with({ssm}, 8, 128);
+    // conv 3 x 10240 = 30720, state 128 x 8192 = 1048576; x 4 bytes = 4317184.
+    CHECK(recurrent_state_bytes(m) == 4317184);
+    CHECK(kv_cache_bytes(m, 100000, type("f16")) == 0);
+}
+
+TEST_CASE("MLA caches one latent plus the rope key per token") {
+    LayerGroup mla = group(LayerKind::mla, 61);
+    mla.kv_lora_rank = 512;
+    mla.qk_rope_head_dim = 64;
+    mla.qk_nope_head_dim = 128;
+    mla.v_head_dim = 128;
+    const Model m = test::model_with({mla}, 128, 192);
+    // 61 x (512 + 64) x 2 bytes = 70272 bytes per token.
+    CHECK(kv_cache_bytes(m, 1000, type("f16")) == 70272000);
+}
+
+TEST_CASE("quantized KV types use ggml's block sizes") {
+    const Model m = test::model_with({group(LayerKind::full, 1)}, 8, 128);
+    // 2048 values per token x 1024 tokens = 2097152 values.
+    CHECK(kv_cache_bytes(m, 1024, type("q8_0")) == 2097152 / 32 * 34);
+    CHECK(kv_cache_bytes(m, 1024, type("q4_0")) == 2097152 / 32 * 18);
+    CHECK(kv_cache_bytes(m, 1024, type("turboquant")) == 2097152 / 16 * 7);
+    CHECK(kv_cache_bytes(m, 1024, type("Q8_0")) == 2228224);
+}
+
+TEST_CASE("unknown KV types are refused with the list") {
+    const auto r = parse_kv_type("q3");
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().message == "unknown KV cache type 'q3'");
+    CHECK(r.error().hint.find("q8_0") != std::string::npos);
+}
+
+TEST_CASE("all-attention comparison treats every layer as full attention") {
+    LayerGroup g = group(LayerKind::sliding, 3);
+    g.window = 512;
+    const Model m = test::model_with({g, group(LayerKind::full, 1)}, 8, 128);
+    CHECK(all_attention_kv_cache_bytes(m, 2048, type("f16")) == 4 * 4096 * 2048);
+    CHECK(kv_cache_bytes(m, 2048, type("f16")) == 3 * 4096 * 512 + 4096 * 2048);
+}

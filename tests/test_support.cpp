@@ -1,0 +1,37 @@
+#include "test_support.hpp"
+
+#include <stdexcept>
+
+namespace canitrun::test {
+
+const Database& database() {
+    static const Database db = [] {
+        auto parsed = parse_database(embedded_database_files());
+        if (!parsed) throw std::runtime_error(parsed.error().message);
+        return *parsed;
+    }();
+    return db;
+}
+
+const Model& model(const std::string& id) {
+    return *database().find_model(id).value();
+}
+const Quant& quant(const std::string& id) {
+    return *database().find_quant(id).value();
+}
+const Gpu& gpu(const std::string& id) {
+    return *database().find_gpu(id).value();
+}
+
+Model model_with(std::vector<LayerGroup> groups, std::uint64_t kv_heads, std::uint64_t head_dim) {
+    Model m;
+    m.id = "synthetic";
+    m.arch.attention = Attention{16, kv_heads, head_dim, 0, false};
+    for (const auto& g : groups) m.arch.layers += g.count;
+    m.arch.layer_groups = std::move(groups);
+    m.params_total = m.params_active = 1000000000;
+    m.context_native = 131072;
+    return m;
+}
+
+}  // namespace canitrun::test
