@@ -65,6 +65,21 @@ TEST_CASE("every model's attention is plausible") {
     }
 }
 
+TEST_CASE("head dim x heads agrees with the hidden size unless the config states head_dim") {
+    for (const Model& m : test::database().models) {
+        INFO(m.id);
+        const Attention& a = m.arch.attention;
+        bool mla = false;
+        for (const auto& g : m.arch.layer_groups) {
+            if (g.kind != LayerKind::mla) continue;
+            mla = true;
+            // MLA's query/key head is the no-rope part plus the rope part.
+            CHECK(a.head_dim == g.qk_nope_head_dim + g.qk_rope_head_dim);
+        }
+        if (!mla && !a.head_dim_explicit) CHECK(a.heads * a.head_dim == m.arch.hidden_size);
+    }
+}
+
 TEST_CASE("every GPU's byte size agrees with its marketed size") {
     std::set<std::string> vendors;
     for (const Gpu& g : test::database().gpus) {

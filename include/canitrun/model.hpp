@@ -47,8 +47,9 @@ struct Attention {
     std::uint64_t heads = 0;
     std::uint64_t kv_heads = 0;
     std::uint64_t head_dim = 0;
-    std::uint64_t v_head_dim = 0;  // 0 = same as head_dim
-    bool output_gate = false;      // gated attention: q_proj also produces a sigmoid gate
+    std::uint64_t v_head_dim = 0;    // 0 = same as head_dim
+    bool output_gate = false;        // gated attention: q_proj also produces a sigmoid gate
+    bool head_dim_explicit = false;  // config.json states head_dim (may differ from hidden/heads)
 };
 
 struct MoE {

@@ -245,8 +245,11 @@ void write_queries(std::ostream& out, const ModelReport& r, const FitOptions& fi
     const Bytes total = r.selected.total();
     if (r.vram) {
         const VramAnswer& v = *r.vram;
-        out << "\nWith " << format_gb(v.budget) << " of VRAM: " << r.quant->id << " ("
-            << format_gb(total) << ") " << (v.fits_recommended ? "fits" : "does not fit") << ".";
+        // A budget the user typed in whole GB reads back as typed: "24 GB", not "24.0 GB".
+        const std::string budget =
+            v.budget % kGB == 0 ? fmt::format("{} GB", v.budget / kGB) : format_gb(v.budget);
+        out << "\nWith " << budget << " of VRAM: " << r.quant->id << " (" << format_gb(total)
+            << ") " << (v.fits_recommended ? "fits" : "does not fit") << ".";
         if (v.best) {
             out << " Highest-quality quantization that fits: " << v.best->quant->id << " ("
                 << format_gb(v.best->estimate.total()) << ").\n";

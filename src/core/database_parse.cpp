@@ -99,6 +99,7 @@ Architecture parse_architecture(const Fields& f) {
     a.attention.head_dim = att.count("head_dim", 1, kMaxDim);
     a.attention.v_head_dim = att.count_or("v_head_dim", 0, kMaxDim);
     a.attention.output_gate = att.flag_or("output_gate", false);
+    a.attention.head_dim_explicit = att.flag_or("head_dim_explicit", false);
     if (f.has("ffn")) {
         const Fields ffn = f.child("ffn");
         a.intermediate_size = ffn.count_or("intermediate_size", 0, kMaxDim);
