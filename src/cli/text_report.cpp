@@ -89,8 +89,12 @@ void write_card(std::ostream& out, const ModelReport& r) {
     } else {
         t.add_row({"Smallest GPU", "none", "no GPU in the database holds it at " + r.quant->id});
     }
-    t.add_row({"KV cache, full context", format_gb(r.kv_full_context),
-               fmt::format("{} of {} layers cache", count_kv_layers(m), m.arch.layers)});
+    std::string layers_note =
+        fmt::format("{} of {} layers cache", count_kv_layers(m), m.arch.layers);
+    if (const auto sliding = count_layers(m, LayerKind::sliding)) {
+        layers_note += fmt::format(" ({} only their window)", sliding);
+    }
+    t.add_row({"KV cache, full context", format_gb(r.kv_full_context), layers_note});
     std::ostringstream block;
     t.write(block, "");
     // Drop the empty header and its rule: this block is a list of facts, not a table.
@@ -157,8 +161,10 @@ void write_hybrid(std::ostream& out, const ModelReport& r) {
     if (kv_layers == m.arch.layers && count_layers(m, LayerKind::sliding) == 0) {
         out << "\nKV cache at the full " << format_thousands(full_window)
             << "-token context: " << format_gb(r.kv_full_context) << " (every one of the "
-            << m.arch.layers << " layers caches K and V); total at " << r.quant->id << ": "
-            << format_gb(r.total_full_context) << "\n";
+            << m.arch.layers
+            << (count_layers(m, LayerKind::mla) ? " layers caches one compressed latent per token"
+                                                : " layers caches K and V")
+            << "); total at " << r.quant->id << ": " << format_gb(r.total_full_context) << "\n";
         return;
     }
     out << "\nWhat a full " << format_thousands(full_window) << "-token context costs\n";
