@@ -22,6 +22,17 @@ bool close_to_published(std::uint64_t computed, std::uint64_t published, std::ui
 
 }  // namespace
 
+TEST_CASE("quality ranks are a strict order across every quantization") {
+    std::set<std::uint64_t> ranks;
+    for (const Quant& q : test::database().quants) ranks.insert(q.quality_rank);
+    CHECK(ranks.size() == test::database().quants.size());
+    // Mixes that spend more bits rank better than their smaller siblings.
+    CHECK(test::quant("Q5_K_M").quality_rank < test::quant("Q5_K_S").quality_rank);
+    CHECK(test::quant("Q4_K_M").quality_rank < test::quant("Q4_K_S").quality_rank);
+    CHECK(test::quant("Q3_K_M").quality_rank < test::quant("Q3_K_S").quality_rank);
+    CHECK(test::quant("Q8_0").quality_rank < test::quant("Q6_K").quality_rank);
+}
+
 TEST_CASE("the built-in database has what the page needs") {
     const Database& db = test::database();
     CHECK(db.models.size() >= 12);
@@ -110,6 +121,16 @@ TEST_CASE("quantization bits per weight agree with ggml's block layouts") {
     const Bound bounds[] = {{"Q8_0", 34.0 * 8 / 32, 8.6},     {"Q6_K", 210.0 * 8 / 256, 6.7},
                             {"Q5_K_M", 176.0 * 8 / 256, 5.9}, {"Q4_K_M", 144.0 * 8 / 256, 5.0},
                             {"Q3_K_M", 110.0 * 8 / 256, 4.0}, {"Q2_K", 84.0 * 8 / 256, 3.2}};
+    for (const auto& b : std::initializer_list<Bound>{{"Q4_0", 18.0 * 8 / 32, 4.8},
+                                                      {"Q5_0", 22.0 * 8 / 32, 5.8},
+                                                      {"IQ4_XS", 136.0 * 8 / 256, 4.6},
+                                                      {"Q4_K_S", 144.0 * 8 / 256, 4.8}}) {
+        INFO(b.id);
+        const double bpw =
+            static_cast<double>(test::quant(b.id).bpw_e4) / static_cast<double>(kBpwScale);
+        CHECK(bpw >= b.block_bpw);
+        CHECK(bpw < b.upper);
+    }
     for (const auto& b : bounds) {
         INFO(b.id);
         const double bpw =

@@ -124,6 +124,15 @@ struct Model {
     bool is_moe() const { return arch.moe.has_value(); }
 };
 
+// The K/V dimensions of a full or sliding attention group: the group's own values where it
+// overrides them, else the model's attention.
+struct AttentionDims {
+    std::uint64_t kv_heads = 0;
+    std::uint64_t k_dim = 0;
+    std::uint64_t v_dim = 0;
+};
+AttentionDims attention_dims(const Model& model, const LayerGroup& group);
+
 // Layers of a kind, summed over the model's groups.
 std::uint64_t count_layers(const Model& model, LayerKind kind);
 

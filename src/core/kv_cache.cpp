@@ -22,10 +22,6 @@ const std::array<KvType, 10> kKvTypes = {{
     {"turboquant", 16, 7, "TurboQuant, arXiv:2504.19874: 3.5 bits per value"},
 }};
 
-std::uint64_t or_default(std::uint64_t value, std::uint64_t fallback) {
-    return value != 0 ? value : fallback;
-}
-
 Bytes elements_to_bytes(std::uint64_t elements, const KvType& type) {
     return checked::mul_div_ceil(elements, type.block_bytes, type.block_elements);
 }
@@ -49,15 +45,11 @@ std::string kv_type_names() {
 }
 
 std::uint64_t kv_elements_per_token(const Model& model, const LayerGroup& group) {
-    const Attention& att = model.arch.attention;
     switch (group.kind) {
         case LayerKind::full:
         case LayerKind::sliding: {
-            const std::uint64_t kv_heads = or_default(group.kv_heads, att.kv_heads);
-            const std::uint64_t k_dim = or_default(group.head_dim, att.head_dim);
-            const std::uint64_t v_dim =
-                or_default(group.v_head_dim, or_default(att.v_head_dim, k_dim));
-            return checked::mul(kv_heads, checked::add(k_dim, v_dim));
+            const AttentionDims d = attention_dims(model, group);
+            return checked::mul(d.kv_heads, checked::add(d.k_dim, d.v_dim));
         }
         case LayerKind::mla:
             // One compressed latent plus the decoupled rope key per token, shared by all heads.

@@ -2,6 +2,18 @@
 
 namespace canitrun {
 
+AttentionDims attention_dims(const Model& model, const LayerGroup& group) {
+    const Attention& att = model.arch.attention;
+    const auto pick = [](std::uint64_t own, std::uint64_t fallback) {
+        return own ? own : fallback;
+    };
+    AttentionDims d;
+    d.kv_heads = pick(group.kv_heads, att.kv_heads);
+    d.k_dim = pick(group.head_dim, att.head_dim);
+    d.v_dim = pick(group.v_head_dim, pick(att.v_head_dim, d.k_dim));
+    return d;
+}
+
 std::uint64_t count_layers(const Model& model, LayerKind kind) {
     std::uint64_t n = 0;
     for (const auto& group : model.arch.layer_groups) {

@@ -14,9 +14,8 @@ std::uint64_t mixer_params(const Model& m, const LayerGroup& g) {
     switch (g.kind) {
         case LayerKind::full:
         case LayerKind::sliding: {
-            const std::uint64_t kv_heads = pick(g.kv_heads, a.kv_heads);
-            const std::uint64_t k_dim = pick(g.head_dim, a.head_dim);
-            const std::uint64_t v_dim = pick(g.v_head_dim, pick(a.v_head_dim, k_dim));
+            const AttentionDims d = attention_dims(m, g);
+            const std::uint64_t kv_heads = d.kv_heads, k_dim = d.k_dim, v_dim = d.v_dim;
             // A gated attention (Qwen3-Next, Qwen 3.5) doubles the query projection for its gate.
             const std::uint64_t q_heads = a.output_gate ? 2 * a.heads : a.heads;
             return h * k_dim * (q_heads + kv_heads) + h * v_dim * kv_heads + a.heads * v_dim * h;
