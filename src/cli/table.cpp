@@ -27,8 +27,18 @@ void Table::add_row(std::vector<std::string> cells) {
 }
 
 void Table::write(std::ostream& out, const std::string& indent) const {
+    write_lines(out, indent, true);
+}
+
+void Table::write_rows(std::ostream& out, const std::string& indent) const {
+    write_lines(out, indent, false);
+}
+
+void Table::write_lines(std::ostream& out, const std::string& indent, bool with_header) const {
     std::vector<std::size_t> width(header_.size(), 0);
-    for (std::size_t c = 0; c < header_.size(); ++c) width[c] = display_width(header_[c]);
+    if (with_header) {
+        for (std::size_t c = 0; c < header_.size(); ++c) width[c] = display_width(header_[c]);
+    }
     for (const auto& row : rows_) {
         for (std::size_t c = 0; c < row.size(); ++c)
             width[c] = std::max(width[c], display_width(row[c]));
@@ -43,10 +53,12 @@ void Table::write(std::ostream& out, const std::string& indent) const {
         while (!text.empty() && text.back() == ' ') text.pop_back();
         out << text << '\n';
     };
-    line(header_);
-    std::vector<std::string> rule;
-    for (std::size_t w : width) rule.emplace_back(w, '-');
-    line(rule);
+    if (with_header) {
+        line(header_);
+        std::vector<std::string> rule;
+        for (std::size_t w : width) rule.emplace_back(w, '-');
+        line(rule);
+    }
     for (const auto& row : rows_) line(row);
 }
 

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
-
 #include "canitrun/format.hpp"
 #include "run_commands.hpp"
 #include "table.hpp"
@@ -95,13 +93,7 @@ void write_card(std::ostream& out, const ModelReport& r) {
         layers_note += fmt::format(" ({} only their window)", sliding);
     }
     t.add_row({"KV cache, full context", format_gb(r.kv_full_context), layers_note});
-    std::ostringstream block;
-    t.write(block, "");
-    // Drop the empty header and its rule: this block is a list of facts, not a table.
-    std::string text = block.str();
-    text = text.substr(text.find('\n', text.find('\n') + 1) + 1);
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
+    t.write_rows(out);
 }
 
 void write_quant_table(std::ostream& out, const ModelReport& r) {

@@ -51,13 +51,13 @@ Result<Estimate> estimate(const Model& model, const Quant& quant, const Estimate
 
 Result<Estimate> estimate_all_attention(const Model& model, const Quant& quant,
                                         const EstimateOptions& options) {
-    try {
-        return assemble(weight_bytes(model.params_total, quant),
-                        all_attention_kv_cache_bytes(model, options.context, options.kv_type),
-                        options.overhead_percent);
-    } catch (const OverflowError&) {
-        return overflow(model);
-    }
+    // The same model with every layer turned into full attention, through the same rule.
+    Model all_attention = model;
+    LayerGroup full;
+    full.kind = LayerKind::full;
+    full.count = model.arch.layers;
+    all_attention.arch.layer_groups = {full};
+    return estimate(all_attention, quant, options);
 }
 
 }  // namespace canitrun
