@@ -133,6 +133,10 @@ struct AttentionDims {
 };
 AttentionDims attention_dims(const Model& model, const LayerGroup& group);
 
+// The same model with every layer turned into full attention with its attention dims: the
+// reference page's "if all layers used full attention" comparison.
+Model all_attention_variant(const Model& model);
+
 // Layers of a kind, summed over the model's groups.
 std::uint64_t count_layers(const Model& model, LayerKind kind);
 

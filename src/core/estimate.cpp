@@ -51,13 +51,7 @@ Result<Estimate> estimate(const Model& model, const Quant& quant, const Estimate
 
 Result<Estimate> estimate_all_attention(const Model& model, const Quant& quant,
                                         const EstimateOptions& options) {
-    // The same model with every layer turned into full attention, through the same rule.
-    Model all_attention = model;
-    LayerGroup full;
-    full.kind = LayerKind::full;
-    full.count = model.arch.layers;
-    all_attention.arch.layer_groups = {full};
-    return estimate(all_attention, quant, options);
+    return estimate(all_attention_variant(model), quant, options);
 }
 
 }  // namespace canitrun

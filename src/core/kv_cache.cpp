@@ -86,10 +86,7 @@ Bytes kv_cache_bytes(const Model& model, std::uint64_t context, const KvType& ty
 }
 
 Bytes all_attention_kv_cache_bytes(const Model& model, std::uint64_t context, const KvType& type) {
-    LayerGroup full;
-    full.kind = LayerKind::full;
-    const std::uint64_t per_layer = checked::mul(kv_elements_per_token(model, full), context);
-    return elements_to_bytes(checked::mul(per_layer, model.arch.layers), type);
+    return kv_cache_bytes(all_attention_variant(model), context, type);
 }
 
 Bytes recurrent_state_bytes(const Model& model) {

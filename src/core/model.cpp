@@ -14,6 +14,15 @@ AttentionDims attention_dims(const Model& model, const LayerGroup& group) {
     return d;
 }
 
+Model all_attention_variant(const Model& model) {
+    Model out = model;
+    LayerGroup full;
+    full.kind = LayerKind::full;
+    full.count = model.arch.layers;
+    out.arch.layer_groups = {full};
+    return out;
+}
+
 std::uint64_t count_layers(const Model& model, LayerKind kind) {
     std::uint64_t n = 0;
     for (const auto& group : model.arch.layer_groups) {

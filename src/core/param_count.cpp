@@ -15,10 +15,10 @@ std::uint64_t mixer_params(const Model& m, const LayerGroup& g) {
         case LayerKind::full:
         case LayerKind::sliding: {
             const AttentionDims d = attention_dims(m, g);
-            const std::uint64_t kv_heads = d.kv_heads, k_dim = d.k_dim, v_dim = d.v_dim;
             // A gated attention (Qwen3-Next, Qwen 3.5) doubles the query projection for its gate.
             const std::uint64_t q_heads = a.output_gate ? 2 * a.heads : a.heads;
-            return h * k_dim * (q_heads + kv_heads) + h * v_dim * kv_heads + a.heads * v_dim * h;
+            return h * d.k_dim * (q_heads + d.kv_heads) + h * d.v_dim * d.kv_heads +
+                   a.heads * d.v_dim * h;
         }
         case LayerKind::linear: {
             const std::uint64_t key_dim = g.key_heads * g.key_head_dim;
