@@ -21,6 +21,8 @@ TEST_CASE("did you mean: close names first") {
     REQUIRE_FALSE(s.empty());
     CHECK(s[0] == "qwen3.5-35b-a3b");
     CHECK(suggest("zzzzzzzzzzzz", names).empty());
+    // Without the dot a user may leave out, the 3.5 model still comes first.
+    CHECK(suggest("qwen35", names).at(0) == "qwen3.5-35b-a3b");
 }
 
 TEST_CASE("the database finds models and GPUs by id; alias and spelling") {

@@ -1,6 +1,8 @@
-// Every figure of the reference page (shared/reference/000_2f22aac0dd3df6b7.txt, Qwen 3.5
-// 35B-A3B), written out by hand from the page, must come out of the estimator with the digits
-// the page shows. The exact byte counts were worked out by hand from the rule:
+// Every figure of the reference page for Qwen 3.5 35B-A3B
+// (shared/reference/000_2f22aac0dd3df6b7.txt, copied to
+// tests/fixtures/reference-page-qwen3.5-35b-a3b.txt), written out by hand from the page, must come
+// out of the estimator with the digits the page shows. The exact byte counts were worked out by
+// hand from the rule:
 //   weights = 35e9 x bpw / 8; KV = 10 attention layers x 2 (K, V) x 2 KV heads x 256 x 2 bytes
 //   per token; overhead = 12 % of (weights + KV).
 

@@ -32,12 +32,20 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 
 std::vector<std::string> suggest(const std::string& typed,
                                  const std::vector<std::string>& candidates, std::size_t limit) {
-    const std::string t = normalize_name(typed);
+    // Looser than exact matching: dots go too, so "qwen35" finds "qwen3.5-35b-a3b".
+    const auto loose = [](const std::string& name) {
+        std::string out;
+        for (char c : normalize_name(name)) {
+            if (c != '.') out += c;
+        }
+        return out;
+    };
+    const std::string t = loose(typed);
     // Allow about one typo in three characters, as ninja's did-you-mean does for short names.
     const std::size_t max_distance = std::max<std::size_t>(2, t.size() / 3);
     std::vector<std::pair<std::size_t, std::string>> scored;
     for (const auto& c : candidates) {
-        const std::string n = normalize_name(c);
+        const std::string n = loose(c);
         std::size_t d = edit_distance(t, n);
         if (!t.empty() && t.size() >= 3 && n.find(t) != std::string::npos)
             d = std::min(d, std::size_t{1});
