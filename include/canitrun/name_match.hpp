@@ -6,6 +6,9 @@
 
 namespace canitrun {
 
+// ASCII lowercase (names and type ids are ASCII; locale plays no part).
+std::string to_lower(std::string text);
+
 // Lowercase, with spaces, underscores and dashes dropped: "Qwen3.5 35B-A3B" and
 // "qwen3.5-35b-a3b" compare equal.
 std::string normalize_name(const std::string& name);

@@ -11,13 +11,8 @@
 namespace canitrun::cli {
 namespace {
 
-std::string lower(std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 bool contains(const std::string& haystack, const std::string& needle) {
-    return lower(haystack).find(lower(needle)) != std::string::npos;
+    return to_lower(haystack).find(to_lower(needle)) != std::string::npos;
 }
 
 std::string layer_summary(const Model& m) {
@@ -58,7 +53,7 @@ void write_models(std::ostream& out, const Database& db, const ListFilter& f, bo
 void write_gpu_list(std::ostream& out, const Database& db, const ListFilter& f, bool json) {
     std::vector<const Gpu*> gpus;
     for (const auto& g : db.gpus) {
-        if (!f.vendor.empty() && lower(g.vendor) != lower(f.vendor)) continue;
+        if (!f.vendor.empty() && to_lower(g.vendor) != to_lower(f.vendor)) continue;
         if (f.min_vram_bytes && g.vram_gb * kGB < *f.min_vram_bytes) continue;
         gpus.push_back(&g);
     }

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "canitrun/name_match.hpp"
+
 namespace canitrun {
 namespace {
 
@@ -29,8 +31,7 @@ Bytes elements_to_bytes(std::uint64_t elements, const KvType& type) {
 }  // namespace
 
 Result<KvType> parse_kv_type(const std::string& text) {
-    std::string lower;
-    for (char c : text) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    const std::string lower = to_lower(text);
     for (const auto& t : kKvTypes) {
         if (t.id == lower) return t;
     }
