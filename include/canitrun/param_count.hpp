@@ -20,4 +20,16 @@ struct ParamCount {
 
 ParamCount count_params(const Model& model);
 
+// Parameters of one layer's token mixer (attention, linear attention, SSM or MLA).
+std::uint64_t mixer_params(const Model& model, const LayerGroup& group);
+
+// Parameters of one layer's feed-forward block: `always` is read for every token (a dense FFN,
+// or an MoE layer's shared experts and router), `routed` holds all the routed experts, of which a
+// token reads experts_per_token / experts.
+struct FfnParams {
+    std::uint64_t always = 0;
+    std::uint64_t routed = 0;
+};
+FfnParams ffn_params(const Model& model, bool moe_layer);
+
 }  // namespace canitrun

@@ -7,7 +7,8 @@ std::uint64_t pick(std::uint64_t value, std::uint64_t fallback) {
     return value ? value : fallback;
 }
 
-// Parameters of one layer's token mixer (attention, linear attention, SSM or MLA).
+}  // namespace
+
 std::uint64_t mixer_params(const Model& m, const LayerGroup& g) {
     const std::uint64_t h = m.arch.hidden_size;
     const Attention& a = m.arch.attention;
@@ -48,7 +49,17 @@ std::uint64_t mixer_params(const Model& m, const LayerGroup& g) {
     return 0;
 }
 
-}  // namespace
+FfnParams ffn_params(const Model& m, bool moe_layer) {
+    const Architecture& arch = m.arch;
+    const std::uint64_t h = arch.hidden_size;
+    if (!moe_layer || !arch.moe) return {(arch.gated_ffn ? 3 : 2) * h * arch.intermediate_size, 0};
+    const MoE& moe = *arch.moe;
+    const std::uint64_t matrices = moe.gated ? 3 : 2;  // squared-ReLU experts have two
+    const std::uint64_t expert = matrices * h * moe.expert_intermediate_size;
+    const std::uint64_t shared = matrices * h * moe.shared_expert_intermediate_size;
+    const std::uint64_t router = h * moe.experts;
+    return {shared + router, moe.experts * expert};
+}
 
 ParamCount count_params(const Model& m) {
     const Architecture& arch = m.arch;
@@ -59,19 +70,15 @@ ParamCount count_params(const Model& m) {
     std::uint64_t mixers = 0;
     for (const auto& g : arch.layer_groups) mixers += g.count * mixer_params(m, g);
 
-    const std::uint64_t dense_ffn = (arch.gated_ffn ? 3 : 2) * h * arch.intermediate_size;
+    const std::uint64_t dense_ffn = ffn_params(m, false).always;
     std::uint64_t ffn_total = 0, ffn_active = 0;
     if (arch.moe) {
         const MoE& moe = *arch.moe;
         const std::uint64_t dense_layers = arch.layers - moe.moe_layers;
-        const std::uint64_t matrices = moe.gated ? 3 : 2;  // squared-ReLU experts have two
-        const std::uint64_t expert = matrices * h * moe.expert_intermediate_size;
-        const std::uint64_t shared = matrices * h * moe.shared_expert_intermediate_size;
-        const std::uint64_t router = h * moe.experts;
-        ffn_total =
-            dense_layers * dense_ffn + moe.moe_layers * (moe.experts * expert + shared + router);
-        ffn_active = dense_layers * dense_ffn +
-                     moe.moe_layers * (moe.experts_per_token * expert + shared + router);
+        const FfnParams f = ffn_params(m, true);
+        const std::uint64_t active_routed = f.routed / moe.experts * moe.experts_per_token;
+        ffn_total = dense_layers * dense_ffn + moe.moe_layers * (f.always + f.routed);
+        ffn_active = dense_layers * dense_ffn + moe.moe_layers * (f.always + active_routed);
     } else {
         ffn_total = ffn_active = arch.layers * dense_ffn;
     }

@@ -1,0 +1,51 @@
+#pragma once
+// The hardware a question is about: the GPUs (given by name, as "2x3090" or "4090,3090", or
+// detected), the system RAM that takes what the GPUs cannot hold, and the bandwidths that set
+// the speed.
+//
+// A device's memory is its real capacity in bytes (24 GiB for an RTX 3090; what the driver
+// reports for a detected card). The page's GPU lists compare with the marketed size read as GB
+// instead (see fit.hpp), which is more conservative by 7 %.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "canitrun/checked.hpp"
+#include "canitrun/database.hpp"
+#include "canitrun/error.hpp"
+
+namespace canitrun {
+
+// Dual-channel DDR5-4800: 4800 MT/s x 8 bytes x 2 channels (JEDEC JESD79-5).
+inline constexpr double kDefaultRamBandwidthGbps = 76.8;
+
+struct GpuDevice {
+    std::string name;
+    const Gpu* gpu = nullptr;  // the database entry, when one matches
+    Bytes memory = 0;          // what the model may use on it
+    double bandwidth_gbps = 0;
+    double fp16_tflops = 0;
+    bool unified = false;  // shares system RAM (Apple silicon): nothing to offload to
+};
+
+struct Hardware {
+    std::vector<GpuDevice> gpus;  // empty: CPU only
+    Bytes ram = 0;                // system RAM available for offloaded layers
+    double ram_bandwidth_gbps = kDefaultRamBandwidthGbps;
+
+    Bytes gpu_memory() const;  // the sum, for display only: placement is per device
+    bool unified() const;
+};
+
+// A database GPU as a device: its real capacity (the unified-memory share for Apple silicon).
+GpuDevice device_for(const Gpu& gpu);
+
+// "RTX 4090", "2x3090", "2 x RTX 3090", "4090,3090", "2x4090, 3090": the GPUs named, each
+// counted as often as it appears, in the order given (llama.cpp's device order).
+Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::string& spec);
+
+// "2x NVIDIA RTX 3090", "NVIDIA RTX 4090 + NVIDIA RTX 3090"
+std::string describe_gpus(const std::vector<GpuDevice>& gpus);
+
+}  // namespace canitrun

@@ -1,0 +1,61 @@
+#pragma once
+// The inverse questions, for given hardware: the best quantization that fits at a context, the
+// longest context that fits at a quantization, and every model that runs on it.
+//
+// "Fits" means the whole model on the GPUs (the plan is native) unless a question says
+// otherwise. Contexts are searched up to the model's longest supported context (extended with
+// YaRN where the model card allows it) and rounded down to a multiple of 256, since llama.cpp
+// pads its cache to 256 cells.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "canitrun/database.hpp"
+#include "canitrun/hardware.hpp"
+#include "canitrun/placement.hpp"
+#include "canitrun/speed.hpp"
+
+namespace canitrun {
+
+inline constexpr std::uint64_t kContextStep = 256;
+
+struct HardwareAnswer {
+    const Quant* quant = nullptr;
+    EstimateOptions options;
+    Plan plan;
+    Speed speed;
+};
+
+// The model at this quantization and context on this hardware: the plan (native, offload, or
+// none) and its speed.
+Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const Hardware& hardware,
+                                  const EstimateOptions& options,
+                                  const PlacementOptions& placement = {});
+
+// The longest context (a multiple of 256) at which the whole model fits the GPUs; empty when
+// not even 256 tokens fit.
+Result<std::optional<std::uint64_t>> max_native_context(const Model& model, const Quant& quant,
+                                                        const Hardware& hardware,
+                                                        const EstimateOptions& options);
+
+std::uint64_t longest_supported_context(const Model& model);
+
+// The highest-quality quantization whose plan is native at the options' context; when none
+// is, the highest-quality one that runs with offload. Empty when nothing runs.
+Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
+    const Model& model, const std::vector<const Quant*>& quants, const Hardware& hardware,
+    const EstimateOptions& options);
+
+struct ModelFit {
+    const Model* model = nullptr;
+    HardwareAnswer answer;          // best quantization at the asked context
+    std::uint64_t max_context = 0;  // at that quantization, natively
+};
+
+// Every model that runs natively on the hardware at the options' context, each with its best
+// quantization, its longest context and its speed (database order).
+Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware& hardware,
+                                              const EstimateOptions& options);
+
+}  // namespace canitrun

@@ -1,0 +1,75 @@
+#pragma once
+// Where each piece of a model goes on real hardware, as llama.cpp places it:
+// - Layers are split over the GPUs in proportion to their memory (llama.cpp's default
+//   --tensor-split, --split-mode layer), whole layers only: layer i of the n + 1 units (the n
+//   repeating layers and the output head) goes to the first GPU whose cumulative share exceeds
+//   i / (n + 1) (llama_model::load_tensors). Each GPU carries the KV cache of its own layers.
+// - -ngl N keeps the last N units on the GPUs and the first ones in system RAM (llama.cpp
+//   offloads from the end of the stack; the output head counts as the last unit).
+// - --n-cpu-moe N keeps the routed experts of the first N layers in RAM; everything else of
+//   those layers (attention, shared experts, router, KV cache) stays on the GPU.
+// - The input embedding goes wherever layer 0 goes.
+// - Every device, RAM included, carries the quick rule's overhead (12 %) on its own share.
+// A placement fits when every GPU's share fits its memory and RAM's share fits the RAM.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "canitrun/hardware.hpp"
+#include "canitrun/model_parts.hpp"
+
+namespace canitrun {
+
+struct PlacementOptions {
+    std::optional<std::uint64_t> gpu_layers;  // -ngl; nullopt: all layers and the output head
+    std::uint64_t cpu_moe_layers = 0;         // --n-cpu-moe
+};
+
+struct Share {
+    std::uint64_t layers = 0;  // repeating layers held (or whose experts are held, for RAM)
+    bool output = false;       // holds the output head
+    Bytes capacity = 0;
+    Bytes weights = 0;
+    Bytes kv_cache = 0;
+    Bytes overhead = 0;
+    Bytes read_per_token = 0;  // bytes one decoded token reads here (active weights + KV)
+
+    Bytes total() const;
+    bool fits() const { return total() <= capacity; }
+};
+
+struct Placement {
+    std::uint64_t gpu_layers = 0;  // as llama.cpp counts -ngl (n layers + 1 for the output head)
+    std::uint64_t cpu_moe_layers = 0;
+    std::vector<Share> gpus;  // one per Hardware::gpus, same order
+    Share ram;
+
+    bool fits() const;
+    Bytes gpu_total() const;
+};
+
+Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
+                        const PlacementOptions& options);
+
+enum class PlanKind {
+    native,          // everything on the GPUs
+    expert_offload,  // routed experts of the first N layers in RAM (MoE models)
+    layer_offload,   // the first layers in RAM
+    none,            // nothing fits; the placement shows the all-GPU shortfall
+};
+
+struct Plan {
+    PlanKind kind = PlanKind::none;
+    Placement placement;
+};
+
+// The placement a user should run: all on the GPUs if it fits; else, for an MoE model, the
+// fewest layers' experts in RAM; else the most layers on the GPUs. Explicit options are placed
+// as given.
+Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
+                            const PlacementOptions& options = {});
+
+const char* plan_kind_name(PlanKind kind);
+
+}  // namespace canitrun

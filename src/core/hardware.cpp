@@ -1,0 +1,101 @@
+#include "canitrun/hardware.hpp"
+
+#include <cctype>
+
+namespace canitrun {
+namespace {
+
+inline constexpr std::uint64_t kMaxGpusPerSpec = 64;
+
+std::string trim(const std::string& s) {
+    std::size_t begin = 0, end = s.size();
+    while (begin < end && std::isspace(static_cast<unsigned char>(s[begin]))) ++begin;
+    while (end > begin && std::isspace(static_cast<unsigned char>(s[end - 1]))) --end;
+    return s.substr(begin, end - begin);
+}
+
+// "2x3090" -> {2, "3090"}; "3090" -> {1, "3090"}. The count is one or two digits followed by
+// 'x', so names that begin with digits ("7900 XTX") are not read as counts.
+std::pair<std::uint64_t, std::string> split_count(const std::string& item) {
+    std::size_t digits = 0;
+    while (digits < item.size() && digits < 3 &&
+           std::isdigit(static_cast<unsigned char>(item[digits]))) {
+        ++digits;
+    }
+    if (digits == 0 || digits > 2) return {1, item};
+    std::size_t at = digits;
+    while (at < item.size() && item[at] == ' ') ++at;
+    if (at >= item.size() || (item[at] != 'x' && item[at] != 'X' && item[at] != '*'))
+        return {1, item};
+    const std::string rest = trim(item.substr(at + 1));
+    if (rest.empty()) return {1, item};
+    return {std::stoull(item.substr(0, digits)), rest};
+}
+
+}  // namespace
+
+Bytes Hardware::gpu_memory() const {
+    Bytes sum = 0;
+    for (const auto& d : gpus) sum = checked::add(sum, d.memory);
+    return sum;
+}
+
+bool Hardware::unified() const {
+    for (const auto& d : gpus) {
+        if (d.unified) return true;
+    }
+    return false;
+}
+
+GpuDevice device_for(const Gpu& gpu) {
+    GpuDevice d;
+    d.name = display_name(gpu);
+    d.gpu = &gpu;
+    d.unified = gpu.gpu_class == GpuClass::unified;
+    d.memory = d.unified
+                   ? checked::mul_div_floor(gpu.vram_bytes, gpu.unified_gpu_share_permille, 1000)
+                   : gpu.vram_bytes;
+    d.bandwidth_gbps = gpu.bandwidth_gbps;
+    d.fp16_tflops = gpu.fp16_tflops;
+    return d;
+}
+
+Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::string& spec) {
+    std::vector<const Gpu*> gpus;
+    std::size_t start = 0;
+    while (start <= spec.size()) {
+        const std::size_t comma = spec.find_first_of(",+", start);
+        const std::string item = trim(
+            spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        start = comma == std::string::npos ? spec.size() + 1 : comma + 1;
+        if (item.empty()) {
+            return fail(ErrorKind::bad_input, "empty GPU name in '" + spec + "'",
+                        "write GPUs as \"RTX 4090\", \"2x3090\" or \"4090,3090\"");
+        }
+        const auto [count, name] = split_count(item);
+        if (count == 0 || gpus.size() + count > kMaxGpusPerSpec) {
+            return fail(ErrorKind::bad_input,
+                        "'" + item + "' asks for " + std::to_string(count) + " GPUs",
+                        "give between 1 and " + std::to_string(kMaxGpusPerSpec) + " GPUs");
+        }
+        auto gpu = db.find_gpu(name);
+        if (!gpu) return std::unexpected(gpu.error());
+        for (std::uint64_t i = 0; i < count; ++i) gpus.push_back(*gpu);
+    }
+    return gpus;
+}
+
+std::string describe_gpus(const std::vector<GpuDevice>& gpus) {
+    std::string out;
+    for (std::size_t i = 0; i < gpus.size();) {
+        std::size_t same = i + 1;
+        while (same < gpus.size() && gpus[same].name == gpus[i].name) ++same;
+        if (!out.empty()) out += " + ";
+        if (same - i > 1) out += std::to_string(same - i) + "x ";
+        out += gpus[i].name;
+        i = same;
+    }
+    return out;
+}
+
+}  // namespace canitrun

@@ -1,0 +1,119 @@
+#include "canitrun/model_parts.hpp"
+
+#include <algorithm>
+
+#include "canitrun/param_count.hpp"
+
+namespace canitrun {
+namespace {
+
+// Layer kinds in stack order: the group with the fewest layers spread evenly (its k-th layer at
+// the end of the k-th equal slice), the other groups filling the rest in their order.
+std::vector<const LayerGroup*> layer_order(const Model& model) {
+    const auto& groups = model.arch.layer_groups;
+    std::uint64_t layers = 0;
+    for (const auto& g : groups) layers = checked::add(layers, g.count);
+    std::vector<const LayerGroup*> order(layers, nullptr);
+    if (groups.empty()) return order;
+    const LayerGroup* rarest =
+        &*std::min_element(groups.begin(), groups.end(),
+                           [](const auto& a, const auto& b) { return a.count < b.count; });
+    if (groups.size() > 1) {
+        for (std::uint64_t k = 0; k < rarest->count; ++k)
+            order[(k + 1) * layers / rarest->count - 1] = rarest;
+    }
+    std::size_t slot = 0;
+    for (const auto& g : groups) {
+        if (groups.size() > 1 && &g == rarest) continue;
+        for (std::uint64_t k = 0; k < g.count; ++k) {
+            while (order[slot] != nullptr) ++slot;
+            order[slot] = &g;
+        }
+    }
+    return order;
+}
+
+Bytes layer_kv_bytes(const Model& model, const LayerGroup& group, const EstimateOptions& options) {
+    const std::uint64_t elements =
+        checked::mul(kv_elements_per_token(model, group), cached_tokens(group, options.context));
+    return checked::mul_div_ceil(elements, options.kv_type.block_bytes,
+                                 options.kv_type.block_elements);
+}
+
+}  // namespace
+
+Bytes ModelParts::weights() const {
+    Bytes sum = checked::add(input_weights, output_weights);
+    for (const auto& l : layers) sum = checked::add(sum, l.weights);
+    return sum;
+}
+
+Bytes ModelParts::kv_cache() const {
+    Bytes sum = 0;
+    for (const auto& l : layers) sum = checked::add(sum, l.kv_cache);
+    return sum;
+}
+
+Result<ModelParts> model_parts(const Model& model, const Quant& quant,
+                               const EstimateOptions& options) {
+    try {
+        const Architecture& arch = model.arch;
+        const std::uint64_t embedding = checked::mul(arch.vocab_size, arch.hidden_size);
+        const std::uint64_t input_params = checked::add(embedding, model.params_extra);
+        const std::uint64_t output_params = arch.tied_embeddings ? 0 : embedding;
+        const std::uint64_t dense_layers =
+            arch.moe ? arch.layers - arch.moe->moe_layers : arch.layers;
+
+        struct Share {
+            std::uint64_t params = 0, routed = 0, active = 0;
+        };
+        std::vector<Share> shares;
+        std::uint64_t all_params = checked::add(input_params, output_params);
+        const auto order = layer_order(model);
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            const bool moe_layer = i >= dense_layers;
+            const FfnParams ffn = ffn_params(model, moe_layer);
+            const std::uint64_t always = checked::add(mixer_params(model, *order[i]), ffn.always);
+            const std::uint64_t active_routed =
+                moe_layer && arch.moe ? ffn.routed / arch.moe->experts * arch.moe->experts_per_token
+                                      : 0;
+            shares.push_back({checked::add(always, ffn.routed), ffn.routed,
+                              checked::add(always, active_routed)});
+            all_params = checked::add(all_params, shares.back().params);
+        }
+        if (all_params == 0) {
+            return fail(ErrorKind::bad_database,
+                        "model '" + model.id + "' has no architecture to split",
+                        "give it hidden_size, vocab_size and layer groups in data/models");
+        }
+
+        // The published count at the quantization's rate, shared out by architecture parameters.
+        const Bytes total = weight_bytes(model.params_total, quant);
+        const auto share_of = [&](std::uint64_t params) {
+            return checked::mul_div_floor(total, params, all_params);
+        };
+        ModelParts parts;
+        parts.overhead_percent = options.overhead_percent;
+        parts.input_weights = share_of(input_params);
+        parts.output_weights = share_of(output_params);
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            LayerPart layer;
+            layer.kind = order[i]->kind;
+            layer.weights = share_of(shares[i].params);
+            layer.routed_experts = share_of(shares[i].routed);
+            layer.active_weights = share_of(shares[i].active);
+            layer.kv_cache = layer_kv_bytes(model, *order[i], options);
+            parts.layers.push_back(layer);
+        }
+        // Rounding remainders go to the input embedding, so the pieces sum to the estimate.
+        parts.input_weights =
+            checked::add(parts.input_weights, checked::sub(total, parts.weights()));
+        return parts;
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::overflow,
+                    "the estimate for " + model.id + " does not fit in 64-bit byte counts",
+                    "lower --ctx");
+    }
+}
+
+}  // namespace canitrun

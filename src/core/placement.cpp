@@ -1,0 +1,153 @@
+#include "canitrun/placement.hpp"
+
+namespace canitrun {
+namespace {
+
+void add_overhead(Share& s, std::uint64_t percent) {
+    s.overhead = checked::mul_div_floor(checked::add(s.weights, s.kv_cache), percent, 100);
+}
+
+// The device index of unit `unit` among `units` offloaded ones (llama.cpp: upper_bound over the
+// cumulative memory shares of unit / units). Cross-multiplied to stay in integers.
+std::size_t device_of(std::uint64_t unit, std::uint64_t units,
+                      const std::vector<Bytes>& cumulative) {
+    const Bytes all = cumulative.back();
+    for (std::size_t d = 0; d < cumulative.size(); ++d) {
+        // unit / units < cumulative[d] / all
+        if (static_cast<checked::Wide>(unit) * all <
+            static_cast<checked::Wide>(cumulative[d]) * units)
+            return d;
+    }
+    return cumulative.size() - 1;
+}
+
+}  // namespace
+
+Bytes Share::total() const {
+    return checked::add(checked::add(weights, kv_cache), overhead);
+}
+
+bool Placement::fits() const {
+    for (const auto& g : gpus) {
+        if (!g.fits()) return false;
+    }
+    return ram.fits();
+}
+
+Bytes Placement::gpu_total() const {
+    Bytes sum = 0;
+    for (const auto& g : gpus) sum = checked::add(sum, g.total());
+    return sum;
+}
+
+Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
+                        const PlacementOptions& options) {
+    try {
+        const std::uint64_t n = parts.layers.size();
+        Placement p;
+        p.gpu_layers =
+            hardware.gpus.empty() ? 0 : std::min(options.gpu_layers.value_or(n + 1), n + 1);
+        p.cpu_moe_layers = std::min<std::uint64_t>(options.cpu_moe_layers, n);
+        p.ram.capacity = hardware.ram;
+        std::vector<Bytes> cumulative;
+        for (const auto& d : hardware.gpus) {
+            p.gpus.push_back(Share{});
+            p.gpus.back().capacity = d.memory;
+            cumulative.push_back(
+                checked::add(cumulative.empty() ? 0 : cumulative.back(), d.memory));
+        }
+        if (!cumulative.empty() && cumulative.back() == 0) {
+            return fail(ErrorKind::bad_input, "the GPUs given have no memory",
+                        "give --vram or a GPU by name");
+        }
+        const std::uint64_t first_gpu_unit = n + 1 - p.gpu_layers;
+        const auto share_of = [&](std::uint64_t unit) -> Share& {
+            if (unit < first_gpu_unit) return p.ram;
+            return p.gpus[device_of(unit - first_gpu_unit, p.gpu_layers, cumulative)];
+        };
+
+        for (std::uint64_t i = 0; i < n; ++i) {
+            const LayerPart& layer = parts.layers[i];
+            Share& s = share_of(i);
+            ++s.layers;
+            s.kv_cache = checked::add(s.kv_cache, layer.kv_cache);
+            if (i < p.cpu_moe_layers && &s != &p.ram) {
+                const Bytes active_routed =
+                    checked::sub(layer.active_weights, layer.weights - layer.routed_experts);
+                s.weights = checked::add(s.weights, layer.weights - layer.routed_experts);
+                s.read_per_token = checked::add(
+                    s.read_per_token,
+                    checked::add(layer.active_weights - active_routed, layer.kv_cache));
+                p.ram.weights = checked::add(p.ram.weights, layer.routed_experts);
+                p.ram.read_per_token = checked::add(p.ram.read_per_token, active_routed);
+            } else {
+                s.weights = checked::add(s.weights, layer.weights);
+                s.read_per_token = checked::add(s.read_per_token,
+                                                checked::add(layer.active_weights, layer.kv_cache));
+            }
+        }
+        Share& head = share_of(n);
+        head.output = true;
+        head.weights = checked::add(head.weights, parts.output_weights);
+        head.read_per_token = checked::add(head.read_per_token, parts.output_weights);
+        Share& input = n == 0 ? head : share_of(0);
+        input.weights = checked::add(input.weights, parts.input_weights);  // one row read per token
+
+        for (auto& g : p.gpus) add_overhead(g, parts.overhead_percent);
+        add_overhead(p.ram, parts.overhead_percent);
+        return p;
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::overflow, "the placement does not fit in 64-bit byte counts",
+                    "lower --ctx");
+    }
+}
+
+Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
+                            const PlacementOptions& options) {
+    const std::uint64_t n = parts.layers.size();
+    const auto try_place = [&](const PlacementOptions& o) { return place(parts, hardware, o); };
+    if (options.gpu_layers || options.cpu_moe_layers > 0) {
+        auto p = try_place(options);
+        if (!p) return std::unexpected(p.error());
+        PlanKind kind =
+            options.cpu_moe_layers > 0 ? PlanKind::expert_offload : PlanKind::layer_offload;
+        if (p->gpu_layers == n + 1 && p->cpu_moe_layers == 0) kind = PlanKind::native;
+        return Plan{p->fits() ? kind : PlanKind::none, *p};
+    }
+    auto all = try_place({});
+    if (!all) return std::unexpected(all.error());
+    if (all->fits()) return Plan{PlanKind::native, *all};
+    if (hardware.gpus.empty() || hardware.unified()) return Plan{PlanKind::none, *all};
+
+    bool has_experts = false;
+    for (const auto& l : parts.layers) has_experts = has_experts || l.routed_experts > 0;
+    if (has_experts) {
+        for (std::uint64_t k = 1; k <= n; ++k) {
+            auto p = try_place({std::nullopt, k});
+            if (!p) return std::unexpected(p.error());
+            if (p->fits()) return Plan{PlanKind::expert_offload, *p};
+        }
+    }
+    for (std::uint64_t ngl = n; ngl >= 1; --ngl) {
+        auto p = try_place({ngl, 0});
+        if (!p) return std::unexpected(p.error());
+        if (p->fits()) return Plan{PlanKind::layer_offload, *p};
+    }
+    return Plan{PlanKind::none, *all};
+}
+
+const char* plan_kind_name(PlanKind kind) {
+    switch (kind) {
+        case PlanKind::native:
+            return "native";
+        case PlanKind::expert_offload:
+            return "expert_offload";
+        case PlanKind::layer_offload:
+            return "layer_offload";
+        case PlanKind::none:
+            return "none";
+    }
+    return "none";
+}
+
+}  // namespace canitrun

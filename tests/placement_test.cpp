@@ -1,0 +1,126 @@
+#include "canitrun/placement.hpp"
+
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+Hardware hardware_of(const std::vector<std::string>& ids, std::uint64_t ram_gb = 32) {
+    Hardware h;
+    for (const auto& id : ids) h.gpus.push_back(device_for(test::gpu(id)));
+    h.ram = ram_gb * 1000000000ULL;
+    return h;
+}
+
+ModelParts parts_of(const std::string& model, const std::string& quant, std::uint64_t ctx) {
+    EstimateOptions o;
+    o.context = ctx;
+    auto p = model_parts(test::model(model), test::quant(quant), o);
+    REQUIRE(p);
+    return *p;
+}
+
+}  // namespace
+
+// Llama 3.3 70B at Q4_K_M (4.873 bits per weight), by hand:
+//   weights W = 70e9 x 4.873 / 8 = 42,638,750,000 B (the published 70B).
+//   Architecture: embedding 128256 x 8192 = 1,050,673,152 (input and output, untied); a layer
+//   8192x128x(64+8) + 8192x128x8 + 64x128x8192 + 3x8192x28672 = 855,638,016; all
+//   2 x 1,050,673,152 + 80 x 855,638,016 = 70,552,387,584.
+//   Shares: a layer floor(W x 855,638,016 / 70,552,387,584) = 517,109,862; the output head
+//   634,980,493; the input gets the rest: 634,980,547.
+//   KV per layer: 8 heads x (128 + 128) x 2 B = 4,096 B per token.
+// Two RTX 3090s (24 GiB = 25,769,803,776 B each), 81 units (80 layers + output): unit i goes to
+// GPU 0 while i/81 < 1/2, so GPU 0 holds layers 0..40 (41) plus the input embedding, GPU 1
+// layers 41..79 (39) plus the output head.
+TEST_CASE("2x RTX 3090: a 70B Q4_K_M at 4k splits 41 and 39 layers and fits") {
+    const ModelParts parts = parts_of("llama-3.3-70b", "Q4_K_M", 4096);
+    REQUIRE(parts.weights() == 42638750000ULL);
+    const auto p = place(parts, hardware_of({"rtx-3090", "rtx-3090"}), {});
+    REQUIRE(p);
+    REQUIRE(p->gpus.size() == 2);
+    CHECK(p->gpus[0].layers == 41);
+    CHECK(p->gpus[1].layers == 39);
+    CHECK(p->gpus[1].output);
+    // GPU 0: 634,980,547 + 41 x 517,109,862 = 21,836,484,889 weights; KV 41 x 4096 x 4096 =
+    // 687,865,856; overhead floor(12 % of 22,524,350,745) = 2,702,922,089.
+    CHECK(p->gpus[0].weights == 21836484889ULL);
+    CHECK(p->gpus[0].kv_cache == 687865856ULL);
+    CHECK(p->gpus[0].total() == 25227272834ULL);
+    // GPU 1: 39 x 517,109,862 + 634,980,493 = 20,802,265,111; KV 654,311,424;
+    // total 21,456,576,535 x 1.12 rounded down = 24,031,365,719.
+    CHECK(p->gpus[1].total() == 24031365719ULL);
+    CHECK(p->fits());
+    CHECK(p->ram.total() == 0);
+}
+
+TEST_CASE("2x RTX 3090: a 70B Q4_K_M at 8k fits the 48 GiB sum but not GPU 0") {
+    const ModelParts parts = parts_of("llama-3.3-70b", "Q4_K_M", 8192);
+    // The sum: (42,638,750,000 + 80 x 4096 x 8192) x 1.12 = 50,761,877,107 B, under
+    // 2 x 25,769,803,776 = 51,539,607,552.
+    const Bytes sum = parts.weights() + parts.kv_cache();
+    CHECK(sum + sum * 12 / 100 == 50761877107ULL);
+    const auto p = place(parts, hardware_of({"rtx-3090", "rtx-3090"}), {});
+    REQUIRE(p);
+    // GPU 0: (21,836,484,889 + 41 x 4096 x 8192) x 1.12 = 25,997,682,593 > 25,769,803,776.
+    CHECK(p->gpus[0].total() == 25997682593ULL);
+    CHECK_FALSE(p->gpus[0].fits());
+    CHECK(p->gpus[1].fits());
+    CHECK_FALSE(p->fits());
+    // The plan moves the first layer to RAM instead: -ngl 80 of 81.
+    const auto plan = plan_placement(parts, hardware_of({"rtx-3090", "rtx-3090"}));
+    REQUIRE(plan);
+    CHECK(plan->kind == PlanKind::layer_offload);
+    CHECK(plan->placement.gpu_layers == 80);
+    CHECK(plan->placement.ram.layers == 1);
+}
+
+// Qwen3.5-35B-A3B at Q4_K_M, 8k, on an RTX 4080 (16 GiB = 17,179,869,184 B), by hand:
+//   W = 35e9 x 4.873 / 8 = 21,319,375,000. Architecture params: embedding 248320 x 2048 =
+//   508,559,360 (x2, untied); linear-attention mixer 33,718,272 (x30), full-attention mixer
+//   27,262,976 (x10); each MoE block: shared expert 3x2048x512 + router 2048x256 = 3,670,016
+//   always, routed 256 x 3x2048x512 = 805,306,368. All: 34,660,352,000.
+//   Routed share per layer: floor(W x 805,306,368 / 34,660,352,000) = 495,339,125.
+//   KV: 10 full layers x 2 heads x (256 + 256) x 2 B x 8192 = 167,772,160.
+//   Experts of the first N layers in RAM leave W - N x 495,339,125 + KV (x 1.12) on the GPU:
+//   N = 12: (15,375,305,500 + 167,772,160) x 1.12 = 17,408,246,979 > 16 GiB;
+//   N = 13: (14,879,966,375 + 167,772,160) x 1.12 = 16,853,467,159 fits.
+TEST_CASE(
+    "MoE expert offload: qwen3.5-35b-a3b Q4_K_M on an RTX 4080 keeps 13 layers' experts in RAM") {
+    const ModelParts parts = parts_of("qwen3.5-35b-a3b", "Q4_K_M", 8192);
+    CHECK(parts.layers[0].routed_experts == 495339125ULL);
+    const auto plan = plan_placement(parts, hardware_of({"rtx-4080"}));
+    REQUIRE(plan);
+    CHECK(plan->kind == PlanKind::expert_offload);
+    CHECK(plan->placement.cpu_moe_layers == 13);
+    CHECK(plan->placement.gpus[0].weights == 14879966375ULL);
+    CHECK(plan->placement.gpus[0].kv_cache == 167772160ULL);
+    CHECK(plan->placement.gpus[0].total() == 16853467159ULL);
+    // RAM: 13 x 495,339,125 = 6,439,408,625, x 1.12 = 7,212,137,660.
+    CHECK(plan->placement.ram.weights == 6439408625ULL);
+    CHECK(plan->placement.ram.total() == 7212137660ULL);
+    const auto fewer = place(parts, hardware_of({"rtx-4080"}), {std::nullopt, 12});
+    REQUIRE(fewer);
+    CHECK(fewer->gpus[0].total() == 17408246979ULL);
+    CHECK_FALSE(fewer->fits());
+}
+
+TEST_CASE("gpu layers 0 keeps everything in RAM and the RAM limit applies") {
+    const ModelParts parts = parts_of("llama-3.3-70b", "Q4_K_M", 4096);
+    const auto p = place(parts, hardware_of({"rtx-3090"}, 32), {std::uint64_t{0}, 0});
+    REQUIRE(p);
+    CHECK(p->gpus[0].total() == 0);
+    CHECK(p->ram.layers == 80);
+    CHECK(p->ram.weights == 42638750000ULL);
+    CHECK_FALSE(p->fits());  // 49.3 GB of RAM needed, 32 GB given
+}
+
+TEST_CASE("one GPU holding everything gives the quick estimate's total") {
+    const ModelParts parts = parts_of("qwen3.5-35b-a3b", "Q4_K_M", 8192);
+    const auto p = place(parts, hardware_of({"rtx-5090"}), {});
+    REQUIRE(p);
+    // The reference page's headline: 21,319,375,000 + 167,772,160 + 2,578,457,659.
+    CHECK(p->gpus[0].total() == 24065604819ULL);
+}
