@@ -1,5 +1,7 @@
 #include "canitrun/hardware_questions.hpp"
 
+#include "canitrun/hardware_report.hpp"
+
 #include "catch.hpp"
 #include "test_support.hpp"
 

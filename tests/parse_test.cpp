@@ -36,3 +36,19 @@ TEST_CASE("sizes in GB") {
         CHECK_FALSE(parse_gb(bad).has_value());
     }
 }
+
+TEST_CASE("parse_count takes whole numbers within range") {
+    CHECK(parse_count("33", "-ngl", 1000) == std::uint64_t{33});
+    CHECK(parse_count("0", "-ngl", 1000) == std::uint64_t{0});
+    CHECK_FALSE(parse_count("3.5", "-ngl", 1000));
+    CHECK_FALSE(parse_count("-1", "-ngl", 1000));
+    CHECK_FALSE(parse_count("1001", "-ngl", 1000));
+    CHECK(parse_count("x", "--n-cpu-moe", 10).error().message == "invalid --n-cpu-moe 'x'");
+}
+
+TEST_CASE("parse_bandwidth reads GB per second") {
+    CHECK(parse_bandwidth("76.8") == 76.8);
+    CHECK(parse_bandwidth("100GB/s") == 100.0);
+    CHECK_FALSE(parse_bandwidth("0"));
+    CHECK_FALSE(parse_bandwidth("fast"));
+}

@@ -58,4 +58,11 @@ struct ModelFit {
 Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware& hardware,
                                               const EstimateOptions& options);
 
+enum class FitSort { params, speed, context, name };
+
+// "params" (largest first), "speed" (fastest first), "context" (longest first), "name".
+Result<FitSort> parse_fit_sort(const std::string& text);
+
+void sort_model_fits(std::vector<ModelFit>& fits, FitSort order);
+
 }  // namespace canitrun

@@ -18,4 +18,11 @@ Result<std::uint64_t> parse_context(const std::string& text);
 // A memory size in GB: "24", "24GB", "24 GB", "11.5". Returns bytes (10^9 per GB).
 Result<std::uint64_t> parse_gb(const std::string& text);
 
+// A whole number between 0 and `max` for the option `flag` (named in the error): "-ngl 33".
+Result<std::uint64_t> parse_count(const std::string& text, const std::string& flag,
+                                  std::uint64_t max);
+
+// A bandwidth in GB/s: "76.8", "100GB/s". Between 0.1 and 100000.
+Result<double> parse_bandwidth(const std::string& text);
+
 }  // namespace canitrun

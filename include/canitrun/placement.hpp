@@ -56,6 +56,7 @@ enum class PlanKind {
     native,          // everything on the GPUs
     expert_offload,  // routed experts of the first N layers in RAM (MoE models)
     layer_offload,   // the first layers in RAM
+    cpu_only,        // no GPU: everything in system RAM
     none,            // nothing fits; the placement shows the all-GPU shortfall
 };
 

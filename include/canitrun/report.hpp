@@ -12,6 +12,7 @@
 #include "canitrun/database.hpp"
 #include "canitrun/estimate.hpp"
 #include "canitrun/fit.hpp"
+#include "canitrun/hardware_report.hpp"
 
 namespace canitrun {
 
@@ -20,7 +21,8 @@ struct ReportOptions {
     EstimateOptions estimate;
     FitOptions fit;
     std::optional<Bytes> vram_budget;  // --vram
-    const Gpu* gpu = nullptr;          // --gpu
+    std::optional<Hardware> hardware;  // --gpu (named or detected)
+    PlacementOptions placement;        // --ngl, --n-cpu-moe
 };
 
 struct QuantRow {
@@ -44,13 +46,6 @@ struct VramAnswer {
     std::optional<QuantChoice> best;
 };
 
-struct GpuAnswer {
-    const Gpu* gpu = nullptr;
-    Fit fit = Fit::no;
-    Bytes budget = 0;
-    std::optional<QuantChoice> best;  // the best quantization this GPU holds natively
-};
-
 struct ModelReport {
     const Model* model = nullptr;
     const Quant* quant = nullptr;  // the selected (or recommended) quantization
@@ -71,7 +66,7 @@ struct ModelReport {
     const Gpu* smallest_gpu = nullptr;
     GpuLists gpus;
     std::optional<VramAnswer> vram;
-    std::optional<GpuAnswer> gpu;
+    std::optional<HardwareReport> hardware;
 };
 
 // 8k, 32k, 128k, 256k, capped at the model's native context (the cap becomes the last column).

@@ -7,6 +7,9 @@
 #include "canitrun/database_files.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/report.hpp"
+#include "hardware_json.hpp"
+#include "hardware_options.hpp"
+#include "hardware_text.hpp"
 #include "json_output.hpp"
 #include "list_commands.hpp"
 #include "text_report.hpp"
@@ -29,11 +32,16 @@ Examples:
   canitrun qwen3.5-35b-a3b --vram 24                 what fits a 24 GB budget
   canitrun qwen3.5-35b-a3b --gpu "RTX 4090"          does it fit this card? (exit 1 if not)
   canitrun qwen3.5-35b-a3b --json | jq .smallest_gpu.name
+  canitrun qwen3.5-35b-a3b --gpu 2x3090 --ctx 32k    split over two cards, offload, speed
+  canitrun qwen3.5-35b-a3b --gpu auto                the GPUs in this machine
+  canitrun fit --gpu "RTX 4090" --sort speed         every model that runs on it
+  canitrun system                                    what canitrun detects here
   canitrun gpus qwen3.5-35b-a3b                      every GPU that runs it
   canitrun models --family qwen
   canitrun gpu-list --vendor amd --min-vram 24
 
-Exit codes: 0 answered (with --gpu: it fits), 1 it does not fit the --gpu asked about,
+Exit codes: 0 answered (with --gpu: it fits the GPUs), 1 it does not fit the --gpu asked about
+(the output says whether offload runs it; for fit: no model fits),
 2 bad input (unknown name, bad value, unreadable database).
 Sizes: GB = 10^9 bytes, GiB = 2^30 bytes.)";
 
@@ -43,8 +51,8 @@ struct Options {
     std::string ctx;
     std::string kv_type = "f16";
     std::string vram;
-    std::string ram;
-    std::string gpu;
+    HardwareFlags hw;
+    std::string sort = "params";
     std::string data_dir;
     bool json = false;
     // list filters
@@ -73,9 +81,14 @@ ReportOptions report_options(const Database& db, const Options& o) {
     if (!o.quant.empty()) r.quant = need(db.find_quant(o.quant));
     if (!o.ctx.empty()) r.estimate.context = need(parse_context(o.ctx));
     r.estimate.kv_type = need(parse_kv_type(o.kv_type));
-    if (!o.ram.empty()) r.fit.ram_gb = need(parse_gb(o.ram)) / kGB;
+    if (!o.hw.ram.empty()) r.fit.ram_gb = need(parse_gb(o.hw.ram)) / kGB;
     if (!o.vram.empty()) r.vram_budget = need(parse_gb(o.vram));
-    if (!o.gpu.empty()) r.gpu = need(db.find_gpu(o.gpu));
+    r.hardware = need(hardware_from_flags(db, o.hw));
+    r.placement = need(placement_from_flags(o.hw));
+    if (!r.hardware && (!o.hw.ngl.empty() || !o.hw.n_cpu_moe.empty())) {
+        throw Failure{Error{ErrorKind::bad_input, "--ngl and --n-cpu-moe place layers on GPUs",
+                            "name the GPUs with --gpu, e.g. --gpu \"RTX 4090\" or --gpu auto"}};
+    }
     return r;
 }
 
@@ -84,7 +97,17 @@ void add_estimate_flags(CLI::App& app, Options& o) {
                    "Quantization (default: the recommended Q4_K_M); see 'canitrun quants'");
     app.add_option("--ctx,-c", o.ctx, "Context length in tokens: 8192, 32k, 256K, 1M (default 8k)");
     app.add_option("--kv-type", o.kv_type, "KV cache element type: " + kv_type_names());
-    app.add_option("--ram", o.ram, "System RAM in GB available for CPU offload (default 32)");
+    app.add_option("--ram", o.hw.ram,
+                   "System RAM in GB available for CPU offload (default: detected with --gpu "
+                   "auto, else 32)");
+}
+
+void add_hardware_flags(CLI::App& app, Options& o) {
+    app.add_option("--gpu", o.hw.gpu,
+                   "Your GPUs: \"RTX 4090\", \"2x3090\", \"4090,3090\", or auto to detect them");
+    app.add_option("--ram-bandwidth", o.hw.ram_bandwidth,
+                   "System RAM bandwidth in GB/s for offloaded layers (default 76.8, "
+                   "dual-channel DDR5-4800)");
 }
 
 int run_model(std::ostream& out, const Options& o) {
@@ -99,7 +122,9 @@ int run_model(std::ostream& out, const Options& o) {
         write_text_report(text, report);
     }
     out << text.str();
-    if (report.gpu && report.gpu->fit != Fit::native) return kExitDoesNotFit;
+    if (report.hardware && report.hardware->selected.plan.kind != PlanKind::native) {
+        return kExitDoesNotFit;
+    }
     return kExitOk;
 }
 
@@ -111,6 +136,42 @@ int run_gpus(std::ostream& out, const Options& o) {
     write_gpus_for_model(text, report, o.json);
     out << text.str();
     return kExitOk;
+}
+
+int run_system(std::ostream& out, const Options& o) {
+    const Database db = load_database(o);
+    const DetectedSystem system = detect_this_machine();
+    const Hardware hardware = hardware_from(system, db);
+    std::ostringstream text;
+    if (o.json) {
+        text << system_json(system, hardware).dump(2) << "\n";
+    } else {
+        write_system(text, system, hardware);
+    }
+    out << text.str();
+    return kExitOk;
+}
+
+int run_fit(std::ostream& out, const Options& o) {
+    const Database db = load_database(o);
+    if (o.hw.gpu.empty()) {
+        throw Failure{Error{ErrorKind::bad_input, "fit needs the hardware to fit",
+                            "give --gpu, e.g. canitrun fit --gpu \"RTX 4090\" or --gpu auto"}};
+    }
+    const Hardware hardware = *need(hardware_from_flags(db, o.hw));
+    EstimateOptions options;
+    if (!o.ctx.empty()) options.context = need(parse_context(o.ctx));
+    options.kv_type = need(parse_kv_type(o.kv_type));
+    std::vector<ModelFit> fits = need(models_that_fit(db, hardware, options));
+    sort_model_fits(fits, need(parse_fit_sort(o.sort)));
+    std::ostringstream text;
+    if (o.json) {
+        text << model_fits_json(hardware, options, fits).dump(2) << "\n";
+    } else {
+        write_model_fits(text, hardware, options, fits);
+    }
+    out << text.str();
+    return fits.empty() ? kExitDoesNotFit : kExitOk;
 }
 
 ListFilter list_filter(const Options& o) {
@@ -133,8 +194,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     add_estimate_flags(app, o);
     app.add_option("--vram", o.vram,
                    "A VRAM budget in GB: does the recommended quantization fit, and what does?");
-    app.add_option("--gpu", o.gpu,
-                   "A GPU by name, e.g. \"RTX 4090\": does it fit? (exit 1 if not)");
+    add_hardware_flags(app, o);
+    app.add_option("--ngl", o.hw.ngl,
+                   "Layers on the GPUs as llama.cpp's -ngl counts them (default: as many as fit)");
+    app.add_option("--n-cpu-moe", o.hw.n_cpu_moe,
+                   "Keep the routed experts of the first N layers in RAM (llama.cpp --n-cpu-moe)");
 
     CLI::App* gpus =
         app.add_subcommand("gpus", "List the GPUs that run a model, natively or with CPU offload");
@@ -155,6 +219,20 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     CLI::App* quants = app.add_subcommand("quants", "List the quantization formats");
     quants->fallthrough();
 
+    CLI::App* system = app.add_subcommand("system", "Show the GPUs and RAM found on this machine");
+    system->fallthrough();
+
+    CLI::App* fit = app.add_subcommand(
+        "fit", "Every model that runs on a machine, with its best quantization, context and speed");
+    add_hardware_flags(*fit, o);
+    fit->add_option("--ctx,-c", o.ctx, "Context length to fit (default 8k)");
+    fit->add_option("--kv-type", o.kv_type, "KV cache element type: " + kv_type_names());
+    fit->add_option("--ram", o.hw.ram,
+                    "System RAM in GB (default: detected with --gpu auto, else 32)");
+    fit->add_option("--sort", o.sort,
+                    "Order: params (largest first, default), speed, context, name");
+    fit->fallthrough();
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -174,6 +252,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
     try {
         if (gpus->parsed()) return run_gpus(out, o);
+        if (system->parsed()) return run_system(out, o);
+        if (fit->parsed()) return run_fit(out, o);
         if (models->parsed() || gpu_list->parsed() || quants->parsed()) {
             const Database db = load_database(o);
             std::ostringstream text;

@@ -1,5 +1,7 @@
 #include "json_output.hpp"
 
+#include "hardware_json.hpp"
+
 #include "canitrun/param_count.hpp"
 
 namespace canitrun::cli {
@@ -24,18 +26,6 @@ json gpu_refs(const std::vector<const Gpu*>& gpus) {
 json choice_json(const std::optional<QuantChoice>& choice) {
     if (!choice) return nullptr;
     return {{"quant", choice->quant->id}, {"total_bytes", choice->estimate.total()}};
-}
-
-const char* fit_name(Fit fit) {
-    switch (fit) {
-        case Fit::native:
-            return "native";
-        case Fit::offload:
-            return "offload";
-        case Fit::no:
-            return "no";
-    }
-    return "no";
 }
 
 }  // namespace
@@ -166,12 +156,7 @@ json model_report_json(const ModelReport& r) {
             {"best_quant", r.vram->best ? json(r.vram->best->quant->id) : json(nullptr)},
             {"best", choice_json(r.vram->best)}};
     }
-    if (r.gpu) {
-        out["gpu_query"] = {{"gpu", gpu_ref(r.gpu->gpu)},
-                            {"fit", fit_name(r.gpu->fit)},
-                            {"budget_bytes", r.gpu->budget},
-                            {"best", choice_json(r.gpu->best)}};
-    }
+    if (r.hardware) out["hardware"] = hardware_report_json(*r.model, *r.hardware);
     return out;
 }
 

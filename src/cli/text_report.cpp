@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "canitrun/format.hpp"
+#include "hardware_text.hpp"
 #include "run_commands.hpp"
 #include "table.hpp"
 
@@ -239,7 +240,7 @@ void write_faq(std::ostream& out, const ModelReport& r) {
     }
 }
 
-void write_queries(std::ostream& out, const ModelReport& r, const FitOptions& fit) {
+void write_queries(std::ostream& out, const ModelReport& r) {
     const Bytes total = r.selected.total();
     if (r.vram) {
         const VramAnswer& v = *r.vram;
@@ -255,28 +256,7 @@ void write_queries(std::ostream& out, const ModelReport& r, const FitOptions& fi
             out << " No quantization fits.\n";
         }
     }
-    if (r.gpu) {
-        const GpuAnswer& g = *r.gpu;
-        out << "\nOn " << g.gpu->name << " (" << g.gpu->vram_gb << " GB): " << r.quant->id
-            << " needs " << format_gb(total) << ": ";
-        switch (g.fit) {
-            case Fit::native:
-                out << "fits in VRAM.\n";
-                break;
-            case Fit::offload:
-                out << "does not fit in VRAM; runs with CPU offload, "
-                    << format_gb(total - g.budget) << " in system RAM (of " << fit.ram_gb
-                    << " GB assumed), slower.\n";
-                break;
-            case Fit::no:
-                out << "does not fit, not even with CPU offload.\n";
-                break;
-        }
-        if (g.best) {
-            out << "  Highest-quality quantization that fits it natively: " << g.best->quant->id
-                << " (" << format_gb(g.best->estimate.total()) << ").\n";
-        }
-    }
+    if (r.hardware) write_hardware_section(out, *r.model, *r.quant, r.options, *r.hardware);
 }
 
 }  // namespace
@@ -288,7 +268,7 @@ void write_text_report(std::ostream& out, const ModelReport& r) {
     write_hybrid(out, r);
     write_gpus(out, r, r.fit);
     write_faq(out, r);
-    write_queries(out, r, r.fit);
+    write_queries(out, r);
     const Model& m = *r.model;
     if (!m.benchmarks.empty()) {
         std::vector<std::string> scores;

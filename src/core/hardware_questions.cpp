@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "canitrun/fit.hpp"
+#include "canitrun/hardware_report.hpp"
 
 namespace canitrun {
 namespace {
@@ -81,8 +82,7 @@ Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
 
 Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware& hardware,
                                               const EstimateOptions& options) {
-    std::vector<const Quant*> quants;
-    for (const auto& q : db.quants) quants.push_back(&q);
+    const std::vector<const Quant*> quants = llama_cpp_quants(db);
     std::vector<ModelFit> fits;
     for (const auto& model : db.models) {
         EstimateOptions o = options;
@@ -95,6 +95,39 @@ Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware
         fits.push_back({&model, **best, longest->value_or(o.context)});
     }
     return fits;
+}
+
+Result<FitSort> parse_fit_sort(const std::string& text) {
+    if (text == "params") return FitSort::params;
+    if (text == "speed") return FitSort::speed;
+    if (text == "context") return FitSort::context;
+    if (text == "name") return FitSort::name;
+    return fail(ErrorKind::bad_input, "unknown sort order '" + text + "'",
+                "use one of: params, speed, context, name");
+}
+
+void sort_model_fits(std::vector<ModelFit>& fits, FitSort order) {
+    const auto by = [order](const ModelFit& a, const ModelFit& b) {
+        switch (order) {
+            case FitSort::params:
+                if (a.model->params_total != b.model->params_total) {
+                    return a.model->params_total > b.model->params_total;
+                }
+                break;
+            case FitSort::speed:
+                if (a.answer.speed.decode_tokens_per_s != b.answer.speed.decode_tokens_per_s) {
+                    return a.answer.speed.decode_tokens_per_s > b.answer.speed.decode_tokens_per_s;
+                }
+                break;
+            case FitSort::context:
+                if (a.max_context != b.max_context) return a.max_context > b.max_context;
+                break;
+            case FitSort::name:
+                break;
+        }
+        return a.model->id < b.model->id;
+    };
+    std::stable_sort(fits.begin(), fits.end(), by);
 }
 
 }  // namespace canitrun

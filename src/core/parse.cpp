@@ -97,4 +97,36 @@ Result<std::uint64_t> parse_gb(const std::string& text) {
     return bytes;
 }
 
+Result<std::uint64_t> parse_count(const std::string& text, const std::string& flag,
+                                  std::uint64_t max) {
+    const std::string s = strip(text);
+    std::uint64_t value = 0;
+    if (s.find('.') != std::string::npos || !parse_decimal(s, 0, value)) {
+        return fail(ErrorKind::bad_input, "invalid " + flag + " '" + text + "'",
+                    "give a whole number, for example " + flag + " 20");
+    }
+    if (value > max) {
+        return fail(ErrorKind::bad_input, flag + " " + text + " is out of range",
+                    "give a number between 0 and " + std::to_string(max));
+    }
+    return value;
+}
+
+Result<double> parse_bandwidth(const std::string& text) {
+    std::string s = strip(text);
+    for (const char* suffix : {"GB/s", "gb/s", "GBps"}) {
+        const std::string suf(suffix);
+        if (s.size() > suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0) {
+            s.resize(s.size() - suf.size());
+            break;
+        }
+    }
+    std::uint64_t milli = 0;  // GB/s x 1000
+    if (!parse_decimal(s, 3, milli) || milli < 100 || milli > 100000000ULL) {
+        return fail(ErrorKind::bad_input, "invalid bandwidth '" + text + "'",
+                    "give GB/s between 0.1 and 100000, for example 76.8");
+    }
+    return static_cast<double>(milli) / 1000.0;
+}
+
 }  // namespace canitrun

@@ -116,8 +116,9 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
     }
     auto all = try_place({});
     if (!all) return std::unexpected(all.error());
+    if (hardware.gpus.empty()) return Plan{all->fits() ? PlanKind::cpu_only : PlanKind::none, *all};
     if (all->fits()) return Plan{PlanKind::native, *all};
-    if (hardware.gpus.empty() || hardware.unified()) return Plan{PlanKind::none, *all};
+    if (hardware.unified()) return Plan{PlanKind::none, *all};
 
     bool has_experts = false;
     for (const auto& l : parts.layers) has_experts = has_experts || l.routed_experts > 0;
@@ -144,6 +145,8 @@ const char* plan_kind_name(PlanKind kind) {
             return "expert_offload";
         case PlanKind::layer_offload:
             return "layer_offload";
+        case PlanKind::cpu_only:
+            return "cpu_only";
         case PlanKind::none:
             return "none";
     }

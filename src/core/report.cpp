@@ -87,15 +87,11 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
             v.best = *best;
             r.vram = v;
         }
-        if (options.gpu) {
-            GpuAnswer g;
-            g.gpu = options.gpu;
-            g.fit = classify_fit(*options.gpu, *r.quant, total, options.fit);
-            g.budget = gpu_budget_bytes(*options.gpu);
-            auto best = best_quant_for_budget(model, candidates, g.budget, r.options, options.gpu);
-            if (!best) return std::unexpected(best.error());
-            g.best = *best;
-            r.gpu = g;
+        if (options.hardware) {
+            auto h = build_hardware_report(db, model, *r.quant, r.options, *options.hardware,
+                                           options.placement);
+            if (!h) return std::unexpected(h.error());
+            r.hardware = *h;
         }
     } catch (const OverflowError&) {
         return fail(ErrorKind::overflow,

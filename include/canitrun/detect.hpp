@@ -1,0 +1,73 @@
+#pragma once
+// Finding the local GPUs and system RAM, from the outputs of the tools that report them:
+// nvidia-smi (NVIDIA, MIG instances from `nvidia-smi -L`), rocm-smi or the amdgpu driver's sysfs
+// files (AMD, integrated parts included), sysctl (Apple silicon) and /proc/meminfo (RAM).
+//
+// Detection reads through a ProbeSource, so the logic is pure given what the source returns:
+// the CLI's source runs the tools and reads the files; tests give recorded outputs.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "canitrun/checked.hpp"
+#include "canitrun/database.hpp"
+#include "canitrun/hardware.hpp"
+
+namespace canitrun {
+
+enum class Probe {
+    nvidia_smi_query,  // one CSV line per GPU: index, name, memory.total (MiB)
+    nvidia_smi_list,   // `nvidia-smi -L`: GPUs and their MIG instances
+    rocm_smi,          // product names and VRAM totals as JSON
+    sysctl_memsize,    // hw.memsize (bytes)
+    sysctl_cpu_brand,  // machdep.cpu.brand_string ("Apple M2 Max")
+};
+
+const char* probe_command(Probe probe);    // the command line the CLI runs
+const char* probe_file_name(Probe probe);  // the file a recording keeps its output in
+
+class ProbeSource {
+  public:
+    virtual ~ProbeSource() = default;
+    // The tool's standard output, or nothing when the tool is missing or fails.
+    virtual std::optional<std::string> run(Probe probe) const = 0;
+    virtual std::optional<std::string> read_file(const std::string& path) const = 0;
+    virtual std::vector<std::string> list_dir(const std::string& path) const = 0;
+};
+
+struct DetectedGpu {
+    std::string name;         // as the tool reports it
+    std::string vendor;       // nvidia, amd, apple
+    Bytes memory = 0;         // as the tool reports it: the truth for placement
+    bool integrated = false;  // shares system memory (an APU's GTT, Apple's unified memory)
+    std::string via;          // "nvidia-smi", "nvidia-smi -L (MIG 3g.40gb)", "sysfs", ...
+    // A MIG instance: its parent GPU's name and memory. The instance gets the parent's
+    // bandwidth and throughput in proportion to its memory slice.
+    std::string parent_name;
+    Bytes parent_memory = 0;
+};
+
+struct DetectedSystem {
+    std::vector<DetectedGpu> gpus;
+    std::optional<Bytes> ram;
+    std::vector<std::string> notes;  // what was tried and not found, for `canitrun system`
+};
+
+DetectedSystem detect_system(const ProbeSource& source);
+
+// Parsers of each tool's output (exposed for tests and fuzzing).
+Result<std::vector<DetectedGpu>> parse_nvidia_smi_query(const std::string& csv);
+// MIG instances by parent GPU index: "  MIG 3g.40gb  Device  0: (UUID: ...)" lines.
+std::vector<std::pair<std::uint64_t, std::vector<DetectedGpu>>> parse_nvidia_smi_mig(
+    const std::string& listing);
+Result<std::vector<DetectedGpu>> parse_rocm_smi_json(const std::string& json);
+std::optional<Bytes> parse_meminfo_total(const std::string& meminfo);
+
+// Detected GPUs as devices: the detected memory kept, bandwidth and throughput from the
+// database entry the name matches (longest matching name, nearest memory), if any.
+Hardware hardware_from(const DetectedSystem& system, const Database& db);
+const Gpu* match_gpu(const Database& db, const DetectedGpu& gpu);
+
+}  // namespace canitrun

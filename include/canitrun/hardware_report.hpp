@@ -1,0 +1,28 @@
+#pragma once
+// Everything the CLI shows about one model on one machine: the plan for the chosen
+// quantization and context (native, expert offload, layer offload, or not at all) with its
+// per-device split and speed, the best quantization that fits at that context, and the longest
+// context the chosen quantization fits natively.
+
+#include <optional>
+
+#include "canitrun/hardware_questions.hpp"
+
+namespace canitrun {
+
+// The formats llama.cpp runs (GGUF): the hardware answers are llama.cpp placements.
+std::vector<const Quant*> llama_cpp_quants(const Database& db);
+
+struct HardwareReport {
+    Hardware hardware;
+    HardwareAnswer selected;
+    std::optional<HardwareAnswer> best;        // best GGUF quantization at the context
+    std::optional<std::uint64_t> max_context;  // the selected quantization, natively
+};
+
+Result<HardwareReport> build_hardware_report(const Database& db, const Model& model,
+                                             const Quant& quant, const EstimateOptions& options,
+                                             const Hardware& hardware,
+                                             const PlacementOptions& placement);
+
+}  // namespace canitrun

@@ -1,0 +1,111 @@
+#include "hardware_json.hpp"
+
+#include "hardware_text.hpp"
+
+namespace canitrun::cli {
+namespace {
+
+using json = nlohmann::json;
+
+json share_json(const Share& s) {
+    return {{"layers", s.layers},
+            {"output_head", s.output},
+            {"weights_bytes", s.weights},
+            {"kv_cache_bytes", s.kv_cache},
+            {"overhead_bytes", s.overhead},
+            {"total_bytes", s.total()},
+            {"capacity_bytes", s.capacity},
+            {"fits", s.fits()},
+            {"read_per_token_bytes", s.read_per_token}};
+}
+
+json optional_number(const std::optional<double>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+}  // namespace
+
+json hardware_json(const Hardware& h) {
+    json gpus = json::array();
+    for (const auto& d : h.gpus) {
+        gpus.push_back({{"name", d.name},
+                        {"id", d.gpu != nullptr ? json(d.gpu->id) : json(nullptr)},
+                        {"memory_bytes", d.memory},
+                        {"bandwidth_gbps", d.bandwidth_gbps},
+                        {"fp16_tflops", d.fp16_tflops},
+                        {"unified", d.unified}});
+    }
+    return {{"gpus", gpus}, {"ram_bytes", h.ram}, {"ram_bandwidth_gbps", h.ram_bandwidth_gbps}};
+}
+
+json hardware_answer_json(const HardwareAnswer& a) {
+    const Placement& p = a.plan.placement;
+    json devices = json::array();
+    for (const auto& g : p.gpus) devices.push_back(share_json(g));
+    const SpeedAssumptions& s = a.speed.assumptions;
+    return {{"quant", a.quant->id},
+            {"context", a.options.context},
+            {"plan", plan_kind_name(a.plan.kind)},
+            {"gpu_layers", p.gpu_layers},
+            {"cpu_moe_layers", p.cpu_moe_layers},
+            {"gpus", devices},
+            {"ram", share_json(p.ram)},
+            {"gpu_total_bytes", p.gpu_total()},
+            {"speed",
+             {{"decode_tokens_per_s", a.speed.decode_tokens_per_s},
+              {"prefill_tokens_per_s", optional_number(a.speed.prefill_tokens_per_s)},
+              {"assumptions",
+               {{"gpu_bandwidth_efficiency", s.gpu_bandwidth_efficiency},
+                {"ram_bandwidth_efficiency", s.ram_bandwidth_efficiency},
+                {"gpu_compute_efficiency", s.gpu_compute_efficiency},
+                {"pcie_gbps", s.pcie_gbps},
+                {"ubatch", s.ubatch}}}}}};
+}
+
+json hardware_report_json(const Model& model, const HardwareReport& r) {
+    json out = {{"hardware", hardware_json(r.hardware)},
+                {"selected", hardware_answer_json(r.selected)},
+                {"best", r.best ? hardware_answer_json(*r.best) : json(nullptr)},
+                {"max_context", r.max_context ? json(*r.max_context) : json(nullptr)}};
+    if (r.selected.plan.kind != PlanKind::none && r.selected.quant->format == "gguf") {
+        out["llama_cpp_command"] =
+            fitted_llama_command(model, *r.selected.quant, r.selected.options.context, r.hardware,
+                                 r.selected.plan.placement);
+    }
+    return out;
+}
+
+json system_json(const DetectedSystem& system, const Hardware& hardware) {
+    json gpus = json::array();
+    for (std::size_t i = 0; i < system.gpus.size(); ++i) {
+        const DetectedGpu& d = system.gpus[i];
+        const GpuDevice& dev = hardware.gpus[i];
+        gpus.push_back({{"name", d.name},
+                        {"vendor", d.vendor},
+                        {"memory_bytes", d.memory},
+                        {"usable_bytes", dev.memory},
+                        {"integrated", d.integrated},
+                        {"found_by", d.via},
+                        {"database_id", dev.gpu != nullptr ? json(dev.gpu->id) : json(nullptr)},
+                        {"bandwidth_gbps", dev.bandwidth_gbps}});
+    }
+    return {{"gpus", gpus},
+            {"ram_bytes", system.ram ? json(*system.ram) : json(nullptr)},
+            {"notes", system.notes}};
+}
+
+json model_fits_json(const Hardware& hardware, const EstimateOptions& options,
+                     const std::vector<ModelFit>& fits) {
+    json models = json::array();
+    for (const auto& f : fits) {
+        json entry = hardware_answer_json(f.answer);
+        entry["model"] = f.model->id;
+        entry["params_total"] = f.model->params_total;
+        entry["max_context"] = f.max_context;
+        models.push_back(entry);
+    }
+    return {
+        {"hardware", hardware_json(hardware)}, {"context", options.context}, {"models", models}};
+}
+
+}  // namespace canitrun::cli

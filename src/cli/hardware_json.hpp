@@ -1,0 +1,19 @@
+#pragma once
+// Hardware answers as JSON: every byte figure per device, layers, RAM, tokens/s and the
+// assumptions behind them.
+
+#include <nlohmann/json.hpp>
+
+#include "canitrun/detect.hpp"
+#include "canitrun/hardware_report.hpp"
+
+namespace canitrun::cli {
+
+nlohmann::json hardware_json(const Hardware& hardware);
+nlohmann::json hardware_answer_json(const HardwareAnswer& answer);
+nlohmann::json hardware_report_json(const Model& model, const HardwareReport& report);
+nlohmann::json system_json(const DetectedSystem& system, const Hardware& hardware);
+nlohmann::json model_fits_json(const Hardware& hardware, const EstimateOptions& options,
+                               const std::vector<ModelFit>& fits);
+
+}  // namespace canitrun::cli

@@ -1,0 +1,32 @@
+#pragma once
+// The hardware flags (--gpu NAME|SPEC|auto, --ram, --ram-bandwidth, --ngl, --n-cpu-moe) turned
+// into the core's Hardware and PlacementOptions.
+
+#include <optional>
+#include <string>
+
+#include "canitrun/database.hpp"
+#include "canitrun/detect.hpp"
+#include "canitrun/hardware.hpp"
+#include "canitrun/placement.hpp"
+
+namespace canitrun::cli {
+
+struct HardwareFlags {
+    std::string gpu;  // "RTX 4090", "2x3090", "4090,3090", "auto"
+    std::string ram;
+    std::string ram_bandwidth;
+    std::string ngl;
+    std::string n_cpu_moe;
+};
+
+// What detection found on this machine. CANITRUN_PROBE_RECORDING=DIR replays a recording
+// instead (tests/fixtures/probe/README.md), for tests and bug reports.
+DetectedSystem detect_this_machine();
+
+// Empty when no --gpu was given.
+Result<std::optional<Hardware>> hardware_from_flags(const Database& db, const HardwareFlags& flags);
+
+Result<PlacementOptions> placement_from_flags(const HardwareFlags& flags);
+
+}  // namespace canitrun::cli

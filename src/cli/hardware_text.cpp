@@ -1,0 +1,200 @@
+#include "hardware_text.hpp"
+
+#include <fmt/format.h>
+
+#include "canitrun/fit.hpp"
+#include "canitrun/format.hpp"
+#include "table.hpp"
+
+namespace canitrun::cli {
+namespace {
+
+std::string device_label(const Hardware& h, std::size_t i) {
+    const GpuDevice& d = h.gpus[i];
+    return fmt::format("GPU {}  {}", i, d.gpu != nullptr ? d.gpu->short_name : d.name);
+}
+
+std::string memory_label(const Hardware& h) {
+    std::string gpus = h.gpus.empty() ? "no GPU" : describe_gpus(h.gpus);
+    return gpus + " + " + format_gb(h.ram) + " RAM";
+}
+
+void add_share_row(Table& t, const std::string& label, const Share& s,
+                   std::uint64_t expert_layers = 0) {
+    std::string layers = std::to_string(s.layers);
+    if (s.output) layers += "+out";
+    if (expert_layers > 0) layers = fmt::format("experts of {}", expert_layers);
+    t.add_row({label, layers, format_gb(s.weights), format_gb(s.kv_cache), format_gb(s.overhead),
+               format_gb(s.total()), format_gb(s.capacity), s.fits() ? "" : "over"});
+}
+
+std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
+    const Placement& p = a.plan.placement;
+    const std::uint64_t layers = p.gpus.empty() ? 0 : p.gpu_layers;
+    switch (a.plan.kind) {
+        case PlanKind::native:
+            return fmt::format("Fits on the GPU{}: {} of {}.", h.gpus.size() > 1 ? "s" : "",
+                               format_gb(p.gpu_total()), format_gb(h.gpu_memory()));
+        case PlanKind::expert_offload:
+            return fmt::format(
+                "Does not fit the GPU memory whole; runs with the routed experts of the first {} "
+                "layers in system RAM (llama.cpp --n-cpu-moe {}): {} on the GPU{}, {} in RAM.",
+                p.cpu_moe_layers, p.cpu_moe_layers, format_gb(p.gpu_total()),
+                h.gpus.size() > 1 ? "s" : "", format_gb(p.ram.total()));
+        case PlanKind::layer_offload:
+            return fmt::format(
+                "Does not fit the GPU memory whole; runs with the first {} layer{} in system RAM "
+                "(llama.cpp -ngl {}): {} on the GPU{}, {} in RAM.",
+                p.ram.layers, p.ram.layers == 1 ? "" : "s", layers, format_gb(p.gpu_total()),
+                h.gpus.size() > 1 ? "s" : "", format_gb(p.ram.total()));
+        case PlanKind::cpu_only:
+            return fmt::format("No GPU: runs on the CPU from system RAM, {} of {}.",
+                               format_gb(p.ram.total()), format_gb(h.ram));
+        case PlanKind::none:
+            break;
+    }
+    if (h.unified()) {
+        return fmt::format("Does not fit: needs {} and the GPU may use {} of unified memory.",
+                           format_gb(p.gpu_total()), format_gb(h.gpu_memory()));
+    }
+    return fmt::format("Does not fit, not even with layers in the {} of system RAM given (--ram).",
+                       format_gb(h.ram));
+}
+
+std::string percent(double share) {
+    return fmt::format("{:.0f} %", share * 100);
+}
+
+}  // namespace
+
+std::string format_rate(double tokens_per_s) {
+    if (tokens_per_s >= 10) return fmt::format("{:.0f} tokens/s", tokens_per_s);
+    return fmt::format("{:.1f} tokens/s", tokens_per_s);
+}
+
+std::string fitted_llama_command(const Model& model, const Quant& quant, std::uint64_t context,
+                                 const Hardware& hardware, const Placement& placement) {
+    const std::string file = model.run.gguf_repo.empty()
+                                 ? "-m " + model.id + "-" + quant.id + ".gguf"
+                                 : "-hf " + model.run.gguf_repo + ":" + quant.id;
+    std::string cmd = fmt::format("llama-server {} -c {}", file, context);
+    if (hardware.gpus.empty()) return cmd + " -ngl 0";
+    const std::uint64_t all = placement.gpus.empty() ? 0 : placement.gpu_layers;
+    cmd += fmt::format(" -ngl {}", placement.ram.layers == 0 ? std::uint64_t{99} : all);
+    if (placement.cpu_moe_layers > 0)
+        cmd += fmt::format(" --n-cpu-moe {}", placement.cpu_moe_layers);
+    if (hardware.gpus.size() > 1) {
+        // The split we assumed, in proportion to memory (llama.cpp's default from free memory).
+        std::string split;
+        for (const auto& d : hardware.gpus) {
+            split += (split.empty() ? "" : ",") + fmt::format("{}", d.memory / kGiB);
+        }
+        cmd += " -ts " + split;
+    }
+    return cmd;
+}
+
+void write_hardware_section(std::ostream& out, const Model& model, const Quant& quant,
+                            const EstimateOptions& options, const HardwareReport& r) {
+    const Hardware& h = r.hardware;
+    const HardwareAnswer& a = r.selected;
+    const Placement& p = a.plan.placement;
+    out << "\nOn " << memory_label(h) << ": " << quant.id << " at "
+        << format_thousands(options.context) << " tokens\n";
+    out << "  " << plan_sentence(a, h) << "\n";
+
+    Table t({"Device", "Layers", "Weights", "KV cache", "Overhead", "Total", "Memory", ""},
+            {false, true, true, true, true, true, true, false});
+    for (std::size_t i = 0; i < p.gpus.size(); ++i) add_share_row(t, device_label(h, i), p.gpus[i]);
+    if (p.ram.total() > 0 || h.gpus.empty())
+        add_share_row(t, "System RAM", p.ram, p.cpu_moe_layers);
+    out << "\n";
+    t.write(out, "  ");
+
+    if (a.plan.kind != PlanKind::none && a.speed.decode_tokens_per_s > 0) {
+        const SpeedAssumptions& s = a.speed.assumptions;
+        out << "\n  Speed: about " << format_rate(a.speed.decode_tokens_per_s) << " generating";
+        if (a.speed.prefill_tokens_per_s) {
+            out << ", " << format_rate(*a.speed.prefill_tokens_per_s) << " reading the prompt";
+        }
+        out << "\n    assumes decode at " << percent(s.gpu_bandwidth_efficiency)
+            << " of each GPU's memory bandwidth";
+        if (p.ram.read_per_token > 0) {
+            out << " and " << percent(s.ram_bandwidth_efficiency) << " of "
+                << fmt::format("{:g}", h.ram_bandwidth_gbps)
+                << " GB/s of RAM bandwidth (--ram-bandwidth)";
+        }
+        out << ", prefill at " << percent(s.gpu_compute_efficiency) << " of fp16 tensor throughput";
+        if (p.ram.weights > 0) {
+            out << ", RAM-held weights crossing PCIe at " << fmt::format("{:g}", s.pcie_gbps)
+                << " GB/s once per " << s.ubatch << "-token batch";
+        }
+        out << "\n";
+    } else if (a.plan.kind != PlanKind::none) {
+        out << "\n  Speed: unknown (no bandwidth on record for this device)\n";
+    }
+
+    if (r.best) {
+        out << "  Best quantization that "
+            << (r.best->plan.kind == PlanKind::native ? "fits" : "runs") << " at "
+            << format_thousands(options.context) << " tokens: " << r.best->quant->id << " ("
+            << plan_kind_name(r.best->plan.kind) << ", "
+            << format_rate(r.best->speed.decode_tokens_per_s) << ")\n";
+    }
+    if (r.max_context) {
+        out << "  Longest context for " << quant.id
+            << " without offload: " << format_thousands(*r.max_context) << " tokens"
+            << (*r.max_context > model.context_native
+                    ? " (past the native window: needs " + model.context_extension + ")"
+                    : "")
+            << "\n";
+    } else {
+        out << "  " << quant.id << " does not fit without offload at any context.\n";
+    }
+    if (a.plan.kind != PlanKind::none && quant.format == "gguf") {
+        out << "  llama.cpp: " << fitted_llama_command(model, quant, options.context, h, p) << "\n";
+    }
+}
+
+void write_system(std::ostream& out, const DetectedSystem& system, const Hardware& hardware) {
+    if (system.gpus.empty()) {
+        out << "No GPU found.\n";
+    } else {
+        Table t({"#", "GPU", "Memory", "Bandwidth", "Database entry", "Found by"},
+                {true, false, true, true, false, false});
+        for (std::size_t i = 0; i < system.gpus.size(); ++i) {
+            const DetectedGpu& d = system.gpus[i];
+            const GpuDevice& dev = hardware.gpus[i];
+            t.add_row({std::to_string(i), d.name, format_gb(dev.memory),
+                       dev.bandwidth_gbps > 0 ? fmt::format("{:.0f} GB/s", dev.bandwidth_gbps)
+                                              : "unknown",
+                       dev.gpu != nullptr ? dev.gpu->id : "none", d.via});
+        }
+        t.write(out, "");
+    }
+    out << "System RAM: " << (system.ram ? format_gb(*system.ram) : std::string("unknown")) << "\n";
+    for (const auto& note : system.notes) out << "  (" << note << ")\n";
+    if (system.gpus.empty()) {
+        out << "Models run on the CPU from RAM: try 'canitrun fit --gpu auto'.\n";
+    }
+}
+
+void write_model_fits(std::ostream& out, const Hardware& hardware, const EstimateOptions& options,
+                      const std::vector<ModelFit>& fits) {
+    out << fits.size() << " models run on " << memory_label(hardware) << " without offload at "
+        << format_thousands(options.context) << " tokens:\n\n";
+    Table t({"Model", "Params", "Best quant", "Total", "Longest context", "Speed"},
+            {false, true, false, true, true, true});
+    for (const auto& f : fits) {
+        const auto& a = f.answer;
+        t.add_row({f.model->id, format_params(f.model->params_total), a.quant->id,
+                   format_gb(a.plan.placement.gpus.empty() ? a.plan.placement.ram.total()
+                                                           : a.plan.placement.gpu_total()),
+                   format_thousands(f.max_context),
+                   a.speed.decode_tokens_per_s > 0 ? format_rate(a.speed.decode_tokens_per_s)
+                                                   : "unknown"});
+    }
+    t.write(out, "");
+}
+
+}  // namespace canitrun::cli

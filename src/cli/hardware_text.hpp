@@ -1,0 +1,29 @@
+#pragma once
+// Hardware answers as terminal text: a model on given or detected hardware, the detected
+// system, and every model that fits a machine.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "canitrun/detect.hpp"
+#include "canitrun/hardware_report.hpp"
+
+namespace canitrun::cli {
+
+void write_hardware_section(std::ostream& out, const Model& model, const Quant& quant,
+                            const EstimateOptions& options, const HardwareReport& report);
+
+void write_system(std::ostream& out, const DetectedSystem& system, const Hardware& hardware);
+
+void write_model_fits(std::ostream& out, const Hardware& hardware, const EstimateOptions& options,
+                      const std::vector<ModelFit>& fits);
+
+// "14 tokens/s", "3.2 tokens/s"
+std::string format_rate(double tokens_per_s);
+
+// The llama-server command line fitted to the plan: -ngl, --n-cpu-moe and -ts as needed.
+std::string fitted_llama_command(const Model& model, const Quant& quant, std::uint64_t context,
+                                 const Hardware& hardware, const Placement& placement);
+
+}  // namespace canitrun::cli

@@ -1,0 +1,373 @@
+#include "canitrun/detect.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "canitrun/name_match.hpp"
+
+namespace canitrun {
+namespace {
+
+constexpr Bytes kMiB = 1ULL << 20;
+constexpr Bytes kGiB = 1ULL << 30;
+constexpr std::uint64_t kAmdVendorId = 0x1002;
+// An AMD device with less dedicated VRAM than this and more GTT is an integrated part (APU):
+// its VRAM is a BIOS carve-out and the model lives in shared system memory.
+constexpr Bytes kIntegratedVramBelow = 2 * kGiB;
+// macOS lets the GPU wire about two thirds of unified memory by default
+// (recommendedMaxWorkingSetSize); the database's entry says more precisely when one matches.
+constexpr std::uint64_t kDefaultUnifiedSharePermille = 666;
+
+std::string trim(const std::string& s) {
+    std::size_t b = 0, e = s.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+    return s.substr(b, e - b);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::string item;
+    std::istringstream in(s);
+    while (std::getline(in, item, sep)) out.push_back(item);
+    return out;
+}
+
+std::optional<std::uint64_t> to_number(const std::string& text, int base = 10) {
+    const std::string t = trim(text);
+    if (t.empty() || t.size() > 20) return std::nullopt;
+    std::size_t used = 0;
+    try {
+        const unsigned long long v = std::stoull(t, &used, base);
+        if (used != t.size()) return std::nullopt;
+        return v;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+std::optional<Bytes> read_bytes_file(const ProbeSource& source, const std::string& path) {
+    const auto text = source.read_file(path);
+    if (!text) return std::nullopt;
+    return to_number(*text);
+}
+
+void detect_nvidia(const ProbeSource& source, DetectedSystem& system) {
+    const auto csv = source.run(Probe::nvidia_smi_query);
+    if (!csv) {
+        system.notes.push_back("nvidia-smi: not found or failed");
+        return;
+    }
+    auto gpus = parse_nvidia_smi_query(*csv);
+    if (!gpus) {
+        system.notes.push_back("nvidia-smi: " + gpus.error().message);
+        return;
+    }
+    std::vector<std::pair<std::uint64_t, std::vector<DetectedGpu>>> mig;
+    if (const auto listing = source.run(Probe::nvidia_smi_list))
+        mig = parse_nvidia_smi_mig(*listing);
+    for (std::size_t i = 0; i < gpus->size(); ++i) {
+        bool split = false;
+        for (const auto& [parent, instances] : mig) {
+            if (parent != i || instances.empty()) continue;
+            split = true;
+            for (auto instance : instances) {
+                instance.parent_name = (*gpus)[i].name;
+                instance.parent_memory = (*gpus)[i].memory;
+                instance.name = (*gpus)[i].name + " " + instance.name;
+                system.gpus.push_back(instance);
+            }
+        }
+        if (!split) system.gpus.push_back((*gpus)[i]);
+    }
+}
+
+void detect_amd(const ProbeSource& source, DetectedSystem& system) {
+    std::vector<DetectedGpu> rocm;
+    if (const auto json = source.run(Probe::rocm_smi)) {
+        if (auto parsed = parse_rocm_smi_json(*json)) rocm = *parsed;
+    }
+    std::size_t found = 0;
+    for (const auto& entry : source.list_dir("/sys/class/drm")) {
+        // card0, card1, ... (not card0-DP-1 connectors, not renderD128)
+        if (entry.size() < 5 || entry.compare(0, 4, "card") != 0) continue;
+        if (!to_number(entry.substr(4))) continue;
+        const std::string device = "/sys/class/drm/" + entry + "/device/";
+        const auto vendor = source.read_file(device + "vendor");
+        if (!vendor || to_number(trim(*vendor), 16) != kAmdVendorId) continue;
+        const auto vram = read_bytes_file(source, device + "mem_info_vram_total");
+        if (!vram) continue;
+        const auto gtt = read_bytes_file(source, device + "mem_info_gtt_total");
+        DetectedGpu gpu;
+        gpu.vendor = "amd";
+        gpu.via = "sysfs";
+        gpu.memory = *vram;
+        if (*vram < kIntegratedVramBelow && gtt && *gtt > *vram) {
+            gpu.integrated = true;
+            gpu.memory = *gtt;
+            gpu.via = "sysfs (integrated: " + std::to_string(*vram / kMiB) + " MiB carve-out, " +
+                      "shared memory through GTT)";
+        }
+        if (const auto product = source.read_file(device + "product_name");
+            product && !trim(*product).empty()) {
+            gpu.name = trim(*product);
+        } else if (found < rocm.size()) {
+            gpu.name = rocm[found].name;
+        } else {
+            const auto id = source.read_file(device + "device");
+            gpu.name = "AMD GPU (PCI device " + (id ? trim(*id) : std::string("unknown")) + ")";
+        }
+        system.gpus.push_back(gpu);
+        ++found;
+    }
+    if (found == 0 && !rocm.empty()) {
+        for (const auto& g : rocm) system.gpus.push_back(g);
+        found = rocm.size();
+    }
+    if (found == 0)
+        system.notes.push_back("AMD: no amdgpu device in /sys/class/drm and no rocm-smi");
+}
+
+void detect_apple(const ProbeSource& source, DetectedSystem& system) {
+    const auto brand = source.run(Probe::sysctl_cpu_brand);
+    const auto memsize = source.run(Probe::sysctl_memsize);
+    if (!brand || trim(*brand).rfind("Apple", 0) != 0 || !memsize) return;
+    const auto bytes = to_number(*memsize);
+    if (!bytes) return;
+    DetectedGpu gpu;
+    gpu.name = trim(*brand);
+    gpu.vendor = "apple";
+    gpu.memory = *bytes;
+    gpu.integrated = true;
+    gpu.via = "sysctl";
+    system.gpus.push_back(gpu);
+    if (!system.ram) system.ram = *bytes;
+}
+
+// Keys worth matching: at least three characters and a digit ("4090", "h100", not "nvidia").
+bool useful_key(const std::string& key) {
+    if (key.size() < 3) return false;
+    for (char c : key) {
+        if (std::isdigit(static_cast<unsigned char>(c))) return true;
+    }
+    return false;
+}
+
+double memory_distance(const Gpu& gpu, Bytes detected) {
+    const double a = static_cast<double>(gpu.vram_bytes), b = static_cast<double>(detected);
+    return std::fabs(a - b) / std::max(a, b);
+}
+
+}  // namespace
+
+const char* probe_command(Probe probe) {
+    switch (probe) {
+        case Probe::nvidia_smi_query:
+            return "nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits";
+        case Probe::nvidia_smi_list:
+            return "nvidia-smi -L";
+        case Probe::rocm_smi:
+            return "rocm-smi --showproductname --showmeminfo vram --json";
+        case Probe::sysctl_memsize:
+            return "sysctl -n hw.memsize";
+        case Probe::sysctl_cpu_brand:
+            return "sysctl -n machdep.cpu.brand_string";
+    }
+    return "";
+}
+
+const char* probe_file_name(Probe probe) {
+    switch (probe) {
+        case Probe::nvidia_smi_query:
+            return "nvidia-smi-query.csv";
+        case Probe::nvidia_smi_list:
+            return "nvidia-smi-L.txt";
+        case Probe::rocm_smi:
+            return "rocm-smi.json";
+        case Probe::sysctl_memsize:
+            return "sysctl-hw.memsize.txt";
+        case Probe::sysctl_cpu_brand:
+            return "sysctl-machdep.cpu.brand_string.txt";
+    }
+    return "";
+}
+
+Result<std::vector<DetectedGpu>> parse_nvidia_smi_query(const std::string& csv) {
+    std::vector<DetectedGpu> gpus;
+    for (const auto& raw : split(csv, '\n')) {
+        const std::string line = trim(raw);
+        if (line.empty()) continue;
+        const auto fields = split(line, ',');
+        if (fields.size() < 3) {
+            return fail(ErrorKind::bad_input, "unexpected nvidia-smi line '" + line + "'",
+                        "expected: index, name, memory.total");
+        }
+        const auto mib = to_number(fields[2]);
+        if (!mib || *mib > (1ULL << 30)) {
+            // "[N/A]" or "[Insufficient Permissions]": report the card, memory unknown.
+            return fail(ErrorKind::bad_input, "nvidia-smi gave no memory size in '" + line + "'",
+                        "run 'nvidia-smi' to check the driver");
+        }
+        DetectedGpu g;
+        g.name = trim(fields[1]);
+        g.vendor = "nvidia";
+        g.memory = *mib * kMiB;
+        g.via = "nvidia-smi";
+        gpus.push_back(g);
+    }
+    return gpus;
+}
+
+std::vector<std::pair<std::uint64_t, std::vector<DetectedGpu>>> parse_nvidia_smi_mig(
+    const std::string& listing) {
+    std::vector<std::pair<std::uint64_t, std::vector<DetectedGpu>>> out;
+    for (const auto& raw : split(listing, '\n')) {
+        const std::string line = trim(raw);
+        if (line.rfind("GPU ", 0) == 0) {
+            const auto colon = line.find(':');
+            const auto index =
+                colon == std::string::npos ? std::nullopt : to_number(line.substr(4, colon - 4));
+            if (index) out.push_back({*index, {}});
+            continue;
+        }
+        // "MIG 3g.40gb     Device  0: (UUID: MIG-...)"
+        if (line.rfind("MIG ", 0) != 0 || out.empty()) continue;
+        const std::string profile = trim(line.substr(4, line.find(' ', 4) - 4));
+        const auto dot = profile.find('.');
+        if (dot == std::string::npos || profile.size() < dot + 3) continue;
+        const std::string size = profile.substr(dot + 1);
+        if (size.size() < 3 || size.compare(size.size() - 2, 2, "gb") != 0) continue;
+        const auto gb = to_number(size.substr(0, size.size() - 2));
+        if (!gb) continue;
+        DetectedGpu g;
+        g.name = "MIG " + profile;
+        g.vendor = "nvidia";
+        g.memory = checked::mul(*gb, 1000000000ULL);  // the profile's nominal size
+        g.via = "nvidia-smi -L (MIG " + profile + ")";
+        out.back().second.push_back(g);
+    }
+    return out;
+}
+
+Result<std::vector<DetectedGpu>> parse_rocm_smi_json(const std::string& text) {
+    const auto json = nlohmann::json::parse(text, nullptr, false);
+    if (json.is_discarded() || !json.is_object()) {
+        return fail(ErrorKind::bad_input, "rocm-smi printed no JSON object", "");
+    }
+    std::vector<DetectedGpu> gpus;
+    for (const auto& [card, info] : json.items()) {
+        if (card.rfind("card", 0) != 0 || !info.is_object()) continue;
+        DetectedGpu g;
+        g.vendor = "amd";
+        g.via = "rocm-smi";
+        for (const char* key : {"Card Series", "Card series", "Card SKU"}) {
+            if (info.contains(key) && info[key].is_string()) {
+                g.name = info[key].get<std::string>();
+                break;
+            }
+        }
+        if (info.contains("VRAM Total Memory (B)") && info["VRAM Total Memory (B)"].is_string()) {
+            g.memory = to_number(info["VRAM Total Memory (B)"].get<std::string>()).value_or(0);
+        }
+        if (g.name.empty()) g.name = "AMD GPU (" + card + ")";
+        gpus.push_back(g);
+    }
+    return gpus;
+}
+
+std::optional<Bytes> parse_meminfo_total(const std::string& meminfo) {
+    for (const auto& raw : split(meminfo, '\n')) {
+        if (raw.rfind("MemTotal:", 0) != 0) continue;
+        std::string rest = trim(raw.substr(9));
+        if (rest.size() > 3 && rest.compare(rest.size() - 3, 3, " kB") == 0)
+            rest.resize(rest.size() - 3);
+        const auto kb = to_number(rest);
+        if (!kb || *kb > (1ULL << 40)) return std::nullopt;
+        return *kb * 1024;
+    }
+    return std::nullopt;
+}
+
+DetectedSystem detect_system(const ProbeSource& source) {
+    DetectedSystem system;
+    if (const auto meminfo = source.read_file("/proc/meminfo"))
+        system.ram = parse_meminfo_total(*meminfo);
+    detect_nvidia(source, system);
+    detect_amd(source, system);
+    detect_apple(source, system);
+    if (!system.ram)
+        system.notes.push_back("system RAM: /proc/meminfo and sysctl hw.memsize not readable");
+    return system;
+}
+
+const Gpu* match_gpu(const Database& db, const DetectedGpu& detected) {
+    const std::string name = normalize_name(detected.name);
+    // "Apple M2 Max" names the chip; the database's entries add the memory ("m2max64gb").
+    const std::string chip = name.rfind("apple", 0) == 0 ? name.substr(5) : name;
+    const Gpu* best = nullptr;
+    std::size_t best_key = 0;
+    double best_distance = 0;
+    for (const auto& gpu : db.gpus) {
+        if (!detected.vendor.empty() && gpu.vendor != detected.vendor) continue;
+        std::size_t key_length = 0;
+        std::vector<std::string> keys = gpu.aliases;
+        keys.push_back(gpu.id);
+        keys.push_back(gpu.short_name);
+        for (const auto& k : keys) {
+            const std::string key = normalize_name(k);
+            if (useful_key(key) && name.find(key) != std::string::npos)
+                key_length = std::max(key_length, key.size());
+            if (useful_key(chip) && key.rfind(chip, 0) == 0)
+                key_length = std::max(key_length, chip.size());
+        }
+        if (key_length == 0) continue;
+        const double distance = memory_distance(gpu, detected.memory);
+        // Nearest memory first (an 8 GB and a 16 GB card share a name), then the longest name.
+        const bool better = best == nullptr || distance + 0.02 < best_distance ||
+                            (std::fabs(distance - best_distance) <= 0.02 && key_length > best_key);
+        if (better) {
+            best = &gpu;
+            best_key = key_length;
+            best_distance = distance;
+        }
+    }
+    // A match more than 25 % off in memory is another card of the same name family.
+    if (best != nullptr && best_distance > 0.25) return nullptr;
+    return best;
+}
+
+Hardware hardware_from(const DetectedSystem& system, const Database& db) {
+    Hardware h;
+    h.ram = system.ram.value_or(0);
+    for (const auto& d : system.gpus) {
+        GpuDevice device;
+        device.name = d.name;
+        device.memory = d.memory;
+        device.unified = d.integrated;
+        const bool mig = d.parent_memory != 0;
+        DetectedGpu lookup = d;
+        if (mig) {
+            lookup.name = d.parent_name;
+            lookup.memory = d.parent_memory;
+        }
+        if (const Gpu* gpu = match_gpu(db, lookup)) {
+            const double slice =
+                mig ? static_cast<double>(d.memory) / static_cast<double>(d.parent_memory) : 1.0;
+            device.gpu = gpu;
+            device.bandwidth_gbps = gpu->bandwidth_gbps * slice;
+            device.fp16_tflops = gpu->fp16_tflops * slice;
+            if (d.vendor == "apple") {
+                device.memory =
+                    checked::mul_div_floor(d.memory, gpu->unified_gpu_share_permille, 1000);
+            }
+        } else if (d.vendor == "apple") {
+            device.memory = checked::mul_div_floor(d.memory, kDefaultUnifiedSharePermille, 1000);
+        }
+        h.gpus.push_back(device);
+    }
+    return h;
+}
+
+}  // namespace canitrun

@@ -1,0 +1,105 @@
+// End to end: hardware answers through the real binary.
+
+#include <nlohmann/json.hpp>
+
+#include "catch.hpp"
+#include "cli_run.hpp"
+
+using canitrun::test::has;
+using canitrun::test::run_cli;
+
+namespace {
+
+std::string recording(const std::string& name) {
+    return "CANITRUN_PROBE_RECORDING=" + std::string(CANITRUN_FIXTURES) + "/probe/" + name;
+}
+
+}  // namespace
+
+// Figures worked by hand in placement_test.cpp.
+TEST_CASE("cli: 2x3090 splits a 70B per device in JSON") {
+    const auto o = run_cli({"llama-3.3-70b", "--gpu", "2x3090", "--ctx", "4096", "--json"});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out)["hardware"];
+    CHECK(doc["selected"]["plan"] == "native");
+    CHECK(doc["selected"]["gpus"][0]["layers"] == 41);
+    CHECK(doc["selected"]["gpus"][0]["total_bytes"] == 25227272834ULL);
+    CHECK(doc["selected"]["gpus"][1]["total_bytes"] == 24031365719ULL);
+    CHECK(doc["hardware"]["gpus"][1]["memory_bytes"] == 25769803776ULL);
+    CHECK(doc["selected"]["speed"]["decode_tokens_per_s"].get<double>() > 0);
+    CHECK(doc["selected"]["speed"]["assumptions"]["gpu_bandwidth_efficiency"] == 0.7);
+}
+
+TEST_CASE("cli: 2x3090 at 8k offloads one layer and prints the fitted command") {
+    const auto o = run_cli({"llama-3.3-70b", "--gpu", "2x3090", "--ctx", "8k"});
+    CHECK(o.code == 1);
+    CHECK(has(o.out, "runs with the first 1 layer in system RAM (llama.cpp -ngl 80)"));
+    CHECK(has(o.out, "-c 8192 -ngl 80 -ts 24,24"));
+}
+
+TEST_CASE("cli: explicit --n-cpu-moe and --ngl are placed as given") {
+    const auto o = run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--n-cpu-moe", "12", "--json"});
+    CHECK(o.code == 1);
+    const auto doc = nlohmann::json::parse(o.out)["hardware"]["selected"];
+    CHECK(doc["plan"] == "none");  // 12 layers' experts leave 17.4 GB for a 17.2 GB card
+    CHECK(doc["gpus"][0]["total_bytes"] == 17408246979ULL);
+    const auto bad = run_cli({"qwen3.5-35b-a3b", "--ngl", "10"});
+    CHECK(bad.code == 2);
+    CHECK(bad.out.empty());
+    CHECK(has(bad.err, "canitrun: error: --ngl and --n-cpu-moe place layers on GPUs"));
+}
+
+TEST_CASE("cli: system on a machine with no GPU says so and exits 0") {
+    const auto o = run_cli({"system"}, {recording("no-gpu")});
+    CHECK(o.code == 0);
+    CHECK(has(o.out, "No GPU found."));
+    CHECK(has(o.out, "System RAM: 16.8 GB"));  // 16,384,000 kB x 1024 = 16.78 GB
+}
+
+TEST_CASE("cli: system lists detected GPUs with their database match") {
+    const auto o = run_cli({"system", "--json"}, {recording("nvidia-2x3090")});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out);
+    REQUIRE(doc["gpus"].size() == 2);
+    CHECK(doc["gpus"][0]["database_id"] == "rtx-3090");
+    CHECK(doc["gpus"][0]["memory_bytes"] == 25769803776ULL);
+    CHECK(doc["ram_bytes"] == 65756956ULL * 1024);
+}
+
+TEST_CASE("cli: --gpu auto uses the detected GPUs and RAM") {
+    const auto o = run_cli({"llama-3.3-70b", "--gpu", "auto", "--ctx", "4096", "--json"},
+                           {recording("nvidia-2x3090")});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out)["hardware"];
+    CHECK(doc["hardware"]["ram_bytes"] == 65756956ULL * 1024);
+    CHECK(doc["selected"]["gpus"][0]["total_bytes"] == 25227272834ULL);
+    // No GPU and 16.8 GB of RAM: the 24.1 GB Q4_K_M does not run; with --ram 64 it runs on the CPU.
+    const auto none =
+        run_cli({"qwen3.5-35b-a3b", "--gpu", "auto", "--json"}, {recording("no-gpu")});
+    CHECK(none.code == 1);
+    CHECK(nlohmann::json::parse(none.out)["hardware"]["selected"]["plan"] == "none");
+    const auto cpu = run_cli({"qwen3.5-35b-a3b", "--gpu", "auto", "--ram", "64", "--json"},
+                             {recording("no-gpu")});
+    CHECK(nlohmann::json::parse(cpu.out)["hardware"]["selected"]["plan"] == "cpu_only");
+}
+
+TEST_CASE("cli: fit lists what runs on a GPU and sorts it") {
+    const auto o = run_cli({"fit", "--gpu", "RTX 4090", "--json", "--sort", "name"});
+    REQUIRE(o.code == 0);
+    const auto models = nlohmann::json::parse(o.out)["models"];
+    REQUIRE(models.size() > 10);
+    std::string qwen, llama70;
+    for (const auto& m : models) {
+        if (m["model"] == "qwen3.5-35b-a3b") qwen = m["quant"];
+        if (m["model"] == "llama-3.3-70b") llama70 = m["quant"];
+    }
+    CHECK(qwen == "Q4_K_M");  // 24.1 GB of 25.8 GB (hardware_questions_test.cpp)
+    // Llama 3.3 70B at 8k: KV 80 x 4096 x 8192 = 2,684,354,560; it fits while
+    // W <= 23,008,753,371 - 2,684,354,560 = 20,324,398,811 B, i.e. 2.3228 bits per weight:
+    // IQ1_M (2.146, rank 45) is the best-ranked GGUF format under it (IQ2_XXS is 2.3824).
+    CHECK(llama70 == "IQ1_M");
+    CHECK(models[0]["model"].get<std::string>() < models[1]["model"].get<std::string>());
+    const auto bad = run_cli({"fit", "--gpu", "RTX 4090", "--sort", "size"});
+    CHECK(bad.code == 2);
+    CHECK(has(bad.err, "unknown sort order 'size'"));
+}

@@ -1,0 +1,103 @@
+#include "canitrun/detect.hpp"
+
+#include "canitrun/probe_sources.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+DetectedSystem recorded(const std::string& name) {
+    return detect_system(RecordedProbeSource(std::string(CANITRUN_FIXTURES) + "/probe/" + name));
+}
+
+}  // namespace
+
+TEST_CASE("detect: two RTX 3090 from nvidia-smi and RAM from meminfo") {
+    const DetectedSystem s = recorded("nvidia-2x3090");
+    REQUIRE(s.gpus.size() == 2);
+    CHECK(s.gpus[0].name == "NVIDIA GeForce RTX 3090");
+    CHECK(s.gpus[0].memory == 24576ULL << 20);  // 24576 MiB
+    REQUIRE(s.ram);
+    CHECK(*s.ram == 65756956ULL * 1024);
+    const Hardware h = hardware_from(s, test::database());
+    REQUIRE(h.gpus.size() == 2);
+    REQUIRE(h.gpus[1].gpu != nullptr);
+    CHECK(h.gpus[1].gpu->id == "rtx-3090");
+    CHECK(h.gpus[1].bandwidth_gbps == 936);
+    CHECK(h.gpus[1].memory == 24576ULL << 20);  // the detected size is the truth
+}
+
+TEST_CASE("detect: MIG instances replace their parent with its slices") {
+    const DetectedSystem s = recorded("nvidia-a100-mig");
+    REQUIRE(s.gpus.size() == 3);
+    CHECK(s.gpus[0].name == "NVIDIA A100-SXM4-80GB MIG 3g.40gb");
+    CHECK(s.gpus[0].memory == 40000000000ULL);
+    CHECK(s.gpus[2].memory == 10000000000ULL);
+    const Hardware h = hardware_from(s, test::database());
+    REQUIRE(h.gpus[0].gpu != nullptr);
+    CHECK(h.gpus[0].gpu->id == "a100-80gb-sxm");
+    // A 40 GB slice of the 81920 MiB card gets that share of its 2039 GB/s.
+    CHECK(h.gpus[0].bandwidth_gbps ==
+          Approx(h.gpus[0].gpu->bandwidth_gbps * 40e9 / (81920.0 * 1048576)));
+}
+
+TEST_CASE("detect: an H200 matches its database entry") {
+    const Hardware h = hardware_from(recorded("nvidia-h200"), test::database());
+    REQUIRE(h.gpus.size() == 1);
+    REQUIRE(h.gpus[0].gpu != nullptr);
+    CHECK(h.gpus[0].gpu->id == "h200-sxm");  // "NVIDIA H200" is the SXM part; the NVL says so
+    CHECK(h.gpus[0].memory == 143771ULL << 20);
+}
+
+TEST_CASE("detect: AMD from sysfs named by rocm-smi; connectors and render nodes skipped") {
+    const DetectedSystem s = recorded("amd-7900xtx");
+    REQUIRE(s.gpus.size() == 1);
+    CHECK(s.gpus[0].name == "Radeon RX 7900 XTX");
+    CHECK(s.gpus[0].memory == 25753026560ULL);
+    CHECK_FALSE(s.gpus[0].integrated);
+    const Hardware h = hardware_from(s, test::database());
+    REQUIRE(h.gpus[0].gpu != nullptr);
+    CHECK(h.gpus[0].gpu->id == "rx-7900-xtx");  // not the 20 GB 7900 XT
+}
+
+TEST_CASE("detect: an integrated AMD GPU uses its shared GTT memory") {
+    const DetectedSystem s = recorded("amd-apu");
+    REQUIRE(s.gpus.size() == 1);
+    CHECK(s.gpus[0].integrated);
+    CHECK(s.gpus[0].memory == 16106127360ULL);  // GTT, not the 512 MiB carve-out
+    CHECK(s.gpus[0].name == "AMD GPU (PCI device 0x15bf)");
+    const Hardware h = hardware_from(s, test::database());
+    CHECK(h.gpus[0].gpu == nullptr);
+    CHECK(h.unified());
+}
+
+TEST_CASE("detect: Apple silicon from sysctl with the GPU's share of unified memory") {
+    const DetectedSystem s = recorded("apple-m2-max");
+    REQUIRE(s.gpus.size() == 1);
+    CHECK(s.gpus[0].memory == 64ULL << 30);
+    CHECK(s.ram == std::optional<Bytes>(64ULL << 30));
+    const Hardware h = hardware_from(s, test::database());
+    REQUIRE(h.gpus[0].gpu != nullptr);
+    CHECK(h.gpus[0].gpu->id == "m2-max-64gb");
+    CHECK(h.gpus[0].memory == (64ULL << 30) * 750 / 1000);  // 75 % for 64 GB, per the entry
+}
+
+TEST_CASE("detect: no GPU leaves notes and RAM only") {
+    const DetectedSystem s = recorded("no-gpu");
+    CHECK(s.gpus.empty());
+    CHECK(s.ram == std::optional<Bytes>(16384000ULL * 1024));
+    CHECK_FALSE(s.notes.empty());
+}
+
+TEST_CASE("nvidia-smi output that is not a GPU list is refused") {
+    CHECK_FALSE(parse_nvidia_smi_query("0, NVIDIA GeForce RTX 4090, [N/A]\n"));
+    CHECK_FALSE(parse_nvidia_smi_query("No devices were found\n"));
+    CHECK(parse_nvidia_smi_query("\n")->empty());
+}
+
+TEST_CASE("meminfo without MemTotal gives no RAM figure") {
+    CHECK_FALSE(parse_meminfo_total("MemFree: 12 kB\n"));
+    CHECK(parse_meminfo_total("MemTotal: 1024 kB\n") == std::optional<Bytes>(1048576));
+}
