@@ -1,17 +1,20 @@
 #include "app.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <ostream>
 #include <sstream>
 
 #include "canitrun/database_files.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/report.hpp"
+#include "csv_output.hpp"
 #include "hardware_json.hpp"
 #include "hardware_options.hpp"
 #include "hardware_text.hpp"
 #include "json_output.hpp"
 #include "list_commands.hpp"
+#include "style.hpp"
 #include "text_report.hpp"
 
 #ifndef CANITRUN_VERSION
@@ -55,6 +58,10 @@ struct Options {
     std::string sort = "params";
     std::string data_dir;
     bool json = false;
+    bool quiet = false;
+    std::string format;
+    Format output = Format::table;  // from --format / --json / --quiet
+    bool color = false;
     // list filters
     std::string family;
     std::string vendor;
@@ -110,18 +117,44 @@ void add_hardware_flags(CLI::App& app, Options& o) {
                    "dual-channel DDR5-4800)");
 }
 
+// A stream styled for the chosen output; what is written to it is printed whole at the end,
+// so an error leaves stdout empty.
+struct Output {
+    explicit Output(const Options& o) { set_style(text, o.output, o.color); }
+    void print(std::ostream& out) const {
+        out << (format_of(text) == Format::markdown ? markdownify(text.str()) : text.str());
+    }
+    mutable std::ostringstream text;
+};
+
+std::string quiet_answer(const ModelReport& r) {
+    if (r.hardware) return plan_kind_name(r.hardware->selected.plan.kind);
+    if (r.vram) return r.vram->best ? r.vram->best->quant->id : "none";
+    return r.smallest_gpu != nullptr ? display_name(*r.smallest_gpu) : "none";
+}
+
 int run_model(std::ostream& out, const Options& o) {
     const Database db = load_database(o);
     const Model* model = need(db.find_model(o.model));
     const ReportOptions ro = report_options(db, o);
     const ModelReport report = need(build_model_report(db, *model, ro));
-    std::ostringstream text;  // built whole, so an error leaves stdout empty
-    if (o.json) {
-        text << model_report_json(report).dump(2) << "\n";
-    } else {
-        write_text_report(text, report);
+    Output output(o);
+    switch (o.output) {
+        case Format::json:
+            output.text << model_report_json(report).dump(2) << "\n";
+            break;
+        case Format::csv:
+            write_model_csv(output.text, report);
+            break;
+        case Format::quiet:
+            output.text << quiet_answer(report) << "\n";
+            break;
+        case Format::table:
+        case Format::markdown:
+            write_text_report(output.text, report);
+            break;
     }
-    out << text.str();
+    output.print(out);
     if (report.hardware && report.hardware->selected.plan.kind != PlanKind::native) {
         return kExitDoesNotFit;
     }
@@ -132,9 +165,9 @@ int run_gpus(std::ostream& out, const Options& o) {
     const Database db = load_database(o);
     const Model* model = need(db.find_model(o.model));
     const ModelReport report = need(build_model_report(db, *model, report_options(db, o)));
-    std::ostringstream text;
-    write_gpus_for_model(text, report, o.json);
-    out << text.str();
+    Output output(o);
+    write_gpus_for_model(output.text, report);
+    output.print(out);
     return kExitOk;
 }
 
@@ -142,13 +175,23 @@ int run_system(std::ostream& out, const Options& o) {
     const Database db = load_database(o);
     const DetectedSystem system = detect_this_machine();
     const Hardware hardware = hardware_from(system, db);
-    std::ostringstream text;
-    if (o.json) {
-        text << system_json(system, hardware).dump(2) << "\n";
-    } else {
-        write_system(text, system, hardware);
+    Output output(o);
+    switch (o.output) {
+        case Format::json:
+            output.text << system_json(system, hardware).dump(2) << "\n";
+            break;
+        case Format::csv:
+            write_system_csv(output.text, system, hardware);
+            break;
+        case Format::quiet:
+            for (const auto& g : system.gpus) output.text << g.name << "\n";
+            break;
+        case Format::table:
+        case Format::markdown:
+            write_system(output.text, system, hardware);
+            break;
     }
-    out << text.str();
+    output.print(out);
     return kExitOk;
 }
 
@@ -164,13 +207,23 @@ int run_fit(std::ostream& out, const Options& o) {
     options.kv_type = need(parse_kv_type(o.kv_type));
     std::vector<ModelFit> fits = need(models_that_fit(db, hardware, options));
     sort_model_fits(fits, need(parse_fit_sort(o.sort)));
-    std::ostringstream text;
-    if (o.json) {
-        text << model_fits_json(hardware, options, fits).dump(2) << "\n";
-    } else {
-        write_model_fits(text, hardware, options, fits);
+    Output output(o);
+    switch (o.output) {
+        case Format::json:
+            output.text << model_fits_json(hardware, options, fits).dump(2) << "\n";
+            break;
+        case Format::csv:
+            write_model_fits_csv(output.text, fits);
+            break;
+        case Format::quiet:
+            for (const auto& f : fits) output.text << f.model->id << "\n";
+            break;
+        case Format::table:
+        case Format::markdown:
+            write_model_fits(output.text, hardware, options, fits);
+            break;
     }
-    out << text.str();
+    output.print(out);
     return fits.empty() ? kExitDoesNotFit : kExitOk;
 }
 
@@ -182,12 +235,18 @@ ListFilter list_filter(const Options& o) {
 
 }  // namespace
 
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+        bool out_is_terminal) {
     Options o;
     CLI::App app{kDescription, "canitrun"};
     app.footer(kExamples);
     app.set_version_flag("--version", std::string("canitrun ") + CANITRUN_VERSION);
     app.add_flag("--json", o.json, "Print one JSON document on stdout and nothing else");
+    app.add_option("--format", o.format,
+                   "Output format: table (default), json, csv (raw numbers), markdown");
+    app.add_flag("--quiet", o.quiet,
+                 "Print just the answer: the smallest GPU, the plan with --gpu, the best quant "
+                 "with --vram; ids for lists");
     app.add_option("--data", o.data_dir,
                    "Load the database from this folder instead of the built-in one");
     app.add_option("model", o.model, "Model id or alias, e.g. qwen3.5-35b-a3b");
@@ -251,16 +310,21 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     }
 
     try {
+        o.output = o.format.empty() ? Format::table : need(parse_format(o.format));
+        if (o.json) o.output = Format::json;
+        if (o.quiet) o.output = Format::quiet;
+        o.color =
+            want_color(out_is_terminal, std::getenv("NO_COLOR"), std::getenv("CLICOLOR_FORCE"));
         if (gpus->parsed()) return run_gpus(out, o);
         if (system->parsed()) return run_system(out, o);
         if (fit->parsed()) return run_fit(out, o);
         if (models->parsed() || gpu_list->parsed() || quants->parsed()) {
             const Database db = load_database(o);
-            std::ostringstream text;
-            if (models->parsed()) write_models(text, db, list_filter(o), o.json);
-            if (gpu_list->parsed()) write_gpu_list(text, db, list_filter(o), o.json);
-            if (quants->parsed()) write_quants(text, db, o.json);
-            out << text.str();
+            Output output(o);
+            if (models->parsed()) write_models(output.text, db, list_filter(o));
+            if (gpu_list->parsed()) write_gpu_list(output.text, db, list_filter(o));
+            if (quants->parsed()) write_quants(output.text, db);
+            output.print(out);
             return kExitOk;
         }
         if (o.model.empty()) {

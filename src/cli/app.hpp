@@ -3,8 +3,8 @@
 // code, so the end-to-end tests and main() share it.
 //
 // Exit codes (README "Exit codes"):
-//   0  answered (and, with --gpu, the model fits that GPU natively)
-//   1  the model does not fit the GPU asked about (--gpu) natively
+//   0  answered (and, with --gpu, the model fits on those GPUs whole)
+//   1  with --gpu: the model does not fit on the GPUs whole; fit: no model fits
 //   2  bad input: unknown name, bad flag value, unreadable or malformed database
 
 #include <iosfwd>
@@ -15,6 +15,8 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitDoesNotFit = 1;
 inline constexpr int kExitBadInput = 2;
 
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+// `out_is_terminal`: whether `out` is a terminal, for colour (style.hpp).
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+        bool out_is_terminal = false);
 
 }  // namespace canitrun::cli

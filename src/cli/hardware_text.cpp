@@ -4,6 +4,7 @@
 
 #include "canitrun/fit.hpp"
 #include "canitrun/format.hpp"
+#include "style.hpp"
 #include "table.hpp"
 
 namespace canitrun::cli {
@@ -99,9 +100,14 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
     const Hardware& h = r.hardware;
     const HardwareAnswer& a = r.selected;
     const Placement& p = a.plan.placement;
-    out << "\nOn " << memory_label(h) << ": " << quant.id << " at "
-        << format_thousands(options.context) << " tokens\n";
-    out << "  " << plan_sentence(a, h) << "\n";
+    out << "\n"
+        << heading(out, "On " + memory_label(h) + ": " + quant.id + " at " +
+                            format_thousands(options.context) + " tokens")
+        << "\n";
+    const Tone tone = a.plan.kind == PlanKind::native ? Tone::good
+                      : a.plan.kind == PlanKind::none ? Tone::bad
+                                                      : Tone::warn;
+    out << "  " << paint(out, tone, plan_sentence(a, h)) << "\n";
 
     Table t({"Device", "Layers", "Weights", "KV cache", "Overhead", "Total", "Memory", ""},
             {false, true, true, true, true, true, true, false});

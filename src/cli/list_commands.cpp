@@ -5,7 +5,9 @@
 #include "canitrun/fit.hpp"
 #include "canitrun/format.hpp"
 #include "canitrun/name_match.hpp"
+#include "csv_output.hpp"
 #include "json_output.hpp"
+#include "style.hpp"
 #include "table.hpp"
 
 namespace canitrun::cli {
@@ -29,28 +31,43 @@ std::string bandwidth(double gbps) {
 
 }  // namespace
 
-void write_models(std::ostream& out, const Database& db, const ListFilter& f, bool json) {
-    nlohmann::json list = nlohmann::json::array();
-    Table t({"Model", "Name", "Params", "Active", "Context", "Layers"},
-            {false, false, true, true, true, false});
+void write_models(std::ostream& out, const Database& db, const ListFilter& f) {
+    std::vector<const Model*> models;
     for (const auto& m : db.models) {
         if (!f.family.empty() && !contains(m.family, f.family) && !contains(m.id, f.family))
             continue;
         if (!f.vendor.empty() && !contains(m.vendor, f.vendor)) continue;
-        list.push_back(model_json(m));
-        t.add_row({m.id, m.name, format_params(m.params_total),
-                   m.is_moe() ? format_params(m.params_active) : "",
-                   format_context(m.context_native), layer_summary(m)});
+        models.push_back(&m);
     }
-    if (json) {
-        out << list.dump(2) << "\n";
-        return;
+    switch (format_of(out)) {
+        case Format::json: {
+            nlohmann::json list = nlohmann::json::array();
+            for (const Model* m : models) list.push_back(model_json(*m));
+            out << list.dump(2) << "\n";
+            return;
+        }
+        case Format::csv:
+            write_models_csv(out, models);
+            return;
+        case Format::quiet:
+            for (const Model* m : models) out << m->id << "\n";
+            return;
+        case Format::table:
+        case Format::markdown:
+            break;
+    }
+    Table t({"Model", "Name", "Params", "Active", "Context", "Layers"},
+            {false, false, true, true, true, false});
+    for (const Model* m : models) {
+        t.add_row({m->id, m->name, format_params(m->params_total),
+                   m->is_moe() ? format_params(m->params_active) : "",
+                   format_context(m->context_native), layer_summary(*m)});
     }
     t.write(out, "");
-    out << list.size() << " models\n";
+    out << models.size() << " models\n";
 }
 
-void write_gpu_list(std::ostream& out, const Database& db, const ListFilter& f, bool json) {
+void write_gpu_list(std::ostream& out, const Database& db, const ListFilter& f) {
     std::vector<const Gpu*> gpus;
     for (const auto& g : db.gpus) {
         if (!f.vendor.empty() && to_lower(g.vendor) != to_lower(f.vendor)) continue;
@@ -59,11 +76,22 @@ void write_gpu_list(std::ostream& out, const Database& db, const ListFilter& f, 
     }
     std::sort(gpus.begin(), gpus.end(),
               [](const Gpu* a, const Gpu* b) { return smaller_gpu_first(*a, *b); });
-    if (json) {
-        nlohmann::json list = nlohmann::json::array();
-        for (const Gpu* g : gpus) list.push_back(gpu_json(*g));
-        out << list.dump(2) << "\n";
-        return;
+    switch (format_of(out)) {
+        case Format::json: {
+            nlohmann::json list = nlohmann::json::array();
+            for (const Gpu* g : gpus) list.push_back(gpu_json(*g));
+            out << list.dump(2) << "\n";
+            return;
+        }
+        case Format::csv:
+            write_gpu_list_csv(out, gpus);
+            return;
+        case Format::quiet:
+            for (const Gpu* g : gpus) out << g->id << "\n";
+            return;
+        case Format::table:
+        case Format::markdown:
+            break;
     }
     Table t({"GPU", "Name", "VRAM", "Bandwidth", "Class"}, {false, false, true, true, false});
     for (const Gpu* g : gpus) {
@@ -74,12 +102,23 @@ void write_gpu_list(std::ostream& out, const Database& db, const ListFilter& f, 
     out << gpus.size() << " GPUs\n";
 }
 
-void write_quants(std::ostream& out, const Database& db, bool json) {
-    if (json) {
-        nlohmann::json list = nlohmann::json::array();
-        for (const auto& q : db.quants) list.push_back(quant_json(q));
-        out << list.dump(2) << "\n";
-        return;
+void write_quants(std::ostream& out, const Database& db) {
+    switch (format_of(out)) {
+        case Format::json: {
+            nlohmann::json list = nlohmann::json::array();
+            for (const auto& q : db.quants) list.push_back(quant_json(q));
+            out << list.dump(2) << "\n";
+            return;
+        }
+        case Format::csv:
+            write_quants_csv(out, db);
+            return;
+        case Format::quiet:
+            for (const auto& q : db.quants) out << q.id << "\n";
+            return;
+        case Format::table:
+        case Format::markdown:
+            break;
     }
     Table t({"Quant", "Bits/weight", "Quality rank", "Needs"}, {false, true, true, false});
     for (const auto& q : db.quants) {
@@ -91,8 +130,16 @@ void write_quants(std::ostream& out, const Database& db, bool json) {
     t.write(out, "");
 }
 
-void write_gpus_for_model(std::ostream& out, const ModelReport& r, bool json) {
-    if (json) {
+void write_gpus_for_model(std::ostream& out, const ModelReport& r) {
+    if (format_of(out) == Format::csv) {
+        write_gpus_csv(out, r);
+        return;
+    }
+    if (format_of(out) == Format::quiet) {
+        for (const Gpu* g : r.gpus.native) out << display_name(*g) << "\n";
+        return;
+    }
+    if (format_of(out) == Format::json) {
         nlohmann::json doc = model_report_json(r);
         out << nlohmann::json({{"model", doc["model"]["id"]},
                                {"quant", doc["quant"]},
@@ -107,8 +154,8 @@ void write_gpus_for_model(std::ostream& out, const ModelReport& r, bool json) {
     const Bytes total = r.selected.total();
     out << r.model->name << " at " << r.quant->id << ", " << format_context(r.options.context)
         << " context: " << format_gb(total) << "\n\n";
-    const auto list = [&](const char* heading, const std::vector<const Gpu*>& gpus, bool offload) {
-        out << heading << " (" << gpus.size() << ")\n";
+    const auto list = [&](const char* title, const std::vector<const Gpu*>& gpus, bool offload) {
+        out << heading(out, fmt::format("{} ({})", title, gpus.size())) << "\n";
         if (gpus.empty()) return;
         Table t({"GPU", "VRAM", "Bandwidth", "Class", offload ? "In system RAM" : "Headroom"},
                 {false, true, true, false, true});

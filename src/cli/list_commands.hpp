@@ -16,9 +16,10 @@ struct ListFilter {
     std::optional<std::uint64_t> min_vram_bytes;
 };
 
-void write_models(std::ostream& out, const Database& db, const ListFilter& filter, bool json);
-void write_gpu_list(std::ostream& out, const Database& db, const ListFilter& filter, bool json);
-void write_quants(std::ostream& out, const Database& db, bool json);
-void write_gpus_for_model(std::ostream& out, const ModelReport& report, bool json);
+// Each writes in the stream's format (style.hpp): table, json, csv, markdown or quiet (ids).
+void write_models(std::ostream& out, const Database& db, const ListFilter& filter);
+void write_gpu_list(std::ostream& out, const Database& db, const ListFilter& filter);
+void write_quants(std::ostream& out, const Database& db);
+void write_gpus_for_model(std::ostream& out, const ModelReport& report);
 
 }  // namespace canitrun::cli

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "style.hpp"
+
 namespace canitrun::cli {
 namespace {
 
@@ -34,7 +36,30 @@ void Table::write_rows(std::ostream& out, const std::string& indent) const {
     write_lines(out, indent, false);
 }
 
+void Table::write_markdown(std::ostream& out, bool with_header) const {
+    const auto line = [&](const std::vector<std::string>& cells) {
+        out << "|";
+        for (const auto& c : cells) {
+            std::string cell;
+            for (char ch : c) cell += ch == '|' ? std::string("\\|") : std::string(1, ch);
+            out << " " << cell << " |";
+        }
+        out << "\n";
+    };
+    // Markdown tables need a header row; a facts table gets an empty one.
+    line(with_header ? header_ : std::vector<std::string>(header_.size()));
+    out << "|";
+    for (std::size_t c = 0; c < header_.size(); ++c) out << (right_[c] ? " ---: |" : " --- |");
+    out << "\n";
+    for (const auto& row : rows_) line(row);
+    out << "\n";
+}
+
 void Table::write_lines(std::ostream& out, const std::string& indent, bool with_header) const {
+    if (format_of(out) == Format::markdown) {
+        write_markdown(out, with_header);
+        return;
+    }
     std::vector<std::size_t> width(header_.size(), 0);
     if (with_header) {
         for (std::size_t c = 0; c < header_.size(); ++c) width[c] = display_width(header_[c]);

@@ -1,5 +1,6 @@
 #pragma once
-// A plain-text table: columns padded to their widest cell, numbers right-aligned.
+// A plain-text table: columns padded to their widest cell, numbers right-aligned; a Markdown
+// table when the stream's style says so (style.hpp).
 
 #include <ostream>
 #include <string>
@@ -17,6 +18,7 @@ class Table {
 
   private:
     void write_lines(std::ostream& out, const std::string& indent, bool with_header) const;
+    void write_markdown(std::ostream& out, bool with_header) const;
     std::vector<std::string> header_;
     std::vector<bool> right_;
     std::vector<std::vector<std::string>> rows_;

@@ -5,6 +5,7 @@
 #include "canitrun/format.hpp"
 #include "hardware_text.hpp"
 #include "run_commands.hpp"
+#include "style.hpp"
 #include "table.hpp"
 
 namespace canitrun::cli {
@@ -33,7 +34,7 @@ std::string capitalized(std::string s) {
 
 void write_card(std::ostream& out, const ModelReport& r) {
     const Model& m = *r.model;
-    out << title(m) << "\n";
+    out << heading(out, title(m)) << "\n";
     std::vector<std::string> facts = {m.vendor, format_params(m.params_total) + " params"};
     if (m.is_moe()) facts.push_back(format_params(m.params_active) + " active (MoE)");
     facts.push_back(format_context(m.context_native) + " context");
@@ -98,8 +99,10 @@ void write_card(std::ostream& out, const ModelReport& r) {
 }
 
 void write_quant_table(std::ostream& out, const ModelReport& r) {
-    out << "\nVRAM at each quantization (" << format_context(r.options.context)
-        << " context, KV cache " << r.options.kv_type.id << "; GB = 10^9 bytes)\n";
+    out << "\n"
+        << heading(out, "VRAM at each quantization (" + format_context(r.options.context) +
+                            " context, KV cache " + r.options.kv_type.id + "; GB = 10^9 bytes)")
+        << "\n";
     Table t({"Quant", "Weights", "KV cache", "Total"}, {false, true, true, true});
     bool any_cuda = false;
     for (const auto& row : r.rows) {
@@ -121,7 +124,11 @@ void write_quant_table(std::ostream& out, const ModelReport& r) {
 
 void write_matrix(std::ostream& out, const ModelReport& r) {
     if (r.matrix.empty()) return;
-    out << "\nQuantization × context: where it fits (total VRAM, smallest card that holds it)\n";
+    out << "\n"
+        << heading(out,
+                   "Quantization × context: where it fits (total VRAM, smallest card that "
+                   "holds it)")
+        << "\n";
     std::vector<std::string> header = {"Quant"};
     std::vector<bool> right = {false};
     for (auto ctx : r.matrix_contexts) {
@@ -160,7 +167,9 @@ void write_hybrid(std::ostream& out, const ModelReport& r) {
             << "); total at " << r.quant->id << ": " << format_gb(r.total_full_context) << "\n";
         return;
     }
-    out << "\nWhat a full " << format_thousands(full_window) << "-token context costs\n";
+    out << "\n"
+        << heading(out, "What a full " + format_thousands(full_window) + "-token context costs")
+        << "\n";
     const std::uint64_t linear =
         count_layers(m, LayerKind::linear) + count_layers(m, LayerKind::ssm);
     const std::uint64_t sliding = count_layers(m, LayerKind::sliding);
@@ -203,7 +212,10 @@ void write_gpu_list(std::ostream& out, const std::vector<const Gpu*>& gpus) {
 }
 
 void write_gpus(std::ostream& out, const ModelReport& r, const FitOptions& fit) {
-    out << "\nGPUs (" << r.quant->id << ", " << format_context(r.options.context) << " context)\n";
+    out << "\n"
+        << heading(out,
+                   "GPUs (" + r.quant->id + ", " + format_context(r.options.context) + " context)")
+        << "\n";
     if (r.smallest_gpu != nullptr) {
         out << "  Smallest GPU: " << display_name(*r.smallest_gpu) << " ("
             << r.smallest_gpu->vram_gb << " GB)\n";
@@ -218,7 +230,7 @@ void write_gpus(std::ostream& out, const ModelReport& r, const FitOptions& fit) 
 
 void write_faq(std::ostream& out, const ModelReport& r) {
     const Bytes total = r.selected.total();
-    out << "\nFrequently asked\n";
+    out << "\n" << heading(out, "Frequently asked") << "\n";
     const std::string consider =
         r.smallest_gpu ? fmt::format("a {} GB GPU like the {}", r.smallest_gpu->vram_gb,
                                      r.smallest_gpu->short_name)
@@ -273,11 +285,13 @@ void write_text_report(std::ostream& out, const ModelReport& r) {
     if (!m.benchmarks.empty()) {
         std::vector<std::string> scores;
         for (const auto& b : m.benchmarks) scores.push_back(fmt::format("{} {}", b.name, b.score));
-        out << "\nBenchmarks (vendor-reported)\n  " << join(scores, " · ") << "\n";
+        out << "\n"
+            << heading(out, "Benchmarks (vendor-reported)") << "\n  " << join(scores, " · ")
+            << "\n";
     }
-    out << "\nHow to run it locally (" << r.quant->id << ")\n";
+    out << "\n" << heading(out, "How to run it locally (" + r.quant->id + ")") << "\n";
     write_run_commands(out, m, *r.quant);
-    if (!m.notes.empty()) out << "\nNotes\n  " << m.notes << "\n";
+    if (!m.notes.empty()) out << "\n" << heading(out, "Notes") << "\n  " << m.notes << "\n";
     out << "\nSource: " << m.source << "\n";
 }
 

@@ -1,0 +1,107 @@
+#include "csv_output.hpp"
+
+#include <fmt/format.h>
+
+#include "canitrun/fit.hpp"
+
+namespace canitrun::cli {
+namespace {
+
+std::string num(std::uint64_t v) {
+    return std::to_string(v);
+}
+
+std::string real(double v) {
+    return fmt::format("{}", v);
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string q = "\"";
+    for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+CsvWriter::CsvWriter(std::ostream& out, const std::vector<std::string>& header) : out_(out) {
+    row(header);
+}
+
+void CsvWriter::row(const std::vector<std::string>& fields) {
+    for (std::size_t i = 0; i < fields.size(); ++i) out_ << (i ? "," : "") << csv_field(fields[i]);
+    out_ << "\r\n";
+}
+
+void write_model_csv(std::ostream& out, const ModelReport& r) {
+    CsvWriter csv(out, {"model", "quant", "context", "kv_type", "weights_bytes", "kv_cache_bytes",
+                        "overhead_bytes", "total_bytes", "recommended"});
+    for (const auto& row : r.rows) {
+        const Estimate& e = row.estimate;
+        csv.row({r.model->id, row.quant->id, num(r.options.context), r.options.kv_type.id,
+                 num(e.term("weights")), num(e.term("kv_cache")), num(e.term("overhead")),
+                 num(e.total()), row.quant->recommended ? "true" : "false"});
+    }
+}
+
+void write_gpus_csv(std::ostream& out, const ModelReport& r) {
+    CsvWriter csv(out, {"gpu", "name", "vram_gb", "vram_bytes", "bandwidth_gbps", "class", "fit"});
+    const auto rows = [&](const std::vector<const Gpu*>& gpus, const char* fit) {
+        for (const Gpu* g : gpus) {
+            csv.row({g->id, g->name, num(g->vram_gb), num(g->vram_bytes), real(g->bandwidth_gbps),
+                     gpu_class_name(g->gpu_class), fit});
+        }
+    };
+    rows(r.gpus.native, "native");
+    rows(r.gpus.offload, "offload");
+}
+
+void write_models_csv(std::ostream& out, const std::vector<const Model*>& models) {
+    CsvWriter csv(out, {"model", "name", "vendor", "params_total", "params_active",
+                        "context_native", "layers"});
+    for (const Model* m : models) {
+        csv.row({m->id, m->name, m->vendor, num(m->params_total), num(m->params_active),
+                 num(m->context_native), num(m->arch.layers)});
+    }
+}
+
+void write_gpu_list_csv(std::ostream& out, const std::vector<const Gpu*>& gpus) {
+    CsvWriter csv(out, {"gpu", "name", "vendor", "vram_gb", "vram_bytes", "bandwidth_gbps",
+                        "fp16_tflops", "class"});
+    for (const Gpu* g : gpus) {
+        csv.row({g->id, g->name, g->vendor, num(g->vram_gb), num(g->vram_bytes),
+                 real(g->bandwidth_gbps), real(g->fp16_tflops), gpu_class_name(g->gpu_class)});
+    }
+}
+
+void write_quants_csv(std::ostream& out, const Database& db) {
+    CsvWriter csv(out, {"quant", "bits_per_weight", "quality_rank", "format", "requires_backend"});
+    for (const auto& q : db.quants) {
+        csv.row({q.id, real(static_cast<double>(q.bpw_e4) / static_cast<double>(kBpwScale)),
+                 num(q.quality_rank), q.format, q.requires_backend});
+    }
+}
+
+void write_model_fits_csv(std::ostream& out, const std::vector<ModelFit>& fits) {
+    CsvWriter csv(out, {"model", "params_total", "quant", "context", "gpu_total_bytes",
+                        "max_context", "decode_tokens_per_s"});
+    for (const auto& f : fits) {
+        const auto& a = f.answer;
+        csv.row({f.model->id, num(f.model->params_total), a.quant->id, num(a.options.context),
+                 num(a.plan.placement.gpu_total()), num(f.max_context),
+                 real(a.speed.decode_tokens_per_s)});
+    }
+}
+
+void write_system_csv(std::ostream& out, const DetectedSystem& system, const Hardware& hardware) {
+    CsvWriter csv(out, {"index", "name", "vendor", "memory_bytes", "usable_bytes", "database_id",
+                        "bandwidth_gbps", "found_by"});
+    for (std::size_t i = 0; i < system.gpus.size(); ++i) {
+        const DetectedGpu& d = system.gpus[i];
+        const GpuDevice& dev = hardware.gpus[i];
+        csv.row({num(i), d.name, d.vendor, num(d.memory), num(dev.memory),
+                 dev.gpu != nullptr ? dev.gpu->id : "", real(dev.bandwidth_gbps), d.via});
+    }
+}
+
+}  // namespace canitrun::cli

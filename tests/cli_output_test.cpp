@@ -1,0 +1,61 @@
+// End to end: output formats, --quiet and colour.
+
+#include "catch.hpp"
+#include "cli_run.hpp"
+
+using canitrun::test::has;
+using canitrun::test::run_cli;
+
+// The page's Q4_K_M row, worked out by hand in reference_page_test.cpp:
+// 21,319,375,000 + 167,772,160 + 2,578,457,659 = 24,065,604,819.
+TEST_CASE("cli: --format csv prints raw bytes per quantization") {
+    const auto o = run_cli({"qwen3.5-35b-a3b", "--format", "csv"});
+    REQUIRE(o.code == 0);
+    CHECK(o.out.rfind("model,quant,context,kv_type,weights_bytes,kv_cache_bytes,overhead_bytes,"
+                      "total_bytes,recommended\r\n",
+                      0) == 0);
+    CHECK(has(o.out,
+              "qwen3.5-35b-a3b,Q4_K_M,8192,f16,21319375000,167772160,2578457659,24065604819,"
+              "true\r\n"));
+}
+
+TEST_CASE("cli: --format csv quotes fields with commas") {
+    const auto o = run_cli({"gpu-list", "--vendor", "nvidia", "--format", "csv"});
+    REQUIRE(o.code == 0);
+    CHECK(has(o.out, "rtx-3090,NVIDIA GeForce RTX 3090,nvidia,24,25769803776,936,"));
+}
+
+TEST_CASE("cli: --format markdown renders tables and headings") {
+    const auto o = run_cli({"qwen3.5-35b-a3b", "--format", "markdown"});
+    REQUIRE(o.code == 0);
+    CHECK(o.out.rfind("### Qwen 3.5 35B-A3B (MoE)\n", 0) == 0);
+    CHECK(has(o.out, "| Quant | Weights | KV cache | Total |\n| --- | ---: | ---: | ---: |\n"));
+    CHECK(has(o.out, "| Q4_K_M (rec) | 21.3 GB | 0.17 GB | 24.1 GB |"));
+    CHECK(has(o.out, "```\n./llama-server \\\n"));  // run commands as code blocks
+}
+
+TEST_CASE("cli: --quiet prints just the answer") {
+    CHECK(run_cli({"qwen3.5-35b-a3b", "--quiet"}).out == "NVIDIA RTX 5090\n");
+    // 24 GB budget: NVFP4 at 19.8 GB is the best of the page's ten that fits.
+    CHECK(run_cli({"qwen3.5-35b-a3b", "--vram", "24", "--quiet"}).out == "NVFP4\n");
+    const auto plan = run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--quiet"});
+    CHECK(plan.out == "expert_offload\n");
+    CHECK(plan.code == 1);
+    const auto quants = run_cli({"quants", "--quiet"});
+    CHECK(quants.out.rfind("FP32\nBF16\nFP16\nQ8_0\n", 0) == 0);
+}
+
+TEST_CASE("cli: colour only when forced or on a terminal and never with NO_COLOR") {
+    const std::string bold = "\033[1m";
+    CHECK_FALSE(has(run_cli({"qwen3.5-35b-a3b"}).out, bold));  // a pipe is not a terminal
+    CHECK(has(run_cli({"qwen3.5-35b-a3b"}, {"CLICOLOR_FORCE=1"}).out, bold));
+    CHECK_FALSE(has(run_cli({"qwen3.5-35b-a3b"}, {"CLICOLOR_FORCE=1", "NO_COLOR=1"}).out, bold));
+    CHECK_FALSE(has(run_cli({"qwen3.5-35b-a3b", "--json"}, {"CLICOLOR_FORCE=1"}).out, bold));
+}
+
+TEST_CASE("cli: an unknown --format is bad input") {
+    const auto o = run_cli({"qwen3.5-35b-a3b", "--format", "yaml"});
+    CHECK(o.code == 2);
+    CHECK(o.out.empty());
+    CHECK(has(o.err, "canitrun: error: unknown format 'yaml'"));
+}
