@@ -10,10 +10,7 @@ using namespace canitrun;
 namespace {
 
 Hardware one(const std::string& id) {
-    Hardware h;
-    h.gpus.push_back(device_for(test::gpu(id)));
-    h.ram = 32000000000ULL;
-    return h;
+    return test::hardware_of({id});
 }
 
 }  // namespace

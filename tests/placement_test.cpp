@@ -5,24 +5,8 @@
 
 using namespace canitrun;
 
-namespace {
-
-Hardware hardware_of(const std::vector<std::string>& ids, std::uint64_t ram_gb = 32) {
-    Hardware h;
-    for (const auto& id : ids) h.gpus.push_back(device_for(test::gpu(id)));
-    h.ram = ram_gb * 1000000000ULL;
-    return h;
-}
-
-ModelParts parts_of(const std::string& model, const std::string& quant, std::uint64_t ctx) {
-    EstimateOptions o;
-    o.context = ctx;
-    auto p = model_parts(test::model(model), test::quant(quant), o);
-    REQUIRE(p);
-    return *p;
-}
-
-}  // namespace
+using test::hardware_of;
+using test::parts_of;
 
 // Llama 3.3 70B at Q4_K_M (4.873 bits per weight), by hand:
 //   weights W = 70e9 x 4.873 / 8 = 42,638,750,000 B (the published 70B).

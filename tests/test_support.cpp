@@ -34,4 +34,20 @@ Model model_with(std::vector<LayerGroup> groups, std::uint64_t kv_heads, std::ui
     return m;
 }
 
+Hardware hardware_of(const std::vector<std::string>& gpu_ids, std::uint64_t ram_gb) {
+    Hardware h;
+    for (const auto& id : gpu_ids) h.gpus.push_back(device_for(gpu(id)));
+    h.ram = ram_gb * 1000000000ULL;
+    return h;
+}
+
+ModelParts parts_of(const std::string& model_id, const std::string& quant_id,
+                    std::uint64_t context) {
+    EstimateOptions o;
+    o.context = context;
+    auto p = model_parts(model(model_id), quant(quant_id), o);
+    if (!p) throw std::runtime_error(p.error().message);
+    return *p;
+}
+
 }  // namespace canitrun::test

@@ -2,6 +2,8 @@
 // Shared by the tests: the built-in database, and hand-made models for the KV rules.
 
 #include "canitrun/database.hpp"
+#include "canitrun/hardware.hpp"
+#include "canitrun/model_parts.hpp"
 
 namespace canitrun::test {
 
@@ -14,5 +16,11 @@ const Gpu& gpu(const std::string& id);
 
 // A bare model with one group of layers; dims set by the caller.
 Model model_with(std::vector<LayerGroup> groups, std::uint64_t kv_heads, std::uint64_t head_dim);
+
+// Database GPUs as hardware, with `ram_gb` GB (10^9 bytes) of system RAM.
+Hardware hardware_of(const std::vector<std::string>& gpu_ids, std::uint64_t ram_gb = 32);
+
+// A database model cut into pieces at a quantization and context (f16 KV).
+ModelParts parts_of(const std::string& model, const std::string& quant, std::uint64_t context);
 
 }  // namespace canitrun::test

@@ -9,6 +9,7 @@
 #include "canitrun/parse.hpp"
 #include "canitrun/report.hpp"
 #include "csv_output.hpp"
+#include "data_views.hpp"
 #include "hardware_json.hpp"
 #include "hardware_options.hpp"
 #include "hardware_text.hpp"
@@ -139,21 +140,10 @@ int run_model(std::ostream& out, const Options& o) {
     const ReportOptions ro = report_options(db, o);
     const ModelReport report = need(build_model_report(db, *model, ro));
     Output output(o);
-    switch (o.output) {
-        case Format::json:
-            output.text << model_report_json(report).dump(2) << "\n";
-            break;
-        case Format::csv:
-            write_model_csv(output.text, report);
-            break;
-        case Format::quiet:
-            output.text << quiet_answer(report) << "\n";
-            break;
-        case Format::table:
-        case Format::markdown:
-            write_text_report(output.text, report);
-            break;
-    }
+    const DataViews views{[&] { return model_report_json(report); },
+                          [&](std::ostream& csv) { write_model_csv(csv, report); },
+                          [&] { return std::vector<std::string>{quiet_answer(report)}; }};
+    if (!write_data_view(output.text, views)) write_text_report(output.text, report);
     output.print(out);
     if (report.hardware && report.hardware->selected.plan.kind != PlanKind::native) {
         return kExitDoesNotFit;
@@ -176,21 +166,14 @@ int run_system(std::ostream& out, const Options& o) {
     const DetectedSystem system = detect_this_machine();
     const Hardware hardware = hardware_from(system, db);
     Output output(o);
-    switch (o.output) {
-        case Format::json:
-            output.text << system_json(system, hardware).dump(2) << "\n";
-            break;
-        case Format::csv:
-            write_system_csv(output.text, system, hardware);
-            break;
-        case Format::quiet:
-            for (const auto& g : system.gpus) output.text << g.name << "\n";
-            break;
-        case Format::table:
-        case Format::markdown:
-            write_system(output.text, system, hardware);
-            break;
-    }
+    const DataViews views{[&] { return system_json(system, hardware); },
+                          [&](std::ostream& csv) { write_system_csv(csv, system, hardware); },
+                          [&] {
+                              std::vector<std::string> names;
+                              for (const auto& g : system.gpus) names.push_back(g.name);
+                              return names;
+                          }};
+    if (!write_data_view(output.text, views)) write_system(output.text, system, hardware);
     output.print(out);
     return kExitOk;
 }
@@ -208,21 +191,15 @@ int run_fit(std::ostream& out, const Options& o) {
     std::vector<ModelFit> fits = need(models_that_fit(db, hardware, options));
     sort_model_fits(fits, need(parse_fit_sort(o.sort)));
     Output output(o);
-    switch (o.output) {
-        case Format::json:
-            output.text << model_fits_json(hardware, options, fits).dump(2) << "\n";
-            break;
-        case Format::csv:
-            write_model_fits_csv(output.text, fits);
-            break;
-        case Format::quiet:
-            for (const auto& f : fits) output.text << f.model->id << "\n";
-            break;
-        case Format::table:
-        case Format::markdown:
-            write_model_fits(output.text, hardware, options, fits);
-            break;
-    }
+    const DataViews views{[&] { return model_fits_json(hardware, options, fits); },
+                          [&](std::ostream& csv) { write_model_fits_csv(csv, fits); },
+                          [&] {
+                              std::vector<std::string> ids;
+                              for (const auto& f : fits) ids.push_back(f.model->id);
+                              return ids;
+                          }};
+    if (!write_data_view(output.text, views))
+        write_model_fits(output.text, hardware, options, fits);
     output.print(out);
     return fits.empty() ? kExitDoesNotFit : kExitOk;
 }

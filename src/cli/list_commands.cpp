@@ -6,6 +6,7 @@
 #include "canitrun/format.hpp"
 #include "canitrun/name_match.hpp"
 #include "csv_output.hpp"
+#include "data_views.hpp"
 #include "json_output.hpp"
 #include "style.hpp"
 #include "table.hpp"
@@ -39,23 +40,18 @@ void write_models(std::ostream& out, const Database& db, const ListFilter& f) {
         if (!f.vendor.empty() && !contains(m.vendor, f.vendor)) continue;
         models.push_back(&m);
     }
-    switch (format_of(out)) {
-        case Format::json: {
-            nlohmann::json list = nlohmann::json::array();
-            for (const Model* m : models) list.push_back(model_json(*m));
-            out << list.dump(2) << "\n";
-            return;
-        }
-        case Format::csv:
-            write_models_csv(out, models);
-            return;
-        case Format::quiet:
-            for (const Model* m : models) out << m->id << "\n";
-            return;
-        case Format::table:
-        case Format::markdown:
-            break;
-    }
+    const DataViews views{[&] {
+                              nlohmann::json list = nlohmann::json::array();
+                              for (const Model* m : models) list.push_back(model_json(*m));
+                              return list;
+                          },
+                          [&](std::ostream& o) { write_models_csv(o, models); },
+                          [&] {
+                              std::vector<std::string> ids;
+                              for (const Model* m : models) ids.push_back(m->id);
+                              return ids;
+                          }};
+    if (write_data_view(out, views)) return;
     Table t({"Model", "Name", "Params", "Active", "Context", "Layers"},
             {false, false, true, true, true, false});
     for (const Model* m : models) {
@@ -76,23 +72,18 @@ void write_gpu_list(std::ostream& out, const Database& db, const ListFilter& f) 
     }
     std::sort(gpus.begin(), gpus.end(),
               [](const Gpu* a, const Gpu* b) { return smaller_gpu_first(*a, *b); });
-    switch (format_of(out)) {
-        case Format::json: {
-            nlohmann::json list = nlohmann::json::array();
-            for (const Gpu* g : gpus) list.push_back(gpu_json(*g));
-            out << list.dump(2) << "\n";
-            return;
-        }
-        case Format::csv:
-            write_gpu_list_csv(out, gpus);
-            return;
-        case Format::quiet:
-            for (const Gpu* g : gpus) out << g->id << "\n";
-            return;
-        case Format::table:
-        case Format::markdown:
-            break;
-    }
+    const DataViews views{[&] {
+                              nlohmann::json list = nlohmann::json::array();
+                              for (const Gpu* g : gpus) list.push_back(gpu_json(*g));
+                              return list;
+                          },
+                          [&](std::ostream& o) { write_gpu_list_csv(o, gpus); },
+                          [&] {
+                              std::vector<std::string> ids;
+                              for (const Gpu* g : gpus) ids.push_back(g->id);
+                              return ids;
+                          }};
+    if (write_data_view(out, views)) return;
     Table t({"GPU", "Name", "VRAM", "Bandwidth", "Class"}, {false, false, true, true, false});
     for (const Gpu* g : gpus) {
         t.add_row({g->id, g->name, fmt::format("{} GB", g->vram_gb), bandwidth(g->bandwidth_gbps),
@@ -103,23 +94,18 @@ void write_gpu_list(std::ostream& out, const Database& db, const ListFilter& f) 
 }
 
 void write_quants(std::ostream& out, const Database& db) {
-    switch (format_of(out)) {
-        case Format::json: {
-            nlohmann::json list = nlohmann::json::array();
-            for (const auto& q : db.quants) list.push_back(quant_json(q));
-            out << list.dump(2) << "\n";
-            return;
-        }
-        case Format::csv:
-            write_quants_csv(out, db);
-            return;
-        case Format::quiet:
-            for (const auto& q : db.quants) out << q.id << "\n";
-            return;
-        case Format::table:
-        case Format::markdown:
-            break;
-    }
+    const DataViews views{[&] {
+                              nlohmann::json list = nlohmann::json::array();
+                              for (const auto& q : db.quants) list.push_back(quant_json(q));
+                              return list;
+                          },
+                          [&](std::ostream& o) { write_quants_csv(o, db); },
+                          [&] {
+                              std::vector<std::string> ids;
+                              for (const auto& q : db.quants) ids.push_back(q.id);
+                              return ids;
+                          }};
+    if (write_data_view(out, views)) return;
     Table t({"Quant", "Bits/weight", "Quality rank", "Needs"}, {false, true, true, false});
     for (const auto& q : db.quants) {
         t.add_row(
@@ -131,26 +117,22 @@ void write_quants(std::ostream& out, const Database& db) {
 }
 
 void write_gpus_for_model(std::ostream& out, const ModelReport& r) {
-    if (format_of(out) == Format::csv) {
-        write_gpus_csv(out, r);
-        return;
-    }
-    if (format_of(out) == Format::quiet) {
-        for (const Gpu* g : r.gpus.native) out << display_name(*g) << "\n";
-        return;
-    }
-    if (format_of(out) == Format::json) {
-        nlohmann::json doc = model_report_json(r);
-        out << nlohmann::json({{"model", doc["model"]["id"]},
-                               {"quant", doc["quant"]},
-                               {"context", doc["context"]},
-                               {"total_bytes", r.selected.total()},
-                               {"smallest_gpu", doc["smallest_gpu"]},
-                               {"gpus", doc["gpus"]}})
-                   .dump(2)
-            << "\n";
-        return;
-    }
+    const DataViews views{[&] {
+                              nlohmann::json doc = model_report_json(r);
+                              return nlohmann::json({{"model", doc["model"]["id"]},
+                                                     {"quant", doc["quant"]},
+                                                     {"context", doc["context"]},
+                                                     {"total_bytes", r.selected.total()},
+                                                     {"smallest_gpu", doc["smallest_gpu"]},
+                                                     {"gpus", doc["gpus"]}});
+                          },
+                          [&](std::ostream& o) { write_gpus_csv(o, r); },
+                          [&] {
+                              std::vector<std::string> names;
+                              for (const Gpu* g : r.gpus.native) names.push_back(display_name(*g));
+                              return names;
+                          }};
+    if (write_data_view(out, views)) return;
     const Bytes total = r.selected.total();
     out << r.model->name << " at " << r.quant->id << ", " << format_context(r.options.context)
         << " context: " << format_gb(total) << "\n\n";
