@@ -103,3 +103,15 @@ TEST_CASE("cli: fit lists what runs on a GPU and sorts it") {
     CHECK(bad.code == 2);
     CHECK(has(bad.err, "unknown sort order 'size'"));
 }
+
+TEST_CASE("cli: fit on a machine without a GPU lists what runs from RAM") {
+    const auto o = run_cli({"fit", "--gpu", "auto", "--json"}, {recording("no-gpu")});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out);
+    CHECK(doc["hardware"]["gpus"].empty());
+    REQUIRE_FALSE(doc["models"].empty());
+    for (const auto& m : doc["models"]) {
+        CHECK(m["plan"] == "cpu_only");
+        CHECK(m["ram"]["total_bytes"].get<std::uint64_t>() <= 16384000ULL * 1024);
+    }
+}

@@ -53,8 +53,9 @@ struct ModelFit {
     std::uint64_t max_context = 0;  // at that quantization, natively
 };
 
-// Every model that runs natively on the hardware at the options' context, each with its best
-// quantization, its longest context and its speed (database order).
+// Every model that runs natively on the hardware at the options' context (on a machine without
+// a GPU: whole in RAM), each with its best quantization, its longest context and its speed
+// (database order).
 Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware& hardware,
                                               const EstimateOptions& options);
 

@@ -187,7 +187,8 @@ void write_system(std::ostream& out, const DetectedSystem& system, const Hardwar
 
 void write_model_fits(std::ostream& out, const Hardware& hardware, const EstimateOptions& options,
                       const std::vector<ModelFit>& fits) {
-    out << fits.size() << " models run on " << memory_label(hardware) << " without offload at "
+    out << fits.size() << " models run on " << memory_label(hardware)
+        << (hardware.gpus.empty() ? ", on the CPU from RAM," : " without offload") << " at "
         << format_thousands(options.context) << " tokens:\n\n";
     Table t({"Model", "Params", "Best quant", "Total", "Longest context", "Speed"},
             {false, true, false, true, true, true});

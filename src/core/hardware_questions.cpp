@@ -89,7 +89,11 @@ Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware
         o.context = std::min(o.context, longest_supported_context(model));
         auto best = best_quant_for_hardware(model, quants, hardware, o);
         if (!best) return std::unexpected(best.error());
-        if (!*best || (*best)->plan.kind != PlanKind::native) continue;
+        // Whole on the GPUs, or, on a machine without one, whole in RAM.
+        if (!*best ||
+            ((*best)->plan.kind != PlanKind::native && (*best)->plan.kind != PlanKind::cpu_only)) {
+            continue;
+        }
         auto longest = max_native_context(model, *(*best)->quant, hardware, o);
         if (!longest) return std::unexpected(longest.error());
         fits.push_back({&model, **best, longest->value_or(o.context)});
