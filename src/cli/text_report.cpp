@@ -275,12 +275,12 @@ void write_queries(std::ostream& out, const ModelReport& r) {
 
 void write_text_report(std::ostream& out, const ModelReport& r) {
     write_card(out, r);
+    write_queries(out, r);  // the user's own question (--vram, --gpu) first
     write_quant_table(out, r);
     write_matrix(out, r);
     write_hybrid(out, r);
     write_gpus(out, r, r.fit);
     write_faq(out, r);
-    write_queries(out, r);
     const Model& m = *r.model;
     if (!m.benchmarks.empty()) {
         std::vector<std::string> scores;
