@@ -110,6 +110,30 @@ TEST_CASE("every GPU's byte size agrees with its marketed size") {
     CHECK(vendors.count("apple") == 1);
 }
 
+TEST_CASE("every GPU's tensor throughput is in TFLOPS and ordered by precision") {
+    for (const Gpu& g : test::database().gpus) {
+        INFO(g.id << ": fp16 " << g.fp16_tflops << ", fp8 " << g.fp8_tflops << ", fp4 "
+                  << g.fp4_tflops);
+        // The fastest single devices (MI355X 2516.6, B300 2250 dense FP16 TFLOPS) stay far below
+        // 5000; more means GFLOPS or a sparse figure slipped in (the Ada workstation cards once
+        // read 364247 for 364.2).
+        CHECK(g.fp16_tflops <= 5000);
+        // Each halving of the width at most doubles the rate twice over: 2x on datacenter and
+        // workstation datasheets, 4x where a GeForce card's FP8 figure is the half-rate
+        // FP32-accumulate one (RTX 5090: 419 FP8, 1676 FP4); 4.01 allows for rounding (RTX
+        // 5050: 52.62 and 210.5).
+        const double slack = 4.01;
+        if (g.fp16_tflops > 0 && g.fp8_tflops > 0) {
+            CHECK(g.fp8_tflops >= g.fp16_tflops);
+            CHECK(g.fp8_tflops <= slack * g.fp16_tflops);
+        }
+        if (g.fp8_tflops > 0 && g.fp4_tflops > 0) {
+            CHECK(g.fp4_tflops >= g.fp8_tflops);
+            CHECK(g.fp4_tflops <= slack * g.fp8_tflops);
+        }
+    }
+}
+
 TEST_CASE("quantization bits per weight agree with ggml's block layouts") {
     // Effective rates sit at or just above the block rate (mixes upgrade some tensors), and below
     // the next format's rate. Block rates from ggml-common.h: bytes per 256-weight super-block.

@@ -105,12 +105,35 @@ TEST_CASE("missing and absurd fields are named") {
     CHECK(mentions(error_of(files_with(valid_model(), g)), "'bandwidth_gbps'"));
 
     g = valid_gpu();
+    g["fp16_tflops"] = 364247;  // RTX 6000 Ada's 364.2 TFLOPS written in GFLOPS
+    CHECK(mentions(error_of(files_with(valid_model(), g)), "'fp16_tflops'"));
+
+    g = valid_gpu();
     g["class"] = "gaming";
     CHECK(mentions(error_of(files_with(valid_model(), g)), "unknown class 'gaming'"));
 
     g = valid_gpu();
     g["class"] = "unified";
     CHECK(mentions(error_of(files_with(valid_model(), g)), "unified_gpu_share_percent"));
+}
+
+TEST_CASE("per-field sources must cite a field the entry has") {
+    json g = valid_gpu();
+    g["sources"] = {{"bandwidth_gbps", "https://example.com/datasheet.pdf"}};
+    CHECK(parse_database(files_with(valid_model(), g)).has_value());
+
+    json m = valid_model();
+    m["sources"] = {{"architecture.attention", "config.json"}};
+    CHECK(parse_database(files_with(m, valid_gpu())).has_value());
+
+    g["sources"] = {{"fp16_tflops", "https://example.com"}};  // the entry has no fp16_tflops
+    CHECK(mentions(error_of(files_with(valid_model(), g)), "cites field 'fp16_tflops'"));
+
+    g["sources"] = {{"bandwidth_gbps", ""}};
+    CHECK(mentions(error_of(files_with(valid_model(), g)), "'sources.bandwidth_gbps'"));
+
+    g["sources"] = json::array({"https://example.com"});
+    CHECK(mentions(error_of(files_with(valid_model(), g)), "field 'sources' must map"));
 }
 
 TEST_CASE("duplicate ids and aliases are refused; however they are spelled") {

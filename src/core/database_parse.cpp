@@ -32,6 +32,23 @@ std::string entry_name(const std::string& file, std::size_t index, const json& e
     return name;
 }
 
+// Optional per-field citations: "sources": {"fp16_tflops": "https://..."}. Each key names a field
+// the entry has (dotted paths by their first part), each value is a non-empty URL or citation.
+void check_sources(const Fields& f) {
+    if (!f.has("sources")) return;
+    const json& sources = f.at("sources");
+    if (!sources.is_object()) f.error("field 'sources' must map field names to URLs");
+    for (const auto& [field, cite] : sources.items()) {
+        const std::string top = field.substr(0, field.find('.'));
+        if (top == "sources" || !f.has(top.c_str())) {
+            f.error("'sources' cites field '" + field + "', which the entry does not have");
+        }
+        if (!cite.is_string() || cite.get<std::string>().empty()) {
+            f.error("'sources." + field + "' must be a non-empty URL or citation");
+        }
+    }
+}
+
 void check_id(const Fields& f, const std::string& id) {
     for (char c : id) {
         const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-';
@@ -177,6 +194,7 @@ Model parse_model(const Fields& f) {
     m.aliases = f.texts_or_empty("aliases");
     m.hf_repo = f.text_or("hf_repo", "");
     m.source = f.text("source");
+    check_sources(f);
     m.released = f.text_or("released", "");
     if (f.has("license")) {
         const Fields lic = f.child("license");
@@ -237,9 +255,11 @@ Gpu parse_gpu(const Fields& f) {
     g.vram_bytes = f.count("vram_bytes", 1, kMaxVramGb * (1ULL << 30));
     g.memory_type = f.text_or("memory_type", "");
     g.bandwidth_gbps = f.number("bandwidth_gbps", 1, 100000);
-    g.fp16_tflops = f.number_or("fp16_tflops", 0, 1e6);
-    g.fp8_tflops = f.number_or("fp8_tflops", 0, 1e6);
-    g.fp4_tflops = f.number_or("fp4_tflops", 0, 1e6);
+    // Dense TFLOPS of one device: the largest today (B300) is 2250 FP16 / 13500 FP4, so a figure
+    // in GFLOPS by mistake (364247 for a 364.2 TFLOPS card) is refused rather than believed.
+    g.fp16_tflops = f.number_or("fp16_tflops", 0, 10000);
+    g.fp8_tflops = f.number_or("fp8_tflops", 0, 20000);
+    g.fp4_tflops = f.number_or("fp4_tflops", 0, 40000);
     g.architecture = f.text_or("architecture", "");
     g.backends = f.texts_or_empty("backends");
     if (g.backends.empty()) f.error("field 'backends' must list at least one backend");
@@ -250,6 +270,7 @@ Gpu parse_gpu(const Fields& f) {
         f.error("a unified-memory entry needs unified_gpu_share_percent");
     }
     g.source = f.text("source");
+    check_sources(f);
     return g;
 }
 
