@@ -1,6 +1,7 @@
 #include "cli_run.hpp"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -20,7 +21,9 @@ std::string quote(const std::string& arg) {
 
 Outcome run_cli(const std::vector<std::string>& args, const std::vector<std::string>& environment) {
     static int counter = 0;
-    const std::string err_path = "cli_test_stderr_" + std::to_string(++counter) + ".txt";
+    // Per process and call: ctest may run test processes in parallel in one folder.
+    const std::string err_path =
+        "cli_test_stderr_" + std::to_string(getpid()) + "_" + std::to_string(++counter) + ".txt";
     std::string command;
     for (const auto& e : environment) {
         const auto eq = e.find('=');
