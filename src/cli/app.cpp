@@ -7,6 +7,7 @@
 #include "canitrun/database_files.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/report.hpp"
+#include "engine_command.hpp"
 #include "json_output.hpp"
 #include "list_commands.hpp"
 #include "text_report.hpp"
@@ -51,6 +52,7 @@ struct Options {
     std::string family;
     std::string vendor;
     std::string min_vram;
+    EngineFlags engine;
 };
 
 struct Failure {
@@ -90,6 +92,12 @@ void add_estimate_flags(CLI::App& app, Options& o) {
 int run_model(std::ostream& out, const Options& o) {
     const Database db = load_database(o);
     const Model* model = need(db.find_model(o.model));
+    if (!need(engine_is_quick(o.engine))) {
+        const EngineAnswer a =
+            need(run_engine({&db, model, o.quant, o.ctx, o.gpu, o.vram, o.json}, o.engine));
+        out << a.text;
+        return a.exit_code;
+    }
     const ReportOptions ro = report_options(db, o);
     const ModelReport report = need(build_model_report(db, *model, ro));
     std::ostringstream text;  // built whole, so an error leaves stdout empty
@@ -104,6 +112,10 @@ int run_model(std::ostream& out, const Options& o) {
 }
 
 int run_gpus(std::ostream& out, const Options& o) {
+    if (!need(engine_is_quick(o.engine))) {
+        throw Failure{Error{ErrorKind::bad_input, "--engine applies to the model command only",
+                            "use 'canitrun MODEL --engine " + o.engine.engine + " --gpu NAME'"}};
+    }
     const Database db = load_database(o);
     const Model* model = need(db.find_model(o.model));
     const ModelReport report = need(build_model_report(db, *model, report_options(db, o)));
@@ -135,6 +147,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
                    "A VRAM budget in GB: does the recommended quantization fit, and what does?");
     app.add_option("--gpu", o.gpu,
                    "A GPU by name, e.g. \"RTX 4090\": does it fit? (exit 1 if not)");
+    add_engine_flags(app, o.engine);
 
     CLI::App* gpus =
         app.add_subcommand("gpus", "List the GPUs that run a model, natively or with CPU offload");
