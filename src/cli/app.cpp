@@ -10,6 +10,7 @@
 #include "canitrun/report.hpp"
 #include "csv_output.hpp"
 #include "data_views.hpp"
+#include "engine_command.hpp"
 #include "hardware_json.hpp"
 #include "hardware_options.hpp"
 #include "hardware_text.hpp"
@@ -67,6 +68,7 @@ struct Options {
     std::string family;
     std::string vendor;
     std::string min_vram;
+    EngineFlags engine;
 };
 
 struct Failure {
@@ -137,6 +139,12 @@ std::string quiet_answer(const ModelReport& r) {
 int run_model(std::ostream& out, const Options& o) {
     const Database db = load_database(o);
     const Model* model = need(db.find_model(o.model));
+    if (!need(engine_is_quick(o.engine))) {
+        const EngineAnswer a = need(run_engine(
+            {&db, model, o.quant, o.ctx, o.hw.gpu, o.vram, o.output == Format::json}, o.engine));
+        out << a.text;
+        return a.exit_code;
+    }
     const ReportOptions ro = report_options(db, o);
     const ModelReport report = need(build_model_report(db, *model, ro));
     Output output(o);
@@ -152,6 +160,10 @@ int run_model(std::ostream& out, const Options& o) {
 }
 
 int run_gpus(std::ostream& out, const Options& o) {
+    if (!need(engine_is_quick(o.engine))) {
+        throw Failure{Error{ErrorKind::bad_input, "--engine applies to the model command only",
+                            "use 'canitrun MODEL --engine " + o.engine.engine + " --gpu NAME'"}};
+    }
     const Database db = load_database(o);
     const Model* model = need(db.find_model(o.model));
     const ModelReport report = need(build_model_report(db, *model, report_options(db, o)));
@@ -235,6 +247,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
                    "Layers on the GPUs as llama.cpp's -ngl counts them (default: as many as fit)");
     app.add_option("--n-cpu-moe", o.hw.n_cpu_moe,
                    "Keep the routed experts of the first N layers in RAM (llama.cpp --n-cpu-moe)");
+    add_engine_flags(app, o.engine);
 
     CLI::App* gpus =
         app.add_subcommand("gpus", "List the GPUs that run a model, natively or with CPU offload");

@@ -1,0 +1,46 @@
+#pragma once
+// The llama.cpp engine profile: the memory llama.cpp 5b4ebc5 allocates for a database model,
+// term by term (weights per tensor, token embeddings on the host, KV cache by layer kind,
+// recurrent state, compute buffer, output buffer, runtime overhead). Pure: no I/O.
+
+#include <cstdint>
+#include <string>
+
+#include "canitrun/error.hpp"
+#include "canitrun/estimate.hpp"
+#include "canitrun/ggml_type.hpp"
+#include "canitrun/model.hpp"
+#include "canitrun/quant.hpp"
+
+namespace canitrun {
+
+enum class FlashAttn { on, off, automatic };
+enum class Backend { cpu, cuda, rocm, metal, vulkan };
+
+struct LlamaCppOptions {
+    std::uint64_t context = kDefaultContext;
+    std::uint64_t ubatch = 512;  // llama.cpp's n_ubatch default
+    std::uint64_t n_seq = 1;     // --parallel: sequences, each with its own KV stream
+    FlashAttn flash_attn = FlashAttn::automatic;
+    std::string cache_type_k = "f16";
+    std::string cache_type_v = "f16";
+    Backend backend = Backend::cuda;
+};
+
+Result<FlashAttn> parse_flash_attn(const std::string& text);
+Result<Backend> parse_backend(const std::string& text);
+const char* backend_name(Backend backend);
+
+// A KV cache element type as llama.cpp's --cache-type-k/-v accept it (f32, f16, bf16, q8_0,
+// q4_0, q4_1, iq4_nl, q5_0, q5_1).
+Result<GgmlType> parse_cache_type(const std::string& text);
+
+// The runtime's own memory on the device (CUDA context, ...), 0 for the CPU backend.
+Bytes runtime_overhead_bytes(Backend backend);
+
+// Terms: "weights" (device), "token_embd" (host), "kv_cache", "recurrent_state", "compute",
+// "output" (host), "runtime" (device). With Backend::cpu every term is on the CPU.
+Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
+                                   const LlamaCppOptions& options);
+
+}  // namespace canitrun

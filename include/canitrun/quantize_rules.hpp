@@ -1,0 +1,39 @@
+#pragma once
+// llama-quantize's choice of a ggml type for each tensor of a model, for a llama.cpp file type
+// (Q4_K_M, Q8_0, ...), as llama_tensor_get_type / llama_tensor_get_type_impl /
+// tensor_type_fallback in src/llama-quant.cpp do it at llama.cpp 5b4ebc5 (no imatrix, no
+// overrides). Pure: no I/O.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "canitrun/checked.hpp"
+#include "canitrun/error.hpp"
+#include "canitrun/ggml_type.hpp"
+#include "canitrun/tensor_layout.hpp"
+
+namespace canitrun {
+
+struct TypedTensor {
+    TensorInfo tensor;
+    GgmlType type;
+    Bytes bytes = 0;
+};
+
+// The file types the rules are implemented for, by our quantization ids ("Q4_K_M", "FP16",
+// "MXFP4", ...); false for formats llama.cpp does not write (NVFP4, EXL2, AWQ, ...).
+bool is_llama_file_type(const std::string& quant_id);
+
+// Every tensor of the layout with its type and size, in llama-quantize's processing order
+// (token_embd / output first, then by layer, then by name). `imatrix`: whether the file was
+// made with an importance matrix; by default only for the types that require one (IQ1_*,
+// IQ2_*, IQ3_XXS, IQ3_XS, Q2_K_S).
+Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
+                                                  const std::string& quant_id,
+                                                  std::optional<bool> imatrix = std::nullopt);
+
+// Sum of the tensors' bytes.
+Bytes tensor_bytes(const std::vector<TypedTensor>& tensors);
+
+}  // namespace canitrun

@@ -1,0 +1,44 @@
+#pragma once
+// The tensors llama.cpp creates for a database model: llama.cpp's tensor names (LLM_TN:
+// token_embd.weight, blk.N.attn_q.weight, blk.N.ffn_down_exps.weight, output.weight, ...) and
+// shapes (ne[0] is the row length), as src/models/<arch>.cpp load_arch_tensors builds them at
+// the pinned llama.cpp commit 5b4ebc5. Pure: no I/O.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "canitrun/error.hpp"
+#include "canitrun/model.hpp"
+
+namespace canitrun {
+
+struct TensorInfo {
+    std::string name;
+    std::array<std::uint64_t, 4> ne{1, 1, 1, 1};
+    std::uint32_t n_dims = 1;
+    int layer = -1;  // blk index, -1 for token_embd / output / output_norm
+
+    std::uint64_t elements() const;
+};
+
+struct TensorLayout {
+    std::string arch;  // llama.cpp's architecture name: "llama", "qwen35moe", "gemma3", ...
+    std::vector<TensorInfo> tensors;
+    // hyper-parameters llama-quantize's rules look at
+    std::uint64_t n_layer = 0;
+    std::uint64_t n_expert = 0;
+    std::uint64_t n_gqa = 1;  // n_head / n_head_kv
+    bool is_70b = false;      // llama.cpp's LLM_TYPE_70B (80-layer llama / qwen2)
+
+    std::uint64_t elements() const;
+};
+
+// llama.cpp's architecture for a database model, or an error naming the model when the engine
+// does not model it yet.
+Result<std::string> llama_arch(const Model& model);
+
+Result<TensorLayout> tensor_layout(const Model& model);
+
+}  // namespace canitrun

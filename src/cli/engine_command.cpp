@@ -1,0 +1,263 @@
+#include "engine_command.hpp"
+
+#include "canitrun/hardware.hpp"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "app.hpp"
+#include "canitrun/format.hpp"
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/name_match.hpp"
+#include "canitrun/parse.hpp"
+#include "canitrun/tensor_layout.hpp"
+#include "canitrun/vllm_engine.hpp"
+#include "json_output.hpp"
+#include "table.hpp"
+
+namespace canitrun::cli {
+namespace {
+
+using json = nlohmann::json;
+
+Result<std::uint64_t> positive(const std::string& flag, const std::string& text) {
+    std::uint64_t v = 0;
+    bool ok = !text.empty() && text.size() <= 9;
+    for (const char c : text) ok = ok && c >= '0' && c <= '9';
+    if (ok) v = std::stoull(text);
+    if (!ok || v == 0) {
+        return fail(ErrorKind::bad_input, "bad " + flag + " value '" + text + "'",
+                    "give a whole number of at least 1");
+    }
+    return v;
+}
+
+// "0.9" -> 90 (percent, two decimals at most)
+Result<std::uint64_t> utilization_pct(const std::string& text) {
+    const auto bad = [&] {
+        return fail(ErrorKind::bad_input, "bad --gpu-memory-utilization value '" + text + "'",
+                    "give a fraction in (0, 1], e.g. 0.9");
+    };
+    const auto dot = text.find('.');
+    const std::string whole = text.substr(0, dot);
+    std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
+    if (whole.size() > 1 || frac.size() > 2 || (whole.empty() && frac.empty())) return bad();
+    for (const char c : whole + frac) {
+        if (c < '0' || c > '9') return bad();
+    }
+    while (frac.size() < 2) frac += '0';
+    const std::uint64_t pct = (whole.empty() ? 0 : std::stoull(whole)) * 100 + std::stoull(frac);
+    if (pct == 0 || pct > 100) return bad();
+    return pct;
+}
+
+const char* device_name(Device d) {
+    return d == Device::gpu ? "gpu" : "cpu";
+}
+
+Bytes on(const Estimate& e, Device d) {
+    Bytes sum = 0;
+    for (const auto& t : e.terms) {
+        if (t.device == d) sum = checked::add(sum, t.bytes);
+    }
+    return sum;
+}
+
+void write_terms(std::ostream& out, const Estimate& e) {
+    Table t({"term", "size", "where"}, {false, true, false});
+    for (const auto& term : e.terms) {
+        t.add_row({term.name, format_gb(term.bytes), device_name(term.device)});
+    }
+    t.add_row({"on the GPU", format_gb(on(e, Device::gpu)), ""});
+    t.add_row({"on the host", format_gb(on(e, Device::cpu)), ""});
+    t.add_row({"total", format_gb(e.total()), ""});
+    t.write(out);
+}
+
+struct Common {
+    const Quant* quant = nullptr;
+    std::uint64_t context = kDefaultContext;
+    const Gpu* gpu = nullptr;
+    Bytes vram = 0;  // the GPU's real bytes, or --vram
+};
+
+Result<Common> common(const EngineRequest& r) {
+    Common c;
+    if (r.quant.empty()) {
+        c.quant = r.db->recommended_quant();
+    } else {
+        auto q = r.db->find_quant(r.quant);
+        if (!q) return std::unexpected(q.error());
+        c.quant = *q;
+    }
+    if (!r.ctx.empty()) {
+        auto ctx = parse_context(r.ctx);
+        if (!ctx) return std::unexpected(ctx.error());
+        c.context = *ctx;
+    }
+    if (!r.gpu.empty()) {
+        auto gpus = parse_gpu_spec(*r.db, r.gpu);
+        if (!gpus) return std::unexpected(gpus.error());
+        if (gpus->size() != 1) {
+            return fail(ErrorKind::bad_input, "--engine answers for one GPU, not '" + r.gpu + "'",
+                        "drop --engine for the split over several GPUs, or name one GPU");
+        }
+        c.gpu = gpus->front();
+        // the real bytes; on unified memory only the share the GPU may use by default
+        c.vram = checked::mul_div_floor(c.gpu->vram_bytes, c.gpu->unified_gpu_share_permille, 1000);
+    } else if (!r.vram.empty()) {
+        auto v = parse_gb(r.vram);
+        if (!v) return std::unexpected(v.error());
+        c.vram = *v;
+    }
+    return c;
+}
+
+Result<EngineAnswer> run_llamacpp(const EngineRequest& r, const EngineFlags& f, const Common& c) {
+    LlamaCppOptions o;
+    o.context = c.context;
+    auto ub = positive("--ubatch", f.ubatch);
+    if (!ub) return std::unexpected(ub.error());
+    auto par = positive("--parallel", f.parallel);
+    if (!par) return std::unexpected(par.error());
+    auto fa = parse_flash_attn(f.flash_attn);
+    if (!fa) return std::unexpected(fa.error());
+    o.ubatch = *ub;
+    o.n_seq = *par;
+    o.flash_attn = *fa;
+    o.cache_type_k = f.cache_type_k;
+    o.cache_type_v = f.cache_type_v;
+    std::string backend = f.backend;
+    if (backend.empty()) {
+        backend = (c.gpu && !c.gpu->backends.empty()) ? c.gpu->backends.front() : "cuda";
+    }
+    auto be = parse_backend(backend);
+    if (!be) return std::unexpected(be.error());
+    o.backend = *be;
+    auto e = estimate_llamacpp(*r.model, *c.quant, o);
+    if (!e) return std::unexpected(e.error());
+
+    const Bytes device = on(*e, Device::gpu);
+    const bool fits = c.vram == 0 || device <= c.vram;
+    std::ostringstream out;
+    if (r.json) {
+        json doc = {{"engine", "llama.cpp"},
+                    {"llama_cpp_commit", "5b4ebc5"},
+                    {"model", r.model->id},
+                    {"llama_arch", llama_arch(*r.model).value_or("")},
+                    {"quant", c.quant->id},
+                    {"context", c.context},
+                    {"ubatch", o.ubatch},
+                    {"parallel", o.n_seq},
+                    {"flash_attn", o.flash_attn == FlashAttn::off ? "off" : "on"},
+                    {"cache_type_k", to_lower(o.cache_type_k)},
+                    {"cache_type_v", to_lower(o.cache_type_v)},
+                    {"backend", backend_name(o.backend)},
+                    {"estimate", {{"terms", estimate_json(*e)}}},
+                    {"gpu_bytes", device},
+                    {"host_bytes", on(*e, Device::cpu)},
+                    {"total_bytes", e->total()},
+                    {"units", "bytes"}};
+        if (c.vram != 0) doc["fits"] = fits;
+        out << doc.dump(2) << "\n";
+    } else {
+        out << r.model->name << " at " << c.quant->id << ", " << format_context(c.context)
+            << " context: llama.cpp 5b4ebc5 profile (" << backend_name(o.backend) << ")\n";
+        out << "  ubatch " << o.ubatch << " · " << o.n_seq
+            << (o.n_seq == 1 ? " sequence" : " sequences") << " · flash attention "
+            << (o.flash_attn == FlashAttn::off ? "off" : "on") << " · K "
+            << to_lower(o.cache_type_k) << " / V " << to_lower(o.cache_type_v) << "\n\n";
+        write_terms(out, *e);
+        if (c.vram != 0) {
+            out << "\n  " << (c.gpu ? display_name(*c.gpu) : format_gb(c.vram) + " budget") << ": "
+                << (fits ? "fits" : "does not fit") << " (" << format_gb(device) << " on the GPU, "
+                << format_gib(c.vram) << " available)\n";
+        }
+    }
+    return EngineAnswer{out.str(), fits ? kExitOk : kExitDoesNotFit};
+}
+
+Result<EngineAnswer> run_vllm(const EngineRequest& r, const EngineFlags& f, const Common& c) {
+    VllmOptions o;
+    o.context = c.context;
+    o.gpu_memory = c.vram;
+    auto pct = utilization_pct(f.gpu_memory_utilization);
+    if (!pct) return std::unexpected(pct.error());
+    o.gpu_memory_utilization_pct = *pct;
+    const Quant* q = c.quant;
+    if (r.quant.empty()) {
+        auto bf16 = r.db->find_quant("BF16");
+        if (!bf16) return std::unexpected(bf16.error());
+        q = *bf16;
+    }
+    auto v = estimate_vllm(*r.model, *q, o);
+    if (!v) return std::unexpected(v.error());
+    const bool fits = v->max_sequences >= 1;
+    std::ostringstream out;
+    if (r.json) {
+        json doc = {{"engine", "vllm"},
+                    {"model", r.model->id},
+                    {"quant", q->id},
+                    {"context", c.context},
+                    {"gpu_memory_bytes", o.gpu_memory},
+                    {"gpu_memory_utilization_percent", o.gpu_memory_utilization_pct},
+                    {"budget_bytes", v->budget},
+                    {"kv_pool_bytes", v->kv_pool},
+                    {"block_size", o.block_size},
+                    {"page_bytes", v->page_bytes},
+                    {"per_sequence_fixed_bytes", v->per_sequence_fixed},
+                    {"max_context_one_sequence", v->max_context_one_seq},
+                    {"max_sequences_at_context", v->max_sequences},
+                    {"estimate", {{"terms", estimate_json(v->estimate)}}},
+                    {"fits", fits},
+                    {"units", "bytes"}};
+        out << doc.dump(2) << "\n";
+    } else {
+        out << r.model->name << " at " << q->id << ", " << format_context(c.context)
+            << " context: vLLM profile, gpu_memory_utilization " << o.gpu_memory_utilization_pct
+            << " % of " << format_gib(o.gpu_memory) << "\n\n";
+        write_terms(out, v->estimate);
+        char page[32];
+        std::snprintf(page, sizeof page, "%.2f MiB",
+                      static_cast<double>(v->page_bytes) / (1024.0 * 1024.0));
+        out << "\n  KV pool " << format_gb(v->kv_pool) << " in " << o.block_size
+            << "-token pages of " << page << "\n";
+        out << "  longest context for 1 sequence: " << format_thousands(v->max_context_one_seq)
+            << " tokens\n";
+        out << "  sequences at " << format_context(c.context) << ": " << v->max_sequences << "\n";
+    }
+    return EngineAnswer{out.str(), fits ? kExitOk : kExitDoesNotFit};
+}
+
+}  // namespace
+
+void add_engine_flags(CLI::App& app, EngineFlags& f) {
+    app.add_option("--engine", f.engine,
+                   "Memory rule: quick (the page's 12 % rule, default), llama.cpp, vllm");
+    app.add_option("--ubatch", f.ubatch, "llama.cpp: micro-batch size n_ubatch (default 512)");
+    app.add_option("--parallel", f.parallel, "llama.cpp: sequences served at once (default 1)");
+    app.add_option("--flash-attn", f.flash_attn, "llama.cpp: flash attention on, off, auto");
+    app.add_option("--cache-type-k", f.cache_type_k, "llama.cpp: K cache type (default f16)");
+    app.add_option("--cache-type-v", f.cache_type_v, "llama.cpp: V cache type (default f16)");
+    app.add_option("--backend", f.backend, "llama.cpp: cpu, cuda, rocm, metal, vulkan");
+    app.add_option("--gpu-memory-utilization", f.gpu_memory_utilization,
+                   "vllm: share of GPU memory vLLM may use (default 0.9)");
+}
+
+Result<bool> engine_is_quick(const EngineFlags& f) {
+    const std::string e = to_lower(f.engine);
+    if (e == "quick") return true;
+    if (e == "llama.cpp" || e == "llamacpp" || e == "vllm") return false;
+    return fail(ErrorKind::bad_input, "unknown engine '" + f.engine + "'",
+                "use quick, llama.cpp or vllm");
+}
+
+Result<EngineAnswer> run_engine(const EngineRequest& r, const EngineFlags& f) {
+    auto c = common(r);
+    if (!c) return std::unexpected(c.error());
+    if (to_lower(f.engine) == "vllm") return run_vllm(r, f, *c);
+    return run_llamacpp(r, f, *c);
+}
+
+}  // namespace canitrun::cli

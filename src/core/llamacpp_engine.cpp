@@ -1,0 +1,298 @@
+#include "canitrun/llamacpp_engine.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "canitrun/kv_cache.hpp"
+#include "canitrun/name_match.hpp"
+#include "canitrun/quantize_rules.hpp"
+#include "canitrun/tensor_layout.hpp"
+
+// Rules from llama.cpp 5b4ebc5 (the libllama node-llama-cpp 3.21.1 ships):
+// - llama-context.cpp: n_ctx = GGML_PAD(n_ctx, 256); without a unified KV cache (the default)
+//   n_ctx_seq = GGML_PAD(n_ctx / n_seq_max, 256) and every sequence has its own stream of
+//   n_ctx_seq cells; n_ubatch <= n_batch <= n_ctx.
+// - llama-kv-cache.cpp: K and V are [n_embd_k_gqa, kv_size, n_stream] tensors of the cache type
+//   (ggml_row_size: whole blocks), one pair per attention layer; MLA layers cache K only (the
+//   latent plus the rope key).
+// - llama-kv-cache-iswa.cpp: the sliding-window cache has
+//   GGML_PAD(min(kv_size, n_swa + n_ubatch), 256) cells per stream.
+// - llama-memory-recurrent.cpp: conv (R) and recurrent (S) state in f32, one row per sequence.
+// - llama-context.cpp output_reserve: n_vocab floats of logits per sequence at start-up.
+// - compute buffer: fitted to what llama.cpp reports for the CPU backend (ggml-alloc's peak of
+//   the ubatch graph, tests/fixtures/llamacpp-cpu-buffers.json): the output phase holds the
+//   logits (n_ubatch x n_vocab f32) plus two n_ubatch x n_embd activations (exact for llama,
+//   qwen3moe, gemma3 with flash attention); linear-attention / SSM models one more activation.
+//   Without flash attention the attention phase holds KQ (n_head x n_kv x n_ubatch f32), its
+//   mask (n_kv x n_ubatch f32, plus the sliding layers' mask) and the FFN activations
+//   (n_ubatch x (n_ff + 2 n_embd) f32); the buffer is the larger of the two phases.
+
+namespace canitrun {
+namespace {
+
+constexpr std::uint64_t kF32 = 4;
+constexpr std::uint64_t kPad = 256;
+constexpr std::uint64_t kMiB = 1024 * 1024;
+
+std::uint64_t pad(std::uint64_t n, std::uint64_t to) {
+    return checked::mul((checked::add(n, to - 1)) / to, to);
+}
+
+constexpr std::array<std::string_view, 9> kCacheTypes = {"f32",  "f16",    "bf16", "q8_0", "q4_0",
+                                                         "q4_1", "iq4_nl", "q5_0", "q5_1"};
+
+struct Geometry {
+    std::uint64_t n_ctx_seq = 0;
+    std::uint64_t n_stream = 1;
+    std::uint64_t ubatch = 0;
+};
+
+Result<Bytes> row(const GgmlType& type, std::uint64_t elements, const std::string& what) {
+    const auto r = ggml_row_bytes(type, elements);
+    if (!r) {
+        return fail(ErrorKind::bad_input,
+                    "cache type " + std::string(type.name) + " needs rows of whole " +
+                        std::to_string(type.block_elements) + "-value blocks, but " + what +
+                        " has " + std::to_string(elements) + " values",
+                    "use --cache-type-k/--cache-type-v f16");
+    }
+    return *r;
+}
+
+Result<Bytes> kv_bytes(const Model& m, const Geometry& g, const GgmlType& tk, const GgmlType& tv) {
+    Bytes total = 0;
+    for (const auto& group : m.arch.layer_groups) {
+        std::uint64_t cells = 0;
+        Bytes per_cell = 0;
+        if (group.kind == LayerKind::full || group.kind == LayerKind::sliding) {
+            const AttentionDims d = attention_dims(m, group);
+            auto k = row(tk, checked::mul(d.kv_heads, d.k_dim), "a K row");
+            if (!k) return std::unexpected(k.error());
+            auto v = row(tv, checked::mul(d.kv_heads, d.v_dim), "a V row");
+            if (!v) return std::unexpected(v.error());
+            per_cell = checked::add(*k, *v);
+            cells = g.n_ctx_seq;
+            if (group.kind == LayerKind::sliding) {
+                cells = pad(std::min(g.n_ctx_seq, checked::add(group.window, g.ubatch)), kPad);
+            }
+        } else if (group.kind == LayerKind::mla) {
+            auto k = row(tk, checked::add(group.kv_lora_rank, group.qk_rope_head_dim),
+                         "an MLA latent row");
+            if (!k) return std::unexpected(k.error());
+            per_cell = *k;
+            cells = g.n_ctx_seq;
+        } else {
+            continue;
+        }
+        const Bytes layer = checked::mul(checked::mul(per_cell, cells), g.n_stream);
+        total = checked::add(total, checked::mul(layer, group.count));
+    }
+    return total;
+}
+
+std::uint64_t ffn_width(const Model& m) {
+    if (!m.is_moe()) return m.arch.intermediate_size;
+    const MoE& e = *m.arch.moe;
+    return checked::add(checked::mul(e.experts_per_token, e.expert_intermediate_size),
+                        e.shared_expert_intermediate_size);
+}
+
+// Floats per ubatch token a layer keeps alive at its peak besides the attention scores: fitted
+// to the CPU backend's compute buffers (docs/ACCURACY.md): 4 n_embd + 3 FFN widths; MLA layers
+// the absorbed query, the latent output and the per-head q / v (heads x (2 (kv_lora + rope)
+// + nope + v)) when that is larger.
+std::uint64_t layer_floats(const Model& m) {
+    const auto& a = m.arch;
+    std::uint64_t floats =
+        checked::add(checked::mul(4, a.hidden_size), checked::mul(3, ffn_width(m)));
+    for (const auto& g : a.layer_groups) {
+        if (g.kind != LayerKind::mla) continue;
+        const std::uint64_t v = a.attention.v_head_dim ? a.attention.v_head_dim : g.v_head_dim;
+        const std::uint64_t per_head =
+            checked::add(checked::mul(2, checked::add(g.kv_lora_rank, g.qk_rope_head_dim)),
+                         checked::add(g.qk_nope_head_dim, v));
+        floats = std::max(floats, checked::add(checked::mul(4, a.hidden_size),
+                                               checked::mul(a.attention.heads, per_head)));
+    }
+    return floats;
+}
+
+Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
+    const auto& a = m.arch;
+    const bool recurrent = count_layers(m, LayerKind::linear) + count_layers(m, LayerKind::ssm) > 0;
+    std::uint64_t out_per_token =
+        checked::add(a.vocab_size, checked::mul(recurrent ? 3 : 2, a.hidden_size));
+    const Bytes out_phase = checked::mul(checked::mul(g.ubatch, kF32), out_per_token);
+
+    std::uint64_t swa_kv = 0;
+    for (const auto& group : a.layer_groups) {
+        if (group.kind == LayerKind::sliding) {
+            swa_kv = pad(std::min(g.n_ctx_seq, checked::add(group.window, g.ubatch)), kPad);
+        }
+    }
+    const bool has_global = count_layers(m, LayerKind::full) + count_layers(m, LayerKind::mla) > 0;
+    const std::uint64_t n_kv = has_global ? g.n_ctx_seq : swa_kv;
+    // the KQ masks: one row of n_kv per token for the full layers, one for the sliding ones;
+    // f16 with flash attention, f32 without
+    const std::uint64_t masks = checked::add(n_kv, has_global ? swa_kv : 0);
+    if (flash_attn) {
+        const std::uint64_t per_token =
+            checked::add(checked::mul(2, masks), checked::mul(kF32, layer_floats(m)));
+        return std::max(out_phase, checked::mul(g.ubatch, per_token));
+    }
+    const std::uint64_t kq = checked::mul(a.attention.heads, n_kv);
+    std::uint64_t ffn = checked::add(ffn_width(m), checked::mul(2, a.hidden_size));
+    if (count_layers(m, LayerKind::mla) > 0) ffn = std::max(ffn, layer_floats(m));
+    const std::uint64_t per_token = checked::add(kq, checked::add(masks, ffn));
+    const Bytes attn_phase = checked::mul(checked::mul(g.ubatch, kF32), per_token);
+    return std::max(out_phase, attn_phase);
+}
+
+}  // namespace
+
+Result<FlashAttn> parse_flash_attn(const std::string& text) {
+    const std::string t = to_lower(text);
+    if (t == "on" || t == "1" || t == "true") return FlashAttn::on;
+    if (t == "off" || t == "0" || t == "false") return FlashAttn::off;
+    if (t == "auto") return FlashAttn::automatic;
+    return fail(ErrorKind::bad_input, "bad --flash-attn value '" + text + "'",
+                "use on, off or auto");
+}
+
+Result<Backend> parse_backend(const std::string& text) {
+    const std::string t = to_lower(text);
+    if (t == "cpu") return Backend::cpu;
+    if (t == "cuda") return Backend::cuda;
+    if (t == "rocm" || t == "hip") return Backend::rocm;
+    if (t == "metal") return Backend::metal;
+    if (t == "vulkan") return Backend::vulkan;
+    return fail(ErrorKind::bad_input, "unknown backend '" + text + "'",
+                "use cpu, cuda, rocm, metal or vulkan");
+}
+
+const char* backend_name(Backend backend) {
+    switch (backend) {
+        case Backend::cpu:
+            return "cpu";
+        case Backend::cuda:
+            return "cuda";
+        case Backend::rocm:
+            return "rocm";
+        case Backend::metal:
+            return "metal";
+        case Backend::vulkan:
+            return "vulkan";
+    }
+    return "?";
+}
+
+Result<GgmlType> parse_cache_type(const std::string& text) {
+    const std::string t = to_lower(text);
+    for (const auto name : kCacheTypes) {
+        if (t == name) return *find_ggml_type(name);
+    }
+    std::string names;
+    for (const auto name : kCacheTypes) names += (names.empty() ? "" : ", ") + std::string(name);
+    return fail(ErrorKind::bad_input, "unknown KV cache type '" + text + "'",
+                "use one of: " + names);
+}
+
+Bytes runtime_overhead_bytes(Backend backend) {
+    // What the GPU runtime itself holds before llama.cpp allocates anything: the CUDA / HIP
+    // context with its loaded kernels and the cuBLAS / hipBLAS handles and workspace, which
+    // llama.cpp's logs do not show. A working figure, not measured in this repository:
+    // PyTorch measured a bare CUDA context of 287,047,680 bytes with lazy module loading and
+    // 666,632,192 bytes eager (github.com/pytorch/pytorch/pull/86509); lazy loading is the
+    // default on Linux since CUDA 12.2 (CUDA Programming Guide, "Lazy Loading"), and
+    // llama.cpp adds cuBLAS on top, so 512 MiB. ROCm is taken as CUDA. Metal and the CPU
+    // backend have no separate context; Vulkan's is smaller (256 MiB, unconfirmed).
+    switch (backend) {
+        case Backend::cpu:
+        case Backend::metal:
+            return 0;
+        case Backend::cuda:
+        case Backend::rocm:
+            return 512 * kMiB;
+        case Backend::vulkan:
+            return 256 * kMiB;
+    }
+    return 0;
+}
+
+Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
+                                   const LlamaCppOptions& o) {
+    if (o.context == 0) return fail(ErrorKind::bad_input, "--ctx must be at least 1");
+    if (o.ubatch == 0) return fail(ErrorKind::bad_input, "--ubatch must be at least 1");
+    if (o.n_seq == 0) return fail(ErrorKind::bad_input, "--parallel must be at least 1");
+    const auto tk = parse_cache_type(o.cache_type_k);
+    if (!tk) return std::unexpected(tk.error());
+    const auto tv = parse_cache_type(o.cache_type_v);
+    if (!tv) return std::unexpected(tv.error());
+    // llama_init_from_model's refusals (llama-context.cpp)
+    if (tv->block_elements > 1 && o.flash_attn == FlashAttn::off) {
+        return fail(ErrorKind::bad_input,
+                    "llama.cpp refuses a quantized V cache without flash attention",
+                    "use --flash-attn on or auto, or --cache-type-v f16");
+    }
+    if (count_layers(model, LayerKind::mla) > 0 && tk->id != tv->id) {
+        return fail(ErrorKind::bad_input,
+                    "llama.cpp refuses different K and V cache types for MLA models",
+                    "give --cache-type-k and --cache-type-v the same type");
+    }
+    const auto layout = tensor_layout(model);
+    if (!layout) return std::unexpected(layout.error());
+    const auto tensors = quantize_tensors(*layout, quant.id);
+    if (!tensors) return std::unexpected(tensors.error());
+    try {
+        Geometry g;
+        const std::uint64_t n_ctx = pad(o.context, kPad);
+        g.n_stream = o.n_seq;
+        g.n_ctx_seq = pad(n_ctx / o.n_seq, kPad);
+        if (n_ctx / o.n_seq == 0) {
+            return fail(ErrorKind::bad_input, "--ctx is smaller than --parallel",
+                        "give every sequence at least one token of context");
+        }
+        g.ubatch = std::min(o.ubatch, n_ctx);
+
+        Bytes embd = 0;
+        Bytes rest = 0;
+        for (const auto& t : *tensors) {
+            if (t.tensor.name == "token_embd.weight") {
+                embd = t.bytes;
+            } else {
+                rest = checked::add(rest, t.bytes);
+            }
+        }
+        const bool gpu = o.backend != Backend::cpu;
+        // Tied embeddings: llama.cpp duplicates token_embd as the output head
+        // (TENSOR_DUPLICATED), which lands in the device buffer when the output layer is
+        // offloaded; on the CPU the mmap'd file backs both.
+        if (gpu && model.arch.tied_embeddings) rest = checked::add(rest, embd);
+        const Device dev = gpu ? Device::gpu : Device::cpu;
+
+        auto kv = kv_bytes(model, g, *tk, *tv);
+        if (!kv) return std::unexpected(kv.error());
+        const bool fa = o.flash_attn != FlashAttn::off;
+
+        Estimate e;
+        e.terms.push_back({"weights", rest, dev});
+        e.terms.push_back({"token_embd", embd, Device::cpu});
+        e.terms.push_back({"kv_cache", *kv, dev});
+        e.terms.push_back(
+            {"recurrent_state", checked::mul(recurrent_state_bytes(model), o.n_seq), dev});
+        e.terms.push_back({"compute", compute_bytes(model, g, fa), dev});
+        e.terms.push_back({"output",
+                           checked::mul(checked::mul(model.arch.vocab_size, kF32), o.n_seq),
+                           Device::cpu});
+        e.terms.push_back({"runtime", runtime_overhead_bytes(o.backend), dev});
+        e.total();
+        return e;
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::overflow,
+                    "the estimate for " + model.id + " does not fit in 64-bit byte counts",
+                    "lower --ctx");
+    }
+}
+
+}  // namespace canitrun

@@ -1,0 +1,434 @@
+#include "canitrun/quantize_rules.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <initializer_list>
+#include <optional>
+#include <string_view>
+
+#include "canitrun/name_match.hpp"
+
+// A transcription of the type choice in llama.cpp 5b4ebc5 src/llama-quant.cpp for the file types
+// canitrun lists: llama_ftype_get_default_type, tensor_allows_quantization, tensor_get_category,
+// llama_tensor_get_type_impl (the branches these file types reach) and tensor_type_fallback.
+// Tensors are visited in llama_model_loader::weights_map order (weight_name_comparer: layer,
+// then name), which decides the i_attention_wv / i_ffn_down counters.
+
+namespace canitrun {
+namespace {
+
+enum class Ftype {
+    f32,
+    f16,
+    bf16,
+    q8_0,
+    q6_k,
+    q5_k_m,
+    q5_k_s,
+    q4_k_m,
+    q4_k_s,
+    q3_k_l,
+    q3_k_m,
+    q3_k_s,
+    q2_k,
+    q2_k_s,
+    q4_0,
+    q4_1,
+    q5_0,
+    q5_1,
+    iq4_nl,
+    iq4_xs,
+    iq3_m,
+    iq3_s,
+    iq3_xs,
+    iq3_xxs,
+    iq2_m,
+    iq2_s,
+    iq2_xs,
+    iq2_xxs,
+    iq1_m,
+    iq1_s,
+    tq2_0,
+    tq1_0,
+    mxfp4_moe
+};
+
+struct FtypeName {
+    std::string_view id;
+    Ftype ftype;
+    std::string_view default_type;  // llama_ftype_get_default_type
+};
+
+constexpr std::array<FtypeName, 33> kFtypes = {{
+    {"FP32", Ftype::f32, "f32"},          {"FP16", Ftype::f16, "f16"},
+    {"BF16", Ftype::bf16, "bf16"},        {"Q8_0", Ftype::q8_0, "q8_0"},
+    {"Q6_K", Ftype::q6_k, "q6_K"},        {"Q5_K_M", Ftype::q5_k_m, "q5_K"},
+    {"Q5_K_S", Ftype::q5_k_s, "q5_K"},    {"Q4_K_M", Ftype::q4_k_m, "q4_K"},
+    {"Q4_K_S", Ftype::q4_k_s, "q4_K"},    {"Q3_K_L", Ftype::q3_k_l, "q3_K"},
+    {"Q3_K_M", Ftype::q3_k_m, "q3_K"},    {"Q3_K_S", Ftype::q3_k_s, "q3_K"},
+    {"Q2_K", Ftype::q2_k, "q2_K"},        {"Q2_K_S", Ftype::q2_k_s, "q2_K"},
+    {"Q4_0", Ftype::q4_0, "q4_0"},        {"Q4_1", Ftype::q4_1, "q4_1"},
+    {"Q5_0", Ftype::q5_0, "q5_0"},        {"Q5_1", Ftype::q5_1, "q5_1"},
+    {"IQ4_NL", Ftype::iq4_nl, "iq4_nl"},  {"IQ4_XS", Ftype::iq4_xs, "iq4_xs"},
+    {"IQ3_M", Ftype::iq3_m, "iq3_s"},     {"IQ3_S", Ftype::iq3_s, "iq3_s"},
+    {"IQ3_XS", Ftype::iq3_xs, "iq3_s"},   {"IQ3_XXS", Ftype::iq3_xxs, "iq3_xxs"},
+    {"IQ2_M", Ftype::iq2_m, "iq2_s"},     {"IQ2_S", Ftype::iq2_s, "iq2_xs"},
+    {"IQ2_XS", Ftype::iq2_xs, "iq2_xs"},  {"IQ2_XXS", Ftype::iq2_xxs, "iq2_xxs"},
+    {"IQ1_M", Ftype::iq1_m, "iq1_m"},     {"IQ1_S", Ftype::iq1_s, "iq1_s"},
+    {"TQ2_0", Ftype::tq2_0, "tq2_0"},     {"TQ1_0", Ftype::tq1_0, "tq1_0"},
+    {"MXFP4", Ftype::mxfp4_moe, "mxfp4"},
+}};
+
+// Files of these types cannot be made without an importance matrix (tensor_requires_imatrix:
+// their iq1 / iq2 / iq3_xxs tensors, or Q2_K_S's q2_K ones); every other type is taken as a
+// plain llama-quantize run without one.
+bool needs_imatrix(Ftype f) {
+    switch (f) {
+        case Ftype::iq3_xxs:
+        case Ftype::iq3_xs:
+        case Ftype::iq2_m:
+        case Ftype::iq2_s:
+        case Ftype::iq2_xs:
+        case Ftype::iq2_xxs:
+        case Ftype::iq1_m:
+        case Ftype::iq1_s:
+        case Ftype::q2_k_s:
+            return true;
+        default:
+            return false;
+    }
+}
+
+std::optional<FtypeName> find_ftype(const std::string& id) {
+    const std::string lower = to_lower(id);
+    for (const auto& f : kFtypes) {
+        if (to_lower(std::string(f.id)) == lower) return f;
+    }
+    return std::nullopt;
+}
+
+GgmlType type(std::string_view name) {
+    return *find_ggml_type(name);
+}
+
+bool is_quantized(const GgmlType& t) {
+    return t.block_elements > 1;
+}
+
+enum class Category {
+    output,
+    token_embd,
+    attn_qkv,
+    attn_kv_b,
+    attn_v,
+    attn_k,
+    attn_q,
+    attn_output,
+    ffn_up,
+    ffn_gate,
+    ffn_down,
+    other
+};
+
+bool contains(const std::string& s, std::string_view part) {
+    return s.find(part) != std::string::npos;
+}
+
+Category category(const std::string& name) {
+    if (name == "output.weight") return Category::output;
+    if (name == "token_embd.weight" || name == "per_layer_token_embd.weight") {
+        return Category::token_embd;
+    }
+    if (contains(name, "attn_qkv.weight")) return Category::attn_qkv;
+    if (contains(name, "attn_kv_b.weight")) return Category::attn_kv_b;
+    if (contains(name, "attn_v.weight")) return Category::attn_v;
+    if (contains(name, "attn_k.weight")) return Category::attn_k;
+    if (contains(name, "attn_q.weight")) return Category::attn_q;
+    if (contains(name, "attn_output.weight")) return Category::attn_output;
+    if (contains(name, "ffn_up")) return Category::ffn_up;
+    if (contains(name, "ffn_gate")) return Category::ffn_gate;
+    if (contains(name, "ffn_down")) return Category::ffn_down;
+    return Category::other;
+}
+
+bool is_attn_v(Category c) {
+    return c == Category::attn_v || c == Category::attn_qkv || c == Category::attn_kv_b;
+}
+
+bool allows_quantization(const TensorInfo& t) {
+    if (t.n_dims < 2) return false;
+    const std::string& n = t.name;
+    bool q = n.size() >= 6 && n.compare(n.size() - 6, 6, "weight") == 0;
+    q = q && !contains(n, "_norm.weight");
+    q = q && !contains(n, "ffn_gate_inp.weight");
+    q = q && !contains(n, "ssm_conv1d");
+    return q;
+}
+
+struct State {
+    const TensorLayout& layout;
+    Ftype ftype;
+    int n_attention_wv = 0;
+    int i_attention_wv = 0;
+    int n_ffn_down = 0;
+    int i_ffn_down = 0;
+    bool tied = true;
+    bool imatrix = false;
+};
+
+bool use_more_bits(int i, int n) {
+    return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
+}
+
+bool any_of(Ftype f, std::initializer_list<Ftype> set) {
+    for (const auto x : set) {
+        if (f == x) return true;
+    }
+    return false;
+}
+
+// llama_tensor_get_type_impl, branch by branch.
+GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat) {
+    using F = Ftype;
+    const F f = qs.ftype;
+    const auto n_gqa = qs.layout.n_gqa;
+    const auto n_expert = qs.layout.n_expert;
+    const bool imatrix = qs.imatrix;
+    const bool iq1_iq2 = any_of(f, {F::iq2_xxs, F::iq2_xs, F::iq1_s, F::iq2_s, F::iq2_m, F::iq1_m});
+    if (cat == Category::output || (qs.tied && cat == Category::token_embd)) {
+        if (f == F::mxfp4_moe || t.ne[0] % new_type.block_elements != 0) {
+            new_type = type("q8_0");
+        } else if (any_of(f, {F::iq2_xxs, F::iq2_xs, F::iq3_xxs, F::iq1_s, F::iq2_s, F::iq2_m,
+                              F::iq1_m})) {
+            new_type = type("q5_K");
+        } else if (new_type.name != "q8_0") {
+            new_type = type("q6_K");
+        }
+    } else if (f == F::mxfp4_moe) {
+        new_type = t.ne[2] > 1 ? type("mxfp4") : type("q8_0");
+    } else if (cat == Category::token_embd) {
+        if (any_of(f, {F::iq2_xxs, F::iq2_xs, F::iq1_s, F::iq1_m})) {
+            new_type = type("q2_K");
+        } else if (any_of(f, {F::iq2_s, F::iq2_m, F::iq3_xxs})) {
+            new_type = type("iq3_s");
+        } else if (any_of(f, {F::tq1_0, F::tq2_0})) {
+            new_type = type("q4_K");
+        }
+    } else if (iq1_iq2) {
+        if (is_attn_v(cat)) {
+            if (n_gqa >= 4 || n_expert >= 4) {
+                new_type = type("q4_K");
+            } else {
+                new_type = any_of(f, {F::iq2_s, F::iq2_m}) ? type("iq3_s") : type("q2_K");
+            }
+            ++qs.i_attention_wv;
+        } else if (n_expert == 8 && cat == Category::attn_k) {
+            new_type = type("q4_K");
+        } else if (cat == Category::ffn_down) {
+            if (qs.i_ffn_down < qs.n_ffn_down / 8) {
+                new_type = any_of(f, {F::iq2_s, F::iq2_m}) ? type("iq3_s") : type("q2_K");
+            }
+            ++qs.i_ffn_down;
+        } else if (cat == Category::attn_output) {
+            if (n_expert == 8) {
+                new_type = type("q5_K");
+            } else if (any_of(f, {F::iq1_s, F::iq1_m})) {
+                new_type = type("iq2_xxs");
+            } else if (any_of(f, {F::iq2_s, F::iq2_m})) {
+                new_type = type("iq3_s");
+            }
+        }
+    } else if (is_attn_v(cat)) {
+        if (f == F::q2_k) {
+            new_type = n_gqa >= 4 ? type("q4_K") : type("q3_K");
+        } else if (f == F::q2_k_s && n_gqa >= 4) {
+            new_type = type("q4_K");
+        } else if (f == F::iq3_xxs) {
+            new_type = n_gqa >= 4 ? type("q4_K") : (!imatrix ? type("iq3_s") : type("iq3_xxs"));
+        } else if (any_of(f, {F::iq3_xs, F::iq3_s}) && n_gqa >= 4) {
+            new_type = type("q4_K");
+        } else if (f == F::iq3_m) {
+            new_type = type("q4_K");
+        } else if (f == F::q3_k_m) {
+            new_type = qs.i_attention_wv < 2 ? type("q5_K") : type("q4_K");
+        } else if (f == F::q3_k_l) {
+            new_type = type("q5_K");
+        } else if (any_of(f, {F::iq4_nl, F::iq4_xs}) && n_gqa >= 4) {
+            new_type = type("q5_K");
+        } else if (any_of(f, {F::q4_k_m, F::q5_k_m}) &&
+                   use_more_bits(qs.i_attention_wv, qs.n_attention_wv)) {
+            new_type = type("q6_K");
+        } else if (f == F::q4_k_s && qs.i_attention_wv < 4) {
+            new_type = type("q5_K");
+        }
+        if (qs.layout.is_70b && (new_type.name == "q3_K" || new_type.name == "q4_K")) {
+            new_type = type("q5_K");
+        }
+        if (n_expert == 8) new_type = type("q8_0");
+        ++qs.i_attention_wv;
+    } else if (cat == Category::attn_k) {
+        if (n_expert == 8) {
+            new_type = type("q8_0");
+        } else if (f == F::iq3_xs) {
+            new_type = type("iq3_xxs");
+        } else if (f == F::iq3_xxs) {
+            new_type = type("iq2_s");
+        }
+    } else if (cat == Category::attn_q) {
+        if (f == F::iq3_xs) {
+            new_type = type("iq3_xxs");
+        } else if (f == F::iq3_xxs) {
+            new_type = type("iq2_s");
+        }
+    } else if (cat == Category::ffn_down) {
+        int i_layer = qs.i_ffn_down;
+        const int n_layer = qs.n_ffn_down;
+        if (n_expert > 1) i_layer = t.layer;
+        if (f == F::q2_k) {
+            new_type = type("q3_K");
+        } else if (f == F::q2_k_s) {
+            if (i_layer < n_layer / 8) new_type = type("q4_K");
+        } else if (f == F::iq3_xxs && !imatrix) {
+            new_type = i_layer < n_layer / 8 ? type("q4_K") : type("q3_K");
+        } else if (f == F::q3_k_m) {
+            new_type = i_layer < n_layer / 16 ? type("q5_K") : type("q4_K");
+        } else if (f == F::iq3_m &&
+                   (i_layer < n_layer / 8 || (n_expert == 8 && use_more_bits(i_layer, n_layer)))) {
+            new_type = type("q4_K");
+        } else if (f == F::q3_k_l) {
+            new_type = type("q5_K");
+        } else if (f == F::q4_k_m) {
+            if (use_more_bits(i_layer, n_layer)) new_type = type("q6_K");
+        } else if (i_layer < n_layer / 8 && any_of(f, {F::iq4_nl, F::iq4_xs}) && !imatrix) {
+            new_type = type("q5_K");
+        } else if (f == F::q5_k_m && use_more_bits(i_layer, n_layer)) {
+            new_type = type("q6_K");
+        } else if (f == F::q4_k_s && i_layer < n_layer / 8) {
+            new_type = type("q5_K");
+        }
+        ++qs.i_ffn_down;
+    } else if (cat == Category::attn_output) {
+        if (n_expert == 8) {
+            if (any_of(f, {F::q2_k, F::iq3_xs, F::iq3_xxs, F::q3_k_s, F::q3_k_m, F::iq4_nl,
+                           F::q4_k_s, F::q4_k_m, F::iq3_s, F::iq3_m, F::iq4_xs})) {
+                new_type = type("q5_K");
+            }
+        } else if (f == F::q2_k) {
+            new_type = type("q3_K");
+        } else if (f == F::iq3_xxs) {
+            new_type = type("iq3_s");
+        } else if (f == F::q3_k_m) {
+            new_type = type("q4_K");
+        } else if (f == F::q3_k_l) {
+            new_type = type("q5_K");
+        } else if (f == F::iq3_m) {
+            new_type = type("q4_K");
+        }
+    } else if (cat == Category::ffn_gate || cat == Category::ffn_up) {
+        // the i_ffn_gate / i_ffn_up counters only matter through the layer, which for MoE
+        // comes from the name and for dense models equals the counter
+        const int i_layer = t.layer;
+        const int n_layer = qs.n_ffn_down;
+        if (f == F::iq3_xs && i_layer >= n_layer / 8 && i_layer < 7 * n_layer / 8) {
+            new_type = type("iq3_xxs");
+        }
+    }
+    // The attn_qkv branch of llama_tensor_get_type_impl is unreachable: is_attn_v takes it first.
+    return new_type;
+}
+
+// tensor_type_fallback: a row that is not a whole number of blocks.
+GgmlType fallback(const TensorInfo& t, GgmlType target) {
+    if (t.ne[0] % target.block_elements == 0) return target;
+    GgmlType out = target;
+    const std::string_view n = target.name;
+    if (n == "iq1_s" || n == "iq1_m" || n == "iq2_xxs" || n == "iq2_xs" || n == "iq2_s" ||
+        n == "iq3_xxs" || n == "iq3_s" || n == "iq4_xs") {
+        out = type("iq4_nl");
+    } else if (n == "q2_0" || n == "q2_K" || n == "q3_K" || n == "tq1_0" || n == "tq2_0") {
+        out = type("q4_0");
+    } else if (n == "q4_K") {
+        out = type("q5_0");
+    } else if (n == "q5_K") {
+        out = type("q5_1");
+    } else if (n == "q6_K") {
+        out = type("q8_0");
+    }
+    if (t.ne[0] % out.block_elements != 0) out = type("f16");
+    return out;
+}
+
+int layer_of(const std::string& name) {
+    int layer = -1;
+    if (std::sscanf(name.c_str(), "blk.%d.", &layer) != 1) return -1;
+    return layer;
+}
+
+}  // namespace
+
+bool is_llama_file_type(const std::string& quant_id) {
+    return find_ftype(quant_id).has_value();
+}
+
+Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
+                                                  const std::string& quant_id,
+                                                  std::optional<bool> imatrix) {
+    const auto ft = find_ftype(quant_id);
+    if (!ft) {
+        return fail(ErrorKind::bad_input,
+                    "--engine llama.cpp needs a GGUF file type, not '" + quant_id + "'",
+                    "use a GGUF quantization such as Q4_K_M, Q8_0 or FP16");
+    }
+    std::vector<TensorInfo> sorted = layout.tensors;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const TensorInfo& a, const TensorInfo& b) {
+        const int la = layer_of(a.name);
+        const int lb = layer_of(b.name);
+        if (la != lb) return la < lb;
+        return a.name < b.name;
+    });
+    State qs{layout, ft->ftype};
+    qs.imatrix = imatrix.value_or(needs_imatrix(ft->ftype));
+    for (const auto& t : sorted) {
+        const Category c = category(t.name);
+        if (is_attn_v(c)) ++qs.n_attention_wv;
+        if (c == Category::output) qs.tied = false;
+    }
+    qs.n_ffn_down = static_cast<int>(layout.n_layer);
+
+    const GgmlType default_type = type(ft->default_type);
+    std::vector<TypedTensor> out;
+    out.reserve(sorted.size());
+    try {
+        for (const auto& t : sorted) {
+            GgmlType chosen = type("f32");
+            if (allows_quantization(t)) {
+                chosen = default_type;
+                if (is_quantized(default_type)) {
+                    chosen = choose(qs, chosen, t, category(t.name));
+                    chosen = fallback(t, chosen);
+                }
+            }
+            const auto row = ggml_row_bytes(chosen, t.ne[0]);
+            if (!row) {
+                return fail(ErrorKind::bad_input,
+                            "tensor " + t.name + " has rows of " + std::to_string(t.ne[0]) +
+                                " values, not whole " + std::string(chosen.name) + " blocks");
+            }
+            const Bytes bytes =
+                checked::mul(*row, checked::mul(t.ne[1], checked::mul(t.ne[2], t.ne[3])));
+            out.push_back({t, chosen, bytes});
+        }
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::overflow, "tensor sizes overflow 64 bits");
+    }
+    return out;
+}
+
+Bytes tensor_bytes(const std::vector<TypedTensor>& tensors) {
+    Bytes sum = 0;
+    for (const auto& t : tensors) sum = checked::add(sum, t.bytes);
+    return sum;
+}
+
+}  // namespace canitrun

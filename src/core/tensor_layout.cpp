@@ -1,0 +1,481 @@
+#include "canitrun/tensor_layout.hpp"
+
+#include <algorithm>
+#include <initializer_list>
+
+#include "canitrun/checked.hpp"
+
+// Tensor names and shapes follow llama.cpp 5b4ebc5 (src/models/<arch>.cpp, load_arch_tensors,
+// and src/llama-arch.cpp's LLM_TENSOR_NAMES): llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp,
+// qwen35.cpp, qwen35moe.cpp, qwen3next.cpp, gemma2.cpp, gemma3.cpp, openai-moe.cpp (gpt-oss),
+// deepseek2.cpp, smollm3.cpp, olmo2.cpp, command-r.cpp, cohere2.cpp, phi3.cpp, granite.cpp,
+// granite-hybrid.cpp, qwen2vl.cpp, qwen3vl.cpp, qwen3vlmoe.cpp. Optional
+// tensors are listed only where the converter writes them for the models the database describes
+// (qwen2's q/k/v biases, llama 3's rope_freqs).
+
+namespace canitrun {
+namespace {
+
+struct Builder {
+    TensorLayout layout;
+
+    void add(std::string name, std::initializer_list<std::uint64_t> dims, int layer = -1) {
+        TensorInfo t;
+        t.name = std::move(name);
+        std::size_t i = 0;
+        for (const auto d : dims) t.ne[i++] = d;
+        t.n_dims = static_cast<std::uint32_t>(dims.size());
+        t.layer = layer;
+        layout.tensors.push_back(std::move(t));
+    }
+    void blk(int il, const std::string& suffix, std::initializer_list<std::uint64_t> dims) {
+        add("blk." + std::to_string(il) + "." + suffix, dims, il);
+    }
+};
+
+// Which kind each layer has. With two kinds, the rarer one sits at every (layers / count)-th
+// layer, as llama.cpp's full_attention_interval (qwen3next, qwen35) and sliding_window_pattern
+// (gemma2: every 2nd layer global; gemma3: every 6th) place them.
+std::vector<LayerKind> layer_kinds(const Model& model) {
+    const auto& groups = model.arch.layer_groups;
+    const std::uint64_t n = model.arch.layers;
+    std::vector<LayerKind> kinds(n, groups.empty() ? LayerKind::full : groups.front().kind);
+    if (groups.size() != 2) return kinds;
+    const LayerGroup& rare = groups[0].count < groups[1].count ? groups[0] : groups[1];
+    const LayerGroup& common = groups[0].count < groups[1].count ? groups[1] : groups[0];
+    std::fill(kinds.begin(), kinds.end(), common.kind);
+    if (rare.count == 0) return kinds;
+    const std::uint64_t interval = std::max<std::uint64_t>(1, n / rare.count);
+    std::uint64_t placed = 0;
+    for (std::uint64_t i = 0; i < n && placed < rare.count; ++i) {
+        if ((i + 1) % interval == 0) {
+            kinds[i] = rare.kind;
+            ++placed;
+        }
+    }
+    return kinds;
+}
+
+const LayerGroup* group_of(const Model& model, LayerKind kind) {
+    for (const auto& g : model.arch.layer_groups) {
+        if (g.kind == kind) return &g;
+    }
+    return nullptr;
+}
+
+bool has_kind(const Model& model, LayerKind kind) {
+    return group_of(model, kind) != nullptr;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+    return s.rfind(prefix, 0) == 0;
+}
+
+void embeddings(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    b.add("token_embd.weight", {a.hidden_size, a.vocab_size});
+    b.add("output_norm.weight", {a.hidden_size});
+    if (!a.tied_embeddings) b.add("output.weight", {a.hidden_size, a.vocab_size});
+}
+
+// q/k/v/o of a full or sliding layer; `q_factor` 2 for gated attention (the query projection
+// also yields the gate).
+void attention(Builder& b, const Model& m, int il, std::uint64_t q_factor, bool qkv_bias) {
+    const auto& a = m.arch;
+    const LayerGroup* g = group_of(m, LayerKind::full);
+    if (g == nullptr) g = group_of(m, LayerKind::sliding);
+    const AttentionDims d = attention_dims(m, g ? *g : LayerGroup{});
+    const std::uint64_t q_dim = checked::mul(a.attention.heads, d.k_dim);
+    const std::uint64_t o_in = checked::mul(a.attention.heads, d.v_dim);
+    b.blk(il, "attn_q.weight", {a.hidden_size, checked::mul(q_dim, q_factor)});
+    b.blk(il, "attn_k.weight", {a.hidden_size, checked::mul(d.kv_heads, d.k_dim)});
+    b.blk(il, "attn_v.weight", {a.hidden_size, checked::mul(d.kv_heads, d.v_dim)});
+    if (qkv_bias) {
+        b.blk(il, "attn_q.bias", {q_dim});
+        b.blk(il, "attn_k.bias", {checked::mul(d.kv_heads, d.k_dim)});
+        b.blk(il, "attn_v.bias", {checked::mul(d.kv_heads, d.v_dim)});
+    }
+    b.blk(il, "attn_output.weight", {o_in, a.hidden_size});
+}
+
+void qk_norm(Builder& b, const Model& m, int il) {
+    const LayerGroup* g = group_of(m, LayerKind::full);
+    if (g == nullptr) g = group_of(m, LayerKind::sliding);
+    const AttentionDims d = attention_dims(m, g ? *g : LayerGroup{});
+    b.blk(il, "attn_q_norm.weight", {d.k_dim});
+    b.blk(il, "attn_k_norm.weight", {d.k_dim});
+}
+
+void dense_ffn(Builder& b, const Model& m, int il) {
+    const auto& a = m.arch;
+    b.blk(il, "ffn_gate.weight", {a.hidden_size, a.intermediate_size});
+    b.blk(il, "ffn_up.weight", {a.hidden_size, a.intermediate_size});
+    b.blk(il, "ffn_down.weight", {a.intermediate_size, a.hidden_size});
+}
+
+void moe_ffn(Builder& b, const Model& m, int il) {
+    const auto& a = m.arch;
+    const MoE& e = *a.moe;
+    b.blk(il, "ffn_gate_inp.weight", {a.hidden_size, e.experts});
+    b.blk(il, "ffn_gate_exps.weight", {a.hidden_size, e.expert_intermediate_size, e.experts});
+    b.blk(il, "ffn_up_exps.weight", {a.hidden_size, e.expert_intermediate_size, e.experts});
+    b.blk(il, "ffn_down_exps.weight", {e.expert_intermediate_size, a.hidden_size, e.experts});
+}
+
+void shared_expert(Builder& b, const Model& m, int il, bool gate_inp) {
+    const auto& a = m.arch;
+    const std::uint64_t ff = a.moe->shared_expert_intermediate_size;
+    if (ff == 0) return;
+    if (gate_inp) b.blk(il, "ffn_gate_inp_shexp.weight", {a.hidden_size});
+    b.blk(il, "ffn_gate_shexp.weight", {a.hidden_size, ff});
+    b.blk(il, "ffn_up_shexp.weight", {a.hidden_size, ff});
+    b.blk(il, "ffn_down_shexp.weight", {ff, a.hidden_size});
+}
+
+// Gated DeltaNet as qwen35.cpp / qwen35moe.cpp (separate beta and alpha) and qwen3next.cpp
+// (fused ssm_ba) build it.
+void gated_delta_net(Builder& b, const Model& m, int il, bool fused_ba) {
+    const auto& a = m.arch;
+    const LayerGroup& g = *group_of(m, LayerKind::linear);
+    const std::uint64_t key_dim = checked::mul(g.key_heads, g.key_head_dim);
+    const std::uint64_t value_dim = checked::mul(g.value_heads, g.value_head_dim);
+    const std::uint64_t conv_dim = checked::add(checked::mul(2, key_dim), value_dim);
+    b.blk(il, "attn_qkv.weight", {a.hidden_size, conv_dim});
+    b.blk(il, "attn_gate.weight", {a.hidden_size, value_dim});
+    b.blk(il, "ssm_conv1d.weight", {g.conv_kernel, conv_dim});
+    b.blk(il, "ssm_dt.bias", {g.value_heads});
+    b.blk(il, "ssm_a", {g.value_heads});
+    if (fused_ba) {
+        b.blk(il, "ssm_ba.weight", {a.hidden_size, checked::mul(2, g.value_heads)});
+    } else {
+        b.blk(il, "ssm_beta.weight", {a.hidden_size, g.value_heads});
+        b.blk(il, "ssm_alpha.weight", {a.hidden_size, g.value_heads});
+    }
+    b.blk(il, "ssm_norm.weight", {g.value_head_dim});
+    b.blk(il, "ssm_out.weight", {value_dim, a.hidden_size});
+}
+
+void build_llama_like(Builder& b, const Model& m, bool qkv_bias, bool qk_norms) {
+    embeddings(b, m);
+    const auto& a = m.arch;
+    if (b.layout.arch == "llama" &&
+        (starts_with(m.family, "llama3") || m.id.find("distill-llama") != std::string::npos)) {
+        // Llama 3.1+ ships its rope scaling as a rope_freqs tensor (n_rot / 2 factors).
+        b.add("rope_freqs.weight", {a.attention.head_dim / 2});
+    }
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        attention(b, m, il, 1, qkv_bias);
+        if (qk_norms) qk_norm(b, m, il);
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        if (m.is_moe()) {
+            moe_ffn(b, m, il);
+        } else {
+            dense_ffn(b, m, il);
+        }
+    }
+}
+
+void build_gemma(Builder& b, const Model& m, bool qk_norms) {
+    embeddings(b, m);
+    const auto& a = m.arch;
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        attention(b, m, il, 1, false);
+        b.blk(il, "post_attention_norm.weight", {a.hidden_size});
+        if (qk_norms) qk_norm(b, m, il);
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        dense_ffn(b, m, il);
+        b.blk(il, "post_ffw_norm.weight", {a.hidden_size});
+    }
+}
+
+void build_qwen_hybrid(Builder& b, const Model& m, bool fused_ba) {
+    embeddings(b, m);
+    const auto& a = m.arch;
+    const auto kinds = layer_kinds(m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        b.blk(il, "post_attention_norm.weight", {a.hidden_size});
+        if (kinds[static_cast<std::size_t>(il)] == LayerKind::linear) {
+            gated_delta_net(b, m, il, fused_ba);
+        } else {
+            attention(b, m, il, a.attention.output_gate ? 2 : 1, false);
+            qk_norm(b, m, il);
+        }
+        if (m.is_moe()) {
+            moe_ffn(b, m, il);
+            shared_expert(b, m, il, true);
+        } else {
+            dense_ffn(b, m, il);
+        }
+    }
+}
+
+void build_gpt_oss(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const MoE& e = *a.moe;
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        b.blk(il, "post_attention_norm.weight", {a.hidden_size});
+        attention(b, m, il, 1, true);
+        b.blk(il, "attn_sinks.weight", {a.attention.heads});
+        b.blk(il, "attn_output.bias", {a.hidden_size});
+        moe_ffn(b, m, il);
+        b.blk(il, "ffn_gate_inp.bias", {e.experts});
+        b.blk(il, "ffn_gate_exps.bias", {e.expert_intermediate_size, e.experts});
+        b.blk(il, "ffn_up_exps.bias", {e.expert_intermediate_size, e.experts});
+        b.blk(il, "ffn_down_exps.bias", {a.hidden_size, e.experts});
+    }
+}
+
+// DeepSeek V2/V3 (and Kimi K2) as deepseek2.cpp loads a current GGUF: MLA with the kv_b
+// projection split into attn_k_b / attn_v_b, q through a LoRA when q_lora_rank > 0, the first
+// (layers - moe_layers) layers dense, then routed + shared experts with exp_probs_b (V3).
+void build_deepseek2(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const LayerGroup& g = *group_of(m, LayerKind::mla);
+    const MoE& e = *a.moe;
+    const std::uint64_t heads = a.attention.heads;
+    const std::uint64_t qk_head = checked::add(g.qk_nope_head_dim, g.qk_rope_head_dim);
+    const std::uint64_t v_head = a.attention.v_head_dim ? a.attention.v_head_dim : g.v_head_dim;
+    const std::uint64_t dense_layers = a.layers - e.moe_layers;
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        if (g.q_lora_rank > 0) {
+            b.blk(il, "attn_q_a_norm.weight", {g.q_lora_rank});
+            b.blk(il, "attn_q_a.weight", {a.hidden_size, g.q_lora_rank});
+            b.blk(il, "attn_q_b.weight", {g.q_lora_rank, checked::mul(heads, qk_head)});
+        } else {
+            b.blk(il, "attn_q.weight", {a.hidden_size, checked::mul(heads, qk_head)});
+        }
+        b.blk(il, "attn_kv_a_norm.weight", {g.kv_lora_rank});
+        b.blk(il, "attn_kv_a_mqa.weight",
+              {a.hidden_size, checked::add(g.kv_lora_rank, g.qk_rope_head_dim)});
+        b.blk(il, "attn_k_b.weight", {g.qk_nope_head_dim, g.kv_lora_rank, heads});
+        b.blk(il, "attn_v_b.weight", {g.kv_lora_rank, v_head, heads});
+        b.blk(il, "attn_output.weight", {checked::mul(heads, v_head), a.hidden_size});
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        if (static_cast<std::uint64_t>(il) < dense_layers) {
+            dense_ffn(b, m, il);
+        } else {
+            moe_ffn(b, m, il);
+            if (m.family != "deepseek-v2") b.blk(il, "exp_probs_b.bias", {e.experts});
+            shared_expert(b, m, il, false);
+        }
+    }
+}
+
+// OLMo 2: q/k norms over the whole projection, norms after attention and FFN only.
+void build_olmo2(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const AttentionDims d = attention_dims(m, *group_of(m, LayerKind::full));
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        attention(b, m, il, 1, false);
+        b.blk(il, "attn_q_norm.weight", {checked::mul(a.attention.heads, d.k_dim)});
+        b.blk(il, "attn_k_norm.weight", {checked::mul(d.kv_heads, d.k_dim)});
+        b.blk(il, "post_attention_norm.weight", {a.hidden_size});
+        dense_ffn(b, m, il);
+        b.blk(il, "post_ffw_norm.weight", {a.hidden_size});
+    }
+}
+
+// Command R: parallel attention + FFN under one norm, tied embeddings, per-head q/k norms
+// from 64 layers on.
+void build_command_r(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const AttentionDims d = attention_dims(m, *group_of(m, LayerKind::full));
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        if (b.layout.arch == "command-r" && a.layers >= 64) {
+            b.blk(il, "attn_q_norm.weight", {d.k_dim, a.attention.heads});
+            b.blk(il, "attn_k_norm.weight", {d.k_dim, d.kv_heads});
+        }
+        attention(b, m, il, 1, false);
+        dense_ffn(b, m, il);
+    }
+}
+
+// Phi-3 / Phi-4: fused attn_qkv and fused gate+up (ffn_up of width 2 x n_ff).
+void build_phi3(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const AttentionDims d = attention_dims(m, *group_of(m, LayerKind::full));
+    const std::uint64_t q_dim = checked::mul(a.attention.heads, d.k_dim);
+    const std::uint64_t kv_dim = checked::mul(d.kv_heads, d.k_dim);
+    embeddings(b, m);
+    if (m.family == "phi3.5") {
+        // LongRoPE's per-dimension factors (n_rot / 2 each)
+        b.add("rope_factors_long.weight", {d.k_dim / 2});
+        b.add("rope_factors_short.weight", {d.k_dim / 2});
+    }
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        b.blk(il, "attn_qkv.weight", {a.hidden_size, checked::add(q_dim, checked::mul(2, kv_dim))});
+        b.blk(il, "attn_output.weight", {q_dim, a.hidden_size});
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        b.blk(il, "ffn_up.weight", {a.hidden_size, checked::mul(2, a.intermediate_size)});
+        b.blk(il, "ffn_down.weight", {a.intermediate_size, a.hidden_size});
+    }
+}
+
+// Granite 4.0-H: Mamba-2 layers (ssm_in = z, x, B, C, dt) and GQA layers, each followed by a
+// MoE with a shared expert or a dense SwiGLU.
+void build_granite_hybrid(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const LayerGroup& g = *group_of(m, LayerKind::ssm);
+    const std::uint64_t bc = checked::mul(2, checked::mul(g.groups, g.state_size));
+    const std::uint64_t in_proj =
+        checked::add(checked::add(checked::mul(2, g.inner_size), bc), g.ssm_heads);
+    const std::uint64_t conv_dim = checked::add(g.inner_size, bc);
+    const auto kinds = layer_kinds(m);
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        if (kinds[static_cast<std::size_t>(il)] == LayerKind::ssm) {
+            b.blk(il, "ssm_in.weight", {a.hidden_size, in_proj});
+            b.blk(il, "ssm_conv1d.weight", {g.conv_kernel, conv_dim});
+            b.blk(il, "ssm_conv1d.bias", {conv_dim});
+            b.blk(il, "ssm_dt.bias", {g.ssm_heads});
+            b.blk(il, "ssm_a", {1, g.ssm_heads});
+            b.blk(il, "ssm_d", {1, g.ssm_heads});
+            b.blk(il, "ssm_norm.weight", {g.inner_size / g.groups, g.groups});
+            b.blk(il, "ssm_out.weight", {g.inner_size, a.hidden_size});
+        } else {
+            attention(b, m, il, 1, false);
+        }
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        if (m.is_moe()) {
+            moe_ffn(b, m, il);
+            shared_expert(b, m, il, false);
+        } else {
+            dense_ffn(b, m, il);
+        }
+    }
+}
+
+std::unexpected<Error> unsupported(const Model& model) {
+    return fail(ErrorKind::bad_input,
+                "--engine llama.cpp does not model the architecture of " + model.id + " yet",
+                "use --engine quick");
+}
+
+}  // namespace
+
+std::uint64_t TensorInfo::elements() const {
+    return checked::mul(checked::mul(ne[0], ne[1]), checked::mul(ne[2], ne[3]));
+}
+
+std::uint64_t TensorLayout::elements() const {
+    std::uint64_t n = 0;
+    for (const auto& t : tensors) n = checked::add(n, t.elements());
+    return n;
+}
+
+Result<std::string> llama_arch(const Model& m) {
+    const std::string& f = m.family;
+    const bool linear = has_kind(m, LayerKind::linear);
+    const bool ssm = has_kind(m, LayerKind::ssm);
+    const bool mla = has_kind(m, LayerKind::mla);
+    if (ssm) {
+        if (f == "granite4") return std::string("granitehybrid");
+        return unsupported(m);
+    }
+    if (mla) {
+        if (f == "deepseek-v2" || f == "deepseek-v3" || f == "deepseek-r1" || f == "kimi-k2" ||
+            f == "glm-4.7") {
+            return std::string("deepseek2");
+        }
+        return unsupported(m);
+    }
+    if (f == "qwen3.5" || f == "qwen3.6") {
+        return std::string(m.is_moe() ? "qwen35moe" : "qwen35");
+    }
+    if (f == "qwen3" && m.id.find("-vl-") != std::string::npos && !linear) {
+        return std::string(m.is_moe() ? "qwen3vlmoe" : "qwen3vl");
+    }
+    if (f == "qwen3" || (f == "deepseek-r1" && m.id.find("qwen3") != std::string::npos)) {
+        if (linear) return std::string("qwen3next");
+        return std::string(m.is_moe() ? "qwen3moe" : "qwen3");
+    }
+    if (linear) return unsupported(m);
+    if (f == "qwen2.5" && m.id.find("-vl-") != std::string::npos) return std::string("qwen2vl");
+    if ((f == "qwen2.5" && m.id.find("-vl-") == std::string::npos) ||
+        (f == "deepseek-r1" && m.id.find("distill-qwen") != std::string::npos)) {
+        return std::string("qwen2");
+    }
+    if (starts_with(m.id, "gemma-3-")) return std::string("gemma3");
+    if (starts_with(m.id, "gemma-2-")) return std::string("gemma2");
+    if (f == "gpt-oss") return std::string("gpt-oss");
+    if (f == "smollm3") return std::string("smollm3");
+    if (f == "olmo2") return std::string("olmo2");
+    if (f == "command-r") return std::string("command-r");
+    if (f == "command-a") return std::string("cohere2");
+    if ((f == "granite3.3" || f == "granite4") && !m.is_moe()) return std::string("granite");
+    if (f == "phi3.5" && !m.is_moe()) return std::string("phi3");
+    if (f == "phi4" && !has_kind(m, LayerKind::sliding)) return std::string("phi3");
+    if (f == "mixtral") return std::string("llama");
+    if (!m.is_moe() && !has_kind(m, LayerKind::sliding) &&
+        (starts_with(f, "llama3") || f == "mistral" || f == "mistral-nemo" ||
+         f == "mistral-large" || f == "mistral-small" || f == "magistral" || f == "devstral" ||
+         f == "ministral3" || f == "falcon3" || m.id.find("distill-llama") != std::string::npos)) {
+        return std::string("llama");
+    }
+    return unsupported(m);
+}
+
+Result<TensorLayout> tensor_layout(const Model& m) {
+    auto arch = llama_arch(m);
+    if (!arch) return std::unexpected(arch.error());
+    try {
+        Builder b;
+        b.layout.arch = *arch;
+        const std::string& a = *arch;
+        if (a == "llama") {
+            build_llama_like(b, m, false, false);
+        } else if (a == "qwen2" || a == "qwen2vl") {
+            build_llama_like(b, m, true, false);
+        } else if (a == "qwen3" || a == "qwen3moe" || a == "qwen3vl" || a == "qwen3vlmoe") {
+            build_llama_like(b, m, false, true);
+        } else if (a == "qwen35" || a == "qwen35moe") {
+            build_qwen_hybrid(b, m, false);
+        } else if (a == "qwen3next") {
+            build_qwen_hybrid(b, m, true);
+        } else if (a == "gemma3") {
+            build_gemma(b, m, true);
+        } else if (a == "gemma2") {
+            build_gemma(b, m, false);
+        } else if (a == "gpt-oss") {
+            build_gpt_oss(b, m);
+        } else if (a == "deepseek2") {
+            build_deepseek2(b, m);
+        } else if (a == "smollm3" || a == "granite") {
+            build_llama_like(b, m, false, false);
+        } else if (a == "olmo2") {
+            build_olmo2(b, m);
+        } else if (a == "command-r" || a == "cohere2") {
+            build_command_r(b, m);
+        } else if (a == "phi3") {
+            build_phi3(b, m);
+        } else if (a == "granitehybrid") {
+            build_granite_hybrid(b, m);
+        }
+        b.layout.n_layer = m.arch.layers;
+        b.layout.n_expert = m.is_moe() ? m.arch.moe->experts : 0;
+        const auto& att = m.arch.attention;
+        b.layout.n_gqa = att.kv_heads ? att.heads / att.kv_heads : 1;
+        // llama-quantize asks hparams.n_gqa() of layer 0; granitehybrid stores 0 KV heads for
+        // its Mamba layers, and its layer 0 is one, so n_gqa() is 0 there
+        if (a == "granitehybrid" && layer_kinds(m).front() == LayerKind::ssm) b.layout.n_gqa = 0;
+        b.layout.is_70b =
+            (a == "llama" || a == "qwen2") && m.arch.layers == 80 && att.heads != att.kv_heads;
+        return b.layout;
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::overflow, "the tensor shapes of " + m.id + " overflow 64 bits");
+    }
+}
+
+}  // namespace canitrun

@@ -1,0 +1,205 @@
+// The llama.cpp profile against what llama.cpp itself reports: tests/fixtures/
+// llamacpp-cpu-buffers.json holds the buffer sizes the prebuilt libllama of
+// node-llama-cpp@3.21.1 (llama.cpp 5b4ebc5) logged when it loaded full-size GGUF files of four
+// database models on its CPU backend (n_seq 1, n_ubatch 512, f16 cache). Tolerances from the
+// issue: weights 0.5 %, KV and recurrent state 0.01 MiB, compute 5 %.
+
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/quantize_rules.hpp"
+#include "canitrun/tensor_layout.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+nlohmann::json fixture() {
+    std::ifstream in(std::string(CANITRUN_FIXTURES) + "/llamacpp-cpu-buffers.json");
+    std::stringstream s;
+    s << in.rdbuf();
+    return nlohmann::json::parse(s.str());
+}
+
+double rel(double got, double want) {
+    return std::fabs(got - want) / want;
+}
+
+constexpr double kMiB = 1048576.0;
+
+std::string upper(std::string s) {
+    for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return s;
+}
+
+LlamaCppOptions cpu_options(std::uint64_t ctx, FlashAttn fa) {
+    LlamaCppOptions o;
+    o.context = ctx;
+    o.backend = Backend::cpu;
+    o.flash_attn = fa;
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE("tensor layouts sum to llama.cpp's parameter counts for the measured models") {
+    const auto data = fixture();
+    for (const auto& m : data["models"]) {
+        const std::string id = m["model"];
+        INFO(id);
+        const auto layout = tensor_layout(test::model(id));
+        REQUIRE(layout.has_value());
+        CHECK(layout->arch == m["arch"].get<std::string>());
+        CHECK(layout->tensors.size() == m["n_tensors"].get<std::size_t>());
+        CHECK(layout->elements() == m["n_params"].get<std::uint64_t>());
+    }
+}
+
+TEST_CASE("llama-quantize's Q4_K_M types reproduce the measured files per ggml type") {
+    const auto data = fixture();
+    for (const auto& m : data["models"]) {
+        const std::string id = m["model"];
+        INFO(id);
+        const auto layout = tensor_layout(test::model(id));
+        REQUIRE(layout.has_value());
+        const auto tensors = quantize_tensors(*layout, m["ftype"]);
+        REQUIRE(tensors.has_value());
+        std::map<std::string, std::uint64_t> by_type;
+        for (const auto& t : *tensors) by_type[upper(std::string(t.type.name))] += t.bytes;
+        for (const auto& [type, bytes] : m["tensor_bytes_by_type"].items()) {
+            INFO(type);
+            CHECK(by_type[type] == bytes.get<std::uint64_t>());
+        }
+        const double total = static_cast<double>(tensor_bytes(*tensors));
+        CHECK(rel(total, m["tensor_data_bytes"].get<double>()) < 0.005);
+    }
+}
+
+TEST_CASE("the llama.cpp profile reproduces llama.cpp's CPU buffers at every context") {
+    const auto data = fixture();
+    for (const auto& m : data["models"]) {
+        const std::string id = m["model"];
+        const Quant& q = test::quant(m["ftype"]);
+        for (const auto& c : m["contexts"]) {
+            const std::uint64_t ctx = c["n_ctx"];
+            INFO(id << " at " << ctx);
+            for (const FlashAttn fa : {FlashAttn::on, FlashAttn::off}) {
+                const char* key = fa == FlashAttn::on ? "compute_bytes_cpu_flash_attn_on"
+                                                      : "compute_bytes_cpu_flash_attn_off";
+                if (!c.contains(key)) continue;
+                INFO(key);
+                const auto e = estimate_llamacpp(test::model(id), q, cpu_options(ctx, fa));
+                REQUIRE(e.has_value());
+                const double weights =
+                    static_cast<double>(e->term("weights") + e->term("token_embd"));
+                CHECK(rel(weights, m["tensor_data_bytes"].get<double>()) < 0.005);
+                CHECK(std::fabs(static_cast<double>(e->term("kv_cache")) -
+                                c["kv_cache_bytes"].get<double>()) <= 0.01 * kMiB);
+                CHECK(std::fabs(static_cast<double>(e->term("recurrent_state")) -
+                                c["recurrent_state_bytes"].get<double>()) <= 0.01 * kMiB);
+                CHECK(rel(static_cast<double>(e->term("compute")), c[key].get<double>()) < 0.05);
+                // the log prints the output buffer to 0.01 MiB
+                CHECK(std::fabs(static_cast<double>(e->term("output")) -
+                                c["output_bytes"].get<double>()) <= 0.005 * kMiB);
+                CHECK(e->term("runtime") == 0);
+            }
+        }
+    }
+}
+
+TEST_CASE("sliding layers: pad256(min(ctx per sequence - window + ubatch)) cells per sequence") {
+    // Gemma 3 27B, 4 sequences at 32768: n_ctx_seq = 8192 per stream. Full layers: 10 x 8192
+    // cells x 4 streams x (16 kv heads x 128 x 2 (K, V) x 2 bytes = 8192 B). Sliding layers
+    // (window 1024): pad256(min(8192, 1024 + 512)) = 1536 cells x 4 streams x 8192 B x 52.
+    LlamaCppOptions o;
+    o.context = 32768;
+    o.n_seq = 4;
+    o.backend = Backend::cpu;
+    const auto e = estimate_llamacpp(test::model("gemma-3-27b"), test::quant("Q4_K_M"), o).value();
+    CHECK(e.term("kv_cache") == 10ULL * 8192 * 4 * 8192 + 52ULL * 1536 * 4 * 8192);
+    CHECK(e.term("output") == 262208ULL * 4 * 4);  // n_vocab floats per sequence
+}
+
+TEST_CASE("q8_0 cache: 34 bytes per 32 values of a row") {
+    // Llama 3.1 8B at 32768: K row 8 x 128 = 1024 values = 32 blocks x 34 = 1088 bytes; K + V
+    // for 32 layers and 32768 cells.
+    LlamaCppOptions o;
+    o.context = 32768;
+    o.cache_type_k = "q8_0";
+    o.cache_type_v = "q8_0";
+    const auto e = estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o).value();
+    CHECK(e.term("kv_cache") == 2ULL * 1088 * 32768 * 32);
+}
+
+TEST_CASE("MLA caches K only: the latent plus the rope key") {
+    // DeepSeek-V2-Lite: 27 layers x (512 + 64) f16 values x 4096 cells.
+    LlamaCppOptions o;
+    o.context = 4096;
+    const auto e =
+        estimate_llamacpp(test::model("deepseek-v2-lite"), test::quant("Q4_K_M"), o).value();
+    CHECK(e.term("kv_cache") == 27ULL * 576 * 2 * 4096);
+}
+
+TEST_CASE("context pads to 256 cells - recurrent state is per sequence") {
+    LlamaCppOptions o;
+    o.context = 1000;  // -> 1024 cells
+    o.n_seq = 2;       // 512 cells per stream, 2 streams
+    const auto e =
+        estimate_llamacpp(test::model("qwen3.5-35b-a3b"), test::quant("Q4_K_M"), o).value();
+    // 10 full layers x 2 kv heads x 256 x 2 (K, V) x 2 bytes = 2048 B per cell
+    CHECK(e.term("kv_cache") == 10ULL * 2048 * 512 * 2);
+    // per sequence: 30 layers x ((4 - 1) x 8192 conv + 32 x 128 x 128 state) x 4 bytes
+    CHECK(e.term("recurrent_state") == 2ULL * 30 * (3 * 8192 + 32 * 128 * 128) * 4);
+}
+
+TEST_CASE("on a GPU: token_embd stays on the host - a tied output head is copied to the device") {
+    LlamaCppOptions cpu;
+    cpu.backend = Backend::cpu;
+    LlamaCppOptions gpu;
+    gpu.backend = Backend::cuda;
+    const Model& m = test::model("gemma-3-27b");
+    const auto c = estimate_llamacpp(m, test::quant("Q4_K_M"), cpu).value();
+    const auto g = estimate_llamacpp(m, test::quant("Q4_K_M"), gpu).value();
+    CHECK(g.term("weights") == c.term("weights") + c.term("token_embd"));
+    CHECK(g.term("token_embd") == c.term("token_embd"));
+    CHECK(g.term("runtime") == runtime_overhead_bytes(Backend::cuda));
+    for (const auto& t : g.terms) {
+        const bool host = t.name == "token_embd" || t.name == "output";
+        CHECK((t.device == Device::cpu) == host);
+    }
+}
+
+TEST_CASE("bad llama.cpp options are bad input") {
+    const Model& m = test::model("llama-3.1-8b");
+    const Quant& q = test::quant("Q4_K_M");
+    LlamaCppOptions o;
+    o.cache_type_k = "q3_k";
+    CHECK(estimate_llamacpp(m, q, o).error().kind == ErrorKind::bad_input);
+    o = {};
+    o.context = 256;
+    o.n_seq = 512;
+    CHECK_FALSE(estimate_llamacpp(m, q, o).has_value());
+    o = {};
+    CHECK_FALSE(estimate_llamacpp(m, test::quant("NVFP4"), o).has_value());
+    CHECK_FALSE(estimate_llamacpp(test::model("gemma-3n-e4b"), q, o).has_value());
+    o = {};
+    o.cache_type_v = "q8_0";
+    o.flash_attn = FlashAttn::off;  // llama.cpp: quantized V cache requires flash attention
+    CHECK_FALSE(estimate_llamacpp(m, q, o).has_value());
+    o.flash_attn = FlashAttn::automatic;
+    CHECK(estimate_llamacpp(m, q, o).has_value());
+    o = {};
+    o.cache_type_k = "q8_0";  // MLA: K and V cache types must match
+    CHECK_FALSE(estimate_llamacpp(test::model("deepseek-v2-lite"), q, o).has_value());
+    CHECK(parse_flash_attn("AUTO").value() == FlashAttn::automatic);
+    CHECK_FALSE(parse_flash_attn("maybe").has_value());
+    CHECK(parse_backend("hip").value() == Backend::rocm);
+    CHECK_FALSE(parse_cache_type("q6_k").has_value());
+}

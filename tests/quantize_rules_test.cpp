@@ -1,0 +1,137 @@
+// llama-quantize's type choice (llama.cpp 5b4ebc5 src/llama-quant.cpp), checked on hand-made
+// layouts and on counts derived by hand.
+
+#include "canitrun/quantize_rules.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+TensorInfo tensor(std::string name, std::uint64_t ne0, std::uint64_t ne1, int layer) {
+    TensorInfo t;
+    t.name = std::move(name);
+    t.ne = {ne0, ne1, 1, 1};
+    t.n_dims = ne1 > 1 ? 2 : 1;
+    t.layer = layer;
+    return t;
+}
+
+std::string type_of(const std::vector<TypedTensor>& ts, const std::string& name) {
+    for (const auto& t : ts) {
+        if (t.tensor.name == name) return std::string(t.type.name);
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("Q4_K_M: output Q6_K - norms f32 - use_more_bits layers of attn_v and ffn_down Q6_K") {
+    const TensorLayout l = tensor_layout(test::model("llama-3.1-8b")).value();
+    const auto ts = quantize_tensors(l, "Q4_K_M").value();
+    CHECK(type_of(ts, "output.weight") == "q6_K");
+    CHECK(type_of(ts, "token_embd.weight") == "q4_K");  // untied: the default type
+    CHECK(type_of(ts, "blk.0.attn_norm.weight") == "f32");
+    CHECK(type_of(ts, "rope_freqs.weight") == "f32");
+    // use_more_bits(i, 32): i < 4, i >= 28, or (i - 4) % 3 == 2
+    CHECK(type_of(ts, "blk.3.attn_v.weight") == "q6_K");
+    CHECK(type_of(ts, "blk.4.attn_v.weight") == "q4_K");
+    CHECK(type_of(ts, "blk.6.attn_v.weight") == "q6_K");
+    CHECK(type_of(ts, "blk.6.ffn_down.weight") == "q6_K");
+    CHECK(type_of(ts, "blk.7.ffn_down.weight") == "q4_K");
+    CHECK(type_of(ts, "blk.7.attn_q.weight") == "q4_K");
+    int q6 = 0;
+    for (const auto& t : ts) q6 += t.type.name == "q6_K" ? 1 : 0;
+    // 4 + 4 + 8 (i = 6, 9, ..., 27) = 16 layers, for attn_v and ffn_down, plus output
+    CHECK(q6 == 33);
+}
+
+TEST_CASE("rows not a whole number of 256-blocks fall back: q4_K to q5_0 - q6_K to q8_0") {
+    TensorLayout l;
+    l.n_layer = 1;
+    l.tensors = {tensor("token_embd.weight", 2880, 100, -1), tensor("output.weight", 2880, 100, -1),
+                 tensor("blk.0.attn_output.weight", 2880, 64, 0),
+                 tensor("blk.0.attn_q.weight", 2816, 64, 0)};
+    const auto ts = quantize_tensors(l, "Q4_K_M").value();
+    CHECK(type_of(ts, "output.weight") == "q8_0");  // nx % 256 != 0 -> q8_0 for the output
+    CHECK(type_of(ts, "token_embd.weight") == "q5_0");
+    CHECK(type_of(ts, "blk.0.attn_output.weight") == "q5_0");
+    CHECK(type_of(ts, "blk.0.attn_q.weight") == "q4_K");  // 2816 = 11 x 256: no fallback
+}
+
+TEST_CASE("tied embeddings take the output rule - Q8_0 keeps q8_0 - FP16 leaves norms in f32") {
+    const TensorLayout l = tensor_layout(test::model("gemma-3-27b")).value();
+    CHECK(type_of(quantize_tensors(l, "Q4_K_M").value(), "token_embd.weight") == "q6_K");
+    const auto q8 = quantize_tensors(l, "Q8_0").value();
+    CHECK(type_of(q8, "token_embd.weight") == "q8_0");
+    CHECK(type_of(q8, "blk.0.ffn_down.weight") == "q8_0");
+    const auto f16 = quantize_tensors(l, "FP16").value();
+    CHECK(type_of(f16, "blk.0.ffn_down.weight") == "f16");
+    CHECK(type_of(f16, "blk.0.attn_norm.weight") == "f32");
+}
+
+TEST_CASE("MXFP4: experts mxfp4 - everything else q8_0") {
+    const TensorLayout l = tensor_layout(test::model("gpt-oss-20b")).value();
+    const auto ts = quantize_tensors(l, "MXFP4").value();
+    CHECK(type_of(ts, "blk.0.ffn_up_exps.weight") == "mxfp4");
+    CHECK(type_of(ts, "blk.0.attn_q.weight") == "q8_0");
+    CHECK(type_of(ts, "output.weight") == "q8_0");
+    CHECK(type_of(ts, "blk.0.ffn_gate_inp.weight") == "f32");
+}
+
+TEST_CASE("bytes: whole blocks of each type") {
+    TensorLayout l;
+    l.n_layer = 1;
+    l.tensors = {tensor("blk.0.attn_q.weight", 4096, 4096, 0)};
+    const auto ts = quantize_tensors(l, "Q8_0").value();
+    // 4096 / 32 blocks x 34 bytes x 4096 rows
+    CHECK(tensor_bytes(ts) == 4096ULL / 32 * 34 * 4096);
+}
+
+TEST_CASE("a non-GGUF quantization is refused") {
+    const TensorLayout l = tensor_layout(test::model("llama-3.1-8b")).value();
+    const auto r = quantize_tensors(l, "NVFP4");
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == ErrorKind::bad_input);
+    CHECK(is_llama_file_type("q4_k_m"));
+    CHECK_FALSE(is_llama_file_type("AWQ"));
+}
+
+TEST_CASE("70B llama: attn_v upgraded from q4_K to q5_K (LLM_TYPE_70B rule)") {
+    const TensorLayout l = tensor_layout(test::model("llama-3.3-70b")).value();
+    CHECK(l.is_70b);
+    const auto ts = quantize_tensors(l, "Q4_K_M").value();
+    // use_more_bits(20, 80) is false ((20 - 10) % 3 == 1): q4_K, then the 70B rule -> q5_K
+    CHECK(type_of(ts, "blk.20.attn_v.weight") == "q5_K");
+    CHECK(type_of(ts, "blk.0.attn_v.weight") == "q6_K");  // i < n / 8: q6_K stays
+}
+
+TEST_CASE("8 experts: attn_v and attn_k q8_0 and attn_output q5_K at Q4_K_M") {
+    const TensorLayout l = tensor_layout(test::model("mixtral-8x7b")).value();
+    CHECK(l.n_expert == 8);
+    const auto ts = quantize_tensors(l, "Q4_K_M").value();
+    CHECK(type_of(ts, "blk.5.attn_v.weight") == "q8_0");
+    CHECK(type_of(ts, "blk.5.attn_k.weight") == "q8_0");
+    CHECK(type_of(ts, "blk.5.attn_output.weight") == "q5_K");
+    CHECK(type_of(ts, "blk.5.attn_q.weight") == "q4_K");
+    // MoE: ffn_down's layer comes from the name; use_more_bits(0, 32) -> q6_K
+    CHECK(type_of(ts, "blk.0.ffn_down_exps.weight") == "q6_K");
+    CHECK(type_of(ts, "blk.5.ffn_down_exps.weight") == "q4_K");
+}
+
+TEST_CASE("Q3_K_M and Q2_K upgrades") {
+    const TensorLayout l = tensor_layout(test::model("llama-3.1-8b")).value();
+    const auto q3 = quantize_tensors(l, "Q3_K_M").value();
+    CHECK(type_of(q3, "blk.0.attn_v.weight") == "q5_K");  // i_attention_wv < 2
+    CHECK(type_of(q3, "blk.2.attn_v.weight") == "q4_K");
+    CHECK(type_of(q3, "blk.1.ffn_down.weight") == "q5_K");  // i < n / 16 = 2
+    CHECK(type_of(q3, "blk.2.ffn_down.weight") == "q4_K");
+    CHECK(type_of(q3, "blk.2.attn_output.weight") == "q4_K");
+    CHECK(type_of(q3, "blk.2.attn_q.weight") == "q3_K");
+    const auto q2 = quantize_tensors(l, "Q2_K").value();
+    CHECK(type_of(q2, "blk.2.attn_v.weight") == "q4_K");  // n_gqa = 4
+    CHECK(type_of(q2, "blk.2.ffn_down.weight") == "q3_K");
+    CHECK(type_of(q2, "blk.2.attn_output.weight") == "q3_K");
+    CHECK(type_of(q2, "blk.2.ffn_up.weight") == "q2_K");
+}

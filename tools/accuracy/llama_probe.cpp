@@ -1,0 +1,119 @@
+// llama_probe BIN_DIR MODEL.gguf CONFIG...: loads a GGUF file with llama.cpp (the prebuilt
+// libllama of node-llama-cpp, CPU backend, no_alloc: memory is simulated, no data is read) and,
+// for each CONFIG "n_ctx:n_ubatch:n_seq:fa:type_k:type_v" (fa on|off, types f16|q8_0|q4_0),
+// creates a context and prints one JSON line with the buffer sizes llama.cpp logs, in bytes
+// (MiB x 2^20 as logged). Only for the accuracy harness; built by tools/accuracy/run.sh.
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ggml-backend.h"
+#include "llama.h"
+
+namespace {
+
+std::string g_log;
+
+void on_log(ggml_log_level, const char* text, void*) {
+    g_log += text;
+}
+
+// Sum of the numbers after `marker` ... "= X MiB" on every log line containing `marker`.
+double sum_mib(const std::string& log, const char* marker, const char* after) {
+    double total = 0;
+    std::size_t pos = 0;
+    while ((pos = log.find(marker, pos)) != std::string::npos) {
+        const std::size_t eol = log.find('\n', pos);
+        const std::string line = log.substr(pos, eol - pos);
+        const std::size_t a = line.find(after);
+        if (a != std::string::npos) total += std::atof(line.c_str() + a + std::strlen(after));
+        pos = eol == std::string::npos ? log.size() : eol;
+    }
+    return total;
+}
+
+long long bytes(double mib) {
+    return static_cast<long long>(mib * 1048576.0 + 0.5);
+}
+
+ggml_type cache_type(const std::string& s) {
+    if (s == "q8_0") return GGML_TYPE_Q8_0;
+    if (s == "q4_0") return GGML_TYPE_Q4_0;
+    if (s == "f32") return GGML_TYPE_F32;
+    return GGML_TYPE_F16;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 4) {
+        std::fprintf(stderr,
+                     "usage: llama_probe BIN_DIR MODEL.gguf n_ctx:n_ubatch:n_seq:fa:tk:tv...\n");
+        return 2;
+    }
+    llama_log_set(on_log, nullptr);
+    ggml_backend_load_all_from_path(argv[1]);
+    llama_backend_init();
+
+    llama_model_params mp = llama_model_default_params();
+    mp.n_gpu_layers = 0;
+    mp.no_alloc = true;
+    mp.load_mode = LLAMA_LOAD_MODE_NONE;  // no_alloc refuses mmap'd buffers
+    mp.use_extra_bufts = false;
+    g_log.clear();
+    llama_model* model = llama_model_load_from_file(argv[2], mp);
+    if (model == nullptr) {
+        std::fprintf(stderr, "%s", g_log.c_str());
+        std::fprintf(stderr, "llama_probe: cannot load %s\n", argv[2]);
+        return 1;
+    }
+    const std::string model_log = g_log;
+    const long long model_bytes = static_cast<long long>(llama_model_size(model));
+    const long long n_params = static_cast<long long>(llama_model_n_params(model));
+
+    for (int i = 3; i < argc; ++i) {
+        unsigned n_ctx = 0, n_ubatch = 0, n_seq = 0;
+        char fa[8] = {0}, tk[8] = {0}, tv[8] = {0};
+        if (std::sscanf(argv[i], "%u:%u:%u:%7[^:]:%7[^:]:%7s", &n_ctx, &n_ubatch, &n_seq, fa, tk,
+                        tv) != 6) {
+            std::fprintf(stderr, "llama_probe: bad config %s\n", argv[i]);
+            return 2;
+        }
+        llama_context_params cp = llama_context_default_params();
+        cp.n_ctx = n_ctx;
+        cp.n_batch = n_ubatch > 2048 ? n_ubatch : 2048;
+        cp.n_ubatch = n_ubatch;
+        cp.n_seq_max = n_seq;
+        cp.n_threads = 1;
+        cp.n_threads_batch = 1;
+        cp.flash_attn_type = std::strcmp(fa, "on") == 0 ? LLAMA_FLASH_ATTN_TYPE_ENABLED
+                                                        : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+        cp.type_k = cache_type(tk);
+        cp.type_v = cache_type(tv);
+        cp.swa_full = false;  // llama.cpp's tools (common.h) and node-llama-cpp default
+        g_log.clear();
+        llama_context* ctx = llama_init_from_model(model, cp);
+        const std::string log = g_log;
+        if (ctx == nullptr) {
+            std::printf("{\"config\":\"%s\",\"error\":\"context creation failed\"}\n", argv[i]);
+            continue;
+        }
+        llama_free(ctx);
+        std::printf(
+            "{\"config\":\"%s\",\"n_params\":%lld,\"model_bytes\":%lld,\"kv_cache_bytes\":%lld,"
+            "\"recurrent_state_bytes\":%lld,\"output_bytes\":%lld,\"compute_bytes\":%lld}\n",
+            argv[i], n_params, model_bytes,
+            bytes(sum_mib(log, "llama_kv_cache: size =", "size = ")),
+            bytes(sum_mib(log, "llama_memory_recurrent: size =", "size = ")),
+            bytes(sum_mib(log, "output buffer size", "= ")),
+            bytes(sum_mib(log, "compute buffer size =", "= ")));
+        if (std::getenv("LLAMA_PROBE_LOG")) std::fprintf(stderr, "%s", log.c_str());
+    }
+    if (std::getenv("LLAMA_PROBE_LOG")) std::fprintf(stderr, "%s", model_log.c_str());
+    llama_model_free(model);
+    llama_backend_free();
+    return 0;
+}
