@@ -14,7 +14,7 @@ TEST_CASE("card class: the smallest class whose GB holds the total") {
     CHECK_FALSE(smallest_card_class(49000000000ULL, classes).has_value());
 }
 
-TEST_CASE("card classes of the database are the page's; sorted") {
+TEST_CASE("card classes of the database are the page's - sorted") {
     const auto& classes = test::database().card_classes;
     REQUIRE(classes.size() >= 3);
     for (std::size_t i = 1; i < classes.size(); ++i) CHECK(classes[i - 1].gb < classes[i].gb);

@@ -83,7 +83,7 @@ TEST_CASE("cli: --gpu exits 1 when it does not fit the GPU and 0 when it does") 
     CHECK(has(yes.out, "Fits on the GPU: 24.1 GB of 25.8 GB."));
 }
 
-TEST_CASE("cli: gpus; models; gpu-list and quants") {
+TEST_CASE("cli: gpus - models - gpu-list and quants") {
     const Outcome gpus = run({"gpus", "qwen3.5-35b-a3b"});
     CHECK(gpus.code == 0);
     CHECK(has(gpus.out, "Run it natively"));
@@ -104,7 +104,7 @@ TEST_CASE("cli: gpus; models; gpu-list and quants") {
     CHECK(has(quants.out, "Q4_K_M (rec)"));
 }
 
-TEST_CASE("cli: bad input gets one clear line; a suggestion; exit 2 and empty stdout") {
+TEST_CASE("cli: bad input gets one clear line - a suggestion - exit 2 and empty stdout") {
     struct Case {
         std::vector<std::string> args;
         const char* message;
@@ -133,7 +133,7 @@ TEST_CASE("cli: bad input gets one clear line; a suggestion; exit 2 and empty st
     }
 }
 
-TEST_CASE("cli: --data loads a database folder; and a malformed one is refused") {
+TEST_CASE("cli: --data loads a database folder - and a malformed one is refused") {
     const Outcome ok = run({"--data", CANITRUN_DATA_DIR, "qwen3.5-35b-a3b", "--json"});
     CHECK(ok.code == 0);
     const Outcome bad = run({"--data", CANITRUN_FIXTURES "/bad-database", "qwen3.5-35b-a3b"});

@@ -136,7 +136,7 @@ TEST_CASE("per-field sources must cite a field the entry has") {
     CHECK(mentions(error_of(files_with(valid_model(), g)), "field 'sources' must map"));
 }
 
-TEST_CASE("duplicate ids and aliases are refused; however they are spelled") {
+TEST_CASE("duplicate ids and aliases are refused - however they are spelled") {
     json a = valid_model();
     json b = valid_model();
     b["id"] = "tiny-2b";

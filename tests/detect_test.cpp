@@ -51,7 +51,7 @@ TEST_CASE("detect: an H200 matches its database entry") {
     CHECK(h.gpus[0].memory == 143771ULL << 20);
 }
 
-TEST_CASE("detect: AMD from sysfs named by rocm-smi; connectors and render nodes skipped") {
+TEST_CASE("detect: AMD from sysfs named by rocm-smi - connectors and render nodes skipped") {
     const DetectedSystem s = recorded("amd-7900xtx");
     REQUIRE(s.gpus.size() == 1);
     CHECK(s.gpus[0].name == "Radeon RX 7900 XTX");

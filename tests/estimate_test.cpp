@@ -4,7 +4,7 @@
 
 using namespace canitrun;
 
-TEST_CASE("weights = params x bits per weight / 8; rounded up to a byte") {
+TEST_CASE("weights = params x bits per weight / 8 - rounded up to a byte") {
     Quant q;
     q.bpw_e4 = 45000;  // 4.5 bpw
     CHECK(weight_bytes(8000000000ULL, q) == 4500000000ULL);
@@ -14,7 +14,7 @@ TEST_CASE("weights = params x bits per weight / 8; rounded up to a byte") {
     CHECK(weight_bytes(3, q) == 2);
 }
 
-TEST_CASE("an estimate is named terms: weights; KV cache; 12 % overhead") {
+TEST_CASE("an estimate is named terms: weights - KV cache - 12 % overhead") {
     LayerGroup full;
     full.kind = LayerKind::full;
     full.count = 1;
@@ -34,7 +34,7 @@ TEST_CASE("an estimate is named terms: weights; KV cache; 12 % overhead") {
     CHECK(e.terms[2].device == Device::gpu);
 }
 
-TEST_CASE("a 1T-parameter model at FP32 with a 1M context comes out right; not wrapped") {
+TEST_CASE("a 1T-parameter model at FP32 with a 1M context comes out right - not wrapped") {
     LayerGroup full;
     full.kind = LayerKind::full;
     full.count = 128;
@@ -49,7 +49,7 @@ TEST_CASE("a 1T-parameter model at FP32 with a 1M context comes out right; not w
     CHECK(e.term("kv_cache") == (1ULL << 43));
 }
 
-TEST_CASE("an estimate past 64 bits is refused; never wrapped") {
+TEST_CASE("an estimate past 64 bits is refused - never wrapped") {
     LayerGroup full;
     full.kind = LayerKind::full;
     full.count = 10000;

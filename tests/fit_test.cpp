@@ -33,7 +33,7 @@ TEST_CASE("native fit compares the total with the marketed size taken as GB") {
     CHECK(classify_fit(g24, plain(), 24100000000ULL, {}) == Fit::offload);
 }
 
-TEST_CASE("CPU offload: at least half on the GPU; the rest within system RAM") {
+TEST_CASE("CPU offload: at least half on the GPU - the rest within system RAM") {
     const Gpu g16 = card("b", 16, GpuClass::consumer, 500);
     // 30 GB: 14 GB spills, within 32 GB of RAM.
     CHECK(classify_fit(g16, plain(), 30 * kGB, FitOptions{32}) == Fit::offload);
@@ -43,7 +43,7 @@ TEST_CASE("CPU offload: at least half on the GPU; the rest within system RAM") {
     CHECK(classify_fit(g16, plain(), 33 * kGB, FitOptions{64}) == Fit::no);
 }
 
-TEST_CASE("unified memory: only the GPU's share counts; and nothing spills") {
+TEST_CASE("unified memory: only the GPU's share counts - and nothing spills") {
     Gpu mac = card("m", 32, GpuClass::unified, 400, {"metal"});
     mac.unified_gpu_share_permille = 667;  // 2/3 of 32 GB = 21.344 GB
     CHECK(gpu_budget_bytes(mac) == 21344000000ULL);
@@ -59,7 +59,7 @@ TEST_CASE("NVFP4 runs only where CUDA does") {
           Fit::no);
 }
 
-TEST_CASE("smallest GPU: least VRAM; then consumer first; then the faster card") {
+TEST_CASE("smallest GPU: least VRAM - then consumer first - then the faster card") {
     const std::vector<Gpu> gpus = {
         card("ws32", 32, GpuClass::workstation, 2000), card("slow32", 32, GpuClass::consumer, 600),
         card("fast32", 32, GpuClass::consumer, 1792), card("big48", 48, GpuClass::consumer, 3000),

@@ -3,7 +3,7 @@
 
 using namespace canitrun;
 
-TEST_CASE("GB with one decimal; two below 1 GB; halves up") {
+TEST_CASE("GB with one decimal - two below 1 GB - halves up") {
     CHECK(format_gb(24065604819ULL) == "24.1 GB");
     CHECK(format_gb(24050000000ULL) == "24.1 GB");
     CHECK(format_gb(24049999999ULL) == "24.0 GB");
@@ -16,7 +16,7 @@ TEST_CASE("GiB says GiB") {
     CHECK(format_gib(1ULL << 30) == "1.00 GiB");
 }
 
-TEST_CASE("contexts; thousands; params") {
+TEST_CASE("contexts - thousands - params") {
     CHECK(format_context(8192) == "8k");
     CHECK(format_context(262144) == "256k");
     CHECK(format_context(1048576) == "1M");

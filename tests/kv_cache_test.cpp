@@ -22,7 +22,7 @@ LayerGroup group(LayerKind kind, std::uint64_t count) {
 
 }  // namespace
 
-TEST_CASE("full attention: 2 x KV heads x head dim x context x element size; per layer") {
+TEST_CASE("full attention: 2 x KV heads x head dim x context x element size - per layer") {
     // One layer, 8 KV heads of 128: 2 x 8 x 128 x 2 bytes = 4096 bytes per token.
     const Model m = test::model_with({group(LayerKind::full, 1)}, 8, 128);
     CHECK(kv_cache_bytes(m, 1000, type("f16")) == 4096000);
@@ -51,7 +51,7 @@ TEST_CASE("sliding window: capped at the window") {
     CHECK(kv_cache_bytes(m, 131072, type("f16")) == 16777216);
 }
 
-TEST_CASE("linear attention and SSM layers keep no KV cache; only a fixed state") {
+TEST_CASE("linear attention and SSM layers keep no KV cache - only a fixed state") {
     LayerGroup linear = group(LayerKind::linear, 30);
     linear.conv_kernel = 4;
     linear.key_heads = 16;

@@ -4,7 +4,7 @@
 
 using namespace canitrun;
 
-TEST_CASE("names match case-insensitively; ignoring spaces; dashes and underscores") {
+TEST_CASE("names match case-insensitively - ignoring spaces - dashes and underscores") {
     CHECK(normalize_name("Qwen3.5 35B-A3B") == "qwen3.535ba3b");
     CHECK(normalize_name("RTX_4090") == normalize_name("rtx 4090"));
 }
@@ -25,7 +25,7 @@ TEST_CASE("did you mean: close names first") {
     CHECK(suggest("qwen35", names).at(0) == "qwen3.5-35b-a3b");
 }
 
-TEST_CASE("the database finds models and GPUs by id; alias and spelling") {
+TEST_CASE("the database finds models and GPUs by id - alias and spelling") {
     const Database& db = test::database();
     CHECK(db.find_model("Qwen3.5-35B-A3B").value()->id == "qwen3.5-35b-a3b");
     CHECK(db.find_model("qwen3.5:35b-a3b").value()->id == "qwen3.5-35b-a3b");

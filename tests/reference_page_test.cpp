@@ -33,7 +33,7 @@ const QuantRow& row(const ModelReport& r, const std::string& id) {
 
 }  // namespace
 
-TEST_CASE("reference page: exact bytes of the Q4_K_M headline; worked by hand") {
+TEST_CASE("reference page: exact bytes of the Q4_K_M headline - worked by hand") {
     const ModelReport r = page_report();
     CHECK(r.quant->id == "Q4_K_M");
     // 35e9 x 4.873 / 8
@@ -45,7 +45,7 @@ TEST_CASE("reference page: exact bytes of the Q4_K_M headline; worked by hand") 
     CHECK(r.selected.total() == 24065604819ULL);
 }
 
-TEST_CASE("reference page: VRAM at each quantization; 8k context") {
+TEST_CASE("reference page: VRAM at each quantization - 8k context") {
     struct Expected {
         const char* quant;
         const char* weights;
@@ -122,7 +122,7 @@ TEST_CASE("reference page: the hybrid stack's full-context comparison") {
     CHECK(count_layers(*r.model, LayerKind::linear) == 30);
 }
 
-TEST_CASE("reference page: smallest GPU; 16 GB and 24 GB answers") {
+TEST_CASE("reference page: smallest GPU - 16 GB and 24 GB answers") {
     ReportOptions o;
     o.vram_budget = 24 * kGB;
     const ModelReport r = build_model_report(database(), test::model("qwen3.5-35b-a3b"), o).value();

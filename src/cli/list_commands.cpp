@@ -35,8 +35,7 @@ std::string bandwidth(double gbps) {
 void write_models(std::ostream& out, const Database& db, const ListFilter& f) {
     std::vector<const Model*> models;
     for (const auto& m : db.models) {
-        if (!f.family.empty() && !contains(m.family, f.family) && !contains(m.id, f.family))
-            continue;
+        if (!f.family.empty() && !contains(m.family, f.family)) continue;
         if (!f.vendor.empty() && !contains(m.vendor, f.vendor)) continue;
         models.push_back(&m);
     }

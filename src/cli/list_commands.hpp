@@ -11,7 +11,7 @@
 namespace canitrun::cli {
 
 struct ListFilter {
-    std::string family;  // models: substring of the family or id
+    std::string family;  // models: substring of the family
     std::string vendor;  // both: vendor, case-insensitive
     std::optional<std::uint64_t> min_vram_bytes;
 };
