@@ -7,9 +7,11 @@
 #include "canitrun/database_files.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/report.hpp"
+#include "file_commands.hpp"
 #include "json_output.hpp"
 #include "list_commands.hpp"
 #include "text_report.hpp"
+#include "verify_command.hpp"
 
 #ifndef CANITRUN_VERSION
 #define CANITRUN_VERSION "0.0.0"
@@ -51,6 +53,9 @@ struct Options {
     std::string family;
     std::string vendor;
     std::string min_vram;
+    // model files
+    std::string mmproj;
+    std::string log;
 };
 
 struct Failure {
@@ -129,7 +134,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     app.add_flag("--json", o.json, "Print one JSON document on stdout and nothing else");
     app.add_option("--data", o.data_dir,
                    "Load the database from this folder instead of the built-in one");
-    app.add_option("model", o.model, "Model id or alias, e.g. qwen3.5-35b-a3b");
+    app.add_option(
+        "model", o.model,
+        "Model id or alias (qwen3.5-35b-a3b), a .gguf file, or a config.json / HF folder");
+    app.add_option("--mmproj", o.mmproj, "With a .gguf file: a vision projector GGUF to add");
     add_estimate_flags(app, o);
     app.add_option("--vram", o.vram,
                    "A VRAM budget in GB: does the recommended quantization fit, and what does?");
@@ -155,6 +163,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     CLI::App* quants = app.add_subcommand("quants", "List the quantization formats");
     quants->fallthrough();
 
+    CLI::App* verify = app.add_subcommand(
+        "verify", "Compare a llama.cpp log's buffer sizes with canitrun's estimate");
+    verify->add_option("log", o.log, "A llama.cpp / llama-server log file")->required();
+    verify->fallthrough();
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -174,6 +187,15 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
     try {
         if (gpus->parsed()) return run_gpus(out, o);
+        if (verify->parsed() || is_model_file_argument(o.model)) {
+            const Database db = load_database(o);
+            const CommandOutput r =
+                verify->parsed()
+                    ? need(run_verify(db, o.log, o.json))
+                    : need(run_model_file(db, o.model, o.mmproj, report_options(db, o), o.json));
+            out << r.text;
+            return r.code;
+        }
         if (models->parsed() || gpu_list->parsed() || quants->parsed()) {
             const Database db = load_database(o);
             std::ostringstream text;
