@@ -3,6 +3,7 @@
 // Pure: no I/O, no printing, no rounding.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct EstimateOptions {
     KvType kv_type;  // f16 when default-constructed
     // The reference page's rule: 12 % of weights + KV for activations and runtime buffers.
     std::uint64_t overhead_percent = kDefaultOverheadPercent;
+    // Exact weight bytes (a GGUF file's tensors) instead of params x bits per weight.
+    std::optional<Bytes> weights_bytes_override;
 };
 
 enum class Device { gpu, cpu };

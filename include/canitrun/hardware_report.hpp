@@ -14,6 +14,7 @@ namespace canitrun {
 std::vector<const Quant*> llama_cpp_quants(const Database& db);
 
 struct HardwareReport {
+    std::string model_file;  // a GGUF file the answer is for; empty for a database model
     Hardware hardware;
     HardwareAnswer selected;
     std::optional<HardwareAnswer> best;        // best GGUF quantization at the context

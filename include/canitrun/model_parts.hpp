@@ -4,10 +4,11 @@
 // The pieces add up to the quick estimate's weights and KV cache exactly, so a split over one
 // GPU gives the page's figure.
 //
-// Weights are the published parameter count at the quantization's rate (as in estimate()),
-// shared out over the pieces in proportion to the parameters the architecture gives each. Layer
-// order: dense layers before MoE layers (DeepSeek's first_k_dense), and the rarest layer kind
-// spread evenly through the stack (Qwen 3.5: every fourth layer is full attention).
+// Weights are the published parameter count at the quantization's rate (as in estimate()), or a
+// model file's exact bytes (EstimateOptions::weights_bytes_override), shared out over the pieces in
+// proportion to the parameters the architecture gives each. Layer order: dense layers before MoE
+// layers (DeepSeek's first_k_dense), and the rarest layer kind spread evenly through the stack
+// (Qwen 3.5: every fourth layer is full attention).
 
 #include <cstdint>
 #include <vector>

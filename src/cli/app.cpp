@@ -11,6 +11,7 @@
 #include "csv_output.hpp"
 #include "data_views.hpp"
 #include "engine_command.hpp"
+#include "file_commands.hpp"
 #include "hardware_json.hpp"
 #include "hardware_options.hpp"
 #include "hardware_text.hpp"
@@ -18,6 +19,7 @@
 #include "list_commands.hpp"
 #include "style.hpp"
 #include "text_report.hpp"
+#include "verify_command.hpp"
 
 #ifndef CANITRUN_VERSION
 #define CANITRUN_VERSION "0.0.0"
@@ -69,6 +71,9 @@ struct Options {
     std::string vendor;
     std::string min_vram;
     EngineFlags engine;
+    // model files
+    std::string mmproj;
+    std::string log;
 };
 
 struct Failure {
@@ -238,7 +243,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
                  "with --vram; ids for lists");
     app.add_option("--data", o.data_dir,
                    "Load the database from this folder instead of the built-in one");
-    app.add_option("model", o.model, "Model id or alias, e.g. qwen3.5-35b-a3b");
+    app.add_option(
+        "model", o.model,
+        "Model id or alias (qwen3.5-35b-a3b), a .gguf file, or a config.json / HF folder");
+    app.add_option("--mmproj", o.mmproj, "With a .gguf file: a vision projector GGUF to add");
     add_estimate_flags(app, o);
     app.add_option("--vram", o.vram,
                    "A VRAM budget in GB: does the recommended quantization fit, and what does?");
@@ -282,6 +290,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
                     "Order: params (largest first, default), speed, context, name");
     fit->fallthrough();
 
+    CLI::App* verify = app.add_subcommand(
+        "verify", "Compare a llama.cpp log's buffer sizes with canitrun's estimate");
+    verify->add_option("log", o.log, "A llama.cpp / llama-server log file")->required();
+    verify->fallthrough();
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -308,6 +321,15 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         if (gpus->parsed()) return run_gpus(out, o);
         if (system->parsed()) return run_system(out, o);
         if (fit->parsed()) return run_fit(out, o);
+        if (verify->parsed() || is_model_file_argument(o.model)) {
+            const Database db = load_database(o);
+            const CommandOutput r =
+                verify->parsed() ? need(run_verify(db, o.log, o.output == Format::json))
+                                 : need(run_model_file(db, o.model, o.mmproj, report_options(db, o),
+                                                       o.output == Format::json));
+            out << r.text;
+            return r.code;
+        }
         if (models->parsed() || gpu_list->parsed() || quants->parsed()) {
             const Database db = load_database(o);
             Output output(o);

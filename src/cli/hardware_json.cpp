@@ -70,7 +70,7 @@ json hardware_report_json(const Model& model, const HardwareReport& r) {
     if (r.selected.plan.kind != PlanKind::none && r.selected.quant->format == "gguf") {
         out["llama_cpp_command"] =
             fitted_llama_command(model, *r.selected.quant, r.selected.options.context, r.hardware,
-                                 r.selected.plan.placement);
+                                 r.selected.plan.placement, r.model_file);
     }
     return out;
 }

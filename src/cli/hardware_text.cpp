@@ -74,11 +74,13 @@ std::string format_rate(double tokens_per_s) {
 }
 
 std::string fitted_llama_command(const Model& model, const Quant& quant, std::uint64_t context,
-                                 const Hardware& hardware, const Placement& placement) {
-    const std::string file = model.run.gguf_repo.empty()
-                                 ? "-m " + model.id + "-" + quant.id + ".gguf"
-                                 : "-hf " + model.run.gguf_repo + ":" + quant.id;
-    std::string cmd = fmt::format("llama-server {} -c {}", file, context);
+                                 const Hardware& hardware, const Placement& placement,
+                                 const std::string& file) {
+    const std::string source = !file.empty() ? "-m " + file
+                               : model.run.gguf_repo.empty()
+                                   ? "-m " + model.id + "-" + quant.id + ".gguf"
+                                   : "-hf " + model.run.gguf_repo + ":" + quant.id;
+    std::string cmd = fmt::format("llama-server {} -c {}", source, context);
     if (hardware.gpus.empty()) return cmd + " -ngl 0";
     const std::uint64_t all = placement.gpus.empty() ? 0 : placement.gpu_layers;
     cmd += fmt::format(" -ngl {}", placement.ram.layers == 0 ? std::uint64_t{99} : all);
@@ -158,7 +160,8 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
         out << "  " << quant.id << " does not fit without offload at any context.\n";
     }
     if (a.plan.kind != PlanKind::none && quant.format == "gguf") {
-        out << "  llama.cpp: " << fitted_llama_command(model, quant, options.context, h, p) << "\n";
+        out << "  llama.cpp: "
+            << fitted_llama_command(model, quant, options.context, h, p, r.model_file) << "\n";
     }
 }
 

@@ -23,7 +23,9 @@ void write_model_fits(std::ostream& out, const Hardware& hardware, const Estimat
 std::string format_rate(double tokens_per_s);
 
 // The llama-server command line fitted to the plan: -ngl, --n-cpu-moe and -ts as needed.
+// `file`: a local GGUF to load with -m; else the model's Hugging Face GGUF repo.
 std::string fitted_llama_command(const Model& model, const Quant& quant, std::uint64_t context,
-                                 const Hardware& hardware, const Placement& placement);
+                                 const Hardware& hardware, const Placement& placement,
+                                 const std::string& file = "");
 
 }  // namespace canitrun::cli

@@ -41,8 +41,10 @@ Bytes weight_bytes(std::uint64_t params, const Quant& quant) {
 
 Result<Estimate> estimate(const Model& model, const Quant& quant, const EstimateOptions& options) {
     try {
-        return assemble(weight_bytes(model.params_total, quant),
-                        kv_cache_bytes(model, options.context, options.kv_type),
+        const Bytes weights = options.weights_bytes_override
+                                  ? *options.weights_bytes_override
+                                  : weight_bytes(model.params_total, quant);
+        return assemble(weights, kv_cache_bytes(model, options.context, options.kv_type),
                         options.overhead_percent);
     } catch (const OverflowError&) {
         return overflow(model);

@@ -88,7 +88,8 @@ Result<ModelParts> model_parts(const Model& model, const Quant& quant,
         }
 
         // The published count at the quantization's rate, shared out by architecture parameters.
-        const Bytes total = weight_bytes(model.params_total, quant);
+        const Bytes total =
+            options.weights_bytes_override.value_or(weight_bytes(model.params_total, quant));
         const auto share_of = [&](std::uint64_t params) {
             return checked::mul_div_floor(total, params, all_params);
         };

@@ -1,0 +1,48 @@
+#pragma once
+// A GGUF file (all its split parts) as a Model: the architecture from `<arch>.*` keys, the way
+// llama.cpp derives each layer's kind from them (llama-model.cpp, src/models/*.cpp at 5b4ebc5),
+// and the weights to the byte from the tensor infos.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "canitrun/checked.hpp"
+#include "canitrun/error.hpp"
+#include "canitrun/gguf.hpp"
+#include "canitrun/model.hpp"
+
+namespace canitrun {
+
+// Bytes and tensors of one ggml type in a file.
+struct QuantMixEntry {
+    std::string type;  // ggml name: "q4_K"
+    std::uint32_t type_id = 0;
+    std::uint64_t tensors = 0;
+    Bytes bytes = 0;
+};
+
+struct GgufModel {
+    Model model;               // id / name from general.*, params from the tensor shapes
+    std::string architecture;  // general.architecture
+    Bytes weights_bytes = 0;   // the exact sum of every tensor's bytes, all parts
+    std::uint64_t tensor_count = 0;
+    std::uint64_t parts = 1;
+    std::uint32_t version = 3;
+    std::vector<QuantMixEntry> mix;  // largest first
+};
+
+// Errors: no general.architecture, no `<arch>.block_count`, inconsistent per-layer arrays.
+Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts);
+
+// llama.cpp's KV cache at 5b4ebc5, one sequence: the context is padded to a multiple of 256
+// (llama-context.cpp) and a sliding-window layer keeps GGML_PAD(min(n_ctx, n_swa + n_ubatch),
+// 256) cells (llama-kv-cache-iswa.cpp), not just its window. Returns the model with its sliding
+// windows widened so that kv_cache_bytes() gives what llama.cpp allocates.
+inline constexpr std::uint64_t kLlamaCachePad = 256;
+inline constexpr std::uint64_t kLlamaDefaultUbatch = 512;
+std::uint64_t llama_padded_context(std::uint64_t context);
+Model llama_cache_model(const Model& model, std::uint64_t context,
+                        std::uint64_t n_ubatch = kLlamaDefaultUbatch);
+
+}  // namespace canitrun

@@ -1,0 +1,65 @@
+#pragma once
+// A llama.cpp / llama-server log as data: the model's metadata and print_info lines, the model
+// buffers, and for every context it built the context parameters and the output, KV, recurrent
+// state (RS) and compute buffers. Pure: takes the log's text. Lines it does not know are
+// skipped, so a log from another llama.cpp version or a truncated one yields what it holds.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "canitrun/checked.hpp"
+#include "canitrun/error.hpp"
+#include "canitrun/gguf.hpp"
+
+namespace canitrun {
+
+struct LlamaLogBuffer {
+    std::string device;  // "CPU", "CUDA0", "CPU_Mapped"
+    Bytes bytes = 0;     // the log's MiB (two decimals) x 1048576, rounded
+};
+
+struct LlamaLogContext {
+    std::uint64_t n_ctx = 0;
+    std::uint64_t n_ctx_seq = 0;
+    std::uint64_t n_batch = 0;
+    std::uint64_t n_ubatch = 0;
+    std::uint64_t n_seq_max = 0;
+    std::string flash_attn;
+    std::string type_k, type_v;  // from the KV "size = ..." line
+    std::vector<LlamaLogBuffer> output, kv, recurrent, compute;
+};
+
+struct LlamaLogKv {
+    std::string type;   // "u32", "str", "arr[i32,4]"
+    std::string value;  // as printed (cut at 40 characters by llama.cpp, ending "...")
+};
+
+struct LlamaLog {
+    std::map<std::string, LlamaLogKv> metadata;     // "llama.block_count" -> {u32, 32}
+    std::map<std::string, std::string> print_info;  // "n_layer" -> "32"
+    std::vector<LlamaLogBuffer> model_buffers;
+    std::vector<LlamaLogContext> contexts;
+    std::uint64_t recognized_lines = 0;
+
+    std::string arch() const;                       // print_info arch, else general.architecture
+    std::string file_type() const;                  // "Q4_K - Medium"
+    std::optional<double> params_billions() const;  // "model params = 8.03 B"
+    std::optional<Bytes> file_size() const;         // "file size = 4.58 GiB" (rounded)
+};
+
+// "4685.30" MiB -> bytes (rounded to the nearest byte).
+Bytes mib_to_bytes(const std::string& mib);
+// "4.58" in units of `unit` bytes -> bytes, rounded to the nearest byte; 0 when unreadable.
+Bytes decimal_to_bytes(const std::string& number, std::uint64_t unit);
+
+// Error only when nothing at all is recognizable.
+Result<LlamaLog> parse_llama_log(const std::string& text);
+
+// The log's metadata lines (and print_info where they are missing or cut) as a GGUF header
+// without tensors, for gguf_to_model.
+GgufFile llama_log_metadata(const LlamaLog& log);
+
+}  // namespace canitrun

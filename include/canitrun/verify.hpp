@@ -1,0 +1,48 @@
+#pragma once
+// `canitrun verify`: a llama.cpp log's real buffer sizes beside canitrun's estimate of the same
+// model at the same settings, term by term. An estimate term is looked up by name, so a term
+// with no estimate yet (compute, output) shows as missing until an engine profile supplies it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "canitrun/estimate.hpp"
+#include "canitrun/llama_log.hpp"
+#include "canitrun/model.hpp"
+#include "canitrun/quant.hpp"
+
+namespace canitrun {
+
+struct VerifyRow {
+    std::string term;  // "weights", "kv_cache", "recurrent_state", "output", "compute"
+    std::optional<Bytes> estimate;
+    std::optional<Bytes> actual;
+};
+
+struct VerifyContext {
+    std::uint64_t n_ctx = 0;
+    std::uint64_t n_ubatch = 0;
+    std::string type_k;
+    Estimate estimate;  // the terms canitrun estimates at this context
+    std::vector<VerifyRow> rows;
+};
+
+struct VerifyReport {
+    std::string arch;
+    std::string file_type;
+    Model model;                // rebuilt from the log's metadata / print_info lines
+    std::string weights_basis;  // how the weights estimate was made
+    std::vector<VerifyContext> contexts;
+    std::vector<std::string> notes;  // what was missing from the log
+};
+
+// `quant`: the database quantization matching the log's file type, when there is one; the
+// weights estimate is then the quick rule (params x bpw), else the log's own file size.
+Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Quant>& quant);
+
+// "Q4_K - Medium" -> "Q4_K_M", "Q8_0" -> "Q8_0", "BF16" -> "BF16".
+std::string quant_id_from_file_type(const std::string& file_type);
+
+}  // namespace canitrun

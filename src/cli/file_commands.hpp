@@ -1,0 +1,26 @@
+#pragma once
+// `canitrun FILE.gguf` / `canitrun path/to/config.json` (or its folder): the answer for exactly
+// that file. A GGUF file gets a file report (exact weights, quantization mix, llama.cpp's KV
+// cache and recurrent state); a Hugging Face config the full model page at any quantization.
+
+#include <string>
+
+#include "canitrun/database.hpp"
+#include "canitrun/error.hpp"
+#include "canitrun/report.hpp"
+
+namespace canitrun::cli {
+
+struct CommandOutput {
+    std::string text;  // everything for stdout, built whole
+    int code = 0;
+};
+
+// A .gguf name, a config.json, a folder holding one, or any existing file (read as GGUF).
+bool is_model_file_argument(const std::string& arg);
+
+Result<CommandOutput> run_model_file(const Database& db, const std::string& path,
+                                     const std::string& mmproj, const ReportOptions& options,
+                                     bool json);
+
+}  // namespace canitrun::cli

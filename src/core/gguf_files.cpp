@@ -1,0 +1,120 @@
+#include "canitrun/gguf_files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <regex>
+
+namespace canitrun {
+namespace {
+
+class FileSource final : public ByteSource {
+  public:
+    FileSource(int fd, std::uint64_t size, std::string path)
+        : fd_(fd), size_(size), path_(std::move(path)) {}
+    ~FileSource() override { ::close(fd_); }
+    FileSource(const FileSource&) = delete;
+    FileSource& operator=(const FileSource&) = delete;
+    std::uint64_t size() const override { return size_; }
+    std::string name() const override { return path_; }
+
+  protected:
+    Result<std::string> do_read(std::uint64_t offset, std::uint64_t length) const override {
+        std::string out(length, '\0');
+        std::uint64_t done = 0;
+        while (done < length) {
+            const ssize_t n =
+                ::pread(fd_, out.data() + done, length - done, static_cast<off_t>(offset + done));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                return fail(ErrorKind::io, path_ + ": cannot read: " +
+                                               (n == 0 ? "unexpected end" : std::strerror(errno)));
+            }
+            done += static_cast<std::uint64_t>(n);
+        }
+        return out;
+    }
+
+  private:
+    int fd_;
+    std::uint64_t size_;
+    std::string path_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ByteSource>> open_file_source(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return fail(ErrorKind::io, "cannot open " + path + ": " + std::strerror(errno),
+                    "check the path");
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return fail(ErrorKind::io, path + " is not a regular file");
+    }
+    return std::make_unique<FileSource>(fd, static_cast<std::uint64_t>(st.st_size), path);
+}
+
+std::optional<GgufSplitName> parse_split_name(const std::string& path) {
+    // llama.cpp's llama_split_path: "%s-%05d-of-%05d.gguf"
+    static const std::regex pattern(R"((.*)-([0-9]{5})-of-([0-9]{5})\.gguf$)");
+    std::smatch m;
+    if (!std::regex_match(path, m, pattern)) return std::nullopt;
+    GgufSplitName s;
+    s.prefix = m[1].str();
+    s.number = static_cast<std::uint32_t>(std::stoul(m[2].str()));
+    s.count = static_cast<std::uint32_t>(std::stoul(m[3].str()));
+    if (s.number == 0 || s.count == 0 || s.number > s.count) return std::nullopt;
+    return s;
+}
+
+std::string split_part_path(const std::string& prefix, std::uint32_t number, std::uint32_t count) {
+    char tail[32];
+    std::snprintf(tail, sizeof tail, "-%05u-of-%05u.gguf", number, count);
+    return prefix + tail;
+}
+
+Result<std::vector<GgufFile>> read_gguf_parts(const std::string& path) {
+    const auto split = parse_split_name(path);
+    std::vector<std::string> paths;
+    if (split) {
+        for (std::uint32_t k = 1; k <= split->count; ++k) {
+            paths.push_back(split_part_path(split->prefix, k, split->count));
+        }
+    } else {
+        paths.push_back(path);
+    }
+    std::vector<GgufFile> parts;
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+        struct stat st {};
+        if (split && ::stat(paths[k].c_str(), &st) != 0) {
+            return fail(ErrorKind::bad_input,
+                        "split model part " + std::to_string(k + 1) + " of " +
+                            std::to_string(paths.size()) + " is missing: " + paths[k],
+                        "download every part of the model into the same folder");
+        }
+        auto src = open_file_source(paths[k]);
+        if (!src) return std::unexpected(src.error());
+        auto file = read_gguf(**src);
+        if (!file) return std::unexpected(file.error());
+        if (split) {
+            // split.no is 0-based in the metadata (gguf-split's LLM_KV_SPLIT_NO).
+            const auto no = file->get_uint("split.no");
+            const auto count = file->get_uint("split.count");
+            if ((no && *no != k) || (count && *count != paths.size())) {
+                return fail(ErrorKind::bad_input,
+                            paths[k] + ": its split.no / split.count keys do not match its name",
+                            "the parts come from different models; download them again");
+            }
+        }
+        parts.push_back(std::move(*file));
+    }
+    return parts;
+}
+
+}  // namespace canitrun

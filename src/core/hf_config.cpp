@@ -1,0 +1,278 @@
+#include "canitrun/hf_config.hpp"
+
+#include <algorithm>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+
+#include "canitrun/checked.hpp"
+#include "canitrun/param_count.hpp"
+
+namespace canitrun {
+namespace {
+
+using nlohmann::json;
+
+// The first of `keys` that holds a non-negative integer.
+std::optional<std::uint64_t> get_uint(const json& c, std::initializer_list<const char*> keys) {
+    for (const char* k : keys) {
+        const auto it = c.find(k);
+        if (it == c.end() || it->is_null()) continue;
+        if (it->is_number_unsigned()) return it->get<std::uint64_t>();
+        if (it->is_number_integer() && it->get<std::int64_t>() >= 0) {
+            return static_cast<std::uint64_t>(it->get<std::int64_t>());
+        }
+        if (it->is_number_float() && it->get<double>() >= 0 && it->get<double>() < 1.8e19) {
+            return static_cast<std::uint64_t>(it->get<double>());
+        }
+    }
+    return std::nullopt;
+}
+
+std::uint64_t uint_or(const json& c, std::initializer_list<const char*> keys, std::uint64_t d) {
+    return get_uint(c, keys).value_or(d);
+}
+
+std::string string_or(const json& c, const char* key, const std::string& d) {
+    const auto it = c.find(key);
+    return it != c.end() && it->is_string() ? it->get<std::string>() : d;
+}
+
+bool bool_or(const json& c, const char* key, bool d) {
+    const auto it = c.find(key);
+    return it != c.end() && it->is_boolean() ? it->get<bool>() : d;
+}
+
+// Sliding-window period (last layer of each period is global) for model types whose config
+// states sliding_window without a per-layer list; llama.cpp's converter writes the same.
+std::uint64_t default_swa_period(const std::string& model_type) {
+    if (model_type == "gemma2") return 2;
+    if (model_type == "gemma3" || model_type == "gemma3_text") return 6;
+    if (model_type == "cohere2") return 4;
+    return 0;
+}
+
+LayerKind kind_from_layer_type(const std::string& t) {
+    if (t.find("sliding") != std::string::npos || t == "chunked_attention")
+        return LayerKind::sliding;
+    if (t.find("linear") != std::string::npos) return LayerKind::linear;
+    if (t.find("mamba") != std::string::npos || t == "ssm" || t == "conv") return LayerKind::ssm;
+    return LayerKind::full;
+}
+
+}  // namespace
+
+Result<Model> parse_hf_config(const std::string& config_json, const std::string& name) {
+    const json root = json::parse(config_json, nullptr, false);
+    if (root.is_discarded() || !root.is_object()) {
+        return fail(ErrorKind::bad_input, name + ": config.json is not valid JSON");
+    }
+    const auto tc = root.find("text_config");
+    const json& c = (tc != root.end() && tc->is_object()) ? *tc : root;
+    const std::string model_type = string_or(c, "model_type", string_or(root, "model_type", ""));
+
+    Model m;
+    m.id = name;
+    m.name = name;
+    m.family = model_type;
+    m.source = "config.json";
+    Architecture& a = m.arch;
+    a.hidden_size = uint_or(c, {"hidden_size", "n_embd", "d_model"}, 0);
+    const std::uint64_t blocks = uint_or(c, {"num_hidden_layers", "n_layer", "num_layers"}, 0);
+    if (a.hidden_size == 0 || blocks == 0) {
+        return fail(ErrorKind::bad_input,
+                    name + ": config.json has no hidden_size / num_hidden_layers",
+                    "canitrun reads the config.json of decoder-only language models");
+    }
+    a.vocab_size = get_uint(c, {"vocab_size"}).value_or(uint_or(root, {"vocab_size"}, 0));
+    a.tied_embeddings =
+        bool_or(c, "tie_word_embeddings", bool_or(root, "tie_word_embeddings", false));
+    a.attention.heads = uint_or(c, {"num_attention_heads", "n_head"}, 0);
+    a.attention.kv_heads = uint_or(c, {"num_key_value_heads", "num_kv_heads"}, a.attention.heads);
+    const auto head_dim = get_uint(c, {"head_dim"});
+    a.attention.head_dim_explicit = head_dim.has_value();
+    a.attention.head_dim =
+        head_dim.value_or(a.attention.heads ? a.hidden_size / a.attention.heads : 0);
+    a.attention.output_gate =
+        bool_or(c, "attn_output_gate",
+                model_type.rfind("qwen3_next", 0) == 0 || model_type.rfind("qwen3_5", 0) == 0);
+    a.intermediate_size = uint_or(c, {"intermediate_size", "ffn_hidden_size"}, 0);
+    m.context_native = uint_or(c, {"max_position_embeddings", "n_positions"}, 0);
+
+    // Per-layer kinds.
+    std::vector<LayerKind> kinds;
+    const auto types = c.find("layer_types");
+    const auto hybrid = c.find("hybrid_override_pattern");
+    const std::uint64_t interval = uint_or(c, {"full_attention_interval"}, 0);
+    const auto kv_lora = get_uint(c, {"kv_lora_rank"});
+    if (types != c.end() && types->is_array() && !types->empty()) {
+        for (const auto& t : *types)
+            kinds.push_back(kind_from_layer_type(t.is_string() ? t.get<std::string>() : ""));
+    } else if (hybrid != c.end() && hybrid->is_string()) {
+        // Nemotron-H: 'M' Mamba-2, '*' attention, '-' MLP and 'E' MoE blocks cache nothing.
+        for (char ch : hybrid->get<std::string>()) {
+            if (ch == 'M') kinds.push_back(LayerKind::ssm);
+            if (ch == '*') kinds.push_back(LayerKind::full);
+        }
+    } else if (interval > 0) {
+        for (std::uint64_t il = 0; il < blocks; ++il) {
+            kinds.push_back((il + 1) % interval == 0 ? LayerKind::full : LayerKind::linear);
+        }
+    } else if (kv_lora && *kv_lora > 0) {
+        kinds.assign(blocks, LayerKind::mla);
+    } else {
+        const std::uint64_t window = uint_or(c, {"sliding_window"}, 0);
+        const std::uint64_t period =
+            uint_or(c, {"sliding_window_pattern"}, default_swa_period(model_type));
+        const bool use = window > 0 && period > 0 && bool_or(c, "use_sliding_window", true);
+        for (std::uint64_t il = 0; il < blocks; ++il) {
+            kinds.push_back(use && il % period < period - 1 ? LayerKind::sliding : LayerKind::full);
+        }
+    }
+    a.layers = kinds.size();
+
+    LayerGroup linear;
+    linear.kind = LayerKind::linear;
+    linear.conv_kernel = uint_or(c, {"linear_conv_kernel_dim"}, 4);
+    linear.key_heads = uint_or(c, {"linear_num_key_heads"}, 0);
+    linear.value_heads = uint_or(c, {"linear_num_value_heads"}, 0);
+    linear.key_head_dim = uint_or(c, {"linear_key_head_dim"}, 0);
+    linear.value_head_dim = uint_or(c, {"linear_value_head_dim"}, 0);
+
+    LayerGroup ssm;
+    ssm.kind = LayerKind::ssm;
+    ssm.conv_kernel = uint_or(c, {"conv_kernel", "mamba_d_conv", "mamba_conv_kernel", "d_conv"}, 4);
+    ssm.state_size = uint_or(c, {"ssm_state_size", "mamba_d_state", "state_size", "d_state"}, 0);
+    ssm.groups = uint_or(c, {"n_groups", "mamba_n_groups"}, 0);
+    ssm.ssm_heads = uint_or(c, {"mamba_num_heads", "mamba_n_heads"}, 0);
+    const std::uint64_t mamba_head_dim = uint_or(c, {"mamba_head_dim", "mamba_d_head"}, 0);
+    const std::uint64_t expand = uint_or(c, {"mamba_expand", "expand"}, 2);
+    ssm.inner_size =
+        ssm.ssm_heads && mamba_head_dim
+            ? ssm.ssm_heads * mamba_head_dim
+            : uint_or(c, {"intermediate_size_mamba", "d_inner"}, expand * a.hidden_size);
+
+    LayerGroup mla;
+    mla.kind = LayerKind::mla;
+    mla.kv_lora_rank = kv_lora.value_or(0);
+    mla.q_lora_rank = uint_or(c, {"q_lora_rank"}, 0);
+    mla.qk_nope_head_dim = uint_or(c, {"qk_nope_head_dim"}, 0);
+    mla.qk_rope_head_dim = uint_or(c, {"qk_rope_head_dim"}, 0);
+    mla.v_head_dim = uint_or(c, {"v_head_dim"}, 0);
+    if (kv_lora && *kv_lora > 0) {
+        a.attention.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
+        a.attention.v_head_dim = mla.v_head_dim;
+    }
+
+    LayerGroup sliding;
+    sliding.kind = LayerKind::sliding;
+    sliding.window = uint_or(c, {"sliding_window", "attention_chunk_size"}, 0);
+
+    for (LayerKind kind :
+         {LayerKind::linear, LayerKind::ssm, LayerKind::mla, LayerKind::sliding, LayerKind::full}) {
+        const auto n = static_cast<std::uint64_t>(std::count(kinds.begin(), kinds.end(), kind));
+        if (n == 0) continue;
+        LayerGroup g;
+        g.kind = kind;
+        if (kind == LayerKind::linear) g = linear;
+        if (kind == LayerKind::ssm) g = ssm;
+        if (kind == LayerKind::mla) g = mla;
+        if (kind == LayerKind::sliding) g = sliding;
+        g.count = n;
+        a.layer_groups.push_back(g);
+    }
+    std::string pattern;
+    for (const auto& g : a.layer_groups) {
+        pattern += (pattern.empty() ? "" : " + ") + std::to_string(g.count) + " " +
+                   layer_kind_name(g.kind);
+    }
+    a.pattern = pattern + " (from config.json)";
+
+    // MoE.
+    const std::uint64_t experts =
+        uint_or(c, {"num_experts", "num_local_experts", "n_routed_experts"}, 0);
+    if (experts > 0) {
+        MoE moe;
+        moe.experts = experts;
+        moe.experts_per_token = uint_or(c, {"num_experts_per_tok", "num_experts_per_token"}, 0);
+        moe.shared_experts = uint_or(c, {"n_shared_experts", "num_shared_experts"}, 0);
+        moe.expert_intermediate_size = uint_or(c, {"moe_intermediate_size"}, a.intermediate_size);
+        moe.shared_expert_intermediate_size =
+            uint_or(c, {"shared_expert_intermediate_size"},
+                    moe.shared_experts * moe.expert_intermediate_size);
+        const std::uint64_t dense = std::min(uint_or(c, {"first_k_dense_replace"}, 0), a.layers);
+        moe.moe_layers = a.layers - dense;
+        a.moe = moe;
+    }
+
+    const ParamCount p = count_params(m);
+    m.params_total = p.total;
+    m.params_active = p.active;
+    return m;
+}
+
+std::optional<std::uint64_t> params_from_safetensors_index(const std::string& index_json,
+                                                           const std::string& torch_dtype) {
+    const json j = json::parse(index_json, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return std::nullopt;
+    const auto meta = j.find("metadata");
+    if (meta == j.end() || !meta->is_object()) return std::nullopt;
+    const auto total = get_uint(*meta, {"total_size"});
+    if (!total) return std::nullopt;
+    std::uint64_t bytes_per = 0;
+    if (torch_dtype == "bfloat16" || torch_dtype == "float16") bytes_per = 2;
+    if (torch_dtype == "float32") bytes_per = 4;
+    if (torch_dtype.rfind("float8", 0) == 0) bytes_per = 1;
+    if (bytes_per == 0) return std::nullopt;
+    return *total / bytes_per;
+}
+
+Result<std::uint64_t> safetensors_header_length(const std::string& first8,
+                                                std::uint64_t file_size) {
+    if (first8.size() < 8)
+        return fail(ErrorKind::bad_input, "safetensors file shorter than 8 bytes");
+    std::uint64_t n = 0;
+    for (int k = 7; k >= 0; --k)
+        n = (n << 8) | static_cast<unsigned char>(first8[static_cast<std::size_t>(k)]);
+    if (n > kMaxSafetensorsHeader || n > file_size - 8) {
+        return fail(ErrorKind::bad_input,
+                    "safetensors header length " + std::to_string(n) + " is impossible",
+                    "the file is corrupt or truncated");
+    }
+    return n;
+}
+
+Result<std::uint64_t> params_from_safetensors_header(const std::string& header_json) {
+    const json j = json::parse(header_json, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+        return fail(ErrorKind::bad_input, "safetensors header is not valid JSON");
+    }
+    std::uint64_t total = 0;
+    try {
+        for (const auto& [key, t] : j.items()) {
+            if (key == "__metadata__" || !t.is_object()) continue;
+            const auto shape = t.find("shape");
+            if (shape == t.end() || !shape->is_array()) continue;
+            std::uint64_t n = 1;
+            for (const auto& d : *shape) {
+                if (!d.is_number_unsigned())
+                    return fail(ErrorKind::bad_input, "safetensors shape is not a list of sizes");
+                n = checked::mul(n, d.get<std::uint64_t>());
+            }
+            total = checked::add(total, n);
+        }
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::bad_input, "safetensors shapes overflow 64 bits");
+    }
+    return total;
+}
+
+std::string hf_torch_dtype(const std::string& config_json) {
+    const json root = json::parse(config_json, nullptr, false);
+    if (root.is_discarded() || !root.is_object()) return "";
+    std::string d = string_or(root, "torch_dtype", string_or(root, "dtype", ""));
+    const auto tc = root.find("text_config");
+    if (d.empty() && tc != root.end() && tc->is_object()) d = string_or(*tc, "torch_dtype", "");
+    return d;
+}
+
+}  // namespace canitrun

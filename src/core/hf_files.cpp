@@ -1,0 +1,95 @@
+#include "canitrun/hf_files.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "canitrun/gguf_files.hpp"
+#include "canitrun/hf_config.hpp"
+
+namespace canitrun {
+namespace {
+
+namespace fs = std::filesystem;
+
+Result<std::string> slurp(const fs::path& p, std::uint64_t max_bytes) {
+    std::error_code ec;
+    const auto size = fs::file_size(p, ec);
+    if (ec) return fail(ErrorKind::io, "cannot read " + p.string() + ": " + ec.message());
+    if (size > max_bytes)
+        return fail(ErrorKind::bad_input, p.string() + " is too large to be a config");
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (!in) return fail(ErrorKind::io, "cannot read " + p.string());
+    return ss.str();
+}
+
+// Parameters from every *.safetensors file's header: reads 8 bytes plus the JSON of each.
+Result<std::optional<std::uint64_t>> params_from_safetensors_files(const fs::path& dir) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        if (e.path().extension() == ".safetensors") files.push_back(e.path());
+    }
+    if (files.empty()) return std::optional<std::uint64_t>();
+    std::sort(files.begin(), files.end());
+    std::uint64_t total = 0;
+    for (const auto& f : files) {
+        auto src = open_file_source(f.string());
+        if (!src) return std::unexpected(src.error());
+        auto first = (*src)->read(0, std::min<std::uint64_t>(8, (*src)->size()));
+        if (!first) return std::unexpected(first.error());
+        auto len = safetensors_header_length(*first, (*src)->size());
+        if (!len)
+            return fail(ErrorKind::bad_input, f.string() + ": " + len.error().message,
+                        len.error().hint);
+        auto header = (*src)->read(8, *len);
+        if (!header) return std::unexpected(header.error());
+        auto n = params_from_safetensors_header(*header);
+        if (!n) return fail(ErrorKind::bad_input, f.string() + ": " + n.error().message);
+        total = checked::add(total, *n);
+    }
+    return std::optional<std::uint64_t>(total);
+}
+
+}  // namespace
+
+Result<HfModel> read_hf_model(const std::string& path) {
+    fs::path config = path;
+    std::error_code ec;
+    if (fs::is_directory(config, ec)) config /= "config.json";
+    if (!fs::exists(config, ec)) {
+        return fail(ErrorKind::io, "no config.json at " + config.string(),
+                    "point canitrun at a Hugging Face model folder or its config.json");
+    }
+    auto text = slurp(config, 16ULL << 20);
+    if (!text) return std::unexpected(text.error());
+    const fs::path dir = config.parent_path().empty() ? fs::path(".") : config.parent_path();
+    std::string name = fs::absolute(dir, ec).filename().string();
+    if (name.empty() || name == ".") name = "model";
+    auto model = parse_hf_config(*text, name);
+    if (!model) return std::unexpected(model.error());
+    HfModel out{std::move(*model), "config.json (architecture formula)"};
+
+    auto exact = params_from_safetensors_files(dir);
+    if (!exact) return std::unexpected(exact.error());
+    if (*exact) {
+        out.model.params_total = **exact;
+        out.params_source = "safetensors headers";
+    } else if (fs::exists(dir / "model.safetensors.index.json", ec)) {
+        auto index = slurp(dir / "model.safetensors.index.json", 64ULL << 20);
+        if (!index) return std::unexpected(index.error());
+        if (const auto p = params_from_safetensors_index(*index, hf_torch_dtype(*text))) {
+            out.model.params_total = *p;
+            out.params_source = "model.safetensors.index.json (total_size / dtype bytes)";
+        }
+    }
+    if (out.model.params_active > out.model.params_total || !out.model.is_moe()) {
+        out.model.params_active = out.model.params_total;
+    }
+    return out;
+}
+
+}  // namespace canitrun

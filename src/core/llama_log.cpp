@@ -1,0 +1,272 @@
+#include "canitrun/llama_log.hpp"
+
+#include <charconv>
+#include <regex>
+#include <sstream>
+
+namespace canitrun {
+namespace {
+
+std::string trim(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t\r");
+    if (b == std::string::npos) return "";
+    const auto e = s.find_last_not_of(" \t\r");
+    return s.substr(b, e - b + 1);
+}
+
+std::optional<std::uint64_t> to_uint(const std::string& s) {
+    std::uint64_t v = 0;
+    const std::string t = trim(s);
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return std::nullopt;
+    return v;
+}
+
+std::optional<std::int64_t> to_int(const std::string& s) {
+    std::int64_t v = 0;
+    const std::string t = trim(s);
+    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return std::nullopt;
+    return v;
+}
+
+// "[1, 2, 3]" -> {1, 2, 3}; nullopt when cut ("...") or not numbers.
+std::optional<std::vector<std::int64_t>> int_list(const std::string& s) {
+    const std::string t = trim(s);
+    if (t.size() < 2 || t.front() != '[' || t.back() != ']') return std::nullopt;
+    std::vector<std::int64_t> out;
+    std::stringstream ss(t.substr(1, t.size() - 2));
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        const auto v = to_int(item);
+        if (!v) return std::nullopt;
+        out.push_back(*v);
+    }
+    return out;
+}
+
+struct Patterns {
+    std::regex kv{R"(- kv\s+\d+:\s+(\S+)\s+(\S+)\s+= ?(.*)$)"};
+    std::regex info{R"(^print_info: ([^=]*?)\s*= ?(.*)$)"};
+    std::regex model_buffer{R"((\S+) model buffer size =\s*([0-9.]+) MiB)"};
+    std::regex ctx_param{
+        R"(^(?:llama_context|llama_new_context_with_model): (n_ctx|n_ctx_seq|n_batch|n_ubatch|n_seq_max|flash_attn)\s+= (\S+))"};
+    std::regex output{R"((\S+)\s+output buffer size =\s*([0-9.]+) MiB)"};
+    std::regex kv_buffer{R"((\S+) KV buffer size =\s*([0-9.]+) MiB)"};
+    std::regex kv_types{R"(size =.*K \((\w+)\):.*V \((\w+)\))"};
+    std::regex rs_buffer{R"((\S+) RS buffer size =\s*([0-9.]+) MiB)"};
+    std::regex compute{R"((\S+) compute buffer size =\s*([0-9.]+) MiB)"};
+};
+
+}  // namespace
+
+Bytes mib_to_bytes(const std::string& mib) {
+    return decimal_to_bytes(mib, 1ULL << 20);
+}
+
+Bytes decimal_to_bytes(const std::string& number, std::uint64_t unit) {
+    // Integer hundredths (or finer) so "4685.30" is exact: digits x unit / 10^decimals, rounded.
+    const std::string t = trim(number);
+    const auto dot = t.find('.');
+    const std::string whole = t.substr(0, dot);
+    std::string frac = dot == std::string::npos ? "" : t.substr(dot + 1);
+    if (frac.size() > 6) frac.resize(6);
+    std::uint64_t scale = 1;
+    for (std::size_t k = 0; k < frac.size(); ++k) scale *= 10;
+    try {
+        const std::uint64_t units = checked::add(checked::mul(to_uint(whole).value_or(0), scale),
+                                                 frac.empty() ? 0 : to_uint(frac).value_or(0));
+        const Bytes q = checked::mul_div_floor(units, unit, scale);
+        const std::uint64_t r =
+            static_cast<std::uint64_t>(static_cast<checked::Wide>(units % scale) * unit % scale);
+        return checked::add(q, 2 * r >= scale ? 1 : 0);
+    } catch (const OverflowError&) {
+        return 0;  // not a size any log prints
+    }
+}
+
+std::string LlamaLog::arch() const {
+    if (const auto it = print_info.find("arch"); it != print_info.end()) return it->second;
+    if (const auto it = metadata.find("general.architecture"); it != metadata.end()) {
+        return it->second.value;
+    }
+    return "";
+}
+
+std::string LlamaLog::file_type() const {
+    const auto it = print_info.find("file type");
+    return it == print_info.end() ? "" : it->second;
+}
+
+std::optional<double> LlamaLog::params_billions() const {
+    const auto it = print_info.find("model params");
+    if (it == print_info.end()) return std::nullopt;
+    std::istringstream in(it->second);
+    double v = 0;
+    std::string unit;
+    if (!(in >> v >> unit)) return std::nullopt;
+    if (unit == "M") return v / 1000;
+    if (unit == "T") return v * 1000;
+    if (unit == "K") return v / 1e6;
+    return v;
+}
+
+std::optional<Bytes> LlamaLog::file_size() const {
+    const auto it = print_info.find("file size");
+    if (it == print_info.end()) return std::nullopt;
+    std::istringstream in(it->second);
+    std::string number, unit;
+    if (!(in >> number >> unit)) return std::nullopt;
+    if (unit == "GiB") return decimal_to_bytes(number, 1ULL << 30);
+    if (unit == "MiB") return decimal_to_bytes(number, 1ULL << 20);
+    return std::nullopt;
+}
+
+Result<LlamaLog> parse_llama_log(const std::string& text) {
+    static const Patterns p;
+    LlamaLog log;
+    LlamaLogContext* ctx = nullptr;
+    const auto current = [&]() -> LlamaLogContext& {
+        if (ctx == nullptr) {
+            log.contexts.emplace_back();
+            ctx = &log.contexts.back();
+        }
+        return *ctx;
+    };
+    std::istringstream in(text);
+    std::string line;
+    std::smatch m;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        // Most of a log is per-tensor and per-layer chatter: skip it before any regex.
+        static const char* const kWorthALook[] = {"print_info:", "- kv ", "buffer size", "context",
+                                                  "size ="};
+        bool worth = false;
+        for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
+        if (!worth) continue;
+        bool hit = true;
+        if (line.find("constructing llama_context") != std::string::npos) {
+            log.contexts.emplace_back();
+            ctx = &log.contexts.back();
+        } else if (line.find("llama_model_loader: - kv") != std::string::npos &&
+                   std::regex_search(line, m, p.kv)) {
+            log.metadata[m[1].str()] = LlamaLogKv{m[2].str(), trim(m[3].str())};
+        } else if (std::regex_search(line, m, p.info)) {
+            log.print_info[trim(m[1].str())] = trim(m[2].str());
+        } else if (std::regex_search(line, m, p.model_buffer)) {
+            log.model_buffers.push_back({m[1].str(), mib_to_bytes(m[2].str())});
+        } else if (std::regex_search(line, m, p.ctx_param)) {
+            const std::string key = m[1].str();
+            LlamaLogContext* c = &current();
+            // A log without "constructing" lines: a second n_ctx starts the next context.
+            if (key == "n_ctx" && c->n_ctx != 0) {
+                log.contexts.emplace_back();
+                ctx = c = &log.contexts.back();
+            }
+            const std::uint64_t v = to_uint(m[2].str()).value_or(0);
+            if (key == "n_ctx") c->n_ctx = v;
+            if (key == "n_ctx_seq") c->n_ctx_seq = v;
+            if (key == "n_batch") c->n_batch = v;
+            if (key == "n_ubatch") c->n_ubatch = v;
+            if (key == "n_seq_max") c->n_seq_max = v;
+            if (key == "flash_attn") c->flash_attn = m[2].str();
+        } else if (std::regex_search(line, m, p.output)) {
+            current().output.push_back({m[1].str(), mib_to_bytes(m[2].str())});
+        } else if (std::regex_search(line, m, p.kv_buffer)) {
+            current().kv.push_back({m[1].str(), mib_to_bytes(m[2].str())});
+        } else if (line.find("RS buffer") == std::string::npos &&
+                   line.find("llama_kv_cache") != std::string::npos &&
+                   std::regex_search(line, m, p.kv_types)) {
+            current().type_k = m[1].str();
+            current().type_v = m[2].str();
+        } else if (std::regex_search(line, m, p.rs_buffer)) {
+            current().recurrent.push_back({m[1].str(), mib_to_bytes(m[2].str())});
+        } else if (line.rfind("~", 0) != 0 && std::regex_search(line, m, p.compute)) {
+            current().compute.push_back({m[1].str(), mib_to_bytes(m[2].str())});
+        } else {
+            hit = false;
+        }
+        if (hit) ++log.recognized_lines;
+    }
+    if (log.recognized_lines == 0) {
+        return fail(ErrorKind::bad_input, "nothing in this file looks like a llama.cpp log",
+                    "give the output of llama-cli / llama-server (stderr) from model load on");
+    }
+    return log;
+}
+
+GgufFile llama_log_metadata(const LlamaLog& log) {
+    GgufFile f;
+    const auto put_uint = [&](const std::string& key, std::uint64_t v) {
+        GgufValue value;
+        value.type = GgufType::u64;
+        value.u = v;
+        f.metadata.push_back({key, value});
+    };
+    const auto put_list = [&](const std::string& key, const std::vector<std::int64_t>& list) {
+        GgufValue value;
+        value.type = GgufType::array;
+        value.element_type = GgufType::i64;
+        value.length = list.size();
+        value.stored = true;
+        value.ints = list;
+        f.metadata.push_back({key, value});
+    };
+    for (const auto& [key, kv] : log.metadata) {
+        if (kv.type == "str") {
+            GgufValue value;
+            value.type = GgufType::string;
+            value.s = kv.value;
+            f.metadata.push_back({key, value});
+        } else if (kv.type.rfind("arr[", 0) == 0) {
+            if (const auto list = int_list(kv.value)) put_list(key, *list);
+        } else if (kv.type == "bool") {
+            put_uint(key, kv.value == "true" ? 1 : 0);
+        } else if (const auto v = to_uint(kv.value)) {
+            put_uint(key, *v);
+        }
+    }
+    // print_info names the same facts; fill what the metadata lines lack or cut.
+    const std::string arch = log.arch();
+    if (!f.find("general.architecture") && !arch.empty()) {
+        GgufValue value;
+        value.type = GgufType::string;
+        value.s = arch;
+        f.metadata.push_back({"general.architecture", value});
+    }
+    static const std::pair<const char*, const char*> kInfo[] = {
+        {"n_layer", "block_count"},
+        {"n_embd", "embedding_length"},
+        {"n_head", "attention.head_count"},
+        {"n_head_kv", "attention.head_count_kv"},
+        {"n_embd_head_k", "attention.key_length"},
+        {"n_embd_head_v", "attention.value_length"},
+        {"n_swa", "attention.sliding_window"},
+        {"n_ctx_train", "context_length"},
+        {"n_ff", "feed_forward_length"},
+        {"n_expert", "expert_count"},
+        {"n_expert_used", "expert_used_count"},
+        {"n_rot", "rope.dimension_count"},
+        {"ssm_d_conv", "ssm.conv_kernel"},
+        {"ssm_d_inner", "ssm.inner_size"},
+        {"ssm_d_state", "ssm.state_size"},
+        {"ssm_dt_rank", "ssm.time_step_rank"},
+        {"ssm_n_group", "ssm.group_count"},
+        {"n_lora_q", "attention.q_lora_rank"},
+        {"n_lora_kv", "attention.kv_lora_rank"},
+        {"n_vocab", "vocab_size"},
+    };
+    for (const auto& [info_key, gguf_key] : kInfo) {
+        const std::string key = arch + "." + gguf_key;
+        const auto it = log.print_info.find(info_key);
+        if (it == log.print_info.end() || f.find(key) != nullptr) continue;
+        if (const auto v = to_uint(it->second)) {
+            put_uint(key, *v);
+        } else if (const auto list = int_list(it->second)) {
+            put_list(key, *list);
+        }
+    }
+    return f;
+}
+
+}  // namespace canitrun

@@ -1,0 +1,122 @@
+#include "canitrun/verify.hpp"
+
+#include <cmath>
+
+#include "canitrun/gguf_model.hpp"
+#include "canitrun/kv_cache.hpp"
+
+namespace canitrun {
+namespace {
+
+std::optional<Bytes> sum(const std::vector<LlamaLogBuffer>& buffers) {
+    if (buffers.empty()) return std::nullopt;
+    Bytes total = 0;
+    for (const auto& b : buffers) total = checked::add(total, b.bytes);
+    return total;
+}
+
+std::optional<Bytes> find_term(const Estimate& e, const std::string& name) {
+    for (const auto& t : e.terms) {
+        if (t.name == name) return t.bytes;
+    }
+    return std::nullopt;
+}
+
+const char* const kFileSizeBasis = "the log's file size line";
+
+}  // namespace
+
+std::string quant_id_from_file_type(const std::string& file_type) {
+    std::string id = file_type;
+    const auto replace = [&](const std::string& from, const std::string& to) {
+        if (const auto at = id.find(from); at != std::string::npos) id.replace(at, from.size(), to);
+    };
+    replace(" - Medium", "_M");
+    replace(" - Small", "_S");
+    replace(" - Large", "_L");
+    replace(" - Extra small", "_XS");
+    replace("all F32", "F32");
+    if (const auto sp = id.find(' '); sp != std::string::npos) id.resize(sp);
+    return id;
+}
+
+Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Quant>& quant) {
+    VerifyReport report;
+    report.arch = log.arch();
+    report.file_type = log.file_type();
+    auto model = gguf_to_model({llama_log_metadata(log)});
+    if (model) {
+        report.model = model->model;
+    } else {
+        report.notes.push_back("no model architecture in the log (" + model.error().message +
+                               "): KV cache and recurrent state not estimated");
+    }
+    try {
+        std::optional<Bytes> weights;
+        const auto params = log.params_billions();
+        const std::optional<Bytes> file_size = log.file_size();
+        if (quant && params) {
+            const auto n = static_cast<std::uint64_t>(std::llround(*params * 1e9));
+            weights = weight_bytes(n, *quant);
+            report.weights_basis =
+                "quick rule: the log's model params x " + quant->id + "'s bits per weight";
+        } else if (file_size) {
+            weights = *file_size;
+            report.weights_basis = kFileSizeBasis;
+        } else {
+            report.notes.push_back(
+                "no model params or file size in the log: weights not estimated");
+        }
+        const std::optional<Bytes> model_buffer = sum(log.model_buffers);
+        if (!model_buffer) report.notes.push_back("no model buffer line in the log");
+
+        std::vector<LlamaLogContext> contexts = log.contexts;
+        if (contexts.empty()) {
+            report.notes.push_back("the log creates no context: only the weights are compared");
+            contexts.emplace_back();
+        }
+        for (const auto& c : contexts) {
+            VerifyContext vc;
+            vc.n_ctx = c.n_ctx;
+            vc.n_ubatch = c.n_ubatch ? c.n_ubatch : kLlamaDefaultUbatch;
+            vc.type_k = c.type_k.empty() ? "f16" : c.type_k;
+            if (weights) vc.estimate.terms.push_back({"weights", *weights, Device::gpu});
+            if (file_size && report.weights_basis != kFileSizeBasis) {
+                vc.estimate.terms.push_back({"file_size", *file_size, Device::gpu});
+            }
+            if (model && c.n_ctx > 0) {
+                const auto type = parse_kv_type(vc.type_k);
+                if (type) {
+                    const Model cache = llama_cache_model(report.model, c.n_ctx, vc.n_ubatch);
+                    vc.estimate.terms.push_back(
+                        {"kv_cache", kv_cache_bytes(cache, c.n_ctx, *type), Device::gpu});
+                } else {
+                    report.notes.push_back("KV type " + vc.type_k + " unknown to canitrun");
+                }
+                vc.estimate.terms.push_back(
+                    {"recurrent_state", recurrent_state_bytes(report.model), Device::gpu});
+            }
+            vc.rows.push_back({"weights", find_term(vc.estimate, "weights"), model_buffer});
+            if (const auto fs = find_term(vc.estimate, "file_size")) {
+                // The log's own size of the file (2 decimals of GiB) against the model buffer.
+                vc.rows.push_back({"weights_file_size", fs, model_buffer});
+            }
+            if (c.n_ctx > 0) {
+                vc.rows.push_back({"kv_cache", find_term(vc.estimate, "kv_cache"), sum(c.kv)});
+                const auto rs = find_term(vc.estimate, "recurrent_state");
+                const auto rs_actual = sum(c.recurrent);
+                if (rs_actual || (rs && *rs > 0)) {
+                    vc.rows.push_back({"recurrent_state", rs, rs_actual});
+                }
+                vc.rows.push_back({"output", find_term(vc.estimate, "output"), sum(c.output)});
+                vc.rows.push_back({"compute", find_term(vc.estimate, "compute"), sum(c.compute)});
+            }
+            report.contexts.push_back(std::move(vc));
+        }
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::bad_input, "the log's sizes overflow 64-bit byte counts");
+    }
+    return report;
+}
+
+}  // namespace canitrun

@@ -1,0 +1,203 @@
+// End to end on model files: `canitrun FILE.gguf`, `canitrun config.json`, `canitrun verify LOG`
+// through the real binary (stdout, stderr, exit code).
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "catch.hpp"
+#include "cli_run.hpp"
+#include "support/gguf_writer.hpp"
+
+using canitrun::test::GgufWriter;
+using canitrun::test::has;
+using canitrun::test::Outcome;
+
+namespace {
+
+Outcome run(const std::vector<std::string>& args) {
+    return canitrun::test::run_cli(args);
+}
+
+// One folder per process (ctest may run test binaries side by side), removed at exit.
+struct TempDir {
+    std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                 ("canitrun_file_cli_test_" + std::to_string(::getpid()));
+    ~TempDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
+
+std::filesystem::path temp_dir() {
+    static TempDir dir;
+    std::filesystem::create_directories(dir.path);
+    return dir.path;
+}
+
+// Llama 3.1 8B's metadata with two tensors: token_embd q4_K (4096 x 128256) and an f32 norm.
+GgufWriter small_llama() {
+    GgufWriter w;
+    w.str("general.architecture", "llama");
+    w.str("general.name", "Test Llama");
+    w.u32("llama.context_length", 131072);
+    w.u32("llama.embedding_length", 4096);
+    w.u32("llama.block_count", 32);
+    w.u32("llama.attention.head_count", 32);
+    w.u32("llama.attention.head_count_kv", 8);
+    w.u32("llama.feed_forward_length", 14336);
+    w.u32("llama.vocab_size", 128256);
+    w.tensor("token_embd.weight", {4096, 128256}, 12);
+    w.tensor("output_norm.weight", {4096}, 0);
+    return w;
+}
+
+// token_embd: 128256 rows x 16 q4_K blocks x 144 bytes; output_norm: 4096 x 4.
+constexpr std::uint64_t kSmallWeights = 128256ULL * 16 * 144 + 4096 * 4;
+
+}  // namespace
+
+TEST_CASE("file cli: a GGUF file gets its own report") {
+    const std::string path = (temp_dir() / "small-llama.gguf").string();
+    small_llama().write_sparse_file(path);
+    const Outcome o = run({path});
+    CHECK(o.code == 0);
+    CHECK(o.err.empty());
+    CHECK(has(o.out, "llama (GGUF v3, 1 file, 2 tensors)"));
+    CHECK(has(o.out, "Test Llama"));
+    CHECK(has(o.out, "295,518,208 bytes"));  // kSmallWeights
+    CHECK(has(o.out, "Quantization mix"));
+    CHECK(has(o.out, "q4_K"));
+    CHECK(has(o.out, "kv_cache"));
+
+    const Outcome j = run({path, "--json", "--ctx", "4096"});
+    REQUIRE(j.code == 0);
+    const auto doc = nlohmann::json::parse(j.out);
+    CHECK(doc["weights_bytes"] == kSmallWeights);
+    // 32 layers x 4096 x 8 x (128 + 128) x 2 bytes
+    CHECK(doc["kv_cache_bytes"] == 32ULL * 4096 * 8 * 256 * 2);
+    CHECK(doc["quant_mix"][0]["type"] == "q4_K");
+    CHECK(doc["quant_mix"][0]["bytes"] == 128256ULL * 16 * 144);
+    CHECK(doc["estimate"]["terms"][0]["name"] == "weights");
+    CHECK(doc["estimate"]["terms"][0]["bytes"] == kSmallWeights);
+}
+
+TEST_CASE("file cli: mmproj adds the projector's tensors") {
+    const std::string path = (temp_dir() / "small-llama2.gguf").string();
+    const std::string mmproj = (temp_dir() / "mmproj.gguf").string();
+    small_llama().write_sparse_file(path);
+    GgufWriter p;
+    p.str("general.architecture", "clip");
+    p.tensor("v.patch_embd.weight", {1024, 1024}, 1);  // f16: 2 MiB
+    p.write_sparse_file(mmproj);
+    const Outcome j = run({path, "--mmproj", mmproj, "--json"});
+    REQUIRE(j.code == 0);
+    const auto doc = nlohmann::json::parse(j.out);
+    CHECK(doc["mmproj_bytes"] == 1024ULL * 1024 * 2);
+    bool found = false;
+    for (const auto& t : doc["estimate"]["terms"]) {
+        if (t["name"] == "mmproj") found = t["bytes"] == 1024ULL * 1024 * 2;
+    }
+    CHECK(found);
+}
+
+TEST_CASE("file cli: a 100 GB file does not fit a 24 GB card") {
+    const std::string path = (temp_dir() / "huge.gguf").string();
+    GgufWriter w = small_llama();
+    for (int k = 0; k < 100; ++k) w.tensor("blk." + std::to_string(k), {1ULL << 15, 1ULL << 14}, 1);
+    w.write_sparse_file(path);
+    const Outcome o = run({path, "--gpu", "RTX 4090"});
+    CHECK(o.code == 1);
+    CHECK(has(o.out, "does not fit"));
+    const std::string small_path = (temp_dir() / "small-llama3.gguf").string();
+    small_llama().write_sparse_file(small_path);
+    const Outcome small = run({small_path, "--vram", "80"});
+    CHECK(small.code == 0);
+    CHECK(has(small.out, "VRAM budget"));
+}
+
+TEST_CASE("file cli: a corrupt or missing file is bad input") {
+    const std::string path = (temp_dir() / "corrupt.gguf").string();
+    {
+        std::ofstream f(path, std::ios::binary);
+        f << "GGUF" << std::string(3, '\x03');  // truncated after the version's first bytes
+    }
+    const Outcome o = run({path});
+    CHECK(o.code == 2);
+    CHECK(o.out.empty());
+    CHECK(has(o.err, "canitrun: error:"));
+    CHECK(has(o.err, "truncated"));
+    const std::string text = (temp_dir() / "notes.txt").string();
+    {
+        std::ofstream f(text);
+        f << "hello\n";
+    }
+    const Outcome not_gguf = run({text});
+    CHECK(not_gguf.code == 2);
+    CHECK(has(not_gguf.err, "bad magic"));
+    const Outcome missing = run({(temp_dir() / "nope.gguf").string()});
+    CHECK(missing.code == 2);
+    CHECK(missing.out.empty());
+    CHECK(has(missing.err, "cannot open"));
+}
+
+TEST_CASE("file cli: a Hugging Face folder answers like a database model") {
+    const std::string dir = std::string(CANITRUN_FIXTURES) + "/hf/qwen3-next";
+    const Outcome o = run({dir, "--quant", "Q8_0"});
+    CHECK(o.code == 0);
+    CHECK(o.err.empty());
+    CHECK(has(o.out, "model.safetensors.index.json"));
+    CHECK(has(o.out, "Q8_0"));
+    const Outcome j = run({dir + "/config.json", "--json", "--ctx", "8192"});
+    REQUIRE(j.code == 0);
+    const auto doc = nlohmann::json::parse(j.out);
+    CHECK(doc["model"]["params_total"] == 79500000000ULL);
+    bool kv_found = false;
+    for (const auto& t : doc["estimate"]["terms"]) {
+        // 12 full layers x 8192 x 2 x 512 x 2 bytes
+        if (t["name"] == "kv_cache") kv_found = t["bytes"] == 12ULL * 8192 * 2 * 512 * 2;
+    }
+    CHECK(kv_found);
+}
+
+TEST_CASE("file cli: verify compares a llama.cpp log term by term") {
+    const std::string logs = std::string(CANITRUN_FIXTURES) + "/logs/";
+    const Outcome o = run({"verify", logs + "qwen3.5-35b-a3b-Q4_K_M-cpu.log"});
+    CHECK(o.code == 0);
+    CHECK(o.err.empty());
+    for (const char* part : {"weights", "kv_cache", "recurrent_state", "output", "compute",
+                             "160.00 MiB", "62.81 MiB", "497.00 MiB", "n_ctx 32,768"}) {
+        CHECK(has(o.out, part));
+    }
+    const Outcome j = run({"verify", logs + "llama-3.1-8b-Q4_K_M-cpu.log", "--json"});
+    REQUIRE(j.code == 0);
+    const auto doc = nlohmann::json::parse(j.out);
+    REQUIRE(doc["contexts"].size() == 2);
+    const auto term = [&](const std::string& name) {
+        for (const auto& t : doc["contexts"][0]["terms"]) {
+            if (t["term"] == name) return t;
+        }
+        return nlohmann::json();
+    };
+    const auto kv = term("kv_cache");
+    CHECK(kv["llama_cpp_bytes"] == 1073741824ULL);
+    CHECK(kv["estimate_bytes"] == 1073741824ULL);
+    CHECK(kv["difference_bytes"] == 0);
+    CHECK(term("compute")["estimate_bytes"].is_null());
+    CHECK(term("compute")["llama_cpp_bytes"] == (26650ULL * 1048576 + 50) / 100);  // 266.50 MiB
+    // The log's "file size = 4.58 GiB" beside the model buffer (4685.30 MiB).
+    CHECK(term("weights_file_size")["estimate_bytes"] == 458ULL * 1073741824 / 100 + 1);
+
+    const std::string junk = (temp_dir() / "junk.log").string();
+    {
+        std::ofstream f(junk);
+        f << "nothing to see\n";
+    }
+    const Outcome bad = run({"verify", junk});
+    CHECK(bad.code == 2);
+    CHECK(bad.out.empty());
+    CHECK(has(bad.err, "canitrun: error:"));
+    CHECK(run({"verify", (temp_dir() / "none.log").string()}).code == 2);
+}

@@ -1,0 +1,139 @@
+// Hugging Face config.json -> Model, on hand-written configs in tests/fixtures/hf/ (fields as
+// the vendors' configs name them), and parameter counts from safetensors headers and indexes.
+// Every KV figure below is worked out by hand from the config's fields.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "canitrun/hf_config.hpp"
+#include "canitrun/hf_files.hpp"
+#include "canitrun/kv_cache.hpp"
+#include "catch.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+std::string fixture(const std::string& name) {
+    return std::string(CANITRUN_FIXTURES) + "/hf/" + name;
+}
+
+Model load(const std::string& name) {
+    auto m = read_hf_model(fixture(name));
+    REQUIRE(m);
+    return m->model;
+}
+
+const KvType& f16() {
+    static const KvType t = *parse_kv_type("f16");
+    return t;
+}
+
+std::string le64(std::uint64_t v) {
+    std::string out;
+    for (int k = 0; k < 8; ++k) out += static_cast<char>((v >> (8 * k)) & 0xFF);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("hf: linear attention hybrid with full_attention_interval") {
+    auto hf = read_hf_model(fixture("qwen3-next"));
+    REQUIRE(hf);
+    const Model& m = hf->model;
+    CHECK(count_layers(m, LayerKind::full) == 12);  // layers 3, 7, ..., 47
+    CHECK(count_layers(m, LayerKind::linear) == 36);
+    CHECK(m.arch.attention.output_gate);
+    // 12 layers x 8192 tokens x 2 KV heads x (256 + 256) x 2 bytes
+    CHECK(kv_cache_bytes(m, 8192, f16()) == 12ULL * 8192 * 2 * 512 * 2);
+    // conv 3 x (2 x 16 x 128 + 32 x 128) = 24576, state 32 x 128 x 128 = 524288; f32, 36 layers
+    CHECK(recurrent_state_bytes(m) == 36ULL * (24576 + 524288) * 4);
+    // model.safetensors.index.json: total_size 159,000,000,000 bytes of bfloat16 = 79.5e9
+    CHECK(m.params_total == 79500000000ULL);
+    CHECK(hf->params_source.find("index") != std::string::npos);
+    REQUIRE(m.arch.moe);
+    CHECK(m.arch.moe->experts == 512);
+    CHECK(m.arch.moe->experts_per_token == 10);
+}
+
+TEST_CASE("hf: multimodal config reads its text_config with the sliding pattern") {
+    const Model m = load("gemma3-multimodal/config.json");
+    CHECK(m.arch.hidden_size == 5376);
+    CHECK(count_layers(m, LayerKind::sliding) == 52);  // il % 6 < 5
+    CHECK(count_layers(m, LayerKind::full) == 10);
+    // full: 10 x 8192 x 16 x 256 x 2; sliding: 52 x 1024 x 16 x 256 x 2
+    CHECK(kv_cache_bytes(m, 8192, f16()) ==
+          10ULL * 8192 * 16 * 256 * 2 + 52ULL * 1024 * 16 * 256 * 2);
+    CHECK(m.context_native == 131072);
+}
+
+TEST_CASE("hf: MLA from kv_lora_rank") {
+    const Model m = load("deepseek-v2-lite");
+    REQUIRE(count_layers(m, LayerKind::mla) == 27);
+    // latent 512 + rope key 64 per token and layer
+    CHECK(kv_cache_bytes(m, 4096, f16()) == 27ULL * 4096 * 576 * 2);
+    REQUIRE(m.arch.moe);
+    CHECK(m.arch.moe->moe_layers == 26);  // first_k_dense_replace 1
+    CHECK(m.arch.moe->shared_experts == 2);
+}
+
+TEST_CASE("hf: layer_types lists each layer") {
+    const Model m = load("layer-types");
+    CHECK(count_layers(m, LayerKind::sliding) == 12);
+    CHECK(count_layers(m, LayerKind::full) == 12);
+    // full: 12 x 8192 x 8 x 128 x 2; sliding: 12 x 128 x 8 x 128 x 2
+    CHECK(kv_cache_bytes(m, 8192, f16()) == 12ULL * 8192 * 8 * 128 * 2 + 12ULL * 128 * 8 * 128 * 2);
+}
+
+TEST_CASE("hf: Nemotron-H hybrid_override_pattern") {
+    const Model m = load("nemotron-h");
+    CHECK(count_layers(m, LayerKind::ssm) == 24);
+    CHECK(count_layers(m, LayerKind::full) == 4);
+    // inner 128 heads x 64 = 8192: conv 3 x (8192 + 2 x 8 x 128) = 30720, state 128 x 8192
+    CHECK(recurrent_state_bytes(m) == 24ULL * (30720 + 1048576) * 4);
+    CHECK(kv_cache_bytes(m, 8192, f16()) == 4ULL * 8192 * 8 * 256 * 2);
+}
+
+TEST_CASE("hf: safetensors headers give exact parameter counts") {
+    const std::string header =
+        R"({"a":{"dtype":"BF16","shape":[3,4],"data_offsets":[0,24]},)"
+        R"("b":{"dtype":"F32","shape":[5],"data_offsets":[24,44]},"__metadata__":{"format":"pt"}})";
+    CHECK(params_from_safetensors_header(header) == 17U);  // 3 x 4 + 5
+    CHECK_FALSE(params_from_safetensors_header("{not json"));
+    CHECK(safetensors_header_length(le64(100), 200) == 100U);
+    CHECK_FALSE(safetensors_header_length(le64(1ULL << 40), 200));  // past the file
+    CHECK_FALSE(safetensors_header_length(le64(10), 12));           // 8 + 10 > 12
+    CHECK_FALSE(safetensors_header_length("abc", 200));
+
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("canitrun_hf_test_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(fixture("layer-types/config.json"), dir / "config.json");
+    {
+        std::ofstream f(dir / "model.safetensors", std::ios::binary);
+        f << le64(header.size()) << header << std::string(44, '\0');
+    }
+    auto hf = read_hf_model(dir.string());
+    REQUIRE(hf);
+    CHECK(hf->model.params_total == 17U);
+    CHECK(hf->params_source == "safetensors headers");
+    {
+        std::ofstream f(dir / "model.safetensors", std::ios::binary);
+        f << le64(1ULL << 30) << "{}";
+    }
+    CHECK_FALSE(read_hf_model(dir.string()));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("hf: index total_size by dtype and bad configs") {
+    const std::string index = R"({"metadata":{"total_size":1000},"weight_map":{}})";
+    CHECK(params_from_safetensors_index(index, "bfloat16") == 500U);
+    CHECK(params_from_safetensors_index(index, "float32") == 250U);
+    CHECK_FALSE(params_from_safetensors_index(index, "int4"));
+    CHECK_FALSE(parse_hf_config("[1,2]", "x"));
+    CHECK_FALSE(parse_hf_config(R"({"model_type":"llama"})", "x"));
+    CHECK_FALSE(read_hf_model(fixture("no-such-folder")));
+}

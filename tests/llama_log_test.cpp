@@ -1,0 +1,170 @@
+// llama.cpp logs: the three real logs in tests/fixtures/logs/ (llama.cpp 5b4ebc5 loading
+// full-size GGUF files on its CPU backend), a truncated one, lines in another version's
+// spelling, and text that is no log at all. Expected figures are the logs' own lines.
+
+#include <fstream>
+#include <sstream>
+
+#include "canitrun/llama_log.hpp"
+#include "canitrun/verify.hpp"
+#include "catch.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+std::string read_log(const std::string& name) {
+    std::ifstream in(std::string(CANITRUN_FIXTURES) + "/logs/" + name);
+    REQUIRE(in);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+Bytes mib100(std::uint64_t hundredths) {  // "x.yy MiB" as the log prints it, in bytes
+    return (hundredths * 1048576 + 50) / 100;
+}
+
+const VerifyRow* row(const VerifyContext& c, const std::string& term) {
+    for (const auto& r : c.rows) {
+        if (r.term == term) return &r;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("llama log: MiB figures convert to bytes") {
+    CHECK(mib_to_bytes("1024.00") == 1073741824ULL);
+    // 4685.30 x 1048576 = 4912893132.8; the 8B file's 4,912,898,304 tensor bytes print so.
+    CHECK(mib_to_bytes("4685.30") == 4912893133ULL);
+    CHECK(mib_to_bytes("62.81") == 65861059ULL);  // 62.81 x 1048576 = 65861058.56
+    CHECK(mib_to_bytes("0.49") == 513802ULL);
+}
+
+TEST_CASE("llama log: the llama 3.1 8B log") {
+    const auto log = parse_llama_log(read_log("llama-3.1-8b-Q4_K_M-cpu.log"));
+    REQUIRE(log);
+    CHECK(log->arch() == "llama");
+    CHECK(log->file_type() == "Q4_K - Medium");
+    CHECK(log->params_billions() == Approx(8.03));
+    CHECK(log->metadata.at("llama.block_count").value == "32");
+    REQUIRE(log->model_buffers.size() == 1);
+    CHECK(log->model_buffers[0].device == "CPU_Mapped");
+    CHECK(log->model_buffers[0].bytes == mib100(468530));
+    REQUIRE(log->contexts.size() == 2);
+    const auto& c = log->contexts[0];
+    CHECK(c.n_ctx == 8192);
+    CHECK(c.n_ubatch == 512);
+    CHECK(c.n_batch == 2048);
+    CHECK(c.n_seq_max == 1);
+    CHECK(c.type_k == "f16");
+    CHECK(c.type_v == "f16");
+    REQUIRE(c.kv.size() == 1);
+    CHECK(c.kv[0].bytes == 1024ULL << 20);
+    CHECK(c.output[0].bytes == mib100(49));
+    CHECK(c.compute[0].bytes == mib100(26650));
+    CHECK(log->contexts[1].n_ctx == 32768);
+    CHECK(log->contexts[1].kv[0].bytes == 4096ULL << 20);
+}
+
+TEST_CASE("llama log: verify reports every term of the three logs") {
+    struct Case {
+        const char* file;
+        std::uint64_t contexts;
+        bool recurrent;
+    };
+    for (const Case& k : {Case{"llama-3.1-8b-Q4_K_M-cpu.log", 2, false},
+                          Case{"gemma-3-27b-Q4_K_M-cpu.log", 2, false},
+                          Case{"qwen3.5-35b-a3b-Q4_K_M-cpu.log", 2, true}}) {
+        INFO(k.file);
+        const auto log = parse_llama_log(read_log(k.file));
+        REQUIRE(log);
+        const auto report = verify_llama_log(*log, std::nullopt);
+        REQUIRE(report);
+        REQUIRE(report->contexts.size() == k.contexts);
+        for (const auto& c : report->contexts) {
+            for (const char* term : {"weights", "kv_cache", "output", "compute"}) {
+                INFO(term);
+                REQUIRE(row(c, term) != nullptr);
+                CHECK(row(c, term)->actual.has_value());
+            }
+            // KV cache estimated from the log's own metadata equals the KV buffer (two
+            // decimals of MiB).
+            const VerifyRow* kv = row(c, "kv_cache");
+            REQUIRE(kv->estimate);
+            CHECK(*kv->estimate / 10486 == *kv->actual / 10486);
+            CHECK_FALSE(row(c, "compute")->estimate.has_value());  // no engine profile yet
+            CHECK((row(c, "recurrent_state") != nullptr) == k.recurrent);
+        }
+    }
+    // Gemma 3 at 8192: 10 global layers x 8192 cells + 52 sliding layers x 1536 cells, each
+    // 2 x 16 x 128 x 2 bytes: 640 + 624 MiB, the two KV buffer lines.
+    const auto gemma = parse_llama_log(read_log("gemma-3-27b-Q4_K_M-cpu.log"));
+    const auto report = verify_llama_log(*gemma, std::nullopt);
+    REQUIRE(report);
+    CHECK(row(report->contexts[0], "kv_cache")->estimate == (640ULL + 624) << 20);
+    CHECK(row(report->contexts[0], "kv_cache")->actual == (640ULL + 624) << 20);
+}
+
+TEST_CASE("llama log: a truncated log reports what it holds") {
+    const std::string full = read_log("qwen3.5-35b-a3b-Q4_K_M-cpu.log");
+    // Cut in the middle of the tensor list: metadata and print_info only, no buffers.
+    const auto cut = full.find("create_tensor: loading tensor blk.3.");
+    REQUIRE(cut != std::string::npos);
+    const auto log = parse_llama_log(full.substr(0, cut + 10));
+    REQUIRE(log);
+    CHECK(log->contexts.empty());
+    CHECK(log->model_buffers.empty());
+    const auto report = verify_llama_log(*log, std::nullopt);
+    REQUIRE(report);
+    CHECK_FALSE(report->notes.empty());
+    // Cut anywhere: never a crash.
+    for (std::size_t n = 0; n < full.size(); n += 4999) {
+        const auto r = parse_llama_log(full.substr(0, n));
+        if (r) CHECK(verify_llama_log(*r, std::nullopt).has_value());
+    }
+}
+
+TEST_CASE("llama log: another version's spelling") {
+    const std::string old_log =
+        "print_info: arch             = llama\n"
+        "print_info: n_layer          = 32\n"
+        "print_info: n_embd           = 4096\n"
+        "print_info: n_head           = 32\n"
+        "print_info: n_head_kv        = 8\n"
+        "print_info: n_embd_head_k    = 128\n"
+        "print_info: n_embd_head_v    = 128\n"
+        "load_tensors:        CUDA0 model buffer size =  4403.50 MiB\n"
+        "load_tensors:   CPU_Mapped model buffer size =   281.81 MiB\n"
+        "llama_new_context_with_model: n_ctx      = 4096\n"
+        "llama_kv_cache_unified:      CUDA0 KV buffer size =   512.00 MiB\n"
+        "llama_new_context_with_model:      CUDA0 compute buffer size =   296.00 MiB\n";
+    const auto log = parse_llama_log(old_log);
+    REQUIRE(log);
+    REQUIRE(log->model_buffers.size() == 2);
+    REQUIRE(log->contexts.size() == 1);
+    CHECK(log->contexts[0].kv[0].bytes == 512ULL << 20);
+    CHECK(log->contexts[0].compute[0].device == "CUDA0");
+    const auto report = verify_llama_log(*log, std::nullopt);
+    REQUIRE(report);
+    // From print_info alone: 32 layers x 4096 x 8 KV heads x (128 + 128) x 2 bytes = 512 MiB.
+    CHECK(row(report->contexts[0], "kv_cache")->estimate == 512ULL << 20);
+    const VerifyRow* w = row(report->contexts[0], "weights");
+    REQUIRE(w);
+    CHECK(w->actual == mib100(440350) + mib100(28181));
+}
+
+TEST_CASE("llama log: text that is no log is an error") {
+    const auto r = parse_llama_log("hello\nworld\n");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("llama.cpp log") != std::string::npos);
+    CHECK_FALSE(parse_llama_log(""));
+}
+
+TEST_CASE("llama log: file types name database quantizations") {
+    CHECK(quant_id_from_file_type("Q4_K - Medium") == "Q4_K_M");
+    CHECK(quant_id_from_file_type("Q5_K - Small") == "Q5_K_S");
+    CHECK(quant_id_from_file_type("Q8_0") == "Q8_0");
+    CHECK(quant_id_from_file_type("BF16") == "BF16");
+}
