@@ -42,6 +42,8 @@ struct LlamaLog {
     std::map<std::string, std::string> print_info;  // "n_layer" -> "32"
     std::vector<LlamaLogBuffer> model_buffers;
     std::vector<LlamaLogContext> contexts;
+    std::optional<std::uint64_t>
+        tensor_count;  // "loaded meta data with 17 key-value pairs and 292 tensors"
     std::uint64_t recognized_lines = 0;
 
     std::string arch() const;                       // print_info arch, else general.architecture

@@ -147,6 +147,10 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     a.attention.head_dim = u_or("attention.key_length", default_head);
     a.attention.v_head_dim = u_or("attention.value_length", a.attention.head_dim);
     a.attention.head_dim_explicit = u("attention.key_length").has_value();
+    // Qwen3-Next and Qwen 3.5 attention is always gated: q_proj also yields a sigmoid gate
+    // (llama.cpp builds attn_q at twice the heads for these architectures; no key says so).
+    a.attention.output_gate =
+        *arch_name == "qwen3next" || *arch_name == "qwen35" || *arch_name == "qwen35moe";
     const std::uint64_t k_swa = u_or("attention.key_length_swa", a.attention.head_dim);
     const std::uint64_t v_swa = u_or("attention.value_length_swa", a.attention.v_head_dim);
     if (const auto ffl = std::max_element(ffn.begin(), ffn.end()); ffl != ffn.end()) {

@@ -56,6 +56,7 @@ struct Patterns {
     std::regex kv_types{R"(size =.*K \((\w+)\):.*V \((\w+)\))"};
     std::regex rs_buffer{R"((\S+) RS buffer size =\s*([0-9.]+) MiB)"};
     std::regex compute{R"((\S+) compute buffer size =\s*([0-9.]+) MiB)"};
+    std::regex loaded{R"(loaded meta data with \d+ key-value pairs and (\d+) tensors)"};
 };
 
 }  // namespace
@@ -139,13 +140,15 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
     while (std::getline(in, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
         // Most of a log is per-tensor and per-layer chatter: skip it before any regex.
-        static const char* const kWorthALook[] = {"print_info:", "- kv ", "buffer size", "context",
-                                                  "size ="};
+        static const char* const kWorthALook[] = {"print_info:", "- kv ",  "buffer size",
+                                                  "context",     "size =", "loaded meta data"};
         bool worth = false;
         for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
         if (!worth) continue;
         bool hit = true;
-        if (line.find("constructing llama_context") != std::string::npos) {
+        if (std::regex_search(line, m, p.loaded)) {
+            log.tensor_count = to_uint(m[1].str());
+        } else if (line.find("constructing llama_context") != std::string::npos) {
             log.contexts.emplace_back();
             ctx = &log.contexts.back();
         } else if (line.find("llama_model_loader: - kv") != std::string::npos &&

@@ -375,6 +375,18 @@ std::uint64_t TensorLayout::elements() const {
     return n;
 }
 
+// A model read from a GGUF file or a llama.cpp log has llama.cpp's own architecture name as
+// its family; database families that only resemble one are mapped above it.
+Result<std::string> own_name_or_unsupported(const Model& m) {
+    for (const char* arch :
+         {"llama",     "qwen2",  "qwen2vl",   "qwen3",   "qwen3vl", "qwen3moe", "qwen3vlmoe",
+          "qwen3next", "qwen35", "qwen35moe", "gemma2",  "gemma3",  "gpt-oss",  "deepseek2",
+          "smollm3",   "olmo2",  "command-r", "cohere2", "phi3",    "granite",  "granitehybrid"}) {
+        if (m.family == arch) return std::string(arch);
+    }
+    return unsupported(m);
+}
+
 Result<std::string> llama_arch(const Model& m) {
     const std::string& f = m.family;
     const bool linear = has_kind(m, LayerKind::linear);
@@ -382,14 +394,14 @@ Result<std::string> llama_arch(const Model& m) {
     const bool mla = has_kind(m, LayerKind::mla);
     if (ssm) {
         if (f == "granite4") return std::string("granitehybrid");
-        return unsupported(m);
+        return own_name_or_unsupported(m);
     }
     if (mla) {
         if (f == "deepseek-v2" || f == "deepseek-v3" || f == "deepseek-r1" || f == "kimi-k2" ||
             f == "glm-4.7") {
             return std::string("deepseek2");
         }
-        return unsupported(m);
+        return own_name_or_unsupported(m);
     }
     if (f == "qwen3.5" || f == "qwen3.6") {
         return std::string(m.is_moe() ? "qwen35moe" : "qwen35");
@@ -401,7 +413,7 @@ Result<std::string> llama_arch(const Model& m) {
         if (linear) return std::string("qwen3next");
         return std::string(m.is_moe() ? "qwen3moe" : "qwen3");
     }
-    if (linear) return unsupported(m);
+    if (linear) return own_name_or_unsupported(m);
     if (f == "qwen2.5" && m.id.find("-vl-") != std::string::npos) return std::string("qwen2vl");
     if ((f == "qwen2.5" && m.id.find("-vl-") == std::string::npos) ||
         (f == "deepseek-r1" && m.id.find("distill-qwen") != std::string::npos)) {
@@ -424,7 +436,7 @@ Result<std::string> llama_arch(const Model& m) {
          f == "ministral3" || f == "falcon3" || m.id.find("distill-llama") != std::string::npos)) {
         return std::string("llama");
     }
-    return unsupported(m);
+    return own_name_or_unsupported(m);
 }
 
 Result<TensorLayout> tensor_layout(const Model& m) {

@@ -1,5 +1,8 @@
 #include "canitrun/verify.hpp"
 
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/tensor_layout.hpp"
+
 #include <cmath>
 
 #include "canitrun/gguf_model.hpp"
@@ -47,6 +50,21 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
     auto model = gguf_to_model({llama_log_metadata(log)});
     if (model) {
         report.model = model->model;
+        // A log names no tensors, so whether the output head is tied to the embedding is read
+        // from the tensor count: the layout (tied or not) whose count is nearer the log's.
+        if (report.model.arch.tied_embeddings && log.tensor_count) {
+            Model untied = report.model;
+            untied.arch.tied_embeddings = false;
+            const auto tied_layout = tensor_layout(report.model);
+            const auto untied_layout = tensor_layout(untied);
+            const auto distance = [&](const TensorLayout& l) {
+                const std::uint64_t n = l.tensors.size();
+                return n > *log.tensor_count ? n - *log.tensor_count : *log.tensor_count - n;
+            };
+            if (tied_layout && untied_layout && distance(*untied_layout) < distance(*tied_layout)) {
+                report.model = untied;
+            }
+        }
     } else {
         report.notes.push_back("no model architecture in the log (" + model.error().message +
                                "): KV cache and recurrent state not estimated");
@@ -96,7 +114,34 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
                 vc.estimate.terms.push_back(
                     {"recurrent_state", recurrent_state_bytes(report.model), Device::gpu});
             }
+            // The llama.cpp profile: per-tensor weights at llama-quantize's types, compute and
+            // output buffers, at the log's own settings (CPU backend, as the logs' buffers are).
+            if (model && quant && c.n_ctx > 0) {
+                LlamaCppOptions lo;
+                lo.context = c.n_ctx;
+                lo.ubatch = vc.n_ubatch;
+                lo.n_seq = c.n_seq_max ? c.n_seq_max : 1;
+                lo.flash_attn = c.flash_attn == "enabled"    ? FlashAttn::on
+                                : c.flash_attn == "disabled" ? FlashAttn::off
+                                                             : FlashAttn::automatic;
+                lo.cache_type_k = vc.type_k;
+                lo.cache_type_v = c.type_v.empty() ? vc.type_k : c.type_v;
+                lo.backend = Backend::cpu;
+                auto engine = estimate_llamacpp(report.model, *quant, lo);
+                if (engine) {
+                    const Bytes tensors =
+                        checked::add(engine->term("weights"), engine->term("token_embd"));
+                    vc.estimate.terms.push_back({"weights_llama_cpp", tensors, Device::cpu});
+                    vc.estimate.terms.push_back({"output", engine->term("output"), Device::cpu});
+                    vc.estimate.terms.push_back({"compute", engine->term("compute"), Device::cpu});
+                } else if (report.contexts.empty()) {
+                    report.notes.push_back("llama.cpp engine: " + engine.error().message);
+                }
+            }
             vc.rows.push_back({"weights", find_term(vc.estimate, "weights"), model_buffer});
+            if (const auto exact = find_term(vc.estimate, "weights_llama_cpp")) {
+                vc.rows.push_back({"weights_llama_cpp", exact, model_buffer});
+            }
             if (const auto fs = find_term(vc.estimate, "file_size")) {
                 // The log's own size of the file (2 decimals of GiB) against the model buffer.
                 vc.rows.push_back({"weights_file_size", fs, model_buffer});
