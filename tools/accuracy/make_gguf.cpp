@@ -11,7 +11,7 @@
 #include "canitrun/database.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
-#include "gguf_writer.hpp"
+#include "support/gguf_writer.hpp"
 
 using namespace canitrun;
 
@@ -39,38 +39,38 @@ std::uint32_t u32(std::uint64_t v) {
     return static_cast<std::uint32_t>(v);
 }
 
-void metadata(tools::GgufWriter& w, const Model& m, const std::string& arch, std::uint32_t ftype) {
+void metadata(test::GgufWriter& w, const Model& m, const std::string& arch, std::uint32_t ftype) {
     const auto& a = m.arch;
     const std::string p = arch + ".";
-    w.add_string("general.architecture", arch);
-    w.add_string("general.name", "synthetic");
-    w.add_u32("general.file_type", ftype);
-    w.add_u32("general.quantization_version", 2);
-    w.add_u32(p + "vocab_size", u32(a.vocab_size));
-    w.add_u32(p + "context_length", u32(m.context_native));
-    w.add_u32(p + "embedding_length", u32(a.hidden_size));
-    w.add_u32(p + "block_count", u32(a.layers));
-    w.add_u32(p + "attention.head_count", u32(a.attention.heads));
-    w.add_f32(p + (arch == "command-r" || arch == "cohere2" ? "attention.layer_norm_epsilon"
+    w.str("general.architecture", arch);
+    w.str("general.name", "synthetic");
+    w.u32("general.file_type", ftype);
+    w.u32("general.quantization_version", 2);
+    w.u32(p + "vocab_size", u32(a.vocab_size));
+    w.u32(p + "context_length", u32(m.context_native));
+    w.u32(p + "embedding_length", u32(a.hidden_size));
+    w.u32(p + "block_count", u32(a.layers));
+    w.u32(p + "attention.head_count", u32(a.attention.heads));
+    w.f32(p + (arch == "command-r" || arch == "cohere2" ? "attention.layer_norm_epsilon"
                                                             : "attention.layer_norm_rms_epsilon"),
               1e-6f);
-    w.add_f32(p + "rope.freq_base", 10000.0f);
+    w.f32(p + "rope.freq_base", 10000.0f);
     const std::uint64_t v_dim =
         a.attention.v_head_dim ? a.attention.v_head_dim : a.attention.head_dim;
     if (arch == "deepseek2") {
         const LayerGroup& g = *group(m, LayerKind::mla);
-        w.add_u32(p + "attention.head_count_kv", 1);
-        w.add_u32(p + "attention.key_length", u32(g.kv_lora_rank + g.qk_rope_head_dim));
-        w.add_u32(p + "attention.value_length", u32(g.kv_lora_rank));
-        w.add_u32(p + "attention.key_length_mla", u32(g.qk_nope_head_dim + g.qk_rope_head_dim));
-        w.add_u32(p + "attention.value_length_mla", u32(v_dim));
-        w.add_u32(p + "attention.kv_lora_rank", u32(g.kv_lora_rank));
-        if (g.q_lora_rank) w.add_u32(p + "attention.q_lora_rank", u32(g.q_lora_rank));
-        w.add_u32(p + "rope.dimension_count", u32(g.qk_rope_head_dim));
-        w.add_u32(p + "leading_dense_block_count", u32(a.layers - a.moe->moe_layers));
-        w.add_u32(p + "expert_shared_count", u32(a.moe->shared_experts));
-        w.add_f32(p + "expert_weights_scale", 1.0f);
-        w.add_u32(p + "expert_gating_func", m.family == "deepseek-v2" ? 1 : 2);
+        w.u32(p + "attention.head_count_kv", 1);
+        w.u32(p + "attention.key_length", u32(g.kv_lora_rank + g.qk_rope_head_dim));
+        w.u32(p + "attention.value_length", u32(g.kv_lora_rank));
+        w.u32(p + "attention.key_length_mla", u32(g.qk_nope_head_dim + g.qk_rope_head_dim));
+        w.u32(p + "attention.value_length_mla", u32(v_dim));
+        w.u32(p + "attention.kv_lora_rank", u32(g.kv_lora_rank));
+        if (g.q_lora_rank) w.u32(p + "attention.q_lora_rank", u32(g.q_lora_rank));
+        w.u32(p + "rope.dimension_count", u32(g.qk_rope_head_dim));
+        w.u32(p + "leading_dense_block_count", u32(a.layers - a.moe->moe_layers));
+        w.u32(p + "expert_shared_count", u32(a.moe->shared_experts));
+        w.f32(p + "expert_weights_scale", 1.0f);
+        w.u32(p + "expert_gating_func", m.family == "deepseek-v2" ? 1 : 2);
     } else {
         if (arch == "granitehybrid") {
             // recurrent layers are the ones with no KV heads
@@ -80,67 +80,67 @@ void metadata(tools::GgufWriter& w, const Model& m, const std::string& arch, std
             for (std::uint64_t i = 0; i < a.layers; ++i) {
                 if ((i + 1) % interval != 0) kv[i] = 0;
             }
-            w.add_u32_array(p + "attention.head_count_kv", kv);
+            w.u32_array(p + "attention.head_count_kv", kv);
         } else {
-            w.add_u32(p + "attention.head_count_kv", u32(a.attention.kv_heads));
+            w.u32(p + "attention.head_count_kv", u32(a.attention.kv_heads));
         }
-        w.add_u32(p + "attention.key_length", u32(a.attention.head_dim));
-        w.add_u32(p + "attention.value_length", u32(v_dim));
+        w.u32(p + "attention.key_length", u32(a.attention.head_dim));
+        w.u32(p + "attention.value_length", u32(v_dim));
         const bool partial = arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next";
-        w.add_u32(p + "rope.dimension_count",
+        w.u32(p + "rope.dimension_count",
                   u32(partial ? a.attention.head_dim / 4 : a.attention.head_dim));
     }
     if ((arch == "granitehybrid" || arch == "llama") && m.is_moe()) {
         // llama.cpp and granite-hybrid.cpp size their experts with feed_forward_length
-        w.add_u32(p + "feed_forward_length", u32(a.moe->expert_intermediate_size));
+        w.u32(p + "feed_forward_length", u32(a.moe->expert_intermediate_size));
     } else if (a.intermediate_size) {
-        w.add_u32(p + "feed_forward_length", u32(a.intermediate_size));
+        w.u32(p + "feed_forward_length", u32(a.intermediate_size));
     }
     if (m.is_moe()) {
-        w.add_u32(p + "expert_count", u32(a.moe->experts));
-        w.add_u32(p + "expert_used_count", u32(a.moe->experts_per_token));
-        w.add_u32(p + "expert_feed_forward_length", u32(a.moe->expert_intermediate_size));
+        w.u32(p + "expert_count", u32(a.moe->experts));
+        w.u32(p + "expert_used_count", u32(a.moe->experts_per_token));
+        w.u32(p + "expert_feed_forward_length", u32(a.moe->expert_intermediate_size));
         if (a.moe->shared_expert_intermediate_size && arch != "deepseek2") {
-            w.add_u32(p + "expert_shared_feed_forward_length",
+            w.u32(p + "expert_shared_feed_forward_length",
                       u32(a.moe->shared_expert_intermediate_size));
         }
     }
     if (const LayerGroup* g = group(m, LayerKind::linear)) {
         const LayerGroup* full = group(m, LayerKind::full);
-        w.add_u32(p + "ssm.conv_kernel", u32(g->conv_kernel));
-        w.add_u32(p + "ssm.state_size", u32(g->key_head_dim));
-        w.add_u32(p + "ssm.group_count", u32(g->key_heads));
-        w.add_u32(p + "ssm.time_step_rank", u32(g->value_heads));
-        w.add_u32(p + "ssm.inner_size", u32(g->value_heads * g->value_head_dim));
-        w.add_u32(p + "full_attention_interval", u32(a.layers / (full ? full->count : 1)));
-        if (arch != "qwen3next") w.add_i32_array(p + "rope.dimension_sections", {11, 11, 10, 0});
+        w.u32(p + "ssm.conv_kernel", u32(g->conv_kernel));
+        w.u32(p + "ssm.state_size", u32(g->key_head_dim));
+        w.u32(p + "ssm.group_count", u32(g->key_heads));
+        w.u32(p + "ssm.time_step_rank", u32(g->value_heads));
+        w.u32(p + "ssm.inner_size", u32(g->value_heads * g->value_head_dim));
+        w.u32(p + "full_attention_interval", u32(a.layers / (full ? full->count : 1)));
+        if (arch != "qwen3next") w.i32_array(p + "rope.dimension_sections", {11, 11, 10, 0});
     }
     if (const LayerGroup* g = group(m, LayerKind::ssm)) {
-        w.add_u32(p + "ssm.conv_kernel", u32(g->conv_kernel));
-        w.add_u32(p + "ssm.inner_size", u32(g->inner_size));
-        w.add_u32(p + "ssm.state_size", u32(g->state_size));
-        w.add_u32(p + "ssm.time_step_rank", u32(g->ssm_heads));
-        w.add_u32(p + "ssm.group_count", u32(g->groups));
+        w.u32(p + "ssm.conv_kernel", u32(g->conv_kernel));
+        w.u32(p + "ssm.inner_size", u32(g->inner_size));
+        w.u32(p + "ssm.state_size", u32(g->state_size));
+        w.u32(p + "ssm.time_step_rank", u32(g->ssm_heads));
+        w.u32(p + "ssm.group_count", u32(g->groups));
     }
     if (const LayerGroup* g = group(m, LayerKind::sliding)) {
         const LayerGroup* full = group(m, LayerKind::full);
-        w.add_u32(p + "attention.sliding_window", u32(g->window));
+        w.u32(p + "attention.sliding_window", u32(g->window));
         if (full && full->count) {
-            w.add_u32(p + "attention.sliding_window_pattern", u32(a.layers / full->count));
+            w.u32(p + "attention.sliding_window_pattern", u32(a.layers / full->count));
         }
     }
     if (arch == "granite" || arch == "granitehybrid" || arch == "cohere2" || arch == "command-r") {
-        w.add_f32(p + "logit_scale", 1.0f);
+        w.f32(p + "logit_scale", 1.0f);
     }
     if (arch == "granite" || arch == "granitehybrid") {
-        w.add_f32(p + "residual_scale", 0.22f);
-        w.add_f32(p + "embedding_scale", 12.0f);
-        w.add_f32(p + "attention.scale", 0.0078125f);
+        w.f32(p + "residual_scale", 0.22f);
+        w.f32(p + "embedding_scale", 12.0f);
+        w.f32(p + "attention.scale", 0.0078125f);
     }
     if (arch == "qwen2vl" || arch == "qwen3vl" || arch == "qwen3vlmoe") {
-        w.add_i32_array(p + "rope.dimension_sections", {16, 24, 24, 0});
+        w.i32_array(p + "rope.dimension_sections", {16, 24, 24, 0});
     }
-    w.add_string("tokenizer.ggml.model", "no_vocab");
+    w.str("tokenizer.ggml.model", "no_vocab");
 }
 
 }  // namespace
@@ -175,15 +175,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "make_gguf: %s\n", tensors.error().message.c_str());
         return 2;
     }
-    tools::GgufWriter w;
+    test::GgufWriter w;
     metadata(w, **model, layout->arch, kFtype.at((*quant)->id));
     for (const auto& t : *tensors) {
         std::vector<std::uint64_t> ne(t.tensor.ne.begin(), t.tensor.ne.begin() + t.tensor.n_dims);
-        w.add_tensor(t.tensor.name, ne, t.type.id, t.bytes);
+        w.tensor(t.tensor.name, ne, t.type.id);
     }
-    std::string error;
-    if (!w.write(argv[3], error)) {
-        std::fprintf(stderr, "make_gguf: %s\n", error.c_str());
+    try {
+        w.write_sparse_file(argv[3]);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "make_gguf: %s\n", e.what());
         return 1;
     }
     std::printf("%s\n", argv[3]);
