@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
@@ -235,4 +236,24 @@ TEST_CASE("file cli: verify with the llama.cpp profile meets the bar on every lo
             }
         }
     }
+}
+
+// The llama.cpp profile on a file's own tensors: token_embd (q4_K, 4096 x 128256:
+// 128256 x 16 blocks x 144 bytes) on the host, the rest (one f32 norm of 4096: 16,384 bytes) in
+// the weights; KV as llama.cpp allocates it at 4096 (32 x 4096 x 8 x 256 x 2 bytes).
+TEST_CASE("file cli: --engine llama.cpp uses the file's own tensors") {
+    const std::string path = (temp_dir() / "small-llama-engine.gguf").string();
+    small_llama().write_sparse_file(path);
+    const Outcome j =
+        run({path, "--engine", "llama.cpp", "--backend", "cpu", "--ctx", "4096", "--json"});
+    REQUIRE(j.code == 0);
+    const auto doc = nlohmann::json::parse(j.out);
+    std::map<std::string, std::uint64_t> terms;
+    for (const auto& t : doc["estimate"]["terms"]) terms[t["name"]] = t["bytes"];
+    CHECK(terms["token_embd"] == 128256ULL * 16 * 144);
+    CHECK(terms["weights"] == 4096ULL * 4);
+    CHECK(terms["kv_cache"] == 32ULL * 4096 * 8 * 256 * 2);
+    const Outcome vllm = run({path, "--engine", "vllm"});
+    CHECK(vllm.code == 2);
+    CHECK(has(vllm.err, "--engine vllm loads checkpoints, not GGUF files"));
 }

@@ -4,6 +4,7 @@
 // recurrent state, compute buffer, output buffer, runtime overhead). Pure: no I/O.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "canitrun/error.hpp"
@@ -25,6 +26,12 @@ struct LlamaCppOptions {
     std::string cache_type_k = "f16";
     std::string cache_type_v = "f16";
     Backend backend = Backend::cuda;
+    // A model file's own tensors, in place of the layout and llama-quantize's types.
+    struct FileTensors {
+        Bytes token_embd = 0;  // token_embd.weight: kept on the host
+        Bytes other = 0;       // every other tensor
+    };
+    std::optional<FileTensors> file_tensors;
 };
 
 Result<FlashAttn> parse_flash_attn(const std::string& text);

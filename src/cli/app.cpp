@@ -146,7 +146,8 @@ int run_model(std::ostream& out, const Options& o) {
     const Model* model = need(db.find_model(o.model));
     if (!need(engine_is_quick(o.engine))) {
         const EngineAnswer a = need(run_engine(
-            {&db, model, o.quant, o.ctx, o.hw.gpu, o.vram, o.output == Format::json}, o.engine));
+            {&db, model, o.quant, o.ctx, o.hw.gpu, o.vram, o.output == Format::json, {}, {}},
+            o.engine));
         out << a.text;
         return a.exit_code;
     }
@@ -321,6 +322,22 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         if (gpus->parsed()) return run_gpus(out, o);
         if (system->parsed()) return run_system(out, o);
         if (fit->parsed()) return run_fit(out, o);
+        if (!verify->parsed() && is_model_file_argument(o.model) &&
+            !need(engine_is_quick(o.engine))) {
+            const Database db = load_database(o);
+            const CommandOutput r = need(run_model_file_engine(db, o.model, o.engine,
+                                                               {&db,
+                                                                nullptr,
+                                                                o.quant,
+                                                                o.ctx,
+                                                                o.hw.gpu,
+                                                                o.vram,
+                                                                o.output == Format::json,
+                                                                {},
+                                                                {}}));
+            out << r.text;
+            return r.code;
+        }
         if (verify->parsed() || is_model_file_argument(o.model)) {
             const Database db = load_database(o);
             const CommandOutput r =

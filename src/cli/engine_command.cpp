@@ -128,6 +128,7 @@ Result<EngineAnswer> run_llamacpp(const EngineRequest& r, const EngineFlags& f, 
     o.flash_attn = *fa;
     o.cache_type_k = f.cache_type_k;
     o.cache_type_v = f.cache_type_v;
+    o.file_tensors = r.file_tensors;
     std::string backend = f.backend;
     if (backend.empty()) {
         backend = (c.gpu && !c.gpu->backends.empty()) ? c.gpu->backends.front() : "cuda";
@@ -162,8 +163,9 @@ Result<EngineAnswer> run_llamacpp(const EngineRequest& r, const EngineFlags& f, 
         if (c.vram != 0) doc["fits"] = fits;
         out << doc.dump(2) << "\n";
     } else {
-        out << r.model->name << " at " << c.quant->id << ", " << format_context(c.context)
-            << " context: llama.cpp 5b4ebc5 profile (" << backend_name(o.backend) << ")\n";
+        out << (r.file.empty() ? r.model->name + " at " + c.quant->id : r.file) << ", "
+            << format_context(c.context) << " context: llama.cpp 5b4ebc5 profile ("
+            << backend_name(o.backend) << ")\n";
         out << "  ubatch " << o.ubatch << " · " << o.n_seq
             << (o.n_seq == 1 ? " sequence" : " sequences") << " · flash attention "
             << (o.flash_attn == FlashAttn::off ? "off" : "on") << " · K "
@@ -256,7 +258,13 @@ Result<bool> engine_is_quick(const EngineFlags& f) {
 Result<EngineAnswer> run_engine(const EngineRequest& r, const EngineFlags& f) {
     auto c = common(r);
     if (!c) return std::unexpected(c.error());
-    if (to_lower(f.engine) == "vllm") return run_vllm(r, f, *c);
+    if (to_lower(f.engine) == "vllm") {
+        if (r.file_tensors) {
+            return fail(ErrorKind::bad_input, "--engine vllm loads checkpoints, not GGUF files",
+                        "use --engine llama.cpp for a GGUF file");
+        }
+        return run_vllm(r, f, *c);
+    }
     return run_llamacpp(r, f, *c);
 }
 

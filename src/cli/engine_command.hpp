@@ -7,6 +7,7 @@
 
 #include "canitrun/database.hpp"
 #include "canitrun/error.hpp"
+#include "canitrun/llamacpp_engine.hpp"
 
 namespace canitrun::cli {
 
@@ -34,6 +35,9 @@ struct EngineRequest {
     std::string gpu;
     std::string vram;
     bool json = false;
+    // A GGUF file's own tensors (llama.cpp profile only); `quant` is then ignored.
+    std::optional<LlamaCppOptions::FileTensors> file_tensors;
+    std::string file;  // the file, for the heading
 };
 
 struct EngineAnswer {

@@ -292,4 +292,32 @@ Result<CommandOutput> run_model_file(const Database& db, const std::string& path
     }
 }
 
+Result<CommandOutput> run_model_file_engine(const Database& db, const std::string& path,
+                                            const EngineFlags& flags,
+                                            const EngineRequest& request) {
+    auto parts = read_gguf_parts(path);
+    if (!parts) return std::unexpected(parts.error());
+    auto g = gguf_to_model(*parts);
+    if (!g) return std::unexpected(g.error());
+    LlamaCppOptions::FileTensors tensors;
+    for (const auto& part : *parts) {
+        for (const auto& t : part.tensors) {
+            if (t.name == "token_embd.weight") {
+                tensors.token_embd = checked::add(tensors.token_embd, t.bytes);
+            } else {
+                tensors.other = checked::add(tensors.other, t.bytes);
+            }
+        }
+    }
+    EngineRequest r = request;
+    r.db = &db;
+    r.model = &g->model;
+    r.quant.clear();
+    r.file_tensors = tensors;
+    r.file = fs::path(path).filename().string();
+    auto answer = run_engine(r, flags);
+    if (!answer) return std::unexpected(answer.error());
+    return CommandOutput{answer->text, answer->exit_code};
+}
+
 }  // namespace canitrun::cli

@@ -8,6 +8,7 @@
 #include "canitrun/database.hpp"
 #include "canitrun/error.hpp"
 #include "canitrun/report.hpp"
+#include "engine_command.hpp"
 
 namespace canitrun::cli {
 
@@ -18,6 +19,10 @@ struct CommandOutput {
 
 // A .gguf name, a config.json, a folder holding one, or any existing file (read as GGUF).
 bool is_model_file_argument(const std::string& arg);
+
+// `canitrun FILE.gguf --engine llama.cpp`: the llama.cpp profile on the file's own tensors.
+Result<CommandOutput> run_model_file_engine(const Database& db, const std::string& path,
+                                            const EngineFlags& flags, const EngineRequest& request);
 
 Result<CommandOutput> run_model_file(const Database& db, const std::string& path,
                                      const std::string& mmproj, const ReportOptions& options,

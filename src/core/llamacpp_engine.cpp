@@ -240,10 +240,24 @@ Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
                     "llama.cpp refuses different K and V cache types for MLA models",
                     "give --cache-type-k and --cache-type-v the same type");
     }
-    const auto layout = tensor_layout(model);
-    if (!layout) return std::unexpected(layout.error());
-    const auto tensors = quantize_tensors(*layout, quant.id);
-    if (!tensors) return std::unexpected(tensors.error());
+    Bytes embd = 0;
+    Bytes rest = 0;
+    if (o.file_tensors) {
+        embd = o.file_tensors->token_embd;
+        rest = o.file_tensors->other;
+    } else {
+        const auto layout = tensor_layout(model);
+        if (!layout) return std::unexpected(layout.error());
+        const auto tensors = quantize_tensors(*layout, quant.id);
+        if (!tensors) return std::unexpected(tensors.error());
+        for (const auto& t : *tensors) {
+            if (t.tensor.name == "token_embd.weight") {
+                embd = t.bytes;
+            } else {
+                rest = checked::add(rest, t.bytes);
+            }
+        }
+    }
     try {
         Geometry g;
         const std::uint64_t n_ctx = pad(o.context, kPad);
@@ -255,15 +269,6 @@ Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
         }
         g.ubatch = std::min(o.ubatch, n_ctx);
 
-        Bytes embd = 0;
-        Bytes rest = 0;
-        for (const auto& t : *tensors) {
-            if (t.tensor.name == "token_embd.weight") {
-                embd = t.bytes;
-            } else {
-                rest = checked::add(rest, t.bytes);
-            }
-        }
         const bool gpu = o.backend != Backend::cpu;
         // Tied embeddings: llama.cpp duplicates token_embd as the output head
         // (TENSOR_DUPLICATED), which lands in the device buffer when the output layer is
