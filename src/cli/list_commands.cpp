@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "canitrun/fit.hpp"
 #include "canitrun/format.hpp"
 #include "canitrun/name_match.hpp"
@@ -27,16 +30,47 @@ std::string bandwidth(double gbps) {
     return fmt::format("{:.0f} GB/s", gbps);
 }
 
+bool model_matches(const Model& m, const ListFilter& f) {
+    if (!f.family.empty() && !contains(m.family, f.family) && !contains(m.id, f.family))
+        return false;
+    return f.vendor.empty() || contains(m.vendor, f.vendor);
+}
+
+// The GPUs the filter keeps, smallest first (the order of every GPU list).
+std::vector<const Gpu*> filtered_gpus(const Database& db, const ListFilter& f) {
+    std::vector<const Gpu*> gpus;
+    for (const auto& g : db.gpus) {
+        if (!f.vendor.empty() && to_lower(g.vendor) != to_lower(f.vendor)) continue;
+        if (f.min_vram_bytes && g.vram_gb * kGB < *f.min_vram_bytes) continue;
+        gpus.push_back(&g);
+    }
+    std::sort(gpus.begin(), gpus.end(),
+              [](const Gpu* a, const Gpu* b) { return smaller_gpu_first(*a, *b); });
+    return gpus;
+}
+
 }  // namespace
+
+void write_model_names(std::ostream& out, const Database& db, const ListFilter& filter) {
+    for (const auto& m : db.models) {
+        if (model_matches(m, filter)) out << m.id << "\n";
+    }
+}
+
+void write_gpu_names(std::ostream& out, const Database& db, const ListFilter& filter) {
+    for (const Gpu* g : filtered_gpus(db, filter)) out << g->id << "\n";
+}
+
+void write_quant_names(std::ostream& out, const Database& db) {
+    for (const auto& q : db.quants) out << q.id << "\n";
+}
 
 void write_models(std::ostream& out, const Database& db, const ListFilter& f, bool json) {
     nlohmann::json list = nlohmann::json::array();
     Table t({"Model", "Name", "Params", "Active", "Context", "Layers"},
             {false, false, true, true, true, false});
     for (const auto& m : db.models) {
-        if (!f.family.empty() && !contains(m.family, f.family) && !contains(m.id, f.family))
-            continue;
-        if (!f.vendor.empty() && !contains(m.vendor, f.vendor)) continue;
+        if (!model_matches(m, f)) continue;
         list.push_back(model_json(m));
         t.add_row({m.id, m.name, format_params(m.params_total),
                    m.is_moe() ? format_params(m.params_active) : "",
@@ -51,14 +85,7 @@ void write_models(std::ostream& out, const Database& db, const ListFilter& f, bo
 }
 
 void write_gpu_list(std::ostream& out, const Database& db, const ListFilter& f, bool json) {
-    std::vector<const Gpu*> gpus;
-    for (const auto& g : db.gpus) {
-        if (!f.vendor.empty() && to_lower(g.vendor) != to_lower(f.vendor)) continue;
-        if (f.min_vram_bytes && g.vram_gb * kGB < *f.min_vram_bytes) continue;
-        gpus.push_back(&g);
-    }
-    std::sort(gpus.begin(), gpus.end(),
-              [](const Gpu* a, const Gpu* b) { return smaller_gpu_first(*a, *b); });
+    const std::vector<const Gpu*> gpus = filtered_gpus(db, f);
     if (json) {
         nlohmann::json list = nlohmann::json::array();
         for (const Gpu* g : gpus) list.push_back(gpu_json(*g));

@@ -10,9 +10,11 @@ namespace {
 // Block sizes from the static_asserts in ggml/src/ggml-common.h and ids from enum ggml_type in
 // ggml/include/ggml.h (llama.cpp 5b4ebc5, as shipped in node-llama-cpp 3.21.1). QK_K = 256.
 constexpr std::array<GgmlType, 35> kTypes = {{
-    {0, "f32", 1, 4},         {1, "f16", 1, 2},       {2, "q4_0", 32, 18},  // half d + 16 bytes of
-                                                                            // nibbles
-    {3, "q4_1", 32, 20},                                                    // half d, half m + 16
+    {0, "f32", 1, 4},
+    {1, "f16", 1, 2},
+    {2, "q4_0", 32, 18},       // half d + 16 bytes of
+                               // nibbles
+    {3, "q4_1", 32, 20},       // half d, half m + 16
     {6, "q5_0", 32, 22},       // half d + 4 bytes high bits + 16
     {7, "q5_1", 32, 24},       // half d, half m + 4 + 16
     {8, "q8_0", 32, 34},       // half d + 32 int8
@@ -31,14 +33,19 @@ constexpr std::array<GgmlType, 35> kTypes = {{
     {21, "iq3_s", 256, 110},   // half + 13*QK_K/32 + 4 scale bytes
     {22, "iq2_s", 256, 82},    // half + QK_K/4 + QK_K/16
     {23, "iq4_xs", 256, 136},  // half + uint16 + QK_K/64 + QK_K/2
-    {24, "i8", 1, 1},         {25, "i16", 1, 2},      {26, "i32", 1, 4},   {27, "i64", 1, 8},
-    {28, "f64", 1, 8},        {29, "iq1_m", 256, 56},  // QK_K/8 + QK_K/16 + QK_K/32
-    {30, "bf16", 1, 2},       {34, "tq1_0", 256, 54},  // half + QK_K/64 + (QK_K - 4*QK_K/64)/5
-    {35, "tq2_0", 256, 66},                            // half + QK_K/4
-    {39, "mxfp4", 32, 17},                             // e8m0 scale byte + 16
-    {40, "nvfp4", 64, 36},                             // 4 e4m3 sub-block scales + 32
-    {41, "q1_0", 128, 18},                             // half + QK1_0/8
-    {42, "q2_0", 64, 18},                              // half + QK2_0/4
+    {24, "i8", 1, 1},
+    {25, "i16", 1, 2},
+    {26, "i32", 1, 4},
+    {27, "i64", 1, 8},
+    {28, "f64", 1, 8},
+    {29, "iq1_m", 256, 56},  // QK_K/8 + QK_K/16 + QK_K/32
+    {30, "bf16", 1, 2},
+    {34, "tq1_0", 256, 54},  // half + QK_K/64 + (QK_K - 4*QK_K/64)/5
+    {35, "tq2_0", 256, 66},  // half + QK_K/4
+    {39, "mxfp4", 32, 17},   // e8m0 scale byte + 16
+    {40, "nvfp4", 64, 36},   // 4 e4m3 sub-block scales + 32
+    {41, "q1_0", 128, 18},   // half + QK1_0/8
+    {42, "q2_0", 64, 18},    // half + QK2_0/4
 }};
 
 }  // namespace
