@@ -82,4 +82,4 @@ BENCHMARK(BM_GgufHeader100GBWithVocab)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+

@@ -51,8 +51,8 @@ TEST_CASE("cli: --json is one JSON document with integer bytes") {
     CHECK(q4["total_bytes"].get<std::uint64_t>() == 24065604819ULL);
     CHECK(doc["smallest_gpu"]["id"] == "rtx-5090");
     CHECK(doc["smallest_gpu"]["vram_bytes"].get<std::uint64_t>() == 32ULL << 30);
-    CHECK(doc["gpus"]["native"].size() > 0);
-    CHECK(doc["gpus"]["offload"].size() > 0);
+    CHECK(!doc["gpus"]["native"].empty());
+    CHECK(!doc["gpus"]["offload"].empty());
 }
 
 TEST_CASE("cli: --ctx and --quant change the answer") {

@@ -67,10 +67,10 @@ TEST_CASE("a minimal valid database parses") {
 
 TEST_CASE("malformed and truncated JSON") {
     auto files = files_with(valid_model(), valid_gpu());
-    files["gpus/test.json"] = "[{\"id\": \"x\",";
+    files["gpus/test.json"] = R"([{"id": "x",)";
     CHECK(mentions(error_of(files), "malformed JSON in gpus/test.json"));
     files = files_with(valid_model(), valid_gpu());
-    files["models/test.json"] = "{\"not\": \"an array\"}";
+    files["models/test.json"] = R"({"not": "an array"})";
     CHECK(mentions(error_of(files), "expected a JSON array"));
 }
 

@@ -96,9 +96,9 @@ TEST_CASE("MLA caches one latent plus the rope key per token") {
 TEST_CASE("quantized KV types use ggml's block sizes") {
     const Model m = test::model_with({group(LayerKind::full, 1)}, 8, 128);
     // 2048 values per token x 1024 tokens = 2097152 values.
-    CHECK(kv_cache_bytes(m, 1024, type("q8_0")) == 2097152 / 32 * 34);
-    CHECK(kv_cache_bytes(m, 1024, type("q4_0")) == 2097152 / 32 * 18);
-    CHECK(kv_cache_bytes(m, 1024, type("turboquant")) == 2097152 / 16 * 7);
+    CHECK(kv_cache_bytes(m, 1024, type("q8_0")) == 2097152ULL / 32 * 34);
+    CHECK(kv_cache_bytes(m, 1024, type("q4_0")) == 2097152ULL / 32 * 18);
+    CHECK(kv_cache_bytes(m, 1024, type("turboquant")) == 2097152ULL / 16 * 7);
     CHECK(kv_cache_bytes(m, 1024, type("Q8_0")) == 2228224);
 }
 
@@ -113,6 +113,6 @@ TEST_CASE("all-attention comparison treats every layer as full attention") {
     LayerGroup g = group(LayerKind::sliding, 3);
     g.window = 512;
     const Model m = test::model_with({g, group(LayerKind::full, 1)}, 8, 128);
-    CHECK(all_attention_kv_cache_bytes(m, 2048, type("f16")) == 4 * 4096 * 2048);
-    CHECK(kv_cache_bytes(m, 2048, type("f16")) == 3 * 4096 * 512 + 4096 * 2048);
+    CHECK(all_attention_kv_cache_bytes(m, 2048, type("f16")) == 4ULL * 4096 * 2048);
+    CHECK(kv_cache_bytes(m, 2048, type("f16")) == 3ULL * 4096 * 512 + 4096ULL * 2048);
 }

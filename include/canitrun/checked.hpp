@@ -17,7 +17,9 @@ struct OverflowError : std::overflow_error {
 
 namespace checked {
 
-__extension__ typedef unsigned __int128 Wide;
+// __extension__ keeps -Wpedantic quiet about __int128; it does not apply to an alias
+// declaration, hence the typedef.
+__extension__ typedef unsigned __int128 Wide;  // NOLINT(modernize-use-using)
 
 inline std::uint64_t add(std::uint64_t a, std::uint64_t b) {
     std::uint64_t out = 0;
@@ -51,6 +53,12 @@ inline std::uint64_t mul_div_floor(std::uint64_t a, std::uint64_t b, std::uint64
     const Wide q = static_cast<Wide>(a) * b / c;
     if (q > UINT64_MAX) throw OverflowError("byte count overflows 64 bits");
     return static_cast<std::uint64_t>(q);
+}
+
+// A 128-bit intermediate back to 64 bits.
+inline std::uint64_t narrow(Wide value) {
+    if (value > UINT64_MAX) throw OverflowError("count overflows 64 bits");
+    return static_cast<std::uint64_t>(value);
 }
 
 }  // namespace checked

@@ -15,7 +15,15 @@
 
 namespace canitrun {
 
+// data/database.json: which release of the data this is. Optional in a `--data` folder.
+struct DatabaseInfo {
+    std::string version;  // e.g. "2026.11.29"; empty when the folder has no database.json
+    std::string date;     // ISO date of the data's last change, e.g. "2026-11-29"
+    std::string source;
+};
+
 struct Database {
+    DatabaseInfo info;
     std::vector<Model> models;
     std::vector<Gpu> gpus;
     std::vector<Quant> quants;  // in the file's order (the page's table order)

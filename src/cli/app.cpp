@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <ostream>
 #include <sstream>
+#include <stdexcept>
 
 #include "canitrun/database_files.hpp"
 #include "canitrun/parse.hpp"
@@ -49,7 +50,7 @@ Examples:
 
 Exit codes: 0 answered (with --gpu: it fits the GPUs), 1 it does not fit the --gpu asked about
 (the output says whether offload runs it; for fit: no model fits),
-2 bad input (unknown name, bad value, unreadable database).
+2 bad input (unknown name, bad value, unreadable database), 3 internal error (a bug).
 Sizes: GB = 10^9 bytes, GiB = 2^30 bytes.)";
 
 struct Options {
@@ -66,6 +67,7 @@ struct Options {
     std::string format;
     Format output = Format::table;  // from --format / --json / --quiet
     bool color = false;
+    bool names = false;  // models / gpu-list / quants --names
     // list filters
     std::string family;
     std::string vendor;
@@ -91,12 +93,22 @@ Database load_database(const Options& o) {
     return need(parse_database(need(read_database_dir(o.data_dir))));
 }
 
+// --ram is whole GB (FitOptions::ram_gb); a fraction is dropped, but never down to nothing.
+std::uint64_t ram_gb(const std::string& text) {
+    const std::uint64_t gb = need(parse_gb(text)) / kGB;
+    if (gb == 0) {
+        throw Failure{Error{ErrorKind::bad_input, "--ram '" + text + "' is less than 1 GB",
+                            "give the system RAM in whole GB, for example --ram 64"}};
+    }
+    return gb;
+}
+
 ReportOptions report_options(const Database& db, const Options& o) {
     ReportOptions r;
     if (!o.quant.empty()) r.quant = need(db.find_quant(o.quant));
     if (!o.ctx.empty()) r.estimate.context = need(parse_context(o.ctx));
     r.estimate.kv_type = need(parse_kv_type(o.kv_type));
-    if (!o.hw.ram.empty()) r.fit.ram_gb = need(parse_gb(o.hw.ram)) / kGB;
+    if (!o.hw.ram.empty()) r.fit.ram_gb = ram_gb(o.hw.ram);
     if (!o.vram.empty()) r.vram_budget = need(parse_gb(o.vram));
     r.hardware = need(hardware_from_flags(db, o.hw));
     r.placement = need(placement_from_flags(o.hw));
@@ -107,19 +119,33 @@ ReportOptions report_options(const Database& db, const Options& o) {
     return r;
 }
 
+// A value given on the command line must not be empty: `--quant ""` is a mistake, not "default".
+CLI::Validator non_empty() {
+    return {[](const std::string& value) {
+                return value.empty() ? std::string("needs a value, not an empty string")
+                                     : std::string();
+            },
+            "", "non-empty"};
+}
+
 void add_estimate_flags(CLI::App& app, Options& o) {
     app.add_option("--quant,-q", o.quant,
-                   "Quantization (default: the recommended Q4_K_M); see 'canitrun quants'");
-    app.add_option("--ctx,-c", o.ctx, "Context length in tokens: 8192, 32k, 256K, 1M (default 8k)");
-    app.add_option("--kv-type", o.kv_type, "KV cache element type: " + kv_type_names());
+                   "Quantization (default: the recommended Q4_K_M); see 'canitrun quants'")
+        ->check(non_empty());
+    app.add_option("--ctx,-c", o.ctx, "Context length in tokens: 8192, 32k, 256K, 1M (default 8k)")
+        ->check(non_empty());
+    app.add_option("--kv-type", o.kv_type, "KV cache element type: " + kv_type_names())
+        ->check(non_empty());
     app.add_option("--ram", o.hw.ram,
                    "System RAM in GB available for CPU offload (default: detected with --gpu "
-                   "auto, else 32)");
+                   "auto, else 32)")
+        ->check(non_empty());
 }
 
 void add_hardware_flags(CLI::App& app, Options& o) {
     app.add_option("--gpu", o.hw.gpu,
-                   "Your GPUs: \"RTX 4090\", \"2x3090\", \"4090,3090\", or auto to detect them");
+                   "Your GPUs: \"RTX 4090\", \"2x3090\", \"4090,3090\", or auto to detect them")
+        ->check(non_empty());
     app.add_option("--ram-bandwidth", o.hw.ram_bandwidth,
                    "System RAM bandwidth in GB/s for offloaded layers (default 76.8, "
                    "dual-channel DDR5-4800)");
@@ -139,6 +165,30 @@ std::string quiet_answer(const ModelReport& r) {
     if (r.hardware) return plan_kind_name(r.hardware->selected.plan.kind);
     if (r.vram) return r.vram->best ? r.vram->best->quant->id : "none";
     return r.smallest_gpu != nullptr ? display_name(*r.smallest_gpu) : "none";
+}
+
+// --version: the program's version and the embedded database's.
+std::string version_text() {
+    std::string text = std::string("canitrun ") + CANITRUN_VERSION + "\n";
+    const auto db = parse_database(embedded_database_files());
+    if (!db) return text + "database: unreadable (" + db.error().message + ")\n";
+    const DatabaseInfo& info = db->info;
+    text += "database " + (info.version.empty() ? std::string("(no version)") : info.version);
+    if (!info.date.empty()) text += " (" + info.date + ")";
+    text += ": " + std::to_string(db->models.size()) + " models, " +
+            std::to_string(db->gpus.size()) + " GPUs, " + std::to_string(db->quants.size()) +
+            " quantizations\n";
+    return text;
+}
+
+// Error text from a database file or argv may hold control characters; stderr gets one line.
+std::string one_line(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        out += (u < 0x20 || u == 0x7f) ? '?' : c;
+    }
+    return out;
 }
 
 int run_model(std::ostream& out, const Options& o) {
@@ -243,14 +293,17 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
                  "Print just the answer: the smallest GPU, the plan with --gpu, the best quant "
                  "with --vram; ids for lists");
     app.add_option("--data", o.data_dir,
-                   "Load the database from this folder instead of the built-in one");
+                   "Load the database from this folder instead of the built-in one")
+        ->check(non_empty());
     app.add_option(
-        "model", o.model,
-        "Model id or alias (qwen3.5-35b-a3b), a .gguf file, or a config.json / HF folder");
+           "model", o.model,
+           "Model id or alias (qwen3.5-35b-a3b), a .gguf file, or a config.json / HF folder")
+        ->check(non_empty());
     app.add_option("--mmproj", o.mmproj, "With a .gguf file: a vision projector GGUF to add");
     add_estimate_flags(app, o);
     app.add_option("--vram", o.vram,
-                   "A VRAM budget in GB: does the recommended quantization fit, and what does?");
+                   "A VRAM budget in GB: does the recommended quantization fit, and what does?")
+        ->check(non_empty());
     add_hardware_flags(app, o);
     app.add_option("--ngl", o.hw.ngl,
                    "Layers on the GPUs as llama.cpp's -ngl counts them (default: as many as fit)");
@@ -260,21 +313,24 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
 
     CLI::App* gpus =
         app.add_subcommand("gpus", "List the GPUs that run a model, natively or with CPU offload");
-    gpus->add_option("model", o.model, "Model id or alias")->required();
+    gpus->add_option("model", o.model, "Model id or alias")->required()->check(non_empty());
     add_estimate_flags(*gpus, o);
     gpus->fallthrough();
 
     CLI::App* models = app.add_subcommand("models", "List the models in the database");
     models->add_option("--family", o.family, "Only this family (substring, e.g. qwen)");
     models->add_option("--vendor", o.vendor, "Only this vendor (substring, e.g. alibaba)");
+    models->add_flag("--names", o.names, "Print only the ids, one per line");
     models->fallthrough();
 
     CLI::App* gpu_list = app.add_subcommand("gpu-list", "List the GPUs in the database");
     gpu_list->add_option("--vendor", o.vendor, "Only this vendor: nvidia, amd, intel, apple");
     gpu_list->add_option("--min-vram", o.min_vram, "Only GPUs with at least this many GB");
+    gpu_list->add_flag("--names", o.names, "Print only the ids, one per line");
     gpu_list->fallthrough();
 
     CLI::App* quants = app.add_subcommand("quants", "List the quantization formats");
+    quants->add_flag("--names", o.names, "Print only the ids, one per line");
     quants->fallthrough();
 
     CLI::App* system = app.add_subcommand("system", "Show the GPUs and RAM found on this machine");
@@ -305,10 +361,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         out << app.help("", CLI::AppFormatMode::All);
         return kExitOk;
     } catch (const CLI::CallForVersion&) {
-        out << app.version() << "\n";
+        out << version_text();
         return kExitOk;
     } catch (const CLI::ParseError& e) {
-        err << "canitrun: error: " << e.what() << "\n"
+        err << "canitrun: error: " << one_line(e.what()) << "\n"
             << "canitrun: run 'canitrun --help' for usage\n";
         return kExitBadInput;
     }
@@ -316,7 +372,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     try {
         o.output = o.format.empty() ? Format::table : need(parse_format(o.format));
         if (o.json) o.output = Format::json;
-        if (o.quiet) o.output = Format::quiet;
+        if (o.quiet || o.names) o.output = Format::quiet;
         o.color =
             want_color(out_is_terminal, std::getenv("NO_COLOR"), std::getenv("CLICOLOR_FORCE"));
         if (gpus->parsed()) return run_gpus(out, o);
@@ -363,9 +419,14 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         }
         return run_model(out, o);
     } catch (const Failure& f) {
-        err << "canitrun: error: " << f.error.message << "\n";
-        if (!f.error.hint.empty()) err << "canitrun: " << f.error.hint << "\n";
+        err << "canitrun: error: " << one_line(f.error.message) << "\n";
+        if (!f.error.hint.empty()) err << "canitrun: " << one_line(f.error.hint) << "\n";
         return kExitBadInput;
+    } catch (const std::exception& e) {
+        // A bug, not bad input; still one line and nothing on stdout, never an abort.
+        err << "canitrun: error: internal error: " << one_line(e.what()) << "\n"
+            << "canitrun: please report it with the command line that caused it\n";
+        return kExitInternal;
     }
 }
 

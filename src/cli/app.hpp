@@ -6,6 +6,7 @@
 //   0  answered (and, with --gpu, the model fits on those GPUs whole)
 //   1  with --gpu: the model does not fit on the GPUs whole; fit: no model fits
 //   2  bad input: unknown name, bad flag value, unreadable or malformed database
+//   3  internal error (a bug): an exception no handler expected
 
 #include <iosfwd>
 
@@ -14,6 +15,7 @@ namespace canitrun::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitDoesNotFit = 1;
 inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitInternal = 3;
 
 // `out_is_terminal`: whether `out` is a terminal, for colour (style.hpp).
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,

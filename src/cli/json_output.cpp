@@ -67,10 +67,10 @@ json model_json(const Model& m) {
                 {"kv_layers", count_kv_layers(m)},
                 {"layer_groups", groups},
                 {"source", m.source}};
-    if (m.is_moe()) {
-        out["experts"] = {{"total", m.arch.moe->experts},
-                          {"routed_per_token", m.arch.moe->experts_per_token},
-                          {"shared", m.arch.moe->shared_experts}};
+    if (const auto& moe = m.arch.moe) {
+        out["experts"] = {{"total", moe->experts},
+                          {"routed_per_token", moe->experts_per_token},
+                          {"shared", moe->shared_experts}};
     }
     return out;
 }

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "canitrun/fit.hpp"
 #include "canitrun/format.hpp"
 #include "canitrun/name_match.hpp"
@@ -30,14 +33,30 @@ std::string bandwidth(double gbps) {
     return fmt::format("{:.0f} GB/s", gbps);
 }
 
+bool model_matches(const Model& m, const ListFilter& f) {
+    if (!f.family.empty() && !contains(m.family, f.family)) return false;
+    return f.vendor.empty() || contains(m.vendor, f.vendor);
+}
+
+// The GPUs the filter keeps, smallest first (the order of every GPU list).
+std::vector<const Gpu*> filtered_gpus(const Database& db, const ListFilter& f) {
+    std::vector<const Gpu*> gpus;
+    for (const auto& g : db.gpus) {
+        if (!f.vendor.empty() && to_lower(g.vendor) != to_lower(f.vendor)) continue;
+        if (f.min_vram_bytes && g.vram_gb * kGB < *f.min_vram_bytes) continue;
+        gpus.push_back(&g);
+    }
+    std::sort(gpus.begin(), gpus.end(),
+              [](const Gpu* a, const Gpu* b) { return smaller_gpu_first(*a, *b); });
+    return gpus;
+}
+
 }  // namespace
 
 void write_models(std::ostream& out, const Database& db, const ListFilter& f) {
     std::vector<const Model*> models;
     for (const auto& m : db.models) {
-        if (!f.family.empty() && !contains(m.family, f.family)) continue;
-        if (!f.vendor.empty() && !contains(m.vendor, f.vendor)) continue;
-        models.push_back(&m);
+        if (model_matches(m, f)) models.push_back(&m);
     }
     const DataViews views{[&] {
                               nlohmann::json list = nlohmann::json::array();
@@ -63,14 +82,7 @@ void write_models(std::ostream& out, const Database& db, const ListFilter& f) {
 }
 
 void write_gpu_list(std::ostream& out, const Database& db, const ListFilter& f) {
-    std::vector<const Gpu*> gpus;
-    for (const auto& g : db.gpus) {
-        if (!f.vendor.empty() && to_lower(g.vendor) != to_lower(f.vendor)) continue;
-        if (f.min_vram_bytes && g.vram_gb * kGB < *f.min_vram_bytes) continue;
-        gpus.push_back(&g);
-    }
-    std::sort(gpus.begin(), gpus.end(),
-              [](const Gpu* a, const Gpu* b) { return smaller_gpu_first(*a, *b); });
+    const std::vector<const Gpu*> gpus = filtered_gpus(db, f);
     const DataViews views{[&] {
                               nlohmann::json list = nlohmann::json::array();
                               for (const Gpu* g : gpus) list.push_back(gpu_json(*g));

@@ -47,7 +47,7 @@ void write_card(std::ostream& out, const ModelReport& r) {
     if (!inputs.empty())
         out << (m.released.empty() ? "  " : " · ") << "Inputs: " << join(inputs, " · ");
     out << "\n";
-    if (m.is_moe()) {
+    if (m.arch.moe) {
         const MoE& moe = *m.arch.moe;
         out << "  Active experts: " << moe.experts_per_token << " routed";
         if (moe.shared_experts > 0) out << " + " << moe.shared_experts << " shared";

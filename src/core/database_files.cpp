@@ -16,14 +16,15 @@ Result<DatabaseFiles> read_database_dir(const std::string& dir) {
     DatabaseFiles files;
     fs::recursive_directory_iterator it(dir, ec), end;
     for (; !ec && it != end; it.increment(ec)) {
-        if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
+        // Folders are walked; any other *.json entry (a file, a dangling link) must be readable.
+        if (it->path().extension() != ".json" || it->is_directory(ec)) continue;
         std::ifstream in(it->path(), std::ios::binary);
-        if (!in) {
-            return fail(ErrorKind::io, "cannot read '" + it->path().string() + "'",
-                        "check the file's permissions");
-        }
         std::ostringstream text;
-        text << in.rdbuf();
+        if (in) text << in.rdbuf();
+        if (!in || in.bad()) {
+            return fail(ErrorKind::io, "cannot read '" + it->path().string() + "'",
+                        "check that the file exists and is readable");
+        }
         files[fs::relative(it->path(), dir, ec).generic_string()] = text.str();
     }
     if (ec)

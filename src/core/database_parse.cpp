@@ -3,11 +3,13 @@
 // positive, contexts and sizes are within bounds no real model or GPU exceeds.
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "canitrun/database.hpp"
 #include "canitrun/name_match.hpp"
+#include "canitrun/param_count.hpp"
 #include "canitrun/parse.hpp"
 #include "json_fields.hpp"
 
@@ -220,6 +222,12 @@ Model parse_model(const Fields& f) {
     m.context_extended = ctx.count_or("extended", 0, kMaxContext);
     m.context_extension = ctx.text_or("extension", "");
     m.arch = parse_architecture(f.child("architecture"));
+    try {
+        (void)count_params(m);
+    } catch (const OverflowError&) {
+        f.error(
+            "the architecture's parameter count does not fit in 64 bits: a dimension is absurd");
+    }
     if (f.has("benchmarks")) {
         const json& list = f.at("benchmarks");
         if (!list.is_array()) f.error("benchmarks must be an array");
@@ -264,8 +272,8 @@ Gpu parse_gpu(const Fields& f) {
     g.backends = f.texts_or_empty("backends");
     if (g.backends.empty()) f.error("field 'backends' must list at least one backend");
     g.release_year = f.count_or("release_year", 0, 2100);
-    g.unified_gpu_share_permille =
-        static_cast<std::uint64_t>(f.number_or("unified_gpu_share_percent", 100, 100) * 10 + 0.5);
+    g.unified_gpu_share_permille = static_cast<std::uint64_t>(
+        std::llround(f.number_or("unified_gpu_share_percent", 100, 100) * 10));
     if (g.gpu_class == GpuClass::unified && !f.has("unified_gpu_share_percent")) {
         f.error("a unified-memory entry needs unified_gpu_share_percent");
     }
@@ -280,7 +288,7 @@ Quant parse_quant(const Fields& f) {
     q.name = f.text_or("name", q.id);
     q.aliases = f.texts_or_empty("aliases");
     const double bpw = f.number("bits_per_weight", 1, 64);
-    q.bpw_e4 = static_cast<std::uint64_t>(bpw * kBpwScale + 0.5);
+    q.bpw_e4 = static_cast<std::uint64_t>(std::llround(bpw * kBpwScale));
     q.quality_rank = f.count("quality_rank", 1, 1000);
     q.recommended = f.flag_or("recommended", false);
     q.page_table = f.flag_or("page_table", false);
@@ -310,8 +318,10 @@ void check_unique_names(const std::vector<Entry>& entries, const std::string& wh
             seen_here.push_back(key);
             auto [it, inserted] = owner.emplace(key, e.id);
             if (!inserted) {
-                throw DatabaseError(what + " name '" + n + "' of '" + e.id +
-                                    "' is already used by '" + it->second + "'");
+                std::string message = what;
+                message += " name '" + n + "' of '" + e.id;
+                message += "' is already used by '" + it->second + "'";
+                throw DatabaseError(message);
             }
         }
     }
@@ -325,6 +335,18 @@ void parse_array(const std::string& file, const std::string& text, std::vector<E
     for (std::size_t i = 0; i < doc.size(); ++i) {
         out.push_back(parse_one(Fields(doc[i], entry_name(file, i, doc[i]))));
     }
+}
+
+DatabaseInfo parse_info(const std::string& text) {
+    const json doc = json::parse(text);
+    const Fields f(doc, "database.json");
+    DatabaseInfo info{f.text("version"), f.text("date"), f.text("source")};
+    const std::string& d = info.date;
+    const bool iso =
+        d.size() == 10 && d[4] == '-' && d[7] == '-' &&
+        std::all_of(d.begin(), d.end(), [](char c) { return c == '-' || (c >= '0' && c <= '9'); });
+    if (!iso) f.error("field 'date' = '" + d + "' must be a date written YYYY-MM-DD");
+    return info;
 }
 
 bool starts_with(const std::string& s, const char* prefix) {
@@ -347,10 +369,13 @@ Result<Database> parse_database(const DatabaseFiles& files) {
                 parse_array(path, text, db.quants, parse_quant);
             } else if (path == "card_classes.json") {
                 parse_array(path, text, db.card_classes, parse_card_class);
+            } else if (path == "database.json") {
+                db.info = parse_info(text);
             } else {
-                throw DatabaseError(path +
-                                    ": not a database file (expected quants.json, "
-                                    "card_classes.json, models/*.json or gpus/*.json)");
+                throw DatabaseError(
+                    path +
+                    ": not a database file (expected quants.json, "
+                    "card_classes.json, database.json, models/*.json or gpus/*.json)");
             }
         }
         if (db.models.empty()) throw DatabaseError("no models (models/*.json)");

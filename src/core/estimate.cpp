@@ -16,7 +16,7 @@ Result<Estimate> assemble(Bytes weights, Bytes kv, std::uint64_t overhead_percen
 std::unexpected<Error> overflow(const Model& model) {
     return std::unexpected<Error>(Error{
         ErrorKind::overflow, "the estimate for " + model.id + " does not fit in 64-bit byte counts",
-        "lower --ctx"});
+        "lower --ctx, or check the model's entry in the database"});
 }
 
 }  // namespace

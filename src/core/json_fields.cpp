@@ -23,7 +23,7 @@ const nlohmann::json& Fields::at(const char* key) const {
 }
 
 Fields Fields::child(const char* key) const {
-    return Fields(at(key), where_ + "." + key);
+    return {at(key), where_ + "." + key};
 }
 
 std::string Fields::text(const char* key) const {

@@ -11,18 +11,22 @@ namespace {
 // (34 bytes / 32 values), block_q4_0 a half scale + 16 bytes of nibbles (18 / 32), q4_1 and
 // q5_x add a half min or the fifth bits. TurboQuant (Zandieh et al. 2025, arXiv:2504.19874)
 // reports quality-neutral KV at 3.5 bits per value: 7 bytes per 16 values.
-const std::array<KvType, 10> kKvTypes = {{
-    {"f16", 1, 2, "ggml GGML_TYPE_F16"},
-    {"bf16", 1, 2, "ggml GGML_TYPE_BF16"},
-    {"f32", 1, 4, "ggml GGML_TYPE_F32"},
-    {"q8_0", 32, 34, "ggml-common.h block_q8_0"},
-    {"q5_1", 32, 24, "ggml-common.h block_q5_1"},
-    {"q5_0", 32, 22, "ggml-common.h block_q5_0"},
-    {"q4_1", 32, 20, "ggml-common.h block_q4_1"},
-    {"q4_0", 32, 18, "ggml-common.h block_q4_0"},
-    {"iq4_nl", 32, 18, "ggml-common.h block_iq4_nl"},
-    {"turboquant", 16, 7, "TurboQuant, arXiv:2504.19874: 3.5 bits per value"},
-}};
+// A function-local static: built on first use, where an exception can still be caught.
+const std::array<KvType, 10>& kv_types() {
+    static const std::array<KvType, 10> types = {{
+        {"f16", 1, 2, "ggml GGML_TYPE_F16"},
+        {"bf16", 1, 2, "ggml GGML_TYPE_BF16"},
+        {"f32", 1, 4, "ggml GGML_TYPE_F32"},
+        {"q8_0", 32, 34, "ggml-common.h block_q8_0"},
+        {"q5_1", 32, 24, "ggml-common.h block_q5_1"},
+        {"q5_0", 32, 22, "ggml-common.h block_q5_0"},
+        {"q4_1", 32, 20, "ggml-common.h block_q4_1"},
+        {"q4_0", 32, 18, "ggml-common.h block_q4_0"},
+        {"iq4_nl", 32, 18, "ggml-common.h block_iq4_nl"},
+        {"turboquant", 16, 7, "TurboQuant, arXiv:2504.19874: 3.5 bits per value"},
+    }};
+    return types;
+}
 
 Bytes elements_to_bytes(std::uint64_t elements, const KvType& type) {
     return checked::mul_div_ceil(elements, type.block_bytes, type.block_elements);
@@ -32,7 +36,7 @@ Bytes elements_to_bytes(std::uint64_t elements, const KvType& type) {
 
 Result<KvType> parse_kv_type(const std::string& text) {
     const std::string lower = to_lower(text);
-    for (const auto& t : kKvTypes) {
+    for (const auto& t : kv_types()) {
         if (t.id == lower) return t;
     }
     return fail(ErrorKind::bad_input, "unknown KV cache type '" + text + "'",
@@ -41,7 +45,7 @@ Result<KvType> parse_kv_type(const std::string& text) {
 
 std::string kv_type_names() {
     std::string out;
-    for (const auto& t : kKvTypes) out += (out.empty() ? "" : ", ") + t.id;
+    for (const auto& t : kv_types()) out += (out.empty() ? "" : ", ") + t.id;
     return out;
 }
 

@@ -53,7 +53,7 @@ Result<std::uint64_t> parse_context(const std::string& text) {
     if (!s.empty()) {
         const char last = static_cast<char>(std::tolower(static_cast<unsigned char>(s.back())));
         if (last == 'k') unit = 1024;
-        if (last == 'm') unit = 1024 * 1024;
+        if (last == 'm') unit = 1024ULL * 1024;
         if (unit != 1) s.pop_back();
     }
     std::uint64_t scaled = 0;  // tokens x 1000, so "1.5k" works
@@ -67,7 +67,10 @@ Result<std::uint64_t> parse_context(const std::string& text) {
                     "the largest accepted is 1048576k (2^30 tokens)");
     }
     const std::uint64_t tokens = scaled * unit / 1000;
-    if (tokens == 0) return fail(ErrorKind::bad_input, "context length must be at least 1 token");
+    if (tokens == 0) {
+        return fail(ErrorKind::bad_input, "context length '" + text + "' is less than 1 token",
+                    "write it as tokens: 8192, 32k, 256K or 1M");
+    }
     if (tokens > kMaxContext) {
         return fail(ErrorKind::bad_input, "context length '" + text + "' is too large",
                     "the largest accepted is 1048576k (2^30 tokens)");
@@ -92,7 +95,7 @@ Result<std::uint64_t> parse_gb(const std::string& text) {
     constexpr std::uint64_t kMaxBytes = 1000000ULL * 1000000000ULL;  // 1 PB
     if (bytes == 0 || bytes > kMaxBytes) {
         return fail(ErrorKind::bad_input, "size '" + text + "' is out of range",
-                    "give a size between 0 and 1000000 GB");
+                    "give a size above 0 and at most 1000000 GB");
     }
     return bytes;
 }

@@ -96,7 +96,7 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
     } catch (const OverflowError&) {
         return fail(ErrorKind::overflow,
                     "the estimate for " + model.id + " overflows 64-bit byte counts",
-                    "lower --ctx");
+                    "lower --ctx, or check the model's entry in the database");
     }
     return r;
 }

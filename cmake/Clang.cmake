@@ -1,0 +1,26 @@
+# Building with clang (the fuzz build, and clang-tidy, which parses with clang).
+#
+# libstdc++ 12 (Debian 12) offers <expected> only when __cpp_concepts >= 202002L. Clang 16
+# implements what it needs (P0848, conditionally trivial special members) but still reports
+# 201907L, so <expected> would be empty. Raise the macro for clang 16 to 18 with libstdc++;
+# clang 14 lacks P0848 and cannot build canitrun. The same two flags are in .clang-tidy.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  if(CMAKE_CXX_COMPILER_VERSION VERSION_LESS 16)
+    message(FATAL_ERROR "canitrun needs clang 16 or later (std::expected); "
+                        "apt-get install clang-16 and configure with CXX=clang++-16")
+  endif()
+  if(CMAKE_CXX_COMPILER_VERSION VERSION_LESS 19)
+    add_compile_options(-U__cpp_concepts -D__cpp_concepts=202002L)
+  endif()
+endif()
+
+if(CANITRUN_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "CANITRUN_FUZZ needs clang (libFuzzer): apt-get install clang-16 "
+                        "libclang-rt-16-dev and configure with CXX=clang++-16")
+  endif()
+  # Coverage for libFuzzer and the sanitizers on every object, the library included.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+                      -fno-omit-frame-pointer -g)
+  add_link_options(-fsanitize=address,undefined)
+endif()

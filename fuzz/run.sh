@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target for a bounded time: fuzz/run.sh [SECONDS_PER_TARGET] [BUILD_DIR]
+# (default 60 s, build-fuzz). Build them first:
+#   CXX=clang++-16 cmake -S . -B build-fuzz -DCANITRUN_FUZZ=ON -DCANITRUN_BUILD_TESTS=OFF
+#   cmake --build build-fuzz -j2
+# Each target starts from fuzz/corpus/<target>/ (read only); new inputs go to a scratch folder,
+# crashes to build-fuzz/fuzz-artifacts/. Exit status 1 if any target found a crash.
+# For a longer run of one target: build-fuzz/fuzz/fuzz_database -max_total_time=3600 \
+#   -dict=fuzz/json.dict NEW_CORPUS_DIR fuzz/corpus/fuzz_database
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+build=${2:-build-fuzz}
+artifacts="$build/fuzz-artifacts"
+mkdir -p "$artifacts"
+status=0
+for target in "$build"/fuzz/fuzz_*; do
+  [ -x "$target" ] || continue
+  name=$(basename "$target")
+  scratch=$(mktemp -d)
+  dict=()
+  [ "$name" = fuzz_database ] && dict=(-dict=fuzz/json.dict)
+  echo "fuzz: $name for ${seconds}s"
+  if ! "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$artifacts/$name-" "${dict[@]}" "$scratch" "fuzz/corpus/$name" \
+    >"$artifacts/$name.log" 2>&1; then
+    echo "fuzz: $name FAILED (see $artifacts/$name.log)"
+    tail -40 "$artifacts/$name.log"
+    status=1
+  else
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$artifacts/$name.log" | sed "s/^/fuzz: $name /"
+  fi
+  rm -rf "$scratch"
+done
+exit $status

@@ -1,0 +1,253 @@
+// Every class of bad input in README "Bad input", end to end through the real binary: exit code
+// 2, nothing on stdout, and on stderr one line `canitrun: error: ...` naming the problem, then at
+// most one `canitrun: ...` line saying how to fix it. Also the arithmetic limits: a
+// 1T-parameter model at FP32 with 10M context comes out right, a larger one is refused.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "catch.hpp"
+#include "run_binary.hpp"
+
+namespace fs = std::filesystem;
+using canitrun::test::lines_of;
+using canitrun::test::Outcome;
+using canitrun::test::run_canitrun;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kTinyDir = CANITRUN_FIXTURES "/tiny-database";
+const std::string& tiny() {
+    static const std::string dir = kTinyDir;
+    return dir;
+}
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+// The contract for bad input; `message` must appear in the error line.
+void check_refused(const std::vector<std::string>& args, const std::string& message) {
+    const Outcome o = run_canitrun(args);
+    std::string joined;
+    for (const auto& a : args) joined += "[" + a + "] ";
+    INFO("args: " << joined << "\nstderr: " << o.err);
+    CHECK(o.code == 2);
+    CHECK(o.out.empty());
+    const auto lines = lines_of(o.err);
+    REQUIRE(!lines.empty());
+    CHECK(lines.size() <= 2);
+    CHECK(lines[0].rfind("canitrun: error: ", 0) == 0);
+    CHECK(has(lines[0], message));
+    for (const auto& line : lines) CHECK(line.rfind("canitrun: ", 0) == 0);
+    if (lines.size() == 2) CHECK(lines[1].rfind("canitrun: error:", 0) != 0);
+}
+
+// A copy of tests/fixtures/tiny-database in a fresh temporary folder, to break on purpose.
+class Scratch {
+  public:
+    Scratch() {
+        static int counter = 0;
+        dir_ = fs::temp_directory_path() /
+               ("canitrun-bad-input-" + std::to_string(getpid()) + "-" + std::to_string(++counter));
+        fs::remove_all(dir_);
+        fs::copy(tiny(), dir_, fs::copy_options::recursive);
+    }
+    ~Scratch() {
+        std::error_code ec;
+        fs::remove_all(dir_, ec);
+    }
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+
+    std::string dir() const { return dir_.string(); }
+    void write(const std::string& rel, const std::string& text) const {
+        std::ofstream(dir_ / rel, std::ios::binary) << text;
+    }
+    // models/test.json holding only tiny-dense-test, with one field changed.
+    void write_model(const std::string& pointer, const json& value) const {
+        json model = first_model();
+        if (value.is_null()) {
+            const json::json_pointer p(pointer);
+            model[p.parent_pointer()].erase(p.back());
+        } else {
+            model[json::json_pointer(pointer)] = value;
+        }
+        write("models/test.json", json::array({model}).dump(2));
+    }
+    json first_model() const {
+        std::ifstream in(fs::path(tiny()) / "models/test.json");
+        return json::parse(in).at(0);
+    }
+
+  private:
+    fs::path dir_;
+};
+
+}  // namespace
+
+TEST_CASE("bad input: unknown names get did-you-mean") {
+    check_refused({"qwen3.5-35b-a3x"}, "unknown model 'qwen3.5-35b-a3x'");
+    const Outcome o = run_canitrun({"qwen3.5-35b-a3x"});
+    CHECK(has(o.err, "did you mean 'qwen3.5-35b-a3b'"));
+    check_refused({"gpus", "qwen3.5-35b-a3x"}, "unknown model");
+    check_refused({"qwen3.5-35b-a3b", "--gpu", "RTX 4099"}, "unknown GPU 'RTX 4099'");
+    CHECK(has(run_canitrun({"qwen3.5-35b-a3b", "--gpu", "RTX 4099"}).err, "did you mean"));
+    check_refused({"qwen3.5-35b-a3b", "--quant", "Q4_K_X"}, "unknown quantization 'Q4_K_X'");
+    CHECK(has(run_canitrun({"qwen3.5-35b-a3b", "--quant", "Q4_K_X"}).err, "did you mean"));
+    check_refused({"qwen3.5-35b-a3b", "--kv-type", "q3"}, "unknown KV cache type 'q3'");
+}
+
+TEST_CASE("bad input: flag values out of range or malformed") {
+    const std::string m = "qwen3.5-35b-a3b";
+    check_refused({m, "--ctx", "0"}, "context length '0' is less than 1 token");
+    check_refused({m, "--ctx", "0.0001k"}, "less than 1 token");
+    check_refused({m, "--ctx", "10e99"}, "invalid context length '10e99'");
+    check_refused({m, "--ctx", "99999999999999999999999"}, "invalid context length");
+    // 2^30 tokens is the largest accepted (parse.hpp kMaxContext): 1048577k is one k over.
+    check_refused({m, "--ctx", "1048577k"}, "is too large");
+    check_refused({m, "--ctx", "-5"}, "invalid context length '-5'");
+    check_refused({m, "--ram", "-1"}, "invalid size '-1'");
+    check_refused({m, "--ram", "0.5"}, "--ram '0.5' is less than 1 GB");
+    check_refused({m, "--vram", "abc"}, "invalid size 'abc'");
+    check_refused({m, "--vram", "0"}, "size '0' is out of range");
+    check_refused({m, "--vram", "1000001"}, "size '1000001' is out of range");
+    check_refused({"gpu-list", "--min-vram", "lots"}, "invalid size 'lots'");
+    check_refused({m, "--quant", ""}, "--quant: needs a value");
+    check_refused({m, "--gpu", ""}, "--gpu: needs a value");
+    check_refused({"", "--json"}, "needs a value");
+}
+
+TEST_CASE("bad input: the command line itself") {
+    check_refused({"qwen3.5-35b-a3b", "--bogus"}, "--bogus");
+    check_refused({"qwen3.5-35b-a3b", "--ctx"}, "--ctx");
+    check_refused({"models", "--min-vram", "8"}, "--min-vram");
+    check_refused({"gpus"}, "model is required");
+    check_refused({}, "name a model");
+    // A control character in a name stays on one line.
+    check_refused({"qwen\nbad"}, "unknown model 'qwen?bad'");
+}
+
+TEST_CASE("bad input: unreadable database folders and files") {
+    check_refused({"--data", "/nonexistent/canitrun", "qwen3.5-35b-a3b"},
+                  "cannot read database folder '/nonexistent/canitrun'");
+    check_refused({"--data", tiny() + "/quants.json", "tiny-dense-test"},
+                  "cannot read database folder");
+    check_refused({"--data", "", "tiny-dense-test"}, "--data: needs a value");
+    const Scratch s;
+    fs::create_symlink(s.dir() + "/no-such-file", fs::path(s.dir()) / "models/dangling.json");
+    check_refused({"--data", s.dir(), "tiny-dense-test"}, "cannot read '");
+}
+
+TEST_CASE("bad input: malformed or truncated JSON in the database") {
+    const Scratch truncated;
+    std::ifstream in(tiny() + "/models/test.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    truncated.write("models/test.json", text.substr(0, text.size() / 2));
+    check_refused({"--data", truncated.dir(), "tiny-dense-test"},
+                  "malformed JSON in models/test.json");
+    const Scratch empty;
+    empty.write("gpus/nvidia.json", "");
+    check_refused({"--data", empty.dir(), "tiny-dense-test"}, "malformed JSON in gpus/nvidia.json");
+    const Scratch object;
+    object.write("quants.json", R"({"id": "Q4_K_M"})");
+    check_refused({"--data", object.dir(), "tiny-dense-test"},
+                  "quants.json: expected a JSON array of entries");
+    const Scratch stray;
+    stray.write("notes.json", "[]");
+    check_refused({"--data", stray.dir(), "tiny-dense-test"}, "notes.json: not a database file");
+    const Scratch info;
+    info.write("database.json", R"({"version": "1", "date": "yesterday", "source": "x"})");
+    check_refused({"--data", info.dir(), "tiny-dense-test"}, "must be a date written YYYY-MM-DD");
+}
+
+TEST_CASE("bad input: database entries with missing or absurd fields") {
+    struct Case {
+        const char* pointer;
+        json value;  // null: remove the field
+        const char* message;
+    };
+    const Case cases[] = {
+        {"/source", nullptr, "missing field 'source'"},
+        {"/architecture/layers", -4, "field 'layers' = -4 must not be negative"},
+        {"/architecture/layers", 16.5, "must be a whole, non-negative number"},
+        {"/architecture/layers", "16", "field 'layers' must be a whole number"},
+        {"/architecture/layers", 17, "layer_groups count 16 layers, but layers = 17"},
+        {"/context/native", 1e15, "field 'native' = 1e+15 is outside 1..1073741824"},
+        {"/params/total", 0, "field 'total' = 0 is outside"},
+        {"/architecture/attention/kv_heads", 32, "field 'kv_heads' = 32 is outside 1..16"},
+        {"/architecture/layer_groups/0/kind", "dense", "unknown layer kind 'dense'"},
+        {"/id", "Tiny Dense", "may hold only a-z, 0-9"},
+        // Each dimension is within its bound, but 10000 layers of 10^6 heads x 10^6 dims x 10^6
+        // hidden is ~10^22 parameters: the count is refused, never wrapped.
+        {"/architecture",
+         json{{"hidden_size", 1000000},
+              {"vocab_size", 1000},
+              {"layers", 10000},
+              {"attention", {{"heads", 1000000}, {"kv_heads", 1000000}, {"head_dim", 1000000}}},
+              {"ffn", {{"intermediate_size", 1000}}},
+              {"layer_groups", json::array({{{"kind", "full"}, {"count", 10000}}})}},
+         "parameter count does not fit in 64 bits"},
+    };
+    for (const auto& c : cases) {
+        const Scratch s;
+        s.write_model(c.pointer, c.value);
+        check_refused({"--data", s.dir(), "tiny-dense-test"}, c.message);
+    }
+    const Scratch gpu;
+    std::ifstream in(tiny() + "/gpus/nvidia.json");
+    json gpus = json::parse(in);
+    gpus[0]["bandwidth_gbps"] = 0;
+    gpu.write("gpus/nvidia.json", gpus.dump());
+    check_refused({"--data", gpu.dir(), "tiny-dense-test"},
+                  "field 'bandwidth_gbps' = 0 is outside the sensible range");
+    const Scratch twice;
+    const json model = twice.first_model();
+    twice.write("models/test.json", json::array({model, model}).dump());
+    check_refused({"--data", twice.dir(), "tiny-dense-test"},
+                  "model name 'tiny-dense-test' of 'tiny-dense-test' is already used");
+}
+
+TEST_CASE("overflow: a 1T-parameter model at FP32 with 10M context comes out right") {
+    const Outcome o = run_canitrun(
+        {"--data", tiny(), "trillion-fp32-test", "--quant", "FP32", "--ctx", "10M", "--json"});
+    REQUIRE(o.code == 0);
+    CHECK(o.err.empty());
+    const json doc = json::parse(o.out);
+    // 10M = 10 x 2^20 = 10,485,760 tokens (k = 1024, M = 1024^2).
+    CHECK(doc["context"] == 10485760);
+    const json& terms = doc["estimate"]["terms"];
+    // weights: 10^12 parameters x 32 bits / 8 = 4 x 10^12 bytes.
+    CHECK(terms[0]["bytes"].get<std::uint64_t>() == 4000000000000ULL);
+    // KV cache: 128 layers x 2 (K and V) x 8 KV heads x 128 dims x 2 bytes (f16) = 2^19 bytes
+    // per token; x 10 x 2^20 tokens = 10 x 2^39 = 5,497,558,138,880 bytes.
+    CHECK(terms[1]["bytes"].get<std::uint64_t>() == 5497558138880ULL);
+    // overhead: floor(12 % of 9,497,558,138,880) = floor(1,139,706,976,665.6).
+    CHECK(terms[2]["bytes"].get<std::uint64_t>() == 1139706976665ULL);
+    CHECK(doc["estimate"]["total_bytes"].get<std::uint64_t>() == 10637265115545ULL);
+    // 10.6 TB: no GPU holds it (the largest in the fixture is the 141 GB H200).
+    CHECK(doc["smallest_gpu"].is_null());
+    CHECK(doc["gpus"]["native"].empty());
+    // The text report prints the same total, rounded to 0.1 GB.
+    const Outcome text =
+        run_canitrun({"--data", tiny(), "trillion-fp32-test", "--quant", "FP32", "--ctx", "10M"});
+    CHECK(text.code == 0);
+    CHECK(has(text.out, "10637.3 GB"));
+}
+
+TEST_CASE("overflow: an estimate past 64 bits is refused and never wrapped") {
+    // 1000 layers x 2 x 10^5 KV heads x 10^5 dims x 2 bytes = 4 x 10^13 bytes per token; the
+    // page's 8k column alone is 3.3 x 10^20 bytes, past 2^64 (1.8 x 10^19).
+    check_refused({"--data", tiny(), "kv-overflow-test"},
+                  "the estimate for kv-overflow-test does not fit in 64-bit byte counts");
+    check_refused({"--data", tiny(), "gpus", "kv-overflow-test", "--json"},
+                  "does not fit in 64-bit");
+    // Listing it is fine: its parameter count (about 4 x 10^18) fits.
+    const Outcome list = run_canitrun({"--data", tiny(), "models", "--json"});
+    CHECK(list.code == 0);
+    CHECK(json::parse(list.out).size() == 3);
+}

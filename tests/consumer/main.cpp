@@ -1,0 +1,23 @@
+// Uses the installed canitrun library: the embedded database and one estimate. Exits 0 when the
+// answer is the reference page's: Qwen 3.5 35B-A3B at Q4_K_M, 8k context, 24,065,604,819 bytes
+// (derived by hand in tests/reference_page_test.cpp).
+
+#include <canitrun/database.hpp>
+#include <canitrun/estimate.hpp>
+#include <cstdio>
+
+int main() {
+    const auto db = canitrun::parse_database(canitrun::embedded_database_files());
+    if (!db) {
+        std::fprintf(stderr, "consumer: %s\n", db.error().message.c_str());
+        return 1;
+    }
+    const auto model = db->find_model("qwen3.5-35b-a3b");
+    const auto quant = db->find_quant("Q4_K_M");
+    if (!model || !quant) return 1;
+    const auto e = canitrun::estimate(**model, **quant, canitrun::EstimateOptions{});
+    if (!e) return 1;
+    std::printf("consumer: %s at %s, 8k context: %llu bytes\n", (*model)->id.c_str(),
+                (*quant)->id.c_str(), static_cast<unsigned long long>(e->total()));
+    return e->total() == 24065604819ULL ? 0 : 1;
+}
