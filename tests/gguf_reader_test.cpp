@@ -281,6 +281,28 @@ TEST_CASE("gguf: corrupt files are refused with a clear error") {
     }
 }
 
+// Found by fuzz_gguf: each was an uncaught exception or a header past the end of the file.
+TEST_CASE("gguf: fuzzer findings are clear errors") {
+    {
+        // No tensors: the header is padded to the 32-byte alignment; cut inside that padding.
+        GgufWriter w;
+        w.str("general.architecture", "llama");
+        const std::string header = w.header();
+        REQUIRE(header.size() % 32 == 0);
+        const auto r = read_bytes(header.substr(0, header.size() - 1));
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message.find("truncated") != std::string::npos);
+    }
+    {
+        // An f64 row of 2^61 values is 2^64 bytes: one row overflows.
+        GgufWriter w;
+        w.tensor_at("huge", {1ULL << 61}, 28, 0);
+        const auto r = read_bytes(w.header());
+        REQUIRE_FALSE(r);
+        CHECK(r.error().message.find("larger than 2^64 bytes") != std::string::npos);
+    }
+}
+
 TEST_CASE("gguf: a sparse file's header is read without touching its data") {
     const auto dir = std::filesystem::temp_directory_path() /
                      ("canitrun_gguf_reader_test_" + std::to_string(::getpid()));

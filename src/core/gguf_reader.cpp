@@ -268,16 +268,17 @@ Result<GgufTensor> read_tensor_info(Cursor& c, const ByteSource& src) {
     if (!offset) return std::unexpected(offset.error());
     t.offset = *offset;
     const std::uint64_t row = t.dims.empty() ? 1 : t.dims[0];
-    const auto row_bytes = ggml_row_bytes(*gt, row);
-    if (!row_bytes) {
-        return corrupt(src, "tensor '" + t.name + "' has rows of " + std::to_string(row) +
-                                " values, not a multiple of " + std::string(gt->name) +
-                                "'s block of " + std::to_string(gt->block_elements));
-    }
-    const std::uint64_t rows = row == 0 ? 0 : elements / row;
     try {
+        const auto row_bytes = ggml_row_bytes(*gt, row);
+        if (!row_bytes) {
+            return corrupt(src, "tensor '" + t.name + "' has rows of " + std::to_string(row) +
+                                    " values, not a multiple of " + std::string(gt->name) +
+                                    "'s block of " + std::to_string(gt->block_elements));
+        }
+        const std::uint64_t rows = row == 0 ? 0 : elements / row;
         t.bytes = checked::mul(*row_bytes, rows);
     } catch (const OverflowError&) {
+        // A row alone can pass 2^64 bytes (an f64 row of 2^62 values; found by fuzz_gguf).
         return corrupt(src, "tensor '" + t.name + "' is larger than 2^64 bytes");
     }
     return t;
@@ -344,6 +345,14 @@ Result<GgufFile> read_gguf_impl(const ByteSource& src) {
     // The data section starts at the next multiple of the alignment.
     const std::uint64_t end = c.pos();
     file.data_offset = (end + file.alignment - 1) / file.alignment * file.alignment;
+    // Writers pad the header to the alignment even with no tensors; a file that stops inside
+    // that padding was cut short (found by fuzz_gguf).
+    if (file.data_offset > file.file_size) {
+        return std::unexpected(
+            Error{ErrorKind::bad_input,
+                  src.name() + ": truncated file: it ends inside the header's padding",
+                  "the download is incomplete; download it again"});
+    }
     for (const auto& t : file.tensors) {
         if (t.offset % file.alignment != 0) {
             return corrupt(src, "tensor '" + t.name + "' is not aligned");
