@@ -5,13 +5,64 @@ Schemas in docs/schema/ (draft 2020-12), with Debian's python3-jsonschema.
 Usage: json_schema_test.py CANITRUN_BINARY SCHEMA_DIR FIXTURES_DIR
 """
 import json
+import os
+import struct
 import subprocess
 import sys
+import tempfile
 
 import jsonschema
 
 binary, schema_dir, fixtures = sys.argv[1:4]
 tiny = fixtures + "/tiny-database"
+probe = fixtures + "/probe"
+logs = fixtures + "/logs"
+hf = fixtures + "/hf"
+workdir = tempfile.TemporaryDirectory()
+
+
+def write_small_llama(path):
+    """The small_llama() of tests/file_cli_test.cpp, written with struct (layout per
+    ggml/docs/gguf.md): GGUF v3, Llama 3.1 8B's metadata, two tensor infos (token_embd q4_K
+    4096 x 128256, output_norm f32 4096), the data section a hole (truncate). Weights:
+    128256 rows x 16 q4_K blocks x 144 bytes + 4096 x 4 = 295,518,208 bytes."""
+
+    def string(s):
+        return struct.pack("<Q", len(s)) + s.encode()
+
+    def kv(key, type_id, payload):
+        return string(key) + struct.pack("<I", type_id) + payload
+
+    def pad(n):
+        return (n + 31) // 32 * 32  # general.alignment defaults to 32
+
+    u32 = [("llama.context_length", 131072), ("llama.embedding_length", 4096),
+           ("llama.block_count", 32), ("llama.attention.head_count", 32),
+           ("llama.attention.head_count_kv", 8), ("llama.feed_forward_length", 14336),
+           ("llama.vocab_size", 128256)]
+    kvs = [kv("general.architecture", 8, string("llama")),
+           kv("general.name", 8, string("Test Llama"))]
+    kvs += [kv(k, 4, struct.pack("<I", v)) for k, v in u32]
+    embd = 128256 * (4096 // 256) * 144  # q4_K: 256 weights in 144 bytes
+    tensors = [("token_embd.weight", [4096, 128256], 12, 0),
+               ("output_norm.weight", [4096], 0, pad(embd))]
+    header = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kvs)) + b"".join(kvs)
+    for name, dims, type_id, offset in tensors:
+        header += string(name) + struct.pack("<I", len(dims))
+        header += b"".join(struct.pack("<Q", d) for d in dims)
+        header += struct.pack("<IQ", type_id, offset)
+    header += b"\0" * (pad(len(header)) - len(header))
+    with open(path, "wb") as f:
+        f.write(header)
+        f.truncate(len(header) + pad(embd) + pad(4096 * 4))
+
+
+gguf = os.path.join(workdir.name, "small-llama.gguf")
+write_small_llama(gguf)
+
+
+def recording(name):
+    return {"CANITRUN_PROBE_RECORDING": f"{probe}/{name}"}
 
 # (schema file, arguments): every command that prints JSON, with the options that add
 # optional sections (--vram, --gpu), and the small fixture database's edge cases (no GPU holds
@@ -29,6 +80,41 @@ CASES = [
     ("models", ["models", "--family", "no-such-family", "--json"]),
     ("gpu-list", ["gpu-list", "--json"]),
     ("quants", ["quants", "--json"]),
+    # --gpu: the hardware section (several GPUs, one, a detected machine without a GPU: no
+    # plan for the selected quantization, a CPU-only best; an APU of unknown bandwidth; MIG)
+    ("model-report", ["qwen3.5-35b-a3b", "--gpu", "2x3090", "--json"]),
+    ("model-report", ["qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--json"]),
+    ("model-report", ["qwen3.5-35b-a3b", "--gpu", "auto", "--json"], recording("no-gpu")),
+    ("model-report", ["qwen3.5-35b-a3b", "--gpu", "auto", "--json"], recording("amd-apu")),
+    ("model-report", ["qwen3.5-35b-a3b", "--gpu", "auto", "--json"],
+     recording("nvidia-a100-mig")),
+    # a Hugging Face config: the model report plus params_source and file
+    ("model-report", [hf + "/qwen3-next", "--json"]),
+    ("model-report", [hf + "/qwen3-next/config.json", "--gpu", "RTX 4090", "--json"]),
+    ("system", ["system", "--json"], recording("nvidia-2x3090")),
+    ("system", ["system", "--json"], recording("nvidia-a100-mig")),
+    ("system", ["system", "--json"], recording("amd-apu")),
+    ("system", ["system", "--json"], recording("apple-m2-max")),
+    ("system", ["system", "--json"], recording("no-gpu")),
+    ("fit", ["fit", "--gpu", "RTX 4090", "--json"]),
+    ("fit", ["fit", "--gpu", "2x3090", "--json"]),
+    ("fit", ["fit", "--gpu", "auto", "--json"], recording("no-gpu")),
+    ("fit", ["fit", "--gpu", "auto", "--json"], recording("apple-m2-max")),
+    ("engine-llamacpp", ["qwen3.5-35b-a3b", "--engine", "llama.cpp", "--json"]),
+    ("engine-llamacpp", ["qwen3.5-35b-a3b", "--engine", "llama.cpp", "--gpu", "RTX 4090",
+                         "--json"]),
+    ("engine-llamacpp", ["qwen3.5-35b-a3b", "--engine", "llama.cpp", "--backend", "cpu",
+                         "--parallel", "4", "--json"]),
+    ("engine-llamacpp", [gguf, "--engine", "llama.cpp", "--json"]),
+    ("engine-vllm", ["llama-3.1-8b", "--engine", "vllm", "--gpu", "h100", "--json"]),
+    # too big for the card: no KV pool, no sequence
+    ("engine-vllm", ["llama-3.1-405b", "--engine", "vllm", "--gpu", "h100", "--json"]),
+    ("gguf-file", [gguf, "--json"]),
+    ("gguf-file", [gguf, "--json", "--gpu", "RTX 4090"]),
+    ("gguf-file", [gguf, "--json", "--vram", "80", "--ctx", "4096"]),
+    ("verify", ["verify", logs + "/llama-3.1-8b-Q4_K_M-cpu.log", "--json"]),
+    ("verify", ["verify", logs + "/gemma-3-27b-Q4_K_M-cpu.log", "--json"]),
+    ("verify", ["verify", logs + "/qwen3.5-35b-a3b-Q4_K_M-cpu.log", "--json"]),
 ]
 
 failures = 0
@@ -39,9 +125,18 @@ for name in sorted({c[0] for c in CASES}):
     jsonschema.Draft202012Validator.check_schema(schema)
     validators[name] = jsonschema.Draft202012Validator(schema)
 
-for name, args in CASES:
-    run = subprocess.run([binary] + args, capture_output=True, text=True)
+
+
+def run_json(args, env=None):
+    return subprocess.run([binary] + args, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+
+
+for name, args, *env in CASES:
+    run = run_json(args, env[0] if env else None)
     label = f"{name}: canitrun {' '.join(args)}"
+    if env:
+        label += f" ({os.path.basename(env[0]['CANITRUN_PROBE_RECORDING'])} recording)"
     # exit 1 is "does not fit the --gpu asked about", still a full answer
     if run.returncode not in (0, 1) or run.stderr:
         print(f"FAIL {label}: exit {run.returncode}, stderr {run.stderr!r}")
@@ -67,6 +162,61 @@ for i, doc in enumerate(broken):
     if validators["model-report"].is_valid(doc):
         print(f"FAIL the model-report schema accepts broken document {i}")
         failures += 1
+
+
+
+# One broken document per newer schema: a wrong type, a negative or fractional byte count, a
+# missing required field, a value outside an enum, deep inside each document.
+def broken(name, args, env, breaks):
+    global failures
+    doc = json.loads(run_json(args, env).stdout)
+    breaks(doc)
+    if validators[name].is_valid(doc):
+        print(f"FAIL the {name} schema accepts a broken document")
+        failures += 1
+
+
+def set_plan(d):
+    d["hardware"]["selected"]["plan"] = "maybe"
+
+
+def fractional_memory(d):
+    d["gpus"][0]["memory_bytes"] = 1.5
+
+
+def speed_text(d):
+    d["models"][0]["speed"]["decode_tokens_per_s"] = "fast"
+
+
+def negative_gpu_bytes(d):
+    d["gpu_bytes"] = -1
+
+
+def no_kv_pool(d):
+    del d["kv_pool_bytes"]
+
+
+def fractional_mix(d):
+    d["quant_mix"][0]["bytes"] = 0.5
+
+
+def text_bytes(d):
+    d["contexts"][0]["terms"][0]["estimate_bytes"] = "12"
+
+
+broken("model-report", ["qwen3.5-35b-a3b", "--gpu", "RTX 4090", "--json"], None, set_plan)
+broken("system", ["system", "--json"], recording("nvidia-2x3090"), fractional_memory)
+broken("fit", ["fit", "--gpu", "RTX 4090", "--json"], None, speed_text)
+broken("engine-llamacpp", ["qwen3.5-35b-a3b", "--engine", "llama.cpp", "--json"], None,
+       negative_gpu_bytes)
+broken("engine-vllm", ["llama-3.1-8b", "--engine", "vllm", "--gpu", "h100", "--json"], None,
+       no_kv_pool)
+broken("gguf-file", [gguf, "--json"], None, fractional_mix)
+# ... and the GGUF written above is the one file_cli_test.cpp writes (weights as derived there)
+if json.loads(run_json([gguf, "--json"]).stdout)["weights_bytes"] != 295518208:
+    print("FAIL the small GGUF file does not hold 295,518,208 bytes of weights")
+    failures += 1
+broken("verify", ["verify", logs + "/llama-3.1-8b-Q4_K_M-cpu.log", "--json"], None, text_bytes)
 
 print(f"{failures} failure(s)")
 sys.exit(1 if failures else 0)
