@@ -89,7 +89,7 @@ void write_model_fits_csv(std::ostream& out, const std::vector<ModelFit>& fits) 
         const auto& a = f.answer;
         csv.row({f.model->id, num(f.model->params_total), a.quant->id, num(a.options.context),
                  num(a.plan.placement.gpu_total()), num(f.max_context),
-                 real(a.speed.decode_tokens_per_s)});
+                 a.speed.decode_tokens_per_s > 0 ? real(a.speed.decode_tokens_per_s) : ""});
     }
 }
 

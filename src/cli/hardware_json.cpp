@@ -52,7 +52,9 @@ json hardware_answer_json(const HardwareAnswer& a) {
             {"ram", share_json(p.ram)},
             {"gpu_total_bytes", p.gpu_total()},
             {"speed",
-             {{"decode_tokens_per_s", a.speed.decode_tokens_per_s},
+             // 0 in the core means a device's bandwidth is unknown: null here, not a rate.
+             {{"decode_tokens_per_s",
+               a.speed.decode_tokens_per_s > 0 ? json(a.speed.decode_tokens_per_s) : json(nullptr)},
               {"prefill_tokens_per_s", optional_number(a.speed.prefill_tokens_per_s)},
               {"assumptions",
                {{"gpu_bandwidth_efficiency", s.gpu_bandwidth_efficiency},

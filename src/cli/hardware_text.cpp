@@ -147,7 +147,10 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
             << (r.best->plan.kind == PlanKind::native ? "fits" : "runs") << " at "
             << format_thousands(options.context) << " tokens: " << r.best->quant->id << " ("
             << plan_kind_name(r.best->plan.kind) << ", "
-            << format_rate(r.best->speed.decode_tokens_per_s) << ")\n";
+            << (r.best->speed.decode_tokens_per_s > 0
+                    ? format_rate(r.best->speed.decode_tokens_per_s)
+                    : std::string("speed unknown"))
+            << ")\n";
     }
     if (r.max_context) {
         out << "  Longest context for " << quant.id
