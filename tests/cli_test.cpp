@@ -111,11 +111,10 @@ TEST_CASE("cli: bad input gets one clear line - a suggestion - exit 2 and empty 
     };
     const Case cases[] = {
         {{"qwen3.5-35b-a3x"},
-         "canitrun: error: unknown model 'qwen3.5-35b-a3x'\ncanitrun: did you mean "
-         "'qwen3.5-35b-a3b'"},
+         "canitrun: error: unknown model 'qwen3.5-35b-a3x'; did you mean 'qwen3.5-35b-a3b'"},
         {{"qwen3.5-35b-a3b", "--ctx", "lots"}, "canitrun: error: invalid context length 'lots'"},
         {{"qwen3.5-35b-a3b", "--quant", "Q4_K_X"},
-         "canitrun: error: unknown quantization 'Q4_K_X'\ncanitrun: did you mean"},
+         "canitrun: error: unknown quantization 'Q4_K_X'; did you mean"},
         {{"qwen3.5-35b-a3b", "--gpu", "RTX 9999 Ti"}, "canitrun: error: unknown GPU 'RTX 9999 Ti'"},
         {{"qwen3.5-35b-a3b", "--kv-type", "q3"}, "canitrun: error: unknown KV cache type 'q3'"},
         {{"qwen3.5-35b-a3b", "--vram", "-4"}, "canitrun: error: invalid size '-4'"},

@@ -364,8 +364,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         out << version_text();
         return kExitOk;
     } catch (const CLI::ParseError& e) {
-        err << "canitrun: error: " << one_line(e.what()) << "\n"
-            << "canitrun: run 'canitrun --help' for usage\n";
+        err << "canitrun: error: " << one_line(e.what()) << "; run 'canitrun --help' for usage\n";
         return kExitBadInput;
     }
 
@@ -413,19 +412,21 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
             return kExitOk;
         }
         if (o.model.empty()) {
-            err << "canitrun: error: name a model, e.g. 'canitrun qwen3.5-35b-a3b'\n"
-                << "canitrun: 'canitrun models' lists them; 'canitrun --help' shows usage\n";
+            err << "canitrun: error: name a model, e.g. 'canitrun qwen3.5-35b-a3b'; 'canitrun "
+                   "models' lists them, 'canitrun --help' shows usage\n";
             return kExitBadInput;
         }
         return run_model(out, o);
     } catch (const Failure& f) {
-        err << "canitrun: error: " << one_line(f.error.message) << "\n";
-        if (!f.error.hint.empty()) err << "canitrun: " << one_line(f.error.hint) << "\n";
+        // One line: the problem, then how to fix it.
+        err << "canitrun: error: " << one_line(f.error.message);
+        if (!f.error.hint.empty()) err << "; " << one_line(f.error.hint);
+        err << "\n";
         return kExitBadInput;
     } catch (const std::exception& e) {
         // A bug, not bad input; still one line and nothing on stdout, never an abort.
-        err << "canitrun: error: internal error: " << one_line(e.what()) << "\n"
-            << "canitrun: please report it with the command line that caused it\n";
+        err << "canitrun: error: internal error: " << one_line(e.what())
+            << "; please report it with the command line that caused it\n";
         return kExitInternal;
     }
 }
