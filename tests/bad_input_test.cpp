@@ -248,3 +248,32 @@ TEST_CASE("overflow: an estimate past 64 bits is refused and never wrapped") {
     CHECK(list.code == 0);
     CHECK(json::parse(list.out).size() == 3);
 }
+
+TEST_CASE("bad input: hardware specs") {
+    check_refused({"qwen3.5-35b-a3b", "--gpu", "0x3090"}, "'0x3090' asks for 0 GPUs");
+    check_refused({"qwen3.5-35b-a3b", "--gpu", "3090,,4090"}, "empty GPU name");
+    check_refused({"qwen3.5-35b-a3b", "--gpu", "2xRTX 4099"}, "unknown GPU 'RTX 4099'");
+    check_refused({"qwen3.5-35b-a3b", "--gpu", "4090", "--ngl", "3.5"}, "invalid --ngl '3.5'");
+    check_refused({"qwen3.5-35b-a3b", "--ngl", "10"}, "--ngl and --n-cpu-moe place layers on GPUs");
+    check_refused({"fit"}, "fit needs the hardware to fit");
+    check_refused({"qwen3.5-35b-a3b", "--gpu", "4090", "--ram-bandwidth", "fast"},
+                  "invalid bandwidth 'fast'");
+}
+
+TEST_CASE("bad input: model files and logs") {
+    const Scratch s;
+    const std::string cut = s.dir() + "/cut.gguf";
+    {
+        std::ofstream f(cut, std::ios::binary);
+        f << "GGUF" << std::string(3, '\x03');  // stops inside the version field
+    }
+    check_refused({cut}, "truncated");
+    const std::string text = s.dir() + "/notes.txt";
+    {
+        std::ofstream f(text);
+        f << "hello\n";
+    }
+    check_refused({text}, "bad magic");
+    check_refused({s.dir() + "/missing.gguf"}, "cannot open");
+    check_refused({"verify", text}, "nothing in this file looks like a llama.cpp log");
+}
