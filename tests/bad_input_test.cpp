@@ -13,6 +13,7 @@
 #include "run_binary.hpp"
 
 namespace fs = std::filesystem;
+using canitrun::test::has;
 using canitrun::test::lines_of;
 using canitrun::test::Outcome;
 using canitrun::test::run_canitrun;
@@ -24,10 +25,6 @@ constexpr const char* kTinyDir = CANITRUN_FIXTURES "/tiny-database";
 const std::string& tiny() {
     static const std::string dir = kTinyDir;
     return dir;
-}
-
-bool has(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 // The contract for bad input; `message` must appear in the error line.

@@ -1,7 +1,7 @@
 // End to end: output formats, --quiet and colour.
 
 #include "catch.hpp"
-#include "cli_run.hpp"
+#include "run_binary.hpp"
 
 using canitrun::test::has;
 using canitrun::test::run_cli;

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
-#include "cli_run.hpp"
+#include "run_binary.hpp"
 
 using canitrun::test::has;
 using canitrun::test::Outcome;

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
-#include "cli_run.hpp"
+#include "run_binary.hpp"
 #include "support/gguf_writer.hpp"
 
 using canitrun::test::GgufWriter;

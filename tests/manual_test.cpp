@@ -11,6 +11,7 @@
 #include "catch.hpp"
 #include "run_binary.hpp"
 
+using canitrun::test::has;
 using canitrun::test::lines_of;
 using canitrun::test::run_canitrun;
 using canitrun::test::run_shell;
@@ -31,10 +32,6 @@ std::string read(const std::string& path) {
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
-}
-
-bool has(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 // Every long option the help of the program and of each subcommand prints.

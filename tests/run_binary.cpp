@@ -36,10 +36,20 @@ Outcome run_shell(const std::string& command) {
     return o;
 }
 
-Outcome run_canitrun(const std::vector<std::string>& args) {
-    std::string command = shell_quote(CANITRUN_BINARY);
+Outcome run_canitrun(const std::vector<std::string>& args,
+                     const std::vector<std::string>& environment) {
+    std::string command;
+    for (const auto& e : environment) {
+        const auto eq = e.find('=');
+        command += e.substr(0, eq + 1) + shell_quote(e.substr(eq + 1)) + " ";
+    }
+    command += shell_quote(CANITRUN_BINARY);
     for (const auto& a : args) command += " " + shell_quote(a);
     return run_shell(command);
+}
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
 }
 
 std::vector<std::string> lines_of(const std::string& text) {

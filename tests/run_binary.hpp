@@ -18,8 +18,18 @@ std::string shell_quote(const std::string& arg);
 // `command` is a shell command line; stderr goes to a temporary file and is read back.
 Outcome run_shell(const std::string& command);
 
-// The canitrun binary under test with these arguments.
-Outcome run_canitrun(const std::vector<std::string>& args);
+// The canitrun binary under test with these arguments; `environment` holds "NAME=value"
+// assignments for it (CANITRUN_PROBE_RECORDING, NO_COLOR, ...).
+Outcome run_canitrun(const std::vector<std::string>& args,
+                     const std::vector<std::string>& environment = {});
+
+// The tests' usual spelling of run_canitrun.
+inline Outcome run_cli(const std::vector<std::string>& args,
+                       const std::vector<std::string>& environment = {}) {
+    return run_canitrun(args, environment);
+}
+
+bool has(const std::string& text, const std::string& part);
 
 // The lines of a text, without their newlines.
 std::vector<std::string> lines_of(const std::string& text);
