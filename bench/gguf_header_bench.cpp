@@ -81,5 +81,3 @@ void BM_GgufHeader100GBWithVocab(benchmark::State& state) {
 BENCHMARK(BM_GgufHeader100GBWithVocab)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
-
-

@@ -52,8 +52,8 @@ void metadata(test::GgufWriter& w, const Model& m, const std::string& arch, std:
     w.u32(p + "block_count", u32(a.layers));
     w.u32(p + "attention.head_count", u32(a.attention.heads));
     w.f32(p + (arch == "command-r" || arch == "cohere2" ? "attention.layer_norm_epsilon"
-                                                            : "attention.layer_norm_rms_epsilon"),
-              1e-6f);
+                                                        : "attention.layer_norm_rms_epsilon"),
+          1e-6f);
     w.f32(p + "rope.freq_base", 10000.0f);
     const std::uint64_t v_dim =
         a.attention.v_head_dim ? a.attention.v_head_dim : a.attention.head_dim;
@@ -88,7 +88,7 @@ void metadata(test::GgufWriter& w, const Model& m, const std::string& arch, std:
         w.u32(p + "attention.value_length", u32(v_dim));
         const bool partial = arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next";
         w.u32(p + "rope.dimension_count",
-                  u32(partial ? a.attention.head_dim / 4 : a.attention.head_dim));
+              u32(partial ? a.attention.head_dim / 4 : a.attention.head_dim));
     }
     if ((arch == "granitehybrid" || arch == "llama") && m.is_moe()) {
         // llama.cpp and granite-hybrid.cpp size their experts with feed_forward_length
@@ -102,7 +102,7 @@ void metadata(test::GgufWriter& w, const Model& m, const std::string& arch, std:
         w.u32(p + "expert_feed_forward_length", u32(a.moe->expert_intermediate_size));
         if (a.moe->shared_expert_intermediate_size && arch != "deepseek2") {
             w.u32(p + "expert_shared_feed_forward_length",
-                      u32(a.moe->shared_expert_intermediate_size));
+                  u32(a.moe->shared_expert_intermediate_size));
         }
     }
     if (const LayerGroup* g = group(m, LayerKind::linear)) {
