@@ -8,6 +8,7 @@
 #include <string>
 
 #include "canitrun/database.hpp"
+#include "canitrun/hardware.hpp"
 #include "canitrun/param_count.hpp"
 #include "canitrun/report.hpp"
 
@@ -45,7 +46,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)canitrun::count_params(model);  // the loader refused counts past 64 bits
         canitrun::ReportOptions options;
         options.vram_budget = 24000000000ULL;
-        options.gpu = &db->gpus.front();
+        if (!db->gpus.empty()) {
+            canitrun::Hardware hardware;
+            hardware.gpus.push_back(canitrun::device_for(db->gpus.front()));
+            hardware.ram = 32000000000ULL;
+            options.hardware = hardware;
+        }
         (void)canitrun::build_model_report(*db, model, options);
     }
     return 0;

@@ -57,7 +57,7 @@ GgufWriter small_llama() {
 }
 
 // token_embd: 128256 rows x 16 q4_K blocks x 144 bytes; output_norm: 4096 x 4.
-constexpr std::uint64_t kSmallWeights = 128256ULL * 16 * 144 + 4096 * 4;
+constexpr std::uint64_t kSmallWeights = 128256ULL * 16 * 144 + 4096ULL * 4;
 
 }  // namespace
 

@@ -149,7 +149,7 @@ TEST_CASE("gguf model: sliding window with its pattern") {
     }
     // A per-layer boolean array overrides the period.
     std::vector<bool> is_swa(62, false);
-    for (int k = 0; k < 31; ++k) is_swa[static_cast<std::size_t>(2 * k)] = true;
+    for (std::size_t k = 0; k < 31; ++k) is_swa[2 * k] = true;
     GgufWriter w2;
     w2.str("general.architecture", "gemma2");
     w2.u32("gemma2.block_count", 62);
@@ -255,7 +255,7 @@ TEST_CASE("gguf model: weights to the byte and the quantization mix") {
     const GgufModel g = model_of(w);
     const std::uint64_t q4 = 128256ULL * 16 * 144 + 4096ULL * 56 * 144;
     const std::uint64_t q6 = 128256ULL * 16 * 210;
-    CHECK(g.weights_bytes == q4 + q6 + 4096 * 4);
+    CHECK(g.weights_bytes == q4 + q6 + 4096ULL * 4);
     REQUIRE(g.mix.size() == 3);
     // Largest first: q6_K 430,940,160 bytes, then q4_K 328,531,968, then f32.
     CHECK(g.mix[0].type == "q6_K");
@@ -263,7 +263,7 @@ TEST_CASE("gguf model: weights to the byte and the quantization mix") {
     CHECK(g.mix[1].type == "q4_K");
     CHECK(g.mix[1].tensors == 2);
     CHECK(g.mix[1].bytes == q4);
-    CHECK(g.mix[2].bytes == 4096 * 4);
+    CHECK(g.mix[2].bytes == 4096ULL * 4);
     CHECK(g.model.params_total == 2 * 4096ULL * 128256 + 4096 + 14336ULL * 4096);
     CHECK_FALSE(g.model.arch.tied_embeddings);
 }

@@ -150,7 +150,7 @@ TEST_CASE("gguf: weights are the exact sum of tensor sizes for every ggml type")
         }
         // Sum of the table's bytes per block: 4+2+18+20+22+24+34+36+84+110+144+176+210+292+66+74
         // +98+50+18+110+82+136+1+2+4+8+8+56+2+54+66+17+36+18+18 = 2100; x 12 blocks.
-        CHECK(expected == 12 * 2100);
+        CHECK(expected == 12ULL * 2100);
     }
 }
 

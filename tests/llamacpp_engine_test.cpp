@@ -77,7 +77,7 @@ TEST_CASE("llama-quantize's Q4_K_M types reproduce the measured files per ggml t
             INFO(type);
             CHECK(by_type[type] == bytes.get<std::uint64_t>());
         }
-        const double total = static_cast<double>(tensor_bytes(*tensors));
+        const auto total = static_cast<double>(tensor_bytes(*tensors));
         CHECK(rel(total, m["tensor_data_bytes"].get<double>()) < 0.005);
     }
 }

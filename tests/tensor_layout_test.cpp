@@ -26,7 +26,7 @@ TEST_CASE("llama 3.1 8B: token_embd - output - rope_freqs - nine tensors a layer
     const TensorInfo* k = find(l, "blk.0.attn_k.weight");
     REQUIRE(k != nullptr);
     CHECK(k->ne[0] == 4096);  // rows are n_embd long
-    CHECK(k->ne[1] == 8 * 128);
+    CHECK(k->ne[1] == 8ULL * 128);
     CHECK(find(l, "rope_freqs.weight")->ne[0] == 64);  // head_dim / 2
     CHECK(l.n_gqa == 4);
     CHECK_FALSE(l.is_70b);
@@ -44,7 +44,7 @@ TEST_CASE("Qwen 3.5: gated attention doubles attn_q - linear layers are Gated De
     // layer 3 is the first full-attention layer (full_attention_interval 4)
     const TensorInfo* q = find(l, "blk.3.attn_q.weight");
     REQUIRE(q != nullptr);
-    CHECK(q->ne[1] == 2 * 16 * 256);
+    CHECK(q->ne[1] == 2ULL * 16 * 256);
     CHECK(find(l, "blk.0.attn_q.weight") == nullptr);
     // conv over q, k (16 heads x 128 each) and v (32 x 128): 2 x 2048 + 4096
     const TensorInfo* conv = find(l, "blk.0.ssm_conv1d.weight");

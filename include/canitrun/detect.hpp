@@ -62,12 +62,12 @@ Result<std::vector<DetectedGpu>> parse_nvidia_smi_query(const std::string& csv);
 // MIG instances by parent GPU index: "  MIG 3g.40gb  Device  0: (UUID: ...)" lines.
 std::vector<std::pair<std::uint64_t, std::vector<DetectedGpu>>> parse_nvidia_smi_mig(
     const std::string& listing);
-Result<std::vector<DetectedGpu>> parse_rocm_smi_json(const std::string& json);
+Result<std::vector<DetectedGpu>> parse_rocm_smi_json(const std::string& text);
 std::optional<Bytes> parse_meminfo_total(const std::string& meminfo);
 
 // Detected GPUs as devices: the detected memory kept, bandwidth and throughput from the
 // database entry the name matches (longest matching name, nearest memory), if any.
 Hardware hardware_from(const DetectedSystem& system, const Database& db);
-const Gpu* match_gpu(const Database& db, const DetectedGpu& gpu);
+const Gpu* match_gpu(const Database& db, const DetectedGpu& detected);
 
 }  // namespace canitrun

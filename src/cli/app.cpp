@@ -144,7 +144,7 @@ void add_estimate_flags(CLI::App& app, Options& o) {
 
 void add_hardware_flags(CLI::App& app, Options& o) {
     app.add_option("--gpu", o.hw.gpu,
-                   "Your GPUs: \"RTX 4090\", \"2x3090\", \"4090,3090\", or auto to detect them")
+                   R"(Your GPUs: "RTX 4090", "2x3090", "4090,3090", or auto to detect them)")
         ->check(non_empty());
     app.add_option("--ram-bandwidth", o.hw.ram_bandwidth,
                    "System RAM bandwidth in GB/s for offloaded layers (default 76.8, "

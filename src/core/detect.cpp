@@ -156,7 +156,8 @@ bool useful_key(const std::string& key) {
 }
 
 double memory_distance(const Gpu& gpu, Bytes detected) {
-    const double a = static_cast<double>(gpu.vram_bytes), b = static_cast<double>(detected);
+    const auto a = static_cast<double>(gpu.vram_bytes);
+    const auto b = static_cast<double>(detected);
     return std::fabs(a - b) / std::max(a, b);
 }
 

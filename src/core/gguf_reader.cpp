@@ -7,7 +7,7 @@
 namespace canitrun {
 namespace {
 
-constexpr std::uint64_t kChunk = 64 * 1024;
+constexpr std::uint64_t kChunk = 64ULL * 1024;
 constexpr std::uint64_t kDefaultAlignment = 32;  // GGUF_DEFAULT_ALIGNMENT
 
 std::unexpected<Error> corrupt(const ByteSource& src, const std::string& what) {
@@ -93,9 +93,8 @@ std::uint64_t scalar_size(GgufType t) {
         case GgufType::u64:
         case GgufType::i64:
         case GgufType::f64:
+        case GgufType::string:  // at least its 8-byte length
             return 8;
-        case GgufType::string:
-            return 8;  // at least its length
         case GgufType::array:
             return 12;  // at least its element type and length
     }
@@ -134,7 +133,7 @@ Result<void> read_scalar(Cursor& c, GgufType t, std::uint64_t& u, std::int64_t& 
                          std::string* s) {
     const auto take = [&](auto r, auto& out) -> Result<void> {
         if (!r) return std::unexpected(r.error());
-        out = *r;
+        out = *r;  // NOLINT(bugprone-signed-char-misuse,cert-str34-c): an int8 value is a number
         return {};
     };
     switch (t) {

@@ -70,7 +70,7 @@ Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::st
         start = comma == std::string::npos ? spec.size() + 1 : comma + 1;
         if (item.empty()) {
             return fail(ErrorKind::bad_input, "empty GPU name in '" + spec + "'",
-                        "write GPUs as \"RTX 4090\", \"2x3090\" or \"4090,3090\"");
+                        R"(write GPUs as "RTX 4090", "2x3090" or "4090,3090")");
         }
         const auto [count, name] = split_count(item);
         if (count == 0 || gpus.size() + count > kMaxGpusPerSpec) {

@@ -78,7 +78,7 @@ Bytes decimal_to_bytes(const std::string& number, std::uint64_t unit) {
         const std::uint64_t units = checked::add(checked::mul(to_uint(whole).value_or(0), scale),
                                                  frac.empty() ? 0 : to_uint(frac).value_or(0));
         const Bytes q = checked::mul_div_floor(units, unit, scale);
-        const std::uint64_t r =
+        const auto r =
             static_cast<std::uint64_t>(static_cast<checked::Wide>(units % scale) * unit % scale);
         return checked::add(q, 2 * r >= scale ? 1 : 0);
     } catch (const OverflowError&) {
@@ -184,7 +184,7 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
             current().type_v = m[2].str();
         } else if (std::regex_search(line, m, p.rs_buffer)) {
             current().recurrent.push_back({m[1].str(), mib_to_bytes(m[2].str())});
-        } else if (line.rfind("~", 0) != 0 && std::regex_search(line, m, p.compute)) {
+        } else if (line.rfind('~', 0) != 0 && std::regex_search(line, m, p.compute)) {
             current().compute.push_back({m[1].str(), mib_to_bytes(m[2].str())});
         } else {
             hit = false;

@@ -33,7 +33,7 @@ namespace {
 
 constexpr std::uint64_t kF32 = 4;
 constexpr std::uint64_t kPad = 256;
-constexpr std::uint64_t kMiB = 1024 * 1024;
+constexpr std::uint64_t kMiB = 1024ULL * 1024;
 
 std::uint64_t pad(std::uint64_t n, std::uint64_t to) {
     return checked::mul((checked::add(n, to - 1)) / to, to);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <initializer_list>
 #include <optional>
 #include <string_view>
@@ -359,10 +358,18 @@ GgmlType fallback(const TensorInfo& t, GgmlType target) {
     return out;
 }
 
+// "blk.12.attn_v.weight" -> 12; -1 for tensors outside the repeating layers.
 int layer_of(const std::string& name) {
-    int layer = -1;
-    if (std::sscanf(name.c_str(), "blk.%d.", &layer) != 1) return -1;
-    return layer;
+    if (name.rfind("blk.", 0) != 0) return -1;
+    std::size_t at = 4;
+    int layer = 0;
+    bool digits = false;
+    while (at < name.size() && name[at] >= '0' && name[at] <= '9' && layer < 1000000) {
+        layer = layer * 10 + (name[at] - '0');
+        digits = true;
+        ++at;
+    }
+    return digits && at < name.size() && name[at] == '.' ? layer : -1;
 }
 
 }  // namespace

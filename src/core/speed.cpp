@@ -9,14 +9,14 @@ Speed estimate_speed(const Placement& placement, const Hardware& hardware,
     double decode_seconds = 0;
     double gpu_read = 0;
     for (std::size_t d = 0; d < placement.gpus.size(); ++d) {
-        const double bytes = static_cast<double>(placement.gpus[d].read_per_token);
+        const auto bytes = static_cast<double>(placement.gpus[d].read_per_token);
         gpu_read += bytes;
         if (bytes > 0) {
             decode_seconds +=
                 bytes / (hardware.gpus[d].bandwidth_gbps * 1e9 * a.gpu_bandwidth_efficiency);
         }
     }
-    const double ram_read = static_cast<double>(placement.ram.read_per_token);
+    const auto ram_read = static_cast<double>(placement.ram.read_per_token);
     if (ram_read > 0) {
         decode_seconds +=
             ram_read / (hardware.ram_bandwidth_gbps * 1e9 * a.ram_bandwidth_efficiency);

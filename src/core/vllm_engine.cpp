@@ -26,7 +26,7 @@
 namespace canitrun {
 namespace {
 
-constexpr std::uint64_t kMiB = 1024 * 1024;
+constexpr std::uint64_t kMiB = 1024ULL * 1024;
 
 std::uint64_t cdiv(std::uint64_t a, std::uint64_t b) {
     return checked::add(a, b - 1) / b;
@@ -69,7 +69,7 @@ Result<VllmEstimate> estimate_vllm(const Model& model, const Quant& quant, const
             checked::mul(
                 checked::mul(o.max_num_batched_tokens, kBf16),
                 checked::add(checked::mul(2, ffn_width(model)), checked::mul(4, a.hidden_size))),
-            checked::mul(256 * 4, a.vocab_size));
+            checked::mul(256ULL * 4, a.vocab_size));
         VllmEstimate r;
         r.budget = checked::mul_div_floor(o.gpu_memory, o.gpu_memory_utilization_pct, 100);
 
