@@ -7,17 +7,10 @@
 
 using canitrun::test::has;
 using canitrun::test::Outcome;
-
-namespace {
-
-Outcome run(const std::vector<std::string>& args) {
-    return canitrun::test::run_cli(args);
-}
-
-}  // namespace
+using canitrun::test::run_cli;
 
 TEST_CASE("cli: the model page shows the reference page's figures") {
-    const Outcome o = run({"qwen3.5-35b-a3b"});
+    const Outcome o = run_cli({"qwen3.5-35b-a3b"});
     CHECK(o.code == 0);
     CHECK(o.err.empty());
     CHECK(has(o.out, "Qwen 3.5 35B-A3B (MoE)"));
@@ -34,7 +27,7 @@ TEST_CASE("cli: the model page shows the reference page's figures") {
 }
 
 TEST_CASE("cli: --json is one JSON document with integer bytes") {
-    const Outcome o = run({"qwen3.5-35b-a3b", "--json"});
+    const Outcome o = run_cli({"qwen3.5-35b-a3b", "--json"});
     REQUIRE(o.code == 0);
     const auto doc = nlohmann::json::parse(o.out);
     CHECK(doc["model"]["id"] == "qwen3.5-35b-a3b");
@@ -56,7 +49,7 @@ TEST_CASE("cli: --json is one JSON document with integer bytes") {
 }
 
 TEST_CASE("cli: --ctx and --quant change the answer") {
-    const Outcome o = run({"qwen3.5-35b-a3b", "--quant", "q4_k_m", "--ctx", "256k", "--json"});
+    const Outcome o = run_cli({"qwen3.5-35b-a3b", "--quant", "q4_k_m", "--ctx", "256k", "--json"});
     REQUIRE(o.code == 0);
     const auto doc = nlohmann::json::parse(o.out);
     CHECK(doc["context"] == 262144);
@@ -65,7 +58,7 @@ TEST_CASE("cli: --ctx and --quant change the answer") {
 }
 
 TEST_CASE("cli: --vram answers the budget question") {
-    const Outcome o = run({"qwen3.5-35b-a3b", "--vram", "24", "--json"});
+    const Outcome o = run_cli({"qwen3.5-35b-a3b", "--vram", "24", "--json"});
     REQUIRE(o.code == 0);
     const auto doc = nlohmann::json::parse(o.out);
     CHECK(doc["vram_query"]["fits_recommended"] == false);
@@ -75,31 +68,31 @@ TEST_CASE("cli: --vram answers the budget question") {
 // Q4_K_M at 8k totals 24,065,604,819 B: within the RTX 4090's real 24 GiB (25,769,803,776 B),
 // beyond the RTX 4080's 16 GiB, which runs it with experts in RAM (placement_test.cpp: 13 layers).
 TEST_CASE("cli: --gpu exits 1 when it does not fit the GPU and 0 when it does") {
-    const Outcome no = run({"qwen3.5-35b-a3b", "--gpu", "RTX 4080"});
+    const Outcome no = run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4080"});
     CHECK(no.code == 1);
     CHECK(has(no.out, "--n-cpu-moe 13"));
-    const Outcome yes = run({"qwen3.5-35b-a3b", "--gpu", "rtx 4090"});
+    const Outcome yes = run_cli({"qwen3.5-35b-a3b", "--gpu", "rtx 4090"});
     CHECK(yes.code == 0);
     CHECK(has(yes.out, "Fits on the GPU: 24.1 GB of 25.8 GB."));
 }
 
 TEST_CASE("cli: gpus - models - gpu-list and quants") {
-    const Outcome gpus = run({"gpus", "qwen3.5-35b-a3b"});
+    const Outcome gpus = run_cli({"gpus", "qwen3.5-35b-a3b"});
     CHECK(gpus.code == 0);
     CHECK(has(gpus.out, "Run it natively"));
     CHECK(has(gpus.out, "NVIDIA RTX 5090"));
-    const Outcome models = run({"models", "--family", "qwen", "--json"});
+    const Outcome models = run_cli({"models", "--family", "qwen", "--json"});
     CHECK(models.code == 0);
     const auto list = nlohmann::json::parse(models.out);
     CHECK(list.size() > 1);
     for (const auto& m : list) CHECK(has(m["family"].get<std::string>(), "qwen"));
-    const Outcome amd = run({"gpu-list", "--vendor", "amd", "--min-vram", "24", "--json"});
+    const Outcome amd = run_cli({"gpu-list", "--vendor", "amd", "--min-vram", "24", "--json"});
     CHECK(amd.code == 0);
     for (const auto& g : nlohmann::json::parse(amd.out)) {
         CHECK(g["vendor"] == "amd");
         CHECK(g["vram_gb"].get<int>() >= 24);
     }
-    const Outcome quants = run({"quants"});
+    const Outcome quants = run_cli({"quants"});
     CHECK(quants.code == 0);
     CHECK(has(quants.out, "Q4_K_M (rec)"));
 }
@@ -124,7 +117,7 @@ TEST_CASE("cli: bad input gets one clear line - a suggestion - exit 2 and empty 
         {{}, "canitrun: error: name a model"},
     };
     for (const auto& c : cases) {
-        const Outcome o = run(c.args);
+        const Outcome o = run_cli(c.args);
         INFO(o.err);
         CHECK(o.code == 2);
         CHECK(o.out.empty());
@@ -133,19 +126,19 @@ TEST_CASE("cli: bad input gets one clear line - a suggestion - exit 2 and empty 
 }
 
 TEST_CASE("cli: --data loads a database folder - and a malformed one is refused") {
-    const Outcome ok = run({"--data", CANITRUN_DATA_DIR, "qwen3.5-35b-a3b", "--json"});
+    const Outcome ok = run_cli({"--data", CANITRUN_DATA_DIR, "qwen3.5-35b-a3b", "--json"});
     CHECK(ok.code == 0);
-    const Outcome bad = run({"--data", CANITRUN_FIXTURES "/bad-database", "qwen3.5-35b-a3b"});
+    const Outcome bad = run_cli({"--data", CANITRUN_FIXTURES "/bad-database", "qwen3.5-35b-a3b"});
     CHECK(bad.code == 2);
     CHECK(bad.out.empty());
     CHECK(has(bad.err, "malformed JSON in models/broken.json"));
 }
 
 TEST_CASE("cli: --help and --version answer on stdout with exit 0") {
-    const Outcome help = run({"--help"});
+    const Outcome help = run_cli({"--help"});
     CHECK(help.code == 0);
     CHECK(has(help.out, "Examples:"));
-    const Outcome version = run({"--version"});
+    const Outcome version = run_cli({"--version"});
     CHECK(version.code == 0);
     CHECK(has(version.out, "canitrun "));
 }

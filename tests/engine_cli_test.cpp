@@ -7,17 +7,10 @@
 
 using canitrun::test::has;
 using canitrun::test::Outcome;
-
-namespace {
-
-Outcome run(const std::vector<std::string>& args) {
-    return canitrun::test::run_cli(args);
-}
-
-}  // namespace
+using canitrun::test::run_cli;
 
 TEST_CASE("cli: --engine llama.cpp prints the term breakdown") {
-    const Outcome o = run({"qwen3.5-35b-a3b", "--engine", "llama.cpp", "--backend", "cpu"});
+    const Outcome o = run_cli({"qwen3.5-35b-a3b", "--engine", "llama.cpp", "--backend", "cpu"});
     CHECK(o.code == 0);
     CHECK(o.err.empty());
     CHECK(has(o.out, "llama.cpp 5b4ebc5 profile (cpu)"));
@@ -28,8 +21,8 @@ TEST_CASE("cli: --engine llama.cpp prints the term breakdown") {
 }
 
 TEST_CASE("cli: --engine llama.cpp --json holds every term in bytes") {
-    const Outcome o = run({"qwen3.5-35b-a3b", "--engine", "llama.cpp", "--backend", "cpu", "--ctx",
-                           "8192", "--json"});
+    const Outcome o = run_cli({"qwen3.5-35b-a3b", "--engine", "llama.cpp", "--backend", "cpu",
+                               "--ctx", "8192", "--json"});
     REQUIRE(o.code == 0);
     const auto doc = nlohmann::json::parse(o.out);
     CHECK(doc["engine"] == "llama.cpp");
@@ -45,16 +38,16 @@ TEST_CASE("cli: --engine llama.cpp --json holds every term in bytes") {
 }
 
 TEST_CASE("cli: --engine llama.cpp with --gpu answers fit with the exit code") {
-    const Outcome small = run({"llama-3.1-70b", "--engine", "llama.cpp", "--gpu", "RTX 4090"});
+    const Outcome small = run_cli({"llama-3.1-70b", "--engine", "llama.cpp", "--gpu", "RTX 4090"});
     CHECK(small.code == 1);
     CHECK(has(small.out, "does not fit"));
-    const Outcome big = run({"llama-3.1-8b", "--engine", "llama.cpp", "--gpu", "RTX 4090"});
+    const Outcome big = run_cli({"llama-3.1-8b", "--engine", "llama.cpp", "--gpu", "RTX 4090"});
     CHECK(big.code == 0);
     CHECK(has(big.out, "fits"));
 }
 
 TEST_CASE("cli: --engine vllm reports max context and sequences") {
-    const Outcome o = run({"llama-3.1-8b", "--engine", "vllm", "--gpu", "h100", "--json"});
+    const Outcome o = run_cli({"llama-3.1-8b", "--engine", "vllm", "--gpu", "h100", "--json"});
     REQUIRE(o.code == 0);
     const auto doc = nlohmann::json::parse(o.out);
     CHECK(doc["engine"] == "vllm");
@@ -78,7 +71,7 @@ TEST_CASE("cli: bad engine values are one error line and exit 2 with nothing on 
              {"llama-3.1-8b", "--engine", "vllm", "--gpu", "h100", "--gpu-memory-utilization",
               "1.5"}}) {
         INFO(args[1] << " " << args.back());
-        const Outcome o = run(args);
+        const Outcome o = run_cli(args);
         CHECK(o.code == 2);
         CHECK(o.out.empty());
         CHECK(o.err.rfind("canitrun: error: ", 0) == 0);
@@ -86,8 +79,8 @@ TEST_CASE("cli: bad engine values are one error line and exit 2 with nothing on 
 }
 
 TEST_CASE("cli: the default engine is quick and keeps the page") {
-    const Outcome quick = run({"qwen3.5-35b-a3b", "--engine", "quick"});
-    const Outcome plain = run({"qwen3.5-35b-a3b"});
+    const Outcome quick = run_cli({"qwen3.5-35b-a3b", "--engine", "quick"});
+    const Outcome plain = run_cli({"qwen3.5-35b-a3b"});
     CHECK(quick.code == 0);
     CHECK(quick.out == plain.out);
 }

@@ -16,12 +16,9 @@
 using canitrun::test::GgufWriter;
 using canitrun::test::has;
 using canitrun::test::Outcome;
+using canitrun::test::run_cli;
 
 namespace {
-
-Outcome run(const std::vector<std::string>& args) {
-    return canitrun::test::run_cli(args);
-}
 
 // One folder per process (ctest may run test binaries side by side), removed at exit.
 struct TempDir {
@@ -64,7 +61,7 @@ constexpr std::uint64_t kSmallWeights = 128256ULL * 16 * 144 + 4096ULL * 4;
 TEST_CASE("file cli: a GGUF file gets its own report") {
     const std::string path = (temp_dir() / "small-llama.gguf").string();
     small_llama().write_sparse_file(path);
-    const Outcome o = run({path});
+    const Outcome o = run_cli({path});
     CHECK(o.code == 0);
     CHECK(o.err.empty());
     CHECK(has(o.out, "llama (GGUF v3, 1 file, 2 tensors)"));
@@ -74,7 +71,7 @@ TEST_CASE("file cli: a GGUF file gets its own report") {
     CHECK(has(o.out, "q4_K"));
     CHECK(has(o.out, "kv_cache"));
 
-    const Outcome j = run({path, "--json", "--ctx", "4096"});
+    const Outcome j = run_cli({path, "--json", "--ctx", "4096"});
     REQUIRE(j.code == 0);
     const auto doc = nlohmann::json::parse(j.out);
     CHECK(doc["weights_bytes"] == kSmallWeights);
@@ -94,7 +91,7 @@ TEST_CASE("file cli: mmproj adds the projector's tensors") {
     p.str("general.architecture", "clip");
     p.tensor("v.patch_embd.weight", {1024, 1024}, 1);  // f16: 2 MiB
     p.write_sparse_file(mmproj);
-    const Outcome j = run({path, "--mmproj", mmproj, "--json"});
+    const Outcome j = run_cli({path, "--mmproj", mmproj, "--json"});
     REQUIRE(j.code == 0);
     const auto doc = nlohmann::json::parse(j.out);
     CHECK(doc["mmproj_bytes"] == 1024ULL * 1024 * 2);
@@ -110,12 +107,12 @@ TEST_CASE("file cli: a 100 GB file does not fit a 24 GB card") {
     GgufWriter w = small_llama();
     for (int k = 0; k < 100; ++k) w.tensor("blk." + std::to_string(k), {1ULL << 15, 1ULL << 14}, 1);
     w.write_sparse_file(path);
-    const Outcome o = run({path, "--gpu", "RTX 4090"});
+    const Outcome o = run_cli({path, "--gpu", "RTX 4090"});
     CHECK(o.code == 1);
     CHECK(has(o.out, "does not fit"));
     const std::string small_path = (temp_dir() / "small-llama3.gguf").string();
     small_llama().write_sparse_file(small_path);
-    const Outcome small = run({small_path, "--vram", "80"});
+    const Outcome small = run_cli({small_path, "--vram", "80"});
     CHECK(small.code == 0);
     CHECK(has(small.out, "VRAM budget"));
 }
@@ -126,7 +123,7 @@ TEST_CASE("file cli: a corrupt or missing file is bad input") {
         std::ofstream f(path, std::ios::binary);
         f << "GGUF" << std::string(3, '\x03');  // truncated after the version's first bytes
     }
-    const Outcome o = run({path});
+    const Outcome o = run_cli({path});
     CHECK(o.code == 2);
     CHECK(o.out.empty());
     CHECK(has(o.err, "canitrun: error:"));
@@ -136,10 +133,10 @@ TEST_CASE("file cli: a corrupt or missing file is bad input") {
         std::ofstream f(text);
         f << "hello\n";
     }
-    const Outcome not_gguf = run({text});
+    const Outcome not_gguf = run_cli({text});
     CHECK(not_gguf.code == 2);
     CHECK(has(not_gguf.err, "bad magic"));
-    const Outcome missing = run({(temp_dir() / "nope.gguf").string()});
+    const Outcome missing = run_cli({(temp_dir() / "nope.gguf").string()});
     CHECK(missing.code == 2);
     CHECK(missing.out.empty());
     CHECK(has(missing.err, "cannot open"));
@@ -147,12 +144,12 @@ TEST_CASE("file cli: a corrupt or missing file is bad input") {
 
 TEST_CASE("file cli: a Hugging Face folder answers like a database model") {
     const std::string dir = std::string(CANITRUN_FIXTURES) + "/hf/qwen3-next";
-    const Outcome o = run({dir, "--quant", "Q8_0"});
+    const Outcome o = run_cli({dir, "--quant", "Q8_0"});
     CHECK(o.code == 0);
     CHECK(o.err.empty());
     CHECK(has(o.out, "model.safetensors.index.json"));
     CHECK(has(o.out, "Q8_0"));
-    const Outcome j = run({dir + "/config.json", "--json", "--ctx", "8192"});
+    const Outcome j = run_cli({dir + "/config.json", "--json", "--ctx", "8192"});
     REQUIRE(j.code == 0);
     const auto doc = nlohmann::json::parse(j.out);
     CHECK(doc["model"]["params_total"] == 79500000000ULL);
@@ -166,14 +163,14 @@ TEST_CASE("file cli: a Hugging Face folder answers like a database model") {
 
 TEST_CASE("file cli: verify compares a llama.cpp log term by term") {
     const std::string logs = std::string(CANITRUN_FIXTURES) + "/logs/";
-    const Outcome o = run({"verify", logs + "qwen3.5-35b-a3b-Q4_K_M-cpu.log"});
+    const Outcome o = run_cli({"verify", logs + "qwen3.5-35b-a3b-Q4_K_M-cpu.log"});
     CHECK(o.code == 0);
     CHECK(o.err.empty());
     for (const char* part : {"weights", "kv_cache", "recurrent_state", "output", "compute",
                              "160.00 MiB", "62.81 MiB", "497.00 MiB", "n_ctx 32,768"}) {
         CHECK(has(o.out, part));
     }
-    const Outcome j = run({"verify", logs + "llama-3.1-8b-Q4_K_M-cpu.log", "--json"});
+    const Outcome j = run_cli({"verify", logs + "llama-3.1-8b-Q4_K_M-cpu.log", "--json"});
     REQUIRE(j.code == 0);
     const auto doc = nlohmann::json::parse(j.out);
     REQUIRE(doc["contexts"].size() == 2);
@@ -202,11 +199,11 @@ TEST_CASE("file cli: verify compares a llama.cpp log term by term") {
         std::ofstream f(junk);
         f << "nothing to see\n";
     }
-    const Outcome bad = run({"verify", junk});
+    const Outcome bad = run_cli({"verify", junk});
     CHECK(bad.code == 2);
     CHECK(bad.out.empty());
     CHECK(has(bad.err, "canitrun: error:"));
-    CHECK(run({"verify", (temp_dir() / "none.log").string()}).code == 2);
+    CHECK(run_cli({"verify", (temp_dir() / "none.log").string()}).code == 2);
 }
 
 // Issue 6's bar on the three real logs: tensors within the log's 0.01 MiB rounding, KV and
@@ -216,7 +213,7 @@ TEST_CASE("file cli: verify with the llama.cpp profile meets the bar on every lo
     for (const char* log : {"llama-3.1-8b-Q4_K_M-cpu.log", "gemma-3-27b-Q4_K_M-cpu.log",
                             "qwen3.5-35b-a3b-Q4_K_M-cpu.log"}) {
         INFO(log);
-        const Outcome o = run({"verify", logs + log, "--json"});
+        const Outcome o = run_cli({"verify", logs + log, "--json"});
         REQUIRE(o.code == 0);
         const auto doc = nlohmann::json::parse(o.out);
         REQUIRE_FALSE(doc["contexts"].empty());
@@ -245,7 +242,7 @@ TEST_CASE("file cli: --engine llama.cpp uses the file's own tensors") {
     const std::string path = (temp_dir() / "small-llama-engine.gguf").string();
     small_llama().write_sparse_file(path);
     const Outcome j =
-        run({path, "--engine", "llama.cpp", "--backend", "cpu", "--ctx", "4096", "--json"});
+        run_cli({path, "--engine", "llama.cpp", "--backend", "cpu", "--ctx", "4096", "--json"});
     REQUIRE(j.code == 0);
     const auto doc = nlohmann::json::parse(j.out);
     std::map<std::string, std::uint64_t> terms;
@@ -253,7 +250,7 @@ TEST_CASE("file cli: --engine llama.cpp uses the file's own tensors") {
     CHECK(terms["token_embd"] == 128256ULL * 16 * 144);
     CHECK(terms["weights"] == 4096ULL * 4);
     CHECK(terms["kv_cache"] == 32ULL * 4096 * 8 * 256 * 2);
-    const Outcome vllm = run({path, "--engine", "vllm"});
+    const Outcome vllm = run_cli({path, "--engine", "vllm"});
     CHECK(vllm.code == 2);
     CHECK(has(vllm.err, "--engine vllm loads checkpoints, not GGUF files"));
 }
