@@ -28,7 +28,9 @@ time_it "canitrun gpus $model" "$bin" gpus "$model"
 time_it "canitrun gpu-list" "$bin" gpu-list
 time_it "canitrun quants --names" "$bin" quants --names
 # `fit` counts only when --help lists it as a subcommand (otherwise it would be a model name).
-if "$bin" --help | grep -qE '^  fit +'; then
+# The help is read whole first: `grep -q` closing the pipe early fails the pipeline under pipefail.
+help=$("$bin" --help)
+if grep -qE '^  fit +' <<<"$help"; then
   time_it "canitrun fit --gpu 'RTX 4090'" "$bin" fit --gpu "RTX 4090"
 else
   echo "canitrun fit --gpu X: skipped (this build has no 'fit' subcommand)"

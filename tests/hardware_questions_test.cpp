@@ -57,3 +57,60 @@ TEST_CASE("CUDA-only formats never fit an Apple machine") {
     REQUIRE(c);
     CHECK_FALSE(c->has_value());
 }
+
+namespace {
+
+// The questions answered the slow, obvious way: every context step in a plain binary search over
+// whole model parts, every quantization planned in full.
+std::optional<std::uint64_t> plain_max_context(const Model& model, const Quant& quant,
+                                               const Hardware& hardware) {
+    std::uint64_t lo = 0, hi = longest_supported_context(model) / kContextStep + 1;
+    while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        EstimateOptions o;
+        o.context = mid * kContextStep;
+        const auto placed = place(model_parts(model, quant, o).value(), hardware, {}).value();
+        (placed.fits() ? lo : hi) = mid;
+    }
+    if (lo == 0) return std::nullopt;
+    return lo * kContextStep;
+}
+
+std::optional<std::string> plain_best_quant(const Model& model, const Database& db,
+                                            const Hardware& hardware) {
+    const Quant* native = nullptr;
+    const Quant* offload = nullptr;
+    for (const Quant* q : llama_cpp_quants(db)) {
+        const auto a = answer_for(model, *q, hardware, {}).value();
+        if (a.plan.kind == PlanKind::none) continue;
+        const Quant*& slot = a.plan.kind == PlanKind::native ? native : offload;
+        if (slot == nullptr || q->quality_rank < slot->quality_rank) slot = q;
+    }
+    if (native != nullptr) return native->id;
+    if (offload != nullptr) return offload->id;
+    return std::nullopt;
+}
+
+}  // namespace
+
+// The fast paths (a weights-only bound, native plans before offload plans, a search that starts
+// at the quick estimate's answer and rebuilds only the KV) must give exactly the plain answers.
+TEST_CASE("fast longest-context and best-quant searches agree with the plain ones everywhere") {
+    const Database& db = test::database();
+    for (const auto& gpus : std::vector<std::vector<std::string>>{
+             {"rtx-4090"}, {"rtx-3090", "rtx-3090"}, {"rtx-4090", "rtx-3060"}, {"h200-sxm"}}) {
+        const Hardware hardware = test::hardware_of(gpus);
+        for (const auto& model : db.models) {
+            INFO(model.id << " on " << gpus.front() << " x" << gpus.size());
+            const auto best = best_quant_for_hardware(model, llama_cpp_quants(db), hardware, {});
+            REQUIRE(best);
+            const auto plain = plain_best_quant(model, db, hardware);
+            REQUIRE(best->has_value() == plain.has_value());
+            if (!plain) continue;
+            CHECK((*best)->quant->id == *plain);
+            const auto fast = max_native_context(model, *(*best)->quant, hardware, {});
+            REQUIRE(fast);
+            CHECK(*fast == plain_max_context(model, *(*best)->quant, hardware));
+        }
+    }
+}

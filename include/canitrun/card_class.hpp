@@ -14,6 +14,8 @@ namespace canitrun {
 struct CardClass {
     std::uint64_t gb = 0;  // marketed size
     GpuClass gpu_class = GpuClass::consumer;
+
+    bool operator==(const CardClass&) const = default;
 };
 
 // The smallest class whose marketed size, taken as that many GB (10^9 bytes), holds `total`.

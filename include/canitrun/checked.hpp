@@ -41,6 +41,9 @@ inline std::uint64_t sub(std::uint64_t a, std::uint64_t b) {
 // a * b / c, rounded up, without overflowing in the intermediate product when the result fits.
 inline std::uint64_t mul_div_ceil(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
     if (c == 0) throw OverflowError("division by zero");
+    // A 64-bit product divides natively; the 128-bit division is a slow library call.
+    std::uint64_t product = 0;
+    if (!__builtin_mul_overflow(a, b, &product)) return product / c + (product % c != 0 ? 1 : 0);
     const Wide wide = static_cast<Wide>(a) * b;
     const Wide q = (wide + c - 1) / c;
     if (q > UINT64_MAX) throw OverflowError("byte count overflows 64 bits");
@@ -50,6 +53,8 @@ inline std::uint64_t mul_div_ceil(std::uint64_t a, std::uint64_t b, std::uint64_
 // a * b / c, rounded down.
 inline std::uint64_t mul_div_floor(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
     if (c == 0) throw OverflowError("division by zero");
+    std::uint64_t product = 0;
+    if (!__builtin_mul_overflow(a, b, &product)) return product / c;
     const Wide q = static_cast<Wide>(a) * b / c;
     if (q > UINT64_MAX) throw OverflowError("byte count overflows 64 bits");
     return static_cast<std::uint64_t>(q);

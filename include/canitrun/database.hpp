@@ -20,6 +20,8 @@ struct DatabaseInfo {
     std::string version;  // e.g. "2026.11.29"; empty when the folder has no database.json
     std::string date;     // ISO date of the data's last change, e.g. "2026-11-29"
     std::string source;
+
+    bool operator==(const DatabaseInfo&) const = default;
 };
 
 struct Database {
@@ -33,6 +35,8 @@ struct Database {
     Result<const Gpu*> find_gpu(const std::string& name) const;
     Result<const Quant*> find_quant(const std::string& name) const;
     const Quant* recommended_quant() const;
+
+    bool operator==(const Database&) const = default;
 };
 
 // Files are keyed by their path relative to the data folder ("quants.json", "gpus/amd.json").

@@ -29,6 +29,8 @@ struct Gpu {
     std::string source;
 
     bool has_backend(const std::string& backend) const;
+
+    bool operator==(const Gpu&) const = default;
 };
 
 const char* gpu_class_name(GpuClass c);

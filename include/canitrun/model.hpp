@@ -41,6 +41,8 @@ struct LayerGroup {
     std::uint64_t q_lora_rank = 0;
     std::uint64_t qk_nope_head_dim = 0;
     std::uint64_t qk_rope_head_dim = 0;
+
+    bool operator==(const LayerGroup&) const = default;
 };
 
 struct Attention {
@@ -50,6 +52,8 @@ struct Attention {
     std::uint64_t v_head_dim = 0;    // 0 = same as head_dim
     bool output_gate = false;        // gated attention: q_proj also produces a sigmoid gate
     bool head_dim_explicit = false;  // config.json states head_dim (may differ from hidden/heads)
+
+    bool operator==(const Attention&) const = default;
 };
 
 struct MoE {
@@ -60,6 +64,8 @@ struct MoE {
     std::uint64_t shared_expert_intermediate_size = 0;
     std::uint64_t moe_layers = 0;
     bool gated = true;  // SwiGLU experts (three matrices); false for two-matrix experts
+
+    bool operator==(const MoE&) const = default;
 };
 
 struct Architecture {
@@ -75,11 +81,15 @@ struct Architecture {
     std::string pattern;
     std::string linear_name;  // what the vendor calls its linear layers ("Gated DeltaNet")
     std::string full_name;    // what the vendor calls its attention layers ("Gated Attention")
+
+    bool operator==(const Architecture&) const = default;
 };
 
 struct Benchmark {
     std::string name;
     double score = 0;
+
+    bool operator==(const Benchmark&) const = default;
 };
 
 struct Sampling {
@@ -87,6 +97,8 @@ struct Sampling {
     std::optional<double> temp, top_p, min_p, presence_penalty;
     std::optional<std::uint64_t> top_k;
     std::string chat_template_kwargs;
+
+    bool operator==(const Sampling&) const = default;
 };
 
 struct RunInfo {
@@ -95,6 +107,8 @@ struct RunInfo {
     std::string lmstudio_search;
     std::vector<Sampling> sampling;
     std::string mmproj;
+
+    bool operator==(const RunInfo&) const = default;
 };
 
 struct Model {
@@ -122,6 +136,8 @@ struct Model {
     std::string notes;
 
     bool is_moe() const { return arch.moe.has_value(); }
+
+    bool operator==(const Model&) const = default;
 };
 
 // The K/V dimensions of a full or sliding attention group: the group's own values where it

@@ -25,6 +25,7 @@ struct LayerPart {
     Bytes routed_experts = 0;  // the part llama.cpp's --n-cpu-moe / -ot exps=CPU moves to RAM
     Bytes active_weights = 0;  // what one token reads: routed experts at top-k / experts
     Bytes kv_cache = 0;
+    std::size_t group = 0;  // index into the model's arch.layer_groups
 };
 
 struct ModelParts {
@@ -39,5 +40,11 @@ struct ModelParts {
 
 Result<ModelParts> model_parts(const Model& model, const Quant& quant,
                                const EstimateOptions& options);
+
+// The same parts at another context (options.context and options.kv_type): only the KV cache of
+// each layer is recomputed, so a search over contexts does not rebuild the weights each step.
+// `parts` must come from model_parts() for this model.
+Result<ModelParts> parts_at_context(ModelParts parts, const Model& model,
+                                    const EstimateOptions& options);
 
 }  // namespace canitrun

@@ -24,6 +24,8 @@ struct Quant {
     std::string format;              // "gguf", "safetensors", ...
     std::string derivation;
     std::string source;
+
+    bool operator==(const Quant&) const = default;
 };
 
 }  // namespace canitrun

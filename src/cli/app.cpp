@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "canitrun/database_files.hpp"
+#include "canitrun/embedded_snapshot.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/report.hpp"
 #include "csv_output.hpp"
@@ -89,7 +90,7 @@ T need(Result<T> r) {
 }
 
 Database load_database(const Options& o) {
-    if (o.data_dir.empty()) return need(parse_database(embedded_database_files()));
+    if (o.data_dir.empty()) return need(load_embedded_database());
     return need(parse_database(need(read_database_dir(o.data_dir))));
 }
 
@@ -170,7 +171,7 @@ std::string quiet_answer(const ModelReport& r) {
 // --version: the program's version and the embedded database's.
 std::string version_text() {
     std::string text = std::string("canitrun ") + CANITRUN_VERSION + "\n";
-    const auto db = parse_database(embedded_database_files());
+    const auto db = load_embedded_database();
     if (!db) return text + "database: unreadable (" + db.error().message + ")\n";
     const DatabaseInfo& info = db->info;
     text += "database " + (info.version.empty() ? std::string("(no version)") : info.version);

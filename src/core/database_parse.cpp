@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "canitrun/database.hpp"
+#include "canitrun/limits.hpp"
 #include "canitrun/name_match.hpp"
 #include "canitrun/param_count.hpp"
 #include "canitrun/parse.hpp"
@@ -20,10 +21,6 @@ using detail::DatabaseError;
 using detail::Fields;
 using nlohmann::json;
 
-constexpr std::uint64_t kMaxDim = 1000000;  // hidden sizes, head dims, state sizes
-constexpr std::uint64_t kMaxVocab = 10000000;
-constexpr std::uint64_t kMaxLayers = 10000;
-constexpr std::uint64_t kMaxParams = 100000000000000ULL;  // 100T
 constexpr std::uint64_t kMaxVramGb = 100000;
 
 std::string entry_name(const std::string& file, std::size_t index, const json& entry) {
@@ -127,7 +124,7 @@ Architecture parse_architecture(const Fields& f) {
     if (f.has("moe")) {
         const Fields m = f.child("moe");
         MoE moe;
-        moe.experts = m.count("experts", 1, 100000);
+        moe.experts = m.count("experts", 1, kMaxExperts);
         moe.experts_per_token = m.count("experts_per_token", 1, moe.experts);
         moe.shared_experts = m.count_or("shared_experts", 0, 1000);
         moe.expert_intermediate_size = m.count("expert_intermediate_size", 1, kMaxDim);

@@ -19,13 +19,44 @@ std::uint64_t active_params(const Model& model) {
     return model.params_active != 0 ? model.params_active : model.params_total;
 }
 
+Bytes gpu_capacity(const Hardware& hardware) {
+    Bytes sum = 0;
+    for (const auto& d : hardware.gpus) sum = checked::add(sum, d.memory);
+    return sum;
+}
+
 Result<bool> fits_natively(const Model& model, const Quant& quant, const Hardware& hardware,
                            const EstimateOptions& options) {
+    // The weights alone past every GPU's memory cannot fit, whatever the context: this skips
+    // building the per-layer parts for most quantizations of most models (`fit` asks ~4,000
+    // such questions per run).
+    try {
+        const Bytes weights =
+            options.weights_bytes_override.value_or(weight_bytes(model.params_total, quant));
+        if (weights > gpu_capacity(hardware)) return false;
+    } catch (const OverflowError&) {
+        return false;
+    }
     auto parts = model_parts(model, quant, options);
     if (!parts) return std::unexpected(parts.error());
     auto p = place(*parts, hardware, {});
     if (!p) return std::unexpected(p.error());
     return p->fits();
+}
+
+// The most 256-token steps (up to `longest`) at which the quick estimate fits `capacity`; 0 when
+// none does or the estimate fails. Only a starting point for max_native_context's exact search.
+std::uint64_t estimate_guess(const Model& model, const Quant& quant, EstimateOptions options,
+                             Bytes capacity, std::uint64_t longest) {
+    std::uint64_t lo = 0, hi = longest + 1;
+    while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        options.context = mid * kContextStep;
+        const auto e = estimate(model, quant, options);
+        if (!e) return 0;
+        (e->total() <= capacity ? lo : hi) = mid;
+    }
+    return lo;
 }
 
 }  // namespace
@@ -51,14 +82,40 @@ Result<std::optional<std::uint64_t>> max_native_context(const Model& model, cons
                                                         const Hardware& hardware,
                                                         const EstimateOptions& options) {
     if (!hardware_runs(hardware, quant)) return std::optional<std::uint64_t>{};
-    // Binary search over multiples of 256: fits(lo * 256) holds, fits(hi * 256) does not.
+    // Binary search over multiples of 256: fits(lo * 256) holds, fits(hi * 256) does not. The
+    // weights are cut into parts once; each step recomputes only the KV cache.
     EstimateOptions o = options;
+    const auto base = model_parts(model, quant, options);
+    if (!base) return std::unexpected(base.error());
+    if (base->weights() > gpu_capacity(hardware) && !hardware.gpus.empty()) {
+        return std::optional<std::uint64_t>{};
+    }
     const std::uint64_t longest = longest_supported_context(model) / kContextStep;
+    const auto fits_at = [&](std::uint64_t steps) -> Result<bool> {
+        o.context = steps * kContextStep;
+        auto parts = parts_at_context(*base, model, o);
+        if (!parts) return std::unexpected(parts.error());
+        auto placed = place(*parts, hardware, {});
+        if (!placed) return std::unexpected(placed.error());
+        return placed->fits();
+    };
     std::uint64_t lo = 0, hi = longest + 1;
+    // Start next to the answer: the quick estimate against all GPU memory together is exact for
+    // one GPU and an upper bound for several, so two exact checks usually settle it. The search
+    // below stays exact whatever the guess.
+    if (!hardware.gpus.empty()) {
+        const std::uint64_t guess =
+            estimate_guess(model, quant, options, gpu_capacity(hardware), longest);
+        for (const std::uint64_t probe : {guess, guess + 1}) {
+            if (probe <= lo || probe >= hi) continue;
+            auto fits = fits_at(probe);
+            if (!fits) return std::unexpected(fits.error());
+            (*fits ? lo : hi) = probe;
+        }
+    }
     while (hi - lo > 1) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
-        o.context = mid * kContextStep;
-        auto fits = fits_natively(model, quant, hardware, o);
+        auto fits = fits_at(mid);
         if (!fits) return std::unexpected(fits.error());
         (*fits ? lo : hi) = mid;
     }
@@ -66,9 +123,42 @@ Result<std::optional<std::uint64_t>> max_native_context(const Model& model, cons
     return std::optional<std::uint64_t>{lo * kContextStep};
 }
 
+namespace {
+
+// The best-quality quantization that fits whole on the GPUs, cheapest check first; nothing when
+// none does.
+Result<std::optional<HardwareAnswer>> best_native_quant(const Model& model,
+                                                        const std::vector<const Quant*>& quants,
+                                                        const Hardware& hardware,
+                                                        const EstimateOptions& options) {
+    std::vector<const Quant*> by_quality = quants;
+    std::stable_sort(by_quality.begin(), by_quality.end(), [](const Quant* a, const Quant* b) {
+        return a->quality_rank < b->quality_rank;
+    });
+    for (const Quant* q : by_quality) {
+        if (!hardware_runs(hardware, *q)) continue;
+        auto fits = fits_natively(model, *q, hardware, options);
+        if (!fits) return std::unexpected(fits.error());
+        if (!*fits) continue;
+        auto a = answer_for(model, *q, hardware, options);
+        if (!a) return std::unexpected(a.error());
+        if (a->plan.kind == PlanKind::native) return std::optional<HardwareAnswer>{*a};
+    }
+    return std::optional<HardwareAnswer>{};
+}
+
+}  // namespace
+
 Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
     const Model& model, const std::vector<const Quant*>& quants, const Hardware& hardware,
     const EstimateOptions& options) {
+    // The best-quality quantization that fits whole on the GPUs wins outright; offload is planned
+    // (a search over layer splits) only when none does.
+    if (!hardware.gpus.empty()) {
+        auto native = best_native_quant(model, quants, hardware, options);
+        if (!native) return std::unexpected(native.error());
+        if (*native) return native;
+    }
     std::optional<HardwareAnswer> native, offload;
     for (const Quant* q : quants) {
         auto a = answer_for(model, *q, hardware, options);
@@ -87,7 +177,9 @@ Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware
     for (const auto& model : db.models) {
         EstimateOptions o = options;
         o.context = std::min(o.context, longest_supported_context(model));
-        auto best = best_quant_for_hardware(model, quants, hardware, o);
+        // Offload answers are dropped below, so with GPUs only native plans are looked for.
+        auto best = hardware.gpus.empty() ? best_quant_for_hardware(model, quants, hardware, o)
+                                          : best_native_quant(model, quants, hardware, o);
         if (!best) return std::unexpected(best.error());
         // Whole on the GPUs, or, on a machine without one, whole in RAM.
         if (!*best ||

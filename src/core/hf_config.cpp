@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "canitrun/checked.hpp"
+#include "canitrun/limits.hpp"
 #include "canitrun/param_count.hpp"
+#include "canitrun/parse.hpp"
 
 namespace canitrun {
 namespace {
@@ -59,13 +61,26 @@ LayerKind kind_from_layer_type(const std::string& t) {
     return LayerKind::full;
 }
 
-}  // namespace
-
-Result<Model> parse_hf_config(const std::string& config_json, const std::string& name) {
-    const json root = json::parse(config_json, nullptr, false);
-    if (root.is_discarded() || !root.is_object()) {
-        return fail(ErrorKind::bad_input, name + ": config.json is not valid JSON");
+// The first number in `fields` past its bound, named, so an absurd config is refused before any
+// loop runs over its layers or any product of its sizes is taken.
+struct Bounded {
+    const char* field;
+    std::uint64_t value;
+    std::uint64_t limit;
+};
+std::optional<Error> out_of_bounds(const std::string& name, std::initializer_list<Bounded> fields) {
+    for (const auto& f : fields) {
+        if (f.value > f.limit) {
+            return Error{ErrorKind::bad_input,
+                         name + ": config.json's " + f.field + " " + std::to_string(f.value) +
+                             " is past " + std::to_string(f.limit),
+                         "no real model is that large; check the file"};
+        }
     }
+    return std::nullopt;
+}
+
+Result<Model> build_model(const json& root, const std::string& name) {
     const auto tc = root.find("text_config");
     const json& c = (tc != root.end() && tc->is_object()) ? *tc : root;
     const std::string model_type = string_or(c, "model_type", string_or(root, "model_type", ""));
@@ -82,6 +97,10 @@ Result<Model> parse_hf_config(const std::string& config_json, const std::string&
         return fail(ErrorKind::bad_input,
                     name + ": config.json has no hidden_size / num_hidden_layers",
                     "canitrun reads the config.json of decoder-only language models");
+    }
+    if (auto e = out_of_bounds(name, {{"num_hidden_layers", blocks, kMaxLayers},
+                                      {"hidden_size", a.hidden_size, kMaxDim}})) {
+        return std::unexpected(*e);
     }
     a.vocab_size = get_uint(c, {"vocab_size"}).value_or(uint_or(root, {"vocab_size"}, 0));
     a.tied_embeddings =
@@ -104,6 +123,13 @@ Result<Model> parse_hf_config(const std::string& config_json, const std::string&
     const auto hybrid = c.find("hybrid_override_pattern");
     const std::uint64_t interval = uint_or(c, {"full_attention_interval"}, 0);
     const auto kv_lora = get_uint(c, {"kv_lora_rank"});
+    const std::uint64_t listed_layers = types != c.end() && types->is_array() ? types->size()
+                                        : hybrid != c.end() && hybrid->is_string()
+                                            ? hybrid->get_ref<const std::string&>().size()
+                                            : 0;
+    if (auto e = out_of_bounds(name, {{"layer list", listed_layers, kMaxLayers}})) {
+        return std::unexpected(*e);
+    }
     if (types != c.end() && types->is_array() && !types->empty()) {
         for (const auto& t : *types)
             kinds.push_back(kind_from_layer_type(t.is_string() ? t.get<std::string>() : ""));
@@ -146,10 +172,10 @@ Result<Model> parse_hf_config(const std::string& config_json, const std::string&
     ssm.ssm_heads = uint_or(c, {"mamba_num_heads", "mamba_n_heads"}, 0);
     const std::uint64_t mamba_head_dim = uint_or(c, {"mamba_head_dim", "mamba_d_head"}, 0);
     const std::uint64_t expand = uint_or(c, {"mamba_expand", "expand"}, 2);
-    ssm.inner_size =
-        ssm.ssm_heads && mamba_head_dim
-            ? ssm.ssm_heads * mamba_head_dim
-            : uint_or(c, {"intermediate_size_mamba", "d_inner"}, expand * a.hidden_size);
+    ssm.inner_size = ssm.ssm_heads && mamba_head_dim
+                         ? checked::mul(ssm.ssm_heads, mamba_head_dim)
+                         : uint_or(c, {"intermediate_size_mamba", "d_inner"},
+                                   checked::mul(expand, a.hidden_size));
 
     LayerGroup mla;
     mla.kind = LayerKind::mla;
@@ -198,16 +224,60 @@ Result<Model> parse_hf_config(const std::string& config_json, const std::string&
         moe.expert_intermediate_size = uint_or(c, {"moe_intermediate_size"}, a.intermediate_size);
         moe.shared_expert_intermediate_size =
             uint_or(c, {"shared_expert_intermediate_size"},
-                    moe.shared_experts * moe.expert_intermediate_size);
+                    checked::mul(moe.shared_experts, moe.expert_intermediate_size));
         const std::uint64_t dense = std::min(uint_or(c, {"first_k_dense_replace"}, 0), a.layers);
         moe.moe_layers = a.layers - dense;
         a.moe = moe;
     }
 
+    const MoE no_moe;
+    const MoE& moe = a.moe ? *a.moe : no_moe;
+    if (auto e = out_of_bounds(
+            name,
+            {{"vocab_size", a.vocab_size, kMaxVocab},
+             {"num_attention_heads", a.attention.heads, kMaxDim},
+             {"num_key_value_heads", a.attention.kv_heads, kMaxDim},
+             {"head_dim", a.attention.head_dim, kMaxDim},
+             {"v_head_dim", a.attention.v_head_dim, kMaxDim},
+             {"intermediate_size", a.intermediate_size, kMaxDim},
+             {"max_position_embeddings", m.context_native, kMaxContext},
+             {"sliding_window", sliding.window, kMaxContext},
+             {"num_experts", moe.experts, kMaxExperts},
+             {"num_experts_per_tok", moe.experts_per_token, kMaxExperts},
+             {"n_shared_experts", moe.shared_experts, kMaxExperts},
+             {"moe_intermediate_size", moe.expert_intermediate_size, kMaxDim},
+             {"shared_expert_intermediate_size", moe.shared_expert_intermediate_size, kMaxDim}})) {
+        return std::unexpected(*e);
+    }
+    // Only the groups the model has: a dense model's unused SSM defaults are not its sizes.
+    for (const auto& g : a.layer_groups) {
+        const std::uint64_t widest =
+            std::max({g.key_heads, g.value_heads, g.key_head_dim, g.value_head_dim, g.conv_kernel,
+                      g.inner_size, g.state_size, g.groups, g.ssm_heads, g.kv_lora_rank,
+                      g.q_lora_rank, g.qk_nope_head_dim, g.qk_rope_head_dim, g.v_head_dim});
+        if (auto e = out_of_bounds(name, {{"layer size", widest, kMaxDim}})) {
+            return std::unexpected(*e);
+        }
+    }
     const ParamCount p = count_params(m);
     m.params_total = p.total;
     m.params_active = p.active;
     return m;
+}
+
+}  // namespace
+
+Result<Model> parse_hf_config(const std::string& config_json, const std::string& name) {
+    const json root = json::parse(config_json, nullptr, false);
+    if (root.is_discarded() || !root.is_object()) {
+        return fail(ErrorKind::bad_input, name + ": config.json is not valid JSON");
+    }
+    try {
+        return build_model(root, name);
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::bad_input, name + ": config.json's sizes overflow 64 bits",
+                    "no real model is that large; check the file");
+    }
 }
 
 std::optional<std::uint64_t> params_from_safetensors_index(const std::string& index_json,

@@ -103,12 +103,34 @@ Result<ModelParts> model_parts(const Model& model, const Quant& quant,
             layer.weights = share_of(shares[i].params);
             layer.routed_experts = share_of(shares[i].routed);
             layer.active_weights = share_of(shares[i].active);
-            layer.kv_cache = layer_kv_bytes(model, *order[i], options);
+            layer.group = static_cast<std::size_t>(order[i] - arch.layer_groups.data());
             parts.layers.push_back(layer);
         }
         // Rounding remainders go to the input embedding, so the pieces sum to the estimate.
         parts.input_weights =
             checked::add(parts.input_weights, checked::sub(total, parts.weights()));
+        return parts_at_context(std::move(parts), model, options);
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::overflow,
+                    "the estimate for " + model.id + " does not fit in 64-bit byte counts",
+                    "lower --ctx");
+    }
+}
+
+Result<ModelParts> parts_at_context(ModelParts parts, const Model& model,
+                                    const EstimateOptions& options) {
+    try {
+        // Once per group, not per layer: a context search calls this a dozen times per model.
+        const auto& groups = model.arch.layer_groups;
+        std::vector<Bytes> per_group;
+        per_group.reserve(groups.size());
+        for (const auto& g : groups) per_group.push_back(layer_kv_bytes(model, g, options));
+        for (auto& layer : parts.layers) {
+            if (layer.group >= groups.size()) {
+                return fail(ErrorKind::bad_input, "model parts do not match model " + model.id);
+            }
+            layer.kv_cache = per_group[layer.group];
+        }
         return parts;
     } catch (const OverflowError&) {
         return fail(ErrorKind::overflow,

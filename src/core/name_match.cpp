@@ -51,9 +51,13 @@ std::vector<std::string> suggest(const std::string& typed,
     std::vector<std::pair<std::size_t, std::string>> scored;
     for (const auto& c : candidates) {
         const std::string n = loose(c);
-        std::size_t d = edit_distance(t, n);
-        if (!t.empty() && t.size() >= 3 && n.find(t) != std::string::npos)
-            d = std::min(d, std::size_t{1});
+        const bool contains = !t.empty() && t.size() >= 3 && n.find(t) != std::string::npos;
+        // The distance is at least the difference in length: skip the quadratic part for names
+        // that cannot come close (a pasted paragraph against 600 names must stay fast).
+        const std::size_t length_gap =
+            t.size() > n.size() ? t.size() - n.size() : n.size() - t.size();
+        if (!contains && length_gap > max_distance) continue;
+        const std::size_t d = contains ? std::size_t{t == n ? 0U : 1U} : edit_distance(t, n);
         if (d <= max_distance) scored.emplace_back(d, c);
     }
     std::stable_sort(scored.begin(), scored.end(),
