@@ -5,6 +5,8 @@
 
 #include "canitrun/database.hpp"
 #include "canitrun/estimate.hpp"
+#include "canitrun/hardware.hpp"
+#include "canitrun/hardware_questions.hpp"
 #include "canitrun/report.hpp"
 
 namespace {
@@ -37,3 +39,19 @@ static void BM_ModelReport(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_ModelReport)->Unit(benchmark::kMicrosecond);
+
+// What `canitrun fit --gpu "RTX 4090"` computes: every model's best native quantization, its
+// longest context and its speed on the card.
+static void BM_FitOneGpu(benchmark::State& state) {
+    const auto& db = database();
+    const canitrun::Gpu* gpu = db.find_gpu("rtx-4090").value();
+    canitrun::Hardware hardware;
+    hardware.gpus.push_back(canitrun::device_for(*gpu));
+    hardware.ram = 32ULL * 1000 * 1000 * 1000;
+    for (auto _ : state) {
+        auto fits = canitrun::models_that_fit(db, hardware, canitrun::EstimateOptions{});
+        if (!fits) state.SkipWithError(fits.error().message.c_str());
+        benchmark::DoNotOptimize(fits);
+    }
+}
+BENCHMARK(BM_FitOneGpu)->Unit(benchmark::kMicrosecond);

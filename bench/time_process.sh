@@ -20,6 +20,8 @@ time_it() {
 }
 
 echo "binary: $bin ($("$bin" --version | tr '\n' ' '))"
+# The floor: what starting any process costs here, loop included, for scale.
+time_it "/bin/true (process start floor)" /bin/true
 time_it "canitrun --version" "$bin" --version
 time_it "canitrun $model" "$bin" "$model"
 time_it "canitrun $model --json" "$bin" "$model" --json

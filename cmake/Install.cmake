@@ -1,7 +1,8 @@
 # `cmake --install`: the canitrun binary, its shell completions and man page (component `cli`),
 # and the core library with its headers as a CMake package (component `dev`):
 #   find_package(canitrun CONFIG REQUIRED)
-#   target_link_libraries(app PRIVATE canitrun::core)
+#   target_link_libraries(app PRIVATE canitrun::core)       # or canitrun::snapshot, which
+#                                                           # adds the built-in database snapshot
 # CPack builds a Debian package of the `cli` component: `cpack -G DEB` in the build folder.
 
 include(GNUInstallDirs)
@@ -20,7 +21,8 @@ install(FILES ${CMAKE_SOURCE_DIR}/docs/canitrun.1
 
 set(CANITRUN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/canitrun)
 set_target_properties(canitrun_core PROPERTIES EXPORT_NAME core)
-install(TARGETS canitrun_core EXPORT canitrunTargets
+set_target_properties(canitrun_snapshot PROPERTIES EXPORT_NAME snapshot)
+install(TARGETS canitrun_core canitrun_snapshot EXPORT canitrunTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/canitrun

@@ -25,23 +25,17 @@ Bytes gpu_capacity(const Hardware& hardware) {
     return sum;
 }
 
-Result<bool> fits_natively(const Model& model, const Quant& quant, const Hardware& hardware,
-                           const EstimateOptions& options) {
-    // The weights alone past every GPU's memory cannot fit, whatever the context: this skips
-    // building the per-layer parts for most quantizations of most models (`fit` asks ~4,000
-    // such questions per run).
-    try {
-        const Bytes weights =
-            options.weights_bytes_override.value_or(weight_bytes(model.params_total, quant));
-        if (weights > gpu_capacity(hardware)) return false;
-    } catch (const OverflowError&) {
-        return false;
-    }
-    auto parts = model_parts(model, quant, options);
-    if (!parts) return std::unexpected(parts.error());
-    auto p = place(*parts, hardware, {});
-    if (!p) return std::unexpected(p.error());
-    return p->fits();
+// Whether the quick estimate already rules out a native fit, without building per-layer parts:
+// the devices hold the same weights, at least the same KV (each layer's KV rounds up on its own),
+// and each its overhead rounded down, so together they need at least the estimate's total less
+// one byte per share. This skips the parts for most quantizations of most models (`fit` asks
+// ~4,000 such questions per run).
+Result<bool> cannot_fit_natively(const Model& model, const Quant& quant, const Hardware& hardware,
+                                 const EstimateOptions& options) {
+    const auto e = estimate(model, quant, options);
+    if (!e) return std::unexpected(e.error());
+    const Bytes shares = hardware.gpus.size() + 1;
+    return e->total() > checked::add(gpu_capacity(hardware), shares);
 }
 
 // The most 256-token steps (up to `longest`) at which the quick estimate fits `capacity`; 0 when
@@ -78,22 +72,23 @@ std::uint64_t longest_supported_context(const Model& model) {
     return std::max(model.context_native, model.context_extended);
 }
 
-Result<std::optional<std::uint64_t>> max_native_context(const Model& model, const Quant& quant,
+namespace {
+
+// max_native_context from the model's parts at the quantization (any context).
+Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, const Quant& quant,
+                                                        const ModelParts& base,
                                                         const Hardware& hardware,
                                                         const EstimateOptions& options) {
-    if (!hardware_runs(hardware, quant)) return std::optional<std::uint64_t>{};
     // Binary search over multiples of 256: fits(lo * 256) holds, fits(hi * 256) does not. The
     // weights are cut into parts once; each step recomputes only the KV cache.
     EstimateOptions o = options;
-    const auto base = model_parts(model, quant, options);
-    if (!base) return std::unexpected(base.error());
-    if (base->weights() > gpu_capacity(hardware) && !hardware.gpus.empty()) {
+    if (base.weights() > gpu_capacity(hardware) && !hardware.gpus.empty()) {
         return std::optional<std::uint64_t>{};
     }
     const std::uint64_t longest = longest_supported_context(model) / kContextStep;
     const auto fits_at = [&](std::uint64_t steps) -> Result<bool> {
         o.context = steps * kContextStep;
-        auto parts = parts_at_context(*base, model, o);
+        auto parts = parts_at_context(base, model, o);
         if (!parts) return std::unexpected(parts.error());
         auto placed = place(*parts, hardware, {});
         if (!placed) return std::unexpected(placed.error());
@@ -123,28 +118,54 @@ Result<std::optional<std::uint64_t>> max_native_context(const Model& model, cons
     return std::optional<std::uint64_t>{lo * kContextStep};
 }
 
-namespace {
+}  // namespace
 
-// The best-quality quantization that fits whole on the GPUs, cheapest check first; nothing when
-// none does.
-Result<std::optional<HardwareAnswer>> best_native_quant(const Model& model,
-                                                        const std::vector<const Quant*>& quants,
+Result<std::optional<std::uint64_t>> max_native_context(const Model& model, const Quant& quant,
                                                         const Hardware& hardware,
                                                         const EstimateOptions& options) {
-    std::vector<const Quant*> by_quality = quants;
-    std::stable_sort(by_quality.begin(), by_quality.end(), [](const Quant* a, const Quant* b) {
+    if (!hardware_runs(hardware, quant)) return std::optional<std::uint64_t>{};
+    const auto base = model_parts(model, quant, options);
+    if (!base) return std::unexpected(base.error());
+    return longest_from_parts(model, quant, *base, hardware, options);
+}
+
+namespace {
+
+std::vector<const Quant*> by_quality(std::vector<const Quant*> quants) {
+    std::stable_sort(quants.begin(), quants.end(), [](const Quant* a, const Quant* b) {
         return a->quality_rank < b->quality_rank;
     });
-    for (const Quant* q : by_quality) {
+    return quants;
+}
+
+// A native answer and the parts it was placed from, which the context search reuses.
+struct NativeFit {
+    HardwareAnswer answer;
+    ModelParts parts;
+};
+
+// The best-quality quantization that fits whole on the GPUs (`ranked` best first), cheapest
+// check first; nothing when none does. Its answer is the one answer_for() gives: with default
+// placement options a plan that fits whole is native.
+Result<std::optional<NativeFit>> best_native(const Model& model,
+                                             const std::vector<const Quant*>& ranked,
+                                             const Hardware& hardware,
+                                             const EstimateOptions& options) {
+    for (const Quant* q : ranked) {
         if (!hardware_runs(hardware, *q)) continue;
-        auto fits = fits_natively(model, *q, hardware, options);
-        if (!fits) return std::unexpected(fits.error());
-        if (!*fits) continue;
-        auto a = answer_for(model, *q, hardware, options);
-        if (!a) return std::unexpected(a.error());
-        if (a->plan.kind == PlanKind::native) return std::optional<HardwareAnswer>{*a};
+        auto ruled_out = cannot_fit_natively(model, *q, hardware, options);
+        if (!ruled_out) return std::unexpected(ruled_out.error());
+        if (*ruled_out) continue;
+        auto parts = model_parts(model, *q, options);
+        if (!parts) return std::unexpected(parts.error());
+        auto placed = place(*parts, hardware, {});
+        if (!placed) return std::unexpected(placed.error());
+        if (!placed->fits()) continue;
+        HardwareAnswer a{q, options, Plan{PlanKind::native, *placed}, {}};
+        a.speed = estimate_speed(*placed, hardware, active_params(model));
+        return std::optional<NativeFit>{NativeFit{std::move(a), std::move(*parts)}};
     }
-    return std::optional<HardwareAnswer>{};
+    return std::optional<NativeFit>{};
 }
 
 }  // namespace
@@ -155,9 +176,9 @@ Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
     // The best-quality quantization that fits whole on the GPUs wins outright; offload is planned
     // (a search over layer splits) only when none does.
     if (!hardware.gpus.empty()) {
-        auto native = best_native_quant(model, quants, hardware, options);
+        auto native = best_native(model, by_quality(quants), hardware, options);
         if (!native) return std::unexpected(native.error());
-        if (*native) return native;
+        if (*native) return std::optional<HardwareAnswer>{(*native)->answer};
     }
     std::optional<HardwareAnswer> native, offload;
     for (const Quant* q : quants) {
@@ -173,22 +194,29 @@ Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
 Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware& hardware,
                                               const EstimateOptions& options) {
     const std::vector<const Quant*> quants = llama_cpp_quants(db);
+    const std::vector<const Quant*> ranked = by_quality(quants);
     std::vector<ModelFit> fits;
     for (const auto& model : db.models) {
         EstimateOptions o = options;
         o.context = std::min(o.context, longest_supported_context(model));
-        // Offload answers are dropped below, so with GPUs only native plans are looked for.
-        auto best = hardware.gpus.empty() ? best_quant_for_hardware(model, quants, hardware, o)
-                                          : best_native_quant(model, quants, hardware, o);
-        if (!best) return std::unexpected(best.error());
-        // Whole on the GPUs, or, on a machine without one, whole in RAM.
-        if (!*best ||
-            ((*best)->plan.kind != PlanKind::native && (*best)->plan.kind != PlanKind::cpu_only)) {
+        if (hardware.gpus.empty()) {
+            // Whole in RAM: the one plan a machine without a GPU has.
+            auto best = best_quant_for_hardware(model, quants, hardware, o);
+            if (!best) return std::unexpected(best.error());
+            if (!*best || (*best)->plan.kind != PlanKind::cpu_only) continue;
+            auto longest = max_native_context(model, *(*best)->quant, hardware, o);
+            if (!longest) return std::unexpected(longest.error());
+            fits.push_back({&model, **best, longest->value_or(o.context)});
             continue;
         }
-        auto longest = max_native_context(model, *(*best)->quant, hardware, o);
+        // Whole on the GPUs; offload answers would be dropped, so they are never planned.
+        auto native = best_native(model, ranked, hardware, o);
+        if (!native) return std::unexpected(native.error());
+        if (!*native) continue;
+        const Quant& quant = *(*native)->answer.quant;
+        auto longest = longest_from_parts(model, quant, (*native)->parts, hardware, o);
         if (!longest) return std::unexpected(longest.error());
-        fits.push_back({&model, **best, longest->value_or(o.context)});
+        fits.push_back({&model, (*native)->answer, longest->value_or(o.context)});
     }
     return fits;
 }

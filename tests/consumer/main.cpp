@@ -1,17 +1,21 @@
-// Uses the installed canitrun library: the embedded database and one estimate. Exits 0 when the
+// Uses the installed canitrun library: the built-in database (its snapshot, and the JSON it was
+// made from, which must agree) and one estimate. Exits 0 when the
 // answer is the reference page's: Qwen 3.5 35B-A3B at Q4_K_M, 8k context, 24,065,604,819 bytes
 // (derived by hand in tests/reference_page_test.cpp).
 
 #include <canitrun/database.hpp>
+#include <canitrun/embedded_snapshot.hpp>
 #include <canitrun/estimate.hpp>
 #include <cstdio>
 
 int main() {
-    const auto db = canitrun::parse_database(canitrun::embedded_database_files());
-    if (!db) {
-        std::fprintf(stderr, "consumer: %s\n", db.error().message.c_str());
+    const auto db = canitrun::load_embedded_database();
+    const auto json = canitrun::parse_database(canitrun::embedded_database_files());
+    if (!db || !json) {
+        std::fprintf(stderr, "consumer: %s\n", (db ? json : db).error().message.c_str());
         return 1;
     }
+    if (!(*db == *json)) return 1;
     const auto model = db->find_model("qwen3.5-35b-a3b");
     const auto quant = db->find_quant("Q4_K_M");
     if (!model || !quant) return 1;
