@@ -117,6 +117,73 @@ TEST_CASE("file cli: a 100 GB file does not fit a 24 GB card") {
     CHECK(has(small.out, "VRAM budget"));
 }
 
+namespace {
+
+bool lists(const nlohmann::json& gpus, const std::string& id) {
+    for (const auto& g : gpus) {
+        if (g["id"] == id) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+// small_llama plus 22 f16 tensors of 2^15 x 2^14 (1 GiB each): weights 22 x 1,073,741,824 +
+// 295,518,208 = 23,917,838,336 B. At 4k: KV 32 x 4096 x 8 x 256 x 2 = 536,870,912 B; overhead
+// floor(12 % of 24,454,709,248) = 2,934,565,109 B; total 27,389,274,357 B. Past every 24 GB card,
+// within the 32 GB ones: the smallest by the page's order (least marketed GB, consumer first,
+// then bandwidth) is the RTX 5090. An RTX 4090 holds 24 GB, at least half, and spills 3.4 GB to
+// the 32 GB of RAM (offload); an RTX 3060's 12 GB is under half (neither list).
+TEST_CASE("file cli: gpus FILE.gguf lists the GPUs that run the file at its own weights") {
+    const std::string path = (temp_dir() / "gpus-27gb.gguf").string();
+    GgufWriter w = small_llama();
+    for (int k = 0; k < 22; ++k) w.tensor("blk." + std::to_string(k), {1ULL << 15, 1ULL << 14}, 1);
+    w.write_sparse_file(path);
+
+    const Outcome j = run_cli({"gpus", path, "--ctx", "4096", "--json"});
+    REQUIRE(j.code == 0);
+    CHECK(j.err.empty());
+    const auto doc = nlohmann::json::parse(j.out);
+    CHECK(doc["total_bytes"] == 27389274357ULL);
+    CHECK(doc["context"] == 4096);
+    CHECK(doc["quant"] == "GGUF file");
+    CHECK(doc["smallest_gpu"]["id"] == "rtx-5090");
+    CHECK(lists(doc["gpus"]["native"], "rtx-5090"));
+    CHECK_FALSE(lists(doc["gpus"]["native"], "rtx-4090"));
+    CHECK(lists(doc["gpus"]["offload"], "rtx-4090"));
+    CHECK_FALSE(lists(doc["gpus"]["native"], "rtx-3060"));
+    CHECK_FALSE(lists(doc["gpus"]["offload"], "rtx-3060"));
+
+    const Outcome text = run_cli({"gpus", path, "--ctx", "4096"});
+    CHECK(text.code == 0);
+    CHECK(has(text.out, "Test Llama at GGUF file, 4k context: 27.4 GB"));
+    CHECK(has(text.out, "Run it natively"));
+
+    const Outcome quiet = run_cli({"gpus", path, "--ctx", "4096", "--quiet"});
+    CHECK(quiet.code == 0);
+    CHECK(quiet.out.rfind("NVIDIA RTX 5090\n", 0) == 0);
+
+    const Outcome missing = run_cli({"gpus", (temp_dir() / "missing.gguf").string()});
+    CHECK(missing.code == 2);
+    CHECK(missing.out.empty());
+    CHECK(has(missing.err, "canitrun: error: "));
+}
+
+// A Hugging Face folder answers `gpus` like a database model, at the recommended Q4_K_M (4.873
+// bpw): Qwen3-Next's 79.5e9 parameters (its safetensors index) make 48,425,437,500 B; KV at 8k
+// 12 full layers x 8192 x 2 x 512 x 2 = 201,326,592 B; overhead floor(12 % of 48,626,764,092) =
+// 5,835,211,691 B; total 54,461,975,783 B. No card between 48 and 64 marketed GB holds it, and
+// among the 64 GB ones the datacenter MI210 comes before the unified Macs.
+TEST_CASE("file cli: gpus on a Hugging Face folder lists GPUs like a database model") {
+    const std::string dir = std::string(CANITRUN_FIXTURES) + "/hf/qwen3-next";
+    const Outcome j = run_cli({"gpus", dir, "--json"});
+    REQUIRE(j.code == 0);
+    const auto doc = nlohmann::json::parse(j.out);
+    CHECK(doc["quant"] == "Q4_K_M");
+    CHECK(doc["total_bytes"] == 54461975783ULL);
+    CHECK(doc["smallest_gpu"]["id"] == "mi210");
+}
+
 TEST_CASE("file cli: a corrupt or missing file is bad input") {
     const std::string path = (temp_dir() / "corrupt.gguf").string();
     {

@@ -76,6 +76,8 @@ CASES = [
                       "--json", "--vram", "24", "--gpu", "rtx-5090"]),
     ("gpus-for-model", ["gpus", "qwen3.5-35b-a3b", "--json"]),
     ("gpus-for-model", ["--data", tiny, "gpus", "trillion-fp32-test", "--json"]),
+    ("gpus-for-model", ["gpus", gguf, "--json", "--ctx", "4096"]),
+    ("gpus-for-model", ["gpus", os.path.join(fixtures, "hf", "qwen3-next"), "--json"]),
     ("models", ["models", "--json"]),
     ("models", ["models", "--family", "no-such-family", "--json"]),
     ("gpu-list", ["gpu-list", "--json"]),

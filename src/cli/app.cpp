@@ -46,6 +46,7 @@ Examples:
   canitrun fit --gpu "RTX 4090" --sort speed         every model that runs on it
   canitrun system                                    what canitrun detects here
   canitrun gpus qwen3.5-35b-a3b                      every GPU that runs it
+  canitrun gpus model-Q4_K_M.gguf --ctx 32k          every GPU that runs this file
   canitrun models --family qwen
   canitrun gpu-list --vendor amd --min-vram 24
 
@@ -222,10 +223,15 @@ int run_gpus(std::ostream& out, const Options& o) {
                             "use 'canitrun MODEL --engine " + o.engine.engine + " --gpu NAME'"}};
     }
     const Database db = load_database(o);
-    const Model* model = need(db.find_model(o.model));
-    const ModelReport report = need(build_model_report(db, *model, report_options(db, o)));
     Output output(o);
-    write_gpus_for_model(output.text, report);
+    if (is_model_file_argument(o.model)) {
+        const auto file = need(file_gpus_report(db, o.model, o.mmproj, report_options(db, o)));
+        write_gpus_for_model(output.text, file->report);
+    } else {
+        const Model* model = need(db.find_model(o.model));
+        const ModelReport report = need(build_model_report(db, *model, report_options(db, o)));
+        write_gpus_for_model(output.text, report);
+    }
     output.print(out);
     return kExitOk;
 }
@@ -314,7 +320,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
 
     CLI::App* gpus =
         app.add_subcommand("gpus", "List the GPUs that run a model, natively or with CPU offload");
-    gpus->add_option("model", o.model, "Model id or alias")->required()->check(non_empty());
+    gpus->add_option("model", o.model,
+                     "Model id or alias, a .gguf file (at its own weights), or a config.json / HF "
+                     "folder")
+        ->required()
+        ->check(non_empty());
     add_estimate_flags(*gpus, o);
     gpus->fallthrough();
 

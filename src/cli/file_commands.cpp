@@ -210,19 +210,25 @@ Result<GgufModel> load_gguf(const std::string& path) {
     return gguf_to_model(*parts);
 }
 
+// The tensor bytes of a --mmproj projector file; 0 without one.
+Result<Bytes> mmproj_bytes(const std::string& mmproj_path) {
+    Bytes mmproj = 0;
+    if (mmproj_path.empty()) return mmproj;
+    auto parts = read_gguf_parts(mmproj_path);
+    if (!parts) return std::unexpected(parts.error());
+    for (const auto& p : *parts) mmproj = checked::add(mmproj, p.tensor_bytes());
+    return mmproj;
+}
+
 Result<CommandOutput> run_gguf(const std::string& path, const std::string& mmproj_path,
                                const ReportOptions& ro, bool as_json) {
     auto g = load_gguf(path);
     if (!g) return std::unexpected(g.error());
-    Bytes mmproj = 0;
-    if (!mmproj_path.empty()) {
-        auto parts = read_gguf_parts(mmproj_path);
-        if (!parts) return std::unexpected(parts.error());
-        for (const auto& p : *parts) mmproj = checked::add(mmproj, p.tensor_bytes());
-    }
+    auto mmproj = mmproj_bytes(mmproj_path);
+    if (!mmproj) return std::unexpected(mmproj.error());
     Result<FileEstimate> fe = fail(ErrorKind::overflow, "");
     try {
-        fe = estimate_file(*g, ro, mmproj);
+        fe = estimate_file(*g, ro, *mmproj);
     } catch (const OverflowError&) {
         return fail(ErrorKind::bad_input, path + ": the file's dimensions overflow 64-bit sizes",
                     "the file is corrupt");
@@ -286,6 +292,45 @@ Result<CommandOutput> run_model_file(const Database& db, const std::string& path
     try {
         if (hf) return run_hf(db, path, options, json);
         return run_gguf(path, mmproj, options, json);
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::bad_input, path + ": sizes in the file overflow 64 bits",
+                    "the file is corrupt");
+    }
+}
+
+Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const std::string& path,
+                                                     const std::string& mmproj_path,
+                                                     const ReportOptions& options) {
+    auto r = std::make_unique<FileReport>();
+    std::error_code ec;
+    try {
+        if (ends_with(path, ".json") || fs::is_directory(path, ec)) {
+            auto hf = read_hf_model(path);
+            if (!hf) return std::unexpected(hf.error());
+            r->model = hf->model;
+            auto report = build_model_report(db, r->model, options);
+            if (!report) return std::unexpected(report.error());
+            r->report = std::move(*report);
+            return r;
+        }
+        auto g = load_gguf(path);
+        if (!g) return std::unexpected(g.error());
+        auto mmproj = mmproj_bytes(mmproj_path);
+        if (!mmproj) return std::unexpected(mmproj.error());
+        auto fe = estimate_file(*g, options, *mmproj);
+        if (!fe) return std::unexpected(fe.error());
+        r->model = g->model;
+        r->quant = file_quant();
+        ModelReport& m = r->report;
+        m.model = &r->model;
+        m.quant = &r->quant;
+        m.options = options.estimate;
+        m.fit = options.fit;
+        m.selected = fe->estimate;
+        m.recurrent_state = fe->recurrent;
+        m.gpus = gpus_for(db.gpus, r->quant, m.selected.total(), m.fit);
+        m.smallest_gpu = smallest_gpu(db.gpus, r->quant, m.selected.total());
+        return r;
     } catch (const OverflowError&) {
         return fail(ErrorKind::bad_input, path + ": sizes in the file overflow 64 bits",
                     "the file is corrupt");

@@ -3,6 +3,7 @@
 // that file. A GGUF file gets a file report (exact weights, quantization mix, llama.cpp's KV
 // cache and recurrent state); a Hugging Face config the full model page at any quantization.
 
+#include <memory>
 #include <string>
 
 #include "canitrun/database.hpp"
@@ -27,5 +28,17 @@ Result<CommandOutput> run_model_file_engine(const Database& db, const std::strin
 Result<CommandOutput> run_model_file(const Database& db, const std::string& path,
                                      const std::string& mmproj, const ReportOptions& options,
                                      bool json);
+
+// `canitrun gpus FILE`: which GPUs run the file. A GGUF file is judged at its own weights (its
+// exact tensor bytes, llama.cpp's cache, --mmproj added), a config.json as a model at --quant.
+// The report points into the model and quantization held beside it, so it lives on the heap.
+struct FileReport {
+    Model model;
+    Quant quant;
+    ModelReport report;
+};
+Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const std::string& path,
+                                                     const std::string& mmproj,
+                                                     const ReportOptions& options);
 
 }  // namespace canitrun::cli
