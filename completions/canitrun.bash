@@ -14,6 +14,13 @@ _canitrun_names() {
     "$prog" "${data[@]}" "$1" --names 2>/dev/null
 }
 
+# Model files as the model argument: GGUF files, config.json files and folders (HF checkouts).
+_canitrun_model_files() {
+    compgen -f -X '!*.gguf' -- "$cur"
+    compgen -f -X '!*config.json' -- "$cur"
+    compgen -d -S / -- "$cur"
+}
+
 _canitrun() {
     local cur prev sub="" i
     cur=${COMP_WORDS[COMP_CWORD]}
@@ -100,10 +107,10 @@ _canitrun() {
         return
     fi
     case $sub in
-        gpus) mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models)" -- "$cur") ;;
+        gpus) mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models)" -- "$cur"; _canitrun_model_files) ;;
         verify) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
         models | gpu-list | quants | system | fit) ;;
-        *) mapfile -t COMPREPLY < <(compgen -W "gpus models gpu-list quants system fit verify $(_canitrun_names models)" -- "$cur") ;;
+        *) mapfile -t COMPREPLY < <(compgen -W "gpus models gpu-list quants system fit verify $(_canitrun_names models)" -- "$cur"; _canitrun_model_files) ;;
     esac
 }
 
