@@ -13,6 +13,11 @@ TEST_CASE("edit distance") {
     CHECK(edit_distance("kitten", "sitting") == 3);
     CHECK(edit_distance("", "abc") == 3);
     CHECK(edit_distance("same", "same") == 0);
+    // Bounded: past the limit it stops early and says limit + 1.
+    CHECK(edit_distance("kitten", "sitting", 1) == 2);
+    CHECK(edit_distance("kitten", "sitting", 3) == 3);
+    CHECK(edit_distance("kitten", "sitting", 10) == 3);
+    CHECK(edit_distance("abcdefgh", "zzzzzzzzzzzz", 2) == 3);
 }
 
 TEST_CASE("did you mean: close names first") {

@@ -15,6 +15,9 @@ std::string normalize_name(const std::string& name);
 
 std::size_t edit_distance(const std::string& a, const std::string& b);
 
+// The same, but gives up once the distance is past `limit`: min(distance, limit + 1).
+std::size_t edit_distance(const std::string& a, const std::string& b, std::size_t limit);
+
 // Up to `limit` candidates close to `typed`, nearest first (candidates that contain the typed
 // text count as close).
 std::vector<std::string> suggest(const std::string& typed,

@@ -20,19 +20,27 @@ std::string normalize_name(const std::string& name) {
 }
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
+    return edit_distance(a, b, std::max(a.size(), b.size()));
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b, std::size_t limit) {
     std::vector<std::size_t> row(b.size() + 1);
     for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
         std::size_t diagonal = row[0];
         row[0] = i;
+        std::size_t row_min = row[0];
         for (std::size_t j = 1; j <= b.size(); ++j) {
             const std::size_t above = row[j];
             const std::size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
             row[j] = std::min({above + 1, row[j - 1] + 1, substitute});
+            row_min = std::min(row_min, row[j]);
             diagonal = above;
         }
+        // Row minima never decrease, so once a whole row is past the limit the answer is too.
+        if (row_min > limit) return limit + 1;
     }
-    return row[b.size()];
+    return std::min(row[b.size()], limit + 1);
 }
 
 std::vector<std::string> suggest(const std::string& typed,
@@ -57,7 +65,8 @@ std::vector<std::string> suggest(const std::string& typed,
         const std::size_t length_gap =
             t.size() > n.size() ? t.size() - n.size() : n.size() - t.size();
         if (!contains && length_gap > max_distance) continue;
-        const std::size_t d = contains ? std::size_t{t == n ? 0U : 1U} : edit_distance(t, n);
+        const std::size_t d =
+            contains ? std::size_t{t == n ? 0U : 1U} : edit_distance(t, n, max_distance);
         if (d <= max_distance) scored.emplace_back(d, c);
     }
     std::stable_sort(scored.begin(), scored.end(),
