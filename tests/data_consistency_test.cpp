@@ -163,3 +163,14 @@ TEST_CASE("quantization bits per weight agree with ggml's block layouts") {
         CHECK(bpw < b.upper);
     }
 }
+
+// fp32_tflops is there only to stand in for a crippled or missing FP16 figure; a GPU whose FP16
+// rate is a sliver of a TFLOPS (Pascal's 1/64) must have it, or prefill comes out 64x too slow.
+TEST_CASE("an FP32 figure is given exactly where it beats the FP16 one") {
+    for (const Gpu& g : test::database().gpus) {
+        INFO(g.id << ": fp16 " << g.fp16_tflops << ", fp32 " << g.fp32_tflops);
+        if (g.fp32_tflops > 0) CHECK(g.fp32_tflops > g.fp16_tflops);
+        if (g.fp16_tflops > 0 && g.fp16_tflops < 1) CHECK(g.fp32_tflops > 0);
+        CHECK(g.fp32_tflops <= 1000);
+    }
+}

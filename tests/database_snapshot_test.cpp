@@ -1,9 +1,9 @@
 // The binary database snapshot: the embedded one is exactly what data/ parses to, a round trip
 // keeps every field, and corrupt bytes of any kind are refused with an error, never a crash.
 
-#include "catch.hpp"
 #include <cmath>
 #include <string>
+#include "catch.hpp"
 
 #include "canitrun/database_files.hpp"
 #include "canitrun/database_snapshot.hpp"
@@ -63,12 +63,26 @@ Database every_field_set() {
     m.run.sampling = {Sampling{"thinking", 0.6, 0.95, 0.0, 1.5, 20, "{\"x\":1}"}, Sampling{}};
     m.run.mmproj = "mmproj.gguf";
     m.notes = "notes\nwith a newline and \xff";
-    Gpu gpu{"id",     "name",      "short",
-            "nvidia", {"alias"},   GpuClass::unified,
-            32,       34359738368, "GDDR7",
-            1792.5,   104.8,       209.5,
-            419,      "Blackwell", {"cuda", "vulkan"},
-            2025,     666,         "source"};
+    Gpu gpu;
+    gpu.id = "id";
+    gpu.name = "name";
+    gpu.short_name = "short";
+    gpu.vendor = "nvidia";
+    gpu.aliases = {"alias"};
+    gpu.gpu_class = GpuClass::unified;
+    gpu.vram_gb = 32;
+    gpu.vram_bytes = 34359738368;
+    gpu.memory_type = "GDDR7";
+    gpu.bandwidth_gbps = 1792.5;
+    gpu.fp16_tflops = 104.8;
+    gpu.fp8_tflops = 209.5;
+    gpu.fp4_tflops = 419;
+    gpu.fp32_tflops = 52.4;
+    gpu.architecture = "Blackwell";
+    gpu.backends = {"cuda", "vulkan"};
+    gpu.release_year = 2025;
+    gpu.unified_gpu_share_permille = 666;
+    gpu.source = "source";
     Quant q{"Q4_K_M", "name", {"q4km"}, 48730,  7,        true,
             true,     true,   "cuda",   "gguf", "blocks", "ggml-common.h"};
     Database db;
@@ -145,8 +159,10 @@ TEST_CASE("Snapshots with another magic or format or trailing bytes are refused"
 }
 
 TEST_CASE("A snapshot count past the end is refused before anything is allocated") {
-    // magic, format 1, three empty info strings, then a model count of 2^63.
-    std::string bytes = std::string("\x0b") + "canitrun-db" + "\x01" + std::string(3, '\0');
+    // magic, the format (under 128: one byte), three empty info strings, then a model count of
+    // 2^63.
+    std::string bytes = std::string("\x0b") + "canitrun-db" +
+                        static_cast<char>(kSnapshotFormat) + std::string(3, '\0');
     bytes += "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01";
     const auto r = deserialize_database(bytes);
     REQUIRE_FALSE(r);

@@ -22,6 +22,10 @@ struct Gpu {
     std::string memory_type;
     double bandwidth_gbps = 0;
     double fp16_tflops = 0, fp8_tflops = 0, fp4_tflops = 0;
+    // Plain FP32 shader throughput, given where it beats the FP16 figure for prefill: Pascal runs
+    // FP16 at 1/64 rate (llama.cpp computes in FP32 / int8 there), and Apple publishes only FP32
+    // for M1 and M2 (which run FP16 at the same rate). 0 elsewhere.
+    double fp32_tflops = 0;
     std::string architecture;
     std::vector<std::string> backends;
     std::uint64_t release_year = 0;

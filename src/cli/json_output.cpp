@@ -84,6 +84,7 @@ json gpu_json(const Gpu& g) {
             {"vram_bytes", g.vram_bytes},
             {"bandwidth_gbps", g.bandwidth_gbps},
             {"fp16_tflops", g.fp16_tflops},
+            {"fp32_tflops", g.fp32_tflops},
             {"architecture", g.architecture},
             {"backends", g.backends},
             {"release_year", g.release_year},

@@ -154,6 +154,7 @@ void fields(Io& io, Gpu& g) {
     io(g.fp16_tflops);
     io(g.fp8_tflops);
     io(g.fp4_tflops);
+    io(g.fp32_tflops);
     io(g.architecture);
     io(g.backends);
     io(g.release_year);

@@ -359,6 +359,7 @@ Hardware hardware_from(const DetectedSystem& system, const Database& db) {
             device.gpu = gpu;
             device.bandwidth_gbps = gpu->bandwidth_gbps * slice;
             device.fp16_tflops = gpu->fp16_tflops * slice;
+            device.fp32_tflops = gpu->fp32_tflops * slice;
             if (d.vendor == "apple") {
                 device.memory =
                     checked::mul_div_floor(d.memory, gpu->unified_gpu_share_permille, 1000);

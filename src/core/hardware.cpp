@@ -57,6 +57,7 @@ GpuDevice device_for(const Gpu& gpu) {
                    : gpu.vram_bytes;
     d.bandwidth_gbps = gpu.bandwidth_gbps;
     d.fp16_tflops = gpu.fp16_tflops;
+    d.fp32_tflops = gpu.fp32_tflops;
     return d;
 }
 

@@ -1,6 +1,17 @@
 #include "canitrun/speed.hpp"
 
+#include <algorithm>
+
 namespace canitrun {
+namespace {
+
+// The matrix throughput prefill gets: the FP16 tensor rate, or the FP32 rate where that is
+// higher (Pascal's FP16 runs at 1/64; M1/M2 publish only FP32).
+double prefill_tflops(const GpuDevice& device) {
+    return std::max(device.fp16_tflops, device.fp32_tflops);
+}
+
+}  // namespace
 
 Speed estimate_speed(const Placement& placement, const Hardware& hardware,
                      std::uint64_t active_params, const SpeedAssumptions& a) {
@@ -30,14 +41,14 @@ Speed estimate_speed(const Placement& placement, const Hardware& hardware,
     double prefill_seconds = 0;
     for (std::size_t d = 0; d < placement.gpus.size(); ++d) {
         const double part = static_cast<double>(placement.gpus[d].read_per_token) / all_read;
-        const double tflops = hardware.gpus[d].fp16_tflops;
+        const double tflops = prefill_tflops(hardware.gpus[d]);
         if (part > 0 && tflops <= 0) return s;  // unknown throughput: no prefill figure
         if (part > 0)
             prefill_seconds += flops_per_token * part / (tflops * 1e12 * a.gpu_compute_efficiency);
     }
     if (ram_read > 0) {
         // RAM-resident layers run on GPU 0 for a batch, their weights copied over PCIe.
-        const double tflops = hardware.gpus.front().fp16_tflops;
+        const double tflops = prefill_tflops(hardware.gpus.front());
         if (tflops <= 0) return s;
         prefill_seconds +=
             flops_per_token * (ram_read / all_read) / (tflops * 1e12 * a.gpu_compute_efficiency);
