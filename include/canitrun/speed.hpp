@@ -5,8 +5,8 @@
 // experts) and the whole KV cache once. Layers run one after another, so the time per token is
 // the sum over devices of the bytes read there over that device's effective bandwidth
 // (peak x efficiency). Prefill is compute-bound: 2 FLOPs per active parameter per token at the
-// GPUs' fp16 tensor throughput x efficiency; weights kept in system RAM cross PCIe once per
-// 512-token micro-batch.
+// GPUs' fp16 tensor throughput (their FP32 rate where higher: Pascal, Apple M1/M2) x efficiency;
+// weights kept in system RAM cross PCIe once per 512-token micro-batch.
 
 #include <optional>
 

@@ -132,7 +132,8 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
                 << fmt::format("{:g}", h.ram_bandwidth_gbps)
                 << " GB/s of RAM bandwidth (--ram-bandwidth)";
         }
-        out << ", prefill at " << percent(s.gpu_compute_efficiency) << " of fp16 tensor throughput";
+        out << ", prefill at " << percent(s.gpu_compute_efficiency)
+            << " of fp16 tensor throughput (FP32 where the data gives more)";
         if (p.ram.weights > 0) {
             out << ", RAM-held weights crossing PCIe at " << fmt::format("{:g}", s.pcie_gbps)
                 << " GB/s once per " << s.ubatch << "-token batch";
