@@ -6,6 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "canitrun/hf_config.hpp"
 #include "canitrun/hf_files.hpp"
@@ -141,35 +144,26 @@ TEST_CASE("hf: index total_size by dtype and bad configs") {
 // Found by fuzzing: a config whose sizes multiply past 64 bits threw out of the parser. Absurd
 // sizes are now refused by name before any loop or product, and overflow is an error value.
 TEST_CASE("hf: absurd sizes are refused by name, never thrown or looped over") {
-    const auto layers = parse_hf_config(
-        R"({"hidden_size": 4096, "num_hidden_layers": 1000000000000, "full_attention_interval": 4})",
-        "x");
-    REQUIRE_FALSE(layers);
-    CHECK(layers.error().message ==
-          "x: config.json's num_hidden_layers 1000000000000 is past 10000");
-
-    const auto heads = parse_hf_config(
-        R"({"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 99999999999})",
-        "x");
-    REQUIRE_FALSE(heads);
-    CHECK(heads.error().message ==
-          "x: config.json's num_attention_heads 99999999999 is past 1000000");
-
-    std::string pattern(20000, 'M');
-    const auto hybrid = parse_hf_config(
-        R"({"hidden_size": 4096, "num_hidden_layers": 32, "hybrid_override_pattern": ")" + pattern +
-            "\"}",
-        "x");
-    REQUIRE_FALSE(hybrid);
-    CHECK(hybrid.error().message == "x: config.json's layer list 20000 is past 10000");
-
-    // Every size at its bound: 10,000 layers of 10^6-wide experts x 10^5 experts is about
-    // 10^4 x 3 x 10^6 x 10^6 x 10^5 = 3 x 10^21 parameters, past 2^64: an error, not a throw.
-    const auto huge = parse_hf_config(
-        R"({"hidden_size": 1000000, "num_hidden_layers": 10000, "num_attention_heads": 1000000,
-            "intermediate_size": 1000000, "vocab_size": 10000000, "num_experts": 100000,
-            "num_experts_per_tok": 8, "moe_intermediate_size": 1000000})",
-        "x");
-    REQUIRE_FALSE(huge);
-    CHECK(huge.error().message == "x: config.json's sizes overflow 64 bits");
+    const std::string pattern(20000, 'M');
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {R"({"hidden_size": 4096, "num_hidden_layers": 1000000000000,
+             "full_attention_interval": 4})",
+         "x: config.json's num_hidden_layers 1000000000000 is past 10000"},
+        {R"({"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 99999999999})",
+         "x: config.json's num_attention_heads 99999999999 is past 1000000"},
+        {R"({"hidden_size": 4096, "num_hidden_layers": 32, "hybrid_override_pattern": ")" +
+             pattern + "\"}",
+         "x: config.json's layer list 20000 is past 10000"},
+        // Every size at its bound: 10,000 layers of 10^6-wide experts x 10^5 experts is about
+        // 10^4 x 3 x 10^6 x 10^6 x 10^5 = 3 x 10^21 parameters, past 2^64: an error, not a throw.
+        {R"({"hidden_size": 1000000, "num_hidden_layers": 10000, "num_attention_heads": 1000000,
+             "intermediate_size": 1000000, "vocab_size": 10000000, "num_experts": 100000,
+             "num_experts_per_tok": 8, "moe_intermediate_size": 1000000})",
+         "x: config.json's sizes overflow 64 bits"},
+    };
+    for (const auto& [config, message] : cases) {
+        const auto model = parse_hf_config(config, "x");
+        REQUIRE_FALSE(model);
+        CHECK(model.error().message == message);
+    }
 }

@@ -1,5 +1,7 @@
 #include "canitrun/speed.hpp"
 
+#include <string>
+
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -56,28 +58,32 @@ TEST_CASE("no GPU: decode from RAM and no prefill figure") {
     CHECK_FALSE(s.prefill_tokens_per_s.has_value());
 }
 
+namespace {
+
+// Prefill tokens/s of Llama 3.1 8B (8.03e9 active parameters) at Q4_K_M, 8k, whole on one GPU.
+double llama_8b_prefill_on(const std::string& gpu) {
+    const ModelParts parts = test::parts_of("llama-3.1-8b", "Q4_K_M", 8192);
+    const Hardware h = test::hardware_of({gpu});
+    const auto p = place(parts, h, {});
+    REQUIRE(p);
+    const Speed s = estimate_speed(*p, h, 8030000000ULL);
+    REQUIRE(s.prefill_tokens_per_s);
+    return *s.prefill_tokens_per_s;
+}
+
+}  // namespace
+
 // Pascal runs FP16 at 1/64 of FP32 (the GTX 1080 Ti's 0.177 TFLOPS); llama.cpp computes in FP32
 // and int8 there, so prefill takes the FP32 figure, 11.34 TFLOPS (TechPowerUp): Llama 3.1 8B's
 // 8.03e9 params x 2 FLOPs a token at 11.34e12 x 0.8 = 564.9 tokens/s, not 8.8.
 TEST_CASE("prefill on Pascal uses its FP32 rate, not its 1/64 FP16 rate") {
-    const ModelParts parts = test::parts_of("llama-3.1-8b", "Q4_K_M", 8192);
-    const Hardware h = test::hardware_of({"gtx-1080-ti"});
-    auto p = place(parts, h, {});
-    REQUIRE(p);
-    const Speed s = estimate_speed(*p, h, 8030000000ULL);
-    REQUIRE(s.prefill_tokens_per_s);
-    CHECK(*s.prefill_tokens_per_s == Approx(11.34e12 * 0.8 / (2 * 8.03e9)));
-    CHECK(*s.prefill_tokens_per_s == Approx(564.9).epsilon(1e-3));
+    const double prefill = llama_8b_prefill_on("gtx-1080-ti");
+    CHECK(prefill == Approx(11.34e12 * 0.8 / (2 * 8.03e9)));
+    CHECK(prefill == Approx(564.9).epsilon(1e-3));
 }
 
 // Apple gives M1 and M2 only an FP32 figure (the M2 Max's 13.6 TFLOPS), and they run FP16 at that
 // rate: a prefill figure where there was none.
 TEST_CASE("prefill on an M2 Max comes from Apple's FP32 figure") {
-    const ModelParts parts = test::parts_of("llama-3.1-8b", "Q4_K_M", 8192);
-    const Hardware h = test::hardware_of({"m2-max-64gb"});
-    auto p = place(parts, h, {});
-    REQUIRE(p);
-    const Speed s = estimate_speed(*p, h, 8030000000ULL);
-    REQUIRE(s.prefill_tokens_per_s);
-    CHECK(*s.prefill_tokens_per_s == Approx(13.6e12 * 0.8 / (2 * 8.03e9)));
+    CHECK(llama_8b_prefill_on("m2-max-64gb") == Approx(13.6e12 * 0.8 / (2 * 8.03e9)));
 }
