@@ -161,8 +161,8 @@ TEST_CASE("Snapshots with another magic or format or trailing bytes are refused"
 TEST_CASE("A snapshot count past the end is refused before anything is allocated") {
     // magic, the format (under 128: one byte), three empty info strings, then a model count of
     // 2^63.
-    std::string bytes = std::string("\x0b") + "canitrun-db" +
-                        static_cast<char>(kSnapshotFormat) + std::string(3, '\0');
+    std::string bytes = std::string("\x0b") + "canitrun-db" + static_cast<char>(kSnapshotFormat) +
+                        std::string(3, '\0');
     bytes += "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01";
     const auto r = deserialize_database(bytes);
     REQUIRE_FALSE(r);
