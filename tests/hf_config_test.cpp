@@ -14,6 +14,7 @@
 #include "canitrun/hf_files.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "catch.hpp"
+#include "test_support.hpp"
 
 using namespace canitrun;
 
@@ -166,4 +167,46 @@ TEST_CASE("hf: absurd sizes are refused by name, never thrown or looped over") {
         REQUIRE_FALSE(model);
         CHECK(model.error().message == message);
     }
+}
+
+// Jamba and Llama 4 lay out their layers with fields of their own: attn_layer_period / offset and
+// expert_layer_period / offset; attention_chunk_size with every fourth layer global (NoPE) and
+// interleave_moe_layer_step. Their configs must give the architecture the database holds for the
+// same models (data/models/jamba.json and llama.json, taken from those configs).
+TEST_CASE("hf: Jamba and Llama 4 configs give the database's architecture") {
+    const std::vector<std::pair<std::string, std::string>> pairs = {
+        {"jamba-1.5-mini", "jamba-1.5-mini"},
+        {"llama-4-scout", "llama-4-scout-17b-16e"},
+        {"llama-4-maverick", "llama-4-maverick-17b-128e"}};
+    for (const auto& [fixture_name, id] : pairs) {
+        INFO(fixture_name);
+        const Model hf = load(fixture_name);
+        const Model& db = test::model(id);
+        for (const LayerKind kind :
+             {LayerKind::full, LayerKind::sliding, LayerKind::ssm, LayerKind::linear}) {
+            CHECK(count_layers(hf, kind) == count_layers(db, kind));
+        }
+        for (const std::uint64_t context : {4096ULL, 8192ULL, 131072ULL, 1048576ULL}) {
+            CHECK(kv_cache_bytes(hf, context, f16()) == kv_cache_bytes(db, context, f16()));
+        }
+        REQUIRE(hf.arch.moe);
+        REQUIRE(db.arch.moe);
+        CHECK(hf.arch.moe->experts == db.arch.moe->experts);
+        CHECK(hf.arch.moe->experts_per_token == db.arch.moe->experts_per_token);
+        CHECK(hf.arch.moe->shared_experts == db.arch.moe->shared_experts);
+        CHECK(hf.arch.moe->expert_intermediate_size == db.arch.moe->expert_intermediate_size);
+        CHECK(hf.arch.moe->shared_expert_intermediate_size ==
+              db.arch.moe->shared_expert_intermediate_size);
+        CHECK(hf.arch.moe->moe_layers == db.arch.moe->moe_layers);
+        // Without safetensors files the count comes from the architecture: within 2 % of the
+        // vendor's published total (Scout: 107.8e9 of text stack against 109e9 with vision).
+        CHECK(static_cast<double>(hf.params_total) ==
+              Approx(static_cast<double>(db.params_total)).epsilon(0.02));
+    }
+    // By hand. Jamba 1.5 Mini: 4 attention layers (4, 12, 20, 28) x 8 KV heads x 128 x (K + V)
+    // x 2 bytes x 8192 tokens = 134,217,728 B; the 28 Mamba layers cache no tokens.
+    CHECK(kv_cache_bytes(load("jamba-1.5-mini"), 8192, f16()) == 134217728ULL);
+    // Llama 4 Scout at 128k: 12 NoPE layers x 131,072 tokens + 36 chunked layers x 8,192 tokens,
+    // each token 8 x 128 x 2 x 2 = 4,096 B: 6,442,450,944 + 1,207,959,552 = 7,650,410,496 B.
+    CHECK(kv_cache_bytes(load("llama-4-scout"), 131072, f16()) == 7650410496ULL);
 }

@@ -53,6 +53,16 @@ std::uint64_t default_swa_period(const std::string& model_type) {
     return 0;
 }
 
+bool is_llama4(const std::string& model_type) {
+    return model_type.rfind("llama4", 0) == 0;
+}
+
+// How many of layers 0 .. n-1 satisfy i % period == offset.
+std::uint64_t every_nth(std::uint64_t n, std::uint64_t period, std::uint64_t offset) {
+    if (offset >= n || offset >= period) return 0;
+    return (n - offset + period - 1) / period;
+}
+
 LayerKind kind_from_layer_type(const std::string& t) {
     if (t.find("sliding") != std::string::npos || t == "chunked_attention")
         return LayerKind::sliding;
@@ -138,6 +148,27 @@ Result<Model> build_model(const json& root, const std::string& name) {
         for (char ch : hybrid->get<std::string>()) {
             if (ch == 'M') kinds.push_back(LayerKind::ssm);
             if (ch == '*') kinds.push_back(LayerKind::full);
+        }
+    } else if (const std::uint64_t attn_period = uint_or(c, {"attn_layer_period"}, 0);
+               attn_period > 0) {
+        // Jamba: layer i is attention when i % attn_layer_period == attn_layer_offset, else a
+        // Mamba layer (transformers' JambaConfig.layers_block_type).
+        const std::uint64_t offset = uint_or(c, {"attn_layer_offset"}, 0);
+        for (std::uint64_t il = 0; il < blocks; ++il) {
+            kinds.push_back(il % attn_period == offset ? LayerKind::full : LayerKind::ssm);
+        }
+    } else if (is_llama4(model_type) && uint_or(c, {"attention_chunk_size"}, 0) > 0) {
+        // Llama 4 (iRoPE): RoPE layers attend within chunks of attention_chunk_size, which caps
+        // their cache like a sliding window; NoPE layers are global. no_rope_layers lists 1 for
+        // a RoPE layer; when it is empty every no_rope_layer_interval-th layer is NoPE
+        // (transformers' Llama4TextConfig).
+        const auto listed = c.find("no_rope_layers");
+        const bool use_list = listed != c.end() && listed->is_array() && listed->size() == blocks;
+        const std::uint64_t nope_every =
+            std::max<std::uint64_t>(1, uint_or(c, {"no_rope_layer_interval"}, 4));
+        for (std::uint64_t il = 0; il < blocks; ++il) {
+            const bool rope = use_list ? (*listed)[il] != 0 : (il + 1) % nope_every != 0;
+            kinds.push_back(rope ? LayerKind::sliding : LayerKind::full);
         }
     } else if (interval > 0) {
         for (std::uint64_t il = 0; il < blocks; ++il) {
@@ -227,6 +258,22 @@ Result<Model> build_model(const json& root, const std::string& name) {
                     checked::mul(moe.shared_experts, moe.expert_intermediate_size));
         const std::uint64_t dense = std::min(uint_or(c, {"first_k_dense_replace"}, 0), a.layers);
         moe.moe_layers = a.layers - dense;
+        if (const std::uint64_t period = uint_or(c, {"expert_layer_period"}, 0); period > 0) {
+            // Jamba: MoE where i % expert_layer_period == expert_layer_offset.
+            moe.moe_layers = every_nth(a.layers, period, uint_or(c, {"expert_layer_offset"}, 0));
+        }
+        if (is_llama4(model_type)) {
+            // Llama 4: each MoE layer has one shared expert besides the routed ones, both
+            // intermediate_size wide; dense layers are intermediate_size_mlp wide; MoE every
+            // interleave_moe_layer_step-th layer, starting at step - 1.
+            const std::uint64_t step =
+                std::max<std::uint64_t>(1, uint_or(c, {"interleave_moe_layer_step"}, 1));
+            moe.shared_experts = 1;
+            moe.expert_intermediate_size = a.intermediate_size;
+            moe.shared_expert_intermediate_size = a.intermediate_size;
+            moe.moe_layers = every_nth(a.layers, step, step - 1);
+            a.intermediate_size = uint_or(c, {"intermediate_size_mlp"}, a.intermediate_size);
+        }
         a.moe = moe;
     }
 
