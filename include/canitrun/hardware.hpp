@@ -35,7 +35,9 @@ struct Hardware {
     Bytes ram = 0;                // system RAM available for offloaded layers
     double ram_bandwidth_gbps = kDefaultRamBandwidthGbps;
 
-    Bytes gpu_memory() const;  // the sum, for display only: placement is per device
+    // The sum over the GPUs. Placement is per device, so this is for display and as a bound
+    // (nothing fits natively in more than all of it), never as one pool.
+    Bytes gpu_memory() const;
     bool unified() const;
 };
 

@@ -1,7 +1,8 @@
 #pragma once
-// Bounds on architecture numbers read from any outside source (the JSON database, config.json,
-// GGUF metadata). No real model comes near them; past them the arithmetic would only mislead,
-// and a loop over layers must never be asked to run 10^18 times.
+// Bounds on architecture numbers read from outside: the JSON database and config.json (the GGUF
+// reader bounds its own counts and lengths as it reads, gguf.hpp). No real model comes near them;
+// past them the arithmetic would only mislead, and a loop over layers must never be asked to run
+// 10^18 times.
 
 #include <cstdint>
 

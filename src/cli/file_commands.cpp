@@ -274,6 +274,17 @@ Result<CommandOutput> run_hf(const Database& db, const std::string& path, const 
     return CommandOutput{text.str(), code};
 }
 
+// A Hugging Face config.json or a folder holding one; any other model file is read as GGUF.
+bool is_hf_path(const std::string& path) {
+    std::error_code ec;
+    return ends_with(path, ".json") || fs::is_directory(path, ec);
+}
+
+Error file_overflow(const std::string& path) {
+    return Error{ErrorKind::bad_input, path + ": sizes in the file overflow 64 bits",
+                 "the file is corrupt"};
+}
+
 }  // namespace
 
 bool is_model_file_argument(const std::string& arg) {
@@ -287,14 +298,11 @@ bool is_model_file_argument(const std::string& arg) {
 Result<CommandOutput> run_model_file(const Database& db, const std::string& path,
                                      const std::string& mmproj, const ReportOptions& options,
                                      bool json) {
-    std::error_code ec;
-    const bool hf = ends_with(path, ".json") || fs::is_directory(path, ec);
     try {
-        if (hf) return run_hf(db, path, options, json);
+        if (is_hf_path(path)) return run_hf(db, path, options, json);
         return run_gguf(path, mmproj, options, json);
     } catch (const OverflowError&) {
-        return fail(ErrorKind::bad_input, path + ": sizes in the file overflow 64 bits",
-                    "the file is corrupt");
+        return std::unexpected(file_overflow(path));
     }
 }
 
@@ -302,9 +310,8 @@ Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const s
                                                      const std::string& mmproj_path,
                                                      const ReportOptions& options) {
     auto r = std::make_unique<FileReport>();
-    std::error_code ec;
     try {
-        if (ends_with(path, ".json") || fs::is_directory(path, ec)) {
+        if (is_hf_path(path)) {
             auto hf = read_hf_model(path);
             if (!hf) return std::unexpected(hf.error());
             r->model = hf->model;
@@ -332,8 +339,7 @@ Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const s
         m.smallest_gpu = smallest_gpu(db.gpus, r->quant, m.selected.total());
         return r;
     } catch (const OverflowError&) {
-        return fail(ErrorKind::bad_input, path + ": sizes in the file overflow 64 bits",
-                    "the file is corrupt");
+        return std::unexpected(file_overflow(path));
     }
 }
 

@@ -19,12 +19,6 @@ std::uint64_t active_params(const Model& model) {
     return model.params_active != 0 ? model.params_active : model.params_total;
 }
 
-Bytes gpu_capacity(const Hardware& hardware) {
-    Bytes sum = 0;
-    for (const auto& d : hardware.gpus) sum = checked::add(sum, d.memory);
-    return sum;
-}
-
 // Whether the quick estimate already rules out a native fit, without building per-layer parts:
 // the devices hold the same weights, at least the same KV (each layer's KV rounds up on its own),
 // and each its overhead rounded down, so together they need at least the estimate's total less
@@ -35,7 +29,7 @@ Result<bool> cannot_fit_natively(const Model& model, const Quant& quant, const H
     const auto e = estimate(model, quant, options);
     if (!e) return std::unexpected(e.error());
     const Bytes shares = hardware.gpus.size() + 1;
-    return e->total() > checked::add(gpu_capacity(hardware), shares);
+    return e->total() > checked::add(hardware.gpu_memory(), shares);
 }
 
 // The most 256-token steps (up to `longest`) at which the quick estimate fits `capacity`; 0 when
@@ -82,7 +76,7 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
     // Binary search over multiples of 256: fits(lo * 256) holds, fits(hi * 256) does not. The
     // weights are cut into parts once; each step recomputes only the KV cache.
     EstimateOptions o = options;
-    if (base.weights() > gpu_capacity(hardware) && !hardware.gpus.empty()) {
+    if (base.weights() > hardware.gpu_memory() && !hardware.gpus.empty()) {
         return std::optional<std::uint64_t>{};
     }
     const std::uint64_t longest = longest_supported_context(model) / kContextStep;
@@ -100,7 +94,7 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
     // below stays exact whatever the guess.
     if (!hardware.gpus.empty()) {
         const std::uint64_t guess =
-            estimate_guess(model, quant, options, gpu_capacity(hardware), longest);
+            estimate_guess(model, quant, options, hardware.gpu_memory(), longest);
         for (const std::uint64_t probe : {guess, guess + 1}) {
             if (probe <= lo || probe >= hi) continue;
             auto fits = fits_at(probe);
