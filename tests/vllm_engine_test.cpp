@@ -1,4 +1,4 @@
-// The vLLM profile, derived by hand from the rules in src/core/vllm_engine.cpp.
+// The vLLM profile, derived by hand from the rules in src/core/engines/vllm_engine.cpp.
 
 #include "canitrun/vllm_engine.hpp"
 #include "catch.hpp"

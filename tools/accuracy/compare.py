@@ -181,7 +181,7 @@ def main():
         for t in TERMS:
             e = term_worst[t]
             f.write(f"- {t}: {e[0]:+.2f} MiB ({e[1]:+.2f} %), {e[2]}\n")
-        f.write("\nKnown gaps: the compute buffer is a fit (see src/core/llamacpp_engine.cpp), "
+        f.write("\nKnown gaps: the compute buffer is a fit (see src/core/engines/llamacpp_engine.cpp), "
                 "exact for most dense and MoE models at one sequence; it misses up to ~32 MiB "
                 "with several sequences on some architectures, on DeepSeek-V2-Lite, Phi-4, "
                 "Qwen3-Next and Granite 4.0-H, and 128 MiB at ubatch 2048 on DeepSeek-V2-Lite "
