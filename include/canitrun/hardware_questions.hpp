@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "canitrun/context_window.hpp"
 #include "canitrun/database.hpp"
 #include "canitrun/hardware.hpp"
 #include "canitrun/placement.hpp"
@@ -38,8 +39,6 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
 Result<std::optional<std::uint64_t>> max_native_context(const Model& model, const Quant& quant,
                                                         const Hardware& hardware,
                                                         const EstimateOptions& options);
-
-std::uint64_t longest_supported_context(const Model& model);
 
 // The highest-quality quantization whose plan is native at the options' context; when none
 // is, the highest-quality one that runs with offload. Empty when nothing runs.

@@ -16,6 +16,8 @@
 
 namespace canitrun {
 
+inline constexpr std::size_t kMaxLogLineBytes = 4096;
+
 struct LlamaLogBuffer {
     std::string device;  // "CPU", "CUDA0", "CPU_Mapped"
     Bytes bytes = 0;     // the log's MiB (two decimals) x 1048576, rounded
@@ -45,6 +47,9 @@ struct LlamaLog {
     std::optional<std::uint64_t>
         tensor_count;  // "loaded meta data with 17 key-value pairs and 292 tensors"
     std::uint64_t recognized_lines = 0;
+    // Lines longer than kMaxLogLineBytes, skipped unread: no line llama.cpp prints about memory
+    // comes near it, and std::regex recurses once per character on the rest.
+    std::uint64_t skipped_long_lines = 0;
 
     std::string arch() const;                       // print_info arch, else general.architecture
     std::string file_type() const;                  // "Q4_K - Medium"

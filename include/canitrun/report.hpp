@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "canitrun/card_class.hpp"
+#include "canitrun/context_window.hpp"
 #include "canitrun/database.hpp"
 #include "canitrun/estimate.hpp"
 #include "canitrun/fit.hpp"
@@ -63,6 +64,10 @@ struct ModelReport {
     Bytes kv_at_context = 0;
     Bytes kv_all_attention_at_context = 0;
     Bytes recurrent_state = 0;
+    // KV growth from the chosen context to the full window; empty at or past the window.
+    std::optional<Bytes> kv_growth_to_full;
+    std::optional<Bytes> kv_all_attention_growth_to_full;
+    ContextStatus context_status = ContextStatus::within_native;
     const Gpu* smallest_gpu = nullptr;
     GpuLists gpus;
     std::optional<VramAnswer> vram;

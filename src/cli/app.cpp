@@ -8,6 +8,7 @@
 
 #include "canitrun/database_files.hpp"
 #include "canitrun/embedded_snapshot.hpp"
+#include "canitrun/model_argument.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/report.hpp"
 #include "csv_output.hpp"
@@ -183,12 +184,49 @@ std::string version_text() {
     return text;
 }
 
-// Error text from a database file or argv may hold control characters; stderr gets one line.
+// The length of the well-formed UTF-8 sequence at text[i], or 0 (no overlongs, surrogates or
+// code points past U+10FFFF).
+std::size_t utf8_length(const std::string& text, std::size_t i) {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char lead = at(i);
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF)
+        n = 2;
+    else if (lead >= 0xE0 && lead <= 0xEF) {
+        n = 3;
+        if (lead == 0xE0) lo = 0xA0;
+        if (lead == 0xED) hi = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        n = 4;
+        if (lead == 0xF0) lo = 0x90;
+        if (lead == 0xF4) hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (i + n > text.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k) {
+        if (at(i + k) < 0x80 || at(i + k) > 0xBF) return 0;
+    }
+    return n;
+}
+
+// Error text from a database file or argv may hold control characters or bytes that are not
+// UTF-8; stderr gets one line of valid text, each such byte as '?'.
 std::string one_line(const std::string& text) {
     std::string out;
-    for (const char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        out += (u < 0x20 || u == 0x7f) ? '?' : c;
+    for (std::size_t i = 0; i < text.size();) {
+        const auto u = static_cast<unsigned char>(text[i]);
+        if (u < 0x80) {
+            out += (u < 0x20 || u == 0x7f) ? '?' : text[i];
+            ++i;
+        } else if (const std::size_t n = utf8_length(text, i); n > 0) {
+            out.append(text, i, n);
+            i += n;
+        } else {
+            out += '?';
+            ++i;
+        }
     }
     return out;
 }
@@ -217,6 +255,57 @@ int run_model(std::ostream& out, const Options& o) {
     return kExitOk;
 }
 
+bool names_model_file(const Database& db, const std::string& arg) {
+    return !arg.empty() && classify_model_argument(db, arg) != ModelArgumentKind::database;
+}
+
+// Whether the argument of the model command names a file (the database is small to load).
+bool file_model(const Options& o) {
+    return !o.model.empty() && names_model_file(load_database(o), o.model);
+}
+
+// Output flags that ask for two things at once are refused, not silently resolved; commands
+// that print only text or JSON refuse CSV, Markdown and --quiet rather than ignore them.
+void check_output_flags(const Options& o, bool verify, bool model_command) {
+    const auto refuse = [](const std::string& message, const std::string& hint) {
+        throw Failure{Error{ErrorKind::bad_input, message, hint}};
+    };
+    const std::string format = o.format.empty() ? "table" : o.format;
+    if (o.json && o.quiet) refuse("--json and --quiet ask for two outputs", "give one of them");
+    if (o.json && format != "table" && format != "json") {
+        refuse("--json and --format " + format + " ask for two outputs", "give one of them");
+    }
+    if (o.quiet && format != "table") {
+        refuse("--quiet and --format " + format + " ask for two outputs", "give one of them");
+    }
+    if (o.names && (o.json || format != "table")) {
+        refuse("--names prints ids only", "leave out --json and --format, or --names");
+    }
+    const bool text_or_json_only =
+        verify || (model_command && (!need(engine_is_quick(o.engine)) || file_model(o)));
+    if (text_or_json_only &&
+        (o.output == Format::csv || o.output == Format::markdown || o.output == Format::quiet)) {
+        const std::string flag = o.quiet ? "--quiet" : "--format " + format;
+        const std::string what = verify                             ? "verify"
+                                 : !need(engine_is_quick(o.engine)) ? "--engine " + o.engine.engine
+                                                                    : "a model file";
+        refuse(flag + " is not available for " + what, "use the default table or --json");
+    }
+    if (!o.mmproj.empty()) {
+        const bool gguf =
+            !verify && !o.model.empty() &&
+            classify_model_argument(load_database(o), o.model) == ModelArgumentKind::gguf_file;
+        if (!gguf) {
+            refuse("--mmproj adds a vision projector to a .gguf model file",
+                   "give a .gguf file as the model, or leave out --mmproj");
+        }
+        if (model_command && !need(engine_is_quick(o.engine))) {
+            refuse("--mmproj is not counted by --engine " + o.engine.engine,
+                   "leave out --mmproj, or --engine");
+        }
+    }
+}
+
 int run_gpus(std::ostream& out, const Options& o) {
     if (!need(engine_is_quick(o.engine))) {
         throw Failure{Error{ErrorKind::bad_input, "--engine applies to the model command only",
@@ -224,7 +313,7 @@ int run_gpus(std::ostream& out, const Options& o) {
     }
     const Database db = load_database(o);
     Output output(o);
-    if (is_model_file_argument(o.model)) {
+    if (names_model_file(db, o.model)) {
         const auto file = need(file_gpus_report(db, o.model, o.mmproj, report_options(db, o)));
         write_gpus_for_model(output.text, file->report);
     } else {
@@ -385,11 +474,13 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         if (o.quiet || o.names) o.output = Format::quiet;
         o.color =
             want_color(out_is_terminal, std::getenv("NO_COLOR"), std::getenv("CLICOLOR_FORCE"));
+        const bool lists = models->parsed() || gpu_list->parsed() || quants->parsed();
+        const bool model_command = !gpus->parsed() && !system->parsed() && !fit->parsed() && !lists;
+        check_output_flags(o, verify->parsed(), model_command);
         if (gpus->parsed()) return run_gpus(out, o);
         if (system->parsed()) return run_system(out, o);
         if (fit->parsed()) return run_fit(out, o);
-        if (!verify->parsed() && is_model_file_argument(o.model) &&
-            !need(engine_is_quick(o.engine))) {
+        if (!verify->parsed() && file_model(o) && !need(engine_is_quick(o.engine))) {
             const Database db = load_database(o);
             const CommandOutput r = need(run_model_file_engine(db, o.model, o.engine,
                                                                {&db,
@@ -404,7 +495,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
             out << r.text;
             return r.code;
         }
-        if (verify->parsed() || is_model_file_argument(o.model)) {
+        if (verify->parsed() || file_model(o)) {
             const Database db = load_database(o);
             const CommandOutput r =
                 verify->parsed() ? need(run_verify(db, o.log, o.output == Format::json))

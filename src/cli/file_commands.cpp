@@ -287,14 +287,6 @@ Error file_overflow(const std::string& path) {
 
 }  // namespace
 
-bool is_model_file_argument(const std::string& arg) {
-    if (ends_with(arg, ".gguf") || ends_with(arg, "config.json")) return true;
-    std::error_code ec;
-    if (fs::is_directory(arg, ec)) return fs::exists(fs::path(arg) / "config.json", ec);
-    // Any other existing file is read as GGUF: a clear "not a GGUF file" beats "unknown model".
-    return fs::is_regular_file(arg, ec);
-}
-
 Result<CommandOutput> run_model_file(const Database& db, const std::string& path,
                                      const std::string& mmproj, const ReportOptions& options,
                                      bool json) {

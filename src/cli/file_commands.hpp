@@ -18,9 +18,6 @@ struct CommandOutput {
     int code = 0;
 };
 
-// A .gguf name, a config.json, a folder holding one, or any existing file (read as GGUF).
-bool is_model_file_argument(const std::string& arg);
-
 // `canitrun FILE.gguf --engine llama.cpp`: the llama.cpp profile on the file's own tensors.
 Result<CommandOutput> run_model_file_engine(const Database& db, const std::string& path,
                                             const EngineFlags& flags, const EngineRequest& request);

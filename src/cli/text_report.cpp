@@ -190,9 +190,10 @@ void write_hybrid(std::ostream& out, const ModelReport& r) {
             {false, true, true});
     t.add_row({"KV cache at " + format_context(full_window), format_gb(r.kv_full_context),
                format_gb(r.kv_all_attention_full_context)});
-    t.add_row({"KV growth from " + format_context(r.options.context),
-               format_gb(r.kv_full_context - r.kv_at_context),
-               format_gb(r.kv_all_attention_full_context - r.kv_all_attention_at_context)});
+    if (r.kv_growth_to_full && r.kv_all_attention_growth_to_full) {
+        t.add_row({"KV growth from " + format_context(r.options.context),
+                   format_gb(*r.kv_growth_to_full), format_gb(*r.kv_all_attention_growth_to_full)});
+    }
     t.add_row({"Total at " + r.quant->id + ", " + format_context(full_window),
                format_gb(r.total_full_context), format_gb(r.total_all_attention_full_context)});
     t.write(out);
@@ -275,6 +276,13 @@ void write_queries(std::ostream& out, const ModelReport& r) {
 
 void write_text_report(std::ostream& out, const ModelReport& r) {
     write_card(out, r);
+    if (r.context_status == ContextStatus::extended) {
+        const Model& m = *r.model;
+        out << "  Note: " << format_context(r.options.context) << " is past the native "
+            << format_context(m.context_native) << " window; it runs only with "
+            << (m.context_extension.empty() ? "context extension" : m.context_extension)
+            << ", and quality may drop.\n";
+    }
     write_queries(out, r);  // the user's own question (--vram, --gpu) first
     write_quant_table(out, r);
     write_matrix(out, r);

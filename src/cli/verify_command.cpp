@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "app.hpp"
+#include "canitrun/bounded_file.hpp"
 #include "canitrun/format.hpp"
 #include "canitrun/verify.hpp"
 #include "json_output.hpp"
@@ -16,18 +16,6 @@ namespace canitrun::cli {
 namespace {
 
 using nlohmann::json;
-
-constexpr std::uint64_t kMaxLogBytes = 256ULL << 20;
-
-Result<std::string> read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return fail(ErrorKind::io, "cannot open " + path, "check the path");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
-    if (text.size() > kMaxLogBytes) text.resize(kMaxLogBytes);
-    return text;
-}
 
 double to_mib(Bytes b) {
     return static_cast<double>(b) / 1048576.0;
@@ -52,7 +40,7 @@ json optional_bytes(const std::optional<Bytes>& b) {
 }  // namespace
 
 Result<CommandOutput> run_verify(const Database& db, const std::string& log_path, bool as_json) {
-    auto text = read_text(log_path);
+    auto text = read_bounded_file(log_path, kMaxLogFileBytes, "llama.cpp log");
     if (!text) return std::unexpected(text.error());
     auto log = parse_llama_log(*text);
     if (!log)

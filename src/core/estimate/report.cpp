@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "canitrun/checked.hpp"
+#include "canitrun/context_window.hpp"
+
 namespace canitrun {
 namespace {
 
@@ -32,6 +35,9 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
     r.quant = options.quant ? options.quant : db.recommended_quant();
     r.options = options.estimate;
     r.fit = options.fit;
+    auto status = check_context(model, r.options.context);
+    if (!status) return std::unexpected(status.error());
+    r.context_status = *status;
     try {
         auto selected = estimate(model, *r.quant, r.options);
         if (!selected) return std::unexpected(selected.error());
@@ -72,6 +78,12 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
         r.kv_all_attention_at_context =
             all_attention_kv_cache_bytes(model, r.options.context, r.options.kv_type);
         r.recurrent_state = recurrent_state_bytes(model);
+        // Growth up to the full window exists only below it; past it there is none to show.
+        if (r.options.context < model.context_native) {
+            r.kv_growth_to_full = checked::sub(r.kv_full_context, r.kv_at_context);
+            r.kv_all_attention_growth_to_full =
+                checked::sub(r.kv_all_attention_full_context, r.kv_all_attention_at_context);
+        }
 
         const Bytes total = r.selected.total();
         r.smallest_gpu = smallest_gpu(db.gpus, *r.quant, total);

@@ -1,6 +1,7 @@
 #include "canitrun/gguf_files.hpp"
 
-#include <fcntl.h>
+#include "canitrun/bounded_file.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,17 +48,9 @@ class FileSource final : public ByteSource {
 }  // namespace
 
 Result<std::unique_ptr<ByteSource>> open_file_source(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return fail(ErrorKind::io, "cannot open " + path + ": " + std::strerror(errno),
-                    "check the path");
-    }
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        return fail(ErrorKind::io, path + " is not a regular file");
-    }
-    return std::make_unique<FileSource>(fd, static_cast<std::uint64_t>(st.st_size), path);
+    auto file = open_regular_file(path);
+    if (!file) return std::unexpected(file.error());
+    return std::make_unique<FileSource>(file->fd, file->size, path);
 }
 
 std::optional<GgufSplitName> parse_split_name(const std::string& path) {

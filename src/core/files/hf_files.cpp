@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "canitrun/bounded_file.hpp"
 #include "canitrun/gguf_files.hpp"
 #include "canitrun/hf_config.hpp"
 
@@ -14,16 +15,7 @@ namespace {
 namespace fs = std::filesystem;
 
 Result<std::string> slurp(const fs::path& p, std::uint64_t max_bytes) {
-    std::error_code ec;
-    const auto size = fs::file_size(p, ec);
-    if (ec) return fail(ErrorKind::io, "cannot read " + p.string() + ": " + ec.message());
-    if (size > max_bytes)
-        return fail(ErrorKind::bad_input, p.string() + " is too large to be a config");
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (!in) return fail(ErrorKind::io, "cannot read " + p.string());
-    return ss.str();
+    return read_bounded_file(p.string(), max_bytes, "Hugging Face config");
 }
 
 // Parameters from every *.safetensors file's header: reads 8 bytes plus the JSON of each.

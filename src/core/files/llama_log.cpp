@@ -134,10 +134,20 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
         }
         return *ctx;
     };
-    std::istringstream in(text);
     std::string line;
     std::smatch m;
-    while (std::getline(in, line)) {
+    // Lines are cut out of the text one at a time; a long one is never copied.
+    for (std::size_t begin = 0; begin < text.size();) {
+        std::size_t end = text.find('\n', begin);
+        if (end == std::string::npos) end = text.size();
+        const std::size_t length = end - begin;
+        const std::size_t start = begin;
+        begin = end + 1;
+        if (length > kMaxLogLineBytes) {
+            ++log.skipped_long_lines;
+            continue;
+        }
+        line.assign(text, start, length);
         if (!line.empty() && line.back() == '\r') line.pop_back();
         // Most of a log is per-tensor and per-layer chatter: skip it before any regex.
         static const char* const kWorthALook[] = {"print_info:", "- kv ",  "buffer size",

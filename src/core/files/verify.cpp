@@ -69,6 +69,10 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
         report.notes.push_back("no model architecture in the log (" + model.error().message +
                                "): KV cache and recurrent state not estimated");
     }
+    if (log.skipped_long_lines > 0) {
+        report.notes.push_back(std::to_string(log.skipped_long_lines) + " line(s) longer than " +
+                               std::to_string(kMaxLogLineBytes) + " bytes skipped unread");
+    }
     try {
         std::optional<Bytes> weights;
         const auto params = log.params_billions();

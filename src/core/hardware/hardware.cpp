@@ -1,6 +1,7 @@
 #include "canitrun/hardware.hpp"
 
 #include <cctype>
+#include <optional>
 
 namespace canitrun {
 namespace {
@@ -30,6 +31,24 @@ std::pair<std::uint64_t, std::string> split_count(const std::string& item) {
     const std::string rest = trim(item.substr(at + 1));
     if (rest.empty()) return {1, item};
     return {std::stoull(item.substr(0, digits)), rest};
+}
+
+// "99999999999999999999x4090": three or more digits, then 'x' and a name the database knows, is
+// a count out of range, not an unknown GPU ("7900XTX" is a name: "TX" is no GPU).
+std::optional<Error> oversized_count(const Database& db, const std::string& item) {
+    std::size_t digits = 0;
+    while (digits < item.size() && std::isdigit(static_cast<unsigned char>(item[digits]))) {
+        ++digits;
+    }
+    std::size_t at = digits;
+    while (at < item.size() && item[at] == ' ') ++at;
+    if (digits < 3 || at >= item.size() || (item[at] != 'x' && item[at] != 'X' && item[at] != '*'))
+        return std::nullopt;
+    const std::string rest = trim(item.substr(at + 1));
+    if (rest.empty() || !db.find_gpu(rest)) return std::nullopt;
+    return Error{ErrorKind::bad_input,
+                 "'" + item + "' asks for " + item.substr(0, digits) + " GPUs",
+                 "give between 1 and " + std::to_string(kMaxGpusPerSpec) + " GPUs"};
 }
 
 }  // namespace
@@ -80,7 +99,10 @@ Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::st
                         "give between 1 and " + std::to_string(kMaxGpusPerSpec) + " GPUs");
         }
         auto gpu = db.find_gpu(name);
-        if (!gpu) return std::unexpected(gpu.error());
+        if (!gpu) {
+            if (const auto big = oversized_count(db, item)) return std::unexpected(*big);
+            return std::unexpected(gpu.error());
+        }
         for (std::uint64_t i = 0; i < count; ++i) gpus.push_back(*gpu);
     }
     return gpus;

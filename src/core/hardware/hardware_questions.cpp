@@ -62,10 +62,6 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
     return a;
 }
 
-std::uint64_t longest_supported_context(const Model& model) {
-    return std::max(model.context_native, model.context_extended);
-}
-
 namespace {
 
 // max_native_context from the model's parts at the quantization (any context).

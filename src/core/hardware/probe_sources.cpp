@@ -1,5 +1,7 @@
 #include "canitrun/probe_sources.hpp"
 
+#include "canitrun/bounded_file.hpp"
+
 #include <sys/wait.h>
 #include <algorithm>
 #include <array>
@@ -12,15 +14,12 @@ namespace canitrun {
 namespace {
 
 // Tool outputs and system files are small; anything larger is not what we asked for.
-constexpr std::size_t kMaxProbeBytes = 1 << 20;
+constexpr std::size_t kMaxProbeBytes = kMaxProbeFileBytes;
 
 std::optional<std::string> slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::string text(kMaxProbeBytes, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<std::size_t>(in.gcount()));
-    return text;
+    auto text = read_bounded_file(path, kMaxProbeBytes, "system file");
+    if (!text) return std::nullopt;
+    return std::move(*text);
 }
 
 std::vector<std::string> entries(const std::string& dir) {
