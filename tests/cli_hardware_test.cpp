@@ -18,7 +18,8 @@ std::string recording(const std::string& name) {
 
 // Figures worked by hand in placement_test.cpp.
 TEST_CASE("cli: 2x3090 splits a 70B per device in JSON") {
-    const auto o = run_cli({"llama-3.3-70b", "--gpu", "2x3090", "--ctx", "4096", "--json"});
+    const auto o = run_cli(
+        {"llama-3.3-70b", "--gpu", "2x3090", "--ctx", "4096", "--json", "--engine", "quick"});
     REQUIRE(o.code == 0);
     const auto doc = nlohmann::json::parse(o.out)["hardware"];
     CHECK(doc["selected"]["plan"] == "native");
@@ -31,19 +32,21 @@ TEST_CASE("cli: 2x3090 splits a 70B per device in JSON") {
 }
 
 TEST_CASE("cli: 2x3090 at 8k offloads one layer and prints the fitted command") {
-    const auto o = run_cli({"llama-3.3-70b", "--gpu", "2x3090", "--ctx", "8k"});
+    const auto o =
+        run_cli({"llama-3.3-70b", "--gpu", "2x3090", "--ctx", "8k", "--engine", "quick"});
     CHECK(o.code == 1);
     CHECK(has(o.out, "runs with the first 1 layer in system RAM (llama.cpp -ngl 80)"));
     CHECK(has(o.out, "-c 8192 -ngl 80 -ts 24,24"));
 }
 
 TEST_CASE("cli: explicit --n-cpu-moe and --ngl are placed as given") {
-    const auto o = run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--n-cpu-moe", "12", "--json"});
+    const auto o = run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--n-cpu-moe", "12", "--json",
+                            "--engine", "quick"});
     CHECK(o.code == 1);
     const auto doc = nlohmann::json::parse(o.out)["hardware"]["selected"];
     CHECK(doc["plan"] == "none");  // 12 layers' experts leave 17.4 GB for a 17.2 GB card
     CHECK(doc["gpus"][0]["total_bytes"] == 17408246979ULL);
-    const auto bad = run_cli({"qwen3.5-35b-a3b", "--ngl", "10"});
+    const auto bad = run_cli({"qwen3.5-35b-a3b", "--ngl", "10", "--engine", "quick"});
     CHECK(bad.code == 2);
     CHECK(bad.out.empty());
     CHECK(has(bad.err, "canitrun: error: --ngl and --n-cpu-moe place layers on GPUs"));
@@ -67,24 +70,27 @@ TEST_CASE("cli: system lists detected GPUs with their database match") {
 }
 
 TEST_CASE("cli: --gpu auto uses the detected GPUs and RAM") {
-    const auto o = run_cli({"llama-3.3-70b", "--gpu", "auto", "--ctx", "4096", "--json"},
-                           {recording("nvidia-2x3090")});
+    const auto o =
+        run_cli({"llama-3.3-70b", "--gpu", "auto", "--ctx", "4096", "--json", "--engine", "quick"},
+                {recording("nvidia-2x3090")});
     REQUIRE(o.code == 0);
     const auto doc = nlohmann::json::parse(o.out)["hardware"];
     CHECK(doc["hardware"]["ram_bytes"] == 65756956ULL * 1024);
     CHECK(doc["selected"]["gpus"][0]["total_bytes"] == 25227272834ULL);
     // No GPU and 16.8 GB of RAM: the 24.1 GB Q4_K_M does not run; with --ram 64 it runs on the CPU.
-    const auto none =
-        run_cli({"qwen3.5-35b-a3b", "--gpu", "auto", "--json"}, {recording("no-gpu")});
+    const auto none = run_cli({"qwen3.5-35b-a3b", "--gpu", "auto", "--json", "--engine", "quick"},
+                              {recording("no-gpu")});
     CHECK(none.code == 1);
     CHECK(nlohmann::json::parse(none.out)["hardware"]["selected"]["plan"] == "none");
-    const auto cpu = run_cli({"qwen3.5-35b-a3b", "--gpu", "auto", "--ram", "64", "--json"},
-                             {recording("no-gpu")});
+    const auto cpu =
+        run_cli({"qwen3.5-35b-a3b", "--gpu", "auto", "--ram", "64", "--json", "--engine", "quick"},
+                {recording("no-gpu")});
     CHECK(nlohmann::json::parse(cpu.out)["hardware"]["selected"]["plan"] == "cpu_only");
 }
 
 TEST_CASE("cli: fit lists what runs on a GPU and sorts it") {
-    const auto o = run_cli({"fit", "--gpu", "RTX 4090", "--json", "--sort", "name"});
+    const auto o =
+        run_cli({"fit", "--gpu", "RTX 4090", "--json", "--sort", "name", "--engine", "quick"});
     REQUIRE(o.code == 0);
     const auto models = nlohmann::json::parse(o.out)["models"];
     REQUIRE(models.size() > 10);
@@ -99,13 +105,14 @@ TEST_CASE("cli: fit lists what runs on a GPU and sorts it") {
     // IQ1_M (2.146, rank 45) is the best-ranked GGUF format under it (IQ2_XXS is 2.3824).
     CHECK(llama70 == "IQ1_M");
     CHECK(models[0]["model"].get<std::string>() < models[1]["model"].get<std::string>());
-    const auto bad = run_cli({"fit", "--gpu", "RTX 4090", "--sort", "size"});
+    const auto bad = run_cli({"fit", "--gpu", "RTX 4090", "--sort", "size", "--engine", "quick"});
     CHECK(bad.code == 2);
     CHECK(has(bad.err, "unknown sort order 'size'"));
 }
 
 TEST_CASE("cli: fit on a machine without a GPU lists what runs from RAM") {
-    const auto o = run_cli({"fit", "--gpu", "auto", "--json"}, {recording("no-gpu")});
+    const auto o =
+        run_cli({"fit", "--gpu", "auto", "--json", "--engine", "quick"}, {recording("no-gpu")});
     REQUIRE(o.code == 0);
     const auto doc = nlohmann::json::parse(o.out);
     CHECK(doc["hardware"]["gpus"].empty());

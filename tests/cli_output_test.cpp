@@ -9,7 +9,7 @@ using canitrun::test::run_cli;
 // The page's Q4_K_M row, worked out by hand in reference_page_test.cpp:
 // 21,319,375,000 + 167,772,160 + 2,578,457,659 = 24,065,604,819.
 TEST_CASE("cli: --format csv prints raw bytes per quantization") {
-    const auto o = run_cli({"qwen3.5-35b-a3b", "--format", "csv"});
+    const auto o = run_cli({"qwen3.5-35b-a3b", "--format", "csv", "--engine", "quick"});
     REQUIRE(o.code == 0);
     CHECK(o.out.rfind("model,quant,context,kv_type,weights_bytes,kv_cache_bytes,overhead_bytes,"
                       "total_bytes,recommended\r\n",
@@ -26,7 +26,7 @@ TEST_CASE("cli: --format csv quotes fields with commas") {
 }
 
 TEST_CASE("cli: --format markdown renders tables and headings") {
-    const auto o = run_cli({"qwen3.5-35b-a3b", "--format", "markdown"});
+    const auto o = run_cli({"qwen3.5-35b-a3b", "--format", "markdown", "--engine", "quick"});
     REQUIRE(o.code == 0);
     CHECK(o.out.rfind("### Qwen 3.5 35B-A3B (MoE)\n", 0) == 0);
     CHECK(has(o.out, "| Quant | Weights | KV cache | Total |\n| --- | ---: | ---: | ---: |\n"));
@@ -35,10 +35,12 @@ TEST_CASE("cli: --format markdown renders tables and headings") {
 }
 
 TEST_CASE("cli: --quiet prints just the answer") {
-    CHECK(run_cli({"qwen3.5-35b-a3b", "--quiet"}).out == "NVIDIA RTX 5090\n");
+    CHECK(run_cli({"qwen3.5-35b-a3b", "--quiet", "--engine", "quick"}).out == "NVIDIA RTX 5090\n");
     // 24 GB budget: NVFP4 at 19.8 GB is the best of the page's ten that fits.
-    CHECK(run_cli({"qwen3.5-35b-a3b", "--vram", "24", "--quiet"}).out == "NVFP4\n");
-    const auto plan = run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--quiet"});
+    CHECK(run_cli({"qwen3.5-35b-a3b", "--vram", "24", "--quiet", "--engine", "quick"}).out ==
+          "NVFP4\n");
+    const auto plan =
+        run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--quiet", "--engine", "quick"});
     CHECK(plan.out == "expert_offload\n");
     CHECK(plan.code == 1);
     const auto quants = run_cli({"quants", "--quiet"});
@@ -47,14 +49,19 @@ TEST_CASE("cli: --quiet prints just the answer") {
 
 TEST_CASE("cli: colour only when forced or on a terminal and never with NO_COLOR") {
     const std::string bold = "\033[1m";
-    CHECK_FALSE(has(run_cli({"qwen3.5-35b-a3b"}).out, bold));  // a pipe is not a terminal
-    CHECK(has(run_cli({"qwen3.5-35b-a3b"}, {"CLICOLOR_FORCE=1"}).out, bold));
-    CHECK_FALSE(has(run_cli({"qwen3.5-35b-a3b"}, {"CLICOLOR_FORCE=1", "NO_COLOR=1"}).out, bold));
-    CHECK_FALSE(has(run_cli({"qwen3.5-35b-a3b", "--json"}, {"CLICOLOR_FORCE=1"}).out, bold));
+    CHECK_FALSE(has(run_cli({"qwen3.5-35b-a3b", "--engine", "quick"}).out,
+                    bold));  // a pipe is not a terminal
+    CHECK(has(run_cli({"qwen3.5-35b-a3b", "--engine", "quick"}, {"CLICOLOR_FORCE=1"}).out, bold));
+    CHECK_FALSE(has(
+        run_cli({"qwen3.5-35b-a3b", "--engine", "quick"}, {"CLICOLOR_FORCE=1", "NO_COLOR=1"}).out,
+        bold));
+    CHECK_FALSE(
+        has(run_cli({"qwen3.5-35b-a3b", "--json", "--engine", "quick"}, {"CLICOLOR_FORCE=1"}).out,
+            bold));
 }
 
 TEST_CASE("cli: an unknown --format is bad input") {
-    const auto o = run_cli({"qwen3.5-35b-a3b", "--format", "yaml"});
+    const auto o = run_cli({"qwen3.5-35b-a3b", "--format", "yaml", "--engine", "quick"});
     CHECK(o.code == 2);
     CHECK(o.out.empty());
     CHECK(has(o.err, "canitrun: error: unknown format 'yaml'"));

@@ -10,7 +10,7 @@ using canitrun::test::Outcome;
 using canitrun::test::run_cli;
 
 TEST_CASE("cli: the model page shows the reference page's figures") {
-    const Outcome o = run_cli({"qwen3.5-35b-a3b"});
+    const Outcome o = run_cli({"qwen3.5-35b-a3b", "--engine", "quick"});
     CHECK(o.code == 0);
     CHECK(o.err.empty());
     CHECK(has(o.out, "Qwen 3.5 35B-A3B (MoE)"));
@@ -27,7 +27,7 @@ TEST_CASE("cli: the model page shows the reference page's figures") {
 }
 
 TEST_CASE("cli: --json is one JSON document with integer bytes") {
-    const Outcome o = run_cli({"qwen3.5-35b-a3b", "--json"});
+    const Outcome o = run_cli({"qwen3.5-35b-a3b", "--json", "--engine", "quick"});
     REQUIRE(o.code == 0);
     const auto doc = nlohmann::json::parse(o.out);
     CHECK(doc["model"]["id"] == "qwen3.5-35b-a3b");
@@ -49,7 +49,8 @@ TEST_CASE("cli: --json is one JSON document with integer bytes") {
 }
 
 TEST_CASE("cli: --ctx and --quant change the answer") {
-    const Outcome o = run_cli({"qwen3.5-35b-a3b", "--quant", "q4_k_m", "--ctx", "256k", "--json"});
+    const Outcome o = run_cli(
+        {"qwen3.5-35b-a3b", "--quant", "q4_k_m", "--ctx", "256k", "--json", "--engine", "quick"});
     REQUIRE(o.code == 0);
     const auto doc = nlohmann::json::parse(o.out);
     CHECK(doc["context"] == 262144);
@@ -58,7 +59,7 @@ TEST_CASE("cli: --ctx and --quant change the answer") {
 }
 
 TEST_CASE("cli: --vram answers the budget question") {
-    const Outcome o = run_cli({"qwen3.5-35b-a3b", "--vram", "24", "--json"});
+    const Outcome o = run_cli({"qwen3.5-35b-a3b", "--vram", "24", "--json", "--engine", "quick"});
     REQUIRE(o.code == 0);
     const auto doc = nlohmann::json::parse(o.out);
     CHECK(doc["vram_query"]["fits_recommended"] == false);
@@ -68,16 +69,16 @@ TEST_CASE("cli: --vram answers the budget question") {
 // Q4_K_M at 8k totals 24,065,604,819 B: within the RTX 4090's real 24 GiB (25,769,803,776 B),
 // beyond the RTX 4080's 16 GiB, which runs it with experts in RAM (placement_test.cpp: 13 layers).
 TEST_CASE("cli: --gpu exits 1 when it does not fit the GPU and 0 when it does") {
-    const Outcome no = run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4080"});
+    const Outcome no = run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--engine", "quick"});
     CHECK(no.code == 1);
     CHECK(has(no.out, "--n-cpu-moe 13"));
-    const Outcome yes = run_cli({"qwen3.5-35b-a3b", "--gpu", "rtx 4090"});
+    const Outcome yes = run_cli({"qwen3.5-35b-a3b", "--gpu", "rtx 4090", "--engine", "quick"});
     CHECK(yes.code == 0);
     CHECK(has(yes.out, "Fits on the GPU: 24.1 GB of 25.8 GB."));
 }
 
 TEST_CASE("cli: gpus - models - gpu-list and quants") {
-    const Outcome gpus = run_cli({"gpus", "qwen3.5-35b-a3b"});
+    const Outcome gpus = run_cli({"gpus", "qwen3.5-35b-a3b", "--engine", "quick"});
     CHECK(gpus.code == 0);
     CHECK(has(gpus.out, "Run it natively"));
     CHECK(has(gpus.out, "NVIDIA RTX 5090"));

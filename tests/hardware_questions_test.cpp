@@ -22,7 +22,7 @@ Hardware one(const std::string& id) {
 // of 256 below is 301,568: past the 262,144 native window, within the 1,010,000 YaRN extension.
 TEST_CASE("largest context of qwen3.5-35b-a3b on an RTX 4090 at Q3_K_M") {
     const auto c = max_native_context(test::model("qwen3.5-35b-a3b"), test::quant("Q3_K_M"),
-                                      one("rtx-4090"), {});
+                                      one("rtx-4090"), quick_settings());
     REQUIRE(c);
     REQUIRE(c->has_value());
     CHECK(**c == 301568);
@@ -30,8 +30,8 @@ TEST_CASE("largest context of qwen3.5-35b-a3b on an RTX 4090 at Q3_K_M") {
 
 TEST_CASE("largest context is capped at the longest the model supports") {
     // Llama 3.1 8B on an 80 GB card: 131,072 tokens of KV (16 GiB) plus 5 GB of weights fit.
-    const auto c =
-        max_native_context(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), one("h100-sxm"), {});
+    const auto c = max_native_context(test::model("llama-3.1-8b"), test::quant("Q4_K_M"),
+                                      one("h100-sxm"), quick_settings());
     REQUIRE(c);
     CHECK(c->value_or(0) == 131072);
 }
@@ -43,8 +43,8 @@ TEST_CASE("largest context is capped at the longest the model supports") {
 TEST_CASE("best quantization for hardware: the best-ranked format under the rate that fits") {
     std::vector<const Quant*> quants;
     for (const auto& q : test::database().quants) quants.push_back(&q);
-    const auto best =
-        best_quant_for_hardware(test::model("qwen3.5-35b-a3b"), quants, one("rtx-4090"), {});
+    const auto best = best_quant_for_hardware(test::model("qwen3.5-35b-a3b"), quants,
+                                              one("rtx-4090"), quick_settings());
     REQUIRE(best);
     REQUIRE(best->has_value());
     CHECK((*best)->plan.kind == PlanKind::native);
@@ -53,7 +53,7 @@ TEST_CASE("best quantization for hardware: the best-ranked format under the rate
 
 TEST_CASE("CUDA-only formats never fit an Apple machine") {
     const auto c = max_native_context(test::model("qwen3.5-35b-a3b"), test::quant("NVFP4"),
-                                      one("m4-max-128gb"), {});
+                                      one("m4-max-128gb"), quick_settings());
     REQUIRE(c);
     CHECK_FALSE(c->has_value());
 }
@@ -63,13 +63,16 @@ namespace {
 // The questions answered the slow, obvious way: every context step in a plain binary search over
 // whole model parts, every quantization planned in full.
 std::optional<std::uint64_t> plain_max_context(const Model& model, const Quant& quant,
-                                               const Hardware& hardware) {
+                                               const Hardware& hardware,
+                                               const PlanSettings& settings) {
     std::uint64_t lo = 0, hi = longest_supported_context(model) / kContextStep + 1;
     while (hi - lo > 1) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
-        EstimateOptions o;
-        o.context = mid * kContextStep;
-        const auto placed = place(model_parts(model, quant, o).value(), hardware, {}).value();
+        PlanSettings o = settings;
+        o.estimate.context = mid * kContextStep;
+        const auto placed =
+            place(plan_parts(model, quant, o).value(), hardware, placement_for(hardware, o))
+                .value();
         (placed.fits() ? lo : hi) = mid;
     }
     if (lo == 0) return std::nullopt;
@@ -77,11 +80,13 @@ std::optional<std::uint64_t> plain_max_context(const Model& model, const Quant& 
 }
 
 std::optional<std::string> plain_best_quant(const Model& model, const Database& db,
-                                            const Hardware& hardware) {
+                                            const Hardware& hardware,
+                                            const PlanSettings& settings) {
     const Quant* native = nullptr;
     const Quant* offload = nullptr;
     for (const Quant* q : llama_cpp_quants(db)) {
-        const auto a = answer_for(model, *q, hardware, {}).value();
+        if (!rule_loads(settings, *q).value()) continue;
+        const auto a = answer_for(model, *q, hardware, settings).value();
         if (a.plan.kind == PlanKind::none) continue;
         const Quant*& slot = a.plan.kind == PlanKind::native ? native : offload;
         if (slot == nullptr || q->quality_rank < slot->quality_rank) slot = q;
@@ -97,20 +102,24 @@ std::optional<std::string> plain_best_quant(const Model& model, const Database& 
 // at the quick estimate's answer and rebuilds only the KV) must give exactly the plain answers.
 TEST_CASE("fast longest-context and best-quant searches agree with the plain ones everywhere") {
     const Database& db = test::database();
+    const auto rule = GENERATE(Rule::quick, Rule::llamacpp);
+    PlanSettings asked = rule == Rule::quick ? quick_settings() : PlanSettings{};
     for (const auto& gpus : std::vector<std::vector<std::string>>{
              {"rtx-4090"}, {"rtx-3090", "rtx-3090"}, {"rtx-4090", "rtx-3060"}, {"h200-sxm"}}) {
         const Hardware hardware = test::hardware_of(gpus);
         for (const auto& model : db.models) {
-            INFO(model.id << " on " << gpus.front() << " x" << gpus.size());
-            const auto best = best_quant_for_hardware(model, llama_cpp_quants(db), hardware, {});
+            INFO(model.id << " on " << gpus.front() << " x" << gpus.size() << " by "
+                          << rule_name(rule));
+            const PlanSettings s = settings_for_model(model, asked);
+            const auto best = best_quant_for_hardware(model, llama_cpp_quants(db), hardware, s);
             REQUIRE(best);
-            const auto plain = plain_best_quant(model, db, hardware);
+            const auto plain = plain_best_quant(model, db, hardware, s);
             REQUIRE(best->has_value() == plain.has_value());
             if (!plain) continue;
             CHECK((*best)->quant->id == *plain);
-            const auto fast = max_native_context(model, *(*best)->quant, hardware, {});
+            const auto fast = max_native_context(model, *(*best)->quant, hardware, s);
             REQUIRE(fast);
-            CHECK(*fast == plain_max_context(model, *(*best)->quant, hardware));
+            CHECK(*fast == plain_max_context(model, *(*best)->quant, hardware, s));
         }
     }
 }

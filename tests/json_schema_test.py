@@ -102,11 +102,11 @@ CASES = [
     ("fit", ["fit", "--gpu", "2x3090", "--json"]),
     ("fit", ["fit", "--gpu", "auto", "--json"], recording("no-gpu")),
     ("fit", ["fit", "--gpu", "auto", "--json"], recording("apple-m2-max")),
-    ("engine-llamacpp", ["qwen3.5-35b-a3b", "--engine", "llama.cpp", "--json"]),
-    ("engine-llamacpp", ["qwen3.5-35b-a3b", "--engine", "llama.cpp", "--gpu", "RTX 4090",
-                         "--json"]),
-    ("engine-llamacpp", ["qwen3.5-35b-a3b", "--engine", "llama.cpp", "--backend", "cpu",
-                         "--parallel", "4", "--json"]),
+    # the page by each rule: llama.cpp's (the default), the quick rule, and a model whose
+    # architecture the llama.cpp rule does not model yet (planned by the quick rule, with a note)
+    ("model-report", ["qwen3.5-35b-a3b", "--engine", "llama.cpp", "--parallel", "4", "--json"]),
+    ("model-report", ["qwen3.5-35b-a3b", "--engine", "quick", "--json", "--vram", "24"]),
+    ("model-report", ["gemma-3n-e4b", "--json", "--vram", "8"]),
     ("engine-llamacpp", [gguf, "--engine", "llama.cpp", "--json"]),
     ("engine-vllm", ["llama-3.1-8b", "--engine", "vllm", "--gpu", "h100", "--json"]),
     # too big for the card: no KV pool, no sequence
@@ -209,8 +209,7 @@ def text_bytes(d):
 broken("model-report", ["qwen3.5-35b-a3b", "--gpu", "RTX 4090", "--json"], None, set_plan)
 broken("system", ["system", "--json"], recording("nvidia-2x3090"), fractional_memory)
 broken("fit", ["fit", "--gpu", "RTX 4090", "--json"], None, speed_text)
-broken("engine-llamacpp", ["qwen3.5-35b-a3b", "--engine", "llama.cpp", "--json"], None,
-       negative_gpu_bytes)
+broken("engine-llamacpp", [gguf, "--engine", "llama.cpp", "--json"], None, negative_gpu_bytes)
 broken("engine-vllm", ["llama-3.1-8b", "--engine", "vllm", "--gpu", "h100", "--json"], None,
        no_kv_pool)
 broken("gguf-file", [gguf, "--json"], None, fractional_mix)

@@ -85,7 +85,8 @@ TEST_CASE(
     // RAM: 13 x 495,339,125 = 6,439,408,625, x 1.12 = 7,212,137,660.
     CHECK(plan->placement.ram.weights == 6439408625ULL);
     CHECK(plan->placement.ram.total() == 7212137660ULL);
-    const auto fewer = place(parts, hardware_of({"rtx-4080"}), {std::nullopt, 12});
+    const auto fewer =
+        place(parts, hardware_of({"rtx-4080"}), test::split_options(std::nullopt, 12));
     REQUIRE(fewer);
     CHECK(fewer->gpus[0].total() == 17408246979ULL);
     CHECK_FALSE(fewer->fits());
@@ -93,7 +94,8 @@ TEST_CASE(
 
 TEST_CASE("gpu layers 0 keeps everything in RAM and the RAM limit applies") {
     const ModelParts parts = parts_of("llama-3.3-70b", "Q4_K_M", 4096);
-    const auto p = place(parts, hardware_of({"rtx-3090"}, 32), {std::uint64_t{0}, 0});
+    const auto p =
+        place(parts, hardware_of({"rtx-3090"}, 32), test::split_options(0, std::nullopt));
     REQUIRE(p);
     CHECK(p->gpus[0].total() == 0);
     CHECK(p->ram.layers == 80);

@@ -18,6 +18,7 @@ namespace {
 
 ModelReport page_report(std::uint64_t context = 8192) {
     ReportOptions o;
+    o.plan = quick_settings();  // the page's rule: --engine quick
     o.estimate.context = context;
     o.estimate.kv_type = parse_kv_type("f16").value();
     return build_model_report(database(), test::model("qwen3.5-35b-a3b"), o).value();
@@ -124,6 +125,7 @@ TEST_CASE("reference page: the hybrid stack's full-context comparison") {
 
 TEST_CASE("reference page: smallest GPU - 16 GB and 24 GB answers") {
     ReportOptions o;
+    o.plan = quick_settings();
     o.vram_budget = 24 * kGB;
     const ModelReport r = build_model_report(database(), test::model("qwen3.5-35b-a3b"), o).value();
     REQUIRE(r.smallest_gpu != nullptr);
@@ -139,6 +141,13 @@ TEST_CASE("reference page: smallest GPU - 16 GB and 24 GB answers") {
     // "Can it run on a 16 GB GPU? No." (24.1 GB > 16 GB), and 24 GB: no either.
     CHECK(r.selected.total() > 16 * kGB);
     CHECK(r.selected.total() > 24 * kGB);
+    REQUIRE(r.card_answers.size() == 2);
+    CHECK(r.card_answers[0].gb == 16);
+    CHECK_FALSE(r.card_answers[0].fits);
+    CHECK(r.card_answers[1].gb == 24);
+    CHECK_FALSE(r.card_answers[1].fits);
+    REQUIRE(r.card_answers[1].best.has_value());
+    CHECK(r.card_answers[1].best->quant->id == "NVFP4");
 }
 
 TEST_CASE("reference page: the model card") {

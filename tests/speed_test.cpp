@@ -34,7 +34,7 @@ TEST_CASE("experts in RAM slow decode by the RAM path") {
     Hardware h = test::hardware_of({"rtx-5090"});
     h.ram_bandwidth_gbps = 100;
     auto all = place(parts, h, {});
-    auto offloaded = place(parts, h, {std::nullopt, 40});
+    auto offloaded = place(parts, h, test::split_options(std::nullopt, 40));
     REQUIRE(all);
     REQUIRE(offloaded);
     // Every layer's active routed experts (8 of 256, about floor(W x 25,165,824 /

@@ -4,8 +4,18 @@
 #include "canitrun/database.hpp"
 #include "canitrun/hardware.hpp"
 #include "canitrun/model_parts.hpp"
+#include "canitrun/placement.hpp"
 
 namespace canitrun::test {
+
+// -ngl / --n-cpu-moe as the CLI passes them (nullopt: not given).
+inline PlacementOptions split_options(std::optional<std::uint64_t> ngl,
+                                      std::optional<std::uint64_t> cpu_moe) {
+    PlacementOptions o;
+    o.gpu_layers = ngl;
+    o.cpu_moe_layers = cpu_moe;
+    return o;
+}
 
 // The embedded database, parsed once.
 const Database& database();

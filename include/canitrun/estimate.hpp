@@ -39,6 +39,7 @@ struct Estimate {
     std::vector<Term> terms;
     Bytes term(const std::string& name) const;  // 0 when absent
     Bytes total() const;
+    Bytes on(Device device) const;  // the terms that live on that device
 };
 
 // weights = params x bits per weight / 8

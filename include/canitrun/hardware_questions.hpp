@@ -15,6 +15,7 @@
 #include "canitrun/database.hpp"
 #include "canitrun/hardware.hpp"
 #include "canitrun/placement.hpp"
+#include "canitrun/plan_settings.hpp"
 #include "canitrun/speed.hpp"
 
 namespace canitrun {
@@ -23,7 +24,7 @@ inline constexpr std::uint64_t kContextStep = 256;
 
 struct HardwareAnswer {
     const Quant* quant = nullptr;
-    EstimateOptions options;
+    PlanSettings settings;  // the rule and settings the plan was made by
     Plan plan;
     Speed speed;
 };
@@ -31,20 +32,20 @@ struct HardwareAnswer {
 // The model at this quantization and context on this hardware: the plan (native, offload, or
 // none) and its speed.
 Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const Hardware& hardware,
-                                  const EstimateOptions& options,
+                                  const PlanSettings& settings,
                                   const PlacementOptions& placement = {});
 
 // The longest context (a multiple of 256) at which the whole model fits the GPUs; empty when
 // not even 256 tokens fit.
 Result<std::optional<std::uint64_t>> max_native_context(const Model& model, const Quant& quant,
                                                         const Hardware& hardware,
-                                                        const EstimateOptions& options);
+                                                        const PlanSettings& settings);
 
 // The highest-quality quantization whose plan is native at the options' context; when none
 // is, the highest-quality one that runs with offload. Empty when nothing runs.
 Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
     const Model& model, const std::vector<const Quant*>& quants, const Hardware& hardware,
-    const EstimateOptions& options);
+    const PlanSettings& settings);
 
 struct ModelFit {
     const Model* model = nullptr;
@@ -56,7 +57,7 @@ struct ModelFit {
 // a GPU: whole in RAM), each with its best quantization, its longest context and its speed
 // (database order).
 Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware& hardware,
-                                              const EstimateOptions& options);
+                                              const PlanSettings& settings);
 
 enum class FitSort { params, speed, context, name };
 

@@ -22,7 +22,7 @@ struct HardwareReport {
 };
 
 Result<HardwareReport> build_hardware_report(const Database& db, const Model& model,
-                                             const Quant& quant, const EstimateOptions& options,
+                                             const Quant& quant, const PlanSettings& settings,
                                              const Hardware& hardware,
                                              const PlacementOptions& placement);
 

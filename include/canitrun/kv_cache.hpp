@@ -43,4 +43,7 @@ Bytes all_attention_kv_cache_bytes(const Model& model, std::uint64_t context, co
 // it: conv state (kernel - 1) x channels plus the recurrent matrix.
 Bytes recurrent_state_bytes(const Model& model);
 
+// The same for one layer of the group (0 for attention layers).
+Bytes layer_recurrent_state_bytes(const LayerGroup& group);
+
 }  // namespace canitrun

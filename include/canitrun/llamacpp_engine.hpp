@@ -6,12 +6,14 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "canitrun/error.hpp"
 #include "canitrun/estimate.hpp"
 #include "canitrun/ggml_type.hpp"
 #include "canitrun/model.hpp"
 #include "canitrun/quant.hpp"
+#include "canitrun/quantize_rules.hpp"
 
 namespace canitrun {
 
@@ -47,6 +49,25 @@ Bytes runtime_overhead_bytes(Backend backend);
 
 // Terms: "weights" (device), "token_embd" (host), "kv_cache", "recurrent_state", "compute",
 // "output" (host), "runtime" (device). With Backend::cpu every term is on the CPU.
+// One layer of each group (same order as arch.layer_groups) in llama.cpp's cache: the K and V
+// cells over every stream, and the recurrent state of every sequence.
+struct LayerCache {
+    Bytes kv = 0;
+    Bytes recurrent = 0;
+};
+Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
+                                                      const LlamaCppOptions& options);
+
+// The compute buffer a backend allocates for the ubatch graph (the fitted rule above).
+Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options);
+
+// The logits buffer on the host: n_vocab floats per sequence.
+Bytes llamacpp_output_bytes(const Model& model, const LlamaCppOptions& options);
+
+// Every tensor of the model's llama.cpp layout at the quantization, typed as llama-quantize
+// types it.
+Result<std::vector<TypedTensor>> llamacpp_tensors(const Model& model, const Quant& quant);
+
 Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
                                    const LlamaCppOptions& options);
 

@@ -11,6 +11,7 @@
 // (Qwen 3.5: every fourth layer is full attention).
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "canitrun/checked.hpp"
@@ -25,7 +26,17 @@ struct LayerPart {
     Bytes routed_experts = 0;  // the part llama.cpp's --n-cpu-moe / -ot exps=CPU moves to RAM
     Bytes active_weights = 0;  // what one token reads: routed experts at top-k / experts
     Bytes kv_cache = 0;
-    std::size_t group = 0;  // index into the model's arch.layer_groups
+    Bytes recurrent_state = 0;  // linear-attention / SSM state (the llama.cpp rule; the quick
+                                // rule leaves it to the overhead)
+    std::size_t group = 0;      // index into the model's arch.layer_groups
+};
+
+// The buffers llama.cpp allocates besides weights and caches (the llama.cpp rule). Under the
+// quick rule there are none: every device adds overhead_percent of its share instead.
+struct RuntimeBuffers {
+    Bytes compute = 0;           // on every device that runs layers, RAM included
+    Bytes output = 0;            // the logits, in host memory
+    Bytes output_duplicate = 0;  // tied embeddings: the copy of token_embd a GPU output needs
 };
 
 struct ModelParts {
@@ -33,9 +44,13 @@ struct ModelParts {
     Bytes output_weights = 0;  // the output head (0 when tied to the embeddings)
     std::vector<LayerPart> layers;
     std::uint64_t overhead_percent = kDefaultOverheadPercent;
+    // Set by the llama.cpp rule: the input embedding stays in RAM (llama.cpp keeps token_embd
+    // on the host), the buffers above are placed per device and overhead_percent is 0.
+    std::optional<RuntimeBuffers> buffers;
 
     Bytes weights() const;
     Bytes kv_cache() const;
+    Bytes recurrent_state() const;
 };
 
 Result<ModelParts> model_parts(const Model& model, const Quant& quant,

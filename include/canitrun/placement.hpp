@@ -22,8 +22,12 @@
 namespace canitrun {
 
 struct PlacementOptions {
-    std::optional<std::uint64_t> gpu_layers;  // -ngl; nullopt: all layers and the output head
-    std::uint64_t cpu_moe_layers = 0;         // --n-cpu-moe
+    std::optional<std::uint64_t> gpu_layers;      // -ngl; nullopt: all layers and the output head
+    std::optional<std::uint64_t> cpu_moe_layers;  // --n-cpu-moe (0 given is 0, not "choose")
+    // The llama.cpp rule: memory kept free on every GPU (llama.cpp's fitting target), and the
+    // runtime's own memory per GPU (the CUDA context), one entry per Hardware::gpus or none.
+    Bytes margin = 0;
+    std::vector<Bytes> gpu_runtime;
 };
 
 struct Share {
@@ -32,7 +36,10 @@ struct Share {
     Bytes capacity = 0;
     Bytes weights = 0;
     Bytes kv_cache = 0;
-    Bytes overhead = 0;
+    Bytes recurrent_state = 0;
+    Bytes compute = 0;         // the llama.cpp rule's buffers: compute graph (and logits in RAM)
+    Bytes runtime = 0;         // the GPU runtime's own memory
+    Bytes overhead = 0;        // the quick rule's percentage
     Bytes read_per_token = 0;  // bytes one decoded token reads here (active weights + KV)
 
     Bytes total() const;

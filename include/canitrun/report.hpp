@@ -14,6 +14,8 @@
 #include "canitrun/estimate.hpp"
 #include "canitrun/fit.hpp"
 #include "canitrun/hardware_report.hpp"
+#include "canitrun/plan_settings.hpp"
+#include "canitrun/plan_views.hpp"
 
 namespace canitrun {
 
@@ -24,6 +26,8 @@ struct ReportOptions {
     std::optional<Bytes> vram_budget;  // --vram
     std::optional<Hardware> hardware;  // --gpu (named or detected)
     PlacementOptions placement;        // --ngl, --n-cpu-moe
+    // The rule hardware answers are planned by; its context and KV type are `estimate`'s.
+    PlanSettings plan;
 };
 
 struct QuantRow {
@@ -43,8 +47,16 @@ struct MatrixRow {
 
 struct VramAnswer {
     Bytes budget = 0;
-    bool fits_recommended = false;
-    std::optional<QuantChoice> best;
+    bool fits_recommended = false;            // the selected quantization, natively
+    std::optional<QuantChoice> best;          // the best that runs natively
+    std::optional<QuantChoice> best_offload;  // better still, with offload (llama.cpp rule)
+};
+
+// The FAQ's "Can it run on a 16 / 24 GB GPU?", asked of the planner.
+struct CardAnswer {
+    std::uint64_t gb = 0;
+    bool fits = false;                // the selected quantization, natively
+    std::optional<QuantChoice> best;  // the best quantization that does
 };
 
 struct ModelReport {
@@ -68,8 +80,18 @@ struct ModelReport {
     std::optional<Bytes> kv_growth_to_full;
     std::optional<Bytes> kv_all_attention_growth_to_full;
     ContextStatus context_status = ContextStatus::within_native;
+    Rule rule = Rule::llamacpp;  // the rule every figure was made by
+    std::string rule_note;       // why the rule differs from the one asked, when it does
+    std::vector<CardAnswer> card_answers;
+    // Under the llama.cpp rule: what the reference page's quick rule would say instead.
+    struct QuickContrast {
+        Bytes total = 0;
+        std::optional<CardClass> card;
+    };
+    std::optional<QuickContrast> quick_contrast;
     const Gpu* smallest_gpu = nullptr;
     GpuLists gpus;
+    std::vector<GpuVerdict> gpu_verdicts;  // the plan behind each GPU in `gpus`
     std::optional<VramAnswer> vram;
     std::optional<HardwareReport> hardware;
 };

@@ -115,6 +115,7 @@ ReportOptions report_options(const Database& db, const Options& o) {
     if (!o.vram.empty()) r.vram_budget = need(parse_gb(o.vram));
     r.hardware = need(hardware_from_flags(db, o.hw));
     r.placement = need(placement_from_flags(o.hw));
+    if (!engine_is_vllm(o.engine)) r.plan = need(plan_settings_from_flags(o.engine, r.estimate));
     if (!r.hardware && (!o.hw.ngl.empty() || !o.hw.n_cpu_moe.empty())) {
         throw Failure{Error{ErrorKind::bad_input, "--ngl and --n-cpu-moe place layers on GPUs",
                             "name the GPUs with --gpu, e.g. --gpu \"RTX 4090\" or --gpu auto"}};
@@ -234,7 +235,7 @@ std::string one_line(const std::string& text) {
 int run_model(std::ostream& out, const Options& o) {
     const Database db = load_database(o);
     const Model* model = need(db.find_model(o.model));
-    if (!need(engine_is_quick(o.engine))) {
+    if (engine_is_vllm(o.engine)) {
         const EngineAnswer a = need(run_engine(
             {&db, model, o.quant, o.ctx, o.hw.gpu, o.vram, o.output == Format::json, {}, {}},
             o.engine));
@@ -282,13 +283,13 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
         refuse("--names prints ids only", "leave out --json and --format, or --names");
     }
     const bool text_or_json_only =
-        verify || (model_command && (!need(engine_is_quick(o.engine)) || file_model(o)));
+        verify || (model_command && (engine_is_vllm(o.engine) || file_model(o)));
     if (text_or_json_only &&
         (o.output == Format::csv || o.output == Format::markdown || o.output == Format::quiet)) {
         const std::string flag = o.quiet ? "--quiet" : "--format " + format;
-        const std::string what = verify                             ? "verify"
-                                 : !need(engine_is_quick(o.engine)) ? "--engine " + o.engine.engine
-                                                                    : "a model file";
+        const std::string what = verify                     ? "verify"
+                                 : engine_is_vllm(o.engine) ? "--engine " + o.engine.engine
+                                                            : "a model file";
         refuse(flag + " is not available for " + what, "use the default table or --json");
     }
     if (!o.mmproj.empty()) {
@@ -299,7 +300,7 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
             refuse("--mmproj adds a vision projector to a .gguf model file",
                    "give a .gguf file as the model, or leave out --mmproj");
         }
-        if (model_command && !need(engine_is_quick(o.engine))) {
+        if (model_command && engine_is_explicit_profile(o.engine)) {
             refuse("--mmproj is not counted by --engine " + o.engine.engine,
                    "leave out --mmproj, or --engine");
         }
@@ -307,8 +308,8 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
 }
 
 int run_gpus(std::ostream& out, const Options& o) {
-    if (!need(engine_is_quick(o.engine))) {
-        throw Failure{Error{ErrorKind::bad_input, "--engine applies to the model command only",
+    if (engine_is_vllm(o.engine)) {
+        throw Failure{Error{ErrorKind::bad_input, "--engine vllm applies to the model command only",
                             "use 'canitrun MODEL --engine " + o.engine.engine + " --gpu NAME'"}};
     }
     const Database db = load_database(o);
@@ -352,7 +353,12 @@ int run_fit(std::ostream& out, const Options& o) {
     EstimateOptions options;
     if (!o.ctx.empty()) options.context = need(parse_context(o.ctx));
     options.kv_type = need(parse_kv_type(o.kv_type));
-    std::vector<ModelFit> fits = need(models_that_fit(db, hardware, options));
+    if (engine_is_vllm(o.engine)) {
+        throw Failure{Error{ErrorKind::bad_input, "fit plans by llama.cpp's rule or the quick rule",
+                            "leave out --engine vllm, or use --engine quick"}};
+    }
+    const PlanSettings settings = need(plan_settings_from_flags(o.engine, options));
+    std::vector<ModelFit> fits = need(models_that_fit(db, hardware, settings));
     sort_model_fits(fits, need(parse_fit_sort(o.sort)));
     Output output(o);
     const DataViews views{[&] { return model_fits_json(hardware, options, fits); },
@@ -480,7 +486,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         if (gpus->parsed()) return run_gpus(out, o);
         if (system->parsed()) return run_system(out, o);
         if (fit->parsed()) return run_fit(out, o);
-        if (!verify->parsed() && file_model(o) && !need(engine_is_quick(o.engine))) {
+        if (!verify->parsed() && file_model(o) && engine_is_explicit_profile(o.engine)) {
             const Database db = load_database(o);
             const CommandOutput r = need(run_model_file_engine(db, o.model, o.engine,
                                                                {&db,

@@ -87,8 +87,9 @@ void write_model_fits_csv(std::ostream& out, const std::vector<ModelFit>& fits) 
                         "max_context", "decode_tokens_per_s"});
     for (const auto& f : fits) {
         const auto& a = f.answer;
-        csv.row({f.model->id, num(f.model->params_total), a.quant->id, num(a.options.context),
-                 num(a.plan.placement.gpu_total()), num(f.max_context),
+        csv.row({f.model->id, num(f.model->params_total), a.quant->id,
+                 num(a.settings.estimate.context), num(a.plan.placement.gpu_total()),
+                 num(f.max_context),
                  a.speed.decode_tokens_per_s > 0 ? real(a.speed.decode_tokens_per_s) : ""});
     }
 }

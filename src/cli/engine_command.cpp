@@ -236,7 +236,8 @@ Result<EngineAnswer> run_vllm(const EngineRequest& r, const EngineFlags& f, cons
 
 void add_engine_flags(CLI::App& app, EngineFlags& f) {
     app.add_option("--engine", f.engine,
-                   "Memory rule: quick (the page's 12 % rule, default), llama.cpp, vllm");
+                   "Memory rule: llama.cpp (what llama.cpp allocates, the default), quick (the "
+                   "reference page's 12 % rule), vllm");
     app.add_option("--ubatch", f.ubatch, "llama.cpp: micro-batch size n_ubatch (default 512)");
     app.add_option("--parallel", f.parallel, "llama.cpp: sequences served at once (default 1)");
     app.add_option("--flash-attn", f.flash_attn, "llama.cpp: flash attention on, off, auto");
@@ -250,9 +251,67 @@ void add_engine_flags(CLI::App& app, EngineFlags& f) {
 Result<bool> engine_is_quick(const EngineFlags& f) {
     const std::string e = to_lower(f.engine);
     if (e == "quick") return true;
-    if (e == "llama.cpp" || e == "llamacpp" || e == "vllm") return false;
+    if (e.empty() || e == "llama.cpp" || e == "llamacpp" || e == "vllm") return false;
     return fail(ErrorKind::bad_input, "unknown engine '" + f.engine + "'",
                 "use quick, llama.cpp or vllm");
+}
+
+bool engine_is_vllm(const EngineFlags& f) {
+    return to_lower(f.engine) == "vllm";
+}
+
+bool engine_is_explicit_profile(const EngineFlags& f) {
+    const std::string e = to_lower(f.engine);
+    return e == "llama.cpp" || e == "llamacpp" || e == "vllm";
+}
+
+Result<PlanSettings> plan_settings_from_flags(const EngineFlags& f,
+                                              const EstimateOptions& estimate) {
+    auto quick = engine_is_quick(f);
+    if (!quick) return std::unexpected(quick.error());
+    if (*quick) {
+        const EngineFlags defaults;
+        const std::pair<const char*, bool> llama_only[] = {
+            {"--ubatch", f.ubatch != defaults.ubatch},
+            {"--parallel", f.parallel != defaults.parallel},
+            {"--flash-attn", f.flash_attn != defaults.flash_attn},
+            {"--cache-type-k", f.cache_type_k != defaults.cache_type_k},
+            {"--cache-type-v", f.cache_type_v != defaults.cache_type_v},
+            {"--backend", !f.backend.empty()}};
+        for (const auto& [flag, given] : llama_only) {
+            if (given) {
+                return fail(ErrorKind::bad_input,
+                            std::string(flag) +
+                                " is a llama.cpp setting, and --engine quick "
+                                "has none",
+                            "leave it out, or use --engine llama.cpp (the default)");
+            }
+        }
+        return quick_settings(estimate);
+    }
+    if (!f.backend.empty()) {
+        return fail(ErrorKind::bad_input,
+                    "--backend is chosen per device: CUDA for NVIDIA, ROCm for AMD, Metal for "
+                    "Apple, Vulkan for Intel",
+                    "name the hardware with --gpu; --backend applies to a .gguf file with "
+                    "--engine llama.cpp");
+    }
+    PlanSettings s;
+    s.estimate = estimate;
+    auto ubatch = positive("--ubatch", f.ubatch);
+    if (!ubatch) return std::unexpected(ubatch.error());
+    auto parallel = positive("--parallel", f.parallel);
+    if (!parallel) return std::unexpected(parallel.error());
+    auto fa = parse_flash_attn(f.flash_attn);
+    if (!fa) return std::unexpected(fa.error());
+    s.ubatch = *ubatch;
+    s.n_seq = *parallel;
+    s.flash_attn = *fa;
+    // --kv-type sets both caches; --cache-type-k / -v, where given, override it.
+    const EngineFlags defaults;
+    if (f.cache_type_k != defaults.cache_type_k) s.cache_type_k = f.cache_type_k;
+    if (f.cache_type_v != defaults.cache_type_v) s.cache_type_v = f.cache_type_v;
+    return s;
 }
 
 Result<EngineAnswer> run_engine(const EngineRequest& r, const EngineFlags& f) {

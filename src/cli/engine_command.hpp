@@ -8,11 +8,12 @@
 #include "canitrun/database.hpp"
 #include "canitrun/error.hpp"
 #include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/plan_settings.hpp"
 
 namespace canitrun::cli {
 
 struct EngineFlags {
-    std::string engine = "quick";
+    std::string engine;  // empty: the default, llama.cpp's rule
     std::string ubatch = "512";
     std::string parallel = "1";
     std::string flash_attn = "auto";
@@ -26,6 +27,17 @@ void add_engine_flags(CLI::App& app, EngineFlags& flags);
 
 // True when --engine asks for the default page rule.
 Result<bool> engine_is_quick(const EngineFlags& flags);
+
+// True for --engine vllm, whose answer is its own view (not yet a planner rule).
+bool engine_is_vllm(const EngineFlags& flags);
+
+// True for an explicit --engine llama.cpp or vllm: on a model file, the profile's own view.
+bool engine_is_explicit_profile(const EngineFlags& flags);
+
+// The planner's rule and settings from --engine and the llama.cpp flags; the quick rule refuses
+// llama.cpp-only settings rather than ignore them.
+Result<PlanSettings> plan_settings_from_flags(const EngineFlags& flags,
+                                              const EstimateOptions& estimate);
 
 struct EngineRequest {
     const Database* db = nullptr;

@@ -141,7 +141,7 @@ void write_gguf_text(std::ostream& out, const std::string& path, const GgufModel
     if (hardware) {
         write_hardware_section(out, g.model,
                                hardware->selected.quant ? *hardware->selected.quant : file_quant(),
-                               hardware->selected.options, *hardware);
+                               hardware->selected.settings.estimate, *hardware);
     }
     if (ro.vram_budget) {
         out << "\n  VRAM budget " << format_gb(*ro.vram_budget) << ": "
@@ -195,10 +195,10 @@ Result<HardwareReport> file_on_hardware(const std::string& path, const GgufModel
     HardwareReport r;
     r.model_file = path;
     r.hardware = *ro.hardware;
-    auto selected = answer_for(cache, quant, r.hardware, eo, ro.placement);
+    auto selected = answer_for(cache, quant, r.hardware, quick_settings(eo), ro.placement);
     if (!selected) return std::unexpected(selected.error());
     r.selected = *selected;
-    auto longest = max_native_context(cache, quant, r.hardware, eo);
+    auto longest = max_native_context(cache, quant, r.hardware, quick_settings(eo));
     if (!longest) return std::unexpected(longest.error());
     r.max_context = *longest;
     return r;

@@ -44,7 +44,7 @@ json hardware_answer_json(const HardwareAnswer& a) {
     for (const auto& g : p.gpus) devices.push_back(share_json(g));
     const SpeedAssumptions& s = a.speed.assumptions;
     return {{"quant", a.quant->id},
-            {"context", a.options.context},
+            {"context", a.settings.estimate.context},
             {"plan", plan_kind_name(a.plan.kind)},
             {"gpu_layers", p.gpu_layers},
             {"cpu_moe_layers", p.cpu_moe_layers},
@@ -71,8 +71,8 @@ json hardware_report_json(const Model& model, const HardwareReport& r) {
                 {"max_context", r.max_context ? json(*r.max_context) : json(nullptr)}};
     if (r.selected.plan.kind != PlanKind::none && r.selected.quant->format == "gguf") {
         out["llama_cpp_command"] =
-            fitted_llama_command(model, *r.selected.quant, r.selected.options.context, r.hardware,
-                                 r.selected.plan.placement, r.model_file);
+            fitted_llama_command(model, *r.selected.quant, r.selected.settings.estimate.context,
+                                 r.hardware, r.selected.plan.placement, r.model_file);
     }
     return out;
 }

@@ -134,7 +134,12 @@ json model_report_json(const ModelReport& r) {
         {"kv_type", r.options.kv_type.id},
         {"overhead_percent", r.options.overhead_percent},
         {"units", "bytes"},
-        {"estimate", {{"total_bytes", r.selected.total()}, {"terms", estimate_json(r.selected)}}},
+        {"rule", rule_name(r.rule)},
+        {"estimate",
+         {{"total_bytes", r.selected.total()},
+          {"gpu_bytes", r.selected.on(Device::gpu)},
+          {"host_bytes", r.selected.on(Device::cpu)},
+          {"terms", estimate_json(r.selected)}}},
         {"quants", quants},
         {"matrix", matrix},
         {"kv_comparison",
@@ -150,12 +155,24 @@ json model_report_json(const ModelReport& r) {
           {"offload", gpu_refs(r.gpus.offload)},
           {"ram_gb_assumed", r.fit.ram_gb}}},
     };
+    if (!r.rule_note.empty()) out["rule_note"] = r.rule_note;
+    if (r.quick_contrast) {
+        out["quick_rule"] = {
+            {"total_bytes", r.quick_contrast->total},
+            {"card_gb", r.quick_contrast->card ? json(r.quick_contrast->card->gb) : json(nullptr)}};
+    }
+    json cards = json::array();
+    for (const auto& c : r.card_answers) {
+        cards.push_back({{"gb", c.gb}, {"fits", c.fits}, {"best", choice_json(c.best)}});
+    }
+    out["card_answers"] = cards;
     if (r.vram) {
         out["vram_query"] = {
             {"budget_bytes", r.vram->budget},
             {"fits_recommended", r.vram->fits_recommended},
             {"best_quant", r.vram->best ? json(r.vram->best->quant->id) : json(nullptr)},
-            {"best", choice_json(r.vram->best)}};
+            {"best", choice_json(r.vram->best)},
+            {"best_with_offload", choice_json(r.vram->best_offload)}};
     }
     if (r.hardware) out["hardware"] = hardware_report_json(*r.model, *r.hardware);
     return out;

@@ -144,27 +144,35 @@ void write_gpus_for_model(std::ostream& out, const ModelReport& r) {
                               return names;
                           }};
     if (write_data_view(out, views)) return;
-    const Bytes total = r.selected.total();
     out << r.model->name << " at " << r.quant->id << ", " << format_context(r.options.context)
-        << " context: " << format_gb(total) << "\n\n";
-    const auto list = [&](const char* title, const std::vector<const Gpu*>& gpus, bool offload) {
+        << " context: " << format_gb(r.selected.on(Device::gpu)) << " on one GPU\n\n";
+    const auto list = [&](const char* title, bool offload) {
+        const auto& gpus = offload ? r.gpus.offload : r.gpus.native;
         out << heading(out, fmt::format("{} ({})", title, gpus.size())) << "\n";
         if (gpus.empty()) return;
         Table t({"GPU", "VRAM", "Bandwidth", "Class", offload ? "In system RAM" : "Headroom"},
                 {false, true, true, false, true});
-        for (const Gpu* g : gpus) {
-            const Bytes budget = gpu_budget_bytes(*g);
+        for (const GpuVerdict& v : r.gpu_verdicts) {
+            if ((v.kind == PlanKind::native) == offload) continue;
+            const Gpu* g = v.gpu;
             t.add_row({display_name(*g), fmt::format("{} GB", g->vram_gb),
                        bandwidth(g->bandwidth_gbps), gpu_class_name(g->gpu_class),
-                       format_gb(offload ? total - budget : budget - total)});
+                       format_gb(offload ? v.ram_bytes : v.capacity - v.gpu_bytes)});
         }
         t.write(out);
         out << "\n";
     };
-    list("Run it natively", r.gpus.native, false);
-    list("Run it with CPU offload (slower)", r.gpus.offload, true);
-    out << "Native: total <= the card's marketed GB (unified memory: the share the GPU may use)."
-        << " Offload: the rest fits in " << r.fit.ram_gb << " GB of system RAM (--ram).\n";
+    list("Run it natively", false);
+    list("Run it with CPU offload (slower)", true);
+    if (r.rule == Rule::quick) {
+        out << "Native: total <= the card's marketed GB (unified memory: the share the GPU may "
+               "use). Offload: the rest fits in "
+            << r.fit.ram_gb << " GB of system RAM (--ram).\n";
+    } else {
+        out << "Planned by llama.cpp's rule on each GPU with " << r.fit.ram_gb
+            << " GB of system RAM (--ram): native when every layer fits beside 1 GiB kept free;"
+               " offload with routed experts or layers in RAM.\n";
+    }
 }
 
 }  // namespace canitrun::cli

@@ -69,11 +69,11 @@ void write_card(std::ostream& out, const ModelReport& r) {
     for (const auto& row : r.rows) {
         if (row.quant->id == "FP16") fp16 = row.quant;
     }
-    out << "  " << title(m) << " needs roughly " << format_gb(r.selected.total()) << " VRAM at "
-        << r.quant->id;
+    out << "  " << title(m) << " needs roughly " << format_gb(r.selected.on(Device::gpu))
+        << " VRAM at " << r.quant->id;
     for (const auto& row : r.rows) {
         if (row.quant == fp16 && fp16 != r.quant)
-            out << " (" << format_gb(row.estimate.total()) << " at FP16)";
+            out << " (" << format_gb(row.estimate.on(Device::gpu)) << " at FP16)";
     }
     out << ". " << r.gpus.native.size() << " GPUs we track run it fully in VRAM at "
         << format_context(r.options.context) << " context.\n";
@@ -81,7 +81,7 @@ void write_card(std::ostream& out, const ModelReport& r) {
         << " with CPU offload\n\n";
 
     Table t({"", "", ""}, {false, true, false});
-    t.add_row({r.quant->id + " total", format_gb(r.selected.total()),
+    t.add_row({r.quant->id + " total", format_gb(r.selected.on(Device::gpu)),
                "at " + format_context(r.options.context) + " context"});
     if (r.smallest_gpu != nullptr) {
         t.add_row({"Smallest GPU", fmt::format("{} GB", r.smallest_gpu->vram_gb),
@@ -103,7 +103,11 @@ void write_quant_table(std::ostream& out, const ModelReport& r) {
         << heading(out, "VRAM at each quantization (" + format_context(r.options.context) +
                             " context, KV cache " + r.options.kv_type.id + "; GB = 10^9 bytes)")
         << "\n";
-    Table t({"Quant", "Weights", "KV cache", "Total"}, {false, true, true, true});
+    const bool llama = r.rule == Rule::llamacpp;
+    Table t(llama ? std::vector<std::string>{"Quant", "Weights", "KV cache", "VRAM", "RAM"}
+                  : std::vector<std::string>{"Quant", "Weights", "KV cache", "Total"},
+            llama ? std::vector<bool>{false, true, true, true, true}
+                  : std::vector<bool>{false, true, true, true});
     bool any_cuda = false;
     for (const auto& row : r.rows) {
         std::string name = row.quant->id;
@@ -112,14 +116,41 @@ void write_quant_table(std::ostream& out, const ModelReport& r) {
             name += " (CUDA only)";
             any_cuda = true;
         }
-        t.add_row({name, format_gb(row.estimate.term("weights")),
-                   format_gb(row.estimate.term("kv_cache")), format_gb(row.estimate.total())});
+        std::vector<std::string> cells = {
+            name, format_gb(row.estimate.term("weights") + row.estimate.term("token_embd")),
+            format_gb(row.estimate.term("kv_cache")), format_gb(row.estimate.on(Device::gpu))};
+        if (llama) cells.push_back(format_gb(row.estimate.on(Device::cpu)));
+        t.add_row(cells);
     }
     t.write(out);
+    if (r.rule == Rule::llamacpp) {
+        out << "  VRAM = weights + KV cache + recurrent state + llama.cpp's compute buffer and the "
+               "CUDA context on one GPU; RAM = token_embd and the logits, which llama.cpp keeps "
+               "in host memory.\n";
+        return;
+    }
     out << "  Total = weights + KV cache + " << r.options.overhead_percent
         << " % overhead (activations, runtime buffers).";
     if (any_cuda) out << " NVFP4 only runs on CUDA GPUs.";
     out << " --kv-type turboquant estimates a TurboQuant KV cache.\n";
+}
+
+// The llama.cpp rule's buffers for the selected quantization, term by term.
+void write_allocation(std::ostream& out, const ModelReport& r) {
+    if (r.rule != Rule::llamacpp) return;
+    out << "\n"
+        << heading(out, "What llama.cpp allocates (" + r.quant->id + ", " +
+                            format_context(r.options.context) + " context, one CUDA GPU)")
+        << "\n";
+    Table t({"Term", "Size", "Where"}, {false, true, false});
+    for (const auto& term : r.selected.terms) {
+        t.add_row({term.name, format_gb(term.bytes), term.device == Device::gpu ? "GPU" : "RAM"});
+    }
+    t.add_row({"on the GPU", format_gb(r.selected.on(Device::gpu)), ""});
+    t.add_row({"in RAM", format_gb(r.selected.on(Device::cpu)), ""});
+    t.write(out);
+    out << "  A GPU also keeps 1 GiB free (llama.cpp's fitting margin); the CUDA context "
+           "(runtime) is an estimate until measured on a GPU (docs/ACCURACY.md).\n";
 }
 
 void write_matrix(std::ostream& out, const ModelReport& r) {
@@ -230,31 +261,51 @@ void write_gpus(std::ostream& out, const ModelReport& r, const FitOptions& fit) 
 }
 
 void write_faq(std::ostream& out, const ModelReport& r) {
-    const Bytes total = r.selected.total();
+    const Bytes total = r.selected.on(Device::gpu);
     out << "\n" << heading(out, "Frequently asked") << "\n";
     const std::string consider =
         r.smallest_gpu ? fmt::format("a {} GB GPU like the {}", r.smallest_gpu->vram_gb,
                                      r.smallest_gpu->short_name)
                        : std::string("more memory than any single GPU we track");
-    for (std::uint64_t gb : {16ULL, 24ULL}) {
-        const bool fits = total <= gb * kGB;
-        out << "  Can it run on a " << gb << " GB GPU? " << (fits ? "Yes. " : "No. ") << "At "
+    for (const CardAnswer& c : r.card_answers) {
+        out << "  Can it run on a " << c.gb << " GB GPU? " << (c.fits ? "Yes. " : "No. ") << "At "
             << r.quant->id << " it needs " << format_gb(total)
-            << (fits ? ", within " : ", more than ") << gb << " GB.";
-        if (!fits) out << " You will need " << consider << ".";
+            << (c.fits ? ", within " : ", more than ") << c.gb << " GB.";
+        if (!c.fits) out << " You will need " << consider << ".";
         out << "\n";
     }
-    std::vector<const Quant*> quants;
-    for (const auto& row : r.rows) quants.push_back(row.quant);
-    auto best = best_quant_for_budget(*r.model, quants, 24 * kGB, r.options);
-    if (best && *best) {
-        out << "  Highest-quality quantization that fits in 24 GB: " << (*best)->quant->id << ", "
-            << format_gb((*best)->estimate.total()) << ".\n";
+    if (!r.card_answers.empty() && r.card_answers.back().best) {
+        const QuantChoice& best = *r.card_answers.back().best;
+        out << "  Highest-quality quantization that fits in " << r.card_answers.back().gb
+            << " GB: " << best.quant->id << ", " << format_gb(best.estimate.on(Device::gpu))
+            << ".\n";
+    }
+}
+
+// One line: which rule made the figures, and where the page's rule would answer otherwise.
+void write_rule(std::ostream& out, const ModelReport& r) {
+    if (r.rule == Rule::quick) {
+        out << "  Figures: the reference page's rule (weights + KV cache + "
+            << r.options.overhead_percent << " %)"
+            << (r.rule_note.empty() ? "; the default plans what llama.cpp allocates"
+                                    : "; " + r.rule_note)
+            << ".\n";
+        return;
+    }
+    out << "  Figures: what llama.cpp allocates (tensors as llama-quantize types them, KV cells,"
+           " compute buffer, CUDA context), 1 GiB kept free per GPU; --engine quick for the"
+           " reference page's rule.\n";
+    if (r.quick_contrast) {
+        const auto& q = *r.quick_contrast;
+        out << "  The page's 12 % rule would say " << format_gb(q.total) << " at " << r.quant->id
+            << (q.card ? fmt::format(" and a {} GB card", q.card->gb) : std::string())
+            << "; llama.cpp's own buffers come to " << format_gb(r.selected.on(Device::gpu))
+            << " on the GPU.\n";
     }
 }
 
 void write_queries(std::ostream& out, const ModelReport& r) {
-    const Bytes total = r.selected.total();
+    const Bytes total = r.selected.on(Device::gpu);
     if (r.vram) {
         const VramAnswer& v = *r.vram;
         // A budget the user typed in whole GB reads back as typed: "24 GB", not "24.0 GB".
@@ -264,10 +315,16 @@ void write_queries(std::ostream& out, const ModelReport& r) {
             << ") " << (v.fits_recommended ? "fits" : "does not fit") << ".";
         if (v.best) {
             out << " Highest-quality quantization that fits: " << v.best->quant->id << " ("
-                << format_gb(v.best->estimate.total()) << ").\n";
+                << format_gb(v.best->estimate.on(Device::gpu)) << ").";
         } else {
-            out << " No quantization fits.\n";
+            out << " No quantization fits whole.";
         }
+        if (v.best_offload) {
+            out << " With CPU offload: " << v.best_offload->quant->id << " ("
+                << format_gb(v.best_offload->estimate.on(Device::gpu))
+                << " in all, part in system RAM).";
+        }
+        out << "\n";
     }
     if (r.hardware) write_hardware_section(out, *r.model, *r.quant, r.options, *r.hardware);
 }
@@ -283,8 +340,10 @@ void write_text_report(std::ostream& out, const ModelReport& r) {
             << (m.context_extension.empty() ? "context extension" : m.context_extension)
             << ", and quality may drop.\n";
     }
+    write_rule(out, r);
     write_queries(out, r);  // the user's own question (--vram, --gpu) first
     write_quant_table(out, r);
+    write_allocation(out, r);
     write_matrix(out, r);
     write_hybrid(out, r);
     write_gpus(out, r, r.fit);

@@ -62,9 +62,14 @@ std::optional<GgmlType> find_ggml_type(std::uint32_t id) {
 }
 
 std::optional<GgmlType> find_ggml_type(std::string_view name) {
-    const std::string wanted = to_lower(std::string(name));
+    // Case-insensitive without allocating: llama-quantize's rules look types up per tensor.
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
     for (const auto& t : kTypes) {
-        if (to_lower(std::string(t.name)) == wanted) return t;
+        const std::string_view n(t.name);
+        if (n.size() != name.size()) continue;
+        bool same = true;
+        for (std::size_t i = 0; same && i < n.size(); ++i) same = lower(n[i]) == lower(name[i]);
+        if (same) return t;
     }
     return std::nullopt;
 }

@@ -60,35 +60,72 @@ Result<Bytes> row(const GgmlType& type, std::uint64_t elements, const std::strin
     return *r;
 }
 
-Result<Bytes> kv_bytes(const Model& m, const Geometry& g, const GgmlType& tk, const GgmlType& tv) {
-    Bytes total = 0;
-    for (const auto& group : m.arch.layer_groups) {
-        std::uint64_t cells = 0;
-        Bytes per_cell = 0;
-        if (group.kind == LayerKind::full || group.kind == LayerKind::sliding) {
-            const AttentionDims d = attention_dims(m, group);
-            auto k = row(tk, checked::mul(d.kv_heads, d.k_dim), "a K row");
-            if (!k) return std::unexpected(k.error());
-            auto v = row(tv, checked::mul(d.kv_heads, d.v_dim), "a V row");
-            if (!v) return std::unexpected(v.error());
-            per_cell = checked::add(*k, *v);
-            cells = g.n_ctx_seq;
-            if (group.kind == LayerKind::sliding) {
-                cells = pad(std::min(g.n_ctx_seq, checked::add(group.window, g.ubatch)), kPad);
-            }
-        } else if (group.kind == LayerKind::mla) {
-            auto k = row(tk, checked::add(group.kv_lora_rank, group.qk_rope_head_dim),
-                         "an MLA latent row");
-            if (!k) return std::unexpected(k.error());
-            per_cell = *k;
-            cells = g.n_ctx_seq;
-        } else {
-            continue;
+// One layer of the group: K and V over every stream (llama-kv-cache.cpp), and the recurrent
+// state of every sequence (llama-memory-recurrent.cpp).
+Result<LayerCache> group_cache(const Model& m, const LayerGroup& group, const Geometry& g,
+                               const GgmlType& tk, const GgmlType& tv) {
+    LayerCache c;
+    c.recurrent = checked::mul(layer_recurrent_state_bytes(group), g.n_stream);
+    std::uint64_t cells = 0;
+    Bytes per_cell = 0;
+    if (group.kind == LayerKind::full || group.kind == LayerKind::sliding) {
+        const AttentionDims d = attention_dims(m, group);
+        auto k = row(tk, checked::mul(d.kv_heads, d.k_dim), "a K row");
+        if (!k) return std::unexpected(k.error());
+        auto v = row(tv, checked::mul(d.kv_heads, d.v_dim), "a V row");
+        if (!v) return std::unexpected(v.error());
+        per_cell = checked::add(*k, *v);
+        cells = g.n_ctx_seq;
+        if (group.kind == LayerKind::sliding) {
+            cells = pad(std::min(g.n_ctx_seq, checked::add(group.window, g.ubatch)), kPad);
         }
-        const Bytes layer = checked::mul(checked::mul(per_cell, cells), g.n_stream);
-        total = checked::add(total, checked::mul(layer, group.count));
+    } else if (group.kind == LayerKind::mla) {
+        auto k =
+            row(tk, checked::add(group.kv_lora_rank, group.qk_rope_head_dim), "an MLA latent row");
+        if (!k) return std::unexpected(k.error());
+        per_cell = *k;
+        cells = g.n_ctx_seq;
     }
-    return total;
+    c.kv = checked::mul(checked::mul(per_cell, cells), g.n_stream);
+    return c;
+}
+
+struct CacheSetup {
+    Geometry g;
+    GgmlType tk;
+    GgmlType tv;
+    bool flash_attn = true;
+};
+
+// llama_init_from_model's checks and llama-context.cpp's geometry.
+Result<CacheSetup> cache_setup(const Model& model, const LlamaCppOptions& o) {
+    if (o.context == 0) return fail(ErrorKind::bad_input, "--ctx must be at least 1");
+    if (o.ubatch == 0) return fail(ErrorKind::bad_input, "--ubatch must be at least 1");
+    if (o.n_seq == 0) return fail(ErrorKind::bad_input, "--parallel must be at least 1");
+    const auto tk = parse_cache_type(o.cache_type_k);
+    if (!tk) return std::unexpected(tk.error());
+    const auto tv = parse_cache_type(o.cache_type_v);
+    if (!tv) return std::unexpected(tv.error());
+    if (tv->block_elements > 1 && o.flash_attn == FlashAttn::off) {
+        return fail(ErrorKind::bad_input,
+                    "llama.cpp refuses a quantized V cache without flash attention",
+                    "use --flash-attn on or auto, or --cache-type-v f16");
+    }
+    if (count_layers(model, LayerKind::mla) > 0 && tk->id != tv->id) {
+        return fail(ErrorKind::bad_input,
+                    "llama.cpp refuses different K and V cache types for MLA models",
+                    "give --cache-type-k and --cache-type-v the same type");
+    }
+    CacheSetup s{{}, *tk, *tv, o.flash_attn != FlashAttn::off};
+    const std::uint64_t n_ctx = pad(o.context, kPad);
+    if (n_ctx / o.n_seq == 0) {
+        return fail(ErrorKind::bad_input, "--ctx is smaller than --parallel",
+                    "give every sequence at least one token of context");
+    }
+    s.g.n_stream = o.n_seq;
+    s.g.n_ctx_seq = pad(n_ctx / o.n_seq, kPad);
+    s.g.ubatch = std::min(o.ubatch, n_ctx);
+    return s;
 }
 
 std::uint64_t ffn_width(const Model& m) {
@@ -220,35 +257,78 @@ Bytes runtime_overhead_bytes(Backend backend) {
     return 0;
 }
 
+// The model as llama.cpp's cache sees it: llama.cpp's phi3 builds every layer with full
+// attention and a cache of every position, whatever sliding_window the config records
+// (src/models/phi3.cpp at 5b4ebc5 passes no SWA mask; llama-model.cpp sets swa_type NONE).
+Model cache_view(const Model& model) {
+    const auto arch = llama_arch(model);
+    if (!arch || *arch != "phi3") return model;
+    Model m = model;
+    for (auto& g : m.arch.layer_groups) {
+        if (g.kind == LayerKind::sliding) {
+            g.kind = LayerKind::full;
+            g.window = 0;
+        }
+    }
+    return m;
+}
+
+Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& original,
+                                                      const LlamaCppOptions& options) {
+    const Model model = cache_view(original);
+    auto setup = cache_setup(model, options);
+    if (!setup) return std::unexpected(setup.error());
+    try {
+        std::vector<LayerCache> out;
+        for (const auto& group : model.arch.layer_groups) {
+            auto c = group_cache(model, group, setup->g, setup->tk, setup->tv);
+            if (!c) return std::unexpected(c.error());
+            out.push_back(*c);
+        }
+        return out;
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::overflow,
+                    "the cache for " + model.id + " does not fit in 64-bit byte counts",
+                    "lower --ctx");
+    }
+}
+
+Result<Bytes> llamacpp_compute_bytes(const Model& original, const LlamaCppOptions& options) {
+    const Model model = cache_view(original);
+    auto setup = cache_setup(model, options);
+    if (!setup) return std::unexpected(setup.error());
+    try {
+        return compute_bytes(model, setup->g, setup->flash_attn);
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::overflow,
+                    "the compute buffer for " + model.id + " does not fit in 64-bit byte counts",
+                    "lower --ctx or --ubatch");
+    }
+}
+
+Bytes llamacpp_output_bytes(const Model& model, const LlamaCppOptions& options) {
+    return checked::mul(checked::mul(model.arch.vocab_size, kF32), options.n_seq);
+}
+
+Result<std::vector<TypedTensor>> llamacpp_tensors(const Model& model, const Quant& quant) {
+    const auto layout = tensor_layout(model);
+    if (!layout) return std::unexpected(layout.error());
+    return quantize_tensors(*layout, quant.id);
+}
+
 Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
                                    const LlamaCppOptions& o) {
-    if (o.context == 0) return fail(ErrorKind::bad_input, "--ctx must be at least 1");
-    if (o.ubatch == 0) return fail(ErrorKind::bad_input, "--ubatch must be at least 1");
-    if (o.n_seq == 0) return fail(ErrorKind::bad_input, "--parallel must be at least 1");
-    const auto tk = parse_cache_type(o.cache_type_k);
-    if (!tk) return std::unexpected(tk.error());
-    const auto tv = parse_cache_type(o.cache_type_v);
-    if (!tv) return std::unexpected(tv.error());
-    // llama_init_from_model's refusals (llama-context.cpp)
-    if (tv->block_elements > 1 && o.flash_attn == FlashAttn::off) {
-        return fail(ErrorKind::bad_input,
-                    "llama.cpp refuses a quantized V cache without flash attention",
-                    "use --flash-attn on or auto, or --cache-type-v f16");
-    }
-    if (count_layers(model, LayerKind::mla) > 0 && tk->id != tv->id) {
-        return fail(ErrorKind::bad_input,
-                    "llama.cpp refuses different K and V cache types for MLA models",
-                    "give --cache-type-k and --cache-type-v the same type");
-    }
+    auto caches = llamacpp_group_caches(model, o);
+    if (!caches) return std::unexpected(caches.error());
+    auto compute = llamacpp_compute_bytes(model, o);
+    if (!compute) return std::unexpected(compute.error());
     Bytes embd = 0;
     Bytes rest = 0;
     if (o.file_tensors) {
         embd = o.file_tensors->token_embd;
         rest = o.file_tensors->other;
     } else {
-        const auto layout = tensor_layout(model);
-        if (!layout) return std::unexpected(layout.error());
-        const auto tensors = quantize_tensors(*layout, quant.id);
+        const auto tensors = llamacpp_tensors(model, quant);
         if (!tensors) return std::unexpected(tensors.error());
         for (const auto& t : *tensors) {
             if (t.tensor.name == "token_embd.weight") {
@@ -259,37 +339,27 @@ Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
         }
     }
     try {
-        Geometry g;
-        const std::uint64_t n_ctx = pad(o.context, kPad);
-        g.n_stream = o.n_seq;
-        g.n_ctx_seq = pad(n_ctx / o.n_seq, kPad);
-        if (n_ctx / o.n_seq == 0) {
-            return fail(ErrorKind::bad_input, "--ctx is smaller than --parallel",
-                        "give every sequence at least one token of context");
-        }
-        g.ubatch = std::min(o.ubatch, n_ctx);
-
         const bool gpu = o.backend != Backend::cpu;
         // Tied embeddings: llama.cpp duplicates token_embd as the output head
         // (TENSOR_DUPLICATED), which lands in the device buffer when the output layer is
         // offloaded; on the CPU the mmap'd file backs both.
         if (gpu && model.arch.tied_embeddings) rest = checked::add(rest, embd);
         const Device dev = gpu ? Device::gpu : Device::cpu;
-
-        auto kv = kv_bytes(model, g, *tk, *tv);
-        if (!kv) return std::unexpected(kv.error());
-        const bool fa = o.flash_attn != FlashAttn::off;
-
+        Bytes kv = 0;
+        Bytes recurrent = 0;
+        const auto& groups = model.arch.layer_groups;
+        for (std::size_t i = 0; i < groups.size(); ++i) {
+            kv = checked::add(kv, checked::mul((*caches)[i].kv, groups[i].count));
+            recurrent =
+                checked::add(recurrent, checked::mul((*caches)[i].recurrent, groups[i].count));
+        }
         Estimate e;
         e.terms.push_back({"weights", rest, dev});
         e.terms.push_back({"token_embd", embd, Device::cpu});
-        e.terms.push_back({"kv_cache", *kv, dev});
-        e.terms.push_back(
-            {"recurrent_state", checked::mul(recurrent_state_bytes(model), o.n_seq), dev});
-        e.terms.push_back({"compute", compute_bytes(model, g, fa), dev});
-        e.terms.push_back({"output",
-                           checked::mul(checked::mul(model.arch.vocab_size, kF32), o.n_seq),
-                           Device::cpu});
+        e.terms.push_back({"kv_cache", kv, dev});
+        e.terms.push_back({"recurrent_state", recurrent, dev});
+        e.terms.push_back({"compute", *compute, dev});
+        e.terms.push_back({"output", llamacpp_output_bytes(model, o), Device::cpu});
         e.terms.push_back({"runtime", runtime_overhead_bytes(o.backend), dev});
         e.total();
         return e;

@@ -387,13 +387,17 @@ Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
                     "--engine llama.cpp needs a GGUF file type, not '" + quant_id + "'",
                     "use a GGUF quantization such as Q4_K_M, Q8_0 or FP16");
     }
-    std::vector<TensorInfo> sorted = layout.tensors;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const TensorInfo& a, const TensorInfo& b) {
-        const int la = layer_of(a.name);
-        const int lb = layer_of(b.name);
-        if (la != lb) return la < lb;
-        return a.name < b.name;
+    // llama-quantize's order: by layer, then by name. Keys are computed once per tensor.
+    std::vector<std::pair<int, const TensorInfo*>> keyed;
+    keyed.reserve(layout.tensors.size());
+    for (const auto& t : layout.tensors) keyed.emplace_back(layer_of(t.name), &t);
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+        if (a.first != b.first) return a.first < b.first;
+        return a.second->name < b.second->name;
     });
+    std::vector<TensorInfo> sorted;
+    sorted.reserve(keyed.size());
+    for (const auto& k : keyed) sorted.push_back(*k.second);
     State qs{layout, ft->ftype};
     qs.imatrix = imatrix.value_or(needs_imatrix(ft->ftype));
     for (const auto& t : sorted) {

@@ -1,5 +1,7 @@
 #include "canitrun/tensor_layout.hpp"
 
+#include "canitrun/layer_kinds.hpp"
+
 #include <algorithm>
 #include <initializer_list>
 
@@ -32,29 +34,6 @@ struct Builder {
         add("blk." + std::to_string(il) + "." + suffix, dims, il);
     }
 };
-
-// Which kind each layer has. With two kinds, the rarer one sits at every (layers / count)-th
-// layer, as llama.cpp's full_attention_interval (qwen3next, qwen35) and sliding_window_pattern
-// (gemma2: every 2nd layer global; gemma3: every 6th) place them.
-std::vector<LayerKind> layer_kinds(const Model& model) {
-    const auto& groups = model.arch.layer_groups;
-    const std::uint64_t n = model.arch.layers;
-    std::vector<LayerKind> kinds(n, groups.empty() ? LayerKind::full : groups.front().kind);
-    if (groups.size() != 2) return kinds;
-    const LayerGroup& rare = groups[0].count < groups[1].count ? groups[0] : groups[1];
-    const LayerGroup& common = groups[0].count < groups[1].count ? groups[1] : groups[0];
-    std::fill(kinds.begin(), kinds.end(), common.kind);
-    if (rare.count == 0) return kinds;
-    const std::uint64_t interval = std::max<std::uint64_t>(1, n / rare.count);
-    std::uint64_t placed = 0;
-    for (std::uint64_t i = 0; i < n && placed < rare.count; ++i) {
-        if ((i + 1) % interval == 0) {
-            kinds[i] = rare.kind;
-            ++placed;
-        }
-    }
-    return kinds;
-}
 
 const LayerGroup* group_of(const Model& model, LayerKind kind) {
     for (const auto& g : model.arch.layer_groups) {
@@ -303,7 +282,11 @@ void build_command_r(Builder& b, const Model& m) {
 // Phi-3 / Phi-4: fused attn_qkv and fused gate+up (ffn_up of width 2 x n_ff).
 void build_phi3(Builder& b, const Model& m) {
     const auto& a = m.arch;
-    const AttentionDims d = attention_dims(m, *group_of(m, LayerKind::full));
+    // Phi-3 mini/medium 4k record a sliding window that llama.cpp ignores (models/phi3.cpp).
+    const LayerGroup* g = group_of(m, LayerKind::full);
+    if (g == nullptr) g = group_of(m, LayerKind::sliding);
+    if (g == nullptr) return;  // the loader refuses a model without attention layers
+    const AttentionDims d = attention_dims(m, *g);
     const std::uint64_t q_dim = checked::mul(a.attention.heads, d.k_dim);
     const std::uint64_t kv_dim = checked::mul(d.kv_heads, d.k_dim);
     embeddings(b, m);

@@ -34,6 +34,14 @@ Bytes Estimate::total() const {
     return sum;
 }
 
+Bytes Estimate::on(Device device) const {
+    Bytes sum = 0;
+    for (const auto& t : terms) {
+        if (t.device == device) sum = checked::add(sum, t.bytes);
+    }
+    return sum;
+}
+
 Bytes weight_bytes(std::uint64_t params, const Quant& quant) {
     // params x (bpw_e4 / 10^4) / 8
     return checked::mul_div_ceil(params, quant.bpw_e4, 8 * kBpwScale);

@@ -94,29 +94,33 @@ Bytes all_attention_kv_cache_bytes(const Model& model, std::uint64_t context, co
     return kv_cache_bytes(all_attention_variant(model), context, type);
 }
 
-Bytes recurrent_state_bytes(const Model& model) {
+Bytes layer_recurrent_state_bytes(const LayerGroup& g) {
     constexpr std::uint64_t kF32 = 4;
-    std::uint64_t elements = 0;
-    for (const auto& g : model.arch.layer_groups) {
-        std::uint64_t per_layer = 0;
-        if (g.kind == LayerKind::linear) {
-            const std::uint64_t key_dim = checked::mul(g.key_heads, g.key_head_dim);
-            const std::uint64_t value_dim = checked::mul(g.value_heads, g.value_head_dim);
-            const std::uint64_t conv_channels = checked::add(checked::mul(2, key_dim), value_dim);
-            const std::uint64_t conv = checked::mul(g.conv_kernel - 1, conv_channels);
-            const std::uint64_t state =
-                checked::mul(g.value_heads, checked::mul(g.key_head_dim, g.value_head_dim));
-            per_layer = checked::add(conv, state);
-        } else if (g.kind == LayerKind::ssm) {
-            const std::uint64_t conv_channels =
-                checked::add(g.inner_size, checked::mul(2, checked::mul(g.groups, g.state_size)));
-            const std::uint64_t conv = checked::mul(g.conv_kernel - 1, conv_channels);
-            const std::uint64_t state = checked::mul(g.state_size, g.inner_size);
-            per_layer = checked::add(conv, state);
-        }
-        elements = checked::add(elements, checked::mul(per_layer, g.count));
+    std::uint64_t per_layer = 0;
+    if (g.kind == LayerKind::linear) {
+        const std::uint64_t key_dim = checked::mul(g.key_heads, g.key_head_dim);
+        const std::uint64_t value_dim = checked::mul(g.value_heads, g.value_head_dim);
+        const std::uint64_t conv_channels = checked::add(checked::mul(2, key_dim), value_dim);
+        const std::uint64_t conv = checked::mul(g.conv_kernel - 1, conv_channels);
+        const std::uint64_t state =
+            checked::mul(g.value_heads, checked::mul(g.key_head_dim, g.value_head_dim));
+        per_layer = checked::add(conv, state);
+    } else if (g.kind == LayerKind::ssm) {
+        const std::uint64_t conv_channels =
+            checked::add(g.inner_size, checked::mul(2, checked::mul(g.groups, g.state_size)));
+        const std::uint64_t conv = checked::mul(g.conv_kernel - 1, conv_channels);
+        const std::uint64_t state = checked::mul(g.state_size, g.inner_size);
+        per_layer = checked::add(conv, state);
     }
-    return checked::mul(elements, kF32);
+    return checked::mul(per_layer, kF32);
+}
+
+Bytes recurrent_state_bytes(const Model& model) {
+    Bytes total = 0;
+    for (const auto& g : model.arch.layer_groups) {
+        total = checked::add(total, checked::mul(layer_recurrent_state_bytes(g), g.count));
+    }
+    return total;
 }
 
 }  // namespace canitrun

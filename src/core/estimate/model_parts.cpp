@@ -2,36 +2,11 @@
 
 #include <algorithm>
 
+#include "canitrun/layer_kinds.hpp"
 #include "canitrun/param_count.hpp"
 
 namespace canitrun {
 namespace {
-
-// Layer kinds in stack order: the group with the fewest layers spread evenly (its k-th layer at
-// the end of the k-th equal slice), the other groups filling the rest in their order.
-std::vector<const LayerGroup*> layer_order(const Model& model) {
-    const auto& groups = model.arch.layer_groups;
-    std::uint64_t layers = 0;
-    for (const auto& g : groups) layers = checked::add(layers, g.count);
-    std::vector<const LayerGroup*> order(layers, nullptr);
-    if (groups.empty()) return order;
-    const LayerGroup* rarest =
-        &*std::min_element(groups.begin(), groups.end(),
-                           [](const auto& a, const auto& b) { return a.count < b.count; });
-    if (groups.size() > 1) {
-        for (std::uint64_t k = 0; k < rarest->count; ++k)
-            order[(k + 1) * layers / rarest->count - 1] = rarest;
-    }
-    std::size_t slot = 0;
-    for (const auto& g : groups) {
-        if (groups.size() > 1 && &g == rarest) continue;
-        for (std::uint64_t k = 0; k < g.count; ++k) {
-            while (order[slot] != nullptr) ++slot;
-            order[slot] = &g;
-        }
-    }
-    return order;
-}
 
 Bytes layer_kv_bytes(const Model& model, const LayerGroup& group, const EstimateOptions& options) {
     const std::uint64_t elements =
@@ -54,6 +29,12 @@ Bytes ModelParts::kv_cache() const {
     return sum;
 }
 
+Bytes ModelParts::recurrent_state() const {
+    Bytes sum = 0;
+    for (const auto& l : layers) sum = checked::add(sum, l.recurrent_state);
+    return sum;
+}
+
 Result<ModelParts> model_parts(const Model& model, const Quant& quant,
                                const EstimateOptions& options) {
     try {
@@ -69,11 +50,12 @@ Result<ModelParts> model_parts(const Model& model, const Quant& quant,
         };
         std::vector<Share> shares;
         std::uint64_t all_params = checked::add(input_params, output_params);
-        const auto order = layer_order(model);
+        const auto order = layer_group_order(model);
         for (std::size_t i = 0; i < order.size(); ++i) {
             const bool moe_layer = i >= dense_layers;
             const FfnParams ffn = ffn_params(model, moe_layer);
-            const std::uint64_t always = checked::add(mixer_params(model, *order[i]), ffn.always);
+            const std::uint64_t always =
+                checked::add(mixer_params(model, arch.layer_groups[order[i]]), ffn.always);
             const std::uint64_t active_routed =
                 moe_layer && arch.moe ? ffn.routed / arch.moe->experts * arch.moe->experts_per_token
                                       : 0;
@@ -99,11 +81,11 @@ Result<ModelParts> model_parts(const Model& model, const Quant& quant,
         parts.output_weights = share_of(output_params);
         for (std::size_t i = 0; i < order.size(); ++i) {
             LayerPart layer;
-            layer.kind = order[i]->kind;
+            layer.kind = arch.layer_groups[order[i]].kind;
             layer.weights = share_of(shares[i].params);
             layer.routed_experts = share_of(shares[i].routed);
             layer.active_weights = share_of(shares[i].active);
-            layer.group = static_cast<std::size_t>(order[i] - arch.layer_groups.data());
+            layer.group = order[i];
             parts.layers.push_back(layer);
         }
         // Rounding remainders go to the input embedding, so the pieces sum to the estimate.

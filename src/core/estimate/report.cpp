@@ -4,6 +4,9 @@
 
 #include "canitrun/checked.hpp"
 #include "canitrun/context_window.hpp"
+#include "canitrun/kv_cache.hpp"
+#include "canitrun/plan_views.hpp"
+#include "canitrun/tensor_layout.hpp"
 
 namespace canitrun {
 namespace {
@@ -28,6 +31,96 @@ std::vector<std::uint64_t> matrix_contexts(const Model& model) {
     return out;
 }
 
+namespace {
+
+PlanSettings settings_for(const Model& model, const ReportOptions& options, std::string& note) {
+    PlanSettings s = options.plan;
+    s.estimate = options.estimate;
+    return settings_for_model(model, s, &note);
+}
+
+Result<bool> add_rows_and_matrix(ModelReport& r, const Database& db, const Model& model,
+                                 const PlanSettings& s) {
+    for (const auto& q : db.quants) {
+        if ((!q.page_table && &q != r.quant) || !*rule_loads(s, q)) continue;
+        auto e = rule_estimate(model, q, s);
+        if (!e) return std::unexpected(e.error());
+        r.rows.push_back({&q, *e});
+    }
+    r.matrix_contexts = matrix_contexts(model);
+    for (const auto& q : db.quants) {
+        if (!q.page_matrix || !*rule_loads(s, q)) continue;
+        MatrixRow row{&q, {}};
+        for (std::uint64_t ctx : r.matrix_contexts) {
+            PlanSettings at = s;
+            at.estimate.context = ctx;
+            auto e = rule_estimate(model, q, at);
+            if (!e) return std::unexpected(e.error());
+            auto card = plan_card_class(model, q, at, db.card_classes);
+            if (!card) return std::unexpected(card.error());
+            row.cells.push_back({e->on(Device::gpu), *card});
+        }
+        r.matrix.push_back(row);
+    }
+    return true;
+}
+
+Result<bool> add_kv_comparison(ModelReport& r, const Model& model, const PlanSettings& s) {
+    EstimateOptions full = r.options;
+    full.context = model.context_native;
+    PlanSettings full_s = s;
+    full_s.estimate.context = model.context_native;
+    auto full_e = rule_estimate(model, *r.quant, full_s);
+    if (!full_e) return std::unexpected(full_e.error());
+    auto full_all = estimate_all_attention(model, *r.quant, full);
+    if (!full_all) return std::unexpected(full_all.error());
+    r.kv_full_context = kv_cache_bytes(model, model.context_native, r.options.kv_type);
+    r.total_full_context = full_e->total();
+    r.kv_all_attention_full_context = full_all->term("kv_cache");
+    r.total_all_attention_full_context = full_all->total();
+    r.kv_at_context = kv_cache_bytes(model, r.options.context, r.options.kv_type);
+    r.kv_all_attention_at_context =
+        all_attention_kv_cache_bytes(model, r.options.context, r.options.kv_type);
+    r.recurrent_state = recurrent_state_bytes(model);
+    // Growth up to the full window exists only below it; past it there is none to show.
+    if (r.options.context < model.context_native) {
+        r.kv_growth_to_full = checked::sub(r.kv_full_context, r.kv_at_context);
+        r.kv_all_attention_growth_to_full =
+            checked::sub(r.kv_all_attention_full_context, r.kv_all_attention_at_context);
+    }
+    return true;
+}
+
+Result<bool> add_verdicts(ModelReport& r, const Database& db, const Model& model,
+                          const ReportOptions& options, const PlanSettings& s) {
+    auto verdicts = plan_gpu_verdicts(db, model, *r.quant, s, options.fit);
+    if (!verdicts) return std::unexpected(verdicts.error());
+    r.gpus = verdicts->gpus;
+    r.smallest_gpu = verdicts->smallest;
+    r.gpu_verdicts = verdicts->verdicts;
+    const std::vector<const Quant*> candidates = page_quants(db);
+    for (const std::uint64_t gb : {16ULL, 24ULL}) {
+        auto a = plan_budget(model, *r.quant, candidates, s, gb * kGB, options.fit.ram_gb);
+        if (!a) return std::unexpected(a.error());
+        r.card_answers.push_back({gb, a->fits, a->best});
+    }
+    if (options.vram_budget) {
+        auto a =
+            plan_budget(model, *r.quant, candidates, s, *options.vram_budget, options.fit.ram_gb);
+        if (!a) return std::unexpected(a.error());
+        r.vram = VramAnswer{*options.vram_budget, a->fits, a->best, a->best_offload};
+    }
+    if (options.hardware) {
+        auto h =
+            build_hardware_report(db, model, *r.quant, s, *options.hardware, options.placement);
+        if (!h) return std::unexpected(h.error());
+        r.hardware = *h;
+    }
+    return true;
+}
+
+}  // namespace
+
 Result<ModelReport> build_model_report(const Database& db, const Model& model,
                                        const ReportOptions& options) {
     ModelReport r;
@@ -38,72 +131,21 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
     auto status = check_context(model, r.options.context);
     if (!status) return std::unexpected(status.error());
     r.context_status = *status;
+    const PlanSettings s = settings_for(model, options, r.rule_note);
+    r.rule = s.rule;
     try {
-        auto selected = estimate(model, *r.quant, r.options);
+        auto selected = rule_estimate(model, *r.quant, s);
         if (!selected) return std::unexpected(selected.error());
         r.selected = *selected;
-
-        for (const auto& q : db.quants) {
-            if (!q.page_table && &q != r.quant) continue;
-            auto e = estimate(model, q, r.options);
-            if (!e) return std::unexpected(e.error());
-            r.rows.push_back({&q, *e});
+        for (auto step : {add_rows_and_matrix(r, db, model, s), add_kv_comparison(r, model, s),
+                          add_verdicts(r, db, model, options, s)}) {
+            if (!step) return std::unexpected(step.error());
         }
-
-        r.matrix_contexts = matrix_contexts(model);
-        for (const auto& q : db.quants) {
-            if (!q.page_matrix) continue;
-            MatrixRow row{&q, {}};
-            for (std::uint64_t ctx : r.matrix_contexts) {
-                EstimateOptions o = r.options;
-                o.context = ctx;
-                auto e = estimate(model, q, o);
-                if (!e) return std::unexpected(e.error());
-                row.cells.push_back({e->total(), smallest_card_class(e->total(), db.card_classes)});
-            }
-            r.matrix.push_back(row);
-        }
-
-        EstimateOptions full = r.options;
-        full.context = model.context_native;
-        auto full_e = estimate(model, *r.quant, full);
-        if (!full_e) return std::unexpected(full_e.error());
-        auto full_all = estimate_all_attention(model, *r.quant, full);
-        if (!full_all) return std::unexpected(full_all.error());
-        r.kv_full_context = full_e->term("kv_cache");
-        r.total_full_context = full_e->total();
-        r.kv_all_attention_full_context = full_all->term("kv_cache");
-        r.total_all_attention_full_context = full_all->total();
-        r.kv_at_context = r.selected.term("kv_cache");
-        r.kv_all_attention_at_context =
-            all_attention_kv_cache_bytes(model, r.options.context, r.options.kv_type);
-        r.recurrent_state = recurrent_state_bytes(model);
-        // Growth up to the full window exists only below it; past it there is none to show.
-        if (r.options.context < model.context_native) {
-            r.kv_growth_to_full = checked::sub(r.kv_full_context, r.kv_at_context);
-            r.kv_all_attention_growth_to_full =
-                checked::sub(r.kv_all_attention_full_context, r.kv_all_attention_at_context);
-        }
-
-        const Bytes total = r.selected.total();
-        r.smallest_gpu = smallest_gpu(db.gpus, *r.quant, total);
-        r.gpus = gpus_for(db.gpus, *r.quant, total, options.fit);
-
-        const std::vector<const Quant*> candidates = page_quants(db);
-        if (options.vram_budget) {
-            VramAnswer v;
-            v.budget = *options.vram_budget;
-            v.fits_recommended = total <= v.budget;
-            auto best = best_quant_for_budget(model, candidates, v.budget, r.options);
-            if (!best) return std::unexpected(best.error());
-            v.best = *best;
-            r.vram = v;
-        }
-        if (options.hardware) {
-            auto h = build_hardware_report(db, model, *r.quant, r.options, *options.hardware,
-                                           options.placement);
-            if (!h) return std::unexpected(h.error());
-            r.hardware = *h;
+        if (s.rule != Rule::quick) {
+            auto quick = estimate(model, *r.quant, r.options);
+            if (!quick) return std::unexpected(quick.error());
+            r.quick_contrast = ModelReport::QuickContrast{
+                quick->total(), smallest_card_class(quick->total(), db.card_classes)};
         }
     } catch (const OverflowError&) {
         return fail(ErrorKind::overflow,

@@ -25,8 +25,10 @@ std::uint64_t active_params(const Model& model) {
 // one byte per share. This skips the parts for most quantizations of most models (`fit` asks
 // ~4,000 such questions per run).
 Result<bool> cannot_fit_natively(const Model& model, const Quant& quant, const Hardware& hardware,
-                                 const EstimateOptions& options) {
-    const auto e = estimate(model, quant, options);
+                                 const PlanSettings& settings) {
+    // A lower bound under the quick rule only: llama.cpp's tensors are not params x bpw.
+    if (settings.rule != Rule::quick) return false;
+    const auto e = estimate(model, quant, settings.estimate);
     if (!e) return std::unexpected(e.error());
     const Bytes shares = hardware.gpus.size() + 1;
     return e->total() > checked::add(hardware.gpu_memory(), shares);
@@ -50,14 +52,18 @@ std::uint64_t estimate_guess(const Model& model, const Quant& quant, EstimateOpt
 }  // namespace
 
 Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const Hardware& hardware,
-                                  const EstimateOptions& options,
-                                  const PlacementOptions& placement) {
-    auto parts = model_parts(model, quant, options);
+                                  const PlanSettings& settings, const PlacementOptions& placement) {
+    if (placement.cpu_moe_layers && !model.is_moe()) {
+        return fail(ErrorKind::bad_input,
+                    "--n-cpu-moe moves routed experts, and " + model.id + " is a dense model",
+                    "use --ngl to keep layers in RAM");
+    }
+    auto parts = plan_parts(model, quant, settings);
     if (!parts) return std::unexpected(parts.error());
-    auto plan = plan_placement(*parts, hardware, placement);
+    auto plan = plan_placement(*parts, hardware, placement_for(hardware, settings, placement));
     if (!plan) return std::unexpected(plan.error());
     if (!hardware_runs(hardware, quant)) plan->kind = PlanKind::none;
-    HardwareAnswer a{&quant, options, *plan, {}};
+    HardwareAnswer a{&quant, settings, *plan, {}};
     a.speed = estimate_speed(plan->placement, hardware, active_params(model));
     return a;
 }
@@ -68,19 +74,20 @@ namespace {
 Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, const Quant& quant,
                                                         const ModelParts& base,
                                                         const Hardware& hardware,
-                                                        const EstimateOptions& options) {
+                                                        const PlanSettings& settings) {
     // Binary search over multiples of 256: fits(lo * 256) holds, fits(hi * 256) does not. The
     // weights are cut into parts once; each step recomputes only the KV cache.
-    EstimateOptions o = options;
+    PlanSettings o = settings;
+    const PlacementOptions placement = placement_for(hardware, settings);
     if (base.weights() > hardware.gpu_memory() && !hardware.gpus.empty()) {
         return std::optional<std::uint64_t>{};
     }
     const std::uint64_t longest = longest_supported_context(model) / kContextStep;
     const auto fits_at = [&](std::uint64_t steps) -> Result<bool> {
-        o.context = steps * kContextStep;
-        auto parts = parts_at_context(base, model, o);
+        o.estimate.context = steps * kContextStep;
+        auto parts = plan_parts_at_context(base, model, o);
         if (!parts) return std::unexpected(parts.error());
-        auto placed = place(*parts, hardware, {});
+        auto placed = place(*parts, hardware, placement);
         if (!placed) return std::unexpected(placed.error());
         return placed->fits();
     };
@@ -90,7 +97,7 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
     // below stays exact whatever the guess.
     if (!hardware.gpus.empty()) {
         const std::uint64_t guess =
-            estimate_guess(model, quant, options, hardware.gpu_memory(), longest);
+            estimate_guess(model, quant, settings.estimate, hardware.gpu_memory(), longest);
         for (const std::uint64_t probe : {guess, guess + 1}) {
             if (probe <= lo || probe >= hi) continue;
             auto fits = fits_at(probe);
@@ -112,11 +119,11 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
 
 Result<std::optional<std::uint64_t>> max_native_context(const Model& model, const Quant& quant,
                                                         const Hardware& hardware,
-                                                        const EstimateOptions& options) {
+                                                        const PlanSettings& settings) {
     if (!hardware_runs(hardware, quant)) return std::optional<std::uint64_t>{};
-    const auto base = model_parts(model, quant, options);
+    const auto base = plan_parts(model, quant, settings);
     if (!base) return std::unexpected(base.error());
-    return longest_from_parts(model, quant, *base, hardware, options);
+    return longest_from_parts(model, quant, *base, hardware, settings);
 }
 
 namespace {
@@ -140,18 +147,19 @@ struct NativeFit {
 Result<std::optional<NativeFit>> best_native(const Model& model,
                                              const std::vector<const Quant*>& ranked,
                                              const Hardware& hardware,
-                                             const EstimateOptions& options) {
+                                             const PlanSettings& settings) {
+    const PlacementOptions placement = placement_for(hardware, settings);
     for (const Quant* q : ranked) {
-        if (!hardware_runs(hardware, *q)) continue;
-        auto ruled_out = cannot_fit_natively(model, *q, hardware, options);
+        if (!hardware_runs(hardware, *q) || !*rule_loads(settings, *q)) continue;
+        auto ruled_out = cannot_fit_natively(model, *q, hardware, settings);
         if (!ruled_out) return std::unexpected(ruled_out.error());
         if (*ruled_out) continue;
-        auto parts = model_parts(model, *q, options);
+        auto parts = plan_parts(model, *q, settings);
         if (!parts) return std::unexpected(parts.error());
-        auto placed = place(*parts, hardware, {});
+        auto placed = place(*parts, hardware, placement);
         if (!placed) return std::unexpected(placed.error());
         if (!placed->fits()) continue;
-        HardwareAnswer a{q, options, Plan{PlanKind::native, *placed}, {}};
+        HardwareAnswer a{q, settings, Plan{PlanKind::native, *placed}, {}};
         a.speed = estimate_speed(*placed, hardware, active_params(model));
         return std::optional<NativeFit>{NativeFit{std::move(a), std::move(*parts)}};
     }
@@ -162,17 +170,18 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
 
 Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
     const Model& model, const std::vector<const Quant*>& quants, const Hardware& hardware,
-    const EstimateOptions& options) {
+    const PlanSettings& settings) {
     // The best-quality quantization that fits whole on the GPUs wins outright; offload is planned
     // (a search over layer splits) only when none does.
     if (!hardware.gpus.empty()) {
-        auto native = best_native(model, by_quality(quants), hardware, options);
+        auto native = best_native(model, by_quality(quants), hardware, settings);
         if (!native) return std::unexpected(native.error());
         if (*native) return std::optional<HardwareAnswer>{(*native)->answer};
     }
     std::optional<HardwareAnswer> native, offload;
     for (const Quant* q : quants) {
-        auto a = answer_for(model, *q, hardware, options);
+        if (!*rule_loads(settings, *q)) continue;
+        auto a = answer_for(model, *q, hardware, settings);
         if (!a) return std::unexpected(a.error());
         auto& slot = a->plan.kind == PlanKind::native ? native : offload;
         if (a->plan.kind == PlanKind::none) continue;
@@ -182,13 +191,13 @@ Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
 }
 
 Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware& hardware,
-                                              const EstimateOptions& options) {
+                                              const PlanSettings& settings) {
     const std::vector<const Quant*> quants = llama_cpp_quants(db);
     const std::vector<const Quant*> ranked = by_quality(quants);
     std::vector<ModelFit> fits;
     for (const auto& model : db.models) {
-        EstimateOptions o = options;
-        o.context = std::min(o.context, longest_supported_context(model));
+        PlanSettings o = settings_for_model(model, settings);
+        o.estimate.context = std::min(o.estimate.context, longest_supported_context(model));
         if (hardware.gpus.empty()) {
             // Whole in RAM: the one plan a machine without a GPU has.
             auto best = best_quant_for_hardware(model, quants, hardware, o);
@@ -196,7 +205,7 @@ Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware
             if (!*best || (*best)->plan.kind != PlanKind::cpu_only) continue;
             auto longest = max_native_context(model, *(*best)->quant, hardware, o);
             if (!longest) return std::unexpected(longest.error());
-            fits.push_back({&model, **best, longest->value_or(o.context)});
+            fits.push_back({&model, **best, longest->value_or(o.estimate.context)});
             continue;
         }
         // Whole on the GPUs; offload answers would be dropped, so they are never planned.
@@ -206,7 +215,7 @@ Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware
         const Quant& quant = *(*native)->answer.quant;
         auto longest = longest_from_parts(model, quant, (*native)->parts, hardware, o);
         if (!longest) return std::unexpected(longest.error());
-        fits.push_back({&model, (*native)->answer, longest->value_or(o.context)});
+        fits.push_back({&model, (*native)->answer, longest->value_or(o.estimate.context)});
     }
     return fits;
 }

@@ -21,10 +21,27 @@ std::size_t device_of(std::uint64_t unit, std::uint64_t units,
     return cumulative.size() - 1;
 }
 
+// The llama.cpp rule's buffers: a compute buffer on every device that runs a layer, the
+// runtime's memory on every GPU it uses, the logits in RAM, and with tied embeddings the copy
+// of token_embd that an offloaded output layer needs (on the CPU the mapped file backs both).
+void add_buffers(Placement& p, const RuntimeBuffers& b, const PlacementOptions& options,
+                 bool output_on_gpu) {
+    for (std::size_t d = 0; d < p.gpus.size(); ++d) {
+        Share& g = p.gpus[d];
+        if (g.layers == 0 && !g.output) continue;
+        g.compute = b.compute;
+        if (d < options.gpu_runtime.size()) g.runtime = options.gpu_runtime[d];
+        if (g.output && output_on_gpu) g.weights = checked::add(g.weights, b.output_duplicate);
+    }
+    p.ram.compute = b.output;
+    if (p.ram.layers > 0 || p.gpus.empty()) p.ram.compute = checked::add(p.ram.compute, b.compute);
+}
+
 }  // namespace
 
 Bytes Share::total() const {
-    return checked::add(checked::add(weights, kv_cache), overhead);
+    return checked::add(checked::add(checked::add(weights, kv_cache), overhead),
+                        checked::add(checked::add(recurrent_state, compute), runtime));
 }
 
 bool Placement::fits() const {
@@ -47,12 +64,12 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
         Placement p;
         p.gpu_layers =
             hardware.gpus.empty() ? 0 : std::min(options.gpu_layers.value_or(n + 1), n + 1);
-        p.cpu_moe_layers = std::min<std::uint64_t>(options.cpu_moe_layers, n);
+        p.cpu_moe_layers = std::min<std::uint64_t>(options.cpu_moe_layers.value_or(0), n);
         p.ram.capacity = hardware.ram;
         std::vector<Bytes> cumulative;
         for (const auto& d : hardware.gpus) {
             p.gpus.push_back(Share{});
-            p.gpus.back().capacity = d.memory;
+            p.gpus.back().capacity = d.memory > options.margin ? d.memory - options.margin : 0;
             cumulative.push_back(
                 checked::add(cumulative.empty() ? 0 : cumulative.back(), d.memory));
         }
@@ -71,6 +88,7 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
             Share& s = share_of(i);
             ++s.layers;
             s.kv_cache = checked::add(s.kv_cache, layer.kv_cache);
+            s.recurrent_state = checked::add(s.recurrent_state, layer.recurrent_state);
             if (i < p.cpu_moe_layers && &s != &p.ram) {
                 const Bytes active_routed =
                     checked::sub(layer.active_weights, layer.weights - layer.routed_experts);
@@ -90,8 +108,10 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
         head.output = true;
         head.weights = checked::add(head.weights, parts.output_weights);
         head.read_per_token = checked::add(head.read_per_token, parts.output_weights);
-        Share& input = n == 0 ? head : share_of(0);
+        // llama.cpp keeps token_embd on the host; the quick rule puts it with layer 0.
+        Share& input = parts.buffers ? p.ram : n == 0 ? head : share_of(0);
         input.weights = checked::add(input.weights, parts.input_weights);  // one row read per token
+        if (parts.buffers) add_buffers(p, *parts.buffers, options, &head != &p.ram);
 
         for (auto& g : p.gpus) add_overhead(g, parts.overhead_percent);
         add_overhead(p.ram, parts.overhead_percent);
@@ -105,16 +125,22 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
 Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
                             const PlacementOptions& options) {
     const std::uint64_t n = parts.layers.size();
-    const auto try_place = [&](const PlacementOptions& o) { return place(parts, hardware, o); };
-    if (options.gpu_layers || options.cpu_moe_layers > 0) {
-        auto p = try_place(options);
+    const auto try_place = [&](std::optional<std::uint64_t> ngl,
+                               std::optional<std::uint64_t> cpu_moe) {
+        PlacementOptions o = options;
+        o.gpu_layers = ngl;
+        o.cpu_moe_layers = cpu_moe;
+        return place(parts, hardware, o);
+    };
+    if (options.gpu_layers || options.cpu_moe_layers) {
+        auto p = place(parts, hardware, options);
         if (!p) return std::unexpected(p.error());
-        PlanKind kind =
-            options.cpu_moe_layers > 0 ? PlanKind::expert_offload : PlanKind::layer_offload;
+        PlanKind kind = p->cpu_moe_layers > 0 ? PlanKind::expert_offload : PlanKind::layer_offload;
         if (p->gpu_layers == n + 1 && p->cpu_moe_layers == 0) kind = PlanKind::native;
+        if (hardware.gpus.empty()) kind = PlanKind::cpu_only;
         return Plan{p->fits() ? kind : PlanKind::none, *p};
     }
-    auto all = try_place({});
+    auto all = try_place(std::nullopt, std::nullopt);
     if (!all) return std::unexpected(all.error());
     if (hardware.gpus.empty()) return Plan{all->fits() ? PlanKind::cpu_only : PlanKind::none, *all};
     if (all->fits()) return Plan{PlanKind::native, *all};
@@ -124,13 +150,13 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
     for (const auto& l : parts.layers) has_experts = has_experts || l.routed_experts > 0;
     if (has_experts) {
         for (std::uint64_t k = 1; k <= n; ++k) {
-            auto p = try_place({std::nullopt, k});
+            auto p = try_place(std::nullopt, k);
             if (!p) return std::unexpected(p.error());
             if (p->fits()) return Plan{PlanKind::expert_offload, *p};
         }
     }
     for (std::uint64_t ngl = n; ngl >= 1; --ngl) {
-        auto p = try_place({ngl, 0});
+        auto p = try_place(ngl, std::nullopt);
         if (!p) return std::unexpected(p.error());
         if (p->fits()) return Plan{PlanKind::layer_offload, *p};
     }

@@ -1,0 +1,23 @@
+#pragma once
+// Which layer group (and so which kind: full or sliding attention, linear attention, SSM, MLA)
+// each layer of the stack has. One rule for every user: the quick estimate's parts, the
+// llama.cpp tensor layout and the llama.cpp planner. With two groups the rarer one sits at
+// every (layers / count)-th layer, the last of each period, as llama.cpp's
+// full_attention_interval (qwen3next, qwen35) and set_swa_pattern (gemma2: every 2nd layer
+// global; gemma3: every 6th) place them; the other groups fill the rest in their order.
+
+#include <cstddef>
+#include <vector>
+
+#include "canitrun/model.hpp"
+
+namespace canitrun {
+
+// One index into model.arch.layer_groups per layer, in stack order. The length is the sum of
+// the groups' counts.
+std::vector<std::size_t> layer_group_order(const Model& model);
+
+// The same as kinds; a model without groups is all full attention (arch.layers of them).
+std::vector<LayerKind> layer_kinds(const Model& model);
+
+}  // namespace canitrun

@@ -1,0 +1,21 @@
+#pragma once
+// The llama.cpp rule cut into the pieces a runtime places on devices: each repeating layer's
+// tensors as llama-quantize types them (routed experts marked), its KV cells as llama.cpp
+// allocates them (padded context, sliding windows of window + ubatch cells, one stream per
+// sequence) and its recurrent state; token_embd kept in host memory; the output head; and the
+// compute and logits buffers. Summed on one device the parts are estimate_llamacpp() exactly.
+
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/model_parts.hpp"
+
+namespace canitrun {
+
+Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
+                                  const LlamaCppOptions& options);
+
+// The same parts at another context (or cache types, sequences): only the caches and the
+// compute buffer are recomputed.
+Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& model,
+                                             const LlamaCppOptions& options);
+
+}  // namespace canitrun

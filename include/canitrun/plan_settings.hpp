@@ -1,0 +1,74 @@
+#pragma once
+// The rule a plan is made by, and the one place that turns a rule and its settings into the
+// pieces the placement spreads over devices. Every hardware answer (--gpu, gpus, fit, --vram,
+// best quantization, longest context, the page's smallest GPU) goes through plan_parts() and
+// placement_for(), so two commands cannot answer the same question by two rules.
+//
+// - Rule::llamacpp (the default): what llama.cpp 5b4ebc5 allocates: each tensor as
+//   llama-quantize types it, the KV cells it allocates, recurrent state, a compute buffer on each
+//   device that runs layers, the logits in RAM, token_embd on the host, the runtime's own memory
+//   per GPU (CUDA / HIP context; an estimate until measured on a GPU, docs/ACCURACY.md), and a
+//   margin kept free on every GPU (llama.cpp's fitting target, 1024 MiB).
+// - Rule::quick: the reference page's rule: params x bits per weight + KV + 12 % on every device,
+//   no margin. `--engine quick` reproduces the page with it.
+
+#include <cstdint>
+#include <string>
+
+#include "canitrun/estimate.hpp"
+#include "canitrun/hardware.hpp"
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/model_parts.hpp"
+#include "canitrun/placement.hpp"
+
+namespace canitrun {
+
+enum class Rule { llamacpp, quick };
+
+inline constexpr Bytes kDefaultMargin = 1024ULL << 20;  // llama.cpp's fit target per device
+
+struct PlanSettings {
+    Rule rule = Rule::llamacpp;
+    EstimateOptions estimate;  // context and KV type (both rules), overhead (quick)
+    std::uint64_t ubatch = 512;
+    std::uint64_t n_seq = 1;
+    FlashAttn flash_attn = FlashAttn::automatic;
+    std::string cache_type_k;       // empty: estimate.kv_type
+    std::string cache_type_v;       // empty: estimate.kv_type
+    Bytes margin = kDefaultMargin;  // llama.cpp rule only
+};
+
+// The page's rule with these options.
+PlanSettings quick_settings(const EstimateOptions& options = {});
+
+const char* rule_name(Rule rule);  // "llama.cpp", "quick"
+
+// The settings a model is planned by: as asked, except that the llama.cpp rule needs the
+// architecture's tensor layout; a model without one falls back to the quick rule, and `note`
+// (when given) says why.
+PlanSettings settings_for_model(const Model& model, const PlanSettings& asked,
+                                std::string* note = nullptr);
+
+// The backend llama.cpp runs a device on: CUDA for NVIDIA, ROCm for AMD, Metal for Apple,
+// Vulkan for Intel and for a device of unknown make (a --vram budget is taken as CUDA).
+Backend backend_for(const GpuDevice& device);
+
+// Whether the rule can plan this quantization at all (llama.cpp loads GGUF file types only).
+Result<bool> rule_loads(const PlanSettings& settings, const Quant& quant);
+
+// The parts of the model under the rule. The llama.cpp rule needs the architecture's tensor
+// layout; where the engine has none yet, the error says so.
+Result<ModelParts> plan_parts(const Model& model, const Quant& quant, const PlanSettings& settings);
+
+// The same parts at settings.estimate.context (only caches and buffers recomputed).
+Result<ModelParts> plan_parts_at_context(ModelParts parts, const Model& model,
+                                         const PlanSettings& settings);
+
+// The user's -ngl / --n-cpu-moe with the rule's margin and each GPU's runtime memory.
+PlacementOptions placement_for(const Hardware& hardware, const PlanSettings& settings,
+                               PlacementOptions user = {});
+
+// llama.cpp's options for these settings on a backend.
+Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend backend);
+
+}  // namespace canitrun

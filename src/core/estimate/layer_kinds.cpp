@@ -1,0 +1,53 @@
+#include "canitrun/layer_kinds.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "canitrun/checked.hpp"
+
+namespace canitrun {
+
+std::vector<std::size_t> layer_group_order(const Model& model) {
+    const auto& groups = model.arch.layer_groups;
+    std::uint64_t n = 0;
+    for (const auto& g : groups) n = checked::add(n, g.count);
+    constexpr std::size_t kFree = std::numeric_limits<std::size_t>::max();
+    std::vector<std::size_t> order(n, kFree);
+    if (groups.empty() || n == 0) return order;
+    std::size_t rare = kFree;
+    if (groups.size() > 1) {
+        rare = static_cast<std::size_t>(
+            std::min_element(groups.begin(), groups.end(),
+                             [](const auto& a, const auto& b) { return a.count < b.count; }) -
+            groups.begin());
+        const std::uint64_t count = groups[rare].count;
+        // interval <= n / count, so the stack has at least `count` period ends.
+        const std::uint64_t interval = count == 0 ? 1 : std::max<std::uint64_t>(1, n / count);
+        std::uint64_t placed = 0;
+        for (std::uint64_t i = 0; i < n && placed < count; ++i) {
+            if ((i + 1) % interval == 0) {
+                order[i] = rare;
+                ++placed;
+            }
+        }
+    }
+    std::size_t slot = 0;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        if (g == rare) continue;
+        for (std::uint64_t k = 0; k < groups[g].count; ++k) {
+            while (order[slot] != kFree) ++slot;
+            order[slot] = g;
+        }
+    }
+    return order;
+}
+
+std::vector<LayerKind> layer_kinds(const Model& model) {
+    const auto& groups = model.arch.layer_groups;
+    if (groups.empty()) return std::vector<LayerKind>(model.arch.layers, LayerKind::full);
+    std::vector<LayerKind> kinds;
+    for (const std::size_t g : layer_group_order(model)) kinds.push_back(groups[g].kind);
+    return kinds;
+}
+
+}  // namespace canitrun

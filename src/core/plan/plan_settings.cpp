@@ -1,0 +1,98 @@
+#include "canitrun/plan_settings.hpp"
+
+#include "canitrun/llamacpp_parts.hpp"
+#include "canitrun/quantize_rules.hpp"
+#include "canitrun/tensor_layout.hpp"
+
+namespace canitrun {
+
+PlanSettings quick_settings(const EstimateOptions& options) {
+    PlanSettings s;
+    s.rule = Rule::quick;
+    s.estimate = options;
+    s.margin = 0;
+    return s;
+}
+
+PlanSettings settings_for_model(const Model& model, const PlanSettings& asked, std::string* note) {
+    if (asked.rule != Rule::llamacpp || llama_arch(model)) return asked;
+    if (note != nullptr) {
+        *note =
+            "llama.cpp's tensor layout for this architecture is not modelled yet, so the "
+            "figures are the quick rule's";
+    }
+    return quick_settings(asked.estimate);
+}
+
+const char* rule_name(Rule rule) {
+    return rule == Rule::quick ? "quick" : "llama.cpp";
+}
+
+Backend backend_for(const GpuDevice& device) {
+    if (device.gpu == nullptr) return Backend::cuda;
+    const std::string& v = device.gpu->vendor;
+    if (v == "nvidia") return Backend::cuda;
+    if (v == "amd") return Backend::rocm;
+    if (v == "apple") return Backend::metal;
+    return Backend::vulkan;
+}
+
+Result<bool> rule_loads(const PlanSettings& settings, const Quant& quant) {
+    if (settings.rule == Rule::quick) return true;
+    return is_llama_file_type(quant.id);
+}
+
+Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend backend) {
+    const std::string& kv =
+        settings.estimate.kv_type.id.empty() ? std::string("f16") : settings.estimate.kv_type.id;
+    const auto type = parse_cache_type(kv);
+    if (!type) {
+        return fail(
+            ErrorKind::bad_input, "llama.cpp has no KV cache type '" + kv + "'",
+            "use f16, bf16, f32, q8_0, q5_1, q5_0, q4_1, q4_0 or iq4_nl, or --engine quick");
+    }
+    LlamaCppOptions o;
+    o.context = settings.estimate.context;
+    o.ubatch = settings.ubatch;
+    o.n_seq = settings.n_seq;
+    o.flash_attn = settings.flash_attn;
+    o.cache_type_k = settings.cache_type_k.empty() ? kv : settings.cache_type_k;
+    o.cache_type_v = settings.cache_type_v.empty() ? kv : settings.cache_type_v;
+    o.backend = backend;
+    return o;
+}
+
+Result<ModelParts> plan_parts(const Model& model, const Quant& quant,
+                              const PlanSettings& settings) {
+    if (settings.rule == Rule::quick) return model_parts(model, quant, settings.estimate);
+    if (!is_llama_file_type(quant.id)) {
+        return fail(ErrorKind::bad_input, "llama.cpp does not load " + quant.id + " files",
+                    "pick a GGUF quantization (canitrun quants), or --engine vllm / quick");
+    }
+    auto o = llamacpp_options(settings, Backend::cuda);
+    if (!o) return std::unexpected(o.error());
+    return llamacpp_parts(model, quant, *o);
+}
+
+Result<ModelParts> plan_parts_at_context(ModelParts parts, const Model& model,
+                                         const PlanSettings& settings) {
+    if (settings.rule == Rule::quick) {
+        return parts_at_context(std::move(parts), model, settings.estimate);
+    }
+    auto o = llamacpp_options(settings, Backend::cuda);
+    if (!o) return std::unexpected(o.error());
+    return llamacpp_parts_at_context(std::move(parts), model, *o);
+}
+
+PlacementOptions placement_for(const Hardware& hardware, const PlanSettings& settings,
+                               PlacementOptions user) {
+    user.margin = 0;
+    user.gpu_runtime.clear();
+    if (settings.rule == Rule::quick) return user;
+    user.margin = settings.margin;
+    for (const auto& d : hardware.gpus)
+        user.gpu_runtime.push_back(runtime_overhead_bytes(backend_for(d)));
+    return user;
+}
+
+}  // namespace canitrun

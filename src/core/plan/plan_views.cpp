@@ -1,0 +1,156 @@
+#include "canitrun/plan_views.hpp"
+
+#include <algorithm>
+
+namespace canitrun {
+namespace {
+
+Hardware one_device(const GpuDevice& device, std::uint64_t ram_gb) {
+    Hardware h;
+    h.gpus.push_back(device);
+    h.ram = checked::mul(ram_gb, kGB);
+    return h;
+}
+
+bool offloaded(PlanKind k) {
+    return k == PlanKind::expert_offload || k == PlanKind::layer_offload;
+}
+
+Result<PlanKind> kind_on(const ModelParts& parts, const Quant& quant, const PlanSettings& settings,
+                         const Hardware& hardware) {
+    for (const auto& d : hardware.gpus) {
+        if (d.gpu != nullptr && !gpu_runs_quant(*d.gpu, quant)) return PlanKind::none;
+    }
+    auto plan = plan_placement(parts, hardware, placement_for(hardware, settings));
+    if (!plan) return std::unexpected(plan.error());
+    return plan->kind;
+}
+
+}  // namespace
+
+Bytes card_bytes_for_gb(Bytes marketed_bytes) {
+    return checked::mul_div_floor(marketed_bytes, kGiB, kGB);
+}
+
+GpuDevice generic_device(Bytes memory) {
+    GpuDevice d;
+    d.name = "a GPU with " + std::to_string(memory / kGiB) + " GiB";
+    d.memory = memory;
+    return d;
+}
+
+Result<Estimate> rule_estimate(const Model& model, const Quant& quant,
+                               const PlanSettings& settings) {
+    if (settings.rule == Rule::quick) return estimate(model, quant, settings.estimate);
+    auto o = llamacpp_options(settings, Backend::cuda);
+    if (!o) return std::unexpected(o.error());
+    return estimate_llamacpp(model, quant, *o);
+}
+
+Result<PlanKind> plan_on_device(const Model& model, const Quant& quant,
+                                const PlanSettings& settings, const GpuDevice& device,
+                                std::uint64_t ram_gb) {
+    auto parts = plan_parts(model, quant, settings);
+    if (!parts) return std::unexpected(parts.error());
+    return kind_on(*parts, quant, settings, one_device(device, ram_gb));
+}
+
+Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& model,
+                                           const Quant& quant, const PlanSettings& settings,
+                                           const FitOptions& fit) {
+    ModelGpuVerdicts v;
+    if (settings.rule == Rule::quick) {
+        auto e = estimate(model, quant, settings.estimate);
+        if (!e) return std::unexpected(e.error());
+        v.gpus = gpus_for(db.gpus, quant, e->total(), fit);
+        v.smallest = smallest_gpu(db.gpus, quant, e->total());
+        for (const auto* list : {&v.gpus.native, &v.gpus.offload}) {
+            for (const Gpu* g : *list) {
+                const Bytes budget = gpu_budget_bytes(*g);
+                const bool native = list == &v.gpus.native;
+                v.verdicts.push_back({g, native ? PlanKind::native : PlanKind::layer_offload,
+                                      native ? e->total() : budget, budget,
+                                      native ? 0 : e->total() - budget});
+            }
+        }
+        return v;
+    }
+    auto parts = plan_parts(model, quant, settings);
+    if (!parts) return std::unexpected(parts.error());
+    std::vector<GpuVerdict> native, offload;
+    for (const auto& gpu : db.gpus) {
+        const Hardware h = one_device(device_for(gpu), fit.ram_gb);
+        if (!gpu_runs_quant(gpu, quant)) continue;
+        auto plan = plan_placement(*parts, h, placement_for(h, settings));
+        if (!plan) return std::unexpected(plan.error());
+        if (plan->kind != PlanKind::native && !offloaded(plan->kind)) continue;
+        const Share& g = plan->placement.gpus.front();
+        (plan->kind == PlanKind::native ? native : offload)
+            .push_back({&gpu, plan->kind, g.total(), g.capacity, plan->placement.ram.total()});
+    }
+    const auto order = [](const GpuVerdict& a, const GpuVerdict& b) {
+        return smaller_gpu_first(*a.gpu, *b.gpu);
+    };
+    std::sort(native.begin(), native.end(), order);
+    std::sort(offload.begin(), offload.end(), order);
+    for (const auto& x : native) v.gpus.native.push_back(x.gpu);
+    for (const auto& x : offload) v.gpus.offload.push_back(x.gpu);
+    v.verdicts = native;
+    v.verdicts.insert(v.verdicts.end(), offload.begin(), offload.end());
+    if (!v.gpus.native.empty()) v.smallest = v.gpus.native.front();
+    return v;
+}
+
+Result<std::optional<CardClass>> plan_card_class(const Model& model, const Quant& quant,
+                                                 const PlanSettings& settings,
+                                                 const std::vector<CardClass>& classes) {
+    if (settings.rule == Rule::quick) {
+        auto e = estimate(model, quant, settings.estimate);
+        if (!e) return std::unexpected(e.error());
+        return smallest_card_class(e->total(), classes);
+    }
+    auto parts = plan_parts(model, quant, settings);
+    if (!parts) return std::unexpected(parts.error());
+    for (const auto& c : classes) {
+        const GpuDevice d = generic_device(card_bytes_for_gb(checked::mul(c.gb, kGB)));
+        // RAM for the host's buffers (token_embd, logits); a native plan needs no more.
+        auto kind = kind_on(*parts, quant, settings, one_device(d, kDefaultRamGb));
+        if (!kind) return std::unexpected(kind.error());
+        if (*kind == PlanKind::native) return std::optional<CardClass>{c};
+    }
+    return std::optional<CardClass>{};
+}
+
+Result<BudgetAnswer> plan_budget(const Model& model, const Quant& asked,
+                                 const std::vector<const Quant*>& quants,
+                                 const PlanSettings& settings, Bytes budget, std::uint64_t ram_gb) {
+    BudgetAnswer a;
+    if (settings.rule == Rule::quick) {
+        auto e = estimate(model, asked, settings.estimate);
+        if (!e) return std::unexpected(e.error());
+        a.fits = e->total() <= budget;
+        auto best = best_quant_for_budget(model, quants, budget, settings.estimate);
+        if (!best) return std::unexpected(best.error());
+        a.best = *best;
+        return a;
+    }
+    const GpuDevice device = generic_device(card_bytes_for_gb(budget));
+    for (const Quant* q : quants) {
+        if (!*rule_loads(settings, *q)) continue;
+        auto kind = plan_on_device(model, *q, settings, device, ram_gb);
+        if (!kind) return std::unexpected(kind.error());
+        if (q == &asked) a.fits = *kind == PlanKind::native;
+        auto& slot = *kind == PlanKind::native ? a.best : a.best_offload;
+        if (*kind != PlanKind::native && !offloaded(*kind)) continue;
+        if (slot && slot->quant->quality_rank <= q->quality_rank) continue;
+        auto e = rule_estimate(model, *q, settings);
+        if (!e) return std::unexpected(e.error());
+        slot = QuantChoice{q, *e};
+    }
+    if (a.best && a.best_offload &&
+        a.best_offload->quant->quality_rank >= a.best->quant->quality_rank)
+        a.best_offload.reset();  // offload is worth showing only when it buys quality
+    return a;
+}
+
+}  // namespace canitrun

@@ -1,0 +1,117 @@
+// The llama.cpp rule's parts: summed, they are estimate_llamacpp() term for term, for every
+// database model the engine lays out; the layer kinds they use are the tensor layout's; and a
+// few per-layer figures worked by hand.
+
+#include "canitrun/llamacpp_parts.hpp"
+
+#include "canitrun/layer_kinds.hpp"
+#include "canitrun/plan_settings.hpp"
+#include "canitrun/tensor_layout.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+LlamaCppOptions options_for(const Model& m, Backend backend) {
+    LlamaCppOptions o;
+    o.context = std::min<std::uint64_t>(8192, m.context_native);
+    o.backend = backend;
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE("llama.cpp parts add up to llama.cpp's terms for every database model") {
+    std::size_t checked_models = 0;
+    for (const auto& m : test::database().models) {
+        if (!llama_arch(m)) continue;
+        INFO(m.id);
+        const Quant& q = test::quant("Q4_K_M");
+        const auto parts = llamacpp_parts(m, q, options_for(m, Backend::cuda));
+        REQUIRE(parts);
+        const auto cpu = estimate_llamacpp(m, q, options_for(m, Backend::cpu)).value();
+        Bytes layer_weights = 0;
+        for (const auto& l : parts->layers) layer_weights += l.weights;
+        // On the CPU the mapped file backs a tied output head: no duplicate.
+        CHECK(parts->input_weights == cpu.term("token_embd"));
+        CHECK(layer_weights + parts->output_weights == cpu.term("weights"));
+        CHECK(parts->kv_cache() == cpu.term("kv_cache"));
+        CHECK(parts->recurrent_state() == cpu.term("recurrent_state"));
+        REQUIRE(parts->buffers);
+        CHECK(parts->buffers->compute == cpu.term("compute"));
+        CHECK(parts->buffers->output == cpu.term("output"));
+        // Placed whole on one large GPU: the GPU and RAM shares are the CUDA profile's total.
+        Hardware h = test::hardware_of({"h200-sxm"}, 4096);
+        h.gpus[0].memory = 1ULL << 50;  // room for any model: this checks the sums, not a fit
+        const auto placed = place(*parts, h, placement_for(h, PlanSettings{})).value();
+        const auto cuda = estimate_llamacpp(m, q, options_for(m, Backend::cuda)).value();
+        CHECK(placed.gpus[0].total() + placed.ram.total() == cuda.total());
+        CHECK(placed.ram.total() == cuda.on(Device::cpu));
+        ++checked_models;
+    }
+    CHECK(checked_models > 80);
+}
+
+TEST_CASE("llama.cpp parts: Llama 3.1 8B's per-layer cache and the host's terms, by hand") {
+    const Model& m = test::model("llama-3.1-8b");
+    LlamaCppOptions o;
+    o.context = 8192;
+    const auto parts = llamacpp_parts(m, test::quant("Q4_K_M"), o).value();
+    REQUIRE(parts.layers.size() == 32);
+    // 8 KV heads x 128 dims x (K + V) x 2 bytes (f16) x 8192 cells = 33,554,432 bytes a layer.
+    for (const auto& l : parts.layers) CHECK(l.kv_cache == 33554432ULL);
+    // token_embd: 128,256 x 4,096 values at Q4_K (144 bytes per 256 values), kept in RAM.
+    CHECK(parts.input_weights == 128256ULL * 4096 / 256 * 144);
+    // logits: 128,256 floats.
+    CHECK(parts.buffers->output == 128256ULL * 4);
+    // Dense: nothing is a routed expert, and a token reads the whole layer.
+    for (const auto& l : parts.layers) {
+        CHECK(l.routed_experts == 0);
+        CHECK(l.active_weights == l.weights);
+    }
+}
+
+TEST_CASE("llama.cpp parts: an MoE layer's experts are marked and read at top-k") {
+    // Qwen 3.5 35B-A3B: 256 experts, 8 routed per token.
+    const Model& m = test::model("qwen3.5-35b-a3b");
+    const auto parts = llamacpp_parts(m, test::quant("Q4_K_M"), LlamaCppOptions{}).value();
+    for (const auto& l : parts.layers) {
+        REQUIRE(l.routed_experts > 0);
+        CHECK(l.active_weights == l.weights - l.routed_experts + l.routed_experts * 8 / 256);
+    }
+}
+
+TEST_CASE("one layer-kind rule: the tensor layout's recurrent layers are layer_kinds' ones") {
+    std::size_t hybrids = 0;
+    for (const auto& m : test::database().models) {
+        const auto layout = tensor_layout(m);
+        if (!layout) continue;
+        INFO(m.id);
+        const auto kinds = layer_kinds(m);
+        std::vector<bool> has_ssm(kinds.size(), false);
+        for (const auto& t : layout->tensors) {
+            if (t.layer >= 0 && t.name.find(".ssm_") != std::string::npos)
+                has_ssm.at(static_cast<std::size_t>(t.layer)) = true;
+        }
+        for (std::size_t i = 0; i < kinds.size(); ++i) {
+            INFO("layer " << i);
+            const bool recurrent = kinds[i] == LayerKind::linear || kinds[i] == LayerKind::ssm;
+            CHECK(has_ssm[i] == recurrent);
+        }
+        if (count_layers(m, LayerKind::linear) + count_layers(m, LayerKind::ssm) > 0) ++hybrids;
+    }
+    CHECK(hybrids >= 4);
+}
+
+TEST_CASE("layer kinds: the rarer group at the end of each period, as llama.cpp places it") {
+    // Gemma 3 27B: 62 layers, 10 global; llama.cpp's set_swa_pattern(6) makes layer il global
+    // when il % 6 == 5: layers 5, 11, ..., 59 (ten of them); 60 and 61 are sliding.
+    const auto kinds = layer_kinds(test::model("gemma-3-27b"));
+    REQUIRE(kinds.size() == 62);
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+        INFO("layer " << i);
+        CHECK((kinds[i] == LayerKind::full) == (i % 6 == 5 && i < 60));
+    }
+}
