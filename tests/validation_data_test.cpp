@@ -1,0 +1,61 @@
+// validation/llama-bench.json is data like data/: every published measurement carries its source
+// and the row it was copied from, its number appears in that row, and every database id it names
+// exists. (The speed model is checked against these rows by tools, not here.)
+
+#include <fstream>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+json bench_rows() {
+    std::ifstream in(CANITRUN_SOURCE_DIR "/validation/llama-bench.json");
+    REQUIRE(in);
+    return json::parse(in);
+}
+
+// "361.24" for 361.24, as a llama-bench table prints the mean.
+bool quoted(const std::string& quote, double value) {
+    for (int decimals = 0; decimals <= 3; ++decimals) {
+        std::ostringstream s;
+        s << std::fixed << std::setprecision(decimals) << value;
+        if (quote.find(s.str()) != std::string::npos) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("validation: every llama-bench row has a source, its quote and known ids") {
+    const json rows = bench_rows();
+    REQUIRE(rows.size() >= 300);
+    const auto& db = canitrun::test::database();
+    std::set<std::string> models, gpus;
+    for (const auto& m : db.models) models.insert(m.id);
+    for (const auto& g : db.gpus) gpus.insert(g.id);
+    std::set<std::string> backends;
+    for (const auto& r : rows) {
+        INFO(r.dump());
+        REQUIRE(r.at("source").is_string());
+        CHECK(r.at("source").get<std::string>().rfind("https://", 0) == 0);
+        const std::string quote = r.at("quote").get<std::string>();
+        const double tps = r.at("tokens_per_second").get<double>();
+        CHECK(tps > 0);
+        CHECK(quoted(quote, tps));
+        CHECK_FALSE(r.at("test").get<std::string>().empty());
+        for (const char* key : {"model_id", "nearest_model_id"}) {
+            if (r.contains(key) && r.at(key).is_string()) CHECK(models.contains(r.at(key)));
+        }
+        if (r.at("gpu_id").is_string()) CHECK(gpus.contains(r.at("gpu_id")));
+        backends.insert(r.at("backend").get<std::string>());
+    }
+    // Every backend the speed model distinguishes is covered.
+    for (const char* b : {"CUDA", "ROCm", "Metal", "Vulkan"}) CHECK(backends.contains(b));
+}
