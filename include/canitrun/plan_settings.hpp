@@ -56,6 +56,9 @@ Backend backend_for(const GpuDevice& device);
 // Whether the rule can plan this quantization at all (llama.cpp loads GGUF file types only).
 Result<bool> rule_loads(const PlanSettings& settings, const Quant& quant);
 
+// The same as an error naming the quantization, for a quantization the user asked for.
+Result<bool> require_loadable(const PlanSettings& settings, const Quant& quant);
+
 // The parts of the model under the rule. The llama.cpp rule needs the architecture's tensor
 // layout; where the engine has none yet, the error says so.
 Result<ModelParts> plan_parts(const Model& model, const Quant& quant, const PlanSettings& settings);

@@ -28,6 +28,8 @@ struct ReportOptions {
     PlacementOptions placement;        // --ngl, --n-cpu-moe
     // The rule hardware answers are planned by; its context and KV type are `estimate`'s.
     PlanSettings plan;
+    // --ctx given: the context is the user's; else the default, capped at the model's window.
+    bool context_explicit = false;
 };
 
 struct QuantRow {
@@ -81,6 +83,7 @@ struct ModelReport {
     std::optional<Bytes> kv_all_attention_growth_to_full;
     ContextStatus context_status = ContextStatus::within_native;
     Rule rule = Rule::llamacpp;  // the rule every figure was made by
+    PlanSettings settings;       // that rule's settings (context, cache types, ...)
     std::string rule_note;       // why the rule differs from the one asked, when it does
     std::vector<CardAnswer> card_answers;
     // Under the llama.cpp rule: what the reference page's quick rule would say instead.

@@ -110,6 +110,7 @@ ReportOptions report_options(const Database& db, const Options& o) {
     ReportOptions r;
     if (!o.quant.empty()) r.quant = need(db.find_quant(o.quant));
     if (!o.ctx.empty()) r.estimate.context = need(parse_context(o.ctx));
+    r.context_explicit = !o.ctx.empty();
     r.estimate.kv_type = need(parse_kv_type(o.kv_type));
     if (!o.hw.ram.empty()) r.fit.ram_gb = ram_gb(o.hw.ram);
     if (!o.vram.empty()) r.vram_budget = need(parse_gb(o.vram));

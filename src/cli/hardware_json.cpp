@@ -13,6 +13,9 @@ json share_json(const Share& s) {
             {"weights_bytes", s.weights},
             {"kv_cache_bytes", s.kv_cache},
             {"overhead_bytes", s.overhead},
+            {"recurrent_state_bytes", s.recurrent_state},
+            {"compute_bytes", s.compute},
+            {"runtime_bytes", s.runtime},
             {"total_bytes", s.total()},
             {"capacity_bytes", s.capacity},
             {"fits", s.fits()},
@@ -71,8 +74,7 @@ json hardware_report_json(const Model& model, const HardwareReport& r) {
                 {"max_context", r.max_context ? json(*r.max_context) : json(nullptr)}};
     if (r.selected.plan.kind != PlanKind::none && r.selected.quant->format == "gguf") {
         out["llama_cpp_command"] =
-            fitted_llama_command(model, *r.selected.quant, r.selected.settings.estimate.context,
-                                 r.hardware, r.selected.plan.placement, r.model_file);
+            fitted_llama_command(model, r.selected, r.hardware, r.model_file);
     }
     return out;
 }

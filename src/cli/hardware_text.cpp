@@ -1,5 +1,7 @@
 #include "hardware_text.hpp"
 
+#include "canitrun/launch_command.hpp"
+
 #include <fmt/format.h>
 
 #include "canitrun/fit.hpp"
@@ -73,28 +75,20 @@ std::string format_rate(double tokens_per_s) {
     return fmt::format("{:.1f} tokens/s", tokens_per_s);
 }
 
-std::string fitted_llama_command(const Model& model, const Quant& quant, std::uint64_t context,
-                                 const Hardware& hardware, const Placement& placement,
-                                 const std::string& file) {
-    const std::string source = !file.empty() ? "-m " + file
-                               : model.run.gguf_repo.empty()
-                                   ? "-m " + model.id + "-" + quant.id + ".gguf"
-                                   : "-hf " + model.run.gguf_repo + ":" + quant.id;
-    std::string cmd = fmt::format("llama-server {} -c {}", source, context);
-    if (hardware.gpus.empty()) return cmd + " -ngl 0";
-    const std::uint64_t all = placement.gpus.empty() ? 0 : placement.gpu_layers;
-    cmd += fmt::format(" -ngl {}", placement.ram.layers == 0 ? std::uint64_t{99} : all);
-    if (placement.cpu_moe_layers > 0)
-        cmd += fmt::format(" --n-cpu-moe {}", placement.cpu_moe_layers);
-    if (hardware.gpus.size() > 1) {
-        // The split we assumed, in proportion to memory (llama.cpp's default from free memory).
-        std::string split;
-        for (const auto& d : hardware.gpus) {
-            split += (split.empty() ? "" : ",") + fmt::format("{}", d.memory / kGiB);
-        }
-        cmd += " -ts " + split;
+std::string shell_join(const std::vector<std::string>& args) {
+    std::string out;
+    for (const auto& a : args) {
+        const bool plain = a.find_first_of(" '\"$\\*?{}[]()&;|<>") == std::string::npos;
+        out += (out.empty() ? "" : " ") + (plain ? a : "'" + a + "'");
     }
-    return cmd;
+    return out;
+}
+
+std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,
+                                 const Hardware& hardware, const std::string& file) {
+    const LaunchTarget target{&model, answer.quant, file};
+    return "llama-server " + shell_join(llama_server_args(target, answer.settings, &hardware,
+                                                          &answer.plan.placement));
 }
 
 void write_hardware_section(std::ostream& out, const Model& model, const Quant& quant,
@@ -164,8 +158,7 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
         out << "  " << quant.id << " does not fit without offload at any context.\n";
     }
     if (a.plan.kind != PlanKind::none && quant.format == "gguf") {
-        out << "  llama.cpp: "
-            << fitted_llama_command(model, quant, options.context, h, p, r.model_file) << "\n";
+        out << "  llama.cpp: " << fitted_llama_command(model, a, h, r.model_file) << "\n";
     }
 }
 

@@ -24,8 +24,10 @@ std::string format_rate(double tokens_per_s);
 
 // The llama-server command line fitted to the plan: -ngl, --n-cpu-moe and -ts as needed.
 // `file`: a local GGUF to load with -m; else the model's Hugging Face GGUF repo.
-std::string fitted_llama_command(const Model& model, const Quant& quant, std::uint64_t context,
-                                 const Hardware& hardware, const Placement& placement,
-                                 const std::string& file = "");
+std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,
+                                 const Hardware& hardware, const std::string& file = "");
+
+// Arguments joined for a shell, each quoted when it needs it.
+std::string shell_join(const std::vector<std::string>& args);
 
 }  // namespace canitrun::cli

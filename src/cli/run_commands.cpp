@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "canitrun/format.hpp"
+#include "canitrun/launch_command.hpp"
 
 namespace canitrun::cli {
 namespace {
@@ -29,10 +30,16 @@ std::string sampling_flags(const Sampling& s) {
     return out;
 }
 
-void llama_server(std::ostream& out, const Model& model, const Quant& quant, const Sampling* s) {
-    out << "    ./llama-server \\\n"
-        << "      -hf " << model.run.gguf_repo << ":" << quant.id << " \\\n"
-        << "      -c " << run_context(model) << " -ngl 99";
+// The plan's own llama-server line (its context, cache types, flash attention and, with --gpu,
+// its offload), then the model's sampling.
+void llama_server(std::ostream& out, const ModelReport& r, const Sampling* s) {
+    const LaunchTarget target{r.model, r.quant, {}};
+    const bool planned = r.hardware && r.hardware->selected.plan.kind != PlanKind::none;
+    const std::vector<std::string> args =
+        llama_server_args(target, r.settings, planned ? &r.hardware->hardware : nullptr,
+                          planned ? &r.hardware->selected.plan.placement : nullptr);
+    out << "    ./llama-server \\\n      " << args[0] << " " << args[1] << " \\\n     ";
+    for (std::size_t i = 2; i < args.size(); ++i) out << " " << args[i];
     if (s != nullptr) {
         const std::string flags = sampling_flags(*s);
         if (!flags.empty()) out << " \\\n      " << flags;
@@ -45,23 +52,21 @@ void llama_server(std::ostream& out, const Model& model, const Quant& quant, con
 
 }  // namespace
 
-std::uint64_t run_context(const Model& model) {
-    return std::min<std::uint64_t>(32768, model.context_native);
-}
-
-void write_run_commands(std::ostream& out, const Model& model, const Quant& quant) {
+void write_run_commands(std::ostream& out, const ModelReport& r) {
+    const Model& model = *r.model;
+    const Quant& quant = *r.quant;
     const auto& samplings = model.run.sampling;
     if (!model.run.gguf_repo.empty() && quant.format == "gguf") {
         if (samplings.empty()) {
             out << "  llama.cpp\n";
-            llama_server(out, model, quant, nullptr);
+            llama_server(out, r, nullptr);
         }
         for (std::size_t i = 0; i < samplings.size(); ++i) {
             const Sampling& s = samplings[i];
             out << "\n  llama.cpp (" << s.mode << " mode"
                 << (i == 0 ? ", " + model.vendor + "'s recommended sampling" : std::string())
                 << ")\n";
-            llama_server(out, model, quant, &s);
+            llama_server(out, r, &s);
         }
         if (!model.run.mmproj.empty()) {
             out << "\n  llama.cpp with vision (the projector file goes alongside the weights)\n"
@@ -74,11 +79,16 @@ void write_run_commands(std::ostream& out, const Model& model, const Quant& quan
             << " use a runtime that reads " << quant.format << " (vLLM, TensorRT-LLM).\n";
     }
     if (!model.run.ollama.empty()) {
-        out << "\n  Ollama\n    ollama run " << model.run.ollama << "\n";
+        std::string env;
+        for (const auto& e : ollama_environment(r.settings)) env += e + " ";
+        out << "\n  Ollama (the context and cache planned above; the tag's quantization is "
+               "Ollama's choice)\n    "
+            << env << "ollama serve   # then: ollama run " << model.run.ollama << "\n";
     }
     if (!model.run.lmstudio_search.empty()) {
         out << "\n  LM Studio\n    Search for '" << model.run.lmstudio_search << "' and take the "
-            << quant.id << " build.\n";
+            << quant.id << " build; set its context length to " << r.settings.estimate.context
+            << ".\n";
     }
 }
 

@@ -6,12 +6,12 @@
 
 #include "canitrun/model.hpp"
 #include "canitrun/quant.hpp"
+#include "canitrun/report.hpp"
 
 namespace canitrun::cli {
 
-// Context the commands ask for: 32k, or less when the model's native window is smaller.
-std::uint64_t run_context(const Model& model);
-
-void write_run_commands(std::ostream& out, const Model& model, const Quant& quant);
+// The llama.cpp / Ollama / LM Studio commands for the page's plan: its context, cache types,
+// flash attention, sequences and (with --gpu) offload.
+void write_run_commands(std::ostream& out, const ModelReport& r);
 
 }  // namespace canitrun::cli

@@ -357,7 +357,7 @@ void write_text_report(std::ostream& out, const ModelReport& r) {
             << "\n";
     }
     out << "\n" << heading(out, "How to run it locally (" + r.quant->id + ")") << "\n";
-    write_run_commands(out, m, *r.quant);
+    write_run_commands(out, r);
     if (!m.notes.empty()) out << "\n" << heading(out, "Notes") << "\n  " << m.notes << "\n";
     out << "\nSource: " << m.source << "\n";
 }

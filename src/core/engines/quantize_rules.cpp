@@ -372,6 +372,16 @@ int layer_of(const std::string& name) {
     return digits && at < name.size() && name[at] == '.' ? layer : -1;
 }
 
+// gpt-oss is converted with its routed experts already in MXFP4 (convert_hf_to_gguf.py
+// repacks the checkpoint's blocks), and every GGUF of it keeps them so: the F16 file of the 20B
+// is ~12.5 GB and the smaller types ~11 GB (llama.cpp issue #15117), the 120B's Q8_0 is 63.4 GB
+// like its MXFP4 file (sizes quoted in AlexsJones/llmfit PR #1059). Only the other tensors take
+// the file type.
+bool keeps_source_mxfp4(const TensorLayout& layout, const TensorInfo& t) {
+    return layout.arch == "gpt-oss" && t.ne[2] > 1 &&
+           t.name.find("_exps.weight") != std::string::npos;
+}
+
 }  // namespace
 
 bool is_llama_file_type(const std::string& quant_id) {
@@ -395,28 +405,34 @@ Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
         if (a.first != b.first) return a.first < b.first;
         return a.second->name < b.second->name;
     });
-    std::vector<TensorInfo> sorted;
-    sorted.reserve(keyed.size());
-    for (const auto& k : keyed) sorted.push_back(*k.second);
+    // Each tensor's category once: the rules below look at it twice per tensor.
+    std::vector<Category> categories;
+    categories.reserve(keyed.size());
     State qs{layout, ft->ftype};
     qs.imatrix = imatrix.value_or(needs_imatrix(ft->ftype));
-    for (const auto& t : sorted) {
-        const Category c = category(t.name);
+    for (const auto& k : keyed) {
+        const Category c = category(k.second->name);
+        categories.push_back(c);
         if (is_attn_v(c)) ++qs.n_attention_wv;
         if (c == Category::output) qs.tied = false;
     }
     qs.n_ffn_down = static_cast<int>(layout.n_layer);
 
     const GgmlType default_type = type(ft->default_type);
+    static const GgmlType f32 = type("f32");
+    static const GgmlType mxfp4 = type("mxfp4");
     std::vector<TypedTensor> out;
-    out.reserve(sorted.size());
+    out.reserve(keyed.size());
     try {
-        for (const auto& t : sorted) {
-            GgmlType chosen = type("f32");
-            if (allows_quantization(t)) {
+        for (std::size_t i = 0; i < keyed.size(); ++i) {
+            const TensorInfo& t = *keyed[i].second;
+            GgmlType chosen = f32;
+            if (keeps_source_mxfp4(layout, t)) {
+                chosen = mxfp4;
+            } else if (allows_quantization(t)) {
                 chosen = default_type;
                 if (is_quantized(default_type)) {
-                    chosen = choose(qs, chosen, t, category(t.name));
+                    chosen = choose(qs, chosen, t, categories[i]);
                     chosen = fallback(t, chosen);
                 }
             }

@@ -33,9 +33,10 @@ std::vector<std::uint64_t> matrix_contexts(const Model& model) {
 
 namespace {
 
-PlanSettings settings_for(const Model& model, const ReportOptions& options, std::string& note) {
+PlanSettings settings_for(const Model& model, const ModelReport& r, const ReportOptions& options,
+                          std::string& note) {
     PlanSettings s = options.plan;
-    s.estimate = options.estimate;
+    s.estimate = r.options;
     return settings_for_model(model, s, &note);
 }
 
@@ -127,12 +128,16 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
     r.model = &model;
     r.quant = options.quant ? options.quant : db.recommended_quant();
     r.options = options.estimate;
+    if (!options.context_explicit && model.context_native > 0) {
+        r.options.context = std::min(r.options.context, model.context_native);
+    }
     r.fit = options.fit;
     auto status = check_context(model, r.options.context);
     if (!status) return std::unexpected(status.error());
     r.context_status = *status;
-    const PlanSettings s = settings_for(model, options, r.rule_note);
+    const PlanSettings s = settings_for(model, r, options, r.rule_note);
     r.rule = s.rule;
+    r.settings = s;
     try {
         auto selected = rule_estimate(model, *r.quant, s);
         if (!selected) return std::unexpected(selected.error());

@@ -62,13 +62,16 @@ Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend b
     return o;
 }
 
+Result<bool> require_loadable(const PlanSettings& settings, const Quant& quant) {
+    if (settings.rule == Rule::quick || is_llama_file_type(quant.id)) return true;
+    return fail(ErrorKind::bad_input, "llama.cpp does not load " + quant.id + " files",
+                "pick a GGUF quantization (canitrun quants), or --engine vllm / quick");
+}
+
 Result<ModelParts> plan_parts(const Model& model, const Quant& quant,
                               const PlanSettings& settings) {
     if (settings.rule == Rule::quick) return model_parts(model, quant, settings.estimate);
-    if (!is_llama_file_type(quant.id)) {
-        return fail(ErrorKind::bad_input, "llama.cpp does not load " + quant.id + " files",
-                    "pick a GGUF quantization (canitrun quants), or --engine vllm / quick");
-    }
+    if (auto ok = require_loadable(settings, quant); !ok) return std::unexpected(ok.error());
     auto o = llamacpp_options(settings, Backend::cuda);
     if (!o) return std::unexpected(o.error());
     return llamacpp_parts(model, quant, *o);

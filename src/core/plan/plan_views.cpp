@@ -42,6 +42,7 @@ GpuDevice generic_device(Bytes memory) {
 Result<Estimate> rule_estimate(const Model& model, const Quant& quant,
                                const PlanSettings& settings) {
     if (settings.rule == Rule::quick) return estimate(model, quant, settings.estimate);
+    if (auto ok = require_loadable(settings, quant); !ok) return std::unexpected(ok.error());
     auto o = llamacpp_options(settings, Backend::cuda);
     if (!o) return std::unexpected(o.error());
     return estimate_llamacpp(model, quant, *o);

@@ -1,0 +1,32 @@
+#pragma once
+// The runtime command lines a plan stands for, as argument lists: what to type so llama.cpp or
+// Ollama allocates what the plan counted (its context, cache types, flash attention, sequences,
+// and the offload it chose). The CLI only joins and prints them.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "canitrun/hardware.hpp"
+#include "canitrun/placement.hpp"
+#include "canitrun/plan_settings.hpp"
+
+namespace canitrun {
+
+struct LaunchTarget {
+    const Model* model = nullptr;
+    const Quant* quant = nullptr;
+    std::string file;  // a local GGUF file; empty: the model's GGUF repo (-hf repo:quant)
+};
+
+// llama-server's arguments (after the program name). With a placement, its -ngl, --n-cpu-moe
+// and -ts; without one, every layer on the GPU (-ngl 99).
+std::vector<std::string> llama_server_args(const LaunchTarget& target, const PlanSettings& settings,
+                                           const Hardware* hardware = nullptr,
+                                           const Placement* placement = nullptr);
+
+// The environment Ollama needs for the same context and cache (OLLAMA_CONTEXT_LENGTH, and for a
+// quantized cache OLLAMA_FLASH_ATTENTION=1 with OLLAMA_KV_CACHE_TYPE), as NAME=value pairs.
+std::vector<std::string> ollama_environment(const PlanSettings& settings);
+
+}  // namespace canitrun

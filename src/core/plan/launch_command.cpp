@@ -1,0 +1,75 @@
+#include "canitrun/launch_command.hpp"
+
+#include <string_view>
+
+#include "canitrun/fit.hpp"
+
+namespace canitrun {
+namespace {
+
+std::string kv_of(const PlanSettings& s, const std::string& specific) {
+    if (!specific.empty()) return specific;
+    return s.estimate.kv_type.id.empty() ? std::string("f16") : s.estimate.kv_type.id;
+}
+
+void add(std::vector<std::string>& args, std::string_view flag, const std::string& value) {
+    args.emplace_back(flag);
+    args.push_back(value);
+}
+
+}  // namespace
+
+std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSettings& s,
+                                           const Hardware* hardware, const Placement* placement) {
+    std::vector<std::string> args;
+    if (!t.file.empty()) {
+        add(args, "-m", t.file);
+    } else if (!t.model->run.gguf_repo.empty()) {
+        add(args, "-hf", t.model->run.gguf_repo + ":" + t.quant->id);
+    } else {
+        add(args, "-m", t.model->id + "-" + t.quant->id + ".gguf");
+    }
+    add(args, "-c", std::to_string(s.estimate.context));
+    if (hardware != nullptr && hardware->gpus.empty()) {
+        add(args, "-ngl", "0");
+    } else if (placement != nullptr && placement->ram.layers > 0 &&
+               placement->cpu_moe_layers == 0) {
+        add(args, "-ngl", std::to_string(placement->gpu_layers));
+    } else {
+        add(args, "-ngl", "99");
+    }
+    if (placement != nullptr && placement->cpu_moe_layers > 0) {
+        add(args, "--n-cpu-moe", std::to_string(placement->cpu_moe_layers));
+    }
+    if (hardware != nullptr && hardware->gpus.size() > 1) {
+        // The split planned, in proportion to memory (llama.cpp's default, from free memory).
+        std::string split;
+        for (const auto& d : hardware->gpus) {
+            split += (split.empty() ? "" : ",") + std::to_string(d.memory / kGiB);
+        }
+        add(args, "-ts", split);
+    }
+    const std::string k = kv_of(s, s.cache_type_k);
+    const std::string v = kv_of(s, s.cache_type_v);
+    if (k != "f16") add(args, "-ctk", k);
+    if (v != "f16") add(args, "-ctv", v);
+    if (s.flash_attn == FlashAttn::on) add(args, "-fa", "on");
+    if (s.flash_attn == FlashAttn::off) add(args, "-fa", "off");
+    if (s.n_seq > 1) add(args, "--parallel", std::to_string(s.n_seq));
+    if (s.ubatch != 512) add(args, "-ub", std::to_string(s.ubatch));
+    return args;
+}
+
+std::vector<std::string> ollama_environment(const PlanSettings& s) {
+    std::vector<std::string> env = {"OLLAMA_CONTEXT_LENGTH=" + std::to_string(s.estimate.context)};
+    const std::string kv = kv_of(s, s.cache_type_k);
+    // Ollama quantizes its cache only with flash attention on, and one type for K and V.
+    if (kv == "q8_0" || kv == "q4_0") {
+        env.push_back("OLLAMA_FLASH_ATTENTION=1");
+        env.push_back("OLLAMA_KV_CACHE_TYPE=" + kv);
+    }
+    if (s.n_seq > 1) env.push_back("OLLAMA_NUM_PARALLEL=" + std::to_string(s.n_seq));
+    return env;
+}
+
+}  // namespace canitrun

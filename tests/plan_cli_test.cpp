@@ -1,0 +1,130 @@
+// The examples of issue "One plan, one answer", through the binary: each question answered
+// once, the same way in every command, under the default rule (llama.cpp's allocation).
+
+#include <nlohmann/json.hpp>
+
+#include "catch.hpp"
+#include "run_binary.hpp"
+
+using canitrun::test::has;
+using canitrun::test::Outcome;
+using canitrun::test::run_cli;
+using nlohmann::json;
+
+namespace {
+
+json json_of(const std::vector<std::string>& args) {
+    const Outcome o = run_cli(args);
+    INFO(o.err);
+    REQUIRE((o.code == 0 || o.code == 1));
+    return json::parse(o.out);
+}
+
+// weights + token_embd: the GGUF file's tensor bytes.
+double file_gb(const json& doc) {
+    std::uint64_t sum = 0;
+    for (const auto& t : doc["estimate"]["terms"]) {
+        if (t["name"] == "weights" || t["name"] == "token_embd")
+            sum += t["bytes"].get<std::uint64_t>();
+    }
+    return static_cast<double>(sum) / 1e9;
+}
+
+}  // namespace
+
+TEST_CASE("plan: --gpu, the page's FAQ, gpus and --vram agree on the RTX 4090") {
+    const json page = json_of({"qwen3.5-35b-a3b", "--gpu", "RTX 4090", "--vram", "24", "--json"});
+    CHECK(page["hardware"]["selected"]["plan"] == "native");
+    // "Can it run on a 24 GB GPU?": the same plan on a 24 GB card.
+    REQUIRE(page["card_answers"].size() == 2);
+    CHECK(page["card_answers"][1]["gb"] == 24);
+    CHECK(page["card_answers"][1]["fits"] == true);
+    CHECK(page["vram_query"]["fits_recommended"] == true);
+    // --vram 24 and --gpu "RTX 4090" (24 GiB, CUDA) pick the same best quantization.
+    CHECK(page["vram_query"]["best_quant"] == page["hardware"]["best"]["quant"]);
+    bool listed_native = false;
+    for (const auto& g : page["gpus"]["native"]) listed_native |= g["id"] == "rtx-4090";
+    CHECK(listed_native);
+}
+
+TEST_CASE("plan: an 8 GB card runs the MoE model with experts in RAM, in every view") {
+    // --gpu "RTX 4060": the routed experts of some layers stay in RAM (llama.cpp --n-cpu-moe).
+    CHECK(run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4060", "--quiet"}).out == "expert_offload\n");
+    const json page = json_of({"qwen3.5-35b-a3b", "--vram", "8", "--json"});
+    bool listed_offload = false;
+    for (const auto& g : page["gpus"]["offload"]) listed_offload |= g["id"] == "rtx-4060";
+    CHECK(listed_offload);
+    // --vram 8: nothing runs whole, but a quantization runs with offload.
+    CHECK(page["vram_query"]["best"].is_null());
+    CHECK_FALSE(page["vram_query"]["best_with_offload"].is_null());
+}
+
+TEST_CASE("plan: Llama 3.3 70B on 2x RTX 3090 at 16k runs whole") {
+    // llama.cpp puts it at about 48 GB against 2 x 24 GiB (issue "One plan, one answer").
+    const json doc = json_of({"llama-3.3-70b", "--gpu", "2x3090", "--ctx", "16k", "--json"});
+    CHECK(doc["hardware"]["selected"]["plan"] == "native");
+    const auto gpu_bytes = doc["hardware"]["selected"]["gpu_total_bytes"].get<std::uint64_t>();
+    CHECK(gpu_bytes > 46000000000ULL);
+    CHECK(gpu_bytes <= 2 * ((24ULL << 30) - (1ULL << 30)));  // 2 x (24 GiB - 1 GiB margin)
+}
+
+TEST_CASE("plan: gpt-oss keeps its MXFP4 experts in every GGUF, as the published files do") {
+    // Published sizes: gpt-oss-120b Q8_0 63.4 GB, as its MXFP4 file (AlexsJones/llmfit PR #1059,
+    // quoting the released GGUFs); gpt-oss-20b F16 about 12.5 and the smaller types about 11
+    // (GiB; llama.cpp issue #15117). Not the 124 GB that Q8_0 of 117B parameters would be.
+    CHECK(file_gb(json_of({"gpt-oss-120b", "--quant", "Q8_0", "--json"})) ==
+          Approx(63.4).epsilon(0.015));
+    CHECK(file_gb(json_of({"gpt-oss-120b", "--quant", "MXFP4", "--json"})) ==
+          Approx(63.4).epsilon(0.015));
+    const double q4 = file_gb(json_of({"gpt-oss-120b", "--quant", "Q4_K_M", "--json"}));
+    CHECK(q4 > 59);
+    CHECK(q4 < 64);
+    const double f16_gib =
+        file_gb(json_of({"gpt-oss-20b", "--quant", "FP16", "--json"})) * 1e9 / (1ULL << 30);
+    CHECK(f16_gib == Approx(12.5).epsilon(0.04));
+    const double q4_gib =
+        file_gb(json_of({"gpt-oss-20b", "--quant", "Q4_K_M", "--json"})) * 1e9 / (1ULL << 30);
+    CHECK(q4_gib == Approx(11.0).epsilon(0.04));
+}
+
+TEST_CASE("plan: printed commands carry the plan's context, cache types and offload") {
+    const Outcome o =
+        run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--ctx", "32k", "--kv-type", "q8_0"});
+    // The 4080 (16 GiB) needs some layers' experts in RAM: the printed lines say how many.
+    CHECK(has(o.out, "-c 32768 -ngl 99 --n-cpu-moe"));
+    CHECK(has(o.out, "-ctk q8_0 -ctv q8_0"));
+    CHECK(has(o.out,
+              "OLLAMA_CONTEXT_LENGTH=32768 OLLAMA_FLASH_ATTENTION=1 OLLAMA_KV_CACHE_TYPE=q8_0"));
+    CHECK(has(o.out, "set its context length to 32768"));
+    const json doc = json_of(
+        {"qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--ctx", "32k", "--kv-type", "q8_0", "--json"});
+    const std::string cmd = doc["hardware"]["llama_cpp_command"];
+    CHECK(has(cmd, "-c 32768"));
+    CHECK(has(cmd, "-ctk q8_0 -ctv q8_0"));
+    CHECK(has(cmd, "--n-cpu-moe " +
+                       std::to_string(doc["hardware"]["selected"]["cpu_moe_layers"].get<int>())));
+    // Without a quantized cache, no cache flags; the page's own context, not a fixed 32k.
+    const Outcome plain = run_cli({"llama-3.1-8b", "--ctx", "4096"});
+    CHECK(has(plain.out, "-c 4096 -ngl 99"));
+    CHECK_FALSE(has(plain.out, "-ctk"));
+}
+
+TEST_CASE("plan: flags are honoured or refused, never silently replaced") {
+    // --n-cpu-moe 0 given means none in RAM (before, 0 meant "choose for me").
+    const json doc =
+        json_of({"qwen3.5-35b-a3b", "--gpu", "RTX 4060", "--n-cpu-moe", "0", "--json"});
+    CHECK(doc["hardware"]["selected"]["cpu_moe_layers"] == 0);
+    CHECK(doc["hardware"]["selected"]["plan"] == "none");
+    const auto refused = [](const std::vector<std::string>& args, const std::string& message) {
+        const Outcome o = run_cli(args);
+        INFO(o.err);
+        CHECK(o.code == 2);
+        CHECK(o.out.empty());
+        CHECK(has(o.err, message));
+    };
+    refused({"llama-3.1-8b", "--gpu", "RTX 4090", "--n-cpu-moe", "4"}, "is a dense model");
+    refused({"llama-3.1-8b", "--engine", "quick", "--flash-attn", "on"},
+            "--flash-attn is a llama.cpp setting");
+    refused({"llama-3.1-8b", "--backend", "cpu"}, "--backend is chosen per device");
+    refused({"qwen3.5-35b-a3b", "--quant", "NVFP4"}, "llama.cpp does not load NVFP4 files");
+}

@@ -1,0 +1,115 @@
+// Consistency as a property (issue "One plan, one answer"): for every database model, on 20+
+// hardware setups, the answers that different commands give come from the same plans and agree.
+//   page lists / smallest GPU (gpus, the model page)  vs  --gpu (answer_for)
+//   --vram N                                             vs  --gpu on a card of N GB
+//   fit (models_that_fit, with its fast paths)          vs  --gpu's best quantization
+// Under the default rule (llama.cpp's; the quick rule for architectures it does not lay out).
+
+#include <set>
+
+#include "canitrun/hardware_questions.hpp"
+#include "canitrun/hardware_report.hpp"
+#include "canitrun/plan_views.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+const std::vector<std::string> kSingleCards = {
+    "gtx-1080-ti",   "rtx-3060", "rtx-4060",     "rtx-4080",       "rtx-4090",
+    "rtx-3090",      "rtx-5090", "rtx-a6000",    "rtx-6000-ada",   "h100-sxm",
+    "h200-sxm",      "rx-7600",  "rx-7900-xtx",  "mi300x",         "arc-b580",
+    "arc-a770-16gb", "m1-8gb",   "m4-max-128gb", "m2-ultra-192gb", "ryzen-ai-max-395-128gb"};
+
+bool offloaded(PlanKind k) {
+    return k == PlanKind::expert_offload || k == PlanKind::layer_offload;
+}
+
+PlanSettings default_for(const Model& m) {
+    PlanSettings s;
+    s.estimate.context = std::min<std::uint64_t>(8192, m.context_native);
+    return settings_for_model(m, s);
+}
+
+}  // namespace
+
+TEST_CASE("consistency: the GPU lists, the smallest GPU and --gpu agree for every model") {
+    const Database& db = test::database();
+    const Quant& q = *db.recommended_quant();
+    FitOptions fit;  // 32 GB of RAM, as the lists assume
+    for (const auto& m : db.models) {
+        const PlanSettings s = default_for(m);
+        INFO(m.id << " by " << rule_name(s.rule));
+        const auto verdicts = plan_gpu_verdicts(db, m, q, s, fit);
+        REQUIRE(verdicts);
+        const std::set<const Gpu*> native(verdicts->gpus.native.begin(),
+                                          verdicts->gpus.native.end());
+        const std::set<const Gpu*> offload(verdicts->gpus.offload.begin(),
+                                           verdicts->gpus.offload.end());
+        for (const auto& id : kSingleCards) {
+            INFO("on " << id);
+            const Hardware h = test::hardware_of({id}, fit.ram_gb);
+            const auto a = answer_for(m, q, h, s);
+            REQUIRE(a);
+            const Gpu* gpu = h.gpus.front().gpu;
+            if (s.rule == Rule::quick) continue;  // the page's lists use marketed GB (README)
+            CHECK((a->plan.kind == PlanKind::native) == native.contains(gpu));
+            CHECK(offloaded(a->plan.kind) == offload.contains(gpu));
+        }
+        if (s.rule == Rule::llamacpp && verdicts->smallest != nullptr) {
+            const Hardware h = test::hardware_of({verdicts->smallest->id}, fit.ram_gb);
+            CHECK(answer_for(m, q, h, s)->plan.kind == PlanKind::native);
+        }
+    }
+}
+
+TEST_CASE("consistency: --vram N answers as --gpu does on an NVIDIA card of N GB") {
+    const Database& db = test::database();
+    const Quant& q = *db.recommended_quant();
+    const std::vector<const Quant*> quants = llama_cpp_quants(db);
+    for (const auto& m : db.models) {
+        const PlanSettings s = default_for(m);
+        if (s.rule != Rule::llamacpp) continue;
+        INFO(m.id);
+        for (const auto& id : {"rtx-4060", "rtx-4090", "h100-sxm"}) {
+            INFO("on " << id);
+            const Hardware h = test::hardware_of({id});
+            const Gpu& gpu = *h.gpus.front().gpu;
+            REQUIRE(h.gpus.front().memory == gpu.vram_gb * kGiB);  // sold as N GB: N GiB
+            const auto budget = plan_budget(m, q, quants, s, gpu.vram_gb * kGB, kDefaultRamGb);
+            REQUIRE(budget);
+            const auto a = answer_for(m, q, h, s).value();
+            CHECK(budget->fits == (a.plan.kind == PlanKind::native));
+            const auto best = best_quant_for_hardware(m, quants, h, s).value();
+            if (best && best->plan.kind == PlanKind::native) {
+                REQUIRE(budget->best);
+                CHECK(budget->best->quant == best->quant);
+            } else {
+                CHECK_FALSE(budget->best);
+            }
+        }
+    }
+}
+
+TEST_CASE("consistency: fit lists exactly the models --gpu runs natively, at their best quant") {
+    const Database& db = test::database();
+    const std::vector<const Quant*> quants = llama_cpp_quants(db);
+    for (const auto& gpus : std::vector<std::vector<std::string>>{
+             {"rtx-4090"}, {"rtx-3090", "rtx-3090"}, {"rtx-4090", "rtx-3060"}, {"m4-max-128gb"}}) {
+        const Hardware h = test::hardware_of(gpus);
+        const auto fits = models_that_fit(db, h, PlanSettings{}).value();
+        std::map<std::string, std::string> listed;
+        for (const auto& f : fits) listed[f.model->id] = f.answer.quant->id;
+        for (const auto& m : db.models) {
+            INFO(m.id << " on " << gpus.front() << " x" << gpus.size());
+            PlanSettings s = settings_for_model(m, PlanSettings{});
+            s.estimate.context = std::min<std::uint64_t>(8192, longest_supported_context(m));
+            const auto best = best_quant_for_hardware(m, quants, h, s).value();
+            const bool native = best && best->plan.kind == PlanKind::native;
+            REQUIRE(listed.contains(m.id) == native);
+            if (native) CHECK(listed[m.id] == best->quant->id);
+        }
+    }
+}
