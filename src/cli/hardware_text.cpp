@@ -27,7 +27,10 @@ void add_share_row(Table& t, const std::string& label, const Share& s,
     std::string layers = std::to_string(s.layers);
     if (s.output) layers += "+out";
     if (expert_layers > 0) layers = fmt::format("experts of {}", expert_layers);
-    t.add_row({label, layers, format_gb(s.weights), format_gb(s.kv_cache), format_gb(s.overhead),
+    // Buffers: the quick rule's overhead, or llama.cpp's compute buffer, runtime and recurrent state.
+    const Bytes buffers = checked::add(checked::add(s.overhead, s.compute),
+                                       checked::add(s.runtime, s.recurrent_state));
+    t.add_row({label, layers, format_gb(s.weights), format_gb(s.kv_cache), format_gb(buffers),
                format_gb(s.total()), format_gb(s.capacity), s.fits() ? "" : "over"});
 }
 
@@ -105,7 +108,7 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
                                                       : Tone::warn;
     out << "  " << paint(out, tone, plan_sentence(a, h)) << "\n";
 
-    Table t({"Device", "Layers", "Weights", "KV cache", "Overhead", "Total", "Memory", ""},
+    Table t({"Device", "Layers", "Weights", "KV cache", "Buffers", "Total", "Memory", ""},
             {false, true, true, true, true, true, true, false});
     for (std::size_t i = 0; i < p.gpus.size(); ++i) add_share_row(t, device_label(h, i), p.gpus[i]);
     if (p.ram.total() > 0 || h.gpus.empty())

@@ -110,6 +110,7 @@ json model_report_json(const ModelReport& r) {
                           {"kv_cache_bytes", row.estimate.term("kv_cache")},
                           {"overhead_bytes", row.estimate.term("overhead")},
                           {"total_bytes", row.estimate.total()},
+                          {"gpu_bytes", row.estimate.on(Device::gpu)},
                           {"recommended", row.quant->recommended},
                           {"cuda_only", row.quant->requires_backend == "cuda"},
                           {"terms", estimate_json(row.estimate)}});
