@@ -4,6 +4,7 @@
 // recurrent state, compute buffer, output buffer, runtime overhead). Pure: no I/O.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,9 @@ Bytes llamacpp_output_bytes(const Model& model, const LlamaCppOptions& options);
 // Every tensor of the model's llama.cpp layout at the quantization, typed as llama-quantize
 // types it.
 Result<std::vector<TypedTensor>> llamacpp_tensors(const Model& model, const Quant& quant);
+
+// The model's llama.cpp layout, prepared for llama-quantize's rules (the last one is reused).
+Result<std::shared_ptr<const PreparedLayout>> llamacpp_layout(const Model& model);
 
 Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
                                    const LlamaCppOptions& options);

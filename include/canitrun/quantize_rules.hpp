@@ -33,6 +33,27 @@ Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
                                                   const std::string& quant_id,
                                                   std::optional<bool> imatrix = std::nullopt);
 
+// A layout made ready for the rules once: llama-quantize's processing order and each tensor's
+// category, so that typing it at many file types (a search over quantizations) costs one pass
+// each instead of a sort and a name scan.
+struct PreparedLayout {
+    enum Kind : std::uint8_t { kF32, kQuantized, kKeepsMxfp4 };
+    TensorLayout layout;
+    std::vector<std::size_t> order;   // indices into layout.tensors
+    std::vector<int> category;        // per order entry (the rules' own codes)
+    std::vector<Kind> kind;           // per order entry
+    std::vector<bool> routed_expert;  // per tensor (layout order): ffn_*_exps, which
+                                      // --n-cpu-moe and -ot exps=CPU move to RAM
+    int n_attention_wv = 0;
+    bool tied = true;
+};
+PreparedLayout prepare_layout(TensorLayout layout);
+
+// Each tensor's bytes at the file type, indexed like layout.tensors.
+Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& prepared,
+                                          const std::string& quant_id,
+                                          std::optional<bool> imatrix = std::nullopt);
+
 // Sum of the tensors' bytes.
 Bytes tensor_bytes(const std::vector<TypedTensor>& tensors);
 

@@ -310,6 +310,23 @@ Bytes llamacpp_output_bytes(const Model& model, const LlamaCppOptions& options) 
     return checked::mul(checked::mul(model.arch.vocab_size, kF32), options.n_seq);
 }
 
+Result<std::shared_ptr<const PreparedLayout>> llamacpp_layout(const Model& model) {
+    // The last model's layout, kept: every search over quantizations and contexts asks for the
+    // same model's layout many times in a row. Keyed by the whole model, so an edited copy at
+    // the same address is never served a stale layout.
+    thread_local struct {
+        std::optional<Model> model;
+        std::shared_ptr<const PreparedLayout> prepared;
+    } last;
+    if (last.model && *last.model == model) return last.prepared;
+    auto layout = tensor_layout(model);
+    if (!layout) return std::unexpected(layout.error());
+    auto prepared = std::make_shared<const PreparedLayout>(prepare_layout(std::move(*layout)));
+    last.model = model;
+    last.prepared = prepared;
+    return prepared;
+}
+
 Result<std::vector<TypedTensor>> llamacpp_tensors(const Model& model, const Quant& quant) {
     const auto layout = tensor_layout(model);
     if (!layout) return std::unexpected(layout.error());
@@ -328,13 +345,16 @@ Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
         embd = o.file_tensors->token_embd;
         rest = o.file_tensors->other;
     } else {
-        const auto tensors = llamacpp_tensors(model, quant);
-        if (!tensors) return std::unexpected(tensors.error());
-        for (const auto& t : *tensors) {
-            if (t.tensor.name == "token_embd.weight") {
-                embd = t.bytes;
+        const auto prepared = llamacpp_layout(model);
+        if (!prepared) return std::unexpected(prepared.error());
+        const auto bytes = quantize_bytes(**prepared, quant.id);
+        if (!bytes) return std::unexpected(bytes.error());
+        const auto& tensors = (*prepared)->layout.tensors;
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+            if (tensors[i].name == "token_embd.weight") {
+                embd = (*bytes)[i];
             } else {
-                rest = checked::add(rest, t.bytes);
+                rest = checked::add(rest, (*bytes)[i]);
             }
         }
     }

@@ -3,19 +3,13 @@
 #include "canitrun/layer_kinds.hpp"
 
 namespace canitrun {
-namespace {
-
-bool is_routed_expert(const std::string& name) {
-    // ffn_{gate,up,down,gate_up}_exps: the tensors -ot exps=CPU and --n-cpu-moe move.
-    return name.find("_exps.") != std::string::npos;
-}
-
-}  // namespace
-
 Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
                                   const LlamaCppOptions& options) {
-    auto tensors = llamacpp_tensors(model, quant);
-    if (!tensors) return std::unexpected(tensors.error());
+    const auto prepared = llamacpp_layout(model);
+    if (!prepared) return std::unexpected(prepared.error());
+    const auto bytes = quantize_bytes(**prepared, quant.id);
+    if (!bytes) return std::unexpected(bytes.error());
+    const auto& tensors = (*prepared)->layout.tensors;
     const auto order = layer_group_order(model);
     try {
         ModelParts parts;
@@ -26,17 +20,18 @@ Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
             parts.layers[i].kind = model.arch.layer_groups[order[i]].kind;
         }
         Bytes embd = 0;
-        for (const auto& t : *tensors) {
-            const int layer = t.tensor.layer;
-            if (t.tensor.name == "token_embd.weight") {
-                embd = t.bytes;
-            } else if (layer < 0 || static_cast<std::size_t>(layer) >= parts.layers.size()) {
-                parts.output_weights = checked::add(parts.output_weights, t.bytes);
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+            const TensorInfo& t = tensors[i];
+            const Bytes b = (*bytes)[i];
+            if (t.name == "token_embd.weight") {
+                embd = b;
+            } else if (t.layer < 0 || static_cast<std::size_t>(t.layer) >= parts.layers.size()) {
+                parts.output_weights = checked::add(parts.output_weights, b);
             } else {
-                LayerPart& l = parts.layers[static_cast<std::size_t>(layer)];
-                l.weights = checked::add(l.weights, t.bytes);
-                if (is_routed_expert(t.tensor.name))
-                    l.routed_experts = checked::add(l.routed_experts, t.bytes);
+                LayerPart& l = parts.layers[static_cast<std::size_t>(t.layer)];
+                l.weights = checked::add(l.weights, b);
+                if ((*prepared)->routed_expert[i])
+                    l.routed_experts = checked::add(l.routed_experts, b);
             }
         }
         parts.input_weights = embd;

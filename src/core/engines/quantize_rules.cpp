@@ -388,63 +388,117 @@ bool is_llama_file_type(const std::string& quant_id) {
     return find_ftype(quant_id).has_value();
 }
 
-Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
-                                                  const std::string& quant_id,
-                                                  std::optional<bool> imatrix) {
+PreparedLayout prepare_layout(TensorLayout layout) {
+    PreparedLayout p;
+    p.layout = std::move(layout);
+    const auto& tensors = p.layout.tensors;
+    // llama-quantize's order: by layer, then by name. Keys are computed once per tensor.
+    std::vector<std::pair<int, std::size_t>> keyed;
+    keyed.reserve(tensors.size());
+    for (std::size_t i = 0; i < tensors.size(); ++i)
+        keyed.emplace_back(layer_of(tensors[i].name), i);
+    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+        if (a.first != b.first) return a.first < b.first;
+        return tensors[a.second].name < tensors[b.second].name;
+    });
+    for (const auto& t : tensors)
+        p.routed_expert.push_back(t.name.find("_exps.") != std::string::npos);
+    for (const auto& k : keyed) {
+        const TensorInfo& t = tensors[k.second];
+        const Category c = category(t.name);
+        p.order.push_back(k.second);
+        p.category.push_back(static_cast<int>(c));
+        p.kind.push_back(keeps_source_mxfp4(p.layout, t) ? PreparedLayout::kKeepsMxfp4
+                         : allows_quantization(t)        ? PreparedLayout::kQuantized
+                                                         : PreparedLayout::kF32);
+        if (is_attn_v(c)) ++p.n_attention_wv;
+        if (c == Category::output) p.tied = false;
+    }
+    return p;
+}
+
+namespace {
+
+// The type llama-quantize gives each tensor, in its processing order (p.order). One pass: the
+// rules count attn_v / ffn_down tensors as they go.
+Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p, const std::string& quant_id,
+                                           std::optional<bool> imatrix) {
     const auto ft = find_ftype(quant_id);
     if (!ft) {
         return fail(ErrorKind::bad_input,
                     "--engine llama.cpp needs a GGUF file type, not '" + quant_id + "'",
                     "use a GGUF quantization such as Q4_K_M, Q8_0 or FP16");
     }
-    // llama-quantize's order: by layer, then by name. Keys are computed once per tensor.
-    std::vector<std::pair<int, const TensorInfo*>> keyed;
-    keyed.reserve(layout.tensors.size());
-    for (const auto& t : layout.tensors) keyed.emplace_back(layer_of(t.name), &t);
-    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
-        if (a.first != b.first) return a.first < b.first;
-        return a.second->name < b.second->name;
-    });
-    // Each tensor's category once: the rules below look at it twice per tensor.
-    std::vector<Category> categories;
-    categories.reserve(keyed.size());
-    State qs{layout, ft->ftype};
+    State qs{p.layout, ft->ftype};
     qs.imatrix = imatrix.value_or(needs_imatrix(ft->ftype));
-    for (const auto& k : keyed) {
-        const Category c = category(k.second->name);
-        categories.push_back(c);
-        if (is_attn_v(c)) ++qs.n_attention_wv;
-        if (c == Category::output) qs.tied = false;
-    }
-    qs.n_ffn_down = static_cast<int>(layout.n_layer);
-
+    qs.n_attention_wv = p.n_attention_wv;
+    qs.tied = p.tied;
+    qs.n_ffn_down = static_cast<int>(p.layout.n_layer);
     const GgmlType default_type = type(ft->default_type);
     static const GgmlType f32 = type("f32");
     static const GgmlType mxfp4 = type("mxfp4");
-    std::vector<TypedTensor> out;
-    out.reserve(keyed.size());
+    std::vector<GgmlType> out;
+    out.reserve(p.order.size());
+    for (std::size_t i = 0; i < p.order.size(); ++i) {
+        const TensorInfo& t = p.layout.tensors[p.order[i]];
+        GgmlType chosen = f32;
+        if (p.kind[i] == PreparedLayout::kKeepsMxfp4) {
+            chosen = mxfp4;
+        } else if (p.kind[i] == PreparedLayout::kQuantized) {
+            chosen = default_type;
+            if (is_quantized(default_type)) {
+                chosen = choose(qs, chosen, t, static_cast<Category>(p.category[i]));
+                chosen = fallback(t, chosen);
+            }
+        }
+        out.push_back(chosen);
+    }
+    return out;
+}
+
+Result<Bytes> typed_bytes(const TensorInfo& t, const GgmlType& type) {
+    const auto row = ggml_row_bytes(type, t.ne[0]);
+    if (!row) {
+        return fail(ErrorKind::bad_input, "tensor " + t.name + " has rows of " +
+                                              std::to_string(t.ne[0]) + " values, not whole " +
+                                              std::string(type.name) + " blocks");
+    }
+    return checked::mul(*row, checked::mul(t.ne[1], checked::mul(t.ne[2], t.ne[3])));
+}
+
+}  // namespace
+
+Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& p, const std::string& quant_id,
+                                          std::optional<bool> imatrix) {
+    auto types = chosen_types(p, quant_id, imatrix);
+    if (!types) return std::unexpected(types.error());
+    std::vector<Bytes> out(p.layout.tensors.size(), 0);
     try {
-        for (std::size_t i = 0; i < keyed.size(); ++i) {
-            const TensorInfo& t = *keyed[i].second;
-            GgmlType chosen = f32;
-            if (keeps_source_mxfp4(layout, t)) {
-                chosen = mxfp4;
-            } else if (allows_quantization(t)) {
-                chosen = default_type;
-                if (is_quantized(default_type)) {
-                    chosen = choose(qs, chosen, t, categories[i]);
-                    chosen = fallback(t, chosen);
-                }
-            }
-            const auto row = ggml_row_bytes(chosen, t.ne[0]);
-            if (!row) {
-                return fail(ErrorKind::bad_input,
-                            "tensor " + t.name + " has rows of " + std::to_string(t.ne[0]) +
-                                " values, not whole " + std::string(chosen.name) + " blocks");
-            }
-            const Bytes bytes =
-                checked::mul(*row, checked::mul(t.ne[1], checked::mul(t.ne[2], t.ne[3])));
-            out.push_back({t, chosen, bytes});
+        for (std::size_t i = 0; i < p.order.size(); ++i) {
+            auto b = typed_bytes(p.layout.tensors[p.order[i]], (*types)[i]);
+            if (!b) return std::unexpected(b.error());
+            out[p.order[i]] = *b;
+        }
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::overflow, "tensor sizes overflow 64 bits");
+    }
+    return out;
+}
+
+Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
+                                                  const std::string& quant_id,
+                                                  std::optional<bool> imatrix) {
+    const PreparedLayout p = prepare_layout(layout);
+    auto types = chosen_types(p, quant_id, imatrix);
+    if (!types) return std::unexpected(types.error());
+    std::vector<TypedTensor> out;
+    out.reserve(p.order.size());
+    try {
+        for (std::size_t i = 0; i < p.order.size(); ++i) {
+            const TensorInfo& t = p.layout.tensors[p.order[i]];
+            auto b = typed_bytes(t, (*types)[i]);
+            if (!b) return std::unexpected(b.error());
+            out.push_back({t, (*types)[i], *b});
         }
     } catch (const OverflowError&) {
         return fail(ErrorKind::overflow, "tensor sizes overflow 64 bits");
