@@ -234,20 +234,6 @@ Result<EngineAnswer> run_vllm(const EngineRequest& r, const EngineFlags& f, cons
 
 }  // namespace
 
-void add_engine_flags(CLI::App& app, EngineFlags& f) {
-    app.add_option("--engine", f.engine,
-                   "Memory rule: llama.cpp (what llama.cpp allocates, the default), quick (the "
-                   "reference page's 12 % rule), vllm");
-    app.add_option("--ubatch", f.ubatch, "llama.cpp: micro-batch size n_ubatch (default 512)");
-    app.add_option("--parallel", f.parallel, "llama.cpp: sequences served at once (default 1)");
-    app.add_option("--flash-attn", f.flash_attn, "llama.cpp: flash attention on, off, auto");
-    app.add_option("--cache-type-k", f.cache_type_k, "llama.cpp: K cache type (default f16)");
-    app.add_option("--cache-type-v", f.cache_type_v, "llama.cpp: V cache type (default f16)");
-    app.add_option("--backend", f.backend, "llama.cpp: cpu, cuda, rocm, metal, vulkan");
-    app.add_option("--gpu-memory-utilization", f.gpu_memory_utilization,
-                   "vllm: share of GPU memory vLLM may use (default 0.9)");
-}
-
 Result<bool> engine_is_quick(const EngineFlags& f) {
     const std::string e = to_lower(f.engine);
     if (e == "quick") return true;

@@ -2,7 +2,6 @@
 // --engine llama.cpp | vllm on the model command: the exact engine profiles' flags, and their
 // answer as text or JSON. `quick` (the default) leaves the model page as it is.
 
-#include <CLI/CLI.hpp>
 #include <string>
 
 #include "canitrun/database.hpp"
@@ -22,8 +21,6 @@ struct EngineFlags {
     std::string backend;  // empty: cuda, or the --gpu's first backend
     std::string gpu_memory_utilization = "0.9";
 };
-
-void add_engine_flags(CLI::App& app, EngineFlags& flags);
 
 // True when --engine asks for the default page rule.
 Result<bool> engine_is_quick(const EngineFlags& flags);
