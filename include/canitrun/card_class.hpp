@@ -1,7 +1,8 @@
 #pragma once
 // Card classes: the "24 GB card / 32 GB card / 48 GB card" buckets the reference page uses to
 // say what a total needs.
-// A field added to a struct here also goes into fields() in src/core/database/database_snapshot.cpp.
+// A field added to a struct here also goes into fields() in
+// src/core/database/database_snapshot.cpp.
 
 #include <cstdint>
 #include <optional>

@@ -2,7 +2,8 @@
 // The static database: models, GPUs, quantizations and card classes, parsed from JSON text.
 // Parsing takes text (file name -> contents) so tests and the embedded copy feed it directly;
 // reading a folder from disk is in database_files.hpp.
-// A field added to a struct here also goes into fields() in src/core/database/database_snapshot.cpp.
+// A field added to a struct here also goes into fields() in
+// src/core/database/database_snapshot.cpp.
 
 #include <map>
 #include <string>

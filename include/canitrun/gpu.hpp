@@ -1,6 +1,7 @@
 #pragma once
 // A GPU (or a unified-memory machine) as the database describes it.
-// A field added to a struct here also goes into fields() in src/core/database/database_snapshot.cpp.
+// A field added to a struct here also goes into fields() in
+// src/core/database/database_snapshot.cpp.
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,8 @@
 #pragma once
 // A model as the database describes it: published facts plus the text decoder's architecture,
 // layer kind by layer kind, which is what the KV-cache rule needs.
-// A field added to a struct here also goes into fields() in src/core/database/database_snapshot.cpp.
+// A field added to a struct here also goes into fields() in
+// src/core/database/database_snapshot.cpp.
 
 #include <cstdint>
 #include <optional>

@@ -1,6 +1,7 @@
 #pragma once
 // A weight quantization format: how many bits each weight costs on average.
-// A field added to a struct here also goes into fields() in src/core/database/database_snapshot.cpp.
+// A field added to a struct here also goes into fields() in
+// src/core/database/database_snapshot.cpp.
 
 #include <cstdint>
 #include <string>

@@ -27,7 +27,8 @@ void add_share_row(Table& t, const std::string& label, const Share& s,
     std::string layers = std::to_string(s.layers);
     if (s.output) layers += "+out";
     if (expert_layers > 0) layers = fmt::format("experts of {}", expert_layers);
-    // Buffers: the quick rule's overhead, or llama.cpp's compute buffer, runtime and recurrent state.
+    // Buffers: the quick rule's overhead, or llama.cpp's compute buffer, runtime and recurrent
+    // state.
     const Bytes buffers = checked::add(checked::add(s.overhead, s.compute),
                                        checked::add(s.runtime, s.recurrent_state));
     t.add_row({label, layers, format_gb(s.weights), format_gb(s.kv_cache), format_gb(buffers),
