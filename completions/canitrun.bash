@@ -84,7 +84,7 @@ _canitrun() {
                 mapfile -t COMPREPLY < <(compgen -W "nvidia amd intel apple" -- "$cur")
             return
             ;;
-        --ctx | -c | --ram | --vram | --min-vram | --family | --ram-bandwidth | --ngl | --n-cpu-moe | \
+        --ctx | -c | --ram | --vram | --min-vram | --family | --since | --ram-bandwidth | --ngl | --n-cpu-moe | \
             --ubatch | --parallel | --gpu-memory-utilization)
             return
             ;;
@@ -97,7 +97,7 @@ _canitrun() {
     if [[ $cur == -* ]]; then
         case $sub in
             gpus) mapfile -t COMPREPLY < <(compgen -W "$common $estimate" -- "$cur") ;;
-            models) mapfile -t COMPREPLY < <(compgen -W "$common --family --vendor --names" -- "$cur") ;;
+            models) mapfile -t COMPREPLY < <(compgen -W "$common --family --vendor --since --names" -- "$cur") ;;
             gpu-list) mapfile -t COMPREPLY < <(compgen -W "$common --vendor --min-vram --names" -- "$cur") ;;
             quants) mapfile -t COMPREPLY < <(compgen -W "$common --names" -- "$cur") ;;
             system | verify) mapfile -t COMPREPLY < <(compgen -W "$common" -- "$cur") ;;

@@ -51,6 +51,7 @@ complete -c canitrun -n $no_sub -l backend -x -a 'cpu cuda rocm metal vulkan' -d
 complete -c canitrun -n $no_sub -l gpu-memory-utilization -x -d 'vLLM budget share'
 complete -c canitrun -n '__fish_seen_subcommand_from verify' -F -d 'llama.cpp log'
 complete -c canitrun -n '__fish_seen_subcommand_from models' -l family -x -d 'Only this family'
+complete -c canitrun -n '__fish_seen_subcommand_from models' -l since -x -d 'Only models released on or after (2026-06)'
 complete -c canitrun -n '__fish_seen_subcommand_from models gpu-list' -l vendor -x -d 'Only this vendor'
 complete -c canitrun -n '__fish_seen_subcommand_from gpu-list' -l min-vram -x -d 'Only GPUs with at least this many GB'
 complete -c canitrun -n '__fish_seen_subcommand_from models gpu-list quants' -l names -d 'Print only the ids'

@@ -143,3 +143,24 @@ TEST_CASE("cli: --help and --version answer on stdout with exit 0") {
     CHECK(version.code == 0);
     CHECK(has(version.out, "canitrun "));
 }
+
+TEST_CASE("cli: models --since keeps the models released on or after a month or day") {
+    // Qwen 3.5 35B-A3B was released 2026-02-24, Llama 3.1 8B 2024-07-23 (their data entries).
+    const Outcome feb = run_cli({"models", "--since", "2026-02", "--json"});
+    REQUIRE(feb.code == 0);
+    const auto doc = nlohmann::json::parse(feb.out);
+    bool qwen = false, llama = false;
+    for (const auto& m : doc) {
+        CHECK(m["released"].get<std::string>() >= "2026-02");
+        qwen |= m["id"] == "qwen3.5-35b-a3b";
+        llama |= m["id"] == "llama-3.1-8b";
+    }
+    CHECK(qwen);
+    CHECK_FALSE(llama);
+    // The day counts: 2026-02-25 is after Qwen 3.5's release.
+    CHECK_FALSE(
+        has(run_cli({"models", "--since", "2026-02-25", "--names"}).out, "qwen3.5-35b-a3b\n"));
+    const Outcome bad = run_cli({"models", "--since", "2026-13"});
+    CHECK(bad.code == 2);
+    CHECK(has(bad.err, "invalid date '2026-13'"));
+}

@@ -18,6 +18,10 @@ Result<std::uint64_t> parse_context(const std::string& text);
 // A memory size in GB: "24", "24GB", "24 GB", "11.5". Returns bytes (10^9 per GB).
 Result<std::uint64_t> parse_gb(const std::string& text);
 
+// "2026-06" or "2026-06-15" (a month or a day, as release dates are written in data/), returned
+// as written; anything else, or a month or day out of range, is an error.
+Result<std::string> parse_release_date(const std::string& text);
+
 // A whole number between 0 and `max` for the option `flag` (named in the error): "-ngl 33".
 Result<std::uint64_t> parse_count(const std::string& text, const std::string& flag,
                                   std::uint64_t max);

@@ -75,6 +75,7 @@ struct Options {
     std::string family;
     std::string vendor;
     std::string min_vram;
+    std::string since;
     EngineFlags engine;
     // model files
     std::string mmproj;
@@ -391,8 +392,9 @@ int run_fit(std::ostream& out, const Options& o) {
 }
 
 ListFilter list_filter(const Options& o) {
-    ListFilter f{o.family, o.vendor, std::nullopt};
+    ListFilter f{o.family, o.vendor, std::nullopt, {}};
     if (!o.min_vram.empty()) f.min_vram_bytes = need(parse_gb(o.min_vram));
+    if (!o.since.empty()) f.since = need(parse_release_date(o.since));
     return f;
 }
 
@@ -442,6 +444,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     CLI::App* models = app.add_subcommand("models", "List the models in the database");
     models->add_option("--family", o.family, "Only this family (substring, e.g. qwen)");
     models->add_option("--vendor", o.vendor, "Only this vendor (substring, e.g. alibaba)");
+    models->add_option("--since", o.since, "Only models released on or after: 2026-06, 2026-06-15");
     models->add_flag("--names", o.names, "Print only the ids, one per line");
     models->fallthrough();
 

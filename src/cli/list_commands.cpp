@@ -35,6 +35,8 @@ std::string bandwidth(double gbps) {
 
 bool model_matches(const Model& m, const ListFilter& f) {
     if (!f.family.empty() && !contains(m.family, f.family)) return false;
+    // Dates compare as text: "2026-06-15" >= "2026-06"; an entry without a date is left out.
+    if (!f.since.empty() && (m.released.empty() || m.released < f.since)) return false;
     return f.vendor.empty() || contains(m.vendor, f.vendor);
 }
 

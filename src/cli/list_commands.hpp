@@ -14,6 +14,7 @@ struct ListFilter {
     std::string family;  // models: substring of the family
     std::string vendor;  // both: vendor, case-insensitive
     std::optional<std::uint64_t> min_vram_bytes;
+    std::string since;  // models: released on or after this month or day ("2026-06")
 };
 
 // Each writes in the stream's format (style.hpp): table, json, csv, markdown or quiet (ids).

@@ -132,4 +132,23 @@ Result<double> parse_bandwidth(const std::string& text) {
     return static_cast<double>(milli) / 1000.0;
 }
 
+Result<std::string> parse_release_date(const std::string& text) {
+    const auto bad = [&] {
+        return fail(ErrorKind::bad_input, "invalid date '" + text + "'",
+                    "write a month or a day: 2026-06 or 2026-06-15");
+    };
+    if (text.size() != 7 && text.size() != 10) return bad();
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const bool dash = i == 4 || i == 7;
+        if (dash ? text[i] != '-' : (text[i] < '0' || text[i] > '9')) return bad();
+    }
+    const int month = (text[5] - '0') * 10 + (text[6] - '0');
+    if (month < 1 || month > 12) return bad();
+    if (text.size() == 10) {
+        const int day = (text[8] - '0') * 10 + (text[9] - '0');
+        if (day < 1 || day > 31) return bad();
+    }
+    return text;
+}
+
 }  // namespace canitrun
