@@ -17,11 +17,14 @@ using namespace canitrun;
 
 namespace {
 
-const std::vector<std::string> kSingleCards = {
-    "gtx-1080-ti",   "rtx-3060", "rtx-4060",     "rtx-4080",       "rtx-4090",
-    "rtx-3090",      "rtx-5090", "rtx-a6000",    "rtx-6000-ada",   "h100-sxm",
-    "h200-sxm",      "rx-7600",  "rx-7900-xtx",  "mi300x",         "arc-b580",
-    "arc-a770-16gb", "m1-8gb",   "m4-max-128gb", "m2-ultra-192gb", "ryzen-ai-max-395-128gb"};
+const std::vector<std::string>& single_cards() {
+    static const std::vector<std::string> cards = {
+        "gtx-1080-ti",   "rtx-3060", "rtx-4060",     "rtx-4080",       "rtx-4090",
+        "rtx-3090",      "rtx-5090", "rtx-a6000",    "rtx-6000-ada",   "h100-sxm",
+        "h200-sxm",      "rx-7600",  "rx-7900-xtx",  "mi300x",         "arc-b580",
+        "arc-a770-16gb", "m1-8gb",   "m4-max-128gb", "m2-ultra-192gb", "ryzen-ai-max-395-128gb"};
+    return cards;
+}
 
 bool offloaded(PlanKind k) {
     return k == PlanKind::expert_offload || k == PlanKind::layer_offload;
@@ -48,7 +51,7 @@ TEST_CASE("consistency: the GPU lists, the smallest GPU and --gpu agree for ever
                                           verdicts->gpus.native.end());
         const std::set<const Gpu*> offload(verdicts->gpus.offload.begin(),
                                            verdicts->gpus.offload.end());
-        for (const auto& id : kSingleCards) {
+        for (const auto& id : single_cards()) {
             INFO("on " << id);
             const Hardware h = test::hardware_of({id}, fit.ram_gb);
             const auto a = answer_for(m, q, h, s);

@@ -273,15 +273,15 @@ Model cache_view(const Model& model) {
     return m;
 }
 
-Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& original,
+Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
                                                       const LlamaCppOptions& options) {
-    const Model model = cache_view(original);
-    auto setup = cache_setup(model, options);
+    const Model view = cache_view(model);
+    auto setup = cache_setup(view, options);
     if (!setup) return std::unexpected(setup.error());
     try {
         std::vector<LayerCache> out;
-        for (const auto& group : model.arch.layer_groups) {
-            auto c = group_cache(model, group, setup->g, setup->tk, setup->tv);
+        for (const auto& group : view.arch.layer_groups) {
+            auto c = group_cache(view, group, setup->g, setup->tk, setup->tv);
             if (!c) return std::unexpected(c.error());
             out.push_back(*c);
         }
@@ -293,12 +293,12 @@ Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& original,
     }
 }
 
-Result<Bytes> llamacpp_compute_bytes(const Model& original, const LlamaCppOptions& options) {
-    const Model model = cache_view(original);
-    auto setup = cache_setup(model, options);
+Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options) {
+    const Model view = cache_view(model);
+    auto setup = cache_setup(view, options);
     if (!setup) return std::unexpected(setup.error());
     try {
-        return compute_bytes(model, setup->g, setup->flash_attn);
+        return compute_bytes(view, setup->g, setup->flash_attn);
     } catch (const OverflowError&) {
         return fail(ErrorKind::overflow,
                     "the compute buffer for " + model.id + " does not fit in 64-bit byte counts",

@@ -44,8 +44,11 @@ std::vector<std::size_t> layer_group_order(const Model& model) {
 
 std::vector<LayerKind> layer_kinds(const Model& model) {
     const auto& groups = model.arch.layer_groups;
-    if (groups.empty()) return std::vector<LayerKind>(model.arch.layers, LayerKind::full);
     std::vector<LayerKind> kinds;
+    if (groups.empty()) {
+        kinds.assign(model.arch.layers, LayerKind::full);
+        return kinds;
+    }
     for (const std::size_t g : layer_group_order(model)) kinds.push_back(groups[g].kind);
     return kinds;
 }

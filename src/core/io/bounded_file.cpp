@@ -67,19 +67,16 @@ Result<std::string> read_bounded_file(const std::string& path, std::uint64_t max
     // Read to the cap + 1 byte: /proc and sysfs files report size 0 or 4096 whatever they hold.
     std::string text;
     char buffer[65536];
-    while (true) {
-        const ssize_t n = ::read(file->fd, buffer, sizeof buffer);
+    ssize_t n = 0;
+    while ((n = ::read(file->fd, buffer, sizeof buffer)) != 0) {
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            const std::string why = std::strerror(errno);
-            ::close(file->fd);
-            return fail(ErrorKind::io, "cannot read " + path + ": " + why);
-        }
-        if (n == 0) break;
+        if (n < 0) break;
         if (text.size() + static_cast<std::size_t>(n) > max_bytes) return too_large();
         text.append(buffer, static_cast<std::size_t>(n));
     }
+    const int read_errno = errno;
     ::close(file->fd);
+    if (n < 0) return fail(ErrorKind::io, "cannot read " + path + ": " + std::strerror(read_errno));
     return text;
 }
 
