@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
+#include "refusal.hpp"
 #include "run_binary.hpp"
 
 namespace fs = std::filesystem;
@@ -29,16 +30,7 @@ const std::string& tiny() {
 
 // The contract for bad input; `message` must appear in the error line.
 void check_refused(const std::vector<std::string>& args, const std::string& message) {
-    const Outcome o = run_canitrun(args);
-    std::string joined;
-    for (const auto& a : args) joined += "[" + a + "] ";
-    INFO("args: " << joined << "\nstderr: " << o.err);
-    CHECK(o.code == 2);
-    CHECK(o.out.empty());
-    const auto lines = lines_of(o.err);
-    REQUIRE(lines.size() == 1);  // the problem and its fix on one line
-    CHECK(lines[0].rfind("canitrun: error: ", 0) == 0);
-    CHECK(has(lines[0], message));
+    canitrun::test::check_refusal(run_canitrun(args), args, message);
 }
 
 // A copy of tests/fixtures/tiny-database in a fresh temporary folder, to break on purpose.

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "catch.hpp"
+#include "refusal.hpp"
 #include "run_binary.hpp"
 
 namespace fs = std::filesystem;
@@ -32,16 +33,7 @@ Outcome run_bounded(const std::vector<std::string>& args, const std::string& pre
 
 void check_refused(const std::vector<std::string>& args, const std::string& message,
                    const std::string& prefix = "") {
-    const Outcome o = run_bounded(args, prefix);
-    std::string joined;
-    for (const auto& a : args) joined += "[" + a + "] ";
-    INFO("args: " << joined << "\nstderr: " << o.err);
-    CHECK(o.code == 2);
-    CHECK(o.out.empty());
-    const auto lines = lines_of(o.err);
-    REQUIRE(lines.size() == 1);
-    CHECK(lines[0].rfind("canitrun: error: ", 0) == 0);
-    CHECK(has(lines[0], message));
+    canitrun::test::check_refusal(run_bounded(args, prefix), args, message);
 }
 
 class TempDir {

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""clang-tidy with a result cache: the files whose preprocessed source (and the .clang-tidy
+config) match a previous clean run are skipped, the rest go to run-clang-tidy.
+
+    tools/ci/tidy_cached.py BUILD_DIR REGEX [CACHE_DIR]
+
+CI runs in a fresh clone each time; like ccache for the compiler, the cache (default
+~/.cache/canitrun-tidy) keeps what was already checked. A file is checked again whenever
+anything it includes changes, because the key is its preprocessed text. Exit code: run-clang-
+tidy's (0 when nothing needed checking).
+"""
+import concurrent.futures
+import hashlib
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+
+def preprocessed_key(entry, config):
+    args = shlex.split(entry["command"]) if "command" in entry else list(entry["arguments"])
+    out = []
+    skip = False
+    for a in args:  # drop the output and dependency-file options; keep every flag that matters
+        if skip:
+            skip = False
+            continue
+        if a in ("-o", "-MF", "-MT", "-MQ"):
+            skip = True
+            continue
+        if a in ("-c", "-MD", "-MMD"):
+            continue
+        out.append(a)
+    out[0] = "clang++-16"
+    text = subprocess.run(out + ["-E", "-P"], cwd=entry["directory"], capture_output=True)
+    if text.returncode != 0:
+        return None
+    h = hashlib.sha256(config)
+    h.update(text.stdout)
+    return h.hexdigest()
+
+
+def main():
+    build, pattern = sys.argv[1], re.compile(sys.argv[2])
+    cache = sys.argv[3] if len(sys.argv) > 3 else os.path.expanduser("~/.cache/canitrun-tidy")
+    os.makedirs(cache, exist_ok=True)
+    with open(".clang-tidy", "rb") as f:
+        config = f.read()
+    # The checker's version is part of the key: a new clang-tidy checks everything again.
+    config += subprocess.run(["clang-tidy-16", "--version"], capture_output=True).stdout
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        entries = [e for e in json.load(f) if pattern.search(e["file"])]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        computed = list(pool.map(lambda e: preprocessed_key(e, config), entries))
+    todo, keys = [], {}
+    for e, key in zip(entries, computed):
+        if key is None or not os.path.exists(os.path.join(cache, key)):
+            todo.append(e["file"])
+            keys[e["file"]] = key
+    print(f"clang-tidy: {len(entries) - len(todo)} of {len(entries)} files unchanged since a "
+          f"clean run, {len(todo)} to check")
+    if not todo:
+        return 0
+    rc = subprocess.run(["run-clang-tidy-16", "-p", build, "-j", "2", "-quiet"] +
+                        [re.escape(f) + "$" for f in todo]).returncode
+    if rc == 0:
+        for f in todo:
+            if keys[f]:
+                open(os.path.join(cache, keys[f]), "w").close()
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
