@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 
-def preprocessed_key(entry, config):
+def preprocessed_key(entry, config, root, build):
     args = shlex.split(entry["command"]) if "command" in entry else list(entry["arguments"])
     out = []
     skip = False
@@ -37,8 +37,11 @@ def preprocessed_key(entry, config):
     text = subprocess.run(out + ["-E", "-P"], cwd=entry["directory"], capture_output=True)
     if text.returncode != 0:
         return None
+    # Paths of this clone (fixture folders in test macros, __FILE__) are not what is checked:
+    # with them replaced, a fresh clone elsewhere finds the same keys.
+    normalized = text.stdout.replace(build.encode(), b"@BUILD@").replace(root.encode(), b"@SRC@")
     h = hashlib.sha256(config)
-    h.update(text.stdout)
+    h.update(normalized)
     return h.hexdigest()
 
 
@@ -53,7 +56,9 @@ def main():
     with open(os.path.join(build, "compile_commands.json")) as f:
         entries = [e for e in json.load(f) if pattern.search(e["file"])]
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        computed = list(pool.map(lambda e: preprocessed_key(e, config), entries))
+        root = os.getcwd()
+        build_dir = os.path.abspath(build)
+        computed = list(pool.map(lambda e: preprocessed_key(e, config, root, build_dir), entries))
     todo, keys = [], {}
     for e, key in zip(entries, computed):
         if key is None or not os.path.exists(os.path.join(cache, key)):
