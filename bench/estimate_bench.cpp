@@ -49,7 +49,7 @@ static void BM_FitOneGpu(benchmark::State& state) {
     hardware.gpus.push_back(canitrun::device_for(*gpu));
     hardware.ram = 32ULL * 1000 * 1000 * 1000;
     for (auto _ : state) {
-        auto fits = canitrun::models_that_fit(db, hardware, canitrun::EstimateOptions{});
+        auto fits = canitrun::models_that_fit(db, hardware, canitrun::PlanSettings{});
         if (!fits) state.SkipWithError(fits.error().message.c_str());
         benchmark::DoNotOptimize(fits);
     }
