@@ -1,4 +1,5 @@
 #include "canitrun/placement.hpp"
+#include "canitrun/plan_settings.hpp"
 
 #include "catch.hpp"
 #include "test_support.hpp"
@@ -109,4 +110,52 @@ TEST_CASE("one GPU holding everything gives the quick estimate's total") {
     REQUIRE(p);
     // The reference page's headline: 21,319,375,000 + 167,772,160 + 2,578,457,659.
     CHECK(p->gpus[0].total() == 24065604819ULL);
+}
+
+namespace {
+
+// The offload search done step by step, as llama.cpp users would try it: the fewest expert
+// layers in RAM, else the most layers on the GPU.
+Plan stepwise_plan(const ModelParts& parts, const Hardware& h, const PlacementOptions& base) {
+    const std::uint64_t n = parts.layers.size();
+    const auto at = [&](std::optional<std::uint64_t> ngl, std::optional<std::uint64_t> moe) {
+        PlacementOptions o = base;
+        o.gpu_layers = ngl;
+        o.cpu_moe_layers = moe;
+        return place(parts, h, o).value();
+    };
+    const Placement all = at(std::nullopt, std::nullopt);
+    if (all.fits()) return Plan{PlanKind::native, all};
+    bool experts = false;
+    for (const auto& l : parts.layers) experts = experts || l.routed_experts > 0;
+    for (std::uint64_t k = 1; experts && k <= n; ++k) {
+        if (const Placement p = at(std::nullopt, k); p.fits())
+            return Plan{PlanKind::expert_offload, p};
+    }
+    for (std::uint64_t ngl = n; ngl >= 1; --ngl) {
+        if (const Placement p = at(ngl, std::nullopt); p.fits())
+            return Plan{PlanKind::layer_offload, p};
+    }
+    return Plan{PlanKind::none, all};
+}
+
+}  // namespace
+
+TEST_CASE("placement: the one-GPU offload search finds what trying every split finds") {
+    const auto& db = test::database();
+    for (const auto& m : db.models) {
+        const PlanSettings s = settings_for_model(m, PlanSettings{});
+        const auto parts = plan_parts(m, test::quant("Q4_K_M"), s);
+        if (!parts) continue;
+        for (const char* gpu : {"gtx-1080-ti", "rtx-3060", "rtx-4060", "rtx-4080", "rtx-4090"}) {
+            INFO(m.id << " on " << gpu);
+            const Hardware h = test::hardware_of({gpu}, 64);
+            const PlacementOptions o = placement_for(h, s);
+            const Plan fast = plan_placement(*parts, h, o).value();
+            const Plan slow = stepwise_plan(*parts, h, o);
+            CHECK(fast.kind == slow.kind);
+            CHECK(fast.placement.gpu_layers == slow.placement.gpu_layers);
+            CHECK(fast.placement.cpu_moe_layers == slow.placement.cpu_moe_layers);
+        }
+    }
 }

@@ -148,17 +148,55 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
 
     bool has_experts = false;
     for (const auto& l : parts.layers) has_experts = has_experts || l.routed_experts > 0;
+    // On one GPU the GPU's share only shrinks as experts or layers move to RAM, and RAM's only
+    // grows, so the first split the GPU holds is the answer if RAM holds it, and none is
+    // otherwise: a binary search finds what the step-by-step search below finds. With several
+    // GPUs the proportional split moves units between them, so every step is tried.
+    const bool one_gpu = hardware.gpus.size() == 1;
+    const auto gpus_fit = [](const Placement& p) {
+        for (const auto& g : p.gpus) {
+            if (!g.fits()) return false;
+        }
+        return true;
+    };
     if (has_experts) {
-        for (std::uint64_t k = 1; k <= n; ++k) {
+        std::uint64_t k = 1;
+        if (one_gpu) {
+            std::uint64_t lo = 0, hi = n;  // the GPU does not hold lo experts' layers; holds hi
+            auto top = try_place(std::nullopt, n);
+            if (!top) return std::unexpected(top.error());
+            if (!gpus_fit(*top)) lo = n;
+            while (hi - lo > 1) {
+                const std::uint64_t mid = lo + (hi - lo) / 2;
+                auto p = try_place(std::nullopt, mid);
+                if (!p) return std::unexpected(p.error());
+                (gpus_fit(*p) ? hi : lo) = mid;
+            }
+            k = lo + 1;
+        }
+        for (; k <= n; ++k) {
             auto p = try_place(std::nullopt, k);
             if (!p) return std::unexpected(p.error());
             if (p->fits()) return Plan{PlanKind::expert_offload, *p};
+            if (one_gpu) break;
         }
     }
-    for (std::uint64_t ngl = n; ngl >= 1; --ngl) {
+    std::uint64_t ngl = n;
+    if (one_gpu) {
+        std::uint64_t lo = 0, hi = n + 1;  // the GPU holds lo layers (0 always); not hi
+        while (hi - lo > 1) {
+            const std::uint64_t mid = lo + (hi - lo) / 2;
+            auto p = try_place(mid, std::nullopt);
+            if (!p) return std::unexpected(p.error());
+            (gpus_fit(*p) ? lo : hi) = mid;
+        }
+        ngl = lo;
+    }
+    for (; ngl >= 1; --ngl) {
         auto p = try_place(ngl, std::nullopt);
         if (!p) return std::unexpected(p.error());
         if (p->fits()) return Plan{PlanKind::layer_offload, *p};
+        if (one_gpu) break;
     }
     return Plan{PlanKind::none, *all};
 }
