@@ -15,7 +15,6 @@
 
 namespace fs = std::filesystem;
 using canitrun::test::has;
-using canitrun::test::lines_of;
 using canitrun::test::Outcome;
 using canitrun::test::run_canitrun;
 using nlohmann::json;

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """clang-tidy with a result cache: the files whose preprocessed source (and the .clang-tidy
-config) match a previous clean run are skipped, the rest go to run-clang-tidy.
+config and clang-tidy's version) match a previous clean run are skipped, the rest are checked.
 
     tools/ci/tidy_cached.py BUILD_DIR REGEX [CACHE_DIR]
 
 CI runs in a fresh clone each time; like ccache for the compiler, the cache (default
 ~/.cache/canitrun-tidy) keeps what was already checked. A file is checked again whenever
-anything it includes changes, because the key is its preprocessed text. Exit code: run-clang-
-tidy's (0 when nothing needed checking).
+anything it includes changes, because the key is its preprocessed text. Exit code 1 when any
+file has findings (they are printed), else 0.
 """
 import concurrent.futures
 import hashlib
@@ -68,13 +68,23 @@ def main():
           f"clean run, {len(todo)} to check")
     if not todo:
         return 0
-    rc = subprocess.run(["run-clang-tidy-16", "-p", build, "-j", "2", "-quiet"] +
-                        [re.escape(f) + "$" for f in todo]).returncode
-    if rc == 0:
-        for f in todo:
-            if keys[f]:
-                open(os.path.join(cache, keys[f]), "w").close()
-    return rc
+    # One clang-tidy per file, two at a time; each clean file is recorded at once, so one
+    # finding does not cost the rest of the run its cache.
+    def check(path):
+        r = subprocess.run(["clang-tidy-16", "-p", build, "-quiet", path], capture_output=True,
+                           text=True)
+        if r.returncode == 0 and keys[path]:
+            open(os.path.join(cache, keys[path]), "w").close()
+        return path, r
+    failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        for path, r in pool.map(check, todo):
+            if r.returncode != 0:
+                failed += 1
+                sys.stdout.write(r.stdout)
+                sys.stderr.write(r.stderr)
+    print(f"clang-tidy: {len(todo) - failed} clean, {failed} with findings")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
