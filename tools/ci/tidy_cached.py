@@ -41,6 +41,8 @@ def preprocessed_key(entry, config, root, build):
     # with them replaced, a fresh clone elsewhere finds the same keys.
     normalized = text.stdout.replace(build.encode(), b"@BUILD@").replace(root.encode(), b"@SRC@")
     h = hashlib.sha256(config)
+    # The flags too (warnings become clang-diagnostic findings), with the same paths replaced.
+    h.update(" ".join(out).replace(build, "@BUILD@").replace(root, "@SRC@").encode())
     h.update(normalized)
     return h.hexdigest()
 
