@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -80,6 +81,9 @@ struct Options {
     // model files
     std::string mmproj;
     std::string log;
+    // The database, loaded on first use: every command and several checks ask for it, and a
+    // start should read it (or parse --data) once.
+    mutable std::optional<Database> db;
 };
 
 struct Failure {
@@ -92,9 +96,12 @@ T need(Result<T> r) {
     return std::move(*r);
 }
 
-Database load_database(const Options& o) {
-    if (o.data_dir.empty()) return need(load_embedded_database());
-    return need(parse_database(need(read_database_dir(o.data_dir))));
+const Database& load_database(const Options& o) {
+    if (!o.db) {
+        o.db = o.data_dir.empty() ? need(load_embedded_database())
+                                  : need(parse_database(need(read_database_dir(o.data_dir))));
+    }
+    return *o.db;
 }
 
 // --ram is whole GB (FitOptions::ram_gb); a fraction is dropped, but never down to nothing.
@@ -250,7 +257,7 @@ std::string one_line(const std::string& text) {
 }
 
 int run_model(std::ostream& out, const Options& o) {
-    const Database db = load_database(o);
+    const Database& db = load_database(o);
     const Model* model = need(db.find_model(o.model));
     if (engine_is_vllm(o.engine)) {
         const EngineAnswer a = need(run_engine(
@@ -329,7 +336,7 @@ int run_gpus(std::ostream& out, const Options& o) {
         throw Failure{Error{ErrorKind::bad_input, "--engine vllm applies to the model command only",
                             "use 'canitrun MODEL --engine " + o.engine.engine + " --gpu NAME'"}};
     }
-    const Database db = load_database(o);
+    const Database& db = load_database(o);
     Output output(o);
     if (names_model_file(db, o.model)) {
         const auto file = need(file_gpus_report(db, o.model, o.mmproj, report_options(db, o)));
@@ -344,7 +351,7 @@ int run_gpus(std::ostream& out, const Options& o) {
 }
 
 int run_system(std::ostream& out, const Options& o) {
-    const Database db = load_database(o);
+    const Database& db = load_database(o);
     const DetectedSystem system = detect_this_machine();
     const Hardware hardware = hardware_from(system, db);
     Output output(o);
@@ -361,7 +368,7 @@ int run_system(std::ostream& out, const Options& o) {
 }
 
 int run_fit(std::ostream& out, const Options& o) {
-    const Database db = load_database(o);
+    const Database& db = load_database(o);
     if (o.hw.gpu.empty()) {
         throw Failure{Error{ErrorKind::bad_input, "fit needs the hardware to fit",
                             "give --gpu, e.g. canitrun fit --gpu \"RTX 4090\" or --gpu auto"}};
@@ -506,7 +513,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         if (system->parsed()) return run_system(out, o);
         if (fit->parsed()) return run_fit(out, o);
         if (!verify->parsed() && file_model(o) && engine_is_explicit_profile(o.engine)) {
-            const Database db = load_database(o);
+            const Database& db = load_database(o);
             const CommandOutput r = need(run_model_file_engine(db, o.model, o.engine,
                                                                {&db,
                                                                 nullptr,
@@ -521,7 +528,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
             return r.code;
         }
         if (verify->parsed() || file_model(o)) {
-            const Database db = load_database(o);
+            const Database& db = load_database(o);
             const CommandOutput r =
                 verify->parsed() ? need(run_verify(db, o.log, o.output == Format::json))
                                  : need(run_model_file(db, o.model, o.mmproj, report_options(db, o),
@@ -530,7 +537,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
             return r.code;
         }
         if (models->parsed() || gpu_list->parsed() || quants->parsed()) {
-            const Database db = load_database(o);
+            const Database& db = load_database(o);
             Output output(o);
             if (models->parsed()) write_models(output.text, db, list_filter(o));
             if (gpu_list->parsed()) write_gpu_list(output.text, db, list_filter(o));
