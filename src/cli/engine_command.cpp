@@ -114,18 +114,31 @@ Result<Common> common(const EngineRequest& r) {
     return c;
 }
 
-Result<EngineAnswer> run_llamacpp(const EngineRequest& r, const EngineFlags& f, const Common& c) {
-    LlamaCppOptions o;
-    o.context = c.context;
+// --ubatch, --parallel and --flash-attn, as every llama.cpp view reads them.
+struct LlamaFlags {
+    std::uint64_t ubatch = 0;
+    std::uint64_t n_seq = 0;
+    FlashAttn flash_attn = FlashAttn::automatic;
+};
+
+Result<LlamaFlags> llama_flags(const EngineFlags& f) {
     auto ub = positive("--ubatch", f.ubatch);
     if (!ub) return std::unexpected(ub.error());
     auto par = positive("--parallel", f.parallel);
     if (!par) return std::unexpected(par.error());
     auto fa = parse_flash_attn(f.flash_attn);
     if (!fa) return std::unexpected(fa.error());
-    o.ubatch = *ub;
-    o.n_seq = *par;
-    o.flash_attn = *fa;
+    return LlamaFlags{*ub, *par, *fa};
+}
+
+Result<EngineAnswer> run_llamacpp(const EngineRequest& r, const EngineFlags& f, const Common& c) {
+    LlamaCppOptions o;
+    o.context = c.context;
+    auto lf = llama_flags(f);
+    if (!lf) return std::unexpected(lf.error());
+    o.ubatch = lf->ubatch;
+    o.n_seq = lf->n_seq;
+    o.flash_attn = lf->flash_attn;
     o.cache_type_k = f.cache_type_k;
     o.cache_type_v = f.cache_type_v;
     o.file_tensors = r.file_tensors;
@@ -284,15 +297,11 @@ Result<PlanSettings> plan_settings_from_flags(const EngineFlags& f,
     }
     PlanSettings s;
     s.estimate = estimate;
-    auto ubatch = positive("--ubatch", f.ubatch);
-    if (!ubatch) return std::unexpected(ubatch.error());
-    auto parallel = positive("--parallel", f.parallel);
-    if (!parallel) return std::unexpected(parallel.error());
-    auto fa = parse_flash_attn(f.flash_attn);
-    if (!fa) return std::unexpected(fa.error());
-    s.ubatch = *ubatch;
-    s.n_seq = *parallel;
-    s.flash_attn = *fa;
+    auto lf = llama_flags(f);
+    if (!lf) return std::unexpected(lf.error());
+    s.ubatch = lf->ubatch;
+    s.n_seq = lf->n_seq;
+    s.flash_attn = lf->flash_attn;
     // --kv-type sets both caches; --cache-type-k / -v, where given, override it.
     const EngineFlags defaults;
     if (f.cache_type_k != defaults.cache_type_k) s.cache_type_k = f.cache_type_k;
