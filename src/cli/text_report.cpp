@@ -81,7 +81,9 @@ void write_card(std::ostream& out, const ModelReport& r) {
         << " with CPU offload\n\n";
 
     Table t({"", "", ""}, {false, true, false});
-    t.add_row({r.quant->id + " total", format_gb(r.selected.on(Device::gpu)),
+    // Under llama.cpp's rule the figure is what the GPU holds (token_embd and logits stay in RAM).
+    t.add_row({r.quant->id + (r.rule == Rule::quick ? " total" : " on the GPU"),
+               format_gb(r.selected.on(Device::gpu)),
                "at " + format_context(r.options.context) + " context"});
     if (r.smallest_gpu != nullptr) {
         t.add_row({"Smallest GPU", fmt::format("{} GB", r.smallest_gpu->vram_gb),
