@@ -14,6 +14,7 @@
 #include "canitrun/estimate.hpp"
 #include "canitrun/fit.hpp"
 #include "canitrun/hardware_report.hpp"
+#include "canitrun/kv_curve.hpp"
 #include "canitrun/plan_settings.hpp"
 #include "canitrun/plan_views.hpp"
 
@@ -81,6 +82,8 @@ struct ModelReport {
     // KV growth from the chosen context to the full window; empty at or past the window.
     std::optional<Bytes> kv_growth_to_full;
     std::optional<Bytes> kv_all_attention_growth_to_full;
+    // KV cache and total against context up to the native window (the page's chart).
+    std::vector<KvCurvePoint> kv_curve;
     ContextStatus context_status = ContextStatus::within_native;
     Rule rule = Rule::llamacpp;  // the rule every figure was made by
     PlanSettings settings;       // that rule's settings (context, cache types, ...)

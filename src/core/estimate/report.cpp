@@ -5,6 +5,7 @@
 #include "canitrun/checked.hpp"
 #include "canitrun/context_window.hpp"
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/kv_curve.hpp"
 #include "canitrun/plan_views.hpp"
 #include "canitrun/tensor_layout.hpp"
 
@@ -67,21 +68,20 @@ Result<bool> add_rows_and_matrix(ModelReport& r, const Database& db, const Model
 }
 
 Result<bool> add_kv_comparison(ModelReport& r, const Model& model, const PlanSettings& s) {
-    EstimateOptions full = r.options;
-    full.context = model.context_native;
     PlanSettings full_s = s;
     full_s.estimate.context = model.context_native;
     auto full_e = rule_estimate(model, *r.quant, full_s);
     if (!full_e) return std::unexpected(full_e.error());
-    auto full_all = estimate_all_attention(model, *r.quant, full);
+    auto full_all = all_attention_estimate(model, *r.quant, full_s);
     if (!full_all) return std::unexpected(full_all.error());
-    r.kv_full_context = kv_cache_bytes(model, model.context_native, r.options.kv_type);
+    auto at_all = all_attention_estimate(model, *r.quant, s);
+    if (!at_all) return std::unexpected(at_all.error());
+    r.kv_full_context = full_e->term("kv_cache");
     r.total_full_context = full_e->total();
     r.kv_all_attention_full_context = full_all->term("kv_cache");
     r.total_all_attention_full_context = full_all->total();
-    r.kv_at_context = kv_cache_bytes(model, r.options.context, r.options.kv_type);
-    r.kv_all_attention_at_context =
-        all_attention_kv_cache_bytes(model, r.options.context, r.options.kv_type);
+    r.kv_at_context = r.selected.term("kv_cache");
+    r.kv_all_attention_at_context = at_all->term("kv_cache");
     r.recurrent_state = recurrent_state_bytes(model);
     // Growth up to the full window exists only below it; past it there is none to show.
     if (r.options.context < model.context_native) {
@@ -89,6 +89,9 @@ Result<bool> add_kv_comparison(ModelReport& r, const Model& model, const PlanSet
         r.kv_all_attention_growth_to_full =
             checked::sub(r.kv_all_attention_full_context, r.kv_all_attention_at_context);
     }
+    auto curve = kv_curve(model, *r.quant, s);
+    if (!curve) return std::unexpected(curve.error());
+    r.kv_curve = std::move(*curve);
     return true;
 }
 
