@@ -27,7 +27,7 @@ _canitrun() {
     prev=${COMP_WORDS[COMP_CWORD - 1]}
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            gpus | models | gpu-list | quants | system | fit | verify)
+            gpus | models | gpu-list | quants | system | fit | compare | verify)
                 sub=${COMP_WORDS[i]}
                 break
                 ;;
@@ -52,7 +52,7 @@ _canitrun() {
             return
             ;;
         --format)
-            mapfile -t COMPREPLY < <(compgen -W "table json csv markdown" -- "$cur")
+            mapfile -t COMPREPLY < <(compgen -W "table json csv markdown html" -- "$cur")
             return
             ;;
         --engine)
@@ -102,15 +102,16 @@ _canitrun() {
             quants) mapfile -t COMPREPLY < <(compgen -W "$common --names" -- "$cur") ;;
             system | verify) mapfile -t COMPREPLY < <(compgen -W "$common" -- "$cur") ;;
             fit) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --kv-type --ram --sort" -- "$cur") ;;
-            *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --vram --ngl --n-cpu-moe --mmproj --version" -- "$cur") ;;
+            compare) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine" -- "$cur") ;;
+            *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --vram --ngl --n-cpu-moe --mmproj --chart --ascii --version" -- "$cur") ;;
         esac
         return
     fi
     case $sub in
-        gpus) mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models)" -- "$cur"; _canitrun_model_files) ;;
+        gpus | compare) mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models)" -- "$cur"; _canitrun_model_files) ;;
         verify) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
         models | gpu-list | quants | system | fit) ;;
-        *) mapfile -t COMPREPLY < <(compgen -W "gpus models gpu-list quants system fit verify $(_canitrun_names models)" -- "$cur"; _canitrun_model_files) ;;
+        *) mapfile -t COMPREPLY < <(compgen -W "gpus models gpu-list quants system fit compare verify $(_canitrun_names models)" -- "$cur"; _canitrun_model_files) ;;
     esac
 }
 

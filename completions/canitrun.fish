@@ -10,7 +10,7 @@ function __canitrun_names --argument-names what
     $tokens[1] $data $what --names 2>/dev/null
 end
 
-set -l subcommands gpus models gpu-list quants system fit verify
+set -l subcommands gpus models gpu-list quants system fit compare verify
 set -l no_sub "not __fish_seen_subcommand_from $subcommands"
 set -l estimate "not __fish_seen_subcommand_from models gpu-list quants system verify"
 
@@ -21,11 +21,12 @@ complete -c canitrun -n $no_sub -a gpu-list -d 'List the GPUs in the database'
 complete -c canitrun -n $no_sub -a quants -d 'List the quantization formats'
 complete -c canitrun -n $no_sub -a system -d 'Show the GPUs and RAM found on this machine'
 complete -c canitrun -n $no_sub -a fit -d 'Every model that runs on a machine'
+complete -c canitrun -n $no_sub -a compare -d 'Models side by side'
 complete -c canitrun -n $no_sub -a verify -d 'Compare a llama.cpp log with the estimate'
-complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from gpus" -a '(__canitrun_names models)' -d model
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from gpus compare" -a '(__canitrun_names models)' -d model
 
 complete -c canitrun -l json -d 'Print one JSON document on stdout'
-complete -c canitrun -l format -x -a 'table json csv markdown' -d 'Output format'
+complete -c canitrun -l format -x -a 'table json csv markdown html' -d 'Output format'
 complete -c canitrun -l quiet -d 'Print just the answer'
 complete -c canitrun -l data -r -F -d 'Load the database from this folder'
 complete -c canitrun -s h -l help -d 'Print help and exit'
@@ -35,20 +36,22 @@ complete -c canitrun -n $estimate -s c -l ctx -x -d 'Context length in tokens (8
 complete -c canitrun -n $estimate -l kv-type -x -a 'f16 bf16 f32 q8_0 q5_1 q5_0 q4_1 q4_0 iq4_nl turboquant' -d 'KV cache element type'
 complete -c canitrun -n $estimate -l ram -x -d 'System RAM in GB for CPU offload'
 complete -c canitrun -n $no_sub -l vram -x -d 'A VRAM budget in GB'
-complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit" -l gpu -x -a '(__canitrun_names gpu-list) auto' -d 'Your GPUs: "RTX 4090", 2x3090, 4090,3090, auto'
-complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit" -l ram-bandwidth -x -d 'RAM bandwidth in GB/s'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare" -l gpu -x -a '(__canitrun_names gpu-list) auto' -d 'Your GPUs: "RTX 4090", 2x3090, 4090,3090, auto'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare" -l ram-bandwidth -x -d 'RAM bandwidth in GB/s'
 complete -c canitrun -n '__fish_seen_subcommand_from fit' -l sort -x -a 'params speed context name' -d 'Order of the models'
 complete -c canitrun -n $no_sub -l ngl -x -d 'Layers on the GPUs (llama.cpp -ngl)'
 complete -c canitrun -n $no_sub -l n-cpu-moe -x -d 'Experts of the first N layers in RAM'
 complete -c canitrun -n $no_sub -l mmproj -r -F -d 'A vision projector GGUF'
-complete -c canitrun -n $no_sub -l engine -x -a 'quick llama.cpp vllm' -d 'Engine profile'
-complete -c canitrun -n $no_sub -l ubatch -x -d 'llama.cpp micro-batch'
-complete -c canitrun -n $no_sub -l parallel -x -d 'llama.cpp sequences'
-complete -c canitrun -n $no_sub -l flash-attn -x -a 'on off auto' -d 'Flash attention'
-complete -c canitrun -n $no_sub -l cache-type-k -x -a 'f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'K cache type'
-complete -c canitrun -n $no_sub -l cache-type-v -x -a 'f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'V cache type'
-complete -c canitrun -n $no_sub -l backend -x -a 'cpu cuda rocm metal vulkan' -d 'llama.cpp backend'
-complete -c canitrun -n $no_sub -l gpu-memory-utilization -x -d 'vLLM budget share'
+complete -c canitrun -n $no_sub -l chart -d 'Draw the KV chart even into a pipe'
+complete -c canitrun -n $no_sub -l ascii -d 'Plain ASCII chart and layer diagram'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l engine -x -a 'quick llama.cpp vllm' -d 'Engine profile'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l ubatch -x -d 'llama.cpp micro-batch'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l parallel -x -d 'llama.cpp sequences'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l flash-attn -x -a 'on off auto' -d 'Flash attention'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l cache-type-k -x -a 'f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'K cache type'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l cache-type-v -x -a 'f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'V cache type'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l backend -x -a 'cpu cuda rocm metal vulkan' -d 'llama.cpp backend'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l gpu-memory-utilization -x -d 'vLLM budget share'
 complete -c canitrun -n '__fish_seen_subcommand_from verify' -F -d 'llama.cpp log'
 complete -c canitrun -n '__fish_seen_subcommand_from models' -l family -x -d 'Only this family'
 complete -c canitrun -n '__fish_seen_subcommand_from models' -l since -x -d 'Only models released on or after (2026-06)'

@@ -20,4 +20,14 @@ std::vector<std::size_t> layer_group_order(const Model& model);
 // The same as kinds; a model without groups is all full attention (arch.layers of them).
 std::vector<LayerKind> layer_kinds(const Model& model);
 
+// How the stack repeats (the page's "ten repeats of three Gated DeltaNet layers and one Gated
+// Attention layer"): the shortest run of layer groups whose repeats give the stack, with a tail
+// (a prefix of the run) when the layer count is not a multiple of it.
+struct LayerPattern {
+    std::vector<std::size_t> period;  // group indices, in stack order
+    std::uint64_t repeats = 0;
+    std::size_t tail = 0;  // layers after the last whole repeat
+};
+LayerPattern layer_pattern(const Model& model);
+
 }  // namespace canitrun

@@ -113,6 +113,22 @@ struct RunInfo {
     bool operator==(const RunInfo&) const = default;
 };
 
+// Words a person wrote about the model (the reference page's "Who is it for", "Best for", "Not
+// ideal for", "So should you run it?"): carried by the data with their source, never made up by
+// the program. `rule` names the memory rule the text's figures were written against ("quick":
+// the page's 12 % rule), so a page made by another rule can say where the two differ. Empty
+// `source`: the model has none.
+struct Editorial {
+    std::string who_for;
+    std::vector<std::string> best_for;
+    std::vector<std::string> not_ideal_for;
+    std::string verdict;
+    std::string source;
+    std::string rule;
+
+    bool operator==(const Editorial&) const = default;
+};
+
 struct Model {
     std::string id;
     std::string name;
@@ -136,6 +152,7 @@ struct Model {
     std::vector<Benchmark> benchmarks;
     RunInfo run;
     std::string notes;
+    Editorial editorial;
 
     bool is_moe() const { return arch.moe.has_value(); }
 

@@ -12,6 +12,7 @@
 #include "canitrun/model_argument.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/report.hpp"
+#include "compare_command.hpp"
 #include "csv_output.hpp"
 #include "data_views.hpp"
 #include "engine_command.hpp"
@@ -19,6 +20,7 @@
 #include "hardware_json.hpp"
 #include "hardware_options.hpp"
 #include "hardware_text.hpp"
+#include "html_report.hpp"
 #include "json_output.hpp"
 #include "list_commands.hpp"
 #include "style.hpp"
@@ -71,7 +73,11 @@ struct Options {
     std::string format;
     Format output = Format::table;  // from --format / --json / --quiet
     bool color = false;
-    bool names = false;  // models / gpu-list / quants --names
+    bool chart = false;       // --chart: draw the KV chart even into a pipe
+    bool ascii = false;       // --ascii: no Unicode in the chart and diagrams
+    bool terminal = false;    // stdout is a terminal
+    std::size_t columns = 0;  // its width, 0 when unknown
+    bool names = false;       // models / gpu-list / quants --names
     // list filters
     std::string family;
     std::string vendor;
@@ -81,6 +87,7 @@ struct Options {
     // model files
     std::string mmproj;
     std::string log;
+    std::vector<std::string> operands;  // compare
     // The database, loaded on first use: every command and several checks ask for it, and a
     // start should read it (or parse --data) once.
     mutable std::optional<Database> db;
@@ -182,7 +189,12 @@ void add_hardware_flags(CLI::App& app, Options& o) {
 // A stream styled for the chosen output; what is written to it is printed whole at the end,
 // so an error leaves stdout empty.
 struct Output {
-    explicit Output(const Options& o) { set_style(text, o.output, o.color); }
+    explicit Output(const Options& o) {
+        set_style(text, o.output, o.color);
+        const bool page_text = o.output == Format::table || o.output == Format::markdown;
+        set_chart(text, choose_chart(o.chart && page_text, o.ascii,
+                                     o.terminal && o.output == Format::table, o.columns));
+    }
     void print(std::ostream& out) const {
         out << (format_of(text) == Format::markdown ? markdownify(text.str()) : text.str());
     }
@@ -193,6 +205,13 @@ std::string quiet_answer(const ModelReport& r) {
     if (r.hardware) return plan_kind_name(r.hardware->selected.plan.kind);
     if (r.vram) return r.vram->best ? r.vram->best->quant->id : "none";
     return r.smallest_gpu != nullptr ? display_name(*r.smallest_gpu) : "none";
+}
+
+// The HTML page's footer: who made it, from which data.
+std::string made_by(const Database& db) {
+    std::string line = std::string("Made by canitrun ") + CANITRUN_VERSION;
+    if (!db.info.version.empty()) line += ", database " + db.info.version;
+    return line + ".";
 }
 
 // --version: the program's version and the embedded database's.
@@ -270,9 +289,19 @@ int run_model(std::ostream& out, const Options& o) {
     const ModelReport report = need(build_model_report(db, *model, ro));
     Output output(o);
     const DataViews views{[&] { return model_report_json(report); },
-                          [&](std::ostream& csv) { write_model_csv(csv, report); },
+                          [&](std::ostream& csv) {
+                              if (o.chart) {
+                                  write_kv_curve_csv(csv, report);
+                              } else {
+                                  write_model_csv(csv, report);
+                              }
+                          },
                           [&] { return std::vector<std::string>{quiet_answer(report)}; }};
-    if (!write_data_view(output.text, views)) write_text_report(output.text, report);
+    if (o.output == Format::html) {
+        write_html_report(output.text, report, made_by(db));
+    } else if (!write_data_view(output.text, views)) {
+        write_text_report(output.text, report);
+    }
     output.print(out);
     if (report.hardware && report.hardware->selected.plan.kind != PlanKind::native) {
         return kExitDoesNotFit;
@@ -305,6 +334,14 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
     }
     if (o.names && (o.json || format != "table")) {
         refuse("--names prints ids only", "leave out --json and --format, or --names");
+    }
+    if (o.output == Format::html &&
+        (!model_command || engine_is_vllm(o.engine) || file_model(o) || o.model.empty())) {
+        refuse("--format html is the model page of a database model",
+               "e.g. canitrun qwen3.5-35b-a3b --format html > qwen.html");
+    }
+    if (o.chart && !model_command) {
+        refuse("--chart draws the model page's KV chart", "leave it out of this command");
     }
     const bool text_or_json_only =
         verify || (model_command && (engine_is_vllm(o.engine) || file_model(o)));
@@ -398,6 +435,31 @@ int run_fit(std::ostream& out, const Options& o) {
     return fits.empty() ? kExitDoesNotFit : kExitOk;
 }
 
+int run_compare(std::ostream& out, const Options& o) {
+    if (o.operands.size() < 2) {
+        throw Failure{Error{ErrorKind::bad_input, "compare needs two or more models",
+                            "e.g. canitrun compare qwen3.5-35b-a3b gpt-oss-20b"}};
+    }
+    if (engine_is_vllm(o.engine) || !o.engine.backend.empty()) {
+        throw Failure{Error{ErrorKind::bad_input,
+                            "compare plans by llama.cpp's rule or the quick rule",
+                            "leave out --engine vllm and --backend, or use --engine quick"}};
+    }
+    const Database& db = load_database(o);
+    const Comparison c = need(build_comparison(db, o.operands, report_options(db, o)));
+    Output output(o);
+    const DataViews views{[&] { return comparison_json(c); },
+                          [&](std::ostream& csv) { write_comparison_csv(csv, c); },
+                          [&] {
+                              std::vector<std::string> ids;
+                              for (const auto& e : c.entries) ids.push_back(e->report.model->id);
+                              return ids;
+                          }};
+    if (!write_data_view(output.text, views)) write_comparison(output.text, c);
+    output.print(out);
+    return kExitOk;
+}
+
 ListFilter list_filter(const Options& o) {
     ListFilter f{o.family, o.vendor, std::nullopt, {}};
     if (!o.min_vram.empty()) f.min_vram_bytes = need(parse_gb(o.min_vram));
@@ -408,14 +470,17 @@ ListFilter list_filter(const Options& o) {
 }  // namespace
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
-        bool out_is_terminal) {
+        bool out_is_terminal, std::size_t terminal_columns) {
     Options o;
+    o.terminal = out_is_terminal;
+    o.columns = terminal_columns;
     CLI::App app{kDescription, "canitrun"};
     app.footer(kExamples);
     app.set_version_flag("--version", std::string("canitrun ") + CANITRUN_VERSION);
     app.add_flag("--json", o.json, "Print one JSON document on stdout and nothing else");
-    app.add_option("--format", o.format,
-                   "Output format: table (default), json, csv (raw numbers), markdown");
+    app.add_option(
+        "--format", o.format,
+        "Output format: table (default), json, csv (raw numbers), markdown, html (the model page)");
     app.add_flag("--quiet", o.quiet,
                  "Print just the answer: the smallest GPU, the plan with --gpu, the best quant "
                  "with --vram; ids for lists");
@@ -427,6 +492,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
            "Model id or alias (qwen3.5-35b-a3b), a .gguf file, or a config.json / HF folder")
         ->check(non_empty());
     app.add_option("--mmproj", o.mmproj, "With a .gguf file: a vision projector GGUF to add");
+    app.add_flag("--chart", o.chart,
+                 "Draw the KV cache chart even when stdout is not a terminal; with --format csv, "
+                 "print the chart's points");
+    app.add_flag("--ascii", o.ascii, "Plain ASCII in the chart and layer diagram (no Unicode)");
     add_estimate_flags(app, o);
     app.add_option("--vram", o.vram,
                    "A VRAM budget in GB: does the recommended quantization fit, and what does?")
@@ -479,6 +548,18 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
                     "Order: params (largest first, default), speed, context, name");
     fit->fallthrough();
 
+    CLI::App* compare = app.add_subcommand(
+        "compare", "Models side by side: size, context, layers, VRAM, KV growth, smallest GPU");
+    compare
+        ->add_option("models", o.operands,
+                     "Two or more model ids, .gguf files or config.json / HF folders")
+        ->required()
+        ->check(non_empty());
+    add_estimate_flags(*compare, o);
+    add_hardware_flags(*compare, o);
+    add_engine_flags(*compare, o.engine);
+    compare->fallthrough();
+
     CLI::App* verify = app.add_subcommand(
         "verify", "Compare a llama.cpp log's buffer sizes with canitrun's estimate");
     verify->add_option("log", o.log, "A llama.cpp / llama-server log file")->required();
@@ -507,11 +588,13 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         o.color =
             want_color(out_is_terminal, std::getenv("NO_COLOR"), std::getenv("CLICOLOR_FORCE"));
         const bool lists = models->parsed() || gpu_list->parsed() || quants->parsed();
-        const bool model_command = !gpus->parsed() && !system->parsed() && !fit->parsed() && !lists;
+        const bool model_command =
+            !gpus->parsed() && !system->parsed() && !fit->parsed() && !compare->parsed() && !lists;
         check_output_flags(o, verify->parsed(), model_command);
         if (gpus->parsed()) return run_gpus(out, o);
         if (system->parsed()) return run_system(out, o);
         if (fit->parsed()) return run_fit(out, o);
+        if (compare->parsed()) return run_compare(out, o);
         if (!verify->parsed() && file_model(o) && engine_is_explicit_profile(o.engine)) {
             const Database& db = load_database(o);
             const CommandOutput r = need(run_model_file_engine(db, o.model, o.engine,

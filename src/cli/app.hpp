@@ -8,6 +8,7 @@
 //   2  bad input: unknown name, bad flag value, unreadable or malformed database
 //   3  internal error (a bug): an exception no handler expected
 
+#include <cstddef>
 #include <iosfwd>
 
 namespace canitrun::cli {
@@ -17,8 +18,9 @@ inline constexpr int kExitDoesNotFit = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInternal = 3;
 
-// `out_is_terminal`: whether `out` is a terminal, for colour (style.hpp).
+// `out_is_terminal`: whether `out` is a terminal, for colour and the chart (style.hpp);
+// `terminal_columns`: its width (0: unknown; COLUMNS, else 80).
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
-        bool out_is_terminal = false);
+        bool out_is_terminal = false, std::size_t terminal_columns = 0);
 
 }  // namespace canitrun::cli

@@ -44,6 +44,17 @@ void write_model_csv(std::ostream& out, const ModelReport& r) {
     }
 }
 
+void write_kv_curve_csv(std::ostream& out, const ModelReport& r) {
+    CsvWriter csv(
+        out, {"model", "quant", "context", "kv_type", "this_model_bytes", "all_attention_bytes",
+              "this_model_total_bytes", "all_attention_total_bytes"});
+    for (const auto& p : r.kv_curve) {
+        csv.row({r.model->id, r.quant->id, num(p.context), r.options.kv_type.id,
+                 num(p.this_model_bytes), num(p.all_attention_bytes), num(p.this_model_total_bytes),
+                 num(p.all_attention_total_bytes)});
+    }
+}
+
 void write_gpus_csv(std::ostream& out, const ModelReport& r) {
     CsvWriter csv(out, {"gpu", "name", "vram_gb", "vram_bytes", "bandwidth_gbps", "class", "fit"});
     const auto rows = [&](const std::vector<const Gpu*>& gpus, const char* fit) {

@@ -25,6 +25,8 @@ class CsvWriter {
 };
 
 void write_model_csv(std::ostream& out, const ModelReport& report);  // one row per quantization
+// The KV chart's points (--chart --format csv).
+void write_kv_curve_csv(std::ostream& out, const ModelReport& r);
 void write_gpus_csv(std::ostream& out, const ModelReport& report);
 void write_models_csv(std::ostream& out, const std::vector<const Model*>& models);
 void write_gpu_list_csv(std::ostream& out, const std::vector<const Gpu*>& gpus);

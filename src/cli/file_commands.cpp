@@ -329,6 +329,14 @@ Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const s
         m.recurrent_state = fe->recurrent;
         m.gpus = gpus_for(db.gpus, r->quant, m.selected.total(), m.fit);
         m.smallest_gpu = smallest_gpu(db.gpus, r->quant, m.selected.total());
+        // The file's figures are the page's rule over its own tensor bytes (estimate_file).
+        m.rule = Rule::quick;
+        m.settings = quick_settings(options.estimate);
+        if (options.hardware) {
+            auto h = file_on_hardware(path, *g, options);
+            if (!h) return std::unexpected(h.error());
+            m.hardware = *h;
+        }
         return r;
     } catch (const OverflowError&) {
         return std::unexpected(file_overflow(path));

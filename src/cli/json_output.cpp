@@ -1,6 +1,7 @@
 #include "json_output.hpp"
 
 #include "hardware_json.hpp"
+#include "page_facts.hpp"
 
 #include "canitrun/param_count.hpp"
 
@@ -102,6 +103,56 @@ json quant_json(const Quant& q) {
         {"source", q.source}};
 }
 
+namespace {
+
+json kv_curve_json(const std::vector<KvCurvePoint>& curve) {
+    json out = json::array();
+    for (const auto& p : curve) {
+        out.push_back({{"context", p.context},
+                       {"this_model_bytes", p.this_model_bytes},
+                       {"all_attention_bytes", p.all_attention_bytes},
+                       {"this_model_total_bytes", p.this_model_total_bytes},
+                       {"all_attention_total_bytes", p.all_attention_total_bytes}});
+    }
+    return out;
+}
+
+// The page's facts in words (page_facts.hpp), the same sentences the terminal page prints.
+json page_facts_json(const ModelReport& r) {
+    const Model& m = *r.model;
+    const LayerPatternFacts pattern = layer_pattern_facts(m, true);
+    json legend = json::array();
+    for (const auto& l : pattern.legend) legend.push_back({{"glyph", l.glyph}, {"text", l.text}});
+    json faq = json::array();
+    for (const auto& e : faq_entries(r))
+        faq.push_back({{"question", e.question}, {"answer", e.answer}});
+    json links = json::array();
+    for (const auto& l : page_links(m)) links.push_back({{"label", l.label}, {"url", l.url}});
+    json out = {{"context", context_sentence(m)},
+                {"context_extended", m.context_extended},
+                {"context_extension", m.context_extension},
+                {"layer_pattern",
+                 {{"words", pattern.words}, {"diagram", pattern.diagram}, {"legend", legend}}},
+                {"why_quant", why_quant(r)},
+                {"lmstudio_advice", lmstudio_advice(r)},
+                {"faq", faq},
+                {"links", links},
+                {"editorial", nullptr}};
+    const Editorial& e = m.editorial;
+    if (!e.source.empty()) {
+        out["editorial"] = {{"who_for", e.who_for},
+                            {"best_for", e.best_for},
+                            {"not_ideal_for", e.not_ideal_for},
+                            {"verdict", e.verdict},
+                            {"source", e.source},
+                            {"rule", e.rule.empty() ? json(nullptr) : json(e.rule)},
+                            {"caveat", editorial_caveat(r)}};
+    }
+    return out;
+}
+
+}  // namespace
+
 json model_report_json(const ModelReport& r) {
     json quants = json::array();
     for (const auto& row : r.rows) {
@@ -149,7 +200,9 @@ json model_report_json(const ModelReport& r) {
           {"all_attention_kv_cache_bytes", r.kv_all_attention_full_context},
           {"total_bytes", r.total_full_context},
           {"all_attention_total_bytes", r.total_all_attention_full_context},
-          {"recurrent_state_bytes", r.recurrent_state}}},
+          {"recurrent_state_bytes", r.recurrent_state},
+          {"curve", kv_curve_json(r.kv_curve)}}},
+        {"facts", page_facts_json(r)},
         {"smallest_gpu", gpu_ref(r.smallest_gpu)},
         {"gpus",
          {{"native", gpu_refs(r.gpus.native)},

@@ -1,3 +1,4 @@
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -5,5 +6,9 @@
 #include "app.hpp"
 
 int main(int argc, char** argv) {
-    return canitrun::cli::run(argc, argv, std::cout, std::cerr, isatty(STDOUT_FILENO) == 1);
+    const bool terminal = isatty(STDOUT_FILENO) == 1;
+    winsize size{};
+    const std::size_t columns =
+        terminal && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+    return canitrun::cli::run(argc, argv, std::cout, std::cerr, terminal, columns);
 }

@@ -6,6 +6,7 @@
 
 #include "canitrun/format.hpp"
 #include "canitrun/launch_command.hpp"
+#include "page_facts.hpp"
 
 namespace canitrun::cli {
 namespace {
@@ -88,7 +89,7 @@ void write_run_commands(std::ostream& out, const ModelReport& r) {
     if (!model.run.lmstudio_search.empty()) {
         out << "\n  LM Studio\n    Search for '" << model.run.lmstudio_search << "' and take the "
             << quant.id << " build; set its context length to " << r.settings.estimate.context
-            << ".\n";
+            << ".\n    " << lmstudio_advice(r) << "\n";
     }
 }
 

@@ -1,5 +1,7 @@
 #include "style.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <sstream>
 
 namespace canitrun::cli {
@@ -13,6 +15,23 @@ int format_slot() {
 int color_slot() {
     static const int slot = std::ios_base::xalloc();
     return slot;
+}
+
+int chart_slot() {
+    static const int slot = std::ios_base::xalloc();
+    return slot;
+}
+
+// The first of LC_ALL, LC_CTYPE, LANG that is set decides the character set (POSIX order).
+bool locale_is_utf8() {
+    for (const char* name : {"LC_ALL", "LC_CTYPE", "LANG"}) {
+        const char* v = std::getenv(name);
+        if (v == nullptr || *v == '\0') continue;
+        const std::string s(v);
+        return s.find("UTF-8") != std::string::npos || s.find("utf8") != std::string::npos ||
+               s.find("UTF8") != std::string::npos || s.find("utf-8") != std::string::npos;
+    }
+    return true;  // unset: modern terminals are UTF-8
 }
 
 std::string sgr(std::ostream& out, const char* code, const std::string& text) {
@@ -33,8 +52,9 @@ Result<Format> parse_format(const std::string& text) {
     if (text == "json") return Format::json;
     if (text == "csv") return Format::csv;
     if (text == "markdown" || text == "md") return Format::markdown;
+    if (text == "html") return Format::html;
     return fail(ErrorKind::bad_input, "unknown format '" + text + "'",
-                "use one of: table, json, csv, markdown");
+                "use one of: table, json, csv, markdown, html");
 }
 
 bool want_color(bool is_terminal, const char* no_color, const char* clicolor_force) {
@@ -49,6 +69,35 @@ bool want_color(bool is_terminal, const char* no_color, const char* clicolor_for
 void set_style(std::ostream& out, Format format, bool color) {
     out.iword(format_slot()) = static_cast<long>(format);
     out.iword(color_slot()) = color && format == Format::table ? 1 : 0;
+}
+
+void set_chart(std::ostream& out, const ChartChoice& chart) {
+    // Packed in one slot: bit 0 draw, bit 1 ASCII, the width above.
+    const auto width = static_cast<long>(chart.width);
+    out.iword(chart_slot()) = (chart.draw ? 1 : 0) | (chart.unicode ? 0 : 2) | (width << 2);
+}
+
+ChartChoice chart_of(std::ostream& out) {
+    const long v = out.iword(chart_slot());
+    ChartChoice c;
+    c.draw = (v & 1) != 0;
+    c.unicode = (v & 2) == 0;
+    c.width = static_cast<std::size_t>(v >> 2);
+    return c;
+}
+
+ChartChoice choose_chart(bool asked, bool ascii, bool is_terminal, std::size_t columns) {
+    ChartChoice c;
+    c.draw = asked || is_terminal;
+    const char* term = std::getenv("TERM");
+    c.unicode = !ascii && !(term != nullptr && std::string(term) == "dumb") && locale_is_utf8();
+    if (columns == 0) {
+        const char* env = std::getenv("COLUMNS");
+        if (env != nullptr) columns = std::strtoul(env, nullptr, 10);
+    }
+    // Clamped: 80 is the narrowest the chart is drawn at, 200 the widest worth reading.
+    c.width = std::clamp<std::size_t>(columns == 0 ? 80 : columns, 80, 200);
+    return c;
 }
 
 Format format_of(std::ostream& out) {

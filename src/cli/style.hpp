@@ -4,6 +4,7 @@
 // stream they write to (std::ostream::iword, as the standard manipulators do), so every writer
 // renders its tables and headings in the chosen style without passing it through each call.
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 
@@ -12,7 +13,8 @@
 namespace canitrun::cli {
 
 // `quiet` (--quiet) prints just the answer: a name, or one id per line.
-enum class Format { table, json, csv, markdown, quiet };
+// `html` (--format html) is the model page as one HTML document (html_report.hpp).
+enum class Format { table, json, csv, markdown, quiet, html };
 
 Result<Format> parse_format(const std::string& text);
 
@@ -23,6 +25,20 @@ bool want_color(bool is_terminal, const char* no_color, const char* clicolor_for
 void set_style(std::ostream& out, Format format, bool color);
 Format format_of(std::ostream& out);
 bool color_of(std::ostream& out);
+
+// The page's KV chart (chart.hpp): drawn on a terminal or when asked (--chart), never into a
+// pipe unless asked; Unicode unless --ascii, TERM=dumb or a locale that is not UTF-8.
+struct ChartChoice {
+    bool draw = false;
+    bool unicode = true;
+    std::size_t width = 80;
+};
+void set_chart(std::ostream& out, const ChartChoice& chart);
+ChartChoice chart_of(std::ostream& out);
+
+// The chart's choice from the flags, whether stdout is a terminal, its width (0: unknown) and
+// the environment (TERM, LC_ALL / LC_CTYPE / LANG, COLUMNS).
+ChartChoice choose_chart(bool asked, bool ascii, bool is_terminal, std::size_t columns);
 
 enum class Tone { good, warn, bad };
 

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include "canitrun/format.hpp"
+#include "chart.hpp"
 #include "hardware_text.hpp"
+#include "page_facts.hpp"
 #include "run_commands.hpp"
 #include "style.hpp"
 #include "table.hpp"
@@ -53,6 +55,7 @@ void write_card(std::ostream& out, const ModelReport& r) {
         if (moe.shared_experts > 0) out << " + " << moe.shared_experts << " shared";
         out << " of " << moe.experts << " total\n";
     }
+    if (m.context_extended > m.context_native) out << "  Context: " << context_sentence(m) << "\n";
     const std::uint64_t fixed =
         count_layers(m, LayerKind::linear) + count_layers(m, LayerKind::ssm);
     if (fixed > 0) {
@@ -187,6 +190,46 @@ void write_matrix(std::ostream& out, const ModelReport& r) {
            "datacenter.\n";
 }
 
+// The page's chart, when the output asks for it (style.hpp): KV cache against context.
+void write_kv_chart(std::ostream& out, const ModelReport& r) {
+    const ChartChoice c = chart_of(out);
+    if (!c.draw || r.kv_curve.empty()) return;
+    const Model& m = *r.model;
+    const bool twin = count_kv_layers(m) < m.arch.layers || count_layers(m, LayerKind::sliding) > 0;
+    const std::uint64_t every_token = count_kv_layers(m) - count_layers(m, LayerKind::sliding);
+    const std::string own = twin ? fmt::format("{}: {} of {} layers cache every token", m.name,
+                                               every_token, m.arch.layers)
+                                 : m.name;
+    const bool md = format_of(out) == Format::markdown;
+    out << "\n  KV cache against context (" << r.options.kv_type.id << ", " << rule_name(r.rule)
+        << " rule; GB = 10^9 bytes)\n";
+    const std::string twin_label =
+        twin ? fmt::format("the same model if all {} layers used full attention", m.arch.layers)
+             : std::string();
+    for (const auto& line :
+         kv_chart_lines(r.kv_curve, own, twin_label, {c.width, c.unicode}, md ? "    " : "  ")) {
+        out << line << "\n";
+    }
+    const KvCurvePoint& first = r.kv_curve.front();
+    const KvCurvePoint& last = r.kv_curve.back();
+    out << "  Total at " << r.quant->id << ": " << format_gb(first.this_model_total_bytes) << " at "
+        << format_context(first.context) << " to " << format_gb(last.this_model_total_bytes)
+        << " at " << format_context(last.context);
+    if (twin) {
+        out << " (all attention: " << format_gb(first.all_attention_total_bytes) << " to "
+            << format_gb(last.all_attention_total_bytes) << ")";
+    }
+    out << ".\n";
+}
+
+void write_pattern(std::ostream& out, const ModelReport& r) {
+    const Model& m = *r.model;
+    const LayerPatternFacts f = layer_pattern_facts(m, chart_of(out).unicode);
+    out << "\n" << heading(out, "How the layers are built") << "\n  " << f.words << "\n";
+    if (!f.diagram.empty()) out << "    " << f.diagram << "\n";
+    for (const auto& l : f.legend) out << "    " << l.glyph << " " << l.text << "\n";
+}
+
 void write_hybrid(std::ostream& out, const ModelReport& r) {
     const Model& m = *r.model;
     const std::uint64_t kv_layers = count_kv_layers(m);
@@ -198,6 +241,7 @@ void write_hybrid(std::ostream& out, const ModelReport& r) {
             << (count_layers(m, LayerKind::mla) ? " layers caches one compressed latent per token"
                                                 : " layers caches K and V")
             << "); total at " << r.quant->id << ": " << format_gb(r.total_full_context) << "\n";
+        write_kv_chart(out, r);
         return;
     }
     out << "\n"
@@ -233,6 +277,7 @@ void write_hybrid(std::ostream& out, const ModelReport& r) {
     out << "  KV cache only at " << r.options.kv_type.id << "; weights ("
         << format_gb(r.selected.term("weights")) << " at " << r.quant->id
         << ") and overhead come on top in the totals.\n";
+    write_kv_chart(out, r);
 }
 
 void write_gpu_list(std::ostream& out, const std::vector<const Gpu*>& gpus) {
@@ -263,25 +308,28 @@ void write_gpus(std::ostream& out, const ModelReport& r, const FitOptions& fit) 
 }
 
 void write_faq(std::ostream& out, const ModelReport& r) {
-    const Bytes total = r.selected.on(Device::gpu);
     out << "\n" << heading(out, "Frequently asked") << "\n";
-    const std::string consider =
-        r.smallest_gpu ? fmt::format("a {} GB GPU like the {}", r.smallest_gpu->vram_gb,
-                                     r.smallest_gpu->short_name)
-                       : std::string("more memory than any single GPU we track");
-    for (const CardAnswer& c : r.card_answers) {
-        out << "  Can it run on a " << c.gb << " GB GPU? " << (c.fits ? "Yes. " : "No. ") << "At "
-            << r.quant->id << " it needs " << format_gb(total)
-            << (c.fits ? ", within " : ", more than ") << c.gb << " GB.";
-        if (!c.fits) out << " You will need " << consider << ".";
-        out << "\n";
+    for (const FaqEntry& e : faq_entries(r)) out << "  " << e.question << " " << e.answer << "\n";
+}
+
+void write_editorial(std::ostream& out, const ModelReport& r) {
+    const Editorial& e = r.model->editorial;
+    if (e.source.empty()) return;
+    const std::string name = r.model->name;
+    if (!e.who_for.empty()) {
+        out << "\n" << heading(out, "Who is " + name + " for?") << "\n  " << e.who_for << "\n";
     }
-    if (!r.card_answers.empty() && r.card_answers.back().best) {
-        const QuantChoice& best = *r.card_answers.back().best;
-        out << "  Highest-quality quantization that fits in " << r.card_answers.back().gb
-            << " GB: " << best.quant->id << ", " << format_gb(best.estimate.on(Device::gpu))
-            << ".\n";
+    const auto list = [&](const char* title, const std::vector<std::string>& items) {
+        if (items.empty()) return;
+        out << "\n" << heading(out, title) << "\n";
+        for (const auto& item : items) out << "  - " << item << "\n";
+    };
+    list("Best for", e.best_for);
+    list("Not ideal for", e.not_ideal_for);
+    if (!e.verdict.empty()) {
+        out << "\n" << heading(out, "So should you run it?") << "\n  " << e.verdict << "\n";
     }
+    out << "  (" << editorial_caveat(r) << ")\n";
 }
 
 // One line: which rule made the figures, and where the page's rule would answer otherwise.
@@ -347,6 +395,7 @@ void write_text_report(std::ostream& out, const ModelReport& r) {
     write_quant_table(out, r);
     write_allocation(out, r);
     write_matrix(out, r);
+    write_pattern(out, r);
     write_hybrid(out, r);
     write_gpus(out, r, r.fit);
     write_faq(out, r);
@@ -360,7 +409,13 @@ void write_text_report(std::ostream& out, const ModelReport& r) {
     }
     out << "\n" << heading(out, "How to run it locally (" + r.quant->id + ")") << "\n";
     write_run_commands(out, r);
+    out << "\n" << heading(out, "Why " + r.quant->id + "?") << "\n  " << why_quant(r) << "\n";
+    write_editorial(out, r);
     if (!m.notes.empty()) out << "\n" << heading(out, "Notes") << "\n  " << m.notes << "\n";
+    std::vector<std::string> links;
+    for (const auto& l : page_links(m)) links.push_back(l.label + ": " + l.url);
+    if (!links.empty())
+        out << "\n" << heading(out, "Links") << "\n  " << join(links, "\n  ") << "\n";
     out << "\nSource: " << m.source << "\n";
 }
 

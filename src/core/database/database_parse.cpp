@@ -183,6 +183,23 @@ RunInfo parse_run(const Fields& f) {
     return r;
 }
 
+Editorial parse_editorial(const Fields& f) {
+    Editorial e;
+    e.who_for = f.text_or("who_for", "");
+    e.best_for = f.texts_or_empty("best_for");
+    e.not_ideal_for = f.texts_or_empty("not_ideal_for");
+    e.verdict = f.text_or("verdict", "");
+    e.source = f.text("source");
+    e.rule = f.text_or("rule", "");
+    if (!e.rule.empty() && e.rule != "quick" && e.rule != "llama.cpp") {
+        f.error("field 'rule' must be quick or llama.cpp, not '" + e.rule + "'");
+    }
+    if (e.who_for.empty() && e.best_for.empty() && e.not_ideal_for.empty() && e.verdict.empty()) {
+        f.error("editorial has a source but no text");
+    }
+    return e;
+}
+
 Model parse_model(const Fields& f) {
     Model m;
     m.id = f.text("id");
@@ -235,6 +252,7 @@ Model parse_model(const Fields& f) {
     }
     if (f.has("run")) m.run = parse_run(f.child("run"));
     m.notes = f.text_or("notes", "");
+    if (f.has("editorial")) m.editorial = parse_editorial(f.child("editorial"));
     return m;
 }
 

@@ -114,6 +114,16 @@ void fields(Io& io, RunInfo& r) {
 }
 
 template <typename Io>
+void fields(Io& io, Editorial& e) {
+    io(e.who_for);
+    io(e.best_for);
+    io(e.not_ideal_for);
+    io(e.verdict);
+    io(e.source);
+    io(e.rule);
+}
+
+template <typename Io>
 void fields(Io& io, Model& m) {
     io(m.id);
     io(m.name);
@@ -137,6 +147,7 @@ void fields(Io& io, Model& m) {
     io(m.benchmarks);
     io(m.run);
     io(m.notes);
+    io(m.editorial);
 }
 
 template <typename Io>

@@ -53,4 +53,22 @@ std::vector<LayerKind> layer_kinds(const Model& model) {
     return kinds;
 }
 
+LayerPattern layer_pattern(const Model& model) {
+    const std::vector<std::size_t> order = layer_group_order(model);
+    LayerPattern p;
+    if (order.empty()) return p;
+    std::size_t period = 1;
+    for (; period < order.size(); ++period) {
+        bool repeats = true;
+        for (std::size_t i = period; i < order.size() && repeats; ++i) {
+            repeats = order[i] == order[i - period];
+        }
+        if (repeats) break;
+    }
+    p.period.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(period));
+    p.repeats = order.size() / period;
+    p.tail = order.size() % period;
+    return p;
+}
+
 }  // namespace canitrun

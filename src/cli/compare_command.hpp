@@ -1,0 +1,33 @@
+#pragma once
+// `canitrun compare A B [C ...]`: models side by side, each planned by the same planner and the
+// same options as the model page (quantization, context, KV type, rule, --gpu). Operands are
+// database names, GGUF files and config.json / Hugging Face folders, as the model command takes.
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "canitrun/database.hpp"
+#include "canitrun/report.hpp"
+#include "file_commands.hpp"
+
+namespace canitrun::cli {
+
+struct Comparison {
+    std::vector<std::string> operands;
+    // One report per operand; a file's model and quantization live beside its report.
+    std::vector<std::unique_ptr<FileReport>> entries;
+};
+
+// Each operand's report under `options`; the first operand that cannot be answered is the
+// error (with its name).
+Result<Comparison> build_comparison(const Database& db, const std::vector<std::string>& operands,
+                                    const ReportOptions& options);
+
+void write_comparison(std::ostream& out, const Comparison& c);
+nlohmann::json comparison_json(const Comparison& c);
+void write_comparison_csv(std::ostream& out, const Comparison& c);
+
+}  // namespace canitrun::cli

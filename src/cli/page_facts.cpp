@@ -1,0 +1,322 @@
+#include "page_facts.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "canitrun/format.hpp"
+#include "canitrun/layer_kinds.hpp"
+
+namespace canitrun::cli {
+namespace {
+
+std::string plural(std::uint64_t n, const std::string& one, const std::string& many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string join_and(const std::vector<std::string>& items) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) out += i + 1 == items.size() ? (items.size() > 2 ? ", and " : " and ") : ", ";
+        out += items[i];
+    }
+    return out;
+}
+
+std::string glyph(LayerKind kind, bool unicode) {
+    switch (kind) {
+        case LayerKind::full:
+            return unicode ? "█" : "A";
+        case LayerKind::sliding:
+            return unicode ? "▓" : "W";
+        case LayerKind::mla:
+            return unicode ? "█" : "M";
+        case LayerKind::linear:
+            return unicode ? "░" : "L";
+        case LayerKind::ssm:
+            return unicode ? "▒" : "S";
+    }
+    return "?";
+}
+
+std::string group_detail(const Model& m, const LayerGroup& g) {
+    const AttentionDims d = attention_dims(m, g);
+    const std::string heads = fmt::format("{} KV heads × {} dim", d.kv_heads, d.k_dim);
+    switch (g.kind) {
+        case LayerKind::full:
+            return heads + ", a KV cache that grows with the context";
+        case LayerKind::sliding:
+            return heads + ", at most " + format_thousands(g.window) + " tokens cached";
+        case LayerKind::mla:
+            return fmt::format("a {} + {} latent per token, a cache that grows with the context",
+                               g.kv_lora_rank, g.qk_rope_head_dim);
+        case LayerKind::linear:
+            return "linear attention, a fixed-size state";
+        case LayerKind::ssm:
+            return "state-space layer, a fixed-size state";
+    }
+    return "";
+}
+
+// Runs of equal groups in a stretch of the period: "3 Gated DeltaNet layers and 1 Gated
+// Attention layer".
+std::string runs_words(const Model& m, const std::vector<std::size_t>& groups, std::size_t n) {
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < n;) {
+        std::size_t j = i;
+        while (j < n && groups[j] == groups[i]) ++j;
+        const LayerKind kind = m.arch.layer_groups[groups[i]].kind;
+        parts.push_back(
+            plural(j - i, kind_label(m, kind) + " layer", kind_label(m, kind) + " layers"));
+        i = j;
+    }
+    return join_and(parts);
+}
+
+const QuantRow* row_for(const ModelReport& r, const std::string& id) {
+    for (const auto& row : r.rows) {
+        if (row.quant->id == id) return &row;
+    }
+    return nullptr;
+}
+
+std::string vram_of(const QuantRow& row) {
+    return format_gb(row.estimate.on(Device::gpu));
+}
+
+bool hybrid(const Model& m) {
+    return count_kv_layers(m) < m.arch.layers || count_layers(m, LayerKind::sliding) > 0;
+}
+
+}  // namespace
+
+std::string context_sentence(const Model& m) {
+    std::string s = format_thousands(m.context_native) + " tokens natively";
+    if (m.context_extended > m.context_native) {
+        s += ", up to " + format_thousands(m.context_extended) + " with " +
+             (m.context_extension.empty() ? std::string("context extension") : m.context_extension);
+    }
+    return s;
+}
+
+std::string kind_label(const Model& m, LayerKind kind) {
+    switch (kind) {
+        case LayerKind::full:
+            return m.arch.full_name.empty() ? "full-attention" : m.arch.full_name;
+        case LayerKind::sliding:
+            return "sliding-window";
+        case LayerKind::mla:
+            return "latent-attention (MLA)";
+        case LayerKind::linear:
+            return m.arch.linear_name.empty() ? "linear-attention" : m.arch.linear_name;
+        case LayerKind::ssm:
+            return "state-space (Mamba)";
+    }
+    return "?";
+}
+
+LayerPatternFacts layer_pattern_facts(const Model& m, bool unicode) {
+    LayerPatternFacts f;
+    const LayerPattern p = layer_pattern(m);
+    const std::string layers = plural(m.arch.layers, "layer", "layers");
+    if (p.period.empty() || m.arch.layer_groups.size() < 2) {
+        const LayerKind kind =
+            m.arch.layer_groups.empty() ? LayerKind::full : m.arch.layer_groups[0].kind;
+        f.words = layers + ", all of them " + kind_label(m, kind) + " layers";
+        LayerGroup all;
+        all.kind = kind;
+        if (!m.arch.layer_groups.empty()) all = m.arch.layer_groups[0];
+        f.legend.push_back(
+            {glyph(kind, unicode), kind_label(m, kind) + ": " + group_detail(m, all)});
+        return f;
+    }
+    const std::size_t n = p.period.size();
+    if (p.repeats > 1) {
+        f.words =
+            layers + ": " + std::to_string(p.repeats) + " repeats of " + runs_words(m, p.period, n);
+        if (p.tail > 0) f.words += ", then " + runs_words(m, p.period, p.tail);
+    } else {
+        std::vector<std::string> counts;
+        for (const auto& g : m.arch.layer_groups) {
+            counts.push_back(plural(g.count, kind_label(m, g.kind) + " layer",
+                                    kind_label(m, g.kind) + " layers"));
+        }
+        f.words = layers + ": " + join_and(counts);
+    }
+    // Drawn when one repeat (and the tail) is short enough to read at a glance.
+    if (n <= 16 || (p.repeats == 1 && n <= 64)) {
+        std::string run;
+        for (const std::size_t g : p.period) run += glyph(m.arch.layer_groups[g].kind, unicode);
+        std::string tail;
+        for (std::size_t i = 0; i < p.tail; ++i) {
+            tail += glyph(m.arch.layer_groups[p.period[i]].kind, unicode);
+        }
+        f.diagram = "layer 1 " + run;
+        if (p.repeats > 1) f.diagram += (unicode ? " ×" : " x") + std::to_string(p.repeats);
+        if (!tail.empty()) f.diagram += " " + tail;
+        f.diagram += " layer " + std::to_string(m.arch.layers);
+    }
+    std::vector<std::size_t> seen;
+    for (const std::size_t g : p.period) {
+        if (std::find(seen.begin(), seen.end(), g) != seen.end()) continue;
+        seen.push_back(g);
+        const LayerGroup& grp = m.arch.layer_groups[g];
+        f.legend.push_back(
+            {glyph(grp.kind, unicode), kind_label(m, grp.kind) + ": " + group_detail(m, grp)});
+    }
+    return f;
+}
+
+std::string why_quant(const ModelReport& r) {
+    const Model& m = *r.model;
+    const std::string q = r.quant->id;
+    std::string s =
+        q + " puts the weights at " + format_gb(r.selected.term("weights")) +
+        " whatever the context; " +
+        (r.rule == Rule::quick ? "with the page's " + std::to_string(r.options.overhead_percent) +
+                                     " % for activations and buffers"
+                               : std::string("with llama.cpp's own buffers")) +
+        " it needs " + format_gb(r.selected.on(Device::gpu)) + " on the GPU at " +
+        format_context(r.options.context) + " context, so ";
+    if (r.smallest_gpu != nullptr) {
+        s += fmt::format("a {} GB card is the smallest that holds it (the {}).",
+                         r.smallest_gpu->vram_gb, display_name(*r.smallest_gpu));
+    } else {
+        s += "no single GPU we track holds it whole.";
+    }
+    if (r.kv_growth_to_full) {
+        s += " The KV cache grows by " + format_gb(*r.kv_growth_to_full) + " from " +
+             format_context(r.options.context) + " to the full " +
+             format_thousands(m.context_native) + "-token window";
+        if (hybrid(m) && r.kv_all_attention_growth_to_full) {
+            s += ", against " + format_gb(*r.kv_all_attention_growth_to_full) +
+                 " if every layer used full attention";
+        }
+        s += ".";
+    }
+    for (std::size_t i = 0; i < r.rows.size(); ++i) {
+        if (r.rows[i].quant != r.quant) continue;
+        std::vector<std::string> sides;
+        if (i > 0) {
+            sides.push_back("one step up in quality, " + r.rows[i - 1].quant->id + " needs " +
+                            vram_of(r.rows[i - 1]));
+        }
+        if (i + 1 < r.rows.size()) {
+            sides.push_back("one step down, " + r.rows[i + 1].quant->id + " needs " +
+                            vram_of(r.rows[i + 1]));
+        }
+        if (!sides.empty()) {
+            std::string both = join_and(sides);
+            both[0] = static_cast<char>(both[0] - 'a' + 'A');
+            s += " " + both + ".";
+        }
+    }
+    return s;
+}
+
+std::string lmstudio_advice(const ModelReport& r) {
+    const Model& m = *r.model;
+    std::string s = "Budget for the " + format_gb(r.selected.term("weights")) +
+                    " of weights first, then add context: the full " +
+                    format_thousands(m.context_native) + "-token window adds " +
+                    format_gb(r.kv_full_context) + " of KV cache";
+    if (hybrid(m)) {
+        s += " here (" + format_gb(r.kv_all_attention_full_context) +
+             " if every layer cached the whole context)";
+    }
+    return s + ".";
+}
+
+std::vector<FaqEntry> faq_entries(const ModelReport& r) {
+    const Model& m = *r.model;
+    const std::string q = r.quant->id;
+    const Bytes total = r.selected.on(Device::gpu);
+    const std::string ctx = format_context(r.options.context);
+    std::vector<FaqEntry> out;
+    std::vector<std::string> sizes = {format_gb(total) + " at " + q};
+    for (const char* id : {"Q8_0", "FP16"}) {
+        const QuantRow* row = row_for(r, id);
+        if (row != nullptr && row->quant != r.quant) sizes.push_back(vram_of(*row) + " at " + id);
+    }
+    std::string vram = "About " + join_and(sizes) + ", at " + ctx + " context.";
+    if (hybrid(m) && r.kv_growth_to_full) {
+        vram += " Only " + std::to_string(count_kv_layers(m)) + " of " +
+                std::to_string(m.arch.layers) +
+                " layers keep a cache that grows with the context,"
+                " so the full window adds just " +
+                format_gb(*r.kv_growth_to_full) + ".";
+    }
+    out.push_back({"What are its VRAM requirements?", vram});
+    std::string params = format_params(m.params_total) + " parameters in total";
+    params += m.is_moe() ? ", of which " + format_params(m.params_active) +
+                               " are active per token (Mixture of Experts): it reads and computes "
+                               "far fewer weights per token than its size suggests."
+                         : ", all of them active per token (a dense model).";
+    out.push_back({"How many parameters does it have?", params});
+    if (!m.benchmarks.empty()) {
+        std::vector<std::string> scores;
+        for (const auto& b : m.benchmarks) scores.push_back(fmt::format("{} {}", b.name, b.score));
+        out.push_back({"How capable is it?", m.vendor + " reports " + join_and(scores) +
+                                                 "; these are the vendor's own figures."});
+    }
+    const std::string consider =
+        r.smallest_gpu ? fmt::format("a {} GB GPU like the {}", r.smallest_gpu->vram_gb,
+                                     r.smallest_gpu->short_name)
+                       : std::string("more memory than any single GPU we track");
+    for (const CardAnswer& c : r.card_answers) {
+        std::string a = std::string(c.fits ? "Yes. " : "No. ") + "At " + q + " it needs " +
+                        format_gb(total) + (c.fits ? ", within " : ", more than ") +
+                        std::to_string(c.gb) + " GB.";
+        if (!c.fits) a += " You will need " + consider + ".";
+        out.push_back({fmt::format("Can it run on a {} GB GPU?", c.gb), a});
+    }
+    if (!r.card_answers.empty()) {
+        const CardAnswer& c = r.card_answers.back();
+        out.push_back(
+            {fmt::format("Highest-quality quantization that fits in {} GB:", c.gb),
+             c.best ? c.best->quant->id + ", " + format_gb(c.best->estimate.on(Device::gpu)) + "."
+                    : std::string("None of the page's quantizations fits.")});
+    }
+    out.push_back(
+        {"What GPU do I need?",
+         r.smallest_gpu
+             ? fmt::format("A {} GB GPU is the minimum. At {} it needs {}. Good option: {} ({} "
+                           "GB).",
+                           r.smallest_gpu->vram_gb, q, format_gb(total), r.smallest_gpu->short_name,
+                           r.smallest_gpu->vram_gb)
+             : "No single GPU we track holds it at " + q +
+                   "; split it over several (--gpu 2x...) "
+                   "or offload to system RAM."});
+    return out;
+}
+
+std::vector<PageLink> page_links(const Model& m) {
+    std::vector<PageLink> out;
+    if (!m.hf_repo.empty()) out.push_back({"Hugging Face", "https://huggingface.co/" + m.hf_repo});
+    if (!m.run.gguf_repo.empty()) {
+        out.push_back({"GGUF files", "https://huggingface.co/" + m.run.gguf_repo});
+    }
+    if (!m.run.ollama.empty()) {
+        // A tag without a namespace is in Ollama's own library.
+        const bool library = m.run.ollama.find('/') == std::string::npos;
+        out.push_back({"Ollama", std::string("https://ollama.com/") + (library ? "library/" : "") +
+                                     m.run.ollama});
+    }
+    return out;
+}
+
+std::string editorial_caveat(const ModelReport& r) {
+    const Editorial& e = r.model->editorial;
+    if (e.source.empty()) return "";
+    std::string s = "Written by a person, not computed: " + e.source + ".";
+    if (e.rule == "quick" && r.rule != Rule::quick) {
+        s += " Its figures are the reference page's 12 % rule";
+        if (r.quick_contrast)
+            s += " (" + format_gb(r.quick_contrast->total) + " at " + r.quant->id + ")";
+        s += "; llama.cpp's own buffers (above) come to " + format_gb(r.selected.on(Device::gpu)) +
+             ", so where the two differ, the figures above are the plan.";
+    }
+    return s;
+}
+
+}  // namespace canitrun::cli

@@ -1,0 +1,58 @@
+#pragma once
+// The facts of the model page beyond its tables, as sentences made from the report's figures
+// and the model's data: the context window with its extension, the layer pattern in words and
+// as a small diagram, "Why this quantization?", the FAQ, the LM Studio advice, the links, and
+// the model's editorial text where the data carries one. One function each, shared by the
+// terminal page, the JSON and the HTML page, so the three say the same thing.
+
+#include <string>
+#include <vector>
+
+#include "canitrun/report.hpp"
+
+namespace canitrun::cli {
+
+struct FaqEntry {
+    std::string question;
+    std::string answer;
+};
+
+struct PageLink {
+    std::string label;  // "Hugging Face", "GGUF files", "Ollama"
+    std::string url;
+};
+
+struct PatternLegend {
+    std::string glyph;  // the diagram's mark for the group
+    std::string text;   // "Gated Attention: 2 KV heads x 256 dim, a KV cache that grows ..."
+};
+
+struct LayerPatternFacts {
+    std::string words;    // "40 layers: 10 repeats of 3 Gated DeltaNet layers and 1 ..."
+    std::string diagram;  // "layer 1 ░░░█ ×10 layer 40"; empty when too irregular to draw
+    std::vector<PatternLegend> legend;
+};
+
+// "262,144 tokens natively, up to 1,010,000 with YaRN"
+std::string context_sentence(const Model& model);
+
+// The name the page gives a layer group's kind ("Gated DeltaNet", "sliding-window attention").
+std::string kind_label(const Model& model, LayerKind kind);
+
+LayerPatternFacts layer_pattern_facts(const Model& model, bool unicode);
+
+// "Why this quantization?": the weights floor, the card it needs, what context costs, and the
+// quantizations either side of it.
+std::string why_quant(const ModelReport& r);
+
+// The second LM Studio sentence: weights first, then context, with what the window costs.
+std::string lmstudio_advice(const ModelReport& r);
+
+std::vector<FaqEntry> faq_entries(const ModelReport& r);
+
+std::vector<PageLink> page_links(const Model& model);
+
+// The editorial text's caveat when the page's figures come from another rule than the text's.
+std::string editorial_caveat(const ModelReport& r);
+
+}  // namespace canitrun::cli
