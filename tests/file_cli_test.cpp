@@ -321,3 +321,17 @@ TEST_CASE("file cli: --engine llama.cpp uses the file's own tensors") {
     CHECK(vllm.code == 2);
     CHECK(has(vllm.err, "--engine vllm loads checkpoints, not GGUF files"));
 }
+
+TEST_CASE("file cli: a GGUF file gets the page's KV chart with --chart") {
+    const std::string path = (temp_dir() / "small-llama-chart.gguf").string();
+    small_llama().write_sparse_file(path);
+    const Outcome plain = run_cli({path});
+    REQUIRE(plain.code == 0);
+    CHECK_FALSE(has(plain.out, "KV cache against context"));
+    const Outcome o = run_cli({path, "--chart", "--ascii"});
+    REQUIRE(o.code == 0);
+    CHECK(has(o.out, "KV cache against context"));
+    // 32 layers x (K + V) x 8 KV heads x 128 x 2 bytes x 131,072 tokens = 17,179,869,184 bytes.
+    CHECK(has(o.out, "17.2 GB"));
+    CHECK(has(o.out, "128k"));
+}

@@ -117,6 +117,13 @@ CASES = [
     ("verify", ["verify", logs + "/llama-3.1-8b-Q4_K_M-cpu.log", "--json"]),
     ("verify", ["verify", logs + "/gemma-3-27b-Q4_K_M-cpu.log", "--json"]),
     ("verify", ["verify", logs + "/qwen3.5-35b-a3b-Q4_K_M-cpu.log", "--json"]),
+    # compare: database models, a config.json folder and a GGUF file as operands, with --gpu
+    ("compare", ["compare", "qwen3.5-35b-a3b", "llama-3.1-8b", "--json"]),
+    ("compare", ["compare", "qwen3.5-35b-a3b", hf + "/qwen3-next", gguf, "--gpu", "RTX 4090",
+                 "--json"]),
+    ("compare", ["compare", "gemma-3-27b", "gpt-oss-20b", "--engine", "quick", "--json"]),
+    # the page's facts and curve for a model with an editorial entry, under both rules
+    ("model-report", ["qwen3.5-35b-a3b", "--engine", "quick", "--json", "--ctx", "256k"]),
 ]
 
 failures = 0

@@ -186,14 +186,19 @@ void add_hardware_flags(CLI::App& app, Options& o) {
                    "dual-channel DDR5-4800)");
 }
 
+// The chart for text output: on a terminal, or asked for with --chart (style.hpp).
+ChartChoice chart_choice(const Options& o) {
+    const bool page_text = o.output == Format::table || o.output == Format::markdown;
+    return choose_chart(o.chart && page_text, o.ascii, o.terminal && o.output == Format::table,
+                        o.columns);
+}
+
 // A stream styled for the chosen output; what is written to it is printed whole at the end,
 // so an error leaves stdout empty.
 struct Output {
     explicit Output(const Options& o) {
         set_style(text, o.output, o.color);
-        const bool page_text = o.output == Format::table || o.output == Format::markdown;
-        set_chart(text, choose_chart(o.chart && page_text, o.ascii,
-                                     o.terminal && o.output == Format::table, o.columns));
+        set_chart(text, chart_choice(o));
     }
     void print(std::ostream& out) const {
         out << (format_of(text) == Format::markdown ? markdownify(text.str()) : text.str());
@@ -615,7 +620,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
             const CommandOutput r =
                 verify->parsed() ? need(run_verify(db, o.log, o.output == Format::json))
                                  : need(run_model_file(db, o.model, o.mmproj, report_options(db, o),
-                                                       o.output == Format::json));
+                                                       o.output == Format::json, chart_choice(o)));
             out << r.text;
             return r.code;
         }

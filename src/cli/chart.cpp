@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "canitrun/format.hpp"
+#include "style.hpp"
 
 namespace canitrun::cli {
 namespace {
@@ -108,6 +109,13 @@ Grid plot_ascii(const std::vector<ChartSeries>& series, double x_max, double y_m
     return g;
 }
 
+// Columns a UTF-8 line takes: one per code point (the chart uses no wide characters).
+std::size_t display_width(const std::string& s) {
+    std::size_t n = 0;
+    for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+    return n;
+}
+
 // The row (from the top) each tick value sits on.
 std::size_t tick_row(std::size_t i) {
     const std::size_t levels = kRows * 4;
@@ -183,13 +191,21 @@ std::vector<std::string> render_chart(const std::vector<ChartSeries>& series, do
     while (!labels.empty() && labels.back() == ' ') labels.pop_back();
     out.push_back(axis);
     out.push_back(labels);
-    std::string legend = indent + std::string(label_w + 2, ' ');
+    // The legend on one line when it fits the width, else one line per series.
     const std::string solid = style.unicode ? "⠤⠤" : "**";
     const std::string dotted = style.unicode ? "⠄⠠" : "oo";
+    const std::string lead = indent + std::string(label_w + 2, ' ');
+    std::vector<std::string> entries;
     for (std::size_t k = 0; k < series.size(); ++k) {
-        legend += (k ? "   " : "") + (k == 0 ? solid : dotted) + " " + series[k].label;
+        entries.push_back((k == 0 ? solid : dotted) + " " + series[k].label);
     }
-    out.push_back(legend);
+    std::string legend = lead;
+    for (std::size_t k = 0; k < entries.size(); ++k) legend += (k ? "   " : "") + entries[k];
+    if (display_width(legend) <= width) {
+        out.push_back(legend);
+    } else {
+        for (const auto& e : entries) out.push_back(lead + e);
+    }
     return out;
 }
 
@@ -225,6 +241,37 @@ std::vector<std::string> kv_chart_lines(const std::vector<KvCurvePoint>& curve,
     std::vector<ChartSeries> series = {own};
     if (!twin_label.empty()) series.push_back(twin);
     return render_chart(series, x_max, token_tick, gb_tick, style, indent);
+}
+
+void write_kv_chart_section(std::ostream& out, const Model& m,
+                            const std::vector<KvCurvePoint>& curve, const std::string& caption,
+                            const std::string& quant) {
+    const ChartChoice c = chart_of(out);
+    if (!c.draw || curve.empty()) return;
+    const bool twin = count_kv_layers(m) < m.arch.layers || count_layers(m, LayerKind::sliding) > 0;
+    const std::uint64_t every_token = count_kv_layers(m) - count_layers(m, LayerKind::sliding);
+    const std::string own = twin ? fmt::format("{}: {} of {} layers cache every token", m.name,
+                                               every_token, m.arch.layers)
+                                 : m.name;
+    const std::string twin_label =
+        twin ? fmt::format("the same model if all {} layers used full attention", m.arch.layers)
+             : std::string();
+    const bool md = format_of(out) == Format::markdown;
+    out << "\n  KV cache against context (" << caption << "; GB = 10^9 bytes)\n";
+    for (const auto& line :
+         kv_chart_lines(curve, own, twin_label, {c.width, c.unicode}, md ? "    " : "  ")) {
+        out << line << "\n";
+    }
+    const KvCurvePoint& first = curve.front();
+    const KvCurvePoint& last = curve.back();
+    out << "  Total at " << quant << ": " << format_gb(first.this_model_total_bytes) << " at "
+        << format_context(first.context) << " to " << format_gb(last.this_model_total_bytes)
+        << " at " << format_context(last.context);
+    if (twin) {
+        out << " (all attention: " << format_gb(first.all_attention_total_bytes) << " to "
+            << format_gb(last.all_attention_total_bytes) << ")";
+    }
+    out << ".\n";
 }
 
 }  // namespace canitrun::cli

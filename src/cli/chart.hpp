@@ -4,6 +4,7 @@
 // Two series: the first drawn solid, the second dotted, so they stay apart without colour.
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -39,5 +40,12 @@ std::vector<std::string> kv_chart_lines(const std::vector<KvCurvePoint>& curve,
                                         const std::string& this_label,
                                         const std::string& twin_label, const ChartStyle& style,
                                         const std::string& indent = "  ");
+
+// The chart with its caption and a line of totals, when the stream's style asks for a chart
+// (style.hpp: on a terminal, or --chart). `caption` says the KV type and rule, `quant` names
+// the weights in the totals.
+void write_kv_chart_section(std::ostream& out, const Model& model,
+                            const std::vector<KvCurvePoint>& curve, const std::string& caption,
+                            const std::string& quant);
 
 }  // namespace canitrun::cli

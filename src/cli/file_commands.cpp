@@ -12,6 +12,7 @@
 #include "canitrun/gguf_model.hpp"
 #include "canitrun/hf_files.hpp"
 #include "canitrun/kv_cache.hpp"
+#include "chart.hpp"
 #include "hardware_json.hpp"
 #include "hardware_text.hpp"
 #include "json_output.hpp"
@@ -69,6 +70,20 @@ Result<FileEstimate> estimate_file(const GgufModel& g, const ReportOptions& ro, 
     fe.mmproj = mmproj;
     if (mmproj > 0) fe.estimate.terms.push_back({"mmproj", mmproj, Device::gpu});
     return fe;
+}
+
+// The file's KV chart: its model at each context as estimate_file() plans it (llama.cpp's
+// cells, the file's own weights), and the same with every layer full attention.
+Result<std::vector<KvCurvePoint>> file_curve(const GgufModel& g, const ReportOptions& ro) {
+    const auto at = [&](const Model& m, std::uint64_t ctx) {
+        EstimateOptions eo = ro.estimate;
+        eo.weights_bytes_override = g.weights_bytes;
+        eo.context = llama_padded_context(ctx);
+        return estimate(llama_cache_model(m, ctx), file_quant(), eo);
+    };
+    const Model twin = all_attention_variant(g.model);
+    return kv_curve(g.model.context_native, {[&](std::uint64_t c) { return at(g.model, c); },
+                                             [&](std::uint64_t c) { return at(twin, c); }});
 }
 
 void write_gguf_text(std::ostream& out, const std::string& path, const GgufModel& g,
@@ -221,7 +236,7 @@ Result<Bytes> mmproj_bytes(const std::string& mmproj_path) {
 }
 
 Result<CommandOutput> run_gguf(const std::string& path, const std::string& mmproj_path,
-                               const ReportOptions& ro, bool as_json) {
+                               const ReportOptions& ro, bool as_json, const ChartChoice& chart) {
     auto g = load_gguf(path);
     if (!g) return std::unexpected(g.error());
     auto mmproj = mmproj_bytes(mmproj_path);
@@ -241,10 +256,18 @@ Result<CommandOutput> run_gguf(const std::string& path, const std::string& mmpro
         hardware = *h;
     }
     std::ostringstream text;
+    set_chart(text, chart);
     if (as_json) {
         text << gguf_json(path, *g, *fe, ro, hardware).dump(2) << "\n";
     } else {
         write_gguf_text(text, path, *g, *fe, ro, hardware);
+        if (chart.draw) {
+            auto curve = file_curve(*g, ro);
+            if (!curve) return std::unexpected(curve.error());
+            write_kv_chart_section(text, g->model, *curve,
+                                   ro.estimate.kv_type.id + ", the file's weights, page's rule",
+                                   "the file's weights");
+        }
     }
     const int code =
         hardware && hardware->selected.plan.kind != PlanKind::native ? kExitDoesNotFit : kExitOk;
@@ -252,13 +275,14 @@ Result<CommandOutput> run_gguf(const std::string& path, const std::string& mmpro
 }
 
 Result<CommandOutput> run_hf(const Database& db, const std::string& path, const ReportOptions& ro,
-                             bool as_json) {
+                             bool as_json, const ChartChoice& chart) {
     auto hf = read_hf_model(path);
     if (!hf) return std::unexpected(hf.error());
     const Model model = hf->model;
     auto report = build_model_report(db, model, ro);
     if (!report) return std::unexpected(report.error());
     std::ostringstream text;
+    set_chart(text, chart);
     if (as_json) {
         json j = model_report_json(*report);
         j["params_source"] = hf->params_source;
@@ -289,10 +313,10 @@ Error file_overflow(const std::string& path) {
 
 Result<CommandOutput> run_model_file(const Database& db, const std::string& path,
                                      const std::string& mmproj, const ReportOptions& options,
-                                     bool json) {
+                                     bool json, const ChartChoice& chart) {
     try {
-        if (is_hf_path(path)) return run_hf(db, path, options, json);
-        return run_gguf(path, mmproj, options, json);
+        if (is_hf_path(path)) return run_hf(db, path, options, json, chart);
+        return run_gguf(path, mmproj, options, json, chart);
     } catch (const OverflowError&) {
         return std::unexpected(file_overflow(path));
     }

@@ -10,6 +10,7 @@
 #include "canitrun/error.hpp"
 #include "canitrun/report.hpp"
 #include "engine_command.hpp"
+#include "style.hpp"
 
 namespace canitrun::cli {
 
@@ -22,9 +23,10 @@ struct CommandOutput {
 Result<CommandOutput> run_model_file_engine(const Database& db, const std::string& path,
                                             const EngineFlags& flags, const EngineRequest& request);
 
+// `chart`: whether and how the text page draws its KV chart (style.hpp).
 Result<CommandOutput> run_model_file(const Database& db, const std::string& path,
                                      const std::string& mmproj, const ReportOptions& options,
-                                     bool json);
+                                     bool json, const ChartChoice& chart);
 
 // `canitrun gpus FILE`: which GPUs run the file. A GGUF file is judged at its own weights (its
 // exact tensor bytes, llama.cpp's cache, --mmproj added), a config.json as a model at --quant.

@@ -39,9 +39,10 @@ std::string glyph(LayerKind kind, bool unicode) {
     return "?";
 }
 
-std::string group_detail(const Model& m, const LayerGroup& g) {
+std::string group_detail(const Model& m, const LayerGroup& g, bool unicode) {
     const AttentionDims d = attention_dims(m, g);
-    const std::string heads = fmt::format("{} KV heads × {} dim", d.kv_heads, d.k_dim);
+    const std::string heads =
+        fmt::format("{} KV heads {} {} dim", d.kv_heads, unicode ? "×" : "x", d.k_dim);
     switch (g.kind) {
         case LayerKind::full:
             return heads + ", a KV cache that grows with the context";
@@ -127,7 +128,7 @@ LayerPatternFacts layer_pattern_facts(const Model& m, bool unicode) {
         all.kind = kind;
         if (!m.arch.layer_groups.empty()) all = m.arch.layer_groups[0];
         f.legend.push_back(
-            {glyph(kind, unicode), kind_label(m, kind) + ": " + group_detail(m, all)});
+            {glyph(kind, unicode), kind_label(m, kind) + ": " + group_detail(m, all, unicode)});
         return f;
     }
     const std::size_t n = p.period.size();
@@ -161,8 +162,8 @@ LayerPatternFacts layer_pattern_facts(const Model& m, bool unicode) {
         if (std::find(seen.begin(), seen.end(), g) != seen.end()) continue;
         seen.push_back(g);
         const LayerGroup& grp = m.arch.layer_groups[g];
-        f.legend.push_back(
-            {glyph(grp.kind, unicode), kind_label(m, grp.kind) + ": " + group_detail(m, grp)});
+        f.legend.push_back({glyph(grp.kind, unicode),
+                            kind_label(m, grp.kind) + ": " + group_detail(m, grp, unicode)});
     }
     return f;
 }

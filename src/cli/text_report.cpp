@@ -192,34 +192,8 @@ void write_matrix(std::ostream& out, const ModelReport& r) {
 
 // The page's chart, when the output asks for it (style.hpp): KV cache against context.
 void write_kv_chart(std::ostream& out, const ModelReport& r) {
-    const ChartChoice c = chart_of(out);
-    if (!c.draw || r.kv_curve.empty()) return;
-    const Model& m = *r.model;
-    const bool twin = count_kv_layers(m) < m.arch.layers || count_layers(m, LayerKind::sliding) > 0;
-    const std::uint64_t every_token = count_kv_layers(m) - count_layers(m, LayerKind::sliding);
-    const std::string own = twin ? fmt::format("{}: {} of {} layers cache every token", m.name,
-                                               every_token, m.arch.layers)
-                                 : m.name;
-    const bool md = format_of(out) == Format::markdown;
-    out << "\n  KV cache against context (" << r.options.kv_type.id << ", " << rule_name(r.rule)
-        << " rule; GB = 10^9 bytes)\n";
-    const std::string twin_label =
-        twin ? fmt::format("the same model if all {} layers used full attention", m.arch.layers)
-             : std::string();
-    for (const auto& line :
-         kv_chart_lines(r.kv_curve, own, twin_label, {c.width, c.unicode}, md ? "    " : "  ")) {
-        out << line << "\n";
-    }
-    const KvCurvePoint& first = r.kv_curve.front();
-    const KvCurvePoint& last = r.kv_curve.back();
-    out << "  Total at " << r.quant->id << ": " << format_gb(first.this_model_total_bytes) << " at "
-        << format_context(first.context) << " to " << format_gb(last.this_model_total_bytes)
-        << " at " << format_context(last.context);
-    if (twin) {
-        out << " (all attention: " << format_gb(first.all_attention_total_bytes) << " to "
-            << format_gb(last.all_attention_total_bytes) << ")";
-    }
-    out << ".\n";
+    write_kv_chart_section(out, *r.model, r.kv_curve,
+                           r.options.kv_type.id + ", " + rule_name(r.rule) + " rule", r.quant->id);
 }
 
 void write_pattern(std::ostream& out, const ModelReport& r) {
