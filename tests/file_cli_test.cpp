@@ -335,3 +335,16 @@ TEST_CASE("file cli: a GGUF file gets the page's KV chart with --chart") {
     CHECK(has(o.out, "17.2 GB"));
     CHECK(has(o.out, "128k"));
 }
+
+TEST_CASE("file cli: a GGUF file's JSON carries the chart's points") {
+    const std::string path = (temp_dir() / "small-llama-curve.gguf").string();
+    small_llama().write_sparse_file(path);
+    const Outcome o = run_cli({path, "--json"});
+    REQUIRE(o.code == 0);
+    const auto curve = nlohmann::json::parse(o.out)["kv_comparison"]["curve"];
+    REQUIRE(curve.size() >= 8);
+    CHECK(curve.back()["context"] == 131072);
+    // 32 layers x 2 x 8 x 128 x 2 bytes per token, all full attention: its own twin.
+    CHECK(curve.back()["this_model_bytes"] == 131072ULL * 131072ULL);
+    CHECK(curve.back()["all_attention_bytes"] == 131072ULL * 131072ULL);
+}

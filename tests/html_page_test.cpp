@@ -113,3 +113,19 @@ TEST_CASE("html: refused where there is no model page") {
         CHECK(has(o.err, "--format html is the model page of a database model"));
     }
 }
+
+TEST_CASE("html: what the terminal page shows for --gpu and --vram, and llama.cpp's buffers") {
+    const Outcome o =
+        run_cli({"qwen3.5-35b-a3b", "--format", "html", "--gpu", "RTX 4090", "--vram", "24"});
+    REQUIRE(o.code == 0);
+    CHECK(has(o.out, "<h2>Your question</h2>"));
+    CHECK(has(o.out, "With 24 GB of VRAM: Q4_K_M"));
+    CHECK(has(o.out, "On NVIDIA RTX 4090"));
+    const std::string allocation = section(o.out, "allocation");
+    for (const char* term :
+         {"weights", "token_embd", "kv_cache", "recurrent_state", "compute", "runtime"}) {
+        INFO(term);
+        CHECK(has(allocation, std::string("<td>") + term + "</td>"));
+    }
+    CHECK(nesting_problem(o.out).empty());
+}

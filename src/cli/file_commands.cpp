@@ -257,17 +257,17 @@ Result<CommandOutput> run_gguf(const std::string& path, const std::string& mmpro
     }
     std::ostringstream text;
     set_chart(text, chart);
+    auto curve = file_curve(*g, ro);
+    if (!curve) return std::unexpected(curve.error());
     if (as_json) {
-        text << gguf_json(path, *g, *fe, ro, hardware).dump(2) << "\n";
+        json j = gguf_json(path, *g, *fe, ro, hardware);
+        j["kv_comparison"] = {{"curve", kv_curve_json(*curve)}};
+        text << j.dump(2) << "\n";
     } else {
         write_gguf_text(text, path, *g, *fe, ro, hardware);
-        if (chart.draw) {
-            auto curve = file_curve(*g, ro);
-            if (!curve) return std::unexpected(curve.error());
-            write_kv_chart_section(text, g->model, *curve,
-                                   ro.estimate.kv_type.id + ", the file's weights, page's rule",
-                                   "the file's weights");
-        }
+        write_kv_chart_section(text, g->model, *curve,
+                               ro.estimate.kv_type.id + ", the file's weights, page's rule",
+                               "the file's weights");
     }
     const int code =
         hardware && hardware->selected.plan.kind != PlanKind::native ? kExitDoesNotFit : kExitOk;

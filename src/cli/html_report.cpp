@@ -10,6 +10,7 @@
 #include "chart.hpp"
 #include "page_facts.hpp"
 #include "run_commands.hpp"
+#include "text_report.hpp"
 
 namespace canitrun::cli {
 namespace {
@@ -119,6 +120,30 @@ void write_header(std::ostream& out, const ModelReport& r) {
         << " GB = 10<sup>9</sup> bytes.</p>\n";
 }
 
+// The answers to --vram and --gpu, as the terminal page words them.
+void write_queries_html(std::ostream& out, const ModelReport& r) {
+    std::ostringstream text;
+    write_queries(text, r);
+    if (text.str().empty()) return;
+    out << "<h2>Your question</h2>\n<pre>" << esc(text.str()) << "</pre>\n";
+}
+
+// The llama.cpp rule's buffers for the selected quantization, term by term.
+void write_allocation(std::ostream& out, const ModelReport& r) {
+    if (r.rule != Rule::llamacpp) return;
+    out << "<h2>What llama.cpp allocates</h2>\n<p class=\"muted\">" << esc(r.quant->id) << ", "
+        << esc(format_context(r.options.context))
+        << " context, one CUDA GPU; a GPU also keeps 1 GiB free. The CUDA context (runtime) is "
+           "an estimate until measured on a GPU.</p>\n";
+    std::vector<std::vector<std::string>> rows = {{"Term", "Size", "Where"}};
+    for (const auto& t : r.selected.terms) {
+        rows.push_back({t.name, format_gb(t.bytes), t.device == Device::gpu ? "GPU" : "RAM"});
+    }
+    rows.push_back({"on the GPU", format_gb(r.selected.on(Device::gpu)), ""});
+    rows.push_back({"in RAM", format_gb(r.selected.on(Device::cpu)), ""});
+    table(out, rows, "allocation");
+}
+
 void write_tables(std::ostream& out, const ModelReport& r) {
     out << "<h2>VRAM at each quantization</h2>\n<p class=\"muted\">At "
         << esc(format_context(r.options.context)) << " context, KV cache "
@@ -132,6 +157,7 @@ void write_tables(std::ostream& out, const ModelReport& r) {
                         format_gb(row.estimate.on(Device::cpu))});
     }
     table(out, rows, "quants");
+    write_allocation(out, r);
     if (r.matrix.empty()) return;
     out << "<h2>Quantization × context: where it fits</h2>\n";
     std::vector<std::vector<std::string>> m = {{"Quant"}};
@@ -345,6 +371,7 @@ void write_html_report(std::ostream& out, const ModelReport& r, const std::strin
         << "<title>Can it run " << esc(title_of(*r.model)) << "? · canitrun</title>\n<style>"
         << kStyle << "</style>\n</head>\n<body>\n<main>\n";
     write_header(out, r);
+    write_queries_html(out, r);
     write_tables(out, r);
     write_layers(out, r);
     write_context_cost(out, r);

@@ -103,8 +103,6 @@ json quant_json(const Quant& q) {
         {"source", q.source}};
 }
 
-namespace {
-
 json kv_curve_json(const std::vector<KvCurvePoint>& curve) {
     json out = json::array();
     for (const auto& p : curve) {
@@ -116,6 +114,8 @@ json kv_curve_json(const std::vector<KvCurvePoint>& curve) {
     }
     return out;
 }
+
+namespace {
 
 // The page's facts in words (page_facts.hpp), the same sentences the terminal page prints.
 json page_facts_json(const ModelReport& r) {

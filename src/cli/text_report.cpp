@@ -328,6 +328,8 @@ void write_rule(std::ostream& out, const ModelReport& r) {
     }
 }
 
+}  // namespace
+
 void write_queries(std::ostream& out, const ModelReport& r) {
     const Bytes total = r.selected.on(Device::gpu);
     if (r.vram) {
@@ -352,8 +354,6 @@ void write_queries(std::ostream& out, const ModelReport& r) {
     }
     if (r.hardware) write_hardware_section(out, *r.model, *r.quant, r.options, *r.hardware);
 }
-
-}  // namespace
 
 void write_text_report(std::ostream& out, const ModelReport& r) {
     write_card(out, r);

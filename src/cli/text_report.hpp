@@ -9,4 +9,7 @@ namespace canitrun::cli {
 
 void write_text_report(std::ostream& out, const ModelReport& report);
 
+// The user's own questions (--vram, --gpu), as the page prints them first; empty without them.
+void write_queries(std::ostream& out, const ModelReport& report);
+
 }  // namespace canitrun::cli
