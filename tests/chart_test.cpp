@@ -42,9 +42,9 @@ TEST_CASE("chart: Braille at the terminal's width, both series labelled at their
         // 12 rows, the axis, its labels, the legend (on two lines when one is too wide)
         REQUIRE(lines.size() >= 15);
         REQUIRE(lines.size() <= 16);
-        for (std::size_t i = 0; i < lines.size(); ++i) {
-            INFO(lines[i]);
-            CHECK(columns(lines[i]) <= width);
+        for (const auto& l : lines) {
+            INFO(l);
+            CHECK(columns(l) <= width);
         }
         std::string all;
         for (const auto& l : lines) all += l + "\n";

@@ -10,7 +10,9 @@
 
 namespace canitrun {
 
-enum class ModelArgumentKind { database, gguf_file, hf_config };
+// `remote`: hf:…, ollama:…, an http(s) address, or ORG/REPO[:QUANT] that is no database name
+// and no path on disk (remote_model.hpp).
+enum class ModelArgumentKind { database, gguf_file, hf_config, remote };
 
 ModelArgumentKind classify_model_argument(const Database& db, const std::string& arg);
 

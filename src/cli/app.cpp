@@ -23,6 +23,7 @@
 #include "html_report.hpp"
 #include "json_output.hpp"
 #include "list_commands.hpp"
+#include "remote_command.hpp"
 #include "style.hpp"
 #include "text_report.hpp"
 #include "verify_command.hpp"
@@ -88,6 +89,7 @@ struct Options {
     std::string mmproj;
     std::string log;
     std::vector<std::string> operands;  // compare
+    RemoteFlags remote;                 // --offline, --timeout
     // The database, loaded on first use: every command and several checks ask for it, and a
     // start should read it (or parse --data) once.
     mutable std::optional<Database> db;
@@ -318,9 +320,15 @@ bool names_model_file(const Database& db, const std::string& arg) {
     return !arg.empty() && classify_model_argument(db, arg) != ModelArgumentKind::database;
 }
 
+// Whether the argument of the model command names a remote model (hf:, ollama:, a URL).
+bool remote_model(const Options& o) {
+    return !o.model.empty() &&
+           classify_model_argument(load_database(o), o.model) == ModelArgumentKind::remote;
+}
+
 // Whether the argument of the model command names a file (the database is small to load).
 bool file_model(const Options& o) {
-    return !o.model.empty() && names_model_file(load_database(o), o.model);
+    return !o.model.empty() && names_model_file(load_database(o), o.model) && !remote_model(o);
 }
 
 // Output flags that ask for two things at once are refused, not silently resolved; commands
@@ -381,7 +389,8 @@ int run_gpus(std::ostream& out, const Options& o) {
     const Database& db = load_database(o);
     Output output(o);
     if (names_model_file(db, o.model)) {
-        const auto file = need(file_gpus_report(db, o.model, o.mmproj, report_options(db, o)));
+        const auto file =
+            need(file_gpus_report(db, o.model, o.mmproj, report_options(db, o), o.remote));
         write_gpus_for_model(output.text, file->report);
     } else {
         const Model* model = need(db.find_model(o.model));
@@ -451,7 +460,7 @@ int run_compare(std::ostream& out, const Options& o) {
                             "leave out --engine vllm and --backend, or use --engine quick"}};
     }
     const Database& db = load_database(o);
-    const Comparison c = need(build_comparison(db, o.operands, report_options(db, o)));
+    const Comparison c = need(build_comparison(db, o.operands, report_options(db, o), o.remote));
     Output output(o);
     const DataViews views{[&] { return comparison_json(c); },
                           [&](std::ostream& csv) { write_comparison_csv(csv, c); },
@@ -501,6 +510,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
                  "Draw the KV cache chart even when stdout is not a terminal; with --format csv, "
                  "print the chart's points");
     app.add_flag("--ascii", o.ascii, "Plain ASCII in the chart and layer diagram (no Unicode)");
+    app.add_flag("--offline", o.remote.offline,
+                 "Remote models (hf:, ollama:, URLs) from the cache only, no network");
+    app.add_option("--timeout", o.remote.timeout_s,
+                   "Remote models: seconds to wait for a server that sends nothing (default 30)")
+        ->check(CLI::Range(1, 3600));
     add_estimate_flags(app, o);
     app.add_option("--vram", o.vram,
                    "A VRAM budget in GB: does the recommended quantization fit, and what does?")
@@ -600,6 +614,19 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         if (system->parsed()) return run_system(out, o);
         if (fit->parsed()) return run_fit(out, o);
         if (compare->parsed()) return run_compare(out, o);
+        if (!verify->parsed() && remote_model(o)) {
+            if (engine_is_explicit_profile(o.engine) || !o.mmproj.empty()) {
+                throw Failure{Error{ErrorKind::bad_input,
+                                    "--engine and --mmproj read a GGUF file on this machine",
+                                    "leave them out for a remote model, or give a local file"}};
+            }
+            const Database& db = load_database(o);
+            const CommandOutput r =
+                need(run_remote(db, o.model, report_options(db, o), o.output == Format::json,
+                                chart_choice(o), o.remote));
+            out << r.text;
+            return r.code;
+        }
         if (!verify->parsed() && file_model(o) && engine_is_explicit_profile(o.engine)) {
             const Database& db = load_database(o);
             const CommandOutput r = need(run_model_file_engine(db, o.model, o.engine,

@@ -64,12 +64,12 @@ std::string smallest_text(const ModelReport& r) {
 }  // namespace
 
 Result<Comparison> build_comparison(const Database& db, const std::vector<std::string>& operands,
-                                    const ReportOptions& options) {
+                                    const ReportOptions& options, const RemoteFlags& remote) {
     Comparison c;
     c.operands = operands;
     for (const std::string& name : operands) {
         if (classify_model_argument(db, name) != ModelArgumentKind::database) {
-            auto file = file_gpus_report(db, name, "", options);
+            auto file = file_gpus_report(db, name, "", options, remote);
             if (!file) return std::unexpected(file.error());
             c.entries.push_back(std::move(*file));
             continue;

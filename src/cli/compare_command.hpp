@@ -1,7 +1,8 @@
 #pragma once
 // `canitrun compare A B [C ...]`: models side by side, each planned by the same planner and the
 // same options as the model page (quantization, context, KV type, rule, --gpu). Operands are
-// database names, GGUF files and config.json / Hugging Face folders, as the model command takes.
+// database names, GGUF files, config.json / Hugging Face folders and remote models (hf:,
+// ollama:, URLs), as the model command takes.
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -24,7 +25,7 @@ struct Comparison {
 // Each operand's report under `options`; the first operand that cannot be answered is the
 // error (with its name).
 Result<Comparison> build_comparison(const Database& db, const std::vector<std::string>& operands,
-                                    const ReportOptions& options);
+                                    const ReportOptions& options, const RemoteFlags& remote = {});
 
 void write_comparison(std::ostream& out, const Comparison& c);
 nlohmann::json comparison_json(const Comparison& c);

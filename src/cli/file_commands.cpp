@@ -12,10 +12,13 @@
 #include "canitrun/gguf_model.hpp"
 #include "canitrun/hf_files.hpp"
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/model_argument.hpp"
+#include "canitrun/remote_model.hpp"
 #include "chart.hpp"
 #include "hardware_json.hpp"
 #include "hardware_text.hpp"
 #include "json_output.hpp"
+#include "remote_command.hpp"
 #include "table.hpp"
 #include "text_report.hpp"
 
@@ -91,9 +94,10 @@ void write_gguf_text(std::ostream& out, const std::string& path, const GgufModel
                      const std::optional<HardwareReport>& hardware) {
     const Model& m = g.model;
     const Architecture& a = m.arch;
-    out << fs::path(path).filename().string() << " — " << g.architecture << " (GGUF v" << g.version
-        << ", " << g.parts << (g.parts == 1 ? " file, " : " files, ") << g.tensor_count
-        << " tensors)\n";
+    // A remote model is named as the user named it; a file by its name.
+    out << (looks_remote(path) ? path : fs::path(path).filename().string()) << " — "
+        << g.architecture << " (GGUF v" << g.version << ", " << g.parts
+        << (g.parts == 1 ? " file, " : " files, ") << g.tensor_count << " tensors)\n";
     if (m.name != g.architecture) out << "  " << m.name << "\n";
     Table facts({"", ""});
     facts.add_row({"Layers", std::to_string(a.layers) + ": " + a.pattern});
@@ -235,15 +239,16 @@ Result<Bytes> mmproj_bytes(const std::string& mmproj_path) {
     return mmproj;
 }
 
-Result<CommandOutput> run_gguf(const std::string& path, const std::string& mmproj_path,
-                               const ReportOptions& ro, bool as_json, const ChartChoice& chart) {
-    auto g = load_gguf(path);
-    if (!g) return std::unexpected(g.error());
-    auto mmproj = mmproj_bytes(mmproj_path);
-    if (!mmproj) return std::unexpected(mmproj.error());
+}  // namespace
+
+Result<CommandOutput> report_gguf_model(const std::string& label, const GgufModel& model,
+                                        Bytes mmproj, const ReportOptions& ro, bool as_json,
+                                        const ChartChoice& chart) {
+    const GgufModel* g = &model;
+    const std::string& path = label;
     Result<FileEstimate> fe = fail(ErrorKind::overflow, "");
     try {
-        fe = estimate_file(*g, ro, *mmproj);
+        fe = estimate_file(*g, ro, mmproj);
     } catch (const OverflowError&) {
         return fail(ErrorKind::bad_input, path + ": the file's dimensions overflow 64-bit sizes",
                     "the file is corrupt");
@@ -272,6 +277,17 @@ Result<CommandOutput> run_gguf(const std::string& path, const std::string& mmpro
     const int code =
         hardware && hardware->selected.plan.kind != PlanKind::native ? kExitDoesNotFit : kExitOk;
     return CommandOutput{text.str(), code};
+}
+
+namespace {
+
+Result<CommandOutput> run_gguf(const std::string& path, const std::string& mmproj_path,
+                               const ReportOptions& ro, bool as_json, const ChartChoice& chart) {
+    auto g = load_gguf(path);
+    if (!g) return std::unexpected(g.error());
+    auto mmproj = mmproj_bytes(mmproj_path);
+    if (!mmproj) return std::unexpected(mmproj.error());
+    return report_gguf_model(path, *g, *mmproj, ro, as_json, chart);
 }
 
 Result<CommandOutput> run_hf(const Database& db, const std::string& path, const ReportOptions& ro,
@@ -309,6 +325,33 @@ Error file_overflow(const std::string& path) {
                  "the file is corrupt"};
 }
 
+// A GGUF model's report for the GPU lists and compare: its exact weights, llama.cpp's cache.
+Result<bool> fill_gguf_report(FileReport& r, const Database& db, const std::string& label,
+                              const GgufModel& g, Bytes mmproj, const ReportOptions& options) {
+    auto fe = estimate_file(g, options, mmproj);
+    if (!fe) return std::unexpected(fe.error());
+    r.model = g.model;
+    r.quant = file_quant();
+    ModelReport& m = r.report;
+    m.model = &r.model;
+    m.quant = &r.quant;
+    m.options = options.estimate;
+    m.fit = options.fit;
+    m.selected = fe->estimate;
+    m.recurrent_state = fe->recurrent;
+    m.gpus = gpus_for(db.gpus, r.quant, m.selected.total(), m.fit);
+    m.smallest_gpu = smallest_gpu(db.gpus, r.quant, m.selected.total());
+    // The file's figures are the page's rule over its own tensor bytes (estimate_file).
+    m.rule = Rule::quick;
+    m.settings = quick_settings(options.estimate);
+    if (options.hardware) {
+        auto h = file_on_hardware(label, g, options);
+        if (!h) return std::unexpected(h.error());
+        m.hardware = *h;
+    }
+    return true;
+}
+
 }  // namespace
 
 Result<CommandOutput> run_model_file(const Database& db, const std::string& path,
@@ -324,9 +367,18 @@ Result<CommandOutput> run_model_file(const Database& db, const std::string& path
 
 Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const std::string& path,
                                                      const std::string& mmproj_path,
-                                                     const ReportOptions& options) {
+                                                     const ReportOptions& options,
+                                                     const RemoteFlags& remote) {
     auto r = std::make_unique<FileReport>();
     try {
+        if (classify_model_argument(db, path) == ModelArgumentKind::remote) {
+            std::string label;
+            auto g = remote_gguf_model(path, remote, &label);
+            if (!g) return std::unexpected(g.error());
+            auto ok = fill_gguf_report(*r, db, label, *g, 0, options);
+            if (!ok) return std::unexpected(ok.error());
+            return r;
+        }
         if (is_hf_path(path)) {
             auto hf = read_hf_model(path);
             if (!hf) return std::unexpected(hf.error());
@@ -340,27 +392,8 @@ Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const s
         if (!g) return std::unexpected(g.error());
         auto mmproj = mmproj_bytes(mmproj_path);
         if (!mmproj) return std::unexpected(mmproj.error());
-        auto fe = estimate_file(*g, options, *mmproj);
-        if (!fe) return std::unexpected(fe.error());
-        r->model = g->model;
-        r->quant = file_quant();
-        ModelReport& m = r->report;
-        m.model = &r->model;
-        m.quant = &r->quant;
-        m.options = options.estimate;
-        m.fit = options.fit;
-        m.selected = fe->estimate;
-        m.recurrent_state = fe->recurrent;
-        m.gpus = gpus_for(db.gpus, r->quant, m.selected.total(), m.fit);
-        m.smallest_gpu = smallest_gpu(db.gpus, r->quant, m.selected.total());
-        // The file's figures are the page's rule over its own tensor bytes (estimate_file).
-        m.rule = Rule::quick;
-        m.settings = quick_settings(options.estimate);
-        if (options.hardware) {
-            auto h = file_on_hardware(path, *g, options);
-            if (!h) return std::unexpected(h.error());
-            m.hardware = *h;
-        }
+        auto ok = fill_gguf_report(*r, db, path, *g, *mmproj, options);
+        if (!ok) return std::unexpected(ok.error());
         return r;
     } catch (const OverflowError&) {
         return std::unexpected(file_overflow(path));

@@ -8,8 +8,10 @@
 
 #include "canitrun/database.hpp"
 #include "canitrun/error.hpp"
+#include "canitrun/gguf_model.hpp"
 #include "canitrun/report.hpp"
 #include "engine_command.hpp"
+#include "remote_flags.hpp"
 #include "style.hpp"
 
 namespace canitrun::cli {
@@ -22,6 +24,12 @@ struct CommandOutput {
 // `canitrun FILE.gguf --engine llama.cpp`: the llama.cpp profile on the file's own tensors.
 Result<CommandOutput> run_model_file_engine(const Database& db, const std::string& path,
                                             const EngineFlags& flags, const EngineRequest& request);
+
+// A GGUF model's report, whatever its header was read from (a file, a remote range reader):
+// `label` names it in the output. Bytes of a projector, when one is added, in `mmproj`.
+Result<CommandOutput> report_gguf_model(const std::string& label, const GgufModel& model,
+                                        Bytes mmproj, const ReportOptions& options, bool json,
+                                        const ChartChoice& chart);
 
 // `chart`: whether and how the text page draws its KV chart (style.hpp).
 Result<CommandOutput> run_model_file(const Database& db, const std::string& path,
@@ -36,8 +44,10 @@ struct FileReport {
     Quant quant;
     ModelReport report;
 };
+// A remote name (hf:, ollama:, a URL) is read by range requests, with `remote`'s settings.
 Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const std::string& path,
                                                      const std::string& mmproj,
-                                                     const ReportOptions& options);
+                                                     const ReportOptions& options,
+                                                     const RemoteFlags& remote = {});
 
 }  // namespace canitrun::cli

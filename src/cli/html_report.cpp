@@ -78,7 +78,7 @@ void table(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
 
 void fact(std::ostream& out, const std::string& label, const std::string& value,
           const std::string& note) {
-    out << "<div class=\"fact\"><span class=\"muted\">" << esc(label) << "</span><b>" << esc(value)
+    out << R"(<div class="fact"><span class="muted">)" << esc(label) << "</span><b>" << esc(value)
         << "</b><span class=\"muted\">" << esc(note) << "</span></div>\n";
 }
 
@@ -178,7 +178,7 @@ void write_layers(std::ostream& out, const ModelReport& r) {
     const LayerPatternFacts f = layer_pattern_facts(m, true);
     out << "<h2>How the layers are built</h2>\n<p>" << esc(f.words)
         << "</p>\n<div class=\"layers\" "
-        << "role=\"img\" aria-label=\"" << esc(f.words) << "\">";
+        << R"(role="img" aria-label=")" << esc(f.words) << "\">";
     const std::vector<LayerKind> kinds = layer_kinds(m);
     for (std::size_t i = 0; i < kinds.size(); ++i) {
         out << "<span class=\"layer k-" << layer_kind_name(kinds[i]) << "\" title=\"layer " << i + 1
@@ -201,7 +201,7 @@ void write_svg_chart(std::ostream& out, const ModelReport& r, bool twin) {
     }
     const double step = chart_step(max);
     const double y_max = step * kChartTicks;
-    const double x_max = static_cast<double>(curve.back().context);
+    const auto x_max = static_cast<double>(curve.back().context);
     const auto x = [&](double v) { return left + (w - left - right) * v / x_max; };
     const auto y = [&](double v) { return top + (h - top - bottom) * (1 - v / y_max); };
     out << fmt::format(
@@ -227,7 +227,7 @@ void write_svg_chart(std::ostream& out, const ModelReport& r, bool twin) {
             pts += fmt::format(" {:.1f},{:.1f}", x(static_cast<double>(p.context)),
                                y(static_cast<double>(bytes(p))));
         }
-        const double end = static_cast<double>(bytes(curve.back()));
+        const auto end = static_cast<double>(bytes(curve.back()));
         out << fmt::format(
             "<polyline class=\"series {}\" data-series=\"{}\" points=\"{}\"/>\n"
             "<text x=\"{}\" y=\"{:.1f}\">{}</text>\n",

@@ -90,7 +90,8 @@ ChartChoice choose_chart(bool asked, bool ascii, bool is_terminal, std::size_t c
     ChartChoice c;
     c.draw = asked || is_terminal;
     const char* term = std::getenv("TERM");
-    c.unicode = !ascii && !(term != nullptr && std::string(term) == "dumb") && locale_is_utf8();
+    const bool dumb = term != nullptr && std::string(term) == "dumb";
+    c.unicode = !ascii && !dumb && locale_is_utf8();
     if (columns == 0) {
         const char* env = std::getenv("COLUMNS");
         if (env != nullptr) columns = std::strtoul(env, nullptr, 10);

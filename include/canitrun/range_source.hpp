@@ -1,0 +1,63 @@
+#pragma once
+// A GGUF header read over HTTP by range requests: a ByteSource whose reads are served from a
+// window of the file fetched with "Range: bytes=a-b". The first request asks for 1 MiB; a read
+// past the window asks for the next block, at least as large as everything fetched so far, so a
+// header of H bytes costs about log2(H / 1 MiB) + 1 requests and less than 2 H bytes. A server
+// that ignores ranges, answers a range it was not asked for, or sends a wrong Content-Range is
+// refused; so is a header that claims more than `max_total` bytes.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "canitrun/gguf.hpp"
+#include "canitrun/http.hpp"
+
+namespace canitrun {
+
+struct RangeOptions {
+    std::uint64_t first_block = 1ULL << 20;
+    std::uint64_t max_block = 64ULL << 20;
+    std::uint64_t max_total = 256ULL << 20;                    // a GGUF header past this is refused
+    std::vector<std::pair<std::string, std::string>> headers;  // e.g. Authorization
+    RetryPolicy retry;
+};
+
+class HttpRangeSource final : public ByteSource {
+  public:
+    // The first block is fetched here: it gives the file's size.
+    static Result<std::unique_ptr<HttpRangeSource>> open(HttpClient& client, std::string url,
+                                                         RangeOptions options);
+    std::uint64_t size() const override { return size_; }
+    std::string name() const override { return name_; }
+    const std::string& etag() const { return etag_; }
+
+  protected:
+    Result<std::string> do_read(std::uint64_t offset, std::uint64_t length) const override;
+
+  private:
+    HttpRangeSource(HttpClient& client, std::string url, RangeOptions options)
+        : client_(client), name_(url), url_(std::move(url)), options_(std::move(options)) {}
+    Result<bool> fetch(std::uint64_t offset, std::uint64_t length) const;
+
+    HttpClient& client_;
+    std::string name_;         // the address asked for, for messages
+    mutable std::string url_;  // where blocks are fetched: after the first redirect
+    RangeOptions options_;
+    // Learnt from the first answer (fetch() runs from const reads, as ByteSource's are).
+    mutable std::uint64_t size_ = 0;
+    mutable std::string etag_;
+    mutable std::string window_;
+    mutable std::uint64_t window_start_ = 0;
+    mutable std::uint64_t fetched_ = 0;
+};
+
+// "bytes 0-1048575/4920650464" -> {0, 1048575, 4920650464}; nullopt when malformed.
+struct ContentRange {
+    std::uint64_t first = 0;
+    std::uint64_t last = 0;
+    std::uint64_t total = 0;
+};
+std::optional<ContentRange> parse_content_range(const std::string& value);
+
+}  // namespace canitrun

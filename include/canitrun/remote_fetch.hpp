@@ -1,0 +1,45 @@
+#pragma once
+// Fetching what a remote name stands for, through an HttpClient: a Hugging Face repo's GGUF
+// listing, and the header of a GGUF model (every part of a split one) read by range requests
+// from the Hub, any URL, the Ollama registry or the local Ollama store. Never the weights.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "canitrun/gguf.hpp"
+#include "canitrun/http.hpp"
+#include "canitrun/remote_model.hpp"
+
+namespace canitrun {
+
+// The ecosystem's conventions, read from the environment by the CLI (README "Remote models").
+struct RemoteEnv {
+    std::string hf_endpoint = "https://huggingface.co";          // HF_ENDPOINT
+    std::string hf_token;                                        // HF_TOKEN, or the token file
+    std::string ollama_registry = "https://registry.ollama.ai";  // CANITRUN_OLLAMA_REGISTRY
+    std::string ollama_models;  // OLLAMA_MODELS (default ~/.ollama/models): the local store
+    RetryPolicy retry;
+};
+
+// The GGUF models of a repo (GET /api/models/REPO/tree/REV). Errors name the repo: gated or
+// private (HF_TOKEN and the licence page), not found, no GGUF file in it.
+Result<std::vector<RepoGguf>> fetch_repo_listing(HttpClient& client, const RemoteSpec& spec,
+                                                 const RemoteEnv& env);
+
+struct RemoteGguf {
+    std::string label;              // what the report calls it ("hf:ORG/REPO:Q4_K_M")
+    std::vector<std::string> urls;  // one per part
+    std::vector<GgufFile> parts;
+    Bytes file_bytes = 0;       // all parts, as the server says
+    Bytes projector_bytes = 0;  // an Ollama projector layer's size
+    std::string projector;      // a projector the repo offers (hf), or Ollama's layer
+};
+
+// The header of the model the spec names: hf with a quantization (as `llama-server -hf`
+// picks it; Q4_K_M when none is given) or a file, a URL, or an Ollama model (the local store
+// first, then the registry).
+Result<RemoteGguf> fetch_remote_gguf(HttpClient& client, const RemoteSpec& spec,
+                                     const RemoteEnv& env);
+
+}  // namespace canitrun

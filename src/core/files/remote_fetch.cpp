@@ -1,0 +1,193 @@
+#include "canitrun/remote_fetch.hpp"
+
+#include <filesystem>
+
+#include "canitrun/bounded_file.hpp"
+#include "canitrun/gguf_files.hpp"
+#include "canitrun/range_source.hpp"
+
+namespace canitrun {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::pair<std::string, std::string>> auth(const RemoteEnv& env,
+                                                      const RemoteSpec& spec) {
+    if (spec.kind != RemoteKind::hf_repo || env.hf_token.empty()) return {};
+    return {{"Authorization", "Bearer " + env.hf_token}};
+}
+
+Error hf_error(const HttpResponse& r, const RemoteSpec& spec, const RemoteEnv& env,
+               const std::string& what) {
+    const std::string page = hf_repo_page(env.hf_endpoint, spec.repo);
+    if (r.status == 401 || r.status == 403) {
+        return http_status_error(
+            r, spec.repo + " is gated or private",
+            env.hf_token.empty()
+                ? "set HF_TOKEN to a Hugging Face token, and accept the licence at " + page
+                : "the token in HF_TOKEN has no access: accept the licence at " + page);
+    }
+    if (r.status == 404) {
+        return http_status_error(r, what + " not found",
+                                 "check the name; the repo's page is " + page);
+    }
+    return http_status_error(r, what, "try again later");
+}
+
+Result<GgufFile> read_header(HttpClient& client, const std::string& url,
+                             const std::vector<std::pair<std::string, std::string>>& headers,
+                             const RemoteEnv& env, Bytes& size) {
+    RangeOptions o;
+    o.headers = headers;
+    o.retry = env.retry;
+    auto source = HttpRangeSource::open(client, url, o);
+    if (!source) return std::unexpected(source.error());
+    size += (*source)->size();
+    return read_gguf(**source);
+}
+
+std::string quant_list(const std::vector<RepoGguf>& models) {
+    std::string out;
+    for (const auto& m : models) {
+        if (m.projector || m.quant.empty()) continue;
+        out += (out.empty() ? "" : ", ") + m.quant;
+    }
+    return out.empty() ? "none" : out;
+}
+
+Result<RemoteGguf> fetch_hf(HttpClient& client, const RemoteSpec& spec, const RemoteEnv& env) {
+    RemoteGguf out;
+    std::vector<std::string> files;
+    if (!spec.file.empty()) {
+        files.push_back(spec.file);
+        out.label = spec.text;
+    } else {
+        auto listing = fetch_repo_listing(client, spec, env);
+        if (!listing) return std::unexpected(listing.error());
+        const std::string quant = spec.quant.empty() ? "Q4_K_M" : spec.quant;
+        const RepoGguf* pick = pick_quant(*listing, quant);
+        if (pick == nullptr) {
+            return fail(ErrorKind::bad_input, "hf:" + spec.repo + " has no " + quant + " file",
+                        "its GGUF quantizations: " + quant_list(*listing));
+        }
+        files = pick->files;
+        out.label = "hf:" + spec.repo + ":" + pick->quant;
+        for (const auto& m : *listing) {
+            if (m.projector && out.projector.empty()) out.projector = m.files.front();
+        }
+    }
+    for (const auto& f : files) {
+        const std::string url = hf_file_url(env.hf_endpoint, spec, f);
+        auto header = read_header(client, url, auth(env, spec), env, out.file_bytes);
+        if (!header) return std::unexpected(header.error());
+        out.urls.push_back(url);
+        out.parts.push_back(std::move(*header));
+    }
+    return out;
+}
+
+// The local store: manifests/registry.ollama.ai/NS/NAME/TAG, blobs/sha256-HEX.
+Result<RemoteGguf> fetch_ollama_local(const RemoteSpec& spec, const RemoteEnv& env,
+                                      const fs::path& manifest) {
+    auto text = read_bounded_file(manifest.string(), 1 << 20, "Ollama manifest");
+    if (!text) return std::unexpected(text.error());
+    auto m = parse_ollama_manifest(*text);
+    if (!m) return std::unexpected(m.error());
+    std::string digest = m->model()->digest;
+    digest[6] = '-';  // "sha256:..." is stored as "sha256-..."
+    const std::string blob = (fs::path(env.ollama_models) / "blobs" / digest).string();
+    auto source = open_file_source(blob);
+    if (!source) return std::unexpected(source.error());
+    auto header = read_gguf(**source);
+    if (!header) return std::unexpected(header.error());
+    RemoteGguf out;
+    out.label = spec.text + " (local Ollama store)";
+    out.urls.push_back(blob);
+    out.file_bytes = (*source)->size();
+    out.parts.push_back(std::move(*header));
+    if (const OllamaLayer* p = m->projector()) {
+        out.projector_bytes = p->size;
+        out.projector = p->digest;
+    }
+    return out;
+}
+
+Result<RemoteGguf> fetch_ollama(HttpClient& client, const RemoteSpec& spec, const RemoteEnv& env) {
+    if (!env.ollama_models.empty()) {
+        const fs::path manifest = fs::path(env.ollama_models) / "manifests" / "registry.ollama.ai" /
+                                  spec.ns / spec.name / spec.tag;
+        std::error_code ec;
+        if (fs::is_regular_file(manifest, ec)) return fetch_ollama_local(spec, env, manifest);
+    }
+    HttpRequest req;
+    req.url = ollama_manifest_url(env.ollama_registry, spec);
+    req.headers = {{"Accept", "application/vnd.docker.distribution.manifest.v2+json"}};
+    req.max_body = 1 << 20;
+    auto r = get_with_retries(client, req, env.retry);
+    if (!r) return std::unexpected(r.error());
+    if (r->status == 404) {
+        return std::unexpected(
+            http_status_error(*r, "ollama:" + spec.name + ":" + spec.tag + " not found",
+                              "check the name and tag at https://ollama.com/library/" + spec.name));
+    }
+    if (r->status != 200) return std::unexpected(http_status_error(*r, "the Ollama manifest", ""));
+    auto m = parse_ollama_manifest(r->body);
+    if (!m) return std::unexpected(m.error());
+    RemoteGguf out;
+    out.label = spec.text;
+    const std::string url = ollama_blob_url(env.ollama_registry, spec, m->model()->digest);
+    auto header = read_header(client, url, {}, env, out.file_bytes);
+    if (!header) return std::unexpected(header.error());
+    out.urls.push_back(url);
+    out.parts.push_back(std::move(*header));
+    if (const OllamaLayer* p = m->projector()) {
+        out.projector_bytes = p->size;
+        out.projector = p->digest;
+    }
+    return out;
+}
+
+}  // namespace
+
+Result<std::vector<RepoGguf>> fetch_repo_listing(HttpClient& client, const RemoteSpec& spec,
+                                                 const RemoteEnv& env) {
+    HttpRequest req;
+    req.url = hf_tree_url(env.hf_endpoint, spec);
+    req.headers = auth(env, spec);
+    req.max_body = 8 << 20;
+    auto r = get_with_retries(client, req, env.retry);
+    if (!r) return std::unexpected(r.error());
+    if (r->status != 200) return std::unexpected(hf_error(*r, spec, env, "hf:" + spec.repo));
+    auto listing = parse_hf_tree(r->body);
+    if (!listing) return std::unexpected(listing.error());
+    bool any = false;
+    for (const auto& m : *listing) any = any || !m.projector;
+    if (!any) {
+        return fail(ErrorKind::bad_input, "hf:" + spec.repo + " holds no GGUF file",
+                    "canitrun reads GGUF repos; for safetensors, give a local folder with its "
+                    "config.json");
+    }
+    return listing;
+}
+
+Result<RemoteGguf> fetch_remote_gguf(HttpClient& client, const RemoteSpec& spec,
+                                     const RemoteEnv& env) {
+    switch (spec.kind) {
+        case RemoteKind::hf_repo:
+            return fetch_hf(client, spec, env);
+        case RemoteKind::ollama:
+            return fetch_ollama(client, spec, env);
+        case RemoteKind::url: {
+            RemoteGguf out;
+            out.label = spec.url;
+            auto header = read_header(client, spec.url, {}, env, out.file_bytes);
+            if (!header) return std::unexpected(header.error());
+            out.urls.push_back(spec.url);
+            out.parts.push_back(std::move(*header));
+            return out;
+        }
+    }
+    return fail(ErrorKind::bad_input, "unknown remote kind", "");
+}
+
+}  // namespace canitrun

@@ -1,0 +1,316 @@
+// Remote models through the binary, against tests/support/hub_server.py on 127.0.0.1: a fake
+// Hugging Face Hub (listing, resolve with its 302 to a CDN path that serves ranges, a gated
+// repo) and Ollama registry (manifest, blob redirect), serving full-size sparse GGUF files
+// written by the GGUF writer. No test here needs the network.
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "catch.hpp"
+#include "refusal.hpp"
+#include "run_binary.hpp"
+#include "support/gguf_writer.hpp"
+
+using canitrun::test::GgufWriter;
+using canitrun::test::has;
+using canitrun::test::Outcome;
+using canitrun::test::run_cli;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A Llama 3.1 8B header with a 200,000-token vocabulary (about 3.4 MB of strings, so the
+// header is read in more than one block) and two tensors: token_embd q4_K 4096 x 128256 and
+// one f32 norm; the tensor data is a hole in the file.
+GgufWriter big_header_llama() {
+    GgufWriter w;
+    w.str("general.architecture", "llama");
+    w.str("general.name", "Remote Llama");
+    w.u32("llama.context_length", 131072);
+    w.u32("llama.embedding_length", 4096);
+    w.u32("llama.block_count", 32);
+    w.u32("llama.attention.head_count", 32);
+    w.u32("llama.attention.head_count_kv", 8);
+    w.u32("llama.feed_forward_length", 14336);
+    w.u32("llama.vocab_size", 128256);
+    std::vector<std::string> tokens;
+    tokens.reserve(200000);
+    for (int i = 0; i < 200000; ++i) tokens.push_back("tok" + std::to_string(1000000 + i));
+    w.str_array("tokenizer.ggml.tokens", tokens);
+    w.tensor("token_embd.weight", {4096, 128256}, 12);
+    w.tensor("output_norm.weight", {4096}, 0);
+    return w;
+}
+
+// token_embd: 128256 rows x 16 q4_K blocks x 144 bytes; output_norm: 4096 x 4.
+constexpr std::uint64_t kTensorBytes = 128256ULL * 16 * 144 + 4096ULL * 4;
+
+class Hub {
+  public:
+    Hub() {
+        root_ = fs::temp_directory_path() /
+                ("canitrun-hub-" + std::to_string(::getpid()) + "-" +
+                 std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+        fs::create_directories(root_ / "hf" / "org" / "repo" / "Q8_0");
+        fs::create_directories(root_ / "hf" / "org" / "gated");
+        fs::create_directories(root_ / "ollama" / "library" / "tiny");
+        fs::create_directories(root_ / "ollama" / "blobs");
+        const GgufWriter model = big_header_llama();
+        header_bytes_ = model.header().size();
+        model.write_sparse_file((root_ / "hf/org/repo/Remote-Llama-Q4_K_M.gguf").string());
+        // A split model: two parts, each with one of the tensors and the split keys.
+        for (int part = 1; part <= 2; ++part) {
+            GgufWriter w = part == 1 ? big_header_llama() : GgufWriter{};
+            if (part == 2) w.str("general.architecture", "llama");
+            w.u16("split.no", static_cast<std::uint16_t>(part - 1));
+            w.u16("split.count", 2);
+            (void)w;
+            w.write_sparse_file((root_ / ("hf/org/repo/Q8_0/Remote-Llama-Q8_0-0000" +
+                                          std::to_string(part) + "-of-00002.gguf"))
+                                    .string());
+        }
+        GgufWriter proj;
+        proj.str("general.architecture", "clip");
+        proj.tensor("v.patch_embd.weight", {1024, 1024}, 1);
+        proj.write_sparse_file((root_ / "hf/org/repo/mmproj-F16.gguf").string());
+        model.write_sparse_file((root_ / "hf/org/gated/Remote-Llama-Q4_K_M.gguf").string());
+        std::FILE* gated = std::fopen((root_ / "hf/org/gated/.gated").c_str(), "w");
+        if (gated != nullptr) std::fclose(gated);
+        const std::string digest(64, 'a');
+        model.write_sparse_file((root_ / "ollama/blobs" / ("sha256-" + digest)).string());
+        std::FILE* m = std::fopen((root_ / "ollama/library/tiny/latest.json").c_str(), "w");
+        if (m != nullptr) {
+            const json manifest = {
+                {"schemaVersion", 2},
+                {"layers",
+                 {{{"mediaType", "application/vnd.ollama.image.model"},
+                   {"digest", "sha256:" + digest},
+                   {"size", fs::file_size(root_ / "ollama/blobs" / ("sha256-" + digest))}},
+                  {{"mediaType", "application/vnd.ollama.image.projector"},
+                   {"digest", "sha256:" + std::string(64, 'b')},
+                   {"size", 2097152}}}}};
+            const std::string text = manifest.dump();
+            std::fwrite(text.data(), 1, text.size(), m);
+            std::fclose(m);
+        }
+        const std::string cmd = "exec " + std::string(CANITRUN_PYTHON3_PATH) + " " +
+                                CANITRUN_SOURCE_DIR + "/tests/support/hub_server.py " +
+                                root_.string();
+        pipe_ = ::popen(cmd.c_str(), "r");
+        if (pipe_ != nullptr && std::fscanf(pipe_, "%d %d", &port_, &pid_) != 2) port_ = 0;
+    }
+    ~Hub() {
+        if (pid_ > 0) ::kill(pid_, SIGTERM);
+        if (pipe_ != nullptr) ::pclose(pipe_);
+        std::error_code ec;
+        fs::remove_all(root_, ec);
+    }
+    Hub(const Hub&) = delete;
+    Hub& operator=(const Hub&) = delete;
+
+    bool up() const { return port_ > 0; }
+    std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
+    std::uint64_t header_bytes() const { return header_bytes_; }
+    fs::path root() const { return root_; }
+
+    // The environment of one run: this server for the Hub and the registry, a cache of its own.
+    std::vector<std::string> env(const std::string& cache = "cache") const {
+        return {"HF_ENDPOINT=" + base(),
+                "CANITRUN_OLLAMA_REGISTRY=" + base(),
+                "XDG_CACHE_HOME=" + (root_ / cache).string(),
+                "HOME=" + (root_ / "home").string(),
+                "HF_TOKEN=",
+                "HF_HUB_OFFLINE=",
+                "OLLAMA_MODELS=" + (root_ / "no-ollama-store").string(),
+                "NO_PROXY=127.0.0.1",
+                "no_proxy=127.0.0.1"};
+    }
+
+    json stats() const {
+        const Outcome o =
+            canitrun::test::run_shell(std::string(CANITRUN_PYTHON3_PATH) +
+                                      " -c \"import urllib.request;print(urllib.request.urlopen('" +
+                                      base() + "/__stats').read().decode())\"");
+        return json::parse(o.out);
+    }
+
+  private:
+    fs::path root_;
+    std::FILE* pipe_ = nullptr;
+    int port_ = 0;
+    int pid_ = 0;
+    std::uint64_t header_bytes_ = 0;
+};
+
+Hub& hub() {
+    static Hub h;
+    return h;
+}
+
+// Without python3 there is no loopback server: said, not silently passed.
+bool no_server() {
+    if (std::string(CANITRUN_PYTHON3_PATH).empty()) {
+        WARN("python3 not found: the remote tests need it for tests/support/hub_server.py");
+        return true;
+    }
+    return false;
+}
+
+std::vector<std::string> with(std::vector<std::string> env, const std::string& extra) {
+    env.push_back(extra);
+    return env;
+}
+
+}  // namespace
+
+TEST_CASE("remote: a Hugging Face repo lists its GGUF models, split parts joined") {
+    if (no_server()) return;
+    REQUIRE(hub().up());
+    const Outcome o = run_cli({"hf:org/repo"}, hub().env());
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+    CHECK(has(o.out, "hf:org/repo"));
+    CHECK(has(o.out, "Q4_K_M"));
+    CHECK(has(o.out, "Q8_0"));
+    CHECK(has(o.out, "Vision projector: mmproj-F16.gguf"));
+    const Outcome j = run_cli({"hf:org/repo", "--json"}, hub().env());
+    REQUIRE(j.code == 0);
+    const json doc = json::parse(j.out);
+    bool split = false;
+    for (const auto& m : doc["models"]) {
+        if (m["quant"] == "Q8_0") {
+            split = m["files"].size() == 2;
+            const auto dir = hub().root() / "hf/org/repo/Q8_0";
+            CHECK(m["bytes"] == fs::file_size(dir / "Remote-Llama-Q8_0-00001-of-00002.gguf") +
+                                    fs::file_size(dir / "Remote-Llama-Q8_0-00002-of-00002.gguf"));
+        }
+    }
+    CHECK(split);
+    CHECK(doc["projectors"][0] == "mmproj-F16.gguf");
+}
+
+TEST_CASE("remote: hf:ORG/REPO:QUANT reads the header by range, never the weights") {
+    if (no_server()) return;
+    REQUIRE(hub().up());
+    const json before = hub().stats();
+    const Outcome o = run_cli({"hf:org/repo:Q4_K_M", "--json"}, hub().env("cache-q4"));
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+    const json doc = json::parse(o.out);
+    CHECK(doc["weights_bytes"] == kTensorBytes);
+    CHECK(doc["architecture"] == "llama");
+    const json after = hub().stats();
+    const auto requests = after["requests"].get<int>() - before["requests"].get<int>();
+    const auto bytes = after["bytes"].get<std::uint64_t>() - before["bytes"].get<std::uint64_t>();
+    // The listing, the resolve redirect, then blocks of 1, 1 and 2 MiB straight from the CDN:
+    // the header (about 3.4 MB) plus at most 1 MiB, and the small listing.
+    CHECK(requests <= 5);
+    CHECK(bytes <= hub().header_bytes() + (1U << 20) + 4096);
+    CHECK(bytes >= hub().header_bytes());
+}
+
+TEST_CASE("remote: a split model's parts are read and joined; the default quant is Q4_K_M") {
+    if (no_server()) return;
+    REQUIRE(hub().up());
+    const Outcome split = run_cli({"hf:org/repo:q8_0", "--json"}, hub().env());
+    INFO(split.err);
+    REQUIRE(split.code == 0);
+    CHECK(json::parse(split.out)["parts"] == 2);
+    const Outcome plain = run_cli({"org/repo:Q4_K_M"}, hub().env());
+    INFO(plain.err);
+    REQUIRE(plain.code == 0);
+    CHECK(has(plain.out, "hf:org/repo:Q4_K_M"));
+    CHECK(has(plain.out, "Remote Llama"));
+}
+
+TEST_CASE("remote: a URL, and an Ollama model with its projector") {
+    if (no_server()) return;
+    REQUIRE(hub().up());
+    const Outcome url = run_cli(
+        {hub().base() + "/org/repo/resolve/main/Remote-Llama-Q4_K_M.gguf", "--json"}, hub().env());
+    INFO(url.err);
+    REQUIRE(url.code == 0);
+    CHECK(json::parse(url.out)["weights_bytes"] == kTensorBytes);
+    const Outcome ollama = run_cli({"ollama:tiny", "--json"}, hub().env());
+    INFO(ollama.err);
+    REQUIRE(ollama.code == 0);
+    const json doc = json::parse(ollama.out);
+    CHECK(doc["weights_bytes"] == kTensorBytes);
+    CHECK(doc["mmproj_bytes"] == 2097152);
+}
+
+TEST_CASE("remote: what was read is cached; --offline answers from the cache alone") {
+    if (no_server()) return;
+    REQUIRE(hub().up());
+    const auto env = hub().env("cache-offline");
+    REQUIRE(run_cli({"hf:org/repo:Q4_K_M"}, env).code == 0);
+    const json before = hub().stats();
+    const Outcome again = run_cli({"hf:org/repo:Q4_K_M", "--offline"}, env);
+    INFO(again.err);
+    CHECK(again.code == 0);
+    CHECK(hub().stats()["requests"] == before["requests"]);  // no request at all
+    const Outcome hub_offline = run_cli({"hf:org/repo:Q4_K_M"}, with(env, "HF_HUB_OFFLINE=1"));
+    CHECK(hub_offline.code == 0);
+    canitrun::test::check_refusal(
+        run_cli({"hf:org/repo:Q4_K_M", "--offline"}, hub().env("cache-empty")),
+        {"hf:org/repo:Q4_K_M", "--offline"}, "not in the cache");
+}
+
+TEST_CASE("remote: each failure is one line and exit 2, with what to do") {
+    if (no_server()) return;
+    REQUIRE(hub().up());
+    const auto env = hub().env("cache-errors");
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"hf:org/gated:Q4_K_M"}, "HF_TOKEN"},
+        {{"hf:org/gated:Q4_K_M"}, "accept the licence at " + hub().base() + "/org/gated"},
+        {{"hf:org/missing"}, "not found"},
+        {{"hf:org/repo:Q5_K_M"}, "its GGUF quantizations: Q8_0, Q4_K_M"},
+        {{"ollama:nothing:7b"}, "not found"},
+        {{hub().base() + "/bad/ignore-ranges/hf/org/repo/Remote-Llama-Q4_K_M.gguf"},
+         "ignores range requests"},
+        {{hub().base() + "/bad/wrong-range/hf/org/repo/Remote-Llama-Q4_K_M.gguf"}, "Content-Range"},
+        {{hub().base() + "/bad/truncated/hf/org/repo/Remote-Llama-Q4_K_M.gguf"}, "canitrun"},
+        {{hub().base() + "/bad/loop"}, "redirects in a loop"},
+        {{hub().base() + "/bad/500/x.gguf"}, "HTTP 500"},
+        {{"http://127.0.0.1:1/model.gguf"}, "127.0.0.1:1"},
+    };
+    for (const auto& [args, message] : cases) {
+        canitrun::test::check_refusal(run_cli(args, env), args, message);
+    }
+    // The gated repo opens with a token.
+    const Outcome token = run_cli({"hf:org/gated:Q4_K_M"}, with(env, "HF_TOKEN=good-token"));
+    INFO(token.err);
+    CHECK(token.code == 0);
+    // 429 twice, then the file: retried, answered.
+    const Outcome retried =
+        run_cli({hub().base() + "/bad/429-twice/hf/org/repo/Remote-Llama-Q4_K_M.gguf"}, env);
+    INFO(retried.err);
+    CHECK(retried.code == 0);
+}
+
+TEST_CASE("remote: a server that accepts and never answers is cut off by --timeout") {
+    if (no_server()) return;
+    REQUIRE(hub().up());
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<std::string> args = {hub().base() + "/bad/hang/x.gguf", "--timeout", "1"};
+    canitrun::test::check_refusal(run_cli(args, hub().env()), args, "--timeout");
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+}
+
+TEST_CASE("remote: gpus and compare take remote models as operands") {
+    if (no_server()) return;
+    REQUIRE(hub().up());
+    const Outcome g = run_cli({"gpus", "hf:org/repo:Q4_K_M", "--json"}, hub().env());
+    INFO(g.err);
+    REQUIRE(g.code == 0);
+    const Outcome c =
+        run_cli({"compare", "llama-3.1-8b", "hf:org/repo:Q4_K_M", "--json"}, hub().env());
+    INFO(c.err);
+    REQUIRE(c.code == 0);
+    CHECK(json::parse(c.out)["models"].size() == 2);
+}
