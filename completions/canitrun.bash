@@ -27,7 +27,7 @@ _canitrun() {
     prev=${COMP_WORDS[COMP_CWORD - 1]}
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            gpus | models | gpu-list | quants | system | fit | compare | verify)
+            gpus | models | gpu-list | quants | system | fit | compare | local | verify)
                 sub=${COMP_WORDS[i]}
                 break
                 ;;
@@ -102,16 +102,17 @@ _canitrun() {
             quants) mapfile -t COMPREPLY < <(compgen -W "$common --names" -- "$cur") ;;
             system | verify) mapfile -t COMPREPLY < <(compgen -W "$common" -- "$cur") ;;
             fit) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --kv-type --ram --sort" -- "$cur") ;;
+            local) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --ram" -- "$cur") ;;
             compare) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine" -- "$cur") ;;
-            *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --vram --ngl --n-cpu-moe --mmproj --chart --ascii --version" -- "$cur") ;;
+            *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --vram --ngl --n-cpu-moe --mmproj --chart --ascii --offline --timeout --version" -- "$cur") ;;
         esac
         return
     fi
     case $sub in
         gpus | compare) mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models)" -- "$cur"; _canitrun_model_files) ;;
         verify) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
-        models | gpu-list | quants | system | fit) ;;
-        *) mapfile -t COMPREPLY < <(compgen -W "gpus models gpu-list quants system fit compare verify $(_canitrun_names models)" -- "$cur"; _canitrun_model_files) ;;
+        models | gpu-list | quants | system | fit | local) ;;
+        *) mapfile -t COMPREPLY < <(compgen -W "gpus models gpu-list quants system fit compare local verify $(_canitrun_names models)" -- "$cur"; _canitrun_model_files) ;;
     esac
 }
 

@@ -10,7 +10,7 @@ function __canitrun_names --argument-names what
     $tokens[1] $data $what --names 2>/dev/null
 end
 
-set -l subcommands gpus models gpu-list quants system fit compare verify
+set -l subcommands gpus models gpu-list quants system fit compare local verify
 set -l no_sub "not __fish_seen_subcommand_from $subcommands"
 set -l estimate "not __fish_seen_subcommand_from models gpu-list quants system verify"
 
@@ -22,6 +22,7 @@ complete -c canitrun -n $no_sub -a quants -d 'List the quantization formats'
 complete -c canitrun -n $no_sub -a system -d 'Show the GPUs and RAM found on this machine'
 complete -c canitrun -n $no_sub -a fit -d 'Every model that runs on a machine'
 complete -c canitrun -n $no_sub -a compare -d 'Models side by side'
+complete -c canitrun -n $no_sub -a local -d 'The models already on disk'
 complete -c canitrun -n $no_sub -a verify -d 'Compare a llama.cpp log with the estimate'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from gpus compare" -a '(__canitrun_names models)' -d model
 
@@ -36,14 +37,16 @@ complete -c canitrun -n $estimate -s c -l ctx -x -d 'Context length in tokens (8
 complete -c canitrun -n $estimate -l kv-type -x -a 'f16 bf16 f32 q8_0 q5_1 q5_0 q4_1 q4_0 iq4_nl turboquant' -d 'KV cache element type'
 complete -c canitrun -n $estimate -l ram -x -d 'System RAM in GB for CPU offload'
 complete -c canitrun -n $no_sub -l vram -x -d 'A VRAM budget in GB'
-complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare" -l gpu -x -a '(__canitrun_names gpu-list) auto' -d 'Your GPUs: "RTX 4090", 2x3090, 4090,3090, auto'
-complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare" -l ram-bandwidth -x -d 'RAM bandwidth in GB/s'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare local" -l gpu -x -a '(__canitrun_names gpu-list) auto' -d 'Your GPUs: "RTX 4090", 2x3090, 4090,3090, auto'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare local" -l ram-bandwidth -x -d 'RAM bandwidth in GB/s'
 complete -c canitrun -n '__fish_seen_subcommand_from fit' -l sort -x -a 'params speed context name' -d 'Order of the models'
 complete -c canitrun -n $no_sub -l ngl -x -d 'Layers on the GPUs (llama.cpp -ngl)'
 complete -c canitrun -n $no_sub -l n-cpu-moe -x -d 'Experts of the first N layers in RAM'
 complete -c canitrun -n $no_sub -l mmproj -r -F -d 'A vision projector GGUF'
 complete -c canitrun -n $no_sub -l chart -d 'Draw the KV chart even into a pipe'
 complete -c canitrun -n $no_sub -l ascii -d 'Plain ASCII chart and layer diagram'
+complete -c canitrun -n $no_sub -l offline -d 'Remote models from the cache only'
+complete -c canitrun -n $no_sub -l timeout -x -d 'Seconds a server may send nothing'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l engine -x -a 'quick llama.cpp vllm' -d 'Engine profile'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l ubatch -x -d 'llama.cpp micro-batch'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l parallel -x -d 'llama.cpp sequences'

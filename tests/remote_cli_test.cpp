@@ -214,7 +214,7 @@ TEST_CASE("remote: hf:ORG/REPO:QUANT reads the header by range, never the weight
     CHECK(bytes >= hub().header_bytes());
 }
 
-TEST_CASE("remote: a split model's parts are read and joined; the default quant is Q4_K_M") {
+TEST_CASE("remote: a split model's parts are read and joined, and ORG/REPO:QUANT is a repo") {
     if (no_server()) return;
     REQUIRE(hub().up());
     const Outcome split = run_cli({"hf:org/repo:q8_0", "--json"}, hub().env());
@@ -244,7 +244,7 @@ TEST_CASE("remote: a URL, and an Ollama model with its projector") {
     CHECK(doc["mmproj_bytes"] == 2097152);
 }
 
-TEST_CASE("remote: what was read is cached; --offline answers from the cache alone") {
+TEST_CASE("remote: what was read is cached, and --offline answers from the cache alone") {
     if (no_server()) return;
     REQUIRE(hub().up());
     const auto env = hub().env("cache-offline");

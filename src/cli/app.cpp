@@ -23,6 +23,7 @@
 #include "html_report.hpp"
 #include "json_output.hpp"
 #include "list_commands.hpp"
+#include "local_command.hpp"
 #include "remote_command.hpp"
 #include "style.hpp"
 #include "text_report.hpp"
@@ -474,6 +475,26 @@ int run_compare(std::ostream& out, const Options& o) {
     return kExitOk;
 }
 
+int run_local(std::ostream& out, const Options& o) {
+    const Database& db = load_database(o);
+    Options with_hardware = o;
+    if (with_hardware.hw.gpu.empty()) with_hardware.hw.gpu = "auto";  // this machine
+    const StoreRoots roots = store_roots(std::getenv("HOME"), std::getenv("OLLAMA_MODELS"),
+                                         std::getenv("HF_HOME"), std::getenv("LLAMA_CACHE"));
+    const LocalListing l = build_local_listing(db, roots, report_options(db, with_hardware));
+    Output output(o);
+    const DataViews views{[&] { return local_json(l); },
+                          [&](std::ostream& csv) { write_local_csv(csv, l); },
+                          [&] {
+                              std::vector<std::string> names;
+                              for (const auto& e : l.models) names.push_back(e.where.path);
+                              return names;
+                          }};
+    if (!write_data_view(output.text, views)) write_local(output.text, l);
+    output.print(out);
+    return kExitOk;
+}
+
 ListFilter list_filter(const Options& o) {
     ListFilter f{o.family, o.vendor, std::nullopt, {}};
     if (!o.min_vram.empty()) f.min_vram_bytes = need(parse_gb(o.min_vram));
@@ -579,6 +600,14 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     add_engine_flags(*compare, o.engine);
     compare->fallthrough();
 
+    CLI::App* local = app.add_subcommand(
+        "local", "The models already on disk (Ollama, Hugging Face cache, LM Studio, llama.cpp)");
+    add_hardware_flags(*local, o);
+    local->add_option("--ctx,-c", o.ctx, "Context length to plan at (default 8k)");
+    local->add_option("--ram", o.hw.ram,
+                      "System RAM in GB (default: detected on this machine, else 32)");
+    local->fallthrough();
+
     CLI::App* verify = app.add_subcommand(
         "verify", "Compare a llama.cpp log's buffer sizes with canitrun's estimate");
     verify->add_option("log", o.log, "A llama.cpp / llama-server log file")->required();
@@ -607,13 +636,14 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         o.color =
             want_color(out_is_terminal, std::getenv("NO_COLOR"), std::getenv("CLICOLOR_FORCE"));
         const bool lists = models->parsed() || gpu_list->parsed() || quants->parsed();
-        const bool model_command =
-            !gpus->parsed() && !system->parsed() && !fit->parsed() && !compare->parsed() && !lists;
+        const bool model_command = !gpus->parsed() && !system->parsed() && !fit->parsed() &&
+                                   !compare->parsed() && !local->parsed() && !lists;
         check_output_flags(o, verify->parsed(), model_command);
         if (gpus->parsed()) return run_gpus(out, o);
         if (system->parsed()) return run_system(out, o);
         if (fit->parsed()) return run_fit(out, o);
         if (compare->parsed()) return run_compare(out, o);
+        if (local->parsed()) return run_local(out, o);
         if (!verify->parsed() && remote_model(o)) {
             if (engine_is_explicit_profile(o.engine) || !o.mmproj.empty()) {
                 throw Failure{Error{ErrorKind::bad_input,

@@ -325,6 +325,8 @@ Error file_overflow(const std::string& path) {
                  "the file is corrupt"};
 }
 
+}  // namespace
+
 // A GGUF model's report for the GPU lists and compare: its exact weights, llama.cpp's cache.
 Result<bool> fill_gguf_report(FileReport& r, const Database& db, const std::string& label,
                               const GgufModel& g, Bytes mmproj, const ReportOptions& options) {
@@ -351,8 +353,6 @@ Result<bool> fill_gguf_report(FileReport& r, const Database& db, const std::stri
     }
     return true;
 }
-
-}  // namespace
 
 Result<CommandOutput> run_model_file(const Database& db, const std::string& path,
                                      const std::string& mmproj, const ReportOptions& options,

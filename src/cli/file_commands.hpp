@@ -44,6 +44,11 @@ struct FileReport {
     Quant quant;
     ModelReport report;
 };
+// `r` filled as the GPU lists and compare see a GGUF model (`label` names it): its exact tensor
+// bytes, llama.cpp's cache, the page's rule; its plan on options.hardware when given.
+Result<bool> fill_gguf_report(FileReport& r, const Database& db, const std::string& label,
+                              const GgufModel& g, Bytes mmproj, const ReportOptions& options);
+
 // A remote name (hf:, ollama:, a URL) is read by range requests, with `remote`'s settings.
 Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const std::string& path,
                                                      const std::string& mmproj,
