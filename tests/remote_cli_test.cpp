@@ -74,6 +74,27 @@ class Hub {
                                           std::to_string(part) + "-of-00002.gguf"))
                                     .string());
         }
+        // A safetensors repo: a config.json and one shard whose header holds one BF16 tensor
+        // of 1000 x 1000 (1,000,000 parameters); its data is a hole.
+        fs::create_directories(root_ / "hf/org/st");
+        fs::copy_file(fs::path(CANITRUN_FIXTURES) / "hf/qwen3-next/config.json",
+                      root_ / "hf/org/st/config.json");
+        {
+            const std::string header =
+                R"({"w":{"dtype":"BF16","shape":[1000,1000],"data_offsets":[0,2000000]}})";
+            std::string bytes(8, '\0');
+            for (int i = 0; i < 8; ++i) {
+                bytes[static_cast<std::size_t>(i)] =
+                    static_cast<char>((header.size() >> (8 * i)) & 0xff);
+            }
+            std::FILE* f = std::fopen((root_ / "hf/org/st/model.safetensors").c_str(), "wb");
+            if (f != nullptr) {
+                std::fwrite(bytes.data(), 1, 8, f);
+                std::fwrite(header.data(), 1, header.size(), f);
+                std::fclose(f);
+            }
+            fs::resize_file(root_ / "hf/org/st/model.safetensors", 8 + header.size() + 2000000);
+        }
         GgufWriter proj;
         proj.str("general.architecture", "clip");
         proj.tensor("v.patch_embd.weight", {1024, 1024}, 1);
@@ -226,6 +247,23 @@ TEST_CASE("remote: a split model's parts are read and joined, and ORG/REPO:QUANT
     REQUIRE(plain.code == 0);
     CHECK(has(plain.out, "hf:org/repo:Q4_K_M"));
     CHECK(has(plain.out, "Remote Llama"));
+}
+
+TEST_CASE("remote: a safetensors repo is its config.json, its parameters from the headers") {
+    if (no_server()) return;
+    REQUIRE(hub().up());
+    const Outcome o = run_cli({"hf:org/st", "--json"}, hub().env());
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+    const json doc = json::parse(o.out);
+    CHECK(doc["params_source"] == "safetensors headers");
+    CHECK(doc["model"]["params_total"] == 1000000);
+    CHECK(doc["quants"].size() >= 5);  // the page at every quantization
+    const Outcome q8 = run_cli({"hf:org/st:Q8_0"}, hub().env());
+    INFO(q8.err);
+    REQUIRE(q8.code == 0);
+    CHECK(has(q8.out, "From hf:org/st"));
+    CHECK(has(q8.out, "How to run it locally (Q8_0)"));
 }
 
 TEST_CASE("remote: a URL, and an Ollama model with its projector") {

@@ -9,6 +9,7 @@
 
 #include "canitrun/gguf.hpp"
 #include "canitrun/http.hpp"
+#include "canitrun/model.hpp"
 #include "canitrun/remote_model.hpp"
 
 namespace canitrun {
@@ -26,6 +27,20 @@ struct RemoteEnv {
 // private (HF_TOKEN and the licence page), not found, no GGUF file in it.
 Result<std::vector<RepoGguf>> fetch_repo_listing(HttpClient& client, const RemoteSpec& spec,
                                                  const RemoteEnv& env);
+
+// Every file of a repo, as the Hub lists it (the same errors).
+Result<std::vector<RepoFile>> fetch_repo_files(HttpClient& client, const RemoteSpec& spec,
+                                               const RemoteEnv& env);
+
+// A safetensors repo as a model: its config.json, and its parameter count from the
+// safetensors headers (8 bytes and the JSON of each, by range) or the index's total_size.
+struct RemoteConfig {
+    Model model;
+    std::string params_source;
+};
+Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& spec,
+                                         const RemoteEnv& env,
+                                         const std::vector<RepoFile>& files);
 
 struct RemoteGguf {
     std::string label;              // what the report calls it ("hf:ORG/REPO:Q4_K_M")

@@ -53,6 +53,17 @@ struct RepoGguf {
     bool projector = false;          // mmproj-*.gguf
 };
 
+// Every file of the Hub's tree listing (GET /api/models/REPO/tree/REV?recursive=true), with
+// its size (the LFS object's for large files).
+struct RepoFile {
+    std::string path;
+    std::uint64_t size = 0;
+};
+Result<std::vector<RepoFile>> parse_hf_files(const std::string& json_text);
+
+// The GGUF models among them.
+std::vector<RepoGguf> gguf_models(const std::vector<RepoFile>& files);
+
 // The Hub's tree listing (GET /api/models/REPO/tree/REV?recursive=true) as GGUF models,
 // largest first.
 Result<std::vector<RepoGguf>> parse_hf_tree(const std::string& json_text);

@@ -12,7 +12,10 @@
 #include "canitrun/fit.hpp"
 #include "canitrun/format.hpp"
 #include "canitrun/http_cache.hpp"
+#include "app.hpp"
+#include "json_output.hpp"
 #include "table.hpp"
+#include "text_report.hpp"
 
 #ifndef CANITRUN_VERSION
 #define CANITRUN_VERSION "0.0.0"
@@ -58,9 +61,9 @@ Quant listing_quant() {
 // One row per GGUF model of the repo: its files, size, and (by the file's weights under the
 // page's rule, as the file report plans it) the VRAM at the context and the smallest GPU.
 Result<CommandOutput> list_repo(const Database& db, const RemoteSpec& spec, HttpClient& client,
-                                const RemoteSetup& setup, const ReportOptions& ro, bool as_json) {
-    auto listing = fetch_repo_listing(client, spec, setup.env);
-    if (!listing) return std::unexpected(listing.error());
+                                const RemoteSetup& setup, const ReportOptions& ro, bool as_json,
+                                const std::vector<RepoGguf>& models) {
+    const std::vector<RepoGguf>* listing = &models;
     // The architecture from one model's header: the recommended quantization's, else the first.
     RemoteSpec one = spec;
     one.quant = pick_quant(*listing, "Q4_K_M") != nullptr ? "Q4_K_M" : std::string();
@@ -120,6 +123,45 @@ Result<CommandOutput> list_repo(const Database& db, const RemoteSpec& spec, Http
     return CommandOutput{text.str(), 0};
 }
 
+// A safetensors repo: its config.json as a model, the page at every quantization, as for a
+// local folder.
+Result<CommandOutput> config_page(const Database& db, const RemoteSpec& spec, HttpClient& client,
+                                  const RemoteSetup& setup, ReportOptions ro, bool as_json,
+                                  const ChartChoice& chart, const std::vector<RepoFile>& files) {
+    auto config = fetch_remote_config(client, spec, setup.env, files);
+    if (!config) return std::unexpected(config.error());
+    if (!spec.quant.empty()) {
+        auto q = db.find_quant(spec.quant);
+        if (!q) return std::unexpected(q.error());
+        ro.quant = *q;
+    }
+    auto report = build_model_report(db, config->model, ro);
+    if (!report) return std::unexpected(report.error());
+    std::ostringstream text;
+    set_chart(text, chart);
+    if (as_json) {
+        json j = model_report_json(*report);
+        j["params_source"] = config->params_source;
+        j["file"] = "hf:" + spec.repo;
+        text << j.dump(2) << "\n";
+    } else {
+        text << "From hf:" << spec.repo << " (config.json; parameters: " << config->params_source
+             << ")\n";
+        write_text_report(text, *report);
+    }
+    const int code = report->hardware && report->hardware->selected.plan.kind != PlanKind::native
+                         ? kExitDoesNotFit
+                         : kExitOk;
+    return CommandOutput{text.str(), code};
+}
+
+bool has_file(const std::vector<RepoFile>& files, const std::string& path) {
+    for (const auto& f : files) {
+        if (f.path == path) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 RemoteSetup remote_setup(const RemoteFlags& flags) {
@@ -172,8 +214,23 @@ Result<CommandOutput> run_remote(const Database& db, const std::string& arg,
     if (!spec) return std::unexpected(spec.error());
     const RemoteSetup setup = remote_setup(flags);
     RemoteClient client(setup);
-    if (spec->kind == RemoteKind::hf_repo && spec->quant.empty() && spec->file.empty()) {
-        return list_repo(db, *spec, client.client(), setup, options, json);
+    if (spec->kind == RemoteKind::hf_repo && spec->file.empty()) {
+        auto files = fetch_repo_files(client.client(), *spec, setup.env);
+        if (!files) return std::unexpected(files.error());
+        const std::vector<RepoGguf> models = gguf_models(*files);
+        bool gguf = false;
+        for (const auto& m : models) gguf = gguf || !m.projector;
+        if (!gguf && has_file(*files, "config.json")) {
+            return config_page(db, *spec, client.client(), setup, options, json, chart, *files);
+        }
+        if (spec->quant.empty()) {
+            if (!gguf) {
+                return fail(ErrorKind::bad_input,
+                            "hf:" + spec->repo + " holds neither GGUF files nor a config.json",
+                            "canitrun reads GGUF repos and safetensors repos with a config.json");
+            }
+            return list_repo(db, *spec, client.client(), setup, options, json, models);
+        }
     }
     auto remote = fetch_remote_gguf(client.client(), *spec, setup.env);
     if (!remote) return std::unexpected(remote.error());

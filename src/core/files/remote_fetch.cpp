@@ -4,6 +4,7 @@
 
 #include "canitrun/bounded_file.hpp"
 #include "canitrun/gguf_files.hpp"
+#include "canitrun/hf_config.hpp"
 #include "canitrun/range_source.hpp"
 
 namespace canitrun {
@@ -149,8 +150,8 @@ Result<RemoteGguf> fetch_ollama(HttpClient& client, const RemoteSpec& spec, cons
 
 }  // namespace
 
-Result<std::vector<RepoGguf>> fetch_repo_listing(HttpClient& client, const RemoteSpec& spec,
-                                                 const RemoteEnv& env) {
+Result<std::vector<RepoFile>> fetch_repo_files(HttpClient& client, const RemoteSpec& spec,
+                                               const RemoteEnv& env) {
     HttpRequest req;
     req.url = hf_tree_url(env.hf_endpoint, spec);
     req.headers = auth(env, spec);
@@ -158,8 +159,61 @@ Result<std::vector<RepoGguf>> fetch_repo_listing(HttpClient& client, const Remot
     auto r = get_with_retries(client, req, env.retry);
     if (!r) return std::unexpected(r.error());
     if (r->status != 200) return std::unexpected(hf_error(*r, spec, env, "hf:" + spec.repo));
-    auto listing = parse_hf_tree(r->body);
-    if (!listing) return std::unexpected(listing.error());
+    return parse_hf_files(r->body);
+}
+
+Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& spec,
+                                         const RemoteEnv& env,
+                                         const std::vector<RepoFile>& files) {
+    const auto small_file = [&](const std::string& path) -> Result<std::string> {
+        HttpRequest req;
+        req.url = hf_file_url(env.hf_endpoint, spec, path);
+        req.headers = auth(env, spec);
+        req.max_body = 64 << 20;
+        auto r = get_with_retries(client, req, env.retry);
+        if (!r) return std::unexpected(r.error());
+        if (r->status != 200) return std::unexpected(hf_error(*r, spec, env, path));
+        return std::move(r->body);
+    };
+    auto config = small_file("config.json");
+    if (!config) return std::unexpected(config.error());
+    const std::string name = spec.repo.substr(spec.repo.find('/') + 1);
+    auto model = parse_hf_config(*config, name);
+    if (!model) return std::unexpected(model.error());
+    RemoteConfig out{std::move(*model), "config.json (architecture formula)"};
+    std::uint64_t params = 0;
+    bool any = false;
+    for (const auto& f : files) {
+        if (!f.path.ends_with(".safetensors")) continue;
+        RangeOptions o;
+        o.first_block = 256 << 10;  // the JSON header of a shard is some tens of KiB
+        o.headers = auth(env, spec);
+        o.retry = env.retry;
+        auto source = HttpRangeSource::open(client, hf_file_url(env.hf_endpoint, spec, f.path), o);
+        if (!source) return std::unexpected(source.error());
+        auto first8 = (*source)->read(0, 8);
+        if (!first8) return std::unexpected(first8.error());
+        auto len = safetensors_header_length(*first8, (*source)->size());
+        if (!len) return std::unexpected(len.error());
+        auto header = (*source)->read(8, *len);
+        if (!header) return std::unexpected(header.error());
+        auto n = params_from_safetensors_header(*header);
+        if (!n) return std::unexpected(n.error());
+        params = checked::add(params, *n);
+        any = true;
+    }
+    if (any) {
+        out.model.params_total = params;
+        out.params_source = "safetensors headers";
+    }
+    return out;
+}
+
+Result<std::vector<RepoGguf>> fetch_repo_listing(HttpClient& client, const RemoteSpec& spec,
+                                                 const RemoteEnv& env) {
+    auto files = fetch_repo_files(client, spec, env);
+    if (!files) return std::unexpected(files.error());
+    auto listing = Result<std::vector<RepoGguf>>(gguf_models(*files));
     bool any = false;
     for (const auto& m : *listing) any = any || !m.projector;
     if (!any) {

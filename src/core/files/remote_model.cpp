@@ -180,29 +180,41 @@ std::string quant_from_filename(const std::string& filename) {
     return last;
 }
 
-Result<std::vector<RepoGguf>> parse_hf_tree(const std::string& json_text) {
+Result<std::vector<RepoFile>> parse_hf_files(const std::string& json_text) {
     const json doc = json::parse(json_text, nullptr, false);
     if (!doc.is_array()) {
         return fail(ErrorKind::io, "the Hub's file listing is not a JSON array",
                     "the endpoint (HF_ENDPOINT) does not speak the Hugging Face API");
     }
-    std::map<std::string, RepoGguf> by_prefix;  // split parts grouped by their common prefix
+    std::vector<RepoFile> out;
     for (const auto& e : doc) {
-        if (!e.is_object() || e.value("type", "") != "file") continue;
-        const std::string path = e.value("path", "");
-        if (path.size() < 5 || lower(path.substr(path.size() - 5)) != ".gguf") continue;
-        std::uint64_t size = 0;
+        if (!e.is_object() || e.value("type", "") != "file" || !e.contains("path") ||
+            !e["path"].is_string()) {
+            continue;
+        }
+        RepoFile f;
+        f.path = e["path"].get<std::string>();
         if (e.contains("lfs") && e["lfs"].is_object() && e["lfs"].contains("size") &&
             e["lfs"]["size"].is_number_unsigned()) {
-            size = e["lfs"]["size"].get<std::uint64_t>();
+            f.size = e["lfs"]["size"].get<std::uint64_t>();
         } else if (e.contains("size") && e["size"].is_number_unsigned()) {
-            size = e["size"].get<std::uint64_t>();
+            f.size = e["size"].get<std::uint64_t>();
         }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+std::vector<RepoGguf> gguf_models(const std::vector<RepoFile>& files) {
+    std::map<std::string, RepoGguf> by_prefix;  // split parts grouped by their common prefix
+    for (const auto& f : files) {
+        const std::string& path = f.path;
+        if (path.size() < 5 || lower(path.substr(path.size() - 5)) != ".gguf") continue;
         const auto split = parse_split_name(path);
         const std::string key = split ? split->prefix : path;
         RepoGguf& g = by_prefix[key];
         g.files.push_back(path);
-        g.bytes += size;
+        g.bytes += f.size;
         const std::string base = path.substr(path.find_last_of('/') + 1);
         g.projector = lower(base).rfind("mmproj", 0) == 0;
         g.quant = quant_from_filename(key);
@@ -218,6 +230,12 @@ Result<std::vector<RepoGguf>> parse_hf_tree(const std::string& json_text) {
     return out;
 }
 
+Result<std::vector<RepoGguf>> parse_hf_tree(const std::string& json_text) {
+    auto files = parse_hf_files(json_text);
+    if (!files) return std::unexpected(files.error());
+    return gguf_models(*files);
+}
+
 const RepoGguf* pick_quant(const std::vector<RepoGguf>& models, const std::string& quant) {
     const std::string want = lower(quant);
     const RepoGguf* suffix = nullptr;
@@ -225,8 +243,10 @@ const RepoGguf* pick_quant(const std::vector<RepoGguf>& models, const std::strin
         if (m.projector) continue;
         const std::string q = lower(m.quant);
         if (q == want) return &m;
-        if (suffix == nullptr && q.size() > want.size() &&
-            q.compare(q.size() - want.size(), want.size(), want) == 0) {
+        // "UD-Q4_K_M" for "Q4_K_M", never "BF16" for "F16": the tag after a '-'.
+        if (suffix == nullptr && q.size() > want.size() + 1 &&
+            q.compare(q.size() - want.size(), want.size(), want) == 0 &&
+            q[q.size() - want.size() - 1] == '-') {
             suffix = &m;
         }
     }

@@ -87,7 +87,7 @@ Result<bool> HttpRangeSource::fetch(std::uint64_t offset, std::uint64_t length) 
     }
     const auto cr = parse_content_range(r->header("content-range"));
     if (!cr || cr->first != offset || cr->last - cr->first + 1 != r->body.size() ||
-        r->body.size() == 0 || (size_ > 0 && cr->total != size_)) {
+        r->body.empty() || (size_ > 0 && cr->total != size_)) {
         return std::unexpected(range_error(
             name_, "the answer's Content-Range ('" + r->header("content-range") +
                        "') does not match the bytes asked for (" + std::to_string(offset) + "-" +
