@@ -41,15 +41,15 @@ class FakeServer final : public HttpClient {
             r.body = file_;
         } else {
             const std::uint64_t first = request.range->first;
-            const std::uint64_t last = std::min<std::uint64_t>(request.range->last, file_.size() - 1);
+            const std::uint64_t last =
+                std::min<std::uint64_t>(request.range->last, file_.size() - 1);
             r.status = 206;
             r.body = file_.substr(first, last - first + 1);
-            r.headers.emplace_back("content-range",
-                                   content_range_override.empty()
-                                       ? "bytes " + std::to_string(first) + "-" +
-                                             std::to_string(last) + "/" +
-                                             std::to_string(file_.size())
-                                       : content_range_override);
+            r.headers.emplace_back("content-range", content_range_override.empty()
+                                                        ? "bytes " + std::to_string(first) + "-" +
+                                                              std::to_string(last) + "/" +
+                                                              std::to_string(file_.size())
+                                                        : content_range_override);
         }
         count(r);
         return r;
@@ -117,7 +117,8 @@ TEST_CASE("remote names: the quantization a file name carries, and -hf's pick") 
     CHECK(quant_from_filename("BF16/model-bf16-00001-of-00002.gguf") == "BF16");
     CHECK(quant_from_filename("Llama-3-8B-IQ4_XS.gguf") == "IQ4_XS");
     CHECK(quant_from_filename("model.gguf").empty());
-    const auto models = gguf_models({{"a-Q8_0.gguf", 8}, {"a-UD-Q4_K_M.gguf", 4},
+    const auto models = gguf_models({{"a-Q8_0.gguf", 8},
+                                     {"a-UD-Q4_K_M.gguf", 4},
                                      {"mmproj-F16.gguf", 1},
                                      {"big/a-BF16-00001-of-00002.gguf", 10},
                                      {"big/a-BF16-00002-of-00002.gguf", 6}});
@@ -143,8 +144,9 @@ TEST_CASE("remote answers: the Hub's listing and Ollama's manifest, bounded and 
     CHECK_FALSE(parse_hf_files("{\"error\":\"x\"}"));
     CHECK_FALSE(parse_hf_files("not json"));
     const std::string digest = "sha256:" + std::string(64, 'f');
-    auto m = parse_ollama_manifest(R"({"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":")" +
-                                   digest + R"(","size":42}]})");
+    auto m = parse_ollama_manifest(
+        R"({"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":")" + digest +
+        R"(","size":42}]})");
     REQUIRE(m);
     CHECK(m->model()->size == 42);
     // A digest that is not sha256 hex never reaches a URL.
@@ -172,18 +174,30 @@ TEST_CASE("range reader: blocks grow with what was read, bytes come back exact")
     REQUIRE(src);
     CHECK((*src)->size() == file.size());
     CHECK(server.requests() == 1);
-    // A sequential read of the first 4 MiB: blocks of 1, 1 and 2 MiB.
+    // A sequential read of the first 4 MiB with no forecast: four blocks of 1 MiB.
     for (std::uint64_t at = 0; at < (4ULL << 20); at += 4096) {
         auto b = (*src)->read(at, 4096);
         REQUIRE(b);
         CHECK(*b == file.substr(at, 4096));
     }
-    CHECK(server.requests() == 3);
+    CHECK(server.requests() == 4);
     CHECK(server.bytes_received() == 4ULL << 20);
     auto end = (*src)->read(file.size() - 10, 10);
     REQUIRE(end);
     CHECK(*end == file.substr(file.size() - 10));
     CHECK_FALSE((*src)->read(file.size() - 5, 10));  // past the end
+}
+
+TEST_CASE("range reader: a forecast read comes in one block, with an eighth and 256 KiB more") {
+    const std::string file = pattern(8 << 20);
+    FakeServer server(file);
+    auto src = HttpRangeSource::open(server, "http://x/f.gguf", {});
+    REQUIRE(src);
+    (*src)->expect(1 << 20, 4 << 20);  // 4 MiB of strings from 1 MiB on
+    for (std::uint64_t at = 0; at < (5ULL << 20); at += 65536) REQUIRE((*src)->read(at, 65536));
+    CHECK(server.requests() == 2);
+    // 1 MiB, then 4 MiB + 512 KiB + 256 KiB.
+    CHECK(server.bytes_received() == (1ULL << 20) + (4ULL << 20) + (512ULL << 10) + (256ULL << 10));
 }
 
 TEST_CASE("range reader: a server that ignores ranges or lies is refused") {
@@ -213,7 +227,8 @@ TEST_CASE("range reader: a header that goes on past the bound is refused") {
     auto src = HttpRangeSource::open(server, "http://x/f.gguf", o);
     REQUIRE(src);
     Result<std::string> last = std::string();
-    for (std::uint64_t at = 0; last && at < (8ULL << 20); at += 65536) last = (*src)->read(at, 65536);
+    for (std::uint64_t at = 0; last && at < (8ULL << 20); at += 65536)
+        last = (*src)->read(at, 65536);
     REQUIRE_FALSE(last);
     CHECK(last.error().message.find("goes on past 3 MiB") != std::string::npos);
     CHECK(server.bytes_received() <= 3ULL << 20);
@@ -240,9 +255,10 @@ TEST_CASE("retries: 429 and 5xx are tried again, then the last answer is returne
 }
 
 TEST_CASE("cache: an answer is served again without the network, a bad entry is a miss") {
-    const fs::path dir = fs::temp_directory_path() /
-                         ("canitrun-cache-" +
-                          std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    const fs::path dir =
+        fs::temp_directory_path() /
+        ("canitrun-cache-" +
+         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
     FakeServer server(pattern(1000));
     std::uint64_t now = 1000000;
     CacheOptions o;

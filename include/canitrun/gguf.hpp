@@ -24,6 +24,13 @@ class ByteSource {
     // Total bytes handed out by read() so far: the header of a 100 GB file costs kilobytes.
     std::uint64_t bytes_read() const { return bytes_read_; }
     virtual std::string name() const = 0;  // for error messages
+    // The reader's forecast: it will read about `bytes` bytes from `offset` on, in order (a
+    // long array of strings). A source that fetches in blocks sizes its next one by it; the
+    // default ignores it.
+    virtual void expect(std::uint64_t offset, std::uint64_t bytes) const {
+        (void)offset;
+        (void)bytes;
+    }
 
   protected:
     virtual Result<std::string> do_read(std::uint64_t offset, std::uint64_t length) const = 0;

@@ -1,8 +1,9 @@
 #pragma once
 // A GGUF header read over HTTP by range requests: a ByteSource whose reads are served from a
-// window of the file fetched with "Range: bytes=a-b". The first request asks for 1 MiB; a read
-// past the window asks for the next block, at least as large as everything fetched so far, so a
-// header of H bytes costs about log2(H / 1 MiB) + 1 requests and less than 2 H bytes. A server
+// window of the file fetched with "Range: bytes=a-b". A request asks for 1 MiB, or, when the
+// reader has forecast a long array of strings (ByteSource::expect), for the rest of that array
+// and 256 KiB more: a vocabulary's megabytes of tokens come in one request, and the header
+// costs a few requests and less than 1 MiB past its own size. A server
 // that ignores ranges, answers a range it was not asked for, or sends a wrong Content-Range is
 // refused; so is a header that claims more than `max_total` bytes.
 
@@ -29,6 +30,7 @@ class HttpRangeSource final : public ByteSource {
     static Result<std::unique_ptr<HttpRangeSource>> open(HttpClient& client, std::string url,
                                                          RangeOptions options);
     std::uint64_t size() const override { return size_; }
+    void expect(std::uint64_t offset, std::uint64_t bytes) const override;
     std::string name() const override { return name_; }
     const std::string& etag() const { return etag_; }
 
@@ -50,6 +52,7 @@ class HttpRangeSource final : public ByteSource {
     mutable std::string window_;
     mutable std::uint64_t window_start_ = 0;
     mutable std::uint64_t fetched_ = 0;
+    mutable std::uint64_t forecast_end_ = 0;  // where the reader's forecast read ends
 };
 
 // "bytes 0-1048575/4920650464" -> {0, 1048575, 4920650464}; nullopt when malformed.

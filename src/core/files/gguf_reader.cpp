@@ -170,6 +170,8 @@ Result<void> read_scalar(Cursor& c, GgufType t, std::uint64_t& u, std::int64_t& 
     return {};
 }
 
+constexpr std::uint64_t kForecastSample = 512;
+
 Result<GgufValue> read_value(Cursor& c, const ByteSource& src, GgufType type) {
     GgufValue v;
     v.type = type;
@@ -211,7 +213,17 @@ Result<GgufValue> read_value(Cursor& c, const ByteSource& src, GgufType type) {
         return v;
     }
     v.stored = v.length <= kGgufMaxStoredStrings;
+    const std::uint64_t start = c.pos();
     for (std::uint64_t k = 0; k < v.length; ++k) {
+        // After a sample of the strings, and again each time the sample doubles, forecast the
+        // rest from their mean length (a vocabulary's tokens are megabytes: a remote source
+        // fetches them in one or two requests; later tokens are longer, hence the refinements).
+        if (k >= kForecastSample && (k & (k - 1)) == 0 && v.length > 2 * kForecastSample) {
+            const std::uint64_t mean = (c.pos() - start) / k + 1;
+            const std::uint64_t left = v.length - k;
+            // Never past the file: a corrupt count makes no large forecast (nor an overflow).
+            src.expect(c.pos(), left > c.remaining() / mean ? c.remaining() : left * mean);
+        }
         if (v.stored) {
             auto s = c.string();
             if (!s) return std::unexpected(s.error());

@@ -104,6 +104,10 @@ Result<bool> HttpRangeSource::fetch(std::uint64_t offset, std::uint64_t length) 
     return true;
 }
 
+void HttpRangeSource::expect(std::uint64_t offset, std::uint64_t bytes) const {
+    forecast_end_ = std::min(checked::add(offset, bytes), size_);
+}
+
 Result<std::string> HttpRangeSource::do_read(std::uint64_t offset, std::uint64_t length) const {
     const std::uint64_t end = checked::add(offset, length);
     if (end > size_) {
@@ -116,9 +120,13 @@ Result<std::string> HttpRangeSource::do_read(std::uint64_t offset, std::uint64_t
         return offset >= window_start_ && end <= window_start_ + window_.size();
     };
     if (!in_window()) {
-        // At least as much as everything fetched so far: few requests for a large header.
-        const std::uint64_t block =
-            std::min(options_.max_block, std::max({length, fetched_, options_.first_block}));
+        // The rest of a forecast array and a little more, else one first-sized block.
+        // The forecast comes from the strings read so far, and later ones tend to be longer:
+        // an eighth more, and 256 KiB for what follows the array.
+        const std::uint64_t rest = forecast_end_ > offset ? forecast_end_ - offset : 0;
+        const std::uint64_t wanted =
+            rest > 0 ? checked::add(rest + rest / 8, 256ULL << 10) : options_.first_block;
+        const std::uint64_t block = std::min(options_.max_block, std::max(length, wanted));
         auto ok = fetch(offset, std::max(block, length));
         if (!ok) return std::unexpected(ok.error());
         if (!in_window()) {
