@@ -60,6 +60,25 @@ def write_small_llama(path):
 gguf = os.path.join(workdir.name, "small-llama.gguf")
 write_small_llama(gguf)
 
+# A home with one model in llama.cpp's cache and one unreadable file (canitrun local), and a
+# loopback Hub serving a repo with the same file (hf:ORG/REPO), from tests/support/hub_server.py.
+home = os.path.join(workdir.name, "home")
+os.makedirs(os.path.join(home, ".cache", "llama.cpp"))
+write_small_llama(os.path.join(home, ".cache", "llama.cpp", "org_repo_small-Q4_K_M.gguf"))
+with open(os.path.join(home, ".cache", "llama.cpp", "broken.gguf"), "w") as f:
+    f.write("not gguf")
+hub_root = os.path.join(workdir.name, "hub")
+os.makedirs(os.path.join(hub_root, "hf", "org", "repo"))
+write_small_llama(os.path.join(hub_root, "hf", "org", "repo", "small-Q4_K_M.gguf"))
+hub = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "support",
+                                                     "hub_server.py"), hub_root],
+                       stdout=subprocess.PIPE, text=True)
+hub_port = hub.stdout.readline().split()[0]
+LOCAL_ENV = {"HOME": home, "OLLAMA_MODELS": "", "HF_HOME": "", "LLAMA_CACHE": "",
+             "CANITRUN_PROBE_RECORDING": probe + "/no-gpu"}
+HUB_ENV = {"HF_ENDPOINT": "http://127.0.0.1:" + hub_port, "XDG_CACHE_HOME": workdir.name + "/c",
+           "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1", "HF_TOKEN": ""}
+
 
 def recording(name):
     return {"CANITRUN_PROBE_RECORDING": f"{probe}/{name}"}
@@ -122,6 +141,10 @@ CASES = [
     ("compare", ["compare", "qwen3.5-35b-a3b", hf + "/qwen3-next", gguf, "--gpu", "RTX 4090",
                  "--json"]),
     ("compare", ["compare", "gemma-3-27b", "gpt-oss-20b", "--engine", "quick", "--json"]),
+    ("local", ["local", "--json"], LOCAL_ENV),
+    ("local", ["local", "--json", "--gpu", "RTX 4090"], LOCAL_ENV),
+    ("hf-repo", ["hf:org/repo", "--json"], HUB_ENV),
+    ("gguf-file", ["hf:org/repo:Q4_K_M", "--json", "--gpu", "RTX 4090"], HUB_ENV),
     # the page's facts and curve for a model with an editorial entry, under both rules
     ("model-report", ["qwen3.5-35b-a3b", "--engine", "quick", "--json", "--ctx", "256k"]),
 ]
@@ -144,7 +167,7 @@ def run_json(args, env=None):
 for name, args, *env in CASES:
     run = run_json(args, env[0] if env else None)
     label = f"{name}: canitrun {' '.join(args)}"
-    if env:
+    if env and "CANITRUN_PROBE_RECORDING" in env[0]:
         label += f" ({os.path.basename(env[0]['CANITRUN_PROBE_RECORDING'])} recording)"
     # exit 1 is "does not fit the --gpu asked about", still a full answer
     if run.returncode not in (0, 1) or run.stderr:
@@ -226,5 +249,6 @@ if json.loads(run_json([gguf, "--json"]).stdout)["weights_bytes"] != 295518208:
     failures += 1
 broken("verify", ["verify", logs + "/llama-3.1-8b-Q4_K_M-cpu.log", "--json"], None, text_bytes)
 
+hub.terminate()
 print(f"{failures} failure(s)")
 sys.exit(1 if failures else 0)
