@@ -109,10 +109,10 @@ _canitrun() {
         return
     fi
     case $sub in
-        gpus | compare) mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models)" -- "$cur"; _canitrun_model_files) ;;
+        gpus | compare) mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models) hf: ollama: https://" -- "$cur"; _canitrun_model_files) ;;
         verify) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
         models | gpu-list | quants | system | fit | local) ;;
-        *) mapfile -t COMPREPLY < <(compgen -W "gpus models gpu-list quants system fit compare local verify $(_canitrun_names models)" -- "$cur"; _canitrun_model_files) ;;
+        *) mapfile -t COMPREPLY < <(compgen -W "gpus models gpu-list quants system fit compare local verify $(_canitrun_names models) hf: ollama: https://" -- "$cur"; _canitrun_model_files) ;;
     esac
 }
 

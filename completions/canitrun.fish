@@ -25,6 +25,7 @@ complete -c canitrun -n $no_sub -a compare -d 'Models side by side'
 complete -c canitrun -n $no_sub -a local -d 'The models already on disk'
 complete -c canitrun -n $no_sub -a verify -d 'Compare a llama.cpp log with the estimate'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from gpus compare" -a '(__canitrun_names models)' -d model
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from gpus compare" -a 'hf: ollama: https://' -d 'remote model (hf:ORG/REPO[:QUANT], ollama:NAME[:TAG], URL)' 
 
 complete -c canitrun -l json -d 'Print one JSON document on stdout'
 complete -c canitrun -l format -x -a 'table json csv markdown html' -d 'Output format'

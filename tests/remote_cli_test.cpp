@@ -352,3 +352,18 @@ TEST_CASE("remote: gpus and compare take remote models as operands") {
     REQUIRE(c.code == 0);
     CHECK(json::parse(c.out)["models"].size() == 2);
 }
+
+TEST_CASE("remote: the llama.cpp engine view reads the remote header too") {
+    if (no_server()) return;
+    REQUIRE(hub().up());
+    const Outcome o =
+        run_cli({"hf:org/repo:Q4_K_M", "--engine", "llama.cpp", "--json"}, hub().env());
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+    // The same terms as the same file read from disk.
+    const Outcome local = run_cli(
+        {(hub().root() / "hf/org/repo/Remote-Llama-Q4_K_M.gguf").string(), "--engine",
+         "llama.cpp", "--json"});
+    REQUIRE(local.code == 0);
+    CHECK(json::parse(o.out)["estimate"] == json::parse(local.out)["estimate"]);
+}

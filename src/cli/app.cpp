@@ -645,12 +645,22 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         if (compare->parsed()) return run_compare(out, o);
         if (local->parsed()) return run_local(out, o);
         if (!verify->parsed() && remote_model(o)) {
-            if (engine_is_explicit_profile(o.engine) || !o.mmproj.empty()) {
+            if (!o.mmproj.empty()) {
                 throw Failure{Error{ErrorKind::bad_input,
-                                    "--engine and --mmproj read a GGUF file on this machine",
-                                    "leave them out for a remote model, or give a local file"}};
+                                    "--mmproj adds a projector file on this machine",
+                                    "leave it out for a remote model (its projector is named)"}};
             }
             const Database& db = load_database(o);
+            if (engine_is_explicit_profile(o.engine)) {
+                std::string label;
+                const auto parts = need(remote_gguf_parts(o.model, o.remote, &label));
+                const CommandOutput r = need(engine_on_gguf(
+                    db, label, parts, o.engine,
+                    {&db, nullptr, o.quant, o.ctx, o.hw.gpu, o.vram, o.output == Format::json,
+                     {}, {}}));
+                out << r.text;
+                return r.code;
+            }
             const CommandOutput r =
                 need(run_remote(db, o.model, report_options(db, o), o.output == Format::json,
                                 chart_choice(o), o.remote));

@@ -400,15 +400,13 @@ Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const s
     }
 }
 
-Result<CommandOutput> run_model_file_engine(const Database& db, const std::string& path,
-                                            const EngineFlags& flags,
-                                            const EngineRequest& request) {
-    auto parts = read_gguf_parts(path);
-    if (!parts) return std::unexpected(parts.error());
-    auto g = gguf_to_model(*parts);
+Result<CommandOutput> engine_on_gguf(const Database& db, const std::string& label,
+                                     const std::vector<GgufFile>& parts, const EngineFlags& flags,
+                                     const EngineRequest& request) {
+    auto g = gguf_to_model(parts);
     if (!g) return std::unexpected(g.error());
     LlamaCppOptions::FileTensors tensors;
-    for (const auto& part : *parts) {
+    for (const auto& part : parts) {
         for (const auto& t : part.tensors) {
             if (t.name == "token_embd.weight") {
                 tensors.token_embd = checked::add(tensors.token_embd, t.bytes);
@@ -422,10 +420,18 @@ Result<CommandOutput> run_model_file_engine(const Database& db, const std::strin
     r.model = &g->model;
     r.quant.clear();
     r.file_tensors = tensors;
-    r.file = fs::path(path).filename().string();
+    r.file = label;
     auto answer = run_engine(r, flags);
     if (!answer) return std::unexpected(answer.error());
     return CommandOutput{answer->text, answer->exit_code};
+}
+
+Result<CommandOutput> run_model_file_engine(const Database& db, const std::string& path,
+                                            const EngineFlags& flags,
+                                            const EngineRequest& request) {
+    auto parts = read_gguf_parts(path);
+    if (!parts) return std::unexpected(parts.error());
+    return engine_on_gguf(db, fs::path(path).filename().string(), *parts, flags, request);
 }
 
 }  // namespace canitrun::cli

@@ -22,6 +22,11 @@ struct CommandOutput {
 };
 
 // `canitrun FILE.gguf --engine llama.cpp`: the llama.cpp profile on the file's own tensors.
+// The same for headers read from anywhere (a remote model), `label` naming it.
+Result<CommandOutput> engine_on_gguf(const Database& db, const std::string& label,
+                                     const std::vector<GgufFile>& parts, const EngineFlags& flags,
+                                     const EngineRequest& request);
+
 Result<CommandOutput> run_model_file_engine(const Database& db, const std::string& path,
                                             const EngineFlags& flags, const EngineRequest& request);
 

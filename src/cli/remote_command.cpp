@@ -195,6 +195,18 @@ RemoteClient::RemoteClient(const RemoteSetup& setup) {
     cache_ = std::make_unique<CachingClient>(network_.get(), c);
 }
 
+Result<std::vector<GgufFile>> remote_gguf_parts(const std::string& arg, const RemoteFlags& flags,
+                                                std::string* label) {
+    auto spec = parse_remote_spec(arg);
+    if (!spec) return std::unexpected(spec.error());
+    const RemoteSetup setup = remote_setup(flags);
+    RemoteClient client(setup);
+    auto remote = fetch_remote_gguf(client.client(), *spec, setup.env);
+    if (!remote) return std::unexpected(remote.error());
+    if (label != nullptr) *label = remote->label;
+    return std::move(remote->parts);
+}
+
 Result<GgufModel> remote_gguf_model(const std::string& arg, const RemoteFlags& flags,
                                     std::string* label) {
     auto spec = parse_remote_spec(arg);

@@ -42,6 +42,11 @@ Result<CommandOutput> run_remote(const Database& db, const std::string& arg,
                                  const ReportOptions& options, bool json, const ChartChoice& chart,
                                  const RemoteFlags& flags);
 
+// The headers of the GGUF model a remote name stands for (hf: with a quantization or a file,
+// a URL, ollama:), for the engine views; `label` gets its name.
+Result<std::vector<GgufFile>> remote_gguf_parts(const std::string& arg, const RemoteFlags& flags,
+                                                std::string* label);
+
 // The model a remote name stands for, read for other commands (gpus, compare).
 Result<GgufModel> remote_gguf_model(const std::string& arg, const RemoteFlags& flags,
                                     std::string* label = nullptr);
