@@ -144,6 +144,7 @@ CASES = [
     ("local", ["local", "--json"], LOCAL_ENV),
     ("local", ["local", "--json", "--gpu", "RTX 4090"], LOCAL_ENV),
     ("hf-repo", ["hf:org/repo", "--json"], HUB_ENV),
+    ("hf-repo", ["hf:org/repo", "--json", "--gpu", "RTX 4090"], HUB_ENV),
     ("gguf-file", ["hf:org/repo:Q4_K_M", "--json", "--gpu", "RTX 4090"], HUB_ENV),
     # the page's facts and curve for a model with an editorial entry, under both rules
     ("model-report", ["qwen3.5-35b-a3b", "--engine", "quick", "--json", "--ctx", "256k"]),

@@ -213,6 +213,10 @@ TEST_CASE("remote: a Hugging Face repo lists its GGUF models, split parts joined
     }
     CHECK(split);
     CHECK(doc["projectors"][0] == "mmproj-F16.gguf");
+    // With --gpu, each row's plan on it: 0.3 GB of weights run natively on a 24 GB card.
+    const Outcome g = run_cli({"hf:org/repo", "--json", "--gpu", "RTX 4090"}, hub().env());
+    REQUIRE(g.code == 0);
+    for (const auto& m : json::parse(g.out)["models"]) CHECK(m["plan"] == "native");
 }
 
 TEST_CASE("remote: hf:ORG/REPO:QUANT reads the header by range, never the weights") {
@@ -361,9 +365,8 @@ TEST_CASE("remote: the llama.cpp engine view reads the remote header too") {
     INFO(o.err);
     REQUIRE(o.code == 0);
     // The same terms as the same file read from disk.
-    const Outcome local = run_cli(
-        {(hub().root() / "hf/org/repo/Remote-Llama-Q4_K_M.gguf").string(), "--engine",
-         "llama.cpp", "--json"});
+    const Outcome local = run_cli({(hub().root() / "hf/org/repo/Remote-Llama-Q4_K_M.gguf").string(),
+                                   "--engine", "llama.cpp", "--json"});
     REQUIRE(local.code == 0);
     CHECK(json::parse(o.out)["estimate"] == json::parse(local.out)["estimate"]);
 }

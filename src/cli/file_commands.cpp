@@ -203,6 +203,8 @@ json gguf_json(const std::string& path, const GgufModel& g, const FileEstimate& 
     return out;
 }
 
+}  // namespace
+
 // The file on the --gpu hardware: its exact weights shared out over its layers, llama.cpp's
 // cache for its architecture. No "best quantization": the file has its own.
 Result<HardwareReport> file_on_hardware(const std::string& path, const GgufModel& g,
@@ -222,6 +224,8 @@ Result<HardwareReport> file_on_hardware(const std::string& path, const GgufModel
     r.max_context = *longest;
     return r;
 }
+
+namespace {
 
 Result<GgufModel> load_gguf(const std::string& path) {
     auto parts = read_gguf_parts(path);

@@ -54,6 +54,11 @@ struct FileReport {
 Result<bool> fill_gguf_report(FileReport& r, const Database& db, const std::string& label,
                               const GgufModel& g, Bytes mmproj, const ReportOptions& options);
 
+// A GGUF model (its own weights, llama.cpp's cache) on options.hardware: the plan, speed and
+// longest context, as the file report shows them.
+Result<HardwareReport> file_on_hardware(const std::string& label, const GgufModel& g,
+                                        const ReportOptions& options);
+
 // A remote name (hf:, ollama:, a URL) is read by range requests, with `remote`'s settings.
 Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const std::string& path,
                                                      const std::string& mmproj,

@@ -7,12 +7,12 @@
 #include <sstream>
 #include <thread>
 
+#include "app.hpp"
 #include "canitrun/bounded_file.hpp"
 #include "canitrun/curl_client.hpp"
 #include "canitrun/fit.hpp"
 #include "canitrun/format.hpp"
 #include "canitrun/http_cache.hpp"
-#include "app.hpp"
 #include "json_output.hpp"
 #include "table.hpp"
 #include "text_report.hpp"
@@ -76,7 +76,12 @@ Result<CommandOutput> list_repo(const Database& db, const RemoteSpec& spec, Http
     if (!g) return std::unexpected(g.error());
     const Quant quant = listing_quant();
     json rows = json::array();
-    Table t({"Quant", "Files", "Size", "VRAM", "Smallest GPU"}, {false, true, true, true, false});
+    const bool planned = ro.hardware.has_value();
+    std::vector<std::string> header = {"Quant", "Files", "Size", "VRAM", "Smallest GPU"};
+    if (planned)
+        header.push_back("On " + ro.hardware->gpus.front().name +
+                         (ro.hardware->gpus.size() > 1 ? " + ..." : ""));
+    Table t(header, {false, true, true, true, false, false});
     std::string projectors;
     json projector_files = json::array();
     for (const auto& m : *listing) {
@@ -90,14 +95,27 @@ Result<CommandOutput> list_repo(const Database& db, const RemoteSpec& spec, Http
         auto e = estimate(llama_cache_model(g->model, ro.estimate.context), quant, eo);
         if (!e) return std::unexpected(e.error());
         const Gpu* smallest = smallest_gpu(db.gpus, quant, e->total());
-        t.add_row({m.quant.empty() ? m.files.front() : m.quant, std::to_string(m.files.size()),
-                   format_gb(m.bytes), format_gb(e->total()),
-                   smallest ? display_name(*smallest) : std::string("none")});
+        // On the asked hardware: this file's weights in the architecture read above.
+        std::string plan;
+        if (planned) {
+            GgufModel file = *g;
+            file.weights_bytes = m.bytes;
+            auto h = file_on_hardware("hf:" + spec.repo + ":" + m.quant, file, ro);
+            if (!h) return std::unexpected(h.error());
+            plan = plan_kind_name(h->selected.plan.kind);
+        }
+        std::vector<std::string> row = {m.quant.empty() ? m.files.front() : m.quant,
+                                        std::to_string(m.files.size()), format_gb(m.bytes),
+                                        format_gb(e->total()),
+                                        smallest ? display_name(*smallest) : std::string("none")};
+        if (planned) row.push_back(plan);
+        t.add_row(row);
         rows.push_back({{"quant", m.quant},
                         {"files", m.files},
                         {"bytes", m.bytes},
                         {"total_bytes", e->total()},
-                        {"smallest_gpu", smallest ? json(smallest->id) : json(nullptr)}});
+                        {"smallest_gpu", smallest ? json(smallest->id) : json(nullptr)},
+                        {"plan", planned ? json(plan) : json(nullptr)}});
     }
     std::ostringstream text;
     if (as_json) {
