@@ -31,6 +31,13 @@ bool valid_part(const std::string& s) {
            std::all_of(s.begin(), s.end(), name_char);
 }
 
+// A string member, or "" when absent or of another type (json::value() would throw on a number
+// where a string was expected: fuzz_range_source found it).
+std::string text_of(const json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 Error bad(const std::string& arg, const std::string& what, const std::string& hint) {
     return Error{ErrorKind::bad_input, "'" + arg + "': " + what, hint};
 }
@@ -188,12 +195,11 @@ Result<std::vector<RepoFile>> parse_hf_files(const std::string& json_text) {
     }
     std::vector<RepoFile> out;
     for (const auto& e : doc) {
-        if (!e.is_object() || e.value("type", "") != "file" || !e.contains("path") ||
-            !e["path"].is_string()) {
+        if (!e.is_object() || text_of(e, "type") != "file" || text_of(e, "path").empty()) {
             continue;
         }
         RepoFile f;
-        f.path = e["path"].get<std::string>();
+        f.path = text_of(e, "path");
         if (e.contains("lfs") && e["lfs"].is_object() && e["lfs"].contains("size") &&
             e["lfs"]["size"].is_number_unsigned()) {
             f.size = e["lfs"]["size"].get<std::uint64_t>();
@@ -278,8 +284,8 @@ Result<OllamaManifest> parse_ollama_manifest(const std::string& json_text) {
     for (const auto& l : doc["layers"]) {
         if (!l.is_object()) continue;
         OllamaLayer out;
-        out.media_type = l.value("mediaType", "");
-        out.digest = l.value("digest", "");
+        out.media_type = text_of(l, "mediaType");
+        out.digest = text_of(l, "digest");
         if (l.contains("size") && l["size"].is_number_unsigned())
             out.size = l["size"].get<std::uint64_t>();
         if (!std::regex_match(out.digest, digest)) continue;  // never put a bad digest in a URL
