@@ -3,10 +3,11 @@
 // repo) and Ollama registry (manifest, blob redirect), serving full-size sparse GGUF files
 // written by the GGUF writer. No test here needs the network.
 
-#include <signal.h>
+#include <csignal>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -123,7 +124,13 @@ class Hub {
                                 CANITRUN_SOURCE_DIR + "/tests/support/hub_server.py " +
                                 root_.string();
         pipe_ = ::popen(cmd.c_str(), "r");
-        if (pipe_ != nullptr && std::fscanf(pipe_, "%d %d", &port_, &pid_) != 2) port_ = 0;
+        // The server's first line: "PORT PID".
+        char line[64] = {};
+        if (pipe_ != nullptr && std::fgets(line, sizeof line, pipe_) != nullptr) {
+            char* end = nullptr;
+            port_ = static_cast<int>(std::strtol(line, &end, 10));
+            pid_ = static_cast<int>(std::strtol(end, nullptr, 10));
+        }
     }
     ~Hub() {
         if (pid_ > 0) ::kill(pid_, SIGTERM);

@@ -289,7 +289,7 @@ TEST_CASE("cache: an answer is served again without the network, a bad entry is 
     // Offline: the cache alone, whatever the age; a miss says so.
     CacheOptions off = o;
     off.offline = true;
-    now += 10 * 86400;
+    now += 10ULL * 86400;
     CachingClient offline(nullptr, off);
     REQUIRE(offline.get(req));
     HttpRequest other = req;

@@ -33,7 +33,7 @@ Result<CommandOutput> run_model_file_engine(const Database& db, const std::strin
 // A GGUF model's report, whatever its header was read from (a file, a remote range reader):
 // `label` names it in the output. Bytes of a projector, when one is added, in `mmproj`.
 Result<CommandOutput> report_gguf_model(const std::string& label, const GgufModel& model,
-                                        Bytes mmproj, const ReportOptions& options, bool json,
+                                        Bytes mmproj, const ReportOptions& ro, bool as_json,
                                         const ChartChoice& chart);
 
 // `chart`: whether and how the text page draws its KV chart (style.hpp).
@@ -54,10 +54,10 @@ struct FileReport {
 Result<bool> fill_gguf_report(FileReport& r, const Database& db, const std::string& label,
                               const GgufModel& g, Bytes mmproj, const ReportOptions& options);
 
-// A GGUF model (its own weights, llama.cpp's cache) on options.hardware: the plan, speed and
-// longest context, as the file report shows them.
-Result<HardwareReport> file_on_hardware(const std::string& label, const GgufModel& g,
-                                        const ReportOptions& options);
+// A GGUF model (its own weights, llama.cpp's cache) on ro.hardware: the plan, speed and longest
+// context, as the file report shows them; `path` names it.
+Result<HardwareReport> file_on_hardware(const std::string& path, const GgufModel& g,
+                                        const ReportOptions& ro);
 
 // A remote name (hf:, ollama:, a URL) is read by range requests, with `remote`'s settings.
 Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const std::string& path,

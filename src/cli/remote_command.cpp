@@ -38,7 +38,7 @@ std::string trimmed(std::string s) {
 
 // HF_TOKEN, else the token file huggingface-cli writes ($HF_HOME/token).
 std::string hf_token(const std::string& home) {
-    const std::string token = env_or("HF_TOKEN", "");
+    std::string token = env_or("HF_TOKEN", "");
     if (!token.empty()) return token;
     const std::string hf_home = env_or("HF_HOME", home.empty() ? "" : home + "/.cache/huggingface");
     if (hf_home.empty()) return "";

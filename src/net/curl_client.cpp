@@ -60,7 +60,10 @@ class CurlClient final : public HttpClient {
         t.max_body = request.max_body;
         curl_slist* headers = nullptr;
         for (const auto& [k, v] : request.headers) {
-            headers = curl_slist_append(headers, (k + ": " + v).c_str());
+            std::string line = k;
+            line += ": ";
+            line += v;
+            headers = curl_slist_append(headers, line.c_str());
         }
         const std::string range = request.range ? std::to_string(request.range->first) + "-" +
                                                       std::to_string(request.range->last)

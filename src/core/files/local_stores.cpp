@@ -75,9 +75,12 @@ void scan_ollama(const fs::path& root, std::vector<LocalModel>& out, std::size_t
         std::string digest = m->model()->digest;
         digest[6] = '-';
         const fs::path blob = root / "blobs" / digest;
-        std::string name = parts[2] + ":" + parts[3];
-        if (parts[1] != "library") name = parts[1] + "/" + name;
-        if (parts[0] != "registry.ollama.ai") name = parts[0] + "/" + name;
+        // NAME:TAG, with the namespace and registry in front when they are not the default.
+        std::string name = parts[2];
+        name += ':';
+        name += parts[3];
+        if (parts[1] != "library") name.insert(0, parts[1] + '/');
+        if (parts[0] != "registry.ollama.ai") name.insert(0, parts[0] + '/');
         found.push_back({"ollama", name, blob.string(), size_of(blob)});
     }
     std::sort(found.begin(), found.end(),
@@ -105,7 +108,8 @@ void scan_huggingface(const fs::path& hub, std::vector<LocalModel>& out, std::si
             std::string file = rel.string();
             if (const auto slash = file.find('/'); slash != std::string::npos)
                 file = file.substr(slash + 1);
-            out.push_back({"huggingface", id + "/" + file, f.string(), size_of(f)});
+            file.insert(0, id + '/');
+            out.push_back({"huggingface", file, f.string(), size_of(f)});
         }
     }
 }

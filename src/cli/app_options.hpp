@@ -1,0 +1,97 @@
+#pragma once
+// The command line's own state, shared by app.cpp (flags, the top-level handler) and
+// app_commands.cpp (one function per command): the parsed options, the database loaded once,
+// the styled output, and the one way a command fails (a Failure, caught in run()).
+
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "canitrun/database.hpp"
+#include "canitrun/report.hpp"
+#include "engine_command.hpp"
+#include "hardware_options.hpp"
+#include "remote_flags.hpp"
+#include "style.hpp"
+
+namespace canitrun::cli {
+
+struct Options {
+    std::string model;
+    std::string quant;
+    std::string ctx;
+    std::string kv_type = "f16";
+    std::string vram;
+    HardwareFlags hw;
+    std::string sort = "params";
+    std::string data_dir;
+    bool json = false;
+    bool quiet = false;
+    std::string format;
+    Format output = Format::table;  // from --format / --json / --quiet
+    bool color = false;
+    bool chart = false;       // --chart: draw the KV chart even into a pipe
+    bool ascii = false;       // --ascii: no Unicode in the chart and diagrams
+    bool terminal = false;    // stdout is a terminal
+    std::size_t columns = 0;  // its width, 0 when unknown
+    bool names = false;       // models / gpu-list / quants --names
+    // list filters
+    std::string family;
+    std::string vendor;
+    std::string min_vram;
+    std::string since;
+    EngineFlags engine;
+    // model files
+    std::string mmproj;
+    std::string log;
+    std::vector<std::string> operands;  // compare
+    RemoteFlags remote;                 // --offline, --timeout
+    // The database, loaded on first use: every command and several checks ask for it, and a
+    // start should read it (or parse --data) once.
+    mutable std::optional<Database> db;
+};
+
+struct Failure {
+    Error error;
+};
+
+template <typename T>
+T need(Result<T> r) {
+    if (!r) throw Failure{r.error()};
+    return std::move(*r);
+}
+
+const Database& load_database(const Options& o);
+ReportOptions report_options(const Database& db, const Options& o);
+ChartChoice chart_choice(const Options& o);
+
+// A stream styled for the chosen output; what is written to it is printed whole at the end,
+// so an error leaves stdout empty.
+struct Output {
+    explicit Output(const Options& o) {
+        set_style(text, o.output, o.color);
+        set_chart(text, chart_choice(o));
+    }
+    void print(std::ostream& out) const {
+        out << (format_of(text) == Format::markdown ? markdownify(text.str()) : text.str());
+    }
+    mutable std::ostringstream text;
+};
+
+// Whether the model argument is a remote name, or a model file (not a database name).
+bool names_model_file(const Database& db, const std::string& arg);
+bool remote_model(const Options& o);
+bool file_model(const Options& o);
+
+// One function per command; each prints its whole answer or throws a Failure.
+int run_model(std::ostream& out, const Options& o);
+int run_gpus(std::ostream& out, const Options& o);
+int run_system(std::ostream& out, const Options& o);
+int run_fit(std::ostream& out, const Options& o);
+int run_compare(std::ostream& out, const Options& o);
+int run_local(std::ostream& out, const Options& o);
+int run_model_source(std::ostream& out, const Options& o, bool verify);
+int run_lists(std::ostream& out, const Options& o, bool models, bool gpu_list, bool quants);
+
+}  // namespace canitrun::cli
