@@ -36,21 +36,8 @@ std::filesystem::path temp_dir() {
     return dir.path;
 }
 
-// Llama 3.1 8B's metadata with two tensors: token_embd q4_K (4096 x 128256) and an f32 norm.
 GgufWriter small_llama() {
-    GgufWriter w;
-    w.str("general.architecture", "llama");
-    w.str("general.name", "Test Llama");
-    w.u32("llama.context_length", 131072);
-    w.u32("llama.embedding_length", 4096);
-    w.u32("llama.block_count", 32);
-    w.u32("llama.attention.head_count", 32);
-    w.u32("llama.attention.head_count_kv", 8);
-    w.u32("llama.feed_forward_length", 14336);
-    w.u32("llama.vocab_size", 128256);
-    w.tensor("token_embd.weight", {4096, 128256}, 12);
-    w.tensor("output_norm.weight", {4096}, 0);
-    return w;
+    return canitrun::test::small_llama_writer();
 }
 
 // token_embd: 128256 rows x 16 q4_K blocks x 144 bytes; output_norm: 4096 x 4.

@@ -21,22 +21,10 @@ namespace fs = std::filesystem;
 namespace {
 
 GgufWriter small_llama(const std::string& name) {
-    GgufWriter w;
-    w.str("general.architecture", "llama");
-    w.str("general.name", name);
-    w.u32("llama.context_length", 131072);
-    w.u32("llama.embedding_length", 4096);
-    w.u32("llama.block_count", 32);
-    w.u32("llama.attention.head_count", 32);
-    w.u32("llama.attention.head_count_kv", 8);
-    w.u32("llama.feed_forward_length", 14336);
-    w.u32("llama.vocab_size", 128256);
-    w.tensor("token_embd.weight", {4096, 128256}, 12);
-    w.tensor("output_norm.weight", {4096}, 0);
-    return w;
+    return canitrun::test::small_llama_writer(name);
 }
 
-constexpr std::uint64_t kWeights = 128256ULL * 16 * 144 + 4096ULL * 4;
+constexpr std::uint64_t kWeights = canitrun::test::kSmallLlamaTensorBytes;
 
 struct Home {
     Home() {

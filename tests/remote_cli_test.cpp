@@ -29,27 +29,16 @@ namespace {
 // header is read in more than one block) and two tensors: token_embd q4_K 4096 x 128256 and
 // one f32 norm; the tensor data is a hole in the file.
 GgufWriter big_header_llama() {
-    GgufWriter w;
-    w.str("general.architecture", "llama");
-    w.str("general.name", "Remote Llama");
-    w.u32("llama.context_length", 131072);
-    w.u32("llama.embedding_length", 4096);
-    w.u32("llama.block_count", 32);
-    w.u32("llama.attention.head_count", 32);
-    w.u32("llama.attention.head_count_kv", 8);
-    w.u32("llama.feed_forward_length", 14336);
-    w.u32("llama.vocab_size", 128256);
+    GgufWriter w = canitrun::test::small_llama_writer("Remote Llama");
     std::vector<std::string> tokens;
     tokens.reserve(200000);
     for (int i = 0; i < 200000; ++i) tokens.push_back("tok" + std::to_string(1000000 + i));
     w.str_array("tokenizer.ggml.tokens", tokens);
-    w.tensor("token_embd.weight", {4096, 128256}, 12);
-    w.tensor("output_norm.weight", {4096}, 0);
     return w;
 }
 
 // token_embd: 128256 rows x 16 q4_K blocks x 144 bytes; output_norm: 4096 x 4.
-constexpr std::uint64_t kTensorBytes = 128256ULL * 16 * 144 + 4096ULL * 4;
+constexpr std::uint64_t kTensorBytes = canitrun::test::kSmallLlamaTensorBytes;
 
 class Hub {
   public:

@@ -227,14 +227,9 @@ Result<std::vector<GgufFile>> remote_gguf_parts(const std::string& arg, const Re
 
 Result<GgufModel> remote_gguf_model(const std::string& arg, const RemoteFlags& flags,
                                     std::string* label) {
-    auto spec = parse_remote_spec(arg);
-    if (!spec) return std::unexpected(spec.error());
-    const RemoteSetup setup = remote_setup(flags);
-    RemoteClient client(setup);
-    auto remote = fetch_remote_gguf(client.client(), *spec, setup.env);
-    if (!remote) return std::unexpected(remote.error());
-    if (label != nullptr) *label = remote->label;
-    return gguf_to_model(remote->parts);
+    auto parts = remote_gguf_parts(arg, flags, label);
+    if (!parts) return std::unexpected(parts.error());
+    return gguf_to_model(*parts);
 }
 
 Result<CommandOutput> run_remote(const Database& db, const std::string& arg,

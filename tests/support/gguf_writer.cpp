@@ -164,4 +164,20 @@ void GgufWriter::write_sparse_file(const std::string& path) const {
     if (!ok) throw std::runtime_error("cannot write " + path);
 }
 
+GgufWriter small_llama_writer(const std::string& name) {
+    GgufWriter w;
+    w.str("general.architecture", "llama");
+    w.str("general.name", name);
+    w.u32("llama.context_length", 131072);
+    w.u32("llama.embedding_length", 4096);
+    w.u32("llama.block_count", 32);
+    w.u32("llama.attention.head_count", 32);
+    w.u32("llama.attention.head_count_kv", 8);
+    w.u32("llama.feed_forward_length", 14336);
+    w.u32("llama.vocab_size", 128256);
+    w.tensor("token_embd.weight", {4096, 128256}, 12);
+    w.tensor("output_norm.weight", {4096}, 0);
+    return w;
+}
+
 }  // namespace canitrun::test

@@ -82,4 +82,10 @@ class GgufWriter {
 // Bytes of a tensor of this ggml type and shape (from canitrun's ggml table).
 std::uint64_t ggml_tensor_bytes(std::uint32_t type, const std::vector<std::uint64_t>& dims);
 
+// Llama 3.1 8B's metadata with two tensors: token_embd q4_K (4096 x 128256) and an f32
+// output_norm; the tests' usual small model (its tensors: kSmallLlamaTensorBytes).
+GgufWriter small_llama_writer(const std::string& name = "Test Llama");
+// token_embd: 128256 rows x 16 q4_K blocks x 144 bytes; output_norm: 4096 x 4.
+inline constexpr std::uint64_t kSmallLlamaTensorBytes = 128256ULL * 16 * 144 + 4096ULL * 4;
+
 }  // namespace canitrun::test
