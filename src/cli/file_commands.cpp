@@ -294,6 +294,30 @@ Result<CommandOutput> run_gguf(const std::string& path, const std::string& mmpro
     return report_gguf_model(path, *g, *mmproj, ro, as_json, chart);
 }
 
+}  // namespace
+
+CommandOutput config_report_output(const ModelReport& report, const std::string& label,
+                                   const std::string& params_source, bool as_json,
+                                   const ChartChoice& chart) {
+    std::ostringstream text;
+    set_chart(text, chart);
+    if (as_json) {
+        json j = model_report_json(report);
+        j["params_source"] = params_source;
+        j["file"] = label;
+        text << j.dump(2) << "\n";
+    } else {
+        text << "From " << label << " (parameters: " << params_source << ")\n";
+        write_text_report(text, report);
+    }
+    const int code = report.hardware && report.hardware->selected.plan.kind != PlanKind::native
+                         ? kExitDoesNotFit
+                         : kExitOk;
+    return CommandOutput{text.str(), code};
+}
+
+namespace {
+
 Result<CommandOutput> run_hf(const Database& db, const std::string& path, const ReportOptions& ro,
                              bool as_json, const ChartChoice& chart) {
     auto hf = read_hf_model(path);
@@ -301,21 +325,7 @@ Result<CommandOutput> run_hf(const Database& db, const std::string& path, const 
     const Model model = hf->model;
     auto report = build_model_report(db, model, ro);
     if (!report) return std::unexpected(report.error());
-    std::ostringstream text;
-    set_chart(text, chart);
-    if (as_json) {
-        json j = model_report_json(*report);
-        j["params_source"] = hf->params_source;
-        j["file"] = path;
-        text << j.dump(2) << "\n";
-    } else {
-        text << "From " << path << " (parameters: " << hf->params_source << ")\n";
-        write_text_report(text, *report);
-    }
-    const int code = report->hardware && report->hardware->selected.plan.kind != PlanKind::native
-                         ? kExitDoesNotFit
-                         : kExitOk;
-    return CommandOutput{text.str(), code};
+    return config_report_output(*report, path, hf->params_source, as_json, chart);
 }
 
 // A Hugging Face config.json or a folder holding one; any other model file is read as GGUF.

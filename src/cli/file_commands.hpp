@@ -36,6 +36,12 @@ Result<CommandOutput> report_gguf_model(const std::string& label, const GgufMode
                                         Bytes mmproj, const ReportOptions& ro, bool as_json,
                                         const ChartChoice& chart);
 
+// A model made from a config.json (a folder, a remote safetensors repo) as the model page,
+// headed by where it came from; JSON adds `file` and `params_source`.
+CommandOutput config_report_output(const ModelReport& report, const std::string& label,
+                                   const std::string& params_source, bool as_json,
+                                   const ChartChoice& chart);
+
 // `chart`: whether and how the text page draws its KV chart (style.hpp).
 Result<CommandOutput> run_model_file(const Database& db, const std::string& path,
                                      const std::string& mmproj, const ReportOptions& options,

@@ -155,22 +155,7 @@ Result<CommandOutput> config_page(const Database& db, const RemoteSpec& spec, Ht
     }
     auto report = build_model_report(db, config->model, ro);
     if (!report) return std::unexpected(report.error());
-    std::ostringstream text;
-    set_chart(text, chart);
-    if (as_json) {
-        json j = model_report_json(*report);
-        j["params_source"] = config->params_source;
-        j["file"] = "hf:" + spec.repo;
-        text << j.dump(2) << "\n";
-    } else {
-        text << "From hf:" << spec.repo << " (config.json; parameters: " << config->params_source
-             << ")\n";
-        write_text_report(text, *report);
-    }
-    const int code = report->hardware && report->hardware->selected.plan.kind != PlanKind::native
-                         ? kExitDoesNotFit
-                         : kExitOk;
-    return CommandOutput{text.str(), code};
+    return config_report_output(*report, "hf:" + spec.repo, config->params_source, as_json, chart);
 }
 
 bool has_file(const std::vector<RepoFile>& files, const std::string& path) {
