@@ -55,6 +55,11 @@ Examples:
   canitrun system                                    what canitrun detects here
   canitrun gpus qwen3.5-35b-a3b                      every GPU that runs it
   canitrun gpus model-Q4_K_M.gguf --ctx 32k          every GPU that runs this file
+  canitrun compare qwen3.5-35b-a3b gpt-oss-20b       side by side
+  canitrun hf:unsloth/Qwen3.5-35B-A3B-GGUF           a Hugging Face repo, no download
+  canitrun ollama:qwen3:30b --gpu auto               an Ollama model (store, else registry)
+  canitrun local                                     the models already on disk
+  canitrun qwen3.5-35b-a3b --format html > page.html
   canitrun models --family qwen
   canitrun gpu-list --vendor amd --min-vram 24
 
