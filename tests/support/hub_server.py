@@ -160,9 +160,19 @@ class Server(ThreadingHTTPServer):
         pass  # a client that hangs up on a misbehaving route is the point of that route
 
 
+def watch_parent(parent):
+    """Exits when the test that started the server is gone (a test that aborts never kills it,
+    and an orphaned server would hold the test runner's pipes open)."""
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
 def main():
     server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
     print(server.server_address[1], os.getpid(), flush=True)
     server.serve_forever()
 
