@@ -143,7 +143,8 @@ TEST_CASE("remote answers: the Hub's listing and Ollama's manifest, bounded and 
     CHECK((*files)[0].size == 4920650464ULL);  // the LFS object, not the pointer
     CHECK_FALSE(parse_hf_files("{\"error\":\"x\"}"));
     // A member of the wrong type is skipped, not thrown (found by fuzz_range_source).
-    auto odd = parse_hf_files(R"([{"type":222000861293},{"type":"file","path":7},{"type":"file","path":"a.gguf","size":"x"}])");
+    auto odd = parse_hf_files(
+        R"([{"type":222000861293},{"type":"file","path":7},{"type":"file","path":"a.gguf","size":"x"}])");
     REQUIRE(odd);
     REQUIRE(odd->size() == 1);
     CHECK((*odd)[0].size == 0);

@@ -39,8 +39,7 @@ struct RemoteConfig {
     std::string params_source;
 };
 Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& spec,
-                                         const RemoteEnv& env,
-                                         const std::vector<RepoFile>& files);
+                                         const RemoteEnv& env, const std::vector<RepoFile>& files);
 
 struct RemoteGguf {
     std::string label;              // what the report calls it ("hf:ORG/REPO:Q4_K_M")

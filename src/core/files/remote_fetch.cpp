@@ -163,8 +163,7 @@ Result<std::vector<RepoFile>> fetch_repo_files(HttpClient& client, const RemoteS
 }
 
 Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& spec,
-                                         const RemoteEnv& env,
-                                         const std::vector<RepoFile>& files) {
+                                         const RemoteEnv& env, const std::vector<RepoFile>& files) {
     const auto small_file = [&](const std::string& path) -> Result<std::string> {
         HttpRequest req;
         req.url = hf_file_url(env.hf_endpoint, spec, path);
