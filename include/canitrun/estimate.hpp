@@ -40,6 +40,9 @@ struct Estimate {
     Bytes term(const std::string& name) const;  // 0 when absent
     Bytes total() const;
     Bytes on(Device device) const;  // the terms that live on that device
+    // The model's tensors wherever they live: "weights" and, under llama.cpp's rule, the
+    // "token_embd" kept in RAM (the page's "Weights" column).
+    Bytes tensor_bytes() const;
 };
 
 // weights = params x bits per weight / 8

@@ -172,6 +172,10 @@ AttentionDims attention_dims(const Model& model, const LayerGroup& group);
 // reference page's "if all layers used full attention" comparison.
 Model all_attention_variant(const Model& model);
 
+// Whether every layer keeps K and V (or MLA's latent) for every token: then the model is its
+// own all-attention variant, and the page has no comparison to draw.
+bool is_all_attention(const Model& model);
+
 // Layers of a kind, summed over the model's groups.
 std::uint64_t count_layers(const Model& model, LayerKind kind);
 

@@ -248,7 +248,7 @@ void write_kv_chart_section(std::ostream& out, const Model& m,
                             const std::string& quant) {
     const ChartChoice c = chart_of(out);
     if (!c.draw || curve.empty()) return;
-    const bool twin = count_kv_layers(m) < m.arch.layers || count_layers(m, LayerKind::sliding) > 0;
+    const bool twin = !is_all_attention(m);
     const std::uint64_t every_token = count_kv_layers(m) - count_layers(m, LayerKind::sliding);
     const std::string own = twin ? fmt::format("{}: {} of {} layers cache every token", m.name,
                                                every_token, m.arch.layers)

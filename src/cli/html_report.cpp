@@ -150,11 +150,10 @@ void write_tables(std::ostream& out, const ModelReport& r) {
         << esc(r.options.kv_type.id) << ".</p>\n";
     std::vector<std::vector<std::string>> rows = {{"Quant", "Weights", "KV cache", "VRAM", "RAM"}};
     for (const auto& row : r.rows) {
-        rows.push_back({row.quant->id + (row.quant->recommended ? " (rec)" : ""),
-                        format_gb(row.estimate.term("weights") + row.estimate.term("token_embd")),
-                        format_gb(row.estimate.term("kv_cache")),
-                        format_gb(row.estimate.on(Device::gpu)),
-                        format_gb(row.estimate.on(Device::cpu))});
+        rows.push_back(
+            {row.quant->id + (row.quant->recommended ? " (rec)" : ""),
+             format_gb(row.estimate.tensor_bytes()), format_gb(row.estimate.term("kv_cache")),
+             format_gb(row.estimate.on(Device::gpu)), format_gb(row.estimate.on(Device::cpu))});
     }
     table(out, rows, "quants");
     write_allocation(out, r);
@@ -249,7 +248,7 @@ void write_svg_chart(std::ostream& out, const ModelReport& r, bool twin) {
 
 void write_context_cost(std::ostream& out, const ModelReport& r) {
     const Model& m = *r.model;
-    const bool twin = count_kv_layers(m) < m.arch.layers || count_layers(m, LayerKind::sliding) > 0;
+    const bool twin = !is_all_attention(m);
     out << "<h2>What a full " << esc(format_thousands(m.context_native))
         << "-token context costs</h2>\n";
     std::vector<std::vector<std::string>> rows = {{"", "This model"}};

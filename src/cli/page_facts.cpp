@@ -85,10 +85,6 @@ std::string vram_of(const QuantRow& row) {
     return format_gb(row.estimate.on(Device::gpu));
 }
 
-bool hybrid(const Model& m) {
-    return count_kv_layers(m) < m.arch.layers || count_layers(m, LayerKind::sliding) > 0;
-}
-
 }  // namespace
 
 std::string context_sentence(const Model& m) {
@@ -172,7 +168,7 @@ std::string why_quant(const ModelReport& r) {
     const Model& m = *r.model;
     const std::string q = r.quant->id;
     std::string s =
-        q + " puts the weights at " + format_gb(r.selected.term("weights")) +
+        q + " puts the weights at " + format_gb(r.selected.tensor_bytes()) +
         " whatever the context; " +
         (r.rule == Rule::quick ? "with the page's " + std::to_string(r.options.overhead_percent) +
                                      " % for activations and buffers"
@@ -189,7 +185,7 @@ std::string why_quant(const ModelReport& r) {
         s += " The KV cache grows by " + format_gb(*r.kv_growth_to_full) + " from " +
              format_context(r.options.context) + " to the full " +
              format_thousands(m.context_native) + "-token window";
-        if (hybrid(m) && r.kv_all_attention_growth_to_full) {
+        if (!is_all_attention(m) && r.kv_all_attention_growth_to_full) {
             s += ", against " + format_gb(*r.kv_all_attention_growth_to_full) +
                  " if every layer used full attention";
         }
@@ -217,11 +213,11 @@ std::string why_quant(const ModelReport& r) {
 
 std::string lmstudio_advice(const ModelReport& r) {
     const Model& m = *r.model;
-    std::string s = "Budget for the " + format_gb(r.selected.term("weights")) +
+    std::string s = "Budget for the " + format_gb(r.selected.tensor_bytes()) +
                     " of weights first, then add context: the full " +
                     format_thousands(m.context_native) + "-token window adds " +
                     format_gb(r.kv_full_context) + " of KV cache";
-    if (hybrid(m)) {
+    if (!is_all_attention(m)) {
         s += " here (" + format_gb(r.kv_all_attention_full_context) +
              " if every layer cached the whole context)";
     }
@@ -240,7 +236,7 @@ std::vector<FaqEntry> faq_entries(const ModelReport& r) {
         if (row != nullptr && row->quant != r.quant) sizes.push_back(vram_of(*row) + " at " + id);
     }
     std::string vram = "About " + join_and(sizes) + ", at " + ctx + " context.";
-    if (hybrid(m) && r.kv_growth_to_full) {
+    if (!is_all_attention(m) && r.kv_growth_to_full) {
         vram += " Only " + std::to_string(count_kv_layers(m)) + " of " +
                 std::to_string(m.arch.layers) +
                 " layers keep a cache that grows with the context,"

@@ -121,9 +121,9 @@ void write_quant_table(std::ostream& out, const ModelReport& r) {
             name += " (CUDA only)";
             any_cuda = true;
         }
-        std::vector<std::string> cells = {
-            name, format_gb(row.estimate.term("weights") + row.estimate.term("token_embd")),
-            format_gb(row.estimate.term("kv_cache")), format_gb(row.estimate.on(Device::gpu))};
+        std::vector<std::string> cells = {name, format_gb(row.estimate.tensor_bytes()),
+                                          format_gb(row.estimate.term("kv_cache")),
+                                          format_gb(row.estimate.on(Device::gpu))};
         if (llama) cells.push_back(format_gb(row.estimate.on(Device::cpu)));
         t.add_row(cells);
     }
@@ -208,7 +208,7 @@ void write_hybrid(std::ostream& out, const ModelReport& r) {
     const Model& m = *r.model;
     const std::uint64_t kv_layers = count_kv_layers(m);
     const std::uint64_t full_window = m.context_native;
-    if (kv_layers == m.arch.layers && count_layers(m, LayerKind::sliding) == 0) {
+    if (is_all_attention(m)) {
         out << "\nKV cache at the full " << format_thousands(full_window)
             << "-token context: " << format_gb(r.kv_full_context) << " (every one of the "
             << m.arch.layers
@@ -249,7 +249,7 @@ void write_hybrid(std::ostream& out, const ModelReport& r) {
                format_gb(r.total_full_context), format_gb(r.total_all_attention_full_context)});
     t.write(out);
     out << "  KV cache only at " << r.options.kv_type.id << "; weights ("
-        << format_gb(r.selected.term("weights")) << " at " << r.quant->id
+        << format_gb(r.selected.tensor_bytes()) << " at " << r.quant->id
         << ") and overhead come on top in the totals.\n";
     write_kv_chart(out, r);
 }

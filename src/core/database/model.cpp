@@ -23,6 +23,11 @@ Model all_attention_variant(const Model& model) {
     return out;
 }
 
+bool is_all_attention(const Model& model) {
+    return count_kv_layers(model) == model.arch.layers &&
+           count_layers(model, LayerKind::sliding) == 0;
+}
+
 std::uint64_t count_layers(const Model& model, LayerKind kind) {
     std::uint64_t n = 0;
     for (const auto& group : model.arch.layer_groups) {

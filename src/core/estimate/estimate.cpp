@@ -28,6 +28,10 @@ Bytes Estimate::term(const std::string& name) const {
     return 0;
 }
 
+Bytes Estimate::tensor_bytes() const {
+    return checked::add(term("weights"), term("token_embd"));
+}
+
 Bytes Estimate::total() const {
     Bytes sum = 0;
     for (const auto& t : terms) sum = checked::add(sum, t.bytes);
