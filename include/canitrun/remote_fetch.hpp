@@ -53,7 +53,10 @@ struct RemoteGguf {
 // The header of the model the spec names: hf with a quantization (as `llama-server -hf`
 // picks it; Q4_K_M when none is given) or a file, a URL, or an Ollama model (the local store
 // first, then the registry).
+// `files`: the repo's listing when the caller has it already (hf only), so it is not fetched
+// again.
 Result<RemoteGguf> fetch_remote_gguf(HttpClient& client, const RemoteSpec& spec,
-                                     const RemoteEnv& env);
+                                     const RemoteEnv& env,
+                                     const std::vector<RepoFile>* files = nullptr);
 
 }  // namespace canitrun

@@ -301,16 +301,14 @@ int run_model_source(std::ostream& out, const Options& o, bool verify) {
         out << r.text;
         return r.code;
     }
-    if (verify || file_model(o)) {
-        const Database& db = load_database(o);
-        const CommandOutput r =
-            verify ? need(run_verify(db, o.log, o.output == Format::json))
-                   : need(run_model_file(db, o.model, o.mmproj, report_options(db, o),
-                                         o.output == Format::json, chart_choice(o)));
-        out << r.text;
-        return r.code;
-    }
-    return kExitInternal;  // not reached: the caller asks only for a model source or verify
+    // verify, or a model file (the caller asks only for these three sources)
+    const Database& db = load_database(o);
+    const CommandOutput r = verify
+                                ? need(run_verify(db, o.log, o.output == Format::json))
+                                : need(run_model_file(db, o.model, o.mmproj, report_options(db, o),
+                                                      o.output == Format::json, chart_choice(o)));
+    out << r.text;
+    return r.code;
 }
 
 int run_lists(std::ostream& out, const Options& o, bool models, bool gpu_list, bool quants) {

@@ -248,33 +248,31 @@ Result<Bytes> mmproj_bytes(const std::string& mmproj_path) {
 Result<CommandOutput> report_gguf_model(const std::string& label, const GgufModel& model,
                                         Bytes mmproj, const ReportOptions& ro, bool as_json,
                                         const ChartChoice& chart) {
-    const GgufModel* g = &model;
-    const std::string& path = label;
     Result<FileEstimate> fe = fail(ErrorKind::overflow, "");
     try {
-        fe = estimate_file(*g, ro, mmproj);
+        fe = estimate_file(model, ro, mmproj);
     } catch (const OverflowError&) {
-        return fail(ErrorKind::bad_input, path + ": the file's dimensions overflow 64-bit sizes",
+        return fail(ErrorKind::bad_input, label + ": the file's dimensions overflow 64-bit sizes",
                     "the file is corrupt");
     }
     if (!fe) return std::unexpected(fe.error());
     std::optional<HardwareReport> hardware;
     if (ro.hardware) {
-        auto h = file_on_hardware(path, *g, ro);
+        auto h = file_on_hardware(label, model, ro);
         if (!h) return std::unexpected(h.error());
         hardware = *h;
     }
     std::ostringstream text;
     set_chart(text, chart);
-    auto curve = file_curve(*g, ro);
+    auto curve = file_curve(model, ro);
     if (!curve) return std::unexpected(curve.error());
     if (as_json) {
-        json j = gguf_json(path, *g, *fe, ro, hardware);
+        json j = gguf_json(label, model, *fe, ro, hardware);
         j["kv_comparison"] = {{"curve", kv_curve_json(*curve)}};
         text << j.dump(2) << "\n";
     } else {
-        write_gguf_text(text, path, *g, *fe, ro, hardware);
-        write_kv_chart_section(text, g->model, *curve,
+        write_gguf_text(text, label, model, *fe, ro, hardware);
+        write_kv_chart_section(text, model.model, *curve,
                                ro.estimate.kv_type.id + ", the file's weights, page's rule",
                                "the file's weights");
     }

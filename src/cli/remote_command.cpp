@@ -62,7 +62,8 @@ Quant listing_quant() {
 // page's rule, as the file report plans it) the VRAM at the context and the smallest GPU.
 Result<CommandOutput> list_repo(const Database& db, const RemoteSpec& spec, HttpClient& client,
                                 const RemoteSetup& setup, const ReportOptions& ro, bool as_json,
-                                const std::vector<RepoGguf>& models) {
+                                const std::vector<RepoFile>& files) {
+    const std::vector<RepoGguf> models = gguf_models(files);
     const std::vector<RepoGguf>* listing = &models;
     // The architecture from one model's header: the recommended quantization's, else the first.
     RemoteSpec one = spec;
@@ -70,7 +71,7 @@ Result<CommandOutput> list_repo(const Database& db, const RemoteSpec& spec, Http
     for (const auto& m : *listing) {
         if (one.quant.empty() && !m.projector && !m.quant.empty()) one.quant = m.quant;
     }
-    auto remote = fetch_remote_gguf(client, one, setup.env);
+    auto remote = fetch_remote_gguf(client, one, setup.env, &files);
     if (!remote) return std::unexpected(remote.error());
     auto g = gguf_to_model(remote->parts);
     if (!g) return std::unexpected(g.error());
@@ -224,25 +225,27 @@ Result<CommandOutput> run_remote(const Database& db, const std::string& arg,
     if (!spec) return std::unexpected(spec.error());
     const RemoteSetup setup = remote_setup(flags);
     RemoteClient client(setup);
-    if (spec->kind == RemoteKind::hf_repo && spec->file.empty()) {
-        auto files = fetch_repo_files(client.client(), *spec, setup.env);
+    // A repo's listing is read once: it says GGUF or safetensors, and which file a tag names.
+    Result<std::vector<RepoFile>> files = std::vector<RepoFile>{};
+    const bool repo = spec->kind == RemoteKind::hf_repo && spec->file.empty();
+    if (repo) {
+        files = fetch_repo_files(client.client(), *spec, setup.env);
         if (!files) return std::unexpected(files.error());
-        const std::vector<RepoGguf> models = gguf_models(*files);
         bool gguf = false;
-        for (const auto& m : models) gguf = gguf || !m.projector;
+        for (const auto& m : gguf_models(*files)) gguf = gguf || !m.projector;
         if (!gguf && has_file(*files, "config.json")) {
             return config_page(db, *spec, client.client(), setup, options, json, chart, *files);
         }
+        if (!gguf) {
+            return fail(ErrorKind::bad_input,
+                        "hf:" + spec->repo + " holds neither GGUF files nor a config.json",
+                        "canitrun reads GGUF repos and safetensors repos with a config.json");
+        }
         if (spec->quant.empty()) {
-            if (!gguf) {
-                return fail(ErrorKind::bad_input,
-                            "hf:" + spec->repo + " holds neither GGUF files nor a config.json",
-                            "canitrun reads GGUF repos and safetensors repos with a config.json");
-            }
-            return list_repo(db, *spec, client.client(), setup, options, json, models);
+            return list_repo(db, *spec, client.client(), setup, options, json, *files);
         }
     }
-    auto remote = fetch_remote_gguf(client.client(), *spec, setup.env);
+    auto remote = fetch_remote_gguf(client.client(), *spec, setup.env, repo ? &*files : nullptr);
     if (!remote) return std::unexpected(remote.error());
     auto g = gguf_to_model(remote->parts);
     if (!g) return std::unexpected(g.error());

@@ -68,18 +68,18 @@ Result<bool> add_rows_and_matrix(ModelReport& r, const Database& db, const Model
 }
 
 Result<bool> add_kv_comparison(ModelReport& r, const Model& model, const PlanSettings& s) {
-    PlanSettings full_s = s;
-    full_s.estimate.context = model.context_native;
-    auto full_e = rule_estimate(model, *r.quant, full_s);
-    if (!full_e) return std::unexpected(full_e.error());
-    auto full_all = all_attention_estimate(model, *r.quant, full_s);
-    if (!full_all) return std::unexpected(full_all.error());
+    auto curve = kv_curve(model, *r.quant, s);
+    if (!curve) return std::unexpected(curve.error());
+    if (curve->empty()) return fail(ErrorKind::bad_input, model.id + " has no context window", "");
+    r.kv_curve = std::move(*curve);
+    // The full window is the curve's last point: the table and the chart are one estimate.
+    const KvCurvePoint& full = r.kv_curve.back();
     auto at_all = all_attention_estimate(model, *r.quant, s);
     if (!at_all) return std::unexpected(at_all.error());
-    r.kv_full_context = full_e->term("kv_cache");
-    r.total_full_context = full_e->total();
-    r.kv_all_attention_full_context = full_all->term("kv_cache");
-    r.total_all_attention_full_context = full_all->total();
+    r.kv_full_context = full.this_model_bytes;
+    r.total_full_context = full.this_model_total_bytes;
+    r.kv_all_attention_full_context = full.all_attention_bytes;
+    r.total_all_attention_full_context = full.all_attention_total_bytes;
     r.kv_at_context = r.selected.term("kv_cache");
     r.kv_all_attention_at_context = at_all->term("kv_cache");
     r.recurrent_state = recurrent_state_bytes(model);
@@ -89,9 +89,6 @@ Result<bool> add_kv_comparison(ModelReport& r, const Model& model, const PlanSet
         r.kv_all_attention_growth_to_full =
             checked::sub(r.kv_all_attention_full_context, r.kv_all_attention_at_context);
     }
-    auto curve = kv_curve(model, *r.quant, s);
-    if (!curve) return std::unexpected(curve.error());
-    r.kv_curve = std::move(*curve);
     return true;
 }
 

@@ -56,14 +56,16 @@ std::string quant_list(const std::vector<RepoGguf>& models) {
     return out.empty() ? "none" : out;
 }
 
-Result<RemoteGguf> fetch_hf(HttpClient& client, const RemoteSpec& spec, const RemoteEnv& env) {
+Result<RemoteGguf> fetch_hf(HttpClient& client, const RemoteSpec& spec, const RemoteEnv& env,
+                            const std::vector<RepoFile>* known) {
     RemoteGguf out;
     std::vector<std::string> files;
     if (!spec.file.empty()) {
         files.push_back(spec.file);
         out.label = spec.text;
     } else {
-        auto listing = fetch_repo_listing(client, spec, env);
+        auto listing = known != nullptr ? Result<std::vector<RepoGguf>>(gguf_models(*known))
+                                        : fetch_repo_listing(client, spec, env);
         if (!listing) return std::unexpected(listing.error());
         const std::string quant = spec.quant.empty() ? "Q4_K_M" : spec.quant;
         const RepoGguf* pick = pick_quant(*listing, quant);
@@ -224,10 +226,10 @@ Result<std::vector<RepoGguf>> fetch_repo_listing(HttpClient& client, const Remot
 }
 
 Result<RemoteGguf> fetch_remote_gguf(HttpClient& client, const RemoteSpec& spec,
-                                     const RemoteEnv& env) {
+                                     const RemoteEnv& env, const std::vector<RepoFile>* files) {
     switch (spec.kind) {
         case RemoteKind::hf_repo:
-            return fetch_hf(client, spec, env);
+            return fetch_hf(client, spec, env, files);
         case RemoteKind::ollama:
             return fetch_ollama(client, spec, env);
         case RemoteKind::url: {
