@@ -28,7 +28,7 @@ TEST_CASE("cli: 2x3090 splits a 70B per device in JSON") {
     CHECK(doc["selected"]["gpus"][1]["total_bytes"] == 24031365719ULL);
     CHECK(doc["hardware"]["gpus"][1]["memory_bytes"] == 25769803776ULL);
     CHECK(doc["selected"]["speed"]["decode_tokens_per_s"].get<double>() > 0);
-    CHECK(doc["selected"]["speed"]["assumptions"]["gpu_bandwidth_efficiency"] == 0.7);
+    CHECK(doc["selected"]["speed"]["assumptions"]["ram_bandwidth_efficiency"] == 0.6);
 }
 
 TEST_CASE("cli: 2x3090 at 8k offloads one layer and prints the fitted command") {

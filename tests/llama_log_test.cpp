@@ -168,3 +168,41 @@ TEST_CASE("llama log: file types name database quantizations") {
     CHECK(quant_id_from_file_type("Q8_0") == "Q8_0");
     CHECK(quant_id_from_file_type("BF16") == "BF16");
 }
+
+// One line of every shape the parser reads (log_lines.cpp matches them by hand), values by eye.
+TEST_CASE("llama_log: every line shape, matched without regex") {
+    const std::string text =
+        "llama_model_loader: loaded meta data with 17 key-value pairs and 292 tensors from x\n"
+        "llama_model_loader: - kv   0:                       general.architecture str              "
+        "= llama\n"
+        "print_info: n_layer          = 32\n"
+        "load_tensors:        CUDA0 model buffer size =  4403.50 MiB\n"
+        "llama_context: n_ctx         = 4096\n"
+        "llama_context: n_ctx_seq     = 4096\n"
+        "llama_context:  CUDA_Host  output buffer size =     0.49 MiB\n"
+        "llama_kv_cache:      CUDA0 KV buffer size =   512.00 MiB\n"
+        "llama_kv_cache: size =  512.00 MiB (  4096 cells,  32 layers,  1/1 seqs), K (q8_0):  "
+        "256.00 MiB, V (f16):  256.00 MiB\n"
+        "llama_memory_recurrent:  CUDA0 RS buffer size =    16.00 MiB\n"
+        "llama_context:      CUDA0 compute buffer size =   296.00 MiB\n";
+    auto log = canitrun::parse_llama_log(text);
+    REQUIRE(log);
+    CHECK(log->tensor_count == 292U);
+    CHECK(log->metadata.at("general.architecture").type == "str");
+    CHECK(log->metadata.at("general.architecture").value == "llama");
+    CHECK(log->print_info.at("n_layer") == "32");
+    REQUIRE(log->model_buffers.size() == 1);
+    CHECK(log->model_buffers[0].device == "CUDA0");
+    CHECK(log->model_buffers[0].bytes == 4403ULL * 1048576 + 1048576 / 2);
+    REQUIRE(log->contexts.size() == 1);
+    const auto& c = log->contexts[0];
+    CHECK(c.n_ctx == 4096);
+    CHECK(c.n_ctx_seq == 4096);
+    REQUIRE(c.output.size() == 1);
+    CHECK(c.output[0].device == "CUDA_Host");
+    CHECK(c.kv[0].bytes == 512ULL * 1048576);
+    CHECK(c.type_k == "q8_0");
+    CHECK(c.type_v == "f16");
+    CHECK(c.recurrent[0].bytes == 16ULL * 1048576);
+    CHECK(c.compute[0].bytes == 296ULL * 1048576);
+}

@@ -1,3 +1,5 @@
+// The speed model's terms, each checked by hand with stated coefficients (not the fitted ones),
+// and the work a token asks of each device.
 #include "canitrun/speed.hpp"
 
 #include <string>
@@ -7,83 +9,138 @@
 
 using namespace canitrun;
 
-// Qwen3.5-35B-A3B, Q4_K_M, 8k, on an RTX 5090 (1792 GB/s), by hand. Shares of
-// W = 21,319,375,000 over 34,660,352,000 architecture params (see placement_test.cpp):
-//   a token reads per linear layer floor(W x (33,718,272 + 3,670,016 + 8 x 3,145,728) /
-//   34,660,352,000) = 38,476,659 bytes, per full layer floor(W x (27,262,976 + 3,670,016 +
-//   25,165,824) / ...) = 34,506,045, the output head floor(W x 508,559,360 / ...) = 312,811,817,
-//   and the whole KV cache, 167,772,160:
-//   30 x 38,476,659 + 10 x 34,506,045 + 312,811,817 + 167,772,160 = 1,979,944,197 bytes.
-//   Decode: 1792e9 x 0.70 / 1,979,944,197 = 633.55 tokens/s.
-TEST_CASE("decode speed of qwen3.5-35b-a3b on an RTX 5090 comes from its bandwidth") {
-    const ModelParts parts = test::parts_of("qwen3.5-35b-a3b", "Q4_K_M", 8192);
-    const Hardware h = test::hardware_of({"rtx-5090"});
-    auto p = place(parts, h, {});
-    REQUIRE(p);
-    CHECK(p->gpus[0].read_per_token == 1979944197ULL);
-    const Speed s = estimate_speed(*p, h, 3000000000ULL);
-    CHECK(s.decode_tokens_per_s == Approx(1792e9 * 0.70 / 1979944197.0));
-    CHECK(s.decode_tokens_per_s == Approx(633.55).epsilon(1e-4));
-    // Prefill: 2 x 3e9 FLOPs per token at 209.5 TFLOPS x 0.8 = 27,933 tokens/s.
-    REQUIRE(s.prefill_tokens_per_s);
-    CHECK(*s.prefill_tokens_per_s == Approx(209.5e12 * 0.8 / 6e9));
-}
-
-TEST_CASE("experts in RAM slow decode by the RAM path") {
-    const ModelParts parts = test::parts_of("qwen3.5-35b-a3b", "Q4_K_M", 8192);
-    Hardware h = test::hardware_of({"rtx-5090"});
-    h.ram_bandwidth_gbps = 100;
-    auto all = place(parts, h, {});
-    auto offloaded = place(parts, h, test::split_options(std::nullopt, 40));
-    REQUIRE(all);
-    REQUIRE(offloaded);
-    // Every layer's active routed experts (8 of 256, about floor(W x 25,165,824 /
-    // 34,660,352,000) = 15,479,347 bytes a layer) are read from RAM instead of the GPU; what a
-    // token reads in all is unchanged.
-    CHECK(offloaded->ram.read_per_token + offloaded->gpus[0].read_per_token ==
-          all->gpus[0].read_per_token);
-    const double gpu_s = static_cast<double>(offloaded->gpus[0].read_per_token) / (1792e9 * 0.7);
-    const double ram_s = static_cast<double>(offloaded->ram.read_per_token) / (100e9 * 0.6);
-    CHECK(estimate_speed(*offloaded, h, 3000000000ULL).decode_tokens_per_s ==
-          Approx(1 / (gpu_s + ram_s)));
-}
-
-TEST_CASE("no GPU: decode from RAM and no prefill figure") {
-    const Hardware h = test::hardware_of({}, 64);
-    auto p = place(test::parts_of("qwen3.5-35b-a3b", "Q4_K_M", 8192), h, {});
-    REQUIRE(p);
-    CHECK(p->ram.read_per_token == 1979944197ULL);
-    const Speed s = estimate_speed(*p, h, 3000000000ULL);
-    CHECK(s.decode_tokens_per_s == Approx(76.8e9 * 0.6 / 1979944197.0));
-    CHECK_FALSE(s.prefill_tokens_per_s.has_value());
-}
-
 namespace {
 
-// Prefill tokens/s of Llama 3.1 8B (8.03e9 active parameters) at Q4_K_M, 8k, whole on one GPU.
-double llama_8b_prefill_on(const std::string& gpu) {
-    const ModelParts parts = test::parts_of("llama-3.1-8b", "Q4_K_M", 8192);
-    const Hardware h = test::hardware_of({gpu});
-    const auto p = place(parts, h, {});
-    REQUIRE(p);
-    const Speed s = estimate_speed(*p, h, 8030000000ULL);
-    REQUIRE(s.prefill_tokens_per_s);
-    return *s.prefill_tokens_per_s;
+// Every coefficient 0 but the ones a test names, so each term is seen alone.
+SpeedModel bare_model() {
+    SpeedModel m;
+    for (auto& c : m.classes) c = SpeedClassCoefficients{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    m.moe_layer_s = m.gpu_hop_s = m.weight_reread = m.attention_compute = 0;
+    return m;
+}
+
+SpeedClassCoefficients& nvidia(SpeedModel& m) {
+    return m.classes[static_cast<int>(SpeedClass::nvidia)];
 }
 
 }  // namespace
 
-// Pascal runs FP16 at 1/64 of FP32 (the GTX 1080 Ti's 0.177 TFLOPS); llama.cpp computes in FP32
-// and int8 there, so prefill takes the FP32 figure, 11.34 TFLOPS (TechPowerUp): Llama 3.1 8B's
-// 8.03e9 params x 2 FLOPs a token at 11.34e12 x 0.8 = 564.9 tokens/s, not 8.8.
-TEST_CASE("prefill on Pascal uses its FP32 rate, not its 1/64 FP16 rate") {
-    const double prefill = llama_8b_prefill_on("gtx-1080-ti");
-    CHECK(prefill == Approx(11.34e12 * 0.8 / (2 * 8.03e9)));
-    CHECK(prefill == Approx(564.9).epsilon(1e-3));
+// One RTX 4090 (1008 GB/s): 1e9 bytes at 1.25x the ideal time = 1.24 ms, 32 layers x 50 µs =
+// 1.6 ms, 4 MoE layers x 10 µs = 0.04 ms: 2.880 ms a token.
+TEST_CASE("decode time is bytes over bandwidth, per-layer and per-MoE-layer costs") {
+    SpeedModel m = bare_model();
+    nvidia(m).bandwidth = 1.25;
+    nvidia(m).layer_s = 50e-6;
+    m.moe_layer_s = 10e-6;
+    const Hardware h = test::hardware_of({"rtx-4090"});
+    SpeedWork w;
+    w.gpus.push_back(DeviceWork{1e9, 0, 0, 0, 0, 32, 4});
+    CHECK(decode_seconds(w, h, m) == Approx(1e9 / 1008e9 * 1.25 + 32 * 50e-6 + 4 * 10e-6));
+    CHECK(decode_seconds(w, h, m) == Approx(2.880e-3).epsilon(1e-3));
 }
 
-// Apple gives M1 and M2 only an FP32 figure (the M2 Max's 13.6 TFLOPS), and they run FP16 at that
-// rate: a prefill figure where there was none.
-TEST_CASE("prefill on an M2 Max comes from Apple's FP32 figure") {
-    CHECK(llama_8b_prefill_on("m2-max-64gb") == Approx(13.6e12 * 0.8 / (2 * 8.03e9)));
+// Two RTX 3090s (936 GB/s each) in a layer split, half the bytes each: the times add (the
+// layers run one after another), plus one hand-over of 0.5 ms; RAM-held experts read 2e8 bytes
+// at 60 % of 100 GB/s = 3.33 ms.
+TEST_CASE("a layer split adds each GPU's time, the hand-over and the RAM path") {
+    SpeedModel m = bare_model();
+    nvidia(m).bandwidth = 1.0;
+    m.gpu_hop_s = 0.5e-3;
+    m.ram_bandwidth_efficiency = 0.6;
+    Hardware h = test::hardware_of({"rtx-3090", "rtx-3090"});
+    h.ram_bandwidth_gbps = 100;
+    SpeedWork w;
+    w.gpus.push_back(DeviceWork{5e8, 0, 0, 0, 0, 16, 0});
+    w.gpus.push_back(DeviceWork{5e8, 0, 0, 0, 0, 16, 0});
+    CHECK(decode_seconds(w, h, m) == Approx(2 * 5e8 / 936e9 + 0.5e-3));
+    w.ram.read_bytes = 2e8;
+    CHECK(decode_seconds(w, h, m) == Approx(2 * 5e8 / 936e9 + 0.5e-3 + 2e8 / (100e9 * 0.6)));
+}
+
+// RTX 4090: 165.2 TFLOPS (FP16 tensor, the database's figure), 1008 GB/s, a 512-token batch.
+// Quantized: 1.6e10 dense FLOPs x 1.0 / 165.2e12 = 96.85 µs; FP16 weights at 0.6x: 58.11 µs;
+// experts 1e9 FLOPs x 6 = 36.32 µs; attention 2e8 FLOPs x 2 = 2.42 µs; 5e9 resident bytes
+// read once a batch x 1.5: 14.53 µs; 32 layers x 500 µs / 512 = 31.25 µs.
+TEST_CASE("prefill time is FLOPs over throughput, the weights read once a batch, layer costs") {
+    SpeedModel m = bare_model();
+    nvidia(m).compute = 1.0;
+    nvidia(m).compute_float = 0.6;
+    nvidia(m).expert_compute = 6;
+    nvidia(m).prefill_layer_s = 500e-6;
+    m.attention_compute = 2;
+    m.weight_reread = 1.5;
+    const Hardware h = test::hardware_of({"rtx-4090"});
+    SpeedWork w;
+    w.gpus.push_back(DeviceWork{0, 5e9, 1.6e10, 2e8, 1e9, 32, 0});
+    const double rest =
+        1e9 / 165.2e12 * 6 + 2e8 / 165.2e12 * 2 + 5e9 / 1008e9 / 512 * 1.5 + 32 * 500e-6 / 512;
+    REQUIRE(prefill_seconds(w, h, m, 512));
+    CHECK(*prefill_seconds(w, h, m, 512) == Approx(1.6e10 / 165.2e12 + rest));
+    w.float_weights = true;
+    CHECK(*prefill_seconds(w, h, m, 512) == Approx(1.6e10 / 165.2e12 * 0.6 + rest));
+    CHECK(*prefill_seconds(w, h, m, 512) ==
+          Approx(58.11e-6 + 36.32e-6 + 2.42e-6 + 14.53e-6 + 31.25e-6).epsilon(1e-3));
+}
+
+TEST_CASE("no GPU gives no prefill figure, a GPU without a bandwidth figure no decode figure") {
+    const SpeedModel& m = fitted_speed_model();
+    SpeedWork w;
+    w.ram.read_bytes = 1e9;
+    CHECK_FALSE(prefill_seconds(w, test::hardware_of({}), m, 512).has_value());
+    Hardware h = test::hardware_of({"rtx-4090"});
+    h.gpus[0].bandwidth_gbps = 0;
+    w.gpus.push_back(DeviceWork{1e9, 0, 0, 0, 0, 32, 0});
+    CHECK(decode_seconds(w, h, m) == 0);
+}
+
+// Llama 3.1 8B (8.03e9 active parameters; the input embedding 128,256 x 4,096 = 525,336,576 is
+// a lookup, not a product): 2 x (8.03e9 - 525,336,576) = 15,009,326,848 dense FLOPs a token.
+// Attention against 1,000 positions (a 0-depth test of 2,000 tokens): 32 layers x 2 x 32 heads
+// x (128 + 128) dims x 1,000 = 524,288,000 FLOPs.
+TEST_CASE("speed_work counts a token's FLOPs and reads from the placement") {
+    const Quant& q4 = test::quant("Q4_K_M");
+    const Model& m = test::model("llama-3.1-8b");
+    const Hardware h = test::hardware_of({"rtx-4090"});
+    auto p = place(test::parts_of("llama-3.1-8b", "Q4_K_M", 8192), h, {});
+    REQUIRE(p);
+    const SpeedWork w = speed_work(m, q4, *p, 8192, {0, 2000});
+    REQUIRE(w.gpus.size() == 1);
+    CHECK(w.gpus[0].dense_flops == Approx(15009326848.0));
+    CHECK(w.gpus[0].attention_flops == Approx(524288000.0));
+    CHECK(w.gpus[0].expert_flops == 0);
+    CHECK(w.gpus[0].layers == 32);
+    CHECK_FALSE(w.float_weights);
+    // The KV read: the cache sized for 8,192 tokens, read up to the 1,000th position.
+    CHECK(w.gpus[0].read_bytes ==
+          Approx(static_cast<double>(p->gpus[0].active_weights) +
+                 static_cast<double>(p->gpus[0].kv_cache) * 1000.0 / 8192.0));
+    CHECK(speed_work(m, test::quant("FP16"), *p, 8192, {0, 1}).float_weights);
+}
+
+// Qwen3-30B-A3B: 48 MoE layers, 128 experts of 3 x 2,048 x 768 parameters, 8 a token: the
+// routed part of a token is 48 x 8 x 4,718,592 = 1,811,939,328 parameters, 2 FLOPs each.
+TEST_CASE("speed_work splits a MoE token's FLOPs into dense and routed-expert work") {
+    const Model& m = test::model("qwen3-30b-a3b");
+    const Hardware h = test::hardware_of({"rtx-pro-6000-blackwell"});
+    auto p = place(test::parts_of("qwen3-30b-a3b", "Q4_K_M", 4096), h, {});
+    REQUIRE(p);
+    const SpeedWork w = speed_work(m, test::quant("Q4_K_M"), *p, 4096, {0, 512});
+    CHECK(w.gpus[0].expert_flops == Approx(2.0 * 1811939328.0));
+    CHECK(w.gpus[0].moe_layers == 48);
+}
+
+TEST_CASE("the fitted model gives a decode and a prefill figure on every database GPU") {
+    const Model& m = test::model("llama-3.2-3b");
+    const Quant& q = test::quant("Q4_K_M");
+    for (const Gpu& g : test::database().gpus) {
+        INFO(g.id);
+        Hardware h;
+        h.gpus.push_back(device_for(g));
+        h.ram = 64'000'000'000ULL;
+        auto p = place(test::parts_of("llama-3.2-3b", "Q4_K_M", 4096), h, {});
+        REQUIRE(p);
+        const Speed s = estimate_speed(m, q, *p, h, 4096);
+        CHECK(s.decode_tokens_per_s > 0);
+        CHECK(s.prefill_tokens_per_s.has_value());
+    }
 }

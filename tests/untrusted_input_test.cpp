@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -193,3 +194,46 @@ TEST_CASE("untrusted input: the largest inputs run in a 256 MiB address space") 
     check_refused({"verify", "/dev/zero"}, "is a device", limit);
 }
 #endif
+
+// A hung driver makes nvidia-smi block forever. A stand-in that sleeps 30 s (and its child,
+// which would keep the pipe open) is killed after the probe timeout: `system` answers in time,
+// with no GPU from it.
+TEST_CASE("untrusted input: a tool that hangs is killed after the probe timeout") {
+    TempDir dir;
+    const std::string fake = dir.path("nvidia-smi");
+    {
+        std::ofstream out(fake);
+        out << "#!/bin/sh\nsleep 30 &\nsleep 30\n";
+    }
+    chmod(fake.c_str(), 0755);
+    const auto start = std::chrono::steady_clock::now();
+    const Outcome o =
+        run_bounded({"system", "--json"}, "PATH=" + shell_quote(dir.path("")) +
+                                              ":\"$PATH\" CANITRUN_PROBE_TIMEOUT_MS=300 ");
+    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start);
+    CHECK(o.code == 0);
+    CHECK(seconds.count() < 10);
+    CHECK(has(o.out, "\"gpus\""));
+}
+
+// Every flag takes effect or is refused: each of these used to be accepted and ignored.
+TEST_CASE("untrusted input: a flag the command does not read is refused") {
+    const std::string log = kLlamaLog;
+    check_refused({"models", "--quant", "Q8_0"}, "--quant does not apply to the database lists");
+    check_refused({"gpu-list", "--gpu", "4090"}, "--gpu does not apply to the database lists");
+    check_refused({"system", "--ctx", "32k"}, "--ctx does not apply to system");
+    check_refused({"gpus", "qwen3.5-35b-a3b", "--vram", "16"}, "--vram does not apply to gpus");
+    check_refused({"gpus", "qwen3.5-35b-a3b", "--gpu", "3090"}, "--gpu does not apply to gpus");
+    check_refused({"fit", "--gpu", "4090", "--quant", "Q8_0"}, "--quant does not apply to fit");
+    check_refused({"fit", "--gpu", "4090", "--ngl", "10"}, "--ngl does not apply to fit");
+    check_refused({"compare", "qwen3.5-35b-a3b", "llama-3.1-8b", "--gpu-memory-utilization", "0.8"},
+                  "--gpu-memory-utilization does not apply to compare");
+    check_refused({"verify", log, "--ctx", "32k"}, "--ctx does not apply to verify");
+    check_refused({"verify", log, "--gpu", "4090"}, "--gpu applies to llama-bench output");
+    check_refused({"verify", log, "--chart"}, "--chart draws the model page's KV chart");
+    check_refused({"qwen3.5-35b-a3b", "--offline"}, "--offline does not apply to the model page");
+    check_refused({"qwen3.5-35b-a3b", "--ram-bandwidth", "50"},
+                  "--ram-bandwidth does not apply to the model page");
+    check_refused({"qwen3.5-35b-a3b", "--gpu-memory-utilization", "0.8"},
+                  "--gpu-memory-utilization does not apply to the model page");
+}

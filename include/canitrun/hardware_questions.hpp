@@ -14,6 +14,7 @@
 #include "canitrun/context_window.hpp"
 #include "canitrun/database.hpp"
 #include "canitrun/hardware.hpp"
+#include "canitrun/measurements.hpp"
 #include "canitrun/placement.hpp"
 #include "canitrun/plan_settings.hpp"
 #include "canitrun/speed.hpp"
@@ -27,6 +28,8 @@ struct HardwareAnswer {
     PlanSettings settings;  // the rule and settings the plan was made by
     Plan plan;
     Speed speed;
+    // Published llama-bench runs of this model at this quantization on these GPUs.
+    std::vector<const Measurement*> measured;
 };
 
 // The model at this quantization and context on this hardware: the plan (native, offload, or

@@ -48,7 +48,7 @@ struct LlamaLog {
         tensor_count;  // "loaded meta data with 17 key-value pairs and 292 tensors"
     std::uint64_t recognized_lines = 0;
     // Lines longer than kMaxLogLineBytes, skipped unread: no line llama.cpp prints about memory
-    // comes near it, and std::regex recurses once per character on the rest.
+    // comes near it (the line shapes are matched by hand, src/core/files/log_lines.cpp).
     std::uint64_t skipped_long_lines = 0;
 
     std::string arch() const;                       // print_info arch, else general.architecture

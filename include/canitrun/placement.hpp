@@ -41,6 +41,12 @@ struct Share {
     Bytes runtime = 0;         // the GPU runtime's own memory
     Bytes overhead = 0;        // the quick rule's percentage
     Bytes read_per_token = 0;  // bytes one decoded token reads here (active weights + KV)
+    // For the speed model: the active weights alone (no KV), the routed experts' share of them,
+    // and the layers here with routed experts.
+    Bytes active_weights = 0;
+    Bytes active_experts = 0;
+    Bytes embedding = 0;  // the input embedding held here: a row lookup, never read whole
+    std::uint64_t moe_layers = 0;
 
     Bytes total() const;
     bool fits() const { return total() <= capacity; }

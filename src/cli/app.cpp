@@ -197,7 +197,7 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
         refuse("--format html is the model page of a database model",
                "e.g. canitrun qwen3.5-35b-a3b --format html > qwen.html");
     }
-    if (o.chart && !model_command) {
+    if (o.chart && (!model_command || verify)) {
         refuse("--chart draws the model page's KV chart", "leave it out of this command");
     }
     const bool text_or_json_only =
@@ -224,6 +224,100 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
         }
     }
 }
+// The commands a flag can be given to, and what it is refused with elsewhere: a flag that would
+// be silently ignored is an error instead (issue "Hardening").
+enum class Command { model, gpus, fit, compare, local, verify, lists, system };
+
+struct FlagUse {
+    const char* name;
+    std::vector<Command> applies;  // empty: the model page only, under `when` below
+};
+
+const std::vector<FlagUse>& flag_uses() {
+    using C = Command;
+    static const std::vector<FlagUse> uses = {
+        {"--quant", {C::model, C::gpus, C::compare}},
+        {"--ctx", {C::model, C::gpus, C::fit, C::compare, C::local}},
+        {"--kv-type", {C::model, C::gpus, C::fit, C::compare, C::local}},
+        {"--ram", {C::model, C::gpus, C::fit, C::compare, C::local}},
+        {"--engine", {C::model, C::gpus, C::fit, C::compare, C::local}},
+        {"--ubatch", {C::model, C::gpus, C::fit, C::compare, C::local}},
+        {"--parallel", {C::model, C::gpus, C::fit, C::compare, C::local}},
+        {"--flash-attn", {C::model, C::gpus, C::fit, C::compare, C::local}},
+        {"--cache-type-k", {C::model, C::gpus, C::fit, C::compare, C::local}},
+        {"--cache-type-v", {C::model, C::gpus, C::fit, C::compare, C::local}},
+        {"--backend", {C::model}},
+        {"--gpu-memory-utilization", {C::model}},
+        {"--gpu", {C::model, C::fit, C::compare, C::local, C::verify}},
+        {"--ram-bandwidth", {C::model, C::fit, C::compare, C::local}},
+        {"--vram", {C::model}},
+        {"--ngl", {C::model}},
+        {"--n-cpu-moe", {C::model}},
+        {"--ascii", {C::model}},
+        {"--offline", {C::model, C::gpus, C::compare}},
+        {"--timeout", {C::model, C::gpus, C::compare}},
+    };
+    return uses;
+}
+
+const char* command_words(Command c) {
+    switch (c) {
+        case Command::model:
+            return "the model page";
+        case Command::gpus:
+            return "gpus";
+        case Command::fit:
+            return "fit";
+        case Command::compare:
+            return "compare";
+        case Command::local:
+            return "local";
+        case Command::verify:
+            return "verify";
+        case Command::lists:
+            return "the database lists";
+        case Command::system:
+            return "system";
+    }
+    return "this command";
+}
+
+// How often a flag was given, on the command line's top level or on the subcommand (which
+// registers its own copy of some flags).
+std::size_t given(const CLI::App& app, const CLI::App* sub, const char* name) {
+    std::size_t n = 0;
+    for (const CLI::App* a : {&app, sub}) {
+        if (a == nullptr) continue;
+        if (const CLI::Option* opt = a->get_option_no_throw(name)) n += opt->count();
+    }
+    return n;
+}
+
+void check_flags_apply(const CLI::App& app, const CLI::App* sub, Command command,
+                       const Options& o) {
+    for (const FlagUse& use : flag_uses()) {
+        if (given(app, sub, use.name) == 0) continue;
+        bool applies = false;
+        for (const Command c : use.applies) applies = applies || c == command;
+        const std::string flag = use.name;
+        // Flags that only some model pages read.
+        if (applies && (flag == "--offline" || flag == "--timeout")) {
+            applies = command == Command::compare || remote_model(o);
+        }
+        if (applies && flag == "--gpu-memory-utilization") applies = engine_is_vllm(o.engine);
+        // RAM bandwidth sets the speed of what runs from RAM: a page without hardware has none.
+        if (applies && flag == "--ram-bandwidth" &&
+            (command == Command::model || command == Command::compare)) {
+            applies = !o.hw.gpu.empty() || !o.vram.empty();
+        }
+        if (!applies) {
+            throw Failure{Error{ErrorKind::bad_input,
+                                flag + " does not apply to " + command_words(command),
+                                "leave it out; 'canitrun --help' says which command reads it"}};
+        }
+    }
+}
+
 }  // namespace
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
@@ -331,8 +425,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     local->fallthrough();
 
     CLI::App* verify = app.add_subcommand(
-        "verify", "Compare a llama.cpp log's buffer sizes with canitrun's estimate");
-    verify->add_option("log", o.log, "A llama.cpp / llama-server log file")->required();
+        "verify",
+        "Compare a llama.cpp log's buffers, or llama-bench's speeds, with canitrun's estimate");
+    verify->add_option("log", o.log, "A llama.cpp / llama-server log, or llama-bench output")
+        ->required();
     verify->fallthrough();
 
     try {
@@ -361,6 +457,17 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         const bool model_command = !gpus->parsed() && !system->parsed() && !fit->parsed() &&
                                    !compare->parsed() && !local->parsed() && !lists;
         check_output_flags(o, verify->parsed(), model_command);
+        const Command command = gpus->parsed()      ? Command::gpus
+                                : system->parsed()  ? Command::system
+                                : fit->parsed()     ? Command::fit
+                                : compare->parsed() ? Command::compare
+                                : local->parsed()   ? Command::local
+                                : verify->parsed()  ? Command::verify
+                                : lists             ? Command::lists
+                                                    : Command::model;
+        const CLI::App* sub =
+            app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
+        check_flags_apply(app, sub, command, o);
         if (gpus->parsed()) return run_gpus(out, o);
         if (system->parsed()) return run_system(out, o);
         if (fit->parsed()) return run_fit(out, o);

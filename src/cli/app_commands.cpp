@@ -304,7 +304,7 @@ int run_model_source(std::ostream& out, const Options& o, bool verify) {
     // verify, or a model file (the caller asks only for these three sources)
     const Database& db = load_database(o);
     const CommandOutput r = verify
-                                ? need(run_verify(db, o.log, o.output == Format::json))
+                                ? need(run_verify(db, o.log, o.output == Format::json, o.hw.gpu))
                                 : need(run_model_file(db, o.model, o.mmproj, report_options(db, o),
                                                       o.output == Format::json, chart_choice(o)));
     out << r.text;

@@ -1,6 +1,7 @@
 #include "hardware_json.hpp"
 
 #include "hardware_text.hpp"
+#include "speed_text.hpp"
 
 namespace canitrun::cli {
 namespace {
@@ -22,10 +23,6 @@ json share_json(const Share& s) {
             {"read_per_token_bytes", s.read_per_token}};
 }
 
-json optional_number(const std::optional<double>& v) {
-    return v ? json(*v) : json(nullptr);
-}
-
 }  // namespace
 
 json hardware_json(const Hardware& h) {
@@ -41,11 +38,10 @@ json hardware_json(const Hardware& h) {
     return {{"gpus", gpus}, {"ram_bytes", h.ram}, {"ram_bandwidth_gbps", h.ram_bandwidth_gbps}};
 }
 
-json hardware_answer_json(const HardwareAnswer& a) {
+json hardware_answer_json(const HardwareAnswer& a, const Hardware& hardware) {
     const Placement& p = a.plan.placement;
     json devices = json::array();
     for (const auto& g : p.gpus) devices.push_back(share_json(g));
-    const SpeedAssumptions& s = a.speed.assumptions;
     return {{"quant", a.quant->id},
             {"context", a.settings.estimate.context},
             {"plan", plan_kind_name(a.plan.kind)},
@@ -54,23 +50,13 @@ json hardware_answer_json(const HardwareAnswer& a) {
             {"gpus", devices},
             {"ram", share_json(p.ram)},
             {"gpu_total_bytes", p.gpu_total()},
-            {"speed",
-             // 0 in the core means a device's bandwidth is unknown: null here, not a rate.
-             {{"decode_tokens_per_s",
-               a.speed.decode_tokens_per_s > 0 ? json(a.speed.decode_tokens_per_s) : json(nullptr)},
-              {"prefill_tokens_per_s", optional_number(a.speed.prefill_tokens_per_s)},
-              {"assumptions",
-               {{"gpu_bandwidth_efficiency", s.gpu_bandwidth_efficiency},
-                {"ram_bandwidth_efficiency", s.ram_bandwidth_efficiency},
-                {"gpu_compute_efficiency", s.gpu_compute_efficiency},
-                {"pcie_gbps", s.pcie_gbps},
-                {"ubatch", s.ubatch}}}}}};
+            {"speed", speed_json(a, hardware)}};
 }
 
 json hardware_report_json(const Model& model, const HardwareReport& r) {
     json out = {{"hardware", hardware_json(r.hardware)},
-                {"selected", hardware_answer_json(r.selected)},
-                {"best", r.best ? hardware_answer_json(*r.best) : json(nullptr)},
+                {"selected", hardware_answer_json(r.selected, r.hardware)},
+                {"best", r.best ? hardware_answer_json(*r.best, r.hardware) : json(nullptr)},
                 {"max_context", r.max_context ? json(*r.max_context) : json(nullptr)}};
     if (r.selected.plan.kind != PlanKind::none && r.selected.quant->format == "gguf") {
         out["llama_cpp_command"] =
@@ -102,7 +88,7 @@ json model_fits_json(const Hardware& hardware, const EstimateOptions& options,
                      const std::vector<ModelFit>& fits) {
     json models = json::array();
     for (const auto& f : fits) {
-        json entry = hardware_answer_json(f.answer);
+        json entry = hardware_answer_json(f.answer, hardware);
         entry["model"] = f.model->id;
         entry["params_total"] = f.model->params_total;
         entry["max_context"] = f.max_context;

@@ -10,7 +10,7 @@
 namespace canitrun::cli {
 
 nlohmann::json hardware_json(const Hardware& hardware);
-nlohmann::json hardware_answer_json(const HardwareAnswer& answer);
+nlohmann::json hardware_answer_json(const HardwareAnswer& answer, const Hardware& hardware);
 nlohmann::json hardware_report_json(const Model& model, const HardwareReport& report);
 nlohmann::json system_json(const DetectedSystem& system, const Hardware& hardware);
 nlohmann::json model_fits_json(const Hardware& hardware, const EstimateOptions& options,

@@ -6,6 +6,7 @@
 
 #include "canitrun/fit.hpp"
 #include "canitrun/format.hpp"
+#include "speed_text.hpp"
 #include "style.hpp"
 #include "table.hpp"
 
@@ -68,10 +69,6 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
                        format_gb(h.ram));
 }
 
-std::string percent(double share) {
-    return fmt::format("{:.0f} %", share * 100);
-}
-
 }  // namespace
 
 std::string format_rate(double tokens_per_s) {
@@ -118,25 +115,7 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
     t.write(out, "  ");
 
     if (a.plan.kind != PlanKind::none && a.speed.decode_tokens_per_s > 0) {
-        const SpeedAssumptions& s = a.speed.assumptions;
-        out << "\n  Speed: about " << format_rate(a.speed.decode_tokens_per_s) << " generating";
-        if (a.speed.prefill_tokens_per_s) {
-            out << ", " << format_rate(*a.speed.prefill_tokens_per_s) << " reading the prompt";
-        }
-        out << "\n    assumes decode at " << percent(s.gpu_bandwidth_efficiency)
-            << " of each GPU's memory bandwidth";
-        if (p.ram.read_per_token > 0) {
-            out << " and " << percent(s.ram_bandwidth_efficiency) << " of "
-                << fmt::format("{:g}", h.ram_bandwidth_gbps)
-                << " GB/s of RAM bandwidth (--ram-bandwidth)";
-        }
-        out << ", prefill at " << percent(s.gpu_compute_efficiency)
-            << " of fp16 tensor throughput (FP32 where the data gives more)";
-        if (p.ram.weights > 0) {
-            out << ", RAM-held weights crossing PCIe at " << fmt::format("{:g}", s.pcie_gbps)
-                << " GB/s once per " << s.ubatch << "-token batch";
-        }
-        out << "\n";
+        write_speed(out, a, h);
     } else if (a.plan.kind != PlanKind::none) {
         out << "\n  Speed: unknown (no bandwidth on record for this device)\n";
     }

@@ -9,7 +9,9 @@
 #include "canitrun/bounded_file.hpp"
 #include "canitrun/format.hpp"
 #include "canitrun/verify.hpp"
+#include "canitrun/verify_bench.hpp"
 #include "json_output.hpp"
+#include "speed_text.hpp"
 #include "table.hpp"
 
 namespace canitrun::cli {
@@ -37,11 +39,84 @@ json optional_bytes(const std::optional<Bytes>& b) {
     return b ? json(*b) : json(nullptr);
 }
 
+std::string rate_cell(const std::optional<double>& v) {
+    return v ? fmt::format("{:.2f}", *v) : std::string("—");
+}
+
+json bench_json(const std::string& path, const BenchCheck& c) {
+    json rows = json::array();
+    for (const auto& r : c.rows) {
+        rows.push_back(
+            {{"model", r.row.model},
+             {"model_id", r.model_id.empty() ? json(nullptr) : json(r.model_id)},
+             {"quant", r.quant_id.empty() ? json(nullptr) : json(r.quant_id)},
+             {"backend", r.row.backend},
+             {"test", r.row.test},
+             {"measured_tokens_per_s", r.row.tokens_per_second},
+             {"predicted_tokens_per_s", r.predicted ? json(*r.predicted) : json(nullptr)},
+             {"error",
+              r.predicted ? json(*r.predicted / r.row.tokens_per_second - 1) : json(nullptr)},
+             {"band", r.band ? json(*r.band) : json(nullptr)},
+             {"why", r.why}});
+    }
+    return {{"llama_bench", path},
+            {"format", c.format},
+            {"gpus", c.gpus},
+            {"rows", rows},
+            {"notes", c.notes}};
+}
+
+std::string bench_text(const std::string& path, const BenchCheck& c) {
+    std::ostringstream out;
+    out << "llama-bench output " << path << " (" << c.format << "), predicted on " << c.gpus
+        << "\n\n";
+    Table t({"model", "test", "backend", "measured t/s", "canitrun t/s", "error", "band"},
+            {false, false, false, true, true, true, true});
+    for (const auto& r : c.rows) {
+        const std::string error =
+            r.predicted
+                ? fmt::format("{:+.0f} %", 100 * (*r.predicted / r.row.tokens_per_second - 1))
+                : r.why;
+        t.add_row({r.model_id.empty() ? r.row.model : r.model_id + " " + r.quant_id, r.row.test,
+                   r.row.backend, rate_cell(r.row.tokens_per_second), rate_cell(r.predicted), error,
+                   r.band ? band_text(*r.band) : ""});
+    }
+    t.write(out, "  ");
+    for (const auto& n : c.notes) out << "\n  note: " << n;
+    out << "\n";
+    return out.str();
+}
+
+// llama-bench output, when the text is one; nullopt when it is not (then it is read as a log).
+std::optional<Result<CommandOutput>> try_bench(const Database& db, const std::string& path,
+                                               const std::string& text, bool as_json,
+                                               const std::string& gpu_spec) {
+    auto bench = parse_llama_bench(text);
+    if (!bench) return std::nullopt;
+    std::vector<const Gpu*> gpus;
+    if (!gpu_spec.empty() && gpu_spec != "auto") {
+        auto parsed = parse_gpu_spec(db, gpu_spec);
+        if (!parsed) return Result<CommandOutput>(std::unexpected(parsed.error()));
+        gpus = *parsed;
+    }
+    auto check = verify_llama_bench(db, *bench, gpus);
+    if (!check) return Result<CommandOutput>(std::unexpected(check.error()));
+    return Result<CommandOutput>(CommandOutput{
+        as_json ? bench_json(path, *check).dump(2) + "\n" : bench_text(path, *check), kExitOk});
+}
+
 }  // namespace
 
-Result<CommandOutput> run_verify(const Database& db, const std::string& log_path, bool as_json) {
+Result<CommandOutput> run_verify(const Database& db, const std::string& log_path, bool as_json,
+                                 const std::string& gpu_spec) {
     auto text = read_bounded_file(log_path, kMaxLogFileBytes, "llama.cpp log");
     if (!text) return std::unexpected(text.error());
+    if (auto bench = try_bench(db, log_path, *text, as_json, gpu_spec)) return std::move(*bench);
+    if (!gpu_spec.empty()) {
+        return fail(ErrorKind::bad_input,
+                    "--gpu applies to llama-bench output; a llama.cpp log names its own devices",
+                    "leave out --gpu");
+    }
     auto log = parse_llama_log(*text);
     if (!log)
         return fail(ErrorKind::bad_input, log_path + ": " + log.error().message, log.error().hint);

@@ -1,5 +1,6 @@
 #pragma once
-// `canitrun verify LOGFILE`: a llama.cpp log's buffers beside canitrun's estimate.
+// `canitrun verify FILE`: a llama.cpp log's buffers beside canitrun's estimate, or llama-bench's
+// measured speeds beside canitrun's prediction.
 
 #include <string>
 
@@ -8,6 +9,8 @@
 
 namespace canitrun::cli {
 
-Result<CommandOutput> run_verify(const Database& db, const std::string& log_path, bool json);
+// `gpu_spec`: --gpu, the GPUs a llama-bench run used (empty: from its gpu_info).
+Result<CommandOutput> run_verify(const Database& db, const std::string& log_path, bool json,
+                                 const std::string& gpu_spec);
 
 }  // namespace canitrun::cli

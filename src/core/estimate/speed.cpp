@@ -11,51 +11,133 @@ double prefill_tflops(const GpuDevice& device) {
     return std::max(device.fp16_tflops, device.fp32_tflops);
 }
 
+bool busy(const DeviceWork& w) {
+    return w.read_bytes > 0 || w.layers > 0;
+}
+
 }  // namespace
 
-Speed estimate_speed(const Placement& placement, const Hardware& hardware,
-                     std::uint64_t active_params, const SpeedAssumptions& a) {
-    Speed s;
-    s.assumptions = a;
-    double decode_seconds = 0;
-    double gpu_read = 0;
-    for (std::size_t d = 0; d < placement.gpus.size(); ++d) {
-        const auto bytes = static_cast<double>(placement.gpus[d].read_per_token);
-        gpu_read += bytes;
-        if (bytes > 0) {
-            decode_seconds +=
-                bytes / (hardware.gpus[d].bandwidth_gbps * 1e9 * a.gpu_bandwidth_efficiency);
-        }
+SpeedClass speed_class(const GpuDevice& device) {
+    if (device.gpu == nullptr) return SpeedClass::unknown;
+    const Gpu& g = *device.gpu;
+    if (g.vendor == "apple") return SpeedClass::apple;
+    if (g.vendor == "intel") return SpeedClass::intel;
+    if (g.vendor == "amd")
+        return g.gpu_class == GpuClass::unified ? SpeedClass::amd_apu : SpeedClass::amd;
+    if (g.vendor == "nvidia") {
+        if (g.gpu_class == GpuClass::datacenter) return SpeedClass::nvidia_datacenter;
+        if (g.gpu_class == GpuClass::unified) return SpeedClass::nvidia_unified;
+        return SpeedClass::nvidia;
     }
-    const auto ram_read = static_cast<double>(placement.ram.read_per_token);
-    if (ram_read > 0) {
-        decode_seconds +=
-            ram_read / (hardware.ram_bandwidth_gbps * 1e9 * a.ram_bandwidth_efficiency);
-    }
-    if (decode_seconds > 0) s.decode_tokens_per_s = 1.0 / decode_seconds;
+    return SpeedClass::unknown;
+}
 
-    // Prefill: the GPUs compute every layer, each its share of the work (by bytes read).
-    const double all_read = gpu_read + ram_read;
-    if (hardware.gpus.empty() || all_read <= 0) return s;
-    const double flops_per_token = 2.0 * static_cast<double>(active_params);
-    double prefill_seconds = 0;
-    for (std::size_t d = 0; d < placement.gpus.size(); ++d) {
-        const double part = static_cast<double>(placement.gpus[d].read_per_token) / all_read;
-        const double tflops = prefill_tflops(hardware.gpus[d]);
-        if (part > 0 && tflops <= 0) return s;  // unknown throughput: no prefill figure
-        if (part > 0)
-            prefill_seconds += flops_per_token * part / (tflops * 1e12 * a.gpu_compute_efficiency);
+const char* speed_class_name(SpeedClass c) {
+    switch (c) {
+        case SpeedClass::nvidia:
+            return "nvidia";
+        case SpeedClass::nvidia_datacenter:
+            return "nvidia_datacenter";
+        case SpeedClass::nvidia_unified:
+            return "nvidia_unified";
+        case SpeedClass::amd:
+            return "amd";
+        case SpeedClass::amd_apu:
+            return "amd_apu";
+        case SpeedClass::apple:
+            return "apple";
+        case SpeedClass::intel:
+            return "intel";
+        case SpeedClass::unknown:
+            return "unknown";
     }
-    if (ram_read > 0) {
-        // RAM-resident layers run on GPU 0 for a batch, their weights copied over PCIe.
-        const double tflops = prefill_tflops(hardware.gpus.front());
-        if (tflops <= 0) return s;
-        prefill_seconds +=
-            flops_per_token * (ram_read / all_read) / (tflops * 1e12 * a.gpu_compute_efficiency);
-        prefill_seconds += static_cast<double>(placement.ram.weights) / (a.pcie_gbps * 1e9) /
-                           static_cast<double>(a.ubatch);
+    return "unknown";
+}
+
+double decode_seconds(const SpeedWork& work, const Hardware& hardware, const SpeedModel& m) {
+    double seconds = 0;
+    std::uint64_t used = 0;
+    for (std::size_t d = 0; d < work.gpus.size() && d < hardware.gpus.size(); ++d) {
+        const DeviceWork& w = work.gpus[d];
+        if (!busy(w)) continue;
+        const GpuDevice& device = hardware.gpus[d];
+        if (device.bandwidth_gbps <= 0) return 0;  // unknown bandwidth: no figure
+        const SpeedClassCoefficients& c = m.of(speed_class(device));
+        seconds += w.read_bytes / (device.bandwidth_gbps * 1e9) * c.bandwidth +
+                   static_cast<double>(w.layers) * c.layer_s +
+                   static_cast<double>(w.moe_layers) * m.moe_layer_s;
+        ++used;
     }
-    if (prefill_seconds > 0) s.prefill_tokens_per_s = 1.0 / prefill_seconds;
+    if (used > 1) seconds += static_cast<double>(used - 1) * m.gpu_hop_s;
+    if (work.ram.read_bytes > 0) {
+        if (hardware.ram_bandwidth_gbps <= 0) return 0;
+        seconds +=
+            work.ram.read_bytes / (hardware.ram_bandwidth_gbps * 1e9 * m.ram_bandwidth_efficiency);
+    }
+    return seconds;
+}
+
+std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& hardware,
+                                      const SpeedModel& m, std::uint64_t ubatch) {
+    if (hardware.gpus.empty() || ubatch == 0) return std::nullopt;
+    const auto batch = static_cast<double>(ubatch);
+    double seconds = 0;
+    for (std::size_t d = 0; d < work.gpus.size() && d < hardware.gpus.size(); ++d) {
+        const DeviceWork& w = work.gpus[d];
+        if (!busy(w)) continue;
+        const GpuDevice& device = hardware.gpus[d];
+        const double tflops = prefill_tflops(device);
+        if (tflops <= 0 || device.bandwidth_gbps <= 0) return std::nullopt;
+        const SpeedClassCoefficients& c = m.of(speed_class(device));
+        seconds +=
+            w.dense_flops / (tflops * 1e12) * (work.float_weights ? c.compute_float : c.compute) +
+            w.expert_flops / (tflops * 1e12) * c.expert_compute +
+            w.attention_flops / (tflops * 1e12) * m.attention_compute +
+            w.resident_bytes / (device.bandwidth_gbps * 1e9) / batch * m.weight_reread +
+            static_cast<double>(w.layers) * c.prefill_layer_s / batch;
+    }
+    if (busy(work.ram) || work.ram.resident_bytes > 0) {
+        // llama.cpp runs RAM-held layers of a large batch on the first GPU, copying their weights
+        // over PCIe once per micro-batch.
+        const GpuDevice& device = hardware.gpus.front();
+        const double tflops = prefill_tflops(device);
+        if (tflops <= 0) return std::nullopt;
+        const SpeedClassCoefficients& c = m.of(speed_class(device));
+        seconds += work.ram.dense_flops / (tflops * 1e12) *
+                       (work.float_weights ? c.compute_float : c.compute) +
+                   work.ram.expert_flops / (tflops * 1e12) * c.expert_compute +
+                   work.ram.attention_flops / (tflops * 1e12) * m.attention_compute +
+                   work.ram.resident_bytes / (m.pcie_gbps * 1e9) / batch;
+    }
+    if (seconds <= 0) return std::nullopt;
+    return seconds;
+}
+
+Speed estimate_speed(const Model& model, const Quant& quant, const Placement& placement,
+                     const Hardware& hardware, std::uint64_t context, std::uint64_t ubatch,
+                     const SpeedModel& m) {
+    Speed s;
+    s.ubatch = ubatch;
+    // llama.cpp keeps token_embd in RAM whatever runs where: only layers or experts there count.
+    s.offloaded =
+        placement.ram.active_weights > 0 || placement.ram.weights > placement.ram.embedding;
+    if (!hardware.gpus.empty()) s.device_class = speed_class(hardware.gpus.front());
+    const double empty =
+        decode_seconds(speed_work(model, quant, placement, context, {0, 128}), hardware, m);
+    if (empty > 0) s.decode_tokens_per_s = 1.0 / empty;
+    if (context > 1) {
+        const double full = decode_seconds(
+            speed_work(model, quant, placement, context, {context - 1, 1}), hardware, m);
+        if (full > 0) s.decode_at_context = 1.0 / full;
+    }
+    const auto prefill = prefill_seconds(speed_work(model, quant, placement, context, {0, 512}),
+                                         hardware, m, ubatch);
+    if (prefill) s.prefill_tokens_per_s = 1.0 / *prefill;
+    if (!s.offloaded && !hardware.gpus.empty()) {
+        const SpeedClassCoefficients& c = m.of(s.device_class);
+        if (c.decode_rows > 0) s.decode_band = c.decode_band_loo;
+        if (c.prefill_rows > 0) s.prefill_band = c.prefill_band_loo;
+    }
     return s;
 }
 

@@ -1,7 +1,8 @@
 #include "canitrun/llama_log.hpp"
 
+#include "log_lines.hpp"
+
 #include <charconv>
-#include <regex>
 #include <sstream>
 
 namespace canitrun {
@@ -45,19 +46,25 @@ std::optional<std::vector<std::int64_t>> int_list(const std::string& s) {
     return out;
 }
 
-struct Patterns {
-    std::regex kv{R"(- kv\s+\d+:\s+(\S+)\s+(\S+)\s+= ?(.*)$)"};
-    std::regex info{R"(^print_info: ([^=]*?)\s*= ?(.*)$)"};
-    std::regex model_buffer{R"((\S+) model buffer size =\s*([0-9.]+) MiB)"};
-    std::regex ctx_param{
-        R"(^(?:llama_context|llama_new_context_with_model): (n_ctx|n_ctx_seq|n_batch|n_ubatch|n_seq_max|flash_attn)\s+= (\S+))"};
-    std::regex output{R"((\S+)\s+output buffer size =\s*([0-9.]+) MiB)"};
-    std::regex kv_buffer{R"((\S+) KV buffer size =\s*([0-9.]+) MiB)"};
-    std::regex kv_types{R"(size =.*K \((\w+)\):.*V \((\w+)\))"};
-    std::regex rs_buffer{R"((\S+) RS buffer size =\s*([0-9.]+) MiB)"};
-    std::regex compute{R"((\S+) compute buffer size =\s*([0-9.]+) MiB)"};
-    std::regex loaded{R"(loaded meta data with \d+ key-value pairs and (\d+) tensors)"};
-};
+// A context parameter line. A log without "constructing" lines: a second n_ctx starts the next
+// context.
+template <typename Current>
+void set_context_param(LlamaLog& log, LlamaLogContext*& ctx, const Current& current,
+                       const log_lines::Pair& param) {
+    const std::string_view key = param.key;
+    LlamaLogContext* c = &current();
+    if (key == "n_ctx" && c->n_ctx != 0) {
+        log.contexts.emplace_back();
+        ctx = c = &log.contexts.back();
+    }
+    const std::uint64_t v = to_uint(std::string(param.value)).value_or(0);
+    if (key == "n_ctx") c->n_ctx = v;
+    if (key == "n_ctx_seq") c->n_ctx_seq = v;
+    if (key == "n_batch") c->n_batch = v;
+    if (key == "n_ubatch") c->n_ubatch = v;
+    if (key == "n_seq_max") c->n_seq_max = v;
+    if (key == "flash_attn") c->flash_attn = std::string(param.value);
+}
 
 }  // namespace
 
@@ -124,7 +131,6 @@ std::optional<Bytes> LlamaLog::file_size() const {
 }
 
 Result<LlamaLog> parse_llama_log(const std::string& text) {
-    static const Patterns p;
     LlamaLog log;
     LlamaLogContext* ctx = nullptr;
     const auto current = [&]() -> LlamaLogContext& {
@@ -135,7 +141,6 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
         return *ctx;
     };
     std::string line;
-    std::smatch m;
     // Lines are cut out of the text one at a time; a long one is never copied.
     for (std::size_t begin = 0; begin < text.size();) {
         std::size_t end = text.find('\n', begin);
@@ -149,53 +154,52 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
         }
         line.assign(text, start, length);
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        // Most of a log is per-tensor and per-layer chatter: skip it before any regex.
+        // Most of a log is per-tensor and per-layer chatter: skip it before matching shapes.
         static const char* const kWorthALook[] = {"print_info:", "- kv ",  "buffer size",
                                                   "context",     "size =", "loaded meta data"};
         bool worth = false;
         for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
         if (!worth) continue;
+        namespace ll = log_lines;
+        const std::string_view v = line;
         bool hit = true;
-        if (std::regex_search(line, m, p.loaded)) {
-            log.tensor_count = to_uint(m[1].str());
-        } else if (line.find("constructing llama_context") != std::string::npos) {
+        if (const auto count = ll::tensor_count(v)) {
+            log.tensor_count = to_uint(std::string(*count));
+        } else if (v.find("constructing llama_context") != std::string_view::npos) {
             log.contexts.emplace_back();
             ctx = &log.contexts.back();
-        } else if (line.find("llama_model_loader: - kv") != std::string::npos &&
-                   std::regex_search(line, m, p.kv)) {
-            log.metadata[m[1].str()] = LlamaLogKv{m[2].str(), trim(m[3].str())};
-        } else if (std::regex_search(line, m, p.info)) {
-            log.print_info[trim(m[1].str())] = trim(m[2].str());
-        } else if (std::regex_search(line, m, p.model_buffer)) {
-            log.model_buffers.push_back({m[1].str(), mib_to_bytes(m[2].str())});
-        } else if (std::regex_search(line, m, p.ctx_param)) {
-            const std::string key = m[1].str();
-            LlamaLogContext* c = &current();
-            // A log without "constructing" lines: a second n_ctx starts the next context.
-            if (key == "n_ctx" && c->n_ctx != 0) {
-                log.contexts.emplace_back();
-                ctx = c = &log.contexts.back();
-            }
-            const std::uint64_t v = to_uint(m[2].str()).value_or(0);
-            if (key == "n_ctx") c->n_ctx = v;
-            if (key == "n_ctx_seq") c->n_ctx_seq = v;
-            if (key == "n_batch") c->n_batch = v;
-            if (key == "n_ubatch") c->n_ubatch = v;
-            if (key == "n_seq_max") c->n_seq_max = v;
-            if (key == "flash_attn") c->flash_attn = m[2].str();
-        } else if (std::regex_search(line, m, p.output)) {
-            current().output.push_back({m[1].str(), mib_to_bytes(m[2].str())});
-        } else if (std::regex_search(line, m, p.kv_buffer)) {
-            current().kv.push_back({m[1].str(), mib_to_bytes(m[2].str())});
-        } else if (line.find("RS buffer") == std::string::npos &&
-                   line.find("llama_kv_cache") != std::string::npos &&
-                   std::regex_search(line, m, p.kv_types)) {
-            current().type_k = m[1].str();
-            current().type_v = m[2].str();
-        } else if (std::regex_search(line, m, p.rs_buffer)) {
-            current().recurrent.push_back({m[1].str(), mib_to_bytes(m[2].str())});
-        } else if (line.rfind('~', 0) != 0 && std::regex_search(line, m, p.compute)) {
-            current().compute.push_back({m[1].str(), mib_to_bytes(m[2].str())});
+        } else if (const auto kv = v.find("llama_model_loader: - kv") != std::string_view::npos
+                                       ? ll::kv(v)
+                                       : std::nullopt) {
+            log.metadata[std::string(kv->key)] =
+                LlamaLogKv{std::string(kv->type), trim(std::string(kv->value))};
+        } else if (const auto info = ll::print_info(v)) {
+            log.print_info[trim(std::string(info->key))] = trim(std::string(info->value));
+        } else if (const auto model = ll::buffer(v, "model buffer size", false)) {
+            log.model_buffers.push_back(
+                {std::string(model->key), mib_to_bytes(std::string(model->value))});
+        } else if (const auto param = ll::context_param(v)) {
+            set_context_param(log, ctx, current, *param);
+        } else if (const auto output = ll::buffer(v, "output buffer size", true)) {
+            current().output.push_back(
+                {std::string(output->key), mib_to_bytes(std::string(output->value))});
+        } else if (const auto kv_buffer = ll::buffer(v, "KV buffer size", false)) {
+            current().kv.push_back(
+                {std::string(kv_buffer->key), mib_to_bytes(std::string(kv_buffer->value))});
+        } else if (const auto types = v.find("RS buffer") == std::string_view::npos &&
+                                              v.find("llama_kv_cache") != std::string_view::npos
+                                          ? ll::kv_types(v)
+                                          : std::nullopt) {
+            current().type_k = std::string(types->key);
+            current().type_v = std::string(types->value);
+        } else if (const auto rs = ll::buffer(v, "RS buffer size", false)) {
+            current().recurrent.push_back(
+                {std::string(rs->key), mib_to_bytes(std::string(rs->value))});
+        } else if (const auto compute = !v.starts_with('~')
+                                            ? ll::buffer(v, "compute buffer size", false)
+                                            : std::nullopt) {
+            current().compute.push_back(
+                {std::string(compute->key), mib_to_bytes(std::string(compute->value))});
         } else {
             hit = false;
         }

@@ -8,15 +8,18 @@
 namespace canitrun {
 namespace {
 
+std::vector<const Measurement*> measured_on(const Model& model, const Quant& quant,
+                                            const Hardware& hardware) {
+    std::vector<const Gpu*> gpus;
+    for (const auto& d : hardware.gpus) gpus.push_back(d.gpu);
+    return measurements_for(embedded_measurements(), model.id, quant.id, gpus);
+}
+
 bool hardware_runs(const Hardware& hardware, const Quant& quant) {
     for (const auto& d : hardware.gpus) {
         if (d.gpu != nullptr && !gpu_runs_quant(*d.gpu, quant)) return false;
     }
     return true;
-}
-
-std::uint64_t active_params(const Model& model) {
-    return model.params_active != 0 ? model.params_active : model.params_total;
 }
 
 // Whether the quick estimate already rules out a native fit, without building per-layer parts:
@@ -63,8 +66,10 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
     auto plan = plan_placement(*parts, hardware, placement_for(hardware, settings, placement));
     if (!plan) return std::unexpected(plan.error());
     if (!hardware_runs(hardware, quant)) plan->kind = PlanKind::none;
-    HardwareAnswer a{&quant, settings, *plan, {}};
-    a.speed = estimate_speed(plan->placement, hardware, active_params(model));
+    HardwareAnswer a{&quant, settings, *plan, {}, {}};
+    a.speed = estimate_speed(model, quant, plan->placement, hardware, settings.estimate.context,
+                             settings.ubatch);
+    a.measured = measured_on(model, quant, hardware);
     return a;
 }
 
@@ -159,8 +164,10 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
         auto placed = place(*parts, hardware, placement);
         if (!placed) return std::unexpected(placed.error());
         if (!placed->fits()) continue;
-        HardwareAnswer a{q, settings, Plan{PlanKind::native, *placed}, {}};
-        a.speed = estimate_speed(*placed, hardware, active_params(model));
+        HardwareAnswer a{q, settings, Plan{PlanKind::native, *placed}, {}, {}};
+        a.speed = estimate_speed(model, *q, *placed, hardware, settings.estimate.context,
+                                 settings.ubatch);
+        a.measured = measured_on(model, *q, hardware);
         return std::optional<NativeFit>{NativeFit{std::move(a), std::move(*parts)}};
     }
     return std::optional<NativeFit>{};

@@ -89,28 +89,41 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
             ++s.layers;
             s.kv_cache = checked::add(s.kv_cache, layer.kv_cache);
             s.recurrent_state = checked::add(s.recurrent_state, layer.recurrent_state);
+            // The routed experts' part of what a token reads (the rest of the layer is read whole).
+            const Bytes active_routed =
+                layer.routed_experts == 0
+                    ? 0
+                    : checked::sub(layer.active_weights, layer.weights - layer.routed_experts);
             if (i < p.cpu_moe_layers && &s != &p.ram) {
-                const Bytes active_routed =
-                    checked::sub(layer.active_weights, layer.weights - layer.routed_experts);
                 s.weights = checked::add(s.weights, layer.weights - layer.routed_experts);
                 s.read_per_token = checked::add(
                     s.read_per_token,
                     checked::add(layer.active_weights - active_routed, layer.kv_cache));
+                s.active_weights =
+                    checked::add(s.active_weights, layer.active_weights - active_routed);
                 p.ram.weights = checked::add(p.ram.weights, layer.routed_experts);
                 p.ram.read_per_token = checked::add(p.ram.read_per_token, active_routed);
+                p.ram.active_weights = checked::add(p.ram.active_weights, active_routed);
+                p.ram.active_experts = checked::add(p.ram.active_experts, active_routed);
+                if (layer.routed_experts > 0) ++p.ram.moe_layers;
             } else {
                 s.weights = checked::add(s.weights, layer.weights);
                 s.read_per_token = checked::add(s.read_per_token,
                                                 checked::add(layer.active_weights, layer.kv_cache));
+                s.active_weights = checked::add(s.active_weights, layer.active_weights);
+                s.active_experts = checked::add(s.active_experts, active_routed);
+                if (layer.routed_experts > 0) ++s.moe_layers;
             }
         }
         Share& head = share_of(n);
         head.output = true;
         head.weights = checked::add(head.weights, parts.output_weights);
         head.read_per_token = checked::add(head.read_per_token, parts.output_weights);
+        head.active_weights = checked::add(head.active_weights, parts.output_weights);
         // llama.cpp keeps token_embd on the host; the quick rule puts it with layer 0.
         Share& input = parts.buffers ? p.ram : n == 0 ? head : share_of(0);
         input.weights = checked::add(input.weights, parts.input_weights);  // one row read per token
+        input.embedding = checked::add(input.embedding, parts.input_weights);
         if (parts.buffers) add_buffers(p, *parts.buffers, options, &head != &p.ram);
 
         for (auto& g : p.gpus) add_overhead(g, parts.overhead_percent);

@@ -2,10 +2,16 @@
 
 #include "canitrun/bounded_file.hpp"
 
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
-#include <cstdio>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -34,20 +40,68 @@ std::vector<std::string> entries(const std::string& dir) {
 
 }  // namespace
 
+LiveProbeSource::LiveProbeSource() {
+    if (const char* env = std::getenv("CANITRUN_PROBE_TIMEOUT_MS")) {
+        const int ms = std::atoi(env);
+        if (ms > 0) timeout_ms_ = ms;
+    }
+}
+
+namespace {
+
+// Reads the child's output until it closes, passes the cap or the deadline passes; true when it
+// closed in time.
+bool read_until(int fd, std::string& out, std::chrono::steady_clock::time_point deadline) {
+    std::array<char, 4096> buffer{};
+    while (out.size() <= kMaxProbeBytes) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) return false;
+        pollfd p{fd, POLLIN, 0};
+        const int ready = poll(&p, 1, static_cast<int>(left.count()));
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) return false;
+        const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return n == 0;
+        out.append(buffer.data(), static_cast<std::size_t>(n));
+    }
+    return false;  // past the cap: not what we asked for
+}
+
+}  // namespace
+
 std::optional<std::string> LiveProbeSource::run(Probe probe) const {
     // stderr is dropped: a missing tool is an expected answer, not an error to show.
     const std::string command = std::string(probe_command(probe)) + " 2>/dev/null";
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return std::nullopt;
-    std::string out;
-    std::array<char, 4096> buffer{};
-    while (out.size() < kMaxProbeBytes) {
-        const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe);
-        if (n == 0) break;
-        out.append(buffer.data(), n);
+    int fds[2];
+    if (pipe(fds) != 0) return std::nullopt;
+    const pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return std::nullopt;
     }
-    const int status = pclose(pipe);
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+    if (pid == 0) {
+        // The child: its own process group, so a timeout kills the shell and the tool together.
+        setpgid(0, 0);
+        dup2(fds[1], STDOUT_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    close(fds[1]);
+    std::string out;
+    const bool done = read_until(
+        fds[0], out, std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms_));
+    close(fds[0]);
+    if (!done) kill(-pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!done || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
     return out;
 }
 

@@ -1,0 +1,53 @@
+#pragma once
+// Published llama-bench measurements (validation/llama-bench.json, embedded in the binary): the
+// speed model is fitted on them, checked against them, and a measured figure is shown beside an
+// estimate for the same model, quantization and GPUs.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "canitrun/database.hpp"
+#include "canitrun/error.hpp"
+#include "canitrun/speed_check.hpp"
+
+namespace canitrun {
+
+struct Measurement {
+    std::string model_id;  // model_id, else nearest_model_id (a relative: same architecture)
+    bool exact_model = false;
+    std::string quant;   // canitrun quantization id ("FP16" for llama-bench's F16)
+    std::string gpu_id;  // empty: the device is not in the database
+    std::uint64_t n_gpus = 1;
+    std::string backend;
+    std::string test;  // "pp512", "tg128", "pp2048 @ d32768"
+    std::uint64_t ngl = 99;
+    double tokens_per_second = 0;
+    std::string build, date, source, note;
+    bool outlier = false;  // flagged so by whoever copied it (its note)
+};
+
+Result<std::vector<Measurement>> parse_measurements(std::string_view json_text);
+
+// validation/*.json as embedded at build time (cmake/EmbedData.cmake), keyed by file name.
+const DatabaseFiles& embedded_validation_files();
+
+// The copy of validation/llama-bench.json embedded at build time, parsed once.
+const std::vector<Measurement>& embedded_measurements();
+
+// The run a measurement describes, on the database's entries; an error names what is missing
+// (a model, GPU or quantization not in the database, a partial offload, a CPU run).
+Result<BenchRun> bench_run_for(const Database& db, const Measurement& m);
+
+// Why the speed fit leaves a measurement out (empty: it is fitted), on the hardware its run
+// predicts with.
+std::string fit_exclusion(const Measurement& m, const Hardware& hardware);
+
+// Measurements of exactly this model at this quantization on these GPUs (same ids, same count).
+std::vector<const Measurement*> measurements_for(const std::vector<Measurement>& all,
+                                                 const std::string& model_id,
+                                                 const std::string& quant_id,
+                                                 const std::vector<const Gpu*>& gpus);
+
+}  // namespace canitrun

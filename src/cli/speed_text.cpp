@@ -1,0 +1,126 @@
+#include "speed_text.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "canitrun/format.hpp"
+#include "hardware_text.hpp"
+
+namespace canitrun::cli {
+namespace {
+
+using nlohmann::json;
+
+const char* class_words(SpeedClass c) {
+    switch (c) {
+        case SpeedClass::nvidia:
+            return "NVIDIA consumer and workstation GPUs";
+        case SpeedClass::nvidia_datacenter:
+            return "NVIDIA datacenter GPUs";
+        case SpeedClass::nvidia_unified:
+            return "NVIDIA unified-memory machines (DGX Spark)";
+        case SpeedClass::amd:
+            return "AMD discrete GPUs";
+        case SpeedClass::amd_apu:
+            return "AMD APUs (Ryzen AI Max)";
+        case SpeedClass::apple:
+            return "Apple silicon";
+        case SpeedClass::intel:
+            return "Intel GPUs";
+        case SpeedClass::unknown:
+            return "GPUs of any kind";
+    }
+    return "GPUs";
+}
+
+std::string measured_line(const HardwareAnswer& a) {
+    std::string out;
+    for (const Measurement* m : a.measured) {
+        out += fmt::format("{}{} {} ({}{}, {})", out.empty() ? "" : "; ",
+                           format_rate(m->tokens_per_second), m->test, m->backend,
+                           m->build.empty() ? "" : ", build " + m->build, m->source);
+    }
+    return out;
+}
+
+}  // namespace
+
+// An error past 100 % is an overestimate by more than 2x: say it as a factor.
+std::string band_text(double band) {
+    if (band >= 1) return fmt::format("within {:.1f}x", 1 + band);
+    return fmt::format("± {:.0f} %", std::ceil(band * 100));
+}
+
+std::string rate_with_band(double tokens_per_s, const std::optional<double>& band) {
+    std::string out = format_rate(tokens_per_s);
+    if (band) out += " (" + band_text(*band) + ")";
+    return out;
+}
+
+void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) {
+    const Speed& s = a.speed;
+    out << "\n  Speed: about " << rate_with_band(s.decode_tokens_per_s, s.decode_band)
+        << " generating";
+    // The cache read grows with every token: say so where it costs more than 5 %.
+    if (s.decode_at_context && *s.decode_at_context < 0.95 * s.decode_tokens_per_s) {
+        out << " (" << format_rate(*s.decode_at_context) << " with all "
+            << format_thousands(a.settings.estimate.context) << " tokens in the cache)";
+    }
+    if (s.prefill_tokens_per_s) {
+        out << ", " << rate_with_band(*s.prefill_tokens_per_s, s.prefill_band)
+            << " reading the prompt";
+    }
+    out << "\n";
+    const SpeedModel& m = fitted_speed_model();
+    const SpeedClassCoefficients& c = m.of(s.device_class);
+    if (s.offloaded) {
+        out << "    part of the model runs from RAM: its read at "
+            << fmt::format("{:.0f} % of {:g} GB/s", m.ram_bandwidth_efficiency * 100,
+                           h.ram_bandwidth_gbps)
+            << " (--ram-bandwidth) and PCIe at " << fmt::format("{:g}", m.pcie_gbps)
+            << " GB/s are assumptions no published run checks: no error band\n";
+    } else if (c.decode_rows > 0) {
+        out << "    fitted on " << c.decode_rows + c.prefill_rows
+            << " published llama-bench runs of " << class_words(s.device_class)
+            << "; 80 % of them fell within the band when left out of the fit (docs/SPEED.md)\n";
+    } else {
+        out << "    no published run of " << class_words(s.device_class)
+            << " in canitrun's measurements: no error band (docs/SPEED.md)\n";
+    }
+    if (!a.measured.empty()) out << "    measured: " << measured_line(a) << "\n";
+}
+
+json speed_json(const HardwareAnswer& a, const Hardware& h) {
+    const Speed& s = a.speed;
+    const SpeedModel& m = fitted_speed_model();
+    const auto number_or_null = [](const std::optional<double>& v) {
+        return v ? json(*v) : json(nullptr);
+    };
+    json measured = json::array();
+    for (const Measurement* r : a.measured) {
+        measured.push_back({{"test", r->test},
+                            {"tokens_per_s", r->tokens_per_second},
+                            {"backend", r->backend},
+                            {"build", r->build},
+                            {"source", r->source}});
+    }
+    return {// 0 in the core means a device's bandwidth is unknown: null here, not a rate.
+            {"decode_tokens_per_s",
+             s.decode_tokens_per_s > 0 ? json(s.decode_tokens_per_s) : json(nullptr)},
+            {"decode_at_context_tokens_per_s", number_or_null(s.decode_at_context)},
+            {"prefill_tokens_per_s", number_or_null(s.prefill_tokens_per_s)},
+            {"decode_error", number_or_null(s.decode_band)},
+            {"prefill_error", number_or_null(s.prefill_band)},
+            {"device_class", speed_class_name(s.device_class)},
+            {"measured", measured},
+            {"assumptions",
+             {{"model", m.source},
+              {"offloaded", s.offloaded},
+              {"ram_bandwidth_gbps", h.ram_bandwidth_gbps},
+              {"ram_bandwidth_efficiency", m.ram_bandwidth_efficiency},
+              {"pcie_gbps", m.pcie_gbps},
+              {"ubatch", s.ubatch}}}};
+}
+
+}  // namespace canitrun::cli

@@ -1,0 +1,24 @@
+#pragma once
+// A hardware answer's speed as text and JSON: the estimate with its error band, what it assumes,
+// and the published measurements of the same run beside it.
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "canitrun/hardware_questions.hpp"
+
+namespace canitrun::cli {
+
+// "± 12 %", or "within 2.6x" past 100 %
+std::string band_text(double band);
+
+// "167 tokens/s (± 12 %)"
+std::string rate_with_band(double tokens_per_s, const std::optional<double>& band);
+
+// The "Speed:" lines of the hardware section.
+void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h);
+
+nlohmann::json speed_json(const HardwareAnswer& a, const Hardware& h);
+
+}  // namespace canitrun::cli

@@ -1,0 +1,115 @@
+// What one token asks of each device: the bytes it reads and the FLOPs it computes there.
+#include <algorithm>
+
+#include "canitrun/checked.hpp"
+#include "canitrun/param_count.hpp"
+#include "canitrun/speed.hpp"
+
+namespace canitrun {
+namespace {
+
+struct ModelFlops {
+    double dense = 0;      // per token: 2 x active params other than routed experts
+    double expert = 0;     // per token: 2 x active routed-expert params
+    double attention = 0;  // per token: QK and PV products against `depth` cached positions
+};
+
+// 2 FLOPs per multiply-add: the scores (heads x k_dim per position) and the weighted sum of
+// values (heads x v_dim per position), for every position a layer attends to.
+double attention_flops(const Model& m, double depth) {
+    double flops = 0;
+    const auto heads = static_cast<double>(m.arch.attention.heads);
+    for (const LayerGroup& g : m.arch.layer_groups) {
+        double positions = depth;
+        double dims = 0;
+        if (g.kind == LayerKind::full || g.kind == LayerKind::sliding) {
+            const AttentionDims d = attention_dims(m, g);
+            dims = static_cast<double>(d.k_dim + d.v_dim);
+            if (g.kind == LayerKind::sliding && g.window > 0)
+                positions = std::min(depth, static_cast<double>(g.window));
+        } else if (g.kind == LayerKind::mla) {
+            dims = static_cast<double>(
+                g.qk_nope_head_dim + g.qk_rope_head_dim +
+                (m.arch.attention.v_head_dim ? m.arch.attention.v_head_dim : g.qk_nope_head_dim));
+        }
+        flops += 2.0 * heads * dims * positions * static_cast<double>(g.count);
+    }
+    return flops;
+}
+
+ModelFlops model_flops(const Model& m, double depth) {
+    ModelFlops f;
+    const double active =
+        static_cast<double>(m.params_active != 0 ? m.params_active : m.params_total);
+    // The input embedding is a row lookup, not a matrix product.
+    const double lookup =
+        static_cast<double>(m.arch.vocab_size) * static_cast<double>(m.arch.hidden_size);
+    double expert = 0;
+    if (m.arch.moe && m.arch.moe->experts > 0) {
+        try {
+            const MoE& moe = *m.arch.moe;
+            const double routed = static_cast<double>(ffn_params(m, true).routed);
+            const double layers =
+                static_cast<double>(moe.moe_layers ? moe.moe_layers : m.arch.layers);
+            expert = routed / static_cast<double>(moe.experts) *
+                     static_cast<double>(moe.experts_per_token) * layers;
+        } catch (const OverflowError&) {
+            expert = 0;
+        }
+    }
+    expert = std::min(expert, active);
+    f.expert = 2.0 * expert;
+    f.dense = 2.0 * std::max(active - expert - lookup, active * 0.05);
+    f.attention = attention_flops(m, depth);
+    return f;
+}
+
+double ratio(double part, double whole) {
+    return whole > 0 ? part / whole : 0;
+}
+
+}  // namespace
+
+bool is_float_quant(const Quant& quant) {
+    return quant.bpw_e4 >= 160000;
+}
+
+SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& placement,
+                     std::uint64_t context, const SpeedPoint& point) {
+    // The average position of the tokens measured: a test of n tokens after `depth` cached ones
+    // attends to depth + n / 2 positions on average.
+    const double depth = static_cast<double>(point.depth) + static_cast<double>(point.tokens) / 2.0;
+    const ModelFlops flops = model_flops(model, depth);
+    const double kv_share = context > 0 ? std::min(1.0, depth / static_cast<double>(context)) : 0;
+
+    double active = 0, experts = 0, layers = 0;
+    const auto add_totals = [&](const Share& s) {
+        active += static_cast<double>(s.active_weights);
+        experts += static_cast<double>(s.active_experts);
+        layers += static_cast<double>(s.layers);
+    };
+    for (const Share& g : placement.gpus) add_totals(g);
+    add_totals(placement.ram);
+
+    const auto work_of = [&](const Share& s) {
+        DeviceWork w;
+        const auto a = static_cast<double>(s.active_weights);
+        const auto e = static_cast<double>(s.active_experts);
+        w.read_bytes =
+            a + static_cast<double>(s.kv_cache) * kv_share + static_cast<double>(s.recurrent_state);
+        w.resident_bytes = static_cast<double>(s.weights - s.embedding);
+        w.dense_flops = flops.dense * ratio(a - e, active - experts);
+        w.attention_flops = flops.attention * ratio(static_cast<double>(s.layers), layers);
+        w.expert_flops = flops.expert * ratio(e, experts);
+        w.layers = s.layers;
+        w.moe_layers = s.moe_layers;
+        return w;
+    };
+    SpeedWork work;
+    work.float_weights = is_float_quant(quant);
+    for (const Share& g : placement.gpus) work.gpus.push_back(work_of(g));
+    work.ram = work_of(placement.ram);
+    return work;
+}
+
+}  // namespace canitrun

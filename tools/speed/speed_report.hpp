@@ -1,0 +1,39 @@
+#pragma once
+// fit_speed's outputs: the generated coefficients source and docs/SPEED.md's error tables.
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "canitrun/measurements.hpp"
+#include "canitrun/speed_check.hpp"
+
+namespace canitrun::tools {
+
+struct FitRow {
+    const Measurement* m = nullptr;
+    BenchRun run;
+    BenchPrediction prediction;
+    bool prefill = false;
+    std::string source_key;
+    SpeedClass device_class = SpeedClass::unknown;
+    double in_sample = 0;      // predicted tokens/s, fitted on every row
+    double out_of_sample = 0;  // predicted tokens/s, fitted without this row's source
+};
+
+// |predicted / measured - 1|
+double abs_error(double predicted, double measured);
+// The q-quantile (0..1) of `v`, by the nearest rank; 0 for none.
+double quantile(std::vector<double> v, double q);
+
+// Each class's 80th-percentile |error|, in sample and out of sample, and its row counts;
+// `unknown` gets the figures over every row.
+void set_bands(SpeedModel& model, const std::vector<FitRow>& rows);
+std::string describe_fit(const std::vector<FitRow>& rows, std::size_t all_rows);
+
+void write_fit_source(std::ostream& out, const SpeedModel& model);
+void write_speed_report(std::ostream& out, const SpeedModel& model, const std::vector<FitRow>& rows,
+                        const std::map<std::string, int>& skipped, std::size_t sources);
+
+}  // namespace canitrun::tools
