@@ -15,7 +15,9 @@ using nlohmann::json;
 const char* class_words(SpeedClass c) {
     switch (c) {
         case SpeedClass::nvidia:
-            return "NVIDIA consumer and workstation GPUs";
+            return "NVIDIA GeForce GPUs";
+        case SpeedClass::nvidia_workstation:
+            return "NVIDIA workstation GPUs";
         case SpeedClass::nvidia_datacenter:
             return "NVIDIA datacenter GPUs";
         case SpeedClass::nvidia_unified:

@@ -85,17 +85,28 @@ std::vector<Row> design(const std::vector<FitRow>& rows, bool prefill,
     return out;
 }
 
-// A per-class coefficient no training row exercises takes NVIDIA consumer cards' value (the
-// most measured class); `unknown` always does.
+// A per-class coefficient no training row exercises takes the value of the nearest measured
+// class: NVIDIA GeForce, workstation and datacenter cards in that order (the most measured);
+// `unknown` always does.
 void fill_unmeasured(SpeedModel& m, const std::vector<Row>& rows, bool prefill) {
-    const auto nvidia = static_cast<std::size_t>(SpeedClass::nvidia);
     const auto unknown = static_cast<std::size_t>(SpeedClass::unknown);
-    for (std::size_t j = 0; j < kPerClass[prefill ? 1 : 0] * kClasses; ++j) {
+    const std::size_t per_class = kPerClass[prefill ? 1 : 0] * kClasses;
+    std::vector<bool> seen(per_class, false);
+    for (std::size_t j = 0; j < per_class; ++j) {
+        for (const Row& r : rows) seen[j] = seen[j] || r.x[j] > 0;
+    }
+    const std::size_t order[] = {static_cast<std::size_t>(SpeedClass::nvidia),
+                                 static_cast<std::size_t>(SpeedClass::nvidia_workstation),
+                                 static_cast<std::size_t>(SpeedClass::nvidia_datacenter)};
+    for (std::size_t j = 0; j < per_class; ++j) {
         const std::size_t c = j % kClasses;
-        bool seen = false;
-        for (const Row& r : rows) seen = seen || r.x[j] > 0;
-        if (seen && c != unknown) continue;
-        coefficient(m, prefill, j) = coefficient(m, prefill, j - c + nvidia);
+        if (seen[j] && c != unknown) continue;
+        for (const std::size_t from : order) {
+            if (seen[j - c + from]) {
+                coefficient(m, prefill, j) = coefficient(m, prefill, j - c + from);
+                break;
+            }
+        }
     }
 }
 

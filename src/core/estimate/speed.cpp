@@ -27,6 +27,7 @@ SpeedClass speed_class(const GpuDevice& device) {
     if (g.vendor == "nvidia") {
         if (g.gpu_class == GpuClass::datacenter) return SpeedClass::nvidia_datacenter;
         if (g.gpu_class == GpuClass::unified) return SpeedClass::nvidia_unified;
+        if (g.gpu_class == GpuClass::workstation) return SpeedClass::nvidia_workstation;
         return SpeedClass::nvidia;
     }
     return SpeedClass::unknown;
@@ -36,6 +37,8 @@ const char* speed_class_name(SpeedClass c) {
     switch (c) {
         case SpeedClass::nvidia:
             return "nvidia";
+        case SpeedClass::nvidia_workstation:
+            return "nvidia_workstation";
         case SpeedClass::nvidia_datacenter:
             return "nvidia_datacenter";
         case SpeedClass::nvidia_unified:

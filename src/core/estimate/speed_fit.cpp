@@ -9,128 +9,143 @@ const SpeedModel& fitted_speed_model() {
         SpeedModel s;
         s.classes[0] = {
             // nvidia
-            .bandwidth = 1.10941642,
-            .layer_s = 5.77231651e-05,
-            .compute = 1.01660411,
-            .compute_float = 0.613039087,
-            .prefill_layer_s = 0.000546225428,
-            .expert_compute = 6.238734,
-            .decode_band = 0.0993548635,
-            .prefill_band = 0.786077573,
-            .decode_band_loo = 0.146111778,
-            .prefill_band_loo = 1.60229229,
-            .decode_rows = 43,
-            .prefill_rows = 42,
+            .bandwidth = 1.05718297,
+            .layer_s = 7.94375326e-05,
+            .compute = 1.08991428,
+            .compute_float = 0.662453851,
+            .prefill_layer_s = 0,
+            .expert_compute = 12.6015618,
+            .decode_band = 0.0998091001,
+            .prefill_band = 0.212169325,
+            .decode_band_loo = 0.189387829,
+            .prefill_band_loo = 1.16718128,
+            .decode_rows = 20,
+            .prefill_rows = 21,
         };
         s.classes[1] = {
+            // nvidia_workstation
+            .bandwidth = 1.10896438,
+            .layer_s = 5.67329348e-05,
+            .compute = 2.5216611,
+            .compute_float = 1.64876879,
+            .prefill_layer_s = 0,
+            .expert_compute = 12.6015618,
+            .decode_band = 0.11221162,
+            .prefill_band = 0.337537366,
+            .decode_band_loo = 0.151850668,
+            .prefill_band_loo = 1.71704474,
+            .decode_rows = 23,
+            .prefill_rows = 21,
+        };
+        s.classes[2] = {
             // nvidia_datacenter
-            .bandwidth = 1.17632922,
-            .layer_s = 0.000143232047,
-            .compute = 2.6040398,
-            .compute_float = 1.12505296,
-            .prefill_layer_s = 0.000776555538,
-            .expert_compute = 68.8719923,
-            .decode_band = 0.328203759,
-            .prefill_band = 0.445050942,
+            .bandwidth = 1.17394889,
+            .layer_s = 0.000143400206,
+            .compute = 2.60872768,
+            .compute_float = 1.14927714,
+            .prefill_layer_s = 0.000789406497,
+            .expert_compute = 69.5088399,
+            .decode_band = 0.329474756,
+            .prefill_band = 0.447692227,
             .decode_band_loo = 0.758228745,
-            .prefill_band_loo = 0.771419626,
+            .prefill_band_loo = 0.771490773,
             .decode_rows = 27,
             .prefill_rows = 25,
         };
-        s.classes[2] = {
+        s.classes[3] = {
             // nvidia_unified
             .bandwidth = 1.44003752,
             .layer_s = 0,
             .compute = 0,
-            .compute_float = 0.613039087,
+            .compute_float = 0.662453851,
             .prefill_layer_s = 0,
             .expert_compute = 0,
             .decode_band = 0.0106983755,
-            .prefill_band = 0.190834293,
-            .decode_band_loo = 0.186524322,
-            .prefill_band_loo = 0.634616813,
+            .prefill_band = 0.139350476,
+            .decode_band_loo = 0.19444524,
+            .prefill_band_loo = 0.637727197,
             .decode_rows = 3,
             .prefill_rows = 3,
         };
-        s.classes[3] = {
+        s.classes[4] = {
             // amd
-            .bandwidth = 1.14100602,
-            .layer_s = 0.000171538232,
-            .compute = 2.77129197,
-            .compute_float = 1.47351733,
-            .prefill_layer_s = 0.000616622237,
-            .expert_compute = 6.32119619,
-            .decode_band = 0.528568079,
-            .prefill_band = 0.331695409,
-            .decode_band_loo = 0.627887581,
-            .prefill_band_loo = 0.348462,
+            .bandwidth = 1.14100146,
+            .layer_s = 0.000171538623,
+            .compute = 2.76554102,
+            .compute_float = 1.51934259,
+            .prefill_layer_s = 0.000636244753,
+            .expert_compute = 6.43794429,
+            .decode_band = 0.514793874,
+            .prefill_band = 0.323324501,
+            .decode_band_loo = 0.617583114,
+            .prefill_band_loo = 0.336837007,
             .decode_rows = 25,
             .prefill_rows = 25,
         };
-        s.classes[4] = {
+        s.classes[5] = {
             // amd_apu
             .bandwidth = 1.21662289,
             .layer_s = 0.000147974237,
-            .compute = 3.00392437,
-            .compute_float = 1.173763,
-            .prefill_layer_s = 0.00556442716,
-            .expert_compute = 1.67666711,
+            .compute = 2.9994478,
+            .compute_float = 1.18429279,
+            .prefill_layer_s = 0.00575530025,
+            .expert_compute = 1.74532537,
             .decode_band = 0.213263546,
-            .prefill_band = 1.67830897,
+            .prefill_band = 1.65620644,
             .decode_band_loo = 0.184829371,
-            .prefill_band_loo = 1.64385753,
+            .prefill_band_loo = 1.61125656,
             .decode_rows = 33,
             .prefill_rows = 33,
         };
-        s.classes[5] = {
+        s.classes[6] = {
             // apple
             .bandwidth = 1.20291998,
             .layer_s = 0.000188408777,
-            .compute = 1.60948834,
-            .compute_float = 1.22634042,
-            .prefill_layer_s = 0.000390759383,
-            .expert_compute = 6.238734,
+            .compute = 1.61026124,
+            .compute_float = 1.23176599,
+            .prefill_layer_s = 0.000391527438,
+            .expert_compute = 12.6015618,
             .decode_band = 0.115049306,
-            .prefill_band = 0.118544279,
+            .prefill_band = 0.118094747,
             .decode_band_loo = 0.313974174,
-            .prefill_band_loo = 0.167151604,
+            .prefill_band_loo = 0.167075418,
             .decode_rows = 12,
             .prefill_rows = 14,
         };
-        s.classes[6] = {
+        s.classes[7] = {
             // intel
             .bandwidth = 1.61678654,
             .layer_s = 0.000499928928,
-            .compute = 4.46449418,
-            .compute_float = 10.0689123,
-            .prefill_layer_s = 0.00256442155,
-            .expert_compute = 19.6261012,
+            .compute = 4.47310314,
+            .compute_float = 10.1054228,
+            .prefill_layer_s = 0.00259617274,
+            .expert_compute = 19.7089078,
             .decode_band = 0.45564102,
-            .prefill_band = 0.33843069,
+            .prefill_band = 0.33843049,
             .decode_band_loo = 1.05695428,
-            .prefill_band_loo = 5.52561279,
+            .prefill_band_loo = 4.22471744,
             .decode_rows = 14,
             .prefill_rows = 14,
         };
-        s.classes[7] = {
+        s.classes[8] = {
             // unknown
-            .bandwidth = 1.10941642,
-            .layer_s = 5.77231651e-05,
-            .compute = 1.01660411,
-            .compute_float = 0.613039087,
-            .prefill_layer_s = 0.000546225428,
-            .expert_compute = 6.238734,
+            .bandwidth = 1.05718297,
+            .layer_s = 7.94375326e-05,
+            .compute = 1.08991428,
+            .compute_float = 0.662453851,
+            .prefill_layer_s = 0,
+            .expert_compute = 12.6015618,
             .decode_band = 0.255903163,
-            .prefill_band = 0.661664922,
+            .prefill_band = 0.410466173,
             .decode_band_loo = 0.634610307,
-            .prefill_band_loo = 1.39751204,
+            .prefill_band_loo = 0.956162417,
             .decode_rows = 157,
             .prefill_rows = 156,
         };
         s.moe_layer_s = 0;
-        s.gpu_hop_s = 0.000921583424;
-        s.weight_reread = 1.52912904;
-        s.attention_compute = 1.71755397;
+        s.gpu_hop_s = 0.00107437172;
+        s.weight_reread = 1.42755774;
+        s.attention_compute = 1.82050183;
         s.source =
             "fitted by tools/speed/fit_speed on 313 of the 393 published llama-bench rows in "
             "validation/llama-bench.json (docs/SPEED.md)";
