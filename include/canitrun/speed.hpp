@@ -37,12 +37,12 @@ enum class SpeedClass {
     nvidia_workstation,  // RTX A6000, RTX 6000 Ada, RTX PRO 6000 ...: FP16 with FP32 accumulate
                          // at the full rate GeForce halves, so the same work at a higher figure
     nvidia_datacenter,   // A100, H100, H200, B200, L40S, ...
-    nvidia_unified,     // DGX Spark (GB10), Jetson: NVIDIA with LPDDR shared memory
-    amd,                // Radeon and Instinct discrete cards
-    amd_apu,            // Ryzen AI Max (Strix Halo) and other AMD unified memory
-    apple,              // Apple silicon (Metal)
-    intel,              // Arc
-    unknown,            // a --vram budget or an unrecognised device: NVIDIA consumer figures
+    nvidia_unified,      // DGX Spark (GB10), Jetson: NVIDIA with LPDDR shared memory
+    amd,                 // Radeon and Instinct discrete cards
+    amd_apu,             // Ryzen AI Max (Strix Halo) and other AMD unified memory
+    apple,               // Apple silicon (Metal)
+    intel,               // Arc
+    unknown,             // a --vram budget or an unrecognised device: NVIDIA consumer figures
 };
 inline constexpr int kSpeedClassCount = 9;
 
