@@ -122,3 +122,28 @@ TEST_CASE("cli: fit on a machine without a GPU lists what runs from RAM") {
         CHECK(m["ram"]["total_bytes"].get<std::uint64_t>() <= 16384000ULL * 1024);
     }
 }
+
+// validation/llama-bench.json holds kyuz0's gpt-oss-120b MXFP4 runs on a Ryzen AI Max+ 395
+// (the quoted row "| gpt-oss 120B MXFP4 MoE | ... | Vulkan | ... | pp512 | 719.91 ± ... |"): the
+// page prints them beside the estimate, which carries its device class's error band.
+TEST_CASE("cli: a published run of the same model, quantization and GPU is shown beside it") {
+    const auto o =
+        run_cli({"gpt-oss-120b", "--gpu", "ryzen-ai-max-395-128gb", "--quant", "MXFP4", "--json"});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out);
+    const auto& speed = doc["hardware"]["selected"]["speed"];
+    CHECK(speed["device_class"] == "amd_apu");
+    CHECK(speed["decode_error"].is_number());
+    bool found = false;
+    for (const auto& m : speed["measured"]) {
+        if (m["test"] == "pp512" && m["backend"] == "Vulkan") {
+            found = true;
+            CHECK(m["tokens_per_s"].get<double>() == Approx(719.91));
+        }
+    }
+    CHECK(found);
+    const auto text =
+        run_cli({"gpt-oss-120b", "--gpu", "ryzen-ai-max-395-128gb", "--quant", "MXFP4"});
+    CHECK(has(text.out, "measured: pp512 720 tokens/s"));
+    CHECK(has(text.out, "± "));
+}

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <vector>
 
 #include "canitrun/format.hpp"
 #include "hardware_text.hpp"
@@ -36,14 +37,43 @@ const char* class_words(SpeedClass c) {
     return "GPUs";
 }
 
-std::string measured_line(const HardwareAnswer& a) {
-    std::string out;
+// The published runs of this setup, one line per source, backend and build; tests at a depth
+// ("pp2048 @ d32768") are left to --json, as is anything past three lines.
+void write_measured(std::ostream& out, const HardwareAnswer& a) {
+    struct Group {
+        const Measurement* first = nullptr;
+        std::string tests;
+    };
+    std::vector<Group> groups;
+    std::size_t more = 0;
     for (const Measurement* m : a.measured) {
-        out += fmt::format("{}{} {} ({}{}, {})", out.empty() ? "" : "; ",
-                           format_rate(m->tokens_per_second), m->test, m->backend,
-                           m->build.empty() ? "" : ", build " + m->build, m->source);
+        if (m->test.find('@') != std::string::npos) {
+            ++more;
+            continue;
+        }
+        Group* g = nullptr;
+        for (auto& candidate : groups) {
+            const Measurement& f = *candidate.first;
+            if (f.source == m->source && f.backend == m->backend && f.build == m->build)
+                g = &candidate;
+        }
+        if (g == nullptr) {
+            groups.push_back({m, ""});
+            g = &groups.back();
+        }
+        g->tests += fmt::format("{}{} {}", g->tests.empty() ? "" : ", ", m->test,
+                                format_rate(m->tokens_per_second));
     }
-    return out;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        if (i >= 3) {
+            more += 1;
+            continue;
+        }
+        const Measurement& f = *groups[i].first;
+        out << "    measured: " << groups[i].tests << " (" << f.backend
+            << (f.build.empty() ? "" : ", build " + f.build) << "): " << f.source << "\n";
+    }
+    if (more > 0) out << "    (" << more << " more published runs in --json)\n";
 }
 
 }  // namespace
@@ -90,7 +120,7 @@ void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) 
         out << "    no published run of " << class_words(s.device_class)
             << " in canitrun's measurements: no error band (docs/SPEED.md)\n";
     }
-    if (!a.measured.empty()) out << "    measured: " << measured_line(a) << "\n";
+    write_measured(out, a);
 }
 
 json speed_json(const HardwareAnswer& a, const Hardware& h) {
