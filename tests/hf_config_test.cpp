@@ -210,3 +210,20 @@ TEST_CASE("hf: Jamba and Llama 4 configs give the database's architecture") {
     // each token 8 x 128 x 2 x 2 = 4,096 B: 6,442,450,944 + 1,207,959,552 = 7,650,410,496 B.
     CHECK(kv_cache_bytes(load("llama-4-scout"), 131072, f16()) == 7650410496ULL);
 }
+
+// A Gemma-3n-shaped config cut to 5 layers (4 sliding + 1 full, layer_types) whose last 2
+// layers share KV: layers 0-2 keep a cache, all sliding: 3 x 64 (window) x 2 heads x
+// (128 + 128) x 2 bytes = 196,608 bytes at any context past the window.
+TEST_CASE("hf: num_kv_shared_layers leaves the sharing layers out of the KV cache") {
+    const auto m = parse_hf_config(R"({"model_type":"gemma3n","text_config":{
+        "model_type":"gemma3n_text","hidden_size":512,"num_hidden_layers":5,
+        "num_attention_heads":4,"num_key_value_heads":2,"head_dim":128,"vocab_size":1000,
+        "intermediate_size":1024,"max_position_embeddings":32768,"sliding_window":64,
+        "layer_types":["sliding_attention","sliding_attention","sliding_attention",
+                       "sliding_attention","full_attention"],
+        "num_kv_shared_layers":2}})",
+                                   "gemma3n-cut");
+    REQUIRE(m);
+    CHECK(m->arch.shared_kv_layers == 2);
+    CHECK(kv_cache_bytes(*m, 4096, f16()) == 3ULL * 64 * 2 * 256 * 2);
+}

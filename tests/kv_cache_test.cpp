@@ -2,6 +2,7 @@
 // llama.cpp itself allocated (tests/fixtures/llamacpp-cpu-buffers.json, commit 5b4ebc5).
 
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/plan_settings.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -115,4 +116,56 @@ TEST_CASE("all-attention comparison treats every layer as full attention") {
     const Model m = test::model_with({g, group(LayerKind::full, 1)}, 8, 128);
     CHECK(all_attention_kv_cache_bytes(m, 2048, type("f16")) == 4ULL * 4096 * 2048);
     CHECK(kv_cache_bytes(m, 2048, type("f16")) == 3ULL * 4096 * 512 + 4096ULL * 2048);
+}
+
+// Gemma 3n E4B keeps KV in its first 20 layers only (num_kv_shared_layers 15; llama.cpp's
+// n_layer_kv_from_start = 20): with every 5th layer global, 16 sliding + 4 full layers own a
+// cache. 2 KV heads x (256 + 256) dims x 2 bytes = 2,048 bytes a token a layer:
+// at 4,096 tokens 16 x 512 x 2,048 + 4 x 4,096 x 2,048 = 50,331,648 bytes;
+// at 32,768 tokens 16 x 512 x 2,048 + 4 x 32,768 x 2,048 = 285,212,672 (not 35 layers' worth).
+TEST_CASE("kv: Gemma 3n's shared-KV layers keep no cache of their own") {
+    const Model& m = test::model("gemma-3n-e4b");
+    CHECK(m.arch.shared_kv_layers == 15);
+    CHECK(kv_owning_layers(m) == 20);
+    CHECK(kv_cache_bytes(m, 4096, type("f16")) == 50331648ULL);
+    CHECK(kv_cache_bytes(m, 32768, type("f16")) == 285212672ULL);
+    const auto owners = kv_owner_counts(m);
+    REQUIRE(owners.size() == 2);
+    CHECK(owners[0] == 16);  // sliding
+    CHECK(owners[1] == 4);   // full
+}
+
+// Gemma 4 E4B: 42 layers, every 6th global (head_dim 512), the last 18 sharing: 24 own a cache,
+// 20 sliding (2 x 512 dims x 2 bytes = 2,048 a token) and 4 global (2 x 1,024 x 2 = 4,096):
+// at 4,096 tokens 20 x 512 x 2,048 + 4 x 4,096 x 4,096 = 88,080,384 bytes.
+TEST_CASE("kv: Gemma 4 E4B's 18 shared-KV layers keep no cache of their own") {
+    const Model& m = test::model("gemma-4-e4b");
+    CHECK(kv_owning_layers(m) == 24);
+    CHECK(kv_cache_bytes(m, 4096, type("f16")) == 88080384ULL);
+    // The per-layer parts agree with the total: the last 18 layers carry no KV.
+    const ModelParts parts = test::parts_of("gemma-4-e4b", "Q4_K_M", 4096);
+    CHECK(parts.kv_cache() == 88080384ULL);
+    for (std::size_t i = 24; i < parts.layers.size(); ++i) CHECK(parts.layers[i].kv_cache == 0);
+}
+
+// Phi-3 mini 4k's config sets sliding_window 2047, which llama.cpp's phi3 ignores: every one of
+// its 32 layers caches every position. 32 KV heads x (96 + 96) dims x 2 bytes = 12,288 bytes a
+// token a layer: 32 x 4,096 x 12,288 = 1,610,612,736 bytes at 4k, by both rules (the window
+// would have given half). Ministral 8B (run by llama.cpp as plain llama, its 32k window unused):
+// 36 layers x 8 heads x 256 dims x 2 bytes = 147,456 bytes a token: 9,663,676,416 at 64k.
+TEST_CASE("kv: Phi-3 4k and Ministral 8B cache every position, as llama.cpp runs them") {
+    const Model& phi = test::model("phi-3-mini-4k");
+    CHECK(kv_cache_bytes(phi, 4096, type("f16")) == 1610612736ULL);
+    CHECK_FALSE(phi.arch.config_note.empty());
+    const Model& ministral = test::model("ministral-8b");
+    CHECK(kv_cache_bytes(ministral, 65536, type("f16")) == 9663676416ULL);
+    for (const char* id : {"phi-3-mini-4k", "ministral-8b"}) {
+        INFO(id);
+        PlanSettings s;
+        s.estimate.context = std::string(id) == "ministral-8b" ? 65536 : 4096;
+        auto parts = plan_parts(test::model(id), test::quant("Q4_K_M"), s);
+        REQUIRE(parts);
+        CHECK(parts->kv_cache() ==
+              kv_cache_bytes(test::model(id), s.estimate.context, type("f16")));
+    }
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "canitrun/checked.hpp"
 #include "canitrun/error.hpp"
@@ -31,6 +32,16 @@ std::uint64_t kv_elements_per_token(const Model& model, const LayerGroup& group)
 // Tokens one layer of the group keeps at `context`: all of them for full attention and MLA,
 // at most `window` for sliding layers, none for recurrent ones.
 std::uint64_t cached_tokens(const LayerGroup& group, std::uint64_t context);
+
+// Layers that keep a KV cache of their own: all but the last arch.shared_kv_layers (which read
+// an earlier layer's, as llama.cpp's n_layer_kv_from_start and vLLM's KV sharing do).
+std::uint64_t kv_owning_layers(const Model& model);
+// Per layer group, how many of its layers keep their own cache (stack order, layer_kinds.hpp).
+std::vector<std::uint64_t> kv_owner_counts(const Model& model);
+// Layers of this kind that keep a cache of their own.
+std::uint64_t count_kv_layers(const Model& model, LayerKind kind);
+// Layers whose own cache grows with the context (full, sliding, MLA).
+std::uint64_t count_kv_layers(const Model& model);
 
 // The KV cache of the whole model at `context` tokens, one sequence.
 Bytes kv_cache_bytes(const Model& model, std::uint64_t context, const KvType& type);

@@ -80,7 +80,13 @@ struct Architecture {
     bool gated_ffn = true;
     std::optional<MoE> moe;
     std::vector<LayerGroup> layer_groups;
+    // The last N layers keep no KV cache of their own and read an earlier layer's (Gemma 3n's
+    // and Gemma 4's num_kv_shared_layers; llama.cpp's n_layer_kv_from_start = layers - N).
+    std::uint64_t shared_kv_layers = 0;
     std::string pattern;
+    // Where config.json says one thing and llama.cpp does another (Phi-3 4k's and Ministral 8B's
+    // sliding windows), what each does: the layer groups follow llama.cpp. Empty elsewhere.
+    std::string config_note;
     std::string linear_name;  // what the vendor calls its linear layers ("Gated DeltaNet")
     std::string full_name;    // what the vendor calls its attention layers ("Gated Attention")
 
@@ -178,9 +184,6 @@ bool is_all_attention(const Model& model);
 
 // Layers of a kind, summed over the model's groups.
 std::uint64_t count_layers(const Model& model, LayerKind kind);
-
-// Layers whose cache grows with the context (full, sliding, MLA).
-std::uint64_t count_kv_layers(const Model& model);
 
 const char* layer_kind_name(LayerKind kind);
 

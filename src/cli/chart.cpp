@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "canitrun/format.hpp"
+#include "canitrun/kv_cache.hpp"
 #include "style.hpp"
 
 namespace canitrun::cli {
@@ -249,7 +250,8 @@ void write_kv_chart_section(std::ostream& out, const Model& m,
     const ChartChoice c = chart_of(out);
     if (!c.draw || curve.empty()) return;
     const bool twin = !is_all_attention(m);
-    const std::uint64_t every_token = count_kv_layers(m) - count_layers(m, LayerKind::sliding);
+    const std::uint64_t every_token =
+        count_kv_layers(m, LayerKind::full) + count_kv_layers(m, LayerKind::mla);
     const std::string own = twin ? fmt::format("{}: {} of {} layers cache every token", m.name,
                                                every_token, m.arch.layers)
                                  : m.name;

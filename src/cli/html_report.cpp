@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "canitrun/format.hpp"
+#include "canitrun/kv_cache.hpp"
 #include "canitrun/layer_kinds.hpp"
 #include "chart.hpp"
 #include "page_facts.hpp"

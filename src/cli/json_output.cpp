@@ -3,6 +3,7 @@
 #include "hardware_json.hpp"
 #include "page_facts.hpp"
 
+#include "canitrun/kv_cache.hpp"
 #include "canitrun/param_count.hpp"
 
 namespace canitrun::cli {

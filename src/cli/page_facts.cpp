@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "canitrun/format.hpp"
+#include "canitrun/kv_cache.hpp"
 #include "canitrun/layer_kinds.hpp"
 
 namespace canitrun::cli {

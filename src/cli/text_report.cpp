@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "canitrun/format.hpp"
+#include "canitrun/kv_cache.hpp"
 #include "chart.hpp"
 #include "hardware_text.hpp"
 #include "page_facts.hpp"

@@ -151,7 +151,9 @@ Architecture parse_architecture(const Fields& f) {
         f.error("layer_groups count " + std::to_string(sum) +
                 " layers, but layers = " + std::to_string(a.layers));
     }
+    a.shared_kv_layers = f.count_or("shared_kv_layers", 0, a.layers - 1);
     a.pattern = f.text_or("pattern", "");
+    a.config_note = f.text_or("config_note", "");
     a.linear_name = f.text_or("linear_name", "");
     a.full_name = f.text_or("full_name", "");
     return a;

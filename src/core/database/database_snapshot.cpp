@@ -82,7 +82,9 @@ void fields(Io& io, Architecture& a) {
     io(a.gated_ffn);
     io(a.moe);
     io(a.layer_groups);
+    io(a.shared_kv_layers);
     io(a.pattern);
+    io(a.config_note);
     io(a.linear_name);
     io(a.full_name);
 }

@@ -24,8 +24,8 @@ Model all_attention_variant(const Model& model) {
 }
 
 bool is_all_attention(const Model& model) {
-    return count_kv_layers(model) == model.arch.layers &&
-           count_layers(model, LayerKind::sliding) == 0;
+    return count_layers(model, LayerKind::full) + count_layers(model, LayerKind::mla) ==
+           model.arch.layers;
 }
 
 std::uint64_t count_layers(const Model& model, LayerKind kind) {
@@ -34,11 +34,6 @@ std::uint64_t count_layers(const Model& model, LayerKind kind) {
         if (group.kind == kind) n += group.count;
     }
     return n;
-}
-
-std::uint64_t count_kv_layers(const Model& model) {
-    return count_layers(model, LayerKind::full) + count_layers(model, LayerKind::sliding) +
-           count_layers(model, LayerKind::mla);
 }
 
 const char* layer_kind_name(LayerKind kind) {

@@ -257,31 +257,14 @@ Bytes runtime_overhead_bytes(Backend backend) {
     return 0;
 }
 
-// The model as llama.cpp's cache sees it: llama.cpp's phi3 builds every layer with full
-// attention and a cache of every position, whatever sliding_window the config records
-// (src/models/phi3.cpp at 5b4ebc5 passes no SWA mask; llama-model.cpp sets swa_type NONE).
-Model cache_view(const Model& model) {
-    const auto arch = llama_arch(model);
-    if (!arch || *arch != "phi3") return model;
-    Model m = model;
-    for (auto& g : m.arch.layer_groups) {
-        if (g.kind == LayerKind::sliding) {
-            g.kind = LayerKind::full;
-            g.window = 0;
-        }
-    }
-    return m;
-}
-
 Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
                                                       const LlamaCppOptions& options) {
-    const Model view = cache_view(model);
-    auto setup = cache_setup(view, options);
+    auto setup = cache_setup(model, options);
     if (!setup) return std::unexpected(setup.error());
     try {
         std::vector<LayerCache> out;
-        for (const auto& group : view.arch.layer_groups) {
-            auto c = group_cache(view, group, setup->g, setup->tk, setup->tv);
+        for (const auto& group : model.arch.layer_groups) {
+            auto c = group_cache(model, group, setup->g, setup->tk, setup->tv);
             if (!c) return std::unexpected(c.error());
             out.push_back(*c);
         }
@@ -294,11 +277,10 @@ Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
 }
 
 Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options) {
-    const Model view = cache_view(model);
-    auto setup = cache_setup(view, options);
+    auto setup = cache_setup(model, options);
     if (!setup) return std::unexpected(setup.error());
     try {
-        return compute_bytes(view, setup->g, setup->flash_attn);
+        return compute_bytes(model, setup->g, setup->flash_attn);
     } catch (const OverflowError&) {
         return fail(ErrorKind::overflow,
                     "the compute buffer for " + model.id + " does not fit in 64-bit byte counts",
@@ -368,8 +350,9 @@ Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
         Bytes kv = 0;
         Bytes recurrent = 0;
         const auto& groups = model.arch.layer_groups;
+        const std::vector<std::uint64_t> owners = kv_owner_counts(model);
         for (std::size_t i = 0; i < groups.size(); ++i) {
-            kv = checked::add(kv, checked::mul((*caches)[i].kv, groups[i].count));
+            kv = checked::add(kv, checked::mul((*caches)[i].kv, owners[i]));
             recurrent =
                 checked::add(recurrent, checked::mul((*caches)[i].recurrent, groups[i].count));
         }

@@ -1,5 +1,7 @@
 #include "canitrun/llamacpp_parts.hpp"
 
+#include "canitrun/kv_cache.hpp"
+
 #include "canitrun/layer_kinds.hpp"
 
 namespace canitrun {
@@ -60,11 +62,14 @@ Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& mode
     if (!caches) return std::unexpected(caches.error());
     auto compute = llamacpp_compute_bytes(model, options);
     if (!compute) return std::unexpected(compute.error());
-    for (auto& l : parts.layers) {
+    // Layers past n_layer_kv_from_start reuse an earlier layer's cache (llama_hparams::has_kv).
+    const std::uint64_t owners = kv_owning_layers(model);
+    for (std::size_t i = 0; i < parts.layers.size(); ++i) {
+        LayerPart& l = parts.layers[i];
         if (l.group >= caches->size()) {
             return fail(ErrorKind::bad_input, "model parts do not match model " + model.id);
         }
-        l.kv_cache = (*caches)[l.group].kv;
+        l.kv_cache = i < owners ? (*caches)[l.group].kv : 0;
         l.recurrent_state = (*caches)[l.group].recurrent;
     }
     if (!parts.buffers) parts.buffers = RuntimeBuffers{};

@@ -416,7 +416,8 @@ Result<std::string> llama_arch(const Model& m) {
     if (!m.is_moe() && !has_kind(m, LayerKind::sliding) &&
         (starts_with(f, "llama3") || f == "mistral" || f == "mistral-nemo" ||
          f == "mistral-large" || f == "mistral-small" || f == "magistral" || f == "devstral" ||
-         f == "ministral3" || f == "falcon3" || m.id.find("distill-llama") != std::string::npos)) {
+         f == "ministral" || f == "ministral3" || f == "falcon3" ||
+         m.id.find("distill-llama") != std::string::npos)) {
         return std::string("llama");
     }
     return own_name_or_unsupported(m);

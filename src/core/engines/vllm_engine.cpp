@@ -77,7 +77,11 @@ Result<VllmEstimate> estimate_vllm(const Model& model, const Quant& quant, const
         std::uint64_t full_per_token = 0;
         Bytes sliding_per_seq = 0;
         const std::uint64_t bs = o.block_size;
-        for (const auto& g : a.layer_groups) {
+        // Layers that share an earlier layer's cache (Gemma 3n's KV sharing) allocate none.
+        const std::vector<std::uint64_t> owners = kv_owner_counts(model);
+        for (std::size_t gi = 0; gi < a.layer_groups.size(); ++gi) {
+            LayerGroup g = a.layer_groups[gi];
+            g.count = owners[gi];
             const std::uint64_t per_token = checked::mul(kv_elements_per_token(model, g), kBf16);
             if (g.kind == LayerKind::sliding) {
                 const std::uint64_t tokens =

@@ -1,5 +1,7 @@
 #include "canitrun/kv_cache.hpp"
 
+#include "canitrun/layer_kinds.hpp"
+
 #include <array>
 
 #include "canitrun/name_match.hpp"
@@ -80,12 +82,46 @@ std::uint64_t cached_tokens(const LayerGroup& group, std::uint64_t context) {
     return 0;
 }
 
+std::uint64_t kv_owning_layers(const Model& model) {
+    const std::uint64_t n = model.arch.layers;
+    return n > model.arch.shared_kv_layers ? n - model.arch.shared_kv_layers : 0;
+}
+
+std::vector<std::uint64_t> kv_owner_counts(const Model& model) {
+    std::vector<std::uint64_t> owners(model.arch.layer_groups.size(), 0);
+    if (model.arch.shared_kv_layers == 0) {
+        for (std::size_t g = 0; g < owners.size(); ++g)
+            owners[g] = model.arch.layer_groups[g].count;
+        return owners;
+    }
+    const auto order = layer_group_order(model);
+    const std::uint64_t keep = kv_owning_layers(model);
+    for (std::size_t i = 0; i < order.size() && i < keep; ++i) ++owners[order[i]];
+    return owners;
+}
+
+std::uint64_t count_kv_layers(const Model& model, LayerKind kind) {
+    const std::vector<std::uint64_t> owners = kv_owner_counts(model);
+    std::uint64_t n = 0;
+    for (std::size_t g = 0; g < owners.size(); ++g) {
+        if (model.arch.layer_groups[g].kind == kind) n += owners[g];
+    }
+    return n;
+}
+
+std::uint64_t count_kv_layers(const Model& model) {
+    return count_kv_layers(model, LayerKind::full) + count_kv_layers(model, LayerKind::sliding) +
+           count_kv_layers(model, LayerKind::mla);
+}
+
 Bytes kv_cache_bytes(const Model& model, std::uint64_t context, const KvType& type) {
+    const std::vector<std::uint64_t> owners = kv_owner_counts(model);
     std::uint64_t elements = 0;
-    for (const auto& group : model.arch.layer_groups) {
+    for (std::size_t g = 0; g < owners.size(); ++g) {
+        const LayerGroup& group = model.arch.layer_groups[g];
         const std::uint64_t per_layer =
             checked::mul(kv_elements_per_token(model, group), cached_tokens(group, context));
-        elements = checked::add(elements, checked::mul(per_layer, group.count));
+        elements = checked::add(elements, checked::mul(per_layer, owners[g]));
     }
     return elements_to_bytes(elements, type);
 }

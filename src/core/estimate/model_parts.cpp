@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "canitrun/kv_cache.hpp"
 #include "canitrun/layer_kinds.hpp"
 #include "canitrun/param_count.hpp"
 
@@ -107,11 +108,14 @@ Result<ModelParts> parts_at_context(ModelParts parts, const Model& model,
         std::vector<Bytes> per_group;
         per_group.reserve(groups.size());
         for (const auto& g : groups) per_group.push_back(layer_kv_bytes(model, g, options));
-        for (auto& layer : parts.layers) {
+        // The last shared_kv_layers layers read an earlier layer's cache and keep none.
+        const std::uint64_t owners = kv_owning_layers(model);
+        for (std::size_t i = 0; i < parts.layers.size(); ++i) {
+            LayerPart& layer = parts.layers[i];
             if (layer.group >= groups.size()) {
                 return fail(ErrorKind::bad_input, "model parts do not match model " + model.id);
             }
-            layer.kv_cache = per_group[layer.group];
+            layer.kv_cache = i < owners ? per_group[layer.group] : 0;
         }
         return parts;
     } catch (const OverflowError&) {

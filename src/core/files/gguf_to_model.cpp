@@ -300,6 +300,21 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     }
     a.pattern = pattern_text;
 
+    // Layers past llama.cpp's n_layer_kv_from_start read an earlier layer's cache: gemma4 reads
+    // attention.shared_kv_layers (gemma3n's converter writes it as a float, and llama.cpp
+    // hard-codes 20 cache layers for gemma3n instead).
+    std::uint64_t shared = 0;
+    if (const GgufValue* v = f.find(P + "attention.shared_kv_layers")) {
+        if (const auto n = v->as_uint()) {
+            shared = *n;
+        } else if ((v->type == GgufType::f32 || v->type == GgufType::f64) && v->f >= 0 &&
+                   v->f < static_cast<double>(n_layer)) {
+            shared = static_cast<std::uint64_t>(v->f);
+        }
+    }
+    if (*arch_name == "gemma3n") shared = n_layer > 20 ? n_layer - 20 : 0;
+    a.shared_kv_layers = shared < n_layer ? shared : 0;
+
     // MoE.
     if (const auto experts = u("expert_count"); experts && *experts > 0) {
         MoE moe;

@@ -243,6 +243,9 @@ Result<Model> build_model(const json& root, const std::string& name) {
                    layer_kind_name(g.kind);
     }
     a.pattern = pattern + " (from config.json)";
+    // Gemma 3n / Gemma 4: the last num_kv_shared_layers layers reuse an earlier layer's cache.
+    const std::uint64_t shared = uint_or(c, {"num_kv_shared_layers"}, 0);
+    a.shared_kv_layers = shared < a.layers ? shared : 0;
 
     // MoE.
     const std::uint64_t experts =

@@ -1,5 +1,7 @@
 #include "canitrun/kv_curve.hpp"
 
+#include "canitrun/kv_cache.hpp"
+
 #include "canitrun/checked.hpp"
 #include "canitrun/plan_views.hpp"
 
@@ -28,8 +30,9 @@ Result<Estimate> all_attention_estimate(const Model& model, const Quant& quant,
     auto caches = llamacpp_group_caches(twin, *o);
     if (!caches) return std::unexpected(caches.error());
     Bytes kv = 0;
+    const std::vector<std::uint64_t> owners = kv_owner_counts(twin);
     for (std::size_t i = 0; i < caches->size(); ++i) {
-        kv = checked::add(kv, checked::mul((*caches)[i].kv, twin.arch.layer_groups[i].count));
+        kv = checked::add(kv, checked::mul((*caches)[i].kv, owners[i]));
     }
     for (auto& t : e->terms) {
         if (t.name == "kv_cache") t.bytes = kv;
