@@ -12,10 +12,10 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kDir = CANITRUN_FIXTURES "/llama-bench/";
+constexpr const char* kDir = CANITRUN_FIXTURES "/llama-bench/";
 
 json verify_json(const std::string& file, const std::string& gpu) {
-    std::vector<std::string> args = {"verify", kDir + file, "--json"};
+    std::vector<std::string> args = {"verify", std::string(kDir) + file, "--json"};
     if (!gpu.empty()) args.insert(args.end(), {"--gpu", gpu});
     const auto o = run_cli(args);
     REQUIRE(o.code == 0);
@@ -64,7 +64,7 @@ TEST_CASE("verify says which llama-bench rows it cannot predict, and why") {
     REQUIRE_FALSE(doc["rows"].empty());
     CHECK(doc["rows"][0]["predicted_tokens_per_s"].is_null());
     CHECK(has(doc["rows"][0]["why"].get<std::string>(), "--gpu"));
-    const auto text = run_cli({"verify", kDir + "gpt-oss-120b-rocm-b9187.md"});
+    const auto text = run_cli({"verify", std::string(kDir) + "gpt-oss-120b-rocm-b9187.md"});
     CHECK(text.code == 0);
     CHECK(has(text.out, "name it with --gpu"));
 }

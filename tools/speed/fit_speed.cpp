@@ -141,7 +141,7 @@ std::string source_key(const std::string& url) {
     std::stringstream ss(url.substr(gh.size()));
     for (std::string p; std::getline(ss, p, '/');) parts.push_back(p);
     std::string key =
-        gh + (parts.size() > 0 ? parts[0] : "") + "/" + (parts.size() > 1 ? parts[1] : "");
+        gh + (!parts.empty() ? parts[0] : "") + "/" + (parts.size() > 1 ? parts[1] : "");
     if (parts.size() > 3 &&
         (parts[2] == "issues" || parts[2] == "pull" || parts[2] == "discussions"))
         key += "/" + parts[2] + "/" + parts[3].substr(0, parts[3].find('#'));

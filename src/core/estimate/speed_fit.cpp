@@ -9,13 +9,13 @@ const SpeedModel& fitted_speed_model() {
         SpeedModel s;
         s.classes[0] = {
             // nvidia
-            .bandwidth = 1.05718297,
-            .layer_s = 7.94375326e-05,
+            .bandwidth = 1.05718296,
+            .layer_s = 7.94375346e-05,
             .compute = 1.08991428,
             .compute_float = 0.662453851,
             .prefill_layer_s = 0,
             .expert_compute = 12.6015618,
-            .decode_band = 0.0998091001,
+            .decode_band = 0.0998091017,
             .prefill_band = 0.212169325,
             .decode_band_loo = 0.189387829,
             .prefill_band_loo = 1.16718128,
@@ -30,7 +30,7 @@ const SpeedModel& fitted_speed_model() {
             .compute_float = 1.64876879,
             .prefill_layer_s = 0,
             .expert_compute = 12.6015618,
-            .decode_band = 0.11221162,
+            .decode_band = 0.112211621,
             .prefill_band = 0.337537366,
             .decode_band_loo = 0.151850668,
             .prefill_band_loo = 1.71704474,
@@ -39,13 +39,13 @@ const SpeedModel& fitted_speed_model() {
         };
         s.classes[2] = {
             // nvidia_datacenter
-            .bandwidth = 1.17394889,
-            .layer_s = 0.000143400206,
+            .bandwidth = 1.1739489,
+            .layer_s = 0.000143400207,
             .compute = 2.60872768,
             .compute_float = 1.14927714,
             .prefill_layer_s = 0.000789406497,
             .expert_compute = 69.5088399,
-            .decode_band = 0.329474756,
+            .decode_band = 0.329474749,
             .prefill_band = 0.447692227,
             .decode_band_loo = 0.758228745,
             .prefill_band_loo = 0.771490773,
@@ -62,20 +62,20 @@ const SpeedModel& fitted_speed_model() {
             .expert_compute = 0,
             .decode_band = 0.0106983755,
             .prefill_band = 0.139350476,
-            .decode_band_loo = 0.19444524,
+            .decode_band_loo = 0.194445245,
             .prefill_band_loo = 0.637727197,
             .decode_rows = 3,
             .prefill_rows = 3,
         };
         s.classes[4] = {
             // amd
-            .bandwidth = 1.14100146,
-            .layer_s = 0.000171538623,
+            .bandwidth = 1.14099574,
+            .layer_s = 0.000171539238,
             .compute = 2.76554102,
             .compute_float = 1.51934259,
             .prefill_layer_s = 0.000636244753,
             .expert_compute = 6.43794429,
-            .decode_band = 0.514793874,
+            .decode_band = 0.514795703,
             .prefill_band = 0.323324501,
             .decode_band_loo = 0.617583114,
             .prefill_band_loo = 0.336837007,
@@ -129,8 +129,8 @@ const SpeedModel& fitted_speed_model() {
         };
         s.classes[8] = {
             // unknown
-            .bandwidth = 1.05718297,
-            .layer_s = 7.94375326e-05,
+            .bandwidth = 1.05718296,
+            .layer_s = 7.94375346e-05,
             .compute = 1.08991428,
             .compute_float = 0.662453851,
             .prefill_layer_s = 0,
@@ -143,7 +143,7 @@ const SpeedModel& fitted_speed_model() {
             .prefill_rows = 156,
         };
         s.moe_layer_s = 0;
-        s.gpu_hop_s = 0.00107437172;
+        s.gpu_hop_s = 0.00107437191;
         s.weight_reread = 1.42755774;
         s.attention_compute = 1.82050183;
         s.source =

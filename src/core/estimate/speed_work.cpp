@@ -39,7 +39,7 @@ double attention_flops(const Model& m, double depth) {
 
 ModelFlops model_flops(const Model& m, double depth) {
     ModelFlops f;
-    const double active =
+    const auto active =
         static_cast<double>(m.params_active != 0 ? m.params_active : m.params_total);
     // The input embedding is a row lookup, not a matrix product.
     const double lookup =
@@ -48,8 +48,8 @@ ModelFlops model_flops(const Model& m, double depth) {
     if (m.arch.moe && m.arch.moe->experts > 0) {
         try {
             const MoE& moe = *m.arch.moe;
-            const double routed = static_cast<double>(ffn_params(m, true).routed);
-            const double layers =
+            const auto routed = static_cast<double>(ffn_params(m, true).routed);
+            const auto layers =
                 static_cast<double>(moe.moe_layers ? moe.moe_layers : m.arch.layers);
             expert = routed / static_cast<double>(moe.experts) *
                      static_cast<double>(moe.experts_per_token) * layers;

@@ -3,7 +3,6 @@
 #include "canitrun/bounded_file.hpp"
 
 #include <poll.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -42,8 +42,10 @@ std::vector<std::string> entries(const std::string& dir) {
 
 LiveProbeSource::LiveProbeSource() {
     if (const char* env = std::getenv("CANITRUN_PROBE_TIMEOUT_MS")) {
-        const int ms = std::atoi(env);
-        if (ms > 0) timeout_ms_ = ms;
+        char* end = nullptr;
+        const long ms = std::strtol(env, &end, 10);
+        if (end != env && *end == '\0' && ms > 0 && ms <= 3600000)
+            timeout_ms_ = static_cast<int>(ms);
     }
 }
 
