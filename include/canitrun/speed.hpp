@@ -47,7 +47,8 @@ enum class SpeedClass {
 inline constexpr int kSpeedClassCount = 9;
 
 SpeedClass speed_class(const GpuDevice& device);
-const char* speed_class_name(SpeedClass c);
+const char* speed_class_name(SpeedClass c);   // "nvidia_datacenter"
+const char* speed_class_words(SpeedClass c);  // "NVIDIA datacenter GPUs"
 
 // Per device class. Times in seconds; `bandwidth` and `compute` are multipliers on the ideal
 // time (1 / the share of peak reached).

@@ -13,30 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-const char* class_words(SpeedClass c) {
-    switch (c) {
-        case SpeedClass::nvidia:
-            return "NVIDIA GeForce GPUs";
-        case SpeedClass::nvidia_workstation:
-            return "NVIDIA workstation GPUs";
-        case SpeedClass::nvidia_datacenter:
-            return "NVIDIA datacenter GPUs";
-        case SpeedClass::nvidia_unified:
-            return "NVIDIA unified-memory machines (DGX Spark)";
-        case SpeedClass::amd:
-            return "AMD discrete GPUs";
-        case SpeedClass::amd_apu:
-            return "AMD APUs (Ryzen AI Max)";
-        case SpeedClass::apple:
-            return "Apple silicon";
-        case SpeedClass::intel:
-            return "Intel GPUs";
-        case SpeedClass::unknown:
-            return "GPUs of any kind";
-    }
-    return "GPUs";
-}
-
 // The published runs of this setup, one line per source, backend and build; tests at a depth
 // ("pp2048 @ d32768") are left to --json, as is anything past three lines.
 void write_measured(std::ostream& out, const HardwareAnswer& a) {
@@ -114,10 +90,10 @@ void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) 
             << " GB/s are assumptions no published run checks: no error band\n";
     } else if (c.decode_rows > 0) {
         out << "    fitted on " << c.decode_rows + c.prefill_rows
-            << " published llama-bench runs of " << class_words(s.device_class)
+            << " published llama-bench runs of " << speed_class_words(s.device_class)
             << "; 80 % of them fell within the band when left out of the fit (docs/SPEED.md)\n";
     } else {
-        out << "    no published run of " << class_words(s.device_class)
+        out << "    no published run of " << speed_class_words(s.device_class)
             << " in canitrun's measurements: no error band (docs/SPEED.md)\n";
     }
     write_measured(out, a);

@@ -1,6 +1,7 @@
 #include "canitrun/speed.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace canitrun {
 namespace {
@@ -33,28 +34,46 @@ SpeedClass speed_class(const GpuDevice& device) {
     return SpeedClass::unknown;
 }
 
-const char* speed_class_name(SpeedClass c) {
-    switch (c) {
-        case SpeedClass::nvidia:
-            return "nvidia";
-        case SpeedClass::nvidia_workstation:
-            return "nvidia_workstation";
-        case SpeedClass::nvidia_datacenter:
-            return "nvidia_datacenter";
-        case SpeedClass::nvidia_unified:
-            return "nvidia_unified";
-        case SpeedClass::amd:
-            return "amd";
-        case SpeedClass::amd_apu:
-            return "amd_apu";
-        case SpeedClass::apple:
-            return "apple";
-        case SpeedClass::intel:
-            return "intel";
-        case SpeedClass::unknown:
-            return "unknown";
+namespace {
+
+// One table for the class's id (JSON, the fitted source) and its words (text).
+struct SpeedClassNames {
+    SpeedClass c;
+    const char* name;
+    const char* words;
+};
+constexpr SpeedClassNames kSpeedClassNames[] = {
+    {SpeedClass::nvidia, "nvidia", "NVIDIA GeForce GPUs"},
+    {SpeedClass::nvidia_workstation, "nvidia_workstation", "NVIDIA workstation GPUs"},
+    {SpeedClass::nvidia_datacenter, "nvidia_datacenter", "NVIDIA datacenter GPUs"},
+    {SpeedClass::nvidia_unified, "nvidia_unified", "NVIDIA unified-memory machines (DGX Spark)"},
+    {SpeedClass::amd, "amd", "AMD discrete GPUs"},
+    {SpeedClass::amd_apu, "amd_apu", "AMD APUs (Ryzen AI Max)"},
+    {SpeedClass::apple, "apple", "Apple silicon"},
+    {SpeedClass::intel, "intel", "Intel GPUs"},
+    {SpeedClass::unknown, "unknown", "GPUs of any kind"},
+};
+constexpr bool in_enum_order() {
+    for (int i = 0; i < kSpeedClassCount; ++i) {
+        if (static_cast<int>(kSpeedClassNames[i].c) != i) return false;
     }
-    return "unknown";
+    return true;
+}
+static_assert(std::size(kSpeedClassNames) == kSpeedClassCount && in_enum_order(),
+              "one row per SpeedClass, in the enum's order");
+
+const SpeedClassNames& names_of(SpeedClass c) {
+    return kSpeedClassNames[static_cast<int>(c)];
+}
+
+}  // namespace
+
+const char* speed_class_name(SpeedClass c) {
+    return names_of(c).name;
+}
+
+const char* speed_class_words(SpeedClass c) {
+    return names_of(c).words;
 }
 
 double decode_seconds(const SpeedWork& work, const Hardware& hardware, const SpeedModel& m) {
