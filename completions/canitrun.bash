@@ -85,7 +85,7 @@ _canitrun() {
             return
             ;;
         --ctx | -c | --ram | --vram | --min-vram | --family | --since | --ram-bandwidth | --ngl | --n-cpu-moe | \
-            --ubatch | --parallel | --gpu-memory-utilization)
+            --ubatch | --parallel | --margin | --gpu-memory-utilization)
             return
             ;;
     esac
@@ -93,7 +93,7 @@ _canitrun() {
     local common="--json --format --quiet --data --help"
     local estimate="--quant --ctx --kv-type --ram"
     local hardware="--gpu --ram-bandwidth"
-    local engine="--engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --backend --gpu-memory-utilization"
+    local engine="--engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --backend --margin --gpu-memory-utilization"
     if [[ $cur == -* ]]; then
         case $sub in
             gpus) mapfile -t COMPREPLY < <(compgen -W "$common $estimate" -- "$cur") ;;

@@ -55,6 +55,7 @@ complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l fla
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l cache-type-k -x -a 'f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'K cache type'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l cache-type-v -x -a 'f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1' -d 'V cache type'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l backend -x -a 'cpu cuda rocm metal vulkan' -d 'llama.cpp backend'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l margin -x -d 'MiB kept free on every GPU'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l gpu-memory-utilization -x -d 'vLLM budget share'
 complete -c canitrun -n '__fish_seen_subcommand_from verify' -F -d 'llama.cpp log'
 complete -c canitrun -n '__fish_seen_subcommand_from models' -l family -x -d 'Only this family'

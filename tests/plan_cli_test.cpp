@@ -128,3 +128,27 @@ TEST_CASE("plan: flags are honoured or refused, never silently replaced") {
     refused({"llama-3.1-8b", "--backend", "cpu"}, "--backend is chosen per device");
     refused({"qwen3.5-35b-a3b", "--quant", "NVFP4"}, "llama.cpp does not load NVFP4 files");
 }
+
+// --margin sets the memory the llama.cpp rule keeps free on every GPU. The RTX 4090's 24 GiB
+// (25,769,803,776 bytes in the database) less 1,024 MiB by default, less nothing with
+// --margin 0, less 2,048 MiB with --margin 2048.
+TEST_CASE("plan: --margin is the memory kept free on every GPU") {
+    const auto capacity = [](const std::vector<std::string>& extra) {
+        std::vector<std::string> args = {"qwen3.5-35b-a3b", "--gpu", "RTX 4090", "--json"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const auto o = canitrun::test::run_cli(args);
+        REQUIRE(o.code == 0);
+        return nlohmann::json::parse(o.out)["hardware"]["selected"]["gpus"][0]["capacity_bytes"]
+            .get<std::uint64_t>();
+    };
+    CHECK(capacity({}) == 25769803776ULL - 1024ULL * 1048576);
+    CHECK(capacity({"--margin", "0"}) == 25769803776ULL);
+    CHECK(capacity({"--margin", "2048"}) == 25769803776ULL - 2048ULL * 1048576);
+    const auto quick = canitrun::test::run_cli(
+        {"qwen3.5-35b-a3b", "--gpu", "RTX 4090", "--engine", "quick", "--margin", "0"});
+    CHECK(quick.code == 2);
+    CHECK(canitrun::test::has(quick.err, "--margin is a llama.cpp setting"));
+    const auto bad = canitrun::test::run_cli({"qwen3.5-35b-a3b", "--margin", "-1"});
+    CHECK(bad.code == 2);
+    CHECK(canitrun::test::has(bad.err, "bad --margin value"));
+}

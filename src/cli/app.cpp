@@ -102,6 +102,9 @@ void add_engine_flags(CLI::App& app, EngineFlags& f) {
     app.add_option("--cache-type-k", f.cache_type_k, "llama.cpp: K cache type (default f16)");
     app.add_option("--cache-type-v", f.cache_type_v, "llama.cpp: V cache type (default f16)");
     app.add_option("--backend", f.backend, "llama.cpp: cpu, cuda, rocm, metal, vulkan");
+    app.add_option("--margin", f.margin,
+                   "llama.cpp: MiB kept free on every GPU, llama.cpp's fitting target (default "
+                   "1024)");
     app.add_option("--gpu-memory-utilization", f.gpu_memory_utilization,
                    "vllm: share of GPU memory vLLM may use (default 0.9)");
 }
@@ -247,6 +250,7 @@ const std::vector<FlagUse>& flag_uses() {
         {"--cache-type-k", {C::model, C::gpus, C::fit, C::compare, C::local}},
         {"--cache-type-v", {C::model, C::gpus, C::fit, C::compare, C::local}},
         {"--backend", {C::model}},
+        {"--margin", {C::model, C::gpus, C::fit, C::compare, C::local}},
         {"--gpu-memory-utilization", {C::model}},
         {"--gpu", {C::model, C::fit, C::compare, C::local, C::verify}},
         {"--ram-bandwidth", {C::model, C::fit, C::compare, C::local}},

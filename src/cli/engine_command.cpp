@@ -33,6 +33,19 @@ Result<std::uint64_t> positive(const std::string& flag, const std::string& text)
     return v;
 }
 
+// --margin MIB: 0 up to 1 TiB, as bytes.
+Result<Bytes> margin_bytes(const std::string& text) {
+    std::uint64_t v = 0;
+    bool ok = !text.empty() && text.size() <= 7;
+    for (const char c : text) ok = ok && c >= '0' && c <= '9';
+    if (ok) v = std::stoull(text);
+    if (!ok || v > (1ULL << 20)) {
+        return fail(ErrorKind::bad_input, "bad --margin value '" + text + "'",
+                    "give the MiB to keep free on every GPU, 0 to 1048576 (default 1024)");
+    }
+    return v << 20;
+}
+
 // "0.9" -> 90 (percent, two decimals at most)
 Result<std::uint64_t> utilization_pct(const std::string& text) {
     const auto bad = [&] {
@@ -276,7 +289,8 @@ Result<PlanSettings> plan_settings_from_flags(const EngineFlags& f,
             {"--flash-attn", f.flash_attn != defaults.flash_attn},
             {"--cache-type-k", f.cache_type_k != defaults.cache_type_k},
             {"--cache-type-v", f.cache_type_v != defaults.cache_type_v},
-            {"--backend", !f.backend.empty()}};
+            {"--backend", !f.backend.empty()},
+            {"--margin", f.margin != defaults.margin}};
         for (const auto& [flag, given] : llama_only) {
             if (given) {
                 return fail(ErrorKind::bad_input,
@@ -302,6 +316,9 @@ Result<PlanSettings> plan_settings_from_flags(const EngineFlags& f,
     s.ubatch = lf->ubatch;
     s.n_seq = lf->n_seq;
     s.flash_attn = lf->flash_attn;
+    auto margin = margin_bytes(f.margin);
+    if (!margin) return std::unexpected(margin.error());
+    s.margin = *margin;
     // --kv-type sets both caches; --cache-type-k / -v, where given, override it.
     const EngineFlags defaults;
     if (f.cache_type_k != defaults.cache_type_k) s.cache_type_k = f.cache_type_k;

@@ -20,6 +20,7 @@ struct EngineFlags {
     std::string cache_type_v = "f16";
     std::string backend;  // empty: cuda, or the --gpu's first backend
     std::string gpu_memory_utilization = "0.9";
+    std::string margin = "1024";  // MiB kept free on every GPU (llama.cpp's fitting target)
 };
 
 // True when --engine asks for the default page rule.
