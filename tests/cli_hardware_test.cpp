@@ -147,3 +147,19 @@ TEST_CASE("cli: a published run of the same model, quantization and GPU is shown
     CHECK(has(text.out, "measured: pp512 720 tokens/s"));
     CHECK(has(text.out, "± "));
 }
+
+// An MI250 is two GCDs, each a ROCm GPU with half of the module's 128 GiB and 3,276.8 GB/s:
+// llama.cpp splits layers over two devices of 68,719,476,736 bytes, each less the 1,024 MiB
+// margin (67,645,734,912), at 1,638.4 GB/s.
+TEST_CASE("cli: an MI250 is planned as the two devices ROCm shows") {
+    const auto o = run_cli({"llama-3.3-70b", "--gpu", "mi250", "--quant", "Q8_0", "--json"});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out);
+    const auto& gpus = doc["hardware"]["hardware"]["gpus"];
+    REQUIRE(gpus.size() == 2);
+    for (const auto& g : gpus) CHECK(g["bandwidth_gbps"].get<double>() == Approx(1638.4));
+    const auto& shares = doc["hardware"]["selected"]["gpus"];
+    REQUIRE(shares.size() == 2);
+    CHECK(shares[0]["capacity_bytes"].get<std::uint64_t>() == 67645734912ULL);
+    CHECK(shares[1]["layers"].get<int>() > 0);
+}

@@ -32,6 +32,9 @@ struct Gpu {
     std::uint64_t release_year = 0;
     // Unified memory: the share the GPU may use by default, in tenths of a percent (666 = 66.6 %).
     std::uint64_t unified_gpu_share_permille = 1000;
+    // Devices the runtime sees on one board (MI250 / MI250X: two GCDs, each its own ROCm GPU with
+    // half the memory, bandwidth and throughput). The figures above are the whole board's.
+    std::uint64_t devices = 1;
     std::string source;
 
     bool has_backend(const std::string& backend) const;

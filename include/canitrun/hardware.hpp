@@ -44,6 +44,13 @@ struct Hardware {
 // A database GPU as a device: its real capacity (the unified-memory share for Apple silicon).
 GpuDevice device_for(const Gpu& gpu);
 
+// The devices the runtime sees on one board: device_for() for most, each GCD of a multi-die
+// board (Gpu::devices) with its share of the memory, bandwidth and throughput.
+std::vector<GpuDevice> devices_for(const Gpu& gpu);
+
+// Every board of a --gpu list as the devices llama.cpp sees, in order.
+std::vector<GpuDevice> devices_for(const std::vector<const Gpu*>& gpus);
+
 // "RTX 4090", "2x3090", "2 x RTX 3090", "4090,3090", "2x4090, 3090": the GPUs named, each
 // counted as often as it appears, in the order given (llama.cpp's device order).
 Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::string& spec);

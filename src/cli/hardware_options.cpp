@@ -29,7 +29,7 @@ Result<std::optional<Hardware>> hardware_from_flags(const Database& db,
     } else {
         auto gpus = parse_gpu_spec(db, flags.gpu);
         if (!gpus) return std::unexpected(gpus.error());
-        for (const Gpu* g : *gpus) h.gpus.push_back(device_for(*g));
+        h.gpus = devices_for(*gpus);
     }
     if (!flags.ram.empty()) {
         auto ram = parse_gb(flags.ram);

@@ -90,6 +90,7 @@ json gpu_json(const Gpu& g) {
             {"architecture", g.architecture},
             {"backends", g.backends},
             {"release_year", g.release_year},
+            {"devices", g.devices},
             {"source", g.source}};
 }
 

@@ -295,6 +295,8 @@ Gpu parse_gpu(const Fields& f) {
     if (g.gpu_class == GpuClass::unified && !f.has("unified_gpu_share_percent")) {
         f.error("a unified-memory entry needs unified_gpu_share_percent");
     }
+    g.devices = f.count_or("devices", 1, 8);
+    if (g.devices == 0) f.error("field 'devices' must be at least 1");
     g.source = f.text("source");
     check_sources(f);
     return g;

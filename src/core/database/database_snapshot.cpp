@@ -172,6 +172,7 @@ void fields(Io& io, Gpu& g) {
     io(g.backends);
     io(g.release_year);
     io(g.unified_gpu_share_permille);
+    io(g.devices);
     io(g.source);
 }
 

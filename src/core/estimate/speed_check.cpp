@@ -64,7 +64,7 @@ Result<BenchPrediction> predict_bench(const BenchRun& run, const SpeedModel& m) 
         return fail(ErrorKind::bad_input, "a llama-bench run needs a model and a quantization");
     }
     BenchPrediction out;
-    for (const Gpu* g : run.gpus) out.hardware.gpus.push_back(device_for(*g));
+    out.hardware.gpus = devices_for(run.gpus);
     out.hardware.ram = ~Bytes{0} >> 2;  // llama-bench -ngl 99: nothing is offloaded
     const BenchTest& t = run.test;
     PlanSettings asked;

@@ -99,8 +99,7 @@ Result<BenchCheck> verify_llama_bench(const Database& db, const LlamaBenchOutput
                                       const std::vector<const Gpu*>& gpus) {
     BenchCheck check;
     check.format = bench.format;
-    std::vector<GpuDevice> devices;
-    for (const Gpu* g : gpus) devices.push_back(device_for(*g));
+    const std::vector<GpuDevice> devices = devices_for(gpus);
     check.gpus = devices.empty() ? "the GPU each row names" : describe_gpus(devices);
     for (const LlamaBenchRow& row : bench.rows) check.rows.push_back(check_row(db, row, gpus));
     if (bench.skipped_lines > 0) {

@@ -80,6 +80,32 @@ GpuDevice device_for(const Gpu& gpu) {
     return d;
 }
 
+std::vector<GpuDevice> devices_for(const Gpu& gpu) {
+    const GpuDevice whole = device_for(gpu);
+    if (gpu.devices <= 1) return {whole};
+    std::vector<GpuDevice> out;
+    const auto n = static_cast<double>(gpu.devices);
+    for (std::uint64_t i = 0; i < gpu.devices; ++i) {
+        GpuDevice d = whole;
+        d.name =
+            display_name(gpu) + " GCD " + std::to_string(i + 1) + "/" + std::to_string(gpu.devices);
+        d.memory = whole.memory / gpu.devices;
+        d.bandwidth_gbps = whole.bandwidth_gbps / n;
+        d.fp16_tflops = whole.fp16_tflops / n;
+        d.fp32_tflops = whole.fp32_tflops / n;
+        out.push_back(d);
+    }
+    return out;
+}
+
+std::vector<GpuDevice> devices_for(const std::vector<const Gpu*>& gpus) {
+    std::vector<GpuDevice> out;
+    for (const Gpu* g : gpus) {
+        for (auto& d : devices_for(*g)) out.push_back(std::move(d));
+    }
+    return out;
+}
+
 Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::string& spec) {
     std::vector<const Gpu*> gpus;
     std::size_t start = 0;

@@ -12,6 +12,14 @@ Hardware one_device(const GpuDevice& device, std::uint64_t ram_gb) {
     return h;
 }
 
+// One board of the database as the runtime sees it (both GCDs of an MI250).
+Hardware one_board(const Gpu& gpu, std::uint64_t ram_gb) {
+    Hardware h;
+    h.gpus = devices_for(gpu);
+    h.ram = checked::mul(ram_gb, kGB);
+    return h;
+}
+
 bool offloaded(PlanKind k) {
     return k == PlanKind::expert_offload || k == PlanKind::layer_offload;
 }
@@ -80,14 +88,16 @@ Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& mode
     if (!parts) return std::unexpected(parts.error());
     std::vector<GpuVerdict> native, offload;
     for (const auto& gpu : db.gpus) {
-        const Hardware h = one_device(device_for(gpu), fit.ram_gb);
+        const Hardware h = one_board(gpu, fit.ram_gb);
         if (!gpu_runs_quant(gpu, quant)) continue;
         auto plan = plan_placement(*parts, h, placement_for(h, settings));
         if (!plan) return std::unexpected(plan.error());
         if (plan->kind != PlanKind::native && !offloaded(plan->kind)) continue;
-        const Share& g = plan->placement.gpus.front();
+        Bytes capacity = 0;
+        for (const Share& g : plan->placement.gpus) capacity = checked::add(capacity, g.capacity);
         (plan->kind == PlanKind::native ? native : offload)
-            .push_back({&gpu, plan->kind, g.total(), g.capacity, plan->placement.ram.total()});
+            .push_back({&gpu, plan->kind, plan->placement.gpu_total(), capacity,
+                        plan->placement.ram.total()});
     }
     const auto order = [](const GpuVerdict& a, const GpuVerdict& b) {
         return smaller_gpu_first(*a.gpu, *b.gpu);
