@@ -101,3 +101,28 @@ TEST_CASE("meminfo without MemTotal gives no RAM figure") {
     CHECK_FALSE(parse_meminfo_total("MemFree: 12 kB\n"));
     CHECK(parse_meminfo_total("MemTotal: 1024 kB\n") == std::optional<Bytes>(1048576));
 }
+
+// nvidia-smi's memory.free (the fourth field of the query): a plan on this machine gets what is
+// free, as llama.cpp's own fitting does. 20,480 of 24,564 MiB free -> 21,474,836,480 bytes
+// usable; a three-field line (older recordings) or "[N/A]" keeps the total.
+TEST_CASE("detect: nvidia-smi's free memory is what a plan on this machine gets") {
+    const auto gpus = parse_nvidia_smi_query(
+        "0, NVIDIA GeForce RTX 4090, 24564, 20480\n1, NVIDIA GeForce RTX 4090, 24564, [N/A]\n"
+        "2, NVIDIA GeForce RTX 4090, 24564\n");
+    REQUIRE(gpus);
+    REQUIRE(gpus->size() == 3);
+    CHECK((*gpus)[0].memory == 24564ULL * 1048576);
+    REQUIRE((*gpus)[0].free);
+    CHECK(*(*gpus)[0].free == 20480ULL * 1048576);
+    CHECK_FALSE((*gpus)[1].free);
+    CHECK_FALSE((*gpus)[2].free);
+    DetectedSystem s;
+    s.gpus = *gpus;
+    const Hardware h = hardware_from(s, test::database());
+    CHECK(h.gpus[0].memory == 21474836480ULL);
+    CHECK(h.gpus[1].memory == 24564ULL * 1048576);
+    // More "free" than the card has is not a figure to trust.
+    const auto odd = parse_nvidia_smi_query("0, NVIDIA GeForce RTX 4090, 24564, 99999\n");
+    REQUIRE(odd);
+    CHECK_FALSE((*odd)[0].free);
+}

@@ -38,9 +38,12 @@ class ProbeSource {
 };
 
 struct DetectedGpu {
-    std::string name;         // as the tool reports it
-    std::string vendor;       // nvidia, amd, apple
-    Bytes memory = 0;         // as the tool reports it: the truth for placement
+    std::string name;    // as the tool reports it
+    std::string vendor;  // nvidia, amd, apple
+    Bytes memory = 0;    // as the tool reports it
+    // What the tool reports free now (nvidia-smi memory.free): what llama.cpp's own fitting
+    // sees, and what a plan on this machine gets. Empty when the tool gives no figure.
+    std::optional<Bytes> free;
     bool integrated = false;  // shares system memory (an APU's GTT, Apple's unified memory)
     std::string via;          // "nvidia-smi", "nvidia-smi -L (MIG 3g.40gb)", "sysfs", ...
     // A MIG instance: its parent GPU's name and memory. The instance gets the parent's

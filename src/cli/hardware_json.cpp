@@ -74,6 +74,7 @@ json system_json(const DetectedSystem& system, const Hardware& hardware) {
                         {"vendor", d.vendor},
                         {"memory_bytes", d.memory},
                         {"usable_bytes", dev.memory},
+                        {"free_bytes", d.free ? json(*d.free) : json(nullptr)},
                         {"integrated", d.integrated},
                         {"found_by", d.via},
                         {"database_id", dev.gpu != nullptr ? json(dev.gpu->id) : json(nullptr)},

@@ -149,12 +149,13 @@ void write_system(std::ostream& out, const DetectedSystem& system, const Hardwar
     if (system.gpus.empty()) {
         out << "No GPU found.\n";
     } else {
-        Table t({"#", "GPU", "Memory", "Bandwidth", "Database entry", "Found by"},
-                {true, false, true, true, false, false});
+        Table t({"#", "GPU", "Memory", "Usable", "Bandwidth", "Database entry", "Found by"},
+                {true, false, true, true, true, false, false});
         for (std::size_t i = 0; i < system.gpus.size(); ++i) {
             const DetectedGpu& d = system.gpus[i];
             const GpuDevice& dev = hardware.gpus[i];
-            t.add_row({std::to_string(i), d.name, format_gb(dev.memory),
+            t.add_row({std::to_string(i), d.name, format_gb(d.memory),
+                       format_gb(dev.memory) + (d.free ? " free" : ""),
                        dev.bandwidth_gbps > 0 ? fmt::format("{:.0f} GB/s", dev.bandwidth_gbps)
                                               : "unknown",
                        dev.gpu != nullptr ? dev.gpu->id : "none", d.via});

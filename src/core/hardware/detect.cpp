@@ -166,7 +166,8 @@ double memory_distance(const Gpu& gpu, Bytes detected) {
 const char* probe_command(Probe probe) {
     switch (probe) {
         case Probe::nvidia_smi_query:
-            return "nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits";
+            return "nvidia-smi --query-gpu=index,name,memory.total,memory.free "
+                   "--format=csv,noheader,nounits";
         case Probe::nvidia_smi_list:
             return "nvidia-smi -L";
         case Probe::rocm_smi:
@@ -215,6 +216,12 @@ Result<std::vector<DetectedGpu>> parse_nvidia_smi_query(const std::string& csv) 
         g.name = trim(fields[1]);
         g.vendor = "nvidia";
         g.memory = *mib * kMiB;
+        // memory.free, where the query has it (older recordings have three fields) and it is a
+        // number no larger than the card.
+        if (fields.size() >= 4) {
+            if (const auto free = to_number(fields[3]); free && *free <= *mib)
+                g.free = *free * kMiB;
+        }
         g.via = "nvidia-smi";
         gpus.push_back(g);
     }
@@ -345,7 +352,8 @@ Hardware hardware_from(const DetectedSystem& system, const Database& db) {
     for (const auto& d : system.gpus) {
         GpuDevice device;
         device.name = d.name;
-        device.memory = d.memory;
+        // Free memory where the tool reports it: other processes' allocations are not ours.
+        device.memory = d.free.value_or(d.memory);
         device.unified = d.integrated;
         const bool mig = d.parent_memory != 0;
         DetectedGpu lookup = d;
