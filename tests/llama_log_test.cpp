@@ -206,3 +206,15 @@ TEST_CASE("llama_log: every line shape, matched without regex") {
     CHECK(c.recurrent[0].bytes == 16ULL * 1048576);
     CHECK(c.compute[0].bytes == 296ULL * 1048576);
 }
+
+// Found by fuzz_llama_log (UBSan: a null LayerGroup reference): a log whose metadata names olmo2
+// but describes no full-attention layer. The tensor layout now lays out what the header gives.
+TEST_CASE("llama log: an olmo2 log without full-attention layers is read, not dereferenced") {
+    std::ifstream in(CANITRUN_FIXTURES "/logs/fuzz-olmo2-no-full-attention.log", std::ios::binary);
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    REQUIRE_FALSE(text.empty());
+    const auto log = parse_llama_log(text);
+    REQUIRE(log);
+    CHECK(log->arch() == "olmo2");
+    (void)verify_llama_log(*log, std::nullopt);
+}

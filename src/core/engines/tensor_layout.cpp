@@ -42,6 +42,15 @@ const LayerGroup* group_of(const Model& model, LayerKind kind) {
     return nullptr;
 }
 
+// The model's group of this kind, or an empty one (every dimension 0, so the model's own
+// attention values apply) when a model read from a file header or a log has none: the builder
+// for its architecture then lays out what the header gives instead of dereferencing nothing.
+const LayerGroup& group_or_empty(const Model& model, LayerKind kind) {
+    static const LayerGroup empty{};
+    const LayerGroup* g = group_of(model, kind);
+    return g != nullptr ? *g : empty;
+}
+
 bool has_kind(const Model& model, LayerKind kind) {
     return group_of(model, kind) != nullptr;
 }
@@ -115,7 +124,7 @@ void shared_expert(Builder& b, const Model& m, int il, bool gate_inp) {
 // (fused ssm_ba) build it.
 void gated_delta_net(Builder& b, const Model& m, int il, bool fused_ba) {
     const auto& a = m.arch;
-    const LayerGroup& g = *group_of(m, LayerKind::linear);
+    const LayerGroup& g = group_or_empty(m, LayerKind::linear);
     const std::uint64_t key_dim = checked::mul(g.key_heads, g.key_head_dim);
     const std::uint64_t value_dim = checked::mul(g.value_heads, g.value_head_dim);
     const std::uint64_t conv_dim = checked::add(checked::mul(2, key_dim), value_dim);
@@ -214,7 +223,7 @@ void build_gpt_oss(Builder& b, const Model& m) {
 // (layers - moe_layers) layers dense, then routed + shared experts with exp_probs_b (V3).
 void build_deepseek2(Builder& b, const Model& m) {
     const auto& a = m.arch;
-    const LayerGroup& g = *group_of(m, LayerKind::mla);
+    const LayerGroup& g = group_or_empty(m, LayerKind::mla);
     const MoE& e = *a.moe;
     const std::uint64_t heads = a.attention.heads;
     const std::uint64_t qk_head = checked::add(g.qk_nope_head_dim, g.qk_rope_head_dim);
@@ -250,7 +259,7 @@ void build_deepseek2(Builder& b, const Model& m) {
 // OLMo 2: q/k norms over the whole projection, norms after attention and FFN only.
 void build_olmo2(Builder& b, const Model& m) {
     const auto& a = m.arch;
-    const AttentionDims d = attention_dims(m, *group_of(m, LayerKind::full));
+    const AttentionDims d = attention_dims(m, group_or_empty(m, LayerKind::full));
     embeddings(b, m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         attention(b, m, il, 1, false);
@@ -266,7 +275,7 @@ void build_olmo2(Builder& b, const Model& m) {
 // from 64 layers on.
 void build_command_r(Builder& b, const Model& m) {
     const auto& a = m.arch;
-    const AttentionDims d = attention_dims(m, *group_of(m, LayerKind::full));
+    const AttentionDims d = attention_dims(m, group_or_empty(m, LayerKind::full));
     embeddings(b, m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
@@ -309,7 +318,7 @@ void build_phi3(Builder& b, const Model& m) {
 // MoE with a shared expert or a dense SwiGLU.
 void build_granite_hybrid(Builder& b, const Model& m) {
     const auto& a = m.arch;
-    const LayerGroup& g = *group_of(m, LayerKind::ssm);
+    const LayerGroup& g = group_or_empty(m, LayerKind::ssm);
     const std::uint64_t bc = checked::mul(2, checked::mul(g.groups, g.state_size));
     const std::uint64_t in_proj =
         checked::add(checked::add(checked::mul(2, g.inner_size), bc), g.ssm_heads);
