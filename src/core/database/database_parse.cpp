@@ -309,6 +309,10 @@ Quant parse_quant(const Fields& f) {
     q.aliases = f.texts_or_empty("aliases");
     const double bpw = f.number("bits_per_weight", 1, 64);
     q.bpw_e4 = static_cast<std::uint64_t>(std::llround(bpw * kBpwScale));
+    if (f.has("linear_bits_per_weight")) {
+        const double linear = f.number("linear_bits_per_weight", 1, 64);
+        q.linear_bpw_e4 = static_cast<std::uint64_t>(std::llround(linear * kBpwScale));
+    }
     q.quality_rank = f.count("quality_rank", 1, 1000);
     q.recommended = f.flag_or("recommended", false);
     q.page_table = f.flag_or("page_table", false);

@@ -182,6 +182,7 @@ void fields(Io& io, Quant& q) {
     io(q.name);
     io(q.aliases);
     io(q.bpw_e4);
+    io(q.linear_bpw_e4);
     io(q.quality_rank);
     io(q.recommended);
     io(q.page_table);

@@ -1,0 +1,42 @@
+#pragma once
+// vLLM over a cluster: the smallest tensor parallel x pipeline parallel layout whose every GPU
+// holds its share (vllm_engine.hpp): the first host alone at the smallest tensor parallel size
+// that fits, else one pipeline stage per host with tensor parallel inside each, as vLLM's docs
+// advise; and the commands that start it. Pure: no I/O.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "canitrun/cluster.hpp"
+#include "canitrun/vllm_engine.hpp"
+
+namespace canitrun {
+
+struct VllmSkip {
+    std::uint64_t tensor_parallel = 0;
+    std::string why;  // vLLM's rule the size breaks
+};
+
+struct VllmLayout {
+    bool fits = false;
+    VllmEstimate estimate;                 // the chosen layout; when none fits, the largest tried
+    std::vector<std::size_t> stage_hosts;  // the host of each pipeline stage
+    std::vector<VllmSkip> skipped;         // tensor parallel sizes the model cannot take
+    VllmOptions options;                   // as run: the GPU's scheduler defaults, the context
+    bool context_capped = false;           // --max-model-len lowered to the model's window
+    std::uint64_t asked_context = 0;
+};
+
+// The devices vLLM can run on (NVIDIA with CUDA, AMD with ROCm); a host with others is refused.
+// `base` gives the context and --gpu-memory-utilization; the scheduler defaults follow the
+// smallest GPU (vllm_serve_defaults).
+Result<VllmLayout> choose_vllm_layout(const Model& model, const Quant& quant,
+                                      const Cluster& cluster, const VllmOptions& base);
+
+// The lines a user types: `vllm serve REPO --tensor-parallel-size T ...`, with `ray start` on
+// each host first when the stages span hosts.
+std::vector<std::string> vllm_launch_lines(const Model& model, const Quant& quant,
+                                           const VllmLayout& layout);
+
+}  // namespace canitrun

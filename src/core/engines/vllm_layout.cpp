@@ -1,0 +1,175 @@
+#include "canitrun/vllm_layout.hpp"
+
+#include <algorithm>
+
+#include "canitrun/name_match.hpp"
+
+// vLLM's own guidance (docs/serving/parallelism_scaling.md): "Set tensor_parallel_size to the
+// number of GPUs per node and pipeline_parallel_size to the number of nodes"; tensor parallel
+// needs the fast links inside a node, so it never spans hosts here. The search tries the first
+// host alone at the smallest tensor parallel size vLLM accepts that holds the model (leaving
+// the other GPUs free); then the first k hosts as k pipeline stages, each stage as many GPUs as
+// the narrowest of those hosts has (less where the heads do not divide).
+
+namespace canitrun {
+namespace {
+
+Result<bool> check_vllm_devices(const Cluster& cluster) {
+    if (cluster.hosts.empty()) {
+        return fail(ErrorKind::bad_input, "--engine vllm needs a GPU to size its KV pool",
+                    "add --gpu NAME or --host GPUS");
+    }
+    for (std::size_t h = 0; h < cluster.hosts.size(); ++h) {
+        const auto& gpus = cluster.hosts[h].hardware.gpus;
+        if (gpus.empty()) {
+            return fail(ErrorKind::bad_input, describe_host(cluster, h) + " has no GPU for vLLM",
+                        "give each host its GPUs, e.g. --host 8xh100-sxm");
+        }
+        for (const GpuDevice& d : gpus) {
+            const std::string vendor = d.gpu ? d.gpu->vendor : "";
+            if (vendor != "nvidia" && vendor != "amd") {
+                return fail(ErrorKind::bad_input,
+                            "vLLM runs on NVIDIA (CUDA) and AMD (ROCm) GPUs, not on " + d.name,
+                            "use --engine llama.cpp (the default) for this hardware");
+            }
+        }
+    }
+    return true;
+}
+
+Bytes smallest_memory(const Hardware& h) {
+    Bytes m = UINT64_MAX;
+    for (const GpuDevice& d : h.gpus) m = std::min(m, d.memory);
+    return m;
+}
+
+bool has_a100(const Cluster& c) {
+    for (const Host& h : c.hosts) {
+        for (const GpuDevice& d : h.hardware.gpus) {
+            if (to_lower(d.name).find("a100") != std::string::npos) return true;
+        }
+    }
+    return false;
+}
+
+// Which host each of `pp` stages of `tp` GPUs lands on; empty when the hosts cannot hold them.
+std::vector<std::size_t> stage_hosts(const Cluster& c, std::uint64_t tp, std::uint64_t pp) {
+    std::vector<std::size_t> hosts;
+    for (std::size_t h = 0; h < c.hosts.size() && hosts.size() < pp; ++h) {
+        const std::uint64_t fit = c.hosts[h].hardware.gpus.size() / tp;
+        for (std::uint64_t k = 0; k < fit && hosts.size() < pp; ++k) hosts.push_back(h);
+    }
+    if (hosts.size() < pp) hosts.clear();
+    return hosts;
+}
+
+}  // namespace
+
+Result<VllmLayout> choose_vllm_layout(const Model& model, const Quant& quant,
+                                      const Cluster& cluster, const VllmOptions& base) {
+    auto ok = check_vllm_devices(cluster);
+    if (!ok) return std::unexpected(ok.error());
+    Bytes smallest = UINT64_MAX;
+    std::uint64_t widest = 0;
+    for (const Host& h : cluster.hosts) {
+        smallest = std::min(smallest, smallest_memory(h.hardware));
+        widest = std::max<std::uint64_t>(widest, h.hardware.gpus.size());
+    }
+    VllmLayout layout;
+    layout.options = vllm_serve_defaults(smallest, has_a100(cluster));
+    layout.options.gpu_memory_utilization_pct = base.gpu_memory_utilization_pct;
+    layout.options.block_size = base.block_size;
+    layout.asked_context = base.context;
+    layout.options.context = base.context;
+    if (model.context_native != 0 && base.context > model.context_native) {
+        // vLLM refuses a --max-model-len past the config's window; the plan takes the window.
+        layout.options.context = model.context_native;
+        layout.context_capped = true;
+    }
+    for (std::uint64_t tp = 1; tp <= widest; ++tp) {
+        auto allowed = check_tensor_parallel(model, tp);
+        if (!allowed) layout.skipped.push_back({tp, allowed.error().message});
+    }
+    const auto skipped = [&](std::uint64_t tp) {
+        return std::ranges::any_of(layout.skipped,
+                                   [&](const VllmSkip& s) { return s.tensor_parallel == tp; });
+    };
+    // One host at the smallest tensor parallel size that holds the model; then the first k
+    // hosts as k stages, each as wide as the narrowest of them allows.
+    bool tried = false;
+    const auto attempt = [&](std::uint64_t tp, std::uint64_t pp) -> Result<bool> {
+        if (skipped(tp) || pp > model.arch.layers) return false;
+        std::vector<std::size_t> hosts = stage_hosts(cluster, tp, pp);
+        if (hosts.empty()) return false;
+        VllmOptions o = layout.options;
+        o.tensor_parallel = tp;
+        o.pipeline_parallel = pp;
+        o.stage_gpu_memory.clear();
+        for (std::size_t h : hosts) {
+            o.stage_gpu_memory.push_back(smallest_memory(cluster.hosts[h].hardware));
+        }
+        auto e = estimate_vllm(model, quant, o);
+        if (!e) return std::unexpected(e.error());
+        layout.estimate = std::move(*e);
+        layout.stage_hosts = std::move(hosts);
+        layout.options.tensor_parallel = tp;
+        layout.options.pipeline_parallel = pp;
+        layout.options.stage_gpu_memory = o.stage_gpu_memory;
+        tried = true;
+        layout.fits = layout.estimate.fits();
+        return layout.fits;
+    };
+    for (std::uint64_t tp = 1; tp <= cluster.hosts[0].hardware.gpus.size(); ++tp) {
+        auto done = attempt(tp, 1);
+        if (!done) return std::unexpected(done.error());
+        if (*done) return layout;
+    }
+    std::uint64_t narrowest = cluster.hosts[0].hardware.gpus.size();
+    for (std::size_t k = 2; k <= cluster.hosts.size(); ++k) {
+        narrowest = std::min<std::uint64_t>(narrowest, cluster.hosts[k - 1].hardware.gpus.size());
+        std::uint64_t tp = narrowest;
+        while (tp > 1 && skipped(tp)) --tp;
+        auto done = attempt(tp, k);
+        if (!done) return std::unexpected(done.error());
+        if (*done) return layout;
+    }
+    if (!tried) {
+        return fail(ErrorKind::bad_input,
+                    "no tensor parallel size vLLM accepts for " + model.name + " fits these hosts",
+                    layout.skipped.empty() ? "" : layout.skipped.front().why);
+    }
+    return layout;
+}
+
+std::vector<std::string> vllm_launch_lines(const Model& model, const Quant& quant,
+                                           const VllmLayout& layout) {
+    const VllmOptions& o = layout.options;
+    std::string serve = "vllm serve " + (model.hf_repo.empty() ? model.id : model.hf_repo);
+    const std::string q = to_lower(quant.id);
+    if (q == "fp8" || q == "awq" || q == "gptq" || q == "nvfp4") {
+        serve += " --quantization " + (q == "nvfp4" ? std::string("modelopt_fp4") : q);
+    }
+    if (o.tensor_parallel > 1) serve += " --tensor-parallel-size " + std::to_string(o.tensor_parallel);
+    if (o.pipeline_parallel > 1) {
+        serve += " --pipeline-parallel-size " + std::to_string(o.pipeline_parallel);
+    }
+    serve += " --max-model-len " + std::to_string(o.context);
+    if (o.gpu_memory_utilization_pct != 90) {
+        const std::uint64_t p = o.gpu_memory_utilization_pct;
+        serve += " --gpu-memory-utilization " + std::to_string(p / 100) + "." +
+                 (p % 100 < 10 ? "0" : "") + std::to_string(p % 100);
+    }
+    std::size_t hosts = 1;
+    for (std::size_t h : layout.stage_hosts) hosts = std::max(hosts, h + 1);
+    if (hosts == 1) return {serve};
+    std::vector<std::string> lines;
+    lines.push_back("# host 1 (the Ray head): ray start --head --port=6379");
+    for (std::size_t h = 1; h < hosts; ++h) {
+        lines.push_back("# host " + std::to_string(h + 1) + ": ray start --address=HOST1_IP:6379");
+    }
+    lines.push_back("# then on host 1:");
+    lines.push_back(serve + " --distributed-executor-backend ray");
+    return lines;
+}
+
+}  // namespace canitrun

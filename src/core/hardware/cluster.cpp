@@ -1,0 +1,59 @@
+#include "canitrun/cluster.hpp"
+
+#include "canitrun/parse.hpp"
+#include "canitrun/name_match.hpp"
+
+namespace canitrun {
+
+std::size_t Cluster::gpu_count() const {
+    std::size_t n = 0;
+    for (const Host& h : hosts) n += h.hardware.gpus.size();
+    return n;
+}
+
+Result<Host> parse_host(const Database& db, const std::string& spec, Bytes default_ram) {
+    Host host;
+    host.spec = spec;
+    std::string gpus = spec;
+    host.hardware.ram = default_ram;
+    if (const std::size_t colon = spec.find(':'); colon != std::string::npos) {
+        gpus = spec.substr(0, colon);
+        const std::string rest = spec.substr(colon + 1);
+        if (rest.rfind("ram=", 0) != 0) {
+            return fail(ErrorKind::bad_input, "unknown host setting '" + rest + "' in '" + spec + "'",
+                        "write a host as GPUS or GPUS:ram=GB, e.g. 2x3090:ram=128");
+        }
+        auto ram = parse_gb(rest.substr(4));
+        if (!ram) return std::unexpected(ram.error());
+        host.hardware.ram = *ram;
+    }
+    auto list = parse_gpu_spec(db, gpus);
+    if (!list) return std::unexpected(list.error());
+    host.hardware.gpus = devices_for(*list);
+    return host;
+}
+
+Result<double> parse_link_gbits(const std::string& text) {
+    std::string s = to_lower(text);
+    for (const char* suffix : {"gbit/s", "gbits", "gbit", "gb/s", "gbps", "gbe", "g"}) {
+        const std::string suf(suffix);
+        if (s.size() > suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0) {
+            s.resize(s.size() - suf.size());
+            break;
+        }
+    }
+    // parse_bandwidth reads the same decimal range; only the unit differs.
+    auto value = parse_bandwidth(s);
+    if (!value || *value > 10000) {
+        return fail(ErrorKind::bad_input, "invalid link speed '" + text + "'",
+                    "give gigabits per second between 0.1 and 10000, for example 10 or 25gbe");
+    }
+    return *value;
+}
+
+std::string describe_host(const Cluster& cluster, std::size_t index) {
+    const Host& h = cluster.hosts.at(index);
+    return "host " + std::to_string(index + 1) + " (" + describe_gpus(h.hardware.gpus) + ")";
+}
+
+}  // namespace canitrun
