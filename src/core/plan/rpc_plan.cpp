@@ -1,0 +1,143 @@
+#include "canitrun/rpc_plan.hpp"
+
+#include "canitrun/launch_command.hpp"
+
+namespace canitrun {
+namespace {
+
+constexpr Bytes kF32 = 4;
+
+GpuDevice cpu_device(const Host& host, std::size_t index) {
+    GpuDevice d;
+    d.name = "CPU of host " + std::to_string(index + 1);
+    d.memory = host.hardware.ram;
+    d.bandwidth_gbps = host.hardware.ram_bandwidth_gbps;
+    return d;
+}
+
+double transfer_seconds(Bytes bytes, double link_gbits) {
+    return static_cast<double>(bytes) * 8.0 / (link_gbits * 1e9);
+}
+
+}  // namespace
+
+RpcDevices rpc_devices(const Cluster& cluster) {
+    RpcDevices r;
+    for (std::size_t h = 1; h < cluster.hosts.size(); ++h) {
+        const Host& host = cluster.hosts[h];
+        if (host.hardware.gpus.empty()) {
+            r.hardware.gpus.push_back(cpu_device(host, h));
+            r.device_host.push_back(h);
+        }
+        for (const GpuDevice& d : host.hardware.gpus) {
+            r.hardware.gpus.push_back(d);
+            r.device_host.push_back(h);
+        }
+    }
+    if (!cluster.hosts.empty()) {
+        const Hardware& main = cluster.hosts[0].hardware;
+        for (const GpuDevice& d : main.gpus) {
+            r.hardware.gpus.push_back(d);
+            r.device_host.push_back(0);
+        }
+        r.hardware.ram = main.ram;
+        r.hardware.ram_bandwidth_gbps = main.ram_bandwidth_gbps;
+    }
+    return r;
+}
+
+RpcTraffic rpc_traffic(const Model& model, const Placement& placement, const RpcDevices& devices,
+                       double link_gbits) {
+    // Walk the layers in order: the input embedding is computed on host 1 (RAM), then each
+    // device that holds layers, then the logits come back to host 1. Every change of host
+    // between consecutive holders crosses the network, twice between two remote hosts.
+    RpcTraffic t;
+    const Bytes activation = checked::mul(model.arch.hidden_size, kF32);
+    std::size_t at = 0;  // host 1
+    const auto move_to = [&](std::size_t host, Bytes bytes) {
+        if (host == at) return;
+        const std::uint64_t n = (host != 0 && at != 0) ? 2 : 1;
+        t.transfers += n;
+        t.bytes_per_token = checked::add(t.bytes_per_token, checked::mul(bytes, n));
+        at = host;
+    };
+    for (std::size_t i = 0; i < placement.gpus.size() && i < devices.device_host.size(); ++i) {
+        const Share& s = placement.gpus[i];
+        if (s.layers == 0 && !s.output) continue;
+        move_to(devices.device_host[i], activation);
+    }
+    // The logits (one f32 per vocabulary entry) go from the output head's host to host 1.
+    move_to(0, checked::mul(model.arch.vocab_size, kF32));
+    t.seconds_per_token = transfer_seconds(t.bytes_per_token, link_gbits) +
+                          static_cast<double>(t.transfers) * kRpcTransferSeconds;
+    return t;
+}
+
+Result<RpcAnswer> answer_rpc(const Model& model, const Quant& quant, const Cluster& cluster,
+                             const PlanSettings& settings, const PlacementOptions& placement) {
+    if (cluster.hosts.empty()) {
+        return fail(ErrorKind::bad_input, "llama.cpp RPC needs hosts", "add --host GPUS");
+    }
+    RpcAnswer r;
+    r.devices = rpc_devices(cluster);
+    auto a = answer_for(model, quant, r.devices.hardware, settings, placement);
+    if (!a) return std::unexpected(a.error());
+    r.answer = std::move(*a);
+    const Placement& p = r.answer.plan.placement;
+    r.traffic = rpc_traffic(model, p, r.devices, cluster.link_gbits);
+    r.host_bytes.assign(cluster.hosts.size(), 0);
+    for (std::size_t i = 0; i < p.gpus.size() && i < r.devices.device_host.size(); ++i) {
+        Bytes& b = r.host_bytes[r.devices.device_host[i]];
+        b = checked::add(b, p.gpus[i].total());
+    }
+    r.host_bytes[0] = checked::add(r.host_bytes[0], p.ram.total());
+    // Decode pays the network once per token; prefill once per micro-batch of ubatch tokens
+    // for the latency, and per token for the bytes.
+    Speed& s = r.answer.speed;
+    const auto slower = [&](double tokens_per_s, double extra) {
+        return tokens_per_s > 0 ? 1.0 / (1.0 / tokens_per_s + extra) : 0;
+    };
+    s.decode_tokens_per_s = slower(s.decode_tokens_per_s, r.traffic.seconds_per_token);
+    if (s.decode_at_context) {
+        s.decode_at_context = slower(*s.decode_at_context, r.traffic.seconds_per_token);
+    }
+    if (s.prefill_tokens_per_s && settings.ubatch > 0) {
+        const double per_token =
+            transfer_seconds(r.traffic.bytes_per_token, cluster.link_gbits) +
+            static_cast<double>(r.traffic.transfers) * kRpcTransferSeconds /
+                static_cast<double>(settings.ubatch);
+        s.prefill_tokens_per_s = slower(*s.prefill_tokens_per_s, per_token);
+    }
+    // The measured bands were earned without a network; they do not cover this.
+    if (r.traffic.transfers > 0) {
+        s.decode_band.reset();
+        s.prefill_band.reset();
+    }
+    return r;
+}
+
+std::vector<std::string> rpc_launch_lines(const RpcAnswer& rpc, const LaunchTarget& target) {
+    std::vector<std::string> lines;
+    std::size_t hosts = 1;
+    for (std::size_t h : rpc.devices.device_host) hosts = std::max(hosts, h + 1);
+    std::string servers;
+    for (std::size_t h = 1; h < hosts; ++h) {
+        const std::string port = std::to_string(kRpcPort);
+        lines.push_back("# host " + std::to_string(h + 1) +
+                        ": rpc-server --host 0.0.0.0 --port " + port);
+        servers += (servers.empty() ? "" : ",") + std::string("HOST") + std::to_string(h + 1) +
+                   "_IP:" + port;
+    }
+    std::string line = "llama-server";
+    for (const std::string& a : llama_server_args(target, rpc.answer.settings,
+                                                  &rpc.devices.hardware,
+                                                  &rpc.answer.plan.placement)) {
+        line += " " + (a.find(' ') == std::string::npos ? a : "'" + a + "'");
+    }
+    if (!servers.empty()) line += " --rpc " + servers;
+    if (hosts > 1) lines.push_back("# then on host 1:");
+    lines.push_back(line);
+    return lines;
+}
+
+}  // namespace canitrun

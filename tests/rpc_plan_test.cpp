@@ -1,0 +1,109 @@
+// llama.cpp's RPC backend over several hosts: the planner's split over every device (RPC
+// devices first, src/llama.cpp) and the activations that cross the network, derived by hand.
+
+#include "canitrun/rpc_plan.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+Cluster hosts(std::initializer_list<const char*> specs) {
+    Cluster c;
+    for (const char* s : specs) {
+        c.hosts.push_back(parse_host(test::database(), s, 64ULL * 1000 * 1000 * 1000).value());
+    }
+    return c;
+}
+
+PlanSettings llamacpp_at(std::uint64_t context) {
+    PlanSettings s;
+    s.estimate.context = context;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("rpc: a 405B Q4_K_M over two 256 GB Macs splits in half and fits") {
+    const Model& m = test::model("llama-3.1-405b");
+    const auto r =
+        answer_rpc(m, test::quant("Q4_K_M"), hosts({"m3-ultra-256gb", "m3-ultra-256gb"}),
+                   llamacpp_at(8192))
+            .value();
+    CHECK(r.answer.plan.kind == PlanKind::native);
+    // host 2 is the RPC device, so it comes first; host 1's own GPU last
+    CHECK(r.devices.device_host == std::vector<std::size_t>{1, 0});
+    // 126 layers + the output head = 127 units over two equal devices: unit i goes to the
+    // first device while i / 127 < 1 / 2, so units 0..63 (64 layers), then 62 layers + head
+    const Placement& p = r.answer.plan.placement;
+    CHECK(p.gpus[0].layers == 64);
+    CHECK(p.gpus[1].layers == 62);
+    CHECK(p.gpus[1].output);
+    // the embedding goes out to host 2, its last activation comes back: 2 x 16384 x 4 bytes
+    CHECK(r.traffic.transfers == 2);
+    CHECK(r.traffic.bytes_per_token == 2ULL * 16384 * 4);
+    // at 10 Gb/s: 131072 x 8 / 1e10 s, plus 2 x 3.0 ms
+    CHECK(r.traffic.seconds_per_token == Approx(131072.0 * 8 / 1e10 + 2 * 0.003));
+    const auto lines = rpc_launch_lines(r, {&m, &test::quant("Q4_K_M"), ""});
+    REQUIRE(lines.size() == 3);
+    CHECK(lines[0] == "# host 2: rpc-server --host 0.0.0.0 --port 50052");
+    CHECK(lines[2].rfind("llama-server ", 0) == 0);
+    CHECK(lines[2].find(" --rpc HOST2_IP:50052") != std::string::npos);
+    CHECK(lines[2].find(" -ngl 99") != std::string::npos);
+}
+
+TEST_CASE("rpc: a 70B over three mixed machines, one of them CPU only") {
+    const Model& m = test::model("llama-3.1-70b");
+    const auto r = answer_rpc(m, test::quant("Q4_K_M"),
+                              hosts({"rtx-4090", "2x3090", "rtx-3090:ram=64"}), llamacpp_at(8192))
+                       .value();
+    REQUIRE(r.devices.hardware.gpus.size() == 4);
+    CHECK(r.devices.device_host == std::vector<std::size_t>{1, 1, 2, 0});
+    const auto r3 = answer_rpc(m, test::quant("Q4_K_M"),
+                               hosts({"rtx-4090", "2x3090", "rtx-3090"}), llamacpp_at(8192))
+                        .value();
+    CHECK(r3.devices.device_host == std::vector<std::size_t>{1, 1, 2, 0});
+    // four 24 GiB devices: 81 units, unit i on device floor(i x 4 / 81): 21, 20, 20, 19 + head
+    const Placement& p = r3.answer.plan.placement;
+    CHECK(p.gpus[0].layers == 21);
+    CHECK(p.gpus[1].layers == 20);
+    CHECK(p.gpus[2].layers == 20);
+    CHECK(p.gpus[3].layers == 19);
+    CHECK(r3.answer.plan.kind == PlanKind::native);
+    // host 1 -> 2 (embedding), 2 -> 3 (through host 1: two), 3 -> 1: four transfers of
+    // 8192 x 4 bytes; the two GPUs of host 2 copy on the server
+    CHECK(r3.traffic.transfers == 4);
+    CHECK(r3.traffic.bytes_per_token == 4ULL * 8192 * 4);
+}
+
+TEST_CASE("rpc: a host without a GPU serves its RAM as one device") {
+    const Model& m = test::model("llama-3.1-70b");
+    const auto r = answer_rpc(m, test::quant("Q4_K_M"), hosts({"rtx-4090", "rtx-3090"}),
+                              llamacpp_at(8192));
+    REQUIRE(r.has_value());
+    Cluster c = hosts({"rtx-4090"});
+    Host cpu;
+    cpu.spec = "cpu";
+    cpu.hardware.ram = 128ULL * 1000 * 1000 * 1000;
+    c.hosts.push_back(cpu);
+    const RpcDevices d = rpc_devices(c);
+    REQUIRE(d.hardware.gpus.size() == 2);
+    CHECK(d.hardware.gpus[0].name == "CPU of host 2");
+    CHECK(d.hardware.gpus[0].memory == 128ULL * 1000 * 1000 * 1000);
+    CHECK(d.device_host == std::vector<std::size_t>{1, 0});
+}
+
+TEST_CASE("rpc: the network slows decode by its time per token") {
+    const Model& m = test::model("llama-3.1-70b");
+    const Cluster one = hosts({"2x3090"});
+    const auto local = answer_rpc(m, test::quant("Q4_K_M"), one, llamacpp_at(8192)).value();
+    CHECK(local.traffic.transfers == 0);
+    Cluster slow = hosts({"rtx-3090", "rtx-3090"});
+    slow.link_gbits = 1;
+    const auto remote = answer_rpc(m, test::quant("Q4_K_M"), slow, llamacpp_at(8192)).value();
+    CHECK(remote.traffic.transfers == 2);
+    const double local_s = 1.0 / local.answer.speed.decode_tokens_per_s;
+    const double remote_s = 1.0 / remote.answer.speed.decode_tokens_per_s;
+    CHECK(remote_s - local_s == Approx(2 * 8192 * 4 * 8 / 1e9 + 2 * 0.003).epsilon(0.001));
+}
