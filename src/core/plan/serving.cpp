@@ -1,0 +1,113 @@
+#include "canitrun/serving.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace canitrun {
+
+Result<PlanSettings> settings_for_users(const PlanSettings& base, std::uint64_t users,
+                                        std::uint64_t per_user_context) {
+    if (users == 0 || users > kLlamaMaxSequences) {
+        return fail(ErrorKind::bad_input,
+                    "--users must be between 1 and " + std::to_string(kLlamaMaxSequences),
+                    "llama.cpp runs at most 256 sequences (LLAMA_MAX_SEQ)");
+    }
+    PlanSettings s = base;
+    s.n_seq = users;
+    try {
+        s.estimate.context = checked::mul(per_user_context, users);
+    } catch (const OverflowError&) {
+        return fail(ErrorKind::overflow, "--users x --ctx does not fit in 64 bits", "lower --ctx");
+    }
+    return s;
+}
+
+namespace {
+
+// Of E experts with k routed per token, the share N tokens touch at least once, over k / E:
+// how many times one token's expert reads a batch reads.
+double expert_factor(const Model& model, std::uint64_t users) {
+    if (!model.is_moe() || model.arch.moe->experts == 0) return 1;
+    const auto e = static_cast<double>(model.arch.moe->experts);
+    const auto k = static_cast<double>(model.arch.moe->experts_per_token);
+    if (k <= 0 || k >= e) return 1;
+    const double touched = 1 - std::pow(1 - k / e, static_cast<double>(users));
+    return touched / (k / e);
+}
+
+}  // namespace
+
+ServingSpeed batched_decode(const Model& model, const Quant& quant, const Placement& placement,
+                            const Hardware& hardware, std::uint64_t total_context,
+                            std::uint64_t users, const SpeedModel& m) {
+    ServingSpeed r;
+    r.users = users;
+    if (users == 0 || total_context == 0) return r;
+    // Every cell full: one step reads the weights and all the users' caches.
+    SpeedWork work =
+        speed_work(model, quant, placement, total_context, {total_context - 1, 1});
+    const double factor = expert_factor(model, users);
+    for (std::size_t d = 0; d < work.gpus.size() && d < placement.gpus.size(); ++d) {
+        work.gpus[d].read_bytes +=
+            static_cast<double>(placement.gpus[d].active_experts) * (factor - 1);
+    }
+    work.ram.read_bytes += static_cast<double>(placement.ram.active_experts) * (factor - 1);
+    const double reads = decode_seconds(work, hardware, m);
+    if (reads <= 0) return r;
+    // The batch's arithmetic: N tokens at the rate a prompt of that many runs.
+    const auto prefill = prefill_seconds(
+        speed_work(model, quant, placement, total_context, {0, std::max<std::uint64_t>(users, 1)}),
+        hardware, m, std::max<std::uint64_t>(users, 1));
+    const double arithmetic = prefill ? *prefill * static_cast<double>(users) : 0;
+    const double step = std::max(reads, arithmetic);
+    r.compute_bound = arithmetic > reads;
+    r.per_user_tokens_per_s = 1.0 / step;
+    r.total_tokens_per_s = static_cast<double>(users) / step;
+    return r;
+}
+
+Result<ServingCapacity> llamacpp_capacity(const Model& model, const Quant& quant,
+                                          const Hardware& hardware, const PlanSettings& settings) {
+    ServingCapacity c;
+    c.per_user_context = settings.estimate.context;
+    const auto native_at = [&](std::uint64_t users) -> Result<std::optional<HardwareAnswer>> {
+        auto s = settings_for_users(settings, users, c.per_user_context);
+        if (!s) return std::unexpected(s.error());
+        auto a = answer_for(model, quant, hardware, *s);
+        if (!a) return std::unexpected(a.error());
+        if (a->plan.kind != PlanKind::native) return std::optional<HardwareAnswer>{};
+        return std::optional<HardwareAnswer>{std::move(*a)};
+    };
+    // Doubling then bisection: memory grows with users, so fitting is monotone.
+    std::uint64_t lo = 0, hi = 1;
+    std::optional<HardwareAnswer> best;
+    while (hi <= kLlamaMaxSequences) {
+        auto a = native_at(hi);
+        if (!a) return std::unexpected(a.error());
+        if (!*a) break;
+        lo = hi;
+        best = std::move(*a);
+        hi *= 2;
+    }
+    hi = std::min(hi, kLlamaMaxSequences + 1);
+    while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        auto a = native_at(mid);
+        if (!a) return std::unexpected(a.error());
+        if (*a) {
+            lo = mid;
+            best = std::move(*a);
+        } else {
+            hi = mid;
+        }
+    }
+    c.max_users = lo;
+    if (best) {
+        c.answer = std::move(*best);
+        c.speed = batched_decode(model, quant, c.answer.plan.placement, hardware,
+                                 c.answer.settings.estimate.context, lo);
+    }
+    return c;
+}
+
+}  // namespace canitrun
