@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "canitrun/llama_bench.hpp"
+#include "canitrun/speed_check.hpp"
 #include "catch.hpp"
 
 using namespace canitrun;
@@ -48,6 +49,12 @@ constexpr const char* kHeader =
     "test |                  t/s |\n"
     "| ------------------------------ | ---------: | ---------: | ---------- | --: | "
     "--------------: | -------------------: |\n";
+
+// One table row (the first row of a100-pcie-cuda-b2836.md) with `test` in its test cell.
+std::string table_row(const std::string& test) {
+    return std::string(kHeader) + "| llama 8B Q4_K - Medium | 4.58 GiB | 8.03 B | CUDA | 99 | " +
+           test + " | 1.00 ± 0.00 |\n";
+}
 
 }  // namespace
 
@@ -348,6 +355,90 @@ TEST_CASE("llama bench: garbage numbers are refused", "[llama_bench]") {
         parse_llama_bench("[ {\"n_prompt\": 512, \"n_gen\": 0, \"avg_ts\": \"fast\"},\n"
                           "  {\"n_prompt\": 512, \"n_gen\": 0, \"avg_ts\": -3.5} ]\n"));
     CHECK_FALSE(parse_llama_bench("{\"n_prompt\": 0, \"n_gen\": 0, \"avg_ts\": 3.5}\n"));
+}
+
+// The table's test cells are read by parse_bench_test, and the json fields pass its limits: a
+// row's counts are what parse_bench_test reads from the row's test name, in every format.
+TEST_CASE("llama bench: row counts match parse_bench_test of the row's test name",
+          "[llama_bench]") {
+    struct Counts {
+        std::uint64_t n_prompt, n_gen, n_depth;
+    };
+    // The fixture's test column: pp512, tg128, pp512+tg128, then each at d4096.
+    const Counts expected[] = {{512, 0, 0},    {0, 128, 0},    {512, 128, 0},
+                               {512, 0, 4096}, {0, 128, 4096}, {512, 128, 4096}};
+    for (const char* file : {"llama-3.1-8b-rtx4090-depth.md", "llama-3.1-8b-rtx4090-depth.json"}) {
+        CAPTURE(file);
+        const auto out = parse_fixture(file);
+        REQUIRE(out.rows.size() == 6);
+        for (std::size_t i = 0; i < 6; ++i) {
+            CAPTURE(out.rows[i].test);
+            const auto& row = out.rows[i];
+            CHECK(row.n_prompt == expected[i].n_prompt);
+            CHECK(row.n_gen == expected[i].n_gen);
+            CHECK(row.n_depth == expected[i].n_depth);
+            const auto named = parse_bench_test(row.test);
+            REQUIRE(named);
+            CHECK(named->n_prompt == expected[i].n_prompt);
+            CHECK(named->n_gen == expected[i].n_gen);
+            CHECK(named->depth == expected[i].n_depth);
+        }
+    }
+    // 2^24 prompt tokens is the most either reads; 2^24 + 1 leaves the json entry out.
+    const auto json = [](const std::string& n_prompt) {
+        return "{\"n_prompt\": " + n_prompt + ", \"n_gen\": 0, \"avg_ts\": 3.5}\n";
+    };
+    const auto most = parse_llama_bench(json("16777216"));
+    REQUIRE(most);
+    REQUIRE(most->rows.size() == 1);
+    CHECK(most->rows[0].test == "pp16777216");
+    CHECK(parse_bench_test("pp16777216"));
+    CHECK_FALSE(parse_llama_bench(json("16777217")));
+    CHECK_FALSE(parse_bench_test("pp16777217"));
+}
+
+TEST_CASE("llama bench: a test cell reads as parse_bench_test reads the name", "[llama_bench]") {
+    struct Case {
+        const char* name;
+        bool reads;
+        std::uint64_t n_prompt = 0, n_gen = 0, n_depth = 0;
+    };
+    const Case cases[] = {
+        {"pp512", true, 512, 0, 0},
+        {"pp 512", true, 512, 0, 0},  // builds before mid 2024
+        {"tg128 @ d4096", true, 0, 128, 4096},
+        {"pp512+tg128 @ d4096", true, 512, 128, 4096},
+        {"pp512 + tg128", true, 512, 128, 0},
+        {"pp512@d4096", true, 512, 0, 4096},
+        {"pp16777216", true, 16777216, 0, 0},       // 2^24 tokens: the most
+        {"tg1 @ d67108864", true, 0, 1, 67108864},  // 2^26: the deepest
+        {"pp16777217", false},
+        {"tg1 @ d67108865", false},
+        {"pp0+tg128", false},  // a count of 0 is never printed
+        {"pp512+tg0", false},
+        {"tg128+pp512", false},  // llama-bench prints the prompt part first
+        {"pp  512", false},      // one space at most, as old builds printed
+        {"pp512 @ d 4096", false},
+        {"pp512\t@ d4096", false},
+        {"pp512+", false},
+        {"pptg128", false},
+        {"pp512 @ d4096 @ d1", false},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        const auto table = parse_llama_bench(table_row(c.name));
+        const auto named = parse_bench_test(c.name);
+        CHECK(table.has_value() == c.reads);
+        CHECK(named.has_value() == c.reads);
+        if (!c.reads || !table || !named) continue;
+        REQUIRE(table->rows.size() == 1);
+        CHECK(table->rows[0].n_prompt == c.n_prompt);
+        CHECK(table->rows[0].n_gen == c.n_gen);
+        CHECK(table->rows[0].n_depth == c.n_depth);
+        CHECK(named->n_prompt == c.n_prompt);
+        CHECK(named->n_gen == c.n_gen);
+        CHECK(named->depth == c.n_depth);
+    }
 }
 
 TEST_CASE("llama bench: copied text is bounded", "[llama_bench]") {

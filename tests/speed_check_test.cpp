@@ -3,6 +3,7 @@
 #include "canitrun/speed_check.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -33,6 +34,31 @@ TEST_CASE("llama-bench test names") {
         INFO(bad);
         CHECK_FALSE(parse_bench_test(bad));
     }
+}
+
+TEST_CASE("llama-bench tests from token counts, within the speed model's limits") {
+    auto deep = bench_test(512, 128, 4096);
+    REQUIRE(deep);
+    CHECK(deep->n_prompt == 512);
+    CHECK(deep->n_gen == 128);
+    CHECK(deep->depth == 4096);
+    CHECK(bench_test(16777216, 16777216, 67108864));  // 2^24, 2^24, 2^26: the most
+    const std::array<std::array<std::uint64_t, 3>, 6> outside{{{0, 0, 0},
+                                                               {0, 0, 4096},
+                                                               {16777217, 0, 0},
+                                                               {0, 16777217, 0},
+                                                               {512, 0, 67108865},
+                                                               {~std::uint64_t{0}, 1, 0}}};
+    for (const auto& [pp, tg, depth] : outside) {
+        CAPTURE(pp, tg, depth);
+        CHECK_FALSE(bench_test(pp, tg, depth));
+    }
+    // A name reads as its counts do.
+    auto named = parse_bench_test("pp512+tg128 @ d4096");
+    REQUIRE(named);
+    CHECK(named->n_prompt == 512);
+    CHECK(named->n_gen == 128);
+    CHECK(named->depth == 4096);
 }
 
 namespace {

@@ -13,14 +13,26 @@
 
 namespace canitrun {
 
-// llama-bench's test names: "pp512" (512 prompt tokens), "tg128" (128 generated), "pp512+tg128"
-// (both, one rate over all tokens), "pp512 @ d4096" (after 4096 tokens in the cache); older
-// builds print "pp 512".
+// A llama-bench test: "pp512" (512 prompt tokens), "tg128" (128 generated), "pp512+tg128"
+// (both, one rate over all tokens), "pp512 @ d4096" (after 4096 tokens in the cache).
 struct BenchTest {
     std::uint64_t n_prompt = 0;
     std::uint64_t n_gen = 0;
     std::uint64_t depth = 0;
 };
+
+// The largest test the speed model predicts: prompt or generated tokens, and depth.
+inline constexpr std::uint64_t kMaxBenchTestTokens = std::uint64_t{1} << 24;
+inline constexpr std::uint64_t kMaxBenchTestDepth = std::uint64_t{1} << 26;
+
+// A test from its token counts (llama-bench's json and csv fields n_prompt, n_gen, n_depth):
+// some prompt or generated tokens, none past the limits above.
+Result<BenchTest> bench_test(std::uint64_t n_prompt, std::uint64_t n_gen, std::uint64_t depth);
+
+// A test from its name, as llama-bench's table prints it ("pp512", "pp512+tg128 @ d4096";
+// builds before mid 2024 print "pp 512"): the one reader of test names, for the table reader
+// (parse_llama_bench), the published measurements and the fit. Each count is above 0, the
+// prompt part comes first, and the counts pass bench_test.
 Result<BenchTest> parse_bench_test(std::string_view text);
 
 struct BenchRun {

@@ -1,62 +1,84 @@
 #include "canitrun/speed_check.hpp"
 
 #include <charconv>
+#include <string>
 
 #include "canitrun/plan_settings.hpp"
 
 namespace canitrun {
 namespace {
 
-// "512" at the front of `s` (after spaces); advances `s` past it.
-bool take_number(std::string_view& s, std::uint64_t& out) {
+void skip_spaces(std::string_view& s) {
     while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+}
+
+// Digits at the very front of `s` (no sign, no space); advances `s` past them.
+bool take_number(std::string_view& s, std::uint64_t& out) {
     const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
     if (r.ec != std::errc() || r.ptr == s.data()) return false;
     s.remove_prefix(static_cast<std::size_t>(r.ptr - s.data()));
     return true;
 }
 
+// `word` at the front of `s` after any spaces; advances `s` past it.
 bool take(std::string_view& s, std::string_view word) {
-    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    skip_spaces(s);
     if (!s.starts_with(word)) return false;
     s.remove_prefix(word.size());
     return true;
 }
 
+// "pp512" at the front of `s` when `kind` is "pp": a count above 0, with at most one space
+// before it (builds before mid 2024 printed "pp 512"). `s` and `n` are left as they were when
+// it does not read.
+bool take_part(std::string_view& s, std::string_view kind, std::uint64_t& n) {
+    std::string_view rest = s;
+    std::uint64_t count = 0;
+    if (!rest.starts_with(kind)) return false;
+    rest.remove_prefix(kind.size());
+    if (rest.starts_with(' ')) rest.remove_prefix(1);
+    if (!take_number(rest, count) || count == 0) return false;
+    s = rest;
+    n = count;
+    return true;
+}
+
 }  // namespace
 
+Result<BenchTest> bench_test(std::uint64_t n_prompt, std::uint64_t n_gen, std::uint64_t depth) {
+    if ((n_prompt == 0 && n_gen == 0) || n_prompt > kMaxBenchTestTokens ||
+        n_gen > kMaxBenchTestTokens || depth > kMaxBenchTestDepth) {
+        return fail(ErrorKind::bad_input,
+                    "not a llama-bench test canitrun predicts: " + std::to_string(n_prompt) +
+                        " prompt and " + std::to_string(n_gen) + " generated tokens at depth " +
+                        std::to_string(depth),
+                    "a test has prompt or generated tokens, each at most " +
+                        std::to_string(kMaxBenchTestTokens) + ", at a depth up to " +
+                        std::to_string(kMaxBenchTestDepth));
+    }
+    return BenchTest{n_prompt, n_gen, depth};
+}
+
+// pp<n>, tg<n> or pp<n>+tg<n>, then "@ d<n>" at a depth; spaces around the '+' and '@' are
+// passed over.
 Result<BenchTest> parse_bench_test(std::string_view text) {
     BenchTest t;
     std::string_view s = text;
-    const auto bad = [&] {
+    skip_spaces(s);
+    const bool prompt = take_part(s, "pp", t.n_prompt);
+    bool ok = prompt || take_part(s, "tg", t.n_gen);
+    if (ok && prompt && take(s, "+")) {
+        skip_spaces(s);
+        ok = take_part(s, "tg", t.n_gen);
+    }
+    if (ok && take(s, "@")) ok = take(s, "d") && take_number(s, t.depth);
+    skip_spaces(s);
+    if (!ok || !s.empty()) {
         return fail(ErrorKind::bad_input,
                     "not a llama-bench test name: '" + std::string(text.substr(0, 40)) + "'",
                     "llama-bench names its tests pp512, tg128, pp512+tg128 or pp512 @ d4096");
-    };
-    bool any = false;
-    while (true) {
-        std::uint64_t n = 0;
-        if (take(s, "pp")) {
-            if (!take_number(s, n) || t.n_prompt != 0) return bad();
-            t.n_prompt = n;
-        } else if (take(s, "tg")) {
-            if (!take_number(s, n) || t.n_gen != 0) return bad();
-            t.n_gen = n;
-        } else {
-            return bad();
-        }
-        any = true;
-        if (!take(s, "+")) break;
     }
-    if (take(s, "@")) {
-        if (!take(s, "d") || !take_number(s, t.depth)) return bad();
-    }
-    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-    if (!any || !s.empty() || t.n_prompt + t.n_gen == 0 || t.n_prompt > (1ULL << 24) ||
-        t.n_gen > (1ULL << 24) || t.depth > (1ULL << 26)) {
-        return bad();
-    }
-    return t;
+    return bench_test(t.n_prompt, t.n_gen, t.depth);
 }
 
 Result<BenchPrediction> predict_bench(const BenchRun& run, const SpeedModel& m) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "canitrun/llama_log.hpp"
+#include "canitrun/speed_check.hpp"
 
 // The formats, from llama.cpp's tools/llama-bench/llama-bench.cpp (examples/llama-bench/ before
 // mid 2025): the markdown printer writes `| %*s |` cells under a header of display names
@@ -124,40 +125,14 @@ std::optional<std::uint64_t> scaled_cell(std::string_view cell, std::string_view
     return v;
 }
 
-// "pp512" / "pp 512" (before mid 2024) -> 512 when the prefix is `kind`.
-std::optional<std::uint64_t> test_part(std::string_view s, std::string_view kind) {
-    if (!s.starts_with(kind)) return std::nullopt;
-    s.remove_prefix(kind.size());
-    if (s.starts_with(' ')) s.remove_prefix(1);
-    const auto n = to_number<std::uint64_t>(s);
-    if (!n || *n == 0) return std::nullopt;
-    return n;
-}
-
-// "pp512", "tg128", "pp512+tg128", each with " @ d4096" when run at a depth.
+// "pp512", "tg128", "pp512+tg128", each with " @ d4096" when run at a depth ("pp 512" before
+// mid 2024): read by parse_bench_test, the one reader of test names.
 bool read_test(std::string_view cell, LlamaBenchRow& row) {
-    row.n_prompt = row.n_gen = row.n_depth = 0;
-    if (const auto at = cell.find('@'); at != std::string_view::npos) {
-        const auto depth = trim(cell.substr(at + 1));
-        const auto d =
-            depth.starts_with('d') ? to_number<std::uint64_t>(depth.substr(1)) : std::nullopt;
-        if (!d) return false;
-        row.n_depth = *d;
-        cell = trim(cell.substr(0, at));
-    }
-    if (const auto plus = cell.find('+'); plus != std::string_view::npos) {
-        const auto pp = test_part(trim(cell.substr(0, plus)), "pp");
-        const auto tg = test_part(trim(cell.substr(plus + 1)), "tg");
-        if (!pp || !tg) return false;
-        row.n_prompt = *pp;
-        row.n_gen = *tg;
-    } else if (const auto pp = test_part(cell, "pp")) {
-        row.n_prompt = *pp;
-    } else if (const auto tg = test_part(cell, "tg")) {
-        row.n_gen = *tg;
-    } else {
-        return false;
-    }
+    const auto test = parse_bench_test(cell);
+    if (!test) return false;
+    row.n_prompt = test->n_prompt;
+    row.n_gen = test->n_gen;
+    row.n_depth = test->depth;
     return true;
 }
 
@@ -375,8 +350,8 @@ std::optional<LlamaBenchRow> fields_row(const Fields& f) {
     const auto depth = field(f, "n_depth");  // since mid 2025
     const auto n_depth = depth ? to_number<std::uint64_t>(*depth) : std::optional<std::uint64_t>(0);
     const auto avg = field(f, "avg_ts").and_then(to_rate);
-    if (!n_prompt || !n_gen || !n_depth || (*n_prompt == 0 && *n_gen == 0) || !avg) {
-        return std::nullopt;
+    if (!n_prompt || !n_gen || !n_depth || !avg || !bench_test(*n_prompt, *n_gen, *n_depth)) {
+        return std::nullopt;  // the counts pass the rule the table's test names pass
     }
     row.n_prompt = *n_prompt;
     row.n_gen = *n_gen;

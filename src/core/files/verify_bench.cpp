@@ -48,6 +48,13 @@ std::vector<const Gpu*> gpus_for(const Database& db, const LlamaBenchRow& row,
     return {*g};
 }
 
+// The row's test from its counts, which parse_llama_bench fills in every format; only a row
+// built without them (all zero) is read from its name.
+Result<BenchTest> test_of(const LlamaBenchRow& row) {
+    if (row.n_prompt == 0 && row.n_gen == 0) return parse_bench_test(row.test);
+    return bench_test(row.n_prompt, row.n_gen, row.n_depth);
+}
+
 BenchCheckRow check_row(const Database& db, const LlamaBenchRow& row,
                         const std::vector<const Gpu*>& given) {
     BenchCheckRow out;
@@ -73,7 +80,7 @@ BenchCheckRow check_row(const Database& db, const LlamaBenchRow& row,
         out.why = "-ngl " + std::to_string(*row.ngl) + " keeps layers in RAM: not predicted";
         return out;
     }
-    auto test = parse_bench_test(row.test);
+    auto test = test_of(row);
     if (!test) {
         out.why = test.error().message;
         return out;
