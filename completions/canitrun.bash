@@ -85,7 +85,11 @@ _canitrun() {
             return
             ;;
         --ctx | -c | --ram | --vram | --min-vram | --family | --since | --ram-bandwidth | --ngl | --n-cpu-moe | \
-            --ubatch | --parallel | --margin | --gpu-memory-utilization)
+            --ubatch | --parallel | --margin | --gpu-memory-utilization | --users | --link)
+            return
+            ;;
+        --host)
+            mapfile -t COMPREPLY < <(compgen -W "$(canitrun gpu-list --names 2>/dev/null)" -- "$cur")
             return
             ;;
     esac
@@ -96,7 +100,7 @@ _canitrun() {
     local engine="--engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --backend --margin --gpu-memory-utilization"
     if [[ $cur == -* ]]; then
         case $sub in
-            gpus) mapfile -t COMPREPLY < <(compgen -W "$common $estimate" -- "$cur") ;;
+            gpus) mapfile -t COMPREPLY < <(compgen -W "$common $estimate --users" -- "$cur") ;;
             models) mapfile -t COMPREPLY < <(compgen -W "$common --family --vendor --since --names" -- "$cur") ;;
             gpu-list) mapfile -t COMPREPLY < <(compgen -W "$common --vendor --min-vram --names" -- "$cur") ;;
             quants) mapfile -t COMPREPLY < <(compgen -W "$common --names" -- "$cur") ;;
@@ -104,7 +108,7 @@ _canitrun() {
             fit) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --kv-type --ram --sort" -- "$cur") ;;
             local) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --ram" -- "$cur") ;;
             compare) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine" -- "$cur") ;;
-            *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --vram --ngl --n-cpu-moe --mmproj --chart --ascii --offline --timeout --version" -- "$cur") ;;
+            *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --users --host --link --vram --ngl --n-cpu-moe --mmproj --chart --ascii --offline --timeout --version" -- "$cur") ;;
         esac
         return
     fi

@@ -83,8 +83,8 @@ Database every_field_set() {
     gpu.release_year = 2025;
     gpu.unified_gpu_share_permille = 666;
     gpu.source = "source";
-    Quant q{"Q4_K_M", "name", {"q4km"}, 48730,  47500,  7,        true,
-            true,     true,   "cuda",   "gguf", "blocks", "ggml-common.h"};
+    Quant q{"Q4_K_M", "name", {"q4km"}, 48730,    47500,          7, true, true,
+            true,     "cuda", "gguf",   "blocks", "ggml-common.h"};
     Database db;
     db.info = DatabaseInfo{"2026.12.01", "2026-12-01", "source"};
     db.models = {m, Model{}};

@@ -130,6 +130,18 @@ CASES = [
     ("engine-vllm", ["llama-3.1-8b", "--engine", "vllm", "--gpu", "h100", "--json"]),
     # too big for the card: no KV pool, no sequence
     ("engine-vllm", ["llama-3.1-405b", "--engine", "vllm", "--gpu", "h100", "--json"]),
+    # tensor x pipeline parallel over two hosts; a context past the window, capped
+    ("engine-vllm", ["deepseek-v3", "--engine", "vllm", "--quant", "FP8", "--host", "8xh100-sxm",
+                     "--host", "8xh100-sxm", "--json"]),
+    ("engine-vllm", ["llama-3.1-8b", "--engine", "vllm", "--vram", "24", "--ctx", "1M",
+                     "--users", "4", "--json"]),
+    # llama.cpp RPC over two and three hosts; several users on one GPU
+    ("cluster-rpc", ["llama-3.1-405b", "--host", "m3-ultra-256gb", "--host", "m3-ultra-256gb",
+                     "--json"]),
+    ("cluster-rpc", ["llama-3.1-70b", "--host", "rtx-4090:ram=64", "--host", "2x3090", "--host",
+                     "rtx-3090", "--link", "1", "--json"]),
+    ("model-report", ["llama-3.1-8b", "--gpu", "rtx-4090", "--users", "4", "--ctx", "32k",
+                      "--json"]),
     ("gguf-file", [gguf, "--json"]),
     ("gguf-file", [gguf, "--json", "--gpu", "RTX 4090"]),
     ("gguf-file", [gguf, "--json", "--vram", "80", "--ctx", "4096"]),
@@ -241,6 +253,12 @@ broken("model-report", ["qwen3.5-35b-a3b", "--gpu", "RTX 4090", "--json"], None,
 broken("system", ["system", "--json"], recording("nvidia-2x3090"), fractional_memory)
 broken("fit", ["fit", "--gpu", "RTX 4090", "--json"], None, speed_text)
 broken("engine-llamacpp", [gguf, "--engine", "llama.cpp", "--json"], None, negative_gpu_bytes)
+def rpc_negative_traffic(d):
+    d["network"]["bytes_per_token"] = -1
+
+
+broken("cluster-rpc", ["llama-3.1-405b", "--host", "m3-ultra-256gb", "--host", "m3-ultra-256gb",
+                       "--json"], None, rpc_negative_traffic)
 broken("engine-vllm", ["llama-3.1-8b", "--engine", "vllm", "--gpu", "h100", "--json"], None,
        no_kv_pool)
 broken("gguf-file", [gguf, "--json"], None, fractional_mix)

@@ -27,10 +27,9 @@ PlanSettings llamacpp_at(std::uint64_t context) {
 
 TEST_CASE("rpc: a 405B Q4_K_M over two 256 GB Macs splits in half and fits") {
     const Model& m = test::model("llama-3.1-405b");
-    const auto r =
-        answer_rpc(m, test::quant("Q4_K_M"), hosts({"m3-ultra-256gb", "m3-ultra-256gb"}),
-                   llamacpp_at(8192))
-            .value();
+    const auto r = answer_rpc(m, test::quant("Q4_K_M"), hosts({"m3-ultra-256gb", "m3-ultra-256gb"}),
+                              llamacpp_at(8192))
+                       .value();
     CHECK(r.answer.plan.kind == PlanKind::native);
     // host 2 is the RPC device, so it comes first; host 1's own GPU last
     CHECK(r.devices.device_host == std::vector<std::size_t>{1, 0});
@@ -45,12 +44,14 @@ TEST_CASE("rpc: a 405B Q4_K_M over two 256 GB Macs splits in half and fits") {
     CHECK(r.traffic.bytes_per_token == 2ULL * 16384 * 4);
     // at 10 Gb/s: 131072 x 8 / 1e10 s, plus 2 x 3.0 ms
     CHECK(r.traffic.seconds_per_token == Approx(131072.0 * 8 / 1e10 + 2 * 0.003));
-    const auto lines = rpc_launch_lines(r, {&m, &test::quant("Q4_K_M"), ""});
-    REQUIRE(lines.size() == 3);
-    CHECK(lines[0] == "# host 2: rpc-server --host 0.0.0.0 --port 50052");
-    CHECK(lines[2].rfind("llama-server ", 0) == 0);
-    CHECK(lines[2].find(" --rpc HOST2_IP:50052") != std::string::npos);
-    CHECK(lines[2].find(" -ngl 99") != std::string::npos);
+    const RpcLaunch l = rpc_launch(r, {&m, &test::quant("Q4_K_M"), ""});
+    CHECK(l.server_hosts == std::vector<std::size_t>{1});
+    CHECK(l.rpc_server_args == std::vector<std::string>{"--host", "0.0.0.0", "--port", "50052"});
+    const auto& a = l.llama_server_args;
+    REQUIRE(a.size() >= 2);
+    CHECK(a[a.size() - 2] == "--rpc");
+    CHECK(a.back() == "HOST2_IP:50052");
+    CHECK(std::find(a.begin(), a.end(), "-ngl") != a.end());
 }
 
 TEST_CASE("rpc: a 70B over three mixed machines, one of them CPU only") {
@@ -60,8 +61,8 @@ TEST_CASE("rpc: a 70B over three mixed machines, one of them CPU only") {
                        .value();
     REQUIRE(r.devices.hardware.gpus.size() == 4);
     CHECK(r.devices.device_host == std::vector<std::size_t>{1, 1, 2, 0});
-    const auto r3 = answer_rpc(m, test::quant("Q4_K_M"),
-                               hosts({"rtx-4090", "2x3090", "rtx-3090"}), llamacpp_at(8192))
+    const auto r3 = answer_rpc(m, test::quant("Q4_K_M"), hosts({"rtx-4090", "2x3090", "rtx-3090"}),
+                               llamacpp_at(8192))
                         .value();
     CHECK(r3.devices.device_host == std::vector<std::size_t>{1, 1, 2, 0});
     // four 24 GiB devices: 81 units, unit i on device floor(i x 4 / 81): 21, 20, 20, 19 + head
@@ -79,8 +80,8 @@ TEST_CASE("rpc: a 70B over three mixed machines, one of them CPU only") {
 
 TEST_CASE("rpc: a host without a GPU serves its RAM as one device") {
     const Model& m = test::model("llama-3.1-70b");
-    const auto r = answer_rpc(m, test::quant("Q4_K_M"), hosts({"rtx-4090", "rtx-3090"}),
-                              llamacpp_at(8192));
+    const auto r =
+        answer_rpc(m, test::quant("Q4_K_M"), hosts({"rtx-4090", "rtx-3090"}), llamacpp_at(8192));
     REQUIRE(r.has_value());
     Cluster c = hosts({"rtx-4090"});
     Host cpu;

@@ -134,9 +134,11 @@ TEST_CASE("untrusted input: output flags that conflict or cannot apply are refus
     check_refused({m, "--json", "--format", "csv"}, "--json and --format csv ask for two outputs");
     check_refused({m, "--quiet", "--format", "markdown"}, "--quiet and --format markdown");
     check_refused({"models", "--names", "--json"}, "--names prints ids only");
-    check_refused({m, "--engine", "vllm", "--gpu", "h100", "--format", "csv"},
-                  "--format csv is not available for --engine vllm");
-    check_refused({m, "--engine", "vllm", "--gpu", "h100", "--quiet"}, "--quiet is not available");
+    // vLLM and several hosts print every data format (cluster_cli_test.cpp), not the HTML page
+    check_refused({m, "--engine", "vllm", "--gpu", "h100", "--format", "html"},
+                  "--format html is the model page");
+    check_refused({m, "--host", "rtx-4090", "--host", "rtx-3090", "--format", "html"},
+                  "--format html is the model page");
     check_refused({"verify", kLlamaLog, "--format", "markdown"},
                   "--format markdown is not available for verify");
     check_refused({"verify", kLlamaLog, "--quiet"}, "--quiet is not available for verify");

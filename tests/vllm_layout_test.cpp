@@ -101,7 +101,7 @@ TEST_CASE("vllm: pipeline stages take the spare layers before the last") {
 TEST_CASE("vllm: tensor parallel sizes follow the heads") {
     const Model& llama = test::model("llama-3.1-70b");  // 64 heads, 8 KV heads
     CHECK(check_tensor_parallel(llama, 8).has_value());
-    CHECK(check_tensor_parallel(llama, 16).has_value());  // 16 % 8 == 0: KV heads copied
+    CHECK(check_tensor_parallel(llama, 16).has_value());       // 16 % 8 == 0: KV heads copied
     CHECK_FALSE(check_tensor_parallel(llama, 3).has_value());  // 64 % 3 != 0
     CHECK_FALSE(check_tensor_parallel(llama, 6).has_value());
 }

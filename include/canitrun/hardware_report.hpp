@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "canitrun/hardware_questions.hpp"
+#include "canitrun/serving.hpp"
 
 namespace canitrun {
 
@@ -19,6 +20,11 @@ struct HardwareReport {
     HardwareAnswer selected;
     std::optional<HardwareAnswer> best;        // best GGUF quantization at the context
     std::optional<std::uint64_t> max_context;  // the selected quantization, natively
+    // Under the llama.cpp rule on GPUs: the most users of the per-user context (the context
+    // over the sequences) the selected quantization serves natively, and with several
+    // sequences asked (--parallel, --users) the batched speed of the selected plan.
+    std::optional<ServingCapacity> serving;
+    std::optional<ServingSpeed> users_speed;
 };
 
 Result<HardwareReport> build_hardware_report(const Database& db, const Model& model,

@@ -17,7 +17,7 @@ struct Quant {
     std::string id;  // "Q4_K_M"
     std::string name;
     std::vector<std::string> aliases;
-    std::uint64_t bpw_e4 = 0;        // effective bits per weight x 10^4
+    std::uint64_t bpw_e4 = 0;  // effective bits per weight x 10^4
     // A checkpoint format's bits per weight in its quantized Linear layers (the embeddings and
     // norms stay BF16), x 10^4: vLLM's weights for any model. 0: bpw_e4 everywhere.
     std::uint64_t linear_bpw_e4 = 0;

@@ -62,8 +62,14 @@ struct RpcAnswer {
 Result<RpcAnswer> answer_rpc(const Model& model, const Quant& quant, const Cluster& cluster,
                              const PlanSettings& settings, const PlacementOptions& placement = {});
 
-// One line per host: `rpc-server --host 0.0.0.0 --port 50052` on hosts 2..n, then the
-// llama-server line on host 1 with --rpc HOST2_IP:50052,...
-std::vector<std::string> rpc_launch_lines(const RpcAnswer& rpc, const LaunchTarget& target);
+// What to start, as argument lists (the CLI joins them): `rpc-server --host 0.0.0.0 --port
+// 50052` on each host but the first, then llama-server on host 1 with the plan's flags and
+// --rpc HOST2_IP:50052,... (the addresses are the user's to fill in).
+struct RpcLaunch {
+    std::vector<std::size_t> server_hosts;  // hosts that run rpc-server
+    std::vector<std::string> rpc_server_args;
+    std::vector<std::string> llama_server_args;
+};
+RpcLaunch rpc_launch(const RpcAnswer& rpc, const LaunchTarget& target);
 
 }  // namespace canitrun

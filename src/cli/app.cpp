@@ -195,22 +195,19 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
     if (o.names && (o.json || format != "table")) {
         refuse("--names prints ids only", "leave out --json and --format, or --names");
     }
-    if (o.output == Format::html &&
-        (!model_command || engine_is_vllm(o.engine) || file_model(o) || o.model.empty())) {
+    if (o.output == Format::html && (!model_command || engine_is_vllm(o.engine) ||
+                                     o.hosts.size() >= 2 || file_model(o) || o.model.empty())) {
         refuse("--format html is the model page of a database model",
                "e.g. canitrun qwen3.5-35b-a3b --format html > qwen.html");
     }
     if (o.chart && (!model_command || verify)) {
         refuse("--chart draws the model page's KV chart", "leave it out of this command");
     }
-    const bool text_or_json_only =
-        verify || (model_command && (engine_is_vllm(o.engine) || file_model(o)));
+    const bool text_or_json_only = verify || (model_command && file_model(o));
     if (text_or_json_only &&
         (o.output == Format::csv || o.output == Format::markdown || o.output == Format::quiet)) {
         const std::string flag = o.quiet ? "--quiet" : "--format " + format;
-        const std::string what = verify                     ? "verify"
-                                 : engine_is_vllm(o.engine) ? "--engine " + o.engine.engine
-                                                            : "a model file";
+        const std::string what = verify ? "verify" : "a model file";
         refuse(flag + " is not available for " + what, "use the default table or --json");
     }
     if (!o.mmproj.empty()) {
@@ -258,6 +255,9 @@ const std::vector<FlagUse>& flag_uses() {
         {"--ngl", {C::model}},
         {"--n-cpu-moe", {C::model}},
         {"--ascii", {C::model}},
+        {"--users", {C::model, C::gpus}},
+        {"--host", {C::model}},
+        {"--link", {C::model}},
         {"--offline", {C::model, C::gpus, C::compare}},
         {"--timeout", {C::model, C::gpus, C::compare}},
     };
@@ -309,6 +309,8 @@ void check_flags_apply(const CLI::App& app, const CLI::App* sub, Command command
             applies = command == Command::compare || remote_model(o);
         }
         if (applies && flag == "--gpu-memory-utilization") applies = engine_is_vllm(o.engine);
+        // The link joins machines: one machine has none.
+        if (applies && flag == "--link") applies = o.hosts.size() >= 2;
         // RAM bandwidth sets the speed of what runs from RAM: a page without hardware has none.
         if (applies && flag == "--ram-bandwidth" &&
             (command == Command::model || command == Command::compare)) {
@@ -366,6 +368,18 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     app.add_option("--n-cpu-moe", o.hw.n_cpu_moe,
                    "Keep the routed experts of the first N layers in RAM (llama.cpp --n-cpu-moe)");
     add_engine_flags(app, o.engine);
+    app.add_option("--users", o.users,
+                   "Users served at once, each with --ctx tokens (llama-server --parallel N -c "
+                   "N x ctx; vLLM sequences)")
+        ->check(non_empty());
+    app.add_option("--host", o.hosts,
+                   "One machine of several, as its GPUs (and RAM): 8xh100-sxm, 2x3090:ram=128; "
+                   "repeat for each machine, the first runs the server (llama.cpp RPC, vLLM)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    app.add_option("--link", o.link,
+                   "Network between the --host machines in Gb/s (default 10, 10 Gb Ethernet)")
+        ->check(non_empty());
 
     CLI::App* gpus =
         app.add_subcommand("gpus", "List the GPUs that run a model, natively or with CPU offload");

@@ -13,6 +13,7 @@
 #include "canitrun/model_argument.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/report.hpp"
+#include "cluster_command.hpp"
 #include "compare_command.hpp"
 #include "csv_output.hpp"
 #include "data_views.hpp"
@@ -85,8 +86,31 @@ ReportOptions report_options(const Database& db, const Options& o) {
     if (!o.hw.ram.empty()) r.fit.ram_gb = ram_gb(o.hw.ram);
     if (!o.vram.empty()) r.vram_budget = need(parse_gb(o.vram));
     r.hardware = need(hardware_from_flags(db, o.hw));
+    if (o.hosts.size() == 1) {
+        // One --host is one machine: the plan of --gpu with that host's RAM.
+        if (r.hardware || !o.vram.empty()) {
+            throw Failure{Error{ErrorKind::bad_input, "--host names each machine's GPUs",
+                                "give the GPUs in --host and leave out --gpu and --vram"}};
+        }
+        r.hardware = cluster_from_flags(o).hosts.front().hardware;
+        if (!o.hw.ram_bandwidth.empty()) {
+            r.hardware->ram_bandwidth_gbps = need(parse_bandwidth(o.hw.ram_bandwidth));
+        }
+    }
     r.placement = need(placement_from_flags(o.hw));
     if (!engine_is_vllm(o.engine)) r.plan = need(plan_settings_from_flags(o.engine, r.estimate));
+    if (!o.users.empty() && !engine_is_vllm(o.engine)) {
+        // N users of C tokens: llama-server --parallel N -c N x C (serving.hpp).
+        if (o.engine.parallel != EngineFlags{}.parallel) {
+            throw Failure{Error{ErrorKind::bad_input,
+                                "--users and --parallel both set the sequences",
+                                "give --users N (each with --ctx tokens) or --parallel N"}};
+        }
+        const std::uint64_t users = need(parse_count(o.users, "--users", kLlamaMaxSequences));
+        r.plan = need(settings_for_users(r.plan, users, r.estimate.context));
+        r.estimate.context = r.plan.estimate.context;
+        r.context_explicit = true;
+    }
     if (!r.hardware && (!o.hw.ngl.empty() || !o.hw.n_cpu_moe.empty())) {
         throw Failure{Error{ErrorKind::bad_input, "--ngl and --n-cpu-moe place layers on GPUs",
                             "name the GPUs with --gpu, e.g. --gpu \"RTX 4090\" or --gpu auto"}};
@@ -102,13 +126,7 @@ ChartChoice chart_choice(const Options& o) {
 int run_model(std::ostream& out, const Options& o) {
     const Database& db = load_database(o);
     const Model* model = need(db.find_model(o.model));
-    if (engine_is_vllm(o.engine)) {
-        const EngineAnswer a = need(run_engine(
-            {&db, model, o.quant, o.ctx, o.hw.gpu, o.vram, o.output == Format::json, {}, {}},
-            o.engine));
-        out << a.text;
-        return a.exit_code;
-    }
+    if (cluster_question(o)) return run_cluster(out, o);
     const ReportOptions ro = report_options(db, o);
     const ModelReport report = need(build_model_report(db, *model, ro));
     Output output(o);

@@ -42,6 +42,9 @@ struct Options {
     std::string min_vram;
     std::string since;
     EngineFlags engine;
+    std::string users;               // --users N: N users of --ctx tokens each
+    std::vector<std::string> hosts;  // --host, one machine each
+    std::string link;                // --link Gbit/s between hosts
     // model files
     std::string mmproj;
     std::string log;

@@ -12,7 +12,6 @@
 #include "canitrun/name_match.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/tensor_layout.hpp"
-#include "canitrun/vllm_engine.hpp"
 #include "json_output.hpp"
 #include "table.hpp"
 
@@ -44,25 +43,6 @@ Result<Bytes> margin_bytes(const std::string& text) {
                     "give the MiB to keep free on every GPU, 0 to 1048576 (default 1024)");
     }
     return v << 20;
-}
-
-// "0.9" -> 90 (percent, two decimals at most)
-Result<std::uint64_t> utilization_pct(const std::string& text) {
-    const auto bad = [&] {
-        return fail(ErrorKind::bad_input, "bad --gpu-memory-utilization value '" + text + "'",
-                    "give a fraction in (0, 1], e.g. 0.9");
-    };
-    const auto dot = text.find('.');
-    const std::string whole = text.substr(0, dot);
-    std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
-    if (whole.size() > 1 || frac.size() > 2 || (whole.empty() && frac.empty())) return bad();
-    for (const char c : whole + frac) {
-        if (c < '0' || c > '9') return bad();
-    }
-    while (frac.size() < 2) frac += '0';
-    const std::uint64_t pct = (whole.empty() ? 0 : std::stoull(whole)) * 100 + std::stoull(frac);
-    if (pct == 0 || pct > 100) return bad();
-    return pct;
 }
 
 const char* device_name(Device d) {
@@ -206,59 +186,26 @@ Result<EngineAnswer> run_llamacpp(const EngineRequest& r, const EngineFlags& f, 
     return EngineAnswer{out.str(), fits ? kExitOk : kExitDoesNotFit};
 }
 
-Result<EngineAnswer> run_vllm(const EngineRequest& r, const EngineFlags& f, const Common& c) {
-    VllmOptions o;
-    o.context = c.context;
-    o.gpu_memory = c.vram;
-    auto pct = utilization_pct(f.gpu_memory_utilization);
-    if (!pct) return std::unexpected(pct.error());
-    o.gpu_memory_utilization_pct = *pct;
-    const Quant* q = c.quant;
-    if (r.quant.empty()) {
-        auto bf16 = r.db->find_quant("BF16");
-        if (!bf16) return std::unexpected(bf16.error());
-        q = *bf16;
-    }
-    auto v = estimate_vllm(*r.model, *q, o);
-    if (!v) return std::unexpected(v.error());
-    const bool fits = v->max_sequences >= 1;
-    std::ostringstream out;
-    if (r.json) {
-        json doc = {{"engine", "vllm"},
-                    {"model", r.model->id},
-                    {"quant", q->id},
-                    {"context", c.context},
-                    {"gpu_memory_bytes", o.gpu_memory},
-                    {"gpu_memory_utilization_percent", o.gpu_memory_utilization_pct},
-                    {"budget_bytes", v->budget},
-                    {"kv_pool_bytes", v->kv_pool},
-                    {"block_size", o.block_size},
-                    {"page_bytes", v->page_bytes},
-                    {"per_sequence_fixed_bytes", v->per_sequence_fixed},
-                    {"max_context_one_sequence", v->max_context_one_seq},
-                    {"max_sequences_at_context", v->max_sequences},
-                    {"estimate", {{"terms", estimate_json(v->estimate)}}},
-                    {"fits", fits},
-                    {"units", "bytes"}};
-        out << doc.dump(2) << "\n";
-    } else {
-        out << r.model->name << " at " << q->id << ", " << format_context(c.context)
-            << " context: vLLM profile, gpu_memory_utilization " << o.gpu_memory_utilization_pct
-            << " % of " << format_gib(o.gpu_memory) << "\n\n";
-        write_terms(out, v->estimate);
-        char page[32];
-        std::snprintf(page, sizeof page, "%.2f MiB",
-                      static_cast<double>(v->page_bytes) / (1024.0 * 1024.0));
-        out << "\n  KV pool " << format_gb(v->kv_pool) << " in " << o.block_size
-            << "-token pages of " << page << "\n";
-        out << "  longest context for 1 sequence: " << format_thousands(v->max_context_one_seq)
-            << " tokens\n";
-        out << "  sequences at " << format_context(c.context) << ": " << v->max_sequences << "\n";
-    }
-    return EngineAnswer{out.str(), fits ? kExitOk : kExitDoesNotFit};
-}
-
 }  // namespace
+
+// "0.9" -> 90 (percent, two decimals at most)
+Result<std::uint64_t> utilization_pct(const std::string& text) {
+    const auto bad = [&] {
+        return fail(ErrorKind::bad_input, "bad --gpu-memory-utilization value '" + text + "'",
+                    "give a fraction in (0, 1], e.g. 0.9");
+    };
+    const auto dot = text.find('.');
+    const std::string whole = text.substr(0, dot);
+    std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
+    if (whole.size() > 1 || frac.size() > 2 || (whole.empty() && frac.empty())) return bad();
+    for (const char c : whole + frac) {
+        if (c < '0' || c > '9') return bad();
+    }
+    while (frac.size() < 2) frac += '0';
+    const std::uint64_t pct = (whole.empty() ? 0 : std::stoull(whole)) * 100 + std::stoull(frac);
+    if (pct == 0 || pct > 100) return bad();
+    return pct;
+}
 
 Result<bool> engine_is_quick(const EngineFlags& f) {
     const std::string e = to_lower(f.engine);
@@ -330,11 +277,9 @@ Result<EngineAnswer> run_engine(const EngineRequest& r, const EngineFlags& f) {
     auto c = common(r);
     if (!c) return std::unexpected(c.error());
     if (to_lower(f.engine) == "vllm") {
-        if (r.file_tensors) {
-            return fail(ErrorKind::bad_input, "--engine vllm loads checkpoints, not GGUF files",
-                        "use --engine llama.cpp for a GGUF file");
-        }
-        return run_vllm(r, f, *c);
+        // vLLM is its own view of database models (vllm_view.cpp); files are GGUF here.
+        return fail(ErrorKind::bad_input, "--engine vllm loads checkpoints, not GGUF files",
+                    "use --engine llama.cpp for a GGUF file");
     }
     return run_llamacpp(r, f, *c);
 }

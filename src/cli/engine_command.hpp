@@ -23,6 +23,9 @@ struct EngineFlags {
     std::string margin = "1024";  // MiB kept free on every GPU (llama.cpp's fitting target)
 };
 
+// --gpu-memory-utilization "0.9" -> 90 (percent, two decimals at most), in (0, 1].
+Result<std::uint64_t> utilization_pct(const std::string& text);
+
 // True when --engine asks for the default page rule.
 Result<bool> engine_is_quick(const EngineFlags& flags);
 

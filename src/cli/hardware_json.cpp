@@ -53,11 +53,25 @@ json hardware_answer_json(const HardwareAnswer& a, const Hardware& hardware) {
             {"speed", speed_json(a, hardware)}};
 }
 
+json serving_speed_json(const ServingSpeed& s) {
+    return {{"users", s.users},
+            {"per_user_tokens_per_s", s.per_user_tokens_per_s},
+            {"total_tokens_per_s", s.total_tokens_per_s},
+            {"compute_bound", s.compute_bound}};
+}
+
 json hardware_report_json(const Model& model, const HardwareReport& r) {
     json out = {{"hardware", hardware_json(r.hardware)},
                 {"selected", hardware_answer_json(r.selected, r.hardware)},
                 {"best", r.best ? hardware_answer_json(*r.best, r.hardware) : json(nullptr)},
                 {"max_context", r.max_context ? json(*r.max_context) : json(nullptr)}};
+    if (r.users_speed) out["users_speed"] = serving_speed_json(*r.users_speed);
+    if (r.serving) {
+        out["serving"] = {{"per_user_context", r.serving->per_user_context},
+                          {"max_users", r.serving->max_users},
+                          {"speed", r.serving->max_users > 0 ? serving_speed_json(r.serving->speed)
+                                                             : json(nullptr)}};
+    }
     if (r.selected.plan.kind != PlanKind::none && r.selected.quant->format == "gguf") {
         out["llama_cpp_command"] =
             fitted_llama_command(model, r.selected, r.hardware, r.model_file);

@@ -13,11 +13,6 @@
 namespace canitrun::cli {
 namespace {
 
-std::string device_label(const Hardware& h, std::size_t i) {
-    const GpuDevice& d = h.gpus[i];
-    return fmt::format("GPU {}  {}", i, d.gpu != nullptr ? d.gpu->short_name : d.name);
-}
-
 std::string memory_label(const Hardware& h) {
     std::string gpus = h.gpus.empty() ? "no GPU" : describe_gpus(h.gpus);
     return gpus + " + " + format_gb(h.ram) + " RAM";
@@ -71,6 +66,31 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
 
 }  // namespace
 
+void write_plan(std::ostream& out, const HardwareAnswer& a, const Hardware& h,
+                const std::vector<std::string>& labels) {
+    const Placement& p = a.plan.placement;
+    const Tone tone = a.plan.kind == PlanKind::native ? Tone::good
+                      : a.plan.kind == PlanKind::none ? Tone::bad
+                                                      : Tone::warn;
+    out << "  " << paint(out, tone, plan_sentence(a, h)) << "\n";
+    Table t({"Device", "Layers", "Weights", "KV cache", "Buffers", "Total", "Memory", ""},
+            {false, true, true, true, true, true, true, false});
+    for (std::size_t i = 0; i < p.gpus.size(); ++i) {
+        add_share_row(t, i < labels.size() ? labels[i] : device_label(h, i), p.gpus[i]);
+    }
+    if (p.ram.total() > 0 || h.gpus.empty()) {
+        add_share_row(t, labels.size() > p.gpus.size() ? labels[p.gpus.size()] : "System RAM",
+                      p.ram, p.cpu_moe_layers);
+    }
+    out << "\n";
+    t.write(out, "  ");
+}
+
+std::string device_label(const Hardware& h, std::size_t i) {
+    const GpuDevice& d = h.gpus[i];
+    return fmt::format("GPU {}  {}", i, d.gpu != nullptr ? d.gpu->short_name : d.name);
+}
+
 std::string format_rate(double tokens_per_s) {
     if (tokens_per_s >= 10) return fmt::format("{:.0f} tokens/s", tokens_per_s);
     return fmt::format("{:.1f} tokens/s", tokens_per_s);
@@ -92,27 +112,45 @@ std::string fitted_llama_command(const Model& model, const HardwareAnswer& answe
                                                           &answer.plan.placement));
 }
 
+// Several users: what the asked sequences decode at, and how many users of this context fit.
+void write_serving(std::ostream& out, const HardwareReport& r) {
+    const std::uint64_t n_seq = r.selected.settings.n_seq;
+    if (r.users_speed && r.users_speed->per_user_tokens_per_s > 0) {
+        out << "  " << n_seq << " users at once, caches full: about "
+            << format_rate(r.users_speed->per_user_tokens_per_s) << " each, "
+            << format_rate(r.users_speed->total_tokens_per_s) << " in all"
+            << (r.users_speed->compute_bound ? " (compute-bound)" : "")
+            << " (batched estimate, no measured band)\n";
+    }
+    if (!r.serving) return;
+    const ServingCapacity& c = r.serving.value();
+    const std::string each = format_thousands(c.per_user_context) + " tokens each";
+    if (c.max_users == 0) {
+        out << "  Serving: not one user of " << each << " without offload\n";
+        return;
+    }
+    out << "  Serving: up to " << c.max_users << (c.max_users == 1 ? " user" : " users") << " of "
+        << each << " without offload (--parallel " << c.max_users << " -c "
+        << c.max_users * c.per_user_context << ")";
+    if (c.max_users == kLlamaMaxSequences) out << ", llama.cpp's most";
+    if (c.speed.per_user_tokens_per_s > 0) {
+        out << ": about " << format_rate(c.speed.per_user_tokens_per_s) << " each, "
+            << format_rate(c.speed.total_tokens_per_s) << " in all";
+    }
+    out << "\n";
+}
+
 void write_hardware_section(std::ostream& out, const Model& model, const Quant& quant,
                             const EstimateOptions& options, const HardwareReport& r) {
     const Hardware& h = r.hardware;
     const HardwareAnswer& a = r.selected;
-    const Placement& p = a.plan.placement;
+    const std::uint64_t n_seq = std::max<std::uint64_t>(a.settings.n_seq, 1);
+    const std::string tokens = n_seq > 1 ? fmt::format("{} sequences of {} tokens", n_seq,
+                                                       format_thousands(options.context / n_seq))
+                                         : format_thousands(options.context) + " tokens";
     out << "\n"
-        << heading(out, "On " + memory_label(h) + ": " + quant.id + " at " +
-                            format_thousands(options.context) + " tokens")
-        << "\n";
-    const Tone tone = a.plan.kind == PlanKind::native ? Tone::good
-                      : a.plan.kind == PlanKind::none ? Tone::bad
-                                                      : Tone::warn;
-    out << "  " << paint(out, tone, plan_sentence(a, h)) << "\n";
-
-    Table t({"Device", "Layers", "Weights", "KV cache", "Buffers", "Total", "Memory", ""},
-            {false, true, true, true, true, true, true, false});
-    for (std::size_t i = 0; i < p.gpus.size(); ++i) add_share_row(t, device_label(h, i), p.gpus[i]);
-    if (p.ram.total() > 0 || h.gpus.empty())
-        add_share_row(t, "System RAM", p.ram, p.cpu_moe_layers);
-    out << "\n";
-    t.write(out, "  ");
+        << heading(out, "On " + memory_label(h) + ": " + quant.id + " at " + tokens) << "\n";
+    write_plan(out, a, h);
 
     if (a.plan.kind != PlanKind::none && a.speed.decode_tokens_per_s > 0) {
         write_speed(out, a, h);
@@ -140,6 +178,7 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
     } else {
         out << "  " << quant.id << " does not fit without offload at any context.\n";
     }
+    write_serving(out, r);
     if (a.plan.kind != PlanKind::none && quant.format == "gguf") {
         out << "  llama.cpp: " << fitted_llama_command(model, a, h, r.model_file) << "\n";
     }

@@ -14,6 +14,14 @@ namespace canitrun::cli {
 void write_hardware_section(std::ostream& out, const Model& model, const Quant& quant,
                             const EstimateOptions& options, const HardwareReport& report);
 
+// The plan's sentence and its per-device table; `labels` names the devices (one per GPU, then
+// RAM) where the default "GPU 0  RTX 4090" / "System RAM" would not say enough.
+void write_plan(std::ostream& out, const HardwareAnswer& answer, const Hardware& hardware,
+                const std::vector<std::string>& labels = {});
+
+// "GPU 0  RTX 4090"
+std::string device_label(const Hardware& hardware, std::size_t index);
+
 void write_system(std::ostream& out, const DetectedSystem& system, const Hardware& hardware);
 
 void write_model_fits(std::ostream& out, const Hardware& hardware, const EstimateOptions& options,

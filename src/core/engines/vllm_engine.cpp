@@ -84,8 +84,8 @@ KvShare kv_share(const Model& m, const LayerGroup& g, std::uint64_t tp) {
 }
 
 struct StageKv {
-    Bytes page = 0;       // per block of the stage's growing layers
-    Bytes fixed = 0;      // per sequence: recurrent state, sliding pages
+    Bytes page = 0;        // per block of the stage's growing layers
+    Bytes fixed = 0;       // per sequence: recurrent state, sliding pages
     Bytes kv_weights = 0;  // K/V projection copies when T > kv_heads
 };
 
@@ -167,15 +167,13 @@ Result<bool> check_tensor_parallel(const Model& model, std::uint64_t tp) {
                         " rows) to divide by the tensor parallel size (" + std::to_string(tp) +
                         ")");
     }
-    const bool mla = std::ranges::any_of(model.arch.layer_groups, [](const LayerGroup& g) {
-        return g.kind == LayerKind::mla;
-    });
+    const bool mla = std::ranges::any_of(
+        model.arch.layer_groups, [](const LayerGroup& g) { return g.kind == LayerKind::mla; });
     const std::uint64_t kv = a.kv_heads;
     if (!mla && kv != 0 && (kv >= tp ? kv % tp != 0 : tp % kv != 0)) {
-        return fail(ErrorKind::bad_input,
-                    "vLLM needs the KV heads (" + std::to_string(kv) +
-                        ") and the tensor parallel size (" + std::to_string(tp) +
-                        ") to divide one by the other");
+        return fail(ErrorKind::bad_input, "vLLM needs the KV heads (" + std::to_string(kv) +
+                                              ") and the tensor parallel size (" +
+                                              std::to_string(tp) + ") to divide one by the other");
     }
     return true;
 }
@@ -193,10 +191,10 @@ Result<Bytes> checkpoint_weight_bytes(const Model& model, const Quant& q) {
     const bool checkpoint =
         q.format == "safetensors" || q.id == "FP16" || q.id == "BF16" || q.id == "FP32";
     if (!checkpoint) {
-        return fail(ErrorKind::bad_input,
-                    "--engine vllm loads checkpoints, not the " + q.format + " quantization " +
-                        q.id,
-                    "use --quant BF16, FP16, FP8, NVFP4, AWQ or GPTQ");
+        return fail(
+            ErrorKind::bad_input,
+            "--engine vllm loads checkpoints, not the " + q.format + " quantization " + q.id,
+            "use --quant BF16, FP16, FP8, NVFP4, AWQ or GPTQ");
     }
     try {
         if (q.linear_bpw_e4 == 0) {
@@ -277,9 +275,9 @@ Result<VllmEstimate> estimate_vllm(const Model& model, const Quant& quant, const
         r.max_num_seqs = o.max_num_seqs;
         const std::vector<std::uint64_t> params = layer_params(model);
         const std::vector<std::uint64_t> split = pipeline_layers(a.layers, o.pipeline_parallel);
-        const Bytes ffn_act = checked::mul(
-            checked::mul(o.max_num_batched_tokens, kBf16),
-            checked::add(checked::mul(2, cdiv(ffn_width(model), tp)), checked::mul(4, a.hidden_size)));
+        const Bytes ffn_act = checked::mul(checked::mul(o.max_num_batched_tokens, kBf16),
+                                           checked::add(checked::mul(2, cdiv(ffn_width(model), tp)),
+                                                        checked::mul(4, a.hidden_size)));
         const Bytes logits = checked::mul(256ULL * 4, a.vocab_size);
         std::uint64_t first = 0;
         std::uint64_t best_tokens = UINT64_MAX;

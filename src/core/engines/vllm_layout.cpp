@@ -26,6 +26,7 @@ Result<bool> check_vllm_devices(const Cluster& cluster) {
                         "give each host its GPUs, e.g. --host 8xh100-sxm");
         }
         for (const GpuDevice& d : gpus) {
+            if (d.gpu == nullptr) continue;  // a --vram budget, taken as a CUDA GPU
             const std::string vendor = d.gpu ? d.gpu->vendor : "";
             if (vendor != "nvidia" && vendor != "amd") {
                 return fail(ErrorKind::bad_input,
@@ -149,7 +150,8 @@ std::vector<std::string> vllm_launch_lines(const Model& model, const Quant& quan
     if (q == "fp8" || q == "awq" || q == "gptq" || q == "nvfp4") {
         serve += " --quantization " + (q == "nvfp4" ? std::string("modelopt_fp4") : q);
     }
-    if (o.tensor_parallel > 1) serve += " --tensor-parallel-size " + std::to_string(o.tensor_parallel);
+    if (o.tensor_parallel > 1)
+        serve += " --tensor-parallel-size " + std::to_string(o.tensor_parallel);
     if (o.pipeline_parallel > 1) {
         serve += " --pipeline-parallel-size " + std::to_string(o.pipeline_parallel);
     }

@@ -128,11 +128,13 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
     r.model = &model;
     r.quant = options.quant ? options.quant : db.recommended_quant();
     r.options = options.estimate;
-    if (!options.context_explicit && model.context_native > 0) {
+    if (!options.context_explicit && model.context_native > 0 && options.plan.n_seq <= 1) {
         r.options.context = std::min(r.options.context, model.context_native);
     }
     r.fit = options.fit;
-    auto status = check_context(model, r.options.context);
+    // With several sequences each gets n_ctx / n_seq cells: that is what the window bounds.
+    auto status =
+        check_context(model, r.options.context / std::max<std::uint64_t>(options.plan.n_seq, 1));
     if (!status) return std::unexpected(status.error());
     r.context_status = *status;
     const PlanSettings s = settings_for(model, r, options, r.rule_note);

@@ -1,7 +1,7 @@
 #include "canitrun/cluster.hpp"
 
-#include "canitrun/parse.hpp"
 #include "canitrun/name_match.hpp"
+#include "canitrun/parse.hpp"
 
 namespace canitrun {
 
@@ -20,7 +20,8 @@ Result<Host> parse_host(const Database& db, const std::string& spec, Bytes defau
         gpus = spec.substr(0, colon);
         const std::string rest = spec.substr(colon + 1);
         if (rest.rfind("ram=", 0) != 0) {
-            return fail(ErrorKind::bad_input, "unknown host setting '" + rest + "' in '" + spec + "'",
+            return fail(ErrorKind::bad_input,
+                        "unknown host setting '" + rest + "' in '" + spec + "'",
                         "write a host as GPUS or GPUS:ram=GB, e.g. 2x3090:ram=128");
         }
         auto ram = parse_gb(rest.substr(4));

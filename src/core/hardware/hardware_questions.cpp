@@ -87,7 +87,10 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
     if (base.weights() > hardware.gpu_memory() && !hardware.gpus.empty()) {
         return std::optional<std::uint64_t>{};
     }
-    const std::uint64_t longest = longest_supported_context(model) / kContextStep;
+    // Each of n sequences may reach the window: n_ctx is their sum.
+    const std::uint64_t longest =
+        checked::mul(longest_supported_context(model), std::max<std::uint64_t>(settings.n_seq, 1)) /
+        kContextStep;
     const auto fits_at = [&](std::uint64_t steps) -> Result<bool> {
         o.estimate.context = steps * kContextStep;
         auto parts = plan_parts_at_context(base, model, o);

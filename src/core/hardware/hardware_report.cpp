@@ -1,5 +1,7 @@
 #include "canitrun/hardware_report.hpp"
 
+#include <algorithm>
+
 namespace canitrun {
 
 std::vector<const Quant*> llama_cpp_quants(const Database& db) {
@@ -25,6 +27,19 @@ Result<HardwareReport> build_hardware_report(const Database& db, const Model& mo
     auto longest = max_native_context(model, quant, hardware, settings);
     if (!longest) return std::unexpected(longest.error());
     r.max_context = *longest;
+    if (r.selected.settings.rule == Rule::llamacpp && !hardware.gpus.empty()) {
+        PlanSettings one = r.selected.settings;
+        one.n_seq = 1;
+        one.estimate.context =
+            settings.estimate.context / std::max<std::uint64_t>(settings.n_seq, 1);
+        // A model the capacity search cannot plan (no layout) has no serving answer; the rest
+        // of the report stands.
+        if (auto cap = llamacpp_capacity(model, quant, hardware, one)) r.serving = std::move(*cap);
+        if (settings.n_seq > 1 && r.selected.plan.kind != PlanKind::none) {
+            r.users_speed = batched_decode(model, quant, r.selected.plan.placement, hardware,
+                                           settings.estimate.context, settings.n_seq);
+        }
+    }
     return r;
 }
 

@@ -102,10 +102,9 @@ Result<RpcAnswer> answer_rpc(const Model& model, const Quant& quant, const Clust
         s.decode_at_context = slower(*s.decode_at_context, r.traffic.seconds_per_token);
     }
     if (s.prefill_tokens_per_s && settings.ubatch > 0) {
-        const double per_token =
-            transfer_seconds(r.traffic.bytes_per_token, cluster.link_gbits) +
-            static_cast<double>(r.traffic.transfers) * kRpcTransferSeconds /
-                static_cast<double>(settings.ubatch);
+        const double per_token = transfer_seconds(r.traffic.bytes_per_token, cluster.link_gbits) +
+                                 static_cast<double>(r.traffic.transfers) * kRpcTransferSeconds /
+                                     static_cast<double>(settings.ubatch);
         s.prefill_tokens_per_s = slower(*s.prefill_tokens_per_s, per_token);
     }
     // The measured bands were earned without a network; they do not cover this.
@@ -116,28 +115,25 @@ Result<RpcAnswer> answer_rpc(const Model& model, const Quant& quant, const Clust
     return r;
 }
 
-std::vector<std::string> rpc_launch_lines(const RpcAnswer& rpc, const LaunchTarget& target) {
-    std::vector<std::string> lines;
+RpcLaunch rpc_launch(const RpcAnswer& rpc, const LaunchTarget& target) {
+    RpcLaunch l;
     std::size_t hosts = 1;
     for (std::size_t h : rpc.devices.device_host) hosts = std::max(hosts, h + 1);
+    const std::string port = std::to_string(kRpcPort);
+    l.rpc_server_args = {"--host", "0.0.0.0", "--port", port};
     std::string servers;
     for (std::size_t h = 1; h < hosts; ++h) {
-        const std::string port = std::to_string(kRpcPort);
-        lines.push_back("# host " + std::to_string(h + 1) +
-                        ": rpc-server --host 0.0.0.0 --port " + port);
+        l.server_hosts.push_back(h);
         servers += (servers.empty() ? "" : ",") + std::string("HOST") + std::to_string(h + 1) +
                    "_IP:" + port;
     }
-    std::string line = "llama-server";
-    for (const std::string& a : llama_server_args(target, rpc.answer.settings,
-                                                  &rpc.devices.hardware,
-                                                  &rpc.answer.plan.placement)) {
-        line += " " + (a.find(' ') == std::string::npos ? a : "'" + a + "'");
+    l.llama_server_args = llama_server_args(target, rpc.answer.settings, &rpc.devices.hardware,
+                                            &rpc.answer.plan.placement);
+    if (!servers.empty()) {
+        l.llama_server_args.emplace_back("--rpc");
+        l.llama_server_args.push_back(servers);
     }
-    if (!servers.empty()) line += " --rpc " + servers;
-    if (hosts > 1) lines.push_back("# then on host 1:");
-    lines.push_back(line);
-    return lines;
+    return l;
 }
 
 }  // namespace canitrun

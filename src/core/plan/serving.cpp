@@ -44,8 +44,7 @@ ServingSpeed batched_decode(const Model& model, const Quant& quant, const Placem
     r.users = users;
     if (users == 0 || total_context == 0) return r;
     // Every cell full: one step reads the weights and all the users' caches.
-    SpeedWork work =
-        speed_work(model, quant, placement, total_context, {total_context - 1, 1});
+    SpeedWork work = speed_work(model, quant, placement, total_context, {total_context - 1, 1});
     const double factor = expert_factor(model, users);
     for (std::size_t d = 0; d < work.gpus.size() && d < placement.gpus.size(); ++d) {
         work.gpus[d].read_bytes +=

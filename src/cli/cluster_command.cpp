@@ -1,0 +1,201 @@
+#include "cluster_command.hpp"
+
+#include "app.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "canitrun/fit.hpp"
+#include "canitrun/format.hpp"
+#include "canitrun/parse.hpp"
+#include "canitrun/rpc_plan.hpp"
+#include "canitrun/serving.hpp"
+#include "canitrun/vllm_layout.hpp"
+#include "csv_output.hpp"
+#include "data_views.hpp"
+#include "engine_command.hpp"
+#include "hardware_json.hpp"
+#include "hardware_text.hpp"
+#include "speed_text.hpp"
+#include "style.hpp"
+#include "table.hpp"
+
+namespace canitrun::cli {
+namespace {
+
+using json = nlohmann::json;
+
+Bytes default_ram(const Options& o) {
+    return o.hw.ram.empty() ? kDefaultRamGb * kGB : need(parse_gb(o.hw.ram));
+}
+
+std::string link_words(const Cluster& c) {
+    return fmt::format("{:g} Gb/s link{}", c.link_gbits,
+                       c.link_gbits == kDefaultLinkGbits ? " (10 Gb Ethernet, the default)" : "");
+}
+
+// ---- llama.cpp RPC ----
+
+struct RpcView {
+    const Model* model = nullptr;
+    Cluster cluster;
+    RpcAnswer rpc;
+    RpcLaunch launch;
+};
+
+std::vector<std::string> rpc_labels(const RpcView& v) {
+    std::vector<std::string> labels;
+    const Hardware& h = v.rpc.devices.hardware;
+    for (std::size_t i = 0; i < h.gpus.size(); ++i) {
+        labels.push_back(fmt::format("host {}  {}", v.rpc.devices.device_host[i] + 1,
+                                     device_label(h, i)));
+    }
+    labels.push_back("host 1  System RAM");
+    return labels;
+}
+
+void write_rpc_text(std::ostream& out, const RpcView& v) {
+    const HardwareAnswer& a = v.rpc.answer;
+    const std::uint64_t n_seq = std::max<std::uint64_t>(a.settings.n_seq, 1);
+    out << heading(out, fmt::format("{} at {}, {} tokens{}: {} hosts over llama.cpp RPC",
+                                    v.model->name, a.quant->id,
+                                    format_thousands(a.settings.estimate.context / n_seq),
+                                    n_seq > 1 ? fmt::format(" x {} users", n_seq) : "",
+                                    v.cluster.hosts.size()))
+        << "\n";
+    for (std::size_t h = 0; h < v.cluster.hosts.size(); ++h) {
+        out << "  " << describe_host(v.cluster, h) << (h == 0 ? ", runs llama-server" : "")
+            << ": holds " << format_gb(v.rpc.host_bytes[h]) << "\n";
+    }
+    out << "\n";
+    write_plan(out, a, v.rpc.devices.hardware, rpc_labels(v));
+    const RpcTraffic& t = v.rpc.traffic;
+    out << fmt::format(
+        "\n  Network: {} transfer{} per token ({} bytes) over the {}: {:.1f} ms per token\n",
+        t.transfers, t.transfers == 1 ? "" : "s", format_thousands(t.bytes_per_token),
+        link_words(v.cluster), t.seconds_per_token * 1e3);
+    if (a.plan.kind != PlanKind::none && a.speed.decode_tokens_per_s > 0) {
+        write_speed(out, a, v.rpc.devices.hardware);
+        out << "  The network's share is an assumption from one measurement (llama.cpp PR #6829, "
+               "1 Gb Ethernet): docs/SPEED.md\n";
+    }
+    if (a.plan.kind == PlanKind::none) return;
+    out << "\n  Start it:\n";
+    for (std::size_t h : v.launch.server_hosts) {
+        out << "    on host " << h + 1 << ": rpc-server " << shell_join(v.launch.rpc_server_args)
+            << "\n";
+    }
+    out << "    on host 1: llama-server " << shell_join(v.launch.llama_server_args) << "\n";
+}
+
+json rpc_json(const RpcView& v) {
+    json hosts = json::array();
+    for (std::size_t h = 0; h < v.cluster.hosts.size(); ++h) {
+        hosts.push_back({{"spec", v.cluster.hosts[h].spec},
+                         {"hardware", hardware_json(v.cluster.hosts[h].hardware)},
+                         {"holds_bytes", v.rpc.host_bytes[h]}});
+    }
+    json commands = json::array();
+    for (std::size_t h : v.launch.server_hosts) {
+        commands.push_back({{"host", h + 1},
+                            {"command", "rpc-server " + shell_join(v.launch.rpc_server_args)}});
+    }
+    commands.push_back(
+        {{"host", 1}, {"command", "llama-server " + shell_join(v.launch.llama_server_args)}});
+    const RpcTraffic& t = v.rpc.traffic;
+    return {{"engine", "llama.cpp-rpc"},
+            {"model", v.model->id},
+            {"link_gbits", v.cluster.link_gbits},
+            {"hosts", hosts},
+            {"device_hosts", v.rpc.devices.device_host},
+            {"plan", hardware_answer_json(v.rpc.answer, v.rpc.devices.hardware)},
+            {"network",
+             {{"transfers_per_token", t.transfers},
+              {"bytes_per_token", t.bytes_per_token},
+              {"seconds_per_token", t.seconds_per_token}}},
+            {"fits", v.rpc.answer.plan.kind == PlanKind::native},
+            {"commands", commands},
+            {"units", "bytes"}};
+}
+
+void write_rpc_csv(std::ostream& out, const RpcView& v) {
+    CsvWriter csv(out, {"host", "device", "layers", "output", "weights_bytes", "kv_cache_bytes",
+                        "total_bytes", "capacity_bytes", "fits"});
+    const Placement& p = v.rpc.answer.plan.placement;
+    const Hardware& h = v.rpc.devices.hardware;
+    for (std::size_t i = 0; i < p.gpus.size(); ++i) {
+        const Share& s = p.gpus[i];
+        csv.row({std::to_string(v.rpc.devices.device_host[i] + 1), h.gpus[i].name,
+                 std::to_string(s.layers), s.output ? "true" : "false", std::to_string(s.weights),
+                 std::to_string(s.kv_cache), std::to_string(s.total()),
+                 std::to_string(s.capacity), s.fits() ? "true" : "false"});
+    }
+    csv.row({"1", "System RAM", std::to_string(p.ram.layers), p.ram.output ? "true" : "false",
+             std::to_string(p.ram.weights), std::to_string(p.ram.kv_cache),
+             std::to_string(p.ram.total()), std::to_string(p.ram.capacity),
+             p.ram.fits() ? "true" : "false"});
+}
+
+int run_rpc(std::ostream& out, const Options& o, const Model& model, Cluster cluster) {
+    const Database& db = load_database(o);
+    ReportOptions ro = report_options(db, o);
+    const Quant& quant = ro.quant ? *ro.quant : *db.recommended_quant();
+    need(require_loadable(ro.plan, quant));
+    std::string note;
+    const PlanSettings settings = settings_for_model(model, ro.plan, &note);
+    RpcView v{&model, std::move(cluster), {}, {}};
+    v.rpc = need(answer_rpc(model, quant, v.cluster, settings, ro.placement));
+    v.launch = rpc_launch(v.rpc, {&model, &quant, ""});
+    Output output(o);
+    const bool fits = v.rpc.answer.plan.kind == PlanKind::native;
+    const DataViews views{[&] { return rpc_json(v); },
+                          [&](std::ostream& csv) { write_rpc_csv(csv, v); },
+                          [&] {
+                              return std::vector<std::string>{
+                                  fits ? "fits" : plan_kind_name(v.rpc.answer.plan.kind)};
+                          }};
+    if (!write_data_view(output.text, views)) {
+        if (!note.empty()) output.text << note << "\n\n";
+        write_rpc_text(output.text, v);
+    }
+    output.print(out);
+    return fits ? kExitOk : kExitDoesNotFit;
+}
+
+}  // namespace
+
+Cluster cluster_from_flags(const Options& o) {
+    const Database& db = load_database(o);
+    Cluster c;
+    if (!o.link.empty()) c.link_gbits = need(parse_link_gbits(o.link));
+    if (o.hosts.size() > kMaxHosts) {
+        throw Failure{Error{ErrorKind::bad_input,
+                            std::to_string(o.hosts.size()) + " hosts are more than canitrun plans",
+                            "give at most " + std::to_string(kMaxHosts) + " --host"}};
+    }
+    for (const std::string& spec : o.hosts) c.hosts.push_back(need(parse_host(db, spec, default_ram(o))));
+    return c;
+}
+
+bool cluster_question(const Options& o) {
+    return o.hosts.size() >= 2 || engine_is_vllm(o.engine);
+}
+
+int run_cluster(std::ostream& out, const Options& o) {
+    const Database& db = load_database(o);
+    if (!o.hosts.empty() && (!o.hw.gpu.empty() || !o.vram.empty())) {
+        throw Failure{Error{ErrorKind::bad_input, "--host names each machine's GPUs",
+                            "give the GPUs in --host and leave out --gpu and --vram"}};
+    }
+    const Model* model = need(db.find_model(o.model));
+    const Cluster cluster = cluster_from_flags(o);
+    if (engine_is_vllm(o.engine)) return run_vllm_view(out, o, *model, cluster);
+    if (need(engine_is_quick(o.engine))) {
+        throw Failure{Error{ErrorKind::bad_input, "--engine quick plans one machine",
+                            "use --engine llama.cpp (the default, over RPC) or vllm"}};
+    }
+    return run_rpc(out, o, *model, cluster);
+}
+
+}  // namespace canitrun::cli

@@ -1,0 +1,221 @@
+// --engine vllm: the layout choose_vllm_layout picks over the hosts (or the one machine of
+// --gpu / --vram), as text, JSON, CSV or one line.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "canitrun/format.hpp"
+#include "canitrun/parse.hpp"
+#include "canitrun/serving.hpp"
+#include "canitrun/vllm_layout.hpp"
+#include "app.hpp"
+#include "cluster_command.hpp"
+#include "csv_output.hpp"
+#include "data_views.hpp"
+#include "engine_command.hpp"
+#include "json_output.hpp"
+#include "style.hpp"
+#include "table.hpp"
+
+namespace canitrun::cli {
+namespace {
+
+using json = nlohmann::json;
+
+struct VllmView {
+    const Model* model = nullptr;
+    const Quant* quant = nullptr;
+    Cluster cluster;
+    VllmLayout layout;
+    std::uint64_t users = 0;  // --users; 0 when not asked
+    bool fits() const {
+        return layout.fits && layout.estimate.max_sequences >= std::max<std::uint64_t>(users, 1);
+    }
+};
+
+// --gpu or --vram as the one host vLLM runs on.
+Cluster one_machine(const Options& o) {
+    Cluster c;
+    Host h;
+    if (!o.vram.empty()) {
+        GpuDevice d;
+        d.name = "a " + o.vram + " GB budget";
+        d.memory = need(parse_gb(o.vram));
+        h.spec = "--vram " + o.vram;
+        h.hardware.gpus.push_back(d);
+    } else if (!o.hw.gpu.empty()) {
+        h = need(parse_host(load_database(o), o.hw.gpu, 0));
+    } else {
+        throw Failure{Error{ErrorKind::bad_input, "--engine vllm needs a GPU to size its KV pool",
+                            "add --gpu NAME, --vram GB or --host GPUS"}};
+    }
+    c.hosts.push_back(h);
+    return c;
+}
+
+std::string percent(std::uint64_t pct) {
+    return fmt::format("{}.{:02}", pct / 100, pct % 100);
+}
+
+void write_vllm_text(std::ostream& out, const VllmView& v) {
+    const VllmLayout& l = v.layout;
+    const VllmEstimate& e = l.estimate;
+    const std::uint64_t gpus = e.tensor_parallel * e.pipeline_parallel;
+    out << heading(out, fmt::format("{} at {}, {} tokens: vLLM, tensor parallel {} x pipeline "
+                                    "parallel {} ({} GPU{})",
+                                    v.model->name, v.quant->id, format_thousands(l.options.context),
+                                    e.tensor_parallel, e.pipeline_parallel, gpus,
+                                    gpus == 1 ? "" : "s"))
+        << "\n";
+    const Tone tone = v.fits() ? Tone::good : Tone::bad;
+    const std::string verdict =
+        l.fits ? fmt::format("Fits: {} of weights over {} GPU{}, --gpu-memory-utilization {} of "
+                             "each.",
+                             format_gb(e.weights_total), gpus, gpus == 1 ? "" : "s",
+                             percent(l.options.gpu_memory_utilization_pct))
+               : fmt::format("Does not fit: {} of weights; over {} GPU{} each holds {} with its "
+                             "reserves, against {} ({} x {}).",
+                             format_gb(e.weights_total), gpus, gpus == 1 ? "" : "s",
+                             format_gb(e.estimate.total() - e.estimate.term("kv_cache")),
+                             format_gb(e.budget), percent(l.options.gpu_memory_utilization_pct),
+                             format_gib(e.stages.at(e.limiting_stage).gpu_memory));
+    out << "  " << paint(out, tone, verdict) << "\n";
+    if (l.context_capped) {
+        out << "  --max-model-len is the model's window, " << format_thousands(l.options.context)
+            << " tokens (asked " << format_thousands(l.asked_context) << ")\n";
+    }
+    Table t({"Stage", "Host", "Layers", "Weights", "Activations", "Runtime", "KV pool", "Budget"},
+            {false, true, true, true, true, true, true, true});
+    for (std::size_t s = 0; s < e.stages.size(); ++s) {
+        const VllmStage& st = e.stages[s];
+        t.add_row({std::to_string(s), std::to_string(l.stage_hosts.at(s) + 1),
+                   std::to_string(st.layers), format_gb(st.weights), format_gb(st.activations),
+                   format_gb(st.runtime), format_gb(st.kv_pool), format_gb(st.budget)});
+    }
+    out << "\n  Each GPU of a stage holds (tensor parallel " << e.tensor_parallel << "):\n";
+    t.write(out, "  ");
+    out << fmt::format("\n  KV pool {} per GPU in {}-token pages of {:.2f} MiB\n",
+                       format_gb(e.kv_pool), l.options.block_size,
+                       static_cast<double>(e.page_bytes) / (1024.0 * 1024.0));
+    out << "  Longest context for 1 sequence: " << format_thousands(e.max_context_one_seq)
+        << " tokens\n";
+    out << "  Sequences at " << format_thousands(l.options.context)
+        << " tokens: " << e.max_sequences << " (--max-num-seqs " << l.options.max_num_seqs
+        << ")\n";
+    if (v.users > 0) {
+        out << "  " << v.users << " users of " << format_thousands(l.options.context)
+            << " tokens: " << (v.fits() ? "served" : "not served") << "\n";
+    }
+    if (!l.skipped.empty()) {
+        std::string sizes;
+        for (const VllmSkip& s : l.skipped) {
+            sizes += (sizes.empty() ? "" : ", ") + std::to_string(s.tensor_parallel);
+        }
+        out << "  Not possible in vLLM: tensor parallel " << sizes << "; for "
+            << l.skipped.front().tensor_parallel << ": " << l.skipped.front().why << "\n";
+    }
+    if (!l.fits) return;
+    out << "\n  Start it:\n";
+    for (const std::string& line : vllm_launch_lines(*v.model, *v.quant, l)) {
+        out << "    " << line << "\n";
+    }
+}
+
+json vllm_json(const VllmView& v) {
+    const VllmLayout& l = v.layout;
+    const VllmEstimate& e = l.estimate;
+    json stages = json::array();
+    for (std::size_t s = 0; s < e.stages.size(); ++s) {
+        const VllmStage& st = e.stages[s];
+        stages.push_back({{"host", l.stage_hosts.at(s) + 1},
+                          {"first_layer", st.first_layer},
+                          {"layers", st.layers},
+                          {"gpu_memory_bytes", st.gpu_memory},
+                          {"budget_bytes", st.budget},
+                          {"weights_bytes", st.weights},
+                          {"activations_bytes", st.activations},
+                          {"runtime_bytes", st.runtime},
+                          {"kv_pool_bytes", st.kv_pool},
+                          {"page_bytes", st.page_bytes},
+                          {"per_sequence_fixed_bytes", st.per_sequence_fixed},
+                          {"blocks", st.blocks}});
+    }
+    json hosts = json::array();
+    for (const Host& h : v.cluster.hosts) hosts.push_back(h.spec);
+    json skipped = json::array();
+    for (const VllmSkip& s : l.skipped) {
+        skipped.push_back({{"tensor_parallel", s.tensor_parallel}, {"why", s.why}});
+    }
+    const VllmStage& lim = e.stages.at(e.limiting_stage);
+    return {{"engine", "vllm"},
+            {"model", v.model->id},
+            {"quant", v.quant->id},
+            {"context", l.options.context},
+            {"context_capped", l.context_capped},
+            {"hosts", hosts},
+            {"link_gbits", v.cluster.link_gbits},
+            {"tensor_parallel", e.tensor_parallel},
+            {"pipeline_parallel", e.pipeline_parallel},
+            {"gpu_memory_bytes", lim.gpu_memory},
+            {"gpu_memory_utilization_percent", l.options.gpu_memory_utilization_pct},
+            {"max_num_batched_tokens", l.options.max_num_batched_tokens},
+            {"max_num_seqs", l.options.max_num_seqs},
+            {"weights_total_bytes", e.weights_total},
+            {"budget_bytes", e.budget},
+            {"kv_pool_bytes", e.kv_pool},
+            {"block_size", l.options.block_size},
+            {"page_bytes", e.page_bytes},
+            {"per_sequence_fixed_bytes", e.per_sequence_fixed},
+            {"max_context_one_sequence", e.max_context_one_seq},
+            {"max_sequences_at_context", e.max_sequences},
+            {"users", v.users > 0 ? json(v.users) : json(nullptr)},
+            {"stages", stages},
+            {"skipped_tensor_parallel", skipped},
+            {"estimate", {{"terms", estimate_json(e.estimate)}}},
+            {"commands", l.fits ? json(vllm_launch_lines(*v.model, *v.quant, l)) : json::array()},
+            {"fits", v.fits()},
+            {"units", "bytes"}};
+}
+
+void write_vllm_csv(std::ostream& out, const VllmView& v) {
+    CsvWriter csv(out, {"stage", "host", "tensor_parallel", "layers", "weights_bytes",
+                        "activations_bytes", "runtime_bytes", "kv_pool_bytes", "budget_bytes"});
+    const VllmEstimate& e = v.layout.estimate;
+    for (std::size_t s = 0; s < e.stages.size(); ++s) {
+        const VllmStage& st = e.stages[s];
+        csv.row({std::to_string(s), std::to_string(v.layout.stage_hosts.at(s) + 1),
+                 std::to_string(e.tensor_parallel), std::to_string(st.layers),
+                 std::to_string(st.weights), std::to_string(st.activations),
+                 std::to_string(st.runtime), std::to_string(st.kv_pool),
+                 std::to_string(st.budget)});
+    }
+}
+
+}  // namespace
+
+int run_vllm_view(std::ostream& out, const Options& o, const Model& model, const Cluster& hosts) {
+    const Database& db = load_database(o);
+    VllmView v;
+    v.model = &model;
+    v.quant = need(db.find_quant(o.quant.empty() ? "BF16" : o.quant));
+    v.cluster = hosts.hosts.empty() ? one_machine(o) : hosts;
+    if (!o.users.empty()) v.users = need(parse_count(o.users, "--users", 1ULL << 20));
+    VllmOptions base;
+    base.context = o.ctx.empty() ? kDefaultContext : need(parse_context(o.ctx));
+    base.gpu_memory_utilization_pct = need(utilization_pct(o.engine.gpu_memory_utilization));
+    v.layout = need(choose_vllm_layout(model, *v.quant, v.cluster, base));
+    Output output(o);
+    const DataViews views{
+        [&] { return vllm_json(v); }, [&](std::ostream& csv) { write_vllm_csv(csv, v); },
+        [&] {
+            const VllmEstimate& e = v.layout.estimate;
+            return std::vector<std::string>{
+                v.fits() ? fmt::format("TP {} x PP {}", e.tensor_parallel, e.pipeline_parallel)
+                         : std::string("does not fit")};
+        }};
+    if (!write_data_view(output.text, views)) write_vllm_text(output.text, v);
+    output.print(out);
+    return v.fits() ? kExitOk : kExitDoesNotFit;
+}
+
+}  // namespace canitrun::cli
