@@ -174,3 +174,21 @@ TEST_CASE("an FP32 figure is given exactly where it beats the FP16 one") {
         CHECK(g.fp32_tflops <= 1000);
     }
 }
+
+TEST_CASE("a checkpoint's linear rate gives its whole-file rate on Llama 3 8B") {
+    // Llama-3-8B: 8.03e9 parameters, 2 x 128256 x 4096 = 1.05e9 of them in the embedding
+    // tables (BF16 in FP8, AWQ and GPTQ checkpoints), the rest in quantized Linear layers.
+    const double embedding = 2.0 * 128256 * 4096;
+    const double body = 8.03e9 - embedding;
+    for (const char* id : {"FP8", "AWQ", "GPTQ"}) {
+        const Quant& q = test::quant(id);
+        INFO(id);
+        REQUIRE(q.linear_bpw_e4 > 0);
+        const double linear = static_cast<double>(q.linear_bpw_e4) / kBpwScale;
+        const double whole = (body * linear + embedding * 16) / 8.03e9;
+        // GPTQ's whole-file rate also counts g_idx (32 / out_features, about 0.005 bpw)
+        CHECK(whole == Approx(static_cast<double>(q.bpw_e4) / kBpwScale).margin(0.01));
+    }
+    // NVFP4's whole-file rate is the page's 4.0 (scales left out); vLLM holds the scales.
+    CHECK(test::quant("NVFP4").linear_bpw_e4 == 45000);
+}

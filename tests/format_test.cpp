@@ -26,3 +26,8 @@ TEST_CASE("contexts - thousands - params") {
     CHECK(format_params(3300000000ULL) == "3.3B");
     CHECK(format_params(600000000ULL) == "600M");
 }
+
+TEST_CASE("a plan's context names its sequences") {
+    CHECK(canitrun::format_plan_context(32768, 1) == "32k");
+    CHECK(canitrun::format_plan_context(262144, 8) == "8 x 32k");
+}

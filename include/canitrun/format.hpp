@@ -15,6 +15,8 @@ std::string format_gib(Bytes bytes);        // "22.44 GiB" (2^30 bytes)
 
 // "8k", "256k", "1M", or the plain number when not a multiple of 1024.
 std::string format_context(std::uint64_t tokens);
+// A plan's context: "32k" for one sequence, "8 x 32k" for eight sharing 256k cells.
+std::string format_plan_context(std::uint64_t cells, std::uint64_t sequences);
 // "262,144"
 std::string format_thousands(std::uint64_t n);
 // "35B", "3.3B", "600M"

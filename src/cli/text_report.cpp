@@ -80,7 +80,7 @@ void write_card(std::ostream& out, const ModelReport& r) {
             out << " (" << format_gb(row.estimate.on(Device::gpu)) << " at FP16)";
     }
     out << ". " << r.gpus.native.size() << " GPUs we track run it fully in VRAM at "
-        << format_context(r.options.context) << " context.\n";
+        << format_plan_context(r.options.context, r.settings.n_seq) << " context.\n";
     out << "  " << r.gpus.native.size() << " GPUs run this natively · " << r.gpus.offload.size()
         << " with CPU offload\n\n";
 
@@ -88,7 +88,7 @@ void write_card(std::ostream& out, const ModelReport& r) {
     // Under llama.cpp's rule the figure is what the GPU holds (token_embd and logits stay in RAM).
     t.add_row({r.quant->id + (r.rule == Rule::quick ? " total" : " on the GPU"),
                format_gb(r.selected.on(Device::gpu)),
-               "at " + format_context(r.options.context) + " context"});
+               "at " + format_plan_context(r.options.context, r.settings.n_seq) + " context"});
     if (r.smallest_gpu != nullptr) {
         t.add_row({"Smallest GPU", fmt::format("{} GB", r.smallest_gpu->vram_gb),
                    display_name(*r.smallest_gpu) + ", at " + r.quant->id});
@@ -106,7 +106,7 @@ void write_card(std::ostream& out, const ModelReport& r) {
 
 void write_quant_table(std::ostream& out, const ModelReport& r) {
     out << "\n"
-        << heading(out, "VRAM at each quantization (" + format_context(r.options.context) +
+        << heading(out, "VRAM at each quantization (" + format_plan_context(r.options.context, r.settings.n_seq) +
                             " context, KV cache " + r.options.kv_type.id + "; GB = 10^9 bytes)")
         << "\n";
     const bool llama = r.rule == Rule::llamacpp;
@@ -146,7 +146,7 @@ void write_allocation(std::ostream& out, const ModelReport& r) {
     if (r.rule != Rule::llamacpp) return;
     out << "\n"
         << heading(out, "What llama.cpp allocates (" + r.quant->id + ", " +
-                            format_context(r.options.context) + " context, one CUDA GPU)")
+                            format_plan_context(r.options.context, r.settings.n_seq) + " context, one CUDA GPU)")
         << "\n";
     Table t({"Term", "Size", "Where"}, {false, true, false});
     for (const auto& term : r.selected.terms) {
@@ -243,7 +243,7 @@ void write_hybrid(std::ostream& out, const ModelReport& r) {
     t.add_row({"KV cache at " + format_context(full_window), format_gb(r.kv_full_context),
                format_gb(r.kv_all_attention_full_context)});
     if (r.kv_growth_to_full && r.kv_all_attention_growth_to_full) {
-        t.add_row({"KV growth from " + format_context(r.options.context),
+        t.add_row({"KV growth from " + format_plan_context(r.options.context, r.settings.n_seq),
                    format_gb(*r.kv_growth_to_full), format_gb(*r.kv_all_attention_growth_to_full)});
     }
     t.add_row({"Total at " + r.quant->id + ", " + format_context(full_window),
@@ -268,7 +268,7 @@ void write_gpu_list(std::ostream& out, const std::vector<const Gpu*>& gpus) {
 void write_gpus(std::ostream& out, const ModelReport& r, const FitOptions& fit) {
     out << "\n"
         << heading(out,
-                   "GPUs (" + r.quant->id + ", " + format_context(r.options.context) + " context)")
+                   "GPUs (" + r.quant->id + ", " + format_plan_context(r.options.context, r.settings.n_seq) + " context)")
         << "\n";
     if (r.smallest_gpu != nullptr) {
         out << "  Smallest GPU: " << display_name(*r.smallest_gpu) << " ("
@@ -360,7 +360,7 @@ void write_text_report(std::ostream& out, const ModelReport& r) {
     write_card(out, r);
     if (r.context_status == ContextStatus::extended) {
         const Model& m = *r.model;
-        out << "  Note: " << format_context(r.options.context) << " is past the native "
+        out << "  Note: " << format_plan_context(r.options.context, r.settings.n_seq) << " is past the native "
             << format_context(m.context_native) << " window; it runs only with "
             << (m.context_extension.empty() ? "context extension" : m.context_extension)
             << ", and quality may drop.\n";

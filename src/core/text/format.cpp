@@ -48,4 +48,9 @@ std::string format_params(std::uint64_t params) {
     return fmt::format("{}M", (params + 500000ULL) / 1000000ULL);
 }
 
+std::string format_plan_context(std::uint64_t cells, std::uint64_t sequences) {
+    if (sequences <= 1) return format_context(cells);
+    return std::to_string(sequences) + " x " + format_context(cells / sequences);
+}
+
 }  // namespace canitrun
