@@ -218,3 +218,16 @@ TEST_CASE("llama log: an olmo2 log without full-attention layers is read, not de
     CHECK(log->arch() == "olmo2");
     (void)verify_llama_log(*log, std::nullopt);
 }
+
+// Found by fuzz_llama_log (UBSan: division by zero in the granitehybrid layout): a log whose
+// Mamba layers have 0 groups. The layout refuses it as bad input instead of dividing by it.
+TEST_CASE("llama log: a granitehybrid log with 0 SSM groups is refused, not divided by") {
+    std::ifstream in(CANITRUN_FIXTURES "/logs/fuzz-granitehybrid-zero-ssm-groups.log",
+                     std::ios::binary);
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    REQUIRE_FALSE(text.empty());
+    const auto log = parse_llama_log(text);
+    REQUIRE(log);
+    CHECK(log->arch() == "granitehybrid");
+    (void)verify_llama_log(*log, std::nullopt);
+}

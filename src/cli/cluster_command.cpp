@@ -48,8 +48,8 @@ std::vector<std::string> rpc_labels(const RpcView& v) {
     std::vector<std::string> labels;
     const Hardware& h = v.rpc.devices.hardware;
     for (std::size_t i = 0; i < h.gpus.size(); ++i) {
-        labels.push_back(fmt::format("host {}  {}", v.rpc.devices.device_host[i] + 1,
-                                     device_label(h, i)));
+        labels.push_back(
+            fmt::format("host {}  {}", v.rpc.devices.device_host[i] + 1, device_label(h, i)));
     }
     labels.push_back("host 1  System RAM");
     return labels;
@@ -58,11 +58,11 @@ std::vector<std::string> rpc_labels(const RpcView& v) {
 void write_rpc_text(std::ostream& out, const RpcView& v) {
     const HardwareAnswer& a = v.rpc.answer;
     const std::uint64_t n_seq = std::max<std::uint64_t>(a.settings.n_seq, 1);
-    out << heading(out, fmt::format("{} at {}, {} tokens{}: {} hosts over llama.cpp RPC",
-                                    v.model->name, a.quant->id,
-                                    format_thousands(a.settings.estimate.context / n_seq),
-                                    n_seq > 1 ? fmt::format(" x {} users", n_seq) : "",
-                                    v.cluster.hosts.size()))
+    out << heading(out,
+                   fmt::format("{} at {}, {} tokens{}: {} hosts over llama.cpp RPC", v.model->name,
+                               a.quant->id, format_thousands(a.settings.estimate.context / n_seq),
+                               n_seq > 1 ? fmt::format(" x {} users", n_seq) : "",
+                               v.cluster.hosts.size()))
         << "\n";
     for (std::size_t h = 0; h < v.cluster.hosts.size(); ++h) {
         out << "  " << describe_host(v.cluster, h) << (h == 0 ? ", runs llama-server" : "")
@@ -98,8 +98,8 @@ json rpc_json(const RpcView& v) {
     }
     json commands = json::array();
     for (std::size_t h : v.launch.server_hosts) {
-        commands.push_back({{"host", h + 1},
-                            {"command", "rpc-server " + shell_join(v.launch.rpc_server_args)}});
+        commands.push_back(
+            {{"host", h + 1}, {"command", "rpc-server " + shell_join(v.launch.rpc_server_args)}});
     }
     commands.push_back(
         {{"host", 1}, {"command", "llama-server " + shell_join(v.launch.llama_server_args)}});
@@ -128,8 +128,8 @@ void write_rpc_csv(std::ostream& out, const RpcView& v) {
         const Share& s = p.gpus[i];
         csv.row({std::to_string(v.rpc.devices.device_host[i] + 1), h.gpus[i].name,
                  std::to_string(s.layers), s.output ? "true" : "false", std::to_string(s.weights),
-                 std::to_string(s.kv_cache), std::to_string(s.total()),
-                 std::to_string(s.capacity), s.fits() ? "true" : "false"});
+                 std::to_string(s.kv_cache), std::to_string(s.total()), std::to_string(s.capacity),
+                 s.fits() ? "true" : "false"});
     }
     csv.row({"1", "System RAM", std::to_string(p.ram.layers), p.ram.output ? "true" : "false",
              std::to_string(p.ram.weights), std::to_string(p.ram.kv_cache),
@@ -149,12 +149,11 @@ int run_rpc(std::ostream& out, const Options& o, const Model& model, Cluster clu
     v.launch = rpc_launch(v.rpc, {&model, &quant, ""});
     Output output(o);
     const bool fits = v.rpc.answer.plan.kind == PlanKind::native;
-    const DataViews views{[&] { return rpc_json(v); },
-                          [&](std::ostream& csv) { write_rpc_csv(csv, v); },
-                          [&] {
-                              return std::vector<std::string>{
-                                  fits ? "fits" : plan_kind_name(v.rpc.answer.plan.kind)};
-                          }};
+    const DataViews views{
+        [&] { return rpc_json(v); }, [&](std::ostream& csv) { write_rpc_csv(csv, v); },
+        [&] {
+            return std::vector<std::string>{fits ? "fits" : plan_kind_name(v.rpc.answer.plan.kind)};
+        }};
     if (!write_data_view(output.text, views)) {
         if (!note.empty()) output.text << note << "\n\n";
         write_rpc_text(output.text, v);
@@ -174,7 +173,8 @@ Cluster cluster_from_flags(const Options& o) {
                             std::to_string(o.hosts.size()) + " hosts are more than canitrun plans",
                             "give at most " + std::to_string(kMaxHosts) + " --host"}};
     }
-    for (const std::string& spec : o.hosts) c.hosts.push_back(need(parse_host(db, spec, default_ram(o))));
+    for (const std::string& spec : o.hosts)
+        c.hosts.push_back(need(parse_host(db, spec, default_ram(o))));
     return c;
 }
 

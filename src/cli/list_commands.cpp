@@ -146,7 +146,8 @@ void write_gpus_for_model(std::ostream& out, const ModelReport& r) {
                               return names;
                           }};
     if (write_data_view(out, views)) return;
-    out << r.model->name << " at " << r.quant->id << ", " << format_plan_context(r.options.context, r.settings.n_seq)
+    out << r.model->name << " at " << r.quant->id << ", "
+        << format_plan_context(r.options.context, r.settings.n_seq)
         << " context: " << format_gb(r.selected.on(Device::gpu)) << " on one GPU\n\n";
     const auto list = [&](const char* title, bool offload) {
         const auto& gpus = offload ? r.gpus.offload : r.gpus.native;

@@ -90,8 +90,8 @@ void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) 
             << " GB/s are assumptions no published run checks: no error band\n";
     } else if (c.decode_rows > 0 && !s.decode_band) {
         // A band earned on one machine does not cover a network between several (rpc_plan.hpp).
-        out << "    fitted on " << c.decode_rows + c.prefill_rows << " published llama-bench runs of "
-            << speed_class_words(s.device_class)
+        out << "    fitted on " << c.decode_rows + c.prefill_rows
+            << " published llama-bench runs of " << speed_class_words(s.device_class)
             << " on one machine; the network between hosts is not in them: no error band\n";
     } else if (c.decode_rows > 0) {
         out << "    fitted on " << c.decode_rows + c.prefill_rows

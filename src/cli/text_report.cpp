@@ -106,7 +106,8 @@ void write_card(std::ostream& out, const ModelReport& r) {
 
 void write_quant_table(std::ostream& out, const ModelReport& r) {
     out << "\n"
-        << heading(out, "VRAM at each quantization (" + format_plan_context(r.options.context, r.settings.n_seq) +
+        << heading(out, "VRAM at each quantization (" +
+                            format_plan_context(r.options.context, r.settings.n_seq) +
                             " context, KV cache " + r.options.kv_type.id + "; GB = 10^9 bytes)")
         << "\n";
     const bool llama = r.rule == Rule::llamacpp;
@@ -146,7 +147,8 @@ void write_allocation(std::ostream& out, const ModelReport& r) {
     if (r.rule != Rule::llamacpp) return;
     out << "\n"
         << heading(out, "What llama.cpp allocates (" + r.quant->id + ", " +
-                            format_plan_context(r.options.context, r.settings.n_seq) + " context, one CUDA GPU)")
+                            format_plan_context(r.options.context, r.settings.n_seq) +
+                            " context, one CUDA GPU)")
         << "\n";
     Table t({"Term", "Size", "Where"}, {false, true, false});
     for (const auto& term : r.selected.terms) {
@@ -267,8 +269,8 @@ void write_gpu_list(std::ostream& out, const std::vector<const Gpu*>& gpus) {
 
 void write_gpus(std::ostream& out, const ModelReport& r, const FitOptions& fit) {
     out << "\n"
-        << heading(out,
-                   "GPUs (" + r.quant->id + ", " + format_plan_context(r.options.context, r.settings.n_seq) + " context)")
+        << heading(out, "GPUs (" + r.quant->id + ", " +
+                            format_plan_context(r.options.context, r.settings.n_seq) + " context)")
         << "\n";
     if (r.smallest_gpu != nullptr) {
         out << "  Smallest GPU: " << display_name(*r.smallest_gpu) << " ("
@@ -360,8 +362,9 @@ void write_text_report(std::ostream& out, const ModelReport& r) {
     write_card(out, r);
     if (r.context_status == ContextStatus::extended) {
         const Model& m = *r.model;
-        out << "  Note: " << format_plan_context(r.options.context, r.settings.n_seq) << " is past the native "
-            << format_context(m.context_native) << " window; it runs only with "
+        out << "  Note: " << format_plan_context(r.options.context, r.settings.n_seq)
+            << " is past the native " << format_context(m.context_native)
+            << " window; it runs only with "
             << (m.context_extension.empty() ? "context extension" : m.context_extension)
             << ", and quality may drop.\n";
     }

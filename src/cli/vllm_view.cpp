@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app.hpp"
 #include "canitrun/format.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/serving.hpp"
 #include "canitrun/vllm_layout.hpp"
-#include "app.hpp"
 #include "cluster_command.hpp"
 #include "csv_output.hpp"
 #include "data_views.hpp"
@@ -61,24 +61,26 @@ void write_vllm_text(std::ostream& out, const VllmView& v) {
     const VllmLayout& l = v.layout;
     const VllmEstimate& e = l.estimate;
     const std::uint64_t gpus = e.tensor_parallel * e.pipeline_parallel;
-    out << heading(out, fmt::format("{} at {}, {} tokens: vLLM, tensor parallel {} x pipeline "
-                                    "parallel {} ({} GPU{})",
-                                    v.model->name, v.quant->id, format_thousands(l.options.context),
-                                    e.tensor_parallel, e.pipeline_parallel, gpus,
-                                    gpus == 1 ? "" : "s"))
+    out << heading(out,
+                   fmt::format("{} at {}, {} tokens: vLLM, tensor parallel {} x pipeline "
+                               "parallel {} ({} GPU{})",
+                               v.model->name, v.quant->id, format_thousands(l.options.context),
+                               e.tensor_parallel, e.pipeline_parallel, gpus, gpus == 1 ? "" : "s"))
         << "\n";
     const Tone tone = v.fits() ? Tone::good : Tone::bad;
     const std::string verdict =
-        l.fits ? fmt::format("Fits: {} of weights over {} GPU{}, --gpu-memory-utilization {} of "
-                             "each.",
-                             format_gb(e.weights_total), gpus, gpus == 1 ? "" : "s",
-                             percent(l.options.gpu_memory_utilization_pct))
-               : fmt::format("Does not fit: {} of weights; over {} GPU{} each holds {} with its "
-                             "reserves, against {} ({} x {}).",
-                             format_gb(e.weights_total), gpus, gpus == 1 ? "" : "s",
-                             format_gb(e.estimate.total() - e.estimate.term("kv_cache")),
-                             format_gb(e.budget), percent(l.options.gpu_memory_utilization_pct),
-                             format_gib(e.stages.at(e.limiting_stage).gpu_memory));
+        l.fits ? fmt::format(
+                     "Fits: {} of weights over {} GPU{}, --gpu-memory-utilization {} of "
+                     "each.",
+                     format_gb(e.weights_total), gpus, gpus == 1 ? "" : "s",
+                     percent(l.options.gpu_memory_utilization_pct))
+               : fmt::format(
+                     "Does not fit: {} of weights; over {} GPU{} each holds {} with its "
+                     "reserves, against {} ({} x {}).",
+                     format_gb(e.weights_total), gpus, gpus == 1 ? "" : "s",
+                     format_gb(e.estimate.total() - e.estimate.term("kv_cache")),
+                     format_gb(e.budget), percent(l.options.gpu_memory_utilization_pct),
+                     format_gib(e.stages.at(e.limiting_stage).gpu_memory));
     out << "  " << paint(out, tone, verdict) << "\n";
     if (l.context_capped) {
         out << "  --max-model-len is the model's window, " << format_thousands(l.options.context)
@@ -100,8 +102,7 @@ void write_vllm_text(std::ostream& out, const VllmView& v) {
     out << "  Longest context for 1 sequence: " << format_thousands(e.max_context_one_seq)
         << " tokens\n";
     out << "  Sequences at " << format_thousands(l.options.context)
-        << " tokens: " << e.max_sequences << " (--max-num-seqs " << l.options.max_num_seqs
-        << ")\n";
+        << " tokens: " << e.max_sequences << " (--max-num-seqs " << l.options.max_num_seqs << ")\n";
     if (v.users > 0) {
         out << "  " << v.users << " users of " << format_thousands(l.options.context)
             << " tokens: " << (v.fits() ? "served" : "not served") << "\n";

@@ -466,6 +466,12 @@ Result<TensorLayout> tensor_layout(const Model& m) {
         } else if (a == "phi3") {
             build_phi3(b, m);
         } else if (a == "granitehybrid") {
+            // ssm_norm is {d_inner / n_group, n_group}: a file or log with no groups is broken.
+            const LayerGroup& ssm = group_or_empty(m, LayerKind::ssm);
+            if (ssm.count > 0 && ssm.groups == 0) {
+                return fail(ErrorKind::bad_input,
+                            m.id + " has Mamba layers with 0 groups (ssm.group_count)");
+            }
             build_granite_hybrid(b, m);
         }
         b.layout.n_layer = m.arch.layers;
