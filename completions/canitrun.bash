@@ -56,7 +56,7 @@ _canitrun() {
             return
             ;;
         --engine)
-            mapfile -t COMPREPLY < <(compgen -W "quick llama.cpp vllm" -- "$cur")
+            mapfile -t COMPREPLY < <(compgen -W "quick llama.cpp vllm exo" -- "$cur")
             return
             ;;
         --flash-attn)

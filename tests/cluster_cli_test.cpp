@@ -52,7 +52,7 @@ TEST_CASE("cluster: DeepSeek V3 at FP8 - not 8x H100, yes 8x H200, yes two 8x H1
 }
 
 TEST_CASE("cluster: the vLLM answer in every format") {
-    const std::vector<std::string> q = {"deepseek-v3", "--engine", "vllm", "--quant", "FP8",
+    const std::vector<std::string> q = {"deepseek-v3", "--engine",   "vllm",   "--quant",   "FP8",
                                         "--host",      "8xh100-sxm", "--host", "8xh100-sxm"};
     std::vector<std::string> args = q;
     args.emplace_back("--quiet");
@@ -73,9 +73,8 @@ TEST_CASE("cluster: the vLLM answer in every format") {
 }
 
 TEST_CASE("cluster: an 8B in BF16 on one H100 serves 55 sequences of 8k with vLLM") {
-    const json doc = json_of({"llama-3.1-8b", "--engine", "vllm", "--gpu", "h100-sxm", "--users",
-                              "55", "--json"},
-                             0);
+    const json doc = json_of(
+        {"llama-3.1-8b", "--engine", "vllm", "--gpu", "h100-sxm", "--users", "55", "--json"}, 0);
     CHECK(doc["max_sequences_at_context"] == 55);
     CHECK(doc["users"] == 55);
     const Outcome more = run_cli(
@@ -120,7 +119,8 @@ TEST_CASE("cluster: several users on one GPU through the page") {
     CHECK(h["users_speed"]["users"] == 4);
     CHECK(h["serving"]["per_user_context"] == 32768);
     CHECK(h["serving"]["max_users"] == 4);
-    const Outcome text = run_cli({"llama-3.1-8b", "--gpu", "rtx-4090", "--users", "4", "--ctx", "32k"});
+    const Outcome text =
+        run_cli({"llama-3.1-8b", "--gpu", "rtx-4090", "--users", "4", "--ctx", "32k"});
     CHECK(has(text.out, "4 sequences of 32,768 tokens"));
     CHECK(has(text.out, "Serving: up to 4 users of 32,768 tokens each"));
 }
@@ -142,4 +142,22 @@ TEST_CASE("cluster: mistaken machine flags are refused") {
     refused({"llama-3.1-8b", "--gpu", "rtx-4090", "--users", "300"}, "--users");
     refused({"llama-3.1-8b", "--engine", "vllm", "--host", "m3-ultra-256gb"}, "NVIDIA");
     refused({"llama-3.1-8b", "--host", "no-such-gpu", "--host", "rtx-3090"}, "");
+}
+
+TEST_CASE("cluster: exo over two 256 GB Macs - 63 layers each") {
+    const json doc = json_of({"llama-3.1-405b", "--engine", "exo", "--host", "m3-ultra-256gb",
+                              "--host", "m3-ultra-256gb", "--json"},
+                             0);
+    CHECK(doc["engine"] == "exo");
+    REQUIRE(doc["nodes"].size() == 2);
+    CHECK(doc["nodes"][0]["layers"] == 63);
+    CHECK(doc["nodes"][1]["first_layer"] == 63);
+    CHECK(doc["network"]["transfers_per_token"] == 2);
+    const Outcome text = run_cli({"llama-3.1-405b", "--engine", "exo", "--host", "m3-ultra-256gb",
+                                  "--host", "m3-ultra-256gb"});
+    CHECK(has(text.out, "uv run exo"));
+    refused({"llama-3.1-8b", "--engine", "exo"}, "--engine exo plans machines");
+    refused({"llama-3.1-8b", "--engine", "exo", "--host", "rtx-4090", "--ubatch", "1024"},
+            "--ubatch is a llama.cpp setting");
+    refused({"gpus", "llama-3.1-8b", "--engine", "exo"}, "applies to the model command only");
 }

@@ -140,6 +140,9 @@ CASES = [
                      "--json"]),
     ("cluster-rpc", ["llama-3.1-70b", "--host", "rtx-4090:ram=64", "--host", "2x3090", "--host",
                      "rtx-3090", "--link", "1", "--json"]),
+    ("cluster-exo", ["llama-3.1-405b", "--engine", "exo", "--host", "m3-ultra-256gb", "--host",
+                     "m3-ultra-256gb", "--json"]),
+    ("cluster-exo", ["llama-3.1-405b", "--engine", "exo", "--host", "rtx-4090", "--json"]),
     ("model-report", ["llama-3.1-8b", "--gpu", "rtx-4090", "--users", "4", "--ctx", "32k",
                       "--json"]),
     ("gguf-file", [gguf, "--json"]),
@@ -253,6 +256,14 @@ broken("model-report", ["qwen3.5-35b-a3b", "--gpu", "RTX 4090", "--json"], None,
 broken("system", ["system", "--json"], recording("nvidia-2x3090"), fractional_memory)
 broken("fit", ["fit", "--gpu", "RTX 4090", "--json"], None, speed_text)
 broken("engine-llamacpp", [gguf, "--engine", "llama.cpp", "--json"], None, negative_gpu_bytes)
+def exo_fractional_layers(d):
+    d["nodes"][0]["layers"] = 1.5
+
+
+broken("cluster-exo", ["llama-3.1-405b", "--engine", "exo", "--host", "m3-ultra-256gb",
+                       "--json"], None, exo_fractional_layers)
+
+
 def rpc_negative_traffic(d):
     d["network"]["bytes_per_token"] = -1
 

@@ -95,7 +95,7 @@ void add_estimate_flags(CLI::App& app, Options& o) {
 void add_engine_flags(CLI::App& app, EngineFlags& f) {
     app.add_option("--engine", f.engine,
                    "Memory rule: llama.cpp (what llama.cpp allocates, the default), quick (the "
-                   "reference page's 12 % rule), vllm");
+                   "reference page's 12 % rule), vllm, exo (with --host)");
     app.add_option("--ubatch", f.ubatch, "llama.cpp: micro-batch size n_ubatch (default 512)");
     app.add_option("--parallel", f.parallel, "llama.cpp: sequences served at once (default 1)");
     app.add_option("--flash-attn", f.flash_attn, "llama.cpp: flash attention on, off, auto");
@@ -195,7 +195,7 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
     if (o.names && (o.json || format != "table")) {
         refuse("--names prints ids only", "leave out --json and --format, or --names");
     }
-    if (o.output == Format::html && (!model_command || engine_is_vllm(o.engine) ||
+    if (o.output == Format::html && (!model_command || engine_has_own_view(o.engine) ||
                                      o.hosts.size() >= 2 || file_model(o) || o.model.empty())) {
         refuse("--format html is the model page of a database model",
                "e.g. canitrun qwen3.5-35b-a3b --format html > qwen.html");

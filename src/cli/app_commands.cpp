@@ -98,8 +98,9 @@ ReportOptions report_options(const Database& db, const Options& o) {
         }
     }
     r.placement = need(placement_from_flags(o.hw));
-    if (!engine_is_vllm(o.engine)) r.plan = need(plan_settings_from_flags(o.engine, r.estimate));
-    if (!o.users.empty() && !engine_is_vllm(o.engine)) {
+    if (!engine_has_own_view(o.engine))
+        r.plan = need(plan_settings_from_flags(o.engine, r.estimate));
+    if (!o.users.empty() && !engine_has_own_view(o.engine)) {
         // N users of C tokens: llama-server --parallel N -c N x C (serving.hpp).
         if (o.engine.parallel != EngineFlags{}.parallel) {
             throw Failure{Error{ErrorKind::bad_input,
@@ -169,8 +170,9 @@ bool file_model(const Options& o) {
 // Output flags that ask for two things at once are refused, not silently resolved; commands
 
 int run_gpus(std::ostream& out, const Options& o) {
-    if (engine_is_vllm(o.engine)) {
-        throw Failure{Error{ErrorKind::bad_input, "--engine vllm applies to the model command only",
+    if (engine_has_own_view(o.engine)) {
+        throw Failure{Error{ErrorKind::bad_input,
+                            "--engine " + o.engine.engine + " applies to the model command only",
                             "use 'canitrun MODEL --engine " + o.engine.engine + " --gpu NAME'"}};
     }
     const Database& db = load_database(o);
@@ -215,9 +217,9 @@ int run_fit(std::ostream& out, const Options& o) {
     EstimateOptions options;
     if (!o.ctx.empty()) options.context = need(parse_context(o.ctx));
     options.kv_type = need(parse_kv_type(o.kv_type));
-    if (engine_is_vllm(o.engine)) {
+    if (engine_has_own_view(o.engine)) {
         throw Failure{Error{ErrorKind::bad_input, "fit plans by llama.cpp's rule or the quick rule",
-                            "leave out --engine vllm, or use --engine quick"}};
+                            "leave out --engine " + o.engine.engine + ", or use --engine quick"}};
     }
     const PlanSettings settings = need(plan_settings_from_flags(o.engine, options));
     std::vector<ModelFit> fits = need(models_that_fit(db, hardware, settings));
@@ -241,10 +243,10 @@ int run_compare(std::ostream& out, const Options& o) {
         throw Failure{Error{ErrorKind::bad_input, "compare needs two or more models",
                             "e.g. canitrun compare qwen3.5-35b-a3b gpt-oss-20b"}};
     }
-    if (engine_is_vllm(o.engine) || !o.engine.backend.empty()) {
+    if (engine_has_own_view(o.engine) || !o.engine.backend.empty()) {
         throw Failure{Error{ErrorKind::bad_input,
                             "compare plans by llama.cpp's rule or the quick rule",
-                            "leave out --engine vllm and --backend, or use --engine quick"}};
+                            "leave out --engine vllm / exo and --backend, or use --engine quick"}};
     }
     const Database& db = load_database(o);
     const Comparison c = need(build_comparison(db, o.operands, report_options(db, o), o.remote));

@@ -179,7 +179,7 @@ Cluster cluster_from_flags(const Options& o) {
 }
 
 bool cluster_question(const Options& o) {
-    return o.hosts.size() >= 2 || engine_is_vllm(o.engine);
+    return o.hosts.size() >= 2 || engine_has_own_view(o.engine);
 }
 
 int run_cluster(std::ostream& out, const Options& o) {
@@ -190,7 +190,9 @@ int run_cluster(std::ostream& out, const Options& o) {
     }
     const Model* model = need(db.find_model(o.model));
     const Cluster cluster = cluster_from_flags(o);
+    if (engine_has_own_view(o.engine)) need(refuse_llama_flags(o.engine, o.engine.engine));
     if (engine_is_vllm(o.engine)) return run_vllm_view(out, o, *model, cluster);
+    if (engine_is_exo(o.engine)) return run_exo_view(out, o, *model, cluster);
     if (need(engine_is_quick(o.engine))) {
         throw Failure{Error{ErrorKind::bad_input, "--engine quick plans one machine",
                             "use --engine llama.cpp (the default, over RPC) or vllm"}};

@@ -18,6 +18,9 @@ bool cluster_question(const Options& o);
 
 int run_cluster(std::ostream& out, const Options& o);
 
+// --engine exo over `hosts` (at least one); exo_view.cpp.
+int run_exo_view(std::ostream& out, const Options& o, const Model& model, const Cluster& hosts);
+
 // --engine vllm over `hosts` (empty: the one machine of --gpu or --vram); vllm_view.cpp.
 int run_vllm_view(std::ostream& out, const Options& o, const Model& model, const Cluster& hosts);
 

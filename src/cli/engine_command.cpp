@@ -210,13 +210,21 @@ Result<std::uint64_t> utilization_pct(const std::string& text) {
 Result<bool> engine_is_quick(const EngineFlags& f) {
     const std::string e = to_lower(f.engine);
     if (e == "quick") return true;
-    if (e.empty() || e == "llama.cpp" || e == "llamacpp" || e == "vllm") return false;
+    if (e.empty() || e == "llama.cpp" || e == "llamacpp" || e == "vllm" || e == "exo") return false;
     return fail(ErrorKind::bad_input, "unknown engine '" + f.engine + "'",
-                "use quick, llama.cpp or vllm");
+                "use quick, llama.cpp, vllm or exo");
 }
 
 bool engine_is_vllm(const EngineFlags& f) {
     return to_lower(f.engine) == "vllm";
+}
+
+bool engine_is_exo(const EngineFlags& f) {
+    return to_lower(f.engine) == "exo";
+}
+
+bool engine_has_own_view(const EngineFlags& f) {
+    return engine_is_vllm(f) || engine_is_exo(f);
 }
 
 bool engine_is_explicit_profile(const EngineFlags& f) {
@@ -224,29 +232,34 @@ bool engine_is_explicit_profile(const EngineFlags& f) {
     return e == "llama.cpp" || e == "llamacpp" || e == "vllm";
 }
 
+Result<bool> refuse_llama_flags(const EngineFlags& f, const std::string& engine) {
+    const EngineFlags defaults;
+    const std::pair<const char*, bool> llama_only[] = {
+        {"--ubatch", f.ubatch != defaults.ubatch},
+        {"--parallel", f.parallel != defaults.parallel},
+        {"--flash-attn", f.flash_attn != defaults.flash_attn},
+        {"--cache-type-k", f.cache_type_k != defaults.cache_type_k},
+        {"--cache-type-v", f.cache_type_v != defaults.cache_type_v},
+        {"--backend", !f.backend.empty()},
+        {"--margin", f.margin != defaults.margin}};
+    for (const auto& [flag, given] : llama_only) {
+        if (given) {
+            return fail(
+                ErrorKind::bad_input,
+                std::string(flag) + " is a llama.cpp setting, and --engine " + engine + " has none",
+                "leave it out, or use --engine llama.cpp (the default)");
+        }
+    }
+    return true;
+}
+
 Result<PlanSettings> plan_settings_from_flags(const EngineFlags& f,
                                               const EstimateOptions& estimate) {
     auto quick = engine_is_quick(f);
     if (!quick) return std::unexpected(quick.error());
     if (*quick) {
-        const EngineFlags defaults;
-        const std::pair<const char*, bool> llama_only[] = {
-            {"--ubatch", f.ubatch != defaults.ubatch},
-            {"--parallel", f.parallel != defaults.parallel},
-            {"--flash-attn", f.flash_attn != defaults.flash_attn},
-            {"--cache-type-k", f.cache_type_k != defaults.cache_type_k},
-            {"--cache-type-v", f.cache_type_v != defaults.cache_type_v},
-            {"--backend", !f.backend.empty()},
-            {"--margin", f.margin != defaults.margin}};
-        for (const auto& [flag, given] : llama_only) {
-            if (given) {
-                return fail(ErrorKind::bad_input,
-                            std::string(flag) +
-                                " is a llama.cpp setting, and --engine quick "
-                                "has none",
-                            "leave it out, or use --engine llama.cpp (the default)");
-            }
-        }
+        auto none = refuse_llama_flags(f, "quick");
+        if (!none) return std::unexpected(none.error());
         return quick_settings(estimate);
     }
     if (!f.backend.empty()) {
@@ -276,6 +289,11 @@ Result<PlanSettings> plan_settings_from_flags(const EngineFlags& f,
 Result<EngineAnswer> run_engine(const EngineRequest& r, const EngineFlags& f) {
     auto c = common(r);
     if (!c) return std::unexpected(c.error());
+    if (engine_is_exo(f)) {
+        return fail(ErrorKind::bad_input, "--engine exo plans database models over machines",
+                    "e.g. canitrun llama-3.1-405b --engine exo --host m3-ultra-256gb --host "
+                    "m3-ultra-256gb");
+    }
     if (to_lower(f.engine) == "vllm") {
         // vLLM is its own view of database models (vllm_view.cpp); files are GGUF here.
         return fail(ErrorKind::bad_input, "--engine vllm loads checkpoints, not GGUF files",

@@ -32,8 +32,18 @@ Result<bool> engine_is_quick(const EngineFlags& flags);
 // True for --engine vllm, whose answer is its own view (not yet a planner rule).
 bool engine_is_vllm(const EngineFlags& flags);
 
+// True for --engine exo (several machines, exo_plan.hpp).
+bool engine_is_exo(const EngineFlags& flags);
+
+// vLLM and exo answer in their own views of the model command, not through the page.
+bool engine_has_own_view(const EngineFlags& flags);
+
 // True for an explicit --engine llama.cpp or vllm: on a model file, the profile's own view.
 bool engine_is_explicit_profile(const EngineFlags& flags);
+
+// The llama.cpp flags (--ubatch, --parallel, --flash-attn, cache types, --backend, --margin)
+// refused for an engine that has no such setting, rather than ignored.
+Result<bool> refuse_llama_flags(const EngineFlags& flags, const std::string& engine);
 
 // The planner's rule and settings from --engine and the llama.cpp flags; the quick rule refuses
 // llama.cpp-only settings rather than ignore them.

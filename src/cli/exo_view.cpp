@@ -1,0 +1,150 @@
+// --engine exo: exo's memory-weighted pipeline over the --host machines (exo_plan.hpp), as
+// text, JSON, CSV or one line.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "app.hpp"
+#include "canitrun/exo_plan.hpp"
+#include "canitrun/format.hpp"
+#include "canitrun/kv_cache.hpp"
+#include "canitrun/parse.hpp"
+#include "cluster_command.hpp"
+#include "csv_output.hpp"
+#include "data_views.hpp"
+#include "engine_command.hpp"
+#include "hardware_text.hpp"
+#include "style.hpp"
+#include "table.hpp"
+
+namespace canitrun::cli {
+namespace {
+
+using json = nlohmann::json;
+
+struct ExoView {
+    const Model* model = nullptr;
+    const Quant* quant = nullptr;
+    Cluster cluster;
+    EstimateOptions options;
+    ExoPlan plan;
+};
+
+void write_exo_text(std::ostream& out, const ExoView& v) {
+    const ExoPlan& p = v.plan;
+    out << heading(out, fmt::format("{} at {}, {} tokens: exo over {} machine{}", v.model->name,
+                                    v.quant->id, format_thousands(v.options.context),
+                                    v.cluster.hosts.size(), v.cluster.hosts.size() == 1 ? "" : "s"))
+        << "\n";
+    const std::string verdict =
+        p.fits ? "Fits: every machine holds its share of the layers."
+               : "Does not fit: a machine's share of the layers is more than its memory.";
+    out << "  " << paint(out, p.fits ? Tone::good : Tone::bad, verdict) << "\n\n";
+    Table t({"Host", "GPUs", "Layers", "Weights", "KV cache", "Overhead", "Total", "Memory", ""},
+            {false, false, true, true, true, true, true, true, false});
+    for (const ExoNode& n : p.nodes) {
+        const Hardware& h = v.cluster.hosts[n.host].hardware;
+        t.add_row({std::to_string(n.host + 1), h.gpus.empty() ? "CPU" : describe_gpus(h.gpus),
+                   fmt::format("{}-{}", n.first_layer, n.first_layer + n.layers - 1),
+                   format_gb(n.weights), format_gb(n.kv_cache), format_gb(n.overhead),
+                   format_gb(n.total()), format_gb(n.memory), n.fits() ? "" : "over"});
+    }
+    t.write(out, "  ");
+    out << "\n  Layers in proportion to each machine's memory, as exo's "
+           "allocate_layers_proportionally splits them; weights at the quick rule's rate, 12 % "
+           "overhead per machine (exo's own is unmeasured)\n";
+    out << fmt::format(
+        "  Network: {} hop{} per token round the ring ({} bytes each) over the {:g} Gb/s link: "
+        "{:.1f} ms per token\n",
+        p.transfers, p.transfers == 1 ? "" : "s", format_thousands(p.bytes_per_transfer),
+        v.cluster.link_gbits, p.link_seconds_per_token * 1e3);
+    if (p.fits && p.decode_tokens_per_s > 0) {
+        out << "  Speed: about " << format_rate(p.decode_tokens_per_s)
+            << " generating; the slowest machine is host " << p.nodes[p.slowest_node].host + 1
+            << fmt::format(" ({:.1f} ms per token)", p.nodes[p.slowest_node].seconds_per_token * 1e3)
+            << "; no measured band (llama.cpp's fit for the devices, its RPC figure per hop)\n";
+    }
+    if (!p.fits) return;
+    out << "\n  Start it:\n    on every host: uv run exo   (or the exo app)\n"
+        << "    then on host 1: open http://localhost:" << kExoApiPort
+        << " and launch the model (or POST /instance)\n";
+}
+
+json exo_json(const ExoView& v) {
+    json nodes = json::array();
+    for (const ExoNode& n : v.plan.nodes) {
+        nodes.push_back({{"host", n.host + 1},
+                         {"memory_bytes", n.memory},
+                         {"first_layer", n.first_layer},
+                         {"layers", n.layers},
+                         {"weights_bytes", n.weights},
+                         {"kv_cache_bytes", n.kv_cache},
+                         {"overhead_bytes", n.overhead},
+                         {"total_bytes", n.total()},
+                         {"fits", n.fits()},
+                         {"seconds_per_token", n.seconds_per_token}});
+    }
+    json hosts = json::array();
+    for (const Host& h : v.cluster.hosts) hosts.push_back(h.spec);
+    const ExoPlan& p = v.plan;
+    return {{"engine", "exo"},
+            {"model", v.model->id},
+            {"quant", v.quant->id},
+            {"context", v.options.context},
+            {"hosts", hosts},
+            {"link_gbits", v.cluster.link_gbits},
+            {"nodes", nodes},
+            {"network",
+             {{"transfers_per_token", p.transfers},
+              {"bytes_per_transfer", p.bytes_per_transfer},
+              {"seconds_per_token", p.link_seconds_per_token}}},
+            {"decode_tokens_per_s", p.decode_tokens_per_s > 0 ? json(p.decode_tokens_per_s)
+                                                               : json(nullptr)},
+            {"fits", p.fits},
+            {"units", "bytes"}};
+}
+
+void write_exo_csv(std::ostream& out, const ExoView& v) {
+    CsvWriter csv(out, {"host", "first_layer", "layers", "weights_bytes", "kv_cache_bytes",
+                        "overhead_bytes", "total_bytes", "memory_bytes", "fits"});
+    for (const ExoNode& n : v.plan.nodes) {
+        csv.row({std::to_string(n.host + 1), std::to_string(n.first_layer),
+                 std::to_string(n.layers), std::to_string(n.weights), std::to_string(n.kv_cache),
+                 std::to_string(n.overhead), std::to_string(n.total()), std::to_string(n.memory),
+                 n.fits() ? "true" : "false"});
+    }
+}
+
+}  // namespace
+
+int run_exo_view(std::ostream& out, const Options& o, const Model& model, const Cluster& hosts) {
+    if (hosts.hosts.empty()) {
+        throw Failure{Error{ErrorKind::bad_input, "--engine exo plans machines",
+                            "name each with --host, e.g. --host m3-ultra-256gb --host "
+                            "m3-ultra-256gb"}};
+    }
+    if (!o.users.empty()) {
+        throw Failure{Error{ErrorKind::bad_input, "--users is not modelled for exo",
+                            "leave it out, or use --engine llama.cpp or vllm"}};
+    }
+    const Database& db = load_database(o);
+    ExoView v;
+    v.model = &model;
+    v.quant = o.quant.empty() ? db.recommended_quant() : need(db.find_quant(o.quant));
+    v.cluster = hosts;
+    if (!o.ctx.empty()) v.options.context = need(parse_context(o.ctx));
+    v.options.kv_type = need(parse_kv_type(o.kv_type));
+    v.plan = need(plan_exo(model, *v.quant, v.cluster, v.options));
+    Output output(o);
+    const DataViews views{[&] { return exo_json(v); },
+                          [&](std::ostream& csv) { write_exo_csv(csv, v); },
+                          [&] {
+                              return std::vector<std::string>{v.plan.fits ? "fits"
+                                                                          : "does not fit"};
+                          }};
+    if (!write_data_view(output.text, views)) write_exo_text(output.text, v);
+    output.print(out);
+    return v.plan.fits ? kExitOk : kExitDoesNotFit;
+}
+
+}  // namespace canitrun::cli
