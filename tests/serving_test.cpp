@@ -64,3 +64,26 @@ TEST_CASE("serving: four users share one read of the weights") {
     CHECK(four.total_tokens_per_s > 2 * one.total_tokens_per_s);
     CHECK(four.total_tokens_per_s < 4 * one.total_tokens_per_s);
 }
+
+TEST_CASE("serving: vLLM's 55 sequences on one H100 read the weights once a step") {
+    const Model& m = test::model("llama-3.1-8b");
+    VllmOptions o = vllm_serve_defaults(80ULL << 30, false);
+    o.context = 8192;
+    const auto e = estimate_vllm(m, test::quant("BF16"), o).value();
+    const std::vector<GpuDevice> devices = {device_for(test::gpu("h100-sxm"))};
+    const auto one = vllm_batched_decode(m, e, devices, 8192, 1);
+    const auto many = vllm_batched_decode(m, e, devices, 8192, 55);
+    // One step reads 16.06e9 bytes of weights and 512 pages x 2,097,152 bytes a sequence, at
+    // the datacenter class's bandwidth share a, plus 32 layers x its per-layer time k.
+    const SpeedClassCoefficients& c = fitted_speed_model().of(SpeedClass::nvidia_datacenter);
+    const double bw = test::gpu("h100-sxm").bandwidth_gbps * 1e9;
+    const auto step = [&](double users) {
+        return (16.06e9 + users * 512 * 2097152.0) / bw * c.bandwidth + 32 * c.layer_s;
+    };
+    CHECK(1.0 / one.per_user_tokens_per_s == Approx(step(1)));
+    CHECK(1.0 / many.per_user_tokens_per_s == Approx(step(55)));
+    // so 55 users get more than ten times one user's total
+    CHECK(many.total_tokens_per_s > 10 * one.total_tokens_per_s);
+    CHECK_FALSE(many.compute_bound);
+    CHECK(many.total_tokens_per_s == Approx(55 * many.per_user_tokens_per_s));
+}

@@ -44,11 +44,11 @@ struct ExoNode {
 struct ExoPlan {
     std::vector<ExoNode> nodes;
     bool fits = false;
-    std::uint64_t transfers = 0;       // hops per token round the ring (0 on one node)
-    Bytes bytes_per_transfer = 0;      // the hidden state in 16-bit floats
+    std::uint64_t transfers = 0;   // hops per token round the ring (0 on one node)
+    Bytes bytes_per_transfer = 0;  // the hidden state in 16-bit floats
     double link_seconds_per_token = 0;
-    double decode_tokens_per_s = 0;    // 0 when a node has no bandwidth on record
-    std::size_t slowest_node = 0;      // the node that takes longest per token
+    double decode_tokens_per_s = 0;  // 0 when a node has no bandwidth on record
+    std::size_t slowest_node = 0;    // the node that takes longest per token
 };
 
 // The model at the quantization's rate (the quick rule's parts) over the cluster's hosts.

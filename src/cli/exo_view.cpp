@@ -61,7 +61,8 @@ void write_exo_text(std::ostream& out, const ExoView& v) {
     if (p.fits && p.decode_tokens_per_s > 0) {
         out << "  Speed: about " << format_rate(p.decode_tokens_per_s)
             << " generating; the slowest machine is host " << p.nodes[p.slowest_node].host + 1
-            << fmt::format(" ({:.1f} ms per token)", p.nodes[p.slowest_node].seconds_per_token * 1e3)
+            << fmt::format(" ({:.1f} ms per token)",
+                           p.nodes[p.slowest_node].seconds_per_token * 1e3)
             << "; no measured band (llama.cpp's fit for the devices, its RPC figure per hop)\n";
     }
     if (!p.fits) return;
@@ -98,8 +99,8 @@ json exo_json(const ExoView& v) {
              {{"transfers_per_token", p.transfers},
               {"bytes_per_transfer", p.bytes_per_transfer},
               {"seconds_per_token", p.link_seconds_per_token}}},
-            {"decode_tokens_per_s", p.decode_tokens_per_s > 0 ? json(p.decode_tokens_per_s)
-                                                               : json(nullptr)},
+            {"decode_tokens_per_s",
+             p.decode_tokens_per_s > 0 ? json(p.decode_tokens_per_s) : json(nullptr)},
             {"fits", p.fits},
             {"units", "bytes"}};
 }
@@ -136,12 +137,9 @@ int run_exo_view(std::ostream& out, const Options& o, const Model& model, const 
     v.options.kv_type = need(parse_kv_type(o.kv_type));
     v.plan = need(plan_exo(model, *v.quant, v.cluster, v.options));
     Output output(o);
-    const DataViews views{[&] { return exo_json(v); },
-                          [&](std::ostream& csv) { write_exo_csv(csv, v); },
-                          [&] {
-                              return std::vector<std::string>{v.plan.fits ? "fits"
-                                                                          : "does not fit"};
-                          }};
+    const DataViews views{
+        [&] { return exo_json(v); }, [&](std::ostream& csv) { write_exo_csv(csv, v); },
+        [&] { return std::vector<std::string>{v.plan.fits ? "fits" : "does not fit"}; }};
     if (!write_data_view(output.text, views)) write_exo_text(output.text, v);
     output.print(out);
     return v.plan.fits ? kExitOk : kExitDoesNotFit;

@@ -122,6 +122,11 @@ void write_serving(std::ostream& out, const HardwareReport& r) {
             << (r.users_speed->compute_bound ? " (compute-bound)" : "")
             << " (batched estimate, no measured band)\n";
     }
+    if (n_seq > 1 && r.max_context) {
+        out << "  Longest context for each of " << n_seq << " users without offload: "
+            << format_thousands(*r.max_context / n_seq / kContextStep * kContextStep)
+            << " tokens\n";
+    }
     if (!r.serving) return;
     const ServingCapacity& c = r.serving.value();
     const std::string each = format_thousands(c.per_user_context) + " tokens each";
@@ -168,7 +173,9 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
                     : std::string("speed unknown"))
             << ")\n";
     }
-    if (r.max_context) {
+    if (r.max_context && n_seq > 1) {
+        // With several sequences write_serving gives the longest context of each.
+    } else if (r.max_context) {
         out << "  Longest context for " << quant.id
             << " without offload: " << format_thousands(*r.max_context) << " tokens"
             << (*r.max_context > model.context_native

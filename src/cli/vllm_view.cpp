@@ -13,6 +13,7 @@
 #include "csv_output.hpp"
 #include "data_views.hpp"
 #include "engine_command.hpp"
+#include "hardware_text.hpp"
 #include "json_output.hpp"
 #include "style.hpp"
 #include "table.hpp"
@@ -28,6 +29,7 @@ struct VllmView {
     Cluster cluster;
     VllmLayout layout;
     std::uint64_t users = 0;  // --users; 0 when not asked
+    ServingSpeed speed;       // at --users, else at the most sequences that fit
     bool fits() const {
         return layout.fits && layout.estimate.max_sequences >= std::max<std::uint64_t>(users, 1);
     }
@@ -107,6 +109,13 @@ void write_vllm_text(std::ostream& out, const VllmView& v) {
         out << "  " << v.users << " users of " << format_thousands(l.options.context)
             << " tokens: " << (v.fits() ? "served" : "not served") << "\n";
     }
+    if (v.fits() && v.speed.per_user_tokens_per_s > 0) {
+        out << "  At " << v.speed.users << (v.speed.users == 1 ? " sequence" : " sequences")
+            << ", caches full: about " << format_rate(v.speed.per_user_tokens_per_s) << " each, "
+            << format_rate(v.speed.total_tokens_per_s) << " in all"
+            << (v.speed.compute_bound ? " (compute-bound)" : "")
+            << " (batched estimate, no measured band)\n";
+    }
     if (!l.skipped.empty()) {
         std::string sizes;
         for (const VllmSkip& s : l.skipped) {
@@ -116,6 +125,13 @@ void write_vllm_text(std::ostream& out, const VllmView& v) {
             << l.skipped.front().tensor_parallel << ": " << l.skipped.front().why << "\n";
     }
     if (!l.fits) return;
+    if (v.model->is_moe() && gpus > 1) {
+        const std::uint64_t experts = v.model->arch.moe->experts;
+        out << "  Expert parallel (--enable-expert-parallel) gives each GPU " << experts / gpus
+            << (experts % gpus ? " or " + std::to_string(experts / gpus + 1) : "")
+            << " whole experts of " << experts
+            << " instead of a slice of every one: the same bytes per GPU\n";
+    }
     out << "\n  Start it:\n";
     for (const std::string& line : vllm_launch_lines(*v.model, *v.quant, l)) {
         out << "    " << line << "\n";
@@ -170,6 +186,12 @@ json vllm_json(const VllmView& v) {
             {"max_context_one_sequence", e.max_context_one_seq},
             {"max_sequences_at_context", e.max_sequences},
             {"users", v.users > 0 ? json(v.users) : json(nullptr)},
+            {"speed", v.speed.per_user_tokens_per_s > 0
+                          ? json{{"users", v.speed.users},
+                                 {"per_user_tokens_per_s", v.speed.per_user_tokens_per_s},
+                                 {"total_tokens_per_s", v.speed.total_tokens_per_s},
+                                 {"compute_bound", v.speed.compute_bound}}
+                          : json(nullptr)},
             {"stages", stages},
             {"skipped_tensor_parallel", skipped},
             {"estimate", {{"terms", estimate_json(e.estimate)}}},
@@ -205,6 +227,15 @@ int run_vllm_view(std::ostream& out, const Options& o, const Model& model, const
     base.context = o.ctx.empty() ? kDefaultContext : need(parse_context(o.ctx));
     base.gpu_memory_utilization_pct = need(utilization_pct(o.engine.gpu_memory_utilization));
     v.layout = need(choose_vllm_layout(model, *v.quant, v.cluster, base));
+    if (v.fits()) {
+        std::vector<GpuDevice> devices;
+        for (std::size_t h : v.layout.stage_hosts) {
+            devices.push_back(v.cluster.hosts[h].hardware.gpus.front());
+        }
+        const std::uint64_t n = v.users > 0 ? v.users : v.layout.estimate.max_sequences;
+        v.speed =
+            vllm_batched_decode(model, v.layout.estimate, devices, v.layout.options.context, n);
+    }
     Output output(o);
     const DataViews views{
         [&] { return vllm_json(v); }, [&](std::ostream& csv) { write_vllm_csv(csv, v); },

@@ -62,7 +62,8 @@ GpuDevice node_device(const Host& h) {
         return d;
     }
     GpuDevice d = h.hardware.gpus.front();
-    for (const GpuDevice& g : h.hardware.gpus) d.bandwidth_gbps = std::min(d.bandwidth_gbps, g.bandwidth_gbps);
+    for (const GpuDevice& g : h.hardware.gpus)
+        d.bandwidth_gbps = std::min(d.bandwidth_gbps, g.bandwidth_gbps);
     d.memory = node_memory(h);
     return d;
 }
@@ -110,10 +111,9 @@ Result<ExoPlan> plan_exo(const Model& model, const Quant& quant, const Cluster& 
             const GpuDevice d = node_device(cluster.hosts[i]);
             if (d.bandwidth_gbps > 0) {
                 const SpeedClassCoefficients& c = sm.of(speed_class(d));
-                node.seconds_per_token =
-                    static_cast<double>(active + node.kv_cache) / (d.bandwidth_gbps * 1e9) *
-                        c.bandwidth +
-                    static_cast<double>(node.layers) * c.layer_s;
+                node.seconds_per_token = static_cast<double>(active + node.kv_cache) /
+                                             (d.bandwidth_gbps * 1e9) * c.bandwidth +
+                                         static_cast<double>(node.layers) * c.layer_s;
             } else {
                 speed_known = false;
             }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "canitrun/param_count.hpp"
+
 namespace canitrun {
 
 Result<PlanSettings> settings_for_users(const PlanSettings& base, std::uint64_t users,
@@ -36,6 +38,72 @@ double expert_factor(const Model& model, std::uint64_t users) {
 }
 
 }  // namespace
+
+namespace {
+
+// The share of the weights one step of `users` tokens reads: all but the routed experts, and
+// the routed experts the tokens touch.
+double active_share(const Model& model, std::uint64_t users) {
+    if (model.params_total == 0) return 1;
+    const auto total = static_cast<double>(model.params_total);
+    const auto active =
+        static_cast<double>(model.params_active ? model.params_active : model.params_total);
+    if (!model.is_moe() || model.arch.moe->experts == 0) return std::min(1.0, active / total);
+    const MoE& e = *model.arch.moe;
+    double routed = 0;
+    try {
+        routed = static_cast<double>(ffn_params(model, true).routed) *
+                 static_cast<double>(e.moe_layers ? e.moe_layers : model.arch.layers);
+    } catch (const OverflowError&) {
+        return 1;
+    }
+    const double per_token =
+        routed * static_cast<double>(e.experts_per_token) / static_cast<double>(e.experts);
+    const double rest = std::max(0.0, active - per_token);
+    return std::min(1.0, (rest + per_token * expert_factor(model, users)) / total);
+}
+
+}  // namespace
+
+ServingSpeed vllm_batched_decode(const Model& model, const VllmEstimate& e,
+                                 const std::vector<GpuDevice>& stage_devices, std::uint64_t context,
+                                 std::uint64_t users, const SpeedModel& m) {
+    ServingSpeed r;
+    r.users = users;
+    if (users == 0 || stage_devices.size() != e.stages.size()) return r;
+    const double share = active_share(model, users);
+    const double active_params =
+        static_cast<double>(model.params_active ? model.params_active : model.params_total);
+    double step = 0;
+    for (std::size_t s = 0; s < e.stages.size(); ++s) {
+        const VllmStage& st = e.stages[s];
+        const GpuDevice& d = stage_devices[s];
+        if (d.bandwidth_gbps <= 0) return r;
+        const SpeedClassCoefficients& c = m.of(speed_class(d));
+        const double pages = static_cast<double>((context + 15) / 16);
+        const double per_seq =
+            pages * static_cast<double>(st.page_bytes) + static_cast<double>(st.per_sequence_fixed);
+        const double reads =
+            static_cast<double>(st.weights) * share + static_cast<double>(users) * per_seq;
+        const double memory = reads / (d.bandwidth_gbps * 1e9) * c.bandwidth +
+                              static_cast<double>(st.layers) * c.layer_s;
+        const double tflops = std::max(d.fp16_tflops, d.fp32_tflops);
+        const double layer_share =
+            static_cast<double>(st.layers) /
+            static_cast<double>(std::max<std::uint64_t>(model.arch.layers, 1));
+        const double arithmetic =
+            tflops > 0
+                ? 2.0 * active_params * layer_share / static_cast<double>(e.tensor_parallel) *
+                      static_cast<double>(users) / (tflops * 1e12) * c.compute_float
+                : 0;
+        r.compute_bound = r.compute_bound || arithmetic > memory;
+        step += std::max(memory, arithmetic);
+    }
+    if (step <= 0) return r;
+    r.per_user_tokens_per_s = 1.0 / step;
+    r.total_tokens_per_s = static_cast<double>(users) / step;
+    return r;
+}
 
 ServingSpeed batched_decode(const Model& model, const Quant& quant, const Placement& placement,
                             const Hardware& hardware, std::uint64_t total_context,
