@@ -173,16 +173,15 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
                     : std::string("speed unknown"))
             << ")\n";
     }
-    if (r.max_context && n_seq > 1) {
-        // With several sequences write_serving gives the longest context of each.
-    } else if (r.max_context) {
+    // With several sequences write_serving gives the longest context of each.
+    if (r.max_context && n_seq == 1) {
         out << "  Longest context for " << quant.id
             << " without offload: " << format_thousands(*r.max_context) << " tokens"
             << (*r.max_context > model.context_native
                     ? " (past the native window: needs " + model.context_extension + ")"
                     : "")
             << "\n";
-    } else {
+    } else if (!r.max_context) {
         out << "  " << quant.id << " does not fit without offload at any context.\n";
     }
     write_serving(out, r);
