@@ -71,8 +71,8 @@ TEST_CASE("serving: vLLM's 55 sequences on one H100 read the weights once a step
     o.context = 8192;
     const auto e = estimate_vllm(m, test::quant("BF16"), o).value();
     const std::vector<GpuDevice> devices = {device_for(test::gpu("h100-sxm"))};
-    const auto one = vllm_batched_decode(m, e, devices, 8192, 1);
-    const auto many = vllm_batched_decode(m, e, devices, 8192, 55);
+    const auto one = vllm_batched_decode(m, e, devices, 1);
+    const auto many = vllm_batched_decode(m, e, devices, 55);
     // One step reads 16.06e9 bytes of weights and 512 pages x 2,097,152 bytes a sequence, at
     // the datacenter class's bandwidth share a, plus 32 layers x its per-layer time k.
     const SpeedClassCoefficients& c = fitted_speed_model().of(SpeedClass::nvidia_datacenter);

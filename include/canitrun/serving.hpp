@@ -36,15 +36,15 @@ ServingSpeed batched_decode(const Model& model, const Quant& quant, const Placem
                             const Hardware& hardware, std::uint64_t total_context,
                             std::uint64_t users, const SpeedModel& m = fitted_speed_model());
 
-// vLLM's decode of `users` sequences of `estimate`'s context on a layout: on each GPU of each
+// vLLM's decode of `users` sequences at the estimate's context on its layout: on each GPU of each
 // stage one step reads its rank's active weights (experts as above) and every sequence's pages,
 // at the device class's fitted bandwidth share, or the batch's arithmetic at its tensor rate,
 // whichever is longer; the stages add up (one token crosses them all). Collectives between the
 // tensor-parallel ranks and vLLM's kernels differ from llama.cpp's: an estimate with no band.
 // `stage_devices`: one GPU per stage.
 ServingSpeed vllm_batched_decode(const Model& model, const VllmEstimate& estimate,
-                                 const std::vector<GpuDevice>& stage_devices, std::uint64_t context,
-                                 std::uint64_t users, const SpeedModel& m = fitted_speed_model());
+                                 const std::vector<GpuDevice>& stage_devices, std::uint64_t users,
+                                 const SpeedModel& m = fitted_speed_model());
 
 struct ServingCapacity {
     std::uint64_t per_user_context = 0;

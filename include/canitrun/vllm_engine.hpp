@@ -46,6 +46,7 @@ struct VllmStage {
     Bytes page_bytes = 0;          // one 16-token page of the stage's attention layers
     Bytes per_sequence_fixed = 0;  // recurrent state and capped sliding-window pages
     std::uint64_t blocks = 0;      // pages the pool holds
+    Bytes sequence_bytes = 0;      // one sequence of the context: its pages and fixed state
 };
 
 struct VllmEstimate {

@@ -233,8 +233,7 @@ int run_vllm_view(std::ostream& out, const Options& o, const Model& model, const
             devices.push_back(v.cluster.hosts[h].hardware.gpus.front());
         }
         const std::uint64_t n = v.users > 0 ? v.users : v.layout.estimate.max_sequences;
-        v.speed =
-            vllm_batched_decode(model, v.layout.estimate, devices, v.layout.options.context, n);
+        v.speed = vllm_batched_decode(model, v.layout.estimate, devices, n);
     }
     Output output(o);
     const DataViews views{

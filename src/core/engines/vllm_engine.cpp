@@ -303,6 +303,7 @@ Result<VllmEstimate> estimate_vllm(const Model& model, const Quant& quant, const
             const Bytes seq_at_ctx = checked::add(
                 checked::mul(cdiv(o.context, o.block_size), st.page_bytes), st.per_sequence_fixed);
             st.blocks = st.page_bytes == 0 ? 0 : st.kv_pool / st.page_bytes;
+            st.sequence_bytes = seq_at_ctx;
             std::uint64_t tokens = 0;
             if (st.kv_pool > st.per_sequence_fixed) {
                 tokens = st.page_bytes == 0

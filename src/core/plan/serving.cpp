@@ -66,13 +66,13 @@ double active_share(const Model& model, std::uint64_t users) {
 }  // namespace
 
 ServingSpeed vllm_batched_decode(const Model& model, const VllmEstimate& e,
-                                 const std::vector<GpuDevice>& stage_devices, std::uint64_t context,
-                                 std::uint64_t users, const SpeedModel& m) {
+                                 const std::vector<GpuDevice>& stage_devices, std::uint64_t users,
+                                 const SpeedModel& m) {
     ServingSpeed r;
     r.users = users;
     if (users == 0 || stage_devices.size() != e.stages.size()) return r;
     const double share = active_share(model, users);
-    const double active_params =
+    const auto active_params =
         static_cast<double>(model.params_active ? model.params_active : model.params_total);
     double step = 0;
     for (std::size_t s = 0; s < e.stages.size(); ++s) {
@@ -80,11 +80,8 @@ ServingSpeed vllm_batched_decode(const Model& model, const VllmEstimate& e,
         const GpuDevice& d = stage_devices[s];
         if (d.bandwidth_gbps <= 0) return r;
         const SpeedClassCoefficients& c = m.of(speed_class(d));
-        const double pages = static_cast<double>((context + 15) / 16);
-        const double per_seq =
-            pages * static_cast<double>(st.page_bytes) + static_cast<double>(st.per_sequence_fixed);
-        const double reads =
-            static_cast<double>(st.weights) * share + static_cast<double>(users) * per_seq;
+        const double reads = static_cast<double>(st.weights) * share +
+                             static_cast<double>(users) * static_cast<double>(st.sequence_bytes);
         const double memory = reads / (d.bandwidth_gbps * 1e9) * c.bandwidth +
                               static_cast<double>(st.layers) * c.layer_s;
         const double tflops = std::max(d.fp16_tflops, d.fp32_tflops);
