@@ -51,6 +51,9 @@ Examples:
   canitrun qwen3.5-35b-a3b --json | jq .smallest_gpu.name
   canitrun qwen3.5-35b-a3b --gpu 2x3090 --ctx 32k    split over two cards, offload, speed
   canitrun qwen3.5-35b-a3b --gpu auto                the GPUs in this machine
+  canitrun llama-3.1-8b --gpu "RTX 4090" --users 4 --ctx 32k   four users of 32k at once
+  canitrun llama-3.1-405b --host m3-ultra-256gb --host m3-ultra-256gb   two machines, llama.cpp RPC
+  canitrun deepseek-v3 --engine vllm --quant FP8 --host 8xh100-sxm --host 8xh100-sxm
   canitrun fit --gpu "RTX 4090" --sort speed         every model that runs on it
   canitrun system                                    what canitrun detects here
   canitrun gpus qwen3.5-35b-a3b                      every GPU that runs it
@@ -63,7 +66,7 @@ Examples:
   canitrun models --family qwen
   canitrun gpu-list --vendor amd --min-vram 24
 
-Exit codes: 0 answered (with --gpu: it fits the GPUs), 1 it does not fit the --gpu asked about
+Exit codes: 0 answered (with --gpu or --host: it fits), 1 it does not fit the hardware asked about
 (the output says whether offload runs it; for fit: no model fits),
 2 bad input (unknown name, bad value, unreadable database), 3 internal error (a bug).
 Sizes: GB = 10^9 bytes, GiB = 2^30 bytes.)";
