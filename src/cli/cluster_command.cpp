@@ -78,7 +78,7 @@ void write_rpc_text(std::ostream& out, const RpcView& v) {
     if (a.plan.kind != PlanKind::none && a.speed.decode_tokens_per_s > 0) {
         write_speed(out, a, v.rpc.devices.hardware);
         out << "    the network's share is an assumption from one measurement (llama.cpp PR #6829, "
-               "1 Gb Ethernet): docs/SPEED.md\n";
+               "1 Gb Ethernet): docs/SPEED-BEYOND.md\n";
     }
     if (a.plan.kind == PlanKind::none) return;
     out << "\n  Start it:\n";

@@ -202,7 +202,9 @@ void write_speed_report(std::ostream& out, const SpeedModel& model, const std::v
         << sources
         << " sources: a repository or one discussion thread each) and predicts the row with that "
            "fit, so a source's rows are never judged by a fit that saw them. The band printed "
-           "beside each speed is the out-of-sample 80th percentile of the device class.\n\n"
+           "beside each speed is the out-of-sample 80th percentile of the device class. What the "
+           "fit does not cover (several machines, several users at once) is in "
+           "docs/SPEED-BEYOND.md.\n\n"
            "## Error\n\nMedian / 90th percentile |error|.\n\n";
     write_error_tables(out, rows);
     out << "\n## Coefficients\n\n";
