@@ -37,6 +37,13 @@ Result<Host> parse_host(const Database& db, const std::string& spec, Bytes defau
 // and 10000.
 Result<double> parse_link_gbits(const std::string& text);
 
+// Seconds `bytes` take over the link (gigabits per second), without its latency.
+double link_seconds(Bytes bytes, double link_gbits);
+
+// A host's CPU and RAM as one device (llama.cpp's rpc-server on a host without a GPU, an exo
+// node without one): its RAM as memory, its RAM bandwidth.
+GpuDevice host_cpu_device(const Host& host, std::size_t index);
+
 // "host 1 (8x NVIDIA H100 SXM)"
 std::string describe_host(const Cluster& cluster, std::size_t index);
 

@@ -52,6 +52,18 @@ Result<double> parse_link_gbits(const std::string& text) {
     return *value;
 }
 
+double link_seconds(Bytes bytes, double link_gbits) {
+    return static_cast<double>(bytes) * 8.0 / (link_gbits * 1e9);
+}
+
+GpuDevice host_cpu_device(const Host& host, std::size_t index) {
+    GpuDevice d;
+    d.name = "CPU of host " + std::to_string(index + 1);
+    d.memory = host.hardware.ram;
+    d.bandwidth_gbps = host.hardware.ram_bandwidth_gbps;
+    return d;
+}
+
 std::string describe_host(const Cluster& cluster, std::size_t index) {
     const Host& h = cluster.hosts.at(index);
     return "host " + std::to_string(index + 1) + " (" + describe_gpus(h.hardware.gpus) + ")";

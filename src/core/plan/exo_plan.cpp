@@ -53,17 +53,12 @@ Bytes node_memory(const Host& h) {
 }
 
 // One host as the one device its node computes on: its memory, its slowest bandwidth.
-GpuDevice node_device(const Host& h) {
-    if (h.hardware.gpus.empty()) {
-        GpuDevice d;
-        d.name = "CPU";
-        d.memory = h.hardware.ram;
-        d.bandwidth_gbps = h.hardware.ram_bandwidth_gbps;
-        return d;
-    }
+GpuDevice node_device(const Host& h, std::size_t index) {
+    if (h.hardware.gpus.empty()) return host_cpu_device(h, index);
     GpuDevice d = h.hardware.gpus.front();
-    for (const GpuDevice& g : h.hardware.gpus)
+    for (const GpuDevice& g : h.hardware.gpus) {
         d.bandwidth_gbps = std::min(d.bandwidth_gbps, g.bandwidth_gbps);
+    }
     d.memory = node_memory(h);
     return d;
 }
@@ -108,12 +103,15 @@ Result<ExoPlan> plan_exo(const Model& model, const Quant& quant, const Cluster& 
             }
             node.overhead = checked::mul_div_ceil(checked::add(node.weights, node.kv_cache),
                                                   parts->overhead_percent, 100);
-            const GpuDevice d = node_device(cluster.hosts[i]);
-            if (d.bandwidth_gbps > 0) {
-                const SpeedClassCoefficients& c = sm.of(speed_class(d));
-                node.seconds_per_token = static_cast<double>(active + node.kv_cache) /
-                                             (d.bandwidth_gbps * 1e9) * c.bandwidth +
-                                         static_cast<double>(node.layers) * c.layer_s;
+            // The node's reads on its one device, by the fitted decode rule.
+            Hardware one;
+            one.gpus.push_back(node_device(cluster.hosts[i], i));
+            SpeedWork work;
+            work.gpus.push_back({});
+            work.gpus[0].read_bytes = static_cast<double>(active + node.kv_cache);
+            work.gpus[0].layers = node.layers;
+            if (one.gpus[0].bandwidth_gbps > 0) {
+                node.seconds_per_token = decode_seconds(work, one, sm);
             } else {
                 speed_known = false;
             }
@@ -131,8 +129,7 @@ Result<ExoPlan> plan_exo(const Model& model, const Quant& quant, const Cluster& 
         plan.bytes_per_transfer = checked::mul(model.arch.hidden_size, 2);
         plan.link_seconds_per_token =
             static_cast<double>(plan.transfers) *
-            (static_cast<double>(plan.bytes_per_transfer) * 8.0 / (cluster.link_gbits * 1e9) +
-             kRpcTransferSeconds);
+            (link_seconds(plan.bytes_per_transfer, cluster.link_gbits) + kRpcTransferSeconds);
         if (speed_known && device_seconds > 0) {
             plan.decode_tokens_per_s = 1.0 / (device_seconds + plan.link_seconds_per_token);
         }

@@ -7,18 +7,6 @@ namespace {
 
 constexpr Bytes kF32 = 4;
 
-GpuDevice cpu_device(const Host& host, std::size_t index) {
-    GpuDevice d;
-    d.name = "CPU of host " + std::to_string(index + 1);
-    d.memory = host.hardware.ram;
-    d.bandwidth_gbps = host.hardware.ram_bandwidth_gbps;
-    return d;
-}
-
-double transfer_seconds(Bytes bytes, double link_gbits) {
-    return static_cast<double>(bytes) * 8.0 / (link_gbits * 1e9);
-}
-
 }  // namespace
 
 RpcDevices rpc_devices(const Cluster& cluster) {
@@ -26,7 +14,7 @@ RpcDevices rpc_devices(const Cluster& cluster) {
     for (std::size_t h = 1; h < cluster.hosts.size(); ++h) {
         const Host& host = cluster.hosts[h];
         if (host.hardware.gpus.empty()) {
-            r.hardware.gpus.push_back(cpu_device(host, h));
+            r.hardware.gpus.push_back(host_cpu_device(host, h));
             r.device_host.push_back(h);
         }
         for (const GpuDevice& d : host.hardware.gpus) {
@@ -68,7 +56,7 @@ RpcTraffic rpc_traffic(const Model& model, const Placement& placement, const Rpc
     }
     // The logits (one f32 per vocabulary entry) go from the output head's host to host 1.
     move_to(0, checked::mul(model.arch.vocab_size, kF32));
-    t.seconds_per_token = transfer_seconds(t.bytes_per_token, link_gbits) +
+    t.seconds_per_token = link_seconds(t.bytes_per_token, link_gbits) +
                           static_cast<double>(t.transfers) * kRpcTransferSeconds;
     return t;
 }
@@ -102,7 +90,7 @@ Result<RpcAnswer> answer_rpc(const Model& model, const Quant& quant, const Clust
         s.decode_at_context = slower(*s.decode_at_context, r.traffic.seconds_per_token);
     }
     if (s.prefill_tokens_per_s && settings.ubatch > 0) {
-        const double per_token = transfer_seconds(r.traffic.bytes_per_token, cluster.link_gbits) +
+        const double per_token = link_seconds(r.traffic.bytes_per_token, cluster.link_gbits) +
                                  static_cast<double>(r.traffic.transfers) * kRpcTransferSeconds /
                                      static_cast<double>(settings.ubatch);
         s.prefill_tokens_per_s = slower(*s.prefill_tokens_per_s, per_token);

@@ -82,8 +82,14 @@ ServingSpeed vllm_batched_decode(const Model& model, const VllmEstimate& e,
         const SpeedClassCoefficients& c = m.of(speed_class(d));
         const double reads = static_cast<double>(st.weights) * share +
                              static_cast<double>(users) * static_cast<double>(st.sequence_bytes);
-        const double memory = reads / (d.bandwidth_gbps * 1e9) * c.bandwidth +
-                              static_cast<double>(st.layers) * c.layer_s;
+        // The reads on one GPU of the stage, by the fitted decode rule.
+        Hardware one;
+        one.gpus.push_back(d);
+        SpeedWork work;
+        work.gpus.push_back({});
+        work.gpus[0].read_bytes = reads;
+        work.gpus[0].layers = st.layers;
+        const double memory = decode_seconds(work, one, m);
         const double tflops = std::max(d.fp16_tflops, d.fp32_tflops);
         const double layer_share =
             static_cast<double>(st.layers) /
