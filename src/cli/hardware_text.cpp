@@ -165,9 +165,8 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
 
     if (r.best) {
         out << "  Best quantization that "
-            << (r.best->plan.kind == PlanKind::native ? "fits" : "runs") << " at "
-            << format_thousands(options.context) << " tokens: " << r.best->quant->id << " ("
-            << plan_kind_name(r.best->plan.kind) << ", "
+            << (r.best->plan.kind == PlanKind::native ? "fits" : "runs") << " at " << tokens << ": "
+            << r.best->quant->id << " (" << plan_kind_name(r.best->plan.kind) << ", "
             << (r.best->speed.decode_tokens_per_s > 0
                     ? format_rate(r.best->speed.decode_tokens_per_s)
                     : std::string("speed unknown"))
