@@ -1,4 +1,4 @@
-#include "canitrun/format.hpp"
+#include "format.hpp"
 #include "catch.hpp"
 
 using namespace canitrun;

@@ -52,3 +52,35 @@ TEST_CASE("parse_bandwidth reads GB per second") {
     CHECK_FALSE(parse_bandwidth("0"));
     CHECK_FALSE(parse_bandwidth("fast"));
 }
+
+TEST_CASE("parse_positive_count: a count of at least 1, within range") {
+    CHECK(parse_positive_count("512", "--ubatch", 1U << 20) == std::uint64_t{512});
+    CHECK(parse_positive_count("1", "--parallel", 256) == std::uint64_t{1});
+    CHECK(parse_positive_count("256", "--parallel", 256) == std::uint64_t{256});
+    CHECK(parse_positive_count("0", "--ubatch", 1U << 20).error().message ==
+          "--ubatch 0 is out of range");
+    CHECK(parse_positive_count("257", "--parallel", 256).error().message ==
+          "--parallel 257 is out of range");
+    CHECK(parse_positive_count("x", "--parallel", 256).error().message == "invalid --parallel 'x'");
+}
+
+TEST_CASE("parse_margin_mib: MiB kept free, as bytes") {
+    CHECK(parse_margin_mib("1024") == std::uint64_t{1073741824});  // 1024 x 2^20
+    CHECK(parse_margin_mib("0") == std::uint64_t{0});
+    CHECK(parse_margin_mib("1048576") == std::uint64_t{1} << 40);  // 1 TiB, the most
+    CHECK(parse_margin_mib("1048577").error().message == "bad --margin value '1048577'");
+    CHECK_FALSE(parse_margin_mib("-1"));
+    CHECK_FALSE(parse_margin_mib("1.5"));
+}
+
+TEST_CASE("parse_utilization_pct: a fraction above 0 and at most 1, as a percentage") {
+    CHECK(parse_utilization_pct("0.9") == std::uint64_t{90});
+    CHECK(parse_utilization_pct(".85") == std::uint64_t{85});
+    CHECK(parse_utilization_pct("1") == std::uint64_t{100});
+    CHECK(parse_utilization_pct("1.00") == std::uint64_t{100});
+    CHECK(parse_utilization_pct("0.05") == std::uint64_t{5});
+    for (const char* bad : {"0", "0.0", "1.01", "2", "0.905", "", ".", "x", "-0.5", "10"}) {
+        INFO(bad);
+        CHECK_FALSE(parse_utilization_pct(bad));
+    }
+}

@@ -6,9 +6,9 @@
 //   weights = 35e9 x bpw / 8; KV = 10 attention layers x 2 (K, V) x 2 KV heads x 256 x 2 bytes
 //   per token; overhead = 12 % of (weights + KV).
 
-#include "canitrun/format.hpp"
 #include "canitrun/report.hpp"
 #include "catch.hpp"
+#include "format.hpp"
 #include "test_support.hpp"
 
 using namespace canitrun;

@@ -139,10 +139,8 @@ TEST_CASE("untrusted input: output flags that conflict or cannot apply are refus
                   "--format html is the model page");
     check_refused({m, "--host", "rtx-4090", "--host", "rtx-3090", "--format", "html"},
                   "--format html is the model page");
-    check_refused({"verify", kLlamaLog, "--format", "markdown"},
-                  "--format markdown is not available for verify");
+    // A view a command does not offer (output_formats_test.cpp covers the rest).
     check_refused({"verify", kLlamaLog, "--quiet"}, "--quiet is not available for verify");
-    check_refused({"model.gguf", "--format", "csv"}, "not available for a model file");
     check_refused({m, "--mmproj", "/nonexistent.gguf"},
                   "--mmproj adds a vision projector to a .gguf model file");
     // --json alone and --json with --format json agree: both are fine.

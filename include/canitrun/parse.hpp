@@ -26,6 +26,17 @@ Result<std::string> parse_release_date(const std::string& text);
 Result<std::uint64_t> parse_count(const std::string& text, const std::string& flag,
                                   std::uint64_t max);
 
+// The same, at least 1: a count of things there must be some of ("--ubatch 512", "--parallel 4").
+Result<std::uint64_t> parse_positive_count(const std::string& text, const std::string& flag,
+                                           std::uint64_t max);
+
+// --margin MIB: the MiB kept free on every GPU (0 up to 1 TiB), as bytes.
+Result<std::uint64_t> parse_margin_mib(const std::string& text);
+
+// --gpu-memory-utilization: "0.9" -> 90, a fraction in (0, 1] with two decimals at most, as a
+// percentage.
+Result<std::uint64_t> parse_utilization_pct(const std::string& text);
+
 // A bandwidth in GB/s: "76.8", "100GB/s". Between 0.1 and 100000.
 Result<double> parse_bandwidth(const std::string& text);
 

@@ -182,7 +182,7 @@ std::string one_line(const std::string& text) {
     return out;
 }
 
-// that print only text or JSON refuse CSV, Markdown and --quiet rather than ignore them.
+// that do not offer a view refuse it when they answer (check_offered).
 void check_output_flags(const Options& o, bool verify, bool model_command) {
     const auto refuse = [](const std::string& message, const std::string& hint) {
         throw Failure{Error{ErrorKind::bad_input, message, hint}};
@@ -205,13 +205,6 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
     }
     if (o.chart && (!model_command || verify)) {
         refuse("--chart draws the model page's KV chart", "leave it out of this command");
-    }
-    const bool text_or_json_only = verify || (model_command && file_model(o));
-    if (text_or_json_only &&
-        (o.output == Format::csv || o.output == Format::markdown || o.output == Format::quiet)) {
-        const std::string flag = o.quiet ? "--quiet" : "--format " + format;
-        const std::string what = verify ? "verify" : "a model file";
-        refuse(flag + " is not available for " + what, "use the default table or --json");
     }
     if (!o.mmproj.empty()) {
         const bool gguf =
@@ -327,14 +320,8 @@ void check_flags_apply(const CLI::App& app, const CLI::App* sub, Command command
     }
 }
 
-}  // namespace
-
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
-        bool out_is_terminal, std::size_t terminal_columns) {
-    Options o;
-    o.terminal = out_is_terminal;
-    o.columns = terminal_columns;
-    CLI::App app{kDescription, "canitrun"};
+// The top level's flags: output, the model argument, and the model page's settings.
+void add_top_level(CLI::App& app, Options& o) {
     app.footer(kExamples);
     app.set_version_flag("--version", std::string("canitrun ") + CANITRUN_VERSION);
     app.add_flag("--json", o.json, "Print one JSON document on stdout and nothing else");
@@ -383,7 +370,27 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     app.add_option("--link", o.link,
                    "Network between the --host machines in Gb/s (default 10, 10 Gb Ethernet)")
         ->check(non_empty());
+}
 
+// Each subcommand, with the command its parse stands for and the function that answers it:
+// run() dispatches by this table. The model command (no subcommand) is the last row.
+struct Subcommand {
+    CLI::App* app = nullptr;  // null: the model command
+    Command command = Command::model;
+    CommandResult (*answer)(const Options&) = nullptr;
+};
+
+// The model command: a database model, else a model file, a config folder or a remote name.
+CommandResult model_or_file_command(const Options& o) {
+    if (remote_model(o) || file_model(o)) return model_source_command(o);
+    if (o.model.empty()) {
+        throw Failure{Error{ErrorKind::bad_input, "name a model, e.g. 'canitrun qwen3.5-35b-a3b'",
+                            "'canitrun models' lists them, 'canitrun --help' shows usage"}};
+    }
+    return model_command(o);
+}
+
+std::vector<Subcommand> add_subcommands(CLI::App& app, Options& o) {
     CLI::App* gpus =
         app.add_subcommand("gpus", "List the GPUs that run a model, natively or with CPU offload");
     gpus->add_option("model", o.model,
@@ -452,6 +459,68 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         ->required();
     verify->fallthrough();
 
+    using C = Command;
+    return {
+        {gpus, C::gpus, gpus_command},
+        {system, C::system, system_command},
+        {fit, C::fit, fit_command},
+        {compare, C::compare, compare_command},
+        {local, C::local, local_command},
+        {verify, C::verify, verify_command},
+        {models, C::lists,
+         [](const Options& opts) { return lists_command(opts, ListKind::models); }},
+        {gpu_list, C::lists,
+         [](const Options& opts) { return lists_command(opts, ListKind::gpus); }},
+        {quants, C::lists,
+         [](const Options& opts) { return lists_command(opts, ListKind::quants); }},
+        {nullptr, C::model, model_or_file_command},
+    };
+}
+
+// How the user asked for a format, for a refusal: "--quiet", "--format csv", "--json".
+std::string format_flag(const Options& o) {
+    if (o.quiet) return "--quiet";
+    if (o.names) return "--names";
+    if (o.json) return "--json";
+    return "--format " + (o.format.empty() ? std::string("table") : o.format);
+}
+
+// After a successful parse: the checks every command shares, then the command's answer,
+// printed whole in the asked format (nothing on stdout when it fails).
+int answer(const CLI::App& app, const std::vector<Subcommand>& table, Options& o, std::ostream& out,
+           bool out_is_terminal) {
+    o.output = o.format.empty() ? Format::table : need(parse_format(o.format));
+    if (o.json) o.output = Format::json;
+    if (o.quiet || o.names) o.output = Format::quiet;
+    o.color = want_color(out_is_terminal, std::getenv("NO_COLOR"), std::getenv("CLICOLOR_FORCE"));
+    const Subcommand* chosen = &table.back();
+    for (const Subcommand& s : table) {
+        if (s.app != nullptr && s.app->parsed()) {
+            chosen = &s;
+            break;
+        }
+    }
+    check_output_flags(o, chosen->command == Command::verify, chosen->command == Command::model);
+    const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
+    check_flags_apply(app, sub, chosen->command, o);
+    const CommandResult result = chosen->answer(o);
+    need(check_offered(result, o.output, format_flag(o)));
+    Output output(o);
+    write_result(output.text, result);
+    output.print(out);
+    return result.code;
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+        bool out_is_terminal, std::size_t terminal_columns) {
+    Options o;
+    o.terminal = out_is_terminal;
+    o.columns = terminal_columns;
+    CLI::App app{kDescription, "canitrun"};
+    add_top_level(app, o);
+    const std::vector<Subcommand> table = add_subcommands(app, o);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -469,41 +538,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     }
 
     try {
-        o.output = o.format.empty() ? Format::table : need(parse_format(o.format));
-        if (o.json) o.output = Format::json;
-        if (o.quiet || o.names) o.output = Format::quiet;
-        o.color =
-            want_color(out_is_terminal, std::getenv("NO_COLOR"), std::getenv("CLICOLOR_FORCE"));
-        const bool lists = models->parsed() || gpu_list->parsed() || quants->parsed();
-        const bool model_command = !gpus->parsed() && !system->parsed() && !fit->parsed() &&
-                                   !compare->parsed() && !local->parsed() && !lists;
-        check_output_flags(o, verify->parsed(), model_command);
-        const Command command = gpus->parsed()      ? Command::gpus
-                                : system->parsed()  ? Command::system
-                                : fit->parsed()     ? Command::fit
-                                : compare->parsed() ? Command::compare
-                                : local->parsed()   ? Command::local
-                                : verify->parsed()  ? Command::verify
-                                : lists             ? Command::lists
-                                                    : Command::model;
-        const CLI::App* sub =
-            app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
-        check_flags_apply(app, sub, command, o);
-        if (gpus->parsed()) return run_gpus(out, o);
-        if (system->parsed()) return run_system(out, o);
-        if (fit->parsed()) return run_fit(out, o);
-        if (compare->parsed()) return run_compare(out, o);
-        if (local->parsed()) return run_local(out, o);
-        if (verify->parsed() || remote_model(o) || file_model(o)) {
-            return run_model_source(out, o, verify->parsed());
-        }
-        if (lists) return run_lists(out, o, models->parsed(), gpu_list->parsed(), quants->parsed());
-        if (o.model.empty()) {
-            err << "canitrun: error: name a model, e.g. 'canitrun qwen3.5-35b-a3b'; 'canitrun "
-                   "models' lists them, 'canitrun --help' shows usage\n";
-            return kExitBadInput;
-        }
-        return run_model(out, o);
+        return answer(app, table, o, out, out_is_terminal);
     } catch (const Failure& f) {
         // One line: the problem, then how to fix it.
         err << "canitrun: error: " << one_line(f.error.message);

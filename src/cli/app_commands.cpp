@@ -1,10 +1,11 @@
 // One function per command, on the options app.cpp parsed (app_options.hpp).
 
-#include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <optional>
 #include <ostream>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "app.hpp"
 #include "app_options.hpp"
@@ -14,9 +15,9 @@
 #include "canitrun/parse.hpp"
 #include "canitrun/report.hpp"
 #include "cluster_command.hpp"
+#include "command_result.hpp"
 #include "compare_command.hpp"
 #include "csv_output.hpp"
-#include "data_views.hpp"
 #include "engine_command.hpp"
 #include "file_commands.hpp"
 #include "hardware_json.hpp"
@@ -26,6 +27,7 @@
 #include "json_output.hpp"
 #include "list_commands.hpp"
 #include "local_command.hpp"
+#include "model_page.hpp"
 #include "remote_command.hpp"
 #include "style.hpp"
 #include "text_report.hpp"
@@ -46,12 +48,6 @@ std::uint64_t ram_gb(const std::string& text) {
                             "give the system RAM in whole GB, for example --ram 64"}};
     }
     return gb;
-}
-
-std::string quiet_answer(const ModelReport& r) {
-    if (r.hardware) return plan_kind_name(r.hardware->selected.plan.kind);
-    if (r.vram) return r.vram->best ? r.vram->best->quant->id : "none";
-    return r.smallest_gpu != nullptr ? display_name(*r.smallest_gpu) : "none";
 }
 
 // The HTML page's footer: who made it, from which data.
@@ -124,32 +120,13 @@ ChartChoice chart_choice(const Options& o) {
     return choose_chart(o.chart && page_text, o.ascii, o.terminal && o.output == Format::table,
                         o.columns);
 }
-int run_model(std::ostream& out, const Options& o) {
+CommandResult model_command(const Options& o) {
     const Database& db = load_database(o);
     const Model* model = need(db.find_model(o.model));
-    if (cluster_question(o)) return run_cluster(out, o);
+    if (cluster_question(o)) return cluster_result(o);
     const ReportOptions ro = report_options(db, o);
-    const ModelReport report = need(build_model_report(db, *model, ro));
-    Output output(o);
-    const DataViews views{[&] { return model_report_json(report); },
-                          [&](std::ostream& csv) {
-                              if (o.chart) {
-                                  write_kv_curve_csv(csv, report);
-                              } else {
-                                  write_model_csv(csv, report);
-                              }
-                          },
-                          [&] { return std::vector<std::string>{quiet_answer(report)}; }};
-    if (o.output == Format::html) {
-        write_html_report(output.text, report, made_by(db));
-    } else if (!write_data_view(output.text, views)) {
-        write_text_report(output.text, report);
-    }
-    output.print(out);
-    if (report.hardware && report.hardware->selected.plan.kind != PlanKind::native) {
-        return kExitDoesNotFit;
-    }
-    return kExitOk;
+    auto report = std::make_shared<const ModelReport>(need(build_model_report(db, *model, ro)));
+    return model_page_result(report, o.chart, made_by(db));
 }
 
 bool names_model_file(const Database& db, const std::string& arg) {
@@ -169,45 +146,41 @@ bool file_model(const Options& o) {
 
 // Output flags that ask for two things at once are refused, not silently resolved; commands
 
-int run_gpus(std::ostream& out, const Options& o) {
+CommandResult gpus_command(const Options& o) {
     if (engine_has_own_view(o.engine)) {
         throw Failure{Error{ErrorKind::bad_input,
                             "--engine " + o.engine.engine + " applies to the model command only",
                             "use 'canitrun MODEL --engine " + o.engine.engine + " --gpu NAME'"}};
     }
     const Database& db = load_database(o);
-    Output output(o);
     if (names_model_file(db, o.model)) {
-        const auto file =
+        std::shared_ptr<const FileReport> file =
             need(file_gpus_report(db, o.model, o.mmproj, report_options(db, o), o.remote));
-        write_gpus_for_model(output.text, file->report);
-    } else {
-        const Model* model = need(db.find_model(o.model));
-        const ModelReport report = need(build_model_report(db, *model, report_options(db, o)));
-        write_gpus_for_model(output.text, report);
+        return gpus_result(std::shared_ptr<const ModelReport>(file, &file->report));
     }
-    output.print(out);
-    return kExitOk;
+    const Model* model = need(db.find_model(o.model));
+    return gpus_result(std::make_shared<const ModelReport>(
+        need(build_model_report(db, *model, report_options(db, o)))));
 }
 
-int run_system(std::ostream& out, const Options& o) {
+CommandResult system_command(const Options& o) {
     const Database& db = load_database(o);
     const DetectedSystem system = detect_this_machine();
     const Hardware hardware = hardware_from(system, db);
-    Output output(o);
-    const DataViews views{[&] { return system_json(system, hardware); },
-                          [&](std::ostream& csv) { write_system_csv(csv, system, hardware); },
-                          [&] {
-                              std::vector<std::string> names;
-                              for (const auto& g : system.gpus) names.push_back(g.name);
-                              return names;
-                          }};
-    if (!write_data_view(output.text, views)) write_system(output.text, system, hardware);
-    output.print(out);
-    return kExitOk;
+    CommandResult r;
+    r.what = "system";
+    r.views = {[system, hardware] { return system_json(system, hardware); },
+               [system, hardware](std::ostream& csv) { write_system_csv(csv, system, hardware); },
+               [system] {
+                   std::vector<std::string> names;
+                   for (const auto& g : system.gpus) names.push_back(g.name);
+                   return names;
+               }};
+    r.text = [system, hardware](std::ostream& out) { write_system(out, system, hardware); };
+    return r;
 }
 
-int run_fit(std::ostream& out, const Options& o) {
+CommandResult fit_command(const Options& o) {
     const Database& db = load_database(o);
     if (o.hw.gpu.empty()) {
         throw Failure{Error{ErrorKind::bad_input, "fit needs the hardware to fit",
@@ -222,23 +195,26 @@ int run_fit(std::ostream& out, const Options& o) {
                             "leave out --engine " + o.engine.engine + ", or use --engine quick"}};
     }
     const PlanSettings settings = need(plan_settings_from_flags(o.engine, options));
-    std::vector<ModelFit> fits = need(models_that_fit(db, hardware, settings));
-    sort_model_fits(fits, need(parse_fit_sort(o.sort)));
-    Output output(o);
-    const DataViews views{[&] { return model_fits_json(hardware, options, fits); },
-                          [&](std::ostream& csv) { write_model_fits_csv(csv, fits); },
-                          [&] {
-                              std::vector<std::string> ids;
-                              for (const auto& f : fits) ids.push_back(f.model->id);
-                              return ids;
-                          }};
-    if (!write_data_view(output.text, views))
-        write_model_fits(output.text, hardware, options, fits);
-    output.print(out);
-    return fits.empty() ? kExitDoesNotFit : kExitOk;
+    auto fits =
+        std::make_shared<std::vector<ModelFit>>(need(models_that_fit(db, hardware, settings)));
+    sort_model_fits(*fits, need(parse_fit_sort(o.sort)));
+    CommandResult r;
+    r.what = "fit";
+    r.views = {[hardware, options, fits] { return model_fits_json(hardware, options, *fits); },
+               [fits](std::ostream& csv) { write_model_fits_csv(csv, *fits); },
+               [fits] {
+                   std::vector<std::string> ids;
+                   for (const auto& f : *fits) ids.push_back(f.model->id);
+                   return ids;
+               }};
+    r.text = [hardware, options, fits](std::ostream& out) {
+        write_model_fits(out, hardware, options, *fits);
+    };
+    r.code = fits->empty() ? kExitDoesNotFit : kExitOk;
+    return r;
 }
 
-int run_compare(std::ostream& out, const Options& o) {
+CommandResult compare_command(const Options& o) {
     if (o.operands.size() < 2) {
         throw Failure{Error{ErrorKind::bad_input, "compare needs two or more models",
                             "e.g. canitrun compare qwen3.5-35b-a3b gpt-oss-20b"}};
@@ -249,96 +225,79 @@ int run_compare(std::ostream& out, const Options& o) {
                             "leave out --engine vllm / exo and --backend, or use --engine quick"}};
     }
     const Database& db = load_database(o);
-    const Comparison c = need(build_comparison(db, o.operands, report_options(db, o), o.remote));
-    Output output(o);
-    const DataViews views{[&] { return comparison_json(c); },
-                          [&](std::ostream& csv) { write_comparison_csv(csv, c); },
-                          [&] {
-                              std::vector<std::string> ids;
-                              for (const auto& e : c.entries) ids.push_back(e->report.model->id);
-                              return ids;
-                          }};
-    if (!write_data_view(output.text, views)) write_comparison(output.text, c);
-    output.print(out);
-    return kExitOk;
+    auto c = std::make_shared<const Comparison>(
+        need(build_comparison(db, o.operands, report_options(db, o), o.remote)));
+    CommandResult r;
+    r.what = "compare";
+    r.views = {[c] { return comparison_json(*c); },
+               [c](std::ostream& csv) { write_comparison_csv(csv, *c); },
+               [c] {
+                   std::vector<std::string> ids;
+                   for (const auto& e : c->entries) ids.push_back(e->report.model->id);
+                   return ids;
+               }};
+    r.text = [c](std::ostream& out) { write_comparison(out, *c); };
+    return r;
 }
 
-int run_local(std::ostream& out, const Options& o) {
+CommandResult local_command(const Options& o) {
     const Database& db = load_database(o);
     Options with_hardware = o;
     if (with_hardware.hw.gpu.empty()) with_hardware.hw.gpu = "auto";  // this machine
     const StoreRoots roots = store_roots(std::getenv("HOME"), std::getenv("OLLAMA_MODELS"),
                                          std::getenv("HF_HOME"), std::getenv("LLAMA_CACHE"));
-    const LocalListing l = build_local_listing(db, roots, report_options(db, with_hardware));
-    Output output(o);
-    const DataViews views{[&] { return local_json(l); },
-                          [&](std::ostream& csv) { write_local_csv(csv, l); },
-                          [&] {
-                              std::vector<std::string> names;
-                              for (const auto& e : l.models) names.push_back(e.where.path);
-                              return names;
-                          }};
-    if (!write_data_view(output.text, views)) write_local(output.text, l);
-    output.print(out);
-    return kExitOk;
+    auto l = std::make_shared<const LocalListing>(
+        build_local_listing(db, roots, report_options(db, with_hardware)));
+    CommandResult r;
+    r.what = "local";
+    r.views = {[l] { return local_json(*l); }, [l](std::ostream& csv) { write_local_csv(csv, *l); },
+               [l] {
+                   std::vector<std::string> names;
+                   for (const auto& e : l->models) names.push_back(e.where.path);
+                   return names;
+               }};
+    r.text = [l](std::ostream& out) { write_local(out, *l); };
+    return r;
 }
 
-int run_model_source(std::ostream& out, const Options& o, bool verify) {
-    if (!verify && remote_model(o)) {
+CommandResult verify_command(const Options& o) {
+    const Database& db = load_database(o);
+    return need(run_verify(db, o.log, o.hw.gpu));
+}
+
+CommandResult model_source_command(const Options& o) {
+    const Database& db = load_database(o);
+    const EngineRequest engine{&db, nullptr, o.quant, o.ctx, o.hw.gpu, o.vram, {}, {}};
+    if (remote_model(o)) {
         if (!o.mmproj.empty()) {
             throw Failure{Error{ErrorKind::bad_input,
                                 "--mmproj adds a projector file on this machine",
                                 "leave it out for a remote model (its projector is named)"}};
         }
-        const Database& db = load_database(o);
         if (engine_is_explicit_profile(o.engine)) {
             std::string label;
             const auto parts = need(remote_gguf_parts(o.model, o.remote, &label));
-            const CommandOutput r = need(engine_on_gguf(db, label, parts, o.engine,
-                                                        {&db,
-                                                         nullptr,
-                                                         o.quant,
-                                                         o.ctx,
-                                                         o.hw.gpu,
-                                                         o.vram,
-                                                         o.output == Format::json,
-                                                         {},
-                                                         {}}));
-            out << r.text;
-            return r.code;
+            return need(engine_on_gguf(db, label, parts, o.engine, engine));
         }
-        const CommandOutput r =
-            need(run_remote(db, o.model, report_options(db, o), o.output == Format::json,
-                            chart_choice(o), o.remote));
-        out << r.text;
-        return r.code;
+        return need(run_remote(db, o.model, report_options(db, o), o.chart, o.remote));
     }
-    if (!verify && file_model(o) && engine_is_explicit_profile(o.engine)) {
-        const Database& db = load_database(o);
-        const CommandOutput r = need(run_model_file_engine(
-            db, o.model, o.engine,
-            {&db, nullptr, o.quant, o.ctx, o.hw.gpu, o.vram, o.output == Format::json, {}, {}}));
-        out << r.text;
-        return r.code;
+    if (engine_is_explicit_profile(o.engine)) {
+        return need(run_model_file_engine(db, o.model, o.engine, engine));
     }
-    // verify, or a model file (the caller asks only for these three sources)
-    const Database& db = load_database(o);
-    const CommandOutput r = verify
-                                ? need(run_verify(db, o.log, o.output == Format::json, o.hw.gpu))
-                                : need(run_model_file(db, o.model, o.mmproj, report_options(db, o),
-                                                      o.output == Format::json, chart_choice(o)));
-    out << r.text;
-    return r.code;
+    return need(run_model_file(db, o.model, o.mmproj, report_options(db, o), o.chart));
 }
 
-int run_lists(std::ostream& out, const Options& o, bool models, bool gpu_list, bool quants) {
+CommandResult lists_command(const Options& o, ListKind kind) {
     const Database& db = load_database(o);
-    Output output(o);
-    if (models) write_models(output.text, db, list_filter(o));
-    if (gpu_list) write_gpu_list(output.text, db, list_filter(o));
-    if (quants) write_quants(output.text, db);
-    output.print(out);
-    return kExitOk;
+    switch (kind) {
+        case ListKind::models:
+            return models_result(db, list_filter(o));
+        case ListKind::gpus:
+            return gpu_list_result(db, list_filter(o));
+        case ListKind::quants:
+            break;
+    }
+    return quants_result(db);
 }
 
 }  // namespace canitrun::cli

@@ -10,6 +10,7 @@
 
 #include "canitrun/database.hpp"
 #include "canitrun/report.hpp"
+#include "command_result.hpp"
 #include "engine_command.hpp"
 #include "hardware_options.hpp"
 #include "remote_flags.hpp"
@@ -87,14 +88,18 @@ bool names_model_file(const Database& db, const std::string& arg);
 bool remote_model(const Options& o);
 bool file_model(const Options& o);
 
-// One function per command; each prints its whole answer or throws a Failure.
-int run_model(std::ostream& out, const Options& o);
-int run_gpus(std::ostream& out, const Options& o);
-int run_system(std::ostream& out, const Options& o);
-int run_fit(std::ostream& out, const Options& o);
-int run_compare(std::ostream& out, const Options& o);
-int run_local(std::ostream& out, const Options& o);
-int run_model_source(std::ostream& out, const Options& o, bool verify);
-int run_lists(std::ostream& out, const Options& o, bool models, bool gpu_list, bool quants);
+// One function per command; each returns its whole answer (command_result.hpp) or throws a
+// Failure. run() prints the answer in the asked format.
+CommandResult model_command(const Options& o);
+CommandResult gpus_command(const Options& o);
+CommandResult system_command(const Options& o);
+CommandResult fit_command(const Options& o);
+CommandResult compare_command(const Options& o);
+CommandResult local_command(const Options& o);
+CommandResult verify_command(const Options& o);
+// A model file, a config folder or a remote name as the model.
+CommandResult model_source_command(const Options& o);
+enum class ListKind { models, gpus, quants };
+CommandResult lists_command(const Options& o, ListKind kind);
 
 }  // namespace canitrun::cli

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "canitrun/format.hpp"
 #include "canitrun/kv_cache.hpp"
+#include "format.hpp"
 #include "style.hpp"
 
 namespace canitrun::cli {

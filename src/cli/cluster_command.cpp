@@ -7,14 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "canitrun/fit.hpp"
-#include "canitrun/format.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/rpc_plan.hpp"
 #include "canitrun/serving.hpp"
 #include "canitrun/vllm_layout.hpp"
 #include "csv_output.hpp"
-#include "data_views.hpp"
 #include "engine_command.hpp"
+#include "format.hpp"
 #include "hardware_json.hpp"
 #include "hardware_text.hpp"
 #include "speed_text.hpp"
@@ -137,29 +136,30 @@ void write_rpc_csv(std::ostream& out, const RpcView& v) {
              p.ram.fits() ? "true" : "false"});
 }
 
-int run_rpc(std::ostream& out, const Options& o, const Model& model, Cluster cluster) {
+CommandResult rpc_result(const Options& o, const Model& model, Cluster cluster) {
     const Database& db = load_database(o);
     ReportOptions ro = report_options(db, o);
     const Quant& quant = ro.quant ? *ro.quant : *db.recommended_quant();
     need(require_loadable(ro.plan, quant));
     std::string note;
     const PlanSettings settings = settings_for_model(model, ro.plan, &note);
-    RpcView v{&model, std::move(cluster), {}, {}};
-    v.rpc = need(answer_rpc(model, quant, v.cluster, settings, ro.placement));
-    v.launch = rpc_launch(v.rpc, {&model, &quant, ""});
-    Output output(o);
-    const bool fits = v.rpc.answer.plan.kind == PlanKind::native;
-    const DataViews views{
-        [&] { return rpc_json(v); }, [&](std::ostream& csv) { write_rpc_csv(csv, v); },
-        [&] {
-            return std::vector<std::string>{fits ? "fits" : plan_kind_name(v.rpc.answer.plan.kind)};
-        }};
-    if (!write_data_view(output.text, views)) {
-        if (!note.empty()) output.text << note << "\n\n";
-        write_rpc_text(output.text, v);
-    }
-    output.print(out);
-    return fits ? kExitOk : kExitDoesNotFit;
+    auto v = std::make_shared<RpcView>(RpcView{&model, std::move(cluster), {}, {}});
+    v->rpc = need(answer_rpc(model, quant, v->cluster, settings, ro.placement));
+    v->launch = rpc_launch(v->rpc, {&model, &quant, ""});
+    const bool fits = v->rpc.answer.plan.kind == PlanKind::native;
+    CommandResult r;
+    r.what = "llama.cpp RPC";
+    r.views = {[v] { return rpc_json(*v); }, [v](std::ostream& csv) { write_rpc_csv(csv, *v); },
+               [v, fits] {
+                   return std::vector<std::string>{fits ? "fits"
+                                                        : plan_kind_name(v->rpc.answer.plan.kind)};
+               }};
+    r.text = [v, note](std::ostream& out) {
+        if (!note.empty()) out << note << "\n\n";
+        write_rpc_text(out, *v);
+    };
+    r.code = fits ? kExitOk : kExitDoesNotFit;
+    return r;
 }
 
 }  // namespace
@@ -182,7 +182,7 @@ bool cluster_question(const Options& o) {
     return o.hosts.size() >= 2 || engine_has_own_view(o.engine);
 }
 
-int run_cluster(std::ostream& out, const Options& o) {
+CommandResult cluster_result(const Options& o) {
     const Database& db = load_database(o);
     if (!o.hosts.empty() && (!o.hw.gpu.empty() || !o.vram.empty())) {
         throw Failure{Error{ErrorKind::bad_input, "--host names each machine's GPUs",
@@ -191,13 +191,13 @@ int run_cluster(std::ostream& out, const Options& o) {
     const Model* model = need(db.find_model(o.model));
     const Cluster cluster = cluster_from_flags(o);
     if (engine_has_own_view(o.engine)) need(refuse_llama_flags(o.engine, o.engine.engine));
-    if (engine_is_vllm(o.engine)) return run_vllm_view(out, o, *model, cluster);
-    if (engine_is_exo(o.engine)) return run_exo_view(out, o, *model, cluster);
+    if (engine_is_vllm(o.engine)) return vllm_result(o, *model, cluster);
+    if (engine_is_exo(o.engine)) return exo_result(o, *model, cluster);
     if (need(engine_is_quick(o.engine))) {
         throw Failure{Error{ErrorKind::bad_input, "--engine quick plans one machine",
                             "use --engine llama.cpp (the default, over RPC) or vllm"}};
     }
-    return run_rpc(out, o, *model, cluster);
+    return rpc_result(o, *model, cluster);
 }
 
 }  // namespace canitrun::cli

@@ -7,6 +7,7 @@
 
 #include "app_options.hpp"
 #include "canitrun/cluster.hpp"
+#include "command_result.hpp"
 
 namespace canitrun::cli {
 
@@ -16,12 +17,12 @@ Cluster cluster_from_flags(const Options& o);
 // True when the model command's answer is this view: two or more --host, or --engine vllm.
 bool cluster_question(const Options& o);
 
-int run_cluster(std::ostream& out, const Options& o);
+CommandResult cluster_result(const Options& o);
 
 // --engine exo over `hosts` (at least one); exo_view.cpp.
-int run_exo_view(std::ostream& out, const Options& o, const Model& model, const Cluster& hosts);
+CommandResult exo_result(const Options& o, const Model& model, const Cluster& hosts);
 
 // --engine vllm over `hosts` (empty: the one machine of --gpu or --vram); vllm_view.cpp.
-int run_vllm_view(std::ostream& out, const Options& o, const Model& model, const Cluster& hosts);
+CommandResult vllm_result(const Options& o, const Model& model, const Cluster& hosts);
 
 }  // namespace canitrun::cli

@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "canitrun/format.hpp"
 #include "canitrun/model_argument.hpp"
 #include "csv_output.hpp"
+#include "format.hpp"
 #include "page_facts.hpp"
 #include "style.hpp"
 #include "table.hpp"

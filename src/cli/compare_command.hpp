@@ -5,7 +5,7 @@
 // ollama:, URLs), as the model command takes.
 
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <string>
 #include <vector>

@@ -1,5 +1,7 @@
 #include "data_views.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "style.hpp"
 
 namespace canitrun::cli {

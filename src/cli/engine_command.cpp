@@ -7,11 +7,13 @@
 #include <sstream>
 
 #include "app.hpp"
-#include "canitrun/format.hpp"
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/name_match.hpp"
 #include "canitrun/parse.hpp"
+#include "canitrun/serving.hpp"
 #include "canitrun/tensor_layout.hpp"
+#include "csv_output.hpp"
+#include "format.hpp"
 #include "json_output.hpp"
 #include "table.hpp"
 
@@ -19,31 +21,6 @@ namespace canitrun::cli {
 namespace {
 
 using json = nlohmann::json;
-
-Result<std::uint64_t> positive(const std::string& flag, const std::string& text) {
-    std::uint64_t v = 0;
-    bool ok = !text.empty() && text.size() <= 9;
-    for (const char c : text) ok = ok && c >= '0' && c <= '9';
-    if (ok) v = std::stoull(text);
-    if (!ok || v == 0) {
-        return fail(ErrorKind::bad_input, "bad " + flag + " value '" + text + "'",
-                    "give a whole number of at least 1");
-    }
-    return v;
-}
-
-// --margin MIB: 0 up to 1 TiB, as bytes.
-Result<Bytes> margin_bytes(const std::string& text) {
-    std::uint64_t v = 0;
-    bool ok = !text.empty() && text.size() <= 7;
-    for (const char c : text) ok = ok && c >= '0' && c <= '9';
-    if (ok) v = std::stoull(text);
-    if (!ok || v > (1ULL << 20)) {
-        return fail(ErrorKind::bad_input, "bad --margin value '" + text + "'",
-                    "give the MiB to keep free on every GPU, 0 to 1048576 (default 1024)");
-    }
-    return v << 20;
-}
 
 const char* device_name(Device d) {
     return d == Device::gpu ? "gpu" : "cpu";
@@ -98,7 +75,7 @@ Result<Common> common(const EngineRequest& r) {
         }
         c.gpu = gpus->front();
         // the real bytes; on unified memory only the share the GPU may use by default
-        c.vram = checked::mul_div_floor(c.gpu->vram_bytes, c.gpu->unified_gpu_share_permille, 1000);
+        c.vram = device_for(*c.gpu).memory;
     } else if (!r.vram.empty()) {
         auto v = parse_gb(r.vram);
         if (!v) return std::unexpected(v.error());
@@ -115,16 +92,83 @@ struct LlamaFlags {
 };
 
 Result<LlamaFlags> llama_flags(const EngineFlags& f) {
-    auto ub = positive("--ubatch", f.ubatch);
-    if (!ub) return std::unexpected(ub.error());
-    auto par = positive("--parallel", f.parallel);
-    if (!par) return std::unexpected(par.error());
-    auto fa = parse_flash_attn(f.flash_attn);
-    if (!fa) return std::unexpected(fa.error());
-    return LlamaFlags{*ub, *par, *fa};
+    // llama.cpp's own limits: a ubatch of up to 2^20 tokens, kLlamaMaxSequences sequences.
+    CANITRUN_TRY_ASSIGN(const std::uint64_t ub,
+                        parse_positive_count(f.ubatch, "--ubatch", 1ULL << 20));
+    CANITRUN_TRY_ASSIGN(const std::uint64_t par,
+                        parse_positive_count(f.parallel, "--parallel", kLlamaMaxSequences));
+    CANITRUN_TRY_ASSIGN(const FlashAttn fa, parse_flash_attn(f.flash_attn));
+    return LlamaFlags{ub, par, fa};
 }
 
-Result<EngineAnswer> run_llamacpp(const EngineRequest& r, const EngineFlags& f, const Common& c) {
+// The llama.cpp profile's answer, held for its views.
+struct LlamaProfileView {
+    Model model;  // a copy: a file's model does not outlive the request
+    const Quant* quant = nullptr;
+    std::string file;
+    LlamaCppOptions options;
+    Estimate estimate;
+    const Gpu* gpu = nullptr;
+    Bytes vram = 0;    // 0: no budget asked
+    Bytes device = 0;  // what the GPU holds
+    bool fits() const { return vram == 0 || device <= vram; }
+};
+
+json profile_json(const LlamaProfileView& v) {
+    const LlamaCppOptions& o = v.options;
+    json doc = {{"engine", "llama.cpp"},
+                {"llama_cpp_commit", "5b4ebc5"},
+                {"model", v.model.id},
+                {"llama_arch", llama_arch(v.model).value_or("")},
+                {"quant", v.quant->id},
+                {"context", o.context},
+                {"ubatch", o.ubatch},
+                {"parallel", o.n_seq},
+                {"flash_attn", o.flash_attn == FlashAttn::off ? "off" : "on"},
+                {"cache_type_k", to_lower(o.cache_type_k)},
+                {"cache_type_v", to_lower(o.cache_type_v)},
+                {"backend", backend_name(o.backend)},
+                {"estimate", {{"terms", estimate_json(v.estimate)}}},
+                {"gpu_bytes", v.device},
+                {"host_bytes", on(v.estimate, Device::cpu)},
+                {"total_bytes", v.estimate.total()},
+                {"units", "bytes"}};
+    if (v.vram != 0) doc["fits"] = v.fits();
+    return doc;
+}
+
+// One row per term, raw bytes, with the device it lives on.
+void write_profile_csv(std::ostream& out, const LlamaProfileView& v) {
+    CsvWriter csv(out, {"term", "bytes", "device"});
+    for (const auto& t : v.estimate.terms) {
+        csv.row({t.name, std::to_string(t.bytes), t.device == Device::gpu ? "gpu" : "cpu"});
+    }
+}
+
+// --quiet: whether it fits the --gpu / --vram budget, else the bytes on the GPU.
+std::string profile_answer(const LlamaProfileView& v) {
+    if (v.vram != 0) return v.fits() ? "fits" : "does not fit";
+    return std::to_string(v.device);
+}
+
+void write_profile_text(std::ostream& out, const LlamaProfileView& v) {
+    const LlamaCppOptions& o = v.options;
+    out << (v.file.empty() ? v.model.name + " at " + v.quant->id : v.file) << ", "
+        << format_context(o.context) << " context: llama.cpp 5b4ebc5 profile ("
+        << backend_name(o.backend) << ")\n";
+    out << "  ubatch " << o.ubatch << " · " << o.n_seq
+        << (o.n_seq == 1 ? " sequence" : " sequences") << " · flash attention "
+        << (o.flash_attn == FlashAttn::off ? "off" : "on") << " · K " << to_lower(o.cache_type_k)
+        << " / V " << to_lower(o.cache_type_v) << "\n\n";
+    write_terms(out, v.estimate);
+    if (v.vram != 0) {
+        out << "\n  " << (v.gpu ? display_name(*v.gpu) : format_gb(v.vram) + " budget") << ": "
+            << (v.fits() ? "fits" : "does not fit") << " (" << format_gb(v.device)
+            << " on the GPU, " << format_gib(v.vram) << " available)\n";
+    }
+}
+
+Result<CommandResult> run_llamacpp(const EngineRequest& r, const EngineFlags& f, const Common& c) {
     LlamaCppOptions o;
     o.context = c.context;
     auto lf = llama_flags(f);
@@ -145,67 +189,19 @@ Result<EngineAnswer> run_llamacpp(const EngineRequest& r, const EngineFlags& f, 
     auto e = estimate_llamacpp(*r.model, *c.quant, o);
     if (!e) return std::unexpected(e.error());
 
-    const Bytes device = on(*e, Device::gpu);
-    const bool fits = c.vram == 0 || device <= c.vram;
-    std::ostringstream out;
-    if (r.json) {
-        json doc = {{"engine", "llama.cpp"},
-                    {"llama_cpp_commit", "5b4ebc5"},
-                    {"model", r.model->id},
-                    {"llama_arch", llama_arch(*r.model).value_or("")},
-                    {"quant", c.quant->id},
-                    {"context", c.context},
-                    {"ubatch", o.ubatch},
-                    {"parallel", o.n_seq},
-                    {"flash_attn", o.flash_attn == FlashAttn::off ? "off" : "on"},
-                    {"cache_type_k", to_lower(o.cache_type_k)},
-                    {"cache_type_v", to_lower(o.cache_type_v)},
-                    {"backend", backend_name(o.backend)},
-                    {"estimate", {{"terms", estimate_json(*e)}}},
-                    {"gpu_bytes", device},
-                    {"host_bytes", on(*e, Device::cpu)},
-                    {"total_bytes", e->total()},
-                    {"units", "bytes"}};
-        if (c.vram != 0) doc["fits"] = fits;
-        out << doc.dump(2) << "\n";
-    } else {
-        out << (r.file.empty() ? r.model->name + " at " + c.quant->id : r.file) << ", "
-            << format_context(c.context) << " context: llama.cpp 5b4ebc5 profile ("
-            << backend_name(o.backend) << ")\n";
-        out << "  ubatch " << o.ubatch << " · " << o.n_seq
-            << (o.n_seq == 1 ? " sequence" : " sequences") << " · flash attention "
-            << (o.flash_attn == FlashAttn::off ? "off" : "on") << " · K "
-            << to_lower(o.cache_type_k) << " / V " << to_lower(o.cache_type_v) << "\n\n";
-        write_terms(out, *e);
-        if (c.vram != 0) {
-            out << "\n  " << (c.gpu ? display_name(*c.gpu) : format_gb(c.vram) + " budget") << ": "
-                << (fits ? "fits" : "does not fit") << " (" << format_gb(device) << " on the GPU, "
-                << format_gib(c.vram) << " available)\n";
-        }
-    }
-    return EngineAnswer{out.str(), fits ? kExitOk : kExitDoesNotFit};
+    auto v = std::make_shared<const LlamaProfileView>(
+        LlamaProfileView{*r.model, c.quant, r.file, o, *e, c.gpu, c.vram, on(*e, Device::gpu)});
+    CommandResult result;
+    result.what = "--engine llama.cpp";
+    result.views = {[v] { return profile_json(*v); },
+                    [v](std::ostream& out) { write_profile_csv(out, *v); },
+                    [v] { return std::vector<std::string>{profile_answer(*v)}; }};
+    result.text = [v](std::ostream& out) { write_profile_text(out, *v); };
+    result.code = v->fits() ? kExitOk : kExitDoesNotFit;
+    return result;
 }
 
 }  // namespace
-
-// "0.9" -> 90 (percent, two decimals at most)
-Result<std::uint64_t> utilization_pct(const std::string& text) {
-    const auto bad = [&] {
-        return fail(ErrorKind::bad_input, "bad --gpu-memory-utilization value '" + text + "'",
-                    "give a fraction in (0, 1], e.g. 0.9");
-    };
-    const auto dot = text.find('.');
-    const std::string whole = text.substr(0, dot);
-    std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
-    if (whole.size() > 1 || frac.size() > 2 || (whole.empty() && frac.empty())) return bad();
-    for (const char c : whole + frac) {
-        if (c < '0' || c > '9') return bad();
-    }
-    while (frac.size() < 2) frac += '0';
-    const std::uint64_t pct = (whole.empty() ? 0 : std::stoull(whole)) * 100 + std::stoull(frac);
-    if (pct == 0 || pct > 100) return bad();
-    return pct;
-}
 
 Result<bool> engine_is_quick(const EngineFlags& f) {
     const std::string e = to_lower(f.engine);
@@ -276,9 +272,7 @@ Result<PlanSettings> plan_settings_from_flags(const EngineFlags& f,
     s.ubatch = lf->ubatch;
     s.n_seq = lf->n_seq;
     s.flash_attn = lf->flash_attn;
-    auto margin = margin_bytes(f.margin);
-    if (!margin) return std::unexpected(margin.error());
-    s.margin = *margin;
+    CANITRUN_TRY_ASSIGN(s.margin, parse_margin_mib(f.margin));
     // --kv-type sets both caches; --cache-type-k / -v, where given, override it.
     const EngineFlags defaults;
     if (f.cache_type_k != defaults.cache_type_k) s.cache_type_k = f.cache_type_k;
@@ -286,7 +280,7 @@ Result<PlanSettings> plan_settings_from_flags(const EngineFlags& f,
     return s;
 }
 
-Result<EngineAnswer> run_engine(const EngineRequest& r, const EngineFlags& f) {
+Result<CommandResult> run_engine(const EngineRequest& r, const EngineFlags& f) {
     auto c = common(r);
     if (!c) return std::unexpected(c.error());
     if (engine_is_exo(f)) {

@@ -8,6 +8,7 @@
 #include "canitrun/error.hpp"
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/plan_settings.hpp"
+#include "command_result.hpp"
 
 namespace canitrun::cli {
 
@@ -22,9 +23,6 @@ struct EngineFlags {
     std::string gpu_memory_utilization = "0.9";
     std::string margin = "1024";  // MiB kept free on every GPU (llama.cpp's fitting target)
 };
-
-// --gpu-memory-utilization "0.9" -> 90 (percent, two decimals at most), in (0, 1].
-Result<std::uint64_t> utilization_pct(const std::string& text);
 
 // True when --engine asks for the default page rule.
 Result<bool> engine_is_quick(const EngineFlags& flags);
@@ -57,17 +55,11 @@ struct EngineRequest {
     std::string ctx;    // empty: 8k
     std::string gpu;
     std::string vram;
-    bool json = false;
     // A GGUF file's own tensors (llama.cpp profile only); `quant` is then ignored.
     std::optional<LlamaCppOptions::FileTensors> file_tensors;
     std::string file;  // the file, for the heading
 };
 
-struct EngineAnswer {
-    std::string text;
-    int exit_code = 0;
-};
-
-Result<EngineAnswer> run_engine(const EngineRequest& request, const EngineFlags& flags);
+Result<CommandResult> run_engine(const EngineRequest& request, const EngineFlags& flags);
 
 }  // namespace canitrun::cli

@@ -6,13 +6,12 @@
 
 #include "app.hpp"
 #include "canitrun/exo_plan.hpp"
-#include "canitrun/format.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/parse.hpp"
 #include "cluster_command.hpp"
 #include "csv_output.hpp"
-#include "data_views.hpp"
 #include "engine_command.hpp"
+#include "format.hpp"
 #include "hardware_text.hpp"
 #include "style.hpp"
 #include "table.hpp"
@@ -118,7 +117,7 @@ void write_exo_csv(std::ostream& out, const ExoView& v) {
 
 }  // namespace
 
-int run_exo_view(std::ostream& out, const Options& o, const Model& model, const Cluster& hosts) {
+CommandResult exo_result(const Options& o, const Model& model, const Cluster& hosts) {
     if (hosts.hosts.empty()) {
         throw Failure{Error{ErrorKind::bad_input, "--engine exo plans machines",
                             "name each with --host, e.g. --host m3-ultra-256gb --host "
@@ -129,20 +128,20 @@ int run_exo_view(std::ostream& out, const Options& o, const Model& model, const 
                             "leave it out, or use --engine llama.cpp or vllm"}};
     }
     const Database& db = load_database(o);
-    ExoView v;
-    v.model = &model;
-    v.quant = o.quant.empty() ? db.recommended_quant() : need(db.find_quant(o.quant));
-    v.cluster = hosts;
-    if (!o.ctx.empty()) v.options.context = need(parse_context(o.ctx));
-    v.options.kv_type = need(parse_kv_type(o.kv_type));
-    v.plan = need(plan_exo(model, *v.quant, v.cluster, v.options));
-    Output output(o);
-    const DataViews views{
-        [&] { return exo_json(v); }, [&](std::ostream& csv) { write_exo_csv(csv, v); },
-        [&] { return std::vector<std::string>{v.plan.fits ? "fits" : "does not fit"}; }};
-    if (!write_data_view(output.text, views)) write_exo_text(output.text, v);
-    output.print(out);
-    return v.plan.fits ? kExitOk : kExitDoesNotFit;
+    auto v = std::make_shared<ExoView>();
+    v->model = &model;
+    v->quant = o.quant.empty() ? db.recommended_quant() : need(db.find_quant(o.quant));
+    v->cluster = hosts;
+    if (!o.ctx.empty()) v->options.context = need(parse_context(o.ctx));
+    v->options.kv_type = need(parse_kv_type(o.kv_type));
+    v->plan = need(plan_exo(model, *v->quant, v->cluster, v->options));
+    CommandResult r;
+    r.what = "exo";
+    r.views = {[v] { return exo_json(*v); }, [v](std::ostream& csv) { write_exo_csv(csv, *v); },
+               [v] { return std::vector<std::string>{v->plan.fits ? "fits" : "does not fit"}; }};
+    r.text = [v](std::ostream& out) { write_exo_text(out, *v); };
+    r.code = v->plan.fits ? kExitOk : kExitDoesNotFit;
+    return r;
 }
 
 }  // namespace canitrun::cli

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "app.hpp"
-#include "canitrun/format.hpp"
+#include "canitrun/file_report.hpp"
 #include "canitrun/gguf_files.hpp"
 #include "canitrun/gguf_model.hpp"
 #include "canitrun/hf_files.hpp"
@@ -15,9 +15,12 @@
 #include "canitrun/model_argument.hpp"
 #include "canitrun/remote_model.hpp"
 #include "chart.hpp"
+#include "csv_output.hpp"
+#include "format.hpp"
 #include "hardware_json.hpp"
 #include "hardware_text.hpp"
 #include "json_output.hpp"
+#include "model_page.hpp"
 #include "remote_command.hpp"
 #include "table.hpp"
 #include "text_report.hpp"
@@ -40,58 +43,12 @@ std::string bytes_text(Bytes b) {
     return format_thousands(b) + " bytes (" + format_gb(b) + ", " + format_gib(b) + ")";
 }
 
-// The quantization a GGUF file stands for, for the fit rules: GGUF runs on every backend.
-Quant file_quant() {
-    Quant q;
-    q.id = "GGUF file";
-    q.name = "the file's own quantization";
-    q.format = "gguf";
-    return q;
-}
-
-struct FileEstimate {
-    Estimate estimate;
-    Bytes kv = 0;
-    Bytes recurrent = 0;
-    Bytes mmproj = 0;
-    std::uint64_t cache_context = 0;  // llama.cpp's padded context
-};
-
-Result<FileEstimate> estimate_file(const GgufModel& g, const ReportOptions& ro, Bytes mmproj) {
-    FileEstimate fe;
-    fe.cache_context = llama_padded_context(ro.estimate.context);
-    EstimateOptions eo = ro.estimate;
-    eo.weights_bytes_override = g.weights_bytes;
-    eo.context = fe.cache_context;
-    // llama.cpp's cache: sliding layers keep window + ubatch cells (gguf_model.hpp).
-    const Model cache = llama_cache_model(g.model, ro.estimate.context);
-    auto e = estimate(cache, file_quant(), eo);
-    if (!e) return std::unexpected(e.error());
-    fe.estimate = *e;
-    fe.kv = fe.estimate.term("kv_cache");
-    fe.recurrent = recurrent_state_bytes(g.model);
-    fe.mmproj = mmproj;
-    if (mmproj > 0) fe.estimate.terms.push_back({"mmproj", mmproj, Device::gpu});
-    return fe;
-}
-
-// The file's KV chart: its model at each context as estimate_file() plans it (llama.cpp's
-// cells, the file's own weights), and the same with every layer full attention.
-Result<std::vector<KvCurvePoint>> file_curve(const GgufModel& g, const ReportOptions& ro) {
-    const auto at = [&](const Model& m, std::uint64_t ctx) {
-        EstimateOptions eo = ro.estimate;
-        eo.weights_bytes_override = g.weights_bytes;
-        eo.context = llama_padded_context(ctx);
-        return estimate(llama_cache_model(m, ctx), file_quant(), eo);
-    };
-    const Model twin = all_attention_variant(g.model);
-    return kv_curve(g.model.context_native, {[&](std::uint64_t c) { return at(g.model, c); },
-                                             [&](std::uint64_t c) { return at(twin, c); }});
-}
-
-void write_gguf_text(std::ostream& out, const std::string& path, const GgufModel& g,
-                     const FileEstimate& fe, const ReportOptions& ro,
-                     const std::optional<HardwareReport>& hardware) {
+void write_gguf_text(std::ostream& out, const GgufReport& report) {
+    const std::string& path = report.label;
+    const GgufModel& g = report.gguf;
+    const GgufEstimate& fe = report.at_context;
+    const ReportOptions& ro = report.options;
+    const std::optional<HardwareReport>& hardware = report.hardware;
     const Model& m = g.model;
     const Architecture& a = m.arch;
     // A remote model is named as the user named it; a file by its name.
@@ -158,9 +115,9 @@ void write_gguf_text(std::ostream& out, const std::string& path, const GgufModel
             << ", f32, fixed; inside the overhead by the quick rule)\n";
     }
     if (hardware) {
-        write_hardware_section(out, g.model,
-                               hardware->selected.quant ? *hardware->selected.quant : file_quant(),
-                               hardware->selected.settings.estimate, *hardware);
+        write_hardware_section(
+            out, g.model, hardware->selected.quant ? *hardware->selected.quant : gguf_file_quant(),
+            hardware->selected.settings.estimate, *hardware);
     }
     if (ro.vram_budget) {
         out << "\n  VRAM budget " << format_gb(*ro.vram_budget) << ": "
@@ -169,8 +126,12 @@ void write_gguf_text(std::ostream& out, const std::string& path, const GgufModel
     }
 }
 
-json gguf_json(const std::string& path, const GgufModel& g, const FileEstimate& fe,
-               const ReportOptions& ro, const std::optional<HardwareReport>& hardware) {
+json gguf_json(const GgufReport& report) {
+    const std::string& path = report.label;
+    const GgufModel& g = report.gguf;
+    const GgufEstimate& fe = report.at_context;
+    const ReportOptions& ro = report.options;
+    const std::optional<HardwareReport>& hardware = report.hardware;
     json mix = json::array();
     for (const auto& e : g.mix) {
         mix.push_back(
@@ -200,30 +161,44 @@ json gguf_json(const std::string& path, const GgufModel& g, const FileEstimate& 
         out["vram_query"] = {{"budget_bytes", *ro.vram_budget},
                              {"fits", fe.estimate.total() <= *ro.vram_budget}};
     }
+    out["kv_comparison"] = {{"curve", kv_curve_json(report.curve)}};
     return out;
 }
 
-}  // namespace
-
-// The file on the --gpu hardware: its exact weights shared out over its layers, llama.cpp's
-// cache for its architecture. No "best quantization": the file has its own.
-Result<HardwareReport> file_on_hardware(const std::string& path, const GgufModel& g,
-                                        const ReportOptions& ro) {
-    static const Quant quant = file_quant();
-    EstimateOptions eo = ro.estimate;
-    eo.weights_bytes_override = g.weights_bytes;
-    const Model cache = llama_cache_model(g.model, ro.estimate.context);
-    HardwareReport r;
-    r.model_file = path;
-    r.hardware = *ro.hardware;
-    auto selected = answer_for(cache, quant, r.hardware, quick_settings(eo), ro.placement);
-    if (!selected) return std::unexpected(selected.error());
-    r.selected = *selected;
-    auto longest = max_native_context(cache, quant, r.hardware, quick_settings(eo));
-    if (!longest) return std::unexpected(longest.error());
-    r.max_context = *longest;
-    return r;
+// One row: the file at the context, raw bytes.
+void write_gguf_csv(std::ostream& out, const GgufReport& r) {
+    CsvWriter csv(out, {"file", "architecture", "context", "cache_context", "kv_type",
+                        "weights_bytes", "kv_cache_bytes", "recurrent_state_bytes", "mmproj_bytes",
+                        "overhead_bytes", "total_bytes", "plan"});
+    const Estimate& e = r.at_context.estimate;
+    const auto num = [](std::uint64_t n) { return std::to_string(n); };
+    csv.row({r.label, r.gguf.architecture, num(r.options.estimate.context),
+             num(r.at_context.cache_context), r.options.estimate.kv_type.id, num(e.term("weights")),
+             num(r.at_context.kv), num(r.at_context.recurrent), num(r.at_context.mmproj),
+             num(e.term("overhead")), num(e.total()),
+             r.hardware ? plan_kind_name(r.hardware->selected.plan.kind) : ""});
 }
+
+// The KV chart's points (--chart --format csv), as the model page writes them.
+void write_gguf_curve_csv(std::ostream& out, const GgufReport& r) {
+    CsvWriter csv(out, {"file", "context", "kv_type", "this_model_bytes", "all_attention_bytes",
+                        "this_model_total_bytes", "all_attention_total_bytes"});
+    const auto num = [](std::uint64_t n) { return std::to_string(n); };
+    for (const auto& p : r.curve) {
+        csv.row({r.label, num(p.context), r.options.estimate.kv_type.id, num(p.this_model_bytes),
+                 num(p.all_attention_bytes), num(p.this_model_total_bytes),
+                 num(p.all_attention_total_bytes)});
+    }
+}
+
+// --quiet: as the model page answers, for a file that has its own quantization.
+std::string gguf_answer(const GgufReport& r) {
+    if (r.hardware) return plan_kind_name(r.hardware->selected.plan.kind);
+    if (r.options.vram_budget) return r.fits() ? "fits" : "does not fit";
+    return r.smallest_gpu != nullptr ? display_name(*r.smallest_gpu) : "none";
+}
+
+}  // namespace
 
 namespace {
 
@@ -245,85 +220,87 @@ Result<Bytes> mmproj_bytes(const std::string& mmproj_path) {
 
 }  // namespace
 
-Result<CommandOutput> report_gguf_model(const std::string& label, const GgufModel& model,
-                                        Bytes mmproj, const ReportOptions& ro, bool as_json,
-                                        const ChartChoice& chart) {
-    Result<FileEstimate> fe = fail(ErrorKind::overflow, "");
+CommandResult gguf_page(std::shared_ptr<const GgufReport> report, bool chart_csv,
+                        const std::string& note) {
+    CommandResult r;
+    r.what = "a model file";
+    r.views = {[report] { return gguf_json(*report); },
+               [report, chart_csv](std::ostream& csv) {
+                   if (chart_csv) {
+                       write_gguf_curve_csv(csv, *report);
+                   } else {
+                       write_gguf_csv(csv, *report);
+                   }
+               },
+               [report] { return std::vector<std::string>{gguf_answer(*report)}; }};
+    r.text = [report, note](std::ostream& out) {
+        write_gguf_text(out, *report);
+        write_kv_chart_section(
+            out, report->gguf.model, report->curve,
+            report->options.estimate.kv_type.id + ", the file's weights, page's rule",
+            "the file's weights");
+        out << note;
+    };
+    const bool misses =
+        report->hardware && report->hardware->selected.plan.kind != PlanKind::native;
+    r.code = misses ? kExitDoesNotFit : kExitOk;
+    return r;
+}
+
+Result<CommandResult> gguf_file_page(const Database& db, const std::string& label,
+                                     const GgufModel& g, Bytes mmproj, const ReportOptions& ro,
+                                     bool chart_csv, const std::string& note) {
+    Result<GgufReport> report = fail(ErrorKind::overflow, "");
     try {
-        fe = estimate_file(model, ro, mmproj);
+        report = build_gguf_report(db, label, g, mmproj, ro);
     } catch (const OverflowError&) {
         return fail(ErrorKind::bad_input, label + ": the file's dimensions overflow 64-bit sizes",
                     "the file is corrupt");
     }
-    if (!fe) return std::unexpected(fe.error());
-    std::optional<HardwareReport> hardware;
-    if (ro.hardware) {
-        auto h = file_on_hardware(label, model, ro);
-        if (!h) return std::unexpected(h.error());
-        hardware = *h;
-    }
-    std::ostringstream text;
-    set_chart(text, chart);
-    auto curve = file_curve(model, ro);
-    if (!curve) return std::unexpected(curve.error());
-    if (as_json) {
-        json j = gguf_json(label, model, *fe, ro, hardware);
-        j["kv_comparison"] = {{"curve", kv_curve_json(*curve)}};
-        text << j.dump(2) << "\n";
-    } else {
-        write_gguf_text(text, label, model, *fe, ro, hardware);
-        write_kv_chart_section(text, model.model, *curve,
-                               ro.estimate.kv_type.id + ", the file's weights, page's rule",
-                               "the file's weights");
-    }
-    const int code =
-        hardware && hardware->selected.plan.kind != PlanKind::native ? kExitDoesNotFit : kExitOk;
-    return CommandOutput{text.str(), code};
+    if (!report) return std::unexpected(report.error());
+    return gguf_page(std::make_shared<const GgufReport>(std::move(*report)), chart_csv, note);
 }
 
 namespace {
 
-Result<CommandOutput> run_gguf(const std::string& path, const std::string& mmproj_path,
-                               const ReportOptions& ro, bool as_json, const ChartChoice& chart) {
-    auto g = load_gguf(path);
-    if (!g) return std::unexpected(g.error());
-    auto mmproj = mmproj_bytes(mmproj_path);
-    if (!mmproj) return std::unexpected(mmproj.error());
-    return report_gguf_model(path, *g, *mmproj, ro, as_json, chart);
+Result<CommandResult> run_gguf(const Database& db, const std::string& path,
+                               const std::string& mmproj_path, const ReportOptions& ro,
+                               bool chart_csv) {
+    CANITRUN_TRY_ASSIGN(const GgufModel g, load_gguf(path));
+    CANITRUN_TRY_ASSIGN(const Bytes mmproj, mmproj_bytes(mmproj_path));
+    return gguf_file_page(db, path, g, mmproj, ro, chart_csv, "");
 }
 
 }  // namespace
 
-CommandOutput config_report_output(const ModelReport& report, const std::string& label,
-                                   const std::string& params_source, bool as_json,
-                                   const ChartChoice& chart) {
-    std::ostringstream text;
-    set_chart(text, chart);
-    if (as_json) {
-        json j = model_report_json(report);
+CommandResult config_page(std::shared_ptr<const ModelReport> report, const std::string& label,
+                          const std::string& params_source, bool chart_csv) {
+    CommandResult r = model_page_result(report, chart_csv, "");
+    r.what = "a model file";
+    r.html = nullptr;  // the HTML page is a database model's
+    r.views.json = [report, label, params_source] {
+        json j = model_report_json(*report);
         j["params_source"] = params_source;
         j["file"] = label;
-        text << j.dump(2) << "\n";
-    } else {
-        text << "From " << label << " (parameters: " << params_source << ")\n";
-        write_text_report(text, report);
-    }
-    const int code = report.hardware && report.hardware->selected.plan.kind != PlanKind::native
-                         ? kExitDoesNotFit
-                         : kExitOk;
-    return CommandOutput{text.str(), code};
+        return j;
+    };
+    r.text = [report, label, params_source](std::ostream& out) {
+        out << "From " << label << " (parameters: " << params_source << ")\n";
+        write_text_report(out, *report);
+    };
+    return r;
 }
 
 namespace {
 
-Result<CommandOutput> run_hf(const Database& db, const std::string& path, const ReportOptions& ro,
-                             bool as_json, const ChartChoice& chart) {
-    auto hf = read_hf_model(path);
-    if (!hf) return std::unexpected(hf.error());
-    const Model model = hf->model;
-    auto report = build_model_report(db, model, ro);
-    if (!report) return std::unexpected(report.error());
-    return config_report_output(*report, path, hf->params_source, as_json, chart);
+Result<CommandResult> run_hf(const Database& db, const std::string& path, const ReportOptions& ro,
+                             bool chart_csv) {
+    CANITRUN_TRY_ASSIGN(const HfModel hf, read_hf_model(path));
+    CANITRUN_TRY_ASSIGN(std::shared_ptr<const FileReport> file,
+                        config_file_report(db, hf.model, ro));
+    // The page's report, kept alive with the model it points into.
+    return config_page(std::shared_ptr<const ModelReport>(file, &file->report), path,
+                       hf.params_source, chart_csv);
 }
 
 // A Hugging Face config.json or a folder holding one; any other model file is read as GGUF.
@@ -339,39 +316,12 @@ Error file_overflow(const std::string& path) {
 
 }  // namespace
 
-// A GGUF model's report for the GPU lists and compare: its exact weights, llama.cpp's cache.
-Result<bool> fill_gguf_report(FileReport& r, const Database& db, const std::string& label,
-                              const GgufModel& g, Bytes mmproj, const ReportOptions& options) {
-    auto fe = estimate_file(g, options, mmproj);
-    if (!fe) return std::unexpected(fe.error());
-    r.model = g.model;
-    r.quant = file_quant();
-    ModelReport& m = r.report;
-    m.model = &r.model;
-    m.quant = &r.quant;
-    m.options = options.estimate;
-    m.fit = options.fit;
-    m.selected = fe->estimate;
-    m.recurrent_state = fe->recurrent;
-    m.gpus = gpus_for(db.gpus, r.quant, m.selected.total(), m.fit);
-    m.smallest_gpu = smallest_gpu(db.gpus, r.quant, m.selected.total());
-    // The file's figures are the page's rule over its own tensor bytes (estimate_file).
-    m.rule = Rule::quick;
-    m.settings = quick_settings(options.estimate);
-    if (options.hardware) {
-        auto h = file_on_hardware(label, g, options);
-        if (!h) return std::unexpected(h.error());
-        m.hardware = *h;
-    }
-    return true;
-}
-
-Result<CommandOutput> run_model_file(const Database& db, const std::string& path,
+Result<CommandResult> run_model_file(const Database& db, const std::string& path,
                                      const std::string& mmproj, const ReportOptions& options,
-                                     bool json, const ChartChoice& chart) {
+                                     bool chart_csv) {
     try {
-        if (is_hf_path(path)) return run_hf(db, path, options, json, chart);
-        return run_gguf(path, mmproj, options, json, chart);
+        if (is_hf_path(path)) return run_hf(db, path, options, chart_csv);
+        return run_gguf(db, path, mmproj, options, chart_csv);
     } catch (const OverflowError&) {
         return std::unexpected(file_overflow(path));
     }
@@ -381,38 +331,25 @@ Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const s
                                                      const std::string& mmproj_path,
                                                      const ReportOptions& options,
                                                      const RemoteFlags& remote) {
-    auto r = std::make_unique<FileReport>();
     try {
         if (classify_model_argument(db, path) == ModelArgumentKind::remote) {
             std::string label;
-            auto g = remote_gguf_model(path, remote, &label);
-            if (!g) return std::unexpected(g.error());
-            auto ok = fill_gguf_report(*r, db, label, *g, 0, options);
-            if (!ok) return std::unexpected(ok.error());
-            return r;
+            CANITRUN_TRY_ASSIGN(const GgufModel g, remote_gguf_model(path, remote, &label));
+            return gguf_file_report(db, label, g, 0, options);
         }
         if (is_hf_path(path)) {
-            auto hf = read_hf_model(path);
-            if (!hf) return std::unexpected(hf.error());
-            r->model = hf->model;
-            auto report = build_model_report(db, r->model, options);
-            if (!report) return std::unexpected(report.error());
-            r->report = std::move(*report);
-            return r;
+            CANITRUN_TRY_ASSIGN(const HfModel hf, read_hf_model(path));
+            return config_file_report(db, hf.model, options);
         }
-        auto g = load_gguf(path);
-        if (!g) return std::unexpected(g.error());
-        auto mmproj = mmproj_bytes(mmproj_path);
-        if (!mmproj) return std::unexpected(mmproj.error());
-        auto ok = fill_gguf_report(*r, db, path, *g, *mmproj, options);
-        if (!ok) return std::unexpected(ok.error());
-        return r;
+        CANITRUN_TRY_ASSIGN(const GgufModel g, load_gguf(path));
+        CANITRUN_TRY_ASSIGN(const Bytes mmproj, mmproj_bytes(mmproj_path));
+        return gguf_file_report(db, path, g, mmproj, options);
     } catch (const OverflowError&) {
         return std::unexpected(file_overflow(path));
     }
 }
 
-Result<CommandOutput> engine_on_gguf(const Database& db, const std::string& label,
+Result<CommandResult> engine_on_gguf(const Database& db, const std::string& label,
                                      const std::vector<GgufFile>& parts, const EngineFlags& flags,
                                      const EngineRequest& request) {
     auto g = gguf_to_model(parts);
@@ -433,12 +370,10 @@ Result<CommandOutput> engine_on_gguf(const Database& db, const std::string& labe
     r.quant.clear();
     r.file_tensors = tensors;
     r.file = label;
-    auto answer = run_engine(r, flags);
-    if (!answer) return std::unexpected(answer.error());
-    return CommandOutput{answer->text, answer->exit_code};
+    return run_engine(r, flags);
 }
 
-Result<CommandOutput> run_model_file_engine(const Database& db, const std::string& path,
+Result<CommandResult> run_model_file_engine(const Database& db, const std::string& path,
                                             const EngineFlags& flags,
                                             const EngineRequest& request) {
     auto parts = read_gguf_parts(path);

@@ -1,5 +1,7 @@
 #include "hardware_json.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "hardware_text.hpp"
 #include "speed_text.hpp"
 

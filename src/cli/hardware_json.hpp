@@ -2,7 +2,7 @@
 // Hardware answers as JSON: every byte figure per device, layers, RAM, tokens/s and the
 // assumptions behind them.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "canitrun/detect.hpp"
 #include "canitrun/hardware_report.hpp"

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "canitrun/fit.hpp"
-#include "canitrun/format.hpp"
+#include "format.hpp"
 #include "speed_text.hpp"
 #include "style.hpp"
 #include "table.hpp"

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <sstream>
 
-#include "canitrun/format.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/layer_kinds.hpp"
 #include "chart.hpp"
+#include "format.hpp"
 #include "page_facts.hpp"
 #include "run_commands.hpp"
 #include "text_report.hpp"

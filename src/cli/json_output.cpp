@@ -1,5 +1,7 @@
 #include "json_output.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "hardware_json.hpp"
 #include "page_facts.hpp"
 

@@ -1,7 +1,7 @@
 #pragma once
 // JSON documents for scripts. Byte counts are integers; nothing is rounded.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "canitrun/database.hpp"
 #include "canitrun/report.hpp"

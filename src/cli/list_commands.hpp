@@ -1,12 +1,14 @@
 #pragma once
 // `canitrun models`, `canitrun gpu-list`, `canitrun quants` and `canitrun gpus MODEL`.
 
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
 
 #include "canitrun/database.hpp"
 #include "canitrun/report.hpp"
+#include "command_result.hpp"
 
 namespace canitrun::cli {
 
@@ -17,10 +19,11 @@ struct ListFilter {
     std::string since;  // models: released on or after this month or day ("2026-06")
 };
 
-// Each writes in the stream's format (style.hpp): table, json, csv, markdown or quiet (ids).
-void write_models(std::ostream& out, const Database& db, const ListFilter& filter);
-void write_gpu_list(std::ostream& out, const Database& db, const ListFilter& filter);
-void write_quants(std::ostream& out, const Database& db);
-void write_gpus_for_model(std::ostream& out, const ModelReport& report);
+// Each offers every format: table, json, csv, markdown and quiet (the ids). The database must
+// outlive the result.
+CommandResult models_result(const Database& db, const ListFilter& filter);
+CommandResult gpu_list_result(const Database& db, const ListFilter& filter);
+CommandResult quants_result(const Database& db);
+CommandResult gpus_result(std::shared_ptr<const ModelReport> report);
 
 }  // namespace canitrun::cli

@@ -1,9 +1,11 @@
 #include "local_command.hpp"
 
-#include "canitrun/format.hpp"
+#include <nlohmann/json.hpp>
+
 #include "canitrun/gguf_files.hpp"
 #include "csv_output.hpp"
 #include "file_commands.hpp"
+#include "format.hpp"
 #include "style.hpp"
 #include "table.hpp"
 
@@ -35,18 +37,18 @@ LocalListing build_local_listing(const Database& db, const StoreRoots& roots,
             l.models.push_back(e);
             continue;
         }
-        FileReport r;
-        auto ok = fill_gguf_report(r, db, m.path, *g, 0, options);
-        if (!ok) {
-            e.error = ok.error().message;
+        auto file = gguf_file_report(db, m.path, *g, 0, options);
+        if (!file) {
+            e.error = file.error().message;
             l.models.push_back(e);
             continue;
         }
+        const ModelReport& r = (*file)->report;
         e.architecture = g->architecture;
         e.weights = g->weights_bytes;
-        e.total = r.report.selected.total();
-        e.smallest = r.report.smallest_gpu;
-        if (r.report.hardware) e.plan = plan_kind_name(r.report.hardware->selected.plan.kind);
+        e.total = r.selected.total();
+        e.smallest = r.smallest_gpu;
+        if (r.hardware) e.plan = plan_kind_name(r.hardware->selected.plan.kind);
         l.models.push_back(e);
     }
     return l;

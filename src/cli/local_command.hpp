@@ -3,7 +3,7 @@
 // llama.cpp's cache) with its size and its plan on this machine or the --gpu hardware, from its
 // GGUF header alone.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <string>
 #include <vector>

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "canitrun/format.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/layer_kinds.hpp"
+#include "format.hpp"
 
 namespace canitrun::cli {
 namespace {

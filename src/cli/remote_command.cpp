@@ -10,9 +10,12 @@
 #include "app.hpp"
 #include "canitrun/bounded_file.hpp"
 #include "canitrun/curl_client.hpp"
+#include "canitrun/file_report.hpp"
 #include "canitrun/fit.hpp"
-#include "canitrun/format.hpp"
 #include "canitrun/http_cache.hpp"
+#include "csv_output.hpp"
+#include "file_commands.hpp"
+#include "format.hpp"
 #include "json_output.hpp"
 #include "table.hpp"
 #include "text_report.hpp"
@@ -51,112 +54,132 @@ std::string no_trailing_slash(std::string s) {
     return s;
 }
 
-Quant listing_quant() {
-    Quant q;
-    q.id = "GGUF file";
-    q.format = "gguf";
-    return q;
+// A repo's listing, held for its views.
+struct RepoView {
+    std::string repo;
+    std::string revision;
+    std::string architecture;
+    ReportOptions options;
+    std::vector<RepoGguf> models;  // the rows point into these
+    std::vector<RepoListingRow> rows;
+};
+
+std::vector<std::string> projectors(const RepoView& v) {
+    std::vector<std::string> files;
+    for (const auto& m : v.models) {
+        if (m.projector) files.push_back(m.files.front());
+    }
+    return files;
+}
+
+json repo_json(const RepoView& v) {
+    json rows = json::array();
+    for (const auto& row : v.rows) {
+        const RepoGguf& m = *row.files;
+        rows.push_back(
+            {{"quant", m.quant},
+             {"files", m.files},
+             {"bytes", m.bytes},
+             {"total_bytes", row.total},
+             {"smallest_gpu", row.smallest_gpu ? json(row.smallest_gpu->id) : json(nullptr)},
+             {"plan", row.plan ? json(plan_kind_name(*row.plan)) : json(nullptr)}});
+    }
+    return {{"repo", v.repo},
+            {"revision", v.revision},
+            {"architecture", v.architecture},
+            {"context", v.options.estimate.context},
+            {"units", "bytes"},
+            {"models", rows},
+            {"projectors", projectors(v)}};
+}
+
+void write_repo_csv(std::ostream& out, const RepoView& v) {
+    CsvWriter csv(out, {"quant", "files", "bytes", "total_bytes", "smallest_gpu", "plan"});
+    for (const auto& row : v.rows) {
+        const RepoGguf& m = *row.files;
+        csv.row({m.quant, std::to_string(m.files.size()), std::to_string(m.bytes),
+                 std::to_string(row.total), row.smallest_gpu ? row.smallest_gpu->id : "",
+                 row.plan ? plan_kind_name(*row.plan) : ""});
+    }
+}
+
+void write_repo_text(std::ostream& out, const RepoView& v) {
+    const bool planned = v.options.hardware.has_value();
+    std::vector<std::string> header = {"Quant", "Files", "Size", "VRAM", "Smallest GPU"};
+    if (planned) {
+        const Hardware& h = *v.options.hardware;
+        header.push_back("On " + h.gpus.front().name + (h.gpus.size() > 1 ? " + ..." : ""));
+    }
+    Table t(header, {false, true, true, true, false, false});
+    for (const auto& row : v.rows) {
+        const RepoGguf& m = *row.files;
+        std::vector<std::string> cells = {
+            m.quant.empty() ? m.files.front() : m.quant, std::to_string(m.files.size()),
+            format_gb(m.bytes), format_gb(row.total),
+            row.smallest_gpu ? display_name(*row.smallest_gpu) : std::string("none")};
+        if (planned) cells.emplace_back(plan_kind_name(*row.plan));
+        t.add_row(cells);
+    }
+    out << "hf:" << v.repo << " — " << v.architecture << ", GGUF files at "
+        << format_context(v.options.estimate.context)
+        << " context (the file's own weights + KV + 12 %; GB = 10^9 bytes)\n";
+    t.write(out);
+    std::string names;
+    for (const auto& p : projectors(v)) names += (names.empty() ? "" : ", ") + p;
+    if (!names.empty()) out << "  Vision projector: " << names << " (llama-server --mmproj)\n";
+    out << "  One of them in full: canitrun hf:" << v.repo << ":QUANT\n";
 }
 
 // One row per GGUF model of the repo: its files, size, and (by the file's weights under the
-// page's rule, as the file report plans it) the VRAM at the context and the smallest GPU.
-Result<CommandOutput> list_repo(const Database& db, const RemoteSpec& spec, HttpClient& client,
-                                const RemoteSetup& setup, const ReportOptions& ro, bool as_json,
+// page's rule, as the file page plans it: repo_listing) the VRAM at the context and the
+// smallest GPU.
+Result<CommandResult> list_repo(const Database& db, const RemoteSpec& spec, HttpClient& client,
+                                const RemoteSetup& setup, const ReportOptions& ro,
                                 const std::vector<RepoFile>& files) {
-    const std::vector<RepoGguf> models = gguf_models(files);
-    const std::vector<RepoGguf>* listing = &models;
+    auto v = std::make_shared<RepoView>();
+    v->repo = spec.repo;
+    v->revision = spec.revision;
+    v->options = ro;
+    v->models = gguf_models(files);
     // The architecture from one model's header: the recommended quantization's, else the first.
     RemoteSpec one = spec;
-    one.quant = pick_quant(*listing, "Q4_K_M") != nullptr ? "Q4_K_M" : std::string();
-    for (const auto& m : *listing) {
+    one.quant = pick_quant(v->models, "Q4_K_M") != nullptr ? "Q4_K_M" : std::string();
+    for (const auto& m : v->models) {
         if (one.quant.empty() && !m.projector && !m.quant.empty()) one.quant = m.quant;
     }
-    auto remote = fetch_remote_gguf(client, one, setup.env, &files);
-    if (!remote) return std::unexpected(remote.error());
-    auto g = gguf_to_model(remote->parts);
-    if (!g) return std::unexpected(g.error());
-    const Quant quant = listing_quant();
-    json rows = json::array();
-    const bool planned = ro.hardware.has_value();
-    std::vector<std::string> header = {"Quant", "Files", "Size", "VRAM", "Smallest GPU"};
-    if (planned)
-        header.push_back("On " + ro.hardware->gpus.front().name +
-                         (ro.hardware->gpus.size() > 1 ? " + ..." : ""));
-    Table t(header, {false, true, true, true, false, false});
-    std::string projectors;
-    json projector_files = json::array();
-    for (const auto& m : *listing) {
-        if (m.projector) {
-            projectors += (projectors.empty() ? "" : ", ") + m.files.front();
-            projector_files.push_back(m.files.front());
-            continue;
-        }
-        EstimateOptions eo = ro.estimate;
-        eo.weights_bytes_override = m.bytes;
-        auto e = estimate(llama_cache_model(g->model, ro.estimate.context), quant, eo);
-        if (!e) return std::unexpected(e.error());
-        const Gpu* smallest = smallest_gpu(db.gpus, quant, e->total());
-        // On the asked hardware: this file's weights in the architecture read above.
-        std::string plan;
-        if (planned) {
-            GgufModel file = *g;
-            file.weights_bytes = m.bytes;
-            auto h = file_on_hardware("hf:" + spec.repo + ":" + m.quant, file, ro);
-            if (!h) return std::unexpected(h.error());
-            plan = plan_kind_name(h->selected.plan.kind);
-        }
-        std::vector<std::string> row = {m.quant.empty() ? m.files.front() : m.quant,
-                                        std::to_string(m.files.size()), format_gb(m.bytes),
-                                        format_gb(e->total()),
-                                        smallest ? display_name(*smallest) : std::string("none")};
-        if (planned) row.push_back(plan);
-        t.add_row(row);
-        rows.push_back({{"quant", m.quant},
-                        {"files", m.files},
-                        {"bytes", m.bytes},
-                        {"total_bytes", e->total()},
-                        {"smallest_gpu", smallest ? json(smallest->id) : json(nullptr)},
-                        {"plan", planned ? json(plan) : json(nullptr)}});
-    }
-    std::ostringstream text;
-    if (as_json) {
-        text << json{{"repo", spec.repo},
-                     {"revision", spec.revision},
-                     {"architecture", g->architecture},
-                     {"context", ro.estimate.context},
-                     {"units", "bytes"},
-                     {"models", rows},
-                     {"projectors", projector_files}}
-                    .dump(2)
-             << "\n";
-    } else {
-        text << "hf:" << spec.repo << " — " << g->architecture << ", GGUF files at "
-             << format_context(ro.estimate.context)
-             << " context (the file's own weights + KV + 12 %; GB = 10^9 bytes)\n";
-        t.write(text);
-        if (!projectors.empty()) {
-            text << "  Vision projector: " << projectors << " (llama-server --mmproj)\n";
-        }
-        text << "  One of them in full: canitrun hf:" << spec.repo << ":QUANT\n";
-    }
-    return CommandOutput{text.str(), 0};
+    CANITRUN_TRY_ASSIGN(const RemoteGguf remote, fetch_remote_gguf(client, one, setup.env, &files));
+    CANITRUN_TRY_ASSIGN(const GgufModel g, gguf_to_model(remote.parts));
+    v->architecture = g.architecture;
+    CANITRUN_TRY_ASSIGN(v->rows, repo_listing(db, g, v->models, ro, "hf:" + spec.repo + ":"));
+    CommandResult r;
+    r.what = "a repo's listing";
+    r.views = {[v] { return repo_json(*v); }, [v](std::ostream& out) { write_repo_csv(out, *v); },
+               [v] {
+                   std::vector<std::string> names;
+                   for (const auto& row : v->rows) {
+                       const RepoGguf& m = *row.files;
+                       names.push_back(m.quant.empty() ? m.files.front() : m.quant);
+                   }
+                   return names;
+               }};
+    r.text = [v](std::ostream& out) { write_repo_text(out, *v); };
+    return r;
 }
 
 // A safetensors repo: its config.json as a model, the page at every quantization, as for a
 // local folder.
-Result<CommandOutput> config_page(const Database& db, const RemoteSpec& spec, HttpClient& client,
-                                  const RemoteSetup& setup, ReportOptions ro, bool as_json,
-                                  const ChartChoice& chart, const std::vector<RepoFile>& files) {
-    auto config = fetch_remote_config(client, spec, setup.env, files);
-    if (!config) return std::unexpected(config.error());
+Result<CommandResult> remote_config_page(const Database& db, const RemoteSpec& spec,
+                                         HttpClient& client, const RemoteSetup& setup,
+                                         ReportOptions ro, bool chart_csv,
+                                         const std::vector<RepoFile>& files) {
+    CANITRUN_TRY_ASSIGN(const auto config, fetch_remote_config(client, spec, setup.env, files));
     if (!spec.quant.empty()) {
-        auto q = db.find_quant(spec.quant);
-        if (!q) return std::unexpected(q.error());
-        ro.quant = *q;
+        CANITRUN_TRY_ASSIGN(ro.quant, db.find_quant(spec.quant));
     }
-    auto report = build_model_report(db, config->model, ro);
-    if (!report) return std::unexpected(report.error());
-    return config_report_output(*report, "hf:" + spec.repo, config->params_source, as_json, chart);
+    CANITRUN_TRY_ASSIGN(std::shared_ptr<const FileReport> file,
+                        config_file_report(db, config.model, ro));
+    return config_page(std::shared_ptr<const ModelReport>(file, &file->report), "hf:" + spec.repo,
+                       config.params_source, chart_csv);
 }
 
 bool has_file(const std::vector<RepoFile>& files, const std::string& path) {
@@ -218,42 +241,37 @@ Result<GgufModel> remote_gguf_model(const std::string& arg, const RemoteFlags& f
     return gguf_to_model(*parts);
 }
 
-Result<CommandOutput> run_remote(const Database& db, const std::string& arg,
-                                 const ReportOptions& options, bool json, const ChartChoice& chart,
+Result<CommandResult> run_remote(const Database& db, const std::string& arg,
+                                 const ReportOptions& options, bool chart_csv,
                                  const RemoteFlags& flags) {
-    auto spec = parse_remote_spec(arg);
-    if (!spec) return std::unexpected(spec.error());
+    CANITRUN_TRY_ASSIGN(const RemoteSpec spec, parse_remote_spec(arg));
     const RemoteSetup setup = remote_setup(flags);
     RemoteClient client(setup);
     // A repo's listing is read once: it says GGUF or safetensors, and which file a tag names.
-    Result<std::vector<RepoFile>> files = std::vector<RepoFile>{};
-    const bool repo = spec->kind == RemoteKind::hf_repo && spec->file.empty();
+    std::vector<RepoFile> files;
+    const bool repo = spec.kind == RemoteKind::hf_repo && spec.file.empty();
     if (repo) {
-        files = fetch_repo_files(client.client(), *spec, setup.env);
-        if (!files) return std::unexpected(files.error());
+        CANITRUN_TRY_ASSIGN(files, fetch_repo_files(client.client(), spec, setup.env));
         bool gguf = false;
-        for (const auto& m : gguf_models(*files)) gguf = gguf || !m.projector;
-        if (!gguf && has_file(*files, "config.json")) {
-            return config_page(db, *spec, client.client(), setup, options, json, chart, *files);
+        for (const auto& m : gguf_models(files)) gguf = gguf || !m.projector;
+        if (!gguf && has_file(files, "config.json")) {
+            return remote_config_page(db, spec, client.client(), setup, options, chart_csv, files);
         }
         if (!gguf) {
             return fail(ErrorKind::bad_input,
-                        "hf:" + spec->repo + " holds neither GGUF files nor a config.json",
+                        "hf:" + spec.repo + " holds neither GGUF files nor a config.json",
                         "canitrun reads GGUF repos and safetensors repos with a config.json");
         }
-        if (spec->quant.empty()) {
-            return list_repo(db, *spec, client.client(), setup, options, json, *files);
-        }
+        if (spec.quant.empty()) return list_repo(db, spec, client.client(), setup, options, files);
     }
-    auto remote = fetch_remote_gguf(client.client(), *spec, setup.env, repo ? &*files : nullptr);
-    if (!remote) return std::unexpected(remote.error());
-    auto g = gguf_to_model(remote->parts);
-    if (!g) return std::unexpected(g.error());
-    auto out = report_gguf_model(remote->label, *g, remote->projector_bytes, options, json, chart);
-    if (out && !json && !remote->projector.empty() && remote->projector_bytes == 0) {
-        out->text += "  Vision projector in the repo: " + remote->projector + " (--mmproj)\n";
-    }
-    return out;
+    CANITRUN_TRY_ASSIGN(const RemoteGguf remote, fetch_remote_gguf(client.client(), spec, setup.env,
+                                                                   repo ? &files : nullptr));
+    CANITRUN_TRY_ASSIGN(const GgufModel g, gguf_to_model(remote.parts));
+    const std::string note =
+        !remote.projector.empty() && remote.projector_bytes == 0
+            ? "  Vision projector in the repo: " + remote.projector + " (--mmproj)\n"
+            : std::string();
+    return gguf_file_page(db, remote.label, g, remote.projector_bytes, options, chart_csv, note);
 }
 
 }  // namespace canitrun::cli

@@ -38,8 +38,9 @@ class RemoteClient {
     std::unique_ptr<HttpClient> cache_;
 };
 
-Result<CommandOutput> run_remote(const Database& db, const std::string& arg,
-                                 const ReportOptions& options, bool json, const ChartChoice& chart,
+// The page for a remote name: a GGUF model, a repo's listing, or a safetensors repo's config.
+Result<CommandResult> run_remote(const Database& db, const std::string& arg,
+                                 const ReportOptions& options, bool chart_csv,
                                  const RemoteFlags& flags);
 
 // The headers of the GGUF model a remote name stands for (hf: with a quantization or a file,

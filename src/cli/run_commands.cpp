@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "canitrun/format.hpp"
 #include "canitrun/launch_command.hpp"
+#include "format.hpp"
 #include "page_facts.hpp"
 
 namespace canitrun::cli {

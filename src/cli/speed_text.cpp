@@ -1,11 +1,13 @@
 #include "speed_text.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <fmt/format.h>
 
 #include <cmath>
 #include <vector>
 
-#include "canitrun/format.hpp"
+#include "format.hpp"
 #include "hardware_text.hpp"
 
 namespace canitrun::cli {

@@ -2,7 +2,7 @@
 // A hardware answer's speed as text and JSON: the estimate with its error band, what it assumes,
 // and the published measurements of the same run beside it.
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <string>
 

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "canitrun/format.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "chart.hpp"
+#include "format.hpp"
 #include "hardware_text.hpp"
 #include "page_facts.hpp"
 #include "run_commands.hpp"

@@ -7,9 +7,10 @@
 
 #include "app.hpp"
 #include "canitrun/bounded_file.hpp"
-#include "canitrun/format.hpp"
 #include "canitrun/verify.hpp"
 #include "canitrun/verify_bench.hpp"
+#include "csv_output.hpp"
+#include "format.hpp"
 #include "json_output.hpp"
 #include "speed_text.hpp"
 #include "table.hpp"
@@ -66,8 +67,20 @@ json bench_json(const std::string& path, const BenchCheck& c) {
             {"notes", c.notes}};
 }
 
-std::string bench_text(const std::string& path, const BenchCheck& c) {
-    std::ostringstream out;
+// One row per llama-bench row, raw rates (tokens/s) and the relative error.
+void write_bench_csv(std::ostream& out, const BenchCheck& c) {
+    CsvWriter csv(out, {"model", "model_id", "quant", "backend", "test", "measured_tokens_per_s",
+                        "predicted_tokens_per_s", "error", "band", "why"});
+    const auto real = [](double v) { return fmt::format("{}", v); };
+    for (const auto& r : c.rows) {
+        csv.row({r.row.model, r.model_id, r.quant_id, r.row.backend, r.row.test,
+                 real(r.row.tokens_per_second), r.predicted ? real(*r.predicted) : "",
+                 r.predicted ? real(*r.predicted / r.row.tokens_per_second - 1) : "",
+                 r.band ? real(*r.band) : "", r.why});
+    }
+}
+
+void write_bench_text(std::ostream& out, const std::string& path, const BenchCheck& c) {
     out << "llama-bench output " << path << " (" << c.format << "), predicted on " << c.gpus
         << "\n\n";
     Table t({"model", "test", "backend", "measured t/s", "canitrun t/s", "error", "band"},
@@ -84,89 +97,86 @@ std::string bench_text(const std::string& path, const BenchCheck& c) {
     t.write(out, "  ");
     for (const auto& n : c.notes) out << "\n  note: " << n;
     out << "\n";
-    return out.str();
 }
 
 // llama-bench output, when the text is one; nullopt when it is not (then it is read as a log).
-std::optional<Result<CommandOutput>> try_bench(const Database& db, const std::string& path,
-                                               const std::string& text, bool as_json,
+std::optional<Result<CommandResult>> try_bench(const Database& db, const std::string& path,
+                                               const std::string& text,
                                                const std::string& gpu_spec) {
     auto bench = parse_llama_bench(text);
     if (!bench) return std::nullopt;
     std::vector<const Gpu*> gpus;
     if (!gpu_spec.empty() && gpu_spec != "auto") {
         auto parsed = parse_gpu_spec(db, gpu_spec);
-        if (!parsed) return Result<CommandOutput>(std::unexpected(parsed.error()));
+        if (!parsed) return Result<CommandResult>(std::unexpected(parsed.error()));
         gpus = *parsed;
     }
     auto check = verify_llama_bench(db, *bench, gpus);
-    if (!check) return Result<CommandOutput>(std::unexpected(check.error()));
-    return Result<CommandOutput>(CommandOutput{
-        as_json ? bench_json(path, *check).dump(2) + "\n" : bench_text(path, *check), kExitOk});
+    if (!check) return Result<CommandResult>(std::unexpected(check.error()));
+    auto c = std::make_shared<const BenchCheck>(std::move(*check));
+    CommandResult r;
+    r.what = "verify";
+    r.views.json = [c, path] { return bench_json(path, *c); };
+    r.views.csv = [c](std::ostream& out) { write_bench_csv(out, *c); };
+    r.text = [c, path](std::ostream& out) { write_bench_text(out, path, *c); };
+    return Result<CommandResult>(std::move(r));
 }
 
-}  // namespace
-
-Result<CommandOutput> run_verify(const Database& db, const std::string& log_path, bool as_json,
-                                 const std::string& gpu_spec) {
-    auto text = read_bounded_file(log_path, kMaxLogFileBytes, "llama.cpp log");
-    if (!text) return std::unexpected(text.error());
-    if (auto bench = try_bench(db, log_path, *text, as_json, gpu_spec)) return std::move(*bench);
-    if (!gpu_spec.empty()) {
-        return fail(ErrorKind::bad_input,
-                    "--gpu applies to llama-bench output; a llama.cpp log names its own devices",
-                    "leave out --gpu");
-    }
-    auto log = parse_llama_log(*text);
-    if (!log)
-        return fail(ErrorKind::bad_input, log_path + ": " + log.error().message, log.error().hint);
-    std::optional<Quant> quant;
-    const std::string file_type = log->file_type();
-    if (!file_type.empty()) {
-        if (auto q = db.find_quant(quant_id_from_file_type(file_type))) quant = **q;
-    }
-    auto report = verify_llama_log(*log, quant);
-    if (!report) return std::unexpected(report.error());
-
-    std::ostringstream out;
-    if (as_json) {
-        json contexts = json::array();
-        for (const auto& c : report->contexts) {
-            json rows = json::array();
-            for (const auto& r : c.rows) {
-                json row = {{"term", r.term},
-                            {"estimate_bytes", optional_bytes(r.estimate)},
-                            {"llama_cpp_bytes", optional_bytes(r.actual)}};
-                if (r.estimate && r.actual) {
-                    row["difference_bytes"] = static_cast<std::int64_t>(*r.estimate) -
-                                              static_cast<std::int64_t>(*r.actual);
-                }
-                rows.push_back(row);
+json log_json(const std::string& log_path, const VerifyReport& report) {
+    json contexts = json::array();
+    for (const auto& c : report.contexts) {
+        json rows = json::array();
+        for (const auto& r : c.rows) {
+            json row = {{"term", r.term},
+                        {"estimate_bytes", optional_bytes(r.estimate)},
+                        {"llama_cpp_bytes", optional_bytes(r.actual)}};
+            if (r.estimate && r.actual) {
+                row["difference_bytes"] =
+                    static_cast<std::int64_t>(*r.estimate) - static_cast<std::int64_t>(*r.actual);
             }
-            contexts.push_back({{"n_ctx", c.n_ctx},
-                                {"n_ubatch", c.n_ubatch},
-                                {"type_k", c.type_k},
-                                {"terms", rows}});
+            rows.push_back(row);
         }
-        const json doc = {{"log", log_path},
-                          {"arch", report->arch},
-                          {"file_type", report->file_type},
-                          {"model", model_json(report->model)},
-                          {"weights_basis", report->weights_basis},
-                          {"units", "bytes"},
-                          {"contexts", contexts},
-                          {"notes", report->notes}};
-        out << doc.dump(2) << "\n";
-        return CommandOutput{out.str(), kExitOk};
+        contexts.push_back(
+            {{"n_ctx", c.n_ctx}, {"n_ubatch", c.n_ubatch}, {"type_k", c.type_k}, {"terms", rows}});
     }
-    out << "llama.cpp log " << log_path << "\n  arch "
-        << (report->arch.empty() ? "?" : report->arch);
-    if (!report->file_type.empty()) out << " · file type " << report->file_type;
-    if (const auto p = log->params_billions()) out << fmt::format(" · {:.2f} B params", *p);
+    return {{"log", log_path},
+            {"arch", report.arch},
+            {"file_type", report.file_type},
+            {"model", model_json(report.model)},
+            {"weights_basis", report.weights_basis},
+            {"units", "bytes"},
+            {"contexts", contexts},
+            {"notes", report.notes}};
+}
+
+// One row per term of each context the log allocated, raw bytes.
+void write_log_csv(std::ostream& out, const VerifyReport& report) {
+    CsvWriter csv(out, {"n_ctx", "n_ubatch", "type_k", "term", "estimate_bytes", "llama_cpp_bytes",
+                        "difference_bytes"});
+    const auto bytes = [](const std::optional<Bytes>& b) {
+        return b ? std::to_string(*b) : std::string();
+    };
+    for (const auto& c : report.contexts) {
+        for (const auto& r : c.rows) {
+            const std::string diff = r.estimate && r.actual
+                                         ? std::to_string(static_cast<std::int64_t>(*r.estimate) -
+                                                          static_cast<std::int64_t>(*r.actual))
+                                         : std::string();
+            csv.row({std::to_string(c.n_ctx), std::to_string(c.n_ubatch), c.type_k, r.term,
+                     bytes(r.estimate), bytes(r.actual), diff});
+        }
+    }
+}
+
+void write_log_text(std::ostream& out, const std::string& log_path, const VerifyReport& report,
+                    const std::optional<double>& params_billions) {
+    out << "llama.cpp log " << log_path << "\n  arch " << (report.arch.empty() ? "?" : report.arch);
+    if (!report.file_type.empty()) out << " · file type " << report.file_type;
+    if (params_billions) out << fmt::format(" · {:.2f} B params", *params_billions);
     out << "\n";
-    if (!report->weights_basis.empty())
-        out << "  weights estimate: " << report->weights_basis << "\n";
-    for (const auto& c : report->contexts) {
+    if (!report.weights_basis.empty())
+        out << "  weights estimate: " << report.weights_basis << "\n";
+    for (const auto& c : report.contexts) {
         out << "\n";
         if (c.n_ctx > 0) {
             out << "  n_ctx " << format_thousands(c.n_ctx) << " · n_ubatch " << c.n_ubatch
@@ -178,9 +188,41 @@ Result<CommandOutput> run_verify(const Database& db, const std::string& log_path
         }
         t.write(out, "    ");
     }
-    for (const auto& n : report->notes) out << "\n  note: " << n;
-    if (!report->notes.empty()) out << "\n";
-    return CommandOutput{out.str(), kExitOk};
+    for (const auto& n : report.notes) out << "\n  note: " << n;
+    if (!report.notes.empty()) out << "\n";
+}
+
+}  // namespace
+
+Result<CommandResult> run_verify(const Database& db, const std::string& log_path,
+                                 const std::string& gpu_spec) {
+    CANITRUN_TRY_ASSIGN(const std::string text,
+                        read_bounded_file(log_path, kMaxLogFileBytes, "llama.cpp log"));
+    if (auto bench = try_bench(db, log_path, text, gpu_spec)) return std::move(*bench);
+    if (!gpu_spec.empty()) {
+        return fail(ErrorKind::bad_input,
+                    "--gpu applies to llama-bench output; a llama.cpp log names its own devices",
+                    "leave out --gpu");
+    }
+    auto log = parse_llama_log(text);
+    if (!log)
+        return fail(ErrorKind::bad_input, log_path + ": " + log.error().message, log.error().hint);
+    std::optional<Quant> quant;
+    const std::string file_type = log->file_type();
+    if (!file_type.empty()) {
+        if (auto q = db.find_quant(quant_id_from_file_type(file_type))) quant = **q;
+    }
+    CANITRUN_TRY_ASSIGN(VerifyReport verified, verify_llama_log(*log, quant));
+    auto report = std::make_shared<const VerifyReport>(std::move(verified));
+    const std::optional<double> params = log->params_billions();
+    CommandResult r;
+    r.what = "verify";
+    r.views.json = [report, log_path] { return log_json(log_path, *report); };
+    r.views.csv = [report](std::ostream& out) { write_log_csv(out, *report); };
+    r.text = [report, log_path, params](std::ostream& out) {
+        write_log_text(out, log_path, *report, params);
+    };
+    return r;
 }
 
 }  // namespace canitrun::cli

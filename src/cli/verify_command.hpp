@@ -5,12 +5,13 @@
 #include <string>
 
 #include "canitrun/database.hpp"
-#include "file_commands.hpp"
+#include "command_result.hpp"
 
 namespace canitrun::cli {
 
 // `gpu_spec`: --gpu, the GPUs a llama-bench run used (empty: from its gpu_info).
-Result<CommandOutput> run_verify(const Database& db, const std::string& log_path, bool json,
+// Every format but --quiet: the comparison is its table.
+Result<CommandResult> run_verify(const Database& db, const std::string& log_path,
                                  const std::string& gpu_spec);
 
 }  // namespace canitrun::cli

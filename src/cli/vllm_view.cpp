@@ -5,14 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "app.hpp"
-#include "canitrun/format.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/serving.hpp"
 #include "canitrun/vllm_layout.hpp"
 #include "cluster_command.hpp"
 #include "csv_output.hpp"
-#include "data_views.hpp"
 #include "engine_command.hpp"
+#include "format.hpp"
 #include "hardware_text.hpp"
 #include "json_output.hpp"
 #include "style.hpp"
@@ -216,16 +215,17 @@ void write_vllm_csv(std::ostream& out, const VllmView& v) {
 
 }  // namespace
 
-int run_vllm_view(std::ostream& out, const Options& o, const Model& model, const Cluster& hosts) {
+CommandResult vllm_result(const Options& o, const Model& model, const Cluster& hosts) {
     const Database& db = load_database(o);
-    VllmView v;
+    auto view = std::make_shared<VllmView>();
+    VllmView& v = *view;
     v.model = &model;
     v.quant = need(db.find_quant(o.quant.empty() ? "BF16" : o.quant));
     v.cluster = hosts.hosts.empty() ? one_machine(o) : hosts;
     if (!o.users.empty()) v.users = need(parse_count(o.users, "--users", 1ULL << 20));
     VllmOptions base;
     base.context = o.ctx.empty() ? kDefaultContext : need(parse_context(o.ctx));
-    base.gpu_memory_utilization_pct = need(utilization_pct(o.engine.gpu_memory_utilization));
+    base.gpu_memory_utilization_pct = need(parse_utilization_pct(o.engine.gpu_memory_utilization));
     v.layout = need(choose_vllm_layout(model, *v.quant, v.cluster, base));
     if (v.fits()) {
         std::vector<GpuDevice> devices;
@@ -235,18 +235,20 @@ int run_vllm_view(std::ostream& out, const Options& o, const Model& model, const
         const std::uint64_t n = v.users > 0 ? v.users : v.layout.estimate.max_sequences;
         v.speed = vllm_batched_decode(model, v.layout.estimate, devices, n);
     }
-    Output output(o);
-    const DataViews views{
-        [&] { return vllm_json(v); }, [&](std::ostream& csv) { write_vllm_csv(csv, v); },
-        [&] {
-            const VllmEstimate& e = v.layout.estimate;
-            return std::vector<std::string>{
-                v.fits() ? fmt::format("TP {} x PP {}", e.tensor_parallel, e.pipeline_parallel)
-                         : std::string("does not fit")};
-        }};
-    if (!write_data_view(output.text, views)) write_vllm_text(output.text, v);
-    output.print(out);
-    return v.fits() ? kExitOk : kExitDoesNotFit;
+    CommandResult r;
+    r.what = "vLLM";
+    r.views = {[view] { return vllm_json(*view); },
+               [view](std::ostream& csv) { write_vllm_csv(csv, *view); },
+               [view] {
+                   const VllmEstimate& e = view->layout.estimate;
+                   return std::vector<std::string>{
+                       view->fits()
+                           ? fmt::format("TP {} x PP {}", e.tensor_parallel, e.pipeline_parallel)
+                           : std::string("does not fit")};
+               }};
+    r.text = [view](std::ostream& out) { write_vllm_text(out, *view); };
+    r.code = v.fits() ? kExitOk : kExitDoesNotFit;
+    return r;
 }
 
 }  // namespace canitrun::cli

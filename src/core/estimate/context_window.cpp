@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "canitrun/format.hpp"
+#include "canitrun/token_text.hpp"
 
 namespace canitrun {
 

@@ -115,6 +115,43 @@ Result<std::uint64_t> parse_count(const std::string& text, const std::string& fl
     return value;
 }
 
+Result<std::uint64_t> parse_positive_count(const std::string& text, const std::string& flag,
+                                           std::uint64_t max) {
+    CANITRUN_TRY_ASSIGN(const std::uint64_t n, parse_count(text, flag, max));
+    if (n == 0) {
+        return fail(ErrorKind::bad_input, flag + " 0 is out of range",
+                    "give a number between 1 and " + std::to_string(max));
+    }
+    return n;
+}
+
+Result<std::uint64_t> parse_margin_mib(const std::string& text) {
+    const auto mib = parse_count(text, "--margin", 1ULL << 20);
+    if (!mib) {
+        return fail(ErrorKind::bad_input, "bad --margin value '" + text + "'",
+                    "give the MiB to keep free on every GPU, 0 to 1048576 (default 1024)");
+    }
+    return *mib << 20;
+}
+
+Result<std::uint64_t> parse_utilization_pct(const std::string& text) {
+    const auto bad = [&] {
+        return fail(ErrorKind::bad_input, "bad --gpu-memory-utilization value '" + text + "'",
+                    "give a fraction in (0, 1], e.g. 0.9");
+    };
+    const auto dot = text.find('.');
+    const std::string whole = text.substr(0, dot);
+    std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
+    if (whole.size() > 1 || frac.size() > 2 || (whole.empty() && frac.empty())) return bad();
+    for (const char c : whole + frac) {
+        if (c < '0' || c > '9') return bad();
+    }
+    while (frac.size() < 2) frac += '0';
+    const std::uint64_t pct = (whole.empty() ? 0 : std::stoull(whole)) * 100 + std::stoull(frac);
+    if (pct == 0 || pct > 100) return bad();
+    return pct;
+}
+
 Result<double> parse_bandwidth(const std::string& text) {
     std::string s = strip(text);
     for (const char* suffix : {"GB/s", "gb/s", "GBps"}) {

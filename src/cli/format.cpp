@@ -1,4 +1,4 @@
-#include "canitrun/format.hpp"
+#include "format.hpp"
 
 #include <fmt/format.h>
 
@@ -20,22 +20,6 @@ std::string format_gb(Bytes bytes) {
 std::string format_gib(Bytes bytes) {
     const double gib = static_cast<double>(bytes) / static_cast<double>(1ULL << 30);
     return fmt::format("{:.2f} GiB", gib);
-}
-
-std::string format_context(std::uint64_t tokens) {
-    if (tokens >= 1048576 && tokens % 1048576 == 0) return fmt::format("{}M", tokens / 1048576);
-    if (tokens >= 1024 && tokens % 1024 == 0) return fmt::format("{}k", tokens / 1024);
-    return format_thousands(tokens);
-}
-
-std::string format_thousands(std::uint64_t n) {
-    std::string digits = std::to_string(n);
-    std::string out;
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return out;
 }
 
 std::string format_params(std::uint64_t params) {

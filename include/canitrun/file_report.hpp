@@ -1,0 +1,94 @@
+#pragma once
+// The answer for a model file, whatever it was read from (a local .gguf, a remote header, a
+// config.json): the same decisions for every command that shows one (the file page, `gpus`,
+// `compare`, `local`, a repo's listing), so they cannot disagree. The CLI only formats these.
+//
+// A GGUF file is judged at its own bytes: the exact sum of its tensors as the weights,
+// llama.cpp's cache cells (the padded context; sliding layers keep window + ubatch cells) and
+// the page's rule over them; on --gpu, its plan and longest context on that hardware.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "canitrun/database.hpp"
+#include "canitrun/estimate.hpp"
+#include "canitrun/gguf_model.hpp"
+#include "canitrun/hardware_report.hpp"
+#include "canitrun/kv_curve.hpp"
+#include "canitrun/remote_model.hpp"
+#include "canitrun/report.hpp"
+
+namespace canitrun {
+
+// The quantization a GGUF file stands for in the fit rules: its own, which every backend runs.
+Quant gguf_file_quant();
+
+// A GGUF model at the asked context: the page's rule over the file's bytes and llama.cpp's
+// cells. `terms` gains "mmproj" when a projector is added.
+struct GgufEstimate {
+    Estimate estimate;
+    Bytes kv = 0;
+    Bytes recurrent = 0;  // f32 state of linear-attention / SSM layers, fixed in size
+    Bytes mmproj = 0;
+    std::uint64_t cache_context = 0;  // llama.cpp's padded context
+};
+Result<GgufEstimate> estimate_gguf(const GgufModel& g, const ReportOptions& options,
+                                   Bytes mmproj = 0);
+
+// The file on options.hardware: its bytes shared out over its layers, the longest context that
+// runs natively. No "best quantization": the file has its own. `label` names the file.
+Result<HardwareReport> gguf_on_hardware(const std::string& label, const GgufModel& g,
+                                        const ReportOptions& options);
+
+// The file's KV chart: its model at each context as estimate_gguf() plans it, and the same
+// with every layer full attention.
+Result<std::vector<KvCurvePoint>> gguf_kv_curve(const GgufModel& g, const ReportOptions& options);
+
+// Everything the file page shows.
+struct GgufReport {
+    std::string label;  // the file, or the remote name as the user gave it
+    GgufModel gguf;
+    ReportOptions options;  // the context, KV type and budget the figures are for
+    GgufEstimate at_context;
+    std::optional<HardwareReport> hardware;
+    std::vector<KvCurvePoint> curve;
+    const Gpu* smallest_gpu = nullptr;  // the smallest database GPU that holds it natively
+    bool fits() const;                  // on the hardware, else in the --vram budget, else true
+};
+Result<GgufReport> build_gguf_report(const Database& db, const std::string& label,
+                                     const GgufModel& g, Bytes mmproj,
+                                     const ReportOptions& options);
+
+// A model file as the GPU lists and compare see a database model: its ModelReport, which points
+// into the model and quantization held beside it (so the whole lives on the heap).
+struct FileReport {
+    Model model;
+    Quant quant;
+    ModelReport report;
+};
+// A GGUF model at its own bytes, the page's rule, its plan on options.hardware when given.
+Result<std::unique_ptr<FileReport>> gguf_file_report(const Database& db, const std::string& label,
+                                                     const GgufModel& g, Bytes mmproj,
+                                                     const ReportOptions& options);
+// A config.json model: the model page at the asked quantization.
+Result<std::unique_ptr<FileReport>> config_file_report(const Database& db, const Model& model,
+                                                       const ReportOptions& options);
+
+// One row of a GGUF repo's listing: one model's files in the architecture read from one header.
+struct RepoListingRow {
+    const RepoGguf* files = nullptr;
+    Bytes total = 0;  // the file's bytes + llama.cpp's KV + the page's overhead, at the context
+    const Gpu* smallest_gpu = nullptr;
+    std::optional<PlanKind> plan;  // on options.hardware, when given
+};
+// The repo's models (projectors left out), each judged as estimate_gguf() and gguf_on_hardware()
+// judge a file; `arch` is the header read, `label_prefix` ("hf:REPO:") names each file.
+Result<std::vector<RepoListingRow>> repo_listing(const Database& db, const GgufModel& arch,
+                                                 const std::vector<RepoGguf>& models,
+                                                 const ReportOptions& options,
+                                                 const std::string& label_prefix);
+
+}  // namespace canitrun

@@ -1,0 +1,47 @@
+#include "command_result.hpp"
+
+#include "canitrun/error.hpp"
+
+namespace canitrun::cli {
+
+Result<bool> check_offered(const CommandResult& r, Format format, const std::string& flag) {
+    bool offered = true;
+    switch (format) {
+        case Format::table:
+        case Format::markdown:
+            offered = static_cast<bool>(r.text);
+            break;
+        case Format::json:
+            offered = static_cast<bool>(r.views.json);
+            break;
+        case Format::csv:
+            offered = static_cast<bool>(r.views.csv);
+            break;
+        case Format::quiet:
+            offered = static_cast<bool>(r.views.answer);
+            break;
+        case Format::html:
+            offered = static_cast<bool>(r.html);
+            break;
+    }
+    if (offered) return true;
+    std::string others;
+    const auto add = [&](bool has, const char* name) {
+        if (has) others += std::string(others.empty() ? "" : ", ") + name;
+    };
+    add(static_cast<bool>(r.text), "the default table, --format markdown");
+    add(static_cast<bool>(r.views.json), "--json");
+    add(static_cast<bool>(r.views.csv), "--format csv");
+    add(static_cast<bool>(r.views.answer), "--quiet");
+    return fail(ErrorKind::bad_input, flag + " is not available for " + r.what, "use " + others);
+}
+
+void write_result(std::ostream& out, const CommandResult& r) {
+    if (format_of(out) == Format::html) {
+        r.html(out);
+    } else if (!write_data_view(out, r.views)) {
+        r.text(out);
+    }
+}
+
+}  // namespace canitrun::cli
