@@ -4,10 +4,9 @@
 #include <string>
 #include <vector>
 
-namespace canitrun {
+#include "canitrun/strings.hpp"  // to_lower
 
-// ASCII lowercase (names and type ids are ASCII; locale plays no part).
-std::string to_lower(std::string text);
+namespace canitrun {
 
 // Lowercase, with spaces, underscores and dashes dropped: "Qwen3.5 35B-A3B" and
 // "qwen3.5-35b-a3b" compare equal.

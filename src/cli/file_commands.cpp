@@ -31,10 +31,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-bool ends_with(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 std::string mib(Bytes b) {
     return fmt::format("{:.2f} MiB", static_cast<double>(b) / 1048576.0);
 }
@@ -306,7 +302,7 @@ Result<CommandResult> run_hf(const Database& db, const std::string& path, const 
 // A Hugging Face config.json or a folder holding one; any other model file is read as GGUF.
 bool is_hf_path(const std::string& path) {
     std::error_code ec;
-    return ends_with(path, ".json") || fs::is_directory(path, ec);
+    return path.ends_with(".json") || fs::is_directory(path, ec);
 }
 
 Error file_overflow(const std::string& path) {

@@ -13,6 +13,7 @@
 #include "canitrun/file_report.hpp"
 #include "canitrun/fit.hpp"
 #include "canitrun/http_cache.hpp"
+#include "canitrun/strings.hpp"
 #include "csv_output.hpp"
 #include "file_commands.hpp"
 #include "format.hpp"
@@ -34,11 +35,6 @@ std::string env_or(const char* name, const std::string& fallback) {
     return v != nullptr && *v != '\0' ? std::string(v) : fallback;
 }
 
-std::string trimmed(std::string s) {
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-    return s;
-}
-
 // HF_TOKEN, else the token file huggingface-cli writes ($HF_HOME/token).
 std::string hf_token(const std::string& home) {
     std::string token = env_or("HF_TOKEN", "");
@@ -46,7 +42,7 @@ std::string hf_token(const std::string& home) {
     const std::string hf_home = env_or("HF_HOME", home.empty() ? "" : home + "/.cache/huggingface");
     if (hf_home.empty()) return "";
     auto text = read_bounded_file(hf_home + "/token", 4096, "Hugging Face token file");
-    return text ? trimmed(*text) : std::string();
+    return text ? trim(*text) : std::string();
 }
 
 std::string no_trailing_slash(std::string s) {

@@ -373,10 +373,6 @@ DatabaseInfo parse_info(const std::string& text) {
     return info;
 }
 
-bool starts_with(const std::string& s, const char* prefix) {
-    return s.rfind(prefix, 0) == 0;
-}
-
 }  // namespace
 
 Result<Database> parse_database(const DatabaseFiles& files) {
@@ -385,9 +381,9 @@ Result<Database> parse_database(const DatabaseFiles& files) {
     try {
         for (const auto& [path, text] : files) {
             current = path;
-            if (starts_with(path, "models/")) {
+            if (path.starts_with("models/")) {
                 parse_array(path, text, db.models, parse_model);
-            } else if (starts_with(path, "gpus/")) {
+            } else if (path.starts_with("gpus/")) {
                 parse_array(path, text, db.gpus, parse_gpu);
             } else if (path == "quants.json") {
                 parse_array(path, text, db.quants, parse_quant);

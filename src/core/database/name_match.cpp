@@ -5,11 +5,6 @@
 
 namespace canitrun {
 
-std::string to_lower(std::string text) {
-    for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return text;
-}
-
 std::string normalize_name(const std::string& name) {
     std::string out;
     for (char c : name) {

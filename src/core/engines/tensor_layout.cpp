@@ -55,10 +55,6 @@ bool has_kind(const Model& model, LayerKind kind) {
     return group_of(model, kind) != nullptr;
 }
 
-bool starts_with(const std::string& s, const std::string& prefix) {
-    return s.rfind(prefix, 0) == 0;
-}
-
 void embeddings(Builder& b, const Model& m) {
     const auto& a = m.arch;
     b.add("token_embd.weight", {a.hidden_size, a.vocab_size});
@@ -147,7 +143,7 @@ void build_llama_like(Builder& b, const Model& m, bool qkv_bias, bool qk_norms) 
     embeddings(b, m);
     const auto& a = m.arch;
     if (b.layout.arch == "llama" &&
-        (starts_with(m.family, "llama3") || m.id.find("distill-llama") != std::string::npos)) {
+        (m.family.starts_with("llama3") || m.id.find("distill-llama") != std::string::npos)) {
         // Llama 3.1+ ships its rope scaling as a rope_freqs tensor (n_rot / 2 factors).
         b.add("rope_freqs.weight", {a.attention.head_dim / 2});
     }
@@ -411,8 +407,8 @@ Result<std::string> llama_arch(const Model& m) {
         (f == "deepseek-r1" && m.id.find("distill-qwen") != std::string::npos)) {
         return std::string("qwen2");
     }
-    if (starts_with(m.id, "gemma-3-")) return std::string("gemma3");
-    if (starts_with(m.id, "gemma-2-")) return std::string("gemma2");
+    if (m.id.starts_with("gemma-3-")) return std::string("gemma3");
+    if (m.id.starts_with("gemma-2-")) return std::string("gemma2");
     if (f == "gpt-oss") return std::string("gpt-oss");
     if (f == "smollm3") return std::string("smollm3");
     if (f == "olmo2") return std::string("olmo2");
@@ -423,10 +419,9 @@ Result<std::string> llama_arch(const Model& m) {
     if (f == "phi4" && !has_kind(m, LayerKind::sliding)) return std::string("phi3");
     if (f == "mixtral") return std::string("llama");
     if (!m.is_moe() && !has_kind(m, LayerKind::sliding) &&
-        (starts_with(f, "llama3") || f == "mistral" || f == "mistral-nemo" ||
-         f == "mistral-large" || f == "mistral-small" || f == "magistral" || f == "devstral" ||
-         f == "ministral" || f == "ministral3" || f == "falcon3" ||
-         m.id.find("distill-llama") != std::string::npos)) {
+        (f.starts_with("llama3") || f == "mistral" || f == "mistral-nemo" || f == "mistral-large" ||
+         f == "mistral-small" || f == "magistral" || f == "devstral" || f == "ministral" ||
+         f == "ministral3" || f == "falcon3" || m.id.find("distill-llama") != std::string::npos)) {
         return std::string("llama");
     }
     return own_name_or_unsupported(m);

@@ -46,10 +46,10 @@ Result<ModelParts> model_parts(const Model& model, const Quant& quant,
         const std::uint64_t dense_layers =
             arch.moe ? arch.layers - arch.moe->moe_layers : arch.layers;
 
-        struct Share {
+        struct LayerParams {
             std::uint64_t params = 0, routed = 0, active = 0;
         };
-        std::vector<Share> shares;
+        std::vector<LayerParams> shares;
         std::uint64_t all_params = checked::add(input_params, output_params);
         const auto order = layer_group_order(model);
         for (std::size_t i = 0; i < order.size(); ++i) {

@@ -515,7 +515,7 @@ LlamaBenchOutput parse_csv(std::string_view text) {
     return out;
 }
 
-enum class Format { markdown, csv, json, jsonl, none };
+enum class Format { markdown, csv, json_array, jsonl, none };
 
 // The format a line can only come from: a table header, a csv header, a json array's "[" or a
 // jsonl object.
@@ -523,7 +523,7 @@ Format format_of(std::string_view t) {
     if (is_table_header(t)) return Format::markdown;
     if (is_csv_header(t)) return Format::csv;
     const auto rest = t.starts_with('[') ? trim(t.substr(1)) : std::string_view("x");
-    if (rest.empty() || rest.front() == '{' || rest.front() == ']') return Format::json;
+    if (rest.empty() || rest.front() == '{' || rest.front() == ']') return Format::json_array;
     return t.starts_with('{') && t.ends_with('}') ? Format::jsonl : Format::none;
 }
 
@@ -552,10 +552,10 @@ Result<LlamaBenchOutput> parse_llama_bench(std::string_view text) {
         const Format f = too_long ? Format::none : format_of(trim(line));
         if (f == Format::none || tried.at(static_cast<std::size_t>(f))) continue;
         tried.at(static_cast<std::size_t>(f)) = true;
-        auto parsed = f == Format::markdown ? parse_markdown(text)
-                      : f == Format::csv    ? parse_csv(text)
-                      : f == Format::json   ? parse_json(text, lines.offset())
-                                            : parse_jsonl(text);
+        auto parsed = f == Format::markdown     ? parse_markdown(text)
+                      : f == Format::csv        ? parse_csv(text)
+                      : f == Format::json_array ? parse_json(text, lines.offset())
+                                                : parse_jsonl(text);
         if (parsed && !parsed->rows.empty()) return parsed;
         if (!first) first = std::move(parsed);
     }

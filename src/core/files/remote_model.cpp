@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "canitrun/gguf_files.hpp"
+#include "canitrun/strings.hpp"
 
 namespace canitrun {
 namespace {
@@ -15,11 +16,6 @@ using nlohmann::json;
 
 bool starts(const std::string& s, const std::string& p) {
     return s.rfind(p, 0) == 0;
-}
-
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
 }
 
 bool name_char(char c) {
@@ -215,14 +211,14 @@ std::vector<RepoGguf> gguf_models(const std::vector<RepoFile>& files) {
     std::map<std::string, RepoGguf> by_prefix;  // split parts grouped by their common prefix
     for (const auto& f : files) {
         const std::string& path = f.path;
-        if (path.size() < 5 || lower(path.substr(path.size() - 5)) != ".gguf") continue;
+        if (path.size() < 5 || to_lower(path.substr(path.size() - 5)) != ".gguf") continue;
         const auto split = parse_split_name(path);
         const std::string key = split ? split->prefix : path;
         RepoGguf& g = by_prefix[key];
         g.files.push_back(path);
         g.bytes += f.size;
         const std::string base = path.substr(path.find_last_of('/') + 1);
-        g.projector = lower(base).rfind("mmproj", 0) == 0;
+        g.projector = to_lower(base).rfind("mmproj", 0) == 0;
         g.quant = quant_from_filename(key);
     }
     std::vector<RepoGguf> out;
@@ -243,11 +239,11 @@ Result<std::vector<RepoGguf>> parse_hf_tree(const std::string& json_text) {
 }
 
 const RepoGguf* pick_quant(const std::vector<RepoGguf>& models, const std::string& quant) {
-    const std::string want = lower(quant);
+    const std::string want = to_lower(quant);
     const RepoGguf* suffix = nullptr;
     for (const auto& m : models) {
         if (m.projector) continue;
-        const std::string q = lower(m.quant);
+        const std::string q = to_lower(m.quant);
         if (q == want) return &m;
         // "UD-Q4_K_M" for "Q4_K_M", never "BF16" for "F16": the tag after a '-'.
         if (suffix == nullptr && q.size() > want.size() + 1 &&

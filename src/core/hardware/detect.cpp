@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "canitrun/name_match.hpp"
+#include "canitrun/strings.hpp"
 
 namespace canitrun {
 namespace {
@@ -19,13 +20,6 @@ constexpr Bytes kIntegratedVramBelow = 2 * kGiB;
 // macOS lets the GPU wire about two thirds of unified memory by default
 // (recommendedMaxWorkingSetSize); the database's entry says more precisely when one matches.
 constexpr std::uint64_t kDefaultUnifiedSharePermille = 666;
-
-std::string trim(const std::string& s) {
-    std::size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-    return s.substr(b, e - b);
-}
 
 std::vector<std::string> split(const std::string& s, char sep) {
     std::vector<std::string> out;
@@ -86,8 +80,8 @@ void detect_nvidia(const ProbeSource& source, DetectedSystem& system) {
 
 void detect_amd(const ProbeSource& source, DetectedSystem& system) {
     std::vector<DetectedGpu> rocm;
-    if (const auto json = source.run(Probe::rocm_smi)) {
-        if (auto parsed = parse_rocm_smi_json(*json)) rocm = *parsed;
+    if (const auto text = source.run(Probe::rocm_smi)) {
+        if (auto parsed = parse_rocm_smi_json(*text)) rocm = *parsed;
     }
     std::size_t found = 0;
     for (const auto& entry : source.list_dir("/sys/class/drm")) {

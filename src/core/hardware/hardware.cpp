@@ -1,5 +1,7 @@
 #include "canitrun/hardware.hpp"
 
+#include "canitrun/strings.hpp"
+
 #include <cctype>
 #include <optional>
 
@@ -7,13 +9,6 @@ namespace canitrun {
 namespace {
 
 inline constexpr std::uint64_t kMaxGpusPerSpec = 64;
-
-std::string trim(const std::string& s) {
-    std::size_t begin = 0, end = s.size();
-    while (begin < end && std::isspace(static_cast<unsigned char>(s[begin]))) ++begin;
-    while (end > begin && std::isspace(static_cast<unsigned char>(s[end - 1]))) --end;
-    return s.substr(begin, end - begin);
-}
 
 // "2x3090" -> {2, "3090"}; "3090" -> {1, "3090"}. The count is one or two digits followed by
 // 'x', so names that begin with digits ("7900 XTX") are not read as counts.
