@@ -28,7 +28,7 @@ const std::string& tiny() {
 }
 
 // The contract for bad input; `message` must appear in the error line.
-void check_refused(const std::vector<std::string>& args, const std::string& message) {
+void check_bad_input(const std::vector<std::string>& args, const std::string& message) {
     canitrun::test::check_refusal(run_canitrun(args), args, message);
 }
 
@@ -76,56 +76,56 @@ class Scratch {
 }  // namespace
 
 TEST_CASE("bad input: unknown names get did-you-mean") {
-    check_refused({"qwen3.5-35b-a3x"}, "unknown model 'qwen3.5-35b-a3x'");
+    check_bad_input({"qwen3.5-35b-a3x"}, "unknown model 'qwen3.5-35b-a3x'");
     const Outcome o = run_canitrun({"qwen3.5-35b-a3x"});
     CHECK(has(o.err, "did you mean 'qwen3.5-35b-a3b'"));
-    check_refused({"gpus", "qwen3.5-35b-a3x"}, "unknown model");
-    check_refused({"qwen3.5-35b-a3b", "--gpu", "RTX 4099"}, "unknown GPU 'RTX 4099'");
+    check_bad_input({"gpus", "qwen3.5-35b-a3x"}, "unknown model");
+    check_bad_input({"qwen3.5-35b-a3b", "--gpu", "RTX 4099"}, "unknown GPU 'RTX 4099'");
     CHECK(has(run_canitrun({"qwen3.5-35b-a3b", "--gpu", "RTX 4099"}).err, "did you mean"));
-    check_refused({"qwen3.5-35b-a3b", "--quant", "Q4_K_X"}, "unknown quantization 'Q4_K_X'");
+    check_bad_input({"qwen3.5-35b-a3b", "--quant", "Q4_K_X"}, "unknown quantization 'Q4_K_X'");
     CHECK(has(run_canitrun({"qwen3.5-35b-a3b", "--quant", "Q4_K_X"}).err, "did you mean"));
-    check_refused({"qwen3.5-35b-a3b", "--kv-type", "q3"}, "unknown KV cache type 'q3'");
+    check_bad_input({"qwen3.5-35b-a3b", "--kv-type", "q3"}, "unknown KV cache type 'q3'");
 }
 
 TEST_CASE("bad input: flag values out of range or malformed") {
     const std::string m = "qwen3.5-35b-a3b";
-    check_refused({m, "--ctx", "0"}, "context length '0' is less than 1 token");
-    check_refused({m, "--ctx", "0.0001k"}, "less than 1 token");
-    check_refused({m, "--ctx", "10e99"}, "invalid context length '10e99'");
-    check_refused({m, "--ctx", "99999999999999999999999"}, "invalid context length");
+    check_bad_input({m, "--ctx", "0"}, "context length '0' is less than 1 token");
+    check_bad_input({m, "--ctx", "0.0001k"}, "less than 1 token");
+    check_bad_input({m, "--ctx", "10e99"}, "invalid context length '10e99'");
+    check_bad_input({m, "--ctx", "99999999999999999999999"}, "invalid context length");
     // 2^30 tokens is the largest accepted (parse.hpp kMaxContext): 1048577k is one k over.
-    check_refused({m, "--ctx", "1048577k"}, "is too large");
-    check_refused({m, "--ctx", "-5"}, "invalid context length '-5'");
-    check_refused({m, "--ram", "-1"}, "invalid size '-1'");
-    check_refused({m, "--ram", "0.5"}, "--ram '0.5' is less than 1 GB");
-    check_refused({m, "--vram", "abc"}, "invalid size 'abc'");
-    check_refused({m, "--vram", "0"}, "size '0' is out of range");
-    check_refused({m, "--vram", "1000001"}, "size '1000001' is out of range");
-    check_refused({"gpu-list", "--min-vram", "lots"}, "invalid size 'lots'");
-    check_refused({m, "--quant", ""}, "--quant: needs a value");
-    check_refused({m, "--gpu", ""}, "--gpu: needs a value");
-    check_refused({"", "--json"}, "needs a value");
+    check_bad_input({m, "--ctx", "1048577k"}, "is too large");
+    check_bad_input({m, "--ctx", "-5"}, "invalid context length '-5'");
+    check_bad_input({m, "--ram", "-1"}, "invalid size '-1'");
+    check_bad_input({m, "--ram", "0.5"}, "--ram '0.5' is less than 1 GB");
+    check_bad_input({m, "--vram", "abc"}, "invalid size 'abc'");
+    check_bad_input({m, "--vram", "0"}, "size '0' is out of range");
+    check_bad_input({m, "--vram", "1000001"}, "size '1000001' is out of range");
+    check_bad_input({"gpu-list", "--min-vram", "lots"}, "invalid size 'lots'");
+    check_bad_input({m, "--quant", ""}, "--quant: needs a value");
+    check_bad_input({m, "--gpu", ""}, "--gpu: needs a value");
+    check_bad_input({"", "--json"}, "needs a value");
 }
 
 TEST_CASE("bad input: the command line itself") {
-    check_refused({"qwen3.5-35b-a3b", "--bogus"}, "--bogus");
-    check_refused({"qwen3.5-35b-a3b", "--ctx"}, "--ctx");
-    check_refused({"models", "--min-vram", "8"}, "--min-vram");
-    check_refused({"gpus"}, "model is required");
-    check_refused({}, "name a model");
+    check_bad_input({"qwen3.5-35b-a3b", "--bogus"}, "--bogus");
+    check_bad_input({"qwen3.5-35b-a3b", "--ctx"}, "--ctx");
+    check_bad_input({"models", "--min-vram", "8"}, "--min-vram");
+    check_bad_input({"gpus"}, "model is required");
+    check_bad_input({}, "name a model");
     // A control character in a name stays on one line.
-    check_refused({"qwen\nbad"}, "unknown model 'qwen?bad'");
+    check_bad_input({"qwen\nbad"}, "unknown model 'qwen?bad'");
 }
 
 TEST_CASE("bad input: unreadable database folders and files") {
-    check_refused({"--data", "/nonexistent/canitrun", "qwen3.5-35b-a3b"},
-                  "cannot read database folder '/nonexistent/canitrun'");
-    check_refused({"--data", tiny() + "/quants.json", "tiny-dense-test"},
-                  "cannot read database folder");
-    check_refused({"--data", "", "tiny-dense-test"}, "--data: needs a value");
+    check_bad_input({"--data", "/nonexistent/canitrun", "qwen3.5-35b-a3b"},
+                    "cannot read database folder '/nonexistent/canitrun'");
+    check_bad_input({"--data", tiny() + "/quants.json", "tiny-dense-test"},
+                    "cannot read database folder");
+    check_bad_input({"--data", "", "tiny-dense-test"}, "--data: needs a value");
     const Scratch s;
     fs::create_symlink(s.dir() + "/no-such-file", fs::path(s.dir()) / "models/dangling.json");
-    check_refused({"--data", s.dir(), "tiny-dense-test"}, "cannot read '");
+    check_bad_input({"--data", s.dir(), "tiny-dense-test"}, "cannot read '");
 }
 
 TEST_CASE("bad input: malformed or truncated JSON in the database") {
@@ -133,21 +133,22 @@ TEST_CASE("bad input: malformed or truncated JSON in the database") {
     std::ifstream in(tiny() + "/models/test.json");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     truncated.write("models/test.json", text.substr(0, text.size() / 2));
-    check_refused({"--data", truncated.dir(), "tiny-dense-test"},
-                  "malformed JSON in models/test.json");
+    check_bad_input({"--data", truncated.dir(), "tiny-dense-test"},
+                    "malformed JSON in models/test.json");
     const Scratch empty;
     empty.write("gpus/nvidia.json", "");
-    check_refused({"--data", empty.dir(), "tiny-dense-test"}, "malformed JSON in gpus/nvidia.json");
+    check_bad_input({"--data", empty.dir(), "tiny-dense-test"},
+                    "malformed JSON in gpus/nvidia.json");
     const Scratch object;
     object.write("quants.json", R"({"id": "Q4_K_M"})");
-    check_refused({"--data", object.dir(), "tiny-dense-test"},
-                  "quants.json: expected a JSON array of entries");
+    check_bad_input({"--data", object.dir(), "tiny-dense-test"},
+                    "quants.json: expected a JSON array of entries");
     const Scratch stray;
     stray.write("notes.json", "[]");
-    check_refused({"--data", stray.dir(), "tiny-dense-test"}, "notes.json: not a database file");
+    check_bad_input({"--data", stray.dir(), "tiny-dense-test"}, "notes.json: not a database file");
     const Scratch info;
     info.write("database.json", R"({"version": "1", "date": "yesterday", "source": "x"})");
-    check_refused({"--data", info.dir(), "tiny-dense-test"}, "must be a date written YYYY-MM-DD");
+    check_bad_input({"--data", info.dir(), "tiny-dense-test"}, "must be a date written YYYY-MM-DD");
 }
 
 TEST_CASE("bad input: database entries with missing or absurd fields") {
@@ -181,20 +182,20 @@ TEST_CASE("bad input: database entries with missing or absurd fields") {
     for (const auto& c : cases) {
         const Scratch s;
         s.write_model(c.pointer, c.value);
-        check_refused({"--data", s.dir(), "tiny-dense-test"}, c.message);
+        check_bad_input({"--data", s.dir(), "tiny-dense-test"}, c.message);
     }
     const Scratch gpu;
     std::ifstream in(tiny() + "/gpus/nvidia.json");
     json gpus = json::parse(in);
     gpus[0]["bandwidth_gbps"] = 0;
     gpu.write("gpus/nvidia.json", gpus.dump());
-    check_refused({"--data", gpu.dir(), "tiny-dense-test"},
-                  "field 'bandwidth_gbps' = 0 is outside the sensible range");
+    check_bad_input({"--data", gpu.dir(), "tiny-dense-test"},
+                    "field 'bandwidth_gbps' = 0 is outside the sensible range");
     const Scratch twice;
     const json model = twice.first_model();
     twice.write("models/test.json", json::array({model, model}).dump());
-    check_refused({"--data", twice.dir(), "tiny-dense-test"},
-                  "model name 'tiny-dense-test' of 'tiny-dense-test' is already used");
+    check_bad_input({"--data", twice.dir(), "tiny-dense-test"},
+                    "model name 'tiny-dense-test' of 'tiny-dense-test' is already used");
 }
 
 TEST_CASE("overflow: a 1T-parameter model at FP32 with 10M context comes out right") {
@@ -227,10 +228,10 @@ TEST_CASE("overflow: a 1T-parameter model at FP32 with 10M context comes out rig
 TEST_CASE("overflow: an estimate past 64 bits is refused and never wrapped") {
     // 1000 layers x 2 x 10^5 KV heads x 10^5 dims x 2 bytes = 4 x 10^13 bytes per token; the
     // page's 8k column alone is 3.3 x 10^20 bytes, past 2^64 (1.8 x 10^19).
-    check_refused({"--data", tiny(), "kv-overflow-test"},
-                  "the estimate for kv-overflow-test does not fit in 64-bit byte counts");
-    check_refused({"--data", tiny(), "gpus", "kv-overflow-test", "--json"},
-                  "does not fit in 64-bit");
+    check_bad_input({"--data", tiny(), "kv-overflow-test"},
+                    "the estimate for kv-overflow-test does not fit in 64-bit byte counts");
+    check_bad_input({"--data", tiny(), "gpus", "kv-overflow-test", "--json"},
+                    "does not fit in 64-bit");
     // Listing it is fine: its parameter count (about 4 x 10^18) fits.
     const Outcome list = run_canitrun({"--data", tiny(), "models", "--json"});
     CHECK(list.code == 0);
@@ -238,14 +239,15 @@ TEST_CASE("overflow: an estimate past 64 bits is refused and never wrapped") {
 }
 
 TEST_CASE("bad input: hardware specs") {
-    check_refused({"qwen3.5-35b-a3b", "--gpu", "0x3090"}, "'0x3090' asks for 0 GPUs");
-    check_refused({"qwen3.5-35b-a3b", "--gpu", "3090,,4090"}, "empty GPU name");
-    check_refused({"qwen3.5-35b-a3b", "--gpu", "2xRTX 4099"}, "unknown GPU 'RTX 4099'");
-    check_refused({"qwen3.5-35b-a3b", "--gpu", "4090", "--ngl", "3.5"}, "invalid --ngl '3.5'");
-    check_refused({"qwen3.5-35b-a3b", "--ngl", "10"}, "--ngl and --n-cpu-moe place layers on GPUs");
-    check_refused({"fit"}, "fit needs the hardware to fit");
-    check_refused({"qwen3.5-35b-a3b", "--gpu", "4090", "--ram-bandwidth", "fast"},
-                  "invalid bandwidth 'fast'");
+    check_bad_input({"qwen3.5-35b-a3b", "--gpu", "0x3090"}, "'0x3090' asks for 0 GPUs");
+    check_bad_input({"qwen3.5-35b-a3b", "--gpu", "3090,,4090"}, "empty GPU name");
+    check_bad_input({"qwen3.5-35b-a3b", "--gpu", "2xRTX 4099"}, "unknown GPU 'RTX 4099'");
+    check_bad_input({"qwen3.5-35b-a3b", "--gpu", "4090", "--ngl", "3.5"}, "invalid --ngl '3.5'");
+    check_bad_input({"qwen3.5-35b-a3b", "--ngl", "10"},
+                    "--ngl and --n-cpu-moe place layers on GPUs");
+    check_bad_input({"fit"}, "fit needs the hardware to fit");
+    check_bad_input({"qwen3.5-35b-a3b", "--gpu", "4090", "--ram-bandwidth", "fast"},
+                    "invalid bandwidth 'fast'");
 }
 
 TEST_CASE("bad input: model files and logs") {
@@ -255,13 +257,13 @@ TEST_CASE("bad input: model files and logs") {
         std::ofstream f(cut, std::ios::binary);
         f << "GGUF" << std::string(3, '\x03');  // stops inside the version field
     }
-    check_refused({cut}, "truncated");
+    check_bad_input({cut}, "truncated");
     const std::string text = s.dir() + "/notes.txt";
     {
         std::ofstream f(text);
         f << "hello\n";
     }
-    check_refused({text}, "bad magic");
-    check_refused({s.dir() + "/missing.gguf"}, "cannot open");
-    check_refused({"verify", text}, "nothing in this file looks like a llama.cpp log");
+    check_bad_input({text}, "bad magic");
+    check_bad_input({s.dir() + "/missing.gguf"}, "cannot open");
+    check_bad_input({"verify", text}, "nothing in this file looks like a llama.cpp log");
 }

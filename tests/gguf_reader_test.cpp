@@ -9,19 +9,18 @@
 #include "canitrun/gguf_files.hpp"
 #include "canitrun/gguf_model.hpp"
 #include "catch.hpp"
+#include "run_binary.hpp"
 #include "support/gguf_writer.hpp"
 
 using namespace canitrun;
 using canitrun::test::GgufWriter;
 
+using canitrun::test::has;
+
 namespace {
 
 Result<GgufFile> read_bytes(const std::string& bytes) {
     return read_gguf(MemorySource(bytes, "test.gguf"));
-}
-
-bool has(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
 }
 
 // Block layouts by hand from the structs in ggml/src/ggml-common.h (llama.cpp 5b4ebc5) and the

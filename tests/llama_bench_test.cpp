@@ -9,8 +9,11 @@
 #include "canitrun/llama_bench.hpp"
 #include "canitrun/speed_check.hpp"
 #include "catch.hpp"
+#include "test_support.hpp"
 
 using namespace canitrun;
+
+using canitrun::test::mib100;
 
 namespace {
 
@@ -30,10 +33,6 @@ LlamaBenchOutput parse_fixture(const std::string& name) {
 
 Bytes gib100(std::uint64_t hundredths) {  // "x.yy GiB" as llama-bench prints it, in bytes
     return (hundredths * (1ULL << 30) + 50) / 100;
-}
-
-Bytes mib100(std::uint64_t hundredths) {
-    return (hundredths * (1ULL << 20) + 50) / 100;
 }
 
 std::string error_of(std::string_view text) {
@@ -195,7 +194,7 @@ TEST_CASE("llama bench: -o csv", "[llama_bench]") {
 
 TEST_CASE("llama bench: one run in md, json, jsonl and csv gives the same rows", "[llama_bench]") {
     const auto md = parse_fixture("llama-3.1-8b-rtx4090-depth.md");
-    const auto json = parse_fixture("llama-3.1-8b-rtx4090-depth.json");
+    const auto doc_json = parse_fixture("llama-3.1-8b-rtx4090-depth.json");
     for (const auto* other : {"llama-3.1-8b-rtx4090-depth.jsonl", "llama-3.1-8b-rtx4090-depth.csv",
                               "llama-3.1-8b-rtx4090-depth.json"}) {
         const auto o = parse_fixture(other);
@@ -223,14 +222,14 @@ TEST_CASE("llama bench: one run in md, json, jsonl and csv gives the same rows",
             CHECK(*a.params < *b.params + 5000000);
         }
     }
-    CHECK(json.rows[0].tokens_per_second == 11780.406414);
+    CHECK(doc_json.rows[0].tokens_per_second == 11780.406414);
     CHECK(md.rows[0].tokens_per_second == 11780.41);
 }
 
 TEST_CASE("llama bench: 2023 json and csv, backend flags and no n_depth", "[llama_bench]") {
-    const auto json = parse_fixture("llama-7b-rtx3090ti-b1275.json");
-    REQUIRE(json.rows.size() == 2);
-    const auto& r = json.rows[0];
+    const auto doc_json = parse_fixture("llama-7b-rtx3090ti-b1275.json");
+    REQUIRE(doc_json.rows.size() == 2);
+    const auto& r = doc_json.rows[0];
     CHECK(r.model == "llama 7B mostly Q4_0");
     CHECK(r.backend == "CUDA");  // "cuda": true, no "backends"
     CHECK(r.size == 3825065984ULL);
@@ -241,7 +240,7 @@ TEST_CASE("llama bench: 2023 json and csv, backend flags and no n_depth", "[llam
     CHECK_FALSE(r.flash_attn.has_value());
     CHECK(r.tokens_per_second == 2410.974041);
     CHECK(r.build == "3469684 (1275)");
-    CHECK(json.rows[1].test == "tg128");
+    CHECK(doc_json.rows[1].test == "tg128");
 
     const auto csv = parse_fixture("llama-7b-rtx3090ti-b1275.csv");
     REQUIRE(csv.rows.size() == 2);
@@ -294,10 +293,10 @@ TEST_CASE("llama bench: stderr inside the table and the json array", "[llama_ben
     CHECK(table->rows.size() == 6);
     CHECK(table->skipped_lines == 0);
 
-    std::string json = read_fixture("llama-bench/llama-3.1-8b-rtx4090-depth.json");
-    json.insert(json.find("  {\n", 10), "llama-bench: benchmark 2/6: starting\n");
-    json += "main: done\n";
-    const auto array = parse_llama_bench(json);
+    std::string doc_json = read_fixture("llama-bench/llama-3.1-8b-rtx4090-depth.json");
+    doc_json.insert(doc_json.find("  {\n", 10), "llama-bench: benchmark 2/6: starting\n");
+    doc_json += "main: done\n";
+    const auto array = parse_llama_bench(doc_json);
     REQUIRE(array);
     CHECK(array->rows.size() == 6);
     CHECK(array->skipped_lines == 1);
@@ -385,15 +384,15 @@ TEST_CASE("llama bench: row counts match parse_bench_test of the row's test name
         }
     }
     // 2^24 prompt tokens is the most either reads; 2^24 + 1 leaves the json entry out.
-    const auto json = [](const std::string& n_prompt) {
+    const auto doc_json = [](const std::string& n_prompt) {
         return "{\"n_prompt\": " + n_prompt + ", \"n_gen\": 0, \"avg_ts\": 3.5}\n";
     };
-    const auto most = parse_llama_bench(json("16777216"));
+    const auto most = parse_llama_bench(doc_json("16777216"));
     REQUIRE(most);
     REQUIRE(most->rows.size() == 1);
     CHECK(most->rows[0].test == "pp16777216");
     CHECK(parse_bench_test("pp16777216"));
-    CHECK_FALSE(parse_llama_bench(json("16777217")));
+    CHECK_FALSE(parse_llama_bench(doc_json("16777217")));
     CHECK_FALSE(parse_bench_test("pp16777217"));
 }
 

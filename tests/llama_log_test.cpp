@@ -8,8 +8,11 @@
 #include "canitrun/llama_log.hpp"
 #include "canitrun/verify.hpp"
 #include "catch.hpp"
+#include "test_support.hpp"
 
 using namespace canitrun;
+
+using canitrun::test::mib100;
 
 namespace {
 
@@ -19,10 +22,6 @@ std::string read_log(const std::string& name) {
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
-}
-
-Bytes mib100(std::uint64_t hundredths) {  // "x.yy MiB" as the log prints it, in bytes
-    return (hundredths * 1048576 + 50) / 100;
 }
 
 const VerifyRow* row(const VerifyContext& c, const std::string& term) {

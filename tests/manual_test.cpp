@@ -142,8 +142,8 @@ TEST_CASE("completions: bash completes names from the database") {
 TEST_CASE("names: --names prints one id per line and nothing else") {
     const auto names = run_canitrun({"models", "--names"});
     REQUIRE(names.code == 0);
-    const auto json = run_canitrun({"models", "--json"});
-    const auto list = nlohmann::json::parse(json.out);
+    const auto listing = run_canitrun({"models", "--json"});
+    const auto list = nlohmann::json::parse(listing.out);
     const auto ids = lines_of(names.out);
     REQUIRE(ids.size() == list.size());
     for (std::size_t i = 0; i < ids.size(); ++i) CHECK(ids[i] == list[i]["id"].get<std::string>());
@@ -152,7 +152,7 @@ TEST_CASE("names: --names prints one id per line and nothing else") {
     const auto amd_json =
         nlohmann::json::parse(run_canitrun({"gpu-list", "--vendor", "amd", "--json"}).out);
     CHECK(amd.size() == amd_json.size());
-    // quants.json's order: FP32 first (data/quants.json).
+    // quants.listing's order: FP32 first (data/quants.listing).
     const auto quants = lines_of(run_canitrun({"quants", "--names"}).out);
     REQUIRE(!quants.empty());
     CHECK(quants.front() == "FP32");

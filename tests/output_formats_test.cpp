@@ -129,9 +129,9 @@ TEST_CASE("every command prints JSON, CSV, Markdown and --quiet, or refuses one 
         REQUIRE((table.code == 0 || table.code == 1));
         REQUIRE_FALSE(table.out.empty());
 
-        const Outcome json = run_cli(with(c.args, {"--json"}), kEnv);
-        CHECK(json.code == table.code);
-        CHECK(nlohmann::json::accept(json.out));
+        const Outcome as_json = run_cli(with(c.args, {"--json"}), kEnv);
+        CHECK(as_json.code == table.code);
+        CHECK(nlohmann::json::accept(as_json.out));
 
         const Outcome csv = run_cli(with(c.args, {"--format", "csv"}), kEnv);
         CHECK(csv.code == table.code);

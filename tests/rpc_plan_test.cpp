@@ -9,7 +9,7 @@ using namespace canitrun;
 
 namespace {
 
-Cluster hosts(std::initializer_list<const char*> specs) {
+Cluster rpc_hosts(std::initializer_list<const char*> specs) {
     Cluster c;
     for (const char* s : specs) {
         c.hosts.push_back(parse_host(test::database(), s, 64ULL * 1000 * 1000 * 1000).value());
@@ -27,8 +27,8 @@ PlanSettings llamacpp_at(std::uint64_t context) {
 
 TEST_CASE("rpc: a 405B Q4_K_M over two 256 GB Macs splits in half and fits") {
     const Model& m = test::model("llama-3.1-405b");
-    const auto r = answer_rpc(m, test::quant("Q4_K_M"), hosts({"m3-ultra-256gb", "m3-ultra-256gb"}),
-                              llamacpp_at(8192))
+    const auto r = answer_rpc(m, test::quant("Q4_K_M"),
+                              rpc_hosts({"m3-ultra-256gb", "m3-ultra-256gb"}), llamacpp_at(8192))
                        .value();
     CHECK(r.answer.plan.kind == PlanKind::native);
     // host 2 is the RPC device, so it comes first; host 1's own GPU last
@@ -56,13 +56,14 @@ TEST_CASE("rpc: a 405B Q4_K_M over two 256 GB Macs splits in half and fits") {
 
 TEST_CASE("rpc: a 70B over three mixed machines, one of them CPU only") {
     const Model& m = test::model("llama-3.1-70b");
-    const auto r = answer_rpc(m, test::quant("Q4_K_M"),
-                              hosts({"rtx-4090", "2x3090", "rtx-3090:ram=64"}), llamacpp_at(8192))
-                       .value();
+    const auto r =
+        answer_rpc(m, test::quant("Q4_K_M"), rpc_hosts({"rtx-4090", "2x3090", "rtx-3090:ram=64"}),
+                   llamacpp_at(8192))
+            .value();
     REQUIRE(r.devices.hardware.gpus.size() == 4);
     CHECK(r.devices.device_host == std::vector<std::size_t>{1, 1, 2, 0});
-    const auto r3 = answer_rpc(m, test::quant("Q4_K_M"), hosts({"rtx-4090", "2x3090", "rtx-3090"}),
-                               llamacpp_at(8192))
+    const auto r3 = answer_rpc(m, test::quant("Q4_K_M"),
+                               rpc_hosts({"rtx-4090", "2x3090", "rtx-3090"}), llamacpp_at(8192))
                         .value();
     CHECK(r3.devices.device_host == std::vector<std::size_t>{1, 1, 2, 0});
     // four 24 GiB devices: 81 units, unit i on device floor(i x 4 / 81): 21, 20, 20, 19 + head
@@ -80,10 +81,10 @@ TEST_CASE("rpc: a 70B over three mixed machines, one of them CPU only") {
 
 TEST_CASE("rpc: a host without a GPU serves its RAM as one device") {
     const Model& m = test::model("llama-3.1-70b");
-    const auto r =
-        answer_rpc(m, test::quant("Q4_K_M"), hosts({"rtx-4090", "rtx-3090"}), llamacpp_at(8192));
+    const auto r = answer_rpc(m, test::quant("Q4_K_M"), rpc_hosts({"rtx-4090", "rtx-3090"}),
+                              llamacpp_at(8192));
     REQUIRE(r.has_value());
-    Cluster c = hosts({"rtx-4090"});
+    Cluster c = rpc_hosts({"rtx-4090"});
     Host cpu;
     cpu.spec = "cpu";
     cpu.hardware.ram = 128ULL * 1000 * 1000 * 1000;
@@ -97,10 +98,10 @@ TEST_CASE("rpc: a host without a GPU serves its RAM as one device") {
 
 TEST_CASE("rpc: the network slows decode by its time per token") {
     const Model& m = test::model("llama-3.1-70b");
-    const Cluster one = hosts({"2x3090"});
+    const Cluster one = rpc_hosts({"2x3090"});
     const auto local = answer_rpc(m, test::quant("Q4_K_M"), one, llamacpp_at(8192)).value();
     CHECK(local.traffic.transfers == 0);
-    Cluster slow = hosts({"rtx-3090", "rtx-3090"});
+    Cluster slow = rpc_hosts({"rtx-3090", "rtx-3090"});
     slow.link_gbits = 1;
     const auto remote = answer_rpc(m, test::quant("Q4_K_M"), slow, llamacpp_at(8192)).value();
     CHECK(remote.traffic.transfers == 2);

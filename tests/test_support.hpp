@@ -18,6 +18,11 @@ inline PlacementOptions split_options(std::optional<std::uint64_t> ngl,
 }
 
 // The embedded database, parsed once.
+// "x.yy MiB" as llama.cpp prints it (hundredths of a MiB), in bytes, rounded half up.
+inline Bytes mib100(std::uint64_t hundredths) {
+    return (hundredths * (1ULL << 20) + 50) / 100;
+}
+
 const Database& database();
 
 const Model& model(const std::string& id);

@@ -9,7 +9,7 @@ using namespace canitrun;
 
 namespace {
 
-Cluster hosts(std::initializer_list<const char*> specs) {
+Cluster layout_hosts(std::initializer_list<const char*> specs) {
     Cluster c;
     for (const char* s : specs) c.hosts.push_back(parse_host(test::database(), s, 0).value());
     return c;
@@ -37,7 +37,7 @@ TEST_CASE("vllm: an FP8 checkpoint keeps its embeddings in BF16") {
 
 TEST_CASE("vllm: DeepSeek V3 at FP8 does not fit 8x H100 80 GB") {
     const auto l = choose_vllm_layout(test::model("deepseek-v3"), test::quant("FP8"),
-                                      hosts({"8xh100-sxm"}), at(8192))
+                                      layout_hosts({"8xh100-sxm"}), at(8192))
                        .value();
     CHECK_FALSE(l.fits);
     CHECK(l.estimate.tensor_parallel == 8);
@@ -48,7 +48,7 @@ TEST_CASE("vllm: DeepSeek V3 at FP8 does not fit 8x H100 80 GB") {
 
 TEST_CASE("vllm: DeepSeek V3 at FP8 fits 8x H200 at TP 8") {
     const auto l = choose_vllm_layout(test::model("deepseek-v3"), test::quant("FP8"),
-                                      hosts({"8xh200-sxm"}), at(8192))
+                                      layout_hosts({"8xh200-sxm"}), at(8192))
                        .value();
     REQUIRE(l.fits);
     CHECK(l.estimate.tensor_parallel == 8);
@@ -67,7 +67,7 @@ TEST_CASE("vllm: DeepSeek V3 at FP8 fits 8x H200 at TP 8") {
 
 TEST_CASE("vllm: DeepSeek V3 at FP8 over two 8x H100 hosts takes TP 8 x PP 2") {
     const auto l = choose_vllm_layout(test::model("deepseek-v3"), test::quant("FP8"),
-                                      hosts({"8xh100-sxm", "8xh100-sxm"}), at(8192))
+                                      layout_hosts({"8xh100-sxm", "8xh100-sxm"}), at(8192))
                        .value();
     REQUIRE(l.fits);
     CHECK(l.estimate.tensor_parallel == 8);
@@ -117,7 +117,7 @@ TEST_CASE("vllm: past the KV heads each rank keeps a copy of one") {
 
 TEST_CASE("vllm: an 8B model in BF16 on one H100 serves 55 sequences of 8k") {
     const auto l = choose_vllm_layout(test::model("llama-3.1-8b"), test::quant("BF16"),
-                                      hosts({"h100-sxm"}), at(8192))
+                                      layout_hosts({"h100-sxm"}), at(8192))
                        .value();
     REQUIRE(l.fits);
     CHECK(l.options.max_num_seqs == 1024);
@@ -131,7 +131,7 @@ TEST_CASE("vllm: an 8B model in BF16 on one H100 serves 55 sequences of 8k") {
 
 TEST_CASE("vllm: a context past the model's window is capped, not refused") {
     const auto l = choose_vllm_layout(test::model("llama-3.1-8b"), test::quant("BF16"),
-                                      hosts({"h100-sxm"}), at(1048576))
+                                      layout_hosts({"h100-sxm"}), at(1048576))
                        .value();
     CHECK(l.context_capped);
     CHECK(l.options.context == 131072);
@@ -139,7 +139,7 @@ TEST_CASE("vllm: a context past the model's window is capped, not refused") {
 
 TEST_CASE("vllm refuses hosts without CUDA or ROCm GPUs") {
     const auto l = choose_vllm_layout(test::model("llama-3.1-8b"), test::quant("BF16"),
-                                      hosts({"m3-ultra-256gb"}), at(8192));
+                                      layout_hosts({"m3-ultra-256gb"}), at(8192));
     REQUIRE_FALSE(l.has_value());
     CHECK(l.error().message.find("NVIDIA") != std::string::npos);
 }

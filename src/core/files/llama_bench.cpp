@@ -1,5 +1,7 @@
 #include "canitrun/llama_bench.hpp"
 
+#include "canitrun/strings.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -29,13 +31,6 @@ constexpr std::string_view kPlusMinus = "\xC2\xB1";  // "±" in UTF-8
 // into every row after them, so unbounded ones would let a small text grow a huge result.
 constexpr std::size_t kMaxNameBytes = 128;
 constexpr std::size_t kMaxDevices = 16;  // GGML_CUDA_MAX_DEVICES
-
-std::string_view trim(std::string_view s) {
-    const auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos) return {};
-    const auto e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
-}
 
 // The text one line at a time, without copying; `too_long` flags a line over the cap.
 class Lines {
@@ -69,7 +64,7 @@ void each_line(std::string_view text, LlamaBenchOutput& out, F&& fn) {
         if (too_long) {
             ++out.skipped_lines;
         } else {
-            fn(trim(line));
+            fn(trim_view(line));
         }
     }
 }
@@ -117,7 +112,7 @@ std::optional<std::uint64_t> scaled_cell(std::string_view cell, std::string_view
                                          std::uint64_t b) {
     const auto space = cell.rfind(' ');
     if (space == std::string_view::npos) return std::nullopt;
-    const auto number = trim(cell.substr(0, space));
+    const auto number = trim_view(cell.substr(0, space));
     const auto unit = cell.substr(space + 1);
     if (!is_decimal(number) || (unit != unit_a && unit != unit_b)) return std::nullopt;
     const std::uint64_t v = decimal_to_bytes(std::string(number), unit == unit_a ? a : b);
@@ -151,12 +146,12 @@ bool read_rate(std::string_view cell, LlamaBenchRow& row) {
     const std::size_t pm = cell.find(kPlusMinus);
     const std::size_t sep = pm != std::string_view::npos ? pm : cell.find("+/-");
     const std::size_t sep_len = pm != std::string_view::npos ? kPlusMinus.size() : 3;
-    const auto mean = to_rate(trim(cell.substr(0, sep)));
+    const auto mean = to_rate(trim_view(cell.substr(0, sep)));
     if (!mean) return false;
     row.tokens_per_second = *mean;
     row.stddev.reset();
     if (sep == std::string_view::npos) return true;
-    row.stddev = to_rate(trim(cell.substr(sep + sep_len)));
+    row.stddev = to_rate(trim_view(cell.substr(sep + sep_len)));
     return row.stddev.has_value();
 }
 
@@ -177,13 +172,13 @@ bool read_int(std::string_view v, std::optional<T>& out) {
 
 // "| a | b |" -> {"a", "b"}; the line starts with '|' once trimmed.
 std::vector<std::string_view> split_cells(std::string_view line) {
-    line = trim(line);
+    line = trim_view(line);
     line.remove_prefix(1);
     if (line.ends_with('|')) line.remove_suffix(1);
     std::vector<std::string_view> cells;
     for (std::size_t pos = 0;;) {
         const auto bar = line.find('|', pos);
-        cells.push_back(trim(
+        cells.push_back(trim_view(
             line.substr(pos, bar == std::string_view::npos ? std::string_view::npos : bar - pos)));
         if (bar == std::string_view::npos) break;
         pos = bar + 1;
@@ -192,7 +187,7 @@ std::vector<std::string_view> split_cells(std::string_view line) {
 }
 
 bool is_table_header(std::string_view line) {
-    if (!trim(line).starts_with('|')) return false;
+    if (!trim_view(line).starts_with('|')) return false;
     const auto cells = split_cells(line);
     const auto has = [&](std::string_view name) { return std::ranges::count(cells, name) > 0; };
     return has("model") && has("test") && has("t/s");
@@ -274,7 +269,7 @@ std::optional<LlamaBenchRow> md_row(MdTable& table, const std::vector<std::strin
 // "  Device 0: AMD Radeon Graphics, gfx1151 (0x1151), VMM: no, Wave Size: 32" (ROCm): the
 // name, which is what json's gpu_info holds for these backends.
 std::optional<std::string_view> device_name(std::string_view line) {
-    line = trim(line);
+    line = trim_view(line);
     if (!line.starts_with("Device ")) return std::nullopt;
     const auto colon = line.find(": ");
     const auto comma = line.find(", ");
@@ -301,7 +296,7 @@ LlamaBenchOutput parse_markdown(std::string_view text) {
         if (name && n_gpus++ < kMaxDevices) gpus.append(gpus.empty() ? "" : ", ").append(*name);
         if (t.starts_with("build: ") && t.size() <= 7 + kMaxNameBytes) {  // after its rows
             for (; unstamped < out.rows.size(); ++unstamped) {
-                out.rows[unstamped].build = trim(t.substr(7));
+                out.rows[unstamped].build = trim_view(t.substr(7));
             }
         }
         if (!t.starts_with('|')) return;
@@ -420,7 +415,7 @@ std::string json_lines_only(std::string_view text, std::uint64_t& dropped) {
     std::string_view line;
     bool too_long = false;
     while (lines.next(line, too_long)) {
-        const auto t = trim(line);
+        const auto t = trim_view(line);
         if (t.empty() || std::string_view("[]{},\"").find(t.front()) != std::string_view::npos) {
             kept.append(line).push_back('\n');
         } else {
@@ -522,7 +517,7 @@ enum class Format { markdown, csv, json_array, jsonl, none };
 Format format_of(std::string_view t) {
     if (is_table_header(t)) return Format::markdown;
     if (is_csv_header(t)) return Format::csv;
-    const auto rest = t.starts_with('[') ? trim(t.substr(1)) : std::string_view("x");
+    const auto rest = t.starts_with('[') ? trim_view(t.substr(1)) : std::string_view("x");
     if (rest.empty() || rest.front() == '{' || rest.front() == ']') return Format::json_array;
     return t.starts_with('{') && t.ends_with('}') ? Format::jsonl : Format::none;
 }
@@ -549,7 +544,7 @@ Result<LlamaBenchOutput> parse_llama_bench(std::string_view text) {
     std::array<bool, 4> tried{};
     std::optional<Result<LlamaBenchOutput>> first;  // the first format's answer, for its error
     while (lines.next(line, too_long)) {
-        const Format f = too_long ? Format::none : format_of(trim(line));
+        const Format f = too_long ? Format::none : format_of(trim_view(line));
         if (f == Format::none || tried.at(static_cast<std::size_t>(f))) continue;
         tried.at(static_cast<std::size_t>(f)) = true;
         auto parsed = f == Format::markdown     ? parse_markdown(text)

@@ -4,12 +4,15 @@
 
 namespace canitrun {
 
-std::string trim(const std::string& text) {
-    std::size_t begin = 0;
-    std::size_t end = text.size();
-    while (begin < end && std::isspace(static_cast<unsigned char>(text[begin])) != 0) ++begin;
-    while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1])) != 0) --end;
-    return text.substr(begin, end - begin);
+std::string_view trim_view(std::string_view text) {
+    const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+    while (!text.empty() && space(text.front())) text.remove_prefix(1);
+    while (!text.empty() && space(text.back())) text.remove_suffix(1);
+    return text;
+}
+
+std::string trim(std::string_view text) {
+    return std::string(trim_view(text));
 }
 
 std::string to_lower(std::string text) {
