@@ -66,6 +66,64 @@ void set_context_param(LlamaLog& log, LlamaLogContext*& ctx, const Current& curr
     if (key == "flash_attn") c->flash_attn = std::string(param.value);
 }
 
+// Most of a log is per-tensor and per-layer chatter: a line with none of these phrases is
+// skipped before its shape is matched.
+bool llama_log_line_worth_a_look(const std::string& line) {
+    static const char* const kWorthALook[] = {"print_info:", "- kv ",  "buffer size",
+                                              "context",     "size =", "loaded meta data"};
+    bool worth = false;
+    for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
+    return worth;
+}
+
+// One line into the log (the context it speaks of: `current()`, made on first use); false when
+// the line has none of the shapes read.
+template <typename Current>
+bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& current,
+                         std::string_view v) {
+    namespace ll = log_lines;
+    if (const auto count = ll::tensor_count(v)) {
+        log.tensor_count = to_uint(std::string(*count));
+    } else if (v.find("constructing llama_context") != std::string_view::npos) {
+        log.contexts.emplace_back();
+        ctx = &log.contexts.back();
+    } else if (const auto kv = v.find("llama_model_loader: - kv") != std::string_view::npos
+                                   ? ll::kv(v)
+                                   : std::nullopt) {
+        log.metadata[std::string(kv->key)] =
+            LlamaLogKv{std::string(kv->type), trim(std::string(kv->value))};
+    } else if (const auto info = ll::print_info(v)) {
+        log.print_info[trim(std::string(info->key))] = trim(std::string(info->value));
+    } else if (const auto model = ll::buffer(v, "model buffer size", false)) {
+        log.model_buffers.push_back(
+            {std::string(model->key), mib_to_bytes(std::string(model->value))});
+    } else if (const auto param = ll::context_param(v)) {
+        set_context_param(log, ctx, current, *param);
+    } else if (const auto output = ll::buffer(v, "output buffer size", true)) {
+        current().output.push_back(
+            {std::string(output->key), mib_to_bytes(std::string(output->value))});
+    } else if (const auto kv_buffer = ll::buffer(v, "KV buffer size", false)) {
+        current().kv.push_back(
+            {std::string(kv_buffer->key), mib_to_bytes(std::string(kv_buffer->value))});
+    } else if (const auto types = v.find("RS buffer") == std::string_view::npos &&
+                                          v.find("llama_kv_cache") != std::string_view::npos
+                                      ? ll::kv_types(v)
+                                      : std::nullopt) {
+        current().type_k = std::string(types->key);
+        current().type_v = std::string(types->value);
+    } else if (const auto rs = ll::buffer(v, "RS buffer size", false)) {
+        current().recurrent.push_back({std::string(rs->key), mib_to_bytes(std::string(rs->value))});
+    } else if (const auto compute = !v.starts_with('~')
+                                        ? ll::buffer(v, "compute buffer size", false)
+                                        : std::nullopt) {
+        current().compute.push_back(
+            {std::string(compute->key), mib_to_bytes(std::string(compute->value))});
+    } else {
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 Bytes mib_to_bytes(const std::string& mib) {
@@ -154,56 +212,8 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
         }
         line.assign(text, start, length);
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        // Most of a log is per-tensor and per-layer chatter: skip it before matching shapes.
-        static const char* const kWorthALook[] = {"print_info:", "- kv ",  "buffer size",
-                                                  "context",     "size =", "loaded meta data"};
-        bool worth = false;
-        for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
-        if (!worth) continue;
-        namespace ll = log_lines;
-        const std::string_view v = line;
-        bool hit = true;
-        if (const auto count = ll::tensor_count(v)) {
-            log.tensor_count = to_uint(std::string(*count));
-        } else if (v.find("constructing llama_context") != std::string_view::npos) {
-            log.contexts.emplace_back();
-            ctx = &log.contexts.back();
-        } else if (const auto kv = v.find("llama_model_loader: - kv") != std::string_view::npos
-                                       ? ll::kv(v)
-                                       : std::nullopt) {
-            log.metadata[std::string(kv->key)] =
-                LlamaLogKv{std::string(kv->type), trim(std::string(kv->value))};
-        } else if (const auto info = ll::print_info(v)) {
-            log.print_info[trim(std::string(info->key))] = trim(std::string(info->value));
-        } else if (const auto model = ll::buffer(v, "model buffer size", false)) {
-            log.model_buffers.push_back(
-                {std::string(model->key), mib_to_bytes(std::string(model->value))});
-        } else if (const auto param = ll::context_param(v)) {
-            set_context_param(log, ctx, current, *param);
-        } else if (const auto output = ll::buffer(v, "output buffer size", true)) {
-            current().output.push_back(
-                {std::string(output->key), mib_to_bytes(std::string(output->value))});
-        } else if (const auto kv_buffer = ll::buffer(v, "KV buffer size", false)) {
-            current().kv.push_back(
-                {std::string(kv_buffer->key), mib_to_bytes(std::string(kv_buffer->value))});
-        } else if (const auto types = v.find("RS buffer") == std::string_view::npos &&
-                                              v.find("llama_kv_cache") != std::string_view::npos
-                                          ? ll::kv_types(v)
-                                          : std::nullopt) {
-            current().type_k = std::string(types->key);
-            current().type_v = std::string(types->value);
-        } else if (const auto rs = ll::buffer(v, "RS buffer size", false)) {
-            current().recurrent.push_back(
-                {std::string(rs->key), mib_to_bytes(std::string(rs->value))});
-        } else if (const auto compute = !v.starts_with('~')
-                                            ? ll::buffer(v, "compute buffer size", false)
-                                            : std::nullopt) {
-            current().compute.push_back(
-                {std::string(compute->key), mib_to_bytes(std::string(compute->value))});
-        } else {
-            hit = false;
-        }
-        if (hit) ++log.recognized_lines;
+        if (!llama_log_line_worth_a_look(line)) continue;
+        if (read_llama_log_line(log, ctx, current, line)) ++log.recognized_lines;
     }
     if (log.recognized_lines == 0) {
         return fail(ErrorKind::bad_input, "nothing in this file looks like a llama.cpp log",
