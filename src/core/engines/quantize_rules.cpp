@@ -188,6 +188,7 @@ bool any_of(Ftype f, std::initializer_list<Ftype> set) {
 }
 
 // llama_tensor_get_type_impl, branch by branch.
+// NOLINTNEXTLINE(readability-function-size): kept whole to be read against llama-quant.cpp
 GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat) {
     using F = Ftype;
     const F f = qs.ftype;

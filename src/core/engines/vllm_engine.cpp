@@ -43,7 +43,7 @@ std::uint64_t cdiv(std::uint64_t a, std::uint64_t b) {
     return checked::add(a, b - 1) / b;
 }
 
-std::uint64_t ffn_width(const Model& m) {
+std::uint64_t vllm_ffn_width(const Model& m) {
     if (!m.is_moe()) return m.arch.intermediate_size;
     const MoE& e = *m.arch.moe;
     return checked::add(checked::mul(e.experts_per_token, e.expert_intermediate_size),
@@ -242,6 +242,87 @@ Bytes stage_weights(const Model& m, const Quant& q, Bytes all_weights,
     return w;
 }
 
+// One sequence of o.context tokens: its pages and its fixed state.
+Bytes vllm_sequence_bytes(const VllmOptions& o, Bytes page_bytes, Bytes per_sequence_fixed) {
+    return checked::add(checked::mul(cdiv(o.context, o.block_size), page_bytes),
+                        per_sequence_fixed);
+}
+
+// What every stage is sized from.
+struct VllmSizing {
+    Bytes all_weights = 0;              // the checkpoint, all ranks together
+    std::vector<std::uint64_t> params;  // per layer, by the formula
+    Bytes ffn_act = 0;                  // a profiling run's activations, per rank
+    Bytes logits = 0;                   // the sampler's logits, on the last stage
+};
+
+VllmSizing read_vllm_sizing(const Model& model, const VllmOptions& o, Bytes all_weights) {
+    VllmSizing z;
+    z.all_weights = all_weights;
+    z.params = layer_params(model);
+    z.ffn_act =
+        checked::mul(checked::mul(o.max_num_batched_tokens, kBf16),
+                     checked::add(checked::mul(2, cdiv(vllm_ffn_width(model), o.tensor_parallel)),
+                                  checked::mul(4, model.arch.hidden_size)));
+    z.logits = checked::mul(256ULL * 4, model.arch.vocab_size);
+    return z;
+}
+
+// One stage sized, and what its KV pool holds.
+struct VllmStageFit {
+    VllmStage stage;
+    std::uint64_t tokens = 0;     // one sequence's tokens
+    std::uint64_t sequences = 0;  // sequences of o.context tokens
+};
+
+// Stage `s`, layers first .. first + layers - 1, on its own GPUs.
+VllmStageFit size_vllm_stage(const Model& model, const Quant& quant, const VllmOptions& o,
+                             const VllmSizing& z, std::size_t s, std::uint64_t first,
+                             std::uint64_t layers, bool last) {
+    VllmStageFit fit;
+    VllmStage& st = fit.stage;
+    st.first_layer = first;
+    st.layers = layers;
+    st.gpu_memory = o.stage_gpu_memory.empty() ? o.gpu_memory : o.stage_gpu_memory[s];
+    st.budget = checked::mul_div_floor(st.gpu_memory, o.gpu_memory_utilization_pct, 100);
+    const StageKv kv = stage_kv(model, o, first, layers);
+    st.weights = checked::add(stage_weights(model, quant, z.all_weights, z.params, first, layers,
+                                            last, o.tensor_parallel, o.pipeline_parallel),
+                              kv.kv_weights);
+    st.activations = last ? checked::add(z.ffn_act, z.logits) : z.ffn_act;
+    st.runtime = 1024 * kMiB;
+    st.page_bytes = kv.page;
+    st.per_sequence_fixed = kv.fixed;
+    const Bytes reserved = checked::add(st.weights, checked::add(st.activations, st.runtime));
+    st.kv_pool = st.budget > reserved ? st.budget - reserved : 0;
+    const Bytes seq_at_ctx = vllm_sequence_bytes(o, st.page_bytes, st.per_sequence_fixed);
+    st.blocks = st.page_bytes == 0 ? 0 : st.kv_pool / st.page_bytes;
+    st.sequence_bytes = seq_at_ctx;
+    if (st.kv_pool > st.per_sequence_fixed) {
+        fit.tokens =
+            st.page_bytes == 0
+                ? o.context
+                : checked::mul((st.kv_pool - st.per_sequence_fixed) / st.page_bytes, o.block_size);
+    }
+    fit.sequences = seq_at_ctx == 0 ? 0 : st.kv_pool / seq_at_ctx;
+    return fit;
+}
+
+// The estimate's figures are the limiting stage's: its GPUs' terms, one sequence at o.context.
+void set_vllm_limiting_stage(const VllmOptions& o, VllmEstimate& r) {
+    const VllmStage& lim = r.stages[r.limiting_stage];
+    r.budget = lim.budget;
+    r.kv_pool = lim.kv_pool;
+    r.page_bytes = lim.page_bytes;
+    r.per_sequence_fixed = lim.per_sequence_fixed;
+    const Bytes seq_at_ctx = vllm_sequence_bytes(o, lim.page_bytes, lim.per_sequence_fixed);
+    r.estimate.terms.push_back({"weights", lim.weights, Device::gpu});
+    r.estimate.terms.push_back({"activation_reserve", lim.activations, Device::gpu});
+    r.estimate.terms.push_back({"runtime", lim.runtime, Device::gpu});
+    r.estimate.terms.push_back({"kv_cache", seq_at_ctx, Device::gpu});
+    r.estimate.total();  // the terms must add up in 64 bits: an overflow throws here
+}
+
 }  // namespace
 
 VllmOptions vllm_serve_defaults(Bytes gpu_memory, bool a100) {
@@ -254,85 +335,39 @@ VllmOptions vllm_serve_defaults(Bytes gpu_memory, bool a100) {
 }
 
 Result<VllmEstimate> estimate_vllm(const Model& model, const Quant& quant, const VllmOptions& o) {
-    auto ok = check_options(o);
-    if (!ok) return std::unexpected(ok.error());
-    auto tp_ok = check_tensor_parallel(model, o.tensor_parallel);
-    if (!tp_ok) return std::unexpected(tp_ok.error());
+    CANITRUN_TRY(check_options(o));
+    CANITRUN_TRY(check_tensor_parallel(model, o.tensor_parallel));
     if (o.pipeline_parallel > model.arch.layers) {
         return fail(ErrorKind::bad_input, "the pipeline parallel size (" +
                                               std::to_string(o.pipeline_parallel) +
                                               ") is more than the model's layers");
     }
-    const auto all_weights = checkpoint_weight_bytes(model, quant);
-    if (!all_weights) return std::unexpected(all_weights.error());
+    CANITRUN_TRY_ASSIGN(const Bytes all_weights, checkpoint_weight_bytes(model, quant));
     try {
-        const auto& a = model.arch;
-        const std::uint64_t tp = o.tensor_parallel;
         VllmEstimate r;
-        r.tensor_parallel = tp;
+        r.tensor_parallel = o.tensor_parallel;
         r.pipeline_parallel = o.pipeline_parallel;
-        r.weights_total = *all_weights;
+        r.weights_total = all_weights;
         r.max_num_seqs = o.max_num_seqs;
-        const std::vector<std::uint64_t> params = layer_params(model);
-        const std::vector<std::uint64_t> split = pipeline_layers(a.layers, o.pipeline_parallel);
-        const Bytes ffn_act = checked::mul(checked::mul(o.max_num_batched_tokens, kBf16),
-                                           checked::add(checked::mul(2, cdiv(ffn_width(model), tp)),
-                                                        checked::mul(4, a.hidden_size)));
-        const Bytes logits = checked::mul(256ULL * 4, a.vocab_size);
+        const VllmSizing sizing = read_vllm_sizing(model, o, all_weights);
+        const std::vector<std::uint64_t> split =
+            pipeline_layers(model.arch.layers, o.pipeline_parallel);
         std::uint64_t first = 0;
         std::uint64_t best_tokens = UINT64_MAX;
         r.max_sequences = o.max_num_seqs;
         for (std::size_t s = 0; s < split.size(); ++s) {
-            VllmStage st;
-            const bool last = s + 1 == split.size();
-            st.first_layer = first;
-            st.layers = split[s];
-            st.gpu_memory = o.stage_gpu_memory.empty() ? o.gpu_memory : o.stage_gpu_memory[s];
-            st.budget = checked::mul_div_floor(st.gpu_memory, o.gpu_memory_utilization_pct, 100);
-            const StageKv kv = stage_kv(model, o, first, split[s]);
-            st.weights = checked::add(stage_weights(model, quant, *all_weights, params, first,
-                                                    split[s], last, tp, o.pipeline_parallel),
-                                      kv.kv_weights);
-            st.activations = last ? checked::add(ffn_act, logits) : ffn_act;
-            st.runtime = 1024 * kMiB;
-            st.page_bytes = kv.page;
-            st.per_sequence_fixed = kv.fixed;
-            const Bytes reserved =
-                checked::add(st.weights, checked::add(st.activations, st.runtime));
-            st.kv_pool = st.budget > reserved ? st.budget - reserved : 0;
-            const Bytes seq_at_ctx = checked::add(
-                checked::mul(cdiv(o.context, o.block_size), st.page_bytes), st.per_sequence_fixed);
-            st.blocks = st.page_bytes == 0 ? 0 : st.kv_pool / st.page_bytes;
-            st.sequence_bytes = seq_at_ctx;
-            std::uint64_t tokens = 0;
-            if (st.kv_pool > st.per_sequence_fixed) {
-                tokens = st.page_bytes == 0
-                             ? o.context
-                             : checked::mul((st.kv_pool - st.per_sequence_fixed) / st.page_bytes,
-                                            o.block_size);
-            }
-            const std::uint64_t seqs = seq_at_ctx == 0 ? 0 : st.kv_pool / seq_at_ctx;
-            r.max_sequences = std::min(r.max_sequences, seqs);
-            if (tokens < best_tokens) {
-                best_tokens = tokens;
+            const VllmStageFit fit =
+                size_vllm_stage(model, quant, o, sizing, s, first, split[s], s + 1 == split.size());
+            r.max_sequences = std::min(r.max_sequences, fit.sequences);
+            if (fit.tokens < best_tokens) {
+                best_tokens = fit.tokens;
                 r.limiting_stage = s;
             }
-            r.stages.push_back(st);
+            r.stages.push_back(fit.stage);
             first += split[s];
         }
-        const VllmStage& lim = r.stages[r.limiting_stage];
         r.max_context_one_seq = best_tokens;
-        r.budget = lim.budget;
-        r.kv_pool = lim.kv_pool;
-        r.page_bytes = lim.page_bytes;
-        r.per_sequence_fixed = lim.per_sequence_fixed;
-        const Bytes seq_at_ctx = checked::add(
-            checked::mul(cdiv(o.context, o.block_size), lim.page_bytes), lim.per_sequence_fixed);
-        r.estimate.terms.push_back({"weights", lim.weights, Device::gpu});
-        r.estimate.terms.push_back({"activation_reserve", lim.activations, Device::gpu});
-        r.estimate.terms.push_back({"runtime", lim.runtime, Device::gpu});
-        r.estimate.terms.push_back({"kv_cache", seq_at_ctx, Device::gpu});
-        r.estimate.total();
+        set_vllm_limiting_stage(o, r);
         return r;
     } catch (const OverflowError&) {
         return fail(ErrorKind::overflow,

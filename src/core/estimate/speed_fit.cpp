@@ -4,6 +4,7 @@
 
 namespace canitrun {
 
+// NOLINTNEXTLINE(readability-function-size): generated, one line per coefficient
 const SpeedModel& fitted_speed_model() {
     static const SpeedModel m = [] {
         SpeedModel s;

@@ -30,9 +30,7 @@ class Cursor {
         while (n > 0) {
             if (pos_ < buf_start_ || pos_ >= buf_start_ + buf_.size()) {
                 const std::uint64_t len = std::min(kChunk, remaining());
-                auto r = src_.read(pos_, len);
-                if (!r) return std::unexpected(r.error());
-                buf_ = std::move(*r);
+                CANITRUN_TRY_ASSIGN(buf_, src_.read(pos_, len));
                 buf_start_ = pos_;
             }
             const std::uint64_t at = pos_ - buf_start_;
@@ -46,22 +44,20 @@ class Cursor {
 
     template <typename T>
     Result<T> scalar() {
-        auto b = bytes(sizeof(T));
-        if (!b) return std::unexpected(b.error());
+        CANITRUN_TRY_ASSIGN(const auto b, bytes(sizeof(T)));
         T value{};
-        std::memcpy(&value, b->data(), sizeof(T));
+        std::memcpy(&value, b.data(), sizeof(T));
         static_assert(std::endian::native == std::endian::little, "GGUF is little-endian");
         return value;
     }
 
     Result<std::string> string() {
-        auto len = scalar<std::uint64_t>();
-        if (!len) return std::unexpected(len.error());
-        if (*len > kGgufMaxString) {
-            return corrupt(src_, "string length " + std::to_string(*len) + " exceeds 1 MiB");
+        CANITRUN_TRY_ASSIGN(const auto len, scalar<std::uint64_t>());
+        if (len > kGgufMaxString) {
+            return corrupt(src_, "string length " + std::to_string(len) + " exceeds 1 MiB");
         }
-        if (*len > remaining()) return corrupt(src_, "truncated file (in the middle of a string)");
-        return bytes(*len);
+        if (len > remaining()) return corrupt(src_, "truncated file (in the middle of a string)");
+        return bytes(len);
     }
 
     Result<void> skip(std::uint64_t n) {
@@ -132,7 +128,7 @@ Kind kind_of(GgufType t) {
 Result<void> read_scalar(Cursor& c, GgufType t, std::uint64_t& u, std::int64_t& i, double& f,
                          std::string* s) {
     const auto take = [&](auto r, auto& out) -> Result<void> {
-        if (!r) return std::unexpected(r.error());
+        CANITRUN_TRY(r);
         out = *r;  // NOLINT(bugprone-signed-char-misuse,cert-str34-c): an int8 value is a number
         return {};
     };
@@ -159,9 +155,8 @@ Result<void> read_scalar(Cursor& c, GgufType t, std::uint64_t& u, std::int64_t& 
         case GgufType::f64:
             return take(c.scalar<double>(), f);
         case GgufType::string: {
-            auto r = c.string();
-            if (!r) return std::unexpected(r.error());
-            if (s != nullptr) *s = std::move(*r);
+            CANITRUN_TRY_ASSIGN(auto r, c.string());
+            if (s != nullptr) *s = std::move(r);
             return {};
         }
         case GgufType::array:
@@ -176,36 +171,31 @@ Result<GgufValue> read_value(Cursor& c, const ByteSource& src, GgufType type) {
     GgufValue v;
     v.type = type;
     if (type != GgufType::array) {
-        auto r = read_scalar(c, type, v.u, v.i, v.f, &v.s);
-        if (!r) return std::unexpected(r.error());
+        CANITRUN_TRY(read_scalar(c, type, v.u, v.i, v.f, &v.s));
         return v;
     }
-    auto et = c.scalar<std::uint32_t>();
-    if (!et) return std::unexpected(et.error());
-    if (!valid_type(*et)) return corrupt(src, "unknown array element type " + std::to_string(*et));
-    v.element_type = static_cast<GgufType>(*et);
+    CANITRUN_TRY_ASSIGN(const auto et, c.scalar<std::uint32_t>());
+    if (!valid_type(et)) return corrupt(src, "unknown array element type " + std::to_string(et));
+    v.element_type = static_cast<GgufType>(et);
     if (v.element_type == GgufType::array) return corrupt(src, "nested arrays are not supported");
-    auto len = c.scalar<std::uint64_t>();
-    if (!len) return std::unexpected(len.error());
+    CANITRUN_TRY_ASSIGN(const auto len, c.scalar<std::uint64_t>());
     // Every element takes at least scalar_size bytes: bound the length by what is left.
-    if (*len > c.remaining() / scalar_size(v.element_type)) {
-        return corrupt(src, "array length " + std::to_string(*len) + " exceeds the file");
+    if (len > c.remaining() / scalar_size(v.element_type)) {
+        return corrupt(src, "array length " + std::to_string(len) + " exceeds the file");
     }
-    v.length = *len;
+    v.length = len;
     const Kind kind = kind_of(v.element_type);
     if (kind != Kind::string) {
         v.stored = v.length <= kGgufMaxStoredNumbers;
         if (!v.stored) {
-            auto r = c.skip(v.length * scalar_size(v.element_type));
-            if (!r) return std::unexpected(r.error());
+            CANITRUN_TRY(c.skip(v.length * scalar_size(v.element_type)));
             return v;
         }
         for (std::uint64_t k = 0; k < v.length; ++k) {
             std::uint64_t u = 0;
             std::int64_t i = 0;
             double f = 0;
-            auto r = read_scalar(c, v.element_type, u, i, f, nullptr);
-            if (!r) return std::unexpected(r.error());
+            CANITRUN_TRY(read_scalar(c, v.element_type, u, i, f, nullptr));
             if (kind == Kind::unsigned_int) v.uints.push_back(u);
             if (kind == Kind::signed_int) v.ints.push_back(i);
             if (kind == Kind::floating) v.floats.push_back(f);
@@ -225,16 +215,14 @@ Result<GgufValue> read_value(Cursor& c, const ByteSource& src, GgufType type) {
             src.expect(c.pos(), left > c.remaining() / mean ? c.remaining() : left * mean);
         }
         if (v.stored) {
-            auto s = c.string();
-            if (!s) return std::unexpected(s.error());
-            v.strings.push_back(std::move(*s));
+            CANITRUN_TRY_ASSIGN(auto s, c.string());
+            v.strings.push_back(std::move(s));
         } else {
-            auto n = c.scalar<std::uint64_t>();
-            if (!n) return std::unexpected(n.error());
-            if (*n > kGgufMaxString) {
-                return corrupt(src, "string length " + std::to_string(*n) + " exceeds 1 MiB");
+            CANITRUN_TRY_ASSIGN(const auto n, c.scalar<std::uint64_t>());
+            if (n > kGgufMaxString) {
+                return corrupt(src, "string length " + std::to_string(n) + " exceeds 1 MiB");
             }
-            auto r = c.skip(*n);
+            auto r = c.skip(n);
             if (!r) return corrupt(src, "truncated file (in the middle of a string)");
         }
     }
@@ -243,30 +231,24 @@ Result<GgufValue> read_value(Cursor& c, const ByteSource& src, GgufType type) {
 
 Result<GgufTensor> read_tensor_info(Cursor& c, const ByteSource& src) {
     GgufTensor t;
-    auto name = c.string();
-    if (!name) return std::unexpected(name.error());
-    t.name = std::move(*name);
-    auto n_dims = c.scalar<std::uint32_t>();
-    if (!n_dims) return std::unexpected(n_dims.error());
-    if (*n_dims > kGgufMaxDims) {
-        return corrupt(src, "tensor '" + t.name + "' has " + std::to_string(*n_dims) +
+    CANITRUN_TRY_ASSIGN(t.name, c.string());
+    CANITRUN_TRY_ASSIGN(const auto n_dims, c.scalar<std::uint32_t>());
+    if (n_dims > kGgufMaxDims) {
+        return corrupt(src, "tensor '" + t.name + "' has " + std::to_string(n_dims) +
                                 " dimensions (at most 4)");
     }
     std::uint64_t elements = 1;
-    for (std::uint32_t d = 0; d < *n_dims; ++d) {
-        auto ne = c.scalar<std::uint64_t>();
-        if (!ne) return std::unexpected(ne.error());
+    for (std::uint32_t d = 0; d < n_dims; ++d) {
+        CANITRUN_TRY_ASSIGN(const auto ne, c.scalar<std::uint64_t>());
         // ggml keeps shapes as int64 and refuses products past INT64_MAX.
-        if (*ne > static_cast<std::uint64_t>(INT64_MAX) ||
-            (*ne != 0 && elements > static_cast<std::uint64_t>(INT64_MAX) / *ne)) {
+        if (ne > static_cast<std::uint64_t>(INT64_MAX) ||
+            (ne != 0 && elements > static_cast<std::uint64_t>(INT64_MAX) / ne)) {
             return corrupt(src, "tensor '" + t.name + "' has a shape that overflows");
         }
-        elements *= *ne;
-        t.dims.push_back(*ne);
+        elements *= ne;
+        t.dims.push_back(ne);
     }
-    auto type = c.scalar<std::uint32_t>();
-    if (!type) return std::unexpected(type.error());
-    t.type = *type;
+    CANITRUN_TRY_ASSIGN(t.type, c.scalar<std::uint32_t>());
     const auto gt = find_ggml_type(t.type);
     if (!gt) {
         return std::unexpected(Error{
@@ -275,9 +257,7 @@ Result<GgufTensor> read_tensor_info(Cursor& c, const ByteSource& src) {
                 std::to_string(t.type),
             "the file needs a newer llama.cpp than the one canitrun knows, or it is corrupt"});
     }
-    auto offset = c.scalar<std::uint64_t>();
-    if (!offset) return std::unexpected(offset.error());
-    t.offset = *offset;
+    CANITRUN_TRY_ASSIGN(t.offset, c.scalar<std::uint64_t>());
     const std::uint64_t row = t.dims.empty() ? 1 : t.dims[0];
     try {
         const auto row_bytes = ggml_row_bytes(*gt, row);
@@ -295,67 +275,79 @@ Result<GgufTensor> read_tensor_info(Cursor& c, const ByteSource& src) {
     return t;
 }
 
-Result<GgufFile> read_gguf_impl(const ByteSource& src) {
-    Cursor c(src);
-    auto magic = c.bytes(src.size() < 4 ? src.size() : 4);
-    if (!magic) return std::unexpected(magic.error());
-    if (*magic != "GGUF") {
+// The fixed start of the file: magic, version, and the two counts.
+struct GgufPreamble {
+    std::uint32_t version = 0;
+    std::uint64_t n_tensors = 0;
+    std::uint64_t n_kv = 0;
+};
+
+Result<GgufPreamble> read_gguf_preamble(Cursor& c, const ByteSource& src) {
+    CANITRUN_TRY_ASSIGN(const auto magic, c.bytes(src.size() < 4 ? src.size() : 4));
+    if (magic != "GGUF") {
         return std::unexpected(Error{ErrorKind::bad_input,
                                      src.name() + ": not a GGUF file (bad magic)",
                                      "canitrun reads GGUF files (llama.cpp's format)"});
     }
-    GgufFile file;
-    file.file_size = src.size();
-    auto version = c.scalar<std::uint32_t>();
-    if (!version) return std::unexpected(version.error());
-    if (*version != 2 && *version != 3) {
+    GgufPreamble p;
+    CANITRUN_TRY_ASSIGN(p.version, c.scalar<std::uint32_t>());
+    if (p.version != 2 && p.version != 3) {
         return std::unexpected(
             Error{ErrorKind::bad_input,
-                  src.name() + ": unsupported GGUF version " + std::to_string(*version),
+                  src.name() + ": unsupported GGUF version " + std::to_string(p.version),
                   "canitrun reads GGUF v2 and v3; version 1 files need converting with llama.cpp"});
     }
-    file.version = *version;
-    auto n_tensors = c.scalar<std::uint64_t>();
-    if (!n_tensors) return std::unexpected(n_tensors.error());
-    auto n_kv = c.scalar<std::uint64_t>();
-    if (!n_kv) return std::unexpected(n_kv.error());
+    CANITRUN_TRY_ASSIGN(p.n_tensors, c.scalar<std::uint64_t>());
+    CANITRUN_TRY_ASSIGN(p.n_kv, c.scalar<std::uint64_t>());
     // A kv pair takes at least 8 (key length) + 4 (type) + 1 bytes, a tensor info 8 + 4 + 4 + 8.
-    if (*n_kv > kGgufMaxKv || *n_kv > c.remaining() / 13) {
-        return corrupt(src, "metadata count " + std::to_string(*n_kv) + " is impossible");
+    if (p.n_kv > kGgufMaxKv || p.n_kv > c.remaining() / 13) {
+        return corrupt(src, "metadata count " + std::to_string(p.n_kv) + " is impossible");
     }
-    if (*n_tensors > kGgufMaxTensors || *n_tensors > c.remaining() / 24) {
-        return corrupt(src, "tensor count " + std::to_string(*n_tensors) + " is impossible");
+    if (p.n_tensors > kGgufMaxTensors || p.n_tensors > c.remaining() / 24) {
+        return corrupt(src, "tensor count " + std::to_string(p.n_tensors) + " is impossible");
     }
-    file.metadata.reserve(*n_kv);
-    for (std::uint64_t k = 0; k < *n_kv; ++k) {
-        auto key = c.string();
-        if (!key) return std::unexpected(key.error());
-        auto type = c.scalar<std::uint32_t>();
-        if (!type) return std::unexpected(type.error());
-        if (!valid_type(*type)) {
-            return corrupt(src, "key '" + *key + "' has unknown type " + std::to_string(*type));
+    return p;
+}
+
+Result<std::vector<GgufKv>> read_gguf_metadata(Cursor& c, const ByteSource& src,
+                                               std::uint64_t n_kv) {
+    std::vector<GgufKv> metadata;
+    metadata.reserve(n_kv);
+    for (std::uint64_t k = 0; k < n_kv; ++k) {
+        CANITRUN_TRY_ASSIGN(auto key, c.string());
+        CANITRUN_TRY_ASSIGN(const auto type, c.scalar<std::uint32_t>());
+        if (!valid_type(type)) {
+            return corrupt(src, "key '" + key + "' has unknown type " + std::to_string(type));
         }
-        auto value = read_value(c, src, static_cast<GgufType>(*type));
-        if (!value) return std::unexpected(value.error());
-        file.metadata.push_back({std::move(*key), std::move(*value)});
+        CANITRUN_TRY_ASSIGN(auto value, read_value(c, src, static_cast<GgufType>(type)));
+        metadata.push_back({std::move(key), std::move(value)});
     }
-    if (const GgufValue* a = file.find("general.alignment")) {
-        if (a->type != GgufType::u32 || a->u == 0 || (a->u & (a->u - 1)) != 0) {
-            return corrupt(src, "general.alignment is not a power of 2");
-        }
-        file.alignment = a->u;
-    } else {
-        file.alignment = kDefaultAlignment;
+    return metadata;
+}
+
+// general.alignment, a power of 2, else GGUF's default.
+Result<std::uint64_t> read_gguf_alignment(const GgufFile& file, const ByteSource& src) {
+    const GgufValue* a = file.find("general.alignment");
+    if (a == nullptr) return kDefaultAlignment;
+    if (a->type != GgufType::u32 || a->u == 0 || (a->u & (a->u - 1)) != 0) {
+        return corrupt(src, "general.alignment is not a power of 2");
     }
-    file.tensors.reserve(*n_tensors);
-    for (std::uint64_t k = 0; k < *n_tensors; ++k) {
-        auto t = read_tensor_info(c, src);
-        if (!t) return std::unexpected(t.error());
-        file.tensors.push_back(std::move(*t));
+    return a->u;
+}
+
+Result<std::vector<GgufTensor>> read_gguf_tensor_infos(Cursor& c, const ByteSource& src,
+                                                       std::uint64_t n_tensors) {
+    std::vector<GgufTensor> tensors;
+    tensors.reserve(n_tensors);
+    for (std::uint64_t k = 0; k < n_tensors; ++k) {
+        CANITRUN_TRY_ASSIGN(auto t, read_tensor_info(c, src));
+        tensors.push_back(std::move(t));
     }
-    // The data section starts at the next multiple of the alignment.
-    const std::uint64_t end = c.pos();
-    file.data_offset = (end + file.alignment - 1) / file.alignment * file.alignment;
+    return tensors;
+}
+
+// Every tensor aligned and inside the file, the data section included.
+Result<void> check_gguf_tensor_extents(const GgufFile& file, const ByteSource& src) {
     // Writers pad the header to the alignment even with no tensors; a file that stops inside
     // that padding was cut short (found by fuzz_gguf).
     if (file.data_offset > file.file_size) {
@@ -378,6 +370,22 @@ Result<GgufFile> read_gguf_impl(const ByteSource& src) {
                       "the download is incomplete; download it again"});
         }
     }
+    return {};
+}
+
+Result<GgufFile> read_gguf_impl(const ByteSource& src) {
+    Cursor c(src);
+    CANITRUN_TRY_ASSIGN(const GgufPreamble preamble, read_gguf_preamble(c, src));
+    GgufFile file;
+    file.file_size = src.size();
+    file.version = preamble.version;
+    CANITRUN_TRY_ASSIGN(file.metadata, read_gguf_metadata(c, src, preamble.n_kv));
+    CANITRUN_TRY_ASSIGN(file.alignment, read_gguf_alignment(file, src));
+    CANITRUN_TRY_ASSIGN(file.tensors, read_gguf_tensor_infos(c, src, preamble.n_tensors));
+    // The data section starts at the next multiple of the alignment.
+    const std::uint64_t end = c.pos();
+    file.data_offset = (end + file.alignment - 1) / file.alignment * file.alignment;
+    CANITRUN_TRY(check_gguf_tensor_extents(file, src));
     return file;
 }
 

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "canitrun/ggml_type.hpp"
 #include "canitrun/gguf_model.hpp"
@@ -22,7 +23,7 @@ bool operator<(const LayerInfo& a, const LayerInfo& b) {
 // Sliding-window period llama.cpp assumes when the file has no sliding_window_pattern key
 // (load_arch_hparams of each model in src/models/). Architectures not listed ignore
 // sliding_window unless the pattern key is present.
-std::uint64_t default_swa_period(const std::string& arch) {
+std::uint64_t gguf_default_swa_period(const std::string& arch) {
     static const std::map<std::string, std::uint64_t> periods = {
         {"gemma2", 2},     {"gemma3", 6},  {"gemma3n", 5},      {"cohere2", 4},
         {"cohere2moe", 4}, {"gpt-oss", 2}, {"llama4", 4},       {"olmo2", 4},
@@ -67,150 +68,155 @@ std::string ggml_name(std::uint32_t id) {
     return t ? std::string(t->name) : std::to_string(id);
 }
 
-}  // namespace
+// The first part's `<arch>.*` keys.
+struct GgufArchKeys {
+    const GgufFile& file;
+    std::string prefix;  // "<arch>."
+    std::optional<std::uint64_t> uint(const std::string& key) const {
+        return file.get_uint(prefix + key);
+    }
+    std::uint64_t uint_or(const std::string& key, std::uint64_t d) const {
+        return uint(key).value_or(d);
+    }
+    const GgufValue* find(const std::string& key) const { return file.find(prefix + key); }
+};
 
-std::uint64_t llama_padded_context(std::uint64_t context) {
-    return checked::mul((checked::add(context, kLlamaCachePad - 1)) / kLlamaCachePad,
-                        kLlamaCachePad);
+// llama.cpp's n_layer(): the blocks less the MTP (nextn) layers.
+Result<std::uint64_t> read_gguf_layer_count(const GgufArchKeys& keys) {
+    const auto blocks = keys.uint("block_count");
+    if (!blocks || *blocks == 0 || *blocks > 4096) {
+        return fail(ErrorKind::bad_input,
+                    "the GGUF file has no usable " + keys.prefix + "block_count",
+                    "canitrun reads llama.cpp model files");
+    }
+    const std::uint64_t nextn = std::min(keys.uint_or("nextn_predict_layers", 0), *blocks);
+    return *blocks - nextn;
 }
 
-Model llama_cache_model(const Model& model, std::uint64_t context, std::uint64_t n_ubatch) {
-    Model out = model;
-    const std::uint64_t n_ctx = llama_padded_context(context);
-    for (auto& g : out.arch.layer_groups) {
-        if (g.kind != LayerKind::sliding) continue;
-        g.window = llama_padded_context(std::min(n_ctx, checked::add(g.window, n_ubatch)));
+// Per-layer head counts and FFN widths, one entry per layer.
+struct GgufHeadCounts {
+    std::vector<std::uint64_t> heads, kv_heads, ffn;
+    std::uint64_t max_heads = 0, max_kv = 0;
+    bool kv_per_layer = false;  // head_count_kv is an array (a 0 in it marks a recurrent layer)
+};
+
+// head_count_kv defaults to head_count (llama-model.cpp).
+Result<GgufHeadCounts> read_gguf_head_counts(const GgufArchKeys& keys, std::uint64_t n_layer) {
+    const PerLayer heads{keys.find("attention.head_count"), 0};
+    const PerLayer kv_heads{keys.find("attention.head_count_kv"), 0};
+    const PerLayer ff{keys.find("feed_forward_length"), 0};
+    GgufHeadCounts out;
+    out.heads.resize(n_layer);
+    out.kv_heads.resize(n_layer);
+    out.ffn.resize(n_layer);
+    out.kv_per_layer = kv_heads.value != nullptr && kv_heads.value->type == GgufType::array;
+    for (std::uint64_t il = 0; il < n_layer; ++il) {
+        CANITRUN_TRY_ASSIGN(out.heads[il], heads.at(il, keys.prefix + "attention.head_count"));
+        if (kv_heads.value == nullptr) {
+            out.kv_heads[il] = out.heads[il];
+        } else {
+            CANITRUN_TRY_ASSIGN(out.kv_heads[il],
+                                kv_heads.at(il, keys.prefix + "attention.head_count_kv"));
+        }
+        CANITRUN_TRY_ASSIGN(out.ffn[il], ff.at(il, keys.prefix + "feed_forward_length"));
+        out.max_heads = std::max(out.max_heads, out.heads[il]);
+        out.max_kv = std::max(out.max_kv, out.kv_heads[il]);
     }
     return out;
 }
 
-Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
-    if (parts.empty()) return fail(ErrorKind::bad_input, "no GGUF file to read");
-    const GgufFile& f = parts.front();
-    const auto arch_name = f.get_string("general.architecture");
-    if (!arch_name) {
-        return fail(ErrorKind::bad_input, "the GGUF file has no general.architecture key",
-                    "is it a model file? (a vision projector goes with --mmproj)");
-    }
-    const std::string P = *arch_name + ".";
-    const auto u = [&](const std::string& key) { return f.get_uint(P + key); };
-    const auto u_or = [&](const std::string& key, std::uint64_t d) { return u(key).value_or(d); };
-
-    GgufModel out;
-    out.architecture = *arch_name;
-    out.parts = parts.size();
-    out.version = f.version;
-    Model& m = out.model;
-    Architecture& a = m.arch;
-    m.id = f.get_string("general.basename").value_or(*arch_name);
-    m.name = f.get_string("general.name").value_or(*arch_name);
-    m.family = *arch_name;
-    m.source = "GGUF header";
-
-    const auto blocks = u("block_count");
-    if (!blocks || *blocks == 0 || *blocks > 4096) {
-        return fail(ErrorKind::bad_input, "the GGUF file has no usable " + P + "block_count",
-                    "canitrun reads llama.cpp model files");
-    }
-    const std::uint64_t nextn = std::min(u_or("nextn_predict_layers", 0), *blocks);
-    const std::uint64_t n_layer = *blocks - nextn;  // llama.cpp's n_layer(): no MTP layers
-    a.layers = n_layer;
-    a.hidden_size = u_or("embedding_length", 0);
-    a.intermediate_size = u_or("feed_forward_length", 0);
-
-    // Per-layer head counts; head_count_kv defaults to head_count (llama-model.cpp).
-    const PerLayer heads{f.find(P + "attention.head_count"), 0};
-    const PerLayer kv_heads{f.find(P + "attention.head_count_kv"), 0};
-    const PerLayer ff{f.find(P + "feed_forward_length"), 0};
-    std::uint64_t max_heads = 0, max_kv = 0;
-    std::vector<std::uint64_t> h(n_layer), kv(n_layer), ffn(n_layer);
-    for (std::uint64_t il = 0; il < n_layer; ++il) {
-        auto hv = heads.at(il, P + "attention.head_count");
-        if (!hv) return std::unexpected(hv.error());
-        h[il] = *hv;
-        if (kv_heads.value == nullptr) {
-            kv[il] = h[il];
-        } else {
-            auto kvv = kv_heads.at(il, P + "attention.head_count_kv");
-            if (!kvv) return std::unexpected(kvv.error());
-            kv[il] = *kvv;
-        }
-        auto fv = ff.at(il, P + "feed_forward_length");
-        if (!fv) return std::unexpected(fv.error());
-        ffn[il] = *fv;
-        max_heads = std::max(max_heads, h[il]);
-        max_kv = std::max(max_kv, kv[il]);
-    }
-    a.attention.heads = max_heads;
-    a.attention.kv_heads = max_kv;
-    const std::uint64_t default_head = max_heads ? a.hidden_size / max_heads : 0;
-    a.attention.head_dim = u_or("attention.key_length", default_head);
-    a.attention.v_head_dim = u_or("attention.value_length", a.attention.head_dim);
-    a.attention.head_dim_explicit = u("attention.key_length").has_value();
+// The model-wide attention sizes: the largest layer's heads; the FFN width of the widest layer.
+void read_gguf_attention(const GgufArchKeys& keys, const GgufHeadCounts& counts,
+                         const std::string& arch, Architecture& a) {
+    a.attention.heads = counts.max_heads;
+    a.attention.kv_heads = counts.max_kv;
+    const std::uint64_t default_head = counts.max_heads ? a.hidden_size / counts.max_heads : 0;
+    a.attention.head_dim = keys.uint_or("attention.key_length", default_head);
+    a.attention.v_head_dim = keys.uint_or("attention.value_length", a.attention.head_dim);
+    a.attention.head_dim_explicit = keys.uint("attention.key_length").has_value();
     // Qwen3-Next and Qwen 3.5 attention is always gated: q_proj also yields a sigmoid gate
     // (llama.cpp builds attn_q at twice the heads for these architectures; no key says so).
-    a.attention.output_gate =
-        *arch_name == "qwen3next" || *arch_name == "qwen35" || *arch_name == "qwen35moe";
-    const std::uint64_t k_swa = u_or("attention.key_length_swa", a.attention.head_dim);
-    const std::uint64_t v_swa = u_or("attention.value_length_swa", a.attention.v_head_dim);
-    if (const auto ffl = std::max_element(ffn.begin(), ffn.end()); ffl != ffn.end()) {
+    a.attention.output_gate = arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe";
+    if (const auto ffl = std::max_element(counts.ffn.begin(), counts.ffn.end());
+        ffl != counts.ffn.end()) {
         a.intermediate_size = *ffl;
     }
+}
 
-    // Sliding window: the window, and which layers use it.
-    std::uint64_t window = u_or("attention.sliding_window", 0);
-    // llama.cpp's defaults when the key is absent: gemma2 4096, llama4 chunks of 8192.
-    if (*arch_name == "gemma2" && !u("attention.sliding_window")) window = 4096;
-    if (*arch_name == "llama4" && !u("attention.sliding_window")) window = 8192;
-    const GgufValue* pattern = f.find(P + "attention.sliding_window_pattern");
-    std::uint64_t period = default_swa_period(*arch_name);
-    const bool swa = window > 0 && (pattern != nullptr || period > 0);
-    if (pattern != nullptr && pattern->type != GgufType::array)
-        period = pattern->as_uint().value_or(0);
-    const auto is_swa = [&](std::uint64_t il) -> bool {
-        if (!swa) return false;
+// Sliding window: the window, its key / value dims, and which layers use it.
+struct GgufSlidingWindow {
+    std::uint64_t window = 0;
+    std::uint64_t k_dim = 0, v_dim = 0;
+    const GgufValue* pattern = nullptr;  // attention.sliding_window_pattern
+    std::uint64_t period = 0;
+    bool any = false;
+
+    bool at(std::uint64_t il) const {
+        if (!any) return false;
         if (pattern != nullptr && pattern->type == GgufType::array) {
             return pattern->uint_at(il).value_or(0) != 0;
         }
         // llama_hparams::set_swa_pattern: period 0 = every layer, else the last of each period
         // is dense.
         return period == 0 || il % period < period - 1;
-    };
+    }
+};
 
-    // Recurrent layers.
-    const GgufValue* recurrent_arr = f.find(P + "attention.recurrent_layers");
-    const std::uint64_t interval = u_or("full_attention_interval", 4);
-    const auto is_recurrent = [&](std::uint64_t il) -> bool {
-        if (recurrent_arr != nullptr && recurrent_arr->type == GgufType::array) {
-            return recurrent_arr->uint_at(il).value_or(0) != 0;
+GgufSlidingWindow read_gguf_sliding_window(const GgufArchKeys& keys, const std::string& arch,
+                                           const Attention& attention) {
+    GgufSlidingWindow s;
+    s.k_dim = keys.uint_or("attention.key_length_swa", attention.head_dim);
+    s.v_dim = keys.uint_or("attention.value_length_swa", attention.v_head_dim);
+    s.window = keys.uint_or("attention.sliding_window", 0);
+    // llama.cpp's defaults when the key is absent: gemma2 4096, llama4 chunks of 8192.
+    if (arch == "gemma2" && !keys.uint("attention.sliding_window")) s.window = 4096;
+    if (arch == "llama4" && !keys.uint("attention.sliding_window")) s.window = 8192;
+    s.pattern = keys.find("attention.sliding_window_pattern");
+    s.period = gguf_default_swa_period(arch);
+    // Whether any layer slides is decided by the default period, before a scalar pattern key
+    // replaces it.
+    s.any = s.window > 0 && (s.pattern != nullptr || s.period > 0);
+    if (s.pattern != nullptr && s.pattern->type != GgufType::array)
+        s.period = s.pattern->as_uint().value_or(0);
+    return s;
+}
+
+// Which layers are recurrent (SSM or linear attention) rather than attention.
+struct GgufRecurrentLayers {
+    std::string arch;
+    const GgufValue* listed = nullptr;  // attention.recurrent_layers
+    std::uint64_t interval = 4;         // full_attention_interval
+
+    bool at(std::uint64_t il, const GgufHeadCounts& counts) const {
+        if (listed != nullptr && listed->type == GgufType::array) {
+            return listed->uint_at(il).value_or(0) != 0;
         }
-        if (is_pure_recurrent(*arch_name)) return true;
-        if (is_gated_delta_net(*arch_name)) {
+        if (is_pure_recurrent(arch)) return true;
+        if (is_gated_delta_net(arch)) {
             // A per-layer head_count_kv array marks them with 0; else every interval-th layer
             // is attention (llama_model_qwen35moe::load_arch_hparams).
-            if (kv_heads.value != nullptr && kv_heads.value->type == GgufType::array) {
-                return kv[il] == 0;
-            }
+            if (counts.kv_per_layer) return counts.kv_heads[il] == 0;
             return interval == 0 || (il + 1) % interval != 0;
         }
-        if (*arch_name == "jamba" || *arch_name == "granitehybrid" || *arch_name == "lfm2" ||
-            *arch_name == "lfm2moe" || *arch_name == "nemotron_h" ||
-            *arch_name == "nemotron_h_moe") {
-            return kv[il] == 0;
+        if (arch == "jamba" || arch == "granitehybrid" || arch == "lfm2" || arch == "lfm2moe" ||
+            arch == "nemotron_h" || arch == "nemotron_h_moe") {
+            return counts.kv_heads[il] == 0;
         }
         return false;
-    };
+    }
+};
 
-    // SSM / linear-attention dims.
-    const std::uint64_t conv = u_or("ssm.conv_kernel", 0);
-    const std::uint64_t inner = u_or("ssm.inner_size", 0);
-    const std::uint64_t state = u_or("ssm.state_size", 0);
-    const std::uint64_t groups = u_or("ssm.group_count", 0);
-    const std::uint64_t dt_rank = u_or("ssm.time_step_rank", 0);
+// The state a recurrent layer keeps: SSM / linear-attention dims.
+LayerGroup read_gguf_recurrent_group(const GgufArchKeys& keys, const std::string& arch) {
+    const std::uint64_t conv = keys.uint_or("ssm.conv_kernel", 0);
+    const std::uint64_t inner = keys.uint_or("ssm.inner_size", 0);
+    const std::uint64_t state = keys.uint_or("ssm.state_size", 0);
+    const std::uint64_t groups = keys.uint_or("ssm.group_count", 0);
+    const std::uint64_t dt_rank = keys.uint_or("ssm.time_step_rank", 0);
     // llama.cpp keeps (d_conv - 1) conv columns, none when d_conv is 0: a kernel of 1 says so.
     const std::uint64_t conv_kernel = std::max<std::uint64_t>(conv, 1);
     LayerGroup recurrent;
-    if (is_gated_delta_net(*arch_name)) {
+    if (is_gated_delta_net(arch)) {
         // Gated DeltaNet (convert_hf_to_gguf.py, Qwen3NextModel): state_size = key head dim,
         // group_count = key heads, time_step_rank = value heads, inner_size = value dim.
         recurrent.kind = LayerKind::linear;
@@ -227,58 +233,92 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
         recurrent.groups = groups;
         recurrent.ssm_heads = dt_rank;
     }
+    return recurrent;
+}
 
-    // MLA (DeepSeek-V2/V3, Kimi K2, GLM-4.7-Flash...): one latent + the rope key per token.
-    const std::uint64_t kv_lora = u_or("attention.kv_lora_rank", 0);
+// MLA (DeepSeek-V2/V3, Kimi K2, GLM-4.7-Flash...): one latent + the rope key per token.
+LayerGroup read_gguf_mla_group(const GgufArchKeys& keys) {
     LayerGroup mla;
     mla.kind = LayerKind::mla;
-    mla.kv_lora_rank = kv_lora;
-    mla.q_lora_rank = u_or("attention.q_lora_rank", 0);
-    mla.qk_rope_head_dim = u_or("rope.dimension_count", 0);
-    const std::uint64_t k_mla = u_or("attention.key_length_mla", 0);
+    mla.kv_lora_rank = keys.uint_or("attention.kv_lora_rank", 0);
+    mla.q_lora_rank = keys.uint_or("attention.q_lora_rank", 0);
+    mla.qk_rope_head_dim = keys.uint_or("rope.dimension_count", 0);
+    const std::uint64_t k_mla = keys.uint_or("attention.key_length_mla", 0);
     mla.qk_nope_head_dim = k_mla > mla.qk_rope_head_dim ? k_mla - mla.qk_rope_head_dim : 0;
-    mla.v_head_dim = u_or("attention.value_length_mla", 0);
+    mla.v_head_dim = keys.uint_or("attention.value_length_mla", 0);
+    return mla;
+}
 
+// What decides each layer's kind, and what a recurrent or MLA layer keeps.
+struct GgufLayerRules {
+    GgufSlidingWindow sliding;
+    GgufRecurrentLayers recurrent_layers;
+    LayerGroup recurrent;
+    LayerGroup mla;
+};
+
+GgufLayerRules read_gguf_layer_rules(const GgufArchKeys& keys, const std::string& arch,
+                                     const Attention& attention) {
+    GgufLayerRules rules;
+    rules.sliding = read_gguf_sliding_window(keys, arch, attention);
+    rules.recurrent_layers.arch = arch;
+    rules.recurrent_layers.listed = keys.find("attention.recurrent_layers");
+    rules.recurrent_layers.interval = keys.uint_or("full_attention_interval", 4);
+    rules.recurrent = read_gguf_recurrent_group(keys, arch);
+    rules.mla = read_gguf_mla_group(keys);
+    return rules;
+}
+
+std::vector<LayerInfo> classify_gguf_layers(const std::string& arch, const GgufHeadCounts& counts,
+                                            const GgufLayerRules& rules,
+                                            const Attention& attention) {
+    const std::uint64_t n_layer = counts.heads.size();
     std::vector<LayerInfo> layers(n_layer);
     for (std::uint64_t il = 0; il < n_layer; ++il) {
         LayerInfo& li = layers[il];
-        if (is_recurrent(il)) {
-            li.kind = recurrent.kind;
-            if (*arch_name == "nemotron_h" || *arch_name == "nemotron_h_moe") {
-                li.present = ffn[il] == 0;  // attention-free MLP layers cache nothing
+        if (rules.recurrent_layers.at(il, counts)) {
+            li.kind = rules.recurrent.kind;
+            if (arch == "nemotron_h" || arch == "nemotron_h_moe") {
+                li.present = counts.ffn[il] == 0;  // attention-free MLP layers cache nothing
             }
             continue;
         }
-        if (kv_lora > 0) {
+        if (rules.mla.kv_lora_rank > 0) {
             li.kind = LayerKind::mla;
             continue;
         }
-        li.kv_heads = kv[il];
-        if (is_swa(il)) {
+        li.kv_heads = counts.kv_heads[il];
+        if (rules.sliding.at(il)) {
             li.kind = LayerKind::sliding;
-            li.k_dim = k_swa;
-            li.v_dim = v_swa;
-            li.window = window;
+            li.k_dim = rules.sliding.k_dim;
+            li.v_dim = rules.sliding.v_dim;
+            li.window = rules.sliding.window;
         } else {
             li.kind = LayerKind::full;
-            li.k_dim = a.attention.head_dim;
-            li.v_dim = a.attention.v_head_dim;
+            li.k_dim = attention.head_dim;
+            li.v_dim = attention.v_head_dim;
         }
     }
-    // Falcon-H1 runs attention and an SSM side by side in every layer.
-    const bool parallel_ssm = *arch_name == "falcon-h1";
+    return layers;
+}
+
+// Equal layers as one group each, in the order of their first layer. `parallel_ssm`: Falcon-H1
+// runs attention and an SSM side by side in every layer.
+std::vector<LayerGroup> group_gguf_layers(const std::vector<LayerInfo>& layers,
+                                          const GgufLayerRules& rules, bool parallel_ssm) {
     std::map<LayerInfo, std::uint64_t> counts;
     std::vector<LayerInfo> order;
     for (const auto& li : layers) {
         if (!li.present) continue;
         if (counts[li]++ == 0) order.push_back(li);
     }
+    std::vector<LayerGroup> groups;
     for (const auto& li : order) {
         LayerGroup g;
         if (li.kind == LayerKind::linear || li.kind == LayerKind::ssm) {
-            g = recurrent;
+            g = rules.recurrent;
         } else if (li.kind == LayerKind::mla) {
-            g = mla;
+            g = rules.mla;
         } else {
             g.kind = li.kind;
             g.kv_heads = li.kv_heads;
@@ -287,24 +327,33 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
             g.window = li.window;
         }
         g.count = counts[li];
-        a.layer_groups.push_back(g);
+        groups.push_back(g);
     }
     if (parallel_ssm) {
-        recurrent.count = n_layer;
-        a.layer_groups.push_back(recurrent);
+        LayerGroup recurrent = rules.recurrent;
+        recurrent.count = layers.size();
+        groups.push_back(recurrent);
     }
+    return groups;
+}
+
+// The groups as text: "20 sliding + 4 full".
+std::string gguf_layer_pattern(const std::vector<LayerGroup>& groups) {
     std::string pattern_text;
-    for (const auto& g : a.layer_groups) {
+    for (const auto& g : groups) {
         pattern_text += (pattern_text.empty() ? "" : " + ") + std::to_string(g.count) + " " +
                         layer_kind_name(g.kind);
     }
-    a.pattern = pattern_text;
+    return pattern_text;
+}
 
-    // Layers past llama.cpp's n_layer_kv_from_start read an earlier layer's cache: gemma4 reads
-    // attention.shared_kv_layers (gemma3n's converter writes it as a float, and llama.cpp
-    // hard-codes 20 cache layers for gemma3n instead).
+// Layers past llama.cpp's n_layer_kv_from_start read an earlier layer's cache: gemma4 reads
+// attention.shared_kv_layers (gemma3n's converter writes it as a float, and llama.cpp
+// hard-codes 20 cache layers for gemma3n instead).
+std::uint64_t read_gguf_shared_kv_layers(const GgufArchKeys& keys, const std::string& arch,
+                                         std::uint64_t n_layer) {
     std::uint64_t shared = 0;
-    if (const GgufValue* v = f.find(P + "attention.shared_kv_layers")) {
+    if (const GgufValue* v = keys.find("attention.shared_kv_layers")) {
         if (const auto n = v->as_uint()) {
             shared = *n;
         } else if ((v->type == GgufType::f32 || v->type == GgufType::f64) && v->f >= 0 &&
@@ -312,43 +361,53 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
             shared = static_cast<std::uint64_t>(v->f);
         }
     }
-    if (*arch_name == "gemma3n") shared = n_layer > 20 ? n_layer - 20 : 0;
-    a.shared_kv_layers = shared < n_layer ? shared : 0;
+    if (arch == "gemma3n") shared = n_layer > 20 ? n_layer - 20 : 0;
+    return shared < n_layer ? shared : 0;
+}
 
-    // MoE.
-    if (const auto experts = u("expert_count"); experts && *experts > 0) {
-        MoE moe;
-        moe.experts = *experts;
-        moe.experts_per_token = u_or("expert_used_count", 0);
-        moe.shared_experts = u_or("expert_shared_count", 0);
-        moe.expert_intermediate_size = u_or("expert_feed_forward_length", 0);
-        moe.shared_expert_intermediate_size = u_or("expert_shared_feed_forward_length", 0);
-        const std::uint64_t dense = std::min(u_or("leading_dense_block_count", 0), n_layer);
-        moe.moe_layers = n_layer - dense;
-        a.moe = moe;
-    }
+std::optional<MoE> read_gguf_moe(const GgufArchKeys& keys, std::uint64_t n_layer) {
+    const auto experts = keys.uint("expert_count");
+    if (!experts || *experts == 0) return std::nullopt;
+    MoE moe;
+    moe.experts = *experts;
+    moe.experts_per_token = keys.uint_or("expert_used_count", 0);
+    moe.shared_experts = keys.uint_or("expert_shared_count", 0);
+    moe.expert_intermediate_size = keys.uint_or("expert_feed_forward_length", 0);
+    moe.shared_expert_intermediate_size = keys.uint_or("expert_shared_feed_forward_length", 0);
+    const std::uint64_t dense = std::min(keys.uint_or("leading_dense_block_count", 0), n_layer);
+    moe.moe_layers = n_layer - dense;
+    return moe;
+}
 
-    // Vocabulary: <arch>.vocab_size, else the tokenizer's token list, else token_embd's shape.
-    std::uint64_t vocab = u_or("vocab_size", 0);
-    if (vocab == 0) {
-        if (const GgufValue* tokens = f.find("tokenizer.ggml.tokens");
+struct GgufVocab {
+    std::uint64_t size = 0;
+    bool has_output = false;  // an output.weight tensor: the output head is not tied
+};
+
+// Vocabulary: <arch>.vocab_size, else the tokenizer's token list, else token_embd's shape.
+GgufVocab read_gguf_vocab(const GgufArchKeys& keys, const std::vector<GgufFile>& parts) {
+    GgufVocab vocab;
+    vocab.size = keys.uint_or("vocab_size", 0);
+    if (vocab.size == 0) {
+        if (const GgufValue* tokens = keys.file.find("tokenizer.ggml.tokens");
             tokens != nullptr && tokens->type == GgufType::array) {
-            vocab = tokens->length;
+            vocab.size = tokens->length;
         }
     }
-    bool has_output = false;
     for (const auto& part : parts) {
         for (const auto& t : part.tensors) {
-            if (t.name == "token_embd.weight" && vocab == 0 && t.dims.size() >= 2)
-                vocab = t.dims[1];
-            if (t.name == "output.weight") has_output = true;
+            if (t.name == "token_embd.weight" && vocab.size == 0 && t.dims.size() >= 2)
+                vocab.size = t.dims[1];
+            if (t.name == "output.weight") vocab.has_output = true;
         }
     }
-    a.vocab_size = vocab;
-    a.tied_embeddings = !has_output;
-    m.context_native = u_or("context_length", 0);
+    return vocab;
+}
 
-    // Weights, parameters and the quantization mix, over every part.
+// Weights, parameters and the quantization mix, over every part; needs the model's MoE.
+Result<void> read_gguf_weights(const std::vector<GgufFile>& parts, GgufModel& out) {
+    Model& m = out.model;
+    const Architecture& a = m.arch;
     std::map<std::uint32_t, QuantMixEntry> mix;
     std::uint64_t params = 0, expert_params = 0;
     try {
@@ -386,6 +445,68 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
             a.moe->experts);
         m.params_active = params - idle;
     }
+    return {};
+}
+
+}  // namespace
+
+std::uint64_t llama_padded_context(std::uint64_t context) {
+    return checked::mul((checked::add(context, kLlamaCachePad - 1)) / kLlamaCachePad,
+                        kLlamaCachePad);
+}
+
+Model llama_cache_model(const Model& model, std::uint64_t context, std::uint64_t n_ubatch) {
+    Model out = model;
+    const std::uint64_t n_ctx = llama_padded_context(context);
+    for (auto& g : out.arch.layer_groups) {
+        if (g.kind != LayerKind::sliding) continue;
+        g.window = llama_padded_context(std::min(n_ctx, checked::add(g.window, n_ubatch)));
+    }
+    return out;
+}
+
+Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
+    if (parts.empty()) return fail(ErrorKind::bad_input, "no GGUF file to read");
+    const GgufFile& f = parts.front();
+    const auto arch_name = f.get_string("general.architecture");
+    if (!arch_name) {
+        return fail(ErrorKind::bad_input, "the GGUF file has no general.architecture key",
+                    "is it a model file? (a vision projector goes with --mmproj)");
+    }
+    const std::string& arch = *arch_name;
+    const GgufArchKeys keys{f, arch + "."};
+
+    GgufModel out;
+    out.architecture = arch;
+    out.parts = parts.size();
+    out.version = f.version;
+    Model& m = out.model;
+    Architecture& a = m.arch;
+    m.id = f.get_string("general.basename").value_or(arch);
+    m.name = f.get_string("general.name").value_or(arch);
+    m.family = arch;
+    m.source = "GGUF header";
+
+    CANITRUN_TRY_ASSIGN(const std::uint64_t n_layer, read_gguf_layer_count(keys));
+    a.layers = n_layer;
+    a.hidden_size = keys.uint_or("embedding_length", 0);
+    a.intermediate_size = keys.uint_or("feed_forward_length", 0);
+    CANITRUN_TRY_ASSIGN(const GgufHeadCounts counts, read_gguf_head_counts(keys, n_layer));
+    read_gguf_attention(keys, counts, arch, a);
+
+    const GgufLayerRules rules = read_gguf_layer_rules(keys, arch, a.attention);
+    a.layer_groups = group_gguf_layers(classify_gguf_layers(arch, counts, rules, a.attention),
+                                       rules, arch == "falcon-h1");
+    a.pattern = gguf_layer_pattern(a.layer_groups);
+    a.shared_kv_layers = read_gguf_shared_kv_layers(keys, arch, n_layer);
+    a.moe = read_gguf_moe(keys, n_layer);
+
+    const GgufVocab vocab = read_gguf_vocab(keys, parts);
+    a.vocab_size = vocab.size;
+    a.tied_embeddings = !vocab.has_output;
+    m.context_native = keys.uint_or("context_length", 0);
+
+    CANITRUN_TRY(read_gguf_weights(parts, out));
     return out;
 }
 

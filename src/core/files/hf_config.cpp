@@ -46,7 +46,7 @@ bool bool_or(const json& c, const char* key, bool d) {
 
 // Sliding-window period (last layer of each period is global) for model types whose config
 // states sliding_window without a per-layer list; llama.cpp's converter writes the same.
-std::uint64_t default_swa_period(const std::string& model_type) {
+std::uint64_t hf_default_swa_period(const std::string& model_type) {
     if (model_type == "gemma2") return 2;
     if (model_type == "gemma3" || model_type == "gemma3_text") return 6;
     if (model_type == "cohere2") return 4;
@@ -78,24 +78,22 @@ struct Bounded {
     std::uint64_t value;
     std::uint64_t limit;
 };
-std::optional<Error> out_of_bounds(const std::string& name, std::initializer_list<Bounded> fields) {
+Result<void> check_hf_bounds(const std::string& name, std::initializer_list<Bounded> fields) {
     for (const auto& f : fields) {
         if (f.value > f.limit) {
-            return Error{ErrorKind::bad_input,
-                         name + ": config.json's " + f.field + " " + std::to_string(f.value) +
-                             " is past " + std::to_string(f.limit),
-                         "no real model is that large; check the file"};
+            return fail(ErrorKind::bad_input,
+                        name + ": config.json's " + f.field + " " + std::to_string(f.value) +
+                            " is past " + std::to_string(f.limit),
+                        "no real model is that large; check the file");
         }
     }
-    return std::nullopt;
+    return {};
 }
 
-Result<Model> build_model(const json& root, const std::string& name) {
-    const auto tc = root.find("text_config");
-    const json& c = (tc != root.end() && tc->is_object()) ? *tc : root;
-    const std::string model_type = string_or(c, "model_type", string_or(root, "model_type", ""));
-
-    Model m;
+// Identity and the model-wide sizes; refuses a config with no layers or an absurd layer count
+// before anything loops over its layers. Returns the block count.
+Result<std::uint64_t> read_hf_dimensions(const json& root, const json& c, const std::string& name,
+                                         const std::string& model_type, Model& m) {
     m.id = name;
     m.name = name;
     m.family = model_type;
@@ -108,10 +106,8 @@ Result<Model> build_model(const json& root, const std::string& name) {
                     name + ": config.json has no hidden_size / num_hidden_layers",
                     "canitrun reads the config.json of decoder-only language models");
     }
-    if (auto e = out_of_bounds(name, {{"num_hidden_layers", blocks, kMaxLayers},
-                                      {"hidden_size", a.hidden_size, kMaxDim}})) {
-        return std::unexpected(*e);
-    }
+    CANITRUN_TRY(check_hf_bounds(name, {{"num_hidden_layers", blocks, kMaxLayers},
+                                        {"hidden_size", a.hidden_size, kMaxDim}}));
     a.vocab_size = get_uint(c, {"vocab_size"}).value_or(uint_or(root, {"vocab_size"}, 0));
     a.tied_embeddings =
         bool_or(c, "tie_word_embeddings", bool_or(root, "tie_word_embeddings", false));
@@ -126,8 +122,46 @@ Result<Model> build_model(const json& root, const std::string& name) {
                 model_type.rfind("qwen3_next", 0) == 0 || model_type.rfind("qwen3_5", 0) == 0);
     a.intermediate_size = uint_or(c, {"intermediate_size", "ffn_hidden_size"}, 0);
     m.context_native = uint_or(c, {"max_position_embeddings", "n_positions"}, 0);
+    return blocks;
+}
 
-    // Per-layer kinds.
+// Llama 4 (iRoPE): RoPE layers attend within chunks of attention_chunk_size, which caps their
+// cache like a sliding window; NoPE layers are global. no_rope_layers lists 1 for a RoPE layer;
+// when it is empty every no_rope_layer_interval-th layer is NoPE (transformers'
+// Llama4TextConfig).
+std::vector<LayerKind> hf_llama4_layer_kinds(const json& c, std::uint64_t blocks) {
+    std::vector<LayerKind> kinds;
+    const auto listed = c.find("no_rope_layers");
+    const bool use_list = listed != c.end() && listed->is_array() && listed->size() == blocks;
+    const std::uint64_t nope_every =
+        std::max<std::uint64_t>(1, uint_or(c, {"no_rope_layer_interval"}, 4));
+    for (std::uint64_t il = 0; il < blocks; ++il) {
+        const bool rope = use_list ? (*listed)[il] != 0 : (il + 1) % nope_every != 0;
+        kinds.push_back(rope ? LayerKind::sliding : LayerKind::full);
+    }
+    return kinds;
+}
+
+// Sliding window every layer but the last of each period, when the config has a window.
+std::vector<LayerKind> hf_sliding_layer_kinds(const json& c, const std::string& model_type,
+                                              std::uint64_t blocks) {
+    std::vector<LayerKind> kinds;
+    const std::uint64_t window = uint_or(c, {"sliding_window"}, 0);
+    const std::uint64_t period =
+        uint_or(c, {"sliding_window_pattern"}, hf_default_swa_period(model_type));
+    const bool use = window > 0 && period > 0 && bool_or(c, "use_sliding_window", true);
+    for (std::uint64_t il = 0; il < blocks; ++il) {
+        kinds.push_back(use && il % period < period - 1 ? LayerKind::sliding : LayerKind::full);
+    }
+    return kinds;
+}
+
+// Each layer's kind, from the first of the configs' ways of saying it: a per-layer list, a
+// hybrid pattern string, Jamba's attention period, Llama 4's chunks, an attention interval,
+// MLA, or a sliding window.
+Result<std::vector<LayerKind>> read_hf_layer_kinds(const json& c, const std::string& name,
+                                                   const std::string& model_type,
+                                                   std::uint64_t blocks) {
     std::vector<LayerKind> kinds;
     const auto types = c.find("layer_types");
     const auto hybrid = c.find("hybrid_override_pattern");
@@ -137,9 +171,7 @@ Result<Model> build_model(const json& root, const std::string& name) {
                                         : hybrid != c.end() && hybrid->is_string()
                                             ? hybrid->get_ref<const std::string&>().size()
                                             : 0;
-    if (auto e = out_of_bounds(name, {{"layer list", listed_layers, kMaxLayers}})) {
-        return std::unexpected(*e);
-    }
+    CANITRUN_TRY(check_hf_bounds(name, {{"layer list", listed_layers, kMaxLayers}}));
     if (types != c.end() && types->is_array() && !types->empty()) {
         for (const auto& t : *types)
             kinds.push_back(kind_from_layer_type(t.is_string() ? t.get<std::string>() : ""));
@@ -158,18 +190,7 @@ Result<Model> build_model(const json& root, const std::string& name) {
             kinds.push_back(il % attn_period == offset ? LayerKind::full : LayerKind::ssm);
         }
     } else if (is_llama4(model_type) && uint_or(c, {"attention_chunk_size"}, 0) > 0) {
-        // Llama 4 (iRoPE): RoPE layers attend within chunks of attention_chunk_size, which caps
-        // their cache like a sliding window; NoPE layers are global. no_rope_layers lists 1 for
-        // a RoPE layer; when it is empty every no_rope_layer_interval-th layer is NoPE
-        // (transformers' Llama4TextConfig).
-        const auto listed = c.find("no_rope_layers");
-        const bool use_list = listed != c.end() && listed->is_array() && listed->size() == blocks;
-        const std::uint64_t nope_every =
-            std::max<std::uint64_t>(1, uint_or(c, {"no_rope_layer_interval"}, 4));
-        for (std::uint64_t il = 0; il < blocks; ++il) {
-            const bool rope = use_list ? (*listed)[il] != 0 : (il + 1) % nope_every != 0;
-            kinds.push_back(rope ? LayerKind::sliding : LayerKind::full);
-        }
+        kinds = hf_llama4_layer_kinds(c, blocks);
     } else if (interval > 0) {
         for (std::uint64_t il = 0; il < blocks; ++il) {
             kinds.push_back((il + 1) % interval == 0 ? LayerKind::full : LayerKind::linear);
@@ -177,25 +198,26 @@ Result<Model> build_model(const json& root, const std::string& name) {
     } else if (kv_lora && *kv_lora > 0) {
         kinds.assign(blocks, LayerKind::mla);
     } else {
-        const std::uint64_t window = uint_or(c, {"sliding_window"}, 0);
-        const std::uint64_t period =
-            uint_or(c, {"sliding_window_pattern"}, default_swa_period(model_type));
-        const bool use = window > 0 && period > 0 && bool_or(c, "use_sliding_window", true);
-        for (std::uint64_t il = 0; il < blocks; ++il) {
-            kinds.push_back(use && il % period < period - 1 ? LayerKind::sliding : LayerKind::full);
-        }
+        kinds = hf_sliding_layer_kinds(c, model_type, blocks);
     }
-    a.layers = kinds.size();
+    return kinds;
+}
 
-    LayerGroup linear;
-    linear.kind = LayerKind::linear;
-    linear.conv_kernel = uint_or(c, {"linear_conv_kernel_dim"}, 4);
-    linear.key_heads = uint_or(c, {"linear_num_key_heads"}, 0);
-    linear.value_heads = uint_or(c, {"linear_num_value_heads"}, 0);
-    linear.key_head_dim = uint_or(c, {"linear_key_head_dim"}, 0);
-    linear.value_head_dim = uint_or(c, {"linear_value_head_dim"}, 0);
+// What one layer of each kind keeps, from the config's keys for that kind.
+struct HfLayerShapes {
+    LayerGroup linear, ssm, mla, sliding;
+};
 
-    LayerGroup ssm;
+HfLayerShapes read_hf_layer_shapes(const json& c, std::uint64_t hidden_size) {
+    HfLayerShapes s;
+    s.linear.kind = LayerKind::linear;
+    s.linear.conv_kernel = uint_or(c, {"linear_conv_kernel_dim"}, 4);
+    s.linear.key_heads = uint_or(c, {"linear_num_key_heads"}, 0);
+    s.linear.value_heads = uint_or(c, {"linear_num_value_heads"}, 0);
+    s.linear.key_head_dim = uint_or(c, {"linear_key_head_dim"}, 0);
+    s.linear.value_head_dim = uint_or(c, {"linear_value_head_dim"}, 0);
+
+    LayerGroup& ssm = s.ssm;
     ssm.kind = LayerKind::ssm;
     ssm.conv_kernel = uint_or(c, {"conv_kernel", "mamba_d_conv", "mamba_conv_kernel", "d_conv"}, 4);
     ssm.state_size = uint_or(c, {"ssm_state_size", "mamba_d_state", "state_size", "d_state"}, 0);
@@ -203,112 +225,143 @@ Result<Model> build_model(const json& root, const std::string& name) {
     ssm.ssm_heads = uint_or(c, {"mamba_num_heads", "mamba_n_heads"}, 0);
     const std::uint64_t mamba_head_dim = uint_or(c, {"mamba_head_dim", "mamba_d_head"}, 0);
     const std::uint64_t expand = uint_or(c, {"mamba_expand", "expand"}, 2);
-    ssm.inner_size = ssm.ssm_heads && mamba_head_dim
-                         ? checked::mul(ssm.ssm_heads, mamba_head_dim)
-                         : uint_or(c, {"intermediate_size_mamba", "d_inner"},
-                                   checked::mul(expand, a.hidden_size));
+    ssm.inner_size =
+        ssm.ssm_heads && mamba_head_dim
+            ? checked::mul(ssm.ssm_heads, mamba_head_dim)
+            : uint_or(c, {"intermediate_size_mamba", "d_inner"}, checked::mul(expand, hidden_size));
 
-    LayerGroup mla;
-    mla.kind = LayerKind::mla;
-    mla.kv_lora_rank = kv_lora.value_or(0);
-    mla.q_lora_rank = uint_or(c, {"q_lora_rank"}, 0);
-    mla.qk_nope_head_dim = uint_or(c, {"qk_nope_head_dim"}, 0);
-    mla.qk_rope_head_dim = uint_or(c, {"qk_rope_head_dim"}, 0);
-    mla.v_head_dim = uint_or(c, {"v_head_dim"}, 0);
-    if (kv_lora && *kv_lora > 0) {
-        a.attention.head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim;
-        a.attention.v_head_dim = mla.v_head_dim;
-    }
+    s.mla.kind = LayerKind::mla;
+    s.mla.kv_lora_rank = uint_or(c, {"kv_lora_rank"}, 0);
+    s.mla.q_lora_rank = uint_or(c, {"q_lora_rank"}, 0);
+    s.mla.qk_nope_head_dim = uint_or(c, {"qk_nope_head_dim"}, 0);
+    s.mla.qk_rope_head_dim = uint_or(c, {"qk_rope_head_dim"}, 0);
+    s.mla.v_head_dim = uint_or(c, {"v_head_dim"}, 0);
 
-    LayerGroup sliding;
-    sliding.kind = LayerKind::sliding;
-    sliding.window = uint_or(c, {"sliding_window", "attention_chunk_size"}, 0);
+    s.sliding.kind = LayerKind::sliding;
+    s.sliding.window = uint_or(c, {"sliding_window", "attention_chunk_size"}, 0);
+    return s;
+}
 
+// One group per kind present, in a fixed order: linear, ssm, mla, sliding, full.
+std::vector<LayerGroup> group_hf_layers(const std::vector<LayerKind>& kinds,
+                                        const HfLayerShapes& shapes) {
+    std::vector<LayerGroup> groups;
     for (LayerKind kind :
          {LayerKind::linear, LayerKind::ssm, LayerKind::mla, LayerKind::sliding, LayerKind::full}) {
         const auto n = static_cast<std::uint64_t>(std::count(kinds.begin(), kinds.end(), kind));
         if (n == 0) continue;
         LayerGroup g;
         g.kind = kind;
-        if (kind == LayerKind::linear) g = linear;
-        if (kind == LayerKind::ssm) g = ssm;
-        if (kind == LayerKind::mla) g = mla;
-        if (kind == LayerKind::sliding) g = sliding;
+        if (kind == LayerKind::linear) g = shapes.linear;
+        if (kind == LayerKind::ssm) g = shapes.ssm;
+        if (kind == LayerKind::mla) g = shapes.mla;
+        if (kind == LayerKind::sliding) g = shapes.sliding;
         g.count = n;
-        a.layer_groups.push_back(g);
+        groups.push_back(g);
     }
+    return groups;
+}
+
+std::string hf_layer_pattern(const std::vector<LayerGroup>& groups) {
     std::string pattern;
-    for (const auto& g : a.layer_groups) {
+    for (const auto& g : groups) {
         pattern += (pattern.empty() ? "" : " + ") + std::to_string(g.count) + " " +
                    layer_kind_name(g.kind);
     }
-    a.pattern = pattern + " (from config.json)";
-    // Gemma 3n / Gemma 4: the last num_kv_shared_layers layers reuse an earlier layer's cache.
-    const std::uint64_t shared = uint_or(c, {"num_kv_shared_layers"}, 0);
-    a.shared_kv_layers = shared < a.layers ? shared : 0;
+    return pattern + " (from config.json)";
+}
 
-    // MoE.
+// The experts, when the config has any; Llama 4 also narrows the dense layers' FFN, so this
+// may change a.intermediate_size.
+void read_hf_moe(const json& c, const std::string& model_type, Architecture& a) {
     const std::uint64_t experts =
         uint_or(c, {"num_experts", "num_local_experts", "n_routed_experts"}, 0);
-    if (experts > 0) {
-        MoE moe;
-        moe.experts = experts;
-        moe.experts_per_token = uint_or(c, {"num_experts_per_tok", "num_experts_per_token"}, 0);
-        moe.shared_experts = uint_or(c, {"n_shared_experts", "num_shared_experts"}, 0);
-        moe.expert_intermediate_size = uint_or(c, {"moe_intermediate_size"}, a.intermediate_size);
-        moe.shared_expert_intermediate_size =
-            uint_or(c, {"shared_expert_intermediate_size"},
-                    checked::mul(moe.shared_experts, moe.expert_intermediate_size));
-        const std::uint64_t dense = std::min(uint_or(c, {"first_k_dense_replace"}, 0), a.layers);
-        moe.moe_layers = a.layers - dense;
-        if (const std::uint64_t period = uint_or(c, {"expert_layer_period"}, 0); period > 0) {
-            // Jamba: MoE where i % expert_layer_period == expert_layer_offset.
-            moe.moe_layers = every_nth(a.layers, period, uint_or(c, {"expert_layer_offset"}, 0));
-        }
-        if (is_llama4(model_type)) {
-            // Llama 4: each MoE layer has one shared expert besides the routed ones, both
-            // intermediate_size wide; dense layers are intermediate_size_mlp wide; MoE every
-            // interleave_moe_layer_step-th layer, starting at step - 1.
-            const std::uint64_t step =
-                std::max<std::uint64_t>(1, uint_or(c, {"interleave_moe_layer_step"}, 1));
-            moe.shared_experts = 1;
-            moe.expert_intermediate_size = a.intermediate_size;
-            moe.shared_expert_intermediate_size = a.intermediate_size;
-            moe.moe_layers = every_nth(a.layers, step, step - 1);
-            a.intermediate_size = uint_or(c, {"intermediate_size_mlp"}, a.intermediate_size);
-        }
-        a.moe = moe;
+    if (experts == 0) return;
+    MoE moe;
+    moe.experts = experts;
+    moe.experts_per_token = uint_or(c, {"num_experts_per_tok", "num_experts_per_token"}, 0);
+    moe.shared_experts = uint_or(c, {"n_shared_experts", "num_shared_experts"}, 0);
+    moe.expert_intermediate_size = uint_or(c, {"moe_intermediate_size"}, a.intermediate_size);
+    moe.shared_expert_intermediate_size =
+        uint_or(c, {"shared_expert_intermediate_size"},
+                checked::mul(moe.shared_experts, moe.expert_intermediate_size));
+    const std::uint64_t dense = std::min(uint_or(c, {"first_k_dense_replace"}, 0), a.layers);
+    moe.moe_layers = a.layers - dense;
+    if (const std::uint64_t period = uint_or(c, {"expert_layer_period"}, 0); period > 0) {
+        // Jamba: MoE where i % expert_layer_period == expert_layer_offset.
+        moe.moe_layers = every_nth(a.layers, period, uint_or(c, {"expert_layer_offset"}, 0));
     }
+    if (is_llama4(model_type)) {
+        // Llama 4: each MoE layer has one shared expert besides the routed ones, both
+        // intermediate_size wide; dense layers are intermediate_size_mlp wide; MoE every
+        // interleave_moe_layer_step-th layer, starting at step - 1.
+        const std::uint64_t step =
+            std::max<std::uint64_t>(1, uint_or(c, {"interleave_moe_layer_step"}, 1));
+        moe.shared_experts = 1;
+        moe.expert_intermediate_size = a.intermediate_size;
+        moe.shared_expert_intermediate_size = a.intermediate_size;
+        moe.moe_layers = every_nth(a.layers, step, step - 1);
+        a.intermediate_size = uint_or(c, {"intermediate_size_mlp"}, a.intermediate_size);
+    }
+    a.moe = moe;
+}
 
+// The sizes the estimate multiplies, each against its bound.
+Result<void> check_hf_sizes(const std::string& name, const Model& m, std::uint64_t window) {
+    const Architecture& a = m.arch;
     const MoE no_moe;
     const MoE& moe = a.moe ? *a.moe : no_moe;
-    if (auto e = out_of_bounds(
-            name,
-            {{"vocab_size", a.vocab_size, kMaxVocab},
-             {"num_attention_heads", a.attention.heads, kMaxDim},
-             {"num_key_value_heads", a.attention.kv_heads, kMaxDim},
-             {"head_dim", a.attention.head_dim, kMaxDim},
-             {"v_head_dim", a.attention.v_head_dim, kMaxDim},
-             {"intermediate_size", a.intermediate_size, kMaxDim},
-             {"max_position_embeddings", m.context_native, kMaxContext},
-             {"sliding_window", sliding.window, kMaxContext},
-             {"num_experts", moe.experts, kMaxExperts},
-             {"num_experts_per_tok", moe.experts_per_token, kMaxExperts},
-             {"n_shared_experts", moe.shared_experts, kMaxExperts},
-             {"moe_intermediate_size", moe.expert_intermediate_size, kMaxDim},
-             {"shared_expert_intermediate_size", moe.shared_expert_intermediate_size, kMaxDim}})) {
-        return std::unexpected(*e);
-    }
+    CANITRUN_TRY(check_hf_bounds(
+        name, {{"vocab_size", a.vocab_size, kMaxVocab},
+               {"num_attention_heads", a.attention.heads, kMaxDim},
+               {"num_key_value_heads", a.attention.kv_heads, kMaxDim},
+               {"head_dim", a.attention.head_dim, kMaxDim},
+               {"v_head_dim", a.attention.v_head_dim, kMaxDim},
+               {"intermediate_size", a.intermediate_size, kMaxDim},
+               {"max_position_embeddings", m.context_native, kMaxContext},
+               {"sliding_window", window, kMaxContext},
+               {"num_experts", moe.experts, kMaxExperts},
+               {"num_experts_per_tok", moe.experts_per_token, kMaxExperts},
+               {"n_shared_experts", moe.shared_experts, kMaxExperts},
+               {"moe_intermediate_size", moe.expert_intermediate_size, kMaxDim},
+               {"shared_expert_intermediate_size", moe.shared_expert_intermediate_size, kMaxDim}}));
     // Only the groups the model has: a dense model's unused SSM defaults are not its sizes.
     for (const auto& g : a.layer_groups) {
         const std::uint64_t widest =
             std::max({g.key_heads, g.value_heads, g.key_head_dim, g.value_head_dim, g.conv_kernel,
                       g.inner_size, g.state_size, g.groups, g.ssm_heads, g.kv_lora_rank,
                       g.q_lora_rank, g.qk_nope_head_dim, g.qk_rope_head_dim, g.v_head_dim});
-        if (auto e = out_of_bounds(name, {{"layer size", widest, kMaxDim}})) {
-            return std::unexpected(*e);
-        }
+        CANITRUN_TRY(check_hf_bounds(name, {{"layer size", widest, kMaxDim}}));
     }
+    return {};
+}
+
+Result<Model> build_model(const json& root, const std::string& name) {
+    const auto tc = root.find("text_config");
+    const json& c = (tc != root.end() && tc->is_object()) ? *tc : root;
+    const std::string model_type = string_or(c, "model_type", string_or(root, "model_type", ""));
+
+    Model m;
+    Architecture& a = m.arch;
+    CANITRUN_TRY_ASSIGN(const std::uint64_t blocks,
+                        read_hf_dimensions(root, c, name, model_type, m));
+    CANITRUN_TRY_ASSIGN(const std::vector<LayerKind> kinds,
+                        read_hf_layer_kinds(c, name, model_type, blocks));
+    a.layers = kinds.size();
+
+    const HfLayerShapes shapes = read_hf_layer_shapes(c, a.hidden_size);
+    if (shapes.mla.kv_lora_rank > 0) {
+        a.attention.head_dim = shapes.mla.qk_nope_head_dim + shapes.mla.qk_rope_head_dim;
+        a.attention.v_head_dim = shapes.mla.v_head_dim;
+    }
+    a.layer_groups = group_hf_layers(kinds, shapes);
+    a.pattern = hf_layer_pattern(a.layer_groups);
+    // Gemma 3n / Gemma 4: the last num_kv_shared_layers layers reuse an earlier layer's cache.
+    const std::uint64_t shared = uint_or(c, {"num_kv_shared_layers"}, 0);
+    a.shared_kv_layers = shared < a.layers ? shared : 0;
+    read_hf_moe(c, model_type, a);
+
+    CANITRUN_TRY(check_hf_sizes(name, m, shapes.sliding.window));
     const ParamCount p = count_params(m);
     m.params_total = p.total;
     m.params_active = p.active;

@@ -8,7 +8,7 @@
 namespace canitrun {
 namespace {
 
-std::string trim(const std::string& s) {
+std::string llama_log_trim(const std::string& s) {
     const auto b = s.find_first_not_of(" \t\r");
     if (b == std::string::npos) return "";
     const auto e = s.find_last_not_of(" \t\r");
@@ -17,7 +17,7 @@ std::string trim(const std::string& s) {
 
 std::optional<std::uint64_t> to_uint(const std::string& s) {
     std::uint64_t v = 0;
-    const std::string t = trim(s);
+    const std::string t = llama_log_trim(s);
     const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
     if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return std::nullopt;
     return v;
@@ -25,7 +25,7 @@ std::optional<std::uint64_t> to_uint(const std::string& s) {
 
 std::optional<std::int64_t> to_int(const std::string& s) {
     std::int64_t v = 0;
-    const std::string t = trim(s);
+    const std::string t = llama_log_trim(s);
     const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
     if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return std::nullopt;
     return v;
@@ -33,7 +33,7 @@ std::optional<std::int64_t> to_int(const std::string& s) {
 
 // "[1, 2, 3]" -> {1, 2, 3}; nullopt when cut ("...") or not numbers.
 std::optional<std::vector<std::int64_t>> int_list(const std::string& s) {
-    const std::string t = trim(s);
+    const std::string t = llama_log_trim(s);
     if (t.size() < 2 || t.front() != '[' || t.back() != ']') return std::nullopt;
     std::vector<std::int64_t> out;
     std::stringstream ss(t.substr(1, t.size() - 2));
@@ -66,6 +66,65 @@ void set_context_param(LlamaLog& log, LlamaLogContext*& ctx, const Current& curr
     if (key == "flash_attn") c->flash_attn = std::string(param.value);
 }
 
+// Most of a log is per-tensor and per-layer chatter: a line with none of these phrases is
+// skipped before its shape is matched.
+bool llama_log_line_worth_a_look(const std::string& line) {
+    static const char* const kWorthALook[] = {"print_info:", "- kv ",  "buffer size",
+                                              "context",     "size =", "loaded meta data"};
+    bool worth = false;
+    for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
+    return worth;
+}
+
+// One line into the log (the context it speaks of: `current()`, made on first use); false when
+// the line has none of the shapes read.
+template <typename Current>
+bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& current,
+                         std::string_view v) {
+    namespace ll = log_lines;
+    if (const auto count = ll::tensor_count(v)) {
+        log.tensor_count = to_uint(std::string(*count));
+    } else if (v.find("constructing llama_context") != std::string_view::npos) {
+        log.contexts.emplace_back();
+        ctx = &log.contexts.back();
+    } else if (const auto kv = v.find("llama_model_loader: - kv") != std::string_view::npos
+                                   ? ll::kv(v)
+                                   : std::nullopt) {
+        log.metadata[std::string(kv->key)] =
+            LlamaLogKv{std::string(kv->type), llama_log_trim(std::string(kv->value))};
+    } else if (const auto info = ll::print_info(v)) {
+        log.print_info[llama_log_trim(std::string(info->key))] =
+            llama_log_trim(std::string(info->value));
+    } else if (const auto model = ll::buffer(v, "model buffer size", false)) {
+        log.model_buffers.push_back(
+            {std::string(model->key), mib_to_bytes(std::string(model->value))});
+    } else if (const auto param = ll::context_param(v)) {
+        set_context_param(log, ctx, current, *param);
+    } else if (const auto output = ll::buffer(v, "output buffer size", true)) {
+        current().output.push_back(
+            {std::string(output->key), mib_to_bytes(std::string(output->value))});
+    } else if (const auto kv_buffer = ll::buffer(v, "KV buffer size", false)) {
+        current().kv.push_back(
+            {std::string(kv_buffer->key), mib_to_bytes(std::string(kv_buffer->value))});
+    } else if (const auto types = v.find("RS buffer") == std::string_view::npos &&
+                                          v.find("llama_kv_cache") != std::string_view::npos
+                                      ? ll::kv_types(v)
+                                      : std::nullopt) {
+        current().type_k = std::string(types->key);
+        current().type_v = std::string(types->value);
+    } else if (const auto rs = ll::buffer(v, "RS buffer size", false)) {
+        current().recurrent.push_back({std::string(rs->key), mib_to_bytes(std::string(rs->value))});
+    } else if (const auto compute = !v.starts_with('~')
+                                        ? ll::buffer(v, "compute buffer size", false)
+                                        : std::nullopt) {
+        current().compute.push_back(
+            {std::string(compute->key), mib_to_bytes(std::string(compute->value))});
+    } else {
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 Bytes mib_to_bytes(const std::string& mib) {
@@ -74,7 +133,7 @@ Bytes mib_to_bytes(const std::string& mib) {
 
 Bytes decimal_to_bytes(const std::string& number, std::uint64_t unit) {
     // Integer hundredths (or finer) so "4685.30" is exact: digits x unit / 10^decimals, rounded.
-    const std::string t = trim(number);
+    const std::string t = llama_log_trim(number);
     const auto dot = t.find('.');
     const std::string whole = t.substr(0, dot);
     std::string frac = dot == std::string::npos ? "" : t.substr(dot + 1);
@@ -154,56 +213,8 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
         }
         line.assign(text, start, length);
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        // Most of a log is per-tensor and per-layer chatter: skip it before matching shapes.
-        static const char* const kWorthALook[] = {"print_info:", "- kv ",  "buffer size",
-                                                  "context",     "size =", "loaded meta data"};
-        bool worth = false;
-        for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
-        if (!worth) continue;
-        namespace ll = log_lines;
-        const std::string_view v = line;
-        bool hit = true;
-        if (const auto count = ll::tensor_count(v)) {
-            log.tensor_count = to_uint(std::string(*count));
-        } else if (v.find("constructing llama_context") != std::string_view::npos) {
-            log.contexts.emplace_back();
-            ctx = &log.contexts.back();
-        } else if (const auto kv = v.find("llama_model_loader: - kv") != std::string_view::npos
-                                       ? ll::kv(v)
-                                       : std::nullopt) {
-            log.metadata[std::string(kv->key)] =
-                LlamaLogKv{std::string(kv->type), trim(std::string(kv->value))};
-        } else if (const auto info = ll::print_info(v)) {
-            log.print_info[trim(std::string(info->key))] = trim(std::string(info->value));
-        } else if (const auto model = ll::buffer(v, "model buffer size", false)) {
-            log.model_buffers.push_back(
-                {std::string(model->key), mib_to_bytes(std::string(model->value))});
-        } else if (const auto param = ll::context_param(v)) {
-            set_context_param(log, ctx, current, *param);
-        } else if (const auto output = ll::buffer(v, "output buffer size", true)) {
-            current().output.push_back(
-                {std::string(output->key), mib_to_bytes(std::string(output->value))});
-        } else if (const auto kv_buffer = ll::buffer(v, "KV buffer size", false)) {
-            current().kv.push_back(
-                {std::string(kv_buffer->key), mib_to_bytes(std::string(kv_buffer->value))});
-        } else if (const auto types = v.find("RS buffer") == std::string_view::npos &&
-                                              v.find("llama_kv_cache") != std::string_view::npos
-                                          ? ll::kv_types(v)
-                                          : std::nullopt) {
-            current().type_k = std::string(types->key);
-            current().type_v = std::string(types->value);
-        } else if (const auto rs = ll::buffer(v, "RS buffer size", false)) {
-            current().recurrent.push_back(
-                {std::string(rs->key), mib_to_bytes(std::string(rs->value))});
-        } else if (const auto compute = !v.starts_with('~')
-                                            ? ll::buffer(v, "compute buffer size", false)
-                                            : std::nullopt) {
-            current().compute.push_back(
-                {std::string(compute->key), mib_to_bytes(std::string(compute->value))});
-        } else {
-            hit = false;
-        }
-        if (hit) ++log.recognized_lines;
+        if (!llama_log_line_worth_a_look(line)) continue;
+        if (read_llama_log_line(log, ctx, current, line)) ++log.recognized_lines;
     }
     if (log.recognized_lines == 0) {
         return fail(ErrorKind::bad_input, "nothing in this file looks like a llama.cpp log",

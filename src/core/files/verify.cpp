@@ -27,6 +27,136 @@ std::optional<Bytes> find_term(const Estimate& e, const std::string& name) {
 
 const char* const kFileSizeBasis = "the log's file size line";
 
+// A log names no tensors, so whether the output head is tied to the embedding is read from the
+// tensor count: the layout (tied or not) whose count is nearer the log's.
+Model verify_model_tying(const Model& model, const std::optional<std::uint64_t>& tensor_count) {
+    if (!model.arch.tied_embeddings || !tensor_count) return model;
+    Model untied = model;
+    untied.arch.tied_embeddings = false;
+    const auto tied_layout = tensor_layout(model);
+    const auto untied_layout = tensor_layout(untied);
+    const auto distance = [&](const TensorLayout& l) {
+        const std::uint64_t n = l.tensors.size();
+        return n > *tensor_count ? n - *tensor_count : *tensor_count - n;
+    };
+    if (tied_layout && untied_layout && distance(*untied_layout) < distance(*tied_layout)) {
+        return untied;
+    }
+    return model;
+}
+
+// What every context compares its weights against.
+struct VerifyWeights {
+    std::optional<Bytes> weights;       // the estimate
+    std::optional<Bytes> file_size;     // the log's file size line
+    std::optional<Bytes> model_buffer;  // the log's model buffers, summed
+};
+
+// The weights estimate: the quick rule when the quantization is known, else the log's file size.
+VerifyWeights estimate_verify_weights(const LlamaLog& log, const std::optional<Quant>& quant,
+                                      VerifyReport& report) {
+    VerifyWeights w;
+    const auto params = log.params_billions();
+    w.file_size = log.file_size();
+    if (quant && params) {
+        const auto n = static_cast<std::uint64_t>(std::llround(*params * 1e9));
+        w.weights = weight_bytes(n, *quant);
+        report.weights_basis =
+            "quick rule: the log's model params x " + quant->id + "'s bits per weight";
+    } else if (w.file_size) {
+        w.weights = *w.file_size;
+        report.weights_basis = kFileSizeBasis;
+    } else {
+        report.notes.push_back("no model params or file size in the log: weights not estimated");
+    }
+    w.model_buffer = sum(log.model_buffers);
+    if (!w.model_buffer) report.notes.push_back("no model buffer line in the log");
+    return w;
+}
+
+// The KV cache and recurrent state of the model at the context's size and cache type.
+void add_verify_cache_terms(const Model& model, const LlamaLogContext& c, VerifyContext& vc,
+                            VerifyReport& report) {
+    const auto type = parse_kv_type(vc.type_k);
+    if (type) {
+        const Model cache = llama_cache_model(model, c.n_ctx, vc.n_ubatch);
+        vc.estimate.terms.push_back(
+            {"kv_cache", kv_cache_bytes(cache, c.n_ctx, *type), Device::gpu});
+    } else {
+        report.notes.push_back("KV type " + vc.type_k + " unknown to canitrun");
+    }
+    vc.estimate.terms.push_back({"recurrent_state", recurrent_state_bytes(model), Device::gpu});
+}
+
+// The llama.cpp profile: per-tensor weights at llama-quantize's types, compute and output
+// buffers, at the log's own settings (CPU backend, as the logs' buffers are). An engine error
+// is noted once, for the first context.
+void add_verify_llamacpp_terms(const Model& model, const Quant& quant, const LlamaLogContext& c,
+                               VerifyContext& vc, VerifyReport& report) {
+    LlamaCppOptions lo;
+    lo.context = c.n_ctx;
+    lo.ubatch = vc.n_ubatch;
+    lo.n_seq = c.n_seq_max ? c.n_seq_max : 1;
+    lo.flash_attn = c.flash_attn == "enabled"    ? FlashAttn::on
+                    : c.flash_attn == "disabled" ? FlashAttn::off
+                                                 : FlashAttn::automatic;
+    lo.cache_type_k = vc.type_k;
+    lo.cache_type_v = c.type_v.empty() ? vc.type_k : c.type_v;
+    lo.backend = Backend::cpu;
+    auto engine = estimate_llamacpp(model, quant, lo);
+    if (engine) {
+        const Bytes tensors = checked::add(engine->term("weights"), engine->term("token_embd"));
+        vc.estimate.terms.push_back({"weights_llama_cpp", tensors, Device::cpu});
+        vc.estimate.terms.push_back({"output", engine->term("output"), Device::cpu});
+        vc.estimate.terms.push_back({"compute", engine->term("compute"), Device::cpu});
+    } else if (report.contexts.empty()) {
+        report.notes.push_back("llama.cpp engine: " + engine.error().message);
+    }
+}
+
+// Each estimate term beside the log's own buffer for it.
+void add_verify_rows(const LlamaLogContext& c, const std::optional<Bytes>& model_buffer,
+                     VerifyContext& vc) {
+    vc.rows.push_back({"weights", find_term(vc.estimate, "weights"), model_buffer});
+    if (const auto exact = find_term(vc.estimate, "weights_llama_cpp")) {
+        vc.rows.push_back({"weights_llama_cpp", exact, model_buffer});
+    }
+    if (const auto fs = find_term(vc.estimate, "file_size")) {
+        // The log's own size of the file (2 decimals of GiB) against the model buffer.
+        vc.rows.push_back({"weights_file_size", fs, model_buffer});
+    }
+    if (c.n_ctx > 0) {
+        vc.rows.push_back({"kv_cache", find_term(vc.estimate, "kv_cache"), sum(c.kv)});
+        const auto rs = find_term(vc.estimate, "recurrent_state");
+        const auto rs_actual = sum(c.recurrent);
+        if (rs_actual || (rs && *rs > 0)) {
+            vc.rows.push_back({"recurrent_state", rs, rs_actual});
+        }
+        vc.rows.push_back({"output", find_term(vc.estimate, "output"), sum(c.output)});
+        vc.rows.push_back({"compute", find_term(vc.estimate, "compute"), sum(c.compute)});
+    }
+}
+
+// One context of the log against the estimate at its settings. `have_model`: the log's
+// metadata made a model (report.model), so its cache and the engine profile can be estimated.
+VerifyContext verify_context(const LlamaLogContext& c, const VerifyWeights& w, bool have_model,
+                             const std::optional<Quant>& quant, VerifyReport& report) {
+    VerifyContext vc;
+    vc.n_ctx = c.n_ctx;
+    vc.n_ubatch = c.n_ubatch ? c.n_ubatch : kLlamaDefaultUbatch;
+    vc.type_k = c.type_k.empty() ? "f16" : c.type_k;
+    if (w.weights) vc.estimate.terms.push_back({"weights", *w.weights, Device::gpu});
+    if (w.file_size && report.weights_basis != kFileSizeBasis) {
+        vc.estimate.terms.push_back({"file_size", *w.file_size, Device::gpu});
+    }
+    if (have_model && c.n_ctx > 0) add_verify_cache_terms(report.model, c, vc, report);
+    if (have_model && quant && c.n_ctx > 0) {
+        add_verify_llamacpp_terms(report.model, *quant, c, vc, report);
+    }
+    add_verify_rows(c, w.model_buffer, vc);
+    return vc;
+}
+
 }  // namespace
 
 std::string quant_id_from_file_type(const std::string& file_type) {
@@ -47,24 +177,9 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
     VerifyReport report;
     report.arch = log.arch();
     report.file_type = log.file_type();
-    auto model = gguf_to_model({llama_log_metadata(log)});
+    const auto model = gguf_to_model({llama_log_metadata(log)});
     if (model) {
-        report.model = model->model;
-        // A log names no tensors, so whether the output head is tied to the embedding is read
-        // from the tensor count: the layout (tied or not) whose count is nearer the log's.
-        if (report.model.arch.tied_embeddings && log.tensor_count) {
-            Model untied = report.model;
-            untied.arch.tied_embeddings = false;
-            const auto tied_layout = tensor_layout(report.model);
-            const auto untied_layout = tensor_layout(untied);
-            const auto distance = [&](const TensorLayout& l) {
-                const std::uint64_t n = l.tensors.size();
-                return n > *log.tensor_count ? n - *log.tensor_count : *log.tensor_count - n;
-            };
-            if (tied_layout && untied_layout && distance(*untied_layout) < distance(*tied_layout)) {
-                report.model = untied;
-            }
-        }
+        report.model = verify_model_tying(model->model, log.tensor_count);
     } else {
         report.notes.push_back("no model architecture in the log (" + model.error().message +
                                "): KV cache and recurrent state not estimated");
@@ -74,92 +189,14 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
                                std::to_string(kMaxLogLineBytes) + " bytes skipped unread");
     }
     try {
-        std::optional<Bytes> weights;
-        const auto params = log.params_billions();
-        const std::optional<Bytes> file_size = log.file_size();
-        if (quant && params) {
-            const auto n = static_cast<std::uint64_t>(std::llround(*params * 1e9));
-            weights = weight_bytes(n, *quant);
-            report.weights_basis =
-                "quick rule: the log's model params x " + quant->id + "'s bits per weight";
-        } else if (file_size) {
-            weights = *file_size;
-            report.weights_basis = kFileSizeBasis;
-        } else {
-            report.notes.push_back(
-                "no model params or file size in the log: weights not estimated");
-        }
-        const std::optional<Bytes> model_buffer = sum(log.model_buffers);
-        if (!model_buffer) report.notes.push_back("no model buffer line in the log");
-
+        const VerifyWeights weights = estimate_verify_weights(log, quant, report);
         std::vector<LlamaLogContext> contexts = log.contexts;
         if (contexts.empty()) {
             report.notes.push_back("the log creates no context: only the weights are compared");
             contexts.emplace_back();
         }
         for (const auto& c : contexts) {
-            VerifyContext vc;
-            vc.n_ctx = c.n_ctx;
-            vc.n_ubatch = c.n_ubatch ? c.n_ubatch : kLlamaDefaultUbatch;
-            vc.type_k = c.type_k.empty() ? "f16" : c.type_k;
-            if (weights) vc.estimate.terms.push_back({"weights", *weights, Device::gpu});
-            if (file_size && report.weights_basis != kFileSizeBasis) {
-                vc.estimate.terms.push_back({"file_size", *file_size, Device::gpu});
-            }
-            if (model && c.n_ctx > 0) {
-                const auto type = parse_kv_type(vc.type_k);
-                if (type) {
-                    const Model cache = llama_cache_model(report.model, c.n_ctx, vc.n_ubatch);
-                    vc.estimate.terms.push_back(
-                        {"kv_cache", kv_cache_bytes(cache, c.n_ctx, *type), Device::gpu});
-                } else {
-                    report.notes.push_back("KV type " + vc.type_k + " unknown to canitrun");
-                }
-                vc.estimate.terms.push_back(
-                    {"recurrent_state", recurrent_state_bytes(report.model), Device::gpu});
-            }
-            // The llama.cpp profile: per-tensor weights at llama-quantize's types, compute and
-            // output buffers, at the log's own settings (CPU backend, as the logs' buffers are).
-            if (model && quant && c.n_ctx > 0) {
-                LlamaCppOptions lo;
-                lo.context = c.n_ctx;
-                lo.ubatch = vc.n_ubatch;
-                lo.n_seq = c.n_seq_max ? c.n_seq_max : 1;
-                lo.flash_attn = c.flash_attn == "enabled"    ? FlashAttn::on
-                                : c.flash_attn == "disabled" ? FlashAttn::off
-                                                             : FlashAttn::automatic;
-                lo.cache_type_k = vc.type_k;
-                lo.cache_type_v = c.type_v.empty() ? vc.type_k : c.type_v;
-                lo.backend = Backend::cpu;
-                auto engine = estimate_llamacpp(report.model, *quant, lo);
-                if (engine) {
-                    const Bytes tensors =
-                        checked::add(engine->term("weights"), engine->term("token_embd"));
-                    vc.estimate.terms.push_back({"weights_llama_cpp", tensors, Device::cpu});
-                    vc.estimate.terms.push_back({"output", engine->term("output"), Device::cpu});
-                    vc.estimate.terms.push_back({"compute", engine->term("compute"), Device::cpu});
-                } else if (report.contexts.empty()) {
-                    report.notes.push_back("llama.cpp engine: " + engine.error().message);
-                }
-            }
-            vc.rows.push_back({"weights", find_term(vc.estimate, "weights"), model_buffer});
-            if (const auto exact = find_term(vc.estimate, "weights_llama_cpp")) {
-                vc.rows.push_back({"weights_llama_cpp", exact, model_buffer});
-            }
-            if (const auto fs = find_term(vc.estimate, "file_size")) {
-                // The log's own size of the file (2 decimals of GiB) against the model buffer.
-                vc.rows.push_back({"weights_file_size", fs, model_buffer});
-            }
-            if (c.n_ctx > 0) {
-                vc.rows.push_back({"kv_cache", find_term(vc.estimate, "kv_cache"), sum(c.kv)});
-                const auto rs = find_term(vc.estimate, "recurrent_state");
-                const auto rs_actual = sum(c.recurrent);
-                if (rs_actual || (rs && *rs > 0)) {
-                    vc.rows.push_back({"recurrent_state", rs, rs_actual});
-                }
-                vc.rows.push_back({"output", find_term(vc.estimate, "output"), sum(c.output)});
-                vc.rows.push_back({"compute", find_term(vc.estimate, "compute"), sum(c.compute)});
-            }
+            VerifyContext vc = verify_context(c, weights, model.has_value(), quant, report);
             report.contexts.push_back(std::move(vc));
         }
     } catch (const OverflowError&) {
