@@ -32,8 +32,6 @@ double rel(double got, double want) {
     return std::fabs(got - want) / want;
 }
 
-constexpr double kMiB = 1048576.0;
-
 std::string upper(std::string s) {
     for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     return s;
@@ -101,13 +99,16 @@ TEST_CASE("the llama.cpp profile reproduces llama.cpp's CPU buffers at every con
                     static_cast<double>(e->term("weights") + e->term("token_embd"));
                 CHECK(rel(weights, m["tensor_data_bytes"].get<double>()) < 0.005);
                 CHECK(std::fabs(static_cast<double>(e->term("kv_cache")) -
-                                c["kv_cache_bytes"].get<double>()) <= 0.01 * kMiB);
+                                c["kv_cache_bytes"].get<double>()) <=
+                      0.01 * static_cast<double>(kMiB));
                 CHECK(std::fabs(static_cast<double>(e->term("recurrent_state")) -
-                                c["recurrent_state_bytes"].get<double>()) <= 0.01 * kMiB);
+                                c["recurrent_state_bytes"].get<double>()) <=
+                      0.01 * static_cast<double>(kMiB));
                 CHECK(rel(static_cast<double>(e->term("compute")), c[key].get<double>()) < 0.05);
                 // the log prints the output buffer to 0.01 MiB
                 CHECK(std::fabs(static_cast<double>(e->term("output")) -
-                                c["output_bytes"].get<double>()) <= 0.005 * kMiB);
+                                c["output_bytes"].get<double>()) <=
+                      0.005 * static_cast<double>(kMiB));
                 CHECK(e->term("runtime") == 0);
             }
         }

@@ -11,6 +11,12 @@ namespace canitrun {
 
 using Bytes = std::uint64_t;
 
+// The units output names: GB = 10^9 bytes (marketed sizes, the page), MiB and GiB = 2^20 and
+// 2^30 bytes (llama.cpp's logs, runtime buffers).
+inline constexpr Bytes kGB = 1000000000ULL;
+inline constexpr Bytes kMiB = 1ULL << 20;
+inline constexpr Bytes kGiB = 1ULL << 30;
+
 struct OverflowError : std::overflow_error {
     using std::overflow_error::overflow_error;
 };

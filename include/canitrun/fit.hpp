@@ -23,8 +23,6 @@
 namespace canitrun {
 
 inline constexpr std::uint64_t kDefaultRamGb = 32;
-inline constexpr Bytes kGB = 1000000000ULL;
-inline constexpr Bytes kGiB = 1ULL << 30;
 
 enum class Fit { native, offload, no };
 

@@ -10,6 +10,7 @@
 #include "canitrun/checked.hpp"
 #include "canitrun/error.hpp"
 #include "canitrun/gguf.hpp"
+#include "canitrun/llamacpp_rules.hpp"  // llama_cache_model: the cells a file gets
 #include "canitrun/model.hpp"
 
 namespace canitrun {
@@ -34,15 +35,5 @@ struct GgufModel {
 
 // Errors: no general.architecture, no `<arch>.block_count`, inconsistent per-layer arrays.
 Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts);
-
-// llama.cpp's KV cache at 5b4ebc5, one sequence: the context is padded to a multiple of 256
-// (llama-context.cpp) and a sliding-window layer keeps GGML_PAD(min(n_ctx, n_swa + n_ubatch),
-// 256) cells (llama-kv-cache-iswa.cpp), not just its window. Returns the model with its sliding
-// windows widened so that kv_cache_bytes() gives what llama.cpp allocates.
-inline constexpr std::uint64_t kLlamaCachePad = 256;
-inline constexpr std::uint64_t kLlamaDefaultUbatch = 512;
-std::uint64_t llama_padded_context(std::uint64_t context);
-Model llama_cache_model(const Model& model, std::uint64_t context,
-                        std::uint64_t n_ubatch = kLlamaDefaultUbatch);
 
 }  // namespace canitrun

@@ -178,6 +178,10 @@ AttentionDims attention_dims(const Model& model, const LayerGroup& group);
 // reference page's "if all layers used full attention" comparison.
 Model all_attention_variant(const Model& model);
 
+// The FFN width one token runs through: the dense width, or the top-k routed experts' widths
+// plus the shared expert's (the activations both llama.cpp's and vLLM's buffers hold).
+std::uint64_t active_ffn_width(const Model& model);
+
 // Whether every layer keeps K and V (or MLA's latent) for every token: then the model is its
 // own all-attention variant, and the page has no comparison to draw.
 bool is_all_attention(const Model& model);

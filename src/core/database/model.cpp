@@ -1,5 +1,7 @@
 #include "canitrun/model.hpp"
 
+#include "canitrun/checked.hpp"
+
 namespace canitrun {
 
 AttentionDims attention_dims(const Model& model, const LayerGroup& group) {
@@ -12,6 +14,13 @@ AttentionDims attention_dims(const Model& model, const LayerGroup& group) {
     d.k_dim = pick(group.head_dim, att.head_dim);
     d.v_dim = pick(group.v_head_dim, pick(att.v_head_dim, d.k_dim));
     return d;
+}
+
+std::uint64_t active_ffn_width(const Model& m) {
+    if (!m.is_moe()) return m.arch.intermediate_size;
+    const MoE& e = *m.arch.moe;
+    return checked::add(checked::mul(e.experts_per_token, e.expert_intermediate_size),
+                        e.shared_expert_intermediate_size);
 }
 
 Model all_attention_variant(const Model& model) {

@@ -33,7 +33,6 @@ namespace {
 
 constexpr std::uint64_t kF32 = 4;
 constexpr std::uint64_t kPad = 256;
-constexpr std::uint64_t kMiB = 1024ULL * 1024;
 
 std::uint64_t pad(std::uint64_t n, std::uint64_t to) {
     return checked::mul((checked::add(n, to - 1)) / to, to);
@@ -128,13 +127,6 @@ Result<CacheSetup> cache_setup(const Model& model, const LlamaCppOptions& o) {
     return s;
 }
 
-std::uint64_t ffn_width(const Model& m) {
-    if (!m.is_moe()) return m.arch.intermediate_size;
-    const MoE& e = *m.arch.moe;
-    return checked::add(checked::mul(e.experts_per_token, e.expert_intermediate_size),
-                        e.shared_expert_intermediate_size);
-}
-
 // Floats per ubatch token a layer keeps alive at its peak besides the attention scores: fitted
 // to the CPU backend's compute buffers (docs/ACCURACY.md): 4 n_embd + 3 FFN widths; MLA layers
 // the absorbed query, the latent output and the per-head q / v (heads x (2 (kv_lora + rope)
@@ -142,7 +134,7 @@ std::uint64_t ffn_width(const Model& m) {
 std::uint64_t layer_floats(const Model& m) {
     const auto& a = m.arch;
     std::uint64_t floats =
-        checked::add(checked::mul(4, a.hidden_size), checked::mul(3, ffn_width(m)));
+        checked::add(checked::mul(4, a.hidden_size), checked::mul(3, active_ffn_width(m)));
     for (const auto& g : a.layer_groups) {
         if (g.kind != LayerKind::mla) continue;
         const std::uint64_t v = a.attention.v_head_dim ? a.attention.v_head_dim : g.v_head_dim;
@@ -179,7 +171,7 @@ Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
         return std::max(out_phase, checked::mul(g.ubatch, per_token));
     }
     const std::uint64_t kq = checked::mul(a.attention.heads, n_kv);
-    std::uint64_t ffn = checked::add(ffn_width(m), checked::mul(2, a.hidden_size));
+    std::uint64_t ffn = checked::add(active_ffn_width(m), checked::mul(2, a.hidden_size));
     if (count_layers(m, LayerKind::mla) > 0) ffn = std::max(ffn, layer_floats(m));
     const std::uint64_t per_token = checked::add(kq, checked::add(masks, ffn));
     const Bytes attn_phase = checked::mul(checked::mul(g.ubatch, kF32), per_token);

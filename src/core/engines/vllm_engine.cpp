@@ -36,18 +36,10 @@
 namespace canitrun {
 namespace {
 
-constexpr std::uint64_t kMiB = 1024ULL * 1024;
 constexpr std::uint64_t kBf16 = 2;
 
 std::uint64_t cdiv(std::uint64_t a, std::uint64_t b) {
     return checked::add(a, b - 1) / b;
-}
-
-std::uint64_t vllm_ffn_width(const Model& m) {
-    if (!m.is_moe()) return m.arch.intermediate_size;
-    const MoE& e = *m.arch.moe;
-    return checked::add(checked::mul(e.experts_per_token, e.expert_intermediate_size),
-                        e.shared_expert_intermediate_size);
 }
 
 std::uint64_t embedding_params(const Model& m) {
@@ -262,7 +254,7 @@ VllmSizing read_vllm_sizing(const Model& model, const VllmOptions& o, Bytes all_
     z.params = layer_params(model);
     z.ffn_act =
         checked::mul(checked::mul(o.max_num_batched_tokens, kBf16),
-                     checked::add(checked::mul(2, cdiv(vllm_ffn_width(model), o.tensor_parallel)),
+                     checked::add(checked::mul(2, cdiv(active_ffn_width(model), o.tensor_parallel)),
                                   checked::mul(4, model.arch.hidden_size)));
     z.logits = checked::mul(256ULL * 4, model.arch.vocab_size);
     return z;

@@ -5,6 +5,8 @@
 #include "canitrun/ggml_type.hpp"
 #include "canitrun/gguf_model.hpp"
 
+#include "canitrun/llamacpp_rules.hpp"
+
 namespace canitrun {
 namespace {
 
@@ -23,20 +25,6 @@ bool operator<(const LayerInfo& a, const LayerInfo& b) {
 // Sliding-window period llama.cpp assumes when the file has no sliding_window_pattern key
 // (load_arch_hparams of each model in src/models/). Architectures not listed ignore
 // sliding_window unless the pattern key is present.
-std::uint64_t gguf_default_swa_period(const std::string& arch) {
-    static const std::map<std::string, std::uint64_t> periods = {
-        {"gemma2", 2},     {"gemma3", 6},  {"gemma3n", 5},      {"cohere2", 4},
-        {"cohere2moe", 4}, {"gpt-oss", 2}, {"llama4", 4},       {"olmo2", 4},
-        {"exaone4", 4},    {"afmoe", 4},   {"smallthinker", 4}, {"plamo3", 8},
-    };
-    const auto it = periods.find(arch);
-    return it == periods.end() ? 0 : it->second;
-}
-
-bool is_gated_delta_net(const std::string& arch) {
-    return arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe";
-}
-
 bool is_pure_recurrent(const std::string& arch) {
     return arch == "mamba" || arch == "mamba2";
 }
@@ -134,9 +122,8 @@ void read_gguf_attention(const GgufArchKeys& keys, const GgufHeadCounts& counts,
     a.attention.head_dim = keys.uint_or("attention.key_length", default_head);
     a.attention.v_head_dim = keys.uint_or("attention.value_length", a.attention.head_dim);
     a.attention.head_dim_explicit = keys.uint("attention.key_length").has_value();
-    // Qwen3-Next and Qwen 3.5 attention is always gated: q_proj also yields a sigmoid gate
-    // (llama.cpp builds attn_q at twice the heads for these architectures; no key says so).
-    a.attention.output_gate = arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe";
+    a.attention.output_gate = llama_gated_delta_net(arch);  // no key says so
+
     if (const auto ffl = std::max_element(counts.ffn.begin(), counts.ffn.end());
         ffl != counts.ffn.end()) {
         a.intermediate_size = *ffl;
@@ -172,7 +159,7 @@ GgufSlidingWindow read_gguf_sliding_window(const GgufArchKeys& keys, const std::
     if (arch == "gemma2" && !keys.uint("attention.sliding_window")) s.window = 4096;
     if (arch == "llama4" && !keys.uint("attention.sliding_window")) s.window = 8192;
     s.pattern = keys.find("attention.sliding_window_pattern");
-    s.period = gguf_default_swa_period(arch);
+    s.period = llama_default_swa_period(arch);
     // Whether any layer slides is decided by the default period, before a scalar pattern key
     // replaces it.
     s.any = s.window > 0 && (s.pattern != nullptr || s.period > 0);
@@ -192,7 +179,7 @@ struct GgufRecurrentLayers {
             return listed->uint_at(il).value_or(0) != 0;
         }
         if (is_pure_recurrent(arch)) return true;
-        if (is_gated_delta_net(arch)) {
+        if (llama_gated_delta_net(arch)) {
             // A per-layer head_count_kv array marks them with 0; else every interval-th layer
             // is attention (llama_model_qwen35moe::load_arch_hparams).
             if (counts.kv_per_layer) return counts.kv_heads[il] == 0;
@@ -216,7 +203,7 @@ LayerGroup read_gguf_recurrent_group(const GgufArchKeys& keys, const std::string
     // llama.cpp keeps (d_conv - 1) conv columns, none when d_conv is 0: a kernel of 1 says so.
     const std::uint64_t conv_kernel = std::max<std::uint64_t>(conv, 1);
     LayerGroup recurrent;
-    if (is_gated_delta_net(arch)) {
+    if (llama_gated_delta_net(arch)) {
         // Gated DeltaNet (convert_hf_to_gguf.py, Qwen3NextModel): state_size = key head dim,
         // group_count = key heads, time_step_rank = value heads, inner_size = value dim.
         recurrent.kind = LayerKind::linear;
@@ -449,21 +436,6 @@ Result<void> read_gguf_weights(const std::vector<GgufFile>& parts, GgufModel& ou
 }
 
 }  // namespace
-
-std::uint64_t llama_padded_context(std::uint64_t context) {
-    return checked::mul((checked::add(context, kLlamaCachePad - 1)) / kLlamaCachePad,
-                        kLlamaCachePad);
-}
-
-Model llama_cache_model(const Model& model, std::uint64_t context, std::uint64_t n_ubatch) {
-    Model out = model;
-    const std::uint64_t n_ctx = llama_padded_context(context);
-    for (auto& g : out.arch.layer_groups) {
-        if (g.kind != LayerKind::sliding) continue;
-        g.window = llama_padded_context(std::min(n_ctx, checked::add(g.window, n_ubatch)));
-    }
-    return out;
-}
 
 Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     if (parts.empty()) return fail(ErrorKind::bad_input, "no GGUF file to read");

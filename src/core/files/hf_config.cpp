@@ -1,5 +1,7 @@
 #include "canitrun/hf_config.hpp"
 
+#include "canitrun/llamacpp_rules.hpp"
+
 #include <algorithm>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -46,11 +48,11 @@ bool bool_or(const json& c, const char* key, bool d) {
 
 // Sliding-window period (last layer of each period is global) for model types whose config
 // states sliding_window without a per-layer list; llama.cpp's converter writes the same.
-std::uint64_t hf_default_swa_period(const std::string& model_type) {
-    if (model_type == "gemma2") return 2;
-    if (model_type == "gemma3" || model_type == "gemma3_text") return 6;
-    if (model_type == "cohere2") return 4;
-    return 0;
+// llama.cpp's name for a config's model_type, where the two differ, for llama.cpp's rules.
+std::string hf_llama_arch(const std::string& model_type) {
+    if (model_type == "gemma3_text") return "gemma3";
+    if (model_type == "gpt_oss") return "gpt-oss";
+    return model_type;
 }
 
 bool is_llama4(const std::string& model_type) {
@@ -148,7 +150,7 @@ std::vector<LayerKind> hf_sliding_layer_kinds(const json& c, const std::string& 
     std::vector<LayerKind> kinds;
     const std::uint64_t window = uint_or(c, {"sliding_window"}, 0);
     const std::uint64_t period =
-        uint_or(c, {"sliding_window_pattern"}, hf_default_swa_period(model_type));
+        uint_or(c, {"sliding_window_pattern"}, llama_default_swa_period(hf_llama_arch(model_type)));
     const bool use = window > 0 && period > 0 && bool_or(c, "use_sliding_window", true);
     for (std::uint64_t il = 0; il < blocks; ++il) {
         kinds.push_back(use && il % period < period - 1 ? LayerKind::sliding : LayerKind::full);

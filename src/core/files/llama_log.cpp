@@ -1,5 +1,7 @@
 #include "canitrun/llama_log.hpp"
 
+#include "canitrun/strings.hpp"
+
 #include "log_lines.hpp"
 
 #include <charconv>
@@ -8,16 +10,9 @@
 namespace canitrun {
 namespace {
 
-std::string llama_log_trim(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t\r");
-    if (b == std::string::npos) return "";
-    const auto e = s.find_last_not_of(" \t\r");
-    return s.substr(b, e - b + 1);
-}
-
 std::optional<std::uint64_t> to_uint(const std::string& s) {
     std::uint64_t v = 0;
-    const std::string t = llama_log_trim(s);
+    const std::string t = trim(s);
     const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
     if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return std::nullopt;
     return v;
@@ -25,7 +20,7 @@ std::optional<std::uint64_t> to_uint(const std::string& s) {
 
 std::optional<std::int64_t> to_int(const std::string& s) {
     std::int64_t v = 0;
-    const std::string t = llama_log_trim(s);
+    const std::string t = trim(s);
     const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
     if (r.ec != std::errc() || r.ptr != t.data() + t.size()) return std::nullopt;
     return v;
@@ -33,7 +28,7 @@ std::optional<std::int64_t> to_int(const std::string& s) {
 
 // "[1, 2, 3]" -> {1, 2, 3}; nullopt when cut ("...") or not numbers.
 std::optional<std::vector<std::int64_t>> int_list(const std::string& s) {
-    const std::string t = llama_log_trim(s);
+    const std::string t = trim(s);
     if (t.size() < 2 || t.front() != '[' || t.back() != ']') return std::nullopt;
     std::vector<std::int64_t> out;
     std::stringstream ss(t.substr(1, t.size() - 2));
@@ -91,10 +86,9 @@ bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& cu
                                    ? ll::kv(v)
                                    : std::nullopt) {
         log.metadata[std::string(kv->key)] =
-            LlamaLogKv{std::string(kv->type), llama_log_trim(std::string(kv->value))};
+            LlamaLogKv{std::string(kv->type), trim(std::string(kv->value))};
     } else if (const auto info = ll::print_info(v)) {
-        log.print_info[llama_log_trim(std::string(info->key))] =
-            llama_log_trim(std::string(info->value));
+        log.print_info[trim(std::string(info->key))] = trim(std::string(info->value));
     } else if (const auto model = ll::buffer(v, "model buffer size", false)) {
         log.model_buffers.push_back(
             {std::string(model->key), mib_to_bytes(std::string(model->value))});
@@ -133,7 +127,7 @@ Bytes mib_to_bytes(const std::string& mib) {
 
 Bytes decimal_to_bytes(const std::string& number, std::uint64_t unit) {
     // Integer hundredths (or finer) so "4685.30" is exact: digits x unit / 10^decimals, rounded.
-    const std::string t = llama_log_trim(number);
+    const std::string t = trim(number);
     const auto dot = t.find('.');
     const std::string whole = t.substr(0, dot);
     std::string frac = dot == std::string::npos ? "" : t.substr(dot + 1);

@@ -11,8 +11,6 @@
 namespace canitrun {
 namespace {
 
-constexpr Bytes kMiB = 1ULL << 20;
-constexpr Bytes kGiB = 1ULL << 30;
 constexpr std::uint64_t kAmdVendorId = 0x1002;
 // An AMD device with less dedicated VRAM than this and more GTT is an integrated part (APU):
 // its VRAM is a BIOS carve-out and the model lives in shared system memory.

@@ -1,0 +1,34 @@
+#pragma once
+// llama.cpp's rules at 5b4ebc5 that the GGUF reader, the config.json reader and the estimates
+// share, kept beside the llama.cpp profile (llamacpp_engine.hpp) so each is written once:
+// how many KV cells it allocates, which layers slide by default, which architectures gate
+// their attention.
+
+#include <cstdint>
+#include <string>
+
+#include "canitrun/model.hpp"
+
+namespace canitrun {
+
+// llama.cpp's KV cache, one sequence: the context is padded to a multiple of 256
+// (llama-context.cpp) and a sliding-window layer keeps GGML_PAD(min(n_ctx, n_swa + n_ubatch),
+// 256) cells (llama-kv-cache-iswa.cpp), not just its window. llama_cache_model returns the
+// model with its sliding windows widened so that kv_cache_bytes() gives what llama.cpp
+// allocates.
+inline constexpr std::uint64_t kLlamaCachePad = 256;
+inline constexpr std::uint64_t kLlamaDefaultUbatch = 512;
+std::uint64_t llama_padded_context(std::uint64_t context);
+Model llama_cache_model(const Model& model, std::uint64_t context,
+                        std::uint64_t n_ubatch = kLlamaDefaultUbatch);
+
+// The sliding-window period llama.cpp sets for an architecture when the file has no pattern
+// (llama-model.cpp's set_swa_pattern calls: every 2nd layer global for gemma2, every 6th for
+// gemma3 ...); 0 when it sets none. `arch` is llama.cpp's name ("gemma3", "gpt-oss").
+std::uint64_t llama_default_swa_period(const std::string& arch);
+
+// Qwen3-Next and Qwen 3.5: Gated DeltaNet layers, and attention whose q_proj also yields a
+// sigmoid gate (llama.cpp builds attn_q at twice the heads; no key says so).
+bool llama_gated_delta_net(const std::string& arch);
+
+}  // namespace canitrun

@@ -1,0 +1,39 @@
+#include "canitrun/llamacpp_rules.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "canitrun/checked.hpp"
+
+namespace canitrun {
+
+std::uint64_t llama_padded_context(std::uint64_t context) {
+    return checked::mul((checked::add(context, kLlamaCachePad - 1)) / kLlamaCachePad,
+                        kLlamaCachePad);
+}
+
+Model llama_cache_model(const Model& model, std::uint64_t context, std::uint64_t n_ubatch) {
+    Model out = model;
+    const std::uint64_t n_ctx = llama_padded_context(context);
+    for (auto& g : out.arch.layer_groups) {
+        if (g.kind != LayerKind::sliding) continue;
+        g.window = llama_padded_context(std::min(n_ctx, checked::add(g.window, n_ubatch)));
+    }
+    return out;
+}
+
+std::uint64_t llama_default_swa_period(const std::string& arch) {
+    static const std::map<std::string, std::uint64_t> periods = {
+        {"gemma2", 2},     {"gemma3", 6},  {"gemma3n", 5},      {"cohere2", 4},
+        {"cohere2moe", 4}, {"gpt-oss", 2}, {"llama4", 4},       {"olmo2", 4},
+        {"exaone4", 4},    {"afmoe", 4},   {"smallthinker", 4}, {"plamo3", 8},
+    };
+    const auto it = periods.find(arch);
+    return it == periods.end() ? 0 : it->second;
+}
+
+bool llama_gated_delta_net(const std::string& arch) {
+    return arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe";
+}
+
+}  // namespace canitrun
