@@ -1,0 +1,89 @@
+// One layer-kind rule (issue "The house"): which layer of the stack is full attention, sliding,
+// linear attention, SSM or MLA is decided once, by layer_kinds(), and every piece that lays out
+// layers agrees with it for every database model: the quick rule's parts, the llama.cpp
+// planner's parts, the llama.cpp tensor layout, and the GGUF reader reading back the file that
+// llama.cpp's converter would write for the model.
+
+#include "canitrun/layer_kinds.hpp"
+#include "canitrun/gguf.hpp"
+#include "canitrun/gguf_model.hpp"
+#include "canitrun/model_parts.hpp"
+#include "canitrun/plan_settings.hpp"
+#include "canitrun/tensor_layout.hpp"
+#include "catch.hpp"
+#include "support/model_gguf.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+// A file's header followed by a data section of zeros, without holding the zeros: a full-size
+// model's GGUF costs its header's kilobytes.
+class SparseGguf final : public ByteSource {
+  public:
+    explicit SparseGguf(const test::GgufWriter& w) : header_(w.header()), size_(0) {
+        size_ = header_.size() + w.data_size();
+    }
+    std::uint64_t size() const override { return size_; }
+    std::string name() const override { return "model.gguf"; }
+
+  protected:
+    Result<std::string> do_read(std::uint64_t offset, std::uint64_t length) const override {
+        std::string out(length, '\0');
+        for (std::uint64_t i = 0; i < length && offset + i < header_.size(); ++i) {
+            out[i] = header_[offset + i];
+        }
+        return out;
+    }
+
+  private:
+    std::string header_;
+    std::uint64_t size_;
+};
+
+std::vector<LayerKind> kinds_of(const ModelParts& parts) {
+    std::vector<LayerKind> kinds;
+    for (const auto& l : parts.layers) kinds.push_back(l.kind);
+    return kinds;
+}
+
+}  // namespace
+
+TEST_CASE("layer kinds: the quick parts and the llama.cpp planner agree for every model") {
+    const Quant& q4 = test::quant("Q4_K_M");
+    std::size_t planned = 0;
+    for (const auto& m : test::database().models) {
+        INFO(m.id);
+        const auto kinds = layer_kinds(m);
+        REQUIRE(kinds.size() == m.arch.layers);
+        const auto quick = model_parts(m, q4, EstimateOptions{});
+        REQUIRE(quick);
+        CHECK(kinds_of(*quick) == kinds);
+        if (!tensor_layout(m)) continue;  // the quick rule's fallback: no llama.cpp parts
+        const auto llama = plan_parts(m, q4, PlanSettings{});
+        REQUIRE(llama);
+        CHECK(kinds_of(*llama) == kinds);
+        ++planned;
+    }
+    CHECK(planned >= 100);  // most of the 135 models have a llama.cpp layout
+}
+
+TEST_CASE("layer kinds: the GGUF reader reads back each model's layers as layer_kinds has them") {
+    // The file make_gguf writes (tools/accuracy: the same keys llama.cpp's converter writes),
+    // read by gguf_to_model, whose per-layer kinds come from the file's keys alone.
+    std::size_t read = 0;
+    for (const auto& m : test::database().models) {
+        if (!tensor_layout(m)) continue;
+        INFO(m.id);
+        const auto writer = test::model_gguf(m, "Q4_K_M");
+        REQUIRE(writer);
+        const auto file = read_gguf(SparseGguf(*writer));
+        REQUIRE(file);
+        const auto g = gguf_to_model({*file});
+        REQUIRE(g);
+        CHECK(layer_kinds(g->model) == layer_kinds(m));
+        ++read;
+    }
+    CHECK(read >= 100);
+}

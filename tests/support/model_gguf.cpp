@@ -1,0 +1,199 @@
+#include "support/model_gguf.hpp"
+
+#include "canitrun/quantize_rules.hpp"
+#include "canitrun/tensor_layout.hpp"
+
+namespace canitrun::test {
+namespace {
+
+const LayerGroup* group(const Model& m, LayerKind k) {
+    for (const auto& g : m.arch.layer_groups) {
+        if (g.kind == k) return &g;
+    }
+    return nullptr;
+}
+
+std::uint32_t u32(std::uint64_t v) {
+    return static_cast<std::uint32_t>(v);
+}
+
+// The keys every file has: its name and type, the model's sizes, norm and rope constants.
+void write_general_keys(GgufWriter& w, const Model& m, const std::string& arch,
+                        std::uint32_t ftype) {
+    const auto& a = m.arch;
+    const std::string p = arch + ".";
+    w.str("general.architecture", arch);
+    w.str("general.name", "synthetic");
+    w.u32("general.file_type", ftype);
+    w.u32("general.quantization_version", 2);
+    w.u32(p + "vocab_size", u32(a.vocab_size));
+    w.u32(p + "context_length", u32(m.context_native));
+    w.u32(p + "embedding_length", u32(a.hidden_size));
+    w.u32(p + "block_count", u32(a.layers));
+    w.u32(p + "attention.head_count", u32(a.attention.heads));
+    w.f32(p + (arch == "command-r" || arch == "cohere2" ? "attention.layer_norm_epsilon"
+                                                        : "attention.layer_norm_rms_epsilon"),
+          1e-6f);
+    w.f32(p + "rope.freq_base", 10000.0f);
+}
+
+// DeepSeek-2's MLA keys: the latent's ranks and dims, and its dense and shared-expert layers.
+void write_mla_keys(GgufWriter& w, const Model& m, const std::string& arch, std::uint64_t v_dim) {
+    const auto& a = m.arch;
+    const std::string p = arch + ".";
+    const LayerGroup& g = *group(m, LayerKind::mla);
+    w.u32(p + "attention.head_count_kv", 1);
+    w.u32(p + "attention.key_length", u32(g.kv_lora_rank + g.qk_rope_head_dim));
+    w.u32(p + "attention.value_length", u32(g.kv_lora_rank));
+    w.u32(p + "attention.key_length_mla", u32(g.qk_nope_head_dim + g.qk_rope_head_dim));
+    w.u32(p + "attention.value_length_mla", u32(v_dim));
+    w.u32(p + "attention.kv_lora_rank", u32(g.kv_lora_rank));
+    if (g.q_lora_rank) w.u32(p + "attention.q_lora_rank", u32(g.q_lora_rank));
+    w.u32(p + "rope.dimension_count", u32(g.qk_rope_head_dim));
+    w.u32(p + "leading_dense_block_count", u32(a.layers - a.moe->moe_layers));
+    w.u32(p + "expert_shared_count", u32(a.moe->shared_experts));
+    w.f32(p + "expert_weights_scale", 1.0f);
+    w.u32(p + "expert_gating_func", m.family == "deepseek-v2" ? 1 : 2);
+}
+
+// Every other architecture's KV heads (per layer for granite-hybrid), head dims and rope dims.
+void write_attention_keys(GgufWriter& w, const Model& m, const std::string& arch,
+                          std::uint64_t v_dim) {
+    const auto& a = m.arch;
+    const std::string p = arch + ".";
+    if (arch == "granitehybrid") {
+        // recurrent layers are the ones with no KV heads
+        std::vector<std::uint32_t> kv(a.layers, u32(a.attention.kv_heads));
+        const LayerGroup* full = group(m, LayerKind::full);
+        const std::uint64_t interval = a.layers / (full ? full->count : 1);
+        for (std::uint64_t i = 0; i < a.layers; ++i) {
+            if ((i + 1) % interval != 0) kv[i] = 0;
+        }
+        w.u32_array(p + "attention.head_count_kv", kv);
+    } else {
+        w.u32(p + "attention.head_count_kv", u32(a.attention.kv_heads));
+    }
+    w.u32(p + "attention.key_length", u32(a.attention.head_dim));
+    w.u32(p + "attention.value_length", u32(v_dim));
+    const bool partial = arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next";
+    w.u32(p + "rope.dimension_count",
+          u32(partial ? a.attention.head_dim / 4 : a.attention.head_dim));
+}
+
+void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
+    const auto& a = m.arch;
+    const std::string p = arch + ".";
+    if ((arch == "granitehybrid" || arch == "llama") && m.is_moe()) {
+        // llama.cpp and granite-hybrid.cpp size their experts with feed_forward_length
+        w.u32(p + "feed_forward_length", u32(a.moe->expert_intermediate_size));
+    } else if (a.intermediate_size) {
+        w.u32(p + "feed_forward_length", u32(a.intermediate_size));
+    }
+    if (m.is_moe()) {
+        w.u32(p + "expert_count", u32(a.moe->experts));
+        w.u32(p + "expert_used_count", u32(a.moe->experts_per_token));
+        w.u32(p + "expert_feed_forward_length", u32(a.moe->expert_intermediate_size));
+        if (a.moe->shared_expert_intermediate_size && arch != "deepseek2") {
+            w.u32(p + "expert_shared_feed_forward_length",
+                  u32(a.moe->shared_expert_intermediate_size));
+        }
+    }
+}
+
+// The keys of the model's linear-attention, SSM and sliding-window layers, where it has them.
+void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arch) {
+    const auto& a = m.arch;
+    const std::string p = arch + ".";
+    if (const LayerGroup* g = group(m, LayerKind::linear)) {
+        const LayerGroup* full = group(m, LayerKind::full);
+        w.u32(p + "ssm.conv_kernel", u32(g->conv_kernel));
+        w.u32(p + "ssm.state_size", u32(g->key_head_dim));
+        w.u32(p + "ssm.group_count", u32(g->key_heads));
+        w.u32(p + "ssm.time_step_rank", u32(g->value_heads));
+        w.u32(p + "ssm.inner_size", u32(g->value_heads * g->value_head_dim));
+        w.u32(p + "full_attention_interval", u32(a.layers / (full ? full->count : 1)));
+        if (arch != "qwen3next") w.i32_array(p + "rope.dimension_sections", {11, 11, 10, 0});
+    }
+    if (const LayerGroup* g = group(m, LayerKind::ssm)) {
+        w.u32(p + "ssm.conv_kernel", u32(g->conv_kernel));
+        w.u32(p + "ssm.inner_size", u32(g->inner_size));
+        w.u32(p + "ssm.state_size", u32(g->state_size));
+        w.u32(p + "ssm.time_step_rank", u32(g->ssm_heads));
+        w.u32(p + "ssm.group_count", u32(g->groups));
+    }
+    if (const LayerGroup* g = group(m, LayerKind::sliding)) {
+        const LayerGroup* full = group(m, LayerKind::full);
+        w.u32(p + "attention.sliding_window", u32(g->window));
+        if (full && full->count) {
+            w.u32(p + "attention.sliding_window_pattern", u32(a.layers / full->count));
+        }
+    }
+}
+
+// The scales and rope sections a few architectures' converters write.
+void write_arch_extra_keys(GgufWriter& w, const std::string& arch) {
+    const std::string p = arch + ".";
+    if (arch == "granite" || arch == "granitehybrid" || arch == "cohere2" || arch == "command-r") {
+        w.f32(p + "logit_scale", 1.0f);
+    }
+    if (arch == "granite" || arch == "granitehybrid") {
+        w.f32(p + "residual_scale", 0.22f);
+        w.f32(p + "embedding_scale", 12.0f);
+        w.f32(p + "attention.scale", 0.0078125f);
+    }
+    if (arch == "qwen2vl" || arch == "qwen3vl" || arch == "qwen3vlmoe") {
+        w.i32_array(p + "rope.dimension_sections", {16, 24, 24, 0});
+    }
+}
+
+}  // namespace
+
+// A function's static, built on first use (cert-err58-cpp).
+const std::map<std::string, std::uint32_t>& ftype_ids() {
+    static const std::map<std::string, std::uint32_t> ids = {
+        {"FP32", 0},     {"FP16", 1},     {"Q4_0", 2},    {"Q4_1", 3},    {"Q8_0", 7},
+        {"Q5_0", 8},     {"Q5_1", 9},     {"Q2_K", 10},   {"Q3_K_S", 11}, {"Q3_K_M", 12},
+        {"Q3_K_L", 13},  {"Q4_K_S", 14},  {"Q4_K_M", 15}, {"Q5_K_S", 16}, {"Q5_K_M", 17},
+        {"Q6_K", 18},    {"IQ2_XXS", 19}, {"IQ2_XS", 20}, {"Q2_K_S", 21}, {"IQ3_XS", 22},
+        {"IQ3_XXS", 23}, {"IQ1_S", 24},   {"IQ4_NL", 25}, {"IQ3_S", 26},  {"IQ3_M", 27},
+        {"IQ2_S", 28},   {"IQ2_M", 29},   {"IQ4_XS", 30}, {"IQ1_M", 31},  {"BF16", 32},
+        {"TQ1_0", 36},   {"TQ2_0", 37},   {"MXFP4", 38},
+    };
+    return ids;
+}
+
+// Every metadata key, in the order the file has them.
+void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch,
+                          std::uint32_t ftype) {
+    const auto& a = m.arch;
+    write_general_keys(w, m, arch, ftype);
+    const std::uint64_t v_dim =
+        a.attention.v_head_dim ? a.attention.v_head_dim : a.attention.head_dim;
+    if (arch == "deepseek2") {
+        write_mla_keys(w, m, arch, v_dim);
+    } else {
+        write_attention_keys(w, m, arch, v_dim);
+    }
+    write_ffn_keys(w, m, arch);
+    write_layer_kind_keys(w, m, arch);
+    write_arch_extra_keys(w, arch);
+    w.str("tokenizer.ggml.model", "no_vocab");
+}
+
+Result<GgufWriter> model_gguf(const Model& m, const std::string& quant_id,
+                              std::optional<bool> imatrix) {
+    if (!ftype_ids().contains(quant_id)) {
+        return fail(ErrorKind::bad_input, quant_id + " is not a GGUF file type");
+    }
+    CANITRUN_TRY_ASSIGN(const auto layout, tensor_layout(m));
+    CANITRUN_TRY_ASSIGN(const auto tensors, quantize_tensors(layout, quant_id, imatrix));
+    GgufWriter w;
+    write_model_metadata(w, m, layout.arch, ftype_ids().at(quant_id));
+    for (const auto& t : tensors) {
+        std::vector<std::uint64_t> ne(t.tensor.ne.begin(), t.tensor.ne.begin() + t.tensor.n_dims);
+        w.tensor(t.tensor.name, ne, t.type.id);
+    }
+    return w;
+}
+
+}  // namespace canitrun::test
