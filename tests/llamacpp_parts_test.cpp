@@ -105,6 +105,18 @@ TEST_CASE("one layer-kind rule: the tensor layout's recurrent layers are layer_k
     CHECK(hybrids >= 4);
 }
 
+TEST_CASE("layer kinds: of two groups as many, the full-attention layers end each period") {
+    // Gemma 2 2B: 26 layers, 13 sliding and 13 global; llama.cpp's set_swa_pattern(2) makes
+    // layer il sliding when il % 2 < 1: layers 0, 2, ..., 24 slide, 1, 3, ..., 25 are global.
+    // (Before, the tie put the sliding layers last: every layer had the wrong kind.)
+    const auto kinds = layer_kinds(test::model("gemma-2-2b"));
+    REQUIRE(kinds.size() == 26);
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+        INFO("layer " << i);
+        CHECK((kinds[i] == LayerKind::full) == (i % 2 == 1));
+    }
+}
+
 TEST_CASE("layer kinds: the rarer group at the end of each period, as llama.cpp places it") {
     // Gemma 3 27B: 62 layers, 10 global; llama.cpp's set_swa_pattern(6) makes layer il global
     // when il % 6 == 5: layers 5, 11, ..., 59 (ten of them); 60 and 61 are sliding.

@@ -31,6 +31,10 @@ struct GgufModel {
     std::uint64_t parts = 1;
     std::uint32_t version = 3;
     std::vector<QuantMixEntry> mix;  // largest first
+    // Each layer's kind as llama.cpp reads it from the file's keys (a per-layer head count, a
+    // sliding-window pattern, a full-attention interval), before the layers are counted into
+    // model.arch.layer_groups; layer_kinds(model) must place them the same way.
+    std::vector<LayerKind> layer_kinds;
 };
 
 // Errors: no general.architecture, no `<arch>.block_count`, inconsistent per-layer arrays.

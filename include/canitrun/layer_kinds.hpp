@@ -4,7 +4,8 @@
 // llama.cpp tensor layout and the llama.cpp planner. With two groups the rarer one sits at
 // every (layers / count)-th layer, the last of each period, as llama.cpp's
 // full_attention_interval (qwen3next, qwen35) and set_swa_pattern (gemma2: every 2nd layer
-// global; gemma3: every 6th) place them; the other groups fill the rest in their order.
+// global; gemma3: every 6th) place them; of two groups as many, the full-attention one is
+// the rarer (gemma2 and gpt-oss slide on even layers); the other groups fill the rest in order.
 
 #include <cstddef>
 #include <vector>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "canitrun/checked.hpp"
 
@@ -16,10 +17,15 @@ std::vector<std::size_t> layer_group_order(const Model& model) {
     if (groups.empty() || n == 0) return order;
     std::size_t rare = kFree;
     if (groups.size() > 1) {
-        rare = static_cast<std::size_t>(
-            std::min_element(groups.begin(), groups.end(),
-                             [](const auto& a, const auto& b) { return a.count < b.count; }) -
-            groups.begin());
+        // The rarer group; of two as many, the full-attention one: llama.cpp's set_swa_pattern
+        // makes the global layer the last of each period, so Gemma 2 and gpt-oss (period 2)
+        // slide on even layers and attend fully on odd ones.
+        const auto rarer = [](const LayerGroup& a, const LayerGroup& b) {
+            return std::pair(a.count, a.kind != LayerKind::full) <
+                   std::pair(b.count, b.kind != LayerKind::full);
+        };
+        rare = static_cast<std::size_t>(std::min_element(groups.begin(), groups.end(), rarer) -
+                                        groups.begin());
         const std::uint64_t count = groups[rare].count;
         // interval <= n / count, so the stack has at least `count` period ends.
         const std::uint64_t interval = count == 0 ? 1 : std::max<std::uint64_t>(1, n / count);

@@ -467,8 +467,9 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     read_gguf_attention(keys, counts, arch, a);
 
     const GgufLayerRules rules = read_gguf_layer_rules(keys, arch, a.attention);
-    a.layer_groups = group_gguf_layers(classify_gguf_layers(arch, counts, rules, a.attention),
-                                       rules, arch == "falcon-h1");
+    const std::vector<LayerInfo> layers = classify_gguf_layers(arch, counts, rules, a.attention);
+    for (const auto& li : layers) out.layer_kinds.push_back(li.kind);
+    a.layer_groups = group_gguf_layers(layers, rules, arch == "falcon-h1");
     a.pattern = gguf_layer_pattern(a.layer_groups);
     a.shared_kv_layers = read_gguf_shared_kv_layers(keys, arch, n_layer);
     a.moe = read_gguf_moe(keys, n_layer);
