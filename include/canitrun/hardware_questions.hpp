@@ -69,4 +69,7 @@ Result<FitSort> parse_fit_sort(const std::string& text);
 
 void sort_model_fits(std::vector<ModelFit>& fits, FitSort order);
 
+// The formats llama.cpp runs (GGUF): the hardware answers are llama.cpp placements.
+std::vector<const Quant*> llama_cpp_quants(const Database& db);
+
 }  // namespace canitrun

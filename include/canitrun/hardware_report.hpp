@@ -11,9 +11,6 @@
 
 namespace canitrun {
 
-// The formats llama.cpp runs (GGUF): the hardware answers are llama.cpp placements.
-std::vector<const Quant*> llama_cpp_quants(const Database& db);
-
 struct HardwareReport {
     std::string model_file;  // a GGUF file the answer is for; empty for a database model
     Hardware hardware;

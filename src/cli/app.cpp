@@ -390,88 +390,111 @@ CommandResult model_or_file_command(const Options& o) {
     return model_command(o);
 }
 
-std::vector<Subcommand> add_subcommands(CLI::App& app, Options& o) {
-    CLI::App* gpus =
+// The subcommands' CLI11 apps, filled by the three functions below in --help's order.
+struct Subcommands {
+    CLI::App* gpus = nullptr;
+    CLI::App* models = nullptr;
+    CLI::App* gpu_list = nullptr;
+    CLI::App* quants = nullptr;
+    CLI::App* system = nullptr;
+    CLI::App* fit = nullptr;
+    CLI::App* compare = nullptr;
+    CLI::App* local = nullptr;
+    CLI::App* verify = nullptr;
+};
+
+// gpus and the database lists.
+void add_database_subcommands(CLI::App& app, Options& o, Subcommands& s) {
+    s.gpus =
         app.add_subcommand("gpus", "List the GPUs that run a model, natively or with CPU offload");
-    gpus->add_option("model", o.model,
+    s.gpus
+        ->add_option("model", o.model,
                      "Model id or alias, a .gguf file (at its own weights), or a config.json / HF "
                      "folder")
         ->required()
         ->check(non_empty());
-    add_estimate_flags(*gpus, o);
-    gpus->fallthrough();
+    add_estimate_flags(*s.gpus, o);
+    s.gpus->fallthrough();
+    s.models = app.add_subcommand("models", "List the models in the database");
+    s.models->add_option("--family", o.family, "Only this family (substring, e.g. qwen)");
+    s.models->add_option("--vendor", o.vendor, "Only this vendor (substring, e.g. alibaba)");
+    s.models->add_option("--since", o.since,
+                         "Only models released on or after: 2026-06, 2026-06-15");
+    s.models->add_flag("--names", o.names, "Print only the ids, one per line");
+    s.models->fallthrough();
+    s.gpu_list = app.add_subcommand("gpu-list", "List the GPUs in the database");
+    s.gpu_list->add_option("--vendor", o.vendor, "Only this vendor: nvidia, amd, intel, apple");
+    s.gpu_list->add_option("--min-vram", o.min_vram, "Only GPUs with at least this many GB");
+    s.gpu_list->add_flag("--names", o.names, "Print only the ids, one per line");
+    s.gpu_list->fallthrough();
+    s.quants = app.add_subcommand("quants", "List the quantization formats");
+    s.quants->add_flag("--names", o.names, "Print only the ids, one per line");
+    s.quants->fallthrough();
+}
 
-    CLI::App* models = app.add_subcommand("models", "List the models in the database");
-    models->add_option("--family", o.family, "Only this family (substring, e.g. qwen)");
-    models->add_option("--vendor", o.vendor, "Only this vendor (substring, e.g. alibaba)");
-    models->add_option("--since", o.since, "Only models released on or after: 2026-06, 2026-06-15");
-    models->add_flag("--names", o.names, "Print only the ids, one per line");
-    models->fallthrough();
-
-    CLI::App* gpu_list = app.add_subcommand("gpu-list", "List the GPUs in the database");
-    gpu_list->add_option("--vendor", o.vendor, "Only this vendor: nvidia, amd, intel, apple");
-    gpu_list->add_option("--min-vram", o.min_vram, "Only GPUs with at least this many GB");
-    gpu_list->add_flag("--names", o.names, "Print only the ids, one per line");
-    gpu_list->fallthrough();
-
-    CLI::App* quants = app.add_subcommand("quants", "List the quantization formats");
-    quants->add_flag("--names", o.names, "Print only the ids, one per line");
-    quants->fallthrough();
-
-    CLI::App* system = app.add_subcommand("system", "Show the GPUs and RAM found on this machine");
-    system->fallthrough();
-
-    CLI::App* fit = app.add_subcommand(
+// Questions about a machine: system, fit.
+void add_machine_subcommands(CLI::App& app, Options& o, Subcommands& s) {
+    s.system = app.add_subcommand("system", "Show the GPUs and RAM found on this machine");
+    s.system->fallthrough();
+    s.fit = app.add_subcommand(
         "fit", "Every model that runs on a machine, with its best quantization, context and speed");
-    add_hardware_flags(*fit, o);
-    fit->add_option("--ctx,-c", o.ctx, "Context length to fit (default 8k)");
-    fit->add_option("--kv-type", o.kv_type, "KV cache element type: " + kv_type_names());
-    fit->add_option("--ram", o.hw.ram,
-                    "System RAM in GB (default: detected with --gpu auto, else 32)");
-    fit->add_option("--sort", o.sort,
-                    "Order: params (largest first, default), speed, context, name");
-    fit->fallthrough();
+    add_hardware_flags(*s.fit, o);
+    s.fit->add_option("--ctx,-c", o.ctx, "Context length to fit (default 8k)");
+    s.fit->add_option("--kv-type", o.kv_type, "KV cache element type: " + kv_type_names());
+    s.fit->add_option("--ram", o.hw.ram,
+                      "System RAM in GB (default: detected with --gpu auto, else 32)");
+    s.fit->add_option("--sort", o.sort,
+                      "Order: params (largest first, default), speed, context, name");
+    s.fit->fallthrough();
+}
 
-    CLI::App* compare = app.add_subcommand(
+// compare, local and verify.
+void add_other_subcommands(CLI::App& app, Options& o, Subcommands& s) {
+    s.compare = app.add_subcommand(
         "compare", "Models side by side: size, context, layers, VRAM, KV growth, smallest GPU");
-    compare
+    s.compare
         ->add_option("models", o.operands,
                      "Two or more model ids, .gguf files or config.json / HF folders")
         ->required()
         ->check(non_empty());
-    add_estimate_flags(*compare, o);
-    add_hardware_flags(*compare, o);
-    add_engine_flags(*compare, o.engine);
-    compare->fallthrough();
-
-    CLI::App* local = app.add_subcommand(
+    add_estimate_flags(*s.compare, o);
+    add_hardware_flags(*s.compare, o);
+    add_engine_flags(*s.compare, o.engine);
+    s.compare->fallthrough();
+    s.local = app.add_subcommand(
         "local", "The models already on disk (Ollama, Hugging Face cache, LM Studio, llama.cpp)");
-    add_hardware_flags(*local, o);
-    local->add_option("--ctx,-c", o.ctx, "Context length to plan at (default 8k)");
-    local->add_option("--ram", o.hw.ram,
-                      "System RAM in GB (default: detected on this machine, else 32)");
-    local->fallthrough();
-
-    CLI::App* verify = app.add_subcommand(
+    add_hardware_flags(*s.local, o);
+    s.local->add_option("--ctx,-c", o.ctx, "Context length to plan at (default 8k)");
+    s.local->add_option("--ram", o.hw.ram,
+                        "System RAM in GB (default: detected on this machine, else 32)");
+    s.local->fallthrough();
+    s.verify = app.add_subcommand(
         "verify",
         "Compare a llama.cpp log's buffers, or llama-bench's speeds, with canitrun's estimate");
-    verify->add_option("log", o.log, "A llama.cpp / llama-server log, or llama-bench output")
+    s.verify->add_option("log", o.log, "A llama.cpp / llama-server log, or llama-bench output")
         ->required();
-    verify->fallthrough();
+    s.verify->fallthrough();
+}
 
+std::vector<Subcommand> add_subcommands(CLI::App& app, Options& o) {
+    Subcommands s;
+    // In the order --help lists them.
+    add_database_subcommands(app, o, s);
+    add_machine_subcommands(app, o, s);
+    add_other_subcommands(app, o, s);
     using C = Command;
     return {
-        {gpus, C::gpus, gpus_command},
-        {system, C::system, system_command},
-        {fit, C::fit, fit_command},
-        {compare, C::compare, compare_command},
-        {local, C::local, local_command},
-        {verify, C::verify, verify_command},
-        {models, C::lists,
+        {s.gpus, C::gpus, gpus_command},
+        {s.system, C::system, system_command},
+        {s.fit, C::fit, fit_command},
+        {s.compare, C::compare, compare_command},
+        {s.local, C::local, local_command},
+        {s.verify, C::verify, verify_command},
+        {s.models, C::lists,
          [](const Options& opts) { return lists_command(opts, ListKind::models); }},
-        {gpu_list, C::lists,
+        {s.gpu_list, C::lists,
          [](const Options& opts) { return lists_command(opts, ListKind::gpus); }},
-        {quants, C::lists,
+        {s.quants, C::lists,
          [](const Options& opts) { return lists_command(opts, ListKind::quants); }},
         {nullptr, C::model, model_or_file_command},
     };

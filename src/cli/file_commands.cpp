@@ -39,12 +39,10 @@ std::string bytes_text(Bytes b) {
     return format_thousands(b) + " bytes (" + format_gb(b) + ", " + format_gib(b) + ")";
 }
 
-void write_gguf_text(std::ostream& out, const GgufReport& report) {
+// The heading and the facts table: what the file is.
+void write_gguf_facts(std::ostream& out, const GgufReport& report) {
     const std::string& path = report.label;
     const GgufModel& g = report.gguf;
-    const GgufEstimate& fe = report.at_context;
-    const ReportOptions& ro = report.options;
-    const std::optional<HardwareReport>& hardware = report.hardware;
     const Model& m = g.model;
     const Architecture& a = m.arch;
     // A remote model is named as the user named it; a file by its name.
@@ -85,7 +83,10 @@ void write_gguf_text(std::ostream& out, const GgufReport& report) {
     facts.add_row({"Parameters", params});
     facts.add_row({"Weights", bytes_text(g.weights_bytes)});
     facts.write_rows(out);
+}
 
+// The bytes of each ggml type in the file.
+void write_gguf_mix(std::ostream& out, const GgufModel& g) {
     out << "\n  Quantization mix\n";
     Table mix({"type", "tensors", "bytes", "share"}, {false, true, true, true});
     for (const auto& e : g.mix) {
@@ -96,7 +97,14 @@ void write_gguf_text(std::ostream& out, const GgufReport& report) {
                      fmt::format("{:.1f} %", share)});
     }
     mix.write(out, "    ");
+}
 
+// The terms at the context, the plan on the hardware, the budget.
+void write_gguf_terms(std::ostream& out, const GgufReport& report) {
+    const GgufModel& g = report.gguf;
+    const GgufEstimate& fe = report.at_context;
+    const ReportOptions& ro = report.options;
+    const std::optional<HardwareReport>& hardware = report.hardware;
     out << "\n  At " << format_context(ro.estimate.context) << " context ("
         << ro.estimate.kv_type.id << " KV; llama.cpp allocates "
         << format_thousands(fe.cache_context) << " cells)\n";
@@ -120,6 +128,12 @@ void write_gguf_text(std::ostream& out, const GgufReport& report) {
             << (fe.estimate.total() <= *ro.vram_budget ? "fits" : "does not fit") << " ("
             << format_gb(fe.estimate.total()) << " needed)\n";
     }
+}
+
+void write_gguf_text(std::ostream& out, const GgufReport& report) {
+    write_gguf_facts(out, report);
+    write_gguf_mix(out, report.gguf);
+    write_gguf_terms(out, report);
 }
 
 json gguf_json(const GgufReport& report) {
@@ -216,7 +230,7 @@ Result<Bytes> mmproj_bytes(const std::string& mmproj_path) {
 
 }  // namespace
 
-CommandResult gguf_page(std::shared_ptr<const GgufReport> report, bool chart_csv,
+CommandResult gguf_page(const std::shared_ptr<const GgufReport>& report, bool chart_csv,
                         const std::string& note) {
     CommandResult r;
     r.what = "a model file";
@@ -269,8 +283,9 @@ Result<CommandResult> run_gguf(const Database& db, const std::string& path,
 
 }  // namespace
 
-CommandResult config_page(std::shared_ptr<const ModelReport> report, const std::string& label,
-                          const std::string& params_source, bool chart_csv) {
+CommandResult config_page(const std::shared_ptr<const ModelReport>& report,
+                          const std::string& label, const std::string& params_source,
+                          bool chart_csv) {
     CommandResult r = model_page_result(report, chart_csv, "");
     r.what = "a model file";
     r.html = nullptr;  // the HTML page is a database model's

@@ -36,8 +36,9 @@ Result<CommandResult> gguf_file_page(const Database& db, const std::string& labe
 
 // A model made from a config.json (a folder, a remote safetensors repo) as the model page,
 // headed by where it came from; JSON adds `file` and `params_source`.
-CommandResult config_page(std::shared_ptr<const ModelReport> report, const std::string& label,
-                          const std::string& params_source, bool chart_csv);
+CommandResult config_page(const std::shared_ptr<const ModelReport>& report,
+                          const std::string& label, const std::string& params_source,
+                          bool chart_csv);
 
 // `canitrun FILE`: a .gguf file, a config.json or a folder holding one.
 Result<CommandResult> run_model_file(const Database& db, const std::string& path,

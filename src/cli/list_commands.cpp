@@ -143,7 +143,7 @@ CommandResult quants_result(const Database& db) {
     return r;
 }
 
-CommandResult gpus_result(std::shared_ptr<const ModelReport> report) {
+CommandResult gpus_result(const std::shared_ptr<const ModelReport>& report) {
     CommandResult result;
     result.what = "gpus";
     result.views = {[report] {

@@ -24,6 +24,6 @@ struct ListFilter {
 CommandResult models_result(const Database& db, const ListFilter& filter);
 CommandResult gpu_list_result(const Database& db, const ListFilter& filter);
 CommandResult quants_result(const Database& db);
-CommandResult gpus_result(std::shared_ptr<const ModelReport> report);
+CommandResult gpus_result(const std::shared_ptr<const ModelReport>& report);
 
 }  // namespace canitrun::cli

@@ -17,7 +17,7 @@ std::string quiet_answer(const ModelReport& r) {
     return r.smallest_gpu != nullptr ? display_name(*r.smallest_gpu) : "none";
 }
 
-CommandResult model_page_result(std::shared_ptr<const ModelReport> report, bool chart_csv,
+CommandResult model_page_result(const std::shared_ptr<const ModelReport>& report, bool chart_csv,
                                 const std::string& footer) {
     CommandResult r;
     r.what = "the model page";

@@ -17,7 +17,7 @@ std::string quiet_answer(const ModelReport& report);
 
 // `chart_csv`: --chart with --format csv writes the chart's points instead of the rows;
 // `footer`: who made the HTML page, from which data.
-CommandResult model_page_result(std::shared_ptr<const ModelReport> report, bool chart_csv,
+CommandResult model_page_result(const std::shared_ptr<const ModelReport>& report, bool chart_csv,
                                 const std::string& footer);
 
 }  // namespace canitrun::cli

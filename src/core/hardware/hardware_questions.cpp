@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "canitrun/fit.hpp"
-#include "canitrun/hardware_report.hpp"
 
 namespace canitrun {
 namespace {
@@ -261,6 +260,14 @@ void sort_model_fits(std::vector<ModelFit>& fits, FitSort order) {
         return a.model->id < b.model->id;
     };
     std::stable_sort(fits.begin(), fits.end(), by);
+}
+
+std::vector<const Quant*> llama_cpp_quants(const Database& db) {
+    std::vector<const Quant*> out;
+    for (const auto& q : db.quants) {
+        if (q.format == "gguf") out.push_back(&q);
+    }
+    return out;
 }
 
 }  // namespace canitrun

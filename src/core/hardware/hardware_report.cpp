@@ -4,14 +4,6 @@
 
 namespace canitrun {
 
-std::vector<const Quant*> llama_cpp_quants(const Database& db) {
-    std::vector<const Quant*> out;
-    for (const auto& q : db.quants) {
-        if (q.format == "gguf") out.push_back(&q);
-    }
-    return out;
-}
-
 Result<HardwareReport> build_hardware_report(const Database& db, const Model& model,
                                              const Quant& quant, const PlanSettings& settings,
                                              const Hardware& hardware,
