@@ -8,6 +8,7 @@
 #include "canitrun/kv_cache.hpp"
 #include "format.hpp"
 #include "style.hpp"
+#include "table.hpp"
 
 namespace canitrun::cli {
 namespace {
@@ -108,13 +109,6 @@ Grid plot_ascii(const std::vector<ChartSeries>& series, double x_max, double y_m
         for (std::size_t c = 0; c < cols; ++c) g[kRows - 1 - ys[c]][c] = marks[k % 2];
     }
     return g;
-}
-
-// Columns a UTF-8 line takes: one per code point (the chart uses no wide characters).
-std::size_t display_width(const std::string& s) {
-    std::size_t n = 0;
-    for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
-    return n;
 }
 
 // The row (from the top) each tick value sits on.

@@ -130,7 +130,7 @@ void write_queries_html(std::ostream& out, const ModelReport& r) {
 }
 
 // The llama.cpp rule's buffers for the selected quantization, term by term.
-void write_allocation(std::ostream& out, const ModelReport& r) {
+void write_html_allocation(std::ostream& out, const ModelReport& r) {
     if (r.rule != Rule::llamacpp) return;
     out << "<h2>What llama.cpp allocates</h2>\n<p class=\"muted\">" << esc(r.quant->id) << ", "
         << esc(format_context(r.options.context))
@@ -157,7 +157,7 @@ void write_tables(std::ostream& out, const ModelReport& r) {
              format_gb(row.estimate.on(Device::gpu)), format_gb(row.estimate.on(Device::cpu))});
     }
     table(out, rows, "quants");
-    write_allocation(out, r);
+    write_html_allocation(out, r);
     if (r.matrix.empty()) return;
     out << "<h2>Quantization × context: where it fits</h2>\n";
     std::vector<std::vector<std::string>> m = {{"Quant"}};

@@ -5,9 +5,6 @@
 #include "style.hpp"
 
 namespace canitrun::cli {
-namespace {
-
-// Display width in code points, so "×" and "·" count as one column.
 std::size_t display_width(const std::string& s) {
     std::size_t n = 0;
     for (char c : s) {
@@ -15,8 +12,6 @@ std::size_t display_width(const std::string& s) {
     }
     return n;
 }
-
-}  // namespace
 
 Table::Table(std::vector<std::string> header, std::vector<bool> right_aligned)
     : header_(std::move(header)), right_(std::move(right_aligned)) {

@@ -2,11 +2,16 @@
 // A plain-text table: columns padded to their widest cell, numbers right-aligned; a Markdown
 // table when the stream's style says so (style.hpp).
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace canitrun::cli {
+
+// Columns a UTF-8 line takes: one per code point, so "×" and "·" count as one (the tables and
+// the chart use no wide characters).
+std::size_t display_width(const std::string& s);
 
 class Table {
   public:
