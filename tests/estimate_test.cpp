@@ -25,11 +25,12 @@ TEST_CASE("an estimate is named terms: weights - KV cache - 12 % overhead") {
     o.context = 1000;
     const Estimate e = estimate(m, q, o).value();
     REQUIRE(e.terms.size() == 3);
-    CHECK(e.terms[0].name == "weights");
-    CHECK(e.term("weights") == 1000000000ULL);
-    CHECK(e.term("kv_cache") == 4096000ULL);
+    CHECK(e.terms[0].kind == TermKind::weights);
+    CHECK(std::string(term_name(e.terms[0].kind)) == "weights");  // the name the output prints
+    CHECK(e.term(TermKind::weights) == 1000000000ULL);
+    CHECK(e.term(TermKind::kv_cache) == 4096000ULL);
     // 12 % of 1004096000
-    CHECK(e.term("overhead") == 120491520ULL);
+    CHECK(e.term(TermKind::overhead) == 120491520ULL);
     CHECK(e.total() == 1124587520ULL);
     CHECK(e.terms[2].device == Device::gpu);
 }
@@ -44,9 +45,9 @@ TEST_CASE("a 1T-parameter model at FP32 with a 1M context comes out right - not 
     EstimateOptions o;
     o.context = 1048576;
     const Estimate e = estimate(m, fp32, o).value();
-    CHECK(e.term("weights") == 4000000000000ULL);
+    CHECK(e.term(TermKind::weights) == 4000000000000ULL);
     // 128 layers x 2 x 64 x 256 x 2 bytes x 2^20 tokens = 2^7 x 2^16 x 2^20 = 2^43
-    CHECK(e.term("kv_cache") == (1ULL << 43));
+    CHECK(e.term(TermKind::kv_cache) == (1ULL << 43));
 }
 
 TEST_CASE("an estimate past 64 bits is refused - never wrapped") {

@@ -96,20 +96,21 @@ TEST_CASE("the llama.cpp profile reproduces llama.cpp's CPU buffers at every con
                 const auto e = estimate_llamacpp(test::model(id), q, cpu_options(ctx, fa));
                 REQUIRE(e.has_value());
                 const double weights =
-                    static_cast<double>(e->term("weights") + e->term("token_embd"));
+                    static_cast<double>(e->term(TermKind::weights) + e->term(TermKind::token_embd));
                 CHECK(rel(weights, m["tensor_data_bytes"].get<double>()) < 0.005);
-                CHECK(std::fabs(static_cast<double>(e->term("kv_cache")) -
+                CHECK(std::fabs(static_cast<double>(e->term(TermKind::kv_cache)) -
                                 c["kv_cache_bytes"].get<double>()) <=
                       0.01 * static_cast<double>(kMiB));
-                CHECK(std::fabs(static_cast<double>(e->term("recurrent_state")) -
+                CHECK(std::fabs(static_cast<double>(e->term(TermKind::recurrent_state)) -
                                 c["recurrent_state_bytes"].get<double>()) <=
                       0.01 * static_cast<double>(kMiB));
-                CHECK(rel(static_cast<double>(e->term("compute")), c[key].get<double>()) < 0.05);
+                CHECK(rel(static_cast<double>(e->term(TermKind::compute)), c[key].get<double>()) <
+                      0.05);
                 // the log prints the output buffer to 0.01 MiB
-                CHECK(std::fabs(static_cast<double>(e->term("output")) -
+                CHECK(std::fabs(static_cast<double>(e->term(TermKind::output)) -
                                 c["output_bytes"].get<double>()) <=
                       0.005 * static_cast<double>(kMiB));
-                CHECK(e->term("runtime") == 0);
+                CHECK(e->term(TermKind::runtime) == 0);
             }
         }
     }
@@ -124,8 +125,8 @@ TEST_CASE("sliding layers: pad256(min(ctx per sequence - window + ubatch)) cells
     o.n_seq = 4;
     o.backend = Backend::cpu;
     const auto e = estimate_llamacpp(test::model("gemma-3-27b"), test::quant("Q4_K_M"), o).value();
-    CHECK(e.term("kv_cache") == 10ULL * 8192 * 4 * 8192 + 52ULL * 1536 * 4 * 8192);
-    CHECK(e.term("output") == 262208ULL * 4 * 4);  // n_vocab floats per sequence
+    CHECK(e.term(TermKind::kv_cache) == 10ULL * 8192 * 4 * 8192 + 52ULL * 1536 * 4 * 8192);
+    CHECK(e.term(TermKind::output) == 262208ULL * 4 * 4);  // n_vocab floats per sequence
 }
 
 TEST_CASE("q8_0 cache: 34 bytes per 32 values of a row") {
@@ -136,7 +137,7 @@ TEST_CASE("q8_0 cache: 34 bytes per 32 values of a row") {
     o.cache_type_k = "q8_0";
     o.cache_type_v = "q8_0";
     const auto e = estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o).value();
-    CHECK(e.term("kv_cache") == 2ULL * 1088 * 32768 * 32);
+    CHECK(e.term(TermKind::kv_cache) == 2ULL * 1088 * 32768 * 32);
 }
 
 TEST_CASE("MLA caches K only: the latent plus the rope key") {
@@ -145,7 +146,7 @@ TEST_CASE("MLA caches K only: the latent plus the rope key") {
     o.context = 4096;
     const auto e =
         estimate_llamacpp(test::model("deepseek-v2-lite"), test::quant("Q4_K_M"), o).value();
-    CHECK(e.term("kv_cache") == 27ULL * 576 * 2 * 4096);
+    CHECK(e.term(TermKind::kv_cache) == 27ULL * 576 * 2 * 4096);
 }
 
 TEST_CASE("context pads to 256 cells - recurrent state is per sequence") {
@@ -155,9 +156,9 @@ TEST_CASE("context pads to 256 cells - recurrent state is per sequence") {
     const auto e =
         estimate_llamacpp(test::model("qwen3.5-35b-a3b"), test::quant("Q4_K_M"), o).value();
     // 10 full layers x 2 kv heads x 256 x 2 (K, V) x 2 bytes = 2048 B per cell
-    CHECK(e.term("kv_cache") == 10ULL * 2048 * 512 * 2);
+    CHECK(e.term(TermKind::kv_cache) == 10ULL * 2048 * 512 * 2);
     // per sequence: 30 layers x ((4 - 1) x 8192 conv + 32 x 128 x 128 state) x 4 bytes
-    CHECK(e.term("recurrent_state") == 2ULL * 30 * (3 * 8192 + 32 * 128 * 128) * 4);
+    CHECK(e.term(TermKind::recurrent_state) == 2ULL * 30 * (3 * 8192 + 32 * 128 * 128) * 4);
 }
 
 TEST_CASE("on a GPU: token_embd stays on the host - a tied output head is copied to the device") {
@@ -168,11 +169,11 @@ TEST_CASE("on a GPU: token_embd stays on the host - a tied output head is copied
     const Model& m = test::model("gemma-3-27b");
     const auto c = estimate_llamacpp(m, test::quant("Q4_K_M"), cpu).value();
     const auto g = estimate_llamacpp(m, test::quant("Q4_K_M"), gpu).value();
-    CHECK(g.term("weights") == c.term("weights") + c.term("token_embd"));
-    CHECK(g.term("token_embd") == c.term("token_embd"));
-    CHECK(g.term("runtime") == runtime_overhead_bytes(Backend::cuda));
+    CHECK(g.term(TermKind::weights) == c.term(TermKind::weights) + c.term(TermKind::token_embd));
+    CHECK(g.term(TermKind::token_embd) == c.term(TermKind::token_embd));
+    CHECK(g.term(TermKind::runtime) == runtime_overhead_bytes(Backend::cuda));
     for (const auto& t : g.terms) {
-        const bool host = t.name == "token_embd" || t.name == "output";
+        const bool host = t.kind == TermKind::token_embd || t.kind == TermKind::output;
         CHECK((t.device == Device::cpu) == host);
     }
 }

@@ -35,13 +35,13 @@ TEST_CASE("llama.cpp parts add up to llama.cpp's terms for every database model"
         Bytes layer_weights = 0;
         for (const auto& l : parts->layers) layer_weights += l.weights;
         // On the CPU the mapped file backs a tied output head: no duplicate.
-        CHECK(parts->input_weights == cpu.term("token_embd"));
-        CHECK(layer_weights + parts->output_weights == cpu.term("weights"));
-        CHECK(parts->kv_cache() == cpu.term("kv_cache"));
-        CHECK(parts->recurrent_state() == cpu.term("recurrent_state"));
+        CHECK(parts->input_weights == cpu.term(TermKind::token_embd));
+        CHECK(layer_weights + parts->output_weights == cpu.term(TermKind::weights));
+        CHECK(parts->kv_cache() == cpu.term(TermKind::kv_cache));
+        CHECK(parts->recurrent_state() == cpu.term(TermKind::recurrent_state));
         REQUIRE(parts->buffers);
-        CHECK(parts->buffers->compute == cpu.term("compute"));
-        CHECK(parts->buffers->output == cpu.term("output"));
+        CHECK(parts->buffers->compute == cpu.term(TermKind::compute));
+        CHECK(parts->buffers->output == cpu.term(TermKind::output));
         // Placed whole on one large GPU: the GPU and RAM shares are the CUDA profile's total.
         Hardware h = test::hardware_of({"h200-sxm"}, 4096);
         h.gpus[0].memory = 1ULL << 50;  // room for any model: this checks the sums, not a fit

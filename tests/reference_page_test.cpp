@@ -38,11 +38,11 @@ TEST_CASE("reference page: exact bytes of the Q4_K_M headline - worked by hand")
     const ModelReport r = page_report();
     CHECK(r.quant->id == "Q4_K_M");
     // 35e9 x 4.873 / 8
-    CHECK(r.selected.term("weights") == 21319375000ULL);
+    CHECK(r.selected.term(TermKind::weights) == 21319375000ULL);
     // 10 x 2 x 2 x 256 x 2 bytes x 8192 tokens
-    CHECK(r.selected.term("kv_cache") == 167772160ULL);
+    CHECK(r.selected.term(TermKind::kv_cache) == 167772160ULL);
     // floor(0.12 x 21487147160)
-    CHECK(r.selected.term("overhead") == 2578457659ULL);
+    CHECK(r.selected.term(TermKind::overhead) == 2578457659ULL);
     CHECK(r.selected.total() == 24065604819ULL);
 }
 
@@ -66,8 +66,8 @@ TEST_CASE("reference page: VRAM at each quantization - 8k context") {
     for (std::size_t i = 0; i < 10; ++i) {
         INFO(page[i].quant);
         CHECK(r.rows[i].quant->id == page[i].quant);
-        CHECK(format_gb(r.rows[i].estimate.term("weights")) == page[i].weights);
-        CHECK(format_gb(r.rows[i].estimate.term("kv_cache")) == page[i].kv);
+        CHECK(format_gb(r.rows[i].estimate.term(TermKind::weights)) == page[i].weights);
+        CHECK(format_gb(r.rows[i].estimate.term(TermKind::kv_cache)) == page[i].kv);
         CHECK(format_gb(r.rows[i].estimate.total()) == page[i].total);
     }
     CHECK(row(r, "Q4_K_M").quant->recommended);

@@ -75,3 +75,21 @@ TEST_CASE("an architecture the engine does not model is a bad-input error") {
     CHECK(l.error().kind == ErrorKind::bad_input);
     CHECK(l.error().hint == "use --engine quick");
 }
+
+TEST_CASE(
+    "gpt-oss and DeepSeek 2 without their experts have no layout, not one read from nothing") {
+    // A header can say deepseek2 or gpt-oss and carry no expert keys (a fuzzed llama.cpp log
+    // did: the builder then read the missing experts' sizes from uninitialised memory).
+    for (const char* id : {"deepseek-v3", "gpt-oss-20b"}) {
+        INFO(id);
+        Model m = test::model(id);
+        m.arch.moe.reset();
+        const auto l = tensor_layout(m);
+        REQUIRE_FALSE(l.has_value());
+        CHECK(l.error().kind == ErrorKind::bad_input);
+        CHECK(l.error().message.find("without its experts") != std::string::npos);
+    }
+    Model more = test::model("deepseek-v3");  // more expert layers than layers
+    more.arch.moe->moe_layers = more.arch.layers + 1;
+    CHECK_FALSE(tensor_layout(more).has_value());
+}

@@ -14,10 +14,10 @@ TEST_CASE("vllm: budget minus weights and reserves - the rest in 16-token pages"
     const std::uint64_t budget = 85899345920ULL * 90 / 100;
     CHECK(r.budget == budget);
     // 8.03e9 params x 2 bytes
-    CHECK(r.estimate.term("weights") == 16060000000ULL);
+    CHECK(r.estimate.term(TermKind::weights) == 16060000000ULL);
     // 8192 tokens x 2 bytes x (2 x 14336 + 4 x 4096) + 256 x 4 x 128256 logits
     const std::uint64_t act = 8192ULL * 2 * (2 * 14336 + 4 * 4096) + 256ULL * 4 * 128256;
-    CHECK(r.estimate.term("activation_reserve") == act);
+    CHECK(r.estimate.term(TermKind::activation_reserve) == act);
     const std::uint64_t pool = budget - 16060000000ULL - act - (1ULL << 30);
     CHECK(r.kv_pool == pool);
     // a page: 16 tokens x 32 layers x 2 (K, V) x 8 heads x 128 x 2 bytes

@@ -42,7 +42,7 @@ TEST_CASE("vllm: DeepSeek V3 at FP8 does not fit 8x H100 80 GB") {
     CHECK_FALSE(l.fits);
     CHECK(l.estimate.tensor_parallel == 8);
     // 84.1 GB per GPU against 0.9 x 80 GiB = 77.3 GB
-    CHECK(l.estimate.estimate.term("weights") == kDsRankTp8);
+    CHECK(l.estimate.estimate.term(TermKind::weights) == kDsRankTp8);
     CHECK(l.estimate.budget == 85899345920ULL * 90 / 100);
 }
 

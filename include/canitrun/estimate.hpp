@@ -29,15 +29,37 @@ struct EstimateOptions {
 
 enum class Device { gpu, cpu };
 
+// What a term of an estimate is. The quick rule has weights, kv_cache and overhead; llama.cpp's
+// profile adds token_embd (in RAM), recurrent_state, compute, output (the logits) and runtime
+// (the backend's own memory); vLLM's has activation_reserve; a file adds its mmproj; verify
+// compares weights_llama_cpp (the tensors llama.cpp loads) and file_size with a log.
+enum class TermKind {
+    weights,
+    token_embd,
+    kv_cache,
+    recurrent_state,
+    overhead,
+    compute,
+    output,
+    runtime,
+    activation_reserve,
+    mmproj,
+    weights_llama_cpp,
+    file_size,
+};
+
+// The term's name in the output ("kv_cache"), as JSON, CSV and the tables print it.
+const char* term_name(TermKind kind);
+
 struct Term {
-    std::string name;  // "weights", "kv_cache", "overhead"
+    TermKind kind = TermKind::weights;
     Bytes bytes = 0;
     Device device = Device::gpu;
 };
 
 struct Estimate {
     std::vector<Term> terms;
-    Bytes term(const std::string& name) const;  // 0 when absent
+    Bytes term(TermKind kind) const;  // 0 when absent
     Bytes total() const;
     Bytes on(Device device) const;  // the terms that live on that device
     // The model's tensors wherever they live: "weights" and, under llama.cpp's rule, the

@@ -39,8 +39,9 @@ void write_model_csv(std::ostream& out, const ModelReport& r) {
     for (const auto& row : r.rows) {
         const Estimate& e = row.estimate;
         csv.row({r.model->id, row.quant->id, num(r.options.context), r.options.kv_type.id,
-                 num(e.term("weights")), num(e.term("kv_cache")), num(e.term("overhead")),
-                 num(e.total()), row.quant->recommended ? "true" : "false"});
+                 num(e.term(TermKind::weights)), num(e.term(TermKind::kv_cache)),
+                 num(e.term(TermKind::overhead)), num(e.total()),
+                 row.quant->recommended ? "true" : "false"});
     }
 }
 

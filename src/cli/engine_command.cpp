@@ -37,7 +37,7 @@ Bytes on(const Estimate& e, Device d) {
 void write_terms(std::ostream& out, const Estimate& e) {
     Table t({"term", "size", "where"}, {false, true, false});
     for (const auto& term : e.terms) {
-        t.add_row({term.name, format_gb(term.bytes), device_name(term.device)});
+        t.add_row({term_name(term.kind), format_gb(term.bytes), device_name(term.device)});
     }
     t.add_row({"on the GPU", format_gb(on(e, Device::gpu)), ""});
     t.add_row({"on the host", format_gb(on(e, Device::cpu)), ""});
@@ -141,7 +141,8 @@ json profile_json(const LlamaProfileView& v) {
 void write_profile_csv(std::ostream& out, const LlamaProfileView& v) {
     CsvWriter csv(out, {"term", "bytes", "device"});
     for (const auto& t : v.estimate.terms) {
-        csv.row({t.name, std::to_string(t.bytes), t.device == Device::gpu ? "gpu" : "cpu"});
+        csv.row(
+            {term_name(t.kind), std::to_string(t.bytes), t.device == Device::gpu ? "gpu" : "cpu"});
     }
 }
 

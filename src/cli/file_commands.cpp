@@ -110,7 +110,7 @@ void write_gguf_terms(std::ostream& out, const GgufReport& report) {
         << format_thousands(fe.cache_context) << " cells)\n";
     Table terms({"term", "GB", "MiB"}, {false, true, true});
     for (const auto& t : fe.estimate.terms) {
-        terms.add_row({t.name, format_gb(t.bytes), mib(t.bytes)});
+        terms.add_row({term_name(t.kind), format_gb(t.bytes), mib(t.bytes)});
     }
     terms.add_row({"total", format_gb(fe.estimate.total()), mib(fe.estimate.total())});
     terms.write(out, "    ");
@@ -183,9 +183,9 @@ void write_gguf_csv(std::ostream& out, const GgufReport& r) {
     const Estimate& e = r.at_context.estimate;
     const auto num = [](std::uint64_t n) { return std::to_string(n); };
     csv.row({r.label, r.gguf.architecture, num(r.options.estimate.context),
-             num(r.at_context.cache_context), r.options.estimate.kv_type.id, num(e.term("weights")),
-             num(r.at_context.kv), num(r.at_context.recurrent), num(r.at_context.mmproj),
-             num(e.term("overhead")), num(e.total()),
+             num(r.at_context.cache_context), r.options.estimate.kv_type.id,
+             num(e.term(TermKind::weights)), num(r.at_context.kv), num(r.at_context.recurrent),
+             num(r.at_context.mmproj), num(e.term(TermKind::overhead)), num(e.total()),
              r.hardware ? plan_kind_name(r.hardware->selected.plan.kind) : ""});
 }
 

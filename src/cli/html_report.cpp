@@ -138,7 +138,8 @@ void write_html_allocation(std::ostream& out, const ModelReport& r) {
            "an estimate until measured on a GPU.</p>\n";
     std::vector<std::vector<std::string>> rows = {{"Term", "Size", "Where"}};
     for (const auto& t : r.selected.terms) {
-        rows.push_back({t.name, format_gb(t.bytes), t.device == Device::gpu ? "GPU" : "RAM"});
+        rows.push_back(
+            {term_name(t.kind), format_gb(t.bytes), t.device == Device::gpu ? "GPU" : "RAM"});
     }
     rows.push_back({"on the GPU", format_gb(r.selected.on(Device::gpu)), ""});
     rows.push_back({"in RAM", format_gb(r.selected.on(Device::cpu)), ""});
@@ -151,10 +152,11 @@ void write_tables(std::ostream& out, const ModelReport& r) {
         << esc(r.options.kv_type.id) << ".</p>\n";
     std::vector<std::vector<std::string>> rows = {{"Quant", "Weights", "KV cache", "VRAM", "RAM"}};
     for (const auto& row : r.rows) {
-        rows.push_back(
-            {row.quant->id + (row.quant->recommended ? " (rec)" : ""),
-             format_gb(row.estimate.tensor_bytes()), format_gb(row.estimate.term("kv_cache")),
-             format_gb(row.estimate.on(Device::gpu)), format_gb(row.estimate.on(Device::cpu))});
+        rows.push_back({row.quant->id + (row.quant->recommended ? " (rec)" : ""),
+                        format_gb(row.estimate.tensor_bytes()),
+                        format_gb(row.estimate.term(TermKind::kv_cache)),
+                        format_gb(row.estimate.on(Device::gpu)),
+                        format_gb(row.estimate.on(Device::cpu))});
     }
     table(out, rows, "quants");
     write_html_allocation(out, r);

@@ -37,7 +37,7 @@ json choice_json(const std::optional<QuantChoice>& choice) {
 json estimate_json(const Estimate& e) {
     json terms = json::array();
     for (const auto& t : e.terms) {
-        terms.push_back({{"name", t.name},
+        terms.push_back({{"name", term_name(t.kind)},
                          {"bytes", t.bytes},
                          {"device", t.device == Device::gpu ? "gpu" : "cpu"}});
     }
@@ -161,9 +161,9 @@ json model_report_json(const ModelReport& r) {
     json quants = json::array();
     for (const auto& row : r.rows) {
         quants.push_back({{"quant", row.quant->id},
-                          {"weights_bytes", row.estimate.term("weights")},
-                          {"kv_cache_bytes", row.estimate.term("kv_cache")},
-                          {"overhead_bytes", row.estimate.term("overhead")},
+                          {"weights_bytes", row.estimate.term(TermKind::weights)},
+                          {"kv_cache_bytes", row.estimate.term(TermKind::kv_cache)},
+                          {"overhead_bytes", row.estimate.term(TermKind::overhead)},
                           {"total_bytes", row.estimate.total()},
                           {"gpu_bytes", row.estimate.on(Device::gpu)},
                           {"recommended", row.quant->recommended},

@@ -124,7 +124,7 @@ void write_quant_table(std::ostream& out, const ModelReport& r) {
             any_cuda = true;
         }
         std::vector<std::string> cells = {name, format_gb(row.estimate.tensor_bytes()),
-                                          format_gb(row.estimate.term("kv_cache")),
+                                          format_gb(row.estimate.term(TermKind::kv_cache)),
                                           format_gb(row.estimate.on(Device::gpu))};
         if (llama) cells.push_back(format_gb(row.estimate.on(Device::cpu)));
         t.add_row(cells);
@@ -152,7 +152,8 @@ void write_allocation(std::ostream& out, const ModelReport& r) {
         << "\n";
     Table t({"Term", "Size", "Where"}, {false, true, false});
     for (const auto& term : r.selected.terms) {
-        t.add_row({term.name, format_gb(term.bytes), term.device == Device::gpu ? "GPU" : "RAM"});
+        t.add_row({term_name(term.kind), format_gb(term.bytes),
+                   term.device == Device::gpu ? "GPU" : "RAM"});
     }
     t.add_row({"on the GPU", format_gb(r.selected.on(Device::gpu)), ""});
     t.add_row({"in RAM", format_gb(r.selected.on(Device::cpu)), ""});

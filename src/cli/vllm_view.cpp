@@ -79,7 +79,7 @@ void write_vllm_text(std::ostream& out, const VllmView& v) {
                      "Does not fit: {} of weights; over {} GPU{} each holds {} with its "
                      "reserves, against {} ({} x {}).",
                      format_gb(e.weights_total), gpus, gpus == 1 ? "" : "s",
-                     format_gb(e.estimate.total() - e.estimate.term("kv_cache")),
+                     format_gb(e.estimate.total() - e.estimate.term(TermKind::kv_cache)),
                      format_gb(e.budget), percent(l.options.gpu_memory_utilization_pct),
                      format_gib(e.stages.at(e.limiting_stage).gpu_memory));
     out << "  " << paint(out, tone, verdict) << "\n";

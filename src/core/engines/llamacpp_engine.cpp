@@ -349,13 +349,13 @@ Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
                 checked::add(recurrent, checked::mul((*caches)[i].recurrent, groups[i].count));
         }
         Estimate e;
-        e.terms.push_back({"weights", rest, dev});
-        e.terms.push_back({"token_embd", embd, Device::cpu});
-        e.terms.push_back({"kv_cache", kv, dev});
-        e.terms.push_back({"recurrent_state", recurrent, dev});
-        e.terms.push_back({"compute", *compute, dev});
-        e.terms.push_back({"output", llamacpp_output_bytes(model, o), Device::cpu});
-        e.terms.push_back({"runtime", runtime_overhead_bytes(o.backend), dev});
+        e.terms.push_back({TermKind::weights, rest, dev});
+        e.terms.push_back({TermKind::token_embd, embd, Device::cpu});
+        e.terms.push_back({TermKind::kv_cache, kv, dev});
+        e.terms.push_back({TermKind::recurrent_state, recurrent, dev});
+        e.terms.push_back({TermKind::compute, *compute, dev});
+        e.terms.push_back({TermKind::output, llamacpp_output_bytes(model, o), Device::cpu});
+        e.terms.push_back({TermKind::runtime, runtime_overhead_bytes(o.backend), dev});
         e.total();
         return e;
     } catch (const OverflowError&) {

@@ -430,6 +430,13 @@ Result<std::string> llama_arch(const Model& m) {
 Result<TensorLayout> tensor_layout(const Model& m) {
     auto arch = llama_arch(m);
     if (!arch) return std::unexpected(arch.error());
+    // gpt-oss and DeepSeek 2 are built around their experts: a file of either without them
+    // (a corrupt or hand-made header) has no layout, rather than one read from nothing.
+    if ((*arch == "gpt-oss" || *arch == "deepseek2") &&
+        (!m.is_moe() || m.arch.moe->moe_layers > m.arch.layers)) {
+        return fail(ErrorKind::bad_input, "a " + *arch + " model without its experts",
+                    "the file's expert_count or expert layers are missing; is the file whole?");
+    }
     try {
         Builder b;
         b.layout.arch = *arch;

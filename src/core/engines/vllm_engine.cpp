@@ -308,10 +308,10 @@ void set_vllm_limiting_stage(const VllmOptions& o, VllmEstimate& r) {
     r.page_bytes = lim.page_bytes;
     r.per_sequence_fixed = lim.per_sequence_fixed;
     const Bytes seq_at_ctx = vllm_sequence_bytes(o, lim.page_bytes, lim.per_sequence_fixed);
-    r.estimate.terms.push_back({"weights", lim.weights, Device::gpu});
-    r.estimate.terms.push_back({"activation_reserve", lim.activations, Device::gpu});
-    r.estimate.terms.push_back({"runtime", lim.runtime, Device::gpu});
-    r.estimate.terms.push_back({"kv_cache", seq_at_ctx, Device::gpu});
+    r.estimate.terms.push_back({TermKind::weights, lim.weights, Device::gpu});
+    r.estimate.terms.push_back({TermKind::activation_reserve, lim.activations, Device::gpu});
+    r.estimate.terms.push_back({TermKind::runtime, lim.runtime, Device::gpu});
+    r.estimate.terms.push_back({TermKind::kv_cache, seq_at_ctx, Device::gpu});
     r.estimate.total();  // the terms must add up in 64 bits: an overflow throws here
 }
 

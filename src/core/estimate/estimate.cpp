@@ -5,10 +5,10 @@ namespace {
 
 Result<Estimate> assemble(Bytes weights, Bytes kv, std::uint64_t overhead_percent) {
     Estimate e;
-    e.terms.push_back({"weights", weights, Device::gpu});
-    e.terms.push_back({"kv_cache", kv, Device::gpu});
+    e.terms.push_back({TermKind::weights, weights, Device::gpu});
+    e.terms.push_back({TermKind::kv_cache, kv, Device::gpu});
     const Bytes overhead = checked::mul_div_floor(checked::add(weights, kv), overhead_percent, 100);
-    e.terms.push_back({"overhead", overhead, Device::gpu});
+    e.terms.push_back({TermKind::overhead, overhead, Device::gpu});
     e.total();  // checks that the sum fits
     return e;
 }
@@ -21,15 +21,45 @@ std::unexpected<Error> overflow(const Model& model) {
 
 }  // namespace
 
-Bytes Estimate::term(const std::string& name) const {
+const char* term_name(TermKind kind) {
+    switch (kind) {
+        case TermKind::weights:
+            return "weights";
+        case TermKind::token_embd:
+            return "token_embd";
+        case TermKind::kv_cache:
+            return "kv_cache";
+        case TermKind::recurrent_state:
+            return "recurrent_state";
+        case TermKind::overhead:
+            return "overhead";
+        case TermKind::compute:
+            return "compute";
+        case TermKind::output:
+            return "output";
+        case TermKind::runtime:
+            return "runtime";
+        case TermKind::activation_reserve:
+            return "activation_reserve";
+        case TermKind::mmproj:
+            return "mmproj";
+        case TermKind::weights_llama_cpp:
+            return "weights_llama_cpp";
+        case TermKind::file_size:
+            return "file_size";
+    }
+    return "?";
+}
+
+Bytes Estimate::term(TermKind kind) const {
     for (const auto& t : terms) {
-        if (t.name == name) return t.bytes;
+        if (t.kind == kind) return t.bytes;
     }
     return 0;
 }
 
 Bytes Estimate::tensor_bytes() const {
-    return checked::add(term("weights"), term("token_embd"));
+    return checked::add(term(TermKind::weights), term(TermKind::token_embd));
 }
 
 Bytes Estimate::total() const {

@@ -80,8 +80,8 @@ Result<bool> add_kv_comparison(ModelReport& r, const Model& model, const PlanSet
     r.total_full_context = full.this_model_total_bytes;
     r.kv_all_attention_full_context = full.all_attention_bytes;
     r.total_all_attention_full_context = full.all_attention_total_bytes;
-    r.kv_at_context = r.selected.term("kv_cache");
-    r.kv_all_attention_at_context = at_all->term("kv_cache");
+    r.kv_at_context = r.selected.term(TermKind::kv_cache);
+    r.kv_all_attention_at_context = at_all->term(TermKind::kv_cache);
     r.recurrent_state = recurrent_state_bytes(model);
     // Growth up to the full window exists only below it; past it there is none to show.
     if (r.options.context < model.context_native) {

@@ -22,10 +22,10 @@ Result<GgufEstimate> estimate_gguf(const GgufModel& g, const ReportOptions& opti
     // llama.cpp's cache: sliding layers keep window + ubatch cells (gguf_model.hpp).
     const Model cache = llama_cache_model(g.model, options.estimate.context);
     CANITRUN_TRY_ASSIGN(fe.estimate, estimate(cache, gguf_file_quant(), eo));
-    fe.kv = fe.estimate.term("kv_cache");
+    fe.kv = fe.estimate.term(TermKind::kv_cache);
     fe.recurrent = recurrent_state_bytes(g.model);
     fe.mmproj = mmproj;
-    if (mmproj > 0) fe.estimate.terms.push_back({"mmproj", mmproj, Device::gpu});
+    if (mmproj > 0) fe.estimate.terms.push_back({TermKind::mmproj, mmproj, Device::gpu});
     return fe;
 }
 

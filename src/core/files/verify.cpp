@@ -18,9 +18,9 @@ std::optional<Bytes> sum(const std::vector<LlamaLogBuffer>& buffers) {
     return total;
 }
 
-std::optional<Bytes> find_term(const Estimate& e, const std::string& name) {
+std::optional<Bytes> find_term(const Estimate& e, TermKind kind) {
     for (const auto& t : e.terms) {
-        if (t.name == name) return t.bytes;
+        if (t.kind == kind) return t.bytes;
     }
     return std::nullopt;
 }
@@ -81,11 +81,12 @@ void add_verify_cache_terms(const Model& model, const LlamaLogContext& c, Verify
     if (type) {
         const Model cache = llama_cache_model(model, c.n_ctx, vc.n_ubatch);
         vc.estimate.terms.push_back(
-            {"kv_cache", kv_cache_bytes(cache, c.n_ctx, *type), Device::gpu});
+            {TermKind::kv_cache, kv_cache_bytes(cache, c.n_ctx, *type), Device::gpu});
     } else {
         report.notes.push_back("KV type " + vc.type_k + " unknown to canitrun");
     }
-    vc.estimate.terms.push_back({"recurrent_state", recurrent_state_bytes(model), Device::gpu});
+    vc.estimate.terms.push_back(
+        {TermKind::recurrent_state, recurrent_state_bytes(model), Device::gpu});
 }
 
 // The llama.cpp profile: per-tensor weights at llama-quantize's types, compute and output
@@ -105,10 +106,13 @@ void add_verify_llamacpp_terms(const Model& model, const Quant& quant, const Lla
     lo.backend = Backend::cpu;
     auto engine = estimate_llamacpp(model, quant, lo);
     if (engine) {
-        const Bytes tensors = checked::add(engine->term("weights"), engine->term("token_embd"));
-        vc.estimate.terms.push_back({"weights_llama_cpp", tensors, Device::cpu});
-        vc.estimate.terms.push_back({"output", engine->term("output"), Device::cpu});
-        vc.estimate.terms.push_back({"compute", engine->term("compute"), Device::cpu});
+        const Bytes tensors =
+            checked::add(engine->term(TermKind::weights), engine->term(TermKind::token_embd));
+        vc.estimate.terms.push_back({TermKind::weights_llama_cpp, tensors, Device::cpu});
+        vc.estimate.terms.push_back(
+            {TermKind::output, engine->term(TermKind::output), Device::cpu});
+        vc.estimate.terms.push_back(
+            {TermKind::compute, engine->term(TermKind::compute), Device::cpu});
     } else if (report.contexts.empty()) {
         report.notes.push_back("llama.cpp engine: " + engine.error().message);
     }
@@ -117,23 +121,23 @@ void add_verify_llamacpp_terms(const Model& model, const Quant& quant, const Lla
 // Each estimate term beside the log's own buffer for it.
 void add_verify_rows(const LlamaLogContext& c, const std::optional<Bytes>& model_buffer,
                      VerifyContext& vc) {
-    vc.rows.push_back({"weights", find_term(vc.estimate, "weights"), model_buffer});
-    if (const auto exact = find_term(vc.estimate, "weights_llama_cpp")) {
+    vc.rows.push_back({"weights", find_term(vc.estimate, TermKind::weights), model_buffer});
+    if (const auto exact = find_term(vc.estimate, TermKind::weights_llama_cpp)) {
         vc.rows.push_back({"weights_llama_cpp", exact, model_buffer});
     }
-    if (const auto fs = find_term(vc.estimate, "file_size")) {
+    if (const auto fs = find_term(vc.estimate, TermKind::file_size)) {
         // The log's own size of the file (2 decimals of GiB) against the model buffer.
         vc.rows.push_back({"weights_file_size", fs, model_buffer});
     }
     if (c.n_ctx > 0) {
-        vc.rows.push_back({"kv_cache", find_term(vc.estimate, "kv_cache"), sum(c.kv)});
-        const auto rs = find_term(vc.estimate, "recurrent_state");
+        vc.rows.push_back({"kv_cache", find_term(vc.estimate, TermKind::kv_cache), sum(c.kv)});
+        const auto rs = find_term(vc.estimate, TermKind::recurrent_state);
         const auto rs_actual = sum(c.recurrent);
         if (rs_actual || (rs && *rs > 0)) {
             vc.rows.push_back({"recurrent_state", rs, rs_actual});
         }
-        vc.rows.push_back({"output", find_term(vc.estimate, "output"), sum(c.output)});
-        vc.rows.push_back({"compute", find_term(vc.estimate, "compute"), sum(c.compute)});
+        vc.rows.push_back({"output", find_term(vc.estimate, TermKind::output), sum(c.output)});
+        vc.rows.push_back({"compute", find_term(vc.estimate, TermKind::compute), sum(c.compute)});
     }
 }
 
@@ -145,9 +149,9 @@ VerifyContext verify_context(const LlamaLogContext& c, const VerifyWeights& w, b
     vc.n_ctx = c.n_ctx;
     vc.n_ubatch = c.n_ubatch ? c.n_ubatch : kLlamaDefaultUbatch;
     vc.type_k = c.type_k.empty() ? "f16" : c.type_k;
-    if (w.weights) vc.estimate.terms.push_back({"weights", *w.weights, Device::gpu});
+    if (w.weights) vc.estimate.terms.push_back({TermKind::weights, *w.weights, Device::gpu});
     if (w.file_size && report.weights_basis != kFileSizeBasis) {
-        vc.estimate.terms.push_back({"file_size", *w.file_size, Device::gpu});
+        vc.estimate.terms.push_back({TermKind::file_size, *w.file_size, Device::gpu});
     }
     if (have_model && c.n_ctx > 0) add_verify_cache_terms(report.model, c, vc, report);
     if (have_model && quant && c.n_ctx > 0) {

@@ -35,8 +35,8 @@ Result<Estimate> all_attention_estimate(const Model& model, const Quant& quant,
         kv = checked::add(kv, checked::mul((*caches)[i].kv, owners[i]));
     }
     for (auto& t : e->terms) {
-        if (t.name == "kv_cache") t.bytes = kv;
-        if (t.name == "recurrent_state") t.bytes = 0;
+        if (t.kind == TermKind::kv_cache) t.bytes = kv;
+        if (t.kind == TermKind::recurrent_state) t.bytes = 0;
     }
     return e;
 }
@@ -60,8 +60,8 @@ Result<std::vector<KvCurvePoint>> kv_curve(std::uint64_t window, const CurveEsti
         if (!own) return std::unexpected(own.error());
         auto twin = at.all_attention(ctx);
         if (!twin) return std::unexpected(twin.error());
-        out.push_back(
-            {ctx, own->term("kv_cache"), twin->term("kv_cache"), own->total(), twin->total()});
+        out.push_back({ctx, own->term(TermKind::kv_cache), twin->term(TermKind::kv_cache),
+                       own->total(), twin->total()});
     }
     return out;
 }
