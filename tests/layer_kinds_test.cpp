@@ -22,9 +22,8 @@ namespace {
 // model's GGUF costs its header's kilobytes.
 class SparseGguf final : public ByteSource {
   public:
-    explicit SparseGguf(const test::GgufWriter& w) : header_(w.header()), size_(0) {
-        size_ = header_.size() + w.data_size();
-    }
+    explicit SparseGguf(const test::GgufWriter& w)
+        : header_(w.header()), size_(header_.size() + w.data_size()) {}
     std::uint64_t size() const override { return size_; }
     std::string name() const override { return "model.gguf"; }
 

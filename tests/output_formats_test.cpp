@@ -19,7 +19,9 @@ using canitrun::test::run_cli;
 
 namespace {
 
-const std::string kFixtures = CANITRUN_FIXTURES;
+std::string fixtures() {
+    return CANITRUN_FIXTURES;
+}
 
 // One folder per process (ctest runs test binaries side by side), removed at exit.
 struct FormatTempDir {
@@ -38,7 +40,7 @@ std::filesystem::path format_temp_dir() {
 }
 
 std::string small_gguf() {
-    const std::string path = (format_temp_dir() / "small-llama.gguf").string();
+    std::string path = (format_temp_dir() / "small-llama.gguf").string();
     if (!std::filesystem::exists(path))
         canitrun::test::small_llama_writer().write_sparse_file(path);
     return path;
@@ -88,8 +90,8 @@ struct CommandCase {
 
 // Every command and every kind of model argument.
 std::vector<CommandCase> every_command() {
-    const std::string log = kFixtures + "/logs/llama-3.1-8b-Q4_K_M-cpu.log";
-    const std::string bench = kFixtures + "/llama-bench/llama-3.1-8b-rtx4090-depth.csv";
+    const std::string log = fixtures() + "/logs/llama-3.1-8b-Q4_K_M-cpu.log";
+    const std::string bench = fixtures() + "/llama-bench/llama-3.1-8b-rtx4090-depth.csv";
     const std::string m = "qwen3.5-35b-a3b";
     return {
         {"the model page", {m}},
@@ -106,7 +108,7 @@ std::vector<CommandCase> every_command() {
         {"a GGUF file on a GPU", {small_gguf(), "--gpu", "RTX 4090"}},
         {"a GGUF file under --engine llama.cpp", {small_gguf(), "--engine", "llama.cpp"}},
         {"gpus on a GGUF file", {"gpus", small_gguf()}},
-        {"a config.json folder", {kFixtures + "/hf/qwen3-next"}},
+        {"a config.json folder", {fixtures() + "/hf/qwen3-next"}},
         {"vLLM", {m, "--engine", "vllm", "--gpu", "h100"}},
         {"llama.cpp RPC", {m, "--host", "rtx-4090", "--host", "rtx-3090"}},
         {"exo", {"llama-3.1-8b", "--engine", "exo", "--host", "m3-ultra-256gb"}},
@@ -116,37 +118,40 @@ std::vector<CommandCase> every_command() {
 }
 
 // `local` reads the stores under HOME: an empty home keeps the run to this test's data.
-const std::vector<std::string> kEnv = {"HOME=/nonexistent-canitrun-home",
-                                       "OLLAMA_MODELS=", "HF_HOME=", "LLAMA_CACHE=", "NO_COLOR=1"};
+// (a function, so that no static with a throwing constructor is built before main: cert-err58)
+std::vector<std::string> empty_home() {
+    return {"HOME=/nonexistent-canitrun-home",
+            "OLLAMA_MODELS=", "HF_HOME=", "LLAMA_CACHE=", "NO_COLOR=1"};
+}
 
 }  // namespace
 
 TEST_CASE("every command prints JSON, CSV, Markdown and --quiet, or refuses one in a line") {
     for (const CommandCase& c : every_command()) {
         INFO("command: " << c.name);
-        const Outcome table = run_cli(c.args, kEnv);
+        const Outcome table = run_cli(c.args, empty_home());
         INFO("stderr: " << table.err);
         REQUIRE((table.code == 0 || table.code == 1));
         REQUIRE_FALSE(table.out.empty());
 
-        const Outcome as_json = run_cli(with(c.args, {"--json"}), kEnv);
+        const Outcome as_json = run_cli(with(c.args, {"--json"}), empty_home());
         CHECK(as_json.code == table.code);
         CHECK(nlohmann::json::accept(as_json.out));
 
-        const Outcome csv = run_cli(with(c.args, {"--format", "csv"}), kEnv);
+        const Outcome csv = run_cli(with(c.args, {"--format", "csv"}), empty_home());
         CHECK(csv.code == table.code);
         const auto rows = csv_table(csv.out);
         REQUIRE_FALSE(rows.empty());
         for (const auto& row : rows) CHECK(row.size() == rows.front().size());
         CHECK(csv.out.find("│") == std::string::npos);  // no table borders in CSV
 
-        const Outcome md = run_cli(with(c.args, {"--format", "markdown"}), kEnv);
+        const Outcome md = run_cli(with(c.args, {"--format", "markdown"}), empty_home());
         CHECK(md.code == table.code);
         CHECK_FALSE(md.out.empty());
         // Markdown is the page itself: the same first words, no terminal styling.
         CHECK(md.out.find('\x1b') == std::string::npos);
 
-        const Outcome quiet = run_cli(with(c.args, {"--quiet"}), kEnv);
+        const Outcome quiet = run_cli(with(c.args, {"--quiet"}), empty_home());
         if (c.quiet) {
             CHECK(quiet.code == table.code);
             CHECK(quiet.err.empty());
@@ -164,7 +169,7 @@ TEST_CASE("every command prints JSON, CSV, Markdown and --quiet, or refuses one 
 TEST_CASE("a GGUF file's CSV is one row of its bytes at the context") {
     // small_llama_writer: token_embd 128256 rows x 16 q4_K blocks x 144 bytes, output_norm
     // 4096 f32: 295,518,208 bytes of weights.
-    const Outcome o = run_cli({small_gguf(), "--format", "csv"}, kEnv);
+    const Outcome o = run_cli({small_gguf(), "--format", "csv"}, empty_home());
     REQUIRE(o.code == 0);
     const auto rows = csv_table(o.out);
     REQUIRE(rows.size() == 2);
@@ -180,21 +185,22 @@ TEST_CASE("a GGUF file's CSV is one row of its bytes at the context") {
     CHECK(at("architecture") == "llama");
     CHECK(at("plan").empty());  // no --gpu
     // --chart: the KV chart's points instead, one per context up to the trained window.
-    const Outcome chart = run_cli({small_gguf(), "--format", "csv", "--chart"}, kEnv);
+    const Outcome chart = run_cli({small_gguf(), "--format", "csv", "--chart"}, empty_home());
     REQUIRE(chart.code == 0);
     CHECK(csv_table(chart.out).front().at(1) == "context");
     CHECK(csv_table(chart.out).size() > 2);
 }
 
 TEST_CASE("a GGUF file's --quiet answers as the page does: the plan, the budget, the GPU") {
-    CHECK(run_cli({small_gguf(), "--gpu", "RTX 4090", "--quiet"}, kEnv).out == "native\n");
-    CHECK(run_cli({small_gguf(), "--vram", "24", "--quiet"}, kEnv).out == "fits\n");
-    CHECK(run_cli({small_gguf(), "--vram", "0.1", "--quiet"}, kEnv).out == "does not fit\n");
+    CHECK(run_cli({small_gguf(), "--gpu", "RTX 4090", "--quiet"}, empty_home()).out == "native\n");
+    CHECK(run_cli({small_gguf(), "--vram", "24", "--quiet"}, empty_home()).out == "fits\n");
+    CHECK(run_cli({small_gguf(), "--vram", "0.1", "--quiet"}, empty_home()).out ==
+          "does not fit\n");
 }
 
 TEST_CASE("verify's CSV holds the log's own figures, one row per term and context") {
     const Outcome o =
-        run_cli({"verify", kFixtures + "/logs/llama-3.1-8b-Q4_K_M-cpu.log", "--format", "csv"});
+        run_cli({"verify", fixtures() + "/logs/llama-3.1-8b-Q4_K_M-cpu.log", "--format", "csv"});
     REQUIRE(o.code == 0);
     const auto rows = csv_table(o.out);
     REQUIRE(rows.size() > 2);
@@ -212,7 +218,7 @@ TEST_CASE("verify's CSV holds the log's own figures, one row per term and contex
     CHECK(kv);
     // llama-bench: its six rows, the first measured at 11780.406414 t/s (the file's avg_ts).
     const Outcome b = run_cli(
-        {"verify", kFixtures + "/llama-bench/llama-3.1-8b-rtx4090-depth.csv", "--format", "csv"});
+        {"verify", fixtures() + "/llama-bench/llama-3.1-8b-rtx4090-depth.csv", "--format", "csv"});
     REQUIRE(b.code == 0);
     const auto bench = csv_table(b.out);
     REQUIRE(bench.size() == 7);
