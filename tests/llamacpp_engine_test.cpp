@@ -95,7 +95,7 @@ TEST_CASE("the llama.cpp profile reproduces llama.cpp's CPU buffers at every con
                 INFO(key);
                 const auto e = estimate_llamacpp(test::model(id), q, cpu_options(ctx, fa));
                 REQUIRE(e.has_value());
-                const double weights =
+                const auto weights =
                     static_cast<double>(e->term(TermKind::weights) + e->term(TermKind::token_embd));
                 CHECK(rel(weights, m["tensor_data_bytes"].get<double>()) < 0.005);
                 CHECK(std::fabs(static_cast<double>(e->term(TermKind::kv_cache)) -
