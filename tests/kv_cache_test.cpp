@@ -94,6 +94,15 @@ TEST_CASE("MLA caches one latent plus the rope key per token") {
     CHECK(kv_cache_bytes(m, 1000, type("f16")) == 70272000);
 }
 
+TEST_CASE("kv: DeepSeek V3.2 caches the sparse-attention indexer's key beside the latent") {
+    // llama.cpp's deepseek32 (llama_kv_cache_dsa): 61 layers x (512 + 64 + 128) f16 values =
+    // 85888 bytes per token; q8_0 rows: 576 / 32 x 34 + 128 / 32 x 34 = 612 + 136 bytes.
+    const Model m = test::model("deepseek-v3.2");
+    CHECK(kv_cache_bytes(m, 1000, type("f16")) == 85888000);
+    CHECK(kv_cache_bytes(m, 163840, type("f16")) == 61ULL * 704 * 2 * 163840);
+    CHECK(kv_cache_bytes(m, 1024, type("q8_0")) == 61ULL * (612 + 136) * 1024);
+}
+
 TEST_CASE("quantized KV types use ggml's block sizes") {
     const Model m = test::model_with({group(LayerKind::full, 1)}, 8, 128);
     // 2048 values per token x 1024 tokens = 2097152 values.

@@ -149,6 +149,24 @@ TEST_CASE("MLA caches K only: the latent plus the rope key") {
     CHECK(e.term(TermKind::kv_cache) == 27ULL * 576 * 2 * 4096);
 }
 
+TEST_CASE("DeepSeek V3.2: a second K-only cache of one indexer key per cell") {
+    // llama-kv-cache-dsa.cpp: the latent cache (576 values) and the indexer's (128), both in
+    // the K type, both over the padded context's cells, in each of the 61 layers.
+    LlamaCppOptions o;
+    o.context = 8192;
+    const auto e =
+        estimate_llamacpp(test::model("deepseek-v3.2"), test::quant("Q4_K_M"), o).value();
+    CHECK(e.term(TermKind::kv_cache) == 61ULL * (576 + 128) * 2 * 8192);
+    // The layout: deepseek32.cpp's five indexer tensors in each layer, 13,959,424 values.
+    const TensorLayout layout = tensor_layout(test::model("deepseek-v3.2")).value();
+    CHECK(layout.arch == "deepseek32");
+    std::uint64_t indexer = 0;
+    for (const auto& t : layout.tensors) {
+        if (t.name.find(".indexer.") != std::string::npos) indexer += t.elements();
+    }
+    CHECK(indexer == 61ULL * (1536 * 8192 + 7168 * 128 + 7168 * 64 + 2 * 128));
+}
+
 TEST_CASE("context pads to 256 cells - recurrent state is per sequence") {
     LlamaCppOptions o;
     o.context = 1000;  // -> 1024 cells

@@ -6,6 +6,11 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "canitrun/error.hpp"
 
 namespace canitrun {
 
@@ -16,6 +21,9 @@ using Bytes = std::uint64_t;
 inline constexpr Bytes kGB = 1000000000ULL;
 inline constexpr Bytes kMiB = 1ULL << 20;
 inline constexpr Bytes kGiB = 1ULL << 30;
+// One f32 value: llama.cpp's recurrent states, logits and activations are f32 whatever the
+// weights' and the cache's types.
+inline constexpr Bytes kF32Bytes = 4;
 
 struct OverflowError : std::overflow_error {
     using std::overflow_error::overflow_error;
@@ -73,4 +81,48 @@ inline std::uint64_t narrow(Wide value) {
 }
 
 }  // namespace checked
+
+// The one place an OverflowError is caught. Checked arithmetic throws so that a deep sum need
+// not pass a Result up through every step; each entry point that does such arithmetic runs its
+// body through catch_overflow (the body returns T or Result<T>), which turns an overflow into
+// the error that `on_overflow` returns, as fail() makes it (built only then, so the hot path
+// builds no message).
+namespace checked_detail {
+template <typename T>
+struct AsResult {
+    using type = Result<T>;
+};
+template <typename T>
+struct AsResult<Result<T>> {
+    using type = Result<T>;
+};
+}  // namespace checked_detail
+
+template <typename Body, typename OnOverflow>
+auto catch_overflow(Body&& body, OnOverflow&& on_overflow) ->
+    typename checked_detail::AsResult<std::invoke_result_t<Body>>::type {
+    try {
+        return std::forward<Body>(body)();
+    } catch (const OverflowError&) {
+        return std::forward<OnOverflow>(on_overflow)();
+    }
+}
+
+// Where an overflow is not an error but means "no such value" (a size no log prints, a speed
+// term that is then left out): the body's value, or `fallback`.
+template <typename Body, typename T>
+auto overflow_or(Body&& body, T fallback) -> std::invoke_result_t<Body> {
+    try {
+        return std::forward<Body>(body)();
+    } catch (const OverflowError&) {
+        return fallback;
+    }
+}
+
+// The usual error: "<what> does not fit in 64-bit byte counts", with how to make it smaller.
+inline std::unexpected<Error> overflow_error(std::string what, std::string hint = "lower --ctx") {
+    return fail(ErrorKind::overflow, std::move(what) + " does not fit in 64-bit byte counts",
+                std::move(hint));
+}
+
 }  // namespace canitrun

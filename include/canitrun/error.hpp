@@ -36,15 +36,14 @@ inline std::unexpected<Error> fail(ErrorKind kind, std::string message, std::str
 //   CANITRUN_TRY_ASSIGN(const auto heads, read_heads(f)); // declares heads as the value
 //   CANITRUN_TRY_ASSIGN(kv[il], read_kv(f, il));          // or assigns it
 // Macros because a return from the caller cannot be written as a function; the names are
-// unique per line so that two can share a scope.
+// unique per line so that two can share a scope, or one run inside a lambda of another.
 #define CANITRUN_TRY_CONCAT_(a, b) a##b
 #define CANITRUN_TRY_CONCAT(a, b) CANITRUN_TRY_CONCAT_(a, b)
 #define CANITRUN_TRY_NAME CANITRUN_TRY_CONCAT(canitrun_try_, __LINE__)
-#define CANITRUN_TRY(expr)                                                   \
-    do {                                                                     \
-        auto canitrun_try_result_ = (expr);                                  \
-        if (!canitrun_try_result_)                                           \
-            return std::unexpected(std::move(canitrun_try_result_).error()); \
+#define CANITRUN_TRY(expr)                                                                    \
+    do {                                                                                      \
+        auto CANITRUN_TRY_NAME = (expr);                                                      \
+        if (!CANITRUN_TRY_NAME) return std::unexpected(std::move(CANITRUN_TRY_NAME).error()); \
     } while (false)
 // NOLINTBEGIN(bugprone-macro-parentheses): `target` is a declaration or an lvalue.
 #define CANITRUN_TRY_ASSIGN(target, expr)                                                 \

@@ -43,6 +43,12 @@ struct LayerGroup {
     std::uint64_t q_lora_rank = 0;
     std::uint64_t qk_nope_head_dim = 0;
     std::uint64_t qk_rope_head_dim = 0;
+    // DeepSeek Sparse Attention's lightning indexer (DeepSeek V3.2, GLM-5): one key of this
+    // width per token and layer, cached beside the latent (llama.cpp's llama_kv_cache_dsa, in
+    // the K cache type); 0 = no indexer.
+    std::uint64_t index_head_dim = 0;
+    std::uint64_t index_heads = 0;  // the indexer's query heads (weights only)
+    std::uint64_t index_top_k = 0;  // past tokens each query attends to (compute, not memory)
 
     bool operator==(const LayerGroup&) const = default;
 };

@@ -69,18 +69,16 @@ Result<Comparison> build_comparison(const Database& db, const std::vector<std::s
     c.operands = operands;
     for (const std::string& name : operands) {
         if (classify_model_argument(db, name) != ModelArgumentKind::database) {
-            auto file = file_gpus_report(db, name, "", options, remote);
-            if (!file) return std::unexpected(file.error());
-            c.entries.push_back(std::move(*file));
+            CANITRUN_TRY_ASSIGN(auto file, file_gpus_report(db, name, "", options, remote));
+            c.entries.push_back(std::move(file));
             continue;
         }
-        auto model = db.find_model(name);
-        if (!model) return std::unexpected(model.error());
+        CANITRUN_TRY_ASSIGN(auto model, db.find_model(name));
         auto entry = std::make_unique<FileReport>();
-        auto report = build_model_report(db, **model, options);
+        auto report = build_model_report(db, *model, options);
         if (!report) {
             Error e = report.error();
-            e.message = (*model)->id + ": " + e.message;
+            e.message = model->id + ": " + e.message;
             return std::unexpected(e);
         }
         entry->report = std::move(*report);

@@ -57,29 +57,25 @@ Result<Common> common(const EngineRequest& r) {
     if (r.quant.empty()) {
         c.quant = r.db->recommended_quant();
     } else {
-        auto q = r.db->find_quant(r.quant);
-        if (!q) return std::unexpected(q.error());
-        c.quant = *q;
+        CANITRUN_TRY_ASSIGN(auto q, r.db->find_quant(r.quant));
+        c.quant = q;
     }
     if (!r.ctx.empty()) {
-        auto ctx = parse_context(r.ctx);
-        if (!ctx) return std::unexpected(ctx.error());
-        c.context = *ctx;
+        CANITRUN_TRY_ASSIGN(auto ctx, parse_context(r.ctx));
+        c.context = ctx;
     }
     if (!r.gpu.empty()) {
-        auto gpus = parse_gpu_spec(*r.db, r.gpu);
-        if (!gpus) return std::unexpected(gpus.error());
-        if (gpus->size() != 1) {
+        CANITRUN_TRY_ASSIGN(auto gpus, parse_gpu_spec(*r.db, r.gpu));
+        if (gpus.size() != 1) {
             return fail(ErrorKind::bad_input, "--engine answers for one GPU, not '" + r.gpu + "'",
                         "drop --engine for the split over several GPUs, or name one GPU");
         }
-        c.gpu = gpus->front();
+        c.gpu = gpus.front();
         // the real bytes; on unified memory only the share the GPU may use by default
         c.vram = device_for(*c.gpu).memory;
     } else if (!r.vram.empty()) {
-        auto v = parse_gb(r.vram);
-        if (!v) return std::unexpected(v.error());
-        c.vram = *v;
+        CANITRUN_TRY_ASSIGN(auto v, parse_gb(r.vram));
+        c.vram = v;
     }
     return c;
 }
@@ -172,11 +168,10 @@ void write_profile_text(std::ostream& out, const LlamaProfileView& v) {
 Result<CommandResult> run_llamacpp(const EngineRequest& r, const EngineFlags& f, const Common& c) {
     LlamaCppOptions o;
     o.context = c.context;
-    auto lf = llama_flags(f);
-    if (!lf) return std::unexpected(lf.error());
-    o.ubatch = lf->ubatch;
-    o.n_seq = lf->n_seq;
-    o.flash_attn = lf->flash_attn;
+    CANITRUN_TRY_ASSIGN(auto lf, llama_flags(f));
+    o.ubatch = lf.ubatch;
+    o.n_seq = lf.n_seq;
+    o.flash_attn = lf.flash_attn;
     o.cache_type_k = f.cache_type_k;
     o.cache_type_v = f.cache_type_v;
     o.file_tensors = r.file_tensors;
@@ -184,14 +179,12 @@ Result<CommandResult> run_llamacpp(const EngineRequest& r, const EngineFlags& f,
     if (backend.empty()) {
         backend = (c.gpu && !c.gpu->backends.empty()) ? c.gpu->backends.front() : "cuda";
     }
-    auto be = parse_backend(backend);
-    if (!be) return std::unexpected(be.error());
-    o.backend = *be;
-    auto e = estimate_llamacpp(*r.model, *c.quant, o);
-    if (!e) return std::unexpected(e.error());
+    CANITRUN_TRY_ASSIGN(auto be, parse_backend(backend));
+    o.backend = be;
+    CANITRUN_TRY_ASSIGN(auto e, estimate_llamacpp(*r.model, *c.quant, o));
 
     auto v = std::make_shared<const LlamaProfileView>(
-        LlamaProfileView{*r.model, c.quant, r.file, o, *e, c.gpu, c.vram, on(*e, Device::gpu)});
+        LlamaProfileView{*r.model, c.quant, r.file, o, e, c.gpu, c.vram, on(e, Device::gpu)});
     CommandResult result;
     result.what = "--engine llama.cpp";
     result.views = {[v] { return profile_json(*v); },
@@ -252,11 +245,9 @@ Result<bool> refuse_llama_flags(const EngineFlags& f, const std::string& engine)
 
 Result<PlanSettings> plan_settings_from_flags(const EngineFlags& f,
                                               const EstimateOptions& estimate) {
-    auto quick = engine_is_quick(f);
-    if (!quick) return std::unexpected(quick.error());
-    if (*quick) {
-        auto none = refuse_llama_flags(f, "quick");
-        if (!none) return std::unexpected(none.error());
+    CANITRUN_TRY_ASSIGN(auto quick, engine_is_quick(f));
+    if (quick) {
+        CANITRUN_TRY(refuse_llama_flags(f, "quick"));
         return quick_settings(estimate);
     }
     if (!f.backend.empty()) {
@@ -268,11 +259,10 @@ Result<PlanSettings> plan_settings_from_flags(const EngineFlags& f,
     }
     PlanSettings s;
     s.estimate = estimate;
-    auto lf = llama_flags(f);
-    if (!lf) return std::unexpected(lf.error());
-    s.ubatch = lf->ubatch;
-    s.n_seq = lf->n_seq;
-    s.flash_attn = lf->flash_attn;
+    CANITRUN_TRY_ASSIGN(auto lf, llama_flags(f));
+    s.ubatch = lf.ubatch;
+    s.n_seq = lf.n_seq;
+    s.flash_attn = lf.flash_attn;
     CANITRUN_TRY_ASSIGN(s.margin, parse_margin_mib(f.margin));
     // --kv-type sets both caches; --cache-type-k / -v, where given, override it.
     const EngineFlags defaults;
@@ -282,8 +272,7 @@ Result<PlanSettings> plan_settings_from_flags(const EngineFlags& f,
 }
 
 Result<CommandResult> run_engine(const EngineRequest& r, const EngineFlags& f) {
-    auto c = common(r);
-    if (!c) return std::unexpected(c.error());
+    CANITRUN_TRY_ASSIGN(auto c, common(r));
     if (engine_is_exo(f)) {
         return fail(ErrorKind::bad_input, "--engine exo plans database models over machines",
                     "e.g. canitrun llama-3.1-405b --engine exo --host m3-ultra-256gb --host "
@@ -294,7 +283,7 @@ Result<CommandResult> run_engine(const EngineRequest& r, const EngineFlags& f) {
         return fail(ErrorKind::bad_input, "--engine vllm loads checkpoints, not GGUF files",
                     "use --engine llama.cpp for a GGUF file");
     }
-    return run_llamacpp(r, f, *c);
+    return run_llamacpp(r, f, c);
 }
 
 }  // namespace canitrun::cli

@@ -213,18 +213,16 @@ std::string gguf_answer(const GgufReport& r) {
 namespace {
 
 Result<GgufModel> load_gguf(const std::string& path) {
-    auto parts = read_gguf_parts(path);
-    if (!parts) return std::unexpected(parts.error());
-    return gguf_to_model(*parts);
+    CANITRUN_TRY_ASSIGN(auto parts, read_gguf_parts(path));
+    return gguf_to_model(parts);
 }
 
 // The tensor bytes of a --mmproj projector file; 0 without one.
 Result<Bytes> mmproj_bytes(const std::string& mmproj_path) {
     Bytes mmproj = 0;
     if (mmproj_path.empty()) return mmproj;
-    auto parts = read_gguf_parts(mmproj_path);
-    if (!parts) return std::unexpected(parts.error());
-    for (const auto& p : *parts) mmproj = checked::add(mmproj, p.tensor_bytes());
+    CANITRUN_TRY_ASSIGN(auto parts, read_gguf_parts(mmproj_path));
+    for (const auto& p : parts) mmproj = checked::add(mmproj, p.tensor_bytes());
     return mmproj;
 }
 
@@ -257,18 +255,18 @@ CommandResult gguf_page(const std::shared_ptr<const GgufReport>& report, bool ch
     return r;
 }
 
+Error file_overflow(const std::string& path) {
+    return Error{ErrorKind::bad_input, path + ": sizes in the file overflow 64 bits",
+                 "the file is corrupt"};
+}
+
 Result<CommandResult> gguf_file_page(const Database& db, const std::string& label,
                                      const GgufModel& g, Bytes mmproj, const ReportOptions& ro,
                                      bool chart_csv, const std::string& note) {
-    Result<GgufReport> report = fail(ErrorKind::overflow, "");
-    try {
-        report = build_gguf_report(db, label, g, mmproj, ro);
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::bad_input, label + ": the file's dimensions overflow 64-bit sizes",
-                    "the file is corrupt");
-    }
-    if (!report) return std::unexpected(report.error());
-    return gguf_page(std::make_shared<const GgufReport>(std::move(*report)), chart_csv, note);
+    CANITRUN_TRY_ASSIGN(auto report,
+                        catch_overflow([&] { return build_gguf_report(db, label, g, mmproj, ro); },
+                                       [&] { return std::unexpected(file_overflow(label)); }));
+    return gguf_page(std::make_shared<const GgufReport>(std::move(report)), chart_csv, note);
 }
 
 namespace {
@@ -320,51 +318,45 @@ bool is_hf_path(const std::string& path) {
     return path.ends_with(".json") || fs::is_directory(path, ec);
 }
 
-Error file_overflow(const std::string& path) {
-    return Error{ErrorKind::bad_input, path + ": sizes in the file overflow 64 bits",
-                 "the file is corrupt"};
-}
-
 }  // namespace
 
 Result<CommandResult> run_model_file(const Database& db, const std::string& path,
                                      const std::string& mmproj, const ReportOptions& options,
                                      bool chart_csv) {
-    try {
-        if (is_hf_path(path)) return run_hf(db, path, options, chart_csv);
-        return run_gguf(db, path, mmproj, options, chart_csv);
-    } catch (const OverflowError&) {
-        return std::unexpected(file_overflow(path));
-    }
+    return catch_overflow(
+        [&]() -> Result<CommandResult> {
+            if (is_hf_path(path)) return run_hf(db, path, options, chart_csv);
+            return run_gguf(db, path, mmproj, options, chart_csv);
+        },
+        [&] { return std::unexpected(file_overflow(path)); });
 }
 
 Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const std::string& path,
                                                      const std::string& mmproj_path,
                                                      const ReportOptions& options,
                                                      const RemoteFlags& remote) {
-    try {
-        if (classify_model_argument(db, path) == ModelArgumentKind::remote) {
-            std::string label;
-            CANITRUN_TRY_ASSIGN(const GgufModel g, remote_gguf_model(path, remote, &label));
-            return gguf_file_report(db, label, g, 0, options);
-        }
-        if (is_hf_path(path)) {
-            CANITRUN_TRY_ASSIGN(const HfModel hf, read_hf_model(path));
-            return config_file_report(db, hf.model, options);
-        }
-        CANITRUN_TRY_ASSIGN(const GgufModel g, load_gguf(path));
-        CANITRUN_TRY_ASSIGN(const Bytes mmproj, mmproj_bytes(mmproj_path));
-        return gguf_file_report(db, path, g, mmproj, options);
-    } catch (const OverflowError&) {
-        return std::unexpected(file_overflow(path));
-    }
+    return catch_overflow(
+        [&]() -> Result<std::unique_ptr<FileReport>> {
+            if (classify_model_argument(db, path) == ModelArgumentKind::remote) {
+                std::string label;
+                CANITRUN_TRY_ASSIGN(const GgufModel g, remote_gguf_model(path, remote, &label));
+                return gguf_file_report(db, label, g, 0, options);
+            }
+            if (is_hf_path(path)) {
+                CANITRUN_TRY_ASSIGN(const HfModel hf, read_hf_model(path));
+                return config_file_report(db, hf.model, options);
+            }
+            CANITRUN_TRY_ASSIGN(const GgufModel g, load_gguf(path));
+            CANITRUN_TRY_ASSIGN(const Bytes mmproj, mmproj_bytes(mmproj_path));
+            return gguf_file_report(db, path, g, mmproj, options);
+        },
+        [&] { return std::unexpected(file_overflow(path)); });
 }
 
 Result<CommandResult> engine_on_gguf(const Database& db, const std::string& label,
                                      const std::vector<GgufFile>& parts, const EngineFlags& flags,
                                      const EngineRequest& request) {
-    auto g = gguf_to_model(parts);
-    if (!g) return std::unexpected(g.error());
+    CANITRUN_TRY_ASSIGN(auto g, gguf_to_model(parts));
     LlamaCppOptions::FileTensors tensors;
     for (const auto& part : parts) {
         for (const auto& t : part.tensors) {
@@ -377,7 +369,7 @@ Result<CommandResult> engine_on_gguf(const Database& db, const std::string& labe
     }
     EngineRequest r = request;
     r.db = &db;
-    r.model = &g->model;
+    r.model = &g.model;
     r.quant.clear();
     r.file_tensors = tensors;
     r.file = label;
@@ -387,9 +379,8 @@ Result<CommandResult> engine_on_gguf(const Database& db, const std::string& labe
 Result<CommandResult> run_model_file_engine(const Database& db, const std::string& path,
                                             const EngineFlags& flags,
                                             const EngineRequest& request) {
-    auto parts = read_gguf_parts(path);
-    if (!parts) return std::unexpected(parts.error());
-    return engine_on_gguf(db, fs::path(path).filename().string(), *parts, flags, request);
+    CANITRUN_TRY_ASSIGN(auto parts, read_gguf_parts(path));
+    return engine_on_gguf(db, fs::path(path).filename().string(), parts, flags, request);
 }
 
 }  // namespace canitrun::cli

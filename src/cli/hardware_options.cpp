@@ -27,21 +27,18 @@ Result<std::optional<Hardware>> hardware_from_flags(const Database& db,
     if (flags.gpu == "auto") {
         h = hardware_from(detect_this_machine(), db);
     } else {
-        auto gpus = parse_gpu_spec(db, flags.gpu);
-        if (!gpus) return std::unexpected(gpus.error());
-        h.gpus = devices_for(*gpus);
+        CANITRUN_TRY_ASSIGN(auto gpus, parse_gpu_spec(db, flags.gpu));
+        h.gpus = devices_for(gpus);
     }
     if (!flags.ram.empty()) {
-        auto ram = parse_gb(flags.ram);
-        if (!ram) return std::unexpected(ram.error());
-        h.ram = *ram;
+        CANITRUN_TRY_ASSIGN(auto ram, parse_gb(flags.ram));
+        h.ram = ram;
     } else if (h.ram == 0) {
         h.ram = kDefaultRamGb * kGB;
     }
     if (!flags.ram_bandwidth.empty()) {
-        auto bw = parse_bandwidth(flags.ram_bandwidth);
-        if (!bw) return std::unexpected(bw.error());
-        h.ram_bandwidth_gbps = *bw;
+        CANITRUN_TRY_ASSIGN(auto bw, parse_bandwidth(flags.ram_bandwidth));
+        h.ram_bandwidth_gbps = bw;
     }
     return std::optional<Hardware>{h};
 }
@@ -49,14 +46,12 @@ Result<std::optional<Hardware>> hardware_from_flags(const Database& db,
 Result<PlacementOptions> placement_from_flags(const HardwareFlags& flags) {
     PlacementOptions p;
     if (!flags.ngl.empty()) {
-        auto n = parse_count(flags.ngl, "--ngl", kMaxLayerCount);
-        if (!n) return std::unexpected(n.error());
-        p.gpu_layers = *n;
+        CANITRUN_TRY_ASSIGN(auto n, parse_count(flags.ngl, "--ngl", kMaxLayerCount));
+        p.gpu_layers = n;
     }
     if (!flags.n_cpu_moe.empty()) {
-        auto n = parse_count(flags.n_cpu_moe, "--n-cpu-moe", kMaxLayerCount);
-        if (!n) return std::unexpected(n.error());
-        p.cpu_moe_layers = *n;
+        CANITRUN_TRY_ASSIGN(auto n, parse_count(flags.n_cpu_moe, "--n-cpu-moe", kMaxLayerCount));
+        p.cpu_moe_layers = n;
     }
     return p;
 }

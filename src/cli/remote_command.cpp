@@ -220,21 +220,18 @@ RemoteClient::RemoteClient(const RemoteSetup& setup) {
 
 Result<std::vector<GgufFile>> remote_gguf_parts(const std::string& arg, const RemoteFlags& flags,
                                                 std::string* label) {
-    auto spec = parse_remote_spec(arg);
-    if (!spec) return std::unexpected(spec.error());
+    CANITRUN_TRY_ASSIGN(auto spec, parse_remote_spec(arg));
     const RemoteSetup setup = remote_setup(flags);
     RemoteClient client(setup);
-    auto remote = fetch_remote_gguf(client.client(), *spec, setup.env);
-    if (!remote) return std::unexpected(remote.error());
-    if (label != nullptr) *label = remote->label;
-    return std::move(remote->parts);
+    CANITRUN_TRY_ASSIGN(auto remote, fetch_remote_gguf(client.client(), spec, setup.env));
+    if (label != nullptr) *label = remote.label;
+    return std::move(remote.parts);
 }
 
 Result<GgufModel> remote_gguf_model(const std::string& arg, const RemoteFlags& flags,
                                     std::string* label) {
-    auto parts = remote_gguf_parts(arg, flags, label);
-    if (!parts) return std::unexpected(parts.error());
-    return gguf_to_model(*parts);
+    CANITRUN_TRY_ASSIGN(auto parts, remote_gguf_parts(arg, flags, label));
+    return gguf_to_model(parts);
 }
 
 Result<CommandResult> run_remote(const Database& db, const std::string& arg,

@@ -50,6 +50,11 @@ void write_mla_keys(GgufWriter& w, const Model& m, const std::string& arch, std:
     w.u32(p + "attention.kv_lora_rank", u32(g.kv_lora_rank));
     if (g.q_lora_rank) w.u32(p + "attention.q_lora_rank", u32(g.q_lora_rank));
     w.u32(p + "rope.dimension_count", u32(g.qk_rope_head_dim));
+    if (g.index_head_dim) {  // deepseek32.cpp requires all three
+        w.u32(p + "attention.indexer.head_count", u32(g.index_heads));
+        w.u32(p + "attention.indexer.key_length", u32(g.index_head_dim));
+        w.u32(p + "attention.indexer.top_k", u32(g.index_top_k));
+    }
     w.u32(p + "leading_dense_block_count", u32(a.layers - a.moe->moe_layers));
     w.u32(p + "expert_shared_count", u32(a.moe->shared_experts));
     w.f32(p + "expert_weights_scale", 1.0f);
@@ -93,7 +98,7 @@ void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
         w.u32(p + "expert_count", u32(a.moe->experts));
         w.u32(p + "expert_used_count", u32(a.moe->experts_per_token));
         w.u32(p + "expert_feed_forward_length", u32(a.moe->expert_intermediate_size));
-        if (a.moe->shared_expert_intermediate_size && arch != "deepseek2") {
+        if (a.moe->shared_expert_intermediate_size && arch != "deepseek2" && arch != "deepseek32") {
             w.u32(p + "expert_shared_feed_forward_length",
                   u32(a.moe->shared_expert_intermediate_size));
         }
@@ -169,7 +174,7 @@ void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch
     write_general_keys(w, m, arch, ftype);
     const std::uint64_t v_dim =
         a.attention.v_head_dim ? a.attention.v_head_dim : a.attention.head_dim;
-    if (arch == "deepseek2") {
+    if (arch == "deepseek2" || arch == "deepseek32") {
         write_mla_keys(w, m, arch, v_dim);
     } else {
         write_attention_keys(w, m, arch, v_dim);

@@ -98,6 +98,9 @@ LayerGroup parse_layer_group(const Fields& f) {
             g.qk_nope_head_dim = f.count("qk_nope_head_dim", 1, kMaxDim);
             g.qk_rope_head_dim = f.count("qk_rope_head_dim", 1, kMaxDim);
             g.v_head_dim = f.count("v_head_dim", 1, kMaxDim);
+            g.index_head_dim = f.count_or("index_head_dim", 0, kMaxDim);
+            g.index_heads = f.count_or("index_heads", 0, kMaxDim);
+            g.index_top_k = f.count_or("index_topk", 0, kMaxContext);
             break;
     }
     return g;
@@ -238,9 +241,13 @@ Model parse_model(const Fields& f) {
     m.context_extended = ctx.count_or("extended", 0, kMaxContext);
     m.context_extension = ctx.text_or("extension", "");
     m.arch = parse_architecture(f.child("architecture"));
-    try {
-        (void)count_params(m);
-    } catch (const OverflowError&) {
+    const bool countable = overflow_or(
+        [&] {
+            (void)count_params(m);
+            return true;
+        },
+        false);
+    if (!countable) {
         f.error(
             "the architecture's parameter count does not fit in 64 bits: a dimension is absurd");
     }

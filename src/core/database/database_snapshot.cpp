@@ -48,6 +48,9 @@ void fields(Io& io, LayerGroup& g) {
     io(g.q_lora_rank);
     io(g.qk_nope_head_dim);
     io(g.qk_rope_head_dim);
+    io(g.index_head_dim);
+    io(g.index_heads);
+    io(g.index_top_k);
 }
 
 template <typename Io>

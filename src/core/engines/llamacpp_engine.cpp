@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/name_match.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
@@ -30,9 +31,6 @@
 
 namespace canitrun {
 namespace {
-
-constexpr std::uint64_t kF32 = 4;
-constexpr std::uint64_t kPad = 256;
 
 std::uint64_t pad(std::uint64_t n, std::uint64_t to) {
     return checked::mul((checked::add(n, to - 1)) / to, to);
@@ -69,20 +67,26 @@ Result<LayerCache> group_cache(const Model& m, const LayerGroup& group, const Ge
     Bytes per_cell = 0;
     if (group.kind == LayerKind::full || group.kind == LayerKind::sliding) {
         const AttentionDims d = attention_dims(m, group);
-        auto k = row(tk, checked::mul(d.kv_heads, d.k_dim), "a K row");
-        if (!k) return std::unexpected(k.error());
-        auto v = row(tv, checked::mul(d.kv_heads, d.v_dim), "a V row");
-        if (!v) return std::unexpected(v.error());
-        per_cell = checked::add(*k, *v);
+        CANITRUN_TRY_ASSIGN(auto k, row(tk, checked::mul(d.kv_heads, d.k_dim), "a K row"));
+        CANITRUN_TRY_ASSIGN(auto v, row(tv, checked::mul(d.kv_heads, d.v_dim), "a V row"));
+        per_cell = checked::add(k, v);
         cells = g.n_ctx_seq;
         if (group.kind == LayerKind::sliding) {
-            cells = pad(std::min(g.n_ctx_seq, checked::add(group.window, g.ubatch)), kPad);
+            cells =
+                pad(std::min(g.n_ctx_seq, checked::add(group.window, g.ubatch)), kLlamaCachePad);
         }
     } else if (group.kind == LayerKind::mla) {
-        auto k =
-            row(tk, checked::add(group.kv_lora_rank, group.qk_rope_head_dim), "an MLA latent row");
-        if (!k) return std::unexpected(k.error());
-        per_cell = *k;
+        CANITRUN_TRY_ASSIGN(
+            auto k,
+            row(tk, checked::add(group.kv_lora_rank, group.qk_rope_head_dim), "an MLA latent row"));
+        per_cell = k;
+        if (group.index_head_dim > 0) {
+            // llama_kv_cache_dsa: a second K-only cache of one indexer key per cell, same type
+            // and cells as the latent's (llama-kv-cache-dsa.cpp)
+            CANITRUN_TRY_ASSIGN(const Bytes ik,
+                                row(tk, group.index_head_dim, "an indexer key row"));
+            per_cell = checked::add(per_cell, ik);
+        }
         cells = g.n_ctx_seq;
     }
     c.kv = checked::mul(checked::mul(per_cell, cells), g.n_stream);
@@ -101,28 +105,26 @@ Result<CacheSetup> cache_setup(const Model& model, const LlamaCppOptions& o) {
     if (o.context == 0) return fail(ErrorKind::bad_input, "--ctx must be at least 1");
     if (o.ubatch == 0) return fail(ErrorKind::bad_input, "--ubatch must be at least 1");
     if (o.n_seq == 0) return fail(ErrorKind::bad_input, "--parallel must be at least 1");
-    const auto tk = parse_cache_type(o.cache_type_k);
-    if (!tk) return std::unexpected(tk.error());
-    const auto tv = parse_cache_type(o.cache_type_v);
-    if (!tv) return std::unexpected(tv.error());
-    if (tv->block_elements > 1 && o.flash_attn == FlashAttn::off) {
+    CANITRUN_TRY_ASSIGN(const auto tk, parse_cache_type(o.cache_type_k));
+    CANITRUN_TRY_ASSIGN(const auto tv, parse_cache_type(o.cache_type_v));
+    if (tv.block_elements > 1 && o.flash_attn == FlashAttn::off) {
         return fail(ErrorKind::bad_input,
                     "llama.cpp refuses a quantized V cache without flash attention",
                     "use --flash-attn on or auto, or --cache-type-v f16");
     }
-    if (count_layers(model, LayerKind::mla) > 0 && tk->id != tv->id) {
+    if (count_layers(model, LayerKind::mla) > 0 && tk.id != tv.id) {
         return fail(ErrorKind::bad_input,
                     "llama.cpp refuses different K and V cache types for MLA models",
                     "give --cache-type-k and --cache-type-v the same type");
     }
-    CacheSetup s{{}, *tk, *tv, o.flash_attn != FlashAttn::off};
-    const std::uint64_t n_ctx = pad(o.context, kPad);
+    CacheSetup s{{}, tk, tv, o.flash_attn != FlashAttn::off};
+    const std::uint64_t n_ctx = pad(o.context, kLlamaCachePad);
     if (n_ctx / o.n_seq == 0) {
         return fail(ErrorKind::bad_input, "--ctx is smaller than --parallel",
                     "give every sequence at least one token of context");
     }
     s.g.n_stream = o.n_seq;
-    s.g.n_ctx_seq = pad(n_ctx / o.n_seq, kPad);
+    s.g.n_ctx_seq = pad(n_ctx / o.n_seq, kLlamaCachePad);
     s.g.ubatch = std::min(o.ubatch, n_ctx);
     return s;
 }
@@ -152,12 +154,13 @@ Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
     const bool recurrent = count_layers(m, LayerKind::linear) + count_layers(m, LayerKind::ssm) > 0;
     std::uint64_t out_per_token =
         checked::add(a.vocab_size, checked::mul(recurrent ? 3 : 2, a.hidden_size));
-    const Bytes out_phase = checked::mul(checked::mul(g.ubatch, kF32), out_per_token);
+    const Bytes out_phase = checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);
 
     std::uint64_t swa_kv = 0;
     for (const auto& group : a.layer_groups) {
         if (group.kind == LayerKind::sliding) {
-            swa_kv = pad(std::min(g.n_ctx_seq, checked::add(group.window, g.ubatch)), kPad);
+            swa_kv =
+                pad(std::min(g.n_ctx_seq, checked::add(group.window, g.ubatch)), kLlamaCachePad);
         }
     }
     const bool has_global = count_layers(m, LayerKind::full) + count_layers(m, LayerKind::mla) > 0;
@@ -167,14 +170,14 @@ Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
     const std::uint64_t masks = checked::add(n_kv, has_global ? swa_kv : 0);
     if (flash_attn) {
         const std::uint64_t per_token =
-            checked::add(checked::mul(2, masks), checked::mul(kF32, layer_floats(m)));
+            checked::add(checked::mul(2, masks), checked::mul(kF32Bytes, layer_floats(m)));
         return std::max(out_phase, checked::mul(g.ubatch, per_token));
     }
     const std::uint64_t kq = checked::mul(a.attention.heads, n_kv);
     std::uint64_t ffn = checked::add(active_ffn_width(m), checked::mul(2, a.hidden_size));
     if (count_layers(m, LayerKind::mla) > 0) ffn = std::max(ffn, layer_floats(m));
     const std::uint64_t per_token = checked::add(kq, checked::add(masks, ffn));
-    const Bytes attn_phase = checked::mul(checked::mul(g.ubatch, kF32), per_token);
+    const Bytes attn_phase = checked::mul(checked::mul(g.ubatch, kF32Bytes), per_token);
     return std::max(out_phase, attn_phase);
 }
 
@@ -251,37 +254,30 @@ Bytes runtime_overhead_bytes(Backend backend) {
 
 Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
                                                       const LlamaCppOptions& options) {
-    auto setup = cache_setup(model, options);
-    if (!setup) return std::unexpected(setup.error());
-    try {
-        std::vector<LayerCache> out;
-        for (const auto& group : model.arch.layer_groups) {
-            auto c = group_cache(model, group, setup->g, setup->tk, setup->tv);
-            if (!c) return std::unexpected(c.error());
-            out.push_back(*c);
-        }
-        return out;
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow,
-                    "the cache for " + model.id + " does not fit in 64-bit byte counts",
-                    "lower --ctx");
-    }
+    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    return catch_overflow(
+        [&]() -> Result<std::vector<LayerCache>> {
+            std::vector<LayerCache> out;
+            for (const auto& group : model.arch.layer_groups) {
+                CANITRUN_TRY_ASSIGN(auto c, group_cache(model, group, setup.g, setup.tk, setup.tv));
+                out.push_back(c);
+            }
+            return out;
+        },
+        [&] { return overflow_error("the cache for " + model.id, "lower --ctx"); });
 }
 
 Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options) {
-    auto setup = cache_setup(model, options);
-    if (!setup) return std::unexpected(setup.error());
-    try {
-        return compute_bytes(model, setup->g, setup->flash_attn);
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow,
-                    "the compute buffer for " + model.id + " does not fit in 64-bit byte counts",
-                    "lower --ctx or --ubatch");
-    }
+    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    return catch_overflow(
+        [&]() -> Result<Bytes> { return compute_bytes(model, setup.g, setup.flash_attn); },
+        [&] {
+            return overflow_error("the compute buffer for " + model.id, "lower --ctx or --ubatch");
+        });
 }
 
 Bytes llamacpp_output_bytes(const Model& model, const LlamaCppOptions& options) {
-    return checked::mul(checked::mul(model.arch.vocab_size, kF32), options.n_seq);
+    return checked::mul(checked::mul(model.arch.vocab_size, kF32Bytes), options.n_seq);
 }
 
 Result<std::shared_ptr<const PreparedLayout>> llamacpp_layout(const Model& model) {
@@ -293,76 +289,87 @@ Result<std::shared_ptr<const PreparedLayout>> llamacpp_layout(const Model& model
         std::shared_ptr<const PreparedLayout> prepared;
     } last;
     if (last.model && *last.model == model) return last.prepared;
-    auto layout = tensor_layout(model);
-    if (!layout) return std::unexpected(layout.error());
-    auto prepared = std::make_shared<const PreparedLayout>(prepare_layout(std::move(*layout)));
+    CANITRUN_TRY_ASSIGN(auto layout, tensor_layout(model));
+    auto prepared = std::make_shared<const PreparedLayout>(prepare_layout(std::move(layout)));
     last.model = model;
     last.prepared = prepared;
     return prepared;
 }
 
 Result<std::vector<TypedTensor>> llamacpp_tensors(const Model& model, const Quant& quant) {
-    const auto layout = tensor_layout(model);
-    if (!layout) return std::unexpected(layout.error());
-    return quantize_tensors(*layout, quant.id);
+    CANITRUN_TRY_ASSIGN(const auto layout, tensor_layout(model));
+    return quantize_tensors(layout, quant.id);
 }
+
+namespace {
+
+// token_embd (kept on the host) and every other tensor: from the file when there is one, else
+// as llama-quantize would type the model's tensors.
+struct WeightSplit {
+    Bytes embd = 0;
+    Bytes rest = 0;
+};
+
+Result<WeightSplit> weight_split(const Model& model, const Quant& quant, const LlamaCppOptions& o) {
+    WeightSplit w;
+    if (o.file_tensors) {
+        w.embd = o.file_tensors->token_embd;
+        w.rest = o.file_tensors->other;
+        return w;
+    }
+    CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
+    CANITRUN_TRY_ASSIGN(const auto bytes, quantize_bytes(*prepared, quant.id));
+    const auto& tensors = prepared->layout.tensors;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        if (tensors[i].name == "token_embd.weight") {
+            w.embd = bytes[i];
+        } else {
+            w.rest = checked::add(w.rest, bytes[i]);
+        }
+    }
+    return w;
+}
+
+Estimate assemble_llamacpp(const Model& model, const LlamaCppOptions& o, WeightSplit w,
+                           const std::vector<LayerCache>& caches, Bytes compute) {
+    const bool gpu = o.backend != Backend::cpu;
+    // Tied embeddings: llama.cpp duplicates token_embd as the output head
+    // (TENSOR_DUPLICATED), which lands in the device buffer when the output layer is
+    // offloaded; on the CPU the mmap'd file backs both.
+    if (gpu && model.arch.tied_embeddings) w.rest = checked::add(w.rest, w.embd);
+    const Device dev = gpu ? Device::gpu : Device::cpu;
+    Bytes kv = 0;
+    Bytes recurrent = 0;
+    const auto& groups = model.arch.layer_groups;
+    const std::vector<std::uint64_t> owners = kv_owner_counts(model);
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        kv = checked::add(kv, checked::mul(caches[i].kv, owners[i]));
+        recurrent = checked::add(recurrent, checked::mul(caches[i].recurrent, groups[i].count));
+    }
+    Estimate e;
+    e.terms.push_back({TermKind::weights, w.rest, dev});
+    e.terms.push_back({TermKind::token_embd, w.embd, Device::cpu});
+    e.terms.push_back({TermKind::kv_cache, kv, dev});
+    e.terms.push_back({TermKind::recurrent_state, recurrent, dev});
+    e.terms.push_back({TermKind::compute, compute, dev});
+    e.terms.push_back({TermKind::output, llamacpp_output_bytes(model, o), Device::cpu});
+    e.terms.push_back({TermKind::runtime, runtime_overhead_bytes(o.backend), dev});
+    e.total();
+    return e;
+}
+
+}  // namespace
 
 Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
                                    const LlamaCppOptions& o) {
-    auto caches = llamacpp_group_caches(model, o);
-    if (!caches) return std::unexpected(caches.error());
-    auto compute = llamacpp_compute_bytes(model, o);
-    if (!compute) return std::unexpected(compute.error());
-    Bytes embd = 0;
-    Bytes rest = 0;
-    if (o.file_tensors) {
-        embd = o.file_tensors->token_embd;
-        rest = o.file_tensors->other;
-    } else {
-        const auto prepared = llamacpp_layout(model);
-        if (!prepared) return std::unexpected(prepared.error());
-        const auto bytes = quantize_bytes(**prepared, quant.id);
-        if (!bytes) return std::unexpected(bytes.error());
-        const auto& tensors = (*prepared)->layout.tensors;
-        for (std::size_t i = 0; i < tensors.size(); ++i) {
-            if (tensors[i].name == "token_embd.weight") {
-                embd = (*bytes)[i];
-            } else {
-                rest = checked::add(rest, (*bytes)[i]);
-            }
-        }
-    }
-    try {
-        const bool gpu = o.backend != Backend::cpu;
-        // Tied embeddings: llama.cpp duplicates token_embd as the output head
-        // (TENSOR_DUPLICATED), which lands in the device buffer when the output layer is
-        // offloaded; on the CPU the mmap'd file backs both.
-        if (gpu && model.arch.tied_embeddings) rest = checked::add(rest, embd);
-        const Device dev = gpu ? Device::gpu : Device::cpu;
-        Bytes kv = 0;
-        Bytes recurrent = 0;
-        const auto& groups = model.arch.layer_groups;
-        const std::vector<std::uint64_t> owners = kv_owner_counts(model);
-        for (std::size_t i = 0; i < groups.size(); ++i) {
-            kv = checked::add(kv, checked::mul((*caches)[i].kv, owners[i]));
-            recurrent =
-                checked::add(recurrent, checked::mul((*caches)[i].recurrent, groups[i].count));
-        }
-        Estimate e;
-        e.terms.push_back({TermKind::weights, rest, dev});
-        e.terms.push_back({TermKind::token_embd, embd, Device::cpu});
-        e.terms.push_back({TermKind::kv_cache, kv, dev});
-        e.terms.push_back({TermKind::recurrent_state, recurrent, dev});
-        e.terms.push_back({TermKind::compute, *compute, dev});
-        e.terms.push_back({TermKind::output, llamacpp_output_bytes(model, o), Device::cpu});
-        e.terms.push_back({TermKind::runtime, runtime_overhead_bytes(o.backend), dev});
-        e.total();
-        return e;
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow,
-                    "the estimate for " + model.id + " does not fit in 64-bit byte counts",
-                    "lower --ctx");
-    }
+    CANITRUN_TRY_ASSIGN(const auto caches, llamacpp_group_caches(model, o));
+    CANITRUN_TRY_ASSIGN(const Bytes compute, llamacpp_compute_bytes(model, o));
+    return catch_overflow(
+        [&]() -> Result<Estimate> {
+            CANITRUN_TRY_ASSIGN(const WeightSplit w, weight_split(model, quant, o));
+            return assemble_llamacpp(model, o, w, caches, compute);
+        },
+        [&] { return overflow_error("the estimate for " + model.id); });
 }
 
 }  // namespace canitrun

@@ -7,73 +7,69 @@
 namespace canitrun {
 Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
                                   const LlamaCppOptions& options) {
-    const auto prepared = llamacpp_layout(model);
-    if (!prepared) return std::unexpected(prepared.error());
-    const auto bytes = quantize_bytes(**prepared, quant.id);
-    if (!bytes) return std::unexpected(bytes.error());
-    const auto& tensors = (*prepared)->layout.tensors;
+    CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
+    CANITRUN_TRY_ASSIGN(const auto bytes, quantize_bytes(*prepared, quant.id));
+    const auto& tensors = prepared->layout.tensors;
     const auto order = layer_group_order(model);
-    try {
-        ModelParts parts;
-        parts.overhead_percent = 0;
-        parts.layers.resize(order.size());
-        for (std::size_t i = 0; i < order.size(); ++i) {
-            parts.layers[i].group = order[i];
-            parts.layers[i].kind = model.arch.layer_groups[order[i]].kind;
-        }
-        Bytes embd = 0;
-        for (std::size_t i = 0; i < tensors.size(); ++i) {
-            const TensorInfo& t = tensors[i];
-            const Bytes b = (*bytes)[i];
-            if (t.name == "token_embd.weight") {
-                embd = b;
-            } else if (t.layer < 0 || static_cast<std::size_t>(t.layer) >= parts.layers.size()) {
-                parts.output_weights = checked::add(parts.output_weights, b);
-            } else {
-                LayerPart& l = parts.layers[static_cast<std::size_t>(t.layer)];
-                l.weights = checked::add(l.weights, b);
-                if ((*prepared)->routed_expert[i])
-                    l.routed_experts = checked::add(l.routed_experts, b);
+    return catch_overflow(
+        [&]() -> Result<ModelParts> {
+            ModelParts parts;
+            parts.overhead_percent = 0;
+            parts.layers.resize(order.size());
+            for (std::size_t i = 0; i < order.size(); ++i) {
+                parts.layers[i].group = order[i];
+                parts.layers[i].kind = model.arch.layer_groups[order[i]].kind;
             }
-        }
-        parts.input_weights = embd;
-        RuntimeBuffers buffers;
-        if (model.arch.tied_embeddings) buffers.output_duplicate = embd;
-        parts.buffers = buffers;
-        for (auto& l : parts.layers) {
-            const Bytes routed_active =
-                model.is_moe() && model.arch.moe->experts > 0
-                    ? checked::mul_div_floor(l.routed_experts, model.arch.moe->experts_per_token,
-                                             model.arch.moe->experts)
-                    : l.routed_experts;
-            l.active_weights = checked::add(l.weights - l.routed_experts, routed_active);
-        }
-        return llamacpp_parts_at_context(std::move(parts), model, options);
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow,
-                    "the estimate for " + model.id + " does not fit in 64-bit byte counts",
-                    "lower --ctx");
-    }
+            Bytes embd = 0;
+            for (std::size_t i = 0; i < tensors.size(); ++i) {
+                const TensorInfo& t = tensors[i];
+                const Bytes b = bytes[i];
+                if (t.name == "token_embd.weight") {
+                    embd = b;
+                } else if (t.layer < 0 ||
+                           static_cast<std::size_t>(t.layer) >= parts.layers.size()) {
+                    parts.output_weights = checked::add(parts.output_weights, b);
+                } else {
+                    LayerPart& l = parts.layers[static_cast<std::size_t>(t.layer)];
+                    l.weights = checked::add(l.weights, b);
+                    if (prepared->routed_expert[i])
+                        l.routed_experts = checked::add(l.routed_experts, b);
+                }
+            }
+            parts.input_weights = embd;
+            RuntimeBuffers buffers;
+            if (model.arch.tied_embeddings) buffers.output_duplicate = embd;
+            parts.buffers = buffers;
+            for (auto& l : parts.layers) {
+                const Bytes routed_active =
+                    model.is_moe() && model.arch.moe->experts > 0
+                        ? checked::mul_div_floor(l.routed_experts,
+                                                 model.arch.moe->experts_per_token,
+                                                 model.arch.moe->experts)
+                        : l.routed_experts;
+                l.active_weights = checked::add(l.weights - l.routed_experts, routed_active);
+            }
+            return llamacpp_parts_at_context(std::move(parts), model, options);
+        },
+        [&] { return overflow_error("the estimate for " + model.id, "lower --ctx"); });
 }
 
 Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& model,
                                              const LlamaCppOptions& options) {
-    auto caches = llamacpp_group_caches(model, options);
-    if (!caches) return std::unexpected(caches.error());
-    auto compute = llamacpp_compute_bytes(model, options);
-    if (!compute) return std::unexpected(compute.error());
+    CANITRUN_TRY_ASSIGN(auto caches, llamacpp_group_caches(model, options));
+    CANITRUN_TRY_ASSIGN(auto compute, llamacpp_compute_bytes(model, options));
     // Layers past n_layer_kv_from_start reuse an earlier layer's cache (llama_hparams::has_kv).
     const std::uint64_t owners = kv_owning_layers(model);
     for (std::size_t i = 0; i < parts.layers.size(); ++i) {
         LayerPart& l = parts.layers[i];
-        if (l.group >= caches->size()) {
+        if (l.group >= caches.size()) {
             return fail(ErrorKind::bad_input, "model parts do not match model " + model.id);
         }
-        l.kv_cache = i < owners ? (*caches)[l.group].kv : 0;
-        l.recurrent_state = (*caches)[l.group].recurrent;
+        l.kv_cache = i < owners ? caches[l.group].kv : 0;
+        l.recurrent_state = caches[l.group].recurrent;
     }
     if (!parts.buffers) parts.buffers = RuntimeBuffers{};
-    parts.buffers->compute = *compute;
+    parts.buffers->compute = compute;
     parts.buffers->output = llamacpp_output_bytes(model, options);
     return parts;
 }

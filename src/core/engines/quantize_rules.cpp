@@ -471,40 +471,36 @@ Result<Bytes> typed_bytes(const TensorInfo& t, const GgmlType& type) {
 
 Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& p, const std::string& quant_id,
                                           std::optional<bool> imatrix) {
-    auto types = chosen_types(p, quant_id, imatrix);
-    if (!types) return std::unexpected(types.error());
-    std::vector<Bytes> out(p.layout.tensors.size(), 0);
-    try {
-        for (std::size_t i = 0; i < p.order.size(); ++i) {
-            auto b = typed_bytes(p.layout.tensors[p.order[i]], (*types)[i]);
-            if (!b) return std::unexpected(b.error());
-            out[p.order[i]] = *b;
-        }
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow, "tensor sizes overflow 64 bits");
-    }
-    return out;
+    CANITRUN_TRY_ASSIGN(const auto types, chosen_types(p, quant_id, imatrix));
+    return catch_overflow(
+        [&]() -> Result<std::vector<Bytes>> {
+            std::vector<Bytes> out(p.layout.tensors.size(), 0);
+            for (std::size_t i = 0; i < p.order.size(); ++i) {
+                CANITRUN_TRY_ASSIGN(out[p.order[i]],
+                                    typed_bytes(p.layout.tensors[p.order[i]], types[i]));
+            }
+            return out;
+        },
+        [] { return overflow_error("the tensor sizes"); });
 }
 
 Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
                                                   const std::string& quant_id,
                                                   std::optional<bool> imatrix) {
     const PreparedLayout p = prepare_layout(layout);
-    auto types = chosen_types(p, quant_id, imatrix);
-    if (!types) return std::unexpected(types.error());
-    std::vector<TypedTensor> out;
-    out.reserve(p.order.size());
-    try {
-        for (std::size_t i = 0; i < p.order.size(); ++i) {
-            const TensorInfo& t = p.layout.tensors[p.order[i]];
-            auto b = typed_bytes(t, (*types)[i]);
-            if (!b) return std::unexpected(b.error());
-            out.push_back({t, (*types)[i], *b});
-        }
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow, "tensor sizes overflow 64 bits");
-    }
-    return out;
+    CANITRUN_TRY_ASSIGN(const auto types, chosen_types(p, quant_id, imatrix));
+    return catch_overflow(
+        [&]() -> Result<std::vector<TypedTensor>> {
+            std::vector<TypedTensor> out;
+            out.reserve(p.order.size());
+            for (std::size_t i = 0; i < p.order.size(); ++i) {
+                const TensorInfo& t = p.layout.tensors[p.order[i]];
+                CANITRUN_TRY_ASSIGN(const Bytes b, typed_bytes(t, types[i]));
+                out.push_back({t, types[i], b});
+            }
+            return out;
+        },
+        [] { return overflow_error("the tensor sizes"); });
 }
 
 Bytes tensor_bytes(const std::vector<TypedTensor>& tensors) {

@@ -214,7 +214,20 @@ void build_gpt_oss(Builder& b, const Model& m) {
     }
 }
 
-// DeepSeek V2/V3 (and Kimi K2) as deepseek2.cpp loads a current GGUF: MLA with the kv_b
+// DeepSeek Sparse Attention's lightning indexer, as deepseek32.cpp loads it: a query through
+// the q LoRA, one key head, a per-head weight projection and a LayerNorm on the key.
+void indexer(Builder& b, const Model& m, const LayerGroup& g, int il) {
+    const std::uint64_t hidden = m.arch.hidden_size;
+    b.blk(il, "indexer.k_norm.weight", {g.index_head_dim});
+    b.blk(il, "indexer.k_norm.bias", {g.index_head_dim});
+    b.blk(il, "indexer.proj.weight", {hidden, g.index_heads});
+    b.blk(il, "indexer.attn_k.weight", {hidden, g.index_head_dim});
+    b.blk(il, "indexer.attn_q_b.weight",
+          {g.q_lora_rank, checked::mul(g.index_heads, g.index_head_dim)});
+}
+
+// DeepSeek V2/V3 (and Kimi K2) as deepseek2.cpp loads a current GGUF, and V3.2 as
+// deepseek32.cpp does (the same, with an indexer in each layer): MLA with the kv_b
 // projection split into attn_k_b / attn_v_b, q through a LoRA when q_lora_rank > 0, the first
 // (layers - moe_layers) layers dense, then routed + shared experts with exp_probs_b (V3).
 void build_deepseek2(Builder& b, const Model& m) {
@@ -241,6 +254,7 @@ void build_deepseek2(Builder& b, const Model& m) {
         b.blk(il, "attn_k_b.weight", {g.qk_nope_head_dim, g.kv_lora_rank, heads});
         b.blk(il, "attn_v_b.weight", {g.kv_lora_rank, v_head, heads});
         b.blk(il, "attn_output.weight", {checked::mul(heads, v_head), a.hidden_size});
+        if (g.index_head_dim > 0) indexer(b, m, g, il);
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
         if (static_cast<std::uint64_t>(il) < dense_layers) {
             dense_ffn(b, m, il);
@@ -367,9 +381,10 @@ std::uint64_t TensorLayout::elements() const {
 // its family; database families that only resemble one are mapped above it.
 Result<std::string> own_name_or_unsupported(const Model& m) {
     for (const char* arch :
-         {"llama",     "qwen2",  "qwen2vl",   "qwen3",   "qwen3vl", "qwen3moe", "qwen3vlmoe",
-          "qwen3next", "qwen35", "qwen35moe", "gemma2",  "gemma3",  "gpt-oss",  "deepseek2",
-          "smollm3",   "olmo2",  "command-r", "cohere2", "phi3",    "granite",  "granitehybrid"}) {
+         {"llama",      "qwen2",     "qwen2vl",    "qwen3",        "qwen3vl", "qwen3moe",
+          "qwen3vlmoe", "qwen3next", "qwen35",     "qwen35moe",    "gemma2",  "gemma3",
+          "gpt-oss",    "deepseek2", "deepseek32", "smollm3",      "olmo2",   "command-r",
+          "cohere2",    "phi3",      "granite",    "granitehybrid"}) {
         if (m.family == arch) return std::string(arch);
     }
     return unsupported(m);
@@ -387,7 +402,8 @@ Result<std::string> llama_arch(const Model& m) {
     if (mla) {
         if (f == "deepseek-v2" || f == "deepseek-v3" || f == "deepseek-r1" || f == "kimi-k2" ||
             f == "glm-4.7") {
-            return std::string("deepseek2");
+            return std::string(group_or_empty(m, LayerKind::mla).index_head_dim > 0 ? "deepseek32"
+                                                                                    : "deepseek2");
         }
         return own_name_or_unsupported(m);
     }
@@ -428,67 +444,69 @@ Result<std::string> llama_arch(const Model& m) {
 }
 
 Result<TensorLayout> tensor_layout(const Model& m) {
-    auto arch = llama_arch(m);
-    if (!arch) return std::unexpected(arch.error());
+    CANITRUN_TRY_ASSIGN(auto arch, llama_arch(m));
     // gpt-oss and DeepSeek 2 are built around their experts: a file of either without them
     // (a corrupt or hand-made header) has no layout, rather than one read from nothing.
-    if ((*arch == "gpt-oss" || *arch == "deepseek2") &&
+    if ((arch == "gpt-oss" || arch == "deepseek2" || arch == "deepseek32") &&
         (!m.is_moe() || m.arch.moe->moe_layers > m.arch.layers)) {
-        return fail(ErrorKind::bad_input, "a " + *arch + " model without its experts",
+        return fail(ErrorKind::bad_input, "a " + arch + " model without its experts",
                     "the file's expert_count or expert layers are missing; is the file whole?");
     }
-    try {
-        Builder b;
-        b.layout.arch = *arch;
-        const std::string& a = *arch;
-        if (a == "llama") {
-            build_llama_like(b, m, false, false);
-        } else if (a == "qwen2" || a == "qwen2vl") {
-            build_llama_like(b, m, true, false);
-        } else if (a == "qwen3" || a == "qwen3moe" || a == "qwen3vl" || a == "qwen3vlmoe") {
-            build_llama_like(b, m, false, true);
-        } else if (a == "qwen35" || a == "qwen35moe") {
-            build_qwen_hybrid(b, m, false);
-        } else if (a == "qwen3next") {
-            build_qwen_hybrid(b, m, true);
-        } else if (a == "gemma3") {
-            build_gemma(b, m, true);
-        } else if (a == "gemma2") {
-            build_gemma(b, m, false);
-        } else if (a == "gpt-oss") {
-            build_gpt_oss(b, m);
-        } else if (a == "deepseek2") {
-            build_deepseek2(b, m);
-        } else if (a == "smollm3" || a == "granite") {
-            build_llama_like(b, m, false, false);
-        } else if (a == "olmo2") {
-            build_olmo2(b, m);
-        } else if (a == "command-r" || a == "cohere2") {
-            build_command_r(b, m);
-        } else if (a == "phi3") {
-            build_phi3(b, m);
-        } else if (a == "granitehybrid") {
-            // ssm_norm is {d_inner / n_group, n_group}: a file or log with no groups is broken.
-            const LayerGroup& ssm = group_or_empty(m, LayerKind::ssm);
-            if (ssm.count > 0 && ssm.groups == 0) {
-                return fail(ErrorKind::bad_input,
-                            m.id + " has Mamba layers with 0 groups (ssm.group_count)");
+    return catch_overflow(
+        [&]() -> Result<TensorLayout> {
+            Builder b;
+            b.layout.arch = arch;
+            const std::string& a = arch;
+            if (a == "llama") {
+                build_llama_like(b, m, false, false);
+            } else if (a == "qwen2" || a == "qwen2vl") {
+                build_llama_like(b, m, true, false);
+            } else if (a == "qwen3" || a == "qwen3moe" || a == "qwen3vl" || a == "qwen3vlmoe") {
+                build_llama_like(b, m, false, true);
+            } else if (a == "qwen35" || a == "qwen35moe") {
+                build_qwen_hybrid(b, m, false);
+            } else if (a == "qwen3next") {
+                build_qwen_hybrid(b, m, true);
+            } else if (a == "gemma3") {
+                build_gemma(b, m, true);
+            } else if (a == "gemma2") {
+                build_gemma(b, m, false);
+            } else if (a == "gpt-oss") {
+                build_gpt_oss(b, m);
+            } else if (a == "deepseek2" || a == "deepseek32") {
+                build_deepseek2(b, m);
+            } else if (a == "smollm3" || a == "granite") {
+                build_llama_like(b, m, false, false);
+            } else if (a == "olmo2") {
+                build_olmo2(b, m);
+            } else if (a == "command-r" || a == "cohere2") {
+                build_command_r(b, m);
+            } else if (a == "phi3") {
+                build_phi3(b, m);
+            } else if (a == "granitehybrid") {
+                // ssm_norm is {d_inner / n_group, n_group}: a file or log with no groups is broken.
+                const LayerGroup& ssm = group_or_empty(m, LayerKind::ssm);
+                if (ssm.count > 0 && ssm.groups == 0) {
+                    return fail(ErrorKind::bad_input,
+                                m.id + " has Mamba layers with 0 groups (ssm.group_count)");
+                }
+                build_granite_hybrid(b, m);
             }
-            build_granite_hybrid(b, m);
-        }
-        b.layout.n_layer = m.arch.layers;
-        b.layout.n_expert = m.is_moe() ? m.arch.moe->experts : 0;
-        const auto& att = m.arch.attention;
-        b.layout.n_gqa = att.kv_heads ? att.heads / att.kv_heads : 1;
-        // llama-quantize asks hparams.n_gqa() of layer 0; granitehybrid stores 0 KV heads for
-        // its Mamba layers, and its layer 0 is one, so n_gqa() is 0 there
-        if (a == "granitehybrid" && layer_kinds(m).front() == LayerKind::ssm) b.layout.n_gqa = 0;
-        b.layout.is_70b =
-            (a == "llama" || a == "qwen2") && m.arch.layers == 80 && att.heads != att.kv_heads;
-        return b.layout;
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow, "the tensor shapes of " + m.id + " overflow 64 bits");
-    }
+            b.layout.n_layer = m.arch.layers;
+            b.layout.n_expert = m.is_moe() ? m.arch.moe->experts : 0;
+            const auto& att = m.arch.attention;
+            b.layout.n_gqa = att.kv_heads ? att.heads / att.kv_heads : 1;
+            // llama-quantize asks hparams.n_gqa() of layer 0; granitehybrid stores 0 KV heads for
+            // its Mamba layers, and its layer 0 is one, so n_gqa() is 0 there
+            if (a == "granitehybrid" && layer_kinds(m).front() == LayerKind::ssm)
+                b.layout.n_gqa = 0;
+            b.layout.is_70b =
+                (a == "llama" || a == "qwen2") && m.arch.layers == 80 && att.heads != att.kv_heads;
+            return b.layout;
+        },
+        [&] {
+            return fail(ErrorKind::overflow, "the tensor shapes of " + m.id + " overflow 64 bits");
+        });
 }
 
 }  // namespace canitrun

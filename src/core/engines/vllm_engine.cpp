@@ -188,17 +188,19 @@ Result<Bytes> checkpoint_weight_bytes(const Model& model, const Quant& q) {
             "--engine vllm loads checkpoints, not the " + q.format + " quantization " + q.id,
             "use --quant BF16, FP16, FP8, NVFP4, AWQ or GPTQ");
     }
-    try {
-        if (q.linear_bpw_e4 == 0) {
-            return checked::mul_div_ceil(model.params_total, q.bpw_e4, 8 * kBpwScale);
-        }
-        const std::uint64_t emb = std::min(embedding_params(model), model.params_total);
-        return checked::add(
-            checked::mul_div_ceil(model.params_total - emb, q.linear_bpw_e4, 8 * kBpwScale),
-            checked::mul(emb, kBf16));
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow, "the weights of " + model.id + " overflow 64 bits");
-    }
+    return catch_overflow(
+        [&]() -> Result<Bytes> {
+            if (q.linear_bpw_e4 == 0) {
+                return checked::mul_div_ceil(model.params_total, q.bpw_e4, 8 * kBpwScale);
+            }
+            const std::uint64_t emb = std::min(embedding_params(model), model.params_total);
+            return checked::add(
+                checked::mul_div_ceil(model.params_total - emb, q.linear_bpw_e4, 8 * kBpwScale),
+                checked::mul(emb, kBf16));
+        },
+        [&] {
+            return fail(ErrorKind::overflow, "the weights of " + model.id + " overflow 64 bits");
+        });
 }
 
 namespace {
@@ -335,37 +337,35 @@ Result<VllmEstimate> estimate_vllm(const Model& model, const Quant& quant, const
                                               ") is more than the model's layers");
     }
     CANITRUN_TRY_ASSIGN(const Bytes all_weights, checkpoint_weight_bytes(model, quant));
-    try {
-        VllmEstimate r;
-        r.tensor_parallel = o.tensor_parallel;
-        r.pipeline_parallel = o.pipeline_parallel;
-        r.weights_total = all_weights;
-        r.max_num_seqs = o.max_num_seqs;
-        const VllmSizing sizing = read_vllm_sizing(model, o, all_weights);
-        const std::vector<std::uint64_t> split =
-            pipeline_layers(model.arch.layers, o.pipeline_parallel);
-        std::uint64_t first = 0;
-        std::uint64_t best_tokens = UINT64_MAX;
-        r.max_sequences = o.max_num_seqs;
-        for (std::size_t s = 0; s < split.size(); ++s) {
-            const VllmStageFit fit =
-                size_vllm_stage(model, quant, o, sizing, s, first, split[s], s + 1 == split.size());
-            r.max_sequences = std::min(r.max_sequences, fit.sequences);
-            if (fit.tokens < best_tokens) {
-                best_tokens = fit.tokens;
-                r.limiting_stage = s;
+    return catch_overflow(
+        [&]() -> Result<VllmEstimate> {
+            VllmEstimate r;
+            r.tensor_parallel = o.tensor_parallel;
+            r.pipeline_parallel = o.pipeline_parallel;
+            r.weights_total = all_weights;
+            r.max_num_seqs = o.max_num_seqs;
+            const VllmSizing sizing = read_vllm_sizing(model, o, all_weights);
+            const std::vector<std::uint64_t> split =
+                pipeline_layers(model.arch.layers, o.pipeline_parallel);
+            std::uint64_t first = 0;
+            std::uint64_t best_tokens = UINT64_MAX;
+            r.max_sequences = o.max_num_seqs;
+            for (std::size_t s = 0; s < split.size(); ++s) {
+                const VllmStageFit fit = size_vllm_stage(model, quant, o, sizing, s, first,
+                                                         split[s], s + 1 == split.size());
+                r.max_sequences = std::min(r.max_sequences, fit.sequences);
+                if (fit.tokens < best_tokens) {
+                    best_tokens = fit.tokens;
+                    r.limiting_stage = s;
+                }
+                r.stages.push_back(fit.stage);
+                first += split[s];
             }
-            r.stages.push_back(fit.stage);
-            first += split[s];
-        }
-        r.max_context_one_seq = best_tokens;
-        set_vllm_limiting_stage(o, r);
-        return r;
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow,
-                    "the estimate for " + model.id + " does not fit in 64-bit byte counts",
-                    "lower --ctx");
-    }
+            r.max_context_one_seq = best_tokens;
+            set_vllm_limiting_stage(o, r);
+            return r;
+        },
+        [&] { return overflow_error("the estimate for " + model.id, "lower --ctx"); });
 }
 
 }  // namespace canitrun

@@ -68,8 +68,7 @@ std::vector<std::size_t> stage_hosts(const Cluster& c, std::uint64_t tp, std::ui
 
 Result<VllmLayout> choose_vllm_layout(const Model& model, const Quant& quant,
                                       const Cluster& cluster, const VllmOptions& base) {
-    auto ok = check_vllm_devices(cluster);
-    if (!ok) return std::unexpected(ok.error());
+    CANITRUN_TRY(check_vllm_devices(cluster));
     Bytes smallest = UINT64_MAX;
     std::uint64_t widest = 0;
     for (const Host& h : cluster.hosts) {
@@ -109,9 +108,8 @@ Result<VllmLayout> choose_vllm_layout(const Model& model, const Quant& quant,
         for (std::size_t h : hosts) {
             o.stage_gpu_memory.push_back(smallest_memory(cluster.hosts[h].hardware));
         }
-        auto e = estimate_vllm(model, quant, o);
-        if (!e) return std::unexpected(e.error());
-        layout.estimate = std::move(*e);
+        CANITRUN_TRY_ASSIGN(auto e, estimate_vllm(model, quant, o));
+        layout.estimate = std::move(e);
         layout.stage_hosts = std::move(hosts);
         layout.options.tensor_parallel = tp;
         layout.options.pipeline_parallel = pp;
@@ -121,18 +119,16 @@ Result<VllmLayout> choose_vllm_layout(const Model& model, const Quant& quant,
         return layout.fits;
     };
     for (std::uint64_t tp = 1; tp <= cluster.hosts[0].hardware.gpus.size(); ++tp) {
-        auto done = attempt(tp, 1);
-        if (!done) return std::unexpected(done.error());
-        if (*done) return layout;
+        CANITRUN_TRY_ASSIGN(auto done, attempt(tp, 1));
+        if (done) return layout;
     }
     std::uint64_t narrowest = cluster.hosts[0].hardware.gpus.size();
     for (std::size_t k = 2; k <= cluster.hosts.size(); ++k) {
         narrowest = std::min<std::uint64_t>(narrowest, cluster.hosts[k - 1].hardware.gpus.size());
         std::uint64_t tp = narrowest;
         while (tp > 1 && skipped(tp)) --tp;
-        auto done = attempt(tp, k);
-        if (!done) return std::unexpected(done.error());
-        if (*done) return layout;
+        CANITRUN_TRY_ASSIGN(auto done, attempt(tp, k));
+        if (done) return layout;
     }
     if (!tried) {
         return fail(ErrorKind::bad_input,

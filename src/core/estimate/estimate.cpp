@@ -13,12 +13,6 @@ Result<Estimate> assemble(Bytes weights, Bytes kv, std::uint64_t overhead_percen
     return e;
 }
 
-std::unexpected<Error> overflow(const Model& model) {
-    return std::unexpected<Error>(Error{
-        ErrorKind::overflow, "the estimate for " + model.id + " does not fit in 64-bit byte counts",
-        "lower --ctx, or check the model's entry in the database"});
-}
-
 }  // namespace
 
 const char* term_name(TermKind kind) {
@@ -82,15 +76,18 @@ Bytes weight_bytes(std::uint64_t params, const Quant& quant) {
 }
 
 Result<Estimate> estimate(const Model& model, const Quant& quant, const EstimateOptions& options) {
-    try {
-        const Bytes weights = options.weights_bytes_override
-                                  ? *options.weights_bytes_override
-                                  : weight_bytes(model.params_total, quant);
-        return assemble(weights, kv_cache_bytes(model, options.context, options.kv_type),
-                        options.overhead_percent);
-    } catch (const OverflowError&) {
-        return overflow(model);
-    }
+    return catch_overflow(
+        [&] {
+            const Bytes weights = options.weights_bytes_override
+                                      ? *options.weights_bytes_override
+                                      : weight_bytes(model.params_total, quant);
+            return assemble(weights, kv_cache_bytes(model, options.context, options.kv_type),
+                            options.overhead_percent);
+        },
+        [&] {
+            return overflow_error("the estimate for " + model.id,
+                                  "lower --ctx, or check the model's entry in the database");
+        });
 }
 
 Result<Estimate> estimate_all_attention(const Model& model, const Quant& quant,

@@ -70,11 +70,10 @@ Result<std::optional<QuantChoice>> best_quant_for_budget(const Model& model,
     std::optional<QuantChoice> best;
     for (const Quant* quant : quants) {
         if (gpu != nullptr && !gpu_runs_quant(*gpu, *quant)) continue;
-        auto e = estimate(model, *quant, options);
-        if (!e) return std::unexpected(e.error());
-        if (e->total() > budget) continue;
+        CANITRUN_TRY_ASSIGN(auto e, estimate(model, *quant, options));
+        if (e.total() > budget) continue;
         if (!best || quant->quality_rank < best->quant->quality_rank) {
-            best = QuantChoice{quant, *e};
+            best = QuantChoice{quant, e};
         }
     }
     return best;

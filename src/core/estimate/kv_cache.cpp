@@ -59,8 +59,10 @@ std::uint64_t kv_elements_per_token(const Model& model, const LayerGroup& group)
             return checked::mul(d.kv_heads, checked::add(d.k_dim, d.v_dim));
         }
         case LayerKind::mla:
-            // One compressed latent plus the decoupled rope key per token, shared by all heads.
-            return checked::add(group.kv_lora_rank, group.qk_rope_head_dim);
+            // One compressed latent plus the decoupled rope key per token, shared by all heads,
+            // and the sparse-attention indexer's key where the model has one.
+            return checked::add(checked::add(group.kv_lora_rank, group.qk_rope_head_dim),
+                                group.index_head_dim);
         case LayerKind::linear:
         case LayerKind::ssm:
             return 0;
@@ -131,7 +133,6 @@ Bytes all_attention_kv_cache_bytes(const Model& model, std::uint64_t context, co
 }
 
 Bytes layer_recurrent_state_bytes(const LayerGroup& g) {
-    constexpr std::uint64_t kF32 = 4;
     std::uint64_t per_layer = 0;
     if (g.kind == LayerKind::linear) {
         const std::uint64_t key_dim = checked::mul(g.key_heads, g.key_head_dim);
@@ -148,7 +149,7 @@ Bytes layer_recurrent_state_bytes(const LayerGroup& g) {
         const std::uint64_t state = checked::mul(g.state_size, g.inner_size);
         per_layer = checked::add(conv, state);
     }
-    return checked::mul(per_layer, kF32);
+    return checked::mul(per_layer, kF32Bytes);
 }
 
 Bytes recurrent_state_bytes(const Model& model) {

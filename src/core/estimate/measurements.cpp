@@ -61,9 +61,8 @@ Result<std::vector<Measurement>> parse_measurements(std::string_view json_text) 
     }
     std::vector<Measurement> out;
     for (std::size_t i = 0; i < doc.size(); ++i) {
-        auto m = measurement_from(doc[i], i);
-        if (!m) return std::unexpected(m.error());
-        out.push_back(std::move(*m));
+        CANITRUN_TRY_ASSIGN(auto m, measurement_from(doc[i], i));
+        out.push_back(std::move(m));
     }
     return out;
 }
@@ -77,19 +76,15 @@ Result<BenchRun> bench_run_for(const Database& db, const Measurement& m) {
         return fail(ErrorKind::bad_input,
                     "layers kept in RAM (-ngl " + std::to_string(m.ngl) + ")");
     if (m.n_gpus == 0 || m.n_gpus > 64) return fail(ErrorKind::bad_input, "odd GPU count");
-    auto model = db.find_model(m.model_id);
-    if (!model) return std::unexpected(model.error());
-    auto quant = db.find_quant(m.quant);
-    if (!quant) return std::unexpected(quant.error());
-    auto gpu = db.find_gpu(m.gpu_id);
-    if (!gpu) return std::unexpected(gpu.error());
-    auto test = parse_bench_test(m.test);
-    if (!test) return std::unexpected(test.error());
+    CANITRUN_TRY_ASSIGN(auto model, db.find_model(m.model_id));
+    CANITRUN_TRY_ASSIGN(auto quant, db.find_quant(m.quant));
+    CANITRUN_TRY_ASSIGN(auto gpu, db.find_gpu(m.gpu_id));
+    CANITRUN_TRY_ASSIGN(auto test, parse_bench_test(m.test));
     BenchRun run;
-    run.model = *model;
-    run.quant = *quant;
-    run.gpus.assign(m.n_gpus, *gpu);
-    run.test = *test;
+    run.model = model;
+    run.quant = quant;
+    run.gpus.assign(m.n_gpus, gpu);
+    run.test = test;
     return run;
 }
 

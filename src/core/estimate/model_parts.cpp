@@ -38,91 +38,89 @@ Bytes ModelParts::recurrent_state() const {
 
 Result<ModelParts> model_parts(const Model& model, const Quant& quant,
                                const EstimateOptions& options) {
-    try {
-        const Architecture& arch = model.arch;
-        const std::uint64_t embedding = checked::mul(arch.vocab_size, arch.hidden_size);
-        const std::uint64_t input_params = checked::add(embedding, model.params_extra);
-        const std::uint64_t output_params = arch.tied_embeddings ? 0 : embedding;
-        const std::uint64_t dense_layers =
-            arch.moe ? arch.layers - arch.moe->moe_layers : arch.layers;
+    return catch_overflow(
+        [&]() -> Result<ModelParts> {
+            const Architecture& arch = model.arch;
+            const std::uint64_t embedding = checked::mul(arch.vocab_size, arch.hidden_size);
+            const std::uint64_t input_params = checked::add(embedding, model.params_extra);
+            const std::uint64_t output_params = arch.tied_embeddings ? 0 : embedding;
+            const std::uint64_t dense_layers =
+                arch.moe ? arch.layers - arch.moe->moe_layers : arch.layers;
 
-        struct LayerParams {
-            std::uint64_t params = 0, routed = 0, active = 0;
-        };
-        std::vector<LayerParams> shares;
-        std::uint64_t all_params = checked::add(input_params, output_params);
-        const auto order = layer_group_order(model);
-        for (std::size_t i = 0; i < order.size(); ++i) {
-            const bool moe_layer = i >= dense_layers;
-            const FfnParams ffn = ffn_params(model, moe_layer);
-            const std::uint64_t always =
-                checked::add(mixer_params(model, arch.layer_groups[order[i]]), ffn.always);
-            const std::uint64_t active_routed =
-                moe_layer && arch.moe ? ffn.routed / arch.moe->experts * arch.moe->experts_per_token
-                                      : 0;
-            shares.push_back({checked::add(always, ffn.routed), ffn.routed,
-                              checked::add(always, active_routed)});
-            all_params = checked::add(all_params, shares.back().params);
-        }
-        if (all_params == 0) {
-            return fail(ErrorKind::bad_database,
-                        "model '" + model.id + "' has no architecture to split",
-                        "give it hidden_size, vocab_size and layer groups in data/models");
-        }
+            struct LayerParams {
+                std::uint64_t params = 0, routed = 0, active = 0;
+            };
+            std::vector<LayerParams> shares;
+            std::uint64_t all_params = checked::add(input_params, output_params);
+            const auto order = layer_group_order(model);
+            for (std::size_t i = 0; i < order.size(); ++i) {
+                const bool moe_layer = i >= dense_layers;
+                const FfnParams ffn = ffn_params(model, moe_layer);
+                const std::uint64_t always =
+                    checked::add(mixer_params(model, arch.layer_groups[order[i]]), ffn.always);
+                const std::uint64_t active_routed =
+                    moe_layer && arch.moe
+                        ? ffn.routed / arch.moe->experts * arch.moe->experts_per_token
+                        : 0;
+                shares.push_back({checked::add(always, ffn.routed), ffn.routed,
+                                  checked::add(always, active_routed)});
+                all_params = checked::add(all_params, shares.back().params);
+            }
+            if (all_params == 0) {
+                return fail(ErrorKind::bad_database,
+                            "model '" + model.id + "' has no architecture to split",
+                            "give it hidden_size, vocab_size and layer groups in data/models");
+            }
 
-        // The published count at the quantization's rate, shared out by architecture parameters.
-        const Bytes total =
-            options.weights_bytes_override.value_or(weight_bytes(model.params_total, quant));
-        const auto share_of = [&](std::uint64_t params) {
-            return checked::mul_div_floor(total, params, all_params);
-        };
-        ModelParts parts;
-        parts.overhead_percent = options.overhead_percent;
-        parts.input_weights = share_of(input_params);
-        parts.output_weights = share_of(output_params);
-        for (std::size_t i = 0; i < order.size(); ++i) {
-            LayerPart layer;
-            layer.kind = arch.layer_groups[order[i]].kind;
-            layer.weights = share_of(shares[i].params);
-            layer.routed_experts = share_of(shares[i].routed);
-            layer.active_weights = share_of(shares[i].active);
-            layer.group = order[i];
-            parts.layers.push_back(layer);
-        }
-        // Rounding remainders go to the input embedding, so the pieces sum to the estimate.
-        parts.input_weights =
-            checked::add(parts.input_weights, checked::sub(total, parts.weights()));
-        return parts_at_context(std::move(parts), model, options);
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow,
-                    "the estimate for " + model.id + " does not fit in 64-bit byte counts",
-                    "lower --ctx");
-    }
+            // The published count at the quantization's rate, shared out by architecture
+            // parameters.
+            const Bytes total =
+                options.weights_bytes_override.value_or(weight_bytes(model.params_total, quant));
+            const auto share_of = [&](std::uint64_t params) {
+                return checked::mul_div_floor(total, params, all_params);
+            };
+            ModelParts parts;
+            parts.overhead_percent = options.overhead_percent;
+            parts.input_weights = share_of(input_params);
+            parts.output_weights = share_of(output_params);
+            for (std::size_t i = 0; i < order.size(); ++i) {
+                LayerPart layer;
+                layer.kind = arch.layer_groups[order[i]].kind;
+                layer.weights = share_of(shares[i].params);
+                layer.routed_experts = share_of(shares[i].routed);
+                layer.active_weights = share_of(shares[i].active);
+                layer.group = order[i];
+                parts.layers.push_back(layer);
+            }
+            // Rounding remainders go to the input embedding, so the pieces sum to the estimate.
+            parts.input_weights =
+                checked::add(parts.input_weights, checked::sub(total, parts.weights()));
+            return parts_at_context(std::move(parts), model, options);
+        },
+        [&] { return overflow_error("the estimate for " + model.id, "lower --ctx"); });
 }
 
 Result<ModelParts> parts_at_context(ModelParts parts, const Model& model,
                                     const EstimateOptions& options) {
-    try {
-        // Once per group, not per layer: a context search calls this a dozen times per model.
-        const auto& groups = model.arch.layer_groups;
-        std::vector<Bytes> per_group;
-        per_group.reserve(groups.size());
-        for (const auto& g : groups) per_group.push_back(layer_kv_bytes(model, g, options));
-        // The last shared_kv_layers layers read an earlier layer's cache and keep none.
-        const std::uint64_t owners = kv_owning_layers(model);
-        for (std::size_t i = 0; i < parts.layers.size(); ++i) {
-            LayerPart& layer = parts.layers[i];
-            if (layer.group >= groups.size()) {
-                return fail(ErrorKind::bad_input, "model parts do not match model " + model.id);
+    return catch_overflow(
+        [&]() -> Result<ModelParts> {
+            // Once per group, not per layer: a context search calls this a dozen times per model.
+            const auto& groups = model.arch.layer_groups;
+            std::vector<Bytes> per_group;
+            per_group.reserve(groups.size());
+            for (const auto& g : groups) per_group.push_back(layer_kv_bytes(model, g, options));
+            // The last shared_kv_layers layers read an earlier layer's cache and keep none.
+            const std::uint64_t owners = kv_owning_layers(model);
+            for (std::size_t i = 0; i < parts.layers.size(); ++i) {
+                LayerPart& layer = parts.layers[i];
+                if (layer.group >= groups.size()) {
+                    return fail(ErrorKind::bad_input, "model parts do not match model " + model.id);
+                }
+                layer.kv_cache = i < owners ? per_group[layer.group] : 0;
             }
-            layer.kv_cache = i < owners ? per_group[layer.group] : 0;
-        }
-        return parts;
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow,
-                    "the estimate for " + model.id + " does not fit in 64-bit byte counts",
-                    "lower --ctx");
-    }
+            return parts;
+        },
+        [&] { return overflow_error("the estimate for " + model.id, "lower --ctx"); });
 }
 
 }  // namespace canitrun

@@ -45,9 +45,8 @@ Result<bool> add_rows_and_matrix(ModelReport& r, const Database& db, const Model
                                  const PlanSettings& s) {
     for (const auto& q : db.quants) {
         if ((!q.page_table && &q != r.quant) || !*rule_loads(s, q)) continue;
-        auto e = rule_estimate(model, q, s);
-        if (!e) return std::unexpected(e.error());
-        r.rows.push_back({&q, *e});
+        CANITRUN_TRY_ASSIGN(auto e, rule_estimate(model, q, s));
+        r.rows.push_back({&q, e});
     }
     r.matrix_contexts = matrix_contexts(model);
     for (const auto& q : db.quants) {
@@ -56,11 +55,9 @@ Result<bool> add_rows_and_matrix(ModelReport& r, const Database& db, const Model
         for (std::uint64_t ctx : r.matrix_contexts) {
             PlanSettings at = s;
             at.estimate.context = ctx;
-            auto e = rule_estimate(model, q, at);
-            if (!e) return std::unexpected(e.error());
-            auto card = plan_card_class(model, q, at, db.card_classes);
-            if (!card) return std::unexpected(card.error());
-            row.cells.push_back({e->on(Device::gpu), *card});
+            CANITRUN_TRY_ASSIGN(auto e, rule_estimate(model, q, at));
+            CANITRUN_TRY_ASSIGN(auto card, plan_card_class(model, q, at, db.card_classes));
+            row.cells.push_back({e.on(Device::gpu), card});
         }
         r.matrix.push_back(row);
     }
@@ -68,20 +65,18 @@ Result<bool> add_rows_and_matrix(ModelReport& r, const Database& db, const Model
 }
 
 Result<bool> add_kv_comparison(ModelReport& r, const Model& model, const PlanSettings& s) {
-    auto curve = kv_curve(model, *r.quant, s);
-    if (!curve) return std::unexpected(curve.error());
-    if (curve->empty()) return fail(ErrorKind::bad_input, model.id + " has no context window", "");
-    r.kv_curve = std::move(*curve);
+    CANITRUN_TRY_ASSIGN(auto curve, kv_curve(model, *r.quant, s));
+    if (curve.empty()) return fail(ErrorKind::bad_input, model.id + " has no context window", "");
+    r.kv_curve = std::move(curve);
     // The full window is the curve's last point: the table and the chart are one estimate.
     const KvCurvePoint& full = r.kv_curve.back();
-    auto at_all = all_attention_estimate(model, *r.quant, s);
-    if (!at_all) return std::unexpected(at_all.error());
+    CANITRUN_TRY_ASSIGN(auto at_all, all_attention_estimate(model, *r.quant, s));
     r.kv_full_context = full.this_model_bytes;
     r.total_full_context = full.this_model_total_bytes;
     r.kv_all_attention_full_context = full.all_attention_bytes;
     r.total_all_attention_full_context = full.all_attention_total_bytes;
     r.kv_at_context = r.selected.term(TermKind::kv_cache);
-    r.kv_all_attention_at_context = at_all->term(TermKind::kv_cache);
+    r.kv_all_attention_at_context = at_all.term(TermKind::kv_cache);
     r.recurrent_state = recurrent_state_bytes(model);
     // Growth up to the full window exists only below it; past it there is none to show.
     if (r.options.context < model.context_native) {
@@ -94,28 +89,25 @@ Result<bool> add_kv_comparison(ModelReport& r, const Model& model, const PlanSet
 
 Result<bool> add_verdicts(ModelReport& r, const Database& db, const Model& model,
                           const ReportOptions& options, const PlanSettings& s) {
-    auto verdicts = plan_gpu_verdicts(db, model, *r.quant, s, options.fit);
-    if (!verdicts) return std::unexpected(verdicts.error());
-    r.gpus = verdicts->gpus;
-    r.smallest_gpu = verdicts->smallest;
-    r.gpu_verdicts = verdicts->verdicts;
+    CANITRUN_TRY_ASSIGN(auto verdicts, plan_gpu_verdicts(db, model, *r.quant, s, options.fit));
+    r.gpus = verdicts.gpus;
+    r.smallest_gpu = verdicts.smallest;
+    r.gpu_verdicts = verdicts.verdicts;
     const std::vector<const Quant*> candidates = page_quants(db);
     for (const std::uint64_t gb : {16ULL, 24ULL}) {
-        auto a = plan_budget(model, *r.quant, candidates, s, gb * kGB, options.fit.ram_gb);
-        if (!a) return std::unexpected(a.error());
-        r.card_answers.push_back({gb, a->fits, a->best});
+        CANITRUN_TRY_ASSIGN(
+            auto a, plan_budget(model, *r.quant, candidates, s, gb * kGB, options.fit.ram_gb));
+        r.card_answers.push_back({gb, a.fits, a.best});
     }
     if (options.vram_budget) {
-        auto a =
-            plan_budget(model, *r.quant, candidates, s, *options.vram_budget, options.fit.ram_gb);
-        if (!a) return std::unexpected(a.error());
-        r.vram = VramAnswer{*options.vram_budget, a->fits, a->best, a->best_offload};
+        CANITRUN_TRY_ASSIGN(auto a, plan_budget(model, *r.quant, candidates, s,
+                                                *options.vram_budget, options.fit.ram_gb));
+        r.vram = VramAnswer{*options.vram_budget, a.fits, a.best, a.best_offload};
     }
     if (options.hardware) {
-        auto h =
-            build_hardware_report(db, model, *r.quant, s, *options.hardware, options.placement);
-        if (!h) return std::unexpected(h.error());
-        r.hardware = *h;
+        CANITRUN_TRY_ASSIGN(auto h, build_hardware_report(db, model, *r.quant, s, *options.hardware,
+                                                          options.placement));
+        r.hardware = h;
     }
     return true;
 }
@@ -133,32 +125,30 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
     }
     r.fit = options.fit;
     // With several sequences each gets n_ctx / n_seq cells: that is what the window bounds.
-    auto status =
-        check_context(model, r.options.context / std::max<std::uint64_t>(options.plan.n_seq, 1));
-    if (!status) return std::unexpected(status.error());
-    r.context_status = *status;
+    CANITRUN_TRY_ASSIGN(
+        auto status,
+        check_context(model, r.options.context / std::max<std::uint64_t>(options.plan.n_seq, 1)));
+    r.context_status = status;
     const PlanSettings s = settings_for(model, r, options, r.rule_note);
     r.rule = s.rule;
     r.settings = s;
-    try {
-        auto selected = rule_estimate(model, *r.quant, s);
-        if (!selected) return std::unexpected(selected.error());
-        r.selected = *selected;
-        for (auto step : {add_rows_and_matrix(r, db, model, s), add_kv_comparison(r, model, s),
-                          add_verdicts(r, db, model, options, s)}) {
-            if (!step) return std::unexpected(step.error());
-        }
-        if (s.rule != Rule::quick) {
-            auto quick = estimate(model, *r.quant, r.options);
-            if (!quick) return std::unexpected(quick.error());
-            r.quick_contrast = ModelReport::QuickContrast{
-                quick->total(), smallest_card_class(quick->total(), db.card_classes)};
-        }
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow,
-                    "the estimate for " + model.id + " overflows 64-bit byte counts",
-                    "lower --ctx, or check the model's entry in the database");
-    }
+    CANITRUN_TRY(catch_overflow(
+        [&]() -> Result<void> {
+            CANITRUN_TRY_ASSIGN(r.selected, rule_estimate(model, *r.quant, s));
+            CANITRUN_TRY(add_rows_and_matrix(r, db, model, s));
+            CANITRUN_TRY(add_kv_comparison(r, model, s));
+            CANITRUN_TRY(add_verdicts(r, db, model, options, s));
+            if (s.rule != Rule::quick) {
+                CANITRUN_TRY_ASSIGN(const Estimate quick, estimate(model, *r.quant, r.options));
+                r.quick_contrast = ModelReport::QuickContrast{
+                    quick.total(), smallest_card_class(quick.total(), db.card_classes)};
+            }
+            return {};
+        },
+        [&] {
+            return overflow_error("the estimate for " + model.id,
+                                  "lower --ctx, or check the model's entry in the database");
+        }));
     return r;
 }
 

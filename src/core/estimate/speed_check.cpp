@@ -93,15 +93,13 @@ Result<BenchPrediction> predict_bench(const BenchRun& run, const SpeedModel& m) 
     asked.ubatch = run.ubatch;
     asked.estimate.context = std::max<std::uint64_t>(t.depth + t.n_prompt + t.n_gen, 1);
     const PlanSettings settings = settings_for_model(*run.model, asked);
-    auto parts = plan_parts(*run.model, *run.quant, settings);
-    if (!parts) return std::unexpected(parts.error());
+    CANITRUN_TRY_ASSIGN(auto parts, plan_parts(*run.model, *run.quant, settings));
     PlacementOptions all;  // every layer and the output head on the GPUs, no margin
-    auto placed = place(*parts, out.hardware, all);
-    if (!placed) return std::unexpected(placed.error());
+    CANITRUN_TRY_ASSIGN(auto placed, place(parts, out.hardware, all));
     const std::uint64_t context = settings.estimate.context;
     out.decode =
-        speed_work(*run.model, *run.quant, *placed, context, {t.depth + t.n_prompt, t.n_gen});
-    out.prefill = speed_work(*run.model, *run.quant, *placed, context, {t.depth, t.n_prompt});
+        speed_work(*run.model, *run.quant, placed, context, {t.depth + t.n_prompt, t.n_gen});
+    out.prefill = speed_work(*run.model, *run.quant, placed, context, {t.depth, t.n_prompt});
     double seconds = 0;
     if (t.n_prompt > 0) {
         const auto per_token = prefill_seconds(out.prefill, out.hardware, m, run.ubatch);

@@ -48,9 +48,8 @@ class FileSource final : public ByteSource {
 }  // namespace
 
 Result<std::unique_ptr<ByteSource>> open_file_source(const std::string& path) {
-    auto file = open_regular_file(path);
-    if (!file) return std::unexpected(file.error());
-    return std::make_unique<FileSource>(file->fd, file->size, path);
+    CANITRUN_TRY_ASSIGN(auto file, open_regular_file(path));
+    return std::make_unique<FileSource>(file.fd, file.size, path);
 }
 
 std::optional<GgufSplitName> parse_split_name(const std::string& path) {
@@ -91,21 +90,19 @@ Result<std::vector<GgufFile>> read_gguf_parts(const std::string& path) {
                             std::to_string(paths.size()) + " is missing: " + paths[k],
                         "download every part of the model into the same folder");
         }
-        auto src = open_file_source(paths[k]);
-        if (!src) return std::unexpected(src.error());
-        auto file = read_gguf(**src);
-        if (!file) return std::unexpected(file.error());
+        CANITRUN_TRY_ASSIGN(auto src, open_file_source(paths[k]));
+        CANITRUN_TRY_ASSIGN(auto file, read_gguf(*src));
         if (split) {
             // split.no is 0-based in the metadata (gguf-split's LLM_KV_SPLIT_NO).
-            const auto no = file->get_uint("split.no");
-            const auto count = file->get_uint("split.count");
+            const auto no = file.get_uint("split.no");
+            const auto count = file.get_uint("split.count");
             if ((no && *no != k) || (count && *count != paths.size())) {
                 return fail(ErrorKind::bad_input,
                             paths[k] + ": its split.no / split.count keys do not match its name",
                             "the parts come from different models; download them again");
             }
         }
-        parts.push_back(std::move(*file));
+        parts.push_back(std::move(file));
     }
     return parts;
 }

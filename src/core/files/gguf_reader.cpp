@@ -259,19 +259,22 @@ Result<GgufTensor> read_tensor_info(Cursor& c, const ByteSource& src) {
     }
     CANITRUN_TRY_ASSIGN(t.offset, c.scalar<std::uint64_t>());
     const std::uint64_t row = t.dims.empty() ? 1 : t.dims[0];
-    try {
-        const auto row_bytes = ggml_row_bytes(*gt, row);
-        if (!row_bytes) {
-            return corrupt(src, "tensor '" + t.name + "' has rows of " + std::to_string(row) +
-                                    " values, not a multiple of " + std::string(gt->name) +
-                                    "'s block of " + std::to_string(gt->block_elements));
-        }
-        const std::uint64_t rows = row == 0 ? 0 : elements / row;
-        t.bytes = checked::mul(*row_bytes, rows);
-    } catch (const OverflowError&) {
-        // A row alone can pass 2^64 bytes (an f64 row of 2^62 values; found by fuzz_gguf).
-        return corrupt(src, "tensor '" + t.name + "' is larger than 2^64 bytes");
-    }
+    // A row alone can pass 2^64 bytes (an f64 row of 2^62 values; found by fuzz_gguf).
+    CANITRUN_TRY_ASSIGN(
+        t.bytes,
+        catch_overflow(
+            [&]() -> Result<Bytes> {
+                const auto row_bytes = ggml_row_bytes(*gt, row);
+                if (!row_bytes) {
+                    return corrupt(src, "tensor '" + t.name + "' has rows of " +
+                                            std::to_string(row) + " values, not a multiple of " +
+                                            std::string(gt->name) + "'s block of " +
+                                            std::to_string(gt->block_elements));
+                }
+                const std::uint64_t rows = row == 0 ? 0 : elements / row;
+                return checked::mul(*row_bytes, rows);
+            },
+            [&] { return corrupt(src, "tensor '" + t.name + "' is larger than 2^64 bytes"); }));
     return t;
 }
 

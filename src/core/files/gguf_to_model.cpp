@@ -233,6 +233,10 @@ LayerGroup read_gguf_mla_group(const GgufArchKeys& keys) {
     const std::uint64_t k_mla = keys.uint_or("attention.key_length_mla", 0);
     mla.qk_nope_head_dim = k_mla > mla.qk_rope_head_dim ? k_mla - mla.qk_rope_head_dim : 0;
     mla.v_head_dim = keys.uint_or("attention.value_length_mla", 0);
+    // deepseek32 / glm-dsa: the sparse-attention indexer's key width and heads
+    mla.index_head_dim = keys.uint_or("attention.indexer.key_length", 0);
+    mla.index_heads = keys.uint_or("attention.indexer.head_count", 0);
+    mla.index_top_k = keys.uint_or("attention.indexer.top_k", 0);
     return mla;
 }
 
@@ -397,27 +401,31 @@ Result<void> read_gguf_weights(const std::vector<GgufFile>& parts, GgufModel& ou
     const Architecture& a = m.arch;
     std::map<std::uint32_t, QuantMixEntry> mix;
     std::uint64_t params = 0, expert_params = 0;
-    try {
-        for (const auto& part : parts) {
-            for (const auto& t : part.tensors) {
-                out.weights_bytes = checked::add(out.weights_bytes, t.bytes);
-                ++out.tensor_count;
-                QuantMixEntry& e = mix[t.type];
-                e.type_id = t.type;
-                e.type = ggml_name(t.type);
-                ++e.tensors;
-                e.bytes = checked::add(e.bytes, t.bytes);
-                const std::uint64_t n = t.elements();
-                params = checked::add(params, n);
-                if (t.name.find("_exps.") != std::string::npos) {
-                    expert_params = checked::add(expert_params, n);
+    CANITRUN_TRY(catch_overflow(
+        [&]() -> Result<void> {
+            for (const auto& part : parts) {
+                for (const auto& t : part.tensors) {
+                    out.weights_bytes = checked::add(out.weights_bytes, t.bytes);
+                    ++out.tensor_count;
+                    QuantMixEntry& e = mix[t.type];
+                    e.type_id = t.type;
+                    e.type = ggml_name(t.type);
+                    ++e.tensors;
+                    e.bytes = checked::add(e.bytes, t.bytes);
+                    const std::uint64_t n = t.elements();
+                    params = checked::add(params, n);
+                    if (t.name.find("_exps.") != std::string::npos) {
+                        expert_params = checked::add(expert_params, n);
+                    }
                 }
             }
-        }
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::bad_input, "the GGUF file's tensors add up to more than 2^64 bytes",
-                    "the file is corrupt");
-    }
+            return {};
+        },
+        [&] {
+            return fail(ErrorKind::bad_input,
+                        "the GGUF file's tensors add up to more than 2^64 bytes",
+                        "the file is corrupt");
+        }));
     for (auto& [id, e] : mix) out.mix.push_back(e);
     std::stable_sort(
         out.mix.begin(), out.mix.end(),

@@ -238,6 +238,10 @@ HfLayerShapes read_hf_layer_shapes(const json& c, std::uint64_t hidden_size) {
     s.mla.qk_nope_head_dim = uint_or(c, {"qk_nope_head_dim"}, 0);
     s.mla.qk_rope_head_dim = uint_or(c, {"qk_rope_head_dim"}, 0);
     s.mla.v_head_dim = uint_or(c, {"v_head_dim"}, 0);
+    // DeepSeek V3.2's lightning indexer (DeepSeek Sparse Attention): one cached key per token
+    s.mla.index_head_dim = uint_or(c, {"index_head_dim"}, 0);
+    s.mla.index_heads = uint_or(c, {"index_n_heads"}, 0);
+    s.mla.index_top_k = uint_or(c, {"index_topk"}, 0);
 
     s.sliding.kind = LayerKind::sliding;
     s.sliding.window = uint_or(c, {"sliding_window", "attention_chunk_size"}, 0);
@@ -377,12 +381,12 @@ Result<Model> parse_hf_config(const std::string& config_json, const std::string&
     if (root.is_discarded() || !root.is_object()) {
         return fail(ErrorKind::bad_input, name + ": config.json is not valid JSON");
     }
-    try {
-        return build_model(root, name);
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::bad_input, name + ": config.json's sizes overflow 64 bits",
-                    "no real model is that large; check the file");
-    }
+    return catch_overflow([&]() -> Result<Model> { return build_model(root, name); },
+                          [&] {
+                              return fail(ErrorKind::bad_input,
+                                          name + ": config.json's sizes overflow 64 bits",
+                                          "no real model is that large; check the file");
+                          });
 }
 
 std::optional<std::uint64_t> params_from_safetensors_index(const std::string& index_json,
@@ -421,24 +425,25 @@ Result<std::uint64_t> params_from_safetensors_header(const std::string& header_j
     if (j.is_discarded() || !j.is_object()) {
         return fail(ErrorKind::bad_input, "safetensors header is not valid JSON");
     }
-    std::uint64_t total = 0;
-    try {
-        for (const auto& [key, t] : j.items()) {
-            if (key == "__metadata__" || !t.is_object()) continue;
-            const auto shape = t.find("shape");
-            if (shape == t.end() || !shape->is_array()) continue;
-            std::uint64_t n = 1;
-            for (const auto& d : *shape) {
-                if (!d.is_number_unsigned())
-                    return fail(ErrorKind::bad_input, "safetensors shape is not a list of sizes");
-                n = checked::mul(n, d.get<std::uint64_t>());
+    return catch_overflow(
+        [&]() -> Result<std::uint64_t> {
+            std::uint64_t total = 0;
+            for (const auto& [key, t] : j.items()) {
+                if (key == "__metadata__" || !t.is_object()) continue;
+                const auto shape = t.find("shape");
+                if (shape == t.end() || !shape->is_array()) continue;
+                std::uint64_t n = 1;
+                for (const auto& d : *shape) {
+                    if (!d.is_number_unsigned())
+                        return fail(ErrorKind::bad_input,
+                                    "safetensors shape is not a list of sizes");
+                    n = checked::mul(n, d.get<std::uint64_t>());
+                }
+                total = checked::add(total, n);
             }
-            total = checked::add(total, n);
-        }
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::bad_input, "safetensors shapes overflow 64 bits");
-    }
-    return total;
+            return total;
+        },
+        [] { return fail(ErrorKind::bad_input, "safetensors shapes overflow 64 bits"); });
 }
 
 std::string hf_torch_dtype(const std::string& config_json) {

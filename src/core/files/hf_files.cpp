@@ -29,17 +29,14 @@ Result<std::optional<std::uint64_t>> params_from_safetensors_files(const fs::pat
     std::sort(files.begin(), files.end());
     std::uint64_t total = 0;
     for (const auto& f : files) {
-        auto src = open_file_source(f.string());
-        if (!src) return std::unexpected(src.error());
-        auto first = (*src)->read(0, std::min<std::uint64_t>(8, (*src)->size()));
-        if (!first) return std::unexpected(first.error());
-        auto len = safetensors_header_length(*first, (*src)->size());
+        CANITRUN_TRY_ASSIGN(auto src, open_file_source(f.string()));
+        CANITRUN_TRY_ASSIGN(auto first, src->read(0, std::min<std::uint64_t>(8, src->size())));
+        auto len = safetensors_header_length(first, src->size());
         if (!len)
             return fail(ErrorKind::bad_input, f.string() + ": " + len.error().message,
                         len.error().hint);
-        auto header = (*src)->read(8, *len);
-        if (!header) return std::unexpected(header.error());
-        auto n = params_from_safetensors_header(*header);
+        CANITRUN_TRY_ASSIGN(auto header, src->read(8, *len));
+        auto n = params_from_safetensors_header(header);
         if (!n) return fail(ErrorKind::bad_input, f.string() + ": " + n.error().message);
         total = checked::add(total, *n);
     }
@@ -56,24 +53,20 @@ Result<HfModel> read_hf_model(const std::string& path) {
         return fail(ErrorKind::io, "no config.json at " + config.string(),
                     "point canitrun at a Hugging Face model folder or its config.json");
     }
-    auto text = slurp(config, 16ULL << 20);
-    if (!text) return std::unexpected(text.error());
+    CANITRUN_TRY_ASSIGN(auto text, slurp(config, 16ULL << 20));
     const fs::path dir = config.parent_path().empty() ? fs::path(".") : config.parent_path();
     std::string name = fs::absolute(dir, ec).filename().string();
     if (name.empty() || name == ".") name = "model";
-    auto model = parse_hf_config(*text, name);
-    if (!model) return std::unexpected(model.error());
-    HfModel out{std::move(*model), "config.json (architecture formula)"};
+    CANITRUN_TRY_ASSIGN(auto model, parse_hf_config(text, name));
+    HfModel out{std::move(model), "config.json (architecture formula)"};
 
-    auto exact = params_from_safetensors_files(dir);
-    if (!exact) return std::unexpected(exact.error());
-    if (*exact) {
-        out.model.params_total = **exact;
+    CANITRUN_TRY_ASSIGN(auto exact, params_from_safetensors_files(dir));
+    if (exact) {
+        out.model.params_total = *exact;
         out.params_source = "safetensors headers";
     } else if (fs::exists(dir / "model.safetensors.index.json", ec)) {
-        auto index = slurp(dir / "model.safetensors.index.json", 64ULL << 20);
-        if (!index) return std::unexpected(index.error());
-        if (const auto p = params_from_safetensors_index(*index, hf_torch_dtype(*text))) {
+        CANITRUN_TRY_ASSIGN(auto index, slurp(dir / "model.safetensors.index.json", 64ULL << 20));
+        if (const auto p = params_from_safetensors_index(index, hf_torch_dtype(text))) {
             out.model.params_total = *p;
             out.params_source = "model.safetensors.index.json (total_size / dtype bytes)";
         }

@@ -134,16 +134,18 @@ Bytes decimal_to_bytes(const std::string& number, std::uint64_t unit) {
     if (frac.size() > 6) frac.resize(6);
     std::uint64_t scale = 1;
     for (std::size_t k = 0; k < frac.size(); ++k) scale *= 10;
-    try {
-        const std::uint64_t units = checked::add(checked::mul(to_uint(whole).value_or(0), scale),
-                                                 frac.empty() ? 0 : to_uint(frac).value_or(0));
-        const Bytes q = checked::mul_div_floor(units, unit, scale);
-        const auto r =
-            static_cast<std::uint64_t>(static_cast<checked::Wide>(units % scale) * unit % scale);
-        return checked::add(q, 2 * r >= scale ? 1 : 0);
-    } catch (const OverflowError&) {
-        return 0;  // not a size any log prints
-    }
+    // A size past 64 bits is not one any log prints: 0, as for no size.
+    return overflow_or(
+        [&] {
+            const std::uint64_t units =
+                checked::add(checked::mul(to_uint(whole).value_or(0), scale),
+                             frac.empty() ? 0 : to_uint(frac).value_or(0));
+            const Bytes q = checked::mul_div_floor(units, unit, scale);
+            const auto r = static_cast<std::uint64_t>(static_cast<checked::Wide>(units % scale) *
+                                                      unit % scale);
+            return checked::add(q, 2 * r >= scale ? 1 : 0);
+        },
+        Bytes{0});
 }
 
 std::string LlamaLog::arch() const {

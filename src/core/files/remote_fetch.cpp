@@ -41,10 +41,9 @@ Result<GgufFile> read_header(HttpClient& client, const std::string& url,
     RangeOptions o;
     o.headers = headers;
     o.retry = env.retry;
-    auto source = HttpRangeSource::open(client, url, o);
-    if (!source) return std::unexpected(source.error());
-    size += (*source)->size();
-    return read_gguf(**source);
+    CANITRUN_TRY_ASSIGN(auto source, HttpRangeSource::open(client, url, o));
+    size += source->size();
+    return read_gguf(*source);
 }
 
 std::string quant_list(const std::vector<RepoGguf>& models) {
@@ -64,27 +63,27 @@ Result<RemoteGguf> fetch_hf(HttpClient& client, const RemoteSpec& spec, const Re
         files.push_back(spec.file);
         out.label = spec.text;
     } else {
-        auto listing = known != nullptr ? Result<std::vector<RepoGguf>>(gguf_models(*known))
-                                        : fetch_repo_listing(client, spec, env);
-        if (!listing) return std::unexpected(listing.error());
+        CANITRUN_TRY_ASSIGN(auto listing, known != nullptr
+                                              ? Result<std::vector<RepoGguf>>(gguf_models(*known))
+                                              : fetch_repo_listing(client, spec, env));
         const std::string quant = spec.quant.empty() ? "Q4_K_M" : spec.quant;
-        const RepoGguf* pick = pick_quant(*listing, quant);
+        const RepoGguf* pick = pick_quant(listing, quant);
         if (pick == nullptr) {
             return fail(ErrorKind::bad_input, "hf:" + spec.repo + " has no " + quant + " file",
-                        "its GGUF quantizations: " + quant_list(*listing));
+                        "its GGUF quantizations: " + quant_list(listing));
         }
         files = pick->files;
         out.label = "hf:" + spec.repo + ":" + pick->quant;
-        for (const auto& m : *listing) {
+        for (const auto& m : listing) {
             if (m.projector && out.projector.empty()) out.projector = m.files.front();
         }
     }
     for (const auto& f : files) {
         const std::string url = hf_file_url(env.hf_endpoint, spec, f);
-        auto header = read_header(client, url, auth(env, spec), env, out.file_bytes);
-        if (!header) return std::unexpected(header.error());
+        CANITRUN_TRY_ASSIGN(auto header,
+                            read_header(client, url, auth(env, spec), env, out.file_bytes));
         out.urls.push_back(url);
-        out.parts.push_back(std::move(*header));
+        out.parts.push_back(std::move(header));
     }
     return out;
 }
@@ -92,23 +91,20 @@ Result<RemoteGguf> fetch_hf(HttpClient& client, const RemoteSpec& spec, const Re
 // The local store: manifests/registry.ollama.ai/NS/NAME/TAG, blobs/sha256-HEX.
 Result<RemoteGguf> fetch_ollama_local(const RemoteSpec& spec, const RemoteEnv& env,
                                       const fs::path& manifest) {
-    auto text = read_bounded_file(manifest.string(), 1 << 20, "Ollama manifest");
-    if (!text) return std::unexpected(text.error());
-    auto m = parse_ollama_manifest(*text);
-    if (!m) return std::unexpected(m.error());
-    std::string digest = m->model()->digest;
+    CANITRUN_TRY_ASSIGN(auto text,
+                        read_bounded_file(manifest.string(), 1 << 20, "Ollama manifest"));
+    CANITRUN_TRY_ASSIGN(auto m, parse_ollama_manifest(text));
+    std::string digest = m.model()->digest;
     digest[6] = '-';  // "sha256:..." is stored as "sha256-..."
     const std::string blob = (fs::path(env.ollama_models) / "blobs" / digest).string();
-    auto source = open_file_source(blob);
-    if (!source) return std::unexpected(source.error());
-    auto header = read_gguf(**source);
-    if (!header) return std::unexpected(header.error());
+    CANITRUN_TRY_ASSIGN(auto source, open_file_source(blob));
+    CANITRUN_TRY_ASSIGN(auto header, read_gguf(*source));
     RemoteGguf out;
     out.label = spec.text + " (local Ollama store)";
     out.urls.push_back(blob);
-    out.file_bytes = (*source)->size();
-    out.parts.push_back(std::move(*header));
-    if (const OllamaLayer* p = m->projector()) {
+    out.file_bytes = source->size();
+    out.parts.push_back(std::move(header));
+    if (const OllamaLayer* p = m.projector()) {
         out.projector_bytes = p->size;
         out.projector = p->digest;
     }
@@ -126,24 +122,21 @@ Result<RemoteGguf> fetch_ollama(HttpClient& client, const RemoteSpec& spec, cons
     req.url = ollama_manifest_url(env.ollama_registry, spec);
     req.headers = {{"Accept", "application/vnd.docker.distribution.manifest.v2+json"}};
     req.max_body = 1 << 20;
-    auto r = get_with_retries(client, req, env.retry);
-    if (!r) return std::unexpected(r.error());
-    if (r->status == 404) {
+    CANITRUN_TRY_ASSIGN(auto r, get_with_retries(client, req, env.retry));
+    if (r.status == 404) {
         return std::unexpected(
-            http_status_error(*r, "ollama:" + spec.name + ":" + spec.tag + " not found",
+            http_status_error(r, "ollama:" + spec.name + ":" + spec.tag + " not found",
                               "check the name and tag at https://ollama.com/library/" + spec.name));
     }
-    if (r->status != 200) return std::unexpected(http_status_error(*r, "the Ollama manifest", ""));
-    auto m = parse_ollama_manifest(r->body);
-    if (!m) return std::unexpected(m.error());
+    if (r.status != 200) return std::unexpected(http_status_error(r, "the Ollama manifest", ""));
+    CANITRUN_TRY_ASSIGN(auto m, parse_ollama_manifest(r.body));
     RemoteGguf out;
     out.label = spec.text;
-    const std::string url = ollama_blob_url(env.ollama_registry, spec, m->model()->digest);
-    auto header = read_header(client, url, {}, env, out.file_bytes);
-    if (!header) return std::unexpected(header.error());
+    const std::string url = ollama_blob_url(env.ollama_registry, spec, m.model()->digest);
+    CANITRUN_TRY_ASSIGN(auto header, read_header(client, url, {}, env, out.file_bytes));
     out.urls.push_back(url);
-    out.parts.push_back(std::move(*header));
-    if (const OllamaLayer* p = m->projector()) {
+    out.parts.push_back(std::move(header));
+    if (const OllamaLayer* p = m.projector()) {
         out.projector_bytes = p->size;
         out.projector = p->digest;
     }
@@ -158,10 +151,9 @@ Result<std::vector<RepoFile>> fetch_repo_files(HttpClient& client, const RemoteS
     req.url = hf_tree_url(env.hf_endpoint, spec);
     req.headers = auth(env, spec);
     req.max_body = 8 << 20;
-    auto r = get_with_retries(client, req, env.retry);
-    if (!r) return std::unexpected(r.error());
-    if (r->status != 200) return std::unexpected(hf_error(*r, spec, env, "hf:" + spec.repo));
-    return parse_hf_files(r->body);
+    CANITRUN_TRY_ASSIGN(auto r, get_with_retries(client, req, env.retry));
+    if (r.status != 200) return std::unexpected(hf_error(r, spec, env, "hf:" + spec.repo));
+    return parse_hf_files(r.body);
 }
 
 Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& spec,
@@ -171,17 +163,14 @@ Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& s
         req.url = hf_file_url(env.hf_endpoint, spec, path);
         req.headers = auth(env, spec);
         req.max_body = 64 << 20;
-        auto r = get_with_retries(client, req, env.retry);
-        if (!r) return std::unexpected(r.error());
-        if (r->status != 200) return std::unexpected(hf_error(*r, spec, env, path));
-        return std::move(r->body);
+        CANITRUN_TRY_ASSIGN(auto r, get_with_retries(client, req, env.retry));
+        if (r.status != 200) return std::unexpected(hf_error(r, spec, env, path));
+        return std::move(r.body);
     };
-    auto config = small_file("config.json");
-    if (!config) return std::unexpected(config.error());
+    CANITRUN_TRY_ASSIGN(auto config, small_file("config.json"));
     const std::string name = spec.repo.substr(spec.repo.find('/') + 1);
-    auto model = parse_hf_config(*config, name);
-    if (!model) return std::unexpected(model.error());
-    RemoteConfig out{std::move(*model), "config.json (architecture formula)"};
+    CANITRUN_TRY_ASSIGN(auto model, parse_hf_config(config, name));
+    RemoteConfig out{std::move(model), "config.json (architecture formula)"};
     std::uint64_t params = 0;
     bool any = false;
     for (const auto& f : files) {
@@ -190,17 +179,14 @@ Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& s
         o.first_block = 256 << 10;  // the JSON header of a shard is some tens of KiB
         o.headers = auth(env, spec);
         o.retry = env.retry;
-        auto source = HttpRangeSource::open(client, hf_file_url(env.hf_endpoint, spec, f.path), o);
-        if (!source) return std::unexpected(source.error());
-        auto first8 = (*source)->read(0, 8);
-        if (!first8) return std::unexpected(first8.error());
-        auto len = safetensors_header_length(*first8, (*source)->size());
-        if (!len) return std::unexpected(len.error());
-        auto header = (*source)->read(8, *len);
-        if (!header) return std::unexpected(header.error());
-        auto n = params_from_safetensors_header(*header);
-        if (!n) return std::unexpected(n.error());
-        params = checked::add(params, *n);
+        CANITRUN_TRY_ASSIGN(
+            auto source,
+            HttpRangeSource::open(client, hf_file_url(env.hf_endpoint, spec, f.path), o));
+        CANITRUN_TRY_ASSIGN(auto first8, source->read(0, 8));
+        CANITRUN_TRY_ASSIGN(auto len, safetensors_header_length(first8, source->size()));
+        CANITRUN_TRY_ASSIGN(auto header, source->read(8, len));
+        CANITRUN_TRY_ASSIGN(auto n, params_from_safetensors_header(header));
+        params = checked::add(params, n);
         any = true;
     }
     if (any) {
@@ -212,9 +198,8 @@ Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& s
 
 Result<std::vector<RepoGguf>> fetch_repo_listing(HttpClient& client, const RemoteSpec& spec,
                                                  const RemoteEnv& env) {
-    auto files = fetch_repo_files(client, spec, env);
-    if (!files) return std::unexpected(files.error());
-    auto listing = Result<std::vector<RepoGguf>>(gguf_models(*files));
+    CANITRUN_TRY_ASSIGN(auto files, fetch_repo_files(client, spec, env));
+    auto listing = Result<std::vector<RepoGguf>>(gguf_models(files));
     bool any = false;
     for (const auto& m : *listing) any = any || !m.projector;
     if (!any) {
@@ -235,10 +220,10 @@ Result<RemoteGguf> fetch_remote_gguf(HttpClient& client, const RemoteSpec& spec,
         case RemoteKind::url: {
             RemoteGguf out;
             out.label = spec.url;
-            auto header = read_header(client, spec.url, {}, env, out.file_bytes);
-            if (!header) return std::unexpected(header.error());
+            CANITRUN_TRY_ASSIGN(auto header,
+                                read_header(client, spec.url, {}, env, out.file_bytes));
             out.urls.push_back(spec.url);
-            out.parts.push_back(std::move(*header));
+            out.parts.push_back(std::move(header));
             return out;
         }
     }

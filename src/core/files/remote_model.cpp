@@ -233,9 +233,8 @@ std::vector<RepoGguf> gguf_models(const std::vector<RepoFile>& files) {
 }
 
 Result<std::vector<RepoGguf>> parse_hf_tree(const std::string& json_text) {
-    auto files = parse_hf_files(json_text);
-    if (!files) return std::unexpected(files.error());
-    return gguf_models(*files);
+    CANITRUN_TRY_ASSIGN(auto files, parse_hf_files(json_text));
+    return gguf_models(files);
 }
 
 const RepoGguf* pick_quant(const std::vector<RepoGguf>& models, const std::string& quant) {

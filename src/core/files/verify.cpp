@@ -192,20 +192,21 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
         report.notes.push_back(std::to_string(log.skipped_long_lines) + " line(s) longer than " +
                                std::to_string(kMaxLogLineBytes) + " bytes skipped unread");
     }
-    try {
-        const VerifyWeights weights = estimate_verify_weights(log, quant, report);
-        std::vector<LlamaLogContext> contexts = log.contexts;
-        if (contexts.empty()) {
-            report.notes.push_back("the log creates no context: only the weights are compared");
-            contexts.emplace_back();
-        }
-        for (const auto& c : contexts) {
-            VerifyContext vc = verify_context(c, weights, model.has_value(), quant, report);
-            report.contexts.push_back(std::move(vc));
-        }
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::bad_input, "the log's sizes overflow 64-bit byte counts");
-    }
+    CANITRUN_TRY(catch_overflow(
+        [&]() -> Result<void> {
+            const VerifyWeights weights = estimate_verify_weights(log, quant, report);
+            std::vector<LlamaLogContext> contexts = log.contexts;
+            if (contexts.empty()) {
+                report.notes.push_back("the log creates no context: only the weights are compared");
+                contexts.emplace_back();
+            }
+            for (const auto& c : contexts) {
+                VerifyContext vc = verify_context(c, weights, model.has_value(), quant, report);
+                report.contexts.push_back(std::move(vc));
+            }
+            return {};
+        },
+        [&] { return fail(ErrorKind::bad_input, "the log's sizes overflow 64-bit byte counts"); }));
     return report;
 }
 

@@ -24,13 +24,11 @@ Result<Host> parse_host(const Database& db, const std::string& spec, Bytes defau
                         "unknown host setting '" + rest + "' in '" + spec + "'",
                         "write a host as GPUS or GPUS:ram=GB, e.g. 2x3090:ram=128");
         }
-        auto ram = parse_gb(rest.substr(4));
-        if (!ram) return std::unexpected(ram.error());
-        host.hardware.ram = *ram;
+        CANITRUN_TRY_ASSIGN(auto ram, parse_gb(rest.substr(4)));
+        host.hardware.ram = ram;
     }
-    auto list = parse_gpu_spec(db, gpus);
-    if (!list) return std::unexpected(list.error());
-    host.hardware.gpus = devices_for(*list);
+    CANITRUN_TRY_ASSIGN(auto list, parse_gpu_spec(db, gpus));
+    host.hardware.gpus = devices_for(list);
     return host;
 }
 

@@ -30,10 +30,9 @@ Result<bool> cannot_fit_natively(const Model& model, const Quant& quant, const H
                                  const PlanSettings& settings) {
     // A lower bound under the quick rule only: llama.cpp's tensors are not params x bpw.
     if (settings.rule != Rule::quick) return false;
-    const auto e = estimate(model, quant, settings.estimate);
-    if (!e) return std::unexpected(e.error());
+    CANITRUN_TRY_ASSIGN(const auto e, estimate(model, quant, settings.estimate));
     const Bytes shares = hardware.gpus.size() + 1;
-    return e->total() > checked::add(hardware.gpu_memory(), shares);
+    return e.total() > checked::add(hardware.gpu_memory(), shares);
 }
 
 // The most 256-token steps (up to `longest`) at which the quick estimate fits `capacity`; 0 when
@@ -60,13 +59,12 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
                     "--n-cpu-moe moves routed experts, and " + model.id + " is a dense model",
                     "use --ngl to keep layers in RAM");
     }
-    auto parts = plan_parts(model, quant, settings);
-    if (!parts) return std::unexpected(parts.error());
-    auto plan = plan_placement(*parts, hardware, placement_for(hardware, settings, placement));
-    if (!plan) return std::unexpected(plan.error());
-    if (!hardware_runs(hardware, quant)) plan->kind = PlanKind::none;
-    HardwareAnswer a{&quant, settings, *plan, {}, {}};
-    a.speed = estimate_speed(model, quant, plan->placement, hardware, settings.estimate.context,
+    CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
+    CANITRUN_TRY_ASSIGN(
+        auto plan, plan_placement(parts, hardware, placement_for(hardware, settings, placement)));
+    if (!hardware_runs(hardware, quant)) plan.kind = PlanKind::none;
+    HardwareAnswer a{&quant, settings, plan, {}, {}};
+    a.speed = estimate_speed(model, quant, plan.placement, hardware, settings.estimate.context,
                              settings.ubatch);
     a.measured = measured_on(model, quant, hardware);
     return a;
@@ -92,11 +90,9 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
         kContextStep;
     const auto fits_at = [&](std::uint64_t steps) -> Result<bool> {
         o.estimate.context = steps * kContextStep;
-        auto parts = plan_parts_at_context(base, model, o);
-        if (!parts) return std::unexpected(parts.error());
-        auto placed = place(*parts, hardware, placement);
-        if (!placed) return std::unexpected(placed.error());
-        return placed->fits();
+        CANITRUN_TRY_ASSIGN(auto parts, plan_parts_at_context(base, model, o));
+        CANITRUN_TRY_ASSIGN(auto placed, place(parts, hardware, placement));
+        return placed.fits();
     };
     std::uint64_t lo = 0, hi = longest + 1;
     // Start next to the answer: the quick estimate against all GPU memory together is exact for
@@ -107,16 +103,14 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
             estimate_guess(model, quant, settings.estimate, hardware.gpu_memory(), longest);
         for (const std::uint64_t probe : {guess, guess + 1}) {
             if (probe <= lo || probe >= hi) continue;
-            auto fits = fits_at(probe);
-            if (!fits) return std::unexpected(fits.error());
-            (*fits ? lo : hi) = probe;
+            CANITRUN_TRY_ASSIGN(auto fits, fits_at(probe));
+            (fits ? lo : hi) = probe;
         }
     }
     while (hi - lo > 1) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
-        auto fits = fits_at(mid);
-        if (!fits) return std::unexpected(fits.error());
-        (*fits ? lo : hi) = mid;
+        CANITRUN_TRY_ASSIGN(auto fits, fits_at(mid));
+        (fits ? lo : hi) = mid;
     }
     if (lo == 0) return std::optional<std::uint64_t>{};
     return std::optional<std::uint64_t>{lo * kContextStep};
@@ -128,9 +122,8 @@ Result<std::optional<std::uint64_t>> max_native_context(const Model& model, cons
                                                         const Hardware& hardware,
                                                         const PlanSettings& settings) {
     if (!hardware_runs(hardware, quant)) return std::optional<std::uint64_t>{};
-    const auto base = plan_parts(model, quant, settings);
-    if (!base) return std::unexpected(base.error());
-    return longest_from_parts(model, quant, *base, hardware, settings);
+    CANITRUN_TRY_ASSIGN(const auto base, plan_parts(model, quant, settings));
+    return longest_from_parts(model, quant, base, hardware, settings);
 }
 
 namespace {
@@ -158,19 +151,16 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
     const PlacementOptions placement = placement_for(hardware, settings);
     for (const Quant* q : ranked) {
         if (!hardware_runs(hardware, *q) || !*rule_loads(settings, *q)) continue;
-        auto ruled_out = cannot_fit_natively(model, *q, hardware, settings);
-        if (!ruled_out) return std::unexpected(ruled_out.error());
-        if (*ruled_out) continue;
-        auto parts = plan_parts(model, *q, settings);
-        if (!parts) return std::unexpected(parts.error());
-        auto placed = place(*parts, hardware, placement);
-        if (!placed) return std::unexpected(placed.error());
-        if (!placed->fits()) continue;
-        HardwareAnswer a{q, settings, Plan{PlanKind::native, *placed}, {}, {}};
-        a.speed = estimate_speed(model, *q, *placed, hardware, settings.estimate.context,
-                                 settings.ubatch);
+        CANITRUN_TRY_ASSIGN(auto ruled_out, cannot_fit_natively(model, *q, hardware, settings));
+        if (ruled_out) continue;
+        CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, *q, settings));
+        CANITRUN_TRY_ASSIGN(auto placed, place(parts, hardware, placement));
+        if (!placed.fits()) continue;
+        HardwareAnswer a{q, settings, Plan{PlanKind::native, placed}, {}, {}};
+        a.speed =
+            estimate_speed(model, *q, placed, hardware, settings.estimate.context, settings.ubatch);
         a.measured = measured_on(model, *q, hardware);
-        return std::optional<NativeFit>{NativeFit{std::move(a), std::move(*parts)}};
+        return std::optional<NativeFit>{NativeFit{std::move(a), std::move(parts)}};
     }
     return std::optional<NativeFit>{};
 }
@@ -183,18 +173,17 @@ Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
     // The best-quality quantization that fits whole on the GPUs wins outright; offload is planned
     // (a search over layer splits) only when none does.
     if (!hardware.gpus.empty()) {
-        auto native = best_native(model, by_quality(quants), hardware, settings);
-        if (!native) return std::unexpected(native.error());
-        if (*native) return std::optional<HardwareAnswer>{(*native)->answer};
+        CANITRUN_TRY_ASSIGN(auto native,
+                            best_native(model, by_quality(quants), hardware, settings));
+        if (native) return std::optional<HardwareAnswer>{native->answer};
     }
     std::optional<HardwareAnswer> native, offload;
     for (const Quant* q : quants) {
         if (!*rule_loads(settings, *q)) continue;
-        auto a = answer_for(model, *q, hardware, settings);
-        if (!a) return std::unexpected(a.error());
-        auto& slot = a->plan.kind == PlanKind::native ? native : offload;
-        if (a->plan.kind == PlanKind::none) continue;
-        if (!slot || q->quality_rank < slot->quant->quality_rank) slot = *a;
+        CANITRUN_TRY_ASSIGN(auto a, answer_for(model, *q, hardware, settings));
+        auto& slot = a.plan.kind == PlanKind::native ? native : offload;
+        if (a.plan.kind == PlanKind::none) continue;
+        if (!slot || q->quality_rank < slot->quant->quality_rank) slot = a;
     }
     return native ? native : offload;
 }
@@ -209,22 +198,19 @@ Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware
         o.estimate.context = std::min(o.estimate.context, longest_supported_context(model));
         if (hardware.gpus.empty()) {
             // Whole in RAM: the one plan a machine without a GPU has.
-            auto best = best_quant_for_hardware(model, quants, hardware, o);
-            if (!best) return std::unexpected(best.error());
-            if (!*best || (*best)->plan.kind != PlanKind::cpu_only) continue;
-            auto longest = max_native_context(model, *(*best)->quant, hardware, o);
-            if (!longest) return std::unexpected(longest.error());
-            fits.push_back({&model, **best, longest->value_or(o.estimate.context)});
+            CANITRUN_TRY_ASSIGN(auto best, best_quant_for_hardware(model, quants, hardware, o));
+            if (!best || best->plan.kind != PlanKind::cpu_only) continue;
+            CANITRUN_TRY_ASSIGN(auto longest, max_native_context(model, *best->quant, hardware, o));
+            fits.push_back({&model, *best, longest.value_or(o.estimate.context)});
             continue;
         }
         // Whole on the GPUs; offload answers would be dropped, so they are never planned.
-        auto native = best_native(model, ranked, hardware, o);
-        if (!native) return std::unexpected(native.error());
-        if (!*native) continue;
-        const Quant& quant = *(*native)->answer.quant;
-        auto longest = longest_from_parts(model, quant, (*native)->parts, hardware, o);
-        if (!longest) return std::unexpected(longest.error());
-        fits.push_back({&model, (*native)->answer, longest->value_or(o.estimate.context)});
+        CANITRUN_TRY_ASSIGN(auto native, best_native(model, ranked, hardware, o));
+        if (!native) continue;
+        const Quant& quant = *native->answer.quant;
+        CANITRUN_TRY_ASSIGN(auto longest,
+                            longest_from_parts(model, quant, native->parts, hardware, o));
+        fits.push_back({&model, native->answer, longest.value_or(o.estimate.context)});
     }
     return fits;
 }

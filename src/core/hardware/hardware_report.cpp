@@ -10,15 +10,13 @@ Result<HardwareReport> build_hardware_report(const Database& db, const Model& mo
                                              const PlacementOptions& placement) {
     HardwareReport r;
     r.hardware = hardware;
-    auto selected = answer_for(model, quant, hardware, settings, placement);
-    if (!selected) return std::unexpected(selected.error());
-    r.selected = *selected;
-    auto best = best_quant_for_hardware(model, llama_cpp_quants(db), hardware, settings);
-    if (!best) return std::unexpected(best.error());
-    r.best = *best;
-    auto longest = max_native_context(model, quant, hardware, settings);
-    if (!longest) return std::unexpected(longest.error());
-    r.max_context = *longest;
+    CANITRUN_TRY_ASSIGN(auto selected, answer_for(model, quant, hardware, settings, placement));
+    r.selected = selected;
+    CANITRUN_TRY_ASSIGN(auto best,
+                        best_quant_for_hardware(model, llama_cpp_quants(db), hardware, settings));
+    r.best = best;
+    CANITRUN_TRY_ASSIGN(auto longest, max_native_context(model, quant, hardware, settings));
+    r.max_context = longest;
     if (r.selected.settings.rule == Rule::llamacpp && !hardware.gpus.empty()) {
         PlanSettings one = r.selected.settings;
         one.n_seq = 1;

@@ -59,80 +59,81 @@ Bytes Placement::gpu_total() const {
 
 Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                         const PlacementOptions& options) {
-    try {
-        const std::uint64_t n = parts.layers.size();
-        Placement p;
-        p.gpu_layers =
-            hardware.gpus.empty() ? 0 : std::min(options.gpu_layers.value_or(n + 1), n + 1);
-        p.cpu_moe_layers = std::min<std::uint64_t>(options.cpu_moe_layers.value_or(0), n);
-        p.ram.capacity = hardware.ram;
-        std::vector<Bytes> cumulative;
-        for (const auto& d : hardware.gpus) {
-            p.gpus.push_back(Share{});
-            p.gpus.back().capacity = d.memory > options.margin ? d.memory - options.margin : 0;
-            cumulative.push_back(
-                checked::add(cumulative.empty() ? 0 : cumulative.back(), d.memory));
-        }
-        if (!cumulative.empty() && cumulative.back() == 0) {
-            return fail(ErrorKind::bad_input, "the GPUs given have no memory",
-                        "give --vram or a GPU by name");
-        }
-        const std::uint64_t first_gpu_unit = n + 1 - p.gpu_layers;
-        const auto share_of = [&](std::uint64_t unit) -> Share& {
-            if (unit < first_gpu_unit) return p.ram;
-            return p.gpus[device_of(unit - first_gpu_unit, p.gpu_layers, cumulative)];
-        };
-
-        for (std::uint64_t i = 0; i < n; ++i) {
-            const LayerPart& layer = parts.layers[i];
-            Share& s = share_of(i);
-            ++s.layers;
-            s.kv_cache = checked::add(s.kv_cache, layer.kv_cache);
-            s.recurrent_state = checked::add(s.recurrent_state, layer.recurrent_state);
-            // The routed experts' part of what a token reads (the rest of the layer is read whole).
-            const Bytes active_routed =
-                layer.routed_experts == 0
-                    ? 0
-                    : checked::sub(layer.active_weights, layer.weights - layer.routed_experts);
-            if (i < p.cpu_moe_layers && &s != &p.ram) {
-                s.weights = checked::add(s.weights, layer.weights - layer.routed_experts);
-                s.read_per_token = checked::add(
-                    s.read_per_token,
-                    checked::add(layer.active_weights - active_routed, layer.kv_cache));
-                s.active_weights =
-                    checked::add(s.active_weights, layer.active_weights - active_routed);
-                p.ram.weights = checked::add(p.ram.weights, layer.routed_experts);
-                p.ram.read_per_token = checked::add(p.ram.read_per_token, active_routed);
-                p.ram.active_weights = checked::add(p.ram.active_weights, active_routed);
-                p.ram.active_experts = checked::add(p.ram.active_experts, active_routed);
-                if (layer.routed_experts > 0) ++p.ram.moe_layers;
-            } else {
-                s.weights = checked::add(s.weights, layer.weights);
-                s.read_per_token = checked::add(s.read_per_token,
-                                                checked::add(layer.active_weights, layer.kv_cache));
-                s.active_weights = checked::add(s.active_weights, layer.active_weights);
-                s.active_experts = checked::add(s.active_experts, active_routed);
-                if (layer.routed_experts > 0) ++s.moe_layers;
+    return catch_overflow(
+        [&]() -> Result<Placement> {
+            const std::uint64_t n = parts.layers.size();
+            Placement p;
+            p.gpu_layers =
+                hardware.gpus.empty() ? 0 : std::min(options.gpu_layers.value_or(n + 1), n + 1);
+            p.cpu_moe_layers = std::min<std::uint64_t>(options.cpu_moe_layers.value_or(0), n);
+            p.ram.capacity = hardware.ram;
+            std::vector<Bytes> cumulative;
+            for (const auto& d : hardware.gpus) {
+                p.gpus.push_back(Share{});
+                p.gpus.back().capacity = d.memory > options.margin ? d.memory - options.margin : 0;
+                cumulative.push_back(
+                    checked::add(cumulative.empty() ? 0 : cumulative.back(), d.memory));
             }
-        }
-        Share& head = share_of(n);
-        head.output = true;
-        head.weights = checked::add(head.weights, parts.output_weights);
-        head.read_per_token = checked::add(head.read_per_token, parts.output_weights);
-        head.active_weights = checked::add(head.active_weights, parts.output_weights);
-        // llama.cpp keeps token_embd on the host; the quick rule puts it with layer 0.
-        Share& input = parts.buffers ? p.ram : n == 0 ? head : share_of(0);
-        input.weights = checked::add(input.weights, parts.input_weights);  // one row read per token
-        input.embedding = checked::add(input.embedding, parts.input_weights);
-        if (parts.buffers) add_buffers(p, *parts.buffers, options, &head != &p.ram);
+            if (!cumulative.empty() && cumulative.back() == 0) {
+                return fail(ErrorKind::bad_input, "the GPUs given have no memory",
+                            "give --vram or a GPU by name");
+            }
+            const std::uint64_t first_gpu_unit = n + 1 - p.gpu_layers;
+            const auto share_of = [&](std::uint64_t unit) -> Share& {
+                if (unit < first_gpu_unit) return p.ram;
+                return p.gpus[device_of(unit - first_gpu_unit, p.gpu_layers, cumulative)];
+            };
 
-        for (auto& g : p.gpus) add_overhead(g, parts.overhead_percent);
-        add_overhead(p.ram, parts.overhead_percent);
-        return p;
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow, "the placement does not fit in 64-bit byte counts",
-                    "lower --ctx");
-    }
+            for (std::uint64_t i = 0; i < n; ++i) {
+                const LayerPart& layer = parts.layers[i];
+                Share& s = share_of(i);
+                ++s.layers;
+                s.kv_cache = checked::add(s.kv_cache, layer.kv_cache);
+                s.recurrent_state = checked::add(s.recurrent_state, layer.recurrent_state);
+                // The routed experts' part of what a token reads (the rest of the layer is read
+                // whole).
+                const Bytes active_routed =
+                    layer.routed_experts == 0
+                        ? 0
+                        : checked::sub(layer.active_weights, layer.weights - layer.routed_experts);
+                if (i < p.cpu_moe_layers && &s != &p.ram) {
+                    s.weights = checked::add(s.weights, layer.weights - layer.routed_experts);
+                    s.read_per_token = checked::add(
+                        s.read_per_token,
+                        checked::add(layer.active_weights - active_routed, layer.kv_cache));
+                    s.active_weights =
+                        checked::add(s.active_weights, layer.active_weights - active_routed);
+                    p.ram.weights = checked::add(p.ram.weights, layer.routed_experts);
+                    p.ram.read_per_token = checked::add(p.ram.read_per_token, active_routed);
+                    p.ram.active_weights = checked::add(p.ram.active_weights, active_routed);
+                    p.ram.active_experts = checked::add(p.ram.active_experts, active_routed);
+                    if (layer.routed_experts > 0) ++p.ram.moe_layers;
+                } else {
+                    s.weights = checked::add(s.weights, layer.weights);
+                    s.read_per_token = checked::add(
+                        s.read_per_token, checked::add(layer.active_weights, layer.kv_cache));
+                    s.active_weights = checked::add(s.active_weights, layer.active_weights);
+                    s.active_experts = checked::add(s.active_experts, active_routed);
+                    if (layer.routed_experts > 0) ++s.moe_layers;
+                }
+            }
+            Share& head = share_of(n);
+            head.output = true;
+            head.weights = checked::add(head.weights, parts.output_weights);
+            head.read_per_token = checked::add(head.read_per_token, parts.output_weights);
+            head.active_weights = checked::add(head.active_weights, parts.output_weights);
+            // llama.cpp keeps token_embd on the host; the quick rule puts it with layer 0.
+            Share& input = parts.buffers ? p.ram : n == 0 ? head : share_of(0);
+            input.weights =
+                checked::add(input.weights, parts.input_weights);  // one row read per token
+            input.embedding = checked::add(input.embedding, parts.input_weights);
+            if (parts.buffers) add_buffers(p, *parts.buffers, options, &head != &p.ram);
+
+            for (auto& g : p.gpus) add_overhead(g, parts.overhead_percent);
+            add_overhead(p.ram, parts.overhead_percent);
+            return p;
+        },
+        [&] { return overflow_error("the placement", "lower --ctx"); });
 }
 
 Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
@@ -146,18 +147,16 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
         return place(parts, hardware, o);
     };
     if (options.gpu_layers || options.cpu_moe_layers) {
-        auto p = place(parts, hardware, options);
-        if (!p) return std::unexpected(p.error());
-        PlanKind kind = p->cpu_moe_layers > 0 ? PlanKind::expert_offload : PlanKind::layer_offload;
-        if (p->gpu_layers == n + 1 && p->cpu_moe_layers == 0) kind = PlanKind::native;
+        CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
+        PlanKind kind = p.cpu_moe_layers > 0 ? PlanKind::expert_offload : PlanKind::layer_offload;
+        if (p.gpu_layers == n + 1 && p.cpu_moe_layers == 0) kind = PlanKind::native;
         if (hardware.gpus.empty()) kind = PlanKind::cpu_only;
-        return Plan{p->fits() ? kind : PlanKind::none, *p};
+        return Plan{p.fits() ? kind : PlanKind::none, p};
     }
-    auto all = try_place(std::nullopt, std::nullopt);
-    if (!all) return std::unexpected(all.error());
-    if (hardware.gpus.empty()) return Plan{all->fits() ? PlanKind::cpu_only : PlanKind::none, *all};
-    if (all->fits()) return Plan{PlanKind::native, *all};
-    if (hardware.unified()) return Plan{PlanKind::none, *all};
+    CANITRUN_TRY_ASSIGN(auto all, try_place(std::nullopt, std::nullopt));
+    if (hardware.gpus.empty()) return Plan{all.fits() ? PlanKind::cpu_only : PlanKind::none, all};
+    if (all.fits()) return Plan{PlanKind::native, all};
+    if (hardware.unified()) return Plan{PlanKind::none, all};
 
     bool has_experts = false;
     for (const auto& l : parts.layers) has_experts = has_experts || l.routed_experts > 0;
@@ -176,21 +175,18 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
         std::uint64_t k = 1;
         if (one_gpu) {
             std::uint64_t lo = 0, hi = n;  // the GPU does not hold lo experts' layers; holds hi
-            auto top = try_place(std::nullopt, n);
-            if (!top) return std::unexpected(top.error());
-            if (!gpus_fit(*top)) lo = n;
+            CANITRUN_TRY_ASSIGN(auto top, try_place(std::nullopt, n));
+            if (!gpus_fit(top)) lo = n;
             while (hi - lo > 1) {
                 const std::uint64_t mid = lo + (hi - lo) / 2;
-                auto p = try_place(std::nullopt, mid);
-                if (!p) return std::unexpected(p.error());
-                (gpus_fit(*p) ? hi : lo) = mid;
+                CANITRUN_TRY_ASSIGN(auto p, try_place(std::nullopt, mid));
+                (gpus_fit(p) ? hi : lo) = mid;
             }
             k = lo + 1;
         }
         for (; k <= n; ++k) {
-            auto p = try_place(std::nullopt, k);
-            if (!p) return std::unexpected(p.error());
-            if (p->fits()) return Plan{PlanKind::expert_offload, *p};
+            CANITRUN_TRY_ASSIGN(auto p, try_place(std::nullopt, k));
+            if (p.fits()) return Plan{PlanKind::expert_offload, p};
             if (one_gpu) break;
         }
     }
@@ -199,19 +195,17 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
         std::uint64_t lo = 0, hi = n + 1;  // the GPU holds lo layers (0 always); not hi
         while (hi - lo > 1) {
             const std::uint64_t mid = lo + (hi - lo) / 2;
-            auto p = try_place(mid, std::nullopt);
-            if (!p) return std::unexpected(p.error());
-            (gpus_fit(*p) ? lo : hi) = mid;
+            CANITRUN_TRY_ASSIGN(auto p, try_place(mid, std::nullopt));
+            (gpus_fit(p) ? lo : hi) = mid;
         }
         ngl = lo;
     }
     for (; ngl >= 1; --ngl) {
-        auto p = try_place(ngl, std::nullopt);
-        if (!p) return std::unexpected(p.error());
-        if (p->fits()) return Plan{PlanKind::layer_offload, *p};
+        CANITRUN_TRY_ASSIGN(auto p, try_place(ngl, std::nullopt));
+        if (p.fits()) return Plan{PlanKind::layer_offload, p};
         if (one_gpu) break;
     }
-    return Plan{PlanKind::none, *all};
+    return Plan{PlanKind::none, all};
 }
 
 const char* plan_kind_name(PlanKind kind) {

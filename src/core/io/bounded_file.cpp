@@ -54,28 +54,27 @@ Result<OpenFile> open_regular_file(const std::string& path) {
 
 Result<std::string> read_bounded_file(const std::string& path, std::uint64_t max_bytes,
                                       std::string_view what) {
-    auto file = open_regular_file(path);
-    if (!file) return std::unexpected(file.error());
+    CANITRUN_TRY_ASSIGN(auto file, open_regular_file(path));
     const auto too_large = [&] {
-        ::close(file->fd);
+        ::close(file.fd);
         return fail(ErrorKind::bad_input,
                     path + " is larger than " + mib_text(max_bytes) + ", too large for a " +
                         std::string(what),
                     "check that this is the right file");
     };
-    if (file->size > max_bytes) return too_large();
+    if (file.size > max_bytes) return too_large();
     // Read to the cap + 1 byte: /proc and sysfs files report size 0 or 4096 whatever they hold.
     std::string text;
     char buffer[65536];
     ssize_t n = 0;
-    while ((n = ::read(file->fd, buffer, sizeof buffer)) != 0) {
+    while ((n = ::read(file.fd, buffer, sizeof buffer)) != 0) {
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) break;
         if (text.size() + static_cast<std::size_t>(n) > max_bytes) return too_large();
         text.append(buffer, static_cast<std::size_t>(n));
     }
     const int read_errno = errno;
-    ::close(file->fd);
+    ::close(file.fd);
     if (n < 0) return fail(ErrorKind::io, "cannot read " + path + ": " + std::strerror(read_errno));
     return text;
 }

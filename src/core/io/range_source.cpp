@@ -41,8 +41,7 @@ Result<std::unique_ptr<HttpRangeSource>> HttpRangeSource::open(HttpClient& clien
                                                                RangeOptions options) {
     std::unique_ptr<HttpRangeSource> s(
         new HttpRangeSource(client, std::move(url), std::move(options)));
-    auto ok = s->fetch(0, s->options_.first_block);
-    if (!ok) return std::unexpected(ok.error());
+    CANITRUN_TRY(s->fetch(0, s->options_.first_block));
     return s;
 }
 
@@ -127,8 +126,7 @@ Result<std::string> HttpRangeSource::do_read(std::uint64_t offset, std::uint64_t
         const std::uint64_t wanted =
             rest > 0 ? checked::add(rest + rest / 8, 256ULL << 10) : options_.first_block;
         const std::uint64_t block = std::min(options_.max_block, std::max(length, wanted));
-        auto ok = fetch(offset, std::max(block, length));
-        if (!ok) return std::unexpected(ok.error());
+        CANITRUN_TRY(fetch(offset, std::max(block, length)));
         if (!in_window()) {
             return std::unexpected(range_error(name_, "the server sent fewer bytes than asked"));
         }

@@ -70,73 +70,75 @@ Result<ExoPlan> plan_exo(const Model& model, const Quant& quant, const Cluster& 
     if (cluster.hosts.empty()) {
         return fail(ErrorKind::bad_input, "exo needs machines", "add --host GPUS for each");
     }
-    auto parts = model_parts(model, quant, options);
-    if (!parts) return std::unexpected(parts.error());
-    try {
-        std::vector<Bytes> memory;
-        for (const Host& h : cluster.hosts) memory.push_back(node_memory(h));
-        const std::vector<std::uint64_t> split = exo_layers(parts->layers.size(), memory);
-        const SpeedModel& sm = fitted_speed_model();
-        ExoPlan plan;
-        plan.fits = true;
-        std::uint64_t first = 0;
-        double device_seconds = 0;
-        bool speed_known = true;
-        for (std::size_t i = 0; i < split.size(); ++i) {
-            ExoNode node;
-            node.host = i;
-            node.memory = memory[i];
-            node.first_layer = first;
-            node.layers = split[i];
-            Bytes active = 0;
-            for (std::uint64_t l = first; l < first + split[i]; ++l) {
-                const LayerPart& p = parts->layers[l];
-                node.weights = checked::add(node.weights, p.weights);
-                node.kv_cache =
-                    checked::add(node.kv_cache, checked::add(p.kv_cache, p.recurrent_state));
-                active = checked::add(active, p.active_weights);
+    CANITRUN_TRY_ASSIGN(auto parts, model_parts(model, quant, options));
+    return catch_overflow(
+        [&]() -> Result<ExoPlan> {
+            std::vector<Bytes> memory;
+            for (const Host& h : cluster.hosts) memory.push_back(node_memory(h));
+            const std::vector<std::uint64_t> split = exo_layers(parts.layers.size(), memory);
+            const SpeedModel& sm = fitted_speed_model();
+            ExoPlan plan;
+            plan.fits = true;
+            std::uint64_t first = 0;
+            double device_seconds = 0;
+            bool speed_known = true;
+            for (std::size_t i = 0; i < split.size(); ++i) {
+                ExoNode node;
+                node.host = i;
+                node.memory = memory[i];
+                node.first_layer = first;
+                node.layers = split[i];
+                Bytes active = 0;
+                for (std::uint64_t l = first; l < first + split[i]; ++l) {
+                    const LayerPart& p = parts.layers[l];
+                    node.weights = checked::add(node.weights, p.weights);
+                    node.kv_cache =
+                        checked::add(node.kv_cache, checked::add(p.kv_cache, p.recurrent_state));
+                    active = checked::add(active, p.active_weights);
+                }
+                if (i == 0) node.weights = checked::add(node.weights, parts.input_weights);
+                if (i + 1 == split.size()) {
+                    node.weights = checked::add(node.weights, parts.output_weights);
+                    active = checked::add(active, parts.output_weights);
+                }
+                node.overhead = checked::mul_div_ceil(checked::add(node.weights, node.kv_cache),
+                                                      parts.overhead_percent, 100);
+                // The node's reads on its one device, by the fitted decode rule.
+                Hardware one;
+                one.gpus.push_back(node_device(cluster.hosts[i], i));
+                SpeedWork work;
+                work.gpus.push_back({});
+                work.gpus[0].read_bytes = static_cast<double>(active + node.kv_cache);
+                work.gpus[0].layers = node.layers;
+                if (one.gpus[0].bandwidth_gbps > 0) {
+                    node.seconds_per_token = decode_seconds(work, one, sm);
+                } else {
+                    speed_known = false;
+                }
+                device_seconds += node.seconds_per_token;
+                plan.fits = plan.fits && node.fits();
+                first += split[i];
+                plan.nodes.push_back(node);
             }
-            if (i == 0) node.weights = checked::add(node.weights, parts->input_weights);
-            if (i + 1 == split.size()) {
-                node.weights = checked::add(node.weights, parts->output_weights);
-                active = checked::add(active, parts->output_weights);
+            for (std::size_t i = 1; i < plan.nodes.size(); ++i) {
+                if (plan.nodes[i].seconds_per_token >
+                    plan.nodes[plan.slowest_node].seconds_per_token)
+                    plan.slowest_node = i;
             }
-            node.overhead = checked::mul_div_ceil(checked::add(node.weights, node.kv_cache),
-                                                  parts->overhead_percent, 100);
-            // The node's reads on its one device, by the fitted decode rule.
-            Hardware one;
-            one.gpus.push_back(node_device(cluster.hosts[i], i));
-            SpeedWork work;
-            work.gpus.push_back({});
-            work.gpus[0].read_bytes = static_cast<double>(active + node.kv_cache);
-            work.gpus[0].layers = node.layers;
-            if (one.gpus[0].bandwidth_gbps > 0) {
-                node.seconds_per_token = decode_seconds(work, one, sm);
-            } else {
-                speed_known = false;
+            // Round the ring: node to node, and the last back to the first for the next token.
+            plan.transfers = plan.nodes.size() > 1 ? plan.nodes.size() : 0;
+            plan.bytes_per_transfer = checked::mul(model.arch.hidden_size, 2);
+            plan.link_seconds_per_token =
+                static_cast<double>(plan.transfers) *
+                (link_seconds(plan.bytes_per_transfer, cluster.link_gbits) + kRpcTransferSeconds);
+            if (speed_known && device_seconds > 0) {
+                plan.decode_tokens_per_s = 1.0 / (device_seconds + plan.link_seconds_per_token);
             }
-            device_seconds += node.seconds_per_token;
-            plan.fits = plan.fits && node.fits();
-            first += split[i];
-            plan.nodes.push_back(node);
-        }
-        for (std::size_t i = 1; i < plan.nodes.size(); ++i) {
-            if (plan.nodes[i].seconds_per_token > plan.nodes[plan.slowest_node].seconds_per_token)
-                plan.slowest_node = i;
-        }
-        // Round the ring: node to node, and the last back to the first for the next token.
-        plan.transfers = plan.nodes.size() > 1 ? plan.nodes.size() : 0;
-        plan.bytes_per_transfer = checked::mul(model.arch.hidden_size, 2);
-        plan.link_seconds_per_token =
-            static_cast<double>(plan.transfers) *
-            (link_seconds(plan.bytes_per_transfer, cluster.link_gbits) + kRpcTransferSeconds);
-        if (speed_known && device_seconds > 0) {
-            plan.decode_tokens_per_s = 1.0 / (device_seconds + plan.link_seconds_per_token);
-        }
-        return plan;
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow, "the plan for " + model.id + " overflows 64 bits");
-    }
+            return plan;
+        },
+        [&] {
+            return fail(ErrorKind::overflow, "the plan for " + model.id + " overflows 64 bits");
+        });
 }
 
 }  // namespace canitrun

@@ -22,19 +22,16 @@ Result<Estimate> all_attention_estimate(const Model& model, const Quant& quant,
     if (settings.rule == Rule::quick) {
         return estimate_all_attention(model, quant, settings.estimate);
     }
-    auto e = rule_estimate(model, quant, settings);
-    if (!e) return std::unexpected(e.error());
-    auto o = llamacpp_options(settings, Backend::cuda);
-    if (!o) return std::unexpected(o.error());
+    CANITRUN_TRY_ASSIGN(auto e, rule_estimate(model, quant, settings));
+    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(settings, Backend::cuda));
     const Model twin = all_attention_variant(model);
-    auto caches = llamacpp_group_caches(twin, *o);
-    if (!caches) return std::unexpected(caches.error());
+    CANITRUN_TRY_ASSIGN(auto caches, llamacpp_group_caches(twin, o));
     Bytes kv = 0;
     const std::vector<std::uint64_t> owners = kv_owner_counts(twin);
-    for (std::size_t i = 0; i < caches->size(); ++i) {
-        kv = checked::add(kv, checked::mul((*caches)[i].kv, owners[i]));
+    for (std::size_t i = 0; i < caches.size(); ++i) {
+        kv = checked::add(kv, checked::mul(caches[i].kv, owners[i]));
     }
-    for (auto& t : e->terms) {
+    for (auto& t : e.terms) {
         if (t.kind == TermKind::kv_cache) t.bytes = kv;
         if (t.kind == TermKind::recurrent_state) t.bytes = 0;
     }
@@ -56,12 +53,10 @@ Result<std::vector<KvCurvePoint>> kv_curve(const Model& model, const Quant& quan
 Result<std::vector<KvCurvePoint>> kv_curve(std::uint64_t window, const CurveEstimators& at) {
     std::vector<KvCurvePoint> out;
     for (const std::uint64_t ctx : kv_curve_contexts(window)) {
-        auto own = at.this_model(ctx);
-        if (!own) return std::unexpected(own.error());
-        auto twin = at.all_attention(ctx);
-        if (!twin) return std::unexpected(twin.error());
-        out.push_back({ctx, own->term(TermKind::kv_cache), twin->term(TermKind::kv_cache),
-                       own->total(), twin->total()});
+        CANITRUN_TRY_ASSIGN(auto own, at.this_model(ctx));
+        CANITRUN_TRY_ASSIGN(auto twin, at.all_attention(ctx));
+        out.push_back({ctx, own.term(TermKind::kv_cache), twin.term(TermKind::kv_cache),
+                       own.total(), twin.total()});
     }
     return out;
 }

@@ -71,10 +71,9 @@ Result<bool> require_loadable(const PlanSettings& settings, const Quant& quant) 
 Result<ModelParts> plan_parts(const Model& model, const Quant& quant,
                               const PlanSettings& settings) {
     if (settings.rule == Rule::quick) return model_parts(model, quant, settings.estimate);
-    if (auto ok = require_loadable(settings, quant); !ok) return std::unexpected(ok.error());
-    auto o = llamacpp_options(settings, Backend::cuda);
-    if (!o) return std::unexpected(o.error());
-    return llamacpp_parts(model, quant, *o);
+    CANITRUN_TRY(require_loadable(settings, quant));
+    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(settings, Backend::cuda));
+    return llamacpp_parts(model, quant, o);
 }
 
 Result<ModelParts> plan_parts_at_context(ModelParts parts, const Model& model,
@@ -82,9 +81,8 @@ Result<ModelParts> plan_parts_at_context(ModelParts parts, const Model& model,
     if (settings.rule == Rule::quick) {
         return parts_at_context(std::move(parts), model, settings.estimate);
     }
-    auto o = llamacpp_options(settings, Backend::cuda);
-    if (!o) return std::unexpected(o.error());
-    return llamacpp_parts_at_context(std::move(parts), model, *o);
+    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(settings, Backend::cuda));
+    return llamacpp_parts_at_context(std::move(parts), model, o);
 }
 
 PlacementOptions placement_for(const Hardware& hardware, const PlanSettings& settings,

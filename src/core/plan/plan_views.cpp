@@ -29,9 +29,9 @@ Result<PlanKind> kind_on(const ModelParts& parts, const Quant& quant, const Plan
     for (const auto& d : hardware.gpus) {
         if (d.gpu != nullptr && !gpu_runs_quant(*d.gpu, quant)) return PlanKind::none;
     }
-    auto plan = plan_placement(parts, hardware, placement_for(hardware, settings));
-    if (!plan) return std::unexpected(plan.error());
-    return plan->kind;
+    CANITRUN_TRY_ASSIGN(auto plan,
+                        plan_placement(parts, hardware, placement_for(hardware, settings)));
+    return plan.kind;
 }
 
 }  // namespace
@@ -50,18 +50,16 @@ GpuDevice generic_device(Bytes memory) {
 Result<Estimate> rule_estimate(const Model& model, const Quant& quant,
                                const PlanSettings& settings) {
     if (settings.rule == Rule::quick) return estimate(model, quant, settings.estimate);
-    if (auto ok = require_loadable(settings, quant); !ok) return std::unexpected(ok.error());
-    auto o = llamacpp_options(settings, Backend::cuda);
-    if (!o) return std::unexpected(o.error());
-    return estimate_llamacpp(model, quant, *o);
+    CANITRUN_TRY(require_loadable(settings, quant));
+    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(settings, Backend::cuda));
+    return estimate_llamacpp(model, quant, o);
 }
 
 Result<PlanKind> plan_on_device(const Model& model, const Quant& quant,
                                 const PlanSettings& settings, const GpuDevice& device,
                                 std::uint64_t ram_gb) {
-    auto parts = plan_parts(model, quant, settings);
-    if (!parts) return std::unexpected(parts.error());
-    return kind_on(*parts, quant, settings, one_device(device, ram_gb));
+    CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
+    return kind_on(parts, quant, settings, one_device(device, ram_gb));
 }
 
 Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& model,
@@ -69,35 +67,32 @@ Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& mode
                                            const FitOptions& fit) {
     ModelGpuVerdicts v;
     if (settings.rule == Rule::quick) {
-        auto e = estimate(model, quant, settings.estimate);
-        if (!e) return std::unexpected(e.error());
-        v.gpus = gpus_for(db.gpus, quant, e->total(), fit);
-        v.smallest = smallest_gpu(db.gpus, quant, e->total());
+        CANITRUN_TRY_ASSIGN(auto e, estimate(model, quant, settings.estimate));
+        v.gpus = gpus_for(db.gpus, quant, e.total(), fit);
+        v.smallest = smallest_gpu(db.gpus, quant, e.total());
         for (const auto* list : {&v.gpus.native, &v.gpus.offload}) {
             for (const Gpu* g : *list) {
                 const Bytes budget = gpu_budget_bytes(*g);
                 const bool native = list == &v.gpus.native;
                 v.verdicts.push_back({g, native ? PlanKind::native : PlanKind::layer_offload,
-                                      native ? e->total() : budget, budget,
-                                      native ? 0 : e->total() - budget});
+                                      native ? e.total() : budget, budget,
+                                      native ? 0 : e.total() - budget});
             }
         }
         return v;
     }
-    auto parts = plan_parts(model, quant, settings);
-    if (!parts) return std::unexpected(parts.error());
+    CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
     std::vector<GpuVerdict> native, offload;
     for (const auto& gpu : db.gpus) {
         const Hardware h = one_board(gpu, fit.ram_gb);
         if (!gpu_runs_quant(gpu, quant)) continue;
-        auto plan = plan_placement(*parts, h, placement_for(h, settings));
-        if (!plan) return std::unexpected(plan.error());
-        if (plan->kind != PlanKind::native && !offloaded(plan->kind)) continue;
+        CANITRUN_TRY_ASSIGN(auto plan, plan_placement(parts, h, placement_for(h, settings)));
+        if (plan.kind != PlanKind::native && !offloaded(plan.kind)) continue;
         Bytes capacity = 0;
-        for (const Share& g : plan->placement.gpus) capacity = checked::add(capacity, g.capacity);
-        (plan->kind == PlanKind::native ? native : offload)
-            .push_back({&gpu, plan->kind, plan->placement.gpu_total(), capacity,
-                        plan->placement.ram.total()});
+        for (const Share& g : plan.placement.gpus) capacity = checked::add(capacity, g.capacity);
+        (plan.kind == PlanKind::native ? native : offload)
+            .push_back({&gpu, plan.kind, plan.placement.gpu_total(), capacity,
+                        plan.placement.ram.total()});
     }
     const auto order = [](const GpuVerdict& a, const GpuVerdict& b) {
         return smaller_gpu_first(*a.gpu, *b.gpu);
@@ -116,18 +111,16 @@ Result<std::optional<CardClass>> plan_card_class(const Model& model, const Quant
                                                  const PlanSettings& settings,
                                                  const std::vector<CardClass>& classes) {
     if (settings.rule == Rule::quick) {
-        auto e = estimate(model, quant, settings.estimate);
-        if (!e) return std::unexpected(e.error());
-        return smallest_card_class(e->total(), classes);
+        CANITRUN_TRY_ASSIGN(auto e, estimate(model, quant, settings.estimate));
+        return smallest_card_class(e.total(), classes);
     }
-    auto parts = plan_parts(model, quant, settings);
-    if (!parts) return std::unexpected(parts.error());
+    CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
     for (const auto& c : classes) {
         const GpuDevice d = generic_device(card_bytes_for_gb(checked::mul(c.gb, kGB)));
         // RAM for the host's buffers (token_embd, logits); a native plan needs no more.
-        auto kind = kind_on(*parts, quant, settings, one_device(d, kDefaultRamGb));
-        if (!kind) return std::unexpected(kind.error());
-        if (*kind == PlanKind::native) return std::optional<CardClass>{c};
+        CANITRUN_TRY_ASSIGN(auto kind,
+                            kind_on(parts, quant, settings, one_device(d, kDefaultRamGb)));
+        if (kind == PlanKind::native) return std::optional<CardClass>{c};
     }
     return std::optional<CardClass>{};
 }
@@ -137,26 +130,23 @@ Result<BudgetAnswer> plan_budget(const Model& model, const Quant& asked,
                                  const PlanSettings& settings, Bytes budget, std::uint64_t ram_gb) {
     BudgetAnswer a;
     if (settings.rule == Rule::quick) {
-        auto e = estimate(model, asked, settings.estimate);
-        if (!e) return std::unexpected(e.error());
-        a.fits = e->total() <= budget;
-        auto best = best_quant_for_budget(model, quants, budget, settings.estimate);
-        if (!best) return std::unexpected(best.error());
-        a.best = *best;
+        CANITRUN_TRY_ASSIGN(auto e, estimate(model, asked, settings.estimate));
+        a.fits = e.total() <= budget;
+        CANITRUN_TRY_ASSIGN(auto best,
+                            best_quant_for_budget(model, quants, budget, settings.estimate));
+        a.best = best;
         return a;
     }
     const GpuDevice device = generic_device(card_bytes_for_gb(budget));
     for (const Quant* q : quants) {
         if (!*rule_loads(settings, *q)) continue;
-        auto kind = plan_on_device(model, *q, settings, device, ram_gb);
-        if (!kind) return std::unexpected(kind.error());
-        if (q == &asked) a.fits = *kind == PlanKind::native;
-        auto& slot = *kind == PlanKind::native ? a.best : a.best_offload;
-        if (*kind != PlanKind::native && !offloaded(*kind)) continue;
+        CANITRUN_TRY_ASSIGN(auto kind, plan_on_device(model, *q, settings, device, ram_gb));
+        if (q == &asked) a.fits = kind == PlanKind::native;
+        auto& slot = kind == PlanKind::native ? a.best : a.best_offload;
+        if (kind != PlanKind::native && !offloaded(kind)) continue;
         if (slot && slot->quant->quality_rank <= q->quality_rank) continue;
-        auto e = rule_estimate(model, *q, settings);
-        if (!e) return std::unexpected(e.error());
-        slot = QuantChoice{q, *e};
+        CANITRUN_TRY_ASSIGN(auto e, rule_estimate(model, *q, settings));
+        slot = QuantChoice{q, e};
     }
     if (a.best && a.best_offload &&
         a.best_offload->quant->quality_rank >= a.best->quant->quality_rank)

@@ -3,11 +3,6 @@
 #include "canitrun/launch_command.hpp"
 
 namespace canitrun {
-namespace {
-
-constexpr Bytes kF32 = 4;
-
-}  // namespace
 
 RpcDevices rpc_devices(const Cluster& cluster) {
     RpcDevices r;
@@ -40,7 +35,7 @@ RpcTraffic rpc_traffic(const Model& model, const Placement& placement, const Rpc
     // device that holds layers, then the logits come back to host 1. Every change of host
     // between consecutive holders crosses the network, twice between two remote hosts.
     RpcTraffic t;
-    const Bytes activation = checked::mul(model.arch.hidden_size, kF32);
+    const Bytes activation = checked::mul(model.arch.hidden_size, kF32Bytes);
     std::size_t at = 0;  // host 1
     const auto move_to = [&](std::size_t host, Bytes bytes) {
         if (host == at) return;
@@ -55,7 +50,7 @@ RpcTraffic rpc_traffic(const Model& model, const Placement& placement, const Rpc
         move_to(devices.device_host[i], activation);
     }
     // The logits (one f32 per vocabulary entry) go from the output head's host to host 1.
-    move_to(0, checked::mul(model.arch.vocab_size, kF32));
+    move_to(0, checked::mul(model.arch.vocab_size, kF32Bytes));
     t.seconds_per_token = link_seconds(t.bytes_per_token, link_gbits) +
                           static_cast<double>(t.transfers) * kRpcTransferSeconds;
     return t;
@@ -68,9 +63,8 @@ Result<RpcAnswer> answer_rpc(const Model& model, const Quant& quant, const Clust
     }
     RpcAnswer r;
     r.devices = rpc_devices(cluster);
-    auto a = answer_for(model, quant, r.devices.hardware, settings, placement);
-    if (!a) return std::unexpected(a.error());
-    r.answer = std::move(*a);
+    CANITRUN_TRY_ASSIGN(auto a, answer_for(model, quant, r.devices.hardware, settings, placement));
+    r.answer = std::move(a);
     const Placement& p = r.answer.plan.placement;
     r.traffic = rpc_traffic(model, p, r.devices, cluster.link_gbits);
     r.host_bytes.assign(cluster.hosts.size(), 0);

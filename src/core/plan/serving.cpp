@@ -16,11 +16,10 @@ Result<PlanSettings> settings_for_users(const PlanSettings& base, std::uint64_t 
     }
     PlanSettings s = base;
     s.n_seq = users;
-    try {
-        s.estimate.context = checked::mul(per_user_context, users);
-    } catch (const OverflowError&) {
-        return fail(ErrorKind::overflow, "--users x --ctx does not fit in 64 bits", "lower --ctx");
-    }
+    CANITRUN_TRY_ASSIGN(
+        s.estimate.context,
+        catch_overflow([&] { return checked::mul(per_user_context, users); },
+                       [] { return overflow_error("--users x --ctx", "lower --ctx or --users"); }));
     return s;
 }
 
@@ -50,13 +49,13 @@ double active_share(const Model& model, std::uint64_t users) {
         static_cast<double>(model.params_active ? model.params_active : model.params_total);
     if (!model.is_moe() || model.arch.moe->experts == 0) return std::min(1.0, active / total);
     const MoE& e = *model.arch.moe;
-    double routed = 0;
-    try {
-        routed = static_cast<double>(ffn_params(model, true).routed) *
-                 static_cast<double>(e.moe_layers ? e.moe_layers : model.arch.layers);
-    } catch (const OverflowError&) {
-        return 1;
-    }
+    // A model too large to count is read whole.
+    const std::optional<std::uint64_t> routed_per_layer = overflow_or(
+        [&]() -> std::optional<std::uint64_t> { return ffn_params(model, true).routed; },
+        std::optional<std::uint64_t>{});
+    if (!routed_per_layer) return 1;
+    const double routed = static_cast<double>(*routed_per_layer) *
+                          static_cast<double>(e.moe_layers ? e.moe_layers : model.arch.layers);
     const double per_token =
         routed * static_cast<double>(e.experts_per_token) / static_cast<double>(e.experts);
     const double rest = std::max(0.0, active - per_token);
@@ -141,32 +140,28 @@ Result<ServingCapacity> llamacpp_capacity(const Model& model, const Quant& quant
     ServingCapacity c;
     c.per_user_context = settings.estimate.context;
     const auto native_at = [&](std::uint64_t users) -> Result<std::optional<HardwareAnswer>> {
-        auto s = settings_for_users(settings, users, c.per_user_context);
-        if (!s) return std::unexpected(s.error());
-        auto a = answer_for(model, quant, hardware, *s);
-        if (!a) return std::unexpected(a.error());
-        if (a->plan.kind != PlanKind::native) return std::optional<HardwareAnswer>{};
-        return std::optional<HardwareAnswer>{std::move(*a)};
+        CANITRUN_TRY_ASSIGN(auto s, settings_for_users(settings, users, c.per_user_context));
+        CANITRUN_TRY_ASSIGN(auto a, answer_for(model, quant, hardware, s));
+        if (a.plan.kind != PlanKind::native) return std::optional<HardwareAnswer>{};
+        return std::optional<HardwareAnswer>{std::move(a)};
     };
     // Doubling then bisection: memory grows with users, so fitting is monotone.
     std::uint64_t lo = 0, hi = 1;
     std::optional<HardwareAnswer> best;
     while (hi <= kLlamaMaxSequences) {
-        auto a = native_at(hi);
-        if (!a) return std::unexpected(a.error());
-        if (!*a) break;
+        CANITRUN_TRY_ASSIGN(auto a, native_at(hi));
+        if (!a) break;
         lo = hi;
-        best = std::move(*a);
+        best = std::move(a);
         hi *= 2;
     }
     hi = std::min(hi, kLlamaMaxSequences + 1);
     while (hi - lo > 1) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
-        auto a = native_at(mid);
-        if (!a) return std::unexpected(a.error());
-        if (*a) {
+        CANITRUN_TRY_ASSIGN(auto a, native_at(mid));
+        if (a) {
             lo = mid;
-            best = std::move(*a);
+            best = std::move(a);
         } else {
             hi = mid;
         }
