@@ -16,23 +16,44 @@ build=${2:-build-fuzz}
 seed=${FUZZ_SEED:-1}
 artifacts="$build/fuzz-artifacts"
 mkdir -p "$artifacts"
-status=0
-for target in "$build"/fuzz/fuzz_*; do
-  [ -x "$target" ] || continue
+# Targets run FUZZ_JOBS at a time (default: one per core), each on its own core, so the bound
+# per target is the same as one at a time and the whole run takes 1/FUZZ_JOBS of the time.
+jobs=${FUZZ_JOBS:-$(nproc)}
+results=$(mktemp -d)
+run_target() {
+  local target=$1 name scratch dict=()
   name=$(basename "$target")
   scratch=$(mktemp -d)
-  dict=()
   [ "$name" = fuzz_database ] && dict=(-dict=fuzz/json.dict)
   echo "fuzz: $name for ${seconds}s"
   if ! "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -seed="$seed" \
     -artifact_prefix="$artifacts/$name-" "${dict[@]}" "$scratch" "fuzz/corpus/$name" \
     >"$artifacts/$name.log" 2>&1; then
-    echo "fuzz: $name FAILED (see $artifacts/$name.log)"
-    tail -40 "$artifacts/$name.log"
-    status=1
+    { echo "fuzz: $name FAILED (see $artifacts/$name.log)"; tail -40 "$artifacts/$name.log"; } \
+      >"$results/$name.failed"
   else
-    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$artifacts/$name.log" | sed "s/^/fuzz: $name /"
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$artifacts/$name.log" |
+      sed "s/^/fuzz: $name /" >"$results/$name.ok"
   fi
   rm -rf "$scratch"
+}
+running=0
+for target in "$build"/fuzz/fuzz_*; do
+  [ -x "$target" ] || continue
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+  run_target "$target" &
+  running=$((running + 1))
 done
+wait
+# Reports in name order, whatever order the targets finished in.
+cat "$results"/*.ok 2>/dev/null || true
+status=0
+if compgen -G "$results/*.failed" >/dev/null; then
+  cat "$results"/*.failed
+  status=1
+fi
+rm -rf "$results"
 exit $status

@@ -2,12 +2,21 @@
 """clang-tidy with a result cache: the files whose preprocessed source (and the .clang-tidy
 config and clang-tidy's version) match a previous clean run are skipped, the rest are checked.
 
-    tools/ci/tidy_cached.py BUILD_DIR REGEX [CACHE_DIR]
+    tools/ci/tidy_cached.py BUILD_DIR REGEX
 
-CI runs in a fresh clone each time; like ccache for the compiler, the cache (default
-~/.cache/canitrun-tidy) keeps what was already checked. A file is checked again whenever
-anything it includes changes, because the key is its preprocessed text. Exit code 1 when any
-file has findings (they are printed), else 0.
+REGEX picks the project's sources among the compile database's files. In a unity build
+(CANITRUN_UNITY=ON, as CI configures it) the database holds CMake's unity batches instead, and
+a batch is checked when the sources it includes match REGEX: the standard library, nlohmann/json
+and Catch2 are then parsed and matched once per batch rather than once per file, which is most
+of clang-tidy's time. For a batch, findings in the included sources are reported (the header
+filter widened to .cpp files), the sources' own .clang-tidy applies (tests/.clang-tidy for the
+test batches), and bugprone-suspicious-include is left to .ci/run's grep, since including .cpp
+files is what a batch is.
+
+CI runs in a fresh clone each time; like ccache for the compiler, the cache
+($CANITRUN_TIDY_CACHE, default ~/.cache/canitrun-tidy) keeps what was already checked. A file
+is checked again whenever anything it includes changes, because the key is its preprocessed
+text. Exit code 1 when any file has findings (they are printed), else 0.
 """
 import concurrent.futures
 import hashlib
@@ -47,20 +56,69 @@ def preprocessed_key(entry, config, root, build):
     return h.hexdigest()
 
 
+UNITY_INCLUDE = re.compile(r'^#include "(.*)"$', re.M)
+HEADER_FILTER = r"(include/canitrun|src|tests|fuzz|bench|tools/speed)/.*\.(hpp|cpp)$"
+
+
+def unity_sources(path):
+    """The sources a CMake unity batch includes, or None when `path` is not a batch."""
+    if "/Unity/unity_" not in path:
+        return None
+    with open(path) as f:
+        return UNITY_INCLUDE.findall(f.read())
+
+
+def own_checks(source, root):
+    """The Checks of the .clang-tidy nearest `source` below the root's, for a batch of such
+    sources: the batch's main file lies in the build folder, where clang-tidy finds only the
+    root's configuration."""
+    d = os.path.dirname(os.path.abspath(source))
+    while d.startswith(root) and d != root:
+        config = os.path.join(d, ".clang-tidy")
+        if os.path.exists(config):
+            with open(config) as f:
+                m = re.search(r"^Checks:\s*'([^']*)'", f.read(), re.M)
+            return m.group(1) if m else None
+        d = os.path.dirname(d)
+    return None
+
+
+def tidy_args(entry, pattern, root):
+    """clang-tidy's extra arguments for an entry, or None when the entry is not checked."""
+    sources = unity_sources(entry["file"])
+    if sources is None:
+        return [] if pattern.search(entry["file"]) else None
+    if not sources or not all(pattern.search(s) for s in sources):
+        return None
+    checks = "-bugprone-suspicious-include"
+    extra = own_checks(sources[0], root)
+    if extra:
+        checks += "," + extra
+    return ["--header-filter=" + HEADER_FILTER, "--checks=" + checks]
+
+
 def main():
     build, pattern = sys.argv[1], re.compile(sys.argv[2])
-    cache = sys.argv[3] if len(sys.argv) > 3 else os.path.expanduser("~/.cache/canitrun-tidy")
+    cache = os.environ.get("CANITRUN_TIDY_CACHE", os.path.expanduser("~/.cache/canitrun-tidy"))
     os.makedirs(cache, exist_ok=True)
     with open(".clang-tidy", "rb") as f:
         config = f.read()
     # The checker's version is part of the key: a new clang-tidy checks everything again.
     config += subprocess.run(["clang-tidy-16", "--version"], capture_output=True).stdout
+    root = os.getcwd()
+    build_dir = os.path.abspath(build)
+    args = {}
     with open(os.path.join(build, "compile_commands.json")) as f:
-        entries = [e for e in json.load(f) if pattern.search(e["file"])]
+        for e in json.load(f):
+            a = tidy_args(e, pattern, root)
+            if a is not None:
+                args[e["file"]] = a
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        entries = [e for e in json.load(f) if e["file"] in args]
+    # The extra arguments are part of the key, as the configuration is.
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        root = os.getcwd()
-        build_dir = os.path.abspath(build)
-        computed = list(pool.map(lambda e: preprocessed_key(e, config, root, build_dir), entries))
+        computed = list(pool.map(lambda e: preprocessed_key(
+            e, config + " ".join(args[e["file"]]).encode(), root, build_dir), entries))
     todo, keys = [], {}
     for e, key in zip(entries, computed):
         if key is None or not os.path.exists(os.path.join(cache, key)):
@@ -73,8 +131,8 @@ def main():
     # One clang-tidy per file, two at a time; each clean file is recorded at once, so one
     # finding does not cost the rest of the run its cache.
     def check(path):
-        r = subprocess.run(["clang-tidy-16", "-p", build, "-quiet", path], capture_output=True,
-                           text=True)
+        r = subprocess.run(["clang-tidy-16", "-p", build, "-quiet", *args[path], path],
+                           capture_output=True, text=True)
         if r.returncode == 0 and keys[path]:
             open(os.path.join(cache, keys[path]), "w").close()
         return path, r
