@@ -103,6 +103,14 @@ TEST_CASE("kv: DeepSeek V3.2 caches the sparse-attention indexer's key beside th
     CHECK(kv_cache_bytes(m, 1024, type("q8_0")) == 61ULL * (612 + 136) * 1024);
 }
 
+TEST_CASE(
+    "kv: GLM-5's 78 layers cache the latent and the indexer key, Mistral Large 3 the latent") {
+    // glm-dsa: 78 x (512 + 64 + 128) x 2 = 109824 bytes per token at f16; Mistral Large 3 as
+    // deepseek2: 61 x (512 + 64) x 2 = 70272.
+    CHECK(kv_cache_bytes(test::model("glm-5"), 1000, type("f16")) == 109824000);
+    CHECK(kv_cache_bytes(test::model("mistral-large-3-675b"), 1000, type("f16")) == 70272000);
+}
+
 TEST_CASE("quantized KV types use ggml's block sizes") {
     const Model m = test::model_with({group(LayerKind::full, 1)}, 8, 128);
     // 2048 values per token x 1024 tokens = 2097152 values.

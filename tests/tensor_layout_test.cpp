@@ -69,6 +69,25 @@ TEST_CASE("DeepSeek V3: MLA with split k_b and v_b - three dense layers first") 
     CHECK(find(l, "blk.3.exp_probs_b.bias") != nullptr);
 }
 
+TEST_CASE("GLM-5 is glm-dsa and Mistral Large 3 is deepseek2 without the routing bias") {
+    // llama.cpp: GLM-5 loads as glm-dsa with deepseek32's indexer tensors and exp_probs_b;
+    // Mistral Large 3's params.json converts to deepseek2 (conversion/mistral.py, softmax
+    // routing, no topk_method), so its MoE layers have no exp_probs_b.
+    const TensorLayout glm = tensor_layout(test::model("glm-5")).value();
+    CHECK(glm.arch == "glm-dsa");
+    const TensorInfo* q_b = find(glm, "blk.0.indexer.attn_q_b.weight");
+    REQUIRE(q_b != nullptr);
+    CHECK(q_b->ne[0] == 2048);         // q_lora_rank
+    CHECK(q_b->ne[1] == 32ULL * 128);  // index heads x index head dim
+    CHECK(find(glm, "blk.3.exp_probs_b.bias") != nullptr);
+    const TensorLayout mistral = tensor_layout(test::model("mistral-large-3-675b")).value();
+    CHECK(mistral.arch == "deepseek2");
+    CHECK(find(mistral, "blk.3.ffn_down_exps.weight") != nullptr);
+    CHECK(find(mistral, "blk.3.exp_probs_b.bias") == nullptr);
+    CHECK(find(mistral, "blk.0.indexer.attn_k.weight") == nullptr);
+    CHECK(tensor_layout(test::model("granite-4.1-8b")).value().arch == "granite");
+}
+
 TEST_CASE("an architecture the engine does not model is a bad-input error") {
     const auto l = tensor_layout(test::model("gemma-3n-e4b"));
     REQUIRE_FALSE(l.has_value());

@@ -98,7 +98,8 @@ void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
         w.u32(p + "expert_count", u32(a.moe->experts));
         w.u32(p + "expert_used_count", u32(a.moe->experts_per_token));
         w.u32(p + "expert_feed_forward_length", u32(a.moe->expert_intermediate_size));
-        if (a.moe->shared_expert_intermediate_size && arch != "deepseek2" && arch != "deepseek32") {
+        if (a.moe->shared_expert_intermediate_size && arch != "deepseek2" && arch != "deepseek32" &&
+            arch != "glm-dsa") {
             w.u32(p + "expert_shared_feed_forward_length",
                   u32(a.moe->shared_expert_intermediate_size));
         }
@@ -174,7 +175,7 @@ void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch
     write_general_keys(w, m, arch, ftype);
     const std::uint64_t v_dim =
         a.attention.v_head_dim ? a.attention.v_head_dim : a.attention.head_dim;
-    if (arch == "deepseek2" || arch == "deepseek32") {
+    if (arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa") {
         write_mla_keys(w, m, arch, v_dim);
     } else {
         write_attention_keys(w, m, arch, v_dim);

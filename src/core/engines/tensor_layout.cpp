@@ -260,7 +260,10 @@ void build_deepseek2(Builder& b, const Model& m) {
             dense_ffn(b, m, il);
         } else {
             moe_ffn(b, m, il);
-            if (m.family != "deepseek-v2") b.blk(il, "exp_probs_b.bias", {e.experts});
+            // V2 routes by softmax and Mistral Large 3 sets no topk_method: no bias tensor.
+            if (m.family != "deepseek-v2" && m.family != "mistral-large3") {
+                b.blk(il, "exp_probs_b.bias", {e.experts});
+            }
             shared_expert(b, m, il, false);
         }
     }
@@ -381,10 +384,10 @@ std::uint64_t TensorLayout::elements() const {
 // its family; database families that only resemble one are mapped above it.
 Result<std::string> own_name_or_unsupported(const Model& m) {
     for (const char* arch :
-         {"llama",      "qwen2",     "qwen2vl",    "qwen3",        "qwen3vl", "qwen3moe",
-          "qwen3vlmoe", "qwen3next", "qwen35",     "qwen35moe",    "gemma2",  "gemma3",
-          "gpt-oss",    "deepseek2", "deepseek32", "smollm3",      "olmo2",   "command-r",
-          "cohere2",    "phi3",      "granite",    "granitehybrid"}) {
+         {"llama",      "qwen2",     "qwen2vl",    "qwen3",     "qwen3vl",      "qwen3moe",
+          "qwen3vlmoe", "qwen3next", "qwen35",     "qwen35moe", "gemma2",       "gemma3",
+          "gpt-oss",    "deepseek2", "deepseek32", "glm-dsa",   "smollm3",      "olmo2",
+          "command-r",  "cohere2",   "phi3",       "granite",   "granitehybrid"}) {
         if (m.family == arch) return std::string(arch);
     }
     return unsupported(m);
@@ -404,6 +407,12 @@ Result<std::string> llama_arch(const Model& m) {
             f == "glm-4.7") {
             return std::string(group_or_empty(m, LayerKind::mla).index_head_dim > 0 ? "deepseek32"
                                                                                     : "deepseek2");
+        }
+        // Mistral Large 3's params.json converts to deepseek2 (conversion/mistral.py's
+        // MistralMoeModel); GLM-5 is glm-dsa, DeepSeek V3.2's tensors under its own name.
+        if (f == "mistral-large3") return std::string("deepseek2");
+        if (f == "glm-5" && group_or_empty(m, LayerKind::mla).index_head_dim > 0) {
+            return std::string("glm-dsa");
         }
         return own_name_or_unsupported(m);
     }
@@ -430,7 +439,9 @@ Result<std::string> llama_arch(const Model& m) {
     if (f == "olmo2") return std::string("olmo2");
     if (f == "command-r") return std::string("command-r");
     if (f == "command-a") return std::string("cohere2");
-    if ((f == "granite3.3" || f == "granite4") && !m.is_moe()) return std::string("granite");
+    if ((f == "granite3.3" || f == "granite4" || f == "granite4.1") && !m.is_moe()) {
+        return std::string("granite");
+    }
     if (f == "phi3.5" && !m.is_moe()) return std::string("phi3");
     if (f == "phi4" && !has_kind(m, LayerKind::sliding)) return std::string("phi3");
     if (f == "mixtral") return std::string("llama");
@@ -447,7 +458,7 @@ Result<TensorLayout> tensor_layout(const Model& m) {
     CANITRUN_TRY_ASSIGN(auto arch, llama_arch(m));
     // gpt-oss and DeepSeek 2 are built around their experts: a file of either without them
     // (a corrupt or hand-made header) has no layout, rather than one read from nothing.
-    if ((arch == "gpt-oss" || arch == "deepseek2" || arch == "deepseek32") &&
+    if ((arch == "gpt-oss" || arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa") &&
         (!m.is_moe() || m.arch.moe->moe_layers > m.arch.layers)) {
         return fail(ErrorKind::bad_input, "a " + arch + " model without its experts",
                     "the file's expert_count or expert layers are missing; is the file whole?");
@@ -473,7 +484,7 @@ Result<TensorLayout> tensor_layout(const Model& m) {
                 build_gemma(b, m, false);
             } else if (a == "gpt-oss") {
                 build_gpt_oss(b, m);
-            } else if (a == "deepseek2" || a == "deepseek32") {
+            } else if (a == "deepseek2" || a == "deepseek32" || a == "glm-dsa") {
                 build_deepseek2(b, m);
             } else if (a == "smollm3" || a == "granite") {
                 build_llama_like(b, m, false, false);
