@@ -27,6 +27,13 @@ TEST_CASE("contexts - thousands - params") {
     CHECK(format_params(600000000ULL) == "600M");
 }
 
+TEST_CASE("vLLM's fractions: two decimals from a percentage") {
+    CHECK(format_fraction(90) == "0.90");
+    CHECK(format_fraction(5) == "0.05");
+    CHECK(format_fraction(100) == "1.00");
+    CHECK(format_fraction(85) == "0.85");
+}
+
 TEST_CASE("a plan's context names its sequences") {
     CHECK(canitrun::format_plan_context(32768, 1) == "32k");
     CHECK(canitrun::format_plan_context(262144, 8) == "8 x 32k");

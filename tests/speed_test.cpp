@@ -144,3 +144,26 @@ TEST_CASE("the fitted model gives a decode and a prefill figure on every databas
         CHECK(s.prefill_tokens_per_s.has_value());
     }
 }
+
+TEST_CASE("speed: one of n sequences reads its own share of the cache, not all of it") {
+    // A 32,768-token cache of 4 sequences: one stream at its full 8,192 tokens reads 8,191.5 of
+    // the 32,768 cached tokens' bytes, as one sequence with a cache of 8,192 reads 8,191.5 of
+    // 8,192 (the weights read the same). Before, it was charged with the other three's too.
+    const Model& m = test::model("llama-3.1-8b");
+    const Quant& q = test::quant("Q4_K_M");
+    Hardware h;
+    h.gpus.push_back(device_for(test::gpu("rtx-4090")));
+    h.ram = 64'000'000'000ULL;
+    const Placement four = place(test::parts_of("llama-3.1-8b", "Q4_K_M", 32768), h, {}).value();
+    const Speed shared = estimate_speed(m, q, four, h, 32768, 512, fitted_speed_model(), 4);
+    const Speed whole = estimate_speed(m, q, four, h, 32768, 512, fitted_speed_model(), 1);
+    const SpeedWork own = speed_work(m, q, four, 32768, {8191, 1});
+    const SpeedWork all = speed_work(m, q, four, 32768, {32767, 1});
+    // The KV bytes read: 8,191.5 / 32,768 of the cache against 32,767.5 / 32,768.
+    const auto kv = static_cast<double>(four.gpus[0].kv_cache);
+    CHECK(all.gpus[0].read_bytes - own.gpus[0].read_bytes == Approx(kv * 24576.0 / 32768.0));
+    REQUIRE(shared.decode_at_context);
+    REQUIRE(whole.decode_at_context);
+    CHECK(*shared.decode_at_context > *whole.decode_at_context);
+    CHECK(shared.decode_tokens_per_s == Approx(whole.decode_tokens_per_s));
+}

@@ -131,9 +131,11 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
 std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& hardware,
                                       const SpeedModel& m, std::uint64_t ubatch);
 
-// Decode at depth 0 and at `context`, prefill of a 512-token prompt, with the error bands.
+// One stream: decode at depth 0 and with its sequence's cache full, prefill of a 512-token
+// prompt, with the error bands. `context` is the whole cache's tokens; of `n_seq` sequences one
+// fills context / n_seq of them, and reads only its own.
 Speed estimate_speed(const Model& model, const Quant& quant, const Placement& placement,
                      const Hardware& hardware, std::uint64_t context, std::uint64_t ubatch = 512,
-                     const SpeedModel& m = fitted_speed_model());
+                     const SpeedModel& m = fitted_speed_model(), std::uint64_t n_seq = 1);
 
 }  // namespace canitrun

@@ -12,5 +12,7 @@ namespace canitrun {
 std::string format_thousands(std::uint64_t n);
 // "8k", "256k", "1M", or the plain number with thousands separators when not a multiple of 1024.
 std::string format_context(std::uint64_t tokens);
+// A percentage as the fraction vLLM's flags take: 90 -> "0.90", 100 -> "1.00".
+std::string format_fraction(std::uint64_t percent);
 
 }  // namespace canitrun

@@ -70,12 +70,13 @@ std::string rate_with_band(double tokens_per_s, const std::optional<double>& ban
 
 void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) {
     const Speed& s = a.speed;
-    out << "\n  Speed: about " << rate_with_band(s.decode_tokens_per_s, s.decode_band)
-        << " generating";
+    // With several sequences this line is one stream by itself; the users' line follows it.
+    out << (a.settings.n_seq > 1 ? "\n  Speed of one sequence alone: about " : "\n  Speed: about ")
+        << rate_with_band(s.decode_tokens_per_s, s.decode_band) << " generating";
     // The cache read grows with every token: say so where it costs more than 5 %.
     if (s.decode_at_context && *s.decode_at_context < 0.95 * s.decode_tokens_per_s) {
         out << " (" << format_rate(*s.decode_at_context) << " with all "
-            << format_thousands(a.settings.estimate.context) << " tokens in the cache)";
+            << format_thousands(sequence_context(a.settings)) << " tokens in the cache)";
     }
     if (s.prefill_tokens_per_s) {
         out << ", " << rate_with_band(*s.prefill_tokens_per_s, s.prefill_band)

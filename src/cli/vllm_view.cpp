@@ -54,10 +54,6 @@ Cluster one_machine(const Options& o) {
     return c;
 }
 
-std::string percent(std::uint64_t pct) {
-    return fmt::format("{}.{:02}", pct / 100, pct % 100);
-}
-
 void write_vllm_text(std::ostream& out, const VllmView& v) {
     const VllmLayout& l = v.layout;
     const VllmEstimate& e = l.estimate;
@@ -74,13 +70,13 @@ void write_vllm_text(std::ostream& out, const VllmView& v) {
                      "Fits: {} of weights over {} GPU{}, --gpu-memory-utilization {} of "
                      "each.",
                      format_gb(e.weights_total), gpus, gpus == 1 ? "" : "s",
-                     percent(l.options.gpu_memory_utilization_pct))
+                     format_fraction(l.options.gpu_memory_utilization_pct))
                : fmt::format(
                      "Does not fit: {} of weights; over {} GPU{} each holds {} with its "
                      "reserves, against {} ({} x {}).",
                      format_gb(e.weights_total), gpus, gpus == 1 ? "" : "s",
                      format_gb(e.estimate.total() - e.estimate.term(TermKind::kv_cache)),
-                     format_gb(e.budget), percent(l.options.gpu_memory_utilization_pct),
+                     format_gb(e.budget), format_fraction(l.options.gpu_memory_utilization_pct),
                      format_gib(e.stages.at(e.limiting_stage).gpu_memory));
     out << "  " << paint(out, tone, verdict) << "\n";
     if (l.context_capped) {

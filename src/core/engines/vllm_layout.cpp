@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "canitrun/name_match.hpp"
+#include "canitrun/token_text.hpp"
 
 // vLLM's own guidance (docs/serving/parallelism_scaling.md): "Set tensor_parallel_size to the
 // number of GPUs per node and pipeline_parallel_size to the number of nodes"; tensor parallel
@@ -153,9 +154,7 @@ std::vector<std::string> vllm_launch_lines(const Model& model, const Quant& quan
     }
     serve += " --max-model-len " + std::to_string(o.context);
     if (o.gpu_memory_utilization_pct != 90) {
-        const std::uint64_t p = o.gpu_memory_utilization_pct;
-        serve += " --gpu-memory-utilization " + std::to_string(p / 100) + "." +
-                 (p % 100 < 10 ? "0" : "") + std::to_string(p % 100);
+        serve += " --gpu-memory-utilization " + format_fraction(o.gpu_memory_utilization_pct);
     }
     std::size_t hosts = 1;
     for (std::size_t h : layout.stage_hosts) hosts = std::max(hosts, h + 1);

@@ -20,8 +20,7 @@ Result<HardwareReport> build_hardware_report(const Database& db, const Model& mo
     if (r.selected.settings.rule == Rule::llamacpp && !hardware.gpus.empty()) {
         PlanSettings one = r.selected.settings;
         one.n_seq = 1;
-        one.estimate.context =
-            settings.estimate.context / std::max<std::uint64_t>(settings.n_seq, 1);
+        one.estimate.context = sequence_context(settings);
         // A model the capacity search cannot plan (no layout) has no serving answer; the rest
         // of the report stands.
         if (auto cap = llamacpp_capacity(model, quant, hardware, one)) r.serving = std::move(*cap);

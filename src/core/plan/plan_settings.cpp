@@ -1,5 +1,7 @@
 #include "canitrun/plan_settings.hpp"
 
+#include <algorithm>
+
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
@@ -22,6 +24,10 @@ PlanSettings settings_for_model(const Model& model, const PlanSettings& asked, s
             "figures are the quick rule's";
     }
     return quick_settings(asked.estimate);
+}
+
+std::uint64_t sequence_context(const PlanSettings& settings) {
+    return settings.estimate.context / std::max<std::uint64_t>(settings.n_seq, 1);
 }
 
 const char* rule_name(Rule rule) {

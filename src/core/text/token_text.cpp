@@ -18,4 +18,9 @@ std::string format_thousands(std::uint64_t n) {
     return out;
 }
 
+std::string format_fraction(std::uint64_t percent) {
+    const std::string cents = std::to_string(percent % 100);
+    return std::to_string(percent / 100) + "." + (cents.size() < 2 ? "0" : "") + cents;
+}
+
 }  // namespace canitrun
