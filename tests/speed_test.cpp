@@ -155,8 +155,8 @@ TEST_CASE("speed: one of n sequences reads its own share of the cache, not all o
     h.gpus.push_back(device_for(test::gpu("rtx-4090")));
     h.ram = 64'000'000'000ULL;
     const Placement four = place(test::parts_of("llama-3.1-8b", "Q4_K_M", 32768), h, {}).value();
-    const Speed shared = estimate_speed(m, q, four, h, 32768, 512, fitted_speed_model(), 4);
-    const Speed whole = estimate_speed(m, q, four, h, 32768, 512, fitted_speed_model(), 1);
+    const Speed shared = estimate_speed(m, q, four, h, 32768, 512, 4);
+    const Speed whole = estimate_speed(m, q, four, h, 32768, 512, 1);
     const SpeedWork own = speed_work(m, q, four, 32768, {8191, 1});
     const SpeedWork all = speed_work(m, q, four, 32768, {32767, 1});
     // The KV bytes read: 8,191.5 / 32,768 of the cache against 32,767.5 / 32,768.

@@ -19,6 +19,12 @@ namespace canitrun {
 inline constexpr std::uint64_t kLlamaCachePad = 256;
 inline constexpr std::uint64_t kLlamaDefaultUbatch = 512;
 std::uint64_t llama_padded_context(std::uint64_t context);
+// The cells a sliding-window layer keeps of a sequence's n_ctx_seq.
+std::uint64_t llama_sliding_cells(std::uint64_t n_ctx_seq, std::uint64_t window,
+                                  std::uint64_t n_ubatch);
+// The tokens one of n_seq sequences holds: n_ctx / n_seq (llama-context.cpp's n_ctx_seq, before
+// padding), so that, not the whole context, bounds one user's window and one stream's speed.
+std::uint64_t llama_sequence_context(std::uint64_t n_ctx, std::uint64_t n_seq);
 Model llama_cache_model(const Model& model, std::uint64_t context,
                         std::uint64_t n_ubatch = kLlamaDefaultUbatch);
 

@@ -3,6 +3,7 @@
 // count (formula in data/SCHEMA.md).
 
 #include <cstdint>
+#include <optional>
 
 #include "canitrun/model.hpp"
 
@@ -31,5 +32,10 @@ struct FfnParams {
     std::uint64_t routed = 0;
 };
 FfnParams ffn_params(const Model& model, bool moe_layer);
+
+// The routed-expert parameters one token reads over the whole stack: each MoE layer's routed
+// experts x experts_per_token / experts (0 for a dense model); empty when the count passes
+// 64 bits, which each caller answers in its own way.
+std::optional<double> routed_params_per_token(const Model& model);
 
 }  // namespace canitrun

@@ -41,8 +41,7 @@ struct PlanSettings {
 // The page's rule with these options.
 PlanSettings quick_settings(const EstimateOptions& options = {});
 
-// The tokens one sequence can hold: llama.cpp gives each of n_seq sequences n_ctx / n_seq
-// cells, so that, not the whole context, bounds one user's window and one stream's speed.
+// llama_sequence_context of the settings' context and sequences.
 std::uint64_t sequence_context(const PlanSettings& settings);
 
 const char* rule_name(Rule rule);  // "llama.cpp", "quick"

@@ -136,6 +136,6 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
 // fills context / n_seq of them, and reads only its own.
 Speed estimate_speed(const Model& model, const Quant& quant, const Placement& placement,
                      const Hardware& hardware, std::uint64_t context, std::uint64_t ubatch = 512,
-                     const SpeedModel& m = fitted_speed_model(), std::uint64_t n_seq = 1);
+                     std::uint64_t n_seq = 1, const SpeedModel& m = fitted_speed_model());
 
 }  // namespace canitrun

@@ -8,6 +8,7 @@
 
 #include "canitrun/fit.hpp"
 #include "canitrun/parse.hpp"
+#include "canitrun/plan_settings.hpp"
 #include "canitrun/rpc_plan.hpp"
 #include "canitrun/serving.hpp"
 #include "canitrun/vllm_layout.hpp"
@@ -59,7 +60,7 @@ void write_rpc_text(std::ostream& out, const RpcView& v) {
     const std::uint64_t n_seq = std::max<std::uint64_t>(a.settings.n_seq, 1);
     out << heading(out,
                    fmt::format("{} at {}, {} tokens{}: {} hosts over llama.cpp RPC", v.model->name,
-                               a.quant->id, format_thousands(a.settings.estimate.context / n_seq),
+                               a.quant->id, format_thousands(sequence_context(a.settings)),
                                n_seq > 1 ? fmt::format(" x {} users", n_seq) : "",
                                v.cluster.hosts.size()))
         << "\n";

@@ -32,10 +32,6 @@
 namespace canitrun {
 namespace {
 
-std::uint64_t pad(std::uint64_t n, std::uint64_t to) {
-    return checked::mul((checked::add(n, to - 1)) / to, to);
-}
-
 constexpr std::array<std::string_view, 9> kCacheTypes = {"f32",  "f16",    "bf16", "q8_0", "q4_0",
                                                          "q4_1", "iq4_nl", "q5_0", "q5_1"};
 
@@ -72,8 +68,7 @@ Result<LayerCache> group_cache(const Model& m, const LayerGroup& group, const Ge
         per_cell = checked::add(k, v);
         cells = g.n_ctx_seq;
         if (group.kind == LayerKind::sliding) {
-            cells =
-                pad(std::min(g.n_ctx_seq, checked::add(group.window, g.ubatch)), kLlamaCachePad);
+            cells = llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch);
         }
     } else if (group.kind == LayerKind::mla) {
         CANITRUN_TRY_ASSIGN(
@@ -118,13 +113,13 @@ Result<CacheSetup> cache_setup(const Model& model, const LlamaCppOptions& o) {
                     "give --cache-type-k and --cache-type-v the same type");
     }
     CacheSetup s{{}, tk, tv, o.flash_attn != FlashAttn::off};
-    const std::uint64_t n_ctx = pad(o.context, kLlamaCachePad);
+    const std::uint64_t n_ctx = llama_padded_context(o.context);
     if (n_ctx / o.n_seq == 0) {
         return fail(ErrorKind::bad_input, "--ctx is smaller than --parallel",
                     "give every sequence at least one token of context");
     }
     s.g.n_stream = o.n_seq;
-    s.g.n_ctx_seq = pad(n_ctx / o.n_seq, kLlamaCachePad);
+    s.g.n_ctx_seq = llama_padded_context(n_ctx / o.n_seq);
     s.g.ubatch = std::min(o.ubatch, n_ctx);
     return s;
 }
@@ -159,8 +154,7 @@ Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
     std::uint64_t swa_kv = 0;
     for (const auto& group : a.layer_groups) {
         if (group.kind == LayerKind::sliding) {
-            swa_kv =
-                pad(std::min(g.n_ctx_seq, checked::add(group.window, g.ubatch)), kLlamaCachePad);
+            swa_kv = llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch);
         }
     }
     const bool has_global = count_layers(m, LayerKind::full) + count_layers(m, LayerKind::mla) > 0;

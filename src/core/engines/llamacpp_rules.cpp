@@ -12,12 +12,21 @@ std::uint64_t llama_padded_context(std::uint64_t context) {
                         kLlamaCachePad);
 }
 
+std::uint64_t llama_sliding_cells(std::uint64_t n_ctx_seq, std::uint64_t window,
+                                  std::uint64_t n_ubatch) {
+    return llama_padded_context(std::min(n_ctx_seq, checked::add(window, n_ubatch)));
+}
+
+std::uint64_t llama_sequence_context(std::uint64_t n_ctx, std::uint64_t n_seq) {
+    return n_ctx / std::max<std::uint64_t>(n_seq, 1);
+}
+
 Model llama_cache_model(const Model& model, std::uint64_t context, std::uint64_t n_ubatch) {
     Model out = model;
     const std::uint64_t n_ctx = llama_padded_context(context);
     for (auto& g : out.arch.layer_groups) {
         if (g.kind != LayerKind::sliding) continue;
-        g.window = llama_padded_context(std::min(n_ctx, checked::add(g.window, n_ubatch)));
+        g.window = llama_sliding_cells(n_ctx, g.window, n_ubatch);
     }
     return out;
 }

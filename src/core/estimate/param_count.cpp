@@ -86,6 +86,18 @@ FfnParams ffn_params(const Model& m, bool moe_layer) {
     return {checked::narrow(f.always), checked::narrow(f.routed)};
 }
 
+std::optional<double> routed_params_per_token(const Model& m) {
+    if (!m.arch.moe || m.arch.moe->experts == 0) return 0.0;
+    const MoE& moe = *m.arch.moe;
+    const std::optional<std::uint64_t> routed =
+        overflow_or([&]() -> std::optional<std::uint64_t> { return ffn_params(m, true).routed; },
+                    std::optional<std::uint64_t>{});
+    if (!routed) return std::nullopt;
+    const auto layers = static_cast<double>(moe.moe_layers ? moe.moe_layers : m.arch.layers);
+    return static_cast<double>(*routed) / static_cast<double>(moe.experts) *
+           static_cast<double>(moe.experts_per_token) * layers;
+}
+
 ParamCount count_params(const Model& m) {
     const Architecture& arch = m.arch;
     const Wide h = arch.hidden_size;

@@ -6,6 +6,7 @@
 #include "canitrun/context_window.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/kv_curve.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/plan_views.hpp"
 #include "canitrun/tensor_layout.hpp"
 
@@ -127,7 +128,7 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
     // With several sequences each gets n_ctx / n_seq cells: that is what the window bounds.
     CANITRUN_TRY_ASSIGN(
         auto status,
-        check_context(model, r.options.context / std::max<std::uint64_t>(options.plan.n_seq, 1)));
+        check_context(model, llama_sequence_context(r.options.context, options.plan.n_seq)));
     r.context_status = status;
     const PlanSettings s = settings_for(model, r, options, r.rule_note);
     r.rule = s.rule;

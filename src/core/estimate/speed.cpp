@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "canitrun/llamacpp_rules.hpp"
+
 namespace canitrun {
 namespace {
 
@@ -137,7 +139,7 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
 
 Speed estimate_speed(const Model& model, const Quant& quant, const Placement& placement,
                      const Hardware& hardware, std::uint64_t context, std::uint64_t ubatch,
-                     const SpeedModel& m, std::uint64_t n_seq) {
+                     std::uint64_t n_seq, const SpeedModel& m) {
     Speed s;
     s.ubatch = ubatch;
     // llama.cpp keeps token_embd in RAM whatever runs where: only layers or experts there count.
@@ -147,7 +149,7 @@ Speed estimate_speed(const Model& model, const Quant& quant, const Placement& pl
     const double empty =
         decode_seconds(speed_work(model, quant, placement, context, {0, 128}), hardware, m);
     if (empty > 0) s.decode_tokens_per_s = 1.0 / empty;
-    const std::uint64_t own = context / std::max<std::uint64_t>(n_seq, 1);
+    const std::uint64_t own = llama_sequence_context(context, n_seq);
     if (own > 1) {
         const double full =
             decode_seconds(speed_work(model, quant, placement, context, {own - 1, 1}), hardware, m);

@@ -44,17 +44,8 @@ ModelFlops model_flops(const Model& m, double depth) {
     // The input embedding is a row lookup, not a matrix product.
     const double lookup =
         static_cast<double>(m.arch.vocab_size) * static_cast<double>(m.arch.hidden_size);
-    double expert = 0;
-    if (m.arch.moe && m.arch.moe->experts > 0) {
-        const MoE& moe = *m.arch.moe;
-        // A routed-expert count past 64 bits leaves the experts out of the term.
-        const auto routed = static_cast<double>(
-            overflow_or([&] { return ffn_params(m, true).routed; }, std::uint64_t{0}));
-        const auto layers = static_cast<double>(moe.moe_layers ? moe.moe_layers : m.arch.layers);
-        expert = routed / static_cast<double>(moe.experts) *
-                 static_cast<double>(moe.experts_per_token) * layers;
-    }
-    expert = std::min(expert, active);
+    // A routed-expert count past 64 bits leaves the experts out of the term.
+    const double expert = std::min(routed_params_per_token(m).value_or(0.0), active);
     f.expert = 2.0 * expert;
     f.dense = 2.0 * std::max(active - expert - lookup, active * 0.05);
     f.attention = attention_flops(m, depth);

@@ -65,7 +65,7 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
     if (!hardware_runs(hardware, quant)) plan.kind = PlanKind::none;
     HardwareAnswer a{&quant, settings, plan, {}, {}};
     a.speed = estimate_speed(model, quant, plan.placement, hardware, settings.estimate.context,
-                             settings.ubatch, fitted_speed_model(), settings.n_seq);
+                             settings.ubatch, settings.n_seq);
     a.measured = measured_on(model, quant, hardware);
     return a;
 }
@@ -158,7 +158,7 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
         if (!placed.fits()) continue;
         HardwareAnswer a{q, settings, Plan{PlanKind::native, placed}, {}, {}};
         a.speed = estimate_speed(model, *q, placed, hardware, settings.estimate.context,
-                                 settings.ubatch, fitted_speed_model(), settings.n_seq);
+                                 settings.ubatch, settings.n_seq);
         a.measured = measured_on(model, *q, hardware);
         return std::optional<NativeFit>{NativeFit{std::move(a), std::move(parts)}};
     }

@@ -1,8 +1,7 @@
 #include "canitrun/plan_settings.hpp"
 
-#include <algorithm>
-
 #include "canitrun/llamacpp_parts.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
 
@@ -27,7 +26,7 @@ PlanSettings settings_for_model(const Model& model, const PlanSettings& asked, s
 }
 
 std::uint64_t sequence_context(const PlanSettings& settings) {
-    return settings.estimate.context / std::max<std::uint64_t>(settings.n_seq, 1);
+    return llama_sequence_context(settings.estimate.context, settings.n_seq);
 }
 
 const char* rule_name(Rule rule) {

@@ -48,16 +48,10 @@ double active_share(const Model& model, std::uint64_t users) {
     const auto active =
         static_cast<double>(model.params_active ? model.params_active : model.params_total);
     if (!model.is_moe() || model.arch.moe->experts == 0) return std::min(1.0, active / total);
-    const MoE& e = *model.arch.moe;
     // A model too large to count is read whole.
-    const std::optional<std::uint64_t> routed_per_layer = overflow_or(
-        [&]() -> std::optional<std::uint64_t> { return ffn_params(model, true).routed; },
-        std::optional<std::uint64_t>{});
-    if (!routed_per_layer) return 1;
-    const double routed = static_cast<double>(*routed_per_layer) *
-                          static_cast<double>(e.moe_layers ? e.moe_layers : model.arch.layers);
-    const double per_token =
-        routed * static_cast<double>(e.experts_per_token) / static_cast<double>(e.experts);
+    const std::optional<double> routed = routed_params_per_token(model);
+    if (!routed) return 1;
+    const double per_token = *routed;
     const double rest = std::max(0.0, active - per_token);
     return std::min(1.0, (rest + per_token * expert_factor(model, users)) / total);
 }
