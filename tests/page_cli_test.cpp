@@ -169,3 +169,27 @@ TEST_CASE("page facts: the JSON carries the same sentences") {
     CHECK(f["editorial"]["best_for"].size() == 4);
     CHECK(f["links"][0]["url"] == "https://huggingface.co/Qwen/Qwen3.5-35B-A3B");
 }
+
+TEST_CASE("page: the full-context total is the matrix's VRAM cell plus what stays in RAM") {
+    // Under llama.cpp's rule the KV section's total counts GPU and RAM, the matrix only the
+    // GPU: they differ by token_embd and the logits, which do not grow with the context.
+    const Outcome o = run_cli({"qwen3.5-35b-a3b", "--json"});
+    REQUIRE(o.code == 0);
+    const json page = json::parse(o.out);
+    std::uint64_t cell = 0;
+    for (const auto& row : page["matrix"]) {
+        if (row["quant"] != "Q4_K_M") continue;
+        for (const auto& c : row["cells"]) {
+            if (c["context"] == 262144) cell = c["total_bytes"].get<std::uint64_t>();
+        }
+    }
+    REQUIRE(cell > 0);
+    const auto host = page["estimate"]["host_bytes"].get<std::uint64_t>();
+    CHECK(page["kv_comparison"]["total_bytes"].get<std::uint64_t>() == cell + host);
+    const Outcome text = run_cli({"qwen3.5-35b-a3b"});
+    CHECK(has(text.out, "Total at Q4_K_M, 256k (GPU + RAM)"));
+    CHECK(has(text.out, "the compute buffer and the runtime come on top in the totals"));
+    const Outcome quick = run_cli({"qwen3.5-35b-a3b", "--engine", "quick"});
+    CHECK(has(quick.out, ") and overhead come on top in the totals."));
+    CHECK_FALSE(has(quick.out, "(GPU + RAM)"));
+}

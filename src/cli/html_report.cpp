@@ -266,7 +266,8 @@ void write_context_cost(std::ostream& out, const ModelReport& r) {
         add("KV growth from " + format_context(r.options.context), *r.kv_growth_to_full,
             *r.kv_all_attention_growth_to_full);
     }
-    add("Total at " + r.quant->id, r.total_full_context, r.total_all_attention_full_context);
+    add("Total at " + r.quant->id + (r.rule == Rule::llamacpp ? " (GPU + RAM)" : ""),
+        r.total_full_context, r.total_all_attention_full_context);
     table(out, rows, "context-cost");
     out << "<p class=\"muted\">KV cache against context (" << esc(r.options.kv_type.id) << ", "
         << rule_name(r.rule) << " rule).</p>\n";

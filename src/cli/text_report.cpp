@@ -249,12 +249,17 @@ void write_hybrid(std::ostream& out, const ModelReport& r) {
         t.add_row({"KV growth from " + format_plan_context(r.options.context, r.settings.n_seq),
                    format_gb(*r.kv_growth_to_full), format_gb(*r.kv_all_attention_growth_to_full)});
     }
-    t.add_row({"Total at " + r.quant->id + ", " + format_context(full_window),
+    // Under llama.cpp's rule the total is GPU and RAM together, so it is the matrix's VRAM
+    // cell plus what llama.cpp keeps in host memory: say so, or the two look like they disagree.
+    const bool llamacpp = r.rule == Rule::llamacpp;
+    t.add_row({"Total at " + r.quant->id + ", " + format_context(full_window) +
+                   (llamacpp ? " (GPU + RAM)" : ""),
                format_gb(r.total_full_context), format_gb(r.total_all_attention_full_context)});
     t.write(out);
     out << "  KV cache only at " << r.options.kv_type.id << "; weights ("
         << format_gb(r.selected.tensor_bytes()) << " at " << r.quant->id
-        << ") and overhead come on top in the totals.\n";
+        << (llamacpp ? "), the compute buffer and the runtime come on top in the totals.\n"
+                     : ") and overhead come on top in the totals.\n");
     write_kv_chart(out, r);
 }
 
