@@ -151,3 +151,27 @@ TEST_CASE("files that are not part of a database are refused") {
     files["stray.json"] = "[]";
     CHECK(mentions(error_of(files), "stray.json: not a database file"));
 }
+
+TEST_CASE("layer_order must name every layer with the groups' kinds and counts") {
+    json m = valid_model();
+    m["architecture"]["layer_groups"] =
+        json::parse(R"([{"kind": "full", "count": 4}, {"kind": "ffn", "count": 12}])");
+    m["architecture"]["layer_order"] = "*---*---*---*---";
+    const auto db = parse_database(files_with(m, valid_gpu()));
+    REQUIRE(db.has_value());
+    CHECK(db->models.at(0).arch.layer_order == "*---*---*---*---");
+
+    m["architecture"]["layer_order"] = "*---*---*---*--";  // 15 letters for 16 layers
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "layer_order has 15 letters"));
+    m["architecture"]["layer_order"] = "**--*---*---*---";  // 5 attention layers, group of 4
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "layer_order gives 5 full layers"));
+    m["architecture"]["layer_order"] = "*---*---*---*--?";
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "names no layer kind"));
+}
+
+TEST_CASE("FFN-only layers need a layer_order") {
+    json m = valid_model();
+    m["architecture"]["layer_groups"] =
+        json::parse(R"([{"kind": "full", "count": 4}, {"kind": "ffn", "count": 12}])");
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "FFN-only layers need a layer_order"));
+}

@@ -13,6 +13,7 @@
 #include "canitrun/hf_config.hpp"
 #include "canitrun/hf_files.hpp"
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/layer_kinds.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -93,8 +94,21 @@ TEST_CASE("hf: layer_types lists each layer") {
 
 TEST_CASE("hf: Nemotron-H hybrid_override_pattern") {
     const Model m = load("nemotron-h");
+    // every block is one of llama.cpp's layers: 24 Mamba-2, 4 attention, 24 MLP alone
+    CHECK(m.arch.layers == 52);
     CHECK(count_layers(m, LayerKind::ssm) == 24);
     CHECK(count_layers(m, LayerKind::full) == 4);
+    CHECK(count_layers(m, LayerKind::ffn) == 24);
+    CHECK(m.arch.layer_order == "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-");
+    CHECK(layer_kinds(m)[7] == LayerKind::full);
+    // untied embeddings 2 x 131072 x 4096; Mamba blocks 4096 x (8192 + 10240 + 128) in,
+    // 8192 x 4096 out, 4 x 10240 conv; attention 4096 x 128 x (32 + 8) + 4096 x 128 x 8 +
+    // 32 x 128 x 4096; relu2 MLPs two matrices of 4096 x 21504, on the 24 MLP blocks only
+    CHECK_FALSE(m.arch.gated_ffn);
+    CHECK(m.params_total ==
+          2ULL * 131072 * 4096 + 24ULL * (4096ULL * 18560 + 8192ULL * 4096 + 4 * 10240) +
+              4ULL * (4096ULL * 128 * 40 + 4096ULL * 128 * 8 + 32ULL * 128 * 4096) +
+              24ULL * 2 * 4096 * 21504);
     // inner 128 heads x 64 = 8192: conv 3 x (8192 + 2 x 8 x 128) = 30720, state 128 x 8192
     CHECK(recurrent_state_bytes(m) == 24ULL * (30720 + 1048576) * 4);
     CHECK(kv_cache_bytes(m, 8192, f16()) == 4ULL * 8192 * 8 * 256 * 2);

@@ -4,6 +4,7 @@
 // database models on its CPU backend (n_seq 1, n_ubatch 512, f16 cache). Tolerances from the
 // issue: weights 0.5 %, KV and recurrent state 0.01 MiB, compute 5 %.
 
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -222,4 +223,56 @@ TEST_CASE("bad llama.cpp options are bad input") {
     CHECK_FALSE(parse_flash_attn("maybe").has_value());
     CHECK(parse_backend("hip").value() == Backend::rocm);
     CHECK_FALSE(parse_cache_type("q6_k").has_value());
+}
+
+TEST_CASE("Nemotron-H: every block is a layer - a Mamba-2, an attention or an MLP alone") {
+    // nemotron-h.cpp: 52 blocks for Nemotron-H 8B's hybrid_override_pattern, each with its
+    // attn_norm and one of: a Mamba-2 mixer (d_inner 8192, 8 groups of state 128, 128 heads),
+    // GQA attention (32 x 128 queries, 8 KV heads) or a squared-ReLU MLP (up, down) of 21504.
+    const Model& m = test::model("nemotron-h-8b");
+    const TensorLayout layout = tensor_layout(m).value();
+    CHECK(layout.arch == "nemotron_h");
+    CHECK(layout.n_layer == 52);
+    std::map<std::string, std::array<std::uint64_t, 4>> shape;
+    std::map<int, int> per_layer;
+    for (const auto& t : layout.tensors) {
+        shape[t.name] = t.ne;
+        ++per_layer[t.layer];
+    }
+    // ssm_in: z and x (2 x 8192), B and C (2 x 8 x 128), dt (128)
+    CHECK(shape["blk.0.ssm_in.weight"][1] == 2 * 8192 + 2 * 8 * 128 + 128);
+    CHECK(per_layer[1] == 3);  // attn_norm, ffn_down, ffn_up
+    CHECK(shape["blk.1.ffn_up.weight"][1] == 21504);
+    CHECK(shape.contains("blk.7.attn_q.weight"));  // "M-M-M-M*": the 8th block attends
+    CHECK_FALSE(shape.contains("blk.7.ffn_up.weight"));
+    // embeddings 2 x 131072 x 4096 + output_norm; per Mamba block 109,640,064 values (norm,
+    // ssm_in, conv and its bias, dt, A, D, the grouped norm, ssm_out); per attention block
+    // 41,947,136; per MLP block 176,164,864
+    CHECK(layout.elements() ==
+          2ULL * 131072 * 4096 + 4096 + 24ULL * 109640064 + 4ULL * 41947136 + 24ULL * 176164864);
+
+    // Only the 4 attention blocks cache K and V; the 24 Mamba blocks keep their state:
+    // (4 - 1) x (8192 + 2 x 8 x 128) conv values and 128 x 8192 state values, in f32.
+    LlamaCppOptions o;
+    o.context = 8192;
+    const auto e = estimate_llamacpp(m, test::quant("Q8_0"), o).value();
+    CHECK(e.term(TermKind::kv_cache) == 4ULL * 8 * (128 + 128) * 2 * 8192);
+    CHECK(e.term(TermKind::recurrent_state) == 24ULL * (3 * 10240 + 128 * 8192) * 4);
+}
+
+TEST_CASE("Nemotron 3 Nano: its E blocks are the MoE layers of nemotron_h_moe") {
+    // 52 blocks: 23 Mamba-2, 6 attention, 23 MoE blocks of 128 squared-ReLU experts of 1856
+    // (up and down only), a routing bias and one shared expert of 3712.
+    const TensorLayout layout = tensor_layout(test::model("nemotron-3-nano-30b-a3b")).value();
+    CHECK(layout.arch == "nemotron_h_moe");
+    CHECK(layout.n_layer == 52);
+    CHECK(layout.n_expert == 128);
+    std::map<std::string, std::array<std::uint64_t, 4>> shape;
+    for (const auto& t : layout.tensors) shape[t.name] = t.ne;
+    // "MEMEM*...": block 1 is an MoE block
+    CHECK(shape["blk.1.ffn_up_exps.weight"] == std::array<std::uint64_t, 4>{2688, 1856, 128, 1});
+    CHECK(shape["blk.1.ffn_down_shexp.weight"] == std::array<std::uint64_t, 4>{3712, 2688, 1, 1});
+    CHECK(shape.contains("blk.1.exp_probs_b.bias"));
+    CHECK_FALSE(shape.contains("blk.1.ffn_gate_exps.weight"));
+    CHECK(shape.contains("blk.5.attn_k.weight"));
 }

@@ -6,6 +6,7 @@
 // full_attention_interval (qwen3next, qwen35) and set_swa_pattern (gemma2: every 2nd layer
 // global; gemma3: every 6th) place them; of two groups as many, the full-attention one is
 // the rarer (gemma2 and gpt-oss slide on even layers); the other groups fill the rest in order.
+// A model whose architecture states its layer_order (Nemotron-H's pattern) has that order.
 
 #include <cstddef>
 #include <vector>

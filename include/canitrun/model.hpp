@@ -17,6 +17,10 @@ enum class LayerKind {
     linear,   // linear attention (Gated DeltaNet): fixed recurrent state
     ssm,      // Mamba-style state space: fixed recurrent state
     mla,      // multi-head latent attention: one compressed latent + rope key per token
+    // a block with only a feed-forward network (dense or MoE) and no attention or mixer: it
+    // keeps nothing per token (Nemotron-H's '-' and 'E' blocks, which llama.cpp indexes as
+    // layers of their own). Where a model has such blocks, they hold all its FFNs.
+    ffn,
 };
 
 struct LayerGroup {
@@ -90,6 +94,10 @@ struct Architecture {
     // and Gemma 4's num_kv_shared_layers; llama.cpp's n_layer_kv_from_start = layers - N).
     std::uint64_t shared_kv_layers = 0;
     std::string pattern;
+    // The kind of every layer in stack order, one letter each (layer_kind_letter), where the
+    // groups' counts alone do not say it (Nemotron-H's hybrid_override_pattern); empty: the
+    // order follows layer_group_order's rule.
+    std::string layer_order;
     // Where config.json says one thing and llama.cpp does another (Phi-3 4k's and Ministral 8B's
     // sliding windows), what each does: the layer groups follow llama.cpp. Empty elsewhere.
     std::string config_note;
@@ -195,6 +203,17 @@ bool is_all_attention(const Model& model);
 // Layers of a kind, summed over the model's groups.
 std::uint64_t count_layers(const Model& model, LayerKind kind);
 
+// The layers that hold a feed-forward network: the FFN-only blocks where the model has them,
+// else every layer.
+std::uint64_t ffn_layer_count(const Architecture& arch);
+std::uint64_t ffn_layer_count(const Model& model);
+
 const char* layer_kind_name(LayerKind kind);
+
+// The letter of a kind in Architecture::layer_order: '*' full attention, 'S' sliding, 'L'
+// linear, 'M' Mamba (ssm), 'A' MLA, '-' FFN only (Nemotron's own letters where it has them);
+// layer_kind_of_letter reads one back ('E', Nemotron's MoE block, is an FFN block too).
+char layer_kind_letter(LayerKind kind);
+std::optional<LayerKind> layer_kind_of_letter(char letter);
 
 }  // namespace canitrun

@@ -36,6 +36,8 @@ std::string glyph(LayerKind kind, bool unicode) {
             return unicode ? "░" : "L";
         case LayerKind::ssm:
             return unicode ? "▒" : "S";
+        case LayerKind::ffn:
+            return unicode ? "·" : "-";
     }
     return "?";
 }
@@ -56,6 +58,8 @@ std::string group_detail(const Model& m, const LayerGroup& g, bool unicode) {
             return "linear attention, a fixed-size state";
         case LayerKind::ssm:
             return "state-space layer, a fixed-size state";
+        case LayerKind::ffn:
+            return "a feed-forward block alone, nothing cached";
     }
     return "";
 }
@@ -109,6 +113,8 @@ std::string kind_label(const Model& m, LayerKind kind) {
             return m.arch.linear_name.empty() ? "linear-attention" : m.arch.linear_name;
         case LayerKind::ssm:
             return "state-space (Mamba)";
+        case LayerKind::ffn:
+            return "feed-forward-only";
     }
     return "?";
 }

@@ -1,5 +1,6 @@
 #include "support/model_gguf.hpp"
 
+#include "canitrun/layer_kinds.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
 
@@ -75,6 +76,12 @@ void write_attention_keys(GgufWriter& w, const Model& m, const std::string& arch
             if ((i + 1) % interval != 0) kv[i] = 0;
         }
         w.u32_array(p + "attention.head_count_kv", kv);
+    } else if (arch == "nemotron_h" || arch == "nemotron_h_moe") {
+        // conversion/nemotron.py: KV heads on the attention blocks only
+        std::vector<std::uint32_t> kv;
+        for (const LayerKind k : layer_kinds(m))
+            kv.push_back(k == LayerKind::full ? u32(a.attention.kv_heads) : 0);
+        w.u32_array(p + "attention.head_count_kv", kv);
     } else {
         w.u32(p + "attention.head_count_kv", u32(a.attention.kv_heads));
     }
@@ -88,7 +95,14 @@ void write_attention_keys(GgufWriter& w, const Model& m, const std::string& arch
 void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
     const auto& a = m.arch;
     const std::string p = arch + ".";
-    if ((arch == "granitehybrid" || arch == "llama") && m.is_moe()) {
+    if (arch == "nemotron_h" || arch == "nemotron_h_moe") {
+        // conversion/nemotron.py: the FFN (or expert) width on the FFN blocks, 0 elsewhere
+        const std::uint64_t ff = m.is_moe() ? a.moe->expert_intermediate_size : a.intermediate_size;
+        std::vector<std::uint32_t> widths;
+        for (const LayerKind k : layer_kinds(m))
+            widths.push_back(k == LayerKind::ffn ? u32(ff) : 0);
+        w.u32_array(p + "feed_forward_length", widths);
+    } else if ((arch == "granitehybrid" || arch == "llama") && m.is_moe()) {
         // llama.cpp and granite-hybrid.cpp size their experts with feed_forward_length
         w.u32(p + "feed_forward_length", u32(a.moe->expert_intermediate_size));
     } else if (a.intermediate_size) {

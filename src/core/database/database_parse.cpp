@@ -62,7 +62,8 @@ LayerKind parse_layer_kind(const Fields& f) {
     if (kind == "linear") return LayerKind::linear;
     if (kind == "ssm") return LayerKind::ssm;
     if (kind == "mla") return LayerKind::mla;
-    f.error("unknown layer kind '" + kind + "' (expected full, sliding, linear, ssm or mla)");
+    if (kind == "ffn") return LayerKind::ffn;
+    f.error("unknown layer kind '" + kind + "' (expected full, sliding, linear, ssm, mla or ffn)");
 }
 
 LayerGroup parse_layer_group(const Fields& f) {
@@ -102,8 +103,38 @@ LayerGroup parse_layer_group(const Fields& f) {
             g.index_heads = f.count_or("index_heads", 0, kMaxDim);
             g.index_top_k = f.count_or("index_topk", 0, kMaxContext);
             break;
+        case LayerKind::ffn:
+            break;
     }
     return g;
+}
+
+// layer_order names every layer's kind; each kind it names has one group, of as many layers.
+void check_layer_order(const Fields& f, const Architecture& a) {
+    if (a.layer_order.empty()) {
+        // FFN-only blocks sit where the config's pattern puts them, not at a period
+        if (ffn_layer_count(a) != a.layers) f.error("FFN-only layers need a layer_order");
+        return;
+    }
+    if (a.layer_order.size() != a.layers) {
+        f.error("layer_order has " + std::to_string(a.layer_order.size()) +
+                " letters, but layers = " + std::to_string(a.layers));
+    }
+    for (const char c : a.layer_order) {
+        if (!layer_kind_of_letter(c)) {
+            f.error(std::string("layer_order has '") + c + "', which names no layer kind");
+        }
+    }
+    for (const auto& g : a.layer_groups) {
+        std::uint64_t n = 0;
+        for (const char c : a.layer_order) n += layer_kind_of_letter(c) == g.kind ? 1U : 0U;
+        std::uint64_t in_kind = 0;
+        for (const auto& other : a.layer_groups) in_kind += other.kind == g.kind ? other.count : 0;
+        if (n != g.count || in_kind != g.count) {
+            f.error("layer_order gives " + std::to_string(n) + " " + layer_kind_name(g.kind) +
+                    " layers, but its one group of that kind has " + std::to_string(g.count));
+        }
+    }
 }
 
 Architecture parse_architecture(const Fields& f) {
@@ -138,9 +169,6 @@ Architecture parse_architecture(const Fields& f) {
         a.moe = moe;
     }
     if (!a.moe && a.intermediate_size == 0) f.error("a dense model needs ffn.intermediate_size");
-    if (a.moe && a.moe->moe_layers < a.layers && a.intermediate_size == 0) {
-        f.error("dense layers beside the MoE layers need ffn.intermediate_size");
-    }
     const json& groups = f.at("layer_groups");
     if (!groups.is_array() || groups.empty()) f.error("layer_groups must be a non-empty array");
     std::uint64_t sum = 0;
@@ -154,6 +182,17 @@ Architecture parse_architecture(const Fields& f) {
         f.error("layer_groups count " + std::to_string(sum) +
                 " layers, but layers = " + std::to_string(a.layers));
     }
+    // The FFNs live in the FFN-only blocks where a model has them (Nemotron-H).
+    const std::uint64_t ffn_layers = ffn_layer_count(a);
+    if (a.moe && a.moe->moe_layers > ffn_layers) {
+        f.error("moe_layers is " + std::to_string(a.moe->moe_layers) + ", but only " +
+                std::to_string(ffn_layers) + " layers hold an FFN");
+    }
+    if (a.moe && a.moe->moe_layers < ffn_layers && a.intermediate_size == 0) {
+        f.error("dense layers beside the MoE layers need ffn.intermediate_size");
+    }
+    a.layer_order = f.text_or("layer_order", "");
+    check_layer_order(f, a);
     a.shared_kv_layers = f.count_or("shared_kv_layers", 0, a.layers - 1);
     a.pattern = f.text_or("pattern", "");
     a.config_note = f.text_or("config_note", "");

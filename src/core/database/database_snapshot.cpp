@@ -21,8 +21,8 @@ namespace {
 constexpr std::string_view kMagic = "canitrun-db";
 
 constexpr std::uint64_t enum_count(LayerKind /*unused*/) {
-    return 5;
-}  // full .. mla
+    return 6;
+}  // full .. ffn
 constexpr std::uint64_t enum_count(GpuClass /*unused*/) {
     return 4;
 }  // consumer .. unified
@@ -87,6 +87,7 @@ void fields(Io& io, Architecture& a) {
     io(a.layer_groups);
     io(a.shared_kv_layers);
     io(a.pattern);
+    io(a.layer_order);
     io(a.config_note);
     io(a.linear_name);
     io(a.full_name);

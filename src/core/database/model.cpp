@@ -1,5 +1,7 @@
 #include "canitrun/model.hpp"
 
+#include <initializer_list>
+
 #include "canitrun/checked.hpp"
 
 namespace canitrun {
@@ -23,18 +25,39 @@ std::uint64_t active_ffn_width(const Model& m) {
                         e.shared_expert_intermediate_size);
 }
 
+// FFN-only blocks stay as they are: they are not attention slots, and turning them into
+// attention would add layers the model does not have.
 Model all_attention_variant(const Model& model) {
     Model out = model;
     LayerGroup full;
     full.kind = LayerKind::full;
-    full.count = model.arch.layers;
-    out.arch.layer_groups = {full};
+    full.count = model.arch.layers - count_layers(model, LayerKind::ffn);
+    std::vector<LayerGroup> groups = {full};
+    for (const auto& g : model.arch.layer_groups) {
+        if (g.kind == LayerKind::ffn) groups.push_back(g);
+    }
+    out.arch.layer_groups = std::move(groups);
+    out.arch.layer_order.clear();
+    for (const char c : model.arch.layer_order) {
+        out.arch.layer_order += layer_kind_of_letter(c) == LayerKind::ffn ? c : '*';
+    }
     return out;
 }
 
 bool is_all_attention(const Model& model) {
-    return count_layers(model, LayerKind::full) + count_layers(model, LayerKind::mla) ==
+    return count_layers(model, LayerKind::full) + count_layers(model, LayerKind::mla) +
+               count_layers(model, LayerKind::ffn) ==
            model.arch.layers;
+}
+
+std::uint64_t ffn_layer_count(const Architecture& arch) {
+    std::uint64_t ffn = 0;
+    for (const auto& g : arch.layer_groups) ffn += g.kind == LayerKind::ffn ? g.count : 0;
+    return ffn > 0 ? ffn : arch.layers;
+}
+
+std::uint64_t ffn_layer_count(const Model& model) {
+    return ffn_layer_count(model.arch);
 }
 
 std::uint64_t count_layers(const Model& model, LayerKind kind) {
@@ -57,8 +80,37 @@ const char* layer_kind_name(LayerKind kind) {
             return "ssm";
         case LayerKind::mla:
             return "mla";
+        case LayerKind::ffn:
+            return "ffn";
     }
     return "?";
+}
+
+char layer_kind_letter(LayerKind kind) {
+    switch (kind) {
+        case LayerKind::full:
+            return '*';
+        case LayerKind::sliding:
+            return 'S';
+        case LayerKind::linear:
+            return 'L';
+        case LayerKind::ssm:
+            return 'M';
+        case LayerKind::mla:
+            return 'A';
+        case LayerKind::ffn:
+            return '-';
+    }
+    return '?';
+}
+
+std::optional<LayerKind> layer_kind_of_letter(char letter) {
+    for (const LayerKind k : {LayerKind::full, LayerKind::sliding, LayerKind::linear,
+                              LayerKind::ssm, LayerKind::mla, LayerKind::ffn}) {
+        if (layer_kind_letter(k) == letter) return k;
+    }
+    if (letter == 'E') return LayerKind::ffn;
+    return std::nullopt;
 }
 
 }  // namespace canitrun

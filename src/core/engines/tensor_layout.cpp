@@ -362,6 +362,49 @@ void build_granite_hybrid(Builder& b, const Model& m) {
     }
 }
 
+// Nemotron-H (nemotron-h.cpp, shared by nemotron_h_moe): one block per layer, each a Mamba-2
+// mixer, an attention mixer or an FFN alone; the FFN is squared ReLU (up, down), and in the MoE
+// version routed experts with a routing bias and one shared expert.
+void build_nemotron_h(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const LayerGroup& g = group_or_empty(m, LayerKind::ssm);
+    const std::uint64_t bc = checked::mul(2, checked::mul(g.groups, g.state_size));
+    const std::uint64_t in_proj =
+        checked::add(checked::add(checked::mul(2, g.inner_size), bc), g.ssm_heads);
+    const std::uint64_t conv_dim = checked::add(g.inner_size, bc);
+    const auto kinds = layer_kinds(m);
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        const LayerKind kind = kinds[static_cast<std::size_t>(il)];
+        if (kind == LayerKind::ssm) {
+            b.blk(il, "ssm_in.weight", {a.hidden_size, in_proj});
+            b.blk(il, "ssm_conv1d.weight", {g.conv_kernel, conv_dim});
+            b.blk(il, "ssm_conv1d.bias", {conv_dim});
+            b.blk(il, "ssm_dt.bias", {g.ssm_heads});
+            b.blk(il, "ssm_a", {1, g.ssm_heads});
+            b.blk(il, "ssm_d", {1, g.ssm_heads});
+            b.blk(il, "ssm_norm.weight", {g.inner_size / g.groups, g.groups});
+            b.blk(il, "ssm_out.weight", {g.inner_size, a.hidden_size});
+        } else if (kind != LayerKind::ffn) {
+            attention(b, m, il, 1, false);
+        } else if (m.is_moe()) {
+            const MoE& e = *a.moe;
+            const std::uint64_t ff = e.expert_intermediate_size;
+            const std::uint64_t sh = e.shared_expert_intermediate_size;
+            b.blk(il, "ffn_gate_inp.weight", {a.hidden_size, e.experts});
+            b.blk(il, "exp_probs_b.bias", {e.experts});
+            b.blk(il, "ffn_down_exps.weight", {ff, a.hidden_size, e.experts});
+            b.blk(il, "ffn_up_exps.weight", {a.hidden_size, ff, e.experts});
+            b.blk(il, "ffn_down_shexp.weight", {sh, a.hidden_size});
+            b.blk(il, "ffn_up_shexp.weight", {a.hidden_size, sh});
+        } else {
+            b.blk(il, "ffn_down.weight", {a.intermediate_size, a.hidden_size});
+            b.blk(il, "ffn_up.weight", {a.hidden_size, a.intermediate_size});
+        }
+    }
+}
+
 std::unexpected<Error> unsupported(const Model& model) {
     return fail(ErrorKind::bad_input,
                 "--engine llama.cpp does not model the architecture of " + model.id + " yet",
@@ -384,10 +427,11 @@ std::uint64_t TensorLayout::elements() const {
 // its family; database families that only resemble one are mapped above it.
 Result<std::string> own_name_or_unsupported(const Model& m) {
     for (const char* arch :
-         {"llama",      "qwen2",     "qwen2vl",    "qwen3",     "qwen3vl",      "qwen3moe",
-          "qwen3vlmoe", "qwen3next", "qwen35",     "qwen35moe", "gemma2",       "gemma3",
-          "gpt-oss",    "deepseek2", "deepseek32", "glm-dsa",   "smollm3",      "olmo2",
-          "command-r",  "cohere2",   "phi3",       "granite",   "granitehybrid"}) {
+         {"llama",    "qwen2",      "qwen2vl",       "qwen3",      "qwen3vl",
+          "qwen3moe", "qwen3vlmoe", "qwen3next",     "qwen35",     "qwen35moe",
+          "gemma2",   "gemma3",     "gpt-oss",       "deepseek2",  "deepseek32",
+          "glm-dsa",  "smollm3",    "olmo2",         "command-r",  "cohere2",
+          "phi3",     "granite",    "granitehybrid", "nemotron_h", "nemotron_h_moe"}) {
         if (m.family == arch) return std::string(arch);
     }
     return unsupported(m);
@@ -400,6 +444,9 @@ Result<std::string> llama_arch(const Model& m) {
     const bool mla = has_kind(m, LayerKind::mla);
     if (ssm) {
         if (f == "granite4") return std::string("granitehybrid");
+        if (f == "nemotron-h" || f == "nemotron-nano" || f == "nemotron-3") {
+            return std::string(m.is_moe() ? "nemotron_h_moe" : "nemotron_h");
+        }
         return own_name_or_unsupported(m);
     }
     if (mla) {
@@ -494,14 +541,18 @@ Result<TensorLayout> tensor_layout(const Model& m) {
                 build_command_r(b, m);
             } else if (a == "phi3") {
                 build_phi3(b, m);
-            } else if (a == "granitehybrid") {
+            } else if (a == "granitehybrid" || a == "nemotron_h" || a == "nemotron_h_moe") {
                 // ssm_norm is {d_inner / n_group, n_group}: a file or log with no groups is broken.
                 const LayerGroup& ssm = group_or_empty(m, LayerKind::ssm);
                 if (ssm.count > 0 && ssm.groups == 0) {
                     return fail(ErrorKind::bad_input,
                                 m.id + " has Mamba layers with 0 groups (ssm.group_count)");
                 }
-                build_granite_hybrid(b, m);
+                if (a == "granitehybrid") {
+                    build_granite_hybrid(b, m);
+                } else {
+                    build_nemotron_h(b, m);
+                }
             }
             b.layout.n_layer = m.arch.layers;
             b.layout.n_expert = m.is_moe() ? m.arch.moe->experts : 0;
@@ -509,7 +560,8 @@ Result<TensorLayout> tensor_layout(const Model& m) {
             b.layout.n_gqa = att.kv_heads ? att.heads / att.kv_heads : 1;
             // llama-quantize asks hparams.n_gqa() of layer 0; granitehybrid stores 0 KV heads for
             // its Mamba layers, and its layer 0 is one, so n_gqa() is 0 there
-            if (a == "granitehybrid" && layer_kinds(m).front() == LayerKind::ssm)
+            if ((a == "granitehybrid" || a == "nemotron_h" || a == "nemotron_h_moe") &&
+                layer_kinds(m).front() != LayerKind::full)
                 b.layout.n_gqa = 0;
             b.layout.is_70b =
                 (a == "llama" || a == "qwen2") && m.arch.layers == 80 && att.heads != att.kv_heads;

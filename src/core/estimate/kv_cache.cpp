@@ -65,6 +65,7 @@ std::uint64_t kv_elements_per_token(const Model& model, const LayerGroup& group)
                                 group.index_head_dim);
         case LayerKind::linear:
         case LayerKind::ssm:
+        case LayerKind::ffn:
             return 0;
     }
     return 0;
@@ -79,6 +80,7 @@ std::uint64_t cached_tokens(const LayerGroup& group, std::uint64_t context) {
             return group.window < context ? group.window : context;
         case LayerKind::linear:
         case LayerKind::ssm:
+        case LayerKind::ffn:
             return 0;
     }
     return 0;

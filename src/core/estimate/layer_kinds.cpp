@@ -7,12 +7,34 @@
 #include "canitrun/checked.hpp"
 
 namespace canitrun {
+namespace {
+
+// The order Architecture::layer_order states, each letter the first group of its kind; empty
+// when it states none or does not match the groups (a hand-made file), so the rule applies.
+std::vector<std::size_t> stated_layer_order(const Model& model, std::uint64_t n) {
+    const auto& groups = model.arch.layer_groups;
+    const std::string& letters = model.arch.layer_order;
+    if (letters.size() != n) return {};
+    std::vector<std::size_t> order;
+    std::vector<std::uint64_t> placed(groups.size(), 0);
+    for (const char c : letters) {
+        const auto kind = layer_kind_of_letter(c);
+        std::size_t g = 0;
+        while (g < groups.size() && (!kind || groups[g].kind != *kind)) ++g;
+        if (g == groups.size() || ++placed[g] > groups[g].count) return {};
+        order.push_back(g);
+    }
+    return order;
+}
+
+}  // namespace
 
 std::vector<std::size_t> layer_group_order(const Model& model) {
     const auto& groups = model.arch.layer_groups;
     std::uint64_t n = 0;
     for (const auto& g : groups) n = checked::add(n, g.count);
     constexpr std::size_t kFree = std::numeric_limits<std::size_t>::max();
+    if (auto stated = stated_layer_order(model, n); !stated.empty()) return stated;
     std::vector<std::size_t> order(n, kFree);
     if (groups.empty() || n == 0) return order;
     std::size_t rare = kFree;

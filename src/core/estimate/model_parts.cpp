@@ -44,8 +44,12 @@ Result<ModelParts> model_parts(const Model& model, const Quant& quant,
             const std::uint64_t embedding = checked::mul(arch.vocab_size, arch.hidden_size);
             const std::uint64_t input_params = checked::add(embedding, model.params_extra);
             const std::uint64_t output_params = arch.tied_embeddings ? 0 : embedding;
+            // The FFN-only blocks hold every FFN where a model has them (Nemotron-H); of the
+            // layers holding one, the first are dense and the rest MoE.
+            const std::uint64_t ffn_layers = ffn_layer_count(model);
+            const bool ffn_blocks = ffn_layers != arch.layers;
             const std::uint64_t dense_layers =
-                arch.moe ? arch.layers - arch.moe->moe_layers : arch.layers;
+                arch.moe ? ffn_layers - arch.moe->moe_layers : ffn_layers;
 
             struct LayerParams {
                 std::uint64_t params = 0, routed = 0, active = 0;
@@ -53,9 +57,13 @@ Result<ModelParts> model_parts(const Model& model, const Quant& quant,
             std::vector<LayerParams> shares;
             std::uint64_t all_params = checked::add(input_params, output_params);
             const auto order = layer_group_order(model);
+            std::uint64_t ffn_seen = 0;
             for (std::size_t i = 0; i < order.size(); ++i) {
-                const bool moe_layer = i >= dense_layers;
-                const FfnParams ffn = ffn_params(model, moe_layer);
+                const bool has_ffn =
+                    !ffn_blocks || arch.layer_groups[order[i]].kind == LayerKind::ffn;
+                const bool moe_layer = has_ffn && ffn_seen >= dense_layers;
+                ffn_seen += has_ffn ? 1U : 0U;
+                const FfnParams ffn = has_ffn ? ffn_params(model, moe_layer) : FfnParams{};
                 const std::uint64_t always =
                     checked::add(mixer_params(model, arch.layer_groups[order[i]]), ffn.always);
                 const std::uint64_t active_routed =

@@ -54,6 +54,8 @@ Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
             return q + h * (kv_lora + g.qk_rope_head_dim) +
                    kv_lora * heads * (g.qk_nope_head_dim + v_dim) + heads * v_dim * h;
         }
+        case LayerKind::ffn:
+            return 0;  // its FFN is counted with the others
     }
     return 0;
 }
@@ -93,7 +95,7 @@ std::optional<double> routed_params_per_token(const Model& m) {
         overflow_or([&]() -> std::optional<std::uint64_t> { return ffn_params(m, true).routed; },
                     std::optional<std::uint64_t>{});
     if (!routed) return std::nullopt;
-    const auto layers = static_cast<double>(moe.moe_layers ? moe.moe_layers : m.arch.layers);
+    const auto layers = static_cast<double>(moe.moe_layers ? moe.moe_layers : ffn_layer_count(m));
     return static_cast<double>(*routed) / static_cast<double>(moe.experts) *
            static_cast<double>(moe.experts_per_token) * layers;
 }
@@ -111,13 +113,13 @@ ParamCount count_params(const Model& m) {
     Wide ffn_total = 0, ffn_active = 0;
     if (arch.moe) {
         const MoE& moe = *arch.moe;
-        const Wide dense_layers = arch.layers - moe.moe_layers;
+        const Wide dense_layers = ffn_layer_count(m) - moe.moe_layers;
         const WideFfn f = wide_ffn_params(m, true);
         const Wide active_routed = moe.experts ? f.routed / moe.experts * moe.experts_per_token : 0;
         ffn_total = dense_layers * dense_ffn + moe.moe_layers * (f.always + f.routed);
         ffn_active = dense_layers * dense_ffn + moe.moe_layers * (f.always + active_routed);
     } else {
-        ffn_total = ffn_active = arch.layers * dense_ffn;
+        ffn_total = ffn_active = ffn_layer_count(m) * dense_ffn;
     }
     const Wide common = embeddings + mixers + m.params_extra;
     const Wide active = common + ffn_active;

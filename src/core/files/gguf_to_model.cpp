@@ -13,7 +13,6 @@ namespace {
 // What llama.cpp keeps per layer, before grouping equal layers.
 struct LayerInfo {
     LayerKind kind = LayerKind::full;
-    bool present = true;  // false: an MLP-only layer (Nemotron-H) that caches nothing
     std::uint64_t kv_heads = 0, k_dim = 0, v_dim = 0, window = 0;
 };
 
@@ -269,8 +268,9 @@ std::vector<LayerInfo> classify_gguf_layers(const std::string& arch, const GgufH
         LayerInfo& li = layers[il];
         if (rules.recurrent_layers.at(il, counts)) {
             li.kind = rules.recurrent.kind;
-            if (arch == "nemotron_h" || arch == "nemotron_h_moe") {
-                li.present = counts.ffn[il] == 0;  // attention-free MLP layers cache nothing
+            // Nemotron-H: a block with an FFN and no KV heads is the FFN alone (nemotron-h.cpp)
+            if ((arch == "nemotron_h" || arch == "nemotron_h_moe") && counts.ffn[il] != 0) {
+                li.kind = LayerKind::ffn;
             }
             continue;
         }
@@ -300,7 +300,6 @@ std::vector<LayerGroup> group_gguf_layers(const std::vector<LayerInfo>& layers,
     std::map<LayerInfo, std::uint64_t> counts;
     std::vector<LayerInfo> order;
     for (const auto& li : layers) {
-        if (!li.present) continue;
         if (counts[li]++ == 0) order.push_back(li);
     }
     std::vector<LayerGroup> groups;
@@ -310,6 +309,8 @@ std::vector<LayerGroup> group_gguf_layers(const std::vector<LayerInfo>& layers,
             g = rules.recurrent;
         } else if (li.kind == LayerKind::mla) {
             g = rules.mla;
+        } else if (li.kind == LayerKind::ffn) {
+            g.kind = li.kind;
         } else {
             g.kind = li.kind;
             g.kv_heads = li.kv_heads;
@@ -481,6 +482,12 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     a.pattern = gguf_layer_pattern(a.layer_groups);
     a.shared_kv_layers = read_gguf_shared_kv_layers(keys, arch, n_layer);
     a.moe = read_gguf_moe(keys, n_layer);
+    if (count_layers(m, LayerKind::ffn) > 0) {
+        // FFN-only blocks: their order is not a period the groups could give, and in the MoE
+        // version they are the MoE layers.
+        for (const auto& li : layers) a.layer_order += layer_kind_letter(li.kind);
+        if (a.moe) a.moe->moe_layers = count_layers(m, LayerKind::ffn);
+    }
 
     const GgufVocab vocab = read_gguf_vocab(keys, parts);
     a.vocab_size = vocab.size;

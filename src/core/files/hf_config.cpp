@@ -178,10 +178,12 @@ Result<std::vector<LayerKind>> read_hf_layer_kinds(const json& c, const std::str
         for (const auto& t : *types)
             kinds.push_back(kind_from_layer_type(t.is_string() ? t.get<std::string>() : ""));
     } else if (hybrid != c.end() && hybrid->is_string()) {
-        // Nemotron-H: 'M' Mamba-2, '*' attention, '-' MLP and 'E' MoE blocks cache nothing.
+        // Nemotron-H: 'M' Mamba-2, '*' attention, '-' MLP and 'E' MoE blocks, each a layer of
+        // llama.cpp's (nemotron-h.cpp); the FFN-only blocks cache nothing.
         for (char ch : hybrid->get<std::string>()) {
             if (ch == 'M') kinds.push_back(LayerKind::ssm);
             if (ch == '*') kinds.push_back(LayerKind::full);
+            if (ch == '-' || ch == 'E') kinds.push_back(LayerKind::ffn);
         }
     } else if (const std::uint64_t attn_period = uint_or(c, {"attn_layer_period"}, 0);
                attn_period > 0) {
@@ -248,12 +250,12 @@ HfLayerShapes read_hf_layer_shapes(const json& c, std::uint64_t hidden_size) {
     return s;
 }
 
-// One group per kind present, in a fixed order: linear, ssm, mla, sliding, full.
+// One group per kind present, in a fixed order: linear, ssm, mla, sliding, full, ffn.
 std::vector<LayerGroup> group_hf_layers(const std::vector<LayerKind>& kinds,
                                         const HfLayerShapes& shapes) {
     std::vector<LayerGroup> groups;
-    for (LayerKind kind :
-         {LayerKind::linear, LayerKind::ssm, LayerKind::mla, LayerKind::sliding, LayerKind::full}) {
+    for (LayerKind kind : {LayerKind::linear, LayerKind::ssm, LayerKind::mla, LayerKind::sliding,
+                           LayerKind::full, LayerKind::ffn}) {
         const auto n = static_cast<std::uint64_t>(std::count(kinds.begin(), kinds.end(), kind));
         if (n == 0) continue;
         LayerGroup g;
@@ -289,10 +291,13 @@ void read_hf_moe(const json& c, const std::string& model_type, Architecture& a) 
     moe.shared_experts = uint_or(c, {"n_shared_experts", "num_shared_experts"}, 0);
     moe.expert_intermediate_size = uint_or(c, {"moe_intermediate_size"}, a.intermediate_size);
     moe.shared_expert_intermediate_size =
-        uint_or(c, {"shared_expert_intermediate_size"},
+        uint_or(c, {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"},
                 checked::mul(moe.shared_experts, moe.expert_intermediate_size));
-    const std::uint64_t dense = std::min(uint_or(c, {"first_k_dense_replace"}, 0), a.layers);
-    moe.moe_layers = a.layers - dense;
+    moe.gated = a.gated_ffn;
+    // The FFN-only blocks are the MoE layers where a model has them (Nemotron 3's 'E').
+    const std::uint64_t ffn_layers = ffn_layer_count(a);
+    const std::uint64_t dense = std::min(uint_or(c, {"first_k_dense_replace"}, 0), ffn_layers);
+    moe.moe_layers = ffn_layers - dense;
     if (const std::uint64_t period = uint_or(c, {"expert_layer_period"}, 0); period > 0) {
         // Jamba: MoE where i % expert_layer_period == expert_layer_offset.
         moe.moe_layers = every_nth(a.layers, period, uint_or(c, {"expert_layer_offset"}, 0));
@@ -362,6 +367,11 @@ Result<Model> build_model(const json& root, const std::string& name) {
     }
     a.layer_groups = group_hf_layers(kinds, shapes);
     a.pattern = hf_layer_pattern(a.layer_groups);
+    if (std::find(kinds.begin(), kinds.end(), LayerKind::ffn) != kinds.end()) {
+        for (const LayerKind k : kinds) a.layer_order += layer_kind_letter(k);
+    }
+    // Squared-ReLU MLPs (Nemotron-H's relu2) have two matrices, not three.
+    a.gated_ffn = string_or(c, "mlp_hidden_act", string_or(c, "hidden_act", "")) != "relu2";
     // Gemma 3n / Gemma 4: the last num_kv_shared_layers layers reuse an earlier layer's cache.
     const std::uint64_t shared = uint_or(c, {"num_kv_shared_layers"}, 0);
     a.shared_kv_layers = shared < a.layers ? shared : 0;
