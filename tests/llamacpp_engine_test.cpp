@@ -276,3 +276,27 @@ TEST_CASE("Nemotron 3 Nano: its E blocks are the MoE layers of nemotron_h_moe") 
     CHECK_FALSE(shape.contains("blk.1.ffn_gate_exps.weight"));
     CHECK(shape.contains("blk.5.attn_k.weight"));
 }
+
+TEST_CASE("Kimi Linear: KDA and MLA layers as kimi-linear.cpp loads and caches them") {
+    const Model& m = test::model("kimi-linear-48b-a3b");
+    const TensorLayout layout = tensor_layout(m).value();
+    CHECK(layout.arch == "kimi-linear");
+    // The checkpoint's 20,493 tensors hold 49,122,681,728 values (its model report's tensor
+    // inventory); llama.cpp's tensors are the same values, kv_b split into k_b and v_b.
+    CHECK(layout.elements() == 49122681728ULL);
+    std::map<std::string, std::array<std::uint64_t, 4>> shape;
+    for (const auto& t : layout.tensors) shape[t.name] = t.ne;
+    CHECK(shape["blk.0.ssm_conv1d_q.weight"] == std::array<std::uint64_t, 4>{4, 1, 4096, 1});
+    CHECK(shape.contains("blk.0.ffn_gate.weight"));       // first_k_dense_replace 1
+    CHECK(shape.contains("blk.3.attn_kv_a_mqa.weight"));  // full_attn_layers [4, 8, ...]
+    CHECK(shape.contains("blk.26.attn_k_b.weight"));      // ... and 27 (1-based)
+    CHECK(shape.contains("blk.25.ssm_f_a.weight"));
+
+    // K only on the 7 MLA layers: 512 + 64 values per cell; per sequence, in f32, each of the
+    // 20 KDA layers keeps 3 x (4 - 1) x 4096 conv values and 32 x 128 x 128 state values.
+    LlamaCppOptions o;
+    o.context = 8192;
+    const auto e = estimate_llamacpp(m, test::quant("Q4_K_M"), o).value();
+    CHECK(e.term(TermKind::kv_cache) == 7ULL * 576 * 2 * 8192);
+    CHECK(e.term(TermKind::recurrent_state) == 20ULL * (36864 + 524288) * 4);
+}

@@ -43,7 +43,14 @@ void write_mla_keys(GgufWriter& w, const Model& m, const std::string& arch, std:
     const auto& a = m.arch;
     const std::string p = arch + ".";
     const LayerGroup& g = *group(m, LayerKind::mla);
-    w.u32(p + "attention.head_count_kv", 1);
+    if (arch == "kimi-linear") {
+        // conversion/kimi_linear.py: one KV head on the MLA layers, none on the KDA layers
+        std::vector<std::uint32_t> kv;
+        for (const LayerKind k : layer_kinds(m)) kv.push_back(k == LayerKind::mla ? 1 : 0);
+        w.u32_array(p + "attention.head_count_kv", kv);
+    } else {
+        w.u32(p + "attention.head_count_kv", 1);
+    }
     w.u32(p + "attention.key_length", u32(g.kv_lora_rank + g.qk_rope_head_dim));
     w.u32(p + "attention.value_length", u32(g.kv_lora_rank));
     w.u32(p + "attention.key_length_mla", u32(g.qk_nope_head_dim + g.qk_rope_head_dim));
@@ -113,7 +120,7 @@ void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
         w.u32(p + "expert_used_count", u32(a.moe->experts_per_token));
         w.u32(p + "expert_feed_forward_length", u32(a.moe->expert_intermediate_size));
         if (a.moe->shared_expert_intermediate_size && arch != "deepseek2" && arch != "deepseek32" &&
-            arch != "glm-dsa") {
+            arch != "glm-dsa" && arch != "kimi-linear") {
             w.u32(p + "expert_shared_feed_forward_length",
                   u32(a.moe->shared_expert_intermediate_size));
         }
@@ -124,7 +131,10 @@ void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
 void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arch) {
     const auto& a = m.arch;
     const std::string p = arch + ".";
-    if (const LayerGroup* g = group(m, LayerKind::linear)) {
+    if (const LayerGroup* g = group(m, LayerKind::linear); g && arch == "kimi-linear") {
+        w.u32(p + "ssm.conv_kernel", u32(g->conv_kernel));
+        w.u32(p + "kda.head_dim", u32(g->key_head_dim));
+    } else if (g) {
         const LayerGroup* full = group(m, LayerKind::full);
         w.u32(p + "ssm.conv_kernel", u32(g->conv_kernel));
         w.u32(p + "ssm.state_size", u32(g->key_head_dim));
@@ -189,7 +199,7 @@ void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch
     write_general_keys(w, m, arch, ftype);
     const std::uint64_t v_dim =
         a.attention.v_head_dim ? a.attention.v_head_dim : a.attention.head_dim;
-    if (arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa") {
+    if (arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" || arch == "kimi-linear") {
         write_mla_keys(w, m, arch, v_dim);
     } else {
         write_attention_keys(w, m, arch, v_dim);

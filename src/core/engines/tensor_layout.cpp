@@ -1,143 +1,25 @@
 #include "canitrun/tensor_layout.hpp"
 
-#include "canitrun/layer_kinds.hpp"
-
 #include <algorithm>
 #include <initializer_list>
 
 #include "canitrun/checked.hpp"
+#include "canitrun/layer_kinds.hpp"
+#include "layout_builder.hpp"
 
 // Tensor names and shapes follow llama.cpp 5b4ebc5 (src/models/<arch>.cpp, load_arch_tensors,
 // and src/llama-arch.cpp's LLM_TENSOR_NAMES): llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp,
 // qwen35.cpp, qwen35moe.cpp, qwen3next.cpp, gemma2.cpp, gemma3.cpp, openai-moe.cpp (gpt-oss),
 // deepseek2.cpp, smollm3.cpp, olmo2.cpp, command-r.cpp, cohere2.cpp, phi3.cpp, granite.cpp,
-// granite-hybrid.cpp, qwen2vl.cpp, qwen3vl.cpp, qwen3vlmoe.cpp. Optional
+// granite-hybrid.cpp, nemotron-h.cpp, kimi-linear.cpp, qwen2vl.cpp, qwen3vl.cpp,
+// qwen3vlmoe.cpp (the hybrid ones in hybrid_layouts.cpp). Optional
 // tensors are listed only where the converter writes them for the models the database describes
 // (qwen2's q/k/v biases, llama 3's rope_freqs).
 
 namespace canitrun {
 namespace {
 
-struct Builder {
-    TensorLayout layout;
-
-    void add(std::string name, std::initializer_list<std::uint64_t> dims, int layer = -1) {
-        TensorInfo t;
-        t.name = std::move(name);
-        std::size_t i = 0;
-        for (const auto d : dims) t.ne[i++] = d;
-        t.n_dims = static_cast<std::uint32_t>(dims.size());
-        t.layer = layer;
-        layout.tensors.push_back(std::move(t));
-    }
-    void blk(int il, const std::string& suffix, std::initializer_list<std::uint64_t> dims) {
-        add("blk." + std::to_string(il) + "." + suffix, dims, il);
-    }
-};
-
-const LayerGroup* group_of(const Model& model, LayerKind kind) {
-    for (const auto& g : model.arch.layer_groups) {
-        if (g.kind == kind) return &g;
-    }
-    return nullptr;
-}
-
-// The model's group of this kind, or an empty one (every dimension 0, so the model's own
-// attention values apply) when a model read from a file header or a log has none: the builder
-// for its architecture then lays out what the header gives instead of dereferencing nothing.
-const LayerGroup& group_or_empty(const Model& model, LayerKind kind) {
-    static const LayerGroup empty{};
-    const LayerGroup* g = group_of(model, kind);
-    return g != nullptr ? *g : empty;
-}
-
-bool has_kind(const Model& model, LayerKind kind) {
-    return group_of(model, kind) != nullptr;
-}
-
-void embeddings(Builder& b, const Model& m) {
-    const auto& a = m.arch;
-    b.add("token_embd.weight", {a.hidden_size, a.vocab_size});
-    b.add("output_norm.weight", {a.hidden_size});
-    if (!a.tied_embeddings) b.add("output.weight", {a.hidden_size, a.vocab_size});
-}
-
-// q/k/v/o of a full or sliding layer; `q_factor` 2 for gated attention (the query projection
-// also yields the gate).
-void attention(Builder& b, const Model& m, int il, std::uint64_t q_factor, bool qkv_bias) {
-    const auto& a = m.arch;
-    const LayerGroup* g = group_of(m, LayerKind::full);
-    if (g == nullptr) g = group_of(m, LayerKind::sliding);
-    const AttentionDims d = attention_dims(m, g ? *g : LayerGroup{});
-    const std::uint64_t q_dim = checked::mul(a.attention.heads, d.k_dim);
-    const std::uint64_t o_in = checked::mul(a.attention.heads, d.v_dim);
-    b.blk(il, "attn_q.weight", {a.hidden_size, checked::mul(q_dim, q_factor)});
-    b.blk(il, "attn_k.weight", {a.hidden_size, checked::mul(d.kv_heads, d.k_dim)});
-    b.blk(il, "attn_v.weight", {a.hidden_size, checked::mul(d.kv_heads, d.v_dim)});
-    if (qkv_bias) {
-        b.blk(il, "attn_q.bias", {q_dim});
-        b.blk(il, "attn_k.bias", {checked::mul(d.kv_heads, d.k_dim)});
-        b.blk(il, "attn_v.bias", {checked::mul(d.kv_heads, d.v_dim)});
-    }
-    b.blk(il, "attn_output.weight", {o_in, a.hidden_size});
-}
-
-void qk_norm(Builder& b, const Model& m, int il) {
-    const LayerGroup* g = group_of(m, LayerKind::full);
-    if (g == nullptr) g = group_of(m, LayerKind::sliding);
-    const AttentionDims d = attention_dims(m, g ? *g : LayerGroup{});
-    b.blk(il, "attn_q_norm.weight", {d.k_dim});
-    b.blk(il, "attn_k_norm.weight", {d.k_dim});
-}
-
-void dense_ffn(Builder& b, const Model& m, int il) {
-    const auto& a = m.arch;
-    b.blk(il, "ffn_gate.weight", {a.hidden_size, a.intermediate_size});
-    b.blk(il, "ffn_up.weight", {a.hidden_size, a.intermediate_size});
-    b.blk(il, "ffn_down.weight", {a.intermediate_size, a.hidden_size});
-}
-
-void moe_ffn(Builder& b, const Model& m, int il) {
-    const auto& a = m.arch;
-    const MoE& e = *a.moe;
-    b.blk(il, "ffn_gate_inp.weight", {a.hidden_size, e.experts});
-    b.blk(il, "ffn_gate_exps.weight", {a.hidden_size, e.expert_intermediate_size, e.experts});
-    b.blk(il, "ffn_up_exps.weight", {a.hidden_size, e.expert_intermediate_size, e.experts});
-    b.blk(il, "ffn_down_exps.weight", {e.expert_intermediate_size, a.hidden_size, e.experts});
-}
-
-void shared_expert(Builder& b, const Model& m, int il, bool gate_inp) {
-    const auto& a = m.arch;
-    const std::uint64_t ff = a.moe->shared_expert_intermediate_size;
-    if (ff == 0) return;
-    if (gate_inp) b.blk(il, "ffn_gate_inp_shexp.weight", {a.hidden_size});
-    b.blk(il, "ffn_gate_shexp.weight", {a.hidden_size, ff});
-    b.blk(il, "ffn_up_shexp.weight", {a.hidden_size, ff});
-    b.blk(il, "ffn_down_shexp.weight", {ff, a.hidden_size});
-}
-
-// Gated DeltaNet as qwen35.cpp / qwen35moe.cpp (separate beta and alpha) and qwen3next.cpp
-// (fused ssm_ba) build it.
-void gated_delta_net(Builder& b, const Model& m, int il, bool fused_ba) {
-    const auto& a = m.arch;
-    const LayerGroup& g = group_or_empty(m, LayerKind::linear);
-    const std::uint64_t key_dim = checked::mul(g.key_heads, g.key_head_dim);
-    const std::uint64_t value_dim = checked::mul(g.value_heads, g.value_head_dim);
-    const std::uint64_t conv_dim = checked::add(checked::mul(2, key_dim), value_dim);
-    b.blk(il, "attn_qkv.weight", {a.hidden_size, conv_dim});
-    b.blk(il, "attn_gate.weight", {a.hidden_size, value_dim});
-    b.blk(il, "ssm_conv1d.weight", {g.conv_kernel, conv_dim});
-    b.blk(il, "ssm_dt.bias", {g.value_heads});
-    b.blk(il, "ssm_a", {g.value_heads});
-    if (fused_ba) {
-        b.blk(il, "ssm_ba.weight", {a.hidden_size, checked::mul(2, g.value_heads)});
-    } else {
-        b.blk(il, "ssm_beta.weight", {a.hidden_size, g.value_heads});
-        b.blk(il, "ssm_alpha.weight", {a.hidden_size, g.value_heads});
-    }
-    b.blk(il, "ssm_norm.weight", {g.value_head_dim});
-    b.blk(il, "ssm_out.weight", {value_dim, a.hidden_size});
-}
+using namespace layout;
 
 void build_llama_like(Builder& b, const Model& m, bool qkv_bias, bool qk_norms) {
     embeddings(b, m);
@@ -171,28 +53,6 @@ void build_gemma(Builder& b, const Model& m, bool qk_norms) {
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
         dense_ffn(b, m, il);
         b.blk(il, "post_ffw_norm.weight", {a.hidden_size});
-    }
-}
-
-void build_qwen_hybrid(Builder& b, const Model& m, bool fused_ba) {
-    embeddings(b, m);
-    const auto& a = m.arch;
-    const auto kinds = layer_kinds(m);
-    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
-        b.blk(il, "attn_norm.weight", {a.hidden_size});
-        b.blk(il, "post_attention_norm.weight", {a.hidden_size});
-        if (kinds[static_cast<std::size_t>(il)] == LayerKind::linear) {
-            gated_delta_net(b, m, il, fused_ba);
-        } else {
-            attention(b, m, il, a.attention.output_gate ? 2 : 1, false);
-            qk_norm(b, m, il);
-        }
-        if (m.is_moe()) {
-            moe_ffn(b, m, il);
-            shared_expert(b, m, il, true);
-        } else {
-            dense_ffn(b, m, il);
-        }
     }
 }
 
@@ -234,26 +94,11 @@ void build_deepseek2(Builder& b, const Model& m) {
     const auto& a = m.arch;
     const LayerGroup& g = group_or_empty(m, LayerKind::mla);
     const MoE& e = *a.moe;
-    const std::uint64_t heads = a.attention.heads;
-    const std::uint64_t qk_head = checked::add(g.qk_nope_head_dim, g.qk_rope_head_dim);
-    const std::uint64_t v_head = a.attention.v_head_dim ? a.attention.v_head_dim : g.v_head_dim;
     const std::uint64_t dense_layers = a.layers - e.moe_layers;
     embeddings(b, m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
-        if (g.q_lora_rank > 0) {
-            b.blk(il, "attn_q_a_norm.weight", {g.q_lora_rank});
-            b.blk(il, "attn_q_a.weight", {a.hidden_size, g.q_lora_rank});
-            b.blk(il, "attn_q_b.weight", {g.q_lora_rank, checked::mul(heads, qk_head)});
-        } else {
-            b.blk(il, "attn_q.weight", {a.hidden_size, checked::mul(heads, qk_head)});
-        }
-        b.blk(il, "attn_kv_a_norm.weight", {g.kv_lora_rank});
-        b.blk(il, "attn_kv_a_mqa.weight",
-              {a.hidden_size, checked::add(g.kv_lora_rank, g.qk_rope_head_dim)});
-        b.blk(il, "attn_k_b.weight", {g.qk_nope_head_dim, g.kv_lora_rank, heads});
-        b.blk(il, "attn_v_b.weight", {g.kv_lora_rank, v_head, heads});
-        b.blk(il, "attn_output.weight", {checked::mul(heads, v_head), a.hidden_size});
+        mla_attention(b, m, g, il);
         if (g.index_head_dim > 0) indexer(b, m, g, il);
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
         if (static_cast<std::uint64_t>(il) < dense_layers) {
@@ -327,84 +172,6 @@ void build_phi3(Builder& b, const Model& m) {
     }
 }
 
-// Granite 4.0-H: Mamba-2 layers (ssm_in = z, x, B, C, dt) and GQA layers, each followed by a
-// MoE with a shared expert or a dense SwiGLU.
-void build_granite_hybrid(Builder& b, const Model& m) {
-    const auto& a = m.arch;
-    const LayerGroup& g = group_or_empty(m, LayerKind::ssm);
-    const std::uint64_t bc = checked::mul(2, checked::mul(g.groups, g.state_size));
-    const std::uint64_t in_proj =
-        checked::add(checked::add(checked::mul(2, g.inner_size), bc), g.ssm_heads);
-    const std::uint64_t conv_dim = checked::add(g.inner_size, bc);
-    const auto kinds = layer_kinds(m);
-    embeddings(b, m);
-    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
-        b.blk(il, "attn_norm.weight", {a.hidden_size});
-        if (kinds[static_cast<std::size_t>(il)] == LayerKind::ssm) {
-            b.blk(il, "ssm_in.weight", {a.hidden_size, in_proj});
-            b.blk(il, "ssm_conv1d.weight", {g.conv_kernel, conv_dim});
-            b.blk(il, "ssm_conv1d.bias", {conv_dim});
-            b.blk(il, "ssm_dt.bias", {g.ssm_heads});
-            b.blk(il, "ssm_a", {1, g.ssm_heads});
-            b.blk(il, "ssm_d", {1, g.ssm_heads});
-            b.blk(il, "ssm_norm.weight", {g.inner_size / g.groups, g.groups});
-            b.blk(il, "ssm_out.weight", {g.inner_size, a.hidden_size});
-        } else {
-            attention(b, m, il, 1, false);
-        }
-        b.blk(il, "ffn_norm.weight", {a.hidden_size});
-        if (m.is_moe()) {
-            moe_ffn(b, m, il);
-            shared_expert(b, m, il, false);
-        } else {
-            dense_ffn(b, m, il);
-        }
-    }
-}
-
-// Nemotron-H (nemotron-h.cpp, shared by nemotron_h_moe): one block per layer, each a Mamba-2
-// mixer, an attention mixer or an FFN alone; the FFN is squared ReLU (up, down), and in the MoE
-// version routed experts with a routing bias and one shared expert.
-void build_nemotron_h(Builder& b, const Model& m) {
-    const auto& a = m.arch;
-    const LayerGroup& g = group_or_empty(m, LayerKind::ssm);
-    const std::uint64_t bc = checked::mul(2, checked::mul(g.groups, g.state_size));
-    const std::uint64_t in_proj =
-        checked::add(checked::add(checked::mul(2, g.inner_size), bc), g.ssm_heads);
-    const std::uint64_t conv_dim = checked::add(g.inner_size, bc);
-    const auto kinds = layer_kinds(m);
-    embeddings(b, m);
-    for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
-        b.blk(il, "attn_norm.weight", {a.hidden_size});
-        const LayerKind kind = kinds[static_cast<std::size_t>(il)];
-        if (kind == LayerKind::ssm) {
-            b.blk(il, "ssm_in.weight", {a.hidden_size, in_proj});
-            b.blk(il, "ssm_conv1d.weight", {g.conv_kernel, conv_dim});
-            b.blk(il, "ssm_conv1d.bias", {conv_dim});
-            b.blk(il, "ssm_dt.bias", {g.ssm_heads});
-            b.blk(il, "ssm_a", {1, g.ssm_heads});
-            b.blk(il, "ssm_d", {1, g.ssm_heads});
-            b.blk(il, "ssm_norm.weight", {g.inner_size / g.groups, g.groups});
-            b.blk(il, "ssm_out.weight", {g.inner_size, a.hidden_size});
-        } else if (kind != LayerKind::ffn) {
-            attention(b, m, il, 1, false);
-        } else if (m.is_moe()) {
-            const MoE& e = *a.moe;
-            const std::uint64_t ff = e.expert_intermediate_size;
-            const std::uint64_t sh = e.shared_expert_intermediate_size;
-            b.blk(il, "ffn_gate_inp.weight", {a.hidden_size, e.experts});
-            b.blk(il, "exp_probs_b.bias", {e.experts});
-            b.blk(il, "ffn_down_exps.weight", {ff, a.hidden_size, e.experts});
-            b.blk(il, "ffn_up_exps.weight", {a.hidden_size, ff, e.experts});
-            b.blk(il, "ffn_down_shexp.weight", {sh, a.hidden_size});
-            b.blk(il, "ffn_up_shexp.weight", {a.hidden_size, sh});
-        } else {
-            b.blk(il, "ffn_down.weight", {a.intermediate_size, a.hidden_size});
-            b.blk(il, "ffn_up.weight", {a.hidden_size, a.intermediate_size});
-        }
-    }
-}
-
 std::unexpected<Error> unsupported(const Model& model) {
     return fail(ErrorKind::bad_input,
                 "--engine llama.cpp does not model the architecture of " + model.id + " yet",
@@ -427,11 +194,11 @@ std::uint64_t TensorLayout::elements() const {
 // its family; database families that only resemble one are mapped above it.
 Result<std::string> own_name_or_unsupported(const Model& m) {
     for (const char* arch :
-         {"llama",    "qwen2",      "qwen2vl",       "qwen3",      "qwen3vl",
-          "qwen3moe", "qwen3vlmoe", "qwen3next",     "qwen35",     "qwen35moe",
-          "gemma2",   "gemma3",     "gpt-oss",       "deepseek2",  "deepseek32",
-          "glm-dsa",  "smollm3",    "olmo2",         "command-r",  "cohere2",
-          "phi3",     "granite",    "granitehybrid", "nemotron_h", "nemotron_h_moe"}) {
+         {"llama",          "qwen2",      "qwen2vl",    "qwen3",     "qwen3vl",       "qwen3moe",
+          "qwen3vlmoe",     "qwen3next",  "qwen35",     "qwen35moe", "gemma2",        "gemma3",
+          "gpt-oss",        "deepseek2",  "deepseek32", "glm-dsa",   "smollm3",       "olmo2",
+          "command-r",      "cohere2",    "phi3",       "granite",   "granitehybrid", "nemotron_h",
+          "nemotron_h_moe", "kimi-linear"}) {
         if (m.family == arch) return std::string(arch);
     }
     return unsupported(m);
@@ -458,6 +225,7 @@ Result<std::string> llama_arch(const Model& m) {
         // Mistral Large 3's params.json converts to deepseek2 (conversion/mistral.py's
         // MistralMoeModel); GLM-5 is glm-dsa, DeepSeek V3.2's tensors under its own name.
         if (f == "mistral-large3") return std::string("deepseek2");
+        if (f == "kimi-linear") return std::string("kimi-linear");
         if (f == "glm-5" && group_or_empty(m, LayerKind::mla).index_head_dim > 0) {
             return std::string("glm-dsa");
         }
@@ -553,6 +321,8 @@ Result<TensorLayout> tensor_layout(const Model& m) {
                 } else {
                     build_nemotron_h(b, m);
                 }
+            } else if (a == "kimi-linear") {
+                build_kimi_linear(b, m);
             }
             b.layout.n_layer = m.arch.layers;
             b.layout.n_expert = m.is_moe() ? m.arch.moe->experts : 0;
@@ -560,7 +330,8 @@ Result<TensorLayout> tensor_layout(const Model& m) {
             b.layout.n_gqa = att.kv_heads ? att.heads / att.kv_heads : 1;
             // llama-quantize asks hparams.n_gqa() of layer 0; granitehybrid stores 0 KV heads for
             // its Mamba layers, and its layer 0 is one, so n_gqa() is 0 there
-            if ((a == "granitehybrid" || a == "nemotron_h" || a == "nemotron_h_moe") &&
+            if ((a == "granitehybrid" || a == "nemotron_h" || a == "nemotron_h_moe" ||
+                 a == "kimi-linear") &&
                 layer_kinds(m).front() != LayerKind::full)
                 b.layout.n_gqa = 0;
             b.layout.is_70b =

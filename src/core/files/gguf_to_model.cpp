@@ -185,7 +185,7 @@ struct GgufRecurrentLayers {
             return interval == 0 || (il + 1) % interval != 0;
         }
         if (arch == "jamba" || arch == "granitehybrid" || arch == "lfm2" || arch == "lfm2moe" ||
-            arch == "nemotron_h" || arch == "nemotron_h_moe") {
+            arch == "nemotron_h" || arch == "nemotron_h_moe" || arch == "kimi-linear") {
             return counts.kv_heads[il] == 0;
         }
         return false;
@@ -202,7 +202,16 @@ LayerGroup read_gguf_recurrent_group(const GgufArchKeys& keys, const std::string
     // llama.cpp keeps (d_conv - 1) conv columns, none when d_conv is 0: a kernel of 1 says so.
     const std::uint64_t conv_kernel = std::max<std::uint64_t>(conv, 1);
     LayerGroup recurrent;
-    if (llama_gated_delta_net(arch)) {
+    if (arch == "kimi-linear") {
+        // Kimi Delta Attention (kimi-linear.cpp): head_count heads of kda.head_dim for q, k and
+        // v alike; n_embd_r / n_embd_s have the Gated DeltaNet state's shape.
+        const std::uint64_t head = keys.uint_or("kda.head_dim", 0);
+        const std::uint64_t heads = keys.uint_or("attention.head_count", 0);
+        recurrent.kind = LayerKind::linear;
+        recurrent.conv_kernel = conv_kernel;
+        recurrent.key_heads = recurrent.value_heads = heads;
+        recurrent.key_head_dim = recurrent.value_head_dim = head;
+    } else if (llama_gated_delta_net(arch)) {
         // Gated DeltaNet (convert_hf_to_gguf.py, Qwen3NextModel): state_size = key head dim,
         // group_count = key heads, time_step_rank = value heads, inner_size = value dim.
         recurrent.kind = LayerKind::linear;

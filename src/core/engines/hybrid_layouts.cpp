@@ -1,0 +1,168 @@
+#include <initializer_list>
+#include <string>
+
+#include "canitrun/checked.hpp"
+#include "canitrun/layer_kinds.hpp"
+#include "layout_builder.hpp"
+
+// The hybrid architectures' tensors, as the pinned llama.cpp's src/models/<arch>.cpp load them:
+// qwen35.cpp, qwen35moe.cpp and qwen3next.cpp (Gated DeltaNet), granite-hybrid.cpp and
+// nemotron-h.cpp (Mamba-2), kimi-linear.cpp (Kimi Delta Attention and MLA).
+
+namespace canitrun::layout {
+namespace {
+
+// Gated DeltaNet as qwen35.cpp / qwen35moe.cpp (separate beta and alpha) and qwen3next.cpp
+// (fused ssm_ba) build it.
+void hybrid_gated_delta_net(Builder& b, const Model& m, int il, bool fused_ba) {
+    const auto& a = m.arch;
+    const LayerGroup& g = group_or_empty(m, LayerKind::linear);
+    const std::uint64_t key_dim = checked::mul(g.key_heads, g.key_head_dim);
+    const std::uint64_t value_dim = checked::mul(g.value_heads, g.value_head_dim);
+    const std::uint64_t conv_dim = checked::add(checked::mul(2, key_dim), value_dim);
+    b.blk(il, "attn_qkv.weight", {a.hidden_size, conv_dim});
+    b.blk(il, "attn_gate.weight", {a.hidden_size, value_dim});
+    b.blk(il, "ssm_conv1d.weight", {g.conv_kernel, conv_dim});
+    b.blk(il, "ssm_dt.bias", {g.value_heads});
+    b.blk(il, "ssm_a", {g.value_heads});
+    if (fused_ba) {
+        b.blk(il, "ssm_ba.weight", {a.hidden_size, checked::mul(2, g.value_heads)});
+    } else {
+        b.blk(il, "ssm_beta.weight", {a.hidden_size, g.value_heads});
+        b.blk(il, "ssm_alpha.weight", {a.hidden_size, g.value_heads});
+    }
+    b.blk(il, "ssm_norm.weight", {g.value_head_dim});
+    b.blk(il, "ssm_out.weight", {value_dim, a.hidden_size});
+}
+
+// Kimi Delta Attention as kimi-linear.cpp loads it: q, k, v each through its own short
+// convolution (kept in f32, {kernel, 1, q/k/v width}), a low-rank forget gate (f_a, f_b) and
+// output gate (g_a, g_b) of the head width, a per-head beta and A.
+void kimi_delta_attention(Builder& b, const Model& m, int il) {
+    const auto& a = m.arch;
+    const LayerGroup& g = group_or_empty(m, LayerKind::linear);
+    const std::uint64_t heads = g.value_heads;
+    const std::uint64_t head = g.key_head_dim;
+    const std::uint64_t inner = checked::mul(heads, head);
+    for (const char* x : {"q", "k", "v"}) {
+        b.blk(il, std::string("ssm_conv1d_") + x + ".weight", {g.conv_kernel, 1, inner, 1});
+    }
+    b.blk(il, "attn_q.weight", {a.hidden_size, inner});
+    b.blk(il, "attn_k.weight", {a.hidden_size, inner});
+    b.blk(il, "attn_v.weight", {a.hidden_size, inner});
+    b.blk(il, "ssm_f_a.weight", {a.hidden_size, head});
+    b.blk(il, "ssm_f_b.weight", {head, inner});
+    b.blk(il, "ssm_beta.weight", {a.hidden_size, heads});
+    b.blk(il, "ssm_a", {1, heads, 1, 1});
+    b.blk(il, "ssm_dt.bias", {inner});
+    b.blk(il, "ssm_g_a.weight", {a.hidden_size, head});
+    b.blk(il, "ssm_g_b.weight", {head, inner});
+    b.blk(il, "ssm_norm.weight", {head});
+    b.blk(il, "attn_output.weight", {inner, a.hidden_size});
+}
+
+}  // namespace
+
+void build_qwen_hybrid(Builder& b, const Model& m, bool fused_ba) {
+    embeddings(b, m);
+    const auto& a = m.arch;
+    const auto kinds = layer_kinds(m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        b.blk(il, "post_attention_norm.weight", {a.hidden_size});
+        if (kinds[static_cast<std::size_t>(il)] == LayerKind::linear) {
+            hybrid_gated_delta_net(b, m, il, fused_ba);
+        } else {
+            attention(b, m, il, a.attention.output_gate ? 2 : 1, false);
+            qk_norm(b, m, il);
+        }
+        if (m.is_moe()) {
+            moe_ffn(b, m, il);
+            shared_expert(b, m, il, true);
+        } else {
+            dense_ffn(b, m, il);
+        }
+    }
+}
+
+// Granite 4.0-H: Mamba-2 layers and GQA layers, each followed by a MoE with a shared expert or
+// a dense SwiGLU.
+void build_granite_hybrid(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const auto kinds = layer_kinds(m);
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        if (kinds[static_cast<std::size_t>(il)] == LayerKind::ssm) {
+            mamba2_mixer(b, m, il);
+        } else {
+            attention(b, m, il, 1, false);
+        }
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        if (m.is_moe()) {
+            moe_ffn(b, m, il);
+            shared_expert(b, m, il, false);
+        } else {
+            dense_ffn(b, m, il);
+        }
+    }
+}
+
+// Nemotron-H (nemotron-h.cpp, shared by nemotron_h_moe): one block per layer, each a Mamba-2
+// mixer, an attention mixer or an FFN alone; the FFN is squared ReLU (up, down), and in the MoE
+// version routed experts with a routing bias and one shared expert.
+void build_nemotron_h(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const auto kinds = layer_kinds(m);
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        const LayerKind kind = kinds[static_cast<std::size_t>(il)];
+        if (kind == LayerKind::ssm) {
+            mamba2_mixer(b, m, il);
+        } else if (kind != LayerKind::ffn) {
+            attention(b, m, il, 1, false);
+        } else if (m.is_moe()) {
+            const MoE& e = *a.moe;
+            const std::uint64_t ff = e.expert_intermediate_size;
+            const std::uint64_t sh = e.shared_expert_intermediate_size;
+            b.blk(il, "ffn_gate_inp.weight", {a.hidden_size, e.experts});
+            b.blk(il, "exp_probs_b.bias", {e.experts});
+            b.blk(il, "ffn_down_exps.weight", {ff, a.hidden_size, e.experts});
+            b.blk(il, "ffn_up_exps.weight", {a.hidden_size, ff, e.experts});
+            b.blk(il, "ffn_down_shexp.weight", {sh, a.hidden_size});
+            b.blk(il, "ffn_up_shexp.weight", {a.hidden_size, sh});
+        } else {
+            b.blk(il, "ffn_down.weight", {a.intermediate_size, a.hidden_size});
+            b.blk(il, "ffn_up.weight", {a.hidden_size, a.intermediate_size});
+        }
+    }
+}
+
+// Kimi Linear (kimi-linear.cpp): KDA layers and MLA layers without RoPE, the first
+// (layers - moe_layers) FFNs dense, then routed experts with a routing bias and a shared expert.
+void build_kimi_linear(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const LayerGroup& mla = group_or_empty(m, LayerKind::mla);
+    const auto kinds = layer_kinds(m);
+    const std::uint64_t dense_layers = m.is_moe() ? a.layers - a.moe->moe_layers : a.layers;
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        if (kinds[static_cast<std::size_t>(il)] == LayerKind::linear) {
+            kimi_delta_attention(b, m, il);
+        } else {
+            mla_attention(b, m, mla, il);
+        }
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        if (static_cast<std::uint64_t>(il) < dense_layers) {
+            dense_ffn(b, m, il);
+        } else {
+            moe_ffn(b, m, il);
+            b.blk(il, "exp_probs_b.bias", {a.moe->experts});
+            shared_expert(b, m, il, false);
+        }
+    }
+}
+
+}  // namespace canitrun::layout

@@ -1,0 +1,137 @@
+#include "layout_builder.hpp"
+
+#include "canitrun/checked.hpp"
+
+// Tensor names and shapes follow the pinned llama.cpp (src/models/<arch>.cpp, load_arch_tensors,
+// and src/llama-arch.cpp's LLM_TENSOR_NAMES).
+
+namespace canitrun::layout {
+
+void Builder::add(std::string name, std::initializer_list<std::uint64_t> dims, int layer) {
+    TensorInfo t;
+    t.name = std::move(name);
+    std::size_t i = 0;
+    for (const auto d : dims) t.ne[i++] = d;
+    t.n_dims = static_cast<std::uint32_t>(dims.size());
+    t.layer = layer;
+    layout.tensors.push_back(std::move(t));
+}
+
+void Builder::blk(int il, const std::string& suffix, std::initializer_list<std::uint64_t> dims) {
+    add("blk." + std::to_string(il) + "." + suffix, dims, il);
+}
+
+const LayerGroup* group_of(const Model& model, LayerKind kind) {
+    for (const auto& g : model.arch.layer_groups) {
+        if (g.kind == kind) return &g;
+    }
+    return nullptr;
+}
+
+const LayerGroup& group_or_empty(const Model& model, LayerKind kind) {
+    static const LayerGroup empty{};
+    const LayerGroup* g = group_of(model, kind);
+    return g != nullptr ? *g : empty;
+}
+
+bool has_kind(const Model& model, LayerKind kind) {
+    return group_of(model, kind) != nullptr;
+}
+
+void embeddings(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    b.add("token_embd.weight", {a.hidden_size, a.vocab_size});
+    b.add("output_norm.weight", {a.hidden_size});
+    if (!a.tied_embeddings) b.add("output.weight", {a.hidden_size, a.vocab_size});
+}
+
+void attention(Builder& b, const Model& m, int il, std::uint64_t q_factor, bool qkv_bias) {
+    const auto& a = m.arch;
+    const LayerGroup* g = group_of(m, LayerKind::full);
+    if (g == nullptr) g = group_of(m, LayerKind::sliding);
+    const AttentionDims d = attention_dims(m, g ? *g : LayerGroup{});
+    const std::uint64_t q_dim = checked::mul(a.attention.heads, d.k_dim);
+    const std::uint64_t o_in = checked::mul(a.attention.heads, d.v_dim);
+    b.blk(il, "attn_q.weight", {a.hidden_size, checked::mul(q_dim, q_factor)});
+    b.blk(il, "attn_k.weight", {a.hidden_size, checked::mul(d.kv_heads, d.k_dim)});
+    b.blk(il, "attn_v.weight", {a.hidden_size, checked::mul(d.kv_heads, d.v_dim)});
+    if (qkv_bias) {
+        b.blk(il, "attn_q.bias", {q_dim});
+        b.blk(il, "attn_k.bias", {checked::mul(d.kv_heads, d.k_dim)});
+        b.blk(il, "attn_v.bias", {checked::mul(d.kv_heads, d.v_dim)});
+    }
+    b.blk(il, "attn_output.weight", {o_in, a.hidden_size});
+}
+
+void qk_norm(Builder& b, const Model& m, int il) {
+    const LayerGroup* g = group_of(m, LayerKind::full);
+    if (g == nullptr) g = group_of(m, LayerKind::sliding);
+    const AttentionDims d = attention_dims(m, g ? *g : LayerGroup{});
+    b.blk(il, "attn_q_norm.weight", {d.k_dim});
+    b.blk(il, "attn_k_norm.weight", {d.k_dim});
+}
+
+void dense_ffn(Builder& b, const Model& m, int il) {
+    const auto& a = m.arch;
+    b.blk(il, "ffn_gate.weight", {a.hidden_size, a.intermediate_size});
+    b.blk(il, "ffn_up.weight", {a.hidden_size, a.intermediate_size});
+    b.blk(il, "ffn_down.weight", {a.intermediate_size, a.hidden_size});
+}
+
+void moe_ffn(Builder& b, const Model& m, int il) {
+    const auto& a = m.arch;
+    const MoE& e = *a.moe;
+    b.blk(il, "ffn_gate_inp.weight", {a.hidden_size, e.experts});
+    b.blk(il, "ffn_gate_exps.weight", {a.hidden_size, e.expert_intermediate_size, e.experts});
+    b.blk(il, "ffn_up_exps.weight", {a.hidden_size, e.expert_intermediate_size, e.experts});
+    b.blk(il, "ffn_down_exps.weight", {e.expert_intermediate_size, a.hidden_size, e.experts});
+}
+
+void shared_expert(Builder& b, const Model& m, int il, bool gate_inp) {
+    const auto& a = m.arch;
+    const std::uint64_t ff = a.moe->shared_expert_intermediate_size;
+    if (ff == 0) return;
+    if (gate_inp) b.blk(il, "ffn_gate_inp_shexp.weight", {a.hidden_size});
+    b.blk(il, "ffn_gate_shexp.weight", {a.hidden_size, ff});
+    b.blk(il, "ffn_up_shexp.weight", {a.hidden_size, ff});
+    b.blk(il, "ffn_down_shexp.weight", {ff, a.hidden_size});
+}
+
+void mla_attention(Builder& b, const Model& m, const LayerGroup& g, int il) {
+    const auto& a = m.arch;
+    const std::uint64_t heads = a.attention.heads;
+    const std::uint64_t qk_head = checked::add(g.qk_nope_head_dim, g.qk_rope_head_dim);
+    const std::uint64_t v_head = a.attention.v_head_dim ? a.attention.v_head_dim : g.v_head_dim;
+    if (g.q_lora_rank > 0) {
+        b.blk(il, "attn_q_a_norm.weight", {g.q_lora_rank});
+        b.blk(il, "attn_q_a.weight", {a.hidden_size, g.q_lora_rank});
+        b.blk(il, "attn_q_b.weight", {g.q_lora_rank, checked::mul(heads, qk_head)});
+    } else {
+        b.blk(il, "attn_q.weight", {a.hidden_size, checked::mul(heads, qk_head)});
+    }
+    b.blk(il, "attn_kv_a_norm.weight", {g.kv_lora_rank});
+    b.blk(il, "attn_kv_a_mqa.weight",
+          {a.hidden_size, checked::add(g.kv_lora_rank, g.qk_rope_head_dim)});
+    b.blk(il, "attn_k_b.weight", {g.qk_nope_head_dim, g.kv_lora_rank, heads});
+    b.blk(il, "attn_v_b.weight", {g.kv_lora_rank, v_head, heads});
+    b.blk(il, "attn_output.weight", {checked::mul(heads, v_head), a.hidden_size});
+}
+
+void mamba2_mixer(Builder& b, const Model& m, int il) {
+    const auto& a = m.arch;
+    const LayerGroup& g = group_or_empty(m, LayerKind::ssm);
+    const std::uint64_t bc = checked::mul(2, checked::mul(g.groups, g.state_size));
+    const std::uint64_t in_proj =
+        checked::add(checked::add(checked::mul(2, g.inner_size), bc), g.ssm_heads);
+    const std::uint64_t conv_dim = checked::add(g.inner_size, bc);
+    b.blk(il, "ssm_in.weight", {a.hidden_size, in_proj});
+    b.blk(il, "ssm_conv1d.weight", {g.conv_kernel, conv_dim});
+    b.blk(il, "ssm_conv1d.bias", {conv_dim});
+    b.blk(il, "ssm_dt.bias", {g.ssm_heads});
+    b.blk(il, "ssm_a", {1, g.ssm_heads});
+    b.blk(il, "ssm_d", {1, g.ssm_heads});
+    b.blk(il, "ssm_norm.weight", {g.inner_size / g.groups, g.groups});
+    b.blk(il, "ssm_out.weight", {g.inner_size, a.hidden_size});
+}
+
+}  // namespace canitrun::layout

@@ -1,0 +1,50 @@
+#pragma once
+// The pieces the tensor layouts are built from (tensor_layout.cpp for the attention-only
+// architectures, hybrid_layouts.cpp for the hybrid ones): a builder of llama.cpp's tensor names
+// and shapes, and the tensors several architectures share. Private to src/core/engines.
+
+#include <initializer_list>
+#include <string>
+
+#include "canitrun/tensor_layout.hpp"
+
+namespace canitrun::layout {
+
+struct Builder {
+    TensorLayout layout;
+
+    void add(std::string name, std::initializer_list<std::uint64_t> dims, int layer = -1);
+    // blk.<il>.<suffix>
+    void blk(int il, const std::string& suffix, std::initializer_list<std::uint64_t> dims);
+};
+
+const LayerGroup* group_of(const Model& model, LayerKind kind);
+
+// The model's group of this kind, or an empty one (every dimension 0, so the model's own
+// attention values apply) when a model read from a file header or a log has none: the builder
+// for its architecture then lays out what the header gives instead of dereferencing nothing.
+const LayerGroup& group_or_empty(const Model& model, LayerKind kind);
+
+bool has_kind(const Model& model, LayerKind kind);
+
+// token_embd, output_norm, and output unless the embeddings are tied
+void embeddings(Builder& b, const Model& m);
+// q/k/v/o of a full or sliding layer; `q_factor` 2 for gated attention (the query projection
+// also yields the gate).
+void attention(Builder& b, const Model& m, int il, std::uint64_t q_factor, bool qkv_bias);
+void qk_norm(Builder& b, const Model& m, int il);
+// MLA as deepseek2.cpp loads a current GGUF: kv_b split into attn_k_b / attn_v_b, q through a
+// LoRA when q_lora_rank > 0.
+void mla_attention(Builder& b, const Model& m, const LayerGroup& g, int il);
+// A Mamba-2 mixer as granite-hybrid.cpp and nemotron-h.cpp load it (ssm_in = z, x, B, C, dt).
+void mamba2_mixer(Builder& b, const Model& m, int il);
+void dense_ffn(Builder& b, const Model& m, int il);
+void moe_ffn(Builder& b, const Model& m, int il);
+void shared_expert(Builder& b, const Model& m, int il, bool gate_inp);
+
+void build_qwen_hybrid(Builder& b, const Model& m, bool fused_ba);
+void build_granite_hybrid(Builder& b, const Model& m);
+void build_nemotron_h(Builder& b, const Model& m);
+void build_kimi_linear(Builder& b, const Model& m);
+
+}  // namespace canitrun::layout
