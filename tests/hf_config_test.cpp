@@ -114,6 +114,27 @@ TEST_CASE("hf: Nemotron-H hybrid_override_pattern") {
     CHECK(kv_cache_bytes(m, 8192, f16()) == 4ULL * 8192 * 8 * 256 * 2);
 }
 
+TEST_CASE("hf: LFM2's short convolutions, listed attention layers and adjusted FFN width") {
+    // LiquidAI/LFM2-700M's config.json (its keys as the official repo has them): attention at
+    // full_attn_idxs, short convolutions of conv_L_cache 3 elsewhere, and block_ff_dim 10240
+    // auto-adjusted: int(2 x 10240 / 3) = 6826, rounded up to a multiple of 256 = 6912.
+    const Model m = load("lfm2-700m");
+    CHECK(count_layers(m, LayerKind::conv) == 10);
+    CHECK(count_layers(m, LayerKind::full) == 6);
+    CHECK(layer_kinds(m)[2] == LayerKind::full);
+    CHECK(layer_kinds(m)[3] == LayerKind::conv);
+    CHECK(m.arch.intermediate_size == 6912);
+    CHECK(m.arch.tied_embeddings);  // no tie key: transformers' default, tied
+    // per sequence (3 - 1) x 1536 f32 values in each convolution layer
+    CHECK(recurrent_state_bytes(m) == 10ULL * 2 * 1536 * 4);
+    // convolutions 3 E^2 + 3 E + E^2, attention 2 E^2 + 2 x E x 512, SwiGLU 3 x E x 6912 on
+    // all 16 layers, tied embeddings: the card's 742,489,344 less the norms' 51,456 values
+    CHECK(m.params_total == 10ULL * (4 * 1536 * 1536 + 3 * 1536) +
+                                6ULL * (2 * 1536 * 1536 + 2 * 1536 * 512) +
+                                16ULL * 3 * 1536 * 6912 + 65536ULL * 1536);
+    CHECK(m.params_total == 742489344ULL - 33 * 1536 - 6 * 2 * 64);
+}
+
 TEST_CASE("hf: safetensors headers give exact parameter counts") {
     const std::string header =
         R"({"a":{"dtype":"BF16","shape":[3,4],"data_offsets":[0,24]},)"

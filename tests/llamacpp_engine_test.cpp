@@ -300,3 +300,25 @@ TEST_CASE("Kimi Linear: KDA and MLA layers as kimi-linear.cpp loads and caches t
     CHECK(e.term(TermKind::kv_cache) == 7ULL * 576 * 2 * 8192);
     CHECK(e.term(TermKind::recurrent_state) == 20ULL * (36864 + 524288) * 4);
 }
+
+TEST_CASE("LFM2: short convolutions keep 2 x n_embd floats, the layout is the card's count") {
+    // lfm2.cpp: every tensor of LFM2 1.2B, norms included (token_embd_norm is the final norm),
+    // sums to the model card's exact 1,170,340,608 parameters.
+    const Model& m = test::model("lfm2-1.2b");
+    const TensorLayout layout = tensor_layout(m).value();
+    CHECK(layout.arch == "lfm2");
+    CHECK(layout.elements() == 1170340608ULL);
+    // The 8B-A1B: 2 dense layers of 7168, 22 MoE layers of 32 experts of 1792 with a routing
+    // bias: 8,339,930,560, llama-bench's "8.34 B"
+    const TensorLayout moe = tensor_layout(test::model("lfm2-8b-a1b")).value();
+    CHECK(moe.arch == "lfm2moe");
+    CHECK(moe.elements() == 8339930560ULL);
+
+    // K and V on the 6 attention layers (8 KV heads x 64); per sequence, in f32, (3 - 1) x 2048
+    // conv values on each of the 10 convolution layers (n_embd_r)
+    LlamaCppOptions o;
+    o.context = 8192;
+    const auto e = estimate_llamacpp(m, test::quant("Q8_0"), o).value();
+    CHECK(e.term(TermKind::kv_cache) == 6ULL * 8 * (64 + 64) * 2 * 8192);
+    CHECK(e.term(TermKind::recurrent_state) == 10ULL * 2 * 2048 * 4);
+}

@@ -16,6 +16,7 @@ enum class LayerKind {
     sliding,  // sliding-window attention: K and V for at most `window` tokens
     linear,   // linear attention (Gated DeltaNet): fixed recurrent state
     ssm,      // Mamba-style state space: fixed recurrent state
+    conv,     // gated short convolution (LFM2): the last conv_kernel - 1 inputs per sequence
     mla,      // multi-head latent attention: one compressed latent + rope key per token
     // a block with only a feed-forward network (dense or MoE) and no attention or mixer: it
     // keeps nothing per token (Nemotron-H's '-' and 'E' blocks, which llama.cpp indexes as
@@ -37,7 +38,7 @@ struct LayerGroup {
     std::uint64_t value_heads = 0;
     std::uint64_t key_head_dim = 0;
     std::uint64_t value_head_dim = 0;
-    // ssm
+    // ssm (conv: the convolution's channels, the hidden size)
     std::uint64_t inner_size = 0;
     std::uint64_t state_size = 0;
     std::uint64_t groups = 0;
@@ -210,8 +211,15 @@ std::uint64_t ffn_layer_count(const Model& model);
 
 const char* layer_kind_name(LayerKind kind);
 
+// Whether a kind keeps a fixed per-sequence state instead of a per-token cache.
+bool is_recurrent(LayerKind kind);
+
+// Layers of the recurrent kinds (linear attention, SSM, short convolution).
+std::uint64_t count_recurrent_layers(const Model& model);
+
 // The letter of a kind in Architecture::layer_order: '*' full attention, 'S' sliding, 'L'
-// linear, 'M' Mamba (ssm), 'A' MLA, '-' FFN only (Nemotron's own letters where it has them);
+// linear, 'M' Mamba (ssm), 'C' short convolution, 'A' MLA, '-' FFN only (Nemotron's own
+// letters where it has them);
 // layer_kind_of_letter reads one back ('E', Nemotron's MoE block, is an FFN block too).
 char layer_kind_letter(LayerKind kind);
 std::optional<LayerKind> layer_kind_of_letter(char letter);

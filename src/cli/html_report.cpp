@@ -47,7 +47,7 @@ svg text{font:12px system-ui,sans-serif;fill:var(--muted)}
 .swatch.twin{border-top:3px dashed var(--twin)}
 .layers{display:flex;flex-wrap:wrap;gap:2px;margin:8px 0}
 .layer{width:14px;height:22px;border-radius:2px}
-.k-full,.k-mla{background:var(--this)}.k-sliding{background:#7aa7dd}.k-linear{background:#d5dbe3}.k-ssm{background:#b9c2cd}.k-ffn{background:#eef1f4}
+.k-full,.k-mla{background:var(--this)}.k-sliding{background:#7aa7dd}.k-linear{background:#d5dbe3}.k-ssm{background:#b9c2cd}.k-ffn{background:#eef1f4}.k-conv{background:#d5dbe3}
 ul{margin:4px 0 8px 20px;padding:0}
 dt{font-weight:600;margin-top:8px}dd{margin:0 0 4px}
 a{color:var(--this);overflow-wrap:anywhere}

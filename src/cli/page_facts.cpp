@@ -36,6 +36,8 @@ std::string glyph(LayerKind kind, bool unicode) {
             return unicode ? "░" : "L";
         case LayerKind::ssm:
             return unicode ? "▒" : "S";
+        case LayerKind::conv:
+            return unicode ? "░" : "C";
         case LayerKind::ffn:
             return unicode ? "·" : "-";
     }
@@ -58,6 +60,8 @@ std::string group_detail(const Model& m, const LayerGroup& g, bool unicode) {
             return "linear attention, a fixed-size state";
         case LayerKind::ssm:
             return "state-space layer, a fixed-size state";
+        case LayerKind::conv:
+            return "a short convolution, a fixed-size state";
         case LayerKind::ffn:
             return "a feed-forward block alone, nothing cached";
     }
@@ -113,6 +117,8 @@ std::string kind_label(const Model& m, LayerKind kind) {
             return m.arch.linear_name.empty() ? "linear-attention" : m.arch.linear_name;
         case LayerKind::ssm:
             return "state-space (Mamba)";
+        case LayerKind::conv:
+            return m.arch.linear_name.empty() ? "short-convolution" : m.arch.linear_name;
         case LayerKind::ffn:
             return "feed-forward-only";
     }

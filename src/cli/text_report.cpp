@@ -57,11 +57,12 @@ void write_card(std::ostream& out, const ModelReport& r) {
         out << " of " << moe.experts << " total\n";
     }
     if (m.context_extended > m.context_native) out << "  Context: " << context_sentence(m) << "\n";
-    const std::uint64_t fixed =
-        count_layers(m, LayerKind::linear) + count_layers(m, LayerKind::ssm);
+    const std::uint64_t fixed = count_recurrent_layers(m);
     if (fixed > 0) {
-        out << "  " << (count_layers(m, LayerKind::linear) ? "Linear attention" : "State-space")
-            << " layers: " << fixed << " of " << m.arch.layers
+        const char* kind = count_layers(m, LayerKind::linear) ? "Linear attention"
+                           : count_layers(m, LayerKind::conv) ? "Short-convolution"
+                                                              : "State-space";
+        out << "  " << kind << " layers: " << fixed << " of " << m.arch.layers
             << " (fixed-size state, no KV growth)\n";
     }
     if (const auto sliding = count_layers(m, LayerKind::sliding)) {
@@ -225,8 +226,7 @@ void write_hybrid(std::ostream& out, const ModelReport& r) {
     out << "\n"
         << heading(out, "What a full " + format_thousands(full_window) + "-token context costs")
         << "\n";
-    const std::uint64_t linear =
-        count_layers(m, LayerKind::linear) + count_layers(m, LayerKind::ssm);
+    const std::uint64_t linear = count_recurrent_layers(m);
     const std::uint64_t sliding = count_layers(m, LayerKind::sliding);
     if (linear > 0) {
         const std::string kind =

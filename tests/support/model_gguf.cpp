@@ -35,6 +35,10 @@ void write_general_keys(GgufWriter& w, const Model& m, const std::string& arch,
     w.f32(p + (arch == "command-r" || arch == "cohere2" ? "attention.layer_norm_epsilon"
                                                         : "attention.layer_norm_rms_epsilon"),
           1e-6f);
+    if (arch == "nemotron_h" || arch == "nemotron_h_moe") {
+        // nemotron-h.cpp reads both: RMS for the blocks, plain for the MTP head's final norm
+        w.f32(p + "attention.layer_norm_epsilon", 1e-5f);
+    }
     w.f32(p + "rope.freq_base", 10000.0f);
 }
 
@@ -83,8 +87,9 @@ void write_attention_keys(GgufWriter& w, const Model& m, const std::string& arch
             if ((i + 1) % interval != 0) kv[i] = 0;
         }
         w.u32_array(p + "attention.head_count_kv", kv);
-    } else if (arch == "nemotron_h" || arch == "nemotron_h_moe") {
-        // conversion/nemotron.py: KV heads on the attention blocks only
+    } else if (arch == "nemotron_h" || arch == "nemotron_h_moe" || arch == "lfm2" ||
+               arch == "lfm2moe") {
+        // conversion/nemotron.py and lfm2.py: KV heads on the attention blocks only
         std::vector<std::uint32_t> kv;
         for (const LayerKind k : layer_kinds(m))
             kv.push_back(k == LayerKind::full ? u32(a.attention.kv_heads) : 0);
@@ -143,6 +148,13 @@ void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arc
         w.u32(p + "ssm.inner_size", u32(g->value_heads * g->value_head_dim));
         w.u32(p + "full_attention_interval", u32(a.layers / (full ? full->count : 1)));
         if (arch != "qwen3next") w.i32_array(p + "rope.dimension_sections", {11, 11, 10, 0});
+    }
+    if (const LayerGroup* g = group(m, LayerKind::conv)) {
+        w.u32(p + "shortconv.l_cache", u32(g->conv_kernel));
+        if (m.is_moe()) {  // conversion/lfm2.py: num_dense_layers, a sigmoid gate
+            w.u32(p + "leading_dense_block_count", u32(a.layers - a.moe->moe_layers));
+            w.u32(p + "expert_gating_func", 2);
+        }
     }
     if (const LayerGroup* g = group(m, LayerKind::ssm)) {
         w.u32(p + "ssm.conv_kernel", u32(g->conv_kernel));

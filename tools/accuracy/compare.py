@@ -2,7 +2,7 @@
 """Accuracy harness driver (run by tools/accuracy/run.sh): writes full-size sparse GGUF files of
 database models (make_gguf), loads them with llama.cpp's no_alloc simulation (llama_probe, the
 prebuilt libllama of node-llama-cpp@3.21.1 = llama.cpp 5b4ebc5, CPU backend), runs
-`canitrun --engine llama.cpp --backend cpu --json` with the same settings and writes
+`canitrun FILE.gguf --engine llama.cpp --backend cpu --json` with the same settings and writes
 docs/ACCURACY.md: per model and setting, estimate vs llama.cpp per term, error in MiB and %."""
 
 import json
@@ -43,6 +43,13 @@ MODELS = [
     ("qwen3-vl-30b-a3b", "Q4_K_M"),        # qwen3vlmoe (text decoder)
     ("mistral-small-3.2-24b", "Q4_K_M"),   # llama layout (Mistral Small)
     ("phi-3.5-mini", "Q4_K_M"),            # phi3 with LongRoPE factors
+    ("nemotron-h-8b", "Q4_K_M"),           # nemotron_h: Mamba-2, attention and MLP blocks
+    ("nemotron-3-nano-30b-a3b", "Q4_K_M"), # nemotron_h_moe: Mamba-2, attention and MoE blocks
+    ("kimi-linear-48b-a3b", "Q4_K_M"),     # kimi-linear: Kimi Delta Attention + MLA, MoE
+    ("deepseek-v3.2", "Q2_K"),             # deepseek32: MLA + the DSA indexer's key cache
+    ("glm-5", "Q2_K"),                     # glm-dsa: deepseek32's tensors with exp_probs_b
+    ("lfm2-1.2b", "Q4_K_M"),               # lfm2: short convolutions + GQA
+    ("lfm2-8b-a1b", "Q4_K_M"),             # lfm2moe: the same with sigmoid-routed experts
 ]
 
 # n_ctx:n_ubatch:n_seq:fa:type_k:type_v
@@ -69,9 +76,11 @@ def run(cmd):
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
 
-def estimate(canitrun, model, quant, setting):
+def estimate(canitrun, path, setting):
+    """canitrun's llama.cpp profile of the file llama.cpp loaded: --backend names a backend for a
+    GGUF file (a database model's backend follows its --gpu)."""
     ctx, ub, seq, fa, tk, tv = setting.split(":")
-    out = run([canitrun, model, "--engine", "llama.cpp", "--backend", "cpu", "--quant", quant,
+    out = run([canitrun, path, "--engine", "llama.cpp", "--backend", "cpu",
                "--ctx", ctx, "--ubatch", ub, "--parallel", seq, "--flash-attn", fa,
                "--cache-type-k", tk, "--cache-type-v", tv, "--json"])
     terms = {t["name"]: t["bytes"] for t in json.loads(out)["estimate"]["terms"]}
@@ -120,14 +129,14 @@ def main():
         path = os.path.join(work, f"{model}-{quant}.gguf")
         run([make_gguf, model, quant, path])
         lines = run([probe, bins, path] + SETTINGS).strip().splitlines()
-        os.remove(path)
         for line in lines:
             m = json.loads(line)
             if "error" in m:
                 rows.append((model, quant, m["config"], None, None))
                 continue
             rows.append((model, quant, m["config"], measured(m),
-                         estimate(canitrun, model, quant, m["config"])))
+                         estimate(canitrun, path, m["config"])))
+        os.remove(path)
         print(f"{model} {quant}: {len(lines)} settings", file=sys.stderr)
 
     worst = (0.0, 0.0, "")
@@ -168,8 +177,9 @@ def main():
                 "(tensor names, shapes and types from canitrun's tensor layout and llama-quantize "
                 "rules; data a sparse hole), loaded by llama.cpp 5b4ebc5 (the prebuilt libllama "
                 "of node-llama-cpp@3.21.1) with `no_alloc` on its CPU backend, against "
-                "`canitrun MODEL --engine llama.cpp --backend cpu --json` with the same "
-                "settings. Cells: llama.cpp / canitrun (error), MiB. llama.cpp logs sizes in "
+                "`canitrun FILE.gguf --engine llama.cpp --backend cpu --json` on the same file "
+                "with the same settings (its header read back as a model, its tensors as the "
+                "weights). Cells: llama.cpp / canitrun (error), MiB. llama.cpp logs sizes in "
                 "MiB with two decimals, so 0.01 MiB is its resolution; weights are "
                 "llama_model_size() in bytes.\n\n")
         f.write(f"Models: {len(MODELS)}; rows: {len(rows)}; rows whose total is off by more "

@@ -62,8 +62,10 @@ LayerKind parse_layer_kind(const Fields& f) {
     if (kind == "linear") return LayerKind::linear;
     if (kind == "ssm") return LayerKind::ssm;
     if (kind == "mla") return LayerKind::mla;
+    if (kind == "conv") return LayerKind::conv;
     if (kind == "ffn") return LayerKind::ffn;
-    f.error("unknown layer kind '" + kind + "' (expected full, sliding, linear, ssm, mla or ffn)");
+    f.error("unknown layer kind '" + kind +
+            "' (expected full, sliding, linear, ssm, conv, mla or ffn)");
 }
 
 LayerGroup parse_layer_group(const Fields& f) {
@@ -102,6 +104,9 @@ LayerGroup parse_layer_group(const Fields& f) {
             g.index_head_dim = f.count_or("index_head_dim", 0, kMaxDim);
             g.index_heads = f.count_or("index_heads", 0, kMaxDim);
             g.index_top_k = f.count_or("index_topk", 0, kMaxContext);
+            break;
+        case LayerKind::conv:
+            g.conv_kernel = f.count("conv_kernel", 1, 64);
             break;
         case LayerKind::ffn:
             break;
@@ -176,6 +181,7 @@ Architecture parse_architecture(const Fields& f) {
         LayerGroup g = parse_layer_group(
             Fields(groups[i], f.where() + ".layer_groups[" + std::to_string(i) + "]"));
         sum += g.count;
+        if (g.kind == LayerKind::conv) g.inner_size = a.hidden_size;  // a channel per dimension
         a.layer_groups.push_back(g);
     }
     if (sum != a.layers) {

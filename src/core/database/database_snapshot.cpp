@@ -21,7 +21,7 @@ namespace {
 constexpr std::string_view kMagic = "canitrun-db";
 
 constexpr std::uint64_t enum_count(LayerKind /*unused*/) {
-    return 6;
+    return 7;
 }  // full .. ffn
 constexpr std::uint64_t enum_count(GpuClass /*unused*/) {
     return 4;

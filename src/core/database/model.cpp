@@ -80,6 +80,8 @@ const char* layer_kind_name(LayerKind kind) {
             return "ssm";
         case LayerKind::mla:
             return "mla";
+        case LayerKind::conv:
+            return "conv";
         case LayerKind::ffn:
             return "ffn";
     }
@@ -98,6 +100,8 @@ char layer_kind_letter(LayerKind kind) {
             return 'M';
         case LayerKind::mla:
             return 'A';
+        case LayerKind::conv:
+            return 'C';
         case LayerKind::ffn:
             return '-';
     }
@@ -106,11 +110,21 @@ char layer_kind_letter(LayerKind kind) {
 
 std::optional<LayerKind> layer_kind_of_letter(char letter) {
     for (const LayerKind k : {LayerKind::full, LayerKind::sliding, LayerKind::linear,
-                              LayerKind::ssm, LayerKind::mla, LayerKind::ffn}) {
+                              LayerKind::ssm, LayerKind::conv, LayerKind::mla, LayerKind::ffn}) {
         if (layer_kind_letter(k) == letter) return k;
     }
     if (letter == 'E') return LayerKind::ffn;
     return std::nullopt;
+}
+
+bool is_recurrent(LayerKind kind) {
+    return kind == LayerKind::linear || kind == LayerKind::ssm || kind == LayerKind::conv;
+}
+
+std::uint64_t count_recurrent_layers(const Model& model) {
+    std::uint64_t n = 0;
+    for (const auto& g : model.arch.layer_groups) n += is_recurrent(g.kind) ? g.count : 0;
+    return n;
 }
 
 }  // namespace canitrun

@@ -7,7 +7,8 @@
 
 // The hybrid architectures' tensors, as the pinned llama.cpp's src/models/<arch>.cpp load them:
 // qwen35.cpp, qwen35moe.cpp and qwen3next.cpp (Gated DeltaNet), granite-hybrid.cpp and
-// nemotron-h.cpp (Mamba-2), kimi-linear.cpp (Kimi Delta Attention and MLA).
+// nemotron-h.cpp (Mamba-2), kimi-linear.cpp (Kimi Delta Attention and MLA), lfm2.cpp and
+// lfm2moe.cpp (short convolutions).
 
 namespace canitrun::layout {
 namespace {
@@ -161,6 +162,38 @@ void build_kimi_linear(Builder& b, const Model& m) {
             moe_ffn(b, m, il);
             b.blk(il, "exp_probs_b.bias", {a.moe->experts});
             shared_expert(b, m, il, false);
+        }
+    }
+}
+
+// LFM2 (lfm2.cpp, and lfm2moe.cpp alike): gated short convolutions (in_proj to B, C and x, a
+// depthwise convolution of l_cache taps, out_proj) and GQA with per-head q/k norms; the final
+// norm is named token_embd_norm; the first (layers - moe_layers) FFNs dense, then experts
+// routed by a sigmoid with a bias, no shared expert.
+void build_lfm2(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const LayerGroup& conv = group_or_empty(m, LayerKind::conv);
+    const auto kinds = layer_kinds(m);
+    const std::uint64_t dense_layers = m.is_moe() ? a.layers - a.moe->moe_layers : a.layers;
+    b.add("token_embd.weight", {a.hidden_size, a.vocab_size});
+    b.add("token_embd_norm.weight", {a.hidden_size});
+    if (!a.tied_embeddings) b.add("output.weight", {a.hidden_size, a.vocab_size});
+    for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        if (kinds[static_cast<std::size_t>(il)] == LayerKind::conv) {
+            b.blk(il, "shortconv.conv.weight", {conv.conv_kernel, a.hidden_size});
+            b.blk(il, "shortconv.in_proj.weight", {a.hidden_size, checked::mul(3, a.hidden_size)});
+            b.blk(il, "shortconv.out_proj.weight", {a.hidden_size, a.hidden_size});
+        } else {
+            qk_norm(b, m, il);
+            attention(b, m, il, 1, false);
+        }
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        if (static_cast<std::uint64_t>(il) < dense_layers) {
+            dense_ffn(b, m, il);
+        } else {
+            moe_ffn(b, m, il);
+            b.blk(il, "exp_probs_b.bias", {a.moe->experts});
         }
     }
 }

@@ -146,7 +146,7 @@ std::uint64_t layer_floats(const Model& m) {
 
 Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
     const auto& a = m.arch;
-    const bool recurrent = count_layers(m, LayerKind::linear) + count_layers(m, LayerKind::ssm) > 0;
+    const bool recurrent = count_recurrent_layers(m) > 0;
     std::uint64_t out_per_token =
         checked::add(a.vocab_size, checked::mul(recurrent ? 3 : 2, a.hidden_size));
     const Bytes out_phase = checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);

@@ -194,11 +194,11 @@ std::uint64_t TensorLayout::elements() const {
 // its family; database families that only resemble one are mapped above it.
 Result<std::string> own_name_or_unsupported(const Model& m) {
     for (const char* arch :
-         {"llama",          "qwen2",      "qwen2vl",    "qwen3",     "qwen3vl",       "qwen3moe",
-          "qwen3vlmoe",     "qwen3next",  "qwen35",     "qwen35moe", "gemma2",        "gemma3",
-          "gpt-oss",        "deepseek2",  "deepseek32", "glm-dsa",   "smollm3",       "olmo2",
-          "command-r",      "cohere2",    "phi3",       "granite",   "granitehybrid", "nemotron_h",
-          "nemotron_h_moe", "kimi-linear"}) {
+         {"llama",          "qwen2",       "qwen2vl",    "qwen3",     "qwen3vl",       "qwen3moe",
+          "qwen3vlmoe",     "qwen3next",   "qwen35",     "qwen35moe", "gemma2",        "gemma3",
+          "gpt-oss",        "deepseek2",   "deepseek32", "glm-dsa",   "smollm3",       "olmo2",
+          "command-r",      "cohere2",     "phi3",       "granite",   "granitehybrid", "nemotron_h",
+          "nemotron_h_moe", "kimi-linear", "lfm2",       "lfm2moe"}) {
         if (m.family == arch) return std::string(arch);
     }
     return unsupported(m);
@@ -206,6 +206,9 @@ Result<std::string> own_name_or_unsupported(const Model& m) {
 
 Result<std::string> llama_arch(const Model& m) {
     const std::string& f = m.family;
+    if (f == "lfm2" && has_kind(m, LayerKind::conv)) {
+        return std::string(m.is_moe() ? "lfm2moe" : "lfm2");
+    }
     const bool linear = has_kind(m, LayerKind::linear);
     const bool ssm = has_kind(m, LayerKind::ssm);
     const bool mla = has_kind(m, LayerKind::mla);
@@ -323,6 +326,8 @@ Result<TensorLayout> tensor_layout(const Model& m) {
                 }
             } else if (a == "kimi-linear") {
                 build_kimi_linear(b, m);
+            } else if (a == "lfm2" || a == "lfm2moe") {
+                build_lfm2(b, m);
             }
             b.layout.n_layer = m.arch.layers;
             b.layout.n_expert = m.is_moe() ? m.arch.moe->experts : 0;
@@ -331,7 +336,7 @@ Result<TensorLayout> tensor_layout(const Model& m) {
             // llama-quantize asks hparams.n_gqa() of layer 0; granitehybrid stores 0 KV heads for
             // its Mamba layers, and its layer 0 is one, so n_gqa() is 0 there
             if ((a == "granitehybrid" || a == "nemotron_h" || a == "nemotron_h_moe" ||
-                 a == "kimi-linear") &&
+                 a == "kimi-linear" || a == "lfm2" || a == "lfm2moe") &&
                 layer_kinds(m).front() != LayerKind::full)
                 b.layout.n_gqa = 0;
             b.layout.is_70b =

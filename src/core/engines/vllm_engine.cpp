@@ -89,7 +89,7 @@ StageKv stage_kv(const Model& m, const VllmOptions& o, std::uint64_t first, std:
     Bytes full_per_token = 0;
     for (std::uint64_t i = first; i < first + count && i < order.size(); ++i) {
         const LayerGroup& g = m.arch.layer_groups[order[i]];
-        if (g.kind == LayerKind::linear || g.kind == LayerKind::ssm) {
+        if (is_recurrent(g.kind)) {
             s.fixed = checked::add(s.fixed, layer_recurrent_state_bytes(g) / tp);
             continue;
         }

@@ -65,6 +65,7 @@ std::uint64_t kv_elements_per_token(const Model& model, const LayerGroup& group)
                                 group.index_head_dim);
         case LayerKind::linear:
         case LayerKind::ssm:
+        case LayerKind::conv:
         case LayerKind::ffn:
             return 0;
     }
@@ -80,6 +81,7 @@ std::uint64_t cached_tokens(const LayerGroup& group, std::uint64_t context) {
             return group.window < context ? group.window : context;
         case LayerKind::linear:
         case LayerKind::ssm:
+        case LayerKind::conv:
         case LayerKind::ffn:
             return 0;
     }
@@ -150,6 +152,9 @@ Bytes layer_recurrent_state_bytes(const LayerGroup& g) {
         const std::uint64_t conv = checked::mul(g.conv_kernel - 1, conv_channels);
         const std::uint64_t state = checked::mul(g.state_size, g.inner_size);
         per_layer = checked::add(conv, state);
+    } else if (g.kind == LayerKind::conv) {
+        // llama.cpp's n_embd_r for LFM2: (L_cache - 1) x n_embd, and no s state
+        per_layer = checked::mul(g.conv_kernel - 1, g.inner_size);
     }
     return checked::mul(per_layer, kF32Bytes);
 }

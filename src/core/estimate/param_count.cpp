@@ -54,6 +54,11 @@ Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
             return q + h * (kv_lora + g.qk_rope_head_dim) +
                    kv_lora * heads * (g.qk_nope_head_dim + v_dim) + heads * v_dim * h;
         }
+        case LayerKind::conv: {
+            // LFM2's in_proj (B, C and x), the depthwise convolution and out_proj
+            const Wide c = g.inner_size;
+            return 3 * h * c + Wide{g.conv_kernel} * c + c * h;
+        }
         case LayerKind::ffn:
             return 0;  // its FFN is counted with the others
     }

@@ -4,6 +4,7 @@
 
 #include "canitrun/ggml_type.hpp"
 #include "canitrun/gguf_model.hpp"
+#include "canitrun/layer_kinds.hpp"
 
 #include "canitrun/llamacpp_rules.hpp"
 
@@ -211,6 +212,11 @@ LayerGroup read_gguf_recurrent_group(const GgufArchKeys& keys, const std::string
         recurrent.conv_kernel = conv_kernel;
         recurrent.key_heads = recurrent.value_heads = heads;
         recurrent.key_head_dim = recurrent.value_head_dim = head;
+    } else if (arch == "lfm2" || arch == "lfm2moe") {
+        // LFM2's short convolution (lfm2.cpp): shortconv.l_cache taps over every dimension
+        recurrent.kind = LayerKind::conv;
+        recurrent.conv_kernel = std::max<std::uint64_t>(keys.uint_or("shortconv.l_cache", 0), 1);
+        recurrent.inner_size = keys.uint_or("embedding_length", 0);
     } else if (llama_gated_delta_net(arch)) {
         // Gated DeltaNet (convert_hf_to_gguf.py, Qwen3NextModel): state_size = key head dim,
         // group_count = key heads, time_step_rank = value heads, inner_size = value dim.
@@ -314,7 +320,7 @@ std::vector<LayerGroup> group_gguf_layers(const std::vector<LayerInfo>& layers,
     std::vector<LayerGroup> groups;
     for (const auto& li : order) {
         LayerGroup g;
-        if (li.kind == LayerKind::linear || li.kind == LayerKind::ssm) {
+        if (is_recurrent(li.kind)) {
             g = rules.recurrent;
         } else if (li.kind == LayerKind::mla) {
             g = rules.mla;
@@ -491,11 +497,13 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     a.pattern = gguf_layer_pattern(a.layer_groups);
     a.shared_kv_layers = read_gguf_shared_kv_layers(keys, arch, n_layer);
     a.moe = read_gguf_moe(keys, n_layer);
-    if (count_layers(m, LayerKind::ffn) > 0) {
-        // FFN-only blocks: their order is not a period the groups could give, and in the MoE
-        // version they are the MoE layers.
+    // The file's own order where the groups' counts alone would place the layers elsewhere;
+    // FFN-only blocks are the MoE layers of a model that has them.
+    if (arch != "falcon-h1" && out.layer_kinds != layer_kinds(m)) {
         for (const auto& li : layers) a.layer_order += layer_kind_letter(li.kind);
-        if (a.moe) a.moe->moe_layers = count_layers(m, LayerKind::ffn);
+    }
+    if (a.moe && count_layers(m, LayerKind::ffn) > 0) {
+        a.moe->moe_layers = count_layers(m, LayerKind::ffn);
     }
 
     const GgufVocab vocab = read_gguf_vocab(keys, parts);

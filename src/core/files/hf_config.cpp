@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "canitrun/checked.hpp"
+#include "canitrun/layer_kinds.hpp"
 #include "canitrun/limits.hpp"
 #include "canitrun/param_count.hpp"
 #include "canitrun/parse.hpp"
@@ -46,6 +47,14 @@ bool bool_or(const json& c, const char* key, bool d) {
     return it != c.end() && it->is_boolean() ? it->get<bool>() : d;
 }
 
+// A ratio in (0, 16], else the default: a config's absurd or missing factor changes nothing.
+double ratio_or(const json& c, const char* key, double d) {
+    const auto it = c.find(key);
+    if (it == c.end() || !it->is_number()) return d;
+    const double v = it->get<double>();
+    return v > 0 && v <= 16 ? v : d;
+}
+
 // Sliding-window period (last layer of each period is global) for model types whose config
 // states sliding_window without a per-layer list; llama.cpp's converter writes the same.
 // llama.cpp's name for a config's model_type, where the two differ, for llama.cpp's rules.
@@ -69,7 +78,8 @@ LayerKind kind_from_layer_type(const std::string& t) {
     if (t.find("sliding") != std::string::npos || t == "chunked_attention")
         return LayerKind::sliding;
     if (t.find("linear") != std::string::npos) return LayerKind::linear;
-    if (t.find("mamba") != std::string::npos || t == "ssm" || t == "conv") return LayerKind::ssm;
+    if (t == "conv") return LayerKind::conv;  // LFM2's gated short convolution
+    if (t.find("mamba") != std::string::npos || t == "ssm") return LayerKind::ssm;
     return LayerKind::full;
 }
 
@@ -112,7 +122,10 @@ Result<std::uint64_t> read_hf_dimensions(const json& root, const json& c, const 
                                         {"hidden_size", a.hidden_size, kMaxDim}}));
     a.vocab_size = get_uint(c, {"vocab_size"}).value_or(uint_or(root, {"vocab_size"}, 0));
     a.tied_embeddings =
-        bool_or(c, "tie_word_embeddings", bool_or(root, "tie_word_embeddings", false));
+        bool_or(c, "tie_word_embeddings",
+                bool_or(root, "tie_word_embeddings",
+                        // LFM2 ties unless told (transformers' Lfm2Config default)
+                        bool_or(c, "tie_embedding", model_type.rfind("lfm2", 0) == 0)));
     a.attention.heads = uint_or(c, {"num_attention_heads", "n_head"}, 0);
     a.attention.kv_heads = uint_or(c, {"num_key_value_heads", "num_kv_heads"}, a.attention.heads);
     const auto head_dim = get_uint(c, {"head_dim"});
@@ -122,7 +135,17 @@ Result<std::uint64_t> read_hf_dimensions(const json& root, const json& c, const 
     a.attention.output_gate =
         bool_or(c, "attn_output_gate",
                 model_type.rfind("qwen3_next", 0) == 0 || model_type.rfind("qwen3_5", 0) == 0);
-    a.intermediate_size = uint_or(c, {"intermediate_size", "ffn_hidden_size"}, 0);
+    a.intermediate_size = uint_or(c, {"intermediate_size", "ffn_hidden_size", "block_ff_dim"}, 0);
+    if (bool_or(c, "block_auto_adjust_ff_dim", false) && a.intermediate_size <= kMaxDim) {
+        // LFM2 (transformers' Lfm2MLP, llama.cpp's conversion/lfm2.py): two thirds of the
+        // width, times the multiplier, rounded up to a multiple of block_multiple_of
+        const std::uint64_t multiple =
+            std::max<std::uint64_t>(1, uint_or(c, {"block_multiple_of"}, 256));
+        const double factor = ratio_or(c, "block_ffn_dim_multiplier", 1.0);
+        const auto scaled = static_cast<std::uint64_t>(
+            factor * static_cast<double>(checked::mul(2, a.intermediate_size) / 3));
+        a.intermediate_size = checked::mul(checked::add(scaled, multiple - 1) / multiple, multiple);
+    }
     m.context_native = uint_or(c, {"max_position_embeddings", "n_positions"}, 0);
     return blocks;
 }
@@ -185,6 +208,13 @@ Result<std::vector<LayerKind>> read_hf_layer_kinds(const json& c, const std::str
             if (ch == '*') kinds.push_back(LayerKind::full);
             if (ch == '-' || ch == 'E') kinds.push_back(LayerKind::ffn);
         }
+    } else if (const auto idxs = c.find("full_attn_idxs"); idxs != c.end() && idxs->is_array()) {
+        // LFM2's first configs: the attention layers listed, the others short convolutions
+        kinds.assign(blocks, LayerKind::conv);
+        for (const auto& i : *idxs) {
+            if (i.is_number_unsigned() && i.get<std::uint64_t>() < blocks)
+                kinds[i.get<std::size_t>()] = LayerKind::full;
+        }
     } else if (const std::uint64_t attn_period = uint_or(c, {"attn_layer_period"}, 0);
                attn_period > 0) {
         // Jamba: layer i is attention when i % attn_layer_period == attn_layer_offset, else a
@@ -209,7 +239,7 @@ Result<std::vector<LayerKind>> read_hf_layer_kinds(const json& c, const std::str
 
 // What one layer of each kind keeps, from the config's keys for that kind.
 struct HfLayerShapes {
-    LayerGroup linear, ssm, mla, sliding;
+    LayerGroup linear, ssm, conv, mla, sliding;
 };
 
 HfLayerShapes read_hf_layer_shapes(const json& c, std::uint64_t hidden_size) {
@@ -234,6 +264,11 @@ HfLayerShapes read_hf_layer_shapes(const json& c, std::uint64_t hidden_size) {
             ? checked::mul(ssm.ssm_heads, mamba_head_dim)
             : uint_or(c, {"intermediate_size_mamba", "d_inner"}, checked::mul(expand, hidden_size));
 
+    // LFM2: a depthwise convolution of conv_L_cache taps over every hidden dimension
+    s.conv.kind = LayerKind::conv;
+    s.conv.conv_kernel = uint_or(c, {"conv_L_cache"}, 3);
+    s.conv.inner_size = hidden_size;
+
     s.mla.kind = LayerKind::mla;
     s.mla.kv_lora_rank = uint_or(c, {"kv_lora_rank"}, 0);
     s.mla.q_lora_rank = uint_or(c, {"q_lora_rank"}, 0);
@@ -250,18 +285,19 @@ HfLayerShapes read_hf_layer_shapes(const json& c, std::uint64_t hidden_size) {
     return s;
 }
 
-// One group per kind present, in a fixed order: linear, ssm, mla, sliding, full, ffn.
+// One group per kind present, in a fixed order: linear, ssm, conv, mla, sliding, full, ffn.
 std::vector<LayerGroup> group_hf_layers(const std::vector<LayerKind>& kinds,
                                         const HfLayerShapes& shapes) {
     std::vector<LayerGroup> groups;
-    for (LayerKind kind : {LayerKind::linear, LayerKind::ssm, LayerKind::mla, LayerKind::sliding,
-                           LayerKind::full, LayerKind::ffn}) {
+    for (LayerKind kind : {LayerKind::linear, LayerKind::ssm, LayerKind::conv, LayerKind::mla,
+                           LayerKind::sliding, LayerKind::full, LayerKind::ffn}) {
         const auto n = static_cast<std::uint64_t>(std::count(kinds.begin(), kinds.end(), kind));
         if (n == 0) continue;
         LayerGroup g;
         g.kind = kind;
         if (kind == LayerKind::linear) g = shapes.linear;
         if (kind == LayerKind::ssm) g = shapes.ssm;
+        if (kind == LayerKind::conv) g = shapes.conv;
         if (kind == LayerKind::mla) g = shapes.mla;
         if (kind == LayerKind::sliding) g = shapes.sliding;
         g.count = n;
@@ -296,7 +332,8 @@ void read_hf_moe(const json& c, const std::string& model_type, Architecture& a) 
     moe.gated = a.gated_ffn;
     // The FFN-only blocks are the MoE layers where a model has them (Nemotron 3's 'E').
     const std::uint64_t ffn_layers = ffn_layer_count(a);
-    const std::uint64_t dense = std::min(uint_or(c, {"first_k_dense_replace"}, 0), ffn_layers);
+    const std::uint64_t dense =
+        std::min(uint_or(c, {"first_k_dense_replace", "num_dense_layers"}, 0), ffn_layers);
     moe.moe_layers = ffn_layers - dense;
     if (const std::uint64_t period = uint_or(c, {"expert_layer_period"}, 0); period > 0) {
         // Jamba: MoE where i % expert_layer_period == expert_layer_offset.
@@ -367,7 +404,8 @@ Result<Model> build_model(const json& root, const std::string& name) {
     }
     a.layer_groups = group_hf_layers(kinds, shapes);
     a.pattern = hf_layer_pattern(a.layer_groups);
-    if (std::find(kinds.begin(), kinds.end(), LayerKind::ffn) != kinds.end()) {
+    // The order as the config gives it, where the groups' counts alone would place it elsewhere.
+    if (layer_kinds(m) != kinds) {
         for (const LayerKind k : kinds) a.layer_order += layer_kind_letter(k);
     }
     // Squared-ReLU MLPs (Nemotron-H's relu2) have two matrices, not three.
