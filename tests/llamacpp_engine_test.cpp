@@ -322,3 +322,27 @@ TEST_CASE("LFM2: short convolutions keep 2 x n_embd floats, the layout is the ca
     CHECK(e.term(TermKind::kv_cache) == 6ULL * 8 * (64 + 64) * 2 * 8192);
     CHECK(e.term(TermKind::recurrent_state) == 10ULL * 2 * 2048 * 4);
 }
+
+TEST_CASE("Seed-OSS, EXAONE 4, GLM-4-0414, OLMo 3 and Llama 2 have llama.cpp layouts") {
+    // Llama 2 7B: embeddings 2 x 32000 x 4096, 32 layers of q/k/v/o (4 x 4096^2), SwiGLU
+    // (3 x 4096 x 11008) and two norms, the output norm: llama.cpp's 6,738,415,616.
+    CHECK(tensor_layout(test::model("llama-2-7b")).value().elements() == 6738415616ULL);
+    const auto names = [](const std::string& id) {
+        std::map<std::string, std::array<std::uint64_t, 4>> shape;
+        const TensorLayout layout = tensor_layout(test::model(id)).value();
+        for (const auto& t : layout.tensors) shape[t.name] = t.ne;
+        return shape;
+    };
+    auto seed = names("seed-oss-36b");  // seed-oss.cpp: q/k/v biases, attn_post_norm
+    CHECK(seed["blk.0.attn_q.bias"][0] == 80 * 128);
+    CHECK(seed.contains("blk.0.post_attention_norm.weight"));
+    CHECK_FALSE(seed.contains("blk.0.ffn_norm.weight"));
+    auto exaone = names("exaone-4.0-32b");  // exaone4.cpp: post norms only, q/k norms
+    CHECK_FALSE(exaone.contains("blk.0.attn_norm.weight"));
+    CHECK(exaone["blk.0.attn_k_norm.weight"][0] == 128);
+    CHECK(exaone.contains("blk.0.post_ffw_norm.weight"));
+    auto glm = names("glm-4-9b-0414");  // glm4.cpp: gate and up in one tensor
+    CHECK(glm["blk.0.ffn_up.weight"][1] == 2 * 13696);
+    CHECK_FALSE(glm.contains("blk.0.ffn_gate.weight"));
+    CHECK(tensor_layout(test::model("olmo-3-7b")).value().arch == "olmo2");
+}

@@ -50,6 +50,10 @@ MODELS = [
     ("glm-5", "Q2_K"),                     # glm-dsa: deepseek32's tensors with exp_probs_b
     ("lfm2-1.2b", "Q4_K_M"),               # lfm2: short convolutions + GQA
     ("lfm2-8b-a1b", "Q4_K_M"),             # lfm2moe: the same with sigmoid-routed experts
+    ("olmo-3-7b", "Q4_K_M"),               # olmo2 with OLMo 3's sliding window 3:1
+    ("exaone-4.0-32b", "Q4_K_M"),          # exaone4: sliding window 3:1, post norms only
+    ("seed-oss-36b", "Q4_K_M"),            # seed_oss: q/k/v biases
+    ("glm-4-9b-0414", "Q4_K_M"),           # glm4: fused gate+up, q/k/v biases
 ]
 
 # n_ctx:n_ubatch:n_seq:fa:type_k:type_v

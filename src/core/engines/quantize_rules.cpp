@@ -172,6 +172,8 @@ struct State {
     int i_attention_wv = 0;
     int n_ffn_down = 0;
     int i_ffn_down = 0;
+    int i_ffn_gate = 0;
+    int i_ffn_up = 0;
     bool tied = true;
     bool imatrix = false;
 };
@@ -326,13 +328,15 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
             new_type = type("q4_K");
         }
     } else if (cat == Category::ffn_gate || cat == Category::ffn_up) {
-        // the i_ffn_gate / i_ffn_up counters only matter through the layer, which for MoE
-        // comes from the name and for dense models equals the counter
-        const int i_layer = t.layer;
+        // layer_info: the layer from the name with experts, else the tensor's count so far,
+        // which is not its layer where some blocks have no FFN (Nemotron-H)
+        int& counter = cat == Category::ffn_gate ? qs.i_ffn_gate : qs.i_ffn_up;
+        const int i_layer = qs.layout.n_expert > 1 ? t.layer : counter;
         const int n_layer = qs.n_ffn_down;
         if (f == F::iq3_xs && i_layer >= n_layer / 8 && i_layer < 7 * n_layer / 8) {
             new_type = type("iq3_xxs");
         }
+        ++counter;
     }
     // The attn_qkv branch of llama_tensor_get_type_impl is unreachable: is_attn_v takes it first.
     return new_type;

@@ -10,9 +10,9 @@
 // Tensor names and shapes follow llama.cpp 5b4ebc5 (src/models/<arch>.cpp, load_arch_tensors,
 // and src/llama-arch.cpp's LLM_TENSOR_NAMES): llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp,
 // qwen35.cpp, qwen35moe.cpp, qwen3next.cpp, gemma2.cpp, gemma3.cpp, openai-moe.cpp (gpt-oss),
-// deepseek2.cpp, smollm3.cpp, olmo2.cpp, command-r.cpp, cohere2.cpp, phi3.cpp, granite.cpp,
-// granite-hybrid.cpp, nemotron-h.cpp, kimi-linear.cpp, qwen2vl.cpp, qwen3vl.cpp,
-// qwen3vlmoe.cpp (the hybrid ones in hybrid_layouts.cpp). Optional
+// deepseek2.cpp, smollm3.cpp, olmo2.cpp, seed-oss.cpp, exaone4.cpp, glm4.cpp, command-r.cpp,
+// cohere2.cpp, phi3.cpp, granite.cpp, granite-hybrid.cpp, nemotron-h.cpp, kimi-linear.cpp,
+// qwen2vl.cpp, qwen3vl.cpp, qwen3vlmoe.cpp (the hybrid ones in hybrid_layouts.cpp). Optional
 // tensors are listed only where the converter writes them for the models the database describes
 // (qwen2's q/k/v biases, llama 3's rope_freqs).
 
@@ -129,6 +129,47 @@ void build_olmo2(Builder& b, const Model& m) {
     }
 }
 
+// Seed-OSS (seed-oss.cpp): q/k/v with biases, the norm before the FFN named attn_post_norm.
+void build_seed_oss(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        attention(b, m, il, 1, true);
+        b.blk(il, "post_attention_norm.weight", {a.hidden_size});
+        dense_ffn(b, m, il);
+    }
+}
+
+// EXAONE 4 (exaone4.cpp): norms after attention and FFN only, per-head q/k norms.
+void build_exaone4(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        attention(b, m, il, 1, false);
+        b.blk(il, "post_attention_norm.weight", {a.hidden_size});
+        qk_norm(b, m, il);
+        dense_ffn(b, m, il);
+        b.blk(il, "post_ffw_norm.weight", {a.hidden_size});
+    }
+}
+
+// GLM-4-0414 (glm4.cpp): q/k/v with biases, norms before and after attention and FFN, and
+// gate and up in one ffn_up of twice the width.
+void build_glm4(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        attention(b, m, il, 1, true);
+        b.blk(il, "post_attention_norm.weight", {a.hidden_size});
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        b.blk(il, "ffn_down.weight", {a.intermediate_size, a.hidden_size});
+        b.blk(il, "ffn_up.weight", {a.hidden_size, checked::mul(2, a.intermediate_size)});
+        b.blk(il, "post_ffw_norm.weight", {a.hidden_size});
+    }
+}
+
 // Command R: parallel attention + FFN under one norm, tied embeddings, per-head q/k norms
 // from 64 layers on.
 void build_command_r(Builder& b, const Model& m) {
@@ -194,11 +235,13 @@ std::uint64_t TensorLayout::elements() const {
 // its family; database families that only resemble one are mapped above it.
 Result<std::string> own_name_or_unsupported(const Model& m) {
     for (const char* arch :
-         {"llama",          "qwen2",       "qwen2vl",    "qwen3",     "qwen3vl",       "qwen3moe",
-          "qwen3vlmoe",     "qwen3next",   "qwen35",     "qwen35moe", "gemma2",        "gemma3",
-          "gpt-oss",        "deepseek2",   "deepseek32", "glm-dsa",   "smollm3",       "olmo2",
-          "command-r",      "cohere2",     "phi3",       "granite",   "granitehybrid", "nemotron_h",
-          "nemotron_h_moe", "kimi-linear", "lfm2",       "lfm2moe"}) {
+         {"llama",       "qwen2",      "qwen2vl",       "qwen3",      "qwen3vl",
+          "qwen3moe",    "qwen3vlmoe", "qwen3next",     "qwen35",     "qwen35moe",
+          "gemma2",      "gemma3",     "gpt-oss",       "deepseek2",  "deepseek32",
+          "glm-dsa",     "smollm3",    "olmo2",         "command-r",  "cohere2",
+          "phi3",        "granite",    "granitehybrid", "nemotron_h", "nemotron_h_moe",
+          "kimi-linear", "lfm2",       "lfm2moe",       "seed_oss",   "exaone4",
+          "glm4"}) {
         if (m.family == arch) return std::string(arch);
     }
     return unsupported(m);
@@ -254,7 +297,10 @@ Result<std::string> llama_arch(const Model& m) {
     if (m.id.starts_with("gemma-2-")) return std::string("gemma2");
     if (f == "gpt-oss") return std::string("gpt-oss");
     if (f == "smollm3") return std::string("smollm3");
-    if (f == "olmo2") return std::string("olmo2");
+    if (f == "olmo2" || f == "olmo3") return std::string("olmo2");  // OLMo 3: olmo2 with a window
+    if (f == "seed-oss") return std::string("seed_oss");
+    if (f == "exaone4" && !m.is_moe()) return std::string("exaone4");
+    if (f == "glm-4" && !m.is_moe()) return std::string("glm4");
     if (f == "command-r") return std::string("command-r");
     if (f == "command-a") return std::string("cohere2");
     if ((f == "granite3.3" || f == "granite4" || f == "granite4.1") && !m.is_moe()) {
@@ -264,9 +310,10 @@ Result<std::string> llama_arch(const Model& m) {
     if (f == "phi4" && !has_kind(m, LayerKind::sliding)) return std::string("phi3");
     if (f == "mixtral") return std::string("llama");
     if (!m.is_moe() && !has_kind(m, LayerKind::sliding) &&
-        (f.starts_with("llama3") || f == "mistral" || f == "mistral-nemo" || f == "mistral-large" ||
-         f == "mistral-small" || f == "magistral" || f == "devstral" || f == "ministral" ||
-         f == "ministral3" || f == "falcon3" || m.id.find("distill-llama") != std::string::npos)) {
+        (f.starts_with("llama3") || f == "llama2" || f == "mistral" || f == "mistral-nemo" ||
+         f == "mistral-large" || f == "mistral-small" || f == "magistral" || f == "devstral" ||
+         f == "ministral" || f == "ministral3" || f == "falcon3" ||
+         m.id.find("distill-llama") != std::string::npos)) {
         return std::string("llama");
     }
     return own_name_or_unsupported(m);
@@ -308,6 +355,12 @@ Result<TensorLayout> tensor_layout(const Model& m) {
                 build_llama_like(b, m, false, false);
             } else if (a == "olmo2") {
                 build_olmo2(b, m);
+            } else if (a == "seed_oss") {
+                build_seed_oss(b, m);
+            } else if (a == "exaone4") {
+                build_exaone4(b, m);
+            } else if (a == "glm4") {
+                build_glm4(b, m);
             } else if (a == "command-r" || a == "cohere2") {
                 build_command_r(b, m);
             } else if (a == "phi3") {
