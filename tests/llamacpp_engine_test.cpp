@@ -346,3 +346,28 @@ TEST_CASE("Seed-OSS, EXAONE 4, GLM-4-0414, OLMo 3 and Llama 2 have llama.cpp lay
     CHECK_FALSE(glm.contains("blk.0.ffn_gate.weight"));
     CHECK(tensor_layout(test::model("olmo-3-7b")).value().arch == "olmo2");
 }
+
+TEST_CASE("MiniMax-M2, Hunyuan-A13B and Phi-3.5-MoE have llama.cpp layouts") {
+    std::map<std::string, std::array<std::uint64_t, 4>> shape;
+    const TensorLayout mm = tensor_layout(test::model("minimax-m2")).value();
+    CHECK(mm.arch == "minimax-m2");
+    for (const auto& t : mm.tensors) shape[t.name] = t.ne;
+    // minimax-m2.cpp: the q norm spans all 48 heads of 128, the k norm the 8 KV heads
+    CHECK(shape["blk.0.attn_q_norm.weight"][0] == 48 * 128);
+    CHECK(shape["blk.0.attn_k_norm.weight"][0] == 8 * 128);
+    CHECK(shape["blk.61.ffn_gate_exps.weight"] ==
+          std::array<std::uint64_t, 4>{3072, 1536, 256, 1});
+    const TensorLayout hy = tensor_layout(test::model("hunyuan-a13b")).value();
+    CHECK(hy.arch == "hunyuan-moe");
+    shape.clear();
+    for (const auto& t : hy.tensors) shape[t.name] = t.ne;
+    CHECK(shape["blk.0.ffn_up_shexp.weight"][1] == 3072);
+    CHECK(shape["blk.0.attn_q_norm.weight"][0] == 128);
+    const TensorLayout phi = tensor_layout(test::model("phi-3.5-moe")).value();
+    CHECK(phi.arch == "phimoe");
+    shape.clear();
+    for (const auto& t : phi.tensors) shape[t.name] = t.ne;
+    CHECK(shape["output.bias"][0] == 32064);
+    CHECK(shape["rope_factors_long.weight"][0] == 64);
+    CHECK(shape["blk.0.attn_q.bias"][0] == 4096);
+}

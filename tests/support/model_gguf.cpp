@@ -114,8 +114,11 @@ void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
         for (const LayerKind k : layer_kinds(m))
             widths.push_back(k == LayerKind::ffn ? u32(ff) : 0);
         w.u32_array(p + "feed_forward_length", widths);
-    } else if ((arch == "granitehybrid" || arch == "llama") && m.is_moe()) {
-        // llama.cpp and granite-hybrid.cpp size their experts with feed_forward_length
+    } else if ((arch == "granitehybrid" || arch == "llama" || arch == "minimax-m2" ||
+                arch == "phimoe") &&
+               m.is_moe()) {
+        // llama.cpp, granite-hybrid.cpp, minimax-m2.cpp and phimoe.cpp size their experts with
+        // feed_forward_length
         w.u32(p + "feed_forward_length", u32(a.moe->expert_intermediate_size));
     } else if (a.intermediate_size) {
         w.u32(p + "feed_forward_length", u32(a.intermediate_size));

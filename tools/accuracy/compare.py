@@ -54,6 +54,9 @@ MODELS = [
     ("exaone-4.0-32b", "Q4_K_M"),          # exaone4: sliding window 3:1, post norms only
     ("seed-oss-36b", "Q4_K_M"),            # seed_oss: q/k/v biases
     ("glm-4-9b-0414", "Q4_K_M"),           # glm4: fused gate+up, q/k/v biases
+    ("minimax-m2", "Q2_K"),                # minimax-m2: q/k norms over all heads, 256 experts
+    ("hunyuan-a13b", "Q4_K_M"),            # hunyuan-moe: routed + shared experts
+    ("phi-3.5-moe", "Q4_K_M"),             # phimoe: LayerNorm biases, LongRoPE factors
 ]
 
 # n_ctx:n_ubatch:n_seq:fa:type_k:type_v

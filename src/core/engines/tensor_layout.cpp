@@ -10,9 +10,10 @@
 // Tensor names and shapes follow llama.cpp 5b4ebc5 (src/models/<arch>.cpp, load_arch_tensors,
 // and src/llama-arch.cpp's LLM_TENSOR_NAMES): llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp,
 // qwen35.cpp, qwen35moe.cpp, qwen3next.cpp, gemma2.cpp, gemma3.cpp, openai-moe.cpp (gpt-oss),
-// deepseek2.cpp, smollm3.cpp, olmo2.cpp, seed-oss.cpp, exaone4.cpp, glm4.cpp, command-r.cpp,
-// cohere2.cpp, phi3.cpp, granite.cpp, granite-hybrid.cpp, nemotron-h.cpp, kimi-linear.cpp,
-// qwen2vl.cpp, qwen3vl.cpp, qwen3vlmoe.cpp (the hybrid ones in hybrid_layouts.cpp). Optional
+// deepseek2.cpp, smollm3.cpp, olmo2.cpp, seed-oss.cpp, exaone4.cpp, glm4.cpp, minimax-m2.cpp,
+// hunyuan-moe.cpp, phimoe.cpp, command-r.cpp, cohere2.cpp, phi3.cpp, granite.cpp, qwen2vl.cpp,
+// qwen3vl.cpp, qwen3vlmoe.cpp; the hybrid ones (granite-hybrid.cpp, nemotron-h.cpp,
+// kimi-linear.cpp, lfm2.cpp) in hybrid_layouts.cpp. Optional
 // tensors are listed only where the converter writes them for the models the database describes
 // (qwen2's q/k/v biases, llama 3's rope_freqs).
 
@@ -170,6 +171,60 @@ void build_glm4(Builder& b, const Model& m) {
     }
 }
 
+// MiniMax-M2 (minimax-m2.cpp): q/k norms over all heads, experts routed with a bias, no
+// shared expert or dense layer.
+void build_minimax_m2(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const AttentionDims d = attention_dims(m, group_or_empty(m, LayerKind::full));
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        attention(b, m, il, 1, false);
+        b.blk(il, "attn_q_norm.weight", {checked::mul(a.attention.heads, d.k_dim)});
+        b.blk(il, "attn_k_norm.weight", {checked::mul(d.kv_heads, d.k_dim)});
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        moe_ffn(b, m, il);
+        b.blk(il, "exp_probs_b.bias", {a.moe->experts});
+    }
+}
+
+// Hunyuan-A13B (hunyuan-moe.cpp): per-head q/k norms, routed experts and a shared expert.
+void build_hunyuan_moe(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        attention(b, m, il, 1, false);
+        qk_norm(b, m, il);
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        moe_ffn(b, m, il);
+        shared_expert(b, m, il, false);
+    }
+}
+
+// Phi-3.5-MoE (phimoe.cpp): LayerNorms with biases, biased q/k/v/o and output, LongRoPE's
+// factors, 16 experts.
+void build_phimoe(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const AttentionDims d = attention_dims(m, group_or_empty(m, LayerKind::full));
+    b.add("token_embd.weight", {a.hidden_size, a.vocab_size});
+    b.add("output_norm.weight", {a.hidden_size});
+    b.add("output_norm.bias", {a.hidden_size});
+    b.add("output.weight", {a.hidden_size, a.vocab_size});
+    b.add("output.bias", {a.vocab_size});
+    b.add("rope_factors_long.weight", {d.k_dim / 2});
+    b.add("rope_factors_short.weight", {d.k_dim / 2});
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        b.blk(il, "attn_norm.bias", {a.hidden_size});
+        attention(b, m, il, 1, true);
+        b.blk(il, "attn_output.bias", {a.hidden_size});
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        b.blk(il, "ffn_norm.bias", {a.hidden_size});
+        moe_ffn(b, m, il);
+    }
+}
+
 // Command R: parallel attention + FFN under one norm, tied embeddings, per-head q/k norms
 // from 64 layers on.
 void build_command_r(Builder& b, const Model& m) {
@@ -241,7 +296,7 @@ Result<std::string> own_name_or_unsupported(const Model& m) {
           "glm-dsa",     "smollm3",    "olmo2",         "command-r",  "cohere2",
           "phi3",        "granite",    "granitehybrid", "nemotron_h", "nemotron_h_moe",
           "kimi-linear", "lfm2",       "lfm2moe",       "seed_oss",   "exaone4",
-          "glm4"}) {
+          "glm4",        "minimax-m2", "hunyuan-moe",   "phimoe"}) {
         if (m.family == arch) return std::string(arch);
     }
     return unsupported(m);
@@ -299,6 +354,9 @@ Result<std::string> llama_arch(const Model& m) {
     if (f == "smollm3") return std::string("smollm3");
     if (f == "olmo2" || f == "olmo3") return std::string("olmo2");  // OLMo 3: olmo2 with a window
     if (f == "seed-oss") return std::string("seed_oss");
+    if (f == "minimax-m2" && m.is_moe()) return std::string("minimax-m2");
+    if (f == "hunyuan" && m.is_moe()) return std::string("hunyuan-moe");
+    if (f == "phi3.5" && m.is_moe()) return std::string("phimoe");
     if (f == "exaone4" && !m.is_moe()) return std::string("exaone4");
     if (f == "glm-4" && !m.is_moe()) return std::string("glm4");
     if (f == "command-r") return std::string("command-r");
@@ -323,7 +381,8 @@ Result<TensorLayout> tensor_layout(const Model& m) {
     CANITRUN_TRY_ASSIGN(auto arch, llama_arch(m));
     // gpt-oss and DeepSeek 2 are built around their experts: a file of either without them
     // (a corrupt or hand-made header) has no layout, rather than one read from nothing.
-    if ((arch == "gpt-oss" || arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa") &&
+    if ((arch == "gpt-oss" || arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" ||
+         arch == "minimax-m2" || arch == "hunyuan-moe" || arch == "phimoe") &&
         (!m.is_moe() || m.arch.moe->moe_layers > m.arch.layers)) {
         return fail(ErrorKind::bad_input, "a " + arch + " model without its experts",
                     "the file's expert_count or expert layers are missing; is the file whole?");
@@ -361,6 +420,12 @@ Result<TensorLayout> tensor_layout(const Model& m) {
                 build_exaone4(b, m);
             } else if (a == "glm4") {
                 build_glm4(b, m);
+            } else if (a == "minimax-m2") {
+                build_minimax_m2(b, m);
+            } else if (a == "hunyuan-moe") {
+                build_hunyuan_moe(b, m);
+            } else if (a == "phimoe") {
+                build_phimoe(b, m);
             } else if (a == "command-r" || a == "cohere2") {
                 build_command_r(b, m);
             } else if (a == "phi3") {
