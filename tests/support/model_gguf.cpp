@@ -127,6 +127,8 @@ void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
         w.u32(p + "expert_count", u32(a.moe->experts));
         w.u32(p + "expert_used_count", u32(a.moe->experts_per_token));
         w.u32(p + "expert_feed_forward_length", u32(a.moe->expert_intermediate_size));
+        // conversion/base.py writes config.json's scoring_func (sigmoid for MiniMax-M2)
+        if (arch == "minimax-m2") w.u32(p + "expert_gating_func", 2);
         if (a.moe->shared_expert_intermediate_size && arch != "deepseek2" && arch != "deepseek32" &&
             arch != "glm-dsa" && arch != "kimi-linear") {
             w.u32(p + "expert_shared_feed_forward_length",
