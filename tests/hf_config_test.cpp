@@ -106,7 +106,7 @@ TEST_CASE("hf: Nemotron-H hybrid_override_pattern") {
     // 32 x 128 x 4096; relu2 MLPs two matrices of 4096 x 21504, on the 24 MLP blocks only
     CHECK_FALSE(m.arch.gated_ffn);
     CHECK(m.params_total ==
-          2ULL * 131072 * 4096 + 24ULL * (4096ULL * 18560 + 8192ULL * 4096 + 4 * 10240) +
+          2ULL * 131072 * 4096 + 24ULL * (4096ULL * 18560 + 8192ULL * 4096 + 4ULL * 10240) +
               4ULL * (4096ULL * 128 * 40 + 4096ULL * 128 * 8 + 32ULL * 128 * 4096) +
               24ULL * 2 * 4096 * 21504);
     // inner 128 heads x 64 = 8192: conv 3 x (8192 + 2 x 8 x 128) = 30720, state 128 x 8192
@@ -132,7 +132,7 @@ TEST_CASE("hf: LFM2's short convolutions, listed attention layers and adjusted F
     CHECK(m.params_total == 10ULL * (4 * 1536 * 1536 + 3 * 1536) +
                                 6ULL * (2 * 1536 * 1536 + 2 * 1536 * 512) +
                                 16ULL * 3 * 1536 * 6912 + 65536ULL * 1536);
-    CHECK(m.params_total == 742489344ULL - 33 * 1536 - 6 * 2 * 64);
+    CHECK(m.params_total == 742489344ULL - 33ULL * 1536 - 6ULL * 2 * 64);
 }
 
 TEST_CASE("hf: safetensors headers give exact parameter counts") {

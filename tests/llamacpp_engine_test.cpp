@@ -334,7 +334,7 @@ TEST_CASE("Seed-OSS, EXAONE 4, GLM-4-0414, OLMo 3 and Llama 2 have llama.cpp lay
         return shape;
     };
     auto seed = names("seed-oss-36b");  // seed-oss.cpp: q/k/v biases, attn_post_norm
-    CHECK(seed["blk.0.attn_q.bias"][0] == 80 * 128);
+    CHECK(seed["blk.0.attn_q.bias"][0] == 80ULL * 128);
     CHECK(seed.contains("blk.0.post_attention_norm.weight"));
     CHECK_FALSE(seed.contains("blk.0.ffn_norm.weight"));
     auto exaone = names("exaone-4.0-32b");  // exaone4.cpp: post norms only, q/k norms
@@ -342,7 +342,7 @@ TEST_CASE("Seed-OSS, EXAONE 4, GLM-4-0414, OLMo 3 and Llama 2 have llama.cpp lay
     CHECK(exaone["blk.0.attn_k_norm.weight"][0] == 128);
     CHECK(exaone.contains("blk.0.post_ffw_norm.weight"));
     auto glm = names("glm-4-9b-0414");  // glm4.cpp: gate and up in one tensor
-    CHECK(glm["blk.0.ffn_up.weight"][1] == 2 * 13696);
+    CHECK(glm["blk.0.ffn_up.weight"][1] == 2ULL * 13696);
     CHECK_FALSE(glm.contains("blk.0.ffn_gate.weight"));
     CHECK(tensor_layout(test::model("olmo-3-7b")).value().arch == "olmo2");
 }
@@ -353,10 +353,9 @@ TEST_CASE("MiniMax-M2, Hunyuan-A13B and Phi-3.5-MoE have llama.cpp layouts") {
     CHECK(mm.arch == "minimax-m2");
     for (const auto& t : mm.tensors) shape[t.name] = t.ne;
     // minimax-m2.cpp: the q norm spans all 48 heads of 128, the k norm the 8 KV heads
-    CHECK(shape["blk.0.attn_q_norm.weight"][0] == 48 * 128);
-    CHECK(shape["blk.0.attn_k_norm.weight"][0] == 8 * 128);
-    CHECK(shape["blk.61.ffn_gate_exps.weight"] ==
-          std::array<std::uint64_t, 4>{3072, 1536, 256, 1});
+    CHECK(shape["blk.0.attn_q_norm.weight"][0] == 48ULL * 128);
+    CHECK(shape["blk.0.attn_k_norm.weight"][0] == 8ULL * 128);
+    CHECK(shape["blk.61.ffn_gate_exps.weight"] == std::array<std::uint64_t, 4>{3072, 1536, 256, 1});
     const TensorLayout hy = tensor_layout(test::model("hunyuan-a13b")).value();
     CHECK(hy.arch == "hunyuan-moe");
     shape.clear();

@@ -268,6 +268,56 @@ void build_phi3(Builder& b, const Model& m) {
     }
 }
 
+using BuildFn = void (*)(Builder&, const Model&);
+
+// llama.cpp's architecture -> the builder of its tensors.
+BuildFn builder_for(const std::string& arch) {
+    struct Entry {
+        const char* arch;
+        BuildFn build;
+    };
+    static constexpr Entry kBuilders[] = {
+        {"llama", [](Builder& b, const Model& m) { build_llama_like(b, m, false, false); }},
+        {"smollm3", [](Builder& b, const Model& m) { build_llama_like(b, m, false, false); }},
+        {"granite", [](Builder& b, const Model& m) { build_llama_like(b, m, false, false); }},
+        {"qwen2", [](Builder& b, const Model& m) { build_llama_like(b, m, true, false); }},
+        {"qwen2vl", [](Builder& b, const Model& m) { build_llama_like(b, m, true, false); }},
+        {"qwen3", [](Builder& b, const Model& m) { build_llama_like(b, m, false, true); }},
+        {"qwen3moe", [](Builder& b, const Model& m) { build_llama_like(b, m, false, true); }},
+        {"qwen3vl", [](Builder& b, const Model& m) { build_llama_like(b, m, false, true); }},
+        {"qwen3vlmoe", [](Builder& b, const Model& m) { build_llama_like(b, m, false, true); }},
+        {"qwen35", [](Builder& b, const Model& m) { build_qwen_hybrid(b, m, false); }},
+        {"qwen35moe", [](Builder& b, const Model& m) { build_qwen_hybrid(b, m, false); }},
+        {"qwen3next", [](Builder& b, const Model& m) { build_qwen_hybrid(b, m, true); }},
+        {"gemma3", [](Builder& b, const Model& m) { build_gemma(b, m, true); }},
+        {"gemma2", [](Builder& b, const Model& m) { build_gemma(b, m, false); }},
+        {"gpt-oss", build_gpt_oss},
+        {"deepseek2", build_deepseek2},
+        {"deepseek32", build_deepseek2},
+        {"glm-dsa", build_deepseek2},
+        {"olmo2", build_olmo2},
+        {"seed_oss", build_seed_oss},
+        {"exaone4", build_exaone4},
+        {"glm4", build_glm4},
+        {"minimax-m2", build_minimax_m2},
+        {"hunyuan-moe", build_hunyuan_moe},
+        {"phimoe", build_phimoe},
+        {"command-r", build_command_r},
+        {"cohere2", build_command_r},
+        {"phi3", build_phi3},
+        {"granitehybrid", build_granite_hybrid},
+        {"nemotron_h", build_nemotron_h},
+        {"nemotron_h_moe", build_nemotron_h},
+        {"kimi-linear", build_kimi_linear},
+        {"lfm2", build_lfm2},
+        {"lfm2moe", build_lfm2},
+    };
+    for (const auto& e : kBuilders) {
+        if (arch == e.arch) return e.build;
+    }
+    return nullptr;
+}
+
 std::unexpected<Error> unsupported(const Model& model) {
     return fail(ErrorKind::bad_input,
                 "--engine llama.cpp does not model the architecture of " + model.id + " yet",
@@ -392,61 +442,15 @@ Result<TensorLayout> tensor_layout(const Model& m) {
             Builder b;
             b.layout.arch = arch;
             const std::string& a = arch;
-            if (a == "llama") {
-                build_llama_like(b, m, false, false);
-            } else if (a == "qwen2" || a == "qwen2vl") {
-                build_llama_like(b, m, true, false);
-            } else if (a == "qwen3" || a == "qwen3moe" || a == "qwen3vl" || a == "qwen3vlmoe") {
-                build_llama_like(b, m, false, true);
-            } else if (a == "qwen35" || a == "qwen35moe") {
-                build_qwen_hybrid(b, m, false);
-            } else if (a == "qwen3next") {
-                build_qwen_hybrid(b, m, true);
-            } else if (a == "gemma3") {
-                build_gemma(b, m, true);
-            } else if (a == "gemma2") {
-                build_gemma(b, m, false);
-            } else if (a == "gpt-oss") {
-                build_gpt_oss(b, m);
-            } else if (a == "deepseek2" || a == "deepseek32" || a == "glm-dsa") {
-                build_deepseek2(b, m);
-            } else if (a == "smollm3" || a == "granite") {
-                build_llama_like(b, m, false, false);
-            } else if (a == "olmo2") {
-                build_olmo2(b, m);
-            } else if (a == "seed_oss") {
-                build_seed_oss(b, m);
-            } else if (a == "exaone4") {
-                build_exaone4(b, m);
-            } else if (a == "glm4") {
-                build_glm4(b, m);
-            } else if (a == "minimax-m2") {
-                build_minimax_m2(b, m);
-            } else if (a == "hunyuan-moe") {
-                build_hunyuan_moe(b, m);
-            } else if (a == "phimoe") {
-                build_phimoe(b, m);
-            } else if (a == "command-r" || a == "cohere2") {
-                build_command_r(b, m);
-            } else if (a == "phi3") {
-                build_phi3(b, m);
-            } else if (a == "granitehybrid" || a == "nemotron_h" || a == "nemotron_h_moe") {
+            if (a == "granitehybrid" || a == "nemotron_h" || a == "nemotron_h_moe") {
                 // ssm_norm is {d_inner / n_group, n_group}: a file or log with no groups is broken.
                 const LayerGroup& ssm = group_or_empty(m, LayerKind::ssm);
                 if (ssm.count > 0 && ssm.groups == 0) {
                     return fail(ErrorKind::bad_input,
                                 m.id + " has Mamba layers with 0 groups (ssm.group_count)");
                 }
-                if (a == "granitehybrid") {
-                    build_granite_hybrid(b, m);
-                } else {
-                    build_nemotron_h(b, m);
-                }
-            } else if (a == "kimi-linear") {
-                build_kimi_linear(b, m);
-            } else if (a == "lfm2" || a == "lfm2moe") {
-                build_lfm2(b, m);
             }
+            if (const BuildFn build = builder_for(a)) build(b, m);
             b.layout.n_layer = m.arch.layers;
             b.layout.n_expert = m.is_moe() ? m.arch.moe->experts : 0;
             const auto& att = m.arch.attention;

@@ -58,14 +58,13 @@ Result<ModelParts> model_parts(const Model& model, const Quant& quant,
             std::uint64_t all_params = checked::add(input_params, output_params);
             const auto order = layer_group_order(model);
             std::uint64_t ffn_seen = 0;
-            for (std::size_t i = 0; i < order.size(); ++i) {
-                const bool has_ffn =
-                    !ffn_blocks || arch.layer_groups[order[i]].kind == LayerKind::ffn;
+            for (const std::size_t group : order) {
+                const bool has_ffn = !ffn_blocks || arch.layer_groups[group].kind == LayerKind::ffn;
                 const bool moe_layer = has_ffn && ffn_seen >= dense_layers;
                 ffn_seen += has_ffn ? 1U : 0U;
                 const FfnParams ffn = has_ffn ? ffn_params(model, moe_layer) : FfnParams{};
                 const std::uint64_t always =
-                    checked::add(mixer_params(model, arch.layer_groups[order[i]]), ffn.always);
+                    checked::add(mixer_params(model, arch.layer_groups[group]), ffn.always);
                 const std::uint64_t active_routed =
                     moe_layer && arch.moe
                         ? ffn.routed / arch.moe->experts * arch.moe->experts_per_token

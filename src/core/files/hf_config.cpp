@@ -142,8 +142,8 @@ Result<std::uint64_t> read_hf_dimensions(const json& root, const json& c, const 
         const std::uint64_t multiple =
             std::max<std::uint64_t>(1, uint_or(c, {"block_multiple_of"}, 256));
         const double factor = ratio_or(c, "block_ffn_dim_multiplier", 1.0);
-        const auto scaled = static_cast<std::uint64_t>(
-            factor * static_cast<double>(checked::mul(2, a.intermediate_size) / 3));
+        const std::uint64_t two_thirds = checked::mul(2, a.intermediate_size) / 3;  // int()
+        const auto scaled = static_cast<std::uint64_t>(factor * static_cast<double>(two_thirds));
         a.intermediate_size = checked::mul(checked::add(scaled, multiple - 1) / multiple, multiple);
     }
     m.context_native = uint_or(c, {"max_position_embeddings", "n_positions"}, 0);
