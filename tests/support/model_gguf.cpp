@@ -154,6 +154,10 @@ void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arc
         w.u32(p + "full_attention_interval", u32(a.layers / (full ? full->count : 1)));
         if (arch != "qwen3next") w.i32_array(p + "rope.dimension_sections", {11, 11, 10, 0});
     }
+    if (arch == "glm4moe") {  // conversion/glm.py: the dense lead and the shared expert count
+        w.u32(p + "leading_dense_block_count", u32(a.layers - a.moe->moe_layers));
+        w.u32(p + "expert_shared_count", u32(a.moe->shared_experts));
+    }
     if (const LayerGroup* g = group(m, LayerKind::conv)) {
         w.u32(p + "shortconv.l_cache", u32(g->conv_kernel));
         if (m.is_moe()) {  // conversion/lfm2.py: num_dense_layers, a sigmoid gate

@@ -57,6 +57,7 @@ MODELS = [
     ("minimax-m2", "Q2_K"),                # minimax-m2: q/k norms over all heads, 256 experts
     ("hunyuan-a13b", "Q4_K_M"),            # hunyuan-moe: routed + shared experts
     ("phi-3.5-moe", "Q4_K_M"),             # phimoe: LayerNorm biases, LongRoPE factors
+    ("glm-4.5-air", "Q4_K_M"),             # glm4moe: q/k norms and biases, shared expert
 ]
 
 # n_ctx:n_ubatch:n_seq:fa:type_k:type_v

@@ -171,6 +171,29 @@ void build_glm4(Builder& b, const Model& m) {
     }
 }
 
+// GLM-4.5 / 4.6 / 4.7 (glm4-moe.cpp): q/k/v with biases and per-head q/k norms, the norm
+// before the FFN named attn_post_norm, the first (layers - moe_layers) FFNs dense, then routed
+// experts with a bias and a shared expert. The checkpoint's MTP layer is left out: llama.cpp
+// skips it unless asked to load it.
+void build_glm4moe(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const std::uint64_t dense_layers = a.layers - a.moe->moe_layers;
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        attention(b, m, il, 1, true);
+        qk_norm(b, m, il);
+        b.blk(il, "post_attention_norm.weight", {a.hidden_size});
+        if (static_cast<std::uint64_t>(il) < dense_layers) {
+            dense_ffn(b, m, il);
+        } else {
+            moe_ffn(b, m, il);
+            b.blk(il, "exp_probs_b.bias", {a.moe->experts});
+            shared_expert(b, m, il, false);
+        }
+    }
+}
+
 // MiniMax-M2 (minimax-m2.cpp): q/k norms over all heads, experts routed with a bias, no
 // shared expert or dense layer.
 void build_minimax_m2(Builder& b, const Model& m) {
@@ -299,6 +322,7 @@ BuildFn builder_for(const std::string& arch) {
         {"seed_oss", build_seed_oss},
         {"exaone4", build_exaone4},
         {"glm4", build_glm4},
+        {"glm4moe", build_glm4moe},
         {"minimax-m2", build_minimax_m2},
         {"hunyuan-moe", build_hunyuan_moe},
         {"phimoe", build_phimoe},
@@ -346,7 +370,7 @@ Result<std::string> own_name_or_unsupported(const Model& m) {
           "glm-dsa",     "smollm3",    "olmo2",         "command-r",  "cohere2",
           "phi3",        "granite",    "granitehybrid", "nemotron_h", "nemotron_h_moe",
           "kimi-linear", "lfm2",       "lfm2moe",       "seed_oss",   "exaone4",
-          "glm4",        "minimax-m2", "hunyuan-moe",   "phimoe"}) {
+          "glm4",        "minimax-m2", "hunyuan-moe",   "phimoe",     "glm4moe"}) {
         if (m.family == arch) return std::string(arch);
     }
     return unsupported(m);
@@ -404,6 +428,9 @@ Result<std::string> llama_arch(const Model& m) {
     if (f == "smollm3") return std::string("smollm3");
     if (f == "olmo2" || f == "olmo3") return std::string("olmo2");  // OLMo 3: olmo2 with a window
     if (f == "seed-oss") return std::string("seed_oss");
+    if ((f == "glm-4.5" || f == "glm-4.6" || f == "glm-4.7") && m.is_moe()) {
+        return std::string("glm4moe");
+    }
     if (f == "minimax-m2" && m.is_moe()) return std::string("minimax-m2");
     if (f == "hunyuan" && m.is_moe()) return std::string("hunyuan-moe");
     if (f == "phi3.5" && m.is_moe()) return std::string("phimoe");
@@ -432,7 +459,7 @@ Result<TensorLayout> tensor_layout(const Model& m) {
     // gpt-oss and DeepSeek 2 are built around their experts: a file of either without them
     // (a corrupt or hand-made header) has no layout, rather than one read from nothing.
     if ((arch == "gpt-oss" || arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" ||
-         arch == "minimax-m2" || arch == "hunyuan-moe" || arch == "phimoe") &&
+         arch == "minimax-m2" || arch == "hunyuan-moe" || arch == "phimoe" || arch == "glm4moe") &&
         (!m.is_moe() || m.arch.moe->moe_layers > m.arch.layers)) {
         return fail(ErrorKind::bad_input, "a " + arch + " model without its experts",
                     "the file's expert_count or expert layers are missing; is the file whole?");
