@@ -370,3 +370,19 @@ TEST_CASE("MiniMax-M2, Hunyuan-A13B and Phi-3.5-MoE have llama.cpp layouts") {
     CHECK(shape["rope_factors_long.weight"][0] == 64);
     CHECK(shape["blk.0.attn_q.bias"][0] == 4096);
 }
+
+TEST_CASE("GLM-4.5 Air: glm4moe's dense lead, routed and shared experts, q/k norms and biases") {
+    const TensorLayout layout = tensor_layout(test::model("glm-4.5-air")).value();
+    CHECK(layout.arch == "glm4moe");
+    CHECK(layout.n_layer == 46);  // the MTP layer is not loaded, so not laid out
+    std::map<std::string, std::array<std::uint64_t, 4>> shape;
+    for (const auto& t : layout.tensors) shape[t.name] = t.ne;
+    CHECK(shape["blk.0.ffn_up.weight"][1] == 10944);  // first_k_dense_replace 1
+    CHECK_FALSE(shape.contains("blk.0.ffn_up_exps.weight"));
+    CHECK(shape["blk.1.ffn_up_exps.weight"] == std::array<std::uint64_t, 4>{4096, 1408, 128, 1});
+    CHECK(shape["blk.1.ffn_up_shexp.weight"][1] == 1408);
+    CHECK(shape.contains("blk.1.exp_probs_b.bias"));
+    CHECK(shape["blk.1.attn_k.bias"][0] == 8ULL * 128);
+    CHECK(shape["blk.1.attn_q_norm.weight"][0] == 128);
+    CHECK_FALSE(shape.contains("blk.1.ffn_norm.weight"));  // attn_post_norm precedes the FFN
+}
