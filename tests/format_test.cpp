@@ -38,3 +38,15 @@ TEST_CASE("a plan's context names its sequences") {
     CHECK(canitrun::format_plan_context(32768, 1) == "32k");
     CHECK(canitrun::format_plan_context(262144, 8) == "8 x 32k");
 }
+
+TEST_CASE("a or an before a number as it is read aloud") {
+    CHECK(article_for("8") == "an");     // eight
+    CHECK(article_for("80") == "an");    // eighty
+    CHECK(article_for("11") == "an");    // eleven
+    CHECK(article_for("18") == "an");    // eighteen
+    CHECK(article_for("1100") == "an");  // eleven hundred
+    CHECK(article_for("12") == "a");
+    CHECK(article_for("24") == "a");
+    CHECK(article_for("110") == "a");  // a hundred and ten
+    CHECK(article_for("1") == "a");
+}

@@ -32,6 +32,15 @@ std::string format_params(std::uint64_t params) {
     return fmt::format("{}M", (params + 500000ULL) / 1000000ULL);
 }
 
+std::string article_for(const std::string& number) {
+    // eight, eighty, eight hundred...; eleven and eighteen, alone or as "eleven hundred"
+    const bool vowel =
+        number.starts_with("8") || number == "11" || number == "18" || number.starts_with("11.") ||
+        number.starts_with("18.") ||
+        ((number.starts_with("11") || number.starts_with("18")) && number.size() == 4);
+    return vowel ? "an" : "a";
+}
+
 std::string format_plan_context(std::uint64_t cells, std::uint64_t sequences) {
     if (sequences <= 1) return format_context(cells);
     return std::to_string(sequences) + " x " + format_context(cells / sequences);

@@ -20,4 +20,8 @@ std::string format_plan_context(std::uint64_t cells, std::uint64_t sequences);
 // "35B", "3.3B", "600M"
 std::string format_params(std::uint64_t params);
 
+// "a" or "an" before a number as it is read aloud: "an 8 GB card", "an 11 GB card", "a 12 GB
+// card".
+std::string article_for(const std::string& number);
+
 }  // namespace canitrun

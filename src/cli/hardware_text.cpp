@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "canitrun/fit.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "format.hpp"
 #include "speed_text.hpp"
 #include "style.hpp"
@@ -124,7 +125,8 @@ void write_serving(std::ostream& out, const HardwareReport& r) {
     }
     if (n_seq > 1 && r.max_context) {
         out << "  Longest context for each of " << n_seq << " users without offload: "
-            << format_thousands(*r.max_context / n_seq / kContextStep * kContextStep)
+            << format_thousands(llama_sequence_context(*r.max_context, n_seq) / kContextStep *
+                                kContextStep)
             << " tokens\n";
     }
     if (!r.serving) return;
@@ -150,9 +152,10 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
     const Hardware& h = r.hardware;
     const HardwareAnswer& a = r.selected;
     const std::uint64_t n_seq = std::max<std::uint64_t>(a.settings.n_seq, 1);
-    const std::string tokens = n_seq > 1 ? fmt::format("{} sequences of {} tokens", n_seq,
-                                                       format_thousands(options.context / n_seq))
-                                         : format_thousands(options.context) + " tokens";
+    const std::string tokens =
+        n_seq > 1 ? fmt::format("{} sequences of {} tokens", n_seq,
+                                format_thousands(llama_sequence_context(options.context, n_seq)))
+                  : format_thousands(options.context) + " tokens";
     out << "\n"
         << heading(out, "On " + memory_label(h) + ": " + quant.id + " at " + tokens) << "\n";
     write_plan(out, a, h);

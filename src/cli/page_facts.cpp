@@ -278,7 +278,9 @@ std::vector<FaqEntry> faq_entries(const ModelReport& r) {
                         format_gb(total) + (c.fits ? ", within " : ", more than ") +
                         std::to_string(c.gb) + " GB.";
         if (!c.fits) a += " You will need " + consider + ".";
-        out.push_back({fmt::format("Can it run on a {} GB GPU?", c.gb), a});
+        out.push_back(
+            {fmt::format("Can it run on {} {} GB GPU?", article_for(std::to_string(c.gb)), c.gb),
+             a});
     }
     if (!r.card_answers.empty()) {
         const CardAnswer& c = r.card_answers.back();

@@ -331,7 +331,9 @@ void write_rule(std::ostream& out, const ModelReport& r) {
     if (r.quick_contrast) {
         const auto& q = *r.quick_contrast;
         out << "  The page's 12 % rule would say " << format_gb(q.total) << " at " << r.quant->id
-            << (q.card ? fmt::format(" and a {} GB card", q.card->gb) : std::string())
+            << (q.card ? fmt::format(" and {} {} GB card", article_for(std::to_string(q.card->gb)),
+                                     q.card->gb)
+                       : std::string())
             << "; llama.cpp's own buffers come to " << format_gb(r.selected.on(Device::gpu))
             << " on the GPU.\n";
     }

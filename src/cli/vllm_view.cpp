@@ -40,7 +40,7 @@ Cluster one_machine(const Options& o) {
     Host h;
     if (!o.vram.empty()) {
         GpuDevice d;
-        d.name = "a " + o.vram + " GB budget";
+        d.name = article_for(o.vram) + " " + o.vram + " GB budget";
         d.memory = need(parse_gb(o.vram));
         h.spec = "--vram " + o.vram;
         h.hardware.gpus.push_back(d);
