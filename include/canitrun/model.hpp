@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace canitrun {
@@ -210,6 +211,9 @@ std::uint64_t ffn_layer_count(const Architecture& arch);
 std::uint64_t ffn_layer_count(const Model& model);
 
 const char* layer_kind_name(LayerKind kind);
+// The kind a name stands for ("full", "conv", ...), and every name, for a message.
+std::optional<LayerKind> layer_kind_of_name(std::string_view name);
+std::string layer_kind_names();
 
 // Whether a kind keeps a fixed per-sequence state instead of a per-token cache.
 bool is_recurrent(LayerKind kind);

@@ -57,15 +57,8 @@ void check_id(const Fields& f, const std::string& id) {
 
 LayerKind parse_layer_kind(const Fields& f) {
     const std::string kind = f.text("kind");
-    if (kind == "full") return LayerKind::full;
-    if (kind == "sliding") return LayerKind::sliding;
-    if (kind == "linear") return LayerKind::linear;
-    if (kind == "ssm") return LayerKind::ssm;
-    if (kind == "mla") return LayerKind::mla;
-    if (kind == "conv") return LayerKind::conv;
-    if (kind == "ffn") return LayerKind::ffn;
-    f.error("unknown layer kind '" + kind +
-            "' (expected full, sliding, linear, ssm, conv, mla or ffn)");
+    if (const auto k = layer_kind_of_name(kind)) return *k;
+    f.error("unknown layer kind '" + kind + "' (expected one of " + layer_kind_names() + ")");
 }
 
 LayerGroup parse_layer_group(const Fields& f) {

@@ -1,6 +1,6 @@
 #include "canitrun/model.hpp"
 
-#include <initializer_list>
+#include <string_view>
 
 #include "canitrun/checked.hpp"
 
@@ -68,52 +68,56 @@ std::uint64_t count_layers(const Model& model, LayerKind kind) {
     return n;
 }
 
+namespace {
+
+// Every kind with its name (the database's "kind") and its letter (layer_order): the one
+// table both ways read.
+struct KindNames {
+    LayerKind kind;
+    const char* name;
+    char letter;
+};
+constexpr KindNames kKindNames[] = {
+    {LayerKind::full, "full", '*'},     {LayerKind::sliding, "sliding", 'S'},
+    {LayerKind::linear, "linear", 'L'}, {LayerKind::ssm, "ssm", 'M'},
+    {LayerKind::conv, "conv", 'C'},     {LayerKind::mla, "mla", 'A'},
+    {LayerKind::ffn, "ffn", '-'},
+};
+
+}  // namespace
+
 const char* layer_kind_name(LayerKind kind) {
-    switch (kind) {
-        case LayerKind::full:
-            return "full";
-        case LayerKind::sliding:
-            return "sliding";
-        case LayerKind::linear:
-            return "linear";
-        case LayerKind::ssm:
-            return "ssm";
-        case LayerKind::mla:
-            return "mla";
-        case LayerKind::conv:
-            return "conv";
-        case LayerKind::ffn:
-            return "ffn";
+    for (const auto& k : kKindNames) {
+        if (k.kind == kind) return k.name;
     }
     return "?";
 }
 
+std::optional<LayerKind> layer_kind_of_name(std::string_view name) {
+    for (const auto& k : kKindNames) {
+        if (name == k.name) return k.kind;
+    }
+    return std::nullopt;
+}
+
+std::string layer_kind_names() {
+    std::string out;
+    for (const auto& k : kKindNames) out += std::string(out.empty() ? "" : ", ") + k.name;
+    return out;
+}
+
 char layer_kind_letter(LayerKind kind) {
-    switch (kind) {
-        case LayerKind::full:
-            return '*';
-        case LayerKind::sliding:
-            return 'S';
-        case LayerKind::linear:
-            return 'L';
-        case LayerKind::ssm:
-            return 'M';
-        case LayerKind::mla:
-            return 'A';
-        case LayerKind::conv:
-            return 'C';
-        case LayerKind::ffn:
-            return '-';
+    for (const auto& k : kKindNames) {
+        if (k.kind == kind) return k.letter;
     }
     return '?';
 }
 
 std::optional<LayerKind> layer_kind_of_letter(char letter) {
-    for (const LayerKind k : {LayerKind::full, LayerKind::sliding, LayerKind::linear,
-                              LayerKind::ssm, LayerKind::conv, LayerKind::mla, LayerKind::ffn}) {
-        if (layer_kind_letter(k) == letter) return k;
+    for (const auto& k : kKindNames) {
+        if (k.letter == letter) return k.kind;
     }
-    if (letter == 'E') return LayerKind::ffn;
+    if (letter == 'E') return LayerKind::ffn;  // Nemotron's MoE block
     return std::nullopt;
 }
 

@@ -77,12 +77,7 @@ void build_qwen_hybrid(Builder& b, const Model& m, bool fused_ba) {
             attention(b, m, il, a.attention.output_gate ? 2 : 1, false);
             qk_norm(b, m, il);
         }
-        if (m.is_moe()) {
-            moe_ffn(b, m, il);
-            shared_expert(b, m, il, true);
-        } else {
-            dense_ffn(b, m, il);
-        }
+        moe_or_dense_ffn(b, m, il, true);
     }
 }
 
@@ -100,12 +95,7 @@ void build_granite_hybrid(Builder& b, const Model& m) {
             attention(b, m, il, 1, false);
         }
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
-        if (m.is_moe()) {
-            moe_ffn(b, m, il);
-            shared_expert(b, m, il, false);
-        } else {
-            dense_ffn(b, m, il);
-        }
+        moe_or_dense_ffn(b, m, il, false);
     }
 }
 
@@ -146,7 +136,6 @@ void build_kimi_linear(Builder& b, const Model& m) {
     const auto& a = m.arch;
     const LayerGroup& mla = group_or_empty(m, LayerKind::mla);
     const auto kinds = layer_kinds(m);
-    const std::uint64_t dense_layers = m.is_moe() ? a.layers - a.moe->moe_layers : a.layers;
     embeddings(b, m);
     for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
@@ -156,13 +145,7 @@ void build_kimi_linear(Builder& b, const Model& m) {
             mla_attention(b, m, mla, il);
         }
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
-        if (static_cast<std::uint64_t>(il) < dense_layers) {
-            dense_ffn(b, m, il);
-        } else {
-            moe_ffn(b, m, il);
-            b.blk(il, "exp_probs_b.bias", {a.moe->experts});
-            shared_expert(b, m, il, false);
-        }
+        dense_lead_ffn(b, m, il, true);
     }
 }
 
@@ -174,7 +157,6 @@ void build_lfm2(Builder& b, const Model& m) {
     const auto& a = m.arch;
     const LayerGroup& conv = group_or_empty(m, LayerKind::conv);
     const auto kinds = layer_kinds(m);
-    const std::uint64_t dense_layers = m.is_moe() ? a.layers - a.moe->moe_layers : a.layers;
     b.add("token_embd.weight", {a.hidden_size, a.vocab_size});
     b.add("token_embd_norm.weight", {a.hidden_size});
     if (!a.tied_embeddings) b.add("output.weight", {a.hidden_size, a.vocab_size});
@@ -189,12 +171,7 @@ void build_lfm2(Builder& b, const Model& m) {
             attention(b, m, il, 1, false);
         }
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
-        if (static_cast<std::uint64_t>(il) < dense_layers) {
-            dense_ffn(b, m, il);
-        } else {
-            moe_ffn(b, m, il);
-            b.blk(il, "exp_probs_b.bias", {a.moe->experts});
-        }
+        dense_lead_ffn(b, m, il, true);
     }
 }
 

@@ -97,6 +97,27 @@ void shared_expert(Builder& b, const Model& m, int il, bool gate_inp) {
     b.blk(il, "ffn_down_shexp.weight", {ff, a.hidden_size});
 }
 
+void dense_lead_ffn(Builder& b, const Model& m, int il, bool routing_bias) {
+    const auto& a = m.arch;
+    const std::uint64_t dense_layers = m.is_moe() ? a.layers - a.moe->moe_layers : a.layers;
+    if (static_cast<std::uint64_t>(il) < dense_layers) {
+        dense_ffn(b, m, il);
+        return;
+    }
+    moe_ffn(b, m, il);
+    if (routing_bias) b.blk(il, "exp_probs_b.bias", {a.moe->experts});
+    shared_expert(b, m, il, false);
+}
+
+void moe_or_dense_ffn(Builder& b, const Model& m, int il, bool shared_gate) {
+    if (!m.is_moe()) {
+        dense_ffn(b, m, il);
+        return;
+    }
+    moe_ffn(b, m, il);
+    shared_expert(b, m, il, shared_gate);
+}
+
 void mla_attention(Builder& b, const Model& m, const LayerGroup& g, int il) {
     const auto& a = m.arch;
     const std::uint64_t heads = a.attention.heads;

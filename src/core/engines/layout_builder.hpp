@@ -41,6 +41,13 @@ void mamba2_mixer(Builder& b, const Model& m, int il);
 void dense_ffn(Builder& b, const Model& m, int il);
 void moe_ffn(Builder& b, const Model& m, int il);
 void shared_expert(Builder& b, const Model& m, int il, bool gate_inp);
+// Layer il's FFN where the first (layers - moe_layers) are dense and the rest routed experts,
+// with the routing bias (exp_probs_b) if `routing_bias`, and the shared expert where the
+// model has one (deepseek2, glm4moe, kimi-linear, lfm2moe).
+void dense_lead_ffn(Builder& b, const Model& m, int il, bool routing_bias);
+// Every layer MoE with its shared expert (gated by ffn_gate_inp_shexp if `shared_gate`), or
+// every layer dense (qwen35moe / qwen3next, granitehybrid).
+void moe_or_dense_ffn(Builder& b, const Model& m, int il, bool shared_gate);
 
 void build_qwen_hybrid(Builder& b, const Model& m, bool fused_ba);
 void build_granite_hybrid(Builder& b, const Model& m);

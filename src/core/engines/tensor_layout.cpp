@@ -94,24 +94,15 @@ void indexer(Builder& b, const Model& m, const LayerGroup& g, int il) {
 void build_deepseek2(Builder& b, const Model& m) {
     const auto& a = m.arch;
     const LayerGroup& g = group_or_empty(m, LayerKind::mla);
-    const MoE& e = *a.moe;
-    const std::uint64_t dense_layers = a.layers - e.moe_layers;
+    // V2 routes by softmax and Mistral Large 3 sets no topk_method: no bias tensor.
+    const bool routing_bias = m.family != "deepseek-v2" && m.family != "mistral-large3";
     embeddings(b, m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
         mla_attention(b, m, g, il);
         if (g.index_head_dim > 0) indexer(b, m, g, il);
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
-        if (static_cast<std::uint64_t>(il) < dense_layers) {
-            dense_ffn(b, m, il);
-        } else {
-            moe_ffn(b, m, il);
-            // V2 routes by softmax and Mistral Large 3 sets no topk_method: no bias tensor.
-            if (m.family != "deepseek-v2" && m.family != "mistral-large3") {
-                b.blk(il, "exp_probs_b.bias", {e.experts});
-            }
-            shared_expert(b, m, il, false);
-        }
+        dense_lead_ffn(b, m, il, routing_bias);
     }
 }
 
@@ -177,20 +168,13 @@ void build_glm4(Builder& b, const Model& m) {
 // skips it unless asked to load it.
 void build_glm4moe(Builder& b, const Model& m) {
     const auto& a = m.arch;
-    const std::uint64_t dense_layers = a.layers - a.moe->moe_layers;
     embeddings(b, m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
         attention(b, m, il, 1, true);
         qk_norm(b, m, il);
         b.blk(il, "post_attention_norm.weight", {a.hidden_size});
-        if (static_cast<std::uint64_t>(il) < dense_layers) {
-            dense_ffn(b, m, il);
-        } else {
-            moe_ffn(b, m, il);
-            b.blk(il, "exp_probs_b.bias", {a.moe->experts});
-            shared_expert(b, m, il, false);
-        }
+        dense_lead_ffn(b, m, il, true);
     }
 }
 
