@@ -71,6 +71,14 @@ void qk_norm(Builder& b, const Model& m, int il) {
     b.blk(il, "attn_k_norm.weight", {d.k_dim});
 }
 
+void qk_norm_whole(Builder& b, const Model& m, int il) {
+    const LayerGroup* g = group_of(m, LayerKind::full);
+    if (g == nullptr) g = group_of(m, LayerKind::sliding);
+    const AttentionDims d = attention_dims(m, g ? *g : LayerGroup{});
+    b.blk(il, "attn_q_norm.weight", {checked::mul(m.arch.attention.heads, d.k_dim)});
+    b.blk(il, "attn_k_norm.weight", {checked::mul(d.kv_heads, d.k_dim)});
+}
+
 void dense_ffn(Builder& b, const Model& m, int il) {
     const auto& a = m.arch;
     b.blk(il, "ffn_gate.weight", {a.hidden_size, a.intermediate_size});

@@ -33,6 +33,8 @@ void embeddings(Builder& b, const Model& m);
 // also yields the gate).
 void attention(Builder& b, const Model& m, int il, std::uint64_t q_factor, bool qkv_bias);
 void qk_norm(Builder& b, const Model& m, int il);
+// q/k norms over the whole projections (all query heads, all KV heads): olmo2.cpp, minimax-m2.cpp.
+void qk_norm_whole(Builder& b, const Model& m, int il);
 // MLA as deepseek2.cpp loads a current GGUF: kv_b split into attn_k_b / attn_v_b, q through a
 // LoRA when q_lora_rank > 0.
 void mla_attention(Builder& b, const Model& m, const LayerGroup& g, int il);

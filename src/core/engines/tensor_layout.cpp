@@ -109,12 +109,10 @@ void build_deepseek2(Builder& b, const Model& m) {
 // OLMo 2: q/k norms over the whole projection, norms after attention and FFN only.
 void build_olmo2(Builder& b, const Model& m) {
     const auto& a = m.arch;
-    const AttentionDims d = attention_dims(m, group_or_empty(m, LayerKind::full));
     embeddings(b, m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         attention(b, m, il, 1, false);
-        b.blk(il, "attn_q_norm.weight", {checked::mul(a.attention.heads, d.k_dim)});
-        b.blk(il, "attn_k_norm.weight", {checked::mul(d.kv_heads, d.k_dim)});
+        qk_norm_whole(b, m, il);
         b.blk(il, "post_attention_norm.weight", {a.hidden_size});
         dense_ffn(b, m, il);
         b.blk(il, "post_ffw_norm.weight", {a.hidden_size});
@@ -182,13 +180,11 @@ void build_glm4moe(Builder& b, const Model& m) {
 // shared expert or dense layer.
 void build_minimax_m2(Builder& b, const Model& m) {
     const auto& a = m.arch;
-    const AttentionDims d = attention_dims(m, group_or_empty(m, LayerKind::full));
     embeddings(b, m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
         attention(b, m, il, 1, false);
-        b.blk(il, "attn_q_norm.weight", {checked::mul(a.attention.heads, d.k_dim)});
-        b.blk(il, "attn_k_norm.weight", {checked::mul(d.kv_heads, d.k_dim)});
+        qk_norm_whole(b, m, il);
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
         moe_ffn(b, m, il);
         b.blk(il, "exp_probs_b.bias", {a.moe->experts});
