@@ -1,15 +1,22 @@
 #include "canitrun/llamacpp_parts.hpp"
 
+#include <map>
+#include <memory>
+#include <string>
+
 #include "canitrun/kv_cache.hpp"
 
 #include "canitrun/layer_kinds.hpp"
 
 namespace canitrun {
-Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
-                                  const LlamaCppOptions& options) {
-    CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
-    CANITRUN_TRY_ASSIGN(const auto bytes, quantize_bytes(*prepared, quant.id));
-    const auto& tensors = prepared->layout.tensors;
+namespace {
+
+// The weight terms of the parts: each tensor's bytes as llama-quantize types it, summed per
+// layer, with the routed experts and the active share marked. No context in them.
+Result<ModelParts> llamacpp_weight_parts(const Model& model, const PreparedLayout& prepared,
+                                         const Quant& quant) {
+    CANITRUN_TRY_ASSIGN(const auto bytes, quantize_bytes(prepared, quant.id));
+    const auto& tensors = prepared.layout.tensors;
     const auto order = layer_group_order(model);
     return catch_overflow(
         [&]() -> Result<ModelParts> {
@@ -32,7 +39,7 @@ Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
                 } else {
                     LayerPart& l = parts.layers[static_cast<std::size_t>(t.layer)];
                     l.weights = checked::add(l.weights, b);
-                    if (prepared->routed_expert[i])
+                    if (prepared.routed_expert[i])
                         l.routed_experts = checked::add(l.routed_experts, b);
                 }
             }
@@ -49,9 +56,35 @@ Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
                         : l.routed_experts;
                 l.active_weights = checked::add(l.weights - l.routed_experts, routed_active);
             }
-            return llamacpp_parts_at_context(std::move(parts), model, options);
+            return parts;
         },
         [&] { return overflow_error("the estimate for " + model.id, "lower --ctx"); });
+}
+
+}  // namespace
+
+Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
+                                  const LlamaCppOptions& options) {
+    CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
+    // The last layout's weight terms per quantization, kept: the GPU lists, --gpu over many
+    // cards and the context searches ask for the same (model, quantization) again and again,
+    // and choosing every tensor's type is most of the planner's time (bench/RESULTS.md). Keyed
+    // by the layout llamacpp_layout() keeps for this very model, held so its address is not
+    // reused.
+    thread_local struct {
+        std::shared_ptr<const PreparedLayout> prepared;
+        std::map<std::string, ModelParts, std::less<>> by_quant;
+    } last;
+    if (last.prepared != prepared) {
+        last.prepared = prepared;
+        last.by_quant.clear();
+    }
+    auto it = last.by_quant.find(quant.id);
+    if (it == last.by_quant.end()) {
+        CANITRUN_TRY_ASSIGN(auto weights, llamacpp_weight_parts(model, *prepared, quant));
+        it = last.by_quant.emplace(quant.id, std::move(weights)).first;
+    }
+    return llamacpp_parts_at_context(it->second, model, options);
 }
 
 Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& model,

@@ -111,6 +111,22 @@ GgmlType type(std::string_view name) {
     return *find_ggml_type(name);
 }
 
+// The types the rules name, looked up once: the rules run per tensor, for every tensor of every
+// model the planner sizes.
+struct NamedTypes {
+    GgmlType f16, f32, iq2_s, iq2_xxs, iq3_s, iq3_xxs, iq4_nl, mxfp4, q2_K, q3_K, q4_0, q4_K, q5_0,
+        q5_1, q5_K, q6_K, q8_0;
+};
+
+const NamedTypes& named_types() {
+    static const NamedTypes t{type("f16"),   type("f32"),     type("iq2_s"),  type("iq2_xxs"),
+                              type("iq3_s"), type("iq3_xxs"), type("iq4_nl"), type("mxfp4"),
+                              type("q2_K"),  type("q3_K"),    type("q4_0"),   type("q4_K"),
+                              type("q5_0"),  type("q5_1"),    type("q5_K"),   type("q6_K"),
+                              type("q8_0")};
+    return t;
+}
+
 bool is_quantized(const GgmlType& t) {
     return t.block_elements > 1;
 }
@@ -193,6 +209,7 @@ bool any_of(Ftype f, std::initializer_list<Ftype> set) {
 // NOLINTNEXTLINE(readability-function-size): kept whole to be read against llama-quant.cpp
 GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat) {
     using F = Ftype;
+    const NamedTypes& T = named_types();
     const F f = qs.ftype;
     const auto n_gqa = qs.layout.n_gqa;
     const auto n_expert = qs.layout.n_expert;
@@ -200,132 +217,132 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
     const bool iq1_iq2 = any_of(f, {F::iq2_xxs, F::iq2_xs, F::iq1_s, F::iq2_s, F::iq2_m, F::iq1_m});
     if (cat == Category::output || (qs.tied && cat == Category::token_embd)) {
         if (f == F::mxfp4_moe || t.ne[0] % new_type.block_elements != 0) {
-            new_type = type("q8_0");
+            new_type = T.q8_0;
         } else if (any_of(f, {F::iq2_xxs, F::iq2_xs, F::iq3_xxs, F::iq1_s, F::iq2_s, F::iq2_m,
                               F::iq1_m})) {
-            new_type = type("q5_K");
+            new_type = T.q5_K;
         } else if (new_type.name != "q8_0") {
-            new_type = type("q6_K");
+            new_type = T.q6_K;
         }
     } else if (f == F::mxfp4_moe) {
-        new_type = t.ne[2] > 1 ? type("mxfp4") : type("q8_0");
+        new_type = t.ne[2] > 1 ? T.mxfp4 : T.q8_0;
     } else if (cat == Category::token_embd) {
         if (any_of(f, {F::iq2_xxs, F::iq2_xs, F::iq1_s, F::iq1_m})) {
-            new_type = type("q2_K");
+            new_type = T.q2_K;
         } else if (any_of(f, {F::iq2_s, F::iq2_m, F::iq3_xxs})) {
-            new_type = type("iq3_s");
+            new_type = T.iq3_s;
         } else if (any_of(f, {F::tq1_0, F::tq2_0})) {
-            new_type = type("q4_K");
+            new_type = T.q4_K;
         }
     } else if (iq1_iq2) {
         if (is_attn_v(cat)) {
             if (n_gqa >= 4 || n_expert >= 4) {
-                new_type = type("q4_K");
+                new_type = T.q4_K;
             } else {
-                new_type = any_of(f, {F::iq2_s, F::iq2_m}) ? type("iq3_s") : type("q2_K");
+                new_type = any_of(f, {F::iq2_s, F::iq2_m}) ? T.iq3_s : T.q2_K;
             }
             ++qs.i_attention_wv;
         } else if (n_expert == 8 && cat == Category::attn_k) {
-            new_type = type("q4_K");
+            new_type = T.q4_K;
         } else if (cat == Category::ffn_down) {
             if (qs.i_ffn_down < qs.n_ffn_down / 8) {
-                new_type = any_of(f, {F::iq2_s, F::iq2_m}) ? type("iq3_s") : type("q2_K");
+                new_type = any_of(f, {F::iq2_s, F::iq2_m}) ? T.iq3_s : T.q2_K;
             }
             ++qs.i_ffn_down;
         } else if (cat == Category::attn_output) {
             if (n_expert == 8) {
-                new_type = type("q5_K");
+                new_type = T.q5_K;
             } else if (any_of(f, {F::iq1_s, F::iq1_m})) {
-                new_type = type("iq2_xxs");
+                new_type = T.iq2_xxs;
             } else if (any_of(f, {F::iq2_s, F::iq2_m})) {
-                new_type = type("iq3_s");
+                new_type = T.iq3_s;
             }
         }
     } else if (is_attn_v(cat)) {
         if (f == F::q2_k) {
-            new_type = n_gqa >= 4 ? type("q4_K") : type("q3_K");
+            new_type = n_gqa >= 4 ? T.q4_K : T.q3_K;
         } else if (f == F::q2_k_s && n_gqa >= 4) {
-            new_type = type("q4_K");
+            new_type = T.q4_K;
         } else if (f == F::iq3_xxs) {
-            new_type = n_gqa >= 4 ? type("q4_K") : (!imatrix ? type("iq3_s") : type("iq3_xxs"));
+            new_type = n_gqa >= 4 ? T.q4_K : (!imatrix ? T.iq3_s : T.iq3_xxs);
         } else if (any_of(f, {F::iq3_xs, F::iq3_s}) && n_gqa >= 4) {
-            new_type = type("q4_K");
+            new_type = T.q4_K;
         } else if (f == F::iq3_m) {
-            new_type = type("q4_K");
+            new_type = T.q4_K;
         } else if (f == F::q3_k_m) {
-            new_type = qs.i_attention_wv < 2 ? type("q5_K") : type("q4_K");
+            new_type = qs.i_attention_wv < 2 ? T.q5_K : T.q4_K;
         } else if (f == F::q3_k_l) {
-            new_type = type("q5_K");
+            new_type = T.q5_K;
         } else if (any_of(f, {F::iq4_nl, F::iq4_xs}) && n_gqa >= 4) {
-            new_type = type("q5_K");
+            new_type = T.q5_K;
         } else if (any_of(f, {F::q4_k_m, F::q5_k_m}) &&
                    use_more_bits(qs.i_attention_wv, qs.n_attention_wv)) {
-            new_type = type("q6_K");
+            new_type = T.q6_K;
         } else if (f == F::q4_k_s && qs.i_attention_wv < 4) {
-            new_type = type("q5_K");
+            new_type = T.q5_K;
         }
         if (qs.layout.is_70b && (new_type.name == "q3_K" || new_type.name == "q4_K")) {
-            new_type = type("q5_K");
+            new_type = T.q5_K;
         }
-        if (n_expert == 8) new_type = type("q8_0");
+        if (n_expert == 8) new_type = T.q8_0;
         ++qs.i_attention_wv;
     } else if (cat == Category::attn_k) {
         if (n_expert == 8) {
-            new_type = type("q8_0");
+            new_type = T.q8_0;
         } else if (f == F::iq3_xs) {
-            new_type = type("iq3_xxs");
+            new_type = T.iq3_xxs;
         } else if (f == F::iq3_xxs) {
-            new_type = type("iq2_s");
+            new_type = T.iq2_s;
         }
     } else if (cat == Category::attn_q) {
         if (f == F::iq3_xs) {
-            new_type = type("iq3_xxs");
+            new_type = T.iq3_xxs;
         } else if (f == F::iq3_xxs) {
-            new_type = type("iq2_s");
+            new_type = T.iq2_s;
         }
     } else if (cat == Category::ffn_down) {
         int i_layer = qs.i_ffn_down;
         const int n_layer = qs.n_ffn_down;
         if (n_expert > 1) i_layer = t.layer;
         if (f == F::q2_k) {
-            new_type = type("q3_K");
+            new_type = T.q3_K;
         } else if (f == F::q2_k_s) {
-            if (i_layer < n_layer / 8) new_type = type("q4_K");
+            if (i_layer < n_layer / 8) new_type = T.q4_K;
         } else if (f == F::iq3_xxs && !imatrix) {
-            new_type = i_layer < n_layer / 8 ? type("q4_K") : type("q3_K");
+            new_type = i_layer < n_layer / 8 ? T.q4_K : T.q3_K;
         } else if (f == F::q3_k_m) {
-            new_type = i_layer < n_layer / 16 ? type("q5_K") : type("q4_K");
+            new_type = i_layer < n_layer / 16 ? T.q5_K : T.q4_K;
         } else if (f == F::iq3_m &&
                    (i_layer < n_layer / 8 || (n_expert == 8 && use_more_bits(i_layer, n_layer)))) {
-            new_type = type("q4_K");
+            new_type = T.q4_K;
         } else if (f == F::q3_k_l) {
-            new_type = type("q5_K");
+            new_type = T.q5_K;
         } else if (f == F::q4_k_m) {
-            if (use_more_bits(i_layer, n_layer)) new_type = type("q6_K");
+            if (use_more_bits(i_layer, n_layer)) new_type = T.q6_K;
         } else if (i_layer < n_layer / 8 && any_of(f, {F::iq4_nl, F::iq4_xs}) && !imatrix) {
-            new_type = type("q5_K");
+            new_type = T.q5_K;
         } else if (f == F::q5_k_m && use_more_bits(i_layer, n_layer)) {
-            new_type = type("q6_K");
+            new_type = T.q6_K;
         } else if (f == F::q4_k_s && i_layer < n_layer / 8) {
-            new_type = type("q5_K");
+            new_type = T.q5_K;
         }
         ++qs.i_ffn_down;
     } else if (cat == Category::attn_output) {
         if (n_expert == 8) {
             if (any_of(f, {F::q2_k, F::iq3_xs, F::iq3_xxs, F::q3_k_s, F::q3_k_m, F::iq4_nl,
                            F::q4_k_s, F::q4_k_m, F::iq3_s, F::iq3_m, F::iq4_xs})) {
-                new_type = type("q5_K");
+                new_type = T.q5_K;
             }
         } else if (f == F::q2_k) {
-            new_type = type("q3_K");
+            new_type = T.q3_K;
         } else if (f == F::iq3_xxs) {
-            new_type = type("iq3_s");
+            new_type = T.iq3_s;
         } else if (f == F::q3_k_m) {
-            new_type = type("q4_K");
+            new_type = T.q4_K;
         } else if (f == F::q3_k_l) {
-            new_type = type("q5_K");
+            new_type = T.q5_K;
         } else if (f == F::iq3_m) {
-            new_type = type("q4_K");
+            new_type = T.q4_K;
         }
     } else if (cat == Category::ffn_gate || cat == Category::ffn_up) {
         // layer_info: the layer from the name with experts, else the tensor's count so far,
@@ -334,7 +351,7 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
         const int i_layer = qs.layout.n_expert > 1 ? t.layer : counter;
         const int n_layer = qs.n_ffn_down;
         if (f == F::iq3_xs && i_layer >= n_layer / 8 && i_layer < 7 * n_layer / 8) {
-            new_type = type("iq3_xxs");
+            new_type = T.iq3_xxs;
         }
         ++counter;
     }
@@ -345,21 +362,22 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
 // tensor_type_fallback: a row that is not a whole number of blocks.
 GgmlType fallback(const TensorInfo& t, GgmlType target) {
     if (t.ne[0] % target.block_elements == 0) return target;
+    const NamedTypes& T = named_types();
     GgmlType out = target;
     const std::string_view n = target.name;
     if (n == "iq1_s" || n == "iq1_m" || n == "iq2_xxs" || n == "iq2_xs" || n == "iq2_s" ||
         n == "iq3_xxs" || n == "iq3_s" || n == "iq4_xs") {
-        out = type("iq4_nl");
+        out = T.iq4_nl;
     } else if (n == "q2_0" || n == "q2_K" || n == "q3_K" || n == "tq1_0" || n == "tq2_0") {
-        out = type("q4_0");
+        out = T.q4_0;
     } else if (n == "q4_K") {
-        out = type("q5_0");
+        out = T.q5_0;
     } else if (n == "q5_K") {
-        out = type("q5_1");
+        out = T.q5_1;
     } else if (n == "q6_K") {
-        out = type("q8_0");
+        out = T.q8_0;
     }
-    if (t.ne[0] % out.block_elements != 0) out = type("f16");
+    if (t.ne[0] % out.block_elements != 0) out = T.f16;
     return out;
 }
 
@@ -440,8 +458,8 @@ Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p, const std::s
     qs.tied = p.tied;
     qs.n_ffn_down = static_cast<int>(p.layout.n_layer);
     const GgmlType default_type = type(ft->default_type);
-    static const GgmlType f32 = type("f32");
-    static const GgmlType mxfp4 = type("mxfp4");
+    const GgmlType& f32 = named_types().f32;
+    const GgmlType& mxfp4 = named_types().mxfp4;
     std::vector<GgmlType> out;
     out.reserve(p.order.size());
     for (std::size_t i = 0; i < p.order.size(); ++i) {
