@@ -35,7 +35,7 @@ _canitrun() {
     done
 
     case $prev in
-        --quant | -q)
+        --quant | -q | --min-quant)
             mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names quants)" -- "$cur")
             return
             ;;
@@ -105,9 +105,9 @@ _canitrun() {
             gpu-list) mapfile -t COMPREPLY < <(compgen -W "$common --vendor --min-vram --names" -- "$cur") ;;
             quants) mapfile -t COMPREPLY < <(compgen -W "$common --names" -- "$cur") ;;
             system | verify) mapfile -t COMPREPLY < <(compgen -W "$common" -- "$cur") ;;
-            fit) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --kv-type --ram --sort" -- "$cur") ;;
+            fit) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --kv-type --ram --min-quant --sort" -- "$cur") ;;
             local) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --ram" -- "$cur") ;;
-            compare) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine" -- "$cur") ;;
+            compare) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --min-quant" -- "$cur") ;;
             *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --users --host --link --vram --ngl --n-cpu-moe --mmproj --chart --ascii --offline --timeout --version" -- "$cur") ;;
         esac
         return

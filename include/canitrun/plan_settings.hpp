@@ -36,7 +36,18 @@ struct PlanSettings {
     std::string cache_type_k;       // empty: estimate.kv_type
     std::string cache_type_v;       // empty: estimate.kv_type
     Bytes margin = kDefaultMargin;  // llama.cpp rule only
+    // The lowest quality a choice among quantizations may fall to (a quality_rank: 1 = best,
+    // larger = worse); 0: no floor. Only choices obey it: a quantization asked for by name is
+    // planned whatever its rank.
+    std::uint64_t min_quality_rank = 0;
 };
+
+// The quantization the command line's floor defaults to: Q2_K, the lowest llama-quantize
+// lists a perplexity cost for (+3.52 at Llama-3-8B, tools/quantize/quantize.cpp); every type
+// below it (IQ2_S, IQ2_XS, IQ2_XXS, IQ1_M, IQ1_S) needs an importance matrix to be made at all
+// (src/llama-quant.cpp, tensor_requires_imatrix), and the ternary TQ types are for ternary
+// models only.
+inline constexpr const char* kDefaultMinQuant = "Q2_K";
 
 // The page's rule with these options.
 PlanSettings quick_settings(const EstimateOptions& options = {});
@@ -58,6 +69,10 @@ Backend backend_for(const GpuDevice& device);
 
 // Whether the rule can plan this quantization at all (llama.cpp loads GGUF file types only).
 Result<bool> rule_loads(const PlanSettings& settings, const Quant& quant);
+
+// Whether a choice among quantizations (best quantization, fit, a budget) may pick this one:
+// the rule loads it and it is not below the settings' quality floor.
+Result<bool> rule_offers(const PlanSettings& settings, const Quant& quant);
 
 // The same as an error naming the quantization, for a quantization the user asked for.
 Result<bool> require_loadable(const PlanSettings& settings, const Quant& quant);

@@ -80,6 +80,15 @@ CLI::Validator non_empty() {
             "", "non-empty"};
 }
 
+// The quality floor of every choice among quantizations (plan_settings.hpp).
+void add_min_quant_flag(CLI::App& app, Options& o) {
+    app.add_option(
+           "--min-quant", o.min_quant,
+           std::string("Lowest quantization a best-quantization choice may pick (default ") +
+               kDefaultMinQuant + "; e.g. IQ1_S to allow every type)")
+        ->check(non_empty());
+}
+
 void add_estimate_flags(CLI::App& app, Options& o) {
     app.add_option("--quant,-q", o.quant,
                    "Quantization (default: the recommended Q4_K_M); see 'canitrun quants'")
@@ -248,6 +257,7 @@ const std::vector<FlagUse>& flag_uses() {
         {"--gpu", {C::model, C::fit, C::compare, C::local, C::verify}},
         {"--ram-bandwidth", {C::model, C::fit, C::compare, C::local}},
         {"--vram", {C::model}},
+        {"--min-quant", {C::model, C::fit, C::compare}},
         {"--ngl", {C::model}},
         {"--n-cpu-moe", {C::model}},
         {"--ascii", {C::model}},
@@ -312,6 +322,16 @@ void check_flags_apply(const CLI::App& app, const CLI::App* sub, Command command
             (command == Command::model || command == Command::compare)) {
             applies = !o.hw.gpu.empty() || !o.vram.empty();
         }
+        // The floor of a choice among the database's quantizations: a model file has its own
+        // quantization, and vLLM's and exo's views choose none.
+        if (applies && flag == "--min-quant" && command == Command::model &&
+            (file_model(o) || remote_model(o) || engine_has_own_view(o.engine))) {
+            throw Failure{Error{ErrorKind::bad_input,
+                                "--min-quant bounds the choice among the database's "
+                                "quantizations, and this page makes none",
+                                "leave it out: a model file has its own quantization, and "
+                                "--engine vllm / exo choose none"}};
+        }
         if (!applies) {
             throw Failure{Error{ErrorKind::bad_input,
                                 flag + " does not apply to " + command_words(command),
@@ -349,6 +369,7 @@ void add_top_level(CLI::App& app, Options& o) {
                    "Remote models: seconds to wait for a server that sends nothing (default 30)")
         ->check(CLI::Range(1, 3600));
     add_estimate_flags(app, o);
+    add_min_quant_flag(app, o);
     app.add_option("--vram", o.vram,
                    "A VRAM budget in GB: does the recommended quantization fit, and what does?")
         ->check(non_empty());
@@ -443,6 +464,7 @@ void add_machine_subcommands(CLI::App& app, Options& o, Subcommands& s) {
     s.fit->add_option("--kv-type", o.kv_type, "KV cache element type: " + kv_type_names());
     s.fit->add_option("--ram", o.hw.ram,
                       "System RAM in GB (default: detected with --gpu auto, else 32)");
+    add_min_quant_flag(*s.fit, o);
     s.fit->add_option("--sort", o.sort,
                       "Order: params (largest first, default), speed, context, name");
     s.fit->fallthrough();
@@ -458,6 +480,7 @@ void add_other_subcommands(CLI::App& app, Options& o, Subcommands& s) {
         ->required()
         ->check(non_empty());
     add_estimate_flags(*s.compare, o);
+    add_min_quant_flag(*s.compare, o);
     add_hardware_flags(*s.compare, o);
     add_engine_flags(*s.compare, o.engine);
     s.compare->fallthrough();

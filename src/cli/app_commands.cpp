@@ -63,6 +63,17 @@ ListFilter list_filter(const Options& o) {
     if (!o.since.empty()) f.since = need(parse_release_date(o.since));
     return f;
 }
+// The rule's settings from the flags, with the quality floor every choice among
+// quantizations obeys (--min-quant, a quantization of the database).
+PlanSettings plan_settings(const Database& db, const Options& o, const EstimateOptions& e) {
+    PlanSettings s = need(plan_settings_from_flags(o.engine, e));
+    if (!o.min_quant.empty()) {
+        s.min_quality_rank = need(db.find_quant(o.min_quant))->quality_rank;
+    } else if (const auto floor = db.find_quant(kDefaultMinQuant)) {
+        s.min_quality_rank = (*floor)->quality_rank;  // a --data database may have no Q2_K
+    }
+    return s;
+}
 }  // namespace
 
 const Database& load_database(const Options& o) {
@@ -94,8 +105,7 @@ ReportOptions report_options(const Database& db, const Options& o) {
         }
     }
     r.placement = need(placement_from_flags(o.hw));
-    if (!engine_has_own_view(o.engine))
-        r.plan = need(plan_settings_from_flags(o.engine, r.estimate));
+    if (!engine_has_own_view(o.engine)) r.plan = plan_settings(db, o, r.estimate);
     if (!o.users.empty() && !engine_has_own_view(o.engine)) {
         // N users of C tokens: llama-server --parallel N -c N x C (serving.hpp).
         if (o.engine.parallel != EngineFlags{}.parallel) {
@@ -194,7 +204,7 @@ CommandResult fit_command(const Options& o) {
         throw Failure{Error{ErrorKind::bad_input, "fit plans by llama.cpp's rule or the quick rule",
                             "leave out --engine " + o.engine.engine + ", or use --engine quick"}};
     }
-    const PlanSettings settings = need(plan_settings_from_flags(o.engine, options));
+    const PlanSettings settings = plan_settings(db, o, options);
     auto fits =
         std::make_shared<std::vector<ModelFit>>(need(models_that_fit(db, hardware, settings)));
     sort_model_fits(*fits, need(parse_fit_sort(o.sort)));

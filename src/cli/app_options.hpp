@@ -24,6 +24,7 @@ struct Options {
     std::string ctx;
     std::string kv_type = "f16";
     std::string vram;
+    std::string min_quant;  // --min-quant; empty: kDefaultMinQuant
     HardwareFlags hw;
     std::string sort = "params";
     std::string data_dir;

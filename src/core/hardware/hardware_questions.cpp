@@ -150,7 +150,7 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
                                              const PlanSettings& settings) {
     const PlacementOptions placement = placement_for(hardware, settings);
     for (const Quant* q : ranked) {
-        if (!hardware_runs(hardware, *q) || !*rule_loads(settings, *q)) continue;
+        if (!hardware_runs(hardware, *q) || !*rule_offers(settings, *q)) continue;
         CANITRUN_TRY_ASSIGN(auto ruled_out, cannot_fit_natively(model, *q, hardware, settings));
         if (ruled_out) continue;
         CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, *q, settings));
@@ -179,7 +179,7 @@ Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
     }
     std::optional<HardwareAnswer> native, offload;
     for (const Quant* q : quants) {
-        if (!*rule_loads(settings, *q)) continue;
+        if (!*rule_offers(settings, *q)) continue;
         CANITRUN_TRY_ASSIGN(auto a, answer_for(model, *q, hardware, settings));
         auto& slot = a.plan.kind == PlanKind::native ? native : offload;
         if (a.plan.kind == PlanKind::none) continue;

@@ -47,6 +47,13 @@ Result<bool> rule_loads(const PlanSettings& settings, const Quant& quant) {
     return is_llama_file_type(quant.id);
 }
 
+Result<bool> rule_offers(const PlanSettings& settings, const Quant& quant) {
+    if (settings.min_quality_rank != 0 && quant.quality_rank > settings.min_quality_rank) {
+        return false;
+    }
+    return rule_loads(settings, quant);
+}
+
 Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend backend) {
     const std::string& kv =
         settings.estimate.kv_type.id.empty() ? std::string("f16") : settings.estimate.kv_type.id;

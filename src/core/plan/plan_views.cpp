@@ -129,17 +129,28 @@ Result<BudgetAnswer> plan_budget(const Model& model, const Quant& asked,
                                  const std::vector<const Quant*>& quants,
                                  const PlanSettings& settings, Bytes budget, std::uint64_t ram_gb) {
     BudgetAnswer a;
+    std::vector<const Quant*> offered;
+    for (const Quant* q : quants) {
+        CANITRUN_TRY_ASSIGN(auto offers, rule_offers(settings, *q));
+        if (offers) offered.push_back(q);
+    }
     if (settings.rule == Rule::quick) {
         CANITRUN_TRY_ASSIGN(auto e, estimate(model, asked, settings.estimate));
         a.fits = e.total() <= budget;
         CANITRUN_TRY_ASSIGN(auto best,
-                            best_quant_for_budget(model, quants, budget, settings.estimate));
+                            best_quant_for_budget(model, offered, budget, settings.estimate));
         a.best = best;
         return a;
     }
     const GpuDevice device = generic_device(card_bytes_for_gb(budget));
-    for (const Quant* q : quants) {
-        if (!*rule_loads(settings, *q)) continue;
+    if (std::find(offered.begin(), offered.end(), &asked) == offered.end() &&
+        *rule_loads(settings, asked)) {
+        // The quantization asked for by name is planned whether or not it is among the
+        // choices (a row the page does not show, a type below the quality floor).
+        CANITRUN_TRY_ASSIGN(auto kind, plan_on_device(model, asked, settings, device, ram_gb));
+        a.fits = kind == PlanKind::native;
+    }
+    for (const Quant* q : offered) {
         CANITRUN_TRY_ASSIGN(auto kind, plan_on_device(model, *q, settings, device, ram_gb));
         if (q == &asked) a.fits = kind == PlanKind::native;
         auto& slot = kind == PlanKind::native ? a.best : a.best_offload;
