@@ -96,9 +96,12 @@ TEST_CASE("one layer-kind rule: the tensor layout's recurrent layers are layer_k
                                  t.name.find(".shortconv.") != std::string::npos))
                 has_ssm.at(static_cast<std::size_t>(t.layer)) = true;
         }
+        const auto order = layer_group_order(m);
         for (std::size_t i = 0; i < kinds.size(); ++i) {
             INFO("layer " << i);
-            const bool recurrent = is_recurrent(kinds[i]);
+            // Falcon-H1's full layers run a Mamba-2 mixer beside their attention
+            const bool recurrent =
+                is_recurrent(kinds[i]) || has_parallel_ssm(m.arch.layer_groups[order.at(i)]);
             CHECK(has_ssm[i] == recurrent);
         }
         if (count_recurrent_layers(m) > 0) ++hybrids;

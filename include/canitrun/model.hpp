@@ -221,6 +221,11 @@ bool is_recurrent(LayerKind kind);
 // Layers of the recurrent kinds (linear attention, SSM, short convolution).
 std::uint64_t count_recurrent_layers(const Model& model);
 
+// A full-attention group whose layers also run a Mamba-2 mixer beside the attention (Falcon-H1's
+// parallel hybrid): its SSM dimensions (conv_kernel, inner_size, state_size, groups, ssm_heads)
+// are set, and each layer keeps KV and a recurrent state.
+bool has_parallel_ssm(const LayerGroup& group);
+
 // The letter of a kind in Architecture::layer_order: '*' full attention, 'S' sliding, 'L'
 // linear, 'M' Mamba (ssm), 'C' short convolution, 'A' MLA, '-' FFN only (Nemotron's own
 // letters where it has them);

@@ -87,9 +87,15 @@ void write_attention_keys(GgufWriter& w, const Model& m, const std::string& arch
             if ((i + 1) % interval != 0) kv[i] = 0;
         }
         w.u32_array(p + "attention.head_count_kv", kv);
+    } else if (arch == "mimo2") {
+        // conversion/mimo.py: the full layers' KV heads and the sliding layers' own
+        std::vector<std::uint32_t> kv;
+        for (const LayerKind k : layer_kinds(m))
+            kv.push_back(u32(attention_dims(m, *group(m, k)).kv_heads));
+        w.u32_array(p + "attention.head_count_kv", kv);
     } else if (arch == "nemotron_h" || arch == "nemotron_h_moe" || arch == "lfm2" ||
-               arch == "lfm2moe") {
-        // conversion/nemotron.py and lfm2.py: KV heads on the attention blocks only
+               arch == "lfm2moe" || arch == "jamba") {
+        // conversion/nemotron.py, lfm2.py and jamba.py: KV heads on the attention blocks only
         std::vector<std::uint32_t> kv;
         for (const LayerKind k : layer_kinds(m))
             kv.push_back(k == LayerKind::full ? u32(a.attention.kv_heads) : 0);
@@ -100,8 +106,11 @@ void write_attention_keys(GgufWriter& w, const Model& m, const std::string& arch
     w.u32(p + "attention.key_length", u32(a.attention.head_dim));
     w.u32(p + "attention.value_length", u32(v_dim));
     const bool partial = arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next";
-    w.u32(p + "rope.dimension_count",
-          u32(partial ? a.attention.head_dim / 4 : a.attention.head_dim));
+    // conversion/phi.py: Phi-4-mini's partial_rotary_factor 0.75
+    const std::uint64_t rot = partial                   ? a.attention.head_dim / 4
+                              : m.family == "phi4-mini" ? a.attention.head_dim * 3 / 4
+                                                        : a.attention.head_dim;
+    w.u32(p + "rope.dimension_count", u32(rot));
 }
 
 void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
@@ -154,6 +163,13 @@ void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arc
         w.u32(p + "full_attention_interval", u32(a.layers / (full ? full->count : 1)));
         if (arch != "qwen3next") w.i32_array(p + "rope.dimension_sections", {11, 11, 10, 0});
     }
+    if (arch == "ernie4_5-moe") {  // conversion/ernie.py; ernie4-5-moe.cpp requires the step
+        w.u32(p + "interleave_moe_layer_step", 1);
+        w.u32(p + "leading_dense_block_count", u32(a.layers - a.moe->moe_layers));
+    }
+    if (arch == "llama4") {  // conversion/llama.py: config.json's interleave_moe_layer_step
+        w.u32(p + "interleave_moe_layer_step", u32(a.layers / a.moe->moe_layers));
+    }
     if (arch == "glm4moe") {  // conversion/glm.py: the dense lead and the shared expert count
         w.u32(p + "leading_dense_block_count", u32(a.layers - a.moe->moe_layers));
         w.u32(p + "expert_shared_count", u32(a.moe->shared_experts));
@@ -165,17 +181,28 @@ void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arc
             w.u32(p + "expert_gating_func", 2);
         }
     }
-    if (const LayerGroup* g = group(m, LayerKind::ssm)) {
+    const LayerGroup* ssm = group(m, LayerKind::ssm);
+    if (const LayerGroup* full = group(m, LayerKind::full); full && has_parallel_ssm(*full)) {
+        ssm = full;  // Falcon-H1: the mixer beside the attention (conversion/falcon_h1.py)
+    }
+    if (const LayerGroup* g = ssm) {
         w.u32(p + "ssm.conv_kernel", u32(g->conv_kernel));
         w.u32(p + "ssm.inner_size", u32(g->inner_size));
         w.u32(p + "ssm.state_size", u32(g->state_size));
-        w.u32(p + "ssm.time_step_rank", u32(g->ssm_heads));
+        // Mamba-2: the heads; Mamba-1 (jamba): the dt rank, conversion/jamba.py's ceil(h / 16)
+        w.u32(p + "ssm.time_step_rank",
+              u32(arch == "jamba" ? (a.hidden_size + 15) / 16 : g->ssm_heads));
         w.u32(p + "ssm.group_count", u32(g->groups));
     }
     if (const LayerGroup* g = group(m, LayerKind::sliding)) {
         const LayerGroup* full = group(m, LayerKind::full);
         w.u32(p + "attention.sliding_window", u32(g->window));
-        if (full && full->count) {
+        if (arch == "mimo2") {
+            // conversion/mimo.py: hybrid_layer_pattern, one flag per layer (1: sliding)
+            std::vector<std::uint32_t> swa;
+            for (const LayerKind k : layer_kinds(m)) swa.push_back(k == LayerKind::sliding ? 1 : 0);
+            w.u32_array(p + "attention.sliding_window_pattern", swa);
+        } else if (full && full->count) {
             w.u32(p + "attention.sliding_window_pattern", u32(a.layers / full->count));
         }
     }

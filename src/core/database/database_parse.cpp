@@ -70,6 +70,18 @@ LayerGroup parse_layer_group(const Fields& f) {
     g.v_head_dim = f.count_or("v_head_dim", 0, kMaxDim);
     switch (g.kind) {
         case LayerKind::full:
+            if (f.has("parallel_ssm")) {
+                // Falcon-H1: a Mamba-2 mixer beside the attention in every layer of the group
+                const Fields s = f.child("parallel_ssm");
+                g.conv_kernel = s.count("conv_kernel", 1, 64);
+                g.inner_size = s.count("inner_size", 1, kMaxDim);
+                g.state_size = s.count("state_size", 1, kMaxDim);
+                g.groups = s.count("groups", 1, kMaxDim);
+                g.ssm_heads = s.count("heads", 1, kMaxDim);
+                if (s.count("head_dim", 1, kMaxDim) * g.ssm_heads != g.inner_size) {
+                    s.error("inner_size must be heads x head_dim");
+                }
+            }
             break;
         case LayerKind::sliding:
             g.window = f.count("window", 1, kMaxContext);

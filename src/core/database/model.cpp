@@ -125,6 +125,10 @@ bool is_recurrent(LayerKind kind) {
     return kind == LayerKind::linear || kind == LayerKind::ssm || kind == LayerKind::conv;
 }
 
+bool has_parallel_ssm(const LayerGroup& group) {
+    return group.kind == LayerKind::full && group.inner_size > 0 && group.state_size > 0;
+}
+
 std::uint64_t count_recurrent_layers(const Model& model) {
     std::uint64_t n = 0;
     for (const auto& g : model.arch.layer_groups) n += is_recurrent(g.kind) ? g.count : 0;

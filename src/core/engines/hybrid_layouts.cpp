@@ -8,7 +8,8 @@
 // The hybrid architectures' tensors, as the pinned llama.cpp's src/models/<arch>.cpp load them:
 // qwen35.cpp, qwen35moe.cpp and qwen3next.cpp (Gated DeltaNet), granite-hybrid.cpp and
 // nemotron-h.cpp (Mamba-2), kimi-linear.cpp (Kimi Delta Attention and MLA), lfm2.cpp and
-// lfm2moe.cpp (short convolutions).
+// lfm2moe.cpp (short convolutions), jamba.cpp (Mamba-1), falcon-h1.cpp (attention and Mamba-2
+// side by side).
 
 namespace canitrun::layout {
 namespace {
@@ -172,6 +173,66 @@ void build_lfm2(Builder& b, const Model& m) {
         }
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
         dense_lead_ffn(b, m, il, true);
+    }
+}
+
+// Jamba (jamba.cpp): Mamba-1 layers and GQA layers without RoPE (layer_order; llama.cpp tells
+// them apart by a head_count_kv of 0), each followed by an FFN: routed experts on every
+// (layers / moe_layers)-th layer counted from step - 1 (Jamba 1.5's expert_layer_offset 1,
+// period 2; llama.cpp tells them by ffn_gate_inp), a dense SwiGLU elsewhere. The mixer's dt
+// rank is the converter's default ceil(hidden / 16) (conversion/jamba.py), which both 1.5
+// checkpoints' mamba_dt_rank equal; the x projection yields dt, B and C.
+void build_jamba(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const std::uint64_t h = a.hidden_size;
+    const LayerGroup& g = group_or_empty(m, LayerKind::ssm);
+    const std::uint64_t dt_rank = (h + 15) / 16;
+    const std::uint64_t step = m.is_moe() && a.moe->moe_layers ? a.layers / a.moe->moe_layers : 0;
+    const auto kinds = layer_kinds(m);
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
+        b.blk(il, "attn_norm.weight", {h});
+        if (kinds[static_cast<std::size_t>(il)] == LayerKind::ssm) {
+            b.blk(il, "ssm_in.weight", {h, checked::mul(2, g.inner_size)});
+            b.blk(il, "ssm_conv1d.weight", {g.conv_kernel, g.inner_size});
+            b.blk(il, "ssm_conv1d.bias", {g.inner_size});
+            b.blk(il, "ssm_x.weight",
+                  {g.inner_size, checked::add(dt_rank, checked::mul(2, g.state_size))});
+            b.blk(il, "ssm_dt_norm.weight", {dt_rank});
+            b.blk(il, "ssm_dt.weight", {dt_rank, g.inner_size});
+            b.blk(il, "ssm_dt.bias", {g.inner_size});
+            b.blk(il, "ssm_b_norm.weight", {g.state_size});
+            b.blk(il, "ssm_c_norm.weight", {g.state_size});
+            b.blk(il, "ssm_a", {g.state_size, g.inner_size});
+            b.blk(il, "ssm_d", {g.inner_size});
+            b.blk(il, "ssm_out.weight", {g.inner_size, h});
+        } else {
+            attention(b, m, il, 1, false);
+        }
+        b.blk(il, "ffn_norm.weight", {h});
+        if (step > 0 && (static_cast<std::uint64_t>(il) + 1) % step == 0) {
+            moe_ffn(b, m, il);
+        } else {
+            dense_ffn(b, m, il);
+        }
+    }
+}
+
+// Falcon-H1 (falcon-h1.cpp): every layer runs GQA attention and a Mamba-2 mixer side by side on
+// the one attn_norm's output (the mixer's dimensions on the full group, has_parallel_ssm), then a
+// SwiGLU FFN after ffn_norm, a name without ".weight" (the converter maps pre_ff_layernorm
+// verbatim to FFN_PRE_NORM). No ssm_norm: the converter writes it only for mamba_rms_norm. The
+// muP multipliers are folded into the weights (conversion/falcon_h1.py).
+void build_falcon_h1(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const LayerGroup& g = group_or_empty(m, LayerKind::full);
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        mamba2_mixer(b, m, g, il, false);
+        attention(b, m, il, 1, false);
+        b.blk(il, "ffn_norm", {a.hidden_size});
+        dense_ffn(b, m, il);
     }
 }
 

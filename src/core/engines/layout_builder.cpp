@@ -46,10 +46,15 @@ void embeddings(Builder& b, const Model& m) {
 }
 
 void attention(Builder& b, const Model& m, int il, std::uint64_t q_factor, bool qkv_bias) {
-    const auto& a = m.arch;
     const LayerGroup* g = group_of(m, LayerKind::full);
     if (g == nullptr) g = group_of(m, LayerKind::sliding);
-    const AttentionDims d = attention_dims(m, g ? *g : LayerGroup{});
+    attention(b, m, g ? *g : LayerGroup{}, il, q_factor, qkv_bias);
+}
+
+void attention(Builder& b, const Model& m, const LayerGroup& g, int il, std::uint64_t q_factor,
+               bool qkv_bias) {
+    const auto& a = m.arch;
+    const AttentionDims d = attention_dims(m, g);
     const std::uint64_t q_dim = checked::mul(a.attention.heads, d.k_dim);
     const std::uint64_t o_in = checked::mul(a.attention.heads, d.v_dim);
     b.blk(il, "attn_q.weight", {a.hidden_size, checked::mul(q_dim, q_factor)});
@@ -147,8 +152,11 @@ void mla_attention(Builder& b, const Model& m, const LayerGroup& g, int il) {
 }
 
 void mamba2_mixer(Builder& b, const Model& m, int il) {
+    mamba2_mixer(b, m, group_or_empty(m, LayerKind::ssm), il, true);
+}
+
+void mamba2_mixer(Builder& b, const Model& m, const LayerGroup& g, int il, bool norm) {
     const auto& a = m.arch;
-    const LayerGroup& g = group_or_empty(m, LayerKind::ssm);
     const std::uint64_t bc = checked::mul(2, checked::mul(g.groups, g.state_size));
     const std::uint64_t in_proj =
         checked::add(checked::add(checked::mul(2, g.inner_size), bc), g.ssm_heads);
@@ -159,7 +167,7 @@ void mamba2_mixer(Builder& b, const Model& m, int il) {
     b.blk(il, "ssm_dt.bias", {g.ssm_heads});
     b.blk(il, "ssm_a", {1, g.ssm_heads});
     b.blk(il, "ssm_d", {1, g.ssm_heads});
-    b.blk(il, "ssm_norm.weight", {g.inner_size / g.groups, g.groups});
+    if (norm) b.blk(il, "ssm_norm.weight", {g.inner_size / g.groups, g.groups});
     b.blk(il, "ssm_out.weight", {g.inner_size, a.hidden_size});
 }
 

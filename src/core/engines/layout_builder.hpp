@@ -32,6 +32,10 @@ void embeddings(Builder& b, const Model& m);
 // q/k/v/o of a full or sliding layer; `q_factor` 2 for gated attention (the query projection
 // also yields the gate).
 void attention(Builder& b, const Model& m, int il, std::uint64_t q_factor, bool qkv_bias);
+// The same with the K/V dims of this group: layers whose groups differ in KV heads (mimo2.cpp's
+// head_count_kv per layer).
+void attention(Builder& b, const Model& m, const LayerGroup& g, int il, std::uint64_t q_factor,
+               bool qkv_bias);
 void qk_norm(Builder& b, const Model& m, int il);
 // q/k norms over the whole projections (all query heads, all KV heads): olmo2.cpp, minimax-m2.cpp.
 void qk_norm_whole(Builder& b, const Model& m, int il);
@@ -40,6 +44,9 @@ void qk_norm_whole(Builder& b, const Model& m, int il);
 void mla_attention(Builder& b, const Model& m, const LayerGroup& g, int il);
 // A Mamba-2 mixer as granite-hybrid.cpp and nemotron-h.cpp load it (ssm_in = z, x, B, C, dt).
 void mamba2_mixer(Builder& b, const Model& m, int il);
+// The same with this group's dimensions; `norm`: the grouped ssm_norm (Falcon-H1 writes it only
+// for mamba_rms_norm, false in its configs).
+void mamba2_mixer(Builder& b, const Model& m, const LayerGroup& g, int il, bool norm);
 void dense_ffn(Builder& b, const Model& m, int il);
 void moe_ffn(Builder& b, const Model& m, int il);
 void shared_expert(Builder& b, const Model& m, int il, bool gate_inp);
@@ -56,5 +63,10 @@ void build_granite_hybrid(Builder& b, const Model& m);
 void build_nemotron_h(Builder& b, const Model& m);
 void build_kimi_linear(Builder& b, const Model& m);
 void build_lfm2(Builder& b, const Model& m);
+void build_jamba(Builder& b, const Model& m);
+void build_falcon_h1(Builder& b, const Model& m);
+void build_ernie45_moe(Builder& b, const Model& m);
+void build_llama4(Builder& b, const Model& m);
+void build_mimo2(Builder& b, const Model& m);
 
 }  // namespace canitrun::layout

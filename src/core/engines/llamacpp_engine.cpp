@@ -53,10 +53,24 @@ Result<Bytes> row(const GgmlType& type, std::uint64_t elements, const std::strin
     return *r;
 }
 
+// The V row of every attention layer without flash attention: llama.cpp transposes V then and
+// pads every layer's row to the widest layer's (llama-kv-cache.cpp, TAG_V_CACHE_VARIABLE:
+// n_embd_v_gqa_max()); 0 with flash attention, where each layer keeps its own width.
+std::uint64_t padded_v_width(const Model& m, bool flash_attn) {
+    if (flash_attn) return 0;
+    std::uint64_t widest = 0;
+    for (const auto& group : m.arch.layer_groups) {
+        if (group.kind != LayerKind::full && group.kind != LayerKind::sliding) continue;
+        const AttentionDims d = attention_dims(m, group);
+        widest = std::max(widest, checked::mul(d.kv_heads, d.v_dim));
+    }
+    return widest;
+}
+
 // One layer of the group: K and V over every stream (llama-kv-cache.cpp), and the recurrent
-// state of every sequence (llama-memory-recurrent.cpp).
+// state of every sequence (llama-memory-recurrent.cpp). `v_width`: padded_v_width's.
 Result<LayerCache> group_cache(const Model& m, const LayerGroup& group, const Geometry& g,
-                               const GgmlType& tk, const GgmlType& tv) {
+                               const GgmlType& tk, const GgmlType& tv, std::uint64_t v_width) {
     LayerCache c;
     c.recurrent = checked::mul(layer_recurrent_state_bytes(group), g.n_stream);
     std::uint64_t cells = 0;
@@ -64,7 +78,8 @@ Result<LayerCache> group_cache(const Model& m, const LayerGroup& group, const Ge
     if (group.kind == LayerKind::full || group.kind == LayerKind::sliding) {
         const AttentionDims d = attention_dims(m, group);
         CANITRUN_TRY_ASSIGN(auto k, row(tk, checked::mul(d.kv_heads, d.k_dim), "a K row"));
-        CANITRUN_TRY_ASSIGN(auto v, row(tv, checked::mul(d.kv_heads, d.v_dim), "a V row"));
+        const std::uint64_t v_elements = v_width ? v_width : checked::mul(d.kv_heads, d.v_dim);
+        CANITRUN_TRY_ASSIGN(auto v, row(tv, v_elements, "a V row"));
         per_cell = checked::add(k, v);
         cells = g.n_ctx_seq;
         if (group.kind == LayerKind::sliding) {
@@ -146,7 +161,8 @@ std::uint64_t layer_floats(const Model& m) {
 
 Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
     const auto& a = m.arch;
-    const bool recurrent = count_recurrent_layers(m) > 0;
+    bool recurrent = count_recurrent_layers(m) > 0;
+    for (const auto& group : a.layer_groups) recurrent = recurrent || has_parallel_ssm(group);
     std::uint64_t out_per_token =
         checked::add(a.vocab_size, checked::mul(recurrent ? 3 : 2, a.hidden_size));
     const Bytes out_phase = checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);
@@ -252,8 +268,10 @@ Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
     return catch_overflow(
         [&]() -> Result<std::vector<LayerCache>> {
             std::vector<LayerCache> out;
+            const std::uint64_t v_width = padded_v_width(model, setup.flash_attn);
             for (const auto& group : model.arch.layer_groups) {
-                CANITRUN_TRY_ASSIGN(auto c, group_cache(model, group, setup.g, setup.tk, setup.tv));
+                CANITRUN_TRY_ASSIGN(
+                    auto c, group_cache(model, group, setup.g, setup.tk, setup.tv, v_width));
                 out.push_back(c);
             }
             return out;

@@ -256,10 +256,13 @@ void build_phi3(Builder& b, const Model& m) {
     const std::uint64_t q_dim = checked::mul(a.attention.heads, d.k_dim);
     const std::uint64_t kv_dim = checked::mul(d.kv_heads, d.k_dim);
     embeddings(b, m);
-    if (m.family == "phi3.5") {
-        // LongRoPE's per-dimension factors (n_rot / 2 each)
-        b.add("rope_factors_long.weight", {d.k_dim / 2});
-        b.add("rope_factors_short.weight", {d.k_dim / 2});
+    if (m.context_extension.starts_with("LongRoPE")) {
+        // LongRoPE's per-dimension factors, n_rot / 2 each. Phi-4-mini rotates 3/4 of each head
+        // (config.json's partial_rotary_factor 0.75: the converter writes rope.dimension_count
+        // 96 and checks the factors' length against it, conversion/phi.py).
+        const std::uint64_t n_rot = m.family == "phi4-mini" ? d.k_dim * 3 / 4 : d.k_dim;
+        b.add("rope_factors_long.weight", {n_rot / 2});
+        b.add("rope_factors_short.weight", {n_rot / 2});
     }
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
@@ -315,6 +318,11 @@ BuildFn builder_for(const std::string& arch) {
         {"kimi-linear", build_kimi_linear},
         {"lfm2", build_lfm2},
         {"lfm2moe", build_lfm2},
+        {"jamba", build_jamba},
+        {"falcon-h1", build_falcon_h1},
+        {"ernie4_5-moe", build_ernie45_moe},
+        {"llama4", build_llama4},
+        {"mimo2", build_mimo2},
     };
     for (const auto& e : kBuilders) {
         if (arch == e.arch) return e.build;
@@ -344,13 +352,14 @@ std::uint64_t TensorLayout::elements() const {
 // its family; database families that only resemble one are mapped above it.
 Result<std::string> own_name_or_unsupported(const Model& m) {
     for (const char* arch :
-         {"llama",       "qwen2",      "qwen2vl",       "qwen3",      "qwen3vl",
-          "qwen3moe",    "qwen3vlmoe", "qwen3next",     "qwen35",     "qwen35moe",
-          "gemma2",      "gemma3",     "gpt-oss",       "deepseek2",  "deepseek32",
-          "glm-dsa",     "smollm3",    "olmo2",         "command-r",  "cohere2",
-          "phi3",        "granite",    "granitehybrid", "nemotron_h", "nemotron_h_moe",
-          "kimi-linear", "lfm2",       "lfm2moe",       "seed_oss",   "exaone4",
-          "glm4",        "minimax-m2", "hunyuan-moe",   "phimoe",     "glm4moe"}) {
+         {"llama",       "qwen2",        "qwen2vl",       "qwen3",      "qwen3vl",
+          "qwen3moe",    "qwen3vlmoe",   "qwen3next",     "qwen35",     "qwen35moe",
+          "gemma2",      "gemma3",       "gpt-oss",       "deepseek2",  "deepseek32",
+          "glm-dsa",     "smollm3",      "olmo2",         "command-r",  "cohere2",
+          "phi3",        "granite",      "granitehybrid", "nemotron_h", "nemotron_h_moe",
+          "kimi-linear", "lfm2",         "lfm2moe",       "seed_oss",   "exaone4",
+          "glm4",        "minimax-m2",   "hunyuan-moe",   "phimoe",     "glm4moe",
+          "jamba",       "ernie4_5-moe", "llama4",        "mimo2",      "falcon-h1"}) {
         if (m.family == arch) return std::string(arch);
     }
     return unsupported(m);
@@ -358,6 +367,7 @@ Result<std::string> own_name_or_unsupported(const Model& m) {
 
 Result<std::string> llama_arch(const Model& m) {
     const std::string& f = m.family;
+    if (f == "falcon-h1") return std::string("falcon-h1");
     if (f == "lfm2" && has_kind(m, LayerKind::conv)) {
         return std::string(m.is_moe() ? "lfm2moe" : "lfm2");
     }
@@ -366,6 +376,7 @@ Result<std::string> llama_arch(const Model& m) {
     const bool mla = has_kind(m, LayerKind::mla);
     if (ssm) {
         if (f == "granite4") return std::string("granitehybrid");
+        if (f == "jamba") return std::string("jamba");
         if (f == "nemotron-h" || f == "nemotron-nano" || f == "nemotron-3") {
             return std::string(m.is_moe() ? "nemotron_h_moe" : "nemotron_h");
         }
@@ -422,7 +433,12 @@ Result<std::string> llama_arch(const Model& m) {
         return std::string("granite");
     }
     if (f == "phi3.5" && !m.is_moe()) return std::string("phi3");
-    if (f == "phi4" && !has_kind(m, LayerKind::sliding)) return std::string("phi3");
+    if ((f == "phi4" || f == "phi4-mini") && !has_kind(m, LayerKind::sliding)) {
+        return std::string("phi3");
+    }
+    if (f == "ernie-4.5" && m.is_moe()) return std::string("ernie4_5-moe");
+    if (f == "llama4" && m.is_moe()) return std::string("llama4");
+    if (f == "mimo-v2" && m.is_moe()) return std::string("mimo2");
     if (f == "mixtral") return std::string("llama");
     if (!m.is_moe() && !has_kind(m, LayerKind::sliding) &&
         (f.starts_with("llama3") || f == "llama2" || f == "mistral" || f == "mistral-nemo" ||
@@ -439,7 +455,8 @@ Result<TensorLayout> tensor_layout(const Model& m) {
     // gpt-oss and DeepSeek 2 are built around their experts: a file of either without them
     // (a corrupt or hand-made header) has no layout, rather than one read from nothing.
     if ((arch == "gpt-oss" || arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" ||
-         arch == "minimax-m2" || arch == "hunyuan-moe" || arch == "phimoe" || arch == "glm4moe") &&
+         arch == "minimax-m2" || arch == "hunyuan-moe" || arch == "phimoe" || arch == "glm4moe" ||
+         arch == "ernie4_5-moe" || arch == "llama4" || arch == "mimo2") &&
         (!m.is_moe() || m.arch.moe->moe_layers > m.arch.layers)) {
         return fail(ErrorKind::bad_input, "a " + arch + " model without its experts",
                     "the file's expert_count or expert layers are missing; is the file whole?");
@@ -465,7 +482,7 @@ Result<TensorLayout> tensor_layout(const Model& m) {
             // llama-quantize asks hparams.n_gqa() of layer 0; granitehybrid stores 0 KV heads for
             // its Mamba layers, and its layer 0 is one, so n_gqa() is 0 there
             if ((a == "granitehybrid" || a == "nemotron_h" || a == "nemotron_h_moe" ||
-                 a == "kimi-linear" || a == "lfm2" || a == "lfm2moe") &&
+                 a == "kimi-linear" || a == "lfm2" || a == "lfm2moe" || a == "jamba") &&
                 layer_kinds(m).front() != LayerKind::full)
                 b.layout.n_gqa = 0;
             b.layout.is_70b =

@@ -89,10 +89,9 @@ StageKv stage_kv(const Model& m, const VllmOptions& o, std::uint64_t first, std:
     Bytes full_per_token = 0;
     for (std::uint64_t i = first; i < first + count && i < order.size(); ++i) {
         const LayerGroup& g = m.arch.layer_groups[order[i]];
-        if (is_recurrent(g.kind)) {
-            s.fixed = checked::add(s.fixed, layer_recurrent_state_bytes(g) / tp);
-            continue;
-        }
+        // A recurrent layer's state, and Falcon-H1's beside its KV
+        s.fixed = checked::add(s.fixed, layer_recurrent_state_bytes(g) / tp);
+        if (is_recurrent(g.kind)) continue;
         // Layers that share an earlier layer's cache (Gemma 3n's KV sharing) allocate none.
         if (i >= owning) continue;
         const KvShare share = kv_share(m, g, tp);

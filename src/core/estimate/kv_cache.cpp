@@ -146,7 +146,7 @@ Bytes layer_recurrent_state_bytes(const LayerGroup& g) {
         const std::uint64_t state =
             checked::mul(g.value_heads, checked::mul(g.key_head_dim, g.value_head_dim));
         per_layer = checked::add(conv, state);
-    } else if (g.kind == LayerKind::ssm) {
+    } else if (g.kind == LayerKind::ssm || has_parallel_ssm(g)) {
         const std::uint64_t conv_channels =
             checked::add(g.inner_size, checked::mul(2, checked::mul(g.groups, g.state_size)));
         const std::uint64_t conv = checked::mul(g.conv_kernel - 1, conv_channels);

@@ -14,6 +14,20 @@ Wide pick(Wide value, Wide fallback) {
     return value ? value : fallback;
 }
 
+// A Mamba mixer: Mamba-2's in_proj (z, x, B, C, dt), conv and out_proj; Mamba-1 (no groups)
+// adds x_proj and dt_proj.
+Wide wide_mamba_params(const Model& m, const LayerGroup& g) {
+    const Wide h = m.arch.hidden_size;
+    const Wide inner = g.inner_size;
+    const Wide conv_channels = inner + 2 * Wide{g.groups} * g.state_size;
+    Wide p = h * (inner + conv_channels + g.ssm_heads) + inner * h + g.conv_kernel * conv_channels;
+    if (g.groups == 0) {
+        // Mamba-1: x_proj and dt_proj, approximated (see data/SCHEMA.md).
+        p += inner * (2 * Wide{g.state_size} + inner / 16) * 2;
+    }
+    return p;
+}
+
 Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
     const Wide h = m.arch.hidden_size;
     const Attention& a = m.arch.attention;
@@ -24,8 +38,9 @@ Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
             // A gated attention (Qwen3-Next, Qwen 3.5) doubles the query projection for its gate.
             const Wide heads = a.heads;
             const Wide q_heads = a.output_gate ? 2 * heads : heads;
+            const Wide ssm = has_parallel_ssm(g) ? wide_mamba_params(m, g) : 0;
             return h * d.k_dim * (q_heads + d.kv_heads) + h * d.v_dim * d.kv_heads +
-                   heads * d.v_dim * h;
+                   heads * d.v_dim * h + ssm;
         }
         case LayerKind::linear: {
             const Wide key_dim = Wide{g.key_heads} * g.key_head_dim;
@@ -33,17 +48,8 @@ Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
             return h * (2 * key_dim + 2 * value_dim + 2 * Wide{g.value_heads}) + value_dim * h +
                    g.conv_kernel * (2 * key_dim + value_dim);
         }
-        case LayerKind::ssm: {
-            const Wide inner = g.inner_size;
-            const Wide conv_channels = inner + 2 * Wide{g.groups} * g.state_size;
-            Wide p = h * (inner + conv_channels + g.ssm_heads) + inner * h +
-                     g.conv_kernel * conv_channels;
-            if (g.groups == 0) {
-                // Mamba-1: x_proj and dt_proj, approximated (see data/SCHEMA.md).
-                p += inner * (2 * Wide{g.state_size} + inner / 16) * 2;
-            }
-            return p;
-        }
+        case LayerKind::ssm:
+            return wide_mamba_params(m, g);
         case LayerKind::mla: {
             const Wide heads = a.heads;
             const Wide q_lora = g.q_lora_rank;

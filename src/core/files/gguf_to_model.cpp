@@ -232,7 +232,9 @@ LayerGroup read_gguf_recurrent_group(const GgufArchKeys& keys, const std::string
         recurrent.inner_size = inner;
         recurrent.state_size = state;
         recurrent.groups = groups;
-        recurrent.ssm_heads = dt_rank;
+        // time_step_rank: Mamba-2's heads; Mamba-1's (no groups: jamba, mamba) dt rank, which
+        // the layer kinds' state and parameter rules do not take as heads
+        recurrent.ssm_heads = groups > 0 ? dt_rank : 0;
     }
     return recurrent;
 }
@@ -337,9 +339,15 @@ std::vector<LayerGroup> group_gguf_layers(const std::vector<LayerInfo>& layers,
         groups.push_back(g);
     }
     if (parallel_ssm) {
-        LayerGroup recurrent = rules.recurrent;
-        recurrent.count = layers.size();
-        groups.push_back(recurrent);
+        // Falcon-H1: the Mamba-2 mixer's dimensions on the attention group (has_parallel_ssm)
+        for (auto& g : groups) {
+            if (g.kind != LayerKind::full) continue;
+            g.conv_kernel = rules.recurrent.conv_kernel;
+            g.inner_size = rules.recurrent.inner_size;
+            g.state_size = rules.recurrent.state_size;
+            g.groups = rules.recurrent.groups;
+            g.ssm_heads = rules.recurrent.ssm_heads;
+        }
     }
     return groups;
 }
@@ -499,7 +507,7 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     a.moe = read_gguf_moe(keys, n_layer);
     // The file's own order where the groups' counts alone would place the layers elsewhere;
     // FFN-only blocks are the MoE layers of a model that has them.
-    if (arch != "falcon-h1" && out.layer_kinds != layer_kinds(m)) {
+    if (out.layer_kinds != layer_kinds(m)) {
         for (const auto& li : layers) a.layer_order += layer_kind_letter(li.kind);
     }
     if (a.moe && count_layers(m, LayerKind::ffn) > 0) {

@@ -1,0 +1,75 @@
+#include <string>
+
+#include "canitrun/checked.hpp"
+#include "canitrun/layer_kinds.hpp"
+#include "layout_builder.hpp"
+
+// Mixture-of-experts architectures whose FFNs alternate or lead with dense layers, as the pinned
+// llama.cpp's src/models/<arch>.cpp load them: ernie4-5.cpp (ernie4_5-moe), llama4.cpp and
+// mimo2.cpp.
+
+namespace canitrun::layout {
+
+// ERNIE 4.5 MoE (ernie4-5.cpp, shared with ernie4_5): plain q/k/v/o, the first
+// (layers - moe_layers) FFNs dense (leading_dense_block_count), then routed experts with the
+// selection bias (moe_statics.e_score_correction_bias, written as exp_probs_b) and, where the
+// model has them, the shared experts as one FFN of their summed width. The converter drops the
+// MTP block (conversion/ernie.py).
+void build_ernie45_moe(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        attention(b, m, il, 1, false);
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        dense_lead_ffn(b, m, il, true);
+    }
+}
+
+// Llama 4 (llama4.cpp): chunked attention on 3 of every 4 layers and NoPE on the 4th (neither
+// has tensors of its own; the q/k L2 norm has no weight), routed experts on every
+// interleave_moe_layer_step-th layer counted from step - 1 (the step is layers / moe_layers:
+// Scout 1, Maverick 2) with one shared expert as wide as the experts, the other layers a dense
+// SwiGLU of intermediate_size (config.json's intermediate_size_mlp). The converter writes
+// rope_freqs only for a llama3 rope_scaling (conversion/llama.py): Scout's; Maverick's is null.
+void build_llama4(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    embeddings(b, m);
+    if (m.id.find("scout") != std::string::npos) {
+        b.add("rope_freqs.weight", {a.attention.head_dim / 2});
+    }
+    const std::uint64_t step = a.moe->moe_layers ? a.layers / a.moe->moe_layers : 0;
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        attention(b, m, il, 1, false);
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        if (step > 0 && (static_cast<std::uint64_t>(il) + 1) % step == 0) {
+            moe_ffn(b, m, il);
+            shared_expert(b, m, il, false);
+        } else {
+            dense_ffn(b, m, il);
+        }
+    }
+}
+
+// MiMo-V2-Flash (mimo2.cpp): every layer has the model's query heads; the full layers its KV
+// heads and the sliding ones their group's (head_count_kv per layer), a learned sink per head on
+// the sliding layers only (add_swa_attention_sink_bias; none on the full ones), the first
+// (layers - moe_layers) FFNs dense, then routed experts with the routing bias (noaux_tc) and no
+// shared expert. The three MTP blocks are left out: llama.cpp skips them unless asked to load
+// them.
+void build_mimo2(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const auto kinds = layer_kinds(m);
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
+        const LayerKind kind = kinds[static_cast<std::size_t>(il)];
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        attention(b, m, group_or_empty(m, kind), il, 1, false);
+        if (kind == LayerKind::sliding) b.blk(il, "attn_sinks.weight", {a.attention.heads});
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        dense_lead_ffn(b, m, il, true);
+    }
+}
+
+}  // namespace canitrun::layout

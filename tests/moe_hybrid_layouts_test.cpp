@@ -1,0 +1,139 @@
+// The tensor layouts of src/core/engines/moe_layouts.cpp (ERNIE 4.5 MoE, Llama 4, MiMo-V2-Flash)
+// and the Jamba, Falcon-H1 and Phi-4-mini ones, each summed by hand from the model's dims as
+// llama.cpp's src/models/<arch>.cpp loads them; the accuracy harness (docs/ACCURACY.md) found
+// llama.cpp's own llama_model_size() equal to these layouts' bytes.
+
+#include <array>
+#include <map>
+
+#include "canitrun/kv_cache.hpp"
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/tensor_layout.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+std::map<std::string, std::array<std::uint64_t, 4>> shapes(const TensorLayout& layout) {
+    std::map<std::string, std::array<std::uint64_t, 4>> out;
+    for (const auto& t : layout.tensors) out[t.name] = t.ne;
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("ERNIE 4.5 21B-A3B: one dense layer, then routed experts with a bias and shared ones") {
+    // h 2560, tied vocab 103424, 28 layers of q (20 x 128) / k, v (4 x 128) / o and two norms;
+    // layer 0 a 12288-wide SwiGLU, layers 1-27 a router (64), 64 experts of 1536, the bias (64)
+    // and the shared experts (3072): 103424 x 2560 + 2560 + 28 x (2 x 2560 x 2560 + 2 x 2560 x
+    // 512 + 2 x 2560) + 3 x 2560 x 12288 + 27 x (2560 x 64 + 3 x 2560 x 1536 x 64 + 64 + 3 x
+    // 2560 x 3072) = 21,825,437,888.
+    const TensorLayout layout = tensor_layout(test::model("ernie-4.5-21b-a3b")).value();
+    CHECK(layout.arch == "ernie4_5-moe");
+    CHECK(layout.elements() == 21825437888ULL);
+    auto s = shapes(layout);
+    CHECK(s["blk.0.ffn_up.weight"][1] == 12288);
+    CHECK(s["blk.1.exp_probs_b.bias"][0] == 64);
+    CHECK(s["blk.1.ffn_up_shexp.weight"][1] == 3072);
+    CHECK_FALSE(s.contains("output.weight"));  // tied
+}
+
+TEST_CASE("Llama 4: every layer MoE in Scout, every other one in Maverick, a shared expert") {
+    // Both: h 5120, vocab 202048 untied, 48 layers of q/o (40 x 128) and k/v (8 x 128).
+    // Scout: 16 experts of 8192 and a shared one of 8192 on every layer, its llama3 rope_freqs
+    // (64): 2 x 202048 x 5120 + 5120 + 64 + 48 x (attention 62,914,560 + norms 10,240 +
+    // router 81,920 + experts 2,013,265,920 + shared 125,829,120) = 107,769,861,184.
+    const TensorLayout scout = tensor_layout(test::model("llama-4-scout-17b-16e")).value();
+    CHECK(scout.arch == "llama4");
+    CHECK(scout.elements() == 107769861184ULL);
+    // Maverick: 128 experts on the odd layers, a 16384-wide SwiGLU on the even ones, no
+    // rope_freqs (its rope_scaling is null): 2,068,976,640 + 48 x 62,924,800 + 24 x
+    // (655,360 + 16,106,127,360 + 125,829,120) + 24 x 251,658,240 = 400,711,848,960.
+    const TensorLayout mav = tensor_layout(test::model("llama-4-maverick-17b-128e")).value();
+    CHECK(mav.elements() == 400711848960ULL);
+    auto s = shapes(mav);
+    CHECK(s["blk.0.ffn_up.weight"][1] == 16384);
+    CHECK(s["blk.1.ffn_up_exps.weight"] == std::array<std::uint64_t, 4>{5120, 8192, 128, 1});
+    CHECK_FALSE(s.contains("rope_freqs.weight"));
+}
+
+TEST_CASE("MiMo-V2-Flash: KV heads per layer, sinks on the sliding layers, V padded without FA") {
+    // 64 query heads of 192 (v 128) on every layer; 4 KV heads on the 9 full layers, 8 on the
+    // 39 sliding ones (and their 64 sinks); layer 0 a 16384-wide SwiGLU, layers 1-47 256
+    // experts of 2048 with the routing bias: 2 x 152576 x 4096 + 4096 + 9 x 89,128,960 + 39 x
+    // (94,371,840 + 64) + 48 x 8192 + 201,326,592 + 47 x 6,443,499,776 = 308,778,780,864.
+    const Model& m = test::model("mimo-v2-flash");
+    const TensorLayout layout = tensor_layout(m).value();
+    CHECK(layout.arch == "mimo2");
+    CHECK(layout.elements() == 308778780864ULL);
+    auto s = shapes(layout);
+    CHECK(s["blk.0.attn_k.weight"][1] == 4ULL * 192);  // layer 0 is full
+    CHECK(s["blk.1.attn_k.weight"][1] == 8ULL * 192);
+    CHECK(s.contains("blk.1.attn_sinks.weight"));
+    CHECK_FALSE(s.contains("blk.5.attn_sinks.weight"));  // layer 5 is full
+    // At 32768 tokens, f16: the full layers 32768 cells x (768 + 512) x 2 B, the sliding ones
+    // pad(128 + 512) = 768 cells x (1536 + 1024) x 2 B: 9 x 83,886,080 + 39 x 3,932,160 =
+    // 908,328,960 B (866.25 MiB, as llama.cpp logs). Without flash attention every V row is the
+    // widest, 1024: 9 x 32768 x 1792 x 2 + 39 x 768 x 2560 x 2 = 1,210,318,848 B (1154.25 MiB).
+    const auto kv = [&](FlashAttn fa) {
+        LlamaCppOptions o;
+        o.context = 32768;
+        o.flash_attn = fa;
+        Bytes sum = 0;
+        const auto caches = llamacpp_group_caches(m, o).value();
+        for (std::size_t i = 0; i < caches.size(); ++i)
+            sum += caches[i].kv * m.arch.layer_groups[i].count;
+        return sum;
+    };
+    CHECK(kv(FlashAttn::on) == 908328960ULL);
+    CHECK(kv(FlashAttn::automatic) == 908328960ULL);  // llama.cpp sizes the cache with FA on
+    CHECK(kv(FlashAttn::off) == 1210318848ULL);
+}
+
+TEST_CASE("Jamba 1.5 Mini: Mamba-1 layers around every 8th attention layer, MoE every other") {
+    // h 4096, vocab 65536 untied; a Mamba-1 layer (inner 8192, state 16, conv 4, dt rank 256):
+    // in 4096 x 16384 + conv 4 x 8192 + 8192 + x 8192 x 288 + dt norm 256 + dt 256 x 8192 +
+    // 8192 + b/c norms 32 + A 16 x 8192 + D 8192 + out 8192 x 4096 = 105,308,448; 4 attention
+    // layers of 41,943,040; 16 MoE FFNs of 4096 x 16 + 3 x 4096 x 14336 x 16 and 16 dense ones
+    // of 3 x 4096 x 14336; 64 norms: 536,875,008 + 262,144 + 28 x 105,308,448 + 4 x 41,943,040
+    // + 16 x 2,818,637,824 + 16 x 176,160,768 = 51,570,323,328.
+    const TensorLayout layout = tensor_layout(test::model("jamba-1.5-mini")).value();
+    CHECK(layout.arch == "jamba");
+    CHECK(layout.elements() == 51570323328ULL);
+    auto s = shapes(layout);
+    CHECK(s.contains("blk.4.attn_q.weight"));  // attn_layer_offset 4, period 8
+    CHECK(s.contains("blk.3.ssm_x.weight"));
+    CHECK(s.contains("blk.1.ffn_gate_inp.weight"));  // expert_layer_offset 1, period 2
+    CHECK(s.contains("blk.4.ffn_up.weight"));
+}
+
+TEST_CASE("Falcon-H1: attention and a Mamba-2 mixer in every layer, KV and state both kept") {
+    // 1.5B: h 2048, vocab 65537 untied, 24 layers; the mixer (inner 3072, state 256, 1 group,
+    // 48 heads, conv 4): in 2048 x 6704 + conv 4 x 3584 + 3584 + dt/A/D 3 x 48 + out 3072 x
+    // 2048 = 20,039,312; attention (8 heads, 2 KV heads of 128) 2 x 2048 x 1024 + 2 x 2048 x
+    // 256 = 5,242,880; norms 4096; SwiGLU 3 x 2048 x 4608 = 28,311,552: 2 x 65537 x 2048 + 2048
+    // + 24 x 53,597,840 = 1,554,789,760.
+    const Model& m = test::model("falcon-h1-1.5b");
+    const TensorLayout layout = tensor_layout(m).value();
+    CHECK(layout.arch == "falcon-h1");
+    CHECK(layout.elements() == 1554789760ULL);
+    auto s = shapes(layout);
+    CHECK(s.contains("blk.0.ffn_norm"));  // no ".weight": the converter's FFN_PRE_NORM name
+    CHECK_FALSE(s.contains("blk.0.ssm_norm.weight"));
+    // The state per sequence, f32: 24 x ((4 - 1) x (3072 + 2 x 256) + 256 x 3072) x 4 =
+    // 76,529,664 B (72.98 MiB, as llama.cpp logs), beside a KV cache on all 24 layers.
+    CHECK(recurrent_state_bytes(m) == 76529664ULL);
+    CHECK(kv_cache_bytes(m, 4096, KvType{}) == 24ULL * 4096 * 2 * 2 * 128 * 2);
+}
+
+TEST_CASE("Phi-4-mini: phi3 with LongRoPE factors for its rotated three quarters") {
+    // partial_rotary_factor 0.75 of 128: n_rot 96, factors of 48 each; tied vocab 200064, 32
+    // layers of qkv (3072 x 5120), o (3072^2), gate+up (3072 x 16384), down (8192 x 3072) and two
+    // norms: 200064 x 3072 + 3072 + 96 + 32 x 100,669,440 = 3,836,021,856.
+    const TensorLayout layout = tensor_layout(test::model("phi-4-mini")).value();
+    CHECK(layout.arch == "phi3");
+    CHECK(layout.elements() == 3836021856ULL);
+    CHECK(shapes(layout)["rope_factors_long.weight"][0] == 48);
+}
