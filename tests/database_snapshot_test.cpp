@@ -24,7 +24,8 @@ Database tiny_database() {
 // A database whose every field holds something other than its default, so a field the snapshot
 // forgot would come back different.
 Database every_field_set() {
-    LayerGroup g{LayerKind::mla, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
+    LayerGroup g{
+        LayerKind::mla, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
     Model m;
     m.id = "id";
     m.name = "name";
@@ -123,7 +124,7 @@ TEST_CASE("Changing a deep field such as a GPU share or a layer dim changes the 
     other.gpus[0].unified_gpu_share_permille = 667;
     CHECK(serialize_database(other) != serialize_database(db));
     other = db;
-    other.models[0].arch.layer_groups[0].qk_rope_head_dim = 20;
+    other.models[0].arch.layer_groups[0].qk_rope_head_dim = 21;
     CHECK(serialize_database(other) != serialize_database(db));
 }
 

@@ -1,7 +1,7 @@
-// The tensor layouts of src/core/engines/moe_layouts.cpp (ERNIE 4.5 MoE, Llama 4, MiMo-V2-Flash)
-// and the Jamba, Falcon-H1 and Phi-4-mini ones, each summed by hand from the model's dims as
-// llama.cpp's src/models/<arch>.cpp loads them; the accuracy harness (docs/ACCURACY.md) found
-// llama.cpp's own llama_model_size() equal to these layouts' bytes.
+// The tensor layouts of src/core/engines/moe_layouts.cpp (ERNIE 4.5 MoE, Llama 4, MiMo-V2-Flash,
+// Step-3.5-Flash) and the Jamba, Falcon-H1 and Phi-4-mini ones, each summed by hand from the
+// model's dims as llama.cpp's src/models/<arch>.cpp loads them; the accuracy harness
+// (docs/ACCURACY.md) found llama.cpp's own llama_model_size() equal to these layouts' bytes.
 
 #include <array>
 #include <map>
@@ -136,4 +136,31 @@ TEST_CASE("Phi-4-mini: phi3 with LongRoPE factors for its rotated three quarters
     CHECK(layout.arch == "phi3");
     CHECK(layout.elements() == 3836021856ULL);
     CHECK(shapes(layout)["rope_factors_long.weight"][0] == 48);
+}
+
+TEST_CASE("Step-3.5-Flash: 96 query heads on the sliding layers, 64 on the full ones") {
+    // h 4096, vocab 128896 untied, rope_freqs 64; a layer: norms 2 x 4096, q/o 2 x 4096 x H x 128,
+    // k/v 2 x 4096 x 1024, q/k norms 256, the head-wise gate 4096 x H: 75,768,064 at H = 64 (the
+    // 12 full layers), 109,453,568 at H = 96 (the 33 sliding ones); layers 0-2 a SwiGLU of
+    // 11264, layers 3-44 288 experts of 1280, the bias and a shared expert of 1280
+    // (4,546,756,896 each): 1,055,920,128 + 64 + 12 x 75,768,064 + 33 x 109,453,568 + 3 x
+    // 138,412,032 + 42 x 4,546,756,896 = 196,956,130,432.
+    const Model& m = test::model("step-3.5-flash");
+    const TensorLayout layout = tensor_layout(m).value();
+    CHECK(layout.arch == "step35");
+    CHECK(layout.elements() == 196956130432ULL);
+    auto s = shapes(layout);
+    CHECK(s["blk.0.attn_q.weight"][1] == 64ULL * 128);  // layer 0 is full
+    CHECK(s["blk.1.attn_q.weight"][1] == 96ULL * 128);
+    CHECK(s["blk.1.attn_gate.weight"][1] == 96);
+    // config.json's window, 512: at 32768 tokens (ubatch 512), f16, 12 full layers x 32768 cells
+    // and 33 sliding ones x pad(512 + 512) = 1024 cells, each 2 x 1024 values x 2 B:
+    // 1,610,612,736 + 138,412,032 = 1,749,024,768 B.
+    LlamaCppOptions o;
+    o.context = 32768;
+    Bytes kv = 0;
+    const auto caches = llamacpp_group_caches(m, o).value();
+    for (std::size_t i = 0; i < caches.size(); ++i)
+        kv += caches[i].kv * m.arch.layer_groups[i].count;
+    CHECK(kv == 1749024768ULL);
 }

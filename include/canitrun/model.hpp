@@ -29,6 +29,7 @@ struct LayerGroup {
     LayerKind kind = LayerKind::full;
     std::uint64_t count = 0;
     // full / sliding (0 = use the model's attention values)
+    std::uint64_t heads = 0;  // query heads (Step-3.5-Flash: 96 on its sliding layers, 64 else)
     std::uint64_t kv_heads = 0;
     std::uint64_t head_dim = 0;
     std::uint64_t v_head_dim = 0;

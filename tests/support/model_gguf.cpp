@@ -31,7 +31,18 @@ void write_general_keys(GgufWriter& w, const Model& m, const std::string& arch,
     w.u32(p + "context_length", u32(m.context_native));
     w.u32(p + "embedding_length", u32(a.hidden_size));
     w.u32(p + "block_count", u32(a.layers));
-    w.u32(p + "attention.head_count", u32(a.attention.heads));
+    if (arch == "step35") {
+        // conversion/step3.py: the query heads of every layer (attention_other_setting's 96 on
+        // the sliding ones)
+        std::vector<std::uint32_t> heads;
+        for (const LayerKind k : layer_kinds(m)) {
+            const LayerGroup* g = group(m, k);
+            heads.push_back(u32(g && g->heads ? g->heads : a.attention.heads));
+        }
+        w.u32_array(p + "attention.head_count", heads);
+    } else {
+        w.u32(p + "attention.head_count", u32(a.attention.heads));
+    }
     w.f32(p + (arch == "command-r" || arch == "cohere2" ? "attention.layer_norm_epsilon"
                                                         : "attention.layer_norm_rms_epsilon"),
           1e-6f);
@@ -197,8 +208,8 @@ void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arc
     if (const LayerGroup* g = group(m, LayerKind::sliding)) {
         const LayerGroup* full = group(m, LayerKind::full);
         w.u32(p + "attention.sliding_window", u32(g->window));
-        if (arch == "mimo2") {
-            // conversion/mimo.py: hybrid_layer_pattern, one flag per layer (1: sliding)
+        if (arch == "mimo2" || arch == "step35") {
+            // conversion/mimo.py, step3.py: one flag per layer (1: sliding)
             std::vector<std::uint32_t> swa;
             for (const LayerKind k : layer_kinds(m)) swa.push_back(k == LayerKind::sliding ? 1 : 0);
             w.u32_array(p + "attention.sliding_window_pattern", swa);

@@ -66,6 +66,7 @@ MODELS = [
     ("jamba-1.5-mini", "Q4_K_M"),          # jamba: Mamba-1 + attention 7:1, MoE every other
     ("falcon-h1-1.5b", "Q4_K_M"),          # falcon-h1: attention and Mamba-2 in every layer
     ("falcon-h1-0.5b", "Q8_0"),            # falcon-h1, small
+    ("step-3.5-flash", "Q2_K"),            # step35: query heads per layer, head-wise gate
 ]
 
 # ACCURACY_ONLY=model,model runs those models alone and writes their table to

@@ -65,6 +65,9 @@ LayerGroup parse_layer_group(const Fields& f) {
     LayerGroup g;
     g.kind = parse_layer_kind(f);
     g.count = f.count("count", 1, kMaxLayers);
+    if (g.kind == LayerKind::full || g.kind == LayerKind::sliding) {
+        g.heads = f.count_or("heads", 0, kMaxDim);  // on an ssm group, "heads" are Mamba's
+    }
     g.kv_heads = f.count_or("kv_heads", 0, kMaxDim);
     g.head_dim = f.count_or("head_dim", 0, kMaxDim);
     g.v_head_dim = f.count_or("v_head_dim", 0, kMaxDim);

@@ -31,6 +31,7 @@ template <typename Io>
 void fields(Io& io, LayerGroup& g) {
     io(g.kind);
     io(g.count);
+    io(g.heads);
     io(g.kv_heads);
     io(g.head_dim);
     io(g.v_head_dim);

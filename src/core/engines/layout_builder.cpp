@@ -55,8 +55,9 @@ void attention(Builder& b, const Model& m, const LayerGroup& g, int il, std::uin
                bool qkv_bias) {
     const auto& a = m.arch;
     const AttentionDims d = attention_dims(m, g);
-    const std::uint64_t q_dim = checked::mul(a.attention.heads, d.k_dim);
-    const std::uint64_t o_in = checked::mul(a.attention.heads, d.v_dim);
+    const std::uint64_t heads = g.heads ? g.heads : a.attention.heads;
+    const std::uint64_t q_dim = checked::mul(heads, d.k_dim);
+    const std::uint64_t o_in = checked::mul(heads, d.v_dim);
     b.blk(il, "attn_q.weight", {a.hidden_size, checked::mul(q_dim, q_factor)});
     b.blk(il, "attn_k.weight", {a.hidden_size, checked::mul(d.kv_heads, d.k_dim)});
     b.blk(il, "attn_v.weight", {a.hidden_size, checked::mul(d.kv_heads, d.v_dim)});

@@ -32,8 +32,8 @@ void embeddings(Builder& b, const Model& m);
 // q/k/v/o of a full or sliding layer; `q_factor` 2 for gated attention (the query projection
 // also yields the gate).
 void attention(Builder& b, const Model& m, int il, std::uint64_t q_factor, bool qkv_bias);
-// The same with the K/V dims of this group: layers whose groups differ in KV heads (mimo2.cpp's
-// head_count_kv per layer).
+// The same with this group's heads and K/V dims: layers whose groups differ in KV heads
+// (mimo2.cpp's head_count_kv per layer) or query heads (step35.cpp's head_count per layer).
 void attention(Builder& b, const Model& m, const LayerGroup& g, int il, std::uint64_t q_factor,
                bool qkv_bias);
 void qk_norm(Builder& b, const Model& m, int il);
@@ -68,5 +68,6 @@ void build_falcon_h1(Builder& b, const Model& m);
 void build_ernie45_moe(Builder& b, const Model& m);
 void build_llama4(Builder& b, const Model& m);
 void build_mimo2(Builder& b, const Model& m);
+void build_step35(Builder& b, const Model& m);
 
 }  // namespace canitrun::layout

@@ -183,7 +183,17 @@ Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
             checked::add(checked::mul(2, masks), checked::mul(kF32Bytes, layer_floats(m)));
         return std::max(out_phase, checked::mul(g.ubatch, per_token));
     }
-    const std::uint64_t kq = checked::mul(a.attention.heads, n_kv);
+    // KQ of the widest layer: its query heads over its cells (Step-3.5-Flash's 96-head sliding
+    // layers see only their window; the 64-head full ones the whole context)
+    std::uint64_t kq = 0;
+    for (const auto& group : a.layer_groups) {
+        const std::uint64_t heads = group.heads ? group.heads : a.attention.heads;
+        if (group.kind == LayerKind::full || group.kind == LayerKind::mla) {
+            kq = std::max(kq, checked::mul(heads, n_kv));
+        } else if (group.kind == LayerKind::sliding) {
+            kq = std::max(kq, checked::mul(heads, swa_kv));
+        }
+    }
     std::uint64_t ffn = checked::add(active_ffn_width(m), checked::mul(2, a.hidden_size));
     if (count_layers(m, LayerKind::mla) > 0) ffn = std::max(ffn, layer_floats(m));
     const std::uint64_t per_token = checked::add(kq, checked::add(masks, ffn));

@@ -5,8 +5,8 @@
 #include "layout_builder.hpp"
 
 // Mixture-of-experts architectures whose FFNs alternate or lead with dense layers, as the pinned
-// llama.cpp's src/models/<arch>.cpp load them: ernie4-5.cpp (ernie4_5-moe), llama4.cpp and
-// mimo2.cpp.
+// llama.cpp's src/models/<arch>.cpp load them: ernie4-5.cpp (ernie4_5-moe), llama4.cpp,
+// mimo2.cpp and step35.cpp.
 
 namespace canitrun::layout {
 
@@ -67,6 +67,28 @@ void build_mimo2(Builder& b, const Model& m) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
         attention(b, m, group_or_empty(m, kind), il, 1, false);
         if (kind == LayerKind::sliding) b.blk(il, "attn_sinks.weight", {a.attention.heads});
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        dense_lead_ffn(b, m, il, true);
+    }
+}
+
+// Step-3.5-Flash (step35.cpp): query heads per layer (head_count is an array: the sliding
+// group's 96, the full layers' 64), per-head q/k norms, a head-wise sigmoid gate (attn_gate, one
+// logit per query head), one rope_freqs of head_dim / 2 (the converter writes it for config.json's
+// llama3 rope_scaling), the first (layers - moe_layers) FFNs dense, then routed experts with the
+// selection bias and a shared expert. The three MTP blocks are left out: llama.cpp skips them
+// unless asked to load them.
+void build_step35(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const auto kinds = layer_kinds(m);
+    embeddings(b, m);
+    b.add("rope_freqs.weight", {a.attention.head_dim / 2});
+    for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
+        const LayerGroup& g = group_or_empty(m, kinds[static_cast<std::size_t>(il)]);
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        attention(b, m, g, il, 1, false);
+        qk_norm(b, m, il);
+        b.blk(il, "attn_gate.weight", {a.hidden_size, g.heads ? g.heads : a.attention.heads});
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
         dense_lead_ffn(b, m, il, true);
     }

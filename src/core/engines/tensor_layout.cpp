@@ -323,6 +323,7 @@ BuildFn builder_for(const std::string& arch) {
         {"ernie4_5-moe", build_ernie45_moe},
         {"llama4", build_llama4},
         {"mimo2", build_mimo2},
+        {"step35", build_step35},
     };
     for (const auto& e : kBuilders) {
         if (arch == e.arch) return e.build;
@@ -359,7 +360,8 @@ Result<std::string> own_name_or_unsupported(const Model& m) {
           "phi3",        "granite",      "granitehybrid", "nemotron_h", "nemotron_h_moe",
           "kimi-linear", "lfm2",         "lfm2moe",       "seed_oss",   "exaone4",
           "glm4",        "minimax-m2",   "hunyuan-moe",   "phimoe",     "glm4moe",
-          "jamba",       "ernie4_5-moe", "llama4",        "mimo2",      "falcon-h1"}) {
+          "jamba",       "ernie4_5-moe", "llama4",        "mimo2",      "falcon-h1",
+          "step35"}) {
         if (m.family == arch) return std::string(arch);
     }
     return unsupported(m);
@@ -439,6 +441,7 @@ Result<std::string> llama_arch(const Model& m) {
     if (f == "ernie-4.5" && m.is_moe()) return std::string("ernie4_5-moe");
     if (f == "llama4" && m.is_moe()) return std::string("llama4");
     if (f == "mimo-v2" && m.is_moe()) return std::string("mimo2");
+    if (f == "step-3.5" && m.is_moe()) return std::string("step35");
     if (f == "mixtral") return std::string("llama");
     if (!m.is_moe() && !has_kind(m, LayerKind::sliding) &&
         (f.starts_with("llama3") || f == "llama2" || f == "mistral" || f == "mistral-nemo" ||
@@ -456,7 +459,7 @@ Result<TensorLayout> tensor_layout(const Model& m) {
     // (a corrupt or hand-made header) has no layout, rather than one read from nothing.
     if ((arch == "gpt-oss" || arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" ||
          arch == "minimax-m2" || arch == "hunyuan-moe" || arch == "phimoe" || arch == "glm4moe" ||
-         arch == "ernie4_5-moe" || arch == "llama4" || arch == "mimo2") &&
+         arch == "ernie4_5-moe" || arch == "llama4" || arch == "mimo2" || arch == "step35") &&
         (!m.is_moe() || m.arch.moe->moe_layers > m.arch.layers)) {
         return fail(ErrorKind::bad_input, "a " + arch + " model without its experts",
                     "the file's expert_count or expert layers are missing; is the file whole?");

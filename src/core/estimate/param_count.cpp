@@ -36,7 +36,7 @@ Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
         case LayerKind::sliding: {
             const AttentionDims d = attention_dims(m, g);
             // A gated attention (Qwen3-Next, Qwen 3.5) doubles the query projection for its gate.
-            const Wide heads = a.heads;
+            const Wide heads = g.heads ? g.heads : a.heads;
             const Wide q_heads = a.output_gate ? 2 * heads : heads;
             const Wide ssm = has_parallel_ssm(g) ? wide_mamba_params(m, g) : 0;
             return h * d.k_dim * (q_heads + d.kv_heads) + h * d.v_dim * d.kv_heads +

@@ -14,12 +14,14 @@ namespace {
 // What llama.cpp keeps per layer, before grouping equal layers.
 struct LayerInfo {
     LayerKind kind = LayerKind::full;
-    std::uint64_t kv_heads = 0, k_dim = 0, v_dim = 0, window = 0;
+    // heads: an attention layer's query heads where they differ from the model's (step35's
+    // head_count array), else 0
+    std::uint64_t heads = 0, kv_heads = 0, k_dim = 0, v_dim = 0, window = 0;
 };
 
 bool operator<(const LayerInfo& a, const LayerInfo& b) {
-    return std::tie(a.kind, a.kv_heads, a.k_dim, a.v_dim, a.window) <
-           std::tie(b.kind, b.kv_heads, b.k_dim, b.v_dim, b.window);
+    return std::tie(a.kind, a.heads, a.kv_heads, a.k_dim, a.v_dim, a.window) <
+           std::tie(b.kind, b.heads, b.kv_heads, b.k_dim, b.v_dim, b.window);
 }
 
 // Sliding-window period llama.cpp assumes when the file has no sliding_window_pattern key
@@ -296,6 +298,7 @@ std::vector<LayerInfo> classify_gguf_layers(const std::string& arch, const GgufH
             continue;
         }
         li.kv_heads = counts.kv_heads[il];
+        if (counts.heads[il] != attention.heads) li.heads = counts.heads[il];
         if (rules.sliding.at(il)) {
             li.kind = LayerKind::sliding;
             li.k_dim = rules.sliding.k_dim;
@@ -330,6 +333,7 @@ std::vector<LayerGroup> group_gguf_layers(const std::vector<LayerInfo>& layers,
             g.kind = li.kind;
         } else {
             g.kind = li.kind;
+            g.heads = li.heads;
             g.kv_heads = li.kv_heads;
             g.head_dim = li.k_dim;
             g.v_head_dim = li.v_dim;
