@@ -1,6 +1,6 @@
 // The tensor layouts of src/core/engines/moe_layouts.cpp (ERNIE 4.5 MoE, Llama 4, MiMo-V2-Flash,
-// Step-3.5-Flash) and the Jamba, Falcon-H1 and Phi-4-mini ones, each summed by hand from the
-// model's dims as llama.cpp's src/models/<arch>.cpp loads them; the accuracy harness
+// Step-3.5-Flash), Gemma 3n and 4 and the Jamba, Falcon-H1 and Phi-4-mini ones, each summed by hand
+// from the model's dims as llama.cpp's src/models/<arch>.cpp loads them; the accuracy harness
 // (docs/ACCURACY.md) found llama.cpp's own llama_model_size() equal to these layouts' bytes.
 
 #include <array>
@@ -8,6 +8,7 @@
 
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
@@ -163,4 +164,54 @@ TEST_CASE("Step-3.5-Flash: 96 query heads on the sliding layers, 64 on the full 
     for (std::size_t i = 0; i < caches.size(); ++i)
         kv += caches[i].kv * m.arch.layer_groups[i].count;
     CHECK(kv == 1749024768ULL);
+}
+
+TEST_CASE("Gemma 4 31B: 512-wide global heads whose keys double as values") {
+    // h 5376, tied vocab 262144, rope_freqs 256 (the global head dim / 2); a sliding layer: q/o
+    // 2 x 5376 x 32 x 256, k/v 2 x 5376 x 16 x 256, four norms, q/k norms 2 x 256, the layer
+    // scale 1, SwiGLU 3 x 5376 x 21504: 478,959,105; a global one: q/o 2 x 5376 x 32 x 512, k
+    // 5376 x 4 x 512 and no v (k_eq_v), q/k norms 2 x 512: 534,009,857. 262144 x 5376 + 5376 +
+    // 256 + 50 x 478,959,105 + 10 x 534,009,857 = 30,697,345,596 (the card's 30.7B).
+    const TensorLayout layout = tensor_layout(test::model("gemma-4-31b")).value();
+    CHECK(layout.arch == "gemma4");
+    CHECK(layout.elements() == 30697345596ULL);
+    auto s = shapes(layout);
+    CHECK(s["blk.5.attn_k.weight"][1] == 4ULL * 512);  // layer 5 is global
+    CHECK_FALSE(s.contains("blk.5.attn_v.weight"));
+    CHECK(s["blk.0.attn_v.weight"][1] == 16ULL * 256);
+}
+
+TEST_CASE("Gemma 4 E2B: per-layer inputs on the host, no K or V in the KV-sharing layers") {
+    const Model& m = test::model("gemma-4-e2b");
+    const TensorLayout layout = tensor_layout(m).value();
+    auto s = shapes(layout);
+    // 256 per layer x 35 layers for each of the 262144 tokens
+    CHECK(s["per_layer_token_embd.weight"] == std::array<std::uint64_t, 4>{8960, 262144, 1, 1});
+    CHECK(s.contains("blk.14.attn_k.weight"));  // the last of the 15 layers that cache
+    CHECK_FALSE(s.contains("blk.15.attn_k.weight"));
+    CHECK(s["blk.15.ffn_up.weight"][1] == 12288);  // use_double_wide_mlp in the sharing layers
+    CHECK(s["blk.14.ffn_up.weight"][1] == 6144);
+    // llama.cpp keeps per_layer_token_embd in host memory beside token_embd: the estimate's
+    // host term holds both, and only token_embd is copied as the tied output head. At FP16:
+    // (1536 + 8960) x 262144 x 2 B = 5,502,926,848.
+    LlamaCppOptions o;
+    o.backend = Backend::cpu;
+    const Estimate e = estimate_llamacpp(m, test::quant("FP16"), o).value();
+    CHECK(e.term(TermKind::token_embd) == 5502926848ULL);
+}
+
+TEST_CASE("Gemma 3n E4B: AltUp and LAuReL around Gemma 3's layer, kept in 16 bits") {
+    const TensorLayout layout = tensor_layout(test::model("gemma-3n-e4b")).value();
+    CHECK(layout.arch == "gemma3n");
+    const auto typed = quantize_tensors(layout, "Q4_K_M").value();
+    for (const auto& t : typed) {
+        INFO(t.tensor.name);
+        // llama-quantize leaves them as the converter wrote them: 16-bit, the coefficient
+        // matrices in F32 (conversion/base.py)
+        if (t.tensor.name.find("laurel_l") != std::string::npos ||
+            t.tensor.name == "altup_proj.weight" || t.tensor.name == "per_layer_model_proj.weight")
+            CHECK(std::string(t.type.name) == "f16");
+        if (t.tensor.name.find("altup_correct_coef") != std::string::npos)
+            CHECK(std::string(t.type.name) == "f32");
+    }
 }

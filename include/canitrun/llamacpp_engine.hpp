@@ -31,8 +31,9 @@ struct LlamaCppOptions {
     Backend backend = Backend::cuda;
     // A model file's own tensors, in place of the layout and llama-quantize's types.
     struct FileTensors {
-        Bytes token_embd = 0;  // token_embd.weight: kept on the host
-        Bytes other = 0;       // every other tensor
+        Bytes host_inputs = 0;  // llama_host_input_tensor's: kept on the host
+        Bytes token_embd = 0;   // token_embd.weight (one of them): a tied output head's copy
+        Bytes other = 0;        // every other tensor
     };
     std::optional<FileTensors> file_tensors;
 };

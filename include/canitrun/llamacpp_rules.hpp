@@ -33,6 +33,11 @@ Model llama_cache_model(const Model& model, std::uint64_t context,
 // gemma3 ...); 0 when it sets none. `arch` is llama.cpp's name ("gemma3", "gpt-oss").
 std::uint64_t llama_default_swa_period(const std::string& arch);
 
+// The tensors llama.cpp keeps in host memory whatever -ngl says: the input layer
+// (LLM_TENSOR_LAYER_INPUT: token_embd, and Gemma 3n / 4's per_layer_token_embd). Only token_embd
+// is duplicated as a tied output head.
+bool llama_host_input_tensor(const std::string& name);
+
 // Qwen3-Next and Qwen 3.5: Gated DeltaNet layers, and attention whose q_proj also yields a
 // sigmoid gate (llama.cpp builds attn_q at twice the heads; no key says so).
 bool llama_gated_delta_net(const std::string& arch);

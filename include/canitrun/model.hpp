@@ -56,6 +56,9 @@ struct LayerGroup {
     std::uint64_t index_head_dim = 0;
     std::uint64_t index_heads = 0;  // the indexer's query heads (weights only)
     std::uint64_t index_top_k = 0;  // past tokens each query attends to (compute, not memory)
+    // full: the keys double as values, no V projection (Gemma 4's attention_k_eq_v global
+    // layers; llama.cpp still caches a V, so weights only)
+    bool k_eq_v = false;
 
     bool operator==(const LayerGroup&) const = default;
 };
@@ -96,6 +99,12 @@ struct Architecture {
     // The last N layers keep no KV cache of their own and read an earlier layer's (Gemma 3n's
     // and Gemma 4's num_kv_shared_layers; llama.cpp's n_layer_kv_from_start = layers - N).
     std::uint64_t shared_kv_layers = 0;
+    // The FFN width of those last shared_kv_layers layers where it differs (Gemma 4 E2B's
+    // use_double_wide_mlp: 2 x intermediate_size); 0: intermediate_size.
+    std::uint64_t shared_kv_intermediate_size = 0;
+    // Per-layer input embeddings of this width per layer (Gemma 4 E2B / E4B's
+    // hidden_size_per_layer_input: per_layer_token_embd and a projection per layer); 0: none.
+    std::uint64_t per_layer_input_size = 0;
     std::string pattern;
     // The kind of every layer in stack order, one letter each (layer_kind_letter), where the
     // groups' counts alone do not say it (Nemotron-H's hybrid_override_pattern); empty: the

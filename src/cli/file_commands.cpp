@@ -12,6 +12,7 @@
 #include "canitrun/gguf_model.hpp"
 #include "canitrun/hf_files.hpp"
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/model_argument.hpp"
 #include "canitrun/remote_model.hpp"
 #include "chart.hpp"
@@ -360,8 +361,11 @@ Result<CommandResult> engine_on_gguf(const Database& db, const std::string& labe
     LlamaCppOptions::FileTensors tensors;
     for (const auto& part : parts) {
         for (const auto& t : part.tensors) {
-            if (t.name == "token_embd.weight") {
-                tensors.token_embd = checked::add(tensors.token_embd, t.bytes);
+            if (llama_host_input_tensor(t.name)) {
+                tensors.host_inputs = checked::add(tensors.host_inputs, t.bytes);
+                if (t.name == "token_embd.weight") {
+                    tensors.token_embd = checked::add(tensors.token_embd, t.bytes);
+                }
             } else {
                 tensors.other = checked::add(tensors.other, t.bytes);
             }

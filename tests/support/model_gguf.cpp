@@ -98,8 +98,8 @@ void write_attention_keys(GgufWriter& w, const Model& m, const std::string& arch
             if ((i + 1) % interval != 0) kv[i] = 0;
         }
         w.u32_array(p + "attention.head_count_kv", kv);
-    } else if (arch == "mimo2") {
-        // conversion/mimo.py: the full layers' KV heads and the sliding layers' own
+    } else if (arch == "mimo2" || arch == "gemma4") {
+        // conversion/mimo.py, gemma.py: the full layers' KV heads and the sliding layers' own
         std::vector<std::uint32_t> kv;
         for (const LayerKind k : layer_kinds(m))
             kv.push_back(u32(attention_dims(m, *group(m, k)).kv_heads));
@@ -113,6 +113,21 @@ void write_attention_keys(GgufWriter& w, const Model& m, const std::string& arch
         w.u32_array(p + "attention.head_count_kv", kv);
     } else {
         w.u32(p + "attention.head_count_kv", u32(a.attention.kv_heads));
+    }
+    if (arch == "gemma4") {
+        // conversion/gemma.py: the global layers' head dim as key_length, the sliding ones' as
+        // key_length_swa (gemma4.cpp requires both pairs), and the per-layer inputs' width
+        const AttentionDims full = attention_dims(m, *group(m, LayerKind::full));
+        const AttentionDims swa = attention_dims(m, *group(m, LayerKind::sliding));
+        w.u32(p + "attention.key_length", u32(full.k_dim));
+        w.u32(p + "attention.value_length", u32(full.v_dim));
+        w.u32(p + "attention.key_length_swa", u32(swa.k_dim));
+        w.u32(p + "attention.value_length_swa", u32(swa.v_dim));
+        w.u32(p + "rope.dimension_count", u32(full.k_dim));
+        w.u32(p + "rope.dimension_count_swa", u32(swa.k_dim));
+        w.u32(p + "embedding_length_per_layer_input", u32(a.per_layer_input_size));
+        w.u32(p + "attention.shared_kv_layers", u32(a.shared_kv_layers));
+        return;
     }
     w.u32(p + "attention.key_length", u32(a.attention.head_dim));
     w.u32(p + "attention.value_length", u32(v_dim));
@@ -140,6 +155,15 @@ void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
         // llama.cpp, granite-hybrid.cpp, minimax-m2.cpp and phimoe.cpp size their experts with
         // feed_forward_length
         w.u32(p + "feed_forward_length", u32(a.moe->expert_intermediate_size));
+    } else if (arch == "gemma4" && a.shared_kv_intermediate_size) {
+        // conversion/gemma.py (use_double_wide_mlp): the KV-sharing layers' wider FFN
+        std::vector<std::uint32_t> widths(a.layers, u32(a.intermediate_size));
+        for (std::uint64_t i = a.layers - a.shared_kv_layers; i < a.layers; ++i)
+            widths[i] = u32(a.shared_kv_intermediate_size);
+        w.u32_array(p + "feed_forward_length", widths);
+    } else if (arch == "gemma4" && a.intermediate_size == 0 && m.is_moe()) {
+        // the 26B-A4B's dense MLP beside the experts: config.json's intermediate_size
+        w.u32(p + "feed_forward_length", u32(a.moe->shared_expert_intermediate_size));
     } else if (a.intermediate_size) {
         w.u32(p + "feed_forward_length", u32(a.intermediate_size));
     }
@@ -208,8 +232,8 @@ void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arc
     if (const LayerGroup* g = group(m, LayerKind::sliding)) {
         const LayerGroup* full = group(m, LayerKind::full);
         w.u32(p + "attention.sliding_window", u32(g->window));
-        if (arch == "mimo2" || arch == "step35") {
-            // conversion/mimo.py, step3.py: one flag per layer (1: sliding)
+        if (arch == "mimo2" || arch == "step35" || arch == "gemma4") {
+            // conversion/mimo.py, step3.py, gemma.py: one flag per layer (1: sliding)
             std::vector<std::uint32_t> swa;
             for (const LayerKind k : layer_kinds(m)) swa.push_back(k == LayerKind::sliding ? 1 : 0);
             w.u32_array(p + "attention.sliding_window_pattern", swa);

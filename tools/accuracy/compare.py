@@ -67,6 +67,10 @@ MODELS = [
     ("falcon-h1-1.5b", "Q4_K_M"),          # falcon-h1: attention and Mamba-2 in every layer
     ("falcon-h1-0.5b", "Q8_0"),            # falcon-h1, small
     ("step-3.5-flash", "Q2_K"),            # step35: query heads per layer, head-wise gate
+    ("gemma-3n-e4b", "Q4_K_M"),            # gemma3n: per-layer inputs, AltUp, LAuReL, KV reuse
+    ("gemma-4-e2b", "Q4_K_M"),             # gemma4: per-layer inputs, double-wide shared FFNs
+    ("gemma-4-26b-a4b", "Q4_K_M"),         # gemma4: dense MLP beside fused experts, K = V
+    ("gemma-4-31b", "Q4_K_M"),             # gemma4: 512-wide global heads, K = V
 ]
 
 # ACCURACY_ONLY=model,model runs those models alone and writes their table to

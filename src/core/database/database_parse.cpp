@@ -73,6 +73,7 @@ LayerGroup parse_layer_group(const Fields& f) {
     g.v_head_dim = f.count_or("v_head_dim", 0, kMaxDim);
     switch (g.kind) {
         case LayerKind::full:
+            g.k_eq_v = f.flag_or("k_eq_v", false);
             if (f.has("parallel_ssm")) {
                 // Falcon-H1: a Mamba-2 mixer beside the attention in every layer of the group
                 const Fields s = f.child("parallel_ssm");
@@ -167,6 +168,7 @@ Architecture parse_architecture(const Fields& f) {
         const Fields ffn = f.child("ffn");
         a.intermediate_size = ffn.count_or("intermediate_size", 0, kMaxDim);
         a.gated_ffn = ffn.flag_or("gated", true);
+        a.shared_kv_intermediate_size = ffn.count_or("shared_kv_intermediate_size", 0, kMaxDim);
     }
     if (f.has("moe")) {
         const Fields m = f.child("moe");
@@ -208,6 +210,7 @@ Architecture parse_architecture(const Fields& f) {
     a.layer_order = f.text_or("layer_order", "");
     check_layer_order(f, a);
     a.shared_kv_layers = f.count_or("shared_kv_layers", 0, a.layers - 1);
+    a.per_layer_input_size = f.count_or("per_layer_input_size", 0, kMaxDim);
     a.pattern = f.text_or("pattern", "");
     a.config_note = f.text_or("config_note", "");
     a.linear_name = f.text_or("linear_name", "");

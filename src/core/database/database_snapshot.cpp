@@ -52,6 +52,7 @@ void fields(Io& io, LayerGroup& g) {
     io(g.index_head_dim);
     io(g.index_heads);
     io(g.index_top_k);
+    io(g.k_eq_v);
 }
 
 template <typename Io>
@@ -87,6 +88,8 @@ void fields(Io& io, Architecture& a) {
     io(a.moe);
     io(a.layer_groups);
     io(a.shared_kv_layers);
+    io(a.shared_kv_intermediate_size);
+    io(a.per_layer_input_size);
     io(a.pattern);
     io(a.layer_order);
     io(a.config_note);

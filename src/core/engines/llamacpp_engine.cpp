@@ -325,16 +325,18 @@ Result<std::vector<TypedTensor>> llamacpp_tensors(const Model& model, const Quan
 
 namespace {
 
-// token_embd (kept on the host) and every other tensor: from the file when there is one, else
-// as llama-quantize would type the model's tensors.
+// The host inputs (llama_host_input_tensor), token_embd among them, and every other tensor:
+// from the file when there is one, else as llama-quantize would type the model's tensors.
 struct WeightSplit {
-    Bytes embd = 0;
+    Bytes host = 0;
+    Bytes embd = 0;  // token_embd alone: a tied output head's copy
     Bytes rest = 0;
 };
 
 Result<WeightSplit> weight_split(const Model& model, const Quant& quant, const LlamaCppOptions& o) {
     WeightSplit w;
     if (o.file_tensors) {
+        w.host = o.file_tensors->host_inputs;
         w.embd = o.file_tensors->token_embd;
         w.rest = o.file_tensors->other;
         return w;
@@ -343,8 +345,9 @@ Result<WeightSplit> weight_split(const Model& model, const Quant& quant, const L
     CANITRUN_TRY_ASSIGN(const auto bytes, quantize_bytes(*prepared, quant.id));
     const auto& tensors = prepared->layout.tensors;
     for (std::size_t i = 0; i < tensors.size(); ++i) {
-        if (tensors[i].name == "token_embd.weight") {
-            w.embd = bytes[i];
+        if (llama_host_input_tensor(tensors[i].name)) {
+            w.host = checked::add(w.host, bytes[i]);
+            if (tensors[i].name == "token_embd.weight") w.embd = bytes[i];
         } else {
             w.rest = checked::add(w.rest, bytes[i]);
         }
@@ -370,7 +373,7 @@ Estimate assemble_llamacpp(const Model& model, const LlamaCppOptions& o, WeightS
     }
     Estimate e;
     e.terms.push_back({TermKind::weights, w.rest, dev});
-    e.terms.push_back({TermKind::token_embd, w.embd, Device::cpu});
+    e.terms.push_back({TermKind::token_embd, w.host, Device::cpu});
     e.terms.push_back({TermKind::kv_cache, kv, dev});
     e.terms.push_back({TermKind::recurrent_state, recurrent, dev});
     e.terms.push_back({TermKind::compute, compute, dev});

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 
 #include "canitrun/layer_kinds.hpp"
 
@@ -28,11 +29,13 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model, const PreparedLayou
                 parts.layers[i].kind = model.arch.layer_groups[order[i]].kind;
             }
             Bytes embd = 0;
+            Bytes host_inputs = 0;
             for (std::size_t i = 0; i < tensors.size(); ++i) {
                 const TensorInfo& t = tensors[i];
                 const Bytes b = bytes[i];
-                if (t.name == "token_embd.weight") {
-                    embd = b;
+                if (llama_host_input_tensor(t.name)) {
+                    host_inputs = checked::add(host_inputs, b);
+                    if (t.name == "token_embd.weight") embd = b;
                 } else if (t.layer < 0 ||
                            static_cast<std::size_t>(t.layer) >= parts.layers.size()) {
                     parts.output_weights = checked::add(parts.output_weights, b);
@@ -43,7 +46,7 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model, const PreparedLayou
                         l.routed_experts = checked::add(l.routed_experts, b);
                 }
             }
-            parts.input_weights = embd;
+            parts.input_weights = host_inputs;
             RuntimeBuffers buffers;
             if (model.arch.tied_embeddings) buffers.output_duplicate = embd;
             parts.buffers = buffers;

@@ -7,6 +7,10 @@
 
 namespace canitrun {
 
+bool llama_host_input_tensor(const std::string& name) {
+    return name == "token_embd.weight" || name == "per_layer_token_embd.weight";
+}
+
 std::uint64_t llama_padded_context(std::uint64_t context) {
     return checked::mul((checked::add(context, kLlamaCachePad - 1)) / kLlamaCachePad,
                         kLlamaCachePad);

@@ -178,7 +178,22 @@ bool allows_quantization(const TensorInfo& t) {
     q = q && !contains(n, "_norm.weight");
     q = q && !contains(n, "ffn_gate_inp.weight");
     q = q && !contains(n, "ssm_conv1d");
+    // Gemma 3n's AltUp and LAuReL tensors and the per-layer projection stay as they are
+    q = q && !contains(n, "altup") && !contains(n, "laurel") &&
+        !contains(n, "per_layer_model_proj");
     return q;
+}
+
+// The tensors llama-quantize leaves in the converter's 16-bit type (conversion/base.py writes
+// them in the checkpoint's BF16 / F16, unlike the coefficient matrices it keeps in F32): Gemma
+// 3n's AltUp projections and router, its LAuReL pair, the per-layer model projection.
+bool keeps_source_16bit(const TensorInfo& t) {
+    const std::string& n = t.name;
+    if (t.n_dims < 2 || contains(n, "_norm.weight") || contains(n, "altup_correct_coef") ||
+        contains(n, "altup_predict_coef")) {
+        return false;
+    }
+    return contains(n, "altup") || contains(n, "laurel") || contains(n, "per_layer_model_proj");
 }
 
 struct State {
@@ -432,6 +447,7 @@ PreparedLayout prepare_layout(TensorLayout layout) {
         p.order.push_back(k.second);
         p.category.push_back(static_cast<int>(c));
         p.kind.push_back(keeps_source_mxfp4(p.layout, t) ? PreparedLayout::kKeepsMxfp4
+                         : keeps_source_16bit(t)         ? PreparedLayout::kKeeps16
                          : allows_quantization(t)        ? PreparedLayout::kQuantized
                                                          : PreparedLayout::kF32);
         if (is_attn_v(c)) ++p.n_attention_wv;
@@ -467,6 +483,10 @@ Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p, const std::s
         GgmlType chosen = f32;
         if (p.kind[i] == PreparedLayout::kKeepsMxfp4) {
             chosen = mxfp4;
+        } else if (p.kind[i] == PreparedLayout::kKeeps16) {
+            // an unquantized file is the converter's own output type; a quantized one was made
+            // from a 16-bit file
+            chosen = is_quantized(default_type) ? named_types().f16 : default_type;
         } else if (p.kind[i] == PreparedLayout::kQuantized) {
             chosen = default_type;
             if (is_quantized(default_type)) {

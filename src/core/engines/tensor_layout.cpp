@@ -324,6 +324,8 @@ BuildFn builder_for(const std::string& arch) {
         {"llama4", build_llama4},
         {"mimo2", build_mimo2},
         {"step35", build_step35},
+        {"gemma3n", build_gemma3n},
+        {"gemma4", build_gemma4},
     };
     for (const auto& e : kBuilders) {
         if (arch == e.arch) return e.build;
@@ -361,7 +363,7 @@ Result<std::string> own_name_or_unsupported(const Model& m) {
           "kimi-linear", "lfm2",         "lfm2moe",       "seed_oss",   "exaone4",
           "glm4",        "minimax-m2",   "hunyuan-moe",   "phimoe",     "glm4moe",
           "jamba",       "ernie4_5-moe", "llama4",        "mimo2",      "falcon-h1",
-          "step35"}) {
+          "step35",      "gemma3n",      "gemma4"}) {
         if (m.family == arch) return std::string(arch);
     }
     return unsupported(m);
@@ -416,6 +418,8 @@ Result<std::string> llama_arch(const Model& m) {
         return std::string("qwen2");
     }
     if (m.id.starts_with("gemma-3-")) return std::string("gemma3");
+    if (m.id.starts_with("gemma-3n-")) return std::string("gemma3n");
+    if (f == "gemma4") return std::string("gemma4");
     if (m.id.starts_with("gemma-2-")) return std::string("gemma2");
     if (f == "gpt-oss") return std::string("gpt-oss");
     if (f == "smollm3") return std::string("smollm3");
