@@ -84,7 +84,7 @@ _canitrun() {
                 mapfile -t COMPREPLY < <(compgen -W "nvidia amd intel apple" -- "$cur")
             return
             ;;
-        --ctx | -c | --ram | --vram | --min-vram | --family | --since | --ram-bandwidth | --ngl | --n-cpu-moe | \
+        --ctx | -c | --ram | --vram | --min-vram | --family | --since | --ram-bandwidth | --gpu-memory | --ngl | --n-cpu-moe | \
             --ubatch | --parallel | --margin | --gpu-memory-utilization | --users | --link)
             return
             ;;
@@ -96,7 +96,7 @@ _canitrun() {
 
     local common="--json --format --quiet --data --help"
     local estimate="--quant --ctx --kv-type --ram"
-    local hardware="--gpu --ram-bandwidth"
+    local hardware="--gpu --ram-bandwidth --gpu-memory"
     local engine="--engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --backend --margin --gpu-memory-utilization"
     if [[ $cur == -* ]]; then
         case $sub in

@@ -58,4 +58,15 @@ Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::st
 // "2x NVIDIA RTX 3090", "NVIDIA RTX 4090 + NVIDIA RTX 3090"
 std::string describe_gpus(const std::vector<GpuDevice>& gpus);
 
+// On a unified-memory machine named from the database, the memory the CPU side keeps: the
+// machine's total less what its GPU may use (token_embd and the logits live there). 0 when no
+// GPU is a unified database machine; there is no other RAM to offload to.
+Bytes unified_host_memory(const Hardware& hardware);
+
+// The hardware with every GPU's usable memory stated: a unified-memory GPU may use what its
+// platform allows, not the default share (macOS's iogpu.wired_limit_mb raises Apple silicon's
+// working set; an AMD APU's GTT size sets Strix Halo's), up to the machine's memory. A discrete
+// GPU's is its VRAM: stating one is refused (--margin keeps part of it free).
+Result<Hardware> with_gpu_memory(Hardware hardware, Bytes memory);
+
 }  // namespace canitrun

@@ -125,6 +125,10 @@ void add_hardware_flags(CLI::App& app, Options& o) {
     app.add_option("--gpu", o.hw.gpu,
                    R"(Your GPUs: "RTX 4090", "2x3090", "4090,3090", or auto to detect them)")
         ->check(non_empty());
+    app.add_option("--gpu-memory", o.hw.gpu_memory,
+                   "GB a unified-memory GPU may use (macOS iogpu.wired_limit_mb, an APU's GTT "
+                   "size; default: the platform's share)")
+        ->check(non_empty());
     app.add_option("--ram-bandwidth", o.hw.ram_bandwidth,
                    "System RAM bandwidth in GB/s for offloaded layers (default 76.8, "
                    "dual-channel DDR5-4800)");
@@ -256,6 +260,7 @@ const std::vector<FlagUse>& flag_uses() {
         {"--gpu-memory-utilization", {C::model}},
         {"--gpu", {C::model, C::fit, C::compare, C::local, C::verify}},
         {"--ram-bandwidth", {C::model, C::fit, C::compare, C::local}},
+        {"--gpu-memory", {C::model, C::fit, C::compare, C::local}},
         {"--vram", {C::model}},
         {"--min-quant", {C::model, C::fit, C::compare}},
         {"--ngl", {C::model}},
@@ -322,6 +327,8 @@ void check_flags_apply(const CLI::App& app, const CLI::App* sub, Command command
             (command == Command::model || command == Command::compare)) {
             applies = !o.hw.gpu.empty() || !o.vram.empty();
         }
+        // A GPU's usable memory needs the GPU.
+        if (applies && flag == "--gpu-memory") applies = !o.hw.gpu.empty();
         // The floor of a choice among the database's quantizations: a model file has its own
         // quantization, and vLLM's and exo's views choose none.
         if (applies && flag == "--min-quant" && command == Command::model &&

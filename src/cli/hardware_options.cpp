@@ -30,11 +30,18 @@ Result<std::optional<Hardware>> hardware_from_flags(const Database& db,
         CANITRUN_TRY_ASSIGN(auto gpus, parse_gpu_spec(db, flags.gpu));
         h.gpus = devices_for(gpus);
     }
+    if (!flags.gpu_memory.empty()) {
+        CANITRUN_TRY_ASSIGN(const Bytes memory, parse_gb(flags.gpu_memory));
+        CANITRUN_TRY_ASSIGN(h, with_gpu_memory(std::move(h), memory));
+    }
     if (!flags.ram.empty()) {
         CANITRUN_TRY_ASSIGN(auto ram, parse_gb(flags.ram));
         h.ram = ram;
     } else if (h.ram == 0) {
-        h.ram = kDefaultRamGb * kGB;
+        // A named unified machine has no RAM beside its own memory: the CPU side keeps what the
+        // GPU may not use. Anything else: the default.
+        const Bytes host = unified_host_memory(h);
+        h.ram = host != 0 ? host : kDefaultRamGb * kGB;
     }
     if (!flags.ram_bandwidth.empty()) {
         CANITRUN_TRY_ASSIGN(auto bw, parse_bandwidth(flags.ram_bandwidth));

@@ -16,6 +16,7 @@ struct HardwareFlags {
     std::string gpu;  // "RTX 4090", "2x3090", "4090,3090", "auto"
     std::string ram;
     std::string ram_bandwidth;
+    std::string gpu_memory;  // --gpu-memory GB: a unified GPU's usable memory
     std::string ngl;
     std::string n_cpu_moe;
 };

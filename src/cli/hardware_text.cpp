@@ -16,6 +16,11 @@ namespace {
 
 std::string memory_label(const Hardware& h) {
     std::string gpus = h.gpus.empty() ? "no GPU" : describe_gpus(h.gpus);
+    if (h.unified()) {
+        // one memory: what the GPU may use, and what is left to the CPU side
+        return gpus + " (unified memory: " + format_gb(h.gpu_memory()) + " for the GPU, " +
+               format_gb(h.ram) + " for the CPU)";
+    }
     return gpus + " + " + format_gb(h.ram) + " RAM";
 }
 

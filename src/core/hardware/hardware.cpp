@@ -129,6 +129,41 @@ Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::st
     return gpus;
 }
 
+Bytes unified_host_memory(const Hardware& hardware) {
+    Bytes host = 0;
+    for (const auto& d : hardware.gpus) {
+        if (!d.unified || d.gpu == nullptr || d.gpu->vram_bytes <= d.memory) continue;
+        host = checked::add(host, d.gpu->vram_bytes - d.memory);
+    }
+    return host;
+}
+
+Result<Hardware> with_gpu_memory(Hardware hardware, Bytes memory) {
+    if (hardware.gpus.empty()) {
+        return fail(ErrorKind::bad_input, "--gpu-memory states a GPU's usable memory",
+                    "name the GPU with --gpu, e.g. --gpu m4-max-128gb --gpu-memory 120");
+    }
+    for (auto& d : hardware.gpus) {
+        if (!d.unified) {
+            return fail(ErrorKind::bad_input,
+                        "--gpu-memory is for unified memory (Apple silicon, an APU); the " +
+                            d.name + " has its own VRAM",
+                        "use --margin MIB to keep part of a discrete GPU free");
+        }
+        // The machine's memory bounds what its GPU may wire: the database's total for a named
+        // Apple or APU machine, else the RAM detected or given.
+        const Bytes machine = d.gpu != nullptr ? d.gpu->vram_bytes : hardware.ram;
+        if (machine != 0 && memory > machine) {
+            return fail(ErrorKind::bad_input,
+                        "--gpu-memory is more than the " + d.name + " machine's " +
+                            std::to_string(machine >> 30) + " GiB of memory",
+                        "give at most the machine's memory, less what the system needs");
+        }
+        d.memory = memory;
+    }
+    return hardware;
+}
+
 std::string describe_gpus(const std::vector<GpuDevice>& gpus) {
     std::string out;
     for (std::size_t i = 0; i < gpus.size();) {
