@@ -3,6 +3,7 @@
 // quantization named with --quant is planned whatever its rank, and a page that makes no
 // choice refuses the flag.
 
+#include <array>
 #include <nlohmann/json.hpp>
 
 #include "canitrun/plan_settings.hpp"
@@ -22,8 +23,8 @@ const Quant& quant(const std::string& id) {
 }
 
 // data/quants.json: the types ranked below Q2_K (rank 39), the default floor.
-const std::vector<std::string> kBelowQ2K = {"IQ2_S", "IQ2_XS", "IQ2_XXS", "IQ1_M",
-                                            "IQ1_S", "TQ2_0",  "TQ1_0"};
+constexpr std::array<const char*, 7> kBelowQ2K = {"IQ2_S", "IQ2_XS", "IQ2_XXS", "IQ1_M",
+                                                  "IQ1_S", "TQ2_0",  "TQ1_0"};
 
 }  // namespace
 

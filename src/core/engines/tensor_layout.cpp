@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <optional>
 
 #include "canitrun/checked.hpp"
 #include "canitrun/layer_kinds.hpp"
@@ -369,16 +370,12 @@ Result<std::string> own_name_or_unsupported(const Model& m) {
     return unsupported(m);
 }
 
-Result<std::string> llama_arch(const Model& m) {
+namespace {
+
+// The recurrent hybrids' and the MLA models' architectures (nullopt for any other model).
+std::optional<Result<std::string>> recurrent_or_mla_arch(const Model& m) {
     const std::string& f = m.family;
-    if (f == "falcon-h1") return std::string("falcon-h1");
-    if (f == "lfm2" && has_kind(m, LayerKind::conv)) {
-        return std::string(m.is_moe() ? "lfm2moe" : "lfm2");
-    }
-    const bool linear = has_kind(m, LayerKind::linear);
-    const bool ssm = has_kind(m, LayerKind::ssm);
-    const bool mla = has_kind(m, LayerKind::mla);
-    if (ssm) {
+    if (has_kind(m, LayerKind::ssm)) {
         if (f == "granite4") return std::string("granitehybrid");
         if (f == "jamba") return std::string("jamba");
         if (f == "nemotron-h" || f == "nemotron-nano" || f == "nemotron-3") {
@@ -386,67 +383,86 @@ Result<std::string> llama_arch(const Model& m) {
         }
         return own_name_or_unsupported(m);
     }
-    if (mla) {
-        if (f == "deepseek-v2" || f == "deepseek-v3" || f == "deepseek-r1" || f == "kimi-k2" ||
-            f == "glm-4.7") {
-            return std::string(group_or_empty(m, LayerKind::mla).index_head_dim > 0 ? "deepseek32"
-                                                                                    : "deepseek2");
-        }
-        // Mistral Large 3's params.json converts to deepseek2 (conversion/mistral.py's
-        // MistralMoeModel); GLM-5 is glm-dsa, DeepSeek V3.2's tensors under its own name.
-        if (f == "mistral-large3") return std::string("deepseek2");
-        if (f == "kimi-linear") return std::string("kimi-linear");
-        if (f == "glm-5" && group_or_empty(m, LayerKind::mla).index_head_dim > 0) {
-            return std::string("glm-dsa");
-        }
-        return own_name_or_unsupported(m);
+    if (!has_kind(m, LayerKind::mla)) return std::nullopt;
+    const bool indexer = group_or_empty(m, LayerKind::mla).index_head_dim > 0;
+    if (f == "deepseek-v2" || f == "deepseek-v3" || f == "deepseek-r1" || f == "kimi-k2" ||
+        f == "glm-4.7") {
+        return std::string(indexer ? "deepseek32" : "deepseek2");
     }
-    if (f == "qwen3.5" || f == "qwen3.6") {
-        return std::string(m.is_moe() ? "qwen35moe" : "qwen35");
+    // Mistral Large 3's params.json converts to deepseek2 (conversion/mistral.py's
+    // MistralMoeModel); GLM-5 is glm-dsa, DeepSeek V3.2's tensors under its own name.
+    if (f == "mistral-large3") return std::string("deepseek2");
+    if (f == "kimi-linear") return std::string("kimi-linear");
+    if (f == "glm-5" && indexer) return std::string("glm-dsa");
+    return own_name_or_unsupported(m);
+}
+
+// Database families that are one llama.cpp architecture each, some only as MoE or only dense.
+enum class Experts { any, moe, dense };
+struct FamilyArch {
+    const char* family;
+    const char* arch;
+    Experts experts;
+};
+constexpr FamilyArch kFamilyArchs[] = {
+    {"gemma4", "gemma4", Experts::any},         {"gpt-oss", "gpt-oss", Experts::any},
+    {"smollm3", "smollm3", Experts::any},       {"olmo2", "olmo2", Experts::any},
+    {"olmo3", "olmo2", Experts::any},  // OLMo 3: olmo2 with a window
+    {"seed-oss", "seed_oss", Experts::any},     {"glm-4.5", "glm4moe", Experts::moe},
+    {"glm-4.6", "glm4moe", Experts::moe},       {"glm-4.7", "glm4moe", Experts::moe},
+    {"minimax-m2", "minimax-m2", Experts::moe}, {"hunyuan", "hunyuan-moe", Experts::moe},
+    {"phi3.5", "phimoe", Experts::moe},         {"phi3.5", "phi3", Experts::dense},
+    {"exaone4", "exaone4", Experts::dense},     {"glm-4", "glm4", Experts::dense},
+    {"command-r", "command-r", Experts::any},   {"command-a", "cohere2", Experts::any},
+    {"granite3.3", "granite", Experts::dense},  {"granite4", "granite", Experts::dense},
+    {"granite4.1", "granite", Experts::dense},  {"ernie-4.5", "ernie4_5-moe", Experts::moe},
+    {"llama4", "llama4", Experts::moe},         {"mimo-v2", "mimo2", Experts::moe},
+    {"step-3.5", "step35", Experts::moe},       {"mixtral", "llama", Experts::any},
+};
+
+std::optional<std::string> family_arch(const Model& m) {
+    for (const auto& e : kFamilyArchs) {
+        if (m.family != e.family) continue;
+        if (e.experts == Experts::any || (e.experts == Experts::moe) == m.is_moe()) return e.arch;
     }
-    if (f == "qwen3" && m.id.find("-vl-") != std::string::npos && !linear) {
-        return std::string(m.is_moe() ? "qwen3vlmoe" : "qwen3vl");
-    }
+    return std::nullopt;
+}
+
+// Qwen's and Gemma's families, told apart by the id and the layer kinds.
+std::optional<std::string> qwen_or_gemma_arch(const Model& m) {
+    const std::string& f = m.family;
+    const bool linear = has_kind(m, LayerKind::linear);
+    const bool vl = m.id.find("-vl-") != std::string::npos;
+    if (f == "qwen3.5" || f == "qwen3.6") return m.is_moe() ? "qwen35moe" : "qwen35";
+    if (f == "qwen3" && vl && !linear) return m.is_moe() ? "qwen3vlmoe" : "qwen3vl";
     if (f == "qwen3" || (f == "deepseek-r1" && m.id.find("qwen3") != std::string::npos)) {
-        if (linear) return std::string("qwen3next");
-        return std::string(m.is_moe() ? "qwen3moe" : "qwen3");
+        if (linear) return "qwen3next";
+        return m.is_moe() ? "qwen3moe" : "qwen3";
     }
-    if (linear) return own_name_or_unsupported(m);
-    if (f == "qwen2.5" && m.id.find("-vl-") != std::string::npos) return std::string("qwen2vl");
-    if ((f == "qwen2.5" && m.id.find("-vl-") == std::string::npos) ||
-        (f == "deepseek-r1" && m.id.find("distill-qwen") != std::string::npos)) {
-        return std::string("qwen2");
+    if (linear) return std::nullopt;
+    if (f == "qwen2.5") return vl ? "qwen2vl" : "qwen2";
+    if (f == "deepseek-r1" && m.id.find("distill-qwen") != std::string::npos) return "qwen2";
+    if (m.id.starts_with("gemma-3-")) return "gemma3";
+    if (m.id.starts_with("gemma-3n-")) return "gemma3n";
+    if (m.id.starts_with("gemma-2-")) return "gemma2";
+    return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::string> llama_arch(const Model& m) {
+    const std::string& f = m.family;
+    if (f == "falcon-h1") return std::string("falcon-h1");
+    if (f == "lfm2" && has_kind(m, LayerKind::conv)) {
+        return std::string(m.is_moe() ? "lfm2moe" : "lfm2");
     }
-    if (m.id.starts_with("gemma-3-")) return std::string("gemma3");
-    if (m.id.starts_with("gemma-3n-")) return std::string("gemma3n");
-    if (f == "gemma4") return std::string("gemma4");
-    if (m.id.starts_with("gemma-2-")) return std::string("gemma2");
-    if (f == "gpt-oss") return std::string("gpt-oss");
-    if (f == "smollm3") return std::string("smollm3");
-    if (f == "olmo2" || f == "olmo3") return std::string("olmo2");  // OLMo 3: olmo2 with a window
-    if (f == "seed-oss") return std::string("seed_oss");
-    if ((f == "glm-4.5" || f == "glm-4.6" || f == "glm-4.7") && m.is_moe()) {
-        return std::string("glm4moe");
-    }
-    if (f == "minimax-m2" && m.is_moe()) return std::string("minimax-m2");
-    if (f == "hunyuan" && m.is_moe()) return std::string("hunyuan-moe");
-    if (f == "phi3.5" && m.is_moe()) return std::string("phimoe");
-    if (f == "exaone4" && !m.is_moe()) return std::string("exaone4");
-    if (f == "glm-4" && !m.is_moe()) return std::string("glm4");
-    if (f == "command-r") return std::string("command-r");
-    if (f == "command-a") return std::string("cohere2");
-    if ((f == "granite3.3" || f == "granite4" || f == "granite4.1") && !m.is_moe()) {
-        return std::string("granite");
-    }
-    if (f == "phi3.5" && !m.is_moe()) return std::string("phi3");
+    if (auto arch = recurrent_or_mla_arch(m)) return *arch;
+    if (auto arch = qwen_or_gemma_arch(m)) return *arch;
+    if (has_kind(m, LayerKind::linear)) return own_name_or_unsupported(m);
+    if (auto arch = family_arch(m)) return *arch;
     if ((f == "phi4" || f == "phi4-mini") && !has_kind(m, LayerKind::sliding)) {
         return std::string("phi3");
     }
-    if (f == "ernie-4.5" && m.is_moe()) return std::string("ernie4_5-moe");
-    if (f == "llama4" && m.is_moe()) return std::string("llama4");
-    if (f == "mimo-v2" && m.is_moe()) return std::string("mimo2");
-    if (f == "step-3.5" && m.is_moe()) return std::string("step35");
-    if (f == "mixtral") return std::string("llama");
     if (!m.is_moe() && !has_kind(m, LayerKind::sliding) &&
         (f.starts_with("llama3") || f == "llama2" || f == "mistral" || f == "mistral-nemo" ||
          f == "mistral-large" || f == "mistral-small" || f == "magistral" || f == "devstral" ||
