@@ -215,3 +215,13 @@ TEST_CASE("Gemma 3n E4B: AltUp and LAuReL around Gemma 3's layer, kept in 16 bit
             CHECK(std::string(t.type.name) == "f32");
     }
 }
+
+TEST_CASE("OLMo 3 32B: olmo2's layout with GQA sums to the published exact count") {
+    // h 5120, vocab 100278 untied, 64 layers of q/o (2 x 5120^2), k/v (2 x 5120 x 1024),
+    // whole-projection q/k norms (5120 + 1024), two norms and a 27648-wide SwiGLU: 487,604,224
+    // each; 2 x 100278 x 5120 + 5120 + 64 x 487,604,224 = 32,233,522,176, the count published
+    // for Olmo-3-1125-32B (the entry's params.source).
+    const TensorLayout layout = tensor_layout(test::model("olmo-3-32b")).value();
+    CHECK(layout.arch == "olmo2");
+    CHECK(layout.elements() == 32233522176ULL);
+}

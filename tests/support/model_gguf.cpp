@@ -89,24 +89,16 @@ void write_attention_keys(GgufWriter& w, const Model& m, const std::string& arch
                           std::uint64_t v_dim) {
     const auto& a = m.arch;
     const std::string p = arch + ".";
-    if (arch == "granitehybrid") {
-        // recurrent layers are the ones with no KV heads
-        std::vector<std::uint32_t> kv(a.layers, u32(a.attention.kv_heads));
-        const LayerGroup* full = group(m, LayerKind::full);
-        const std::uint64_t interval = a.layers / (full ? full->count : 1);
-        for (std::uint64_t i = 0; i < a.layers; ++i) {
-            if ((i + 1) % interval != 0) kv[i] = 0;
-        }
-        w.u32_array(p + "attention.head_count_kv", kv);
-    } else if (arch == "mimo2" || arch == "gemma4") {
+    if (arch == "mimo2" || arch == "gemma4") {
         // conversion/mimo.py, gemma.py: the full layers' KV heads and the sliding layers' own
         std::vector<std::uint32_t> kv;
         for (const LayerKind k : layer_kinds(m))
             kv.push_back(u32(attention_dims(m, *group(m, k)).kv_heads));
         w.u32_array(p + "attention.head_count_kv", kv);
     } else if (arch == "nemotron_h" || arch == "nemotron_h_moe" || arch == "lfm2" ||
-               arch == "lfm2moe" || arch == "jamba") {
-        // conversion/nemotron.py, lfm2.py and jamba.py: KV heads on the attention blocks only
+               arch == "lfm2moe" || arch == "jamba" || arch == "granitehybrid") {
+        // conversion/nemotron.py, lfm2.py, jamba.py and granite.py: KV heads on the attention
+        // blocks only
         std::vector<std::uint32_t> kv;
         for (const LayerKind k : layer_kinds(m))
             kv.push_back(k == LayerKind::full ? u32(a.attention.kv_heads) : 0);

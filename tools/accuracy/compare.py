@@ -71,6 +71,8 @@ MODELS = [
     ("gemma-4-e2b", "Q4_K_M"),             # gemma4: per-layer inputs, double-wide shared FFNs
     ("gemma-4-26b-a4b", "Q4_K_M"),         # gemma4: dense MLP beside fused experts, K = V
     ("gemma-4-31b", "Q4_K_M"),             # gemma4: 512-wide global heads, K = V
+    ("olmo-3-32b", "Q4_K_M"),              # olmo2: OLMo 3 32B, GQA with the 3:1 window
+    ("granite-4.0-h-1b", "Q8_0"),          # granitehybrid with its attention layers placed
 ]
 
 # ACCURACY_ONLY=model,model runs those models alone and writes their table to
