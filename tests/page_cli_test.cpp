@@ -193,3 +193,25 @@ TEST_CASE("page: the full-context total is the matrix's VRAM cell plus what stay
     CHECK(has(quick.out, ") and overhead come on top in the totals."));
     CHECK_FALSE(has(quick.out, "(GPU + RAM)"));
 }
+
+TEST_CASE("page facts: a total over N GB that fits an N GB card says the card holds N GiB") {
+    // A "24 GB" card holds 24 GiB (25.77 GB): a quantization of 24.0 to 25.8 GB fits it, and
+    // "fits in 24 GB: ..., 24.2 GB" alone would read as a contradiction. Over the database, each
+    // FAQ answer for a 24 GB card carries the note exactly when its figure passes 24.0 GB.
+    std::size_t noted = 0;
+    for (const char* id : {"gemma-4-26b-a4b", "qwen3.5-35b-a3b", "qwen3-32b", "gemma-3-27b"}) {
+        const Outcome o = run_cli({id});
+        REQUIRE(o.code == 0);
+        const std::string line =
+            between(o.out, "Highest-quality quantization that fits in 24 GB", "\n");
+        REQUIRE_FALSE(line.empty());
+        INFO(line);
+        const auto comma = line.find(", ");
+        if (comma == std::string::npos) continue;  // none fits
+        const double gb = std::stod(line.substr(comma + 2));
+        if (gb == 24.0) continue;  // 24.0 shown: either side of 24e9 bytes
+        CHECK(has(line, "(a 24 GB card holds 24 GiB)") == (gb > 24.0));
+        noted += gb > 24.0 ? 1 : 0;
+    }
+    CHECK(noted >= 1);
+}
