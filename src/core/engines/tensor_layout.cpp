@@ -353,20 +353,10 @@ std::uint64_t TensorLayout::elements() const {
 }
 
 // A model read from a GGUF file or a llama.cpp log has llama.cpp's own architecture name as
-// its family; database families that only resemble one are mapped above it.
+// its family; database families that only resemble one are mapped above it. An architecture
+// is known exactly when it has a builder.
 Result<std::string> own_name_or_unsupported(const Model& m) {
-    for (const char* arch :
-         {"llama",       "qwen2",        "qwen2vl",       "qwen3",      "qwen3vl",
-          "qwen3moe",    "qwen3vlmoe",   "qwen3next",     "qwen35",     "qwen35moe",
-          "gemma2",      "gemma3",       "gpt-oss",       "deepseek2",  "deepseek32",
-          "glm-dsa",     "smollm3",      "olmo2",         "command-r",  "cohere2",
-          "phi3",        "granite",      "granitehybrid", "nemotron_h", "nemotron_h_moe",
-          "kimi-linear", "lfm2",         "lfm2moe",       "seed_oss",   "exaone4",
-          "glm4",        "minimax-m2",   "hunyuan-moe",   "phimoe",     "glm4moe",
-          "jamba",       "ernie4_5-moe", "llama4",        "mimo2",      "falcon-h1",
-          "step35",      "gemma3n",      "gemma4"}) {
-        if (m.family == arch) return std::string(arch);
-    }
+    if (builder_for(m.family) != nullptr) return m.family;
     return unsupported(m);
 }
 
