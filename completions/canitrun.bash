@@ -84,7 +84,7 @@ _canitrun() {
                 mapfile -t COMPREPLY < <(compgen -W "nvidia amd intel apple" -- "$cur")
             return
             ;;
-        --ctx | -c | --ram | --vram | --min-vram | --family | --since | --ram-bandwidth | --gpu-memory | --ngl | --n-cpu-moe | \
+        --ctx | -c | --ram | --vram | --min-vram | --family | --since | --ram-bandwidth | --gpu-memory | --ngl | --n-cpu-moe | --tensor-split | \
             --ubatch | --parallel | --margin | --gpu-memory-utilization | --users | --link)
             return
             ;;
@@ -108,7 +108,7 @@ _canitrun() {
             fit) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --kv-type --ram --min-quant --sort" -- "$cur") ;;
             local) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --ram" -- "$cur") ;;
             compare) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --min-quant" -- "$cur") ;;
-            *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --users --host --link --vram --ngl --n-cpu-moe --mmproj --chart --ascii --offline --timeout --version" -- "$cur") ;;
+            *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --users --host --link --vram --ngl --n-cpu-moe --cpu-moe --tensor-split --mmproj --chart --ascii --offline --timeout --version" -- "$cur") ;;
         esac
         return
     fi

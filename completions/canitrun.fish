@@ -45,6 +45,8 @@ complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare loc
 complete -c canitrun -n '__fish_seen_subcommand_from fit' -l sort -x -a 'params speed context name' -d 'Order of the models'
 complete -c canitrun -n $no_sub -l ngl -x -d 'Layers on the GPUs (llama.cpp -ngl)'
 complete -c canitrun -n $no_sub -l n-cpu-moe -x -d 'Experts of the first N layers in RAM'
+complete -c canitrun -n $no_sub -l cpu-moe -d 'Every layer'"'"'s experts in RAM'
+complete -c canitrun -n $no_sub -l tensor-split -x -d 'Layer proportions per GPU (llama.cpp -ts)'
 complete -c canitrun -n $no_sub -l mmproj -r -F -d 'A vision projector GGUF'
 complete -c canitrun -n $no_sub -l chart -d 'Draw the KV chart even into a pipe'
 complete -c canitrun -n $no_sub -l ascii -d 'Plain ASCII chart and layer diagram'

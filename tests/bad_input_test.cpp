@@ -244,7 +244,18 @@ TEST_CASE("bad input: hardware specs") {
     check_bad_input({"qwen3.5-35b-a3b", "--gpu", "2xRTX 4099"}, "unknown GPU 'RTX 4099'");
     check_bad_input({"qwen3.5-35b-a3b", "--gpu", "4090", "--ngl", "3.5"}, "invalid --ngl '3.5'");
     check_bad_input({"qwen3.5-35b-a3b", "--ngl", "10"},
-                    "--ngl and --n-cpu-moe place layers on GPUs");
+                    "--ngl, --n-cpu-moe, --cpu-moe and --tensor-split place layers on GPUs");
+    check_bad_input({"llama-3.3-70b", "--gpu", "RTX 3090", "--tensor-split", "3,1"},
+                    "--tensor-split splits layers over several GPUs");
+    check_bad_input({"llama-3.3-70b", "--gpu", "2x3090", "--tensor-split", "3,1,1"},
+                    "--tensor-split gives 3 proportions for 2 GPUs");
+    check_bad_input({"llama-3.3-70b", "--gpu", "2x3090", "--tensor-split", "3,x"},
+                    "invalid --tensor-split 'x'");
+    check_bad_input({"qwen3.5-35b-a3b", "--gpu", "4090", "--cpu-moe", "--n-cpu-moe", "3"},
+                    "--cpu-moe and --n-cpu-moe both move experts");
+    check_bad_input(
+        {"llama-3.3-70b", "--gpu", "4090", "--cpu-moe"},
+        "--n-cpu-moe and --cpu-moe move routed experts, and llama-3.3-70b is a dense model");
     check_bad_input({"fit"}, "fit needs the hardware to fit");
     check_bad_input({"qwen3.5-35b-a3b", "--gpu", "4090", "--ram-bandwidth", "fast"},
                     "invalid bandwidth 'fast'");

@@ -31,12 +31,20 @@ TEST_CASE("cli: 2x3090 splits a 70B per device in JSON") {
     CHECK(doc["selected"]["speed"]["assumptions"]["ram_bandwidth_efficiency"] == 0.6);
 }
 
-TEST_CASE("cli: 2x3090 at 8k offloads one layer and prints the fitted command") {
+// placement_test.cpp derives the 40 : 41 split by hand: the default 41 : 40 overfills GPU 0.
+TEST_CASE("cli: 2x3090 at 8k fits with an uneven split and prints it") {
     const auto o =
         run_cli({"llama-3.3-70b", "--gpu", "2x3090", "--ctx", "8k", "--engine", "quick"});
-    CHECK(o.code == 1);
-    CHECK(has(o.out, "runs with the first 1 layer in system RAM (llama.cpp -ngl 80)"));
-    CHECK(has(o.out, "-c 8192 -ngl 80 -ts 24,24"));
+    CHECK(o.code == 0);
+    CHECK(has(o.out, "Fits on the GPUs with an uneven split"));
+    CHECK(has(o.out, "--tensor-split 40,41 holds every layer"));
+    CHECK(has(o.out, "-c 8192 -ngl 99 -ts 40,41"));
+    // Given by hand, the default split offloads a layer instead.
+    const auto even = run_cli({"llama-3.3-70b", "--gpu", "2x3090", "--ctx", "8k", "--engine",
+                               "quick", "--tensor-split", "1,1"});
+    CHECK(even.code == 1);
+    CHECK(has(even.out, "runs with the first 1 layer in system RAM (llama.cpp -ngl 80)"));
+    CHECK(has(even.out, "-c 8192 -ngl 80 -ts 1,1"));
 }
 
 TEST_CASE("cli: explicit --n-cpu-moe and --ngl are placed as given") {
@@ -49,7 +57,9 @@ TEST_CASE("cli: explicit --n-cpu-moe and --ngl are placed as given") {
     const auto bad = run_cli({"qwen3.5-35b-a3b", "--ngl", "10", "--engine", "quick"});
     CHECK(bad.code == 2);
     CHECK(bad.out.empty());
-    CHECK(has(bad.err, "canitrun: error: --ngl and --n-cpu-moe place layers on GPUs"));
+    CHECK(has(
+        bad.err,
+        "canitrun: error: --ngl, --n-cpu-moe, --cpu-moe and --tensor-split place layers on GPUs"));
 }
 
 TEST_CASE("cli: system on a machine with no GPU says so and exits 0") {

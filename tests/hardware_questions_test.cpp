@@ -70,10 +70,11 @@ std::optional<std::uint64_t> plain_max_context(const Model& model, const Quant& 
         const std::uint64_t mid = lo + (hi - lo) / 2;
         PlanSettings o = settings;
         o.estimate.context = mid * kContextStep;
-        const auto placed =
-            place(plan_parts(model, quant, o).value(), hardware, placement_for(hardware, o))
-                .value();
-        (placed.fits() ? lo : hi) = mid;
+        const auto plan = plan_placement(plan_parts(model, quant, o).value(), hardware,
+                                         placement_for(hardware, o))
+                              .value();
+        const bool whole = plan.kind == PlanKind::native || plan.kind == PlanKind::cpu_only;
+        (whole ? lo : hi) = mid;
     }
     if (lo == 0) return std::nullopt;
     return lo * kContextStep;

@@ -54,12 +54,50 @@ TEST_CASE("2x RTX 3090: a 70B Q4_K_M at 8k fits the 48 GiB sum but not GPU 0") {
     CHECK_FALSE(p->gpus[0].fits());
     CHECK(p->gpus[1].fits());
     CHECK_FALSE(p->fits());
-    // The plan moves the first layer to RAM instead: -ngl 80 of 81.
+    // The plan splits 40 : 41 units instead (-ts 40,41): every layer stays on the GPUs.
+    // GPU 0: (634,980,547 + 40 x 517,109,862 + 40 x 4096 x 8192) x 1.12 =
+    //   22,661,552,307 x 1.12 = 25,380,938,583 <= 25,769,803,776;
+    // GPU 1 (layers 40..79 and the output head):
+    //   (40 x 517,109,862 + 634,980,493 + 1,342,177,280) x 1.12 = 22,661,552,253 x 1.12 =
+    //   25,380,938,523.
+    // 41 units on GPU 0 is the 25,997,682,593 above, over: 40 is the most it holds.
     const auto plan = plan_placement(parts, hardware_of({"rtx-3090", "rtx-3090"}));
     REQUIRE(plan);
-    CHECK(plan->kind == PlanKind::layer_offload);
-    CHECK(plan->placement.gpu_layers == 80);
-    CHECK(plan->placement.ram.layers == 1);
+    CHECK(plan->kind == PlanKind::native);
+    CHECK(plan->placement.tensor_split == std::vector<std::uint64_t>{40, 41});
+    CHECK(plan->placement.gpus[0].layers == 40);
+    CHECK(plan->placement.gpus[1].layers == 40);
+    CHECK(plan->placement.gpus[1].output);
+    CHECK(plan->placement.gpus[0].total() == 25380938583ULL);
+    CHECK(plan->placement.gpus[1].total() == 25380938523ULL);
+    CHECK(plan->placement.ram.layers == 0);
+    // The same split given by hand places the same, and the default split is still the one
+    // a plain place() makes.
+    PlacementOptions given;
+    given.tensor_split = {40, 41};
+    const auto same = place(parts, hardware_of({"rtx-3090", "rtx-3090"}), given);
+    REQUIRE(same);
+    CHECK(same->gpus[0].total() == 25380938583ULL);
+    CHECK(same->tensor_split == std::vector<std::uint64_t>{40, 41});
+}
+
+TEST_CASE("placement: a --tensor-split with the wrong count or all zeros is refused") {
+    const ModelParts parts = parts_of("llama-3.3-70b", "Q4_K_M", 4096);
+    PlacementOptions o;
+    o.tensor_split = {1, 1, 1};
+    const auto three = place(parts, hardware_of({"rtx-3090", "rtx-3090"}), o);
+    REQUIRE_FALSE(three);
+    CHECK(three.error().message == "--tensor-split gives 3 proportions for 2 GPUs");
+    o.tensor_split = {0, 0};
+    const auto zeros = place(parts, hardware_of({"rtx-3090", "rtx-3090"}), o);
+    REQUIRE_FALSE(zeros);
+    CHECK(zeros.error().message == "--tensor-split gives every GPU 0");
+    // 3 : 1 of 81 units: unit i goes to GPU 0 while i / 81 < 3 / 4, i.e. i <= 60: 61 layers.
+    o.tensor_split = {3, 1};
+    const auto p = place(parts, hardware_of({"rtx-3090", "rtx-3090"}), o);
+    REQUIRE(p);
+    CHECK(p->gpus[0].layers == 61);
+    CHECK(p->gpus[1].layers == 19);
 }
 
 // Qwen3.5-35B-A3B at Q4_K_M, 8k, on an RTX 4080 (16 GiB = 17,179,869,184 B), by hand:

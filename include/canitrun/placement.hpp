@@ -1,9 +1,10 @@
 #pragma once
 // Where each piece of a model goes on real hardware, as llama.cpp places it:
 // - Layers are split over the GPUs in proportion to their memory (llama.cpp's default
-//   --tensor-split, --split-mode layer), whole layers only: layer i of the n + 1 units (the n
-//   repeating layers and the output head) goes to the first GPU whose cumulative share exceeds
-//   i / (n + 1) (llama_model::load_tensors). Each GPU carries the KV cache of its own layers.
+//   --tensor-split, --split-mode layer) or to a given --tensor-split, whole layers only: layer i
+//   of the n + 1 units (the n repeating layers and the output head) goes to the first GPU whose
+//   cumulative share exceeds i / (n + 1) (llama_model::load_tensors). Each GPU carries the KV
+//   cache of its own layers. A split of unit counts ("40,41") places exactly those counts.
 // - -ngl N keeps the last N units on the GPUs and the first ones in system RAM (llama.cpp
 //   offloads from the end of the stack; the output head counts as the last unit).
 // - --n-cpu-moe N keeps the routed experts of the first N layers in RAM; everything else of
@@ -24,6 +25,8 @@ namespace canitrun {
 struct PlacementOptions {
     std::optional<std::uint64_t> gpu_layers;      // -ngl; nullopt: all layers and the output head
     std::optional<std::uint64_t> cpu_moe_layers;  // --n-cpu-moe (0 given is 0, not "choose")
+    // --tensor-split: one proportion per GPU; empty: in proportion to each GPU's memory.
+    std::vector<std::uint64_t> tensor_split;
     // The llama.cpp rule: memory kept free on every GPU (llama.cpp's fitting target), and the
     // runtime's own memory per GPU (the CUDA context), one entry per Hardware::gpus or none.
     Bytes margin = 0;
@@ -55,7 +58,11 @@ struct Share {
 struct Placement {
     std::uint64_t gpu_layers = 0;  // as llama.cpp counts -ngl (n layers + 1 for the output head)
     std::uint64_t cpu_moe_layers = 0;
-    std::vector<Share> gpus;  // one per Hardware::gpus, same order
+    // The --tensor-split placed by: given, or found by plan_placement where the default split
+    // overfills a GPU and an uneven one holds every layer; empty: the default, by memory.
+    std::vector<std::uint64_t> tensor_split;
+    bool split_found = false;  // tensor_split is plan_placement's, not the user's
+    std::vector<Share> gpus;   // one per Hardware::gpus, same order
     Share ram;
 
     bool fits() const;
@@ -64,6 +71,19 @@ struct Placement {
 
 Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                         const PlacementOptions& options);
+
+// Every layer and the output head on the GPUs by a --tensor-split of unit counts that fits
+// every GPU, where one exists (options' margin and runtime memory apply; its -ngl, --n-cpu-moe
+// and split are replaced).
+Result<std::optional<Placement>> uneven_split(const ModelParts& parts, const Hardware& hardware,
+                                              PlacementOptions options);
+
+// Every layer and the output head on the GPUs (with no GPU: all in RAM) as plan_placement
+// chooses it: by the options' split, by memory, else by uneven_split on several discrete GPUs.
+// Empty when none fits. The one native rule the searches (best quantization, longest context,
+// fit) share with plan_placement.
+Result<std::optional<Placement>> native_placement(const ModelParts& parts, const Hardware& hardware,
+                                                  PlacementOptions options);
 
 enum class PlanKind {
     native,          // everything on the GPUs
@@ -78,7 +98,8 @@ struct Plan {
     Placement placement;
 };
 
-// The placement a user should run: all on the GPUs if it fits; else, for an MoE model, the
+// The placement a user should run: all on the GPUs if it fits; else, on several GPUs, all on
+// them with an uneven --tensor-split if one holds every layer; else, for an MoE model, the
 // fewest layers' experts in RAM; else the most layers on the GPUs. Explicit options are placed
 // as given.
 Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,

@@ -265,6 +265,8 @@ const std::vector<FlagUse>& flag_uses() {
         {"--min-quant", {C::model, C::fit, C::compare}},
         {"--ngl", {C::model}},
         {"--n-cpu-moe", {C::model}},
+        {"--cpu-moe", {C::model}},
+        {"--tensor-split", {C::model}},
         {"--ascii", {C::model}},
         {"--users", {C::model, C::gpus}},
         {"--host", {C::model}},
@@ -385,6 +387,12 @@ void add_top_level(CLI::App& app, Options& o) {
                    "Layers on the GPUs as llama.cpp's -ngl counts them (default: as many as fit)");
     app.add_option("--n-cpu-moe", o.hw.n_cpu_moe,
                    "Keep the routed experts of the first N layers in RAM (llama.cpp --n-cpu-moe)");
+    app.add_flag("--cpu-moe", o.hw.cpu_moe,
+                 "Keep every layer's routed experts in RAM (llama.cpp --cpu-moe, -ot exps=CPU)");
+    app.add_option("--tensor-split", o.hw.tensor_split,
+                   "Split layers over the GPUs in these proportions, one per GPU (llama.cpp -ts; "
+                   "unit counts such as 40,41 place exactly; default: by memory, or the uneven "
+                   "split that holds every layer)");
     add_engine_flags(app, o.engine);
     app.add_option("--users", o.users,
                    "Users served at once, each with --ctx tokens (llama-server --parallel N -c "

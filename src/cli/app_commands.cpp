@@ -118,9 +118,15 @@ ReportOptions report_options(const Database& db, const Options& o) {
         r.estimate.context = r.plan.estimate.context;
         r.context_explicit = true;
     }
-    if (!r.hardware && (!o.hw.ngl.empty() || !o.hw.n_cpu_moe.empty())) {
-        throw Failure{Error{ErrorKind::bad_input, "--ngl and --n-cpu-moe place layers on GPUs",
+    if (!r.hardware && (!o.hw.ngl.empty() || !o.hw.n_cpu_moe.empty() || o.hw.cpu_moe ||
+                        !o.hw.tensor_split.empty())) {
+        throw Failure{Error{ErrorKind::bad_input,
+                            "--ngl, --n-cpu-moe, --cpu-moe and --tensor-split place layers on GPUs",
                             "name the GPUs with --gpu, e.g. --gpu \"RTX 4090\" or --gpu auto"}};
+    }
+    if (!o.hw.tensor_split.empty() && r.hardware && r.hardware->gpus.size() < 2) {
+        throw Failure{Error{ErrorKind::bad_input, "--tensor-split splits layers over several GPUs",
+                            "give two or more GPUs, e.g. --gpu 2x3090 --tensor-split 3,1"}};
     }
     return r;
 }

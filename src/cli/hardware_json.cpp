@@ -49,6 +49,7 @@ json hardware_answer_json(const HardwareAnswer& a, const Hardware& hardware) {
             {"plan", plan_kind_name(a.plan.kind)},
             {"gpu_layers", p.gpu_layers},
             {"cpu_moe_layers", p.cpu_moe_layers},
+            {"tensor_split", p.tensor_split},
             {"gpus", devices},
             {"ram", share_json(p.ram)},
             {"gpu_total_bytes", p.gpu_total()},

@@ -10,6 +10,27 @@ namespace canitrun::cli {
 namespace {
 
 constexpr std::uint64_t kMaxLayerCount = 100000;
+constexpr std::uint64_t kMaxSplitShare = 1000000;
+
+// "3,1" or "40,41": whole numbers, as llama.cpp's proportions (unit counts place exactly).
+Result<std::vector<std::uint64_t>> parse_tensor_split(const std::string& text) {
+    std::vector<std::uint64_t> split;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', start);
+        const std::string part =
+            text.substr(start, comma == std::string::npos ? comma : comma - start);
+        CANITRUN_TRY_ASSIGN(auto n, parse_count(part, "--tensor-split", kMaxSplitShare));
+        split.push_back(n);
+        if (split.size() > 64) {
+            return fail(ErrorKind::bad_input, "--tensor-split gives more than 64 proportions",
+                        "give one proportion per GPU, as in --tensor-split 3,1");
+        }
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return split;
+}
 
 }  // namespace
 
@@ -59,6 +80,16 @@ Result<PlacementOptions> placement_from_flags(const HardwareFlags& flags) {
     if (!flags.n_cpu_moe.empty()) {
         CANITRUN_TRY_ASSIGN(auto n, parse_count(flags.n_cpu_moe, "--n-cpu-moe", kMaxLayerCount));
         p.cpu_moe_layers = n;
+    }
+    if (flags.cpu_moe) {
+        if (p.cpu_moe_layers) {
+            return fail(ErrorKind::bad_input, "--cpu-moe and --n-cpu-moe both move experts",
+                        "give --cpu-moe (every layer's) or --n-cpu-moe N (the first N layers')");
+        }
+        p.cpu_moe_layers = kMaxLayerCount;  // the placement keeps it to the model's layers
+    }
+    if (!flags.tensor_split.empty()) {
+        CANITRUN_TRY_ASSIGN(p.tensor_split, parse_tensor_split(flags.tensor_split));
     }
     return p;
 }

@@ -1,6 +1,6 @@
 #pragma once
-// The hardware flags (--gpu NAME|SPEC|auto, --ram, --ram-bandwidth, --ngl, --n-cpu-moe) turned
-// into the core's Hardware and PlacementOptions.
+// The hardware flags (--gpu NAME|SPEC|auto, --ram, --ram-bandwidth, --ngl, --n-cpu-moe, --cpu-moe,
+// --tensor-split) turned into the core's Hardware and PlacementOptions.
 
 #include <optional>
 #include <string>
@@ -19,6 +19,8 @@ struct HardwareFlags {
     std::string gpu_memory;  // --gpu-memory GB: a unified GPU's usable memory
     std::string ngl;
     std::string n_cpu_moe;
+    bool cpu_moe = false;      // --cpu-moe: every layer's routed experts in RAM
+    std::string tensor_split;  // --tensor-split 3,1: one proportion per GPU
 };
 
 // What detection found on this machine. CANITRUN_PROBE_RECORDING=DIR replays a recording

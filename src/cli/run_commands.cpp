@@ -33,7 +33,8 @@ std::string sampling_flags(const Sampling& s) {
 
 // The plan's own llama-server line (its context, cache types, flash attention and, with --gpu,
 // its offload), then the model's sampling.
-void llama_server(std::ostream& out, const ModelReport& r, const Sampling* s) {
+void llama_server(std::ostream& out, const ModelReport& r, const Sampling* s,
+                  const std::string& mmproj = {}) {
     const LaunchTarget target{r.model, r.quant, {}};
     const bool planned = r.hardware && r.hardware->selected.plan.kind != PlanKind::none;
     const std::vector<std::string> args =
@@ -41,6 +42,7 @@ void llama_server(std::ostream& out, const ModelReport& r, const Sampling* s) {
                           planned ? &r.hardware->selected.plan.placement : nullptr);
     out << "    ./llama-server \\\n      " << args[0] << " " << args[1] << " \\\n     ";
     for (std::size_t i = 2; i < args.size(); ++i) out << " " << args[i];
+    if (!mmproj.empty()) out << " \\\n      --mmproj " << mmproj;
     if (s != nullptr) {
         const std::string flags = sampling_flags(*s);
         if (!flags.empty()) out << " \\\n      " << flags;
@@ -70,9 +72,8 @@ void write_run_commands(std::ostream& out, const ModelReport& r) {
             llama_server(out, r, &s);
         }
         if (!model.run.mmproj.empty()) {
-            out << "\n  llama.cpp with vision (the projector file goes alongside the weights)\n"
-                << "    ./llama-server -hf " << model.run.gguf_repo << ":" << quant.id << " \\\n"
-                << "      --mmproj " << model.run.mmproj << "\n";
+            out << "\n  llama.cpp with vision (the projector file goes alongside the weights)\n";
+            llama_server(out, r, nullptr, model.run.mmproj);
         }
     } else if (quant.format != "gguf") {
         out << "  " << quant.id

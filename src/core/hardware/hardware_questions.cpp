@@ -55,9 +55,10 @@ std::uint64_t estimate_guess(const Model& model, const Quant& quant, EstimateOpt
 Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const Hardware& hardware,
                                   const PlanSettings& settings, const PlacementOptions& placement) {
     if (placement.cpu_moe_layers && !model.is_moe()) {
-        return fail(ErrorKind::bad_input,
-                    "--n-cpu-moe moves routed experts, and " + model.id + " is a dense model",
-                    "use --ngl to keep layers in RAM");
+        return fail(
+            ErrorKind::bad_input,
+            "--n-cpu-moe and --cpu-moe move routed experts, and " + model.id + " is a dense model",
+            "use --ngl to keep layers in RAM");
     }
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
     CANITRUN_TRY_ASSIGN(
@@ -91,8 +92,8 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
     const auto fits_at = [&](std::uint64_t steps) -> Result<bool> {
         o.estimate.context = steps * kContextStep;
         CANITRUN_TRY_ASSIGN(auto parts, plan_parts_at_context(base, model, o));
-        CANITRUN_TRY_ASSIGN(auto placed, place(parts, hardware, placement));
-        return placed.fits();
+        CANITRUN_TRY_ASSIGN(auto placed, native_placement(parts, hardware, placement));
+        return placed.has_value();
     };
     std::uint64_t lo = 0, hi = longest + 1;
     // Start next to the answer: the quick estimate against all GPU memory together is exact for
@@ -154,8 +155,9 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
         CANITRUN_TRY_ASSIGN(auto ruled_out, cannot_fit_natively(model, *q, hardware, settings));
         if (ruled_out) continue;
         CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, *q, settings));
-        CANITRUN_TRY_ASSIGN(auto placed, place(parts, hardware, placement));
-        if (!placed.fits()) continue;
+        CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, placement));
+        if (!whole) continue;
+        const Placement& placed = *whole;
         HardwareAnswer a{q, settings, Plan{PlanKind::native, placed}, {}, {}};
         a.speed = estimate_speed(model, *q, placed, hardware, settings.estimate.context,
                                  settings.ubatch, settings.n_seq);

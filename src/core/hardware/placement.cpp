@@ -39,6 +39,47 @@ void add_buffers(Placement& p, const RuntimeBuffers& b, const PlacementOptions& 
 
 }  // namespace
 
+// Every unit on the GPUs with a split of unit counts: each GPU but the last takes the most
+// units that fit it, in stack order, and the last the rest. A GPU's share only grows with its
+// units, so if any contiguous split holds every unit, this one does. Empty when none does.
+Result<std::optional<Placement>> uneven_split(const ModelParts& parts, const Hardware& hardware,
+                                              PlacementOptions options) {
+    const std::size_t gpus = hardware.gpus.size();
+    std::uint64_t left = parts.layers.size() + 1;
+    options.gpu_layers = std::nullopt;
+    options.cpu_moe_layers = std::nullopt;
+    options.tensor_split.assign(gpus, 0);
+    for (std::size_t d = 0; d + 1 < gpus; ++d) {
+        std::uint64_t lo = 0, hi = left + 1;  // GPU d holds lo units (0 always), not hi
+        while (hi - lo > 1) {
+            const std::uint64_t mid = lo + (hi - lo) / 2;
+            options.tensor_split[d] = mid;
+            options.tensor_split[d + 1] = left - mid;
+            CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
+            (p.gpus[d].fits() ? lo : hi) = mid;
+        }
+        options.tensor_split[d] = lo;
+        left -= lo;
+        options.tensor_split[d + 1] = left;
+    }
+    CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
+    if (!p.fits()) return std::optional<Placement>{};
+    p.split_found = true;
+    return std::optional<Placement>{std::move(p)};
+}
+
+Result<std::optional<Placement>> native_placement(const ModelParts& parts, const Hardware& hardware,
+                                                  PlacementOptions options) {
+    options.gpu_layers = std::nullopt;
+    options.cpu_moe_layers = std::nullopt;
+    CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
+    if (p.fits()) return std::optional<Placement>{std::move(p)};
+    if (hardware.gpus.size() < 2 || hardware.unified() || !options.tensor_split.empty()) {
+        return std::optional<Placement>{};
+    }
+    return uneven_split(parts, hardware, options);
+}
+
 Bytes Share::total() const {
     return checked::add(checked::add(checked::add(weights, kv_cache), overhead),
                         checked::add(checked::add(recurrent_state, compute), runtime));
@@ -67,16 +108,29 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                 hardware.gpus.empty() ? 0 : std::min(options.gpu_layers.value_or(n + 1), n + 1);
             p.cpu_moe_layers = std::min<std::uint64_t>(options.cpu_moe_layers.value_or(0), n);
             p.ram.capacity = hardware.ram;
+            const auto& split = options.tensor_split;
+            if (!split.empty() && split.size() != hardware.gpus.size()) {
+                return fail(ErrorKind::bad_input,
+                            "--tensor-split gives " + std::to_string(split.size()) +
+                                " proportions for " + std::to_string(hardware.gpus.size()) +
+                                " GPUs",
+                            "give one proportion per GPU, as in --tensor-split 3,1");
+            }
+            p.tensor_split = split;
             std::vector<Bytes> cumulative;
-            for (const auto& d : hardware.gpus) {
+            for (std::size_t d = 0; d < hardware.gpus.size(); ++d) {
+                const Bytes memory = hardware.gpus[d].memory;
                 p.gpus.push_back(Share{});
-                p.gpus.back().capacity = d.memory > options.margin ? d.memory - options.margin : 0;
-                cumulative.push_back(
-                    checked::add(cumulative.empty() ? 0 : cumulative.back(), d.memory));
+                p.gpus.back().capacity = memory > options.margin ? memory - options.margin : 0;
+                cumulative.push_back(checked::add(cumulative.empty() ? 0 : cumulative.back(),
+                                                  split.empty() ? memory : split[d]));
             }
             if (!cumulative.empty() && cumulative.back() == 0) {
-                return fail(ErrorKind::bad_input, "the GPUs given have no memory",
-                            "give --vram or a GPU by name");
+                return fail(ErrorKind::bad_input,
+                            split.empty() ? "the GPUs given have no memory"
+                                          : "--tensor-split gives every GPU 0",
+                            split.empty() ? "give --vram or a GPU by name"
+                                          : "give at least one GPU a share");
             }
             const std::uint64_t first_gpu_unit = n + 1 - p.gpu_layers;
             const auto share_of = [&](std::uint64_t unit) -> Share& {
@@ -153,10 +207,10 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
         if (hardware.gpus.empty()) kind = PlanKind::cpu_only;
         return Plan{p.fits() ? kind : PlanKind::none, p};
     }
+    CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, options));
+    if (whole) return Plan{hardware.gpus.empty() ? PlanKind::cpu_only : PlanKind::native, *whole};
     CANITRUN_TRY_ASSIGN(auto all, try_place(std::nullopt, std::nullopt));
-    if (hardware.gpus.empty()) return Plan{all.fits() ? PlanKind::cpu_only : PlanKind::none, all};
-    if (all.fits()) return Plan{PlanKind::native, all};
-    if (hardware.unified()) return Plan{PlanKind::none, all};
+    if (hardware.gpus.empty() || hardware.unified()) return Plan{PlanKind::none, all};
 
     bool has_experts = false;
     for (const auto& l : parts.layers) has_experts = has_experts || l.routed_experts > 0;

@@ -39,13 +39,27 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
         add(args, "-ngl", "99");
     }
     if (placement != nullptr && placement->cpu_moe_layers > 0) {
-        add(args, "--n-cpu-moe", std::to_string(placement->cpu_moe_layers));
+        std::uint64_t layers = placement->ram.layers;
+        for (const auto& g : placement->gpus) layers += g.layers;
+        // every layer's experts: llama.cpp's --cpu-moe (-ot exps=CPU) says so in one flag
+        if (placement->cpu_moe_layers >= layers) {
+            args.emplace_back("--cpu-moe");
+        } else {
+            add(args, "--n-cpu-moe", std::to_string(placement->cpu_moe_layers));
+        }
     }
     if (hardware != nullptr && hardware->gpus.size() > 1) {
-        // The split planned, in proportion to memory (llama.cpp's default, from free memory).
+        // The split planned: given or found (unit counts), else in proportion to memory
+        // (llama.cpp's default, from free memory).
         std::string split;
-        for (const auto& d : hardware->gpus) {
-            split += (split.empty() ? "" : ",") + std::to_string(d.memory / kGiB);
+        if (placement != nullptr && !placement->tensor_split.empty()) {
+            for (const auto n : placement->tensor_split) {
+                split += (split.empty() ? "" : ",") + std::to_string(n);
+            }
+        } else {
+            for (const auto& d : hardware->gpus) {
+                split += (split.empty() ? "" : ",") + std::to_string(d.memory / kGiB);
+            }
         }
         add(args, "-ts", split);
     }
