@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "canitrun/database.hpp"
+#include "canitrun/layer_kinds.hpp"
 #include "catch.hpp"
 
 using namespace canitrun;
@@ -167,6 +168,29 @@ TEST_CASE("layer_order must name every layer with the groups' kinds and counts")
     CHECK(mentions(error_of(files_with(m, valid_gpu())), "layer_order gives 5 full layers"));
     m["architecture"]["layer_order"] = "*---*---*---*--?";
     CHECK(mentions(error_of(files_with(m, valid_gpu())), "names no layer kind"));
+}
+
+TEST_CASE("layer_order: digits name groups, for two groups of one kind that interleave") {
+    json m = valid_model();
+    // 16 layers: group 0 (full, 4 layers) and group 1 (full, 12): the first of every four in 0
+    m["architecture"]["layer_groups"] =
+        json::parse(R"([{"kind": "full", "count": 4}, {"kind": "full", "count": 12}])");
+    m["architecture"]["layer_order"] = "0111011101110111";
+    const auto db = parse_database(files_with(m, valid_gpu()));
+    REQUIRE(db.has_value());
+    CHECK(layer_group_order(db->models.at(0)) ==
+          std::vector<std::size_t>{0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1});
+    m["architecture"]["layer_order"] = "0111011101110112";  // there is no group 2
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "'2', which names no layer group"));
+    m["architecture"]["layer_order"] = "0011011101110111";  // group 0 named 5 times
+    CHECK(mentions(error_of(files_with(m, valid_gpu())),
+                   "layer_order names a group more often than it has layers"));
+    // letters fill the two groups in turn: the first 4 layers are group 0
+    m["architecture"]["layer_order"] = std::string(16, '*');
+    const auto filled = parse_database(files_with(m, valid_gpu()));
+    REQUIRE(filled.has_value());
+    CHECK(layer_group_order(filled->models.at(0))[3] == 0);
+    CHECK(layer_group_order(filled->models.at(0))[4] == 1);
 }
 
 TEST_CASE("FFN-only layers need a layer_order") {

@@ -18,29 +18,6 @@ using namespace canitrun;
 
 namespace {
 
-// A file's header followed by a data section of zeros, without holding the zeros: a full-size
-// model's GGUF costs its header's kilobytes.
-class SparseGguf final : public ByteSource {
-  public:
-    explicit SparseGguf(const test::GgufWriter& w)
-        : header_(w.header()), size_(header_.size() + w.data_size()) {}
-    std::uint64_t size() const override { return size_; }
-    std::string name() const override { return "model.gguf"; }
-
-  protected:
-    Result<std::string> do_read(std::uint64_t offset, std::uint64_t length) const override {
-        std::string out(length, '\0');
-        for (std::uint64_t i = 0; i < length && offset + i < header_.size(); ++i) {
-            out[i] = header_[offset + i];
-        }
-        return out;
-    }
-
-  private:
-    std::string header_;
-    std::uint64_t size_;
-};
-
 std::vector<LayerKind> kinds_of(const ModelParts& parts) {
     std::vector<LayerKind> kinds;
     for (const auto& l : parts.layers) kinds.push_back(l.kind);
@@ -77,7 +54,7 @@ TEST_CASE("layer kinds: the GGUF reader reads back each model's layers as layer_
         INFO(m.id);
         const auto writer = test::model_gguf(m, "Q4_K_M");
         REQUIRE(writer);
-        const auto file = read_gguf(SparseGguf(*writer));
+        const auto file = read_gguf(test::SparseGguf(*writer));
         REQUIRE(file);
         const auto g = gguf_to_model({*file});
         REQUIRE(g);

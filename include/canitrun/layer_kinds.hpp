@@ -9,6 +9,7 @@
 // A model whose architecture states its layer_order (Nemotron-H's pattern) has that order.
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "canitrun/model.hpp"
@@ -18,6 +19,16 @@ namespace canitrun {
 // One index into model.arch.layer_groups per layer, in stack order. The length is the sum of
 // the groups' counts.
 std::vector<std::size_t> layer_group_order(const Model& model);
+
+// The order Architecture::layer_order states (one group index per layer): a digit names its
+// group by index, a letter the first group of its kind that still has layers to place (two
+// groups of one kind fill in turn: MiniMax-M3's 3 dense-lead layers, then its 57 with an
+// indexer). Empty when it states none or does not match the groups.
+std::vector<std::size_t> stated_group_order(const Architecture& arch);
+
+// The layer_order that states `order`: kind letters where they say it, else one digit per
+// layer (groups of one kind that interleave, GLM-5.2's layers with and without an indexer).
+std::string layer_order_text(const Architecture& arch, const std::vector<std::size_t>& order);
 
 // The same as kinds; a model without groups is all full attention (arch.layers of them).
 std::vector<LayerKind> layer_kinds(const Model& model);

@@ -50,9 +50,12 @@ struct LayerGroup {
     std::uint64_t q_lora_rank = 0;
     std::uint64_t qk_nope_head_dim = 0;
     std::uint64_t qk_rope_head_dim = 0;
-    // DeepSeek Sparse Attention's lightning indexer (DeepSeek V3.2, GLM-5): one key of this
-    // width per token and layer, cached beside the latent (llama.cpp's llama_kv_cache_dsa, in
-    // the K cache type); 0 = no indexer.
+    // A sparse-attention indexer; 0 = none. On mla groups DeepSeek Sparse Attention's lightning
+    // indexer (DeepSeek V3.2, GLM-5): one key of this width per token and layer, cached beside
+    // the latent (llama.cpp's llama_kv_cache_dsa, in the K cache type). On full groups MiniMax
+    // Sparse Attention's (MiniMax-M3): a one-head cache of this key width beside the layer's
+    // K/V, which also allocates an unused V of the layer's V width (llama_kv_cache_msa, in the
+    // K and V cache types).
     std::uint64_t index_head_dim = 0;
     std::uint64_t index_heads = 0;  // the indexer's query heads (weights only)
     std::uint64_t index_top_k = 0;  // past tokens each query attends to (compute, not memory)

@@ -197,6 +197,22 @@ void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arc
     if (arch == "llama4") {  // conversion/llama.py: config.json's interleave_moe_layer_step
         w.u32(p + "interleave_moe_layer_step", u32(a.layers / a.moe->moe_layers));
     }
+    if (arch == "minimax-m3") {
+        // conversion/minimax.py: the dense lead (moe_layer_freq's leading zeros), one shared
+        // expert, sigmoid routing, and sparse_attention_config's indexer (top-k in blocks)
+        w.u32(p + "leading_dense_block_count", u32(a.layers - a.moe->moe_layers));
+        w.u32(p + "expert_shared_count", u32(a.moe->shared_experts));
+        w.u32(p + "expert_gating_func", 2);
+        for (const auto& g : a.layer_groups) {
+            if (g.index_head_dim == 0) continue;
+            w.u32(p + "attention.indexer.head_count", u32(g.index_heads));
+            w.u32(p + "attention.indexer.key_length", u32(g.index_head_dim));
+            w.u32(p + "attention.indexer.top_k", u32(g.index_top_k / 128));
+            w.u32(p + "attention.indexer.block_size", 128);
+            w.u32(p + "attention.indexer.local_blocks", 1);
+            break;
+        }
+    }
     if (arch == "glm4moe") {  // conversion/glm.py: the dense lead and the shared expert count
         w.u32(p + "leading_dense_block_count", u32(a.layers - a.moe->moe_layers));
         w.u32(p + "expert_shared_count", u32(a.moe->shared_experts));

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "canitrun/error.hpp"
+#include "canitrun/gguf.hpp"
 #include "canitrun/model.hpp"
 #include "support/gguf_writer.hpp"
 
@@ -26,5 +27,28 @@ void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch
 // (nullopt: llama-quantize's default for the quantization).
 Result<GgufWriter> model_gguf(const Model& m, const std::string& quant_id,
                               std::optional<bool> imatrix = std::nullopt);
+
+// A file's header followed by a data section of zeros, without holding the zeros: a full-size
+// model's GGUF costs its header's kilobytes.
+class SparseGguf final : public ByteSource {
+  public:
+    explicit SparseGguf(const GgufWriter& w)
+        : header_(w.header()), size_(header_.size() + w.data_size()) {}
+    std::uint64_t size() const override { return size_; }
+    std::string name() const override { return "model.gguf"; }
+
+  protected:
+    Result<std::string> do_read(std::uint64_t offset, std::uint64_t length) const override {
+        std::string out(length, '\0');
+        for (std::uint64_t i = 0; i < length && offset + i < header_.size(); ++i) {
+            out[i] = header_[offset + i];
+        }
+        return out;
+    }
+
+  private:
+    std::string header_;
+    std::uint64_t size_;
+};
 
 }  // namespace canitrun::test

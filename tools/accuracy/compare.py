@@ -73,6 +73,8 @@ MODELS = [
     ("gemma-4-31b", "Q4_K_M"),             # gemma4: 512-wide global heads, K = V
     ("olmo-3-32b", "Q4_K_M"),              # olmo2: OLMo 3 32B, GQA with the 3:1 window
     ("granite-4.0-h-1b", "Q8_0"),          # granitehybrid with its attention layers placed
+    ("minimax-m3", "Q2_K"),                # minimax-m3: MSA indexer cache (K + unused V), F32 indexer
+    ("glm-5.2", "Q2_K"),                   # glm-dsa with IndexShare: an indexer on 21 of 78 layers
 ]
 
 # ACCURACY_ONLY=model,model runs those models alone and writes their table to

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "canitrun/database.hpp"
+#include "canitrun/layer_kinds.hpp"
 #include "canitrun/limits.hpp"
 #include "canitrun/name_match.hpp"
 #include "canitrun/param_count.hpp"
@@ -74,6 +75,10 @@ LayerGroup parse_layer_group(const Fields& f) {
     switch (g.kind) {
         case LayerKind::full:
             g.k_eq_v = f.flag_or("k_eq_v", false);
+            // MiniMax Sparse Attention's indexer (MiniMax-M3)
+            g.index_head_dim = f.count_or("index_head_dim", 0, kMaxDim);
+            g.index_heads = f.count_or("index_heads", 0, kMaxDim);
+            g.index_top_k = f.count_or("index_topk", 0, kMaxContext);
             if (f.has("parallel_ssm")) {
                 // Falcon-H1: a Mamba-2 mixer beside the attention in every layer of the group
                 const Fields s = f.child("parallel_ssm");
@@ -123,7 +128,18 @@ LayerGroup parse_layer_group(const Fields& f) {
     return g;
 }
 
-// layer_order names every layer's kind; each kind it names has one group, of as many layers.
+// The kind a layer_order character stands for: a letter's, or a digit's group's.
+std::optional<LayerKind> order_letter_kind(const Architecture& a, char c) {
+    if (c >= '0' && c <= '9') {
+        const auto g = static_cast<std::size_t>(c - '0');
+        if (g < a.layer_groups.size()) return a.layer_groups[g].kind;
+        return std::nullopt;
+    }
+    return layer_kind_of_letter(c);
+}
+
+// layer_order names every layer's kind, as many of each as its groups hold (two groups of one
+// kind fill in turn, the first group first).
 void check_layer_order(const Fields& f, const Architecture& a) {
     if (a.layer_order.empty()) {
         // FFN-only blocks sit where the config's pattern puts them, not at a period
@@ -135,19 +151,25 @@ void check_layer_order(const Fields& f, const Architecture& a) {
                 " letters, but layers = " + std::to_string(a.layers));
     }
     for (const char c : a.layer_order) {
-        if (!layer_kind_of_letter(c)) {
+        const bool digit = c >= '0' && c <= '9';
+        if (digit && static_cast<std::size_t>(c - '0') >= a.layer_groups.size()) {
+            f.error(std::string("layer_order has '") + c + "', which names no layer group");
+        } else if (!digit && !layer_kind_of_letter(c)) {
             f.error(std::string("layer_order has '") + c + "', which names no layer kind");
         }
     }
     for (const auto& g : a.layer_groups) {
         std::uint64_t n = 0;
-        for (const char c : a.layer_order) n += layer_kind_of_letter(c) == g.kind ? 1U : 0U;
+        for (const char c : a.layer_order) n += order_letter_kind(a, c) == g.kind ? 1U : 0U;
         std::uint64_t in_kind = 0;
         for (const auto& other : a.layer_groups) in_kind += other.kind == g.kind ? other.count : 0;
-        if (n != g.count || in_kind != g.count) {
+        if (n != in_kind) {
             f.error("layer_order gives " + std::to_string(n) + " " + layer_kind_name(g.kind) +
-                    " layers, but its one group of that kind has " + std::to_string(g.count));
+                    " layers, but its groups of that kind have " + std::to_string(in_kind));
         }
+    }
+    if (a.layer_order.size() == a.layers && stated_group_order(a).empty()) {
+        f.error("layer_order names a group more often than it has layers");
     }
 }
 

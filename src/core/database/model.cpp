@@ -39,7 +39,12 @@ Model all_attention_variant(const Model& model) {
     out.arch.layer_groups = std::move(groups);
     out.arch.layer_order.clear();
     for (const char c : model.arch.layer_order) {
-        out.arch.layer_order += layer_kind_of_letter(c) == LayerKind::ffn ? c : '*';
+        const bool digit = c >= '0' && c <= '9';
+        const auto g = static_cast<std::size_t>(c - '0');
+        const bool ffn = digit ? g < model.arch.layer_groups.size() &&
+                                     model.arch.layer_groups[g].kind == LayerKind::ffn
+                               : layer_kind_of_letter(c) == LayerKind::ffn;
+        out.arch.layer_order += ffn ? (digit ? '-' : c) : '*';
     }
     return out;
 }

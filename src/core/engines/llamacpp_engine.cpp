@@ -17,6 +17,8 @@
 // - llama-kv-cache.cpp: K and V are [n_embd_k_gqa, kv_size, n_stream] tensors of the cache type
 //   (ggml_row_size: whole blocks), one pair per attention layer; MLA layers cache K only (the
 //   latent plus the rope key).
+// - llama-kv-cache-dsa.cpp / -msa.cpp: a sparse-attention indexer's key cache beside the
+//   layer's (DSA: K only, MLA-like; MSA: K and an unused V of one head).
 // - llama-kv-cache-iswa.cpp: the sliding-window cache has
 //   GGML_PAD(min(kv_size, n_swa + n_ubatch), 256) cells per stream.
 // - llama-memory-recurrent.cpp: conv (R) and recurrent (S) state in f32, one row per sequence.
@@ -81,6 +83,14 @@ Result<LayerCache> group_cache(const Model& m, const LayerGroup& group, const Ge
         const std::uint64_t v_elements = v_width ? v_width : checked::mul(d.kv_heads, d.v_dim);
         CANITRUN_TRY_ASSIGN(auto v, row(tv, v_elements, "a V row"));
         per_cell = checked::add(k, v);
+        if (group.index_head_dim > 0) {
+            // llama_kv_cache_msa: a second, one-head cache of the indexer key, with a V of the
+            // layer's head width it allocates but never reads (llama-kv-cache-msa.cpp)
+            CANITRUN_TRY_ASSIGN(const Bytes ik,
+                                row(tk, group.index_head_dim, "an indexer key row"));
+            CANITRUN_TRY_ASSIGN(const Bytes iv, row(tv, d.v_dim, "an indexer V row"));
+            per_cell = checked::add(per_cell, checked::add(ik, iv));
+        }
         cells = g.n_ctx_seq;
         if (group.kind == LayerKind::sliding) {
             cells = llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch);
@@ -159,6 +169,19 @@ std::uint64_t layer_floats(const Model& m) {
     return floats;
 }
 
+// MiniMax Sparse Attention's prefill with flash attention (minimax-m3.cpp): per ubatch token
+// and cache cell its two f32 block-score tensors over the indexer heads (bmc, bmx), the f32
+// mask and the f16 mask cast: 8 x index heads + 6 bytes, of which the 2 of the f16 KQ mask
+// compute_bytes counts anyway. On the CPU backend that gives MiniMax-M3's buffer within 60 MiB
+// at ubatch 512 (docs/ACCURACY.md).
+std::uint64_t msa_prefill_bytes(const Model& m, std::uint64_t n_kv) {
+    for (const auto& group : m.arch.layer_groups) {
+        if (group.kind != LayerKind::full || group.index_head_dim == 0) continue;
+        return checked::mul(n_kv, checked::add(checked::mul(8, group.index_heads), 4));
+    }
+    return 0;
+}
+
 Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
     const auto& a = m.arch;
     bool recurrent = count_recurrent_layers(m) > 0;
@@ -180,7 +203,8 @@ Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
     const std::uint64_t masks = checked::add(n_kv, has_global ? swa_kv : 0);
     if (flash_attn) {
         const std::uint64_t per_token =
-            checked::add(checked::mul(2, masks), checked::mul(kF32Bytes, layer_floats(m)));
+            checked::add(checked::add(checked::mul(2, masks), msa_prefill_bytes(m, n_kv)),
+                         checked::mul(kF32Bytes, layer_floats(m)));
         return std::max(out_phase, checked::mul(g.ubatch, per_token));
     }
     // KQ of the widest layer: its query heads over its cells (Step-3.5-Flash's 96-head sliding

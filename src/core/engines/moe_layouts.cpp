@@ -6,7 +6,7 @@
 
 // Mixture-of-experts architectures whose FFNs alternate or lead with dense layers, as the pinned
 // llama.cpp's src/models/<arch>.cpp load them: ernie4-5.cpp (ernie4_5-moe), llama4.cpp,
-// mimo2.cpp and step35.cpp.
+// mimo2.cpp, step35.cpp and minimax-m3.cpp.
 
 namespace canitrun::layout {
 
@@ -91,6 +91,31 @@ void build_step35(Builder& b, const Model& m) {
         b.blk(il, "attn_gate.weight", {a.hidden_size, g.heads ? g.heads : a.attention.heads});
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
         dense_lead_ffn(b, m, il, true);
+    }
+}
+
+// MiniMax-M3 (minimax-m3.cpp): per-head q/k norms, the first (layers - moe_layers) FFNs dense
+// (leading_dense_block_count), then routed experts with the sigmoid routing bias and one shared
+// expert as wide as the experts; every layer whose group has an indexer (the MoE ones) also
+// loads MiniMax Sparse Attention's q / k projections and norms, which the converter writes in
+// F32 and llama-quantize leaves so. The released weights have no MTP modules.
+void build_minimax_m3(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const auto order = layer_group_order(m);
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(order.size()); ++il) {
+        const LayerGroup& g = a.layer_groups[order[static_cast<std::size_t>(il)]];
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        attention(b, m, g, il, 1, false);
+        qk_norm(b, m, il);
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        dense_lead_ffn(b, m, il, true);
+        if (g.index_head_dim == 0) continue;
+        b.blk(il, "indexer.q_proj.weight",
+              {a.hidden_size, checked::mul(g.index_heads, g.index_head_dim)});
+        b.blk(il, "indexer.k_proj.weight", {a.hidden_size, g.index_head_dim});
+        b.blk(il, "indexer.q_norm.weight", {g.index_head_dim});
+        b.blk(il, "indexer.k_norm.weight", {g.index_head_dim});
     }
 }
 

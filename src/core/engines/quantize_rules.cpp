@@ -178,6 +178,8 @@ bool allows_quantization(const TensorInfo& t) {
     q = q && !contains(n, "_norm.weight");
     q = q && !contains(n, "ffn_gate_inp.weight");
     q = q && !contains(n, "ssm_conv1d");
+    // MiniMax-M3's indexer projections, small enough to keep
+    q = q && !contains(n, "indexer.k_proj.weight") && !contains(n, "indexer.q_proj.weight");
     // Gemma 3n's AltUp and LAuReL tensors and the per-layer projection stay as they are
     q = q && !contains(n, "altup") && !contains(n, "laurel") &&
         !contains(n, "per_layer_model_proj");

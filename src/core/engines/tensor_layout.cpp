@@ -89,16 +89,23 @@ void indexer(Builder& b, const Model& m, const LayerGroup& g, int il) {
 }
 
 // DeepSeek V2/V3 (and Kimi K2) as deepseek2.cpp loads a current GGUF, and V3.2 as
-// deepseek32.cpp does (the same, with an indexer in each layer): MLA with the kv_b
+// deepseek32.cpp does (the same, with an indexer in each layer; GLM-5.2's glm-dsa.cpp in the
+// layers that keep their own): MLA with the kv_b
 // projection split into attn_k_b / attn_v_b, q through a LoRA when q_lora_rank > 0, the first
 // (layers - moe_layers) layers dense, then routed + shared experts with exp_probs_b (V3).
 void build_deepseek2(Builder& b, const Model& m) {
     const auto& a = m.arch;
-    const LayerGroup& g = group_or_empty(m, LayerKind::mla);
+    const auto order = layer_group_order(m);
     // V2 routes by softmax and Mistral Large 3 sets no topk_method: no bias tensor.
     const bool routing_bias = m.family != "deepseek-v2" && m.family != "mistral-large3";
     embeddings(b, m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        // GLM-5.2's layers without an indexer of their own (they reuse an earlier one's
+        // choice) have no indexer tensors: a group of their own
+        const auto at = static_cast<std::size_t>(il);
+        const LayerGroup& g = at < order.size() && a.layer_groups[order[at]].kind == LayerKind::mla
+                                  ? a.layer_groups[order[at]]
+                                  : group_or_empty(m, LayerKind::mla);
         b.blk(il, "attn_norm.weight", {a.hidden_size});
         mla_attention(b, m, g, il);
         if (g.index_head_dim > 0) indexer(b, m, g, il);
@@ -308,6 +315,7 @@ BuildFn builder_for(const std::string& arch) {
         {"glm4", build_glm4},
         {"glm4moe", build_glm4moe},
         {"minimax-m2", build_minimax_m2},
+        {"minimax-m3", build_minimax_m3},
         {"hunyuan-moe", build_hunyuan_moe},
         {"phimoe", build_phimoe},
         {"command-r", build_command_r},
@@ -395,19 +403,32 @@ struct FamilyArch {
     Experts experts;
 };
 constexpr FamilyArch kFamilyArchs[] = {
-    {"gemma4", "gemma4", Experts::any},         {"gpt-oss", "gpt-oss", Experts::any},
-    {"smollm3", "smollm3", Experts::any},       {"olmo2", "olmo2", Experts::any},
+    {"gemma4", "gemma4", Experts::any},
+    {"gpt-oss", "gpt-oss", Experts::any},
+    {"smollm3", "smollm3", Experts::any},
+    {"olmo2", "olmo2", Experts::any},
     {"olmo3", "olmo2", Experts::any},  // OLMo 3: olmo2 with a window
-    {"seed-oss", "seed_oss", Experts::any},     {"glm-4.5", "glm4moe", Experts::moe},
-    {"glm-4.6", "glm4moe", Experts::moe},       {"glm-4.7", "glm4moe", Experts::moe},
-    {"minimax-m2", "minimax-m2", Experts::moe}, {"hunyuan", "hunyuan-moe", Experts::moe},
-    {"phi3.5", "phimoe", Experts::moe},         {"phi3.5", "phi3", Experts::dense},
-    {"exaone4", "exaone4", Experts::dense},     {"glm-4", "glm4", Experts::dense},
-    {"command-r", "command-r", Experts::any},   {"command-a", "cohere2", Experts::any},
-    {"granite3.3", "granite", Experts::dense},  {"granite4", "granite", Experts::dense},
-    {"granite4.1", "granite", Experts::dense},  {"ernie-4.5", "ernie4_5-moe", Experts::moe},
-    {"llama4", "llama4", Experts::moe},         {"mimo-v2", "mimo2", Experts::moe},
-    {"step-3.5", "step35", Experts::moe},       {"mixtral", "llama", Experts::any},
+    {"seed-oss", "seed_oss", Experts::any},
+    {"glm-4.5", "glm4moe", Experts::moe},
+    {"glm-4.6", "glm4moe", Experts::moe},
+    {"glm-4.7", "glm4moe", Experts::moe},
+    {"minimax-m2", "minimax-m2", Experts::moe},
+    {"minimax-m3", "minimax-m3", Experts::moe},
+    {"hunyuan", "hunyuan-moe", Experts::moe},
+    {"phi3.5", "phimoe", Experts::moe},
+    {"phi3.5", "phi3", Experts::dense},
+    {"exaone4", "exaone4", Experts::dense},
+    {"glm-4", "glm4", Experts::dense},
+    {"command-r", "command-r", Experts::any},
+    {"command-a", "cohere2", Experts::any},
+    {"granite3.3", "granite", Experts::dense},
+    {"granite4", "granite", Experts::dense},
+    {"granite4.1", "granite", Experts::dense},
+    {"ernie-4.5", "ernie4_5-moe", Experts::moe},
+    {"llama4", "llama4", Experts::moe},
+    {"mimo-v2", "mimo2", Experts::moe},
+    {"step-3.5", "step35", Experts::moe},
+    {"mixtral", "llama", Experts::any},
 };
 
 std::optional<std::string> family_arch(const Model& m) {
@@ -469,7 +490,8 @@ Result<TensorLayout> tensor_layout(const Model& m) {
     // (a corrupt or hand-made header) has no layout, rather than one read from nothing.
     if ((arch == "gpt-oss" || arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" ||
          arch == "minimax-m2" || arch == "hunyuan-moe" || arch == "phimoe" || arch == "glm4moe" ||
-         arch == "ernie4_5-moe" || arch == "llama4" || arch == "mimo2" || arch == "step35") &&
+         arch == "ernie4_5-moe" || arch == "llama4" || arch == "mimo2" || arch == "step35" ||
+         arch == "minimax-m3") &&
         (!m.is_moe() || m.arch.moe->moe_layers > m.arch.layers)) {
         return fail(ErrorKind::bad_input, "a " + arch + " model without its experts",
                     "the file's expert_count or expert layers are missing; is the file whole?");

@@ -56,7 +56,10 @@ std::uint64_t kv_elements_per_token(const Model& model, const LayerGroup& group)
         case LayerKind::full:
         case LayerKind::sliding: {
             const AttentionDims d = attention_dims(model, group);
-            return checked::mul(d.kv_heads, checked::add(d.k_dim, d.v_dim));
+            const std::uint64_t kv = checked::mul(d.kv_heads, checked::add(d.k_dim, d.v_dim));
+            // MSA's indexer cache: its key and a V it never reads (llama_kv_cache_msa)
+            if (group.index_head_dim == 0) return kv;
+            return checked::add(kv, checked::add(group.index_head_dim, d.v_dim));
         }
         case LayerKind::mla:
             // One compressed latent plus the decoupled rope key per token, shared by all heads,

@@ -7,34 +7,58 @@
 #include "canitrun/checked.hpp"
 
 namespace canitrun {
-namespace {
 
-// The order Architecture::layer_order states, each letter the first group of its kind; empty
-// when it states none or does not match the groups (a hand-made file), so the rule applies.
-std::vector<std::size_t> stated_layer_order(const Model& model, std::uint64_t n) {
-    const auto& groups = model.arch.layer_groups;
-    const std::string& letters = model.arch.layer_order;
-    if (letters.size() != n) return {};
-    std::vector<std::size_t> order;
+std::vector<std::size_t> stated_group_order(const Architecture& arch) {
+    const auto& groups = arch.layer_groups;
+    const std::string& letters = arch.layer_order;
+    std::uint64_t n = 0;
+    for (const auto& g : groups) n = checked::add(n, g.count);
+    if (letters.empty() || letters.size() != n) return {};
     std::vector<std::uint64_t> placed(groups.size(), 0);
+    // digits first: they name their groups, and the letters fill what is left
     for (const char c : letters) {
+        if (c < '0' || c > '9') continue;
+        const auto g = static_cast<std::size_t>(c - '0');
+        if (g >= groups.size() || ++placed[g] > groups[g].count) return {};
+    }
+    std::vector<std::size_t> order;
+    for (const char c : letters) {
+        if (c >= '0' && c <= '9') {
+            order.push_back(static_cast<std::size_t>(c - '0'));
+            continue;
+        }
         const auto kind = layer_kind_of_letter(c);
         std::size_t g = 0;
-        while (g < groups.size() && (!kind || groups[g].kind != *kind)) ++g;
-        if (g == groups.size() || ++placed[g] > groups[g].count) return {};
+        while (g < groups.size() &&
+               (!kind || groups[g].kind != *kind || placed[g] == groups[g].count))
+            ++g;
+        if (g == groups.size()) return {};
+        ++placed[g];
         order.push_back(g);
     }
     return order;
 }
 
-}  // namespace
+std::string layer_order_text(const Architecture& arch, const std::vector<std::size_t>& order) {
+    std::string letters;
+    for (const std::size_t g : order) letters += layer_kind_letter(arch.layer_groups[g].kind);
+    Architecture stated = arch;
+    stated.layer_order = letters;
+    if (stated_group_order(stated) == order) return letters;
+    std::string digits;
+    for (const std::size_t g : order) {
+        if (g > 9) return letters;  // ten groups at most can be named so
+        digits += static_cast<char>('0' + g);
+    }
+    return digits;
+}
 
 std::vector<std::size_t> layer_group_order(const Model& model) {
     const auto& groups = model.arch.layer_groups;
     std::uint64_t n = 0;
     for (const auto& g : groups) n = checked::add(n, g.count);
     constexpr std::size_t kFree = std::numeric_limits<std::size_t>::max();
-    if (auto stated = stated_layer_order(model, n); !stated.empty()) return stated;
+    if (auto stated = stated_group_order(model.arch); !stated.empty()) return stated;
     std::vector<std::size_t> order(n, kFree);
     if (groups.empty() || n == 0) return order;
     std::size_t rare = kFree;

@@ -17,11 +17,12 @@ struct LayerInfo {
     // heads: an attention layer's query heads where they differ from the model's (step35's
     // head_count array), else 0
     std::uint64_t heads = 0, kv_heads = 0, k_dim = 0, v_dim = 0, window = 0;
+    std::uint64_t index_head_dim = 0;  // the layer's own sparse-attention indexer key, if any
 };
 
 bool operator<(const LayerInfo& a, const LayerInfo& b) {
-    return std::tie(a.kind, a.heads, a.kv_heads, a.k_dim, a.v_dim, a.window) <
-           std::tie(b.kind, b.heads, b.kv_heads, b.k_dim, b.v_dim, b.window);
+    return std::tie(a.kind, a.heads, a.kv_heads, a.k_dim, a.v_dim, a.window, a.index_head_dim) <
+           std::tie(b.kind, b.heads, b.kv_heads, b.k_dim, b.v_dim, b.window, b.index_head_dim);
 }
 
 // Sliding-window period llama.cpp assumes when the file has no sliding_window_pattern key
@@ -251,12 +252,31 @@ LayerGroup read_gguf_mla_group(const GgufArchKeys& keys) {
     const std::uint64_t k_mla = keys.uint_or("attention.key_length_mla", 0);
     mla.qk_nope_head_dim = k_mla > mla.qk_rope_head_dim ? k_mla - mla.qk_rope_head_dim : 0;
     mla.v_head_dim = keys.uint_or("attention.value_length_mla", 0);
-    // deepseek32 / glm-dsa: the sparse-attention indexer's key width and heads
-    mla.index_head_dim = keys.uint_or("attention.indexer.key_length", 0);
-    mla.index_heads = keys.uint_or("attention.indexer.head_count", 0);
-    mla.index_top_k = keys.uint_or("attention.indexer.top_k", 0);
+    // the sparse-attention indexer (deepseek32 / glm-dsa) is per layer: GgufIndexerLayers
     return mla;
 }
+
+// Which layers keep a sparse-attention indexer of their own (and its key cache):
+// - glm-dsa: attention.indexer.types, one flag per layer; without it every layer of GLM-5 /
+//   5.1 and GLM-5.2's default pattern (glm-dsa.cpp: the first two layers and the first of
+//   every four after them; a file trained for 1M tokens is 5.2's);
+// - minimax-m3: the layers after the leading dense ones (llama-model.cpp's filter_idx);
+// - deepseek32: every layer.
+struct GgufIndexerLayers {
+    std::string arch;
+    const GgufValue* types = nullptr;
+    std::uint64_t dense_lead = 0;
+    bool glm52 = false;
+
+    bool at(std::uint64_t il) const {
+        if (types != nullptr && types->type == GgufType::array) {
+            return types->uint_at(il).value_or(0) != 0;
+        }
+        if (arch == "minimax-m3") return il >= dense_lead;
+        if (glm52) return il < 2 || (il - 2) % 4 == 0;
+        return true;
+    }
+};
 
 // What decides each layer's kind, and what a recurrent or MLA layer keeps.
 struct GgufLayerRules {
@@ -264,6 +284,10 @@ struct GgufLayerRules {
     GgufRecurrentLayers recurrent_layers;
     LayerGroup recurrent;
     LayerGroup mla;
+    GgufIndexerLayers indexer;
+    std::uint64_t index_head_dim = 0;
+    std::uint64_t index_heads = 0;
+    std::uint64_t index_top_k = 0;
 };
 
 GgufLayerRules read_gguf_layer_rules(const GgufArchKeys& keys, const std::string& arch,
@@ -275,6 +299,13 @@ GgufLayerRules read_gguf_layer_rules(const GgufArchKeys& keys, const std::string
     rules.recurrent_layers.interval = keys.uint_or("full_attention_interval", 4);
     rules.recurrent = read_gguf_recurrent_group(keys, arch);
     rules.mla = read_gguf_mla_group(keys);
+    rules.index_head_dim = keys.uint_or("attention.indexer.key_length", 0);
+    rules.index_heads = keys.uint_or("attention.indexer.head_count", 0);
+    rules.index_top_k = keys.uint_or("attention.indexer.top_k", 0);
+    rules.indexer.arch = arch;
+    rules.indexer.types = keys.find("attention.indexer.types");
+    rules.indexer.dense_lead = keys.uint_or("leading_dense_block_count", 0);
+    rules.indexer.glm52 = arch == "glm-dsa" && keys.uint_or("context_length", 0) >= 1048576;
     return rules;
 }
 
@@ -293,10 +324,13 @@ std::vector<LayerInfo> classify_gguf_layers(const std::string& arch, const GgufH
             }
             continue;
         }
+        const bool own_indexer = rules.index_head_dim > 0 && rules.indexer.at(il);
         if (rules.mla.kv_lora_rank > 0) {
             li.kind = LayerKind::mla;
+            li.index_head_dim = own_indexer ? rules.index_head_dim : 0;
             continue;
         }
+        if (arch == "minimax-m3" && own_indexer) li.index_head_dim = rules.index_head_dim;
         li.kv_heads = counts.kv_heads[il];
         if (counts.heads[il] != attention.heads) li.heads = counts.heads[il];
         if (rules.sliding.at(il)) {
@@ -339,6 +373,9 @@ std::vector<LayerGroup> group_gguf_layers(const std::vector<LayerInfo>& layers,
             g.v_head_dim = li.v_dim;
             g.window = li.window;
         }
+        g.index_head_dim = li.index_head_dim;
+        g.index_heads = li.index_head_dim > 0 ? rules.index_heads : 0;
+        g.index_top_k = li.index_head_dim > 0 ? rules.index_top_k : 0;
         g.count = counts[li];
         groups.push_back(g);
     }
@@ -354,6 +391,17 @@ std::vector<LayerGroup> group_gguf_layers(const std::vector<LayerInfo>& layers,
         }
     }
     return groups;
+}
+
+// Each layer's group index, the groups numbered by their first layer (group_gguf_layers').
+std::vector<std::size_t> gguf_group_order(const std::vector<LayerInfo>& layers) {
+    std::map<LayerInfo, std::size_t> index;
+    std::vector<std::size_t> order;
+    for (const auto& li : layers) {
+        const auto [it, added] = index.emplace(li, index.size());
+        order.push_back(it->second);
+    }
+    return order;
 }
 
 // The groups as text: "20 sliding + 4 full".
@@ -511,8 +559,8 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     a.moe = read_gguf_moe(keys, n_layer);
     // The file's own order where the groups' counts alone would place the layers elsewhere;
     // FFN-only blocks are the MoE layers of a model that has them.
-    if (out.layer_kinds != layer_kinds(m)) {
-        for (const auto& li : layers) a.layer_order += layer_kind_letter(li.kind);
+    if (const auto order = gguf_group_order(layers); order != layer_group_order(m)) {
+        a.layer_order = layer_order_text(a, order);
     }
     if (a.moe && count_layers(m, LayerKind::ffn) > 0) {
         a.moe->moe_layers = count_layers(m, LayerKind::ffn);

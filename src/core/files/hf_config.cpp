@@ -11,6 +11,7 @@
 #include "canitrun/limits.hpp"
 #include "canitrun/param_count.hpp"
 #include "canitrun/parse.hpp"
+#include "hf_sparse_attention.hpp"
 
 namespace canitrun {
 namespace {
@@ -335,6 +336,16 @@ void read_hf_moe(const json& c, const std::string& model_type, Architecture& a) 
     const std::uint64_t dense =
         std::min(uint_or(c, {"first_k_dense_replace", "num_dense_layers"}, 0), ffn_layers);
     moe.moe_layers = ffn_layers - dense;
+    if (const auto f = c.find("moe_layer_freq"); f != c.end() && f->is_array()) {
+        // MiniMax-M3: 0 for a dense layer, 1 for an MoE one; the dense ones are
+        // dense_intermediate_size wide (llama.cpp's leading_dense_block_count)
+        std::uint64_t moe_layers = 0;
+        for (const auto& v : *f) moe_layers += v.is_number() && v.get<double>() != 0 ? 1U : 0U;
+        moe.moe_layers = std::min(moe_layers, ffn_layers);
+        a.intermediate_size = uint_or(c, {"dense_intermediate_size"}, a.intermediate_size);
+        moe.shared_expert_intermediate_size =
+            uint_or(c, {"shared_intermediate_size"}, moe.shared_expert_intermediate_size);
+    }
     if (const std::uint64_t period = uint_or(c, {"expert_layer_period"}, 0); period > 0) {
         // Jamba: MoE where i % expert_layer_period == expert_layer_offset.
         moe.moe_layers = every_nth(a.layers, period, uint_or(c, {"expert_layer_offset"}, 0));
@@ -403,11 +414,16 @@ Result<Model> build_model(const json& root, const std::string& name) {
         a.attention.v_head_dim = shapes.mla.v_head_dim;
     }
     a.layer_groups = group_hf_layers(kinds, shapes);
+    std::vector<std::size_t> order;
+    for (const LayerKind k : kinds) {
+        std::size_t g = 0;
+        while (a.layer_groups[g].kind != k) ++g;
+        order.push_back(g);
+    }
+    order = split_indexer_groups(c, a, std::move(order));
     a.pattern = hf_layer_pattern(a.layer_groups);
     // The order as the config gives it, where the groups' counts alone would place it elsewhere.
-    if (layer_kinds(m) != kinds) {
-        for (const LayerKind k : kinds) a.layer_order += layer_kind_letter(k);
-    }
+    if (layer_group_order(m) != order) a.layer_order = layer_order_text(a, order);
     // Squared-ReLU MLPs (Nemotron-H's relu2) have two matrices, not three.
     a.gated_ffn = string_or(c, "mlp_hidden_act", string_or(c, "hidden_act", "")) != "relu2";
     // Gemma 3n / Gemma 4: the last num_kv_shared_layers layers reuse an earlier layer's cache.

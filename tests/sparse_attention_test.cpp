@@ -1,0 +1,198 @@
+// Sparse-attention indexers that keep a cache of their own, as the pinned llama.cpp allocates
+// them: MiniMax-M3's MSA (llama_kv_cache_msa: a one-head key and an unused V beside the layer's
+// K/V, on the layers after the dense lead) and GLM-5.2's IndexShare (llama_kv_cache_dsa's key
+// only on the 21 "full" indexer layers). Figures by hand from the configs (data/models/
+// minimax.json, glm.json) and llama.cpp's rules; the accuracy harness (docs/ACCURACY.md) found
+// llama.cpp's own KV buffers and model sizes equal to these.
+
+#include "canitrun/gguf.hpp"
+#include "canitrun/gguf_model.hpp"
+#include "canitrun/hf_files.hpp"
+#include "canitrun/kv_cache.hpp"
+#include "canitrun/layer_kinds.hpp"
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/param_count.hpp"
+#include "canitrun/quantize_rules.hpp"
+#include "canitrun/tensor_layout.hpp"
+#include "catch.hpp"
+#include "support/model_gguf.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+const KvType& kv(const char* id) {
+    static const KvType f16 = *parse_kv_type("f16");
+    static const KvType q8 = *parse_kv_type("q8_0");
+    return std::string(id) == "f16" ? f16 : q8;
+}
+
+Bytes llama_kv(const Model& m, std::uint64_t context, FlashAttn fa, const char* type = "f16") {
+    LlamaCppOptions o;
+    o.context = context;
+    o.flash_attn = fa;
+    o.cache_type_k = o.cache_type_v = type;
+    return estimate_llamacpp(m, test::quant("Q4_K_M"), o).value().term(TermKind::kv_cache);
+}
+
+std::uint64_t elements_matching(const TensorLayout& l, const std::string& part) {
+    std::uint64_t n = 0;
+    for (const auto& t : l.tensors) {
+        if (t.name.find(part) != std::string::npos) n += t.elements();
+    }
+    return n;
+}
+
+bool has_tensor(const TensorLayout& l, const std::string& name) {
+    for (const auto& t : l.tensors) {
+        if (t.name == name) return true;
+    }
+    return false;
+}
+
+// The indexer layers of GLM-5.2: 0, 1, 2, then every fourth from 6 (config.json's
+// indexer_types; llama.cpp's GLM_5_2_DEFAULT_INDEXER_TYPES).
+bool glm52_indexer_layer(std::size_t il) {
+    return il < 3 || il % 4 == 2;
+}
+
+}  // namespace
+
+TEST_CASE("MiniMax-M3: K/V on 60 layers, an indexer key and unused V on the 57 after the lead") {
+    const Model& m = test::model("minimax-m3");
+    // per token at f16: 60 x 4 heads x (128 + 128) x 2 = 122,880 for the layers' K/V, and
+    // 57 x (128 + 128) x 2 = 29,184 for the indexer cache's K and V: 152,064 bytes
+    CHECK(kv_cache_bytes(m, 1000, kv("f16")) == 152064000ULL);
+    // q8_0 rows: 512 values = 16 blocks of 34 bytes = 544; 128 values = 136
+    CHECK(kv_cache_bytes(m, 1024, kv("q8_0")) == (60ULL * 2 * 544 + 57ULL * 2 * 136) * 1024);
+    // llama.cpp: 594 MiB at 4096 and 19,008 MiB at 131072, with flash attention on or off (every
+    // V row is as wide, so no padding without it)
+    CHECK(llama_kv(m, 4096, FlashAttn::on) == 594ULL << 20);
+    CHECK(llama_kv(m, 131072, FlashAttn::off) == 19008ULL << 20);
+    const auto order = layer_group_order(m);
+    REQUIRE(order.size() == 60);
+    for (std::size_t il = 0; il < order.size(); ++il) {
+        INFO(il);
+        CHECK(m.arch.layer_groups[order[il]].index_head_dim == (il < 3 ? 0U : 128U));
+    }
+}
+
+TEST_CASE("MiniMax-M3: the indexer's F32 projections and the tensors sum to 426.17B") {
+    const Model& m = test::model("minimax-m3");
+    const TensorLayout l = tensor_layout(m).value();
+    CHECK(l.arch == "minimax-m3");
+    CHECK_FALSE(has_tensor(l, "blk.2.indexer.q_proj.weight"));
+    CHECK(has_tensor(l, "blk.3.indexer.q_proj.weight"));
+    CHECK(has_tensor(l, "blk.2.ffn_down.weight"));
+    CHECK(has_tensor(l, "blk.3.ffn_down_exps.weight"));
+    CHECK(has_tensor(l, "blk.3.ffn_down_shexp.weight"));
+    // per MoE layer q_proj 6144 x (4 x 128) + k_proj 6144 x 128 + two 128-wide norms
+    CHECK(elements_matching(l, ".indexer.") == 57ULL * (6144 * 512 + 6144 * 128 + 2 * 128));
+    // 2 x 6144 x 200064 (untied) + 6144 + 60 x (2 x 6144 x 8192 + 2 x 6144 x 512 + 2 x 6144
+    // + 2 x 128) + 3 x 3 x 6144 x 12288 + 57 x (3 x 6144 x 3072 x 128 + 3 x 6144 x 3072 +
+    // 6144 x 128 + 128 + 3,932,416)
+    std::uint64_t total = 0;
+    for (const auto& t : l.tensors) total += t.elements();
+    CHECK(total == 426174572928ULL);
+    // the database's count (the architecture and params.extra, the indexer) leaves out the
+    // norms (60 x (2 x 6144 + 2 x 128) + 6144) and the routing biases (57 x 128)
+    CHECK(count_params(m).total == 426174572928ULL - (60 * (2 * 6144 + 2 * 128) + 6144 + 57 * 128));
+    // llama-quantize leaves the indexer projections in the converter's F32
+    const auto tensors = quantize_tensors(l, "Q4_K_M", std::nullopt).value();
+    for (const auto& t : tensors) {
+        if (t.tensor.name == "blk.3.indexer.q_proj.weight")
+            CHECK(std::string(t.type.name) == "f32");
+        if (t.tensor.name == "blk.3.ffn_down_exps.weight") CHECK(std::string(t.type.name) != "f32");
+    }
+}
+
+TEST_CASE("GLM-5.2: the indexer and its key cache on 21 of 78 layers (IndexShare)") {
+    const Model& m = test::model("glm-5.2");
+    // per token at f16: 78 x 576 x 2 = 89,856 of latent, 21 x 128 x 2 = 5,376 of indexer keys
+    CHECK(kv_cache_bytes(m, 1000, kv("f16")) == 95232000ULL);
+    // 93 GiB at its full 1,048,576 tokens; q8_0: 78 x 612 + 21 x 136 = 50,592 per token
+    CHECK(llama_kv(m, 1048576, FlashAttn::on) == 93ULL << 30);
+    CHECK(llama_kv(m, 4096, FlashAttn::on, "q8_0") == 50592ULL * 4096);
+    const auto order = layer_group_order(m);
+    REQUIRE(order.size() == 78);
+    const TensorLayout l = tensor_layout(m).value();
+    CHECK(l.arch == "glm-dsa");
+    for (std::size_t il = 0; il < order.size(); ++il) {
+        INFO(il);
+        const bool own = glm52_indexer_layer(il);
+        CHECK(m.arch.layer_groups[order[il]].index_head_dim == (own ? 128U : 0U));
+        CHECK(has_tensor(l, "blk." + std::to_string(il) + ".indexer.attn_k.weight") == own);
+    }
+    // 21 x (2048 x 4096 + 6144 x 128 + 6144 x 32 + 2 x 128) = 196,809,984, params.extra's
+    CHECK(elements_matching(l, ".indexer.") == 196809984ULL);
+    CHECK(m.params_extra == 196809984ULL);
+    // GLM-5.1's 743,911,218,432 less 57 indexers of 9,371,904
+    std::uint64_t total = 0;
+    for (const auto& t : l.tensors) total += t.elements();
+    CHECK(total == 743911218432ULL - 57ULL * 9371904);
+}
+
+TEST_CASE("sparse attention: a GGUF file reads back with its indexer layers in place") {
+    // The file make_gguf writes (the keys llama.cpp's converters write): GLM-5.2's has no
+    // indexer.types key, as unsloth's files do not, so the 1M-token context picks llama.cpp's
+    // GLM-5.2 table; MiniMax-M3's dense lead says where its indexers start.
+    for (const char* id : {"glm-5.2", "minimax-m3", "glm-5.1", "deepseek-v3.2"}) {
+        INFO(id);
+        const Model& m = test::model(id);
+        const auto writer = test::model_gguf(m, "Q4_K_M");
+        REQUIRE(writer);
+        const auto file = read_gguf(test::SparseGguf(*writer));
+        REQUIRE(file);
+        const auto g = gguf_to_model({*file});
+        REQUIRE(g);
+        CHECK(g->model.arch.layer_groups.size() == m.arch.layer_groups.size());
+        CHECK(layer_group_order(g->model) == layer_group_order(m));
+        for (const std::uint64_t context : {4096ULL, 131072ULL}) {
+            CHECK(kv_cache_bytes(g->model, context, kv("f16")) ==
+                  kv_cache_bytes(m, context, kv("f16")));
+        }
+    }
+}
+
+TEST_CASE("sparse attention: GLM-5.2's and MiniMax-M3's config.json give the database's layers") {
+    for (const auto& [dir, id] : std::vector<std::pair<std::string, std::string>>{
+             {"glm-5.2", "glm-5.2"}, {"minimax-m3", "minimax-m3"}}) {
+        INFO(dir);
+        const auto hf = read_hf_model(std::string(CANITRUN_FIXTURES) + "/hf/" + dir);
+        REQUIRE(hf);
+        const Model& db = test::model(id);
+        CHECK(layer_group_order(hf->model) == layer_group_order(db));
+        for (const std::uint64_t context : {4096ULL, 1048576ULL}) {
+            CHECK(kv_cache_bytes(hf->model, context, kv("f16")) ==
+                  kv_cache_bytes(db, context, kv("f16")));
+        }
+        REQUIRE(hf->model.arch.moe);
+        CHECK(hf->model.arch.moe->moe_layers == db.arch.moe->moe_layers);
+        CHECK(hf->model.arch.intermediate_size == db.arch.intermediate_size);
+        CHECK(hf->model.arch.moe->shared_expert_intermediate_size ==
+              db.arch.moe->shared_expert_intermediate_size);
+    }
+}
+
+TEST_CASE("layer_order: digits name groups where two groups of one kind interleave") {
+    Model m = test::model("glm-5.2");
+    // the data states GLM-5.2's order in digits: group 0 (indexer) and 1 (shared)
+    CHECK(m.arch.layer_order.substr(0, 8) == "00011101");
+    // letters would fill the groups in turn: 21 indexer layers first, then 57 without
+    Architecture letters = m.arch;
+    letters.layer_order = std::string(78, 'A');
+    const auto filled = stated_group_order(letters);
+    REQUIRE(filled.size() == 78);
+    CHECK(filled[20] == 0);
+    CHECK(filled[21] == 1);
+    // layer_order_text writes digits only where letters cannot say it
+    CHECK(layer_order_text(m.arch, layer_group_order(m)) == m.arch.layer_order);
+    CHECK(layer_order_text(letters, filled) == letters.layer_order);
+    // a digit past the groups, or a group named more often than it has layers: no order
+    Architecture bad = m.arch;
+    bad.layer_order[0] = '2';
+    CHECK(stated_group_order(bad).empty());
+    bad.layer_order = std::string(78, '0');
+    CHECK(stated_group_order(bad).empty());
+}
