@@ -1,9 +1,11 @@
 // Sparse-attention indexers that keep a cache of their own, as the pinned llama.cpp allocates
 // them: MiniMax-M3's MSA (llama_kv_cache_msa: a one-head key and an unused V beside the layer's
-// K/V, on the layers after the dense lead) and GLM-5.2's IndexShare (llama_kv_cache_dsa's key
-// only on the 21 "full" indexer layers). Figures by hand from the configs (data/models/
-// minimax.json, glm.json) and llama.cpp's rules; the accuracy harness (docs/ACCURACY.md) found
-// llama.cpp's own KV buffers and model sizes equal to these.
+// K/V, on the layers after the dense lead), GLM-5.2's IndexShare (llama_kv_cache_dsa's key
+// only on the 21 "full" indexer layers) and DeepSeek V4's compressed attention
+// (llama_kv_cache_dsv4: a raw window on every layer, compressed entries and their indexer). Figures
+// by hand from the configs (data/models/ minimax.json, glm.json) and llama.cpp's rules; the
+// accuracy harness (docs/ACCURACY.md) found llama.cpp's own KV buffers and model sizes equal to
+// these.
 
 #include "canitrun/gguf.hpp"
 #include "canitrun/gguf_model.hpp"
@@ -137,7 +139,8 @@ TEST_CASE("sparse attention: a GGUF file reads back with its indexer layers in p
     // The file make_gguf writes (the keys llama.cpp's converters write): GLM-5.2's has no
     // indexer.types key, as unsloth's files do not, so the 1M-token context picks llama.cpp's
     // GLM-5.2 table; MiniMax-M3's dense lead says where its indexers start.
-    for (const char* id : {"glm-5.2", "minimax-m3", "glm-5.1", "deepseek-v3.2"}) {
+    for (const char* id : {"glm-5.2", "minimax-m3", "glm-5.1", "deepseek-v3.2", "deepseek-v4-flash",
+                           "deepseek-v4-pro"}) {
         INFO(id);
         const Model& m = test::model(id);
         const auto writer = test::model_gguf(m, "Q4_K_M");
@@ -157,7 +160,9 @@ TEST_CASE("sparse attention: a GGUF file reads back with its indexer layers in p
 
 TEST_CASE("sparse attention: GLM-5.2's and MiniMax-M3's config.json give the database's layers") {
     for (const auto& [dir, id] : std::vector<std::pair<std::string, std::string>>{
-             {"glm-5.2", "glm-5.2"}, {"minimax-m3", "minimax-m3"}}) {
+             {"glm-5.2", "glm-5.2"},
+             {"minimax-m3", "minimax-m3"},
+             {"deepseek-v4-flash", "deepseek-v4-flash"}}) {
         INFO(dir);
         const auto hf = read_hf_model(std::string(CANITRUN_FIXTURES) + "/hf/" + dir);
         REQUIRE(hf);
@@ -195,4 +200,60 @@ TEST_CASE("layer_order: digits name groups where two groups of one kind interlea
     CHECK(stated_group_order(bad).empty());
     bad.layer_order = std::string(78, '0');
     CHECK(stated_group_order(bad).empty());
+}
+
+// DeepSeek-V4-Flash at f16, one sequence, ubatch 512 (llama-kv-cache-dsv4.cpp): every layer
+// 512 x 2 = 1,024 bytes per raw cell over pad256(min(C, 128 + 512)) = 768 cells; 21 ratio-4
+// layers (512 + 128) x 2 = 1,280 bytes per entry over pad256(ceil(C / 4)) entries; 20 ratio-128
+// layers 1,024 bytes per entry over pad256(ceil(C / 128)); the compressor state in f32:
+// ratio 4: 2 x 8 x (2 x 512 + 2 x 128) x 4 = 81,920, ratio 128: 2 x 128 x 512 x 4 = 524,288.
+TEST_CASE(
+    "DeepSeek-V4-Flash: a raw window on 43 layers, compressed entries on 41, an indexer on 21") {
+    const Model& m = test::model("deepseek-v4-flash");
+    LlamaCppOptions o;
+    o.context = 131072;
+    const auto e = estimate_llamacpp(m, test::quant("Q4_K_M"), o).value();
+    // 43 x 1,024 x 768 + 21 x 1,280 x 32,768 + 20 x 1,024 x 1,024
+    CHECK(e.term(TermKind::kv_cache) ==
+          43ULL * 1024 * 768 + 21ULL * 1280 * 32768 + 20ULL * 1024 * 1024);
+    CHECK(e.term(TermKind::recurrent_state) == 21ULL * 81920 + 20ULL * 524288);
+    // their sum is the 947,798,016 bytes (903.89 MiB) llama.cpp allocates at 128k
+    CHECK(e.term(TermKind::kv_cache) + e.term(TermKind::recurrent_state) == 947798016ULL);
+    // at 4096: the 1,024 ratio-4 entries and 256 (padded) ratio-128 ones, 78,790,656 in all
+    o.context = 4096;
+    const auto small = estimate_llamacpp(m, test::quant("Q4_K_M"), o).value();
+    CHECK(small.term(TermKind::kv_cache) + small.term(TermKind::recurrent_state) == 78790656ULL);
+    // four sequences: four streams of everything, whatever the cells per stream
+    o.context = 4 * 4096;
+    o.n_seq = 4;
+    const auto four = estimate_llamacpp(m, test::quant("Q4_K_M"), o).value();
+    CHECK(four.term(TermKind::kv_cache) + four.term(TermKind::recurrent_state) == 4 * 78790656ULL);
+    // the page's rule: no padding, the raw window capped at 128 tokens
+    CHECK(kv_cache_bytes(m, 4096, kv("f16")) ==
+          (43ULL * 512 * 128 + 21ULL * 640 * 1024 + 20ULL * 512 * 32) * 2);
+}
+
+TEST_CASE("DeepSeek-V4: the layout sums to the published totals, hash-routed first layers") {
+    const TensorLayout flash = tensor_layout(test::model("deepseek-v4-flash")).value();
+    CHECK(flash.arch == "deepseek4");
+    CHECK(flash.tensors.size() == 1328);  // 6 + 43 x 24 + 41 x 4 + 21 x 6
+    std::uint64_t total = 0;
+    for (const auto& t : flash.tensors) total += t.elements();
+    CHECK(total == 284334567511ULL);  // the card's 284B, without the MTP block
+    CHECK(has_tensor(flash, "blk.2.ffn_gate_tid2eid.weight"));
+    CHECK_FALSE(has_tensor(flash, "blk.3.ffn_gate_tid2eid.weight"));
+    CHECK(has_tensor(flash, "blk.3.exp_probs_b.bias"));
+    CHECK_FALSE(has_tensor(flash, "blk.1.attn_compressor_kv.weight"));  // ratio 0
+    CHECK(has_tensor(flash, "blk.2.indexer.attn_q_b.weight"));          // ratio 4
+    CHECK_FALSE(has_tensor(flash, "blk.3.indexer.attn_q_b.weight"));    // ratio 128
+    const TensorLayout pro = tensor_layout(test::model("deepseek-v4-pro")).value();
+    total = 0;
+    for (const auto& t : pro.tensors) total += t.elements();
+    CHECK(total == 1572999528803ULL);
+    // the token-id table stays i32 under every file type
+    for (const auto& t : quantize_tensors(flash, "Q4_K_M", std::nullopt).value()) {
+        if (t.tensor.name == "blk.0.ffn_gate_tid2eid.weight") {
+            CHECK(std::string(t.type.name) == "i32");
+        }
+    }
 }

@@ -33,6 +33,14 @@ std::uint64_t kv_elements_per_token(const Model& model, const LayerGroup& group)
 // at most `window` for sliding layers, none for recurrent ones.
 std::uint64_t cached_tokens(const LayerGroup& group, std::uint64_t context);
 
+// The entries a compressed layer keeps at `context`: one per compress_ratio tokens, the last
+// partial (llama-kv-cache-dsv4.cpp's dsv4_comp_size); 0 for other kinds.
+std::uint64_t compressed_entries(const LayerGroup& group, std::uint64_t context);
+
+// Elements one layer of the group caches at `context` (one sequence, no padding): per token
+// times the tokens it keeps, and a compressed layer's entries.
+std::uint64_t cached_elements(const Model& model, const LayerGroup& group, std::uint64_t context);
+
 // Layers that keep a KV cache of their own: all but the last arch.shared_kv_layers (which read
 // an earlier layer's, as llama.cpp's n_layer_kv_from_start and vLLM's KV sharing do).
 std::uint64_t kv_owning_layers(const Model& model);

@@ -23,6 +23,12 @@ enum class LayerKind {
     // keeps nothing per token (Nemotron-H's '-' and 'E' blocks, which llama.cpp indexes as
     // layers of their own). Where a model has such blocks, they hold all its FFNs.
     ffn,
+    // DeepSeek V4's hybrid attention (llama.cpp's llama_kv_cache_dsv4): one K per token that
+    // doubles as V (kv_heads x head_dim), kept raw for the last `window` tokens, and where
+    // compress_ratio > 0 one compressed entry per compress_ratio tokens for the whole context
+    // (with the lightning indexer's key per entry on the ratio-4 layers, index_head_dim), plus
+    // the compressors' f32 state per sequence.
+    compressed,
 };
 
 struct LayerGroup {
@@ -59,6 +65,9 @@ struct LayerGroup {
     std::uint64_t index_head_dim = 0;
     std::uint64_t index_heads = 0;  // the indexer's query heads (weights only)
     std::uint64_t index_top_k = 0;  // past tokens each query attends to (compute, not memory)
+    // compressed: tokens folded into one cached entry (4: Compressed Sparse Attention with an
+    // indexer, 128: Heavily Compressed Attention); 0: the sliding window alone
+    std::uint64_t compress_ratio = 0;
     // full: the keys double as values, no V projection (Gemma 4's attention_k_eq_v global
     // layers; llama.cpp still caches a V, so weights only)
     bool k_eq_v = false;
@@ -105,6 +114,13 @@ struct Architecture {
     // The FFN width of those last shared_kv_layers layers where it differs (Gemma 4 E2B's
     // use_double_wide_mlp: 2 x intermediate_size); 0: intermediate_size.
     std::uint64_t shared_kv_intermediate_size = 0;
+    // DeepSeek V4: the grouped low-rank output projection (o_groups, o_lora_rank), the
+    // hyper-connection streams (hc_mult) and the first layers routed by a token-id hash table
+    // (num_hash_layers); 0 elsewhere.
+    std::uint64_t output_groups = 0;
+    std::uint64_t output_lora_rank = 0;
+    std::uint64_t hyper_connections = 0;
+    std::uint64_t hash_layers = 0;
     // Per-layer input embeddings of this width per layer (Gemma 4 E2B / E4B's
     // hidden_size_per_layer_input: per_layer_token_embd and a projection per layer); 0: none.
     std::uint64_t per_layer_input_size = 0;
@@ -224,6 +240,9 @@ std::uint64_t ffn_layer_count(const Architecture& arch);
 std::uint64_t ffn_layer_count(const Model& model);
 
 const char* layer_kind_name(LayerKind kind);
+// The groups in a few words: "30 linear + 10 full", a group with its own sparse-attention
+// indexer marked ("21 mla with indexer + 57 mla").
+std::string layer_groups_text(const std::vector<LayerGroup>& groups);
 // The kind a name stands for ("full", "conv", ...), and every name, for a message.
 std::optional<LayerKind> layer_kind_of_name(std::string_view name);
 std::string layer_kind_names();
@@ -241,7 +260,7 @@ bool has_parallel_ssm(const LayerGroup& group);
 
 // The letter of a kind in Architecture::layer_order: '*' full attention, 'S' sliding, 'L'
 // linear, 'M' Mamba (ssm), 'C' short convolution, 'A' MLA, '-' FFN only (Nemotron's own
-// letters where it has them);
+// letters where it has them), 'D' DeepSeek V4's compressed attention;
 // layer_kind_of_letter reads one back ('E', Nemotron's MoE block, is an FFN block too).
 char layer_kind_letter(LayerKind kind);
 std::optional<LayerKind> layer_kind_of_letter(char letter);

@@ -23,14 +23,6 @@ bool contains(const std::string& haystack, const std::string& needle) {
     return to_lower(haystack).find(to_lower(needle)) != std::string::npos;
 }
 
-std::string layer_summary(const Model& m) {
-    std::string out;
-    for (const auto& g : m.arch.layer_groups) {
-        out += (out.empty() ? "" : " + ") + std::to_string(g.count) + " " + layer_kind_name(g.kind);
-    }
-    return out;
-}
-
 std::string bandwidth(double gbps) {
     return fmt::format("{:.0f} GB/s", gbps);
 }
@@ -81,7 +73,7 @@ CommandResult models_result(const Database& db, const ListFilter& f) {
         for (const Model* m : models) {
             t.add_row({m->id, m->name, format_params(m->params_total),
                        m->is_moe() ? format_params(m->params_active) : "",
-                       format_context(m->context_native), layer_summary(*m)});
+                       format_context(m->context_native), layer_groups_text(m->arch.layer_groups)});
         }
         t.write(out, "");
         out << models.size() << " models\n";

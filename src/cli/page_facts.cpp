@@ -40,6 +40,8 @@ std::string glyph(LayerKind kind, bool unicode) {
             return unicode ? "░" : "C";
         case LayerKind::ffn:
             return unicode ? "·" : "-";
+        case LayerKind::compressed:
+            return unicode ? "▓" : "D";
     }
     return "?";
 }
@@ -64,6 +66,13 @@ std::string group_detail(const Model& m, const LayerGroup& g, bool unicode) {
             return "a short convolution, a fixed-size state";
         case LayerKind::ffn:
             return "a feed-forward block alone, nothing cached";
+        case LayerKind::compressed:
+            if (g.compress_ratio == 0) {
+                return heads + ", at most " + format_thousands(g.window) + " tokens cached";
+            }
+            return fmt::format("{}, the last {} tokens raw and one entry per {} tokens{}", heads,
+                               format_thousands(g.window), g.compress_ratio,
+                               g.index_head_dim ? " with an indexer key" : "");
     }
     return "";
 }
@@ -121,6 +130,8 @@ std::string kind_label(const Model& m, LayerKind kind) {
             return m.arch.linear_name.empty() ? "short-convolution" : m.arch.linear_name;
         case LayerKind::ffn:
             return "feed-forward-only";
+        case LayerKind::compressed:
+            return "compressed-attention";
     }
     return "?";
 }

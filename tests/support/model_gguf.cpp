@@ -123,6 +123,11 @@ void write_attention_keys(GgufWriter& w, const Model& m, const std::string& arch
     }
     w.u32(p + "attention.key_length", u32(a.attention.head_dim));
     w.u32(p + "attention.value_length", u32(v_dim));
+    if (arch == "deepseek4") {
+        // conversion/deepseek.py: qk_rope_head_dim, 64 in both V4 configs
+        w.u32(p + "rope.dimension_count", 64);
+        return;
+    }
     const bool partial = arch == "qwen35" || arch == "qwen35moe" || arch == "qwen3next";
     // conversion/phi.py: Phi-4-mini's partial_rotary_factor 0.75
     const std::uint64_t rot = partial                   ? a.attention.head_dim / 4
@@ -173,6 +178,42 @@ void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
     }
 }
 
+// conversion/deepseek.py's DeepseekV4Model: the window, q's LoRA, the grouped output, the
+// hyper-connections, the hash-routed layers, sqrt-softplus scoring (4), every layer's compress
+// ratio and the ratio-4 indexer; deepseek4.cpp requires each.
+void write_deepseek4_keys(GgufWriter& w, const Model& m) {
+    const auto& a = m.arch;
+    const std::string p = "deepseek4.";
+    std::vector<std::uint32_t> ratios;
+    const LayerGroup* indexed = nullptr;
+    for (const auto g : layer_group_order(m)) {
+        const LayerGroup& lg = a.layer_groups[g];
+        ratios.push_back(u32(lg.compress_ratio));
+        if (lg.index_head_dim > 0) indexed = &lg;
+    }
+    const LayerGroup& first = a.layer_groups.front();
+    w.u32(p + "attention.q_lora_rank", u32(first.q_lora_rank));
+    w.u32(p + "attention.sliding_window", u32(first.window));
+    w.u32_array(p + "attention.compress_ratios", ratios);
+    w.f32(p + "attention.compress_rope_freq_base", 160000.0f);
+    w.u32(p + "attention.output_group_count", u32(a.output_groups));
+    w.u32(p + "attention.output_lora_rank", u32(a.output_lora_rank));
+    w.u32(p + "hyper_connection.count", u32(a.hyper_connections));
+    w.u32(p + "hyper_connection.sinkhorn_iterations", 20);
+    w.f32(p + "hyper_connection.epsilon", 1e-6f);
+    w.u32(p + "hash_layer_count", u32(a.hash_layers));
+    w.u32(p + "expert_shared_count", u32(a.moe->shared_experts));
+    w.f32(p + "expert_weights_scale", 1.5f);
+    w.boolean(p + "expert_weights_norm", true);
+    w.u32(p + "expert_gating_func", 4);
+    w.f32(p + "swiglu_clamp_exp", 10.0f);
+    if (indexed != nullptr) {
+        w.u32(p + "attention.indexer.head_count", u32(indexed->index_heads));
+        w.u32(p + "attention.indexer.key_length", u32(indexed->index_head_dim));
+        w.u32(p + "attention.indexer.top_k", u32(indexed->index_top_k));
+    }
+}
+
 // The keys of the model's linear-attention, SSM and sliding-window layers, where it has them.
 void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arch) {
     const auto& a = m.arch;
@@ -213,6 +254,7 @@ void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arc
             break;
         }
     }
+    if (arch == "deepseek4") write_deepseek4_keys(w, m);
     if (arch == "glm4moe") {  // conversion/glm.py: the dense lead and the shared expert count
         w.u32(p + "leading_dense_block_count", u32(a.layers - a.moe->moe_layers));
         w.u32(p + "expert_shared_count", u32(a.moe->shared_experts));

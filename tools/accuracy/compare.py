@@ -75,6 +75,7 @@ MODELS = [
     ("granite-4.0-h-1b", "Q8_0"),          # granitehybrid with its attention layers placed
     ("minimax-m3", "Q2_K"),                # minimax-m3: MSA indexer cache (K + unused V), F32 indexer
     ("glm-5.2", "Q2_K"),                   # glm-dsa with IndexShare: an indexer on 21 of 78 layers
+    ("deepseek-v4-flash", "Q2_K"),         # deepseek4: raw window + compressed caches, indexer, hyper-connections
 ]
 
 # ACCURACY_ONLY=model,model runs those models alone and writes their table to

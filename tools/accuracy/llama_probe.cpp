@@ -107,7 +107,9 @@ int main(int argc, char** argv) {
             "\"recurrent_state_bytes\":%lld,\"output_bytes\":%lld,\"compute_bytes\":%lld}\n",
             argv[i], n_params, model_bytes,
             bytes(sum_mib(log, "llama_kv_cache: size =", "size = ")),
-            bytes(sum_mib(log, "llama_memory_recurrent: size =", "size = ")),
+            // recurrent layers' state, and DeepSeek V4's compressor state buffers
+            bytes(sum_mib(log, "llama_memory_recurrent: size =", "size = ") +
+                  sum_mib(log, "state buffer size =", "= ")),
             bytes(sum_mib(log, "output buffer size", "= ")),
             bytes(sum_mib(log, "compute buffer size =", "= ")));
         if (std::getenv("LLAMA_PROBE_LOG")) std::fprintf(stderr, "%s", log.c_str());

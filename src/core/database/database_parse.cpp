@@ -124,6 +124,19 @@ LayerGroup parse_layer_group(const Fields& f) {
             break;
         case LayerKind::ffn:
             break;
+        case LayerKind::compressed:
+            // DeepSeek V4: the raw window, the compression, q's LoRA and the ratio-4 indexer
+            g.window = f.count("window", 1, kMaxContext);
+            g.compress_ratio = f.count_or("compress_ratio", 0, kMaxContext);
+            if (g.compress_ratio != 0 && g.compress_ratio != 4 && g.compress_ratio != 128) {
+                f.error("compress_ratio must be 0, 4 or 128 (llama.cpp's deepseek4 runs no other)");
+            }
+            if (g.head_dim == 0) f.error("a compressed group states its head_dim");
+            g.q_lora_rank = f.count("q_lora_rank", 1, kMaxDim);
+            g.index_head_dim = f.count_or("index_head_dim", 0, kMaxDim);
+            g.index_heads = f.count_or("index_heads", 0, kMaxDim);
+            g.index_top_k = f.count_or("index_topk", 0, kMaxContext);
+            break;
     }
     return g;
 }
@@ -233,6 +246,11 @@ Architecture parse_architecture(const Fields& f) {
     check_layer_order(f, a);
     a.shared_kv_layers = f.count_or("shared_kv_layers", 0, a.layers - 1);
     a.per_layer_input_size = f.count_or("per_layer_input_size", 0, kMaxDim);
+    // DeepSeek V4 (config.json's o_groups, o_lora_rank, hc_mult, num_hash_layers)
+    a.output_groups = f.count_or("output_groups", 0, kMaxDim);
+    a.output_lora_rank = f.count_or("output_lora_rank", 0, kMaxDim);
+    a.hyper_connections = f.count_or("hyper_connections", 0, 64);
+    a.hash_layers = f.count_or("hash_layers", 0, kMaxLayers);
     a.pattern = f.text_or("pattern", "");
     a.config_note = f.text_or("config_note", "");
     a.linear_name = f.text_or("linear_name", "");

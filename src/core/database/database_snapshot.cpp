@@ -21,8 +21,8 @@ namespace {
 constexpr std::string_view kMagic = "canitrun-db";
 
 constexpr std::uint64_t enum_count(LayerKind /*unused*/) {
-    return 7;
-}  // full .. ffn
+    return 8;
+}  // full .. compressed
 constexpr std::uint64_t enum_count(GpuClass /*unused*/) {
     return 4;
 }  // consumer .. unified
@@ -53,6 +53,7 @@ void fields(Io& io, LayerGroup& g) {
     io(g.index_heads);
     io(g.index_top_k);
     io(g.k_eq_v);
+    io(g.compress_ratio);
 }
 
 template <typename Io>
@@ -90,6 +91,10 @@ void fields(Io& io, Architecture& a) {
     io(a.shared_kv_layers);
     io(a.shared_kv_intermediate_size);
     io(a.per_layer_input_size);
+    io(a.output_groups);
+    io(a.output_lora_rank);
+    io(a.hyper_connections);
+    io(a.hash_layers);
     io(a.pattern);
     io(a.layer_order);
     io(a.config_note);

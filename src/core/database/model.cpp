@@ -86,7 +86,7 @@ constexpr KindNames kKindNames[] = {
     {LayerKind::full, "full", '*'},     {LayerKind::sliding, "sliding", 'S'},
     {LayerKind::linear, "linear", 'L'}, {LayerKind::ssm, "ssm", 'M'},
     {LayerKind::conv, "conv", 'C'},     {LayerKind::mla, "mla", 'A'},
-    {LayerKind::ffn, "ffn", '-'},
+    {LayerKind::ffn, "ffn", '-'},       {LayerKind::compressed, "compressed", 'D'},
 };
 
 }  // namespace
@@ -108,6 +108,15 @@ std::optional<LayerKind> layer_kind_of_name(std::string_view name) {
 std::string layer_kind_names() {
     std::string out;
     for (const auto& k : kKindNames) out += std::string(out.empty() ? "" : ", ") + k.name;
+    return out;
+}
+
+std::string layer_groups_text(const std::vector<LayerGroup>& groups) {
+    std::string out;
+    for (const auto& g : groups) {
+        out += (out.empty() ? "" : " + ") + std::to_string(g.count) + " " + layer_kind_name(g.kind);
+        if (g.index_head_dim > 0) out += " with indexer";
+    }
     return out;
 }
 

@@ -70,6 +70,7 @@ void build_llama4(Builder& b, const Model& m);
 void build_mimo2(Builder& b, const Model& m);
 void build_step35(Builder& b, const Model& m);
 void build_minimax_m3(Builder& b, const Model& m);
+void build_deepseek4(Builder& b, const Model& m);
 void build_gemma3n(Builder& b, const Model& m);
 void build_gemma4(Builder& b, const Model& m);
 

@@ -69,6 +69,30 @@ std::uint64_t padded_v_width(const Model& m, bool flash_attn) {
     return widest;
 }
 
+// A DeepSeek V4 layer (llama-kv-cache-dsv4.cpp): K only, in the K type. The raw cache keeps
+// the sliding window's cells (the iswa rule); a compressed layer one entry per compress_ratio
+// cells of the context, padded to 256, and its indexer key per entry at ratio 4; every stream
+// (one per sequence) has its own. The compressors' state is f32 per sequence (`c.recurrent`).
+Result<LayerCache> compressed_cache(const Model& m, const LayerGroup& group, const Geometry& g,
+                                    const GgmlType& tk, LayerCache c) {
+    const AttentionDims d = attention_dims(m, group);
+    CANITRUN_TRY_ASSIGN(const Bytes k, row(tk, checked::mul(d.kv_heads, d.k_dim), "a K row"));
+    Bytes per_stream = checked::mul(k, llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch));
+    if (group.compress_ratio > 0) {
+        const std::uint64_t entries = llama_padded_context(
+            std::max<std::uint64_t>(1, compressed_entries(group, g.n_ctx_seq)));
+        Bytes per_entry = k;
+        if (group.index_head_dim > 0) {
+            CANITRUN_TRY_ASSIGN(const Bytes ik,
+                                row(tk, group.index_head_dim, "an indexer key row"));
+            per_entry = checked::add(per_entry, ik);
+        }
+        per_stream = checked::add(per_stream, checked::mul(per_entry, entries));
+    }
+    c.kv = checked::mul(per_stream, g.n_stream);
+    return c;
+}
+
 // One layer of the group: K and V over every stream (llama-kv-cache.cpp), and the recurrent
 // state of every sequence (llama-memory-recurrent.cpp). `v_width`: padded_v_width's.
 Result<LayerCache> group_cache(const Model& m, const LayerGroup& group, const Geometry& g,
@@ -108,6 +132,8 @@ Result<LayerCache> group_cache(const Model& m, const LayerGroup& group, const Ge
             per_cell = checked::add(per_cell, ik);
         }
         cells = g.n_ctx_seq;
+    } else if (group.kind == LayerKind::compressed) {
+        return compressed_cache(m, group, g, tk, c);
     }
     c.kv = checked::mul(checked::mul(per_cell, cells), g.n_stream);
     return c;
@@ -132,9 +158,11 @@ Result<CacheSetup> cache_setup(const Model& model, const LlamaCppOptions& o) {
                     "llama.cpp refuses a quantized V cache without flash attention",
                     "use --flash-attn on or auto, or --cache-type-v f16");
     }
-    if (count_layers(model, LayerKind::mla) > 0 && tk.id != tv.id) {
+    if (count_layers(model, LayerKind::mla) + count_layers(model, LayerKind::compressed) > 0 &&
+        tk.id != tv.id) {
         return fail(ErrorKind::bad_input,
-                    "llama.cpp refuses different K and V cache types for MLA models",
+                    "llama.cpp refuses different K and V cache types for MLA and DeepSeek V4 "
+                    "models",
                     "give --cache-type-k and --cache-type-v the same type");
     }
     CacheSetup s{{}, tk, tv, o.flash_attn != FlashAttn::off};
@@ -182,6 +210,30 @@ std::uint64_t msa_prefill_bytes(const Model& m, std::uint64_t n_kv) {
     return 0;
 }
 
+// DeepSeek V4's attention phase per ubatch token (deepseek4.cpp): 16 bytes per query value
+// (heads x head_dim: q, its rotated copy and the attention output in f32), 10 per ratio-4
+// entry (the indexer's scores over the compressed cache and their mask), and without flash
+// attention KQ over the raw window and the compressed entries. Fitted to the CPU backend's
+// buffers of DeepSeek-V4-Flash within 20 MiB (docs/ACCURACY.md).
+std::uint64_t compressed_attention_bytes(const Model& m, const Geometry& g, bool flash_attn) {
+    std::uint64_t raw = 0, entries = 0;
+    for (const auto& group : m.arch.layer_groups) {
+        if (group.kind != LayerKind::compressed) continue;
+        raw = std::max(raw, llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch));
+        if (group.index_head_dim == 0) continue;
+        entries = std::max(entries, llama_padded_context(std::max<std::uint64_t>(
+                                        1, compressed_entries(group, g.n_ctx_seq))));
+    }
+    const std::uint64_t heads = m.arch.attention.heads;
+    const std::uint64_t q = checked::mul(heads, m.arch.attention.head_dim);
+    std::uint64_t per_token = checked::add(checked::mul(16, q), checked::mul(10, entries));
+    if (!flash_attn) {
+        per_token = checked::add(
+            per_token, checked::mul(checked::mul(kF32Bytes, heads), checked::add(raw, entries)));
+    }
+    return per_token;
+}
+
 Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
     const auto& a = m.arch;
     bool recurrent = count_recurrent_layers(m) > 0;
@@ -189,6 +241,10 @@ Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
     std::uint64_t out_per_token =
         checked::add(a.vocab_size, checked::mul(recurrent ? 3 : 2, a.hidden_size));
     const Bytes out_phase = checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);
+    if (count_layers(m, LayerKind::compressed) > 0) {
+        return std::max(out_phase,
+                        checked::mul(g.ubatch, compressed_attention_bytes(m, g, flash_attn)));
+    }
 
     std::uint64_t swa_kv = 0;
     for (const auto& group : a.layer_groups) {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <string>
 
 #include "canitrun/checked.hpp"
@@ -116,6 +117,78 @@ void build_minimax_m3(Builder& b, const Model& m) {
         b.blk(il, "indexer.k_proj.weight", {a.hidden_size, g.index_head_dim});
         b.blk(il, "indexer.q_norm.weight", {g.index_head_dim});
         b.blk(il, "indexer.k_norm.weight", {g.index_head_dim});
+    }
+}
+
+namespace {
+
+// A DeepSeek V4 layer's attention (deepseek4.cpp): sinks, q through its LoRA, one K head that
+// is also V, the grouped low-rank output (attn_output_a is {heads x head / groups, groups x
+// rank} in the file), the compressor of a compressed layer, and the ratio-4 layers' indexer.
+void deepseek4_attention(Builder& b, const Model& m, const LayerGroup& g, int il) {
+    const auto& a = m.arch;
+    const std::uint64_t h = a.hidden_size;
+    const std::uint64_t heads = a.attention.heads;
+    const std::uint64_t hd = attention_dims(m, g).k_dim;
+    const std::uint64_t q_dim = checked::mul(heads, hd);
+    b.blk(il, "attn_norm.weight", {h});
+    b.blk(il, "attn_sinks.weight", {heads});
+    b.blk(il, "attn_q_a.weight", {h, g.q_lora_rank});
+    b.blk(il, "attn_q_a_norm.weight", {g.q_lora_rank});
+    b.blk(il, "attn_q_b.weight", {g.q_lora_rank, q_dim});
+    b.blk(il, "attn_kv.weight", {h, hd});
+    b.blk(il, "attn_kv_a_norm.weight", {hd});
+    const std::uint64_t groups = std::max<std::uint64_t>(a.output_groups, 1);
+    b.blk(il, "attn_output_a.weight", {q_dim / groups, checked::mul(groups, a.output_lora_rank)});
+    b.blk(il, "attn_output_b.weight", {checked::mul(groups, a.output_lora_rank), h});
+    if (g.compress_ratio == 0) return;
+    const std::uint64_t coff = g.compress_ratio == 4 ? 2 : 1;
+    b.blk(il, "attn_compressor_kv.weight", {h, coff * hd});
+    b.blk(il, "attn_compressor_gate.weight", {h, coff * hd});
+    b.blk(il, "attn_compressor_ape.weight", {coff * hd, g.compress_ratio});
+    b.blk(il, "attn_compressor_norm.weight", {hd});
+    if (g.index_head_dim == 0) return;
+    const std::uint64_t id = g.index_head_dim;
+    b.blk(il, "indexer.proj.weight", {h, g.index_heads});
+    b.blk(il, "indexer.attn_q_b.weight", {g.q_lora_rank, checked::mul(g.index_heads, id)});
+    b.blk(il, "indexer_compressor_kv.weight", {h, 2 * id});
+    b.blk(il, "indexer_compressor_gate.weight", {h, 2 * id});
+    b.blk(il, "indexer_compressor_ape.weight", {2 * id, g.compress_ratio});
+    b.blk(il, "indexer_compressor_norm.weight", {id});
+}
+
+}  // namespace
+
+// DeepSeek V4 (deepseek4.cpp): hyper-connections (hc_mult residual streams mixed before and
+// after attention and FFN, and once before the output), the attention above, and every layer
+// MoE with one shared expert; the first hash_layers route by a token-id table (an i32
+// {experts_per_token, vocab} tensor llama-quantize leaves alone), the others by the bias.
+// The MTP block is not in the converted file.
+void build_deepseek4(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const std::uint64_t h = a.hidden_size;
+    const std::uint64_t hc = a.hyper_connections;
+    const std::uint64_t mix = (2 + hc) * hc;
+    const auto order = layer_group_order(m);
+    embeddings(b, m);
+    b.add("output_hc_fn.weight", {checked::mul(hc, h), hc});
+    b.add("output_hc_base.weight", {hc});
+    b.add("output_hc_scale.weight", {1});
+    for (int il = 0; il < static_cast<int>(order.size()); ++il) {
+        deepseek4_attention(b, m, a.layer_groups[order[static_cast<std::size_t>(il)]], il);
+        for (const char* part : {"attn", "ffn"}) {
+            b.blk(il, std::string("hc_") + part + "_fn.weight", {checked::mul(hc, h), mix});
+            b.blk(il, std::string("hc_") + part + "_base.weight", {mix});
+            b.blk(il, std::string("hc_") + part + "_scale.weight", {3});
+        }
+        b.blk(il, "ffn_norm.weight", {h});
+        moe_ffn(b, m, il);
+        if (static_cast<std::uint64_t>(il) < a.hash_layers) {
+            b.blk(il, "ffn_gate_tid2eid.weight", {a.moe->experts_per_token, a.vocab_size});
+        } else {
+            b.blk(il, "exp_probs_b.bias", {a.moe->experts});
+        }
+        shared_expert(b, m, il, false);
     }
 }
 

@@ -180,6 +180,8 @@ bool allows_quantization(const TensorInfo& t) {
     q = q && !contains(n, "ssm_conv1d");
     // MiniMax-M3's indexer projections, small enough to keep
     q = q && !contains(n, "indexer.k_proj.weight") && !contains(n, "indexer.q_proj.weight");
+    // DeepSeek V4's token-id routing table (i32, as wide as f32)
+    q = q && !contains(n, "ffn_gate_tid2eid.weight");
     // Gemma 3n's AltUp and LAuReL tensors and the per-layer projection stay as they are
     q = q && !contains(n, "altup") && !contains(n, "laurel") &&
         !contains(n, "per_layer_model_proj");
@@ -483,7 +485,9 @@ Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p, const std::s
     for (std::size_t i = 0; i < p.order.size(); ++i) {
         const TensorInfo& t = p.layout.tensors[p.order[i]];
         GgmlType chosen = f32;
-        if (p.kind[i] == PreparedLayout::kKeepsMxfp4) {
+        if (p.kind[i] == PreparedLayout::kF32 && contains(t.name, "ffn_gate_tid2eid")) {
+            chosen = type("i32");  // DeepSeek V4's expert ids, written as i32 by the converter
+        } else if (p.kind[i] == PreparedLayout::kKeepsMxfp4) {
             chosen = mxfp4;
         } else if (p.kind[i] == PreparedLayout::kKeeps16) {
             // an unquantized file is the converter's own output type; a quantized one was made

@@ -316,6 +316,7 @@ BuildFn builder_for(const std::string& arch) {
         {"glm4moe", build_glm4moe},
         {"minimax-m2", build_minimax_m2},
         {"minimax-m3", build_minimax_m3},
+        {"deepseek4", build_deepseek4},
         {"hunyuan-moe", build_hunyuan_moe},
         {"phimoe", build_phimoe},
         {"command-r", build_command_r},
@@ -373,6 +374,10 @@ namespace {
 // The recurrent hybrids' and the MLA models' architectures (nullopt for any other model).
 std::optional<Result<std::string>> recurrent_or_mla_arch(const Model& m) {
     const std::string& f = m.family;
+    if (has_kind(m, LayerKind::compressed)) {
+        if (f == "deepseek-v4") return std::string("deepseek4");
+        return own_name_or_unsupported(m);
+    }
     if (has_kind(m, LayerKind::ssm)) {
         if (f == "granite4") return std::string("granitehybrid");
         if (f == "jamba") return std::string("jamba");
@@ -491,7 +496,7 @@ Result<TensorLayout> tensor_layout(const Model& m) {
     if ((arch == "gpt-oss" || arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" ||
          arch == "minimax-m2" || arch == "hunyuan-moe" || arch == "phimoe" || arch == "glm4moe" ||
          arch == "ernie4_5-moe" || arch == "llama4" || arch == "mimo2" || arch == "step35" ||
-         arch == "minimax-m3") &&
+         arch == "minimax-m3" || arch == "deepseek4") &&
         (!m.is_moe() || m.arch.moe->moe_layers > m.arch.layers)) {
         return fail(ErrorKind::bad_input, "a " + arch + " model without its experts",
                     "the file's expert_count or expert layers are missing; is the file whole?");

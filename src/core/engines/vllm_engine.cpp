@@ -144,6 +144,13 @@ Result<bool> check_options(const VllmOptions& o) {
 
 Result<bool> check_tensor_parallel(const Model& model, std::uint64_t tp) {
     const auto& a = model.arch.attention;
+    if (count_layers(model, LayerKind::compressed) > 0) {
+        // its raw-window and compressed caches are not vLLM's paged K/V; counting them as
+        // such would be a wrong answer
+        return fail(ErrorKind::bad_input,
+                    "the vLLM profile does not model DeepSeek V4's compressed attention cache",
+                    "use --engine llama.cpp");
+    }
     if (tp == 0) return fail(ErrorKind::bad_input, "--tensor-parallel-size must be at least 1");
     if (a.heads % tp != 0) {
         return fail(ErrorKind::bad_input,

@@ -66,6 +66,11 @@ std::uint64_t kv_elements_per_token(const Model& model, const LayerGroup& group)
             // and the sparse-attention indexer's key where the model has one.
             return checked::add(checked::add(group.kv_lora_rank, group.qk_rope_head_dim),
                                 group.index_head_dim);
+        case LayerKind::compressed: {
+            // the raw window's K, which doubles as V
+            const AttentionDims d = attention_dims(model, group);
+            return checked::mul(d.kv_heads, d.k_dim);
+        }
         case LayerKind::linear:
         case LayerKind::ssm:
         case LayerKind::conv:
@@ -81,6 +86,7 @@ std::uint64_t cached_tokens(const LayerGroup& group, std::uint64_t context) {
         case LayerKind::mla:
             return context;
         case LayerKind::sliding:
+        case LayerKind::compressed:
             return group.window < context ? group.window : context;
         case LayerKind::linear:
         case LayerKind::ssm:
@@ -120,7 +126,23 @@ std::uint64_t count_kv_layers(const Model& model, LayerKind kind) {
 
 std::uint64_t count_kv_layers(const Model& model) {
     return count_kv_layers(model, LayerKind::full) + count_kv_layers(model, LayerKind::sliding) +
-           count_kv_layers(model, LayerKind::mla);
+           count_kv_layers(model, LayerKind::mla) + count_kv_layers(model, LayerKind::compressed);
+}
+
+std::uint64_t compressed_entries(const LayerGroup& group, std::uint64_t context) {
+    if (group.kind != LayerKind::compressed || group.compress_ratio == 0) return 0;
+    return context / group.compress_ratio + (context % group.compress_ratio != 0 ? 1 : 0);
+}
+
+std::uint64_t cached_elements(const Model& model, const LayerGroup& group, std::uint64_t context) {
+    const std::uint64_t raw =
+        checked::mul(kv_elements_per_token(model, group), cached_tokens(group, context));
+    const std::uint64_t entries = compressed_entries(group, context);
+    if (entries == 0) return raw;
+    // a compressed entry is as wide as the raw K, with the indexer's key beside it
+    const std::uint64_t per_entry =
+        checked::add(kv_elements_per_token(model, group), group.index_head_dim);
+    return checked::add(raw, checked::mul(per_entry, entries));
 }
 
 Bytes kv_cache_bytes(const Model& model, std::uint64_t context, const KvType& type) {
@@ -128,8 +150,7 @@ Bytes kv_cache_bytes(const Model& model, std::uint64_t context, const KvType& ty
     std::uint64_t elements = 0;
     for (std::size_t g = 0; g < owners.size(); ++g) {
         const LayerGroup& group = model.arch.layer_groups[g];
-        const std::uint64_t per_layer =
-            checked::mul(kv_elements_per_token(model, group), cached_tokens(group, context));
+        const std::uint64_t per_layer = cached_elements(model, group, context);
         elements = checked::add(elements, checked::mul(per_layer, owners[g]));
     }
     return elements_to_bytes(elements, type);
@@ -158,6 +179,15 @@ Bytes layer_recurrent_state_bytes(const LayerGroup& g) {
     } else if (g.kind == LayerKind::conv) {
         // llama.cpp's n_embd_r for LFM2: (L_cache - 1) x n_embd, and no s state
         per_layer = checked::mul(g.conv_kernel - 1, g.inner_size);
+    } else if (g.kind == LayerKind::compressed && g.compress_ratio > 0) {
+        // the compressors' running kv and score planes (llama-kv-cache-dsv4.cpp): ratio 4
+        // keeps 8 rows of 2 x head_dim, and its indexer 8 rows of 2 x index_head_dim; the
+        // heavy ratio keeps 128 rows of head_dim; each a kv and a score plane
+        const std::uint64_t rows = g.compress_ratio == 4 ? 8 : g.compress_ratio;
+        const std::uint64_t width = g.compress_ratio == 4 ? 2 : 1;
+        const std::uint64_t head = g.head_dim;
+        per_layer = checked::mul(checked::mul(2, rows),
+                                 checked::mul(width, checked::add(head, g.index_head_dim)));
     }
     return checked::mul(per_layer, kF32Bytes);
 }

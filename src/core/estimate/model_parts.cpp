@@ -10,8 +10,7 @@ namespace canitrun {
 namespace {
 
 Bytes layer_kv_bytes(const Model& model, const LayerGroup& group, const EstimateOptions& options) {
-    const std::uint64_t elements =
-        checked::mul(kv_elements_per_token(model, group), cached_tokens(group, options.context));
+    const std::uint64_t elements = cached_elements(model, group, options.context);
     return checked::mul_div_ceil(elements, options.kv_type.block_bytes,
                                  options.kv_type.block_elements);
 }

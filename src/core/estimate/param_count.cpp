@@ -28,6 +28,34 @@ Wide wide_mamba_params(const Model& m, const LayerGroup& g) {
     return p;
 }
 
+// DeepSeek V4's attention (deepseek4.cpp): q through its LoRA, one K (= V) head, the grouped
+// low-rank output, the two hyper-connection mixers; the compressor of a compressed layer (kv
+// and gate of coff x head_dim, coff 2 at ratio 4, and its position table); the ratio-4 layers'
+// indexer (weights, q_b, and its own compressor of 2 x index_head_dim).
+Wide wide_compressed_params(const Model& m, const LayerGroup& g) {
+    const Architecture& arch = m.arch;
+    const Wide h = arch.hidden_size;
+    const Wide heads = g.heads ? g.heads : arch.attention.heads;
+    const Wide hd = attention_dims(m, g).k_dim;
+    const Wide q_lora = g.q_lora_rank;
+    const Wide q = q_lora * (h + heads * hd);
+    const Wide kv = h * hd * attention_dims(m, g).kv_heads;
+    const Wide ol = arch.output_lora_rank;
+    const Wide o = ol ? heads * hd * ol + Wide{arch.output_groups} * ol * h : heads * hd * h;
+    const Wide hc = arch.hyper_connections;
+    const Wide mixers = 2 * (hc * h) * ((2 + hc) * hc);
+    Wide p = q + kv + o + mixers;
+    if (g.compress_ratio > 0) {
+        const Wide coff = g.compress_ratio == 4 ? 2 : 1;
+        p += 2 * h * coff * hd + coff * hd * g.compress_ratio;
+    }
+    if (g.index_head_dim > 0) {
+        const Wide id = g.index_head_dim;
+        p += h * g.index_heads + q_lora * g.index_heads * id + 4 * h * id + 2 * id * 4;
+    }
+    return p;
+}
+
 Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
     const Wide h = m.arch.hidden_size;
     const Attention& a = m.arch.attention;
@@ -67,6 +95,8 @@ Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
         }
         case LayerKind::ffn:
             return 0;  // its FFN is counted with the others
+        case LayerKind::compressed:
+            return wide_compressed_params(m, g);
     }
     return 0;
 }

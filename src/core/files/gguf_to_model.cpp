@@ -18,11 +18,13 @@ struct LayerInfo {
     // head_count array), else 0
     std::uint64_t heads = 0, kv_heads = 0, k_dim = 0, v_dim = 0, window = 0;
     std::uint64_t index_head_dim = 0;  // the layer's own sparse-attention indexer key, if any
+    std::uint64_t compress_ratio = 0;  // deepseek4
 };
 
 bool operator<(const LayerInfo& a, const LayerInfo& b) {
-    return std::tie(a.kind, a.heads, a.kv_heads, a.k_dim, a.v_dim, a.window, a.index_head_dim) <
-           std::tie(b.kind, b.heads, b.kv_heads, b.k_dim, b.v_dim, b.window, b.index_head_dim);
+    return std::tie(a.kind, a.heads, a.kv_heads, a.k_dim, a.v_dim, a.window, a.index_head_dim,
+                    a.compress_ratio) < std::tie(b.kind, b.heads, b.kv_heads, b.k_dim, b.v_dim,
+                                                 b.window, b.index_head_dim, b.compress_ratio);
 }
 
 // Sliding-window period llama.cpp assumes when the file has no sliding_window_pattern key
@@ -288,6 +290,9 @@ struct GgufLayerRules {
     std::uint64_t index_head_dim = 0;
     std::uint64_t index_heads = 0;
     std::uint64_t index_top_k = 0;
+    // deepseek4: each layer's compress ratio (attention.compress_ratios) and raw window
+    const GgufValue* compress_ratios = nullptr;
+    std::uint64_t window = 0;
 };
 
 GgufLayerRules read_gguf_layer_rules(const GgufArchKeys& keys, const std::string& arch,
@@ -306,6 +311,10 @@ GgufLayerRules read_gguf_layer_rules(const GgufArchKeys& keys, const std::string
     rules.indexer.types = keys.find("attention.indexer.types");
     rules.indexer.dense_lead = keys.uint_or("leading_dense_block_count", 0);
     rules.indexer.glm52 = arch == "glm-dsa" && keys.uint_or("context_length", 0) >= 1048576;
+    if (arch == "deepseek4") {
+        rules.compress_ratios = keys.find("attention.compress_ratios");
+        rules.window = keys.uint_or("attention.sliding_window", 0);
+    }
     return rules;
 }
 
@@ -322,6 +331,17 @@ std::vector<LayerInfo> classify_gguf_layers(const std::string& arch, const GgufH
             if ((arch == "nemotron_h" || arch == "nemotron_h_moe") && counts.ffn[il] != 0) {
                 li.kind = LayerKind::ffn;
             }
+            continue;
+        }
+        if (rules.compress_ratios != nullptr) {
+            // deepseek4: every layer its raw window and, by its ratio, a compressed cache with
+            // the indexer's keys at ratio 4 (llama-kv-cache-dsv4.cpp)
+            li.kind = LayerKind::compressed;
+            li.compress_ratio = rules.compress_ratios->uint_at(il).value_or(0);
+            li.index_head_dim = li.compress_ratio == 4 ? rules.index_head_dim : 0;
+            li.kv_heads = counts.kv_heads[il];
+            li.k_dim = attention.head_dim;
+            li.window = rules.window;
             continue;
         }
         const bool own_indexer = rules.index_head_dim > 0 && rules.indexer.at(il);
@@ -373,6 +393,10 @@ std::vector<LayerGroup> group_gguf_layers(const std::vector<LayerInfo>& layers,
             g.v_head_dim = li.v_dim;
             g.window = li.window;
         }
+        if (li.kind == LayerKind::compressed) {
+            g.compress_ratio = li.compress_ratio;
+            g.q_lora_rank = rules.mla.q_lora_rank;
+        }
         g.index_head_dim = li.index_head_dim;
         g.index_heads = li.index_head_dim > 0 ? rules.index_heads : 0;
         g.index_top_k = li.index_head_dim > 0 ? rules.index_top_k : 0;
@@ -404,16 +428,6 @@ std::vector<std::size_t> gguf_group_order(const std::vector<LayerInfo>& layers) 
     return order;
 }
 
-// The groups as text: "20 sliding + 4 full".
-std::string gguf_layer_pattern(const std::vector<LayerGroup>& groups) {
-    std::string pattern_text;
-    for (const auto& g : groups) {
-        pattern_text += (pattern_text.empty() ? "" : " + ") + std::to_string(g.count) + " " +
-                        layer_kind_name(g.kind);
-    }
-    return pattern_text;
-}
-
 // Layers past llama.cpp's n_layer_kv_from_start read an earlier layer's cache: gemma4 reads
 // attention.shared_kv_layers (gemma3n's converter writes it as a float, and llama.cpp
 // hard-codes 20 cache layers for gemma3n instead).
@@ -440,7 +454,11 @@ std::optional<MoE> read_gguf_moe(const GgufArchKeys& keys, std::uint64_t n_layer
     moe.experts_per_token = keys.uint_or("expert_used_count", 0);
     moe.shared_experts = keys.uint_or("expert_shared_count", 0);
     moe.expert_intermediate_size = keys.uint_or("expert_feed_forward_length", 0);
-    moe.shared_expert_intermediate_size = keys.uint_or("expert_shared_feed_forward_length", 0);
+    // without its own key, the shared experts are as wide as the routed ones (llama.cpp's
+    // n_ff_exp x n_expert_shared: deepseek2, glm-dsa, deepseek4, minimax-m3)
+    moe.shared_expert_intermediate_size =
+        keys.uint_or("expert_shared_feed_forward_length",
+                     checked::mul(moe.shared_experts, moe.expert_intermediate_size));
     const std::uint64_t dense = std::min(keys.uint_or("leading_dense_block_count", 0), n_layer);
     moe.moe_layers = n_layer - dense;
     return moe;
@@ -554,9 +572,14 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     const std::vector<LayerInfo> layers = classify_gguf_layers(arch, counts, rules, a.attention);
     for (const auto& li : layers) out.layer_kinds.push_back(li.kind);
     a.layer_groups = group_gguf_layers(layers, rules, arch == "falcon-h1");
-    a.pattern = gguf_layer_pattern(a.layer_groups);
+    a.pattern = layer_groups_text(a.layer_groups);
     a.shared_kv_layers = read_gguf_shared_kv_layers(keys, arch, n_layer);
     a.moe = read_gguf_moe(keys, n_layer);
+    // deepseek4's grouped output, hyper-connections and hash-routed layers
+    a.output_groups = keys.uint_or("attention.output_group_count", 0);
+    a.output_lora_rank = keys.uint_or("attention.output_lora_rank", 0);
+    a.hyper_connections = keys.uint_or("hyper_connection.count", 0);
+    a.hash_layers = keys.uint_or("hash_layer_count", 0);
     // The file's own order where the groups' counts alone would place the layers elsewhere;
     // FFN-only blocks are the MoE layers of a model that has them.
     if (const auto order = gguf_group_order(layers); order != layer_group_order(m)) {

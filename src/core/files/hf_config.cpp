@@ -201,6 +201,9 @@ Result<std::vector<LayerKind>> read_hf_layer_kinds(const json& c, const std::str
     if (types != c.end() && types->is_array() && !types->empty()) {
         for (const auto& t : *types)
             kinds.push_back(kind_from_layer_type(t.is_string() ? t.get<std::string>() : ""));
+    } else if (const auto r = c.find("compress_ratios"); r != c.end() && r->is_array()) {
+        // DeepSeek V4: every layer its compressed attention (split by ratio later)
+        kinds.assign(blocks, LayerKind::compressed);
     } else if (hybrid != c.end() && hybrid->is_string()) {
         // Nemotron-H: 'M' Mamba-2, '*' attention, '-' MLP and 'E' MoE blocks, each a layer of
         // llama.cpp's (nemotron-h.cpp); the FFN-only blocks cache nothing.
@@ -286,12 +289,14 @@ HfLayerShapes read_hf_layer_shapes(const json& c, std::uint64_t hidden_size) {
     return s;
 }
 
-// One group per kind present, in a fixed order: linear, ssm, conv, mla, sliding, full, ffn.
+// One group per kind present, in a fixed order: linear, ssm, conv, mla, sliding, full, ffn,
+// compressed.
 std::vector<LayerGroup> group_hf_layers(const std::vector<LayerKind>& kinds,
                                         const HfLayerShapes& shapes) {
     std::vector<LayerGroup> groups;
-    for (LayerKind kind : {LayerKind::linear, LayerKind::ssm, LayerKind::conv, LayerKind::mla,
-                           LayerKind::sliding, LayerKind::full, LayerKind::ffn}) {
+    for (LayerKind kind :
+         {LayerKind::linear, LayerKind::ssm, LayerKind::conv, LayerKind::mla, LayerKind::sliding,
+          LayerKind::full, LayerKind::ffn, LayerKind::compressed}) {
         const auto n = static_cast<std::uint64_t>(std::count(kinds.begin(), kinds.end(), kind));
         if (n == 0) continue;
         LayerGroup g;
@@ -305,15 +310,6 @@ std::vector<LayerGroup> group_hf_layers(const std::vector<LayerKind>& kinds,
         groups.push_back(g);
     }
     return groups;
-}
-
-std::string hf_layer_pattern(const std::vector<LayerGroup>& groups) {
-    std::string pattern;
-    for (const auto& g : groups) {
-        pattern += (pattern.empty() ? "" : " + ") + std::to_string(g.count) + " " +
-                   layer_kind_name(g.kind);
-    }
-    return pattern + " (from config.json)";
 }
 
 // The experts, when the config has any; Llama 4 also narrows the dense layers' FFN, so this
@@ -417,11 +413,12 @@ Result<Model> build_model(const json& root, const std::string& name) {
     std::vector<std::size_t> order;
     for (const LayerKind k : kinds) {
         std::size_t g = 0;
-        while (a.layer_groups[g].kind != k) ++g;
+        while (g + 1 < a.layer_groups.size() && a.layer_groups[g].kind != k) ++g;
         order.push_back(g);
     }
     order = split_indexer_groups(c, a, std::move(order));
-    a.pattern = hf_layer_pattern(a.layer_groups);
+    order = split_compressed_groups(c, a, std::move(order));
+    a.pattern = layer_groups_text(a.layer_groups) + " (from config.json)";
     // The order as the config gives it, where the groups' counts alone would place it elsewhere.
     if (layer_group_order(m) != order) a.layer_order = layer_order_text(a, order);
     // Squared-ReLU MLPs (Nemotron-H's relu2) have two matrices, not three.

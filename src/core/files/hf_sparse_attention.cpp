@@ -100,4 +100,54 @@ std::vector<std::size_t> split_indexer_groups(const json& c, Architecture& a,
     return order;
 }
 
+std::vector<std::size_t> split_compressed_groups(const json& c, Architecture& a,
+                                                 std::vector<std::size_t> order) {
+    const auto ratios = c.find("compress_ratios");
+    if (ratios == c.end() || !ratios->is_array() || ratios->size() < order.size()) return order;
+    std::size_t target = 0;
+    while (target < a.layer_groups.size() && a.layer_groups[target].kind != LayerKind::compressed)
+        ++target;
+    if (target == a.layer_groups.size()) return order;
+    LayerGroup base = a.layer_groups[target];
+    base.count = 0;
+    base.window = uint_in(c, "sliding_window");
+    base.kv_heads = uint_in(c, "num_key_value_heads");
+    base.head_dim = uint_in(c, "head_dim");
+    base.q_lora_rank = uint_in(c, "q_lora_rank");
+    a.output_groups = uint_in(c, "o_groups");
+    a.output_lora_rank = uint_in(c, "o_lora_rank");
+    a.hyper_connections = uint_in(c, "hc_mult");
+    a.hash_layers = uint_in(c, "num_hash_layers");
+    // one group per ratio, in the order of its first layer; the other groups follow
+    std::vector<LayerGroup> split;
+    std::vector<std::size_t> out = order;
+    for (std::size_t il = 0; il < order.size(); ++il) {
+        if (order[il] != target) continue;
+        const std::uint64_t ratio =
+            (*ratios)[il].is_number_unsigned() ? (*ratios)[il].get<std::uint64_t>() : 0;
+        std::size_t g = 0;
+        while (g < split.size() && split[g].compress_ratio != ratio) ++g;
+        if (g == split.size()) {
+            LayerGroup n = base;
+            n.compress_ratio = ratio;
+            if (ratio == 4) {  // the lightning indexer's layers
+                n.index_head_dim = uint_in(c, "index_head_dim");
+                n.index_heads = uint_in(c, "index_n_heads");
+                n.index_top_k = uint_in(c, "index_topk");
+            }
+            split.push_back(n);
+        }
+        ++split[g].count;
+        out[il] = target + g;
+    }
+    const std::size_t added = split.size() - 1;
+    for (std::size_t il = 0; il < order.size(); ++il) {
+        if (order[il] > target) out[il] = order[il] + added;
+    }
+    a.layer_groups.erase(a.layer_groups.begin() + static_cast<std::ptrdiff_t>(target));
+    a.layer_groups.insert(a.layer_groups.begin() + static_cast<std::ptrdiff_t>(target),
+                          split.begin(), split.end());
+    return out;
+}
+
 }  // namespace canitrun

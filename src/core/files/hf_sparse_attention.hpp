@@ -17,4 +17,11 @@ namespace canitrun {
 std::vector<std::size_t> split_indexer_groups(const nlohmann::json& c, Architecture& a,
                                               std::vector<std::size_t> order);
 
+// DeepSeek V4: the compressed group split by config.json's compress_ratios (one group per
+// ratio, in the order of their first layer) with the window, K head, q LoRA and the ratio-4
+// layers' indexer; the grouped output, hyper-connections and hash layers on the architecture.
+// Unchanged without compress_ratios.
+std::vector<std::size_t> split_compressed_groups(const nlohmann::json& c, Architecture& a,
+                                                 std::vector<std::size_t> order);
+
 }  // namespace canitrun
