@@ -197,3 +197,22 @@ TEST_CASE("placement: the one-GPU offload search finds what trying every split f
         }
     }
 }
+
+TEST_CASE("placement: llama.cpp's weights in RAM are the mapped file, the GPU's are not") {
+    // llama.cpp maps the GGUF (use_mmap, its default) and the CPU backend computes on the
+    // mapping: the RAM share's weights are page cache, not allocated memory. The quick rule
+    // knows no file.
+    const Model& m = test::model("qwen3.5-35b-a3b");
+    const Quant& q = test::quant("Q4_K_M");
+    const auto parts = plan_parts(m, q, PlanSettings{}).value();
+    const auto plan = plan_placement(parts, hardware_of({"rtx-4060"}),
+                                     placement_for(hardware_of({"rtx-4060"}), PlanSettings{}))
+                          .value();
+    REQUIRE(plan.kind == PlanKind::expert_offload);
+    CHECK(plan.placement.ram.mapped == plan.placement.ram.weights);
+    CHECK(plan.placement.ram.mapped > parts.input_weights);  // experts beside token_embd
+    CHECK(plan.placement.gpus[0].mapped == 0);
+    const auto quick =
+        place(parts_of("qwen3.5-35b-a3b", "Q4_K_M", 8192), hardware_of({"rtx-4060"}), {}).value();
+    CHECK(quick.ram.mapped == 0);
+}

@@ -22,7 +22,8 @@ json share_json(const Share& s) {
             {"total_bytes", s.total()},
             {"capacity_bytes", s.capacity},
             {"fits", s.fits()},
-            {"read_per_token_bytes", s.read_per_token}};
+            {"read_per_token_bytes", s.read_per_token},
+            {"mapped_bytes", s.mapped}};
 }
 
 }  // namespace

@@ -116,6 +116,12 @@ void write_plan(std::ostream& out, const HardwareAnswer& a, const Hardware& h,
     }
     out << "\n";
     t.write(out, "  ");
+    if (p.ram.mapped > 0 && p.ram.layers + p.cpu_moe_layers > 0) {
+        out << "  " << format_gb(p.ram.mapped)
+            << " of the RAM's weights is the model file mapped into memory (llama.cpp's default "
+               "mmap): page cache, read back from disk at disk speed if memory runs short; "
+               "--no-mmap loads it into allocated memory instead.\n";
+    }
 }
 
 std::string device_label(const Hardware& h, std::size_t i) {

@@ -181,7 +181,10 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
             input.weights =
                 checked::add(input.weights, parts.input_weights);  // one row read per token
             input.embedding = checked::add(input.embedding, parts.input_weights);
-            if (parts.buffers) add_buffers(p, *parts.buffers, options, &head != &p.ram);
+            if (parts.buffers) {
+                add_buffers(p, *parts.buffers, options, &head != &p.ram);
+                p.ram.mapped = p.ram.weights;  // the CPU backend reads the mapped file
+            }
 
             for (auto& g : p.gpus) add_overhead(g, parts.overhead_percent);
             add_overhead(p.ram, parts.overhead_percent);
