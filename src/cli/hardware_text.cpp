@@ -88,6 +88,15 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
         case PlanKind::none:
             break;
     }
+    for (const auto& d : h.gpus) {
+        // a format the device cannot load: that, not memory, is why (NVFP4 off CUDA)
+        if (d.gpu != nullptr && !gpu_runs_quant(*d.gpu, *a.quant)) {
+            const std::string& need = a.quant->requires_backend;
+            return fmt::format("Does not run: {} files load only on {} GPUs, and the {} is not one.",
+                               a.quant->id, need == "cuda" ? "NVIDIA (CUDA)" : need,
+                               d.gpu->short_name);
+        }
+    }
     if (h.unified()) {
         return fmt::format("Does not fit: needs {} and the GPU may use {} of unified memory.",
                            format_gb(p.gpu_total()), format_gb(h.gpu_memory()));

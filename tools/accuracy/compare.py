@@ -231,7 +231,9 @@ def main():
                 "with several sequences on some architectures, on DeepSeek-V2-Lite, Phi-4, "
                 "Qwen3-Next and Granite 4.0-H, and 128 MiB at ubatch 2048 on DeepSeek-V2-Lite "
                 "and Qwen3-Next; on Gemma 4 E2B up to ~140 MiB (its logits phase holds more "
-                "than the fit knows). GPU backends add their own compute padding and the runtime "
+                "than the fit knows); on the DeepSeek Sparse Attention models (DeepSeek V3.2, "
+                "GLM-5, 5.1, 5.2) up to half the buffer, -1318 MiB at ubatch 2048; MiniMax-M3's "
+                "MSA prefill fit errs high by up to 230 MiB at ubatch 2048. GPU backends add their own compute padding and the runtime "
                 "overhead, which this CPU measurement cannot see: tools/accuracy/cuda.sh measures "
                 "them on an NVIDIA GPU (prepared, not yet run on one), so until then the CUDA "
                 "runtime term is an estimate.\n\n")
