@@ -52,11 +52,7 @@ TEST_CASE("layer kinds: the GGUF reader reads back each model's layers as layer_
     for (const auto& m : test::database().models) {
         if (!tensor_layout(m)) continue;
         INFO(m.id);
-        const auto writer = test::model_gguf(m, "Q4_K_M");
-        REQUIRE(writer);
-        const auto file = read_gguf(test::SparseGguf(*writer));
-        REQUIRE(file);
-        const auto g = gguf_to_model({*file});
+        const auto g = test::read_back(m);
         REQUIRE(g);
         // The file's own per-layer kinds, not layer_kinds() of the groups read (which would
         // compare the rule with itself).

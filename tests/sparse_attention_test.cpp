@@ -143,11 +143,7 @@ TEST_CASE("sparse attention: a GGUF file reads back with its indexer layers in p
                            "deepseek-v4-pro"}) {
         INFO(id);
         const Model& m = test::model(id);
-        const auto writer = test::model_gguf(m, "Q4_K_M");
-        REQUIRE(writer);
-        const auto file = read_gguf(test::SparseGguf(*writer));
-        REQUIRE(file);
-        const auto g = gguf_to_model({*file});
+        const auto g = test::read_back(m);
         REQUIRE(g);
         CHECK(g->model.arch.layer_groups.size() == m.arch.layer_groups.size());
         CHECK(layer_group_order(g->model) == layer_group_order(m));
@@ -224,7 +220,7 @@ TEST_CASE(
     const auto small = estimate_llamacpp(m, test::quant("Q4_K_M"), o).value();
     CHECK(small.term(TermKind::kv_cache) + small.term(TermKind::recurrent_state) == 78790656ULL);
     // four sequences: four streams of everything, whatever the cells per stream
-    o.context = 4 * 4096;
+    o.context = 4ULL * 4096;
     o.n_seq = 4;
     const auto four = estimate_llamacpp(m, test::quant("Q4_K_M"), o).value();
     CHECK(four.term(TermKind::kv_cache) + four.term(TermKind::recurrent_state) == 4 * 78790656ULL);

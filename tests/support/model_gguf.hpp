@@ -11,6 +11,7 @@
 
 #include "canitrun/error.hpp"
 #include "canitrun/gguf.hpp"
+#include "canitrun/gguf_model.hpp"
 #include "canitrun/model.hpp"
 #include "support/gguf_writer.hpp"
 
@@ -50,5 +51,13 @@ class SparseGguf final : public ByteSource {
     std::string header_;
     std::uint64_t size_;
 };
+
+// The model as llama.cpp's converter would write it, read back by gguf_to_model from the
+// file's keys and tensors alone.
+inline Result<GgufModel> read_back(const Model& m, const std::string& quant_id = "Q4_K_M") {
+    CANITRUN_TRY_ASSIGN(const auto writer, model_gguf(m, quant_id));
+    CANITRUN_TRY_ASSIGN(const auto file, read_gguf(SparseGguf(writer)));
+    return gguf_to_model({file});
+}
 
 }  // namespace canitrun::test

@@ -37,6 +37,35 @@ void add_buffers(Placement& p, const RuntimeBuffers& b, const PlacementOptions& 
     if (p.ram.layers > 0 || p.gpus.empty()) p.ram.compute = checked::add(p.ram.compute, b.compute);
 }
 
+// Each GPU's share with its capacity (memory less the margin), and the cumulative split the
+// units go by: the given --tensor-split, else each GPU's memory.
+Result<std::vector<Bytes>> set_up_gpus(Placement& p, const Hardware& hardware,
+                                       const PlacementOptions& options) {
+    const auto& split = options.tensor_split;
+    if (!split.empty() && split.size() != hardware.gpus.size()) {
+        return fail(ErrorKind::bad_input,
+                    "--tensor-split gives " + std::to_string(split.size()) + " proportions for " +
+                        std::to_string(hardware.gpus.size()) + " GPUs",
+                    "give one proportion per GPU, as in --tensor-split 3,1");
+    }
+    p.tensor_split = split;
+    std::vector<Bytes> cumulative;
+    for (std::size_t d = 0; d < hardware.gpus.size(); ++d) {
+        const Bytes memory = hardware.gpus[d].memory;
+        p.gpus.push_back(Share{});
+        p.gpus.back().capacity = memory > options.margin ? memory - options.margin : 0;
+        cumulative.push_back(checked::add(cumulative.empty() ? 0 : cumulative.back(),
+                                          split.empty() ? memory : split[d]));
+    }
+    if (!cumulative.empty() && cumulative.back() == 0) {
+        return fail(
+            ErrorKind::bad_input,
+            split.empty() ? "the GPUs given have no memory" : "--tensor-split gives every GPU 0",
+            split.empty() ? "give --vram or a GPU by name" : "give at least one GPU a share");
+    }
+    return cumulative;
+}
+
 }  // namespace
 
 // Every unit on the GPUs with a split of unit counts: each GPU but the last takes the most
@@ -108,30 +137,7 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                 hardware.gpus.empty() ? 0 : std::min(options.gpu_layers.value_or(n + 1), n + 1);
             p.cpu_moe_layers = std::min<std::uint64_t>(options.cpu_moe_layers.value_or(0), n);
             p.ram.capacity = hardware.ram;
-            const auto& split = options.tensor_split;
-            if (!split.empty() && split.size() != hardware.gpus.size()) {
-                return fail(ErrorKind::bad_input,
-                            "--tensor-split gives " + std::to_string(split.size()) +
-                                " proportions for " + std::to_string(hardware.gpus.size()) +
-                                " GPUs",
-                            "give one proportion per GPU, as in --tensor-split 3,1");
-            }
-            p.tensor_split = split;
-            std::vector<Bytes> cumulative;
-            for (std::size_t d = 0; d < hardware.gpus.size(); ++d) {
-                const Bytes memory = hardware.gpus[d].memory;
-                p.gpus.push_back(Share{});
-                p.gpus.back().capacity = memory > options.margin ? memory - options.margin : 0;
-                cumulative.push_back(checked::add(cumulative.empty() ? 0 : cumulative.back(),
-                                                  split.empty() ? memory : split[d]));
-            }
-            if (!cumulative.empty() && cumulative.back() == 0) {
-                return fail(ErrorKind::bad_input,
-                            split.empty() ? "the GPUs given have no memory"
-                                          : "--tensor-split gives every GPU 0",
-                            split.empty() ? "give --vram or a GPU by name"
-                                          : "give at least one GPU a share");
-            }
+            CANITRUN_TRY_ASSIGN(const auto cumulative, set_up_gpus(p, hardware, options));
             const std::uint64_t first_gpu_unit = n + 1 - p.gpu_layers;
             const auto share_of = [&](std::uint64_t unit) -> Share& {
                 if (unit < first_gpu_unit) return p.ram;
