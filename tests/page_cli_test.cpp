@@ -215,3 +215,15 @@ TEST_CASE("page facts: a total over N GB that fits an N GB card says the card ho
     }
     CHECK(noted >= 1);
 }
+
+TEST_CASE("page: only the layers whose cache grows with the context are counted as growing") {
+    // Gemma 3 27B: 10 global layers of 62 (the 52 sliding ones stop at their window); Qwen 3.5
+    // 35B-A3B: 10 attention layers of 40 (the page's "10 of 40"); DeepSeek-V4-Flash: 41 of 43
+    // keep compressed entries, the first two only their 128-token window.
+    const auto gemma = run_cli({"gemma-3-27b"});
+    CHECK(gemma.out.find("Only 10 of 62 layers keep a cache that grows with the context") !=
+          std::string::npos);
+    const auto v4 = run_cli({"deepseek-v4-flash"});
+    CHECK(v4.out.find("Only 41 of 43 layers keep a cache that grows with the context") !=
+          std::string::npos);
+}

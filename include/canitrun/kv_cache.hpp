@@ -51,6 +51,10 @@ std::uint64_t count_kv_layers(const Model& model, LayerKind kind);
 // Layers whose own cache grows with the context (full, sliding, MLA).
 std::uint64_t count_kv_layers(const Model& model);
 
+// Layers with a cache of their own that grows with the context: full attention, MLA, and
+// DeepSeek V4's compressed layers (their entries; not a sliding or window-only layer).
+std::uint64_t count_growing_layers(const Model& model);
+
 // The KV cache of the whole model at `context` tokens, one sequence.
 Bytes kv_cache_bytes(const Model& model, std::uint64_t context, const KvType& type);
 

@@ -25,7 +25,7 @@ std::string layers_text(const Model& m) {
     if (m.arch.layer_groups.size() < 2) return s;
     std::vector<std::string> parts;
     for (const auto& g : m.arch.layer_groups) {
-        parts.push_back(std::to_string(g.count) + " " + kind_label(m, g.kind));
+        parts.push_back(std::to_string(g.count) + " " + group_label(m, g));
     }
     s += ": ";
     for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? " + " : "") + parts[i];

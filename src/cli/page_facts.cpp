@@ -84,9 +84,8 @@ std::string runs_words(const Model& m, const std::vector<std::size_t>& groups, s
     for (std::size_t i = 0; i < n;) {
         std::size_t j = i;
         while (j < n && groups[j] == groups[i]) ++j;
-        const LayerKind kind = m.arch.layer_groups[groups[i]].kind;
-        parts.push_back(
-            plural(j - i, kind_label(m, kind) + " layer", kind_label(m, kind) + " layers"));
+        const std::string label = group_label(m, m.arch.layer_groups[groups[i]]);
+        parts.push_back(plural(j - i, label + " layer", label + " layers"));
         i = j;
     }
     return join_and(parts);
@@ -136,6 +135,16 @@ std::string kind_label(const Model& m, LayerKind kind) {
     return "?";
 }
 
+std::string group_label(const Model& m, const LayerGroup& g) {
+    std::string label = kind_label(m, g.kind);
+    if (g.kind == LayerKind::compressed) {
+        if (g.compress_ratio == 0) return label + " (window only)";
+        return label + " (1 entry per " + std::to_string(g.compress_ratio) + " tokens" +
+               (g.index_head_dim > 0 ? ", indexer)" : ")");
+    }
+    return g.index_head_dim > 0 ? label + " with indexer" : label;
+}
+
 LayerPatternFacts layer_pattern_facts(const Model& m, bool unicode) {
     LayerPatternFacts f;
     const LayerPattern p = layer_pattern(m);
@@ -159,8 +168,8 @@ LayerPatternFacts layer_pattern_facts(const Model& m, bool unicode) {
     } else {
         std::vector<std::string> counts;
         for (const auto& g : m.arch.layer_groups) {
-            counts.push_back(plural(g.count, kind_label(m, g.kind) + " layer",
-                                    kind_label(m, g.kind) + " layers"));
+            counts.push_back(
+                plural(g.count, group_label(m, g) + " layer", group_label(m, g) + " layers"));
         }
         f.words = layers + ": " + join_and(counts);
     }
@@ -261,7 +270,7 @@ std::vector<FaqEntry> faq_entries(const ModelReport& r) {
     }
     std::string vram = "About " + join_and(sizes) + ", at " + ctx + " context.";
     if (!is_all_attention(m) && r.kv_growth_to_full) {
-        vram += " Only " + std::to_string(count_kv_layers(m)) + " of " +
+        vram += " Only " + std::to_string(count_growing_layers(m)) + " of " +
                 std::to_string(m.arch.layers) +
                 " layers keep a cache that grows with the context,"
                 " so the full window adds just " +

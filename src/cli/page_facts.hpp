@@ -38,6 +38,10 @@ std::string context_sentence(const Model& model);
 
 // The name the page gives a layer group's kind ("Gated DeltaNet", "sliding-window attention").
 std::string kind_label(const Model& model, LayerKind kind);
+// The same for one group, with what sets it apart from another group of its kind: its own
+// sparse-attention indexer, a compression ratio ("compressed-attention (1 entry per 4 tokens,
+// indexer)").
+std::string group_label(const Model& model, const LayerGroup& group);
 
 LayerPatternFacts layer_pattern_facts(const Model& model, bool unicode);
 

@@ -145,6 +145,18 @@ std::uint64_t cached_elements(const Model& model, const LayerGroup& group, std::
     return checked::add(raw, checked::mul(per_entry, entries));
 }
 
+std::uint64_t count_growing_layers(const Model& model) {
+    const std::vector<std::uint64_t> owners = kv_owner_counts(model);
+    std::uint64_t n = 0;
+    for (std::size_t g = 0; g < owners.size(); ++g) {
+        const LayerGroup& group = model.arch.layer_groups[g];
+        const bool grows = group.kind == LayerKind::full || group.kind == LayerKind::mla ||
+                           (group.kind == LayerKind::compressed && group.compress_ratio > 0);
+        n += grows ? owners[g] : 0;
+    }
+    return n;
+}
+
 Bytes kv_cache_bytes(const Model& model, std::uint64_t context, const KvType& type) {
     const std::vector<std::uint64_t> owners = kv_owner_counts(model);
     std::uint64_t elements = 0;
