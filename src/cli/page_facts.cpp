@@ -41,9 +41,19 @@ std::string glyph(LayerKind kind, bool unicode) {
         case LayerKind::ffn:
             return unicode ? "·" : "-";
         case LayerKind::compressed:
-            return unicode ? "▓" : "D";
+            return unicode ? "█" : "D";
     }
     return "?";
+}
+
+// A group's glyph: its kind's, and for DeepSeek V4's compressed layers one per ratio (the
+// window-only ones drawn as sliding layers, the heavy ratio lighter than ratio 4).
+std::string group_glyph(const LayerGroup& g, bool unicode) {
+    if (g.kind == LayerKind::compressed && g.compress_ratio == 0) {
+        return glyph(LayerKind::sliding, unicode);
+    }
+    if (g.kind == LayerKind::compressed && g.compress_ratio > 4) return unicode ? "▒" : "H";
+    return glyph(g.kind, unicode);
 }
 
 std::string group_detail(const Model& m, const LayerGroup& g, bool unicode) {
@@ -176,10 +186,10 @@ LayerPatternFacts layer_pattern_facts(const Model& m, bool unicode) {
     // Drawn when one repeat (and the tail) is short enough to read at a glance.
     if (n <= 16 || (p.repeats == 1 && n <= 64)) {
         std::string run;
-        for (const std::size_t g : p.period) run += glyph(m.arch.layer_groups[g].kind, unicode);
+        for (const std::size_t g : p.period) run += group_glyph(m.arch.layer_groups[g], unicode);
         std::string tail;
         for (std::size_t i = 0; i < p.tail; ++i) {
-            tail += glyph(m.arch.layer_groups[p.period[i]].kind, unicode);
+            tail += group_glyph(m.arch.layer_groups[p.period[i]], unicode);
         }
         f.diagram = "layer 1 " + run;
         if (p.repeats > 1) f.diagram += (unicode ? " ×" : " x") + std::to_string(p.repeats);
@@ -191,8 +201,8 @@ LayerPatternFacts layer_pattern_facts(const Model& m, bool unicode) {
         if (std::find(seen.begin(), seen.end(), g) != seen.end()) continue;
         seen.push_back(g);
         const LayerGroup& grp = m.arch.layer_groups[g];
-        f.legend.push_back({glyph(grp.kind, unicode),
-                            kind_label(m, grp.kind) + ": " + group_detail(m, grp, unicode)});
+        f.legend.push_back({group_glyph(grp, unicode),
+                            group_label(m, grp) + ": " + group_detail(m, grp, unicode)});
     }
     return f;
 }
