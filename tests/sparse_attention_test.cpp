@@ -247,7 +247,8 @@ TEST_CASE("DeepSeek-V4: the layout sums to the published totals, hash-routed fir
     for (const auto& t : pro.tensors) total += t.elements();
     CHECK(total == 1572999528803ULL);
     // the token-id table stays i32 under every file type
-    for (const auto& t : quantize_tensors(flash, "Q4_K_M", std::nullopt).value()) {
+    const auto typed = quantize_tensors(flash, "Q4_K_M", std::nullopt).value();
+    for (const auto& t : typed) {
         if (t.tensor.name == "blk.0.ffn_gate_tid2eid.weight") {
             CHECK(std::string(t.type.name) == "i32");
         }
