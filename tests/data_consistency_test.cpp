@@ -4,6 +4,7 @@
 #include <set>
 
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/layer_kinds.hpp"
 #include "canitrun/param_count.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
@@ -74,6 +75,38 @@ TEST_CASE("every model's attention is plausible") {
         }
         CHECK_FALSE(m.source.empty());
     }
+}
+
+// The fields the late-2026 cache rules read, where they belong (data/SCHEMA.md): an indexer only
+// on MLA, full and ratio-4 compressed groups, with its heads; DeepSeek V4's architecture fields
+// exactly on the models with compressed layers; a layer_order that names every group.
+TEST_CASE("every sparse-attention indexer and compressed layer is stated whole") {
+    std::size_t compressed_models = 0, indexed_groups = 0;
+    for (const Model& m : test::database().models) {
+        INFO(m.id);
+        bool compressed = false;
+        for (const auto& g : m.arch.layer_groups) {
+            compressed = compressed || g.kind == LayerKind::compressed;
+            if (g.index_head_dim > 0) {
+                ++indexed_groups;
+                CHECK(g.index_heads > 0);
+                CHECK((g.kind == LayerKind::mla || g.kind == LayerKind::full ||
+                       (g.kind == LayerKind::compressed && g.compress_ratio == 4)));
+            }
+            if (g.kind == LayerKind::compressed) {
+                CHECK(g.window > 0);
+                CHECK(g.q_lora_rank > 0);
+                CHECK((g.compress_ratio == 4) == (g.index_head_dim > 0));
+            }
+        }
+        const Architecture& a = m.arch;
+        CHECK(compressed == (a.hyper_connections > 0));
+        CHECK(compressed == (a.output_groups > 0 && a.output_lora_rank > 0));
+        if (!a.layer_order.empty()) CHECK(stated_group_order(a).size() == a.layers);
+        compressed_models += compressed ? 1 : 0;
+    }
+    CHECK(compressed_models == 2);  // DeepSeek-V4 Flash and Pro
+    CHECK(indexed_groups >= 6);     // V3.2, GLM-5 / 5.1 / 5.2, MiniMax-M3, the two V4s
 }
 
 TEST_CASE("head dim x heads agrees with the hidden size unless the config states head_dim") {
