@@ -175,10 +175,11 @@ TEST_CASE("cli: an MI250 is planned as the two devices ROCm shows") {
 
 TEST_CASE("cli: a format the GPU cannot load says so, not that memory is short") {
     // NVFP4 needs CUDA (data/quants.json requires_backend); an M4 Max has memory to spare
-    const auto o = run_cli({"qwen3-8b", "--quant", "NVFP4", "--engine", "quick", "--gpu",
-                            "m4-max-64gb"});
+    const auto o =
+        run_cli({"qwen3-8b", "--quant", "NVFP4", "--engine", "quick", "--gpu", "m4-max-64gb"});
     CHECK(o.code == 1);
-    CHECK(has(o.out, "Does not run: NVFP4 files load only on NVIDIA (CUDA) GPUs, and the M4 Max "
-                     "64GB is not one."));
+    CHECK(has(o.out,
+              "Does not run: NVFP4 files load only on NVIDIA (CUDA) GPUs, and the M4 Max "
+              "64GB is not one."));
     CHECK_FALSE(has(o.out, "Does not fit: needs"));
 }

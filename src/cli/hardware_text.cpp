@@ -92,9 +92,9 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
         // a format the device cannot load: that, not memory, is why (NVFP4 off CUDA)
         if (d.gpu != nullptr && !gpu_runs_quant(*d.gpu, *a.quant)) {
             const std::string& need = a.quant->requires_backend;
-            return fmt::format("Does not run: {} files load only on {} GPUs, and the {} is not one.",
-                               a.quant->id, need == "cuda" ? "NVIDIA (CUDA)" : need,
-                               d.gpu->short_name);
+            return fmt::format(
+                "Does not run: {} files load only on {} GPUs, and the {} is not one.", a.quant->id,
+                need == "cuda" ? "NVIDIA (CUDA)" : need, d.gpu->short_name);
         }
     }
     if (h.unified()) {
