@@ -37,7 +37,8 @@ Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
 // category, so that typing it at many file types (a search over quantizations) costs one pass
 // each instead of a sort and a name scan.
 struct PreparedLayout {
-    enum Kind : std::uint8_t { kF32, kQuantized, kKeepsMxfp4, kKeeps16 };
+    // kI32: DeepSeek V4's token-id routing table, which the converter writes as i32
+    enum Kind : std::uint8_t { kF32, kQuantized, kKeepsMxfp4, kKeeps16, kI32 };
     TensorLayout layout;
     std::vector<std::size_t> order;   // indices into layout.tensors
     std::vector<int> category;        // per order entry (the rules' own codes)

@@ -450,10 +450,11 @@ PreparedLayout prepare_layout(TensorLayout layout) {
         const Category c = category(t.name);
         p.order.push_back(k.second);
         p.category.push_back(static_cast<int>(c));
-        p.kind.push_back(keeps_source_mxfp4(p.layout, t) ? PreparedLayout::kKeepsMxfp4
-                         : keeps_source_16bit(t)         ? PreparedLayout::kKeeps16
-                         : allows_quantization(t)        ? PreparedLayout::kQuantized
-                                                         : PreparedLayout::kF32);
+        p.kind.push_back(contains(t.name, "ffn_gate_tid2eid") ? PreparedLayout::kI32
+                         : keeps_source_mxfp4(p.layout, t)    ? PreparedLayout::kKeepsMxfp4
+                         : keeps_source_16bit(t)              ? PreparedLayout::kKeeps16
+                         : allows_quantization(t)             ? PreparedLayout::kQuantized
+                                                              : PreparedLayout::kF32);
         if (is_attn_v(c)) ++p.n_attention_wv;
         if (c == Category::output) p.tied = false;
     }
@@ -480,13 +481,14 @@ Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p, const std::s
     const GgmlType default_type = type(ft->default_type);
     const GgmlType& f32 = named_types().f32;
     const GgmlType& mxfp4 = named_types().mxfp4;
+    const GgmlType i32 = type("i32");
     std::vector<GgmlType> out;
     out.reserve(p.order.size());
     for (std::size_t i = 0; i < p.order.size(); ++i) {
         const TensorInfo& t = p.layout.tensors[p.order[i]];
         GgmlType chosen = f32;
-        if (p.kind[i] == PreparedLayout::kF32 && contains(t.name, "ffn_gate_tid2eid")) {
-            chosen = type("i32");  // DeepSeek V4's expert ids, written as i32 by the converter
+        if (p.kind[i] == PreparedLayout::kI32) {
+            chosen = i32;
         } else if (p.kind[i] == PreparedLayout::kKeepsMxfp4) {
             chosen = mxfp4;
         } else if (p.kind[i] == PreparedLayout::kKeeps16) {
