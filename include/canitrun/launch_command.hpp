@@ -19,6 +19,9 @@ struct LaunchTarget {
     std::string file;  // a local GGUF file; empty: the model's GGUF repo (-hf repo:quant)
 };
 
+// A --tensor-split as llama.cpp takes it: "40,41".
+std::string tensor_split_text(const std::vector<std::uint64_t>& split);
+
 // llama-server's arguments (after the program name). With a placement, its -ngl, --n-cpu-moe
 // and -ts; without one, every layer on the GPU (-ngl 99).
 std::vector<std::string> llama_server_args(const LaunchTarget& target, const PlanSettings& settings,

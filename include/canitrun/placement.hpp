@@ -71,6 +71,8 @@ struct Placement {
 
     bool fits() const;
     Bytes gpu_total() const;
+    // Every layer's routed experts in RAM: llama.cpp's --cpu-moe (-ot exps=CPU).
+    bool all_experts_in_ram() const;
 };
 
 Result<Placement> place(const ModelParts& parts, const Hardware& hardware,

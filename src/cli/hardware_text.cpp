@@ -37,18 +37,6 @@ void add_share_row(Table& t, const std::string& label, const Share& s,
                format_gb(s.total()), format_gb(s.capacity), s.fits() ? "" : "over"});
 }
 
-std::uint64_t gpu_layer_count(const Placement& p) {
-    std::uint64_t n = 0;
-    for (const auto& g : p.gpus) n += g.layers;
-    return n;
-}
-
-std::string join_counts(const std::vector<std::uint64_t>& counts) {
-    std::string out;
-    for (const auto n : counts) out += (out.empty() ? "" : ",") + std::to_string(n);
-    return out;
-}
-
 std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
     const Placement& p = a.plan.placement;
     const std::uint64_t layers = p.gpus.empty() ? 0 : p.gpu_layers;
@@ -59,12 +47,12 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
                     "Fits on the GPUs with an uneven split, {} of {}: llama.cpp's default split "
                     "by memory overfills a GPU, --tensor-split {} holds every layer.",
                     format_gb(p.gpu_total()), format_gb(h.gpu_memory()),
-                    join_counts(p.tensor_split));
+                    tensor_split_text(p.tensor_split));
             }
             return fmt::format("Fits on the GPU{}: {} of {}.", h.gpus.size() > 1 ? "s" : "",
                                format_gb(p.gpu_total()), format_gb(h.gpu_memory()));
         case PlanKind::expert_offload:
-            if (p.cpu_moe_layers >= p.ram.layers + gpu_layer_count(p)) {
+            if (p.all_experts_in_ram()) {
                 return fmt::format(
                     "Does not fit the GPU memory whole; runs with every layer's routed experts in "
                     "system RAM (llama.cpp --cpu-moe): {} on the GPU{}, {} in RAM.",

@@ -69,6 +69,12 @@ std::uint64_t padded_v_width(const Model& m, bool flash_attn) {
     return widest;
 }
 
+// The cells a compressed layer's cache has per stream: its entries, at least one, padded to
+// 256 (llama-kv-cache-dsv4.cpp: GGML_PAD(max(1, dsv4_comp_size), 256)).
+std::uint64_t compressed_cells(const LayerGroup& group, std::uint64_t n_ctx_seq) {
+    return llama_padded_context(std::max<std::uint64_t>(1, compressed_entries(group, n_ctx_seq)));
+}
+
 // A DeepSeek V4 layer (llama-kv-cache-dsv4.cpp): K only, in the K type. The raw cache keeps
 // the sliding window's cells (the iswa rule); a compressed layer one entry per compress_ratio
 // cells of the context, padded to 256, and its indexer key per entry at ratio 4; every stream
@@ -79,8 +85,7 @@ Result<LayerCache> compressed_cache(const Model& m, const LayerGroup& group, con
     CANITRUN_TRY_ASSIGN(const Bytes k, row(tk, checked::mul(d.kv_heads, d.k_dim), "a K row"));
     Bytes per_stream = checked::mul(k, llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch));
     if (group.compress_ratio > 0) {
-        const std::uint64_t entries = llama_padded_context(
-            std::max<std::uint64_t>(1, compressed_entries(group, g.n_ctx_seq)));
+        const std::uint64_t entries = compressed_cells(group, g.n_ctx_seq);
         Bytes per_entry = k;
         if (group.index_head_dim > 0) {
             CANITRUN_TRY_ASSIGN(const Bytes ik,
@@ -221,8 +226,7 @@ std::uint64_t compressed_attention_bytes(const Model& m, const Geometry& g, bool
         if (group.kind != LayerKind::compressed) continue;
         raw = std::max(raw, llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch));
         if (group.index_head_dim == 0) continue;
-        entries = std::max(entries, llama_padded_context(std::max<std::uint64_t>(
-                                        1, compressed_entries(group, g.n_ctx_seq))));
+        entries = std::max(entries, compressed_cells(group, g.n_ctx_seq));
     }
     const std::uint64_t heads = m.arch.attention.heads;
     const std::uint64_t q = checked::mul(heads, m.arch.attention.head_dim);

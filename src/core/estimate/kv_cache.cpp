@@ -131,7 +131,7 @@ std::uint64_t count_kv_layers(const Model& model) {
 
 std::uint64_t compressed_entries(const LayerGroup& group, std::uint64_t context) {
     if (group.kind != LayerKind::compressed || group.compress_ratio == 0) return 0;
-    return context / group.compress_ratio + (context % group.compress_ratio != 0 ? 1 : 0);
+    return checked::mul_div_ceil(context, 1, group.compress_ratio);
 }
 
 std::uint64_t cached_elements(const Model& model, const LayerGroup& group, std::uint64_t context) {

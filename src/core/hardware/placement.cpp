@@ -97,16 +97,27 @@ Result<std::optional<Placement>> uneven_split(const ModelParts& parts, const Har
     return std::optional<Placement>{std::move(p)};
 }
 
+namespace {
+
+// native_placement from the default placement already made (`all`, by the options' split or
+// by memory): it, else an uneven split on several discrete GPUs with no split given.
+Result<std::optional<Placement>> native_from(const ModelParts& parts, const Hardware& hardware,
+                                             const PlacementOptions& options, Placement all) {
+    if (all.fits()) return std::optional<Placement>{std::move(all)};
+    if (hardware.gpus.size() < 2 || hardware.unified() || !options.tensor_split.empty()) {
+        return std::optional<Placement>{};
+    }
+    return uneven_split(parts, hardware, options);
+}
+
+}  // namespace
+
 Result<std::optional<Placement>> native_placement(const ModelParts& parts, const Hardware& hardware,
                                                   PlacementOptions options) {
     options.gpu_layers = std::nullopt;
     options.cpu_moe_layers = std::nullopt;
     CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
-    if (p.fits()) return std::optional<Placement>{std::move(p)};
-    if (hardware.gpus.size() < 2 || hardware.unified() || !options.tensor_split.empty()) {
-        return std::optional<Placement>{};
-    }
-    return uneven_split(parts, hardware, options);
+    return native_from(parts, hardware, options, std::move(p));
 }
 
 Bytes Share::total() const {
@@ -119,6 +130,12 @@ bool Placement::fits() const {
         if (!g.fits()) return false;
     }
     return ram.fits();
+}
+
+bool Placement::all_experts_in_ram() const {
+    std::uint64_t layers = ram.layers;
+    for (const auto& g : gpus) layers += g.layers;
+    return cpu_moe_layers > 0 && cpu_moe_layers >= layers;
 }
 
 Bytes Placement::gpu_total() const {
@@ -216,9 +233,9 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
         if (hardware.gpus.empty()) kind = PlanKind::cpu_only;
         return Plan{p.fits() ? kind : PlanKind::none, p};
     }
-    CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, options));
-    if (whole) return Plan{hardware.gpus.empty() ? PlanKind::cpu_only : PlanKind::native, *whole};
     CANITRUN_TRY_ASSIGN(auto all, try_place(std::nullopt, std::nullopt));
+    CANITRUN_TRY_ASSIGN(auto whole, native_from(parts, hardware, options, all));
+    if (whole) return Plan{hardware.gpus.empty() ? PlanKind::cpu_only : PlanKind::native, *whole};
     if (hardware.gpus.empty() || hardware.unified()) return Plan{PlanKind::none, all};
 
     bool has_experts = false;

@@ -19,6 +19,12 @@ void add(std::vector<std::string>& args, std::string_view flag, const std::strin
 
 }  // namespace
 
+std::string tensor_split_text(const std::vector<std::uint64_t>& split) {
+    std::string out;
+    for (const auto n : split) out += (out.empty() ? "" : ",") + std::to_string(n);
+    return out;
+}
+
 std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSettings& s,
                                            const Hardware* hardware, const Placement* placement) {
     std::vector<std::string> args;
@@ -39,10 +45,8 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
         add(args, "-ngl", "99");
     }
     if (placement != nullptr && placement->cpu_moe_layers > 0) {
-        std::uint64_t layers = placement->ram.layers;
-        for (const auto& g : placement->gpus) layers += g.layers;
         // every layer's experts: llama.cpp's --cpu-moe (-ot exps=CPU) says so in one flag
-        if (placement->cpu_moe_layers >= layers) {
+        if (placement->all_experts_in_ram()) {
             args.emplace_back("--cpu-moe");
         } else {
             add(args, "--n-cpu-moe", std::to_string(placement->cpu_moe_layers));
@@ -53,9 +57,7 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
         // (llama.cpp's default, from free memory).
         std::string split;
         if (placement != nullptr && !placement->tensor_split.empty()) {
-            for (const auto n : placement->tensor_split) {
-                split += (split.empty() ? "" : ",") + std::to_string(n);
-            }
+            split = tensor_split_text(placement->tensor_split);
         } else {
             for (const auto& d : hardware->gpus) {
                 split += (split.empty() ? "" : ",") + std::to_string(d.memory / kGiB);
