@@ -10,7 +10,7 @@ macro(canitrun_require package target debian_package)
   endif()
 endmacro()
 
-canitrun_require(fmt fmt::fmt libfmt-dev)
+canitrun_require(fmt fmt::fmt-header-only libfmt-dev)
 canitrun_require(nlohmann_json nlohmann_json::nlohmann_json nlohmann-json3-dev)
 canitrun_require(CLI11 CLI11::CLI11 libcli11-dev)
 canitrun_require(CURL CURL::libcurl libcurl4-openssl-dev)

@@ -55,7 +55,15 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${CPACK_PACKAGE_CONTACT}")
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/canitrun/canitrun")
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libfmt9, libcurl4 (>= 7.85)")
+# fmt is compiled in (header-only) and, by default, the C++ runtime too (CMakeLists.txt says
+# why); libcurl is opened by its ABI name on the first HTTP request, so either Debian package
+# that carries libcurl.so.4 serves.
+if(CANITRUN_STATIC_CXX_RUNTIME AND NOT CANITRUN_SANITIZE AND NOT CANITRUN_FUZZ)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= 2.34), libcurl4 (>= 7.85) | libcurl4t64")
+else()
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+      "libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libcurl4 (>= 7.85) | libcurl4t64")
+endif()
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 include(CPack)

@@ -18,4 +18,8 @@ Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
 Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& model,
                                              const LlamaCppOptions& options);
 
+// A floor under the weights the GPUs hold when they hold every layer of the model at the
+// quantization (device_weights_lower_bound on its layout): no native plan puts less on them.
+Result<Bytes> llamacpp_device_weights_floor(const Model& model, const Quant& quant);
+
 }  // namespace canitrun

@@ -4,6 +4,8 @@
 // tensor_type_fallback in src/llama-quant.cpp do it at llama.cpp 5b4ebc5 (no imatrix, no
 // overrides). Pure: no I/O.
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +47,9 @@ struct PreparedLayout {
     std::vector<Kind> kind;           // per order entry
     std::vector<bool> routed_expert;  // per tensor (layout order): ffn_*_exps, which
                                       // --n-cpu-moe and -ot exps=CPU move to RAM
+    std::vector<bool> host_input;     // per tensor (layout order): llama_host_input_tensor
+    // Elements of the tensors outside the host inputs (what GPUs hold with every layer), by kind.
+    std::array<std::uint64_t, 5> device_elements{};
     int n_attention_wv = 0;
     bool tied = true;
 };
@@ -54,6 +59,12 @@ PreparedLayout prepare_layout(TensorLayout layout);
 Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& prepared,
                                           const std::string& quant_id,
                                           std::optional<bool> imatrix = std::nullopt);
+
+// A floor under the bytes of every tensor but the host inputs at the file type: what the GPUs
+// hold when they hold every layer. It costs no pass over the tensors, so a search over
+// quantizations skips the types that cannot fit before typing any tensor.
+Result<Bytes> device_weights_lower_bound(const PreparedLayout& prepared,
+                                         const std::string& quant_id);
 
 // Sum of the tensors' bytes.
 Bytes tensor_bytes(const std::vector<TypedTensor>& tensors);

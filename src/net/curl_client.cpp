@@ -1,9 +1,8 @@
 #include "canitrun/curl_client.hpp"
 
-#include <curl/curl.h>
-
 #include <cctype>
-#include <mutex>
+
+#include "curl_library.hpp"
 
 namespace canitrun {
 namespace {
@@ -48,13 +47,13 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
 
 class CurlClient final : public HttpClient {
   public:
-    explicit CurlClient(CurlOptions o) : options_(std::move(o)) {
-        static std::once_flag once;
-        std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-    }
+    explicit CurlClient(CurlOptions o) : options_(std::move(o)) {}
 
     Result<HttpResponse> get(const HttpRequest& request) override {
-        CURL* curl = curl_easy_init();
+        std::string why;
+        const net::CurlLibrary* lib = net::curl_library(why);
+        if (lib == nullptr) return fail(ErrorKind::io, why, "");
+        CURL* curl = lib->easy_init();
         if (curl == nullptr) return fail(ErrorKind::io, "cannot start libcurl", "");
         Transfer t;
         t.max_body = request.max_body;
@@ -63,52 +62,52 @@ class CurlClient final : public HttpClient {
             std::string line = k;
             line += ": ";
             line += v;
-            headers = curl_slist_append(headers, line.c_str());
+            headers = lib->slist_append(headers, line.c_str());
         }
         const std::string range = request.range ? std::to_string(request.range->first) + "-" +
                                                       std::to_string(request.range->last)
                                                 : std::string();
         const auto timeout = static_cast<long>(options_.timeout_s);
-        curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-        curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-        curl_easy_setopt(curl, CURLOPT_MAXREDIRS, options_.max_redirects);
-        curl_easy_setopt(curl, CURLOPT_USERAGENT, options_.user_agent.c_str());
-        curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-        curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, timeout);
+        lib->easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+        lib->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+        lib->easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+        lib->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+        lib->easy_setopt(curl, CURLOPT_MAXREDIRS, options_.max_redirects);
+        lib->easy_setopt(curl, CURLOPT_USERAGENT, options_.user_agent.c_str());
+        lib->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+        lib->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+        lib->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, timeout);
         // A server that accepts and then sends nothing: under 1 byte/s for `timeout` seconds.
-        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-        curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, timeout);
-        curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
-        if (!range.empty()) curl_easy_setopt(curl, CURLOPT_RANGE, range.c_str());
-        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
-        curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-        curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
-        const CURLcode rc = curl_easy_perform(curl);
+        lib->easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        lib->easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, timeout);
+        lib->easy_setopt(curl, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+        if (!range.empty()) lib->easy_setopt(curl, CURLOPT_RANGE, range.c_str());
+        lib->easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+        lib->easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+        lib->easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+        lib->easy_setopt(curl, CURLOPT_HEADERDATA, &t);
+        const CURLcode rc = lib->easy_perform(curl);
         long status = 0;
-        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+        lib->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
         char* effective = nullptr;
-        curl_easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
+        lib->easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
         t.response.status = status;
         t.response.url = effective != nullptr ? effective : request.url;
-        curl_slist_free_all(headers);
-        curl_easy_cleanup(curl);
+        lib->slist_free_all(headers);
+        lib->easy_cleanup(curl);
         if (t.too_big) {
             return fail(ErrorKind::io,
                         request.url + ": the answer's body goes on past " +
                             std::to_string(request.max_body) + " bytes (body past its bound)",
                         "the server sent more than was asked for");
         }
-        if (rc != CURLE_OK) return std::unexpected(transfer_error(request.url, rc));
+        if (rc != CURLE_OK) return std::unexpected(transfer_error(*lib, request.url, rc));
         count(t.response);
         return std::move(t.response);
     }
 
   private:
-    Error transfer_error(const std::string& url, CURLcode rc) const {
+    Error transfer_error(const net::CurlLibrary& lib, const std::string& url, CURLcode rc) const {
         std::string hint = "check the address and the network (HTTPS_PROXY, NO_PROXY)";
         switch (rc) {
             case CURLE_OPERATION_TIMEDOUT:
@@ -129,7 +128,7 @@ class CurlClient final : public HttpClient {
             default:
                 break;
         }
-        return Error{ErrorKind::io, url + ": " + curl_easy_strerror(rc), hint};
+        return Error{ErrorKind::io, url + ": " + lib.easy_strerror(rc), hint};
     }
 
     CurlOptions options_;

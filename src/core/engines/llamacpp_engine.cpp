@@ -429,7 +429,7 @@ Result<WeightSplit> weight_split(const Model& model, const Quant& quant, const L
     CANITRUN_TRY_ASSIGN(const auto bytes, quantize_bytes(*prepared, quant.id));
     const auto& tensors = prepared->layout.tensors;
     for (std::size_t i = 0; i < tensors.size(); ++i) {
-        if (llama_host_input_tensor(tensors[i].name)) {
+        if (prepared->host_input[i]) {
             w.host = checked::add(w.host, bytes[i]);
             if (tensors[i].name == "token_embd.weight") w.embd = bytes[i];
         } else {

@@ -33,7 +33,7 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model, const PreparedLayou
             for (std::size_t i = 0; i < tensors.size(); ++i) {
                 const TensorInfo& t = tensors[i];
                 const Bytes b = bytes[i];
-                if (llama_host_input_tensor(t.name)) {
+                if (prepared.host_input[i]) {
                     host_inputs = checked::add(host_inputs, b);
                     if (t.name == "token_embd.weight") embd = b;
                 } else if (t.layer < 0 ||
@@ -88,6 +88,11 @@ Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
         it = last.by_quant.emplace(quant.id, std::move(weights)).first;
     }
     return llamacpp_parts_at_context(it->second, model, options);
+}
+
+Result<Bytes> llamacpp_device_weights_floor(const Model& model, const Quant& quant) {
+    CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
+    return device_weights_lower_bound(*prepared, quant.id);
 }
 
 Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& model,

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "canitrun/name_match.hpp"
+#include "tensor_category.hpp"
 
 // A transcription of the type choice in llama.cpp 5b4ebc5 src/llama-quant.cpp for the file types
 // canitrun lists: llama_ftype_get_default_type, tensor_allows_quantization, tensor_get_category,
@@ -131,75 +132,6 @@ bool is_quantized(const GgmlType& t) {
     return t.block_elements > 1;
 }
 
-enum class Category {
-    output,
-    token_embd,
-    attn_qkv,
-    attn_kv_b,
-    attn_v,
-    attn_k,
-    attn_q,
-    attn_output,
-    ffn_up,
-    ffn_gate,
-    ffn_down,
-    other
-};
-
-bool contains(const std::string& s, std::string_view part) {
-    return s.find(part) != std::string::npos;
-}
-
-Category category(const std::string& name) {
-    if (name == "output.weight") return Category::output;
-    if (name == "token_embd.weight" || name == "per_layer_token_embd.weight") {
-        return Category::token_embd;
-    }
-    if (contains(name, "attn_qkv.weight")) return Category::attn_qkv;
-    if (contains(name, "attn_kv_b.weight")) return Category::attn_kv_b;
-    if (contains(name, "attn_v.weight")) return Category::attn_v;
-    if (contains(name, "attn_k.weight")) return Category::attn_k;
-    if (contains(name, "attn_q.weight")) return Category::attn_q;
-    if (contains(name, "attn_output.weight")) return Category::attn_output;
-    if (contains(name, "ffn_up")) return Category::ffn_up;
-    if (contains(name, "ffn_gate")) return Category::ffn_gate;
-    if (contains(name, "ffn_down")) return Category::ffn_down;
-    return Category::other;
-}
-
-bool is_attn_v(Category c) {
-    return c == Category::attn_v || c == Category::attn_qkv || c == Category::attn_kv_b;
-}
-
-bool allows_quantization(const TensorInfo& t) {
-    if (t.n_dims < 2) return false;
-    const std::string& n = t.name;
-    bool q = n.size() >= 6 && n.compare(n.size() - 6, 6, "weight") == 0;
-    q = q && !contains(n, "_norm.weight");
-    q = q && !contains(n, "ffn_gate_inp.weight");
-    q = q && !contains(n, "ssm_conv1d");
-    // MiniMax-M3's indexer projections, small enough to keep
-    q = q && !contains(n, "indexer.k_proj.weight") && !contains(n, "indexer.q_proj.weight");
-    // DeepSeek V4's token-id routing table (i32, as wide as f32)
-    q = q && !contains(n, "ffn_gate_tid2eid.weight");
-    // Gemma 3n's AltUp and LAuReL tensors and the per-layer projection stay as they are
-    q = q && !contains(n, "altup") && !contains(n, "laurel") &&
-        !contains(n, "per_layer_model_proj");
-    return q;
-}
-
-// The tensors llama-quantize leaves in the converter's 16-bit type (conversion/base.py writes
-// them in the checkpoint's BF16 / F16, unlike the coefficient matrices it keeps in F32): Gemma
-// 3n's AltUp projections and router, its LAuReL pair, the per-layer model projection.
-bool keeps_source_16bit(const TensorInfo& t) {
-    const std::string& n = t.name;
-    if (t.n_dims < 2 || contains(n, "_norm.weight") || contains(n, "altup_correct_coef") ||
-        contains(n, "altup_predict_coef")) {
-        return false;
-    }
-    return contains(n, "altup") || contains(n, "laurel") || contains(n, "per_layer_model_proj");
-}
-
 struct State {
     const TensorLayout& layout;
     Ftype ftype;
@@ -240,7 +172,7 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
         } else if (any_of(f, {F::iq2_xxs, F::iq2_xs, F::iq3_xxs, F::iq1_s, F::iq2_s, F::iq2_m,
                               F::iq1_m})) {
             new_type = T.q5_K;
-        } else if (new_type.name != "q8_0") {
+        } else if (new_type.id != T.q8_0.id) {
             new_type = T.q6_K;
         }
     } else if (f == F::mxfp4_moe) {
@@ -300,7 +232,7 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
         } else if (f == F::q4_k_s && qs.i_attention_wv < 4) {
             new_type = T.q5_K;
         }
-        if (qs.layout.is_70b && (new_type.name == "q3_K" || new_type.name == "q4_K")) {
+        if (qs.layout.is_70b && (new_type.id == T.q3_K.id || new_type.id == T.q4_K.id)) {
             new_type = T.q5_K;
         }
         if (n_expert == 8) new_type = T.q8_0;
@@ -382,83 +314,32 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
 GgmlType fallback(const TensorInfo& t, GgmlType target) {
     if (t.ne[0] % target.block_elements == 0) return target;
     const NamedTypes& T = named_types();
+    const auto is = [&](std::initializer_list<std::string_view> names) {
+        for (const auto n : names) {
+            if (target.name == n) return true;
+        }
+        return false;
+    };
     GgmlType out = target;
-    const std::string_view n = target.name;
-    if (n == "iq1_s" || n == "iq1_m" || n == "iq2_xxs" || n == "iq2_xs" || n == "iq2_s" ||
-        n == "iq3_xxs" || n == "iq3_s" || n == "iq4_xs") {
+    if (is({"iq1_s", "iq1_m", "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "iq4_xs"})) {
         out = T.iq4_nl;
-    } else if (n == "q2_0" || n == "q2_K" || n == "q3_K" || n == "tq1_0" || n == "tq2_0") {
+    } else if (is({"q2_0", "q2_K", "q3_K", "tq1_0", "tq2_0"})) {
         out = T.q4_0;
-    } else if (n == "q4_K") {
+    } else if (target.id == T.q4_K.id) {
         out = T.q5_0;
-    } else if (n == "q5_K") {
+    } else if (target.id == T.q5_K.id) {
         out = T.q5_1;
-    } else if (n == "q6_K") {
+    } else if (target.id == T.q6_K.id) {
         out = T.q8_0;
     }
     if (t.ne[0] % out.block_elements != 0) out = T.f16;
     return out;
 }
 
-// "blk.12.attn_v.weight" -> 12; -1 for tensors outside the repeating layers.
-int layer_of(const std::string& name) {
-    if (name.rfind("blk.", 0) != 0) return -1;
-    std::size_t at = 4;
-    int layer = 0;
-    bool digits = false;
-    while (at < name.size() && name[at] >= '0' && name[at] <= '9' && layer < 1000000) {
-        layer = layer * 10 + (name[at] - '0');
-        digits = true;
-        ++at;
-    }
-    return digits && at < name.size() && name[at] == '.' ? layer : -1;
-}
-
-// gpt-oss is converted with its routed experts already in MXFP4 (convert_hf_to_gguf.py
-// repacks the checkpoint's blocks), and every GGUF of it keeps them so: the F16 file of the 20B
-// is ~12.5 GB and the smaller types ~11 GB (llama.cpp issue #15117), the 120B's Q8_0 is 63.4 GB
-// like its MXFP4 file (sizes quoted in AlexsJones/llmfit PR #1059). Only the other tensors take
-// the file type.
-bool keeps_source_mxfp4(const TensorLayout& layout, const TensorInfo& t) {
-    return layout.arch == "gpt-oss" && t.ne[2] > 1 &&
-           t.name.find("_exps.weight") != std::string::npos;
-}
-
 }  // namespace
 
 bool is_llama_file_type(const std::string& quant_id) {
     return find_ftype(quant_id).has_value();
-}
-
-PreparedLayout prepare_layout(TensorLayout layout) {
-    PreparedLayout p;
-    p.layout = std::move(layout);
-    const auto& tensors = p.layout.tensors;
-    // llama-quantize's order: by layer, then by name. Keys are computed once per tensor.
-    std::vector<std::pair<int, std::size_t>> keyed;
-    keyed.reserve(tensors.size());
-    for (std::size_t i = 0; i < tensors.size(); ++i)
-        keyed.emplace_back(layer_of(tensors[i].name), i);
-    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
-        if (a.first != b.first) return a.first < b.first;
-        return tensors[a.second].name < tensors[b.second].name;
-    });
-    for (const auto& t : tensors)
-        p.routed_expert.push_back(t.name.find("_exps.") != std::string::npos);
-    for (const auto& k : keyed) {
-        const TensorInfo& t = tensors[k.second];
-        const Category c = category(t.name);
-        p.order.push_back(k.second);
-        p.category.push_back(static_cast<int>(c));
-        p.kind.push_back(contains(t.name, "ffn_gate_tid2eid") ? PreparedLayout::kI32
-                         : keeps_source_mxfp4(p.layout, t)    ? PreparedLayout::kKeepsMxfp4
-                         : keeps_source_16bit(t)              ? PreparedLayout::kKeeps16
-                         : allows_quantization(t)             ? PreparedLayout::kQuantized
-                                                              : PreparedLayout::kF32);
-        if (is_attn_v(c)) ++p.n_attention_wv;
-        if (c == Category::output) p.tied = false;
-    }
-    return p;
 }
 
 namespace {
@@ -517,7 +398,43 @@ Result<Bytes> typed_bytes(const TensorInfo& t, const GgmlType& type) {
     return checked::mul(*row, checked::mul(t.ne[1], checked::mul(t.ne[2], t.ne[3])));
 }
 
+// The smallest type llama_tensor_get_type_impl and tensor_type_fallback give any quantized
+// tensor at this file type. Every branch of choose() picks the default type or a larger one,
+// and every fallback a larger one, except two: IQ3_XS files put attn_k, attn_q and the middle
+// ffn_gate / ffn_up in iq3_xxs, and IQ3_XXS files attn_k and attn_q in iq2_s (both smaller than
+// the default iq3_s / iq3_xxs). quantize_rules_test checks this floor against the rules for
+// every model of the database at every file type.
+GgmlType smallest_type(Ftype f, const GgmlType& default_type) {
+    if (f == Ftype::iq3_xs) return named_types().iq3_xxs;
+    if (f == Ftype::iq3_xxs) return named_types().iq2_s;
+    return default_type;
+}
+
 }  // namespace
+
+Result<Bytes> device_weights_lower_bound(const PreparedLayout& p, const std::string& quant_id) {
+    const auto ft = find_ftype(quant_id);
+    if (!ft) return fail(ErrorKind::bad_input, "no llama.cpp file type '" + quant_id + "'");
+    const GgmlType default_type = type(ft->default_type);
+    // chosen_types(): kQuantized and kKeeps16 tensors take the default type when it is not a
+    // quantized one, else the rules' choice or f16, never less than the smallest type.
+    const GgmlType small =
+        is_quantized(default_type) ? smallest_type(ft->ftype, default_type) : default_type;
+    const auto at = [&](std::uint64_t elements, const GgmlType& t) {
+        return checked::mul_div_floor(elements, t.block_bytes, t.block_elements);
+    };
+    const auto& e = p.device_elements;
+    return catch_overflow(
+        [&]() -> Result<Bytes> {
+            Bytes sum = at(checked::add(e[PreparedLayout::kF32], e[PreparedLayout::kI32]),
+                           named_types().f32);
+            sum = checked::add(sum, at(e[PreparedLayout::kKeepsMxfp4], named_types().mxfp4));
+            return checked::add(
+                sum, at(checked::add(e[PreparedLayout::kQuantized], e[PreparedLayout::kKeeps16]),
+                        small));
+        },
+        [] { return overflow_error("the tensor sizes"); });
+}
 
 Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& p, const std::string& quant_id,
                                           std::optional<bool> imatrix) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "canitrun/fit.hpp"
+#include "canitrun/llamacpp_parts.hpp"
 
 namespace canitrun {
 namespace {
@@ -21,15 +22,25 @@ bool hardware_runs(const Hardware& hardware, const Quant& quant) {
     return true;
 }
 
-// Whether the quick estimate already rules out a native fit, without building per-layer parts:
-// the devices hold the same weights, at least the same KV (each layer's KV rounds up on its own),
-// and each its overhead rounded down, so together they need at least the estimate's total less
-// one byte per share. This skips the parts for most quantizations of most models (`fit` asks
-// ~4,000 such questions per run).
+// Whether a floor already rules out a native fit, without building per-layer parts: no native
+// plan needs less than all of its shares' least. `fit` asks ~4,000 such questions per run.
+// - The quick rule: the devices hold the same weights, at least the same KV (each layer's KV
+//   rounds up on its own), and each its overhead rounded down, so together they need at least
+//   the estimate's total less one byte per share.
+// - llama.cpp's rule: the GPUs' capacities (memory less the margin) hold at least the weights'
+//   floor (every tensor but the host inputs at the smallest type the file type gives any).
 Result<bool> cannot_fit_natively(const Model& model, const Quant& quant, const Hardware& hardware,
                                  const PlanSettings& settings) {
-    // A lower bound under the quick rule only: llama.cpp's tensors are not params x bpw.
-    if (settings.rule != Rule::quick) return false;
+    if (settings.rule != Rule::quick) {
+        CANITRUN_TRY_ASSIGN(const Bytes floor, llamacpp_device_weights_floor(model, quant));
+        const Bytes margin = placement_for(hardware, settings).margin;
+        Bytes room = 0;  // each GPU's capacity, as placement sets it
+        for (const auto& d : hardware.gpus) {
+            const Bytes capacity = d.memory > margin ? d.memory - margin : 0;
+            if (__builtin_add_overflow(room, capacity, &room)) room = UINT64_MAX;
+        }
+        return floor > room;
+    }
     CANITRUN_TRY_ASSIGN(const auto e, estimate(model, quant, settings.estimate));
     const Bytes shares = hardware.gpus.size() + 1;
     return e.total() > checked::add(hardware.gpu_memory(), shares);

@@ -1,0 +1,189 @@
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string_view>
+#include <tuple>
+
+#include "canitrun/llamacpp_rules.hpp"
+#include "canitrun/quantize_rules.hpp"
+#include "tensor_category.hpp"
+
+// A layout made ready for llama-quantize's rules (src/llama-quant.cpp at llama.cpp 5b4ebc5):
+// its processing order (llama_model_loader::weights_map: layer, then name) and what the rules
+// read from each tensor's name (tensor_get_category, tensor_allows_quantization). The names are
+// read once per distinct name: every layer repeats the same few dozen, and reading each
+// tensor's name anew was most of the time a planner spent on a model (bench/RESULTS.md).
+
+namespace canitrun {
+namespace {
+
+bool contains(const std::string& s, std::string_view part) {
+    return s.find(part) != std::string::npos;
+}
+
+Category category(const std::string& name) {
+    if (name == "output.weight") return Category::output;
+    if (name == "token_embd.weight" || name == "per_layer_token_embd.weight") {
+        return Category::token_embd;
+    }
+    if (contains(name, "attn_qkv.weight")) return Category::attn_qkv;
+    if (contains(name, "attn_kv_b.weight")) return Category::attn_kv_b;
+    if (contains(name, "attn_v.weight")) return Category::attn_v;
+    if (contains(name, "attn_k.weight")) return Category::attn_k;
+    if (contains(name, "attn_q.weight")) return Category::attn_q;
+    if (contains(name, "attn_output.weight")) return Category::attn_output;
+    if (contains(name, "ffn_up")) return Category::ffn_up;
+    if (contains(name, "ffn_gate")) return Category::ffn_gate;
+    if (contains(name, "ffn_down")) return Category::ffn_down;
+    return Category::other;
+}
+
+bool allows_quantization(const TensorInfo& t) {
+    if (t.n_dims < 2) return false;
+    const std::string& n = t.name;
+    bool q = n.size() >= 6 && n.compare(n.size() - 6, 6, "weight") == 0;
+    q = q && !contains(n, "_norm.weight");
+    q = q && !contains(n, "ffn_gate_inp.weight");
+    q = q && !contains(n, "ssm_conv1d");
+    // MiniMax-M3's indexer projections, small enough to keep
+    q = q && !contains(n, "indexer.k_proj.weight") && !contains(n, "indexer.q_proj.weight");
+    // DeepSeek V4's token-id routing table (i32, as wide as f32)
+    q = q && !contains(n, "ffn_gate_tid2eid.weight");
+    // Gemma 3n's AltUp and LAuReL tensors and the per-layer projection stay as they are
+    q = q && !contains(n, "altup") && !contains(n, "laurel") &&
+        !contains(n, "per_layer_model_proj");
+    return q;
+}
+
+// The tensors llama-quantize leaves in the converter's 16-bit type (conversion/base.py writes
+// them in the checkpoint's BF16 / F16, unlike the coefficient matrices it keeps in F32): Gemma
+// 3n's AltUp projections and router, its LAuReL pair, the per-layer model projection.
+bool keeps_source_16bit(const TensorInfo& t) {
+    const std::string& n = t.name;
+    if (t.n_dims < 2 || contains(n, "_norm.weight") || contains(n, "altup_correct_coef") ||
+        contains(n, "altup_predict_coef")) {
+        return false;
+    }
+    return contains(n, "altup") || contains(n, "laurel") || contains(n, "per_layer_model_proj");
+}
+
+// "blk.12.attn_v.weight" -> 12; -1 for tensors outside the repeating layers.
+int layer_of(const std::string& name) {
+    if (name.rfind("blk.", 0) != 0) return -1;
+    std::size_t at = 4;
+    int layer = 0;
+    bool digits = false;
+    while (at < name.size() && name[at] >= '0' && name[at] <= '9' && layer < 1000000) {
+        layer = layer * 10 + (name[at] - '0');
+        digits = true;
+        ++at;
+    }
+    return digits && at < name.size() && name[at] == '.' ? layer : -1;
+}
+
+// gpt-oss is converted with its routed experts already in MXFP4 (convert_hf_to_gguf.py
+// repacks the checkpoint's blocks), and every GGUF of it keeps them so: the F16 file of the 20B
+// is ~12.5 GB and the smaller types ~11 GB (llama.cpp issue #15117), the 120B's Q8_0 is 63.4 GB
+// like its MXFP4 file (sizes quoted in AlexsJones/llmfit PR #1059). Only the other tensors take
+// the file type.
+bool keeps_source_mxfp4(const TensorLayout& layout, const TensorInfo& t) {
+    return layout.arch == "gpt-oss" && t.ne[2] > 1 &&
+           t.name.find("_exps.weight") != std::string::npos;
+}
+
+// What the rules read from a tensor's name, shape aside.
+struct NameClass {
+    Category category = Category::other;
+    PreparedLayout::Kind kind = PreparedLayout::kF32;
+    bool routed_expert = false;
+    bool host_input = false;
+};
+
+NameClass classify(const TensorLayout& layout, const TensorInfo& t) {
+    NameClass c;
+    c.category = category(t.name);
+    c.kind = contains(t.name, "ffn_gate_tid2eid") ? PreparedLayout::kI32
+             : keeps_source_mxfp4(layout, t)      ? PreparedLayout::kKeepsMxfp4
+             : keeps_source_16bit(t)              ? PreparedLayout::kKeeps16
+             : allows_quantization(t)             ? PreparedLayout::kQuantized
+                                                  : PreparedLayout::kF32;
+    c.routed_expert = contains(t.name, "_exps.");
+    c.host_input = llama_host_input_tensor(t.name);
+    return c;
+}
+
+// A layer's tensor name without its "blk.N." (the whole name outside the layers). Every check
+// above reads a name by a substring that cannot span that prefix, or by a whole name that no
+// layer tensor has, so tensors with the same key below are classified alike.
+std::string_view base_name(const std::string& name, int layer) {
+    if (layer < 0) return name;
+    return std::string_view(name).substr(name.find('.', 4) + 1);
+}
+
+// Same base name, in or out of the layers, and the shape facts the checks read (n_dims < 2,
+// more than one expert).
+using ClassKey = std::tuple<bool, std::string_view, bool, bool>;
+
+ClassKey class_key(const TensorInfo& t, int layer) {
+    const bool one_dim = t.n_dims < 2;
+    const bool experts = t.ne[2] > 1;
+    return {layer >= 0, base_name(t.name, layer), one_dim, experts};
+}
+
+}  // namespace
+
+PreparedLayout prepare_layout(TensorLayout layout) {
+    PreparedLayout p;
+    p.layout = std::move(layout);
+    const auto& tensors = p.layout.tensors;
+    const std::size_t n = tensors.size();
+    std::vector<int> layer(n);
+    std::map<ClassKey, NameClass> classes;
+    std::vector<const NameClass*> cls(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        layer[i] = layer_of(tensors[i].name);
+        auto [it, fresh] = classes.try_emplace(class_key(tensors[i], layer[i]));
+        if (fresh) it->second = classify(p.layout, tensors[i]);
+        cls[i] = &it->second;
+    }
+    // llama-quantize's order: by layer, then by name. Within a layer the names differ only after
+    // "blk.N.", so each distinct base name's rank orders them as the whole names would.
+    std::map<std::string_view, int> rank;
+    for (std::size_t i = 0; i < n; ++i) rank.emplace(base_name(tensors[i].name, layer[i]), 0);
+    int next = 0;
+    for (auto& [name, r] : rank) r = next++;
+    std::vector<std::tuple<int, int, std::size_t>> keyed;
+    keyed.reserve(n);
+    for (std::size_t i = 0; i < n; ++i)
+        keyed.emplace_back(layer[i], rank[base_name(tensors[i].name, layer[i])], i);
+    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+        return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+    });
+    p.routed_expert.reserve(n);
+    p.host_input.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        p.routed_expert.push_back(cls[i]->routed_expert);
+        p.host_input.push_back(cls[i]->host_input);
+        if (!cls[i]->host_input) {
+            // Saturating: a layout past 2^64 elements cannot fit anywhere, and a floor at the
+            // maximum says so without throwing from here.
+            auto& sum = p.device_elements[cls[i]->kind];
+            std::uint64_t elements = 1;
+            for (const auto d : tensors[i].ne) {
+                if (__builtin_mul_overflow(elements, d, &elements)) elements = UINT64_MAX;
+            }
+            if (__builtin_add_overflow(sum, elements, &sum)) sum = UINT64_MAX;
+        }
+    }
+    for (const auto& [l, r, i] : keyed) {
+        const Category c = cls[i]->category;
+        p.order.push_back(i);
+        p.category.push_back(static_cast<int>(c));
+        p.kind.push_back(cls[i]->kind);
+        if (is_attn_v(c)) ++p.n_attention_wv;
+        if (c == Category::output) p.tied = false;
+    }
+    return p;
+}
+
+}  // namespace canitrun

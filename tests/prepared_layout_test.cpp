@@ -1,0 +1,109 @@
+// The prepared layout (llama-quantize's order and each tensor's reading, made once per model)
+// and the weights' floor the searches over quantizations skip by, on every database model.
+// The order is checked against llama_model_loader's own definition (layer, then the whole
+// name), sorted here directly; the floor against the typed tensors themselves.
+
+#include <algorithm>
+#include <string>
+
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/llamacpp_rules.hpp"
+#include "canitrun/quantize_rules.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+// The layer index a tensor name carries, as llama-quantize reads it ("blk.N."), else -1.
+int layer_in_name(const std::string& name) {
+    if (name.rfind("blk.", 0) != 0) return -1;
+    const auto dot = name.find('.', 4);
+    if (dot == std::string::npos || dot == 4) return -1;
+    const std::string digits = name.substr(4, dot - 4);
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return -1;
+    return std::stoi(digits);
+}
+
+// Each tensor's bytes outside the host inputs, at the file type.
+Bytes device_bytes(const PreparedLayout& p, const std::string& quant) {
+    const auto bytes = quantize_bytes(p, quant);
+    REQUIRE(bytes);
+    Bytes sum = 0;
+    for (std::size_t i = 0; i < bytes->size(); ++i) {
+        if (!llama_host_input_tensor(p.layout.tensors[i].name)) sum += (*bytes)[i];
+    }
+    return sum;
+}
+
+}  // namespace
+
+TEST_CASE("prepared layout: llama-quantize's order (layer, then whole name) for every model") {
+    for (const auto& model : test::database().models) {
+        CAPTURE(model.id);
+        const auto prepared = llamacpp_layout(model);
+        REQUIRE(prepared);
+        const auto& tensors = (*prepared)->layout.tensors;
+        std::vector<std::size_t> expected(tensors.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = i;
+        std::stable_sort(expected.begin(), expected.end(), [&](std::size_t a, std::size_t b) {
+            const int la = layer_in_name(tensors[a].name), lb = layer_in_name(tensors[b].name);
+            if (la != lb) return la < lb;
+            return tensors[a].name < tensors[b].name;
+        });
+        CHECK((*prepared)->order == expected);
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+            CHECK((*prepared)->host_input[i] == llama_host_input_tensor(tensors[i].name));
+            CHECK((*prepared)->routed_expert[i] ==
+                  (tensors[i].name.find("_exps.") != std::string::npos));
+        }
+    }
+}
+
+TEST_CASE("weights' floor: never above the typed tensors, equal to them in 16 and 32 bits") {
+    const std::vector<std::string> unquantized = {"FP32", "FP16", "BF16"};
+    for (const auto& model : test::database().models) {
+        CAPTURE(model.id);
+        const auto prepared = llamacpp_layout(model);
+        REQUIRE(prepared);
+        for (const auto& quant : test::database().quants) {
+            if (!is_llama_file_type(quant.id)) continue;
+            CAPTURE(quant.id);
+            const auto floor = device_weights_lower_bound(**prepared, quant.id);
+            REQUIRE(floor);
+            const Bytes exact = device_bytes(**prepared, quant.id);
+            CHECK(*floor <= exact);
+            if (std::find(unquantized.begin(), unquantized.end(), quant.id) != unquantized.end())
+                CHECK(*floor == exact);
+        }
+    }
+}
+
+TEST_CASE("weights' floor: IQ3_XS counts iq3_xxs, the one type its rules go below iq3_s") {
+    // Two layers of a 4096-wide attention with 8 query and 8 KV heads (n_gqa 1): at IQ3_XS,
+    // attn_k and attn_q are iq3_xxs (98 bytes per 256 values), attn_v and attn_output iq3_s
+    // (110 bytes). The floor counts all four at iq3_xxs.
+    TensorLayout layout;
+    layout.arch = "llama";
+    layout.n_layer = 2;
+    for (int il = 0; il < 2; ++il) {
+        for (const char* n : {"attn_q", "attn_k", "attn_v", "attn_output"}) {
+            TensorInfo t;
+            t.name = "blk." + std::to_string(il) + "." + n + ".weight";
+            t.ne = {4096, 4096, 1, 1};
+            t.n_dims = 2;
+            t.layer = il;
+            layout.tensors.push_back(t);
+        }
+    }
+    const PreparedLayout p = prepare_layout(layout);
+    const Bytes per_tensor_xxs = 4096ULL * 4096 / 256 * 98;
+    const Bytes per_tensor_s = 4096ULL * 4096 / 256 * 110;
+    const auto floor = device_weights_lower_bound(p, "IQ3_XS");
+    REQUIRE(floor);
+    CHECK(*floor == 8 * per_tensor_xxs);
+    CHECK(device_bytes(p, "IQ3_XS") == 4 * per_tensor_xxs + 4 * per_tensor_s);
+    CHECK_FALSE(device_weights_lower_bound(p, "NVFP4"));
+}
