@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "canitrun/measurements.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -58,4 +59,17 @@ TEST_CASE("validation: every llama-bench row has a source, its quote and known i
     }
     // Every backend the speed model distinguishes is covered.
     for (const char* b : {"CUDA", "ROCm", "Metal", "Vulkan"}) CHECK(backends.contains(b));
+}
+
+TEST_CASE(
+    "validation: the rows the binary carries are the file's, as parse_measurements reads it") {
+    std::ifstream in(CANITRUN_SOURCE_DIR "/validation/llama-bench.json");
+    REQUIRE(in);
+    std::ostringstream text;
+    text << in.rdbuf();
+    const auto parsed = canitrun::parse_measurements(text.str());
+    REQUIRE(parsed);
+    const auto& embedded = canitrun::embedded_measurements();
+    REQUIRE(embedded.size() == bench_rows().size());
+    CHECK(embedded == *parsed);
 }

@@ -26,14 +26,15 @@ struct Measurement {
     double tokens_per_second = 0;
     std::string build, date, source, note;
     bool outlier = false;  // flagged so by whoever copied it (its note)
+
+    bool operator==(const Measurement&) const = default;
 };
 
 Result<std::vector<Measurement>> parse_measurements(std::string_view json_text);
 
-// validation/*.json as embedded at build time (cmake/EmbedData.cmake), keyed by file name.
-const DatabaseFiles& embedded_validation_files();
-
-// The copy of validation/llama-bench.json embedded at build time, parsed once.
+// validation/llama-bench.json as the build read it (src/snapshot/make_measurements.cpp writes
+// the rows as C++, so a start parses no JSON: parsing the file took about half of a --gpu
+// query's time).
 const std::vector<Measurement>& embedded_measurements();
 
 // The run a measurement describes, on the database's entries; an error names what is missing

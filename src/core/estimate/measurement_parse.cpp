@@ -1,0 +1,70 @@
+// validation/llama-bench.json read into measurements. Compiled into the core and, on its own,
+// into the build step that embeds the file (src/snapshot/make_measurements.cpp), so it uses
+// nothing of the core but its headers' inline parts.
+
+#include <nlohmann/json.hpp>
+
+#include "canitrun/measurements.hpp"
+
+namespace canitrun {
+namespace {
+
+using nlohmann::json;
+
+std::string text_field(const json& row, const char* key) {
+    const auto it = row.find(key);
+    return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// llama-bench prints F16 / F32 where canitrun's quantization ids say FP16 / FP32.
+std::string quant_id(std::string q) {
+    if (q == "F16") return "FP16";
+    if (q == "F32") return "FP32";
+    return q;
+}
+
+Result<Measurement> measurement_from(const json& row, std::size_t index) {
+    const auto where = "validation row " + std::to_string(index + 1);
+    if (!row.is_object()) return fail(ErrorKind::bad_database, where + " is not an object");
+    Measurement m;
+    m.model_id = text_field(row, "model_id");
+    m.exact_model = !m.model_id.empty();
+    if (m.model_id.empty()) m.model_id = text_field(row, "nearest_model_id");
+    m.quant = quant_id(text_field(row, "quant"));
+    m.gpu_id = text_field(row, "gpu_id");
+    m.backend = text_field(row, "backend");
+    m.test = text_field(row, "test");
+    m.build = text_field(row, "build");
+    m.date = text_field(row, "date");
+    m.source = text_field(row, "source");
+    m.note = text_field(row, "note");
+    m.outlier = m.note.find("outlier") != std::string::npos;
+    const auto tps = row.find("tokens_per_second");
+    if (tps == row.end() || !tps->is_number() || tps->get<double>() <= 0) {
+        return fail(ErrorKind::bad_database, where + " has no tokens_per_second");
+    }
+    m.tokens_per_second = tps->get<double>();
+    if (const auto n = row.find("n_gpus"); n != row.end() && n->is_number_unsigned())
+        m.n_gpus = n->get<std::uint64_t>();
+    if (const auto n = row.find("ngl"); n != row.end() && n->is_number_unsigned())
+        m.ngl = n->get<std::uint64_t>();
+    if (m.source.empty()) return fail(ErrorKind::bad_database, where + " has no source");
+    return m;
+}
+
+}  // namespace
+
+Result<std::vector<Measurement>> parse_measurements(std::string_view json_text) {
+    const json doc = json::parse(json_text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_array()) {
+        return fail(ErrorKind::bad_database, "validation/llama-bench.json is not a JSON array");
+    }
+    std::vector<Measurement> out;
+    for (std::size_t i = 0; i < doc.size(); ++i) {
+        CANITRUN_TRY_ASSIGN(auto m, measurement_from(doc[i], i));
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
+}  // namespace canitrun
