@@ -14,4 +14,8 @@ std::string_view embedded_database_snapshot();
 // The built-in database, read from the embedded snapshot.
 Result<Database> load_embedded_database();
 
+// The same, read once per process and kept until it ends: a query is a process, and freeing
+// the database's thousands of strings at exit was time spent on nothing.
+Result<const Database*> embedded_database();
+
 }  // namespace canitrun

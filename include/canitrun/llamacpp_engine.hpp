@@ -73,6 +73,11 @@ Result<std::vector<TypedTensor>> llamacpp_tensors(const Model& model, const Quan
 // The model's llama.cpp layout, prepared for llama-quantize's rules (the last one is reused).
 Result<std::shared_ptr<const PreparedLayout>> llamacpp_layout(const Model& model);
 
+// Each tensor's bytes of that layout at the quantization (quantize_bytes), the last layout's
+// kept per quantization.
+Result<std::shared_ptr<const std::vector<Bytes>>> llamacpp_tensor_bytes(
+    const std::shared_ptr<const PreparedLayout>& prepared, const Quant& quant);
+
 Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
                                    const LlamaCppOptions& options);
 

@@ -15,4 +15,7 @@ std::string trim(std::string_view text);
 // ASCII lower case; other bytes unchanged.
 std::string to_lower(std::string text);
 
+// Equal in ASCII lower case, without a copy: for lookups made per tensor or per quantization.
+bool equals_ignoring_case(std::string_view a, std::string_view b);
+
 }  // namespace canitrun

@@ -138,8 +138,9 @@ void add_hardware_flags(CLI::App& app, Options& o) {
 // --version: the program's version and the embedded database's.
 std::string version_text() {
     std::string text = std::string("canitrun ") + CANITRUN_VERSION + "\n";
-    const auto db = load_embedded_database();
-    if (!db) return text + "database: unreadable (" + db.error().message + ")\n";
+    const auto loaded = embedded_database();
+    if (!loaded) return text + "database: unreadable (" + loaded.error().message + ")\n";
+    const Database* db = *loaded;
     const DatabaseInfo& info = db->info;
     text += "database " + (info.version.empty() ? std::string("(no version)") : info.version);
     if (!info.date.empty()) text += " (" + info.date + ")";

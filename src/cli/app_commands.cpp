@@ -77,9 +77,13 @@ PlanSettings plan_settings(const Database& db, const Options& o, const EstimateO
 }  // namespace
 
 const Database& load_database(const Options& o) {
-    if (!o.db) {
-        o.db = o.data_dir.empty() ? need(load_embedded_database())
-                                  : need(parse_database(need(read_database_dir(o.data_dir))));
+    if (o.db == nullptr) {
+        if (o.data_dir.empty()) {
+            o.db = need(embedded_database());
+        } else {
+            o.data_db = need(parse_database(need(read_database_dir(o.data_dir))));
+            o.db = &*o.data_db;
+        }
     }
     return *o.db;
 }

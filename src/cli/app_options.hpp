@@ -53,8 +53,10 @@ struct Options {
     std::vector<std::string> operands;  // compare
     RemoteFlags remote;                 // --offline, --timeout
     // The database, loaded on first use: every command and several checks ask for it, and a
-    // start should read it (or parse --data) once.
-    mutable std::optional<Database> db;
+    // start should read it (or parse --data) once. The built-in one lives as long as the
+    // process (embedded_database()); a --data one is held here.
+    mutable const Database* db = nullptr;
+    mutable std::optional<Database> data_db;
 };
 
 struct Failure {

@@ -1,5 +1,7 @@
 #include "canitrun/ggml_type.hpp"
 
+#include "canitrun/strings.hpp"
+
 #include <array>
 
 #include "canitrun/name_match.hpp"
@@ -62,14 +64,9 @@ std::optional<GgmlType> find_ggml_type(std::uint32_t id) {
 }
 
 std::optional<GgmlType> find_ggml_type(std::string_view name) {
-    // Case-insensitive without allocating: llama-quantize's rules look types up per tensor.
-    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+    // Without allocating: llama-quantize's rules look types up per tensor.
     for (const auto& t : kTypes) {
-        const std::string_view n(t.name);
-        if (n.size() != name.size()) continue;
-        bool same = true;
-        for (std::size_t i = 0; same && i < n.size(); ++i) same = lower(n[i]) == lower(name[i]);
-        if (same) return t;
+        if (equals_ignoring_case(t.name, name)) return t;
     }
     return std::nullopt;
 }

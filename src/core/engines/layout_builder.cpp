@@ -17,8 +17,16 @@ void Builder::add(std::string name, std::initializer_list<std::uint64_t> dims, i
     layout.tensors.push_back(std::move(t));
 }
 
-void Builder::blk(int il, const std::string& suffix, std::initializer_list<std::uint64_t> dims) {
-    add("blk." + std::to_string(il) + "." + suffix, dims, il);
+void Builder::blk(int il, std::string_view suffix, std::initializer_list<std::uint64_t> dims) {
+    // One allocation per name: layouts are built for every model a search looks at.
+    const std::string layer = std::to_string(il);
+    std::string name;
+    name.reserve(5 + layer.size() + suffix.size());
+    name += "blk.";
+    name += layer;
+    name += '.';
+    name += suffix;
+    add(std::move(name), dims, il);
 }
 
 const LayerGroup* group_of(const Model& model, LayerKind kind) {

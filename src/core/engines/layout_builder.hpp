@@ -5,6 +5,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <string_view>
 
 #include "canitrun/tensor_layout.hpp"
 
@@ -15,7 +16,7 @@ struct Builder {
 
     void add(std::string name, std::initializer_list<std::uint64_t> dims, int layer = -1);
     // blk.<il>.<suffix>
-    void blk(int il, const std::string& suffix, std::initializer_list<std::uint64_t> dims);
+    void blk(int il, std::string_view suffix, std::initializer_list<std::uint64_t> dims);
 };
 
 const LayerGroup* group_of(const Model& model, LayerKind kind);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <memory>
 #include <string_view>
 
 #include "canitrun/kv_cache.hpp"
@@ -402,6 +404,30 @@ Result<std::shared_ptr<const PreparedLayout>> llamacpp_layout(const Model& model
     return prepared;
 }
 
+Result<std::shared_ptr<const std::vector<Bytes>>> llamacpp_tensor_bytes(
+    const std::shared_ptr<const PreparedLayout>& prepared, const Quant& quant) {
+    // Each quantization's typing of the last layout, kept: the page's context curve and its
+    // tables ask for the same (model, quantization) many times, and typing every tensor is most
+    // of a plan's time. Keyed by the layout llamacpp_layout() keeps, held so its address is not
+    // reused.
+    thread_local struct {
+        std::shared_ptr<const PreparedLayout> prepared;
+        std::map<std::string, std::shared_ptr<const std::vector<Bytes>>, std::less<>> by_quant;
+    } last;
+    if (last.prepared != prepared) {
+        last.prepared = prepared;
+        last.by_quant.clear();
+    }
+    auto it = last.by_quant.find(quant.id);
+    if (it == last.by_quant.end()) {
+        CANITRUN_TRY_ASSIGN(auto bytes, quantize_bytes(*prepared, quant.id));
+        it = last.by_quant
+                 .emplace(quant.id, std::make_shared<const std::vector<Bytes>>(std::move(bytes)))
+                 .first;
+    }
+    return it->second;
+}
+
 Result<std::vector<TypedTensor>> llamacpp_tensors(const Model& model, const Quant& quant) {
     CANITRUN_TRY_ASSIGN(const auto layout, tensor_layout(model));
     return quantize_tensors(layout, quant.id);
@@ -426,7 +452,8 @@ Result<WeightSplit> weight_split(const Model& model, const Quant& quant, const L
         return w;
     }
     CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
-    CANITRUN_TRY_ASSIGN(const auto bytes, quantize_bytes(*prepared, quant.id));
+    CANITRUN_TRY_ASSIGN(const auto typed, llamacpp_tensor_bytes(prepared, quant));
+    const std::vector<Bytes>& bytes = *typed;
     const auto& tensors = prepared->layout.tensors;
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         if (prepared->host_input[i]) {

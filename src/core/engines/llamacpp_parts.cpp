@@ -14,9 +14,12 @@ namespace {
 
 // The weight terms of the parts: each tensor's bytes as llama-quantize types it, summed per
 // layer, with the routed experts and the active share marked. No context in them.
-Result<ModelParts> llamacpp_weight_parts(const Model& model, const PreparedLayout& prepared,
+Result<ModelParts> llamacpp_weight_parts(const Model& model,
+                                         const std::shared_ptr<const PreparedLayout>& layout,
                                          const Quant& quant) {
-    CANITRUN_TRY_ASSIGN(const auto bytes, quantize_bytes(prepared, quant.id));
+    CANITRUN_TRY_ASSIGN(const auto typed, llamacpp_tensor_bytes(layout, quant));
+    const std::vector<Bytes>& bytes = *typed;
+    const PreparedLayout& prepared = *layout;
     const auto& tensors = prepared.layout.tensors;
     const auto order = layer_group_order(model);
     return catch_overflow(
@@ -84,7 +87,7 @@ Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
     }
     auto it = last.by_quant.find(quant.id);
     if (it == last.by_quant.end()) {
-        CANITRUN_TRY_ASSIGN(auto weights, llamacpp_weight_parts(model, *prepared, quant));
+        CANITRUN_TRY_ASSIGN(auto weights, llamacpp_weight_parts(model, prepared, quant));
         it = last.by_quant.emplace(quant.id, std::move(weights)).first;
     }
     return llamacpp_parts_at_context(it->second, model, options);

@@ -1,8 +1,10 @@
 #include <algorithm>
 #include <cstdint>
-#include <map>
+#include <optional>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
+#include <vector>
 
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/quantize_rules.hpp"
@@ -120,14 +122,10 @@ std::string_view base_name(const std::string& name, int layer) {
     return std::string_view(name).substr(name.find('.', 4) + 1);
 }
 
-// Same base name, in or out of the layers, and the shape facts the checks read (n_dims < 2,
-// more than one expert).
-using ClassKey = std::tuple<bool, std::string_view, bool, bool>;
-
-ClassKey class_key(const TensorInfo& t, int layer) {
-    const bool one_dim = t.n_dims < 2;
-    const bool experts = t.ne[2] > 1;
-    return {layer >= 0, base_name(t.name, layer), one_dim, experts};
+// The shape facts the checks read besides the name: in or out of the layers, n_dims < 2, more
+// than one expert. With the base name they pick one reading.
+std::size_t shape_bits(const TensorInfo& t, int layer) {
+    return (layer >= 0 ? 4U : 0U) | (t.n_dims < 2 ? 2U : 0U) | (t.ne[2] > 1 ? 1U : 0U);
 }
 
 }  // namespace
@@ -137,30 +135,44 @@ PreparedLayout prepare_layout(TensorLayout layout) {
     p.layout = std::move(layout);
     const auto& tensors = p.layout.tensors;
     const std::size_t n = tensors.size();
+    // Each distinct base name once: its id, then its rank among them in name order.
     std::vector<int> layer(n);
-    std::map<ClassKey, NameClass> classes;
-    std::vector<const NameClass*> cls(n);
+    std::vector<std::size_t> id(n);
+    std::unordered_map<std::string_view, std::size_t> ids;
+    std::vector<std::string_view> names;
     for (std::size_t i = 0; i < n; ++i) {
         layer[i] = layer_of(tensors[i].name);
-        auto [it, fresh] = classes.try_emplace(class_key(tensors[i], layer[i]));
-        if (fresh) it->second = classify(p.layout, tensors[i]);
-        cls[i] = &it->second;
+        const auto [it, fresh] =
+            ids.try_emplace(base_name(tensors[i].name, layer[i]), names.size());
+        if (fresh) names.push_back(it->first);
+        id[i] = it->second;
+    }
+    std::vector<std::size_t> by_name(names.size());
+    for (std::size_t k = 0; k < by_name.size(); ++k) by_name[k] = k;
+    std::sort(by_name.begin(), by_name.end(),
+              [&](std::size_t a, std::size_t b) { return names[a] < names[b]; });
+    std::vector<std::size_t> rank(names.size());
+    for (std::size_t r = 0; r < by_name.size(); ++r) rank[by_name[r]] = r;
+    // One reading per base name and shape facts.
+    std::vector<std::optional<NameClass>> readings(names.size() * 8);
+    std::vector<const NameClass*> cls(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        auto& reading = readings[id[i] * 8 + shape_bits(tensors[i], layer[i])];
+        if (!reading) reading = classify(p.layout, tensors[i]);
+        cls[i] = &*reading;
     }
     // llama-quantize's order: by layer, then by name. Within a layer the names differ only after
-    // "blk.N.", so each distinct base name's rank orders them as the whole names would.
-    std::map<std::string_view, int> rank;
-    for (std::size_t i = 0; i < n; ++i) rank.emplace(base_name(tensors[i].name, layer[i]), 0);
-    int next = 0;
-    for (auto& [name, r] : rank) r = next++;
-    std::vector<std::tuple<int, int, std::size_t>> keyed;
+    // "blk.N.", so the base names' ranks order them as the whole names would; the index breaks
+    // ties as a stable sort would.
+    std::vector<std::tuple<int, std::size_t, std::size_t>> keyed;
     keyed.reserve(n);
-    for (std::size_t i = 0; i < n; ++i)
-        keyed.emplace_back(layer[i], rank[base_name(tensors[i].name, layer[i])], i);
-    std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
-        return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
-    });
+    for (std::size_t i = 0; i < n; ++i) keyed.emplace_back(layer[i], rank[id[i]], i);
+    std::sort(keyed.begin(), keyed.end());
     p.routed_expert.reserve(n);
     p.host_input.reserve(n);
+    p.order.reserve(n);
+    p.category.reserve(n);
+    p.kind.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         p.routed_expert.push_back(cls[i]->routed_expert);
         p.host_input.push_back(cls[i]->host_input);

@@ -101,9 +101,8 @@ bool needs_imatrix(Ftype f) {
 }
 
 std::optional<FtypeName> find_ftype(const std::string& id) {
-    const std::string lower = to_lower(id);
     for (const auto& f : kFtypes) {
-        if (to_lower(std::string(f.id)) == lower) return f;
+        if (equals_ignoring_case(f.id, id)) return f;
     }
     return std::nullopt;
 }

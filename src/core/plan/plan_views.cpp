@@ -1,6 +1,10 @@
 #include "canitrun/plan_views.hpp"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 namespace canitrun {
 namespace {
@@ -20,6 +24,19 @@ Hardware one_board(const Gpu& gpu, std::uint64_t ram_gb) {
     return h;
 }
 
+// What plan_placement reads: each device's memory and whether it is unified, the RAM, and the
+// placement options whole.
+using PlacementKey = std::tuple<std::vector<std::pair<Bytes, bool>>, Bytes, Bytes,
+                                std::vector<Bytes>, std::optional<std::uint64_t>,
+                                std::optional<std::uint64_t>, std::vector<std::uint64_t>>;
+
+PlacementKey placement_key(const Hardware& h, const PlacementOptions& o) {
+    std::vector<std::pair<Bytes, bool>> devices;
+    for (const auto& d : h.gpus) devices.emplace_back(d.memory, d.unified);
+    return {devices,          h.ram,         o.margin, o.gpu_runtime, o.gpu_layers,
+            o.cpu_moe_layers, o.tensor_split};
+}
+
 bool offloaded(PlanKind k) {
     return k == PlanKind::expert_offload || k == PlanKind::layer_offload;
 }
@@ -32,6 +49,18 @@ Result<PlanKind> kind_on(const ModelParts& parts, const Quant& quant, const Plan
     CANITRUN_TRY_ASSIGN(auto plan,
                         plan_placement(parts, hardware, placement_for(hardware, settings)));
     return plan.kind;
+}
+
+// Whether the plan on this hardware is native, without the offload search plan_placement makes
+// when it is not (the same native_placement it tries first).
+Result<bool> native_on(const ModelParts& parts, const Quant& quant, const PlanSettings& settings,
+                       const Hardware& hardware) {
+    for (const auto& d : hardware.gpus) {
+        if (d.gpu != nullptr && !gpu_runs_quant(*d.gpu, quant)) return false;
+    }
+    CANITRUN_TRY_ASSIGN(auto whole,
+                        native_placement(parts, hardware, placement_for(hardware, settings)));
+    return whole.has_value();
 }
 
 }  // namespace
@@ -83,10 +112,19 @@ Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& mode
     }
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
     std::vector<GpuVerdict> native, offload;
+    // Boards alike in what placement reads get the same plan: of 200-odd boards only a few
+    // dozen differ, and planning each was most of the page's time.
+    std::map<PlacementKey, Plan> planned;
     for (const auto& gpu : db.gpus) {
         const Hardware h = one_board(gpu, fit.ram_gb);
         if (!gpu_runs_quant(gpu, quant)) continue;
-        CANITRUN_TRY_ASSIGN(auto plan, plan_placement(parts, h, placement_for(h, settings)));
+        const PlacementOptions options = placement_for(h, settings);
+        auto it = planned.find(placement_key(h, options));
+        if (it == planned.end()) {
+            CANITRUN_TRY_ASSIGN(auto fresh, plan_placement(parts, h, options));
+            it = planned.emplace(placement_key(h, options), std::move(fresh)).first;
+        }
+        const Plan& plan = it->second;
         if (plan.kind != PlanKind::native && !offloaded(plan.kind)) continue;
         Bytes capacity = 0;
         for (const Share& g : plan.placement.gpus) capacity = checked::add(capacity, g.capacity);
@@ -118,9 +156,9 @@ Result<std::optional<CardClass>> plan_card_class(const Model& model, const Quant
     for (const auto& c : classes) {
         const GpuDevice d = generic_device(card_bytes_for_gb(checked::mul(c.gb, kGB)));
         // RAM for the host's buffers (token_embd, logits); a native plan needs no more.
-        CANITRUN_TRY_ASSIGN(auto kind,
-                            kind_on(parts, quant, settings, one_device(d, kDefaultRamGb)));
-        if (kind == PlanKind::native) return std::optional<CardClass>{c};
+        CANITRUN_TRY_ASSIGN(auto native,
+                            native_on(parts, quant, settings, one_device(d, kDefaultRamGb)));
+        if (native) return std::optional<CardClass>{c};
     }
     return std::optional<CardClass>{};
 }
