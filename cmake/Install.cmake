@@ -38,8 +38,7 @@ install(FILES ${CMAKE_BINARY_DIR}/canitrunConfig.cmake
               ${CMAKE_BINARY_DIR}/canitrunConfigVersion.cmake
         DESTINATION ${CANITRUN_CMAKE_DIR} COMPONENT dev)
 
-# The .deb: the command line tool only (binary, completions, man page). Its one library
-# dependency beyond libc and libstdc++ is fmt, Debian 12's libfmt9.
+# The .deb: the command line tool only (binary, completions, man page).
 set(CPACK_PACKAGE_NAME canitrun)
 set(CPACK_PACKAGE_VENDOR canitrun)
 set(CPACK_PACKAGE_CONTACT "canitrun maintainers <canitrun@users.noreply.github.com>")

@@ -1,5 +1,7 @@
 #include "layout_builder.hpp"
 
+#include <charconv>
+
 #include "canitrun/checked.hpp"
 
 // Tensor names and shapes follow the pinned llama.cpp (src/models/<arch>.cpp, load_arch_tensors,
@@ -19,11 +21,13 @@ void Builder::add(std::string name, std::initializer_list<std::uint64_t> dims, i
 
 void Builder::blk(int il, std::string_view suffix, std::initializer_list<std::uint64_t> dims) {
     // One allocation per name: layouts are built for every model a search looks at.
-    const std::string layer = std::to_string(il);
+    char digits[16];
+    const auto n =
+        static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, il).ptr - digits);
     std::string name;
-    name.reserve(5 + layer.size() + suffix.size());
+    name.reserve(5 + n + suffix.size());
     name += "blk.";
-    name += layer;
+    name.append(digits, n);
     name += '.';
     name += suffix;
     add(std::move(name), dims, il);

@@ -168,14 +168,14 @@ PreparedLayout prepare_layout(TensorLayout layout) {
     keyed.reserve(n);
     for (std::size_t i = 0; i < n; ++i) keyed.emplace_back(layer[i], rank[id[i]], i);
     std::sort(keyed.begin(), keyed.end());
-    p.routed_expert.reserve(n);
-    p.host_input.reserve(n);
+    p.routed_expert.assign(n, false);
+    p.host_input.assign(n, false);
     p.order.reserve(n);
     p.category.reserve(n);
     p.kind.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
-        p.routed_expert.push_back(cls[i]->routed_expert);
-        p.host_input.push_back(cls[i]->host_input);
+        if (cls[i]->routed_expert) p.routed_expert[i] = true;
+        if (cls[i]->host_input) p.host_input[i] = true;
         if (!cls[i]->host_input) {
             // Saturating: a layout past 2^64 elements cannot fit anywhere, and a floor at the
             // maximum says so without throwing from here.

@@ -4,6 +4,7 @@
 
 #include "canitrun/fit.hpp"
 #include "canitrun/llamacpp_parts.hpp"
+#include "canitrun/parallel_map.hpp"
 
 namespace canitrun {
 namespace {
@@ -201,29 +202,46 @@ Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
     return native ? native : offload;
 }
 
+namespace {
+
+// One model's entry in models_that_fit(): its best native plan and longest context, or nothing.
+Result<std::optional<ModelFit>> model_fit(const Model& model,
+                                          const std::vector<const Quant*>& quants,
+                                          const std::vector<const Quant*>& ranked,
+                                          const Hardware& hardware, const PlanSettings& settings) {
+    PlanSettings o = settings_for_model(model, settings);
+    o.estimate.context = std::min(o.estimate.context, longest_supported_context(model));
+    if (hardware.gpus.empty()) {
+        // Whole in RAM: the one plan a machine without a GPU has.
+        CANITRUN_TRY_ASSIGN(auto best, best_quant_for_hardware(model, quants, hardware, o));
+        if (!best || best->plan.kind != PlanKind::cpu_only) return std::optional<ModelFit>{};
+        CANITRUN_TRY_ASSIGN(auto longest, max_native_context(model, *best->quant, hardware, o));
+        return std::optional<ModelFit>{
+            ModelFit{&model, *best, longest.value_or(o.estimate.context)}};
+    }
+    // Whole on the GPUs; offload answers would be dropped, so they are never planned.
+    CANITRUN_TRY_ASSIGN(auto native, best_native(model, ranked, hardware, o));
+    if (!native) return std::optional<ModelFit>{};
+    const Quant& quant = *native->answer.quant;
+    CANITRUN_TRY_ASSIGN(auto longest, longest_from_parts(model, quant, native->parts, hardware, o));
+    return std::optional<ModelFit>{
+        ModelFit{&model, native->answer, longest.value_or(o.estimate.context)}};
+}
+
+}  // namespace
+
 Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware& hardware,
                                               const PlanSettings& settings) {
     const std::vector<const Quant*> quants = llama_cpp_quants(db);
     const std::vector<const Quant*> ranked = by_quality(quants);
+    // The models are independent questions: asked on every core (parallel_map.hpp).
+    auto answers = parallel_map(db.models.size(), [&](std::size_t i) {
+        return model_fit(db.models[i], quants, ranked, hardware, settings);
+    });
     std::vector<ModelFit> fits;
-    for (const auto& model : db.models) {
-        PlanSettings o = settings_for_model(model, settings);
-        o.estimate.context = std::min(o.estimate.context, longest_supported_context(model));
-        if (hardware.gpus.empty()) {
-            // Whole in RAM: the one plan a machine without a GPU has.
-            CANITRUN_TRY_ASSIGN(auto best, best_quant_for_hardware(model, quants, hardware, o));
-            if (!best || best->plan.kind != PlanKind::cpu_only) continue;
-            CANITRUN_TRY_ASSIGN(auto longest, max_native_context(model, *best->quant, hardware, o));
-            fits.push_back({&model, *best, longest.value_or(o.estimate.context)});
-            continue;
-        }
-        // Whole on the GPUs; offload answers would be dropped, so they are never planned.
-        CANITRUN_TRY_ASSIGN(auto native, best_native(model, ranked, hardware, o));
-        if (!native) continue;
-        const Quant& quant = *native->answer.quant;
-        CANITRUN_TRY_ASSIGN(auto longest,
-                            longest_from_parts(model, quant, native->parts, hardware, o));
-        fits.push_back({&model, native->answer, longest.value_or(o.estimate.context)});
+    for (auto& answer : answers) {
+        CANITRUN_TRY_ASSIGN(auto fit, std::move(answer));
+        if (fit) fits.push_back(std::move(*fit));
     }
     return fits;
 }
