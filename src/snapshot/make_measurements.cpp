@@ -10,6 +10,7 @@
 #include <string>
 
 #include "canitrun/measurements.hpp"
+#include "write_if_changed.hpp"
 
 namespace {
 
@@ -84,14 +85,8 @@ int main(int argc, char** argv) {
     if (!rows) return fail(rows.error().message);
 
     const std::string source = cpp_source(*rows);
-    std::ifstream previous(argv[2], std::ios::binary);
-    std::ostringstream old;
-    old << previous.rdbuf();
-    if (previous && old.str() == source) return 0;
-    previous.close();
-    std::ofstream out(argv[2], std::ios::binary | std::ios::trunc);
-    out << source;
-    out.close();
-    if (!out) return fail(std::string("cannot write ") + argv[2]);
+    if (!canitrun::snapshot::write_if_changed(argv[2], source)) {
+        return fail(std::string("cannot write ") + argv[2]);
+    }
     return 0;
 }

@@ -4,12 +4,11 @@
 // The output is rewritten only when it changes, so an unchanged data/ rebuilds nothing.
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "canitrun/database_files.hpp"
 #include "canitrun/database_snapshot.hpp"
+#include "write_if_changed.hpp"
 
 namespace {
 
@@ -58,14 +57,8 @@ int main(int argc, char** argv) {
     if (!(*back == *db)) return fail("the snapshot reads back different from data/");
 
     const std::string source = cpp_source(bytes);
-    std::ifstream previous(argv[2], std::ios::binary);
-    std::ostringstream old;
-    old << previous.rdbuf();
-    if (previous && old.str() == source) return 0;
-    previous.close();
-    std::ofstream out(argv[2], std::ios::binary | std::ios::trunc);
-    out << source;
-    out.close();
-    if (!out) return fail(std::string("cannot write ") + argv[2]);
+    if (!canitrun::snapshot::write_if_changed(argv[2], source)) {
+        return fail(std::string("cannot write ") + argv[2]);
+    }
     return 0;
 }

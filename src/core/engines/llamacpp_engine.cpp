@@ -11,6 +11,7 @@
 #include "canitrun/name_match.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
+#include "quant_memo.hpp"
 
 // Rules from llama.cpp 5b4ebc5 (the libllama node-llama-cpp 3.21.1 ships):
 // - llama-context.cpp: n_ctx = GGML_PAD(n_ctx, 256); without a unified KV cache (the default)
@@ -406,26 +407,13 @@ Result<std::shared_ptr<const PreparedLayout>> llamacpp_layout(const Model& model
 
 Result<std::shared_ptr<const std::vector<Bytes>>> llamacpp_tensor_bytes(
     const std::shared_ptr<const PreparedLayout>& prepared, const Quant& quant) {
-    // Each quantization's typing of the last layout, kept: the page's context curve and its
-    // tables ask for the same (model, quantization) many times, and typing every tensor is most
-    // of a plan's time. Keyed by the layout llamacpp_layout() keeps, held so its address is not
-    // reused.
-    thread_local struct {
-        std::shared_ptr<const PreparedLayout> prepared;
-        std::map<std::string, std::shared_ptr<const std::vector<Bytes>>, std::less<>> by_quant;
-    } last;
-    if (last.prepared != prepared) {
-        last.prepared = prepared;
-        last.by_quant.clear();
-    }
-    auto it = last.by_quant.find(quant.id);
-    if (it == last.by_quant.end()) {
+    thread_local QuantMemo<std::shared_ptr<const std::vector<Bytes>>> memo;
+    const auto typed = [&]() -> Result<std::shared_ptr<const std::vector<Bytes>>> {
         CANITRUN_TRY_ASSIGN(auto bytes, quantize_bytes(*prepared, quant.id));
-        it = last.by_quant
-                 .emplace(quant.id, std::make_shared<const std::vector<Bytes>>(std::move(bytes)))
-                 .first;
-    }
-    return it->second;
+        return std::make_shared<const std::vector<Bytes>>(std::move(bytes));
+    };
+    CANITRUN_TRY_ASSIGN(const auto* kept, memo.get(prepared, quant.id, typed));
+    return *kept;
 }
 
 Result<std::vector<TypedTensor>> llamacpp_tensors(const Model& model, const Quant& quant) {

@@ -8,6 +8,7 @@
 #include "canitrun/llamacpp_rules.hpp"
 
 #include "canitrun/layer_kinds.hpp"
+#include "quant_memo.hpp"
 
 namespace canitrun {
 namespace {
@@ -72,25 +73,12 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model,
 Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
                                   const LlamaCppOptions& options) {
     CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
-    // The last layout's weight terms per quantization, kept: the GPU lists, --gpu over many
-    // cards and the context searches ask for the same (model, quantization) again and again,
-    // and choosing every tensor's type is most of the planner's time (bench/RESULTS.md). Keyed
-    // by the layout llamacpp_layout() keeps for this very model, held so its address is not
-    // reused.
-    thread_local struct {
-        std::shared_ptr<const PreparedLayout> prepared;
-        std::map<std::string, ModelParts, std::less<>> by_quant;
-    } last;
-    if (last.prepared != prepared) {
-        last.prepared = prepared;
-        last.by_quant.clear();
-    }
-    auto it = last.by_quant.find(quant.id);
-    if (it == last.by_quant.end()) {
-        CANITRUN_TRY_ASSIGN(auto weights, llamacpp_weight_parts(model, prepared, quant));
-        it = last.by_quant.emplace(quant.id, std::move(weights)).first;
-    }
-    return llamacpp_parts_at_context(it->second, model, options);
+    // The weight terms, kept per quantization (quant_memo.hpp): no context in them.
+    thread_local QuantMemo<ModelParts> memo;
+    CANITRUN_TRY_ASSIGN(const ModelParts* weights, memo.get(prepared, quant.id, [&]() {
+        return llamacpp_weight_parts(model, prepared, quant);
+    }));
+    return llamacpp_parts_at_context(*weights, model, options);
 }
 
 Result<Bytes> llamacpp_device_weights_floor(const Model& model, const Quant& quant) {
