@@ -99,18 +99,24 @@ TEST_CASE("consistency: --vram N answers as --gpu does on an NVIDIA card of N GB
 TEST_CASE("consistency: fit lists exactly the models --gpu runs natively, at their best quant") {
     const Database& db = test::database();
     const std::vector<const Quant*> quants = llama_cpp_quants(db);
-    for (const auto& gpus : std::vector<std::vector<std::string>>{
-             {"rtx-4090"}, {"rtx-3090", "rtx-3090"}, {"rtx-4090", "rtx-3060"}, {"m4-max-128gb"}}) {
-        const Hardware h = test::hardware_of(gpus);
+    // The last: no GPU and 64 GB of RAM, where the one plan is the CPU's.
+    for (const auto& gpus : std::vector<std::vector<std::string>>{{"rtx-4090"},
+                                                                  {"rtx-3090", "rtx-3090"},
+                                                                  {"rtx-4090", "rtx-3060"},
+                                                                  {"m4-max-128gb"},
+                                                                  {}}) {
+        const Hardware h = test::hardware_of(gpus, gpus.empty() ? 64 : 32);
         const auto fits = models_that_fit(db, h, PlanSettings{}).value();
         std::map<std::string, std::string> listed;
         for (const auto& f : fits) listed[f.model->id] = f.answer.quant->id;
+        const PlanKind whole = gpus.empty() ? PlanKind::cpu_only : PlanKind::native;
+        if (gpus.empty()) CHECK(fits.size() > 50);  // the CPU case lists models at all
         for (const auto& m : db.models) {
-            INFO(m.id << " on " << gpus.front() << " x" << gpus.size());
+            INFO(m.id << " on " << (gpus.empty() ? "no GPU" : gpus.front()) << " x" << gpus.size());
             PlanSettings s = settings_for_model(m, PlanSettings{});
             s.estimate.context = std::min<std::uint64_t>(8192, longest_supported_context(m));
             const auto best = best_quant_for_hardware(m, quants, h, s).value();
-            const bool native = best && best->plan.kind == PlanKind::native;
+            const bool native = best && best->plan.kind == whole;
             REQUIRE(listed.contains(m.id) == native);
             if (native) CHECK(listed[m.id] == best->quant->id);
         }

@@ -23,19 +23,22 @@ bool hardware_runs(const Hardware& hardware, const Quant& quant) {
     return true;
 }
 
-// Whether a floor already rules out a native fit, without building per-layer parts: no native
-// plan needs less than all of its shares' least. `fit` asks ~4,000 such questions per run.
+// Whether a floor already rules out a whole plan (native on the GPUs; on a machine without a
+// GPU, everything in RAM) without building per-layer parts: no such plan needs less than all
+// of its shares' least. `fit` asks ~4,000 such questions per run.
 // - The quick rule: the devices hold the same weights, at least the same KV (each layer's KV
 //   rounds up on its own), and each its overhead rounded down, so together they need at least
 //   the estimate's total less one byte per share.
-// - llama.cpp's rule: the GPUs' capacities (memory less the margin) hold at least the weights'
-//   floor (every tensor but the host inputs at the smallest type the file type gives any).
-Result<bool> cannot_fit_natively(const Model& model, const Quant& quant, const Hardware& hardware,
-                                 const PlanSettings& settings) {
+// - llama.cpp's rule: the capacities (each GPU's memory less the margin; else the RAM) hold at
+//   least the weights' floor (every tensor but the host inputs at the smallest type the file
+//   type gives any).
+Result<bool> cannot_fit_whole(const Model& model, const Quant& quant, const Hardware& hardware,
+                              const PlanSettings& settings) {
+    const bool in_ram = hardware.gpus.empty();
     if (settings.rule != Rule::quick) {
         CANITRUN_TRY_ASSIGN(const Bytes floor, llamacpp_device_weights_floor(model, quant));
         const Bytes margin = placement_for(hardware, settings).margin;
-        Bytes room = 0;  // each GPU's capacity, as placement sets it
+        Bytes room = in_ram ? hardware.ram : 0;  // the capacities, as placement sets them
         for (const auto& d : hardware.gpus) {
             const Bytes capacity = d.memory > margin ? d.memory - margin : 0;
             if (__builtin_add_overflow(room, capacity, &room)) room = UINT64_MAX;
@@ -44,7 +47,7 @@ Result<bool> cannot_fit_natively(const Model& model, const Quant& quant, const H
     }
     CANITRUN_TRY_ASSIGN(const auto e, estimate(model, quant, settings.estimate));
     const Bytes shares = hardware.gpus.size() + 1;
-    return e.total() > checked::add(hardware.gpu_memory(), shares);
+    return e.total() > checked::add(in_ram ? hardware.ram : hardware.gpu_memory(), shares);
 }
 
 // The most 256-token steps (up to `longest`) at which the quick estimate fits `capacity`; 0 when
@@ -164,7 +167,7 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
     const PlacementOptions placement = placement_for(hardware, settings);
     for (const Quant* q : ranked) {
         if (!hardware_runs(hardware, *q) || !*rule_offers(settings, *q)) continue;
-        CANITRUN_TRY_ASSIGN(auto ruled_out, cannot_fit_natively(model, *q, hardware, settings));
+        CANITRUN_TRY_ASSIGN(auto ruled_out, cannot_fit_whole(model, *q, hardware, settings));
         if (ruled_out) continue;
         CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, *q, settings));
         CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, placement));
@@ -204,21 +207,31 @@ Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
 
 namespace {
 
+// Whole in RAM, the one plan a machine without a GPU has: the best quality that fits is the
+// first that does, best first (best_quant_for_hardware's answer, without planning the rest).
+Result<std::optional<ModelFit>> best_in_ram(const Model& model,
+                                            const std::vector<const Quant*>& ranked,
+                                            const Hardware& hardware, const PlanSettings& o) {
+    for (const Quant* q : ranked) {
+        CANITRUN_TRY_ASSIGN(const bool offered, rule_offers(o, *q));
+        if (!offered) continue;
+        CANITRUN_TRY_ASSIGN(const bool ruled_out, cannot_fit_whole(model, *q, hardware, o));
+        if (ruled_out) continue;
+        CANITRUN_TRY_ASSIGN(auto a, answer_for(model, *q, hardware, o));
+        if (a.plan.kind != PlanKind::cpu_only) continue;
+        CANITRUN_TRY_ASSIGN(auto longest, max_native_context(model, *q, hardware, o));
+        return std::optional<ModelFit>{ModelFit{&model, a, longest.value_or(o.estimate.context)}};
+    }
+    return std::optional<ModelFit>{};
+}
+
 // One model's entry in models_that_fit(): its best native plan and longest context, or nothing.
 Result<std::optional<ModelFit>> model_fit(const Model& model,
-                                          const std::vector<const Quant*>& quants,
                                           const std::vector<const Quant*>& ranked,
                                           const Hardware& hardware, const PlanSettings& settings) {
     PlanSettings o = settings_for_model(model, settings);
     o.estimate.context = std::min(o.estimate.context, longest_supported_context(model));
-    if (hardware.gpus.empty()) {
-        // Whole in RAM: the one plan a machine without a GPU has.
-        CANITRUN_TRY_ASSIGN(auto best, best_quant_for_hardware(model, quants, hardware, o));
-        if (!best || best->plan.kind != PlanKind::cpu_only) return std::optional<ModelFit>{};
-        CANITRUN_TRY_ASSIGN(auto longest, max_native_context(model, *best->quant, hardware, o));
-        return std::optional<ModelFit>{
-            ModelFit{&model, *best, longest.value_or(o.estimate.context)}};
-    }
+    if (hardware.gpus.empty()) return best_in_ram(model, ranked, hardware, o);
     // Whole on the GPUs; offload answers would be dropped, so they are never planned.
     CANITRUN_TRY_ASSIGN(auto native, best_native(model, ranked, hardware, o));
     if (!native) return std::optional<ModelFit>{};
@@ -232,11 +245,10 @@ Result<std::optional<ModelFit>> model_fit(const Model& model,
 
 Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware& hardware,
                                               const PlanSettings& settings) {
-    const std::vector<const Quant*> quants = llama_cpp_quants(db);
-    const std::vector<const Quant*> ranked = by_quality(quants);
+    const std::vector<const Quant*> ranked = by_quality(llama_cpp_quants(db));
     // The models are independent questions: asked on every core (parallel_map.hpp).
     auto answers = parallel_map(db.models.size(), [&](std::size_t i) {
-        return model_fit(db.models[i], quants, ranked, hardware, settings);
+        return model_fit(db.models[i], ranked, hardware, settings);
     });
     std::vector<ModelFit> fits;
     for (auto& answer : answers) {
