@@ -48,6 +48,10 @@ GpuDevice device_for(const Gpu& gpu);
 // board (Gpu::devices) with its share of the memory, bandwidth and throughput.
 std::vector<GpuDevice> devices_for(const Gpu& gpu);
 
+// Whether every database GPU of the hardware loads the quantization's format (NVFP4 needs
+// CUDA); a device not in the database is taken to.
+bool hardware_runs(const Hardware& hardware, const Quant& quant);
+
 // Every board of a --gpu list as the devices llama.cpp sees, in order.
 std::vector<GpuDevice> devices_for(const std::vector<const Gpu*>& gpus);
 

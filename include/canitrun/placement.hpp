@@ -22,6 +22,11 @@
 
 namespace canitrun {
 
+// A GPU's capacity in a placement: its memory less the margin kept free (nothing below zero).
+inline Bytes gpu_capacity(Bytes memory, Bytes margin) {
+    return memory > margin ? memory - margin : 0;
+}
+
 struct PlacementOptions {
     std::optional<std::uint64_t> gpu_layers;      // -ngl; nullopt: all layers and the output head
     std::optional<std::uint64_t> cpu_moe_layers;  // --n-cpu-moe (0 given is 0, not "choose")

@@ -1,10 +1,9 @@
 #include "canitrun/ggml_type.hpp"
 
-#include "canitrun/strings.hpp"
-
 #include <array>
 
 #include "canitrun/name_match.hpp"
+#include "canitrun/strings.hpp"
 
 namespace canitrun {
 namespace {

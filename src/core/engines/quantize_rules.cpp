@@ -401,7 +401,7 @@ Result<Bytes> typed_bytes(const TensorInfo& t, const GgmlType& type) {
 // tensor at this file type. Every branch of choose() picks the default type or a larger one,
 // and every fallback a larger one, except two: IQ3_XS files put attn_k, attn_q and the middle
 // ffn_gate / ffn_up in iq3_xxs, and IQ3_XXS files attn_k and attn_q in iq2_s (both smaller than
-// the default iq3_s / iq3_xxs). quantize_rules_test checks this floor against the rules for
+// the default iq3_s / iq3_xxs). prepared_layout_test checks this floor against the rules for
 // every model of the database at every file type.
 GgmlType smallest_type(Ftype f, const GgmlType& default_type) {
     if (f == Ftype::iq3_xs) return named_types().iq3_xxs;

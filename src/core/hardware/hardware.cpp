@@ -1,5 +1,6 @@
 #include "canitrun/hardware.hpp"
 
+#include "canitrun/fit.hpp"
 #include "canitrun/strings.hpp"
 
 #include <cctype>
@@ -52,6 +53,13 @@ Bytes Hardware::gpu_memory() const {
     Bytes sum = 0;
     for (const auto& d : gpus) sum = checked::add(sum, d.memory);
     return sum;
+}
+
+bool hardware_runs(const Hardware& hardware, const Quant& quant) {
+    for (const auto& d : hardware.gpus) {
+        if (d.gpu != nullptr && !gpu_runs_quant(*d.gpu, quant)) return false;
+    }
+    return true;
 }
 
 bool Hardware::unified() const {

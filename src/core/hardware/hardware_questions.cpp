@@ -16,13 +16,6 @@ std::vector<const Measurement*> measured_on(const Model& model, const Quant& qua
     return measurements_for(embedded_measurements(), model.id, quant.id, gpus);
 }
 
-bool hardware_runs(const Hardware& hardware, const Quant& quant) {
-    for (const auto& d : hardware.gpus) {
-        if (d.gpu != nullptr && !gpu_runs_quant(*d.gpu, quant)) return false;
-    }
-    return true;
-}
-
 // Whether a floor already rules out a whole plan (native on the GPUs; on a machine without a
 // GPU, everything in RAM) without building per-layer parts: no such plan needs less than all
 // of its shares' least. `fit` asks ~4,000 such questions per run.
@@ -40,8 +33,8 @@ Result<bool> cannot_fit_whole(const Model& model, const Quant& quant, const Hard
         const Bytes margin = placement_for(hardware, settings).margin;
         Bytes room = in_ram ? hardware.ram : 0;  // the capacities, as placement sets them
         for (const auto& d : hardware.gpus) {
-            const Bytes capacity = d.memory > margin ? d.memory - margin : 0;
-            if (__builtin_add_overflow(room, capacity, &room)) room = UINT64_MAX;
+            if (__builtin_add_overflow(room, gpu_capacity(d.memory, margin), &room))
+                room = UINT64_MAX;
         }
         return floor > room;
     }

@@ -53,7 +53,7 @@ Result<std::vector<Bytes>> set_up_gpus(Placement& p, const Hardware& hardware,
     for (std::size_t d = 0; d < hardware.gpus.size(); ++d) {
         const Bytes memory = hardware.gpus[d].memory;
         p.gpus.push_back(Share{});
-        p.gpus.back().capacity = memory > options.margin ? memory - options.margin : 0;
+        p.gpus.back().capacity = gpu_capacity(memory, options.margin);
         cumulative.push_back(checked::add(cumulative.empty() ? 0 : cumulative.back(),
                                           split.empty() ? memory : split[d]));
     }

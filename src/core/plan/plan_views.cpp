@@ -43,9 +43,7 @@ bool offloaded(PlanKind k) {
 
 Result<PlanKind> kind_on(const ModelParts& parts, const Quant& quant, const PlanSettings& settings,
                          const Hardware& hardware) {
-    for (const auto& d : hardware.gpus) {
-        if (d.gpu != nullptr && !gpu_runs_quant(*d.gpu, quant)) return PlanKind::none;
-    }
+    if (!hardware_runs(hardware, quant)) return PlanKind::none;
     CANITRUN_TRY_ASSIGN(auto plan,
                         plan_placement(parts, hardware, placement_for(hardware, settings)));
     return plan.kind;
@@ -55,9 +53,7 @@ Result<PlanKind> kind_on(const ModelParts& parts, const Quant& quant, const Plan
 // when it is not (the same native_placement it tries first).
 Result<bool> native_on(const ModelParts& parts, const Quant& quant, const PlanSettings& settings,
                        const Hardware& hardware) {
-    for (const auto& d : hardware.gpus) {
-        if (d.gpu != nullptr && !gpu_runs_quant(*d.gpu, quant)) return false;
-    }
+    if (!hardware_runs(hardware, quant)) return false;
     CANITRUN_TRY_ASSIGN(auto whole,
                         native_placement(parts, hardware, placement_for(hardware, settings)));
     return whole.has_value();
@@ -119,10 +115,11 @@ Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& mode
         const Hardware h = one_board(gpu, fit.ram_gb);
         if (!gpu_runs_quant(gpu, quant)) continue;
         const PlacementOptions options = placement_for(h, settings);
-        auto it = planned.find(placement_key(h, options));
+        PlacementKey key = placement_key(h, options);
+        auto it = planned.find(key);
         if (it == planned.end()) {
             CANITRUN_TRY_ASSIGN(auto fresh, plan_placement(parts, h, options));
-            it = planned.emplace(placement_key(h, options), std::move(fresh)).first;
+            it = planned.emplace(std::move(key), std::move(fresh)).first;
         }
         const Plan& plan = it->second;
         if (plan.kind != PlanKind::native && !offloaded(plan.kind)) continue;
