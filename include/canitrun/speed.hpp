@@ -80,7 +80,7 @@ struct SpeedModel {
     const SpeedClassCoefficients& of(SpeedClass c) const { return classes[static_cast<int>(c)]; }
 };
 
-// The coefficients fitted by tools/speed/fit_speed (src/core/estimate/speed_fit.cpp).
+// The coefficients fitted by tools/speed/fit_speed (src/core/plan/speed_fit.cpp).
 const SpeedModel& fitted_speed_model();
 
 // What one token asks of one device.

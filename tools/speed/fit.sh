@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Refits the speed model: tools/speed/fit.sh [BUILD_DIR] (default build-speed). Writes
-# src/core/estimate/speed_fit.cpp and docs/SPEED.md; with --check, writes them to a scratch
+# src/core/plan/speed_fit.cpp and docs/SPEED.md; with --check, writes them to a scratch
 # folder and fails when they differ from the committed ones (CI: the fit is reproducible).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -16,13 +16,13 @@ cmake --build "$build" --target fit_speed -j2 >/dev/null
 if [ $check = 1 ]; then
   out=$(mktemp -d)
   "$build/tools/speed/fit_speed" validation/llama-bench.json "$out/speed_fit.cpp" "$out/SPEED.md"
-  clang-format --assume-filename=src/core/estimate/speed_fit.cpp <"$out/speed_fit.cpp" \
+  clang-format --assume-filename=src/core/plan/speed_fit.cpp <"$out/speed_fit.cpp" \
     >"$out/speed_fit.formatted.cpp"
-  diff -u src/core/estimate/speed_fit.cpp "$out/speed_fit.formatted.cpp"
+  diff -u src/core/plan/speed_fit.cpp "$out/speed_fit.formatted.cpp"
   diff -u docs/SPEED.md "$out/SPEED.md"
   rm -rf "$out"
   echo "speed fit: reproduced"
 else
-  "$build/tools/speed/fit_speed" validation/llama-bench.json src/core/estimate/speed_fit.cpp docs/SPEED.md
-  clang-format -i src/core/estimate/speed_fit.cpp
+  "$build/tools/speed/fit_speed" validation/llama-bench.json src/core/plan/speed_fit.cpp docs/SPEED.md
+  clang-format -i src/core/plan/speed_fit.cpp
 fi

@@ -1,8 +1,8 @@
 // Fits the speed model's coefficients (include/canitrun/speed.hpp) to the published llama-bench
 // measurements in validation/llama-bench.json, measures its error in sample and leaving one
-// source out at a time, and writes both the coefficients (src/core/estimate/speed_fit.cpp) and
+// source out at a time, and writes both the coefficients (src/core/plan/speed_fit.cpp) and
 // the error report (docs/SPEED.md):
-//   fit_speed validation/llama-bench.json src/core/estimate/speed_fit.cpp docs/SPEED.md
+//   fit_speed validation/llama-bench.json src/core/plan/speed_fit.cpp docs/SPEED.md
 // The model is linear in its coefficients, so each row's features are the model's own time with
 // one coefficient at 1 and the rest at 0: the fit never restates the formula it fits.
 
