@@ -9,12 +9,12 @@
 
 #include "app.hpp"
 #include "canitrun/bounded_file.hpp"
-#include "canitrun/curl_client.hpp"
 #include "canitrun/file_report.hpp"
 #include "canitrun/fit.hpp"
 #include "canitrun/http_cache.hpp"
 #include "canitrun/strings.hpp"
 #include "csv_output.hpp"
+#include "curl_client.hpp"
 #include "file_commands.hpp"
 #include "format.hpp"
 #include "json_output.hpp"

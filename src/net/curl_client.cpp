@@ -1,4 +1,4 @@
-#include "canitrun/curl_client.hpp"
+#include "curl_client.hpp"
 
 #include <cctype>
 
