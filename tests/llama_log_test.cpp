@@ -230,3 +230,71 @@ TEST_CASE("llama log: a granitehybrid log with 0 SSM groups is refused, not divi
     CHECK(log->arch() == "granitehybrid");
     (void)verify_llama_log(*log, std::nullopt);
 }
+
+// Lines as published logs print them: a prefix before each llama.cpp tag (journald, time
+// stamps), 2024's llm_load_* spellings, "KV self size  =" with two spaces, flash_attn = 0.
+TEST_CASE("llama log: prefixes, 2024's spellings and every flash attention value") {
+    const std::string text =
+        "Dec 01 10:00:00 box ollama[812]: llm_load_print_meta: model ftype      = Q4_K - Medium\n"
+        "0.00.454.055 I llm_load_print_meta: model size       = 4.07 GiB (4.83 BPW)\n"
+        "[t] llm_load_tensors:      CUDA0 buffer size =  4095.05 MiB\n"
+        "[t] llm_load_tensors: offloaded 33/33 layers to GPU\n"
+        "llama_new_context_with_model: n_ctx      = 4096\n"
+        "llama_new_context_with_model: flash_attn = 0\n"
+        "llama_kv_cache_init:      CUDA0 KV buffer size =   272.00 MiB\n"
+        "llama_new_context_with_model: KV self size  =  272.00 MiB, K (q8_0):  136.00 MiB, "
+        "V (q8_0):  136.00 MiB\n"
+        "  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes\n"
+        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) - 23041 "
+        "MiB free\n";
+    const auto log = parse_llama_log(text);
+    REQUIRE(log);
+    CHECK(log->file_type() == "Q4_K - Medium");
+    // 4.07 GiB = 4.07 x 2^30 = 4,370,129,223.68 bytes, rounded.
+    CHECK(log->file_size() == 4370129224ULL);
+    REQUIRE(log->model_buffers.size() == 1);
+    CHECK(log->model_buffers[0].device == "CUDA0");
+    CHECK(log->gpu_layers == 33U);
+    CHECK(log->all_layers == 33U);
+    REQUIRE(log->contexts.size() == 1);
+    CHECK(log->contexts[0].type_k == "q8_0");
+    CHECK(log_flash_attn(log->contexts[0].flash_attn) == FlashAttn::off);
+    CHECK(log_flash_attn("1") == FlashAttn::on);
+    CHECK(log_flash_attn("enabled") == FlashAttn::on);
+    CHECK(log_flash_attn("auto") == FlashAttn::automatic);
+    REQUIRE(log->devices.size() == 1);
+    CHECK(log->devices[0].name == "NVIDIA GeForce RTX 3090");
+    CHECK(log->devices[0].free == 23041ULL << 20);
+}
+
+// A published two-GPU run (validation/llama-logs/cudax-006): Qwen3-30B-A3B Q4_K_M with every
+// layer's experts in RAM (-ot ".ffn_.*_exps.=CPU", read from its command line) over an RTX
+// 4090 with 9862 MiB free and an RTX 5090 with 31518 MiB free, 16384 cells, f16 KV.
+TEST_CASE("verify per device: two GPUs split by free memory, experts in RAM") {
+    const auto log =
+        parse_llama_log(read_log("cudax-006-qwen3-30b-a3b-q4km-4090-5090-exps-cpu.log"));
+    REQUIRE(log);
+    const auto report = verify_llama_log(*log, test::quant("Q4_K_M"));
+    REQUIRE(report);
+    REQUIRE(report->contexts.size() == 1);
+    const auto& d = report->contexts[0].devices;
+    REQUIRE(d);
+    CHECK(d->gpus == std::vector<std::string>{"CUDA0", "CUDA1"});
+    CHECK(d->host_expert_layers == 48);
+    const auto find = [&](const std::string& device, const std::string& term) {
+        for (const auto& r : d->rows) {
+            if (r.device == device && r.term == term) return r;
+        }
+        FAIL("no row " + device + " " + term);
+        return VerifyDeviceRow{};
+    };
+    // 49 units (48 layers + the output head) by free memory: unit i goes to CUDA0 while
+    // i / 49 < 9862 / 41380, so units 0..11 (11.68): 12 layers. A layer's f16 cache: 4 KV heads
+    // x 128 x (K + V) x 2 bytes x 16384 cells = 32 MiB, so 384 MiB on CUDA0, 36 x 32 on CUDA1.
+    CHECK(find("CUDA0", "kv_cache").estimate == 384ULL << 20);
+    CHECK(find("CUDA1", "kv_cache").estimate == 1152ULL << 20);
+    CHECK(find("CUDA0", "kv_cache").actual == 384ULL << 20);
+    // The host's inputs beside the GPUs: 4 bytes x 512 x (16384 mask cells + 2 x 2048).
+    CHECK(find("host", "compute").estimate == 512ULL * 4 * (16384 + 2 * 2048));
+    CHECK(find("host", "compute").actual == mib100(3601));
+}

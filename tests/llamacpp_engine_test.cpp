@@ -192,9 +192,34 @@ TEST_CASE("on a GPU: token_embd stays on the host - a tied output head is copied
     CHECK(g.term(TermKind::token_embd) == c.term(TermKind::token_embd));
     CHECK(g.term(TermKind::runtime) == runtime_overhead_bytes(Backend::cuda));
     for (const auto& t : g.terms) {
-        const bool host = t.kind == TermKind::token_embd || t.kind == TermKind::output;
+        const bool host = t.kind == TermKind::token_embd || t.kind == TermKind::output ||
+                          t.kind == TermKind::host_compute;
         CHECK((t.device == Device::cpu) == host);
     }
+}
+
+// The host's compute buffer beside a GPU: the f32 KQ masks and two copies of the input
+// embeddings, 4 bytes x ubatch x (n_kv + n_kv_swa + 2 n_embd) (llama-graph.cpp's inputs).
+TEST_CASE("on a GPU: the host's compute buffer holds the graph's inputs, by hand") {
+    LlamaCppOptions o;
+    o.backend = Backend::cuda;
+    o.context = 32768;
+    o.ubatch = 512;
+    // Llama 3.1 8B: full attention only, n_embd 4096: 512 x 4 x (32768 + 8192) = 80 MiB.
+    CHECK(estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o)
+              ->term(TermKind::host_compute) == 80ULL << 20);
+    // Several sequences, each its own stream: the mask spans one sequence's 8192 cells.
+    o.n_seq = 4;
+    CHECK(estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o)
+              ->term(TermKind::host_compute) == 512ULL * 4 * (8192 + 8192));
+    // A unified cache: one stream that every sequence's attention spans.
+    o.kv_unified = true;
+    CHECK(estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o)
+              ->term(TermKind::host_compute) == 80ULL << 20);
+    // On the CPU backend the inputs are part of its one compute buffer: no separate term.
+    o.backend = Backend::cpu;
+    CHECK(estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o)
+              ->term(TermKind::host_compute) == 0);
 }
 
 TEST_CASE("bad llama.cpp options are bad input") {

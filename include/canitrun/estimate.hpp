@@ -46,6 +46,7 @@ enum class TermKind {
     mmproj,
     weights_llama_cpp,
     file_size,
+    host_compute,  // the host's compute buffer beside GPUs (llamacpp_host_compute_bytes)
 };
 
 // The term's name in the output ("kv_cache"), as JSON, CSV and the tables print it.

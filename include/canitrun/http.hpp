@@ -1,8 +1,8 @@
 #pragma once
 // HTTP as the core sees it: a request, a response and a client interface. The core never talks
-// to the network itself; the CLI hands it a client (src/net/curl_client.hpp, libcurl), tests a fake one
-// or the loopback server. Every response is bounded: the client refuses a body past
-// `max_body` bytes instead of growing without end.
+// to the network itself; the CLI hands it a client (src/net/curl_client.hpp, libcurl), tests a fake
+// one or the loopback server. Every response is bounded: the client refuses a body past `max_body`
+// bytes instead of growing without end.
 
 #include <cstdint>
 #include <functional>

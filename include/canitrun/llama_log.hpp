@@ -29,7 +29,10 @@ struct LlamaLogContext {
     std::uint64_t n_batch = 0;
     std::uint64_t n_ubatch = 0;
     std::uint64_t n_seq_max = 0;
+    // As printed: "enabled", "disabled", "auto", "0", "1" (builds before mid 2025), or the
+    // "Flash Attention was auto, set to enabled" line's outcome.
     std::string flash_attn;
+    std::string kv_unified;      // "true" / "false" where the build prints it
     std::string type_k, type_v;  // from the KV "size = ..." line
     std::vector<LlamaLogBuffer> output, kv, recurrent, compute;
 };
@@ -39,6 +42,14 @@ struct LlamaLogKv {
     std::string value;  // as printed (cut at 40 characters by llama.cpp, ending "...")
 };
 
+// A device the log names: "CUDA0" with its name from ggml_cuda_init's list and the free memory
+// llama.cpp saw when it loaded the model ("using device CUDA0 (...) - 23041 MiB free").
+struct LlamaLogDevice {
+    std::string device;
+    std::string name;
+    std::optional<Bytes> free;
+};
+
 struct LlamaLog {
     std::map<std::string, LlamaLogKv> metadata;     // "llama.block_count" -> {u32, 32}
     std::map<std::string, std::string> print_info;  // "n_layer" -> "32"
@@ -46,6 +57,15 @@ struct LlamaLog {
     std::vector<LlamaLogContext> contexts;
     std::optional<std::uint64_t>
         tensor_count;  // "loaded meta data with 17 key-value pairs and 292 tensors"
+    std::vector<LlamaLogDevice> devices;
+    // "offloaded 33/33 layers to GPU": layers on the GPUs and all (the output head counts)
+    std::optional<std::uint64_t> gpu_layers, all_layers;
+    // Layers whose routed experts a buffer-type override put elsewhere ("tensor
+    // blk.7.ffn_up_exps.weight ... overridden to CPU"), by layer, with that buffer type.
+    std::map<std::uint64_t, std::string> expert_overrides;
+    // The command line the run was started with, where the text records it: a "# settings:"
+    // line, as the published logs of validation/llama-logs/ carry.
+    std::string command_line;
     std::uint64_t recognized_lines = 0;
     // Lines longer than kMaxLogLineBytes, skipped unread: no line llama.cpp prints about memory
     // comes near it (the line shapes are matched by hand, src/core/files/log_lines.cpp).
@@ -55,6 +75,9 @@ struct LlamaLog {
     std::string file_type() const;                  // "Q4_K - Medium"
     std::optional<double> params_billions() const;  // "model params = 8.03 B"
     std::optional<Bytes> file_size() const;         // "file size = 4.58 GiB" (rounded)
+    // The layers whose experts are overridden to host memory (CPU, CUDA_Host, ...): -ot
+    // exps=CPU, --n-cpu-moe, --cpu-moe.
+    std::uint64_t host_expert_layers() const;
 };
 
 // "4685.30" MiB -> bytes (rounded to the nearest byte).

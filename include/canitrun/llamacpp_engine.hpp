@@ -25,6 +25,7 @@ struct LlamaCppOptions {
     std::uint64_t context = kDefaultContext;
     std::uint64_t ubatch = 512;  // llama.cpp's n_ubatch default
     std::uint64_t n_seq = 1;     // --parallel: sequences, each with its own KV stream
+    bool kv_unified = false;     // -kvu: the sequences share one stream of n_ctx cells
     FlashAttn flash_attn = FlashAttn::automatic;
     std::string cache_type_k = "f16";
     std::string cache_type_v = "f16";
@@ -62,6 +63,15 @@ Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
 
 // The compute buffer a backend allocates for the ubatch graph (the fitted rule above).
 Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options);
+
+// The host's compute buffer beside GPUs that hold every layer (CUDA_Host, ROCm_Host,
+// Vulkan_Host, the CPU buffer on Metal): the graph's inputs, which the host fills before each
+// ubatch — the f32 KQ masks (n_kv x ubatch per mask: the full layers' and the sliding ones')
+// and the input embeddings, which the host computes from the token_embd it keeps (the lookup
+// and its copy for upload: 2 x n_embd x ubatch floats). Fitted to nothing: derived from
+// llama-graph.cpp's inputs; it matches 14 of the published logs in validation/llama-logs/
+// within 0.3 MiB (docs/ACCURACY-GPU.md); builds before late 2025 keep one embedding copy.
+Result<Bytes> llamacpp_host_compute_bytes(const Model& model, const LlamaCppOptions& options);
 
 // The logits buffer on the host: n_vocab floats per sequence.
 Bytes llamacpp_output_bytes(const Model& model, const LlamaCppOptions& options);

@@ -10,8 +10,10 @@
 
 #include "canitrun/estimate.hpp"
 #include "canitrun/llama_log.hpp"
+#include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/model.hpp"
 #include "canitrun/quant.hpp"
+#include "canitrun/verify_devices.hpp"
 
 namespace canitrun {
 
@@ -27,6 +29,8 @@ struct VerifyContext {
     std::string type_k;
     Estimate estimate;  // the terms canitrun estimates at this context
     std::vector<VerifyRow> rows;
+    // Per device, where the log has GPU buffers and the model and quantization are known.
+    std::optional<DeviceCheck> devices;
 };
 
 struct VerifyReport {
@@ -41,6 +45,10 @@ struct VerifyReport {
 // `quant`: the database quantization matching the log's file type, when there is one; the
 // weights estimate is then the quick rule (params x bpw), else the log's own file size.
 Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Quant>& quant);
+
+// The log's flash_attn line as the rule's setting: "enabled" / "1" on, "disabled" / "0" off,
+// anything else (auto) automatic.
+FlashAttn log_flash_attn(const std::string& printed);
 
 // "Q4_K - Medium" -> "Q4_K_M", "Q8_0" -> "Q8_0", "BF16" -> "BF16".
 std::string quant_id_from_file_type(const std::string& file_type);

@@ -122,6 +122,43 @@ std::optional<Result<CommandResult>> try_bench(const Database& db, const std::st
     return Result<CommandResult>(std::move(r));
 }
 
+json devices_json(const std::optional<DeviceCheck>& check) {
+    if (!check) return nullptr;
+    json rows = json::array();
+    for (const auto& r : check->rows) {
+        json row = {{"device", r.device},
+                    {"term", r.term},
+                    {"estimate_bytes", optional_bytes(r.estimate)},
+                    {"llama_cpp_bytes", optional_bytes(r.actual)}};
+        if (r.estimate && r.actual) {
+            row["difference_bytes"] =
+                static_cast<std::int64_t>(*r.estimate) - static_cast<std::int64_t>(*r.actual);
+        }
+        rows.push_back(row);
+    }
+    return {{"gpus", check->gpus},
+            {"gpu_layers", check->gpu_layers ? json(*check->gpu_layers) : json(nullptr)},
+            {"host_expert_layers", check->host_expert_layers},
+            {"rows", rows},
+            {"notes", check->notes}};
+}
+
+void write_devices_text(std::ostream& out, const DeviceCheck& check) {
+    out << "    per device (" << check.gpus.size() << " GPU" << (check.gpus.size() == 1 ? "" : "s");
+    if (check.host_expert_layers > 0) {
+        out << ", experts of " << check.host_expert_layers << " layers in host memory";
+    }
+    out << "):\n";
+    Table t({"device", "term", "canitrun", "llama.cpp", "difference"},
+            {false, false, true, true, true});
+    for (const auto& r : check.rows) {
+        t.add_row({r.device, r.term, mib_cell(r.estimate), mib_cell(r.actual),
+                   difference(VerifyRow{r.term, r.estimate, r.actual})});
+    }
+    t.write(out, "      ");
+    for (const auto& n : check.notes) out << "      note: " << n << "\n";
+}
+
 json log_json(const std::string& log_path, const VerifyReport& report) {
     json contexts = json::array();
     for (const auto& c : report.contexts) {
@@ -136,8 +173,11 @@ json log_json(const std::string& log_path, const VerifyReport& report) {
             }
             rows.push_back(row);
         }
-        contexts.push_back(
-            {{"n_ctx", c.n_ctx}, {"n_ubatch", c.n_ubatch}, {"type_k", c.type_k}, {"terms", rows}});
+        contexts.push_back({{"n_ctx", c.n_ctx},
+                            {"n_ubatch", c.n_ubatch},
+                            {"type_k", c.type_k},
+                            {"terms", rows},
+                            {"devices", devices_json(c.devices)}});
     }
     return {{"log", log_path},
             {"arch", report.arch},
@@ -187,6 +227,7 @@ void write_log_text(std::ostream& out, const std::string& log_path, const Verify
             t.add_row({r.term, mib_cell(r.estimate), mib_cell(r.actual), difference(r)});
         }
         t.write(out, "    ");
+        if (c.devices) write_devices_text(out, *c.devices);
     }
     for (const auto& n : report.notes) out << "\n  note: " << n;
     if (!report.notes.empty()) out << "\n";

@@ -42,7 +42,8 @@ constexpr std::array<std::string_view, 9> kCacheTypes = {"f32",  "f16",    "bf16
 
 struct Geometry {
     std::uint64_t n_ctx_seq = 0;
-    std::uint64_t n_stream = 1;
+    std::uint64_t n_stream = 1;  // KV streams: one per sequence, one with a unified cache
+    std::uint64_t n_seq = 1;     // sequences: each keeps its own recurrent state
     std::uint64_t ubatch = 0;
 };
 
@@ -106,7 +107,7 @@ Result<LayerCache> compressed_cache(const Model& m, const LayerGroup& group, con
 Result<LayerCache> group_cache(const Model& m, const LayerGroup& group, const Geometry& g,
                                const GgmlType& tk, const GgmlType& tv, std::uint64_t v_width) {
     LayerCache c;
-    c.recurrent = checked::mul(layer_recurrent_state_bytes(group), g.n_stream);
+    c.recurrent = checked::mul(layer_recurrent_state_bytes(group), g.n_seq);
     std::uint64_t cells = 0;
     Bytes per_cell = 0;
     if (group.kind == LayerKind::full || group.kind == LayerKind::sliding) {
@@ -179,8 +180,13 @@ Result<CacheSetup> cache_setup(const Model& model, const LlamaCppOptions& o) {
         return fail(ErrorKind::bad_input, "--ctx is smaller than --parallel",
                     "give every sequence at least one token of context");
     }
-    s.g.n_stream = o.n_seq;
-    s.g.n_ctx_seq = llama_padded_context(n_ctx / o.n_seq);
+    // A unified cache (-kvu; --parallel's default in llama-server since late 2025, and every
+    // build before mid 2025) is one stream of n_ctx cells that every sequence's attention
+    // spans, so the compute buffer sees the whole context (llama-context.cpp: n_ctx_seq =
+    // kv_unified ? n_ctx : n_ctx / n_seq_max).
+    s.g.n_seq = o.n_seq;
+    s.g.n_stream = o.kv_unified ? 1 : o.n_seq;
+    s.g.n_ctx_seq = o.kv_unified ? n_ctx : llama_padded_context(n_ctx / o.n_seq);
     s.g.ubatch = std::min(o.ubatch, n_ctx);
     return s;
 }
@@ -385,6 +391,29 @@ Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& 
         });
 }
 
+Result<Bytes> llamacpp_host_compute_bytes(const Model& model, const LlamaCppOptions& options) {
+    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    return catch_overflow(
+        [&]() -> Result<Bytes> {
+            const Geometry& g = setup.g;
+            std::uint64_t swa = 0;
+            for (const auto& group : model.arch.layer_groups) {
+                if (group.kind == LayerKind::sliding) {
+                    swa = llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch);
+                }
+            }
+            const bool global = count_layers(model, LayerKind::full) +
+                                    count_layers(model, LayerKind::mla) +
+                                    count_layers(model, LayerKind::compressed) >
+                                0;
+            const std::uint64_t masks = checked::add(global ? g.n_ctx_seq : 0, swa);
+            const std::uint64_t per_token =
+                checked::add(masks, checked::mul(2, model.arch.hidden_size));
+            return checked::mul(checked::mul(g.ubatch, kF32Bytes), per_token);
+        },
+        [&] { return overflow_error("the host compute buffer for " + model.id, "lower --ctx"); });
+}
+
 Bytes llamacpp_output_bytes(const Model& model, const LlamaCppOptions& options) {
     return checked::mul(checked::mul(model.arch.vocab_size, kF32Bytes), options.n_seq);
 }
@@ -455,7 +484,8 @@ Result<WeightSplit> weight_split(const Model& model, const Quant& quant, const L
 }
 
 Estimate assemble_llamacpp(const Model& model, const LlamaCppOptions& o, WeightSplit w,
-                           const std::vector<LayerCache>& caches, Bytes compute) {
+                           const std::vector<LayerCache>& caches, Bytes compute,
+                           Bytes host_compute) {
     const bool gpu = o.backend != Backend::cpu;
     // Tied embeddings: llama.cpp duplicates token_embd as the output head
     // (TENSOR_DUPLICATED), which lands in the device buffer when the output layer is
@@ -477,6 +507,7 @@ Estimate assemble_llamacpp(const Model& model, const LlamaCppOptions& o, WeightS
     e.terms.push_back({TermKind::recurrent_state, recurrent, dev});
     e.terms.push_back({TermKind::compute, compute, dev});
     e.terms.push_back({TermKind::output, llamacpp_output_bytes(model, o), Device::cpu});
+    if (gpu) e.terms.push_back({TermKind::host_compute, host_compute, Device::cpu});
     e.terms.push_back({TermKind::runtime, runtime_overhead_bytes(o.backend), dev});
     e.total();
     return e;
@@ -488,10 +519,11 @@ Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
                                    const LlamaCppOptions& o) {
     CANITRUN_TRY_ASSIGN(const auto caches, llamacpp_group_caches(model, o));
     CANITRUN_TRY_ASSIGN(const Bytes compute, llamacpp_compute_bytes(model, o));
+    CANITRUN_TRY_ASSIGN(const Bytes host_compute, llamacpp_host_compute_bytes(model, o));
     return catch_overflow(
         [&]() -> Result<Estimate> {
             CANITRUN_TRY_ASSIGN(const WeightSplit w, weight_split(model, quant, o));
-            return assemble_llamacpp(model, o, w, caches, compute);
+            return assemble_llamacpp(model, o, w, caches, compute, host_compute);
         },
         [&] { return overflow_error("the estimate for " + model.id); });
 }

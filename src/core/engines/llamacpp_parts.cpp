@@ -102,6 +102,7 @@ Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& mode
     }
     if (!parts.buffers) parts.buffers = RuntimeBuffers{};
     parts.buffers->compute = compute;
+    CANITRUN_TRY_ASSIGN(parts.buffers->host_compute, llamacpp_host_compute_bytes(model, options));
     parts.buffers->output = llamacpp_output_bytes(model, options);
     return parts;
 }

@@ -41,6 +41,8 @@ const char* term_name(TermKind kind) {
             return "weights_llama_cpp";
         case TermKind::file_size:
             return "file_size";
+        case TermKind::host_compute:
+            return "host_compute";
     }
     return "?";
 }

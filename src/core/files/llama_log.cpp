@@ -59,16 +59,52 @@ void set_context_param(LlamaLog& log, LlamaLogContext*& ctx, const Current& curr
     if (key == "n_ubatch") c->n_ubatch = v;
     if (key == "n_seq_max") c->n_seq_max = v;
     if (key == "flash_attn") c->flash_attn = std::string(param.value);
+    if (key == "kv_unified") c->kv_unified = std::string(param.value);
 }
 
 // Most of a log is per-tensor and per-layer chatter: a line with none of these phrases is
 // skipped before its shape is matched.
 bool llama_log_line_worth_a_look(const std::string& line) {
-    static const char* const kWorthALook[] = {"print_info:", "- kv ",  "buffer size",
-                                              "context",     "size =", "loaded meta data"};
+    static const char* const kWorthALook[] = {"print_info:",  "- kv ",        "buffer size",
+                                              "context",      "size ",        "loaded meta data",
+                                              "_meta:",       "offloaded ",   "Device ",
+                                              "using device", "overridden to"};
     bool worth = false;
     for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
     return worth;
+}
+
+// The lines about devices and where tensors went: the device list, the free memory at load,
+// "offloaded N/M layers", expert overrides. False when the line is none of them.
+bool read_llama_log_device_line(LlamaLog& log, std::string_view v) {
+    namespace ll = log_lines;
+    const auto device = [&](const std::string& name) -> LlamaLogDevice& {
+        for (auto& d : log.devices) {
+            if (d.device == name) return d;
+        }
+        log.devices.push_back({name, "", std::nullopt});
+        return log.devices.back();
+    };
+    if (const auto free = ll::device_free(v)) {
+        device(std::string(free->key)).free = mib_to_bytes(std::string(free->value));
+    } else if (const auto listed = ll::cuda_device(v)) {
+        // ggml_cuda_init lists CUDA (and HIP) devices by index; the backend names them CUDAn
+        // (ROCmn under HIP builds, whose "using device" line then names it again).
+        const std::string name = "CUDA" + std::string(listed->key);
+        if (log.devices.empty() || log.devices.back().device.rfind("CUDA", 0) == 0) {
+            device(name).name = std::string(listed->value);
+        }
+    } else if (const auto layers = ll::offloaded(v)) {
+        log.gpu_layers = to_uint(std::string(layers->key));
+        log.all_layers = to_uint(std::string(layers->value));
+    } else if (const auto over = ll::expert_override(v)) {
+        if (const auto layer = to_uint(std::string(over->key))) {
+            log.expert_overrides[*layer] = std::string(over->value);
+        }
+    } else {
+        return false;
+    }
+    return true;
 }
 
 // One line into the log (the context it speaks of: `current()`, made on first use); false when
@@ -77,6 +113,7 @@ template <typename Current>
 bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& current,
                          std::string_view v) {
     namespace ll = log_lines;
+    if (read_llama_log_device_line(log, v)) return true;
     if (const auto count = ll::tensor_count(v)) {
         log.tensor_count = to_uint(std::string(*count));
     } else if (v.find("constructing llama_context") != std::string_view::npos) {
@@ -92,6 +129,11 @@ bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& cu
     } else if (const auto model = ll::buffer(v, "model buffer size", false)) {
         log.model_buffers.push_back(
             {std::string(model->key), mib_to_bytes(std::string(model->value))});
+    } else if (const auto old_model = ll::old_model_buffer(v)) {
+        log.model_buffers.push_back(
+            {std::string(old_model->key), mib_to_bytes(std::string(old_model->value))});
+    } else if (v.find("Flash Attention was auto, set to ") != std::string_view::npos) {
+        current().flash_attn = v.ends_with("enabled") ? "enabled" : "disabled";
     } else if (const auto param = ll::context_param(v)) {
         set_context_param(log, ctx, current, *param);
     } else if (const auto output = ll::buffer(v, "output buffer size", true)) {
@@ -101,7 +143,8 @@ bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& cu
         current().kv.push_back(
             {std::string(kv_buffer->key), mib_to_bytes(std::string(kv_buffer->value))});
     } else if (const auto types = v.find("RS buffer") == std::string_view::npos &&
-                                          v.find("llama_kv_cache") != std::string_view::npos
+                                          (v.find("llama_kv_cache") != std::string_view::npos ||
+                                           v.find("KV self size") != std::string_view::npos)
                                       ? ll::kv_types(v)
                                       : std::nullopt) {
         current().type_k = std::string(types->key);
@@ -157,8 +200,11 @@ std::string LlamaLog::arch() const {
 }
 
 std::string LlamaLog::file_type() const {
-    const auto it = print_info.find("file type");
-    return it == print_info.end() ? "" : it->second;
+    // "model ftype" in 2024's llm_load_print_meta lines
+    for (const char* key : {"file type", "model ftype"}) {
+        if (const auto it = print_info.find(key); it != print_info.end()) return it->second;
+    }
+    return "";
 }
 
 std::optional<double> LlamaLog::params_billions() const {
@@ -175,7 +221,8 @@ std::optional<double> LlamaLog::params_billions() const {
 }
 
 std::optional<Bytes> LlamaLog::file_size() const {
-    const auto it = print_info.find("file size");
+    auto it = print_info.find("file size");
+    if (it == print_info.end()) it = print_info.find("model size");  // 2024's spelling
     if (it == print_info.end()) return std::nullopt;
     std::istringstream in(it->second);
     std::string number, unit;
@@ -183,6 +230,17 @@ std::optional<Bytes> LlamaLog::file_size() const {
     if (unit == "GiB") return decimal_to_bytes(number, 1ULL << 30);
     if (unit == "MiB") return decimal_to_bytes(number, 1ULL << 20);
     return std::nullopt;
+}
+
+std::uint64_t LlamaLog::host_expert_layers() const {
+    std::uint64_t n = 0;
+    for (const auto& [layer, buffer_type] : expert_overrides) {
+        // Host buffer types: the CPU's own and the GPU backends' pinned host memory.
+        if (buffer_type.rfind("CPU", 0) == 0 || buffer_type.find("_Host") != std::string::npos) {
+            ++n;
+        }
+    }
+    return n;
 }
 
 Result<LlamaLog> parse_llama_log(const std::string& text) {
@@ -209,8 +267,14 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
         }
         line.assign(text, start, length);
         if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.starts_with("# settings:")) {
+            log.command_line = line.substr(11);
+            continue;
+        }
         if (!llama_log_line_worth_a_look(line)) continue;
-        if (read_llama_log_line(log, ctx, current, line)) ++log.recognized_lines;
+        if (read_llama_log_line(log, ctx, current, log_lines::without_prefix(line))) {
+            ++log.recognized_lines;
+        }
     }
     if (log.recognized_lines == 0) {
         return fail(ErrorKind::bad_input, "nothing in this file looks like a llama.cpp log",

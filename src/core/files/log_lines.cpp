@@ -47,7 +47,41 @@ std::string_view trim_right(std::string_view s) {
     return s;
 }
 
+// "<number> MiB" or "<number>" at the front of `s`.
+std::string_view take_number(std::string_view& s) {
+    return take_while(s, [](char c) { return is_digit(c) || c == '.'; });
+}
+
 }  // namespace
+
+std::string_view without_prefix(std::string_view line) {
+    // The tags llama.cpp's lines begin with, of the lines canitrun reads. "~llama_context:"
+    // (the destructor's check line) keeps its "~", so it is still told apart.
+    static constexpr std::array<std::string_view, 16> kTags = {"llama_model_loader:",
+                                                               "print_info:",
+                                                               "llm_load_print_meta:",
+                                                               "llm_load_tensors:",
+                                                               "load_tensors:",
+                                                               "llama_context:",
+                                                               "llama_new_context_with_model:",
+                                                               "llama_kv_cache",
+                                                               "llama_memory_recurrent",
+                                                               "llama_init_from_model:",
+                                                               "llama_model_load_from_file_impl:",
+                                                               "ggml_cuda_init:",
+                                                               "sched_reserve:",
+                                                               "graph_reserve:",
+                                                               "llama_model_load:",
+                                                               "ggml_metal_init:"};
+    std::size_t best = std::string_view::npos;
+    for (const std::string_view tag : kTags) {
+        const auto at = line.find(tag);
+        if (at < best) best = at;
+    }
+    if (best == std::string_view::npos || best == 0) return line;
+    if (line[best - 1] == '~') --best;
+    return line.substr(best);
+}
 
 std::optional<std::string_view> tensor_count(std::string_view line) {
     const auto at = line.find("loaded meta data with ");
@@ -83,7 +117,7 @@ std::optional<Kv> kv(std::string_view line) {
 
 std::optional<Pair> print_info(std::string_view line) {
     std::string_view s = line;
-    if (!take(s, "print_info: ")) return std::nullopt;
+    if (!take(s, "print_info: ") && !take(s, "llm_load_print_meta: ")) return std::nullopt;
     const auto eq = s.find('=');
     if (eq == std::string_view::npos) return std::nullopt;
     Pair out{trim_right(s.substr(0, eq)), s.substr(eq + 1)};
@@ -96,16 +130,18 @@ std::optional<Pair> context_param(std::string_view line) {
     if (!take(s, "llama_context: ") && !take(s, "llama_new_context_with_model: ")) {
         return std::nullopt;
     }
-    static constexpr std::array<std::string_view, 6> kKeys = {
-        "n_ctx_seq", "n_ctx", "n_batch", "n_ubatch", "n_seq_max", "flash_attn"};
+    static constexpr std::array<std::string_view, 8> kKeys = {
+        "n_ctx_seq", "n_ctx_per_seq", "n_ctx",      "n_batch",
+        "n_ubatch",  "n_seq_max",     "flash_attn", "kv_unified"};
     for (const std::string_view key : kKeys) {
         std::string_view rest = s;
         if (!take(rest, key) || rest.empty() || !is_space(rest.front())) continue;
         rest = skip_spaces(rest);
-        if (!take(rest, "= ")) return std::nullopt;
+        if (!take(rest, "=")) return std::nullopt;
+        rest = skip_spaces(rest);
         const std::string_view value = take_token(rest);
         if (value.empty()) return std::nullopt;
-        return Pair{key, value};
+        return Pair{key == "n_ctx_per_seq" ? std::string_view("n_ctx_seq") : key, value};
     }
     return std::nullopt;
 }
@@ -131,7 +167,10 @@ std::optional<Pair> buffer(std::string_view line, std::string_view phrase, bool 
 }
 
 std::optional<Pair> kv_types(std::string_view line) {
-    const auto size = line.find("size =");
+    std::size_t size = line.find("size ");
+    while (size != std::string_view::npos && !skip_spaces(line.substr(size + 4)).starts_with('=')) {
+        size = line.find("size ", size + 1);
+    }
     if (size == std::string_view::npos) return std::nullopt;
     const auto word_in =
         [](std::string_view s, std::string_view open,
@@ -143,12 +182,69 @@ std::optional<Pair> kv_types(std::string_view line) {
         if (word.empty() || !take(rest, close)) return std::nullopt;
         return std::pair{word, s.size() - rest.size()};
     };
-    const std::string_view after = line.substr(size + 6);
+    const std::string_view after = line.substr(size + 4);
     const auto k = word_in(after, "K (", "):");
     if (!k) return std::nullopt;
     const auto v = word_in(after.substr(k->second), "V (", ")");
     if (!v) return std::nullopt;
     return Pair{k->first, v->first};
+}
+
+std::optional<Pair> old_model_buffer(std::string_view line) {
+    if (!line.starts_with("llm_load_tensors:")) return std::nullopt;
+    const auto found = buffer(line, "buffer size", false);
+    if (!found || found->key == "model") return std::nullopt;
+    return found;
+}
+
+std::optional<Pair> offloaded(std::string_view line) {
+    const auto at = line.find("offloaded ");
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view s = line.substr(at + 10);
+    const std::string_view on_gpu = take_while(s, is_digit);
+    if (on_gpu.empty() || !take(s, "/")) return std::nullopt;
+    const std::string_view all = take_while(s, is_digit);
+    if (all.empty() || !take(s, " layers to GPU")) return std::nullopt;
+    return Pair{on_gpu, all};
+}
+
+std::optional<Pair> device_free(std::string_view line) {
+    const auto at = line.find("using device ");
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view s = line.substr(at + 13);
+    const std::string_view device = take_token(s);
+    const auto dash = s.rfind(" - ");
+    if (device.empty() || dash == std::string_view::npos) return std::nullopt;
+    s.remove_prefix(dash + 3);
+    const std::string_view free = take_number(s);
+    if (free.empty() || !take(s, " MiB free")) return std::nullopt;
+    return Pair{device, free};
+}
+
+std::optional<Pair> cuda_device(std::string_view line) {
+    const auto at = line.find("Device ");
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view s = line.substr(at + 7);
+    const std::string_view index = take_while(s, is_digit);
+    if (index.empty() || !take(s, ": ")) return std::nullopt;
+    const auto comma = s.find(", compute capability");
+    if (comma == std::string_view::npos || comma == 0) return std::nullopt;
+    return Pair{index, s.substr(0, comma)};
+}
+
+std::optional<Pair> expert_override(std::string_view line) {
+    const auto at = line.find("tensor blk.");
+    const auto to = line.find("buffer type overridden to ");
+    if (at == std::string_view::npos || to == std::string_view::npos || to < at) {
+        return std::nullopt;
+    }
+    std::string_view s = line.substr(at + 11);
+    const std::string_view layer = take_while(s, is_digit);
+    if (layer.empty() || !take(s, ".")) return std::nullopt;
+    const std::string_view name = take_token(s);
+    if (name.find("_exps") == std::string_view::npos) return std::nullopt;
+    std::string_view target = line.substr(to + 26);
+    return Pair{layer, take_token(target)};
 }
 
 }  // namespace canitrun::log_lines

@@ -8,6 +8,11 @@
 
 namespace canitrun::log_lines {
 
+// The line from its llama.cpp tag on ("llama_context:", "print_info:", "load_tensors:", ...),
+// whatever stands before it: a time stamp, journald's "host ollama[12]:", Ollama's or another
+// program's prefix. A line with no known tag is returned whole.
+std::string_view without_prefix(std::string_view line);
+
 // "loaded meta data with 17 key-value pairs and 292 tensors": "292"
 std::optional<std::string_view> tensor_count(std::string_view line);
 
@@ -17,21 +22,41 @@ struct Kv {
 };
 std::optional<Kv> kv(std::string_view line);
 
-// "print_info: n_layer          = 32": {"n_layer", "32"} (the key with spaces trimmed)
+// "print_info: n_layer          = 32": {"n_layer", "32"} (the key with spaces trimmed); also
+// 2024's "llm_load_print_meta: n_layer = 32"
 struct Pair {
     std::string_view key, value;
 };
 std::optional<Pair> print_info(std::string_view line);
 
-// "llama_context: n_ctx         = 4096" for n_ctx, n_ctx_seq, n_batch, n_ubatch, n_seq_max,
-// flash_attn (also under the older "llama_new_context_with_model:" prefix)
+// "llama_context: n_ctx         = 4096" for n_ctx, n_ctx_seq (n_ctx_per_seq before late 2025),
+// n_batch, n_ubatch, n_seq_max, flash_attn, kv_unified (also under the older
+// "llama_new_context_with_model:" prefix)
 std::optional<Pair> context_param(std::string_view line);
 
 // "<device> <phrase> = <number> MiB", for phrases such as "model buffer size": {device, number}.
 // `spaces_before`: the device may be followed by several spaces (the output buffer line).
 std::optional<Pair> buffer(std::string_view line, std::string_view phrase, bool spaces_before);
 
-// "... size = 256.00 MiB (...), K (f16): 128.00 MiB, V (f16): 128.00 MiB": {"f16", "f16"}
+// "... size = 256.00 MiB (...), K (f16): 128.00 MiB, V (f16): 128.00 MiB": {"f16", "f16"}; any
+// spaces before the "=" (2024's "KV self size  =")
 std::optional<Pair> kv_types(std::string_view line);
+
+// 2024's model buffer: "llm_load_tensors:      CUDA0 buffer size =  4403.49 MiB": {device, MiB}
+std::optional<Pair> old_model_buffer(std::string_view line);
+
+// "offloaded 33/33 layers to GPU": {"33", "33"}
+std::optional<Pair> offloaded(std::string_view line);
+
+// "using device CUDA0 (NVIDIA GeForce RTX 3090) - 23041 MiB free": {"CUDA0", "23041"}
+std::optional<Pair> device_free(std::string_view line);
+
+// "  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes" (CUDA and HIP):
+// {"0", "NVIDIA GeForce RTX 3090"}
+std::optional<Pair> cuda_device(std::string_view line);
+
+// "tensor blk.7.ffn_up_exps.weight (134 MiB q4_K) buffer type overridden to CPU":
+// {"7", "CPU"} for a routed-expert tensor (-ot, --n-cpu-moe, --cpu-moe)
+std::optional<Pair> expert_override(std::string_view line);
 
 }  // namespace canitrun::log_lines

@@ -85,8 +85,10 @@ void add_verify_cache_terms(const Model& model, const LlamaLogContext& c, Verify
     } else {
         report.notes.push_back("KV type " + vc.type_k + " unknown to canitrun");
     }
+    // One recurrent state per sequence (llama-memory-recurrent.cpp: mem_size = n_seq_max).
     vc.estimate.terms.push_back(
-        {TermKind::recurrent_state, recurrent_state_bytes(model), Device::gpu});
+        {TermKind::recurrent_state,
+         checked::mul(recurrent_state_bytes(model), c.n_seq_max ? c.n_seq_max : 1), Device::gpu});
 }
 
 // The llama.cpp profile: per-tensor weights at llama-quantize's types, compute and output
@@ -98,9 +100,8 @@ void add_verify_llamacpp_terms(const Model& model, const Quant& quant, const Lla
     lo.context = c.n_ctx;
     lo.ubatch = vc.n_ubatch;
     lo.n_seq = c.n_seq_max ? c.n_seq_max : 1;
-    lo.flash_attn = c.flash_attn == "enabled"    ? FlashAttn::on
-                    : c.flash_attn == "disabled" ? FlashAttn::off
-                                                 : FlashAttn::automatic;
+    lo.flash_attn = log_flash_attn(c.flash_attn);
+    lo.kv_unified = c.kv_unified == "true";
     lo.cache_type_k = vc.type_k;
     lo.cache_type_v = c.type_v.empty() ? vc.type_k : c.type_v;
     lo.backend = Backend::cpu;
@@ -143,8 +144,9 @@ void add_verify_rows(const LlamaLogContext& c, const std::optional<Bytes>& model
 
 // One context of the log against the estimate at its settings. `have_model`: the log's
 // metadata made a model (report.model), so its cache and the engine profile can be estimated.
-VerifyContext verify_context(const LlamaLogContext& c, const VerifyWeights& w, bool have_model,
-                             const std::optional<Quant>& quant, VerifyReport& report) {
+VerifyContext verify_context(const LlamaLog& log, const LlamaLogContext& c, const VerifyWeights& w,
+                             bool have_model, const std::optional<Quant>& quant,
+                             VerifyReport& report) {
     VerifyContext vc;
     vc.n_ctx = c.n_ctx;
     vc.n_ubatch = c.n_ubatch ? c.n_ubatch : kLlamaDefaultUbatch;
@@ -156,6 +158,11 @@ VerifyContext verify_context(const LlamaLogContext& c, const VerifyWeights& w, b
     if (have_model && c.n_ctx > 0) add_verify_cache_terms(report.model, c, vc, report);
     if (have_model && quant && c.n_ctx > 0) {
         add_verify_llamacpp_terms(report.model, *quant, c, vc, report);
+        if (auto devices = verify_devices(log, c, report.model, *quant)) {
+            vc.devices = std::move(*devices);
+        } else if (report.contexts.empty()) {
+            report.notes.push_back("per device: " + devices.error().message);
+        }
     }
     add_verify_rows(c, w.model_buffer, vc);
     return vc;
@@ -163,7 +170,20 @@ VerifyContext verify_context(const LlamaLogContext& c, const VerifyWeights& w, b
 
 }  // namespace
 
+FlashAttn log_flash_attn(const std::string& printed) {
+    // Builds before mid 2025 print 0 / 1; later ones enabled / disabled / auto.
+    if (printed == "enabled" || printed == "1" || printed == "true" || printed == "on") {
+        return FlashAttn::on;
+    }
+    if (printed == "disabled" || printed == "0" || printed == "false" || printed == "off") {
+        return FlashAttn::off;
+    }
+    return FlashAttn::automatic;
+}
+
 std::string quant_id_from_file_type(const std::string& file_type) {
+    // llama.cpp names Q2_K's file type "Q2_K - Medium" (LLAMA_FTYPE_MOSTLY_Q2_K).
+    if (file_type.rfind("Q2_K - Medium", 0) == 0) return "Q2_K";
     std::string id = file_type;
     const auto replace = [&](const std::string& from, const std::string& to) {
         if (const auto at = id.find(from); at != std::string::npos) id.replace(at, from.size(), to);
@@ -201,7 +221,8 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
                 contexts.emplace_back();
             }
             for (const auto& c : contexts) {
-                VerifyContext vc = verify_context(c, weights, model.has_value(), quant, report);
+                VerifyContext vc =
+                    verify_context(log, c, weights, model.has_value(), quant, report);
                 report.contexts.push_back(std::move(vc));
             }
             return {};

@@ -34,7 +34,13 @@ void add_buffers(Placement& p, const RuntimeBuffers& b, const PlacementOptions& 
         if (g.output && output_on_gpu) g.weights = checked::add(g.weights, b.output_duplicate);
     }
     p.ram.compute = b.output;
-    if (p.ram.layers > 0 || p.gpus.empty()) p.ram.compute = checked::add(p.ram.compute, b.compute);
+    if (p.ram.layers > 0 || p.gpus.empty()) {
+        p.ram.compute = checked::add(p.ram.compute, b.compute);
+    } else {
+        // The GPUs run every layer: the host still fills the graph's inputs (the pinned
+        // CUDA_Host / Vulkan_Host compute buffer).
+        p.ram.compute = checked::add(p.ram.compute, b.host_compute);
+    }
 }
 
 // Each GPU's share with its capacity (memory less the margin), and the cumulative split the

@@ -1,0 +1,44 @@
+#pragma once
+// `canitrun verify` per device: each buffer a llama.cpp log reports on each device (CUDA0,
+// CUDA1, ROCm0, Vulkan0, MTL0, SYCL0, and the host's CPU, CPU_Mapped, CUDA_Host ...) beside
+// canitrun's plan of the same model on the same devices with the settings the log shows: its
+// context, ubatch, sequences, unified KV, flash attention, cache types, offloaded layers, the
+// layers whose experts were overridden to host memory, and llama.cpp's default split (in
+// proportion to each device's free memory, where the log gives it).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "canitrun/llama_log.hpp"
+#include "canitrun/model.hpp"
+#include "canitrun/quant.hpp"
+
+namespace canitrun {
+
+struct VerifyDeviceRow {
+    std::string device;  // the log's name: "CUDA0", "host" for every host buffer together
+    std::string term;    // "weights", "kv_cache", "recurrent_state", "compute", "output"
+    std::optional<Bytes> estimate;
+    std::optional<Bytes> actual;
+};
+
+struct DeviceCheck {
+    std::vector<std::string> gpus;  // the log's GPU devices, in llama.cpp's order
+    std::uint64_t host_expert_layers = 0;
+    std::optional<std::uint64_t> gpu_layers;
+    std::vector<VerifyDeviceRow> rows;
+    std::vector<std::string> notes;
+};
+
+// True for a host buffer's device name: CPU, CPU_Mapped, CPU_REPACK, CUDA_Host, ROCm_Host ...
+bool is_host_buffer(const std::string& device);
+
+// The GPU devices a log's buffers name, in the order llama.cpp numbers them.
+std::vector<std::string> log_gpu_devices(const LlamaLog& log);
+
+// nullopt when the log shows no GPU buffer (a CPU-only log: the totals say it all).
+Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const LlamaLogContext& c,
+                                                  const Model& model, const Quant& quant);
+
+}  // namespace canitrun

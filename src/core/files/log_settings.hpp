@@ -1,0 +1,25 @@
+#pragma once
+// The settings a log was run with, read from its command line where the log records one (the
+// corpus files' "# settings:" header, validation/llama-logs/): which layers' routed experts
+// -ot / --override-tensor, --n-cpu-moe and --cpu-moe put in host memory. A log whose own
+// "buffer type overridden" lines were kept says it itself; many published logs drop them.
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace canitrun {
+
+struct CommandLineExperts {
+    std::set<std::uint64_t> host_layers;  // layers whose experts go to a host buffer
+    std::vector<std::string> notes;       // patterns it could not read or place
+};
+
+// nullopt when the command line names none of those flags.
+std::optional<CommandLineExperts> command_line_experts(std::string_view command_line,
+                                                       std::uint64_t layers);
+
+}  // namespace canitrun

@@ -1,0 +1,185 @@
+#include "canitrun/verify_devices.hpp"
+
+#include <algorithm>
+
+#include "canitrun/llamacpp_parts.hpp"
+#include "canitrun/placement.hpp"
+#include "canitrun/verify.hpp"
+
+#include "log_settings.hpp"
+
+namespace canitrun {
+namespace {
+
+std::optional<Bytes> on_device(const std::vector<LlamaLogBuffer>& buffers,
+                               const std::string& device) {
+    std::optional<Bytes> total;
+    for (const auto& b : buffers) {
+        if (b.device == device) total = checked::add(total.value_or(0), b.bytes);
+    }
+    return total;
+}
+
+std::optional<Bytes> on_host(const std::vector<LlamaLogBuffer>& buffers) {
+    std::optional<Bytes> total;
+    for (const auto& b : buffers) {
+        if (is_host_buffer(b.device)) total = checked::add(total.value_or(0), b.bytes);
+    }
+    return total;
+}
+
+Backend backend_of(const std::string& device) {
+    if (device.rfind("ROCm", 0) == 0) return Backend::rocm;
+    if (device.rfind("Vulkan", 0) == 0) return Backend::vulkan;
+    if (device.rfind("MTL", 0) == 0 || device.rfind("Metal", 0) == 0) return Backend::metal;
+    return Backend::cuda;  // CUDA, and SYCL, whose buffers the rule treats alike
+}
+
+LlamaCppOptions options_from_log(const LlamaLogContext& c, Backend backend) {
+    LlamaCppOptions lo;
+    lo.context = c.n_ctx;
+    lo.ubatch = c.n_ubatch ? c.n_ubatch : kLlamaDefaultUbatch;
+    lo.n_seq = c.n_seq_max ? c.n_seq_max : 1;
+    lo.kv_unified = c.kv_unified == "true";
+    lo.flash_attn = log_flash_attn(c.flash_attn);
+    lo.cache_type_k = c.type_k.empty() ? "f16" : c.type_k;
+    lo.cache_type_v = c.type_v.empty() ? lo.cache_type_k : c.type_v;
+    lo.backend = backend;
+    return lo;
+}
+
+// The devices as llama.cpp split the layers over them: by the free memory the log reports
+// (llama.cpp's default --tensor-split), else evenly (and a note says so).
+Hardware log_hardware(const LlamaLog& log, const std::vector<std::string>& gpus,
+                      PlacementOptions& options, std::vector<std::string>& notes) {
+    Hardware h;
+    h.ram = Bytes{1} << 50;  // a check, not a fit: every device holds what the log put there
+    bool all_free = true;
+    for (const auto& name : gpus) {
+        GpuDevice d;
+        d.name = name;
+        d.memory = Bytes{1} << 50;
+        std::optional<Bytes> free;
+        for (const auto& listed : log.devices) {
+            if (listed.device == name) free = listed.free;
+        }
+        all_free = all_free && free.has_value() && *free > 0;
+        options.tensor_split.push_back(free ? *free >> 20 : 1);
+        h.gpus.push_back(d);
+    }
+    if (!all_free) {
+        options.tensor_split.assign(gpus.size(), 1);
+        if (gpus.size() > 1) {
+            notes.push_back("the log gives no free memory for every GPU: layers split evenly");
+        }
+    }
+    return h;
+}
+
+void set_offload(const LlamaLog& log, const Model& model, PlacementOptions& options,
+                 DeviceCheck& check) {
+    check.gpu_layers = log.gpu_layers;
+    if (log.gpu_layers && log.all_layers && *log.gpu_layers < *log.all_layers) {
+        options.gpu_layers = log.gpu_layers;
+    }
+    std::set<std::uint64_t> host;
+    for (const auto& [layer, type] : log.expert_overrides) {
+        if (is_host_buffer(type)) host.insert(layer);
+    }
+    if (log.expert_overrides.empty()) {
+        if (auto from_command = command_line_experts(log.command_line, model.arch.layers)) {
+            host = std::move(from_command->host_layers);
+            for (auto& n : from_command->notes) check.notes.push_back(std::move(n));
+        }
+    }
+    check.host_expert_layers = host.size();
+    if (host.empty()) return;
+    options.cpu_moe_layers = check.host_expert_layers;
+    std::uint64_t expected = 0;
+    bool first_layers = true;
+    for (const std::uint64_t layer : host) first_layers = first_layers && layer == expected++;
+    if (!first_layers || check.host_expert_layers > model.arch.layers) {
+        check.notes.push_back("experts of layers other than the first " +
+                              std::to_string(check.host_expert_layers) +
+                              " were overridden: planned as the first ones");
+    }
+}
+
+void add_gpu_rows(const LlamaLog& log, const LlamaLogContext& c, const Placement& p,
+                  DeviceCheck& check) {
+    for (std::size_t d = 0; d < check.gpus.size() && d < p.gpus.size(); ++d) {
+        const std::string& name = check.gpus[d];
+        const Share& s = p.gpus[d];
+        check.rows.push_back({name, "weights", s.weights, on_device(log.model_buffers, name)});
+        check.rows.push_back({name, "kv_cache", s.kv_cache, on_device(c.kv, name)});
+        const auto rs = on_device(c.recurrent, name);
+        if (rs || s.recurrent_state > 0) {
+            check.rows.push_back({name, "recurrent_state", s.recurrent_state, rs});
+        }
+        check.rows.push_back({name, "compute", s.compute, on_device(c.compute, name)});
+    }
+}
+
+void add_host_rows(const LlamaLog& log, const LlamaLogContext& c, const Placement& p,
+                   const RuntimeBuffers& buffers, DeviceCheck& check) {
+    const std::string host = "host";
+    check.rows.push_back({host, "weights", p.ram.weights, on_host(log.model_buffers)});
+    if (p.ram.kv_cache > 0 || on_host(c.kv)) {
+        check.rows.push_back({host, "kv_cache", p.ram.kv_cache, on_host(c.kv)});
+    }
+    check.rows.push_back({host, "output", buffers.output, on_host(c.output)});
+    const Bytes compute = p.ram.compute > buffers.output ? p.ram.compute - buffers.output : 0;
+    check.rows.push_back({host, "compute", compute, on_host(c.compute)});
+    for (const auto& b : log.model_buffers) {
+        if (b.device == "CPU_Mapped") {
+            check.notes.push_back(
+                "CPU_Mapped is the span of the model file mapped for the host's tensors: it "
+                "can take in tensors the GPUs hold, so the host's weights read high");
+            break;
+        }
+    }
+}
+
+}  // namespace
+
+bool is_host_buffer(const std::string& device) {
+    return device.rfind("CPU", 0) == 0 || device.find("_Host") != std::string::npos;
+}
+
+std::vector<std::string> log_gpu_devices(const LlamaLog& log) {
+    std::vector<std::string> out;
+    const auto add = [&](const std::string& name) {
+        if (name.empty() || is_host_buffer(name)) return;
+        if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    };
+    for (const auto& d : log.devices) add(d.device);
+    for (const auto& b : log.model_buffers) add(b.device);
+    for (const auto& c : log.contexts) {
+        for (const auto* list : {&c.kv, &c.recurrent, &c.compute}) {
+            for (const auto& b : *list) add(b.device);
+        }
+    }
+    return out;
+}
+
+Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const LlamaLogContext& c,
+                                                  const Model& model, const Quant& quant) {
+    DeviceCheck check;
+    check.gpus = log_gpu_devices(log);
+    if (check.gpus.empty() || c.n_ctx == 0) return std::optional<DeviceCheck>{};
+    return catch_overflow(
+        [&]() -> Result<std::optional<DeviceCheck>> {
+            const LlamaCppOptions lo = options_from_log(c, backend_of(check.gpus.front()));
+            CANITRUN_TRY_ASSIGN(const ModelParts parts, llamacpp_parts(model, quant, lo));
+            PlacementOptions options;
+            const Hardware hardware = log_hardware(log, check.gpus, options, check.notes);
+            set_offload(log, model, options, check);
+            CANITRUN_TRY_ASSIGN(const Placement p, place(parts, hardware, options));
+            add_gpu_rows(log, c, p, check);
+            add_host_rows(log, c, p, parts.buffers.value_or(RuntimeBuffers{}), check);
+            return std::optional<DeviceCheck>(std::move(check));
+        },
+        [&] { return fail(ErrorKind::bad_input, "the log's sizes overflow 64-bit byte counts"); });
+}
+
+}  // namespace canitrun
