@@ -29,6 +29,11 @@ struct LayerPart {
     Bytes recurrent_state = 0;  // linear-attention / SSM state (the llama.cpp rule; the quick
                                 // rule leaves it to the overhead)
     std::size_t group = 0;      // index into the model's arch.layer_groups
+    // The layer's largest weight tensor, and its largest routed-expert tensor (the llama.cpp
+    // rule): what the first GPU copies in for a prompt batch when the layer (or its experts)
+    // stays in host memory.
+    Bytes largest_tensor = 0;
+    Bytes largest_expert_tensor = 0;
 };
 
 // The buffers llama.cpp allocates besides weights and caches (the llama.cpp rule). Under the

@@ -1,5 +1,6 @@
 #include "canitrun/llamacpp_parts.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -46,8 +47,11 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model,
                 } else {
                     LayerPart& l = parts.layers[static_cast<std::size_t>(t.layer)];
                     l.weights = checked::add(l.weights, b);
-                    if (prepared.routed_expert[i])
+                    l.largest_tensor = std::max(l.largest_tensor, b);
+                    if (prepared.routed_expert[i]) {
                         l.routed_experts = checked::add(l.routed_experts, b);
+                        l.largest_expert_tensor = std::max(l.largest_expert_tensor, b);
+                    }
                 }
             }
             parts.input_weights = host_inputs;

@@ -72,8 +72,15 @@ void add_overrides(const std::string& value, std::vector<Override>& out,
             if (!item.empty()) experts.notes.push_back("-ot '" + item + "' not read");
             continue;
         }
+        const std::string type = item.substr(eq + 1);
+        if (!host_buffer_type(type) && !experts.gpu_targets) {
+            experts.gpu_targets = true;
+            experts.notes.push_back("-ot puts tensors on a chosen GPU (" + type +
+                                    "): canitrun's placement cannot say that, so the devices' "
+                                    "weights differ");
+        }
         try {
-            out.push_back({std::regex(item.substr(0, eq)), host_buffer_type(item.substr(eq + 1))});
+            out.push_back({std::regex(item.substr(0, eq)), host_buffer_type(type)});
         } catch (const std::regex_error&) {
             experts.notes.push_back("-ot pattern '" + item.substr(0, eq) + "' not read");
         }

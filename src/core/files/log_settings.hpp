@@ -16,6 +16,7 @@ namespace canitrun {
 struct CommandLineExperts {
     std::set<std::uint64_t> host_layers;  // layers whose experts go to a host buffer
     std::vector<std::string> notes;       // patterns it could not read or place
+    bool gpu_targets = false;             // an override names a GPU buffer (=CUDA0)
 };
 
 // nullopt when the command line names none of those flags.

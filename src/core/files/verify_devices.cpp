@@ -11,11 +11,21 @@
 namespace canitrun {
 namespace {
 
+// The device a buffer is on: a GPU's mapped model buffer (Metal's "MTL0_Mapped", the model
+// file mapped into the GPU's memory) is that GPU's.
+std::string device_of(const std::string& buffer) {
+    constexpr std::string_view kMapped = "_Mapped";
+    if (!is_host_buffer(buffer) && buffer.ends_with(kMapped)) {
+        return buffer.substr(0, buffer.size() - kMapped.size());
+    }
+    return buffer;
+}
+
 std::optional<Bytes> on_device(const std::vector<LlamaLogBuffer>& buffers,
                                const std::string& device) {
     std::optional<Bytes> total;
     for (const auto& b : buffers) {
-        if (b.device == device) total = checked::add(total.value_or(0), b.bytes);
+        if (device_of(b.device) == device) total = checked::add(total.value_or(0), b.bytes);
     }
     return total;
 }
@@ -148,7 +158,8 @@ bool is_host_buffer(const std::string& device) {
 
 std::vector<std::string> log_gpu_devices(const LlamaLog& log) {
     std::vector<std::string> out;
-    const auto add = [&](const std::string& name) {
+    const auto add = [&](const std::string& buffer) {
+        const std::string name = device_of(buffer);
         if (name.empty() || is_host_buffer(name)) return;
         if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
     };

@@ -1,5 +1,7 @@
 #include "canitrun/placement.hpp"
 
+#include <algorithm>
+
 namespace canitrun {
 namespace {
 
@@ -24,12 +26,22 @@ std::size_t device_of(std::uint64_t unit, std::uint64_t units,
 // The llama.cpp rule's buffers: a compute buffer on every device that runs a layer, the
 // runtime's memory on every GPU it uses, the logits in RAM, and with tied embeddings the copy
 // of token_embd that an offloaded output layer needs (on the CPU the mapped file backs both).
+//
+// Op offload (ggml-backend.cpp's scheduler, on by default; --no-op-offload turns it off): a
+// prompt batch's matrix product over a weight kept in host memory runs on the first GPU, which
+// copies that weight into its compute buffer, so the first GPU's buffer also holds the largest
+// such tensor (`host_copy`). Derived, not fitted; against the six published mainline CUDA logs
+// with experts in RAM (Qwen3-235B, Qwen3-30B, DeepSeek V3; docs/ACCURACY-GPU.md) it reads 10 to
+// 32 % high, where before it read 60 to 70 % low: the copy and the batch's own tensors overlap
+// less than the sum. Kept on the safe side until a log shows the overlap.
 void add_buffers(Placement& p, const RuntimeBuffers& b, const PlacementOptions& options,
-                 bool output_on_gpu) {
+                 bool output_on_gpu, Bytes host_copy) {
+    bool first = true;
     for (std::size_t d = 0; d < p.gpus.size(); ++d) {
         Share& g = p.gpus[d];
         if (g.layers == 0 && !g.output) continue;
-        g.compute = b.compute;
+        g.compute = first ? checked::add(b.compute, host_copy) : b.compute;
+        first = false;
         if (d < options.gpu_runtime.size()) g.runtime = options.gpu_runtime[d];
         if (g.output && output_on_gpu) g.weights = checked::add(g.weights, b.output_duplicate);
     }
@@ -70,6 +82,22 @@ Result<std::vector<Bytes>> set_up_gpus(Placement& p, const Hardware& hardware,
             split.empty() ? "give --vram or a GPU by name" : "give at least one GPU a share");
     }
     return cumulative;
+}
+
+// The largest weight the first GPU copies in for a prompt batch (add_buffers): of the layers
+// in host memory, their largest tensor; of the layers whose experts are, the largest expert.
+Bytes host_weight_copy(const ModelParts& parts, const Placement& p, std::uint64_t first_gpu_unit) {
+    if (p.gpus.empty()) return 0;
+    Bytes copy = 0;
+    for (std::uint64_t i = 0; i < parts.layers.size(); ++i) {
+        const LayerPart& layer = parts.layers[i];
+        if (i < first_gpu_unit) {
+            copy = std::max(copy, layer.largest_tensor);
+        } else if (i < p.cpu_moe_layers) {
+            copy = std::max(copy, layer.largest_expert_tensor);
+        }
+    }
+    return copy;
 }
 
 }  // namespace
@@ -211,7 +239,8 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                 checked::add(input.weights, parts.input_weights);  // one row read per token
             input.embedding = checked::add(input.embedding, parts.input_weights);
             if (parts.buffers) {
-                add_buffers(p, *parts.buffers, options, &head != &p.ram);
+                add_buffers(p, *parts.buffers, options, &head != &p.ram,
+                            host_weight_copy(parts, p, first_gpu_unit));
                 p.ram.mapped = p.ram.weights;  // the CPU backend reads the mapped file
             }
 
