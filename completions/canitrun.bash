@@ -85,7 +85,7 @@ _canitrun() {
             return
             ;;
         --ctx | -c | --ram | --vram | --min-vram | --family | --since | --ram-bandwidth | --gpu-memory | --ngl | --n-cpu-moe | --tensor-split | \
-            --ubatch | --parallel | --margin | --gpu-memory-utilization | --users | --link)
+            --ubatch | --parallel | --margin | --gpu-memory-utilization | --users | --link | --min-speed)
             return
             ;;
         --host)
@@ -107,8 +107,8 @@ _canitrun() {
             system | verify) mapfile -t COMPREPLY < <(compgen -W "$common" -- "$cur") ;;
             fit) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --kv-type --ram --min-quant --sort" -- "$cur") ;;
             local) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --ram" -- "$cur") ;;
-            compare) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --min-quant" -- "$cur") ;;
-            *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --users --host --link --vram --ngl --n-cpu-moe --cpu-moe --tensor-split --mmproj --chart --ascii --offline --timeout --version" -- "$cur") ;;
+            compare) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --min-quant --min-speed" -- "$cur") ;;
+            *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --users --host --link --vram --min-quant --min-speed --ngl --n-cpu-moe --cpu-moe --tensor-split --mmproj --chart --ascii --offline --timeout --version" -- "$cur") ;;
         esac
         return
     fi

@@ -39,6 +39,7 @@ complete -c canitrun -n $estimate -l kv-type -x -a 'f16 bf16 f32 q8_0 q5_1 q5_0 
 complete -c canitrun -n $estimate -l ram -x -d 'System RAM in GB for CPU offload'
 complete -c canitrun -n $no_sub -l vram -x -d 'A VRAM budget in GB'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare" -l min-quant -x -a '(__canitrun_names quants)' -d 'Lowest quantization a choice may pick'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l min-speed -x -d 'Slowest decode a choice with offload may pick'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare local" -l gpu -x -a '(__canitrun_names gpu-list) auto' -d 'Your GPUs: "RTX 4090", 2x3090, 4090,3090, auto'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare local" -l ram-bandwidth -x -d 'RAM bandwidth in GB/s'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare local" -l gpu-memory -x -d 'GB a unified-memory GPU may use'

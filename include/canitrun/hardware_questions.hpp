@@ -45,7 +45,20 @@ Result<std::optional<std::uint64_t>> max_native_context(const Model& model, cons
                                                         const PlanSettings& settings);
 
 // The highest-quality quantization whose plan is native at the options' context; when none
-// is, the highest-quality one that runs with offload. Empty when nothing runs.
+// is, the highest-quality one that runs with offload at settings.min_decode_tokens_per_s or
+// faster (a speed unknown counts as reaching it); when none reaches it, the fastest that runs.
+// Empty when nothing runs.
+// best_quant_for_hardware's answer, and beside it, when the best runs with offload, the fastest
+// quantization that runs (which may be the same one).
+struct QuantChoices {
+    std::optional<HardwareAnswer> best;
+    std::optional<HardwareAnswer> fastest;
+};
+Result<QuantChoices> quant_choices_for_hardware(const Model& model,
+                                                const std::vector<const Quant*>& quants,
+                                                const Hardware& hardware,
+                                                const PlanSettings& settings);
+
 Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
     const Model& model, const std::vector<const Quant*>& quants, const Hardware& hardware,
     const PlanSettings& settings);

@@ -16,6 +16,7 @@ struct HardwareReport {
     Hardware hardware;
     HardwareAnswer selected;
     std::optional<HardwareAnswer> best;        // best GGUF quantization at the context
+    std::optional<HardwareAnswer> fastest;     // with offload: the fastest that runs
     std::optional<std::uint64_t> max_context;  // the selected quantization, natively
     // Under the llama.cpp rule on GPUs: the most users of the per-user context (the context
     // over the sequences) the selected quantization serves natively, and with several

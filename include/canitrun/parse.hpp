@@ -27,6 +27,9 @@ Result<std::uint64_t> parse_count(const std::string& text, const std::string& fl
                                   std::uint64_t max);
 
 // The same, at least 1: a count of things there must be some of ("--ubatch 512", "--parallel 4").
+// "5", "2.5": tokens per second, 0.1 to 100000 (--min-speed).
+Result<double> parse_tokens_per_second(const std::string& text);
+
 Result<std::uint64_t> parse_positive_count(const std::string& text, const std::string& flag,
                                            std::uint64_t max);
 

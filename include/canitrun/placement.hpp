@@ -83,6 +83,14 @@ struct Placement {
 Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                         const PlacementOptions& options);
 
+// The units options' -ngl puts on the GPUs (every layer and the output head without it), with
+// its --n-cpu-moe, by a --tensor-split of unit counts that fits every GPU and the RAM, where
+// one exists: each GPU but the last takes the most units that fit it. An even split puts the
+// first layers, whose experts --n-cpu-moe keeps in RAM, on GPU 0 and leaves it nearly empty;
+// this split fills it.
+Result<std::optional<Placement>> fitting_split(const ModelParts& parts, const Hardware& hardware,
+                                               PlacementOptions options);
+
 // Every layer and the output head on the GPUs by a --tensor-split of unit counts that fits
 // every GPU, where one exists (options' margin and runtime memory apply; its -ngl, --n-cpu-moe
 // and split are replaced).

@@ -40,7 +40,15 @@ struct PlanSettings {
     // larger = worse); 0: no floor. Only choices obey it: a quantization asked for by name is
     // planned whatever its rank.
     std::uint64_t min_quality_rank = 0;
+    // The slowest decode a choice among quantizations with offload may fall to (--min-speed):
+    // the best quality at or above it wins, else the fastest that runs.
+    double min_decode_tokens_per_s = 0;
 };
+
+// --min-speed's default: 5 tokens/s, about the pace of silent reading (238 words a minute,
+// Brysbaert 2019, "How many words do we read per minute?", J. Memory and Language 109; at
+// ~1.3 tokens a word that is 5.2 tokens/s). A plan below it is one a reader waits on.
+inline constexpr double kDefaultMinSpeed = 5.0;
 
 // The quantization the command line's floor defaults to: Q2_K, the lowest llama-quantize
 // lists a perplexity cost for (+3.52 at Llama-3-8B, tools/quantize/quantize.cpp); every type

@@ -90,6 +90,14 @@ void add_min_quant_flag(CLI::App& app, Options& o) {
         ->check(non_empty());
 }
 
+// The speed floor of a best-quantization choice with offload (plan_settings.hpp).
+void add_min_speed_flag(CLI::App& app, Options& o) {
+    app.add_option("--min-speed", o.min_speed,
+                   "Slowest decode, in tokens/s, a best-quantization choice with offload may "
+                   "pick (default 5)")
+        ->check(non_empty());
+}
+
 void add_estimate_flags(CLI::App& app, Options& o) {
     app.add_option("--quant,-q", o.quant,
                    "Quantization (default: the recommended Q4_K_M); see 'canitrun quants'")
@@ -265,6 +273,7 @@ void add_top_level(CLI::App& app, Options& o) {
         ->check(CLI::Range(1, 3600));
     add_estimate_flags(app, o);
     add_min_quant_flag(app, o);
+    add_min_speed_flag(app, o);
     app.add_option("--vram", o.vram,
                    "A VRAM budget in GB: does the recommended quantization fit, and what does?")
         ->check(non_empty());
@@ -382,6 +391,7 @@ void add_other_subcommands(CLI::App& app, Options& o, Subcommands& s) {
         ->check(non_empty());
     add_estimate_flags(*s.compare, o);
     add_min_quant_flag(*s.compare, o);
+    add_min_speed_flag(*s.compare, o);
     add_hardware_flags(*s.compare, o);
     add_engine_flags(*s.compare, o.engine);
     s.compare->fallthrough();

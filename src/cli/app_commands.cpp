@@ -72,6 +72,8 @@ PlanSettings plan_settings(const Database& db, const Options& o, const EstimateO
     } else if (const auto floor = db.find_quant(kDefaultMinQuant)) {
         s.min_quality_rank = (*floor)->quality_rank;  // a --data database may have no Q2_K
     }
+    s.min_decode_tokens_per_s =
+        o.min_speed.empty() ? kDefaultMinSpeed : need(parse_tokens_per_second(o.min_speed));
     return s;
 }
 }  // namespace

@@ -25,6 +25,7 @@ struct Options {
     std::string kv_type = "f16";
     std::string vram;
     std::string min_quant;  // --min-quant; empty: kDefaultMinQuant
+    std::string min_speed;  // --min-speed; empty: kDefaultMinSpeed
     HardwareFlags hw;
     std::string sort = "params";
     std::string data_dir;

@@ -35,6 +35,7 @@ const std::vector<FlagUse>& flag_uses() {
         {"--gpu-memory", {C::model, C::fit, C::compare, C::local}},
         {"--vram", {C::model}},
         {"--min-quant", {C::model, C::fit, C::compare}},
+        {"--min-speed", {C::model, C::compare}},
         {"--ngl", {C::model}},
         {"--n-cpu-moe", {C::model}},
         {"--cpu-moe", {C::model}},

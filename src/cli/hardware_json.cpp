@@ -65,10 +65,12 @@ json serving_speed_json(const ServingSpeed& s) {
 }
 
 json hardware_report_json(const Model& model, const HardwareReport& r) {
-    json out = {{"hardware", hardware_json(r.hardware)},
-                {"selected", hardware_answer_json(r.selected, r.hardware)},
-                {"best", r.best ? hardware_answer_json(*r.best, r.hardware) : json(nullptr)},
-                {"max_context", r.max_context ? json(*r.max_context) : json(nullptr)}};
+    json out = {
+        {"hardware", hardware_json(r.hardware)},
+        {"selected", hardware_answer_json(r.selected, r.hardware)},
+        {"best", r.best ? hardware_answer_json(*r.best, r.hardware) : json(nullptr)},
+        {"fastest", r.fastest ? hardware_answer_json(*r.fastest, r.hardware) : json(nullptr)},
+        {"max_context", r.max_context ? json(*r.max_context) : json(nullptr)}};
     if (r.users_speed) out["users_speed"] = serving_speed_json(*r.users_speed);
     if (r.serving) {
         out["serving"] = {{"per_user_context", r.serving->per_user_context},

@@ -207,7 +207,17 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
             << (r.best->speed.decode_tokens_per_s > 0
                     ? format_rate(r.best->speed.decode_tokens_per_s)
                     : std::string("speed unknown"))
-            << ")\n";
+            << ")";
+        const auto& f = r.fastest;
+        if (r.best->plan.kind != PlanKind::native &&
+            r.best->speed.decode_tokens_per_s < r.best->settings.min_decode_tokens_per_s) {
+            out << ": the fastest that runs, as none reaches "
+                << format_rate(r.best->settings.min_decode_tokens_per_s) << " (--min-speed)";
+        } else if (f && f->quant != r.best->quant && f->speed.decode_tokens_per_s > 0) {
+            out << "; fastest " << f->quant->id << " (" << format_rate(f->speed.decode_tokens_per_s)
+                << ")";
+        }
+        out << "\n";
     }
     // With several sequences write_serving gives the longest context of each.
     if (r.max_context && n_seq == 1) {

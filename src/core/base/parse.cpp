@@ -169,6 +169,15 @@ Result<double> parse_bandwidth(const std::string& text) {
     return static_cast<double>(milli) / 1000.0;
 }
 
+Result<double> parse_tokens_per_second(const std::string& text) {
+    std::uint64_t milli = 0;  // tokens/s x 1000
+    if (!parse_decimal(strip(text), 3, milli) || milli < 100 || milli > 100000000ULL) {
+        return fail(ErrorKind::bad_input, "invalid speed '" + text + "'",
+                    "give tokens per second between 0.1 and 100000, for example 5");
+    }
+    return static_cast<double>(milli) / 1000.0;
+}
+
 Result<std::string> parse_release_date(const std::string& text) {
     const auto bad = [&] {
         return fail(ErrorKind::bad_input, "invalid date '" + text + "'",

@@ -102,16 +102,18 @@ Bytes host_weight_copy(const ModelParts& parts, const Placement& p, std::uint64_
 
 }  // namespace
 
-// Every unit on the GPUs with a split of unit counts: each GPU but the last takes the most
-// units that fit it, in stack order, and the last the rest. A GPU's share only grows with its
-// units, so if any contiguous split holds every unit, this one does. Empty when none does.
-Result<std::optional<Placement>> uneven_split(const ModelParts& parts, const Hardware& hardware,
-                                              PlacementOptions options) {
+// The units the GPUs hold (options' -ngl, else every layer and the output head) by a split of
+// unit counts: each GPU but the last takes the most units that fit it, in stack order, and the
+// last the rest; --n-cpu-moe applies as given. A GPU's share only grows with its units, so if
+// any contiguous split holds the units, this one does. Empty when none does (GPUs or RAM).
+Result<std::optional<Placement>> fitting_split(const ModelParts& parts, const Hardware& hardware,
+                                               PlacementOptions options) {
     const std::size_t gpus = hardware.gpus.size();
-    std::uint64_t left = parts.layers.size() + 1;
-    options.gpu_layers = std::nullopt;
-    options.cpu_moe_layers = std::nullopt;
+    if (gpus == 0) return std::optional<Placement>{};
+    const std::uint64_t n = parts.layers.size();
+    std::uint64_t left = std::min(options.gpu_layers.value_or(n + 1), n + 1);
     options.tensor_split.assign(gpus, 0);
+    options.tensor_split[0] = left;
     for (std::size_t d = 0; d + 1 < gpus; ++d) {
         std::uint64_t lo = 0, hi = left + 1;  // GPU d holds lo units (0 always), not hi
         while (hi - lo > 1) {
@@ -129,6 +131,13 @@ Result<std::optional<Placement>> uneven_split(const ModelParts& parts, const Har
     if (!p.fits()) return std::optional<Placement>{};
     p.split_found = true;
     return std::optional<Placement>{std::move(p)};
+}
+
+Result<std::optional<Placement>> uneven_split(const ModelParts& parts, const Hardware& hardware,
+                                              PlacementOptions options) {
+    options.gpu_layers = std::nullopt;
+    options.cpu_moe_layers = std::nullopt;
+    return fitting_split(parts, hardware, std::move(options));
 }
 
 namespace {
@@ -280,6 +289,21 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
     // otherwise: a binary search finds what the step-by-step search below finds. With several
     // GPUs the proportional split moves units between them, so every step is tried.
     const bool one_gpu = hardware.gpus.size() == 1;
+    // One step of the searches below: the split by memory (or the user's), else, on several
+    // GPUs with no split given, the split that fills each GPU in turn (fitting_split). The
+    // first step that fits keeps the fewest experts or layers in RAM, which the speed model
+    // always prefers: a byte read from RAM is slower than one read from any GPU.
+    const auto try_fit =
+        [&](std::optional<std::uint64_t> ngl,
+            std::optional<std::uint64_t> cpu_moe) -> Result<std::optional<Placement>> {
+        CANITRUN_TRY_ASSIGN(auto p, try_place(ngl, cpu_moe));
+        if (p.fits()) return std::optional<Placement>{std::move(p)};
+        if (one_gpu || !options.tensor_split.empty()) return std::optional<Placement>{};
+        PlacementOptions o = options;
+        o.gpu_layers = ngl;
+        o.cpu_moe_layers = cpu_moe;
+        return fitting_split(parts, hardware, o);
+    };
     const auto gpus_fit = [](const Placement& p) {
         for (const auto& g : p.gpus) {
             if (!g.fits()) return false;
@@ -300,8 +324,8 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
             k = lo + 1;
         }
         for (; k <= n; ++k) {
-            CANITRUN_TRY_ASSIGN(auto p, try_place(std::nullopt, k));
-            if (p.fits()) return Plan{PlanKind::expert_offload, p};
+            CANITRUN_TRY_ASSIGN(auto p, try_fit(std::nullopt, k));
+            if (p) return Plan{PlanKind::expert_offload, *p};
             if (one_gpu) break;
         }
     }
@@ -316,8 +340,8 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
         ngl = lo;
     }
     for (; ngl >= 1; --ngl) {
-        CANITRUN_TRY_ASSIGN(auto p, try_place(ngl, std::nullopt));
-        if (p.fits()) return Plan{PlanKind::layer_offload, p};
+        CANITRUN_TRY_ASSIGN(auto p, try_fit(ngl, std::nullopt));
+        if (p) return Plan{PlanKind::layer_offload, *p};
         if (one_gpu) break;
     }
     return Plan{PlanKind::none, all};

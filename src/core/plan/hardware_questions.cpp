@@ -1,5 +1,7 @@
 #include "canitrun/hardware_questions.hpp"
 
+#include "canitrun/fastest_split.hpp"
+
 #include <algorithm>
 
 #include "canitrun/fit.hpp"
@@ -69,8 +71,10 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
             "use --ngl to keep layers in RAM");
     }
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
-    CANITRUN_TRY_ASSIGN(
-        auto plan, plan_placement(parts, hardware, placement_for(hardware, settings, placement)));
+    const PlacementOptions options = placement_for(hardware, settings, placement);
+    CANITRUN_TRY_ASSIGN(auto found, plan_placement(parts, hardware, options));
+    CANITRUN_TRY_ASSIGN(auto plan, fastest_plan(model, quant, parts, hardware, settings, options,
+                                                std::move(found)));
     if (!hardware_runs(hardware, quant)) plan.kind = PlanKind::none;
     HardwareAnswer a{&quant, settings, plan, {}, {}};
     a.speed = estimate_speed(model, quant, plan.placement, hardware, settings.estimate.context,
@@ -165,7 +169,10 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
         CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, *q, settings));
         CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, placement));
         if (!whole) continue;
-        const Placement& placed = *whole;
+        CANITRUN_TRY_ASSIGN(auto fastest,
+                            fastest_plan(model, *q, parts, hardware, settings, placement,
+                                         Plan{PlanKind::native, std::move(*whole)}));
+        const Placement& placed = fastest.placement;
         HardwareAnswer a{q, settings, Plan{PlanKind::native, placed}, {}, {}};
         a.speed = estimate_speed(model, *q, placed, hardware, settings.estimate.context,
                                  settings.ubatch, settings.n_seq);
@@ -180,22 +187,47 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
 Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
     const Model& model, const std::vector<const Quant*>& quants, const Hardware& hardware,
     const PlanSettings& settings) {
+    CANITRUN_TRY_ASSIGN(auto choices,
+                        quant_choices_for_hardware(model, quants, hardware, settings));
+    return choices.best;
+}
+
+Result<QuantChoices> quant_choices_for_hardware(const Model& model,
+                                                const std::vector<const Quant*>& quants,
+                                                const Hardware& hardware,
+                                                const PlanSettings& settings) {
     // The best-quality quantization that fits whole on the GPUs wins outright; offload is planned
     // (a search over layer splits) only when none does.
     if (!hardware.gpus.empty()) {
         CANITRUN_TRY_ASSIGN(auto native,
                             best_native(model, by_quality(quants), hardware, settings));
-        if (native) return std::optional<HardwareAnswer>{native->answer};
+        if (native) return QuantChoices{native->answer, std::nullopt};
     }
-    std::optional<HardwareAnswer> native, offload;
+    // With offload: the best quality that decodes at the floor or faster, else (nothing reaches
+    // it) the fastest, never a 0.4 tokens/s "best" for its quality alone.
+    std::optional<HardwareAnswer> native, usable, fastest, fastest_of_all;
+    const double floor = settings.min_decode_tokens_per_s;
     for (const Quant* q : quants) {
         if (!*rule_offers(settings, *q)) continue;
         CANITRUN_TRY_ASSIGN(auto a, answer_for(model, *q, hardware, settings));
-        auto& slot = a.plan.kind == PlanKind::native ? native : offload;
         if (a.plan.kind == PlanKind::none) continue;
-        if (!slot || q->quality_rank < slot->quant->quality_rank) slot = a;
+        const double rate = a.speed.decode_tokens_per_s;
+        const auto better = [&](const std::optional<HardwareAnswer>& slot) {
+            return !slot || q->quality_rank < slot->quant->quality_rank;
+        };
+        if (!fastest_of_all || rate > fastest_of_all->speed.decode_tokens_per_s) {
+            fastest_of_all = a;
+        }
+        if (a.plan.kind == PlanKind::native) {
+            if (better(native)) native = a;
+        } else if (rate >= floor || rate <= 0) {
+            if (better(usable)) usable = a;
+        } else if (!fastest || rate > fastest->speed.decode_tokens_per_s) {
+            fastest = a;
+        }
     }
-    return native ? native : offload;
+    if (native) return QuantChoices{native, std::nullopt};
+    return QuantChoices{usable ? usable : fastest, fastest_of_all};
 }
 
 namespace {

@@ -12,9 +12,10 @@ Result<HardwareReport> build_hardware_report(const Database& db, const Model& mo
     r.hardware = hardware;
     CANITRUN_TRY_ASSIGN(auto selected, answer_for(model, quant, hardware, settings, placement));
     r.selected = selected;
-    CANITRUN_TRY_ASSIGN(auto best,
-                        best_quant_for_hardware(model, llama_cpp_quants(db), hardware, settings));
-    r.best = best;
+    CANITRUN_TRY_ASSIGN(
+        auto choices, quant_choices_for_hardware(model, llama_cpp_quants(db), hardware, settings));
+    r.best = std::move(choices.best);
+    r.fastest = std::move(choices.fastest);
     CANITRUN_TRY_ASSIGN(auto longest, max_native_context(model, quant, hardware, settings));
     r.max_context = longest;
     if (r.selected.settings.rule == Rule::llamacpp && !hardware.gpus.empty()) {

@@ -1,0 +1,157 @@
+// The best plan (issue "The best plan, not just a plan"): the placement the planner prints is
+// never slower, by the speed model, than any placement llama.cpp can express that also fits.
+// The oracle is a brute-force enumeration written here, independent of the planner's search:
+// every --n-cpu-moe k (0 to all layers), every -ngl, and on two GPUs every split of the units
+// between them.
+
+#include <optional>
+
+#include "canitrun/hardware_questions.hpp"
+#include "canitrun/plan_settings.hpp"
+#include "canitrun/tensor_layout.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+PlanSettings at_8k(const Model& m) {
+    PlanSettings s;
+    s.estimate.context = std::min<std::uint64_t>(8192, m.context_native);
+    return settings_for_model(m, s);
+}
+
+struct Best {
+    double decode = 0;
+    std::string what;
+};
+
+double decode_of(const Model& m, const Quant& q, const Placement& p, const Hardware& h,
+                 const PlanSettings& s) {
+    return estimate_speed(m, q, p, h, s.estimate.context, s.ubatch, s.n_seq).decode_tokens_per_s;
+}
+
+// Every placement of the space that fits, and the fastest of them. `splits`: on two GPUs, try
+// every split of the GPU units; else the default split only.
+Best brute_force(const Model& m, const Quant& q, const Hardware& h, const PlanSettings& s,
+                 bool splits) {
+    const ModelParts parts = plan_parts(m, q, s).value();
+    const std::uint64_t n = parts.layers.size();
+    const PlacementOptions base = placement_for(h, s);
+    Best best;
+    const auto consider = [&](PlacementOptions o, const std::string& what) {
+        const auto p = place(parts, h, o);
+        if (!p || !p->fits()) return;
+        const double d = decode_of(m, q, *p, h, s);
+        if (d > best.decode) best = {d, what};
+    };
+    const auto each_split = [&](PlacementOptions o, const std::string& what) {
+        consider(o, what);
+        if (!splits || h.gpus.size() != 2) return;
+        const std::uint64_t units = std::min(o.gpu_layers.value_or(n + 1), n + 1);
+        for (std::uint64_t first = 0; first <= units; ++first) {
+            o.tensor_split = {first, units - first};
+            consider(o,
+                     what + " -ts " + std::to_string(first) + "," + std::to_string(units - first));
+        }
+    };
+    for (std::uint64_t k = 0; k <= n; ++k) {
+        PlacementOptions o = base;
+        o.cpu_moe_layers = k;
+        each_split(o, "--n-cpu-moe " + std::to_string(k));
+    }
+    for (std::uint64_t ngl = 1; ngl <= n; ++ngl) {
+        PlacementOptions o = base;
+        o.gpu_layers = ngl;
+        each_split(o, "-ngl " + std::to_string(ngl));
+    }
+    return best;
+}
+
+void check_never_slower(const std::string& model, const std::string& quant,
+                        const std::vector<std::string>& gpus, std::uint64_t ram_gb, bool splits) {
+    const Model& m = test::model(model);
+    const Quant& q = test::quant(quant);
+    const Hardware h = test::hardware_of(gpus, ram_gb);
+    const PlanSettings s = at_8k(m);
+    const auto a = answer_for(m, q, h, s).value();
+    const Best oracle = brute_force(m, q, h, s, splits);
+    INFO(model << " " << quant << " on " << gpus.size() << " GPUs (" << gpus.front() << "), "
+               << ram_gb << " GB RAM: planned " << plan_kind_name(a.plan.kind) << " at "
+               << a.speed.decode_tokens_per_s << " t/s, brute force " << oracle.decode << " t/s ("
+               << oracle.what << ")");
+    if (oracle.decode == 0) {
+        CHECK(a.plan.kind == PlanKind::none);
+        return;
+    }
+    REQUIRE(a.plan.kind != PlanKind::none);
+    CHECK(a.speed.decode_tokens_per_s >= oracle.decode * (1 - 1e-9));
+}
+
+}  // namespace
+
+// The issue's cases: an even split puts the first layers, whose experts --n-cpu-moe keeps in
+// RAM, on GPU 0 and leaves it nearly empty; the planner must find the uneven split.
+TEST_CASE("best plan: gpt-oss-120b MXFP4 and GLM-4.5-Air on 2x RTX 3090 with 64 GB") {
+    check_never_slower("gpt-oss-120b", "MXFP4", {"rtx-3090", "rtx-3090"}, 64, true);
+    check_never_slower("glm-4.5-air", "Q4_K_M", {"rtx-3090", "rtx-3090"}, 64, true);
+    // By hand: gpt-oss-120b's 36 layers' experts cannot all stay on 2 x 24 GB, and no split
+    // leaves GPU 0 below half full: the old plan (--n-cpu-moe 23, -ts 24,24) held 0.56 GB of
+    // weights on GPU 0.
+    const Model& m = test::model("gpt-oss-120b");
+    const Hardware h = test::hardware_of({"rtx-3090", "rtx-3090"}, 64);
+    const auto a = answer_for(m, test::quant("MXFP4"), h, at_8k(m)).value();
+    REQUIRE(a.plan.kind == PlanKind::expert_offload);
+    CHECK(a.plan.placement.cpu_moe_layers < 23);
+    CHECK(a.plan.placement.gpus[0].weights > h.gpus[0].memory / 2);
+}
+
+TEST_CASE("best plan: never slower than any placement that fits, a brute-force sample") {
+    const std::vector<std::vector<std::string>> two = {{"rtx-3090", "rtx-3090"},
+                                                       {"rtx-4090", "rtx-3090"},
+                                                       {"rtx-4060-ti-16gb", "rtx-4060-ti-16gb"}};
+    for (const auto& gpus : two) {
+        for (const char* model : {"qwen3-30b-a3b", "gpt-oss-120b", "llama-3.3-70b", "qwen3-32b"}) {
+            check_never_slower(model, "Q4_K_M", gpus, 64, true);
+        }
+    }
+}
+
+TEST_CASE("best plan: every MoE model on one GPU and on two is never slower than the space") {
+    const std::vector<std::vector<std::string>> setups = {
+        {"rtx-4060"}, {"rtx-4090"}, {"rtx-5090"}, {"rtx-3090", "rtx-3090"}};
+    std::size_t checked = 0;
+    for (const auto& m : test::database().models) {
+        if (!m.is_moe() || !llama_arch(m) || m.params_total > 400'000'000'000ULL) continue;
+        for (const auto& gpus : setups) check_never_slower(m.id, "Q4_K_M", gpus, 128, false);
+        ++checked;
+    }
+    CHECK(checked > 20);
+}
+
+// A quantization a person would pick: the best quality that reaches the speed floor (5 tokens/s
+// by default), not BF16 at 0.4 tokens/s.
+TEST_CASE("best quantization: above the speed floor, else the fastest") {
+    const Model& m = test::model("llama-3.3-70b");
+    const Hardware h = test::hardware_of({"rtx-4090"}, 128);
+    PlanSettings s = at_8k(m);
+    s.min_decode_tokens_per_s = kDefaultMinSpeed;
+    s.min_quality_rank = test::quant(kDefaultMinQuant).quality_rank;  // as the command line
+    const auto quants = llama_cpp_quants(test::database());
+    const auto best = best_quant_for_hardware(m, quants, h, s).value();
+    REQUIRE(best);
+    CHECK(best->speed.decode_tokens_per_s >= 5.0);
+    CHECK(best->quant->id != "BF16");
+    // No floor: the best quality that runs at all, whatever its speed.
+    s.min_decode_tokens_per_s = 0;
+    const auto any = best_quant_for_hardware(m, quants, h, s).value();
+    REQUIRE(any);
+    CHECK(any->quant->quality_rank < best->quant->quality_rank);
+    // A floor nothing reaches: the fastest that runs.
+    s.min_decode_tokens_per_s = 100000;
+    const auto fastest = quant_choices_for_hardware(m, quants, h, s).value();
+    REQUIRE(fastest.best);
+    REQUIRE(fastest.fastest);
+    CHECK(fastest.best->quant == fastest.fastest->quant);
+}
