@@ -35,12 +35,19 @@ TEST_CASE("detect: MIG instances replace their parent with its slices") {
     CHECK(s.gpus[0].name == "NVIDIA A100-SXM4-80GB MIG 3g.40gb");
     CHECK(s.gpus[0].memory == 40000000000ULL);
     CHECK(s.gpus[2].memory == 10000000000ULL);
+    // A CUDA process sees one MIG instance: the plan takes the largest slice alone and says so.
     const Hardware h = hardware_from(s, test::database());
+    REQUIRE(h.gpus.size() == 1);
+    CHECK(h.gpus[0].memory == 40000000000ULL);
     REQUIRE(h.gpus[0].gpu != nullptr);
     CHECK(h.gpus[0].gpu->id == "a100-80gb-sxm");
     // A 40 GB slice of the 81920 MiB card gets that share of its 2039 GB/s.
     CHECK(h.gpus[0].bandwidth_gbps ==
           Approx(h.gpus[0].gpu->bandwidth_gbps * 40e9 / (81920.0 * 1048576)));
+    REQUIRE(h.notes.size() == 1);
+    CHECK(h.notes[0].find("largest of 3 MIG slices") != std::string::npos);
+    // `system` still lists every slice.
+    CHECK(device_from(s.gpus[2], test::database()).memory == 10000000000ULL);
 }
 
 TEST_CASE("detect: an H200 matches its database entry") {
@@ -71,6 +78,9 @@ TEST_CASE("detect: an integrated AMD GPU uses its shared GTT memory") {
     const Hardware h = hardware_from(s, test::database());
     CHECK(h.gpus[0].gpu == nullptr);
     CHECK(h.unified());
+    // The GTT is system RAM: counted once, so the CPU keeps MemTotal less it.
+    REQUIRE(s.ram);
+    CHECK(h.ram == *s.ram - 16106127360ULL);
 }
 
 TEST_CASE("detect: Apple silicon from sysctl with the GPU's share of unified memory") {
@@ -82,6 +92,11 @@ TEST_CASE("detect: Apple silicon from sysctl with the GPU's share of unified mem
     REQUIRE(h.gpus[0].gpu != nullptr);
     CHECK(h.gpus[0].gpu->id == "m2-max-64gb");
     CHECK(h.gpus[0].memory == (64ULL << 30) * 750 / 1000);  // 75 % for 64 GB, per the entry
+    // Unified memory counted once: the CPU keeps the other 25 %, as when the Mac is named.
+    CHECK(h.ram == (64ULL << 30) - (64ULL << 30) * 750 / 1000);
+    Hardware named;
+    named.gpus = devices_for(*h.gpus[0].gpu);
+    CHECK(h.ram == unified_host_memory(named));
 }
 
 TEST_CASE("detect: no GPU leaves notes and RAM only") {

@@ -222,6 +222,24 @@ TEST_CASE("on a GPU: the host's compute buffer holds the graph's inputs, by hand
               ->term(TermKind::host_compute) == 0);
 }
 
+// CUDA and Vulkan also hold a device copy of the f32 KQ mask: 4 bytes x ubatch x n_kv on top of
+// the CPU backend's compute buffer; Metal and ROCm do not (docs/ACCURACY-GPU.md).
+TEST_CASE("on CUDA and Vulkan the compute buffer holds the KQ mask's device copy, by hand") {
+    LlamaCppOptions o;
+    o.context = 32768;
+    o.ubatch = 512;
+    const auto compute = [&](Backend b) {
+        o.backend = b;
+        return estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o)
+            ->term(TermKind::compute);
+    };
+    const Bytes cpu = compute(Backend::cpu);
+    CHECK(compute(Backend::cuda) == cpu + 512ULL * 4 * 32768);
+    CHECK(compute(Backend::vulkan) == cpu + 512ULL * 4 * 32768);
+    CHECK(compute(Backend::metal) == cpu);
+    CHECK(compute(Backend::rocm) == cpu);
+}
+
 TEST_CASE("bad llama.cpp options are bad input") {
     const Model& m = test::model("llama-3.1-8b");
     const Quant& q = test::quant("Q4_K_M");

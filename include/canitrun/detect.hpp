@@ -68,9 +68,15 @@ std::vector<std::pair<std::uint64_t, std::vector<DetectedGpu>>> parse_nvidia_smi
 Result<std::vector<DetectedGpu>> parse_rocm_smi_json(const std::string& text);
 std::optional<Bytes> parse_meminfo_total(const std::string& meminfo);
 
-// Detected GPUs as devices: the detected memory kept, bandwidth and throughput from the
-// database entry the name matches (longest matching name, nearest memory), if any.
+// Detected GPUs as the runtime sees them: the detected memory kept, bandwidth and throughput
+// from the database entry the name matches (longest matching name, nearest memory), if any;
+// of several MIG slices the largest alone (a CUDA process sees one), with a note; and unified
+// memory counted once (the RAM left for the CPU is system RAM less what the GPU may use).
 Hardware hardware_from(const DetectedSystem& system, const Database& db);
+
+// One detected device as the planner takes it (its database entry, usable memory, a MIG
+// slice's share of its GPU's bandwidth), whatever hardware_from keeps: `system` lists them all.
+GpuDevice device_from(const DetectedGpu& gpu, const Database& db);
 const Gpu* match_gpu(const Database& db, const DetectedGpu& detected);
 
 }  // namespace canitrun

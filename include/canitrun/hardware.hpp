@@ -34,6 +34,9 @@ struct Hardware {
     std::vector<GpuDevice> gpus;  // empty: CPU only
     Bytes ram = 0;                // system RAM available for offloaded layers
     double ram_bandwidth_gbps = kDefaultRamBandwidthGbps;
+    // How the devices were taken as the runtime sees them (one MIG slice of several), for the
+    // plan to say.
+    std::vector<std::string> notes;
 
     // The sum over the GPUs. Placement is per device, so this is for display and as a bound
     // (nothing fits natively in more than all of it), never as one pool.

@@ -188,7 +188,10 @@ CommandResult gpus_command(const Options& o) {
 CommandResult system_command(const Options& o) {
     const Database& db = load_database(o);
     const DetectedSystem system = detect_this_machine();
-    const Hardware hardware = hardware_from(system, db);
+    // Every device the tools report, one row each (the plans take them as the runtime sees
+    // them: hardware_from).
+    Hardware hardware;
+    for (const auto& g : system.gpus) hardware.gpus.push_back(device_from(g, db));
     CommandResult r;
     r.what = "system";
     r.views = {[system, hardware] { return system_json(system, hardware); },

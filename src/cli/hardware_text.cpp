@@ -102,6 +102,7 @@ void write_plan(std::ostream& out, const HardwareAnswer& a, const Hardware& h,
                       : a.plan.kind == PlanKind::none ? Tone::bad
                                                       : Tone::warn;
     out << "  " << paint(out, tone, plan_sentence(a, h)) << "\n";
+    for (const auto& note : h.notes) out << "  Note: " << note << ".\n";
     Table t({"Device", "Layers", "Weights", "KV cache", "Buffers", "Total", "Memory", ""},
             {false, true, true, true, true, true, true, false});
     for (std::size_t i = 0; i < p.gpus.size(); ++i) {

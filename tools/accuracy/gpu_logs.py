@@ -33,9 +33,9 @@ MIB = 1 << 20
 BOUNDS = {
     ("all", "gpu", "weights"): (0.01, 0.75),
     ("all", "gpu", "kv_cache"): (0.01, 0.80),
-    ("all", "gpu", "compute"): (0.07, 0.60),
-    ("all", "host", "compute"): (0.05, 0.55),
-    ("all", "host", "output"): (0.01, 0.80),
+    ("all", "gpu", "compute"): (0.09, 0.52),
+    ("all", "host", "compute"): (0.07, 0.52),
+    ("all", "host", "output"): (0.01, 0.85),
 }
 
 

@@ -338,37 +338,78 @@ const Gpu* match_gpu(const Database& db, const DetectedGpu& detected) {
     return best;
 }
 
+namespace {
+
+// A CUDA process sees one MIG instance (CUDA enumerates a single compute instance of a MIG
+// GPU: the CUDA Programming Guide's MIG section, and NVIDIA's MIG User Guide, "CUDA Device
+// Enumeration"), so slices cannot be pooled by a -ts split: keep the largest and say so.
+std::vector<DetectedGpu> as_cuda_sees(const DetectedSystem& system,
+                                      std::vector<std::string>& notes) {
+    std::vector<DetectedGpu> out;
+    const DetectedGpu* largest = nullptr;
+    std::size_t slices = 0;
+    for (const auto& d : system.gpus) {
+        if (d.parent_memory == 0) {
+            out.push_back(d);
+        } else {
+            ++slices;
+            if (largest == nullptr || d.memory > largest->memory) largest = &d;
+        }
+    }
+    if (largest != nullptr) {
+        out.push_back(*largest);
+        if (slices > 1) {
+            notes.push_back("planned on " + largest->name + " alone, the largest of " +
+                            std::to_string(slices) +
+                            " MIG slices: a CUDA process sees one MIG instance, so slices cannot "
+                            "be pooled (run one server per slice, each with its own model)");
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+GpuDevice device_from(const DetectedGpu& d, const Database& db) {
+    GpuDevice device;
+    device.name = d.name;
+    // Free memory where the tool reports it: other processes' allocations are not ours.
+    device.memory = d.free.value_or(d.memory);
+    device.unified = d.integrated;
+    const bool mig = d.parent_memory != 0;
+    DetectedGpu lookup = d;
+    if (mig) {
+        lookup.name = d.parent_name;
+        lookup.memory = d.parent_memory;
+    }
+    if (const Gpu* gpu = match_gpu(db, lookup)) {
+        const double slice =
+            mig ? static_cast<double>(d.memory) / static_cast<double>(d.parent_memory) : 1.0;
+        device.gpu = gpu;
+        device.bandwidth_gbps = gpu->bandwidth_gbps * slice;
+        device.fp16_tflops = gpu->fp16_tflops * slice;
+        device.fp32_tflops = gpu->fp32_tflops * slice;
+        if (d.vendor == "apple") {
+            device.memory = checked::mul_div_floor(d.memory, gpu->unified_gpu_share_permille, 1000);
+        }
+    } else if (d.vendor == "apple") {
+        device.memory = checked::mul_div_floor(d.memory, kDefaultUnifiedSharePermille, 1000);
+    }
+    return device;
+}
+
 Hardware hardware_from(const DetectedSystem& system, const Database& db) {
     Hardware h;
     h.ram = system.ram.value_or(0);
-    for (const auto& d : system.gpus) {
-        GpuDevice device;
-        device.name = d.name;
-        // Free memory where the tool reports it: other processes' allocations are not ours.
-        device.memory = d.free.value_or(d.memory);
-        device.unified = d.integrated;
-        const bool mig = d.parent_memory != 0;
-        DetectedGpu lookup = d;
-        if (mig) {
-            lookup.name = d.parent_name;
-            lookup.memory = d.parent_memory;
-        }
-        if (const Gpu* gpu = match_gpu(db, lookup)) {
-            const double slice =
-                mig ? static_cast<double>(d.memory) / static_cast<double>(d.parent_memory) : 1.0;
-            device.gpu = gpu;
-            device.bandwidth_gbps = gpu->bandwidth_gbps * slice;
-            device.fp16_tflops = gpu->fp16_tflops * slice;
-            device.fp32_tflops = gpu->fp32_tflops * slice;
-            if (d.vendor == "apple") {
-                device.memory =
-                    checked::mul_div_floor(d.memory, gpu->unified_gpu_share_permille, 1000);
-            }
-        } else if (d.vendor == "apple") {
-            device.memory = checked::mul_div_floor(d.memory, kDefaultUnifiedSharePermille, 1000);
-        }
+    Bytes shared = 0;  // the unified devices' memory, taken from system RAM
+    for (const auto& d : as_cuda_sees(system, h.notes)) {
+        const GpuDevice device = device_from(d, db);
+        if (device.unified) shared = checked::add(shared, device.memory);
         h.gpus.push_back(device);
     }
+    // Unified memory counted once: what the GPU may use is not also RAM for the CPU (as when
+    // the machine is named with --gpu, unified_host_memory).
+    h.ram = h.ram > shared ? h.ram - shared : 0;
     return h;
 }
 

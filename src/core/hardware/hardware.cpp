@@ -109,6 +109,48 @@ std::vector<GpuDevice> devices_for(const std::vector<const Gpu*>& gpus) {
     return out;
 }
 
+namespace {
+
+const char* vendor_words(const std::string& vendor) {
+    if (vendor == "nvidia") return "NVIDIA";
+    if (vendor == "amd") return "AMD";
+    if (vendor == "intel") return "Intel";
+    if (vendor == "apple") return "Apple";
+    return "other";
+}
+
+// GPUs one llama.cpp process can drive together: a unified-memory GPU (a Mac, an APU) is a
+// machine of its own, and one process runs one vendor's backend (CUDA, ROCm, SYCL) on discrete
+// cards; cards of two vendors together need the Vulkan backend or llama.cpp's RPC, which
+// canitrun plans as machines (--host).
+Result<std::vector<const Gpu*>> one_machine(std::vector<const Gpu*> gpus, const std::string& spec) {
+    if (gpus.size() < 2) return gpus;
+    for (const Gpu* g : gpus) {
+        if (g->gpu_class == GpuClass::unified) {
+            return fail(ErrorKind::bad_input,
+                        "'" + spec + "' puts " + g->short_name +
+                            ", a unified-memory machine, beside other GPUs in one machine",
+                        "a Mac or an APU is a machine of its own: plan several with --host, one "
+                        "per machine (llama.cpp's RPC), as in --host '" +
+                            g->id + "' --host '4090'");
+        }
+    }
+    for (const Gpu* g : gpus) {
+        if (g->vendor != gpus.front()->vendor) {
+            return fail(ErrorKind::bad_input,
+                        std::string("'") + spec + "' mixes " + vendor_words(gpus.front()->vendor) +
+                            " and " + vendor_words(g->vendor) +
+                            " cards: one llama.cpp process runs one vendor's backend",
+                        "drive them together through llama.cpp's RPC, planned with one --host "
+                        "per vendor's cards (or build llama.cpp with Vulkan, which canitrun "
+                        "does not plan)");
+        }
+    }
+    return gpus;
+}
+
+}  // namespace
+
 Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::string& spec) {
     std::vector<const Gpu*> gpus;
     std::size_t start = 0;
@@ -134,7 +176,7 @@ Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::st
         }
         for (std::uint64_t i = 0; i < count; ++i) gpus.push_back(*gpu);
     }
-    return gpus;
+    return one_machine(std::move(gpus), spec);
 }
 
 Bytes unified_host_memory(const Hardware& hardware) {

@@ -36,23 +36,20 @@ std::size_t device_of(std::uint64_t unit, std::uint64_t units,
 // less than the sum. Kept on the safe side until a log shows the overlap.
 void add_buffers(Placement& p, const RuntimeBuffers& b, const PlacementOptions& options,
                  bool output_on_gpu, Bytes host_copy) {
-    bool first = true;
     for (std::size_t d = 0; d < p.gpus.size(); ++d) {
         Share& g = p.gpus[d];
-        if (g.layers == 0 && !g.output) continue;
-        g.compute = first ? checked::add(b.compute, host_copy) : b.compute;
-        first = false;
+        // GPU 0 runs the prompt batches of the host's layers (op offload) even holding none.
+        const bool offloads = d == 0 && host_copy > 0;
+        if (g.layers == 0 && !g.output && !offloads) continue;
+        g.compute = d == 0 ? checked::add(b.compute, host_copy) : b.compute;
         if (d < options.gpu_runtime.size()) g.runtime = options.gpu_runtime[d];
         if (g.output && output_on_gpu) g.weights = checked::add(g.weights, b.output_duplicate);
     }
-    p.ram.compute = b.output;
-    if (p.ram.layers > 0 || p.gpus.empty()) {
-        p.ram.compute = checked::add(p.ram.compute, b.compute);
-    } else {
-        // The GPUs run every layer: the host still fills the graph's inputs (the pinned
-        // CUDA_Host / Vulkan_Host compute buffer).
-        p.ram.compute = checked::add(p.ram.compute, b.host_compute);
-    }
+    // Beside GPUs the host fills the graph's inputs (the pinned CUDA_Host / Vulkan_Host compute
+    // buffer), whatever layers it holds: their batched products run on GPU 0 (op offload), as
+    // the published logs with -ngl 0 to 40 of 41 show (validation/llama-logs/cudab-013, -014,
+    // -017, -018: 13 to 36 MiB on the host). Alone, the CPU backend's whole compute buffer.
+    p.ram.compute = checked::add(b.output, p.gpus.empty() ? b.compute : b.host_compute);
 }
 
 // Each GPU's share with its capacity (memory less the margin), and the cumulative split the
