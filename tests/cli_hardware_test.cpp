@@ -183,3 +183,36 @@ TEST_CASE("cli: a format the GPU cannot load says so, not that memory is short")
               "64GB is not one."));
     CHECK_FALSE(has(o.out, "Does not fit: needs"));
 }
+
+// Hardware as the runtime sees it (issue "The best plan"): machines llama.cpp cannot drive as
+// one are refused with exit 2 and a pointer to --host; MIG slices are one device each.
+TEST_CASE("cli: a Mac beside a GPU, two Macs and two vendors in one machine are refused") {
+    for (const char* spec : {"4090,m4-max-64gb", "2xm4-max-64gb"}) {
+        const auto o = run_cli({"llama-3.1-8b", "--gpu", spec});
+        CHECK(o.code == 2);
+        CHECK(o.out.empty());
+        CHECK(has(o.err, "a unified-memory machine"));
+        CHECK(has(o.err, "--host"));
+    }
+    const auto mixed = run_cli({"llama-3.1-8b", "--gpu", "4090,7900xtx"});
+    CHECK(mixed.code == 2);
+    CHECK(has(mixed.err, "mixes NVIDIA and AMD cards"));
+    CHECK(has(mixed.err, "--host"));
+}
+
+TEST_CASE("cli: a MIG machine is planned on its largest slice alone, and says why") {
+    const auto o = run_cli({"qwen3-32b", "--gpu", "auto"}, {recording("nvidia-a100-mig")});
+    REQUIRE(o.code == 0);
+    CHECK(has(o.out, "the largest of 3 MIG slices"));
+    CHECK_FALSE(has(o.out, "-ts "));
+}
+
+// The reason names the device that is over: with every expert on the GPU (--n-cpu-moe 0) a
+// 16 GB card cannot hold Qwen3-30B-A3B at Q4_K_M (about 18 GB of weights), though GPU and RAM
+// together could.
+TEST_CASE("cli: a plan that does not fit names the GPU that is over and the flags") {
+    const auto o = run_cli({"qwen3-30b-a3b", "--gpu", "4060 ti 16gb", "--n-cpu-moe", "0"});
+    CHECK(o.code == 1);
+    CHECK(has(o.out, "Does not fit: GPU 0 (NVIDIA RTX 4060 Ti 16GB) needs"));
+    CHECK(has(o.out, "--n-cpu-moe"));
+}

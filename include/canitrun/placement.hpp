@@ -83,6 +83,15 @@ struct Placement {
 Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                         const PlacementOptions& options);
 
+// The device a placement that does not fit is over: the first GPU over its capacity (they are
+// what a plan fills first), else the RAM. Empty when it fits.
+struct Overflow {
+    std::optional<std::size_t> gpu;  // empty: the system RAM
+    Bytes need = 0;
+    Bytes capacity = 0;
+};
+std::optional<Overflow> first_overflow(const Placement& placement);
+
 // The units options' -ngl puts on the GPUs (every layer and the output head without it), with
 // its --n-cpu-moe, by a --tensor-split of unit counts that fits every GPU and the RAM, where
 // one exists: each GPU but the last takes the most units that fit it. An even split puts the

@@ -89,8 +89,30 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
         return fmt::format("Does not fit: needs {} and the GPU may use {} of unified memory.",
                            format_gb(p.gpu_total()), format_gb(h.gpu_memory()));
     }
-    return fmt::format("Does not fit, not even with layers in the {} of system RAM given (--ram).",
-                       format_gb(h.ram));
+    // Over only because of where the layers were put (a --n-cpu-moe or --ngl given): the
+    // device that is over, with the flags that move its load. Over in all: the total.
+    const Bytes need = checked::add(p.gpu_total(), p.ram.total());
+    Bytes room = p.ram.capacity;
+    for (const auto& g : p.gpus) room = checked::add(room, g.capacity);
+    const auto over = need <= room ? first_overflow(p) : std::nullopt;
+    if (over && over->gpu) {
+        const std::size_t d = *over->gpu;
+        return fmt::format(
+            "Does not fit: GPU {} ({}) needs {} of its {}; keep more in system RAM (--n-cpu-moe, "
+            "--ngl), or leave them out for the plan to choose.",
+            d, d < h.gpus.size() ? h.gpus[d].name : std::string("?"), format_gb(over->need),
+            format_gb(over->capacity));
+    }
+    if (over) {
+        return fmt::format(
+            "Does not fit: system RAM needs {} of the {} given (--ram); a smaller quantization or "
+            "context, or more RAM, would.",
+            format_gb(over->need), format_gb(over->capacity));
+    }
+    return fmt::format(
+        "Does not fit, not even with layers in the {} of system RAM given (--ram): it needs "
+        "about {}, the GPUs and RAM hold {}.",
+        format_gb(h.ram), format_gb(need), format_gb(room));
 }
 
 }  // namespace

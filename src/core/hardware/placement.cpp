@@ -165,6 +165,17 @@ Bytes Share::total() const {
                         checked::add(checked::add(recurrent_state, compute), runtime));
 }
 
+std::optional<Overflow> first_overflow(const Placement& placement) {
+    for (std::size_t d = 0; d < placement.gpus.size(); ++d) {
+        const Share& g = placement.gpus[d];
+        if (!g.fits()) return Overflow{d, g.total(), g.capacity};
+    }
+    if (!placement.ram.fits()) {
+        return Overflow{std::nullopt, placement.ram.total(), placement.ram.capacity};
+    }
+    return std::nullopt;
+}
+
 bool Placement::fits() const {
     for (const auto& g : gpus) {
         if (!g.fits()) return false;
