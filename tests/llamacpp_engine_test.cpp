@@ -431,3 +431,39 @@ TEST_CASE("GLM-4.5 Air: glm4moe's dense lead, routed and shared experts, q/k nor
     CHECK(shape["blk.1.attn_q_norm.weight"][0] == 128);
     CHECK_FALSE(shape.contains("blk.1.ffn_norm.weight"));  // attn_post_norm precedes the FFN
 }
+
+// Several sequences in one KV stream (-np 4 -kvu; llama-server's -np auto): the cells are the
+// same, but every sequence's attention spans the whole cache, so the compute buffer sees
+// n_kv = n_ctx rather than n_ctx / 4 (llama-context.cpp). Llama 3.1 8B at 262,144 cells, flash
+// attention, ubatch 512, CPU backend: the logits phase is 512 x 4 x (128,256 + 2 x 4,096) =
+// 279,445,504 bytes; the attention phase 512 x (2 x n_kv + 4 x (4 x 4,096 + 3 x 14,336)).
+TEST_CASE("llama.cpp: -np 4 -kvu spans the whole cache in the compute buffer, by hand") {
+    LlamaCppOptions o;
+    o.backend = Backend::cpu;
+    o.context = 262144;
+    o.n_seq = 4;
+    o.flash_attn = FlashAttn::on;
+    const Model& m = test::model("llama-3.1-8b");
+    const auto split = estimate_llamacpp(m, test::quant("Q4_K_M"), o).value();
+    // Four streams of 65,536 cells: attention 512 x (131,072 + 237,568) is below the logits.
+    CHECK(split.term(TermKind::compute) == 279445504ULL);
+    o.kv_unified = true;
+    const auto unified = estimate_llamacpp(m, test::quant("Q4_K_M"), o).value();
+    CHECK(unified.term(TermKind::compute) == 512ULL * (2 * 262144 + 237568));
+    // The cache holds the same cells either way: 262,144 x 32 layers x 8 x 128 x (K + V) x 2.
+    CHECK(split.term(TermKind::kv_cache) == 262144ULL * 32 * 8 * 128 * 2 * 2);
+    CHECK(unified.term(TermKind::kv_cache) == split.term(TermKind::kv_cache));
+}
+
+// A 128k context on CUDA: the compute buffer is the logits phase (279,445,504 bytes, above the
+// attention phase's 512 x (2 x 131,072 + 237,568)) plus the device's f32 KQ mask, 512 x 4 x
+// 131,072; the host keeps the mask and two embedding copies, 512 x 4 x (131,072 + 8,192).
+TEST_CASE("llama.cpp: a 128k context on CUDA, by hand") {
+    LlamaCppOptions o;
+    o.backend = Backend::cuda;
+    o.context = 131072;
+    o.flash_attn = FlashAttn::on;
+    const auto e = estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o).value();
+    CHECK(e.term(TermKind::compute) == 279445504ULL + 512ULL * 4 * 131072);
+    CHECK(e.term(TermKind::host_compute) == 512ULL * 4 * (131072 + 8192));
+}
