@@ -104,7 +104,8 @@ _canitrun() {
             models) mapfile -t COMPREPLY < <(compgen -W "$common --family --vendor --since --names" -- "$cur") ;;
             gpu-list) mapfile -t COMPREPLY < <(compgen -W "$common --vendor --min-vram --names" -- "$cur") ;;
             quants) mapfile -t COMPREPLY < <(compgen -W "$common --names" -- "$cur") ;;
-            system | verify) mapfile -t COMPREPLY < <(compgen -W "$common" -- "$cur") ;;
+            system) mapfile -t COMPREPLY < <(compgen -W "$common" -- "$cur") ;;
+            verify) mapfile -t COMPREPLY < <(compgen -W "$common --model --quant --gpu" -- "$cur") ;;
             fit) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --kv-type --ram --min-quant --sort" -- "$cur") ;;
             local) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --ram" -- "$cur") ;;
             compare) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --min-quant --min-speed" -- "$cur") ;;

@@ -66,6 +66,7 @@ complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from gpus" -l users 
 complete -c canitrun -n $no_sub -l host -x -a '(__canitrun_names gpu-list)' -d 'One machine of several: its GPUs'
 complete -c canitrun -n $no_sub -l link -x -d 'Network between hosts in Gb/s'
 complete -c canitrun -n '__fish_seen_subcommand_from verify' -F -d 'llama.cpp log'
+complete -c canitrun -n '__fish_seen_subcommand_from verify' -l model -x -a '(__canitrun_names models)' -d 'The log'"'"'s model, for an excerpt'
 complete -c canitrun -n '__fish_seen_subcommand_from models' -l family -x -d 'Only this family'
 complete -c canitrun -n '__fish_seen_subcommand_from models' -l since -x -d 'Only models released on or after (2026-06)'
 complete -c canitrun -n '__fish_seen_subcommand_from models gpu-list' -l vendor -x -d 'Only this vendor'

@@ -335,3 +335,37 @@ TEST_CASE("file cli: a GGUF file's JSON carries the chart's points") {
     CHECK(curve.back()["this_model_bytes"] == 131072ULL * 131072ULL);
     CHECK(curve.back()["all_attention_bytes"] == 131072ULL * 131072ULL);
 }
+
+// verify per device through the binary: a published two-GPU log (JSON rows per device, the
+// KV split by free memory worked by hand in llama_log_test.cpp), and the same log as a bare
+// excerpt with its model named by --model.
+TEST_CASE("file cli: verify gives per-device rows, and reads a bare excerpt with --model") {
+    const std::string logs = std::string(CANITRUN_FIXTURES) + "/logs/";
+    const Outcome j =
+        run_cli({"verify", logs + "cudax-006-qwen3-30b-a3b-q4km-4090-5090-exps-cpu.log", "--json"});
+    REQUIRE(j.code == 0);
+    const auto devices = nlohmann::json::parse(j.out)["contexts"][0]["devices"];
+    CHECK(devices["gpus"] == nlohmann::json::array({"CUDA0", "CUDA1"}));
+    bool kv0 = false;
+    for (const auto& r : devices["rows"]) {
+        if (r["device"] == "CUDA0" && r["term"] == "kv_cache") {
+            CHECK(r["estimate_bytes"] == 384ULL << 20);
+            CHECK(r["llama_cpp_bytes"] == 384ULL << 20);
+            kv0 = true;
+        }
+    }
+    CHECK(kv0);
+    const std::string excerpt = logs + "excerpt-qwen3-30b-a3b-2gpu.log";
+    const Outcome no_quant = run_cli({"verify", excerpt, "--model", "qwen3-30b-a3b"});
+    CHECK(no_quant.code == 2);
+    CHECK(has(no_quant.err, "--quant"));
+    const Outcome bare =
+        run_cli({"verify", excerpt, "--model", "qwen3-30b-a3b", "--quant", "Q4_K_M", "--json"});
+    REQUIRE(bare.code == 0);
+    const auto doc = nlohmann::json::parse(bare.out);
+    CHECK(doc["contexts"][0]["devices"]["gpus"].size() == 2);
+    const Outcome unknown =
+        run_cli({"verify", excerpt, "--model", "no-such-model", "--quant", "Q4_K_M"});
+    CHECK(unknown.code == 2);
+    CHECK(unknown.out.empty());
+}

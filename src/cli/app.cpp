@@ -407,6 +407,11 @@ void add_other_subcommands(CLI::App& app, Options& o, Subcommands& s) {
         "Compare a llama.cpp log's buffers, or llama-bench's speeds, with canitrun's estimate");
     s.verify->add_option("log", o.log, "A llama.cpp / llama-server log, or llama-bench output")
         ->required();
+    s.verify
+        ->add_option("--model", o.verify_model,
+                     "The log's model, a database id, for an excerpt without the metadata lines "
+                     "(the file type from the log, else --quant)")
+        ->check(non_empty());
     s.verify->fallthrough();
 }
 

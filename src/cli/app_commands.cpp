@@ -287,7 +287,7 @@ CommandResult local_command(const Options& o) {
 
 CommandResult verify_command(const Options& o) {
     const Database& db = load_database(o);
-    return need(run_verify(db, o.log, o.hw.gpu));
+    return need(run_verify(db, o.log, o.hw.gpu, o.verify_model, o.quant));
 }
 
 CommandResult model_source_command(const Options& o) {

@@ -51,6 +51,7 @@ struct Options {
     // model files
     std::string mmproj;
     std::string log;
+    std::string verify_model;  // verify --model: the model of a log excerpt without metadata
     std::vector<std::string> operands;  // compare
     RemoteFlags remote;                 // --offline, --timeout
     // The database, loaded on first use: every command and several checks ask for it, and a

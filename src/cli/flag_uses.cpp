@@ -17,7 +17,7 @@ struct FlagUse {
 const std::vector<FlagUse>& flag_uses() {
     using C = Command;
     static const std::vector<FlagUse> uses = {
-        {"--quant", {C::model, C::gpus, C::compare}},
+        {"--quant", {C::model, C::gpus, C::compare, C::verify}},
         {"--ctx", {C::model, C::gpus, C::fit, C::compare, C::local}},
         {"--kv-type", {C::model, C::gpus, C::fit, C::compare, C::local}},
         {"--ram", {C::model, C::gpus, C::fit, C::compare, C::local}},

@@ -236,7 +236,8 @@ void write_log_text(std::ostream& out, const std::string& log_path, const Verify
 }  // namespace
 
 Result<CommandResult> run_verify(const Database& db, const std::string& log_path,
-                                 const std::string& gpu_spec) {
+                                 const std::string& gpu_spec, const std::string& model_id,
+                                 const std::string& quant_id) {
     CANITRUN_TRY_ASSIGN(const std::string text,
                         read_bounded_file(log_path, kMaxLogFileBytes, "llama.cpp log"));
     if (auto bench = try_bench(db, log_path, text, gpu_spec)) return std::move(*bench);
@@ -250,10 +251,22 @@ Result<CommandResult> run_verify(const Database& db, const std::string& log_path
         return fail(ErrorKind::bad_input, log_path + ": " + log.error().message, log.error().hint);
     std::optional<Quant> quant;
     const std::string file_type = log->file_type();
-    if (!file_type.empty()) {
+    if (!quant_id.empty()) {
+        CANITRUN_TRY_ASSIGN(const Quant* q, db.find_quant(quant_id));
+        quant = *q;
+    } else if (!file_type.empty()) {
         if (auto q = db.find_quant(quant_id_from_file_type(file_type))) quant = **q;
     }
-    CANITRUN_TRY_ASSIGN(VerifyReport verified, verify_llama_log(*log, quant));
+    const Model* model = nullptr;
+    if (!model_id.empty()) {
+        CANITRUN_TRY_ASSIGN(model, db.find_model(model_id));
+        if (!quant) {
+            return fail(ErrorKind::bad_input,
+                        log_path + " names no file type, so the weights cannot be planned",
+                        "give the quantization the run used, as in --quant Q4_K_M");
+        }
+    }
+    CANITRUN_TRY_ASSIGN(VerifyReport verified, verify_llama_log(*log, quant, model));
     auto report = std::make_shared<const VerifyReport>(std::move(verified));
     const std::optional<double> params = log->params_billions();
     CommandResult r;

@@ -58,8 +58,9 @@ VerifyWeights estimate_verify_weights(const LlamaLog& log, const std::optional<Q
     VerifyWeights w;
     const auto params = log.params_billions();
     w.file_size = log.file_size();
-    if (quant && params) {
-        const auto n = static_cast<std::uint64_t>(std::llround(*params * 1e9));
+    if (quant && (params || report.model.params_total > 0)) {
+        const auto n = params ? static_cast<std::uint64_t>(std::llround(*params * 1e9))
+                              : report.model.params_total;
         w.weights = weight_bytes(n, *quant);
         report.weights_basis =
             "quick rule: the log's model params x " + quant->id + "'s bits per weight";
@@ -197,12 +198,17 @@ std::string quant_id_from_file_type(const std::string& file_type) {
     return id;
 }
 
-Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Quant>& quant) {
+Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Quant>& quant,
+                                      const Model* given) {
     VerifyReport report;
     report.arch = log.arch();
     report.file_type = log.file_type();
-    const auto model = gguf_to_model({llama_log_metadata(log)});
-    if (model) {
+    auto model = gguf_to_model({llama_log_metadata(log)});
+    if (given != nullptr) {
+        report.model = *given;
+        if (!model) model = GgufModel{};  // the model is known; only its origin differs
+        if (report.arch.empty()) report.arch = given->id;
+    } else if (model) {
         report.model = verify_model_tying(model->model, log.tensor_count);
     } else {
         report.notes.push_back("no model architecture in the log (" + model.error().message +
