@@ -41,7 +41,9 @@ TEST_CASE("llama.cpp parts add up to llama.cpp's terms for every database model"
         CHECK(parts->recurrent_state() == cpu.term(TermKind::recurrent_state));
         REQUIRE(parts->buffers);
         const auto on_cuda = estimate_llamacpp(m, q, options_for(m, Backend::cuda)).value();
-        CHECK(parts->buffers->compute == on_cuda.term(TermKind::compute));
+        CHECK(parts->buffers->compute == cpu.term(TermKind::compute));
+        CHECK(parts->buffers->compute + parts->buffers->mask_copy ==
+              on_cuda.term(TermKind::compute));
         CHECK(parts->buffers->output == cpu.term(TermKind::output));
         // Placed whole on one large GPU: the GPU and RAM shares are the CUDA profile's total.
         Hardware h = test::hardware_of({"h200-sxm"}, 4096);

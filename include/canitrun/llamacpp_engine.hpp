@@ -61,8 +61,14 @@ struct LayerCache {
 Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
                                                       const LlamaCppOptions& options);
 
-// The compute buffer a backend allocates for the ubatch graph (the fitted rule above).
+// The compute buffer a backend allocates for the ubatch graph (the fitted rule above), with the
+// KQ masks' device copy where the backend keeps one.
 Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options);
+
+// Whether the backend's compute buffer holds a copy of the f32 KQ masks (CUDA, Vulkan), and
+// its size: 4 bytes x ubatch x the masks' cells.
+bool keeps_mask_copy(Backend backend);
+Result<Bytes> llamacpp_mask_copy_bytes(const Model& model, const LlamaCppOptions& options);
 
 // The host's compute buffer beside GPUs that hold every layer (CUDA_Host, ROCm_Host,
 // Vulkan_Host, the CPU buffer on Metal): the graph's inputs, which the host fills before each

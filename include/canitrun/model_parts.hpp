@@ -40,7 +40,8 @@ struct LayerPart {
 // quick rule there are none: every device adds overhead_percent of its share instead.
 struct RuntimeBuffers {
     Bytes compute = 0;           // on every device that runs layers, RAM included
-    Bytes host_compute = 0;      // in RAM beside GPUs that run every layer: the graph's inputs
+    Bytes host_compute = 0;      // in RAM beside GPUs: the graph's inputs
+    Bytes mask_copy = 0;         // on a GPU whose backend keeps the KQ masks' copy (CUDA, Vulkan)
     Bytes output = 0;            // the logits, in host memory
     Bytes output_duplicate = 0;  // tied embeddings: the copy of token_embd a GPU output needs
 };

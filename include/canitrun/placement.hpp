@@ -36,6 +36,9 @@ struct PlacementOptions {
     // runtime's own memory per GPU (the CUDA context), one entry per Hardware::gpus or none.
     Bytes margin = 0;
     std::vector<Bytes> gpu_runtime;
+    // Per GPU, whether its backend keeps the KQ masks' copy in its compute buffer
+    // (keeps_mask_copy); none given: every GPU does.
+    std::vector<bool> gpu_mask_copy;
 };
 
 struct Share {

@@ -397,22 +397,32 @@ Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
         [&] { return overflow_error("the cache for " + model.id, "lower --ctx"); });
 }
 
-Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options) {
+bool keeps_mask_copy(Backend backend) {
+    // CUDA and Vulkan keep a device copy of the f32 KQ masks, which the host fills and every
+    // layer reads, live through the whole graph (the logits phase included). Which backends do
+    // is read from the published logs (docs/ACCURACY-GPU.md): with it CUDA's median error falls
+    // from 19 to 14 % and Vulkan's from 12 to 3 % (Qwen 3.6 at 34k and 67k cells: -21 % to
+    // within 0.2 %); Metal, whose buffers share the host's memory, and ROCm show none.
+    return backend == Backend::cuda || backend == Backend::vulkan;
+}
+
+Result<Bytes> llamacpp_mask_copy_bytes(const Model& model, const LlamaCppOptions& options) {
     CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
     return catch_overflow(
         [&]() -> Result<Bytes> {
+            return checked::mul(checked::mul(setup.g.ubatch, kF32Bytes),
+                                mask_cells(model, setup.g));
+        },
+        [&] { return overflow_error("the KQ mask for " + model.id, "lower --ctx"); });
+}
+
+Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options) {
+    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    CANITRUN_TRY_ASSIGN(const Bytes mask, llamacpp_mask_copy_bytes(model, options));
+    return catch_overflow(
+        [&]() -> Result<Bytes> {
             const Bytes graph = compute_bytes(model, setup.g, setup.flash_attn);
-            // CUDA and Vulkan keep a device copy of the f32 KQ masks, which the host fills and
-            // every layer reads, live through the whole graph (the logits phase included).
-            // Which backends do is read from the published logs (docs/ACCURACY-GPU.md): with
-            // it CUDA's median error falls from 19 to 14 % and Vulkan's from 12 to 3 % (Qwen
-            // 3.6 at 34k and 67k cells: -21 % to within 0.2 %); Metal, whose buffers share the
-            // host's memory, and ROCm show none.
-            if (options.backend != Backend::cuda && options.backend != Backend::vulkan) {
-                return graph;
-            }
-            return checked::add(graph, checked::mul(checked::mul(setup.g.ubatch, kF32Bytes),
-                                                    mask_cells(model, setup.g)));
+            return keeps_mask_copy(options.backend) ? checked::add(graph, mask) : graph;
         },
         [&] {
             return overflow_error("the compute buffer for " + model.id, "lower --ctx or --ubatch");

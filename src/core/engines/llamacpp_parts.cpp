@@ -93,7 +93,6 @@ Result<Bytes> llamacpp_device_weights_floor(const Model& model, const Quant& qua
 Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& model,
                                              const LlamaCppOptions& options) {
     CANITRUN_TRY_ASSIGN(auto caches, llamacpp_group_caches(model, options));
-    CANITRUN_TRY_ASSIGN(auto compute, llamacpp_compute_bytes(model, options));
     // Layers past n_layer_kv_from_start reuse an earlier layer's cache (llama_hparams::has_kv).
     const std::uint64_t owners = kv_owning_layers(model);
     for (std::size_t i = 0; i < parts.layers.size(); ++i) {
@@ -105,7 +104,11 @@ Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& mode
         l.recurrent_state = caches[l.group].recurrent;
     }
     if (!parts.buffers) parts.buffers = RuntimeBuffers{};
-    parts.buffers->compute = compute;
+    // The graph alone: each GPU adds the masks' copy where its backend keeps one (placement).
+    LlamaCppOptions graph_only = options;
+    graph_only.backend = Backend::cpu;
+    CANITRUN_TRY_ASSIGN(parts.buffers->compute, llamacpp_compute_bytes(model, graph_only));
+    CANITRUN_TRY_ASSIGN(parts.buffers->mask_copy, llamacpp_mask_copy_bytes(model, options));
     CANITRUN_TRY_ASSIGN(parts.buffers->host_compute, llamacpp_host_compute_bytes(model, options));
     parts.buffers->output = llamacpp_output_bytes(model, options);
     return parts;

@@ -183,6 +183,7 @@ Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const Lla
             const LlamaCppOptions lo = options_from_log(c, backend_of(check.gpus.front()));
             CANITRUN_TRY_ASSIGN(const ModelParts parts, llamacpp_parts(model, quant, lo));
             PlacementOptions options;
+            options.gpu_mask_copy.assign(check.gpus.size(), keeps_mask_copy(lo.backend));
             const Hardware hardware = log_hardware(log, check.gpus, options, check.notes);
             set_offload(log, model, options, check);
             CANITRUN_TRY_ASSIGN(const Placement p, place(parts, hardware, options));

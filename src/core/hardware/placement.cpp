@@ -42,6 +42,9 @@ void add_buffers(Placement& p, const RuntimeBuffers& b, const PlacementOptions& 
         const bool offloads = d == 0 && host_copy > 0;
         if (g.layers == 0 && !g.output && !offloads) continue;
         g.compute = d == 0 ? checked::add(b.compute, host_copy) : b.compute;
+        if (d >= options.gpu_mask_copy.size() || options.gpu_mask_copy[d]) {
+            g.compute = checked::add(g.compute, b.mask_copy);
+        }
         if (d < options.gpu_runtime.size()) g.runtime = options.gpu_runtime[d];
         if (g.output && output_on_gpu) g.weights = checked::add(g.weights, b.output_duplicate);
     }

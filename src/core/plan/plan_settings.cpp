@@ -103,8 +103,11 @@ PlacementOptions placement_for(const Hardware& hardware, const PlanSettings& set
     user.gpu_runtime.clear();
     if (settings.rule == Rule::quick) return user;
     user.margin = settings.margin;
-    for (const auto& d : hardware.gpus)
+    user.gpu_mask_copy.clear();
+    for (const auto& d : hardware.gpus) {
         user.gpu_runtime.push_back(runtime_overhead_bytes(backend_for(d)));
+        user.gpu_mask_copy.push_back(keeps_mask_copy(backend_for(d)));
+    }
     return user;
 }
 
