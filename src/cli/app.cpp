@@ -1,5 +1,7 @@
 #include "app.hpp"
 
+#include "canitrun/strings.hpp"
+
 #include "app_options.hpp"
 
 #include <CLI/CLI.hpp>
@@ -150,51 +152,11 @@ std::string version_text() {
     return text;
 }
 
-// The length of the well-formed UTF-8 sequence at text[i], or 0 (no overlongs, surrogates or
-// code points past U+10FFFF).
-std::size_t utf8_length(const std::string& text, std::size_t i) {
-    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char lead = at(i);
-    std::size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF)
-        n = 2;
-    else if (lead >= 0xE0 && lead <= 0xEF) {
-        n = 3;
-        if (lead == 0xE0) lo = 0xA0;
-        if (lead == 0xED) hi = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        n = 4;
-        if (lead == 0xF0) lo = 0x90;
-        if (lead == 0xF4) hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (i + n > text.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
-    for (std::size_t k = 2; k < n; ++k) {
-        if (at(i + k) < 0x80 || at(i + k) > 0xBF) return 0;
-    }
-    return n;
-}
-
-// Error text from a database file or argv may hold control characters or bytes that are not
-// UTF-8; stderr gets one line of valid text, each such byte as '?'.
+// Error text from a database file, argv or a server may hold control characters, bytes that
+// are not UTF-8, or a password inside an address (HF_ENDPOINT=https://user:pass@host); stderr
+// gets one line of valid text without the password.
 std::string one_line(const std::string& text) {
-    std::string out;
-    for (std::size_t i = 0; i < text.size();) {
-        const auto u = static_cast<unsigned char>(text[i]);
-        if (u < 0x80) {
-            out += (u < 0x20 || u == 0x7f) ? '?' : text[i];
-            ++i;
-        } else if (const std::size_t n = utf8_length(text, i); n > 0) {
-            out.append(text, i, n);
-            i += n;
-        } else {
-            out += '?';
-            ++i;
-        }
-    }
-    return out;
+    return printable_text(without_url_userinfo(text));
 }
 
 // that do not offer a view refuse it when they answer (check_offered).
@@ -260,8 +222,9 @@ void add_top_level(CLI::App& app, Options& o) {
     app.add_flag("--ascii", o.ascii, "Plain ASCII in the chart and layer diagram (no Unicode)");
     app.add_flag("--offline", o.remote.offline,
                  "Remote models (hf:, ollama:, URLs) from the cache only, no network");
-    app.add_option("--timeout", o.remote.timeout_s,
-                   "Remote models: seconds to wait for a server that sends nothing (default 30)")
+    app.add_option(
+           "--timeout", o.remote.timeout_s,
+           "Remote models: seconds for the whole answer, all requests and retries (default 30)")
         ->check(CLI::Range(1, 3600));
     add_estimate_flags(app, o);
     add_min_quant_flag(app, o);

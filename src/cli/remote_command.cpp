@@ -198,6 +198,19 @@ RemoteSetup remote_setup(const RemoteFlags& flags) {
     s.env.retry.sleep = [](std::uint64_t ms) {
         std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     };
+    // One deadline for the whole command, whatever number of models it reads (compare reads
+    // several): --timeout seconds from the first remote question of the process.
+    using Clock = std::chrono::steady_clock;
+    static const Clock::time_point start = Clock::now();
+    const Clock::time_point deadline = start + std::chrono::seconds(flags.timeout_s);
+    s.time_left = [deadline]() -> std::uint64_t {
+        const auto now = Clock::now();
+        if (now >= deadline) return 0;
+        return static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1);
+    };
+    s.env.retry.time_left = s.time_left;
+    s.ca_file = env_or("CURL_CA_BUNDLE", "");
     const std::string hub_offline = env_or("HF_HUB_OFFLINE", "");
     s.offline = flags.offline || (!hub_offline.empty() && hub_offline != "0");
     s.cache_dir = default_cache_dir(std::getenv("XDG_CACHE_HOME"), home.c_str());
@@ -209,6 +222,8 @@ RemoteClient::RemoteClient(const RemoteSetup& setup) {
     if (!setup.offline) {
         CurlOptions o;
         o.timeout_s = setup.timeout_s;
+        o.time_left = setup.time_left;
+        o.ca_file = setup.ca_file;
         o.user_agent = std::string("canitrun/") + CANITRUN_VERSION;
         network_ = make_curl_client(o);
     }

@@ -24,6 +24,8 @@ struct RemoteSetup {
     std::string cache_dir;
     bool offline = false;
     std::uint64_t timeout_s = 30;
+    TimeLeft time_left;   // the deadline: --timeout seconds from the first remote question
+    std::string ca_file;  // CURL_CA_BUNDLE
 };
 RemoteSetup remote_setup(const RemoteFlags& flags);
 

@@ -12,21 +12,32 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::pair<std::string, std::string>> auth(const RemoteEnv& env,
-                                                      const RemoteSpec& spec) {
-    if (spec.kind != RemoteKind::hf_repo || env.hf_token.empty()) return {};
-    return {{"Authorization", "Bearer " + env.hf_token}};
+// HF_TOKEN, for the endpoint's own origin: never for a host a redirect or a listing names.
+std::optional<Credential> auth(const RemoteEnv& env, const RemoteSpec& spec) {
+    if (spec.kind != RemoteKind::hf_repo || env.hf_token.empty()) return std::nullopt;
+    return Credential{url_origin(env.hf_endpoint), "Authorization", "Bearer " + env.hf_token};
+}
+
+// What to do about a 401 or 403 from the Hub. A gated repo lists its files to anyone; only
+// the downloads are refused, so the range reader gives this hint too.
+std::string gated_hint(const RemoteSpec& spec, const RemoteEnv& env) {
+    const std::string page = hf_repo_page(env.hf_endpoint, spec.repo);
+    return env.hf_token.empty()
+               ? spec.repo +
+                     " is gated or private: set HF_TOKEN to a Hugging Face token, and "
+                     "accept the licence at " +
+                     page
+               : spec.repo +
+                     " is gated or private, and the token in HF_TOKEN has no access: "
+                     "accept the licence at " +
+                     page;
 }
 
 Error hf_error(const HttpResponse& r, const RemoteSpec& spec, const RemoteEnv& env,
                const std::string& what) {
     const std::string page = hf_repo_page(env.hf_endpoint, spec.repo);
     if (r.status == 401 || r.status == 403) {
-        return http_status_error(
-            r, spec.repo + " is gated or private",
-            env.hf_token.empty()
-                ? "set HF_TOKEN to a Hugging Face token, and accept the licence at " + page
-                : "the token in HF_TOKEN has no access: accept the licence at " + page);
+        return http_status_error(r, spec.repo + " is gated or private", gated_hint(spec, env));
     }
     if (r.status == 404) {
         return http_status_error(r, what + " not found",
@@ -36,10 +47,11 @@ Error hf_error(const HttpResponse& r, const RemoteSpec& spec, const RemoteEnv& e
 }
 
 Result<GgufFile> read_header(HttpClient& client, const std::string& url,
-                             const std::vector<std::pair<std::string, std::string>>& headers,
-                             const RemoteEnv& env, Bytes& size) {
+                             const std::optional<Credential>& credential, const RemoteEnv& env,
+                             Bytes& size, const std::string& denied_hint = "") {
     RangeOptions o;
-    o.headers = headers;
+    o.credential = credential;
+    o.denied_hint = denied_hint;
     o.retry = env.retry;
     CANITRUN_TRY_ASSIGN(auto source, HttpRangeSource::open(client, url, o));
     size += source->size();
@@ -80,8 +92,8 @@ Result<RemoteGguf> fetch_hf(HttpClient& client, const RemoteSpec& spec, const Re
     }
     for (const auto& f : files) {
         const std::string url = hf_file_url(env.hf_endpoint, spec, f);
-        CANITRUN_TRY_ASSIGN(auto header,
-                            read_header(client, url, auth(env, spec), env, out.file_bytes));
+        CANITRUN_TRY_ASSIGN(auto header, read_header(client, url, auth(env, spec), env,
+                                                     out.file_bytes, gated_hint(spec, env)));
         out.urls.push_back(url);
         out.parts.push_back(std::move(header));
     }
@@ -133,7 +145,7 @@ Result<RemoteGguf> fetch_ollama(HttpClient& client, const RemoteSpec& spec, cons
     RemoteGguf out;
     out.label = spec.text;
     const std::string url = ollama_blob_url(env.ollama_registry, spec, m.model()->digest);
-    CANITRUN_TRY_ASSIGN(auto header, read_header(client, url, {}, env, out.file_bytes));
+    CANITRUN_TRY_ASSIGN(auto header, read_header(client, url, std::nullopt, env, out.file_bytes));
     out.urls.push_back(url);
     out.parts.push_back(std::move(header));
     if (const OllamaLayer* p = m.projector()) {
@@ -149,7 +161,7 @@ Result<std::vector<RepoFile>> fetch_repo_files(HttpClient& client, const RemoteS
                                                const RemoteEnv& env) {
     HttpRequest req;
     req.url = hf_tree_url(env.hf_endpoint, spec);
-    req.headers = auth(env, spec);
+    req.credential = auth(env, spec);
     req.max_body = 8 << 20;
     CANITRUN_TRY_ASSIGN(auto r, get_with_retries(client, req, env.retry));
     if (r.status != 200) return std::unexpected(hf_error(r, spec, env, "hf:" + spec.repo));
@@ -161,7 +173,7 @@ Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& s
     const auto small_file = [&](const std::string& path) -> Result<std::string> {
         HttpRequest req;
         req.url = hf_file_url(env.hf_endpoint, spec, path);
-        req.headers = auth(env, spec);
+        req.credential = auth(env, spec);
         req.max_body = 64 << 20;
         CANITRUN_TRY_ASSIGN(auto r, get_with_retries(client, req, env.retry));
         if (r.status != 200) return std::unexpected(hf_error(r, spec, env, path));
@@ -177,7 +189,8 @@ Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& s
         if (!f.path.ends_with(".safetensors")) continue;
         RangeOptions o;
         o.first_block = 256 << 10;  // the JSON header of a shard is some tens of KiB
-        o.headers = auth(env, spec);
+        o.credential = auth(env, spec);
+        o.denied_hint = gated_hint(spec, env);
         o.retry = env.retry;
         CANITRUN_TRY_ASSIGN(
             auto source,
@@ -221,7 +234,7 @@ Result<RemoteGguf> fetch_remote_gguf(HttpClient& client, const RemoteSpec& spec,
             RemoteGguf out;
             out.label = spec.url;
             CANITRUN_TRY_ASSIGN(auto header,
-                                read_header(client, spec.url, {}, env, out.file_bytes));
+                                read_header(client, spec.url, std::nullopt, env, out.file_bytes));
             out.urls.push_back(spec.url);
             out.parts.push_back(std::move(header));
             return out;

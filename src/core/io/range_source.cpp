@@ -57,7 +57,7 @@ Result<bool> HttpRangeSource::fetch(std::uint64_t offset, std::uint64_t length) 
     HttpRequest req;
     req.url = url_;
     req.range = ByteRange{offset, offset + length - 1};
-    req.headers = options_.headers;
+    req.credential = options_.credential;
     req.max_body = length;  // a server that ignores the range is cut off here
     auto r = get_with_retries(client_, req, options_.retry);
     if (!r) {
@@ -82,7 +82,9 @@ Result<bool> HttpRangeSource::fetch(std::uint64_t offset, std::uint64_t length) 
         return true;
     }
     if (r->status != 206) {
-        return std::unexpected(http_status_error(*r, "reading " + name_, ""));
+        const bool denied = r->status == 401 || r->status == 403;
+        return std::unexpected(
+            http_status_error(*r, "reading " + name_, denied ? options_.denied_hint : ""));
     }
     const auto cr = parse_content_range(r->header("content-range"));
     if (!cr || cr->first != offset || cr->last - cr->first + 1 != r->body.size() ||
