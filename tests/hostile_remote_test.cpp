@@ -47,6 +47,16 @@ fs::path hostile_root() {
     const fs::path root = canitrun::test::fresh_temp_dir("hostile-hub");
     hostile_repo(root, "elsewhere", "other");
     hostile_repo(root, "plain-cdn", "plain");
+    // A GGUF that claims 2^62 tensors in a 64-byte file: refused at its first block.
+    std::string broken = "GGUF";
+    const auto u32 = [&](std::uint32_t v) {
+        for (int i = 0; i < 4; ++i) broken += static_cast<char>((v >> (8 * i)) & 0xff);
+    };
+    u32(3);
+    u32(0);
+    u32(1U << 30);  // n_tensors = 2^62 (little-endian u64: low word 0, high word 2^30)
+    broken += std::string(48, '\0');
+    write_text(root / "hf/org/broken/Broken-Q4_K_M.gguf", broken);
     return root;
 }
 
@@ -196,6 +206,36 @@ TEST_CASE("hostile: Retry-After cannot stretch a request past --timeout") {
     const std::vector<std::string> args = {base() + "/bad/retry-storm/x.gguf", "--timeout", "2"};
     check_refusal(run_cli(args, env_for(base(), "")), args, "HTTP 429");
     CHECK(seconds_since(start) < 2 + 5);
+}
+
+TEST_CASE(
+    "hostile: a cache folder others can write or a link is refused, a refusal keeps nothing") {
+    if (!canitrun::test::have_python()) return;
+    REQUIRE(hub().up());
+    const fs::path cache = hub().root() / "cache-hostile";
+    auto env = env_for(base(), "");
+    env.push_back("XDG_CACHE_HOME=" + cache.string());
+    const std::vector<std::string> args = {"hf:org/elsewhere:Q4_K_M", "--timeout", "5"};
+    fs::create_directories(cache / "canitrun/http");
+    fs::permissions(cache / "canitrun/http", fs::perms::all, fs::perm_options::replace);
+    check_refusal(run_cli(args, env), args, "is writable by other users");
+    // A link planted where the folder goes.
+    fs::remove_all(cache / "canitrun/http");
+    fs::create_directories(hub().root() / "victim");
+    fs::create_directory_symlink(hub().root() / "victim", cache / "canitrun/http");
+    check_refusal(run_cli(args, env), args, "is a symbolic link");
+    CHECK(fs::is_empty(hub().root() / "victim"));
+    fs::remove(cache / "canitrun/http");
+    // A header that is refused leaves no entry behind (the listing and the block it read).
+    const std::vector<std::string> broken = {"hf:org/broken:Q4_K_M", "--timeout", "5"};
+    check_refusal(run_cli(broken, env), broken, "tensor count");
+    CHECK(fs::is_empty(cache / "canitrun/http"));
+    // One that is answered is kept.
+    env.push_back("HF_TOKEN=good-token");
+    const Outcome good = run_cli(args, env);
+    INFO(good.err);
+    REQUIRE(good.code == 0);
+    CHECK_FALSE(fs::is_empty(cache / "canitrun/http"));
 }
 
 TEST_CASE("hostile: an origin is scheme, host and port, without a password") {

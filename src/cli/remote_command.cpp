@@ -239,6 +239,7 @@ Result<std::vector<GgufFile>> remote_gguf_parts(const std::string& arg, const Re
     const RemoteSetup setup = remote_setup(flags);
     RemoteClient client(setup);
     CANITRUN_TRY_ASSIGN(auto remote, fetch_remote_gguf(client.client(), spec, setup.env));
+    client.keep();
     if (label != nullptr) *label = remote.label;
     return std::move(remote.parts);
 }
@@ -249,12 +250,11 @@ Result<GgufModel> remote_gguf_model(const std::string& arg, const RemoteFlags& f
     return gguf_to_model(parts);
 }
 
-Result<CommandResult> run_remote(const Database& db, const std::string& arg,
-                                 const ReportOptions& options, bool chart_csv,
-                                 const RemoteFlags& flags) {
-    CANITRUN_TRY_ASSIGN(const RemoteSpec spec, parse_remote_spec(arg));
-    const RemoteSetup setup = remote_setup(flags);
-    RemoteClient client(setup);
+namespace {
+
+Result<CommandResult> answer_remote(const Database& db, const RemoteSpec& spec,
+                                    RemoteClient& client, const RemoteSetup& setup,
+                                    const ReportOptions& options, bool chart_csv) {
     // A repo's listing is read once: it says GGUF or safetensors, and which file a tag names.
     std::vector<RepoFile> files;
     const bool repo = spec.kind == RemoteKind::hf_repo && spec.file.empty();
@@ -280,6 +280,19 @@ Result<CommandResult> run_remote(const Database& db, const std::string& arg,
             ? "  Vision projector in the repo: " + remote.projector + " (--mmproj)\n"
             : std::string();
     return gguf_file_page(db, remote.label, g, remote.projector_bytes, options, chart_csv, note);
+}
+
+}  // namespace
+
+Result<CommandResult> run_remote(const Database& db, const std::string& arg,
+                                 const ReportOptions& options, bool chart_csv,
+                                 const RemoteFlags& flags) {
+    CANITRUN_TRY_ASSIGN(const RemoteSpec spec, parse_remote_spec(arg));
+    const RemoteSetup setup = remote_setup(flags);
+    RemoteClient client(setup);
+    auto result = answer_remote(db, spec, client, setup, options, chart_csv);
+    if (result) client.keep();  // a refused header or listing leaves nothing in the cache
+    return result;
 }
 
 }  // namespace canitrun::cli
