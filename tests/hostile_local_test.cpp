@@ -2,6 +2,8 @@
 // answer (a full disk, a closed descriptor, a pipe whose reader is gone), names with terminal
 // escapes, config.json with impossible numbers, and the empty flag values once accepted.
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -50,4 +52,72 @@ TEST_CASE("hostile output: a pipe whose reader has gone, SIGPIPE ignored, is not
     INFO(o.err);
     CHECK(o.out == "4\n");
     CHECK(o.err.empty());
+}
+
+namespace {
+
+// A folder holding one config.json with `text`.
+std::string config_folder(const std::string& name, const std::string& text) {
+    const fs::path dir =
+        fs::temp_directory_path() / ("canitrun-hostile-" + name + "-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::ofstream(dir / "config.json", std::ios::binary | std::ios::trunc) << text;
+    return dir.string();
+}
+
+// A Llama-shaped config.json with one field replaced by `field: value`.
+std::string llama_config(const std::string& field, const std::string& value) {
+    std::string text = R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+        "intermediate_size": 14336, "max_position_embeddings": 8192})";
+    const auto at = text.find("\"" + field + "\": ");
+    const auto end = text.find_first_of(",}", at);
+    return text.substr(0, at) + "\"" + field + "\": " + value + text.substr(end);
+}
+
+}  // namespace
+
+TEST_CASE("hostile config.json: impossible numbers are refused by name") {
+    // The unchanged config is answered: each refusal below is its one field's.
+    REQUIRE(canitrun::test::run_cli({config_folder("good", llama_config("vocab_size", "128256"))})
+                .code == 0);
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {llama_config("num_hidden_layers", "47.5"), "num_hidden_layers 47.5 is not a whole number"},
+        {llama_config("vocab_size", "18446744073709551616"), "vocab_size 1.8446744073709552e+19"},
+        {llama_config("num_attention_heads", "-4"), "num_attention_heads -4 is negative"},
+        {llama_config("num_attention_heads", "0"), "num_attention_heads is missing or 0"},
+        {llama_config("vocab_size", "0"), "vocab_size is missing or 0"},
+    };
+    int n = 0;
+    for (const auto& [text, message] : cases) {
+        const std::vector<std::string> args = {config_folder("n" + std::to_string(++n), text)};
+        canitrun::test::check_refusal(canitrun::test::run_cli(args), args, message);
+    }
+}
+
+TEST_CASE("hostile JSON: depth and the number of values are bounded before parsing") {
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    std::string wide = "[";
+    for (int i = 0; i < (1 << 20) + 1; ++i) wide += "[],";
+    wide += "[]]";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {deep, "config.json nests deeper than 64 levels"},
+        {wide, "config.json holds more than 1048576 values"},
+    };
+    int n = 0;
+    for (const auto& [text, message] : cases) {
+        const std::vector<std::string> args = {config_folder("j" + std::to_string(++n), text)};
+        canitrun::test::check_refusal(canitrun::test::run_cli(args), args, message);
+    }
+    // A --data file: the same bounds.
+    const fs::path data =
+        fs::temp_directory_path() / ("canitrun-hostile-data-" + std::to_string(::getpid()));
+    fs::create_directories(data);
+    fs::copy(CANITRUN_DATA_DIR, data,
+             fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    std::ofstream(data / "quants.json", std::ios::binary | std::ios::trunc) << deep;
+    const std::vector<std::string> args = {"llama-3.1-8b", "--data", data.string()};
+    canitrun::test::check_refusal(canitrun::test::run_cli(args), args,
+                                  "quants.json nests deeper than 64 levels");
+    fs::remove_all(data);
 }

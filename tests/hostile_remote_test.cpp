@@ -57,6 +57,19 @@ fs::path hostile_root() {
     u32(1U << 30);  // n_tensors = 2^62 (little-endian u64: low word 0, high word 2^30)
     broken += std::string(48, '\0');
     write_text(root / "hf/org/broken/Broken-Q4_K_M.gguf", broken);
+    // JSON nested 100,000 deep as a listing and as a config.json.
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    write_text(root / "hf/org/deep-tree/.tree", deep);
+    write_text(root / "hf/org/deep-config/config.json", deep);
+    // A safetensors repo of 65 shards, one past the most canitrun reads.
+    write_text(root / "hf/org/shards/config.json",
+               R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+                   "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+                   "intermediate_size": 14336, "max_position_embeddings": 8192})");
+    for (int i = 1; i <= 65; ++i) {
+        write_text(root / ("hf/org/shards/model-" + std::to_string(100 + i) + ".safetensors"),
+                   std::string("\x02\0\0\0\0\0\0\0{}", 10));
+    }
     return root;
 }
 
@@ -236,6 +249,31 @@ TEST_CASE(
     INFO(good.err);
     REQUIRE(good.code == 0);
     CHECK_FALSE(fs::is_empty(cache / "canitrun/http"));
+}
+
+TEST_CASE("hostile: deep JSON from the Hub is refused before it is parsed") {
+    if (!canitrun::test::have_python()) return;
+    REQUIRE(hub().up());
+    const auto env = env_for(base(), "");
+    const std::vector<std::string> tree = {"hf:org/deep-tree", "--timeout", "5"};
+    check_refusal(run_cli(tree, env), tree, "the Hub's file listing nests deeper than 64 levels");
+    const std::vector<std::string> config = {"hf:org/deep-config", "--timeout", "5"};
+    check_refusal(run_cli(config, env), config, "config.json nests deeper than 64 levels");
+}
+
+TEST_CASE("hostile: past 64 safetensors shards, none is read and the page says so") {
+    if (!canitrun::test::have_python()) return;
+    REQUIRE(hub().up());
+    const json before = hub().stats();
+    const Outcome o = run_cli({"hf:org/shards", "--json", "--timeout", "5"}, env_for(base(), ""));
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+    CHECK(json::parse(o.out)["params_source"] ==
+          "config.json (architecture formula: the repo's 65 safetensors shards are more than "
+          "the 64 canitrun reads)");
+    // The listing, config.json's resolve and its redirect: no shard.
+    const json after = hub().stats();
+    CHECK(after["requests"].get<int>() - before["requests"].get<int>() == 3);
 }
 
 TEST_CASE("hostile: an origin is scheme, host and port, without a password") {

@@ -104,7 +104,7 @@ Result<RemoteGguf> fetch_hf(HttpClient& client, const RemoteSpec& spec, const Re
 Result<RemoteGguf> fetch_ollama_local(const RemoteSpec& spec, const RemoteEnv& env,
                                       const fs::path& manifest) {
     CANITRUN_TRY_ASSIGN(auto text,
-                        read_bounded_file(manifest.string(), 1 << 20, "Ollama manifest"));
+                        read_bounded_file(manifest.string(), kMaxManifestBytes, "Ollama manifest"));
     CANITRUN_TRY_ASSIGN(auto m, parse_ollama_manifest(text));
     std::string digest = m.model()->digest;
     digest[6] = '-';  // "sha256:..." is stored as "sha256-..."
@@ -133,7 +133,7 @@ Result<RemoteGguf> fetch_ollama(HttpClient& client, const RemoteSpec& spec, cons
     HttpRequest req;
     req.url = ollama_manifest_url(env.ollama_registry, spec);
     req.headers = {{"Accept", "application/vnd.docker.distribution.manifest.v2+json"}};
-    req.max_body = 1 << 20;
+    req.max_body = kMaxManifestBytes;
     CANITRUN_TRY_ASSIGN(auto r, get_with_retries(client, req, env.retry));
     if (r.status == 404) {
         return std::unexpected(
@@ -162,7 +162,7 @@ Result<std::vector<RepoFile>> fetch_repo_files(HttpClient& client, const RemoteS
     HttpRequest req;
     req.url = hf_tree_url(env.hf_endpoint, spec);
     req.credential = auth(env, spec);
-    req.max_body = 8 << 20;
+    req.max_body = kMaxListingBytes;
     CANITRUN_TRY_ASSIGN(auto r, get_with_retries(client, req, env.retry));
     if (r.status != 200) return std::unexpected(hf_error(r, spec, env, "hf:" + spec.repo));
     return parse_hf_files(r.body);
@@ -174,7 +174,7 @@ Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& s
         HttpRequest req;
         req.url = hf_file_url(env.hf_endpoint, spec, path);
         req.credential = auth(env, spec);
-        req.max_body = 64 << 20;
+        req.max_body = kMaxConfigFileBytes;
         CANITRUN_TRY_ASSIGN(auto r, get_with_retries(client, req, env.retry));
         if (r.status != 200) return std::unexpected(hf_error(r, spec, env, path));
         return std::move(r.body);
@@ -183,6 +183,16 @@ Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& s
     const std::string name = spec.repo.substr(spec.repo.find('/') + 1);
     CANITRUN_TRY_ASSIGN(auto model, parse_hf_config(config, name));
     RemoteConfig out{std::move(model), "config.json (architecture formula)"};
+    std::uint64_t shards = 0;
+    for (const auto& f : files) shards += f.path.ends_with(".safetensors") ? 1U : 0U;
+    // A request or two per shard: a listing of thousands would take minutes, so past the cap
+    // the count is the architecture's, and the page says why.
+    if (shards > kMaxShardsRead) {
+        out.params_source = "config.json (architecture formula: the repo's " +
+                            std::to_string(shards) + " safetensors shards are more than the " +
+                            std::to_string(kMaxShardsRead) + " canitrun reads)";
+        return out;
+    }
     std::uint64_t params = 0;
     bool any = false;
     for (const auto& f : files) {

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "canitrun/gguf_files.hpp"
+#include "canitrun/json_bounds.hpp"
 #include "canitrun/strings.hpp"
 
 namespace canitrun {
@@ -184,6 +185,8 @@ std::string quant_from_filename(const std::string& filename) {
 }
 
 Result<std::vector<RepoFile>> parse_hf_files(const std::string& json_text) {
+    CANITRUN_TRY(check_json_bounds(json_text, "the Hub's file listing",
+                                   JsonBounds{.max_bytes = kMaxListingBytes}));
     const json doc = json::parse(json_text, nullptr, false);
     if (!doc.is_array()) {
         return fail(ErrorKind::io, "the Hub's file listing is not a JSON array",
@@ -269,6 +272,8 @@ const OllamaLayer* OllamaManifest::projector() const {
 }
 
 Result<OllamaManifest> parse_ollama_manifest(const std::string& json_text) {
+    CANITRUN_TRY(check_json_bounds(json_text, "the Ollama manifest",
+                                   JsonBounds{.max_bytes = kMaxManifestBytes}));
     const json doc = json::parse(json_text, nullptr, false);
     if (!doc.is_object() || !doc.contains("layers") || !doc["layers"].is_array()) {
         return fail(ErrorKind::io, "the Ollama manifest has no layers",

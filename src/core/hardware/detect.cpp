@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "canitrun/bounded_file.hpp"
+#include "canitrun/json_bounds.hpp"
 #include "canitrun/name_match.hpp"
 #include "canitrun/strings.hpp"
 
@@ -252,6 +254,8 @@ std::vector<std::pair<std::uint64_t, std::vector<DetectedGpu>>> parse_nvidia_smi
 }
 
 Result<std::vector<DetectedGpu>> parse_rocm_smi_json(const std::string& text) {
+    CANITRUN_TRY(
+        check_json_bounds(text, "rocm-smi's JSON", JsonBounds{.max_bytes = kMaxProbeFileBytes}));
     const auto json = nlohmann::json::parse(text, nullptr, false);
     if (json.is_discarded() || !json.is_object()) {
         return fail(ErrorKind::bad_input, "rocm-smi printed no JSON object", "");
