@@ -10,6 +10,7 @@
 #include "catch.hpp"
 #include "refusal.hpp"
 #include "run_binary.hpp"
+#include "support/gguf_writer.hpp"
 
 using canitrun::test::has;
 using canitrun::test::lines_of;
@@ -120,4 +121,46 @@ TEST_CASE("hostile JSON: depth and the number of values are bounded before parsi
     canitrun::test::check_refusal(canitrun::test::run_cli(args), args,
                                   "quants.json nests deeper than 64 levels");
     fs::remove_all(data);
+}
+
+namespace {
+
+// The small Llama with `arrays` bool arrays of 65,536 elements: each is 65,536 bytes in the file
+// and 65,536 x 8 = 524,288 bytes held (the reader keeps numbers as 64-bit values).
+canitrun::test::GgufWriter heavy_llama(int arrays) {
+    canitrun::test::GgufWriter w = canitrun::test::small_llama_writer("Heavy");
+    const std::vector<bool> bits(65536, true);
+    for (int i = 0; i < arrays; ++i) w.bool_array("heavy." + std::to_string(i), bits);
+    return w;
+}
+
+}  // namespace
+
+TEST_CASE("hostile GGUF: what a header holds in memory is capped, split parts together") {
+    const fs::path dir =
+        fs::temp_directory_path() / ("canitrun-hostile-gguf-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    // 100 arrays hold 52,428,800 bytes, under 64 MiB (67,108,864): answered.
+    heavy_llama(100).write_sparse_file((dir / "ok.gguf").string());
+    const Outcome ok = canitrun::test::run_cli({(dir / "ok.gguf").string()});
+    INFO(ok.err);
+    CHECK(ok.code == 0);
+    // 130 hold 68,157,440: refused.
+    heavy_llama(130).write_sparse_file((dir / "heavy.gguf").string());
+    const std::vector<std::string> heavy = {(dir / "heavy.gguf").string()};
+    canitrun::test::check_refusal(canitrun::test::run_cli(heavy), heavy,
+                                  "would hold more than 64 MiB in memory");
+    // Two parts of 70 each (36,700,160 bytes each, either one alone answered): 73,400,320
+    // together, refused.
+    for (int part = 1; part <= 2; ++part) {
+        canitrun::test::GgufWriter w = heavy_llama(70);
+        w.u16("split.no", static_cast<std::uint16_t>(part - 1));
+        w.u16("split.count", 2);
+        w.write_sparse_file(
+            (dir / ("Heavy-0000" + std::to_string(part) + "-of-00002.gguf")).string());
+    }
+    const std::vector<std::string> split = {(dir / "Heavy-00001-of-00002.gguf").string()};
+    canitrun::test::check_refusal(canitrun::test::run_cli(split), split,
+                                  "would hold more than 64 MiB in memory");
+    fs::remove_all(dir);
 }

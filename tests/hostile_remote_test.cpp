@@ -61,6 +61,19 @@ fs::path hostile_root() {
     const std::string deep = std::string(100000, '[') + std::string(100000, ']');
     write_text(root / "hf/org/deep-tree/.tree", deep);
     write_text(root / "hf/org/deep-config/config.json", deep);
+    // A split model of two parts, each holding 70 arrays of 65,536 bools: 36,700,160 bytes
+    // held each (x 8 per value), 73,400,320 together, past the 64 MiB of one model.
+    fs::create_directories(root / "hf/org/heavy");
+    for (int part = 1; part <= 2; ++part) {
+        canitrun::test::GgufWriter w = canitrun::test::small_llama_writer("Heavy");
+        const std::vector<bool> bits(65536, true);
+        for (int i = 0; i < 70; ++i) w.bool_array("heavy." + std::to_string(i), bits);
+        w.u16("split.no", static_cast<std::uint16_t>(part - 1));
+        w.u16("split.count", 2);
+        w.write_sparse_file(
+            (root / ("hf/org/heavy/Heavy-Q4_K_M-0000" + std::to_string(part) + "-of-00002.gguf"))
+                .string());
+    }
     // A safetensors repo of 65 shards, one past the most canitrun reads.
     write_text(root / "hf/org/shards/config.json",
                R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
@@ -274,6 +287,14 @@ TEST_CASE("hostile: past 64 safetensors shards, none is read and the page says s
     // The listing, config.json's resolve and its redirect: no shard.
     const json after = hub().stats();
     CHECK(after["requests"].get<int>() - before["requests"].get<int>() == 3);
+}
+
+TEST_CASE("hostile: a remote split model's headers are capped all parts together") {
+    if (!canitrun::test::have_python()) return;
+    REQUIRE(hub().up());
+    const std::vector<std::string> args = {"hf:org/heavy:Q4_K_M", "--timeout", "5"};
+    check_refusal(run_cli(args, env_for(base(), "")), args,
+                  "would hold more than 64 MiB in memory");
 }
 
 TEST_CASE("hostile: an origin is scheme, host and port, without a password") {

@@ -34,6 +34,7 @@ class HttpRangeSource final : public ByteSource {
     void expect(std::uint64_t offset, std::uint64_t bytes) const override;
     std::string name() const override { return name_; }
     const std::string& etag() const { return etag_; }
+    std::uint64_t fetched() const { return fetched_; }  // body bytes received so far
 
   protected:
     Result<std::string> do_read(std::uint64_t offset, std::uint64_t length) const override;

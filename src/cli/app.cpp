@@ -1,11 +1,10 @@
 #include "app.hpp"
 
-#include "canitrun/strings.hpp"
-
 #include "app_options.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <new>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -16,6 +15,7 @@
 #include "canitrun/model_argument.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/report.hpp"
+#include "canitrun/strings.hpp"
 #include "compare_command.hpp"
 #include "csv_output.hpp"
 #include "data_views.hpp"
@@ -455,6 +455,12 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         if (!f.error.hint.empty()) err << "; " << one_line(f.error.hint);
         err << "\n";
         return kExitBadInput;
+    } catch (const std::bad_alloc&) {
+        // Every input is bounded before it is parsed (json_bounds, kGgufMaxHeld, the file and
+        // body caps), so this is a bound that is missing: a bug, but named for what it is.
+        err << "canitrun: error: out of memory: an input got past the bounds that should have "
+               "refused it; please report it with the command line that caused it\n";
+        return kExitInternal;
     } catch (const std::exception& e) {
         // A bug, not bad input; still one line and nothing on stdout, never an abort.
         err << "canitrun: error: internal error: " << one_line(e.what())

@@ -46,16 +46,28 @@ Error hf_error(const HttpResponse& r, const RemoteSpec& spec, const RemoteEnv& e
     return http_status_error(r, what, "try again later");
 }
 
+// What one model's headers may cost, all the parts of a split model together: the bytes
+// fetched (a part's cap alone let 50 parts fetch 50 times as much) and the bytes held.
+struct HeaderBudget {
+    std::uint64_t fetched = RangeOptions{}.max_total;
+    std::uint64_t held = kGgufMaxHeld;
+};
+
 Result<GgufFile> read_header(HttpClient& client, const std::string& url,
                              const std::optional<Credential>& credential, const RemoteEnv& env,
-                             Bytes& size, const std::string& denied_hint = "") {
+                             Bytes& size, HeaderBudget& budget,
+                             const std::string& denied_hint = "") {
     RangeOptions o;
     o.credential = credential;
     o.denied_hint = denied_hint;
     o.retry = env.retry;
+    o.max_total = budget.fetched;
     CANITRUN_TRY_ASSIGN(auto source, HttpRangeSource::open(client, url, o));
     size += source->size();
-    return read_gguf(*source);
+    CANITRUN_TRY_ASSIGN(auto file, read_gguf(*source, budget.held));
+    budget.held -= file.held_bytes;
+    budget.fetched -= std::min(budget.fetched, source->fetched());
+    return file;
 }
 
 std::string quant_list(const std::vector<RepoGguf>& models) {
@@ -90,10 +102,12 @@ Result<RemoteGguf> fetch_hf(HttpClient& client, const RemoteSpec& spec, const Re
             if (m.projector && out.projector.empty()) out.projector = m.files.front();
         }
     }
+    HeaderBudget budget;
     for (const auto& f : files) {
         const std::string url = hf_file_url(env.hf_endpoint, spec, f);
-        CANITRUN_TRY_ASSIGN(auto header, read_header(client, url, auth(env, spec), env,
-                                                     out.file_bytes, gated_hint(spec, env)));
+        CANITRUN_TRY_ASSIGN(auto header,
+                            read_header(client, url, auth(env, spec), env, out.file_bytes, budget,
+                                        gated_hint(spec, env)));
         out.urls.push_back(url);
         out.parts.push_back(std::move(header));
     }
@@ -145,7 +159,9 @@ Result<RemoteGguf> fetch_ollama(HttpClient& client, const RemoteSpec& spec, cons
     RemoteGguf out;
     out.label = spec.text;
     const std::string url = ollama_blob_url(env.ollama_registry, spec, m.model()->digest);
-    CANITRUN_TRY_ASSIGN(auto header, read_header(client, url, std::nullopt, env, out.file_bytes));
+    HeaderBudget budget;
+    CANITRUN_TRY_ASSIGN(auto header,
+                        read_header(client, url, std::nullopt, env, out.file_bytes, budget));
     out.urls.push_back(url);
     out.parts.push_back(std::move(header));
     if (const OllamaLayer* p = m.projector()) {
@@ -243,8 +259,9 @@ Result<RemoteGguf> fetch_remote_gguf(HttpClient& client, const RemoteSpec& spec,
         case RemoteKind::url: {
             RemoteGguf out;
             out.label = spec.url;
-            CANITRUN_TRY_ASSIGN(auto header,
-                                read_header(client, spec.url, std::nullopt, env, out.file_bytes));
+            HeaderBudget budget;
+            CANITRUN_TRY_ASSIGN(auto header, read_header(client, spec.url, std::nullopt, env,
+                                                         out.file_bytes, budget));
             out.urls.push_back(spec.url);
             out.parts.push_back(std::move(header));
             return out;

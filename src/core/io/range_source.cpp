@@ -48,11 +48,11 @@ Result<std::unique_ptr<HttpRangeSource>> HttpRangeSource::open(HttpClient& clien
 Result<bool> HttpRangeSource::fetch(std::uint64_t offset, std::uint64_t length) const {
     if (size_ > 0) length = std::min(length, size_ - offset);
     if (checked::add(fetched_, length) > options_.max_total) {
-        return std::unexpected(
-            Error{ErrorKind::bad_input,
-                  name_ + ": the GGUF header goes on past " +
-                      std::to_string(options_.max_total >> 20) + " MiB",
-                  "a real header is a few MiB; the file is corrupt or not a GGUF model"});
+        return std::unexpected(Error{
+            ErrorKind::bad_input,
+            name_ + ": the GGUF header goes on past " + std::to_string(options_.max_total >> 20) +
+                " MiB (a split model's parts together)",
+            "a real header is a few MiB; the file is corrupt or not a GGUF model"});
     }
     HttpRequest req;
     req.url = url_;
