@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "catch.hpp"
 #include "refusal.hpp"
@@ -162,5 +163,59 @@ TEST_CASE("hostile GGUF: what a header holds in memory is capped, split parts to
     const std::vector<std::string> split = {(dir / "Heavy-00001-of-00002.gguf").string()};
     canitrun::test::check_refusal(canitrun::test::run_cli(split), split,
                                   "would hold more than 64 MiB in memory");
+    fs::remove_all(dir);
+}
+
+namespace {
+
+constexpr const char* kEsc = "\x1b";
+
+}  // namespace
+
+TEST_CASE("hostile names: terminal escapes from a file, --data or nvidia-smi print as ?") {
+    const fs::path dir =
+        fs::temp_directory_path() / ("canitrun-hostile-names-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    // general.name with a colour and a window-title sequence (OSC ... BEL), and a C1 CSI.
+    canitrun::test::small_llama_writer(
+        "\x1b[31mEvil\x1b]0;pwned\x07 \xc2\x9b"
+        "2J")
+        .write_sparse_file((dir / "evil.gguf").string());
+    const Outcome gguf = canitrun::test::run_cli({(dir / "evil.gguf").string()});
+    INFO(gguf.err);
+    REQUIRE(gguf.code == 0);
+    CHECK_FALSE(has(gguf.out, kEsc));
+    CHECK_FALSE(has(gguf.out, "\xc2\x9b"));
+    INFO(gguf.out);
+    CHECK(has(gguf.out, "?[31mEvil?]0;pwned? ??2J"));  // each byte of the C1 CSI: ?
+    // A --data model's name.
+    fs::copy(CANITRUN_DATA_DIR, dir / "data", fs::copy_options::recursive);
+    {
+        std::ifstream in(dir / "data/models/llama.json");
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string s = text.str();
+        const std::string name = "\"name\": \"Llama 3.1 8B\"";
+        REQUIRE(s.find(name) != std::string::npos);
+        s.replace(s.find(name), name.size(), "\"name\": \"Llama \\u001b[2J8B\"");
+        std::ofstream(dir / "data/models/llama.json", std::ios::trunc) << s;
+    }
+    const Outcome data =
+        canitrun::test::run_cli({"llama-3.1-8b", "--data", (dir / "data").string()});
+    INFO(data.err);
+    REQUIRE(data.code == 0);
+    CHECK_FALSE(has(data.out, kEsc));
+    CHECK(has(data.out, "Llama ?[2J8B"));
+    // nvidia-smi naming its GPU with an escape.
+    const fs::path smi = dir / "nvidia-smi";
+    std::ofstream(smi) << "#!/bin/sh\nprintf '0, \\033[31mNVIDIA GeForce RTX 4090, 24564, "
+                          "24000\\n'\n";
+    fs::permissions(smi, fs::perms::owner_all);
+    const Outcome sys =
+        run_shell("PATH=" + shell_quote(dir.string()) + ":\"$PATH\" " + binary() + " system");
+    INFO(sys.err);
+    REQUIRE(sys.code == 0);
+    CHECK_FALSE(has(sys.out, kEsc));
+    CHECK(has(sys.out, "?[31mNVIDIA GeForce RTX 4090"));
     fs::remove_all(dir);
 }

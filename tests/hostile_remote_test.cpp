@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "canitrun/http.hpp"
+#include "canitrun/remote_model.hpp"
 #include "canitrun/strings.hpp"
 #include "catch.hpp"
 #include "refusal.hpp"
@@ -74,6 +75,13 @@ fs::path hostile_root() {
             (root / ("hf/org/heavy/Heavy-Q4_K_M-0000" + std::to_string(part) + "-of-00002.gguf"))
                 .string());
     }
+    // A file whose name holds '?' and '#' (read whole only when escaped), and one whose name
+    // holds a terminal escape (passed over).
+    fs::create_directories(root / "hf/org/odd");
+    canitrun::test::small_llama_writer("Odd").write_sparse_file(
+        (root / "hf/org/odd/odd?x#y-Q4_K_M.gguf").string());
+    canitrun::test::small_llama_writer("Odd").write_sparse_file(
+        (root / "hf/org/odd/\x1b[2Jevil-Q8_0.gguf").string());
     // A safetensors repo of 65 shards, one past the most canitrun reads.
     write_text(root / "hf/org/shards/config.json",
                R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
@@ -297,6 +305,22 @@ TEST_CASE("hostile: a remote split model's headers are capped all parts together
                   "would hold more than 64 MiB in memory");
 }
 
+TEST_CASE("hostile: Hub file names are escaped in addresses and never print escapes") {
+    if (!canitrun::test::have_python()) return;
+    REQUIRE(hub().up());
+    const Outcome list = run_cli({"hf:org/odd", "--timeout", "5"}, env_for(base(), ""));
+    INFO(list.err);
+    REQUIRE(list.code == 0);
+    CHECK(has(list.out, "Q4_K_M"));
+    CHECK_FALSE(has(list.out, "\x1b"));
+    CHECK_FALSE(has(list.out, "Q8_0"));  // the file with the escape is passed over
+    const Outcome one =
+        run_cli({"hf:org/odd:Q4_K_M", "--json", "--timeout", "5"}, env_for(base(), ""));
+    INFO(one.err);
+    REQUIRE(one.code == 0);
+    CHECK(json::parse(one.out)["weights_bytes"] == canitrun::test::kSmallLlamaTensorBytes);
+}
+
 TEST_CASE("hostile: an origin is scheme, host and port, without a password") {
     using canitrun::url_origin;
     CHECK(url_origin("https://huggingface.co/org/repo") == "https://huggingface.co:443");
@@ -322,4 +346,18 @@ TEST_CASE("hostile: a message loses the password of every address in it") {
           "https://h/x: not found from http://c:1/y");
     CHECK(without_url_userinfo("see https://h/a@b") == "see https://h/a@b");  // '@' in a path
     CHECK(without_url_userinfo("no address @ all") == "no address @ all");
+}
+
+TEST_CASE("hostile: a listed file name is escaped in its address") {
+    canitrun::RemoteSpec spec;
+    spec.repo = "org/r";
+    CHECK(canitrun::hf_file_url("http://e", spec, "dir/a?b#c d%.gguf") ==
+          "http://e/org/r/resolve/main/dir/a%3Fb%23c%20d%25.gguf");
+    // As typed in an address, the name is decoded once and encoded again.
+    auto typed =
+        canitrun::parse_remote_spec("https://huggingface.co/org/r/resolve/main/a%3Fb.gguf");
+    REQUIRE(typed);
+    CHECK(typed->file == "a?b.gguf");
+    CHECK(canitrun::hf_file_url("http://e", *typed, typed->file) ==
+          "http://e/org/r/resolve/main/a%3Fb.gguf");
 }

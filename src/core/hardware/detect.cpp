@@ -301,6 +301,9 @@ DetectedSystem detect_system(const ProbeSource& source) {
     detect_nvidia(source, system);
     detect_amd(source, system);
     detect_apple(source, system);
+    // A GPU's name comes from a tool or a file on the machine: printed, it must not carry the
+    // terminal escapes a driver or a planted tool might put in it.
+    for (auto& g : system.gpus) g.name = printable_text(g.name);
     if (!system.ram)
         system.notes.push_back("system RAM: /proc/meminfo and sysctl hw.memsize not readable");
     return system;
