@@ -219,3 +219,46 @@ TEST_CASE("hostile names: terminal escapes from a file, --data or nvidia-smi pri
     CHECK(has(sys.out, "?[31mNVIDIA GeForce RTX 4090"));
     fs::remove_all(dir);
 }
+
+TEST_CASE("hostile detection: Ctrl-C while nvidia-smi runs leaves no nvidia-smi behind") {
+    const fs::path dir =
+        fs::temp_directory_path() / ("canitrun-hostile-sigint-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path smi = dir / "nvidia-smi";
+    std::ofstream(smi) << "#!/bin/sh\necho $$ > " << shell_quote((dir / "pid").string())
+                       << "\nexec sleep 30\n";
+    fs::permissions(smi, fs::perms::owner_all);
+    // env --default-signal: a shell without job control starts background jobs with SIGINT
+    // ignored; a terminal's Ctrl-C reaches a canitrun that has it.
+    const Outcome o = run_shell(
+        "PATH=" + shell_quote(dir.string()) + ":\"$PATH\" CANITRUN_PROBE_TIMEOUT_MS=20000 " +
+        "env --default-signal=INT " + binary() + " system >/dev/null & p=$!; i=0; while [ ! -s " +
+        shell_quote((dir / "pid").string()) +
+        " ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; kill -INT $p; wait $p; "
+        "echo \"exit $?\"; sleep 0.3; q=$(cat " +
+        shell_quote((dir / "pid").string()) +
+        "); if [ -d /proc/$q ] && ! grep -q '^State:.*Z' /proc/$q/status; then echo alive; "
+        "else echo gone; fi");  // a zombie waiting for init to reap it is gone
+    INFO(o.err);
+    INFO(o.out);
+    CHECK(has(o.out, "exit 130"));  // ended by the SIGINT, as without a probe
+    CHECK(has(o.out, "gone"));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("hostile flags: empty values and a list of 65 GPUs are refused in words that fit") {
+    using canitrun::test::check_refusal;
+    using canitrun::test::run_cli;
+    const std::vector<std::string> split = {"qwen3.5-35b-a3b", "--gpu", "2x4090", "--tensor-split",
+                                            ""};
+    check_refusal(run_cli(split), split, "--tensor-split: needs a value, not an empty string");
+    const std::vector<std::string> since = {"models", "--since", ""};
+    check_refusal(run_cli(since), since, "--since: needs a value, not an empty string");
+    // 65 names of one GPU each: the list asks for 65, one past the 64 allowed.
+    std::string gpus = "4090";
+    for (int i = 1; i < 65; ++i) gpus += ",4090";
+    const std::vector<std::string> many = {"qwen3.5-35b-a3b", "--gpu", gpus};
+    check_refusal(run_cli(many), many, "asks for more than 64 GPUs");
+    // 64 are answered.
+    CHECK(run_cli({"qwen3.5-35b-a3b", "--gpu", gpus.substr(5)}).code <= 1);
+}

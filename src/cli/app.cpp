@@ -241,7 +241,8 @@ void add_top_level(CLI::App& app, Options& o) {
     app.add_option("--tensor-split", o.hw.tensor_split,
                    "Split layers over the GPUs in these proportions, one per GPU (llama.cpp -ts; "
                    "unit counts such as 40,41 place exactly; default: by memory, or the uneven "
-                   "split that holds every layer)");
+                   "split that holds every layer)")
+        ->check(non_empty());
     add_engine_flags(app, o.engine);
     app.add_option("--users", o.users,
                    "Users served at once, each with --ctx tokens (llama-server --parallel N -c "
@@ -303,8 +304,9 @@ void add_database_subcommands(CLI::App& app, Options& o, Subcommands& s) {
     s.models = app.add_subcommand("models", "List the models in the database");
     s.models->add_option("--family", o.family, "Only this family (substring, e.g. qwen)");
     s.models->add_option("--vendor", o.vendor, "Only this vendor (substring, e.g. alibaba)");
-    s.models->add_option("--since", o.since,
-                         "Only models released on or after: 2026-06, 2026-06-15");
+    s.models
+        ->add_option("--since", o.since, "Only models released on or after: 2026-06, 2026-06-15")
+        ->check(non_empty());
     s.models->add_flag("--names", o.names, "Print only the ids, one per line");
     s.models->fallthrough();
     s.gpu_list = app.add_subcommand("gpu-list", "List the GPUs in the database");
