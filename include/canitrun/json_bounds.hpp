@@ -14,7 +14,7 @@ namespace canitrun {
 
 struct JsonBounds {
     std::uint64_t max_bytes = 16ULL << 20;
-    std::uint64_t max_depth = 64;        // real documents nest 2 to 6 deep
+    std::uint64_t max_depth = 64;  // real documents nest 2 to 6 deep
     // Counted as containers plus commas outside strings: never fewer than the values, at most
     // about twice as many ("[[],[]]" counts 4 for 3). A 2,000-file listing counts about 30,000.
     std::uint64_t max_values = 1 << 20;
