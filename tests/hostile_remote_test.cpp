@@ -270,6 +270,17 @@ TEST_CASE(
     INFO(good.err);
     REQUIRE(good.code == 0);
     CHECK_FALSE(fs::is_empty(cache / "canitrun/http"));
+    // A flipped byte in every entry (their last byte: the body's) is a miss, never an answer.
+    const std::vector<std::string> offline = {"hf:org/elsewhere:Q4_K_M", "--offline"};
+    REQUIRE(run_cli(offline, env).code == 0);
+    for (const auto& e : fs::directory_iterator(cache / "canitrun/http")) {
+        std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+        f.seekg(-1, std::ios::end);
+        const char last = static_cast<char>(f.get());
+        f.seekp(-1, std::ios::end);
+        f.put(static_cast<char>(last ^ 1));
+    }
+    check_refusal(run_cli(offline, env), offline, "not in the cache");
 }
 
 TEST_CASE("hostile: deep JSON from the Hub is refused before it is parsed") {
