@@ -195,9 +195,9 @@ TEST_CASE("hostile names: terminal escapes from a file, --data or nvidia-smi pri
         std::stringstream text;
         text << in.rdbuf();
         std::string s = text.str();
-        const std::string name = "\"name\": \"Llama 3.1 8B\"";
+        const std::string name = R"("name": "Llama 3.1 8B")";
         REQUIRE(s.find(name) != std::string::npos);
-        s.replace(s.find(name), name.size(), "\"name\": \"Llama \\u001b[2J8B\"");
+        s.replace(s.find(name), name.size(), R"("name": "Llama \u001b[2J8B")");
         std::ofstream(dir / "data/models/llama.json", std::ios::trunc) << s;
     }
     const Outcome data =

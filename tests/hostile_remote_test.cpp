@@ -45,7 +45,7 @@ void hostile_repo(const fs::path& root, const std::string& name, const std::stri
 }
 
 fs::path hostile_root() {
-    const fs::path root = canitrun::test::fresh_temp_dir("hostile-hub");
+    fs::path root = canitrun::test::fresh_temp_dir("hostile-hub");
     hostile_repo(root, "elsewhere", "other");
     hostile_repo(root, "plain-cdn", "plain");
     // A GGUF that claims 2^62 tensors in a 64-byte file: refused at its first block.

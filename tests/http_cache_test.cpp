@@ -42,7 +42,7 @@ struct CacheDir {
         std::error_code ec;
         fs::remove_all(root, ec);
     }
-    CacheOptions options(std::uint64_t* now) const {
+    CacheOptions options(const std::uint64_t* now) const {
         CacheOptions o;
         o.dir = (root / "canitrun").string();
         o.now = [now] { return *now; };

@@ -107,10 +107,16 @@ class CurlClient final : public HttpClient {
         t.max_body = request.max_body;
         curl_slist* headers = nullptr;
         for (const auto& [k, v] : request.headers) {
-            headers = lib.slist_append(headers, (k + ": " + v).c_str());
+            std::string line = k;
+            line += ": ";
+            line += v;
+            headers = lib.slist_append(headers, line.c_str());
         }
         if (const Credential* c = credential_for(request, url)) {
-            headers = lib.slist_append(headers, (c->name + ": " + c->value).c_str());
+            std::string line = c->name;
+            line += ": ";
+            line += c->value;
+            headers = lib.slist_append(headers, line.c_str());
         }
         const std::string range = request.range ? std::to_string(request.range->first) + "-" +
                                                       std::to_string(request.range->last)

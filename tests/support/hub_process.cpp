@@ -14,10 +14,9 @@ namespace canitrun::test {
 namespace fs = std::filesystem;
 
 fs::path fresh_temp_dir(const std::string& what) {
-    const fs::path dir =
-        fs::temp_directory_path() /
-        ("canitrun-" + what + "-" + std::to_string(::getpid()) + "-" +
-         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    fs::path dir = fs::temp_directory_path() /
+                   ("canitrun-" + what + "-" + std::to_string(::getpid()) + "-" +
+                    std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
     fs::create_directories(dir);
     return dir;
 }

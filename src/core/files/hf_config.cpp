@@ -3,6 +3,7 @@
 #include "canitrun/llamacpp_rules.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 
@@ -38,7 +39,7 @@ std::optional<std::uint64_t> get_uint(const json& c, std::initializer_list<const
             throw BadHfNumber{std::string(k) + " " + it->dump() + " is negative"};
         }
         const double v = it->get<double>();
-        if (!(v >= 0 && v <= 9007199254740992.0) ||
+        if (v < 0 || v > 9007199254740992.0 || std::isnan(v) ||
             v != static_cast<double>(static_cast<std::uint64_t>(v))) {
             throw BadHfNumber{std::string(k) + " " + it->dump() +
                               " is not a whole number in range"};
