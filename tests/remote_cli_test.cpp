@@ -15,6 +15,7 @@
 #include "refusal.hpp"
 #include "run_binary.hpp"
 #include "support/gguf_writer.hpp"
+#include "support/hub_process.hpp"
 
 using canitrun::test::GgufWriter;
 using canitrun::test::has;
@@ -43,9 +44,7 @@ constexpr std::uint64_t kTensorBytes = canitrun::test::kSmallLlamaTensorBytes;
 class Hub {
   public:
     Hub() {
-        root_ = fs::temp_directory_path() /
-                ("canitrun-hub-" + std::to_string(::getpid()) + "-" +
-                 std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+        root_ = canitrun::test::fresh_temp_dir("hub");
         fs::create_directories(root_ / "hf" / "org" / "repo" / "Q8_0");
         fs::create_directories(root_ / "hf" / "org" / "gated");
         fs::create_directories(root_ / "ollama" / "library" / "tiny");
@@ -109,29 +108,13 @@ class Hub {
             std::fwrite(text.data(), 1, text.size(), m);
             std::fclose(m);
         }
-        const std::string cmd = "exec " + std::string(CANITRUN_PYTHON3_PATH) + " " +
-                                CANITRUN_SOURCE_DIR + "/tests/support/hub_server.py " +
-                                root_.string() + " 2>/dev/null";
-        pipe_ = ::popen(cmd.c_str(), "r");
-        // The server's first line: "PORT PID".
-        char line[64] = {};
-        if (pipe_ != nullptr && std::fgets(line, sizeof line, pipe_) != nullptr) {
-            char* end = nullptr;
-            port_ = static_cast<int>(std::strtol(line, &end, 10));
-            pid_ = static_cast<int>(std::strtol(end, nullptr, 10));
-        }
-    }
-    ~Hub() {
-        if (pid_ > 0) ::kill(pid_, SIGTERM);
-        if (pipe_ != nullptr) ::pclose(pipe_);
-        std::error_code ec;
-        fs::remove_all(root_, ec);
+        server_ = std::make_unique<canitrun::test::HubProcess>(root_);
     }
     Hub(const Hub&) = delete;
     Hub& operator=(const Hub&) = delete;
 
-    bool up() const { return port_ > 0; }
-    std::string base() const { return "http://127.0.0.1:" + std::to_string(port_); }
+    bool up() const { return server_->up(); }
+    std::string base() const { return "http://127.0.0.1:" + std::to_string(server_->port()); }
     std::uint64_t header_bytes() const { return header_bytes_; }
     fs::path root() const { return root_; }
 
@@ -148,19 +131,11 @@ class Hub {
                 "no_proxy=127.0.0.1"};
     }
 
-    json stats() const {
-        const Outcome o =
-            canitrun::test::run_shell(std::string(CANITRUN_PYTHON3_PATH) +
-                                      " -c \"import urllib.request;print(urllib.request.urlopen('" +
-                                      base() + "/__stats').read().decode())\"");
-        return json::parse(o.out);
-    }
+    json stats() const { return server_->stats(); }
 
   private:
     fs::path root_;
-    std::FILE* pipe_ = nullptr;
-    int port_ = 0;
-    int pid_ = 0;
+    std::unique_ptr<canitrun::test::HubProcess> server_;  // removes root_ when it stops
     std::uint64_t header_bytes_ = 0;
 };
 
@@ -171,11 +146,7 @@ Hub& hub() {
 
 // Without python3 there is no loopback server: said, not silently passed.
 bool no_server() {
-    if (std::string(CANITRUN_PYTHON3_PATH).empty()) {
-        WARN("python3 not found: the remote tests need it for tests/support/hub_server.py");
-        return true;
-    }
-    return false;
+    return !canitrun::test::have_python();
 }
 
 std::vector<std::string> with(std::vector<std::string> env, const std::string& extra) {

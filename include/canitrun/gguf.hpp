@@ -81,6 +81,10 @@ inline constexpr std::uint32_t kGgufMaxDims = 4;  // GGML_MAX_DIMS
 // Arrays longer than these are counted and skipped, not stored (a 256k-token vocabulary).
 inline constexpr std::uint64_t kGgufMaxStoredNumbers = 1ULL << 16;
 inline constexpr std::uint64_t kGgufMaxStoredStrings = 1024;
+// What one model's headers may hold in memory, all parts together: keys, stored values, tensor
+// names and the records themselves. A real header holds well under 1 MiB (long arrays are not
+// stored); 1 GiB of short strings once cost 1 GB of memory.
+inline constexpr std::uint64_t kGgufMaxHeld = 64ULL << 20;
 
 // One metadata value. Scalars fill one of u / i / f / s (booleans in u); arrays fill the
 // vectors (of their element kind) when short enough, else only `length`.
@@ -125,6 +129,7 @@ struct GgufFile {
     std::uint64_t file_size = 0;
     std::vector<GgufKv> metadata;
     std::vector<GgufTensor> tensors;
+    std::uint64_t held_bytes = 0;  // what the reader counted against its budget
 
     const GgufValue* find(const std::string& key) const;
     std::optional<std::uint64_t> get_uint(const std::string& key) const;
@@ -133,7 +138,9 @@ struct GgufFile {
 };
 
 // Reads and checks the header. Errors: bad magic, unsupported version, counts or lengths beyond
-// the limits or the file, unknown ggml type, bad shape, tensor data past the end of the file.
-Result<GgufFile> read_gguf(const ByteSource& source);
+// the limits or the file, unknown ggml type, bad shape, tensor data past the end of the file,
+// more than `max_held` bytes held (the rest of a split model's budget: kGgufMaxHeld less what
+// the parts before it hold).
+Result<GgufFile> read_gguf(const ByteSource& source, std::uint64_t max_held = kGgufMaxHeld);
 
 }  // namespace canitrun

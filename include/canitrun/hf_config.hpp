@@ -26,7 +26,7 @@ std::optional<std::uint64_t> params_from_safetensors_index(const std::string& in
 // A safetensors header: 8-byte little-endian length, then that much JSON of
 // {name: {dtype, shape, data_offsets}}. Returns the number of values (product of each shape).
 // `header_bytes` is the start of the file (at least 8 + length bytes); `file_size` bounds it.
-inline constexpr std::uint64_t kMaxSafetensorsHeader = 100ULL << 20;
+inline constexpr std::uint64_t kMaxSafetensorsHeader = 32ULL << 20;
 Result<std::uint64_t> safetensors_header_length(const std::string& first8, std::uint64_t file_size);
 Result<std::uint64_t> params_from_safetensors_header(const std::string& header_json);
 

@@ -19,8 +19,9 @@ namespace canitrun {
 struct RangeOptions {
     std::uint64_t first_block = 1ULL << 20;
     std::uint64_t max_block = 64ULL << 20;
-    std::uint64_t max_total = 256ULL << 20;                    // a GGUF header past this is refused
-    std::vector<std::pair<std::string, std::string>> headers;  // e.g. Authorization
+    std::uint64_t max_total = 256ULL << 20;  // a GGUF header past this is refused
+    std::optional<Credential> credential;    // HF_TOKEN, for its own origin only (http.hpp)
+    std::string denied_hint;                 // the hint for a 401 or 403 (a gated repo: HF_TOKEN)
     RetryPolicy retry;
 };
 
@@ -33,6 +34,7 @@ class HttpRangeSource final : public ByteSource {
     void expect(std::uint64_t offset, std::uint64_t bytes) const override;
     std::string name() const override { return name_; }
     const std::string& etag() const { return etag_; }
+    std::uint64_t fetched() const { return fetched_; }  // body bytes received so far
 
   protected:
     Result<std::string> do_read(std::uint64_t offset, std::uint64_t length) const override;
@@ -43,8 +45,10 @@ class HttpRangeSource final : public ByteSource {
     Result<bool> fetch(std::uint64_t offset, std::uint64_t length) const;
 
     HttpClient& client_;
-    std::string name_;         // the address asked for, for messages
-    mutable std::string url_;  // where blocks are fetched: after the first redirect
+    std::string name_;  // the address asked for, for messages
+    // Where blocks are fetched: after the first redirect. The credential still goes only to its
+    // own origin (the client checks every address), so following the CDN carries no token.
+    mutable std::string url_;
     RangeOptions options_;
     // Learnt from the first answer (fetch() runs from const reads, as ByteSource's are).
     mutable std::uint64_t size_ = 0;

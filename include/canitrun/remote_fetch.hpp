@@ -34,6 +34,8 @@ Result<std::vector<RepoFile>> fetch_repo_files(HttpClient& client, const RemoteS
 
 // A safetensors repo as a model: its config.json, and its parameter count from the
 // safetensors headers (8 bytes and the JSON of each, by range) or the index's total_size.
+// The most safetensors shards whose headers are read; past it, the architecture's count.
+inline constexpr std::uint64_t kMaxShardsRead = 64;
 struct RemoteConfig {
     Model model;
     std::string params_source;

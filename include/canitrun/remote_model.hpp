@@ -13,6 +13,10 @@
 
 namespace canitrun {
 
+// The most canitrun reads of the Hub's listing of a repo and of an Ollama manifest.
+inline constexpr std::uint64_t kMaxListingBytes = 8ULL << 20;
+inline constexpr std::uint64_t kMaxManifestBytes = 1ULL << 20;
+
 enum class RemoteKind { hf_repo, url, ollama };
 
 struct RemoteSpec {

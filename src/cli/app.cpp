@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <new>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "canitrun/model_argument.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/report.hpp"
+#include "canitrun/strings.hpp"
 #include "compare_command.hpp"
 #include "csv_output.hpp"
 #include "data_views.hpp"
@@ -158,51 +160,11 @@ std::string version_text() {
     return text;
 }
 
-// The length of the well-formed UTF-8 sequence at text[i], or 0 (no overlongs, surrogates or
-// code points past U+10FFFF).
-std::size_t utf8_length(const std::string& text, std::size_t i) {
-    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char lead = at(i);
-    std::size_t n = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF)
-        n = 2;
-    else if (lead >= 0xE0 && lead <= 0xEF) {
-        n = 3;
-        if (lead == 0xE0) lo = 0xA0;
-        if (lead == 0xED) hi = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        n = 4;
-        if (lead == 0xF0) lo = 0x90;
-        if (lead == 0xF4) hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (i + n > text.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
-    for (std::size_t k = 2; k < n; ++k) {
-        if (at(i + k) < 0x80 || at(i + k) > 0xBF) return 0;
-    }
-    return n;
-}
-
-// Error text from a database file or argv may hold control characters or bytes that are not
-// UTF-8; stderr gets one line of valid text, each such byte as '?'.
+// Error text from a database file, argv or a server may hold control characters, bytes that
+// are not UTF-8, or a password inside an address (HF_ENDPOINT=https://user:pass@host); stderr
+// gets one line of valid text without the password.
 std::string one_line(const std::string& text) {
-    std::string out;
-    for (std::size_t i = 0; i < text.size();) {
-        const auto u = static_cast<unsigned char>(text[i]);
-        if (u < 0x80) {
-            out += (u < 0x20 || u == 0x7f) ? '?' : text[i];
-            ++i;
-        } else if (const std::size_t n = utf8_length(text, i); n > 0) {
-            out.append(text, i, n);
-            i += n;
-        } else {
-            out += '?';
-            ++i;
-        }
-    }
-    return out;
+    return printable_text(without_url_userinfo(text));
 }
 
 // that do not offer a view refuse it when they answer (check_offered).
@@ -268,8 +230,9 @@ void add_top_level(CLI::App& app, Options& o) {
     app.add_flag("--ascii", o.ascii, "Plain ASCII in the chart and layer diagram (no Unicode)");
     app.add_flag("--offline", o.remote.offline,
                  "Remote models (hf:, ollama:, URLs) from the cache only, no network");
-    app.add_option("--timeout", o.remote.timeout_s,
-                   "Remote models: seconds to wait for a server that sends nothing (default 30)")
+    app.add_option(
+           "--timeout", o.remote.timeout_s,
+           "Remote models: seconds for the whole answer, all requests and retries (default 30)")
         ->check(CLI::Range(1, 3600));
     add_estimate_flags(app, o);
     add_min_quant_flag(app, o);
@@ -287,7 +250,8 @@ void add_top_level(CLI::App& app, Options& o) {
     app.add_option("--tensor-split", o.hw.tensor_split,
                    "Split layers over the GPUs in these proportions, one per GPU (llama.cpp -ts; "
                    "unit counts such as 40,41 place exactly; default: by memory, or the uneven "
-                   "split that holds every layer)");
+                   "split that holds every layer)")
+        ->check(non_empty());
     add_engine_flags(app, o.engine);
     app.add_option("--users", o.users,
                    "Users served at once, each with --ctx tokens (llama-server --parallel N -c "
@@ -349,8 +313,9 @@ void add_database_subcommands(CLI::App& app, Options& o, Subcommands& s) {
     s.models = app.add_subcommand("models", "List the models in the database");
     s.models->add_option("--family", o.family, "Only this family (substring, e.g. qwen)");
     s.models->add_option("--vendor", o.vendor, "Only this vendor (substring, e.g. alibaba)");
-    s.models->add_option("--since", o.since,
-                         "Only models released on or after: 2026-06, 2026-06-15");
+    s.models
+        ->add_option("--since", o.since, "Only models released on or after: 2026-06, 2026-06-15")
+        ->check(non_empty());
     s.models->add_flag("--names", o.names, "Print only the ids, one per line");
     s.models->fallthrough();
     s.gpu_list = app.add_subcommand("gpu-list", "List the GPUs in the database");
@@ -507,6 +472,12 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         if (!f.error.hint.empty()) err << "; " << one_line(f.error.hint);
         err << "\n";
         return kExitBadInput;
+    } catch (const std::bad_alloc&) {
+        // Every input is bounded before it is parsed (json_bounds, kGgufMaxHeld, the file and
+        // body caps), so this is a bound that is missing: a bug, but named for what it is.
+        err << "canitrun: error: out of memory: an input got past the bounds that should have "
+               "refused it; please report it with the command line that caused it\n";
+        return kExitInternal;
     } catch (const std::exception& e) {
         // A bug, not bad input; still one line and nothing on stdout, never an abort.
         err << "canitrun: error: internal error: " << one_line(e.what())

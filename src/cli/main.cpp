@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <sstream>
 
 #include "app.hpp"
 
@@ -10,5 +11,9 @@ int main(int argc, char** argv) {
     winsize size{};
     const std::size_t columns =
         terminal && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
-    return canitrun::cli::run(argc, argv, std::cout, std::cerr, terminal, columns);
+    // The answer is built whole, then written with every write checked: a full disk or a
+    // closed stdout is exit 4 with one line, never exit 0 with the answer lost.
+    std::ostringstream out;
+    const int code = canitrun::cli::run(argc, argv, out, std::cerr, terminal, columns);
+    return canitrun::cli::write_answer(STDOUT_FILENO, out.view(), std::cerr, code);
 }

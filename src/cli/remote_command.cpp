@@ -198,6 +198,19 @@ RemoteSetup remote_setup(const RemoteFlags& flags) {
     s.env.retry.sleep = [](std::uint64_t ms) {
         std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     };
+    // One deadline for the whole command, whatever number of models it reads (compare reads
+    // several): --timeout seconds from the first remote question of the process.
+    using Clock = std::chrono::steady_clock;
+    static const Clock::time_point start = Clock::now();
+    const Clock::time_point deadline = start + std::chrono::seconds(flags.timeout_s);
+    s.time_left = [deadline]() -> std::uint64_t {
+        const auto now = Clock::now();
+        if (now >= deadline) return 0;
+        return static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1);
+    };
+    s.env.retry.time_left = s.time_left;
+    s.ca_file = env_or("CURL_CA_BUNDLE", "");
     const std::string hub_offline = env_or("HF_HUB_OFFLINE", "");
     s.offline = flags.offline || (!hub_offline.empty() && hub_offline != "0");
     s.cache_dir = default_cache_dir(std::getenv("XDG_CACHE_HOME"), home.c_str());
@@ -209,6 +222,8 @@ RemoteClient::RemoteClient(const RemoteSetup& setup) {
     if (!setup.offline) {
         CurlOptions o;
         o.timeout_s = setup.timeout_s;
+        o.time_left = setup.time_left;
+        o.ca_file = setup.ca_file;
         o.user_agent = std::string("canitrun/") + CANITRUN_VERSION;
         network_ = make_curl_client(o);
     }
@@ -224,6 +239,7 @@ Result<std::vector<GgufFile>> remote_gguf_parts(const std::string& arg, const Re
     const RemoteSetup setup = remote_setup(flags);
     RemoteClient client(setup);
     CANITRUN_TRY_ASSIGN(auto remote, fetch_remote_gguf(client.client(), spec, setup.env));
+    client.keep();
     if (label != nullptr) *label = remote.label;
     return std::move(remote.parts);
 }
@@ -234,12 +250,11 @@ Result<GgufModel> remote_gguf_model(const std::string& arg, const RemoteFlags& f
     return gguf_to_model(parts);
 }
 
-Result<CommandResult> run_remote(const Database& db, const std::string& arg,
-                                 const ReportOptions& options, bool chart_csv,
-                                 const RemoteFlags& flags) {
-    CANITRUN_TRY_ASSIGN(const RemoteSpec spec, parse_remote_spec(arg));
-    const RemoteSetup setup = remote_setup(flags);
-    RemoteClient client(setup);
+namespace {
+
+Result<CommandResult> answer_remote(const Database& db, const RemoteSpec& spec,
+                                    RemoteClient& client, const RemoteSetup& setup,
+                                    const ReportOptions& options, bool chart_csv) {
     // A repo's listing is read once: it says GGUF or safetensors, and which file a tag names.
     std::vector<RepoFile> files;
     const bool repo = spec.kind == RemoteKind::hf_repo && spec.file.empty();
@@ -265,6 +280,19 @@ Result<CommandResult> run_remote(const Database& db, const std::string& arg,
             ? "  Vision projector in the repo: " + remote.projector + " (--mmproj)\n"
             : std::string();
     return gguf_file_page(db, remote.label, g, remote.projector_bytes, options, chart_csv, note);
+}
+
+}  // namespace
+
+Result<CommandResult> run_remote(const Database& db, const std::string& arg,
+                                 const ReportOptions& options, bool chart_csv,
+                                 const RemoteFlags& flags) {
+    CANITRUN_TRY_ASSIGN(const RemoteSpec spec, parse_remote_spec(arg));
+    const RemoteSetup setup = remote_setup(flags);
+    RemoteClient client(setup);
+    auto result = answer_remote(db, spec, client, setup, options, chart_csv);
+    if (result) client.keep();  // a refused header or listing leaves nothing in the cache
+    return result;
 }
 
 }  // namespace canitrun::cli

@@ -9,6 +9,7 @@
 
 #include "canitrun/database.hpp"
 #include "canitrun/http.hpp"
+#include "canitrun/http_cache.hpp"
 #include "canitrun/remote_fetch.hpp"
 #include "canitrun/report.hpp"
 #include "file_commands.hpp"
@@ -24,6 +25,8 @@ struct RemoteSetup {
     std::string cache_dir;
     bool offline = false;
     std::uint64_t timeout_s = 30;
+    TimeLeft time_left;   // the deadline: --timeout seconds from the first remote question
+    std::string ca_file;  // CURL_CA_BUNDLE
 };
 RemoteSetup remote_setup(const RemoteFlags& flags);
 
@@ -32,10 +35,12 @@ class RemoteClient {
   public:
     explicit RemoteClient(const RemoteSetup& setup);
     HttpClient& client() { return *cache_; }
+    // The answers were used: keep them in the cache (else what was read is removed).
+    void keep() { cache_->keep(); }
 
   private:
     std::unique_ptr<HttpClient> network_;
-    std::unique_ptr<HttpClient> cache_;
+    std::unique_ptr<CachingClient> cache_;
 };
 
 // The page for a remote name: a GGUF model, a repo's listing, or a safetensors repo's config.

@@ -45,15 +45,63 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
     return bytes;
 }
 
+// One hop's answer: the response, and where a redirect points (empty when it is the answer).
+struct Hop {
+    HttpResponse response;
+    std::string next;
+};
+
 class CurlClient final : public HttpClient {
   public:
     explicit CurlClient(CurlOptions o) : options_(std::move(o)) {}
 
+    // Redirects are followed here, hop by hop, not by libcurl: the credential goes only to its
+    // own origin on every hop (credential_for), whatever libcurl's version does with headers
+    // on a redirect, and every hop runs under what is left of the deadline.
     Result<HttpResponse> get(const HttpRequest& request) override {
         std::string why;
         const net::CurlLibrary* lib = net::curl_library(why);
         if (lib == nullptr) return fail(ErrorKind::io, why, "");
-        CURL* curl = lib->easy_init();
+        for (const auto& [k, v] : request.headers) {
+            if (!header_value_ok(k) || !header_value_ok(v)) {
+                return fail(ErrorKind::bad_input, "a request header holds a control character",
+                            "a line break in a header would add headers of its own");
+            }
+        }
+        if (request.credential && !header_value_ok(request.credential->value)) {
+            return fail(ErrorKind::bad_input,
+                        "the Hugging Face token holds a line break or another control character",
+                        "set HF_TOKEN (or the token file) to the token alone, on one line");
+        }
+        std::string url = request.url;
+        for (long hop = 0;; ++hop) {
+            CANITRUN_TRY_ASSIGN(Hop h, transfer(*lib, request, url));
+            if (h.next.empty()) {
+                count(h.response);
+                return std::move(h.response);
+            }
+            if (hop >= options_.max_redirects) {
+                return fail(ErrorKind::io,
+                            request.url + ": more than " + std::to_string(options_.max_redirects) +
+                                " redirects",
+                            "the server redirects in a loop");
+            }
+            if (url_origin(h.next).empty()) {
+                return fail(ErrorKind::io, url + " redirects to an address that is not http(s)",
+                            "canitrun follows redirects to http and https addresses only");
+            }
+            url = h.next;
+        }
+    }
+
+  private:
+    // Milliseconds left before the deadline; 0 when there is none.
+    std::uint64_t time_left() const { return options_.time_left ? options_.time_left() : 0; }
+
+    Result<Hop> transfer(const net::CurlLibrary& lib, const HttpRequest& request,
+                         const std::string& url) const {
+        if (options_.time_left && time_left() == 0) return std::unexpected(timed_out(url));
+        CURL* curl = lib.easy_init();
         if (curl == nullptr) return fail(ErrorKind::io, "cannot start libcurl", "");
         Transfer t;
         t.max_body = request.max_body;
@@ -62,58 +110,80 @@ class CurlClient final : public HttpClient {
             std::string line = k;
             line += ": ";
             line += v;
-            headers = lib->slist_append(headers, line.c_str());
+            headers = lib.slist_append(headers, line.c_str());
+        }
+        if (const Credential* c = credential_for(request, url)) {
+            std::string line = c->name;
+            line += ": ";
+            line += c->value;
+            headers = lib.slist_append(headers, line.c_str());
         }
         const std::string range = request.range ? std::to_string(request.range->first) + "-" +
                                                       std::to_string(request.range->last)
                                                 : std::string();
-        const auto timeout = static_cast<long>(options_.timeout_s);
-        lib->easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-        lib->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-        lib->easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-        lib->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
-        lib->easy_setopt(curl, CURLOPT_MAXREDIRS, options_.max_redirects);
-        lib->easy_setopt(curl, CURLOPT_USERAGENT, options_.user_agent.c_str());
-        lib->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-        lib->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-        lib->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, timeout);
-        // A server that accepts and then sends nothing: under 1 byte/s for `timeout` seconds.
-        lib->easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-        lib->easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, timeout);
-        lib->easy_setopt(curl, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
-        if (!range.empty()) lib->easy_setopt(curl, CURLOPT_RANGE, range.c_str());
-        lib->easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-        lib->easy_setopt(curl, CURLOPT_WRITEDATA, &t);
-        lib->easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-        lib->easy_setopt(curl, CURLOPT_HEADERDATA, &t);
-        const CURLcode rc = lib->easy_perform(curl);
+        set_options(lib, curl, url, headers);
+        if (!range.empty()) lib.easy_setopt(curl, CURLOPT_RANGE, range.c_str());
+        lib.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+        lib.easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+        lib.easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+        lib.easy_setopt(curl, CURLOPT_HEADERDATA, &t);
+        const CURLcode rc = lib.easy_perform(curl);
         long status = 0;
-        lib->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-        char* effective = nullptr;
-        lib->easy_getinfo(curl, CURLINFO_EFFECTIVE_URL, &effective);
+        lib.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+        char* next = nullptr;
+        lib.easy_getinfo(curl, CURLINFO_REDIRECT_URL, &next);
+        Hop hop;
+        if (status >= 300 && status < 400 && next != nullptr) hop.next = next;
         t.response.status = status;
-        t.response.url = effective != nullptr ? effective : request.url;
-        lib->slist_free_all(headers);
-        lib->easy_cleanup(curl);
+        t.response.url = url;
+        lib.slist_free_all(headers);
+        lib.easy_cleanup(curl);
         if (t.too_big) {
             return fail(ErrorKind::io,
-                        request.url + ": the answer's body goes on past " +
+                        url + ": the answer's body goes on past " +
                             std::to_string(request.max_body) + " bytes (body past its bound)",
                         "the server sent more than was asked for");
         }
-        if (rc != CURLE_OK) return std::unexpected(transfer_error(*lib, request.url, rc));
-        count(t.response);
-        return std::move(t.response);
+        if (rc != CURLE_OK) return std::unexpected(transfer_error(lib, url, rc));
+        hop.response = std::move(t.response);
+        return hop;
     }
 
-  private:
+    void set_options(const net::CurlLibrary& lib, CURL* curl, const std::string& url,
+                     curl_slist* headers) const {
+        const auto timeout = static_cast<long>(options_.timeout_s);
+        lib.easy_setopt(curl, CURLOPT_URL, url.c_str());
+        lib.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+        lib.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+        lib.easy_setopt(curl, CURLOPT_USERAGENT, options_.user_agent.c_str());
+        lib.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+        lib.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+        lib.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, timeout);
+        // The whole answer by the deadline; under it, a server that sends under 1 byte/s for
+        // `timeout` seconds is cut off too.
+        if (options_.time_left) {
+            lib.easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(time_left()));
+        }
+        lib.easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        lib.easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, timeout);
+        lib.easy_setopt(curl, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_2TLS));
+        if (!options_.ca_file.empty())
+            lib.easy_setopt(curl, CURLOPT_CAINFO, options_.ca_file.c_str());
+    }
+
+    Error timed_out(const std::string& url) const {
+        return Error{ErrorKind::io,
+                     url + ": no whole answer within " + std::to_string(options_.timeout_s) + " s",
+                     "every remote question must be answered within --timeout (" +
+                         std::to_string(options_.timeout_s) +
+                         " s); try again later or raise --timeout"};
+    }
+
     Error transfer_error(const net::CurlLibrary& lib, const std::string& url, CURLcode rc) const {
         std::string hint = "check the address and the network (HTTPS_PROXY, NO_PROXY)";
         switch (rc) {
             case CURLE_OPERATION_TIMEDOUT:
-                hint = "the server did not answer within " + std::to_string(options_.timeout_s) +
-                       " s; try again later or raise --timeout";
-                break;
+                return timed_out(url);
             case CURLE_TOO_MANY_REDIRECTS:
                 hint = "the server redirects in a loop";
                 break;

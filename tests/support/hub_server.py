@@ -7,26 +7,39 @@ tests (tests/remote_cli_test.cpp), from files under ROOT that the tests write:
   ROOT/ollama/NS/NAME/TAG.json    an Ollama manifest; ROOT/ollama/blobs/sha256-HEX its blobs
 
 Routes:
-  GET /api/models/ORG/REPO/tree/REV?recursive=true   the Hub's listing (JSON, sizes, lfs)
-  GET /ORG/REPO/resolve/REV/PATH                     302 to /cdn/ORG/REPO/PATH (as the Hub)
+  GET /api/models/ORG/REPO/tree/REV?recursive=true   the Hub's listing (JSON, sizes, lfs); a
+                                                     file ROOT/hf/ORG/REPO/.tree is served as is
+  GET /ORG/REPO/resolve/REV/PATH                     302 to /cdn/ORG/REPO/PATH (as the Hub); a
+                                                     .redirect file holding "other" or "plain"
+                                                     sends it to that listener instead
   GET /cdn/...                                       the file, with Range support (206)
   GET /v2/NS/NAME/manifests/TAG                      the manifest
   GET /v2/NS/NAME/blobs/DIGEST                       307 to /blobs/DIGEST, served with ranges
   GET /bad/ignore-ranges/P, /bad/wrong-range/P, /bad/truncated/P, /bad/500/P,
       /bad/429-twice/P, /bad/loop, /bad/hang          the misbehaviours canitrun must survive
-  GET /__stats                                       {"requests": N, "bytes": B} served so far
+  GET /bad/trickle/P        a 206 that sends 2 bytes every 1.5 s, for as long as it is read
+  GET /bad/retry-storm/P    429 with Retry-After: 30, every time
+  GET /bad/redirect-other/P 302 to the "other" listener's /cdn/P
+  GET /__stats              {"requests": N, "bytes": B, "auth": [listener names that were sent
+                            an Authorization header, one per request], "listeners": {name: N}}
 
-Prints "PORT PID" on its first line, then serves until killed. Binds 127.0.0.1 only.
+Three listeners, one handler: "main" on 127.0.0.1 (TLS with `--tls CERT KEY`), "other" on
+127.0.0.2 (another host name: a redirect there leaves the endpoint's origin) and "plain" on
+127.0.0.1 without TLS (another origin on the same host). Prints "PORT PID OTHER PLAIN" on its
+first line, then serves until killed. Binds loopback addresses only.
 """
 import json
 import os
+import ssl
 import sys
 import threading
 import time
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ROOT = sys.argv[1]
-STATS = {"requests": 0, "bytes": 0}
+STATS = {"requests": 0, "bytes": 0, "auth": [], "listeners": {}}
+PORTS = {}
 COUNTERS = {}
 LOCK = threading.Lock()
 
@@ -49,6 +62,24 @@ class Handler(BaseHTTPRequestHandler):
 
     def redirect(self, status, location):
         self.send(status, b"", {"Location": location})
+
+    def elsewhere(self, listener, path):
+        host = "127.0.0.2" if listener == "other" else "127.0.0.1"
+        return "http://%s:%d%s" % (host, PORTS[listener], path)
+
+    def trickle(self):
+        self.send_response(206)
+        self.send_header("Content-Range", "bytes 0-1048575/1073741824")
+        self.send_header("Content-Length", "1048576")
+        self.end_headers()
+        try:
+            for _ in range(400):  # 10 minutes at most
+                self.wfile.write(b"GG")
+                self.wfile.flush()
+                time.sleep(1.5)
+        except OSError:
+            pass
+        self.close_connection = True
 
     def gated(self, org, repo):
         if os.path.exists(os.path.join(ROOT, "hf", org, repo, ".gated")):
@@ -88,8 +119,10 @@ class Handler(BaseHTTPRequestHandler):
         base = os.path.join(ROOT, "hf", org, repo)
         if not os.path.isdir(base):
             return self.send(404, b'{"error":"Repository not found"}')
-        if self.gated(org, repo):
-            return self.send(401, b'{"error":"Access to model is restricted"}')
+        if os.path.isfile(os.path.join(base, ".tree")):
+            with open(os.path.join(base, ".tree"), "rb") as f:
+                return self.send(200, f.read(), {"Content-Type": "application/json"})
+        # As the Hub: a gated repo lists its files to anyone; only the downloads need a token.
         out = []
         for dirpath, _, files in os.walk(base):
             for name in sorted(files):
@@ -105,8 +138,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send(200, json.dumps(out).encode(), {"Content-Type": "application/json"})
 
     def do_GET(self):
-        path = self.path.split("?")[0]
+        path = urllib.parse.unquote(self.path.split("?")[0])
         parts = [p for p in path.split("/") if p]
+        listener = self.server.name
         if path == "/__stats":  # not counted itself
             with LOCK:
                 body = json.dumps(STATS).encode()
@@ -117,12 +151,20 @@ class Handler(BaseHTTPRequestHandler):
             return None
         with LOCK:
             STATS["requests"] += 1
+            STATS["listeners"][listener] = STATS["listeners"].get(listener, 0) + 1
+            if "Authorization" in self.headers:
+                STATS["auth"].append(listener)
         if parts[:2] == ["api", "models"] and len(parts) >= 6 and parts[4] == "tree":
             return self.tree(parts[2], parts[3])
         if len(parts) >= 5 and parts[2] == "resolve":
             if self.gated(parts[0], parts[1]):
                 return self.send(401, b'{"error":"Access to model is restricted"}')
-            return self.redirect(302, "/cdn/" + "/".join(parts[:2] + parts[4:]))
+            cdn = "/cdn/" + urllib.parse.quote("/".join(parts[:2] + parts[4:]))
+            where = os.path.join(ROOT, "hf", parts[0], parts[1], ".redirect")
+            if os.path.isfile(where):
+                with open(where) as f:
+                    cdn = self.elsewhere(f.read().strip(), cdn)
+            return self.redirect(302, cdn)
         if parts[:1] == ["cdn"]:
             return self.serve_file(os.path.join(ROOT, "hf", *parts[1:]))
         if parts[:1] == ["v2"] and len(parts) == 5 and parts[3] == "manifests":
@@ -142,6 +184,12 @@ class Handler(BaseHTTPRequestHandler):
             if kind == "hang":
                 time.sleep(30)
                 return None
+            if kind == "trickle":
+                return self.trickle()
+            if kind == "retry-storm":
+                return self.send(429, b"slow down", {"Retry-After": "30"})
+            if kind == "redirect-other":
+                return self.redirect(302, self.elsewhere("other", "/bad/x/" + "/".join(parts[2:])))
             if kind == "500":
                 return self.send(500, b"boom")
             if kind == "429-twice":
@@ -169,12 +217,27 @@ def watch_parent(parent):
             os._exit(0)
 
 
-def main():
-    server = Server(("127.0.0.1", 0), Handler)
+def listen(name, host, tls=None):
+    server = Server((host, 0), Handler)
+    server.name = name
     server.daemon_threads = True
+    if tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(tls[0], tls[1])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    PORTS[name] = server.server_address[1]
+    return server
+
+
+def main():
+    tls = sys.argv[3:5] if len(sys.argv) >= 5 and sys.argv[2] == "--tls" else None
+    servers = [listen("main", "127.0.0.1", tls), listen("other", "127.0.0.2"),
+               listen("plain", "127.0.0.1")]
     threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
-    print(server.server_address[1], os.getpid(), flush=True)
-    server.serve_forever()
+    for s in servers[1:]:
+        threading.Thread(target=s.serve_forever, daemon=True).start()
+    print(PORTS["main"], os.getpid(), PORTS["other"], PORTS["plain"], flush=True)
+    servers[0].serve_forever()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "canitrun/bounded_file.hpp"
 #include "canitrun/database.hpp"
+#include "canitrun/json_bounds.hpp"
 #include "canitrun/layer_kinds.hpp"
 #include "canitrun/limits.hpp"
 #include "canitrun/name_match.hpp"
@@ -454,9 +456,16 @@ void check_unique_names(const std::vector<Entry>& entries, const std::string& wh
     }
 }
 
+// Size, depth and number of values, before the parser allocates (json_bounds.hpp).
+void check_bounds(const std::string& file, const std::string& text) {
+    const auto ok = check_json_bounds(text, file, JsonBounds{.max_bytes = kMaxDatabaseFileBytes});
+    if (!ok) throw DatabaseError(ok.error().message);
+}
+
 template <typename Entry, typename ParseFn>
 void parse_array(const std::string& file, const std::string& text, std::vector<Entry>& out,
                  ParseFn parse_one) {
+    check_bounds(file, text);
     const json doc = json::parse(text);
     if (!doc.is_array()) throw DatabaseError(file + ": expected a JSON array of entries");
     for (std::size_t i = 0; i < doc.size(); ++i) {
@@ -465,6 +474,7 @@ void parse_array(const std::string& file, const std::string& text, std::vector<E
 }
 
 DatabaseInfo parse_info(const std::string& text) {
+    check_bounds("database.json", text);
     const json doc = json::parse(text);
     const Fields f(doc, "database.json");
     DatabaseInfo info{f.text("version"), f.text("date"), f.text("source")};

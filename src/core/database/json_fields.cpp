@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "canitrun/strings.hpp"
+
 namespace canitrun::detail {
 
 Fields::Fields(const nlohmann::json& object, std::string where)
@@ -29,7 +31,7 @@ Fields Fields::child(const char* key) const {
 std::string Fields::text(const char* key) const {
     const auto& v = at(key);
     if (!v.is_string()) error(std::string("field '") + key + "' must be a string");
-    auto s = v.get<std::string>();
+    auto s = printable_text(v.get<std::string>());  // every name and text is printed
     if (s.empty()) error(std::string("field '") + key + "' is empty");
     return s;
 }
@@ -38,7 +40,7 @@ std::string Fields::text_or(const char* key, const std::string& fallback) const 
     if (!has(key)) return fallback;
     const auto& v = at(key);
     if (!v.is_string()) error(std::string("field '") + key + "' must be a string");
-    return v.get<std::string>().empty() ? fallback : v.get<std::string>();
+    return v.get<std::string>().empty() ? fallback : printable_text(v.get<std::string>());
 }
 
 std::uint64_t Fields::count(const char* key, std::uint64_t min, std::uint64_t max) const {
@@ -99,7 +101,7 @@ std::vector<std::string> Fields::texts_or_empty(const char* key) const {
     for (const auto& item : v) {
         if (!item.is_string())
             error(std::string("field '") + key + "' must be an array of strings");
-        out.push_back(item.get<std::string>());
+        out.push_back(printable_text(item.get<std::string>()));
     }
     return out;
 }

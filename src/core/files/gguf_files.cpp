@@ -82,6 +82,7 @@ Result<std::vector<GgufFile>> read_gguf_parts(const std::string& path) {
         paths.push_back(path);
     }
     std::vector<GgufFile> parts;
+    std::uint64_t held = 0;  // one budget for all parts
     for (std::size_t k = 0; k < paths.size(); ++k) {
         struct stat st {};
         if (split && ::stat(paths[k].c_str(), &st) != 0) {
@@ -91,7 +92,8 @@ Result<std::vector<GgufFile>> read_gguf_parts(const std::string& path) {
                         "download every part of the model into the same folder");
         }
         CANITRUN_TRY_ASSIGN(auto src, open_file_source(paths[k]));
-        CANITRUN_TRY_ASSIGN(auto file, read_gguf(*src));
+        CANITRUN_TRY_ASSIGN(auto file, read_gguf(*src, kGgufMaxHeld - held));
+        held += file.held_bytes;
         if (split) {
             // split.no is 0-based in the metadata (gguf-split's LLM_KV_SPLIT_NO).
             const auto no = file.get_uint("split.no");

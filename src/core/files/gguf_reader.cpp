@@ -19,7 +19,22 @@ std::unexpected<Error> corrupt(const ByteSource& src, const std::string& what) {
 // Sequential little-endian reads through a 64 KiB window on the source.
 class Cursor {
   public:
-    explicit Cursor(const ByteSource& src) : src_(src) {}
+    Cursor(const ByteSource& src, std::uint64_t max_held) : src_(src), max_held_(max_held) {}
+    std::uint64_t held() const { return held_; }
+
+    // Counts `n` bytes the header will hold in memory against the budget, before they are.
+    Result<void> hold(std::uint64_t n) {
+        if (n > max_held_ - held_) {
+            return std::unexpected<Error>(
+                Error{ErrorKind::bad_input,
+                      src_.name() + ": the GGUF header would hold more than " +
+                          std::to_string(kGgufMaxHeld >> 20) +
+                          " MiB in memory (keys, values and tensor names, all parts together)",
+                      "a real header holds a few MiB; the file is corrupt or not a GGUF model"});
+        }
+        held_ += n;
+        return {};
+    }
     std::uint64_t pos() const { return pos_; }
     std::uint64_t remaining() const { return src_.size() - pos_; }
 
@@ -57,6 +72,7 @@ class Cursor {
             return corrupt(src_, "string length " + std::to_string(len) + " exceeds 1 MiB");
         }
         if (len > remaining()) return corrupt(src_, "truncated file (in the middle of a string)");
+        CANITRUN_TRY(hold(len + sizeof(std::string)));  // every string read is kept
         return bytes(len);
     }
 
@@ -68,6 +84,8 @@ class Cursor {
 
   private:
     const ByteSource& src_;
+    std::uint64_t max_held_;
+    std::uint64_t held_ = 0;
     std::uint64_t pos_ = 0;
     std::string buf_;
     std::uint64_t buf_start_ = 0;
@@ -191,6 +209,7 @@ Result<GgufValue> read_value(Cursor& c, const ByteSource& src, GgufType type) {
             CANITRUN_TRY(c.skip(v.length * scalar_size(v.element_type)));
             return v;
         }
+        CANITRUN_TRY(c.hold(v.length * sizeof(std::uint64_t)));  // a byte each becomes 8
         for (std::uint64_t k = 0; k < v.length; ++k) {
             std::uint64_t u = 0;
             std::int64_t i = 0;
@@ -315,6 +334,7 @@ Result<GgufPreamble> read_gguf_preamble(Cursor& c, const ByteSource& src) {
 Result<std::vector<GgufKv>> read_gguf_metadata(Cursor& c, const ByteSource& src,
                                                std::uint64_t n_kv) {
     std::vector<GgufKv> metadata;
+    CANITRUN_TRY(c.hold(n_kv * sizeof(GgufKv)));
     metadata.reserve(n_kv);
     for (std::uint64_t k = 0; k < n_kv; ++k) {
         CANITRUN_TRY_ASSIGN(auto key, c.string());
@@ -341,6 +361,7 @@ Result<std::uint64_t> read_gguf_alignment(const GgufFile& file, const ByteSource
 Result<std::vector<GgufTensor>> read_gguf_tensor_infos(Cursor& c, const ByteSource& src,
                                                        std::uint64_t n_tensors) {
     std::vector<GgufTensor> tensors;
+    CANITRUN_TRY(c.hold(n_tensors * sizeof(GgufTensor)));
     tensors.reserve(n_tensors);
     for (std::uint64_t k = 0; k < n_tensors; ++k) {
         CANITRUN_TRY_ASSIGN(auto t, read_tensor_info(c, src));
@@ -376,8 +397,8 @@ Result<void> check_gguf_tensor_extents(const GgufFile& file, const ByteSource& s
     return {};
 }
 
-Result<GgufFile> read_gguf_impl(const ByteSource& src) {
-    Cursor c(src);
+Result<GgufFile> read_gguf_impl(const ByteSource& src, std::uint64_t max_held) {
+    Cursor c(src, max_held);
     CANITRUN_TRY_ASSIGN(const GgufPreamble preamble, read_gguf_preamble(c, src));
     GgufFile file;
     file.file_size = src.size();
@@ -389,6 +410,7 @@ Result<GgufFile> read_gguf_impl(const ByteSource& src) {
     const std::uint64_t end = c.pos();
     file.data_offset = (end + file.alignment - 1) / file.alignment * file.alignment;
     CANITRUN_TRY(check_gguf_tensor_extents(file, src));
+    file.held_bytes = c.held();
     return file;
 }
 
@@ -466,8 +488,8 @@ Bytes GgufFile::tensor_bytes() const {
     return sum;
 }
 
-Result<GgufFile> read_gguf(const ByteSource& source) {
-    return read_gguf_impl(source);
+Result<GgufFile> read_gguf(const ByteSource& source, std::uint64_t max_held) {
+    return read_gguf_impl(source, max_held);
 }
 
 }  // namespace canitrun

@@ -5,6 +5,7 @@
 #include "canitrun/ggml_type.hpp"
 #include "canitrun/gguf_model.hpp"
 #include "canitrun/layer_kinds.hpp"
+#include "canitrun/strings.hpp"
 #include "gguf_weights.hpp"
 
 #include "canitrun/llamacpp_rules.hpp"
@@ -499,14 +500,15 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     const GgufArchKeys keys{f, arch + "."};
 
     GgufModel out;
-    out.architecture = arch;
+    // What the file names itself is printed: never with the terminal escapes it may hold.
+    out.architecture = printable_text(arch);
     out.parts = parts.size();
     out.version = f.version;
     Model& m = out.model;
     Architecture& a = m.arch;
-    m.id = f.get_string("general.basename").value_or(arch);
-    m.name = f.get_string("general.name").value_or(arch);
-    m.family = arch;
+    m.id = printable_text(f.get_string("general.basename").value_or(arch));
+    m.name = printable_text(f.get_string("general.name").value_or(arch));
+    m.family = out.architecture;
     m.source = "GGUF header";
 
     CANITRUN_TRY_ASSIGN(const std::uint64_t n_layer, read_gguf_layer_count(keys));

@@ -3,10 +3,13 @@
 #include "canitrun/llamacpp_rules.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 
+#include "canitrun/bounded_file.hpp"
 #include "canitrun/checked.hpp"
+#include "canitrun/json_bounds.hpp"
 #include "canitrun/layer_kinds.hpp"
 #include "canitrun/limits.hpp"
 #include "canitrun/param_count.hpp"
@@ -18,18 +21,30 @@ namespace {
 
 using nlohmann::json;
 
-// The first of `keys` that holds a non-negative integer.
+// A count or a size that is a number but not a whole one in range (47.5 layers, -4 heads, a
+// vocabulary of 2^64): thrown from deep in the readers, caught once in parse_hf_config and
+// turned into its error, as checked.hpp's OverflowError is.
+struct BadHfNumber {
+    std::string message;
+};
+
+// The first of `keys` that holds a number, which must be a non-negative whole number (a float
+// such as 4096.0 counts when it is exact and below 2^53).
 std::optional<std::uint64_t> get_uint(const json& c, std::initializer_list<const char*> keys) {
     for (const char* k : keys) {
         const auto it = c.find(k);
-        if (it == c.end() || it->is_null()) continue;
+        if (it == c.end() || !it->is_number()) continue;
         if (it->is_number_unsigned()) return it->get<std::uint64_t>();
-        if (it->is_number_integer() && it->get<std::int64_t>() >= 0) {
-            return static_cast<std::uint64_t>(it->get<std::int64_t>());
+        if (it->is_number_integer()) {
+            throw BadHfNumber{std::string(k) + " " + it->dump() + " is negative"};
         }
-        if (it->is_number_float() && it->get<double>() >= 0 && it->get<double>() < 1.8e19) {
-            return static_cast<std::uint64_t>(it->get<double>());
+        const double v = it->get<double>();
+        if (v < 0 || v > 9007199254740992.0 || std::isnan(v) ||
+            v != static_cast<double>(static_cast<std::uint64_t>(v))) {
+            throw BadHfNumber{std::string(k) + " " + it->dump() +
+                              " is not a whole number in range"};
         }
+        return static_cast<std::uint64_t>(v);
     }
     return std::nullopt;
 }
@@ -388,6 +403,19 @@ Result<void> check_hf_sizes(const std::string& name, const Model& m, std::uint64
                       g.q_lora_rank, g.qk_nope_head_dim, g.qk_rope_head_dim, g.v_head_dim});
         CANITRUN_TRY(check_hf_bounds(name, {{"layer size", widest, kMaxDim}}));
     }
+    // Nothing is computed from a model without a vocabulary, or with attention layers and no
+    // heads to attend with.
+    bool attention = false;
+    for (const auto& g : a.layer_groups) {
+        attention = attention || g.kind == LayerKind::full || g.kind == LayerKind::sliding;
+    }
+    if (a.vocab_size == 0 || (attention && a.attention.heads == 0)) {
+        return fail(ErrorKind::bad_input,
+                    name + ": config.json's " +
+                        (a.vocab_size == 0 ? "vocab_size" : "num_attention_heads") +
+                        " is missing or 0",
+                    "a model has a vocabulary and, with attention layers, heads; check the file");
+    }
     return {};
 }
 
@@ -438,20 +466,31 @@ Result<Model> build_model(const json& root, const std::string& name) {
 }  // namespace
 
 Result<Model> parse_hf_config(const std::string& config_json, const std::string& name) {
+    CANITRUN_TRY(check_json_bounds(config_json, name + ": config.json",
+                                   JsonBounds{.max_bytes = kMaxConfigFileBytes}));
     const json root = json::parse(config_json, nullptr, false);
     if (root.is_discarded() || !root.is_object()) {
         return fail(ErrorKind::bad_input, name + ": config.json is not valid JSON");
     }
-    return catch_overflow([&]() -> Result<Model> { return build_model(root, name); },
-                          [&] {
-                              return fail(ErrorKind::bad_input,
-                                          name + ": config.json's sizes overflow 64 bits",
-                                          "no real model is that large; check the file");
-                          });
+    try {
+        return catch_overflow([&]() -> Result<Model> { return build_model(root, name); },
+                              [&] {
+                                  return fail(ErrorKind::bad_input,
+                                              name + ": config.json's sizes overflow 64 bits",
+                                              "no real model is that large; check the file");
+                              });
+    } catch (const BadHfNumber& bad) {
+        return fail(ErrorKind::bad_input, name + ": config.json's " + bad.message,
+                    "counts and sizes are whole numbers; check the file");
+    }
 }
 
 std::optional<std::uint64_t> params_from_safetensors_index(const std::string& index_json,
                                                            const std::string& torch_dtype) {
+    if (!check_json_bounds(index_json, "model.safetensors.index.json",
+                           JsonBounds{.max_bytes = kMaxConfigFileBytes})) {
+        return std::nullopt;
+    }
     const json j = json::parse(index_json, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return std::nullopt;
     const auto meta = j.find("metadata");
@@ -482,6 +521,8 @@ Result<std::uint64_t> safetensors_header_length(const std::string& first8,
 }
 
 Result<std::uint64_t> params_from_safetensors_header(const std::string& header_json) {
+    CANITRUN_TRY(check_json_bounds(header_json, "a safetensors header",
+                                   JsonBounds{.max_bytes = kMaxSafetensorsHeader}));
     const json j = json::parse(header_json, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
         return fail(ErrorKind::bad_input, "safetensors header is not valid JSON");
@@ -508,6 +549,10 @@ Result<std::uint64_t> params_from_safetensors_header(const std::string& header_j
 }
 
 std::string hf_torch_dtype(const std::string& config_json) {
+    if (!check_json_bounds(config_json, "config.json",
+                           JsonBounds{.max_bytes = kMaxConfigFileBytes})) {
+        return "";
+    }
     const json root = json::parse(config_json, nullptr, false);
     if (root.is_discarded() || !root.is_object()) return "";
     std::string d = string_or(root, "torch_dtype", string_or(root, "dtype", ""));

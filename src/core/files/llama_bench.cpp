@@ -2,6 +2,9 @@
 
 #include "canitrun/strings.hpp"
 
+#include "canitrun/bounded_file.hpp"
+#include "canitrun/json_bounds.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -434,6 +437,8 @@ Result<LlamaBenchOutput> parse_json(std::string_view text, std::size_t begin) {
     end = end == std::string_view::npos || end < begin ? text.rfind(']') : end + 1;
     if (end == std::string_view::npos || end < begin) end = text.size() - 1;
     const auto range = text.substr(begin, end + 1 - begin);
+    CANITRUN_TRY(check_json_bounds(range, "this llama-bench JSON output",
+                                   JsonBounds{.max_bytes = kMaxLogFileBytes}));
     auto doc = nlohmann::json::parse(range.begin(), range.end(), nullptr, false);
     if (doc.is_discarded()) {
         const std::string kept = json_lines_only(range, out.skipped_lines);
@@ -452,7 +457,7 @@ LlamaBenchOutput parse_jsonl(std::string_view text) {
     LlamaBenchOutput out;
     out.format = "jsonl";
     each_line(text, out, [&](std::string_view t) {
-        if (t.starts_with('{')) {
+        if (t.starts_with('{') && check_json_bounds(t, "a llama-bench JSON line")) {
             add_json_result(nlohmann::json::parse(t.begin(), t.end(), nullptr, false), out);
         }
     });

@@ -12,21 +12,32 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::pair<std::string, std::string>> auth(const RemoteEnv& env,
-                                                      const RemoteSpec& spec) {
-    if (spec.kind != RemoteKind::hf_repo || env.hf_token.empty()) return {};
-    return {{"Authorization", "Bearer " + env.hf_token}};
+// HF_TOKEN, for the endpoint's own origin: never for a host a redirect or a listing names.
+std::optional<Credential> auth(const RemoteEnv& env, const RemoteSpec& spec) {
+    if (spec.kind != RemoteKind::hf_repo || env.hf_token.empty()) return std::nullopt;
+    return Credential{url_origin(env.hf_endpoint), "Authorization", "Bearer " + env.hf_token};
+}
+
+// What to do about a 401 or 403 from the Hub. A gated repo lists its files to anyone; only
+// the downloads are refused, so the range reader gives this hint too.
+std::string gated_hint(const RemoteSpec& spec, const RemoteEnv& env) {
+    const std::string page = hf_repo_page(env.hf_endpoint, spec.repo);
+    return env.hf_token.empty()
+               ? spec.repo +
+                     " is gated or private: set HF_TOKEN to a Hugging Face token, and "
+                     "accept the licence at " +
+                     page
+               : spec.repo +
+                     " is gated or private, and the token in HF_TOKEN has no access: "
+                     "accept the licence at " +
+                     page;
 }
 
 Error hf_error(const HttpResponse& r, const RemoteSpec& spec, const RemoteEnv& env,
                const std::string& what) {
     const std::string page = hf_repo_page(env.hf_endpoint, spec.repo);
     if (r.status == 401 || r.status == 403) {
-        return http_status_error(
-            r, spec.repo + " is gated or private",
-            env.hf_token.empty()
-                ? "set HF_TOKEN to a Hugging Face token, and accept the licence at " + page
-                : "the token in HF_TOKEN has no access: accept the licence at " + page);
+        return http_status_error(r, spec.repo + " is gated or private", gated_hint(spec, env));
     }
     if (r.status == 404) {
         return http_status_error(r, what + " not found",
@@ -35,15 +46,28 @@ Error hf_error(const HttpResponse& r, const RemoteSpec& spec, const RemoteEnv& e
     return http_status_error(r, what, "try again later");
 }
 
+// What one model's headers may cost, all the parts of a split model together: the bytes
+// fetched (a part's cap alone let 50 parts fetch 50 times as much) and the bytes held.
+struct HeaderBudget {
+    std::uint64_t fetched = RangeOptions{}.max_total;
+    std::uint64_t held = kGgufMaxHeld;
+};
+
 Result<GgufFile> read_header(HttpClient& client, const std::string& url,
-                             const std::vector<std::pair<std::string, std::string>>& headers,
-                             const RemoteEnv& env, Bytes& size) {
+                             const std::optional<Credential>& credential, const RemoteEnv& env,
+                             Bytes& size, HeaderBudget& budget,
+                             const std::string& denied_hint = "") {
     RangeOptions o;
-    o.headers = headers;
+    o.credential = credential;
+    o.denied_hint = denied_hint;
     o.retry = env.retry;
+    o.max_total = budget.fetched;
     CANITRUN_TRY_ASSIGN(auto source, HttpRangeSource::open(client, url, o));
     size += source->size();
-    return read_gguf(*source);
+    CANITRUN_TRY_ASSIGN(auto file, read_gguf(*source, budget.held));
+    budget.held -= file.held_bytes;
+    budget.fetched -= std::min(budget.fetched, source->fetched());
+    return file;
 }
 
 std::string quant_list(const std::vector<RepoGguf>& models) {
@@ -78,10 +102,12 @@ Result<RemoteGguf> fetch_hf(HttpClient& client, const RemoteSpec& spec, const Re
             if (m.projector && out.projector.empty()) out.projector = m.files.front();
         }
     }
+    HeaderBudget budget;
     for (const auto& f : files) {
         const std::string url = hf_file_url(env.hf_endpoint, spec, f);
         CANITRUN_TRY_ASSIGN(auto header,
-                            read_header(client, url, auth(env, spec), env, out.file_bytes));
+                            read_header(client, url, auth(env, spec), env, out.file_bytes, budget,
+                                        gated_hint(spec, env)));
         out.urls.push_back(url);
         out.parts.push_back(std::move(header));
     }
@@ -92,7 +118,7 @@ Result<RemoteGguf> fetch_hf(HttpClient& client, const RemoteSpec& spec, const Re
 Result<RemoteGguf> fetch_ollama_local(const RemoteSpec& spec, const RemoteEnv& env,
                                       const fs::path& manifest) {
     CANITRUN_TRY_ASSIGN(auto text,
-                        read_bounded_file(manifest.string(), 1 << 20, "Ollama manifest"));
+                        read_bounded_file(manifest.string(), kMaxManifestBytes, "Ollama manifest"));
     CANITRUN_TRY_ASSIGN(auto m, parse_ollama_manifest(text));
     std::string digest = m.model()->digest;
     digest[6] = '-';  // "sha256:..." is stored as "sha256-..."
@@ -121,7 +147,7 @@ Result<RemoteGguf> fetch_ollama(HttpClient& client, const RemoteSpec& spec, cons
     HttpRequest req;
     req.url = ollama_manifest_url(env.ollama_registry, spec);
     req.headers = {{"Accept", "application/vnd.docker.distribution.manifest.v2+json"}};
-    req.max_body = 1 << 20;
+    req.max_body = kMaxManifestBytes;
     CANITRUN_TRY_ASSIGN(auto r, get_with_retries(client, req, env.retry));
     if (r.status == 404) {
         return std::unexpected(
@@ -133,7 +159,9 @@ Result<RemoteGguf> fetch_ollama(HttpClient& client, const RemoteSpec& spec, cons
     RemoteGguf out;
     out.label = spec.text;
     const std::string url = ollama_blob_url(env.ollama_registry, spec, m.model()->digest);
-    CANITRUN_TRY_ASSIGN(auto header, read_header(client, url, {}, env, out.file_bytes));
+    HeaderBudget budget;
+    CANITRUN_TRY_ASSIGN(auto header,
+                        read_header(client, url, std::nullopt, env, out.file_bytes, budget));
     out.urls.push_back(url);
     out.parts.push_back(std::move(header));
     if (const OllamaLayer* p = m.projector()) {
@@ -149,8 +177,8 @@ Result<std::vector<RepoFile>> fetch_repo_files(HttpClient& client, const RemoteS
                                                const RemoteEnv& env) {
     HttpRequest req;
     req.url = hf_tree_url(env.hf_endpoint, spec);
-    req.headers = auth(env, spec);
-    req.max_body = 8 << 20;
+    req.credential = auth(env, spec);
+    req.max_body = kMaxListingBytes;
     CANITRUN_TRY_ASSIGN(auto r, get_with_retries(client, req, env.retry));
     if (r.status != 200) return std::unexpected(hf_error(r, spec, env, "hf:" + spec.repo));
     return parse_hf_files(r.body);
@@ -161,8 +189,8 @@ Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& s
     const auto small_file = [&](const std::string& path) -> Result<std::string> {
         HttpRequest req;
         req.url = hf_file_url(env.hf_endpoint, spec, path);
-        req.headers = auth(env, spec);
-        req.max_body = 64 << 20;
+        req.credential = auth(env, spec);
+        req.max_body = kMaxConfigFileBytes;
         CANITRUN_TRY_ASSIGN(auto r, get_with_retries(client, req, env.retry));
         if (r.status != 200) return std::unexpected(hf_error(r, spec, env, path));
         return std::move(r.body);
@@ -171,13 +199,24 @@ Result<RemoteConfig> fetch_remote_config(HttpClient& client, const RemoteSpec& s
     const std::string name = spec.repo.substr(spec.repo.find('/') + 1);
     CANITRUN_TRY_ASSIGN(auto model, parse_hf_config(config, name));
     RemoteConfig out{std::move(model), "config.json (architecture formula)"};
+    std::uint64_t shards = 0;
+    for (const auto& f : files) shards += f.path.ends_with(".safetensors") ? 1U : 0U;
+    // A request or two per shard: a listing of thousands would take minutes, so past the cap
+    // the count is the architecture's, and the page says why.
+    if (shards > kMaxShardsRead) {
+        out.params_source = "config.json (architecture formula: the repo's " +
+                            std::to_string(shards) + " safetensors shards are more than the " +
+                            std::to_string(kMaxShardsRead) + " canitrun reads)";
+        return out;
+    }
     std::uint64_t params = 0;
     bool any = false;
     for (const auto& f : files) {
         if (!f.path.ends_with(".safetensors")) continue;
         RangeOptions o;
         o.first_block = 256 << 10;  // the JSON header of a shard is some tens of KiB
-        o.headers = auth(env, spec);
+        o.credential = auth(env, spec);
+        o.denied_hint = gated_hint(spec, env);
         o.retry = env.retry;
         CANITRUN_TRY_ASSIGN(
             auto source,
@@ -220,8 +259,9 @@ Result<RemoteGguf> fetch_remote_gguf(HttpClient& client, const RemoteSpec& spec,
         case RemoteKind::url: {
             RemoteGguf out;
             out.label = spec.url;
-            CANITRUN_TRY_ASSIGN(auto header,
-                                read_header(client, spec.url, {}, env, out.file_bytes));
+            HeaderBudget budget;
+            CANITRUN_TRY_ASSIGN(auto header, read_header(client, spec.url, std::nullopt, env,
+                                                         out.file_bytes, budget));
             out.urls.push_back(spec.url);
             out.parts.push_back(std::move(header));
             return out;

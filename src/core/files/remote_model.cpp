@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "canitrun/gguf_files.hpp"
+#include "canitrun/json_bounds.hpp"
 #include "canitrun/strings.hpp"
 
 namespace canitrun {
@@ -62,6 +63,26 @@ Result<RemoteSpec> parse_repo(const std::string& arg, const std::string& rest) {
     return s;
 }
 
+// "%3F" as '?': a file name as typed in an address; a '%' not followed by two hex digits stays.
+std::string percent_decoded(const std::string& s) {
+    const auto digit = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        return -1;
+    };
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '%' && i + 2 < s.size() && digit(s[i + 1]) >= 0 && digit(s[i + 2]) >= 0) {
+            out += static_cast<char>(digit(s[i + 1]) * 16 + digit(s[i + 2]));
+            i += 2;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
 // https://huggingface.co/ORG/REPO[/resolve|blob/REV/FILE]
 Result<RemoteSpec> parse_hf_url(const std::string& arg, const std::string& path) {
     std::vector<std::string> parts;
@@ -79,6 +100,7 @@ Result<RemoteSpec> parse_hf_url(const std::string& arg, const std::string& path)
         if (!s) return s;
         s->revision = parts[3];
         for (std::size_t i = 4; i < parts.size(); ++i) s->file += (i > 4 ? "/" : "") + parts[i];
+        s->file = percent_decoded(s->file);  // hf_file_url encodes it again
         if (!valid_part(s->revision)) return std::unexpected(bad(arg, "bad revision", ""));
         return s;
     }
@@ -153,7 +175,21 @@ std::string hf_tree_url(const std::string& endpoint, const RemoteSpec& spec) {
 
 std::string hf_file_url(const std::string& endpoint, const RemoteSpec& spec,
                         const std::string& path) {
-    return endpoint + "/" + spec.repo + "/resolve/" + spec.revision + "/" + path;
+    // Percent-encoded but for the unreserved characters and the folders' '/': a '?' or '#' in
+    // a listed name would otherwise end the path and read another file.
+    static const char* hex = "0123456789ABCDEF";
+    std::string escaped;
+    for (const char c : path) {
+        const auto u = static_cast<unsigned char>(c);
+        if (std::isalnum(u) != 0 || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+            escaped += c;
+        } else {
+            escaped += '%';
+            escaped += hex[u >> 4];
+            escaped += hex[u & 15];
+        }
+    }
+    return endpoint + "/" + spec.repo + "/resolve/" + spec.revision + "/" + escaped;
 }
 
 std::string hf_repo_page(const std::string& endpoint, const std::string& repo) {
@@ -184,6 +220,8 @@ std::string quant_from_filename(const std::string& filename) {
 }
 
 Result<std::vector<RepoFile>> parse_hf_files(const std::string& json_text) {
+    CANITRUN_TRY(check_json_bounds(json_text, "the Hub's file listing",
+                                   JsonBounds{.max_bytes = kMaxListingBytes}));
     const json doc = json::parse(json_text, nullptr, false);
     if (!doc.is_array()) {
         return fail(ErrorKind::io, "the Hub's file listing is not a JSON array",
@@ -196,6 +234,9 @@ Result<std::vector<RepoFile>> parse_hf_files(const std::string& json_text) {
         }
         RepoFile f;
         f.path = text_of(e, "path");
+        // A file name is printed and put in an address: one with a control character or
+        // bytes that are not UTF-8 is no model anyone runs, and is passed over.
+        if (printable_text(f.path) != f.path) continue;
         if (e.contains("lfs") && e["lfs"].is_object() && e["lfs"].contains("size") &&
             e["lfs"]["size"].is_number_unsigned()) {
             f.size = e["lfs"]["size"].get<std::uint64_t>();
@@ -269,6 +310,8 @@ const OllamaLayer* OllamaManifest::projector() const {
 }
 
 Result<OllamaManifest> parse_ollama_manifest(const std::string& json_text) {
+    CANITRUN_TRY(check_json_bounds(json_text, "the Ollama manifest",
+                                   JsonBounds{.max_bytes = kMaxManifestBytes}));
     const json doc = json::parse(json_text, nullptr, false);
     if (!doc.is_object() || !doc.contains("layers") || !doc["layers"].is_array()) {
         return fail(ErrorKind::io, "the Ollama manifest has no layers",

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "canitrun/bounded_file.hpp"
+#include "canitrun/json_bounds.hpp"
 #include "canitrun/name_match.hpp"
 #include "canitrun/strings.hpp"
 
@@ -252,6 +254,8 @@ std::vector<std::pair<std::uint64_t, std::vector<DetectedGpu>>> parse_nvidia_smi
 }
 
 Result<std::vector<DetectedGpu>> parse_rocm_smi_json(const std::string& text) {
+    CANITRUN_TRY(
+        check_json_bounds(text, "rocm-smi's JSON", JsonBounds{.max_bytes = kMaxProbeFileBytes}));
     const auto json = nlohmann::json::parse(text, nullptr, false);
     if (json.is_discarded() || !json.is_object()) {
         return fail(ErrorKind::bad_input, "rocm-smi printed no JSON object", "");
@@ -297,6 +301,9 @@ DetectedSystem detect_system(const ProbeSource& source) {
     detect_nvidia(source, system);
     detect_amd(source, system);
     detect_apple(source, system);
+    // A GPU's name comes from a tool or a file on the machine: printed, it must not carry the
+    // terminal escapes a driver or a planted tool might put in it.
+    for (auto& g : system.gpus) g.name = printable_text(g.name);
     if (!system.ram)
         system.notes.push_back("system RAM: /proc/meminfo and sysctl hw.memsize not readable");
     return system;

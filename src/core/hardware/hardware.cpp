@@ -164,9 +164,16 @@ Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::st
                         R"(write GPUs as "RTX 4090", "2x3090" or "4090,3090")");
         }
         const auto [count, name] = split_count(item);
-        if (count == 0 || gpus.size() + count > kMaxGpusPerSpec) {
+        if (count == 0 || count > kMaxGpusPerSpec) {
             return fail(ErrorKind::bad_input,
                         "'" + item + "' asks for " + std::to_string(count) + " GPUs",
+                        "give between 1 and " + std::to_string(kMaxGpusPerSpec) + " GPUs");
+        }
+        // The whole list counts: the 65th of 65 names asks for one GPU, the list for 65.
+        if (gpus.size() + count > kMaxGpusPerSpec) {
+            return fail(ErrorKind::bad_input,
+                        "'" + spec.substr(0, 60) + (spec.size() > 60 ? "...'" : "'") +
+                            " asks for more than " + std::to_string(kMaxGpusPerSpec) + " GPUs",
                         "give between 1 and " + std::to_string(kMaxGpusPerSpec) + " GPUs");
         }
         auto gpu = db.find_gpu(name);

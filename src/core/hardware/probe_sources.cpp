@@ -71,6 +71,47 @@ bool read_until(int fd, std::string& out, std::chrono::steady_clock::time_point 
     return false;  // past the cap: not what we asked for
 }
 
+// The probe's process group while it runs: it is a group of its own (so a timeout kills the
+// shell and the tool together), which a Ctrl-C at the terminal does not reach. On SIGINT,
+// SIGTERM or SIGHUP the handler kills it, then lets the signal end canitrun as it would have.
+volatile std::sig_atomic_t g_probe_group = 0;
+constexpr std::array<int, 3> kStopSignals = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void stop_probe(int sig) {
+    if (g_probe_group > 0) kill(-static_cast<pid_t>(g_probe_group), SIGKILL);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, nullptr);
+    raise(sig);
+}
+
+// Installs stop_probe for the probe's lifetime (a signal already ignored stays ignored) and
+// restores what was there.
+class ProbeGuard {
+  public:
+    ProbeGuard() {
+        for (std::size_t k = 0; k < kStopSignals.size(); ++k) {
+            sigaction(kStopSignals[k], nullptr, &old_[k]);
+            if (old_[k].sa_handler == SIG_IGN) continue;
+            struct sigaction on {};
+            on.sa_handler = stop_probe;
+            sigemptyset(&on.sa_mask);
+            sigaction(kStopSignals[k], &on, nullptr);
+        }
+    }
+    ~ProbeGuard() {
+        g_probe_group = 0;
+        for (std::size_t k = 0; k < kStopSignals.size(); ++k) {
+            sigaction(kStopSignals[k], &old_[k], nullptr);
+        }
+    }
+    ProbeGuard(const ProbeGuard&) = delete;
+    ProbeGuard& operator=(const ProbeGuard&) = delete;
+
+  private:
+    std::array<struct sigaction, kStopSignals.size()> old_{};
+};
+
 }  // namespace
 
 std::optional<std::string> LiveProbeSource::run(Probe probe) const {
@@ -78,6 +119,7 @@ std::optional<std::string> LiveProbeSource::run(Probe probe) const {
     const std::string command = std::string(probe_command(probe)) + " 2>/dev/null";
     int fds[2];
     if (pipe(fds) != 0) return std::nullopt;
+    const ProbeGuard guard;
     const pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
@@ -94,6 +136,7 @@ std::optional<std::string> LiveProbeSource::run(Probe probe) const {
         _exit(127);
     }
     setpgid(pid, pid);
+    g_probe_group = pid;
     close(fds[1]);
     std::string out;
     const bool done = read_until(

@@ -48,16 +48,16 @@ Result<std::unique_ptr<HttpRangeSource>> HttpRangeSource::open(HttpClient& clien
 Result<bool> HttpRangeSource::fetch(std::uint64_t offset, std::uint64_t length) const {
     if (size_ > 0) length = std::min(length, size_ - offset);
     if (checked::add(fetched_, length) > options_.max_total) {
-        return std::unexpected(
-            Error{ErrorKind::bad_input,
-                  name_ + ": the GGUF header goes on past " +
-                      std::to_string(options_.max_total >> 20) + " MiB",
-                  "a real header is a few MiB; the file is corrupt or not a GGUF model"});
+        return std::unexpected(Error{
+            ErrorKind::bad_input,
+            name_ + ": the GGUF header goes on past " + std::to_string(options_.max_total >> 20) +
+                " MiB (a split model's parts together)",
+            "a real header is a few MiB; the file is corrupt or not a GGUF model"});
     }
     HttpRequest req;
     req.url = url_;
     req.range = ByteRange{offset, offset + length - 1};
-    req.headers = options_.headers;
+    req.credential = options_.credential;
     req.max_body = length;  // a server that ignores the range is cut off here
     auto r = get_with_retries(client_, req, options_.retry);
     if (!r) {
@@ -82,7 +82,9 @@ Result<bool> HttpRangeSource::fetch(std::uint64_t offset, std::uint64_t length) 
         return true;
     }
     if (r->status != 206) {
-        return std::unexpected(http_status_error(*r, "reading " + name_, ""));
+        const bool denied = r->status == 401 || r->status == 403;
+        return std::unexpected(
+            http_status_error(*r, "reading " + name_, denied ? options_.denied_hint : ""));
     }
     const auto cr = parse_content_range(r->header("content-range"));
     if (!cr || cr->first != offset || cr->last - cr->first + 1 != r->body.size() ||
