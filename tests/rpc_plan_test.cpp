@@ -109,3 +109,14 @@ TEST_CASE("rpc: the network slows decode by its time per token") {
     const double remote_s = 1.0 / remote.answer.speed.decode_tokens_per_s;
     CHECK(remote_s - local_s == Approx(2 * 8192 * 4 * 8 / 1e9 + 2 * 0.003).epsilon(0.001));
 }
+
+// A host's RAM by the rule --gpu follows (default_ram): a Mac keeps the CPU's share of its
+// unified memory (64 GiB less the 75 % its GPU may use: 16 GiB), a PC 32 GB, :ram= what it says.
+TEST_CASE("cluster: a host's RAM default is the --gpu rule, a Mac's unified memory counted once") {
+    const auto mac = parse_host(test::database(), "m4-max-64gb", std::nullopt).value();
+    CHECK(mac.hardware.ram == (64ULL << 30) - (64ULL << 30) * 750 / 1000);
+    const auto pc = parse_host(test::database(), "rtx-4090", std::nullopt).value();
+    CHECK(pc.hardware.ram == 32ULL * 1000 * 1000 * 1000);
+    const auto given = parse_host(test::database(), "2x3090:ram=128", std::nullopt).value();
+    CHECK(given.hardware.ram == 128ULL * 1000 * 1000 * 1000);
+}

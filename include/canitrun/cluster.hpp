@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "canitrun/database.hpp"
 #include "canitrun/error.hpp"
 #include "canitrun/hardware.hpp"
@@ -29,9 +31,11 @@ struct Cluster {
     std::size_t gpu_count() const;
 };
 
-// "8xh100-sxm", "m3-ultra-256gb", "2x3090:ram=128" (RAM in GB; default `default_ram`): one
-// host's GPUs as --gpu names them, and its system RAM.
-Result<Host> parse_host(const Database& db, const std::string& spec, Bytes default_ram);
+// "8xh100-sxm", "m3-ultra-256gb", "2x3090:ram=128": one host's GPUs as --gpu names them, and
+// its system RAM: `:ram=` GB, else `given_ram` (--ram), else default_ram (hardware.hpp: a
+// unified-memory machine's CPU share, else 32 GB), the rule --gpu follows.
+Result<Host> parse_host(const Database& db, const std::string& spec,
+                        std::optional<Bytes> given_ram);
 
 // A link speed in gigabits per second: "10", "10gbe", "25GbE", "1gbit", "40gbps". Between 0.1
 // and 10000.

@@ -70,6 +70,11 @@ std::string describe_gpus(const std::vector<GpuDevice>& gpus);
 // GPU is a unified database machine; there is no other RAM to offload to.
 Bytes unified_host_memory(const Hardware& hardware);
 
+// The RAM a machine named without --ram (or :ram=) is planned with: a unified-memory machine
+// has no RAM beside its own memory, so the CPU side keeps what the GPU may not use
+// (unified_host_memory); anything else the default, 32 GB. One rule for --gpu and --host.
+Bytes default_ram(const Hardware& hardware);
+
 // The hardware with every GPU's usable memory stated: a unified-memory GPU may use what its
 // platform allows, not the default share (macOS's iogpu.wired_limit_mb raises Apple silicon's
 // working set; an AMD APU's GTT size sets Strix Halo's), up to the machine's memory. A discrete

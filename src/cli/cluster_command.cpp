@@ -26,8 +26,9 @@ namespace {
 
 using json = nlohmann::json;
 
-Bytes default_ram(const Options& o) {
-    return o.hw.ram.empty() ? kDefaultRamGb * kGB : need(parse_gb(o.hw.ram));
+std::optional<Bytes> given_ram(const Options& o) {
+    if (o.hw.ram.empty()) return std::nullopt;
+    return need(parse_gb(o.hw.ram));
 }
 
 std::string link_words(const Cluster& c) {
@@ -175,7 +176,7 @@ Cluster cluster_from_flags(const Options& o) {
                             "give at most " + std::to_string(kMaxHosts) + " --host"}};
     }
     for (const std::string& spec : o.hosts)
-        c.hosts.push_back(need(parse_host(db, spec, default_ram(o))));
+        c.hosts.push_back(need(parse_host(db, spec, given_ram(o))));
     return c;
 }
 

@@ -59,10 +59,7 @@ Result<std::optional<Hardware>> hardware_from_flags(const Database& db,
         CANITRUN_TRY_ASSIGN(auto ram, parse_gb(flags.ram));
         h.ram = ram;
     } else if (h.ram == 0) {
-        // A named unified machine has no RAM beside its own memory: the CPU side keeps what the
-        // GPU may not use. Anything else: the default.
-        const Bytes host = unified_host_memory(h);
-        h.ram = host != 0 ? host : kDefaultRamGb * kGB;
+        h.ram = default_ram(h);
     }
     if (!flags.ram_bandwidth.empty()) {
         CANITRUN_TRY_ASSIGN(auto bw, parse_bandwidth(flags.ram_bandwidth));

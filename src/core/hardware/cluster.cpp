@@ -11,11 +11,12 @@ std::size_t Cluster::gpu_count() const {
     return n;
 }
 
-Result<Host> parse_host(const Database& db, const std::string& spec, Bytes default_ram) {
+Result<Host> parse_host(const Database& db, const std::string& spec,
+                        std::optional<Bytes> given_ram) {
     Host host;
     host.spec = spec;
     std::string gpus = spec;
-    host.hardware.ram = default_ram;
+    std::optional<Bytes> ram_setting = given_ram;
     if (const std::size_t colon = spec.find(':'); colon != std::string::npos) {
         gpus = spec.substr(0, colon);
         const std::string rest = spec.substr(colon + 1);
@@ -25,10 +26,11 @@ Result<Host> parse_host(const Database& db, const std::string& spec, Bytes defau
                         "write a host as GPUS or GPUS:ram=GB, e.g. 2x3090:ram=128");
         }
         CANITRUN_TRY_ASSIGN(auto ram, parse_gb(rest.substr(4)));
-        host.hardware.ram = ram;
+        ram_setting = ram;
     }
     CANITRUN_TRY_ASSIGN(auto list, parse_gpu_spec(db, gpus));
     host.hardware.gpus = devices_for(list);
+    host.hardware.ram = ram_setting ? *ram_setting : default_ram(host.hardware);
     return host;
 }
 

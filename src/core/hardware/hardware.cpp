@@ -195,6 +195,11 @@ Bytes unified_host_memory(const Hardware& hardware) {
     return host;
 }
 
+Bytes default_ram(const Hardware& hardware) {
+    const Bytes host = unified_host_memory(hardware);
+    return host != 0 ? host : checked::mul(kDefaultRamGb, kGB);
+}
+
 Result<Hardware> with_gpu_memory(Hardware hardware, Bytes memory) {
     if (hardware.gpus.empty()) {
         return fail(ErrorKind::bad_input, "--gpu-memory states a GPU's usable memory",
