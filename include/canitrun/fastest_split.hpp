@@ -6,7 +6,9 @@
 // faster by the speed model: more of the reads on the faster card, or one card and no hand-over.
 // This tries every split of the GPU units (and, with experts in RAM, every larger --n-cpu-moe)
 // and keeps the fastest that fits, prefill speed breaking ties. Exact for the speed model on
-// two GPUs; three or more keep the planner's split (the enumeration grows as units^(GPUs-1)).
+// two GPUs (two alike ones need only one GPU alone tried: every split using both reads at the
+// same speed); three or more keep the planner's split (the enumeration grows as
+// units^(GPUs-1)).
 
 #include "canitrun/hardware_questions.hpp"
 

@@ -39,11 +39,17 @@ Result<Plan> fastest_plan(const Model& model, const Quant& quant, const ModelPar
     // More experts in RAM than the planner's fewest can only help by freeing a better split;
     // whole layers in RAM stay as found (the planner keeps the most on the GPUs).
     const std::uint64_t last_k = found.kind == PlanKind::expert_offload ? n : 0;
+    // Two alike GPUs read at one speed: every split that uses both is as fast as the planner's
+    // (which keeps the fewest experts in RAM), so only one GPU alone (no hand-over) can beat it.
+    const GpuDevice& a = hardware.gpus[0];
+    const GpuDevice& b = hardware.gpus[1];
+    const bool alike = a.gpu == b.gpu && a.memory == b.memory &&
+                       a.bandwidth_gbps == b.bandwidth_gbps && a.fp16_tflops == b.fp16_tflops;
     for (std::uint64_t k = found.placement.cpu_moe_layers; k <= last_k; ++k) {
         PlacementOptions o = given;
         if (found.kind == PlanKind::layer_offload) o.gpu_layers = units;
         if (found.kind == PlanKind::expert_offload) o.cpu_moe_layers = k;
-        for (std::uint64_t first = 0; first <= units; ++first) {
+        for (std::uint64_t first = alike ? units : 0; first <= units; ++first) {
             o.tensor_split = {first, units - first};
             CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, o));
             if (!p.fits()) continue;
