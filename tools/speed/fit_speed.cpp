@@ -67,7 +67,9 @@ double feature(const FitRow& r, std::size_t j) {
     SpeedModel unit = zero_model();
     coefficient(unit, r.prefill, j) = 1;
     if (r.prefill)
-        return prefill_seconds(r.prediction.prefill, r.prediction.hardware, unit, 512).value_or(0);
+        return prefill_seconds(r.prediction.prefill, r.prediction.hardware, unit,
+                               r.prediction.ubatch)
+            .value_or(0);
     return decode_seconds(r.prediction.decode, r.prediction.hardware, unit);
 }
 
@@ -127,9 +129,10 @@ SpeedModel fit(const std::vector<FitRow>& rows, const std::string& leave_out = {
 }
 
 double predicted(const FitRow& r, const SpeedModel& m) {
-    const double s =
-        r.prefill ? prefill_seconds(r.prediction.prefill, r.prediction.hardware, m, 512).value_or(0)
-                  : decode_seconds(r.prediction.decode, r.prediction.hardware, m);
+    const double s = r.prefill ? prefill_seconds(r.prediction.prefill, r.prediction.hardware, m,
+                                                 r.prediction.ubatch)
+                                     .value_or(0)
+                               : decode_seconds(r.prediction.decode, r.prediction.hardware, m);
     return s > 0 ? 1.0 / s : 0;
 }
 
