@@ -41,6 +41,9 @@ struct BenchRun {
     std::vector<const Gpu*> gpus;  // empty: CPU only; several: llama.cpp's default layer split
     BenchTest test;
     std::uint64_t ubatch = 512;
+    // llama.cpp built before 2025, before its prompt kernels' rework (MMQ on tensor cores for
+    // every type, fused MoE, flash attention by default): prefill runs at an era's efficiency.
+    bool older_build = false;
 };
 
 struct BenchPrediction {

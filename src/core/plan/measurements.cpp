@@ -25,6 +25,7 @@ Result<BenchRun> bench_run_for(const Database& db, const Measurement& m) {
     run.gpus.assign(m.n_gpus, gpu);
     run.test = test;
     run.ubatch = m.ubatch;
+    run.older_build = !m.date.empty() && m.date < "2025";
     return run;
 }
 

@@ -83,7 +83,7 @@ ServingSpeed vllm_batched_decode(const Model& model, const VllmEstimate& e,
         work.gpus[0].read_bytes = reads;
         work.gpus[0].layers = st.layers;
         const double memory = decode_seconds(work, one, m);
-        const double tflops = std::max(d.fp16_tflops, d.fp32_tflops);
+        const double tflops = matrix_tflops(d);
         const double layer_share =
             static_cast<double>(st.layers) /
             static_cast<double>(std::max<std::uint64_t>(model.arch.layers, 1));
