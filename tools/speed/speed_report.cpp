@@ -395,6 +395,20 @@ void write_speed_report(std::ostream& out, const SpeedModel& model, const std::v
         << " of them), each run predicted by the fit without its source. A band covers 80 % by "
            "design; this is how far that held.\n\n";
     write_coverage(out, rows);
+    out << "\n## Known limits\n\n"
+           "- No published M5 run is in the data. The M5 GPUs' matrix rate is Apple's \"over 4x "
+           "the peak GPU compute for AI compared to M4\" (data/gpus/apple.json), which llama.cpp "
+           "reaches through the Metal 4 tensor API (ggml-org/llama.cpp#16634); the apple band was "
+           "measured on M1-M3 runs.\n"
+           "- A MoE model reads a prompt faster than a dense model of more active parameters on "
+           "Apple and AMD APUs, as their published runs do (tests/speed_sanity_test.cpp); on "
+           "CUDA it does not, as the published runs do not either (an RTX 4090 reads "
+           "qwen3.5-35b-a3b Q4_K_M at 6300 t/s and qwen3.5-9b Q8_0 at 9513, jiegec/kb).\n"
+           "- Most classes are measured by one or two sources, so leaving a source out removes "
+           "most of what its class is known by: the out-of-sample error is that of a class's "
+           "first measurement, and the bands are as wide.\n"
+           "- Intel's runs mix SYCL and Vulkan, whose prompt rates differ by up to 2x on the same "
+           "card; the model has one set of coefficients for both.\n";
     out << "\n## Coefficients\n\n";
     write_coefficients(out, model);
     out << "\n## Rows not used\n\n";
