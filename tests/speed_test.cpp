@@ -14,8 +14,9 @@ namespace {
 // Every coefficient 0 but the ones a test names, so each term is seen alone.
 SpeedModel bare_model() {
     SpeedModel m;
-    for (auto& c : m.classes) c = SpeedClassCoefficients{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    m.moe_layer_s = m.gpu_hop_s = m.weight_reread = m.attention_compute = 0;
+    for (auto& c : m.classes) c = SpeedClassCoefficients{};
+    for (auto& c : m.classes) c.bandwidth = c.compute = c.compute_float = c.attention = 0;
+    m.moe_layer_s = m.gpu_hop_s = m.weight_reread = 0;
     return m;
 }
 
@@ -26,17 +27,26 @@ SpeedClassCoefficients& nvidia(SpeedModel& m) {
 }  // namespace
 
 // One RTX 4090 (1008 GB/s): 1e9 bytes at 1.25x the ideal time = 1.24 ms, 32 layers x 50 µs =
-// 1.6 ms, 4 MoE layers x 10 µs = 0.04 ms: 2.880 ms a token.
-TEST_CASE("decode time is bytes over bandwidth, per-layer and per-MoE-layer costs") {
+// 1.6 ms, 8 recurrent layers at 20.16 µs per TB/s: 8 x 20.16e-6 x 1e12 / 1008e9 = 0.16 ms, 4 MoE
+// layers x 10 µs = 0.04 ms, 2e9 k-quant weights unpacked at 0.1008 bytes of read time each:
+// 2e9 x 0.1008 / 1008e9 = 0.2 ms. 3.240 ms.
+TEST_CASE("decode time is bytes over bandwidth, per-layer, recurrent, MoE and unpacking costs") {
     SpeedModel m = bare_model();
     nvidia(m).bandwidth = 1.25;
     nvidia(m).layer_s = 50e-6;
+    nvidia(m).recurrent_layer_s = 20.16e-6;
     m.moe_layer_s = 10e-6;
+    m.dequant[static_cast<int>(QuantFamily::k_quant)] = 0.1008;
     const Hardware h = test::hardware_of({"rtx-4090"});
     SpeedWork w;
-    w.gpus.push_back(DeviceWork{1e9, 0, 0, 0, 0, 32, 4});
-    CHECK(decode_seconds(w, h, m) == Approx(1e9 / 1008e9 * 1.25 + 32 * 50e-6 + 4 * 10e-6));
-    CHECK(decode_seconds(w, h, m) == Approx(2.880e-3).epsilon(1e-3));
+    w.family = QuantFamily::k_quant;
+    w.gpus.push_back(DeviceWork{1e9, 0, 0, 0, 0, 32, 4, 8, 2e9});
+    CHECK(decode_seconds(w, h, m) ==
+          Approx(1e9 / 1008e9 * 1.25 + 32 * 50e-6 + 8 * 20e-6 + 4 * 10e-6 + 2e9 * 0.1008 / 1008e9));
+    CHECK(decode_seconds(w, h, m) == Approx(3.240e-3).epsilon(1e-3));
+    // Legacy types carry their own unpacking cost (0 here).
+    w.family = QuantFamily::legacy;
+    CHECK(decode_seconds(w, h, m) == Approx(3.040e-3).epsilon(1e-3));
 }
 
 // Two RTX 3090s (936 GB/s each) in a layer split, half the bytes each: the times add (the
@@ -50,36 +60,43 @@ TEST_CASE("a layer split adds each GPU's time, the hand-over and the RAM path") 
     Hardware h = test::hardware_of({"rtx-3090", "rtx-3090"});
     h.ram_bandwidth_gbps = 100;
     SpeedWork w;
-    w.gpus.push_back(DeviceWork{5e8, 0, 0, 0, 0, 16, 0});
-    w.gpus.push_back(DeviceWork{5e8, 0, 0, 0, 0, 16, 0});
+    w.gpus.push_back(DeviceWork{5e8, 0, 0, 0, 0, 16, 0, 0, 0});
+    w.gpus.push_back(DeviceWork{5e8, 0, 0, 0, 0, 16, 0, 0, 0});
     CHECK(decode_seconds(w, h, m) == Approx(2 * 5e8 / 936e9 + 0.5e-3));
     w.ram.read_bytes = 2e8;
     CHECK(decode_seconds(w, h, m) == Approx(2 * 5e8 / 936e9 + 0.5e-3 + 2e8 / (100e9 * 0.6)));
 }
 
-// RTX 4090: 165.2 TFLOPS (FP16 tensor, the database's figure), 1008 GB/s, a 512-token batch.
-// Quantized: 1.6e10 dense FLOPs x 1.0 / 165.2e12 = 96.85 µs; FP16 weights at 0.6x: 58.11 µs;
-// experts 1e9 FLOPs x 6 = 36.32 µs; attention 2e8 FLOPs x 2 = 2.42 µs; 5e9 resident bytes
-// read once a batch x 1.5: 14.53 µs; 32 layers x 500 µs / 512 = 31.25 µs.
-TEST_CASE("prefill time is FLOPs over throughput, the weights read once a batch, layer costs") {
+// RTX 4090: 330.4 TFLOPS of matrix rate (twice the database's 165.2, see the decode test), 1008
+// GB/s, a 512-token batch. Quantized k-quant weights at p 1.0 + e 0.5: (1.6e10 dense + 1e9
+// expert FLOPs) x 1.5 / 330.4e12 = 77.18 µs; 8e9 routed expert weights held, each worth x = 160
+// tokens a micro-batch: 2 x 8e9 x 160 / 330.4e12 / 512 = 15.13 µs; attention 2e8
+// FLOPs x 2 = 1.21 µs; 5e9 resident bytes read once a batch x 1.5: 14.53 µs; 32 layers x 500 µs
+// / 512 = 31.25 µs. 139.30 µs. FP16 weights at 0.6 (no unpacking): 30.87 µs for the products,
+// 92.99 µs in all.
+TEST_CASE("prefill time is FLOPs over the matrix rate, weights read once a batch, layer costs") {
     SpeedModel m = bare_model();
     nvidia(m).compute = 1.0;
     nvidia(m).compute_float = 0.6;
-    nvidia(m).expert_compute = 6;
     nvidia(m).prefill_layer_s = 500e-6;
-    m.attention_compute = 2;
+    nvidia(m).attention = 2;
+    nvidia(m).expert_compute = 160;
     m.weight_reread = 1.5;
+    m.dequant_prefill[static_cast<int>(QuantFamily::k_quant)] = 0.5;
     const Hardware h = test::hardware_of({"rtx-4090"});
+    CHECK(matrix_tflops(h.gpus[0]) == Approx(330.4));
     SpeedWork w;
-    w.gpus.push_back(DeviceWork{0, 5e9, 1.6e10, 2e8, 1e9, 32, 0});
-    const double rest =
-        1e9 / 165.2e12 * 6 + 2e8 / 165.2e12 * 2 + 5e9 / 1008e9 / 512 * 1.5 + 32 * 500e-6 / 512;
+    w.family = QuantFamily::k_quant;
+    w.gpus.push_back(DeviceWork{0, 5e9, 1.6e10, 2e8, 1e9, 32, 0, 0, 0, 8e9});
+    const double rest = 2 * 8e9 / 330.4e12 / 512 * 160 + 2e8 / 330.4e12 * 2 +
+                        5e9 / 1008e9 / 512 * 1.5 + 32 * 500e-6 / 512;
     REQUIRE(prefill_seconds(w, h, m, 512));
-    CHECK(*prefill_seconds(w, h, m, 512) == Approx(1.6e10 / 165.2e12 + rest));
+    CHECK(*prefill_seconds(w, h, m, 512) == Approx(1.7e10 / 330.4e12 * 1.5 + rest));
+    CHECK(*prefill_seconds(w, h, m, 512) == Approx(139.30e-6).epsilon(1e-3));
     w.float_weights = true;
-    CHECK(*prefill_seconds(w, h, m, 512) == Approx(1.6e10 / 165.2e12 * 0.6 + rest));
-    CHECK(*prefill_seconds(w, h, m, 512) ==
-          Approx(58.11e-6 + 36.32e-6 + 2.42e-6 + 14.53e-6 + 31.25e-6).epsilon(1e-3));
+    w.family = QuantFamily::floating;
+    CHECK(*prefill_seconds(w, h, m, 512) == Approx(1.7e10 / 330.4e12 * 0.6 + rest));
+    CHECK(*prefill_seconds(w, h, m, 512) == Approx(92.99e-6).epsilon(1e-3));
 }
 
 TEST_CASE("no GPU gives no prefill figure, a GPU without a bandwidth figure no decode figure") {
@@ -89,7 +106,7 @@ TEST_CASE("no GPU gives no prefill figure, a GPU without a bandwidth figure no d
     CHECK_FALSE(prefill_seconds(w, test::hardware_of({}), m, 512).has_value());
     Hardware h = test::hardware_of({"rtx-4090"});
     h.gpus[0].bandwidth_gbps = 0;
-    w.gpus.push_back(DeviceWork{1e9, 0, 0, 0, 0, 32, 0});
+    w.gpus.push_back(DeviceWork{1e9, 0, 0, 0, 0, 32, 0, 0, 0});
     CHECK(decode_seconds(w, h, m) == 0);
 }
 

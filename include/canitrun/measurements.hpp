@@ -23,6 +23,8 @@ struct Measurement {
     std::string backend;
     std::string test;  // "pp512", "tg128", "pp2048 @ d32768"
     std::uint64_t ngl = 99;
+    // llama-bench's micro-batch: n_ubatch capped by n_batch (defaults 512 and 2048).
+    std::uint64_t ubatch = 512;
     double tokens_per_second = 0;
     std::string build, date, source, note;
     bool outlier = false;  // flagged so by whoever copied it (its note)

@@ -5,19 +5,31 @@
 //
 // Decode (one token) runs the layers one after another, so its time is the sum over devices of
 //   read bytes / bandwidth x a   (a = 1 / the share of peak bandwidth reached)
-// + layers x k + MoE layers x m  (kernel launches, routing: what dominates small and MoE models)
+// + layers x k + MoE layers x m  (kernel launches, routing)
+// + recurrent layers x kr x 1 TB/s / bandwidth  (the recurrent scan's kernels, which read and
+//                                                write the state more than once: scaled by the
+//                                                device's memory, so a base M4 pays 8x a 4090)
+// + weights read / bandwidth x d[type]  (unpacking: per weight, not per byte, so a 2-bit type
+//                                        costs as much work as a 4-bit one; d is the bytes of
+//                                        read time a weight's unpacking costs, the ALUs that do
+//                                        it scaling with the memory they are built to keep up with)
 // + (GPUs - 1) x h               (the hand-over between devices of a layer split)
 // where the read bytes are the active weights (routed experts at top-k over experts) and the KV
 // cache up to the current depth. Layers in system RAM read at RAM bandwidth x its efficiency.
 // Prefill (per prompt token, in micro-batches of ubatch tokens) is
-//   dense FLOPs / throughput x p + expert FLOPs / throughput x x + attention FLOPs / throughput x t
+//   (dense + expert FLOPs) / rate x (p + e[type] [+ o before 2025])
+// + 2 x routed expert weights held / rate / ubatch x x
+// + attention FLOPs / rate x t + recurrent layers x qr
 // + resident weights / bandwidth / ubatch x r  (each micro-batch reads every weight once)
 // + layers x q / ubatch
 // on each GPU, where dense FLOPs are 2 per active non-expert parameter plus attention at the
-// depth, expert FLOPs 2 per active routed-expert parameter (spread over many small matmuls at
-// batch 512), and throughput the device's FP16 tensor rate (FP32 where higher). Weights held in
+// depth, expert FLOPs 2 per active routed-expert parameter, and the rate the device's matrix
+// throughput (matrix_tflops). At 512 tokens a micro-batch each of 128 experts sees about 32:
+// the expert products cost per expert weight per micro-batch (x), not per token. Weights held in
 // RAM cross PCIe once per micro-batch. p differs for float (FP16/BF16) and quantized weights.
-// a, k, p, q, x are per device class; m, h, r, t are shared.
+// a, k, kr, p, q, qr, t, x are per coefficient group (speed_group: device classes whose cards
+// share their chips share them); m, h, r, d, e and o are shared by every device. A group no run
+// measures for a term (no MoE run, no hybrid) takes the value fitted over every device.
 
 #include <cstdint>
 #include <optional>
@@ -47,38 +59,90 @@ enum class SpeedClass {
 inline constexpr int kSpeedClassCount = 9;
 
 SpeedClass speed_class(const GpuDevice& device);
+// The class whose fitted coefficients a class uses: GeForce, workstation and unified NVIDIA
+// (DGX Spark) cards are built from the same chips (AD102 is both the RTX 4090 and the RTX 6000
+// Ada, GB202 the RTX 5090 and the RTX PRO 6000) and run the same kernels, so they share one set
+// and differ only in their bandwidth and matrix rate; `unknown` uses theirs too. The error
+// bands stay per class.
+SpeedClass speed_group(SpeedClass c);
 const char* speed_class_name(SpeedClass c);   // "nvidia_datacenter"
 const char* speed_class_words(SpeedClass c);  // "NVIDIA datacenter GPUs"
 
-// Per device class. Times in seconds; `bandwidth` and `compute` are multipliers on the ideal
-// time (1 / the share of peak reached).
+// Weight types by how their weights are unpacked: plain floats, the legacy block types (Q4_0,
+// Q5_1, Q8_0 ...), k-quants (Q2_K ... Q6_K), i-quants and ternary types (IQ2_XXS ... IQ4_NL,
+// TQ1_0) with their lookup grids, and the 4-bit float types (MXFP4, NVFP4).
+enum class QuantFamily { floating, legacy, k_quant, i_quant, fp4 };
+inline constexpr int kQuantFamilyCount = 5;
+QuantFamily quant_family(const Quant& quant);
+const char* quant_family_name(QuantFamily f);
+
+// Per device class, the same within a group (speed_group). Times in seconds; `bandwidth`,
+// `compute` and `attention` are multipliers on the ideal time (1 / the share of peak reached).
 struct SpeedClassCoefficients {
-    double bandwidth = 1 / 0.7;      // a
-    double layer_s = 0;              // k: decode seconds per layer
-    double compute = 1 / 0.5;        // p: quantized weights (dequantized, or int8 dot products)
+    double bandwidth = 1 / 0.7;    // a
+    double layer_s = 0;            // k: decode seconds per layer
+    double recurrent_layer_s = 0;  // kr: decode seconds per recurrent layer at 1 TB/s, on top of k
+    double compute = 1 / 0.5;      // p: quantized weights (dequantized, or int8 dot products)
     double compute_float = 1 / 0.5;  // p for 16- and 32-bit float weights (plain GEMM)
     double prefill_layer_s = 0;      // q: prefill seconds per layer per micro-batch
-    double expert_compute = 1;       // x: multiplier on the routed experts' ideal FLOP time
-    // |relative error| that 80 % of the measured runs stayed within, in and out of sample
-    // (leave one source out); 0 with no measurement of this class.
+    double attention = 1;            // t: multiplier on the attention products' ideal FLOP time
+    // x: the tokens' worth of work each micro-batch does per routed expert weight whatever the
+    // tokens routed to it (llama.cpp's MMQ pads each expert's few tokens to a whole tile)
+    double expert_compute = 0;
+    double prefill_recurrent_s = 0;  // qr: prefill seconds per prompt token per recurrent layer
+    // Per class: the fold error max(predicted / measured, measured / predicted) - 1 that 80 % of
+    // the class's runs stayed within when their source was left out of the fit, and how many
+    // such runs there were (a band needs kMinBandRuns).
     double decode_band = 0, prefill_band = 0;
-    double decode_band_loo = 0, prefill_band_loo = 0;
-    std::uint64_t decode_rows = 0, prefill_rows = 0;  // measurements behind the fit
+    std::uint64_t decode_rows = 0, prefill_rows = 0;
+};
+
+// Fewer left-out runs than this in a class and regime: no measured band, none borrowed.
+inline constexpr std::uint64_t kMinBandRuns = 10;
+
+// How the printed bands of one kind ("± N %" below 100 %, "within N×" from there) held on runs
+// whose source neither the fit nor the band saw (docs/SPEED.md): the share of such runs within
+// the band their class would print without them, and how many runs that is.
+struct BandCoverage {
+    double share = 0;
+    std::uint64_t runs = 0;
+};
+
+// The fit's error leaving one source out: median and 90th percentile of |predicted / measured -
+// 1| over every fitted run.
+struct OutOfSampleError {
+    double decode_median = 0, decode_p90 = 0, prefill_median = 0, prefill_p90 = 0;
 };
 
 struct SpeedModel {
     SpeedClassCoefficients classes[kSpeedClassCount];
-    double moe_layer_s = 0;        // m
-    double gpu_hop_s = 0;          // h
-    double weight_reread = 1;      // r
-    double attention_compute = 1;  // multiplier on the attention products' ideal FLOP time
+    double moe_layer_s = 0;                          // m
+    double gpu_hop_s = 0;                            // h
+    double weight_reread = 1;                        // r
+    double dequant[kQuantFamilyCount] = {};          // d: decode, bytes of read time per weight
+    double dequant_prefill[kQuantFamilyCount] = {};  // e: prefill, added to p
+    // o: prefill, added to p for llama.cpp built before 2025 (only published runs have it: an
+    // estimate is for today's llama.cpp).
+    double older_build_compute = 0;
     // Not fitted (no measurement offloads): stated assumptions.
     double ram_bandwidth_efficiency = 0.6;  // dual-channel desktops measure 55-65 % in llama-bench
     double pcie_gbps = 25.0;  // PCIe 4.0 x16 as measured by bandwidthTest (~25 of 32 GB/s)
     std::string source;       // what the coefficients were fitted on
+    BandCoverage narrow_bands, wide_bands;
+    OutOfSampleError out_of_sample;
 
+    // A class's coefficients (its group's: the fit writes the same values into every class of
+    // a group) and its own bands.
     const SpeedClassCoefficients& of(SpeedClass c) const { return classes[static_cast<int>(c)]; }
 };
+
+// The measured band of a class for decode or prefill; empty below kMinBandRuns left-out runs.
+std::optional<double> speed_band(const SpeedModel& m, SpeedClass c, bool prefill);
+
+// The matrix throughput prefill divides by, in TFLOPS: the FP16 tensor rate with FP16
+// accumulation (the rate llama.cpp's int8 and FP16 kernels run at), or the FP32 rate where that
+// is higher (Pascal's FP16 runs at 1/64; M1-M4 have no matrix units).
+double matrix_tflops(const GpuDevice& device);
 
 // The coefficients fitted by tools/speed/fit_speed (src/core/plan/speed_fit.cpp).
 const SpeedModel& fitted_speed_model();
@@ -92,12 +156,17 @@ struct DeviceWork {
     double expert_flops = 0;     // 2 x active routed-expert params here
     std::uint64_t layers = 0;
     std::uint64_t moe_layers = 0;
+    double recurrent_layers = 0;  // of `layers`: recurrent ones (linear attention, SSM, conv)
+    double weight_count = 0;      // active weights read for one token, in weights (not bytes)
+    double expert_weights = 0;    // every routed expert's weights held here, in weights
 };
 
 struct SpeedWork {
     std::vector<DeviceWork> gpus;  // one per Hardware::gpus
     DeviceWork ram;                // layers (or experts) in system RAM
     bool float_weights = false;    // 16- or 32-bit float weights: prefill multiplies them as is
+    QuantFamily family = QuantFamily::k_quant;
+    bool older_build = false;  // a published run of llama.cpp before 2025 (BenchRun)
 };
 
 // Whether a quantization keeps weights as 16- or 32-bit floats (FP16, BF16, FP32).
@@ -118,8 +187,8 @@ struct Speed {
     double decode_tokens_per_s = 0;              // at an empty cache (llama-bench tg128)
     std::optional<double> decode_at_context;     // with the cache full to the planned context
     std::optional<double> prefill_tokens_per_s;  // empty: no GPU, or no throughput figure
-    // The |relative error| 80 % of measured runs of this device class stayed within, out of
-    // sample; empty where no measurement covers the class or the placement (offload).
+    // The fold error 80 % of measured runs of this device class stayed within, out of sample
+    // (speed_band); empty where too few runs cover the class or none the placement (offload).
     std::optional<double> decode_band, prefill_band;
     SpeedClass device_class = SpeedClass::unknown;  // of the first GPU (the slowest decides)
     bool offloaded = false;  // part of the model in RAM: the RAM and PCIe terms are assumptions

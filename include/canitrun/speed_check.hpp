@@ -41,12 +41,18 @@ struct BenchRun {
     std::vector<const Gpu*> gpus;  // empty: CPU only; several: llama.cpp's default layer split
     BenchTest test;
     std::uint64_t ubatch = 512;
+    // llama.cpp built before 2025, before its prompt kernels' rework (MMQ on tensor cores for
+    // every type, fused MoE, flash attention by default): prefill runs at an era's efficiency.
+    bool older_build = false;
 };
 
 struct BenchPrediction {
     double tokens_per_s = 0;
     SpeedWork decode, prefill;  // what the test's tokens ask of each device
     Hardware hardware;
+    // The prompt's micro-batch: llama.cpp cuts a prompt into micro-batches of at most n_ubatch
+    // tokens, so pp512 at -ub 2048 runs one micro-batch of 512.
+    std::uint64_t ubatch = 512;
 };
 
 // Every layer on the GPUs (llama-bench -ngl 99), the KV cache sized for the test's tokens.

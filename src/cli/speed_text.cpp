@@ -56,53 +56,61 @@ void write_measured(std::ostream& out, const HardwareAnswer& a) {
 
 }  // namespace
 
-// An error past 100 % is an overestimate by more than 2x: say it as a factor.
+// A band is a fold error (docs/SPEED.md): past 100 % it reads as a factor either way.
 std::string band_text(double band) {
     if (band >= 1) return fmt::format("within {:.1f}x", 1 + band);
     return fmt::format("± {:.0f} %", std::ceil(band * 100));
 }
 
-std::string rate_with_band(double tokens_per_s, const std::optional<double>& band) {
+std::string rate_with_band(double tokens_per_s, const std::optional<double>& band, bool say_none) {
     std::string out = format_rate(tokens_per_s);
-    if (band) out += " (" + band_text(*band) + ")";
+    if (band)
+        out += " (" + band_text(*band) + ")";
+    else if (say_none)
+        out += " (no measured band)";
     return out;
 }
 
 void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) {
     const Speed& s = a.speed;
+    const SpeedModel& m = fitted_speed_model();
+    const SpeedClassCoefficients& c = m.of(s.device_class);
+    const bool measured = c.decode_rows >= kMinBandRuns || c.prefill_rows >= kMinBandRuns;
+    // A band earned on one machine does not cover a network between several (rpc_plan.hpp).
+    const bool network = measured && !s.offloaded && !s.decode_band && !s.prefill_band;
+    const bool say_none = !s.offloaded && !network;
     // With several sequences this line is one stream by itself; the users' line follows it.
     out << (a.settings.n_seq > 1 ? "\n  Speed of one sequence alone: about " : "\n  Speed: about ")
-        << rate_with_band(s.decode_tokens_per_s, s.decode_band) << " generating";
+        << rate_with_band(s.decode_tokens_per_s, s.decode_band, say_none) << " generating";
     // The cache read grows with every token: say so where it costs more than 5 %.
     if (s.decode_at_context && *s.decode_at_context < 0.95 * s.decode_tokens_per_s) {
         out << " (" << format_rate(*s.decode_at_context) << " with all "
             << format_thousands(sequence_context(a.settings)) << " tokens in the cache)";
     }
     if (s.prefill_tokens_per_s) {
-        out << ", " << rate_with_band(*s.prefill_tokens_per_s, s.prefill_band)
+        out << ", " << rate_with_band(*s.prefill_tokens_per_s, s.prefill_band, say_none)
             << " reading the prompt";
     }
     out << "\n";
-    const SpeedModel& m = fitted_speed_model();
-    const SpeedClassCoefficients& c = m.of(s.device_class);
     if (s.offloaded) {
         out << "    part of the model runs from RAM: its read at "
             << fmt::format("{:.0f} % of {:g} GB/s", m.ram_bandwidth_efficiency * 100,
                            h.ram_bandwidth_gbps)
             << " (--ram-bandwidth) and PCIe at " << fmt::format("{:g}", m.pcie_gbps)
             << " GB/s are assumptions no published run checks: no error band\n";
-    } else if (c.decode_rows > 0 && !s.decode_band) {
-        // A band earned on one machine does not cover a network between several (rpc_plan.hpp).
+    } else if (network) {
         out << "    fitted on " << c.decode_rows + c.prefill_rows
             << " published llama-bench runs of " << speed_class_words(s.device_class)
             << " on one machine; the network between hosts is not in them: no error band\n";
-    } else if (c.decode_rows > 0) {
-        out << "    fitted on " << c.decode_rows + c.prefill_rows
-            << " published llama-bench runs of " << speed_class_words(s.device_class)
-            << "; 80 % of them fell within the band when left out of the fit (docs/SPEED.md)\n";
+    } else if (measured) {
+        out << "    " << c.decode_rows + c.prefill_rows << " published llama-bench runs of "
+            << speed_class_words(s.device_class)
+            << "; 80 % of them fell within the band when their source was left out of the fit "
+               "(docs/SPEED.md)\n";
     } else {
-        out << "    no published run of " << speed_class_words(s.device_class)
-            << " in canitrun's measurements: no error band (docs/SPEED.md)\n";
+        out << "    " << c.decode_rows + c.prefill_rows << " published llama-bench runs of "
+            << speed_class_words(s.device_class) << ", fewer than " << kMinBandRuns
+            << " a regime: no measured band (docs/SPEED.md)\n";
     }
     write_measured(out, a);
 }

@@ -13,8 +13,8 @@ namespace canitrun::cli {
 // "± 12 %", or "within 2.6x" past 100 %
 std::string band_text(double band);
 
-// "167 tokens/s (± 12 %)"
-std::string rate_with_band(double tokens_per_s, const std::optional<double>& band);
+// "167 tokens/s (± 12 %)"; without a band "167 tokens/s (no measured band)" where `say_none`.
+std::string rate_with_band(double tokens_per_s, const std::optional<double>& band, bool say_none);
 
 // The "Speed:" lines of the hardware section.
 void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h);

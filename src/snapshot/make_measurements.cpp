@@ -51,9 +51,9 @@ const char* flag(bool b) {
 std::string row(const canitrun::Measurement& m) {
     return "    {" + view(m.model_id) + ", " + flag(m.exact_model) + ", " + view(m.quant) + ", " +
            view(m.gpu_id) + ", " + std::to_string(m.n_gpus) + "U, " + view(m.backend) + ", " +
-           view(m.test) + ", " + std::to_string(m.ngl) + "U, " + number(m.tokens_per_second) +
-           ", " + view(m.build) + ", " + view(m.date) + ", " + view(m.source) + ", " +
-           view(m.note) + ", " + flag(m.outlier) + "},\n";
+           view(m.test) + ", " + std::to_string(m.ngl) + "U, " + std::to_string(m.ubatch) + "U, " +
+           number(m.tokens_per_second) + ", " + view(m.build) + ", " + view(m.date) + ", " +
+           view(m.source) + ", " + view(m.note) + ", " + flag(m.outlier) + "},\n";
 }
 
 std::string cpp_source(const std::vector<canitrun::Measurement>& rows) {
@@ -67,7 +67,8 @@ std::string cpp_source(const std::vector<canitrun::Measurement>& rows) {
         "struct MeasurementRow {\n"
         "    std::string_view model_id;\n    bool exact_model;\n    std::string_view quant;\n"
         "    std::string_view gpu_id;\n    std::uint64_t n_gpus;\n    std::string_view backend;\n"
-        "    std::string_view test;\n    std::uint64_t ngl;\n    double tokens_per_second;\n"
+        "    std::string_view test;\n    std::uint64_t ngl;\n    std::uint64_t ubatch;\n"
+        "    double tokens_per_second;\n"
         "    std::string_view build, date, source, note;\n    bool outlier;\n};\n\n"
         "constexpr MeasurementRow kMeasurementRows[] = {\n";
     for (const auto& m : rows) out += row(m);
@@ -86,6 +87,7 @@ std::string cpp_source(const std::vector<canitrun::Measurement>& rows) {
         "                                      .backend = std::string(r.backend),\n"
         "                                      .test = std::string(r.test),\n"
         "                                      .ngl = r.ngl,\n"
+        "                                      .ubatch = r.ubatch,\n"
         "                                      .tokens_per_second = r.tokens_per_second,\n"
         "                                      .build = std::string(r.build),\n"
         "                                      .date = std::string(r.date),\n"

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -26,29 +27,67 @@
 namespace canitrun::tools {
 namespace {
 
-constexpr std::size_t kClasses = kSpeedClassCount;
-// Decode: bandwidth and layer_s per class, moe_layer_s and gpu_hop_s shared. Prefill: compute,
-// compute_float, prefill_layer_s and expert_compute per class, weight_reread and
-// attention_compute shared.
-constexpr std::size_t kPerClass[2] = {2, 4};
+// One fitted coefficient: a field of every class in a coefficient group (speed_group), or a
+// term every device shares.
+struct Param {
+    bool prefill = false;
+    SpeedClass group = SpeedClass::nvidia;  // per group: its representative class
+    double SpeedClassCoefficients::*field = nullptr;
+    std::function<double&(SpeedModel&)> shared;  // set: a shared term
+};
 
-std::size_t coefficient_count(bool prefill) {
-    return kPerClass[prefill ? 1 : 0] * kClasses + 2;
+std::vector<SpeedClass> groups() {
+    std::vector<SpeedClass> out;
+    for (int c = 0; c < kSpeedClassCount; ++c) {
+        const auto sc = static_cast<SpeedClass>(c);
+        if (speed_group(sc) == sc) out.push_back(sc);
+    }
+    return out;
 }
 
-// Coefficient j of the decode (or prefill) half of the model.
-double& coefficient(SpeedModel& m, bool prefill, std::size_t j) {
-    if (j < kPerClass[prefill ? 1 : 0] * kClasses) {
-        SpeedClassCoefficients& c = m.classes[j % kClasses];
-        const std::size_t which = j / kClasses;
-        if (!prefill) return which == 0 ? c.bandwidth : c.layer_s;
-        if (which == 0) return c.compute;
-        if (which == 1) return c.compute_float;
-        return which == 2 ? c.prefill_layer_s : c.expert_compute;
+// Decode: a, k and kr per group; m, h and d (per weight type but plain floats) shared. Prefill:
+// p, p for floats, q, t, x and qr per group; r, o and e (per weight type, the legacy block types
+// the baseline p is measured on) shared.
+std::vector<Param> params(bool prefill) {
+    using C = SpeedClassCoefficients;
+    const std::vector<double C::*> fields =
+        prefill
+            ? std::vector<double C::*>{&C::compute,   &C::compute_float,  &C::prefill_layer_s,
+                                       &C::attention, &C::expert_compute, &C::prefill_recurrent_s}
+            : std::vector<double C::*>{&C::bandwidth, &C::layer_s, &C::recurrent_layer_s};
+    std::vector<Param> out;
+    for (const auto field : fields) {
+        for (const SpeedClass g : groups()) out.push_back(Param{prefill, g, field, {}});
     }
-    const std::size_t shared = j - kPerClass[prefill ? 1 : 0] * kClasses;
-    if (prefill) return shared == 0 ? m.weight_reread : m.attention_compute;
-    return shared == 0 ? m.moe_layer_s : m.gpu_hop_s;
+    const auto shared = [&](std::function<double&(SpeedModel&)> f) {
+        out.push_back(Param{prefill, SpeedClass::nvidia, nullptr, std::move(f)});
+    };
+    if (prefill) {
+        shared([](SpeedModel& m) -> double& { return m.weight_reread; });
+        shared([](SpeedModel& m) -> double& { return m.older_build_compute; });
+    } else {
+        shared([](SpeedModel& m) -> double& { return m.moe_layer_s; });
+        shared([](SpeedModel& m) -> double& { return m.gpu_hop_s; });
+    }
+    for (int f = 0; f < kQuantFamilyCount; ++f) {
+        const auto family = static_cast<QuantFamily>(f);
+        if (family == QuantFamily::floating || (prefill && family == QuantFamily::legacy)) continue;
+        if (prefill)
+            shared([f](SpeedModel& m) -> double& { return m.dequant_prefill[f]; });
+        else
+            shared([f](SpeedModel& m) -> double& { return m.dequant[f]; });
+    }
+    return out;
+}
+
+void set(SpeedModel& m, const Param& p, double v) {
+    if (p.shared) {
+        p.shared(m) = v;
+        return;
+    }
+    for (int c = 0; c < kSpeedClassCount; ++c) {
+        if (speed_group(static_cast<SpeedClass>(c)) == p.group) m.classes[c].*p.field = v;
+    }
 }
 
 // Every term at 0, the unfitted RAM and PCIe terms included (no fitted row offloads).
@@ -57,17 +96,19 @@ SpeedModel zero_model() {
     m.ram_bandwidth_efficiency = 1e30;
     m.pcie_gbps = 1e30;
     for (const bool prefill : {false, true}) {
-        for (std::size_t j = 0; j < coefficient_count(prefill); ++j) coefficient(m, prefill, j) = 0;
+        for (const Param& p : params(prefill)) set(m, p, 0);
     }
     return m;
 }
 
-// The time the row's test takes per token with only coefficient j at 1.
-double feature(const FitRow& r, std::size_t j) {
-    SpeedModel unit = zero_model();
-    coefficient(unit, r.prefill, j) = 1;
+// The time the row's test takes per token with only coefficient p at 1.
+double feature(const FitRow& r, const SpeedModel& zero, const Param& p) {
+    SpeedModel unit = zero;
+    set(unit, p, 1);
     if (r.prefill)
-        return prefill_seconds(r.prediction.prefill, r.prediction.hardware, unit, 512).value_or(0);
+        return prefill_seconds(r.prediction.prefill, r.prediction.hardware, unit,
+                               r.prediction.ubatch)
+            .value_or(0);
     return decode_seconds(r.prediction.decode, r.prediction.hardware, unit);
 }
 
@@ -78,45 +119,57 @@ std::vector<Row> design(const std::vector<FitRow>& rows, bool prefill,
     for (const FitRow& r : rows) {
         if (r.prefill != prefill || r.m->outlier || r.source_key == leave_out) continue;
         Row row;
-        for (std::size_t j = 0; j < coefficient_count(prefill); ++j) row.x.push_back(feature(r, j));
+        row.x = r.features;
         row.y = 1.0 / r.m->tokens_per_second;
         out.push_back(std::move(row));
     }
     return out;
 }
 
-// A per-class coefficient no training row exercises takes the value of the nearest measured
-// class: NVIDIA GeForce, workstation and datacenter cards in that order (the most measured);
-// `unknown` always does.
-void fill_unmeasured(SpeedModel& m, const std::vector<Row>& rows, bool prefill) {
-    const auto unknown = static_cast<std::size_t>(SpeedClass::unknown);
-    const std::size_t per_class = kPerClass[prefill ? 1 : 0] * kClasses;
-    std::vector<bool> seen(per_class, false);
-    for (std::size_t j = 0; j < per_class; ++j) {
-        for (const Row& r : rows) seen[j] = seen[j] || r.x[j] > 0;
+// The same rows with every per-group coefficient pooled into one per field: a row runs on one
+// group, so its pooled feature is the sum of its per-group ones. Returns each coefficient's
+// index among the pooled ones.
+std::vector<std::size_t> pool(const std::vector<Param>& ps, std::vector<Row>& rows) {
+    std::vector<std::size_t> to;
+    std::vector<double SpeedClassCoefficients::*> fields;
+    std::size_t shared = 0;
+    for (const Param& p : ps) {
+        if (p.shared) continue;
+        if (std::find(fields.begin(), fields.end(), p.field) == fields.end())
+            fields.push_back(p.field);
     }
-    const std::size_t order[] = {static_cast<std::size_t>(SpeedClass::nvidia),
-                                 static_cast<std::size_t>(SpeedClass::nvidia_workstation),
-                                 static_cast<std::size_t>(SpeedClass::nvidia_datacenter)};
-    for (std::size_t j = 0; j < per_class; ++j) {
-        const std::size_t c = j % kClasses;
-        if (seen[j] && c != unknown) continue;
-        for (const std::size_t from : order) {
-            if (seen[j - c + from]) {
-                coefficient(m, prefill, j) = coefficient(m, prefill, j - c + from);
-                break;
-            }
-        }
+    for (const Param& p : ps) {
+        if (p.shared)
+            to.push_back(fields.size() + shared++);
+        else
+            to.push_back(static_cast<std::size_t>(std::find(fields.begin(), fields.end(), p.field) -
+                                                  fields.begin()));
     }
+    for (Row& r : rows) {
+        std::vector<double> x(fields.size() + shared, 0);
+        for (std::size_t j = 0; j < ps.size(); ++j) x[to[j]] += r.x[j];
+        r.x = std::move(x);
+    }
+    return to;
 }
 
+// A per-group coefficient no training row exercises (a device group with no MoE, no hybrid or
+// no float-weight run) takes the value the same rows give it pooled over every group, never
+// another group's own.
 void fit_half(SpeedModel& m, const std::vector<FitRow>& rows, bool prefill,
               const std::string& leave_out) {
     const std::vector<Row> d = design(rows, prefill, leave_out);
-    const std::size_t n = coefficient_count(prefill);
-    const std::vector<double> theta = fit_robust(d, std::vector<bool>(n, true));
-    for (std::size_t j = 0; j < n; ++j) coefficient(m, prefill, j) = theta[j];
-    fill_unmeasured(m, d, prefill);
+    const std::vector<Param> ps = params(prefill);
+    const std::vector<double> theta = fit_robust(d, std::vector<bool>(ps.size(), true));
+    std::vector<Row> pooled = d;
+    const std::vector<std::size_t> to = pool(ps, pooled);
+    const std::vector<double> all =
+        fit_robust(pooled, std::vector<bool>(pooled.empty() ? 0 : pooled[0].x.size(), true));
+    for (std::size_t j = 0; j < ps.size(); ++j) {
+        bool seen = false;
+        for (const Row& r : d) seen = seen || r.x[j] > 0;
+        set(m, ps[j], seen || ps[j].shared ? theta[j] : all[to[j]]);
+    }
 }
 
 SpeedModel fit(const std::vector<FitRow>& rows, const std::string& leave_out = {}) {
@@ -127,9 +180,10 @@ SpeedModel fit(const std::vector<FitRow>& rows, const std::string& leave_out = {
 }
 
 double predicted(const FitRow& r, const SpeedModel& m) {
-    const double s =
-        r.prefill ? prefill_seconds(r.prediction.prefill, r.prediction.hardware, m, 512).value_or(0)
-                  : decode_seconds(r.prediction.decode, r.prediction.hardware, m);
+    const double s = r.prefill ? prefill_seconds(r.prediction.prefill, r.prediction.hardware, m,
+                                                 r.prediction.ubatch)
+                                     .value_or(0)
+                               : decode_seconds(r.prediction.decode, r.prediction.hardware, m);
     return s > 0 ? 1.0 / s : 0;
 }
 
@@ -173,7 +227,7 @@ std::vector<FitRow> usable_rows(const Database& db, const std::vector<Measuremen
             continue;
         }
         const SpeedClass c = speed_class(p->hardware.gpus.front());
-        rows.push_back(FitRow{&m, *run, std::move(*p), prefill, source_key(m.source), c, 0, 0});
+        rows.push_back(FitRow{&m, *run, std::move(*p), prefill, source_key(m.source), c, {}, 0, 0});
     }
     return rows;
 }
@@ -201,6 +255,10 @@ int main(int argc, char** argv) {
     }
     std::map<std::string, int> skipped;
     std::vector<FitRow> rows = usable_rows(*db, *measurements, skipped);
+    const SpeedModel zero = zero_model();
+    for (FitRow& r : rows) {
+        for (const Param& p : params(r.prefill)) r.features.push_back(feature(r, zero, p));
+    }
     SpeedModel model = fit(rows);
     for (FitRow& r : rows) r.in_sample = predicted(r, model);
     std::map<std::string, SpeedModel> loo;
@@ -225,7 +283,7 @@ int main(int argc, char** argv) {
                       << r.m->model_id << "," << r.m->quant << "," << r.m->n_gpus << "x"
                       << r.m->gpu_id << "," << r.m->backend << "," << r.m->test << "," << r.m->date
                       << "," << r.m->tokens_per_second << "," << r.in_sample << ","
-                      << r.out_of_sample << "\n";
+                      << r.out_of_sample << "," << r.source_key << "\n";
         }
     }
     return 0;

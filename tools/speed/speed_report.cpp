@@ -4,11 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <set>
 
 namespace canitrun::tools {
 namespace {
 
 constexpr double kBandQuantile = 0.8;
+
+using Keep = std::function<bool(const FitRow&)>;
 
 std::string number(double v) {
     char buf[64];
@@ -22,32 +25,105 @@ std::string percent(double v) {
     return buf;
 }
 
-std::vector<double> errors(const std::vector<FitRow>& rows, bool prefill, bool out_of_sample,
-                           const std::function<bool(const FitRow&)>& keep) {
+double out_of_sample(const FitRow& r, bool oos) {
+    return oos ? r.out_of_sample : r.in_sample;
+}
+
+std::vector<double> errors(const std::vector<FitRow>& rows, bool prefill, bool oos,
+                           const Keep& keep) {
     std::vector<double> e;
     for (const FitRow& r : rows) {
         if (r.prefill != prefill || r.m->outlier || !keep(r)) continue;
-        e.push_back(
-            abs_error(out_of_sample ? r.out_of_sample : r.in_sample, r.m->tokens_per_second));
+        e.push_back(abs_error(out_of_sample(r, oos), r.m->tokens_per_second));
     }
     return e;
 }
 
-// Share of rows whose prediction is within 2x of the measurement either way.
-double within_2x(const std::vector<FitRow>& rows, bool out_of_sample) {
-    double n = 0, hit = 0;
+std::vector<double> folds(const std::vector<FitRow>& rows, bool prefill, const Keep& keep) {
+    std::vector<double> e;
     for (const FitRow& r : rows) {
-        if (!r.prefill || r.m->outlier) continue;
-        const double p = out_of_sample ? r.out_of_sample : r.in_sample;
-        const double ratio = p / r.m->tokens_per_second;
-        n += 1;
-        if (ratio <= 2.0 && ratio >= 0.5) hit += 1;
+        if (r.prefill != prefill || r.m->outlier || !keep(r)) continue;
+        e.push_back(fold_error(r.out_of_sample, r.m->tokens_per_second));
     }
-    return n > 0 ? hit / n : 0;
+    return e;
+}
+
+// The band text the CLI prints (src/cli/speed_text.cpp's band_text), for the report.
+std::string band_words(const std::vector<double>& f) {
+    if (f.size() < kMinBandRuns) return "no measured band";
+    const double b = quantile(f, kBandQuantile);
+    char buf[48];
+    if (b >= 1)
+        std::snprintf(buf, sizeof buf, "within %.1f×", 1 + b);
+    else
+        std::snprintf(buf, sizeof buf, "± %.0f %%", std::ceil(b * 100));
+    return buf;
+}
+
+// Whether a run is inside a band as the band's words claim it: "± N %" bounds |p / m - 1|,
+// "within N×" bounds the fold error.
+bool covered(double band, double predicted, double measured) {
+    return band < 1 ? abs_error(predicted, measured) <= band
+                    : fold_error(predicted, measured) <= band;
+}
+
+struct Coverage {
+    std::uint64_t narrow = 0, narrow_in = 0, wide = 0, wide_in = 0;
+    void add(double band, bool in) {
+        (band < 1 ? narrow : wide) += 1;
+        (band < 1 ? narrow_in : wide_in) += in ? 1 : 0;
+    }
+};
+
+// Each source's runs against the band their class would print without them: the band from the
+// other sources' out-of-sample folds (at least kMinBandRuns of them), the runs judged by a fit
+// that did not see them either.
+void add_coverage(Coverage& c, const std::vector<FitRow>& rows, bool prefill, const Keep& keep) {
+    std::set<std::string> sources;
+    for (const FitRow& r : rows) {
+        if (r.prefill == prefill && !r.m->outlier && keep(r)) sources.insert(r.source_key);
+    }
+    for (const std::string& s : sources) {
+        const auto others =
+            folds(rows, prefill, [&](const FitRow& r) { return keep(r) && r.source_key != s; });
+        if (others.size() < kMinBandRuns) continue;
+        const double band = quantile(others, kBandQuantile);
+        for (const FitRow& r : rows) {
+            if (r.prefill != prefill || r.m->outlier || !keep(r) || r.source_key != s) continue;
+            c.add(band, covered(band, r.out_of_sample, r.m->tokens_per_second));
+        }
+    }
+}
+
+Keep of_class(SpeedClass sc) {
+    return [sc](const FitRow& r) { return sc == SpeedClass::unknown || r.device_class == sc; };
+}
+
+// Platforms as the issue names them: every NVIDIA, AMD, Apple and Intel class together.
+struct Platform {
+    const char* name;
+    std::vector<SpeedClass> classes;
+};
+const std::vector<Platform>& platforms() {
+    static const std::vector<Platform> p = {
+        {"NVIDIA",
+         {SpeedClass::nvidia, SpeedClass::nvidia_workstation, SpeedClass::nvidia_datacenter,
+          SpeedClass::nvidia_unified}},
+        {"AMD", {SpeedClass::amd, SpeedClass::amd_apu}},
+        {"Apple", {SpeedClass::apple}},
+        {"Intel", {SpeedClass::intel}},
+    };
+    return p;
+}
+
+Keep of_platform(const Platform& p) {
+    return [&p](const FitRow& r) {
+        return std::find(p.classes.begin(), p.classes.end(), r.device_class) != p.classes.end();
+    };
 }
 
 void error_row(std::ostream& out, const std::string& label, const std::vector<FitRow>& rows,
-               const std::function<bool(const FitRow&)>& keep) {
+               const Keep& keep, bool with_band) {
     out << "| " << label;
     for (const bool prefill : {false, true}) {
         const auto in = errors(rows, prefill, false, keep);
@@ -59,55 +135,127 @@ void error_row(std::ostream& out, const std::string& label, const std::vector<Fi
         }
         out << " | " << percent(quantile(in, 0.5)) << " / " << percent(quantile(in, 0.9)) << " | "
             << percent(quantile(loo, 0.5)) << " / " << percent(quantile(loo, 0.9)) << " | "
-            << percent(quantile(loo, kBandQuantile));
+            << (with_band ? band_words(folds(rows, prefill, keep)) : "-");
     }
     out << " |\n";
 }
 
 void write_error_tables(std::ostream& out, const std::vector<FitRow>& rows) {
-    out << "| rows | decode rows | decode median / p90, in sample | leave one source out | band "
-           "(p80, out of sample) | prefill rows | prefill median / p90, in sample | leave one "
-           "source out | band (p80, out of sample) |\n|---|---|---|---|---|---|---|---|---|---|\n";
-    error_row(out, "all", rows, [](const FitRow&) { return true; });
+    out << "| runs | decode runs | decode median / p90, in sample | leave one source out | band "
+           "printed | prefill runs | prefill median / p90, in sample | leave one source out | "
+           "band printed |\n|---|---|---|---|---|---|---|---|---|\n";
+    error_row(
+        out, "all", rows, [](const FitRow&) { return true; }, true);
     for (int c = 0; c < kSpeedClassCount; ++c) {
         const auto sc = static_cast<SpeedClass>(c);
-        error_row(out, speed_class_name(sc), rows,
-                  [sc](const FitRow& r) { return r.device_class == sc; });
+        if (sc == SpeedClass::unknown) continue;
+        error_row(out, speed_class_name(sc), rows, of_class(sc), true);
     }
-    error_row(out, "dense models", rows, [](const FitRow& r) { return !r.run.model->is_moe(); });
-    error_row(out, "MoE models", rows, [](const FitRow& r) { return r.run.model->is_moe(); });
-    error_row(out, "several GPUs", rows, [](const FitRow& r) { return r.run.gpus.size() > 1; });
-    out << "\n90 % of prefill rows within 2x: " << percent(within_2x(rows, false)) << " in sample, "
-        << percent(within_2x(rows, true)) << " leaving one source out.\n";
+    for (const Platform& p : platforms())
+        error_row(out, std::string("platform: ") + p.name, rows, of_platform(p), false);
+    error_row(
+        out, "dense models", rows, [](const FitRow& r) { return !r.run.model->is_moe(); }, false);
+    error_row(
+        out, "MoE models", rows, [](const FitRow& r) { return r.run.model->is_moe(); }, false);
+    error_row(
+        out, "several GPUs", rows, [](const FitRow& r) { return r.run.gpus.size() > 1; }, false);
+}
+
+// The issue's out-of-sample targets, each as met or missed.
+void write_targets(std::ostream& out, const SpeedModel& m, const std::vector<FitRow>& rows) {
+    const OutOfSampleError& e = m.out_of_sample;
+    const auto verdict = [](bool ok) { return ok ? "met" : "missed"; };
+    out << "| target | leave one source out | |\n|---|---|---|\n"
+        << "| decode median <= 10 % | " << percent(e.decode_median) << " | "
+        << verdict(e.decode_median <= 0.10) << " |\n"
+        << "| prefill median <= 15 % | " << percent(e.prefill_median) << " | "
+        << verdict(e.prefill_median <= 0.15) << " |\n"
+        << "| decode p90 <= 35 % | " << percent(e.decode_p90) << " | "
+        << verdict(e.decode_p90 <= 0.35) << " |\n"
+        << "| prefill p90 <= 35 % | " << percent(e.prefill_p90) << " | "
+        << verdict(e.prefill_p90 <= 0.35) << " |\n";
+    for (const Platform& p : platforms()) {
+        for (const bool prefill : {false, true}) {
+            const double overall = prefill ? e.prefill_median : e.decode_median;
+            const double mine = quantile(errors(rows, prefill, true, of_platform(p)), 0.5);
+            out << "| " << p.name << (prefill ? " prefill" : " decode")
+                << " median within 1.5x of the overall " << percent(overall) << " | "
+                << percent(mine) << " | " << verdict(mine <= 1.5 * overall) << " |\n";
+        }
+    }
+    const auto share = [](const BandCoverage& c) {
+        return c.runs > 0 ? percent(c.share) + " of " + std::to_string(c.runs) + " runs" : "none";
+    };
+    const auto held = [](const BandCoverage& c) {
+        return c.runs == 0 || (c.share >= 0.75 && c.share <= 0.85);
+    };
+    out << "| \"± N %\" bands hold 75-85 % of unseen runs | " << share(m.narrow_bands) << " | "
+        << verdict(held(m.narrow_bands)) << " |\n"
+        << "| \"within N×\" bands hold 75-85 % of unseen runs | " << share(m.wide_bands) << " | "
+        << verdict(held(m.wide_bands)) << " |\n";
+}
+
+void write_coverage(std::ostream& out, const std::vector<FitRow>& rows) {
+    out << "| class | decode band | decode runs within it / judged | prefill band | prefill "
+           "runs within it / judged |\n|---|---|---|---|---|\n";
+    for (int c = 0; c < kSpeedClassCount; ++c) {
+        const auto sc = static_cast<SpeedClass>(c);
+        out << "| " << speed_class_name(sc);
+        for (const bool prefill : {false, true}) {
+            Coverage cov;
+            add_coverage(cov, rows, prefill, of_class(sc));
+            const auto n = cov.narrow + cov.wide, in = cov.narrow_in + cov.wide_in;
+            out << " | " << band_words(folds(rows, prefill, of_class(sc))) << " | ";
+            if (n > 0)
+                out << percent(static_cast<double>(in) / static_cast<double>(n)) << " (" << in
+                    << " / " << n << ")";
+            else
+                out << "-";
+        }
+        out << " |\n";
+    }
 }
 
 void write_coefficients(std::ostream& out, const SpeedModel& m) {
-    out << "| class | decode: bandwidth reached | decode: per layer (µs) | prefill: tensor "
-           "throughput reached, quantized weights | the same, FP16/BF16 weights | prefill: per "
-           "layer per micro-batch (µs) | prefill: routed-expert "
-           "FLOP time multiplier |\n|---|---|---|---|---|---|---|\n";
+    out << "| group | decode: bandwidth reached | decode: per layer (µs) | decode: per recurrent "
+           "layer at 1 TB/s (µs) | prefill: matrix rate reached, quantized | the same, FP16/BF16 | "
+           "prefill: per layer per micro-batch (µs) | prefill: attention FLOP time multiplier | "
+           "prefill: tokens' work per routed expert weight per micro-batch | prefill: per "
+           "recurrent layer per "
+           "token (µs) |\n|---|---|---|---|---|---|---|---|---|---|\n";
     for (int c = 0; c < kSpeedClassCount; ++c) {
+        const auto sc = static_cast<SpeedClass>(c);
+        if (speed_group(sc) != sc) continue;
         const SpeedClassCoefficients& k = m.classes[c];
-        out << "| " << speed_class_name(static_cast<SpeedClass>(c)) << " | "
+        out << "| " << speed_class_name(sc) << " | "
             << (k.bandwidth > 0 ? percent(1 / k.bandwidth) : "-") << " | "
-            << number(k.layer_s * 1e6) << " | " << (k.compute > 0 ? percent(1 / k.compute) : "-")
-            << " | " << (k.compute_float > 0 ? percent(1 / k.compute_float) : "-") << " | "
-            << number(k.prefill_layer_s * 1e6) << " | " << number(k.expert_compute) << " |\n";
+            << number(k.layer_s * 1e6) << " | " << number(k.recurrent_layer_s * 1e6) << " | "
+            << (k.compute > 0 ? percent(1 / k.compute) : "-") << " | "
+            << (k.compute_float > 0 ? percent(1 / k.compute_float) : "-") << " | "
+            << number(k.prefill_layer_s * 1e6) << " | " << number(k.attention) << " | "
+            << number(k.expert_compute) << " | " << number(k.prefill_recurrent_s * 1e6) << " |\n";
     }
-    out << "\nShared: " << number(m.moe_layer_s * 1e6) << " µs per MoE layer per decoded token, "
+    out << "\nGroups: nvidia_workstation, nvidia_unified and unknown use nvidia's coefficients "
+           "(speed_group).\n\nShared: "
+        << number(m.moe_layer_s * 1e6) << " µs per MoE layer per decoded token, "
         << number(m.gpu_hop_s * 1e6)
-        << " µs per extra GPU of a layer split, each micro-batch reading "
-           "the weights at "
-        << number(m.weight_reread) << "x their bandwidth time, attention products at "
-        << number(m.attention_compute) << "x their ideal FLOP time.\n";
+        << " µs per extra GPU of a layer split, each micro-batch reading the weights at "
+        << number(m.weight_reread) << "x their bandwidth time; llama.cpp built before 2025 adding "
+        << number(m.older_build_compute) << " to the prefill multiplier.\n\n"
+        << "| weight type | decode: unpacking, bytes of read time per weight | prefill: added to "
+           "the quantized multiplier |\n|---|---|---|\n";
+    for (int f = 0; f < kQuantFamilyCount; ++f) {
+        out << "| " << quant_family_name(static_cast<QuantFamily>(f)) << " | "
+            << number(m.dequant[f]) << " | " << number(m.dequant_prefill[f]) << " |\n";
+    }
 }
 
 void write_misses(std::ostream& out, const std::vector<FitRow>& rows) {
     std::vector<const FitRow*> sorted;
     for (const FitRow& r : rows) sorted.push_back(&r);
     std::sort(sorted.begin(), sorted.end(), [](const FitRow* a, const FitRow* b) {
-        return abs_error(a->out_of_sample, a->m->tokens_per_second) >
-               abs_error(b->out_of_sample, b->m->tokens_per_second);
+        return fold_error(a->out_of_sample, a->m->tokens_per_second) >
+               fold_error(b->out_of_sample, b->m->tokens_per_second);
     });
     out << "| model | quant | GPUs | backend | test | measured | in sample | out of sample |\n"
            "|---|---|---|---|---|---|---|---|\n";
@@ -121,10 +269,34 @@ void write_misses(std::ostream& out, const std::vector<FitRow>& rows) {
     }
 }
 
+void write_class_source(std::ostream& out, int c, const SpeedClassCoefficients& k) {
+    out << "        s.classes[" << c << "] = {  // " << speed_class_name(static_cast<SpeedClass>(c))
+        << "\n"
+        << "            .bandwidth = " << number(k.bandwidth) << ",\n"
+        << "            .layer_s = " << number(k.layer_s) << ",\n"
+        << "            .recurrent_layer_s = " << number(k.recurrent_layer_s) << ",\n"
+        << "            .compute = " << number(k.compute) << ",\n"
+        << "            .compute_float = " << number(k.compute_float) << ",\n"
+        << "            .prefill_layer_s = " << number(k.prefill_layer_s) << ",\n"
+        << "            .attention = " << number(k.attention) << ",\n"
+        << "            .expert_compute = " << number(k.expert_compute) << ",\n"
+        << "            .prefill_recurrent_s = " << number(k.prefill_recurrent_s) << ",\n"
+        << "            .decode_band = " << number(k.decode_band) << ",\n"
+        << "            .prefill_band = " << number(k.prefill_band) << ",\n"
+        << "            .decode_rows = " << k.decode_rows << ",\n"
+        << "            .prefill_rows = " << k.prefill_rows << ",\n        };\n";
+}
+
 }  // namespace
 
 double abs_error(double predicted, double measured) {
     return measured > 0 ? std::fabs(predicted / measured - 1) : 0;
+}
+
+double fold_error(double predicted, double measured) {
+    if (measured <= 0) return 0;
+    if (predicted <= 0) return 1e9;  // no prediction: outside every band
+    return std::max(predicted / measured, measured / predicted) - 1;
 }
 
 double quantile(std::vector<double> v, double q) {
@@ -135,21 +307,28 @@ double quantile(std::vector<double> v, double q) {
 }
 
 void set_bands(SpeedModel& model, const std::vector<FitRow>& rows) {
+    Coverage cov;
     for (int c = 0; c < kSpeedClassCount; ++c) {
         const auto sc = static_cast<SpeedClass>(c);
-        const auto keep = [sc](const FitRow& r) {
-            return sc == SpeedClass::unknown || r.device_class == sc;
-        };
         SpeedClassCoefficients& k = model.classes[c];
-        const auto d_in = errors(rows, false, false, keep), d_out = errors(rows, false, true, keep);
-        const auto p_in = errors(rows, true, false, keep), p_out = errors(rows, true, true, keep);
-        k.decode_rows = d_in.size();
-        k.prefill_rows = p_in.size();
-        k.decode_band = quantile(d_in, kBandQuantile);
-        k.decode_band_loo = quantile(d_out, kBandQuantile);
-        k.prefill_band = quantile(p_in, kBandQuantile);
-        k.prefill_band_loo = quantile(p_out, kBandQuantile);
+        const auto d = folds(rows, false, of_class(sc)), p = folds(rows, true, of_class(sc));
+        k.decode_rows = d.size();
+        k.prefill_rows = p.size();
+        k.decode_band = quantile(d, kBandQuantile);
+        k.prefill_band = quantile(p, kBandQuantile);
+        // The bands a user is shown: a class's own, where it has enough runs.
+        if (sc == SpeedClass::unknown) continue;
+        if (d.size() >= kMinBandRuns) add_coverage(cov, rows, false, of_class(sc));
+        if (p.size() >= kMinBandRuns) add_coverage(cov, rows, true, of_class(sc));
     }
+    const auto share = [](std::uint64_t in, std::uint64_t n) {
+        return BandCoverage{n > 0 ? static_cast<double>(in) / static_cast<double>(n) : 0, n};
+    };
+    model.narrow_bands = share(cov.narrow_in, cov.narrow);
+    model.wide_bands = share(cov.wide_in, cov.wide);
+    const auto all = [](const FitRow&) { return true; };
+    const auto d = errors(rows, false, true, all), p = errors(rows, true, true, all);
+    model.out_of_sample = {quantile(d, 0.5), quantile(d, 0.9), quantile(p, 0.5), quantile(p, 0.9)};
 }
 
 std::string describe_fit(const std::vector<FitRow>& rows, std::size_t all_rows) {
@@ -165,28 +344,22 @@ void write_fit_source(std::ostream& out, const SpeedModel& m) {
            "// NOLINTNEXTLINE(readability-function-size): generated, one line per coefficient\n"
            "const SpeedModel& fitted_speed_model() {\n    static const SpeedModel m = [] {\n"
            "        SpeedModel s;\n";
-    for (int c = 0; c < kSpeedClassCount; ++c) {
-        const SpeedClassCoefficients& k = m.classes[c];
-        out << "        s.classes[" << c << "] = {  // "
-            << speed_class_name(static_cast<SpeedClass>(c)) << "\n"
-            << "            .bandwidth = " << number(k.bandwidth) << ",\n"
-            << "            .layer_s = " << number(k.layer_s) << ",\n"
-            << "            .compute = " << number(k.compute) << ",\n"
-            << "            .compute_float = " << number(k.compute_float) << ",\n"
-            << "            .prefill_layer_s = " << number(k.prefill_layer_s) << ",\n"
-            << "            .expert_compute = " << number(k.expert_compute) << ",\n"
-            << "            .decode_band = " << number(k.decode_band) << ",\n"
-            << "            .prefill_band = " << number(k.prefill_band) << ",\n"
-            << "            .decode_band_loo = " << number(k.decode_band_loo) << ",\n"
-            << "            .prefill_band_loo = " << number(k.prefill_band_loo) << ",\n"
-            << "            .decode_rows = " << k.decode_rows << ",\n"
-            << "            .prefill_rows = " << k.prefill_rows << ",\n        };\n";
-    }
+    for (int c = 0; c < kSpeedClassCount; ++c) write_class_source(out, c, m.classes[c]);
     out << "        s.moe_layer_s = " << number(m.moe_layer_s)
         << ";\n        s.gpu_hop_s = " << number(m.gpu_hop_s)
         << ";\n        s.weight_reread = " << number(m.weight_reread)
-        << ";\n        s.attention_compute = " << number(m.attention_compute)
-        << ";\n        s.source =\n"
+        << ";\n        s.older_build_compute = " << number(m.older_build_compute) << ";\n";
+    for (int f = 0; f < kQuantFamilyCount; ++f) {
+        out << "        s.dequant[" << f << "] = " << number(m.dequant[f]) << ";  // "
+            << quant_family_name(static_cast<QuantFamily>(f)) << "\n"
+            << "        s.dequant_prefill[" << f << "] = " << number(m.dequant_prefill[f]) << ";\n";
+    }
+    out << "        s.narrow_bands = {" << number(m.narrow_bands.share) << ", "
+        << m.narrow_bands.runs << "};\n        s.wide_bands = {" << number(m.wide_bands.share)
+        << ", " << m.wide_bands.runs << "};\n        s.out_of_sample = {"
+        << number(m.out_of_sample.decode_median) << ", " << number(m.out_of_sample.decode_p90)
+        << ", " << number(m.out_of_sample.prefill_median) << ", "
+        << number(m.out_of_sample.prefill_p90) << "};\n        s.source =\n"
         << "            \"" << m.source << "\";\n        return s;\n    }();\n    return m;\n}\n\n"
         << "}  // namespace canitrun\n";
 }
@@ -198,16 +371,44 @@ void write_speed_report(std::ostream& out, const SpeedModel& model, const std::v
            "The model is described in include/canitrun/speed.hpp. Its coefficients are "
         << model.source
         << ", by least squares on the relative error, every coefficient kept "
-           "at or above zero. The error of a row is |predicted / measured - 1|. \"Leave one "
-           "source out\" refits without every row of the row's source ("
+           "at or above zero. The error of a run is |predicted / measured - 1|. \"Leave one "
+           "source out\" refits without every run of the run's source ("
         << sources
-        << " sources: a repository or one discussion thread each) and predicts the row with that "
-           "fit, so a source's rows are never judged by a fit that saw them. The band printed "
-           "beside each speed is the out-of-sample 80th percentile of the device class. What the "
-           "fit does not cover (several machines, several users at once) is in "
-           "docs/SPEED-BEYOND.md.\n\n"
+        << " sources: a repository or one discussion thread each) and predicts the run with that "
+           "fit, so a source's runs are never judged by a fit that saw them.\n\n"
+           "The band printed beside each speed is the fold error max(predicted / measured, "
+           "measured / predicted) - 1 that 80 % of the class's left-out runs stayed within, for "
+           "decode and prefill apart: \"± N %\" below 100 %, \"within N×\" from there. A class "
+           "with fewer than "
+        << kMinBandRuns
+        << " left-out runs in a regime prints \"no measured band\" rather than borrow another "
+           "class's. What the fit does not cover (several machines, several users at once) is "
+           "in docs/SPEED-BEYOND.md.\n\n"
            "## Error\n\nMedian / 90th percentile |error|.\n\n";
     write_error_tables(out, rows);
+    out << "\n## Targets (leave one source out)\n\n";
+    write_targets(out, model, rows);
+    out << "\n## Band coverage on unseen sources\n\n"
+           "Each source's runs against the band their class would print had that source never "
+           "been measured: the band from the other sources' left-out runs (at least "
+        << kMinBandRuns
+        << " of them), each run predicted by the fit without its source. A band covers 80 % by "
+           "design; this is how far that held.\n\n";
+    write_coverage(out, rows);
+    out << "\n## Known limits\n\n"
+           "- No published M5 run is in the data. The M5 GPUs' matrix rate is Apple's \"over 4x "
+           "the peak GPU compute for AI compared to M4\" (data/gpus/apple.json), which llama.cpp "
+           "reaches through the Metal 4 tensor API (ggml-org/llama.cpp#16634); the apple band was "
+           "measured on M1-M3 runs.\n"
+           "- A MoE model reads a prompt faster than a dense model of more active parameters on "
+           "Apple and AMD APUs, as their published runs do (tests/speed_sanity_test.cpp); on "
+           "CUDA it does not, as the published runs do not either (an RTX 4090 reads "
+           "qwen3.5-35b-a3b Q4_K_M at 6300 t/s and qwen3.5-9b Q8_0 at 9513, jiegec/kb).\n"
+           "- Most classes are measured by one or two sources, so leaving a source out removes "
+           "most of what its class is known by: the out-of-sample error is that of a class's "
+           "first measurement, and the bands are as wide.\n"
+           "- Intel's runs mix SYCL and Vulkan, whose prompt rates differ by up to 2x on the same "
+           "card; the model has one set of coefficients for both.\n";
     out << "\n## Coefficients\n\n";
     write_coefficients(out, model);
     out << "\n## Rows not used\n\n";

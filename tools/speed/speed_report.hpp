@@ -18,17 +18,22 @@ struct FitRow {
     bool prefill = false;
     std::string source_key;
     SpeedClass device_class = SpeedClass::unknown;
-    double in_sample = 0;      // predicted tokens/s, fitted on every row
-    double out_of_sample = 0;  // predicted tokens/s, fitted without this row's source
+    std::vector<double> features;  // the time per token of each coefficient at 1 (fit_speed)
+    double in_sample = 0;          // predicted tokens/s, fitted on every row
+    double out_of_sample = 0;      // predicted tokens/s, fitted without this row's source
 };
 
 // |predicted / measured - 1|
 double abs_error(double predicted, double measured);
+// max(predicted / measured, measured / predicted) - 1: the error a band is measured in, so a
+// band past 100 % reads as "within N×" both ways.
+double fold_error(double predicted, double measured);
 // The q-quantile (0..1) of `v`, by the nearest rank; 0 for none.
 double quantile(std::vector<double> v, double q);
 
-// Each class's 80th-percentile |error|, in sample and out of sample, and its row counts;
-// `unknown` gets the figures over every row.
+// Each class's 80th-percentile fold error out of sample and its run counts (`unknown` gets the
+// figures over every run), the bands' coverage on sources they did not see, and the
+// out-of-sample error over every run.
 void set_bands(SpeedModel& model, const std::vector<FitRow>& rows);
 std::string describe_fit(const std::vector<FitRow>& rows, std::size_t all_rows);
 

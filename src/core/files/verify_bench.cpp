@@ -92,11 +92,8 @@ BenchCheckRow check_row(const Database& db, const LlamaBenchRow& row,
         return out;
     }
     out.predicted = p->tokens_per_s;
-    const SpeedClassCoefficients& c =
-        fitted_speed_model().of(speed_class(p->hardware.gpus.front()));
-    const bool prefill = test->n_gen == 0;
-    if (prefill ? c.prefill_rows > 0 : c.decode_rows > 0)
-        out.band = prefill ? c.prefill_band_loo : c.decode_band_loo;
+    out.band =
+        speed_band(fitted_speed_model(), speed_class(p->hardware.gpus.front()), test->n_gen == 0);
     return out;
 }
 

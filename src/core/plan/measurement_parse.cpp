@@ -2,6 +2,7 @@
 // into the build step that embeds the file (src/snapshot/make_measurements.cpp), so it uses
 // nothing of the core but its headers' inline parts.
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "canitrun/measurements.hpp"
@@ -48,6 +49,15 @@ Result<Measurement> measurement_from(const json& row, std::size_t index) {
         m.n_gpus = n->get<std::uint64_t>();
     if (const auto n = row.find("ngl"); n != row.end() && n->is_number_unsigned())
         m.ngl = n->get<std::uint64_t>();
+    // llama-bench splits a batch of n_batch tokens into micro-batches of n_ubatch.
+    std::uint64_t ubatch = 512, batch = 2048;
+    if (const auto n = row.find("n_ubatch"); n != row.end() && n->is_number_unsigned())
+        ubatch = n->get<std::uint64_t>();
+    if (const auto n = row.find("n_batch"); n != row.end() && n->is_number_unsigned())
+        batch = n->get<std::uint64_t>();
+    m.ubatch = std::min(ubatch, batch);
+    if (m.ubatch == 0 || m.ubatch > (std::uint64_t{1} << 20))
+        return fail(ErrorKind::bad_database, where + " has a micro-batch outside 1..2^20");
     if (m.source.empty()) return fail(ErrorKind::bad_database, where + " has no source");
     return m;
 }

@@ -24,6 +24,8 @@ Result<BenchRun> bench_run_for(const Database& db, const Measurement& m) {
     run.quant = quant;
     run.gpus.assign(m.n_gpus, gpu);
     run.test = test;
+    run.ubatch = m.ubatch;
+    run.older_build = !m.date.empty() && m.date < "2025";
     return run;
 }
 

@@ -83,7 +83,7 @@ ServingSpeed vllm_batched_decode(const Model& model, const VllmEstimate& e,
         work.gpus[0].read_bytes = reads;
         work.gpus[0].layers = st.layers;
         const double memory = decode_seconds(work, one, m);
-        const double tflops = std::max(d.fp16_tflops, d.fp32_tflops);
+        const double tflops = matrix_tflops(d);
         const double layer_share =
             static_cast<double>(st.layers) /
             static_cast<double>(std::max<std::uint64_t>(model.arch.layers, 1));
@@ -117,10 +117,15 @@ ServingSpeed batched_decode(const Model& model, const Quant& quant, const Placem
     work.ram.read_bytes += static_cast<double>(placement.ram.active_experts) * (factor - 1);
     const double reads = decode_seconds(work, hardware, m);
     if (reads <= 0) return r;
-    // The batch's arithmetic: N tokens at the rate a prompt of that many runs.
+    // The batch's arithmetic: N tokens at the rate a prompt of that many runs, less the prompt's
+    // per-micro-batch costs (its weight reads and per-layer launches), which are the step's
+    // reads above: with them a one-user step would count its weights twice.
+    SpeedModel arithmetic_only = m;
+    arithmetic_only.weight_reread = 0;
+    for (auto& c : arithmetic_only.classes) c.prefill_layer_s = 0;
     const auto prefill = prefill_seconds(
         speed_work(model, quant, placement, total_context, {0, std::max<std::uint64_t>(users, 1)}),
-        hardware, m, std::max<std::uint64_t>(users, 1));
+        hardware, arithmetic_only, std::max<std::uint64_t>(users, 1));
     const double arithmetic = prefill ? *prefill * static_cast<double>(users) : 0;
     const double step = std::max(reads, arithmetic);
     r.compute_bound = arithmetic > reads;

@@ -3,16 +3,11 @@
 #include <algorithm>
 #include <iterator>
 
+#include "canitrun/gpu.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 
 namespace canitrun {
 namespace {
-
-// The matrix throughput prefill gets: the FP16 tensor rate, or the FP32 rate where that is
-// higher (Pascal's FP16 runs at 1/64; M1/M2 publish only FP32).
-double prefill_tflops(const GpuDevice& device) {
-    return std::max(device.fp16_tflops, device.fp32_tflops);
-}
 
 bool busy(const DeviceWork& w) {
     return w.read_bytes > 0 || w.layers > 0;
@@ -34,6 +29,52 @@ SpeedClass speed_class(const GpuDevice& device) {
         return SpeedClass::nvidia;
     }
     return SpeedClass::unknown;
+}
+
+SpeedClass speed_group(SpeedClass c) {
+    switch (c) {
+        case SpeedClass::nvidia_workstation:
+        case SpeedClass::nvidia_unified:
+        case SpeedClass::unknown:
+            return SpeedClass::nvidia;
+        default:
+            return c;
+    }
+}
+
+// The database stores a GeForce RTX card's FP16 tensor rate with FP32 accumulation, which
+// GeForce runs at half the FP16-accumulate rate (NVIDIA's Turing, Ampere, Ada and RTX Blackwell
+// whitepapers; each entry's notes); workstation, datacenter and GB10 entries store the full
+// rate. llama.cpp's kernels accumulate int8 in int32 and FP16 in FP16 (cuBLAS CUBLAS_COMPUTE_16F)
+// at the full rate on every card, so a GeForce RTX card's rate is twice its stored figure: the
+// RTX 4090's 165.2 becomes 330.4, beside the RTX 6000 Ada's 364.25 on the same AD102 die.
+double matrix_tflops(const GpuDevice& device) {
+    double fp16 = device.fp16_tflops;
+    if (device.gpu != nullptr && device.gpu->vendor == "nvidia" &&
+        device.gpu->name.find("GeForce RTX") != std::string::npos)
+        fp16 *= 2;
+    return std::max(fp16, device.fp32_tflops);
+}
+
+QuantFamily quant_family(const Quant& quant) {
+    const std::string& id = quant.id;
+    if (is_float_quant(quant)) return QuantFamily::floating;
+    if (id.starts_with("IQ") || id.starts_with("TQ")) return QuantFamily::i_quant;
+    if (id.find("FP4") != std::string::npos) return QuantFamily::fp4;
+    if (id.find("_K") != std::string::npos) return QuantFamily::k_quant;
+    return QuantFamily::legacy;
+}
+
+const char* quant_family_name(QuantFamily f) {
+    constexpr const char* kNames[] = {"float", "legacy", "k-quant", "i-quant", "fp4"};
+    static_assert(std::size(kNames) == kQuantFamilyCount, "one name per QuantFamily");
+    return kNames[static_cast<int>(f)];
+}
+
+std::optional<double> speed_band(const SpeedModel& m, SpeedClass c, bool prefill) {
+    const SpeedClassCoefficients& k = m.of(c);
+    if ((prefill ? k.prefill_rows : k.decode_rows) < kMinBandRuns) return std::nullopt;
+    return prefill ? k.prefill_band : k.decode_band;
 }
 
 namespace {
@@ -79,6 +120,7 @@ const char* speed_class_words(SpeedClass c) {
 }
 
 double decode_seconds(const SpeedWork& work, const Hardware& hardware, const SpeedModel& m) {
+    const auto family = static_cast<std::size_t>(work.family);
     double seconds = 0;
     std::uint64_t used = 0;
     for (std::size_t d = 0; d < work.gpus.size() && d < hardware.gpus.size(); ++d) {
@@ -87,9 +129,12 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
         const GpuDevice& device = hardware.gpus[d];
         if (device.bandwidth_gbps <= 0) return 0;  // unknown bandwidth: no figure
         const SpeedClassCoefficients& c = m.of(speed_class(device));
-        seconds += w.read_bytes / (device.bandwidth_gbps * 1e9) * c.bandwidth +
+        const double bandwidth = device.bandwidth_gbps * 1e9;
+        seconds += w.read_bytes / bandwidth * c.bandwidth +
                    static_cast<double>(w.layers) * c.layer_s +
-                   static_cast<double>(w.moe_layers) * m.moe_layer_s;
+                   w.recurrent_layers * 1e12 / bandwidth * c.recurrent_layer_s +
+                   static_cast<double>(w.moe_layers) * m.moe_layer_s +
+                   w.weight_count / bandwidth * m.dequant[family];
         ++used;
     }
     if (used > 1) seconds += static_cast<double>(used - 1) * m.gpu_hop_s;
@@ -101,6 +146,23 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
     return seconds;
 }
 
+namespace {
+
+// One device's prefill seconds per prompt token for work `w`, on `tflops` of matrix rate, in
+// micro-batches of `batch` tokens.
+double prefill_terms(const DeviceWork& w, const SpeedWork& work, double tflops, double batch,
+                     const SpeedClassCoefficients& c, const SpeedModel& m) {
+    const double rate = tflops * 1e12;
+    const double per_flop = (work.float_weights ? c.compute_float : c.compute) +
+                            m.dequant_prefill[static_cast<std::size_t>(work.family)] +
+                            (work.older_build ? m.older_build_compute : 0);
+    return (w.dense_flops + w.expert_flops) / rate * per_flop +
+           2 * w.expert_weights / rate / batch * c.expert_compute +
+           w.attention_flops / rate * c.attention + w.recurrent_layers * c.prefill_recurrent_s;
+}
+
+}  // namespace
+
 std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& hardware,
                                       const SpeedModel& m, std::uint64_t ubatch) {
     if (hardware.gpus.empty() || ubatch == 0) return std::nullopt;
@@ -110,27 +172,21 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
         const DeviceWork& w = work.gpus[d];
         if (!busy(w)) continue;
         const GpuDevice& device = hardware.gpus[d];
-        const double tflops = prefill_tflops(device);
+        const double tflops = matrix_tflops(device);
         if (tflops <= 0 || device.bandwidth_gbps <= 0) return std::nullopt;
         const SpeedClassCoefficients& c = m.of(speed_class(device));
-        seconds +=
-            w.dense_flops / (tflops * 1e12) * (work.float_weights ? c.compute_float : c.compute) +
-            w.expert_flops / (tflops * 1e12) * c.expert_compute +
-            w.attention_flops / (tflops * 1e12) * m.attention_compute +
-            w.resident_bytes / (device.bandwidth_gbps * 1e9) / batch * m.weight_reread +
-            static_cast<double>(w.layers) * c.prefill_layer_s / batch;
+        seconds += prefill_terms(w, work, tflops, batch, c, m) +
+                   w.resident_bytes / (device.bandwidth_gbps * 1e9) / batch * m.weight_reread +
+                   static_cast<double>(w.layers) * c.prefill_layer_s / batch;
     }
     if (busy(work.ram) || work.ram.resident_bytes > 0) {
         // llama.cpp runs RAM-held layers of a large batch on the first GPU, copying their weights
         // over PCIe once per micro-batch.
         const GpuDevice& device = hardware.gpus.front();
-        const double tflops = prefill_tflops(device);
+        const double tflops = matrix_tflops(device);
         if (tflops <= 0) return std::nullopt;
         const SpeedClassCoefficients& c = m.of(speed_class(device));
-        seconds += work.ram.dense_flops / (tflops * 1e12) *
-                       (work.float_weights ? c.compute_float : c.compute) +
-                   work.ram.expert_flops / (tflops * 1e12) * c.expert_compute +
-                   work.ram.attention_flops / (tflops * 1e12) * m.attention_compute +
+        seconds += prefill_terms(work.ram, work, tflops, batch, c, m) +
                    work.ram.resident_bytes / (m.pcie_gbps * 1e9) / batch;
     }
     if (seconds <= 0) return std::nullopt;
@@ -159,9 +215,8 @@ Speed estimate_speed(const Model& model, const Quant& quant, const Placement& pl
                                          hardware, m, ubatch);
     if (prefill) s.prefill_tokens_per_s = 1.0 / *prefill;
     if (!s.offloaded && !hardware.gpus.empty()) {
-        const SpeedClassCoefficients& c = m.of(s.device_class);
-        if (c.decode_rows > 0) s.decode_band = c.decode_band_loo;
-        if (c.prefill_rows > 0) s.prefill_band = c.prefill_band_loo;
+        s.decode_band = speed_band(m, s.device_class, false);
+        s.prefill_band = speed_band(m, s.device_class, true);
     }
     return s;
 }

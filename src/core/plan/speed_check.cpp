@@ -1,5 +1,6 @@
 #include "canitrun/speed_check.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 
@@ -100,9 +101,11 @@ Result<BenchPrediction> predict_bench(const BenchRun& run, const SpeedModel& m) 
     out.decode =
         speed_work(*run.model, *run.quant, placed, context, {t.depth + t.n_prompt, t.n_gen});
     out.prefill = speed_work(*run.model, *run.quant, placed, context, {t.depth, t.n_prompt});
+    out.prefill.older_build = run.older_build;
+    out.ubatch = std::max<std::uint64_t>(std::min(run.ubatch, t.n_prompt), 1);
     double seconds = 0;
     if (t.n_prompt > 0) {
-        const auto per_token = prefill_seconds(out.prefill, out.hardware, m, run.ubatch);
+        const auto per_token = prefill_seconds(out.prefill, out.hardware, m, out.ubatch);
         if (!per_token) {
             return fail(ErrorKind::bad_input,
                         "no throughput figure for this device: no prefill rate");

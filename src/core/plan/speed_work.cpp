@@ -56,6 +56,19 @@ double ratio(double part, double whole) {
     return whole > 0 ? part / whole : 0;
 }
 
+// The share of a model's layers that carry a recurrent state in place of attention: their
+// scan (Gated DeltaNet, Mamba, short convolution) runs kernels of its own, per token.
+double recurrent_share(const Model& m) {
+    double recurrent = 0, all = 0;
+    for (const LayerGroup& g : m.arch.layer_groups) {
+        const auto n = static_cast<double>(g.count);
+        all += n;
+        if (g.kind == LayerKind::linear || g.kind == LayerKind::ssm || g.kind == LayerKind::conv)
+            recurrent += n;
+    }
+    return ratio(recurrent, all);
+}
+
 }  // namespace
 
 bool is_float_quant(const Quant& quant) {
@@ -69,6 +82,14 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
     const double depth = static_cast<double>(point.depth) + static_cast<double>(point.tokens) / 2.0;
     const ModelFlops flops = model_flops(model, depth);
     const double kv_share = context > 0 ? std::min(1.0, depth / static_cast<double>(context)) : 0;
+    const double recurrent = recurrent_share(model);
+    // Bytes to weights: bpw_e4 is bits per weight x 10^4.
+    const double weights_per_byte = quant.bpw_e4 > 0 ? 8e4 / static_cast<double>(quant.bpw_e4) : 0;
+    // Every routed expert over the ones a token runs: the experts held for each one active.
+    const double experts_held = model.arch.moe && model.arch.moe->experts_per_token > 0
+                                    ? static_cast<double>(model.arch.moe->experts) /
+                                          static_cast<double>(model.arch.moe->experts_per_token)
+                                    : 0;
 
     double active = 0, experts = 0, layers = 0;
     const auto add_totals = [&](const Share& s) {
@@ -91,10 +112,14 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
         w.expert_flops = flops.expert * ratio(e, experts);
         w.layers = s.layers;
         w.moe_layers = s.moe_layers;
+        w.recurrent_layers = static_cast<double>(s.layers) * recurrent;
+        w.weight_count = a * weights_per_byte;
+        w.expert_weights = e * experts_held * weights_per_byte;
         return w;
     };
     SpeedWork work;
     work.float_weights = is_float_quant(quant);
+    work.family = quant_family(quant);
     for (const Share& g : placement.gpus) work.gpus.push_back(work_of(g));
     work.ram = work_of(placement.ram);
     return work;
