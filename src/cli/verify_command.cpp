@@ -122,18 +122,25 @@ std::optional<Result<CommandResult>> try_bench(const Database& db, const std::st
     return Result<CommandResult>(std::move(r));
 }
 
+// One compared term: both sides in bytes and, where both exist, the signed difference.
+json compared_json(const std::string& term, const std::optional<Bytes>& estimate,
+                   const std::optional<Bytes>& actual) {
+    json row = {{"term", term},
+                {"estimate_bytes", optional_bytes(estimate)},
+                {"llama_cpp_bytes", optional_bytes(actual)}};
+    if (estimate && actual) {
+        row["difference_bytes"] =
+            static_cast<std::int64_t>(*estimate) - static_cast<std::int64_t>(*actual);
+    }
+    return row;
+}
+
 json devices_json(const std::optional<DeviceCheck>& check) {
     if (!check) return nullptr;
     json rows = json::array();
     for (const auto& r : check->rows) {
-        json row = {{"device", r.device},
-                    {"term", r.term},
-                    {"estimate_bytes", optional_bytes(r.estimate)},
-                    {"llama_cpp_bytes", optional_bytes(r.actual)}};
-        if (r.estimate && r.actual) {
-            row["difference_bytes"] =
-                static_cast<std::int64_t>(*r.estimate) - static_cast<std::int64_t>(*r.actual);
-        }
+        json row = compared_json(r.term, r.estimate, r.actual);
+        row["device"] = r.device;
         rows.push_back(row);
     }
     return {{"gpus", check->gpus},
@@ -163,16 +170,7 @@ json log_json(const std::string& log_path, const VerifyReport& report) {
     json contexts = json::array();
     for (const auto& c : report.contexts) {
         json rows = json::array();
-        for (const auto& r : c.rows) {
-            json row = {{"term", r.term},
-                        {"estimate_bytes", optional_bytes(r.estimate)},
-                        {"llama_cpp_bytes", optional_bytes(r.actual)}};
-            if (r.estimate && r.actual) {
-                row["difference_bytes"] =
-                    static_cast<std::int64_t>(*r.estimate) - static_cast<std::int64_t>(*r.actual);
-            }
-            rows.push_back(row);
-        }
+        for (const auto& r : c.rows) rows.push_back(compared_json(r.term, r.estimate, r.actual));
         contexts.push_back({{"n_ctx", c.n_ctx},
                             {"n_ubatch", c.n_ubatch},
                             {"type_k", c.type_k},
