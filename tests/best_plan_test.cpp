@@ -40,7 +40,7 @@ Best brute_force(const Model& m, const Quant& q, const Hardware& h, const PlanSe
     const std::uint64_t n = parts.layers.size();
     const PlacementOptions base = placement_for(h, s);
     Best best;
-    const auto consider = [&](PlacementOptions o, const std::string& what) {
+    const auto consider = [&](const PlacementOptions& o, const std::string& what) {
         const auto p = place(parts, h, o);
         if (!p || !p->fits()) return;
         const double d = decode_of(m, q, *p, h, s);

@@ -76,7 +76,7 @@ Hardware hardware_from(const DetectedSystem& system, const Database& db);
 
 // One detected device as the planner takes it (its database entry, usable memory, a MIG
 // slice's share of its GPU's bandwidth), whatever hardware_from keeps: `system` lists them all.
-GpuDevice device_from(const DetectedGpu& gpu, const Database& db);
+GpuDevice device_from(const DetectedGpu& d, const Database& db);
 const Gpu* match_gpu(const Database& db, const DetectedGpu& detected);
 
 }  // namespace canitrun

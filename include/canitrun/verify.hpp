@@ -44,10 +44,10 @@ struct VerifyReport {
 
 // `quant`: the database quantization matching the log's file type, when there is one; the
 // weights estimate is then the quick rule (params x bpw), else the log's own file size.
-// `model`: the model the run loaded, for an excerpt without the metadata lines (verify
+// `given`: the model the run loaded, for an excerpt without the metadata lines (verify
 // --model); null: rebuilt from the log's metadata.
 Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Quant>& quant,
-                                      const Model* model = nullptr);
+                                      const Model* given = nullptr);
 
 // The log's flash_attn line as the rule's setting: "enabled" / "1" on, "disabled" / "0" off,
 // anything else (auto) automatic.

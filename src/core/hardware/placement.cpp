@@ -271,16 +271,98 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
         [&] { return overflow_error("the placement", "lower --ctx"); });
 }
 
-Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
-                            const PlacementOptions& options) {
-    const std::uint64_t n = parts.layers.size();
-    const auto try_place = [&](std::optional<std::uint64_t> ngl,
-                               std::optional<std::uint64_t> cpu_moe) {
+namespace {
+
+bool gpus_fit(const Placement& p) {
+    for (const auto& g : p.gpus) {
+        if (!g.fits()) return false;
+    }
+    return true;
+}
+
+// plan_placement's searches over offload, for the options' hardware with no -ngl or
+// --n-cpu-moe given. On one GPU the GPU's share only shrinks as experts or layers move to RAM,
+// and RAM's only grows, so the first split the GPU holds is the answer if RAM holds it, and
+// none is otherwise: a binary search finds what the step-by-step search finds. With several
+// GPUs the proportional split moves units between them, so every step is tried.
+struct OffloadSearch {
+    const ModelParts& parts;
+    const Hardware& hardware;
+    const PlacementOptions& options;
+
+    std::uint64_t layers() const { return parts.layers.size(); }
+    bool one_gpu() const { return hardware.gpus.size() == 1; }
+
+    Result<Placement> with(std::optional<std::uint64_t> ngl,
+                           std::optional<std::uint64_t> cpu_moe) const {
         PlacementOptions o = options;
         o.gpu_layers = ngl;
         o.cpu_moe_layers = cpu_moe;
         return place(parts, hardware, o);
-    };
+    }
+
+    // One step: the split by memory (or the user's), else, on several GPUs with no split
+    // given, the split that fills each GPU in turn (fitting_split). The first step that fits
+    // keeps the fewest experts or layers in RAM, which the speed model always prefers: a byte
+    // read from RAM is slower than one read from any GPU.
+    Result<std::optional<Placement>> step(std::optional<std::uint64_t> ngl,
+                                          std::optional<std::uint64_t> cpu_moe) const {
+        CANITRUN_TRY_ASSIGN(auto p, with(ngl, cpu_moe));
+        if (p.fits()) return std::optional<Placement>{std::move(p)};
+        if (one_gpu() || !options.tensor_split.empty()) return std::optional<Placement>{};
+        PlacementOptions o = options;
+        o.gpu_layers = ngl;
+        o.cpu_moe_layers = cpu_moe;
+        return fitting_split(parts, hardware, o);
+    }
+
+    // The fewest layers' routed experts in RAM.
+    Result<std::optional<Placement>> fewest_experts() const {
+        const std::uint64_t n = layers();
+        std::uint64_t k = 1;
+        if (one_gpu()) {
+            std::uint64_t lo = 0, hi = n;  // the GPU does not hold lo experts' layers; holds hi
+            CANITRUN_TRY_ASSIGN(auto top, with(std::nullopt, n));
+            if (!gpus_fit(top)) lo = n;
+            while (hi - lo > 1) {
+                const std::uint64_t mid = lo + (hi - lo) / 2;
+                CANITRUN_TRY_ASSIGN(auto p, with(std::nullopt, mid));
+                (gpus_fit(p) ? hi : lo) = mid;
+            }
+            k = lo + 1;
+        }
+        for (; k <= n; ++k) {
+            CANITRUN_TRY_ASSIGN(auto p, step(std::nullopt, k));
+            if (p || one_gpu()) return p;
+        }
+        return std::optional<Placement>{};
+    }
+
+    // The most layers on the GPUs, the first ones in RAM.
+    Result<std::optional<Placement>> most_layers() const {
+        std::uint64_t ngl = layers();
+        if (one_gpu()) {
+            std::uint64_t lo = 0, hi = layers() + 1;  // the GPU holds lo layers; not hi
+            while (hi - lo > 1) {
+                const std::uint64_t mid = lo + (hi - lo) / 2;
+                CANITRUN_TRY_ASSIGN(auto p, with(mid, std::nullopt));
+                (gpus_fit(p) ? lo : hi) = mid;
+            }
+            ngl = lo;
+        }
+        for (; ngl >= 1; --ngl) {
+            CANITRUN_TRY_ASSIGN(auto p, step(ngl, std::nullopt));
+            if (p || one_gpu()) return p;
+        }
+        return std::optional<Placement>{};
+    }
+};
+
+}  // namespace
+
+Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
+                            const PlacementOptions& options) {
+    const std::uint64_t n = parts.layers.size();
     if (options.gpu_layers || options.cpu_moe_layers) {
         CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
         PlanKind kind = p.cpu_moe_layers > 0 ? PlanKind::expert_offload : PlanKind::layer_offload;
@@ -288,73 +370,19 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
         if (hardware.gpus.empty()) kind = PlanKind::cpu_only;
         return Plan{p.fits() ? kind : PlanKind::none, p};
     }
-    CANITRUN_TRY_ASSIGN(auto all, try_place(std::nullopt, std::nullopt));
+    const OffloadSearch search{parts, hardware, options};
+    CANITRUN_TRY_ASSIGN(auto all, search.with(std::nullopt, std::nullopt));
     CANITRUN_TRY_ASSIGN(auto whole, native_from(parts, hardware, options, all));
     if (whole) return Plan{hardware.gpus.empty() ? PlanKind::cpu_only : PlanKind::native, *whole};
     if (hardware.gpus.empty() || hardware.unified()) return Plan{PlanKind::none, all};
-
     bool has_experts = false;
     for (const auto& l : parts.layers) has_experts = has_experts || l.routed_experts > 0;
-    // On one GPU the GPU's share only shrinks as experts or layers move to RAM, and RAM's only
-    // grows, so the first split the GPU holds is the answer if RAM holds it, and none is
-    // otherwise: a binary search finds what the step-by-step search below finds. With several
-    // GPUs the proportional split moves units between them, so every step is tried.
-    const bool one_gpu = hardware.gpus.size() == 1;
-    // One step of the searches below: the split by memory (or the user's), else, on several
-    // GPUs with no split given, the split that fills each GPU in turn (fitting_split). The
-    // first step that fits keeps the fewest experts or layers in RAM, which the speed model
-    // always prefers: a byte read from RAM is slower than one read from any GPU.
-    const auto try_fit =
-        [&](std::optional<std::uint64_t> ngl,
-            std::optional<std::uint64_t> cpu_moe) -> Result<std::optional<Placement>> {
-        CANITRUN_TRY_ASSIGN(auto p, try_place(ngl, cpu_moe));
-        if (p.fits()) return std::optional<Placement>{std::move(p)};
-        if (one_gpu || !options.tensor_split.empty()) return std::optional<Placement>{};
-        PlacementOptions o = options;
-        o.gpu_layers = ngl;
-        o.cpu_moe_layers = cpu_moe;
-        return fitting_split(parts, hardware, o);
-    };
-    const auto gpus_fit = [](const Placement& p) {
-        for (const auto& g : p.gpus) {
-            if (!g.fits()) return false;
-        }
-        return true;
-    };
     if (has_experts) {
-        std::uint64_t k = 1;
-        if (one_gpu) {
-            std::uint64_t lo = 0, hi = n;  // the GPU does not hold lo experts' layers; holds hi
-            CANITRUN_TRY_ASSIGN(auto top, try_place(std::nullopt, n));
-            if (!gpus_fit(top)) lo = n;
-            while (hi - lo > 1) {
-                const std::uint64_t mid = lo + (hi - lo) / 2;
-                CANITRUN_TRY_ASSIGN(auto p, try_place(std::nullopt, mid));
-                (gpus_fit(p) ? hi : lo) = mid;
-            }
-            k = lo + 1;
-        }
-        for (; k <= n; ++k) {
-            CANITRUN_TRY_ASSIGN(auto p, try_fit(std::nullopt, k));
-            if (p) return Plan{PlanKind::expert_offload, *p};
-            if (one_gpu) break;
-        }
+        CANITRUN_TRY_ASSIGN(auto p, search.fewest_experts());
+        if (p) return Plan{PlanKind::expert_offload, *p};
     }
-    std::uint64_t ngl = n;
-    if (one_gpu) {
-        std::uint64_t lo = 0, hi = n + 1;  // the GPU holds lo layers (0 always); not hi
-        while (hi - lo > 1) {
-            const std::uint64_t mid = lo + (hi - lo) / 2;
-            CANITRUN_TRY_ASSIGN(auto p, try_place(mid, std::nullopt));
-            (gpus_fit(p) ? lo : hi) = mid;
-        }
-        ngl = lo;
-    }
-    for (; ngl >= 1; --ngl) {
-        CANITRUN_TRY_ASSIGN(auto p, try_fit(ngl, std::nullopt));
-        if (p) return Plan{PlanKind::layer_offload, *p};
-        if (one_gpu) break;
-    }
+    CANITRUN_TRY_ASSIGN(auto p, search.most_layers());
+    if (p) return Plan{PlanKind::layer_offload, *p};
     return Plan{PlanKind::none, all};
 }
 
