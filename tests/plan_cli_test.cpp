@@ -1,6 +1,7 @@
 // The examples of issue "One plan, one answer", through the binary: each question answered
 // once, the same way in every command, under the default rule (llama.cpp's allocation).
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
@@ -151,4 +152,31 @@ TEST_CASE("plan: --margin is the memory kept free on every GPU") {
     const auto bad = canitrun::test::run_cli({"qwen3.5-35b-a3b", "--margin", "-1"});
     CHECK(bad.code == 2);
     CHECK(canitrun::test::has(bad.err, "bad --margin value"));
+}
+
+// Ollama's OLLAMA_CONTEXT_LENGTH is each request's context; its runner gets that times
+// OLLAMA_NUM_PARALLEL (tests/fixtures/runtime-flags/ollama.json). 4 users of 16k: 16,384 each;
+// --parallel 4 in a 16k cache: 4,096 each. Either way the runner's cache is the plan's.
+TEST_CASE("plan: Ollama's context is per request, so the runner's cache is the plan's") {
+    const Outcome users =
+        run_cli({"llama-3.1-8b", "--gpu", "RTX 4090", "--users", "4", "--ctx", "16k"});
+    CHECK(has(users.out, "OLLAMA_CONTEXT_LENGTH=16384 OLLAMA_NUM_PARALLEL=4"));
+    const Outcome parallel =
+        run_cli({"llama-3.1-8b", "--gpu", "RTX 4090", "--parallel", "4", "--ctx", "16k"});
+    CHECK(has(parallel.out, "OLLAMA_CONTEXT_LENGTH=4096 OLLAMA_NUM_PARALLEL=4"));
+}
+
+// llama.cpp caps the ubatch at the batch, 2048 by default (common/common.h): a larger ubatch
+// is printed with a batch as large, or the plan is not what runs.
+TEST_CASE("plan: a ubatch past 2048 is printed with -b as large") {
+    const Outcome o = run_cli({"llama-3.1-8b", "--gpu", "RTX 4090", "--ubatch", "4096"});
+    CHECK(has(o.out, "-ub 4096 -b 4096"));
+    const Outcome small = run_cli({"llama-3.1-8b", "--gpu", "RTX 4090", "--ubatch", "1024"});
+    CHECK(has(small.out, "-ub 1024"));
+    CHECK_FALSE(has(small.out, " -b "));
+    // The default the constant stands for, as recorded from llama.cpp's source.
+    std::ifstream in(std::string(CANITRUN_FIXTURES) + "/runtime-flags/llama-cpp.json");
+    REQUIRE(in);
+    const auto flags = nlohmann::json::parse(in);
+    CHECK(flags["defaults"]["-b/--batch-size"]["value"] == 2048);
 }

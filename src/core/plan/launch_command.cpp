@@ -7,6 +7,9 @@
 namespace canitrun {
 namespace {
 
+// llama-server's default -b (common/common.h n_batch).
+constexpr std::uint64_t kLlamaDefaultBatch = 2048;
+
 std::string kv_of(const PlanSettings& s, const std::string& specific) {
     if (!specific.empty()) return specific;
     return s.estimate.kv_type.id.empty() ? std::string("f16") : s.estimate.kv_type.id;
@@ -73,11 +76,17 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
     if (s.flash_attn == FlashAttn::off) add(args, "-fa", "off");
     if (s.n_seq > 1) add(args, "--parallel", std::to_string(s.n_seq));
     if (s.ubatch != 512) add(args, "-ub", std::to_string(s.ubatch));
+    // llama.cpp caps the ubatch at the batch (-b, 2048 by default: common/common.h, recorded
+    // in tests/fixtures/runtime-flags/llama-cpp.json), so a larger ubatch needs -b as large.
+    if (s.ubatch > kLlamaDefaultBatch) add(args, "-b", std::to_string(s.ubatch));
     return args;
 }
 
 std::vector<std::string> ollama_environment(const PlanSettings& s) {
-    std::vector<std::string> env = {"OLLAMA_CONTEXT_LENGTH=" + std::to_string(s.estimate.context)};
+    // OLLAMA_CONTEXT_LENGTH is each request's context: Ollama starts its runner with that
+    // times OLLAMA_NUM_PARALLEL (llm/llama_server.go; tests/fixtures/runtime-flags/ollama.json),
+    // so it is the plan's context per sequence, not the whole cache.
+    std::vector<std::string> env = {"OLLAMA_CONTEXT_LENGTH=" + std::to_string(sequence_context(s))};
     const std::string kv = kv_of(s, s.cache_type_k);
     // Ollama quantizes its cache only with flash attention on, and one type for K and V.
     if (kv == "q8_0" || kv == "q4_0") {
