@@ -1,4 +1,5 @@
 #include "canitrun/fit.hpp"
+#include "canitrun/hardware_questions.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -92,4 +93,23 @@ TEST_CASE("best quantization for a budget is the highest-quality one that fits")
     // On a card without CUDA, NVFP4 is out: Q3_K_M.
     const Gpu amd = card("amd", 20, GpuClass::consumer, 800, {"rocm"});
     CHECK(best_quant_for_budget(m, quants, 20 * kGB, o, &amd).value()->quant->id == "Q3_K_M");
+}
+
+// fit --ctx 32k asks for 32k: a model whose window is 4k or 8k cannot run at it (the model page
+// refuses `phi-3-mini-4k --ctx 32k`), so fit leaves it out; without --ctx the default is capped
+// at each model's window, as the model page caps it.
+TEST_CASE("fit: an asked context leaves out the models whose window is shorter") {
+    const Hardware h = test::hardware_of({"rtx-4090"}, 64);
+    PlanSettings s;
+    s.estimate.context = 32768;
+    const auto asked = models_that_fit(test::database(), h, s, ContextAsked::asked).value();
+    for (const auto& f : asked) {
+        INFO(f.model->id);
+        CHECK(longest_supported_context(*f.model) >= 32768);
+    }
+    const auto capped = models_that_fit(test::database(), h, s).value();
+    bool phi = false;
+    for (const auto& f : capped) phi = phi || f.model->id == "phi-3-mini-4k";
+    CHECK(phi);
+    CHECK(asked.size() < capped.size());
 }

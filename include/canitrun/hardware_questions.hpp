@@ -69,11 +69,17 @@ struct ModelFit {
     std::uint64_t max_context = 0;  // at that quantization, natively
 };
 
+// Whether a context was asked for (--ctx) or is the default: a model whose longest supported
+// context is shorter cannot run at an asked one (every other command refuses it), while the
+// default is capped at each model's window, as the model page caps it.
+enum class ContextAsked { asked, default_capped };
+
 // Every model that runs natively on the hardware at the options' context (on a machine without
 // a GPU: whole in RAM), each with its best quantization, its longest context and its speed
 // (database order).
 Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware& hardware,
-                                              const PlanSettings& settings);
+                                              const PlanSettings& settings,
+                                              ContextAsked context = ContextAsked::default_capped);
 
 enum class FitSort { params, speed, context, name };
 

@@ -220,8 +220,9 @@ CommandResult fit_command(const Options& o) {
                             "leave out --engine " + o.engine.engine + ", or use --engine quick"}};
     }
     const PlanSettings settings = plan_settings(db, o, options);
-    auto fits =
-        std::make_shared<std::vector<ModelFit>>(need(models_that_fit(db, hardware, settings)));
+    const ContextAsked asked = o.ctx.empty() ? ContextAsked::default_capped : ContextAsked::asked;
+    auto fits = std::make_shared<std::vector<ModelFit>>(
+        need(models_that_fit(db, hardware, settings, asked)));
     sort_model_fits(*fits, need(parse_fit_sort(o.sort)));
     CommandResult r;
     r.what = "fit";

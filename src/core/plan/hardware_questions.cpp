@@ -269,11 +269,16 @@ Result<std::optional<ModelFit>> model_fit(const Model& model,
 }  // namespace
 
 Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware& hardware,
-                                              const PlanSettings& settings) {
+                                              const PlanSettings& settings, ContextAsked context) {
     const std::vector<const Quant*> ranked = by_quality(llama_cpp_quants(db));
     // The models are independent questions: asked on every core (parallel_map.hpp).
     auto answers = parallel_map(db.models.size(), [&](std::size_t i) {
-        return model_fit(db.models[i], ranked, hardware, settings);
+        const Model& model = db.models[i];
+        if (context == ContextAsked::asked &&
+            longest_supported_context(model) < settings.estimate.context) {
+            return Result<std::optional<ModelFit>>(std::optional<ModelFit>{});
+        }
+        return model_fit(model, ranked, hardware, settings);
     });
     std::vector<ModelFit> fits;
     for (auto& answer : answers) {
