@@ -140,8 +140,20 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
     if (used > 1) seconds += static_cast<double>(used - 1) * m.gpu_hop_s;
     if (work.ram.read_bytes > 0) {
         if (hardware.ram_bandwidth_gbps <= 0) return 0;
-        seconds +=
-            work.ram.read_bytes / (hardware.ram_bandwidth_gbps * 1e9 * m.ram_bandwidth_efficiency);
+        const double ram = hardware.ram_bandwidth_gbps * 1e9 * m.ram_bandwidth_efficiency;
+        seconds += work.ram.read_bytes / ram;
+        // Beside GPUs, a layer (or a layer's experts) moved to RAM keeps the fixed costs it had
+        // on the first GPU: kernel launches, routing, recurrent steps and dequantization, the
+        // last two at RAM's bandwidth. Not fitted (no published run offloads): it keeps the
+        // model monotonic, so moving work to RAM never reads as faster (tests/best_plan_test).
+        if (!hardware.gpus.empty()) {
+            const SpeedClassCoefficients& c = m.of(speed_class(hardware.gpus.front()));
+            const DeviceWork& w = work.ram;
+            seconds += static_cast<double>(w.layers) * c.layer_s +
+                       w.recurrent_layers * 1e12 / ram * c.recurrent_layer_s +
+                       static_cast<double>(w.moe_layers) * m.moe_layer_s +
+                       w.weight_count / ram * m.dequant[family];
+        }
     }
     return seconds;
 }
