@@ -216,3 +216,14 @@ TEST_CASE("cli: a plan that does not fit names the GPU that is over and the flag
     CHECK(has(o.out, "Does not fit: GPU 0 (NVIDIA RTX 4060 Ti 16GB) needs"));
     CHECK(has(o.out, "--n-cpu-moe"));
 }
+
+// When the split by memory fits but another is faster, the plan says so, not that the default
+// overfills. Qwen 3.5 35B-A3B at Q4_K_M (about 22 GB) fits a 24 GB RTX 4090 alone, whose
+// 1008 GB/s beat the RTX 3090's 936: all 40 layers and the output head (41 units) on GPU 0.
+TEST_CASE("cli: a faster split than the default says why, and the command carries it") {
+    const auto o = run_cli({"qwen3.5-35b-a3b", "--gpu", "4090,3090"});
+    REQUIRE(o.code == 0);
+    CHECK(has(o.out, "runs faster by the speed model than llama.cpp's default split"));
+    CHECK_FALSE(has(o.out, "overfills"));
+    CHECK(has(o.out, "-ngl 99 -ts 41,0"));
+}

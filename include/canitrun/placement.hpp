@@ -74,7 +74,10 @@ struct Placement {
     // overfills a GPU and an uneven one holds every layer; empty: the default, by memory.
     std::vector<std::uint64_t> tensor_split;
     bool split_found = false;  // tensor_split is plan_placement's, not the user's
-    std::vector<Share> gpus;   // one per Hardware::gpus, same order
+    // tensor_split (or --n-cpu-moe) is fastest_plan's: faster by the speed model than the
+    // planner's own, which also fits
+    bool split_faster = false;
+    std::vector<Share> gpus;  // one per Hardware::gpus, same order
     Share ram;
 
     bool fits() const;

@@ -49,6 +49,16 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
                     format_gb(p.gpu_total()), format_gb(h.gpu_memory()),
                     tensor_split_text(p.tensor_split));
             }
+            if (p.split_faster) {
+                return fmt::format(
+                    "Fits on the GPUs: {} of {}; --tensor-split {} runs faster by the speed "
+                    "model than llama.cpp's default split by memory{}.",
+                    format_gb(p.gpu_total()), format_gb(h.gpu_memory()),
+                    tensor_split_text(p.tensor_split),
+                    p.gpus.size() == 2 && (p.gpus[0].layers == 0 || p.gpus[1].layers == 0)
+                        ? " (one GPU alone: no hand-over between cards)"
+                        : "");
+            }
             return fmt::format("Fits on the GPU{}: {} of {}.", h.gpus.size() > 1 ? "s" : "",
                                format_gb(p.gpu_total()), format_gb(h.gpu_memory()));
         case PlanKind::expert_offload:

@@ -133,8 +133,8 @@ void write_quant_table(std::ostream& out, const ModelReport& r) {
     t.write(out);
     if (r.rule == Rule::llamacpp) {
         out << "  VRAM = weights + KV cache + recurrent state + llama.cpp's compute buffer and the "
-               "CUDA context on one GPU; RAM = token_embd and the logits, which llama.cpp keeps "
-               "in host memory.\n";
+               "CUDA context on one GPU; RAM = token_embd, the logits and the graph's inputs "
+               "(host_compute), which llama.cpp keeps in host memory.\n";
         return;
     }
     out << "  Total = weights + KV cache + " << r.options.overhead_percent

@@ -59,7 +59,8 @@ Result<Plan> fastest_plan(const Model& model, const Quant& quant, const ModelPar
     }
     if (best.placement.tensor_split != found.placement.tensor_split ||
         best.placement.cpu_moe_layers != found.placement.cpu_moe_layers) {
-        best.placement.split_found = true;
+        best.placement.split_found = found.placement.split_found;
+        best.placement.split_faster = true;
         found.placement = std::move(best.placement);
     }
     return found;
