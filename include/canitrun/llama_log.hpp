@@ -75,10 +75,10 @@ struct LlamaLog {
     std::string file_type() const;                  // "Q4_K - Medium"
     std::optional<double> params_billions() const;  // "model params = 8.03 B"
     std::optional<Bytes> file_size() const;         // "file size = 4.58 GiB" (rounded)
-    // The layers whose experts are overridden to host memory (CPU, CUDA_Host, ...): -ot
-    // exps=CPU, --n-cpu-moe, --cpu-moe.
-    std::uint64_t host_expert_layers() const;
 };
+
+// True for a buffer type in host memory: CPU, CPU_Mapped, CPU_REPACK, CUDA_Host, ROCm_Host ...
+bool is_host_buffer(const std::string& buffer_type);
 
 // "4685.30" MiB -> bytes (rounded to the nearest byte).
 Bytes mib_to_bytes(const std::string& mib);

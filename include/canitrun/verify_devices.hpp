@@ -31,9 +31,6 @@ struct DeviceCheck {
     std::vector<std::string> notes;
 };
 
-// True for a host buffer's device name: CPU, CPU_Mapped, CPU_REPACK, CUDA_Host, ROCm_Host ...
-bool is_host_buffer(const std::string& device);
-
 // The GPU devices a log's buffers name, in the order llama.cpp numbers them.
 std::vector<std::string> log_gpu_devices(const LlamaLog& log);
 

@@ -232,15 +232,9 @@ std::optional<Bytes> LlamaLog::file_size() const {
     return std::nullopt;
 }
 
-std::uint64_t LlamaLog::host_expert_layers() const {
-    std::uint64_t n = 0;
-    for (const auto& [layer, buffer_type] : expert_overrides) {
-        // Host buffer types: the CPU's own and the GPU backends' pinned host memory.
-        if (buffer_type.rfind("CPU", 0) == 0 || buffer_type.find("_Host") != std::string::npos) {
-            ++n;
-        }
-    }
-    return n;
+bool is_host_buffer(const std::string& buffer_type) {
+    // The CPU's own (CPU, CPU_Mapped, CPU_REPACK) and the GPU backends' pinned host memory.
+    return buffer_type.rfind("CPU", 0) == 0 || buffer_type.find("_Host") != std::string::npos;
 }
 
 Result<LlamaLog> parse_llama_log(const std::string& text) {

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <regex>
 
+#include "canitrun/llama_log.hpp"
+
 namespace canitrun {
 namespace {
 
@@ -49,10 +51,6 @@ std::optional<std::uint64_t> number(const std::string& s) {
     return v;
 }
 
-bool host_buffer_type(const std::string& type) {
-    return type.rfind("CPU", 0) == 0 || type.find("_Host") != std::string::npos;
-}
-
 struct Override {
     std::regex pattern;
     bool host = false;
@@ -73,14 +71,14 @@ void add_overrides(const std::string& value, std::vector<Override>& out,
             continue;
         }
         const std::string type = item.substr(eq + 1);
-        if (!host_buffer_type(type) && !experts.gpu_targets) {
+        if (!is_host_buffer(type) && !experts.gpu_targets) {
             experts.gpu_targets = true;
             experts.notes.push_back("-ot puts tensors on a chosen GPU (" + type +
                                     "): canitrun's placement cannot say that, so the devices' "
                                     "weights differ");
         }
         try {
-            out.push_back({std::regex(item.substr(0, eq)), host_buffer_type(type)});
+            out.push_back({std::regex(item.substr(0, eq)), is_host_buffer(type)});
         } catch (const std::regex_error&) {
             experts.notes.push_back("-ot pattern '" + item.substr(0, eq) + "' not read");
         }

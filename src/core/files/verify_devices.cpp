@@ -152,10 +152,6 @@ void add_host_rows(const LlamaLog& log, const LlamaLogContext& c, const Placemen
 
 }  // namespace
 
-bool is_host_buffer(const std::string& device) {
-    return device.rfind("CPU", 0) == 0 || device.find("_Host") != std::string::npos;
-}
-
 std::vector<std::string> log_gpu_devices(const LlamaLog& log) {
     std::vector<std::string> out;
     const auto add = [&](const std::string& buffer) {
