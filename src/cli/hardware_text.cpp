@@ -37,30 +37,33 @@ void add_share_row(Table& t, const std::string& label, const Share& s,
                format_gb(s.total()), format_gb(s.capacity), s.fits() ? "" : "over"});
 }
 
+// The sentence of a plan that fits whole: which split, and why when it is not the default.
+std::string native_sentence(const Placement& p, const Hardware& h) {
+    if (p.split_found) {
+        return fmt::format(
+            "Fits on the GPUs with an uneven split, {} of {}: llama.cpp's default split "
+            "by memory overfills a GPU, --tensor-split {} holds every layer.",
+            format_gb(p.gpu_total()), format_gb(h.gpu_memory()), tensor_split_text(p.tensor_split));
+    }
+    if (p.split_faster) {
+        return fmt::format(
+            "Fits on the GPUs: {} of {}; --tensor-split {} runs faster by the speed "
+            "model than llama.cpp's default split by memory{}.",
+            format_gb(p.gpu_total()), format_gb(h.gpu_memory()), tensor_split_text(p.tensor_split),
+            p.gpus.size() == 2 && (p.gpus[0].layers == 0 || p.gpus[1].layers == 0)
+                ? " (one GPU alone: no hand-over between cards)"
+                : "");
+    }
+    return fmt::format("Fits on the GPU{}: {} of {}.", h.gpus.size() > 1 ? "s" : "",
+                       format_gb(p.gpu_total()), format_gb(h.gpu_memory()));
+}
+
 std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
     const Placement& p = a.plan.placement;
     const std::uint64_t layers = p.gpus.empty() ? 0 : p.gpu_layers;
     switch (a.plan.kind) {
         case PlanKind::native:
-            if (p.split_found) {
-                return fmt::format(
-                    "Fits on the GPUs with an uneven split, {} of {}: llama.cpp's default split "
-                    "by memory overfills a GPU, --tensor-split {} holds every layer.",
-                    format_gb(p.gpu_total()), format_gb(h.gpu_memory()),
-                    tensor_split_text(p.tensor_split));
-            }
-            if (p.split_faster) {
-                return fmt::format(
-                    "Fits on the GPUs: {} of {}; --tensor-split {} runs faster by the speed "
-                    "model than llama.cpp's default split by memory{}.",
-                    format_gb(p.gpu_total()), format_gb(h.gpu_memory()),
-                    tensor_split_text(p.tensor_split),
-                    p.gpus.size() == 2 && (p.gpus[0].layers == 0 || p.gpus[1].layers == 0)
-                        ? " (one GPU alone: no hand-over between cards)"
-                        : "");
-            }
-            return fmt::format("Fits on the GPU{}: {} of {}.", h.gpus.size() > 1 ? "s" : "",
-                               format_gb(p.gpu_total()), format_gb(h.gpu_memory()));
+            return native_sentence(p, h);
         case PlanKind::expert_offload:
             if (p.all_experts_in_ram()) {
                 return fmt::format(
