@@ -35,8 +35,9 @@ TEST_CASE("cli: the page's JSON under llama.cpp's rule holds every term in bytes
         if (t["device"] == "gpu") gpu += t["bytes"].get<std::uint64_t>();
         // 10 full layers x 8192 cells x 2 kv heads x 256 x 2 (K, V) x 2 bytes
         if (t["name"] == "kv_cache") CHECK(t["bytes"] == 10ULL * 8192 * 2048);
-        // llama.cpp's CUDA context estimate: 512 MiB (llamacpp_engine.cpp)
-        if (t["name"] == "runtime") CHECK(t["bytes"] == 512ULL << 20);
+        // The CUDA runtime measured on an H200 (validation/cuda-h200/): 672 MiB, and 96 MiB
+        // of pool for a model with routed experts (llamacpp_engine.cpp)
+        if (t["name"] == "runtime") CHECK(t["bytes"] == (672ULL + 96) << 20);
         // the logits: 248,320 vocab x 4 bytes, in RAM
         if (t["name"] == "output") CHECK(t["bytes"] == 248320ULL * 4);
         if (t["name"] == "token_embd") CHECK(t["device"] == "cpu");

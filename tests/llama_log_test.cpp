@@ -297,9 +297,12 @@ TEST_CASE("verify per device: two GPUs split by free memory, experts in RAM") {
     // The host's inputs beside the GPUs: 4 bytes x 512 x (16384 mask cells + 2 x 2048).
     CHECK(find("host", "compute").estimate == 512ULL * 4 * (16384 + 2 * 2048));
     CHECK(find("host", "compute").actual == mib100(3601));
-    // Op offload: the first GPU also holds a copy of the largest expert tensor kept in RAM, a
-    // layer's ffn_down_exps at Q6_K (Q4_K_M's use_more_bits layers): 128 experts x 768 x 2048
-    // values at 210 bytes per 256 = 165,150,720 bytes; the second GPU holds none.
-    CHECK(*find("CUDA0", "compute").estimate - *find("CUDA1", "compute").estimate ==
-          128ULL * 768 * 2048 / 256 * 210);
+    // Op offload: the first GPU copies in the largest expert tensor kept in RAM, a layer's
+    // ffn_down_exps at Q6_K (Q4_K_M's use_more_bits layers): 128 experts x 768 x 2048 values
+    // at 210 bytes per 256 = 157.5 MiB, beside one expert batch (512 x 4 x (2048 + 8 x (768 +
+    // 2 x 2048)) = 80 MiB) and the f16 masks (512 x 16384 x 2 = 16 MiB): 253.5 MiB, well under
+    // the graph's own buffer, which it reuses (placement.cpp). So both GPUs' buffers are the
+    // same, as the log's are.
+    CHECK(*find("CUDA0", "compute").estimate == *find("CUDA1", "compute").estimate);
+    CHECK(*find("CUDA0", "compute").actual == *find("CUDA1", "compute").actual);
 }

@@ -50,6 +50,11 @@ Result<GgmlType> parse_cache_type(const std::string& text);
 // The runtime's own memory on the device (CUDA context, ...), 0 for the CPU backend.
 Bytes runtime_overhead_bytes(Backend backend);
 
+// What ggml-cuda's memory pool adds to it on a CUDA or ROCm GPU (has_cuda_pool) when the graph
+// has routed experts or runs without flash attention: their temporaries outgrow the base.
+bool has_cuda_pool(Backend backend);
+Bytes cuda_pool_bytes(const Model& model, const LlamaCppOptions& options);
+
 // Terms: "weights" (device), "token_embd" (host), "kv_cache", "recurrent_state", "compute",
 // "output" (host), "runtime" (device). With Backend::cpu every term is on the CPU.
 // One layer of each group (same order as arch.layer_groups) in llama.cpp's cache: the K and V

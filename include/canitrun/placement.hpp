@@ -39,6 +39,9 @@ struct PlacementOptions {
     // Per GPU, whether its backend keeps the KQ masks' copy in its compute buffer
     // (keeps_mask_copy); none given: every GPU does.
     std::vector<bool> gpu_mask_copy;
+    // Per GPU, whether its backend adds ggml-cuda's pool to the runtime (has_cuda_pool); none
+    // given: no GPU does.
+    std::vector<bool> gpu_pool;
 };
 
 struct Share {

@@ -264,6 +264,21 @@ int main(int argc, char** argv) {
 
     llama_model_params mp = llama_model_default_params();
     mp.n_gpu_layers = 999;
+    // CUDA_PROBE_OT=REGEX: the tensors whose names match stay in RAM (llama-server's
+    // `-ot REGEX=CPU`; "exps" is --cpu-moe), the setup where GPU 0's compute buffer differs
+    // most from a plan with every weight on the GPU.
+    static std::string ot_pattern;
+    static llama_model_tensor_buft_override ot[2] = {};
+    if (const char* p = std::getenv("CUDA_PROBE_OT")) {
+        ot_pattern = p;
+        for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
+            ggml_backend_dev_t d = ggml_backend_dev_get(i);
+            if (ggml_backend_dev_type(d) == GGML_BACKEND_DEVICE_TYPE_CPU)
+                ot[0] = {ot_pattern.c_str(), ggml_backend_dev_buffer_type(d)};
+        }
+        ot[1] = {nullptr, nullptr};
+        if (ot[0].pattern != nullptr) mp.tensor_buft_overrides = ot;
+    }
     if (const char* m = std::getenv("CUDA_PROBE_LOAD_MODE")) {
         if (std::strcmp(m, "none") == 0) mp.load_mode = LLAMA_LOAD_MODE_NONE;
         if (std::strcmp(m, "mmap") == 0) mp.load_mode = LLAMA_LOAD_MODE_MMAP;

@@ -359,25 +359,39 @@ Result<GgmlType> parse_cache_type(const std::string& text) {
 }
 
 Bytes runtime_overhead_bytes(Backend backend) {
-    // What the GPU runtime itself holds before llama.cpp allocates anything: the CUDA / HIP
-    // context with its loaded kernels and the cuBLAS / hipBLAS handles and workspace, which
-    // llama.cpp's logs do not show. A working figure, not measured in this repository:
-    // PyTorch measured a bare CUDA context of 287,047,680 bytes with lazy module loading and
-    // 666,632,192 bytes eager (github.com/pytorch/pytorch/pull/86509); lazy loading is the
-    // default on Linux since CUDA 12.2 (CUDA Programming Guide, "Lazy Loading"), and
-    // llama.cpp adds cuBLAS on top, so 512 MiB. ROCm is taken as CUDA. Metal and the CPU
-    // backend have no separate context; Vulkan's is smaller (256 MiB, unconfirmed).
+    // What the GPU runtime itself holds beside llama.cpp's buffers, which its logs do not
+    // show: the CUDA / HIP context with its loaded kernels, the cuBLAS handle and workspace,
+    // and ggml-cuda's memory pool. Measured on an H200 (CUDA 13.0; validation/cuda-h200/, 117
+    // rows of 13 models): the bare context 527 MiB, 597-605 MiB once a context has run, and
+    // after decoding 609-663 MiB for dense models with flash attention, which 672 MiB covers
+    // (cuda_pool_bytes adds the rest where the pool grows). Smaller GPUs' contexts are no
+    // larger (it grows with the SM count), so the H200 figure is the safe side. ROCm is taken
+    // as CUDA (unmeasured). Metal and the CPU backend have no separate context; Vulkan's is
+    // smaller (256 MiB, unconfirmed).
     switch (backend) {
         case Backend::cpu:
         case Backend::metal:
             return 0;
         case Backend::cuda:
         case Backend::rocm:
-            return 512 * kMiB;
+            return 672 * kMiB;
         case Backend::vulkan:
             return 256 * kMiB;
     }
     return 0;
+}
+
+bool has_cuda_pool(Backend backend) {
+    return backend == Backend::cuda || backend == Backend::rocm;
+}
+
+// Measured on the same H200 runs: with routed experts, recurrent layers (Mamba-2, Gated
+// DeltaNet) or flash attention off, 704-761 MiB after decoding (the temporaries of the expert
+// gathers, the scans and softmax), which 672 + 96 MiB covers.
+Bytes cuda_pool_bytes(const Model& model, const LlamaCppOptions& options) {
+    bool recurrent = false;
+    for (const auto& group : model.arch.layer_groups) recurrent |= is_recurrent(group.kind);
+    return model.is_moe() || recurrent || options.flash_attn == FlashAttn::off ? 96 * kMiB : 0;
 }
 
 Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
@@ -546,7 +560,9 @@ Estimate assemble_llamacpp(const Model& model, const LlamaCppOptions& o, WeightS
     e.terms.push_back({TermKind::compute, compute, dev});
     e.terms.push_back({TermKind::output, llamacpp_output_bytes(model, o), Device::cpu});
     if (gpu) e.terms.push_back({TermKind::host_compute, host_compute, Device::cpu});
-    e.terms.push_back({TermKind::runtime, runtime_overhead_bytes(o.backend), dev});
+    const Bytes pool = has_cuda_pool(o.backend) ? cuda_pool_bytes(model, o) : 0;
+    e.terms.push_back(
+        {TermKind::runtime, checked::add(runtime_overhead_bytes(o.backend), pool), dev});
     e.total();
     return e;
 }

@@ -29,23 +29,53 @@ std::size_t device_of(std::uint64_t unit, std::uint64_t units,
 //
 // Op offload (ggml-backend.cpp's scheduler, on by default; --no-op-offload turns it off): a
 // prompt batch's matrix product over a weight kept in host memory runs on the first GPU, which
-// copies that weight into its compute buffer, so the first GPU's buffer also holds the largest
-// such tensor (`host_copy`). Derived, not fitted; against the six published mainline CUDA logs
-// with experts in RAM (Qwen3-235B, Qwen3-30B, DeepSeek V3; docs/ACCURACY-GPU.md) it reads 10 to
-// 32 % high, where before it read 60 to 70 % low: the copy and the batch's own tensors overlap
-// less than the sum. Kept on the safe side until a log shows the overlap.
-void add_buffers(Placement& p, const RuntimeBuffers& b, const PlacementOptions& options,
-                 bool output_on_gpu, Bytes host_copy) {
+// copies that weight into its compute buffer (`HostCopy`).
+//
+// Measured on an H200 (validation/cuda-h200/: five MoE models with -ot exps=CPU, 20 settings):
+// - with dense attention, the copied expert weight and the expert FFN's activations reuse the
+//   graph's memory: the buffer is the larger of the graph's own and the copy plus one expert
+//   batch (exact to 0.01 MiB on Mixtral 8x7B at 32k and 128k; Qwen3-30B-A3B and gpt-oss-20b
+//   keep their graph's size, as this says);
+// - beside recurrent layers (Qwen3.5, Qwen3-Next), the copy adds to the graph's buffer: 867 and
+//   920 MiB measured against 521 and 305 without it; the sum reads -14 % to +57 %, the closest
+//   simple rule found, so it is kept there until the allocator's order is derived.
+// A layer wholly in host memory (-ngl below the layer count) keeps the sum: the published logs
+// with -ngl 0 to 40 of 41 were read with it (docs/ACCURACY-GPU.md).
+struct HostCopy {
+    Bytes layer = 0;   // the largest tensor of a layer in host memory
+    Bytes expert = 0;  // the largest routed-expert tensor of a layer whose experts are
+};
+
+// `mask`: the KQ masks' device copy, where the backend keeps one. Beside an expert copy the
+// masks live at half that size (the f16 cast flash attention makes of the f32 masks).
+Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, bool recurrent, Bytes mask) {
+    const Bytes c = checked::add(checked::add(b.compute, copy.layer), mask);
+    if (copy.expert == 0) return c;
+    const Bytes with_expert =
+        recurrent ? checked::add(c, copy.expert)
+                  : checked::add(checked::add(copy.expert, b.expert_batch), mask / 2);
+    return std::max(c, with_expert);
+}
+
+// The llama.cpp rule's buffers: a compute buffer on every device that runs a layer, the
+// runtime's memory on every GPU it uses, the logits in RAM, and with tied embeddings the copy
+// of token_embd that an offloaded output layer needs (on the CPU the mapped file backs both).
+void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& options,
+                 bool output_on_gpu, const HostCopy& copy) {
+    const RuntimeBuffers& b = *parts.buffers;
     for (std::size_t d = 0; d < p.gpus.size(); ++d) {
         Share& g = p.gpus[d];
         // GPU 0 runs the prompt batches of the host's layers (op offload) even holding none.
-        const bool offloads = d == 0 && host_copy > 0;
+        const bool offloads = d == 0 && (copy.layer > 0 || copy.expert > 0);
         if (g.layers == 0 && !g.output && !offloads) continue;
-        g.compute = d == 0 ? checked::add(b.compute, host_copy) : b.compute;
-        if (d >= options.gpu_mask_copy.size() || options.gpu_mask_copy[d]) {
-            g.compute = checked::add(g.compute, b.mask_copy);
-        }
+        const bool mask = d >= options.gpu_mask_copy.size() || options.gpu_mask_copy[d];
+        const Bytes mask_copy = mask ? b.mask_copy : 0;
+        g.compute = d == 0 ? first_gpu_compute(b, copy, parts.recurrent_state() > 0, mask_copy)
+                           : checked::add(b.compute, mask_copy);
         if (d < options.gpu_runtime.size()) g.runtime = options.gpu_runtime[d];
+        if (d < options.gpu_pool.size() && options.gpu_pool[d]) {
+            g.runtime = checked::add(g.runtime, b.cuda_pool);
+        }
         if (g.output && output_on_gpu) g.weights = checked::add(g.weights, b.output_duplicate);
     }
     // Beside GPUs the host fills the graph's inputs (the pinned CUDA_Host / Vulkan_Host compute
@@ -84,17 +114,18 @@ Result<std::vector<Bytes>> set_up_gpus(Placement& p, const Hardware& hardware,
     return cumulative;
 }
 
-// The largest weight the first GPU copies in for a prompt batch (add_buffers): of the layers
+// The largest weights the first GPU copies in for a prompt batch (add_buffers): of the layers
 // in host memory, their largest tensor; of the layers whose experts are, the largest expert.
-Bytes host_weight_copy(const ModelParts& parts, const Placement& p, std::uint64_t first_gpu_unit) {
-    if (p.gpus.empty()) return 0;
-    Bytes copy = 0;
+HostCopy host_weight_copy(const ModelParts& parts, const Placement& p,
+                          std::uint64_t first_gpu_unit) {
+    HostCopy copy;
+    if (p.gpus.empty()) return copy;
     for (std::uint64_t i = 0; i < parts.layers.size(); ++i) {
         const LayerPart& layer = parts.layers[i];
         if (i < first_gpu_unit) {
-            copy = std::max(copy, layer.largest_tensor);
+            copy.layer = std::max(copy.layer, layer.largest_tensor);
         } else if (i < p.cpu_moe_layers) {
-            copy = std::max(copy, layer.largest_expert_tensor);
+            copy.expert = std::max(copy.expert, layer.largest_expert_tensor);
         }
     }
     return copy;
@@ -259,7 +290,7 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                 checked::add(input.weights, parts.input_weights);  // one row read per token
             input.embedding = checked::add(input.embedding, parts.input_weights);
             if (parts.buffers) {
-                add_buffers(p, *parts.buffers, options, &head != &p.ram,
+                add_buffers(p, parts, options, &head != &p.ram,
                             host_weight_copy(parts, p, first_gpu_unit));
                 p.ram.mapped = p.ram.weights;  // the CPU backend reads the mapped file
             }

@@ -104,9 +104,11 @@ PlacementOptions placement_for(const Hardware& hardware, const PlanSettings& set
     if (settings.rule == Rule::quick) return user;
     user.margin = settings.margin;
     user.gpu_mask_copy.clear();
+    user.gpu_pool.clear();
     for (const auto& d : hardware.gpus) {
         user.gpu_runtime.push_back(runtime_overhead_bytes(backend_for(d)));
         user.gpu_mask_copy.push_back(keeps_mask_copy(backend_for(d)));
+        user.gpu_pool.push_back(has_cuda_pool(backend_for(d)));
     }
     return user;
 }
