@@ -105,8 +105,8 @@ TEST_CASE("every sparse-attention indexer and compressed layer is stated whole")
         if (!a.layer_order.empty()) CHECK(stated_group_order(a).size() == a.layers);
         compressed_models += compressed ? 1 : 0;
     }
-    CHECK(compressed_models == 2);  // DeepSeek-V4 Flash and Pro
-    CHECK(indexed_groups >= 6);     // V3.2, GLM-5 / 5.1 / 5.2, MiniMax-M3, the two V4s
+    CHECK(compressed_models == 4);  // DeepSeek-V4 Flash and Pro, previews and 0731 / 0813
+    CHECK(indexed_groups >= 6);     // V3.2, GLM-5 / 5.1 / 5.2 / 5.3, MiniMax-M3, the V4s
 }
 
 TEST_CASE("head dim x heads agrees with the hidden size unless the config states head_dim") {

@@ -449,7 +449,9 @@ std::optional<std::string> qwen_or_gemma_arch(const Model& m) {
     const std::string& f = m.family;
     const bool linear = has_kind(m, LayerKind::linear);
     const bool vl = m.id.find("-vl-") != std::string::npos;
-    if (f == "qwen3.5" || f == "qwen3.6") return m.is_moe() ? "qwen35moe" : "qwen35";
+    if (f == "qwen3.5" || f == "qwen3.6" || f == "qwen3.8") {
+        return m.is_moe() ? "qwen35moe" : "qwen35";
+    }
     if (f == "qwen3" && vl && !linear) return m.is_moe() ? "qwen3vlmoe" : "qwen3vl";
     if (f == "qwen3" || (f == "deepseek-r1" && m.id.find("qwen3") != std::string::npos)) {
         if (linear) return "qwen3next";
