@@ -33,8 +33,7 @@ std::string sampling_flags(const Sampling& s) {
 
 // The plan's own llama-server line (its context, cache types, flash attention and, with --gpu,
 // its offload), then the model's sampling.
-void llama_server(std::ostream& out, const ModelReport& r, const Sampling* s,
-                  const std::string& mmproj = {}) {
+void llama_server(std::ostream& out, const ModelReport& r, const Sampling* s) {
     const LaunchTarget target{r.model, r.quant, {}};
     const bool planned = r.hardware && r.hardware->selected.plan.kind != PlanKind::none;
     const std::vector<std::string> args =
@@ -42,7 +41,6 @@ void llama_server(std::ostream& out, const ModelReport& r, const Sampling* s,
                           planned ? &r.hardware->selected.plan.placement : nullptr);
     out << "    ./llama-server \\\n      " << args[0] << " " << args[1] << " \\\n     ";
     for (std::size_t i = 2; i < args.size(); ++i) out << " " << args[i];
-    if (!mmproj.empty()) out << " \\\n      --mmproj " << mmproj;
     if (s != nullptr) {
         const std::string flags = sampling_flags(*s);
         if (!flags.empty()) out << " \\\n      " << flags;
@@ -72,8 +70,11 @@ void write_run_commands(std::ostream& out, const ModelReport& r) {
             llama_server(out, r, &s);
         }
         if (!model.run.mmproj.empty()) {
-            out << "\n  llama.cpp with vision (the projector file goes alongside the weights)\n";
-            llama_server(out, r, nullptr, model.run.mmproj);
+            // -hf fetches the repo's projector and loads it (llama.cpp's --mmproj-auto, on by
+            // default; tests/fixtures/runtime-flags/llama-cpp.json), so the lines above already
+            // run with vision: a --mmproj naming a file the user has not downloaded would fail.
+            out << "\n  Vision: -hf also fetches the repo's projector (" << model.run.mmproj
+                << ") and loads it; add --no-mmproj to run text only.\n";
         }
     } else if (quant.format != "gguf") {
         out << "  " << quant.id

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Every llama-server, Ollama and vLLM line canitrun prints runs as printed, and runs the plan.
+
+Usage: printed_commands_test.py CANITRUN FIXTURES_DIR DATA_DIR [MODEL ...]
+
+For every database model (or those given) and a set of hardware setups, it runs the binary's
+text page and the same question's JSON, collects every command the page prints, and checks them
+against the flags the runtimes accept (tests/fixtures/runtime-flags/: llama.cpp's common/arg.cpp,
+Ollama's envconfig, vLLM's arg_utils, each cited there):
+- llama-server: each flag exists; an int is an int, an enum value one of its choices; no flag
+  names a file (-m, --mmproj) next to -hf, which fetches what it needs; -c is the plan's context
+  (times the sequences), -ngl / --n-cpu-moe / -ts are the plan's placement, -ub past the default
+  batch comes with -b as large, and -hf names the model's recorded repo;
+- Ollama: each variable exists, and OLLAMA_CONTEXT_LENGTH x OLLAMA_NUM_PARALLEL is the cache the
+  plan holds; the KV type is one Ollama takes;
+- vllm serve: each flag exists.
+"""
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+SETUPS = [
+    ["--gpu", "RTX 4090"],
+    ["--gpu", "2x3090", "--ram", "64"],
+    ["--gpu", "RTX 4060", "--ram", "64", "--ctx", "16k"],
+    ["--gpu", "RTX 4090", "--users", "2", "--ctx", "8k"],
+    ["--gpu", "RTX 4090", "--ubatch", "4096", "--kv-type", "q8_0", "--ctx", "8k"],
+    ["--engine", "vllm", "--gpu", "H100"],
+]
+
+
+def run(canitrun, args):
+    out = subprocess.run([canitrun, *args], capture_output=True, text=True, timeout=120)
+    return out.returncode, out.stdout, out.stderr
+
+
+def commands(text):
+    """The commands of a page: single lines and backslash-continued blocks."""
+    found, block = [], None
+    for line in text.splitlines():
+        s = line.strip()
+        if block is not None:
+            block += " " + s.rstrip("\\").strip()
+            if not s.endswith("\\"):
+                found.append(block)
+                block = None
+            continue
+        if s.startswith("./llama-server") and s.endswith("\\"):
+            block = s.rstrip("\\").strip()
+        elif s.startswith("llama.cpp: llama-server") or s.startswith("llama-server "):
+            found.append(s.split(": ", 1)[1] if s.startswith("llama.cpp:") else s)
+        elif "ollama serve" in s or s.startswith("vllm serve"):
+            found.append(s.split("   #")[0].strip())
+    return [c.replace("./llama-server", "llama-server", 1) for c in found]
+
+
+class Flags:
+    def __init__(self, fixtures):
+        llama = json.loads((fixtures / "runtime-flags/llama-cpp.json").read_text())
+        self.llama = {}
+        for o in llama["options"]:
+            for a in o["args"]:
+                self.llama[a] = o
+            for a in o.get("args_neg", []):
+                self.llama[a] = {**o, "takes_value": False, "kind": "flag"}
+        ollama = json.loads((fixtures / "runtime-flags/ollama.json").read_text())
+        self.ollama = {o["name"] for o in ollama["options"] if o.get("type") == "env"}
+        self.ollama_kv = set(ollama["kv_cache_types"]["documented"])
+        vllm = json.loads((fixtures / "runtime-flags/vllm.json").read_text())
+        self.vllm = {f for o in vllm["options"] for f in o["flags"]}
+
+
+def check_value(option, value):
+    kind = option["kind"]
+    if kind == "int":
+        int(value)
+    elif kind == "float":
+        float(value)
+    elif kind == "enum" and value not in option["choices"]:
+        raise ValueError(f"{value!r} is not one of {option['choices']}")
+    elif kind == "int_or_enum" and value not in option["choices"]:
+        int(value)
+
+
+def llama_args(flags, argv, problems):
+    """{flag: value} of a llama-server line, each flag and value checked."""
+    parsed, i = {}, 1
+    while i < len(argv):
+        a = argv[i]
+        option = flags.llama.get(a if not a.startswith("--") else a.replace("_", "-"))
+        if option is None:
+            problems.append(f"unknown flag {a}")
+            i += 1
+            continue
+        if option["takes_value"]:
+            if i + 1 >= len(argv):
+                problems.append(f"{a} without its value")
+                break
+            try:
+                check_value(option, argv[i + 1])
+            except ValueError as e:
+                problems.append(f"{a} {argv[i + 1]}: {e}")
+            parsed[option["args"][0]] = argv[i + 1]
+            i += 2
+        else:
+            parsed[option["args"][0]] = True
+            i += 1
+    return parsed
+
+
+def check_llama(flags, line, plan, model, problems):
+    parsed = llama_args(flags, shlex.split(line), problems)
+
+    class Args(dict):  # looked up by any spelling of a flag
+        def key(self, k):
+            return flags.llama[k]["args"][0] if k in flags.llama else k
+
+        def __contains__(self, k):
+            return dict.__contains__(self, self.key(k))
+
+        def __getitem__(self, k):
+            return dict.__getitem__(self, self.key(k))
+
+        def get(self, k, default=None):
+            return dict.get(self, self.key(k), default)
+
+    args = Args(parsed)
+    if "-hf" in args:
+        for file_flag in ("-m", "--mmproj"):
+            if file_flag in args:
+                problems.append(f"{file_flag} names a file beside -hf, which fetches it")
+        repo = args["-hf"].split(":")[0]
+        if model.get("gguf_repo") and repo != model["gguf_repo"]:
+            problems.append(f"-hf {repo} is not the recorded repo {model['gguf_repo']}")
+    sel = plan["hardware"]["selected"] if plan.get("hardware") else None
+    if sel is None:
+        return
+    # the plan's context is the cache's cells, shared by --parallel's sequences
+    if "-c" in args and int(args["-c"]) != sel["context"]:
+        problems.append(f"-c {args['-c']} is not the plan's {sel['context']} cells")
+    ub = int(args.get("-ub", 512))
+    if ub > 2048 and int(args.get("-b", 2048)) < ub:
+        problems.append(f"-ub {ub} is capped by the default batch")
+    if sel["plan"] in ("native", "layer_offload", "expert_offload"):
+        if sel["cpu_moe_layers"] and "--n-cpu-moe" not in args and "--cpu-moe" not in args:
+            problems.append("the plan keeps experts in RAM and the line does not")
+        split = sel.get("tensor_split") or []
+        if len(split) > 1 and "-ts" in args:
+            if [int(float(x)) for x in args["-ts"].replace("/", ",").split(",")] != split:
+                problems.append(f"-ts {args['-ts']} is not the plan's {split}")
+
+
+def check_ollama(flags, line, plan, problems):
+    env = {}
+    for word in shlex.split(line):
+        if "=" in word and word.split("=")[0].isupper():
+            k, v = word.split("=", 1)
+            env[k] = v
+            if k not in flags.ollama:
+                problems.append(f"unknown Ollama variable {k}")
+    if "OLLAMA_KV_CACHE_TYPE" in env and env["OLLAMA_KV_CACHE_TYPE"] not in flags.ollama_kv:
+        problems.append(f"Ollama takes no KV type {env['OLLAMA_KV_CACHE_TYPE']}")
+    kv = plan.get("kv_type", "f16")
+    if kv != "f16" and kv in flags.ollama_kv and env.get("OLLAMA_KV_CACHE_TYPE") != kv:
+        problems.append(f"the plan's {kv} cache is not on the Ollama line")
+    sel = plan["hardware"]["selected"] if plan.get("hardware") else None
+    if sel and "OLLAMA_CONTEXT_LENGTH" in env:
+        cells = int(env["OLLAMA_CONTEXT_LENGTH"]) * int(env.get("OLLAMA_NUM_PARALLEL", 1))
+        users = plan.get("users") or 1
+        if cells not in (sel["context"], sel["context"] * users):
+            problems.append(f"Ollama's cache of {cells} cells is not the plan's {sel['context']}")
+
+
+def check_vllm(flags, line, problems):
+    for word in shlex.split(line)[2:]:
+        if word.startswith("--") and word.split("=")[0] not in flags.vllm:
+            problems.append(f"unknown vllm serve flag {word}")
+
+
+def main():
+    canitrun, fixtures, data = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    flags = Flags(fixtures)
+    models = {}
+    for f in sorted((data / "models").glob("*.json")):
+        for m in json.loads(f.read_text()):
+            models[m["id"]] = m
+    ids = sys.argv[4:] or sorted(models)
+    failures, count = [], 0
+    for mid in ids:
+        for setup in SETUPS:
+            rc, text, err = run(canitrun, [mid, *setup])
+            if rc == 2:
+                continue  # refused (a window shorter than --ctx): nothing printed to run
+            _, js, _ = run(canitrun, [mid, *setup, "--json"])
+            plan = json.loads(js)
+            for line in commands(text):
+                problems = []
+                count += 1
+                if line.startswith("llama-server"):
+                    check_llama(flags, line, plan, models[mid].get("run", {}), problems)
+                elif "ollama serve" in line:
+                    check_ollama(flags, line, plan, problems)
+                else:
+                    check_vllm(flags, line, problems)
+                failures += [f"{mid} {' '.join(setup)}: {line}\n    {p}" for p in problems]
+    for f in failures:
+        print(f)
+    print(f"{count} printed commands checked over {len(ids)} models, {len(failures)} problems")
+    return 1 if failures or count == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
