@@ -187,3 +187,16 @@ TEST_CASE("plan: a ubatch past 2048 is printed with -b as large") {
     const auto flags = nlohmann::json::parse(in);
     CHECK(flags["defaults"]["-b/--batch-size"]["value"] == 2048);
 }
+
+// Qwen3's model card: past the native 32,768 tokens llama.cpp needs "--rope-scaling yarn
+// --rope-scale 4 --yarn-orig-ctx 32768" for 131,072 (the GGUF's config has no rope_scaling);
+// two users of 64k each are 65,536 a sequence, so a factor of 2; inside the window, none.
+TEST_CASE("plan: past a YaRN model's native window the llama.cpp line turns YaRN on") {
+    const Outcome far = run_cli({"qwen3-30b-a3b", "--gpu", "RTX 4090", "--ctx", "128k"});
+    CHECK(has(far.out, "-c 131072 --rope-scaling yarn --rope-scale 4 --yarn-orig-ctx 32768"));
+    const Outcome two =
+        run_cli({"qwen3-30b-a3b", "--gpu", "RTX 4090", "--ctx", "64k", "--users", "2"});
+    CHECK(has(two.out, "--rope-scale 2 --yarn-orig-ctx 32768"));
+    const Outcome inside = run_cli({"qwen3-30b-a3b", "--gpu", "RTX 4090", "--ctx", "32k"});
+    CHECK_FALSE(has(inside.out, "--rope-scaling"));
+}

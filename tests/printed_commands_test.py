@@ -28,6 +28,7 @@ SETUPS = [
     ["--gpu", "RTX 4090", "--users", "2", "--ctx", "8k"],
     ["--gpu", "RTX 4090", "--ubatch", "4096", "--kv-type", "q8_0", "--ctx", "8k"],
     ["--engine", "vllm", "--gpu", "H100"],
+    ["--gpu", "RTX 4090", "--ram", "128", "--ctx", "128k"],
 ]
 
 
@@ -110,7 +111,8 @@ def llama_args(flags, argv, problems):
     return parsed
 
 
-def check_llama(flags, line, plan, model, problems):
+def check_llama(flags, line, plan, model_entry, problems):
+    model = model_entry.get("run", {})
     parsed = llama_args(flags, shlex.split(line), problems)
 
     class Args(dict):  # looked up by any spelling of a flag
@@ -140,6 +142,14 @@ def check_llama(flags, line, plan, model, problems):
     # the plan's context is the cache's cells, shared by --parallel's sequences
     if "-c" in args and int(args["-c"]) != sel["context"]:
         problems.append(f"-c {args['-c']} is not the plan's {sel['context']} cells")
+    # past a YaRN model's native window the line must turn YaRN on (Qwen's model cards)
+    context = model_entry.get("context", {})
+    per_seq = sel["context"] // int(args.get("--parallel", 1))
+    if context.get("extension") == "YaRN" and per_seq > context["native"]:
+        want = -(-per_seq // context["native"])
+        if (args.get("--rope-scaling") != "yarn" or int(args.get("--rope-scale", 0)) < want
+                or int(args.get("--yarn-orig-ctx", 0)) != context["native"]):
+            problems.append(f"{per_seq} tokens past the native {context['native']} without YaRN")
     ub = int(args.get("-ub", 512))
     if ub > 2048 and int(args.get("-b", 2048)) < ub:
         problems.append(f"-ub {ub} is capped by the default batch")
@@ -199,7 +209,7 @@ def main():
                 problems = []
                 count += 1
                 if line.startswith("llama-server"):
-                    check_llama(flags, line, plan, models[mid].get("run", {}), problems)
+                    check_llama(flags, line, plan, models[mid], problems)
                 elif "ollama serve" in line:
                     check_ollama(flags, line, plan, problems)
                 else:

@@ -1,5 +1,6 @@
 #include "canitrun/launch_command.hpp"
 
+#include <algorithm>
 #include <string_view>
 
 #include "canitrun/fit.hpp"
@@ -18,6 +19,22 @@ std::string kv_of(const PlanSettings& s, const std::string& specific) {
 void add(std::vector<std::string>& args, std::string_view flag, const std::string& value) {
     args.emplace_back(flag);
     args.push_back(value);
+}
+
+// Past the native window a YaRN model's GGUF runs on plain RoPE unless the line turns YaRN on
+// (its config ships without rope_scaling; Qwen's model cards give llama.cpp exactly these
+// flags): the factor is the sequence's context over the native window, rounded up, as the
+// cards' examples (4 for 131,072 of 32,768).
+void add_rope_scaling(std::vector<std::string>& args, const Model& model, const PlanSettings& s) {
+    const std::uint64_t per_seq = s.estimate.context / std::max<std::uint64_t>(s.n_seq, 1);
+    if (model.context_extension != "YaRN" || model.context_native == 0 ||
+        per_seq <= model.context_native) {
+        return;
+    }
+    const std::uint64_t factor = (per_seq + model.context_native - 1) / model.context_native;
+    add(args, "--rope-scaling", "yarn");
+    add(args, "--rope-scale", std::to_string(factor));
+    add(args, "--yarn-orig-ctx", std::to_string(model.context_native));
 }
 
 }  // namespace
@@ -39,6 +56,7 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
         add(args, "-m", t.model->id + "-" + t.quant->id + ".gguf");
     }
     add(args, "-c", std::to_string(s.estimate.context));
+    add_rope_scaling(args, *t.model, s);
     if (hardware != nullptr && hardware->gpus.empty()) {
         add(args, "-ngl", "0");
     } else if (placement != nullptr && placement->ram.layers > 0 &&
