@@ -200,3 +200,22 @@ TEST_CASE("plan: past a YaRN model's native window the llama.cpp line turns YaRN
     const Outcome inside = run_cli({"qwen3-30b-a3b", "--gpu", "RTX 4090", "--ctx", "32k"});
     CHECK_FALSE(has(inside.out, "--rope-scaling"));
 }
+
+// DeepSeek V3's published checkpoint is FP8 (its config.json: quantization_config, quant_method
+// fp8, 128 x 128 blocks), so `vllm serve deepseek-ai/DeepSeek-V3` loads 671B parameters at one
+// byte each, about 0.67 TB, which 8 x H200 (8 x 141 GiB x 0.9) hold; BF16 would be 1.34 TB.
+// The line needs no --quantization. AWQ is no on-the-fly format: the line says a checkpoint is
+// needed.
+TEST_CASE("plan: vLLM loads a checkpoint in its own dtype, and says when one is needed") {
+    const Outcome v3 = run_cli({"deepseek-v3", "--engine", "vllm", "--gpu", "8xh200-sxm"});
+    CHECK(v3.code == 0);
+    CHECK(has(v3.out, "DeepSeek-V3 at FP8"));
+    CHECK(has(v3.out, "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8"));
+    CHECK_FALSE(has(v3.out, "--quantization"));
+    const Outcome awq =
+        run_cli({"llama-3.1-8b", "--engine", "vllm", "--gpu", "H100", "--quant", "AWQ"});
+    CHECK(
+        has(awq.out, "vLLM quantizes on the fly only to FP8: name a checkpoint published in AWQ"));
+    const Outcome bf16 = run_cli({"llama-3.1-8b", "--engine", "vllm", "--gpu", "H100"});
+    CHECK(has(bf16.out, "Llama 3.1 8B at BF16"));
+}

@@ -160,6 +160,10 @@ struct RunInfo {
     std::string lmstudio_search;
     std::vector<Sampling> sampling;
     std::string mmproj;
+    // The dtype of the published safetensors checkpoint where it is not BF16 ("FP8" for
+    // DeepSeek V3), with the config that says so: vLLM loads the checkpoint as it is.
+    std::string checkpoint_dtype;
+    std::string checkpoint_source;
 
     bool operator==(const RunInfo&) const = default;
 };

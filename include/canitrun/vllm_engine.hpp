@@ -87,4 +87,8 @@ VllmOptions vllm_serve_defaults(Bytes gpu_memory, bool a100);
 Result<VllmEstimate> estimate_vllm(const Model& model, const Quant& quant,
                                    const VllmOptions& options);
 
+// The quantization `vllm serve MODEL` loads without --quantization: the published checkpoint's
+// own dtype where the data records one (FP8 for DeepSeek V3), else BF16.
+std::string default_vllm_quant(const Model& model);
+
 }  // namespace canitrun

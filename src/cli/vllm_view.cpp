@@ -216,7 +216,7 @@ CommandResult vllm_result(const Options& o, const Model& model, const Cluster& h
     auto view = std::make_shared<VllmView>();
     VllmView& v = *view;
     v.model = &model;
-    v.quant = need(db.find_quant(o.quant.empty() ? "BF16" : o.quant));
+    v.quant = need(db.find_quant(o.quant.empty() ? default_vllm_quant(model) : o.quant));
     v.cluster = hosts.hosts.empty() ? one_machine(o) : hosts;
     if (!o.users.empty()) v.users = need(parse_count(o.users, "--users", 1ULL << 20));
     VllmOptions base;

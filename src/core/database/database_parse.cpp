@@ -266,6 +266,11 @@ RunInfo parse_run(const Fields& f) {
     r.ollama = f.text_or("ollama", "");
     r.lmstudio_search = f.text_or("lmstudio_search", "");
     r.mmproj = f.text_or("mmproj", "");
+    r.checkpoint_dtype = f.text_or("checkpoint_dtype", "");
+    r.checkpoint_source = f.text_or("checkpoint_source", "");
+    if (!r.checkpoint_dtype.empty() && r.checkpoint_source.empty()) {
+        f.error("run.checkpoint_dtype needs run.checkpoint_source (the config that says so)");
+    }
     if (f.has("sampling")) {
         const json& list = f.at("sampling");
         if (!list.is_array()) f.error("run.sampling must be an array");

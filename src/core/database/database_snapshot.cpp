@@ -126,6 +126,8 @@ void fields(Io& io, RunInfo& r) {
     io(r.lmstudio_search);
     io(r.sampling);
     io(r.mmproj);
+    io(r.checkpoint_dtype);
+    io(r.checkpoint_source);
 }
 
 template <typename Io>

@@ -374,4 +374,8 @@ Result<VllmEstimate> estimate_vllm(const Model& model, const Quant& quant, const
         [&] { return overflow_error("the estimate for " + model.id, "lower --ctx"); });
 }
 
+std::string default_vllm_quant(const Model& model) {
+    return model.run.checkpoint_dtype.empty() ? "BF16" : model.run.checkpoint_dtype;
+}
+
 }  // namespace canitrun

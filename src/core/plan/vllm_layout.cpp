@@ -144,7 +144,11 @@ std::vector<std::string> vllm_launch_lines(const Model& model, const Quant& quan
     const VllmOptions& o = layout.options;
     std::string serve = "vllm serve " + (model.hf_repo.empty() ? model.id : model.hf_repo);
     const std::string q = to_lower(quant.id);
-    if (q == "fp8" || q == "awq" || q == "gptq" || q == "nvfp4") {
+    // The checkpoint's own dtype needs no flag (vLLM reads its quantization_config); FP8 is the
+    // one format vLLM makes on the fly, so AWQ, GPTQ and NVFP4 need a checkpoint that has it.
+    const bool own = to_lower(model.run.checkpoint_dtype) == q;
+    const bool needs_checkpoint = !own && (q == "awq" || q == "gptq" || q == "nvfp4");
+    if (!own && (q == "fp8" || q == "awq" || q == "gptq" || q == "nvfp4")) {
         serve += " --quantization " + (q == "nvfp4" ? std::string("modelopt_fp4") : q);
     }
     if (o.tensor_parallel > 1)
@@ -158,8 +162,16 @@ std::vector<std::string> vllm_launch_lines(const Model& model, const Quant& quan
     }
     std::size_t hosts = 1;
     for (std::size_t h : layout.stage_hosts) hosts = std::max(hosts, h + 1);
-    if (hosts == 1) return {serve};
     std::vector<std::string> lines;
+    if (needs_checkpoint) {
+        lines.push_back("# vLLM quantizes on the fly only to FP8: name a checkpoint published in " +
+                        quant.id + " in place of " +
+                        (model.hf_repo.empty() ? model.id : model.hf_repo));
+    }
+    if (hosts == 1) {
+        lines.push_back(serve);
+        return lines;
+    }
     lines.push_back("# host 1 (the Ray head): ray start --head --port=6379");
     for (std::size_t h = 1; h < hosts; ++h) {
         lines.push_back("# host " + std::to_string(h + 1) + ": ray start --address=HOST1_IP:6379");
