@@ -85,8 +85,9 @@ TEST_CASE("vllm: DeepSeek V3 at FP8 over two 8x H100 hosts takes TP 8 x PP 2") {
     REQUIRE(lines.size() == 4);
     CHECK(lines[0] == "# host 1 (the Ray head): ray start --head --port=6379");
     CHECK(lines[1] == "# host 2: ray start --address=HOST1_IP:6379");
+    // FP8 is DeepSeek V3's own checkpoint: vLLM reads it from the config, no --quantization
     CHECK(lines[3] ==
-          "vllm serve deepseek-ai/DeepSeek-V3 --quantization fp8 --tensor-parallel-size 8 "
+          "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8 "
           "--pipeline-parallel-size 2 --max-model-len 8192 --distributed-executor-backend ray");
 }
 
