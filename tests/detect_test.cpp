@@ -106,6 +106,21 @@ TEST_CASE("detect: no GPU leaves notes and RAM only") {
     CHECK_FALSE(s.notes.empty());
 }
 
+// nvidia-smi names both RTX 4060 Ti cards "NVIDIA GeForce RTX 4060 Ti"; the memory tells them
+// apart (8 GB: 8188 MiB, 16 GB: 16380 MiB as the driver reports them).
+TEST_CASE("detect: a name two memory variants share matches by memory") {
+    const auto gpus = parse_nvidia_smi_query(
+        "0, NVIDIA GeForce RTX 4060 Ti, 8188\n1, NVIDIA GeForce RTX 4060 Ti, 16380\n");
+    REQUIRE(gpus);
+    REQUIRE(gpus->size() == 2);
+    const Gpu* eight = match_gpu(test::database(), (*gpus)[0]);
+    const Gpu* sixteen = match_gpu(test::database(), (*gpus)[1]);
+    REQUIRE(eight != nullptr);
+    REQUIRE(sixteen != nullptr);
+    CHECK(eight->id == "rtx-4060-ti-8gb");
+    CHECK(sixteen->id == "rtx-4060-ti-16gb");
+}
+
 TEST_CASE("nvidia-smi output that is not a GPU list is refused") {
     CHECK_FALSE(parse_nvidia_smi_query("0, NVIDIA GeForce RTX 4090, [N/A]\n"));
     CHECK_FALSE(parse_nvidia_smi_query("No devices were found\n"));

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -313,6 +314,14 @@ const Gpu* match_gpu(const Database& db, const DetectedGpu& detected) {
     const std::string name = normalize_name(detected.name);
     // "Apple M2 Max" names the chip; the database's entries add the memory ("m2max64gb").
     const std::string chip = name.rfind("apple", 0) == 0 ? name.substr(5) : name;
+    // A name memory variants share ("4060 ti") matches each of them; the memory decides.
+    std::map<std::string, std::vector<std::string>> shared;
+    for (const auto& gpu : db.gpus) {
+        for (const auto& other : gpu.other_variants) {
+            auto& names = shared[other];
+            names.insert(names.end(), gpu.variant_names.begin(), gpu.variant_names.end());
+        }
+    }
     const Gpu* best = nullptr;
     std::size_t best_key = 0;
     double best_distance = 0;
@@ -322,6 +331,9 @@ const Gpu* match_gpu(const Database& db, const DetectedGpu& detected) {
         std::vector<std::string> keys = gpu.aliases;
         keys.push_back(gpu.id);
         keys.push_back(gpu.short_name);
+        keys.insert(keys.end(), gpu.variant_names.begin(), gpu.variant_names.end());
+        if (const auto it = shared.find(gpu.id); it != shared.end())
+            keys.insert(keys.end(), it->second.begin(), it->second.end());
         for (const auto& k : keys) {
             const std::string key = normalize_name(k);
             if (useful_key(key) && name.find(key) != std::string::npos)
