@@ -131,6 +131,6 @@ TEST_CASE("gpu spec file: what is not a description is refused in one line") {
                               "bandwidth_gbps": "fast", "fp16_tflops": 1})"),
                    "field 'bandwidth_gbps' = \"fast\" is not a number of GB/s"));
     // A description past its cap is not read.
-    const std::string huge = "{\"name\": \"" + std::string(kMaxGpuDescriptionBytes, 'x') + "\"}";
+    const std::string huge = R"({"name": ")" + std::string(kMaxGpuDescriptionBytes, 'x') + R"("})";
     CHECK(spec_problems(huge).size() == 1);
 }
