@@ -260,6 +260,10 @@ TEST_CASE("cli: a --gpu-spec file's problems, one line each, exit 2") {
     const auto missing = run_cli({"qwen3-8b", "--gpu-spec", gpu_spec("no-such.json")});
     CHECK(missing.code == 2);
     CHECK(has(missing.err, "canitrun: error: cannot open"));
+    // A device or a folder is no description: refused before it is read.
+    const auto device = run_cli({"qwen3-8b", "--gpu-spec", "/dev/zero"});
+    CHECK(device.code == 2);
+    CHECK(has(device.err, "/dev/zero is a device"));
     const auto models = run_cli({"models", "--gpu-spec", gpu_spec("mtt-s80.json")});
     CHECK(models.code == 2);
     CHECK(has(models.err, "--gpu-spec does not apply to the database lists"));
