@@ -71,7 +71,7 @@ _canitrun() {
             mapfile -t COMPREPLY < <(compgen -W "params speed context name" -- "$cur")
             return
             ;;
-        --mmproj)
+        --mmproj | --gpu-spec)
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return
             ;;
@@ -96,7 +96,7 @@ _canitrun() {
 
     local common="--json --format --quiet --data --help"
     local estimate="--quant --ctx --kv-type --ram"
-    local hardware="--gpu --ram-bandwidth --gpu-memory"
+    local hardware="--gpu --gpu-spec --ram-bandwidth --gpu-memory"
     local engine="--engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --backend --margin --gpu-memory-utilization"
     if [[ $cur == -* ]]; then
         case $sub in

@@ -43,6 +43,7 @@ complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l min
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare local" -l gpu -x -a '(__canitrun_names gpu-list) auto' -d 'Your GPUs: "RTX 4090", 2x3090, 4090,3090, auto'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare local" -l ram-bandwidth -x -d 'RAM bandwidth in GB/s'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare local" -l gpu-memory -x -d 'GB a unified-memory GPU may use'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from fit compare local" -l gpu-spec -r -F -d 'A JSON file describing a GPU the database lacks'
 complete -c canitrun -n '__fish_seen_subcommand_from fit' -l sort -x -a 'params speed context name' -d 'Order of the models'
 complete -c canitrun -n $no_sub -l ngl -x -d 'Layers on the GPUs (llama.cpp -ngl)'
 complete -c canitrun -n $no_sub -l n-cpu-moe -x -d 'Experts of the first N layers in RAM'

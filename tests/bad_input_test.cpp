@@ -241,7 +241,13 @@ TEST_CASE("overflow: an estimate past 64 bits is refused and never wrapped") {
 TEST_CASE("bad input: hardware specs") {
     check_bad_input({"qwen3.5-35b-a3b", "--gpu", "0x3090"}, "'0x3090' asks for 0 GPUs");
     check_bad_input({"qwen3.5-35b-a3b", "--gpu", "3090,,4090"}, "empty GPU name");
-    check_bad_input({"qwen3.5-35b-a3b", "--gpu", "2xRTX 4099"}, "unknown GPU 'RTX 4099'");
+    check_bad_input({"qwen3.5-35b-a3b", "--gpu", "2xRTX 4099"},
+                    "unknown GPU 'RTX 4099' in '2xRTX 4099'");
+    check_bad_input({"qwen3.5-35b-a3b", "--host", "4090+foo"}, "unknown GPU 'foo' in '4090+foo'");
+    // Apple's M4 Max comes with 36, 48, 64 or 128 GB: every one is suggested.
+    check_bad_input({"qwen3.5-35b-a3b", "--gpu", "m4 max"},
+                    "unknown GPU 'm4 max'; did you mean 'm4-max-36gb', 'm4-max-48gb', "
+                    "'m4-max-64gb' or 'm4-max-128gb'?");
     check_bad_input({"qwen3.5-35b-a3b", "--gpu", "4090", "--ngl", "3.5"}, "invalid --ngl '3.5'");
     check_bad_input({"qwen3.5-35b-a3b", "--ngl", "10"},
                     "--ngl, --n-cpu-moe, --cpu-moe and --tensor-split place layers on GPUs");

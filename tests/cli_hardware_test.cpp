@@ -173,6 +173,102 @@ TEST_CASE("cli: an MI250 is planned as the two devices ROCm shows") {
     CHECK(shares[1]["layers"].get<int>() > 0);
 }
 
+// AMD's MI250X page: 128 GB HBM2e on two GCDs; ROCm and llama.cpp list each GCD as a device of
+// 64 GB (68,719,476,736 bytes).
+TEST_CASE("cli: --gpu MI250X plans two 64 GB devices and says so") {
+    const auto text = run_cli({"qwen3-8b", "--gpu", "MI250X"});
+    REQUIRE(text.code == 0);
+    CHECK(has(text.out, "On AMD Instinct MI250X GCD 1/2 + AMD Instinct MI250X GCD 2/2"));
+    CHECK(has(text.out,
+              "Note: the AMD Instinct MI250X is 2 GCDs that ROCm and llama.cpp see as 2 "
+              "devices of 64 GB each"));
+    const auto o = run_cli({"qwen3-8b", "--gpu", "MI250X", "--json"});
+    const auto hw = nlohmann::json::parse(o.out)["hardware"]["hardware"];
+    REQUIRE(hw["gpus"].size() == 2);
+    for (const auto& g : hw["gpus"]) CHECK(g["memory_bytes"] == 68719476736ULL);
+    CHECK(hw["notes"].size() == 1);
+}
+
+// NVIDIA sells the RTX 4060 Ti and 5060 Ti with 8 or 16 GB; the bare name plans the 16 GB card
+// (17,179,869,184 bytes) and says how to name the 8 GB one.
+TEST_CASE("cli: --gpu 4060ti and 5060ti plan the 16 GB card and say which") {
+    for (const std::string& typed : {std::string("4060ti"), std::string("5060ti")}) {
+        const auto o = run_cli({"qwen3-8b", "--gpu", typed});
+        REQUIRE(o.code == 0);
+        CHECK(has(o.out, "On NVIDIA RTX " + typed.substr(0, 4) + " Ti 16GB"));
+        CHECK(has(o.out, "Note: '" + typed + "' names 2 cards and is planned as the RTX " +
+                             typed.substr(0, 4) + " Ti 16GB; name rtx-" + typed.substr(0, 4) +
+                             "-ti-8gb for the RTX " + typed.substr(0, 4) + " Ti 8GB."));
+        const auto j = run_cli({"qwen3-8b", "--gpu", typed, "--json"});
+        const auto hw = nlohmann::json::parse(j.out)["hardware"]["hardware"];
+        CHECK(hw["gpus"][0]["id"] == "rtx-" + typed.substr(0, 4) + "-ti-16gb");
+        CHECK(hw["gpus"][0]["memory_bytes"] == 17179869184ULL);
+    }
+    const auto eight = run_cli({"qwen3-8b", "--gpu", "4060 ti 8gb"});
+    CHECK(has(eight.out, "On NVIDIA RTX 4060 Ti 8GB"));
+    CHECK_FALSE(has(eight.out, "names 2 cards"));
+}
+
+TEST_CASE("cli: \"Ryzen AI Max+ 395\" is one machine, not two names split at the '+'") {
+    const auto o = run_cli({"qwen3-8b", "--gpu", "Ryzen AI Max+ 395"});
+    REQUIRE(o.code == 0);
+    CHECK(has(o.out, "On AMD Ryzen AI Max+ 395 128GB"));
+    CHECK(has(o.out, "name ryzen-ai-max-395-64gb for the Ryzen AI Max+ 395 64GB"));
+}
+
+std::string gpu_spec(const std::string& name) {
+    return std::string(CANITRUN_FIXTURES) + "/gpu-spec/" + name;
+}
+
+// tests/fixtures/gpu-spec/mtt-s80.json: 16 GB (17,179,869,184 bytes), 448 GB/s.
+TEST_CASE("cli: --gpu-spec plans a GPU the database lacks, alone or named in --gpu") {
+    const auto alone = run_cli({"qwen3-8b", "--gpu-spec", gpu_spec("mtt-s80.json"), "--json"});
+    REQUIRE(alone.code == 0);
+    const auto hw = nlohmann::json::parse(alone.out)["hardware"]["hardware"];
+    REQUIRE(hw["gpus"].size() == 1);
+    CHECK(hw["gpus"][0]["id"] == "moore-threads-mtt-s80");
+    CHECK(hw["gpus"][0]["memory_bytes"] == 17179869184ULL);
+    CHECK(hw["gpus"][0]["bandwidth_gbps"] == 448);
+    const auto text = run_cli({"qwen3-8b", "--gpu-spec", gpu_spec("mtt-s80.json")});
+    CHECK(has(text.out, "On Moore Threads MTT S80 + 32.0 GB RAM"));
+    const auto two = run_cli({"qwen3-32b", "--gpu-spec", gpu_spec("mtt-s80.json"), "--gpu",
+                              "2x moore-threads-mtt-s80", "--json"});
+    REQUIRE(two.code == 0);
+    CHECK(nlohmann::json::parse(two.out)["hardware"]["hardware"]["gpus"].size() == 2);
+    // --host names it too, and fit plans on it.
+    CHECK(run_cli({"qwen3-8b", "--gpu-spec", gpu_spec("mtt-s80.json"), "--host",
+                   "moore-threads-mtt-s80"})
+              .code == 0);
+    const auto fit = run_cli({"fit", "--gpu-spec", gpu_spec("mtt-s80.json"), "--json"});
+    CHECK(fit.code == 0);
+    CHECK(has(fit.out, "Moore Threads MTT S80"));
+}
+
+TEST_CASE("cli: a --gpu-spec file's problems, one line each, exit 2") {
+    const auto o = run_cli({"qwen3-8b", "--gpu-spec", gpu_spec("three-mistakes.json")});
+    CHECK(o.code == 2);
+    CHECK(o.out.empty());
+    std::size_t lines = 0;
+    for (std::size_t at = o.err.find("canitrun: error: "); at != std::string::npos;
+         at = o.err.find("canitrun: error: ", at + 1)) {
+        ++lines;
+    }
+    CHECK(lines == 3);
+    CHECK(has(o.err,
+              "three-mistakes.json: unknown field 'bandwith_gbps'; did you mean "
+              "'bandwidth_gbps'?\n"));
+    const auto missing = run_cli({"qwen3-8b", "--gpu-spec", gpu_spec("no-such.json")});
+    CHECK(missing.code == 2);
+    CHECK(has(missing.err, "canitrun: error: cannot open"));
+    // A device or a folder is no description: refused before it is read.
+    const auto device = run_cli({"qwen3-8b", "--gpu-spec", "/dev/zero"});
+    CHECK(device.code == 2);
+    CHECK(has(device.err, "/dev/zero is a device"));
+    const auto models = run_cli({"models", "--gpu-spec", gpu_spec("mtt-s80.json")});
+    CHECK(models.code == 2);
+    CHECK(has(models.err, "--gpu-spec does not apply to the database lists"));
+}
+
 TEST_CASE("cli: a format the GPU cannot load says so, not that memory is short") {
     // NVFP4 needs CUDA (data/quants.json requires_backend); an M4 Max has memory to spare
     const auto o =

@@ -147,6 +147,34 @@ TEST_CASE("duplicate ids and aliases are refused - however they are spelled") {
     CHECK(mentions(error_of(files), "is already used by 'tiny-1b'"));
 }
 
+TEST_CASE("a name memory variants share needs the variants, and names no other entry") {
+    json chosen = valid_gpu();
+    chosen["variant_names"] = json::array({"test card"});
+    CHECK(mentions(error_of(files_with(valid_model(), chosen)),
+                   "'variant_names' and 'other_variants' go together"));
+    chosen["other_variants"] = json::array({"card-12"});
+    CHECK(mentions(error_of(files_with(valid_model(), chosen)),
+                   "lists other variant 'card-12', which is not another GPU's id"));
+    json other = valid_gpu();
+    other["id"] = "card-12";
+    other["name"] = "Test Card 12";
+    other["aliases"] = json::array({"Test-Card"});  // the shared name, spelled otherwise
+    auto files = files_with(valid_model(), chosen);
+    files["gpus/test.json"] = json::array({chosen, other}).dump();
+    CHECK(mentions(error_of(files), "is already used by"));
+    other["aliases"] = json::array();
+    files["gpus/test.json"] = json::array({chosen, other}).dump();
+    const auto db = parse_database(files);
+    REQUIRE(db);
+    CHECK(db->find_gpu("TEST CARD").value()->id == "card-24");
+    const auto note = variant_note(*db, db->gpus[0], "TEST CARD");
+    REQUIRE(note);
+    CHECK(*note ==
+          "'TEST CARD' names 2 cards and is planned as the Test Card 24; name card-12 "
+          "for the Test Card 12");
+    CHECK_FALSE(variant_note(*db, db->gpus[0], "card-24"));
+}
+
 TEST_CASE("files that are not part of a database are refused") {
     auto files = files_with(valid_model(), valid_gpu());
     files["stray.json"] = "[]";

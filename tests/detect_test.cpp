@@ -106,6 +106,112 @@ TEST_CASE("detect: no GPU leaves notes and RAM only") {
     CHECK_FALSE(s.notes.empty());
 }
 
+// nvidia-smi names both RTX 4060 Ti cards "NVIDIA GeForce RTX 4060 Ti"; the memory tells them
+// apart (8 GB: 8188 MiB, 16 GB: 16380 MiB as the driver reports them).
+TEST_CASE("detect: a name two memory variants share matches by memory") {
+    const auto gpus = parse_nvidia_smi_query(
+        "0, NVIDIA GeForce RTX 4060 Ti, 8188\n1, NVIDIA GeForce RTX 4060 Ti, 16380\n");
+    REQUIRE(gpus);
+    REQUIRE(gpus->size() == 2);
+    const Gpu* eight = match_gpu(test::database(), (*gpus)[0]);
+    const Gpu* sixteen = match_gpu(test::database(), (*gpus)[1]);
+    REQUIRE(eight != nullptr);
+    REQUIRE(sixteen != nullptr);
+    CHECK(eight->id == "rtx-4060-ti-8gb");
+    CHECK(sixteen->id == "rtx-4060-ti-16gb");
+}
+
+// xpu-smi's dump (intel/xpumanager, ial/cmn/cmd_discovery.cpp: "Memory Physical Size" in MiB
+// with two decimals, "Memory Free Size" in bytes). An A770 reports 16288 MiB (xpumanager#145);
+// 13,260,292,096 bytes free is that card's 3642 MiB in use.
+TEST_CASE("detect: an Intel Arc A770 from xpu-smi, with its free memory") {
+    const DetectedSystem s = recorded("intel-arc-a770");
+    REQUIRE(s.gpus.size() == 1);
+    CHECK(s.gpus[0].name == "Intel(R) Arc(TM) A770 Graphics");
+    CHECK(s.gpus[0].vendor == "intel");
+    CHECK(s.gpus[0].memory == 16288ULL << 20);
+    CHECK(s.gpus[0].free == std::optional<Bytes>((16288ULL - 3642) << 20));
+    const Hardware h = hardware_from(s, test::database());
+    REQUIRE(h.gpus[0].gpu != nullptr);
+    CHECK(h.gpus[0].gpu->id == "arc-a770-16gb");  // not the 8 GB card of the same name
+    CHECK(h.gpus[0].memory == (16288ULL - 3642) << 20);
+    CHECK(parse_xpu_smi_dump("0, Intel(R) Arc(TM) A770 Graphics, 16288.50 MiB\n")->at(0).memory ==
+          (16288ULL << 20) + (1ULL << 19));
+    CHECK_FALSE(parse_xpu_smi_dump("0, Intel(R) Arc(TM) A770 Graphics, N/A\n"));
+}
+
+// The xe driver's tile0/physical_vram_size_bytes: a B580's 12 GiB. The integrated GPU beside it
+// (no VRAM file) is named in a note, not planned.
+TEST_CASE("detect: an Intel card under xe from sysfs - an integrated one noted") {
+    const DetectedSystem s = recorded("intel-arc-b580-xe");
+    REQUIRE(s.gpus.size() == 1);
+    CHECK(s.gpus[0].name == "Intel GPU (PCI device 0xe20b)");
+    CHECK(s.gpus[0].memory == 12ULL << 30);
+    CHECK(s.gpus[0].via == "sysfs (xe)");
+    bool noted = false;
+    for (const auto& n : s.notes) noted = noted || n.find("PCI device 0xa780") != std::string::npos;
+    CHECK(noted);
+}
+
+// vulkaninfo --summary names devices without memory: the RTX 3060 gets its database entry's
+// 12 GiB; llvmpipe (a CPU device) is no GPU.
+TEST_CASE("detect: a Vulkan-only device is planned with its database entry's memory") {
+    const DetectedSystem s = recorded("vulkan-only");
+    REQUIRE(s.gpus.size() == 1);
+    CHECK(s.gpus[0].name == "NVIDIA GeForce RTX 3060");
+    CHECK(s.gpus[0].memory == 0);
+    const Hardware h = hardware_from(s, test::database());
+    REQUIRE(h.gpus.size() == 1);
+    REQUIRE(h.gpus[0].gpu != nullptr);
+    CHECK(h.gpus[0].gpu->id == "rtx-3060");
+    CHECK(h.gpus[0].memory == 12ULL << 30);
+    // One the database does not know is left out with a note pointing at --gpu-spec.
+    DetectedSystem odd;
+    odd.gpus = {DetectedGpu{"Turnip Adreno (TM) 750", "0x5143", 0, std::nullopt, false,
+                            "vulkaninfo --summary", "", 0}};
+    const Hardware none = hardware_from(odd, test::database());
+    CHECK(none.gpus.empty());
+    REQUIRE(none.notes.size() == 1);
+    CHECK(none.notes[0].find("--gpu-spec") != std::string::npos);
+    // A vendor another probe found is that probe's; integrated devices are noted.
+    const auto devices = parse_vulkaninfo_summary(
+        "GPU0:\n\tvendorID = 0x1002\n\tdeviceType = PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU\n"
+        "\tdeviceName = AMD Radeon 780M (RADV PHOENIX)\nGPU1:\n\tvendorID = 0x10005\n"
+        "\tdeviceType = PHYSICAL_DEVICE_TYPE_CPU\n\tdeviceName = llvmpipe\n");
+    REQUIRE(devices.size() == 1);
+    CHECK(devices[0].vendor == "amd");
+    CHECK_FALSE(devices[0].discrete);
+}
+
+// A Jetson AGX Orin 64GB: the device tree names it, /proc/meminfo gives the unified memory
+// (64,349,184 kB, tegrastats' 62841MB), tegrastats what is in use (18993 MB, from a published
+// tegrastats line): free 43,848 MiB, under the entry's 90 % share.
+TEST_CASE("detect: a Jetson from its device tree, unified memory and tegrastats") {
+    const DetectedSystem s = recorded("jetson-agx-orin-64gb");
+    REQUIRE(s.gpus.size() == 1);
+    CHECK(s.gpus[0].name == "NVIDIA Jetson AGX Orin Developer Kit");
+    CHECK(s.gpus[0].integrated);
+    CHECK(s.gpus[0].memory == 64349184ULL * 1024);
+    CHECK(s.gpus[0].free == std::optional<Bytes>((62841ULL - 18993) << 20));
+    const Hardware h = hardware_from(s, test::database());
+    REQUIRE(h.gpus[0].gpu != nullptr);
+    CHECK(h.gpus[0].gpu->id == "jetson-agx-orin-64gb");
+    CHECK(h.gpus[0].memory == (62841ULL - 18993) << 20);
+    CHECK(h.unified());
+    CHECK(parse_tegrastats_ram("RAM 2230/7620MB (lfb 1x4MB) SWAP 0/3810MB") ==
+          std::optional<std::pair<Bytes, Bytes>>({2230ULL << 20, 7620ULL << 20}));
+    CHECK_FALSE(parse_tegrastats_ram("RAM 9/8MB"));
+}
+
+// amdgpu's mem_info_vram_used (1 MiB here, as the same machine's rocm-smi recording says): a
+// plan gets what is free.
+TEST_CASE("detect: AMD free memory from mem_info_vram_used") {
+    const DetectedSystem s = recorded("amd-7900xtx");
+    REQUIRE(s.gpus.size() == 1);
+    CHECK(s.gpus[0].free == std::optional<Bytes>(25753026560ULL - 1048576));
+    CHECK(hardware_from(s, test::database()).gpus[0].memory == 25753026560ULL - 1048576);
+}
+
 TEST_CASE("nvidia-smi output that is not a GPU list is refused") {
     CHECK_FALSE(parse_nvidia_smi_query("0, NVIDIA GeForce RTX 4090, [N/A]\n"));
     CHECK_FALSE(parse_nvidia_smi_query("No devices were found\n"));

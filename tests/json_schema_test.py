@@ -105,6 +105,9 @@ CASES = [
     # plan for the selected quantization, a CPU-only best; an APU of unknown bandwidth; MIG)
     ("model-report", ["qwen3.5-35b-a3b", "--gpu", "2x3090", "--json"]),
     ("model-report", ["qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--json"]),
+    # a GPU the database lacks (--gpu-spec), and a name two memory variants share (a note)
+    ("model-report", ["qwen3-8b", "--gpu-spec", fixtures + "/gpu-spec/mtt-s80.json", "--json"]),
+    ("model-report", ["qwen3-8b", "--gpu", "4060ti", "--json"]),
     ("model-report", ["qwen3.5-35b-a3b", "--gpu", "auto", "--json"], recording("no-gpu")),
     ("model-report", ["qwen3.5-35b-a3b", "--gpu", "auto", "--json"], recording("amd-apu")),
     ("model-report", ["qwen3.5-35b-a3b", "--gpu", "auto", "--json"],
@@ -117,6 +120,11 @@ CASES = [
     ("system", ["system", "--json"], recording("amd-apu")),
     ("system", ["system", "--json"], recording("apple-m2-max")),
     ("system", ["system", "--json"], recording("no-gpu")),
+    ("system", ["system", "--json"], recording("intel-arc-a770")),
+    ("system", ["system", "--json"], recording("intel-arc-b580-xe")),
+    ("system", ["system", "--json"], recording("vulkan-only")),
+    ("system", ["system", "--json"], recording("jetson-agx-orin-64gb")),
+    ("model-report", ["qwen3-8b", "--gpu", "auto", "--json"], recording("jetson-agx-orin-64gb")),
     ("fit", ["fit", "--gpu", "RTX 4090", "--json"]),
     ("fit", ["fit", "--gpu", "2x3090", "--json"]),
     ("fit", ["fit", "--gpu", "auto", "--json"], recording("no-gpu")),
@@ -278,6 +286,35 @@ if json.loads(run_json([gguf, "--json"]).stdout)["weights_bytes"] != 295518208:
     print("FAIL the small GGUF file does not hold 295,518,208 bytes of weights")
     failures += 1
 broken("verify", ["verify", logs + "/llama-3.1-8b-Q4_K_M-cpu.log", "--json"], None, text_bytes)
+
+# The input schema of --gpu-spec files agrees with the C++ reader on the fixtures: the card the
+# binary plans above is valid, the file it refuses is not, and so are the reader's other
+# refusals (both memory fields, a unified machine without its share, Apple without unified).
+with open(f"{schema_dir}/gpu-spec.schema.json") as f:
+    spec_schema = json.load(f)
+jsonschema.Draft202012Validator.check_schema(spec_schema)
+spec_validator = jsonschema.Draft202012Validator(spec_schema)
+with open(fixtures + "/gpu-spec/mtt-s80.json") as f:
+    card = json.load(f)
+if not spec_validator.is_valid(card):
+    print("FAIL gpu-spec schema refuses tests/fixtures/gpu-spec/mtt-s80.json")
+    failures += 1
+with open(fixtures + "/gpu-spec/three-mistakes.json") as f:
+    refused = [json.load(f)]
+refused.append({**card, "memory_bytes": 17179869184})
+refused.append({**card, "unified": True})
+refused.append({**card, "vendor": "apple"})
+refused.append({**card, "id": "Bad Id"})
+for i, doc in enumerate(refused):
+    if spec_validator.is_valid(doc):
+        print(f"FAIL gpu-spec schema accepts refused description {i}")
+        failures += 1
+    path = os.path.join(workdir.name, f"refused-{i}.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    if run_json(["qwen3-8b", "--gpu-spec", path]).returncode != 2:
+        print(f"FAIL canitrun accepts refused description {i}")
+        failures += 1
 
 hub.terminate()
 print(f"{failures} failure(s)")

@@ -30,6 +30,20 @@ TEST_CASE("did you mean: close names first") {
     CHECK(suggest("qwen35", names).at(0) == "qwen3.5-35b-a3b");
 }
 
+// Apple sells the M4 Max with 36, 48, 64 or 128 GB; a suggestion that stops at three would
+// leave out the one LLM users ask about.
+TEST_CASE("did you mean: a family the typed name covers is listed whole") {
+    const auto m4 = test::database().find_gpu("m4 max");
+    REQUIRE_FALSE(m4);
+    CHECK(m4.error().message == "unknown GPU 'm4 max'");
+    CHECK(m4.error().hint ==
+          "did you mean 'm4-max-36gb', 'm4-max-48gb', 'm4-max-64gb' or 'm4-max-128gb'?");
+    // More than six that contain the text are no family: the nearest three, as before.
+    const std::vector<std::string> many = {"abc-1", "abc-2", "abc-3", "abc-4",
+                                           "abc-5", "abc-6", "abc-7"};
+    CHECK(suggest("abc", many).size() == 3);
+}
+
 TEST_CASE("the database finds models and GPUs by id - alias and spelling") {
     const Database& db = test::database();
     CHECK(db.find_model("Qwen3.5-35B-A3B").value()->id == "qwen3.5-35b-a3b");

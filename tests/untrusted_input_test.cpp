@@ -216,6 +216,28 @@ TEST_CASE("untrusted input: a tool that hangs is killed after the probe timeout"
     CHECK(has(o.out, "\"gpus\""));
 }
 
+// The newer probes run the same way: xpu-smi that hangs is killed at the timeout, vulkaninfo
+// that never stops printing is cut off at the probe cap (1 MiB), and neither invents a GPU.
+TEST_CASE("untrusted input: xpu-smi that hangs and vulkaninfo that floods are cut off") {
+    TempDir dir;
+    for (const auto& [tool, body] :
+         {std::pair<std::string, std::string>{"xpu-smi", "sleep 30 &\nsleep 30\n"},
+          {"vulkaninfo", "yes 'GPU0:'\n"}}) {
+        const std::string fake = dir.path(tool);
+        std::ofstream(fake) << "#!/bin/sh\n" << body;
+        chmod(fake.c_str(), 0755);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const Outcome o =
+        run_bounded({"system", "--json"}, "PATH=" + shell_quote(dir.path("")) +
+                                              ":\"$PATH\" CANITRUN_PROBE_TIMEOUT_MS=300 ");
+    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start);
+    CHECK(o.code == 0);
+    CHECK(seconds.count() < 10);
+    CHECK_FALSE(has(o.out, "xpu-smi\""));
+    CHECK_FALSE(has(o.out, "vulkaninfo --summary"));
+}
+
 // Every flag takes effect or is refused: each of these used to be accepted and ignored.
 TEST_CASE("untrusted input: a flag the command does not read is refused") {
     const std::string log = kLlamaLog;

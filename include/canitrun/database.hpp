@@ -6,6 +6,7 @@
 // src/core/database/database_snapshot.cpp.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ struct Database {
 
     bool operator==(const Database&) const = default;
 };
+
+// When `typed` is a name several memory variants share (Gpu::variant_names) and it chose `gpu`:
+// the sentence that says which variant the plan takes and how to name the others.
+std::optional<std::string> variant_note(const Database& db, const Gpu& gpu,
+                                        const std::string& typed);
 
 // Files are keyed by their path relative to the data folder ("quants.json", "gpus/amd.json").
 using DatabaseFiles = std::map<std::string, std::string>;

@@ -1,7 +1,10 @@
 #pragma once
 // Finding the local GPUs and system RAM, from the outputs of the tools that report them:
 // nvidia-smi (NVIDIA, MIG instances from `nvidia-smi -L`), rocm-smi or the amdgpu driver's sysfs
-// files (AMD, integrated parts included), sysctl (Apple silicon) and /proc/meminfo (RAM).
+// files (AMD, integrated parts included, free memory from mem_info_*_used), Intel's sysfs (the xe
+// driver's physical_vram_size_bytes) and xpu-smi, NVIDIA Jetson's device tree and tegrastats
+// (unified memory: /proc/meminfo), sysctl (Apple silicon), vulkaninfo --summary for devices no
+// other probe found (named only: their memory is the database entry's), and /proc/meminfo (RAM).
 //
 // Detection reads through a ProbeSource, so the logic is pure given what the source returns:
 // the CLI's source runs the tools and reads the files; tests give recorded outputs.
@@ -18,11 +21,14 @@
 namespace canitrun {
 
 enum class Probe {
-    nvidia_smi_query,  // one CSV line per GPU: index, name, memory.total (MiB)
-    nvidia_smi_list,   // `nvidia-smi -L`: GPUs and their MIG instances
-    rocm_smi,          // product names and VRAM totals as JSON
-    sysctl_memsize,    // hw.memsize (bytes)
-    sysctl_cpu_brand,  // machdep.cpu.brand_string ("Apple M2 Max")
+    nvidia_smi_query,    // one CSV line per GPU: index, name, memory.total (MiB)
+    nvidia_smi_list,     // `nvidia-smi -L`: GPUs and their MIG instances
+    rocm_smi,            // product names and VRAM totals as JSON
+    sysctl_memsize,      // hw.memsize (bytes)
+    sysctl_cpu_brand,    // machdep.cpu.brand_string ("Apple M2 Max")
+    xpu_smi_dump,        // Intel: `xpu-smi discovery --dump 1,2,16,34` (CSV: id, name, memory)
+    vulkaninfo_summary,  // `vulkaninfo --summary`: every Vulkan device, no memory figures
+    tegrastats,          // NVIDIA Jetson: one tegrastats line ("RAM 18993/62841MB ...")
 };
 
 const char* probe_command(Probe probe);    // the command line the CLI runs
@@ -67,6 +73,19 @@ std::vector<std::pair<std::uint64_t, std::vector<DetectedGpu>>> parse_nvidia_smi
     const std::string& listing);
 Result<std::vector<DetectedGpu>> parse_rocm_smi_json(const std::string& text);
 std::optional<Bytes> parse_meminfo_total(const std::string& meminfo);
+// `xpu-smi discovery --dump 1,2,16,34`: "0, Intel(R) Arc(TM) A770 Graphics, 16288.00 MiB, 1326..."
+// (the free size in bytes); the heading line skipped.
+Result<std::vector<DetectedGpu>> parse_xpu_smi_dump(const std::string& csv);
+// `vulkaninfo --summary`'s devices: name, vendor (by vendorID) and whether discrete; CPU
+// devices (llvmpipe) left out. The memory is 0: the summary gives none.
+struct VulkanDevice {
+    std::string name;
+    std::string vendor;  // nvidia, amd, intel, apple, or the vendorID ("0x5143")
+    bool discrete = false;
+};
+std::vector<VulkanDevice> parse_vulkaninfo_summary(const std::string& text);
+// tegrastats' "RAM 18993/62841MB": used and total in bytes (tegrastats' MB are MiB).
+std::optional<std::pair<Bytes, Bytes>> parse_tegrastats_ram(const std::string& line);
 
 // Detected GPUs as the runtime sees them: the detected memory kept, bandwidth and throughput
 // from the database entry the name matches (longest matching name, nearest memory), if any;

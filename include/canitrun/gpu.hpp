@@ -17,6 +17,10 @@ struct Gpu {
     std::string short_name;  // "RTX 5090"
     std::string vendor;      // "nvidia", "amd", "intel", "apple"
     std::vector<std::string> aliases;
+    // A name several memory variants share ("4060 ti"), which this entry answers: the variant
+    // LLM users buy. The plan says so and names the others (other_variants, by id).
+    std::vector<std::string> variant_names;
+    std::vector<std::string> other_variants;
     GpuClass gpu_class = GpuClass::consumer;
     std::uint64_t vram_gb = 0;     // as marketed: the vendor's "32 GB"
     std::uint64_t vram_bytes = 0;  // the real capacity

@@ -58,8 +58,20 @@ bool hardware_runs(const Hardware& hardware, const Quant& quant);
 // Every board of a --gpu list as the devices llama.cpp sees, in order.
 std::vector<GpuDevice> devices_for(const std::vector<const Gpu*>& gpus);
 
-// "RTX 4090", "2x3090", "2 x RTX 3090", "4090,3090", "2x4090, 3090": the GPUs named, each
-// counted as often as it appears, in the order given (llama.cpp's device order).
+// The GPUs of a --gpu list, and what a plan on them says of how they were read: a name several
+// memory variants share ("4060ti": the 16 GB card, and how to name the 8 GB one), a board the
+// runtime sees as several devices (MI250X: two 64 GB GCDs).
+struct GpuSelection {
+    std::vector<const Gpu*> gpus;
+    std::vector<std::string> notes;
+};
+
+// "RTX 4090", "2x3090", "2 x RTX 3090", "4090,3090", "4090+3090", "2x4090, 3090": the GPUs
+// named, each counted as often as it appears, in the order given (llama.cpp's device order). A
+// '+' the database spells in a name ("Ryzen AI Max+ 395") is part of it; an unknown name's
+// error shows the whole list as typed.
+Result<GpuSelection> select_gpus(const Database& db, const std::string& spec);
+// The same, the GPUs alone.
 Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::string& spec);
 
 // "2x NVIDIA RTX 3090", "NVIDIA RTX 4090 + NVIDIA RTX 3090"

@@ -18,7 +18,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b);
 std::size_t edit_distance(const std::string& a, const std::string& b, std::size_t limit);
 
 // Up to `limit` candidates close to `typed`, nearest first (candidates that contain the typed
-// text count as close).
+// text count as close). When six or fewer candidates contain the typed text, a family such as
+// "m4 max"'s 36, 48, 64 and 128 GB machines, all of them come first, past `limit` if need be.
 std::vector<std::string> suggest(const std::string& typed,
                                  const std::vector<std::string>& candidates, std::size_t limit = 3);
 

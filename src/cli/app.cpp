@@ -136,6 +136,13 @@ void add_hardware_flags(CLI::App& app, Options& o) {
     app.add_option("--gpu", o.hw.gpu,
                    R"(Your GPUs: "RTX 4090", "2x3090", "4090,3090", or auto to detect them)")
         ->check(non_empty());
+    app.add_option("--gpu-spec", o.hw.gpu_specs,
+                   "A JSON file describing a GPU the database lacks (name, memory, bandwidth, "
+                   "FP16 rate, vendor, unified; docs/schema/gpu-spec.schema.json); repeat for "
+                   "several. Planned alone, or named by its id in --gpu or --host")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->check(non_empty());
     app.add_option("--gpu-memory", o.hw.gpu_memory,
                    "GB a unified-memory GPU may use (macOS iogpu.wired_limit_mb, an APU's GTT "
                    "size; default: the platform's share)")
@@ -420,6 +427,7 @@ int answer(const CLI::App& app, const std::vector<Subcommand>& table, Options& o
     if (o.json) o.output = Format::json;
     if (o.quiet || o.names) o.output = Format::quiet;
     o.color = want_color(out_is_terminal, std::getenv("NO_COLOR"), std::getenv("CLICOLOR_FORCE"));
+    read_gpu_specs(o);
     const Subcommand* chosen = &table.back();
     for (const Subcommand& s : table) {
         if (s.app != nullptr && s.app->parsed()) {
@@ -471,6 +479,13 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         err << "canitrun: error: " << one_line(f.error.message);
         if (!f.error.hint.empty()) err << "; " << one_line(f.error.hint);
         err << "\n";
+        return kExitBadInput;
+    } catch (const Failures& f) {
+        for (const Error& e : f.errors) {
+            err << "canitrun: error: " << one_line(e.message);
+            if (!e.hint.empty()) err << "; " << one_line(e.hint);
+            err << "\n";
+        }
         return kExitBadInput;
     } catch (const std::bad_alloc&) {
         // Every input is bounded before it is parsed (json_bounds, kGgufMaxHeld, the file and

@@ -11,6 +11,7 @@
 #include "app_options.hpp"
 #include "canitrun/database_files.hpp"
 #include "canitrun/embedded_snapshot.hpp"
+#include "canitrun/gpu_description.hpp"
 #include "canitrun/model_argument.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/report.hpp"
@@ -78,12 +79,26 @@ PlanSettings plan_settings(const Database& db, const Options& o, const EstimateO
 }
 }  // namespace
 
+void read_gpu_specs(Options& o) {
+    if (o.hw.gpu_specs.empty()) return;
+    auto gpus = described_gpus(o.hw);
+    if (!gpus) throw Failures{std::move(gpus.error())};
+    o.described_gpus = std::move(*gpus);
+    if (o.hw.gpu.empty() && o.hosts.empty()) {
+        for (const Gpu& g : o.described_gpus) o.hw.gpu += (o.hw.gpu.empty() ? "" : ",") + g.id;
+    }
+}
+
 const Database& load_database(const Options& o) {
     if (o.db == nullptr) {
         if (o.data_dir.empty()) {
             o.db = need(embedded_database());
         } else {
             o.data_db = need(parse_database(need(read_database_dir(o.data_dir))));
+            o.db = &*o.data_db;
+        }
+        if (!o.described_gpus.empty()) {
+            o.data_db = need(with_described_gpus(*o.db, o.described_gpus));
             o.db = &*o.data_db;
         }
     }

@@ -59,10 +59,17 @@ struct Options {
     // process (embedded_database()); a --data one is held here.
     mutable const Database* db = nullptr;
     mutable std::optional<Database> data_db;
+    // The GPUs --gpu-spec files describe (read_gpu_specs), added to the database when it loads.
+    std::vector<Gpu> described_gpus;
 };
 
 struct Failure {
     Error error;
+};
+
+// Several problems found at once (the fields of a --gpu-spec file): one error line each.
+struct Failures {
+    std::vector<Error> errors;
 };
 
 template <typename T>
@@ -71,6 +78,9 @@ T need(Result<T> r) {
     return std::move(*r);
 }
 
+// Reads and checks the --gpu-spec files before anything else asks for the database (a Failures
+// naming every problem); without --gpu or --host, the plan is on the GPUs they describe.
+void read_gpu_specs(Options& o);
 const Database& load_database(const Options& o);
 ReportOptions report_options(const Database& db, const Options& o);
 ChartChoice chart_choice(const Options& o);

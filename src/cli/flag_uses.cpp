@@ -31,6 +31,7 @@ const std::vector<FlagUse>& flag_uses() {
         {"--margin", {C::model, C::gpus, C::fit, C::compare, C::local}},
         {"--gpu-memory-utilization", {C::model}},
         {"--gpu", {C::model, C::fit, C::compare, C::local, C::verify}},
+        {"--gpu-spec", {C::model, C::fit, C::compare, C::local, C::verify}},
         {"--ram-bandwidth", {C::model, C::fit, C::compare, C::local}},
         {"--gpu-memory", {C::model, C::fit, C::compare, C::local}},
         {"--vram", {C::model}},

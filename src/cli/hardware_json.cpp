@@ -38,7 +38,10 @@ json hardware_json(const Hardware& h) {
                         {"fp16_tflops", d.fp16_tflops},
                         {"unified", d.unified}});
     }
-    return {{"gpus", gpus}, {"ram_bytes", h.ram}, {"ram_bandwidth_gbps", h.ram_bandwidth_gbps}};
+    return {{"gpus", gpus},
+            {"ram_bytes", h.ram},
+            {"ram_bandwidth_gbps", h.ram_bandwidth_gbps},
+            {"notes", h.notes}};
 }
 
 json hardware_answer_json(const HardwareAnswer& a, const Hardware& hardware) {

@@ -2,7 +2,9 @@
 
 #include <cstdlib>
 
+#include "canitrun/bounded_file.hpp"
 #include "canitrun/fit.hpp"
+#include "canitrun/gpu_description.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/probe_sources.hpp"
 
@@ -48,8 +50,9 @@ Result<std::optional<Hardware>> hardware_from_flags(const Database& db,
     if (flags.gpu == "auto") {
         h = hardware_from(detect_this_machine(), db);
     } else {
-        CANITRUN_TRY_ASSIGN(auto gpus, parse_gpu_spec(db, flags.gpu));
-        h.gpus = devices_for(gpus);
+        CANITRUN_TRY_ASSIGN(auto selection, select_gpus(db, flags.gpu));
+        h.gpus = devices_for(selection.gpus);
+        h.notes = std::move(selection.notes);
     }
     if (!flags.gpu_memory.empty()) {
         CANITRUN_TRY_ASSIGN(const Bytes memory, parse_gb(flags.gpu_memory));
@@ -66,6 +69,26 @@ Result<std::optional<Hardware>> hardware_from_flags(const Database& db,
         h.ram_bandwidth_gbps = bw;
     }
     return std::optional<Hardware>{h};
+}
+
+std::expected<std::vector<Gpu>, std::vector<Error>> described_gpus(const HardwareFlags& flags) {
+    std::vector<Gpu> gpus;
+    std::vector<Error> problems;
+    for (const std::string& path : flags.gpu_specs) {
+        auto text = read_bounded_file(path, kMaxGpuDescriptionBytes, "--gpu-spec file");
+        if (!text) {
+            problems.push_back(text.error());
+            continue;
+        }
+        auto gpu = parse_gpu_description(*text, path);
+        if (!gpu) {
+            problems.insert(problems.end(), gpu.error().begin(), gpu.error().end());
+            continue;
+        }
+        gpus.push_back(std::move(*gpu));
+    }
+    if (!problems.empty()) return std::unexpected(std::move(problems));
+    return gpus;
 }
 
 Result<PlacementOptions> placement_from_flags(const HardwareFlags& flags) {

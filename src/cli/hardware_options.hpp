@@ -1,9 +1,11 @@
 #pragma once
-// The hardware flags (--gpu NAME|SPEC|auto, --ram, --ram-bandwidth, --ngl, --n-cpu-moe, --cpu-moe,
-// --tensor-split) turned into the core's Hardware and PlacementOptions.
+// The hardware flags (--gpu NAME|SPEC|auto, --gpu-spec FILE, --ram, --ram-bandwidth, --ngl,
+// --n-cpu-moe, --cpu-moe, --tensor-split) turned into the core's Hardware and PlacementOptions.
 
+#include <expected>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "canitrun/database.hpp"
 #include "canitrun/detect.hpp"
@@ -13,7 +15,8 @@
 namespace canitrun::cli {
 
 struct HardwareFlags {
-    std::string gpu;  // "RTX 4090", "2x3090", "4090,3090", "auto"
+    std::string gpu;                     // "RTX 4090", "2x3090", "4090,3090", "auto"
+    std::vector<std::string> gpu_specs;  // --gpu-spec FILE: GPUs the database lacks, described
     std::string ram;
     std::string ram_bandwidth;
     std::string gpu_memory;  // --gpu-memory GB: a unified GPU's usable memory
@@ -31,5 +34,9 @@ DetectedSystem detect_this_machine();
 Result<std::optional<Hardware>> hardware_from_flags(const Database& db, const HardwareFlags& flags);
 
 Result<PlacementOptions> placement_from_flags(const HardwareFlags& flags);
+
+// The GPUs the --gpu-spec files describe (gpu_description.hpp), in the order given; every
+// problem of every file when any is wrong.
+std::expected<std::vector<Gpu>, std::vector<Error>> described_gpus(const HardwareFlags& flags);
 
 }  // namespace canitrun::cli

@@ -281,7 +281,8 @@ void write_system(std::ostream& out, const DetectedSystem& system, const Hardwar
         for (std::size_t i = 0; i < system.gpus.size(); ++i) {
             const DetectedGpu& d = system.gpus[i];
             const GpuDevice& dev = hardware.gpus[i];
-            t.add_row({std::to_string(i), d.name, format_gb(d.memory),
+            // 0: the probe gives no size (vulkaninfo --summary); the database entry's is usable
+            t.add_row({std::to_string(i), d.name, d.memory > 0 ? format_gb(d.memory) : "unknown",
                        format_gb(dev.memory) + (d.free ? " free" : ""),
                        dev.bandwidth_gbps > 0 ? fmt::format("{:.0f} GB/s", dev.bandwidth_gbps)
                                               : "unknown",

@@ -2,6 +2,7 @@
 // "did you mean" when nothing matches.
 
 #include <algorithm>
+#include <optional>
 
 #include "canitrun/database.hpp"
 #include "canitrun/name_match.hpp"
@@ -59,6 +60,16 @@ std::unexpected<Error> not_found(const std::vector<Entry>& entries, const std::s
         Error{ErrorKind::bad_input, "unknown " + what + " '" + typed + "'", hint});
 }
 
+const Gpu* find_by_variant_name(const std::vector<Gpu>& gpus, const std::string& typed) {
+    const std::string key = normalize_name(typed);
+    for (const auto& g : gpus) {
+        for (const auto& n : g.variant_names) {
+            if (normalize_name(n) == key) return &g;
+        }
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 Result<const Model*> Database::find_model(const std::string& name) const {
@@ -68,7 +79,22 @@ Result<const Model*> Database::find_model(const std::string& name) const {
 
 Result<const Gpu*> Database::find_gpu(const std::string& name) const {
     if (const Gpu* g = find_by_name(gpus, name)) return g;
+    if (const Gpu* g = find_by_variant_name(gpus, name)) return g;
     return not_found(gpus, name, "GPU", "canitrun gpu-list");
+}
+
+std::optional<std::string> variant_note(const Database& db, const Gpu& gpu,
+                                        const std::string& typed) {
+    if (find_by_variant_name(db.gpus, typed) != &gpu) return std::nullopt;
+    std::string others;
+    for (std::size_t i = 0; i < gpu.other_variants.size(); ++i) {
+        const Gpu* other = find_by_name(db.gpus, gpu.other_variants[i]);
+        if (other == nullptr) continue;
+        if (!others.empty()) others += i + 1 == gpu.other_variants.size() ? " or " : ", ";
+        others += other->id + " for the " + other->short_name;
+    }
+    return "'" + typed + "' names " + std::to_string(gpu.other_variants.size() + 1) +
+           " cards and is planned as the " + gpu.short_name + "; name " + others;
 }
 
 Result<const Quant*> Database::find_quant(const std::string& name) const {

@@ -385,6 +385,13 @@ Gpu parse_gpu(const Fields& f) {
     g.short_name = f.text_or("short_name", g.name);
     g.vendor = f.text("vendor");
     g.aliases = f.texts_or_empty("aliases");
+    g.variant_names = f.texts_or_empty("variant_names");
+    g.other_variants = f.texts_or_empty("other_variants");
+    if (g.variant_names.empty() != g.other_variants.empty()) {
+        f.error(
+            "'variant_names' and 'other_variants' go together: the names the variants share "
+            "and the ids of the variants this entry is chosen over");
+    }
     g.gpu_class = parse_gpu_class(f);
     g.vram_gb = f.count("vram_gb", 1, kMaxVramGb);
     g.vram_bytes = f.count("vram_bytes", 1, kMaxVramGb * (1ULL << 30));
@@ -438,13 +445,27 @@ CardClass parse_card_class(const Fields& f) {
     return CardClass{f.count("gb", 1, kMaxVramGb), parse_gpu_class(f)};
 }
 
+template <typename Entry>
+std::vector<std::string> names_of(const Entry& e) {
+    std::vector<std::string> names = e.aliases;
+    names.insert(names.begin(), e.id);
+    return names;
+}
+
+// A GPU also answers the names its memory variants share.
+std::vector<std::string> names_of(const Gpu& g) {
+    std::vector<std::string> names = g.aliases;
+    names.insert(names.begin(), g.id);
+    names.insert(names.end(), g.variant_names.begin(), g.variant_names.end());
+    return names;
+}
+
 // Ids and aliases must name one entry only, however they are capitalised or punctuated.
 template <typename Entry>
 void check_unique_names(const std::vector<Entry>& entries, const std::string& what) {
     std::map<std::string, std::string> owner;
     for (const auto& e : entries) {
-        std::vector<std::string> names = e.aliases;
-        names.insert(names.begin(), e.id);
+        const std::vector<std::string> names = names_of(e);
         std::vector<std::string> seen_here;
         for (const auto& n : names) {
             const std::string key = normalize_name(n);
@@ -456,6 +477,21 @@ void check_unique_names(const std::vector<Entry>& entries, const std::string& wh
                 message += " name '" + n + "' of '" + e.id;
                 message += "' is already used by '" + it->second + "'";
                 throw DatabaseError(message);
+            }
+        }
+    }
+}
+
+// Each of other_variants is another GPU's id.
+void check_other_variants(const std::vector<Gpu>& gpus) {
+    for (const auto& g : gpus) {
+        for (const auto& other : g.other_variants) {
+            const bool known = std::any_of(gpus.begin(), gpus.end(), [&](const Gpu& o) {
+                return o.id == other && o.id != g.id;
+            });
+            if (!known) {
+                throw DatabaseError("GPU '" + g.id + "' lists other variant '" + other +
+                                    "', which is not another GPU's id");
             }
         }
     }
@@ -522,6 +558,7 @@ Result<Database> parse_database(const DatabaseFiles& files) {
         if (db.card_classes.empty()) throw DatabaseError("no card classes (card_classes.json)");
         check_unique_names(db.models, "model");
         check_unique_names(db.gpus, "GPU");
+        check_other_variants(db.gpus);
         check_unique_names(db.quants, "quantization");
         if (std::count_if(db.quants.begin(), db.quants.end(),
                           [](const Quant& q) { return q.recommended; }) != 1) {

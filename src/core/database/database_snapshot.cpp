@@ -174,6 +174,8 @@ void fields(Io& io, Gpu& g) {
     io(g.short_name);
     io(g.vendor);
     io(g.aliases);
+    io(g.variant_names);
+    io(g.other_variants);
     io(g.gpu_class);
     io(g.vram_gb);
     io(g.vram_bytes);

@@ -27,6 +27,7 @@ std::string vendor_display(const std::string& vendor) {
     if (vendor == "amd") return "AMD";
     if (vendor == "intel") return "Intel";
     if (vendor == "apple") return "Apple";
+    if (vendor == "other") return "";  // a described GPU of another vendor: its name alone
     return vendor;
 }
 

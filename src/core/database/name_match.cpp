@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <tuple>
 
 namespace canitrun {
 
@@ -51,7 +52,8 @@ std::vector<std::string> suggest(const std::string& typed,
     const std::string t = loose(typed);
     // Allow about one typo in three characters, as ninja's did-you-mean does for short names.
     const std::size_t max_distance = std::max<std::size_t>(2, t.size() / 3);
-    std::vector<std::pair<std::size_t, std::string>> scored;
+    // (distance, candidate, contains the typed text)
+    std::vector<std::tuple<std::size_t, std::string, bool>> scored;
     for (const auto& c : candidates) {
         const std::string n = loose(c);
         const bool contains = !t.empty() && t.size() >= 3 && n.find(t) != std::string::npos;
@@ -62,15 +64,23 @@ std::vector<std::string> suggest(const std::string& typed,
         if (!contains && length_gap > max_distance) continue;
         const std::size_t d =
             contains ? std::size_t{t == n ? 0U : 1U} : edit_distance(t, n, max_distance);
-        if (d <= max_distance) scored.emplace_back(d, c);
+        if (d <= max_distance) scored.emplace_back(d, c, contains);
     }
     std::stable_sort(scored.begin(), scored.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
+                     [](const auto& x, const auto& y) { return std::get<0>(x) < std::get<0>(y); });
+    // A small family the typed text names whole ("m4 max": the 36 to 128 GB machines) is listed
+    // whole; other near names fill the list up to `limit`.
+    constexpr std::size_t kMaxFamily = 6;
+    const auto family = static_cast<std::size_t>(
+        std::count_if(scored.begin(), scored.end(), [](const auto& s) { return std::get<2>(s); }));
     std::vector<std::string> out;
-    for (const auto& [d, c] : scored) {
-        if (std::find(out.begin(), out.end(), c) != out.end()) continue;
-        out.push_back(c);
-        if (out.size() == limit) break;
+    for (const auto& [d, c, contains] : scored) {
+        if (!contains || family > kMaxFamily) continue;
+        if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+    }
+    for (const auto& [d, c, contains] : scored) {
+        if (out.size() >= limit) break;
+        if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
     }
     return out;
 }

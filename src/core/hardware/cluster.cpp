@@ -28,8 +28,9 @@ Result<Host> parse_host(const Database& db, const std::string& spec,
         CANITRUN_TRY_ASSIGN(auto ram, parse_gb(rest.substr(4)));
         ram_setting = ram;
     }
-    CANITRUN_TRY_ASSIGN(auto list, parse_gpu_spec(db, gpus));
-    host.hardware.gpus = devices_for(list);
+    CANITRUN_TRY_ASSIGN(auto selection, select_gpus(db, gpus));
+    host.hardware.gpus = devices_for(selection.gpus);
+    host.hardware.notes = std::move(selection.notes);
     host.hardware.ram = ram_setting ? *ram_setting : default_ram(host.hardware);
     return host;
 }

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -9,6 +10,7 @@
 #include "canitrun/json_bounds.hpp"
 #include "canitrun/name_match.hpp"
 #include "canitrun/strings.hpp"
+#include "probe_text.hpp"
 
 namespace canitrun {
 namespace {
@@ -21,32 +23,9 @@ constexpr Bytes kIntegratedVramBelow = 2 * kGiB;
 // (recommendedMaxWorkingSetSize); the database's entry says more precisely when one matches.
 constexpr std::uint64_t kDefaultUnifiedSharePermille = 666;
 
-std::vector<std::string> split(const std::string& s, char sep) {
-    std::vector<std::string> out;
-    std::string item;
-    std::istringstream in(s);
-    while (std::getline(in, item, sep)) out.push_back(item);
-    return out;
-}
-
-std::optional<std::uint64_t> to_number(const std::string& text, int base = 10) {
-    const std::string t = trim(text);
-    if (t.empty() || t.size() > 20) return std::nullopt;
-    std::size_t used = 0;
-    try {
-        const unsigned long long v = std::stoull(t, &used, base);
-        if (used != t.size()) return std::nullopt;
-        return v;
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-}
-
-std::optional<Bytes> read_bytes_file(const ProbeSource& source, const std::string& path) {
-    const auto text = source.read_file(path);
-    if (!text) return std::nullopt;
-    return to_number(*text);
-}
+using detail::probe_bytes_file;
+using detail::probe_number;
+using detail::probe_split;
 
 void detect_nvidia(const ProbeSource& source, DetectedSystem& system) {
     const auto csv = source.run(Probe::nvidia_smi_query);
@@ -87,13 +66,13 @@ void detect_amd(const ProbeSource& source, DetectedSystem& system) {
     for (const auto& entry : source.list_dir("/sys/class/drm")) {
         // card0, card1, ... (not card0-DP-1 connectors, not renderD128)
         if (entry.size() < 5 || entry.compare(0, 4, "card") != 0) continue;
-        if (!to_number(entry.substr(4))) continue;
+        if (!probe_number(entry.substr(4))) continue;
         const std::string device = "/sys/class/drm/" + entry + "/device/";
         const auto vendor = source.read_file(device + "vendor");
-        if (!vendor || to_number(trim(*vendor), 16) != kAmdVendorId) continue;
-        const auto vram = read_bytes_file(source, device + "mem_info_vram_total");
+        if (!vendor || probe_number(trim(*vendor), 16) != kAmdVendorId) continue;
+        const auto vram = probe_bytes_file(source, device + "mem_info_vram_total");
         if (!vram) continue;
-        const auto gtt = read_bytes_file(source, device + "mem_info_gtt_total");
+        const auto gtt = probe_bytes_file(source, device + "mem_info_gtt_total");
         DetectedGpu gpu;
         gpu.vendor = "amd";
         gpu.via = "sysfs";
@@ -104,6 +83,11 @@ void detect_amd(const ProbeSource& source, DetectedSystem& system) {
             gpu.via = "sysfs (integrated: " + std::to_string(*vram / kMiB) + " MiB carve-out, " +
                       "shared memory through GTT)";
         }
+        // What is free now, as amdgpu counts it (mem_info_vram_used, mem_info_gtt_used): what a
+        // plan on this machine gets, as nvidia-smi's memory.free is for NVIDIA.
+        const auto used = probe_bytes_file(
+            source, device + (gpu.integrated ? "mem_info_gtt_used" : "mem_info_vram_used"));
+        if (used && *used <= gpu.memory) gpu.free = gpu.memory - *used;
         if (const auto product = source.read_file(device + "product_name");
             product && !trim(*product).empty()) {
             gpu.name = trim(*product);
@@ -128,7 +112,7 @@ void detect_apple(const ProbeSource& source, DetectedSystem& system) {
     const auto brand = source.run(Probe::sysctl_cpu_brand);
     const auto memsize = source.run(Probe::sysctl_memsize);
     if (!brand || trim(*brand).rfind("Apple", 0) != 0 || !memsize) return;
-    const auto bytes = to_number(*memsize);
+    const auto bytes = probe_number(*memsize);
     if (!bytes) return;
     DetectedGpu gpu;
     gpu.name = trim(*brand);
@@ -149,7 +133,47 @@ bool useful_key(const std::string& key) {
     return false;
 }
 
+// A name memory variants share ("4060 ti") belongs to every variant; by id, the names the
+// variant holding them shares.
+std::map<std::string, std::vector<std::string>> shared_names(const Database& db) {
+    std::map<std::string, std::vector<std::string>> shared;
+    for (const auto& gpu : db.gpus) {
+        for (const auto& other : gpu.other_variants) {
+            auto& names = shared[other];
+            names.insert(names.end(), gpu.variant_names.begin(), gpu.variant_names.end());
+        }
+    }
+    return shared;
+}
+
+// How much of the detected name one of the entry's names covers: an alias, the id or the short
+// name when it holds a digit ("4090", not "nvidia"); a name variants share ("jetson agx orin",
+// curated data) from six characters; or the chip an entry begins with ("m2max" of "m2max64gb").
+std::size_t matched_key(const Gpu& gpu, const std::vector<std::string>* shared,
+                        const std::string& name, const std::string& chip) {
+    std::size_t length = 0;
+    std::vector<std::string> keys = gpu.aliases;
+    keys.push_back(gpu.id);
+    keys.push_back(gpu.short_name);
+    std::vector<std::string> curated = gpu.variant_names;
+    if (shared != nullptr) curated.insert(curated.end(), shared->begin(), shared->end());
+    for (const auto& k : curated) {
+        const std::string key = normalize_name(k);
+        if (key.size() >= 6 && name.find(key) != std::string::npos)
+            length = std::max(length, key.size());
+    }
+    keys.insert(keys.end(), curated.begin(), curated.end());
+    for (const auto& k : keys) {
+        const std::string key = normalize_name(k);
+        if (useful_key(key) && name.find(key) != std::string::npos)
+            length = std::max(length, key.size());
+        if (useful_key(chip) && key.rfind(chip, 0) == 0) length = std::max(length, chip.size());
+    }
+    return length;
+}
+
 double memory_distance(const Gpu& gpu, Bytes detected) {
+    if (detected == 0) return 0;  // no figure (vulkaninfo --summary): the name alone decides
     const auto a = static_cast<double>(gpu.vram_bytes);
     const auto b = static_cast<double>(detected);
     return std::fabs(a - b) / std::max(a, b);
@@ -170,6 +194,13 @@ const char* probe_command(Probe probe) {
             return "sysctl -n hw.memsize";
         case Probe::sysctl_cpu_brand:
             return "sysctl -n machdep.cpu.brand_string";
+        case Probe::xpu_smi_dump:
+            return "xpu-smi discovery --dump 1,2,16,34";
+        case Probe::vulkaninfo_summary:
+            return "vulkaninfo --summary";
+        case Probe::tegrastats:
+            // tegrastats prints a line per interval until stopped: the first line is enough.
+            return "tegrastats --interval 100 | head -n 1";
     }
     return "";
 }
@@ -186,21 +217,27 @@ const char* probe_file_name(Probe probe) {
             return "sysctl-hw.memsize.txt";
         case Probe::sysctl_cpu_brand:
             return "sysctl-machdep.cpu.brand_string.txt";
+        case Probe::xpu_smi_dump:
+            return "xpu-smi-dump.csv";
+        case Probe::vulkaninfo_summary:
+            return "vulkaninfo-summary.txt";
+        case Probe::tegrastats:
+            return "tegrastats.txt";
     }
     return "";
 }
 
 Result<std::vector<DetectedGpu>> parse_nvidia_smi_query(const std::string& csv) {
     std::vector<DetectedGpu> gpus;
-    for (const auto& raw : split(csv, '\n')) {
+    for (const auto& raw : probe_split(csv, '\n')) {
         const std::string line = trim(raw);
         if (line.empty()) continue;
-        const auto fields = split(line, ',');
+        const auto fields = probe_split(line, ',');
         if (fields.size() < 3) {
             return fail(ErrorKind::bad_input, "unexpected nvidia-smi line '" + line + "'",
                         "expected: index, name, memory.total");
         }
-        const auto mib = to_number(fields[2]);
+        const auto mib = probe_number(fields[2]);
         if (!mib || *mib > (1ULL << 30)) {
             // "[N/A]" or "[Insufficient Permissions]": report the card, memory unknown.
             return fail(ErrorKind::bad_input, "nvidia-smi gave no memory size in '" + line + "'",
@@ -213,7 +250,7 @@ Result<std::vector<DetectedGpu>> parse_nvidia_smi_query(const std::string& csv) 
         // memory.free, where the query has it (older recordings have three fields) and it is a
         // number no larger than the card.
         if (fields.size() >= 4) {
-            if (const auto free = to_number(fields[3]); free && *free <= *mib)
+            if (const auto free = probe_number(fields[3]); free && *free <= *mib)
                 g.free = *free * kMiB;
         }
         g.via = "nvidia-smi";
@@ -225,12 +262,12 @@ Result<std::vector<DetectedGpu>> parse_nvidia_smi_query(const std::string& csv) 
 std::vector<std::pair<std::uint64_t, std::vector<DetectedGpu>>> parse_nvidia_smi_mig(
     const std::string& listing) {
     std::vector<std::pair<std::uint64_t, std::vector<DetectedGpu>>> out;
-    for (const auto& raw : split(listing, '\n')) {
+    for (const auto& raw : probe_split(listing, '\n')) {
         const std::string line = trim(raw);
         if (line.rfind("GPU ", 0) == 0) {
             const auto colon = line.find(':');
             const auto index =
-                colon == std::string::npos ? std::nullopt : to_number(line.substr(4, colon - 4));
+                colon == std::string::npos ? std::nullopt : probe_number(line.substr(4, colon - 4));
             if (index) out.push_back({*index, {}});
             continue;
         }
@@ -241,7 +278,7 @@ std::vector<std::pair<std::uint64_t, std::vector<DetectedGpu>>> parse_nvidia_smi
         if (dot == std::string::npos || profile.size() < dot + 3) continue;
         const std::string size = profile.substr(dot + 1);
         if (size.size() < 3 || size.compare(size.size() - 2, 2, "gb") != 0) continue;
-        const auto gb = to_number(size.substr(0, size.size() - 2));
+        const auto gb = probe_number(size.substr(0, size.size() - 2));
         if (!gb) continue;
         DetectedGpu g;
         g.name = "MIG " + profile;
@@ -273,7 +310,7 @@ Result<std::vector<DetectedGpu>> parse_rocm_smi_json(const std::string& text) {
             }
         }
         if (info.contains("VRAM Total Memory (B)") && info["VRAM Total Memory (B)"].is_string()) {
-            g.memory = to_number(info["VRAM Total Memory (B)"].get<std::string>()).value_or(0);
+            g.memory = probe_number(info["VRAM Total Memory (B)"].get<std::string>()).value_or(0);
         }
         if (g.name.empty()) g.name = "AMD GPU (" + card + ")";
         gpus.push_back(g);
@@ -282,12 +319,12 @@ Result<std::vector<DetectedGpu>> parse_rocm_smi_json(const std::string& text) {
 }
 
 std::optional<Bytes> parse_meminfo_total(const std::string& meminfo) {
-    for (const auto& raw : split(meminfo, '\n')) {
+    for (const auto& raw : probe_split(meminfo, '\n')) {
         if (raw.rfind("MemTotal:", 0) != 0) continue;
         std::string rest = trim(raw.substr(9));
         if (rest.size() > 3 && rest.compare(rest.size() - 3, 3, " kB") == 0)
             rest.resize(rest.size() - 3);
-        const auto kb = to_number(rest);
+        const auto kb = probe_number(rest);
         if (!kb || *kb > (1ULL << 40)) return std::nullopt;
         return *kb * 1024;
     }
@@ -301,6 +338,9 @@ DetectedSystem detect_system(const ProbeSource& source) {
     detect_nvidia(source, system);
     detect_amd(source, system);
     detect_apple(source, system);
+    detail::detect_intel(source, system);
+    detail::detect_jetson(source, system);
+    detail::detect_vulkan(source, system);
     // A GPU's name comes from a tool or a file on the machine: printed, it must not carry the
     // terminal escapes a driver or a planted tool might put in it.
     for (auto& g : system.gpus) g.name = printable_text(g.name);
@@ -313,22 +353,15 @@ const Gpu* match_gpu(const Database& db, const DetectedGpu& detected) {
     const std::string name = normalize_name(detected.name);
     // "Apple M2 Max" names the chip; the database's entries add the memory ("m2max64gb").
     const std::string chip = name.rfind("apple", 0) == 0 ? name.substr(5) : name;
+    const auto shared = shared_names(db);
     const Gpu* best = nullptr;
     std::size_t best_key = 0;
     double best_distance = 0;
     for (const auto& gpu : db.gpus) {
         if (!detected.vendor.empty() && gpu.vendor != detected.vendor) continue;
-        std::size_t key_length = 0;
-        std::vector<std::string> keys = gpu.aliases;
-        keys.push_back(gpu.id);
-        keys.push_back(gpu.short_name);
-        for (const auto& k : keys) {
-            const std::string key = normalize_name(k);
-            if (useful_key(key) && name.find(key) != std::string::npos)
-                key_length = std::max(key_length, key.size());
-            if (useful_key(chip) && key.rfind(chip, 0) == 0)
-                key_length = std::max(key_length, chip.size());
-        }
+        const auto it = shared.find(gpu.id);
+        const std::size_t key_length =
+            matched_key(gpu, it == shared.end() ? nullptr : &it->second, name, chip);
         if (key_length == 0) continue;
         const double distance = memory_distance(gpu, detected.memory);
         // Nearest memory first (an 8 GB and a 16 GB card share a name), then the longest name.
@@ -346,6 +379,11 @@ const Gpu* match_gpu(const Database& db, const DetectedGpu& detected) {
 }
 
 namespace {
+
+// A unified-memory machine whose probe reports all of its memory, not the GPU's part.
+bool whole_unified(const DetectedGpu& d) {
+    return d.integrated && (d.vendor == "apple" || d.vendor == "nvidia");
+}
 
 // A CUDA process sees one MIG instance (CUDA enumerates a single compute instance of a MIG
 // GPU: the CUDA Programming Guide's MIG section, and NVIDIA's MIG User Guide, "CUDA Device
@@ -396,10 +434,14 @@ GpuDevice device_from(const DetectedGpu& d, const Database& db) {
         device.bandwidth_gbps = gpu->bandwidth_gbps * slice;
         device.fp16_tflops = gpu->fp16_tflops * slice;
         device.fp32_tflops = gpu->fp32_tflops * slice;
-        if (d.vendor == "apple") {
+        if (d.memory == 0) device.memory = device_for(*gpu).memory;  // named, not measured
+        // The machine's whole memory reported (Apple's sysctl, a Jetson's meminfo): the GPU may
+        // use the entry's share of it, and no more than is free.
+        if (whole_unified(d)) {
             device.memory = checked::mul_div_floor(d.memory, gpu->unified_gpu_share_permille, 1000);
+            if (d.free) device.memory = std::min(device.memory, *d.free);
         }
-    } else if (d.vendor == "apple") {
+    } else if (whole_unified(d)) {
         device.memory = checked::mul_div_floor(d.memory, kDefaultUnifiedSharePermille, 1000);
     }
     return device;
@@ -411,6 +453,12 @@ Hardware hardware_from(const DetectedSystem& system, const Database& db) {
     Bytes shared = 0;  // the unified devices' memory, taken from system RAM
     for (const auto& d : as_cuda_sees(system, h.notes)) {
         const GpuDevice device = device_from(d, db);
+        if (device.memory == 0) {
+            h.notes.push_back(d.name + " left out: " + d.via +
+                              " gives no memory size and the database has no entry for it "
+                              "(describe it with --gpu-spec)");
+            continue;
+        }
         if (device.unified) shared = checked::add(shared, device.memory);
         h.gpus.push_back(device);
     }
@@ -420,4 +468,34 @@ Hardware hardware_from(const DetectedSystem& system, const Database& db) {
     return h;
 }
 
+namespace detail {
+
+std::vector<std::string> probe_split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::string item;
+    std::istringstream in(s);
+    while (std::getline(in, item, sep)) out.push_back(item);
+    return out;
+}
+
+std::optional<std::uint64_t> probe_number(const std::string& text, int base) {
+    const std::string t = trim(text);
+    if (t.empty() || t.size() > 20) return std::nullopt;
+    std::size_t used = 0;
+    try {
+        const unsigned long long v = std::stoull(t, &used, base);
+        if (used != t.size()) return std::nullopt;
+        return v;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+std::optional<Bytes> probe_bytes_file(const ProbeSource& source, const std::string& path) {
+    const auto text = source.read_file(path);
+    if (!text) return std::nullopt;
+    return probe_number(*text);
+}
+
+}  // namespace detail
 }  // namespace canitrun

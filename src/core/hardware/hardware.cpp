@@ -1,8 +1,10 @@
 #include "canitrun/hardware.hpp"
 
 #include "canitrun/fit.hpp"
+#include "canitrun/name_match.hpp"
 #include "canitrun/strings.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 
@@ -151,14 +153,71 @@ Result<std::vector<const Gpu*>> one_machine(std::vector<const Gpu*> gpus, const 
 
 }  // namespace
 
-Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::string& spec) {
-    std::vector<const Gpu*> gpus;
+namespace {
+
+// A '+' right after a word the database spells with one ("Max+" of "Ryzen AI Max+ 395") is part
+// of the name; any other '+' separates GPUs, as a comma does ("4090+3090").
+bool plus_in_name(const Database& db, const std::string& before) {
+    std::size_t at = before.size();
+    while (at > 0 && std::isalnum(static_cast<unsigned char>(before[at - 1]))) --at;
+    if (at == before.size()) return false;
+    const std::string word = normalize_name(before.substr(at)) + "+";
+    for (const auto& g : db.gpus) {
+        for (const auto* names : {&g.aliases, &g.variant_names}) {
+            for (const auto& n : *names) {
+                if (normalize_name(n).find(word) != std::string::npos) return true;
+            }
+        }
+        if (normalize_name(g.name).find(word) != std::string::npos) return true;
+    }
+    return false;
+}
+
+// Where in the list an item that went wrong was, when the list has more than that item: the
+// error shows what was typed ("unknown GPU 'foo' in '2xfoo,3090'").
+std::string typed_context(const std::string& item, const std::string& spec) {
+    if (trim(spec) == item) return "";
+    return " in '" + spec.substr(0, 60) + (spec.size() > 60 ? "...'" : "'");
+}
+
+// The end of the list item that starts at `start`: the next ',' or separating '+'.
+std::size_t item_end(const Database& db, const std::string& spec, std::size_t start) {
+    std::size_t at = spec.find_first_of(",+", start);
+    while (at != std::string::npos && spec[at] == '+' &&
+           plus_in_name(db, spec.substr(start, at - start))) {
+        at = spec.find_first_of(",+", at + 1);
+    }
+    return at;
+}
+
+// What a plan on these boards says of how they were read: the variant a shared name chose, and
+// a board the runtime sees as several devices.
+void add_spec_notes(const Database& db, const Gpu& gpu, const std::string& name,
+                    std::vector<std::string>& notes) {
+    const auto add = [&notes](std::string note) {
+        if (std::find(notes.begin(), notes.end(), note) == notes.end())
+            notes.push_back(std::move(note));
+    };
+    if (auto chose = variant_note(db, gpu, name)) add(std::move(*chose));
+    if (gpu.devices > 1) {
+        add("the " + display_name(gpu) + " is " + std::to_string(gpu.devices) +
+            " GCDs that ROCm and llama.cpp see as " + std::to_string(gpu.devices) + " devices of " +
+            std::to_string(gpu.vram_gb / gpu.devices) +
+            " GB each; planned as such, each with its share of the bandwidth");
+    }
+}
+
+}  // namespace
+
+Result<GpuSelection> select_gpus(const Database& db, const std::string& spec) {
+    GpuSelection selection;
+    auto& gpus = selection.gpus;
     std::size_t start = 0;
     while (start <= spec.size()) {
-        const std::size_t comma = spec.find_first_of(",+", start);
-        const std::string item = trim(
-            spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        start = comma == std::string::npos ? spec.size() + 1 : comma + 1;
+        const std::size_t end = item_end(db, spec, start);
+        const std::string item =
+            trim(spec.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        start = end == std::string::npos ? spec.size() + 1 : end + 1;
         if (item.empty()) {
             return fail(ErrorKind::bad_input, "empty GPU name in '" + spec + "'",
                         R"(write GPUs as "RTX 4090", "2x3090" or "4090,3090")");
@@ -179,11 +238,20 @@ Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::st
         auto gpu = db.find_gpu(name);
         if (!gpu) {
             if (const auto big = oversized_count(db, item)) return std::unexpected(*big);
-            return std::unexpected(gpu.error());
+            Error e = gpu.error();
+            e.message += typed_context(name, spec);
+            return std::unexpected(e);
         }
+        add_spec_notes(db, **gpu, name, selection.notes);
         for (std::uint64_t i = 0; i < count; ++i) gpus.push_back(*gpu);
     }
-    return one_machine(std::move(gpus), spec);
+    CANITRUN_TRY_ASSIGN(gpus, one_machine(std::move(gpus), spec));
+    return selection;
+}
+
+Result<std::vector<const Gpu*>> parse_gpu_spec(const Database& db, const std::string& spec) {
+    CANITRUN_TRY_ASSIGN(auto selection, select_gpus(db, spec));
+    return std::move(selection.gpus);
 }
 
 Bytes unified_host_memory(const Hardware& hardware) {
