@@ -114,16 +114,16 @@ GgmlType type(std::string_view name) {
 // The types the rules name, looked up once: the rules run per tensor, for every tensor of every
 // model the planner sizes.
 struct NamedTypes {
-    GgmlType f16, f32, iq2_s, iq2_xxs, iq3_s, iq3_xxs, iq4_nl, mxfp4, q2_K, q3_K, q4_0, q4_K, q5_0,
-        q5_1, q5_K, q6_K, q8_0;
+    GgmlType f16, f32, iq2_s, iq2_xxs, iq3_s, iq3_xxs, iq4_nl, mxfp4, q2_K, q3_K, q4_0, q4_1, q4_K,
+        q5_0, q5_1, q5_K, q6_K, q8_0;
 };
 
 const NamedTypes& named_types() {
     static const NamedTypes t{type("f16"),   type("f32"),     type("iq2_s"),  type("iq2_xxs"),
                               type("iq3_s"), type("iq3_xxs"), type("iq4_nl"), type("mxfp4"),
-                              type("q2_K"),  type("q3_K"),    type("q4_0"),   type("q4_K"),
-                              type("q5_0"),  type("q5_1"),    type("q5_K"),   type("q6_K"),
-                              type("q8_0")};
+                              type("q2_K"),  type("q3_K"),    type("q4_0"),   type("q4_1"),
+                              type("q4_K"),  type("q5_0"),    type("q5_1"),   type("q5_K"),
+                              type("q6_K"),  type("q8_0")};
     return t;
 }
 
@@ -275,6 +275,9 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
             new_type = T.q6_K;
         } else if (f == F::q4_k_s && i_layer < n_layer / 8) {
             new_type = T.q5_K;
+        } else if (any_of(f, {F::q4_0, F::q5_0}) && imatrix && i_layer < n_layer / 8) {
+            // with an importance matrix the first eighth of ffn_down is guarded in q4_1 / q5_1
+            new_type = f == F::q4_0 ? T.q4_1 : T.q5_1;
         }
         ++qs.i_ffn_down;
     } else if (cat == Category::attn_output) {
