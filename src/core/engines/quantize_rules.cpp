@@ -465,7 +465,9 @@ Result<Bytes> device_weights_lower_bound(const PreparedLayout& p, const std::str
     return device_weights_lower_bound(p, plain(quant_id, std::nullopt));
 }
 
-Result<Bytes> device_weights_lower_bound(const PreparedLayout& p, const QuantizeRequest& request) {
+Result<Bytes> device_weights_lower_bound(const PreparedLayout& prepared,
+                                         const QuantizeRequest& request) {
+    const PreparedLayout& p = prepared;
     const auto ft = find_ftype(request.file_type);
     if (!ft) {
         return fail(ErrorKind::bad_input, "no llama.cpp file type '" + request.file_type + "'");
@@ -499,7 +501,9 @@ Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& p, const std::st
     return quantize_bytes(p, plain(quant_id, imatrix));
 }
 
-Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& p, const QuantizeRequest& request) {
+Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& prepared,
+                                          const QuantizeRequest& request) {
+    const PreparedLayout& p = prepared;
     CANITRUN_TRY_ASSIGN(const auto types, chosen_types(p, request));
     return catch_overflow(
         [&]() -> Result<std::vector<Bytes>> {
