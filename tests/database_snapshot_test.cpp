@@ -99,6 +99,7 @@ Database every_field_set() {
     q.recipe_base = "Q4_K_M";
     q.recipe_imatrix = true;
     q.recipe_tensors = {{"token_embd.weight", "q8_0"}, {"output.weight", "q8_0"}};
+    q.recipe_publisher = "bartowski";
     q.derivation = "blocks";
     q.source = "ggml-common.h";
     Database db;

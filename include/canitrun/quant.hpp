@@ -44,6 +44,9 @@ struct Quant {
     std::string recipe_base;
     bool recipe_imatrix = false;
     std::vector<TensorTypeRule> recipe_tensors;
+    // The Hub organisation whose files follow the recipe ("bartowski", "unsloth"): a model's
+    // GGUF repo of another publisher does not hold such a file.
+    std::string recipe_publisher;
     std::string derivation;
     std::string source;
 

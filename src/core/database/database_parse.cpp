@@ -412,6 +412,7 @@ Gpu parse_gpu(const Fields& f) {
 void parse_recipe(const Fields& f, Quant& q) {
     q.recipe_base = f.text("base");
     q.recipe_imatrix = f.flag_or("imatrix", false);
+    q.recipe_publisher = f.text("publisher");
     if (!f.has("tensors")) return;
     const auto& tensors = f.at("tensors");
     if (!tensors.is_array() || tensors.empty())

@@ -211,6 +211,7 @@ void fields(Io& io, Quant& q) {
     io(q.recipe_base);
     io(q.recipe_imatrix);
     io(q.recipe_tensors);
+    io(q.recipe_publisher);
     io(q.derivation);
     io(q.source);
 }

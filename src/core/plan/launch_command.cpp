@@ -20,6 +20,13 @@ void add(std::vector<std::string>& args, std::string_view flag, const std::strin
     args.push_back(value);
 }
 
+// The model's GGUF repo holds the quantization's file: every file type, and a recipe where the
+// repo is its publisher's (bartowski's Q4_K_L is not in unsloth/Qwen3-8B-GGUF).
+bool repo_publishes(const std::string& repo, const Quant& quant) {
+    if (quant.recipe_base.empty()) return true;
+    return repo.rfind(quant.recipe_publisher + "/", 0) == 0;
+}
+
 }  // namespace
 
 std::string tensor_split_text(const std::vector<std::uint64_t>& split) {
@@ -33,7 +40,8 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
     std::vector<std::string> args;
     if (!t.file.empty()) {
         add(args, "-m", t.file);
-    } else if (!t.model->run.gguf_repo.empty()) {
+    } else if (!t.model->run.gguf_repo.empty() &&
+               repo_publishes(t.model->run.gguf_repo, *t.quant)) {
         add(args, "-hf", t.model->run.gguf_repo + ":" + t.quant->id);
     } else {
         add(args, "-m", t.model->id + "-" + t.quant->id + ".gguf");
