@@ -165,7 +165,7 @@ TEST_CASE("cli: models --since keeps the models released on or after a month or 
     CHECK(has(bad.err, "invalid date '2026-13'"));
 }
 
-TEST_CASE("cli: a published recipe is accepted by --quant; -hf only where the repo publishes it") {
+TEST_CASE("cli: a published recipe is accepted by --quant, -hf only where the repo publishes it") {
     // issue #38: "--quant UD-Q4_K_XL" was an unknown quantization
     const Outcome ud = run_cli({"qwen3-8b", "--quant", "UD-Q4_K_XL"});
     CHECK(ud.code == 0);
