@@ -164,3 +164,18 @@ TEST_CASE("cli: models --since keeps the models released on or after a month or 
     CHECK(bad.code == 2);
     CHECK(has(bad.err, "invalid date '2026-13'"));
 }
+
+TEST_CASE("cli: a published recipe is accepted by --quant, -hf only where the repo publishes it") {
+    // issue #38: "--quant UD-Q4_K_XL" was an unknown quantization
+    const Outcome ud = run_cli({"qwen3-8b", "--quant", "UD-Q4_K_XL"});
+    CHECK(ud.code == 0);
+    CHECK(has(ud.out, "-hf unsloth/Qwen3-8B-GGUF:UD-Q4_K_XL"));
+    // bartowski's Q4_K_L is his recipe: unsloth/Qwen3-8B-GGUF holds no such file
+    const Outcome other = run_cli({"qwen3-8b", "--quant", "Q4_K_L"});
+    CHECK(other.code == 0);
+    CHECK(has(other.out, "-m qwen3-8b-Q4_K_L.gguf"));
+    CHECK_FALSE(has(other.out, "-hf unsloth/Qwen3-8B-GGUF:Q4_K_L"));
+    const Outcome his = run_cli({"llama-3.1-8b", "--quant", "q4_k_l"});
+    CHECK(his.code == 0);
+    CHECK(has(his.out, "-hf bartowski/Meta-Llama-3.1-8B-Instruct-GGUF:Q4_K_L"));
+}

@@ -84,8 +84,24 @@ Database every_field_set() {
     gpu.release_year = 2025;
     gpu.unified_gpu_share_permille = 666;
     gpu.source = "source";
-    Quant q{"Q4_K_M", "name", {"q4km"}, 48730,    47500,          7, true, true,
-            true,     "cuda", "gguf",   "blocks", "ggml-common.h"};
+    Quant q;
+    q.id = "Q4_K_M";
+    q.name = "name";
+    q.aliases = {"q4km"};
+    q.bpw_e4 = 48730;
+    q.linear_bpw_e4 = 47500;
+    q.quality_rank = 7;
+    q.recommended = true;
+    q.page_table = true;
+    q.page_matrix = true;
+    q.requires_backend = "cuda";
+    q.format = "gguf";
+    q.recipe_base = "Q4_K_M";
+    q.recipe_imatrix = true;
+    q.recipe_tensors = {{"token_embd.weight", "q8_0"}, {"output.weight", "q8_0"}};
+    q.recipe_publisher = "bartowski";
+    q.derivation = "blocks";
+    q.source = "ggml-common.h";
     Database db;
     db.info = DatabaseInfo{"2026.12.01", "2026-12-01", "source"};
     db.models = {m, Model{}};

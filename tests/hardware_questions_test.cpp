@@ -86,7 +86,7 @@ std::optional<std::string> plain_best_quant(const Model& model, const Database& 
     const Quant* native = nullptr;
     const Quant* offload = nullptr;
     for (const Quant* q : llama_cpp_quants(db)) {
-        if (!rule_loads(settings, *q).value()) continue;
+        if (!rule_offers(settings, *q).value()) continue;
         const auto a = answer_for(model, *q, hardware, settings).value();
         if (a.plan.kind == PlanKind::none) continue;
         const Quant*& slot = a.plan.kind == PlanKind::native ? native : offload;

@@ -22,7 +22,7 @@ const Quant& quant(const std::string& id) {
     return **test::database().find_quant(id);
 }
 
-// data/quants.json: the types ranked below Q2_K (rank 39), the default floor.
+// data/quants.json: the types ranked below Q2_K, the default floor.
 constexpr std::array<const char*, 7> kBelowQ2K = {"IQ2_S", "IQ2_XS", "IQ2_XXS", "IQ1_M",
                                                   "IQ1_S", "TQ2_0",  "TQ1_0"};
 
@@ -31,9 +31,9 @@ constexpr std::array<const char*, 7> kBelowQ2K = {"IQ2_S", "IQ2_XS", "IQ2_XXS", 
 TEST_CASE("quality floor: a rule offers nothing ranked below the floor") {
     PlanSettings s;
     s.min_quality_rank = quant(kDefaultMinQuant).quality_rank;
-    REQUIRE(s.min_quality_rank == 39);
+    REQUIRE(s.min_quality_rank == quant("Q2_K").quality_rank);
     CHECK(*rule_offers(s, quant("Q2_K")));
-    CHECK(*rule_offers(s, quant("IQ2_M")));  // rank 37, above Q2_K
+    CHECK(*rule_offers(s, quant("IQ2_M")));  // ranked above Q2_K
     CHECK(*rule_offers(s, quant("Q4_K_M")));
     for (const auto& id : kBelowQ2K) {
         INFO(id);
@@ -68,7 +68,7 @@ TEST_CASE("quality floor: fit picks nothing below Q2_K unless --min-quant lowers
     CHECK(floor.count("llama-3.3-70b") == 0);
     for (const auto& [model, q] : floor) {
         INFO(model << " at " << q);
-        CHECK(quant(q).quality_rank <= 39);
+        CHECK(quant(q).quality_rank <= quant("Q2_K").quality_rank);
     }
     // --min-quant IQ1_S: IQ1_M (2.146 bpw, rank 45) is the best-ranked GGUF type under 2.3228
     // (IQ2_XXS is 2.3824).
@@ -86,7 +86,7 @@ TEST_CASE("quality floor: the best quantization on a GPU stays at or above the f
     REQUIRE(o.code == 1);  // not native: exit 1
     const json best = json::parse(o.out)["hardware"]["best"];
     REQUIRE(best.is_object());
-    CHECK(quant(best["quant"]).quality_rank <= 39);
+    CHECK(quant(best["quant"]).quality_rank <= quant("Q2_K").quality_rank);
     CHECK(best["plan"] != "native");
 }
 

@@ -135,3 +135,45 @@ TEST_CASE("Q3_K_M and Q2_K upgrades") {
     CHECK(type_of(q2, "blk.2.attn_output.weight") == "q3_K");
     CHECK(type_of(q2, "blk.2.ffn_up.weight") == "q2_K");
 }
+
+TEST_CASE(
+    "a recipe types its named tensors by hand: bartowski's Q4_K_L is Q4_K_M with Q8_0 "
+    "embeddings and output") {
+    // his cards: "Uses Q8_0 for embed and output weights"; every other tensor as Q4_K_M types it
+    const TensorLayout l = tensor_layout(test::model("llama-3.1-8b")).value();
+    const auto ts = quantize_tensors(l, quantize_request(test::quant("Q4_K_L"))).value();
+    CHECK(type_of(ts, "token_embd.weight") == "q8_0");
+    CHECK(type_of(ts, "output.weight") == "q8_0");
+    CHECK(type_of(ts, "blk.3.attn_v.weight") == "q6_K");
+    CHECK(type_of(ts, "blk.4.attn_v.weight") == "q4_K");
+    CHECK(is_llama_file_type(test::quant("Q4_K_L")));
+    // a tied model has one table, the embeddings' rule types it
+    const TensorLayout tied = tensor_layout(test::model("llama-3.2-1b")).value();
+    const auto tt = quantize_tensors(tied, quantize_request(test::quant("Q4_K_L"))).value();
+    CHECK(type_of(tt, "token_embd.weight") == "q8_0");
+    CHECK(type_of(tt, "output.weight").empty());
+}
+
+TEST_CASE("a tensor rule names a whole tensor or that tensor of every layer") {
+    const TensorLayout l = tensor_layout(test::model("llama-3.1-8b")).value();
+    QuantizeRequest r{"Q4_K_M", std::nullopt, {{"ffn_down.weight", "q8_0"}}};
+    const auto ts = quantize_tensors(l, r).value();
+    CHECK(type_of(ts, "blk.7.ffn_down.weight") == "q8_0");
+    CHECK(type_of(ts, "blk.7.ffn_up.weight") == "q4_K");
+    r.tensor_types = {{"ffn_down.weight", "q9_9"}};
+    CHECK_FALSE(quantize_tensors(l, r));
+}
+
+TEST_CASE(
+    "Q4_0 and Q5_0 with an importance matrix keep the first eighth of ffn_down in "
+    "q4_1 / q5_1") {
+    // llama-quant.cpp: "Guard against craziness in the first few ffn_down layers that can happen
+    // even with imatrix for Q4_0/Q5_0"; only with an imatrix, i_layer < n_layer / 8 (32 / 8 = 4)
+    const TensorLayout l = tensor_layout(test::model("llama-3.1-8b")).value();
+    const auto plain = quantize_tensors(l, "Q4_0").value();
+    CHECK(type_of(plain, "blk.0.ffn_down.weight") == "q4_0");
+    const auto with = quantize_tensors(l, "Q4_0", true).value();
+    CHECK(type_of(with, "blk.3.ffn_down.weight") == "q4_1");
+    CHECK(type_of(with, "blk.4.ffn_down.weight") == "q4_0");
+    CHECK(type_of(quantize_tensors(l, "Q5_0", true).value(), "blk.0.ffn_down.weight") == "q5_1");
+}

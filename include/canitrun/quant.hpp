@@ -13,6 +13,17 @@ namespace canitrun {
 // exact for every value the database records.
 inline constexpr std::uint64_t kBpwScale = 10000;
 
+// One tensor rule of a file recipe: the tensors `tensor` names ("token_embd.weight", or
+// "ssm_alpha.weight" for that tensor of every layer) are written in the ggml type `type`
+// ("q8_0", "f32") whatever llama-quantize's rules would choose (its --token-embedding-type,
+// --output-tensor-type and --tensor-type options).
+struct TensorTypeRule {
+    std::string tensor;
+    std::string type;
+
+    bool operator==(const TensorTypeRule&) const = default;
+};
+
 struct Quant {
     std::string id;  // "Q4_K_M"
     std::string name;
@@ -27,6 +38,15 @@ struct Quant {
     bool page_matrix = false;        // one of the rows of the quant x context matrix
     std::string requires_backend;    // "cuda" for NVFP4; empty = runs everywhere
     std::string format;              // "gguf", "safetensors", ...
+    // A published file recipe (bartowski's Q4_K_L): llama-quantize's file type `recipe_base`
+    // ("Q4_K_M"), with an importance matrix or not, and the tensors of `recipe_tensors` typed as
+    // they say. An empty base: the id is itself a llama-quantize file type.
+    std::string recipe_base;
+    bool recipe_imatrix = false;
+    std::vector<TensorTypeRule> recipe_tensors;
+    // The Hub organisation whose files follow the recipe ("bartowski", "unsloth"): a model's
+    // GGUF repo of another publisher does not hold such a file.
+    std::string recipe_publisher;
     std::string derivation;
     std::string source;
 

@@ -13,6 +13,7 @@
 #include "canitrun/checked.hpp"
 #include "canitrun/error.hpp"
 #include "canitrun/ggml_type.hpp"
+#include "canitrun/quant.hpp"
 #include "canitrun/tensor_layout.hpp"
 
 namespace canitrun {
@@ -27,6 +28,19 @@ struct TypedTensor {
 // "MXFP4", ...); false for formats llama.cpp does not write (NVFP4, EXL2, AWQ, ...).
 bool is_llama_file_type(const std::string& quant_id);
 
+// What llama-quantize is asked for to write a quantization's files: the file type, whether an
+// importance matrix was given (nullopt: only where the type requires one), and the tensors
+// typed by hand. A recipe (bartowski's Q4_K_L) is its base file type with its tensor rules.
+struct QuantizeRequest {
+    std::string file_type;
+    std::optional<bool> imatrix;
+    std::vector<TensorTypeRule> tensor_types;
+};
+QuantizeRequest quantize_request(const Quant& quant);
+
+// A quantization llama-quantize writes: a file type, or a recipe over one.
+bool is_llama_file_type(const Quant& quant);
+
 // Every tensor of the layout with its type and size, in llama-quantize's processing order
 // (token_embd / output first, then by layer, then by name). `imatrix`: whether the file was
 // made with an importance matrix; by default only for the types that require one (IQ1_*,
@@ -34,6 +48,8 @@ bool is_llama_file_type(const std::string& quant_id);
 Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
                                                   const std::string& quant_id,
                                                   std::optional<bool> imatrix = std::nullopt);
+Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
+                                                  const QuantizeRequest& request);
 
 // A layout made ready for the rules once: llama-quantize's processing order and each tensor's
 // category, so that typing it at many file types (a search over quantizations) costs one pass
@@ -59,12 +75,16 @@ PreparedLayout prepare_layout(TensorLayout layout);
 Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& prepared,
                                           const std::string& quant_id,
                                           std::optional<bool> imatrix = std::nullopt);
+Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& prepared,
+                                          const QuantizeRequest& request);
 
 // A floor under the bytes of every tensor but the host inputs at the file type: what the GPUs
 // hold when they hold every layer. It costs no pass over the tensors, so a search over
 // quantizations skips the types that cannot fit before typing any tensor.
 Result<Bytes> device_weights_lower_bound(const PreparedLayout& prepared,
                                          const std::string& quant_id);
+Result<Bytes> device_weights_lower_bound(const PreparedLayout& prepared,
+                                         const QuantizeRequest& request);
 
 // Sum of the tensors' bytes.
 Bytes tensor_bytes(const std::vector<TypedTensor>& tensors);

@@ -419,6 +419,22 @@ Gpu parse_gpu(const Fields& f) {
     return g;
 }
 
+// "recipe": {"base": "Q4_K_M", "imatrix": true, "tensors": [{"tensor": "token_embd.weight",
+// "type": "q8_0"}]}; the rules check the base and the types when they type a model.
+void parse_recipe(const Fields& f, Quant& q) {
+    q.recipe_base = f.text("base");
+    q.recipe_imatrix = f.flag_or("imatrix", false);
+    q.recipe_publisher = f.text("publisher");
+    if (!f.has("tensors")) return;
+    const auto& tensors = f.at("tensors");
+    if (!tensors.is_array() || tensors.empty())
+        f.error("field 'tensors' must be a non-empty array");
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        const Fields t(tensors[i], f.where() + ".tensors[" + std::to_string(i) + "]");
+        q.recipe_tensors.push_back({t.text("tensor"), t.text("type")});
+    }
+}
+
 Quant parse_quant(const Fields& f) {
     Quant q;
     q.id = f.text("id");
@@ -436,6 +452,7 @@ Quant parse_quant(const Fields& f) {
     q.page_matrix = f.flag_or("page_matrix", false);
     q.requires_backend = f.text_or("requires_backend", "");
     q.format = f.text_or("format", "");
+    if (f.has("recipe")) parse_recipe(f.child("recipe"), q);
     q.derivation = f.text("derivation");
     q.source = f.text("source");
     return q;

@@ -194,6 +194,12 @@ void fields(Io& io, Gpu& g) {
 }
 
 template <typename Io>
+void fields(Io& io, TensorTypeRule& r) {
+    io(r.tensor);
+    io(r.type);
+}
+
+template <typename Io>
 void fields(Io& io, Quant& q) {
     io(q.id);
     io(q.name);
@@ -206,6 +212,10 @@ void fields(Io& io, Quant& q) {
     io(q.page_matrix);
     io(q.requires_backend);
     io(q.format);
+    io(q.recipe_base);
+    io(q.recipe_imatrix);
+    io(q.recipe_tensors);
+    io(q.recipe_publisher);
     io(q.derivation);
     io(q.source);
 }

@@ -490,7 +490,7 @@ Result<std::shared_ptr<const std::vector<Bytes>>> llamacpp_tensor_bytes(
     const std::shared_ptr<const PreparedLayout>& prepared, const Quant& quant) {
     thread_local QuantMemo<std::shared_ptr<const std::vector<Bytes>>> memo;
     const auto typed = [&]() -> Result<std::shared_ptr<const std::vector<Bytes>>> {
-        CANITRUN_TRY_ASSIGN(auto bytes, quantize_bytes(*prepared, quant.id));
+        CANITRUN_TRY_ASSIGN(auto bytes, quantize_bytes(*prepared, quantize_request(quant)));
         return std::make_shared<const std::vector<Bytes>>(std::move(bytes));
     };
     CANITRUN_TRY_ASSIGN(const auto* kept, memo.get(prepared, quant.id, typed));
@@ -499,7 +499,7 @@ Result<std::shared_ptr<const std::vector<Bytes>>> llamacpp_tensor_bytes(
 
 Result<std::vector<TypedTensor>> llamacpp_tensors(const Model& model, const Quant& quant) {
     CANITRUN_TRY_ASSIGN(const auto layout, tensor_layout(model));
-    return quantize_tensors(layout, quant.id);
+    return quantize_tensors(layout, quantize_request(quant));
 }
 
 namespace {

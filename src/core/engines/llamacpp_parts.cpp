@@ -106,7 +106,7 @@ Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
 
 Result<Bytes> llamacpp_device_weights_floor(const Model& model, const Quant& quant) {
     CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
-    return device_weights_lower_bound(*prepared, quant.id);
+    return device_weights_lower_bound(*prepared, quantize_request(quant));
 }
 
 Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& model,

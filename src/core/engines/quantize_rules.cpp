@@ -114,16 +114,16 @@ GgmlType type(std::string_view name) {
 // The types the rules name, looked up once: the rules run per tensor, for every tensor of every
 // model the planner sizes.
 struct NamedTypes {
-    GgmlType f16, f32, iq2_s, iq2_xxs, iq3_s, iq3_xxs, iq4_nl, mxfp4, q2_K, q3_K, q4_0, q4_K, q5_0,
-        q5_1, q5_K, q6_K, q8_0;
+    GgmlType f16, f32, iq2_s, iq2_xxs, iq3_s, iq3_xxs, iq4_nl, mxfp4, q2_K, q3_K, q4_0, q4_1, q4_K,
+        q5_0, q5_1, q5_K, q6_K, q8_0;
 };
 
 const NamedTypes& named_types() {
     static const NamedTypes t{type("f16"),   type("f32"),     type("iq2_s"),  type("iq2_xxs"),
                               type("iq3_s"), type("iq3_xxs"), type("iq4_nl"), type("mxfp4"),
-                              type("q2_K"),  type("q3_K"),    type("q4_0"),   type("q4_K"),
-                              type("q5_0"),  type("q5_1"),    type("q5_K"),   type("q6_K"),
-                              type("q8_0")};
+                              type("q2_K"),  type("q3_K"),    type("q4_0"),   type("q4_1"),
+                              type("q4_K"),  type("q5_0"),    type("q5_1"),   type("q5_K"),
+                              type("q6_K"),  type("q8_0")};
     return t;
 }
 
@@ -275,6 +275,9 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
             new_type = T.q6_K;
         } else if (f == F::q4_k_s && i_layer < n_layer / 8) {
             new_type = T.q5_K;
+        } else if (any_of(f, {F::q4_0, F::q5_0}) && imatrix && i_layer < n_layer / 8) {
+            // with an importance matrix the first eighth of ffn_down is guarded in q4_1 / q5_1
+            new_type = f == F::q4_0 ? T.q4_1 : T.q5_1;
         }
         ++qs.i_ffn_down;
     } else if (cat == Category::attn_output) {
@@ -341,20 +344,55 @@ bool is_llama_file_type(const std::string& quant_id) {
     return find_ftype(quant_id).has_value();
 }
 
+QuantizeRequest quantize_request(const Quant& quant) {
+    if (quant.recipe_base.empty()) return QuantizeRequest{quant.id, std::nullopt, {}};
+    return QuantizeRequest{quant.recipe_base, quant.recipe_imatrix, quant.recipe_tensors};
+}
+
+bool is_llama_file_type(const Quant& quant) {
+    return is_llama_file_type(quantize_request(quant).file_type);
+}
+
 namespace {
 
+// A rule's tensor: the whole name, or that tensor of every layer ("ssm_alpha.weight" for
+// "blk.3.ssm_alpha.weight"), as a --tensor-type pattern anchored at a name's end.
+bool names(const TensorTypeRule& rule, const std::string& tensor) {
+    if (tensor == rule.tensor) return true;
+    return tensor.size() > rule.tensor.size() &&
+           tensor.compare(tensor.size() - rule.tensor.size(), rule.tensor.size(), rule.tensor) ==
+               0 &&
+           tensor[tensor.size() - rule.tensor.size() - 1] == '.';
+}
+
+Result<std::vector<GgmlType>> rule_types(const QuantizeRequest& request) {
+    std::vector<GgmlType> out;
+    for (const auto& rule : request.tensor_types) {
+        const auto t = find_ggml_type(rule.type);
+        if (!t) {
+            return fail(ErrorKind::bad_input, "no ggml type '" + rule.type + "' for " +
+                                                  rule.tensor + " in the recipe of " +
+                                                  request.file_type);
+        }
+        out.push_back(*t);
+    }
+    return out;
+}
+
 // The type llama-quantize gives each tensor, in its processing order (p.order). One pass: the
-// rules count attn_v / ffn_down tensors as they go.
-Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p, const std::string& quant_id,
-                                           std::optional<bool> imatrix) {
-    const auto ft = find_ftype(quant_id);
+// rules count attn_v / ffn_down tensors as they go; a tensor the request types by hand takes
+// that type (the counters still count it, as llama-quantize's do).
+Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p,
+                                           const QuantizeRequest& request) {
+    const auto ft = find_ftype(request.file_type);
     if (!ft) {
         return fail(ErrorKind::bad_input,
-                    "--engine llama.cpp needs a GGUF file type, not '" + quant_id + "'",
+                    "--engine llama.cpp needs a GGUF file type, not '" + request.file_type + "'",
                     "use a GGUF quantization such as Q4_K_M, Q8_0 or FP16");
     }
+    CANITRUN_TRY_ASSIGN(const auto by_hand, rule_types(request));
     State qs{p.layout, ft->ftype};
-    qs.imatrix = imatrix.value_or(needs_imatrix(ft->ftype));
+    qs.imatrix = request.imatrix.value_or(needs_imatrix(ft->ftype));
     qs.n_attention_wv = p.n_attention_wv;
     qs.tied = p.tied;
     qs.n_ffn_down = static_cast<int>(p.layout.n_layer);
@@ -382,9 +420,16 @@ Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p, const std::s
                 chosen = fallback(t, chosen);
             }
         }
+        for (std::size_t r = 0; r < by_hand.size(); ++r) {
+            if (names(request.tensor_types[r], t.name)) chosen = fallback(t, by_hand[r]);
+        }
         out.push_back(chosen);
     }
     return out;
+}
+
+QuantizeRequest plain(const std::string& quant_id, std::optional<bool> imatrix) {
+    return QuantizeRequest{quant_id, imatrix, {}};
 }
 
 Result<Bytes> typed_bytes(const TensorInfo& t, const GgmlType& type) {
@@ -409,16 +454,32 @@ GgmlType smallest_type(Ftype f, const GgmlType& default_type) {
     return default_type;
 }
 
+// The smaller of two types, by bytes per element.
+GgmlType smaller(const GgmlType& a, const GgmlType& b) {
+    return b.block_bytes * a.block_elements < a.block_bytes * b.block_elements ? b : a;
+}
+
 }  // namespace
 
 Result<Bytes> device_weights_lower_bound(const PreparedLayout& p, const std::string& quant_id) {
-    const auto ft = find_ftype(quant_id);
-    if (!ft) return fail(ErrorKind::bad_input, "no llama.cpp file type '" + quant_id + "'");
+    return device_weights_lower_bound(p, plain(quant_id, std::nullopt));
+}
+
+Result<Bytes> device_weights_lower_bound(const PreparedLayout& prepared,
+                                         const QuantizeRequest& request) {
+    const PreparedLayout& p = prepared;
+    const auto ft = find_ftype(request.file_type);
+    if (!ft) {
+        return fail(ErrorKind::bad_input, "no llama.cpp file type '" + request.file_type + "'");
+    }
+    CANITRUN_TRY_ASSIGN(const auto by_hand, rule_types(request));
     const GgmlType default_type = type(ft->default_type);
     // chosen_types(): kQuantized and kKeeps16 tensors take the default type when it is not a
-    // quantized one, else the rules' choice or f16, never less than the smallest type.
-    const GgmlType small =
+    // quantized one, else the rules' choice or f16, never less than the smallest type; a
+    // tensor typed by hand, its own type.
+    GgmlType small =
         is_quantized(default_type) ? smallest_type(ft->ftype, default_type) : default_type;
+    for (const auto& t : by_hand) small = smaller(small, t);
     const auto at = [&](std::uint64_t elements, const GgmlType& t) {
         return checked::mul_div_floor(elements, t.block_bytes, t.block_elements);
     };
@@ -437,7 +498,13 @@ Result<Bytes> device_weights_lower_bound(const PreparedLayout& p, const std::str
 
 Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& p, const std::string& quant_id,
                                           std::optional<bool> imatrix) {
-    CANITRUN_TRY_ASSIGN(const auto types, chosen_types(p, quant_id, imatrix));
+    return quantize_bytes(p, plain(quant_id, imatrix));
+}
+
+Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& prepared,
+                                          const QuantizeRequest& request) {
+    const PreparedLayout& p = prepared;
+    CANITRUN_TRY_ASSIGN(const auto types, chosen_types(p, request));
     return catch_overflow(
         [&]() -> Result<std::vector<Bytes>> {
             std::vector<Bytes> out(p.layout.tensors.size(), 0);
@@ -453,8 +520,13 @@ Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& p, const std::st
 Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
                                                   const std::string& quant_id,
                                                   std::optional<bool> imatrix) {
+    return quantize_tensors(layout, plain(quant_id, imatrix));
+}
+
+Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
+                                                  const QuantizeRequest& request) {
     const PreparedLayout p = prepare_layout(layout);
-    CANITRUN_TRY_ASSIGN(const auto types, chosen_types(p, quant_id, imatrix));
+    CANITRUN_TRY_ASSIGN(const auto types, chosen_types(p, request));
     return catch_overflow(
         [&]() -> Result<std::vector<TypedTensor>> {
             std::vector<TypedTensor> out;

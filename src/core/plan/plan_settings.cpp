@@ -44,10 +44,13 @@ Backend backend_for(const GpuDevice& device) {
 
 Result<bool> rule_loads(const PlanSettings& settings, const Quant& quant) {
     if (settings.rule == Rule::quick) return true;
-    return is_llama_file_type(quant.id);
+    return is_llama_file_type(quant);
 }
 
 Result<bool> rule_offers(const PlanSettings& settings, const Quant& quant) {
+    // A recipe (bartowski's Q4_K_L) answers when it is named: the searches choose among
+    // llama-quantize's own file types, one file a size.
+    if (!quant.recipe_base.empty()) return false;
     if (settings.min_quality_rank != 0 && quant.quality_rank > settings.min_quality_rank) {
         return false;
     }
@@ -75,7 +78,7 @@ Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend b
 }
 
 Result<bool> require_loadable(const PlanSettings& settings, const Quant& quant) {
-    if (settings.rule == Rule::quick || is_llama_file_type(quant.id)) return true;
+    if (settings.rule == Rule::quick || is_llama_file_type(quant)) return true;
     return fail(ErrorKind::bad_input, "llama.cpp does not load " + quant.id + " files",
                 "pick a GGUF quantization (canitrun quants), or --engine vllm / quick");
 }

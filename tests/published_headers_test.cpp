@@ -1,0 +1,157 @@
+// The database's layouts against the headers of published GGUF files, as the published llama.cpp
+// load logs of validation/llama-logs/ print them ("loaded meta data with K key-value pairs and
+// T tensors", "- type q4_K: N tensors"): the tensor count shows whether a model keeps its own
+// output head (a tied model has no output.weight), and a plain llama-quantize file's type
+// counts show llama-quantize's per-layer rules.
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "canitrun/llama_log.hpp"
+#include "canitrun/quantize_rules.hpp"
+#include "canitrun/tensor_layout.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+struct PublishedHeader {
+    std::string log;
+    std::string model_id;
+    std::string file_type;    // the header's '# file_type:' line
+    std::string llama_ftype;  // as llama.cpp prints it: "Q4_K - Medium"
+    std::uint64_t tensors = 0;
+    std::map<std::string, std::uint64_t> types;  // "q4_K" -> tensors of that type
+};
+
+std::string header_field(const std::string& text, const std::string& key) {
+    const std::string tag = "# " + key + ": ";
+    const auto at = text.find(tag);
+    if (at == std::string::npos) return "";
+    const auto end = text.find('\n', at);
+    return text.substr(at + tag.size(), end - at - tag.size());
+}
+
+// "llama_model_loader: - type q4_K:  290 tensors"
+std::map<std::string, std::uint64_t> type_counts(const std::string& text) {
+    std::map<std::string, std::uint64_t> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        const auto at = line.find("- type ");
+        if (at == std::string::npos || line.find(" tensors") == std::string::npos) {
+            if (!out.empty()) break;  // a log of two loads lists the types twice
+            continue;
+        }
+        std::istringstream fields(line.substr(at + 7));
+        std::string type;
+        std::uint64_t n = 0;
+        fields >> type >> n;
+        if (!type.empty() && type.back() == ':') type.pop_back();
+        if (n > 0) out[type] += n;
+    }
+    return out;
+}
+
+std::vector<PublishedHeader> published_headers() {
+    std::vector<PublishedHeader> out;
+    const std::filesystem::path dir = CANITRUN_SOURCE_DIR "/validation/llama-logs";
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() != ".log") continue;
+        std::ifstream in(entry.path());
+        const std::string text((std::istreambuf_iterator<char>(in)), {});
+        const std::string id = header_field(text, "model_id");
+        if (!test::database().find_model(id)) continue;
+        const auto log = parse_llama_log(text);
+        if (!log || !log->tensor_count) continue;
+        out.push_back({entry.path().filename().string(), id, header_field(text, "file_type"),
+                       log->file_type(), *log->tensor_count, type_counts(text)});
+    }
+    return out;
+}
+
+// Files that are not the database's model as the pinned llama.cpp converts and quantizes it, each
+// with the reason; every other published header must agree with canitrun's layout and rules.
+const std::map<std::string, std::string>& known_differences() {
+    static const std::map<std::string, std::string> reasons = {
+        {"cudax-005-deepseek-v3-0324-ud-q2kxl-4gpu-ot.log", "Unsloth's upcasts"},
+        {"cudax-012-ik-kimi-k2-iq3xxs-2x3090-cpu-experts.log", "Unsloth's upcasts"},
+        {"cudax-013-ik-deepseek-r1-0528-5090-2x3090-ot.log",
+         "ik_llama.cpp's types; its converter keeps attn_kv_b beside attn_k_b / attn_v_b"},
+        {"cudax-014-ik-deepseek-v3-0324-iq2kr4-4gpu-ngl27-ts.log",
+         "ik_llama.cpp's types; its converter keeps attn_kv_b beside attn_k_b / attn_v_b"},
+        {"cudax-016-ik-deepseek-v3-0324-q4km-2x6000ada-128k.log",
+         "an older converter: attn_kv_b unsplit (61 tensors fewer); a custom 'Q4_K_M-V2' mix"},
+        {"cudax-017-ik-deepseek-r1-q2k-15x3090-160k.log",
+         "ik_llama.cpp's converter (attn_kv_b kept) and its IQ4_NL fallback for Q2_K rows"},
+        {"cudax-019-ik-deepseek-r1-0528-iq3kr4-2x4090-60k.log", "ik_llama.cpp's types"},
+        {"cudax-024-ik-deepseek-r1-0528-iq2kr4-4090d-exps-cpu.log", "ik_llama.cpp's types"},
+        {"metal-006-mistral-small-3.1-24b-q4km-m3pro.log",
+         "Mungert's own per-layer mix under a Q4_K_M name (q5_K tensors Q4_K_M never writes)"},
+        {"cudab-017-qwen3-8b-q4km-gtx1660ti-ngl0.log",
+         "one tensor more in q6_K than the pinned rules give; the build that wrote it is not "
+         "recorded"},
+        {"metal-001-gemma-4-e4b-q8_0-m4.log",
+         "Gemma 4 E-models: the published file has 54 tensors (E2B: 60) the layout lacks"},
+        {"metal-004-gemma-4-e2b-q4km-m4.log",
+         "Gemma 4 E-models: the published file has 60 tensors (E4B: 54) the layout lacks"},
+    };
+    return reasons;
+}
+
+bool unsloth_dynamic(const PublishedHeader& h) {
+    return h.file_type.find("UD-") != std::string::npos;
+}
+
+}  // namespace
+
+// A tied model has no output.weight: every published file of a model shows whether it keeps its
+// own head (qwen3-4b's 398 tensors against qwen3-8b's 399 with the same 36 layers).
+TEST_CASE("published headers: every model's tensor count is its published files'") {
+    int checked = 0;
+    for (const auto& h : published_headers()) {
+        if (known_differences().count(h.log) == 1) continue;
+        INFO(h.log << " (" << h.model_id << ")");
+        const auto layout = tensor_layout(test::model(h.model_id));
+        REQUIRE(layout);
+        CHECK(layout->tensors.size() == h.tensors);
+        ++checked;
+    }
+    CHECK(checked >= 40);
+}
+
+// A plain llama-quantize file (not Unsloth's dynamic upcasts, not ik_llama.cpp's types, not a
+// custom mix) holds exactly the types canitrun's transcription of the rules gives its tensors.
+TEST_CASE("published headers: a plain llama-quantize file's types are the rules' types") {
+    const std::map<std::string, std::string> quant_of = {{"Q4_K - Medium", "Q4_K_M"},
+                                                         {"Q5_K - Medium", "Q5_K_M"},
+                                                         {"Q6_K", "Q6_K"},
+                                                         {"Q8_0", "Q8_0"},
+                                                         {"Q4_0", "Q4_0"},
+                                                         {"F16", "FP16"},
+                                                         {"BF16", "BF16"},
+                                                         {"Q2_K - Medium", "Q2_K"},
+                                                         {"Q3_K - Medium", "Q3_K_M"}};
+    int checked = 0;
+    for (const auto& h : published_headers()) {
+        const auto quant = quant_of.find(h.llama_ftype);
+        if (quant == quant_of.end() || unsloth_dynamic(h)) continue;
+        if (known_differences().count(h.log) == 1) continue;
+        INFO(h.log << " (" << h.model_id << " " << quant->second << ")");
+        const auto layout = tensor_layout(test::model(h.model_id));
+        REQUIRE(layout);
+        std::map<std::string, std::uint64_t> ours;
+        for (const auto& t : quantize_tensors(*layout, quant->second).value()) {
+            ours[std::string(t.type.name)] += 1;
+        }
+        CHECK(ours == h.types);
+        ++checked;
+    }
+    CHECK(checked >= 25);
+}

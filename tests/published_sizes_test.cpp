@@ -1,0 +1,159 @@
+// canitrun's file sizes against published GGUF files (tests/fixtures/published-sizes.json: one
+// row a file, with where it is published, where its size was read and how it was rounded). The
+// bounds are issue #38's: median |error| <= 0.3 %, p90 <= 1.5 %, where a size published rounded
+// (GB with two decimals, GiB as llama.cpp prints it) counts as exact anywhere within its
+// half-unit. A model card's size is the whole file (gguf_file_bytes); a llama.cpp load log's
+// 'file size' is the tensors alone (gguf_tensor_bytes).
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "canitrun/gguf_file_size.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using nlohmann::json;
+using namespace canitrun;
+
+namespace {
+
+json published_rows() {
+    std::ifstream in(CANITRUN_SOURCE_DIR "/tests/fixtures/published-sizes.json");
+    REQUIRE(in);
+    return json::parse(in).at("files");
+}
+
+struct Published {
+    double bytes = 0;
+    double half_unit = 0;  // the rounding the figure carries, in bytes
+};
+
+// "20.34" GB: 20.34e9 bytes, give or take 0.005e9; "16.493" GiB likewise in 2^30 bytes.
+Published published_size(const json& row) {
+    if (row.contains("bytes")) return {row.at("bytes").get<double>(), 0};
+    const bool gib = row.contains("gib");
+    const auto text = row.at(gib ? "gib" : "gb").get<std::string>();
+    const double unit = gib ? 1073741824.0 : 1e9;
+    const auto dot = text.find('.');
+    const int decimals = dot == std::string::npos ? 0 : static_cast<int>(text.size() - dot - 1);
+    return {std::stod(text) * unit, 0.5 * std::pow(10.0, -decimals) * unit};
+}
+
+// The file as its publisher made it: the quantization's recipe, and an importance matrix
+// where the row says the publisher used one.
+QuantizeRequest request_for(const json& row) {
+    QuantizeRequest r = quantize_request(test::quant(row.at("quant").get<std::string>()));
+    if (row.value("imatrix", false)) r.imatrix = true;
+    return r;
+}
+
+struct Row {
+    std::string file;
+    std::string quant;
+    double computed = 0;
+    double published = 0;
+    double error = 0;  // |computed - published| beyond the rounding, over published
+    double raw = 0;    // |computed - published| over published, the rounding not allowed for
+};
+
+Row measure(const json& row) {
+    const Model& m = test::model(row.at("model").get<std::string>());
+    const bool tensors = row.value("measures", std::string("file")) == "tensors";
+    const auto size =
+        tensors ? gguf_tensor_bytes(m, request_for(row)) : gguf_file_bytes(m, request_for(row));
+    REQUIRE(size);
+    const Published p = published_size(row);
+    Row r{row.at("file").get<std::string>(), row.at("quant").get<std::string>(),
+          static_cast<double>(*size), p.bytes, 0};
+    r.error = std::max(0.0, std::fabs(r.computed - p.bytes) - p.half_unit) / p.bytes;
+    r.raw = std::fabs(r.computed - p.bytes) / p.bytes;
+    return r;
+}
+
+double quantile(std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    const auto i = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+    return v[std::min(std::max<std::size_t>(i, 1), v.size()) - 1];
+}
+
+std::vector<Row> measured() {
+    std::vector<Row> rows;
+    for (const auto& row : published_rows()) rows.push_back(measure(row));
+    return rows;
+}
+
+}  // namespace
+
+TEST_CASE("published sizes: every row names its file, its source and one size, all in the data") {
+    std::set<std::string> files;
+    for (const auto& row : published_rows()) {
+        const auto file = row.at("file").get<std::string>();
+        const auto source = row.at("source").get<std::string>();
+        INFO(file);
+        CHECK(!row.at("size_from").get<std::string>().empty());
+        CHECK(row.contains("bytes") + row.contains("gb") + row.contains("gib") == 1);
+        CHECK(test::database().find_model(row.at("model").get<std::string>()));
+        CHECK(test::database().find_quant(row.at("quant").get<std::string>()));
+        if (row.contains("log")) {
+            // a published load log kept in validation/llama-logs/, with the source it cites
+            const auto log = row.at("log").get<std::string>();
+            CHECK(std::filesystem::exists(std::string(CANITRUN_SOURCE_DIR) + "/" + log));
+            CHECK(files.insert(log + row.at("quant").get<std::string>()).second);
+            CHECK(source.rfind("https://", 0) == 0);
+        } else {
+            CHECK(files.insert(row.at("repo").get<std::string>() + "/" + file).second);
+            CHECK(source == "https://huggingface.co/" + row.at("repo").get<std::string>() +
+                                "/blob/main/" + file);
+        }
+    }
+}
+
+TEST_CASE("published sizes: at least 300 files of at least 40 models") {
+    std::set<std::string> models;
+    const json rows = published_rows();
+    for (const auto& row : rows) models.insert(row.at("model").get<std::string>());
+    CHECK(rows.size() >= 300);
+    CHECK(models.size() >= 40);
+}
+
+TEST_CASE("published sizes: every recipe the data names has a published file") {
+    std::set<std::string> covered;
+    for (const auto& row : published_rows()) covered.insert(row.at("quant").get<std::string>());
+    for (const auto& q : test::database().quants) {
+        if (q.recipe_base.empty()) continue;
+        INFO(q.id);
+        CHECK(covered.count(q.id) == 1);
+    }
+}
+
+TEST_CASE("published sizes: canitrun's file sizes are within 0.3 % at the median, 1.5 % at p90") {
+    std::vector<Row> rows = measured();
+    std::vector<double> errors;
+    std::vector<double> raw;
+    for (const auto& r : rows) {
+        errors.push_back(r.error);
+        raw.push_back(r.raw);
+    }
+    std::sort(rows.begin(), rows.end(),
+              [](const Row& a, const Row& b) { return a.error > b.error; });
+    std::ostringstream worst;
+    for (std::size_t i = 0; i < std::min<std::size_t>(rows.size(), 25); ++i) {
+        worst << rows[i].file << " " << rows[i].quant << ": " << rows[i].computed << " vs "
+              << rows[i].published << " (" << 100 * rows[i].error << " %)\n";
+    }
+    const double median = quantile(errors, 0.5);
+    const double p90 = quantile(errors, 0.9);
+    WARN(rows.size() << " files: median " << 100 * median << " %, p90 " << 100 * p90
+                     << " % beyond the rounding (" << 100 * quantile(raw, 0.5) << " %, "
+                     << 100 * quantile(raw, 0.9) << " % with none allowed); worst:\n"
+                     << worst.str());
+    CHECK(median <= 0.003);
+    CHECK(p90 <= 0.015);
+}
