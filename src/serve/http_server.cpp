@@ -37,6 +37,8 @@ void send(httplib::Response& res, const HttpAnswer& a) {
     res.status = a.status;
     res.set_content(a.body, a.content_type.c_str());
     if (a.exit_code != 0) res.set_header("X-Canitrun-Exit", std::to_string(a.exit_code));
+    // After a refused request the rest of the connection is not trusted to be a request.
+    if (a.status >= 400) res.set_header("Connection", "close");
     security_headers(res);
 }
 
@@ -47,7 +49,11 @@ HttpAnswer answer_request(const httplib::Request& req, const ApiPolicy& policy) 
     if (req.headers.size() > kMaxHeaders) {
         return error_answer(431, "more than " + std::to_string(kMaxHeaders) + " header lines");
     }
-    if (!req.body.empty()) return error_answer(400, "a GET request carries no body");
+    // httplib reads no body for a GET; one announced would be read as the next request.
+    if (!req.body.empty() || req.has_header("Content-Length") ||
+        req.has_header("Transfer-Encoding")) {
+        return error_answer(400, "a GET request carries no body");
+    }
     const auto target = parse_target(req.target);
     if (!target) return error_answer(target.error().status, target.error().message);
     if (target->path.starts_with("/api/")) return api_answer(*target, policy);

@@ -1,12 +1,15 @@
 #include "mcp_server.hpp"
 
+#include <algorithm>
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "api_answer.hpp"
 #include "ask.hpp"
+#include "canitrun/database.hpp"
 #include "canitrun/json_bounds.hpp"
+#include "canitrun/model_argument.hpp"
 
 #ifndef CANITRUN_VERSION
 #define CANITRUN_VERSION "0.0.0"
@@ -143,35 +146,37 @@ std::expected<Target, Refusal> tool_target(const std::string& name, const json& 
     return std::unexpected(Refusal{404, "no tool named '" + name + "'"});
 }
 
+// read_model_file: a model file or a remote name, as `canitrun SOURCE --json` reads it. The
+// MCP client runs on the user's machine, as the CLI does, so a local file is theirs to read;
+// the network only with --allow-remote.
+json read_model_file(const Target& target, const ApiPolicy& policy) {
+    const std::string source = target.path.substr(std::string_view("/api/v1/models/").size());
+    if (source.empty() || source.front() == '-') return tool_result("name a file or a model", true);
+    if (!policy.allow_remote && !policy.db->find_model(source) &&
+        classify_model_argument(*policy.db, source) == ModelArgumentKind::remote) {
+        return tool_result("remote models need 'canitrun mcp --allow-remote'", true);
+    }
+    std::vector<std::string> argv = {source};
+    for (const Param& p : target.params) {
+        if (p.key != "gpu" && p.key != "ctx") return tool_result("no argument " + p.key, true);
+        argv.push_back("--" + p.key + "=" + p.value);
+    }
+    argv.emplace_back("--json");
+    const cli::Asked asked = cli::ask(argv);
+    if (asked.code <= 1) return tool_result(asked.out, false);
+    const HttpAnswer a = failed_answer(asked.code, asked.err);
+    return tool_result(json::parse(a.body)["error"]["message"].get<std::string>(), true);
+}
+
 json call_tool(const json& params, const ApiPolicy& policy) {
     const std::string name = params.value("name", "");
     const json arguments = params.value("arguments", json::object());
     if (!arguments.is_object()) return tool_result("arguments must be an object", true);
     auto target = tool_target(name, arguments);
     if (!target) return tool_result(target.error().message, true);
-    // A model file is the user's own: the MCP client runs on their machine, as the CLI does.
-    ApiPolicy tool_policy = policy;
-    HttpAnswer a;
-    if (name == "read_model_file") {
-        const std::string source = target->path.substr(std::string_view("/api/v1/models/").size());
-        std::vector<std::string> argv = {source};
-        for (const Param& p : target->params) {
-            if (p.key != "gpu" && p.key != "ctx")
-                return tool_result("unknown argument " + p.key, true);
-            argv.push_back("--" + p.key + "=" + p.value);
-        }
-        argv.emplace_back("--json");
-        if (!policy.allow_remote && source.find(':') != std::string::npos &&
-            !policy.db->find_model(source)) {
-            return tool_result("remote models need 'canitrun mcp --allow-remote'", true);
-        }
-        const cli::Asked asked = cli::ask(argv);
-        if (asked.code <= 1) return tool_result(asked.out, false);
-        a = failed_answer(asked.code, asked.err);
-    } else {
-        a = api_answer(*target, tool_policy);
-        if (a.status == 200) return tool_result(std::move(a.body), false);
-    }
+    if (name == "read_model_file") return read_model_file(*target, policy);
+    HttpAnswer a = api_answer(*target, policy);
+    if (a.status == 200) return tool_result(std::move(a.body), false);
     return tool_result(json::parse(a.body)["error"]["message"].get<std::string>(), true);
 }
 
@@ -215,18 +220,41 @@ std::optional<std::string> mcp_reply(const std::string& line, const ApiPolicy& p
     }
     const json params = message.value("params", json::object());
     if (!params.is_object()) return rpc_error(id, -32602, "params must be an object").dump();
-    if (method == "tools/call" && (!params.contains("name") || !params["name"].is_string())) {
-        return rpc_error(id, -32602, "tools/call needs a tool name").dump();
+    if (method == "tools/call") {
+        const auto& list = tools();
+        const std::string name =
+            params.contains("name") && params["name"].is_string() ? params["name"] : "";
+        if (std::none_of(list.begin(), list.end(), [&](const Tool& t) { return name == t.name; })) {
+            return rpc_error(id, -32602, "unknown tool: '" + name + "'").dump();
+        }
     }
     return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", answer_method(method, params, policy)}}
         .dump();
 }
 
 int run_mcp(std::istream& in, std::ostream& out, const ApiPolicy& policy) {
+    // A line is read up to the message bound and no further: the rest of a longer one is
+    // skipped and answered with a parse error, so no input holds more than 1 MiB here.
     std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty()) continue;
-        if (const auto reply = mcp_reply(line, policy)) out << *reply << "\n" << std::flush;
+    bool too_long = false;
+    for (int c = in.get(); c != std::char_traits<char>::eof(); c = in.get()) {
+        if (c != '\n') {
+            if (line.size() < kMaxMcpMessageBytes) {
+                line += static_cast<char>(c);
+            } else {
+                too_long = true;
+            }
+            continue;
+        }
+        std::optional<std::string> reply;
+        if (too_long) {
+            reply = rpc_error(nullptr, -32700, "a message longer than 1 MiB").dump();
+        } else if (!line.empty() && line != "\r") {
+            reply = mcp_reply(line, policy);
+        }
+        if (reply) out << *reply << "\n" << std::flush;
+        line.clear();
+        too_long = false;
     }
     return 0;
 }
