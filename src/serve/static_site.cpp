@@ -57,7 +57,8 @@ std::string gpu_page(const std::string& id, const std::string& table) {
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
            "<title>What runs on " +
            html_escape(id) +
-           " - canitrun</title>\n<link rel=\"stylesheet\" href=\"../assets/site.css\">\n"
+           " - canitrun</title>\n<link rel=\"icon\" href=\"data:,\">\n<link rel=\"stylesheet\" "
+           "href=\"../assets/site.css\">\n"
            "</head><body><main>\n<p><a href=\"../index.html\">canitrun</a></p>\n"
            "<h1>canitrun fit --gpu " +
            html_escape(id) + "</h1>\n<pre class=\"cli\">" + html_escape(table) +

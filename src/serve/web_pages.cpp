@@ -19,7 +19,8 @@ std::string table_page(std::string_view title, std::string_view text) {
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
            "<title>" +
            html_escape(title) +
-           " - canitrun</title>\n<link rel=\"stylesheet\" href=\"/assets/site.css\">\n"
+           " - canitrun</title>\n<link rel=\"icon\" href=\"data:,\">\n<link rel=\"stylesheet\" "
+           "href=\"/assets/site.css\">\n"
            "</head><body><main>\n<p><a href=\"/\">canitrun</a></p>\n<h1>" +
            html_escape(title) + "</h1>\n<pre class=\"cli\">" + html_escape(text) +
            "</pre>\n</main></body></html>\n";
@@ -86,9 +87,10 @@ std::string html_escape(std::string_view text) {
 std::string with_calculator(const std::string& html, const std::string& model, PageMode mode) {
     const std::string root = mode == PageMode::live ? "/" : "../";
     std::string page = html;
-    const std::string head = "<link rel=\"stylesheet\" href=\"" + root +
-                             "assets/site.css\">\n<script defer src=\"" + root +
-                             "assets/calculator.js\"></script>\n";
+    // data: as the icon, so the browser asks no /favicon.ico.
+    const std::string head =
+        "<link rel=\"icon\" href=\"data:,\">\n<link rel=\"stylesheet\" href=\"" + root +
+        "assets/site.css\">\n<script defer src=\"" + root + "assets/calculator.js\"></script>\n";
     if (const std::size_t at = page.find("</head>"); at != std::string::npos) {
         page.insert(at, head);
     }

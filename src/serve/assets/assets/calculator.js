@@ -13,8 +13,8 @@
     return e;
   };
   const gb = (bytes) => (bytes / 1e9).toFixed(1) + " GB";
-  const tokens = (n) => n >= 1024 && n % 1024 === 0 ? n / 1024 + "k" : String(n);
-  const state = { quant: "", ctx: 8192, kv_type: "f16", flash_attn: "auto", parallel: 1, gpus: [] };
+  const tokens = (n) => n >= 1024 && n % 1024 === 0 ? n / 1024 + "k" : n.toLocaleString("en-US");
+  const state = { quant: "", ctx: 8192, kv_type: "f16", flash_attn: "auto", parallel: 1, gpus: [], ram: null };
 
   const out = el("div", { id: "calc-result", "aria-live": "polite" });
   const quant = el("select", { id: "calc-quant" });
@@ -52,6 +52,9 @@
     if (state.flash_attn !== "auto") p.set("flash_attn", state.flash_attn);
     if (state.parallel !== 1) p.set("parallel", String(state.parallel));
     if (state.gpus.length) p.set("gpu", state.gpus.join(","));
+    if (state.ram) p.set("ram", String(state.ram));
+    // TurboQuant is a rule of the quick estimate only; llama.cpp has no such cache type.
+    if (state.kv_type === "turboquant") p.set("engine", "quick");
     return p.toString();
   };
 
@@ -77,15 +80,18 @@
       const s = doc.smallest_gpu;
       out.replaceChildren(
         el("p", { className: "verdict", id: "calc-verdict",
-          textContent: doc.quant + " at " + tokens(doc.context) + ": " + gb(doc.estimate.total_bytes) +
+          textContent: doc.quant + " at " + tokens(doc.context) + ": " + gb(doc.estimate.gpu_bytes) + " of VRAM" +
             (s ? "; the smallest GPU that runs it: " + s.name : "; no single GPU runs it") }),
         el("p", { className: "muted", textContent: "Pick a GPU for the split, the speed and the command line." }));
       return;
     }
     const sel = hw.selected || hw.best || {};
     const plan = sel.plan || "does not fit";
-    const cls = plan === "native" ? "fits" : plan === "offload" ? "offload" : "nofit";
-    const verdict = plan === "native" ? "Runs on the GPUs" : plan === "offload" ? "Runs with CPU offload" : "Does not fit";
+    // The plan's kinds (docs/schema/model-report.schema.json), in words.
+    const words = { native: "Runs on the GPUs", expert_offload: "Runs with experts in RAM",
+      layer_offload: "Runs with layers in RAM", cpu_only: "Runs on the CPU only", none: "Does not fit" };
+    const cls = plan === "native" ? "fits" : plan === "none" ? "nofit" : "offload";
+    const verdict = words[plan] || plan;
     const parts = [el("p", { className: "verdict " + cls, id: "calc-verdict",
       textContent: verdict + " (" + plan + "): " + (sel.quant || doc.quant) + " at " + tokens(sel.context || doc.context) })];
     if (sel.gpus) parts.push(deviceRows(sel));
@@ -160,10 +166,12 @@
       if (gpus.some((g) => g.name === name || g.id === name)) { addGpu(name); ask(); }
     });
     here.addEventListener("click", () => fetch(root + "api/v1/system").then((r) => r.json()).then((sys) => {
-      const found = (sys.gpus || []).map((g) => g.name || g.id).filter(Boolean);
+      // The database's id where detection matched one, else the name the driver reports.
+      const found = (sys.gpus || []).map((g) => g.database_id || g.name).filter(Boolean);
       if (!found.length) { out.prepend(el("p", { className: "muted", textContent: "No GPU detected on the server." })); return; }
       state.gpus.splice(0); chips.replaceChildren();
       for (const n of found) addGpu(n);
+      state.ram = sys.ram_bytes ? Math.floor(sys.ram_bytes / 1e9) : null;
       ask();
     }));
   };
