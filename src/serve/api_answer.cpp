@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "answer_cache.hpp"
 #include "ask.hpp"
 #include "embedded_assets.hpp"
 
@@ -52,7 +53,7 @@ HttpAnswer api_answer(const Target& target, const ApiPolicy& policy) {
     }
     const auto argv = api_argv(target, policy);
     if (!argv) return error_answer(argv.error().status, argv.error().message);
-    cli::Asked asked = cli::ask(*argv);
+    cli::Asked asked = cached_ask(*argv, !policy.allow_remote);
     // 0: answered; 1: answered, and the model does not fit the hardware asked about (the
     // document says so): both are documents. 2: the question was bad; 3 or more: a bug.
     if (asked.code == 0 || asked.code == 1) {

@@ -1,5 +1,6 @@
 #include "web_pages.hpp"
 
+#include "answer_cache.hpp"
 #include "ask.hpp"
 #include "embedded_assets.hpp"
 
@@ -33,7 +34,7 @@ HttpAnswer table_answer(const Target& target, const ApiPolicy& policy) {
     auto argv = api_argv(api, policy);
     if (!argv) return error_answer(argv.error().status, argv.error().message);
     argv->pop_back();  // --json
-    const cli::Asked asked = cli::ask(*argv);
+    const cli::Asked asked = cached_ask(*argv, !policy.allow_remote);
     if (asked.code > 1) return failed_answer(asked.code, asked.err);
     std::string title = "canitrun";
     for (const std::string& a : *argv) title += " " + a;
@@ -50,7 +51,7 @@ HttpAnswer model_page(const Target& target, const ApiPolicy& policy) {
     if (!policy.db->find_model(model)) {
         return error_answer(404, "a page is made for a database model only");
     }
-    const cli::Asked asked = cli::ask({model, "--format", "html"});
+    const cli::Asked asked = cached_ask({model, "--format", "html"});
     if (asked.code > 1) return failed_answer(asked.code, asked.err);
     return html_answer(with_calculator(asked.out, model, PageMode::live));
 }
