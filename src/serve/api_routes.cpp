@@ -1,5 +1,6 @@
 #include "api_routes.hpp"
 
+#include <span>
 #include <string_view>
 
 #include "canitrun/database.hpp"
@@ -12,7 +13,7 @@ std::unexpected<Refusal> refuse(int status, std::string message) {
     return std::unexpected(Refusal{status, std::move(message)});
 }
 
-const std::vector<ParamFlag> kModelParams = {
+constexpr ParamFlag kModelParams[] = {
     {"quant", "--quant"},
     {"ctx", "--ctx"},
     {"gpu", "--gpu"},
@@ -36,9 +37,9 @@ const std::vector<ParamFlag> kModelParams = {
     {"cache_type_k", "--cache-type-k"},
     {"cache_type_v", "--cache-type-v"},
 };
-const std::vector<ParamFlag> kGpusParams = {
+constexpr ParamFlag kGpusParams[] = {
     {"quant", "--quant"}, {"ctx", "--ctx"}, {"kv_type", "--kv-type"}, {"ram", "--ram"}};
-const std::vector<ParamFlag> kFitParams = {
+constexpr ParamFlag kFitParams[] = {
     {"gpu", "--gpu"},
     {"ctx", "--ctx"},
     {"kv_type", "--kv-type"},
@@ -48,7 +49,7 @@ const std::vector<ParamFlag> kFitParams = {
     {"gpu_memory", "--gpu-memory"},
     {"ram_bandwidth", "--ram-bandwidth"},
 };
-const std::vector<ParamFlag> kCompareParams = {
+constexpr ParamFlag kCompareParams[] = {
     {"quant", "--quant"},
     {"ctx", "--ctx"},
     {"kv_type", "--kv-type"},
@@ -60,13 +61,13 @@ const std::vector<ParamFlag> kCompareParams = {
     {"min_quant", "--min-quant"},
     {"min_speed", "--min-speed"},
 };
-const std::vector<ParamFlag> kModelsParams = {
+constexpr ParamFlag kModelsParams[] = {
     {"family", "--family"}, {"vendor", "--vendor"}, {"since", "--since"}};
-const std::vector<ParamFlag> kGpuListParams = {{"vendor", "--vendor"}, {"min_vram", "--min-vram"}};
-const std::vector<ParamFlag> kNoParams = {};
+constexpr ParamFlag kGpuListParams[] = {{"vendor", "--vendor"}, {"min_vram", "--min-vram"}};
+constexpr std::span<const ParamFlag> kNoParams;
 
 // Appends `--flag=value` for each known parameter, in the table's order; refuses any other.
-std::expected<void, Refusal> add_flags(const Target& target, const std::vector<ParamFlag>& table,
+std::expected<void, Refusal> add_flags(const Target& target, std::span<const ParamFlag> table,
                                        std::vector<std::string>& argv, std::string_view skip) {
     for (const Param& p : target.params) {
         bool known = p.key == skip;
@@ -140,23 +141,19 @@ std::expected<std::vector<std::string>, Refusal> compare_argv(const Target& targ
 struct FixedEndpoint {
     std::string_view path;
     std::vector<std::string> head;
-    const std::vector<ParamFlag>* params;
+    std::span<const ParamFlag> params;
 };
 
 }  // namespace
-
-const std::vector<ParamFlag>& model_params() {
-    return kModelParams;
-}
 
 std::expected<std::vector<std::string>, Refusal> api_argv(const Target& target,
                                                           const ApiPolicy& policy) {
     const std::string_view path = target.path;
     const FixedEndpoint fixed[] = {
-        {"/api/v1/models", {"models"}, &kModelsParams},
-        {"/api/v1/gpu-list", {"gpu-list"}, &kGpuListParams},
-        {"/api/v1/quants", {"quants"}, &kNoParams},
-        {"/api/v1/fit", {"fit"}, &kFitParams},
+        {"/api/v1/models", {"models"}, kModelsParams},
+        {"/api/v1/gpu-list", {"gpu-list"}, kGpuListParams},
+        {"/api/v1/quants", {"quants"}, kNoParams},
+        {"/api/v1/fit", {"fit"}, kFitParams},
     };
     for (const FixedEndpoint& e : fixed) {
         if (path != e.path) continue;
@@ -164,7 +161,7 @@ std::expected<std::vector<std::string>, Refusal> api_argv(const Target& target,
             return refuse(400, "fit needs gpu=, e.g. gpu=RTX 4090");
         }
         std::vector<std::string> argv = e.head;
-        if (auto ok = add_flags(target, *e.params, argv, {}); !ok) {
+        if (auto ok = add_flags(target, e.params, argv, {}); !ok) {
             return std::unexpected(ok.error());
         }
         argv.emplace_back("--json");
@@ -174,9 +171,9 @@ std::expected<std::vector<std::string>, Refusal> api_argv(const Target& target,
     const struct {
         std::string_view prefix;
         const char* command;
-        const std::vector<ParamFlag>* params;
-    } named[] = {{"/api/v1/models/", nullptr, &kModelParams},
-                 {"/api/v1/gpus/", "gpus", &kGpusParams}};
+        std::span<const ParamFlag> params;
+    } named[] = {{"/api/v1/models/", nullptr, kModelParams},
+                 {"/api/v1/gpus/", "gpus", kGpusParams}};
     for (const auto& e : named) {
         if (!path.starts_with(e.prefix) || path.size() == e.prefix.size()) continue;
         const std::string model(path.substr(e.prefix.size()));
@@ -184,7 +181,7 @@ std::expected<std::vector<std::string>, Refusal> api_argv(const Target& target,
         std::vector<std::string> argv;
         if (e.command != nullptr) argv.emplace_back(e.command);
         argv.push_back(model);
-        if (auto ok = add_flags(target, *e.params, argv, {}); !ok) {
+        if (auto ok = add_flags(target, e.params, argv, {}); !ok) {
             return std::unexpected(ok.error());
         }
         argv.emplace_back("--json");

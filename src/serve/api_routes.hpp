@@ -34,8 +34,4 @@ struct ParamFlag {
 std::expected<std::vector<std::string>, Refusal> api_argv(const Target& target,
                                                           const ApiPolicy& policy);
 
-// The parameters of the model endpoint (the calculator's settings), for the OpenAPI document's
-// test and the page's script.
-const std::vector<ParamFlag>& model_params();
-
 }  // namespace canitrun::serve

@@ -35,7 +35,7 @@ void security_headers(httplib::Response& res) {
 
 void send(httplib::Response& res, const HttpAnswer& a) {
     res.status = a.status;
-    res.set_content(a.body, a.content_type.c_str());
+    res.set_content(a.body, a.content_type);
     if (a.exit_code != 0) res.set_header("X-Canitrun-Exit", std::to_string(a.exit_code));
     // After a refused request the rest of the connection is not trusted to be a request.
     if (a.status >= 400) res.set_header("Connection", "close");

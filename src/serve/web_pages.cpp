@@ -2,6 +2,7 @@
 
 #include "answer_cache.hpp"
 #include "ask.hpp"
+#include "canitrun/database.hpp"
 #include "embedded_assets.hpp"
 
 namespace canitrun::serve {
@@ -97,9 +98,9 @@ std::string with_calculator(const std::string& html, const std::string& model, P
     }
     // The calculator goes before the page's first section, under the title and its facts.
     const std::string section =
-        "<section id=\"calculator\" data-model=\"" + html_escape(model) + "\" data-mode=\"" +
-        (mode == PageMode::live ? "live" : "static") + "\" data-root=\"" + root +
-        "\"><h2>Calculator</h2><noscript>The calculator needs JavaScript; the page below is "
+        R"(<section id="calculator" data-model=")" + html_escape(model) + R"(" data-mode=")" +
+        (mode == PageMode::live ? "live" : "static") + R"(" data-root=")" + root +
+        R"("><h2>Calculator</h2><noscript>The calculator needs JavaScript; the page below is )"
         "the default answer.</noscript></section>\n";
     if (const std::size_t at = page.find("<h2>"); at != std::string::npos) {
         page.insert(at, section);
