@@ -100,6 +100,12 @@ void configure(httplib::Server& server, const ServeOptions& options, std::ostrea
     // The headers and the body leave in separate writes: with Nagle's algorithm the body waits
     // for the client's delayed ACK of the headers, 40 ms on Linux, on every keep-alive request.
     server.set_tcp_nodelay(true);
+    // SO_REUSEADDR alone: httplib's default adds SO_REUSEPORT, which would let a second
+    // process (another user's, too) bind the same port and take part of the requests.
+    server.set_socket_options([](int sock) {
+        const int yes = 1;
+        setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    });
     // Every request, whatever its path, goes through one function: no route of httplib's own
     // (no file mount) can answer.
     server.set_pre_routing_handler([policy](const httplib::Request& req, httplib::Response& res) {

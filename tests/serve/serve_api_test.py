@@ -9,6 +9,8 @@ with exit 0.
 Usage: serve_api_test.py CANITRUN_BINARY SCHEMA_DIR
 """
 import json
+import signal
+import subprocess
 import sys
 import urllib.parse
 
@@ -117,4 +119,25 @@ finally:
     code, err = server.stop()
 f.check(code == 0, f"SIGTERM stops the server with exit 0 (got {code})")
 f.check(b"canitrun: stopped" in err, "the server says it stopped")
+f.check(b"GET" not in err, "--quiet: no access log")
+
+# Without --quiet: one access log line per request on stderr; Ctrl-C (SIGINT) stops it too;
+# a second server on the same port is refused with exit 2 and one line.
+server = Server(binary)
+try:
+    for target in ("/api/v1/quants", "/api/v1/models/no-such-model", "/api/v1/quants"):
+        server.get(target)
+    second = subprocess.run([binary, "serve", "--port", str(server.port)], capture_output=True,
+                            timeout=30)
+    f.check(second.returncode == 2 and second.stderr.startswith(b"canitrun: error: ")
+            and second.stderr.count(b"\n") == 1, f"a port in use: exit 2 ({second.stderr!r})")
+finally:
+    code, err = server.stop(signal.SIGINT)
+f.check(code == 0, f"SIGINT stops the server with exit 0 (got {code})")
+log = [line for line in err.decode().splitlines() if '"GET ' in line]
+f.check(len(log) == 3, f"one access log line per request: {log}")
+f.check(len(log) == 3 and log[0].startswith("127.0.0.1 ") and log[0].endswith(
+    '"GET /api/v1/quants" 200 ' + str(len(cli(binary, ["quants", "--json"])[1]))),
+    f"the line names the client, the request, the status and the bytes: {log[:1]}")
+f.check(len(log) == 3 and '" 404 ' in log[1], "the log line has the error's status")
 sys.exit(1 if f.count else 0)

@@ -169,6 +169,15 @@ def static_checks(browser, site):
         s = calc_state(browser)
         default = cli_doc([])
         f.check(default["quant"] in s["verdict"], f"static: the default answer: {s['verdict']}")
+        # The precomputed grid: Q8_0 at 32k is the CLI's matrix cell for the same question.
+        s = change(browser, "const q = document.getElementById('calc-quant'); q.value = 'Q8_0'; "
+                            "q.dispatchEvent(new Event('change')); [...document.querySelectorAll("
+                            "'#calculator .presets button')].find(b => b.textContent === '32k')"
+                            ".click();")
+        row = next(r for r in default["matrix"] if r["quant"] == "Q8_0")
+        c = next(c for c in row["cells"] if c["context"] == 32768)
+        f.check(f"Q8_0 at 32k: {c['total_bytes'] / 1e9:.1f} GB, a {c['card_gb']} GB card" in
+                s["verdict"], f"static: the grid's Q8_0 at 32k: {s['verdict']}")
         f.check(load(browser, f"http://{host}/index.html", INDEX_READY),
                 "the static index lists the models")
         browser.evaluate("const s = document.getElementById('search'); s.value = 'rtx 4090'; "

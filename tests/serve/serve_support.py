@@ -34,9 +34,9 @@ class Server:
         conn.close()
         return r.status, dict(r.getheaders()), body
 
-    def stop(self):
-        """SIGTERM; returns (exit code, the rest of stderr)."""
-        self.proc.send_signal(signal.SIGTERM)
+    def stop(self, sig=signal.SIGTERM):
+        """SIGTERM (or `sig`); returns (exit code, the rest of stderr)."""
+        self.proc.send_signal(sig)
         try:
             _, err = self.proc.communicate(timeout=10)
         except subprocess.TimeoutExpired:

@@ -133,6 +133,38 @@
     chips.append(chip);
   };
 
+  // A static copy (canitrun site): the page's own quantization x context matrix is the
+  // precomputed grid. Quantization and context pick a cell; the settings that need a plan
+  // (KV type, flash attention, --parallel, GPUs) wait for a server.
+  const staticGrid = (doc) => {
+    const rows = doc.matrix || [];
+    quant.replaceChildren(...rows.map((r) => el("option", { value: r.quant, textContent: r.quant })));
+    const contexts = rows.length ? rows[0].cells.map((c) => c.context) : [];
+    presets.replaceChildren(...contexts.map((n) => {
+      const b = el("button", { type: "button", textContent: tokens(n) });
+      b.addEventListener("click", () => { setCtx(n); cell(); });
+      return b;
+    }));
+    ctxRange.disabled = true;
+    for (const c of [kv, fa, parallel, gpuInput, here]) c.disabled = true;
+    const cell = () => {
+      const row = rows.find((r) => r.quant === quant.value);
+      const c = row && row.cells.find((x) => x.context === state.ctx);
+      box.dataset.query = "quant=" + quant.value + "&ctx=" + state.ctx;
+      if (!c) return;
+      out.replaceChildren(
+        el("p", { className: "verdict", id: "calc-verdict", textContent: row.quant + " at " + tokens(c.context) +
+          ": " + gb(c.total_bytes) + ", a " + c.card_gb + " GB card (" + c.card_class + ")" }),
+        el("p", { className: "muted", textContent: "A static copy: the page's precomputed grid. " +
+          "Run 'canitrun serve' for every setting, GPU and command line." }));
+      box.dataset.state = "done";
+    };
+    quant.addEventListener("change", cell);
+    if (rows.some((r) => r.quant === doc.quant)) quant.value = doc.quant;
+    if (contexts.includes(doc.context)) cell();
+    box.dataset.state = "done";
+  };
+
   const start = (doc, quants, gpus) => {
     for (const q of quants) quant.append(el("option", { value: q.id, textContent: q.id }));
     for (const g of gpus) gpuNames.append(el("option", { value: g.name }));
@@ -149,9 +181,7 @@
     setCtx(doc.context);
     render(doc);
     if (!live) {
-      box.append(el("p", { className: "muted", textContent:
-        "A static copy: this is the default answer. Run 'canitrun serve' for the live calculator." }));
-      for (const c of box.querySelectorAll("select, input, button")) c.disabled = true;
+      staticGrid(doc);
       return;
     }
     quant.addEventListener("change", () => { state.quant = quant.value; ask(); });
