@@ -12,9 +12,10 @@ import time
 class Server:
     """`canitrun serve --port 0` on 127.0.0.1; the port is read from its first stderr line."""
 
-    def __init__(self, binary, *flags):
+    def __init__(self, binary, *flags, env=None):
         self.proc = subprocess.Popen([binary, "serve", "--port", "0", *flags],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     env=None if env is None else {**os.environ, **env})
         line = self.proc.stderr.readline().decode()
         m = re.search(r"serving http://127\.0\.0\.1:(\d+)/", line)
         if not m:
@@ -45,9 +46,10 @@ class Server:
         return self.proc.returncode, err
 
 
-def cli(binary, args):
+def cli(binary, args, env=None):
     """(exit code, stdout bytes) of the binary itself."""
-    p = subprocess.run([binary, *args], capture_output=True, timeout=60)
+    p = subprocess.run([binary, *args], capture_output=True, timeout=60,
+                       env=None if env is None else {**os.environ, **env})
     return p.returncode, p.stdout
 
 
