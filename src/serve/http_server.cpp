@@ -60,8 +60,8 @@ HttpAnswer answer_request(const httplib::Request& req, const ApiPolicy& policy) 
     return page_answer(*target, policy);
 }
 
-// One line per request on stderr: the client, the request line, the status, the bytes and
-// the time, with the target cut short and made printable (it is the client's text).
+// One line per request on stderr: the client, the method and target, the status and the body
+// bytes, with the target cut short and made printable (it is the client's text).
 void access_log(std::ostream& err, const httplib::Request& req, const httplib::Response& res) {
     std::string target = req.target.substr(0, 200);
     for (char& c : target) {
