@@ -17,7 +17,6 @@
 
 using canitrun::serve::ApiPolicy;
 using canitrun::serve::parse_target;
-using canitrun::serve::Target;
 using Argv = std::vector<std::string>;
 
 namespace {
