@@ -76,7 +76,9 @@ def calc_state(browser):
 
 def change(browser, script):
     """Runs a change on the page, then waits for the calculator's answer to it."""
-    browser.evaluate("document.getElementById('calculator').dataset.state = 'waiting'; " + script)
+    # In a block: a const of one change's script does not clash with the next one's.
+    browser.evaluate("document.getElementById('calculator').dataset.state = 'waiting'; {"
+                     + script + "}")
     ok = browser.wait_for("document.getElementById('calculator').dataset.state === 'done'")
     f.check(ok, f"the calculator answered: {script}")
     return calc_state(browser)
@@ -132,6 +134,19 @@ def live_checks(browser, server):
                    "--kv-type", "q4_0"])
     f.check(s["command"] == doc["hardware"]["llama_cpp_command"],
             f"with --kv-type q4_0 the command line is the CLI's: {s['command']!r}")
+    # A second GPU, flash attention and --parallel: the split and the line follow.
+    change(browser, "const g = document.getElementById('calc-gpu'); "
+                    "g.value = 'NVIDIA GeForce RTX 3090'; g.dispatchEvent(new Event('change'));")
+    change(browser, "const a = document.getElementById('calc-fa'); a.value = 'on'; "
+                    "a.dispatchEvent(new Event('change'));")
+    s = change(browser, "const p = document.getElementById('calc-parallel'); p.value = '2'; "
+                        "p.dispatchEvent(new Event('change'));")
+    doc = cli_doc(["--quant", "Q8_0", "--ctx", "32768", "--kv-type", "q4_0", "--flash-attn", "on",
+                   "--parallel", "2", "--gpu", "NVIDIA GeForce RTX 4090,NVIDIA GeForce RTX 3090"])
+    f.check(s["command"] == doc["hardware"]["llama_cpp_command"],
+            f"two GPUs, flash attention, --parallel 2: the CLI's line: {s['command']!r}")
+    rows = browser.evaluate("document.querySelectorAll('#calc-result tbody tr').length")
+    f.check(rows == 3, f"a row per GPU and one for RAM: {rows}")
     browser.drain()
     for p in problems(browser, host):
         f.check(False, "at 1280 px: " + p)

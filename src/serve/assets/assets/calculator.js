@@ -58,9 +58,9 @@
     return p.toString();
   };
 
-  const deviceRows = (sel) => {
+  const deviceRows = (sel, devices) => {
     const rows = (sel.gpus || []).map((g, i) => el("tr", {},
-      el("td", { textContent: (state.gpus.length ? "GPU " + i : "GPU") }),
+      el("td", { textContent: "GPU " + i + (devices[i] ? ": " + devices[i].name : "") }),
       el("td", { textContent: gb(g.total_bytes) + " of " + gb(g.capacity_bytes) }),
       el("td", { textContent: String(g.layers) }),
       el("td", { textContent: g.fits ? "fits" : "over" })));
@@ -94,7 +94,7 @@
     const verdict = words[plan] || plan;
     const parts = [el("p", { className: "verdict " + cls, id: "calc-verdict",
       textContent: verdict + " (" + plan + "): " + (sel.quant || doc.quant) + " at " + tokens(sel.context || doc.context) })];
-    if (sel.gpus) parts.push(deviceRows(sel));
+    if (sel.gpus) parts.push(deviceRows(sel, (hw.hardware && hw.hardware.gpus) || []));
     const sp = sel.speed;
     if (sp && sp.decode_tokens_per_s) {
       const band = sp.decode_error ? " (\u00b1" + Math.round(sp.decode_error * 100) + " %)" : "";
