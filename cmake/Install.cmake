@@ -63,6 +63,11 @@ else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
       "libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1, libcurl4 (>= 7.85) | libcurl4t64")
 endif()
+# canitrun-serve (when built) links Debian's cpp-httplib and the shared C++ runtime it was built
+# against; canitrun itself does not, so only `canitrun serve` needs them.
+if(TARGET canitrun-serve)
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libcpp-httplib0.11, libstdc++6 (>= 12)")
+endif()
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 include(CPack)

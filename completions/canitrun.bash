@@ -27,7 +27,7 @@ _canitrun() {
     prev=${COMP_WORDS[COMP_CWORD - 1]}
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            gpus | models | gpu-list | quants | system | fit | compare | local | verify)
+            gpus | models | gpu-list | quants | system | fit | compare | local | verify | serve | site | mcp)
                 sub=${COMP_WORDS[i]}
                 break
                 ;;
@@ -109,6 +109,9 @@ _canitrun() {
             fit) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --kv-type --ram --min-quant --sort" -- "$cur") ;;
             local) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --ram" -- "$cur") ;;
             compare) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --min-quant --min-speed" -- "$cur") ;;
+            serve) mapfile -t COMPREPLY < <(compgen -W "--port --bind --threads --quiet --allow-remote --help" -- "$cur") ;;
+            site) mapfile -t COMPREPLY < <(compgen -W "--quiet --help" -- "$cur") ;;
+            mcp) mapfile -t COMPREPLY < <(compgen -W "--allow-remote --help" -- "$cur") ;;
             *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --users --host --link --vram --min-quant --min-speed --ngl --n-cpu-moe --cpu-moe --tensor-split --mmproj --chart --ascii --offline --timeout --version" -- "$cur") ;;
         esac
         return
@@ -116,8 +119,9 @@ _canitrun() {
     case $sub in
         gpus | compare) mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models) hf: ollama: https://" -- "$cur"; _canitrun_model_files) ;;
         verify) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
-        models | gpu-list | quants | system | fit | local) ;;
-        *) mapfile -t COMPREPLY < <(compgen -W "gpus models gpu-list quants system fit compare local verify $(_canitrun_names models) hf: ollama: https://" -- "$cur"; _canitrun_model_files) ;;
+        site) mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
+        models | gpu-list | quants | system | fit | local | serve | mcp) ;;
+        *) mapfile -t COMPREPLY < <(compgen -W "gpus models gpu-list quants system fit compare local verify serve site mcp $(_canitrun_names models) hf: ollama: https://" -- "$cur"; _canitrun_model_files) ;;
     esac
 }
 

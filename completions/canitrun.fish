@@ -10,9 +10,9 @@ function __canitrun_names --argument-names what
     $tokens[1] $data $what --names 2>/dev/null
 end
 
-set -l subcommands gpus models gpu-list quants system fit compare local verify
+set -l subcommands gpus models gpu-list quants system fit compare local verify serve site mcp
 set -l no_sub "not __fish_seen_subcommand_from $subcommands"
-set -l estimate "not __fish_seen_subcommand_from models gpu-list quants system verify"
+set -l estimate "not __fish_seen_subcommand_from models gpu-list quants system verify serve site mcp"
 
 complete -c canitrun -f
 complete -c canitrun -n $no_sub -a gpus -d 'List the GPUs that run a model'
@@ -24,6 +24,14 @@ complete -c canitrun -n $no_sub -a fit -d 'Every model that runs on a machine'
 complete -c canitrun -n $no_sub -a compare -d 'Models side by side'
 complete -c canitrun -n $no_sub -a local -d 'The models already on disk'
 complete -c canitrun -n $no_sub -a verify -d 'Compare a llama.cpp log with the estimate'
+complete -c canitrun -n $no_sub -a serve -d 'The pages, a live calculator and the JSON API over HTTP'
+complete -c canitrun -n $no_sub -a site -d 'Write the pages and documents as a static site'
+complete -c canitrun -n $no_sub -a mcp -d 'A Model Context Protocol server on stdio'
+complete -c canitrun -n '__fish_seen_subcommand_from serve' -l port -x -d 'TCP port (default 8080)'
+complete -c canitrun -n '__fish_seen_subcommand_from serve' -l bind -x -d 'Address to listen on (default 127.0.0.1)'
+complete -c canitrun -n '__fish_seen_subcommand_from serve' -l threads -x -d 'Worker threads'
+complete -c canitrun -n '__fish_seen_subcommand_from serve mcp' -l allow-remote -d 'Answer remote models (hf:, ollama:)'
+complete -c canitrun -n '__fish_seen_subcommand_from site' -a '(__fish_complete_directories)' -d folder
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from gpus compare" -a '(__canitrun_names models)' -d model
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from gpus compare" -a 'hf: ollama: https://' -d 'remote model (hf:ORG/REPO[:QUANT], ollama:NAME[:TAG], URL)' 
 

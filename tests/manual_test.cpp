@@ -23,8 +23,8 @@ constexpr const char* kRootDir = CANITRUN_SOURCE_DIR;
 std::string root() {
     return kRootDir;
 }
-const char* const kSubcommands[] = {"gpus",   "models", "gpu-list", "quants",
-                                    "system", "fit",    "verify"};
+const char* const kSubcommands[] = {"gpus", "models", "gpu-list", "quants", "system",
+                                    "fit",  "verify", "serve",    "site",   "mcp"};
 
 std::string read(const std::string& path) {
     std::ifstream in(path);

@@ -387,14 +387,40 @@ void add_other_subcommands(CLI::App& app, Options& o, Subcommands& s) {
     s.verify->fallthrough();
 }
 
+// serve, site and mcp: listed by --help, answered before run() (src/serve/service_commands.hpp)
+// because they stream or run until stopped. Reached here only when another flag came first.
+CommandResult service_elsewhere(const Options& /*o*/) {
+    throw Failure{Error{ErrorKind::bad_input, "serve, site and mcp come first on the command line",
+                        "e.g. canitrun serve --port 8080; canitrun serve --help"}};
+}
+
+std::vector<CLI::App*> add_service_subcommands(CLI::App& app) {
+    std::vector<CLI::App*> apps = {
+        app.add_subcommand("serve",
+                           "Serve the model pages, a live calculator and the JSON API over HTTP "
+                           "on 127.0.0.1 (canitrun serve --help)"),
+        app.add_subcommand("site",
+                           "Write the pages and JSON documents as a static site into a "
+                           "folder (canitrun site --help)"),
+        app.add_subcommand("mcp",
+                           "A Model Context Protocol server on stdio, for coding agents "
+                           "(canitrun mcp --help)")};
+    for (CLI::App* a : apps) a->allow_extras()->set_help_flag();
+    return apps;
+}
+
 std::vector<Subcommand> add_subcommands(CLI::App& app, Options& o) {
     Subcommands s;
     // In the order --help lists them.
     add_database_subcommands(app, o, s);
     add_machine_subcommands(app, o, s);
     add_other_subcommands(app, o, s);
+    const std::vector<CLI::App*> services = add_service_subcommands(app);
     using C = Command;
     return {
+        {services[0], C::lists, service_elsewhere},
+        {services[1], C::lists, service_elsewhere},
+        {services[2], C::lists, service_elsewhere},
         {s.gpus, C::gpus, gpus_command},
         {s.system, C::system, system_command},
         {s.fit, C::fit, fit_command},

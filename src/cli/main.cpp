@@ -5,8 +5,14 @@
 #include <sstream>
 
 #include "app.hpp"
+#include "service_commands.hpp"
 
 int main(int argc, char** argv) {
+    // serve, site and mcp run until they are done or stopped, writing as they go.
+    if (const auto code =
+            canitrun::serve::run_service_command(argc, argv, std::cin, std::cout, std::cerr)) {
+        return *code;
+    }
     const bool terminal = isatty(STDOUT_FILENO) == 1;
     winsize size{};
     const std::size_t columns =

@@ -199,10 +199,10 @@ RemoteSetup remote_setup(const RemoteFlags& flags) {
         std::this_thread::sleep_for(std::chrono::milliseconds(ms));
     };
     // One deadline for the whole command, whatever number of models it reads (compare reads
-    // several): --timeout seconds from the first remote question of the process.
+    // several): --timeout seconds from the command's first remote question.
     using Clock = std::chrono::steady_clock;
-    static const Clock::time_point start = Clock::now();
-    const Clock::time_point deadline = start + std::chrono::seconds(flags.timeout_s);
+    if (!flags.started) flags.started = Clock::now();
+    const Clock::time_point deadline = *flags.started + std::chrono::seconds(flags.timeout_s);
     s.time_left = [deadline]() -> std::uint64_t {
         const auto now = Clock::now();
         if (now >= deadline) return 0;
