@@ -219,3 +219,13 @@ TEST_CASE("plan: vLLM loads a checkpoint in its own dtype, and says when one is 
     const Outcome bf16 = run_cli({"llama-3.1-8b", "--engine", "vllm", "--gpu", "H100"});
     CHECK(has(bf16.out, "Llama 3.1 8B at BF16"));
 }
+
+// Llama 3.1 8B's window is 131,072 tokens (config.json max_position_embeddings); on an H100
+// vLLM's pool would hold more, but --max-model-len takes no more than the window.
+TEST_CASE("plan: vLLM's longest context stops at the model's window") {
+    const Outcome o = run_cli({"llama-3.1-8b", "--engine", "vllm", "--gpu", "H100"});
+    CHECK(has(o.out, "Longest context for 1 sequence: 131,072 tokens (the model's window"));
+    const json doc = json_of({"llama-3.1-8b", "--engine", "vllm", "--gpu", "H100", "--json"});
+    CHECK(doc["longest_context_one_sequence"] == 131072);
+    CHECK(doc["max_context_one_sequence"].get<std::uint64_t>() > 131072);
+}

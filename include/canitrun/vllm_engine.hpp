@@ -56,8 +56,11 @@ struct VllmEstimate {
     Bytes page_bytes = 0;
     Bytes per_sequence_fixed = 0;
     Bytes weights_total = 0;                // the checkpoint as vLLM loads it, all ranks together
-    std::uint64_t max_context_one_seq = 0;  // tokens one sequence can hold
-    std::uint64_t max_sequences = 0;        // sequences that fit at options.context
+    std::uint64_t max_context_one_seq = 0;  // tokens one sequence can hold in the KV pool
+    // The longest --max-model-len vLLM takes: the pool's tokens, at most the model's window
+    // (vLLM derives max_model_len's ceiling from the config's max_position_embeddings).
+    std::uint64_t longest_context = 0;
+    std::uint64_t max_sequences = 0;               // sequences that fit at options.context
     std::uint64_t max_num_seqs = kVllmMaxNumSeqs;  // the scheduler's cap on max_sequences
     std::uint64_t tensor_parallel = 1;
     std::uint64_t pipeline_parallel = 1;

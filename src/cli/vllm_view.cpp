@@ -96,8 +96,12 @@ void write_vllm_text(std::ostream& out, const VllmView& v) {
     out << fmt::format("\n  KV pool {} per GPU in {}-token pages of {:.2f} MiB\n",
                        format_gb(e.kv_pool), l.options.block_size,
                        static_cast<double>(e.page_bytes) / (1024.0 * 1024.0));
-    out << "  Longest context for 1 sequence: " << format_thousands(e.max_context_one_seq)
-        << " tokens\n";
+    out << "  Longest context for 1 sequence: " << format_thousands(e.longest_context) << " tokens";
+    if (e.longest_context < e.max_context_one_seq) {
+        out << " (the model's window; the KV pool would hold "
+            << format_thousands(e.max_context_one_seq) << ")";
+    }
+    out << "\n";
     out << "  Sequences at " << format_thousands(l.options.context)
         << " tokens: " << e.max_sequences << " (--max-num-seqs " << l.options.max_num_seqs << ")\n";
     if (v.users > 0) {
@@ -179,6 +183,7 @@ json vllm_json(const VllmView& v) {
             {"page_bytes", e.page_bytes},
             {"per_sequence_fixed_bytes", e.per_sequence_fixed},
             {"max_context_one_sequence", e.max_context_one_seq},
+            {"longest_context_one_sequence", e.longest_context},
             {"max_sequences_at_context", e.max_sequences},
             {"users", v.users > 0 ? json(v.users) : json(nullptr)},
             {"speed", v.speed.per_user_tokens_per_s > 0

@@ -368,6 +368,9 @@ Result<VllmEstimate> estimate_vllm(const Model& model, const Quant& quant, const
                 first += split[s];
             }
             r.max_context_one_seq = best_tokens;
+            r.longest_context = model.context_native > 0
+                                    ? std::min(best_tokens, model.context_native)
+                                    : best_tokens;
             set_vllm_limiting_stage(o, r);
             return r;
         },
