@@ -229,3 +229,15 @@ TEST_CASE("plan: vLLM's longest context stops at the model's window") {
     CHECK(doc["longest_context_one_sequence"] == 131072);
     CHECK(doc["max_context_one_sequence"].get<std::uint64_t>() > 131072);
 }
+
+// ggml-org/gpt-oss-20b-GGUF publishes one file, gpt-oss-20b-mxfp4.gguf (its listing, recorded as
+// run.gguf_quants): the default quantization is MXFP4 and the -hf line names it; a Q4_K_M the
+// repo lacks is printed as a local file instead of an -hf tag that does not exist.
+TEST_CASE("plan: the default quantization is one the recorded GGUF repo publishes") {
+    const Outcome o = run_cli({"gpt-oss-20b", "--gpu", "RTX 4090"});
+    CHECK(has(o.out, "MXFP4 at 8,192 tokens"));
+    CHECK(has(o.out, "llama-server -hf ggml-org/gpt-oss-20b-GGUF:MXFP4 "));
+    const Outcome q4 = run_cli({"gpt-oss-20b", "--gpu", "RTX 4090", "--quant", "Q4_K_M"});
+    CHECK(has(q4.out, "llama-server -m gpt-oss-20b-Q4_K_M.gguf"));
+    CHECK_FALSE(has(q4.out, "gpt-oss-20b-GGUF:Q4_K_M"));
+}

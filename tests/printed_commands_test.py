@@ -133,9 +133,11 @@ def check_llama(flags, line, plan, model_entry, problems):
         for file_flag in ("-m", "--mmproj"):
             if file_flag in args:
                 problems.append(f"{file_flag} names a file beside -hf, which fetches it")
-        repo = args["-hf"].split(":")[0]
+        repo, _, tag = args["-hf"].partition(":")
         if model.get("gguf_repo") and repo != model["gguf_repo"]:
             problems.append(f"-hf {repo} is not the recorded repo {model['gguf_repo']}")
+        if model.get("gguf_quants") and tag not in model["gguf_quants"]:
+            problems.append(f"-hf names {tag}, which {repo} does not publish")
     sel = plan["hardware"]["selected"] if plan.get("hardware") else None
     if sel is None:
         return

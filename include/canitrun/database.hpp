@@ -38,6 +38,10 @@ struct Database {
     Result<const Gpu*> find_gpu(const std::string& name) const;
     Result<const Quant*> find_quant(const std::string& name) const;
     const Quant* recommended_quant() const;
+    // The quantization a question about `model` gets when it names none: the recommended one,
+    // unless the model's GGUF repo publishes only some types and not it (then the first of
+    // those the database knows).
+    const Quant* default_quant(const Model& model) const;
 
     bool operator==(const Database&) const = default;
 };

@@ -164,6 +164,10 @@ struct RunInfo {
     // DeepSeek V3), with the config that says so: vLLM loads the checkpoint as it is.
     std::string checkpoint_dtype;
     std::string checkpoint_source;
+    // The file types gguf_repo publishes, where it publishes only some (ggml-org's gpt-oss
+    // repos: MXFP4 alone), with the listing that says so; empty: every llama-quantize type.
+    std::vector<std::string> gguf_quants;
+    std::string gguf_quants_source;
 
     bool operator==(const RunInfo&) const = default;
 };

@@ -141,7 +141,7 @@ void write_rpc_csv(std::ostream& out, const RpcView& v) {
 CommandResult rpc_result(const Options& o, const Model& model, Cluster cluster) {
     const Database& db = load_database(o);
     ReportOptions ro = report_options(db, o);
-    const Quant& quant = ro.quant ? *ro.quant : *db.recommended_quant();
+    const Quant& quant = ro.quant ? *ro.quant : *db.default_quant(model);
     need(require_loadable(ro.plan, quant));
     std::string note;
     const PlanSettings settings = settings_for_model(model, ro.plan, &note);

@@ -55,7 +55,7 @@ struct Common {
 Result<Common> common(const EngineRequest& r) {
     Common c;
     if (r.quant.empty()) {
-        c.quant = r.db->recommended_quant();
+        c.quant = r.model != nullptr ? r.db->default_quant(*r.model) : r.db->recommended_quant();
     } else {
         CANITRUN_TRY_ASSIGN(auto q, r.db->find_quant(r.quant));
         c.quant = q;

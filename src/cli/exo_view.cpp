@@ -130,7 +130,7 @@ CommandResult exo_result(const Options& o, const Model& model, const Cluster& ho
     const Database& db = load_database(o);
     auto v = std::make_shared<ExoView>();
     v->model = &model;
-    v->quant = o.quant.empty() ? db.recommended_quant() : need(db.find_quant(o.quant));
+    v->quant = o.quant.empty() ? db.default_quant(model) : need(db.find_quant(o.quant));
     v->cluster = hosts;
     if (!o.ctx.empty()) v->options.context = need(parse_context(o.ctx));
     v->options.kv_type = need(parse_kv_type(o.kv_type));

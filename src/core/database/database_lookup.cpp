@@ -102,6 +102,19 @@ Result<const Quant*> Database::find_quant(const std::string& name) const {
     return not_found(quants, name, "quantization", "canitrun quants");
 }
 
+const Quant* Database::default_quant(const Model& model) const {
+    const Quant* recommended = recommended_quant();
+    const auto& published = model.run.gguf_quants;
+    if (published.empty() || recommended == nullptr) return recommended;
+    for (const auto& name : published) {
+        if (name == recommended->id) return recommended;
+    }
+    for (const auto& name : published) {
+        if (const Quant* q = find_by_name(quants, name)) return q;
+    }
+    return recommended;
+}
+
 const Quant* Database::recommended_quant() const {
     for (const auto& q : quants) {
         if (q.recommended) return &q;

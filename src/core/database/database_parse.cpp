@@ -268,6 +268,18 @@ RunInfo parse_run(const Fields& f) {
     r.mmproj = f.text_or("mmproj", "");
     r.checkpoint_dtype = f.text_or("checkpoint_dtype", "");
     r.checkpoint_source = f.text_or("checkpoint_source", "");
+    if (f.has("gguf_quants")) {
+        const json& list = f.at("gguf_quants");
+        if (!list.is_array() || list.empty()) f.error("run.gguf_quants must be a list of names");
+        for (const auto& q : list) {
+            if (!q.is_string()) f.error("run.gguf_quants must be a list of names");
+            r.gguf_quants.push_back(q.get<std::string>());
+        }
+        r.gguf_quants_source = f.text_or("gguf_quants_source", "");
+        if (r.gguf_quants_source.empty()) {
+            f.error("run.gguf_quants needs run.gguf_quants_source (the repo's file listing)");
+        }
+    }
     if (!r.checkpoint_dtype.empty() && r.checkpoint_source.empty()) {
         f.error("run.checkpoint_dtype needs run.checkpoint_source (the config that says so)");
     }

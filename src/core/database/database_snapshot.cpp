@@ -128,6 +128,8 @@ void fields(Io& io, RunInfo& r) {
     io(r.mmproj);
     io(r.checkpoint_dtype);
     io(r.checkpoint_source);
+    io(r.gguf_quants);
+    io(r.gguf_quants_source);
 }
 
 template <typename Io>

@@ -37,11 +37,16 @@ void add_rope_scaling(std::vector<std::string>& args, const Model& model, const 
     add(args, "--yarn-orig-ctx", std::to_string(model.context_native));
 }
 
-// The model's GGUF repo holds the quantization's file: every file type, and a recipe where the
-// repo is its publisher's (bartowski's Q4_K_L is not in unsloth/Qwen3-8B-GGUF).
-bool repo_publishes(const std::string& repo, const Quant& quant) {
+// The model's GGUF repo holds the quantization's file: the types it lists where the data lists
+// them (run.gguf_quants), else every file type, and a recipe where the repo is its
+// publisher's (bartowski's Q4_K_L is not in unsloth/Qwen3-8B-GGUF).
+bool repo_publishes(const RunInfo& run, const Quant& quant) {
+    if (!run.gguf_quants.empty()) {
+        return std::find(run.gguf_quants.begin(), run.gguf_quants.end(), quant.id) !=
+               run.gguf_quants.end();
+    }
     if (quant.recipe_base.empty()) return true;
-    return repo.rfind(quant.recipe_publisher + "/", 0) == 0;
+    return run.gguf_repo.rfind(quant.recipe_publisher + "/", 0) == 0;
 }
 
 }  // namespace
@@ -57,8 +62,7 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
     std::vector<std::string> args;
     if (!t.file.empty()) {
         add(args, "-m", t.file);
-    } else if (!t.model->run.gguf_repo.empty() &&
-               repo_publishes(t.model->run.gguf_repo, *t.quant)) {
+    } else if (!t.model->run.gguf_repo.empty() && repo_publishes(t.model->run, *t.quant)) {
         add(args, "-hf", t.model->run.gguf_repo + ":" + t.quant->id);
     } else {
         add(args, "-m", t.model->id + "-" + t.quant->id + ".gguf");

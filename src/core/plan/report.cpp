@@ -119,7 +119,7 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
                                        const ReportOptions& options) {
     ModelReport r;
     r.model = &model;
-    r.quant = options.quant ? options.quant : db.recommended_quant();
+    r.quant = options.quant ? options.quant : db.default_quant(model);
     r.options = options.estimate;
     if (!options.context_explicit && model.context_native > 0 && options.plan.n_seq <= 1) {
         r.options.context = std::min(r.options.context, model.context_native);
