@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "canitrun/hardware.hpp"
@@ -26,6 +27,37 @@ namespace canitrun {
 inline Bytes gpu_capacity(Bytes memory, Bytes margin) {
     return memory > margin ? memory - margin : 0;
 }
+
+// A term a server holds beside the model's own parts on one device: llama-server's prompt
+// cache and context checkpoints, a draft model, another resident model, repacked weights
+// (plan/server_terms fills them in; the rule of each is there). `load` is held once the model
+// is loaded; `most` is the most it reaches while serving (>= load): a term with most > load
+// grows after load. A share's headline (total) counts the load; its verdict (fits) the most.
+struct ResidentTerm {
+    std::string name;
+    Bytes load = 0;
+    Bytes most = 0;
+    bool grows() const { return most > load; }
+};
+
+// Another model in memory beside the planned one (a draft model, a model of --also): its
+// bytes on each GPU (one entry per Hardware::gpus, or none) and in RAM, placed on its own.
+struct Companion {
+    std::string name;
+    std::vector<Bytes> gpus;
+    Bytes ram = 0;
+};
+
+// What a server holds beside the model's parts, and where (the llama.cpp rule only).
+struct ServerTerms {
+    Bytes prompt_cache = 0;         // llama-server's host prompt cache, grows up to this
+    std::uint64_t checkpoints = 0;  // context checkpoints at most: per sequence x sequences
+    std::uint64_t kv_streams = 1;   // the KV cache's streams (a checkpoint is one stream's)
+    std::uint64_t sequences = 1;    // the recurrent state's sequences (one per checkpoint)
+    bool kv_in_ram = false;         // --no-kv-offload: KV cache and recurrent state in RAM
+    Bytes cpu_repack = 0;           // CPU_REPACK's copy, on a machine without a GPU
+    std::vector<Companion> companions;
+};
 
 struct PlacementOptions {
     std::optional<std::uint64_t> gpu_layers;      // -ngl; nullopt: all layers and the output head
@@ -39,6 +71,7 @@ struct PlacementOptions {
     // Per GPU, whether its backend keeps the KQ masks' copy in its compute buffer
     // (keeps_mask_copy); none given: every GPU does.
     std::vector<bool> gpu_mask_copy;
+    ServerTerms server;
 };
 
 struct Share {
@@ -62,9 +95,12 @@ struct Share {
     // it back from disk (at disk speed); --no-mmap makes it allocated memory.
     Bytes mapped = 0;
     std::uint64_t moe_layers = 0;
+    std::vector<ResidentTerm> resident;  // held beside the model (ServerTerms)
 
-    Bytes total() const;
-    bool fits() const { return total() <= capacity; }
+    Bytes total() const;     // held once loaded: the headline
+    Bytes most() const;      // with every resident term at its most: the verdict
+    Bytes grows_by() const;  // most() - total()
+    bool fits() const { return most() <= capacity; }
 };
 
 struct Placement {

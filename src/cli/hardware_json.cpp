@@ -10,6 +10,17 @@ namespace {
 
 using json = nlohmann::json;
 
+json resident_json(const Share& s) {
+    json terms = json::array();
+    for (const auto& r : s.resident) {
+        terms.push_back({{"name", r.name},
+                         {"load_bytes", r.load},
+                         {"most_bytes", r.most},
+                         {"grows", r.grows()}});
+    }
+    return terms;
+}
+
 json share_json(const Share& s) {
     return {{"layers", s.layers},
             {"output_head", s.output},
@@ -23,7 +34,9 @@ json share_json(const Share& s) {
             {"capacity_bytes", s.capacity},
             {"fits", s.fits()},
             {"read_per_token_bytes", s.read_per_token},
-            {"mapped_bytes", s.mapped}};
+            {"mapped_bytes", s.mapped},
+            {"most_bytes", s.most()},
+            {"resident", resident_json(s)}};
 }
 
 }  // namespace

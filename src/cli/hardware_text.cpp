@@ -31,8 +31,10 @@ void add_share_row(Table& t, const std::string& label, const Share& s,
     if (expert_layers > 0) layers = fmt::format("experts of {}", expert_layers);
     // Buffers: the quick rule's overhead, or llama.cpp's compute buffer, runtime and recurrent
     // state.
-    const Bytes buffers = checked::add(checked::add(s.overhead, s.compute),
-                                       checked::add(s.runtime, s.recurrent_state));
+    // and what the server holds beside the model once loaded (write_resident lists it).
+    Bytes buffers = checked::add(checked::add(s.overhead, s.compute),
+                                 checked::add(s.runtime, s.recurrent_state));
+    for (const auto& r : s.resident) buffers = checked::add(buffers, r.load);
     t.add_row({label, layers, format_gb(s.weights), format_gb(s.kv_cache), format_gb(buffers),
                format_gb(s.total()), format_gb(s.capacity), s.fits() ? "" : "over"});
 }
@@ -128,6 +130,45 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
         format_gb(h.ram), format_gb(need), format_gb(room));
 }
 
+std::string resident_label(const std::string& name) {
+    if (name == "prompt_cache") return "prompt cache";
+    if (name == "ctx_checkpoints") return "context checkpoints";
+    if (name == "cpu_repack") return "repacked weights (CPU_REPACK)";
+    if (name.starts_with("draft:")) return "draft model " + name.substr(6);
+    if (name.starts_with("also:")) return name.substr(5) + " (--also)";
+    return name;
+}
+
+// What the server holds beside the model on each device: at load, and what grows after load
+// (llama-server's prompt cache and checkpoints) with the most the device then holds.
+void write_resident(std::ostream& out, const Placement& p, const Hardware& h) {
+    std::string held, grows;
+    bool any_growth = false;
+    const auto each = [&](const Share& s, const std::string& where) {
+        for (const auto& r : s.resident) {
+            std::string& line = r.grows() ? grows : held;
+            line += fmt::format("{}{} {}{} {}", line.empty() ? "" : "; ", resident_label(r.name),
+                                r.grows() ? "up to " : "", format_gb(r.most), where);
+        }
+        any_growth = any_growth || s.grows_by() > 0;
+    };
+    for (std::size_t i = 0; i < p.gpus.size(); ++i) each(p.gpus[i], "on " + device_label(h, i));
+    each(p.ram, "in RAM");
+    if (!held.empty()) out << "  Held beside the model: " << held << ".\n";
+    if (!any_growth) return;
+    out << "  Grows after load (llama-server): " << grows << ". At most ";
+    std::string most;
+    const auto at_most = [&](const Share& s, const std::string& where) {
+        if (s.grows_by() == 0) return;
+        most += fmt::format("{}{} {} of {}", most.empty() ? "" : ", ", where, format_gb(s.most()),
+                            format_gb(s.capacity));
+    };
+    for (std::size_t i = 0; i < p.gpus.size(); ++i) at_most(p.gpus[i], device_label(h, i));
+    at_most(p.ram, "RAM");
+    out << most << (p.fits() ? ": the plan holds at those." : ": more than the memory holds.")
+        << "\n";
+}
+
 }  // namespace
 
 void write_plan(std::ostream& out, const HardwareAnswer& a, const Hardware& h,
@@ -155,6 +196,7 @@ void write_plan(std::ostream& out, const HardwareAnswer& a, const Hardware& h,
                "mmap): page cache, read back from disk at disk speed if memory runs short; "
                "--no-mmap loads it into allocated memory instead.\n";
     }
+    write_resident(out, p, h);
 }
 
 std::string device_label(const Hardware& h, std::size_t i) {

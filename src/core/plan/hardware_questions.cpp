@@ -71,7 +71,8 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
             "use --ngl to keep layers in RAM");
     }
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
-    const PlacementOptions options = placement_for(hardware, settings, placement);
+    CANITRUN_TRY_ASSIGN(const PlacementOptions options,
+                        server_placement_for(model, quant, hardware, settings, placement));
     CANITRUN_TRY_ASSIGN(auto found, plan_placement(parts, hardware, options));
     CANITRUN_TRY_ASSIGN(auto plan, fastest_plan(model, quant, parts, hardware, settings, options,
                                                 std::move(found)));
@@ -93,7 +94,8 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
     // Binary search over multiples of 256: fits(lo * 256) holds, fits(hi * 256) does not. The
     // weights are cut into parts once; each step recomputes only the KV cache.
     PlanSettings o = settings;
-    const PlacementOptions placement = placement_for(hardware, settings);
+    CANITRUN_TRY_ASSIGN(const PlacementOptions placement,
+                        server_placement_for(model, quant, hardware, settings));
     if (base.weights() > hardware.gpu_memory() && !hardware.gpus.empty()) {
         return std::optional<std::uint64_t>{};
     }
@@ -161,12 +163,13 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
                                              const std::vector<const Quant*>& ranked,
                                              const Hardware& hardware,
                                              const PlanSettings& settings) {
-    const PlacementOptions placement = placement_for(hardware, settings);
     for (const Quant* q : ranked) {
         if (!hardware_runs(hardware, *q) || !*rule_offers(settings, *q)) continue;
         CANITRUN_TRY_ASSIGN(auto ruled_out, cannot_fit_whole(model, *q, hardware, settings));
         if (ruled_out) continue;
         CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, *q, settings));
+        CANITRUN_TRY_ASSIGN(const PlacementOptions placement,
+                            server_placement_for(model, *q, hardware, settings));
         CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, placement));
         if (!whole) continue;
         CANITRUN_TRY_ASSIGN(auto fastest,

@@ -1,0 +1,76 @@
+#pragma once
+// What a llama.cpp server holds beside the model's weights, KV cache and compute buffers, each
+// a named term on the device where the runtime puts it (placement.hpp's ResidentTerm), at
+// llama-server's defaults. Terms that grow while the server runs start at 0 and reach their
+// most; the verdict counts the most, the headline the load.
+//
+// - prompt_cache (RAM, grows): llama-server's host prompt cache. common_params::cache_ram_mib
+//   = 8192 (common/common.h: "-1 = no limit, 0 - disable"); tools/server/server-context.cpp
+//   load_model makes server_prompt_cache(cache_ram_mib, n_ctx); its update() evicts the
+//   oldest states while the size is past the limit and raises the token limit to what fits
+//   the size (ggml-org/llama.cpp PR #16391). At most --cache-ram.
+// - ctx_checkpoints (RAM, grows): a copy per checkpoint of the sliding-window layers' cache of
+//   one sequence and of its recurrent state (server-context.cpp: the checkpoint's data is
+//   llama_state_seq_get_data_ext(..., LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY), a host vector),
+//   made only for SWA (without --swa-full), recurrent and hybrid models; at most
+//   common_params::n_ctx_checkpoints per slot. Its default: 8 in the mainline common.h read
+//   for this work (it was 3 when checkpoints were added, PR #15293; a later version read
+//   has 32 with a minimum spacing of 8192 tokens between them). Not confirmed for 5b4ebc5.
+// - cpu_repack (RAM, at load): cpu_repack.hpp; only on a machine without a GPU.
+// - draft:<model> (GPUs and RAM, at load): -md's model, loaded with every layer on the GPUs
+//   (common_params_speculative::n_gpu_layers -1: the default, all), split like the main model
+//   by the devices' memory (llama.cpp splits by free memory, after the main model: on
+//   several unequal GPUs this is an approximation), with its own context of the main's
+//   context and sequences (params_dft.n_ctx = n_ctx_seq, one per slot) and its own compute
+//   buffers, in the same process (no second CUDA context). KV types f16 (-ctkd / -ctvd).
+// - also:<model> (GPUs and RAM, at load): another model resident at once (llama-server's
+//   router keeps each in a child process: its own runtime memory on each GPU it uses), at the
+//   main model's context per sequence capped at its window. Its own prompt cache is not
+//   counted.
+// - --no-kv-offload moves each layer's KV cache and recurrent state to RAM (placement.cpp).
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "canitrun/cpu_repack.hpp"
+#include "canitrun/hardware.hpp"
+#include "canitrun/placement.hpp"
+
+namespace canitrun {
+
+struct PlanSettings;
+
+inline constexpr Bytes kDefaultCacheRam = 8192ULL << 20;    // --cache-ram 8192 (MiB)
+inline constexpr std::uint64_t kDefaultCtxCheckpoints = 8;  // --ctx-checkpoints 8
+
+struct ResidentModel {
+    const Model* model = nullptr;
+    const Quant* quant = nullptr;
+};
+
+struct ServerSettings {
+    Bytes cache_ram = kDefaultCacheRam;  // 0: no prompt cache
+    std::uint64_t ctx_checkpoints = kDefaultCtxCheckpoints;
+    bool kv_offload = true;              // false: --no-kv-offload
+    bool repack = true;                  // false: --no-repack
+    CpuIsa cpu = CpuIsa::avx2;           // the CPU's kernels, for CPU_REPACK (an assumption)
+    std::optional<ResidentModel> draft;  // --draft
+    std::vector<ResidentModel> also;     // --also
+};
+
+// placement_for's options for the model at the quantization on the hardware, with the
+// server's terms of the settings (the llama.cpp rule; the quick rule has none).
+Result<PlacementOptions> server_placement_for(const Model& model, const Quant& quant,
+                                              const Hardware& hardware,
+                                              const PlanSettings& settings,
+                                              PlacementOptions user = {});
+
+// A companion model's bytes per device: planned by the same rule with `settings`, every
+// layer on the GPUs (all in RAM without one), no margin; `own_process`: with the runtime's
+// own memory on each GPU it uses.
+Result<Companion> place_companion(const std::string& name, const ResidentModel& model,
+                                  const Hardware& hardware, const PlanSettings& settings,
+                                  bool own_process);
+
+}  // namespace canitrun

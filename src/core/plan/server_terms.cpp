@@ -1,0 +1,80 @@
+#include "canitrun/server_terms.hpp"
+
+#include <algorithm>
+
+#include "canitrun/context_window.hpp"
+#include "canitrun/plan_settings.hpp"
+
+namespace canitrun {
+
+Result<Companion> place_companion(const std::string& name, const ResidentModel& model,
+                                  const Hardware& hardware, const PlanSettings& settings,
+                                  bool own_process) {
+    PlanSettings s = settings_for_model(*model.model, settings);
+    s.server = ServerSettings{};
+    s.server.cache_ram = 0;
+    s.server.ctx_checkpoints = 0;
+    s.margin = 0;
+    CANITRUN_TRY_ASSIGN(auto parts, plan_parts(*model.model, *model.quant, s));
+    PlacementOptions o = placement_for(hardware, s);
+    o.margin = 0;
+    if (!own_process) o.gpu_runtime.clear();
+    o.server.kv_in_ram = !settings.server.kv_offload;
+    CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, o));
+    Companion c{name, {}, p.ram.total()};
+    for (const auto& g : p.gpus) c.gpus.push_back(g.total());
+    return c;
+}
+
+namespace {
+
+// The draft model's settings: the main model's context and sequences (one draft context per
+// slot of n_ctx_seq cells is the same cells), f16 KV, nothing of the server's own.
+PlanSettings draft_settings(const PlanSettings& main) {
+    PlanSettings s = main;
+    s.cache_type_k = "f16";
+    s.cache_type_v = "f16";
+    s.estimate.kv_type = {};
+    return s;
+}
+
+// Another resident model's settings: one sequence at the main model's context per sequence,
+// capped at the model's own window.
+PlanSettings also_settings(const PlanSettings& main, const Model& model) {
+    PlanSettings s = main;
+    s.n_seq = 1;
+    s.estimate.context = std::min(sequence_context(main), longest_supported_context(model));
+    return s;
+}
+
+}  // namespace
+
+Result<PlacementOptions> server_placement_for(const Model& model, const Quant& quant,
+                                              const Hardware& hardware,
+                                              const PlanSettings& settings, PlacementOptions user) {
+    PlacementOptions o = placement_for(hardware, settings, std::move(user));
+    if (settings.rule == Rule::quick) return o;
+    const ServerSettings& s = settings.server;
+    ServerTerms& t = o.server;
+    t.prompt_cache = s.cache_ram;
+    t.checkpoints = checked::mul(s.ctx_checkpoints, std::max<std::uint64_t>(settings.n_seq, 1));
+    t.kv_streams = std::max<std::uint64_t>(settings.n_seq, 1);
+    t.sequences = t.kv_streams;
+    t.kv_in_ram = !s.kv_offload;
+    if (hardware.gpus.empty() && s.repack) {
+        CANITRUN_TRY_ASSIGN(t.cpu_repack, llamacpp_repack_bytes(model, quant, s.cpu));
+    }
+    if (s.draft) {
+        CANITRUN_TRY_ASSIGN(auto c, place_companion("draft:" + s.draft->model->id, *s.draft,
+                                                    hardware, draft_settings(settings), false));
+        t.companions.push_back(std::move(c));
+    }
+    for (const auto& a : s.also) {
+        CANITRUN_TRY_ASSIGN(auto c, place_companion("also:" + a.model->id, a, hardware,
+                                                    also_settings(settings, *a.model), true));
+        t.companions.push_back(std::move(c));
+    }
+    return o;
+}
+
+}  // namespace canitrun
