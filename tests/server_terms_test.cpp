@@ -26,8 +26,8 @@ ResidentTerm term(const Share& s, const std::string& name) {
 
 Placement plan_of(const std::string& model, const std::string& quant,
                   const std::vector<std::string>& gpus, const PlanSettings& settings) {
-    const auto a = answer_for(test::model(model), test::quant(quant), test::hardware_of(gpus),
-                              settings);
+    const auto a =
+        answer_for(test::model(model), test::quant(quant), test::hardware_of(gpus), settings);
     REQUIRE(a);
     return a->plan.placement;
 }
@@ -152,8 +152,8 @@ TEST_CASE("server terms: Llama 3.3 70B with a 1B draft on 2x3090") {
     for (std::size_t d = 0; d < 2; ++d) {
         CHECK(own.gpus[d] - same.gpus[d] == runtime_overhead_bytes(Backend::cuda));
     }
-    const auto args = llama_server_args(
-        {&test::model("llama-3.3-70b"), &test::quant("Q4_K_M"), ""}, s, nullptr, &on);
+    const auto args = llama_server_args({&test::model("llama-3.3-70b"), &test::quant("Q4_K_M"), ""},
+                                        s, nullptr, &on);
     CHECK(std::find(args.begin(), args.end(), "-ngld") != args.end());
 }
 

@@ -122,6 +122,11 @@ struct Placement {
     bool all_experts_in_ram() const;
 };
 
+// One context checkpoint of one sequence (the rule is in placement.cpp): the sliding-window
+// layers' cache of one stream and the recurrent state of one sequence; 0 for a model with
+// neither (llama-server makes no checkpoints for it).
+Bytes checkpoint_bytes(const ModelParts& parts, const ServerTerms& server);
+
 Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                         const PlacementOptions& options);
 

@@ -66,6 +66,18 @@ Result<PlacementOptions> server_placement_for(const Model& model, const Quant& q
                                               const PlanSettings& settings,
                                               PlacementOptions user = {});
 
+// What grows after load in RAM under the settings (the llama.cpp rule; nothing under the
+// quick rule): the prompt cache at its most and the checkpoints at their most, the same terms
+// the placement adds.
+struct ServerGrowth {
+    Bytes prompt_cache = 0;
+    Bytes checkpoints = 0;               // all of them
+    std::uint64_t checkpoint_count = 0;  // per sequence x sequences; 0 when none are made
+    Bytes total() const { return checked::add(prompt_cache, checkpoints); }
+};
+Result<ServerGrowth> server_growth(const Model& model, const Quant& quant,
+                                   const PlanSettings& settings);
+
 // A companion model's bytes per device: planned by the same rule with `settings`, every
 // layer on the GPUs (all in RAM without one), no margin; `own_process`: with the runtime's
 // own memory on each GPU it uses.

@@ -39,6 +39,22 @@ void add_share_row(Table& t, const std::string& label, const Share& s,
                format_gb(s.total()), format_gb(s.capacity), s.fits() ? "" : "over"});
 }
 
+// A plan whose every device holds its load but not what grows after it (llama-server's prompt
+// cache and checkpoints): the device, and the flags that bound the growth.
+std::optional<std::string> over_once_grown(const Placement& p) {
+    const auto loads = [](const Share& s) { return s.total() <= s.capacity; };
+    bool load_fits = loads(p.ram);
+    for (const auto& g : p.gpus) load_fits = load_fits && loads(g);
+    const auto over = first_overflow(p);
+    if (!load_fits || !over) return std::nullopt;
+    return fmt::format(
+        "Fits at load, but not what llama-server holds after it: {} would reach {} of {} with "
+        "its prompt cache and context checkpoints at their most; lower --cache-ram or "
+        "--ctx-checkpoints.",
+        over->gpu ? fmt::format("GPU {}", *over->gpu) : std::string("system RAM"),
+        format_gb(over->need), format_gb(over->capacity));
+}
+
 // The sentence of a plan that fits whole: which split, and why when it is not the default.
 std::string native_sentence(const Placement& p, const Hardware& h) {
     if (p.split_found) {
@@ -100,6 +116,7 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
                 need == "cuda" ? "NVIDIA (CUDA)" : need, d.gpu->short_name);
         }
     }
+    if (const auto grown = over_once_grown(p)) return *grown;
     if (h.unified()) {
         return fmt::format("Does not fit: needs {} and the GPU may use {} of unified memory.",
                            format_gb(p.gpu_total()), format_gb(h.gpu_memory()));

@@ -104,6 +104,9 @@ void write_header(std::ostream& out, const ModelReport& r) {
          r.smallest_gpu ? display_name(*r.smallest_gpu) : "no single GPU holds it");
     fact(out, "KV cache, full context", format_gb(r.kv_full_context),
          fmt::format("{} of {} layers cache", count_kv_layers(m), m.arch.layers));
+    if (r.growth && r.growth->total() > 0) {
+        fact(out, "Grows after load", format_gb(r.growth->total()), growth_sentence(r));
+    }
     if (m.arch.moe) {
         fact(out, "Active experts",
              fmt::format("{} routed{}", m.arch.moe->experts_per_token,

@@ -233,6 +233,13 @@ json model_report_json(const ModelReport& r) {
             {"best_with_offload", choice_json(r.vram->best_offload)}};
     }
     if (r.hardware) out["hardware"] = hardware_report_json(*r.model, *r.hardware);
+    if (r.growth) {
+        out["grows_after_load"] = {{"prompt_cache_bytes", r.growth->prompt_cache},
+                                   {"checkpoints_bytes", r.growth->checkpoints},
+                                   {"checkpoints", r.growth->checkpoint_count},
+                                   {"total_bytes", r.growth->total()},
+                                   {"text", growth_sentence(r)}};
+    }
     return out;
 }
 

@@ -368,4 +368,22 @@ std::string editorial_caveat(const ModelReport& r) {
     return s;
 }
 
+std::string growth_sentence(const ModelReport& r) {
+    if (!r.growth || r.growth->total() == 0) return {};
+    const ServerGrowth& g = *r.growth;
+    std::string parts;
+    if (g.prompt_cache > 0) {
+        parts = fmt::format("llama-server's prompt cache up to {} (--cache-ram {})",
+                            format_gb(g.prompt_cache), g.prompt_cache >> 20);
+    }
+    if (g.checkpoints > 0) {
+        parts += fmt::format("{}{} context checkpoints, {}", parts.empty() ? "" : " and ",
+                             g.checkpoint_count, format_gb(g.checkpoints));
+    }
+    return fmt::format(
+        "Up to {} more in RAM after load: {}. Every verdict here counts it at its most "
+        "against {} GB of RAM.",
+        format_gb(g.total()), parts, r.fit.ram_gb);
+}
+
 }  // namespace canitrun::cli

@@ -33,6 +33,11 @@ struct LayerPatternFacts {
     std::vector<PatternLegend> legend;
 };
 
+// What grows after load in RAM (llama-server's prompt cache and context checkpoints) and that
+// every verdict counts it at its most; empty when nothing grows (the quick rule, --cache-ram 0
+// on a model that makes no checkpoints).
+std::string growth_sentence(const ModelReport& report);
+
 // "262,144 tokens natively, up to 1,010,000 with YaRN"
 std::string context_sentence(const Model& model);
 

@@ -103,6 +103,9 @@ void write_card(std::ostream& out, const ModelReport& r) {
     }
     t.add_row({"KV cache, full context", format_gb(r.kv_full_context), layers_note});
     t.write_rows(out);
+    if (const std::string grows = growth_sentence(r); !grows.empty()) {
+        out << "  " << grows << "\n";
+    }
 }
 
 void write_quant_table(std::ostream& out, const ModelReport& r) {

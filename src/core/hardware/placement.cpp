@@ -55,22 +55,6 @@ void add_buffers(Placement& p, const RuntimeBuffers& b, const PlacementOptions& 
     p.ram.compute = checked::add(b.output, p.gpus.empty() ? b.compute : b.host_compute);
 }
 
-// One context checkpoint of one sequence (llama_state_seq_get_size_ext with
-// LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY, llama-kv-cache-iswa.cpp / llama-memory-hybrid.cpp
-// state_write): the sliding-window layers' K and V of one stream and the recurrent state of
-// one sequence. The few bytes of cell metadata per cell (position, sequence count) are left
-// out. 0 for a model with neither: llama-server makes no checkpoints for it.
-Bytes checkpoint_bytes(const ModelParts& parts, const ServerTerms& server) {
-    Bytes sliding = 0;
-    Bytes recurrent = 0;
-    for (const auto& l : parts.layers) {
-        if (l.kind == LayerKind::sliding) sliding = checked::add(sliding, l.kv_cache);
-        recurrent = checked::add(recurrent, l.recurrent_state);
-    }
-    return checked::add(sliding / std::max<std::uint64_t>(server.kv_streams, 1),
-                        recurrent / std::max<std::uint64_t>(server.sequences, 1));
-}
-
 void add_term(Share& s, std::string name, Bytes load, Bytes most) {
     if (most == 0) return;
     s.resident.push_back(ResidentTerm{std::move(name), load, most});
@@ -196,6 +180,22 @@ Result<std::optional<Placement>> native_placement(const ModelParts& parts, const
     options.cpu_moe_layers = std::nullopt;
     CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
     return native_from(parts, hardware, options, std::move(p));
+}
+
+// One context checkpoint of one sequence (llama_state_seq_get_size_ext with
+// LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY, llama-kv-cache-iswa.cpp / llama-memory-hybrid.cpp
+// state_write): the sliding-window layers' K and V of one stream and the recurrent state of
+// one sequence. The few bytes of cell metadata per cell (position, sequence count) are left
+// out. 0 for a model with neither: llama-server makes no checkpoints for it.
+Bytes checkpoint_bytes(const ModelParts& parts, const ServerTerms& server) {
+    Bytes sliding = 0;
+    Bytes recurrent = 0;
+    for (const auto& l : parts.layers) {
+        if (l.kind == LayerKind::sliding) sliding = checked::add(sliding, l.kv_cache);
+        recurrent = checked::add(recurrent, l.recurrent_state);
+    }
+    return checked::add(sliding / std::max<std::uint64_t>(server.kv_streams, 1),
+                        recurrent / std::max<std::uint64_t>(server.sequences, 1));
 }
 
 Bytes Share::total() const {

@@ -49,6 +49,22 @@ PlanSettings also_settings(const PlanSettings& main, const Model& model) {
 
 }  // namespace
 
+Result<ServerGrowth> server_growth(const Model& model, const Quant& quant,
+                                   const PlanSettings& settings) {
+    if (settings.rule == Rule::quick) return ServerGrowth{};
+    CANITRUN_TRY_ASSIGN(const auto parts, plan_parts(model, quant, settings));
+    const auto sequences = std::max<std::uint64_t>(settings.n_seq, 1);
+    const ServerTerms terms{settings.server.cache_ram, 0, sequences, sequences, false, 0, {}};
+    const Bytes one = checkpoint_bytes(parts, terms);
+    ServerGrowth g;
+    g.prompt_cache = settings.server.cache_ram;
+    if (one > 0) {
+        g.checkpoint_count = checked::mul(settings.server.ctx_checkpoints, sequences);
+        g.checkpoints = checked::mul(g.checkpoint_count, one);
+    }
+    return g;
+}
+
 Result<PlacementOptions> server_placement_for(const Model& model, const Quant& quant,
                                               const Hardware& hardware,
                                               const PlanSettings& settings, PlacementOptions user) {
