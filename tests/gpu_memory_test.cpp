@@ -31,8 +31,8 @@ TEST_CASE("gpu memory: a Mac's raised wired limit is the GPU's usable memory") {
     // With 67 GB for the GPU the CPU side keeps 68,719,476,736 - 67,000,000,000 =
     // 1,719,476,736 B: the model fits at load, llama-server's 8 GiB prompt cache after it does
     // not (the page says so); --cache-ram 0 leaves the question this case asks.
-    CHECK(run_cli({"gpt-oss-120b", "--gpu", "m4-max-64gb", "--gpu-memory", "67", "--quiet"})
-              .code == 1);
+    CHECK(run_cli({"gpt-oss-120b", "--gpu", "m4-max-64gb", "--gpu-memory", "67", "--quiet"}).code ==
+          1);
     const auto fits = run_cli({"gpt-oss-120b", "--gpu", "m4-max-64gb", "--gpu-memory", "67",
                                "--cache-ram", "0", "--quiet"});
     CHECK(fits.code == 0);
