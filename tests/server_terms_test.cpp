@@ -9,6 +9,7 @@
 #include "canitrun/hardware_questions.hpp"
 #include "canitrun/launch_command.hpp"
 #include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/plan_settings.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -175,4 +176,49 @@ TEST_CASE("server terms: a chat and an embedding model on a 24 GB card") {
     const Placement off = plan_of("qwen3-8b", "Q4_K_M", {"rtx-4090"}, s);
     CHECK(on_gpu.load - term(off.gpus[0], name).load == 939'524'096ULL);
     CHECK(both.fits());
+}
+
+// BGE-M3 (XLM-RoBERTa large) at FP16 as llama.cpp lays out its bert architecture. Per layer:
+// q, k, v, o 4 x 1024 x 1024 and FFN up / down 2 x 1024 x 4096 = 12,582,912 weights x 2 B =
+// 25,165,824 B, and in f32 the biases (q, k, v, o 4 x 1024, up 4096, down 1024) and two norms'
+// weight and bias (4 x 1024): 13,312 floats = 53,248 B; 25,219,072 B a layer, 605,257,728 B
+// for 24. On the host (LLM_TENSOR_LAYER_INPUT): token_embd 250,002 x 1024 x 2 B =
+// 512,004,096 B, the 8,192 learned positions 16,777,216 B and the one token type 2,048 B
+// (llama-quantize leaves both in the converter's F16), the embeddings' norm 8,192 B (f32):
+// 528,791,552 B. No output head, and no KV cache at any context (create_memory: none).
+TEST_CASE("encoders: BGE-M3's bert layout and no KV cache") {
+    PlanSettings s = at_context(8192);
+    const auto parts = plan_parts(test::model("bge-m3"), test::quant("FP16"), s).value();
+    Bytes layers = 0, kv = 0;
+    for (const auto& l : parts.layers) {
+        layers += l.weights;
+        kv += l.kv_cache;
+    }
+    CHECK(layers == 605'257'728ULL);
+    CHECK(parts.input_weights == 528'791'552ULL);
+    CHECK(parts.output_weights == 0);
+    CHECK(kv == 0);
+    // At Q4_K_M the positions and the token type are still F16: the host keeps 16,779,264 B
+    // of them beside the quantized token_embd and the f32 norm.
+    const auto q4 = plan_parts(test::model("bge-m3"), test::quant("Q4_K_M"), s).value();
+    CHECK(q4.input_weights > 16'779'264ULL + 8'192ULL);
+    // An encoder's server holds no prompt cache (its sequence state has no cache to save)
+    // and no checkpoints.
+    const Placement p = plan_of("bge-m3", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(p.ram.resident.empty());
+    CHECK(p.gpus[0].kv_cache == 0);
+}
+
+// Beside a chat model, an encoder's footprint does not depend on where a KV cache would go:
+// it has none. nomic-embed-text keeps no memory either.
+TEST_CASE("encoders: an embedding encoder beside a chat model keeps no cache") {
+    const ResidentModel embed{&test::model("nomic-embed-text-v1.5"), &test::quant("FP16")};
+    PlanSettings s = at_context(8192);
+    s.server.also.push_back(embed);
+    const Placement on = plan_of("qwen3-8b", "Q4_K_M", {"rtx-4090"}, s);
+    s.server.kv_offload = false;
+    const Placement off = plan_of("qwen3-8b", "Q4_K_M", {"rtx-4090"}, s);
+    const std::string name = "also:nomic-embed-text-v1.5";
+    CHECK(term(on.gpus[0], name).load > 0);
+    CHECK(term(on.gpus[0], name).load == term(off.gpus[0], name).load);
 }

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "canitrun/context_window.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/plan_settings.hpp"
+#include "canitrun/tensor_layout.hpp"
 
 namespace canitrun {
 
@@ -47,6 +49,13 @@ PlanSettings also_settings(const PlanSettings& main, const Model& model) {
     return s;
 }
 
+// The prompt cache's most: --cache-ram, or nothing for an encoder, whose sequence state holds
+// no cache to save (llama_arch_keeps_no_memory).
+Bytes prompt_cache_most(const Model& model, const ServerSettings& server) {
+    const auto arch = llama_arch(model);
+    return arch && llama_arch_keeps_no_memory(*arch) ? 0 : server.cache_ram;
+}
+
 }  // namespace
 
 Result<ServerGrowth> server_growth(const Model& model, const Quant& quant,
@@ -54,10 +63,10 @@ Result<ServerGrowth> server_growth(const Model& model, const Quant& quant,
     if (settings.rule == Rule::quick) return ServerGrowth{};
     CANITRUN_TRY_ASSIGN(const auto parts, plan_parts(model, quant, settings));
     const auto sequences = std::max<std::uint64_t>(settings.n_seq, 1);
-    const ServerTerms terms{settings.server.cache_ram, 0, sequences, sequences, false, 0, {}};
+    const ServerTerms terms{0, 0, sequences, sequences, false, 0, {}};
     const Bytes one = checkpoint_bytes(parts, terms);
     ServerGrowth g;
-    g.prompt_cache = settings.server.cache_ram;
+    g.prompt_cache = prompt_cache_most(model, settings.server);
     if (one > 0) {
         g.checkpoint_count = checked::mul(settings.server.ctx_checkpoints, sequences);
         g.checkpoints = checked::mul(g.checkpoint_count, one);
@@ -72,7 +81,7 @@ Result<PlacementOptions> server_placement_for(const Model& model, const Quant& q
     if (settings.rule == Rule::quick) return o;
     const ServerSettings& s = settings.server;
     ServerTerms& t = o.server;
-    t.prompt_cache = s.cache_ram;
+    t.prompt_cache = prompt_cache_most(model, s);
     t.checkpoints = checked::mul(s.ctx_checkpoints, std::max<std::uint64_t>(settings.n_seq, 1));
     t.kv_streams = std::max<std::uint64_t>(settings.n_seq, 1);
     t.sequences = t.kv_streams;
