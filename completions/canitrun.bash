@@ -101,7 +101,7 @@ _canitrun() {
     local common="--json --format --quiet --data --help"
     local estimate="--quant --ctx --kv-type --ram"
     local hardware="--gpu --ram-bandwidth --gpu-memory"
-    local engine="--engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --backend --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-repack --draft --also --gpu-memory-utilization"
+    local engine="--engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --backend --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-repack --mtp --draft --also --gpu-memory-utilization"
     if [[ $cur == -* ]]; then
         case $sub in
             gpus) mapfile -t COMPREPLY < <(compgen -W "$common $estimate --users" -- "$cur") ;;

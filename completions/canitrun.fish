@@ -65,6 +65,7 @@ complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l cac
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l ctx-checkpoints -x -d 'Context checkpoints per sequence'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l no-kv-offload -d 'KV cache in system RAM'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l no-repack -d 'No repacked copy of the weights on the CPU'
+complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l mtp -d 'Draft with the model'"'"'s own MTP layers'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l draft -x -a '(__canitrun_names models)' -d 'A draft model for speculative decoding'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l also -x -a '(__canitrun_names models)' -d 'Another model resident at once'
 complete -c canitrun -n "$no_sub; or __fish_seen_subcommand_from compare" -l gpu-memory-utilization -x -d 'vLLM budget share'

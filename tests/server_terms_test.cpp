@@ -9,6 +9,7 @@
 #include "canitrun/hardware_questions.hpp"
 #include "canitrun/launch_command.hpp"
 #include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/plan_settings.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
@@ -221,4 +222,27 @@ TEST_CASE("encoders: an embedding encoder beside a chat model keeps no cache") {
     const std::string name = "also:nomic-embed-text-v1.5";
     CHECK(term(on.gpus[0], name).load > 0);
     CHECK(term(on.gpus[0], name).load == term(off.gpus[0], name).load);
+}
+
+// Qwen 3.5 27B with its MTP layer (mtp_num_hidden_layers 1) drafting, at FP16 and 8,192
+// tokens. The MTP block is a full-attention layer like the stack's: q 5120 x 12,288 (24 heads x
+// 256, doubled for the output gate), k and v 5120 x 1024 (4 KV heads x 256), o 6144 x 5120,
+// FFN gate / up / down 3 x 5120 x 17,408 = 372,244,480 weights x 2 B = 744,488,960 B; the two
+// layer norms (5120) and q / k norms (256) in f32: 43,008 B. Its nextn.eh_proj 10,240 x 5120
+// x 2 B = 104,857,600 B and three norms 3 x 5120 x 4 B = 61,440 B. Weights: 849,451,008 B.
+// Its KV at 8,192 cells: 8,192 x 4 x 256 x 2 B x 2 = 33,554,432 B. In all 883,005,440 B, held
+// from load on the GPU with the output head; nothing without --mtp.
+TEST_CASE("server terms: Qwen 3.5 27B with its MTP layer") {
+    const Model& m = test::model("qwen3.5-27b");
+    CHECK(m.arch.mtp_layers == 1);
+    CHECK(llamacpp_mtp_weight_bytes(m, test::quant("FP16")).value() == 849'451'008ULL);
+    PlanSettings s = at_context(8192);
+    CHECK(term(plan_of("qwen3.5-27b", "FP16", {"h100-sxm"}, s).gpus[0], "mtp").most == 0);
+    s.server.mtp = true;
+    const Placement p = plan_of("qwen3.5-27b", "FP16", {"h100-sxm"}, s);
+    const ResidentTerm mtp = term(p.gpus[0], "mtp");
+    CHECK(mtp.load == 883'005'440ULL);
+    CHECK_FALSE(mtp.grows());
+    const auto args = llama_server_args({&m, &test::quant("FP16"), ""}, s, nullptr, &p);
+    CHECK(std::find(args.begin(), args.end(), "draft-mtp") != args.end());
 }

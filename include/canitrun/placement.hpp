@@ -56,6 +56,7 @@ struct ServerTerms {
     std::uint64_t sequences = 1;    // the recurrent state's sequences (one per checkpoint)
     bool kv_in_ram = false;         // --no-kv-offload: KV cache and recurrent state in RAM
     Bytes cpu_repack = 0;           // CPU_REPACK's copy, on a machine without a GPU
+    Bytes mtp = 0;                  // the MTP layers and their KV, with the output head
     std::vector<Companion> companions;
 };
 

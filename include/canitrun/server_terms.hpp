@@ -27,6 +27,11 @@
 //   router keeps each in a child process: its own runtime memory on each GPU it uses), at the
 //   main model's context per sequence capped at its window. Its own prompt cache is not
 //   counted.
+// - mtp (the device of the output head, at load): with --mtp, the model's multi-token-
+//   prediction layers (llamacpp_mtp_weight_bytes) and one full-attention layer's KV cache each
+//   at the context, as current llama.cpp drafts with them (--spec-type draft-mtp, a draft
+//   context on the target model's own MTP layers). Not confirmed for 5b4ebc5, which predates
+//   that path; the MTP draft context's compute buffer is not counted.
 // - --no-kv-offload moves each layer's KV cache and recurrent state to RAM (placement.cpp).
 
 #include <cstdint>
@@ -55,6 +60,7 @@ struct ServerSettings {
     bool kv_offload = true;              // false: --no-kv-offload
     bool repack = true;                  // false: --no-repack
     CpuIsa cpu = CpuIsa::avx2;           // the CPU's kernels, for CPU_REPACK (an assumption)
+    bool mtp = false;                    // --mtp: draft with the model's own MTP layers
     std::optional<ResidentModel> draft;  // --draft
     std::vector<ResidentModel> also;     // --also
 };

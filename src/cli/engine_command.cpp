@@ -236,6 +236,7 @@ Result<bool> refuse_llama_flags(const EngineFlags& f, const std::string& engine)
         {"--ctx-checkpoints", f.ctx_checkpoints != defaults.ctx_checkpoints},
         {"--no-kv-offload", f.no_kv_offload},
         {"--no-repack", f.no_repack},
+        {"--mtp", f.mtp},
         {"--draft", !f.draft.empty()},
         {"--also", !f.also.empty()}};
     for (const auto& [flag, given] : llama_only) {
@@ -283,6 +284,7 @@ Result<PlanSettings> plan_settings_from_flags(const EngineFlags& f,
                         parse_count(f.ctx_checkpoints, "--ctx-checkpoints", 1ULL << 16));
     s.server.kv_offload = !f.no_kv_offload;
     s.server.repack = !f.no_repack;
+    s.server.mtp = f.mtp;
     return s;
 }
 

@@ -28,6 +28,7 @@ struct EngineFlags {
     std::string ctx_checkpoints = "8";  // --ctx-checkpoints per sequence
     bool no_kv_offload = false;         // --no-kv-offload
     bool no_repack = false;             // --no-repack
+    bool mtp = false;                   // --mtp
     std::string draft;                  // --draft MODEL[:QUANT]
     std::vector<std::string> also;      // --also MODEL[:QUANT], repeatable
 };

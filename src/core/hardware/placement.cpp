@@ -66,6 +66,10 @@ void add_server_terms(Placement& p, const ModelParts& parts, const ServerTerms& 
     add_term(p.ram, "ctx_checkpoints", 0,
              checked::mul(server.checkpoints, checkpoint_bytes(parts, server)));
     if (p.gpus.empty()) add_term(p.ram, "cpu_repack", server.cpu_repack, server.cpu_repack);
+    // llama.cpp's layers past the stack go where the output head goes (dev_output)
+    Share* head = p.ram.output ? &p.ram : nullptr;
+    for (auto& g : p.gpus) head = g.output ? &g : head;
+    if (head != nullptr) add_term(*head, "mtp", server.mtp, server.mtp);
     for (const auto& c : server.companions) {
         for (std::size_t d = 0; d < c.gpus.size() && d < p.gpus.size(); ++d) {
             add_term(p.gpus[d], c.name, c.gpus[d], c.gpus[d]);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "canitrun/context_window.hpp"
+#include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/plan_settings.hpp"
 #include "canitrun/tensor_layout.hpp"
@@ -56,6 +57,19 @@ Bytes prompt_cache_most(const Model& model, const ServerSettings& server) {
     return arch && llama_arch_keeps_no_memory(*arch) ? 0 : server.cache_ram;
 }
 
+// The MTP layers' weights and, each, a full-attention layer's KV cache at the settings.
+Result<Bytes> mtp_bytes(const Model& model, const Quant& quant, const PlanSettings& settings) {
+    CANITRUN_TRY_ASSIGN(const Bytes weights, llamacpp_mtp_weight_bytes(model, quant));
+    if (weights == 0) return Bytes{0};
+    CANITRUN_TRY_ASSIGN(const auto options, llamacpp_options(settings, Backend::cuda));
+    CANITRUN_TRY_ASSIGN(const auto caches, llamacpp_group_caches(model, options));
+    Bytes kv = 0;
+    for (std::size_t g = 0; g < model.arch.layer_groups.size() && g < caches.size(); ++g) {
+        if (model.arch.layer_groups[g].kind == LayerKind::full) kv = caches[g].kv;
+    }
+    return checked::add(weights, checked::mul(kv, model.arch.mtp_layers));
+}
+
 }  // namespace
 
 Result<ServerGrowth> server_growth(const Model& model, const Quant& quant,
@@ -63,7 +77,9 @@ Result<ServerGrowth> server_growth(const Model& model, const Quant& quant,
     if (settings.rule == Rule::quick) return ServerGrowth{};
     CANITRUN_TRY_ASSIGN(const auto parts, plan_parts(model, quant, settings));
     const auto sequences = std::max<std::uint64_t>(settings.n_seq, 1);
-    const ServerTerms terms{0, 0, sequences, sequences, false, 0, {}};
+    ServerTerms terms;
+    terms.kv_streams = sequences;
+    terms.sequences = sequences;
     const Bytes one = checkpoint_bytes(parts, terms);
     ServerGrowth g;
     g.prompt_cache = prompt_cache_most(model, settings.server);
@@ -88,6 +104,9 @@ Result<PlacementOptions> server_placement_for(const Model& model, const Quant& q
     t.kv_in_ram = !s.kv_offload;
     if (hardware.gpus.empty() && s.repack) {
         CANITRUN_TRY_ASSIGN(t.cpu_repack, llamacpp_repack_bytes(model, quant, s.cpu));
+    }
+    if (s.mtp) {
+        CANITRUN_TRY_ASSIGN(t.mtp, mtp_bytes(model, quant, settings));
     }
     if (s.draft) {
         CANITRUN_TRY_ASSIGN(auto c, place_companion("draft:" + s.draft->model->id, *s.draft,
