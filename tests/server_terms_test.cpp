@@ -11,6 +11,7 @@
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/plan_settings.hpp"
+#include "canitrun/verify_server.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -245,4 +246,41 @@ TEST_CASE("server terms: Qwen 3.5 27B with its MTP layer") {
     CHECK_FALSE(mtp.grows());
     const auto args = llama_server_args({&m, &test::quant("FP16"), ""}, s, nullptr, &p);
     CHECK(std::find(args.begin(), args.end(), "draft-mtp") != args.end());
+}
+
+// verify reads what the server printed: the prompt cache's limit at load, the checkpoints it
+// made (the largest: a Gemma 3 27B checkpoint of a full window, 654,311,424 B = 624 MiB, as
+// above), and the CPU_REPACK buffer (Llama 3.2 1B at Q4_0: 547,356,672 B = 522 MiB).
+TEST_CASE("server terms: verify reads the prompt cache, checkpoints and CPU_REPACK") {
+    const std::string text =
+        "llama_context: constructing llama_context\n"
+        "llama_context: n_seq_max     = 1\n"
+        "llama_context: n_ctx         = 8192\n"
+        "llama_context: n_ubatch      = 512\n"
+        "srv    load_model: prompt cache is enabled, size limit: 4096 MiB\n"
+        "slot update_slots: id  0 | task 0 | created context checkpoint 1 of 8 (pos_min = 0, "
+        "pos_max = 1535, size = 624.000 MiB)\n"
+        "slot update_slots: id  0 | task 4 | created context checkpoint 2 of 8 (pos_min = 512, "
+        "pos_max = 2047, size = 312.000 MiB)\n";
+    const auto log = parse_llama_log(text).value();
+    CHECK(log.server.prompt_cache_limit == 4'294'967'296ULL);
+    CHECK(log.server.checkpoints_per_slot == 8);
+    CHECK(log.server.checkpoint_largest == 654'311'424ULL);
+    const auto rows = verify_server_terms(log, &test::model("gemma-3-27b"), test::quant("Q4_K_M"));
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].term == "prompt_cache_limit");
+    CHECK(rows[0].estimate == 8'589'934'592ULL);
+    CHECK(rows[1].term == "ctx_checkpoint");
+    CHECK(rows[1].estimate == 654'311'424ULL);
+    CHECK(rows[1].actual == 654'311'424ULL);
+
+    const auto repack = parse_llama_log(
+                            "load_tensors:   CPU_REPACK model buffer size =   522.00 MiB\n"
+                            "load_tensors:   CPU_Mapped model buffer size =   702.40 MiB\n")
+                            .value();
+    const auto r = verify_server_terms(repack, &test::model("llama-3.2-1b"), test::quant("Q4_0"));
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].term == "cpu_repack");
+    CHECK(r[0].estimate == 547'356'672ULL);
+    CHECK(r[0].actual == 547'356'672ULL);
 }

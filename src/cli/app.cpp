@@ -138,7 +138,7 @@ void add_engine_flags(CLI::App& app, EngineFlags& f) {
     app.add_flag("--no-repack", f.no_repack,
                  "llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL weights on the CPU");
     app.add_flag("--mtp", f.mtp,
-                 "llama.cpp: draft with the model's own MTP layers (--spec-type draft-mtp)");
+                 "llama.cpp: draft with the model's own MTP layers (llama-server's draft-mtp)");
     app.add_option("--draft", f.draft,
                    "llama.cpp: a draft model for speculative decoding, MODEL or MODEL:QUANT")
         ->check(non_empty());
