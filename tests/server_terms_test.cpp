@@ -11,6 +11,7 @@
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/plan_settings.hpp"
+#include "canitrun/speculative_speed.hpp"
 #include "canitrun/verify_server.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
@@ -283,4 +284,25 @@ TEST_CASE("server terms: verify reads the prompt cache, checkpoints and CPU_REPA
     CHECK(r[0].term == "cpu_repack");
     CHECK(r[0].estimate == 547'356'672ULL);
     CHECK(r[0].actual == 547'356'672ULL);
+}
+
+// Speculative decoding's speed, by hand: a target at 20 tokens/s, a draft at 400, up to 16
+// drafted tokens a step. Each step costs 16 / 400 + 1 / 20 = 0.09 s. With 70 % accepted a step
+// yields (1 - 0.7^17) / 0.3 = 3.32558 tokens: 36.951 tokens/s; with none accepted 1 token:
+// 11.11 tokens/s, slower than the target alone.
+TEST_CASE("server terms: speculative decoding's speed is an assumption worked as stated") {
+    CHECK(speculative_tokens_per_s(20, 400, 0.7, 16) == Approx(36.951).epsilon(1e-4));
+    CHECK(speculative_tokens_per_s(20, 400, 0.0, 16) == Approx(11.111).epsilon(1e-4));
+    CHECK(speculative_tokens_per_s(0, 400, 0.7, 16) == 0);
+    // Through the plan: Llama 3.3 70B with a 1B draft on 2x3090 gains, at the assumption.
+    PlanSettings s = at_context(8192);
+    s.server.draft = ResidentModel{&test::model("llama-3.2-1b"), &test::quant("Q4_K_M")};
+    const auto a = answer_for(test::model("llama-3.3-70b"), test::quant("Q4_K_M"),
+                              test::hardware_of({"rtx-3090", "rtx-3090"}), s)
+                       .value();
+    REQUIRE(a.speculative.has_value());
+    CHECK(a.speculative->acceptance == 0.7);
+    CHECK(a.speculative->tokens_per_s ==
+          Approx(speculative_tokens_per_s(a.speed.decode_tokens_per_s,
+                                          a.speculative->draft_tokens_per_s, 0.7, 16)));
 }

@@ -84,6 +84,16 @@ struct ServerGrowth {
 Result<ServerGrowth> server_growth(const Model& model, const Quant& quant,
                                    const PlanSettings& settings);
 
+// The draft model's settings: the main model's context and sequences (one draft context per
+// slot of n_ctx_seq cells is the same cells), f16 KV, nothing of the server's own.
+PlanSettings draft_settings(const PlanSettings& main);
+
+// A companion model placed on its own: planned by the same rule with `settings`, every layer on
+// the GPUs (all in RAM without one), no margin; `own_process`: with the runtime's own memory on
+// each GPU it uses.
+Result<Placement> companion_placement(const ResidentModel& model, const Hardware& hardware,
+                                      const PlanSettings& settings, bool own_process);
+
 // A companion model's bytes per device: planned by the same rule with `settings`, every
 // layer on the GPUs (all in RAM without one), no margin; `own_process`: with the runtime's
 // own memory on each GPU it uses.

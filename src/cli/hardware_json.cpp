@@ -58,16 +58,26 @@ json hardware_answer_json(const HardwareAnswer& a, const Hardware& hardware) {
     const Placement& p = a.plan.placement;
     json devices = json::array();
     for (const auto& g : p.gpus) devices.push_back(share_json(g));
-    return {{"quant", a.quant->id},
-            {"context", a.settings.estimate.context},
-            {"plan", plan_kind_name(a.plan.kind)},
-            {"gpu_layers", p.gpu_layers},
-            {"cpu_moe_layers", p.cpu_moe_layers},
-            {"tensor_split", p.tensor_split},
-            {"gpus", devices},
-            {"ram", share_json(p.ram)},
-            {"gpu_total_bytes", p.gpu_total()},
-            {"speed", speed_json(a, hardware)}};
+    json out = {{"quant", a.quant->id},
+                {"context", a.settings.estimate.context},
+                {"plan", plan_kind_name(a.plan.kind)},
+                {"gpu_layers", p.gpu_layers},
+                {"cpu_moe_layers", p.cpu_moe_layers},
+                {"tensor_split", p.tensor_split},
+                {"gpus", devices},
+                {"ram", share_json(p.ram)},
+                {"gpu_total_bytes", p.gpu_total()},
+                {"speed", speed_json(a, hardware)}};
+    if (a.speculative) {
+        const SpeculativeSpeed& s = *a.speculative;
+        out["speculative"] = {{"target_tokens_per_s", s.target_tokens_per_s},
+                              {"draft_tokens_per_s", s.draft_tokens_per_s},
+                              {"acceptance", s.acceptance},
+                              {"draft_max", s.draft_max},
+                              {"tokens_per_s", s.tokens_per_s},
+                              {"assumed", true}};
+    }
+    return out;
 }
 
 json serving_speed_json(const ServingSpeed& s) {

@@ -186,6 +186,17 @@ void write_resident(std::ostream& out, const Placement& p, const Hardware& h) {
         << "\n";
 }
 
+// Speculative decoding with a draft model: an assumption, said as one.
+void write_speculative(std::ostream& out, const HardwareAnswer& a) {
+    if (!a.speculative || !a.settings.server.draft) return;
+    const SpeculativeSpeed& s = *a.speculative;
+    out << fmt::format(
+        "  With the draft {}: about {} generating (the draft alone {}; assumed: {:.0f} % of "
+        "drafted tokens accepted, up to {} drafted a step; no measured band)\n",
+        a.settings.server.draft->model->id, format_rate(s.tokens_per_s),
+        format_rate(s.draft_tokens_per_s), s.acceptance * 100, s.draft_max);
+}
+
 }  // namespace
 
 void write_plan(std::ostream& out, const HardwareAnswer& a, const Hardware& h,
@@ -291,6 +302,7 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
 
     if (a.plan.kind != PlanKind::none && a.speed.decode_tokens_per_s > 0) {
         write_speed(out, a, h);
+        write_speculative(out, a);
     } else if (a.plan.kind != PlanKind::none) {
         out << "\n  Speed: unknown (no bandwidth on record for this device)\n";
     }

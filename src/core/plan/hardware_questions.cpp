@@ -77,10 +77,14 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
     CANITRUN_TRY_ASSIGN(auto plan, fastest_plan(model, quant, parts, hardware, settings, options,
                                                 std::move(found)));
     if (!hardware_runs(hardware, quant)) plan.kind = PlanKind::none;
-    HardwareAnswer a{&quant, settings, plan, {}, {}};
+    HardwareAnswer a{&quant, settings, plan, {}, {}, {}};
     a.speed = estimate_speed(model, quant, plan.placement, hardware, settings.estimate.context,
                              settings.ubatch, settings.n_seq);
     a.measured = measured_on(model, quant, hardware);
+    if (plan.kind != PlanKind::none) {
+        CANITRUN_TRY_ASSIGN(a.speculative,
+                            speculative_speed(hardware, settings, a.speed.decode_tokens_per_s));
+    }
     return a;
 }
 
@@ -176,7 +180,7 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
                             fastest_plan(model, *q, parts, hardware, settings, placement,
                                          Plan{PlanKind::native, std::move(*whole)}));
         const Placement& placed = fastest.placement;
-        HardwareAnswer a{q, settings, Plan{PlanKind::native, placed}, {}, {}};
+        HardwareAnswer a{q, settings, Plan{PlanKind::native, placed}, {}, {}, {}};
         a.speed = estimate_speed(model, *q, placed, hardware, settings.estimate.context,
                                  settings.ubatch, settings.n_seq);
         a.measured = measured_on(model, *q, hardware);

@@ -10,9 +10,8 @@
 
 namespace canitrun {
 
-Result<Companion> place_companion(const std::string& name, const ResidentModel& model,
-                                  const Hardware& hardware, const PlanSettings& settings,
-                                  bool own_process) {
+Result<Placement> companion_placement(const ResidentModel& model, const Hardware& hardware,
+                                      const PlanSettings& settings, bool own_process) {
     PlanSettings s = settings_for_model(*model.model, settings);
     s.server = ServerSettings{};
     s.server.cache_ram = 0;
@@ -23,16 +22,18 @@ Result<Companion> place_companion(const std::string& name, const ResidentModel& 
     o.margin = 0;
     if (!own_process) o.gpu_runtime.clear();
     o.server.kv_in_ram = !settings.server.kv_offload;
-    CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, o));
+    return place(parts, hardware, o);
+}
+
+Result<Companion> place_companion(const std::string& name, const ResidentModel& model,
+                                  const Hardware& hardware, const PlanSettings& settings,
+                                  bool own_process) {
+    CANITRUN_TRY_ASSIGN(auto p, companion_placement(model, hardware, settings, own_process));
     Companion c{name, {}, p.ram.total()};
     for (const auto& g : p.gpus) c.gpus.push_back(g.total());
     return c;
 }
 
-namespace {
-
-// The draft model's settings: the main model's context and sequences (one draft context per
-// slot of n_ctx_seq cells is the same cells), f16 KV, nothing of the server's own.
 PlanSettings draft_settings(const PlanSettings& main) {
     PlanSettings s = main;
     s.cache_type_k = "f16";
@@ -40,6 +41,8 @@ PlanSettings draft_settings(const PlanSettings& main) {
     s.estimate.kv_type = {};
     return s;
 }
+
+namespace {
 
 // Another resident model's settings: one sequence at the main model's context per sequence,
 // capped at the model's own window.
