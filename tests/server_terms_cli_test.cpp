@@ -35,7 +35,7 @@ TEST_CASE("cli: --gpu RTX 4090 says what grows after load and that the plan hold
     REQUIRE(o.code == 0);
     const auto sel = nlohmann::json::parse(o.out)["hardware"]["selected"];
     CHECK(sel["plan"] == "native");
-    const auto ram = sel["ram"];
+    const auto& ram = sel["ram"];
     CHECK(ram["most_bytes"].get<std::uint64_t>() - ram["total_bytes"].get<std::uint64_t>() ==
           9116844032ULL);
     CHECK(ram["resident"][0]["name"] == "prompt_cache");
@@ -54,7 +54,7 @@ TEST_CASE("cli: --cache-ram and --ctx-checkpoints on the plan and the command") 
                             "--ctx-checkpoints", "2", "--json"});
     REQUIRE(o.code == 0);
     const auto doc = nlohmann::json::parse(o.out)["hardware"];
-    const auto ram = doc["selected"]["ram"];
+    const auto& ram = doc["selected"]["ram"];
     CHECK(ram["resident"].size() == 1);
     CHECK(ram["resident"][0]["name"] == "ctx_checkpoints");
     CHECK(ram["resident"][0]["most_bytes"] == 1308622848ULL);

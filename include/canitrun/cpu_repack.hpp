@@ -14,8 +14,11 @@
 // first: with a GPU the weights in RAM are not repacked (--no-host would allow it; not
 // planned). --no-repack (use_extra_bufts = false) turns it off.
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
+#include "canitrun/checked.hpp"
 #include "canitrun/error.hpp"
 #include "canitrun/model.hpp"
 #include "canitrun/quant.hpp"

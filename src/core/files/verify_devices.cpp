@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "canitrun/llamacpp_parts.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/placement.hpp"
 #include "canitrun/verify.hpp"
 

@@ -10,7 +10,7 @@ namespace canitrun {
 double speculative_tokens_per_s(double target, double draft, double acceptance,
                                 std::uint64_t draft_max) {
     if (target <= 0 || draft <= 0) return 0;
-    const double g = static_cast<double>(draft_max);
+    const auto g = static_cast<double>(draft_max);
     const double tokens =
         acceptance >= 1 ? g + 1 : (1 - std::pow(acceptance, g + 1)) / (1 - acceptance);
     return tokens / (g / draft + 1 / target);
