@@ -92,3 +92,14 @@ TEST_CASE("cli: the server's flags are llama.cpp settings, refused under the qui
     const auto bad = run_cli({"qwen3-8b", "--draft", "no-such-model"});
     CHECK(bad.code == 2);
 }
+
+// An encoder keeps no KV cache and its server no prompt cache: the page says so, and nothing
+// grows after load.
+TEST_CASE("cli: an embedding encoder's page says it keeps no cache") {
+    const auto o = run_cli({"bge-m3"});
+    REQUIRE(o.code == 0);
+    CHECK(has(o.out, "no KV cache: llama.cpp runs this encoder without one"));
+    CHECK_FALSE(has(o.out, "more in RAM after load"));
+    const auto doc = nlohmann::json::parse(run_cli({"bge-m3", "--json"}).out);
+    CHECK(doc["grows_after_load"]["total_bytes"] == 0);
+}

@@ -6,6 +6,8 @@
 
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/layer_kinds.hpp"
+#include "canitrun/llamacpp_rules.hpp"
+#include "canitrun/tensor_layout.hpp"
 #include "format.hpp"
 
 namespace canitrun::cli {
@@ -384,6 +386,15 @@ std::string growth_sentence(const ModelReport& r) {
         "Up to {} more in RAM after load: {}. Every verdict here counts it at its most "
         "against {} GB of RAM.",
         format_gb(g.total()), parts, r.fit.ram_gb);
+}
+
+std::string kv_layers_note(const ModelReport& r) {
+    const Model& m = *r.model;
+    const auto arch = llama_arch(m);
+    if (r.rule == Rule::llamacpp && arch && llama_arch_keeps_no_memory(*arch)) {
+        return "no KV cache: llama.cpp runs this encoder without one";
+    }
+    return fmt::format("{} of {} layers cache", count_kv_layers(m), m.arch.layers);
 }
 
 }  // namespace canitrun::cli

@@ -38,6 +38,10 @@ struct LayerPatternFacts {
 // on a model that makes no checkpoints).
 std::string growth_sentence(const ModelReport& report);
 
+// "10 of 40 layers cache", or, for an encoder the llama.cpp rule plans without a cache, that it
+// keeps none.
+std::string kv_layers_note(const ModelReport& report);
+
 // "262,144 tokens natively, up to 1,010,000 with YaRN"
 std::string context_sentence(const Model& model);
 
