@@ -397,4 +397,16 @@ std::string kv_layers_note(const ModelReport& r) {
     return fmt::format("{} of {} layers cache", count_kv_layers(m), m.arch.layers);
 }
 
+std::string companions_sentence(const ModelReport& r) {
+    const ServerSettings& s = r.settings.server;
+    if (r.rule != Rule::llamacpp || (!s.draft && s.also.empty())) return {};
+    std::string names;
+    if (s.draft) names = "the draft " + s.draft->model->id + " (" + s.draft->quant->id + ")";
+    for (const auto& a : s.also) {
+        names += (names.empty() ? "" : ", ") + a.model->id + " (" + a.quant->id + ", --also)";
+    }
+    return "Held beside it: " + names +
+           ". Every GPU verdict counts them; the figures above are this model alone.";
+}
+
 }  // namespace canitrun::cli

@@ -38,6 +38,10 @@ struct LayerPatternFacts {
 // on a model that makes no checkpoints).
 std::string growth_sentence(const ModelReport& report);
 
+// The models held beside this one (--draft, --also), which every GPU verdict counts and the
+// headline (the model alone) does not; empty when none.
+std::string companions_sentence(const ModelReport& report);
+
 // "10 of 40 layers cache", or, for an encoder the llama.cpp rule plans without a cache, that it
 // keeps none.
 std::string kv_layers_note(const ModelReport& report);

@@ -106,6 +106,9 @@ void write_card(std::ostream& out, const ModelReport& r) {
     if (const std::string grows = growth_sentence(r); !grows.empty()) {
         out << "  " << grows << "\n";
     }
+    if (const std::string beside = companions_sentence(r); !beside.empty()) {
+        out << "  " << beside << "\n";
+    }
 }
 
 void write_quant_table(std::ostream& out, const ModelReport& r) {
