@@ -3,8 +3,8 @@
 // weight's type, the CPU backend's extra buffer type takes the matrix-product weights of that
 // type (2-D MUL_MAT, 3-D MUL_MAT_ID experts) and stores them repacked, in memory it allocates,
 // the same size as the file's (get_alloc_size is ggml_nbytes). The rule is
-// ggml_repack_get_optimal_repack_type (ggml/src/ggml-cpu/repack.cpp, as of llama.cpp b6xxx,
-// the same function in 5b4ebc5 could not be confirmed line by line):
+// ggml_repack_get_optimal_repack_type (ggml/src/ggml-cpu/repack.cpp as read in a late-2025
+// llama.cpp with the Q2_K and IQ4_NL 8x8 kernels; the function in 5b4ebc5 was not re-read):
 //   Q4_0:   AVX2 (or SVE 256 with i8mm) and rows % 8; NEON with i8mm or dotprod and rows % 4
 //   Q4_K:   AVX2, or NEON with i8mm or dotprod, and rows % 8
 //   Q2_K:   AVX-512 and rows % 8

@@ -14,15 +14,16 @@
 //   llama_state_seq_get_data_ext(..., LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY), a host vector),
 //   made only for SWA (without --swa-full), recurrent and hybrid models; at most
 //   common_params::n_ctx_checkpoints per slot. Its default: 8 in the mainline common.h read
-//   for this work (it was 3 when checkpoints were added, PR #15293; a later version read
+//   for this work (an earlier build used 3, as remembered, not re-read; a later version read
 //   has 32 with a minimum spacing of 8192 tokens between them). Not confirmed for 5b4ebc5.
 // - cpu_repack (RAM, at load): cpu_repack.hpp; only on a machine without a GPU.
 // - draft:<model> (GPUs and RAM, at load): -md's model, loaded with every layer on the GPUs
 //   (common_params_speculative::n_gpu_layers -1: the default, all), split like the main model
 //   by the devices' memory (llama.cpp splits by free memory, after the main model: on
 //   several unequal GPUs this is an approximation), with its own context of the main's
-//   context and sequences (params_dft.n_ctx = n_ctx_seq, one per slot) and its own compute
-//   buffers, in the same process (no second CUDA context). KV types f16 (-ctkd / -ctvd).
+//   context and sequences (server-context.cpp's draft context of n_ctx_seq cells per slot, as
+//   remembered from late-2025 builds, not re-read; one compute buffer counted, not one per
+//   slot) in the same process (no second CUDA context). KV types f16 (-ctkd / -ctvd).
 // - also:<model> (GPUs and RAM, at load): another model resident at once (llama-server's
 //   router keeps each in a child process: its own runtime memory on each GPU it uses), at the
 //   main model's context per sequence capped at its window. Its own prompt cache is not
@@ -32,7 +33,9 @@
 //   at the context, as current llama.cpp drafts with them (--spec-type draft-mtp, a draft
 //   context on the target model's own MTP layers). Not confirmed for 5b4ebc5, which predates
 //   that path; the MTP draft context's compute buffer is not counted.
-// - --no-kv-offload moves each layer's KV cache and recurrent state to RAM (placement.cpp).
+// - --no-kv-offload moves each layer's KV cache and recurrent state to RAM (placement.cpp); the
+//   attention then runs on the CPU, whose compute buffer grows with it: not modelled (the
+//   buffers stay as with the cache offloaded).
 
 #include <cstdint>
 #include <optional>
