@@ -16,11 +16,8 @@ TEST_CASE("gpu memory: a Mac's raised wired limit is the GPU's usable memory") {
     REQUIRE(plain.code == 0);
     CHECK(nlohmann::json::parse(plain.out)["hardware"]["hardware"]["gpus"][0]["memory_bytes"] ==
           51539607552ULL);
-    // With --gpu-memory 60 the CPU side keeps 8,719,476,736 B, less than llama-server's prompt
-    // cache may reach (8,589,934,592 B) beside the host's 0.38 GB: --cache-ram 4096 keeps the
-    // plan whole (the memory figure is what this case checks).
-    const auto raised = run_cli({"qwen3-8b", "--gpu", "m4-max-64gb", "--gpu-memory", "60",
-                                 "--cache-ram", "4096", "--json"});
+    const auto raised =
+        run_cli({"qwen3-8b", "--gpu", "m4-max-64gb", "--gpu-memory", "60", "--json"});
     REQUIRE(raised.code == 0);
     CHECK(nlohmann::json::parse(raised.out)["hardware"]["hardware"]["gpus"][0]["memory_bytes"] ==
           60000000000ULL);
@@ -29,8 +26,9 @@ TEST_CASE("gpu memory: a Mac's raised wired limit is the GPU's usable memory") {
     // has no other memory to offload to.
     CHECK(run_cli({"gpt-oss-120b", "--gpu", "m4-max-64gb", "--quiet"}).code == 1);
     // With 67 GB for the GPU the CPU side keeps 68,719,476,736 - 67,000,000,000 =
-    // 1,719,476,736 B: the model fits at load, llama-server's 8 GiB prompt cache after it does
-    // not (the page says so); --cache-ram 0 leaves the question this case asks.
+    // 1,719,476,736 B, and the GPU's share leaves under 3 GB of its 66.0 GB unused: the model
+    // fits at load, llama-server's prompt cache (up to 8,589,934,592 B) after it does not (the
+    // page says so); --cache-ram 0 leaves the question this case asks.
     CHECK(run_cli({"gpt-oss-120b", "--gpu", "m4-max-64gb", "--gpu-memory", "67", "--quiet"}).code ==
           1);
     const auto fits = run_cli({"gpt-oss-120b", "--gpu", "m4-max-64gb", "--gpu-memory", "67",
@@ -63,8 +61,7 @@ TEST_CASE("gpu memory: a unified machine has no RAM beside its own memory") {
         return nlohmann::json::parse(o.out)["hardware"]["hardware"]["ram_bytes"];
     };
     CHECK(ram({"qwen3-8b", "--gpu", "m4-max-64gb", "--json"}) == 17179869184ULL);
-    // --cache-ram 4096: the default prompt cache would not fit the 8.7 GB left (above).
-    CHECK(ram({"qwen3-8b", "--gpu", "m4-max-64gb", "--gpu-memory", "60", "--cache-ram", "4096",
-               "--json"}) == 8719476736ULL);
+    CHECK(ram({"qwen3-8b", "--gpu", "m4-max-64gb", "--gpu-memory", "60", "--json"}) ==
+          8719476736ULL);
     CHECK(ram({"qwen3-8b", "--gpu", "m4-max-64gb", "--ram", "20", "--json"}) == 20000000000ULL);
 }

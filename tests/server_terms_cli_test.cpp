@@ -103,3 +103,12 @@ TEST_CASE("cli: an embedding encoder's page says it keeps no cache") {
     const auto doc = nlohmann::json::parse(run_cli({"bge-m3", "--json"}).out);
     CHECK(doc["grows_after_load"]["total_bytes"] == 0);
 }
+
+// On one memory the host's growth may take what the GPU's share leaves unused: an M4 16 GB
+// keeps 5.7 GB for the CPU side, less than the 8,589,934,592 B prompt cache, but Qwen3 0.6B
+// uses under 2 GB of the GPU's 11.5 GB, so the whole stays within the machine's memory.
+TEST_CASE("cli: on unified memory the prompt cache may use what the GPU leaves") {
+    const auto o = run_cli({"qwen3-0.6b", "--gpu", "m4-16gb"});
+    CHECK(o.code == 0);
+    CHECK(has(o.out, "the plan holds at those"));
+}

@@ -78,6 +78,17 @@ void add_server_terms(Placement& p, const ModelParts& parts, const ServerTerms& 
     }
 }
 
+// One memory (Apple silicon, an APU): the CPU side may also take what the GPU's share leaves
+// unused, since the GPU's limit (macOS's wired limit, an APU's GTT size) caps what the GPU
+// allocates, not what the host does. What the host holds and grows into (llama-server's
+// prompt cache) then fits while the whole stays within the machine's memory less the margin.
+void add_unified_room(Placement& p) {
+    for (const auto& g : p.gpus) {
+        if (g.capacity > g.most())
+            p.ram.capacity = checked::add(p.ram.capacity, g.capacity - g.most());
+    }
+}
+
 // Each GPU's share with its capacity (memory less the margin), and the cumulative split the
 // units go by: the given --tensor-split, else each GPU's memory.
 Result<std::vector<Bytes>> set_up_gpus(Placement& p, const Hardware& hardware,
@@ -321,6 +332,7 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
 
             for (auto& g : p.gpus) add_overhead(g, parts.overhead_percent);
             add_overhead(p.ram, parts.overhead_percent);
+            if (hardware.unified()) add_unified_room(p);
             return p;
         },
         [&] { return overflow_error("the placement", "lower --ctx"); });
