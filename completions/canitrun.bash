@@ -85,7 +85,11 @@ _canitrun() {
             return
             ;;
         --ctx | -c | --ram | --vram | --min-vram | --family | --since | --ram-bandwidth | --gpu-memory | --ngl | --n-cpu-moe | --tensor-split | \
-            --ubatch | --parallel | --margin | --gpu-memory-utilization | --users | --link | --min-speed)
+            --ubatch | --parallel | --margin | --gpu-memory-utilization | --users | --link | --min-speed | --cache-ram | --ctx-checkpoints)
+            return
+            ;;
+        --draft | --also)
+            mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models)" -- "$cur")
             return
             ;;
         --host)
@@ -97,7 +101,7 @@ _canitrun() {
     local common="--json --format --quiet --data --help"
     local estimate="--quant --ctx --kv-type --ram"
     local hardware="--gpu --gpu-spec --ram-bandwidth --gpu-memory"
-    local engine="--engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --backend --margin --gpu-memory-utilization"
+    local engine="--engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --backend --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-repack --mtp --draft --also --gpu-memory-utilization"
     if [[ $cur == -* ]]; then
         case $sub in
             gpus) mapfile -t COMPREPLY < <(compgen -W "$common $estimate --users" -- "$cur") ;;

@@ -38,7 +38,8 @@ Best brute_force(const Model& m, const Quant& q, const Hardware& h, const PlanSe
                  bool splits) {
     const ModelParts parts = plan_parts(m, q, s).value();
     const std::uint64_t n = parts.layers.size();
-    const PlacementOptions base = placement_for(h, s);
+    // The planner's own options: margin, runtime, and what the server holds beside the model.
+    const PlacementOptions base = server_placement_for(m, q, h, s).value();
     Best best;
     const auto consider = [&](const PlacementOptions& o, const std::string& what) {
         const auto p = place(parts, h, o);

@@ -17,6 +17,7 @@
 #include "canitrun/measurements.hpp"
 #include "canitrun/placement.hpp"
 #include "canitrun/plan_settings.hpp"
+#include "canitrun/speculative_speed.hpp"
 #include "canitrun/speed.hpp"
 
 namespace canitrun {
@@ -30,6 +31,8 @@ struct HardwareAnswer {
     Speed speed;
     // Published llama-bench runs of this model at this quantization on these GPUs.
     std::vector<const Measurement*> measured;
+    // With a draft model (--draft): the decode speed with it, an assumption (no band).
+    std::optional<SpeculativeSpeed> speculative;
 };
 
 // The model at this quantization and context on this hardware: the plan (native, offload, or

@@ -50,6 +50,17 @@ struct LlamaLogDevice {
     std::optional<Bytes> free;
 };
 
+// What llama-server says about what it holds beside the model: its prompt cache's limit at
+// load ("prompt cache is enabled, size limit: 8192 MiB"; "... disabled"), and the context
+// checkpoints it made while serving ("created context checkpoint 2 of 8 (pos_min = ...,
+// size = 62.813 MiB)"): the per-slot limit and the largest one.
+struct LlamaLogServer {
+    std::optional<Bytes> prompt_cache_limit;  // 0: disabled
+    bool prompt_cache_unlimited = false;      // "size limit: no limit" (--cache-ram -1)
+    std::uint64_t checkpoints_per_slot = 0;
+    Bytes checkpoint_largest = 0;
+};
+
 struct LlamaLog {
     std::map<std::string, LlamaLogKv> metadata;     // "llama.block_count" -> {u32, 32}
     std::map<std::string, std::string> print_info;  // "n_layer" -> "32"
@@ -66,6 +77,7 @@ struct LlamaLog {
     // The command line the run was started with, where the text records it: a "# settings:"
     // line, as the published logs of validation/llama-logs/ carry.
     std::string command_line;
+    LlamaLogServer server;
     std::uint64_t recognized_lines = 0;
     // Lines longer than kMaxLogLineBytes, skipped unread: no line llama.cpp prints about memory
     // comes near it (the line shapes are matched by hand, src/core/files/log_lines.cpp).

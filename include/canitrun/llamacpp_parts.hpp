@@ -22,4 +22,12 @@ Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& mode
 // quantization (device_weights_lower_bound on its layout): no native plan puts less on them.
 Result<Bytes> llamacpp_device_weights_floor(const Model& model, const Quant& quant);
 
+// The multi-token-prediction layers' weights at the quantization (Architecture::mtp_layers),
+// as llama.cpp loads them to draft with (--spec-type draft-mtp; convert_hf_to_gguf.py writes
+// each as a block past the stack, blk.N.nextn.*): a copy of the stack's first full-attention
+// layer (its attention, norms and FFN, experts included) with nextn.eh_proj (2 x hidden by
+// hidden) and the enorm, hnorm and shared_head_norm vectors, typed by llama-quantize's rules.
+// 0 for a model without them.
+Result<Bytes> llamacpp_mtp_weight_bytes(const Model& model, const Quant& quant);
+
 }  // namespace canitrun

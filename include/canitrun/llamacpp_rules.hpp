@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "canitrun/model.hpp"
 
@@ -37,6 +38,13 @@ std::uint64_t llama_default_swa_period(const std::string& arch);
 // (LLM_TENSOR_LAYER_INPUT: token_embd, and Gemma 3n / 4's per_layer_token_embd). Only token_embd
 // is duplicated as a tied output head.
 bool llama_host_input_tensor(const std::string& name);
+
+// Architectures llama.cpp runs with no memory at all (llama_model::create_memory returns
+// nullptr: non-causal encoders): no KV cache, and the graph's attention spans the ubatch's own
+// tokens. Of those canitrun lays out: bert (BERT, XLM-RoBERTa: bge-m3), nomic-bert and
+// gemma-embedding (EmbeddingGemma; an earlier llama.cpp kept a cache for it, "disabled until
+// the cacheless SWA logic is fixed", which later builds enabled).
+bool llama_arch_keeps_no_memory(std::string_view arch);
 
 // Qwen3-Next and Qwen 3.5: Gated DeltaNet layers, and attention whose q_proj also yields a
 // sigmoid gate (llama.cpp builds attn_q at twice the heads; no key says so).

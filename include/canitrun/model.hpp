@@ -124,6 +124,11 @@ struct Architecture {
     // Per-layer input embeddings of this width per layer (Gemma 4 E2B / E4B's
     // hidden_size_per_layer_input: per_layer_token_embd and a projection per layer); 0: none.
     std::uint64_t per_layer_input_size = 0;
+    // Multi-token-prediction (nextn) layers the checkpoint carries beside the stack (Qwen 3.5's
+    // mtp_num_hidden_layers, GLM's and DeepSeek's num_nextn_predict_layers): each a full-
+    // attention layer like the stack's with its own input projection (nextn.eh_proj) and norms.
+    // llama.cpp loads them only to draft with (--spec-type draft-mtp); 0: none.
+    std::uint64_t mtp_layers = 0;
     std::string pattern;
     // The kind of every layer in stack order, one letter each (layer_kind_letter), where the
     // groups' counts alone do not say it (Nemotron-H's hybrid_override_pattern); empty: the

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "canitrun/hardware.hpp"
@@ -26,6 +27,38 @@ namespace canitrun {
 inline Bytes gpu_capacity(Bytes memory, Bytes margin) {
     return memory > margin ? memory - margin : 0;
 }
+
+// A term a server holds beside the model's own parts on one device: llama-server's prompt
+// cache and context checkpoints, a draft model, another resident model, repacked weights
+// (plan/server_terms fills them in; the rule of each is there). `load` is held once the model
+// is loaded; `most` is the most it reaches while serving (>= load): a term with most > load
+// grows after load. A share's headline (total) counts the load; its verdict (fits) the most.
+struct ResidentTerm {
+    std::string name;
+    Bytes load = 0;
+    Bytes most = 0;
+    bool grows() const { return most > load; }
+};
+
+// Another model in memory beside the planned one (a draft model, a model of --also): its
+// bytes on each GPU (one entry per Hardware::gpus, or none) and in RAM, placed on its own.
+struct Companion {
+    std::string name;
+    std::vector<Bytes> gpus;
+    Bytes ram = 0;
+};
+
+// What a server holds beside the model's parts, and where (the llama.cpp rule only).
+struct ServerTerms {
+    Bytes prompt_cache = 0;         // llama-server's host prompt cache, grows up to this
+    std::uint64_t checkpoints = 0;  // context checkpoints at most: per sequence x sequences
+    std::uint64_t kv_streams = 1;   // the KV cache's streams (a checkpoint is one stream's)
+    std::uint64_t sequences = 1;    // the recurrent state's sequences (one per checkpoint)
+    bool kv_in_ram = false;         // --no-kv-offload: KV cache and recurrent state in RAM
+    Bytes cpu_repack = 0;           // CPU_REPACK's copy, on a machine without a GPU
+    Bytes mtp = 0;                  // the MTP layers and their KV, with the output head
+    std::vector<Companion> companions;
+};
 
 struct PlacementOptions {
     std::optional<std::uint64_t> gpu_layers;      // -ngl; nullopt: all layers and the output head
@@ -42,6 +75,7 @@ struct PlacementOptions {
     // Per GPU, whether its backend adds ggml-cuda's pool to the runtime (has_cuda_pool); none
     // given: no GPU does.
     std::vector<bool> gpu_pool;
+    ServerTerms server;
 };
 
 struct Share {
@@ -65,9 +99,12 @@ struct Share {
     // it back from disk (at disk speed); --no-mmap makes it allocated memory.
     Bytes mapped = 0;
     std::uint64_t moe_layers = 0;
+    std::vector<ResidentTerm> resident;  // held beside the model (ServerTerms)
 
-    Bytes total() const;
-    bool fits() const { return total() <= capacity; }
+    Bytes total() const;     // held once loaded: the headline
+    Bytes most() const;      // with every resident term at its most: the verdict
+    Bytes grows_by() const;  // most() - total()
+    bool fits() const { return most() <= capacity; }
 };
 
 struct Placement {
@@ -88,6 +125,11 @@ struct Placement {
     // Every layer's routed experts in RAM: llama.cpp's --cpu-moe (-ot exps=CPU).
     bool all_experts_in_ram() const;
 };
+
+// One context checkpoint of one sequence (the rule is in placement.cpp): the sliding-window
+// layers' cache of one stream and the recurrent state of one sequence; 0 for a model with
+// neither (llama-server makes no checkpoints for it).
+Bytes checkpoint_bytes(const ModelParts& parts, const ServerTerms& server);
 
 Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                         const PlacementOptions& options);

@@ -20,6 +20,7 @@
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/model_parts.hpp"
 #include "canitrun/placement.hpp"
+#include "canitrun/server_terms.hpp"
 
 namespace canitrun {
 
@@ -43,6 +44,8 @@ struct PlanSettings {
     // The slowest decode a choice among quantizations with offload may fall to (--min-speed):
     // the best quality at or above it wins, else the fastest that runs.
     double min_decode_tokens_per_s = 0;
+    // What the server holds beside the model (server_terms.hpp); the llama.cpp rule only.
+    ServerSettings server;
 };
 
 // --min-speed's default: 5 tokens/s, about the pace of silent reading (238 words a minute,

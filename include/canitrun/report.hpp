@@ -100,6 +100,8 @@ struct ModelReport {
     std::vector<GpuVerdict> gpu_verdicts;  // the plan behind each GPU in `gpus`
     std::optional<VramAnswer> vram;
     std::optional<HardwareReport> hardware;
+    // What grows after load in RAM at the settings (server_terms.hpp): the llama.cpp rule only.
+    std::optional<ServerGrowth> growth;
 };
 
 // 8k, 32k, 128k, 256k, capped at the model's native context (the cap becomes the last column).

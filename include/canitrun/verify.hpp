@@ -40,6 +40,8 @@ struct VerifyReport {
     std::string weights_basis;  // how the weights estimate was made
     std::vector<VerifyContext> contexts;
     std::vector<std::string> notes;  // what was missing from the log
+    // What the server holds beside the model, where the log prints it (verify_server.hpp).
+    std::vector<VerifyRow> server;
 };
 
 // `quant`: the database quantization matching the log's file type, when there is one; the

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "canitrun/llama_log.hpp"
+#include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/model.hpp"
 #include "canitrun/quant.hpp"
 
@@ -37,5 +38,9 @@ std::vector<std::string> log_gpu_devices(const LlamaLog& log);
 // nullopt when the log shows no GPU buffer (a CPU-only log: the totals say it all).
 Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const LlamaLogContext& c,
                                                   const Model& model, const Quant& quant);
+
+// llama.cpp's options of a context the log built (its n_ctx, ubatch, sequences, unified cache,
+// flash attention and cache types) on a backend.
+LlamaCppOptions options_from_log(const LlamaLogContext& context, Backend backend);
 
 }  // namespace canitrun

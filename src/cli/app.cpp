@@ -128,6 +128,24 @@ void add_engine_flags(CLI::App& app, EngineFlags& f) {
     app.add_option("--margin", f.margin,
                    "llama.cpp: MiB kept free on every GPU, llama.cpp's fitting target (default "
                    "1024)");
+    app.add_option("--cache-ram", f.cache_ram,
+                   "llama-server: MiB its prompt cache in RAM may grow to, 0 off (default 8192)");
+    app.add_option("--ctx-checkpoints", f.ctx_checkpoints,
+                   "llama-server: context checkpoints per sequence, SWA and hybrid models "
+                   "(default 8)");
+    app.add_flag("--no-kv-offload", f.no_kv_offload,
+                 "llama.cpp: KV cache and recurrent state in system RAM (-nkvo)");
+    app.add_flag("--no-repack", f.no_repack,
+                 "llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL weights on the CPU");
+    app.add_flag("--mtp", f.mtp,
+                 "llama.cpp: draft with the model's own MTP layers (llama-server's draft-mtp)");
+    app.add_option("--draft", f.draft,
+                   "llama.cpp: a draft model for speculative decoding, MODEL or MODEL:QUANT")
+        ->check(non_empty());
+    app.add_option("--also", f.also,
+                   "llama-server: another model resident at once (embedding, reranker), "
+                   "MODEL or MODEL:QUANT; repeatable")
+        ->check(non_empty());
     app.add_option("--gpu-memory-utilization", f.gpu_memory_utilization,
                    "vllm: share of GPU memory vLLM may use (default 0.9)");
 }

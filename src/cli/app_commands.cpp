@@ -64,6 +64,18 @@ ListFilter list_filter(const Options& o) {
     if (!o.since.empty()) f.since = need(parse_release_date(o.since));
     return f;
 }
+// A model beside the planned one (--draft, --also): MODEL or MODEL:QUANT of the database; the
+// recommended quantization when none is given.
+ResidentModel resident_model(const Database& db, const std::string& spec) {
+    const auto colon = spec.rfind(':');
+    const std::string name = colon == std::string::npos ? spec : spec.substr(0, colon);
+    ResidentModel r;
+    r.model = need(db.find_model(name));
+    r.quant = colon == std::string::npos ? db.recommended_quant()
+                                         : need(db.find_quant(spec.substr(colon + 1)));
+    return r;
+}
+
 // The rule's settings from the flags, with the quality floor every choice among
 // quantizations obeys (--min-quant, a quantization of the database).
 PlanSettings plan_settings(const Database& db, const Options& o, const EstimateOptions& e) {
@@ -75,6 +87,8 @@ PlanSettings plan_settings(const Database& db, const Options& o, const EstimateO
     }
     s.min_decode_tokens_per_s =
         o.min_speed.empty() ? kDefaultMinSpeed : need(parse_tokens_per_second(o.min_speed));
+    if (!o.engine.draft.empty()) s.server.draft = resident_model(db, o.engine.draft);
+    for (const auto& a : o.engine.also) s.server.also.push_back(resident_model(db, a));
     return s;
 }
 }  // namespace

@@ -231,7 +231,14 @@ Result<bool> refuse_llama_flags(const EngineFlags& f, const std::string& engine)
         {"--cache-type-k", f.cache_type_k != defaults.cache_type_k},
         {"--cache-type-v", f.cache_type_v != defaults.cache_type_v},
         {"--backend", !f.backend.empty()},
-        {"--margin", f.margin != defaults.margin}};
+        {"--margin", f.margin != defaults.margin},
+        {"--cache-ram", f.cache_ram != defaults.cache_ram},
+        {"--ctx-checkpoints", f.ctx_checkpoints != defaults.ctx_checkpoints},
+        {"--no-kv-offload", f.no_kv_offload},
+        {"--no-repack", f.no_repack},
+        {"--mtp", f.mtp},
+        {"--draft", !f.draft.empty()},
+        {"--also", !f.also.empty()}};
     for (const auto& [flag, given] : llama_only) {
         if (given) {
             return fail(
@@ -268,6 +275,16 @@ Result<PlanSettings> plan_settings_from_flags(const EngineFlags& f,
     const EngineFlags defaults;
     if (f.cache_type_k != defaults.cache_type_k) s.cache_type_k = f.cache_type_k;
     if (f.cache_type_v != defaults.cache_type_v) s.cache_type_v = f.cache_type_v;
+    // --cache-ram in MiB (llama-server's unit); 0 turns the prompt cache off. llama-server's
+    // -1 (no limit) has no most to plan for, so it is refused.
+    CANITRUN_TRY_ASSIGN(const std::uint64_t cache_mib,
+                        parse_count(f.cache_ram, "--cache-ram", 1ULL << 30));
+    s.server.cache_ram = checked::mul(cache_mib, 1ULL << 20);
+    CANITRUN_TRY_ASSIGN(s.server.ctx_checkpoints,
+                        parse_count(f.ctx_checkpoints, "--ctx-checkpoints", 1ULL << 16));
+    s.server.kv_offload = !f.no_kv_offload;
+    s.server.repack = !f.no_repack;
+    s.server.mtp = f.mtp;
     return s;
 }
 

@@ -3,6 +3,7 @@
 // answer as text or JSON. `quick` (the default) leaves the model page as it is.
 
 #include <string>
+#include <vector>
 
 #include "canitrun/database.hpp"
 #include "canitrun/error.hpp"
@@ -22,6 +23,14 @@ struct EngineFlags {
     std::string backend;  // empty: cuda, or the --gpu's first backend
     std::string gpu_memory_utilization = "0.9";
     std::string margin = "1024";  // MiB kept free on every GPU (llama.cpp's fitting target)
+    // What the server holds beside the model (server_terms.hpp)
+    std::string cache_ram = "8192";     // --cache-ram MiB
+    std::string ctx_checkpoints = "8";  // --ctx-checkpoints per sequence
+    bool no_kv_offload = false;         // --no-kv-offload
+    bool no_repack = false;             // --no-repack
+    bool mtp = false;                   // --mtp
+    std::string draft;                  // --draft MODEL[:QUANT]
+    std::vector<std::string> also;      // --also MODEL[:QUANT], repeatable
 };
 
 // True when --engine asks for the default page rule.

@@ -10,6 +10,17 @@ namespace {
 
 using json = nlohmann::json;
 
+json resident_json(const Share& s) {
+    json terms = json::array();
+    for (const auto& r : s.resident) {
+        terms.push_back({{"name", r.name},
+                         {"load_bytes", r.load},
+                         {"most_bytes", r.most},
+                         {"grows", r.grows()}});
+    }
+    return terms;
+}
+
 json share_json(const Share& s) {
     return {{"layers", s.layers},
             {"output_head", s.output},
@@ -23,7 +34,9 @@ json share_json(const Share& s) {
             {"capacity_bytes", s.capacity},
             {"fits", s.fits()},
             {"read_per_token_bytes", s.read_per_token},
-            {"mapped_bytes", s.mapped}};
+            {"mapped_bytes", s.mapped},
+            {"most_bytes", s.most()},
+            {"resident", resident_json(s)}};
 }
 
 }  // namespace
@@ -48,16 +61,26 @@ json hardware_answer_json(const HardwareAnswer& a, const Hardware& hardware) {
     const Placement& p = a.plan.placement;
     json devices = json::array();
     for (const auto& g : p.gpus) devices.push_back(share_json(g));
-    return {{"quant", a.quant->id},
-            {"context", a.settings.estimate.context},
-            {"plan", plan_kind_name(a.plan.kind)},
-            {"gpu_layers", p.gpu_layers},
-            {"cpu_moe_layers", p.cpu_moe_layers},
-            {"tensor_split", p.tensor_split},
-            {"gpus", devices},
-            {"ram", share_json(p.ram)},
-            {"gpu_total_bytes", p.gpu_total()},
-            {"speed", speed_json(a, hardware)}};
+    json out = {{"quant", a.quant->id},
+                {"context", a.settings.estimate.context},
+                {"plan", plan_kind_name(a.plan.kind)},
+                {"gpu_layers", p.gpu_layers},
+                {"cpu_moe_layers", p.cpu_moe_layers},
+                {"tensor_split", p.tensor_split},
+                {"gpus", devices},
+                {"ram", share_json(p.ram)},
+                {"gpu_total_bytes", p.gpu_total()},
+                {"speed", speed_json(a, hardware)}};
+    if (a.speculative) {
+        const SpeculativeSpeed& s = *a.speculative;
+        out["speculative"] = {{"target_tokens_per_s", s.target_tokens_per_s},
+                              {"draft_tokens_per_s", s.draft_tokens_per_s},
+                              {"acceptance", s.acceptance},
+                              {"draft_max", s.draft_max},
+                              {"tokens_per_s", s.tokens_per_s},
+                              {"assumed", true}};
+    }
+    return out;
 }
 
 json serving_speed_json(const ServingSpeed& s) {

@@ -31,10 +31,28 @@ void add_share_row(Table& t, const std::string& label, const Share& s,
     if (expert_layers > 0) layers = fmt::format("experts of {}", expert_layers);
     // Buffers: the quick rule's overhead, or llama.cpp's compute buffer, runtime and recurrent
     // state.
-    const Bytes buffers = checked::add(checked::add(s.overhead, s.compute),
-                                       checked::add(s.runtime, s.recurrent_state));
+    // and what the server holds beside the model once loaded (write_resident lists it).
+    Bytes buffers = checked::add(checked::add(s.overhead, s.compute),
+                                 checked::add(s.runtime, s.recurrent_state));
+    for (const auto& r : s.resident) buffers = checked::add(buffers, r.load);
     t.add_row({label, layers, format_gb(s.weights), format_gb(s.kv_cache), format_gb(buffers),
                format_gb(s.total()), format_gb(s.capacity), s.fits() ? "" : "over"});
+}
+
+// A plan whose every device holds its load but not what grows after it (llama-server's prompt
+// cache and checkpoints): the device, and the flags that bound the growth.
+std::optional<std::string> over_once_grown(const Placement& p) {
+    const auto loads = [](const Share& s) { return s.total() <= s.capacity; };
+    bool load_fits = loads(p.ram);
+    for (const auto& g : p.gpus) load_fits = load_fits && loads(g);
+    const auto over = first_overflow(p);
+    if (!load_fits || !over) return std::nullopt;
+    return fmt::format(
+        "Fits at load, but not what llama-server holds after it: {} would reach {} of {} with "
+        "its prompt cache and context checkpoints at their most; lower --cache-ram or "
+        "--ctx-checkpoints.",
+        over->gpu ? fmt::format("GPU {}", *over->gpu) : std::string("system RAM"),
+        format_gb(over->need), format_gb(over->capacity));
 }
 
 // The sentence of a plan that fits whole: which split, and why when it is not the default.
@@ -98,6 +116,7 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
                 need == "cuda" ? "NVIDIA (CUDA)" : need, d.gpu->short_name);
         }
     }
+    if (const auto grown = over_once_grown(p)) return *grown;
     if (h.unified()) {
         return fmt::format("Does not fit: needs {} and the GPU may use {} of unified memory.",
                            format_gb(p.gpu_total()), format_gb(h.gpu_memory()));
@@ -128,6 +147,56 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
         format_gb(h.ram), format_gb(need), format_gb(room));
 }
 
+std::string resident_label(const std::string& name) {
+    if (name == "prompt_cache") return "prompt cache";
+    if (name == "ctx_checkpoints") return "context checkpoints";
+    if (name == "cpu_repack") return "repacked weights (CPU_REPACK)";
+    if (name.starts_with("draft:")) return "draft model " + name.substr(6);
+    if (name.starts_with("also:")) return name.substr(5) + " (--also)";
+    return name;
+}
+
+// What the server holds beside the model on each device: at load, and what grows after load
+// (llama-server's prompt cache and checkpoints) with the most the device then holds.
+void write_resident(std::ostream& out, const Placement& p, const Hardware& h) {
+    std::string held, grows;
+    bool any_growth = false;
+    const auto each = [&](const Share& s, const std::string& where) {
+        for (const auto& r : s.resident) {
+            std::string& line = r.grows() ? grows : held;
+            line += fmt::format("{}{} {}{} {}", line.empty() ? "" : "; ", resident_label(r.name),
+                                r.grows() ? "up to " : "", format_gb(r.most), where);
+        }
+        any_growth = any_growth || s.grows_by() > 0;
+    };
+    for (std::size_t i = 0; i < p.gpus.size(); ++i) each(p.gpus[i], "on " + device_label(h, i));
+    each(p.ram, "in RAM");
+    if (!held.empty()) out << "  Held beside the model: " << held << ".\n";
+    if (!any_growth) return;
+    out << "  Grows after load (llama-server): " << grows << ". At most ";
+    std::string most;
+    const auto at_most = [&](const Share& s, const std::string& where) {
+        if (s.grows_by() == 0) return;
+        most += fmt::format("{}{} {} of {}", most.empty() ? "" : ", ", where, format_gb(s.most()),
+                            format_gb(s.capacity));
+    };
+    for (std::size_t i = 0; i < p.gpus.size(); ++i) at_most(p.gpus[i], device_label(h, i));
+    at_most(p.ram, "RAM");
+    out << most << (p.fits() ? ": the plan holds at those." : ": more than the memory holds.")
+        << "\n";
+}
+
+// Speculative decoding with a draft model: an assumption, said as one.
+void write_speculative(std::ostream& out, const HardwareAnswer& a) {
+    if (!a.speculative || !a.settings.server.draft) return;
+    const SpeculativeSpeed& s = *a.speculative;
+    out << fmt::format(
+        "  With the draft {}: about {} generating (the draft alone {}; assumed: {:.0f} % of "
+        "drafted tokens accepted, up to {} drafted a step; no measured band)\n",
+        a.settings.server.draft->model->id, format_rate(s.tokens_per_s),
+        format_rate(s.draft_tokens_per_s), s.acceptance * 100, s.draft_max);
+}
+
 }  // namespace
 
 void write_plan(std::ostream& out, const HardwareAnswer& a, const Hardware& h,
@@ -155,6 +224,7 @@ void write_plan(std::ostream& out, const HardwareAnswer& a, const Hardware& h,
                "mmap): page cache, read back from disk at disk speed if memory runs short; "
                "--no-mmap loads it into allocated memory instead.\n";
     }
+    write_resident(out, p, h);
 }
 
 std::string device_label(const Hardware& h, std::size_t i) {
@@ -232,6 +302,7 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
 
     if (a.plan.kind != PlanKind::none && a.speed.decode_tokens_per_s > 0) {
         write_speed(out, a, h);
+        write_speculative(out, a);
     } else if (a.plan.kind != PlanKind::none) {
         out << "\n  Speed: unknown (no bandwidth on record for this device)\n";
     }

@@ -102,8 +102,10 @@ void write_header(std::ostream& out, const ModelReport& r) {
     fact(out, "Smallest GPU",
          r.smallest_gpu ? fmt::format("{} GB", r.smallest_gpu->vram_gb) : std::string("none"),
          r.smallest_gpu ? display_name(*r.smallest_gpu) : "no single GPU holds it");
-    fact(out, "KV cache, full context", format_gb(r.kv_full_context),
-         fmt::format("{} of {} layers cache", count_kv_layers(m), m.arch.layers));
+    fact(out, "KV cache, full context", format_gb(r.kv_full_context), kv_layers_note(r));
+    if (r.growth && r.growth->total() > 0) {
+        fact(out, "Grows after load", format_gb(r.growth->total()), growth_sentence(r));
+    }
     if (m.arch.moe) {
         fact(out, "Active experts",
              fmt::format("{} routed{}", m.arch.moe->experts_per_token,

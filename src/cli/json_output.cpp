@@ -121,6 +121,15 @@ json kv_curve_json(const std::vector<KvCurvePoint>& curve) {
 
 namespace {
 
+// What grows after load in RAM (server_terms.hpp's ServerGrowth), with the page's sentence.
+json growth_json(const ModelReport& r) {
+    return {{"prompt_cache_bytes", r.growth->prompt_cache},
+            {"checkpoints_bytes", r.growth->checkpoints},
+            {"checkpoints", r.growth->checkpoint_count},
+            {"total_bytes", r.growth->total()},
+            {"text", growth_sentence(r)}};
+}
+
 // The page's facts in words (page_facts.hpp), the same sentences the terminal page prints.
 json page_facts_json(const ModelReport& r) {
     const Model& m = *r.model;
@@ -233,6 +242,7 @@ json model_report_json(const ModelReport& r) {
             {"best_with_offload", choice_json(r.vram->best_offload)}};
     }
     if (r.hardware) out["hardware"] = hardware_report_json(*r.model, *r.hardware);
+    if (r.growth) out["grows_after_load"] = growth_json(r);
     return out;
 }
 

@@ -6,6 +6,8 @@
 
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/layer_kinds.hpp"
+#include "canitrun/llamacpp_rules.hpp"
+#include "canitrun/tensor_layout.hpp"
 #include "format.hpp"
 
 namespace canitrun::cli {
@@ -366,6 +368,45 @@ std::string editorial_caveat(const ModelReport& r) {
              ", so where the two differ, the figures above are the plan.";
     }
     return s;
+}
+
+std::string growth_sentence(const ModelReport& r) {
+    if (!r.growth || r.growth->total() == 0) return {};
+    const ServerGrowth& g = *r.growth;
+    std::string parts;
+    if (g.prompt_cache > 0) {
+        parts = fmt::format("llama-server's prompt cache up to {} (--cache-ram {})",
+                            format_gb(g.prompt_cache), g.prompt_cache >> 20);
+    }
+    if (g.checkpoints > 0) {
+        parts += fmt::format("{}{} context checkpoints, {}", parts.empty() ? "" : " and ",
+                             g.checkpoint_count, format_gb(g.checkpoints));
+    }
+    return fmt::format(
+        "Up to {} more in RAM after load: {}. Every verdict here counts it at its most "
+        "against {} GB of RAM.",
+        format_gb(g.total()), parts, r.fit.ram_gb);
+}
+
+std::string kv_layers_note(const ModelReport& r) {
+    const Model& m = *r.model;
+    const auto arch = llama_arch(m);
+    if (r.rule == Rule::llamacpp && arch && llama_arch_keeps_no_memory(*arch)) {
+        return "no KV cache: llama.cpp runs this encoder without one";
+    }
+    return fmt::format("{} of {} layers cache", count_kv_layers(m), m.arch.layers);
+}
+
+std::string companions_sentence(const ModelReport& r) {
+    const ServerSettings& s = r.settings.server;
+    if (r.rule != Rule::llamacpp || (!s.draft && s.also.empty())) return {};
+    std::string names;
+    if (s.draft) names = "the draft " + s.draft->model->id + " (" + s.draft->quant->id + ")";
+    for (const auto& a : s.also) {
+        names += (names.empty() ? "" : ", ") + a.model->id + " (" + a.quant->id + ", --also)";
+    }
+    return "Held beside it: " + names +
+           ". Every GPU verdict counts them; the figures above are this model alone.";
 }
 
 }  // namespace canitrun::cli

@@ -33,6 +33,19 @@ struct LayerPatternFacts {
     std::vector<PatternLegend> legend;
 };
 
+// What grows after load in RAM (llama-server's prompt cache and context checkpoints) and that
+// every verdict counts it at its most; empty when nothing grows (the quick rule, --cache-ram 0
+// on a model that makes no checkpoints).
+std::string growth_sentence(const ModelReport& report);
+
+// The models held beside this one (--draft, --also), which every GPU verdict counts and the
+// headline (the model alone) does not; empty when none.
+std::string companions_sentence(const ModelReport& report);
+
+// "10 of 40 layers cache", or, for an encoder the llama.cpp rule plans without a cache, that it
+// keeps none.
+std::string kv_layers_note(const ModelReport& report);
+
 // "262,144 tokens natively, up to 1,010,000 with YaRN"
 std::string context_sentence(const Model& model);
 

@@ -96,13 +96,19 @@ void write_card(std::ostream& out, const ModelReport& r) {
     } else {
         t.add_row({"Smallest GPU", "none", "no GPU in the database holds it at " + r.quant->id});
     }
-    std::string layers_note =
-        fmt::format("{} of {} layers cache", count_kv_layers(m), m.arch.layers);
-    if (const auto sliding = count_layers(m, LayerKind::sliding)) {
+    std::string layers_note = kv_layers_note(r);
+    const auto sliding = count_layers(m, LayerKind::sliding);
+    if (sliding > 0 && !layers_note.starts_with("no KV")) {
         layers_note += fmt::format(" ({} only their window)", sliding);
     }
     t.add_row({"KV cache, full context", format_gb(r.kv_full_context), layers_note});
     t.write_rows(out);
+    if (const std::string grows = growth_sentence(r); !grows.empty()) {
+        out << "  " << grows << "\n";
+    }
+    if (const std::string beside = companions_sentence(r); !beside.empty()) {
+        out << "  " << beside << "\n";
+    }
 }
 
 void write_quant_table(std::ostream& out, const ModelReport& r) {

@@ -177,7 +177,11 @@ json log_json(const std::string& log_path, const VerifyReport& report) {
                             {"terms", rows},
                             {"devices", devices_json(c.devices)}});
     }
+    json server = json::array();
+    for (const auto& r : report.server)
+        server.push_back(compared_json(r.term, r.estimate, r.actual));
     return {{"log", log_path},
+            {"server", server},
             {"arch", report.arch},
             {"file_type", report.file_type},
             {"model", model_json(report.model)},
@@ -226,6 +230,14 @@ void write_log_text(std::ostream& out, const std::string& log_path, const Verify
         }
         t.write(out, "    ");
         if (c.devices) write_devices_text(out, *c.devices);
+    }
+    if (!report.server.empty()) {
+        out << "\n  beside the model (llama-server):\n";
+        Table t({"term", "canitrun", "llama.cpp", "difference"}, {false, true, true, true});
+        for (const auto& r : report.server) {
+            t.add_row({r.term, mib_cell(r.estimate), mib_cell(r.actual), difference(r)});
+        }
+        t.write(out, "    ");
     }
     for (const auto& n : report.notes) out << "\n  note: " << n;
     if (!report.notes.empty()) out << "\n";

@@ -247,6 +247,7 @@ Architecture parse_architecture(const Fields& f) {
     a.layer_order = f.text_or("layer_order", "");
     check_layer_order(f, a);
     a.shared_kv_layers = f.count_or("shared_kv_layers", 0, a.layers - 1);
+    a.mtp_layers = f.count_or("mtp_layers", 0, 8);
     a.per_layer_input_size = f.count_or("per_layer_input_size", 0, kMaxDim);
     // DeepSeek V4 (config.json's o_groups, o_lora_rank, hc_mult, num_hash_layers)
     a.output_groups = f.count_or("output_groups", 0, kMaxDim);

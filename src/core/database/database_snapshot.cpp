@@ -91,6 +91,7 @@ void fields(Io& io, Architecture& a) {
     io(a.shared_kv_layers);
     io(a.shared_kv_intermediate_size);
     io(a.per_layer_input_size);
+    io(a.mtp_layers);
     io(a.output_groups);
     io(a.output_lora_rank);
     io(a.hyper_connections);

@@ -74,5 +74,7 @@ void build_minimax_m3(Builder& b, const Model& m);
 void build_deepseek4(Builder& b, const Model& m);
 void build_gemma3n(Builder& b, const Model& m);
 void build_gemma4(Builder& b, const Model& m);
+// BERT (bge-m3's XLM-RoBERTa) and nomic-bert (`nomic`), encoder_layouts.cpp.
+void build_bert(Builder& b, const Model& m, bool nomic);
 
 }  // namespace canitrun::layout

@@ -153,6 +153,7 @@ struct CacheSetup {
     GgmlType tk;
     GgmlType tv;
     bool flash_attn = true;
+    bool no_memory = false;  // llama_arch_keeps_no_memory
 };
 
 // llama_init_from_model's checks and llama-context.cpp's geometry.
@@ -175,7 +176,11 @@ Result<CacheSetup> cache_setup(const Model& model, const LlamaCppOptions& o) {
                     "give --cache-type-k and --cache-type-v the same type");
     }
     CacheSetup s{{}, tk, tv, o.flash_attn != FlashAttn::off};
-    const std::uint64_t n_ctx = llama_padded_context(o.context);
+    // An encoder keeps no memory: its attention spans the ubatch's own tokens.
+    const auto arch = llama_arch(model);
+    s.no_memory = arch && llama_arch_keeps_no_memory(*arch);
+    const std::uint64_t n_ctx =
+        llama_padded_context(s.no_memory ? std::min(o.context, o.ubatch) : o.context);
     if (n_ctx / o.n_seq == 0) {
         return fail(ErrorKind::bad_input, "--ctx is smaller than --parallel",
                     "give every sequence at least one token of context");
@@ -402,6 +407,10 @@ Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
             std::vector<LayerCache> out;
             const std::uint64_t v_width = padded_v_width(model, setup.flash_attn);
             for (const auto& group : model.arch.layer_groups) {
+                if (setup.no_memory) {
+                    out.push_back(LayerCache{});
+                    continue;
+                }
                 CANITRUN_TRY_ASSIGN(
                     auto c, group_cache(model, group, setup.g, setup.tk, setup.tv, v_width));
                 out.push_back(c);

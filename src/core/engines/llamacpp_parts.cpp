@@ -7,6 +7,8 @@
 
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/llamacpp_rules.hpp"
+#include "canitrun/quantize_rules.hpp"
+#include "canitrun/tensor_layout.hpp"
 
 #include "canitrun/layer_kinds.hpp"
 #include "quant_memo.hpp"
@@ -102,6 +104,52 @@ Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
         return llamacpp_weight_parts(model, prepared, quant);
     }));
     return llamacpp_parts_at_context(*weights, model, options);
+}
+
+namespace {
+
+TensorInfo nextn_tensor(int layer, const std::string& suffix, std::uint64_t ne0,
+                        std::uint64_t ne1) {
+    TensorInfo t;
+    t.name = "blk." + std::to_string(layer) + "." + suffix;
+    t.ne = {ne0, ne1, 1, 1};
+    t.n_dims = ne1 > 1 ? 2 : 1;
+    t.layer = layer;
+    return t;
+}
+
+}  // namespace
+
+Result<Bytes> llamacpp_mtp_weight_bytes(const Model& model, const Quant& quant) {
+    if (model.arch.mtp_layers == 0) return Bytes{0};
+    CANITRUN_TRY_ASSIGN(auto layout, tensor_layout(model));
+    const auto kinds = layer_kinds(model);
+    const auto full = std::find(kinds.begin(), kinds.end(), LayerKind::full);
+    if (full == kinds.end()) return Bytes{0};
+    const int source = static_cast<int>(full - kinds.begin());
+    const int mtp = static_cast<int>(model.arch.layers);
+    const std::string from = "blk." + std::to_string(source) + ".";
+    std::vector<TensorInfo> copies;
+    for (const auto& t : layout.tensors) {
+        if (t.layer != source) continue;
+        TensorInfo c = t;
+        c.name = "blk." + std::to_string(mtp) + "." + t.name.substr(from.size());
+        c.layer = mtp;
+        copies.push_back(std::move(c));
+    }
+    const std::uint64_t h = model.arch.hidden_size;
+    copies.push_back(nextn_tensor(mtp, "nextn.eh_proj.weight", checked::mul(2, h), h));
+    for (const char* norm :
+         {"nextn.enorm.weight", "nextn.hnorm.weight", "nextn.shared_head_norm.weight"}) {
+        copies.push_back(nextn_tensor(mtp, norm, h, 1));
+    }
+    layout.tensors.insert(layout.tensors.end(), copies.begin(), copies.end());
+    CANITRUN_TRY_ASSIGN(const auto typed, quantize_tensors(layout, quant.id));
+    Bytes one = 0;
+    for (const auto& t : typed) {
+        if (t.tensor.layer == mtp) one = checked::add(one, t.bytes);
+    }
+    return checked::mul(one, model.arch.mtp_layers);
 }
 
 Result<Bytes> llamacpp_device_weights_floor(const Model& model, const Quant& quant) {

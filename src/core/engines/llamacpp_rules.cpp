@@ -8,7 +8,15 @@
 namespace canitrun {
 
 bool llama_host_input_tensor(const std::string& name) {
-    return name == "token_embd.weight" || name == "per_layer_token_embd.weight";
+    // LLM_TENSOR_LAYER_INPUT in llama-arch.cpp: the embeddings, and BERT's learned positions,
+    // token types and the embeddings' norm
+    return name == "token_embd.weight" || name == "per_layer_token_embd.weight" ||
+           name == "position_embd.weight" || name == "token_types.weight" ||
+           name.starts_with("token_embd_norm.");
+}
+
+bool llama_arch_keeps_no_memory(std::string_view arch) {
+    return arch == "bert" || arch == "nomic-bert" || arch == "gemma-embedding";
 }
 
 std::uint64_t llama_padded_context(std::uint64_t context) {

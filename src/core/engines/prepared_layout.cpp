@@ -66,7 +66,10 @@ bool keeps_source_16bit(const TensorInfo& t) {
         contains(n, "altup_predict_coef")) {
         return false;
     }
-    return contains(n, "altup") || contains(n, "laurel") || contains(n, "per_layer_model_proj");
+    // BERT's learned positions and token types: llama-quant.cpp "do not quantize positional
+    // embeddings and token types (BERT)"
+    return contains(n, "altup") || contains(n, "laurel") || contains(n, "per_layer_model_proj") ||
+           n == "position_embd.weight" || n == "token_types.weight";
 }
 
 // "blk.12.attn_v.weight" -> 12; -1 for tensors outside the repeating layers.

@@ -65,10 +65,10 @@ void set_context_param(LlamaLog& log, LlamaLogContext*& ctx, const Current& curr
 // Most of a log is per-tensor and per-layer chatter: a line with none of these phrases is
 // skipped before its shape is matched.
 bool llama_log_line_worth_a_look(const std::string& line) {
-    static const char* const kWorthALook[] = {"print_info:",  "- kv ",        "buffer size",
-                                              "context",      "size ",        "loaded meta data",
-                                              "_meta:",       "offloaded ",   "Device ",
-                                              "using device", "overridden to"};
+    static const char* const kWorthALook[] = {"print_info:",  "- kv ",         "buffer size",
+                                              "context",      "size ",         "loaded meta data",
+                                              "_meta:",       "offloaded ",    "Device ",
+                                              "using device", "overridden to", "prompt cache"};
     bool worth = false;
     for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
     return worth;
@@ -107,6 +107,36 @@ bool read_llama_log_device_line(LlamaLog& log, std::string_view v) {
     return true;
 }
 
+// llama-server's lines about its prompt cache and context checkpoints (LlamaLogServer). False
+// when the line is neither.
+bool read_llama_log_server_line(LlamaLog& log, std::string_view v) {
+    constexpr std::string_view kLimit = "prompt cache is enabled, size limit: ";
+    constexpr std::string_view kCheckpoint = "created context checkpoint ";
+    if (const auto at = v.find(kLimit); at != std::string_view::npos) {
+        const std::string rest(v.substr(at + kLimit.size()));
+        log.server.prompt_cache_unlimited = rest.starts_with("no limit");
+        if (!log.server.prompt_cache_unlimited) {
+            log.server.prompt_cache_limit = mib_to_bytes(rest.substr(0, rest.find(' ')));
+        }
+        return true;
+    }
+    if (v.find("prompt cache is disabled") != std::string_view::npos) {
+        log.server.prompt_cache_limit = Bytes{0};
+        return true;
+    }
+    const auto at = v.find(kCheckpoint);
+    if (at == std::string_view::npos) return false;
+    const std::string rest(v.substr(at + kCheckpoint.size()));  // "2 of 8 (... size = X MiB)"
+    const auto of = rest.find(" of ");
+    const auto size = rest.find("size = ");
+    if (of == std::string::npos || size == std::string::npos) return false;
+    const std::string limit = rest.substr(of + 4, rest.find(' ', of + 4) - (of + 4));
+    log.server.checkpoints_per_slot = to_uint(limit).value_or(log.server.checkpoints_per_slot);
+    const std::string mib = rest.substr(size + 7, rest.find(' ', size + 7) - (size + 7));
+    log.server.checkpoint_largest = std::max(log.server.checkpoint_largest, mib_to_bytes(mib));
+    return true;
+}
+
 // One line into the log (the context it speaks of: `current()`, made on first use); false when
 // the line has none of the shapes read.
 template <typename Current>
@@ -114,6 +144,7 @@ bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& cu
                          std::string_view v) {
     namespace ll = log_lines;
     if (read_llama_log_device_line(log, v)) return true;
+    if (read_llama_log_server_line(log, v)) return true;
     if (const auto count = ll::tensor_count(v)) {
         log.tensor_count = to_uint(std::string(*count));
     } else if (v.find("constructing llama_context") != std::string_view::npos) {

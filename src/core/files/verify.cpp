@@ -1,5 +1,7 @@
 #include "canitrun/verify.hpp"
 
+#include "canitrun/verify_server.hpp"
+
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/tensor_layout.hpp"
 
@@ -234,6 +236,7 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
             return {};
         },
         [&] { return fail(ErrorKind::bad_input, "the log's sizes overflow 64-bit byte counts"); }));
+    report.server = verify_server_terms(log, model || given ? &report.model : nullptr, quant);
     return report;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "canitrun/llamacpp_parts.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/placement.hpp"
 #include "canitrun/verify.hpp"
 
@@ -43,19 +44,6 @@ Backend backend_of(const std::string& device) {
     if (device.rfind("Vulkan", 0) == 0) return Backend::vulkan;
     if (device.rfind("MTL", 0) == 0 || device.rfind("Metal", 0) == 0) return Backend::metal;
     return Backend::cuda;  // CUDA, and SYCL, whose buffers the rule treats alike
-}
-
-LlamaCppOptions options_from_log(const LlamaLogContext& c, Backend backend) {
-    LlamaCppOptions lo;
-    lo.context = c.n_ctx;
-    lo.ubatch = c.n_ubatch ? c.n_ubatch : kLlamaDefaultUbatch;
-    lo.n_seq = c.n_seq_max ? c.n_seq_max : 1;
-    lo.kv_unified = c.kv_unified == "true";
-    lo.flash_attn = log_flash_attn(c.flash_attn);
-    lo.cache_type_k = c.type_k.empty() ? "f16" : c.type_k;
-    lo.cache_type_v = c.type_v.empty() ? lo.cache_type_k : c.type_v;
-    lo.backend = backend;
-    return lo;
 }
 
 // The devices as llama.cpp split the layers over them: by the free memory the log reports
@@ -151,6 +139,19 @@ void add_host_rows(const LlamaLog& log, const LlamaLogContext& c, const Placemen
 }
 
 }  // namespace
+
+LlamaCppOptions options_from_log(const LlamaLogContext& c, Backend backend) {
+    LlamaCppOptions lo;
+    lo.context = c.n_ctx;
+    lo.ubatch = c.n_ubatch ? c.n_ubatch : kLlamaDefaultUbatch;
+    lo.n_seq = c.n_seq_max ? c.n_seq_max : 1;
+    lo.kv_unified = c.kv_unified == "true";
+    lo.flash_attn = log_flash_attn(c.flash_attn);
+    lo.cache_type_k = c.type_k.empty() ? "f16" : c.type_k;
+    lo.cache_type_v = c.type_v.empty() ? lo.cache_type_k : c.type_v;
+    lo.backend = backend;
+    return lo;
+}
 
 std::vector<std::string> log_gpu_devices(const LlamaLog& log) {
     std::vector<std::string> out;

@@ -85,6 +85,40 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
     p.ram.compute = checked::add(b.output, p.gpus.empty() ? b.compute : b.host_compute);
 }
 
+void add_term(Share& s, std::string name, Bytes load, Bytes most) {
+    if (most == 0) return;
+    s.resident.push_back(ResidentTerm{std::move(name), load, most});
+}
+
+// The server's terms on their devices (plan/server_terms.hpp says each rule).
+void add_server_terms(Placement& p, const ModelParts& parts, const ServerTerms& server) {
+    add_term(p.ram, "prompt_cache", 0, server.prompt_cache);
+    add_term(p.ram, "ctx_checkpoints", 0,
+             checked::mul(server.checkpoints, checkpoint_bytes(parts, server)));
+    if (p.gpus.empty()) add_term(p.ram, "cpu_repack", server.cpu_repack, server.cpu_repack);
+    // llama.cpp's layers past the stack go where the output head goes (dev_output)
+    Share* head = p.ram.output ? &p.ram : nullptr;
+    for (auto& g : p.gpus) head = g.output ? &g : head;
+    if (head != nullptr) add_term(*head, "mtp", server.mtp, server.mtp);
+    for (const auto& c : server.companions) {
+        for (std::size_t d = 0; d < c.gpus.size() && d < p.gpus.size(); ++d) {
+            add_term(p.gpus[d], c.name, c.gpus[d], c.gpus[d]);
+        }
+        add_term(p.ram, c.name, c.ram, c.ram);
+    }
+}
+
+// One memory (Apple silicon, an APU): the CPU side may also take what the GPU's share leaves
+// unused, since the GPU's limit (macOS's wired limit, an APU's GTT size) caps what the GPU
+// allocates, not what the host does. What the host holds and grows into (llama-server's
+// prompt cache) then fits while the whole stays within the machine's memory less the margin.
+void add_unified_room(Placement& p) {
+    for (const auto& g : p.gpus) {
+        if (g.capacity > g.most())
+            p.ram.capacity = checked::add(p.ram.capacity, g.capacity - g.most());
+    }
+}
+
 // Each GPU's share with its capacity (memory less the margin), and the cumulative split the
 // units go by: the given --tensor-split, else each GPU's memory.
 Result<std::vector<Bytes>> set_up_gpus(Placement& p, const Hardware& hardware,
@@ -194,18 +228,46 @@ Result<std::optional<Placement>> native_placement(const ModelParts& parts, const
     return native_from(parts, hardware, options, std::move(p));
 }
 
+// One context checkpoint of one sequence (llama_state_seq_get_size_ext with
+// LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY, llama-kv-cache-iswa.cpp / llama-memory-hybrid.cpp
+// state_write): the sliding-window layers' K and V of one stream and the recurrent state of
+// one sequence. The few bytes of cell metadata per cell (position, sequence count) are left
+// out. 0 for a model with neither: llama-server makes no checkpoints for it.
+Bytes checkpoint_bytes(const ModelParts& parts, const ServerTerms& server) {
+    Bytes sliding = 0;
+    Bytes recurrent = 0;
+    for (const auto& l : parts.layers) {
+        if (l.kind == LayerKind::sliding) sliding = checked::add(sliding, l.kv_cache);
+        recurrent = checked::add(recurrent, l.recurrent_state);
+    }
+    return checked::add(sliding / std::max<std::uint64_t>(server.kv_streams, 1),
+                        recurrent / std::max<std::uint64_t>(server.sequences, 1));
+}
+
 Bytes Share::total() const {
-    return checked::add(checked::add(checked::add(weights, kv_cache), overhead),
-                        checked::add(checked::add(recurrent_state, compute), runtime));
+    Bytes sum = checked::add(checked::add(checked::add(weights, kv_cache), overhead),
+                             checked::add(checked::add(recurrent_state, compute), runtime));
+    for (const auto& r : resident) sum = checked::add(sum, r.load);
+    return sum;
+}
+
+Bytes Share::grows_by() const {
+    Bytes sum = 0;
+    for (const auto& r : resident) sum = checked::add(sum, r.most - r.load);
+    return sum;
+}
+
+Bytes Share::most() const {
+    return checked::add(total(), grows_by());
 }
 
 std::optional<Overflow> first_overflow(const Placement& placement) {
     for (std::size_t d = 0; d < placement.gpus.size(); ++d) {
         const Share& g = placement.gpus[d];
-        if (!g.fits()) return Overflow{d, g.total(), g.capacity};
+        if (!g.fits()) return Overflow{d, g.most(), g.capacity};
     }
     if (!placement.ram.fits()) {
-        return Overflow{std::nullopt, placement.ram.total(), placement.ram.capacity};
+        return Overflow{std::nullopt, placement.ram.most(), placement.ram.capacity};
     }
     return std::nullopt;
 }
@@ -250,8 +312,11 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                 const LayerPart& layer = parts.layers[i];
                 Share& s = share_of(i);
                 ++s.layers;
-                s.kv_cache = checked::add(s.kv_cache, layer.kv_cache);
-                s.recurrent_state = checked::add(s.recurrent_state, layer.recurrent_state);
+                // --no-kv-offload: llama_kv_cache and llama_memory_recurrent put each layer's
+                // cache on the CPU when offload is off (cparams.offload_kqv).
+                Share& cache = options.server.kv_in_ram ? p.ram : s;
+                cache.kv_cache = checked::add(cache.kv_cache, layer.kv_cache);
+                cache.recurrent_state = checked::add(cache.recurrent_state, layer.recurrent_state);
                 // The routed experts' part of what a token reads (the rest of the layer is read
                 // whole).
                 const Bytes active_routed =
@@ -260,9 +325,9 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                         : checked::sub(layer.active_weights, layer.weights - layer.routed_experts);
                 if (i < p.cpu_moe_layers && &s != &p.ram) {
                     s.weights = checked::add(s.weights, layer.weights - layer.routed_experts);
-                    s.read_per_token = checked::add(
-                        s.read_per_token,
-                        checked::add(layer.active_weights - active_routed, layer.kv_cache));
+                    s.read_per_token =
+                        checked::add(s.read_per_token, layer.active_weights - active_routed);
+                    cache.read_per_token = checked::add(cache.read_per_token, layer.kv_cache);
                     s.active_weights =
                         checked::add(s.active_weights, layer.active_weights - active_routed);
                     p.ram.weights = checked::add(p.ram.weights, layer.routed_experts);
@@ -272,8 +337,8 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                     if (layer.routed_experts > 0) ++p.ram.moe_layers;
                 } else {
                     s.weights = checked::add(s.weights, layer.weights);
-                    s.read_per_token = checked::add(
-                        s.read_per_token, checked::add(layer.active_weights, layer.kv_cache));
+                    s.read_per_token = checked::add(s.read_per_token, layer.active_weights);
+                    cache.read_per_token = checked::add(cache.read_per_token, layer.kv_cache);
                     s.active_weights = checked::add(s.active_weights, layer.active_weights);
                     s.active_experts = checked::add(s.active_experts, active_routed);
                     if (layer.routed_experts > 0) ++s.moe_layers;
@@ -293,10 +358,12 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                 add_buffers(p, parts, options, &head != &p.ram,
                             host_weight_copy(parts, p, first_gpu_unit));
                 p.ram.mapped = p.ram.weights;  // the CPU backend reads the mapped file
+                add_server_terms(p, parts, options.server);
             }
 
             for (auto& g : p.gpus) add_overhead(g, parts.overhead_percent);
             add_overhead(p.ram, parts.overhead_percent);
+            if (hardware.unified()) add_unified_room(p);
             return p;
         },
         [&] { return overflow_error("the placement", "lower --ctx"); });

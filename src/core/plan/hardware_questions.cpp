@@ -71,15 +71,20 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
             "use --ngl to keep layers in RAM");
     }
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
-    const PlacementOptions options = placement_for(hardware, settings, placement);
+    CANITRUN_TRY_ASSIGN(const PlacementOptions options,
+                        server_placement_for(model, quant, hardware, settings, placement));
     CANITRUN_TRY_ASSIGN(auto found, plan_placement(parts, hardware, options));
     CANITRUN_TRY_ASSIGN(auto plan, fastest_plan(model, quant, parts, hardware, settings, options,
                                                 std::move(found)));
     if (!hardware_runs(hardware, quant)) plan.kind = PlanKind::none;
-    HardwareAnswer a{&quant, settings, plan, {}, {}};
+    HardwareAnswer a{&quant, settings, plan, {}, {}, {}};
     a.speed = estimate_speed(model, quant, plan.placement, hardware, settings.estimate.context,
                              settings.ubatch, settings.n_seq);
     a.measured = measured_on(model, quant, hardware);
+    if (plan.kind != PlanKind::none) {
+        CANITRUN_TRY_ASSIGN(a.speculative,
+                            speculative_speed(hardware, settings, a.speed.decode_tokens_per_s));
+    }
     return a;
 }
 
@@ -93,7 +98,8 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
     // Binary search over multiples of 256: fits(lo * 256) holds, fits(hi * 256) does not. The
     // weights are cut into parts once; each step recomputes only the KV cache.
     PlanSettings o = settings;
-    const PlacementOptions placement = placement_for(hardware, settings);
+    CANITRUN_TRY_ASSIGN(const PlacementOptions placement,
+                        server_placement_for(model, quant, hardware, settings));
     if (base.weights() > hardware.gpu_memory() && !hardware.gpus.empty()) {
         return std::optional<std::uint64_t>{};
     }
@@ -161,19 +167,20 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
                                              const std::vector<const Quant*>& ranked,
                                              const Hardware& hardware,
                                              const PlanSettings& settings) {
-    const PlacementOptions placement = placement_for(hardware, settings);
     for (const Quant* q : ranked) {
         if (!hardware_runs(hardware, *q) || !*rule_offers(settings, *q)) continue;
         CANITRUN_TRY_ASSIGN(auto ruled_out, cannot_fit_whole(model, *q, hardware, settings));
         if (ruled_out) continue;
         CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, *q, settings));
+        CANITRUN_TRY_ASSIGN(const PlacementOptions placement,
+                            server_placement_for(model, *q, hardware, settings));
         CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, placement));
         if (!whole) continue;
         CANITRUN_TRY_ASSIGN(auto fastest,
                             fastest_plan(model, *q, parts, hardware, settings, placement,
                                          Plan{PlanKind::native, std::move(*whole)}));
         const Placement& placed = fastest.placement;
-        HardwareAnswer a{q, settings, Plan{PlanKind::native, placed}, {}, {}};
+        HardwareAnswer a{q, settings, Plan{PlanKind::native, placed}, {}, {}, {}};
         a.speed = estimate_speed(model, *q, placed, hardware, settings.estimate.context,
                                  settings.ubatch, settings.n_seq);
         a.measured = measured_on(model, *q, hardware);

@@ -49,6 +49,30 @@ bool repo_publishes(const RunInfo& run, const Quant& quant) {
     return run.gguf_repo.rfind(quant.recipe_publisher + "/", 0) == 0;
 }
 
+// The server's own terms where they differ from llama-server's defaults (server_terms.hpp),
+// and the draft model, with every layer on the GPUs (-ngld 99) as planned.
+void add_server_args(std::vector<std::string>& args, const ServerSettings& server) {
+    if (server.cache_ram != kDefaultCacheRam) {
+        add(args, "--cache-ram", std::to_string(server.cache_ram >> 20));
+    }
+    if (server.ctx_checkpoints != kDefaultCtxCheckpoints) {
+        add(args, "--ctx-checkpoints", std::to_string(server.ctx_checkpoints));
+    }
+    if (!server.kv_offload) args.emplace_back("-nkvo");
+    if (!server.repack) args.emplace_back("--no-repack");
+    if (server.mtp) add(args, "--spec-type", "draft-mtp");
+    if (server.draft) {
+        const Model& m = *server.draft->model;
+        const std::string& q = server.draft->quant->id;
+        if (m.run.gguf_repo.empty()) {
+            add(args, "-md", m.id + "-" + q + ".gguf");
+        } else {
+            add(args, "-hfd", m.run.gguf_repo + ":" + q);
+        }
+        add(args, "-ngld", "99");
+    }
+}
+
 }  // namespace
 
 std::string tensor_split_text(const std::vector<std::uint64_t>& split) {
@@ -109,6 +133,7 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
     // llama.cpp caps the ubatch at the batch (-b, 2048 by default: common/common.h, recorded
     // in tests/fixtures/runtime-flags/llama-cpp.json), so a larger ubatch needs -b as large.
     if (s.ubatch > kLlamaDefaultBatch) add(args, "-b", std::to_string(s.ubatch));
+    add_server_args(args, s.server);
     return args;
 }
 

@@ -41,21 +41,21 @@ bool offloaded(PlanKind k) {
     return k == PlanKind::expert_offload || k == PlanKind::layer_offload;
 }
 
-Result<PlanKind> kind_on(const ModelParts& parts, const Quant& quant, const PlanSettings& settings,
-                         const Hardware& hardware) {
+Result<PlanKind> kind_on(const Model& model, const ModelParts& parts, const Quant& quant,
+                         const PlanSettings& settings, const Hardware& hardware) {
     if (!hardware_runs(hardware, quant)) return PlanKind::none;
-    CANITRUN_TRY_ASSIGN(auto plan,
-                        plan_placement(parts, hardware, placement_for(hardware, settings)));
+    CANITRUN_TRY_ASSIGN(auto options, server_placement_for(model, quant, hardware, settings));
+    CANITRUN_TRY_ASSIGN(auto plan, plan_placement(parts, hardware, options));
     return plan.kind;
 }
 
 // Whether the plan on this hardware is native, without the offload search plan_placement makes
 // when it is not (the same native_placement it tries first).
-Result<bool> native_on(const ModelParts& parts, const Quant& quant, const PlanSettings& settings,
-                       const Hardware& hardware) {
+Result<bool> native_on(const Model& model, const ModelParts& parts, const Quant& quant,
+                       const PlanSettings& settings, const Hardware& hardware) {
     if (!hardware_runs(hardware, quant)) return false;
-    CANITRUN_TRY_ASSIGN(auto whole,
-                        native_placement(parts, hardware, placement_for(hardware, settings)));
+    CANITRUN_TRY_ASSIGN(auto options, server_placement_for(model, quant, hardware, settings));
+    CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, options));
     return whole.has_value();
 }
 
@@ -84,7 +84,7 @@ Result<PlanKind> plan_on_device(const Model& model, const Quant& quant,
                                 const PlanSettings& settings, const GpuDevice& device,
                                 std::uint64_t ram_gb) {
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
-    return kind_on(parts, quant, settings, one_device(device, ram_gb));
+    return kind_on(model, parts, quant, settings, one_device(device, ram_gb));
 }
 
 Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& model,
@@ -114,7 +114,8 @@ Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& mode
     for (const auto& gpu : db.gpus) {
         const Hardware h = one_board(gpu, fit.ram_gb);
         if (!gpu_runs_quant(gpu, quant)) continue;
-        const PlacementOptions options = placement_for(h, settings);
+        CANITRUN_TRY_ASSIGN(const PlacementOptions options,
+                            server_placement_for(model, quant, h, settings));
         PlacementKey key = placement_key(h, options);
         auto it = planned.find(key);
         if (it == planned.end()) {
@@ -154,7 +155,7 @@ Result<std::optional<CardClass>> plan_card_class(const Model& model, const Quant
         const GpuDevice d = generic_device(card_bytes_for_gb(checked::mul(c.gb, kGB)));
         // RAM for the host's buffers (token_embd, logits); a native plan needs no more.
         CANITRUN_TRY_ASSIGN(auto native,
-                            native_on(parts, quant, settings, one_device(d, kDefaultRamGb)));
+                            native_on(model, parts, quant, settings, one_device(d, kDefaultRamGb)));
         if (native) return std::optional<CardClass>{c};
     }
     return std::optional<CardClass>{};

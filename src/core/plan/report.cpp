@@ -79,6 +79,10 @@ Result<bool> add_kv_comparison(ModelReport& r, const Model& model, const PlanSet
     r.kv_at_context = r.selected.term(TermKind::kv_cache);
     r.kv_all_attention_at_context = at_all.term(TermKind::kv_cache);
     r.recurrent_state = recurrent_state_bytes(model);
+    if (s.rule == Rule::llamacpp) {
+        CANITRUN_TRY_ASSIGN(auto growth, server_growth(model, *r.quant, s));
+        r.growth = growth;
+    }
     // Growth up to the full window exists only below it; past it there is none to show.
     if (r.options.context < model.context_native) {
         r.kv_growth_to_full = checked::sub(r.kv_full_context, r.kv_at_context);

@@ -1,0 +1,107 @@
+#pragma once
+// What a llama.cpp server holds beside the model's weights, KV cache and compute buffers, each
+// a named term on the device where the runtime puts it (placement.hpp's ResidentTerm), at
+// llama-server's defaults. Terms that grow while the server runs start at 0 and reach their
+// most; the verdict counts the most, the headline the load.
+//
+// - prompt_cache (RAM, grows): llama-server's host prompt cache. common_params::cache_ram_mib
+//   = 8192 (common/common.h: "-1 = no limit, 0 - disable"); tools/server/server-context.cpp
+//   load_model makes server_prompt_cache(cache_ram_mib, n_ctx); its update() evicts the
+//   oldest states while the size is past the limit and raises the token limit to what fits
+//   the size (ggml-org/llama.cpp PR #16391). At most --cache-ram.
+// - ctx_checkpoints (RAM, grows): a copy per checkpoint of the sliding-window layers' cache of
+//   one sequence and of its recurrent state (server-context.cpp: the checkpoint's data is
+//   llama_state_seq_get_data_ext(..., LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY), a host vector),
+//   made only for SWA (without --swa-full), recurrent and hybrid models; at most
+//   common_params::n_ctx_checkpoints per slot. Its default: 8 in the mainline common.h read
+//   for this work (an earlier build used 3, as remembered, not re-read; a later version read
+//   has 32 with a minimum spacing of 8192 tokens between them). Not confirmed for 5b4ebc5.
+// - cpu_repack (RAM, at load): cpu_repack.hpp; only on a machine without a GPU.
+// - draft:<model> (GPUs and RAM, at load): -md's model, loaded with every layer on the GPUs
+//   (common_params_speculative::n_gpu_layers -1: the default, all), split like the main model
+//   by the devices' memory (llama.cpp splits by free memory, after the main model: on
+//   several unequal GPUs this is an approximation), with its own context of the main's
+//   context and sequences (server-context.cpp's draft context of n_ctx_seq cells per slot, as
+//   remembered from late-2025 builds, not re-read; one compute buffer counted, not one per
+//   slot) in the same process (no second CUDA context). KV types f16 (-ctkd / -ctvd).
+// - also:<model> (GPUs and RAM, at load): another model resident at once (llama-server's
+//   router keeps each in a child process: its own runtime memory on each GPU it uses), at the
+//   main model's context per sequence capped at its window. Its own prompt cache is not
+//   counted.
+// - mtp (the device of the output head, at load): with --mtp, the model's multi-token-
+//   prediction layers (llamacpp_mtp_weight_bytes) and one full-attention layer's KV cache each
+//   at the context, as current llama.cpp drafts with them (--spec-type draft-mtp, a draft
+//   context on the target model's own MTP layers). Not confirmed for 5b4ebc5, which predates
+//   that path; the MTP draft context's compute buffer is not counted.
+// - --no-kv-offload moves each layer's KV cache and recurrent state to RAM (placement.cpp); the
+//   attention then runs on the CPU, whose compute buffer grows with it: not modelled (the
+//   buffers stay as with the cache offloaded).
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "canitrun/cpu_repack.hpp"
+#include "canitrun/hardware.hpp"
+#include "canitrun/placement.hpp"
+
+namespace canitrun {
+
+struct PlanSettings;
+
+inline constexpr Bytes kDefaultCacheRam = 8192ULL << 20;    // --cache-ram 8192 (MiB)
+inline constexpr std::uint64_t kDefaultCtxCheckpoints = 8;  // --ctx-checkpoints 8
+
+struct ResidentModel {
+    const Model* model = nullptr;
+    const Quant* quant = nullptr;
+};
+
+struct ServerSettings {
+    Bytes cache_ram = kDefaultCacheRam;  // 0: no prompt cache
+    std::uint64_t ctx_checkpoints = kDefaultCtxCheckpoints;
+    bool kv_offload = true;              // false: --no-kv-offload
+    bool repack = true;                  // false: --no-repack
+    CpuIsa cpu = CpuIsa::avx2;           // the CPU's kernels, for CPU_REPACK (an assumption)
+    bool mtp = false;                    // --mtp: draft with the model's own MTP layers
+    std::optional<ResidentModel> draft;  // --draft
+    std::vector<ResidentModel> also;     // --also
+};
+
+// placement_for's options for the model at the quantization on the hardware, with the
+// server's terms of the settings (the llama.cpp rule; the quick rule has none).
+Result<PlacementOptions> server_placement_for(const Model& model, const Quant& quant,
+                                              const Hardware& hardware,
+                                              const PlanSettings& settings,
+                                              PlacementOptions user = {});
+
+// What grows after load in RAM under the settings (the llama.cpp rule; nothing under the
+// quick rule): the prompt cache at its most and the checkpoints at their most, the same terms
+// the placement adds.
+struct ServerGrowth {
+    Bytes prompt_cache = 0;
+    Bytes checkpoints = 0;               // all of them
+    std::uint64_t checkpoint_count = 0;  // per sequence x sequences; 0 when none are made
+    Bytes total() const { return checked::add(prompt_cache, checkpoints); }
+};
+Result<ServerGrowth> server_growth(const Model& model, const Quant& quant,
+                                   const PlanSettings& settings);
+
+// The draft model's settings: the main model's context and sequences (one draft context per
+// slot of n_ctx_seq cells is the same cells), f16 KV, nothing of the server's own.
+PlanSettings draft_settings(const PlanSettings& main);
+
+// A companion model placed on its own: planned by the same rule with `settings`, every layer on
+// the GPUs (all in RAM without one), no margin; `own_process`: with the runtime's own memory on
+// each GPU it uses.
+Result<Placement> companion_placement(const ResidentModel& model, const Hardware& hardware,
+                                      const PlanSettings& settings, bool own_process);
+
+// A companion model's bytes per device: planned by the same rule with `settings`, every
+// layer on the GPUs (all in RAM without one), no margin; `own_process`: with the runtime's
+// own memory on each GPU it uses.
+Result<Companion> place_companion(const std::string& name, const ResidentModel& model,
+                                  const Hardware& hardware, const PlanSettings& settings,
+                                  bool own_process);
+
+}  // namespace canitrun

@@ -1,0 +1,26 @@
+#pragma once
+// `verify` on what a server holds beside the model (server_terms.hpp), where the log prints it:
+// the prompt cache's limit, the largest context checkpoint, the CPU_REPACK buffer.
+
+#include <optional>
+#include <vector>
+
+#include "canitrun/llama_log.hpp"
+#include "canitrun/model.hpp"
+#include "canitrun/quant.hpp"
+#include "canitrun/verify.hpp"
+
+namespace canitrun {
+
+// Rows beside canitrun's figure for each term the log shows:
+// - "prompt_cache_limit": the limit llama-server printed at load, beside the default canitrun
+//   plans with (--cache-ram 8192);
+// - "ctx_checkpoint": the largest checkpoint the log made, beside one checkpoint at the log's
+//   first context (its largest: the whole sliding-window cache of a sequence and its recurrent
+//   state; a checkpoint of a short prompt holds fewer cells);
+// - "cpu_repack": the CPU_REPACK model buffer, beside llamacpp_repack_bytes (AVX2 assumed).
+// The last two need the model and its quantization.
+std::vector<VerifyRow> verify_server_terms(const LlamaLog& log, const Model* model,
+                                           const std::optional<Quant>& quant);
+
+}  // namespace canitrun

@@ -1,0 +1,57 @@
+#include "canitrun/cpu_repack.hpp"
+
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/quantize_rules.hpp"
+
+namespace canitrun {
+
+Result<CpuIsa> parse_cpu_isa(const std::string& text) {
+    if (text == "none") return CpuIsa::none;
+    if (text == "avx2") return CpuIsa::avx2;
+    if (text == "avx512") return CpuIsa::avx512;
+    if (text == "arm-dotprod") return CpuIsa::arm_dotprod;
+    if (text == "arm-i8mm") return CpuIsa::arm_i8mm;
+    return fail(ErrorKind::bad_input, "unknown CPU instruction set '" + text + "'",
+                "use avx2, avx512, arm-dotprod, arm-i8mm or none");
+}
+
+const char* cpu_isa_name(CpuIsa isa) {
+    switch (isa) {
+        case CpuIsa::avx2:
+            return "avx2";
+        case CpuIsa::avx512:
+            return "avx512";
+        case CpuIsa::arm_dotprod:
+            return "arm-dotprod";
+        case CpuIsa::arm_i8mm:
+            return "arm-i8mm";
+        case CpuIsa::none:
+            break;
+    }
+    return "none";
+}
+
+bool repacks(CpuIsa isa, std::string_view type_name, std::uint64_t rows) {
+    const bool x86 = isa == CpuIsa::avx2 || isa == CpuIsa::avx512;           // AVX-512 has AVX2
+    const bool arm = isa == CpuIsa::arm_dotprod || isa == CpuIsa::arm_i8mm;  // i8mm: dotprod too
+    if (type_name == "q4_0") return (x86 && rows % 8 == 0) || (arm && rows % 4 == 0);
+    if (type_name == "q4_K") return (x86 || arm) && rows % 8 == 0;
+    if (type_name == "q2_K") return isa == CpuIsa::avx512 && rows % 8 == 0;
+    if (type_name == "iq4_nl") return (x86 && rows % 8 == 0) || (arm && rows % 4 == 0);
+    return false;
+}
+
+Result<Bytes> llamacpp_repack_bytes(const Model& model, const Quant& quant, CpuIsa isa) {
+    if (isa == CpuIsa::none) return Bytes{0};
+    CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
+    CANITRUN_TRY_ASSIGN(const auto typed, quantize_tensors(prepared->layout, quant.id));
+    Bytes sum = 0;
+    for (const auto& t : typed) {
+        // 2-D products and 3-D expert products; token_embd is a row lookup (GET_ROWS)
+        if (t.tensor.n_dims < 2 || t.tensor.name == "token_embd.weight") continue;
+        if (repacks(isa, t.type.name, t.tensor.ne[1])) sum = checked::add(sum, t.bytes);
+    }
+    return sum;
+}
+
+}  // namespace canitrun

@@ -1,0 +1,56 @@
+#include "canitrun/verify_server.hpp"
+
+#include "canitrun/cpu_repack.hpp"
+#include "canitrun/llamacpp_parts.hpp"
+#include "canitrun/server_terms.hpp"
+#include "canitrun/verify_devices.hpp"
+
+namespace canitrun {
+namespace {
+
+std::optional<Bytes> repack_buffer(const LlamaLog& log) {
+    std::optional<Bytes> sum;
+    for (const auto& b : log.model_buffers) {
+        if (b.device == "CPU_REPACK") sum = checked::add(sum.value_or(0), b.bytes);
+    }
+    return sum;
+}
+
+// One checkpoint at the log's first context (placement.hpp's checkpoint_bytes).
+std::optional<Bytes> one_checkpoint(const LlamaLog& log, const Model& model, const Quant& quant) {
+    if (log.contexts.empty() || log.contexts.front().n_ctx == 0) return std::nullopt;
+    const LlamaCppOptions o = options_from_log(log.contexts.front(), Backend::cpu);
+    const auto parts = llamacpp_parts(model, quant, o);
+    if (!parts) return std::nullopt;
+    ServerTerms terms;
+    terms.kv_streams = o.kv_unified ? 1 : o.n_seq;
+    terms.sequences = o.n_seq;
+    return checkpoint_bytes(*parts, terms);
+}
+
+}  // namespace
+
+std::vector<VerifyRow> verify_server_terms(const LlamaLog& log, const Model* model,
+                                           const std::optional<Quant>& quant) {
+    std::vector<VerifyRow> rows;
+    const LlamaLogServer& s = log.server;
+    if (s.prompt_cache_limit) {
+        rows.push_back({"prompt_cache_limit", kDefaultCacheRam, s.prompt_cache_limit});
+    }
+    const bool planned = model != nullptr && quant.has_value();
+    if (s.checkpoint_largest > 0) {
+        rows.push_back({"ctx_checkpoint",
+                        planned ? one_checkpoint(log, *model, *quant) : std::nullopt,
+                        s.checkpoint_largest});
+    }
+    if (const auto repack = repack_buffer(log)) {
+        std::optional<Bytes> estimate;
+        if (planned) {
+            if (auto b = llamacpp_repack_bytes(*model, *quant, CpuIsa::avx2)) estimate = *b;
+        }
+        rows.push_back({"cpu_repack", estimate, repack});
+    }
+    return rows;
+}
+
+}  // namespace canitrun

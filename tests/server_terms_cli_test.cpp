@@ -1,0 +1,114 @@
+// End to end: what the server holds beside the model, through the real binary. Figures worked
+// by hand here and in server_terms_test.cpp.
+
+#include <nlohmann/json.hpp>
+
+#include "catch.hpp"
+#include "run_binary.hpp"
+
+using canitrun::test::has;
+using canitrun::test::run_cli;
+
+// Qwen 3.5 35B-A3B at llama-server's defaults (8,192 tokens, one slot). Its 30 Gated DeltaNet
+// layers keep a recurrent state per sequence: the conv state (kernel 4 - 1) x (16 x 128 x 2 +
+// 32 x 128 = 8,192 channels) x 4 B = 98,304 B and the delta-rule state 32 value heads x 128 x
+// 128 x 4 B = 2,097,152 B: 2,195,456 B a layer, 65,863,680 B a checkpoint, 8 checkpoints =
+// 526,909,440 B. The prompt cache: 8,192 MiB = 8,589,934,592 B. Both in RAM, none at load:
+// 9,116,844,032 B at most ("9.1 GB").
+TEST_CASE("cli: the page of qwen3.5-35b-a3b says what grows after load") {
+    const auto o = run_cli({"qwen3.5-35b-a3b", "--json"});
+    REQUIRE(o.code == 0);
+    const auto g = nlohmann::json::parse(o.out)["grows_after_load"];
+    CHECK(g["prompt_cache_bytes"] == 8589934592ULL);
+    CHECK(g["checkpoints"] == 8);
+    CHECK(g["checkpoints_bytes"] == 526909440ULL);
+    CHECK(g["total_bytes"] == 9116844032ULL);
+    const auto text = run_cli({"qwen3.5-35b-a3b"});
+    CHECK(has(text.out, "Up to 9.1 GB more in RAM after load"));
+    CHECK(has(text.out, "8 context checkpoints, 0.53 GB"));
+}
+
+// On an RTX 4090 the model is whole on the GPU; what grows is in RAM, 9,116,844,032 B past
+// the RAM's load, within the 32 GB assumed: the verdict holds at the defaults.
+TEST_CASE("cli: --gpu RTX 4090 says what grows after load and that the plan holds") {
+    const auto o = run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4090", "--json"});
+    REQUIRE(o.code == 0);
+    const auto sel = nlohmann::json::parse(o.out)["hardware"]["selected"];
+    CHECK(sel["plan"] == "native");
+    const auto& ram = sel["ram"];
+    CHECK(ram["most_bytes"].get<std::uint64_t>() - ram["total_bytes"].get<std::uint64_t>() ==
+          9116844032ULL);
+    CHECK(ram["resident"][0]["name"] == "prompt_cache");
+    CHECK(ram["resident"][0]["load_bytes"] == 0);
+    CHECK(ram["resident"][1]["name"] == "ctx_checkpoints");
+    CHECK(ram["resident"][1]["most_bytes"] == 526909440ULL);
+    const auto text = run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4090"});
+    CHECK(has(text.out, "Grows after load (llama-server): prompt cache up to 8.6 GB in RAM"));
+    CHECK(has(text.out, "the plan holds at those"));
+}
+
+// --cache-ram and --ctx-checkpoints change the terms and ride on the printed command; Gemma
+// 3 27B's checkpoint is 654,311,424 B (server_terms_test.cpp), so 2 are 1,308,622,848 B.
+TEST_CASE("cli: --cache-ram and --ctx-checkpoints on the plan and the command") {
+    const auto o = run_cli({"gemma-3-27b", "--gpu", "RTX 4090", "--cache-ram", "0",
+                            "--ctx-checkpoints", "2", "--json"});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out)["hardware"];
+    const auto& ram = doc["selected"]["ram"];
+    CHECK(ram["resident"].size() == 1);
+    CHECK(ram["resident"][0]["name"] == "ctx_checkpoints");
+    CHECK(ram["resident"][0]["most_bytes"] == 1308622848ULL);
+    CHECK(has(doc["llama_cpp_command"].get<std::string>(), "--cache-ram 0 --ctx-checkpoints 2"));
+}
+
+// 128k tokens of Llama 3.1 8B with the KV cache in RAM: 32 x 131,072 x 4,096 B =
+// 17,179,869,184 B in RAM, none on the GPU; the command carries -nkvo.
+TEST_CASE("cli: --no-kv-offload puts a 128k cache in RAM") {
+    const auto o = run_cli(
+        {"llama-3.1-8b", "--gpu", "RTX 4090", "--ctx", "128k", "--no-kv-offload", "--json"});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out)["hardware"];
+    CHECK(doc["selected"]["ram"]["kv_cache_bytes"] == 17179869184ULL);
+    CHECK(doc["selected"]["gpus"][0]["kv_cache_bytes"] == 0);
+    CHECK(has(doc["llama_cpp_command"].get<std::string>(), "-nkvo"));
+}
+
+TEST_CASE("cli: --draft and --also are named on the page and the command") {
+    const auto d = run_cli({"llama-3.3-70b", "--gpu", "2x3090", "--draft", "llama-3.2-1b"});
+    CHECK(has(d.out, "draft model llama-3.2-1b"));
+    CHECK(has(d.out, "-ngld 99"));
+    const auto a =
+        run_cli({"qwen3-8b", "--gpu", "RTX 4090", "--also", "qwen3-embedding-0.6b:Q8_0", "--json"});
+    REQUIRE(a.code == 0);
+    const auto gpu = nlohmann::json::parse(a.out)["hardware"]["selected"]["gpus"][0];
+    CHECK(gpu["resident"][0]["name"] == "also:qwen3-embedding-0.6b");
+    CHECK_FALSE(gpu["resident"][0]["grows"].get<bool>());
+}
+
+TEST_CASE("cli: the server's flags are llama.cpp settings, refused under the quick rule") {
+    const auto o = run_cli({"qwen3-8b", "--engine", "quick", "--cache-ram", "4096"});
+    CHECK(o.code == 2);
+    CHECK(has(o.err, "--cache-ram is a llama.cpp setting"));
+    const auto bad = run_cli({"qwen3-8b", "--draft", "no-such-model"});
+    CHECK(bad.code == 2);
+}
+
+// An encoder keeps no KV cache and its server no prompt cache: the page says so, and nothing
+// grows after load.
+TEST_CASE("cli: an embedding encoder's page says it keeps no cache") {
+    const auto o = run_cli({"bge-m3"});
+    REQUIRE(o.code == 0);
+    CHECK(has(o.out, "no KV cache: llama.cpp runs this encoder without one"));
+    CHECK_FALSE(has(o.out, "more in RAM after load"));
+    const auto doc = nlohmann::json::parse(run_cli({"bge-m3", "--json"}).out);
+    CHECK(doc["grows_after_load"]["total_bytes"] == 0);
+}
+
+// On one memory the host's growth may take what the GPU's share leaves unused: an M4 16 GB
+// keeps 5.7 GB for the CPU side, less than the 8,589,934,592 B prompt cache, but Qwen3 0.6B
+// uses under 2 GB of the GPU's 11.5 GB, so the whole stays within the machine's memory.
+TEST_CASE("cli: on unified memory the prompt cache may use what the GPU leaves") {
+    const auto o = run_cli({"qwen3-0.6b", "--gpu", "m4-16gb"});
+    CHECK(o.code == 0);
+    CHECK(has(o.out, "the plan holds at those"));
+}

@@ -1,0 +1,308 @@
+// What a server holds beside the model (server_terms.hpp), each figure worked by hand from
+// llama.cpp's source in the comments.
+
+#include "canitrun/server_terms.hpp"
+
+#include <algorithm>
+
+#include "canitrun/cpu_repack.hpp"
+#include "canitrun/hardware_questions.hpp"
+#include "canitrun/launch_command.hpp"
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/llamacpp_parts.hpp"
+#include "canitrun/plan_settings.hpp"
+#include "canitrun/speculative_speed.hpp"
+#include "canitrun/verify_server.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+// The resident term of that name on the share; a term of 0 bytes is none.
+ResidentTerm term(const Share& s, const std::string& name) {
+    for (const auto& r : s.resident) {
+        if (r.name == name) return r;
+    }
+    return {};
+}
+
+Placement plan_of(const std::string& model, const std::string& quant,
+                  const std::vector<std::string>& gpus, const PlanSettings& settings) {
+    const auto a =
+        answer_for(test::model(model), test::quant(quant), test::hardware_of(gpus), settings);
+    REQUIRE(a);
+    return a->plan.placement;
+}
+
+PlanSettings at_context(std::uint64_t context) {
+    PlanSettings s;
+    s.estimate.context = context;
+    return s;
+}
+
+}  // namespace
+
+// Gemma 3 27B under llama-server's defaults (8,192 tokens, one slot, f16 KV, ubatch 512):
+// 52 of its 62 layers slide over 1,024 tokens. llama_kv_cache_iswa gives the sliding layers
+// GGML_PAD(n_swa + n_ubatch, 256) = 1,024 + 512 = 1,536 cells; a cell of one layer holds K and
+// V of 16 KV heads x 128 x 2 B = 8,192 B. One checkpoint (PARTIAL_ONLY: the SWA cache of the
+// slot) = 52 x 1,536 x 8,192 = 654,311,424 B; 8 checkpoints per slot (--ctx-checkpoints 8):
+// 5,234,491,392 B, all in host RAM, none at load. The prompt cache: --cache-ram 8192 MiB =
+// 8,589,934,592 B in RAM, none at load.
+TEST_CASE("server terms: Gemma 3 27B's checkpoints and prompt cache at llama-server's defaults") {
+    const Placement p = plan_of("gemma-3-27b", "Q4_K_M", {"rtx-4090"}, at_context(8192));
+    const ResidentTerm checkpoints = term(p.ram, "ctx_checkpoints");
+    CHECK(checkpoints.load == 0);
+    CHECK(checkpoints.most == 5'234'491'392ULL);
+    CHECK(checkpoints.grows());
+    const ResidentTerm cache = term(p.ram, "prompt_cache");
+    CHECK(cache.load == 0);
+    CHECK(cache.most == 8'589'934'592ULL);
+    // Nothing of the server's on the GPU; the RAM's most is its load plus both.
+    CHECK(p.gpus[0].resident.empty());
+    CHECK(p.ram.most() == p.ram.total() + 5'234'491'392ULL + 8'589'934'592ULL);
+
+    // --ctx-checkpoints 2 and --cache-ram 0: 2 x 654,311,424 = 1,308,622,848 B, no cache.
+    PlanSettings s = at_context(8192);
+    s.server.ctx_checkpoints = 2;
+    s.server.cache_ram = 0;
+    const Placement fewer = plan_of("gemma-3-27b", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(term(fewer.ram, "ctx_checkpoints").most == 1'308'622'848ULL);
+    CHECK(term(fewer.ram, "prompt_cache").most == 0);
+    const auto args = llama_server_args({&test::model("gemma-3-27b"), &test::quant("Q4_K_M"), ""},
+                                        s, nullptr, &fewer);
+    const auto has = [&](const std::string& a) {
+        return std::find(args.begin(), args.end(), a) != args.end();
+    };
+    CHECK(has("--ctx-checkpoints"));
+    CHECK(has("--cache-ram"));
+}
+
+// A model with neither sliding layers nor recurrent state makes no checkpoints.
+TEST_CASE("server terms: no checkpoints for a model of full attention only") {
+    const Placement p = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, at_context(8192));
+    CHECK(term(p.ram, "ctx_checkpoints").most == 0);
+    CHECK(term(p.ram, "prompt_cache").most == 8'589'934'592ULL);
+}
+
+// 128k tokens with the KV cache in RAM (--no-kv-offload): Llama 3.1 8B's 32 layers x 131,072
+// cells x (8 KV heads x 128 x 2 B) x 2 (K and V) = 17,179,869,184 B, all in RAM
+// (llama_kv_cache puts each layer's cache on the CPU when offload_kqv is off); the GPU keeps
+// none, and the launch line carries -nkvo.
+TEST_CASE("server terms: a 128k context with the KV cache in RAM") {
+    PlanSettings s = at_context(131072);
+    s.server.kv_offload = false;
+    const Placement p = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(p.ram.kv_cache == 17'179'869'184ULL);
+    CHECK(p.gpus[0].kv_cache == 0);
+    CHECK(p.gpus[0].layers == 32);
+    const auto args = llama_server_args({&test::model("llama-3.1-8b"), &test::quant("Q4_K_M"), ""},
+                                        s, nullptr, &p);
+    CHECK(std::find(args.begin(), args.end(), "-nkvo") != args.end());
+}
+
+// Llama 3.2 1B at Q4_0 on a machine without a GPU, AVX2: llama-quantize types every layer's
+// matrices Q4_0 (18 B per 32 weights); the embeddings are tied (no output.weight) and
+// token_embd is a row lookup, never repacked. Per layer: q 2048x2048, k and v 2048x512, o
+// 2048x2048, gate and up 2048x8192, down 8192x2048 = 60,817,408 weights = 34,209,792 B; every
+// ne[1] (2048, 512, 8192) is a multiple of 8, so ggml_repack_get_optimal_repack_type repacks
+// each (q4_0_8x8). 16 layers: 547,356,672 B, a second copy in RAM held from load.
+TEST_CASE("server terms: Q4_0 repacked on an AVX2 CPU") {
+    const Model& m = test::model("llama-3.2-1b");
+    const Quant& q = test::quant("Q4_0");
+    CHECK(llamacpp_repack_bytes(m, q, CpuIsa::avx2).value() == 547'356'672ULL);
+    CHECK(llamacpp_repack_bytes(m, q, CpuIsa::arm_dotprod).value() == 547'356'672ULL);
+    CHECK(llamacpp_repack_bytes(m, q, CpuIsa::none).value() == 0);
+    // Q8_0 has no repacked kernel on AVX2 (this version): nothing.
+    CHECK(llamacpp_repack_bytes(m, test::quant("Q8_0"), CpuIsa::avx2).value() == 0);
+
+    const Placement p = plan_of("llama-3.2-1b", "Q4_0", {}, at_context(8192));
+    const ResidentTerm r = term(p.ram, "cpu_repack");
+    CHECK(r.load == 547'356'672ULL);
+    CHECK(r.most == 547'356'672ULL);
+    PlanSettings s = at_context(8192);
+    s.server.repack = false;
+    CHECK(term(plan_of("llama-3.2-1b", "Q4_0", {}, s).ram, "cpu_repack").most == 0);
+    // With a GPU the host buffer type (CUDA_Host) comes before CPU_REPACK: nothing repacked.
+    const Placement gpu = plan_of("llama-3.2-1b", "Q4_0", {"rtx-4090"}, at_context(8192));
+    CHECK(term(gpu.ram, "cpu_repack").most == 0);
+}
+
+// Llama 3.3 70B with Llama 3.2 1B as its draft on 2x RTX 3090 at 8,192 tokens. The draft's 16
+// layers and output head (17 units) split by memory over two equal cards: unit i goes to GPU
+// 0 while i / 17 < 1 / 2, so layers 0..8 (9) on GPU 0, 7 and the head on GPU 1. Its KV per
+// layer at 8,192 tokens: 8,192 x 8 KV heads x 64 x 2 B x 2 = 16,777,216 B: 150,994,944 B on
+// GPU 0 and 117,440,512 B on GPU 1; with --no-kv-offload all 268,435,456 B move to RAM, and
+// nothing else of the draft moves. Same process: no second CUDA context.
+TEST_CASE("server terms: Llama 3.3 70B with a 1B draft on 2x3090") {
+    const ResidentModel draft{&test::model("llama-3.2-1b"), &test::quant("Q4_K_M")};
+    PlanSettings s = at_context(8192);
+    s.server.draft = draft;
+    const Placement on = plan_of("llama-3.3-70b", "Q4_K_M", {"rtx-3090", "rtx-3090"}, s);
+    s.server.kv_offload = false;
+    const Placement off = plan_of("llama-3.3-70b", "Q4_K_M", {"rtx-3090", "rtx-3090"}, s);
+    const std::string name = "draft:llama-3.2-1b";
+    CHECK(term(on.gpus[0], name).load - term(off.gpus[0], name).load == 150'994'944ULL);
+    CHECK(term(on.gpus[1], name).load - term(off.gpus[1], name).load == 117'440'512ULL);
+    CHECK(term(off.ram, name).load - term(on.ram, name).load == 268'435'456ULL);
+    CHECK_FALSE(term(on.gpus[0], name).grows());
+
+    // The same model in a process of its own (--also) adds the CUDA context on each GPU.
+    const Hardware h = test::hardware_of({"rtx-3090", "rtx-3090"});
+    const auto same = place_companion("d", draft, h, at_context(8192), false).value();
+    const auto own = place_companion("d", draft, h, at_context(8192), true).value();
+    for (std::size_t d = 0; d < 2; ++d) {
+        CHECK(own.gpus[d] - same.gpus[d] == runtime_overhead_bytes(Backend::cuda));
+    }
+    const auto args = llama_server_args({&test::model("llama-3.3-70b"), &test::quant("Q4_K_M"), ""},
+                                        s, nullptr, &on);
+    CHECK(std::find(args.begin(), args.end(), "-ngld") != args.end());
+}
+
+// A chat model with an embedding model on a 24 GB card: Qwen3 8B and Qwen3-Embedding-0.6B
+// (Q8_0), at 8,192 tokens. The embedding model is the qwen3 decoder: 28 layers x 8,192 cells
+// x (8 KV heads x 128 x 2 B) x 2 = 939,524,096 B of KV on the GPU, in its own process (the
+// router's child). It sits on the GPU's share beside the chat model, counted in the GPU's
+// total from load.
+TEST_CASE("server terms: a chat and an embedding model on a 24 GB card") {
+    const ResidentModel embed{&test::model("qwen3-embedding-0.6b"), &test::quant("Q8_0")};
+    PlanSettings s = at_context(8192);
+    const Placement alone = plan_of("qwen3-8b", "Q4_K_M", {"rtx-4090"}, s);
+    s.server.also.push_back(embed);
+    const Placement both = plan_of("qwen3-8b", "Q4_K_M", {"rtx-4090"}, s);
+    const std::string name = "also:qwen3-embedding-0.6b";
+    const ResidentTerm on_gpu = term(both.gpus[0], name);
+    CHECK(both.gpus[0].total() - alone.gpus[0].total() == on_gpu.load);
+    s.server.kv_offload = false;
+    const Placement off = plan_of("qwen3-8b", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(on_gpu.load - term(off.gpus[0], name).load == 939'524'096ULL);
+    CHECK(both.fits());
+}
+
+// BGE-M3 (XLM-RoBERTa large) at FP16 as llama.cpp lays out its bert architecture. Per layer:
+// q, k, v, o 4 x 1024 x 1024 and FFN up / down 2 x 1024 x 4096 = 12,582,912 weights x 2 B =
+// 25,165,824 B, and in f32 the biases (q, k, v, o 4 x 1024, up 4096, down 1024) and two norms'
+// weight and bias (4 x 1024): 13,312 floats = 53,248 B; 25,219,072 B a layer, 605,257,728 B
+// for 24. On the host (LLM_TENSOR_LAYER_INPUT): token_embd 250,002 x 1024 x 2 B =
+// 512,004,096 B, the 8,192 learned positions 16,777,216 B and the one token type 2,048 B
+// (llama-quantize leaves both in the converter's F16), the embeddings' norm 8,192 B (f32):
+// 528,791,552 B. No output head, and no KV cache at any context (create_memory: none).
+TEST_CASE("encoders: BGE-M3's bert layout and no KV cache") {
+    PlanSettings s = at_context(8192);
+    const auto parts = plan_parts(test::model("bge-m3"), test::quant("FP16"), s).value();
+    Bytes layers = 0, kv = 0;
+    for (const auto& l : parts.layers) {
+        layers += l.weights;
+        kv += l.kv_cache;
+    }
+    CHECK(layers == 605'257'728ULL);
+    CHECK(parts.input_weights == 528'791'552ULL);
+    CHECK(parts.output_weights == 0);
+    CHECK(kv == 0);
+    // At Q4_K_M the positions and the token type are still F16: the host keeps 16,779,264 B
+    // of them beside the quantized token_embd and the f32 norm.
+    const auto q4 = plan_parts(test::model("bge-m3"), test::quant("Q4_K_M"), s).value();
+    CHECK(q4.input_weights > 16'779'264ULL + 8'192ULL);
+    // An encoder's server holds no prompt cache (its sequence state has no cache to save)
+    // and no checkpoints.
+    const Placement p = plan_of("bge-m3", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(p.ram.resident.empty());
+    CHECK(p.gpus[0].kv_cache == 0);
+}
+
+// Beside a chat model, an encoder's footprint does not depend on where a KV cache would go:
+// it has none. nomic-embed-text keeps no memory either.
+TEST_CASE("encoders: an embedding encoder beside a chat model keeps no cache") {
+    const ResidentModel embed{&test::model("nomic-embed-text-v1.5"), &test::quant("FP16")};
+    PlanSettings s = at_context(8192);
+    s.server.also.push_back(embed);
+    const Placement on = plan_of("qwen3-8b", "Q4_K_M", {"rtx-4090"}, s);
+    s.server.kv_offload = false;
+    const Placement off = plan_of("qwen3-8b", "Q4_K_M", {"rtx-4090"}, s);
+    const std::string name = "also:nomic-embed-text-v1.5";
+    CHECK(term(on.gpus[0], name).load > 0);
+    CHECK(term(on.gpus[0], name).load == term(off.gpus[0], name).load);
+}
+
+// Qwen 3.5 27B with its MTP layer (mtp_num_hidden_layers 1) drafting, at FP16 and 8,192
+// tokens. The MTP block is a full-attention layer like the stack's: q 5120 x 12,288 (24 heads x
+// 256, doubled for the output gate), k and v 5120 x 1024 (4 KV heads x 256), o 6144 x 5120,
+// FFN gate / up / down 3 x 5120 x 17,408 = 372,244,480 weights x 2 B = 744,488,960 B; the two
+// layer norms (5120) and q / k norms (256) in f32: 43,008 B. Its nextn.eh_proj 10,240 x 5120
+// x 2 B = 104,857,600 B and three norms 3 x 5120 x 4 B = 61,440 B. Weights: 849,451,008 B.
+// Its KV at 8,192 cells: 8,192 x 4 x 256 x 2 B x 2 = 33,554,432 B. In all 883,005,440 B, held
+// from load on the GPU with the output head; nothing without --mtp.
+TEST_CASE("server terms: Qwen 3.5 27B with its MTP layer") {
+    const Model& m = test::model("qwen3.5-27b");
+    CHECK(m.arch.mtp_layers == 1);
+    CHECK(llamacpp_mtp_weight_bytes(m, test::quant("FP16")).value() == 849'451'008ULL);
+    PlanSettings s = at_context(8192);
+    CHECK(term(plan_of("qwen3.5-27b", "FP16", {"h100-sxm"}, s).gpus[0], "mtp").most == 0);
+    s.server.mtp = true;
+    const Placement p = plan_of("qwen3.5-27b", "FP16", {"h100-sxm"}, s);
+    const ResidentTerm mtp = term(p.gpus[0], "mtp");
+    CHECK(mtp.load == 883'005'440ULL);
+    CHECK_FALSE(mtp.grows());
+    const auto args = llama_server_args({&m, &test::quant("FP16"), ""}, s, nullptr, &p);
+    CHECK(std::find(args.begin(), args.end(), "draft-mtp") != args.end());
+}
+
+// verify reads what the server printed: the prompt cache's limit at load, the checkpoints it
+// made (the largest: a Gemma 3 27B checkpoint of a full window, 654,311,424 B = 624 MiB, as
+// above), and the CPU_REPACK buffer (Llama 3.2 1B at Q4_0: 547,356,672 B = 522 MiB).
+TEST_CASE("server terms: verify reads the prompt cache, checkpoints and CPU_REPACK") {
+    const std::string text =
+        "llama_context: constructing llama_context\n"
+        "llama_context: n_seq_max     = 1\n"
+        "llama_context: n_ctx         = 8192\n"
+        "llama_context: n_ubatch      = 512\n"
+        "srv    load_model: prompt cache is enabled, size limit: 4096 MiB\n"
+        "slot update_slots: id  0 | task 0 | created context checkpoint 1 of 8 (pos_min = 0, "
+        "pos_max = 1535, size = 624.000 MiB)\n"
+        "slot update_slots: id  0 | task 4 | created context checkpoint 2 of 8 (pos_min = 512, "
+        "pos_max = 2047, size = 312.000 MiB)\n";
+    const auto log = parse_llama_log(text).value();
+    CHECK(log.server.prompt_cache_limit == 4'294'967'296ULL);
+    CHECK(log.server.checkpoints_per_slot == 8);
+    CHECK(log.server.checkpoint_largest == 654'311'424ULL);
+    const auto rows = verify_server_terms(log, &test::model("gemma-3-27b"), test::quant("Q4_K_M"));
+    REQUIRE(rows.size() == 2);
+    CHECK(rows[0].term == "prompt_cache_limit");
+    CHECK(rows[0].estimate == 8'589'934'592ULL);
+    CHECK(rows[1].term == "ctx_checkpoint");
+    CHECK(rows[1].estimate == 654'311'424ULL);
+    CHECK(rows[1].actual == 654'311'424ULL);
+
+    const auto repack = parse_llama_log(
+                            "load_tensors:   CPU_REPACK model buffer size =   522.00 MiB\n"
+                            "load_tensors:   CPU_Mapped model buffer size =   702.40 MiB\n")
+                            .value();
+    const auto r = verify_server_terms(repack, &test::model("llama-3.2-1b"), test::quant("Q4_0"));
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].term == "cpu_repack");
+    CHECK(r[0].estimate == 547'356'672ULL);
+    CHECK(r[0].actual == 547'356'672ULL);
+}
+
+// Speculative decoding's speed, by hand: a target at 20 tokens/s, a draft at 400, up to 16
+// drafted tokens a step. Each step costs 16 / 400 + 1 / 20 = 0.09 s. With 70 % accepted a step
+// yields (1 - 0.7^17) / 0.3 = 3.32558 tokens: 36.951 tokens/s; with none accepted 1 token:
+// 11.11 tokens/s, slower than the target alone.
+TEST_CASE("server terms: speculative decoding's speed is an assumption worked as stated") {
+    CHECK(speculative_tokens_per_s(20, 400, 0.7, 16) == Approx(36.951).epsilon(1e-4));
+    CHECK(speculative_tokens_per_s(20, 400, 0.0, 16) == Approx(11.111).epsilon(1e-4));
+    CHECK(speculative_tokens_per_s(0, 400, 0.7, 16) == 0);
+    // Through the plan: Llama 3.3 70B with a 1B draft on 2x3090 gains, at the assumption.
+    PlanSettings s = at_context(8192);
+    s.server.draft = ResidentModel{&test::model("llama-3.2-1b"), &test::quant("Q4_K_M")};
+    const auto a = answer_for(test::model("llama-3.3-70b"), test::quant("Q4_K_M"),
+                              test::hardware_of({"rtx-3090", "rtx-3090"}), s)
+                       .value();
+    REQUIRE(a.speculative.has_value());
+    CHECK(a.speculative->acceptance == 0.7);
+    CHECK(a.speculative->tokens_per_s ==
+          Approx(speculative_tokens_per_s(a.speed.decode_tokens_per_s,
+                                          a.speculative->draft_tokens_per_s, 0.7, 16)));
+}
