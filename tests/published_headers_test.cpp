@@ -147,7 +147,10 @@ TEST_CASE("published headers: a plain llama-quantize file's types are the rules'
         const auto layout = tensor_layout(test::model(h.model_id));
         REQUIRE(layout);
         std::map<std::string, std::uint64_t> ours;
-        for (const auto& t : quantize_tensors(*layout, quant->second).value()) {
+        // held here: a range-for over .value() of a temporary would read it after its end
+        const auto tensors = quantize_tensors(*layout, quant->second);
+        REQUIRE(tensors);
+        for (const auto& t : *tensors) {
             ours[std::string(t.type.name)] += 1;
         }
         CHECK(ours == h.types);
