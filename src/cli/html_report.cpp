@@ -343,7 +343,7 @@ void write_tail(std::ostream& out, const ModelReport& r, const std::string& foot
 
 }  // namespace
 
-std::string html_escape(const std::string& text) {
+std::string html_escape(std::string_view text) {
     std::string out;
     out.reserve(text.size());
     for (const char c : text) {

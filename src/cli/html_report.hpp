@@ -6,6 +6,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "canitrun/report.hpp"
 
@@ -15,6 +16,6 @@ namespace canitrun::cli {
 void write_html_report(std::ostream& out, const ModelReport& report, const std::string& footer);
 
 // Text with &, <, >, " and ' escaped for HTML element content and attribute values.
-std::string html_escape(const std::string& text);
+std::string html_escape(std::string_view text);
 
 }  // namespace canitrun::cli

@@ -59,33 +59,6 @@ HttpAnswer model_page(const Target& target, const ApiPolicy& policy) {
 
 }  // namespace
 
-std::string html_escape(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (const char c : text) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&#39;";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out;
-}
-
 std::string with_calculator(const std::string& html, const std::string& model, PageMode mode) {
     const std::string root = mode == PageMode::live ? "/" : "../";
     std::string page = html;

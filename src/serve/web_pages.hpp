@@ -4,6 +4,7 @@
 // compare pages (the CLI's table, as the terminal shows it), and the embedded assets.
 
 #include "api_answer.hpp"
+#include "html_report.hpp"
 #include "request_target.hpp"
 
 namespace canitrun::serve {
@@ -19,7 +20,7 @@ HttpAnswer page_answer(const Target& target, const ApiPolicy& policy);
 // stylesheet and its script. `html` is what `canitrun ID --format html` printed.
 std::string with_calculator(const std::string& html, const std::string& model, PageMode mode);
 
-// Text made safe inside HTML (& < > " ').
-std::string html_escape(std::string_view text);
+// Text made safe inside HTML (& < > " '): the HTML view's one rule.
+using cli::html_escape;
 
 }  // namespace canitrun::serve
