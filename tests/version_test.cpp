@@ -34,3 +34,20 @@ TEST_CASE("database: database.json is read into Database::info") {
     CHECK(info.date.size() == 10);
     CHECK(!info.source.empty());
 }
+
+// As people type them: `canitrun version` and -V are --version; `canitrun help [COMMAND]` is
+// --help (of the command), not a model named "help".
+TEST_CASE("version: version, -V and help are what they say, not model names") {
+    const auto long_form = run_canitrun({"--version"});
+    CHECK(run_canitrun({"version"}).out == long_form.out);
+    CHECK(run_canitrun({"-V"}).out == long_form.out);
+    const auto help = run_canitrun({"help"});
+    CHECK(help.code == 0);
+    CHECK(help.out == run_canitrun({"--help"}).out);
+    CHECK(run_canitrun({"help", "gpus"}).out == run_canitrun({"gpus", "--help"}).out);
+    const auto bad = run_canitrun({"help", "nope"});
+    CHECK(bad.code == 2);
+    CHECK(bad.out.empty());
+    CHECK(bad.err ==
+          "canitrun: error: no command 'nope'; run 'canitrun --help' for the commands\n");
+}

@@ -233,7 +233,7 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
 // The top level's flags: output, the model argument, and the model page's settings.
 void add_top_level(CLI::App& app, Options& o) {
     app.footer(kExamples);
-    app.set_version_flag("--version", std::string("canitrun ") + CANITRUN_VERSION);
+    app.set_version_flag("-V,--version", std::string("canitrun ") + CANITRUN_VERSION);
     app.add_flag("--json", o.json, "Print one JSON document on stdout and nothing else");
     app.add_option(
         "--format", o.format,
@@ -500,6 +500,25 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     CLI::App app{kDescription, "canitrun"};
     add_top_level(app, o);
     const std::vector<Subcommand> table = add_subcommands(app, o);
+    // `canitrun help [COMMAND]` and `canitrun version`, as people type them: not model names.
+    const std::string first = argc > 1 ? argv[1] : "";
+    if (first == "version" && argc == 2) {
+        out << version_text();
+        return kExitOk;
+    }
+    if (first == "help" && argc <= 3) {
+        CLI::App* sub = nullptr;
+        for (CLI::App* c : app.get_subcommands({})) {
+            if (argc == 3 && c->get_name() == argv[2]) sub = c;
+        }
+        if (argc == 3 && sub == nullptr) {
+            err << "canitrun: error: no command '" << argv[2]
+                << "'; run 'canitrun --help' for the commands\n";
+            return kExitBadInput;
+        }
+        out << (sub != nullptr ? sub->help("canitrun") : app.help());
+        return kExitOk;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
