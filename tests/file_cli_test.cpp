@@ -369,3 +369,15 @@ TEST_CASE("file cli: verify gives per-device rows, and reads a bare excerpt with
     CHECK(unknown.code == 2);
     CHECK(unknown.out.empty());
 }
+
+// A difference that rounds to zero reads +0.00, never -0.00: the published two-GPU log's CUDA1
+// weights are 648.66 MiB either way (canitrun's are 0.0001 MiB less).
+TEST_CASE("cli: verify never prints a negative zero") {
+    const Outcome o =
+        run_cli({"verify",
+                 std::string(CANITRUN_SOURCE_DIR) +
+                     "/validation/llama-logs/cudax-006-qwen3-30b-a3b-q4km-4090-5090-exps-cpu.log"});
+    REQUIRE(o.code == 0);
+    CHECK(has(o.out, "+0.00 MiB (+0.00 %)"));
+    CHECK_FALSE(has(o.out, "-0.00"));
+}

@@ -28,11 +28,17 @@ std::string mib_cell(const std::optional<Bytes>& b) {
     return b ? fmt::format("{:.2f} MiB", to_mib(*b)) : std::string("—");
 }
 
+// A signed figure at two decimals; one that rounds to zero prints +0.00, never -0.00.
+std::string signed_two(double v) {
+    std::string s = fmt::format("{:+.2f}", v);
+    return s == "-0.00" ? "+0.00" : s;
+}
+
 std::string difference(const VerifyRow& r) {
     if (!r.estimate || !r.actual) return "—";
     const double diff = to_mib(*r.estimate) - to_mib(*r.actual);
-    std::string out = fmt::format("{:+.2f} MiB", diff);
-    if (*r.actual > 0) out += fmt::format(" ({:+.2f} %)", 100.0 * diff / to_mib(*r.actual));
+    std::string out = signed_two(diff) + " MiB";
+    if (*r.actual > 0) out += " (" + signed_two(100.0 * diff / to_mib(*r.actual)) + " %)";
     return out;
 }
 
