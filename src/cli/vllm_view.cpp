@@ -54,6 +54,22 @@ Cluster one_machine(const Options& o) {
     return c;
 }
 
+// The KV pool's pages, the longest context (at most the model's window) and the sequences.
+void write_vllm_pool(std::ostream& out, const VllmLayout& l) {
+    const VllmEstimate& e = l.estimate;
+    out << fmt::format("\n  KV pool {} per GPU in {}-token pages of {:.2f} MiB\n",
+                       format_gb(e.kv_pool), l.options.block_size,
+                       static_cast<double>(e.page_bytes) / (1024.0 * 1024.0));
+    out << "  Longest context for 1 sequence: " << format_thousands(e.longest_context) << " tokens";
+    if (e.longest_context < e.max_context_one_seq) {
+        out << " (the model's window; the KV pool would hold "
+            << format_thousands(e.max_context_one_seq) << ")";
+    }
+    out << "\n";
+    out << "  Sequences at " << format_thousands(l.options.context)
+        << " tokens: " << e.max_sequences << " (--max-num-seqs " << l.options.max_num_seqs << ")\n";
+}
+
 void write_vllm_text(std::ostream& out, const VllmView& v) {
     const VllmLayout& l = v.layout;
     const VllmEstimate& e = l.estimate;
@@ -93,17 +109,7 @@ void write_vllm_text(std::ostream& out, const VllmView& v) {
     }
     out << "\n  Each GPU of a stage holds (tensor parallel " << e.tensor_parallel << "):\n";
     t.write(out, "  ");
-    out << fmt::format("\n  KV pool {} per GPU in {}-token pages of {:.2f} MiB\n",
-                       format_gb(e.kv_pool), l.options.block_size,
-                       static_cast<double>(e.page_bytes) / (1024.0 * 1024.0));
-    out << "  Longest context for 1 sequence: " << format_thousands(e.longest_context) << " tokens";
-    if (e.longest_context < e.max_context_one_seq) {
-        out << " (the model's window; the KV pool would hold "
-            << format_thousands(e.max_context_one_seq) << ")";
-    }
-    out << "\n";
-    out << "  Sequences at " << format_thousands(l.options.context)
-        << " tokens: " << e.max_sequences << " (--max-num-seqs " << l.options.max_num_seqs << ")\n";
+    write_vllm_pool(out, l);
     if (v.users > 0) {
         out << "  " << v.users << " users of " << format_thousands(l.options.context)
             << " tokens: " << (v.fits() ? "served" : "not served") << "\n";
