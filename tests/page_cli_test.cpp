@@ -230,3 +230,14 @@ TEST_CASE("page: only the layers whose cache grows with the context are counted 
     CHECK(v4.out.find("Only 41 of 43 layers keep a cache that grows with the context") !=
           std::string::npos);
 }
+
+// Counts and articles read as English: DeepSeek V3 at Q4_K_M (405.8 GB) fits one GPU we track
+// whole, the M3 Ultra with 512 GB of unified memory; Llama 3.1 8B's smallest card is an 8 GB one.
+TEST_CASE("page: one GPU runs, an 8 GB card") {
+    const Outcome one = run_cli({"deepseek-v3"});
+    CHECK(has(one.out, "1 GPU we track runs it fully in VRAM"));
+    CHECK(has(one.out, "1 GPU runs this natively"));
+    CHECK_FALSE(has(one.out, "1 GPUs"));
+    const Outcome small = run_cli({"llama-3.1-8b"});
+    CHECK(has(small.out, "an 8 GB card is the smallest that holds it"));
+}

@@ -46,4 +46,12 @@ std::string format_plan_context(std::uint64_t cells, std::uint64_t sequences) {
     return std::to_string(sequences) + " x " + format_context(cells / sequences);
 }
 
+std::string count_of(std::size_t n, const std::string& noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+std::string runs_for(std::size_t n) {
+    return n == 1 ? "runs" : "run";
+}
+
 }  // namespace canitrun

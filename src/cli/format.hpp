@@ -24,4 +24,8 @@ std::string format_params(std::uint64_t params);
 // card".
 std::string article_for(const std::string& number);
 
+// "1 GPU" or "3 GPUs", and the verb that agrees: "1 GPU runs", "3 GPUs run".
+std::string count_of(std::size_t n, const std::string& noun);
+std::string runs_for(std::size_t n);
+
 }  // namespace canitrun

@@ -93,8 +93,9 @@ void write_header(std::ostream& out, const ModelReport& r) {
     if (!m.released.empty()) out << " · released " << esc(m.released);
     out << "</p>\n<p>" << esc(title_of(m)) << " needs roughly "
         << esc(format_gb(r.selected.on(Device::gpu))) << " of VRAM at " << esc(r.quant->id)
-        << " at " << esc(format_context(r.options.context)) << " context. " << r.gpus.native.size()
-        << " GPUs we track run it fully in VRAM, " << r.gpus.offload.size()
+        << " at " << esc(format_context(r.options.context)) << " context. "
+        << count_of(r.gpus.native.size(), "GPU") << " we track " << runs_for(r.gpus.native.size())
+        << " it fully in VRAM, " << r.gpus.offload.size()
         << " more with CPU offload.</p>\n<div class=\"facts\">\n";
     fact(out, r.quant->id + (r.rule == Rule::quick ? " total" : " on the GPU"),
          format_gb(r.selected.on(Device::gpu)),

@@ -221,8 +221,9 @@ std::string why_quant(const ModelReport& r) {
         " it needs " + format_gb(r.selected.on(Device::gpu)) + " on the GPU at " +
         format_context(r.options.context) + " context, so ";
     if (r.smallest_gpu != nullptr) {
-        s += fmt::format("a {} GB card is the smallest that holds it (the {}).",
-                         r.smallest_gpu->vram_gb, display_name(*r.smallest_gpu));
+        const std::string gb = std::to_string(r.smallest_gpu->vram_gb);
+        s += fmt::format("{} {} GB card is the smallest that holds it (the {}).", article_for(gb),
+                         gb, display_name(*r.smallest_gpu));
     } else {
         s += "no single GPU we track holds it whole.";
     }

@@ -80,10 +80,12 @@ void write_card(std::ostream& out, const ModelReport& r) {
         if (row.quant == fp16 && fp16 != r.quant)
             out << " (" << format_gb(row.estimate.on(Device::gpu)) << " at FP16)";
     }
-    out << ". " << r.gpus.native.size() << " GPUs we track run it fully in VRAM at "
-        << format_plan_context(r.options.context, r.settings.n_seq) << " context.\n";
-    out << "  " << r.gpus.native.size() << " GPUs run this natively · " << r.gpus.offload.size()
-        << " with CPU offload\n\n";
+    const std::size_t native = r.gpus.native.size();
+    out << ". " << count_of(native, "GPU") << " we track " << runs_for(native)
+        << " it fully in VRAM at " << format_plan_context(r.options.context, r.settings.n_seq)
+        << " context.\n";
+    out << "  " << count_of(native, "GPU") << " " << runs_for(native) << " this natively · "
+        << r.gpus.offload.size() << " with CPU offload\n\n";
 
     Table t({"", "", ""}, {false, true, false});
     // Under llama.cpp's rule the figure is what the GPU holds (token_embd and logits stay in RAM).
