@@ -97,7 +97,6 @@ TEST_CASE("bad input: flag values out of range or malformed") {
     check_bad_input({m, "--ctx", "1048577k"}, "is too large");
     check_bad_input({m, "--ctx", "-5"}, "invalid context length '-5'");
     check_bad_input({m, "--ram", "-1"}, "invalid size '-1'");
-    check_bad_input({m, "--ram", "0.5"}, "--ram '0.5' is less than 1 GB");
     check_bad_input({m, "--vram", "abc"}, "invalid size 'abc'");
     check_bad_input({m, "--vram", "0"}, "size '0' is out of range");
     check_bad_input({m, "--vram", "1000001"}, "size '1000001' is out of range");

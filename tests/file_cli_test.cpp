@@ -381,3 +381,23 @@ TEST_CASE("cli: verify never prints a negative zero") {
     CHECK(has(o.out, "+0.00 MiB (+0.00 %)"));
     CHECK_FALSE(has(o.out, "-0.00"));
 }
+
+TEST_CASE("file cli: --engine llama.cpp decides the backend and the verdict as the planner does") {
+    const std::string path = (temp_dir() / "small-llama-profile.gguf").string();
+    small_llama().write_sparse_file(path);
+    // An Intel card runs llama.cpp's Vulkan backend by the planner's rule (plan_settings.hpp
+    // backend_for), not the first backend its database entry lists (SYCL).
+    const Outcome arc = run_cli({path, "--engine", "llama.cpp", "--gpu", "Arc A770", "--json"});
+    REQUIRE(arc.code == 0);
+    CHECK(nlohmann::json::parse(arc.out)["backend"] == "vulkan");
+    // The verdict keeps --margin free, as every plan does: the RTX 4090 holds 24 GiB
+    // (25,769,803,776 bytes), so --margin 24576 (24 GiB) leaves no room for the 0.3 GB file,
+    // where the default 1 GiB margin leaves plenty.
+    const Outcome fits = run_cli({path, "--engine", "llama.cpp", "--gpu", "RTX 4090", "--json"});
+    REQUIRE(fits.code == 0);
+    CHECK(nlohmann::json::parse(fits.out)["fits"] == true);
+    const Outcome full = run_cli(
+        {path, "--engine", "llama.cpp", "--gpu", "RTX 4090", "--margin", "24576", "--json"});
+    CHECK(full.code == 1);
+    CHECK(nlohmann::json::parse(full.out)["fits"] == false);
+}

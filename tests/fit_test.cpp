@@ -37,11 +37,11 @@ TEST_CASE("native fit compares the total with the marketed size taken as GB") {
 TEST_CASE("CPU offload: at least half on the GPU - the rest within system RAM") {
     const Gpu g16 = card("b", 16, GpuClass::consumer, 500);
     // 30 GB: 14 GB spills, within 32 GB of RAM.
-    CHECK(classify_fit(g16, plain(), 30 * kGB, FitOptions{32}) == Fit::offload);
+    CHECK(classify_fit(g16, plain(), 30 * kGB, FitOptions{32 * kGB}) == Fit::offload);
     // With 8 GB of RAM it does not.
-    CHECK(classify_fit(g16, plain(), 30 * kGB, FitOptions{8}) == Fit::no);
+    CHECK(classify_fit(g16, plain(), 30 * kGB, FitOptions{8 * kGB}) == Fit::no);
     // 33 GB: the GPU would hold less than half.
-    CHECK(classify_fit(g16, plain(), 33 * kGB, FitOptions{64}) == Fit::no);
+    CHECK(classify_fit(g16, plain(), 33 * kGB, FitOptions{64 * kGB}) == Fit::no);
 }
 
 TEST_CASE("unified memory: only the GPU's share counts - and nothing spills") {

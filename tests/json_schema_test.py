@@ -107,7 +107,7 @@ CASES = [
     # tensor x pipeline parallel over two hosts; a context past the window, capped
     ("engine-vllm", ["deepseek-v3", "--engine", "vllm", "--quant", "FP8", "--host", "8xh100-sxm",
                      "--host", "8xh100-sxm", "--json"]),
-    ("engine-vllm", ["llama-3.1-8b", "--engine", "vllm", "--vram", "24", "--ctx", "1M",
+    ("engine-vllm", ["llama-3.1-8b", "--engine", "vllm", "--vram", "24", "--ctx", "128k",
                      "--users", "4", "--json"]),
     # llama.cpp RPC over two and three hosts; several users on one GPU
     ("cluster-rpc", ["llama-3.1-405b", "--host", "m3-ultra-256gb", "--host", "m3-ultra-256gb",

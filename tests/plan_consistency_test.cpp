@@ -53,7 +53,7 @@ TEST_CASE("consistency: the GPU lists, the smallest GPU and --gpu agree for ever
                                            verdicts->gpus.offload.end());
         for (const auto& id : single_cards()) {
             INFO("on " << id);
-            const Hardware h = test::hardware_of({id}, fit.ram_gb);
+            const Hardware h = test::hardware_of({id}, fit.ram / kGB);
             const auto a = answer_for(m, q, h, s);
             REQUIRE(a);
             const Gpu* gpu = h.gpus.front().gpu;
@@ -62,7 +62,7 @@ TEST_CASE("consistency: the GPU lists, the smallest GPU and --gpu agree for ever
             CHECK(offloaded(a->plan.kind) == offload.contains(gpu));
         }
         if (s.rule == Rule::llamacpp && verdicts->smallest != nullptr) {
-            const Hardware h = test::hardware_of({verdicts->smallest->id}, fit.ram_gb);
+            const Hardware h = test::hardware_of({verdicts->smallest->id}, fit.ram / kGB);
             CHECK(answer_for(m, q, h, s)->plan.kind == PlanKind::native);
         }
     }
@@ -81,7 +81,8 @@ TEST_CASE("consistency: --vram N answers as --gpu does on an NVIDIA card of N GB
             const Hardware h = test::hardware_of({id});
             const Gpu& gpu = *h.gpus.front().gpu;
             REQUIRE(h.gpus.front().memory == gpu.vram_gb * kGiB);  // sold as N GB: N GiB
-            const auto budget = plan_budget(m, q, quants, s, gpu.vram_gb * kGB, kDefaultRamGb);
+            const auto budget =
+                plan_budget(m, q, quants, s, gpu.vram_gb * kGB, kDefaultRamGb * kGB);
             REQUIRE(budget);
             const auto a = answer_for(m, q, h, s).value();
             CHECK(budget->fits == (a.plan.kind == PlanKind::native));

@@ -8,7 +8,7 @@
 //   (`unified_gpu_share_percent` in the data), so the budget is that share of the marketed size.
 // - CPU offload: the card is too small, but it holds at least half of the total (below that the
 //   run is mostly on the CPU, and we do not call it a GPU run), and what spills over
-//   (total - budget) fits in system RAM (`ram_gb`, 32 GB unless the user says otherwise).
+//   (total - budget) fits in system RAM (`ram`, 32 GB unless the user says otherwise).
 //   Unified memory has nowhere to spill.
 // - A quantization that needs a backend (NVFP4 needs CUDA) fits only GPUs that have it.
 
@@ -27,7 +27,7 @@ inline constexpr std::uint64_t kDefaultRamGb = 32;
 enum class Fit { native, offload, no };
 
 struct FitOptions {
-    std::uint64_t ram_gb = kDefaultRamGb;
+    Bytes ram = kDefaultRamGb * kGB;  // system RAM for offload, bytes
 };
 
 // The bytes the page's rule lets the model use on this GPU.

@@ -60,6 +60,17 @@ inline constexpr double kDefaultMinSpeed = 5.0;
 // models only.
 inline constexpr const char* kDefaultMinQuant = "Q2_K";
 
+// The context a model is planned at when --ctx is not given: llama.cpp's 8k, but never past the
+// model's own window (an embedding model of 512 tokens is planned at 512). One rule for the
+// page, the engine profiles, vLLM and exo.
+std::uint64_t default_context(const Model& model);
+
+// Whether `on_gpu` bytes (every buffer the device holds, its runtime included) fit a device of
+// `memory` bytes with `margin` kept free: the test every llama.cpp verdict makes.
+inline bool fits_device(Bytes on_gpu, Bytes memory, Bytes margin) {
+    return on_gpu <= gpu_capacity(memory, margin);
+}
+
 // The page's rule with these options.
 PlanSettings quick_settings(const EstimateOptions& options = {});
 

@@ -27,10 +27,9 @@ GpuDevice generic_device(Bytes memory);
 Result<Estimate> rule_estimate(const Model& model, const Quant& quant,
                                const PlanSettings& settings);
 
-// How the model runs on one device with `ram_gb` of system RAM: native, offload or none.
+// How the model runs on one device with `ram` bytes of system RAM: native, offload or none.
 Result<PlanKind> plan_on_device(const Model& model, const Quant& quant,
-                                const PlanSettings& settings, const GpuDevice& device,
-                                std::uint64_t ram_gb);
+                                const PlanSettings& settings, const GpuDevice& device, Bytes ram);
 
 // One GPU's plan, as the GPU lists show it.
 struct GpuVerdict {
@@ -65,6 +64,6 @@ struct BudgetAnswer {
 // bytes themselves under the quick rule).
 Result<BudgetAnswer> plan_budget(const Model& model, const Quant& asked,
                                  const std::vector<const Quant*>& quants,
-                                 const PlanSettings& settings, Bytes budget, std::uint64_t ram_gb);
+                                 const PlanSettings& settings, Bytes budget, Bytes ram);
 
 }  // namespace canitrun

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "canitrun/database.hpp"
 #include "canitrun/error.hpp"
 
 namespace canitrun {
@@ -38,6 +39,10 @@ bool looks_remote(const std::string& arg);
 bool looks_like_repo(const std::string& arg);  // ORG/REPO or ORG/REPO:QUANT
 
 Result<RemoteSpec> parse_remote_spec(const std::string& arg);
+
+// The quantization a remote name's tag asks a safetensors repo's page for (hf:ORG/REPO:Q8_0),
+// as the database's entry; null when the name has no tag. An unknown tag is refused.
+Result<const Quant*> tagged_quant(const Database& db, const RemoteSpec& spec);
 
 // Where things are, from the endpoint (HF_ENDPOINT) and the registry's base URL.
 std::string hf_tree_url(const std::string& endpoint, const RemoteSpec& spec);

@@ -33,6 +33,11 @@ struct ReportOptions {
     bool context_explicit = false;
 };
 
+// The quantizations the page's sentences quote beside the selected one, as the reference page
+// does ("about 22 GB at Q4_K_M, 37 GB at Q8_0 and 70 GB at FP16"); the last is full precision.
+inline constexpr const char* kQuotedQuants[] = {"Q8_0", "FP16"};
+inline constexpr const char* kFullPrecisionQuant = "FP16";
+
 struct QuantRow {
     const Quant* quant = nullptr;
     Estimate estimate;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "canitrun/database.hpp"
 #include "canitrun/estimate.hpp"
 #include "canitrun/llama_log.hpp"
 #include "canitrun/llamacpp_engine.hpp"
@@ -57,5 +58,7 @@ FlashAttn log_flash_attn(const std::string& printed);
 
 // "Q4_K - Medium" -> "Q4_K_M", "Q8_0" -> "Q8_0", "BF16" -> "BF16".
 std::string quant_id_from_file_type(const std::string& file_type);
+// The database's quantization of a log's file type; null when it has none.
+const Quant* quant_of_file_type(const Database& db, const std::string& file_type);
 
 }  // namespace canitrun

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "canitrun/database.hpp"
 #include "canitrun/error.hpp"
 #include "canitrun/estimate.hpp"
 #include "canitrun/model.hpp"
@@ -93,5 +94,7 @@ Result<VllmEstimate> estimate_vllm(const Model& model, const Quant& quant,
 // The quantization `vllm serve MODEL` loads without --quantization: the published checkpoint's
 // own dtype where the data records one (FP8 for DeepSeek V3), else BF16.
 std::string default_vllm_quant(const Model& model);
+// The same, as the database's entry.
+Result<const Quant*> vllm_default_quant(const Database& db, const Model& model);
 
 }  // namespace canitrun

@@ -1,6 +1,7 @@
 #include "app.hpp"
 
 #include "app_options.hpp"
+#include "request.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -218,8 +219,7 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
     }
     if (!o.mmproj.empty()) {
         const bool gguf =
-            !verify && !o.model.empty() &&
-            classify_model_argument(load_database(o), o.model) == ModelArgumentKind::gguf_file;
+            !verify && !o.model.empty() && model_kind(o) == ModelArgumentKind::gguf_file;
         if (!gguf) {
             refuse("--mmproj adds a vision projector to a .gguf model file",
                    "give a .gguf file as the model, or leave out --mmproj");
@@ -297,17 +297,17 @@ void add_top_level(CLI::App& app, Options& o) {
 struct Subcommand {
     CLI::App* app = nullptr;  // null: the model command
     Command command = Command::model;
-    CommandResult (*answer)(const Options&) = nullptr;
+    CommandResult (*answer)(const Request&) = nullptr;
 };
 
 // The model command: a database model, else a model file, a config folder or a remote name.
-CommandResult model_or_file_command(const Options& o) {
-    if (remote_model(o) || file_model(o)) return model_source_command(o);
-    if (o.model.empty()) {
+CommandResult model_or_file_command(const Request& r) {
+    if (r.model.remote() || r.model.file()) return model_source_command(r);
+    if (!r.model.given()) {
         throw Failure{Error{ErrorKind::bad_input, "name a model, e.g. 'canitrun qwen3.5-35b-a3b'",
                             "'canitrun models' lists them, 'canitrun --help' shows usage"}};
     }
-    return model_command(o);
+    return model_command(r);
 }
 
 // The subcommands' CLI11 apps, filled by the three functions below in --help's order.
@@ -407,7 +407,7 @@ void add_other_subcommands(CLI::App& app, Options& o, Subcommands& s) {
 
 // serve, site and mcp: listed by --help, answered before run() (src/serve/service_commands.hpp)
 // because they stream or run until stopped. Reached here only when another flag came first.
-CommandResult service_elsewhere(const Options& /*o*/) {
+CommandResult service_elsewhere(const Request& /*r*/) {
     throw Failure{Error{ErrorKind::bad_input, "serve, site and mcp come first on the command line",
                         "e.g. canitrun serve --port 8080; canitrun serve --help"}};
 }
@@ -445,12 +445,9 @@ std::vector<Subcommand> add_subcommands(CLI::App& app, Options& o) {
         {s.compare, C::compare, compare_command},
         {s.local, C::local, local_command},
         {s.verify, C::verify, verify_command},
-        {s.models, C::lists,
-         [](const Options& opts) { return lists_command(opts, ListKind::models); }},
-        {s.gpu_list, C::lists,
-         [](const Options& opts) { return lists_command(opts, ListKind::gpus); }},
-        {s.quants, C::lists,
-         [](const Options& opts) { return lists_command(opts, ListKind::quants); }},
+        {s.models, C::lists, [](const Request& r) { return lists_command(r, ListKind::models); }},
+        {s.gpu_list, C::lists, [](const Request& r) { return lists_command(r, ListKind::gpus); }},
+        {s.quants, C::lists, [](const Request& r) { return lists_command(r, ListKind::quants); }},
         {nullptr, C::model, model_or_file_command},
     };
 }
@@ -482,7 +479,7 @@ int answer(const CLI::App& app, const std::vector<Subcommand>& table, Options& o
     check_output_flags(o, chosen->command == Command::verify, chosen->command == Command::model);
     const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
     check_flags_apply(app, sub, chosen->command, o);
-    const CommandResult result = chosen->answer(o);
+    const CommandResult result = chosen->answer(need(resolve(o, chosen->command)));
     need(check_offered(result, o.output, format_flag(o)));
     Output output(o);
     write_result(output.text, result);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "canitrun/database.hpp"
+#include "canitrun/model_argument.hpp"
 #include "canitrun/report.hpp"
 #include "command_result.hpp"
 #include "engine_command.hpp"
@@ -59,6 +60,8 @@ struct Options {
     // process (embedded_database()); a --data one is held here.
     mutable const Database* db = nullptr;
     mutable std::optional<Database> data_db;
+    // What the model argument names, classified once (request.hpp model_kind).
+    mutable std::optional<ModelArgumentKind> model_kind;
     // The GPUs --gpu-spec files describe (read_gpu_specs), added to the database when it loads.
     std::vector<Gpu> described_gpus;
 };
@@ -81,8 +84,6 @@ T need(Result<T> r) {
 // Reads and checks the --gpu-spec files before anything else asks for the database (a Failures
 // naming every problem); without --gpu or --host, the plan is on the GPUs they describe.
 void read_gpu_specs(Options& o);
-const Database& load_database(const Options& o);
-ReportOptions report_options(const Database& db, const Options& o);
 ChartChoice chart_choice(const Options& o);
 
 // A stream styled for the chosen output; what is written to it is printed whole at the end,
@@ -98,23 +99,20 @@ struct Output {
     mutable std::ostringstream text;
 };
 
-// Whether the model argument is a remote name, or a model file (not a database name).
-bool names_model_file(const Database& db, const std::string& arg);
-bool remote_model(const Options& o);
-bool file_model(const Options& o);
+struct Request;
 
 // One function per command; each returns its whole answer (command_result.hpp) or throws a
 // Failure. run() prints the answer in the asked format.
-CommandResult model_command(const Options& o);
-CommandResult gpus_command(const Options& o);
-CommandResult system_command(const Options& o);
-CommandResult fit_command(const Options& o);
-CommandResult compare_command(const Options& o);
-CommandResult local_command(const Options& o);
-CommandResult verify_command(const Options& o);
+CommandResult model_command(const Request& r);
+CommandResult gpus_command(const Request& r);
+CommandResult system_command(const Request& r);
+CommandResult fit_command(const Request& r);
+CommandResult compare_command(const Request& r);
+CommandResult local_command(const Request& r);
+CommandResult verify_command(const Request& r);
 // A model file, a config folder or a remote name as the model.
-CommandResult model_source_command(const Options& o);
+CommandResult model_source_command(const Request& r);
 enum class ListKind { models, gpus, quants };
-CommandResult lists_command(const Options& o, ListKind kind);
+CommandResult lists_command(const Request& r, ListKind kind);
 
 }  // namespace canitrun::cli

@@ -1,6 +1,7 @@
 #include "cluster_command.hpp"
 
 #include "app.hpp"
+#include "request.hpp"
 
 #include <fmt/format.h>
 
@@ -25,11 +26,6 @@ namespace canitrun::cli {
 namespace {
 
 using json = nlohmann::json;
-
-std::optional<Bytes> given_ram(const Options& o) {
-    if (o.hw.ram.empty()) return std::nullopt;
-    return need(parse_gb(o.hw.ram));
-}
 
 std::string link_words(const Cluster& c) {
     return fmt::format("{:g} Gb/s link{}", c.link_gbits,
@@ -138,14 +134,13 @@ void write_rpc_csv(std::ostream& out, const RpcView& v) {
              p.ram.fits() ? "true" : "false"});
 }
 
-CommandResult rpc_result(const Options& o, const Model& model, Cluster cluster) {
-    const Database& db = load_database(o);
-    ReportOptions ro = report_options(db, o);
-    const Quant& quant = ro.quant ? *ro.quant : *db.default_quant(model);
+CommandResult rpc_result(const Request& req, const Model& model) {
+    const ReportOptions& ro = req.report;
+    const Quant& quant = ro.quant ? *ro.quant : *req.db->default_quant(model);
     need(require_loadable(ro.plan, quant));
     std::string note;
     const PlanSettings settings = settings_for_model(model, ro.plan, &note);
-    auto v = std::make_shared<RpcView>(RpcView{&model, std::move(cluster), {}, {}});
+    auto v = std::make_shared<RpcView>(RpcView{&model, req.cluster, {}, {}});
     v->rpc = need(answer_rpc(model, quant, v->cluster, settings, ro.placement));
     v->launch = rpc_launch(v->rpc, {&model, &quant, ""});
     const bool fits = v->rpc.answer.plan.kind == PlanKind::native;
@@ -166,40 +161,18 @@ CommandResult rpc_result(const Options& o, const Model& model, Cluster cluster) 
 
 }  // namespace
 
-Cluster cluster_from_flags(const Options& o) {
-    const Database& db = load_database(o);
-    Cluster c;
-    if (!o.link.empty()) c.link_gbits = need(parse_link_gbits(o.link));
-    if (o.hosts.size() > kMaxHosts) {
-        throw Failure{Error{ErrorKind::bad_input,
-                            std::to_string(o.hosts.size()) + " hosts are more than canitrun plans",
-                            "give at most " + std::to_string(kMaxHosts) + " --host"}};
-    }
-    for (const std::string& spec : o.hosts)
-        c.hosts.push_back(need(parse_host(db, spec, given_ram(o))));
-    return c;
+bool cluster_question(const Request& r) {
+    return r.cluster.hosts.size() >= 2 || r.engine_has_own_view();
 }
 
-bool cluster_question(const Options& o) {
-    return o.hosts.size() >= 2 || engine_has_own_view(o.engine);
-}
-
-CommandResult cluster_result(const Options& o) {
-    const Database& db = load_database(o);
-    if (!o.hosts.empty() && (!o.hw.gpu.empty() || !o.vram.empty())) {
-        throw Failure{Error{ErrorKind::bad_input, "--host names each machine's GPUs",
-                            "give the GPUs in --host and leave out --gpu and --vram"}};
-    }
-    const Model* model = need(db.find_model(o.model));
-    const Cluster cluster = cluster_from_flags(o);
-    if (engine_has_own_view(o.engine)) need(refuse_llama_flags(o.engine, o.engine.engine));
-    if (engine_is_vllm(o.engine)) return vllm_result(o, *model, cluster);
-    if (engine_is_exo(o.engine)) return exo_result(o, *model, cluster);
-    if (need(engine_is_quick(o.engine))) {
+CommandResult cluster_result(const Request& r, const Model& model) {
+    if (r.engine == EngineKind::vllm) return vllm_result(r, model);
+    if (r.engine == EngineKind::exo) return exo_result(r, model);
+    if (r.engine == EngineKind::quick) {
         throw Failure{Error{ErrorKind::bad_input, "--engine quick plans one machine",
                             "use --engine llama.cpp (the default, over RPC) or vllm"}};
     }
-    return rpc_result(o, *model, cluster);
+    return rpc_result(r, model);
 }
 
 }  // namespace canitrun::cli

@@ -11,18 +11,18 @@
 
 namespace canitrun::cli {
 
-// The hosts of --host (or, for vLLM, the one machine of --gpu or --vram), and --link.
-Cluster cluster_from_flags(const Options& o);
+struct Request;
 
-// True when the model command's answer is this view: two or more --host, or --engine vllm.
-bool cluster_question(const Options& o);
+// True when the model command's answer is this view: two or more --host, or --engine vllm / exo.
+bool cluster_question(const Request& r);
 
-CommandResult cluster_result(const Options& o);
+CommandResult cluster_result(const Request& r, const Model& model);
 
-// --engine exo over `hosts` (at least one); exo_view.cpp.
-CommandResult exo_result(const Options& o, const Model& model, const Cluster& hosts);
+// --engine exo over the --host machines (at least one); exo_view.cpp.
+CommandResult exo_result(const Request& r, const Model& model);
 
-// --engine vllm over `hosts` (empty: the one machine of --gpu or --vram); vllm_view.cpp.
-CommandResult vllm_result(const Options& o, const Model& model, const Cluster& hosts);
+// --engine vllm over the --host machines (none: the one machine of --gpu or --vram);
+// vllm_view.cpp.
+CommandResult vllm_result(const Request& r, const Model& model);
 
 }  // namespace canitrun::cli

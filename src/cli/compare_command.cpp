@@ -63,17 +63,17 @@ std::string smallest_text(const ModelReport& r) {
 
 }  // namespace
 
-Result<Comparison> build_comparison(const Database& db, const std::vector<std::string>& operands,
+Result<Comparison> build_comparison(const Database& db, const std::vector<ModelArgument>& operands,
                                     const ReportOptions& options, const RemoteFlags& remote) {
     Comparison c;
-    c.operands = operands;
-    for (const std::string& name : operands) {
-        if (classify_model_argument(db, name) != ModelArgumentKind::database) {
-            CANITRUN_TRY_ASSIGN(auto file, file_gpus_report(db, name, "", options, remote));
+    for (const ModelArgument& operand : operands) {
+        c.operands.push_back(operand.text);
+        if (operand.kind != ModelArgumentKind::database) {
+            CANITRUN_TRY_ASSIGN(auto file, file_gpus_report(db, operand, "", options, remote));
             c.entries.push_back(std::move(file));
             continue;
         }
-        CANITRUN_TRY_ASSIGN(auto model, db.find_model(name));
+        CANITRUN_TRY_ASSIGN(auto model, db.find_model(operand.text));
         auto entry = std::make_unique<FileReport>();
         auto report = build_model_report(db, *model, options);
         if (!report) {

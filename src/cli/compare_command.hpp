@@ -24,7 +24,7 @@ struct Comparison {
 
 // Each operand's report under `options`; the first operand that cannot be answered is the
 // error (with its name).
-Result<Comparison> build_comparison(const Database& db, const std::vector<std::string>& operands,
+Result<Comparison> build_comparison(const Database& db, const std::vector<ModelArgument>& operands,
                                     const ReportOptions& options, const RemoteFlags& remote = {});
 
 void write_comparison(std::ostream& out, const Comparison& c);

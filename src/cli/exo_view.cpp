@@ -13,6 +13,7 @@
 #include "engine_command.hpp"
 #include "format.hpp"
 #include "hardware_text.hpp"
+#include "request.hpp"
 #include "style.hpp"
 #include "table.hpp"
 
@@ -117,23 +118,23 @@ void write_exo_csv(std::ostream& out, const ExoView& v) {
 
 }  // namespace
 
-CommandResult exo_result(const Options& o, const Model& model, const Cluster& hosts) {
+CommandResult exo_result(const Request& req, const Model& model) {
+    const Cluster& hosts = req.cluster;
     if (hosts.hosts.empty()) {
         throw Failure{Error{ErrorKind::bad_input, "--engine exo plans machines",
                             "name each with --host, e.g. --host m3-ultra-256gb --host "
                             "m3-ultra-256gb"}};
     }
-    if (!o.users.empty()) {
+    if (req.users) {
         throw Failure{Error{ErrorKind::bad_input, "--users is not modelled for exo",
                             "leave it out, or use --engine llama.cpp or vllm"}};
     }
-    const Database& db = load_database(o);
     auto v = std::make_shared<ExoView>();
     v->model = &model;
-    v->quant = o.quant.empty() ? db.default_quant(model) : need(db.find_quant(o.quant));
+    v->quant = req.quant != nullptr ? req.quant : req.db->default_quant(model);
     v->cluster = hosts;
-    if (!o.ctx.empty()) v->options.context = need(parse_context(o.ctx));
-    v->options.kv_type = need(parse_kv_type(o.kv_type));
+    v->options.context = req.context.value_or(default_context(model));
+    v->options.kv_type = req.report.estimate.kv_type;
     v->plan = need(plan_exo(model, *v->quant, v->cluster, v->options));
     CommandResult r;
     r.what = "exo";

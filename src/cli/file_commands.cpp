@@ -332,13 +332,14 @@ Result<CommandResult> run_model_file(const Database& db, const std::string& path
         [&] { return std::unexpected(file_overflow(path)); });
 }
 
-Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const std::string& path,
+Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const ModelArgument& arg,
                                                      const std::string& mmproj_path,
                                                      const ReportOptions& options,
                                                      const RemoteFlags& remote) {
+    const std::string& path = arg.text;
     return catch_overflow(
         [&]() -> Result<std::unique_ptr<FileReport>> {
-            if (classify_model_argument(db, path) == ModelArgumentKind::remote) {
+            if (arg.remote()) {
                 std::string label;
                 CANITRUN_TRY_ASSIGN(const GgufModel g, remote_gguf_model(path, remote, &label));
                 return gguf_file_report(db, label, g, 0, options);
@@ -355,7 +356,7 @@ Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const s
 }
 
 Result<CommandResult> engine_on_gguf(const Database& db, const std::string& label,
-                                     const std::vector<GgufFile>& parts, const EngineFlags& flags,
+                                     const std::vector<GgufFile>& parts,
                                      const EngineRequest& request) {
     CANITRUN_TRY_ASSIGN(auto g, gguf_to_model(parts));
     LlamaCppOptions::FileTensors tensors;
@@ -374,17 +375,16 @@ Result<CommandResult> engine_on_gguf(const Database& db, const std::string& labe
     EngineRequest r = request;
     r.db = &db;
     r.model = &g.model;
-    r.quant.clear();
+    r.quant = nullptr;
     r.file_tensors = tensors;
     r.file = label;
-    return run_engine(r, flags);
+    return run_engine(r);
 }
 
 Result<CommandResult> run_model_file_engine(const Database& db, const std::string& path,
-                                            const EngineFlags& flags,
                                             const EngineRequest& request) {
     CANITRUN_TRY_ASSIGN(auto parts, read_gguf_parts(path));
-    return engine_on_gguf(db, fs::path(path).filename().string(), parts, flags, request);
+    return engine_on_gguf(db, fs::path(path).filename().string(), parts, request);
 }
 
 }  // namespace canitrun::cli

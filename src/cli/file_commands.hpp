@@ -13,6 +13,7 @@
 #include "canitrun/report.hpp"
 #include "command_result.hpp"
 #include "engine_command.hpp"
+#include "model_operand.hpp"
 #include "remote_flags.hpp"
 #include "style.hpp"
 
@@ -21,11 +22,11 @@ namespace canitrun::cli {
 // `canitrun FILE.gguf --engine llama.cpp`: the llama.cpp profile on the file's own tensors.
 // The same for headers read from anywhere (a remote model), `label` naming it.
 Result<CommandResult> engine_on_gguf(const Database& db, const std::string& label,
-                                     const std::vector<GgufFile>& parts, const EngineFlags& flags,
+                                     const std::vector<GgufFile>& parts,
                                      const EngineRequest& request);
 
 Result<CommandResult> run_model_file_engine(const Database& db, const std::string& path,
-                                            const EngineFlags& flags, const EngineRequest& request);
+                                            const EngineRequest& request);
 
 // A GGUF model's page, whatever its header was read from (a file, a remote range reader):
 // `label` names it. Bytes of a projector, when one is added, in `mmproj`; `note` ends the text.
@@ -47,7 +48,7 @@ Result<CommandResult> run_model_file(const Database& db, const std::string& path
 
 // `canitrun gpus FILE` and compare: the file as a ModelReport (file_report.hpp). A remote name
 // (hf:, ollama:, a URL) is read by range requests, with `remote`'s settings.
-Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const std::string& path,
+Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const ModelArgument& path,
                                                      const std::string& mmproj,
                                                      const ReportOptions& options,
                                                      const RemoteFlags& remote = {});

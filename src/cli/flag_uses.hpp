@@ -5,12 +5,9 @@
 #include <CLI/CLI.hpp>
 
 #include "app_options.hpp"
+#include "command_kind.hpp"
 
 namespace canitrun::cli {
-
-// The commands a flag can be given to, and what it is refused with elsewhere: a flag that would
-// be silently ignored is an error instead.
-enum class Command { model, gpus, fit, compare, local, verify, lists, system };
 
 // Throws Failure for a flag given to a command that does not read it.
 void check_flags_apply(const CLI::App& app, const CLI::App* sub, Command command, const Options& o);

@@ -54,4 +54,9 @@ std::string runs_for(std::size_t n) {
     return n == 1 ? "runs" : "run";
 }
 
+std::string format_ram_gb(Bytes bytes) {
+    if (bytes % kGB == 0) return std::to_string(bytes / kGB);
+    return fmt::format("{:g}", static_cast<double>(bytes) / static_cast<double>(kGB));
+}
+
 }  // namespace canitrun

@@ -13,7 +13,9 @@ namespace canitrun {
 // "24.1 GB" (GB = 10^9 bytes); below 1 GB two decimals: "0.17 GB". Halves round up.
 std::string format_gb(Bytes bytes);
 std::string format_gb_number(Bytes bytes);  // the same without the unit
-std::string format_gib(Bytes bytes);        // "22.44 GiB" (2^30 bytes)
+std::string format_gib(Bytes bytes);
+// A RAM size as typed and assumed, in GB without the unit: "32", "63.9" (--ram 63.9).
+std::string format_ram_gb(Bytes bytes);  // "22.44 GiB" (2^30 bytes)
 
 // A plan's context: "32k" for one sequence, "8 x 32k" for eight sharing 256k cells.
 std::string format_plan_context(std::uint64_t cells, std::uint64_t sequences);

@@ -30,8 +30,9 @@ struct HardwareFlags {
 // instead (tests/fixtures/probe/README.md), for tests and bug reports.
 DetectedSystem detect_this_machine();
 
-// Empty when no --gpu was given.
-Result<std::optional<Hardware>> hardware_from_flags(const Database& db, const HardwareFlags& flags);
+// Empty when no --gpu was given. `ram`: --ram in bytes, else the machine's or default_ram.
+Result<std::optional<Hardware>> hardware_from_flags(const Database& db, const HardwareFlags& flags,
+                                                    std::optional<Bytes> ram);
 
 Result<PlacementOptions> placement_from_flags(const HardwareFlags& flags);
 

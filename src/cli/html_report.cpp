@@ -285,7 +285,7 @@ void write_gpus_and_faq(std::ostream& out, const ModelReport& r) {
     }
     if (r.gpus.native.size() > 24) out << ", and " << r.gpus.native.size() - 24 << " more";
     out << "</p>\n<p class=\"muted\">Plus " << r.gpus.offload.size()
-        << " GPUs that run it with CPU offload (slower), assuming " << r.fit.ram_gb
+        << " GPUs that run it with CPU offload (slower), assuming " << format_ram_gb(r.fit.ram)
         << " GB of system RAM.</p>\n<h2>Frequently asked</h2>\n<dl>\n";
     for (const auto& e : faq_entries(r)) {
         out << "<dt>" << esc(e.question) << "</dt><dd>" << esc(e.answer) << "</dd>\n";

@@ -13,6 +13,12 @@ namespace {
 
 using nlohmann::json;
 
+// The RAM the GPU lists assume, in GB: whole as typed (--ram 64), else its fraction (63.9).
+json ram_gb_json(Bytes ram) {
+    if (ram % kGB == 0) return ram / kGB;
+    return static_cast<double>(ram) / static_cast<double>(kGB);
+}
+
 json gpu_ref(const Gpu* gpu) {
     if (gpu == nullptr) return nullptr;
     return {{"id", gpu->id},
@@ -220,7 +226,7 @@ json model_report_json(const ModelReport& r) {
         {"gpus",
          {{"native", gpu_refs(r.gpus.native)},
           {"offload", gpu_refs(r.gpus.offload)},
-          {"ram_gb_assumed", r.fit.ram_gb}}},
+          {"ram_gb_assumed", ram_gb_json(r.fit.ram)}}},
     };
     if (!r.rule_note.empty()) out["rule_note"] = r.rule_note;
     if (r.quick_contrast) {

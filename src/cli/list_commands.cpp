@@ -180,9 +180,9 @@ CommandResult gpus_result(const std::shared_ptr<const ModelReport>& report) {
         if (r.rule == Rule::quick) {
             out << "Native: total <= the card's marketed GB (unified memory: the share the GPU may "
                    "use). Offload: the rest fits in "
-                << r.fit.ram_gb << " GB of system RAM (--ram).\n";
+                << format_ram_gb(r.fit.ram) << " GB of system RAM (--ram).\n";
         } else {
-            out << "Planned by llama.cpp's rule on each GPU with " << r.fit.ram_gb
+            out << "Planned by llama.cpp's rule on each GPU with " << format_ram_gb(r.fit.ram)
                 << " GB of system RAM (--ram): native when every layer fits beside 1 GiB kept free;"
                    " offload with routed experts or layers in RAM.\n";
         }

@@ -277,7 +277,7 @@ std::vector<FaqEntry> faq_entries(const ModelReport& r) {
     const std::string ctx = format_context(r.options.context);
     std::vector<FaqEntry> out;
     std::vector<std::string> sizes = {format_gb(total) + " at " + q};
-    for (const char* id : {"Q8_0", "FP16"}) {
+    for (const char* id : kQuotedQuants) {
         const QuantRow* row = row_for(r, id);
         if (row != nullptr && row->quant != r.quant) sizes.push_back(vram_of(*row) + " at " + id);
     }
@@ -386,7 +386,7 @@ std::string growth_sentence(const ModelReport& r) {
     return fmt::format(
         "Up to {} more in RAM after load: {}. Every verdict here counts it at its most "
         "against {} GB of RAM.",
-        format_gb(g.total()), parts, r.fit.ram_gb);
+        format_gb(g.total()), parts, format_ram_gb(r.fit.ram));
 }
 
 std::string kv_layers_note(const ModelReport& r) {

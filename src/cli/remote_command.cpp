@@ -139,7 +139,8 @@ Result<CommandResult> list_repo(const Database& db, const RemoteSpec& spec, Http
     v->models = gguf_models(files);
     // The architecture from one model's header: the recommended quantization's, else the first.
     RemoteSpec one = spec;
-    one.quant = pick_quant(v->models, "Q4_K_M") != nullptr ? "Q4_K_M" : std::string();
+    const std::string& recommended = db.recommended_quant()->id;
+    one.quant = pick_quant(v->models, recommended) != nullptr ? recommended : std::string();
     for (const auto& m : v->models) {
         if (one.quant.empty() && !m.projector && !m.quant.empty()) one.quant = m.quant;
     }
@@ -169,9 +170,8 @@ Result<CommandResult> remote_config_page(const Database& db, const RemoteSpec& s
                                          ReportOptions ro, bool chart_csv,
                                          const std::vector<RepoFile>& files) {
     CANITRUN_TRY_ASSIGN(const auto config, fetch_remote_config(client, spec, setup.env, files));
-    if (!spec.quant.empty()) {
-        CANITRUN_TRY_ASSIGN(ro.quant, db.find_quant(spec.quant));
-    }
+    CANITRUN_TRY_ASSIGN(const Quant* tagged, tagged_quant(db, spec));
+    if (tagged != nullptr) ro.quant = tagged;
     CANITRUN_TRY_ASSIGN(std::shared_ptr<const FileReport> file,
                         config_file_report(db, config.model, ro));
     return config_page(std::shared_ptr<const ModelReport>(file, &file->report), "hf:" + spec.repo,

@@ -72,13 +72,14 @@ void write_card(std::ostream& out, const ModelReport& r) {
 
     const Quant* fp16 = nullptr;
     for (const auto& row : r.rows) {
-        if (row.quant->id == "FP16") fp16 = row.quant;
+        if (row.quant->id == kFullPrecisionQuant) fp16 = row.quant;
     }
     out << "  " << title(m) << " needs roughly " << format_gb(r.selected.on(Device::gpu))
         << " VRAM at " << r.quant->id;
     for (const auto& row : r.rows) {
         if (row.quant == fp16 && fp16 != r.quant)
-            out << " (" << format_gb(row.estimate.on(Device::gpu)) << " at FP16)";
+            out << " (" << format_gb(row.estimate.on(Device::gpu)) << " at " << kFullPrecisionQuant
+                << ")";
     }
     const std::size_t native = r.gpus.native.size();
     out << ". " << count_of(native, "GPU") << " we track " << runs_for(native)
@@ -293,7 +294,7 @@ void write_gpus(std::ostream& out, const ModelReport& r, const FitOptions& fit) 
     out << "  Run it natively (" << r.gpus.native.size() << "):\n";
     if (!r.gpus.native.empty()) write_gpu_list(out, r.gpus.native);
     out << "  Run it with CPU offload, slower (" << r.gpus.offload.size() << ", assuming "
-        << fit.ram_gb << " GB of system RAM; --ram):\n";
+        << format_ram_gb(fit.ram) << " GB of system RAM; --ram):\n";
     if (!r.gpus.offload.empty()) write_gpu_list(out, r.gpus.offload);
     out << "  Full lists: canitrun gpus " << r.model->id << "\n";
 }

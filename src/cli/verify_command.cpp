@@ -253,7 +253,7 @@ void write_log_text(std::ostream& out, const std::string& log_path, const Verify
 
 Result<CommandResult> run_verify(const Database& db, const std::string& log_path,
                                  const std::string& gpu_spec, const std::string& model_id,
-                                 const std::string& quant_id) {
+                                 const Quant* asked_quant) {
     CANITRUN_TRY_ASSIGN(const std::string text,
                         read_bounded_file(log_path, kMaxLogFileBytes, "llama.cpp log"));
     if (auto bench = try_bench(db, log_path, text, gpu_spec)) return std::move(*bench);
@@ -267,11 +267,10 @@ Result<CommandResult> run_verify(const Database& db, const std::string& log_path
         return fail(ErrorKind::bad_input, log_path + ": " + log.error().message, log.error().hint);
     std::optional<Quant> quant;
     const std::string file_type = log->file_type();
-    if (!quant_id.empty()) {
-        CANITRUN_TRY_ASSIGN(const Quant* q, db.find_quant(quant_id));
+    if (asked_quant != nullptr) {
+        quant = *asked_quant;
+    } else if (const Quant* q = file_type.empty() ? nullptr : quant_of_file_type(db, file_type)) {
         quant = *q;
-    } else if (!file_type.empty()) {
-        if (auto q = db.find_quant(quant_id_from_file_type(file_type))) quant = **q;
     }
     const Model* model = nullptr;
     if (!model_id.empty()) {

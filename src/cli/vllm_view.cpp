@@ -14,6 +14,7 @@
 #include "format.hpp"
 #include "hardware_text.hpp"
 #include "json_output.hpp"
+#include "request.hpp"
 #include "style.hpp"
 #include "table.hpp"
 
@@ -35,17 +36,20 @@ struct VllmView {
 };
 
 // --gpu or --vram as the one host vLLM runs on.
-Cluster one_machine(const Options& o) {
+Cluster one_machine(const Request& r) {
+    const Options& o = *r.flags;
     Cluster c;
     Host h;
-    if (!o.vram.empty()) {
+    if (r.vram) {
         GpuDevice d;
         d.name = article_for(o.vram) + " " + o.vram + " GB budget";
-        d.memory = need(parse_gb(o.vram));
+        d.memory = *r.vram;
         h.spec = "--vram " + o.vram;
         h.hardware.gpus.push_back(d);
-    } else if (!o.hw.gpu.empty()) {
-        h = need(parse_host(load_database(o), o.hw.gpu, 0));
+    } else if (r.hardware) {
+        h.spec = o.hw.gpu;
+        h.hardware = *r.hardware;
+        h.hardware.ram = 0;  // vLLM keeps nothing in system RAM: none is planned
     } else {
         throw Failure{Error{ErrorKind::bad_input, "--engine vllm needs a GPU to size its KV pool",
                             "add --gpu NAME, --vram GB or --host GPUS"}};
@@ -222,17 +226,16 @@ void write_vllm_csv(std::ostream& out, const VllmView& v) {
 
 }  // namespace
 
-CommandResult vllm_result(const Options& o, const Model& model, const Cluster& hosts) {
-    const Database& db = load_database(o);
+CommandResult vllm_result(const Request& req, const Model& model) {
     auto view = std::make_shared<VllmView>();
     VllmView& v = *view;
     v.model = &model;
-    v.quant = need(db.find_quant(o.quant.empty() ? default_vllm_quant(model) : o.quant));
-    v.cluster = hosts.hosts.empty() ? one_machine(o) : hosts;
-    if (!o.users.empty()) v.users = need(parse_count(o.users, "--users", 1ULL << 20));
+    v.quant = req.quant != nullptr ? req.quant : need(vllm_default_quant(*req.db, model));
+    v.cluster = req.cluster.hosts.empty() ? one_machine(req) : req.cluster;
+    v.users = req.users.value_or(0);
     VllmOptions base;
-    base.context = o.ctx.empty() ? kDefaultContext : need(parse_context(o.ctx));
-    base.gpu_memory_utilization_pct = need(parse_utilization_pct(o.engine.gpu_memory_utilization));
+    base.context = req.context.value_or(default_context(model));
+    base.gpu_memory_utilization_pct = req.vllm_utilization_pct;
     v.layout = need(choose_vllm_layout(model, *v.quant, v.cluster, base));
     if (v.fits()) {
         std::vector<GpuDevice> devices;

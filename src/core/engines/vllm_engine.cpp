@@ -381,4 +381,8 @@ std::string default_vllm_quant(const Model& model) {
     return model.run.checkpoint_dtype.empty() ? "BF16" : model.run.checkpoint_dtype;
 }
 
+Result<const Quant*> vllm_default_quant(const Database& db, const Model& model) {
+    return db.find_quant(default_vllm_quant(model));
+}
+
 }  // namespace canitrun

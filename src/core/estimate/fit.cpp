@@ -21,7 +21,7 @@ Fit classify_fit(const Gpu& gpu, const Quant& quant, Bytes total, const FitOptio
     if (gpu.gpu_class == GpuClass::unified) return Fit::no;
     if (budget < total - total / 2) return Fit::no;  // less than half on the GPU
     const Bytes spill = total - budget;
-    if (spill <= checked::mul(options.ram_gb, kGB)) return Fit::offload;
+    if (spill <= options.ram) return Fit::offload;
     return Fit::no;
 }
 

@@ -336,4 +336,9 @@ Result<OllamaManifest> parse_ollama_manifest(const std::string& json_text) {
     return m;
 }
 
+Result<const Quant*> tagged_quant(const Database& db, const RemoteSpec& spec) {
+    if (spec.quant.empty()) return static_cast<const Quant*>(nullptr);
+    return db.find_quant(spec.quant);
+}
+
 }  // namespace canitrun

@@ -240,4 +240,9 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
     return report;
 }
 
+const Quant* quant_of_file_type(const Database& db, const std::string& file_type) {
+    const auto q = db.find_quant(quant_id_from_file_type(file_type));
+    return q ? *q : nullptr;
+}
+
 }  // namespace canitrun

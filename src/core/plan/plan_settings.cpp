@@ -1,5 +1,7 @@
 #include "canitrun/plan_settings.hpp"
 
+#include <algorithm>
+
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/quantize_rules.hpp"
@@ -55,6 +57,11 @@ Result<bool> rule_offers(const PlanSettings& settings, const Quant& quant) {
         return false;
     }
     return rule_loads(settings, quant);
+}
+
+std::uint64_t default_context(const Model& model) {
+    return model.context_native > 0 ? std::min(kDefaultContext, model.context_native)
+                                    : kDefaultContext;
 }
 
 Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend backend) {

@@ -9,18 +9,18 @@
 namespace canitrun {
 namespace {
 
-Hardware one_device(const GpuDevice& device, std::uint64_t ram_gb) {
+Hardware one_device(const GpuDevice& device, Bytes ram) {
     Hardware h;
     h.gpus.push_back(device);
-    h.ram = checked::mul(ram_gb, kGB);
+    h.ram = ram;
     return h;
 }
 
 // One board of the database as the runtime sees it (both GCDs of an MI250).
-Hardware one_board(const Gpu& gpu, std::uint64_t ram_gb) {
+Hardware one_board(const Gpu& gpu, Bytes ram) {
     Hardware h;
     h.gpus = devices_for(gpu);
-    h.ram = checked::mul(ram_gb, kGB);
+    h.ram = ram;
     return h;
 }
 
@@ -81,10 +81,9 @@ Result<Estimate> rule_estimate(const Model& model, const Quant& quant,
 }
 
 Result<PlanKind> plan_on_device(const Model& model, const Quant& quant,
-                                const PlanSettings& settings, const GpuDevice& device,
-                                std::uint64_t ram_gb) {
+                                const PlanSettings& settings, const GpuDevice& device, Bytes ram) {
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
-    return kind_on(model, parts, quant, settings, one_device(device, ram_gb));
+    return kind_on(model, parts, quant, settings, one_device(device, ram));
 }
 
 Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& model,
@@ -112,7 +111,7 @@ Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& mode
     // dozen differ, and planning each was most of the page's time.
     std::map<PlacementKey, Plan> planned;
     for (const auto& gpu : db.gpus) {
-        const Hardware h = one_board(gpu, fit.ram_gb);
+        const Hardware h = one_board(gpu, fit.ram);
         if (!gpu_runs_quant(gpu, quant)) continue;
         CANITRUN_TRY_ASSIGN(const PlacementOptions options,
                             server_placement_for(model, quant, h, settings));
@@ -154,8 +153,8 @@ Result<std::optional<CardClass>> plan_card_class(const Model& model, const Quant
     for (const auto& c : classes) {
         const GpuDevice d = generic_device(card_bytes_for_gb(checked::mul(c.gb, kGB)));
         // RAM for the host's buffers (token_embd, logits); a native plan needs no more.
-        CANITRUN_TRY_ASSIGN(auto native,
-                            native_on(model, parts, quant, settings, one_device(d, kDefaultRamGb)));
+        CANITRUN_TRY_ASSIGN(auto native, native_on(model, parts, quant, settings,
+                                                   one_device(d, kDefaultRamGb * kGB)));
         if (native) return std::optional<CardClass>{c};
     }
     return std::optional<CardClass>{};
@@ -163,7 +162,7 @@ Result<std::optional<CardClass>> plan_card_class(const Model& model, const Quant
 
 Result<BudgetAnswer> plan_budget(const Model& model, const Quant& asked,
                                  const std::vector<const Quant*>& quants,
-                                 const PlanSettings& settings, Bytes budget, std::uint64_t ram_gb) {
+                                 const PlanSettings& settings, Bytes budget, Bytes ram) {
     BudgetAnswer a;
     std::vector<const Quant*> offered;
     for (const Quant* q : quants) {
@@ -183,11 +182,11 @@ Result<BudgetAnswer> plan_budget(const Model& model, const Quant& asked,
         *rule_loads(settings, asked)) {
         // The quantization asked for by name is planned whether or not it is among the
         // choices (a row the page does not show, a type below the quality floor).
-        CANITRUN_TRY_ASSIGN(auto kind, plan_on_device(model, asked, settings, device, ram_gb));
+        CANITRUN_TRY_ASSIGN(auto kind, plan_on_device(model, asked, settings, device, ram));
         a.fits = kind == PlanKind::native;
     }
     for (const Quant* q : offered) {
-        CANITRUN_TRY_ASSIGN(auto kind, plan_on_device(model, *q, settings, device, ram_gb));
+        CANITRUN_TRY_ASSIGN(auto kind, plan_on_device(model, *q, settings, device, ram));
         if (q == &asked) a.fits = kind == PlanKind::native;
         auto& slot = kind == PlanKind::native ? a.best : a.best_offload;
         if (kind != PlanKind::native && !offloaded(kind)) continue;

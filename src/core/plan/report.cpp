@@ -100,13 +100,13 @@ Result<bool> add_verdicts(ModelReport& r, const Database& db, const Model& model
     r.gpu_verdicts = verdicts.verdicts;
     const std::vector<const Quant*> candidates = page_quants(db);
     for (const std::uint64_t gb : {16ULL, 24ULL}) {
-        CANITRUN_TRY_ASSIGN(
-            auto a, plan_budget(model, *r.quant, candidates, s, gb * kGB, options.fit.ram_gb));
+        CANITRUN_TRY_ASSIGN(auto a,
+                            plan_budget(model, *r.quant, candidates, s, gb * kGB, options.fit.ram));
         r.card_answers.push_back({gb, a.fits, a.best});
     }
     if (options.vram_budget) {
         CANITRUN_TRY_ASSIGN(auto a, plan_budget(model, *r.quant, candidates, s,
-                                                *options.vram_budget, options.fit.ram_gb));
+                                                *options.vram_budget, options.fit.ram));
         r.vram = VramAnswer{*options.vram_budget, a.fits, a.best, a.best_offload};
     }
     if (options.hardware) {
@@ -126,7 +126,7 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
     r.quant = options.quant ? options.quant : db.default_quant(model);
     r.options = options.estimate;
     if (!options.context_explicit && model.context_native > 0 && options.plan.n_seq <= 1) {
-        r.options.context = std::min(r.options.context, model.context_native);
+        r.options.context = std::min(r.options.context, default_context(model));
     }
     r.fit = options.fit;
     // With several sequences each gets n_ctx / n_seq cells: that is what the window bounds.

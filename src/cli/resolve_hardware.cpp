@@ -1,3 +1,6 @@
+// The hardware flags resolved (part of resolve(), request.hpp): --gpu, --gpu-spec, --gpu-memory,
+// --ram-bandwidth and the placement flags.
+
 #include "hardware_options.hpp"
 
 #include <cstdlib>
@@ -43,8 +46,8 @@ DetectedSystem detect_this_machine() {
     return detect_system(LiveProbeSource());
 }
 
-Result<std::optional<Hardware>> hardware_from_flags(const Database& db,
-                                                    const HardwareFlags& flags) {
+Result<std::optional<Hardware>> hardware_from_flags(const Database& db, const HardwareFlags& flags,
+                                                    std::optional<Bytes> ram) {
     if (flags.gpu.empty()) return std::optional<Hardware>{};
     Hardware h;
     if (flags.gpu == "auto") {
@@ -58,9 +61,8 @@ Result<std::optional<Hardware>> hardware_from_flags(const Database& db,
         CANITRUN_TRY_ASSIGN(const Bytes memory, parse_gb(flags.gpu_memory));
         CANITRUN_TRY_ASSIGN(h, with_gpu_memory(std::move(h), memory));
     }
-    if (!flags.ram.empty()) {
-        CANITRUN_TRY_ASSIGN(auto ram, parse_gb(flags.ram));
-        h.ram = ram;
+    if (ram) {
+        h.ram = *ram;
     } else if (h.ram == 0) {
         h.ram = default_ram(h);
     }
