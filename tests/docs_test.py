@@ -3,6 +3,8 @@
 
 - README.md is at most 250 lines, and its Quick start is the one CI and users rely on, byte for
   byte (`.ci/run` runs its second command as "the README's test command");
+- the README links to every document its former sections moved to (the guide, the method, the
+  man page, the developers' and the fuzzing guides);
 - every relative link in the README and the guides resolves to a file or folder of the tree, and
   a `#anchor` into a Markdown file to one of its headings (GitHub's slugs);
 - docs/DEVELOPING.md names every public header under include/canitrun/ and every schema under
@@ -45,6 +47,15 @@ DOCUMENTS = [
     "docs/METHOD.md",
     "docs/DEVELOPING.md",
     "docs/ARCHITECTURE.md",
+    "fuzz/README.md",
+]
+
+# Where the README's former sections went: the README links to each.
+MOVED_TO = [
+    "docs/GUIDE.md",
+    "docs/METHOD.md",
+    "docs/DEVELOPING.md",
+    "docs/canitrun.1",
     "fuzz/README.md",
 ]
 
@@ -129,6 +140,10 @@ def readme_problems(root):
         problems.append(f"README.md: {lines} lines, more than {MAX_README_LINES}")
     if QUICK_START not in text:
         problems.append("README.md: the Quick start section is not the one .ci/run relies on")
+    targets = {target.partition("#")[0] for target in LINK.findall(without_code(text))}
+    for document in MOVED_TO:
+        if document not in targets:
+            problems.append(f"README.md does not link to {document}")
     return problems
 
 
@@ -199,6 +214,12 @@ def planted(root):
                 os.remove(path)
             else:
                 write(rel, before)
+        # The README without its links to the fuzzing guide.
+        readme = read(os.path.join(scratch, "README.md"))
+        write("README.md", readme.replace("(fuzz/README.md)", "(fuzz/run.sh)"))
+        if not readme_problems(scratch):
+            failures.append("a README without a link to fuzz/README.md was not reported")
+        write("README.md", readme)
         # The Quick start changed by one character.
         readme = read(os.path.join(scratch, "README.md"))
         write("README.md", readme.replace("-j2 --output-on-failure", "-j4 --output-on-failure"))
