@@ -1,7 +1,8 @@
-// Every class of bad input in README "Bad input", end to end through the real binary: exit code
-// 2, nothing on stdout, and on stderr one line `canitrun: error: ...` naming the problem, then at
-// most one `canitrun: ...` line saying how to fix it. Also the arithmetic limits: a
-// 1T-parameter model at FP32 with 10M context comes out right, a larger one is refused.
+// Every class of bad input in the man page's DIAGNOSTICS (docs/canitrun.1), end to end through
+// the real binary: exit code 2, nothing on stdout, and on stderr one line `canitrun: error: ...`
+// naming the problem, then at most one `canitrun: ...` line saying how to fix it. Also the
+// arithmetic limits: a 1T-parameter model at FP32 with 10M context comes out right, a larger one
+// is refused.
 
 #include <unistd.h>
 

@@ -57,7 +57,7 @@ TEST_CASE("consistency: the GPU lists, the smallest GPU and --gpu agree for ever
             const auto a = answer_for(m, q, h, s);
             REQUIRE(a);
             const Gpu* gpu = h.gpus.front().gpu;
-            if (s.rule == Rule::quick) continue;  // the page's lists use marketed GB (README)
+            if (s.rule == Rule::quick) continue;  // the page's lists: marketed GB (METHOD.md)
             CHECK((a->plan.kind == PlanKind::native) == native.contains(gpu));
             CHECK(offloaded(a->plan.kind) == offload.contains(gpu));
         }
