@@ -32,6 +32,9 @@ void security_headers(httplib::Response& res) {
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_header("Referrer-Policy", "no-referrer");
     res.set_header("Cache-Control", "no-store");
+    // What a page of a static copy (canitrun site) asks to know a live API answers beside it
+    // (calculator.js).
+    res.set_header("X-Canitrun-Api", "v1");
 }
 
 void send(httplib::Response& res, const HttpAnswer& a) {
