@@ -10,6 +10,7 @@ Usage: bench/serve_load.py build/canitrun [--requests 4000] [--seconds 20] [--cl
 """
 import argparse
 import http.client
+import os
 import statistics
 import subprocess
 import sys
@@ -30,6 +31,13 @@ QUESTIONS = {
                  [MODEL, "--quant", "Q4_K_M", "--ctx", "4097", "--gpu", "RTX 4090", "--json"]),
     "model page": (lambda n: f"/models/{MODEL}", [MODEL, "--format", "html"]),
 }
+
+
+def cpu_s(pid):
+    """The server's CPU seconds so far (user + system, /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def load(port, target, requests, seconds, clients):
@@ -87,19 +95,26 @@ def main():
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--clients", type=int, default=4)
     ap.add_argument("--threads", type=int, default=4, help="the server's worker pool")
+    ap.add_argument("--only", choices=list(QUESTIONS), help="run this question alone")
     a = ap.parse_args()
     server = Server(a.binary, "--quiet", "--threads", str(a.threads))
     try:
         print(f"{'question':<12} {'requests':>8} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
-              f"{'CLI ms/process':>15} {'ratio':>6}")
+              f"{'CPU ms/req':>10} {'CLI ms/process':>15} {'ratio':>6}")
         for name, (target, args) in QUESTIONS.items():
+            if a.only and name != a.only:
+                continue
             load(server.port, lambda n: target(n + a.requests), 50, 5, 1)  # warm up
+            cpu = cpu_s(server.proc.pid)
             r = load(server.port, target, a.requests, a.seconds, a.clients)
+            # The server's own CPU time per answer: what the load costs it, whatever else
+            # (the clients, other processes) shares the cores.
+            cpu_ms = 1000 * (cpu_s(server.proc.pid) - cpu) / max(r["count"], 1)
             per_process = cli_ms(a.binary, args)
             # How many CLI processes one second of the server is worth.
             ratio = r["per_s"] * per_process / 1000
             print(f"{name:<12} {r['count']:>8} {r['per_s']:>8.0f} {r['p50_ms']:>7.2f} "
-                  f"{r['p99_ms']:>7.2f} {per_process:>15.1f} {ratio:>5.1f}x")
+                  f"{r['p99_ms']:>7.2f} {cpu_ms:>10.2f} {per_process:>15.1f} {ratio:>5.1f}x")
     finally:
         server.stop()
 

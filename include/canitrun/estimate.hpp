@@ -25,6 +25,8 @@ struct EstimateOptions {
     std::uint64_t overhead_percent = kDefaultOverheadPercent;
     // Exact weight bytes (a GGUF file's tensors) instead of params x bits per weight.
     std::optional<Bytes> weights_bytes_override;
+
+    bool operator==(const EstimateOptions&) const = default;
 };
 
 enum class Device { gpu, cpu };

@@ -20,6 +20,8 @@ struct KvType {
     std::uint64_t block_elements = 1;
     std::uint64_t block_bytes = 2;
     std::string source;
+
+    bool operator==(const KvType&) const = default;
 };
 
 Result<KvType> parse_kv_type(const std::string& text);

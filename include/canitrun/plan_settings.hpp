@@ -46,6 +46,8 @@ struct PlanSettings {
     double min_decode_tokens_per_s = 0;
     // What the server holds beside the model (server_terms.hpp); the llama.cpp rule only.
     ServerSettings server;
+
+    bool operator==(const PlanSettings&) const = default;
 };
 
 // --min-speed's default: 5 tokens/s, about the pace of silent reading (238 words a minute,

@@ -55,6 +55,8 @@ inline constexpr std::uint64_t kDefaultCtxCheckpoints = 8;  // --ctx-checkpoints
 struct ResidentModel {
     const Model* model = nullptr;
     const Quant* quant = nullptr;
+
+    bool operator==(const ResidentModel&) const = default;
 };
 
 struct ServerSettings {
@@ -66,6 +68,8 @@ struct ServerSettings {
     bool mtp = false;                    // --mtp: draft with the model's own MTP layers
     std::optional<ResidentModel> draft;  // --draft
     std::vector<ResidentModel> also;     // --also
+
+    bool operator==(const ServerSettings&) const = default;
 };
 
 // placement_for's options for the model at the quantization on the hardware, with the

@@ -4,6 +4,7 @@
 
 #include "hardware_json.hpp"
 #include "page_facts.hpp"
+#include "run_commands.hpp"
 
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/param_count.hpp"
@@ -30,6 +31,19 @@ json gpu_ref(const Gpu* gpu) {
 json gpu_refs(const std::vector<const Gpu*>& gpus) {
     json out = json::array();
     for (const Gpu* g : gpus) out.push_back(gpu_ref(g));
+    return out;
+}
+
+// The commands the page prints to run the model (run_commands.hpp), each on one line.
+json run_commands_json(const ModelReport& r) {
+    json out = json::array();
+    for (const RunCommand& c : run_commands(r)) {
+        json entry = {{"engine", c.engine}, {"heading", c.heading}};
+        if (!c.command.empty()) entry["command"] = c.command;
+        if (!c.then.empty()) entry["then"] = c.then;
+        if (!c.note.empty()) entry["note"] = c.note;
+        out.push_back(entry);
+    }
     return out;
 }
 
@@ -222,6 +236,7 @@ json model_report_json(const ModelReport& r) {
           {"recurrent_state_bytes", r.recurrent_state},
           {"curve", kv_curve_json(r.kv_curve)}}},
         {"facts", page_facts_json(r)},
+        {"run_commands", run_commands_json(r)},
         {"smallest_gpu", gpu_ref(r.smallest_gpu)},
         {"gpus",
          {{"native", gpu_refs(r.gpus.native)},

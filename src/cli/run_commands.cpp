@@ -32,43 +32,98 @@ std::string sampling_flags(const Sampling& s) {
 }
 
 // The plan's own llama-server line (its context, cache types, flash attention and, with --gpu,
-// its offload), then the model's sampling.
-void llama_server(std::ostream& out, const ModelReport& r, const Sampling* s) {
+// its offload), then the model's sampling: the page's lines after "./llama-server".
+std::vector<std::string> llama_server_lines(const ModelReport& r, const Sampling* s) {
     const LaunchTarget target{r.model, r.quant, {}};
     const bool planned = r.hardware && r.hardware->selected.plan.kind != PlanKind::none;
     const std::vector<std::string> args =
         llama_server_args(target, r.settings, planned ? &r.hardware->hardware : nullptr,
                           planned ? &r.hardware->selected.plan.placement : nullptr);
-    out << "    ./llama-server \\\n      " << args[0] << " " << args[1] << " \\\n     ";
-    for (std::size_t i = 2; i < args.size(); ++i) out << " " << args[i];
+    std::vector<std::string> lines = {args[0] + " " + args[1], ""};
+    for (std::size_t i = 2; i < args.size(); ++i) lines[1] += (i == 2 ? "" : " ") + args[i];
     if (s != nullptr) {
         const std::string flags = sampling_flags(*s);
-        if (!flags.empty()) out << " \\\n      " << flags;
+        if (!flags.empty()) lines.push_back(flags);
         if (!s->chat_template_kwargs.empty()) {
-            out << " \\\n      --chat-template-kwargs '" << s->chat_template_kwargs << "'";
+            lines.push_back("--chat-template-kwargs '" + s->chat_template_kwargs + "'");
         }
     }
+    return lines;
+}
+
+RunCommand llama_server(const ModelReport& r, std::string heading, const Sampling* s) {
+    RunCommand c{"llama.cpp", std::move(heading), "llama-server", "", "", {}};
+    c.lines = llama_server_lines(r, s);
+    for (const std::string& line : c.lines) {
+        if (!line.empty()) c.command += " " + line;
+    }
+    return c;
+}
+
+void write_llama_server(std::ostream& out, const RunCommand& c) {
+    out << "    ./llama-server \\\n      " << c.lines[0] << " \\\n     ";
+    if (!c.lines[1].empty()) out << " " << c.lines[1];
+    for (std::size_t i = 2; i < c.lines.size(); ++i) out << " \\\n      " << c.lines[i];
     out << "\n";
 }
 
 }  // namespace
 
+std::vector<RunCommand> run_commands(const ModelReport& r) {
+    const Model& model = *r.model;
+    const Quant& quant = *r.quant;
+    std::vector<RunCommand> out;
+    const auto& samplings = model.run.sampling;
+    if (!model.run.gguf_repo.empty() && quant.format == "gguf") {
+        if (samplings.empty()) out.push_back(llama_server(r, "llama.cpp", nullptr));
+        for (std::size_t i = 0; i < samplings.size(); ++i) {
+            const Sampling& s = samplings[i];
+            out.push_back(llama_server(
+                r,
+                "llama.cpp (" + s.mode + " mode" +
+                    (i == 0 ? ", " + model.vendor + "'s recommended sampling" : std::string()) +
+                    ")",
+                &s));
+        }
+    }
+    if (!model.run.ollama.empty()) {
+        std::string env;
+        for (const auto& e : ollama_environment(r.settings)) env += e + " ";
+        out.push_back({"Ollama",
+                       "Ollama (the context and cache planned above; the tag's quantization is "
+                       "Ollama's choice)",
+                       env + "ollama serve",
+                       "ollama run " + model.run.ollama,
+                       "",
+                       {}});
+    }
+    if (!model.run.lmstudio_search.empty()) {
+        out.push_back({"LM Studio",
+                       "LM Studio",
+                       "",
+                       "",
+                       "Search for '" + model.run.lmstudio_search + "' and take the " + quant.id +
+                           " build; set its context length to " +
+                           std::to_string(r.settings.estimate.context) + ".",
+                       {}});
+    }
+    return out;
+}
+
 void write_run_commands(std::ostream& out, const ModelReport& r) {
     const Model& model = *r.model;
     const Quant& quant = *r.quant;
-    const auto& samplings = model.run.sampling;
+    const std::vector<RunCommand> commands = run_commands(r);
+    bool first = true;
+    for (const RunCommand& c : commands) {
+        if (c.engine != "llama.cpp") continue;
+        // The one line without sampling has its heading on the first line; with sampling,
+        // each heading follows a blank line.
+        out << (first && model.run.sampling.empty() ? "" : "\n") << "  " << c.heading << "\n";
+        write_llama_server(out, c);
+        first = false;
+    }
     if (!model.run.gguf_repo.empty() && quant.format == "gguf") {
-        if (samplings.empty()) {
-            out << "  llama.cpp\n";
-            llama_server(out, r, nullptr);
-        }
-        for (std::size_t i = 0; i < samplings.size(); ++i) {
-            const Sampling& s = samplings[i];
-            out << "\n  llama.cpp (" << s.mode << " mode"
-                << (i == 0 ? ", " + model.vendor + "'s recommended sampling" : std::string())
-                << ")\n";
-            llama_server(out, r, &s);
-        }
         if (!model.run.mmproj.empty()) {
             // -hf fetches the repo's projector and loads it (llama.cpp's --mmproj-auto, on by
             // default; tests/fixtures/runtime-flags/llama-cpp.json), so the lines above already
@@ -81,17 +136,13 @@ void write_run_commands(std::ostream& out, const ModelReport& r) {
             << " is not a GGUF format: llama.cpp, Ollama and LM Studio load GGUF files;"
             << " use a runtime that reads " << quant.format << " (vLLM, TensorRT-LLM).\n";
     }
-    if (!model.run.ollama.empty()) {
-        std::string env;
-        for (const auto& e : ollama_environment(r.settings)) env += e + " ";
-        out << "\n  Ollama (the context and cache planned above; the tag's quantization is "
-               "Ollama's choice)\n    "
-            << env << "ollama serve   # then: ollama run " << model.run.ollama << "\n";
-    }
-    if (!model.run.lmstudio_search.empty()) {
-        out << "\n  LM Studio\n    Search for '" << model.run.lmstudio_search << "' and take the "
-            << quant.id << " build; set its context length to " << r.settings.estimate.context
-            << ".\n    " << lmstudio_advice(r) << "\n";
+    for (const RunCommand& c : commands) {
+        if (c.engine == "Ollama") {
+            out << "\n  " << c.heading << "\n    " << c.command << "   # then: " << c.then << "\n";
+        } else if (c.engine == "LM Studio") {
+            out << "\n  " << c.heading << "\n    " << c.note << "\n    " << lmstudio_advice(r)
+                << "\n";
+        }
     }
 }
 

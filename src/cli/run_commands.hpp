@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "canitrun/model.hpp"
 #include "canitrun/quant.hpp"
@@ -10,8 +12,26 @@
 
 namespace canitrun::cli {
 
-// The llama.cpp / Ollama / LM Studio commands for the page's plan: its context, cache types,
-// flash attention, sequences and (with --gpu) offload.
+// One way to run the model the page names, in the page's order: a llama-server line per sampling
+// mode, the Ollama line, LM Studio's settings.
+struct RunCommand {
+    std::string engine;   // "llama.cpp", "Ollama", "LM Studio"
+    std::string heading;  // the page's heading for it, e.g. "llama.cpp (non-thinking mode)"
+    // The command on one line ("llama-server -hf ... --temp 0.7", "OLLAMA_CONTEXT_LENGTH=8192
+    // ollama serve"); empty where there is none to type (LM Studio).
+    std::string command;
+    std::string then;  // what to type next ("ollama run qwen3.5:35b-a3b"), or empty
+    std::string note;  // what the page says with it (LM Studio's settings), or empty
+    // llama.cpp: the page's lines after "./llama-server" (the file, the plan, the sampling,
+    // the chat template's arguments).
+    std::vector<std::string> lines;
+};
+
+// The commands for the page's plan: its context, cache types, flash attention, sequences and
+// (with --gpu) offload.
+std::vector<RunCommand> run_commands(const ModelReport& r);
+
+// The llama.cpp / Ollama / LM Studio commands, as the page prints them (run_commands()).
 void write_run_commands(std::ostream& out, const ModelReport& r);
 
 }  // namespace canitrun::cli

@@ -9,6 +9,7 @@
 
 #include "api_answer.hpp"
 #include "canitrun/embedded_snapshot.hpp"
+#include "request_deadline.hpp"
 #include "web_pages.hpp"
 
 namespace canitrun::serve {
@@ -31,6 +32,9 @@ void security_headers(httplib::Response& res) {
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_header("Referrer-Policy", "no-referrer");
     res.set_header("Cache-Control", "no-store");
+    // What a page of a static copy (canitrun site) asks to know a live API answers beside it
+    // (calculator.js).
+    res.set_header("X-Canitrun-Api", "v1");
 }
 
 void send(httplib::Response& res, const HttpAnswer& a) {
@@ -76,6 +80,19 @@ void access_log(std::ostream& err, const httplib::Request& req, const httplib::R
         << std::flush;
 }
 
+// httplib's pool, with each connection's reads under the request deadline (request_deadline.hpp).
+class DeadlinePool : public httplib::ThreadPool {
+  public:
+    using httplib::ThreadPool::ThreadPool;
+    void enqueue(std::function<void()> fn) override {
+        httplib::ThreadPool::enqueue([fn = std::move(fn)] {
+            arm_request_deadline();
+            fn();
+            disarm_request_deadline();
+        });
+    }
+};
+
 // SIGINT and SIGTERM are taken by one thread (blocked in every other), which stops the
 // server: listen() returns, the pool finishes the requests it holds, and main returns 0.
 void stop_on_signals(httplib::Server& server, sigset_t signals) {
@@ -90,7 +107,7 @@ void configure(httplib::Server& server, const ServeOptions& options, std::ostrea
                const ApiPolicy& policy) {
     const int threads = options.threads;
     server.new_task_queue = [threads] {
-        return new httplib::ThreadPool(static_cast<std::size_t>(threads));
+        return new DeadlinePool(static_cast<std::size_t>(threads));
     };
     server.set_read_timeout(kReadTimeoutS, 0);
     server.set_write_timeout(kWriteTimeoutS, 0);
@@ -108,13 +125,24 @@ void configure(httplib::Server& server, const ServeOptions& options, std::ostrea
     });
     // Every request, whatever its path, goes through one function: no route of httplib's own
     // (no file mount) can answer.
+    // The request has arrived when it is routed: no deadline while it is answered, and a new
+    // one for the next request on the connection.
     server.set_pre_routing_handler([policy](const httplib::Request& req, httplib::Response& res) {
+        disarm_request_deadline();
         send(res, answer_request(req, policy));
+        arm_request_deadline();
         return httplib::Server::HandlerResponse::Handled;
     });
-    // A request httplib refused before routing (a line too long, a bad request line).
+    // A request httplib refused before routing (a line too long, a bad request line, headers
+    // that did not arrive within the deadline).
     server.set_error_handler([](const httplib::Request&, httplib::Response& res) {
         if (!res.body.empty()) return;
+        if (request_deadline_passed()) {
+            res.status = 408;
+            send(res, error_answer(408, "the request did not arrive within " +
+                                            std::to_string(kRequestDeadline.count()) + " s"));
+            return;
+        }
         send(res, error_answer(res.status, res.status == 414 ? "the request line is too long"
                                                              : "a malformed request"));
     });

@@ -2,20 +2,25 @@
 """The calculator in a real headless browser (Debian's chromium, over its DevTools protocol):
 against `canitrun serve` on 127.0.0.1, the model page loads with no console error and no
 request to another host; changing the quantization, the context and the GPU updates the verdict
-and the llama-server line to what the CLI prints for the same question; at 390 px nothing is
-wider than the screen. Then the same page from `canitrun site`, served by python3's plain
-static file server: it loads, shows the precomputed answer, the index's search finds a model.
-Without a browser it exits 77 (ctest: skipped).
+and every command line (llama-server, Ollama, LM Studio; vllm serve with the vLLM engine) to
+what the CLI prints for the same question; at 390 px nothing is wider than the screen. Then the
+same page from `canitrun site`, served by python3's plain static file server: it loads, runs on
+the precomputed grid, the index's search finds a model; and the same static copy with the API
+beside it (a proxy sends /api/ to `canitrun serve`): its calculator turns live and answers as
+the CLI. Without a browser it exits 77 (ctest: skipped).
 
 Usage: serve_browser_test.py CANITRUN_BINARY [--screenshots DIR]
   --screenshots: save the calculator page at 1280 and 390 px (docs/serve-*.png are made so).
 """
 import base64
+import http.client
+import http.server
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -90,6 +95,26 @@ def cli_doc(args):
     return json.loads(out)
 
 
+def shown_commands(browser):
+    return browser.evaluate(
+        "[...document.querySelectorAll('#calc-commands code')].map(e => e.textContent)")
+
+
+def check_commands(browser, doc, what):
+    """Every line the CLI's document gives to run the model is on the page, in its order."""
+    want = []
+    for c in doc.get("run_commands", []):
+        want += [c[k] for k in ("command", "then") if k in c]
+    if doc.get("engine") == "vllm":
+        want = doc["commands"]
+    got = shown_commands(browser)
+    f.check(want and got == want, f"{what}: every command line is the CLI's: {got} != {want}")
+    engines = {c["engine"] for c in doc.get("run_commands", [])}
+    if doc.get("engine") != "vllm":
+        f.check({"llama.cpp", "Ollama", "LM Studio"} <= engines,
+                f"{what}: the CLI prints llama.cpp, Ollama and LM Studio for {MODEL}: {engines}")
+
+
 def overflow(browser):
     return browser.evaluate("""(() => {
         const w = document.documentElement.clientWidth;
@@ -128,6 +153,7 @@ def live_checks(browser, server):
             f"the command line is the CLI's: {s['command']!r}")
     f.check(doc["hardware"]["selected"]["plan"] in s["verdict"],
             f"the verdict is the CLI's plan ({doc['hardware']['selected']['plan']}): {s['verdict']}")
+    check_commands(browser, doc, "Q8_0 at 32k on an RTX 4090")
     s = change(browser, "const k = document.getElementById('calc-kv'); k.value = 'q4_0'; "
                         "k.dispatchEvent(new Event('change'));")
     doc = cli_doc(["--quant", "Q8_0", "--ctx", "32768", "--gpu", "NVIDIA GeForce RTX 4090",
@@ -147,11 +173,33 @@ def live_checks(browser, server):
             f"two GPUs, flash attention, --parallel 2: the CLI's line: {s['command']!r}")
     rows = browser.evaluate("document.querySelectorAll('#calc-result tbody tr').length")
     f.check(rows == 3, f"a row per GPU and one for RAM: {rows}")
+    check_commands(browser, doc, "two GPUs, flash attention, --parallel 2")
     browser.drain()
     for p in problems(browser, host):
         f.check(False, "at 1280 px: " + p)
     if shots:
         screenshot(browser, os.path.join(shots, "serve-1280.png"))
+
+    # vLLM (its --users for the two sequences): on the two GPUs its BF16 checkpoint does not
+    # fit, on an H100 it does, with its vllm serve line.
+    s = change(browser, "const e = document.getElementById('calc-engine'); e.value = 'vLLM'; "
+                        "e.dispatchEvent(new Event('change'));")
+    f.check("engine=vllm" in s["query"] and "users=2" in s["query"],
+            f"the engine reaches the API: {s['query']}")
+    doc = cli_doc(["--engine", "vllm", "--ctx", "32768", "--users", "2",
+                   "--gpu", "NVIDIA GeForce RTX 4090,NVIDIA GeForce RTX 3090"])
+    f.check(not doc["fits"] and "does not fit" in s["verdict"],
+            f"vLLM on the two GPUs: the CLI's verdict: {s['verdict']}")
+    change(browser, "document.querySelectorAll('#calc-gpus .chip button')[1].click();")
+    change(browser, "document.querySelectorAll('#calc-gpus .chip button')[0].click();")
+    s = change(browser, "const g = document.getElementById('calc-gpu'); "
+                        "g.value = 'NVIDIA H100 SXM5 80GB'; g.dispatchEvent(new Event('change'));")
+    doc = cli_doc(["--engine", "vllm", "--ctx", "32768", "--users", "2", "--gpu", "h100-sxm"])
+    f.check(doc["fits"] and "fits" in s["verdict"], f"vLLM on an H100: {s['verdict']}")
+    check_commands(browser, doc, "vLLM on an H100")
+    browser.drain()
+    for p in problems(browser, host):
+        f.check(False, "vLLM: " + p)
 
     set_viewport(browser, 390)
     f.check(load(browser, f"http://{host}/models/{MODEL}"), "the page loads at 390 px")
@@ -184,6 +232,9 @@ def static_checks(browser, site):
         s = calc_state(browser)
         default = cli_doc([])
         f.check(default["quant"] in s["verdict"], f"static: the default answer: {s['verdict']}")
+        api = browser.evaluate("document.getElementById('calculator').dataset.api")
+        f.check(api == "grid", f"static: no server beside it, the grid ({api})")
+        check_commands(browser, default, "static: the default answer")
         # The precomputed grid: Q8_0 at 32k is the CLI's matrix cell for the same question.
         s = change(browser, "const q = document.getElementById('calc-quant'); q.value = 'Q8_0'; "
                             "q.dispatchEvent(new Event('change')); [...document.querySelectorAll("
@@ -208,6 +259,63 @@ def static_checks(browser, site):
         http.wait(timeout=10)
 
 
+def proxied_checks(browser, site, server):
+    """The static copy with a canitrun server beside it: /api/ goes to the server, the rest is
+    the copy's files. The calculator finds the server and answers live."""
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, directory=site, **kw)
+
+        def log_message(self, *a):
+            pass
+
+        def proxy(self):
+            conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+            conn.request(self.command, self.path)
+            r = conn.getresponse()
+            body = r.read()
+            self.send_response(r.status)
+            for k, v in r.getheaders():
+                if k.lower() not in ("connection", "keep-alive", "transfer-encoding"):
+                    self.send_header(k, v)
+            self.end_headers()
+            if self.command == "GET":
+                self.wfile.write(body)
+            conn.close()
+
+        def do_GET(self):
+            return self.proxy() if self.path.startswith("/api/") else super().do_GET()
+
+        def do_HEAD(self):
+            return self.proxy() if self.path.startswith("/api/") else super().do_HEAD()
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        host = f"127.0.0.1:{httpd.server_address[1]}"
+        set_viewport(browser, 1280)
+        f.check(load(browser, f"http://{host}/models/{MODEL}.html"),
+                "the static page with a server beside it loads")
+        api = browser.evaluate("document.getElementById('calculator').dataset.api")
+        f.check(api == "live", f"with a server beside it, the calculator is live ({api})")
+        s = change(browser, "const q = document.getElementById('calc-quant'); q.value = 'Q6_K'; "
+                            "q.dispatchEvent(new Event('change'));")
+        s = change(browser, "const g = document.getElementById('calc-gpu'); "
+                            "g.value = 'NVIDIA GeForce RTX 4090'; "
+                            "g.dispatchEvent(new Event('change'));")
+        doc = cli_doc(["--quant", "Q6_K", "--ctx", str(cli_doc([])["context"]),
+                       "--gpu", "NVIDIA GeForce RTX 4090"])
+        f.check(s["command"] == doc["hardware"]["llama_cpp_command"],
+                f"static, live: the command line is the CLI's: {s['command']!r}")
+        check_commands(browser, doc, "static, live: Q6_K on an RTX 4090")
+        browser.drain()
+        for p in problems(browser, host):
+            f.check(False, "static, live: " + p)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
 with tempfile.TemporaryDirectory() as tmp:
     server = Server(binary, "--quiet")
     browser = Browser(exe, tmp)
@@ -218,9 +326,11 @@ with tempfile.TemporaryDirectory() as tmp:
         code = subprocess.run([binary, "site", site, "--quiet"], timeout=300).returncode
         f.check(code == 0, "canitrun site writes the site")
         static_checks(browser, site)
+        proxied_checks(browser, site, server)
     finally:
         browser.close()
         server.stop()
 if not f.count:
-    print("ok: the calculator answers as the CLI, live and static, at 1280 and 390 px")
+    print("ok: the calculator answers as the CLI, live, static and static beside a server, "
+          "at 1280 and 390 px")
 sys.exit(1 if f.count else 0)

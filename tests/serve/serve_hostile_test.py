@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Hostile requests to `canitrun serve`: path traversal (plain and %-encoded), encoded slashes,
 NUL, a 100 KB header, 10,000 parameters, invalid UTF-8, absurd numbers, methods other than GET,
-a slow client. Each gets an error status (or, for the slow client, a closed connection) in
-bounded time; the server keeps answering and its memory stays bounded.
+a slow client, clients that trickle a request a byte at a time (its headers, its request line,
+a body). Each gets an error status (or, where the request line never ends, a closed connection)
+in bounded time, no trickler holds a worker past the request deadline (8 s, whatever the
+pace), and the server keeps answering and its memory stays bounded.
 
 Usage: serve_hostile_test.py CANITRUN_BINARY
 """
@@ -10,12 +12,41 @@ import json
 import os
 import socket
 import sys
+import threading
 import time
 
 from serve_support import Failures, Server
 
 binary = sys.argv[1]
 LIMIT_S = 10  # every answer within this; the server's read timeout is 5 s
+DEADLINE_S = 8  # a whole request arrives within this (src/serve/request_deadline.hpp)
+
+
+def trickle(port, head, tail, pace=0.5):
+    """Sends `head` at once, then `tail` a byte every `pace` s until the server answers or
+    closes; (status or None, seconds from the first trickled byte)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=LIMIT_S + DEADLINE_S)
+    s.sendall(head)
+    start = time.monotonic()
+    s.settimeout(pace)
+    reply = b""
+    for byte in tail:
+        try:
+            s.sendall(bytes([byte]))
+        except (BrokenPipeError, ConnectionResetError):
+            break
+        try:
+            chunk = s.recv(65536)
+        except socket.timeout:
+            continue
+        except ConnectionResetError:
+            break
+        reply += chunk
+        if not chunk or b"\r\n\r\n" in reply:
+            break
+    seconds = time.monotonic() - start
+    s.close()
+    return (int(reply[9:12]) if reply.startswith(b"HTTP/1.1 ") else None), seconds
 
 
 def raw(port, data, timeout=LIMIT_S):
@@ -122,6 +153,50 @@ try:
     waited = time.monotonic() - start
     f.check(closed and waited < LIMIT_S, f"the slow client is dropped ({waited:.1f} s)")
     slow.close()
+
+    # Clients that trickle, a byte every half second, one per worker (the pool is 4): a header
+    # line that never ends gets 408 at the deadline, a request line that never ends is closed
+    # (httplib answers nothing to a request it cannot read the line of), and a body is refused
+    # before it is read. Every worker is free again after the deadline, not after the pace
+    # times the 8 KB a header line may hold (an hour).
+    endless = b"a" * 200
+    tricklers = [
+        ("a header line", b"GET / HTTP/1.1\r\nHost: x\r\n", b"X-Slow: " + endless, 408),
+        ("headers, a line at a time", b"GET / HTTP/1.1\r\n",
+         b"".join(b"X-%d: 1\r\n" % i for i in range(60)), 408),
+        ("a request line", b"GET /", endless, None),
+        ("the target of a request line", b"GET /api/v1/models/", endless, None),
+    ]
+    results = {}
+
+    def run_trickler(name, head, tail):
+        results[name] = trickle(port, head, tail)
+
+    threads = [threading.Thread(target=run_trickler, args=t[:3]) for t in tricklers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for name, _, _, want in tricklers:
+        status, seconds = results[name]
+        f.check(status == want, f"trickled {name}: status {want} (got {status})")
+        # The deadline runs from the first byte of the request; the last read waits at most
+        # the read timeout (5 s) for the next byte, and the pace is 0.5 s.
+        f.check(DEADLINE_S - 1 < seconds < DEADLINE_S + 3,
+                f"trickled {name}: cut at the deadline ({seconds:.1f} s)")
+    for name, head, tail in [
+        ("a GET's body", b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n",
+         b"b" * 100),
+        ("a POST's body", b"POST /api/v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: 100"
+         b"\r\n\r\n", b"b" * 100),
+    ]:
+        status, seconds = trickle(port, head, tail)
+        f.check(status is not None and 400 <= status < 500 and seconds < 3,
+                f"trickled {name}: refused before it is read ({status}, {seconds:.1f} s)")
+    start = time.monotonic()
+    status, _, _ = raw(port, get(b"/api/v1/quants"))
+    f.check(status == 200 and time.monotonic() - start < 3,
+            "every worker answers again once the tricklers are cut")
 
     # Still answering, and its memory did not grow with what it was sent.
     status, _, _ = raw(port, get(b"/api/v1/models/llama-3.1-8b"))

@@ -1,6 +1,7 @@
 #include "canitrun/report.hpp"
 
 #include <algorithm>
+#include <deque>
 
 #include "canitrun/checked.hpp"
 #include "canitrun/context_window.hpp"
@@ -42,33 +43,86 @@ PlanSettings settings_for(const Model& model, const ModelReport& r, const Report
     return settings_for_model(model, s, &note);
 }
 
+// The parts of the page that do not depend on the context asked: the grid (its contexts are
+// its own) and the KV curve (drawn to the full window). Rows of the grid by index in
+// db.quants.
+struct ContextFreeParts {
+    std::vector<std::pair<std::size_t, std::vector<MatrixCell>>> grid;
+    std::vector<KvCurvePoint> curve;
+};
+
+Result<ContextFreeParts> context_free_parts(const Database& db, const Model& model,
+                                            const Quant& quant, const PlanSettings& s) {
+    ContextFreeParts parts;
+    for (std::size_t i = 0; i < db.quants.size(); ++i) {
+        const Quant& q = db.quants[i];
+        if (!q.page_matrix || !*rule_loads(s, q)) continue;
+        std::vector<MatrixCell> cells;
+        for (std::uint64_t ctx : matrix_contexts(model)) {
+            PlanSettings at = s;
+            at.estimate.context = ctx;
+            CANITRUN_TRY_ASSIGN(auto e, rule_estimate(model, q, at));
+            CANITRUN_TRY_ASSIGN(auto card, plan_card_class(model, q, at, db.card_classes));
+            cells.push_back({e.on(Device::gpu), card});
+        }
+        parts.grid.emplace_back(i, std::move(cells));
+    }
+    CANITRUN_TRY_ASSIGN(parts.curve, kv_curve(model, quant, s));
+    return parts;
+}
+
+// context_free_parts, kept for the next question that differs only in its context (canitrun
+// serve asks thousands; the grid and the curve were an eighth of each answer). The key is
+// everything they read, by value: a Database at an address another one had may hold other
+// data. A few per thread, the oldest dropped first.
+Result<ContextFreeParts> remembered_context_free_parts(const Database& db, const Model& model,
+                                                       const Quant& quant, const PlanSettings& s) {
+    struct Entry {
+        Model model;
+        std::vector<Quant> quants;
+        std::vector<CardClass> classes;
+        std::size_t quant = 0;
+        PlanSettings settings;
+        ContextFreeParts parts;
+    };
+    thread_local std::deque<Entry> entries;
+    std::size_t index = 0;
+    while (index < db.quants.size() && &db.quants[index] != &quant) ++index;
+    if (index == db.quants.size()) {
+        return context_free_parts(db, model, quant, s);  // a quantization of a file's own
+    }
+    PlanSettings key = s;
+    key.estimate.context = 0;
+    for (const Entry& e : entries) {
+        if (e.quant == index && e.settings == key && e.model == model && e.quants == db.quants &&
+            e.classes == db.card_classes) {
+            return e.parts;
+        }
+    }
+    CANITRUN_TRY_ASSIGN(auto parts, context_free_parts(db, model, quant, s));
+    if (entries.size() == 8) entries.pop_front();
+    entries.push_back({model, db.quants, db.card_classes, index, key, parts});
+    return parts;
+}
+
 Result<bool> add_rows_and_matrix(ModelReport& r, const Database& db, const Model& model,
-                                 const PlanSettings& s) {
+                                 const PlanSettings& s, const ContextFreeParts& parts) {
     for (const auto& q : db.quants) {
         if ((!q.page_table && &q != r.quant) || !*rule_loads(s, q)) continue;
         CANITRUN_TRY_ASSIGN(auto e, rule_estimate(model, q, s));
         r.rows.push_back({&q, e});
     }
     r.matrix_contexts = matrix_contexts(model);
-    for (const auto& q : db.quants) {
-        if (!q.page_matrix || !*rule_loads(s, q)) continue;
-        MatrixRow row{&q, {}};
-        for (std::uint64_t ctx : r.matrix_contexts) {
-            PlanSettings at = s;
-            at.estimate.context = ctx;
-            CANITRUN_TRY_ASSIGN(auto e, rule_estimate(model, q, at));
-            CANITRUN_TRY_ASSIGN(auto card, plan_card_class(model, q, at, db.card_classes));
-            row.cells.push_back({e.on(Device::gpu), card});
-        }
-        r.matrix.push_back(row);
-    }
+    for (const auto& [i, cells] : parts.grid) r.matrix.push_back({&db.quants[i], cells});
     return true;
 }
 
-Result<bool> add_kv_comparison(ModelReport& r, const Model& model, const PlanSettings& s) {
-    CANITRUN_TRY_ASSIGN(auto curve, kv_curve(model, *r.quant, s));
-    if (curve.empty()) return fail(ErrorKind::bad_input, model.id + " has no context window", "");
-    r.kv_curve = std::move(curve);
+Result<bool> add_kv_comparison(ModelReport& r, const Model& model, const PlanSettings& s,
+                               const ContextFreeParts& parts) {
+    if (parts.curve.empty()) {
+        return fail(ErrorKind::bad_input, model.id + " has no context window", "");
+    }
+    r.kv_curve = parts.curve;
     // The full window is the curve's last point: the table and the chart are one estimate.
     const KvCurvePoint& full = r.kv_curve.back();
     CANITRUN_TRY_ASSIGN(auto at_all, all_attention_estimate(model, *r.quant, s));
@@ -140,8 +194,10 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
     CANITRUN_TRY(catch_overflow(
         [&]() -> Result<void> {
             CANITRUN_TRY_ASSIGN(r.selected, rule_estimate(model, *r.quant, s));
-            CANITRUN_TRY(add_rows_and_matrix(r, db, model, s));
-            CANITRUN_TRY(add_kv_comparison(r, model, s));
+            CANITRUN_TRY_ASSIGN(const auto parts,
+                                remembered_context_free_parts(db, model, *r.quant, s));
+            CANITRUN_TRY(add_rows_and_matrix(r, db, model, s, parts));
+            CANITRUN_TRY(add_kv_comparison(r, model, s, parts));
             CANITRUN_TRY(add_verdicts(r, db, model, options, s));
             if (s.rule != Rule::quick) {
                 CANITRUN_TRY_ASSIGN(const Estimate quick, estimate(model, *r.quant, r.options));

@@ -1,12 +1,15 @@
 // The live calculator on a model page: each change asks /api/v1/models/{id} (the document of
 // `canitrun ID --json` with the same flags) and shows the verdict per device, the split, the
-// speed with its band and the llama-server line. On a static site (canitrun site) it shows the
-// precomputed default answer and says where the live one is.
+// speed with its band and every command line the CLI prints for it (llama-server per sampling
+// mode, Ollama, LM Studio; vllm serve with the vLLM engine). A page of a static copy
+// (canitrun site) asks whether a canitrun server answers the API beside it (the response header
+// X-Canitrun-Api): then it is live too; else it runs on the page's precomputed grid.
 "use strict";
 (() => {
   const box = document.getElementById("calculator");
   if (!box) return;
-  const model = box.dataset.model, root = box.dataset.root, live = box.dataset.mode === "live";
+  const model = box.dataset.model, root = box.dataset.root;
+  let live = box.dataset.mode === "live";
   const el = (tag, props = {}, ...children) => {
     const e = Object.assign(document.createElement(tag), props);
     e.append(...children);
@@ -14,7 +17,9 @@
   };
   const gb = (bytes) => (bytes / 1e9).toFixed(1) + " GB";
   const tokens = (n) => n >= 1024 && n % 1024 === 0 ? n / 1024 + "k" : n.toLocaleString("en-US");
-  const state = { quant: "", ctx: 8192, kv_type: "f16", flash_attn: "auto", parallel: 1, gpus: [], ram: null };
+  const state = { quant: "", ctx: 8192, kv_type: "f16", flash_attn: "auto", parallel: 1, gpus: [], ram: null,
+    engine: "llama.cpp" };
+  let formats = {};  // quantization id -> its format (gguf, safetensors, ...)
 
   const out = el("div", { id: "calc-result", "aria-live": "polite" });
   const quant = el("select", { id: "calc-quant" });
@@ -25,6 +30,8 @@
   for (const t of ["f16", "bf16", "f32", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl", "turboquant"]) {
     kv.append(el("option", { value: t, textContent: t === "turboquant" ? "TurboQuant" : t }));
   }
+  const engine = el("select", { id: "calc-engine" });
+  for (const t of ["llama.cpp", "vLLM"]) engine.append(el("option", { value: t, textContent: t }));
   const fa = el("select", { id: "calc-fa" });
   for (const t of ["auto", "on", "off"]) fa.append(el("option", { value: t, textContent: t }));
   const parallel = el("input", { id: "calc-parallel", type: "number", min: 1, max: 64, value: 1 });
@@ -37,6 +44,7 @@
 
   const label = (text, ...controls) => el("label", {}, text, ...controls);
   box.append(el("div", { className: "controls" },
+    label("Engine", engine),
     label("Quantization", quant),
     label("Context ", ctxText, ctxRange, presets),
     label("KV cache type", kv),
@@ -46,6 +54,17 @@
 
   const query = () => {
     const p = new URLSearchParams();
+    if (state.engine === "vLLM") {
+      // vLLM loads the checkpoint's own dtype unless a format it reads is asked for; it sizes
+      // its KV pool on the GPUs, so it needs one.
+      p.set("engine", "vllm");
+      if (state.quant && formats[state.quant] && formats[state.quant] !== "gguf") p.set("quant", state.quant);
+      p.set("ctx", String(state.ctx));
+      // vLLM has no --parallel: the sequences it serves at once are --users.
+      if (state.parallel !== 1) p.set("users", String(state.parallel));
+      if (state.gpus.length) p.set("gpu", state.gpus.join(","));
+      return p.toString();
+    }
     if (state.quant) p.set("quant", state.quant);
     p.set("ctx", String(state.ctx));
     if (state.kv_type !== "f16") p.set("kv_type", state.kv_type);
@@ -74,7 +93,33 @@
       (t) => el("th", { textContent: t })))), el("tbody", {}, ...rows));
   };
 
+  // The page's "How to run it locally": each engine's heading and its line(s), as the CLI
+  // prints them (run_commands in the document).
+  const runCommands = (doc) => {
+    const items = (doc.run_commands || []).map((c) => el("div", { className: "run" },
+      el("p", { className: "muted", textContent: c.heading }),
+      ...(c.command ? [el("code", { className: "calc-run", textContent: c.command })] : []),
+      ...(c.then ? [el("code", { className: "calc-run-then", textContent: c.then })] : []),
+      ...(c.note ? [el("p", { className: "calc-run-note", textContent: c.note })] : [])));
+    return items.length ? [el("div", { id: "calc-commands" }, el("h3", { textContent: "How to run it" }), ...items)] : [];
+  };
+
+  // --engine vllm: whether its pool holds the context on the GPUs, and its vllm serve lines.
+  const renderVllm = (doc) => {
+    const parts = [el("p", { className: "verdict " + (doc.fits ? "fits" : "nofit"), id: "calc-verdict",
+      textContent: "vLLM: " + (doc.fits ? "fits" : "does not fit") + " (" + doc.quant + " at " + tokens(doc.context) +
+        " on " + (doc.hosts || []).join(", ") + ")" })];
+    const lines = doc.commands || [];
+    if (lines.length) {
+      parts.push(el("div", { id: "calc-commands" }, el("h3", { textContent: "How to run it" }),
+        el("div", { className: "run" }, el("p", { className: "muted", textContent: "vLLM" }),
+          ...lines.map((c) => el("code", { className: "calc-run", textContent: c })))));
+    }
+    out.replaceChildren(...parts);
+  };
+
   const render = (doc) => {
+    if (doc.engine === "vllm") { renderVllm(doc); return; }
     const hw = doc.hardware;
     if (!hw) {
       const s = doc.smallest_gpu;
@@ -82,7 +127,8 @@
         el("p", { className: "verdict", id: "calc-verdict",
           textContent: doc.quant + " at " + tokens(doc.context) + ": " + gb(doc.estimate.gpu_bytes) + " of VRAM" +
             (s ? "; the smallest GPU that runs it: " + s.name : "; no single GPU runs it") }),
-        el("p", { className: "muted", textContent: "Pick a GPU for the split, the speed and the command line." }));
+        el("p", { className: "muted", textContent: "Pick a GPU for the split, the speed and the plan's offload." }),
+        ...runCommands(doc));
       return;
     }
     const sel = hw.selected || hw.best || {};
@@ -101,11 +147,17 @@
       parts.push(el("p", { id: "calc-speed", textContent: "Decode: about " + sp.decode_tokens_per_s.toFixed(0) + " tokens/s" + band }));
     }
     if (hw.llama_cpp_command) parts.push(el("code", { id: "calc-command", textContent: hw.llama_cpp_command }));
-    out.replaceChildren(...parts);
+    out.replaceChildren(...parts, ...runCommands(doc));
   };
 
   let asked = 0;
   const ask = () => {
+    if (state.engine === "vLLM" && !state.gpus.length) {
+      out.replaceChildren(el("p", { className: "muted", id: "calc-verdict",
+        textContent: "vLLM sizes its KV pool on the GPUs: pick a GPU." }));
+      box.dataset.state = "done";
+      return;
+    }
     const q = query(), n = ++asked;
     box.dataset.query = q;
     box.dataset.state = "loading";
@@ -123,12 +175,14 @@
     ctxRange.value = String(Math.round(Math.log2(n)));
     ctxText.textContent = tokens(n);
   };
-  const addGpu = (name) => {
-    if (!name || state.gpus.length >= 8) return;
-    state.gpus.push(name);
+  // A GPU is asked for by its database id (every id names one GPU to --gpu); the chip shows
+  // its name.
+  const addGpu = (name, id) => {
+    if (!id || state.gpus.length >= 8) return;
+    state.gpus.push(id);
     const chip = el("span", { className: "chip", textContent: name + " " });
     const x = el("button", { type: "button", textContent: "\u00d7", title: "remove " + name });
-    x.addEventListener("click", () => { state.gpus.splice(state.gpus.indexOf(name), 1); chip.remove(); ask(); });
+    x.addEventListener("click", () => { state.gpus.splice(state.gpus.indexOf(id), 1); chip.remove(); ask(); });
     chip.append(x);
     chips.append(chip);
   };
@@ -146,7 +200,7 @@
       return b;
     }));
     ctxRange.disabled = true;
-    for (const c of [kv, fa, parallel, gpuInput, here]) c.disabled = true;
+    for (const c of [engine, kv, fa, parallel, gpuInput, here]) c.disabled = true;
     const cell = () => {
       const row = rows.find((r) => r.quant === quant.value);
       const c = row && row.cells.find((x) => x.context === state.ctx);
@@ -156,7 +210,9 @@
         el("p", { className: "verdict", id: "calc-verdict", textContent: row.quant + " at " + tokens(c.context) +
           ": " + gb(c.total_bytes) + ", a " + c.card_gb + " GB card (" + c.card_class + ")" }),
         el("p", { className: "muted", textContent: "A static copy: the page's precomputed grid. " +
-          "Run 'canitrun serve' for every setting, GPU and command line." }));
+          "Run 'canitrun serve' for every setting, GPU and command line." }),
+        // The copy holds the command lines of its default answer only.
+        ...(row.quant === doc.quant && c.context === doc.context ? runCommands(doc) : []));
       box.dataset.state = "done";
     };
     quant.addEventListener("change", cell);
@@ -166,7 +222,11 @@
   };
 
   const start = (doc, quants, gpus) => {
-    for (const q of quants) quant.append(el("option", { value: q.id, textContent: q.id }));
+    box.dataset.api = live ? "live" : "grid";
+    for (const q of quants) {
+      quant.append(el("option", { value: q.id, textContent: q.id }));
+      formats[q.id] = q.format;
+    }
     for (const g of gpus) gpuNames.append(el("option", { value: g.name }));
     state.quant = doc.quant;
     quant.value = doc.quant;
@@ -185,6 +245,11 @@
       return;
     }
     quant.addEventListener("change", () => { state.quant = quant.value; ask(); });
+    engine.addEventListener("change", () => {
+      state.engine = engine.value;
+      for (const c of [kv, fa]) c.disabled = state.engine === "vLLM";
+      ask();
+    });
     ctxRange.addEventListener("input", () => { setCtx(2 ** Number(ctxRange.value)); ask(); });
     kv.addEventListener("change", () => { state.kv_type = kv.value; ask(); });
     fa.addEventListener("change", () => { state.flash_attn = fa.value; ask(); });
@@ -193,22 +258,36 @@
     gpuInput.addEventListener("change", () => {
       const name = gpuInput.value.trim();
       gpuInput.value = "";
-      if (gpus.some((g) => g.name === name || g.id === name)) { addGpu(name); ask(); }
+      const g = gpus.find((x) => x.name === name || x.id === name);
+      if (g) { addGpu(g.name, g.id); ask(); }
     });
     here.addEventListener("click", () => fetch(root + "api/v1/system").then((r) => r.json()).then((sys) => {
       // The database's id where detection matched one, else the name the driver reports.
       const found = (sys.gpus || []).map((g) => g.database_id || g.name).filter(Boolean);
       if (!found.length) { out.prepend(el("p", { className: "muted", textContent: "No GPU detected on the server." })); return; }
       state.gpus.splice(0); chips.replaceChildren();
-      for (const n of found) addGpu(n);
+      for (const n of found) addGpu(n, n);
       state.ram = sys.ram_bytes ? Math.floor(sys.ram_bytes / 1e9) : null;
       ask();
     }));
   };
 
   const json = (path) => fetch(path).then((r) => r.json());
-  const doc = live ? json(root + "api/v1/models/" + encodeURIComponent(model))
-    : json(root + "api/v1/models/" + model + ".json");
-  Promise.all([doc, json(root + "api/v1/quants" + (live ? "" : ".json")),
-    json(root + "api/v1/gpu-list" + (live ? "" : ".json"))]).then(([d, q, g]) => start(d, q, g));
+  const load = () => {
+    const doc = live ? json(root + "api/v1/models/" + encodeURIComponent(model))
+      : json(root + "api/v1/models/" + model + ".json");
+    Promise.all([doc, json(root + "api/v1/quants" + (live ? "" : ".json")),
+      json(root + "api/v1/gpu-list" + (live ? "" : ".json"))]).then(([d, q, g]) => start(d, q, g));
+  };
+  if (live) {
+    load();
+  } else {
+    // A static copy: the API document every copy holds, asked with HEAD. A canitrun server
+    // (behind the same host, e.g. a proxy for /api/) names itself in a header; a static host
+    // does not, and the page keeps to its grid.
+    fetch(root + "api/v1/openapi.json", { method: "HEAD", cache: "no-store" })
+      .then((r) => { live = r.ok && r.headers.get("X-Canitrun-Api") === "v1"; })
+      .catch(() => {})
+      .finally(load);
+  }
 })();
