@@ -31,6 +31,9 @@ struct TensorLayout {
     std::uint64_t n_expert = 0;
     std::uint64_t n_gqa = 1;  // n_head / n_head_kv
     bool is_70b = false;      // llama.cpp's LLM_TYPE_70B (80-layer llama / qwen2)
+    // Whether per_layer_token_embd (Gemma 3n / 4 E-models) takes the tied output's type, as
+    // llama-quantize does from b8275 (llama.cpp #19770); files made before keep the file type.
+    bool per_layer_embd_as_output = true;
 
     std::uint64_t elements() const;
 };

@@ -281,6 +281,22 @@ RunInfo parse_run(const Fields& f) {
             f.error("run.gguf_quants needs run.gguf_quants_source (the repo's file listing)");
         }
     }
+    if (f.has("gguf_quantized_before")) {
+        const std::string build = f.text_or("gguf_quantized_before", "");
+        std::uint64_t number = 0;
+        const bool digits = build.size() > 1 && build.size() <= 7 && build[0] == 'b' &&
+                            std::all_of(build.begin() + 1, build.end(),
+                                        [](char c) { return c >= '0' && c <= '9'; });
+        for (std::size_t i = 1; digits && i < build.size(); ++i) {
+            number = number * 10 + static_cast<std::uint64_t>(build[i] - '0');
+        }
+        if (number == 0) f.error("run.gguf_quantized_before must be a llama.cpp build: \"b8275\"");
+        r.gguf_quantized_before = number;
+        r.gguf_quantized_before_source = f.text_or("gguf_quantized_before_source", "");
+        if (r.gguf_quantized_before_source.empty()) {
+            f.error("run.gguf_quantized_before needs run.gguf_quantized_before_source");
+        }
+    }
     if (!r.checkpoint_dtype.empty() && r.checkpoint_source.empty()) {
         f.error("run.checkpoint_dtype needs run.checkpoint_source (the config that says so)");
     }

@@ -155,7 +155,11 @@ bool any_of(Ftype f, std::initializer_list<Ftype> set) {
     return false;
 }
 
-// llama_tensor_get_type_impl, branch by branch.
+// llama_tensor_get_type_impl, branch by branch. per_layer_token_embd is TOKEN_EMBD
+// (tensor_name_match_token_embd, llama-quant.cpp:104-106 at 80fb11a), so a tied model's takes
+// the output's type (:456); files made before b8275 kept the file type, where the output branch
+// named "token_embd.weight" alone and the token_embd branch both (llama.cpp b8274 and older:
+// `name == "token_embd.weight" || name == "per_layer_token_embd.weight"`), as the layout says.
 // NOLINTNEXTLINE(readability-function-size): kept whole to be read against llama-quant.cpp
 GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat) {
     using F = Ftype;
@@ -165,7 +169,9 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
     const auto n_expert = qs.layout.n_expert;
     const bool imatrix = qs.imatrix;
     const bool iq1_iq2 = any_of(f, {F::iq2_xxs, F::iq2_xs, F::iq1_s, F::iq2_s, F::iq2_m, F::iq1_m});
-    if (cat == Category::output || (qs.tied && cat == Category::token_embd)) {
+    if (cat == Category::output ||
+        (qs.tied && cat == Category::token_embd &&
+         (qs.layout.per_layer_embd_as_output || t.name != "per_layer_token_embd.weight"))) {
         if (f == F::mxfp4_moe || t.ne[0] % new_type.block_elements != 0) {
             new_type = T.q8_0;
         } else if (any_of(f, {F::iq2_xxs, F::iq2_xs, F::iq3_xxs, F::iq1_s, F::iq2_s, F::iq2_m,
