@@ -282,16 +282,13 @@ RunInfo parse_run(const Fields& f) {
         }
     }
     if (f.has("gguf_quantized_before")) {
-        const std::string build = f.text_or("gguf_quantized_before", "");
-        std::uint64_t number = 0;
-        const bool digits = build.size() > 1 && build.size() <= 7 && build[0] == 'b' &&
-                            std::all_of(build.begin() + 1, build.end(),
-                                        [](char c) { return c >= '0' && c <= '9'; });
-        for (std::size_t i = 1; digits && i < build.size(); ++i) {
-            number = number * 10 + static_cast<std::uint64_t>(build[i] - '0');
+        const std::string b = f.text_or("gguf_quantized_before", "");
+        const bool build = b.size() > 1 && b.size() <= 7 && b[0] == 'b' &&
+                           b.find_first_not_of("0123456789", 1) == std::string::npos;
+        r.gguf_quantized_before = build ? std::stoull(b.substr(1)) : 0;
+        if (r.gguf_quantized_before == 0) {
+            f.error("run.gguf_quantized_before must be a llama.cpp build: \"b8275\"");
         }
-        if (number == 0) f.error("run.gguf_quantized_before must be a llama.cpp build: \"b8275\"");
-        r.gguf_quantized_before = number;
         r.gguf_quantized_before_source = f.text_or("gguf_quantized_before_source", "");
         if (r.gguf_quantized_before_source.empty()) {
             f.error("run.gguf_quantized_before needs run.gguf_quantized_before_source");
