@@ -227,3 +227,20 @@ TEST_CASE("FFN-only layers need a layer_order") {
         json::parse(R"([{"kind": "full", "count": 4}, {"kind": "ffn", "count": 12}])");
     CHECK(mentions(error_of(files_with(m, valid_gpu())), "FFN-only layers need a layer_order"));
 }
+
+// run.gguf_quantized_before names a llama.cpp build ("b8275") and needs its source.
+TEST_CASE("run.gguf_quantized_before is a llama.cpp build with a source") {
+    json m = valid_model();
+    m["run"] = {{"gguf_quantized_before", "b3751"}, {"gguf_quantized_before_source", "a card"}};
+    const auto db = parse_database(files_with(m, valid_gpu()));
+    REQUIRE(db.has_value());
+    CHECK(db->models.at(0).run.gguf_quantized_before == 3751);
+
+    for (const char* bad : {"3751", "b", "bx12", "b0", "b12345678"}) {
+        INFO(bad);
+        m["run"]["gguf_quantized_before"] = bad;
+        CHECK(mentions(error_of(files_with(m, valid_gpu())), "must be a llama.cpp build"));
+    }
+    m["run"] = {{"gguf_quantized_before", "b3751"}};
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs run.gguf_quantized_before_source"));
+}

@@ -101,10 +101,6 @@ const std::map<std::string, std::string>& known_differences() {
          "Gemma 4 E-models: the published file has 54 tensors (E2B: 60) the layout lacks"},
         {"metal-004-gemma-4-e2b-q4km-m4.log",
          "Gemma 4 E-models: the published file has 60 tensors (E4B: 54) the layout lacks"},
-        {"rocm-009-granite-4.1-8b-udq8kxl-rx9070xt-np4auto-fit.log",
-         "the published file (Unsloth UD-Q8_K_XL) carries an output.weight: 363 tensors and "
-         "8.79 B params, where the database's tied embeddings give 362 and IBM's 8,380,551,168; "
-         "not yet settled which the upstream checkpoint is"},
     };
     return reasons;
 }

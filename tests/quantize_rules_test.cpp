@@ -2,6 +2,10 @@
 // layouts and on counts derived by hand.
 
 #include "canitrun/quantize_rules.hpp"
+
+#include <utility>
+
+#include "canitrun/tensor_layout.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -176,4 +180,50 @@ TEST_CASE(
     CHECK(type_of(with, "blk.3.ffn_down.weight") == "q4_1");
     CHECK(type_of(with, "blk.4.ffn_down.weight") == "q4_0");
     CHECK(type_of(quantize_tensors(l, "Q5_0", true).value(), "blk.0.ffn_down.weight") == "q5_1");
+}
+
+// Gemma 3n has no output.weight, so llama-quantize from b8275 (llama.cpp #19770) types its
+// per_layer_token_embd as the tied output: q6_K at Q2_K (the output branch: not q8_0, so q6_K).
+// The published files (unsloth/gemma-3n-*-GGUF, mid-2025, run.gguf_quantized_before b8275) were
+// made before, when only token_embd.weight took the output branch: per_layer_token_embd kept the
+// file type, q2_K. token_embd itself takes the output's q6_K in both.
+TEST_CASE("per_layer_token_embd: the tied output's type from b8275, the file type before") {
+    Model before = test::model("gemma-3n-e4b");
+    REQUIRE(before.run.gguf_quantized_before == 8275);
+    Model after = before;
+    after.run.gguf_quantized_before = 0;  // a file made today
+    for (const auto& [m, per_layer] : {std::pair{before, "q2_K"}, std::pair{after, "q6_K"}}) {
+        const auto layout = tensor_layout(m);
+        REQUIRE(layout);
+        const auto typed = quantize_tensors(*layout, "Q2_K");
+        REQUIRE(typed);
+        CHECK(type_of(*typed, "per_layer_token_embd.weight") == per_layer);
+        CHECK(type_of(*typed, "token_embd.weight") == "q6_K");
+    }
+}
+
+// Phi-3.5-mini's fused attn_qkv (32 layers, 32 heads of 32 KV: n_gqa 1). From b8275 it is
+// attn_v-like: q3_K at Q2_K (n_gqa < 4), and at Q5_K_M q6_K on use_more_bits' layers only (0-3,
+// 6, 9, ..., 27, 28-31: 16 of 32). Before, its own branch: the file type at Q2_K, q6_K on every
+// layer at Q5_K_M. bartowski's files were made with b3751 (run.gguf_quantized_before).
+TEST_CASE("attn_qkv: attn_v's rules from b8275, its own branch before") {
+    Model before = test::model("phi-3.5-mini");
+    REQUIRE(before.run.gguf_quantized_before == 8275);
+    Model after = before;
+    after.run.gguf_quantized_before = 0;  // a file made today
+    const auto count = [](const Model& m, const std::string& quant, std::string_view type) {
+        const auto layout = tensor_layout(m);
+        REQUIRE(layout);
+        const auto typed = quantize_tensors(*layout, quant);
+        REQUIRE(typed);
+        int n = 0;
+        for (const auto& t : *typed) {
+            if (t.tensor.name.find("attn_qkv") != std::string::npos && t.type.name == type) ++n;
+        }
+        return n;
+    };
+    CHECK(count(before, "Q2_K", "q2_K") == 32);
+    CHECK(count(after, "Q2_K", "q3_K") == 32);
+    CHECK(count(before, "Q5_K_M", "q6_K") == 32);
+    CHECK(count(after, "Q5_K_M", "q6_K") == 16);
 }

@@ -13,10 +13,11 @@ namespace canitrun {
 Result<Bytes> gguf_tensor_bytes(const Model& model, const QuantizeRequest& request);
 
 // The whole file: the header (GGUF's fixed fields, one tensor info per tensor, and the
-// tokenizer's arrays at their smallest: an 8-byte length and a 4-byte token type per token, the
-// token texts, merges and chat template left out), then each tensor's data padded to
-// general.alignment (32 bytes). A lower bound: the metadata it leaves out is 0.7-8 MB in
-// published files.
+// tokenizer's arrays: tokens, scores, token types and merges as llama.cpp's vocab files measure
+// them for Llama 3.x, Qwen 2.5 / 3, Gemma 4 and Phi-3 / 3.5, at their smallest for other
+// families: an 8-byte length and a 4-byte type per token), then each tensor's data padded to
+// general.alignment (32 bytes). The other metadata (general.*, hyperparameters, the chat
+// template) is left out: a few KB.
 Result<Bytes> gguf_file_bytes(const Model& model, const QuantizeRequest& request);
 
 }  // namespace canitrun

@@ -173,6 +173,10 @@ struct RunInfo {
     // repos: MXFP4 alone), with the listing that says so; empty: every llama-quantize type.
     std::vector<std::string> gguf_quants;
     std::string gguf_quants_source;
+    // The llama.cpp build gguf_repo's files predate ("b8275" as 8275), where llama-quantize's
+    // rules changed since, with what dates them; 0: made by the rules canitrun transcribes.
+    std::uint64_t gguf_quantized_before = 0;
+    std::string gguf_quantized_before_source;
 
     bool operator==(const RunInfo&) const = default;
 };

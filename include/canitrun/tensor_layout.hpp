@@ -31,6 +31,11 @@ struct TensorLayout {
     std::uint64_t n_expert = 0;
     std::uint64_t n_gqa = 1;  // n_head / n_head_kv
     bool is_70b = false;      // llama.cpp's LLM_TYPE_70B (80-layer llama / qwen2)
+    // The file was made by a llama-quantize older than b8275 (llama.cpp #19770), whose rules
+    // differ for two tensors: per_layer_token_embd (Gemma 3n) kept the file type where b8275 gives
+    // it the tied output's, and attn_qkv (Phi-3, Qwen 3.5's linear layers) had a branch of its own
+    // where b8275 types it as attn_v.
+    bool quantized_before_b8275 = false;
 
     std::uint64_t elements() const;
 };

@@ -31,7 +31,11 @@ int main(int argc, char** argv) {
     // "no-imatrix": the types llama-quantize picks without an importance matrix, as
     // llama_quant_compute_types (tools/accuracy/quant_check.cpp) does
     const bool no_imatrix = argc == 5 && std::string(argv[4]) == "no-imatrix";
-    const auto w = test::model_gguf(**model, (*quant)->id,
+    // the rules of the pinned llama.cpp, whichever build made the recorded repo's files
+    // (run.gguf_quantized_before): quant_check compares them with the pinned build's own
+    Model current = **model;
+    current.run.gguf_quantized_before = 0;
+    const auto w = test::model_gguf(current, (*quant)->id,
                                     no_imatrix ? std::optional<bool>(false) : std::nullopt);
     if (!w) {
         std::fprintf(stderr, "make_gguf: %s\n", w.error().message.c_str());

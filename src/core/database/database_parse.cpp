@@ -281,6 +281,19 @@ RunInfo parse_run(const Fields& f) {
             f.error("run.gguf_quants needs run.gguf_quants_source (the repo's file listing)");
         }
     }
+    if (f.has("gguf_quantized_before")) {
+        const std::string b = f.text_or("gguf_quantized_before", "");
+        const bool build = b.size() > 1 && b.size() <= 7 && b[0] == 'b' &&
+                           b.find_first_not_of("0123456789", 1) == std::string::npos;
+        r.gguf_quantized_before = build ? std::stoull(b.substr(1)) : 0;
+        if (r.gguf_quantized_before == 0) {
+            f.error("run.gguf_quantized_before must be a llama.cpp build: \"b8275\"");
+        }
+        r.gguf_quantized_before_source = f.text_or("gguf_quantized_before_source", "");
+        if (r.gguf_quantized_before_source.empty()) {
+            f.error("run.gguf_quantized_before needs run.gguf_quantized_before_source");
+        }
+    }
     if (!r.checkpoint_dtype.empty() && r.checkpoint_source.empty()) {
         f.error("run.checkpoint_dtype needs run.checkpoint_source (the config that says so)");
     }

@@ -131,6 +131,8 @@ void fields(Io& io, RunInfo& r) {
     io(r.checkpoint_source);
     io(r.gguf_quants);
     io(r.gguf_quants_source);
+    io(r.gguf_quantized_before);
+    io(r.gguf_quantized_before_source);
 }
 
 template <typename Io>

@@ -1,5 +1,8 @@
 #include "canitrun/gguf_file_size.hpp"
 
+#include <algorithm>
+#include <array>
+#include <string_view>
 #include <vector>
 
 #include "canitrun/llamacpp_engine.hpp"
@@ -16,6 +19,65 @@ namespace {
 constexpr Bytes kAlignment = 32;        // GGUF_DEFAULT_ALIGNMENT
 constexpr Bytes kFixedHeader = 24;      // magic u32, version u32, tensor_count u64, kv_count u64
 constexpr Bytes kPerTokenAtLeast = 12;  // tokenizer.ggml.tokens: u64 length; token_type: i32
+
+// The tokenizer as GGUF stores it (ggml/docs/gguf.md: a key is a u64 length and its bytes, then a
+// u32 value type; an array a u32 element type, a u64 count and its elements; a string a u64
+// length and its bytes): tokenizer.ggml.tokens (a string per token), tokenizer.ggml.scores (an
+// f32 per token, SentencePiece vocabularies), tokenizer.ggml.token_type (an i32 per token) and
+// tokenizer.ggml.merges (a string per BPE merge). The strings' lengths are not in the data, so
+// these are the four entries' bytes, key to last element, as measured in llama.cpp's own vocab
+// files (models/ggml-vocab-NAME.gguf in ggml-org/llama.cpp; measured at 80fb11a), for the
+// families whose published GGUF headers list the same counts (validation/llama-logs/: tokens
+// arr[str,N], merges arr[str,M]).
+struct MeasuredTokenizer {
+    std::string_view file;
+    std::array<std::string_view, 3> families;
+    std::uint64_t tokens;
+    Bytes bytes;
+};
+
+constexpr std::array<MeasuredTokenizer, 4> kTokenizers = {{
+    // tokens 2,099,538 + token_type 513,073 + merges 5,204,810 (128,256 tokens, 280,147 merges)
+    {"ggml-vocab-llama-bpe.gguf", {"llama3.1", "llama3.2", "llama3.3"}, 128256, 7817421},
+    // tokens 2,588,241 + token_type 607,793 + merges 2,731,593 (151,936 tokens, 151,387 merges)
+    {"ggml-vocab-qwen2.gguf", {"qwen2.5", "qwen3", ""}, 151936, 5927627},
+    // tokens 4,413,492 + scores 1,048,621 + token_type 1,048,625 + merges 9,251,764
+    // (262,144 tokens, 514,906 merges)
+    {"ggml-vocab-gemma-4.gguf", {"gemma4", "", ""}, 262144, 15762502},
+    // tokens 468,153 + scores 128,301 + token_type 128,305 (32,064 tokens, SentencePiece)
+    {"ggml-vocab-phi-3.gguf", {"phi3", "phi3.5", ""}, 32064, 724759},
+}};
+
+std::uint64_t decimal_digits(std::uint64_t n) {
+    std::uint64_t d = 1;
+    for (; n >= 10; n /= 10) ++d;
+    return d;
+}
+
+// The converter pads the token list to the embedding's rows with "[PAD<id>]" tokens (get_vocab_base
+// in convert_hf_to_gguf.py): a u64 length, the string, and an i32 type each.
+Bytes padding_tokens(std::uint64_t from, std::uint64_t to) {
+    Bytes sum = 0;
+    for (std::uint64_t id = from; id < to; ++id) {
+        sum = checked::add(sum, 8 + 5 + decimal_digits(id) + 4);  // "[PAD" + digits + "]"
+    }
+    return sum;
+}
+
+// The tokenizer's bytes: measured where the model's family and vocabulary are one of
+// kTokenizers (plus the converter's padding tokens), else the least they can be (an 8-byte
+// length and a 4-byte type per token, the strings and merges left out).
+Bytes tokenizer_bytes(const Model& model) {
+    const std::uint64_t vocab = model.arch.vocab_size;
+    for (const auto& t : kTokenizers) {
+        const bool family = std::find(t.families.begin(), t.families.end(),
+                                      std::string_view(model.family)) != t.families.end();
+        if (!model.family.empty() && family && vocab >= t.tokens && vocab - t.tokens <= 1024) {
+            return checked::add(t.bytes, padding_tokens(t.tokens, vocab));
+        }
+    }
+    return checked::mul(vocab, kPerTokenAtLeast);
+}
 
 Bytes aligned(Bytes n) {
     return checked::mul((checked::add(n, kAlignment - 1)) / kAlignment, kAlignment);
@@ -49,8 +111,7 @@ Result<Bytes> gguf_file_bytes(const Model& model, const QuantizeRequest& request
     CANITRUN_TRY_ASSIGN(const auto bytes, quantize_bytes(*prepared, request));
     return catch_overflow(
         [&]() -> Result<Bytes> {
-            Bytes header =
-                checked::add(kFixedHeader, checked::mul(model.arch.vocab_size, kPerTokenAtLeast));
+            Bytes header = checked::add(kFixedHeader, tokenizer_bytes(model));
             Bytes data = 0;
             for (std::size_t i = 0; i < bytes.size(); ++i) {
                 header = checked::add(header, tensor_info_bytes(prepared->layout.tensors[i]));

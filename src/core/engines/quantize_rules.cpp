@@ -155,7 +155,14 @@ bool any_of(Ftype f, std::initializer_list<Ftype> set) {
     return false;
 }
 
-// llama_tensor_get_type_impl, branch by branch.
+// llama_tensor_get_type_impl, branch by branch. Files made before b8275 (llama.cpp #19770;
+// TensorLayout::quantized_before_b8275) differ in two tensors:
+// - per_layer_token_embd is TOKEN_EMBD (tensor_name_match_token_embd, llama-quant.cpp:104-106
+//   at 80fb11a), so a tied model's takes the output's type (:456); before, the output branch
+//   named "token_embd.weight" alone and the token_embd branch both, so it kept the file type;
+// - attn_qkv is attn_v-like (category_is_attn_v) and takes the attn_v branch; before, that
+//   branch matched "attn_v.weight" alone and attn_qkv had its own, after attn_output: q4_K at
+//   Q3_K_M / Q3_K_L / IQ3_M, q5_K at Q4_K_M, q6_K at Q5_K_M, the file type otherwise.
 // NOLINTNEXTLINE(readability-function-size): kept whole to be read against llama-quant.cpp
 GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat) {
     using F = Ftype;
@@ -165,7 +172,10 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
     const auto n_expert = qs.layout.n_expert;
     const bool imatrix = qs.imatrix;
     const bool iq1_iq2 = any_of(f, {F::iq2_xxs, F::iq2_xs, F::iq1_s, F::iq2_s, F::iq2_m, F::iq1_m});
-    if (cat == Category::output || (qs.tied && cat == Category::token_embd)) {
+    const bool before_b8275 = qs.layout.quantized_before_b8275;
+    const bool attn_v = is_attn_v(cat) && !(before_b8275 && cat == Category::attn_qkv);
+    if (cat == Category::output || (qs.tied && cat == Category::token_embd &&
+                                    !(before_b8275 && t.name == "per_layer_token_embd.weight"))) {
         if (f == F::mxfp4_moe || t.ne[0] % new_type.block_elements != 0) {
             new_type = T.q8_0;
         } else if (any_of(f, {F::iq2_xxs, F::iq2_xs, F::iq3_xxs, F::iq1_s, F::iq2_s, F::iq2_m,
@@ -185,7 +195,7 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
             new_type = T.q4_K;
         }
     } else if (iq1_iq2) {
-        if (is_attn_v(cat)) {
+        if (attn_v) {
             if (n_gqa >= 4 || n_expert >= 4) {
                 new_type = T.q4_K;
             } else {
@@ -208,7 +218,7 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
                 new_type = T.iq3_s;
             }
         }
-    } else if (is_attn_v(cat)) {
+    } else if (attn_v) {
         if (f == F::q2_k) {
             new_type = n_gqa >= 4 ? T.q4_K : T.q3_K;
         } else if (f == F::q2_k_s && n_gqa >= 4) {
@@ -297,6 +307,14 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
         } else if (f == F::iq3_m) {
             new_type = T.q4_K;
         }
+    } else if (cat == Category::attn_qkv) {  // files made before b8275 only
+        if (any_of(f, {F::q3_k_m, F::q3_k_l, F::iq3_m})) {
+            new_type = T.q4_K;
+        } else if (f == F::q4_k_m) {
+            new_type = T.q5_K;
+        } else if (f == F::q5_k_m) {
+            new_type = T.q6_K;
+        }
     } else if (cat == Category::ffn_gate || cat == Category::ffn_up) {
         // layer_info: the layer from the name with experts, else the tensor's count so far,
         // which is not its layer where some blocks have no FFN (Nemotron-H)
@@ -308,7 +326,8 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
         }
         ++counter;
     }
-    // The attn_qkv branch of llama_tensor_get_type_impl is unreachable: is_attn_v takes it first.
+    // From b8275 the attn_qkv branch of llama_tensor_get_type_impl is unreachable: is_attn_v
+    // takes it first.
     return new_type;
 }
 

@@ -23,6 +23,11 @@ namespace {
 
 using namespace layout;
 
+// The first llama.cpp release with #19770 ("llama-quant : fail early on missing imatrix,
+// refactor type selection", commit 1dab5f5a4, 2026-03-10), the rules canitrun transcribes;
+// a file made before it was typed by the older rules (quantize_rules.cpp says which).
+constexpr std::uint64_t kB8275 = 8275;
+
 void build_llama_like(Builder& b, const Model& m, bool qkv_bias, bool qk_norms) {
     embeddings(b, m);
     const auto& a = m.arch;
@@ -535,6 +540,8 @@ Result<TensorLayout> tensor_layout(const Model& m) {
                 b.layout.n_gqa = 0;
             b.layout.is_70b =
                 (a == "llama" || a == "qwen2") && m.arch.layers == 80 && att.heads != att.kv_heads;
+            b.layout.quantized_before_b8275 =
+                m.run.gguf_quantized_before != 0 && m.run.gguf_quantized_before <= kB8275;
             return std::move(b.layout);
         },
         [&] {

@@ -1,0 +1,55 @@
+// The GGUF file's size beyond its tensors: the header, the tensor infos and the tokenizer's
+// arrays (src/core/engines/gguf_file_size.cpp), against a published file's exact byte count and
+// the converter's padding tokens counted by hand.
+
+#include "canitrun/gguf_file_size.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+Bytes metadata_bytes(const Model& m, const std::string& quant) {
+    const QuantizeRequest r = quantize_request(test::quant(quant));
+    const auto file = gguf_file_bytes(m, r);
+    const auto tensors = gguf_tensor_bytes(m, r);
+    REQUIRE(file);
+    REQUIRE(tensors);
+    REQUIRE(*file > *tensors);
+    return *file - *tensors;
+}
+
+}  // namespace
+
+// Qwen's own Qwen3-0.6B-Q8_0.gguf (https://huggingface.co/Qwen/Qwen3-0.6B-GGUF, revision
+// 23749fefcc72300e3a2ad315e1317431b06b590a, SHA-256 9465e63a22add5354d9bb4b99e90117043c71240
+// 07664907259bd16d043bb031) is 639,446,688 bytes, as public download manifests pin it. The file
+// size leaves out only general.*, the hyperparameters and the chat template: a few KB, never
+// more than 16 KiB here, and never a byte too many.
+TEST_CASE("gguf file size: Qwen3-0.6B-Q8_0.gguf within 16 KiB under its 639,446,688 bytes") {
+    const QuantizeRequest r = quantize_request(test::quant("Q8_0"));
+    const auto file = gguf_file_bytes(test::model("qwen3-0.6b"), r);
+    REQUIRE(file);
+    CHECK(*file <= 639446688);
+    CHECK(*file >= 639446688 - 16384);
+}
+
+// Qwen2.5-7B's embedding has 152,064 rows where the tokenizer has 151,936 entries in llama.cpp's
+// qwen2 vocab file: the converter adds "[PAD151936]" .. "[PAD152063]", 128 tokens of 11
+// characters, each an 8-byte length, the string and a 4-byte type: 128 x 23 = 2,944 bytes. The
+// measured qwen2 tokenizer is 5,927,627 bytes. With 2,048 more rows (154,112, past the 1,024
+// padding tokens a measured tokenizer is stretched to) the vocabulary is taken as unmeasured, at
+// 12 bytes a token: 1,849,344. Alignment moves the header and the two vocabulary-sized tensors
+// by at most 31 bytes each.
+TEST_CASE("gguf file size: the measured tokenizer and the converter's padding tokens") {
+    const Model& qwen = test::model("qwen2.5-7b");
+    Model unknown = qwen;
+    unknown.arch.vocab_size = 152064 + 2048;
+    const Bytes measured = metadata_bytes(qwen, "Q4_K_M");
+    const Bytes floor = metadata_bytes(unknown, "Q4_K_M");
+    const std::int64_t expected = 5927627 + 2944 - 1849344;
+    const std::int64_t got = static_cast<std::int64_t>(measured) - static_cast<std::int64_t>(floor);
+    CHECK(got >= expected - 93);
+    CHECK(got <= expected + 93);
+}
