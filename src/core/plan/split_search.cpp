@@ -110,6 +110,20 @@ bool faster(const Speed& a, const Speed& b) {
 }
 
 Result<std::optional<Placement>> fewest_alike_gpus(const Search& s) {
+    // What no split changes (weights, KV cache, recurrent state), read off every unit on GPU 0:
+    // more than all GPUs but one can hold, and every split that fits uses every GPU, so each
+    // reads as fast as the planner's own (which fits): nothing to find. This settles most of
+    // `fit` on alike GPUs, which plans the best quality that fills them.
+    Split all(s.gpus, 0);
+    all[0] = s.units;
+    CANITRUN_TRY_ASSIGN(const auto one, s.at(all));
+    const Share& first = one.gpus.front();
+    const Bytes fixed =
+        checked::add(checked::add(first.weights, first.kv_cache), first.recurrent_state);
+    if (fixed > checked::mul(s.gpus - 1, one.gpus.back().capacity)) {
+        return std::optional<Placement>{};
+    }
+    if (one.fits()) return std::optional<Placement>{one};
     CANITRUN_TRY_ASSIGN(auto from_first, fill_from(s, 0));
     std::size_t used = 0;
     if (from_first) {
