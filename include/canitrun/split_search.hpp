@@ -14,7 +14,10 @@
 // - what a GPU holds (placement.cpp) depends only on its own block, and only grows with it, so
 //   for each GPU and block start the last block end that fits is found by one walk (two
 //   pointers) over the starts, about 2U placements per middle GPU;
-// - every split whose blocks all fit is then judged with the speed model's own functions.
+// - every split whose blocks all fit is then judged with the speed model's own functions, in a
+//   walk cut short by a floor (branch and bound): the RAM's seconds, the blocks placed so far
+//   and each unit after them at the GPU that reads it fastest, with no hand-over, is never above
+//   any split that completes them, so a walk past the best in hand cannot win.
 // When every GPU is alike (same card, memory and speed figures, nothing placed beside the model
 // per GPU), a split's speed depends only on how many GPUs it uses (each reads at the same
 // speed), so the fewest GPUs that hold the units win: each GPU filled in turn, from GPU 0 (which
@@ -22,6 +25,7 @@
 // from GPU 1 with GPU 0 left empty. That takes a few binary searches, which keeps `fit` over
 // the whole database fast on 3x RTX 3090.
 
+#include <limits>
 #include <optional>
 
 #include "canitrun/plan_settings.hpp"
@@ -34,11 +38,12 @@ inline constexpr std::size_t kMaxSearchedGpus = 4;
 // The fastest placement (decode, then prefill) of the `options`' -ngl and --n-cpu-moe units over
 // 3 to kMaxSearchedGpus discrete GPUs by any --tensor-split of unit counts that fits every device;
 // empty when none fits, when the hardware has another number of GPUs, or when a GPU's
-// bandwidth is unknown (no speed to compare).
-Result<std::optional<Placement>> fastest_many_gpu_split(const Model& model, const Quant& quant,
-                                                        const ModelParts& parts,
-                                                        const Hardware& hardware,
-                                                        const PlanSettings& settings,
-                                                        const PlacementOptions& options);
+// bandwidth is unknown (no speed to compare). `beat_decode_seconds`: the decode seconds of a
+// plan already in hand; where a floor under every split's (the RAM's own seconds, each unit at
+// its fastest GPU, no hand-over) is above it, nothing is enumerated and nothing returned.
+Result<std::optional<Placement>> fastest_many_gpu_split(
+    const Model& model, const Quant& quant, const ModelParts& parts, const Hardware& hardware,
+    const PlanSettings& settings, const PlacementOptions& options,
+    double beat_decode_seconds = std::numeric_limits<double>::infinity());
 
 }  // namespace canitrun

@@ -53,8 +53,10 @@ Result<Plan> fastest_plan(const Model& model, const Quant& quant, const ModelPar
         if (found.kind == PlanKind::layer_offload) o.gpu_layers = units;
         if (found.kind == PlanKind::expert_offload) o.cpu_moe_layers = k;
         if (gpus > 2) {
-            CANITRUN_TRY_ASSIGN(auto p,
-                                fastest_many_gpu_split(model, quant, parts, hardware, settings, o));
+            const double beat =
+                best.decode > 0 ? 1 / best.decode : std::numeric_limits<double>::infinity();
+            CANITRUN_TRY_ASSIGN(
+                auto p, fastest_many_gpu_split(model, quant, parts, hardware, settings, o, beat));
             if (!p) continue;
             Candidate c = judged(model, quant, std::move(*p), hardware, settings);
             if (faster(c, best)) best = std::move(c);

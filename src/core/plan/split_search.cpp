@@ -194,14 +194,45 @@ Result<Reach> reach_of(const Search& s, std::size_t d) {
     return r;
 }
 
+// A floor under the decode seconds of every split: the RAM's own, plus each unit at the GPU that
+// reads it fastest, and no hand-over (a GPU's decode terms are linear in its work, zero for
+// none). from[b]: the units from b on.
+struct Floor {
+    double ram = 0;
+    std::vector<double> from;
+};
+
+Floor decode_floor(const Search& s, const Blocks& t, const SpeedModel& m) {
+    Floor f;
+    SpeedWork w = t.decode_work;
+    for (DeviceWork& g : w.gpus) g = DeviceWork{};
+    f.ram = decode_seconds(w, s.hardware, m);
+    w.ram = DeviceWork{};
+    f.from.assign(s.units + 1, 0);
+    for (std::uint64_t u = s.units; u-- > 0;) {
+        const DeviceWork unit = minus(t.decode[u], t.decode[u + 1]);
+        double fastest = std::numeric_limits<double>::infinity();
+        for (std::size_t d = 0; d < s.gpus; ++d) {
+            w.gpus[d] = unit;
+            fastest = std::min(fastest, decode_seconds(w, s.hardware, m));
+            w.gpus[d] = DeviceWork{};
+        }
+        f.from[u] = f.from[u + 1] + fastest;
+    }
+    return f;
+}
+
 struct Walk {
     const Search& s;
     Blocks& t;
-    const SpeedModel& m = fitted_speed_model();
-    Split starts;  // per GPU, where its block starts
+    const Floor& floor;
+    const SpeedModel& m;
+    SpeedWork single;  // one GPU's block alone: its own decode seconds
+    Split starts;      // per GPU, where its block starts
     Split best;
     double best_decode = std::numeric_limits<double>::infinity();
     double best_prefill = std::numeric_limits<double>::infinity();
+    double partial = 0;  // the decode seconds of the blocks before the current GPU's
 
     void judge() {
         for (std::size_t d = 0; d < s.gpus; ++d) {
@@ -223,7 +254,17 @@ struct Walk {
         }
     }
 
-    // GPU d's block starts at starts[d]: every end it can take, then the next GPU.
+    double block_seconds(std::size_t d, std::uint64_t b, std::uint64_t e) {
+        single.gpus[d] = minus(t.decode[b], t.decode[e]);
+        const double seconds = decode_seconds(single, s.hardware, m);
+        single.gpus[d] = DeviceWork{};
+        return seconds;
+    }
+
+    // GPU d's block starts at starts[d]: every end it can take, then the next GPU. Branch and
+    // bound: the blocks so far, this one and the floor of the units after it; the bound never
+    // falls as the end rises (a unit costs its GPU at least its floor), so the first end past
+    // the best ends the loop.
     void from(std::size_t d) {
         const std::uint64_t b = starts[d];
         if (d + 1 == s.gpus) {
@@ -232,20 +273,36 @@ struct Walk {
         }
         const std::int64_t last = t.reach[d][b];
         for (std::int64_t e = static_cast<std::int64_t>(b); e <= last; ++e) {
-            starts[d + 1] = static_cast<std::uint64_t>(e);
+            const auto end = static_cast<std::uint64_t>(e);
+            const double block = block_seconds(d, b, end);
+            if (floor.ram + partial + block + floor.from[end] > best_decode * (1 + 1e-12)) break;
+            partial += block;
+            starts[d + 1] = end;
             from(d + 1);
+            partial -= block;
         }
     }
 };
 
-Result<std::optional<Placement>> enumerate_splits(const Search& s) {
+Result<std::optional<Placement>> enumerate_splits(const Search& s, double beat_seconds) {
     Blocks t;
     CANITRUN_TRY_ASSIGN(const bool ram_fits, suffixes(s, t));
     if (!ram_fits) return std::optional<Placement>{};
+    // No split here can beat the plan in hand: skip the walk (most --n-cpu-moe steps past the
+    // best, whose experts in RAM cost more than any split saves).
+    const SpeedModel& m = fitted_speed_model();
+    const Floor floor = decode_floor(s, t, m);
+    if (floor.ram + floor.from[0] > beat_seconds * (1 + 1e-12)) {
+        return std::optional<Placement>{};
+    }
     for (std::size_t d = 1; d + 1 < s.gpus; ++d) {
         CANITRUN_TRY_ASSIGN(t.reach[d], reach_of(s, d));
     }
-    Walk w{s, t, fitted_speed_model(), Split(s.gpus, 0), {}};
+    SpeedWork single = t.decode_work;
+    for (DeviceWork& g : single.gpus) g = DeviceWork{};
+    single.ram = DeviceWork{};
+    Walk w{s, t, floor, m, std::move(single), Split(s.gpus, 0), {}};
+    w.best_decode = beat_seconds;
     w.from(0);
     if (w.best.empty()) return std::optional<Placement>{};
     CANITRUN_TRY_ASSIGN(auto p, s.at(w.best));
@@ -255,11 +312,9 @@ Result<std::optional<Placement>> enumerate_splits(const Search& s) {
 
 }  // namespace
 
-Result<std::optional<Placement>> fastest_many_gpu_split(const Model& model, const Quant& quant,
-                                                        const ModelParts& parts,
-                                                        const Hardware& hardware,
-                                                        const PlanSettings& settings,
-                                                        const PlacementOptions& options) {
+Result<std::optional<Placement>> fastest_many_gpu_split(
+    const Model& model, const Quant& quant, const ModelParts& parts, const Hardware& hardware,
+    const PlanSettings& settings, const PlacementOptions& options, double beat_decode_seconds) {
     const std::size_t gpus = hardware.gpus.size();
     if (gpus < 3 || gpus > kMaxSearchedGpus || hardware.unified()) {
         return std::optional<Placement>{};
@@ -277,7 +332,15 @@ Result<std::optional<Placement>> fastest_many_gpu_split(const Model& model, cons
                    std::min(options.gpu_layers.value_or(n + 1), n + 1),
                    gpus};
     if (all_alike(hardware, options)) return fewest_alike_gpus(s);
-    return enumerate_splits(s);
+    // The RAM's own decode seconds, which no split changes, already above the plan in hand: one
+    // placement settles it (the --n-cpu-moe steps well past the best).
+    CANITRUN_TRY_ASSIGN(const auto any, s.at(s.block(gpus - 1, 0, s.units)));
+    SpeedWork ram = speed_work(model, quant, any, settings.estimate.context, kDecodePoint);
+    for (DeviceWork& g : ram.gpus) g = DeviceWork{};
+    if (decode_seconds(ram, hardware, fitted_speed_model()) > beat_decode_seconds * (1 + 1e-12)) {
+        return std::optional<Placement>{};
+    }
+    return enumerate_splits(s, beat_decode_seconds);
 }
 
 }  // namespace canitrun
