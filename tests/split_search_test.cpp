@@ -113,10 +113,12 @@ TEST_CASE("split search: three GPUs never slower than every split, a brute-force
         {"rtx-3090", "rtx-4090", "rtx-4060-ti-16gb"},
         {"rtx-4060-ti-16gb", "rtx-4060-ti-16gb", "rtx-3060"}};
     for (const auto& gpus : three) {
-        // Every split of qwen3-30b-a3b's 49 units; a grid of 4 for the larger stacks.
+        // Every split of qwen3-30b-a3b's 49 units; a grid of 3 to 8 for the larger stacks.
         split_search_test::check_never_slower("qwen3-30b-a3b", gpus, 64, 1);
         split_search_test::check_never_slower("gpt-oss-120b", gpus, 64, 3);
         split_search_test::check_never_slower("llama-3.3-70b", gpus, 64, 8);
+        split_search_test::check_never_slower("glm-4.5-air", gpus, 64, 6);
+        split_search_test::check_never_slower("qwen3.5-35b-a3b", gpus, 64, 5);
     }
 }
 
