@@ -79,11 +79,12 @@ Best brute_force(const Model& m, const Quant& q, const Hardware& h, const PlanSe
 }
 
 void check_never_slower(const std::string& model, const std::vector<std::string>& gpus,
-                        std::uint64_t ram_gb, std::uint64_t step) {
+                        std::uint64_t ram_gb, std::uint64_t step, std::uint64_t ubatch = 512) {
     const Model& m = test::model(model);
     const Quant& q = test::quant("Q4_K_M");
     const Hardware h = test::hardware_of(gpus, ram_gb);
-    const PlanSettings s = at_8k(m);
+    PlanSettings s = at_8k(m);
+    s.ubatch = ubatch;
     const auto a = answer_for(m, q, h, s).value();
     const Best oracle = brute_force(m, q, h, s, step);
     INFO(model << " on " << gpus.size() << " GPUs (" << gpus.front() << ", " << gpus[1] << " ...), "
@@ -156,6 +157,17 @@ TEST_CASE("split search: four GPUs never slower than every split on a grid") {
         "llama-3.3-70b", {"rtx-4060-ti-16gb", "rtx-3090", "rtx-4090", "rtx-3060"}, 64, 9);
     split_search_test::check_never_slower(
         "qwen3-30b-a3b", {"rtx-3060", "rtx-3060", "rtx-4060-ti-16gb", "rtx-3090"}, 64, 4);
+    // Four alike cards, a 72B at Q4_K_M (about 47 GB) near what two of them hold: the fills.
+    split_search_test::check_never_slower("qwen2.5-72b",
+                                          {"rtx-3090", "rtx-3090", "rtx-3090", "rtx-3090"}, 64, 9);
+    split_search_test::check_never_slower("qwen2.5-72b",
+                                          {"rtx-3060", "rtx-3060", "rtx-3060", "rtx-3060"}, 64, 9);
+    // A large micro-batch: compute buffers of GBs on every GPU used, so the weights and caches
+    // that two GPUs hold may still need a third (the fills past their first GPU).
+    split_search_test::check_never_slower(
+        "qwen3-32b", {"rtx-3060", "rtx-3060", "rtx-3060", "rtx-3060"}, 64, 4, 8192);
+    split_search_test::check_never_slower("qwen3-32b", {"rtx-3060", "rtx-3060", "rtx-3060"}, 64, 2,
+                                          8192);
     const Model& m = test::model("llama-3.3-70b");
     const Quant& q = test::quant("Q4_K_M");
     const Hardware five =

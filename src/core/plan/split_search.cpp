@@ -84,7 +84,8 @@ Result<std::optional<Placement>> fill_from(const Search& s, std::size_t first) {
         split[d] = lo;
         left -= lo;
     }
-    split[s.gpus - 1] += left;
+    // What is left goes to the last GPU (its entry may hold the search's last probe).
+    if (left > 0) split[s.gpus - 1] = left;
     CANITRUN_TRY_ASSIGN(auto p, s.at(split));
     if (!p.fits()) return std::optional<Placement>{};
     return std::optional<Placement>{std::move(p)};
