@@ -58,6 +58,9 @@ if grep -qE '^  fit +' <<<"$help"; then
   time_it "canitrun fit --gpu 'RTX 4090'" 10 "$bin" fit --gpu "RTX 4090"
   time_it "canitrun fit --gpu 'RTX 4060'" 10 "$bin" fit --gpu "RTX 4060"
   time_it "canitrun fit --gpu 2xH100" 10 "$bin" fit --gpu 2xH100
+  # The split searches (issue #32): two GPUs try every split, three alike ones the fewest GPUs.
+  time_it "canitrun fit --gpu 2x3090 --ram 64" 10 "$bin" fit --gpu 2x3090 --ram 64
+  time_it "canitrun fit --gpu 3x3090 --ram 64" 10 "$bin" fit --gpu 3x3090 --ram 64
 else
   echo "canitrun fit --gpu X: skipped (this build has no 'fit' subcommand)"
 fi

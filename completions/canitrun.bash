@@ -84,7 +84,7 @@ _canitrun() {
                 mapfile -t COMPREPLY < <(compgen -W "nvidia amd intel apple" -- "$cur")
             return
             ;;
-        --ctx | -c | --ram | --vram | --min-vram | --family | --since | --ram-bandwidth | --gpu-memory | --ngl | --n-cpu-moe | --tensor-split | \
+        --ctx | -c | --ram | --vram | --min-vram | --family | --since | --ram-bandwidth | --gpu-memory | --ngl | --n-cpu-moe | --tensor-split | --split-mode | \
             --ubatch | --parallel | --margin | --gpu-memory-utilization | --users | --link | --min-speed | --cache-ram | --ctx-checkpoints)
             return
             ;;
@@ -116,7 +116,7 @@ _canitrun() {
             serve) mapfile -t COMPREPLY < <(compgen -W "--port --bind --threads --quiet --allow-remote --help" -- "$cur") ;;
             site) mapfile -t COMPREPLY < <(compgen -W "--quiet --help" -- "$cur") ;;
             mcp) mapfile -t COMPREPLY < <(compgen -W "--allow-remote --help" -- "$cur") ;;
-            *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --users --host --link --vram --min-quant --min-speed --ngl --n-cpu-moe --cpu-moe --tensor-split --mmproj --chart --ascii --offline --timeout --version" -- "$cur") ;;
+            *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --users --host --link --vram --min-quant --min-speed --ngl --n-cpu-moe --cpu-moe --tensor-split --split-mode --mmproj --chart --ascii --offline --timeout --version" -- "$cur") ;;
         esac
         return
     fi

@@ -57,6 +57,7 @@ complete -c canitrun -n $no_sub -l ngl -x -d 'Layers on the GPUs (llama.cpp -ngl
 complete -c canitrun -n $no_sub -l n-cpu-moe -x -d 'Experts of the first N layers in RAM'
 complete -c canitrun -n $no_sub -l cpu-moe -d 'Every layer'"'"'s experts in RAM'
 complete -c canitrun -n $no_sub -l tensor-split -x -d 'Layer proportions per GPU (llama.cpp -ts)'
+complete -c canitrun -n $no_sub -l split-mode -x -a 'layer row tensor' -d 'llama.cpp -sm over several GPUs'
 complete -c canitrun -n $no_sub -l mmproj -r -F -d 'A vision projector GGUF'
 complete -c canitrun -n $no_sub -l chart -d 'Draw the KV chart even into a pipe'
 complete -c canitrun -n $no_sub -l ascii -d 'Plain ASCII chart and layer diagram'

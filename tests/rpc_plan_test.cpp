@@ -66,17 +66,22 @@ TEST_CASE("rpc: a 70B over three mixed machines, one of them CPU only") {
                                rpc_hosts({"rtx-4090", "2x3090", "rtx-3090"}), llamacpp_at(8192))
                         .value();
     CHECK(r3.devices.device_host == std::vector<std::size_t>{1, 1, 2, 0});
-    // four 24 GiB devices: 81 units, unit i on device floor(i x 4 / 81): 21, 20, 20, 19 + head
+    // Four 24 GiB devices; the 70B at Q4_K_M (about 42.5 GB) fits on two. The split search
+    // (split_search.hpp) takes the fewest GPUs, one hand-over fewer per GPU left out, and puts
+    // the most units on the fastest card: the 4090 (device 3, on host 0, the server; 1008 GB/s
+    // against the 3090s' 936) holds the head and more layers than the one 3090 beside it.
+    // (llama.cpp's default split by memory would use all four: 21, 20, 20, 19 + head.)
     const Placement& p = r3.answer.plan.placement;
-    CHECK(p.gpus[0].layers == 21);
-    CHECK(p.gpus[1].layers == 20);
-    CHECK(p.gpus[2].layers == 20);
-    CHECK(p.gpus[3].layers == 19);
+    std::size_t used = 0;
+    for (const Share& g : p.gpus) used += g.layers > 0 ? 1 : 0;
+    CHECK(used == 2);
+    CHECK(p.gpus[3].output);
+    CHECK(p.gpus[3].layers + p.gpus[0].layers + p.gpus[1].layers + p.gpus[2].layers == 80);
+    CHECK(p.gpus[3].layers > 40);
     CHECK(r3.answer.plan.kind == PlanKind::native);
-    // host 1 -> 2 (embedding), 2 -> 3 (through host 1: two), 3 -> 1: four transfers of
-    // 8192 x 4 bytes; the two GPUs of host 2 copy on the server
-    CHECK(r3.traffic.transfers == 4);
-    CHECK(r3.traffic.bytes_per_token == 4ULL * 8192 * 4);
+    // host 1 -> the other host (embedding), and back: two transfers of 8192 x 4 bytes
+    CHECK(r3.traffic.transfers == 2);
+    CHECK(r3.traffic.bytes_per_token == 2ULL * 8192 * 4);
 }
 
 TEST_CASE("rpc: a host without a GPU serves its RAM as one device") {

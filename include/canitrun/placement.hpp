@@ -117,6 +117,8 @@ struct Placement {
     // tensor_split (or --n-cpu-moe) is fastest_plan's: faster by the speed model than the
     // planner's own, which also fits
     bool split_faster = false;
+    // Each layer's matrices cut by rows over the GPUs: llama.cpp's -sm row (plan/row_split).
+    bool row_split = false;
     std::vector<Share> gpus;  // one per Hardware::gpus, same order
     Share ram;
 

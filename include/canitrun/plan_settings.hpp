@@ -28,6 +28,18 @@ enum class Rule { llamacpp, quick };
 
 inline constexpr Bytes kDefaultMargin = 1024ULL << 20;  // llama.cpp's fit target per device
 
+// llama.cpp's --split-mode (-sm) over several GPUs (include/llama.h, enum llama_split_mode):
+// - layer (the default): whole layers per GPU, each GPU the KV cache of its layers;
+// - row: layers and their KV cache per GPU as with layer, and each layer's weight matrices
+//   cut by rows over every GPU (CUDA's split buffer; row_split.hpp has the rule);
+// - tensor: llama.cpp's experimental tensor parallelism (a Meta device over the GPUs, weights
+//   and KV cache split alike), which llama.cpp's own --fit refuses to plan (common/fit.cpp:
+//   "llama_params_fit is not implemented for SPLIT_MODE_TENSOR"); canitrun refuses it too.
+enum class SplitMode { layer, row, tensor };
+
+const char* split_mode_name(SplitMode mode);  // "layer", "row", "tensor"
+Result<SplitMode> parse_split_mode(const std::string& text);
+
 struct PlanSettings {
     Rule rule = Rule::llamacpp;
     EstimateOptions estimate;  // context and KV type (both rules), overhead (quick)
@@ -46,6 +58,8 @@ struct PlanSettings {
     double min_decode_tokens_per_s = 0;
     // What the server holds beside the model (server_terms.hpp); the llama.cpp rule only.
     ServerSettings server;
+    // --split-mode: row is planned by answer_for (row_split.hpp), the llama.cpp rule only.
+    SplitMode split_mode = SplitMode::layer;
 
     bool operator==(const PlanSettings&) const = default;
 };

@@ -277,6 +277,10 @@ void add_top_level(CLI::App& app, Options& o) {
                    "unit counts such as 40,41 place exactly; default: by memory, or the uneven "
                    "split that holds every layer)")
         ->check(non_empty());
+    app.add_option("--split-mode", o.hw.split_mode,
+                   "llama.cpp's -sm over several GPUs: layer (default), row (CUDA: each matrix "
+                   "cut by rows; no speed figure) or tensor (not planned)")
+        ->check(non_empty());
     add_engine_flags(app, o.engine);
     app.add_option("--users", o.users,
                    "Users served at once, each with --ctx tokens (llama-server --parallel N -c "

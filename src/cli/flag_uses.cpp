@@ -41,6 +41,7 @@ const std::vector<FlagUse>& flag_uses() {
         {"--n-cpu-moe", {C::model}},
         {"--cpu-moe", {C::model}},
         {"--tensor-split", {C::model}},
+        {"--split-mode", {C::model}},
         {"--ascii", {C::model}},
         {"--users", {C::model, C::gpus}},
         {"--host", {C::model}},

@@ -24,6 +24,7 @@ struct HardwareFlags {
     std::string n_cpu_moe;
     bool cpu_moe = false;      // --cpu-moe: every layer's routed experts in RAM
     std::string tensor_split;  // --tensor-split 3,1: one proportion per GPU
+    std::string split_mode;    // --split-mode layer|row|tensor (llama.cpp -sm)
 };
 
 // What detection found on this machine. CANITRUN_PROBE_RECORDING=DIR replays a recording

@@ -303,6 +303,8 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
     if (a.plan.kind != PlanKind::none && a.speed.decode_tokens_per_s > 0) {
         write_speed(out, a, h);
         write_speculative(out, a);
+    } else if (a.plan.kind != PlanKind::none && a.settings.split_mode == SplitMode::row) {
+        out << "\n  Speed: not estimated (no published run measures --split-mode row)\n";
     } else if (a.plan.kind != PlanKind::none) {
         out << "\n  Speed: unknown (no bandwidth on record for this device)\n";
     }

@@ -118,6 +118,7 @@ PlanSettings plan_settings(const Database& db, const Options& o, const Request& 
     }
     s.min_decode_tokens_per_s =
         o.min_speed.empty() ? kDefaultMinSpeed : need(parse_tokens_per_second(o.min_speed));
+    if (!o.hw.split_mode.empty()) s.split_mode = need(parse_split_mode(o.hw.split_mode));
     if (!o.engine.draft.empty()) s.server.draft = resident_model(db, o.engine.draft);
     for (const auto& a : o.engine.also) s.server.also.push_back(resident_model(db, a));
     return s;

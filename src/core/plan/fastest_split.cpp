@@ -1,5 +1,7 @@
 #include "canitrun/fastest_split.hpp"
 
+#include "canitrun/split_search.hpp"
+
 namespace canitrun {
 namespace {
 
@@ -29,7 +31,8 @@ Result<Plan> fastest_plan(const Model& model, const Quant& quant, const ModelPar
     const bool searchable = found.kind == PlanKind::native ||
                             found.kind == PlanKind::expert_offload ||
                             found.kind == PlanKind::layer_offload;
-    if (!searchable || hardware.gpus.size() != 2 || hardware.unified() ||
+    const std::size_t gpus = hardware.gpus.size();
+    if (!searchable || gpus < 2 || gpus > kMaxSearchedGpus || hardware.unified() ||
         !given.tensor_split.empty() || given.gpu_layers || given.cpu_moe_layers) {
         return found;
     }
@@ -49,6 +52,16 @@ Result<Plan> fastest_plan(const Model& model, const Quant& quant, const ModelPar
         PlacementOptions o = given;
         if (found.kind == PlanKind::layer_offload) o.gpu_layers = units;
         if (found.kind == PlanKind::expert_offload) o.cpu_moe_layers = k;
+        if (gpus > 2) {
+            const double beat =
+                best.decode > 0 ? 1 / best.decode : std::numeric_limits<double>::infinity();
+            CANITRUN_TRY_ASSIGN(
+                auto p, fastest_many_gpu_split(model, quant, parts, hardware, settings, o, beat));
+            if (!p) continue;
+            Candidate c = judged(model, quant, std::move(*p), hardware, settings);
+            if (faster(c, best)) best = std::move(c);
+            continue;
+        }
         for (std::uint64_t first = alike ? units : 0; first <= units; ++first) {
             o.tensor_split = {first, units - first};
             CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, o));

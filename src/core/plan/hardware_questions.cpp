@@ -7,6 +7,7 @@
 #include "canitrun/fit.hpp"
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/parallel_map.hpp"
+#include "canitrun/row_split.hpp"
 
 namespace canitrun {
 namespace {
@@ -62,8 +63,54 @@ std::uint64_t estimate_guess(const Model& model, const Quant& quant, EstimateOpt
 
 }  // namespace
 
+namespace {
+
+// --split-mode row (row_split.hpp): every layer on the GPUs by the user's split or by memory,
+// else by the uneven split that holds every layer under -sm layer; no speed figure (none
+// measured).
+Result<HardwareAnswer> answer_row_split(const Model& model, const Quant& quant,
+                                        const Hardware& hardware, const PlanSettings& settings,
+                                        const PlacementOptions& placement) {
+    if (settings.rule != Rule::llamacpp || placement.gpu_layers || placement.cpu_moe_layers) {
+        return fail(ErrorKind::bad_input,
+                    "--split-mode row is planned under llama.cpp's rule with every layer on the "
+                    "GPUs",
+                    "leave --engine quick, --ngl, --n-cpu-moe and --cpu-moe out");
+    }
+    CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
+    CANITRUN_TRY_ASSIGN(const PlacementOptions options,
+                        server_placement_for(model, quant, hardware, settings, placement));
+    CANITRUN_TRY_ASSIGN(auto by_split, place(parts, hardware, options));
+    CANITRUN_TRY_ASSIGN(auto p, row_split_placement(model, quant, hardware, options, by_split));
+    if (!p.fits()) {
+        CANITRUN_TRY_ASSIGN(auto uneven, native_placement(parts, hardware, options));
+        if (uneven) {
+            CANITRUN_TRY_ASSIGN(
+                auto q, row_split_placement(model, quant, hardware, options, std::move(*uneven)));
+            if (q.fits()) p = std::move(q);
+        }
+    }
+    const bool runs = p.fits() && hardware_runs(hardware, quant);
+    HardwareAnswer a{&quant, settings, Plan{runs ? PlanKind::native : PlanKind::none, p},
+                     {},     {},       {}};
+    a.measured = measured_on(model, quant, hardware);
+    return a;
+}
+
+}  // namespace
+
 Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const Hardware& hardware,
                                   const PlanSettings& settings, const PlacementOptions& placement) {
+    if (settings.split_mode == SplitMode::tensor) {
+        return fail(ErrorKind::bad_input,
+                    "--split-mode tensor is not planned: llama.cpp's own --fit refuses it "
+                    "(common/fit.cpp: \"llama_params_fit is not implemented for "
+                    "SPLIT_MODE_TENSOR\")",
+                    "plan --split-mode layer or row, and set -c, -ngl and -ts by hand for tensor");
+    }
+    if (settings.split_mode == SplitMode::row) {
+        return answer_row_split(model, quant, hardware, settings, placement);
+    }
     if (placement.cpu_moe_layers && !model.is_moe()) {
         return fail(
             ErrorKind::bad_input,

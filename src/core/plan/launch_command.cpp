@@ -121,6 +121,11 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
             }
         }
         add(args, "-ts", split);
+        // llama.cpp's -sm: layer is its default (common/arg.cpp, --split-mode); row where the
+        // plan cuts matrices by rows (a quantization chosen beside it is planned by layer)
+        if (placement != nullptr && placement->row_split) {
+            add(args, "-sm", split_mode_name(SplitMode::row));
+        }
     }
     const std::string k = kv_of(s, s.cache_type_k);
     const std::string v = kv_of(s, s.cache_type_v);

@@ -5,6 +5,7 @@
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/quantize_rules.hpp"
+#include "canitrun/strings.hpp"
 #include "canitrun/tensor_layout.hpp"
 
 namespace canitrun {
@@ -33,6 +34,26 @@ std::uint64_t sequence_context(const PlanSettings& settings) {
 
 const char* rule_name(Rule rule) {
     return rule == Rule::quick ? "quick" : "llama.cpp";
+}
+
+const char* split_mode_name(SplitMode mode) {
+    switch (mode) {
+        case SplitMode::layer:
+            return "layer";
+        case SplitMode::row:
+            return "row";
+        case SplitMode::tensor:
+            return "tensor";
+    }
+    return "layer";
+}
+
+Result<SplitMode> parse_split_mode(const std::string& text) {
+    for (const SplitMode m : {SplitMode::layer, SplitMode::row, SplitMode::tensor}) {
+        if (text == split_mode_name(m)) return m;
+    }
+    return fail(ErrorKind::bad_input, "unknown --split-mode '" + printable_text(text) + "'",
+                "give layer, row or tensor (llama.cpp -sm)");
 }
 
 Backend backend_for(const GpuDevice& device) {

@@ -1,0 +1,347 @@
+#include "canitrun/split_search.hpp"
+
+#include <limits>
+
+#include "canitrun/speed.hpp"
+
+namespace canitrun {
+namespace {
+
+using Split = std::vector<std::uint64_t>;
+
+// The work of a block [b, e) from the works of [b, U) and [e, U) (the first holds the second).
+DeviceWork minus(const DeviceWork& a, const DeviceWork& b) {
+    DeviceWork w;
+    w.read_bytes = a.read_bytes - b.read_bytes;
+    w.resident_bytes = a.resident_bytes - b.resident_bytes;
+    w.dense_flops = a.dense_flops - b.dense_flops;
+    w.attention_flops = a.attention_flops - b.attention_flops;
+    w.expert_flops = a.expert_flops - b.expert_flops;
+    w.layers = a.layers - b.layers;
+    w.moe_layers = a.moe_layers - b.moe_layers;
+    w.recurrent_layers = a.recurrent_layers - b.recurrent_layers;
+    w.weight_count = a.weight_count - b.weight_count;
+    w.expert_weights = a.expert_weights - b.expert_weights;
+    return w;
+}
+
+// A GPU's block ends that fit, per block start: the last end, or -1 when none does.
+using Reach = std::vector<std::int64_t>;
+
+struct Search {
+    const Model& model;
+    const Quant& quant;
+    const ModelParts& parts;
+    const Hardware& hardware;
+    const PlanSettings& settings;
+    const PlacementOptions& options;
+    std::uint64_t units = 0;
+    std::size_t gpus = 0;
+
+    Result<Placement> at(const Split& split) const {
+        PlacementOptions o = options;
+        o.tensor_split = split;
+        return place(parts, hardware, o);
+    }
+
+    // GPU d holds [b, e); the units before b go to GPU 0, those from e on to the last GPU (what
+    // they hold there is not read).
+    Split block(std::size_t d, std::uint64_t b, std::uint64_t e) const {
+        Split s(gpus, 0);
+        s[0] += b;
+        s[d] += e - b;
+        s[gpus - 1] += units - e;
+        return s;
+    }
+
+    Speed speed_of(const Placement& p) const {
+        return estimate_speed(model, quant, p, hardware, settings.estimate.context, settings.ubatch,
+                              settings.n_seq);
+    }
+};
+
+// Each GPU from `first` on takes the most units that fit it, in stack order, the GPUs before
+// it none (fitting_split's fill, from any GPU); empty when the units do not fit so.
+Result<std::optional<Placement>> fill_from(const Search& s, std::size_t first) {
+    Split split(s.gpus, 0);
+    std::uint64_t left = s.units;
+    for (std::size_t d = first; d + 1 < s.gpus && left > 0; ++d) {
+        split[d] = left;
+        split[d + 1] = 0;
+        CANITRUN_TRY_ASSIGN(auto all, s.at(split));
+        if (all.gpus[d].fits()) {
+            left = 0;
+            break;
+        }
+        std::uint64_t lo = 0, hi = left;  // GPU d holds lo units (0 always), not hi
+        while (hi - lo > 1) {
+            const std::uint64_t mid = lo + (hi - lo) / 2;
+            split[d] = mid;
+            split[d + 1] = left - mid;
+            CANITRUN_TRY_ASSIGN(auto p, s.at(split));
+            (p.gpus[d].fits() ? lo : hi) = mid;
+        }
+        split[d] = lo;
+        left -= lo;
+    }
+    // What is left goes to the last GPU (its entry may hold the search's last probe).
+    if (left > 0) split[s.gpus - 1] = left;
+    CANITRUN_TRY_ASSIGN(auto p, s.at(split));
+    if (!p.fits()) return std::optional<Placement>{};
+    return std::optional<Placement>{std::move(p)};
+}
+
+// Every GPU alike, nothing beside the model placed per GPU: a split's speed depends only on how
+// many GPUs it uses (split_search.hpp says why the two fills find the fewest).
+bool all_alike(const Hardware& h, const PlacementOptions& o) {
+    if (!o.server.companions.empty()) return false;
+    const GpuDevice& a = h.gpus.front();
+    for (const GpuDevice& b : h.gpus) {
+        if (a.gpu != b.gpu || a.memory != b.memory || a.bandwidth_gbps != b.bandwidth_gbps ||
+            a.fp16_tflops != b.fp16_tflops || a.fp32_tflops != b.fp32_tflops)
+            return false;
+    }
+    return true;
+}
+
+bool faster(const Speed& a, const Speed& b) {
+    if (a.decode_tokens_per_s != b.decode_tokens_per_s)
+        return a.decode_tokens_per_s > b.decode_tokens_per_s;
+    return a.prefill_tokens_per_s.value_or(0) > b.prefill_tokens_per_s.value_or(0);
+}
+
+Result<std::optional<Placement>> fewest_alike_gpus(const Search& s) {
+    // What no split changes (weights, KV cache, recurrent state), read off every unit on GPU 0:
+    // more than all GPUs but one can hold, and every split that fits uses every GPU, so each
+    // reads as fast as the planner's own (which fits): nothing to find. This settles most of
+    // `fit` on alike GPUs, which plans the best quality that fills them.
+    Split all(s.gpus, 0);
+    all[0] = s.units;
+    CANITRUN_TRY_ASSIGN(const auto one, s.at(all));
+    const Share& first = one.gpus.front();
+    const Bytes fixed =
+        checked::add(checked::add(first.weights, first.kv_cache), first.recurrent_state);
+    if (fixed > checked::mul(s.gpus - 1, one.gpus.back().capacity)) {
+        return std::optional<Placement>{};
+    }
+    if (one.fits()) return std::optional<Placement>{one};
+    CANITRUN_TRY_ASSIGN(auto from_first, fill_from(s, 0));
+    std::size_t used = 0;
+    if (from_first) {
+        for (const Share& g : from_first->gpus) used += g.layers > 0 || g.output ? 1 : 0;
+    }
+    if (used == 1) return from_first;
+    CANITRUN_TRY_ASSIGN(auto from_second, fill_from(s, 1));
+    if (!from_second) return from_first;
+    if (!from_first || faster(s.speed_of(*from_second), s.speed_of(*from_first)))
+        return from_second;
+    return from_first;
+}
+
+// What every block of a split is judged and checked by (split_search.hpp): per start b, the
+// work of [b, U) at the decode and the prefill points; whether GPU 0 holds [0, b) and the last
+// GPU [b, U); per middle GPU its Reach; and the works of the RAM, which no split changes.
+struct Blocks {
+    std::vector<DeviceWork> decode;
+    std::vector<DeviceWork> prefill;
+    std::vector<bool> last_fits;
+    std::vector<Reach> reach;  // per GPU but the last (GPU 0: its end from start 0 only)
+    SpeedWork decode_work;     // the RAM's work; the GPUs' are set per split
+    SpeedWork prefill_work;
+};
+
+constexpr SpeedPoint kDecodePoint{0, 128};  // estimate_speed's points
+constexpr SpeedPoint kPrefillPoint{0, 512};
+
+// The suffix blocks: U + 1 placements. False when the RAM does not hold its share (no split
+// changes it).
+Result<bool> suffixes(const Search& s, Blocks& t) {
+    std::int64_t first_end = -1;
+    for (std::uint64_t b = 0; b <= s.units; ++b) {
+        CANITRUN_TRY_ASSIGN(auto p, s.at(s.block(s.gpus - 1, b, s.units)));
+        if (!p.ram.fits()) return false;
+        if (p.gpus.front().fits()) first_end = static_cast<std::int64_t>(b);
+        t.last_fits.push_back(p.gpus.back().fits());
+        SpeedWork d = speed_work(s.model, s.quant, p, s.settings.estimate.context, kDecodePoint);
+        SpeedWork f = speed_work(s.model, s.quant, p, s.settings.estimate.context, kPrefillPoint);
+        t.decode.push_back(d.gpus.back());
+        t.prefill.push_back(f.gpus.back());
+        if (b == 0) {
+            t.decode_work = std::move(d);
+            t.prefill_work = std::move(f);
+        }
+    }
+    t.reach.assign(s.gpus - 1, Reach(s.units + 1, -1));
+    t.reach[0][0] = first_end;  // GPU 0's share only grows with its block
+    return true;
+}
+
+// A middle GPU's Reach by two pointers: the last end that fits never falls as the start rises
+// (the block from a later start to the same end is part of the earlier one).
+Result<Reach> reach_of(const Search& s, std::size_t d) {
+    Reach r(s.units + 1, -1);
+    CANITRUN_TRY_ASSIGN(auto empty, s.at(s.block(d, 0, 0)));
+    if (!empty.gpus[d].fits()) return r;
+    std::uint64_t e = 0;
+    for (std::uint64_t b = 0; b <= s.units; ++b) {
+        e = std::max(e, b);
+        while (e < s.units) {
+            CANITRUN_TRY_ASSIGN(auto p, s.at(s.block(d, b, e + 1)));
+            if (!p.gpus[d].fits()) break;
+            ++e;
+        }
+        r[b] = static_cast<std::int64_t>(e);
+    }
+    return r;
+}
+
+// A floor under the decode seconds of every split: the RAM's own, plus each unit at the GPU that
+// reads it fastest, and no hand-over (a GPU's decode terms are linear in its work, zero for
+// none). from[b]: the units from b on.
+struct Floor {
+    double ram = 0;
+    std::vector<double> from;
+};
+
+Floor decode_floor(const Search& s, const Blocks& t, const SpeedModel& m) {
+    Floor f;
+    SpeedWork w = t.decode_work;
+    for (DeviceWork& g : w.gpus) g = DeviceWork{};
+    f.ram = decode_seconds(w, s.hardware, m);
+    w.ram = DeviceWork{};
+    f.from.assign(s.units + 1, 0);
+    for (std::uint64_t u = s.units; u-- > 0;) {
+        const DeviceWork unit = minus(t.decode[u], t.decode[u + 1]);
+        double fastest = std::numeric_limits<double>::infinity();
+        for (std::size_t d = 0; d < s.gpus; ++d) {
+            w.gpus[d] = unit;
+            fastest = std::min(fastest, decode_seconds(w, s.hardware, m));
+            w.gpus[d] = DeviceWork{};
+        }
+        f.from[u] = f.from[u + 1] + fastest;
+    }
+    return f;
+}
+
+struct Walk {
+    const Search& s;
+    Blocks& t;
+    const Floor& floor;
+    const SpeedModel& m;
+    SpeedWork single;  // one GPU's block alone: its own decode seconds
+    Split starts;      // per GPU, where its block starts
+    Split best;
+    double best_decode = std::numeric_limits<double>::infinity();
+    double best_prefill = std::numeric_limits<double>::infinity();
+    double partial = 0;  // the decode seconds of the blocks before the current GPU's
+
+    void judge() {
+        for (std::size_t d = 0; d < s.gpus; ++d) {
+            const std::uint64_t e = d + 1 < s.gpus ? starts[d + 1] : s.units;
+            t.decode_work.gpus[d] = minus(t.decode[starts[d]], t.decode[e]);
+            t.prefill_work.gpus[d] = minus(t.prefill[starts[d]], t.prefill[e]);
+        }
+        const double decode = decode_seconds(t.decode_work, s.hardware, m);
+        if (decode <= 0) return;  // an unknown bandwidth: no figure
+        const double prefill = prefill_seconds(t.prefill_work, s.hardware, m, s.settings.ubatch)
+                                   .value_or(std::numeric_limits<double>::infinity());
+        if (decode < best_decode || (decode == best_decode && prefill < best_prefill)) {
+            best_decode = decode;
+            best_prefill = prefill;
+            best.assign(s.gpus, 0);
+            for (std::size_t d = 0; d < s.gpus; ++d) {
+                best[d] = (d + 1 < s.gpus ? starts[d + 1] : s.units) - starts[d];
+            }
+        }
+    }
+
+    double block_seconds(std::size_t d, std::uint64_t b, std::uint64_t e) {
+        single.gpus[d] = minus(t.decode[b], t.decode[e]);
+        const double seconds = decode_seconds(single, s.hardware, m);
+        single.gpus[d] = DeviceWork{};
+        return seconds;
+    }
+
+    // GPU d's block starts at starts[d]: every end it can take, then the next GPU. Branch and
+    // bound: the blocks so far, this one and the floor of the units after it; the bound never
+    // falls as the end rises (a unit costs its GPU at least its floor), so the first end past
+    // the best ends the loop.
+    void from(std::size_t d) {
+        const std::uint64_t b = starts[d];
+        if (d + 1 == s.gpus) {
+            if (t.last_fits[b]) judge();
+            return;
+        }
+        const std::int64_t last = t.reach[d][b];
+        for (std::int64_t e = static_cast<std::int64_t>(b); e <= last; ++e) {
+            const auto end = static_cast<std::uint64_t>(e);
+            const double block = block_seconds(d, b, end);
+            if (floor.ram + partial + block + floor.from[end] > best_decode * (1 + 1e-12)) break;
+            partial += block;
+            starts[d + 1] = end;
+            from(d + 1);
+            partial -= block;
+        }
+    }
+};
+
+Result<std::optional<Placement>> enumerate_splits(const Search& s, double beat_seconds) {
+    Blocks t;
+    CANITRUN_TRY_ASSIGN(const bool ram_fits, suffixes(s, t));
+    if (!ram_fits) return std::optional<Placement>{};
+    // No split here can beat the plan in hand: skip the walk (most --n-cpu-moe steps past the
+    // best, whose experts in RAM cost more than any split saves).
+    const SpeedModel& m = fitted_speed_model();
+    const Floor floor = decode_floor(s, t, m);
+    if (floor.ram + floor.from[0] > beat_seconds * (1 + 1e-12)) {
+        return std::optional<Placement>{};
+    }
+    for (std::size_t d = 1; d + 1 < s.gpus; ++d) {
+        CANITRUN_TRY_ASSIGN(t.reach[d], reach_of(s, d));
+    }
+    SpeedWork single = t.decode_work;
+    for (DeviceWork& g : single.gpus) g = DeviceWork{};
+    single.ram = DeviceWork{};
+    Walk w{s, t, floor, m, std::move(single), Split(s.gpus, 0), {}};
+    w.best_decode = beat_seconds;
+    w.from(0);
+    if (w.best.empty()) return std::optional<Placement>{};
+    CANITRUN_TRY_ASSIGN(auto p, s.at(w.best));
+    if (!p.fits()) return std::optional<Placement>{};
+    return std::optional<Placement>{std::move(p)};
+}
+
+}  // namespace
+
+Result<std::optional<Placement>> fastest_many_gpu_split(
+    const Model& model, const Quant& quant, const ModelParts& parts, const Hardware& hardware,
+    const PlanSettings& settings, const PlacementOptions& options, double beat_decode_seconds) {
+    const std::size_t gpus = hardware.gpus.size();
+    if (gpus < 3 || gpus > kMaxSearchedGpus || hardware.unified()) {
+        return std::optional<Placement>{};
+    }
+    for (const GpuDevice& g : hardware.gpus) {
+        if (g.bandwidth_gbps <= 0) return std::optional<Placement>{};
+    }
+    const std::uint64_t n = parts.layers.size();
+    const Search s{model,
+                   quant,
+                   parts,
+                   hardware,
+                   settings,
+                   options,
+                   std::min(options.gpu_layers.value_or(n + 1), n + 1),
+                   gpus};
+    if (all_alike(hardware, options)) return fewest_alike_gpus(s);
+    // The RAM's own decode seconds, which no split changes, already above the plan in hand: one
+    // placement settles it (the --n-cpu-moe steps well past the best).
+    CANITRUN_TRY_ASSIGN(const auto any, s.at(s.block(gpus - 1, 0, s.units)));
+    SpeedWork ram = speed_work(model, quant, any, settings.estimate.context, kDecodePoint);
+    for (DeviceWork& g : ram.gpus) g = DeviceWork{};
+    if (decode_seconds(ram, hardware, fitted_speed_model()) > beat_decode_seconds * (1 + 1e-12)) {
+        return std::optional<Placement>{};
+    }
+    return enumerate_splits(s, beat_decode_seconds);
+}
+
+}  // namespace canitrun

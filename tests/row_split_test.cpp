@@ -1,0 +1,118 @@
+// llama.cpp's --split-mode row (row_split.hpp): the rows each GPU holds of a matrix, as
+// ggml-cuda.cu's get_row_split and ggml_backend_cuda_split_buffer_init_tensor give them, and a
+// whole plan worked by hand from those rules.
+
+#include <algorithm>
+
+#include "canitrun/hardware_questions.hpp"
+#include "canitrun/launch_command.hpp"
+#include "canitrun/plan_settings.hpp"
+#include "canitrun/row_split.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+// get_row_split: row_low = nrows x share[id] (float, truncated), rounded down to the rounding;
+// the last device to nrows. ggml_backend_cuda_split_buffer_type: share[i] = sum of -ts before i
+// / the whole sum.
+TEST_CASE("row split: the rows each GPU holds, by get_row_split") {
+    const Hardware two = test::hardware_of({"rtx-3090", "rtx-3090"}, 64);
+    const auto even = row_shares(two, {1, 1});
+    REQUIRE(even.size() == 2);
+    CHECK(even[0] == 0.0f);
+    CHECK(even[1] == 0.5f);
+    // RTX 3090: Ampere, get_mmq_y_host 128 (Volta and newer).
+    CHECK(row_rounding(two, even) == 128);
+    CHECK(row_range(4096, even, 128, 0).rows() == 2048);
+    CHECK(row_range(4096, even, 128, 1).low == 2048);
+    CHECK(row_range(4096, even, 128, 1).high == 4096);
+    // 128256 / 2 = 64128 = 501 x 128: no rounding.
+    CHECK(row_range(128256, even, 128, 0).rows() == 64128);
+    // -ts 2,1: 4096 x 0.6666667 = 2730.67 -> 2730 -> 2730 - 2730 % 128 = 2688.
+    const auto uneven = row_shares(two, {2, 1});
+    CHECK(row_range(4096, uneven, 128, 0).rows() == 2688);
+    CHECK(row_range(4096, uneven, 128, 1).rows() == 4096 - 2688);
+    // -ts 1,0: GPU 1's share starts at 1.0, so it has none and takes no part in the rounding.
+    const auto alone = row_shares(two, {1, 0});
+    CHECK(row_range(4096, alone, 128, 1).rows() == 0);
+    CHECK(row_range(4096, alone, 128, 0).rows() == 4096);
+    // Pascal (GTX 1080 Ti): get_mmq_y_host 64 before Volta; the largest of the GPUs with a share.
+    const Hardware pascal = test::hardware_of({"gtx-1080-ti", "gtx-1080-ti"}, 64);
+    CHECK(row_rounding(pascal, row_shares(pascal, {1, 1})) == 64);
+    const Hardware mixed = test::hardware_of({"gtx-1080-ti", "rtx-3090"}, 64);
+    CHECK(row_rounding(mixed, row_shares(mixed, {1, 1})) == 128);
+}
+
+// Llama 3.1 8B at Q8_0 (every matrix Q8_0: 34 bytes per 32 weights) on 2x RTX 3090 with -ts 1,1.
+// Layers by the split points as with -sm layer: unit i of 33 goes to GPU 0 while i / 33 < 0.5,
+// so GPU 0 holds layers 0-16 (17) and GPU 1 layers 17-31 (15) and the output head.
+// A layer's matrices (hidden 4096, 8 KV heads of 128, FFN 14336), rows x row bytes:
+//   attn_q, attn_output 4096 x 4352; attn_k, attn_v 1024 x 4352; ffn_gate, ffn_up 14336 x 4352;
+//   ffn_down 4096 x 15232: 231,735,296 bytes whole. output.weight 128256 x 4352 = 558,170,112.
+// Cut by rows at shares 0 and 0.5 (all counts already multiples of 128; rows of 4096 and 14336
+// elements are multiples of 512, so no padding), each GPU holds half of every matrix:
+//   32 x 115,867,648 + 64128 x 4352 = 3,707,764,736 + 279,085,056 = 3,986,849,792 bytes.
+// Norms stay with their layer; the KV cache, compute buffers and runtime are -sm layer's.
+TEST_CASE("row split: Llama 3.1 8B Q8_0 on 2x RTX 3090, per-GPU bytes by hand") {
+    const Model& m = test::model("llama-3.1-8b");
+    const Quant& q = test::quant("Q8_0");
+    const Hardware h = test::hardware_of({"rtx-3090", "rtx-3090"}, 64);
+    PlanSettings s;
+    s.estimate.context = 8192;
+    PlacementOptions given;
+    given.tensor_split = {1, 1};
+    const auto layer = answer_for(m, q, h, s, given).value();
+    s.split_mode = SplitMode::row;
+    const auto row = answer_for(m, q, h, s, given).value();
+    REQUIRE(row.plan.kind == PlanKind::native);
+    const Placement& l = layer.plan.placement;
+    const Placement& r = row.plan.placement;
+    REQUIRE(l.gpus[0].layers == 17);
+    REQUIRE(l.gpus[1].layers == 15);
+    REQUIRE(l.gpus[1].output);
+    CHECK(r.row_split);
+    CHECK(r.gpus[0].layers == 17);
+    constexpr Bytes kLayerMatrices = 231'735'296;
+    constexpr Bytes kOutput = 558'170'112;
+    constexpr Bytes kHalf = 3'986'849'792;
+    CHECK(r.gpus[0].weights == l.gpus[0].weights - 17 * kLayerMatrices + kHalf);
+    CHECK(r.gpus[1].weights == l.gpus[1].weights - 15 * kLayerMatrices - kOutput + kHalf);
+    for (std::size_t d = 0; d < 2; ++d) {
+        CHECK(r.gpus[d].kv_cache == l.gpus[d].kv_cache);
+        CHECK(r.gpus[d].compute == l.gpus[d].compute);
+        CHECK(r.gpus[d].runtime == l.gpus[d].runtime);
+    }
+    CHECK(r.ram.weights == l.ram.weights);
+    // No published run measures -sm row: no speed figure.
+    CHECK(row.speed.decode_tokens_per_s == 0);
+    // The command carries the mode; the layer plan's does not.
+    const auto args = llama_server_args({&m, &q, {}}, row.settings, &h, &r);
+    CHECK(std::find(args.begin(), args.end(), "-sm") != args.end());
+    CHECK(std::find(args.begin(), args.end(), "row") != args.end());
+    const auto plain = llama_server_args({&m, &q, {}}, layer.settings, &h, &l);
+    CHECK(std::find(plain.begin(), plain.end(), "-sm") == plain.end());
+}
+
+TEST_CASE("row split: refused where it does not apply, and tensor mode is not planned") {
+    const Model& m = test::model("llama-3.1-8b");
+    const Quant& q = test::quant("Q4_K_M");
+    PlanSettings s;
+    s.estimate.context = 8192;
+    s.split_mode = SplitMode::row;
+    // CUDA only: llama.cpp's split buffer is the CUDA backend's.
+    CHECK_FALSE(answer_for(m, q, test::hardware_of({"rx-7900-xtx", "rx-7900-xtx"}, 64), s));
+    // Several GPUs.
+    CHECK_FALSE(answer_for(m, q, test::hardware_of({"rtx-3090"}, 64), s));
+    // Every layer on the GPUs.
+    PlacementOptions ngl;
+    ngl.gpu_layers = 10;
+    CHECK_FALSE(answer_for(m, q, test::hardware_of({"rtx-3090", "rtx-3090"}, 64), s, ngl));
+    // llama.cpp's --fit refuses -sm tensor (common/fit.cpp); so does canitrun.
+    s.split_mode = SplitMode::tensor;
+    const auto tensor = answer_for(m, q, test::hardware_of({"rtx-3090", "rtx-3090"}, 64), s);
+    REQUIRE_FALSE(tensor);
+    CHECK(tensor.error().message.find("SPLIT_MODE_TENSOR") != std::string::npos);
+    CHECK(parse_split_mode("row").value() == SplitMode::row);
+    CHECK_FALSE(parse_split_mode("rows"));
+}
