@@ -6,7 +6,7 @@ namespace canitrun::cli {
 namespace {
 
 // roff: a hyphen is \-, a backslash \e, and a line may not start with a control character.
-std::string roff(std::string_view text) {
+std::string roff_escaped(std::string_view text) {
     std::string out;
     for (const char c : text) {
         if (c == '-') {
@@ -22,11 +22,11 @@ std::string roff(std::string_view text) {
 }
 
 // "\fB\-c\fR, \fB\-\-ctx\fR \fIN\fR": the short name first, as the man page has always had it.
-std::string man_heading(const FlagRow& row) {
+std::string man_flag_heading(const FlagRow& row) {
     std::string out;
-    if (!row.short_name().empty()) out += "\\fB" + roff(row.short_name()) + "\\fR, ";
-    out += "\\fB" + roff(row.long_name()) + "\\fR";
-    if (!row.value.empty()) out += " \\fI" + roff(row.value) + "\\fR";
+    if (!row.short_name().empty()) out += "\\fB" + roff_escaped(row.short_name()) + "\\fR, ";
+    out += "\\fB" + roff_escaped(row.long_name()) + "\\fR";
+    if (!row.value.empty()) out += " \\fI" + roff_escaped(row.value) + "\\fR";
     return out;
 }
 
@@ -44,7 +44,7 @@ std::string man_readers(const FlagRow& row) {
     if (every) return {};
     std::string out = ".I \"(read by ";
     for (std::size_t i = 0; i < names.size(); ++i) {
-        out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + roff(names[i]);
+        out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + roff_escaped(names[i]);
     }
     return out + ")\"\n";
 }
@@ -96,10 +96,10 @@ std::string man_options() {
     for (const FlagRow& row : flag_rows()) {
         if (row.group != group) {
             group = row.group;
-            out += ".SS \"" + roff(group) + "\"\n";
+            out += ".SS \"" + roff_escaped(group) + "\"\n";
         }
-        out += ".TP\n" + man_heading(row) + "\n";
-        out += row.man.empty() ? roff(row.help) + ".\n" : row.man + "\n";
+        out += ".TP\n" + man_flag_heading(row) + "\n";
+        out += row.man.empty() ? roff_escaped(row.help) + ".\n" : row.man + "\n";
         out += man_readers(row);
     }
     return out;

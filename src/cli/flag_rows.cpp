@@ -11,12 +11,14 @@
 namespace canitrun::cli {
 namespace {
 
-const char* const kOutput = "Output";
-const char* const kModel = "Model and context";
-const char* const kHardware = "Hardware";
+const char* const kGroupOutput = "Output";
+const char* const kGroupModel = "Model and context";
+const char* const kGroupHardware = "Hardware";
+// The commands that plan on named hardware.
+constexpr Cmds kHardwareCommands = cmds({Cmd::page, Cmd::fit, Cmd::compare, Cmd::local});
 
 // "f16, bf16, f32" as the shells' word list "f16 bf16 f32".
-std::string words_of(std::string list) {
+std::string shell_words_of(const std::string& list) {
     std::string out;
     for (const char c : list) {
         if (c != ',') out += c;
@@ -26,13 +28,14 @@ std::string words_of(std::string list) {
 
 }  // namespace
 
-std::vector<FlagRow> output_and_model_rows() {
+// What is printed, and how.
+std::vector<FlagRow> output_rows() {
     using C = Cmd;
     return {
         {.names = "-h,--help",
          .help = "Print the usage and exit",
          .commands = kEveryCommand,
-         .group = kOutput,
+         .group = kGroupOutput,
          .builtin = true},
         {.names = "-V,--version",
          .help = "Print the program's and the database's versions and exit",
@@ -40,7 +43,7 @@ std::vector<FlagRow> output_and_model_rows() {
              R"(Print the program's version, then the database's version and date and how many models, GPUs and
 quantizations it holds.)",
          .commands = cmds({C::page}),
-         .group = kOutput,
+         .group = kGroupOutput,
          .builtin = true},
         {.names = "--json",
          .help = "Print one JSON document on stdout and nothing else",
@@ -50,7 +53,7 @@ follow the JSON Schemas in
 .IR docs/schema/ .)",
          .commands = kCliCommands,
          .bind = [](Options& o) -> Target { return &o.json; },
-         .group = kOutput},
+         .group = kGroupOutput},
         {.names = "--format",
          .value = "FORMAT",
          .help = "Output format: table (default), json, csv (raw numbers), markdown, html (the "
@@ -66,7 +69,7 @@ Colour only on a terminal; NO_COLOR turns it off, CLICOLOR_FORCE on.)",
          .bind = [](Options& o) -> Target { return &o.format; },
          .complete = Complete::words,
          .words = "table json csv markdown html",
-         .group = kOutput},
+         .group = kGroupOutput},
         {.names = "--quiet",
          .help = "Print less: just the answer (the smallest GPU, the plan with --gpu, the best "
                  "quant with --vram, ids for lists); serve: no access log; site: nothing when done",
@@ -92,7 +95,14 @@ no access log line per request on stderr; with
 nothing printed when done.)",
          .commands = kCliCommands | cmds({C::serve, C::site}),
          .bind = [](Options& o) -> Target { return &o.quiet; },
-         .group = kOutput},
+         .group = kGroupOutput},
+    };
+}
+
+// Where the database comes from, the page's drawing, and the generated files.
+std::vector<FlagRow> view_rows() {
+    using C = Cmd;
+    return {
         {.names = "--data",
          .value = "DIR",
          .help = "Load the database from this folder instead of the built-in one",
@@ -103,7 +113,7 @@ instead of the built\-in copy.)",
          .bind = [](Options& o) -> Target { return &o.data_dir; },
          .non_empty = true,
          .complete = Complete::folder,
-         .group = kOutput},
+         .group = kGroupOutput},
         {.names = "--chart",
          .help = "Draw the KV cache chart even when stdout is not a terminal; with --format csv, "
                  "print the chart's points",
@@ -115,7 +125,7 @@ anyway, at the terminal's width. With
 print the chart's points instead of the quantization table.)",
          .commands = cmds({C::page}),
          .bind = [](Options& o) -> Target { return &o.chart; },
-         .group = kOutput},
+         .group = kGroupOutput},
         {.names = "--ascii",
          .help = "Plain ASCII in the chart and layer diagram (no Unicode)",
          .man = R"(Draw the chart and the layer diagram in plain ASCII (also when
@@ -123,7 +133,7 @@ print the chart's points instead of the quantization table.)",
 or the locale is not UTF\-8).)",
          .commands = cmds({C::page}),
          .bind = [](Options& o) -> Target { return &o.ascii; },
-         .group = kOutput},
+         .group = kGroupOutput},
         {.names = "--generate",
          .value = "KIND",
          .help = "Print the man page's OPTIONS (man) or a shell's completion script "
@@ -136,7 +146,14 @@ or the locale is not UTF\-8).)",
          .commands = cmds({C::page}),
          .complete = Complete::words,
          .words = "man complete-bash complete-zsh complete-fish",
-         .group = kOutput},
+         .group = kGroupOutput},
+    };
+}
+
+// The quantization and context asked about.
+std::vector<FlagRow> model_rows() {
+    using C = Cmd;
+    return {
         {.names = "--quant,-q",
          .value = "QUANT",
          .help = "Quantization (default: the recommended Q4_K_M); see 'canitrun quants'",
@@ -156,7 +173,7 @@ the log's quantization when the log does not name it.)",
          .bind = [](Options& o) -> Target { return &o.quant; },
          .non_empty = true,
          .complete = Complete::quants,
-         .group = kModel},
+         .group = kGroupModel},
         {.names = "--ctx,-c",
          .value = "N",
          .help = "Context length in tokens: 8192, 32k, 256K, 1M (default 8k)",
@@ -166,7 +183,7 @@ the log's quantization when the log does not name it.)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.ctx; },
          .non_empty = true,
-         .group = kModel},
+         .group = kGroupModel},
         {.names = "--kv-type",
          .value = "TYPE",
          .help = "KV cache element type: " + kv_type_names() + " (default f16)",
@@ -174,8 +191,8 @@ the log's quantization when the log does not name it.)",
          .bind = [](Options& o) -> Target { return &o.kv_type; },
          .non_empty = true,
          .complete = Complete::words,
-         .words = words_of(kv_type_names()),
-         .group = kModel},
+         .words = shell_words_of(kv_type_names()),
+         .group = kGroupModel},
         {.names = "--vram",
          .value = "GB",
          .help = "A VRAM budget in GB: does the recommended quantization fit, and what does?",
@@ -184,7 +201,7 @@ the log's quantization when the log does not name it.)",
          .commands = cmds({C::page}),
          .bind = [](Options& o) -> Target { return &o.vram; },
          .non_empty = true,
-         .group = kModel},
+         .group = kGroupModel},
         {.names = "--min-quant",
          .value = "QUANT",
          .help = std::string("Lowest quantization a best-quantization choice may pick (default ") +
@@ -202,7 +219,14 @@ is planned whatever its rank.)",
          .bind = [](Options& o) -> Target { return &o.min_quant; },
          .non_empty = true,
          .complete = Complete::quants,
-         .group = kModel},
+         .group = kGroupModel},
+    };
+}
+
+// The speed floor, the users, and models read from elsewhere.
+std::vector<FlagRow> serving_rows() {
+    using C = Cmd;
+    return {
         {.names = "--min-speed",
          .value = "TOKENS_PER_S",
          .help = "Slowest decode, in tokens/s, a best-quantization choice with offload may "
@@ -214,7 +238,7 @@ the pace of silent reading.)",
          .commands = cmds({C::page, C::compare}),
          .bind = [](Options& o) -> Target { return &o.min_speed; },
          .non_empty = true,
-         .group = kModel},
+         .group = kGroupModel},
         {.names = "--users",
          .value = "N",
          .help = "Users served at once, each with --ctx tokens (llama-server --parallel N -c N x "
@@ -229,7 +253,7 @@ whether N sequences fit. Without it the page says how many users of the context 
          .commands = cmds({C::page, C::gpus}),
          .bind = [](Options& o) -> Target { return &o.users; },
          .non_empty = true,
-         .group = kModel},
+         .group = kGroupModel},
         {.names = "--mmproj",
          .value = "FILE",
          .help = "With a .gguf file: a vision projector GGUF to add",
@@ -238,14 +262,14 @@ whether N sequences fit. Without it the page says how many users of the context 
          .bind = [](Options& o) -> Target { return &o.mmproj; },
          .complete = Complete::file,
          .words = "*.gguf",
-         .group = kModel},
+         .group = kGroupModel},
         {.names = "--offline",
          .help = "Remote models (hf:, ollama:, URLs) from the cache only, no network",
          .man =
              R"(Remote models from the cache alone, without the network (also HF_HUB_OFFLINE=1).)",
          .commands = cmds({C::page, C::gpus, C::compare}),
          .bind = [](Options& o) -> Target { return &o.remote.offline; },
-         .group = kModel},
+         .group = kGroupModel},
         {.names = "--timeout",
          .value = "S",
          .help = "Remote models: seconds for the whole answer, all requests and retries "
@@ -258,13 +282,13 @@ past the deadline whatever Retry\-After says.)",
          .commands = cmds({C::page, C::gpus, C::compare}),
          .bind = [](Options& o) -> Target { return &o.remote.timeout_s; },
          .range = std::pair{1, 3600},
-         .group = kModel},
+         .group = kGroupModel},
     };
 }
 
-std::vector<FlagRow> hardware_rows() {
+// The GPUs.
+std::vector<FlagRow> gpu_rows() {
     using C = Cmd;
-    const Cmds hardware = cmds({C::page, C::fit, C::compare, C::local});
     return {
         {.names = "--gpu",
          .value = "GPUS",
@@ -281,12 +305,12 @@ speed, the best quantization and the longest context, and the fitted llama\-serv
 Exit status 1 when it does not fit on the GPUs whole. With
 .BR verify :
 the GPU of llama\-bench output.)",
-         .commands = hardware | cmds({C::verify}),
+         .commands = kHardwareCommands | cmds({C::verify}),
          .bind = [](Options& o) -> Target { return &o.hw.gpu; },
          .non_empty = true,
          .complete = Complete::gpus,
          .words = "auto",
-         .group = kHardware},
+         .group = kGroupHardware},
         {.names = "--gpu-spec",
          .value = "FILE",
          .help = "A JSON file describing a GPU the database lacks (name, memory, bandwidth, "
@@ -304,13 +328,20 @@ the plan is on the described GPUs, one of each; with them, name it by its id or 
 database GPU ("2x my\-card", "4090,my\-card" when the vendors match). Repeat for several files.
 Every problem of a file is its own error line; exit status 2. A name the database already
 answers is refused: use the database's entry.)",
-         .commands = hardware | cmds({C::verify}),
+         .commands = kHardwareCommands | cmds({C::verify}),
          .bind = [](Options& o) -> Target { return &o.hw.gpu_specs; },
          .non_empty = true,
          .repeatable = true,
          .complete = Complete::file,
          .words = "*.json",
-         .group = kHardware},
+         .group = kGroupHardware},
+    };
+}
+
+// RAM, a unified GPU's share, and where layers go.
+std::vector<FlagRow> memory_rows() {
+    using C = Cmd;
+    return {
         {.names = "--ram",
          .value = "GB",
          .help = "System RAM in GB available for CPU offload (default: detected with --gpu auto "
@@ -323,16 +354,16 @@ else 32.)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.hw.ram; },
          .non_empty = true,
-         .group = kHardware},
+         .group = kGroupHardware},
         {.names = "--ram-bandwidth",
          .value = "GBPS",
          .help = "System RAM bandwidth in GB/s for offloaded layers (default 76.8, "
                  "dual-channel DDR5-4800)",
          .man =
              R"(System RAM bandwidth for layers kept in RAM. Default 76.8 (dual\-channel DDR5\-4800).)",
-         .commands = hardware,
+         .commands = kHardwareCommands,
          .bind = [](Options& o) -> Target { return &o.hw.ram_bandwidth; },
-         .group = kHardware},
+         .group = kGroupHardware},
         {.names = "--gpu-memory",
          .value = "GB",
          .help = "GB a unified-memory GPU may use (macOS iogpu.wired_limit_mb, an APU's GTT "
@@ -343,10 +374,10 @@ was raised, an APU's GTT size. Default: the platform's share (macOS's working se
 a discrete GPU (use
 .BR \-\-margin )
 and above the machine's memory.)",
-         .commands = hardware,
+         .commands = kHardwareCommands,
          .bind = [](Options& o) -> Target { return &o.hw.gpu_memory; },
          .non_empty = true,
-         .group = kHardware},
+         .group = kGroupHardware},
         {.names = "--ngl",
          .value = "N",
          .help = "Layers on the GPUs as llama.cpp's -ngl counts them (default: as many as fit)",
@@ -355,7 +386,7 @@ and above the machine's memory.)",
 does: N layers on the GPUs, the output head counting as one.)",
          .commands = cmds({C::page}),
          .bind = [](Options& o) -> Target { return &o.hw.ngl; },
-         .group = kHardware},
+         .group = kGroupHardware},
         {.names = "--n-cpu-moe",
          .value = "N",
          .help = "Keep the routed experts of the first N layers in RAM (llama.cpp --n-cpu-moe)",
@@ -363,7 +394,7 @@ does: N layers on the GPUs, the output head counting as one.)",
 .BR \-\-n\-cpu\-moe ).)",
          .commands = cmds({C::page}),
          .bind = [](Options& o) -> Target { return &o.hw.n_cpu_moe; },
-         .group = kHardware},
+         .group = kGroupHardware},
         {.names = "--cpu-moe",
          .help = "Keep every layer's routed experts in RAM (llama.cpp --cpu-moe, -ot exps=CPU)",
          .man = R"(Keep every layer's routed experts in RAM (llama.cpp
@@ -372,7 +403,14 @@ the same as
 .BR "\-ot exps=CPU" ).)",
          .commands = cmds({C::page}),
          .bind = [](Options& o) -> Target { return &o.hw.cpu_moe; },
-         .group = kHardware},
+         .group = kGroupHardware},
+    };
+}
+
+// The split over GPUs, and several machines.
+std::vector<FlagRow> machine_rows() {
+    using C = Cmd;
+    return {
         {.names = "--tensor-split",
          .value = "A,B,...",
          .help = "Split layers over the GPUs in these proportions, one per GPU (llama.cpp -ts; "
@@ -387,7 +425,7 @@ every layer, the plan takes the uneven split and prints it.)",
          .commands = cmds({C::page}),
          .bind = [](Options& o) -> Target { return &o.hw.tensor_split; },
          .non_empty = true,
-         .group = kHardware},
+         .group = kGroupHardware},
         {.names = "--host",
          .value = "GPUS",
          .help = "One machine of several, as its GPUs (and RAM): 8xh100-sxm, 2x3090:ram=128; "
@@ -401,7 +439,7 @@ tensor parallel inside a host and one pipeline stage per host (with Ray).)",
          .bind = [](Options& o) -> Target { return &o.hosts; },
          .repeatable = true,
          .complete = Complete::gpus,
-         .group = kHardware},
+         .group = kGroupHardware},
         {.names = "--link",
          .value = "GBPS",
          .help = "Network between the --host machines in Gb/s (default 10, 10 Gb Ethernet)",
@@ -411,16 +449,18 @@ machines in Gb/s (10, 25gbe, 1gbit). Default 10 (10 Gb Ethernet).)",
          .commands = cmds({C::page}),
          .bind = [](Options& o) -> Target { return &o.link; },
          .non_empty = true,
-         .group = kHardware},
+         .group = kGroupHardware},
     };
 }
 
 const std::vector<FlagRow>& flag_rows() {
     static const std::vector<FlagRow> rows = [] {
         std::vector<FlagRow> all;
-        for (auto part : {output_and_model_rows(), hardware_rows(), engine_rows(),
-                          command_and_service_rows()}) {
-            for (auto& row : part) all.push_back(std::move(row));
+        // In --help's and the man page's order.
+        for (std::vector<FlagRow> (*part)() :
+             {output_rows, view_rows, model_rows, serving_rows, gpu_rows, memory_rows, machine_rows,
+              engine_rows, server_rows, resident_rows, command_rows, service_rows}) {
+            for (FlagRow& row : part()) all.push_back(std::move(row));
         }
         return all;
     }();

@@ -17,9 +17,19 @@ inline constexpr Cmds kEveryCommand = kCliCommands | cmds({Cmd::serve, Cmd::site
 // The commands that plan a model with llama.cpp's rule (or the quick one).
 inline constexpr Cmds kPlanning = cmds({Cmd::page, Cmd::gpus, Cmd::fit, Cmd::compare, Cmd::local});
 
-std::vector<FlagRow> output_and_model_rows();
-std::vector<FlagRow> hardware_rows();
+// flag_rows.cpp
+std::vector<FlagRow> output_rows();
+std::vector<FlagRow> view_rows();
+std::vector<FlagRow> model_rows();
+std::vector<FlagRow> serving_rows();
+std::vector<FlagRow> gpu_rows();
+std::vector<FlagRow> memory_rows();
+std::vector<FlagRow> machine_rows();
+// flag_rows_engine.cpp
 std::vector<FlagRow> engine_rows();
-std::vector<FlagRow> command_and_service_rows();
+std::vector<FlagRow> server_rows();
+std::vector<FlagRow> resident_rows();
+std::vector<FlagRow> command_rows();
+std::vector<FlagRow> service_rows();
 
 }  // namespace canitrun::cli

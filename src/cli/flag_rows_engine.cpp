@@ -8,16 +8,16 @@
 namespace canitrun::cli {
 namespace {
 
-const char* const kEngine = "Engine";
-const char* const kCommand = "fit, verify and the lists";
-const char* const kService = "serve, site and mcp";
+const char* const kGroupEngine = "Engine";
+const char* const kGroupCommand = "fit, verify and the lists";
+const char* const kGroupService = "serve, site and mcp";
 // llama.cpp's KV cache types (--cache-type-k / -v).
-const char* const kCacheTypes = "f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1";
+const char* const kLlamaCacheTypes = "f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1";
 
 }  // namespace
 
+// The memory rule and llama.cpp's batch, attention and cache settings.
 std::vector<FlagRow> engine_rows() {
-    using C = Cmd;
     return {
         {.names = "--engine",
          .value = "ENGINE",
@@ -43,19 +43,19 @@ machines).)",
          .bind = [](Options& o) -> Target { return &o.engine.engine; },
          .complete = Complete::words,
          .words = "llama.cpp quick vllm exo",
-         .group = kEngine},
+         .group = kGroupEngine},
         {.names = "--ubatch",
          .value = "N",
          .help = "llama.cpp: micro-batch size n_ubatch (default 512)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.ubatch; },
-         .group = kEngine},
+         .group = kGroupEngine},
         {.names = "--parallel",
          .value = "N",
          .help = "llama.cpp: sequences served at once (default 1)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.parallel; },
-         .group = kEngine},
+         .group = kGroupEngine},
         {.names = "--flash-attn",
          .value = "MODE",
          .help = "llama.cpp: flash attention on, off, auto (default auto)",
@@ -63,7 +63,7 @@ machines).)",
          .bind = [](Options& o) -> Target { return &o.engine.flash_attn; },
          .complete = Complete::words,
          .words = "on off auto",
-         .group = kEngine},
+         .group = kGroupEngine},
         {.names = "--cache-type-k",
          .value = "TYPE",
          .help = "llama.cpp: K cache type: f16, bf16, f32, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 "
@@ -71,16 +71,23 @@ machines).)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.cache_type_k; },
          .complete = Complete::words,
-         .words = kCacheTypes,
-         .group = kEngine},
+         .words = kLlamaCacheTypes,
+         .group = kGroupEngine},
         {.names = "--cache-type-v",
          .value = "TYPE",
          .help = "llama.cpp: V cache type, as --cache-type-k (default f16)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.cache_type_v; },
          .complete = Complete::words,
-         .words = kCacheTypes,
-         .group = kEngine},
+         .words = kLlamaCacheTypes,
+         .group = kGroupEngine},
+    };
+}
+
+// llama.cpp's backend and margin, and what llama-server holds beside the model.
+std::vector<FlagRow> server_rows() {
+    using C = Cmd;
+    return {
         {.names = "--backend",
          .value = "BACKEND",
          .help = "llama.cpp: cpu, cuda, rocm, metal, vulkan",
@@ -90,7 +97,7 @@ machines).)",
          .bind = [](Options& o) -> Target { return &o.engine.backend; },
          .complete = Complete::words,
          .words = "cpu cuda rocm metal vulkan",
-         .group = kEngine},
+         .group = kGroupEngine},
         {.names = "--margin",
          .value = "MIB",
          .help = "llama.cpp: MiB kept free on every GPU, llama.cpp's fitting target (default "
@@ -100,7 +107,7 @@ machines).)",
 usable memory is its capacity less this. Default 1024; 0 plans to the last byte.)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.margin; },
-         .group = kEngine},
+         .group = kGroupEngine},
         {.names = "--cache-ram",
          .value = "MIB",
          .help = "llama-server: MiB its prompt cache in RAM may grow to, 0 off (default 8192)",
@@ -109,7 +116,7 @@ usable memory is its capacity less this. Default 1024; 0 plans to the last byte.
 verdict counts it at its most, the load figure does not. Default 8192.)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.cache_ram; },
-         .group = kEngine},
+         .group = kGroupEngine},
         {.names = "--ctx-checkpoints",
          .value = "N",
          .help = "llama-server: context checkpoints per sequence, SWA and hybrid models "
@@ -120,14 +127,14 @@ hybrid models: each a copy of the sliding layers' cache and the recurrent state 
 sequence; they grow after load. Default 8.)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.ctx_checkpoints; },
-         .group = kEngine},
+         .group = kGroupEngine},
         {.names = "--no-kv-offload",
          .help = "llama.cpp: KV cache and recurrent state in system RAM (-nkvo)",
          .man = R"(The KV cache and recurrent state in system RAM (llama.cpp
 .BR \-nkvo ).)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.no_kv_offload; },
-         .group = kEngine},
+         .group = kGroupEngine},
         {.names = "--no-repack",
          .help = "llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL weights on the CPU",
          .man =
@@ -135,7 +142,7 @@ sequence; they grow after load. Default 8.)",
 the Q4_0, Q4_K and IQ4_NL matrices (AVX2; Q2_K with AVX\-512).)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.no_repack; },
-         .group = kEngine},
+         .group = kGroupEngine},
         {.names = "--mtp",
          .help = "llama.cpp: draft with the model's own MTP layers (llama-server's draft-mtp)",
          .man = R"(The model's own multi\-token\-prediction layers as its draft (llama\-server
@@ -143,7 +150,14 @@ the Q4_0, Q4_K and IQ4_NL matrices (AVX2; Q2_K with AVX\-512).)",
 their weights and KV cache, on the device of the output head.)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.mtp; },
-         .group = kEngine},
+         .group = kGroupEngine},
+    };
+}
+
+// Other models in memory, and vLLM's share.
+std::vector<FlagRow> resident_rows() {
+    using C = Cmd;
+    return {
         {.names = "--draft",
          .value = "MODEL[:QUANT]",
          .help = "llama.cpp: a draft model for speculative decoding, MODEL or MODEL:QUANT",
@@ -154,7 +168,7 @@ buffers, every layer on the GPUs, in the same process.)",
          .bind = [](Options& o) -> Target { return &o.engine.draft; },
          .non_empty = true,
          .complete = Complete::models,
-         .group = kEngine},
+         .group = kGroupEngine},
         {.names = "--also",
          .value = "MODEL[:QUANT]",
          .help = "llama-server: another model resident at once (embedding, reranker), "
@@ -167,7 +181,7 @@ rule in a process of its own, at the main model's context per sequence capped at
          .non_empty = true,
          .repeatable = true,
          .complete = Complete::models,
-         .group = kEngine},
+         .group = kGroupEngine},
         {.names = "--gpu-memory-utilization",
          .value = "X",
          .help = "vllm: share of GPU memory vLLM may use (default 0.9)",
@@ -176,11 +190,12 @@ rule in a process of its own, at the main model's context per sequence capped at
 Default 0.9.)",
          .commands = cmds({C::page}),
          .bind = [](Options& o) -> Target { return &o.engine.gpu_memory_utilization; },
-         .group = kEngine},
+         .group = kGroupEngine},
     };
 }
 
-std::vector<FlagRow> command_and_service_rows() {
+// The own flags of fit, verify and the lists.
+std::vector<FlagRow> command_rows() {
     using C = Cmd;
     return {
         {.names = "--sort",
@@ -191,7 +206,7 @@ std::vector<FlagRow> command_and_service_rows() {
          .bind = [](Options& o) -> Target { return &o.sort; },
          .complete = Complete::words,
          .words = "params speed context name",
-         .group = kCommand},
+         .group = kGroupCommand},
         {.names = "--model",
          .value = "ID",
          .help = "The log's model, a database id, for an excerpt without the metadata lines "
@@ -200,20 +215,20 @@ std::vector<FlagRow> command_and_service_rows() {
          .bind = [](Options& o) -> Target { return &o.verify_model; },
          .non_empty = true,
          .complete = Complete::models,
-         .group = kCommand},
+         .group = kGroupCommand},
         {.names = "--family",
          .value = "F",
          .help = "Only models whose family contains this (e.g. qwen)",
          .commands = cmds({C::models}),
          .bind = [](Options& o) -> Target { return &o.family; },
-         .group = kCommand},
+         .group = kGroupCommand},
         {.names = "--vendor",
          .value = "V",
          .help = "Only this vendor (a substring: alibaba, meta for models; nvidia, amd, intel, "
                  "apple for GPUs)",
          .commands = cmds({C::models, C::gpu_list}),
          .bind = [](Options& o) -> Target { return &o.vendor; },
-         .group = kCommand},
+         .group = kGroupCommand},
         {.names = "--since",
          .value = "DATE",
          .help = "Only models released on or after: 2026-06, 2026-06-15",
@@ -223,42 +238,49 @@ std::vector<FlagRow> command_and_service_rows() {
          .commands = cmds({C::models}),
          .bind = [](Options& o) -> Target { return &o.since; },
          .non_empty = true,
-         .group = kCommand},
+         .group = kGroupCommand},
         {.names = "--min-vram",
          .value = "GB",
          .help = "Only GPUs with at least this many GB",
          .commands = cmds({C::gpu_list}),
          .bind = [](Options& o) -> Target { return &o.min_vram; },
-         .group = kCommand},
+         .group = kGroupCommand},
         {.names = "--names",
          .help = "Print only the ids, one per line (the shell completions use it)",
          .commands = cmds({C::models, C::gpu_list, C::quants}),
          .bind = [](Options& o) -> Target { return &o.names; },
-         .group = kCommand},
+         .group = kGroupCommand},
+    };
+}
+
+// serve's, site's and mcp's own flags.
+std::vector<FlagRow> service_rows() {
+    using C = Cmd;
+    return {
         {.names = "--port",
          .value = "PORT",
          .help = "TCP port (default 8080; 0: any free port, printed)",
          .commands = cmds({C::serve}),
          .range = std::pair{0, 65535},
-         .group = kService},
+         .group = kGroupService},
         {.names = "--bind",
          .value = "ADDRESS",
          .help = "Address to listen on (default 127.0.0.1, this machine only; any other prints a "
                  "warning)",
          .commands = cmds({C::serve}),
-         .group = kService},
+         .group = kGroupService},
         {.names = "--threads",
          .value = "N",
          .help = "Worker threads answering requests (default 4)",
          .commands = cmds({C::serve}),
          .range = std::pair{1, 64},
-         .group = kService},
+         .group = kGroupService},
         {.names = "--allow-remote",
          .help = "Answer remote models (hf:, ollama:, URLs), which fetch from the network",
          .man = R"(Answer remote models (hf:, ollama:, URLs), which fetch from the network: the
 server's pages and API, and the MCP tools (read_model_file and the others).)",
          .commands = cmds({C::serve, C::mcp}),
-         .group = kService},
+         .group = kGroupService},
     };
 }
 

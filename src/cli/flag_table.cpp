@@ -6,7 +6,7 @@
 namespace canitrun::cli {
 namespace {
 
-const std::array<CommandInfo, kCmdCount> kCommands = {{
+constexpr std::array<CommandInfo, kCmdCount> kCommandInfos = {{
     {Cmd::page, "", "The model page: VRAM per quantization, the fit matrix, the GPUs",
      Operand::model},
     {Cmd::gpus, "gpus", "List the GPUs that run a model, natively or with CPU offload",
@@ -38,7 +38,7 @@ const std::array<CommandInfo, kCmdCount> kCommands = {{
      Operand::none},
 }};
 
-CLI::Option* add_row(CLI::App& app, const FlagRow& row, Target target) {
+CLI::Option* add_flag_row(CLI::App& app, const FlagRow& row, Target target) {
     CLI::Option* opt = std::visit(
         [&](auto* t) -> CLI::Option* {
             if constexpr (std::is_same_v<decltype(t), bool*>) {
@@ -69,15 +69,15 @@ CLI::Validator non_empty_value() {
 }
 
 std::span<const CommandInfo> command_infos() {
-    return kCommands;
+    return kCommandInfos;
 }
 
 const CommandInfo& command_info(Cmd c) {
-    return kCommands.at(static_cast<std::size_t>(c));
+    return kCommandInfos.at(static_cast<std::size_t>(c));
 }
 
 const CommandInfo* find_command(std::string_view name) {
-    for (const CommandInfo& c : kCommands) {
+    for (const CommandInfo& c : kCommandInfos) {
         if (c.cmd != Cmd::page && name == c.name) return &c;
     }
     return nullptr;
@@ -138,9 +138,9 @@ void register_flags(CLI::App& app, Cmd command, Options* o, std::span<const Extr
             if (row.named(e.flag)) extra = &e;
         }
         if (extra != nullptr) {
-            add_row(app, row, extra->target);
+            add_flag_row(app, row, extra->target);
         } else if (row.bind != nullptr && o != nullptr) {
-            add_row(app, row, row.bind(*o));
+            add_flag_row(app, row, row.bind(*o));
         } else {
             throw std::logic_error(row.long_name() + " has no target on " + command_words(command));
         }

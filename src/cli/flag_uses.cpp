@@ -14,7 +14,7 @@ constexpr std::array<std::string_view, 7> kValueDependent = {
     "--gpu-memory", "--min-quant"};
 
 // "the model page, gpus, fit": the commands that read a flag, for the hint.
-std::string readers(const FlagRow& row) {
+std::string flag_readers(const FlagRow& row) {
     std::string out;
     for (const CommandInfo& c : command_infos()) {
         if (!row.commands.has(c.cmd)) continue;
@@ -25,7 +25,7 @@ std::string readers(const FlagRow& row) {
 
 Error does_not_apply(const FlagRow& row, const std::string& flag, Cmd where) {
     return Error{ErrorKind::bad_input, flag + " does not apply to " + command_words(where),
-                 "leave it out; " + row.long_name() + " is read by " + readers(row)};
+                 "leave it out; " + row.long_name() + " is read by " + flag_readers(row)};
 }
 
 // How often a flag was given, on the command line's top level or on the subcommand (each

@@ -10,7 +10,7 @@ namespace canitrun::cli {
 namespace {
 
 // Inside zsh's single quotes, and inside an _arguments description's brackets.
-std::string described(std::string_view text) {
+std::string zsh_described(std::string_view text) {
     std::string out;
     for (const char c : text) {
         if (c == '\'') {
@@ -25,7 +25,7 @@ std::string described(std::string_view text) {
 }
 
 // The message after an option's description: a colon ends it.
-std::string message(std::string_view text) {
+std::string zsh_message(std::string_view text) {
     std::string out;
     for (const char c : text) out += c == ':' ? std::string("\\:") : std::string(1, c);
     return out;
@@ -54,8 +54,8 @@ std::string zsh_action(const FlagRow& row) {
 // One _arguments spec: '(-q --quant)'{-q,--quant}'[Quantization]:QUANT:_canitrun_quants'.
 std::string zsh_spec(const FlagRow& row) {
     const std::string tail =
-        "[" + described(flag_summary(row)) + "]" +
-        (row.value.empty() ? "" : ":" + message(row.value) + ":" + zsh_action(row)) + "'";
+        "[" + zsh_described(flag_summary(row)) + "]" +
+        (row.value.empty() ? "" : ":" + zsh_message(row.value) + ":" + zsh_action(row)) + "'";
     const std::string repeat = row.repeatable ? "*" : "";
     if (row.builtin) {
         return "'(- *)'{" + row.short_name() + "," + row.long_name() + "}'" + tail;
@@ -73,7 +73,7 @@ std::string zsh_array(Cmd c, const std::string& name) {
 }
 
 // The array of a command's specs: page, opts_gpus, opts_gpu_list (no dash in a zsh name).
-std::string array_name(const CommandInfo& c) {
+std::string zsh_array_name(const CommandInfo& c) {
     if (c.cmd == Cmd::page) return "page";
     std::string name = "opts_" + std::string(c.name);
     std::replace(name.begin(), name.end(), '-', '_');
@@ -144,7 +144,7 @@ _canitrun() {
 
 std::string zsh_completion() {
     std::string out = "#compdef canitrun\n" + generated_note("zsh") + kZshHead;
-    for (const CommandInfo& c : command_infos()) out += zsh_array(c.cmd, array_name(c));
+    for (const CommandInfo& c : command_infos()) out += zsh_array(c.cmd, zsh_array_name(c));
     out +=
         "    local curcontext=$curcontext state line\n"
         "    typeset -A opt_args\n"
@@ -155,7 +155,7 @@ std::string zsh_completion() {
         "            subcommands=(\n";
     for (const CommandInfo& c : command_infos()) {
         if (c.cmd == Cmd::page) continue;
-        out += "                '" + std::string(c.name) + ":" + described(c.help) + "'\n";
+        out += "                '" + std::string(c.name) + ":" + zsh_described(c.help) + "'\n";
     }
     out +=
         "            )\n"
@@ -166,7 +166,7 @@ std::string zsh_completion() {
         "            case ${line[1]} in\n";
     for (const CommandInfo& c : command_infos()) {
         if (c.cmd == Cmd::page) continue;
-        out += "                " + std::string(c.name) + ") _arguments $" + array_name(c) +
+        out += "                " + std::string(c.name) + ") _arguments $" + zsh_array_name(c) +
                zsh_operand(c) + " ;;\n";
     }
     out +=
