@@ -29,13 +29,13 @@ std::string bash_value(const FlagRow& row) {
             break;
         case Complete::gpus:
             words = "compgen -W \"$(_canitrun_names gpu-list)" +
-                    (row.words.empty() ? "" : " " + row.words) + "\" -- \"$cur\"";
+                    (row.words.empty() ? "" : " " + row.words) + R"(" -- "$cur")";
             break;
         case Complete::quants:
             words = "compgen -W \"$(_canitrun_names quants)\" -- \"$cur\"";
             break;
         case Complete::words:
-            words = "compgen -W \"" + row.words + "\" -- \"$cur\"";
+            words = "compgen -W \"" + row.words + R"(" -- "$cur")";
             break;
     }
     return "        " + pattern + ")\n            mapfile -t COMPREPLY < <(" + words +
@@ -44,7 +44,7 @@ std::string bash_value(const FlagRow& row) {
 
 // The command's operands when the word is not a flag.
 std::string bash_operands(const CommandInfo& c) {
-    const std::string models =
+    std::string models =
         "compgen -W \"$(_canitrun_names models) hf: ollama: https://\" -- \"$cur\"; "
         "_canitrun_model_files";
     switch (c.operand) {
@@ -78,8 +78,9 @@ std::string bash_commands_case() {
             words += (words.empty() ? "" : " ") + row->long_name();
         }
         const std::string label = c.cmd == Cmd::page ? "*" : c.name;
-        flags += "            " + label + ") mapfile -t COMPREPLY < <(compgen -W \"" + words +
-                 "\" -- \"$cur\") ;;\n";
+        flags += "            " + label;
+        flags += ") mapfile -t COMPREPLY < <(compgen -W \"" + words;
+        flags += "\" -- \"$cur\") ;;\n";
         const std::string op = bash_operands(c);
         operands += "        " + label + ")" +
                     (op.empty() ? "" : " mapfile -t COMPREPLY < <(" + op + ")") + " ;;\n";

@@ -106,9 +106,9 @@ std::optional<Error> misplaced_flag(std::span<const std::string> extras, Cmd whe
         const FlagRow* row = find_flag(name);
         if (row == nullptr) return std::nullopt;
         if (before_command && row->commands.has(where)) {
-            const std::string word = command_words(where);
-            return Error{ErrorKind::bad_input, name + " comes after the command's word",
-                         "e.g. canitrun " + word + " " + name + " ..."};
+            std::string hint = "e.g. canitrun " + command_words(where);
+            hint += " " + name + " ...";
+            return Error{ErrorKind::bad_input, name + " comes after the command's word", hint};
         }
         return does_not_apply(*row, name, where);
     }
