@@ -1,4 +1,7 @@
 # bash completion for canitrun                                    -*- shell-script -*-
+# Made by `canitrun --generate complete-bash` from the flag table (src/cli/flag_rows*.cpp);
+# do not edit: tools/flags/regenerate.sh BUILD_DIR writes it again.
+
 # Subcommands, options, and model / GPU / quantization names read from the database itself
 # (`canitrun models --names`, `gpu-list --names`, `quants --names`), so they follow --data.
 # Installed to share/bash-completion/completions/canitrun.
@@ -35,96 +38,194 @@ _canitrun() {
     done
 
     case $prev in
-        --quant | -q | --min-quant)
-            mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names quants)" -- "$cur")
-            return
-            ;;
-        --gpu)
-            mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names gpu-list)" -- "$cur")
-            return
-            ;;
-        --kv-type)
-            mapfile -t COMPREPLY < <(compgen -W "f16 bf16 f32 q8_0 q5_1 q5_0 q4_1 q4_0 iq4_nl turboquant" -- "$cur")
-            return
-            ;;
-        --cache-type-k | --cache-type-v)
-            mapfile -t COMPREPLY < <(compgen -W "f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1" -- "$cur")
-            return
-            ;;
         --format)
             mapfile -t COMPREPLY < <(compgen -W "table json csv markdown html" -- "$cur")
-            return
-            ;;
-        --engine)
-            mapfile -t COMPREPLY < <(compgen -W "quick llama.cpp vllm exo" -- "$cur")
-            return
-            ;;
-        --flash-attn)
-            mapfile -t COMPREPLY < <(compgen -W "on off auto" -- "$cur")
-            return
-            ;;
-        --backend)
-            mapfile -t COMPREPLY < <(compgen -W "cpu cuda rocm metal vulkan" -- "$cur")
-            return
-            ;;
-        --sort)
-            mapfile -t COMPREPLY < <(compgen -W "params speed context name" -- "$cur")
-            return
-            ;;
-        --mmproj | --gpu-spec)
-            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return
             ;;
         --data)
             mapfile -t COMPREPLY < <(compgen -d -- "$cur")
             return
             ;;
-        --vendor)
-            [[ $sub == gpu-list ]] &&
-                mapfile -t COMPREPLY < <(compgen -W "nvidia amd intel apple" -- "$cur")
+        --generate)
+            mapfile -t COMPREPLY < <(compgen -W "man complete-bash complete-zsh complete-fish" -- "$cur")
             return
             ;;
-        --ctx | -c | --ram | --vram | --min-vram | --family | --since | --ram-bandwidth | --gpu-memory | --ngl | --n-cpu-moe | --tensor-split | --split-mode | \
-            --ubatch | --parallel | --margin | --gpu-memory-utilization | --users | --link | --min-speed | --cache-ram | --ctx-checkpoints)
+        --quant | -q)
+            mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names quants)" -- "$cur")
             return
             ;;
-        --draft | --also)
-            mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models)" -- "$cur")
+        --ctx | -c)
+            return
+            ;;
+        --kv-type)
+            mapfile -t COMPREPLY < <(compgen -W "f16 bf16 f32 q8_0 q5_1 q5_0 q4_1 q4_0 iq4_nl turboquant" -- "$cur")
+            return
+            ;;
+        --vram)
+            return
+            ;;
+        --min-quant)
+            mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names quants)" -- "$cur")
+            return
+            ;;
+        --min-speed)
+            return
+            ;;
+        --users)
+            return
+            ;;
+        --mmproj)
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+            return
+            ;;
+        --timeout)
+            return
+            ;;
+        --gpu)
+            mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names gpu-list) auto" -- "$cur")
+            return
+            ;;
+        --gpu-spec)
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+            return
+            ;;
+        --ram)
+            return
+            ;;
+        --ram-bandwidth)
+            return
+            ;;
+        --gpu-memory)
+            return
+            ;;
+        --ngl)
+            return
+            ;;
+        --n-cpu-moe)
+            return
+            ;;
+        --tensor-split)
+            return
+            ;;
+        --split-mode)
+            mapfile -t COMPREPLY < <(compgen -W "layer row tensor" -- "$cur")
             return
             ;;
         --host)
-            mapfile -t COMPREPLY < <(compgen -W "$(canitrun gpu-list --names 2>/dev/null)" -- "$cur")
+            mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names gpu-list)" -- "$cur")
+            return
+            ;;
+        --link)
+            return
+            ;;
+        --engine)
+            mapfile -t COMPREPLY < <(compgen -W "llama.cpp quick vllm exo" -- "$cur")
+            return
+            ;;
+        --ubatch)
+            return
+            ;;
+        --parallel)
+            return
+            ;;
+        --flash-attn)
+            mapfile -t COMPREPLY < <(compgen -W "on off auto" -- "$cur")
+            return
+            ;;
+        --cache-type-k)
+            mapfile -t COMPREPLY < <(compgen -W "f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1" -- "$cur")
+            return
+            ;;
+        --cache-type-v)
+            mapfile -t COMPREPLY < <(compgen -W "f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1" -- "$cur")
+            return
+            ;;
+        --backend)
+            mapfile -t COMPREPLY < <(compgen -W "cpu cuda rocm metal vulkan" -- "$cur")
+            return
+            ;;
+        --margin)
+            return
+            ;;
+        --cache-ram)
+            return
+            ;;
+        --ctx-checkpoints)
+            return
+            ;;
+        --draft)
+            mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models)" -- "$cur")
+            return
+            ;;
+        --also)
+            mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models)" -- "$cur")
+            return
+            ;;
+        --gpu-memory-utilization)
+            return
+            ;;
+        --sort)
+            mapfile -t COMPREPLY < <(compgen -W "params speed context name" -- "$cur")
+            return
+            ;;
+        --model)
+            mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models)" -- "$cur")
+            return
+            ;;
+        --family)
+            return
+            ;;
+        --vendor)
+            return
+            ;;
+        --since)
+            return
+            ;;
+        --min-vram)
+            return
+            ;;
+        --port)
+            return
+            ;;
+        --bind)
+            return
+            ;;
+        --threads)
             return
             ;;
     esac
 
-    local common="--json --format --quiet --data --help"
-    local estimate="--quant --ctx --kv-type --ram"
-    local hardware="--gpu --gpu-spec --ram-bandwidth --gpu-memory"
-    local engine="--engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --backend --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-repack --mtp --draft --also --gpu-memory-utilization"
     if [[ $cur == -* ]]; then
         case $sub in
-            gpus) mapfile -t COMPREPLY < <(compgen -W "$common $estimate --users" -- "$cur") ;;
-            models) mapfile -t COMPREPLY < <(compgen -W "$common --family --vendor --since --names" -- "$cur") ;;
-            gpu-list) mapfile -t COMPREPLY < <(compgen -W "$common --vendor --min-vram --names" -- "$cur") ;;
-            quants) mapfile -t COMPREPLY < <(compgen -W "$common --names" -- "$cur") ;;
-            system) mapfile -t COMPREPLY < <(compgen -W "$common" -- "$cur") ;;
-            verify) mapfile -t COMPREPLY < <(compgen -W "$common --model --quant --gpu" -- "$cur") ;;
-            fit) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --kv-type --ram --min-quant --sort" -- "$cur") ;;
-            local) mapfile -t COMPREPLY < <(compgen -W "$common $hardware --ctx --ram" -- "$cur") ;;
-            compare) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --min-quant --min-speed" -- "$cur") ;;
-            serve) mapfile -t COMPREPLY < <(compgen -W "--port --bind --threads --quiet --allow-remote --help" -- "$cur") ;;
-            site) mapfile -t COMPREPLY < <(compgen -W "--quiet --help" -- "$cur") ;;
-            mcp) mapfile -t COMPREPLY < <(compgen -W "--allow-remote --help" -- "$cur") ;;
-            *) mapfile -t COMPREPLY < <(compgen -W "$common $estimate $hardware $engine --users --host --link --vram --min-quant --min-speed --ngl --n-cpu-moe --cpu-moe --tensor-split --split-mode --mmproj --chart --ascii --offline --timeout --version" -- "$cur") ;;
+            gpus) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --quant --ctx --kv-type --users --mmproj --offline --timeout --ram --engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-repack --mtp --draft --also" -- "$cur") ;;
+            models) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --family --vendor --since --names" -- "$cur") ;;
+            gpu-list) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --vendor --min-vram --names" -- "$cur") ;;
+            quants) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --names" -- "$cur") ;;
+            system) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data" -- "$cur") ;;
+            fit) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --ctx --kv-type --min-quant --gpu --gpu-spec --ram --ram-bandwidth --gpu-memory --engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-repack --mtp --draft --also --sort" -- "$cur") ;;
+            compare) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --quant --ctx --kv-type --min-quant --min-speed --offline --timeout --gpu --gpu-spec --ram --ram-bandwidth --gpu-memory --engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-repack --mtp --draft --also" -- "$cur") ;;
+            local) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --ctx --kv-type --gpu --gpu-spec --ram --ram-bandwidth --gpu-memory --engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-repack --mtp --draft --also" -- "$cur") ;;
+            verify) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --quant --gpu --gpu-spec --model" -- "$cur") ;;
+            serve) mapfile -t COMPREPLY < <(compgen -W "--help --quiet --port --bind --threads --allow-remote" -- "$cur") ;;
+            site) mapfile -t COMPREPLY < <(compgen -W "--help --quiet" -- "$cur") ;;
+            mcp) mapfile -t COMPREPLY < <(compgen -W "--help --allow-remote" -- "$cur") ;;
+            *) mapfile -t COMPREPLY < <(compgen -W "--help --version --json --format --quiet --data --chart --ascii --generate --quant --ctx --kv-type --vram --min-quant --min-speed --users --mmproj --offline --timeout --gpu --gpu-spec --ram --ram-bandwidth --gpu-memory --ngl --n-cpu-moe --cpu-moe --tensor-split --split-mode --host --link --engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --backend --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-repack --mtp --draft --also --gpu-memory-utilization" -- "$cur") ;;
         esac
         return
     fi
     case $sub in
-        gpus | compare) mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models) hf: ollama: https://" -- "$cur"; _canitrun_model_files) ;;
+        gpus) mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models) hf: ollama: https://" -- "$cur"; _canitrun_model_files) ;;
+        models) ;;
+        gpu-list) ;;
+        quants) ;;
+        system) ;;
+        fit) ;;
+        compare) mapfile -t COMPREPLY < <(compgen -W "$(_canitrun_names models) hf: ollama: https://" -- "$cur"; _canitrun_model_files) ;;
+        local) ;;
         verify) mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+        serve) ;;
         site) mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
-        models | gpu-list | quants | system | fit | local | serve | mcp) ;;
+        mcp) ;;
         *) mapfile -t COMPREPLY < <(compgen -W "gpus models gpu-list quants system fit compare local verify serve site mcp $(_canitrun_names models) hf: ollama: https://" -- "$cur"; _canitrun_model_files) ;;
     esac
 }

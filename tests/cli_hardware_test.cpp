@@ -266,7 +266,7 @@ TEST_CASE("cli: a --gpu-spec file's problems, one line each, exit 2") {
     CHECK(has(device.err, "/dev/zero is a device"));
     const auto models = run_cli({"models", "--gpu-spec", gpu_spec("mtt-s80.json")});
     CHECK(models.code == 2);
-    CHECK(has(models.err, "--gpu-spec does not apply to the database lists"));
+    CHECK(has(models.err, "--gpu-spec does not apply to models"));
 }
 
 TEST_CASE("cli: a format the GPU cannot load says so, not that memory is short") {

@@ -1,6 +1,8 @@
 // The man page and the shell completions keep up with the binary: every option and subcommand
 // that `--help` lists is documented in docs/canitrun.1 and completed by each shell's script;
-// the scripts parse; the bash one completes names from the database (`--names`).
+// the scripts parse; the bash one completes names from the database (`--names`). The OPTIONS
+// section and the scripts are made from the flag table (flag_table_test.cpp, the flag_docs
+// ctest); this checks them from the outside, through --help.
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -9,6 +11,7 @@
 #include <sstream>
 
 #include "catch.hpp"
+#include "flag_table.hpp"
 #include "run_binary.hpp"
 
 using canitrun::test::has;
@@ -23,8 +26,14 @@ constexpr const char* kRootDir = CANITRUN_SOURCE_DIR;
 std::string root() {
     return kRootDir;
 }
-const char* const kSubcommands[] = {"gpus", "models", "gpu-list", "quants", "system",
-                                    "fit",  "verify", "serve",    "site",   "mcp"};
+// Every subcommand, from the table run() registers them from.
+std::vector<std::string> subcommands() {
+    std::vector<std::string> out;
+    for (const auto& c : canitrun::cli::command_infos()) {
+        if (c.cmd != canitrun::cli::Cmd::page) out.emplace_back(c.name);
+    }
+    return out;
+}
 
 std::string read(const std::string& path) {
     std::ifstream in(path);
@@ -38,7 +47,7 @@ std::string read(const std::string& path) {
 std::set<std::string> options_in_help() {
     std::set<std::string> out;
     std::vector<std::vector<std::string>> helps = {{"--help"}};
-    for (const char* sub : kSubcommands) helps.push_back({sub, "--help"});
+    for (const auto& sub : subcommands()) helps.push_back({sub, "--help"});
     const std::regex option("--([a-z][a-z0-9-]*)");
     for (const auto& args : helps) {
         const auto o = run_canitrun(args);
@@ -77,7 +86,7 @@ TEST_CASE("manual: the man page documents every option and subcommand in --help"
         INFO("--" << o);
         CHECK(has(man, "\\-\\-" + roff(o)));
     }
-    for (const char* sub : kSubcommands) {
+    for (const auto& sub : subcommands()) {
         INFO(sub);
         CHECK(has(man, ".B canitrun " + roff(sub)));
     }
@@ -97,10 +106,10 @@ TEST_CASE("completions: bash zsh and fish complete every option and subcommand")
         CHECK(has(zsh, "--" + o));
         CHECK(has(fish, "-l " + o));
     }
-    for (const char* sub : kSubcommands) {
+    for (const auto& sub : subcommands()) {
         CHECK(has(bash, sub));
-        CHECK(has(zsh, std::string("'") + sub + ":"));
-        CHECK(has(fish, std::string("-a ") + sub));
+        CHECK(has(zsh, "'" + sub + ":"));
+        CHECK(has(fish, "-a " + sub));
     }
     CHECK(run_shell("bash -n " + shell_quote(root() + "/completions/canitrun.bash")).code == 0);
     if (shell_has("zsh")) {

@@ -22,6 +22,8 @@
 #include "data_views.hpp"
 #include "engine_command.hpp"
 #include "file_commands.hpp"
+#include "flag_docs.hpp"
+#include "flag_table.hpp"
 #include "flag_uses.hpp"
 #include "hardware_json.hpp"
 #include "hardware_options.hpp"
@@ -74,102 +76,6 @@ Exit codes: 0 answered (with --gpu or --host: it fits), 1 it does not fit the ha
 (the output says whether offload runs it; for fit: no model fits),
 2 bad input (unknown name, bad value, unreadable database), 3 internal error (a bug).
 Sizes: GB = 10^9 bytes, GiB = 2^30 bytes.)";
-
-// A value given on the command line must not be empty: `--quant ""` is a mistake, not "default".
-CLI::Validator non_empty() {
-    return {[](const std::string& value) {
-                return value.empty() ? std::string("needs a value, not an empty string")
-                                     : std::string();
-            },
-            "", "non-empty"};
-}
-
-// The quality floor of every choice among quantizations (plan_settings.hpp).
-void add_min_quant_flag(CLI::App& app, Options& o) {
-    app.add_option(
-           "--min-quant", o.min_quant,
-           std::string("Lowest quantization a best-quantization choice may pick (default ") +
-               kDefaultMinQuant + "; e.g. IQ1_S to allow every type)")
-        ->check(non_empty());
-}
-
-// The speed floor of a best-quantization choice with offload (plan_settings.hpp).
-void add_min_speed_flag(CLI::App& app, Options& o) {
-    app.add_option("--min-speed", o.min_speed,
-                   "Slowest decode, in tokens/s, a best-quantization choice with offload may "
-                   "pick (default 5)")
-        ->check(non_empty());
-}
-
-void add_estimate_flags(CLI::App& app, Options& o) {
-    app.add_option("--quant,-q", o.quant,
-                   "Quantization (default: the recommended Q4_K_M); see 'canitrun quants'")
-        ->check(non_empty());
-    app.add_option("--ctx,-c", o.ctx, "Context length in tokens: 8192, 32k, 256K, 1M (default 8k)")
-        ->check(non_empty());
-    app.add_option("--kv-type", o.kv_type, "KV cache element type: " + kv_type_names())
-        ->check(non_empty());
-    app.add_option("--ram", o.hw.ram,
-                   "System RAM in GB available for CPU offload (default: detected with --gpu "
-                   "auto, else 32)")
-        ->check(non_empty());
-}
-
-// --engine and the llama.cpp / vLLM settings (engine_command.hpp). CLI11 stays in this file.
-void add_engine_flags(CLI::App& app, EngineFlags& f) {
-    app.add_option("--engine", f.engine,
-                   "Memory rule: llama.cpp (what llama.cpp allocates, the default), quick (the "
-                   "reference page's 12 % rule), vllm, exo (with --host)");
-    app.add_option("--ubatch", f.ubatch, "llama.cpp: micro-batch size n_ubatch (default 512)");
-    app.add_option("--parallel", f.parallel, "llama.cpp: sequences served at once (default 1)");
-    app.add_option("--flash-attn", f.flash_attn, "llama.cpp: flash attention on, off, auto");
-    app.add_option("--cache-type-k", f.cache_type_k, "llama.cpp: K cache type (default f16)");
-    app.add_option("--cache-type-v", f.cache_type_v, "llama.cpp: V cache type (default f16)");
-    app.add_option("--backend", f.backend, "llama.cpp: cpu, cuda, rocm, metal, vulkan");
-    app.add_option("--margin", f.margin,
-                   "llama.cpp: MiB kept free on every GPU, llama.cpp's fitting target (default "
-                   "1024)");
-    app.add_option("--cache-ram", f.cache_ram,
-                   "llama-server: MiB its prompt cache in RAM may grow to, 0 off (default 8192)");
-    app.add_option("--ctx-checkpoints", f.ctx_checkpoints,
-                   "llama-server: context checkpoints per sequence, SWA and hybrid models "
-                   "(default 8)");
-    app.add_flag("--no-kv-offload", f.no_kv_offload,
-                 "llama.cpp: KV cache and recurrent state in system RAM (-nkvo)");
-    app.add_flag("--no-repack", f.no_repack,
-                 "llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL weights on the CPU");
-    app.add_flag("--mtp", f.mtp,
-                 "llama.cpp: draft with the model's own MTP layers (llama-server's draft-mtp)");
-    app.add_option("--draft", f.draft,
-                   "llama.cpp: a draft model for speculative decoding, MODEL or MODEL:QUANT")
-        ->check(non_empty());
-    app.add_option("--also", f.also,
-                   "llama-server: another model resident at once (embedding, reranker), "
-                   "MODEL or MODEL:QUANT; repeatable")
-        ->check(non_empty());
-    app.add_option("--gpu-memory-utilization", f.gpu_memory_utilization,
-                   "vllm: share of GPU memory vLLM may use (default 0.9)");
-}
-
-void add_hardware_flags(CLI::App& app, Options& o) {
-    app.add_option("--gpu", o.hw.gpu,
-                   R"(Your GPUs: "RTX 4090", "2x3090", "4090,3090", or auto to detect them)")
-        ->check(non_empty());
-    app.add_option("--gpu-spec", o.hw.gpu_specs,
-                   "A JSON file describing a GPU the database lacks (name, memory, bandwidth, "
-                   "FP16 rate, vendor, unified; docs/schema/gpu-spec.schema.json); repeat for "
-                   "several. Planned alone, or named by its id in --gpu or --host")
-        ->expected(1)
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-        ->check(non_empty());
-    app.add_option("--gpu-memory", o.hw.gpu_memory,
-                   "GB a unified-memory GPU may use (macOS iogpu.wired_limit_mb, an APU's GTT "
-                   "size; default: the platform's share)")
-        ->check(non_empty());
-    app.add_option("--ram-bandwidth", o.hw.ram_bandwidth,
-                   "System RAM bandwidth in GB/s for offloaded layers (default 76.8, "
-                   "dual-channel DDR5-4800)");
-}
 
 // --version: the program's version and the embedded database's.
 std::string version_text() {
@@ -230,70 +136,20 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
         }
     }
 }
-// The top level's flags: output, the model argument, and the model page's settings.
-void add_top_level(CLI::App& app, Options& o) {
+// The top level: the model page's flags (the flag table's rows that name it), and its operand.
+// --generate is no Options field: run() answers it before anything else.
+void add_top_level(CLI::App& app, Options& o, std::string& generate) {
     app.footer(kExamples);
-    app.set_version_flag("-V,--version", std::string("canitrun ") + CANITRUN_VERSION);
-    app.add_flag("--json", o.json, "Print one JSON document on stdout and nothing else");
-    app.add_option(
-        "--format", o.format,
-        "Output format: table (default), json, csv (raw numbers), markdown, html (the model page)");
-    app.add_flag("--quiet", o.quiet,
-                 "Print just the answer: the smallest GPU, the plan with --gpu, the best quant "
-                 "with --vram; ids for lists");
-    app.add_option("--data", o.data_dir,
-                   "Load the database from this folder instead of the built-in one")
-        ->check(non_empty());
+    const FlagRow* version = find_flag("--version");
+    app.set_version_flag(version->names, std::string("canitrun ") + CANITRUN_VERSION,
+                         version->help);
+    app.get_version_ptr()->group(version->group);
+    const ExtraTarget extras[] = {{"--generate", &generate}};
+    register_flags(app, Cmd::page, &o, extras);
     app.add_option(
            "model", o.model,
            "Model id or alias (qwen3.5-35b-a3b), a .gguf file, or a config.json / HF folder")
-        ->check(non_empty());
-    app.add_option("--mmproj", o.mmproj, "With a .gguf file: a vision projector GGUF to add");
-    app.add_flag("--chart", o.chart,
-                 "Draw the KV cache chart even when stdout is not a terminal; with --format csv, "
-                 "print the chart's points");
-    app.add_flag("--ascii", o.ascii, "Plain ASCII in the chart and layer diagram (no Unicode)");
-    app.add_flag("--offline", o.remote.offline,
-                 "Remote models (hf:, ollama:, URLs) from the cache only, no network");
-    app.add_option(
-           "--timeout", o.remote.timeout_s,
-           "Remote models: seconds for the whole answer, all requests and retries (default 30)")
-        ->check(CLI::Range(1, 3600));
-    add_estimate_flags(app, o);
-    add_min_quant_flag(app, o);
-    add_min_speed_flag(app, o);
-    app.add_option("--vram", o.vram,
-                   "A VRAM budget in GB: does the recommended quantization fit, and what does?")
-        ->check(non_empty());
-    add_hardware_flags(app, o);
-    app.add_option("--ngl", o.hw.ngl,
-                   "Layers on the GPUs as llama.cpp's -ngl counts them (default: as many as fit)");
-    app.add_option("--n-cpu-moe", o.hw.n_cpu_moe,
-                   "Keep the routed experts of the first N layers in RAM (llama.cpp --n-cpu-moe)");
-    app.add_flag("--cpu-moe", o.hw.cpu_moe,
-                 "Keep every layer's routed experts in RAM (llama.cpp --cpu-moe, -ot exps=CPU)");
-    app.add_option("--tensor-split", o.hw.tensor_split,
-                   "Split layers over the GPUs in these proportions, one per GPU (llama.cpp -ts; "
-                   "unit counts such as 40,41 place exactly; default: by memory, or the uneven "
-                   "split that holds every layer)")
-        ->check(non_empty());
-    app.add_option("--split-mode", o.hw.split_mode,
-                   "llama.cpp's -sm over several GPUs: layer (default), row (CUDA: each matrix "
-                   "cut by rows; no speed figure) or tensor (not planned)")
-        ->check(non_empty());
-    add_engine_flags(app, o.engine);
-    app.add_option("--users", o.users,
-                   "Users served at once, each with --ctx tokens (llama-server --parallel N -c "
-                   "N x ctx; vLLM sequences)")
-        ->check(non_empty());
-    app.add_option("--host", o.hosts,
-                   "One machine of several, as its GPUs (and RAM): 8xh100-sxm, 2x3090:ram=128; "
-                   "repeat for each machine, the first runs the server (llama.cpp RPC, vLLM)")
-        ->expected(1)
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    app.add_option("--link", o.link,
-                   "Network between the --host machines in Gb/s (default 10, 10 Gb Ethernet)")
-        ->check(non_empty());
+        ->check(non_empty_value());
 }
 
 // Each subcommand, with the command its parse stands for and the function that answers it:
@@ -327,86 +183,45 @@ struct Subcommands {
     CLI::App* verify = nullptr;
 };
 
+// A subcommand with the flag table's rows that name it, and no others.
+CLI::App* add_command(CLI::App& app, Cmd c, Options& o) {
+    CLI::App* sub = app.add_subcommand(command_info(c).name, command_info(c).help);
+    register_flags(*sub, c, &o);
+    return sub;
+}
+
 // gpus and the database lists.
 void add_database_subcommands(CLI::App& app, Options& o, Subcommands& s) {
-    s.gpus =
-        app.add_subcommand("gpus", "List the GPUs that run a model, natively or with CPU offload");
+    s.gpus = add_command(app, Cmd::gpus, o);
     s.gpus
         ->add_option("model", o.model,
                      "Model id or alias, a .gguf file (at its own weights), or a config.json / HF "
                      "folder")
         ->required()
-        ->check(non_empty());
-    add_estimate_flags(*s.gpus, o);
-    s.gpus->fallthrough();
-    s.models = app.add_subcommand("models", "List the models in the database");
-    s.models->add_option("--family", o.family, "Only this family (substring, e.g. qwen)");
-    s.models->add_option("--vendor", o.vendor, "Only this vendor (substring, e.g. alibaba)");
-    s.models
-        ->add_option("--since", o.since, "Only models released on or after: 2026-06, 2026-06-15")
-        ->check(non_empty());
-    s.models->add_flag("--names", o.names, "Print only the ids, one per line");
-    s.models->fallthrough();
-    s.gpu_list = app.add_subcommand("gpu-list", "List the GPUs in the database");
-    s.gpu_list->add_option("--vendor", o.vendor, "Only this vendor: nvidia, amd, intel, apple");
-    s.gpu_list->add_option("--min-vram", o.min_vram, "Only GPUs with at least this many GB");
-    s.gpu_list->add_flag("--names", o.names, "Print only the ids, one per line");
-    s.gpu_list->fallthrough();
-    s.quants = app.add_subcommand("quants", "List the quantization formats");
-    s.quants->add_flag("--names", o.names, "Print only the ids, one per line");
-    s.quants->fallthrough();
+        ->check(non_empty_value());
+    s.models = add_command(app, Cmd::models, o);
+    s.gpu_list = add_command(app, Cmd::gpu_list, o);
+    s.quants = add_command(app, Cmd::quants, o);
 }
 
 // Questions about a machine: system, fit.
 void add_machine_subcommands(CLI::App& app, Options& o, Subcommands& s) {
-    s.system = app.add_subcommand("system", "Show the GPUs and RAM found on this machine");
-    s.system->fallthrough();
-    s.fit = app.add_subcommand(
-        "fit", "Every model that runs on a machine, with its best quantization, context and speed");
-    add_hardware_flags(*s.fit, o);
-    s.fit->add_option("--ctx,-c", o.ctx, "Context length to fit (default 8k)");
-    s.fit->add_option("--kv-type", o.kv_type, "KV cache element type: " + kv_type_names());
-    s.fit->add_option("--ram", o.hw.ram,
-                      "System RAM in GB (default: detected with --gpu auto, else 32)");
-    add_min_quant_flag(*s.fit, o);
-    s.fit->add_option("--sort", o.sort,
-                      "Order: params (largest first, default), speed, context, name");
-    s.fit->fallthrough();
+    s.system = add_command(app, Cmd::system, o);
+    s.fit = add_command(app, Cmd::fit, o);
 }
 
 // compare, local and verify.
 void add_other_subcommands(CLI::App& app, Options& o, Subcommands& s) {
-    s.compare = app.add_subcommand(
-        "compare", "Models side by side: size, context, layers, VRAM, KV growth, smallest GPU");
+    s.compare = add_command(app, Cmd::compare, o);
     s.compare
         ->add_option("models", o.operands,
                      "Two or more model ids, .gguf files or config.json / HF folders")
         ->required()
-        ->check(non_empty());
-    add_estimate_flags(*s.compare, o);
-    add_min_quant_flag(*s.compare, o);
-    add_min_speed_flag(*s.compare, o);
-    add_hardware_flags(*s.compare, o);
-    add_engine_flags(*s.compare, o.engine);
-    s.compare->fallthrough();
-    s.local = app.add_subcommand(
-        "local", "The models already on disk (Ollama, Hugging Face cache, LM Studio, llama.cpp)");
-    add_hardware_flags(*s.local, o);
-    s.local->add_option("--ctx,-c", o.ctx, "Context length to plan at (default 8k)");
-    s.local->add_option("--ram", o.hw.ram,
-                        "System RAM in GB (default: detected on this machine, else 32)");
-    s.local->fallthrough();
-    s.verify = app.add_subcommand(
-        "verify",
-        "Compare a llama.cpp log's buffers, or llama-bench's speeds, with canitrun's estimate");
+        ->check(non_empty_value());
+    s.local = add_command(app, Cmd::local, o);
+    s.verify = add_command(app, Cmd::verify, o);
     s.verify->add_option("log", o.log, "A llama.cpp / llama-server log, or llama-bench output")
         ->required();
-    s.verify
-        ->add_option("--model", o.verify_model,
-                     "The log's model, a database id, for an excerpt without the metadata lines "
-                     "(the file type from the log, else --quant)")
-        ->check(non_empty());
-    s.verify->fallthrough();
 }
 
 // serve, site and mcp: listed by --help, answered before run() (src/serve/service_commands.hpp)
@@ -417,17 +232,11 @@ CommandResult service_elsewhere(const Request& /*r*/) {
 }
 
 std::vector<CLI::App*> add_service_subcommands(CLI::App& app) {
-    std::vector<CLI::App*> apps = {
-        app.add_subcommand("serve",
-                           "Serve the model pages, a live calculator and the JSON API over HTTP "
-                           "on 127.0.0.1 (canitrun serve --help)"),
-        app.add_subcommand("site",
-                           "Write the pages and JSON documents as a static site into a "
-                           "folder (canitrun site --help)"),
-        app.add_subcommand("mcp",
-                           "A Model Context Protocol server on stdio, for coding agents "
-                           "(canitrun mcp --help)")};
-    for (CLI::App* a : apps) a->allow_extras()->set_help_flag();
+    std::vector<CLI::App*> apps;
+    for (const Cmd c : {Cmd::serve, Cmd::site, Cmd::mcp}) {
+        apps.push_back(app.add_subcommand(command_info(c).name, command_info(c).help));
+        apps.back()->allow_extras()->set_help_flag();
+    }
     return apps;
 }
 
@@ -480,9 +289,11 @@ int answer(const CLI::App& app, const std::vector<Subcommand>& table, Options& o
             break;
         }
     }
-    check_output_flags(o, chosen->command == Command::verify, chosen->command == Command::model);
+    // Which command reads a flag first, so a flag before the command's word gets the line it
+    // gets after it (where CLI11 finds no place for it: misplaced()).
     const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
     check_flags_apply(app, sub, chosen->command, o);
+    check_output_flags(o, chosen->command == Command::verify, chosen->command == Command::model);
     const CommandResult result = chosen->answer(need(resolve(o, chosen->command)));
     need(check_offered(result, o.output, format_flag(o)));
     Output output(o);
@@ -491,25 +302,35 @@ int answer(const CLI::App& app, const std::vector<Subcommand>& table, Options& o
     return result.code;
 }
 
-}  // namespace
+// One line: the problem, then how to fix it.
+void print_error(std::ostream& err, const Error& e) {
+    err << "canitrun: error: " << one_line(e.message);
+    if (!e.hint.empty()) err << "; " << one_line(e.hint);
+    err << "\n";
+}
 
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
-        bool out_is_terminal, std::size_t terminal_columns) {
-    Options o;
-    o.terminal = out_is_terminal;
-    o.columns = terminal_columns;
-    CLI::App app{kDescription, "canitrun"};
-    add_top_level(app, o);
-    const std::vector<Subcommand> table = add_subcommands(app, o);
-    // `canitrun help [COMMAND]` and `canitrun version`, as people type them: not model names.
+// `canitrun help [COMMAND]` and `canitrun version`, as people type them (not model names), and
+// `canitrun --generate KIND` (given alone): the exit code, or nullopt to parse the line.
+std::optional<int> answer_words(const CLI::App& app, int argc, const char* const* argv,
+                                std::ostream& out, std::ostream& err) {
     const std::string first = argc > 1 ? argv[1] : "";
     if (first == "version" && argc == 2) {
         out << version_text();
         return kExitOk;
     }
+    if ((first == "--generate" && argc == 3) || (first.starts_with("--generate=") && argc == 2)) {
+        const Result<std::string> text =
+            generated(argc == 3 ? std::string(argv[2]) : first.substr(first.find('=') + 1));
+        if (!text) {
+            print_error(err, text.error());
+            return kExitBadInput;
+        }
+        out << *text;
+        return kExitOk;
+    }
     if (first == "help" && argc <= 3) {
-        CLI::App* sub = nullptr;
-        for (CLI::App* c : app.get_subcommands({})) {
+        const CLI::App* sub = nullptr;
+        for (const CLI::App* c : app.get_subcommands({})) {
             if (argc == 3 && c->get_name() == argv[2]) sub = c;
         }
         if (argc == 3 && sub == nullptr) {
@@ -520,6 +341,23 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         out << (sub != nullptr ? sub->help("canitrun") : app.help());
         return kExitOk;
     }
+    return std::nullopt;
+}
+
+// A flag of the table given where CLI11 has no place for it: the same line as a flag given to
+// a command that does not read it (check_flags_apply), not CLI11's "not expected".
+std::optional<Error> misplaced(const CLI::App& app) {
+    const auto subs = app.get_subcommands();
+    const CLI::App* sub = subs.empty() ? nullptr : subs.front();
+    const Cmd where = parsed_command(sub);
+    if (auto before = misplaced_flag(app.remaining(), where, sub != nullptr)) return before;
+    if (sub != nullptr) return misplaced_flag(sub->remaining(), where, false);
+    return std::nullopt;
+}
+
+// CLI11's parse: the exit code for help, the version or a bad line, else nullopt.
+std::optional<int> parse_command_line(CLI::App& app, int argc, const char* const* argv,
+                                      std::ostream& out, std::ostream& err) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
@@ -531,8 +369,35 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     } catch (const CLI::CallForVersion&) {
         out << version_text();
         return kExitOk;
+    } catch (const CLI::ExtrasError& e) {
+        if (const auto refused = misplaced(app)) {
+            print_error(err, *refused);
+            return kExitBadInput;
+        }
+        err << "canitrun: error: " << one_line(e.what()) << "; run 'canitrun --help' for usage\n";
+        return kExitBadInput;
     } catch (const CLI::ParseError& e) {
         err << "canitrun: error: " << one_line(e.what()) << "; run 'canitrun --help' for usage\n";
+        return kExitBadInput;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+        bool out_is_terminal, std::size_t terminal_columns) {
+    Options o;
+    o.terminal = out_is_terminal;
+    o.columns = terminal_columns;
+    CLI::App app{kDescription, "canitrun"};
+    std::string generate;
+    add_top_level(app, o, generate);
+    const std::vector<Subcommand> table = add_subcommands(app, o);
+    if (const auto code = answer_words(app, argc, argv, out, err)) return *code;
+    if (const auto code = parse_command_line(app, argc, argv, out, err)) return *code;
+    if (!generate.empty()) {
+        err << "canitrun: error: --generate is given alone; e.g. canitrun --generate man\n";
         return kExitBadInput;
     }
 

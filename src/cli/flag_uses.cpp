@@ -1,7 +1,8 @@
 #include "flag_uses.hpp"
+#include "request.hpp"
 
+#include <array>
 #include <string>
-#include <vector>
 
 #include "canitrun/error.hpp"
 #include "engine_command.hpp"
@@ -9,74 +10,28 @@
 namespace canitrun::cli {
 namespace {
 
-struct FlagUse {
-    const char* name;
-    std::vector<Command> applies;  // empty: the model page only, under `when` below
-};
+constexpr std::array<std::string_view, 7> kValueDependent = {
+    "--offline",    "--timeout",  "--gpu-memory-utilization", "--link", "--ram-bandwidth",
+    "--gpu-memory", "--min-quant"};
 
-const std::vector<FlagUse>& flag_uses() {
-    using C = Command;
-    static const std::vector<FlagUse> uses = {
-        {"--quant", {C::model, C::gpus, C::compare, C::verify}},
-        {"--ctx", {C::model, C::gpus, C::fit, C::compare, C::local}},
-        {"--kv-type", {C::model, C::gpus, C::fit, C::compare, C::local}},
-        {"--ram", {C::model, C::gpus, C::fit, C::compare, C::local}},
-        {"--engine", {C::model, C::gpus, C::fit, C::compare, C::local}},
-        {"--ubatch", {C::model, C::gpus, C::fit, C::compare, C::local}},
-        {"--parallel", {C::model, C::gpus, C::fit, C::compare, C::local}},
-        {"--flash-attn", {C::model, C::gpus, C::fit, C::compare, C::local}},
-        {"--cache-type-k", {C::model, C::gpus, C::fit, C::compare, C::local}},
-        {"--cache-type-v", {C::model, C::gpus, C::fit, C::compare, C::local}},
-        {"--backend", {C::model}},
-        {"--margin", {C::model, C::gpus, C::fit, C::compare, C::local}},
-        {"--gpu-memory-utilization", {C::model}},
-        {"--gpu", {C::model, C::fit, C::compare, C::local, C::verify}},
-        {"--gpu-spec", {C::model, C::fit, C::compare, C::local, C::verify}},
-        {"--ram-bandwidth", {C::model, C::fit, C::compare, C::local}},
-        {"--gpu-memory", {C::model, C::fit, C::compare, C::local}},
-        {"--vram", {C::model}},
-        {"--min-quant", {C::model, C::fit, C::compare}},
-        {"--min-speed", {C::model, C::compare}},
-        {"--ngl", {C::model}},
-        {"--n-cpu-moe", {C::model}},
-        {"--cpu-moe", {C::model}},
-        {"--tensor-split", {C::model}},
-        {"--split-mode", {C::model}},
-        {"--ascii", {C::model}},
-        {"--users", {C::model, C::gpus}},
-        {"--host", {C::model}},
-        {"--link", {C::model}},
-        {"--offline", {C::model, C::gpus, C::compare}},
-        {"--timeout", {C::model, C::gpus, C::compare}},
-    };
-    return uses;
-}
-
-const char* command_words(Command c) {
-    switch (c) {
-        case Command::model:
-            return "the model page";
-        case Command::gpus:
-            return "gpus";
-        case Command::fit:
-            return "fit";
-        case Command::compare:
-            return "compare";
-        case Command::local:
-            return "local";
-        case Command::verify:
-            return "verify";
-        case Command::lists:
-            return "the database lists";
-        case Command::system:
-            return "system";
+// "the model page, gpus, fit": the commands that read a flag, for the hint.
+std::string flag_readers(const FlagRow& row) {
+    std::string out;
+    for (const CommandInfo& c : command_infos()) {
+        if (!row.commands.has(c.cmd)) continue;
+        out += (out.empty() ? "" : ", ") + command_words(c.cmd);
     }
-    return "this command";
+    return out;
 }
 
-// How often a flag was given, on the command line's top level or on the subcommand (which
-// registers its own copy of some flags).
-std::size_t given(const CLI::App& app, const CLI::App* sub, const char* name) {
+Error does_not_apply(const FlagRow& row, const std::string& flag, Cmd where) {
+    return Error{ErrorKind::bad_input, flag + " does not apply to " + command_words(where),
+                 "leave it out; " + row.long_name() + " is read by " + flag_readers(row)};
+}
+
+// How often a flag was given, on the command line's top level or on the subcommand (each
+// registers its own copy of the flags it reads).
+std::size_t given(const CLI::App& app, const CLI::App* sub, const std::string& name) {
     std::size_t n = 0;
     for (const CLI::App* a : {&app, sub}) {
         if (a == nullptr) continue;
@@ -85,45 +40,84 @@ std::size_t given(const CLI::App& app, const CLI::App* sub, const char* name) {
     return n;
 }
 
+bool value_dependent(const std::string& flag) {
+    for (const std::string_view f : kValueDependent) {
+        if (f == flag) return true;
+    }
+    return false;
+}
+
+// Whether a flag the table gives to `command` is read with these values. The flags of
+// kValueDependent only: the others are read wherever the table says.
+bool applies_with(const std::string& flag, Command command, const Options& o) {
+    // Flags that only some model pages read.
+    if (flag == "--offline" || flag == "--timeout") {
+        return command == Command::compare || remote_model(o);
+    }
+    if (flag == "--gpu-memory-utilization") return engine_is_vllm(o.engine);
+    // The link joins machines: one machine has none.
+    if (flag == "--link") return o.hosts.size() >= 2;
+    // RAM bandwidth sets the speed of what runs from RAM: a page without hardware has none.
+    if (flag == "--ram-bandwidth" && (command == Command::model || command == Command::compare)) {
+        return !o.hw.gpu.empty() || !o.vram.empty();
+    }
+    // A GPU's usable memory needs the GPU.
+    if (flag == "--gpu-memory") return !o.hw.gpu.empty();
+    // The floor of a choice among the database's quantizations: a model file has its own
+    // quantization, and vLLM's and exo's views choose none.
+    if (flag == "--min-quant" && command == Command::model &&
+        (file_model(o) || remote_model(o) || engine_has_own_view(o.engine))) {
+        throw Failure{Error{ErrorKind::bad_input,
+                            "--min-quant bounds the choice among the database's "
+                            "quantizations, and this page makes none",
+                            "leave it out: a model file has its own quantization, and "
+                            "--engine vllm / exo choose none"}};
+    }
+    return true;
+}
+
 }  // namespace
+
+Cmd parsed_command(const CLI::App* sub) {
+    if (sub == nullptr) return Cmd::page;
+    const CommandInfo* c = find_command(sub->get_name());
+    return c != nullptr ? c->cmd : Cmd::page;
+}
 
 void check_flags_apply(const CLI::App& app, const CLI::App* sub, Command command,
                        const Options& o) {
-    for (const FlagUse& use : flag_uses()) {
-        if (given(app, sub, use.name) == 0) continue;
-        bool applies = false;
-        for (const Command c : use.applies) applies = applies || c == command;
-        const std::string flag = use.name;
-        // Flags that only some model pages read.
-        if (applies && (flag == "--offline" || flag == "--timeout")) {
-            applies = command == Command::compare || remote_model(o);
-        }
-        if (applies && flag == "--gpu-memory-utilization") applies = engine_is_vllm(o.engine);
-        // The link joins machines: one machine has none.
-        if (applies && flag == "--link") applies = o.hosts.size() >= 2;
-        // RAM bandwidth sets the speed of what runs from RAM: a page without hardware has none.
-        if (applies && flag == "--ram-bandwidth" &&
-            (command == Command::model || command == Command::compare)) {
-            applies = !o.hw.gpu.empty() || !o.vram.empty();
-        }
-        // A GPU's usable memory needs the GPU.
-        if (applies && flag == "--gpu-memory") applies = !o.hw.gpu.empty();
-        // The floor of a choice among the database's quantizations: a model file has its own
-        // quantization, and vLLM's and exo's views choose none.
-        if (applies && flag == "--min-quant" && command == Command::model &&
-            (file_model(o) || remote_model(o) || engine_has_own_view(o.engine))) {
-            throw Failure{Error{ErrorKind::bad_input,
-                                "--min-quant bounds the choice among the database's "
-                                "quantizations, and this page makes none",
-                                "leave it out: a model file has its own quantization, and "
-                                "--engine vllm / exo choose none"}};
-        }
-        if (!applies) {
-            throw Failure{Error{ErrorKind::bad_input,
-                                flag + " does not apply to " + command_words(command),
-                                "leave it out; 'canitrun --help' says which command reads it"}};
-        }
+    const Cmd where = parsed_command(sub);
+    for (const FlagRow& row : flag_rows()) {
+        if (row.builtin || row.bind == nullptr) continue;
+        const std::string flag = row.long_name();
+        if (given(app, sub, flag) == 0) continue;
+        bool applies = row.commands.has(where);
+        if (applies && value_dependent(flag)) applies = applies_with(flag, command, o);
+        if (!applies) throw Failure{does_not_apply(row, flag, where)};
     }
+}
+
+std::optional<Error> misplaced_flag(std::span<const std::string> extras, Cmd where,
+                                    bool before_command) {
+    for (const std::string& extra : extras) {
+        if (!extra.starts_with("-") || extra == "-") continue;
+        // --flag=value, and -cVALUE: the name alone.
+        std::string name = extra.substr(0, extra.find('='));
+        if (!name.starts_with("--")) name = name.substr(0, 2);
+        const FlagRow* row = find_flag(name);
+        if (row == nullptr) return std::nullopt;
+        if (before_command && row->commands.has(where)) {
+            std::string hint = "e.g. canitrun " + command_words(where);
+            hint += " " + name + " ...";
+            return Error{ErrorKind::bad_input, name + " comes after the command's word", hint};
+        }
+        return does_not_apply(*row, name, where);
+    }
+    return std::nullopt;
+}
+
+std::span<const std::string_view> value_dependent_flags() {
+    return kValueDependent;
 }
 
 }  // namespace canitrun::cli

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "flag_table.hpp"
+#include "flag_uses.hpp"
 #include "http_server.hpp"
 
 int main(int argc, char** argv) {
@@ -13,21 +15,28 @@ int main(int argc, char** argv) {
         "canitrun serve: the model pages, a live calculator and the JSON API (/api/v1/) "
         "over HTTP",
         "canitrun serve"};
-    app.add_option("--port", o.port, "TCP port (default 8080; 0: any free port, printed)")
-        ->check(CLI::Range(0, 65535));
-    app.add_option("--bind", o.bind,
-                   "Address to listen on (default 127.0.0.1, this machine only; any other "
-                   "prints a warning)");
-    app.add_option("--threads", o.threads, "Worker threads answering requests (default 4)")
-        ->check(CLI::Range(1, 64));
-    app.add_flag("--quiet", o.quiet, "No access log line per request on stderr");
-    app.add_flag("--allow-remote", o.allow_remote,
-                 "Answer remote models (hf:, ollama:, URLs), which fetch from the network");
+    // serve's rows of the flag table (src/cli/flag_rows_engine.cpp), into ServeOptions.
+    using canitrun::cli::ExtraTarget;
+    const ExtraTarget targets[] = {{"--port", &o.port},
+                                   {"--bind", &o.bind},
+                                   {"--threads", &o.threads},
+                                   {"--quiet", &o.quiet},
+                                   {"--allow-remote", &o.allow_remote}};
+    canitrun::cli::register_flags(app, canitrun::cli::Cmd::serve, nullptr, targets);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
         std::cout << app.help();
         return 0;
+    } catch (const CLI::ExtrasError& e) {
+        // A flag of another command: the line the other commands print.
+        const auto refused =
+            canitrun::cli::misplaced_flag(app.remaining(), canitrun::cli::Cmd::serve, false);
+        std::cerr << "canitrun: error: "
+                  << (refused ? refused->message + "; " + refused->hint
+                              : std::string(e.what()) + "; run 'canitrun serve --help' for usage")
+                  << "\n";
+        return 2;
     } catch (const CLI::ParseError& e) {
         std::cerr << "canitrun: error: " << e.what() << "; run 'canitrun serve --help' for usage\n";
         return 2;

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "canitrun/embedded_snapshot.hpp"
+#include "flag_table.hpp"
+#include "flag_uses.hpp"
 #include "mcp_server.hpp"
 #include "static_site.hpp"
 
@@ -36,7 +38,7 @@ int exec_server(int argc, char** argv, std::ostream& err) {
 }
 
 // Parses a service's flags; nullopt to go on, else the exit code (help, or a bad flag).
-std::optional<int> parse(CLI::App& app, int argc, char** argv, std::ostream& out,
+std::optional<int> parse(CLI::App& app, cli::Cmd command, int argc, char** argv, std::ostream& out,
                          std::ostream& err) {
     std::vector<std::string> args;
     for (int i = argc - 1; i >= 2; --i) args.emplace_back(argv[i]);  // CLI11 wants them reversed
@@ -45,6 +47,15 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv, std::ostream& out
     } catch (const CLI::CallForHelp&) {
         out << app.help();
         return 0;
+    } catch (const CLI::ExtrasError& e) {
+        // A flag of another command: the line the other commands print.
+        if (const auto refused = cli::misplaced_flag(app.remaining(), command, false)) {
+            err << "canitrun: error: " << refused->message << "; " << refused->hint << "\n";
+            return kExitBadInput;
+        }
+        err << "canitrun: error: " << e.what() << "; run '" << app.get_name()
+            << " --help' for usage\n";
+        return kExitBadInput;
     } catch (const CLI::ParseError& e) {
         err << "canitrun: error: " << e.what() << "; run '" << app.get_name()
             << " --help' for usage\n";
@@ -59,9 +70,9 @@ int mcp_command(int argc, char** argv, std::istream& in, std::ostream& out, std:
         "its tools answer with the CLI's JSON documents",
         "canitrun mcp"};
     bool allow_remote = false;
-    app.add_flag("--allow-remote", allow_remote,
-                 "Let read_model_file and the other tools read remote models (hf:, ollama:)");
-    if (const auto code = parse(app, argc, argv, out, err)) return *code;
+    const cli::ExtraTarget targets[] = {{"--allow-remote", &allow_remote}};
+    cli::register_flags(app, cli::Cmd::mcp, nullptr, targets);
+    if (const auto code = parse(app, cli::Cmd::mcp, argc, argv, out, err)) return *code;
     const auto db = embedded_database();
     if (!db) {
         err << "canitrun: error: " << db.error().message << "\n";
@@ -79,8 +90,9 @@ int site_command(int argc, char** argv, std::ostream& out, std::ostream& err) {
     bool quiet = false;
     app.add_option("dir", dir, "The folder to write (created; files in it are replaced)")
         ->required();
-    app.add_flag("--quiet", quiet, "Print nothing when done");
-    if (const auto code = parse(app, argc, argv, out, err)) return *code;
+    const cli::ExtraTarget targets[] = {{"--quiet", &quiet}};
+    cli::register_flags(app, cli::Cmd::site, nullptr, targets);
+    if (const auto code = parse(app, cli::Cmd::site, argc, argv, out, err)) return *code;
     return write_site(dir, quiet ? nullptr : &out, err);
 }
 

@@ -1,0 +1,287 @@
+// The rows of the flag table for the engines, the subcommands' own flags and the services
+// (flag_table.hpp says what a row holds). `man` is roff.
+
+#include <string>
+
+#include "flag_rows.hpp"
+
+namespace canitrun::cli {
+namespace {
+
+const char* const kGroupEngine = "Engine";
+const char* const kGroupCommand = "fit, verify and the lists";
+const char* const kGroupService = "serve, site and mcp";
+// llama.cpp's KV cache types (--cache-type-k / -v).
+const char* const kLlamaCacheTypes = "f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1";
+
+}  // namespace
+
+// The memory rule and llama.cpp's batch, attention and cache settings.
+std::vector<FlagRow> engine_rows() {
+    return {
+        {.names = "--engine",
+         .value = "ENGINE",
+         .help = "Memory rule: llama.cpp (what llama.cpp allocates, the default), quick (the "
+                 "reference page's 12 % rule), vllm, exo (with --host)",
+         .man = R"(.B llama.cpp
+(the default: what llama.cpp allocates, weights per tensor, KV, recurrent state, compute and
+output buffers, runtime),
+.B quick
+(the reference page's 12 % rule),
+.B vllm
+(vLLM's budget: the longest context and most sequences that fit, with tensor and pipeline
+parallel over
+.B \-\-gpu
+or
+.BR \-\-host )
+or
+.B exo
+(exo's memory\-weighted pipeline over the
+.B \-\-host
+machines).)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.engine; },
+         .complete = Complete::words,
+         .words = "llama.cpp quick vllm exo",
+         .group = kGroupEngine},
+        {.names = "--ubatch",
+         .value = "N",
+         .help = "llama.cpp: micro-batch size n_ubatch (default 512)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.ubatch; },
+         .group = kGroupEngine},
+        {.names = "--parallel",
+         .value = "N",
+         .help = "llama.cpp: sequences served at once (default 1)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.parallel; },
+         .group = kGroupEngine},
+        {.names = "--flash-attn",
+         .value = "MODE",
+         .help = "llama.cpp: flash attention on, off, auto (default auto)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.flash_attn; },
+         .complete = Complete::words,
+         .words = "on off auto",
+         .group = kGroupEngine},
+        {.names = "--cache-type-k",
+         .value = "TYPE",
+         .help = "llama.cpp: K cache type: f16, bf16, f32, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 "
+                 "(default f16)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.cache_type_k; },
+         .complete = Complete::words,
+         .words = kLlamaCacheTypes,
+         .group = kGroupEngine},
+        {.names = "--cache-type-v",
+         .value = "TYPE",
+         .help = "llama.cpp: V cache type, as --cache-type-k (default f16)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.cache_type_v; },
+         .complete = Complete::words,
+         .words = kLlamaCacheTypes,
+         .group = kGroupEngine},
+    };
+}
+
+// llama.cpp's backend and margin, and what llama-server holds beside the model.
+std::vector<FlagRow> server_rows() {
+    using C = Cmd;
+    return {
+        {.names = "--backend",
+         .value = "BACKEND",
+         .help = "llama.cpp: cpu, cuda, rocm, metal, vulkan",
+         .man = R"(llama.cpp backend:
+.BR cpu ", " cuda ", " rocm ", " metal ", " vulkan .)",
+         .commands = cmds({C::page}),
+         .bind = [](Options& o) -> Target { return &o.engine.backend; },
+         .complete = Complete::words,
+         .words = "cpu cuda rocm metal vulkan",
+         .group = kGroupEngine},
+        {.names = "--margin",
+         .value = "MIB",
+         .help = "llama.cpp: MiB kept free on every GPU, llama.cpp's fitting target (default "
+                 "1024)",
+         .man =
+             R"(MiB kept free on every GPU by the llama.cpp rule (llama.cpp's own fitting target): a GPU's
+usable memory is its capacity less this. Default 1024; 0 plans to the last byte.)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.margin; },
+         .group = kGroupEngine},
+        {.names = "--cache-ram",
+         .value = "MIB",
+         .help = "llama-server: MiB its prompt cache in RAM may grow to, 0 off (default 8192)",
+         .man =
+             R"(MiB llama\-server's prompt cache in host RAM may grow to after load; 0 turns it off. The
+verdict counts it at its most, the load figure does not. Default 8192.)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.cache_ram; },
+         .group = kGroupEngine},
+        {.names = "--ctx-checkpoints",
+         .value = "N",
+         .help = "llama-server: context checkpoints per sequence, SWA and hybrid models "
+                 "(default 8)",
+         .man =
+             R"(Context checkpoints per sequence llama\-server keeps in RAM for sliding\-window, recurrent and
+hybrid models: each a copy of the sliding layers' cache and the recurrent state of one
+sequence; they grow after load. Default 8.)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.ctx_checkpoints; },
+         .group = kGroupEngine},
+        {.names = "--no-kv-offload",
+         .help = "llama.cpp: KV cache and recurrent state in system RAM (-nkvo)",
+         .man = R"(The KV cache and recurrent state in system RAM (llama.cpp
+.BR \-nkvo ).)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.no_kv_offload; },
+         .group = kGroupEngine},
+        {.names = "--no-repack",
+         .help = "llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL weights on the CPU",
+         .man =
+             R"(No CPU_REPACK copy: on a machine without a GPU llama.cpp keeps a second, repacked copy in RAM of
+the Q4_0, Q4_K and IQ4_NL matrices (AVX2; Q2_K with AVX\-512).)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.no_repack; },
+         .group = kGroupEngine},
+        {.names = "--mtp",
+         .help = "llama.cpp: draft with the model's own MTP layers (llama-server's draft-mtp)",
+         .man = R"(The model's own multi\-token\-prediction layers as its draft (llama\-server
+.BR "\-\-spec\-type draft\-mtp" ):
+their weights and KV cache, on the device of the output head.)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.mtp; },
+         .group = kGroupEngine},
+    };
+}
+
+// Other models in memory, and vLLM's share.
+std::vector<FlagRow> resident_rows() {
+    using C = Cmd;
+    return {
+        {.names = "--draft",
+         .value = "MODEL[:QUANT]",
+         .help = "llama.cpp: a draft model for speculative decoding, MODEL or MODEL:QUANT",
+         .man =
+             R"(A draft model for speculative decoding: its weights, its own context's KV cache and compute
+buffers, every layer on the GPUs, in the same process.)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.draft; },
+         .non_empty = true,
+         .complete = Complete::models,
+         .group = kGroupEngine},
+        {.names = "--also",
+         .value = "MODEL[:QUANT]",
+         .help = "llama-server: another model resident at once (embedding, reranker), "
+                 "MODEL or MODEL:QUANT; repeatable",
+         .man =
+             R"(Another model resident at once (an embedding model, a reranker); repeatable. Planned by the same
+rule in a process of its own, at the main model's context per sequence capped at its window.)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.also; },
+         .non_empty = true,
+         .repeatable = true,
+         .complete = Complete::models,
+         .group = kGroupEngine},
+        {.names = "--gpu-memory-utilization",
+         .value = "X",
+         .help = "vllm: share of GPU memory vLLM may use (default 0.9)",
+         .man = R"(vLLM's budget share (with
+.BR "\-\-engine vllm" ).
+Default 0.9.)",
+         .commands = cmds({C::page}),
+         .bind = [](Options& o) -> Target { return &o.engine.gpu_memory_utilization; },
+         .group = kGroupEngine},
+    };
+}
+
+// The own flags of fit, verify and the lists.
+std::vector<FlagRow> command_rows() {
+    using C = Cmd;
+    return {
+        {.names = "--sort",
+         .value = "ORDER",
+         .help = "Order: params (largest first, default), speed, context, name",
+         .man = R"(.BR params " (largest first, default), " speed ", " context " or " name .)",
+         .commands = cmds({C::fit}),
+         .bind = [](Options& o) -> Target { return &o.sort; },
+         .complete = Complete::words,
+         .words = "params speed context name",
+         .group = kGroupCommand},
+        {.names = "--model",
+         .value = "ID",
+         .help = "The log's model, a database id, for an excerpt without the metadata lines "
+                 "(the file type from the log, else --quant)",
+         .commands = cmds({C::verify}),
+         .bind = [](Options& o) -> Target { return &o.verify_model; },
+         .non_empty = true,
+         .complete = Complete::models,
+         .group = kGroupCommand},
+        {.names = "--family",
+         .value = "F",
+         .help = "Only models whose family contains this (e.g. qwen)",
+         .commands = cmds({C::models}),
+         .bind = [](Options& o) -> Target { return &o.family; },
+         .group = kGroupCommand},
+        {.names = "--vendor",
+         .value = "V",
+         .help = "Only this vendor (a substring: alibaba, meta for models; nvidia, amd, intel, "
+                 "apple for GPUs)",
+         .commands = cmds({C::models, C::gpu_list}),
+         .bind = [](Options& o) -> Target { return &o.vendor; },
+         .group = kGroupCommand},
+        {.names = "--since",
+         .value = "DATE",
+         .help = "Only models released on or after: 2026-06, 2026-06-15",
+         .man = R"(Only models released on or after
+.I DATE
+(a month, 2026\-06, or a day, 2026\-06\-15); entries without a release date are left out.)",
+         .commands = cmds({C::models}),
+         .bind = [](Options& o) -> Target { return &o.since; },
+         .non_empty = true,
+         .group = kGroupCommand},
+        {.names = "--min-vram",
+         .value = "GB",
+         .help = "Only GPUs with at least this many GB",
+         .commands = cmds({C::gpu_list}),
+         .bind = [](Options& o) -> Target { return &o.min_vram; },
+         .group = kGroupCommand},
+        {.names = "--names",
+         .help = "Print only the ids, one per line (the shell completions use it)",
+         .commands = cmds({C::models, C::gpu_list, C::quants}),
+         .bind = [](Options& o) -> Target { return &o.names; },
+         .group = kGroupCommand},
+    };
+}
+
+// serve's, site's and mcp's own flags.
+std::vector<FlagRow> service_rows() {
+    using C = Cmd;
+    return {
+        {.names = "--port",
+         .value = "PORT",
+         .help = "TCP port (default 8080; 0: any free port, printed)",
+         .commands = cmds({C::serve}),
+         .range = std::pair{0, 65535},
+         .group = kGroupService},
+        {.names = "--bind",
+         .value = "ADDRESS",
+         .help = "Address to listen on (default 127.0.0.1, this machine only; any other prints a "
+                 "warning)",
+         .commands = cmds({C::serve}),
+         .group = kGroupService},
+        {.names = "--threads",
+         .value = "N",
+         .help = "Worker threads answering requests (default 4)",
+         .commands = cmds({C::serve}),
+         .range = std::pair{1, 64},
+         .group = kGroupService},
+        {.names = "--allow-remote",
+         .help = "Answer remote models (hf:, ollama:, URLs), which fetch from the network",
+         .man = R"(Answer remote models (hf:, ollama:, URLs), which fetch from the network: the
+server's pages and API, and the MCP tools (read_model_file and the others).)",
+         .commands = cmds({C::serve, C::mcp}),
+         .group = kGroupService},
+    };
+}
+
+}  // namespace canitrun::cli
