@@ -306,3 +306,64 @@ TEST_CASE("verify per device: two GPUs split by free memory, experts in RAM") {
     CHECK(*find("CUDA0", "compute").estimate == *find("CUDA1", "compute").estimate);
     CHECK(*find("CUDA0", "compute").actual == *find("CUDA1", "compute").actual);
 }
+
+// Published runs with every layer and the output head in RAM (validation/llama-logs/cudab-017,
+// -018: llama-server b5285, 0/37 layers offloaded on a GTX 1660 Ti, 4096 cells, ubatch 512, no
+// flash attention). Op offload runs the head's product of a prompt batch on CUDA0, which copies
+// the head in beside the logits and the normed rows (placement.cpp). Qwen3-8B Q4_K_M keeps its
+// own head at Q6_K: 151936 x 4096 values x 210 / 256 bytes = 510,504,960; the logits 512 x
+// 151936 x 4 = 311,164,928; the normed rows 512 x 4096 x 4 = 8,388,608: 830,058,496 bytes
+// (791.60 MiB; the log: 791.61). Qwen3-4B ties its head to token_embd, Q6_K in a Q6_K file:
+// 151936 x 2560 x 210 / 256 = 319,065,600, + 311,164,928 + 512 x 2560 x 4 = 635,473,408
+// (606.03 MiB; the log: 606.03).
+TEST_CASE("verify per device: the output head in RAM is copied to the first GPU") {
+    const auto first_gpu_compute = [](const std::string& name, const Quant& quant) {
+        const auto log = parse_llama_log(read_log(name));
+        REQUIRE(log);
+        const auto report = verify_llama_log(*log, quant);
+        REQUIRE(report);
+        REQUIRE(report->contexts.size() == 1);
+        const auto& d = report->contexts[0].devices;
+        REQUIRE(d);
+        for (const auto& r : d->rows) {
+            if (r.device == "CUDA0" && r.term == "compute") return r;
+        }
+        FAIL("no CUDA0 compute row in " + name);
+        return VerifyDeviceRow{};
+    };
+    const auto q8b =
+        first_gpu_compute("cudab-017-qwen3-8b-q4km-gtx1660ti-ngl0.log", test::quant("Q4_K_M"));
+    CHECK(q8b.estimate == 510504960ULL + 311164928ULL + 8388608ULL);
+    CHECK(q8b.actual == mib100(79161));
+    const auto q4b =
+        first_gpu_compute("cudab-018-qwen3-4b-q6k-gtx1660ti-ngl0.log", test::quant("Q6_K"));
+    CHECK(q4b.estimate == 319065600ULL + 311164928ULL + 5242880ULL);
+    CHECK(q4b.actual == mib100(60603));
+}
+
+// A published Gemma 4 26B-A4B load (validation/llama-logs/cudab-011, llama-server b8836, 262144
+// cells, f16 KV) whose metadata line cuts the sliding-window pattern ("[true, true, true, true,
+// true, false,..."). print_info lists every layer's n_head_kv and n_embd_k_gqa whole: 2048 =
+// 8 heads x n_embd_head_k_swa 256 on the sliding layers, 1024 = 2 x 512 on the global ones, so
+// the reader names 25 sliding and 5 global layers. Their caches, by llama-kv-cache-iswa.cpp:
+// 5 x 262144 cells x 2 x 512 x (K + V) x 2 bytes = 5120 MiB and 25 x 1536 cells (GGML_PAD(1024
+// + 512, 256)) x 8 x 256 x 2 x 2 = 300 MiB: 5420 MiB, the log's two KV buffers together. Read as
+// no layer sliding, it was 107520 MiB.
+TEST_CASE("llama log: a cut sliding-window pattern is read from print_info's per-layer widths") {
+    const auto log =
+        parse_llama_log(read_log("cudab-011-gemma-4-26b-a4b-udq4kxl-rtxpro6000-256k.log"));
+    REQUIRE(log);
+    const auto report = verify_llama_log(*log, test::quant("Q4_K_M"));
+    REQUIRE(report);
+    REQUIRE(report->contexts.size() == 1);
+    const auto& d = report->contexts[0].devices;
+    REQUIRE(d);
+    bool found = false;
+    for (const auto& r : d->rows) {
+        if (r.device != "CUDA0" || r.term != "kv_cache") continue;
+        found = true;
+        CHECK(r.estimate == 5420ULL << 20);
+        CHECK(r.actual == 5420ULL << 20);
+    }
+    CHECK(found);
+}

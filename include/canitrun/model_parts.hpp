@@ -46,6 +46,11 @@ struct RuntimeBuffers {
     // and the weighted and summed outputs): what lives beside an expert weight the first GPU
     // copies in from RAM (placement.cpp's host-expert rule). 0 for dense models.
     Bytes expert_batch = 0;
+    // The output head's matrix (output.weight, or token_embd with tied embeddings) and what
+    // lives beside it in its product for a ubatch (the logits and the normed input row, f32):
+    // what the first GPU holds when it copies the head in from RAM (placement.cpp).
+    Bytes output_head = 0;
+    Bytes logits_batch = 0;
     Bytes cuda_pool = 0;  // added to the runtime of a GPU whose backend has it (cuda_pool_bytes)
     Bytes output = 0;     // the logits, in host memory
     Bytes output_duplicate = 0;  // tied embeddings: the copy of token_embd a GPU output needs

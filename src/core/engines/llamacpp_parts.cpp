@@ -37,6 +37,7 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model,
             }
             Bytes embd = 0;
             Bytes host_inputs = 0;
+            Bytes head = 0;
             for (std::size_t i = 0; i < tensors.size(); ++i) {
                 const TensorInfo& t = tensors[i];
                 const Bytes b = bytes[i];
@@ -46,6 +47,7 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model,
                 } else if (t.layer < 0 ||
                            static_cast<std::size_t>(t.layer) >= parts.layers.size()) {
                     parts.output_weights = checked::add(parts.output_weights, b);
+                    head = std::max(head, b);
                 } else {
                     LayerPart& l = parts.layers[static_cast<std::size_t>(t.layer)];
                     l.weights = checked::add(l.weights, b);
@@ -59,6 +61,7 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model,
             parts.input_weights = host_inputs;
             RuntimeBuffers buffers;
             if (model.arch.tied_embeddings) buffers.output_duplicate = embd;
+            buffers.output_head = model.arch.tied_embeddings ? embd : head;
             parts.buffers = buffers;
             for (auto& l : parts.layers) {
                 const Bytes routed_active =
@@ -91,6 +94,20 @@ Result<Bytes> expert_batch_bytes(const Model& model, const LlamaCppOptions& opti
             return checked::mul(checked::mul(options.ubatch, 4), per_token);
         },
         [&] { return overflow_error("the expert buffers of " + model.id, "lower --ubatch"); });
+}
+
+// ubatch x 4 bytes x (n_vocab + n_embd): the logits of every token of a ubatch (graph_reserve
+// plans n_outputs = n_tokens) and the normed rows they are the product of, in f32, beside the
+// output head's copy (placement.cpp's output rule).
+Result<Bytes> logits_batch_bytes(const Model& model, const LlamaCppOptions& options) {
+    return catch_overflow(
+        [&]() -> Result<Bytes> {
+            const std::uint64_t ubatch =
+                std::min(options.ubatch, llama_padded_context(options.context));
+            return checked::mul(checked::mul(ubatch, 4),
+                                checked::add(model.arch.vocab_size, model.arch.hidden_size));
+        },
+        [&] { return overflow_error("the logits of " + model.id, "lower --ubatch"); });
 }
 
 }  // namespace
@@ -179,6 +196,7 @@ Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& mode
     CANITRUN_TRY_ASSIGN(parts.buffers->host_compute, llamacpp_host_compute_bytes(model, options));
     parts.buffers->output = llamacpp_output_bytes(model, options);
     CANITRUN_TRY_ASSIGN(parts.buffers->expert_batch, expert_batch_bytes(model, options));
+    CANITRUN_TRY_ASSIGN(parts.buffers->logits_batch, logits_batch_bytes(model, options));
     parts.buffers->cuda_pool = cuda_pool_bytes(model, options);
     return parts;
 }

@@ -308,6 +308,39 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
     return log;
 }
 
+namespace {
+
+// The sliding layers when the metadata line cuts attention.sliding_window_pattern ("[true,
+// true, true, true, true, false,..."): print_info lists every layer's n_head_kv and
+// n_embd_k_gqa whole, and a layer's n_embd_k_gqa is its n_head_kv times its key width,
+// n_embd_head_k_swa on a sliding layer and n_embd_head_k on the others (Gemma 4's print_info:
+// 2048 = 8 x 256 sliding, 1024 = 2 x 512 global). Where the two widths differ, the lists name
+// the sliding layers; nullopt where they do not, or the log says no layer slides.
+std::optional<std::vector<std::int64_t>> sliding_layers_of(const LlamaLog& log) {
+    const auto info = [&](const char* key) -> std::string {
+        const auto it = log.print_info.find(key);
+        return it == log.print_info.end() ? std::string() : it->second;
+    };
+    const auto swa_k = to_uint(info("n_embd_head_k_swa"));
+    const auto k = to_uint(info("n_embd_head_k"));
+    const auto heads = int_list(info("n_head_kv"));
+    const auto widths = int_list(info("n_embd_k_gqa"));
+    if (info("is_swa_any") != "1" || !swa_k || !k || *swa_k == *k || !heads || !widths ||
+        heads->size() != widths->size()) {
+        return std::nullopt;
+    }
+    std::vector<std::int64_t> sliding;
+    for (std::size_t il = 0; il < heads->size(); ++il) {
+        const auto h = static_cast<std::uint64_t>(std::max<std::int64_t>((*heads)[il], 0));
+        const auto w = static_cast<std::uint64_t>(std::max<std::int64_t>((*widths)[il], 0));
+        if (w != h * *swa_k && w != h * *k) return std::nullopt;
+        sliding.push_back(w == h * *swa_k ? 1 : 0);
+    }
+    return sliding;
+}
+
+}  // namespace
+
 GgufFile llama_log_metadata(const LlamaLog& log) {
     GgufFile f;
     const auto put_uint = [&](const std::string& key, std::uint64_t v) {
@@ -378,6 +411,10 @@ GgufFile llama_log_metadata(const LlamaLog& log) {
         } else if (const auto list = int_list(it->second)) {
             put_list(key, *list);
         }
+    }
+    const std::string pattern = arch + ".attention.sliding_window_pattern";
+    if (f.find(pattern) == nullptr) {
+        if (const auto sliding = sliding_layers_of(log)) put_list(pattern, *sliding);
     }
     return f;
 }

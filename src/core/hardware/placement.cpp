@@ -41,15 +41,26 @@ std::size_t device_of(std::uint64_t unit, std::uint64_t units,
 //   simple rule found, so it is kept there until the allocator's order is derived.
 // A layer wholly in host memory (-ngl below the layer count) keeps the sum: the published logs
 // with -ngl 0 to 40 of 41 were read with it (docs/ACCURACY-GPU.md).
+//
+// The output head in host memory (-ngl at most the layer count) is offloaded the same way: its
+// product of a ubatch runs on GPU 0 with the head copied in, beside the logits and the normed
+// rows (RuntimeBuffers::logits_batch). That phase comes after every layer's, so the buffer is
+// the larger of the two. Exact to 0.02 MiB on the four published logs with the head in RAM:
+// Qwen3-8B Q4_K_M (Q6_K head, 486.85 + 296.75 + 8.00 = 791.61 MiB), Qwen3-4B Q6_K (tied:
+// token_embd 304.28 + 296.75 + 5.00 = 606.03), Qwen3-14B Q8_0 on ROCm (788.24 + 296.75 + 10.00
+// = 1094.99) and Qwen2.5-7B at ubatch 256 (426.36 + 148.50 + 3.50 = 578.36; validation/
+// llama-logs/cudab-017, -018, rocm-008, cudab-025), where the rule above read -45 to -64 %.
 struct HostCopy {
-    Bytes layer = 0;   // the largest tensor of a layer in host memory
-    Bytes expert = 0;  // the largest routed-expert tensor of a layer whose experts are
+    Bytes layer = 0;    // the largest tensor of a layer in host memory
+    Bytes expert = 0;   // the largest routed-expert tensor of a layer whose experts are
+    bool head = false;  // the output head is in host memory
 };
 
 // `mask`: the KQ masks' device copy, where the backend keeps one. Beside an expert copy the
 // masks live at half that size (the f16 cast flash attention makes of the f32 masks).
 Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, bool recurrent, Bytes mask) {
-    const Bytes c = checked::add(checked::add(b.compute, copy.layer), mask);
+    Bytes c = checked::add(checked::add(b.compute, copy.layer), mask);
+    if (copy.head) c = std::max(c, checked::add(b.output_head, b.logits_batch));
     if (copy.expert == 0) return c;
     const Bytes with_expert =
         recurrent ? checked::add(c, copy.expert)
@@ -66,7 +77,7 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
     for (std::size_t d = 0; d < p.gpus.size(); ++d) {
         Share& g = p.gpus[d];
         // GPU 0 runs the prompt batches of the host's layers (op offload) even holding none.
-        const bool offloads = d == 0 && (copy.layer > 0 || copy.expert > 0);
+        const bool offloads = d == 0 && (copy.layer > 0 || copy.expert > 0 || copy.head);
         if (g.layers == 0 && !g.output && !offloads) continue;
         const bool mask = d >= options.gpu_mask_copy.size() || options.gpu_mask_copy[d];
         const Bytes mask_copy = mask ? b.mask_copy : 0;
@@ -355,8 +366,9 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                 checked::add(input.weights, parts.input_weights);  // one row read per token
             input.embedding = checked::add(input.embedding, parts.input_weights);
             if (parts.buffers) {
-                add_buffers(p, parts, options, &head != &p.ram,
-                            host_weight_copy(parts, p, first_gpu_unit));
+                HostCopy copy = host_weight_copy(parts, p, first_gpu_unit);
+                copy.head = &head == &p.ram && !p.gpus.empty();
+                add_buffers(p, parts, options, &head != &p.ram, copy);
                 p.ram.mapped = p.ram.weights;  // the CPU backend reads the mapped file
                 add_server_terms(p, parts, options.server);
             }
