@@ -367,3 +367,37 @@ TEST_CASE("llama log: a cut sliding-window pattern is read from print_info's per
     }
     CHECK(found);
 }
+
+// Which side of -ngl the output head went: llama.cpp before PR #18148 (December 2025) gave the
+// GPU the last -ngl layers and the head only past them all, and says so line by line; since,
+// the head goes first ("offloading output layer to GPU" before the repeating layers). The
+// published ollama run validation/llama-logs/cudab-025 (-ngl 1 of 28 layers, 2025) kept its
+// head in RAM, which canitrun's placement cannot say: verify names it, so the corpus leaves the
+// log's device rows out rather than compare two placements.
+TEST_CASE("llama log: the output head's side of -ngl, and a placement canitrun cannot plan") {
+    const auto old = parse_llama_log(
+        "llm_load_tensors: offloading 1 repeating layers to GPU\n"
+        "llm_load_tensors: offloaded 1/29 layers to GPU\n");
+    REQUIRE(old);
+    CHECK(old->repeating_layers == 1);
+    CHECK_FALSE(old->output_layer_offloaded);
+    for (const char* head : {"load_tensors: offloading output layer to GPU\n",
+                             "llm_load_tensors: offloading non-repeating layers to GPU\n"}) {
+        const auto now = parse_llama_log(std::string(head) +
+                                         "load_tensors: offloading 39 repeating layers to GPU\n");
+        REQUIRE(now);
+        CHECK(now->repeating_layers == 39);
+        CHECK(now->output_layer_offloaded);
+    }
+    const auto log = parse_llama_log(read_log("cudab-025-qwen2.5-7b-q4km-a100-ollama-ngl1.log"));
+    REQUIRE(log);
+    const auto report = verify_llama_log(*log, test::quant("Q4_K_M"));
+    REQUIRE(report);
+    REQUIRE(report->contexts.size() == 1);
+    const auto& d = report->contexts[0].devices;
+    REQUIRE(d);
+    bool named = false;
+    for (const auto& n : d->notes)
+        named = named || n.find("output head stayed in RAM") != std::string::npos;
+    CHECK(named);
+}

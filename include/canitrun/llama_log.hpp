@@ -71,6 +71,10 @@ struct LlamaLog {
     std::vector<LlamaLogDevice> devices;
     // "offloaded 33/33 layers to GPU": layers on the GPUs and all (the output head counts)
     std::optional<std::uint64_t> gpu_layers, all_layers;
+    // "offloading 39 repeating layers to GPU", and whether "offloading output layer to GPU"
+    // (2024: "offloading non-repeating layers to GPU") follows or precedes it.
+    std::optional<std::uint64_t> repeating_layers;
+    bool output_layer_offloaded = false;
     // Layers whose routed experts a buffer-type override put elsewhere ("tensor
     // blk.7.ffn_up_exps.weight ... overridden to CPU"), by layer, with that buffer type.
     std::map<std::uint64_t, std::string> expert_overrides;

@@ -65,10 +65,10 @@ void set_context_param(LlamaLog& log, LlamaLogContext*& ctx, const Current& curr
 // Most of a log is per-tensor and per-layer chatter: a line with none of these phrases is
 // skipped before its shape is matched.
 bool llama_log_line_worth_a_look(const std::string& line) {
-    static const char* const kWorthALook[] = {"print_info:",  "- kv ",         "buffer size",
-                                              "context",      "size ",         "loaded meta data",
-                                              "_meta:",       "offloaded ",    "Device ",
-                                              "using device", "overridden to", "prompt cache"};
+    static const char* const kWorthALook[] = {
+        "print_info:",      "- kv ",        "buffer size", "context", "size ",
+        "loaded meta data", "_meta:",       "offloaded ",  "Device ", "using device",
+        "overridden to",    "prompt cache", "offloading "};
     bool worth = false;
     for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
     return worth;
@@ -97,6 +97,10 @@ bool read_llama_log_device_line(LlamaLog& log, std::string_view v) {
     } else if (const auto layers = ll::offloaded(v)) {
         log.gpu_layers = to_uint(std::string(layers->key));
         log.all_layers = to_uint(std::string(layers->value));
+    } else if (const auto repeating = ll::repeating_offloaded(v)) {
+        log.repeating_layers = to_uint(std::string(*repeating));
+    } else if (ll::output_offloaded(v)) {
+        log.output_layer_offloaded = true;
     } else if (const auto over = ll::expert_override(v)) {
         if (const auto layer = to_uint(std::string(over->key))) {
             log.expert_overrides[*layer] = std::string(over->value);

@@ -79,6 +79,16 @@ void set_offload(const LlamaLog& log, const Model& model, PlacementOptions& opti
     check.gpu_layers = log.gpu_layers;
     if (log.gpu_layers && log.all_layers && *log.gpu_layers < *log.all_layers) {
         options.gpu_layers = log.gpu_layers;
+        // llama.cpp before PR #18148 (December 2025) offloaded the last -ngl layers and the
+        // output head only past them all (llama-model.cpp: i_gpu_start = n_layer - ngl); since,
+        // the head goes first, as canitrun plans.
+        if (log.repeating_layers.value_or(0) > 0 && !log.output_layer_offloaded) {
+            check.notes.push_back(
+                "the output head stayed in RAM while " + std::to_string(*log.repeating_layers) +
+                " layers went to the GPU (llama.cpp before PR #18148 offloaded layers first): "
+                "canitrun's placement cannot say that, so the devices' weights and compute "
+                "differ");
+        }
     }
     std::set<std::uint64_t> host;
     for (const auto& [layer, type] : log.expert_overrides) {

@@ -50,6 +50,7 @@ std::size_t device_of(std::uint64_t unit, std::uint64_t units,
 // token_embd 304.28 + 296.75 + 5.00 = 606.03), Qwen3-14B Q8_0 on ROCm (788.24 + 296.75 + 10.00
 // = 1094.99) and Qwen2.5-7B at ubatch 256 (426.36 + 148.50 + 3.50 = 578.36; validation/
 // llama-logs/cudab-017, -018, rocm-008, cudab-025), where the rule above read -45 to -64 %.
+// (verify plans the first three; cudab-025's build put a layer, not the head, on its GPU.)
 struct HostCopy {
     Bytes layer = 0;    // the largest tensor of a layer in host memory
     Bytes expert = 0;   // the largest routed-expert tensor of a layer whose experts are
