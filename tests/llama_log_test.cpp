@@ -401,3 +401,50 @@ TEST_CASE("llama log: the output head's side of -ngl, and a placement canitrun c
         named = named || n.find("output head stayed in RAM") != std::string::npos;
     CHECK(named);
 }
+
+namespace {
+
+VerifyDeviceRow device_row(const std::string& name, const std::string& device,
+                           const std::string& term) {
+    const auto log = parse_llama_log(read_log(name));
+    REQUIRE(log);
+    const auto report = verify_llama_log(*log, test::quant("Q8_0"));
+    REQUIRE(report);
+    REQUIRE(report->contexts.size() == 1);
+    const auto& d = report->contexts[0].devices;
+    REQUIRE(d);
+    for (const auto& r : d->rows) {
+        if (r.device == device && r.term == term) return r;
+    }
+    FAIL("no " + device + " " + term + " row in " + name);
+    return VerifyDeviceRow{};
+}
+
+}  // namespace
+
+// A GPU that holds the output head ends its graph with the logits and the normed rows they are
+// the product of, in f32, and nothing else (placement.cpp). The published gpt-oss-20b run on a
+// T4 (validation/llama-logs/cudab-003, b7772, 80128 cells, ubatch 512, flash attention): 512 x
+// 4 bytes x (201088 vocab + 2880 n_embd) = 417,726,464 bytes = 398.375 MiB; the log: 398.38.
+// Its layers' phase (the f16 masks over 80128 cells and the FFN rows, with the masks' f32 copy)
+// is smaller, and the CPU backend's second activation row is not there.
+TEST_CASE("verify per device: a GPU's output phase is the logits and the normed rows") {
+    const auto r = device_row("cudab-003-gpt-oss-20b-f16-t4-80k.log", "CUDA0", "compute");
+    CHECK(r.estimate == 512ULL * 4 * (201088 + 2880));
+    CHECK(r.actual == mib100(39838));
+}
+
+// The corpus's header and elision lines start "# " and may quote a buffer line; the vision
+// projector's buffers (mtmd's clip.cpp, "alloc_compute_meta: MTL0 compute buffer size =
+// 101.27 MiB") are its own context's. Neither is the text model's: the published Gemma 4 E4B
+// run on an M4 (validation/llama-logs/metal-001) quotes the projector's line in its header
+// note and prints it after the model's, yet MTL0's compute buffer is its sched_reserve line
+// alone, 517.50 MiB (it read 618.77, both added), and the report names the three projector
+// lines it left (its MTL0 and CPU compute buffers and its graph splits).
+TEST_CASE("llama log: header notes and the vision projector's buffers are not the model's") {
+    const auto r = device_row("metal-001-gemma-4-e4b-q8_0-m4.log", "MTL0", "compute");
+    CHECK(r.actual == mib100(51750));
+    const auto log = parse_llama_log(read_log("metal-001-gemma-4-e4b-q8_0-m4.log"));
+    REQUIRE(log);
+    CHECK(log->projector_lines == 3);
+}

@@ -86,6 +86,9 @@ struct LlamaLog {
     // Lines longer than kMaxLogLineBytes, skipped unread: no line llama.cpp prints about memory
     // comes near it (the line shapes are matched by hand, src/core/files/log_lines.cpp).
     std::uint64_t skipped_long_lines = 0;
+    // The vision / audio projector's buffer lines (mtmd's clip.cpp, "alloc_compute_meta: MTL0
+    // compute buffer size = ..."): its own context, not the text model's, so left unread.
+    std::uint64_t projector_lines = 0;
 
     std::string arch() const;                       // print_info arch, else general.architecture
     std::string file_type() const;                  // "Q4_K - Medium"

@@ -96,20 +96,6 @@ Result<Bytes> expert_batch_bytes(const Model& model, const LlamaCppOptions& opti
         [&] { return overflow_error("the expert buffers of " + model.id, "lower --ubatch"); });
 }
 
-// ubatch x 4 bytes x (n_vocab + n_embd): the logits of every token of a ubatch (graph_reserve
-// plans n_outputs = n_tokens) and the normed rows they are the product of, in f32, beside the
-// output head's copy (placement.cpp's output rule).
-Result<Bytes> logits_batch_bytes(const Model& model, const LlamaCppOptions& options) {
-    return catch_overflow(
-        [&]() -> Result<Bytes> {
-            const std::uint64_t ubatch =
-                std::min(options.ubatch, llama_padded_context(options.context));
-            return checked::mul(checked::mul(ubatch, 4),
-                                checked::add(model.arch.vocab_size, model.arch.hidden_size));
-        },
-        [&] { return overflow_error("the logits of " + model.id, "lower --ubatch"); });
-}
-
 }  // namespace
 
 Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
@@ -192,11 +178,13 @@ Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& mode
     LlamaCppOptions graph_only = options;
     graph_only.backend = Backend::cpu;
     CANITRUN_TRY_ASSIGN(parts.buffers->compute, llamacpp_compute_bytes(model, graph_only));
+    CANITRUN_TRY_ASSIGN(parts.buffers->attention_phase,
+                        llamacpp_attention_phase_bytes(model, graph_only));
     CANITRUN_TRY_ASSIGN(parts.buffers->mask_copy, llamacpp_mask_copy_bytes(model, options));
     CANITRUN_TRY_ASSIGN(parts.buffers->host_compute, llamacpp_host_compute_bytes(model, options));
     parts.buffers->output = llamacpp_output_bytes(model, options);
     CANITRUN_TRY_ASSIGN(parts.buffers->expert_batch, expert_batch_bytes(model, options));
-    CANITRUN_TRY_ASSIGN(parts.buffers->logits_batch, logits_batch_bytes(model, options));
+    CANITRUN_TRY_ASSIGN(parts.buffers->logits_batch, llamacpp_logits_batch_bytes(model, options));
     parts.buffers->cuda_pool = cuda_pool_bytes(model, options);
     return parts;
 }

@@ -300,6 +300,13 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
             log.command_line = line.substr(11);
             continue;
         }
+        // The header and elision notes of validation/llama-logs/ ("# note: ...", "# ...
+        // elided 31 lines"), which may quote a buffer line: no llama.cpp line starts so.
+        if (line.starts_with("# ")) continue;
+        if (line.find("alloc_compute_meta:") != std::string::npos) {
+            ++log.projector_lines;
+            continue;
+        }
         if (!llama_log_line_worth_a_look(line)) continue;
         if (read_llama_log_line(log, ctx, current, log_lines::without_prefix(line))) {
             ++log.recognized_lines;
@@ -327,8 +334,11 @@ std::optional<std::vector<std::int64_t>> sliding_layers_of(const LlamaLog& log) 
     };
     const auto swa_k = to_uint(info("n_embd_head_k_swa"));
     const auto k = to_uint(info("n_embd_head_k"));
-    const auto heads = int_list(info("n_head_kv"));
     const auto widths = int_list(info("n_embd_k_gqa"));
+    auto heads = int_list(info("n_head_kv"));  // one per layer, or one for all (Gemma 4 E4B)
+    if (const auto all = to_int(info("n_head_kv")); all && widths) {
+        heads = std::vector<std::int64_t>(widths->size(), *all);
+    }
     if (info("is_swa_any") != "1" || !swa_k || !k || *swa_k == *k || !heads || !widths ||
         heads->size() != widths->size()) {
         return std::nullopt;
