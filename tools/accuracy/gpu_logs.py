@@ -112,7 +112,9 @@ def unplannable(doc):
 
 
 def read_whole(doc):
-    """Every GPU the log names has its weights, KV and compute rows read from the log."""
+    """Every GPU the log names has its weights, KV and compute rows read from the log, or holds
+    none of that term by both accounts (llama.cpp prints no buffer it does not allocate: a GPU
+    with every layer in RAM has no model or KV buffer)."""
     found = False
     for c in doc["contexts"]:
         d = c.get("devices")
@@ -120,8 +122,11 @@ def read_whole(doc):
             continue
         found = True
         for gpu in d["gpus"]:
-            terms = {r["term"] for r in d["rows"]
-                     if r["device"] == gpu and r["llama_cpp_bytes"] is not None}
+            rows = [r for r in d["rows"] if r["device"] == gpu]
+            terms = {r["term"] for r in rows
+                     if r["llama_cpp_bytes"] is not None or r["estimate_bytes"] == 0}
+            terms |= {t for t in ("weights", "kv_cache")
+                      if not any(r["term"] == t for r in rows)}
             if not {"weights", "kv_cache", "compute"} <= terms:
                 return False
     return found
