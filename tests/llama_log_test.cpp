@@ -3,6 +3,7 @@
 // spelling, and text that is no log at all. Expected figures are the logs' own lines.
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "canitrun/llama_log.hpp"
@@ -447,4 +448,41 @@ TEST_CASE("llama log: header notes and the vision projector's buffers are not th
     const auto log = parse_llama_log(read_log("metal-001-gemma-4-e4b-q8_0-m4.log"));
     REQUIRE(log);
     CHECK(log->projector_lines == 3);
+}
+
+// A published four-GPU run (validation/llama-logs/cudab-012, 4x RTX A6000, Qwen3.5-35B-A3B
+// Q8_0) whose buffers are all on CUDA2 and CUDA3: the run kept its layers off CUDA0 and CUDA1
+// (by a --tensor-split or --device the log does not state), so verify splits them over the two
+// and says so; read by free memory over four GPUs, CUDA2's weights read -52 %. A command line
+// with -ts gives the split itself: "-ts 0,0,3,1" puts unit i (40 layers and the head, 41 units)
+// on CUDA2 while i / 41 < 3 / 4, units 0 to 30, and the other 10 on CUDA3.
+TEST_CASE("verify per device: GPUs the log shows no buffer on, and the command line's -ts") {
+    const auto weights = [](const std::string& text) {
+        const auto log = parse_llama_log(text);
+        REQUIRE(log);
+        const auto report = verify_llama_log(*log, test::quant("Q8_0"));
+        REQUIRE(report);
+        REQUIRE(report->contexts.size() == 1);
+        const auto& d = report->contexts[0].devices;
+        REQUIRE(d);
+        std::map<std::string, Bytes> out;
+        for (const auto& r : d->rows) {
+            if (r.term == "weights" && r.estimate) out[r.device] = *r.estimate;
+        }
+        bool named = false;
+        for (const auto& n : d->notes)
+            named = named || n.find("no buffer on CUDA0, CUDA1") != std::string::npos;
+        out["named"] = named ? 1 : 0;
+        return out;
+    };
+    const std::string text = read_log("cudab-012-qwen3.5-35b-a3b-q8_0-4xa6000-np4auto.log");
+    const auto by_buffers = weights(text);
+    CHECK(by_buffers.at("CUDA0") == 0);
+    CHECK(by_buffers.at("CUDA1") == 0);
+    CHECK(by_buffers.at("named") == 1);
+    const auto by_ts = weights(text + "# settings: llama-server -ts 0,0,3,1\n");
+    CHECK(by_ts.at("CUDA0") == 0);
+    CHECK(by_ts.at("named") == 0);
+    // 31 of the 40 equal layers against 9 and the head.
+    CHECK(by_ts.at("CUDA2") > 3 * by_ts.at("CUDA3"));
 }
