@@ -3,6 +3,7 @@
 // spelling, and text that is no log at all. Expected figures are the logs' own lines.
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "canitrun/llama_log.hpp"
@@ -305,4 +306,183 @@ TEST_CASE("verify per device: two GPUs split by free memory, experts in RAM") {
     // same, as the log's are.
     CHECK(*find("CUDA0", "compute").estimate == *find("CUDA1", "compute").estimate);
     CHECK(*find("CUDA0", "compute").actual == *find("CUDA1", "compute").actual);
+}
+
+// Published runs with every layer and the output head in RAM (validation/llama-logs/cudab-017,
+// -018: llama-server b5285, 0/37 layers offloaded on a GTX 1660 Ti, 4096 cells, ubatch 512, no
+// flash attention). Op offload runs the head's product of a prompt batch on CUDA0, which copies
+// the head in beside the logits and the normed rows (placement.cpp). Qwen3-8B Q4_K_M keeps its
+// own head at Q6_K: 151936 x 4096 values x 210 / 256 bytes = 510,504,960; the logits 512 x
+// 151936 x 4 = 311,164,928; the normed rows 512 x 4096 x 4 = 8,388,608: 830,058,496 bytes
+// (791.60 MiB; the log: 791.61). Qwen3-4B ties its head to token_embd, Q6_K in a Q6_K file:
+// 151936 x 2560 x 210 / 256 = 319,065,600, + 311,164,928 + 512 x 2560 x 4 = 635,473,408
+// (606.03 MiB; the log: 606.03).
+TEST_CASE("verify per device: the output head in RAM is copied to the first GPU") {
+    const auto first_gpu_compute = [](const std::string& name, const Quant& quant) {
+        const auto log = parse_llama_log(read_log(name));
+        REQUIRE(log);
+        const auto report = verify_llama_log(*log, quant);
+        REQUIRE(report);
+        REQUIRE(report->contexts.size() == 1);
+        const auto& d = report->contexts[0].devices;
+        REQUIRE(d);
+        for (const auto& r : d->rows) {
+            if (r.device == "CUDA0" && r.term == "compute") return r;
+        }
+        FAIL("no CUDA0 compute row in " + name);
+        return VerifyDeviceRow{};
+    };
+    const auto q8b =
+        first_gpu_compute("cudab-017-qwen3-8b-q4km-gtx1660ti-ngl0.log", test::quant("Q4_K_M"));
+    CHECK(q8b.estimate == 510504960ULL + 311164928ULL + 8388608ULL);
+    CHECK(q8b.actual == mib100(79161));
+    const auto q4b =
+        first_gpu_compute("cudab-018-qwen3-4b-q6k-gtx1660ti-ngl0.log", test::quant("Q6_K"));
+    CHECK(q4b.estimate == 319065600ULL + 311164928ULL + 5242880ULL);
+    CHECK(q4b.actual == mib100(60603));
+}
+
+// A published Gemma 4 26B-A4B load (validation/llama-logs/cudab-011, llama-server b8836, 262144
+// cells, f16 KV) whose metadata line cuts the sliding-window pattern ("[true, true, true, true,
+// true, false,..."). print_info lists every layer's n_head_kv and n_embd_k_gqa whole: 2048 =
+// 8 heads x n_embd_head_k_swa 256 on the sliding layers, 1024 = 2 x 512 on the global ones, so
+// the reader names 25 sliding and 5 global layers. Their caches, by llama-kv-cache-iswa.cpp:
+// 5 x 262144 cells x 2 x 512 x (K + V) x 2 bytes = 5120 MiB and 25 x 1536 cells (GGML_PAD(1024
+// + 512, 256)) x 8 x 256 x 2 x 2 = 300 MiB: 5420 MiB, the log's two KV buffers together. Read as
+// no layer sliding, it was 107520 MiB.
+TEST_CASE("llama log: a cut sliding-window pattern is read from print_info's per-layer widths") {
+    const auto log =
+        parse_llama_log(read_log("cudab-011-gemma-4-26b-a4b-udq4kxl-rtxpro6000-256k.log"));
+    REQUIRE(log);
+    const auto report = verify_llama_log(*log, test::quant("Q4_K_M"));
+    REQUIRE(report);
+    REQUIRE(report->contexts.size() == 1);
+    const auto& d = report->contexts[0].devices;
+    REQUIRE(d);
+    bool found = false;
+    for (const auto& r : d->rows) {
+        if (r.device != "CUDA0" || r.term != "kv_cache") continue;
+        found = true;
+        CHECK(r.estimate == 5420ULL << 20);
+        CHECK(r.actual == 5420ULL << 20);
+    }
+    CHECK(found);
+}
+
+// Which side of -ngl the output head went: llama.cpp before PR #18148 (December 2025) gave the
+// GPU the last -ngl layers and the head only past them all, and says so line by line; since,
+// the head goes first ("offloading output layer to GPU" before the repeating layers). The
+// published ollama run validation/llama-logs/cudab-025 (-ngl 1 of 28 layers, 2025) kept its
+// head in RAM, which canitrun's placement cannot say: verify names it, so the corpus leaves the
+// log's device rows out rather than compare two placements.
+TEST_CASE("llama log: the output head's side of -ngl, and a placement canitrun cannot plan") {
+    const auto old = parse_llama_log(
+        "llm_load_tensors: offloading 1 repeating layers to GPU\n"
+        "llm_load_tensors: offloaded 1/29 layers to GPU\n");
+    REQUIRE(old);
+    CHECK(old->repeating_layers == 1);
+    CHECK_FALSE(old->output_layer_offloaded);
+    for (const char* head : {"load_tensors: offloading output layer to GPU\n",
+                             "llm_load_tensors: offloading non-repeating layers to GPU\n"}) {
+        const auto now = parse_llama_log(std::string(head) +
+                                         "load_tensors: offloading 39 repeating layers to GPU\n");
+        REQUIRE(now);
+        CHECK(now->repeating_layers == 39);
+        CHECK(now->output_layer_offloaded);
+    }
+    const auto log = parse_llama_log(read_log("cudab-025-qwen2.5-7b-q4km-a100-ollama-ngl1.log"));
+    REQUIRE(log);
+    const auto report = verify_llama_log(*log, test::quant("Q4_K_M"));
+    REQUIRE(report);
+    REQUIRE(report->contexts.size() == 1);
+    const auto& d = report->contexts[0].devices;
+    REQUIRE(d);
+    bool named = false;
+    for (const auto& n : d->notes)
+        named = named || n.find("output head stayed in RAM") != std::string::npos;
+    CHECK(named);
+}
+
+namespace {
+
+VerifyDeviceRow device_row(const std::string& name, const std::string& device,
+                           const std::string& term) {
+    const auto log = parse_llama_log(read_log(name));
+    REQUIRE(log);
+    const auto report = verify_llama_log(*log, test::quant("Q8_0"));
+    REQUIRE(report);
+    REQUIRE(report->contexts.size() == 1);
+    const auto& d = report->contexts[0].devices;
+    REQUIRE(d);
+    for (const auto& r : d->rows) {
+        if (r.device == device && r.term == term) return r;
+    }
+    FAIL("no " + device + " " + term + " row in " + name);
+    return VerifyDeviceRow{};
+}
+
+}  // namespace
+
+// A GPU that holds the output head ends its graph with the logits and the normed rows they are
+// the product of, in f32, and nothing else (placement.cpp). The published gpt-oss-20b run on a
+// T4 (validation/llama-logs/cudab-003, b7772, 80128 cells, ubatch 512, flash attention): 512 x
+// 4 bytes x (201088 vocab + 2880 n_embd) = 417,726,464 bytes = 398.375 MiB; the log: 398.38.
+// Its layers' phase (the f16 masks over 80128 cells and the FFN rows, with the masks' f32 copy)
+// is smaller, and the CPU backend's second activation row is not there.
+TEST_CASE("verify per device: a GPU's output phase is the logits and the normed rows") {
+    const auto r = device_row("cudab-003-gpt-oss-20b-f16-t4-80k.log", "CUDA0", "compute");
+    CHECK(r.estimate == 512ULL * 4 * (201088 + 2880));
+    CHECK(r.actual == mib100(39838));
+}
+
+// The corpus's header and elision lines start "# " and may quote a buffer line; the vision
+// projector's buffers (mtmd's clip.cpp, "alloc_compute_meta: MTL0 compute buffer size =
+// 101.27 MiB") are its own context's. Neither is the text model's: the published Gemma 4 E4B
+// run on an M4 (validation/llama-logs/metal-001) quotes the projector's line in its header
+// note and prints it after the model's, yet MTL0's compute buffer is its sched_reserve line
+// alone, 517.50 MiB (it read 618.77, both added), and the report names the three projector
+// lines it left (its MTL0 and CPU compute buffers and its graph splits).
+TEST_CASE("llama log: header notes and the vision projector's buffers are not the model's") {
+    const auto r = device_row("metal-001-gemma-4-e4b-q8_0-m4.log", "MTL0", "compute");
+    CHECK(r.actual == mib100(51750));
+    const auto log = parse_llama_log(read_log("metal-001-gemma-4-e4b-q8_0-m4.log"));
+    REQUIRE(log);
+    CHECK(log->projector_lines == 3);
+}
+
+// A published four-GPU run (validation/llama-logs/cudab-012, 4x RTX A6000, Qwen3.5-35B-A3B
+// Q8_0) whose buffers are all on CUDA2 and CUDA3: the run kept its layers off CUDA0 and CUDA1
+// (by a --tensor-split or --device the log does not state), so verify splits them over the two
+// and says so; read by free memory over four GPUs, CUDA2's weights read -52 %. A command line
+// with -ts gives the split itself: "-ts 0,0,3,1" puts unit i (40 layers and the head, 41 units)
+// on CUDA2 while i / 41 < 3 / 4, units 0 to 30, and the other 10 on CUDA3.
+TEST_CASE("verify per device: GPUs the log shows no buffer on, and the command line's -ts") {
+    const auto weights = [](const std::string& text) {
+        const auto log = parse_llama_log(text);
+        REQUIRE(log);
+        const auto report = verify_llama_log(*log, test::quant("Q8_0"));
+        REQUIRE(report);
+        REQUIRE(report->contexts.size() == 1);
+        const auto& d = report->contexts[0].devices;
+        REQUIRE(d);
+        std::map<std::string, Bytes> out;
+        for (const auto& r : d->rows) {
+            if (r.term == "weights" && r.estimate) out[r.device] = *r.estimate;
+        }
+        bool named = false;
+        for (const auto& n : d->notes)
+            named = named || n.find("no buffer on CUDA0, CUDA1") != std::string::npos;
+        out["named"] = named ? 1 : 0;
+        return out;
+    };
+    const std::string text = read_log("cudab-012-qwen3.5-35b-a3b-q8_0-4xa6000-np4auto.log");
+    const auto by_buffers = weights(text);
+    CHECK(by_buffers.at("CUDA0") == 0);
+    CHECK(by_buffers.at("CUDA1") == 0);
+    CHECK(by_buffers.at("named") == 1);
+    const auto by_ts = weights(text + "# settings: llama-server -ts 0,0,3,1\n");
+    CHECK(by_ts.at("CUDA0") == 0);
+    CHECK(by_ts.at("named") == 0);
+    // 31 of the 40 equal layers against 9 and the head.
+    CHECK(by_ts.at("CUDA2") > 3 * by_ts.at("CUDA3"));
 }

@@ -71,6 +71,10 @@ struct LlamaLog {
     std::vector<LlamaLogDevice> devices;
     // "offloaded 33/33 layers to GPU": layers on the GPUs and all (the output head counts)
     std::optional<std::uint64_t> gpu_layers, all_layers;
+    // "offloading 39 repeating layers to GPU", and whether "offloading output layer to GPU"
+    // (2024: "offloading non-repeating layers to GPU") follows or precedes it.
+    std::optional<std::uint64_t> repeating_layers;
+    bool output_layer_offloaded = false;
     // Layers whose routed experts a buffer-type override put elsewhere ("tensor
     // blk.7.ffn_up_exps.weight ... overridden to CPU"), by layer, with that buffer type.
     std::map<std::uint64_t, std::string> expert_overrides;
@@ -82,6 +86,9 @@ struct LlamaLog {
     // Lines longer than kMaxLogLineBytes, skipped unread: no line llama.cpp prints about memory
     // comes near it (the line shapes are matched by hand, src/core/files/log_lines.cpp).
     std::uint64_t skipped_long_lines = 0;
+    // The vision / audio projector's buffer lines (mtmd's clip.cpp, "alloc_compute_meta: MTL0
+    // compute buffer size = ..."): its own context, not the text model's, so left unread.
+    std::uint64_t projector_lines = 0;
 
     std::string arch() const;                       // print_info arch, else general.architecture
     std::string file_type() const;                  // "Q4_K - Medium"

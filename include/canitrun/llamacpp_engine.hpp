@@ -66,9 +66,19 @@ struct LayerCache {
 Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
                                                       const LlamaCppOptions& options);
 
-// The compute buffer a backend allocates for the ubatch graph (the fitted rule above), with the
-// KQ masks' device copy where the backend keeps one.
+// The compute buffer a backend allocates for the ubatch graph: on the CPU the fitted rule above;
+// on a GPU that holds every layer and the output head, the larger of the layers' phase with the
+// KQ masks' device copy (where the backend keeps one) and the logits batch (placement.cpp's
+// gpu_graph says why, with what it was checked on).
 Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options);
+
+// ubatch x 4 bytes x (n_vocab + n_embd): the logits of every token of a ubatch (graph_reserve
+// plans n_outputs = n_tokens) and the normed rows they are the product of, in f32.
+Result<Bytes> llamacpp_logits_batch_bytes(const Model& model, const LlamaCppOptions& options);
+
+// The graph's peak before its output phase (the layers' attention and FFN), without the masks'
+// device copy: what a GPU holding no output head allocates for its layers.
+Result<Bytes> llamacpp_attention_phase_bytes(const Model& model, const LlamaCppOptions& options);
 
 // Whether the backend's compute buffer holds a copy of the f32 KQ masks (CUDA, Vulkan), and
 // its size: 4 bytes x ubatch x the masks' cells.

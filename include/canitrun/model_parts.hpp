@@ -39,13 +39,19 @@ struct LayerPart {
 // The buffers llama.cpp allocates besides weights and caches (the llama.cpp rule). Under the
 // quick rule there are none: every device adds overhead_percent of its share instead.
 struct RuntimeBuffers {
-    Bytes compute = 0;       // on every device that runs layers, RAM included
-    Bytes host_compute = 0;  // in RAM beside GPUs: the graph's inputs
-    Bytes mask_copy = 0;     // on a GPU whose backend keeps the KQ masks' copy (CUDA, Vulkan)
+    Bytes compute = 0;          // on every device that runs layers, RAM included
+    Bytes attention_phase = 0;  // the graph's peak before its output phase (llamacpp_engine)
+    Bytes host_compute = 0;     // in RAM beside GPUs: the graph's inputs
+    Bytes mask_copy = 0;        // on a GPU whose backend keeps the KQ masks' copy (CUDA, Vulkan)
     // One routed-expert FFN's activations for a ubatch (f32: its input, the gate-up product
     // and the weighted and summed outputs): what lives beside an expert weight the first GPU
     // copies in from RAM (placement.cpp's host-expert rule). 0 for dense models.
     Bytes expert_batch = 0;
+    // The output head's matrix (output.weight, or token_embd with tied embeddings) and what
+    // lives beside it in its product for a ubatch (the logits and the normed input row, f32):
+    // what the first GPU holds when it copies the head in from RAM (placement.cpp).
+    Bytes output_head = 0;
+    Bytes logits_batch = 0;
     Bytes cuda_pool = 0;  // added to the runtime of a GPU whose backend has it (cuda_pool_bytes)
     Bytes output = 0;     // the logits, in host memory
     Bytes output_duplicate = 0;  // tied embeddings: the copy of token_embd a GPU output needs

@@ -267,16 +267,11 @@ std::uint64_t mask_cells(const Model& m, const Geometry& g) {
     return checked::add(global ? g.n_ctx_seq : 0, swa);
 }
 
-Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
+// The graph's peak before its output phase: the layers' attention and FFN.
+Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn) {
     const auto& a = m.arch;
-    bool recurrent = count_recurrent_layers(m) > 0;
-    for (const auto& group : a.layer_groups) recurrent = recurrent || has_parallel_ssm(group);
-    std::uint64_t out_per_token =
-        checked::add(a.vocab_size, checked::mul(recurrent ? 3 : 2, a.hidden_size));
-    const Bytes out_phase = checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);
     if (count_layers(m, LayerKind::compressed) > 0) {
-        return std::max(out_phase,
-                        checked::mul(g.ubatch, compressed_attention_bytes(m, g, flash_attn)));
+        return checked::mul(g.ubatch, compressed_attention_bytes(m, g, flash_attn));
     }
 
     std::uint64_t swa_kv = 0;
@@ -294,7 +289,7 @@ Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
         const std::uint64_t per_token =
             checked::add(checked::add(checked::mul(2, masks), msa_prefill_bytes(m, n_kv)),
                          checked::mul(kF32Bytes, layer_floats(m)));
-        return std::max(out_phase, checked::mul(g.ubatch, per_token));
+        return checked::mul(g.ubatch, per_token);
     }
     // KQ of the widest layer: its query heads over its cells (Step-3.5-Flash's 96-head sliding
     // layers see only their window; the 64-head full ones the whole context)
@@ -310,8 +305,17 @@ Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
     std::uint64_t ffn = checked::add(active_ffn_width(m), checked::mul(2, a.hidden_size));
     if (count_layers(m, LayerKind::mla) > 0) ffn = std::max(ffn, layer_floats(m));
     const std::uint64_t per_token = checked::add(kq, checked::add(masks, ffn));
-    const Bytes attn_phase = checked::mul(checked::mul(g.ubatch, kF32Bytes), per_token);
-    return std::max(out_phase, attn_phase);
+    return checked::mul(checked::mul(g.ubatch, kF32Bytes), per_token);
+}
+
+Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
+    const auto& a = m.arch;
+    bool recurrent = count_recurrent_layers(m) > 0;
+    for (const auto& group : a.layer_groups) recurrent = recurrent || has_parallel_ssm(group);
+    std::uint64_t out_per_token =
+        checked::add(a.vocab_size, checked::mul(recurrent ? 3 : 2, a.hidden_size));
+    const Bytes out_phase = checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);
+    return std::max(out_phase, attention_phase_bytes(m, g, flash_attn));
 }
 
 }  // namespace
@@ -439,14 +443,39 @@ Result<Bytes> llamacpp_mask_copy_bytes(const Model& model, const LlamaCppOptions
         [&] { return overflow_error("the KQ mask for " + model.id, "lower --ctx"); });
 }
 
+Result<Bytes> llamacpp_logits_batch_bytes(const Model& model, const LlamaCppOptions& options) {
+    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    return catch_overflow(
+        [&]() -> Result<Bytes> {
+            return checked::mul(checked::mul(setup.g.ubatch, kF32Bytes),
+                                checked::add(model.arch.vocab_size, model.arch.hidden_size));
+        },
+        [&] { return overflow_error("the logits of " + model.id, "lower --ubatch"); });
+}
+
 Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options) {
     CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
     CANITRUN_TRY_ASSIGN(const Bytes mask, llamacpp_mask_copy_bytes(model, options));
+    CANITRUN_TRY_ASSIGN(const Bytes logits, llamacpp_logits_batch_bytes(model, options));
     return catch_overflow(
         [&]() -> Result<Bytes> {
-            const Bytes graph = compute_bytes(model, setup.g, setup.flash_attn);
-            return keeps_mask_copy(options.backend) ? checked::add(graph, mask) : graph;
+            if (options.backend == Backend::cpu) {
+                return compute_bytes(model, setup.g, setup.flash_attn);
+            }
+            // A GPU holding every layer and the head (placement.cpp's gpu_graph says why)
+            const Bytes layers = attention_phase_bytes(model, setup.g, setup.flash_attn);
+            return std::max(keeps_mask_copy(options.backend) ? checked::add(layers, mask) : layers,
+                            logits);
         },
+        [&] {
+            return overflow_error("the compute buffer for " + model.id, "lower --ctx or --ubatch");
+        });
+}
+
+Result<Bytes> llamacpp_attention_phase_bytes(const Model& model, const LlamaCppOptions& options) {
+    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    return catch_overflow(
+        [&]() -> Result<Bytes> { return attention_phase_bytes(model, setup.g, setup.flash_attn); },
         [&] {
             return overflow_error("the compute buffer for " + model.id, "lower --ctx or --ubatch");
         });

@@ -37,6 +37,7 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model,
             }
             Bytes embd = 0;
             Bytes host_inputs = 0;
+            Bytes head = 0;
             for (std::size_t i = 0; i < tensors.size(); ++i) {
                 const TensorInfo& t = tensors[i];
                 const Bytes b = bytes[i];
@@ -46,6 +47,7 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model,
                 } else if (t.layer < 0 ||
                            static_cast<std::size_t>(t.layer) >= parts.layers.size()) {
                     parts.output_weights = checked::add(parts.output_weights, b);
+                    head = std::max(head, b);
                 } else {
                     LayerPart& l = parts.layers[static_cast<std::size_t>(t.layer)];
                     l.weights = checked::add(l.weights, b);
@@ -59,6 +61,7 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model,
             parts.input_weights = host_inputs;
             RuntimeBuffers buffers;
             if (model.arch.tied_embeddings) buffers.output_duplicate = embd;
+            buffers.output_head = model.arch.tied_embeddings ? embd : head;
             parts.buffers = buffers;
             for (auto& l : parts.layers) {
                 const Bytes routed_active =
@@ -175,10 +178,13 @@ Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& mode
     LlamaCppOptions graph_only = options;
     graph_only.backend = Backend::cpu;
     CANITRUN_TRY_ASSIGN(parts.buffers->compute, llamacpp_compute_bytes(model, graph_only));
+    CANITRUN_TRY_ASSIGN(parts.buffers->attention_phase,
+                        llamacpp_attention_phase_bytes(model, graph_only));
     CANITRUN_TRY_ASSIGN(parts.buffers->mask_copy, llamacpp_mask_copy_bytes(model, options));
     CANITRUN_TRY_ASSIGN(parts.buffers->host_compute, llamacpp_host_compute_bytes(model, options));
     parts.buffers->output = llamacpp_output_bytes(model, options);
     CANITRUN_TRY_ASSIGN(parts.buffers->expert_batch, expert_batch_bytes(model, options));
+    CANITRUN_TRY_ASSIGN(parts.buffers->logits_batch, llamacpp_logits_batch_bytes(model, options));
     parts.buffers->cuda_pool = cuda_pool_bytes(model, options);
     return parts;
 }

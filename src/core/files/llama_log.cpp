@@ -65,10 +65,10 @@ void set_context_param(LlamaLog& log, LlamaLogContext*& ctx, const Current& curr
 // Most of a log is per-tensor and per-layer chatter: a line with none of these phrases is
 // skipped before its shape is matched.
 bool llama_log_line_worth_a_look(const std::string& line) {
-    static const char* const kWorthALook[] = {"print_info:",  "- kv ",         "buffer size",
-                                              "context",      "size ",         "loaded meta data",
-                                              "_meta:",       "offloaded ",    "Device ",
-                                              "using device", "overridden to", "prompt cache"};
+    static const char* const kWorthALook[] = {
+        "print_info:",      "- kv ",        "buffer size", "context", "size ",
+        "loaded meta data", "_meta:",       "offloaded ",  "Device ", "using device",
+        "overridden to",    "prompt cache", "offloading "};
     bool worth = false;
     for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
     return worth;
@@ -97,6 +97,10 @@ bool read_llama_log_device_line(LlamaLog& log, std::string_view v) {
     } else if (const auto layers = ll::offloaded(v)) {
         log.gpu_layers = to_uint(std::string(layers->key));
         log.all_layers = to_uint(std::string(layers->value));
+    } else if (const auto repeating = ll::repeating_offloaded(v)) {
+        log.repeating_layers = to_uint(std::string(*repeating));
+    } else if (ll::output_offloaded(v)) {
+        log.output_layer_offloaded = true;
     } else if (const auto over = ll::expert_override(v)) {
         if (const auto layer = to_uint(std::string(over->key))) {
             log.expert_overrides[*layer] = std::string(over->value);
@@ -296,6 +300,13 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
             log.command_line = line.substr(11);
             continue;
         }
+        // The header and elision notes of validation/llama-logs/ ("# note: ...", "# ...
+        // elided 31 lines"), which may quote a buffer line: no llama.cpp line starts so.
+        if (line.starts_with("# ")) continue;
+        if (line.find("alloc_compute_meta:") != std::string::npos) {
+            ++log.projector_lines;
+            continue;
+        }
         if (!llama_log_line_worth_a_look(line)) continue;
         if (read_llama_log_line(log, ctx, current, log_lines::without_prefix(line))) {
             ++log.recognized_lines;
@@ -307,6 +318,42 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
     }
     return log;
 }
+
+namespace {
+
+// The sliding layers when the metadata line cuts attention.sliding_window_pattern ("[true,
+// true, true, true, true, false,..."): print_info lists every layer's n_head_kv and
+// n_embd_k_gqa whole, and a layer's n_embd_k_gqa is its n_head_kv times its key width,
+// n_embd_head_k_swa on a sliding layer and n_embd_head_k on the others (Gemma 4's print_info:
+// 2048 = 8 x 256 sliding, 1024 = 2 x 512 global). Where the two widths differ, the lists name
+// the sliding layers; nullopt where they do not, or the log says no layer slides.
+std::optional<std::vector<std::int64_t>> sliding_layers_of(const LlamaLog& log) {
+    const auto info = [&](const char* key) -> std::string {
+        const auto it = log.print_info.find(key);
+        return it == log.print_info.end() ? std::string() : it->second;
+    };
+    const auto swa_k = to_uint(info("n_embd_head_k_swa"));
+    const auto k = to_uint(info("n_embd_head_k"));
+    const auto widths = int_list(info("n_embd_k_gqa"));
+    auto heads = int_list(info("n_head_kv"));  // one per layer, or one for all (Gemma 4 E4B)
+    if (const auto all = to_int(info("n_head_kv")); all && widths) {
+        heads = std::vector<std::int64_t>(widths->size(), *all);
+    }
+    if (info("is_swa_any") != "1" || !swa_k || !k || *swa_k == *k || !heads || !widths ||
+        heads->size() != widths->size()) {
+        return std::nullopt;
+    }
+    std::vector<std::int64_t> sliding;
+    for (std::size_t il = 0; il < heads->size(); ++il) {
+        const auto h = static_cast<std::uint64_t>(std::max<std::int64_t>((*heads)[il], 0));
+        const auto w = static_cast<std::uint64_t>(std::max<std::int64_t>((*widths)[il], 0));
+        if (w != h * *swa_k && w != h * *k) return std::nullopt;
+        sliding.push_back(w == h * *swa_k ? 1 : 0);
+    }
+    return sliding;
+}
+
+}  // namespace
 
 GgufFile llama_log_metadata(const LlamaLog& log) {
     GgufFile f;
@@ -378,6 +425,10 @@ GgufFile llama_log_metadata(const LlamaLog& log) {
         } else if (const auto list = int_list(it->second)) {
             put_list(key, *list);
         }
+    }
+    const std::string pattern = arch + ".attention.sliding_window_pattern";
+    if (f.find(pattern) == nullptr) {
+        if (const auto sliding = sliding_layers_of(log)) put_list(pattern, *sliding);
     }
     return f;
 }

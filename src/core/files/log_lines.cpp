@@ -208,6 +208,20 @@ std::optional<Pair> offloaded(std::string_view line) {
     return Pair{on_gpu, all};
 }
 
+std::optional<std::string_view> repeating_offloaded(std::string_view line) {
+    const auto at = line.find("offloading ");
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view s = line.substr(at + 11);
+    const std::string_view layers = take_while(s, is_digit);
+    if (layers.empty() || !take(s, " repeating layers to GPU")) return std::nullopt;
+    return layers;
+}
+
+bool output_offloaded(std::string_view line) {
+    return line.find("offloading output layer to GPU") != std::string_view::npos ||
+           line.find("offloading non-repeating layers to GPU") != std::string_view::npos;
+}
+
 std::optional<Pair> device_free(std::string_view line) {
     const auto at = line.find("using device ");
     if (at == std::string_view::npos) return std::nullopt;

@@ -47,6 +47,10 @@ std::optional<Pair> old_model_buffer(std::string_view line);
 
 // "offloaded 33/33 layers to GPU": {"33", "33"}
 std::optional<Pair> offloaded(std::string_view line);
+// "offloading 39 repeating layers to GPU": "39"
+std::optional<std::string_view> repeating_offloaded(std::string_view line);
+// "offloading output layer to GPU" (2024: "offloading non-repeating layers to GPU")
+bool output_offloaded(std::string_view line);
 
 // "using device CUDA0 (NVIDIA GeForce RTX 3090) - 23041 MiB free": {"CUDA0", "23041"}
 std::optional<Pair> device_free(std::string_view line);

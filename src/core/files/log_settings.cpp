@@ -126,4 +126,29 @@ std::optional<CommandLineExperts> command_line_experts(std::string_view command_
     return experts;
 }
 
+std::optional<std::vector<std::uint64_t>> command_line_tensor_split(std::string_view command_line) {
+    const auto w = words(command_line);
+    for (std::size_t i = 0; i + 1 < w.size(); ++i) {
+        if (w[i] != "-ts" && w[i] != "--tensor-split") continue;
+        std::vector<std::uint64_t> out;
+        std::string item;
+        const std::string value = w[i + 1] + ",";
+        for (const char c : value) {
+            if (c != ',' && c != '/') {
+                item += c;
+                continue;
+            }
+            double v = 0;
+            const auto r = std::from_chars(item.data(), item.data() + item.size(), v);
+            if (r.ec != std::errc() || r.ptr != item.data() + item.size() || !(v >= 0) || v > 1e9) {
+                return std::nullopt;
+            }
+            out.push_back(static_cast<std::uint64_t>(v * 1e6 + 0.5));
+            item.clear();
+        }
+        return out;
+    }
+    return std::nullopt;
+}
+
 }  // namespace canitrun

@@ -23,4 +23,9 @@ struct CommandLineExperts {
 std::optional<CommandLineExperts> command_line_experts(std::string_view command_line,
                                                        std::uint64_t layers);
 
+// -ts / --tensor-split 3,1 (or 0.3,0.7; "/" separates too, as llama.cpp's common/arg.cpp
+// allows): each GPU's proportion, in millionths so that fractions stay integers. nullopt when
+// the command line gives none or a value is not a number.
+std::optional<std::vector<std::uint64_t>> command_line_tensor_split(std::string_view command_line);
+
 }  // namespace canitrun

@@ -220,6 +220,11 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
         report.notes.push_back(std::to_string(log.skipped_long_lines) + " line(s) longer than " +
                                std::to_string(kMaxLogLineBytes) + " bytes skipped unread");
     }
+    if (log.projector_lines > 0) {
+        report.notes.push_back(std::to_string(log.projector_lines) +
+                               " line(s) of the vision projector's own buffers (clip's "
+                               "alloc_compute_meta) left unread: not the text model's");
+    }
     CANITRUN_TRY(catch_overflow(
         [&]() -> Result<void> {
             const VerifyWeights weights = estimate_verify_weights(log, quant, report);

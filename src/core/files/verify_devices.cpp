@@ -46,8 +46,41 @@ Backend backend_of(const std::string& device) {
     return Backend::cuda;  // CUDA, and SYCL, whose buffers the rule treats alike
 }
 
+// Whether the log shows any buffer of the device: model, KV, recurrent state or compute.
+bool holds_buffers(const LlamaLog& log, const std::string& device) {
+    if (on_device(log.model_buffers, device)) return true;
+    for (const auto& c : log.contexts) {
+        if (on_device(c.kv, device) || on_device(c.recurrent, device) ||
+            on_device(c.compute, device)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// GPUs the runtime lists but the log shows no buffer on, beside ones that hold the model: the
+// run kept its layers off them (a --tensor-split or --device the log does not state), so their
+// share of the split is 0 and a note names them.
+void drop_unused_gpus(const LlamaLog& log, const std::vector<std::string>& gpus,
+                      PlacementOptions& options, std::vector<std::string>& notes) {
+    std::string unused;
+    bool any_model = false;
+    for (const auto& name : gpus) any_model = any_model || on_device(log.model_buffers, name);
+    for (std::size_t d = 0; any_model && d < gpus.size(); ++d) {
+        if (holds_buffers(log, gpus[d])) continue;
+        options.tensor_split[d] = 0;
+        unused += (unused.empty() ? "" : ", ") + gpus[d];
+    }
+    if (!unused.empty()) {
+        notes.push_back("the log shows no buffer on " + unused +
+                        ": layers split over the other GPUs only (a --tensor-split or --device "
+                        "the log does not state)");
+    }
+}
+
 // The devices as llama.cpp split the layers over them: by the free memory the log reports
-// (llama.cpp's default --tensor-split), else evenly (and a note says so).
+// (llama.cpp's default --tensor-split), else evenly (and a note says so); none to a GPU the
+// log shows no buffer on.
 Hardware log_hardware(const LlamaLog& log, const std::vector<std::string>& gpus,
                       PlacementOptions& options, std::vector<std::string>& notes) {
     Hardware h;
@@ -71,6 +104,19 @@ Hardware log_hardware(const LlamaLog& log, const std::vector<std::string>& gpus,
             notes.push_back("the log gives no free memory for every GPU: layers split evenly");
         }
     }
+    const auto given = command_line_tensor_split(log.command_line);
+    if (given && given->size() == gpus.size()) {
+        options.tensor_split = *given;  // the run's own --tensor-split
+    } else {
+        drop_unused_gpus(log, gpus, options, notes);
+    }
+    for (const auto& name : gpus) {
+        if (!name.ends_with("_Split")) continue;
+        notes.push_back("--split-mode row puts every matrix over the GPUs (" + name +
+                        "): canitrun's placement cannot say that, so the devices' weights "
+                        "differ");
+        break;
+    }
     return h;
 }
 
@@ -79,6 +125,16 @@ void set_offload(const LlamaLog& log, const Model& model, PlacementOptions& opti
     check.gpu_layers = log.gpu_layers;
     if (log.gpu_layers && log.all_layers && *log.gpu_layers < *log.all_layers) {
         options.gpu_layers = log.gpu_layers;
+        // llama.cpp before PR #18148 (December 2025) offloaded the last -ngl layers and the
+        // output head only past them all (llama-model.cpp: i_gpu_start = n_layer - ngl); since,
+        // the head goes first, as canitrun plans.
+        if (log.repeating_layers.value_or(0) > 0 && !log.output_layer_offloaded) {
+            check.notes.push_back(
+                "the output head stayed in RAM while " + std::to_string(*log.repeating_layers) +
+                " layers went to the GPU (llama.cpp before PR #18148 offloaded layers first): "
+                "canitrun's placement cannot say that, so the devices' weights and compute "
+                "differ");
+        }
     }
     std::set<std::uint64_t> host;
     for (const auto& [layer, type] : log.expert_overrides) {

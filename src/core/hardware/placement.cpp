@@ -41,16 +41,58 @@ std::size_t device_of(std::uint64_t unit, std::uint64_t units,
 //   simple rule found, so it is kept there until the allocator's order is derived.
 // A layer wholly in host memory (-ngl below the layer count) keeps the sum: the published logs
 // with -ngl 0 to 40 of 41 were read with it (docs/ACCURACY-GPU.md).
+//
+// The output head in host memory (-ngl at most the layer count) is offloaded the same way: its
+// product of a ubatch runs on GPU 0 with the head copied in, beside the logits and the normed
+// rows (RuntimeBuffers::logits_batch). That phase comes after every layer's, so the buffer is
+// the larger of the two. Exact to 0.02 MiB on the four published logs with the head in RAM:
+// Qwen3-8B Q4_K_M (Q6_K head, 486.85 + 296.75 + 8.00 = 791.61 MiB), Qwen3-4B Q6_K (tied:
+// token_embd 304.28 + 296.75 + 5.00 = 606.03), Qwen3-14B Q8_0 on ROCm (788.24 + 296.75 + 10.00
+// = 1094.99) and Qwen2.5-7B at ubatch 256 (426.36 + 148.50 + 3.50 = 578.36; validation/
+// llama-logs/cudab-017, -018, rocm-008, cudab-025), where the rule above read -45 to -64 %.
+// (verify plans the first three; cudab-025's build put a layer, not the head, on its GPU.)
 struct HostCopy {
-    Bytes layer = 0;   // the largest tensor of a layer in host memory
-    Bytes expert = 0;  // the largest routed-expert tensor of a layer whose experts are
+    Bytes layer = 0;    // the largest tensor of a layer in host memory
+    Bytes expert = 0;   // the largest routed-expert tensor of a layer whose experts are
+    bool head = false;  // the output head is in host memory
 };
 
-// `mask`: the KQ masks' device copy, where the backend keeps one. Beside an expert copy the
-// masks live at half that size (the f16 cast flash attention makes of the f32 masks).
-Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, bool recurrent, Bytes mask) {
-    const Bytes c = checked::add(checked::add(b.compute, copy.layer), mask);
+// One GPU's graph: `mask` is the KQ masks' device copy, where the backend keeps one, and
+// `layer_copy` a host layer's tensor copied in (op offload).
+//
+// On the GPU that holds the output head, the output phase is the logits and the normed rows
+// they are the product of (RuntimeBuffers::logits_batch), and nothing else: the masks and the
+// layers' activations are dead by then, so it is the larger of that and the layers' phase with
+// the masks' copy. The CPU backend's buffer holds a second activation row beside the logits
+// (llamacpp_engine.cpp's fit); a GPU's does not. Exact (to 0.01 MiB) on the published logs
+// whose output phase sets the buffer: gpt-oss-20b (512 x 4 x (201088 + 2880) = 398.38 MiB,
+// validation/llama-logs/cudab-001, -002, -003), Qwen2.5-14B (307.00, cudab-015), TinyLlama on
+// Vulkan, Llama 3.1 8B on Metal, and on the H200
+// (validation/cuda-h200/, run1 and run2: 86 settings of 13 models) it reads 2.0 % at the
+// median, from 8.4 % with the CPU's output phase (17-124 % high at ubatch 2048 and 131072
+// cells). It reads low where the layers' phase is larger than modelled: DeepSeek-V2-Lite's MLA
+// by 22 % (56 MiB at ubatch 512), Qwen3-30B-A3B with 4 sequences by 13 %, Phi-4 by 10 %.
+// A GPU without the head (a split over several, pipeline-parallel) keeps the whole-graph rule:
+// its one published log (cudab-012, 4x A6000) reads +51 % there, -63 % by the layers alone.
+// So does a GPU that copies in a host layer's tensor, as one beside host experts does (below):
+// the planner weighs layers against experts in RAM by one rule (Mistral Nemo with -ngl 40 of
+// 41, cudab-013 / -014, reads +31 % / +10 % by it, exact by the output phase).
+Bytes gpu_graph(const RuntimeBuffers& b, bool holds_output, Bytes mask, Bytes layer_copy) {
+    if (!holds_output || layer_copy > 0) {
+        return checked::add(checked::add(b.compute, layer_copy), mask);
+    }
+    const Bytes layers = checked::add(checked::add(b.attention_phase, layer_copy), mask);
+    return std::max(layers, b.logits_batch);
+}
+
+// Beside an expert copy the masks live at half their size (the f16 cast flash attention makes
+// of the f32 masks), and the graph is the whole-graph rule the H200 runs were measured against.
+Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, bool recurrent, Bytes mask,
+                        bool holds_output) {
+    Bytes c = gpu_graph(b, holds_output, mask, copy.layer);
+    if (copy.head) c = std::max(c, checked::add(b.output_head, b.logits_batch));
     if (copy.expert == 0) return c;
+    c = checked::add(checked::add(b.compute, copy.layer), mask);
     const Bytes with_expert =
         recurrent ? checked::add(c, copy.expert)
                   : checked::add(checked::add(copy.expert, b.expert_batch), mask / 2);
@@ -66,12 +108,14 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
     for (std::size_t d = 0; d < p.gpus.size(); ++d) {
         Share& g = p.gpus[d];
         // GPU 0 runs the prompt batches of the host's layers (op offload) even holding none.
-        const bool offloads = d == 0 && (copy.layer > 0 || copy.expert > 0);
+        const bool offloads = d == 0 && (copy.layer > 0 || copy.expert > 0 || copy.head);
         if (g.layers == 0 && !g.output && !offloads) continue;
         const bool mask = d >= options.gpu_mask_copy.size() || options.gpu_mask_copy[d];
         const Bytes mask_copy = mask ? b.mask_copy : 0;
-        g.compute = d == 0 ? first_gpu_compute(b, copy, parts.recurrent_state() > 0, mask_copy)
-                           : checked::add(b.compute, mask_copy);
+        const bool holds_output = g.output && output_on_gpu;
+        g.compute = d == 0 ? first_gpu_compute(b, copy, parts.recurrent_state() > 0, mask_copy,
+                                               holds_output)
+                           : gpu_graph(b, holds_output, mask_copy, 0);
         if (d < options.gpu_runtime.size()) g.runtime = options.gpu_runtime[d];
         if (d < options.gpu_pool.size() && options.gpu_pool[d]) {
             g.runtime = checked::add(g.runtime, b.cuda_pool);
@@ -355,8 +399,9 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                 checked::add(input.weights, parts.input_weights);  // one row read per token
             input.embedding = checked::add(input.embedding, parts.input_weights);
             if (parts.buffers) {
-                add_buffers(p, parts, options, &head != &p.ram,
-                            host_weight_copy(parts, p, first_gpu_unit));
+                HostCopy copy = host_weight_copy(parts, p, first_gpu_unit);
+                copy.head = &head == &p.ram && !p.gpus.empty();
+                add_buffers(p, parts, options, &head != &p.ram, copy);
                 p.ram.mapped = p.ram.weights;  // the CPU backend reads the mapped file
                 add_server_terms(p, parts, options.server);
             }
