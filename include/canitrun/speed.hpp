@@ -5,7 +5,7 @@
 //
 // Decode (one token) runs the layers one after another, so its time is the sum over devices of
 //   read bytes / bandwidth x a   (a = 1 / the share of peak bandwidth reached)
-// + layers x k + MoE layers x m  (kernel launches, routing)
+// + layers x (k [+ ko before 2025]) + MoE layers x m  (kernel launches, routing)
 // + recurrent layers x kr x 1 TB/s / bandwidth  (the recurrent scan's kernels, which read and
 //                                                write the state more than once: scaled by the
 //                                                device's memory, so a base M4 pays 8x a 4090)
@@ -28,8 +28,9 @@
 // the expert products cost per expert weight per micro-batch (x), not per token. Weights held in
 // RAM cross PCIe once per micro-batch. p differs for float (FP16/BF16) and quantized weights.
 // a, k, kr, p, q, qr, t, x are per coefficient group (speed_group: device classes whose cards
-// share their chips share them); m, h, r, d, e and o are shared by every device. A group no run
-// measures for a term (no MoE run, no hybrid) takes the value fitted over every device.
+// share their chips share them); m, h, r, d, e, o and ko are shared by every device. A group no
+// run measures for a term (no MoE run, no hybrid) takes the value fitted over every device. A
+// published run's weights are read at its file's printed size (BenchRun::file_bytes).
 
 #include <cstdint>
 #include <optional>
