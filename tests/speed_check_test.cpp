@@ -145,14 +145,38 @@ TEST_CASE("speed bands: none below ten left-out runs of the class and regime") {
 // Every band the fit prints, judged on runs of sources it never saw (each source's runs against
 // the band the other sources' left-out runs give, predicted without the source): the issue asks
 // 75-85 % for each kind of band. docs/SPEED.md has the figures, which miss it (the "± N %" bands
-// hold a little under 75 %, the "within N×" ones about 90 %); held here: each kind claims 80 %
-// and holds at least 70 %, and the wide ones are not so wide that nearly every run is inside.
+// hold a little under 75 %, the "within N×" ones, printed only for Intel, the P100 / MI50 class
+// and a few prefill classes, about 90 %); held here: each kind claims 80 % and holds at least
+// 70 %, and the wide ones are not so wide that nearly every run is inside.
 TEST_CASE("speed bands: how they held on sources they did not see") {
     const SpeedModel& m = fitted_speed_model();
     REQUIRE(m.narrow_bands.runs >= 100);
-    REQUIRE(m.wide_bands.runs >= 50);
+    REQUIRE(m.wide_bands.runs >= 20);
     CHECK(m.narrow_bands.share >= 0.70);
     CHECK(m.narrow_bands.share <= 0.90);
     CHECK(m.wide_bands.share >= 0.70);
     CHECK(m.wide_bands.share <= 0.95);
+}
+
+// A published run reads its file at the size llama-bench printed, not its label's: Unsloth's
+// Qwen3.5-9B-UD-Q8_K_XL prints as "qwen35 9B Q8_0" at 11.58 bits per weight where Q8_0 is 8.5
+// (kyuz0/intel-b70-ai-toolboxes). The weights scale with the file, so a file twice as large
+// holds twice the weight bytes on the GPU; without a size the label's bytes stand.
+TEST_CASE("llama-bench runs: the weights are read at the file's printed size") {
+    BenchRun run;
+    run.model = &test::model("qwen3.5-9b");
+    run.quant = &test::quant("Q8_0");
+    run.gpus = {&test::gpu("rtx-4090")};
+    run.test = parse_bench_test("pp512").value();
+    const auto label = predict_bench(run).value();
+    run.file_bytes = 10e9;
+    const auto one = predict_bench(run).value();
+    run.file_bytes = 20e9;
+    const auto two = predict_bench(run).value();
+    const double held = one.prefill.gpus.front().resident_bytes;
+    CHECK(held > 0);
+    CHECK(two.prefill.gpus.front().resident_bytes == Approx(2 * held).epsilon(1e-6));
+    CHECK(two.decode.gpus.front().weight_count ==
+          Approx(2 * one.decode.gpus.front().weight_count).epsilon(1e-6));
+    CHECK(label.prefill.gpus.front().resident_bytes != Approx(held));
 }

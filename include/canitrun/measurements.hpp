@@ -26,6 +26,9 @@ struct Measurement {
     // llama-bench's micro-batch: n_ubatch capped by n_batch (defaults 512 and 2048).
     std::uint64_t ubatch = 512;
     double tokens_per_second = 0;
+    // llama-bench's "size" column: the file's tensors in GiB (0: not given). A file can be larger
+    // than its label's type: Unsloth's UD-Q8_K_XL prints as Q8_0 with more tensors upcast.
+    double file_gib = 0;
     std::string build, date, source, note;
     bool outlier = false;  // flagged so by whoever copied it (its note)
 

@@ -5,7 +5,7 @@
 //
 // Decode (one token) runs the layers one after another, so its time is the sum over devices of
 //   read bytes / bandwidth x a   (a = 1 / the share of peak bandwidth reached)
-// + layers x k + MoE layers x m  (kernel launches, routing)
+// + layers x (k [+ ko before 2025]) + MoE layers x m  (kernel launches, routing)
 // + recurrent layers x kr x 1 TB/s / bandwidth  (the recurrent scan's kernels, which read and
 //                                                write the state more than once: scaled by the
 //                                                device's memory, so a base M4 pays 8x a 4090)
@@ -28,8 +28,9 @@
 // the expert products cost per expert weight per micro-batch (x), not per token. Weights held in
 // RAM cross PCIe once per micro-batch. p differs for float (FP16/BF16) and quantized weights.
 // a, k, kr, p, q, qr, t, x are per coefficient group (speed_group: device classes whose cards
-// share their chips share them); m, h, r, d, e and o are shared by every device. A group no run
-// measures for a term (no MoE run, no hybrid) takes the value fitted over every device.
+// share their chips share them); m, h, r, d, e, o and ko are shared by every device. A group no
+// run measures for a term (no MoE run, no hybrid) takes the value fitted over every device. A
+// published run's weights are read at its file's printed size (BenchRun::file_bytes).
 
 #include <cstdint>
 #include <optional>
@@ -54,17 +55,23 @@ enum class SpeedClass {
     amd_apu,             // Ryzen AI Max (Strix Halo) and other AMD unified memory
     apple,               // Apple silicon (Metal)
     intel,               // Arc
-    unknown,             // a --vram budget or an unrecognised device: NVIDIA consumer figures
+    // Discrete GPUs without matrix units (NVIDIA Pascal, AMD Vega 20 / gfx906: their
+    // entries in data/gpus note "no tensor cores" / "no matrix cores"): llama.cpp runs them on
+    // shader kernels that reach a smaller share of their HBM2 (tesla-p100, mi50 runs)
+    no_matrix_units,
+    unknown,  // a --vram budget or an unrecognised device: NVIDIA consumer figures
 };
-inline constexpr int kSpeedClassCount = 9;
+inline constexpr int kSpeedClassCount = 10;
 
 SpeedClass speed_class(const GpuDevice& device);
 // The class whose fitted coefficients a class uses: GeForce, workstation and unified NVIDIA
 // (DGX Spark) cards are built from the same chips (AD102 is both the RTX 4090 and the RTX 6000
 // Ada, GB202 the RTX 5090 and the RTX PRO 6000) and run the same kernels, so they share one set
-// and differ only in their bandwidth and matrix rate; `unknown` uses theirs too. The error
-// bands stay per class.
-SpeedClass speed_group(SpeedClass c);
+// and differ only in their bandwidth and matrix rate; `unknown` uses theirs too. Datacenter
+// cards share their decode (the same mat-vec kernels, fitted on every NVIDIA run) but keep
+// their own prefill: llama.cpp's MMQ reaches a smaller share of an A100's or H100's tensor rate
+// than of a GeForce card's. The error bands stay per class.
+SpeedClass speed_group(SpeedClass c, bool prefill);
 const char* speed_class_name(SpeedClass c);   // "nvidia_datacenter"
 const char* speed_class_words(SpeedClass c);  // "NVIDIA datacenter GPUs"
 
@@ -124,6 +131,9 @@ struct SpeedModel {
     // o: prefill, added to p for llama.cpp built before 2025 (only published runs have it: an
     // estimate is for today's llama.cpp).
     double older_build_compute = 0;
+    // ko: decode, seconds per layer added for llama.cpp built before 2025 (per-layer launch
+    // time later builds took out, fitted on the 2024 runs): only published runs have it.
+    double older_build_layer_s = 0;
     // Not fitted (no measurement offloads): stated assumptions.
     double ram_bandwidth_efficiency = 0.6;  // dual-channel desktops measure 55-65 % in llama-bench
     double pcie_gbps = 25.0;  // PCIe 4.0 x16 as measured by bandwidthTest (~25 of 32 GB/s)

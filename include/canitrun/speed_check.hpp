@@ -44,6 +44,9 @@ struct BenchRun {
     // llama.cpp built before 2025, before its prompt kernels' rework (MMQ on tensor cores for
     // every type, fused MoE, flash attention by default): prefill runs at an era's efficiency.
     bool older_build = false;
+    // The model file's bytes as llama-bench printed them (0: not known): the weights are read at
+    // this size, not the label's (BenchRun from a Measurement's file_gib).
+    double file_bytes = 0;
 };
 
 struct BenchPrediction {

@@ -52,8 +52,9 @@ std::string row(const canitrun::Measurement& m) {
     return "    {" + view(m.model_id) + ", " + flag(m.exact_model) + ", " + view(m.quant) + ", " +
            view(m.gpu_id) + ", " + std::to_string(m.n_gpus) + "U, " + view(m.backend) + ", " +
            view(m.test) + ", " + std::to_string(m.ngl) + "U, " + std::to_string(m.ubatch) + "U, " +
-           number(m.tokens_per_second) + ", " + view(m.build) + ", " + view(m.date) + ", " +
-           view(m.source) + ", " + view(m.note) + ", " + flag(m.outlier) + "},\n";
+           number(m.tokens_per_second) + ", " + number(m.file_gib) + ", " + view(m.build) + ", " +
+           view(m.date) + ", " + view(m.source) + ", " + view(m.note) + ", " + flag(m.outlier) +
+           "},\n";
 }
 
 std::string cpp_source(const std::vector<canitrun::Measurement>& rows) {
@@ -68,7 +69,7 @@ std::string cpp_source(const std::vector<canitrun::Measurement>& rows) {
         "    std::string_view model_id;\n    bool exact_model;\n    std::string_view quant;\n"
         "    std::string_view gpu_id;\n    std::uint64_t n_gpus;\n    std::string_view backend;\n"
         "    std::string_view test;\n    std::uint64_t ngl;\n    std::uint64_t ubatch;\n"
-        "    double tokens_per_second;\n"
+        "    double tokens_per_second;\n    double file_gib;\n"
         "    std::string_view build, date, source, note;\n    bool outlier;\n};\n\n"
         "constexpr MeasurementRow kMeasurementRows[] = {\n";
     for (const auto& m : rows) out += row(m);
@@ -89,6 +90,7 @@ std::string cpp_source(const std::vector<canitrun::Measurement>& rows) {
         "                                      .ngl = r.ngl,\n"
         "                                      .ubatch = r.ubatch,\n"
         "                                      .tokens_per_second = r.tokens_per_second,\n"
+        "                                      .file_gib = r.file_gib,\n"
         "                                      .build = std::string(r.build),\n"
         "                                      .date = std::string(r.date),\n"
         "                                      .source = std::string(r.source),\n"

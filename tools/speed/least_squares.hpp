@@ -16,6 +16,7 @@ struct Row {
     std::vector<double> x;  // the time each coefficient contributes at 1.0
     double y = 0;           // the measured time
     double w = 1;           // the row's weight (iteratively reweighted: see fit_robust)
+    bool prior = false;     // a prior's row (see fit_half): its weight stays as set
 };
 
 // Solves A theta = b in place (A n x n, row-major); false when singular.
@@ -93,6 +94,7 @@ inline std::vector<double> fit_robust(std::vector<Row> rows, const std::vector<b
     std::vector<double> theta = fit_nonnegative(rows, free);
     for (int round = 0; round < 30; ++round) {
         for (Row& r : rows) {
+            if (r.prior) continue;
             double t = 0;
             for (std::size_t j = 0; j < theta.size(); ++j) t += theta[j] * r.x[j];
             r.w = 1.0 / std::max(std::fabs(t / r.y - 1), 0.02);

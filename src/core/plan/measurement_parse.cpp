@@ -45,6 +45,9 @@ Result<Measurement> measurement_from(const json& row, std::size_t index) {
         return fail(ErrorKind::bad_database, where + " has no tokens_per_second");
     }
     m.tokens_per_second = tps->get<double>();
+    if (const auto g = row.find("size_gib");
+        g != row.end() && g->is_number() && g->get<double>() > 0)
+        m.file_gib = g->get<double>();
     if (const auto n = row.find("n_gpus"); n != row.end() && n->is_number_unsigned())
         m.n_gpus = n->get<std::uint64_t>();
     if (const auto n = row.find("ngl"); n != row.end() && n->is_number_unsigned())

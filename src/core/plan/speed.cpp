@@ -18,6 +18,8 @@ bool busy(const DeviceWork& w) {
 SpeedClass speed_class(const GpuDevice& device) {
     if (device.gpu == nullptr) return SpeedClass::unknown;
     const Gpu& g = *device.gpu;
+    if (g.architecture == "Pascal" || g.architecture == "GCN5.1")
+        return SpeedClass::no_matrix_units;
     if (g.vendor == "apple") return SpeedClass::apple;
     if (g.vendor == "intel") return SpeedClass::intel;
     if (g.vendor == "amd")
@@ -31,8 +33,10 @@ SpeedClass speed_class(const GpuDevice& device) {
     return SpeedClass::unknown;
 }
 
-SpeedClass speed_group(SpeedClass c) {
+SpeedClass speed_group(SpeedClass c, bool prefill) {
     switch (c) {
+        case SpeedClass::nvidia_datacenter:
+            return prefill ? c : SpeedClass::nvidia;
         case SpeedClass::nvidia_workstation:
         case SpeedClass::nvidia_unified:
         case SpeedClass::unknown:
@@ -94,6 +98,7 @@ constexpr SpeedClassNames kSpeedClassNames[] = {
     {SpeedClass::amd_apu, "amd_apu", "AMD APUs (Ryzen AI Max)"},
     {SpeedClass::apple, "apple", "Apple silicon"},
     {SpeedClass::intel, "intel", "Intel GPUs"},
+    {SpeedClass::no_matrix_units, "no_matrix_units", "GPUs without matrix units (Pascal, Vega 20)"},
     {SpeedClass::unknown, "unknown", "GPUs of any kind"},
 };
 constexpr bool in_enum_order() {
@@ -131,7 +136,8 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
         const SpeedClassCoefficients& c = m.of(speed_class(device));
         const double bandwidth = device.bandwidth_gbps * 1e9;
         seconds += w.read_bytes / bandwidth * c.bandwidth +
-                   static_cast<double>(w.layers) * c.layer_s +
+                   static_cast<double>(w.layers) *
+                       (c.layer_s + (work.older_build ? m.older_build_layer_s : 0)) +
                    w.recurrent_layers * 1e12 / bandwidth * c.recurrent_layer_s +
                    static_cast<double>(w.moe_layers) * m.moe_layer_s +
                    w.weight_count / bandwidth * m.dequant[family];

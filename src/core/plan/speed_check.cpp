@@ -44,6 +44,25 @@ bool take_part(std::string_view& s, std::string_view kind, std::uint64_t& n) {
     return true;
 }
 
+// The weights at the file's own size: a published file can hold more than its label's type
+// (Unsloth's UD-Q8_K_XL prints as Q8_0 with about a quarter more bytes), and the run read
+// them all. Every weight term of every device scales by the same factor.
+void weights_at_file_size(Placement& placed, double file_bytes) {
+    double planned = static_cast<double>(placed.ram.weights);
+    for (const Share& g : placed.gpus) planned += static_cast<double>(g.weights);
+    if (file_bytes <= 0 || planned <= 0) return;
+    const double f = file_bytes / planned;
+    const auto scale = [f](Bytes& b) { b = static_cast<Bytes>(static_cast<double>(b) * f); };
+    const auto scale_share = [&](Share& s) {
+        scale(s.weights);
+        scale(s.active_weights);
+        scale(s.active_experts);
+        scale(s.embedding);
+    };
+    for (Share& g : placed.gpus) scale_share(g);
+    scale_share(placed.ram);
+}
+
 }  // namespace
 
 Result<BenchTest> bench_test(std::uint64_t n_prompt, std::uint64_t n_gen, std::uint64_t depth) {
@@ -97,11 +116,13 @@ Result<BenchPrediction> predict_bench(const BenchRun& run, const SpeedModel& m) 
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(*run.model, *run.quant, settings));
     PlacementOptions all;  // every layer and the output head on the GPUs, no margin
     CANITRUN_TRY_ASSIGN(auto placed, place(parts, out.hardware, all));
+    weights_at_file_size(placed, run.file_bytes);
     const std::uint64_t context = settings.estimate.context;
     out.decode =
         speed_work(*run.model, *run.quant, placed, context, {t.depth + t.n_prompt, t.n_gen});
     out.prefill = speed_work(*run.model, *run.quant, placed, context, {t.depth, t.n_prompt});
     out.prefill.older_build = run.older_build;
+    out.decode.older_build = run.older_build;
     out.ubatch = std::max<std::uint64_t>(std::min(run.ubatch, t.n_prompt), 1);
     double seconds = 0;
     if (t.n_prompt > 0) {
