@@ -89,3 +89,16 @@ TEST_CASE("resolve: a llama.cpp flag under --engine quick is refused whatever it
         }
     }
 }
+
+TEST_CASE("resolve: --margin reaches the words that state it, as it reaches the plans") {
+    // 512 MiB kept free, not the default 1 GiB: the page's rule line, its allocation table's
+    // note and the GPU lists all say so.
+    const Outcome page = run_cli({"llama-3.1-8b", "--margin", "512"});
+    REQUIRE(page.code == 0);
+    CHECK(canitrun::test::has(page.out, "512 MiB kept free per GPU"));
+    CHECK(canitrun::test::has(page.out, "A GPU also keeps 512 MiB free"));
+    CHECK_FALSE(canitrun::test::has(page.out, "1 GiB"));
+    const Outcome gpus = run_cli({"gpus", "llama-3.1-8b", "--margin", "512"});
+    REQUIRE(gpus.code == 0);
+    CHECK(canitrun::test::has(gpus.out, "beside 512 MiB kept free"));
+}

@@ -28,6 +28,10 @@ struct VllmLayout {
     std::uint64_t asked_context = 0;
 };
 
+// Whether the layout serves `users` sequences of its context at once (0: one): the weights and
+// reserves fit, and the KV pool holds that many.
+bool vllm_serves(const VllmLayout& layout, std::uint64_t users);
+
 // The devices vLLM can run on (NVIDIA with CUDA, AMD with ROCm); a host with others is refused.
 // `base` gives the context and --gpu-memory-utilization; the scheduler defaults follow the
 // smallest GPU (vllm_serve_defaults).

@@ -299,7 +299,7 @@ int answer(const CLI::App& app, const std::vector<Subcommand>& table, Options& o
     Output output(o);
     write_result(output.text, result);
     output.print(out);
-    return result.code;
+    return exit_code(result.verdict);
 }
 
 // One line: the problem, then how to fix it.

@@ -143,7 +143,7 @@ CommandResult fit_command(const Request& req) {
     r.text = [hardware, options, fits](std::ostream& out) {
         write_model_fits(out, hardware, options, *fits);
     };
-    r.code = fits->empty() ? kExitDoesNotFit : kExitOk;
+    r.verdict = verdict_of_fit(!fits->empty());  // fit: exit 1 when no model fits
     return r;
 }
 

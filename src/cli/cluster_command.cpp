@@ -155,7 +155,7 @@ CommandResult rpc_result(const Request& req, const Model& model) {
         if (!note.empty()) out << note << "\n\n";
         write_rpc_text(out, *v);
     };
-    r.code = fits ? kExitOk : kExitDoesNotFit;
+    r.verdict = verdict_of_fit(fits);
     return r;
 }
 

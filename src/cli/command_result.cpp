@@ -1,5 +1,7 @@
 #include "command_result.hpp"
 
+#include "app.hpp"
+
 #include "canitrun/error.hpp"
 
 namespace canitrun::cli {
@@ -42,6 +44,10 @@ void write_result(std::ostream& out, const CommandResult& r) {
     } else if (!write_data_view(out, r.views)) {
         r.text(out);
     }
+}
+
+int exit_code(Verdict verdict) {
+    return verdict == Verdict::does_not_run ? kExitDoesNotFit : kExitOk;
 }
 
 }  // namespace canitrun::cli

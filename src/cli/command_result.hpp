@@ -9,6 +9,7 @@
 #include <ostream>
 #include <string>
 
+#include "canitrun/verdict.hpp"
 #include "data_views.hpp"
 #include "style.hpp"
 
@@ -19,8 +20,12 @@ struct CommandResult {
     DataViews views;   // a view left empty is not offered
     std::function<void(std::ostream&)> text;
     std::function<void(std::ostream&)> html;  // the model page only
-    int code = 0;
+    Verdict verdict = Verdict::answered;      // the core's, for the exit status
 };
+
+// The exit status of a verdict: 0 answered or runs, 1 does not run (kExitDoesNotFit). The one
+// place a command's answer becomes a status.
+int exit_code(Verdict verdict);
 
 // The view `format` asks for is offered by `result`; otherwise the refusal's message and hint.
 // `flag` is how the user asked for it ("--quiet", "--format csv").

@@ -160,7 +160,7 @@ Result<CommandResult> run_llamacpp(const EngineRequest& r, const Common& c) {
                     [v](std::ostream& out) { write_profile_csv(out, *v); },
                     [v] { return std::vector<std::string>{profile_answer(*v)}; }};
     result.text = [v](std::ostream& out) { write_profile_text(out, *v); };
-    result.code = v->fits() ? kExitOk : kExitDoesNotFit;
+    result.verdict = v->memory == 0 ? Verdict::answered : verdict_of_fit(v->fits());
     return result;
 }
 

@@ -141,7 +141,7 @@ CommandResult exo_result(const Request& req, const Model& model) {
     r.views = {[v] { return exo_json(*v); }, [v](std::ostream& csv) { write_exo_csv(csv, *v); },
                [v] { return std::vector<std::string>{v->plan.fits ? "fits" : "does not fit"}; }};
     r.text = [v](std::ostream& out) { write_exo_text(out, *v); };
-    r.code = v->plan.fits ? kExitOk : kExitDoesNotFit;
+    r.verdict = verdict_of_fit(v->plan.fits);
     return r;
 }
 

@@ -250,9 +250,7 @@ CommandResult gguf_page(const std::shared_ptr<const GgufReport>& report, bool ch
             "the file's weights");
         out << note;
     };
-    const bool misses =
-        report->hardware && report->hardware->selected.plan.kind != PlanKind::native;
-    r.code = misses ? kExitDoesNotFit : kExitOk;
+    r.verdict = verdict_of(report->hardware);
     return r;
 }
 

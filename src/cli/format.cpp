@@ -59,4 +59,9 @@ std::string format_ram_gb(Bytes bytes) {
     return fmt::format("{:g}", static_cast<double>(bytes) / static_cast<double>(kGB));
 }
 
+std::string format_margin(Bytes bytes) {
+    if (bytes != 0 && bytes % (1ULL << 30) == 0) return fmt::format("{} GiB", bytes >> 30);
+    return fmt::format("{} MiB", bytes >> 20);  // --margin is whole MiB
+}
+
 }  // namespace canitrun

@@ -15,7 +15,9 @@ std::string format_gb(Bytes bytes);
 std::string format_gb_number(Bytes bytes);  // the same without the unit
 std::string format_gib(Bytes bytes);
 // A RAM size as typed and assumed, in GB without the unit: "32", "63.9" (--ram 63.9).
-std::string format_ram_gb(Bytes bytes);  // "22.44 GiB" (2^30 bytes)
+std::string format_ram_gb(Bytes bytes);
+// The memory a GPU keeps free (--margin): "1 GiB", "512 MiB", "0 MiB".
+std::string format_margin(Bytes bytes);  // "22.44 GiB" (2^30 bytes)
 
 // A plan's context: "32k" for one sequence, "8 x 32k" for eight sharing 256k cells.
 std::string format_plan_context(std::uint64_t cells, std::uint64_t sequences);

@@ -118,9 +118,9 @@ void write_header(std::ostream& out, const ModelReport& r) {
     out << "</div>\n<p class=\"muted\">Figures: "
         << (r.rule == Rule::quick ? "the reference page's rule (weights + KV cache + " +
                                         std::to_string(r.options.overhead_percent) + " %)."
-                                  : std::string("what llama.cpp allocates (tensors, KV cells, "
-                                                "compute buffer, CUDA context), 1 GiB kept free "
-                                                "per GPU."))
+                                  : "what llama.cpp allocates (tensors, KV cells, compute buffer, "
+                                    "CUDA context), " +
+                                        format_margin(r.settings.margin) + " kept free per GPU.")
         << " GB = 10<sup>9</sup> bytes.</p>\n";
 }
 
@@ -136,9 +136,10 @@ void write_queries_html(std::ostream& out, const ModelReport& r) {
 void write_html_allocation(std::ostream& out, const ModelReport& r) {
     if (r.rule != Rule::llamacpp) return;
     out << "<h2>What llama.cpp allocates</h2>\n<p class=\"muted\">" << esc(r.quant->id) << ", "
-        << esc(format_context(r.options.context))
-        << " context, one CUDA GPU; a GPU also keeps 1 GiB free. The CUDA context (runtime) is "
-           "an estimate until measured on a GPU.</p>\n";
+        << esc(format_context(r.options.context)) << " context, one CUDA GPU; a GPU also keeps "
+        << format_margin(r.settings.margin)
+        << " free. The CUDA context (runtime) is as measured on an H200 "
+           "(validation/cuda-h200).</p>\n";
     std::vector<std::vector<std::string>> rows = {{"Term", "Size", "Where"}};
     for (const auto& t : r.selected.terms) {
         rows.push_back(

@@ -32,9 +32,7 @@ CommandResult model_page_result(const std::shared_ptr<const ModelReport>& report
                [report] { return std::vector<std::string>{quiet_answer(*report)}; }};
     r.text = [report](std::ostream& out) { write_text_report(out, *report); };
     r.html = [report, footer](std::ostream& out) { write_html_report(out, *report, footer); };
-    const bool misses =
-        report->hardware && report->hardware->selected.plan.kind != PlanKind::native;
-    r.code = misses ? kExitDoesNotFit : kExitOk;
+    r.verdict = verdict_of(report->hardware);
     return r;
 }
 

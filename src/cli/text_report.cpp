@@ -168,8 +168,9 @@ void write_allocation(std::ostream& out, const ModelReport& r) {
     t.add_row({"on the GPU", format_gb(r.selected.on(Device::gpu)), ""});
     t.add_row({"in RAM", format_gb(r.selected.on(Device::cpu)), ""});
     t.write(out);
-    out << "  A GPU also keeps 1 GiB free (llama.cpp's fitting margin); the CUDA context "
-           "(runtime) is an estimate until measured on a GPU (docs/ACCURACY.md).\n";
+    out << "  A GPU also keeps " << format_margin(r.settings.margin)
+        << " free (llama.cpp's fitting margin, --margin); the CUDA context (runtime) is as "
+           "measured on an H200 (validation/cuda-h200).\n";
 }
 
 void write_matrix(std::ostream& out, const ModelReport& r) {
@@ -335,8 +336,9 @@ void write_rule(std::ostream& out, const ModelReport& r) {
         return;
     }
     out << "  Figures: what llama.cpp allocates (tensors as llama-quantize types them, KV cells,"
-           " compute buffer, CUDA context), 1 GiB kept free per GPU; --engine quick for the"
-           " reference page's rule.\n";
+           " compute buffer, CUDA context), "
+        << format_margin(r.settings.margin)
+        << " kept free per GPU; --engine quick for the reference page's rule.\n";
     if (r.quick_contrast) {
         const auto& q = *r.quick_contrast;
         out << "  The page's 12 % rule would say " << format_gb(q.total) << " at " << r.quant->id

@@ -30,9 +30,7 @@ struct VllmView {
     VllmLayout layout;
     std::uint64_t users = 0;  // --users; 0 when not asked
     ServingSpeed speed;       // at --users, else at the most sequences that fit
-    bool fits() const {
-        return layout.fits && layout.estimate.max_sequences >= std::max<std::uint64_t>(users, 1);
-    }
+    bool fits() const { return vllm_serves(layout, users); }
 };
 
 // --gpu or --vram as the one host vLLM runs on.
@@ -257,7 +255,7 @@ CommandResult vllm_result(const Request& req, const Model& model) {
                            : std::string("does not fit")};
                }};
     r.text = [view](std::ostream& out) { write_vllm_text(out, *view); };
-    r.code = v.fits() ? kExitOk : kExitDoesNotFit;
+    r.verdict = verdict_of_fit(v.fits());
     return r;
 }
 

@@ -181,4 +181,8 @@ std::vector<std::string> vllm_launch_lines(const Model& model, const Quant& quan
     return lines;
 }
 
+bool vllm_serves(const VllmLayout& layout, std::uint64_t users) {
+    return layout.fits && layout.estimate.max_sequences >= std::max<std::uint64_t>(users, 1);
+}
+
 }  // namespace canitrun
