@@ -12,6 +12,10 @@
 
 namespace canitrun {
 
+// The llama.cpp build every rule here follows (the libllama node-llama-cpp 3.21.1 ships), as
+// the answers name it.
+inline constexpr const char* kLlamaCppCommit = "5b4ebc5";
+
 // llama.cpp's KV cache, one sequence: the context is padded to a multiple of 256
 // (llama-context.cpp) and a sliding-window layer keeps GGML_PAD(min(n_ctx, n_swa + n_ubatch),
 // 256) cells (llama-kv-cache-iswa.cpp), not just its window. llama_cache_model returns the

@@ -8,6 +8,7 @@
 
 #include "app.hpp"
 #include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/name_match.hpp"
 #include "canitrun/plan_views.hpp"
 #include "canitrun/serving.hpp"
@@ -88,7 +89,7 @@ struct LlamaProfileView {
 json profile_json(const LlamaProfileView& v) {
     const LlamaCppOptions& o = v.options;
     json doc = {{"engine", "llama.cpp"},
-                {"llama_cpp_commit", "5b4ebc5"},
+                {"llama_cpp_commit", kLlamaCppCommit},
                 {"model", v.model.id},
                 {"llama_arch", llama_arch(v.model).value_or("")},
                 {"quant", v.quant->id},
@@ -126,7 +127,7 @@ std::string profile_answer(const LlamaProfileView& v) {
 void write_profile_text(std::ostream& out, const LlamaProfileView& v) {
     const LlamaCppOptions& o = v.options;
     out << (v.file.empty() ? v.model.name + " at " + v.quant->id : v.file) << ", "
-        << format_context(o.context) << " context: llama.cpp 5b4ebc5 profile ("
+        << format_context(o.context) << " context: llama.cpp " << kLlamaCppCommit << " profile ("
         << backend_name(o.backend) << ")\n";
     out << "  ubatch " << o.ubatch << " · " << o.n_seq
         << (o.n_seq == 1 ? " sequence" : " sequences") << " · flash attention "
