@@ -55,12 +55,12 @@ struct RowRange {
 RowRange row_range(std::uint64_t rows, const std::vector<float>& shares, std::uint64_t rounding,
                    std::size_t id);
 
-// The -sm row placement from `layered`, the -sm layer placement of every layer and the output
-// head on the GPUs by the same split (`options`' runtime memory applies to a GPU that holds rows
-// but no layer). An error where -sm row does not apply: fewer than two GPUs, a GPU that is not
+// The -sm row placement from `p` (the layered one), the -sm layer placement of every layer and the
+// output head on the GPUs by the same split (`options`' runtime memory applies to a GPU that holds
+// rows but no layer). An error where -sm row does not apply: fewer than two GPUs, a GPU that is not
 // CUDA, or layers or experts in RAM.
 Result<Placement> row_split_placement(const Model& model, const Quant& quant,
                                       const Hardware& hardware, const PlacementOptions& options,
-                                      Placement layered);
+                                      Placement p);
 
 }  // namespace canitrun

@@ -330,27 +330,27 @@ Result<CommandResult> run_model_file(const Database& db, const std::string& path
         [&] { return std::unexpected(file_overflow(path)); });
 }
 
-Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const ModelArgument& arg,
+Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const ModelArgument& path,
                                                      const std::string& mmproj_path,
                                                      const ReportOptions& options,
                                                      const RemoteFlags& remote) {
-    const std::string& path = arg.text;
+    const std::string& file = path.text;
     return catch_overflow(
         [&]() -> Result<std::unique_ptr<FileReport>> {
-            if (arg.remote()) {
+            if (path.remote()) {
                 std::string label;
-                CANITRUN_TRY_ASSIGN(const GgufModel g, remote_gguf_model(path, remote, &label));
+                CANITRUN_TRY_ASSIGN(const GgufModel g, remote_gguf_model(file, remote, &label));
                 return gguf_file_report(db, label, g, 0, options);
             }
-            if (is_hf_path(path)) {
-                CANITRUN_TRY_ASSIGN(const HfModel hf, read_hf_model(path));
+            if (is_hf_path(file)) {
+                CANITRUN_TRY_ASSIGN(const HfModel hf, read_hf_model(file));
                 return config_file_report(db, hf.model, options);
             }
-            CANITRUN_TRY_ASSIGN(const GgufModel g, load_gguf(path));
+            CANITRUN_TRY_ASSIGN(const GgufModel g, load_gguf(file));
             CANITRUN_TRY_ASSIGN(const Bytes mmproj, mmproj_bytes(mmproj_path));
-            return gguf_file_report(db, path, g, mmproj, options);
+            return gguf_file_report(db, file, g, mmproj, options);
         },
-        [&] { return std::unexpected(file_overflow(path)); });
+        [&] { return std::unexpected(file_overflow(file)); });
 }
 
 Result<CommandResult> engine_on_gguf(const Database& db, const std::string& label,

@@ -173,7 +173,7 @@ GgmlType choose(State& qs, GgmlType new_type, const TensorInfo& t, Category cat)
     const bool imatrix = qs.imatrix;
     const bool iq1_iq2 = any_of(f, {F::iq2_xxs, F::iq2_xs, F::iq1_s, F::iq2_s, F::iq2_m, F::iq1_m});
     const bool before_b8275 = qs.layout.quantized_before_b8275;
-    const bool attn_v = is_attn_v(cat) && !(before_b8275 && cat == Category::attn_qkv);
+    const bool attn_v = is_attn_v(cat) && (!before_b8275 || cat != Category::attn_qkv);
     if (cat == Category::output || (qs.tied && cat == Category::token_embd &&
                                     !(before_b8275 && t.name == "per_layer_token_embd.weight"))) {
         if (f == F::mxfp4_moe || t.ne[0] % new_type.block_elements != 0) {

@@ -1,6 +1,7 @@
 #include "log_settings.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <regex>
 
 #include "canitrun/llama_log.hpp"
@@ -143,7 +144,7 @@ std::optional<std::vector<std::uint64_t>> command_line_tensor_split(std::string_
             if (r.ec != std::errc() || r.ptr != item.data() + item.size() || !(v >= 0) || v > 1e9) {
                 return std::nullopt;
             }
-            out.push_back(static_cast<std::uint64_t>(v * 1e6 + 0.5));
+            out.push_back(static_cast<std::uint64_t>(std::llround(v * 1e6)));
             item.clear();
         }
         return out;

@@ -48,7 +48,7 @@ bool take_part(std::string_view& s, std::string_view kind, std::uint64_t& n) {
 // (Unsloth's UD-Q8_K_XL prints as Q8_0 with about a quarter more bytes), and the run read
 // them all. Every weight term of every device scales by the same factor.
 void weights_at_file_size(Placement& placed, double file_bytes) {
-    double planned = static_cast<double>(placed.ram.weights);
+    auto planned = static_cast<double>(placed.ram.weights);
     for (const Share& g : placed.gpus) planned += static_cast<double>(g.weights);
     if (file_bytes <= 0 || planned <= 0) return;
     const double f = file_bytes / planned;

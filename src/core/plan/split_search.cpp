@@ -273,7 +273,7 @@ struct Walk {
             return;
         }
         const std::int64_t last = t.reach[d][b];
-        for (std::int64_t e = static_cast<std::int64_t>(b); e <= last; ++e) {
+        for (auto e = static_cast<std::int64_t>(b); e <= last; ++e) {
             const auto end = static_cast<std::uint64_t>(e);
             const double block = block_seconds(d, b, end);
             if (floor.ram + partial + block + floor.from[end] > best_decode * (1 + 1e-12)) break;
