@@ -35,13 +35,11 @@ bool request_deadline_passed() {
 
 }  // namespace canitrun::serve
 
-// The library's reads come here (the executable's definition comes first in the dynamic
-// linker's search); the bytes are read by recvfrom(), which recv() is defined to equal.
-// The signature is spelt through a macro: clang-tidy would hold its parameter names against
-// glibc's (__fd, __buf, ...), names reserved to the implementation that this file may not use,
-// and readability-inconsistent-declaration-parameter-name leaves macros alone.
-#define CANITRUN_RECV_SIGNATURE extern "C" ssize_t recv(int fd, void* buf, size_t len, int flags)
-CANITRUN_RECV_SIGNATURE {
+// The library's reads come here: the function below is exported as recv() (the executable's
+// definition comes first in the dynamic linker's search); the bytes are read by recvfrom(),
+// which recv() is defined to equal. It is defined under its own name and given glibc's by an
+// alias, so its parameter names are never held against glibc's reserved ones (__fd, __buf).
+extern "C" ssize_t canitrun_serve_recv(int fd, void* buf, size_t len, int flags) {
     using canitrun::serve::kRequestDeadline;
     auto& c = canitrun::serve::request_clock;
     if (c.armed) {
@@ -57,3 +55,5 @@ CANITRUN_RECV_SIGNATURE {
     }
     return recvfrom(fd, buf, len, flags, nullptr, nullptr);
 }
+
+extern "C" ssize_t recv(int, void*, size_t, int) __attribute__((alias("canitrun_serve_recv")));
