@@ -19,41 +19,14 @@
 namespace canitrun::cli {
 namespace {
 
-bool contains(const std::string& haystack, const std::string& needle) {
-    return to_lower(haystack).find(to_lower(needle)) != std::string::npos;
-}
-
 std::string bandwidth(double gbps) {
     return fmt::format("{:.0f} GB/s", gbps);
-}
-
-bool model_matches(const Model& m, const ListFilter& f) {
-    if (!f.family.empty() && !contains(m.family, f.family)) return false;
-    // Dates compare as text: "2026-06-15" >= "2026-06"; an entry without a date is left out.
-    if (!f.since.empty() && (m.released.empty() || m.released < f.since)) return false;
-    return f.vendor.empty() || contains(m.vendor, f.vendor);
-}
-
-// The GPUs the filter keeps, smallest first (the order of every GPU list).
-std::vector<const Gpu*> filtered_gpus(const Database& db, const ListFilter& f) {
-    std::vector<const Gpu*> gpus;
-    for (const auto& g : db.gpus) {
-        if (!f.vendor.empty() && to_lower(g.vendor) != to_lower(f.vendor)) continue;
-        if (f.min_vram_bytes && g.vram_gb * kGB < *f.min_vram_bytes) continue;
-        gpus.push_back(&g);
-    }
-    std::sort(gpus.begin(), gpus.end(),
-              [](const Gpu* a, const Gpu* b) { return smaller_gpu_first(*a, *b); });
-    return gpus;
 }
 
 }  // namespace
 
 CommandResult models_result(const Database& db, const ListFilter& f) {
-    std::vector<const Model*> models;
-    for (const auto& m : db.models) {
-        if (model_matches(m, f)) models.push_back(&m);
-    }
+    const std::vector<const Model*> models = models_matching(db, f);
     CommandResult r;
     r.what = "models";
     r.views = {[models] {
@@ -82,7 +55,7 @@ CommandResult models_result(const Database& db, const ListFilter& f) {
 }
 
 CommandResult gpu_list_result(const Database& db, const ListFilter& f) {
-    const std::vector<const Gpu*> gpus = filtered_gpus(db, f);
+    const std::vector<const Gpu*> gpus = gpus_matching(db, f);
     CommandResult r;
     r.what = "gpu-list";
     r.views = {[gpus] {

@@ -7,17 +7,11 @@
 #include <string>
 
 #include "canitrun/database.hpp"
+#include "canitrun/listing.hpp"
 #include "canitrun/report.hpp"
 #include "command_result.hpp"
 
 namespace canitrun::cli {
-
-struct ListFilter {
-    std::string family;  // models: substring of the family
-    std::string vendor;  // both: vendor, case-insensitive
-    std::optional<std::uint64_t> min_vram_bytes;
-    std::string since;  // models: released on or after this month or day ("2026-06")
-};
 
 // Each offers every format: table, json, csv, markdown and quiet (the ids). The database must
 // outlive the result.
