@@ -100,7 +100,10 @@ std::string one_line(const std::string& text) {
 }
 
 // that do not offer a view refuse it when they answer (check_offered).
-void check_output_flags(const Options& o, bool verify, bool model_command) {
+void check_output_flags(const Request& r) {
+    const Options& o = *r.flags;
+    const bool verify = r.command == Command::verify;
+    const bool model_command = r.command == Command::model;
     const auto refuse = [](const std::string& message, const std::string& hint) {
         throw Failure{Error{ErrorKind::bad_input, message, hint}};
     };
@@ -115,8 +118,9 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
     if (o.names && (o.json || format != "table")) {
         refuse("--names prints ids only", "leave out --json and --format, or --names");
     }
-    if (o.output == Format::html && (!model_command || engine_has_own_view(o.engine) ||
-                                     o.hosts.size() >= 2 || file_model(o) || o.model.empty())) {
+    if (o.output == Format::html &&
+        (!model_command || r.engine_has_own_view() || r.cluster.hosts.size() >= 2 ||
+         r.model.file() || !r.model.given())) {
         refuse("--format html is the model page of a database model",
                "e.g. canitrun qwen3.5-35b-a3b --format html > qwen.html");
     }
@@ -125,12 +129,12 @@ void check_output_flags(const Options& o, bool verify, bool model_command) {
     }
     if (!o.mmproj.empty()) {
         const bool gguf =
-            !verify && !o.model.empty() && model_kind(o) == ModelArgumentKind::gguf_file;
+            !verify && r.model.kind == ModelArgumentKind::gguf_file && r.model.given();
         if (!gguf) {
             refuse("--mmproj adds a vision projector to a .gguf model file",
                    "give a .gguf file as the model, or leave out --mmproj");
         }
-        if (model_command && engine_is_explicit_profile(o.engine)) {
+        if (model_command && r.explicit_profile()) {
             refuse("--mmproj is not counted by --engine " + o.engine.engine,
                    "leave out --mmproj, or --engine");
         }
@@ -292,9 +296,11 @@ int answer(const CLI::App& app, const std::vector<Subcommand>& table, Options& o
     // Which command reads a flag first, so a flag before the command's word gets the line it
     // gets after it (where CLI11 finds no place for it: misplaced()).
     const CLI::App* sub = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
-    check_flags_apply(app, sub, chosen->command, o);
-    check_output_flags(o, chosen->command == Command::verify, chosen->command == Command::model);
-    const CommandResult result = chosen->answer(need(resolve(o, chosen->command)));
+    check_flags_apply(app, sub);
+    const Request request = need(resolve(o, chosen->command));
+    check_flags_read(app, sub, request);
+    check_output_flags(request);
+    const CommandResult result = chosen->answer(request);
     need(check_offered(result, o.output, format_flag(o)));
     Output output(o);
     write_result(output.text, result);

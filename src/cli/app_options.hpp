@@ -60,8 +60,6 @@ struct Options {
     // process (embedded_database()); a --data one is held here.
     mutable const Database* db = nullptr;
     mutable std::optional<Database> data_db;
-    // What the model argument names, classified once (request.hpp model_kind).
-    mutable std::optional<ModelArgumentKind> model_kind;
     // The GPUs --gpu-spec files describe (read_gpu_specs), added to the database when it loads.
     std::vector<Gpu> described_gpus;
 };

@@ -40,21 +40,16 @@ std::size_t given(const CLI::App& app, const CLI::App* sub, const std::string& n
     return n;
 }
 
-bool value_dependent(const std::string& flag) {
-    for (const std::string_view f : kValueDependent) {
-        if (f == flag) return true;
-    }
-    return false;
-}
-
 // Whether a flag the table gives to `command` is read with these values. The flags of
 // kValueDependent only: the others are read wherever the table says.
-bool applies_with(const std::string& flag, Command command, const Options& o) {
+bool applies_with(const std::string& flag, const Request& r) {
+    const Command command = r.command;
+    const Options& o = *r.flags;
     // Flags that only some model pages read.
     if (flag == "--offline" || flag == "--timeout") {
-        return command == Command::compare || remote_model(o);
+        return command == Command::compare || r.model.remote();
     }
-    if (flag == "--gpu-memory-utilization") return engine_is_vllm(o.engine);
+    if (flag == "--gpu-memory-utilization") return r.engine == EngineKind::vllm;
     // The link joins machines: one machine has none.
     if (flag == "--link") return o.hosts.size() >= 2;
     // RAM bandwidth sets the speed of what runs from RAM: a page without hardware has none.
@@ -66,7 +61,7 @@ bool applies_with(const std::string& flag, Command command, const Options& o) {
     // The floor of a choice among the database's quantizations: a model file has its own
     // quantization, and vLLM's and exo's views choose none.
     if (flag == "--min-quant" && command == Command::model &&
-        (file_model(o) || remote_model(o) || engine_has_own_view(o.engine))) {
+        (r.model.file() || r.model.remote() || r.engine_has_own_view())) {
         throw Failure{Error{ErrorKind::bad_input,
                             "--min-quant bounds the choice among the database's "
                             "quantizations, and this page makes none",
@@ -84,16 +79,22 @@ Cmd parsed_command(const CLI::App* sub) {
     return c != nullptr ? c->cmd : Cmd::page;
 }
 
-void check_flags_apply(const CLI::App& app, const CLI::App* sub, Command command,
-                       const Options& o) {
+void check_flags_apply(const CLI::App& app, const CLI::App* sub) {
     const Cmd where = parsed_command(sub);
     for (const FlagRow& row : flag_rows()) {
         if (row.builtin || row.bind == nullptr) continue;
         const std::string flag = row.long_name();
         if (given(app, sub, flag) == 0) continue;
-        bool applies = row.commands.has(where);
-        if (applies && value_dependent(flag)) applies = applies_with(flag, command, o);
-        if (!applies) throw Failure{does_not_apply(row, flag, where)};
+        if (!row.commands.has(where)) throw Failure{does_not_apply(row, flag, where)};
+    }
+}
+
+void check_flags_read(const CLI::App& app, const CLI::App* sub, const Request& r) {
+    const Cmd where = parsed_command(sub);
+    for (const std::string_view name : kValueDependent) {
+        const std::string flag(name);
+        if (given(app, sub, flag) == 0 || applies_with(flag, r)) continue;
+        throw Failure{does_not_apply(*find_flag(flag), flag, where)};
     }
 }
 

@@ -20,8 +20,15 @@ namespace canitrun::cli {
 // The flag table's command of a parse: the subcommand's, or the model page without one.
 Cmd parsed_command(const CLI::App* sub);
 
-// Throws Failure for a flag given to a command that does not read it.
-void check_flags_apply(const CLI::App& app, const CLI::App* sub, Command command, const Options& o);
+struct Request;
+
+// Throws Failure for a flag given to a command that does not read it, by the flag table alone
+// (before any value is read).
+void check_flags_apply(const CLI::App& app, const CLI::App* sub);
+
+// The same for the flags whose use depends on other values (kValueDependent: --offline with a
+// remote model, --link with several hosts, ...), on the resolved command line.
+void check_flags_read(const CLI::App& app, const CLI::App* sub, const Request& r);
 
 // A flag of the table that CLI11 found no place for (an ExtrasError): given after a command
 // that does not read it, or before a command that reads it only after its word. Nullopt for

@@ -60,11 +60,6 @@ struct Request {
 // The database (the built-in one, or --data's, with the --gpu-spec GPUs), loaded on first use.
 const Database& load_database(const Options& o);
 
-// What the model argument names, decided once per run (the answer is kept in `o`).
-ModelArgumentKind model_kind(const Options& o);
-bool remote_model(const Options& o);
-bool file_model(const Options& o);
-
 // The engine --engine names; an unknown one is refused.
 Result<EngineKind> parse_engine(const std::string& text);
 

@@ -240,19 +240,6 @@ const Database& load_database(const Options& o) {
     return *o.db;
 }
 
-ModelArgumentKind model_kind(const Options& o) {
-    if (!o.model_kind) o.model_kind = model_argument(load_database(o), o.model).kind;
-    return *o.model_kind;
-}
-
-bool remote_model(const Options& o) {
-    return !o.model.empty() && model_kind(o) == ModelArgumentKind::remote;
-}
-
-bool file_model(const Options& o) {
-    return !o.model.empty() && model_kind(o) != ModelArgumentKind::database && !remote_model(o);
-}
-
 Result<EngineKind> parse_engine(const std::string& text) {
     const std::string e = to_lower(text);
     if (e.empty() || e == "llama.cpp" || e == "llamacpp") return EngineKind::llamacpp;
@@ -270,8 +257,7 @@ Result<Request> resolve(const Options& o, Command command) {
         r.command = command;
         const Database& db = load_database(o);
         r.db = &db;
-        r.model =
-            ModelArgument{o.model, o.model.empty() ? ModelArgumentKind::database : model_kind(o)};
+        r.model = model_argument(db, o.model);
         for (const std::string& operand : o.operands) {
             r.operands.push_back(model_argument(db, operand));
         }
