@@ -20,6 +20,9 @@ struct RemoteEnv {
     std::string hf_token;                                        // HF_TOKEN, or the token file
     std::string ollama_registry = "https://registry.ollama.ai";  // CANITRUN_OLLAMA_REGISTRY
     std::string ollama_models;  // OLLAMA_MODELS (default ~/.ollama/models): the local store
+    // The file a GGUF repo named without a tag stands for: the database's recommended
+    // quantization (Database::recommended_quant), set by the caller; empty: a tag is needed.
+    std::string default_quant;
     RetryPolicy retry;
 };
 

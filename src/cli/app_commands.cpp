@@ -210,7 +210,7 @@ CommandResult model_source_command(const Request& r) {
         }
         if (r.explicit_profile()) {
             std::string label;
-            const auto parts = need(remote_gguf_parts(r.model.text, o.remote, &label));
+            const auto parts = need(remote_gguf_parts(db, r.model.text, o.remote, &label));
             return need(engine_on_gguf(db, label, parts, engine));
         }
         return need(run_remote(db, r.model.text, r.report, o.chart, o.remote));

@@ -339,7 +339,7 @@ Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const M
         [&]() -> Result<std::unique_ptr<FileReport>> {
             if (path.remote()) {
                 std::string label;
-                CANITRUN_TRY_ASSIGN(const GgufModel g, remote_gguf_model(file, remote, &label));
+                CANITRUN_TRY_ASSIGN(const GgufModel g, remote_gguf_model(db, file, remote, &label));
                 return gguf_file_report(db, label, g, 0, options);
             }
             if (is_hf_path(file)) {

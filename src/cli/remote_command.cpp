@@ -187,13 +187,14 @@ bool has_file(const std::vector<RepoFile>& files, const std::string& path) {
 
 }  // namespace
 
-RemoteSetup remote_setup(const RemoteFlags& flags) {
+RemoteSetup remote_setup(const Database& db, const RemoteFlags& flags) {
     RemoteSetup s;
     const std::string home = env_or("HOME", "");
     s.env.hf_endpoint = no_trailing_slash(env_or("HF_ENDPOINT", "https://huggingface.co"));
     s.env.hf_token = hf_token(home);
     s.env.ollama_registry =
         no_trailing_slash(env_or("CANITRUN_OLLAMA_REGISTRY", "https://registry.ollama.ai"));
+    s.env.default_quant = db.recommended_quant()->id;
     s.env.ollama_models = env_or("OLLAMA_MODELS", home.empty() ? "" : home + "/.ollama/models");
     s.env.retry.sleep = [](std::uint64_t ms) {
         std::this_thread::sleep_for(std::chrono::milliseconds(ms));
@@ -233,10 +234,10 @@ RemoteClient::RemoteClient(const RemoteSetup& setup) {
     cache_ = std::make_unique<CachingClient>(network_.get(), c);
 }
 
-Result<std::vector<GgufFile>> remote_gguf_parts(const std::string& arg, const RemoteFlags& flags,
-                                                std::string* label) {
+Result<std::vector<GgufFile>> remote_gguf_parts(const Database& db, const std::string& arg,
+                                                const RemoteFlags& flags, std::string* label) {
     CANITRUN_TRY_ASSIGN(auto spec, parse_remote_spec(arg));
-    const RemoteSetup setup = remote_setup(flags);
+    const RemoteSetup setup = remote_setup(db, flags);
     RemoteClient client(setup);
     CANITRUN_TRY_ASSIGN(auto remote, fetch_remote_gguf(client.client(), spec, setup.env));
     client.keep();
@@ -244,9 +245,9 @@ Result<std::vector<GgufFile>> remote_gguf_parts(const std::string& arg, const Re
     return std::move(remote.parts);
 }
 
-Result<GgufModel> remote_gguf_model(const std::string& arg, const RemoteFlags& flags,
-                                    std::string* label) {
-    CANITRUN_TRY_ASSIGN(auto parts, remote_gguf_parts(arg, flags, label));
+Result<GgufModel> remote_gguf_model(const Database& db, const std::string& arg,
+                                    const RemoteFlags& flags, std::string* label) {
+    CANITRUN_TRY_ASSIGN(auto parts, remote_gguf_parts(db, arg, flags, label));
     return gguf_to_model(parts);
 }
 
@@ -288,7 +289,7 @@ Result<CommandResult> run_remote(const Database& db, const std::string& arg,
                                  const ReportOptions& options, bool chart_csv,
                                  const RemoteFlags& flags) {
     CANITRUN_TRY_ASSIGN(const RemoteSpec spec, parse_remote_spec(arg));
-    const RemoteSetup setup = remote_setup(flags);
+    const RemoteSetup setup = remote_setup(db, flags);
     RemoteClient client(setup);
     auto result = answer_remote(db, spec, client, setup, options, chart_csv);
     if (result) client.keep();  // a refused header or listing leaves nothing in the cache

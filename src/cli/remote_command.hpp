@@ -28,7 +28,7 @@ struct RemoteSetup {
     TimeLeft time_left;   // the deadline: --timeout seconds from the first remote question
     std::string ca_file;  // CURL_CA_BUNDLE
 };
-RemoteSetup remote_setup(const RemoteFlags& flags);
+RemoteSetup remote_setup(const Database& db, const RemoteFlags& flags);
 
 // The client a run uses: libcurl behind the on-disk cache (offline: the cache alone).
 class RemoteClient {
@@ -50,11 +50,11 @@ Result<CommandResult> run_remote(const Database& db, const std::string& arg,
 
 // The headers of the GGUF model a remote name stands for (hf: with a quantization or a file,
 // a URL, ollama:), for the engine views; `label` gets its name.
-Result<std::vector<GgufFile>> remote_gguf_parts(const std::string& arg, const RemoteFlags& flags,
-                                                std::string* label);
+Result<std::vector<GgufFile>> remote_gguf_parts(const Database& db, const std::string& arg,
+                                                const RemoteFlags& flags, std::string* label);
 
 // The model a remote name stands for, read for other commands (gpus, compare).
-Result<GgufModel> remote_gguf_model(const std::string& arg, const RemoteFlags& flags,
-                                    std::string* label = nullptr);
+Result<GgufModel> remote_gguf_model(const Database& db, const std::string& arg,
+                                    const RemoteFlags& flags, std::string* label = nullptr);
 
 }  // namespace canitrun::cli

@@ -90,7 +90,11 @@ Result<RemoteGguf> fetch_hf(HttpClient& client, const RemoteSpec& spec, const Re
         CANITRUN_TRY_ASSIGN(auto listing, known != nullptr
                                               ? Result<std::vector<RepoGguf>>(gguf_models(*known))
                                               : fetch_repo_listing(client, spec, env));
-        const std::string quant = spec.quant.empty() ? "Q4_K_M" : spec.quant;
+        const std::string quant = spec.quant.empty() ? env.default_quant : spec.quant;
+        if (quant.empty()) {
+            return fail(ErrorKind::bad_input, "hf:" + spec.repo + " names no quantization",
+                        "add one, as in hf:" + spec.repo + ":Q4_K_M");
+        }
         const RepoGguf* pick = pick_quant(listing, quant);
         if (pick == nullptr) {
             return fail(ErrorKind::bad_input, "hf:" + spec.repo + " has no " + quant + " file",
