@@ -82,9 +82,11 @@ TEST_CASE("resolve: a llama.cpp flag under --engine quick is refused whatever it
             {"gpus", "llama-3.1-8b", "--engine", "quick", "--ubatch", value},
             {"fit", "--gpu", "RTX 4090", "--engine", "quick", "--ubatch", value},
             {"compare", "llama-3.1-8b", "qwen3-8b", "--engine", "quick", "--ubatch", value},
+            {"local", "--gpu", "RTX 4090", "--engine", "quick", "--ubatch", value},
         };
         for (const auto& args : asks) {
-            check_refusal(run_cli(args), args,
+            // local reads the stores under HOME: an empty one answers as fast as any.
+            check_refusal(run_cli(args, {"HOME=/nonexistent-canitrun-home"}), args,
                           "--ubatch is a llama.cpp setting, and --engine quick has none");
         }
     }
