@@ -4,27 +4,34 @@
 
 #include <array>
 
+#include "canitrun/ggml_type.hpp"
 #include "canitrun/name_match.hpp"
 
 namespace canitrun {
 namespace {
 
-// ggml's block layouts (ggml/src/ggml-common.h): block_q8_0 is a half scale + 32 int8
-// (34 bytes / 32 values), block_q4_0 a half scale + 16 bytes of nibbles (18 / 32), q4_1 and
-// q5_x add a half min or the fifth bits. TurboQuant (Zandieh et al. 2025, arXiv:2504.19874)
-// reports quality-neutral KV at 3.5 bits per value: 7 bytes per 16 values.
-// A function-local static: built on first use, where an exception can still be caught.
+// A KV cache type that is a ggml type: its block layout is ggml's, from the one table every
+// tensor size is built from (ggml_type.hpp), never a second copy.
+KvType ggml_kv(std::string_view name, const char* source) {
+    const GgmlType t = find_ggml_type(name).value();
+    return {std::string(name), t.block_elements, t.block_bytes, source};
+}
+
+// The KV cache types canitrun plans: ggml's (llama.cpp's --cache-type-k / -v), and TurboQuant
+// (Zandieh et al. 2025, arXiv:2504.19874), which reports quality-neutral KV at 3.5 bits per
+// value: 7 bytes per 16 values. A function-local static: built on first use, where an
+// exception can still be caught.
 const std::array<KvType, 10>& kv_types() {
     static const std::array<KvType, 10> types = {{
-        {"f16", 1, 2, "ggml GGML_TYPE_F16"},
-        {"bf16", 1, 2, "ggml GGML_TYPE_BF16"},
-        {"f32", 1, 4, "ggml GGML_TYPE_F32"},
-        {"q8_0", 32, 34, "ggml-common.h block_q8_0"},
-        {"q5_1", 32, 24, "ggml-common.h block_q5_1"},
-        {"q5_0", 32, 22, "ggml-common.h block_q5_0"},
-        {"q4_1", 32, 20, "ggml-common.h block_q4_1"},
-        {"q4_0", 32, 18, "ggml-common.h block_q4_0"},
-        {"iq4_nl", 32, 18, "ggml-common.h block_iq4_nl"},
+        ggml_kv("f16", "ggml GGML_TYPE_F16"),
+        ggml_kv("bf16", "ggml GGML_TYPE_BF16"),
+        ggml_kv("f32", "ggml GGML_TYPE_F32"),
+        ggml_kv("q8_0", "ggml-common.h block_q8_0"),
+        ggml_kv("q5_1", "ggml-common.h block_q5_1"),
+        ggml_kv("q5_0", "ggml-common.h block_q5_0"),
+        ggml_kv("q4_1", "ggml-common.h block_q4_1"),
+        ggml_kv("q4_0", "ggml-common.h block_q4_0"),
+        ggml_kv("iq4_nl", "ggml-common.h block_iq4_nl"),
         {"turboquant", 16, 7, "TurboQuant, arXiv:2504.19874: 3.5 bits per value"},
     }};
     return types;

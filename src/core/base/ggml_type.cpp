@@ -2,7 +2,6 @@
 
 #include <array>
 
-#include "canitrun/name_match.hpp"
 #include "canitrun/strings.hpp"
 
 namespace canitrun {
