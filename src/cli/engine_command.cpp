@@ -167,20 +167,6 @@ Result<CommandResult> run_llamacpp(const EngineRequest& r, const Common& c) {
 
 }  // namespace
 
-bool engine_is_vllm(const EngineFlags& f) {
-    return parse_engine(f.engine) == EngineKind::vllm;
-}
-
-bool engine_has_own_view(const EngineFlags& f) {
-    const auto e = parse_engine(f.engine);
-    return e && (*e == EngineKind::vllm || *e == EngineKind::exo);
-}
-
-bool engine_is_explicit_profile(const EngineFlags& f) {
-    const auto e = parse_engine(f.engine);
-    return !f.engine.empty() && e && (*e == EngineKind::llamacpp || *e == EngineKind::vllm);
-}
-
 Result<CommandResult> run_engine(const EngineRequest& r) {
     CANITRUN_TRY_ASSIGN(auto c, common(r));
     return run_llamacpp(r, c);

@@ -36,11 +36,6 @@ struct EngineFlags {
     std::vector<std::string> also;  // --also MODEL[:QUANT], repeatable
 };
 
-// What --engine names, from its text (for the checks made before the Request is resolved).
-bool engine_is_vllm(const EngineFlags& flags);
-bool engine_has_own_view(const EngineFlags& flags);
-bool engine_is_explicit_profile(const EngineFlags& flags);
-
 // The llama.cpp profile's question on a model file (resolved flags, request.hpp).
 struct EngineRequest {
     const Database* db = nullptr;
