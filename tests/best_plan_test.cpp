@@ -16,16 +16,7 @@ using namespace canitrun;
 
 namespace {
 
-PlanSettings at_8k(const Model& m) {
-    PlanSettings s;
-    s.estimate.context = std::min<std::uint64_t>(8192, m.context_native);
-    return settings_for_model(m, s);
-}
-
-struct Best {
-    double decode = 0;
-    std::string what;
-};
+using Best = test::FastestFound;
 
 double decode_of(const Model& m, const Quant& q, const Placement& p, const Hardware& h,
                  const PlanSettings& s) {
@@ -75,7 +66,7 @@ void check_never_slower(const std::string& model, const std::string& quant,
     const Model& m = test::model(model);
     const Quant& q = test::quant(quant);
     const Hardware h = test::hardware_of(gpus, ram_gb);
-    const PlanSettings s = at_8k(m);
+    const PlanSettings s = test::settings_at_8k(m);
     const auto a = answer_for(m, q, h, s).value();
     const Best oracle = brute_force(m, q, h, s, splits);
     INFO(model << " " << quant << " on " << gpus.size() << " GPUs (" << gpus.front() << "), "
@@ -103,7 +94,7 @@ TEST_CASE("best plan: gpt-oss-120b MXFP4 and GLM-4.5-Air on 2x RTX 3090 with 64 
     // weights on GPU 0.
     const Model& m = test::model("gpt-oss-120b");
     const Hardware h = test::hardware_of({"rtx-3090", "rtx-3090"}, 64);
-    const auto a = answer_for(m, test::quant("MXFP4"), h, at_8k(m)).value();
+    const auto a = answer_for(m, test::quant("MXFP4"), h, test::settings_at_8k(m)).value();
     REQUIRE(a.plan.kind == PlanKind::expert_offload);
     CHECK(a.plan.placement.cpu_moe_layers < 23);
     CHECK(a.plan.placement.gpus[0].weights > h.gpus[0].memory / 2);
@@ -159,7 +150,7 @@ TEST_CASE("best plan: every model on 20 setups is never slower than the space") 
 TEST_CASE("best quantization: above the speed floor, else the fastest") {
     const Model& m = test::model("llama-3.3-70b");
     const Hardware h = test::hardware_of({"rtx-4090"}, 128);
-    PlanSettings s = at_8k(m);
+    PlanSettings s = test::settings_at_8k(m);
     s.min_decode_tokens_per_s = kDefaultMinSpeed;
     s.min_quality_rank = test::quant(kDefaultMinQuant).quality_rank;  // as the command line
     const auto quants = llama_cpp_quants(test::database());

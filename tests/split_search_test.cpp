@@ -17,16 +17,7 @@ using namespace canitrun;
 
 namespace split_search_test {
 
-PlanSettings at_8k(const Model& m) {
-    PlanSettings s;
-    s.estimate.context = std::min<std::uint64_t>(8192, m.context_native);
-    return settings_for_model(m, s);
-}
-
-struct Best {
-    double decode = 0;
-    std::string what;
-};
+using Best = test::FastestFound;
 
 std::string split_text(const std::vector<std::uint64_t>& s) {
     std::string t;
@@ -83,7 +74,7 @@ void check_never_slower(const std::string& model, const std::vector<std::string>
     const Model& m = test::model(model);
     const Quant& q = test::quant("Q4_K_M");
     const Hardware h = test::hardware_of(gpus, ram_gb);
-    PlanSettings s = at_8k(m);
+    PlanSettings s = test::settings_at_8k(m);
     s.ubatch = ubatch;
     const auto a = answer_for(m, q, h, s).value();
     const Best oracle = brute_force(m, q, h, s, step);
@@ -129,7 +120,7 @@ TEST_CASE("split search: three GPUs never slower than every split, a brute-force
 TEST_CASE("split search: three alike GPUs, a model one card holds runs on one") {
     const Model& m = test::model("llama-3.1-8b");
     const Hardware h = test::hardware_of({"rtx-3090", "rtx-3090", "rtx-3090"}, 64);
-    const auto a = answer_for(m, test::quant("Q4_K_M"), h, split_search_test::at_8k(m)).value();
+    const auto a = answer_for(m, test::quant("Q4_K_M"), h, test::settings_at_8k(m)).value();
     REQUIRE(a.plan.kind == PlanKind::native);
     CHECK(split_search_test::gpus_used(a.plan.placement) == 1);
     CHECK(a.plan.placement.split_faster);
@@ -143,7 +134,7 @@ TEST_CASE("split search: three alike GPUs, a model one card holds runs on one") 
 TEST_CASE("split search: a slow card beside two fast ones is left out when they hold the model") {
     const Model& m = test::model("llama-3.3-70b");
     const Hardware h = test::hardware_of({"rtx-4060-ti-16gb", "rtx-3090", "rtx-3090"}, 64);
-    const auto a = answer_for(m, test::quant("Q4_K_M"), h, split_search_test::at_8k(m)).value();
+    const auto a = answer_for(m, test::quant("Q4_K_M"), h, test::settings_at_8k(m)).value();
     REQUIRE(a.plan.kind == PlanKind::native);
     REQUIRE(a.plan.placement.tensor_split.size() == 3);
     CHECK(a.plan.placement.tensor_split[0] == 0);
@@ -172,7 +163,7 @@ TEST_CASE("split search: four GPUs never slower than every split on a grid") {
     const Quant& q = test::quant("Q4_K_M");
     const Hardware five =
         test::hardware_of({"rtx-3090", "rtx-3090", "rtx-3090", "rtx-3090", "rtx-3090"}, 64);
-    const PlanSettings s = split_search_test::at_8k(m);
+    const PlanSettings s = test::settings_at_8k(m);
     const ModelParts parts = plan_parts(m, q, s).value();
     const PlacementOptions o = server_placement_for(m, q, five, s).value();
     CHECK_FALSE(fastest_many_gpu_split(m, q, parts, five, s, o).value());

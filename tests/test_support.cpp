@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "canitrun/embedded_snapshot.hpp"
@@ -54,6 +55,12 @@ ModelParts parts_of(const std::string& model_id, const std::string& quant_id,
     auto p = model_parts(model(model_id), quant(quant_id), o);
     if (!p) throw std::runtime_error(p.error().message);
     return *p;
+}
+
+PlanSettings settings_at_8k(const Model& m) {
+    PlanSettings s;
+    s.estimate.context = std::min<std::uint64_t>(8192, m.context_native);
+    return settings_for_model(m, s);
 }
 
 }  // namespace canitrun::test

@@ -5,6 +5,7 @@
 #include "canitrun/hardware.hpp"
 #include "canitrun/model_parts.hpp"
 #include "canitrun/placement.hpp"
+#include "canitrun/plan_settings.hpp"
 
 namespace canitrun::test {
 
@@ -37,5 +38,15 @@ Hardware hardware_of(const std::vector<std::string>& gpu_ids, std::uint64_t ram_
 
 // A database model cut into pieces at a quantization and context (f16 KV).
 ModelParts parts_of(const std::string& model, const std::string& quant, std::uint64_t context);
+
+// The llama.cpp rule's settings for `m` at 8k tokens, or its whole window when shorter: the
+// context the brute-force searches (best_plan_test, split_search_test) plan at.
+PlanSettings settings_at_8k(const Model& m);
+
+// The fastest placement a brute-force search found: its decode rate and how it was placed.
+struct FastestFound {
+    double decode = 0;
+    std::string what;
+};
 
 }  // namespace canitrun::test
