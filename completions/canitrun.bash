@@ -133,11 +133,11 @@ _canitrun() {
             return
             ;;
         --cache-type-k)
-            mapfile -t COMPREPLY < <(compgen -W "f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1" -- "$cur")
+            mapfile -t COMPREPLY < <(compgen -W "f16 bf16 f32 q8_0 q5_1 q5_0 q4_1 q4_0 iq4_nl" -- "$cur")
             return
             ;;
         --cache-type-v)
-            mapfile -t COMPREPLY < <(compgen -W "f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1" -- "$cur")
+            mapfile -t COMPREPLY < <(compgen -W "f16 bf16 f32 q8_0 q5_1 q5_0 q4_1 q4_0 iq4_nl" -- "$cur")
             return
             ;;
         --backend)

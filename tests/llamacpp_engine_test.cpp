@@ -279,6 +279,18 @@ TEST_CASE("bad llama.cpp options are bad input") {
     CHECK_FALSE(parse_cache_type("q6_k").has_value());
 }
 
+TEST_CASE("llama.cpp's cache types: every ggml KV type, and not TurboQuant") {
+    // common/arg.cpp's kv_cache_types: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1.
+    for (const char* t : {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"}) {
+        CHECK(parse_cache_type(t).has_value());
+    }
+    const auto tq = parse_cache_type("turboquant");
+    REQUIRE_FALSE(tq.has_value());
+    CHECK(tq.error().message == "llama.cpp has no KV cache type 'turboquant'");
+    CHECK(tq.error().hint == "use one of: f16, bf16, f32, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl");
+    CHECK(kDefaultKvType == "f16");  // common.h: cache_type_k = GGML_TYPE_F16
+}
+
 TEST_CASE("Nemotron-H: every block is a layer - a Mamba-2, an attention or an MLP alone") {
     // nemotron-h.cpp: 52 blocks for Nemotron-H 8B's hybrid_override_pattern, each with its
     // attn_norm and one of: a Mamba-2 mixer (d_inner 8192, 8 groups of state 128, 128 heads),

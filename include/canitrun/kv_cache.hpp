@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "canitrun/checked.hpp"
@@ -24,8 +25,16 @@ struct KvType {
     bool operator==(const KvType&) const = default;
 };
 
+// The KV cache type when none is asked: llama.cpp's default --cache-type-k / -v
+// (common/common.h, cache_type_k = GGML_TYPE_F16), which Ollama and every view here share.
+inline constexpr std::string_view kDefaultKvType = "f16";
+
 Result<KvType> parse_kv_type(const std::string& text);
 std::string kv_type_names();  // "f16, bf16, f32, q8_0, ..." for help and errors
+// The types above that llama.cpp's --cache-type-k / -v take (every one that is a ggml type),
+// the one list the engine's parser, its errors and the flag table read.
+bool is_llamacpp_kv_type(const KvType& type);
+std::string llamacpp_kv_type_names();  // "f16, bf16, ..., iq4_nl"
 
 // Elements cached per token by one layer of the group (K and V together). Zero for
 // recurrent layers.

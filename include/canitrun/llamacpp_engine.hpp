@@ -12,6 +12,7 @@
 #include "canitrun/error.hpp"
 #include "canitrun/estimate.hpp"
 #include "canitrun/ggml_type.hpp"
+#include "canitrun/kv_cache.hpp"
 #include "canitrun/model.hpp"
 #include "canitrun/quant.hpp"
 #include "canitrun/quantize_rules.hpp"
@@ -27,8 +28,8 @@ struct LlamaCppOptions {
     std::uint64_t n_seq = 1;     // --parallel: sequences, each with its own KV stream
     bool kv_unified = false;     // -kvu: the sequences share one stream of n_ctx cells
     FlashAttn flash_attn = FlashAttn::automatic;
-    std::string cache_type_k = "f16";
-    std::string cache_type_v = "f16";
+    std::string cache_type_k{kDefaultKvType};
+    std::string cache_type_v{kDefaultKvType};
     Backend backend = Backend::cuda;
     // A model file's own tensors, in place of the layout and llama-quantize's types.
     struct FileTensors {

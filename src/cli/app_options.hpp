@@ -23,7 +23,7 @@ struct Options {
     std::string model;
     std::string quant;
     std::string ctx;
-    std::string kv_type = "f16";
+    std::string kv_type;  // empty: kDefaultKvType
     std::string vram;
     std::string min_quant;  // --min-quant; empty: kDefaultMinQuant
     std::string min_speed;  // --min-speed; empty: kDefaultMinSpeed

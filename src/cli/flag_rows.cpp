@@ -17,7 +17,8 @@ const char* const kGroupHardware = "Hardware";
 // The commands that plan on named hardware.
 constexpr Cmds kHardwareCommands = cmds({Cmd::page, Cmd::fit, Cmd::compare, Cmd::local});
 
-// "f16, bf16, f32" as the shells' word list "f16 bf16 f32".
+}  // namespace
+
 std::string shell_words_of(const std::string& list) {
     std::string out;
     for (const char c : list) {
@@ -25,8 +26,6 @@ std::string shell_words_of(const std::string& list) {
     }
     return out;
 }
-
-}  // namespace
 
 // What is printed, and how.
 std::vector<FlagRow> output_rows() {
@@ -186,7 +185,8 @@ the log's quantization when the log does not name it.)",
          .group = kGroupModel},
         {.names = "--kv-type",
          .value = "TYPE",
-         .help = "KV cache element type: " + kv_type_names() + " (default f16)",
+         .help = "KV cache element type: " + kv_type_names() + " (default " +
+                 std::string(kDefaultKvType) + ")",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.kv_type; },
          .non_empty = true,

@@ -3,6 +3,7 @@
 // it): output, model and hardware flags here; engine, command and service flags in
 // flag_rows_engine.cpp.
 
+#include <string>
 #include <vector>
 
 #include "flag_table.hpp"
@@ -18,6 +19,9 @@ inline constexpr Cmds kEveryCommand = kCliCommands | cmds({Cmd::serve, Cmd::site
 inline constexpr Cmds kPlanning = cmds({Cmd::page, Cmd::gpus, Cmd::fit, Cmd::compare, Cmd::local});
 
 // flag_rows.cpp
+// "f16, bf16, f32" as the shells' word list "f16 bf16 f32".
+std::string shell_words_of(const std::string& list);
+
 std::vector<FlagRow> output_rows();
 std::vector<FlagRow> view_rows();
 std::vector<FlagRow> model_rows();

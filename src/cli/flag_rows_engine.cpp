@@ -5,14 +5,14 @@
 
 #include "flag_rows.hpp"
 
+#include "canitrun/kv_cache.hpp"
+
 namespace canitrun::cli {
 namespace {
 
 const char* const kGroupEngine = "Engine";
 const char* const kGroupCommand = "fit, verify and the lists";
 const char* const kGroupService = "serve, site and mcp";
-// llama.cpp's KV cache types (--cache-type-k / -v).
-const char* const kLlamaCacheTypes = "f16 bf16 f32 q8_0 q4_0 q4_1 iq4_nl q5_0 q5_1";
 
 }  // namespace
 
@@ -66,20 +66,21 @@ machines).)",
          .group = kGroupEngine},
         {.names = "--cache-type-k",
          .value = "TYPE",
-         .help = "llama.cpp: K cache type: f16, bf16, f32, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1 "
-                 "(default f16)",
+         .help = "llama.cpp: K cache type: " + llamacpp_kv_type_names() + " (default " +
+                 std::string(kDefaultKvType) + ")",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.cache_type_k; },
          .complete = Complete::words,
-         .words = kLlamaCacheTypes,
+         .words = shell_words_of(llamacpp_kv_type_names()),
          .group = kGroupEngine},
         {.names = "--cache-type-v",
          .value = "TYPE",
-         .help = "llama.cpp: V cache type, as --cache-type-k (default f16)",
+         .help = "llama.cpp: V cache type, as --cache-type-k (default " +
+                 std::string(kDefaultKvType) + ")",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.cache_type_v; },
          .complete = Complete::words,
-         .words = kLlamaCacheTypes,
+         .words = shell_words_of(llamacpp_kv_type_names()),
          .group = kGroupEngine},
     };
 }

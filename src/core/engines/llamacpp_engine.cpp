@@ -37,9 +37,6 @@
 namespace canitrun {
 namespace {
 
-constexpr std::array<std::string_view, 9> kCacheTypes = {"f32",  "f16",    "bf16", "q8_0", "q4_0",
-                                                         "q4_1", "iq4_nl", "q5_0", "q5_1"};
-
 struct Geometry {
     std::uint64_t n_ctx_seq = 0;
     std::uint64_t n_stream = 1;  // KV streams: one per sequence, one with a unified cache
@@ -357,14 +354,12 @@ const char* backend_name(Backend backend) {
 }
 
 Result<GgmlType> parse_cache_type(const std::string& text) {
-    const std::string t = to_lower(text);
-    for (const auto name : kCacheTypes) {
-        if (t == name) return *find_ggml_type(name);
+    const auto kv = parse_kv_type(text);
+    if (!kv || !is_llamacpp_kv_type(*kv)) {
+        return fail(ErrorKind::bad_input, "llama.cpp has no KV cache type '" + text + "'",
+                    "use one of: " + llamacpp_kv_type_names());
     }
-    std::string names;
-    for (const auto name : kCacheTypes) names += (names.empty() ? "" : ", ") + std::string(name);
-    return fail(ErrorKind::bad_input, "unknown KV cache type '" + text + "'",
-                "use one of: " + names);
+    return *find_ggml_type(kv->id);
 }
 
 Bytes runtime_overhead_bytes(Backend backend) {

@@ -12,6 +12,8 @@ namespace {
 
 // A KV cache type that is a ggml type: its block layout is ggml's, from the one table every
 // tensor size is built from (ggml_type.hpp), never a second copy.
+constexpr std::string_view kTurboQuant = "turboquant";
+
 KvType ggml_kv(std::string_view name, const char* source) {
     const GgmlType t = find_ggml_type(name).value();
     return {std::string(name), t.block_elements, t.block_bytes, source};
@@ -32,7 +34,7 @@ const std::array<KvType, 10>& kv_types() {
         ggml_kv("q4_1", "ggml-common.h block_q4_1"),
         ggml_kv("q4_0", "ggml-common.h block_q4_0"),
         ggml_kv("iq4_nl", "ggml-common.h block_iq4_nl"),
-        {"turboquant", 16, 7, "TurboQuant, arXiv:2504.19874: 3.5 bits per value"},
+        {std::string(kTurboQuant), 16, 7, "TurboQuant, arXiv:2504.19874: 3.5 bits per value"},
     }};
     return types;
 }
@@ -55,6 +57,17 @@ Result<KvType> parse_kv_type(const std::string& text) {
 std::string kv_type_names() {
     std::string out;
     for (const auto& t : kv_types()) out += (out.empty() ? "" : ", ") + t.id;
+    return out;
+}
+
+// TurboQuant is the one type here that is not ggml's: llama.cpp has no such cache type.
+bool is_llamacpp_kv_type(const KvType& type) { return type.id != kTurboQuant; }
+
+std::string llamacpp_kv_type_names() {
+    std::string out;
+    for (const auto& t : kv_types()) {
+        if (is_llamacpp_kv_type(t)) out += (out.empty() ? "" : ", ") + t.id;
+    }
     return out;
 }
 

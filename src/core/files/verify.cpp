@@ -153,7 +153,7 @@ VerifyContext verify_context(const LlamaLog& log, const LlamaLogContext& c, cons
     VerifyContext vc;
     vc.n_ctx = c.n_ctx;
     vc.n_ubatch = c.n_ubatch ? c.n_ubatch : kLlamaDefaultUbatch;
-    vc.type_k = c.type_k.empty() ? "f16" : c.type_k;
+    vc.type_k = c.type_k.empty() ? std::string(kDefaultKvType) : c.type_k;
     if (w.weights) vc.estimate.terms.push_back({TermKind::weights, *w.weights, Device::gpu});
     if (w.file_size && report.weights_basis != kFileSizeBasis) {
         vc.estimate.terms.push_back({TermKind::file_size, *w.file_size, Device::gpu});

@@ -1,5 +1,6 @@
 #include "canitrun/verify_devices.hpp"
 
+#include "canitrun/kv_cache.hpp"
 #include <algorithm>
 
 #include "canitrun/llamacpp_parts.hpp"
@@ -203,7 +204,7 @@ LlamaCppOptions options_from_log(const LlamaLogContext& c, Backend backend) {
     lo.n_seq = c.n_seq_max ? c.n_seq_max : 1;
     lo.kv_unified = c.kv_unified == "true";
     lo.flash_attn = log_flash_attn(c.flash_attn);
-    lo.cache_type_k = c.type_k.empty() ? "f16" : c.type_k;
+    lo.cache_type_k = c.type_k.empty() ? std::string(kDefaultKvType) : c.type_k;
     lo.cache_type_v = c.type_v.empty() ? lo.cache_type_k : c.type_v;
     lo.backend = backend;
     return lo;

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "canitrun/fit.hpp"
+#include "canitrun/kv_cache.hpp"
 
 namespace canitrun {
 namespace {
@@ -13,7 +14,7 @@ constexpr std::uint64_t kLlamaDefaultBatch = 2048;
 
 std::string kv_of(const PlanSettings& s, const std::string& specific) {
     if (!specific.empty()) return specific;
-    return s.estimate.kv_type.id.empty() ? std::string("f16") : s.estimate.kv_type.id;
+    return s.estimate.kv_type.id.empty() ? std::string(kDefaultKvType) : s.estimate.kv_type.id;
 }
 
 void add(std::vector<std::string>& args, std::string_view flag, const std::string& value) {
@@ -129,8 +130,8 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
     }
     const std::string k = kv_of(s, s.cache_type_k);
     const std::string v = kv_of(s, s.cache_type_v);
-    if (k != "f16") add(args, "-ctk", k);
-    if (v != "f16") add(args, "-ctv", v);
+    if (k != kDefaultKvType) add(args, "-ctk", k);
+    if (v != kDefaultKvType) add(args, "-ctv", v);
     if (s.flash_attn == FlashAttn::on) add(args, "-fa", "on");
     if (s.flash_attn == FlashAttn::off) add(args, "-fa", "off");
     if (s.n_seq > 1) add(args, "--parallel", std::to_string(s.n_seq));

@@ -86,13 +86,13 @@ std::uint64_t default_context(const Model& model) {
 }
 
 Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend backend) {
-    const std::string& kv =
-        settings.estimate.kv_type.id.empty() ? std::string("f16") : settings.estimate.kv_type.id;
+    const std::string kv = settings.estimate.kv_type.id.empty()
+                               ? std::string(kDefaultKvType)
+                               : settings.estimate.kv_type.id;
     const auto type = parse_cache_type(kv);
     if (!type) {
-        return fail(
-            ErrorKind::bad_input, "llama.cpp has no KV cache type '" + kv + "'",
-            "use f16, bf16, f32, q8_0, q5_1, q5_0, q4_1, q4_0 or iq4_nl, or --engine quick");
+        return fail(ErrorKind::bad_input, "llama.cpp has no KV cache type '" + kv + "'",
+                    "use " + llamacpp_kv_type_names() + ", or --engine quick");
     }
     LlamaCppOptions o;
     o.context = settings.estimate.context;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "canitrun/context_window.hpp"
+#include "canitrun/kv_cache.hpp"
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/plan_settings.hpp"
@@ -36,8 +37,8 @@ Result<Companion> place_companion(const std::string& name, const ResidentModel& 
 
 PlanSettings draft_settings(const PlanSettings& main) {
     PlanSettings s = main;
-    s.cache_type_k = "f16";
-    s.cache_type_v = "f16";
+    s.cache_type_k = kDefaultKvType;
+    s.cache_type_v = kDefaultKvType;
     s.estimate.kv_type = {};
     return s;
 }
