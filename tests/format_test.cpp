@@ -16,6 +16,13 @@ TEST_CASE("GiB says GiB") {
     CHECK(format_gib(1ULL << 30) == "1.00 GiB");
 }
 
+TEST_CASE("MiB says MiB, two decimals as llama.cpp logs them") {
+    CHECK(format_mib(1ULL << 20) == "1.00 MiB");
+    // 1,258,291 bytes = 1.2000 MiB (1.2 x 1,048,576 = 1,258,291.2)
+    CHECK(format_mib(1258291ULL) == "1.20 MiB");
+    CHECK(format_mib(0) == "0.00 MiB");
+}
+
 TEST_CASE("contexts - thousands - params") {
     CHECK(format_context(8192) == "8k");
     CHECK(format_context(262144) == "256k");

@@ -3,6 +3,7 @@
 // tests/html_browser_test.py renders it in a real browser when one is installed.
 
 #include <regex>
+#include <utility>
 
 #include "catch.hpp"
 #include "run_binary.hpp"
@@ -103,14 +104,20 @@ TEST_CASE("html: escapes what the data says") {
 }
 
 TEST_CASE("html: refused where there is no model page") {
-    for (const auto& args : std::vector<std::vector<std::string>>{
-             {"models", "--format", "html"},
-             {"gpus", "qwen3.5-35b-a3b", "--format", "html"},
-             {"qwen3.5-35b-a3b", "--format", "html", "--engine", "vllm"}}) {
+    // The same refusal as every other view a command lacks (check_offered), naming the command
+    // and where the HTML page is.
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"models", "--format", "html"}, "models"},
+        {{"gpus", "qwen3.5-35b-a3b", "--format", "html"}, "gpus"},
+        {{"qwen3.5-35b-a3b", "--format", "html", "--engine", "vllm", "--gpu", "h100"}, "vLLM"},
+        {{"qwen3.5-35b-a3b", "--format", "html", "--engine", "exo", "--host", "m4-max-64gb"},
+         "exo"}};
+    for (const auto& [args, what] : cases) {
         const Outcome o = run_cli(args);
         CHECK(o.code == 2);
         CHECK(o.out.empty());
-        CHECK(has(o.err, "--format html is the model page of a database model"));
+        CHECK(has(o.err, "canitrun: error: --format html is not available for " + what));
+        CHECK(has(o.err, "the HTML page is a database model's page"));
     }
 }
 

@@ -136,9 +136,9 @@ TEST_CASE("untrusted input: output flags that conflict or cannot apply are refus
     check_refused({"models", "--names", "--json"}, "--names prints ids only");
     // vLLM and several hosts print every data format (cluster_cli_test.cpp), not the HTML page
     check_refused({m, "--engine", "vllm", "--gpu", "h100", "--format", "html"},
-                  "--format html is the model page");
+                  "--format html is not available for vLLM");
     check_refused({m, "--host", "rtx-4090", "--host", "rtx-3090", "--format", "html"},
-                  "--format html is the model page");
+                  "--format html is not available for llama.cpp RPC");
     // A view a command does not offer (output_formats_test.cpp covers the rest).
     check_refused({"verify", kLlamaLog, "--quiet"}, "--quiet is not available for verify");
     check_refused({m, "--mmproj", "/nonexistent.gguf"},

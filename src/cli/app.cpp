@@ -99,7 +99,9 @@ std::string one_line(const std::string& text) {
     return printable_text(without_url_userinfo(text));
 }
 
-// that do not offer a view refuse it when they answer (check_offered).
+// The output flags that contradict each other or the command, refused before any answer is
+// computed. A format a command does not offer is not refused here: every command refuses the
+// views it lacks when it answers (check_offered), the one rule for every format.
 void check_output_flags(const Request& r) {
     const Options& o = *r.flags;
     const bool verify = r.command == Command::verify;
@@ -117,12 +119,6 @@ void check_output_flags(const Request& r) {
     }
     if (o.names && (o.json || format != "table")) {
         refuse("--names prints ids only", "leave out --json and --format, or --names");
-    }
-    if (o.output == Format::html &&
-        (!model_command || r.engine_has_own_view() || r.cluster.hosts.size() >= 2 ||
-         r.model.file() || !r.model.given())) {
-        refuse("--format html is the model page of a database model",
-               "e.g. canitrun qwen3.5-35b-a3b --format html > qwen.html");
     }
     if (o.chart && (!model_command || verify)) {
         refuse("--chart draws the model page's KV chart", "leave it out of this command");

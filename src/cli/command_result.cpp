@@ -35,7 +35,13 @@ Result<bool> check_offered(const CommandResult& r, Format format, const std::str
     add(static_cast<bool>(r.views.json), "--json");
     add(static_cast<bool>(r.views.csv), "--format csv");
     add(static_cast<bool>(r.views.answer), "--quiet");
-    return fail(ErrorKind::bad_input, flag + " is not available for " + r.what, "use " + others);
+    // Only the model page of a database model has an HTML page; say where to find it.
+    const std::string html = format == Format::html
+                                 ? "; the HTML page is a database model's page (canitrun "
+                                   "qwen3.5-35b-a3b --format html > qwen.html)"
+                                 : "";
+    return fail(ErrorKind::bad_input, flag + " is not available for " + r.what,
+                "use " + others + html);
 }
 
 void write_result(std::ostream& out, const CommandResult& r) {

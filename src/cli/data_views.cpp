@@ -19,7 +19,7 @@ bool write_data_view(std::ostream& out, const DataViews& views) {
             return true;
         case Format::table:
         case Format::markdown:
-        case Format::html:  // only the model page has one; check_output_flags refuses the rest
+        case Format::html:  // only the model page has one; check_offered refuses the rest
             return false;
     }
     return false;

@@ -17,6 +17,14 @@ std::string format_gb(Bytes bytes) {
     return format_gb_number(bytes) + " GB";
 }
 
+double to_mib(Bytes bytes) {
+    return static_cast<double>(bytes) / static_cast<double>(1ULL << 20);
+}
+
+std::string format_mib(Bytes bytes) {
+    return fmt::format("{:.2f} MiB", to_mib(bytes));
+}
+
 std::string format_gib(Bytes bytes) {
     const double gib = static_cast<double>(bytes) / static_cast<double>(1ULL << 30);
     return fmt::format("{:.2f} GiB", gib);

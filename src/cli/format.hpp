@@ -14,6 +14,9 @@ namespace canitrun {
 std::string format_gb(Bytes bytes);
 std::string format_gb_number(Bytes bytes);  // the same without the unit
 std::string format_gib(Bytes bytes);
+// MiB (2^20 bytes), two decimals as llama.cpp's logs print them: "1234.56 MiB".
+double to_mib(Bytes bytes);
+std::string format_mib(Bytes bytes);
 // A RAM size as typed and assumed, in GB without the unit: "32", "63.9" (--ram 63.9).
 std::string format_ram_gb(Bytes bytes);
 // The memory a GPU keeps free (--margin): "1 GiB", "512 MiB", "0 MiB".

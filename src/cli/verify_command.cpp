@@ -20,12 +20,8 @@ namespace {
 
 using nlohmann::json;
 
-double to_mib(Bytes b) {
-    return static_cast<double>(b) / 1048576.0;
-}
-
 std::string mib_cell(const std::optional<Bytes>& b) {
-    return b ? fmt::format("{:.2f} MiB", to_mib(*b)) : std::string("—");
+    return b ? format_mib(*b) : std::string("—");
 }
 
 // A signed figure at two decimals; one that rounds to zero prints +0.00, never -0.00.

@@ -59,9 +59,8 @@ Cluster one_machine(const Request& r) {
 // The KV pool's pages, the longest context (at most the model's window) and the sequences.
 void write_vllm_pool(std::ostream& out, const VllmLayout& l) {
     const VllmEstimate& e = l.estimate;
-    out << fmt::format("\n  KV pool {} per GPU in {}-token pages of {:.2f} MiB\n",
-                       format_gb(e.kv_pool), l.options.block_size,
-                       static_cast<double>(e.page_bytes) / (1024.0 * 1024.0));
+    out << fmt::format("\n  KV pool {} per GPU in {}-token pages of {}\n", format_gb(e.kv_pool),
+                       l.options.block_size, format_mib(e.page_bytes));
     out << "  Longest context for 1 sequence: " << format_thousands(e.longest_context) << " tokens";
     if (e.longest_context < e.max_context_one_seq) {
         out << " (the model's window; the KV pool would hold "
