@@ -197,7 +197,8 @@ void resolve_values(const Database& db, const Options& o, Request& r) {
     ro.quant = r.quant;
     if (r.context) ro.estimate.context = *r.context;
     ro.context_explicit = r.context.has_value();
-    ro.estimate.kv_type = need(parse_kv_type(o.kv_type.empty() ? std::string(kDefaultKvType) : o.kv_type));
+    ro.estimate.kv_type =
+        need(parse_kv_type(o.kv_type.empty() ? std::string(kDefaultKvType) : o.kv_type));
     if (r.ram) ro.fit.ram = *r.ram;
     ro.vram_budget = r.vram;
     resolve_hardware(db, o, r);

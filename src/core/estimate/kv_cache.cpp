@@ -61,7 +61,9 @@ std::string kv_type_names() {
 }
 
 // TurboQuant is the one type here that is not ggml's: llama.cpp has no such cache type.
-bool is_llamacpp_kv_type(const KvType& type) { return type.id != kTurboQuant; }
+bool is_llamacpp_kv_type(const KvType& type) {
+    return type.id != kTurboQuant;
+}
 
 std::string llamacpp_kv_type_names() {
     std::string out;
