@@ -18,6 +18,7 @@
 #include "format.hpp"
 #include "hardware_json.hpp"
 #include "hardware_text.hpp"
+#include "shell_words.hpp"
 #include "speed_text.hpp"
 #include "style.hpp"
 #include "table.hpp"

@@ -7,6 +7,7 @@
 #include "canitrun/fit.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "format.hpp"
+#include "shell_words.hpp"
 #include "speed_text.hpp"
 #include "style.hpp"
 #include "table.hpp"
@@ -235,15 +236,6 @@ std::string device_label(const Hardware& h, std::size_t i) {
 std::string format_rate(double tokens_per_s) {
     if (tokens_per_s >= 10) return fmt::format("{:.0f} tokens/s", tokens_per_s);
     return fmt::format("{:.1f} tokens/s", tokens_per_s);
-}
-
-std::string shell_join(const std::vector<std::string>& args) {
-    std::string out;
-    for (const auto& a : args) {
-        const bool plain = a.find_first_of(" '\"$\\*?{}[]()&;|<>") == std::string::npos;
-        out += (out.empty() ? "" : " ") + (plain ? a : "'" + a + "'");
-    }
-    return out;
 }
 
 std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,

@@ -35,7 +35,4 @@ std::string format_rate(double tokens_per_s);
 std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,
                                  const Hardware& hardware, const std::string& file = "");
 
-// Arguments joined for a shell, each quoted when it needs it.
-std::string shell_join(const std::vector<std::string>& args);
-
 }  // namespace canitrun::cli

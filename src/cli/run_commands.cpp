@@ -7,6 +7,7 @@
 #include "canitrun/launch_command.hpp"
 #include "format.hpp"
 #include "page_facts.hpp"
+#include "shell_words.hpp"
 
 namespace canitrun::cli {
 namespace {
@@ -39,13 +40,13 @@ std::vector<std::string> llama_server_lines(const ModelReport& r, const Sampling
     const std::vector<std::string> args =
         llama_server_args(target, r.settings, planned ? &r.hardware->hardware : nullptr,
                           planned ? &r.hardware->selected.plan.placement : nullptr);
-    std::vector<std::string> lines = {args[0] + " " + args[1], ""};
-    for (std::size_t i = 2; i < args.size(); ++i) lines[1] += (i == 2 ? "" : " ") + args[i];
+    std::vector<std::string> lines = {shell_join({args[0], args[1]}),
+                                      shell_join({args.begin() + 2, args.end()})};
     if (s != nullptr) {
         const std::string flags = sampling_flags(*s);
         if (!flags.empty()) lines.push_back(flags);
         if (!s->chat_template_kwargs.empty()) {
-            lines.push_back("--chat-template-kwargs '" + s->chat_template_kwargs + "'");
+            lines.push_back(shell_join({"--chat-template-kwargs", s->chat_template_kwargs}));
         }
     }
     return lines;
@@ -88,12 +89,12 @@ std::vector<RunCommand> run_commands(const ModelReport& r) {
     }
     if (!model.run.ollama.empty()) {
         std::string env;
-        for (const auto& e : ollama_environment(r.settings)) env += e + " ";
+        for (const auto& e : ollama_environment(r.settings)) env += shell_word(e) + " ";
         out.push_back({"Ollama",
                        "Ollama (the context and cache planned above; the tag's quantization is "
                        "Ollama's choice)",
                        env + "ollama serve",
-                       "ollama run " + model.run.ollama,
+                       "ollama run " + shell_word(model.run.ollama),
                        "",
                        {}});
     }
