@@ -6,6 +6,7 @@
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/layer_kinds.hpp"
 #include "canitrun/param_count.hpp"
+#include "canitrun/strings.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -32,6 +33,19 @@ TEST_CASE("quality ranks are a strict order across every quantization") {
     CHECK(test::quant("Q4_K_M").quality_rank < test::quant("Q4_K_S").quality_rank);
     CHECK(test::quant("Q3_K_M").quality_rank < test::quant("Q3_K_S").quality_rank);
     CHECK(test::quant("Q8_0").quality_rank < test::quant("Q6_K").quality_rank);
+}
+
+TEST_CASE("a GPU's name says A100 exactly when it is an A100, as vLLM's defaults read it") {
+    // vLLM picks its scheduler defaults by `"a100" in the device name` (vllm_layout.cpp): the
+    // database names must carry the model's name as CUDA reports it ("NVIDIA A100-SXM4-80GB").
+    std::size_t a100s = 0;
+    for (const Gpu& g : test::database().gpus) {
+        INFO(g.id);
+        const bool is_a100 = g.id.starts_with("a100");
+        a100s += is_a100 ? 1 : 0;
+        CHECK((to_lower(g.name).find("a100") != std::string::npos) == is_a100);
+    }
+    CHECK(a100s >= 4);  // 40 and 80 GB, PCIe and SXM
 }
 
 TEST_CASE("the built-in database has what the page needs") {

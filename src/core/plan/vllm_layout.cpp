@@ -45,7 +45,12 @@ Bytes smallest_memory(const Hardware& h) {
     return m;
 }
 
-bool has_a100(const Cluster& c) {
+// vLLM's own test of a device, in EngineArgs._set_default_args (vllm/engine/arg_utils.py):
+// `"a100" not in current_platform.get_device_name().lower()`, beside 70 GiB of memory. The name
+// it reads is CUDA's; GpuDevice::name is that name for a detected GPU (nvidia-smi prints it)
+// and the database's for a named one, which says "A100" exactly for the A100s
+// (data_consistency_test.cpp holds that), so matching the name is vLLM's rule, not a guess.
+bool vllm_names_a100(const Cluster& c) {
     for (const Host& h : c.hosts) {
         for (const GpuDevice& d : h.hardware.gpus) {
             if (to_lower(d.name).find("a100") != std::string::npos) return true;
@@ -77,7 +82,7 @@ Result<VllmLayout> choose_vllm_layout(const Model& model, const Quant& quant,
         widest = std::max<std::uint64_t>(widest, h.hardware.gpus.size());
     }
     VllmLayout layout;
-    layout.options = vllm_serve_defaults(smallest, has_a100(cluster));
+    layout.options = vllm_serve_defaults(smallest, vllm_names_a100(cluster));
     layout.options.gpu_memory_utilization_pct = base.gpu_memory_utilization_pct;
     layout.options.block_size = base.block_size;
     layout.asked_context = base.context;
