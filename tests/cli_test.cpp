@@ -3,10 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
+#include "json_rows.hpp"
 #include "run_binary.hpp"
 
 using canitrun::test::has;
 using canitrun::test::Outcome;
+using canitrun::test::row_where;
 using canitrun::test::run_cli;
 
 TEST_CASE("cli: the model page shows the reference page's figures") {
@@ -34,8 +36,7 @@ TEST_CASE("cli: --json is one JSON document with integer bytes") {
     CHECK(doc["context"] == 8192);
     CHECK(doc["kv_type"] == "f16");
     REQUIRE(doc["quants"].size() == 10);
-    const auto& q4 = doc["quants"][6];
-    CHECK(q4["quant"] == "Q4_K_M");
+    const auto& q4 = row_where(doc["quants"], "quant", "Q4_K_M");
     CHECK(q4["recommended"] == true);
     // Worked by hand in reference_page_test.cpp.
     CHECK(q4["weights_bytes"].get<std::uint64_t>() == 21319375000ULL);
@@ -55,7 +56,8 @@ TEST_CASE("cli: --ctx and --quant change the answer") {
     const auto doc = nlohmann::json::parse(o.out);
     CHECK(doc["context"] == 262144);
     // 10 x 2048 bytes x 262144
-    CHECK(doc["estimate"]["terms"][1]["bytes"].get<std::uint64_t>() == 5368709120ULL);
+    CHECK(row_where(doc["estimate"]["terms"], "name", "kv_cache")["bytes"].get<std::uint64_t>() ==
+          5368709120ULL);
 }
 
 TEST_CASE("cli: --vram answers the budget question") {
