@@ -27,19 +27,12 @@ using canitrun::cli::flag_rows;
 using canitrun::cli::FlagRow;
 using canitrun::test::has;
 using canitrun::test::lines_of;
+using canitrun::test::read_file;
 using canitrun::test::run_canitrun;
 using canitrun::test::run_shell;
 using canitrun::test::shell_quote;
 
 namespace {
-
-std::string read_source_file(const std::string& path) {
-    std::ifstream in(path);
-    REQUIRE(in);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 bool service_command(Cmd c) {
     return c == Cmd::serve || c == Cmd::site || c == Cmd::mcp;
@@ -253,15 +246,15 @@ TEST_CASE("flag table: a flag is refused exactly where no row names the command"
 }
 
 TEST_CASE("flag table: every row is in the man page's OPTIONS and the three completions") {
-    const std::string man = read_source_file(CANITRUN_SOURCE_DIR "/docs/canitrun.1");
+    const std::string man = read_file(CANITRUN_SOURCE_DIR "/docs/canitrun.1");
     const std::string begin = ".\\\" BEGIN GENERATED OPTIONS";
     const std::string end = ".\\\" END GENERATED OPTIONS";
     REQUIRE(has(man, begin));
     REQUIRE(has(man, end));
     const std::string options = man.substr(man.find(begin), man.find(end) - man.find(begin));
-    const std::string bash = read_source_file(CANITRUN_SOURCE_DIR "/completions/canitrun.bash");
-    const std::string zsh = read_source_file(CANITRUN_SOURCE_DIR "/completions/_canitrun");
-    const std::string fish = read_source_file(CANITRUN_SOURCE_DIR "/completions/canitrun.fish");
+    const std::string bash = read_file(CANITRUN_SOURCE_DIR "/completions/canitrun.bash");
+    const std::string zsh = read_file(CANITRUN_SOURCE_DIR "/completions/_canitrun");
+    const std::string fish = read_file(CANITRUN_SOURCE_DIR "/completions/canitrun.fish");
     for (const FlagRow& row : flag_rows()) {
         const std::string name = row.long_name();
         INFO(name);

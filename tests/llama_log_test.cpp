@@ -9,6 +9,7 @@
 #include "canitrun/llama_log.hpp"
 #include "canitrun/verify.hpp"
 #include "catch.hpp"
+#include "run_binary.hpp"
 #include "test_support.hpp"
 
 using namespace canitrun;
@@ -18,11 +19,7 @@ using canitrun::test::mib100;
 namespace {
 
 std::string read_log(const std::string& name) {
-    std::ifstream in(std::string(CANITRUN_FIXTURES) + "/logs/" + name);
-    REQUIRE(in);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return canitrun::test::read_file(std::string(CANITRUN_FIXTURES) + "/logs/" + name);
 }
 
 const VerifyRow* row(const VerifyContext& c, const std::string& term) {

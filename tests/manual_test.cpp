@@ -16,6 +16,7 @@
 
 using canitrun::test::has;
 using canitrun::test::lines_of;
+using canitrun::test::read_file;
 using canitrun::test::run_canitrun;
 using canitrun::test::run_shell;
 using canitrun::test::shell_quote;
@@ -33,14 +34,6 @@ std::vector<std::string> subcommands() {
         if (c.cmd != canitrun::cli::Cmd::page) out.emplace_back(c.name);
     }
     return out;
-}
-
-std::string read(const std::string& path) {
-    std::ifstream in(path);
-    REQUIRE(in);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 // Every long option the help of the program and of each subcommand prints.
@@ -79,7 +72,7 @@ TEST_CASE("manual: the man page documents every option and subcommand in --help"
                           "version", "help", "family", "vendor", "min-vram"}) {
         CHECK(options.count(o) == 1);
     }
-    const std::string man = read(root() + "/docs/canitrun.1");
+    const std::string man = read_file(root() + "/docs/canitrun.1");
     CHECK(man.rfind(".\\\"", 0) == 0);
     CHECK(has(man, ".TH CANITRUN 1"));
     for (const auto& o : options) {
@@ -97,9 +90,9 @@ TEST_CASE("manual: the man page documents every option and subcommand in --help"
 
 TEST_CASE("completions: bash zsh and fish complete every option and subcommand") {
     const std::set<std::string> options = options_in_help();
-    const std::string bash = read(root() + "/completions/canitrun.bash");
-    const std::string zsh = read(root() + "/completions/_canitrun");
-    const std::string fish = read(root() + "/completions/canitrun.fish");
+    const std::string bash = read_file(root() + "/completions/canitrun.bash");
+    const std::string zsh = read_file(root() + "/completions/_canitrun");
+    const std::string fish = read_file(root() + "/completions/canitrun.fish");
     for (const auto& o : options) {
         INFO("--" << o);
         CHECK(has(bash, "--" + o));

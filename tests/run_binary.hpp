@@ -31,6 +31,9 @@ inline Outcome run_cli(const std::vector<std::string>& args,
 
 bool has(const std::string& text, const std::string& part);
 
+// A file's bytes; throws (the test fails, naming the path) when it cannot be read.
+std::string read_file(const std::string& path);
+
 // The lines of a text, without their newlines.
 std::vector<std::string> lines_of(const std::string& text);
 
