@@ -1,6 +1,6 @@
 #pragma once
 // The files the web pages need (HTML, CSS, JavaScript, the OpenAPI document), compiled into
-// the binary from src/serve/assets/ by cmake/EmbedAssets.cmake: the server reads no file at
+// the binary from src/serve/assets/ by cmake/EmbedFiles.cmake: the server reads no file at
 // run time, and a request can name only what this table holds.
 
 #include <string_view>
@@ -13,7 +13,8 @@ struct Asset {
     std::string_view bytes;
 };
 
-const std::vector<Asset>& embedded_assets();
+using Assets = std::vector<Asset>;
+const Assets& embedded_assets();
 
 // The asset at exactly `path`, or nullptr.
 const Asset* find_asset(std::string_view path);
