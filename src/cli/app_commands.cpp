@@ -114,7 +114,7 @@ CommandResult system_command(const Request& r) {
 }
 
 CommandResult fit_command(const Request& req) {
-    if (!req.hardware) {
+    if (!req.report.hardware) {
         throw Failure{Error{ErrorKind::bad_input, "fit needs the hardware to fit",
                             "give --gpu, e.g. canitrun fit --gpu \"RTX 4090\" or --gpu auto"}};
     }
@@ -124,7 +124,7 @@ CommandResult fit_command(const Request& req) {
                   "leave out --engine " + req.flags->engine.engine + ", or use --engine quick"}};
     }
     const Database& db = *req.db;
-    const Hardware hardware = *req.hardware;
+    const Hardware hardware = *req.report.hardware;
     const EstimateOptions options = req.report.estimate;
     const PlanSettings& settings = req.report.plan;
     const ContextAsked asked = req.context ? ContextAsked::asked : ContextAsked::default_capped;
@@ -189,14 +189,23 @@ CommandResult local_command(const Request& req) {
 }
 
 CommandResult verify_command(const Request& r) {
-    return need(run_verify(*r.db, r.flags->log, r.flags->hw.gpu, r.flags->verify_model, r.quant));
+    return need(
+        run_verify(*r.db, r.flags->log, r.flags->hw.gpu, r.flags->verify_model, r.report.quant));
 }
 
 CommandResult model_source_command(const Request& r) {
     const Database& db = *r.db;
     const Options& o = *r.flags;
-    const EngineRequest engine{&db,    nullptr,       r.quant,   r.context, r.hardware,
-                               r.vram, r.report.plan, r.backend, {},        {}};
+    const EngineRequest engine{&db,
+                               nullptr,
+                               r.report.quant,
+                               r.context,
+                               r.report.hardware,
+                               r.report.vram_budget,
+                               r.report.plan,
+                               r.backend,
+                               {},
+                               {}};
     if (r.engine == EngineKind::vllm) {
         // vLLM is its own view of database models (vllm_view.cpp); files are GGUF here.
         throw Failure{Error{ErrorKind::bad_input, "--engine vllm loads checkpoints, not GGUF files",

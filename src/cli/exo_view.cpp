@@ -131,7 +131,7 @@ CommandResult exo_result(const Request& req, const Model& model) {
     }
     auto v = std::make_shared<ExoView>();
     v->model = &model;
-    v->quant = req.quant != nullptr ? req.quant : req.db->default_quant(model);
+    v->quant = req.report.quant != nullptr ? req.report.quant : req.db->default_quant(model);
     v->cluster = hosts;
     v->options.context = req.context.value_or(default_context(model));
     v->options.kv_type = req.report.estimate.kv_type;

@@ -33,17 +33,16 @@ struct Request {
     std::vector<ModelArgument> operands;  // compare
     EngineKind engine = EngineKind::llamacpp;
     bool engine_given = false;                // --engine named
-    const Quant* quant = nullptr;             // --quant
-    std::optional<std::uint64_t> context;     // --ctx, tokens
-    std::optional<Bytes> ram;                 // --ram
-    std::optional<Bytes> vram;                // --vram
+    std::optional<std::uint64_t> context;     // --ctx, tokens (report.estimate: the planned)
+    std::optional<Bytes> ram;                 // --ram (report.fit.ram: with the default)
     std::optional<std::uint64_t> users;       // --users
     std::optional<Backend> backend;           // --backend (a file's llama.cpp profile)
     std::uint64_t vllm_utilization_pct = 90;  // --gpu-memory-utilization, vLLM's 0.9
-    std::optional<Hardware> hardware;         // --gpu, or the one --host, with its RAM
     Cluster cluster;                          // --host machines and --link
-    // The planner's question for database models and files: the values above, with the rule's
-    // settings (plan_settings.hpp) and the placement flags.
+    // The planner's question for database models and files: --quant (report.quant), --vram
+    // (report.vram_budget), --gpu or the one --host with its RAM (report.hardware), the context
+    // and KV type, the rule's settings (plan_settings.hpp) and the placement flags. Each value
+    // is held here once; the fields above are the ones the report has no place for.
     ReportOptions report;
     ListFilter filter;  // models / gpu-list
     FitSort sort = FitSort::params;

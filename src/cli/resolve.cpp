@@ -148,21 +148,22 @@ void resolve_hardware(const Database& db, const Options& o, Request& r) {
         refuse("--host names each machine's GPUs",
                "give the GPUs in --host and leave out --gpu and --vram");
     }
-    r.hardware = need(hardware_from_flags(db, hw, r.ram));
+    std::optional<Hardware>& hardware = r.report.hardware;
+    hardware = need(hardware_from_flags(db, hw, r.ram));
     if (o.hosts.size() == 1) {
         // One --host is one machine: the plan of --gpu with that host's RAM.
-        r.hardware = r.cluster.hosts.front().hardware;
+        hardware = r.cluster.hosts.front().hardware;
         if (!o.hw.ram_bandwidth.empty()) {
-            r.hardware->ram_bandwidth_gbps = need(parse_bandwidth(o.hw.ram_bandwidth));
+            hardware->ram_bandwidth_gbps = need(parse_bandwidth(o.hw.ram_bandwidth));
         }
     }
     r.report.placement = need(placement_from_flags(o.hw));
-    if (!r.hardware && (!o.hw.ngl.empty() || !o.hw.n_cpu_moe.empty() || o.hw.cpu_moe ||
-                        !o.hw.tensor_split.empty())) {
+    if (!hardware && (!o.hw.ngl.empty() || !o.hw.n_cpu_moe.empty() || o.hw.cpu_moe ||
+                      !o.hw.tensor_split.empty())) {
         refuse("--ngl, --n-cpu-moe, --cpu-moe and --tensor-split place layers on GPUs",
                "name the GPUs with --gpu, e.g. --gpu \"RTX 4090\" or --gpu auto");
     }
-    if (!o.hw.tensor_split.empty() && r.hardware && r.hardware->gpus.size() < 2) {
+    if (!o.hw.tensor_split.empty() && hardware && hardware->gpus.size() < 2) {
         refuse("--tensor-split splits layers over several GPUs",
                "give two or more GPUs, e.g. --gpu 2x3090 --tensor-split 3,1");
     }
@@ -184,25 +185,22 @@ void resolve_users(const Options& o, Request& r) {
 
 // The values every planning command shares.
 void resolve_values(const Database& db, const Options& o, Request& r) {
-    if (!o.quant.empty()) r.quant = need(db.find_quant(o.quant));
+    ReportOptions& ro = r.report;
+    if (!o.quant.empty()) ro.quant = need(db.find_quant(o.quant));
     if (!o.ctx.empty()) r.context = need(parse_context(o.ctx));
     if (!o.hw.ram.empty()) r.ram = need(parse_gb(o.hw.ram));
-    if (!o.vram.empty()) r.vram = need(parse_gb(o.vram));
+    if (!o.vram.empty()) ro.vram_budget = need(parse_gb(o.vram));
     if (!o.engine.backend.empty()) r.backend = need(parse_backend(o.engine.backend));
     if (!o.engine.gpu_memory_utilization.empty()) {
         r.vllm_utilization_pct = need(parse_utilization_pct(o.engine.gpu_memory_utilization));
     }
     r.cluster = cluster_of(db, o, r.ram);
-    ReportOptions& ro = r.report;
-    ro.quant = r.quant;
     if (r.context) ro.estimate.context = *r.context;
     ro.context_explicit = r.context.has_value();
     ro.estimate.kv_type =
         need(parse_kv_type(o.kv_type.empty() ? std::string(kDefaultKvType) : o.kv_type));
     if (r.ram) ro.fit.ram = *r.ram;
-    ro.vram_budget = r.vram;
     resolve_hardware(db, o, r);
-    ro.hardware = r.hardware;
     if (!r.engine_has_own_view()) ro.plan = plan_settings(db, o, r, ro.estimate);
     resolve_users(o, r);
     if (r.command == Command::fit)

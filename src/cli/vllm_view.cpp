@@ -38,15 +38,15 @@ Cluster one_machine(const Request& r) {
     const Options& o = *r.flags;
     Cluster c;
     Host h;
-    if (r.vram) {
+    if (r.report.vram_budget) {
         GpuDevice d;
         d.name = article_for(o.vram) + " " + o.vram + " GB budget";
-        d.memory = *r.vram;
+        d.memory = *r.report.vram_budget;
         h.spec = "--vram " + o.vram;
         h.hardware.gpus.push_back(d);
-    } else if (r.hardware) {
+    } else if (r.report.hardware) {
         h.spec = o.hw.gpu;
-        h.hardware = *r.hardware;
+        h.hardware = *r.report.hardware;
         h.hardware.ram = 0;  // vLLM keeps nothing in system RAM: none is planned
     } else {
         throw Failure{Error{ErrorKind::bad_input, "--engine vllm needs a GPU to size its KV pool",
@@ -227,7 +227,8 @@ CommandResult vllm_result(const Request& req, const Model& model) {
     auto view = std::make_shared<VllmView>();
     VllmView& v = *view;
     v.model = &model;
-    v.quant = req.quant != nullptr ? req.quant : need(vllm_default_quant(*req.db, model));
+    v.quant =
+        req.report.quant != nullptr ? req.report.quant : need(vllm_default_quant(*req.db, model));
     v.cluster = req.cluster.hosts.empty() ? one_machine(req) : req.cluster;
     v.users = req.users.value_or(0);
     VllmOptions base;
