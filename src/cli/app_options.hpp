@@ -87,14 +87,11 @@ ChartChoice chart_choice(const Options& o);
 // A stream styled for the chosen output; what is written to it is printed whole at the end,
 // so an error leaves stdout empty.
 struct Output {
-    explicit Output(const Options& o) {
-        set_style(text, o.output, o.color);
-        set_chart(text, chart_choice(o));
-    }
+    explicit Output(const Options& o) : text(Style{o.output, o.color, chart_choice(o)}) {}
     void print(std::ostream& out) const {
         out << (format_of(text) == Format::markdown ? markdownify(text.str()) : text.str());
     }
-    mutable std::ostringstream text;
+    mutable StyledStream text;
 };
 
 struct Request;

@@ -7,21 +7,6 @@
 namespace canitrun::cli {
 namespace {
 
-int format_slot() {
-    static const int slot = std::ios_base::xalloc();
-    return slot;
-}
-
-int color_slot() {
-    static const int slot = std::ios_base::xalloc();
-    return slot;
-}
-
-int chart_slot() {
-    static const int slot = std::ios_base::xalloc();
-    return slot;
-}
-
 // The first of LC_ALL, LC_CTYPE, LANG that is set decides the character set (POSIX order).
 bool locale_is_utf8() {
     for (const char* name : {"LC_ALL", "LC_CTYPE", "LANG"}) {
@@ -66,24 +51,15 @@ bool want_color(bool is_terminal, const char* no_color, const char* clicolor_for
     return is_terminal;
 }
 
-void set_style(std::ostream& out, Format format, bool color) {
-    out.iword(format_slot()) = static_cast<long>(format);
-    out.iword(color_slot()) = color && format == Format::table ? 1 : 0;
+StyledStream::StyledStream(const Style& style) : style_(style) {
+    // Colour is for a terminal's table; every other format is read by a program or a renderer.
+    if (style_.format != Format::table) style_.color = false;
 }
 
-void set_chart(std::ostream& out, const ChartChoice& chart) {
-    // Packed in one slot: bit 0 draw, bit 1 ASCII, the width above.
-    const auto width = static_cast<long>(chart.width);
-    out.iword(chart_slot()) = (chart.draw ? 1 : 0) | (chart.unicode ? 0 : 2) | (width << 2);
-}
-
-ChartChoice chart_of(std::ostream& out) {
-    const long v = out.iword(chart_slot());
-    ChartChoice c;
-    c.draw = (v & 1) != 0;
-    c.unicode = (v & 2) == 0;
-    c.width = static_cast<std::size_t>(v >> 2);
-    return c;
+const Style& style_of(const std::ostream& out) {
+    static const Style plain{};
+    const auto* styled = dynamic_cast<const StyledStream*>(&out);
+    return styled != nullptr ? styled->style() : plain;
 }
 
 ChartChoice choose_chart(bool asked, bool ascii, bool is_terminal, std::size_t columns) {
@@ -99,14 +75,6 @@ ChartChoice choose_chart(bool asked, bool ascii, bool is_terminal, std::size_t c
     // Clamped: 80 is the narrowest the chart is drawn at, 200 the widest worth reading.
     c.width = std::clamp<std::size_t>(columns == 0 ? 80 : columns, 80, 200);
     return c;
-}
-
-Format format_of(std::ostream& out) {
-    return static_cast<Format>(out.iword(format_slot()));
-}
-
-bool color_of(std::ostream& out) {
-    return out.iword(color_slot()) != 0;
 }
 
 std::string heading(std::ostream& out, const std::string& text) {

@@ -1,11 +1,14 @@
 #pragma once
-// How output looks: the format (--format table|json|csv|markdown) and colour (only on a
-// terminal; NO_COLOR turns it off, CLICOLOR_FORCE on). The text writers read both from the
-// stream they write to (std::ostream::iword, as the standard manipulators do), so every writer
-// renders its tables and headings in the chosen style without passing it through each call.
+// How output looks: the format (--format table|json|csv|markdown), colour (only on a terminal;
+// NO_COLOR turns it off, CLICOLOR_FORCE on) and the KV chart. The answer is written into a
+// StyledStream that carries them as one typed Style; the text writers read it from the stream
+// they write to (style_of), so every writer renders its tables and headings in the chosen style
+// without passing it through each call, and any other stream (a test's, the server's) reads as
+// the plain default: a table, no colour, no chart.
 
 #include <cstddef>
 #include <ostream>
+#include <sstream>
 #include <string>
 
 #include "canitrun/error.hpp"
@@ -22,10 +25,6 @@ Result<Format> parse_format(const std::string& text);
 // (https://no-color.org, https://bixense.com/clicolors): NO_COLOR wins when both are set.
 bool want_color(bool is_terminal, const char* no_color, const char* clicolor_force);
 
-void set_style(std::ostream& out, Format format, bool color);
-Format format_of(std::ostream& out);
-bool color_of(std::ostream& out);
-
 // The page's KV chart (chart.hpp): drawn on a terminal or when asked (--chart), never into a
 // pipe unless asked; Unicode unless --ascii, TERM=dumb or a locale that is not UTF-8.
 struct ChartChoice {
@@ -33,8 +32,34 @@ struct ChartChoice {
     bool unicode = true;
     std::size_t width = 80;
 };
-void set_chart(std::ostream& out, const ChartChoice& chart);
-ChartChoice chart_of(std::ostream& out);
+
+struct Style {
+    Format format = Format::table;
+    bool color = false;  // only ever with Format::table
+    ChartChoice chart;
+};
+
+// An answer being written, with the style it is written in.
+class StyledStream : public std::ostringstream {
+  public:
+    explicit StyledStream(const Style& style);
+    const Style& style() const { return style_; }
+
+  private:
+    Style style_;
+};
+
+// The style of what `out` is: a StyledStream's own, else the default.
+const Style& style_of(const std::ostream& out);
+inline Format format_of(const std::ostream& out) {
+    return style_of(out).format;
+}
+inline bool color_of(const std::ostream& out) {
+    return style_of(out).color;
+}
+inline const ChartChoice& chart_of(const std::ostream& out) {
+    return style_of(out).chart;
+}
 
 // The chart's choice from the flags, whether stdout is a terminal, its width (0: unknown) and
 // the environment (TERM, LC_ALL / LC_CTYPE / LANG, COLUMNS).
