@@ -35,7 +35,11 @@ TEST_CASE("cli: --format markdown renders tables and headings") {
 }
 
 TEST_CASE("cli: --quiet prints just the answer") {
-    CHECK(run_cli({"qwen3.5-35b-a3b", "--quiet", "--engine", "quick"}).out == "NVIDIA RTX 5090\n");
+    // Ids, as every list prints them and --gpu takes them back: the reference page's smallest
+    // GPU is the RTX 5090 (32 GB for 24.1 GB).
+    CHECK(run_cli({"qwen3.5-35b-a3b", "--quiet", "--engine", "quick"}).out == "rtx-5090\n");
+    CHECK(run_cli({"gpus", "qwen3.5-35b-a3b", "--quiet", "--engine", "quick"})
+              .out.rfind("rtx-5090\n", 0) == 0);
     // 24 GB budget: NVFP4 at 19.8 GB is the best of the page's ten that fits.
     CHECK(run_cli({"qwen3.5-35b-a3b", "--vram", "24", "--quiet", "--engine", "quick"}).out ==
           "NVFP4\n");
@@ -45,6 +49,19 @@ TEST_CASE("cli: --quiet prints just the answer") {
     CHECK(plan.code == 1);
     const auto quants = run_cli({"quants", "--quiet"});
     CHECK(quants.out.rfind("FP32\nBF16\nFP16\nQ8_0\n", 0) == 0);
+}
+
+TEST_CASE("cli: system --quiet names each device as --gpu takes it or none") {
+    const auto probe = [](const std::string& name) {
+        return std::vector<std::string>{
+            "CANITRUN_PROBE_RECORDING=" + std::string(CANITRUN_FIXTURES) + "/probe/" + name};
+    };
+    CHECK(run_cli({"system", "--quiet"}, probe("nvidia-2x3090")).out == "rtx-3090\nrtx-3090\n");
+    CHECK(run_cli({"system", "--quiet"}, probe("no-gpu")).out == "none\n");
+    // A MIG slice is not the whole A100: its name as nvidia-smi -L gives it.
+    CHECK(run_cli({"system", "--quiet"}, probe("nvidia-a100-mig")).out ==
+          "NVIDIA A100-SXM4-80GB MIG 3g.40gb\nNVIDIA A100-SXM4-80GB MIG 2g.20gb\n"
+          "NVIDIA A100-SXM4-80GB MIG 1g.10gb\n");
 }
 
 TEST_CASE("cli: colour only when forced or on a terminal and never with NO_COLOR") {

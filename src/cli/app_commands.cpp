@@ -104,10 +104,18 @@ CommandResult system_command(const Request& r) {
     result.views = {
         [system, hardware] { return system_json(system, hardware); },
         [system, hardware](std::ostream& csv) { write_system_csv(csv, system, hardware); },
-        [system] {
-            std::vector<std::string> names;
-            for (const auto& g : system.gpus) names.push_back(g.name);
-            return names;
+        [system, hardware] {
+            // Each device's database id where it is that whole GPU (what --gpu takes back),
+            // else the name its tool reported (a MIG slice is not the A100 it is cut from);
+            // "none" on a machine without a GPU, as the page says.
+            std::vector<std::string> ids;
+            for (std::size_t i = 0; i < hardware.gpus.size(); ++i) {
+                const GpuDevice& d = hardware.gpus[i];
+                const bool whole = system.gpus[i].parent_name.empty();
+                ids.push_back(d.gpu != nullptr && whole ? d.gpu->id : system.gpus[i].name);
+            }
+            if (ids.empty()) ids.emplace_back("none");
+            return ids;
         }};
     result.text = [system, hardware](std::ostream& out) { write_system(out, system, hardware); };
     return result;

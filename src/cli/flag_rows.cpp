@@ -70,13 +70,16 @@ Colour only on a terminal; NO_COLOR turns it off, CLICOLOR_FORCE on.)",
          .words = "table json csv markdown html",
          .group = kGroupOutput},
         {.names = "--quiet",
-         .help = "Print less: just the answer (the smallest GPU, the plan with --gpu, the best "
-                 "quant with --vram, ids for lists); serve: no access log; site: nothing when done",
-         .man = R"(Print just the answer: the smallest GPU; with
+         .help = "Print less: just the answer (the smallest GPU's id, the plan with --gpu, the "
+                 "best quant with --vram, ids for lists); serve: no access log; site: nothing "
+                 "when done",
+         .man = R"(Print just the answer, as ids a script can pass back: the smallest GPU; with
 .B \-\-gpu
 the plan; with
 .B \-\-vram
-the best quantization (for a model file, whether it fits); one id per line for lists.
+the best quantization (for a model file, whether it fits); one id per line for lists
+.RB ( system :
+each GPU's id, a MIG slice's name, or none).
 Every command offers every format
 .RB ( \-\-json ,
 .B \-\-format csv

@@ -123,9 +123,10 @@ CommandResult gpus_result(const std::shared_ptr<const ModelReport>& report) {
                     },
                     [report](std::ostream& o) { write_gpus_csv(o, *report); },
                     [report] {
-                        std::vector<std::string> names;
-                        for (const Gpu* g : report->gpus.native) names.push_back(display_name(*g));
-                        return names;
+                        // ids, as every list's --quiet prints them (gpu-list --names reads them)
+                        std::vector<std::string> ids;
+                        for (const Gpu* g : report->gpus.native) ids.push_back(g->id);
+                        return ids;
                     }};
     result.text = [report](std::ostream& out) {
         const ModelReport& r = *report;

@@ -14,7 +14,7 @@ namespace canitrun::cli {
 std::string quiet_answer(const ModelReport& r) {
     if (r.hardware) return plan_kind_name(r.hardware->selected.plan.kind);
     if (r.vram) return r.vram->best ? r.vram->best->quant->id : "none";
-    return r.smallest_gpu != nullptr ? display_name(*r.smallest_gpu) : "none";
+    return r.smallest_gpu != nullptr ? r.smallest_gpu->id : "none";
 }
 
 CommandResult model_page_result(const std::shared_ptr<const ModelReport>& report, bool chart_csv,
