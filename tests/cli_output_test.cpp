@@ -83,3 +83,27 @@ TEST_CASE("cli: an unknown --format is bad input") {
     CHECK(o.out.empty());
     CHECK(has(o.err, "canitrun: error: unknown format 'yaml'"));
 }
+
+TEST_CASE("cli: Markdown tables name their columns") {
+    // GitHub-flavoured Markdown needs a header row; an empty one ("|  |  |  |") renders as a
+    // blank bar above the table. The page's facts and a file's facts name theirs.
+    const auto empty_header = [](const std::string& text) {
+        for (const auto& line : canitrun::test::lines_of(text)) {
+            if (line.starts_with("|") && line.find_first_not_of("| ") == std::string::npos) {
+                return true;
+            }
+        }
+        return false;
+    };
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"qwen3.5-35b-a3b", "--format", "markdown"},
+             {"qwen3.5-35b-a3b", "--gpu", "RTX 4090", "--format", "markdown"},
+             {"compare", "qwen3-30b-a3b", "llama-3.1-8b", "--format", "markdown"}}) {
+        const Outcome o = run_cli(args);
+        REQUIRE(o.code <= 1);
+        CHECK(has(o.out, "| --- |"));
+        CHECK_FALSE(empty_header(o.out));
+    }
+    CHECK(
+        has(run_cli({"qwen3.5-35b-a3b", "--format", "markdown"}).out, "| Figure | Size | Note |"));
+}

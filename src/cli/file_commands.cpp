@@ -51,7 +51,7 @@ void write_gguf_facts(std::ostream& out, const GgufReport& report) {
         << g.architecture << " (GGUF v" << g.version << ", " << g.parts
         << (g.parts == 1 ? " file, " : " files, ") << g.tensor_count << " tensors)\n";
     if (m.name != g.architecture) out << "  " << m.name << "\n";
-    Table facts({"", ""});
+    Table facts({"Fact", "Value"});  // the header shows in Markdown only
     facts.add_row({"Layers", std::to_string(a.layers) + ": " + a.pattern});
     std::string attention = std::to_string(a.attention.heads) + " heads, " +
                             std::to_string(a.attention.kv_heads) + " KV heads, head dim " +

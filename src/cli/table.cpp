@@ -31,7 +31,7 @@ void Table::write_rows(std::ostream& out, const std::string& indent) const {
     write_lines(out, indent, false);
 }
 
-void Table::write_markdown(std::ostream& out, bool with_header) const {
+void Table::write_markdown(std::ostream& out) const {
     const auto line = [&](const std::vector<std::string>& cells) {
         out << "|";
         for (const auto& c : cells) {
@@ -41,8 +41,9 @@ void Table::write_markdown(std::ostream& out, bool with_header) const {
         }
         out << "\n";
     };
-    // Markdown tables need a header row; a facts table gets an empty one.
-    line(with_header ? header_ : std::vector<std::string>(header_.size()));
+    // Markdown has no table without a header row: a facts table (write_rows) gets its header
+    // there too, which its maker names for that.
+    line(header_);
     out << "|";
     for (std::size_t c = 0; c < header_.size(); ++c) out << (right_[c] ? " ---: |" : " --- |");
     out << "\n";
@@ -52,7 +53,7 @@ void Table::write_markdown(std::ostream& out, bool with_header) const {
 
 void Table::write_lines(std::ostream& out, const std::string& indent, bool with_header) const {
     if (format_of(out) == Format::markdown) {
-        write_markdown(out, with_header);
+        write_markdown(out);
         return;
     }
     std::vector<std::size_t> width(header_.size(), 0);

@@ -18,12 +18,13 @@ class Table {
     explicit Table(std::vector<std::string> header, std::vector<bool> right_aligned = {});
     void add_row(std::vector<std::string> cells);
     void write(std::ostream& out, const std::string& indent = "  ") const;
-    // Rows only, no header and rule: for a list of facts laid out in columns.
+    // Rows only, no header and rule: for a list of facts laid out in columns. Markdown, which
+    // has no table without a header row, still gets the header: give one that names the columns.
     void write_rows(std::ostream& out, const std::string& indent = "  ") const;
 
   private:
     void write_lines(std::ostream& out, const std::string& indent, bool with_header) const;
-    void write_markdown(std::ostream& out, bool with_header) const;
+    void write_markdown(std::ostream& out) const;
     std::vector<std::string> header_;
     std::vector<bool> right_;
     std::vector<std::vector<std::string>> rows_;

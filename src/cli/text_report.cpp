@@ -88,7 +88,8 @@ void write_card(std::ostream& out, const ModelReport& r) {
     out << "  " << count_of(native, "GPU") << " " << runs_for(native) << " this natively · "
         << r.gpus.offload.size() << " with CPU offload\n\n";
 
-    Table t({"", "", ""}, {false, true, false});
+    // The headers show only in Markdown, which needs a header row; the terminal prints rows.
+    Table t({"Figure", "Size", "Note"}, {false, true, false});
     // Under llama.cpp's rule the figure is what the GPU holds (token_embd and logits stay in RAM).
     t.add_row({r.quant->id + (r.rule == Rule::quick ? " total" : " on the GPU"),
                format_gb(r.selected.on(Device::gpu)),
