@@ -99,3 +99,19 @@ TEST_CASE("cli: the default rule is llama.cpp's, and a model it cannot lay out s
     CHECK(fallback.code == 0);
     CHECK(has(fallback.out, "not modelled yet, so the figures are the quick rule's"));
 }
+
+TEST_CASE(
+    "engine cli: --engine llama.cpp on a config.json is the default plan and vllm is refused") {
+    // llama.cpp is the default engine: naming it changes nothing for a Hugging Face checkpoint
+    // (it read the config.json as a GGUF file: "bad magic").
+    const std::string config = std::string(CANITRUN_FIXTURES) + "/hf/lfm2-700m/config.json";
+    const Outcome plain = run_cli({config, "--json"});
+    const Outcome named = run_cli({config, "--engine", "llama.cpp", "--json"});
+    REQUIRE(plain.code == 0);
+    CHECK(named.code == 0);
+    CHECK(named.out == plain.out);
+    const Outcome vllm = run_cli({config, "--engine", "vllm", "--gpu", "h100"});
+    CHECK(vllm.code == 2);
+    CHECK(vllm.out.empty());
+    CHECK(has(vllm.err, "canitrun: error: --engine vllm plans database models, not a config.json"));
+}

@@ -215,7 +215,13 @@ CommandResult model_source_command(const Request& r) {
                                {},
                                {}};
     if (r.engine == EngineKind::vllm) {
-        // vLLM is its own view of database models (vllm_view.cpp); files are GGUF here.
+        // vLLM is its own view of database models (vllm_view.cpp), whose checkpoint dtypes the
+        // data records; a file or a folder has none of that here.
+        if (r.model.kind == ModelArgumentKind::hf_config) {
+            throw Failure{Error{ErrorKind::bad_input,
+                                "--engine vllm plans database models, not a config.json",
+                                "leave out --engine for llama.cpp's plan of this checkpoint"}};
+        }
         throw Failure{Error{ErrorKind::bad_input, "--engine vllm loads checkpoints, not GGUF files",
                             "use --engine llama.cpp for a GGUF file"}};
     }
@@ -232,7 +238,12 @@ CommandResult model_source_command(const Request& r) {
         }
         return need(run_remote(db, r.model.text, r.report, o.chart, o.remote));
     }
-    if (r.explicit_profile()) return need(run_model_file_engine(db, r.model.text, engine));
+    // The profile's own view reads a GGUF file's tensors; a config.json has none, and its plan
+    // is llama.cpp's already (the default engine), so an explicit --engine llama.cpp changes
+    // nothing for it.
+    if (r.explicit_profile() && r.model.kind == ModelArgumentKind::gguf_file) {
+        return need(run_model_file_engine(db, r.model.text, engine));
+    }
     return need(run_model_file(db, r.model.text, o.mmproj, r.report, o.chart));
 }
 
