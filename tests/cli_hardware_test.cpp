@@ -11,7 +11,7 @@ using canitrun::test::run_cli;
 namespace {
 
 std::string recording(const std::string& name) {
-    return "CANITRUN_PROBE_RECORDING=" + std::string(CANITRUN_FIXTURES) + "/probe/" + name;
+    return canitrun::test::probe_recording(name);
 }
 
 }  // namespace
@@ -322,4 +322,14 @@ TEST_CASE("cli: a faster split than the default says why, and the command carrie
     CHECK(has(o.out, "runs faster by the speed model than llama.cpp's default split"));
     CHECK_FALSE(has(o.out, "overfills"));
     CHECK(has(o.out, "-ngl 99 -ts 41,0"));
+}
+
+TEST_CASE("cli hardware: a CPU-only plan reads the model from RAM and says no prefill") {
+    // No GPU: nothing crosses PCIe, and prompt reading (compute-bound) has no CPU figure.
+    const Outcome o =
+        run_cli({"llama-3.1-8b", "--gpu", "auto", "--ram", "64"}, {recording("no-gpu")});
+    REQUIRE(o.code == 1);  // runs, but not on a GPU (exit codes: README)
+    CHECK(has(o.out, "the whole model runs from RAM"));
+    CHECK(has(o.out, "reading the prompt is not estimated (no CPU throughput figure)"));
+    CHECK_FALSE(has(o.out, "PCIe"));
 }

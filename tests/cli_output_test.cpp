@@ -53,8 +53,7 @@ TEST_CASE("cli: --quiet prints just the answer") {
 
 TEST_CASE("cli: system --quiet names each device as --gpu takes it or none") {
     const auto probe = [](const std::string& name) {
-        return std::vector<std::string>{
-            "CANITRUN_PROBE_RECORDING=" + std::string(CANITRUN_FIXTURES) + "/probe/" + name};
+        return std::vector<std::string>{canitrun::test::probe_recording(name)};
     };
     CHECK(run_cli({"system", "--quiet"}, probe("nvidia-2x3090")).out == "rtx-3090\nrtx-3090\n");
     CHECK(run_cli({"system", "--quiet"}, probe("no-gpu")).out == "none\n");

@@ -71,7 +71,7 @@ struct Home {
     }
     std::vector<std::string> env() const {
         return {"HOME=" + root.string(), "OLLAMA_MODELS=", "HF_HOME=", "LLAMA_CACHE=",
-                "CANITRUN_PROBE_RECORDING=" + std::string(CANITRUN_FIXTURES) + "/probe/no-gpu"};
+                canitrun::test::probe_recording("no-gpu")};
     }
     fs::path root;
 };

@@ -31,6 +31,10 @@ inline Outcome run_cli(const std::vector<std::string>& args,
 
 bool has(const std::string& text, const std::string& part);
 
+// The environment assignment that makes canitrun read a recorded machine instead of this one:
+// tests/fixtures/probe/NAME (nvidia-smi, rocm-smi, sysfs outputs as recorded).
+std::string probe_recording(const std::string& name);
+
 // A file's bytes; throws (the test fails, naming the path) when it cannot be read.
 std::string read_file(const std::string& path);
 

@@ -87,12 +87,22 @@ void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) 
         out << " (" << format_rate(*s.decode_at_context) << " with all "
             << format_thousands(sequence_context(a.settings)) << " tokens in the cache)";
     }
+    const bool cpu_only = h.gpus.empty();
     if (s.prefill_tokens_per_s) {
         out << ", " << rate_with_band(*s.prefill_tokens_per_s, s.prefill_band, say_none)
             << " reading the prompt";
+    } else if (cpu_only) {
+        // Prompt reading is compute-bound, and the data holds no CPU's throughput.
+        out << "; reading the prompt is not estimated (no CPU throughput figure)";
     }
     out << "\n";
-    if (s.offloaded) {
+    if (cpu_only) {
+        // No GPU: nothing crosses PCIe, the whole model is read from RAM.
+        out << "    the whole model runs from RAM: its read at "
+            << fmt::format("{:.0f} % of {:g} GB/s", m.ram_bandwidth_efficiency * 100,
+                           h.ram_bandwidth_gbps)
+            << " (--ram-bandwidth) is an assumption no published run checks: no error band\n";
+    } else if (s.offloaded) {
         out << "    part of the model runs from RAM: its read at "
             << fmt::format("{:.0f} % of {:g} GB/s", m.ram_bandwidth_efficiency * 100,
                            h.ram_bandwidth_gbps)
