@@ -33,6 +33,18 @@
 //   at the context, as current llama.cpp drafts with them (--spec-type draft-mtp, a draft
 //   context on the target model's own MTP layers). Not confirmed for 5b4ebc5, which predates
 //   that path; the MTP draft context's compute buffer is not counted.
+// - projector, projector_compute (GPU 0, at load), projector_host_compute (RAM, at load): the
+//   vision projector (mmproj) of a multimodal model whose line loads it by its repo (-hf loads
+//   the repo's mmproj: llama.cpp's --mmproj-auto, on by default; tests/fixtures/runtime-flags/
+//   llama-cpp.json). tools/mtmd/clip.cpp's clip_ctx takes the first GPU backend
+//   (ggml_backend_init_by_type(GGML_BACKEND_DEVICE_TYPE_GPU)) unless use_gpu is off
+//   (llama-server's --no-mmproj-offload), then the CPU; the projector's tensors go in that
+//   backend's buffer, and its scheduler (that backend and the CPU) reserves a compute buffer on
+//   each (alloc_compute_meta). The recorded logs show it: "CLIP using CUDA0 backend" with the
+//   layers on other GPUs (validation/llama-logs/cudab-012). The weights are the data's
+//   run.projector (how they were known said there); the compute buffers a recorded log's where
+//   the data has one, else not counted. Alone on the CPU, the device's compute buffer is
+//   counted in RAM (the whole graph runs there). --no-mmproj: none, and the line carries it.
 // - --no-kv-offload moves each layer's KV cache and recurrent state to RAM (placement.cpp); the
 //   attention then runs on the CPU, whose compute buffer grows with it: not modelled (the
 //   buffers stay as with the cache offloaded).
@@ -68,9 +80,16 @@ struct ServerSettings {
     bool mtp = false;                    // --mtp: draft with the model's own MTP layers
     std::optional<ResidentModel> draft;  // --draft
     std::vector<ResidentModel> also;     // --also
+    bool vision = true;                  // false: --no-mmproj (no projector loaded)
+    bool mmproj_offload = true;          // false: --no-mmproj-offload (projector on the CPU)
 
     bool operator==(const ServerSettings&) const = default;
 };
+
+// Whether llama-server loads the model's vision projector under the settings (the llama.cpp
+// rule): the data sizes one, the line loads the model by its repo (-hf, which fetches the
+// repo's mmproj) and --no-mmproj is not given.
+bool loads_projector(const Model& model, const Quant& quant, const ServerSettings& server);
 
 // placement_for's options for the model at the quantization on the hardware, with the
 // server's terms of the settings (the llama.cpp rule; the quick rule has none).

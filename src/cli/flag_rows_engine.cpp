@@ -151,6 +151,26 @@ their weights and KV cache, on the device of the output head.)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.mtp; },
          .group = kGroupEngine},
+        {.names = "--no-mmproj",
+         .help = "llama-server: text only, no vision projector (default: loaded where -hf "
+                 "fetches one)",
+         .man = R"(Text only: no vision projector. A multimodal model's line loads it by
+.BR \-hf ,
+which fetches the repo's mmproj; the plan counts its weights (and its compute buffer where a
+recorded log gives it) on the first GPU. With this flag neither, and the line carries
+.BR \-\-no\-mmproj .)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.no_mmproj; },
+         .group = kGroupEngine},
+        {.names = "--no-mmproj-offload",
+         .help = "llama-server: the vision projector on the CPU, in system RAM",
+         .man =
+             R"(The vision projector and its compute buffer in system RAM instead of on the first GPU
+(llama\-server
+.BR \-\-no\-mmproj\-offload ).)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.no_mmproj_offload; },
+         .group = kGroupEngine},
     };
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "canitrun/context_window.hpp"
+#include "canitrun/launch_command.hpp"
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/plan_settings.hpp"
@@ -73,7 +74,23 @@ Result<Bytes> mtp_bytes(const Model& model, const Quant& quant, const PlanSettin
     return checked::add(weights, checked::mul(kv, model.arch.mtp_layers));
 }
 
+// The vision projector where the line loads it (server_terms.hpp): the data's bytes.
+void add_projector(ServerTerms& t, const Model& model, const Quant& quant,
+                   const ServerSettings& s) {
+    if (!loads_projector(model, quant, s)) return;
+    const ProjectorInfo& p = model.run.projector;
+    t.projector = p.bytes;
+    t.projector_compute = p.compute_bytes;
+    t.projector_host_compute = p.host_compute_bytes;
+    t.projector_on_gpu = s.mmproj_offload;
+}
+
 }  // namespace
+
+bool loads_projector(const Model& model, const Quant& quant, const ServerSettings& server) {
+    return server.vision && !model.run.mmproj.empty() && model.run.projector.bytes > 0 &&
+           loads_from_repo(model, quant);
+}
 
 Result<ServerGrowth> server_growth(const Model& model, const Quant& quant,
                                    const PlanSettings& settings) {
@@ -111,6 +128,7 @@ Result<PlacementOptions> server_placement_for(const Model& model, const Quant& q
     if (s.mtp) {
         CANITRUN_TRY_ASSIGN(t.mtp, mtp_bytes(model, quant, settings));
     }
+    add_projector(t, model, quant, s);
     if (s.draft) {
         CANITRUN_TRY_ASSIGN(auto c, place_companion("draft:" + s.draft->model->id, *s.draft,
                                                     hardware, draft_settings(settings), false));
