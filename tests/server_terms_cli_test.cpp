@@ -71,6 +71,17 @@ TEST_CASE("cli: --no-kv-offload puts a 128k cache in RAM") {
     CHECK(doc["selected"]["ram"]["kv_cache_bytes"] == 17179869184ULL);
     CHECK(doc["selected"]["gpus"][0]["kv_cache_bytes"] == 0);
     CHECK(has(doc["llama_cpp_command"].get<std::string>(), "-nkvo"));
+    // and the attention on the CPU: 155,189,248 B (server_terms_test.cpp works it by hand)
+    bool named = false;
+    for (const auto& t : doc["selected"]["ram"]["resident"]) {
+        if (t["name"] != "nkvo_attention") continue;
+        named = true;
+        CHECK(t["load_bytes"] == 155189248ULL);
+    }
+    CHECK(named);
+    const auto text =
+        run_cli({"llama-3.1-8b", "--gpu", "RTX 4090", "--ctx", "128k", "--no-kv-offload"});
+    CHECK(has(text.out, "attention on the CPU (-nkvo) 0.16 GB in RAM"));
 }
 
 TEST_CASE("cli: --draft and --also are named on the page and the command") {

@@ -103,6 +103,34 @@ TEST_CASE("server terms: a 128k context with the KV cache in RAM") {
     const auto args = llama_server_args({&test::model("llama-3.1-8b"), &test::quant("Q4_K_M"), ""},
                                         s, nullptr, &p);
     CHECK(std::find(args.begin(), args.end(), "-nkvo") != args.end());
+
+    // The attention then runs on the CPU (llama-graph.cpp pins it there without offload_kqv):
+    // one layer's tensors per ubatch token, flash attention on (auto): f32 Q 32 x 128 = 4,096,
+    // K and V 8 x (128 + 128) = 2,048 and the output 32 x 128 = 4,096 floats = 40,960 B, and
+    // the f16 mask over 131,072 cells = 262,144 B: 303,104 B x 512 tokens = 155,189,248 B.
+    CHECK(term(p.ram, "nkvo_attention").load == 155'189'248ULL);
+    CHECK(term(p.gpus[0], "nkvo_attention").most == 0);
+    // Without flash attention: Q, K, V, the output and its copy (4,096 + 2,048 + 2 x 4,096 =
+    // 14,336 floats) and the KQ scores 32 heads x 131,072 cells = 4,194,304 floats: 4,208,640
+    // x 4 B = 16,834,560 B a token, x 512 = 8,619,294,720 B; the masks stay the host's f32 ones.
+    PlanSettings no_flash = s;
+    no_flash.flash_attn = FlashAttn::off;
+    const Placement slow = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, no_flash);
+    CHECK(term(slow.ram, "nkvo_attention").load == 8'619'294'720ULL);
+    // With the cache offloaded, none.
+    const Placement offloaded = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, at_context(131072));
+    CHECK(term(offloaded.ram, "nkvo_attention").most == 0);
+}
+
+// Gemma 3 27B with -nkvo at 8,192 tokens: its widest layer (32 heads x 128, 16 KV heads)
+// holds Q 4,096 + K and V 16 x 256 = 4,096 + the output 4,096 = 12,288 floats = 49,152 B a
+// token, and the f16 masks over the full layers' 8,192 cells and the sliding ones' 1,536
+// (GGML_PAD(1,024 + 512, 256)) = 2 x 9,728 = 19,456 B: 68,608 B x 512 = 35,127,296 B.
+TEST_CASE("server terms: -nkvo's CPU attention on a sliding-window model") {
+    PlanSettings s = at_context(8192);
+    s.server.kv_offload = false;
+    const Placement p = plan_of("gemma-3-27b", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(term(p.ram, "nkvo_attention").load == 35'127'296ULL);
 }
 
 // Llama 3.2 1B at Q4_0 on a machine without a GPU, AVX2: llama-quantize types every layer's

@@ -55,6 +55,7 @@ struct ServerTerms {
     std::uint64_t kv_streams = 1;   // the KV cache's streams (a checkpoint is one stream's)
     std::uint64_t sequences = 1;    // the recurrent state's sequences (one per checkpoint)
     bool kv_in_ram = false;         // --no-kv-offload: KV cache and recurrent state in RAM
+    Bytes nkvo_attention = 0;       // and the attention run on the CPU: its compute buffer
     Bytes cpu_repack = 0;           // CPU_REPACK's copy, on a machine without a GPU
     Bytes mtp = 0;                  // the MTP layers and their KV, with the output head
     // The vision projector (mmproj): its weights and clip's compute buffer on the first GPU, or

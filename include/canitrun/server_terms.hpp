@@ -45,9 +45,21 @@
 //   run.projector (how they were known said there); the compute buffers a recorded log's where
 //   the data has one, else not counted. Alone on the CPU, the device's compute buffer is
 //   counted in RAM (the whole graph runs there). --no-mmproj: none, and the line carries it.
-// - --no-kv-offload moves each layer's KV cache and recurrent state to RAM (placement.cpp); the
-//   attention then runs on the CPU, whose compute buffer grows with it: not modelled (the
-//   buffers stay as with the cache offloaded).
+// - --no-kv-offload moves each layer's KV cache and recurrent state to RAM (placement.cpp), and
+//   the attention with it: src/llama-graph.cpp's build_attn_mha pins the attention's output
+//   (cont_2d of KQV) to the CPU backend when cparams.offload_kqv is off, and the scheduler runs
+//   every node between the KV store and it there (ggml-org/llama.cpp PR #5049, "run all KQV ops
+//   on the CPU with no KV offload"). nkvo_attention (RAM, at load, only beside a GPU): the CPU
+//   compute buffer's share for it, one layer's at a time (the allocator reuses it layer after
+//   layer), the widest attention layer's per ubatch token: f32 copies of Q (heads x head_dim),
+//   K and V (kv_heads x (head_dim + v_head_dim)) from the GPU, the attention's output (heads x
+//   v_head_dim; without flash attention also its contiguous copy and the KQ scores, heads x the
+//   layer's cells), and with flash attention the f16 casts of the KQ masks (2 B x the full and
+//   sliding layers' cells). The sum of a layer's tensors, not the allocator's peak (which may
+//   free a copy before the next is made): an upper bound, not checked against a log (none of
+//   validation/llama-logs runs -nkvo). Flash attention auto counts as on (the CPU runs it).
+//   The GPU's compute buffer is left as with the cache offloaded (no longer holding the
+//   attention, it may be smaller). MLA and compressed-attention layers are not counted.
 
 #include <cstdint>
 #include <optional>

@@ -131,7 +131,9 @@ sequence; they grow after load. Default 8.)",
         {.names = "--no-kv-offload",
          .help = "llama.cpp: KV cache and recurrent state in system RAM (-nkvo)",
          .man = R"(The KV cache and recurrent state in system RAM (llama.cpp
-.BR \-nkvo ).)",
+.BR \-nkvo ),
+and the attention with them: the CPU's compute buffer for one attention layer is counted in RAM
+(an upper bound derived from llama.cpp's graph; no recorded log checks it).)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.no_kv_offload; },
          .group = kGroupEngine},

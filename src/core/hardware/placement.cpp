@@ -140,6 +140,9 @@ void add_server_terms(Placement& p, const ModelParts& parts, const ServerTerms& 
     add_term(p.ram, "ctx_checkpoints", 0,
              checked::mul(server.checkpoints, checkpoint_bytes(parts, server)));
     if (p.gpus.empty()) add_term(p.ram, "cpu_repack", server.cpu_repack, server.cpu_repack);
+    if (!p.gpus.empty()) {
+        add_term(p.ram, "nkvo_attention", server.nkvo_attention, server.nkvo_attention);
+    }
     // llama.cpp's layers past the stack go where the output head goes (dev_output)
     Share* head = p.ram.output ? &p.ram : nullptr;
     for (auto& g : p.gpus) head = g.output ? &g : head;

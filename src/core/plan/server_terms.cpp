@@ -74,6 +74,41 @@ Result<Bytes> mtp_bytes(const Model& model, const Quant& quant, const PlanSettin
     return checked::add(weights, checked::mul(kv, model.arch.mtp_layers));
 }
 
+// -nkvo: one attention layer's tensors on the CPU (server_terms.hpp), the widest layer's: per
+// ubatch token, f32 copies of Q, K and V and the attention's output (twice without flash
+// attention: KQV and its contiguous copy, beside the KQ scores over the layer's cells), and with
+// flash attention the f16 casts of the masks (without it the host's f32 masks serve as they are).
+Result<Bytes> nkvo_attention_bytes(const Model& model, const PlanSettings& settings) {
+    CANITRUN_TRY_ASSIGN(const auto o, llamacpp_options(settings, Backend::cpu));
+    const std::uint64_t n_ctx = llama_padded_context(o.context);
+    const std::uint64_t n_seq = std::max<std::uint64_t>(o.n_seq, 1);
+    const std::uint64_t n_kv = o.kv_unified ? n_ctx : llama_padded_context(n_ctx / n_seq);
+    const std::uint64_t ubatch = std::min(o.ubatch, n_ctx);
+    const bool flash = o.flash_attn != FlashAttn::off;
+    const Attention& a = model.arch.attention;
+    std::uint64_t full = 0, swa = 0, widest = 0;
+    for (const auto& g : model.arch.layer_groups) {
+        if (g.kind != LayerKind::full && g.kind != LayerKind::sliding) continue;
+        const std::uint64_t heads = g.heads ? g.heads : a.heads;
+        const std::uint64_t kv_heads = g.kv_heads ? g.kv_heads : a.kv_heads;
+        const std::uint64_t k = g.head_dim ? g.head_dim : a.head_dim;
+        const std::uint64_t v = g.v_head_dim ? g.v_head_dim : a.v_head_dim ? a.v_head_dim : k;
+        const bool sliding = g.kind == LayerKind::sliding;
+        const std::uint64_t cells = sliding ? llama_sliding_cells(n_kv, g.window, ubatch) : n_kv;
+        (sliding ? swa : full) = cells;
+        const std::uint64_t qkv =
+            checked::add(checked::mul(heads, k), checked::mul(kv_heads, checked::add(k, v)));
+        const std::uint64_t out = checked::mul(heads, v);
+        const std::uint64_t floats = flash ? checked::add(qkv, out)
+                                           : checked::add(checked::add(qkv, checked::mul(2, out)),
+                                                          checked::mul(heads, cells));
+        widest = std::max(widest, floats);
+    }
+    if (widest == 0) return Bytes{0};
+    const std::uint64_t masks = flash ? checked::mul(2, checked::add(full, swa)) : 0;
+    return checked::mul(ubatch, checked::add(checked::mul(4, widest), masks));
+}
+
 // The vision projector where the line loads it (server_terms.hpp): the data's bytes.
 void add_projector(ServerTerms& t, const Model& model, const Quant& quant,
                    const ServerSettings& s) {
@@ -122,6 +157,9 @@ Result<PlacementOptions> server_placement_for(const Model& model, const Quant& q
     t.kv_streams = std::max<std::uint64_t>(settings.n_seq, 1);
     t.sequences = t.kv_streams;
     t.kv_in_ram = !s.kv_offload;
+    if (t.kv_in_ram && !hardware.gpus.empty()) {
+        CANITRUN_TRY_ASSIGN(t.nkvo_attention, nkvo_attention_bytes(model, settings));
+    }
     if (hardware.gpus.empty() && s.repack) {
         CANITRUN_TRY_ASSIGN(t.cpu_repack, llamacpp_repack_bytes(model, quant, s.cpu));
     }
