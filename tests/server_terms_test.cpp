@@ -262,8 +262,10 @@ TEST_CASE("encoders: an embedding encoder beside a chat model keeps no cache") {
 // FFN gate / up / down 3 x 5120 x 17,408 = 372,244,480 weights x 2 B = 744,488,960 B; the two
 // layer norms (5120) and q / k norms (256) in f32: 43,008 B. Its nextn.eh_proj 10,240 x 5120
 // x 2 B = 104,857,600 B and three norms 3 x 5120 x 4 B = 61,440 B. Weights: 849,451,008 B.
-// Its KV at 8,192 cells: 8,192 x 4 x 256 x 2 B x 2 = 33,554,432 B. In all 883,005,440 B, held
-// from load on the GPU with the output head; nothing without --mtp.
+// Its KV at 8,192 cells: 8,192 x 4 x 256 x 2 B x 2 = 33,554,432 B. The MTP context's compute
+// buffer (fitted: 13 x n_embd floats per ubatch token, server_terms.cpp): 512 x 13 x 5,120 x
+// 4 B = 136,314,880 B. In all 1,019,320,320 B, held from load on the GPU with the output head;
+// nothing without --mtp.
 TEST_CASE("server terms: Qwen 3.5 27B with its MTP layer") {
     const Model& m = test::model("qwen3.5-27b");
     CHECK(m.arch.mtp_layers == 1);
@@ -273,10 +275,30 @@ TEST_CASE("server terms: Qwen 3.5 27B with its MTP layer") {
     s.server.mtp = true;
     const Placement p = plan_of("qwen3.5-27b", "FP16", {"h100-sxm"}, s);
     const ResidentTerm mtp = term(p.gpus[0], "mtp");
-    CHECK(mtp.load == 883'005'440ULL);
+    CHECK(mtp.load == 1'019'320'320ULL);
     CHECK_FALSE(mtp.grows());
     const auto args = llama_server_args({&m, &test::quant("FP16"), ""}, s, nullptr, &p);
     CHECK(std::find(args.begin(), args.end(), "draft-mtp") != args.end());
+}
+
+// The MTP context against what llama-server printed for Qwen 3.8 27B (the same architecture
+// as Qwen 3.5 27B) at -ub 2048: 552.06 MiB at -c 8192, 648.06 MiB at -c 32768. Less the
+// weights (849,451,008 B above), the term is the KV (8,192 x 4,096 B = 33,554,432 B; 32,768 x
+// 4,096 = 134,217,728 B) and the compute buffer 2,048 x 13 x 5,120 x 4 B = 545,259,520 B:
+// 578,813,952 B = 552.00 MiB and 679,477,248 B = 648.00 MiB, within the log's 0.06 MiB.
+TEST_CASE("server terms: the MTP context against llama-server's own figure") {
+    PlanSettings s = at_context(8192);
+    s.ubatch = 2048;
+    s.server.mtp = true;
+    const Bytes weights = 849'451'008ULL;
+    const auto context_of = [&](std::uint64_t ctx) {
+        s.estimate.context = ctx;
+        return term(plan_of("qwen3.5-27b", "FP16", {"h200-sxm"}, s).gpus[0], "mtp").load - weights;
+    };
+    CHECK(context_of(8192) == 578'813'952ULL);
+    CHECK(context_of(32768) == 679'477'248ULL);
+    CHECK(552.06 * 1048576 - 578'813'952.0 < 0.07 * 1048576);
+    CHECK(648.06 * 1048576 - 679'477'248.0 < 0.07 * 1048576);
 }
 
 // verify reads what the server printed: the prompt cache's limit at load, the checkpoints it

@@ -31,8 +31,11 @@
 // - mtp (the device of the output head, at load): with --mtp, the model's multi-token-
 //   prediction layers (llamacpp_mtp_weight_bytes) and one full-attention layer's KV cache each
 //   at the context, as current llama.cpp drafts with them (--spec-type draft-mtp, a draft
-//   context on the target model's own MTP layers). Not confirmed for 5b4ebc5, which predates
-//   that path; the MTP draft context's compute buffer is not counted.
+//   context on the target model's own MTP layers), and that context's compute buffer, 13 x
+//   n_embd floats per ubatch token: fitted to llama-server's own figure for Qwen 3.8 27B's MTP
+//   context (server_terms.cpp, kMtpComputeEmbdFloats), which the weights-less part of this
+//   term meets within 0.06 MiB at two contexts. Not confirmed for 5b4ebc5, which predates that
+//   path; the compute figure is one architecture's.
 // - projector, projector_compute (GPU 0, at load), projector_host_compute (RAM, at load): the
 //   vision projector (mmproj) of a multimodal model whose line loads it by its repo (-hf loads
 //   the repo's mmproj: llama.cpp's --mmproj-auto, on by default; tests/fixtures/runtime-flags/

@@ -149,7 +149,7 @@ the Q4_0, Q4_K and IQ4_NL matrices (AVX2; Q2_K with AVX\-512).)",
          .help = "llama.cpp: draft with the model's own MTP layers (llama-server's draft-mtp)",
          .man = R"(The model's own multi\-token\-prediction layers as its draft (llama\-server
 .BR "\-\-spec\-type draft\-mtp" ):
-their weights and KV cache, on the device of the output head.)",
+their weights, KV cache and the MTP context's compute buffer, on the device of the output head.)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.mtp; },
          .group = kGroupEngine},

@@ -61,7 +61,18 @@ Bytes prompt_cache_most(const Model& model, const ServerSettings& server) {
     return arch && llama_arch_keeps_no_memory(*arch) ? 0 : server.cache_ram;
 }
 
-// The MTP layers' weights and, each, a full-attention layer's KV cache at the settings.
+// The MTP draft context's compute buffer per ubatch token, in floats of n_embd: fitted, not
+// derived from the graph. llama-server prints the MTP context's memory at load ("[spec]
+// estimated memory usage of MTP context is 552.06 MiB" for Qwen 3.8 27B at -c 8192 -ub 2048,
+// 648.06 MiB at -c 32768: github.com/HilbertraumAI/HilbertRaum issues #318 and #391); less its
+// one full-attention layer's KV (8,192 x 4,096 B = 32 MiB; the two differ by exactly the 96 MiB
+// of 24,576 more cells) it is 520.06 MiB = 2,048 tokens x 13 x 5,120 floats x 4 B within
+// 0.06 MiB. The context inherits the target's n_ubatch (server-context.cpp creates it with
+// common_context_params_to_llama(params_base); ggml-org/llama.cpp PR #22673's thread).
+constexpr std::uint64_t kMtpComputeEmbdFloats = 13;
+
+// The MTP layers' weights and, each, a full-attention layer's KV cache at the settings, and the
+// MTP draft context's compute buffer.
 Result<Bytes> mtp_bytes(const Model& model, const Quant& quant, const PlanSettings& settings) {
     CANITRUN_TRY_ASSIGN(const Bytes weights, llamacpp_mtp_weight_bytes(model, quant));
     if (weights == 0) return Bytes{0};
@@ -71,7 +82,10 @@ Result<Bytes> mtp_bytes(const Model& model, const Quant& quant, const PlanSettin
     for (std::size_t g = 0; g < model.arch.layer_groups.size() && g < caches.size(); ++g) {
         if (model.arch.layer_groups[g].kind == LayerKind::full) kv = caches[g].kv;
     }
-    return checked::add(weights, checked::mul(kv, model.arch.mtp_layers));
+    const std::uint64_t ubatch = std::min(options.ubatch, llama_padded_context(options.context));
+    const Bytes compute = checked::mul(checked::mul(ubatch, 4),
+                                       checked::mul(kMtpComputeEmbdFloats, model.arch.hidden_size));
+    return checked::add(checked::add(weights, checked::mul(kv, model.arch.mtp_layers)), compute);
 }
 
 // -nkvo: one attention layer's tensors on the CPU (server_terms.hpp), the widest layer's: per
