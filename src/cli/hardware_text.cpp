@@ -153,7 +153,7 @@ std::string resident_label(const std::string& name) {
     if (name == "cpu_repack") return "repacked weights (CPU_REPACK)";
     if (name == "nkvo_attention") return "attention on the CPU (-nkvo)";
     if (name == "projector") return "vision projector (mmproj)";
-    if (name == "projector_compute") return "its compute buffer";
+    if (name == "projector_compute") return "the projector's compute buffer";
     if (name == "projector_host_compute") return "the projector's CPU compute buffer";
     if (name.starts_with("draft:")) return "draft model " + name.substr(6);
     if (name.starts_with("also:")) return name.substr(5) + " (--also)";

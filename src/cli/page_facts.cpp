@@ -405,11 +405,13 @@ std::string companions_sentence(const ModelReport& r) {
     if (r.quant != nullptr && loads_projector(*r.model, *r.quant, s)) {
         const ProjectorInfo& p = r.model->run.projector;
         out = fmt::format(
-            "Vision projector ({}, which -hf loads): {} {}{}. Every GPU verdict counts it; the "
+            "Vision projector ({}, which -hf loads): {}{} {}. Every GPU verdict counts it; the "
             "figures above are the text model alone (--no-mmproj for text only).",
-            r.model->run.mmproj, format_gb(checked::add(p.bytes, p.compute_bytes)),
-            s.mmproj_offload ? "on the first GPU" : "in RAM (--no-mmproj-offload)",
-            p.compute_bytes == 0 ? ", its compute buffer not counted (no recorded log)" : "");
+            r.model->run.mmproj, format_gb(p.bytes),
+            p.compute_bytes == 0
+                ? " (its compute buffer not counted: no recorded log)"
+                : fmt::format(" and its compute buffer {}", format_gb(p.compute_bytes)),
+            s.mmproj_offload ? "on the first GPU" : "in RAM (--no-mmproj-offload)");
     }
     if (!s.draft && s.also.empty()) return out;
     std::string names;
