@@ -96,6 +96,8 @@ complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l ctx-ch
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-kv-offload -d 'llama.cpp: KV cache and recurrent state in system RAM'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-repack -d 'llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL weights on the CPU'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l mtp -d 'llama.cpp: draft with the model\'s own MTP layers'
+complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-mmproj -d 'llama-server: text only, no vision projector'
+complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-mmproj-offload -d 'llama-server: the vision projector on the CPU, in system RAM'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l draft -x -a '(__canitrun_names models)' -d 'llama.cpp: a draft model for speculative decoding, MODEL or MODEL:QUANT'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l also -x -a '(__canitrun_names models)' -d 'llama-server: another model resident at once, MODEL or MODEL:QUANT'
 complete -c canitrun -n '__canitrun_takes page' -l gpu-memory-utilization -x -d 'vllm: share of GPU memory vLLM may use'

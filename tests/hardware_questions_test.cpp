@@ -1,6 +1,7 @@
 #include "canitrun/hardware_questions.hpp"
 
 #include "canitrun/hardware_report.hpp"
+#include "canitrun/server_terms.hpp"
 
 #include "catch.hpp"
 #include "test_support.hpp"
@@ -70,8 +71,9 @@ std::optional<std::uint64_t> plain_max_context(const Model& model, const Quant& 
         const std::uint64_t mid = lo + (hi - lo) / 2;
         PlanSettings o = settings;
         o.estimate.context = mid * kContextStep;
+        // with the server's terms (a projector on GPU 0 counts against the context)
         const auto plan = plan_placement(plan_parts(model, quant, o).value(), hardware,
-                                         placement_for(hardware, o))
+                                         server_placement_for(model, quant, hardware, o).value())
                               .value();
         const bool whole = plan.kind == PlanKind::native || plan.kind == PlanKind::cpu_only;
         (whole ? lo : hi) = mid;

@@ -445,6 +445,11 @@ TEST_CASE("llama log: header notes and the vision projector's buffers are not th
     const auto log = parse_llama_log(read_log("metal-001-gemma-4-e4b-q8_0-m4.log"));
     REQUIRE(log);
     CHECK(log->projector_lines == 3);
+    // Read for themselves, as the projector's (verify's server rows): its tensors, "model size:
+    // 945.51 MiB", and clip's compute buffers, MTL0 101.27 MiB and CPU 6.77 MiB.
+    CHECK(log->projector_model == mib100(94551));
+    CHECK(log->projector_compute == mib100(10127));
+    CHECK(log->projector_host_compute == mib100(677));
 }
 
 // A published four-GPU run (validation/llama-logs/cudab-012, 4x RTX A6000, Qwen3.5-35B-A3B

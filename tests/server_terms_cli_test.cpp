@@ -71,6 +71,17 @@ TEST_CASE("cli: --no-kv-offload puts a 128k cache in RAM") {
     CHECK(doc["selected"]["ram"]["kv_cache_bytes"] == 17179869184ULL);
     CHECK(doc["selected"]["gpus"][0]["kv_cache_bytes"] == 0);
     CHECK(has(doc["llama_cpp_command"].get<std::string>(), "-nkvo"));
+    // and the attention on the CPU: 155,189,248 B (server_terms_test.cpp works it by hand)
+    bool named = false;
+    for (const auto& t : doc["selected"]["ram"]["resident"]) {
+        if (t["name"] != "nkvo_attention") continue;
+        named = true;
+        CHECK(t["load_bytes"] == 155189248ULL);
+    }
+    CHECK(named);
+    const auto text =
+        run_cli({"llama-3.1-8b", "--gpu", "RTX 4090", "--ctx", "128k", "--no-kv-offload"});
+    CHECK(has(text.out, "attention on the CPU (-nkvo) 0.16 GB in RAM"));
 }
 
 TEST_CASE("cli: --draft and --also are named on the page and the command") {
@@ -111,4 +122,36 @@ TEST_CASE("cli: on unified memory the prompt cache may use what the GPU leaves")
     const auto o = run_cli({"qwen3-0.6b", "--gpu", "m4-16gb"});
     CHECK(o.code == 0);
     CHECK(has(o.out, "the plan holds at those"));
+}
+
+// Gemma 3 27B on an RTX 4090: the line loads it by -hf, which loads the repo's projector, so the
+// GPU holds it: 857,714,112 B (server_terms_test.cpp works the tensors by hand), "0.86 GB".
+// --no-mmproj: the GPU holds that much less and the command carries the flag.
+TEST_CASE("cli: the vision projector on the plan, and --no-mmproj") {
+    const auto with = run_cli({"gemma-3-27b", "--gpu", "RTX 4090", "--json"});
+    REQUIRE(with.code == 0);
+    const auto a = nlohmann::json::parse(with.out)["hardware"];
+    const auto& gpu = a["selected"]["gpus"][0];
+    CHECK(gpu["resident"][0]["name"] == "projector");
+    CHECK(gpu["resident"][0]["load_bytes"] == 857714112ULL);
+    CHECK_FALSE(has(a["llama_cpp_command"].get<std::string>(), "--no-mmproj"));
+    const auto without = run_cli({"gemma-3-27b", "--gpu", "RTX 4090", "--no-mmproj", "--json"});
+    REQUIRE(without.code == 0);
+    const auto b = nlohmann::json::parse(without.out)["hardware"];
+    CHECK(a["selected"]["gpus"][0]["total_bytes"].get<std::uint64_t>() -
+              b["selected"]["gpus"][0]["total_bytes"].get<std::uint64_t>() ==
+          857714112ULL);
+    CHECK(has(b["llama_cpp_command"].get<std::string>(), "--no-mmproj"));
+    const auto page = nlohmann::json::parse(with.out)["projector"];
+    CHECK(page["counted"].get<bool>());
+    CHECK(page["bytes"] == 857714112ULL);
+    CHECK(page["basis"] == "tensors");
+    CHECK(page["compute_bytes"].is_null());
+    CHECK_FALSE(nlohmann::json::parse(without.out)["projector"]["counted"].get<bool>());
+    const auto text = run_cli({"gemma-3-27b", "--gpu", "RTX 4090"});
+    CHECK(has(text.out, "vision projector (mmproj) 0.86 GB on"));
+    CHECK(has(text.out, "Vision projector (mmproj-F16.gguf, which -hf loads): 0.86 GB"));
+    const auto quick = run_cli({"gemma-3-27b", "--engine", "quick", "--no-mmproj"});
+    CHECK(quick.code == 2);
+    CHECK(has(quick.err, "--no-mmproj is a llama.cpp setting"));
 }

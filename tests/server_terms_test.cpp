@@ -60,8 +60,10 @@ TEST_CASE("server terms: Gemma 3 27B's checkpoints and prompt cache at llama-ser
     const ResidentTerm cache = term(p.ram, "prompt_cache");
     CHECK(cache.load == 0);
     CHECK(cache.most == 8'589'934'592ULL);
-    // Nothing of the server's on the GPU; the RAM's most is its load plus both.
-    CHECK(p.gpus[0].resident.empty());
+    // Nothing of the server's on the GPU but the vision projector (its own test below); the
+    // RAM's most is its load plus both.
+    CHECK(p.gpus[0].resident.size() == 1);
+    CHECK(p.gpus[0].resident[0].name == "projector");
     CHECK(p.ram.most() == p.ram.total() + 5'234'491'392ULL + 8'589'934'592ULL);
 
     // --ctx-checkpoints 2 and --cache-ram 0: 2 x 654,311,424 = 1,308,622,848 B, no cache.
@@ -101,6 +103,34 @@ TEST_CASE("server terms: a 128k context with the KV cache in RAM") {
     const auto args = llama_server_args({&test::model("llama-3.1-8b"), &test::quant("Q4_K_M"), ""},
                                         s, nullptr, &p);
     CHECK(std::find(args.begin(), args.end(), "-nkvo") != args.end());
+
+    // The attention then runs on the CPU (llama-graph.cpp pins it there without offload_kqv):
+    // one layer's tensors per ubatch token, flash attention on (auto): f32 Q 32 x 128 = 4,096,
+    // K and V 8 x (128 + 128) = 2,048 and the output 32 x 128 = 4,096 floats = 40,960 B, and
+    // the f16 mask over 131,072 cells = 262,144 B: 303,104 B x 512 tokens = 155,189,248 B.
+    CHECK(term(p.ram, "nkvo_attention").load == 155'189'248ULL);
+    CHECK(term(p.gpus[0], "nkvo_attention").most == 0);
+    // Without flash attention: Q, K, V, the output and its copy (4,096 + 2,048 + 2 x 4,096 =
+    // 14,336 floats) and the KQ scores 32 heads x 131,072 cells = 4,194,304 floats: 4,208,640
+    // x 4 B = 16,834,560 B a token, x 512 = 8,619,294,720 B; the masks stay the host's f32 ones.
+    PlanSettings no_flash = s;
+    no_flash.flash_attn = FlashAttn::off;
+    const Placement slow = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, no_flash);
+    CHECK(term(slow.ram, "nkvo_attention").load == 8'619'294'720ULL);
+    // With the cache offloaded, none.
+    const Placement offloaded = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, at_context(131072));
+    CHECK(term(offloaded.ram, "nkvo_attention").most == 0);
+}
+
+// Gemma 3 27B with -nkvo at 8,192 tokens: its widest layer (32 heads x 128, 16 KV heads)
+// holds Q 4,096 + K and V 16 x 256 = 4,096 + the output 4,096 = 12,288 floats = 49,152 B a
+// token, and the f16 masks over the full layers' 8,192 cells and the sliding ones' 1,536
+// (GGML_PAD(1,024 + 512, 256)) = 2 x 9,728 = 19,456 B: 68,608 B x 512 = 35,127,296 B.
+TEST_CASE("server terms: -nkvo's CPU attention on a sliding-window model") {
+    PlanSettings s = at_context(8192);
+    s.server.kv_offload = false;
+    const Placement p = plan_of("gemma-3-27b", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(term(p.ram, "nkvo_attention").load == 35'127'296ULL);
 }
 
 // Llama 3.2 1B at Q4_0 on a machine without a GPU, AVX2: llama-quantize types every layer's
@@ -232,8 +262,10 @@ TEST_CASE("encoders: an embedding encoder beside a chat model keeps no cache") {
 // FFN gate / up / down 3 x 5120 x 17,408 = 372,244,480 weights x 2 B = 744,488,960 B; the two
 // layer norms (5120) and q / k norms (256) in f32: 43,008 B. Its nextn.eh_proj 10,240 x 5120
 // x 2 B = 104,857,600 B and three norms 3 x 5120 x 4 B = 61,440 B. Weights: 849,451,008 B.
-// Its KV at 8,192 cells: 8,192 x 4 x 256 x 2 B x 2 = 33,554,432 B. In all 883,005,440 B, held
-// from load on the GPU with the output head; nothing without --mtp.
+// Its KV at 8,192 cells: 8,192 x 4 x 256 x 2 B x 2 = 33,554,432 B. The MTP context's compute
+// buffer (fitted: 13 x n_embd floats per ubatch token, server_terms.cpp): 512 x 13 x 5,120 x
+// 4 B = 136,314,880 B. In all 1,019,320,320 B, held from load on the GPU with the output head;
+// nothing without --mtp.
 TEST_CASE("server terms: Qwen 3.5 27B with its MTP layer") {
     const Model& m = test::model("qwen3.5-27b");
     CHECK(m.arch.mtp_layers == 1);
@@ -243,10 +275,30 @@ TEST_CASE("server terms: Qwen 3.5 27B with its MTP layer") {
     s.server.mtp = true;
     const Placement p = plan_of("qwen3.5-27b", "FP16", {"h100-sxm"}, s);
     const ResidentTerm mtp = term(p.gpus[0], "mtp");
-    CHECK(mtp.load == 883'005'440ULL);
+    CHECK(mtp.load == 1'019'320'320ULL);
     CHECK_FALSE(mtp.grows());
     const auto args = llama_server_args({&m, &test::quant("FP16"), ""}, s, nullptr, &p);
     CHECK(std::find(args.begin(), args.end(), "draft-mtp") != args.end());
+}
+
+// The MTP context against what llama-server printed for Qwen 3.8 27B (the same architecture
+// as Qwen 3.5 27B) at -ub 2048: 552.06 MiB at -c 8192, 648.06 MiB at -c 32768. Less the
+// weights (849,451,008 B above), the term is the KV (8,192 x 4,096 B = 33,554,432 B; 32,768 x
+// 4,096 = 134,217,728 B) and the compute buffer 2,048 x 13 x 5,120 x 4 B = 545,259,520 B:
+// 578,813,952 B = 552.00 MiB and 679,477,248 B = 648.00 MiB, within the log's 0.06 MiB.
+TEST_CASE("server terms: the MTP context against llama-server's own figure") {
+    PlanSettings s = at_context(8192);
+    s.ubatch = 2048;
+    s.server.mtp = true;
+    const Bytes weights = 849'451'008ULL;
+    const auto context_of = [&](std::uint64_t ctx) {
+        s.estimate.context = ctx;
+        return term(plan_of("qwen3.5-27b", "FP16", {"h200-sxm"}, s).gpus[0], "mtp").load - weights;
+    };
+    CHECK(context_of(8192) == 578'813'952ULL);
+    CHECK(context_of(32768) == 679'477'248ULL);
+    CHECK(552.06 * 1048576 - 578'813'952.0 < 0.07 * 1048576);
+    CHECK(648.06 * 1048576 - 679'477'248.0 < 0.07 * 1048576);
 }
 
 // verify reads what the server printed: the prompt cache's limit at load, the checkpoints it
@@ -305,4 +357,69 @@ TEST_CASE("server terms: speculative decoding's speed is an assumption worked as
     CHECK(a.speculative->tokens_per_s ==
           Approx(speculative_tokens_per_s(a.speed.decode_tokens_per_s,
                                           a.speculative->draft_tokens_per_s, 0.7, 16)));
+}
+
+// Gemma 3 27B's vision projector (data: run.projector, basis "tensors"): SigLIP's tensors as the
+// converter writes them. F32: patch embedding 1152 x 3 x 14 x 14 x 4 B = 2,709,504 and its bias
+// 4,608; 4,096 positions x 1152 x 4 B = 18,874,368; per layer the biases and norms (q, k, v, o
+// biases 4 x 1152; two layer norms 4 x 1152; fc1 bias 4304; fc2 bias 1152 = 14,672 x 4 B =
+// 58,688) x 27 = 1,584,576; post-norm 2 x 1152 x 4 = 9,216; soft-embedding norm 4,608: 23,186,880
+// B. F16: per layer 4 x 1152^2 + 2 x 1152 x 4304 = 15,224,832 x 2 B = 30,449,664, x 27 =
+// 822,140,928; the projection 1152 x 5376 x 2 B = 12,386,304. Total 857,714,112 B, on GPU 0
+// (clip_ctx takes the first GPU backend), at load; its compute buffer is in no recorded log and
+// is not counted. Without it (--no-mmproj) GPU 0 holds exactly that less; the line says so.
+TEST_CASE("server terms: Gemma 3 27B's projector on an RTX 4090, with and without") {
+    const Placement with = plan_of("gemma-3-27b", "Q4_K_M", {"rtx-4090"}, at_context(8192));
+    const ResidentTerm projector = term(with.gpus[0], "projector");
+    CHECK(projector.load == 857'714'112ULL);
+    CHECK(projector.most == 857'714'112ULL);
+    CHECK(term(with.gpus[0], "projector_compute").most == 0);
+    CHECK(term(with.ram, "projector").most == 0);
+
+    PlanSettings text_only = at_context(8192);
+    text_only.server.vision = false;
+    const Placement without = plan_of("gemma-3-27b", "Q4_K_M", {"rtx-4090"}, text_only);
+    CHECK(term(without.gpus[0], "projector").most == 0);
+    CHECK(with.gpus[0].total() - without.gpus[0].total() == 857'714'112ULL);
+    CHECK(with.ram.total() == without.ram.total());
+
+    const LaunchTarget target{&test::model("gemma-3-27b"), &test::quant("Q4_K_M"), ""};
+    const auto has = [](const std::vector<std::string>& args, const std::string& a) {
+        return std::find(args.begin(), args.end(), a) != args.end();
+    };
+    CHECK_FALSE(has(llama_server_args(target, at_context(8192), nullptr, &with), "--no-mmproj"));
+    CHECK(has(llama_server_args(target, text_only, nullptr, &without), "--no-mmproj"));
+
+    // --no-mmproj-offload: the same bytes in RAM, none on the GPU.
+    PlanSettings on_cpu = at_context(8192);
+    on_cpu.server.mmproj_offload = false;
+    const Placement cpu = plan_of("gemma-3-27b", "Q4_K_M", {"rtx-4090"}, on_cpu);
+    CHECK(term(cpu.gpus[0], "projector").most == 0);
+    CHECK(term(cpu.ram, "projector").load == 857'714'112ULL);
+    CHECK(cpu.ram.total() - without.ram.total() == 857'714'112ULL);
+    CHECK(has(llama_server_args(target, on_cpu, nullptr, &cpu), "--no-mmproj-offload"));
+}
+
+// Qwen2.5-VL 7B's projector (basis params_f16): the vision tower's 676,034,560 parameters x 2 B
+// = 1,352,069,120 B, and clip's compute buffer from a recorded log (704.79 MiB on ROCm0,
+// rocm-007: 704.79 x 1,048,576 = 739,025,879 B): both on the first GPU, the CPU's beside it not
+// recorded. On two GPUs the projector stays on the first.
+TEST_CASE("server terms: a projector with a recorded compute buffer, on the first of two GPUs") {
+    const Placement p =
+        plan_of("qwen2.5-vl-7b", "Q4_K_M", {"rtx-3090", "rtx-3090"}, at_context(8192));
+    CHECK(term(p.gpus[0], "projector").most == 1'352'069'120ULL);
+    CHECK(term(p.gpus[0], "projector_compute").most == 739'025'879ULL);
+    CHECK(term(p.gpus[1], "projector").most == 0);
+    CHECK(term(p.ram, "projector_host_compute").most == 0);
+}
+
+// A model whose data has no projector (text only, or its size not known) has none, and a line
+// that loads a file by -m fetches none: Llama 3.1 8B, and Qwen 3.5 27B (an mmproj the data does
+// not size: not counted).
+TEST_CASE("server terms: no projector where the data has none") {
+    for (const char* id : {"llama-3.1-8b", "qwen3.5-27b"}) {
+        const Placement p = plan_of(id, "Q4_K_M", {"rtx-4090"}, at_context(8192));
+        CHECK(term(p.gpus[0], "projector").most == 0);
+        CHECK(term(p.ram, "projector").most == 0);
+    }
 }

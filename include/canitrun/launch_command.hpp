@@ -19,6 +19,10 @@ struct LaunchTarget {
     std::string file;  // a local GGUF file; empty: the model's GGUF repo (-hf repo:quant)
 };
 
+// Whether llama_server_args loads the model by its GGUF repo (-hf repo:quant): then llama-server
+// also fetches and loads the repo's vision projector (llama.cpp's --mmproj-auto, on by default).
+bool loads_from_repo(const Model& model, const Quant& quant);
+
 // A --tensor-split as llama.cpp takes it: "40,41".
 std::string tensor_split_text(const std::vector<std::uint64_t>& split);
 

@@ -89,6 +89,12 @@ struct LlamaLog {
     // The vision / audio projector's buffer lines (mtmd's clip.cpp, "alloc_compute_meta: MTL0
     // compute buffer size = ..."): its own context, not the text model's, so left unread.
     std::uint64_t projector_lines = 0;
+    // What those lines print: the projector's tensors ("load_hparams: model size: 945.51 MiB")
+    // and clip's compute buffers on its device and on the CPU ("alloc_compute_meta: CUDA0
+    // compute buffer size = 248.10 MiB", "... CPU compute buffer size = 24.93 MiB").
+    std::optional<Bytes> projector_model;
+    std::optional<Bytes> projector_compute;
+    std::optional<Bytes> projector_host_compute;
 
     std::string arch() const;                       // print_info arch, else general.architecture
     std::string file_type() const;                  // "Q4_K - Medium"

@@ -159,12 +159,28 @@ struct Sampling {
     bool operator==(const Sampling&) const = default;
 };
 
+// The vision projector (mmproj) llama-server loads beside the model (plan/server_terms): its
+// tensors' bytes, how they were known (basis: "file", the published file's size; "tensors", the
+// converter's tensors summed by hand from the vision config; "params_f16", the vision tower's
+// parameters x 2 bytes), and clip's compute buffers where a recorded log prints them
+// (alloc_compute_meta: on the projector's device, and on the CPU beside it); 0: not known.
+struct ProjectorInfo {
+    std::uint64_t bytes = 0;
+    std::string basis;
+    std::uint64_t compute_bytes = 0;
+    std::uint64_t host_compute_bytes = 0;
+    std::string source;
+
+    bool operator==(const ProjectorInfo&) const = default;
+};
+
 struct RunInfo {
     std::string gguf_repo;
     std::string ollama;
     std::string lmstudio_search;
     std::vector<Sampling> sampling;
     std::string mmproj;
+    ProjectorInfo projector;  // bytes 0: its size is not in the data
     // The dtype of the published safetensors checkpoint where it is not BF16 ("FP8" for
     // DeepSeek V3), with the config that says so: vLLM loads the checkpoint as it is.
     std::string checkpoint_dtype;

@@ -55,8 +55,15 @@ struct ServerTerms {
     std::uint64_t kv_streams = 1;   // the KV cache's streams (a checkpoint is one stream's)
     std::uint64_t sequences = 1;    // the recurrent state's sequences (one per checkpoint)
     bool kv_in_ram = false;         // --no-kv-offload: KV cache and recurrent state in RAM
+    Bytes nkvo_attention = 0;       // and the attention run on the CPU: its compute buffer
     Bytes cpu_repack = 0;           // CPU_REPACK's copy, on a machine without a GPU
     Bytes mtp = 0;                  // the MTP layers and their KV, with the output head
+    // The vision projector (mmproj): its weights and clip's compute buffer on the first GPU, or
+    // in RAM (projector_on_gpu false, or no GPU), and clip's CPU compute buffer beside a GPU.
+    Bytes projector = 0;
+    Bytes projector_compute = 0;
+    Bytes projector_host_compute = 0;
+    bool projector_on_gpu = true;
     std::vector<Companion> companions;
 };
 

@@ -31,11 +31,38 @@
 // - mtp (the device of the output head, at load): with --mtp, the model's multi-token-
 //   prediction layers (llamacpp_mtp_weight_bytes) and one full-attention layer's KV cache each
 //   at the context, as current llama.cpp drafts with them (--spec-type draft-mtp, a draft
-//   context on the target model's own MTP layers). Not confirmed for 5b4ebc5, which predates
-//   that path; the MTP draft context's compute buffer is not counted.
-// - --no-kv-offload moves each layer's KV cache and recurrent state to RAM (placement.cpp); the
-//   attention then runs on the CPU, whose compute buffer grows with it: not modelled (the
-//   buffers stay as with the cache offloaded).
+//   context on the target model's own MTP layers), and that context's compute buffer, 13 x
+//   n_embd floats per ubatch token: fitted to llama-server's own figure for Qwen 3.8 27B's MTP
+//   context (server_terms.cpp, kMtpComputeEmbdFloats), which the weights-less part of this
+//   term meets within 0.06 MiB at two contexts. Not confirmed for 5b4ebc5, which predates that
+//   path; the compute figure is one architecture's.
+// - projector, projector_compute (GPU 0, at load), projector_host_compute (RAM, at load): the
+//   vision projector (mmproj) of a multimodal model whose line loads it by its repo (-hf loads
+//   the repo's mmproj: llama.cpp's --mmproj-auto, on by default; tests/fixtures/runtime-flags/
+//   llama-cpp.json). tools/mtmd/clip.cpp's clip_ctx takes the first GPU backend
+//   (ggml_backend_init_by_type(GGML_BACKEND_DEVICE_TYPE_GPU)) unless use_gpu is off
+//   (llama-server's --no-mmproj-offload), then the CPU; the projector's tensors go in that
+//   backend's buffer, and its scheduler (that backend and the CPU) reserves a compute buffer on
+//   each (alloc_compute_meta). The recorded logs show it: "CLIP using CUDA0 backend" with the
+//   layers on other GPUs (validation/llama-logs/cudab-012). The weights are the data's
+//   run.projector (how they were known said there); the compute buffers a recorded log's where
+//   the data has one, else not counted. Alone on the CPU, the device's compute buffer is
+//   counted in RAM (the whole graph runs there). --no-mmproj: none, and the line carries it.
+// - --no-kv-offload moves each layer's KV cache and recurrent state to RAM (placement.cpp), and
+//   the attention with it: src/llama-graph.cpp's build_attn_mha pins the attention's output
+//   (cont_2d of KQV) to the CPU backend when cparams.offload_kqv is off, and the scheduler runs
+//   every node between the KV store and it there (ggml-org/llama.cpp PR #5049, "run all KQV ops
+//   on the CPU with no KV offload"). nkvo_attention (RAM, at load, only beside a GPU): the CPU
+//   compute buffer's share for it, one layer's at a time (the allocator reuses it layer after
+//   layer), the widest attention layer's per ubatch token: f32 copies of Q (heads x head_dim),
+//   K and V (kv_heads x (head_dim + v_head_dim)) from the GPU, the attention's output (heads x
+//   v_head_dim; without flash attention also its contiguous copy and the KQ scores, heads x the
+//   layer's cells), and with flash attention the f16 casts of the KQ masks (2 B x the full and
+//   sliding layers' cells). The sum of a layer's tensors, not the allocator's peak (which may
+//   free a copy before the next is made): an upper bound, not checked against a log (none of
+//   validation/llama-logs runs -nkvo). Flash attention auto counts as on (the CPU runs it).
+//   The GPU's compute buffer is left as with the cache offloaded (no longer holding the
+//   attention, it may be smaller). MLA and compressed-attention layers are not counted.
 
 #include <cstdint>
 #include <optional>
@@ -68,9 +95,16 @@ struct ServerSettings {
     bool mtp = false;                    // --mtp: draft with the model's own MTP layers
     std::optional<ResidentModel> draft;  // --draft
     std::vector<ResidentModel> also;     // --also
+    bool vision = true;                  // false: --no-mmproj (no projector loaded)
+    bool mmproj_offload = true;          // false: --no-mmproj-offload (projector on the CPU)
 
     bool operator==(const ServerSettings&) const = default;
 };
+
+// Whether llama-server loads the model's vision projector under the settings (the llama.cpp
+// rule): the data sizes one, the line loads the model by its repo (-hf, which fetches the
+// repo's mmproj) and --no-mmproj is not given.
+bool loads_projector(const Model& model, const Quant& quant, const ServerSettings& server);
 
 // placement_for's options for the model at the quantization on the hardware, with the
 // server's terms of the settings (the llama.cpp rule; the quick rule has none).

@@ -27,13 +27,15 @@ struct EngineFlags {
     std::string gpu_memory_utilization;
     std::string margin;  // MiB kept free on every GPU (llama.cpp's fitting target)
     // What the server holds beside the model (server_terms.hpp)
-    std::string cache_ram;          // --cache-ram MiB
-    std::string ctx_checkpoints;    // --ctx-checkpoints per sequence
-    bool no_kv_offload = false;     // --no-kv-offload
-    bool no_repack = false;         // --no-repack
-    bool mtp = false;               // --mtp
-    std::string draft;              // --draft MODEL[:QUANT]
-    std::vector<std::string> also;  // --also MODEL[:QUANT], repeatable
+    std::string cache_ram;           // --cache-ram MiB
+    std::string ctx_checkpoints;     // --ctx-checkpoints per sequence
+    bool no_kv_offload = false;      // --no-kv-offload
+    bool no_repack = false;          // --no-repack
+    bool mtp = false;                // --mtp
+    bool no_mmproj = false;          // --no-mmproj
+    bool no_mmproj_offload = false;  // --no-mmproj-offload
+    std::string draft;               // --draft MODEL[:QUANT]
+    std::vector<std::string> also;   // --also MODEL[:QUANT], repeatable
 };
 
 // The llama.cpp profile's question on a model file (resolved flags, request.hpp).

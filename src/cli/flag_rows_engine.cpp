@@ -132,7 +132,9 @@ sequence; they grow after load. Default 8.)",
         {.names = "--no-kv-offload",
          .help = "llama.cpp: KV cache and recurrent state in system RAM (-nkvo)",
          .man = R"(The KV cache and recurrent state in system RAM (llama.cpp
-.BR \-nkvo ).)",
+.BR \-nkvo ),
+and the attention with them: the CPU's compute buffer for one attention layer is counted in RAM
+(an upper bound derived from llama.cpp's graph; no recorded log checks it).)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.no_kv_offload; },
          .group = kGroupEngine},
@@ -148,9 +150,29 @@ the Q4_0, Q4_K and IQ4_NL matrices (AVX2; Q2_K with AVX\-512).)",
          .help = "llama.cpp: draft with the model's own MTP layers (llama-server's draft-mtp)",
          .man = R"(The model's own multi\-token\-prediction layers as its draft (llama\-server
 .BR "\-\-spec\-type draft\-mtp" ):
-their weights and KV cache, on the device of the output head.)",
+their weights, KV cache and the MTP context's compute buffer, on the device of the output head.)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.mtp; },
+         .group = kGroupEngine},
+        {.names = "--no-mmproj",
+         .help = "llama-server: text only, no vision projector (default: loaded where -hf "
+                 "fetches one)",
+         .man = R"(Text only: no vision projector. A multimodal model's line loads it by
+.BR \-hf ,
+which fetches the repo's mmproj; the plan counts its weights (and its compute buffer where a
+recorded log gives it) on the first GPU. With this flag neither, and the line carries
+.BR \-\-no\-mmproj .)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.no_mmproj; },
+         .group = kGroupEngine},
+        {.names = "--no-mmproj-offload",
+         .help = "llama-server: the vision projector on the CPU, in system RAM",
+         .man =
+             R"(The vision projector and its compute buffer in system RAM instead of on the first GPU
+(llama\-server
+.BR \-\-no\-mmproj\-offload ).)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.no_mmproj_offload; },
          .group = kGroupEngine},
     };
 }

@@ -152,6 +152,10 @@ std::string resident_label(const std::string& name) {
     if (name == "prompt_cache") return "prompt cache";
     if (name == "ctx_checkpoints") return "context checkpoints";
     if (name == "cpu_repack") return "repacked weights (CPU_REPACK)";
+    if (name == "nkvo_attention") return "attention on the CPU (-nkvo)";
+    if (name == "projector") return "vision projector (mmproj)";
+    if (name == "projector_compute") return "the projector's compute buffer";
+    if (name == "projector_host_compute") return "the projector's CPU compute buffer";
     if (name.starts_with("draft:")) return "draft model " + name.substr(6);
     if (name.starts_with("also:")) return name.substr(5) + " (--also)";
     return name;

@@ -150,6 +150,25 @@ json growth_json(const ModelReport& r) {
             {"text", growth_sentence(r)}};
 }
 
+// The vision projector of a multimodal model (run.projector, server_terms.hpp): whether the
+// plan counts it (the llama.cpp rule, -hf loads it, no --no-mmproj), its bytes and how they were
+// known; bytes null where the data has no size for it.
+json projector_json(const ModelReport& r) {
+    const Model& m = *r.model;
+    const ProjectorInfo& p = m.run.projector;
+    const bool counted = r.rule == Rule::llamacpp && r.quant != nullptr &&
+                         loads_projector(m, *r.quant, r.settings.server);
+    const auto known = [&](std::uint64_t b) { return p.bytes == 0 || b == 0 ? json() : json(b); };
+    return {{"file", m.run.mmproj},
+            {"counted", counted},
+            {"on_gpu", r.settings.server.mmproj_offload},
+            {"bytes", known(p.bytes)},
+            {"basis", p.bytes == 0 ? json() : json(p.basis)},
+            {"compute_bytes", known(p.compute_bytes)},
+            {"host_compute_bytes", known(p.host_compute_bytes)},
+            {"source", p.bytes == 0 ? json() : json(p.source)}};
+}
+
 // The page's facts in words (page_facts.hpp), the same sentences the terminal page prints.
 json page_facts_json(const ModelReport& r) {
     const Model& m = *r.model;
@@ -264,6 +283,7 @@ json model_report_json(const ModelReport& r) {
     }
     if (r.hardware) out["hardware"] = hardware_report_json(*r.model, *r.hardware);
     if (r.growth) out["grows_after_load"] = growth_json(r);
+    if (!r.model->run.mmproj.empty()) out["projector"] = projector_json(r);
     return out;
 }
 

@@ -400,13 +400,26 @@ std::string kv_layers_note(const ModelReport& r) {
 
 std::string companions_sentence(const ModelReport& r) {
     const ServerSettings& s = r.settings.server;
-    if (r.rule != Rule::llamacpp || (!s.draft && s.also.empty())) return {};
+    if (r.rule != Rule::llamacpp) return {};
+    std::string out;
+    if (r.quant != nullptr && loads_projector(*r.model, *r.quant, s)) {
+        const ProjectorInfo& p = r.model->run.projector;
+        out = fmt::format(
+            "Vision projector ({}, which -hf loads): {}{} {}. Every GPU verdict counts it; the "
+            "figures above are the text model alone (--no-mmproj for text only).",
+            r.model->run.mmproj, format_gb(p.bytes),
+            p.compute_bytes == 0
+                ? " (its compute buffer not counted: no recorded log)"
+                : fmt::format(" and its compute buffer {}", format_gb(p.compute_bytes)),
+            s.mmproj_offload ? "on the first GPU" : "in RAM (--no-mmproj-offload)");
+    }
+    if (!s.draft && s.also.empty()) return out;
     std::string names;
     if (s.draft) names = "the draft " + s.draft->model->id + " (" + s.draft->quant->id + ")";
     for (const auto& a : s.also) {
         names += (names.empty() ? "" : ", ") + a.model->id + " (" + a.quant->id + ", --also)";
     }
-    return "Held beside it: " + names +
+    return out + (out.empty() ? "" : " ") + "Held beside it: " + names +
            ". Every GPU verdict counts them; the figures above are this model alone.";
 }
 

@@ -38,8 +38,8 @@ struct LayerPatternFacts {
 // on a model that makes no checkpoints).
 std::string growth_sentence(const ModelReport& report);
 
-// The models held beside this one (--draft, --also), which every GPU verdict counts and the
-// headline (the model alone) does not; empty when none.
+// The vision projector and the models held beside this one (--draft, --also), which every GPU
+// verdict counts and the headline (the model alone) does not; empty when none.
 std::string companions_sentence(const ModelReport& report);
 
 // "10 of 40 layers cache", or, for an encoder the llama.cpp rule plans without a cache, that it

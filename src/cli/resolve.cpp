@@ -51,6 +51,8 @@ void refuse_llama_flags(const EngineFlags& f, const std::string& engine) {
         {"--no-kv-offload", f.no_kv_offload},
         {"--no-repack", f.no_repack},
         {"--mtp", f.mtp},
+        {"--no-mmproj", f.no_mmproj},
+        {"--no-mmproj-offload", f.no_mmproj_offload},
         {"--draft", !f.draft.empty()},
         {"--also", !f.also.empty()}};
     for (const auto& [flag, given] : llama_only) {
@@ -110,6 +112,8 @@ PlanSettings plan_settings(const Database& db, const Options& o, const Request& 
         s.server.kv_offload = !o.engine.no_kv_offload;
         s.server.repack = !o.engine.no_repack;
         s.server.mtp = o.engine.mtp;
+        s.server.vision = !o.engine.no_mmproj;
+        s.server.mmproj_offload = !o.engine.no_mmproj_offload;
     }
     if (!o.min_quant.empty()) {
         s.min_quality_rank = need(db.find_quant(o.min_quant))->quality_rank;

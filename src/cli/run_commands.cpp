@@ -125,12 +125,18 @@ void write_run_commands(std::ostream& out, const ModelReport& r) {
         first = false;
     }
     if (!model.run.gguf_repo.empty() && quant.format == "gguf") {
-        if (!model.run.mmproj.empty()) {
+        if (!model.run.mmproj.empty() && !r.settings.server.vision) {
+            out << "\n  Vision: off (--no-mmproj): the lines above run text only.\n";
+        } else if (!model.run.mmproj.empty()) {
             // -hf fetches the repo's projector and loads it (llama.cpp's --mmproj-auto, on by
             // default; tests/fixtures/runtime-flags/llama-cpp.json), so the lines above already
             // run with vision: a --mmproj naming a file the user has not downloaded would fail.
             out << "\n  Vision: -hf also fetches the repo's projector (" << model.run.mmproj
-                << ") and loads it; add --no-mmproj to run text only.\n";
+                << ") and loads it"
+                << (model.run.projector.bytes == 0
+                        ? " (its memory is not counted: its size is not in the data)"
+                        : "")
+                << "; add --no-mmproj to run text only.\n";
         }
     } else if (quant.format != "gguf") {
         out << "  " << quant.id

@@ -25,6 +25,8 @@ using detail::Fields;
 using nlohmann::json;
 
 constexpr std::uint64_t kMaxVramGb = 100000;
+// A projector's bytes or buffers past 64 GiB are a typo (the largest published are a few GB).
+constexpr std::uint64_t kMaxProjectorBytes = 64ULL << 30;
 
 std::string entry_name(const std::string& file, std::size_t index, const json& entry) {
     std::string name = file + " entry " + std::to_string(index + 1);
@@ -261,12 +263,31 @@ Architecture parse_architecture(const Fields& f) {
     return a;
 }
 
+// run.projector: the mmproj's bytes with how they were known and a source; clip's compute
+// buffers (from a log) optional.
+ProjectorInfo parse_projector(const Fields& f) {
+    ProjectorInfo p;
+    p.bytes = f.count("bytes", 1, kMaxProjectorBytes);
+    p.basis = f.text("basis");
+    if (p.basis != "file" && p.basis != "tensors" && p.basis != "params_f16") {
+        f.error("basis must be file, tensors or params_f16");
+    }
+    p.compute_bytes = f.count_or("compute_bytes", 0, kMaxProjectorBytes);
+    p.host_compute_bytes = f.count_or("host_compute_bytes", 0, kMaxProjectorBytes);
+    p.source = f.text("source");
+    return p;
+}
+
 RunInfo parse_run(const Fields& f) {
     RunInfo r;
     r.gguf_repo = f.text_or("gguf_repo", "");
     r.ollama = f.text_or("ollama", "");
     r.lmstudio_search = f.text_or("lmstudio_search", "");
     r.mmproj = f.text_or("mmproj", "");
+    if (f.has("projector")) {
+        if (r.mmproj.empty()) f.error("run.projector needs run.mmproj (the file it sizes)");
+        r.projector = parse_projector(f.child("projector"));
+    }
     r.checkpoint_dtype = f.text_or("checkpoint_dtype", "");
     r.checkpoint_source = f.text_or("checkpoint_source", "");
     if (f.has("gguf_quants")) {

@@ -121,12 +121,22 @@ void fields(Io& io, Sampling& s) {
 }
 
 template <typename Io>
+void fields(Io& io, ProjectorInfo& p) {
+    io(p.bytes);
+    io(p.basis);
+    io(p.compute_bytes);
+    io(p.host_compute_bytes);
+    io(p.source);
+}
+
+template <typename Io>
 void fields(Io& io, RunInfo& r) {
     io(r.gguf_repo);
     io(r.ollama);
     io(r.lmstudio_search);
     io(r.sampling);
     io(r.mmproj);
+    fields(io, r.projector);
     io(r.checkpoint_dtype);
     io(r.checkpoint_source);
     io(r.gguf_quants);

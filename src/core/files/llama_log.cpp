@@ -197,6 +197,21 @@ bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& cu
     return true;
 }
 
+// One of clip's compute buffer lines ("alloc_compute_meta:      CUDA0 compute buffer size =
+// 248.10 MiB"): the CPU's, or its device's.
+void read_projector_buffer(LlamaLog& log, const std::string& line) {
+    constexpr std::string_view kSize = " compute buffer size =";
+    const auto colon = line.find("alloc_compute_meta:");
+    const auto size = line.find(kSize);
+    if (size == std::string::npos || size < colon) return;
+    const std::string device = trim(line.substr(colon + 19, size - colon - 19));
+    const std::string rest = trim(line.substr(size + kSize.size()));
+    const Bytes b = mib_to_bytes(rest.substr(0, rest.find(' ')));
+    if (device.empty() || b == 0) return;
+    auto& slot = device == "CPU" ? log.projector_host_compute : log.projector_compute;
+    slot = checked::add(slot.value_or(0), b);
+}
+
 }  // namespace
 
 Bytes mib_to_bytes(const std::string& mib) {
@@ -305,6 +320,14 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
         if (line.starts_with("# ")) continue;
         if (line.find("alloc_compute_meta:") != std::string::npos) {
             ++log.projector_lines;
+            read_projector_buffer(log, line);
+            continue;
+        }
+        if (const auto at = line.find("load_hparams: model size:"); at != std::string::npos) {
+            const std::string rest = trim(line.substr(at + 25));
+            if (const Bytes b = mib_to_bytes(rest.substr(0, rest.find(' '))); b > 0) {
+                log.projector_model = b;
+            }
             continue;
         }
         if (!llama_log_line_worth_a_look(line)) continue;

@@ -221,9 +221,10 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
                                std::to_string(kMaxLogLineBytes) + " bytes skipped unread");
     }
     if (log.projector_lines > 0) {
-        report.notes.push_back(std::to_string(log.projector_lines) +
-                               " line(s) of the vision projector's own buffers (clip's "
-                               "alloc_compute_meta) left unread: not the text model's");
+        report.notes.push_back(
+            std::to_string(log.projector_lines) +
+            " line(s) of the vision projector's own buffers (clip's "
+            "alloc_compute_meta): not the text model's, read as the projector's rows");
     }
     CANITRUN_TRY(catch_overflow(
         [&]() -> Result<void> {

@@ -50,6 +50,24 @@ std::vector<VerifyRow> verify_server_terms(const LlamaLog& log, const Model* mod
         }
         rows.push_back({"cpu_repack", estimate, repack});
     }
+    // The vision projector: the data's figures beside what clip printed (a database model's
+    // run.projector; none for a model read from the log's metadata).
+    const ProjectorInfo* p = model != nullptr ? &model->run.projector : nullptr;
+    const auto known = [](const ProjectorInfo* info, Bytes ProjectorInfo::*field) {
+        return info != nullptr && info->*field > 0 ? std::optional<Bytes>(info->*field)
+                                                   : std::nullopt;
+    };
+    if (log.projector_model) {
+        rows.push_back({"projector", known(p, &ProjectorInfo::bytes), log.projector_model});
+    }
+    if (log.projector_compute) {
+        rows.push_back(
+            {"projector_compute", known(p, &ProjectorInfo::compute_bytes), log.projector_compute});
+    }
+    if (log.projector_host_compute) {
+        rows.push_back({"projector_host_compute", known(p, &ProjectorInfo::host_compute_bytes),
+                        log.projector_host_compute});
+    }
     return rows;
 }
 

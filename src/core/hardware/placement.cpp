@@ -140,10 +140,22 @@ void add_server_terms(Placement& p, const ModelParts& parts, const ServerTerms& 
     add_term(p.ram, "ctx_checkpoints", 0,
              checked::mul(server.checkpoints, checkpoint_bytes(parts, server)));
     if (p.gpus.empty()) add_term(p.ram, "cpu_repack", server.cpu_repack, server.cpu_repack);
+    if (!p.gpus.empty()) {
+        add_term(p.ram, "nkvo_attention", server.nkvo_attention, server.nkvo_attention);
+    }
     // llama.cpp's layers past the stack go where the output head goes (dev_output)
     Share* head = p.ram.output ? &p.ram : nullptr;
     for (auto& g : p.gpus) head = g.output ? &g : head;
     if (head != nullptr) add_term(*head, "mtp", server.mtp, server.mtp);
+    // mtmd's clip_ctx takes the first GPU backend (ggml_backend_init_by_type(GPU)) unless told
+    // not to; alone on the CPU its whole graph runs there.
+    Share& clip = server.projector_on_gpu && !p.gpus.empty() ? p.gpus.front() : p.ram;
+    add_term(clip, "projector", server.projector, server.projector);
+    add_term(clip, "projector_compute", server.projector_compute, server.projector_compute);
+    if (&clip != &p.ram) {
+        add_term(p.ram, "projector_host_compute", server.projector_host_compute,
+                 server.projector_host_compute);
+    }
     for (const auto& c : server.companions) {
         for (std::size_t d = 0; d < c.gpus.size() && d < p.gpus.size(); ++d) {
             add_term(p.gpus[d], c.name, c.gpus[d], c.gpus[d]);

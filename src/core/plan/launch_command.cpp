@@ -74,7 +74,24 @@ void add_server_args(std::vector<std::string>& args, const ServerSettings& serve
     }
 }
 
+// The projector's flags where the line loads the model by its repo (which loads the repo's
+// mmproj too, llama.cpp's --mmproj-auto): --no-mmproj for text only, --no-mmproj-offload to
+// keep it on the CPU.
+void add_projector_args(std::vector<std::string>& args, const Model& model,
+                        const ServerSettings& server) {
+    if (model.run.mmproj.empty()) return;
+    if (!server.vision) {
+        args.emplace_back("--no-mmproj");
+    } else if (!server.mmproj_offload) {
+        args.emplace_back("--no-mmproj-offload");
+    }
+}
+
 }  // namespace
+
+bool loads_from_repo(const Model& model, const Quant& quant) {
+    return !model.run.gguf_repo.empty() && repo_publishes(model.run, quant);
+}
 
 std::string tensor_split_text(const std::vector<std::uint64_t>& split) {
     std::string out;
@@ -87,8 +104,9 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
     std::vector<std::string> args;
     if (!t.file.empty()) {
         add(args, "-m", t.file);
-    } else if (!t.model->run.gguf_repo.empty() && repo_publishes(t.model->run, *t.quant)) {
+    } else if (loads_from_repo(*t.model, *t.quant)) {
         add(args, "-hf", t.model->run.gguf_repo + ":" + t.quant->id);
+        add_projector_args(args, *t.model, s.server);
     } else {
         add(args, "-m", t.model->id + "-" + t.quant->id + ".gguf");
     }

@@ -4,6 +4,7 @@
 
 #include "canitrun/context_window.hpp"
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/launch_command.hpp"
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/plan_settings.hpp"
@@ -61,7 +62,18 @@ Bytes prompt_cache_most(const Model& model, const ServerSettings& server) {
     return arch && llama_arch_keeps_no_memory(*arch) ? 0 : server.cache_ram;
 }
 
-// The MTP layers' weights and, each, a full-attention layer's KV cache at the settings.
+// The MTP draft context's compute buffer per ubatch token, in floats of n_embd: fitted, not
+// derived from the graph. llama-server prints the MTP context's memory at load ("[spec]
+// estimated memory usage of MTP context is 552.06 MiB" for Qwen 3.8 27B at -c 8192 -ub 2048,
+// 648.06 MiB at -c 32768: github.com/HilbertraumAI/HilbertRaum issues #318 and #391); less its
+// one full-attention layer's KV (8,192 x 4,096 B = 32 MiB; the two differ by exactly the 96 MiB
+// of 24,576 more cells) it is 520.06 MiB = 2,048 tokens x 13 x 5,120 floats x 4 B within
+// 0.06 MiB. The context inherits the target's n_ubatch (server-context.cpp creates it with
+// common_context_params_to_llama(params_base); ggml-org/llama.cpp PR #22673's thread).
+constexpr std::uint64_t kMtpComputeEmbdFloats = 13;
+
+// The MTP layers' weights and, each, a full-attention layer's KV cache at the settings, and the
+// MTP draft context's compute buffer.
 Result<Bytes> mtp_bytes(const Model& model, const Quant& quant, const PlanSettings& settings) {
     CANITRUN_TRY_ASSIGN(const Bytes weights, llamacpp_mtp_weight_bytes(model, quant));
     if (weights == 0) return Bytes{0};
@@ -71,10 +83,64 @@ Result<Bytes> mtp_bytes(const Model& model, const Quant& quant, const PlanSettin
     for (std::size_t g = 0; g < model.arch.layer_groups.size() && g < caches.size(); ++g) {
         if (model.arch.layer_groups[g].kind == LayerKind::full) kv = caches[g].kv;
     }
-    return checked::add(weights, checked::mul(kv, model.arch.mtp_layers));
+    const std::uint64_t ubatch = std::min(options.ubatch, llama_padded_context(options.context));
+    const Bytes compute = checked::mul(checked::mul(ubatch, 4),
+                                       checked::mul(kMtpComputeEmbdFloats, model.arch.hidden_size));
+    return checked::add(checked::add(weights, checked::mul(kv, model.arch.mtp_layers)), compute);
+}
+
+// -nkvo: one attention layer's tensors on the CPU (server_terms.hpp), the widest layer's: per
+// ubatch token, f32 copies of Q, K and V and the attention's output (twice without flash
+// attention: KQV and its contiguous copy, beside the KQ scores over the layer's cells), and with
+// flash attention the f16 casts of the masks (without it the host's f32 masks serve as they are).
+Result<Bytes> nkvo_attention_bytes(const Model& model, const PlanSettings& settings) {
+    CANITRUN_TRY_ASSIGN(const auto o, llamacpp_options(settings, Backend::cpu));
+    const std::uint64_t n_ctx = llama_padded_context(o.context);
+    const std::uint64_t n_seq = std::max<std::uint64_t>(o.n_seq, 1);
+    const std::uint64_t n_kv = o.kv_unified ? n_ctx : llama_padded_context(n_ctx / n_seq);
+    const std::uint64_t ubatch = std::min(o.ubatch, n_ctx);
+    const bool flash = o.flash_attn != FlashAttn::off;
+    const Attention& a = model.arch.attention;
+    std::uint64_t full = 0, swa = 0, widest = 0;
+    for (const auto& g : model.arch.layer_groups) {
+        if (g.kind != LayerKind::full && g.kind != LayerKind::sliding) continue;
+        const std::uint64_t heads = g.heads ? g.heads : a.heads;
+        const std::uint64_t kv_heads = g.kv_heads ? g.kv_heads : a.kv_heads;
+        const std::uint64_t k = g.head_dim ? g.head_dim : a.head_dim;
+        const std::uint64_t v = g.v_head_dim ? g.v_head_dim : a.v_head_dim ? a.v_head_dim : k;
+        const bool sliding = g.kind == LayerKind::sliding;
+        const std::uint64_t cells = sliding ? llama_sliding_cells(n_kv, g.window, ubatch) : n_kv;
+        (sliding ? swa : full) = cells;
+        const std::uint64_t qkv =
+            checked::add(checked::mul(heads, k), checked::mul(kv_heads, checked::add(k, v)));
+        const std::uint64_t out = checked::mul(heads, v);
+        const std::uint64_t floats = flash ? checked::add(qkv, out)
+                                           : checked::add(checked::add(qkv, checked::mul(2, out)),
+                                                          checked::mul(heads, cells));
+        widest = std::max(widest, floats);
+    }
+    if (widest == 0) return Bytes{0};
+    const std::uint64_t masks = flash ? checked::mul(2, checked::add(full, swa)) : 0;
+    return checked::mul(ubatch, checked::add(checked::mul(4, widest), masks));
+}
+
+// The vision projector where the line loads it (server_terms.hpp): the data's bytes.
+void add_projector(ServerTerms& t, const Model& model, const Quant& quant,
+                   const ServerSettings& s) {
+    if (!loads_projector(model, quant, s)) return;
+    const ProjectorInfo& p = model.run.projector;
+    t.projector = p.bytes;
+    t.projector_compute = p.compute_bytes;
+    t.projector_host_compute = p.host_compute_bytes;
+    t.projector_on_gpu = s.mmproj_offload;
 }
 
 }  // namespace
+
+bool loads_projector(const Model& model, const Quant& quant, const ServerSettings& server) {
+    return server.vision && !model.run.mmproj.empty() && model.run.projector.bytes > 0 &&
+           loads_from_repo(model, quant);
+}
 
 Result<ServerGrowth> server_growth(const Model& model, const Quant& quant,
                                    const PlanSettings& settings) {
@@ -106,12 +172,16 @@ Result<PlacementOptions> server_placement_for(const Model& model, const Quant& q
     t.kv_streams = std::max<std::uint64_t>(settings.n_seq, 1);
     t.sequences = t.kv_streams;
     t.kv_in_ram = !s.kv_offload;
+    if (t.kv_in_ram && !hardware.gpus.empty()) {
+        CANITRUN_TRY_ASSIGN(t.nkvo_attention, nkvo_attention_bytes(model, settings));
+    }
     if (hardware.gpus.empty() && s.repack) {
         CANITRUN_TRY_ASSIGN(t.cpu_repack, llamacpp_repack_bytes(model, quant, s.cpu));
     }
     if (s.mtp) {
         CANITRUN_TRY_ASSIGN(t.mtp, mtp_bytes(model, quant, settings));
     }
+    add_projector(t, model, quant, s);
     if (s.draft) {
         CANITRUN_TRY_ASSIGN(auto c, place_companion("draft:" + s.draft->model->id, *s.draft,
                                                     hardware, draft_settings(settings), false));
