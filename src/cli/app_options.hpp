@@ -92,9 +92,22 @@ struct Output {
         set_chart(text, chart_choice(o));
     }
     void print(std::ostream& out) const {
-        out << (format_of(text) == Format::markdown ? markdownify(text.str()) : text.str());
+        if (format_of(text) == Format::markdown) {
+            out << markdownify(text.str());
+        } else {
+            out << text.view();
+        }
     }
-    mutable std::ostringstream text;
+    // Room for a model page's JSON (~74 KB) from the start, which libstdc++ writes into: grown
+    // by doubling, it was copied some twenty times per answer.
+    mutable std::ostringstream text{reserved(std::size_t{1} << 17)};
+
+  private:
+    static std::string reserved(std::size_t bytes) {
+        std::string s;
+        s.reserve(bytes);
+        return s;
+    }
 };
 
 struct Request;
