@@ -87,8 +87,28 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
     return 0;
 }
 
+// The bytes written as they are without a look at their neighbours: printable ASCII but '"'
+// and '\\'. A table, since every byte of the document passes through here.
+constexpr std::array<bool, 256> kPlain = [] {
+    std::array<bool, 256> t{};
+    for (unsigned c = 0x20; c < 0x80; ++c) t[c] = c != '"' && c != '\\';
+    return t;
+}();
+
 bool plain(unsigned char c) {
-    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+    return kPlain[c];
+}
+
+// A line break and the indent of `levels`, in one append (most of the document's overhead).
+void new_line(std::string& to, std::size_t levels) {
+    constexpr std::string_view kSpaces =
+        "\n                                                                ";
+    if (2 * levels < kSpaces.size()) {
+        to.append(kSpaces.data(), 2 * levels + 1);
+    } else {
+        to += '\n';
+        to.append(2 * levels, ' ');
+    }
 }
 
 }  // namespace
@@ -147,18 +167,13 @@ void JsonText::escaped(std::string& to, std::string_view s) {
     }
 }
 
-void JsonText::indent(std::string& to, std::size_t levels) const {
-    to.append(2 * levels, ' ');
-}
-
 // An array's element starts on a line of its own after a comma; an object's member is placed
 // when the object closes; the root needs nothing.
 void JsonText::before_value() {
     if (open_.empty() || open_.back().object) return;
     Frame& array = open_.back();
     if (array.elements++ > 0) out_ += ',';
-    out_ += '\n';
-    indent(out_, open_.size());
+    new_line(out_, open_.size());
 }
 
 void JsonText::begin_object() {
@@ -181,8 +196,7 @@ void JsonText::end_object() {
     }
     members_.back().end = out_.size();
     if (!f.in_order) put_in_order(f.first_member);
-    out_ += '\n';
-    indent(out_, open_.size());
+    new_line(out_, open_.size());
     out_ += '}';
     keys_.resize(members_[f.first_member].key_at);
     members_.resize(f.first_member);
@@ -222,10 +236,7 @@ void JsonText::begin_array() {
 void JsonText::end_array() {
     const Frame f = open_.back();
     open_.pop_back();
-    if (f.elements > 0) {
-        out_ += '\n';
-        indent(out_, open_.size());
-    }
+    if (f.elements > 0) new_line(out_, open_.size());
     out_ += ']';
 }
 
@@ -244,8 +255,7 @@ void JsonText::key(std::string_view name) {
     }
     members_.push_back(Member{keys_.size(), name.size(), out_.size(), 0});
     keys_.append(name);
-    out_ += '\n';
-    indent(out_, open_.size());
+    new_line(out_, open_.size());
     out_ += '"';
     escaped(out_, name);
     out_ += "\": ";

@@ -136,7 +136,6 @@ class JsonText final : public JsonSink {
     void before_value();
     void put_in_order(std::size_t first);
     void escaped(std::string& to, std::string_view s);
-    void indent(std::string& to, std::size_t levels) const;
     std::string out_;
     std::string keys_;
     std::string scratch_;
