@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "answer_cache.hpp"
@@ -108,6 +109,42 @@ TEST_CASE("serve: a kept answer is the one asked afresh") {
     CHECK(first.out == fresh.out);
     CHECK(kept.out == fresh.out);
     CHECK(kept.code == fresh.code);
+}
+
+// run() keeps one CLI11 app per thread and resets it before each parse (app.cpp's Parser):
+// each question, asked after the others on one thread, gets what a thread of its own (a fresh
+// app) gives. The list mixes commands, refusals, a parse error, help and a flag set in one
+// question and left out of the next, which a reset that forgot anything would carry over.
+TEST_CASE("serve: the thread's reused parser answers as a fresh one") {
+    const std::vector<Argv> questions = {
+        {"llama-3.1-8b", "--ctx=8k", "--gpu=RTX 4090", "--json"},
+        {"llama-3.1-8b", "--json"},
+        {"gpus", "llama-3.1-8b", "--quant=Q8_0", "--json"},
+        {"llama-3.1-8b", "--ctx=abc", "--json"},
+        {"llama-3.1-8b", "--no-such-flag"},
+        {"llama-3.1-8b", "--json", "--quiet"},
+        {"models", "--family=qwen", "--json"},
+        {"models", "--json"},
+        {"gpus", "--help"},
+        {"llama-3.1-8b", "--vram=8", "--quiet"},
+        {"llama-3.1-8b", "--quiet"},
+        {"compare", "llama-3.1-8b", "gpt-oss-20b", "--kv-type=q8_0", "--json"},
+        {"llama-3.1-8b", "--json"},
+    };
+    std::vector<canitrun::cli::Asked> fresh(questions.size());
+    for (std::size_t i = 0; i < questions.size(); ++i) {
+        std::thread([&, i] { fresh[i] = canitrun::cli::ask(questions[i]); }).join();
+    }
+    for (std::size_t i = 0; i < questions.size(); ++i) {
+        const auto again = canitrun::cli::ask(questions[i]);
+        INFO(questions[i][1]);
+        CHECK(again.code == fresh[i].code);
+        CHECK(again.out == fresh[i].out);
+        CHECK(again.err == fresh[i].err);
+    }
+    CHECK(fresh[1].out != fresh[0].out);  // the --gpu of the first is not carried over
+    CHECK(fresh[3].code == 2);
+    CHECK(fresh[4].code == 2);
 }
 
 TEST_CASE("mcp: a notification has no reply, a request has its id back") {

@@ -65,5 +65,11 @@ struct BudgetAnswer {
 Result<BudgetAnswer> plan_budget(const Model& model, const Quant& asked,
                                  const std::vector<const Quant*>& quants,
                                  const PlanSettings& settings, Bytes budget, Bytes ram);
+// plan_budget for each budget in turn, each quantization's parts planned once for all of them
+// (the page asks 16 GB, 24 GB and --vram's).
+Result<std::vector<BudgetAnswer>> plan_budgets(const Model& model, const Quant& asked,
+                                               const std::vector<const Quant*>& quants,
+                                               const PlanSettings& settings,
+                                               const std::vector<Bytes>& budgets, Bytes ram);
 
 }  // namespace canitrun

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <memory>
 #include <new>
 #include <optional>
 #include <ostream>
@@ -385,17 +386,65 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, const char* const
     return std::nullopt;
 }
 
+// The CLI11 app with the Options its flags write into. Building it (some 150 flags over 13
+// commands) cost as much as a third of a served answer, so each thread builds one and reuses
+// it (serve asks run() once per request): before each parse the Options go back to their
+// defaults and CLI11 forgets the last parse (clear()), which is what a fresh build gives.
+struct Parser {
+    Options o;
+    std::string generate;
+    CLI::App app{kDescription, "canitrun"};
+    std::vector<Subcommand> table;
+    bool busy = false;  // a run() inside a run() on this thread builds its own
+
+    Parser() {
+        add_top_level(app, o, generate);
+        table = add_subcommands(app, o);
+    }
+    void reset(bool out_is_terminal, std::size_t terminal_columns) {
+        o = Options{};
+        o.terminal = out_is_terminal;
+        o.columns = terminal_columns;
+        generate.clear();
+        app.clear();
+    }
+};
+
+// Marks the thread's parser in use for one run(), and free again however run() returns.
+class ParserLease {
+  public:
+    ParserLease() {
+        thread_local std::unique_ptr<Parser> mine;
+        if (!mine) mine = std::make_unique<Parser>();
+        if (mine->busy) {
+            own_ = std::make_unique<Parser>();
+            parser_ = own_.get();
+        } else {
+            parser_ = mine.get();
+        }
+        parser_->busy = true;
+    }
+    ~ParserLease() { parser_->busy = false; }
+    ParserLease(const ParserLease&) = delete;
+    ParserLease& operator=(const ParserLease&) = delete;
+    Parser& operator*() const { return *parser_; }
+
+  private:
+    std::unique_ptr<Parser> own_;
+    Parser* parser_ = nullptr;
+};
+
 }  // namespace
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         bool out_is_terminal, std::size_t terminal_columns) {
-    Options o;
-    o.terminal = out_is_terminal;
-    o.columns = terminal_columns;
-    CLI::App app{kDescription, "canitrun"};
-    std::string generate;
-    add_top_level(app, o, generate);
-    const std::vector<Subcommand> table = add_subcommands(app, o);
+    const ParserLease lease;
+    Parser& parser = *lease;
+    parser.reset(out_is_terminal, terminal_columns);
+    Options& o = parser.o;
+    CLI::App& app = parser.app;
+    const std::string& generate = parser.generate;
+    const std::vector<Subcommand>& table = parser.table;
     if (const auto code = answer_words(app, argc, argv, out, err)) return *code;
     if (const auto code = parse_command_line(app, argc, argv, out, err)) return *code;
     if (!generate.empty()) {

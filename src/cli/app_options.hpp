@@ -87,9 +87,14 @@ ChartChoice chart_choice(const Options& o);
 // A stream styled for the chosen output; what is written to it is printed whole at the end,
 // so an error leaves stdout empty.
 struct Output {
-    explicit Output(const Options& o) : text(Style{o.output, o.color, chart_choice(o)}) {}
+    explicit Output(const Options& o)
+        : text(Style{o.output, o.color, chart_choice(o)}, std::size_t{1} << 17) {}
     void print(std::ostream& out) const {
-        out << (format_of(text) == Format::markdown ? markdownify(text.str()) : text.str());
+        if (format_of(text) == Format::markdown) {
+            out << markdownify(text.str());
+        } else {
+            out << text.view();
+        }
     }
     mutable StyledStream text;
 };

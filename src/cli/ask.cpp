@@ -11,7 +11,10 @@ Asked ask(const std::vector<std::string>& args) {
     argv.reserve(args.size() + 1);
     argv.push_back("canitrun");
     for (const std::string& a : args) argv.push_back(a.c_str());
-    std::ostringstream out;
+    // Room for a model page's JSON (~74 KB) from the start (Output in app_options.hpp says why).
+    std::string room;
+    room.reserve(std::size_t{1} << 17);
+    std::ostringstream out(std::move(room));
     std::ostringstream err;
     // Not a terminal and no width: the bytes a pipe gets, as `canitrun ... > file` writes them.
     Asked asked;

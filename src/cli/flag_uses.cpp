@@ -3,6 +3,7 @@
 
 #include <array>
 #include <string>
+#include <vector>
 
 #include "canitrun/error.hpp"
 #include "engine_command.hpp"
@@ -29,13 +30,25 @@ Error does_not_apply(const FlagRow& row, const std::string& flag, Cmd where) {
                  "leave it out; " + row.long_name() + " is read by " + flag_readers(row)};
 }
 
-// How often a flag was given, on the command line's top level or on the subcommand (each
-// registers its own copy of the flags it reads).
-std::size_t given(const CLI::App& app, const CLI::App* sub, const std::string& name) {
-    std::size_t n = 0;
+// The options given on the command line's top level or on the subcommand (each registers its
+// own copy of the flags it reads): a handful, which given() reads instead of asking CLI11 to
+// find each of the table's rows among every option's names (most of a served answer's parse).
+std::vector<const CLI::Option*> given_options(const CLI::App& app, const CLI::App* sub) {
+    std::vector<const CLI::Option*> out;
     for (const CLI::App* a : {&app, sub}) {
         if (a == nullptr) continue;
-        if (const CLI::Option* opt = a->get_option_no_throw(name)) n += opt->count();
+        for (const CLI::Option* opt : a->get_options()) {
+            if (opt->count() > 0) out.push_back(opt);
+        }
+    }
+    return out;
+}
+
+// How often a flag was given (CLI11 gives a name to one option per app).
+std::size_t given(const std::vector<const CLI::Option*>& options, const std::string& name) {
+    std::size_t n = 0;
+    for (const CLI::Option* opt : options) {
+        if (opt->check_name(name)) n += opt->count();
     }
     return n;
 }
@@ -81,19 +94,21 @@ Cmd parsed_command(const CLI::App* sub) {
 
 void check_flags_apply(const CLI::App& app, const CLI::App* sub) {
     const Cmd where = parsed_command(sub);
+    const auto options = given_options(app, sub);
     for (const FlagRow& row : flag_rows()) {
         if (row.builtin || row.bind == nullptr) continue;
         const std::string flag = row.long_name();
-        if (given(app, sub, flag) == 0) continue;
+        if (given(options, flag) == 0) continue;
         if (!row.commands.has(where)) throw Failure{does_not_apply(row, flag, where)};
     }
 }
 
 void check_flags_read(const CLI::App& app, const CLI::App* sub, const Request& r) {
     const Cmd where = parsed_command(sub);
+    const auto options = given_options(app, sub);
     for (const std::string_view name : kValueDependent) {
         const std::string flag(name);
-        if (given(app, sub, flag) == 0 || applies_with(flag, r)) continue;
+        if (given(options, flag) == 0 || applies_with(flag, r)) continue;
         throw Failure{does_not_apply(*find_flag(flag), flag, where)};
     }
 }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hardware_text.hpp"
+#include "json_sink.hpp"
 #include "speed_text.hpp"
 
 namespace canitrun::cli {
@@ -10,105 +11,172 @@ namespace {
 
 using json = nlohmann::json;
 
-json resident_json(const Share& s) {
-    json terms = json::array();
+// The devices' shares and their terms give their members in the order of their names, the
+// order they are printed (json_output.cpp says why).
+void write_resident(JsonSink& w, const Share& s) {
+    w.begin_array();
     for (const auto& r : s.resident) {
-        terms.push_back({{"name", r.name},
-                         {"load_bytes", r.load},
-                         {"most_bytes", r.most},
-                         {"grows", r.grows()}});
+        w.begin_object();
+        w.field("grows", r.grows());
+        w.field("load_bytes", r.load);
+        w.field("most_bytes", r.most);
+        w.field("name", r.name);
+        w.end_object();
     }
-    return terms;
+    w.end_array();
 }
 
-json share_json(const Share& s) {
-    return {{"layers", s.layers},
-            {"output_head", s.output},
-            {"weights_bytes", s.weights},
-            {"kv_cache_bytes", s.kv_cache},
-            {"overhead_bytes", s.overhead},
-            {"recurrent_state_bytes", s.recurrent_state},
-            {"compute_bytes", s.compute},
-            {"runtime_bytes", s.runtime},
-            {"total_bytes", s.total()},
-            {"capacity_bytes", s.capacity},
-            {"fits", s.fits()},
-            {"read_per_token_bytes", s.read_per_token},
-            {"mapped_bytes", s.mapped},
-            {"most_bytes", s.most()},
-            {"resident", resident_json(s)}};
+void write_share(JsonSink& w, const Share& s) {
+    w.begin_object();
+    w.field("capacity_bytes", s.capacity);
+    w.field("compute_bytes", s.compute);
+    w.field("fits", s.fits());
+    w.field("kv_cache_bytes", s.kv_cache);
+    w.field("layers", s.layers);
+    w.field("mapped_bytes", s.mapped);
+    w.field("most_bytes", s.most());
+    w.field("output_head", s.output);
+    w.field("overhead_bytes", s.overhead);
+    w.field("read_per_token_bytes", s.read_per_token);
+    w.field("recurrent_state_bytes", s.recurrent_state);
+    w.key("resident");
+    write_resident(w, s);
+    w.field("runtime_bytes", s.runtime);
+    w.field("total_bytes", s.total());
+    w.field("weights_bytes", s.weights);
+    w.end_object();
+}
+
+void write_hardware(JsonSink& w, const Hardware& h) {
+    w.begin_object();
+    w.key("gpus");
+    w.begin_array();
+    for (const auto& d : h.gpus) {
+        w.begin_object();
+        w.field("name", d.name);
+        w.key("id");
+        if (d.gpu != nullptr) {
+            w.value(d.gpu->id);
+        } else {
+            w.null();
+        }
+        w.field("memory_bytes", d.memory);
+        w.field("bandwidth_gbps", d.bandwidth_gbps);
+        w.field("fp16_tflops", d.fp16_tflops);
+        w.field("unified", d.unified);
+        w.end_object();
+    }
+    w.end_array();
+    w.field("ram_bytes", h.ram);
+    w.field("ram_bandwidth_gbps", h.ram_bandwidth_gbps);
+    w.field("notes", h.notes);
+    w.end_object();
+}
+
+void write_speculative(JsonSink& w, const SpeculativeSpeed& s) {
+    w.begin_object();
+    w.field("target_tokens_per_s", s.target_tokens_per_s);
+    w.field("draft_tokens_per_s", s.draft_tokens_per_s);
+    w.field("acceptance", s.acceptance);
+    w.field("draft_max", s.draft_max);
+    w.field("tokens_per_s", s.tokens_per_s);
+    w.field("assumed", true);
+    w.end_object();
+}
+
+void write_serving_speed(JsonSink& w, const ServingSpeed& s) {
+    w.begin_object();
+    w.field("users", s.users);
+    w.field("per_user_tokens_per_s", s.per_user_tokens_per_s);
+    w.field("total_tokens_per_s", s.total_tokens_per_s);
+    w.field("compute_bound", s.compute_bound);
+    w.end_object();
+}
+
+void write_serving(JsonSink& w, const HardwareReport& r) {
+    w.begin_object();
+    w.field("per_user_context", r.serving->per_user_context);
+    w.field("max_users", r.serving->max_users);
+    w.key("speed");
+    if (r.serving->max_users > 0) {
+        write_serving_speed(w, r.serving->speed);
+    } else {
+        w.null();
+    }
+    w.end_object();
+}
+
+void write_optional_answer(JsonSink& w, const std::optional<HardwareAnswer>& a, const Hardware& h) {
+    if (a) {
+        write_hardware_answer(w, *a, h);
+    } else {
+        w.null();
+    }
 }
 
 }  // namespace
 
 json hardware_json(const Hardware& h) {
-    json gpus = json::array();
-    for (const auto& d : h.gpus) {
-        gpus.push_back({{"name", d.name},
-                        {"id", d.gpu != nullptr ? json(d.gpu->id) : json(nullptr)},
-                        {"memory_bytes", d.memory},
-                        {"bandwidth_gbps", d.bandwidth_gbps},
-                        {"fp16_tflops", d.fp16_tflops},
-                        {"unified", d.unified}});
+    return tree_of(write_hardware, h);
+}
+
+void write_hardware_answer(JsonSink& w, const HardwareAnswer& a, const Hardware& hardware) {
+    const Placement& p = a.plan.placement;
+    w.begin_object();
+    w.field("quant", a.quant->id);
+    w.field("context", a.settings.estimate.context);
+    w.field("plan", plan_kind_name(a.plan.kind));
+    w.field("gpu_layers", p.gpu_layers);
+    w.field("cpu_moe_layers", p.cpu_moe_layers);
+    w.field("tensor_split", p.tensor_split);
+    w.key("gpus");
+    w.begin_array();
+    for (const auto& g : p.gpus) write_share(w, g);
+    w.end_array();
+    w.key("ram");
+    write_share(w, p.ram);
+    w.field("gpu_total_bytes", p.gpu_total());
+    w.key("speed");
+    write_speed_json(w, a, hardware);
+    if (a.speculative) {
+        w.key("speculative");
+        write_speculative(w, *a.speculative);
     }
-    return {{"gpus", gpus},
-            {"ram_bytes", h.ram},
-            {"ram_bandwidth_gbps", h.ram_bandwidth_gbps},
-            {"notes", h.notes}};
+    w.end_object();
 }
 
 json hardware_answer_json(const HardwareAnswer& a, const Hardware& hardware) {
-    const Placement& p = a.plan.placement;
-    json devices = json::array();
-    for (const auto& g : p.gpus) devices.push_back(share_json(g));
-    json out = {{"quant", a.quant->id},
-                {"context", a.settings.estimate.context},
-                {"plan", plan_kind_name(a.plan.kind)},
-                {"gpu_layers", p.gpu_layers},
-                {"cpu_moe_layers", p.cpu_moe_layers},
-                {"tensor_split", p.tensor_split},
-                {"gpus", devices},
-                {"ram", share_json(p.ram)},
-                {"gpu_total_bytes", p.gpu_total()},
-                {"speed", speed_json(a, hardware)}};
-    if (a.speculative) {
-        const SpeculativeSpeed& s = *a.speculative;
-        out["speculative"] = {{"target_tokens_per_s", s.target_tokens_per_s},
-                              {"draft_tokens_per_s", s.draft_tokens_per_s},
-                              {"acceptance", s.acceptance},
-                              {"draft_max", s.draft_max},
-                              {"tokens_per_s", s.tokens_per_s},
-                              {"assumed", true}};
-    }
-    return out;
+    return tree_of(write_hardware_answer, a, hardware);
 }
 
-json serving_speed_json(const ServingSpeed& s) {
-    return {{"users", s.users},
-            {"per_user_tokens_per_s", s.per_user_tokens_per_s},
-            {"total_tokens_per_s", s.total_tokens_per_s},
-            {"compute_bound", s.compute_bound}};
+void write_hardware_report(JsonSink& w, const Model& model, const HardwareReport& r) {
+    w.begin_object();
+    w.key("hardware");
+    write_hardware(w, r.hardware);
+    w.key("selected");
+    write_hardware_answer(w, r.selected, r.hardware);
+    w.key("best");
+    write_optional_answer(w, r.best, r.hardware);
+    w.key("fastest");
+    write_optional_answer(w, r.fastest, r.hardware);
+    w.field("max_context", r.max_context);
+    if (r.users_speed) {
+        w.key("users_speed");
+        write_serving_speed(w, *r.users_speed);
+    }
+    if (r.serving) {
+        w.key("serving");
+        write_serving(w, r);
+    }
+    if (r.selected.plan.kind != PlanKind::none && r.selected.quant->format == "gguf") {
+        w.field("llama_cpp_command",
+                fitted_llama_command(model, r.selected, r.hardware, r.model_file));
+    }
+    w.end_object();
 }
 
 json hardware_report_json(const Model& model, const HardwareReport& r) {
-    json out = {
-        {"hardware", hardware_json(r.hardware)},
-        {"selected", hardware_answer_json(r.selected, r.hardware)},
-        {"best", r.best ? hardware_answer_json(*r.best, r.hardware) : json(nullptr)},
-        {"fastest", r.fastest ? hardware_answer_json(*r.fastest, r.hardware) : json(nullptr)},
-        {"max_context", r.max_context ? json(*r.max_context) : json(nullptr)}};
-    if (r.users_speed) out["users_speed"] = serving_speed_json(*r.users_speed);
-    if (r.serving) {
-        out["serving"] = {{"per_user_context", r.serving->per_user_context},
-                          {"max_users", r.serving->max_users},
-                          {"speed", r.serving->max_users > 0 ? serving_speed_json(r.serving->speed)
-                                                             : json(nullptr)}};
-    }
-    if (r.selected.plan.kind != PlanKind::none && r.selected.quant->format == "gguf") {
-        out["llama_cpp_command"] =
-            fitted_llama_command(model, r.selected, r.hardware, r.model_file);
-    }
-    return out;
+    return tree_of(write_hardware_report, model, r);
 }
 
 json system_json(const DetectedSystem& system, const Hardware& hardware) {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hardware_json.hpp"
+#include "json_sink.hpp"
 #include "page_facts.hpp"
 #include "run_commands.hpp"
 
@@ -12,91 +13,140 @@
 namespace canitrun::cli {
 namespace {
 
+// The objects written many times in a document (GPU references, terms, grid cells, curve
+// points) give their members in the order of their names, the order they are printed, so
+// JsonText need not put them in order; any order prints the same bytes.
+
 using nlohmann::json;
 
 // The RAM the GPU lists assume, in GB: whole as typed (--ram 64), else its fraction (63.9).
-json ram_gb_json(Bytes ram) {
-    if (ram % kGB == 0) return ram / kGB;
-    return static_cast<double>(ram) / static_cast<double>(kGB);
+void write_ram_gb(JsonSink& w, Bytes ram) {
+    if (ram % kGB == 0) {
+        w.value(ram / kGB);
+    } else {
+        w.value(static_cast<double>(ram) / static_cast<double>(kGB));
+    }
 }
 
-json gpu_ref(const Gpu* gpu) {
-    if (gpu == nullptr) return nullptr;
-    return {{"id", gpu->id},
-            {"name", gpu->name},
-            {"vram_gb", gpu->vram_gb},
-            {"vram_bytes", gpu->vram_bytes}};
+void write_gpu_ref(JsonSink& w, const Gpu* gpu) {
+    if (gpu == nullptr) return w.null();
+    w.begin_object();
+    w.field("id", gpu->id);
+    w.field("name", gpu->name);
+    w.field("vram_bytes", gpu->vram_bytes);
+    w.field("vram_gb", gpu->vram_gb);
+    w.end_object();
 }
 
-json gpu_refs(const std::vector<const Gpu*>& gpus) {
-    json out = json::array();
-    for (const Gpu* g : gpus) out.push_back(gpu_ref(g));
-    return out;
+void write_gpu_refs(JsonSink& w, const std::vector<const Gpu*>& gpus) {
+    w.begin_array();
+    for (const Gpu* g : gpus) write_gpu_ref(w, g);
+    w.end_array();
 }
 
 // The commands the page prints to run the model (run_commands.hpp), each on one line.
-json run_commands_json(const ModelReport& r) {
-    json out = json::array();
+void write_run_commands(JsonSink& w, const ModelReport& r) {
+    w.begin_array();
     for (const RunCommand& c : run_commands(r)) {
-        json entry = {{"engine", c.engine}, {"heading", c.heading}};
-        if (!c.command.empty()) entry["command"] = c.command;
-        if (!c.then.empty()) entry["then"] = c.then;
-        if (!c.note.empty()) entry["note"] = c.note;
-        out.push_back(entry);
+        w.begin_object();
+        w.field("engine", c.engine);
+        w.field("heading", c.heading);
+        if (!c.command.empty()) w.field("command", c.command);
+        if (!c.then.empty()) w.field("then", c.then);
+        if (!c.note.empty()) w.field("note", c.note);
+        w.end_object();
     }
-    return out;
+    w.end_array();
 }
 
-json choice_json(const std::optional<QuantChoice>& choice) {
-    if (!choice) return nullptr;
-    return {{"quant", choice->quant->id}, {"total_bytes", choice->estimate.total()}};
+void write_choice(JsonSink& w, const std::optional<QuantChoice>& choice) {
+    if (!choice) return w.null();
+    w.begin_object();
+    w.field("quant", choice->quant->id);
+    w.field("total_bytes", choice->estimate.total());
+    w.end_object();
+}
+
+void write_estimate(JsonSink& w, const Estimate& e) {
+    w.begin_array();
+    for (const auto& t : e.terms) {
+        w.begin_object();
+        w.field("bytes", t.bytes);
+        w.field("device", t.device == Device::gpu ? "gpu" : "cpu");
+        w.field("name", term_name(t.kind));
+        w.end_object();
+    }
+    w.end_array();
+}
+
+void write_model(JsonSink& w, const Model& m) {
+    w.begin_object();
+    w.field("id", m.id);
+    w.field("name", m.name);
+    w.field("family", m.family);
+    w.field("vendor", m.vendor);
+    w.field("aliases", m.aliases);
+    w.field("released", m.released);
+    w.field("license", m.license);
+    w.field("commercial_use", m.commercial_use);
+    w.field("modalities", m.modalities);
+    w.field("params_total", m.params_total);
+    w.field("params_active", m.params_active);
+    const ParamCount computed = count_params(m);
+    w.key("params_computed");
+    w.begin_object();
+    w.field("total", computed.total);
+    w.field("active", computed.active);
+    w.end_object();
+    w.field("context_native", m.context_native);
+    w.field("context_extended", m.context_extended);
+    w.field("moe", m.is_moe());
+    w.field("layers", m.arch.layers);
+    w.field("kv_layers", count_kv_layers(m));
+    w.key("layer_groups");
+    w.begin_array();
+    for (const auto& g : m.arch.layer_groups) {
+        w.begin_object();
+        w.field("kind", layer_kind_name(g.kind));
+        w.field("count", g.count);
+        if (g.kind == LayerKind::sliding) w.field("window", g.window);
+        w.end_object();
+    }
+    w.end_array();
+    w.field("source", m.source);
+    if (const auto& moe = m.arch.moe) {
+        w.key("experts");
+        w.begin_object();
+        w.field("total", moe->experts);
+        w.field("routed_per_token", moe->experts_per_token);
+        w.field("shared", moe->shared_experts);
+        w.end_object();
+    }
+    w.end_object();
+}
+
+void write_kv_curve(JsonSink& w, const std::vector<KvCurvePoint>& curve) {
+    w.begin_array();
+    for (const auto& p : curve) {
+        w.begin_object();
+        w.field("all_attention_bytes", p.all_attention_bytes);
+        w.field("all_attention_total_bytes", p.all_attention_total_bytes);
+        w.field("context", p.context);
+        w.field("this_model_bytes", p.this_model_bytes);
+        w.field("this_model_total_bytes", p.this_model_total_bytes);
+        w.end_object();
+    }
+    w.end_array();
 }
 
 }  // namespace
 
 json estimate_json(const Estimate& e) {
-    json terms = json::array();
-    for (const auto& t : e.terms) {
-        terms.push_back({{"name", term_name(t.kind)},
-                         {"bytes", t.bytes},
-                         {"device", t.device == Device::gpu ? "gpu" : "cpu"}});
-    }
-    return terms;
+    return tree_of(write_estimate, e);
 }
 
 json model_json(const Model& m) {
-    json groups = json::array();
-    for (const auto& g : m.arch.layer_groups) {
-        json group = {{"kind", layer_kind_name(g.kind)}, {"count", g.count}};
-        if (g.kind == LayerKind::sliding) group["window"] = g.window;
-        groups.push_back(group);
-    }
-    const ParamCount computed = count_params(m);
-    json out = {{"id", m.id},
-                {"name", m.name},
-                {"family", m.family},
-                {"vendor", m.vendor},
-                {"aliases", m.aliases},
-                {"released", m.released},
-                {"license", m.license},
-                {"commercial_use", m.commercial_use},
-                {"modalities", m.modalities},
-                {"params_total", m.params_total},
-                {"params_active", m.params_active},
-                {"params_computed", {{"total", computed.total}, {"active", computed.active}}},
-                {"context_native", m.context_native},
-                {"context_extended", m.context_extended},
-                {"moe", m.is_moe()},
-                {"layers", m.arch.layers},
-                {"kv_layers", count_kv_layers(m)},
-                {"layer_groups", groups},
-                {"source", m.source}};
-    if (const auto& moe = m.arch.moe) {
-        out["experts"] = {{"total", moe->experts},
-                          {"routed_per_token", moe->experts_per_token},
-                          {"shared", moe->shared_experts}};
-    }
-    return out;
+    return tree_of(write_model, m);
 }
 
 json gpu_json(const Gpu& g) {
@@ -128,163 +178,279 @@ json quant_json(const Quant& q) {
 }
 
 json kv_curve_json(const std::vector<KvCurvePoint>& curve) {
-    json out = json::array();
-    for (const auto& p : curve) {
-        out.push_back({{"context", p.context},
-                       {"this_model_bytes", p.this_model_bytes},
-                       {"all_attention_bytes", p.all_attention_bytes},
-                       {"this_model_total_bytes", p.this_model_total_bytes},
-                       {"all_attention_total_bytes", p.all_attention_total_bytes}});
-    }
-    return out;
+    return tree_of(write_kv_curve, curve);
 }
 
 namespace {
 
 // What grows after load in RAM (server_terms.hpp's ServerGrowth), with the page's sentence.
-json growth_json(const ModelReport& r) {
-    return {{"prompt_cache_bytes", r.growth->prompt_cache},
-            {"checkpoints_bytes", r.growth->checkpoints},
-            {"checkpoints", r.growth->checkpoint_count},
-            {"total_bytes", r.growth->total()},
-            {"text", growth_sentence(r)}};
+void write_growth(JsonSink& w, const ModelReport& r) {
+    w.begin_object();
+    w.field("prompt_cache_bytes", r.growth->prompt_cache);
+    w.field("checkpoints_bytes", r.growth->checkpoints);
+    w.field("checkpoints", r.growth->checkpoint_count);
+    w.field("total_bytes", r.growth->total());
+    w.field("text", growth_sentence(r));
+    w.end_object();
+}
+
+void write_editorial(JsonSink& w, const ModelReport& r) {
+    const Editorial& e = r.model->editorial;
+    if (e.source.empty()) return w.null();
+    w.begin_object();
+    w.field("who_for", e.who_for);
+    w.field("best_for", e.best_for);
+    w.field("not_ideal_for", e.not_ideal_for);
+    w.field("verdict", e.verdict);
+    w.field("source", e.source);
+    if (e.rule.empty()) {
+        w.field("rule", nullptr);
+    } else {
+        w.field("rule", e.rule);
+    }
+    w.field("caveat", editorial_caveat(r));
+    w.end_object();
 }
 
 // The vision projector of a multimodal model (run.projector, server_terms.hpp): whether the
 // plan counts it (the llama.cpp rule, -hf loads it, no --no-mmproj), its bytes and how they were
 // known; bytes null where the data has no size for it.
-json projector_json(const ModelReport& r) {
+void write_projector(JsonSink& w, const ModelReport& r) {
     const Model& m = *r.model;
     const ProjectorInfo& p = m.run.projector;
     const bool counted = r.rule == Rule::llamacpp && r.quant != nullptr &&
                          loads_projector(m, *r.quant, r.settings.server);
-    const auto known = [&](std::uint64_t b) { return p.bytes == 0 || b == 0 ? json() : json(b); };
-    return {{"file", m.run.mmproj},
-            {"counted", counted},
-            {"on_gpu", r.settings.server.mmproj_offload},
-            {"bytes", known(p.bytes)},
-            {"basis", p.bytes == 0 ? json() : json(p.basis)},
-            {"compute_bytes", known(p.compute_bytes)},
-            {"host_compute_bytes", known(p.host_compute_bytes)},
-            {"source", p.bytes == 0 ? json() : json(p.source)}};
+    const auto known = [&](std::uint64_t b) {
+        return p.bytes == 0 || b == 0 ? std::nullopt : std::optional<std::uint64_t>(b);
+    };
+    const auto said = [&](const std::string& text) {
+        return p.bytes == 0 ? std::nullopt : std::optional<std::string>(text);
+    };
+    w.begin_object();
+    w.field("file", m.run.mmproj);
+    w.field("counted", counted);
+    w.field("on_gpu", r.settings.server.mmproj_offload);
+    w.field("bytes", known(p.bytes));
+    w.field("basis", said(p.basis));
+    w.field("compute_bytes", known(p.compute_bytes));
+    w.field("host_compute_bytes", known(p.host_compute_bytes));
+    w.field("source", said(p.source));
+    w.end_object();
 }
 
 // The page's facts in words (page_facts.hpp), the same sentences the terminal page prints.
-json page_facts_json(const ModelReport& r) {
+void write_page_facts(JsonSink& w, const ModelReport& r) {
     const Model& m = *r.model;
     const LayerPatternFacts pattern = layer_pattern_facts(m, true);
-    json legend = json::array();
-    for (const auto& l : pattern.legend) legend.push_back({{"glyph", l.glyph}, {"text", l.text}});
-    json faq = json::array();
-    for (const auto& e : faq_entries(r))
-        faq.push_back({{"question", e.question}, {"answer", e.answer}});
-    json links = json::array();
-    for (const auto& l : page_links(m)) links.push_back({{"label", l.label}, {"url", l.url}});
-    json out = {{"context", context_sentence(m)},
-                {"context_extended", m.context_extended},
-                {"context_extension", m.context_extension},
-                {"layer_pattern",
-                 {{"words", pattern.words}, {"diagram", pattern.diagram}, {"legend", legend}}},
-                {"why_quant", why_quant(r)},
-                {"lmstudio_advice", lmstudio_advice(r)},
-                {"faq", faq},
-                {"links", links},
-                {"editorial", nullptr}};
-    const Editorial& e = m.editorial;
-    if (!e.source.empty()) {
-        out["editorial"] = {{"who_for", e.who_for},
-                            {"best_for", e.best_for},
-                            {"not_ideal_for", e.not_ideal_for},
-                            {"verdict", e.verdict},
-                            {"source", e.source},
-                            {"rule", e.rule.empty() ? json(nullptr) : json(e.rule)},
-                            {"caveat", editorial_caveat(r)}};
+    w.begin_object();
+    w.field("context", context_sentence(m));
+    w.field("context_extended", m.context_extended);
+    w.field("context_extension", m.context_extension);
+    w.key("layer_pattern");
+    w.begin_object();
+    w.field("words", pattern.words);
+    w.field("diagram", pattern.diagram);
+    w.key("legend");
+    w.begin_array();
+    for (const auto& l : pattern.legend) {
+        w.begin_object();
+        w.field("glyph", l.glyph);
+        w.field("text", l.text);
+        w.end_object();
     }
-    return out;
+    w.end_array();
+    w.end_object();
+    w.field("why_quant", why_quant(r));
+    w.field("lmstudio_advice", lmstudio_advice(r));
+    w.key("faq");
+    w.begin_array();
+    for (const auto& e : faq_entries(r)) {
+        w.begin_object();
+        w.field("question", e.question);
+        w.field("answer", e.answer);
+        w.end_object();
+    }
+    w.end_array();
+    w.key("links");
+    w.begin_array();
+    for (const auto& l : page_links(m)) {
+        w.begin_object();
+        w.field("label", l.label);
+        w.field("url", l.url);
+        w.end_object();
+    }
+    w.end_array();
+    w.key("editorial");
+    write_editorial(w, r);
+    w.end_object();
+}
+
+// Each quantization's estimate at the asked context.
+void write_quant_rows(JsonSink& w, const ModelReport& r) {
+    w.begin_array();
+    for (const auto& row : r.rows) {
+        w.begin_object();
+        w.field("cuda_only", row.quant->requires_backend == "cuda");
+        w.field("gpu_bytes", row.estimate.on(Device::gpu));
+        w.field("kv_cache_bytes", row.estimate.term(TermKind::kv_cache));
+        w.field("overhead_bytes", row.estimate.term(TermKind::overhead));
+        w.field("quant", row.quant->id);
+        w.field("recommended", row.quant->recommended);
+        w.key("terms");
+        write_estimate(w, row.estimate);
+        w.field("total_bytes", row.estimate.total());
+        w.field("weights_bytes", row.estimate.term(TermKind::weights));
+        w.end_object();
+    }
+    w.end_array();
+}
+
+// The quantization x context grid, each cell with the card class it needs.
+void write_matrix(JsonSink& w, const ModelReport& r) {
+    w.begin_array();
+    for (const auto& row : r.matrix) {
+        w.begin_object();
+        w.key("cells");
+        w.begin_array();
+        for (std::size_t i = 0; i < row.cells.size(); ++i) {
+            const auto& c = row.cells[i];
+            w.begin_object();
+            if (c.card) {
+                w.field("card_class", gpu_class_name(c.card->gpu_class));
+                w.field("card_gb", c.card->gb);
+            } else {
+                w.field("card_class", nullptr);
+                w.field("card_gb", nullptr);
+            }
+            w.field("context", r.matrix_contexts[i]);
+            w.field("total_bytes", c.total);
+            w.end_object();
+        }
+        w.end_array();
+        w.field("quant", row.quant->id);
+        w.end_object();
+    }
+    w.end_array();
+}
+
+void write_kv_comparison(JsonSink& w, const ModelReport& r) {
+    w.begin_object();
+    w.field("context", r.model->context_native);
+    w.field("kv_cache_bytes", r.kv_full_context);
+    w.field("all_attention_kv_cache_bytes", r.kv_all_attention_full_context);
+    w.field("total_bytes", r.total_full_context);
+    w.field("all_attention_total_bytes", r.total_all_attention_full_context);
+    w.field("recurrent_state_bytes", r.recurrent_state);
+    w.key("curve");
+    write_kv_curve(w, r.kv_curve);
+    w.end_object();
+}
+
+// What the page answers beside the plan: the quick rule's contrast, the 16 / 24 GB cards,
+// --vram's budget.
+void write_page_answers(JsonSink& w, const ModelReport& r) {
+    if (!r.rule_note.empty()) w.field("rule_note", r.rule_note);
+    if (r.quick_contrast) {
+        w.key("quick_rule");
+        w.begin_object();
+        w.field("total_bytes", r.quick_contrast->total);
+        w.key("card_gb");
+        if (r.quick_contrast->card) {
+            w.value(r.quick_contrast->card->gb);
+        } else {
+            w.null();
+        }
+        w.end_object();
+    }
+    w.key("card_answers");
+    w.begin_array();
+    for (const auto& c : r.card_answers) {
+        w.begin_object();
+        w.field("gb", c.gb);
+        w.field("fits", c.fits);
+        w.key("best");
+        write_choice(w, c.best);
+        w.end_object();
+    }
+    w.end_array();
+    if (r.vram) {
+        w.key("vram_query");
+        w.begin_object();
+        w.field("budget_bytes", r.vram->budget);
+        w.field("fits_recommended", r.vram->fits_recommended);
+        w.key("best_quant");
+        if (r.vram->best) {
+            w.value(r.vram->best->quant->id);
+        } else {
+            w.null();
+        }
+        w.key("best");
+        write_choice(w, r.vram->best);
+        w.key("best_with_offload");
+        write_choice(w, r.vram->best_offload);
+        w.end_object();
+    }
 }
 
 }  // namespace
 
+void write_model_report(JsonSink& w, const ModelReport& r) {
+    w.begin_object();
+    w.key("model");
+    write_model(w, *r.model);
+    w.field("quant", r.quant->id);
+    w.field("context", r.options.context);
+    w.field("kv_type", r.options.kv_type.id);
+    w.field("overhead_percent", r.options.overhead_percent);
+    w.field("units", "bytes");
+    w.field("rule", rule_name(r.rule));
+    w.key("estimate");
+    w.begin_object();
+    w.field("total_bytes", r.selected.total());
+    w.field("gpu_bytes", r.selected.on(Device::gpu));
+    w.field("host_bytes", r.selected.on(Device::cpu));
+    w.key("terms");
+    write_estimate(w, r.selected);
+    w.end_object();
+    w.key("quants");
+    write_quant_rows(w, r);
+    w.key("matrix");
+    write_matrix(w, r);
+    w.key("kv_comparison");
+    write_kv_comparison(w, r);
+    w.key("facts");
+    write_page_facts(w, r);
+    w.key("run_commands");
+    write_run_commands(w, r);
+    w.key("smallest_gpu");
+    write_gpu_ref(w, r.smallest_gpu);
+    w.key("gpus");
+    w.begin_object();
+    w.key("native");
+    write_gpu_refs(w, r.gpus.native);
+    w.key("offload");
+    write_gpu_refs(w, r.gpus.offload);
+    w.key("ram_gb_assumed");
+    write_ram_gb(w, r.fit.ram);
+    w.end_object();
+    write_page_answers(w, r);
+    if (r.hardware) {
+        w.key("hardware");
+        write_hardware_report(w, *r.model, *r.hardware);
+    }
+    if (r.growth) {
+        w.key("grows_after_load");
+        write_growth(w, r);
+    }
+    if (!r.model->run.mmproj.empty()) {
+        w.key("projector");
+        write_projector(w, r);
+    }
+    w.end_object();
+}
+
 json model_report_json(const ModelReport& r) {
-    json quants = json::array();
-    for (const auto& row : r.rows) {
-        quants.push_back({{"quant", row.quant->id},
-                          {"weights_bytes", row.estimate.term(TermKind::weights)},
-                          {"kv_cache_bytes", row.estimate.term(TermKind::kv_cache)},
-                          {"overhead_bytes", row.estimate.term(TermKind::overhead)},
-                          {"total_bytes", row.estimate.total()},
-                          {"gpu_bytes", row.estimate.on(Device::gpu)},
-                          {"recommended", row.quant->recommended},
-                          {"cuda_only", row.quant->requires_backend == "cuda"},
-                          {"terms", estimate_json(row.estimate)}});
-    }
-    json matrix = json::array();
-    for (const auto& row : r.matrix) {
-        json cells = json::array();
-        for (std::size_t i = 0; i < row.cells.size(); ++i) {
-            const auto& c = row.cells[i];
-            cells.push_back(
-                {{"context", r.matrix_contexts[i]},
-                 {"total_bytes", c.total},
-                 {"card_gb", c.card ? json(c.card->gb) : json(nullptr)},
-                 {"card_class", c.card ? json(gpu_class_name(c.card->gpu_class)) : json(nullptr)}});
-        }
-        matrix.push_back({{"quant", row.quant->id}, {"cells", cells}});
-    }
-    json out = {
-        {"model", model_json(*r.model)},
-        {"quant", r.quant->id},
-        {"context", r.options.context},
-        {"kv_type", r.options.kv_type.id},
-        {"overhead_percent", r.options.overhead_percent},
-        {"units", "bytes"},
-        {"rule", rule_name(r.rule)},
-        {"estimate",
-         {{"total_bytes", r.selected.total()},
-          {"gpu_bytes", r.selected.on(Device::gpu)},
-          {"host_bytes", r.selected.on(Device::cpu)},
-          {"terms", estimate_json(r.selected)}}},
-        {"quants", quants},
-        {"matrix", matrix},
-        {"kv_comparison",
-         {{"context", r.model->context_native},
-          {"kv_cache_bytes", r.kv_full_context},
-          {"all_attention_kv_cache_bytes", r.kv_all_attention_full_context},
-          {"total_bytes", r.total_full_context},
-          {"all_attention_total_bytes", r.total_all_attention_full_context},
-          {"recurrent_state_bytes", r.recurrent_state},
-          {"curve", kv_curve_json(r.kv_curve)}}},
-        {"facts", page_facts_json(r)},
-        {"run_commands", run_commands_json(r)},
-        {"smallest_gpu", gpu_ref(r.smallest_gpu)},
-        {"gpus",
-         {{"native", gpu_refs(r.gpus.native)},
-          {"offload", gpu_refs(r.gpus.offload)},
-          {"ram_gb_assumed", ram_gb_json(r.fit.ram)}}},
-    };
-    if (!r.rule_note.empty()) out["rule_note"] = r.rule_note;
-    if (r.quick_contrast) {
-        out["quick_rule"] = {
-            {"total_bytes", r.quick_contrast->total},
-            {"card_gb", r.quick_contrast->card ? json(r.quick_contrast->card->gb) : json(nullptr)}};
-    }
-    json cards = json::array();
-    for (const auto& c : r.card_answers) {
-        cards.push_back({{"gb", c.gb}, {"fits", c.fits}, {"best", choice_json(c.best)}});
-    }
-    out["card_answers"] = cards;
-    if (r.vram) {
-        out["vram_query"] = {
-            {"budget_bytes", r.vram->budget},
-            {"fits_recommended", r.vram->fits_recommended},
-            {"best_quant", r.vram->best ? json(r.vram->best->quant->id) : json(nullptr)},
-            {"best", choice_json(r.vram->best)},
-            {"best_with_offload", choice_json(r.vram->best_offload)}};
-    }
-    if (r.hardware) out["hardware"] = hardware_report_json(*r.model, *r.hardware);
-    if (r.growth) out["grows_after_load"] = growth_json(r);
-    if (!r.model->run.mmproj.empty()) out["projector"] = projector_json(r);
-    return out;
+    return tree_of(write_model_report, r);
 }
 
 }  // namespace canitrun::cli

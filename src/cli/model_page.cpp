@@ -7,6 +7,7 @@
 #include "csv_output.hpp"
 #include "html_report.hpp"
 #include "json_output.hpp"
+#include "json_sink.hpp"
 #include "text_report.hpp"
 
 namespace canitrun::cli {
@@ -21,7 +22,9 @@ CommandResult model_page_result(const std::shared_ptr<const ModelReport>& report
                                 const std::string& footer) {
     CommandResult r;
     r.what = "the model page";
-    r.views = {[report] { return model_report_json(*report); },
+    JsonView json;
+    json.write = [report](JsonSink& w) { write_model_report(w, *report); };
+    r.views = {std::move(json),
                [report, chart_csv](std::ostream& csv) {
                    if (chart_csv) {
                        write_kv_curve_csv(csv, *report);

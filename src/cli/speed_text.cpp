@@ -1,7 +1,5 @@
 #include "speed_text.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <fmt/format.h>
 
 #include <cmath>
@@ -9,11 +7,10 @@
 
 #include "format.hpp"
 #include "hardware_text.hpp"
+#include "json_sink.hpp"
 
 namespace canitrun::cli {
 namespace {
-
-using nlohmann::json;
 
 // The published runs of this setup, one line per source, backend and build; tests at a depth
 // ("pp2048 @ d32768") are left to --json, as is anything past three lines.
@@ -125,36 +122,44 @@ void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) 
     write_measured(out, a);
 }
 
-json speed_json(const HardwareAnswer& a, const Hardware& h) {
+void write_speed_json(JsonSink& w, const HardwareAnswer& a, const Hardware& h) {
     const Speed& s = a.speed;
     const SpeedModel& m = fitted_speed_model();
-    const auto number_or_null = [](const std::optional<double>& v) {
-        return v ? json(*v) : json(nullptr);
-    };
-    json measured = json::array();
-    for (const Measurement* r : a.measured) {
-        measured.push_back({{"test", r->test},
-                            {"tokens_per_s", r->tokens_per_second},
-                            {"backend", r->backend},
-                            {"build", r->build},
-                            {"source", r->source}});
+    w.begin_object();
+    // 0 in the core means a device's bandwidth is unknown: null here, not a rate.
+    w.key("decode_tokens_per_s");
+    if (s.decode_tokens_per_s > 0) {
+        w.value(s.decode_tokens_per_s);
+    } else {
+        w.null();
     }
-    return {// 0 in the core means a device's bandwidth is unknown: null here, not a rate.
-            {"decode_tokens_per_s",
-             s.decode_tokens_per_s > 0 ? json(s.decode_tokens_per_s) : json(nullptr)},
-            {"decode_at_context_tokens_per_s", number_or_null(s.decode_at_context)},
-            {"prefill_tokens_per_s", number_or_null(s.prefill_tokens_per_s)},
-            {"decode_error", number_or_null(s.decode_band)},
-            {"prefill_error", number_or_null(s.prefill_band)},
-            {"device_class", speed_class_name(s.device_class)},
-            {"measured", measured},
-            {"assumptions",
-             {{"model", m.source},
-              {"offloaded", s.offloaded},
-              {"ram_bandwidth_gbps", h.ram_bandwidth_gbps},
-              {"ram_bandwidth_efficiency", m.ram_bandwidth_efficiency},
-              {"pcie_gbps", m.pcie_gbps},
-              {"ubatch", s.ubatch}}}};
+    w.field("decode_at_context_tokens_per_s", s.decode_at_context);
+    w.field("prefill_tokens_per_s", s.prefill_tokens_per_s);
+    w.field("decode_error", s.decode_band);
+    w.field("prefill_error", s.prefill_band);
+    w.field("device_class", speed_class_name(s.device_class));
+    w.key("measured");
+    w.begin_array();
+    for (const Measurement* r : a.measured) {
+        w.begin_object();
+        w.field("backend", r->backend);
+        w.field("build", r->build);
+        w.field("source", r->source);
+        w.field("test", r->test);
+        w.field("tokens_per_s", r->tokens_per_second);
+        w.end_object();
+    }
+    w.end_array();
+    w.key("assumptions");
+    w.begin_object();
+    w.field("model", m.source);
+    w.field("offloaded", s.offloaded);
+    w.field("ram_bandwidth_gbps", h.ram_bandwidth_gbps);
+    w.field("ram_bandwidth_efficiency", m.ram_bandwidth_efficiency);
+    w.field("pcie_gbps", m.pcie_gbps);
+    w.field("ubatch", s.ubatch);
+    w.end_object();
+    w.end_object();
 }
 
 }  // namespace canitrun::cli

@@ -2,7 +2,6 @@
 // A hardware answer's speed as text and JSON: the estimate with its error band, what it assumes,
 // and the published measurements of the same run beside it.
 
-#include <nlohmann/json_fwd.hpp>
 #include <ostream>
 #include <string>
 
@@ -19,6 +18,9 @@ std::string rate_with_band(double tokens_per_s, const std::optional<double>& ban
 // The "Speed:" lines of the hardware section.
 void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h);
 
-nlohmann::json speed_json(const HardwareAnswer& a, const Hardware& h);
+class JsonSink;
+
+// The answer's speed as JSON (hardware_json's "speed"), written into a sink (json_sink.hpp).
+void write_speed_json(JsonSink& w, const HardwareAnswer& a, const Hardware& h);
 
 }  // namespace canitrun::cli

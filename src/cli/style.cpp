@@ -51,7 +51,18 @@ bool want_color(bool is_terminal, const char* no_color, const char* clicolor_for
     return is_terminal;
 }
 
-StyledStream::StyledStream(const Style& style) : style_(style) {
+namespace {
+
+std::string with_room(std::size_t bytes) {
+    std::string s;
+    s.reserve(bytes);
+    return s;
+}
+
+}  // namespace
+
+StyledStream::StyledStream(const Style& style, std::size_t reserve)
+    : std::ostringstream(with_room(reserve)), style_(style) {
     // Colour is for a terminal's table; every other format is read by a program or a renderer.
     if (style_.format != Format::table) style_.color = false;
 }

@@ -42,7 +42,9 @@ struct Style {
 // An answer being written, with the style it is written in.
 class StyledStream : public std::ostringstream {
   public:
-    explicit StyledStream(const Style& style);
+    // `reserve`: bytes of room from the start (a model page's JSON is ~74 KB; grown by
+    // doubling, libstdc++ copied it some twenty times per answer).
+    explicit StyledStream(const Style& style, std::size_t reserve = 0);
     const Style& style() const { return style_; }
 
   private:

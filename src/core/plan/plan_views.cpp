@@ -1,6 +1,7 @@
 #include "canitrun/plan_views.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -58,6 +59,29 @@ Result<bool> native_on(const Model& model, const ModelParts& parts, const Quant&
     CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, options));
     return whole.has_value();
 }
+
+// Each quantization's parts, planned on first use: plan_parts reads the model, the
+// quantization and the settings, which the budgets of one page share. An error is not kept,
+// so it comes back where it came before.
+class PartsOf {
+  public:
+    PartsOf(const Model& model, const PlanSettings& settings)
+        : model_(model), settings_(settings) {}
+
+    Result<const ModelParts*> operator()(const Quant& quant) {
+        for (const auto& [q, parts] : parts_) {
+            if (q == &quant) return &parts;
+        }
+        CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model_, quant, settings_));
+        parts_.emplace_back(&quant, std::move(parts));
+        return &parts_.back().second;
+    }
+
+  private:
+    const Model& model_;
+    const PlanSettings& settings_;
+    std::deque<std::pair<const Quant*, ModelParts>> parts_;  // a deque keeps them in place
+};
 
 }  // namespace
 
@@ -160,9 +184,11 @@ Result<std::optional<CardClass>> plan_card_class(const Model& model, const Quant
     return std::optional<CardClass>{};
 }
 
-Result<BudgetAnswer> plan_budget(const Model& model, const Quant& asked,
-                                 const std::vector<const Quant*>& quants,
-                                 const PlanSettings& settings, Bytes budget, Bytes ram) {
+namespace {
+
+Result<BudgetAnswer> budget_answer(PartsOf& parts_of, const Model& model, const Quant& asked,
+                                   const std::vector<const Quant*>& quants,
+                                   const PlanSettings& settings, Bytes budget, Bytes ram) {
     BudgetAnswer a;
     std::vector<const Quant*> offered;
     for (const Quant* q : quants) {
@@ -177,16 +203,21 @@ Result<BudgetAnswer> plan_budget(const Model& model, const Quant& asked,
         a.best = best;
         return a;
     }
-    const GpuDevice device = generic_device(card_bytes_for_gb(budget));
+    const Hardware device = one_device(generic_device(card_bytes_for_gb(budget)), ram);
+    // plan_on_device with the parts planned once.
+    const auto kind_of = [&](const Quant& q) -> Result<PlanKind> {
+        CANITRUN_TRY_ASSIGN(const ModelParts* parts, parts_of(q));
+        return kind_on(model, *parts, q, settings, device);
+    };
     if (std::find(offered.begin(), offered.end(), &asked) == offered.end() &&
         *rule_loads(settings, asked)) {
         // The quantization asked for by name is planned whether or not it is among the
         // choices (a row the page does not show, a type below the quality floor).
-        CANITRUN_TRY_ASSIGN(auto kind, plan_on_device(model, asked, settings, device, ram));
+        CANITRUN_TRY_ASSIGN(auto kind, kind_of(asked));
         a.fits = kind == PlanKind::native;
     }
     for (const Quant* q : offered) {
-        CANITRUN_TRY_ASSIGN(auto kind, plan_on_device(model, *q, settings, device, ram));
+        CANITRUN_TRY_ASSIGN(auto kind, kind_of(*q));
         if (q == &asked) a.fits = kind == PlanKind::native;
         auto& slot = kind == PlanKind::native ? a.best : a.best_offload;
         if (kind != PlanKind::native && !offloaded(kind)) continue;
@@ -198,6 +229,29 @@ Result<BudgetAnswer> plan_budget(const Model& model, const Quant& asked,
         a.best_offload->quant->quality_rank >= a.best->quant->quality_rank)
         a.best_offload.reset();  // offload is worth showing only when it buys quality
     return a;
+}
+
+}  // namespace
+
+Result<BudgetAnswer> plan_budget(const Model& model, const Quant& asked,
+                                 const std::vector<const Quant*>& quants,
+                                 const PlanSettings& settings, Bytes budget, Bytes ram) {
+    PartsOf parts_of(model, settings);
+    return budget_answer(parts_of, model, asked, quants, settings, budget, ram);
+}
+
+Result<std::vector<BudgetAnswer>> plan_budgets(const Model& model, const Quant& asked,
+                                               const std::vector<const Quant*>& quants,
+                                               const PlanSettings& settings,
+                                               const std::vector<Bytes>& budgets, Bytes ram) {
+    PartsOf parts_of(model, settings);
+    std::vector<BudgetAnswer> out;
+    for (const Bytes budget : budgets) {
+        CANITRUN_TRY_ASSIGN(auto a,
+                            budget_answer(parts_of, model, asked, quants, settings, budget, ram));
+        out.push_back(std::move(a));
+    }
+    return out;
 }
 
 }  // namespace canitrun

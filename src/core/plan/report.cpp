@@ -152,15 +152,19 @@ Result<bool> add_verdicts(ModelReport& r, const Database& db, const Model& model
     r.gpus = verdicts.gpus;
     r.smallest_gpu = verdicts.smallest;
     r.gpu_verdicts = verdicts.verdicts;
-    const std::vector<const Quant*> candidates = page_quants(db);
-    for (const std::uint64_t gb : {16ULL, 24ULL}) {
-        CANITRUN_TRY_ASSIGN(auto a,
-                            plan_budget(model, *r.quant, candidates, s, gb * kGB, options.fit.ram));
-        r.card_answers.push_back({gb, a.fits, a.best});
+    // The 16 and 24 GB cards, then --vram's budget, in one call that plans each
+    // quantization's parts once for all three.
+    constexpr std::uint64_t kCardsGb[] = {16, 24};
+    std::vector<Bytes> budgets;
+    for (const std::uint64_t gb : kCardsGb) budgets.push_back(gb * kGB);
+    if (options.vram_budget) budgets.push_back(*options.vram_budget);
+    CANITRUN_TRY_ASSIGN(
+        auto answers, plan_budgets(model, *r.quant, page_quants(db), s, budgets, options.fit.ram));
+    for (std::size_t i = 0; i < std::size(kCardsGb); ++i) {
+        r.card_answers.push_back({kCardsGb[i], answers[i].fits, answers[i].best});
     }
     if (options.vram_budget) {
-        CANITRUN_TRY_ASSIGN(auto a, plan_budget(model, *r.quant, candidates, s,
-                                                *options.vram_budget, options.fit.ram));
+        const BudgetAnswer& a = answers.back();
         r.vram = VramAnswer{*options.vram_budget, a.fits, a.best, a.best_offload};
     }
     if (options.hardware) {
