@@ -67,6 +67,24 @@ TEST_CASE("a layer split adds each GPU's time, the hand-over and the RAM path") 
     CHECK(decode_seconds(w, h, m) == Approx(2 * 5e8 / 936e9 + 0.5e-3 + 2e8 / (100e9 * 0.6)));
 }
 
+// The hidden state's copy at the boundary is not fitted: a 4096-wide model hands 4 x 4096 bytes
+// over PCIe at the model's 25 GB/s, 0.655 µs a token. With the fitted hand-over at 0, it is what
+// keeps the same reads on two GPUs slower than on one (the split search takes the fewest).
+TEST_CASE("a layer split's hand-over copies the hidden state over PCIe") {
+    SpeedModel m = bare_model();
+    nvidia(m).bandwidth = 1.0;
+    const Hardware h = test::hardware_of({"rtx-3090", "rtx-3090"});
+    SpeedWork one;
+    one.hand_over_bytes = 4.0 * 4096;
+    one.gpus.push_back(DeviceWork{1e9, 0, 0, 0, 0, 32, 0, 0, 0});
+    one.gpus.push_back(DeviceWork{});
+    SpeedWork two = one;
+    two.gpus[0] = two.gpus[1] = DeviceWork{5e8, 0, 0, 0, 0, 16, 0, 0, 0};
+    CHECK(decode_seconds(one, h, m) == Approx(1e9 / 936e9));
+    CHECK(decode_seconds(two, h, m) == Approx(1e9 / 936e9 + 16384 / 25e9));
+    CHECK(decode_seconds(two, h, m) > decode_seconds(one, h, m));
+}
+
 // RTX 4090: 330.4 TFLOPS of matrix rate (twice the database's 165.2, see the decode test), 1008
 // GB/s, a 512-token batch. Quantized k-quant weights at p 1.0 + e 0.5: (1.6e10 dense + 1e9
 // expert FLOPs) x 1.5 / 330.4e12 = 77.18 µs; 8e9 routed expert weights held, each worth x = 160

@@ -22,9 +22,10 @@ json bench_rows() {
     return json::parse(in);
 }
 
-// "361.24" for 361.24, as a llama-bench table prints the mean.
+// "361.24" for 361.24, as a llama-bench table prints the mean; "2893.858642" as its JSON and
+// JSONL records print avg_ts, with six decimals.
 bool quoted(const std::string& quote, double value) {
-    for (int decimals = 0; decimals <= 3; ++decimals) {
+    for (int decimals = 0; decimals <= 6; ++decimals) {
         std::ostringstream s;
         s << std::fixed << std::setprecision(decimals) << value;
         if (quote.find(s.str()) != std::string::npos) return true;

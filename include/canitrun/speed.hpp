@@ -68,10 +68,13 @@ SpeedClass speed_class(const GpuDevice& device);
 // (DGX Spark) cards are built from the same chips (AD102 is both the RTX 4090 and the RTX 6000
 // Ada, GB202 the RTX 5090 and the RTX PRO 6000) and run the same kernels, so they share one set
 // and differ only in their bandwidth and matrix rate; `unknown` uses theirs too. Datacenter
-// cards share their decode (the same mat-vec kernels, fitted on every NVIDIA run) but keep
-// their own prefill: llama.cpp's MMQ reaches a smaller share of an A100's or H100's tensor rate
-// than of a GeForce card's. The error bands stay per class.
-SpeedClass speed_group(SpeedClass c, bool prefill);
+// cards (HBM: V100 ... H200, and the L40S) keep a set of their own: llama.cpp's MMQ reaches a
+// smaller share of an A100's or H100's tensor rate than of a GeForce card's, and its mat-vec
+// kernels a smaller share of HBM bandwidth with a larger cost per layer: with their decode
+// fitted on the GeForce set, kyuz0's 22 V100 decode runs missed by 36 % at the median, their
+// source left out (10 % with a set of their own), and all NVIDIA runs by 16 % (12 %). The error
+// bands stay per class.
+SpeedClass speed_group(SpeedClass c);
 const char* speed_class_name(SpeedClass c);   // "nvidia_datacenter"
 const char* speed_class_words(SpeedClass c);  // "NVIDIA datacenter GPUs"
 
@@ -177,6 +180,9 @@ struct SpeedWork {
     bool float_weights = false;    // 16- or 32-bit float weights: prefill multiplies them as is
     QuantFamily family = QuantFamily::k_quant;
     bool older_build = false;  // a published run of llama.cpp before 2025 (BenchRun)
+    // One token's hidden state as llama.cpp hands it from GPU to GPU at each boundary of a layer
+    // split (F32: 4 bytes per element of the hidden size).
+    double hand_over_bytes = 0;
 };
 
 // Whether a quantization keeps weights as 16- or 32-bit floats (FP16, BF16, FP32).

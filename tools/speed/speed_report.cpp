@@ -264,7 +264,7 @@ void write_coefficients(std::ostream& out, const SpeedModel& m) {
            "token (µs) |\n|---|---|---|---|---|---|---|---|---|---|\n";
     for (int c = 0; c < kSpeedClassCount; ++c) {
         const auto sc = static_cast<SpeedClass>(c);
-        if (speed_group(sc, true) != sc) continue;
+        if (speed_group(sc) != sc) continue;
         const SpeedClassCoefficients& k = m.classes[c];
         out << "| " << speed_class_name(sc) << " | "
             << (k.bandwidth > 0 ? percent(1 / k.bandwidth) : "-") << " | "
@@ -274,8 +274,8 @@ void write_coefficients(std::ostream& out, const SpeedModel& m) {
             << number(k.prefill_layer_s * 1e6) << " | " << number(k.attention) << " | "
             << number(k.expert_compute) << " | " << number(k.prefill_recurrent_s * 1e6) << " |\n";
     }
-    out << "\nGroups: nvidia_workstation, nvidia_unified and unknown use nvidia's coefficients; "
-           "nvidia_datacenter uses nvidia's for decode (speed_group).\n\nShared: "
+    out << "\nGroups: nvidia_workstation, nvidia_unified and unknown use nvidia's coefficients "
+           "(speed_group).\n\nShared: "
         << number(m.moe_layer_s * 1e6) << " µs per MoE layer per decoded token, "
         << number(m.gpu_hop_s * 1e6)
         << " µs per extra GPU of a layer split, each micro-batch reading the weights at "
@@ -439,10 +439,13 @@ void write_speed_report(std::ostream& out, const SpeedModel& model, const std::v
     out << "\n## By source\n\n";
     write_sources(out, rows);
     out << "\n## Known limits\n\n"
-           "- No published M5 run is in the data. The M5 GPUs' matrix rate is Apple's \"over 4x "
-           "the peak GPU compute for AI compared to M4\" (data/gpus/apple.json), which llama.cpp "
-           "reaches through the Metal 4 tensor API (ggml-org/llama.cpp#16634); the apple band was "
-           "measured on M1-M3 runs.\n"
+           "- One M5 is in the data: an M5 Max's Qwen3.5-35B-A3B Q5_K_S (jimliddle, b9518). "
+           "Predicted with its source left out, from Apple's \"over 4x the peak GPU compute for "
+           "AI compared to M4\" (data/gpus/apple.json) that llama.cpp reaches through the Metal 4 "
+           "tensor API (ggml-org/llama.cpp#16634), its pp512 and pp2048 land within 5 %; its "
+           "decode runs 1.4x the prediction. One set of Apple coefficients covers M1 to M5, and "
+           "decode follows the generation: left out, M1 Max runs (XiongjieDai, ferrum-infer-rs's "
+           "24-core one) decode at 0.6-0.66x their prediction, M2 Ultra 0.85x, M3 Max 1.0x.\n"
            "- A MoE model reads a prompt faster than a dense model of more active parameters on "
            "Apple and AMD APUs, as their published runs do (tests/speed_sanity_test.cpp); on "
            "CUDA it does not, as the published runs do not either (an RTX 4090 reads "
@@ -461,11 +464,12 @@ void write_speed_report(std::ostream& out, const SpeedModel& model, const std::v
            "llama.cpp reaches 55-60 % of their HBM2 bandwidth where newer cards reach 80-95 %, "
            "and each is measured by one source, so leaving it out leaves the other to predict "
            "it.\n"
-           "- Intel is measured by one large source (kyuz0's Arc Pro B70 runs): left out, its "
-           "runs are predicted from a handful of A770 and B50 rows and every other vendor's "
-           "coefficients, which is most of Intel's miss. AMD's prefill miss is the Radeon AI PRO "
-           "R9700's (RDNA4): left out, it is predicted from RDNA3 cards at their share of the "
-           "matrix rate, 1.7x too fast.\n";
+           "- Intel is the Arc Pro B70 on Vulkan, and its three sources disagree: left out, "
+           "kyuz0's runs decode at their prediction (0.97x at the median), Wesley-Jakob-Gilbert's "
+           "(Mesa 26.0.3) at 0.7x it and a Windows run of llama.cpp#24005 at 2.3x it, so no fit "
+           "holds Intel's decode within 1.5x of the other platforms' error. AMD's prefill miss is "
+           "the Radeon AI PRO R9700's (RDNA4): left out, it is predicted from RDNA3 cards at their "
+           "share of the matrix rate, 1.7x too fast.\n";
     out << "\n## Coefficients\n\n";
     write_coefficients(out, model);
     out << "\n## Rows not used\n\n";

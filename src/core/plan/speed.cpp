@@ -33,10 +33,8 @@ SpeedClass speed_class(const GpuDevice& device) {
     return SpeedClass::unknown;
 }
 
-SpeedClass speed_group(SpeedClass c, bool prefill) {
+SpeedClass speed_group(SpeedClass c) {
     switch (c) {
-        case SpeedClass::nvidia_datacenter:
-            return prefill ? c : SpeedClass::nvidia;
         case SpeedClass::nvidia_workstation:
         case SpeedClass::nvidia_unified:
         case SpeedClass::unknown:
@@ -143,7 +141,15 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
                    w.weight_count / bandwidth * m.dequant[family];
         ++used;
     }
-    if (used > 1) seconds += static_cast<double>(used - 1) * m.gpu_hop_s;
+    // Each GPU past the first adds a hand-over: the fitted h, and the hidden state's copy over
+    // PCIe, which is not fitted (the runs cannot tell a microsecond per token apart) but keeps a
+    // split of the same reads on more GPUs from ever reading as fast as on fewer, when the fit
+    // puts h at 0 (#34: with datacenter cards' decode fitted apart, the layer-split runs put
+    // their cost in those cards' per-layer time instead).
+    if (used > 1) {
+        seconds += static_cast<double>(used - 1) *
+                   (m.gpu_hop_s + work.hand_over_bytes / (m.pcie_gbps * 1e9));
+    }
     if (work.ram.read_bytes > 0) {
         if (hardware.ram_bandwidth_gbps <= 0) return 0;
         const double ram = hardware.ram_bandwidth_gbps * 1e9 * m.ram_bandwidth_efficiency;
