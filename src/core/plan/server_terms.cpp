@@ -105,7 +105,9 @@ Result<PlacementOptions> server_placement_for(const Model& model, const Quant& q
     t.kv_streams = std::max<std::uint64_t>(settings.n_seq, 1);
     t.sequences = t.kv_streams;
     t.kv_in_ram = !s.kv_offload;
-    if (hardware.gpus.empty() && s.repack) {
+    if (hardware.gpus.empty() && s.repack && settings.file) {
+        t.cpu_repack = file_repack_bytes(settings.file->tensors, s.cpu);  // the file's own types
+    } else if (hardware.gpus.empty() && s.repack) {
         CANITRUN_TRY_ASSIGN(t.cpu_repack, llamacpp_repack_bytes(model, quant, s.cpu));
     }
     if (s.mtp) {
