@@ -108,6 +108,48 @@ TEST_CASE("file plan: a file with a database model's tensors gets its bytes") {
     CHECK(file->smallest_gpu == model->smallest_gpu);
 }
 
+// A repo's listing reads one header (here Q4_K_M's) and plans each other file by the header's
+// tensors typed as llama-quantize types them at its quantization: the Q8_0 row is the Q8_0
+// file's own tensors, so it is the database model at Q8_0. A file whose quantization the
+// database does not know ("custom") keeps the quick rule over the file's bytes, and says so.
+TEST_CASE("file plan: a repo's other files are the header's tensors typed at their quantization") {
+    const Database& db = test::database();
+    const auto g = test::read_back(llama_8b(), "Q4_K_M");
+    const auto g8 = test::read_back(llama_8b(), "Q8_0");
+    REQUIRE(g);
+    REQUIRE(g8);
+    const Quant* q8 = *db.find_quant("Q8_0");
+    const auto typed = retyped_file_tensors(g->model, g->tensors, *q8);
+    REQUIRE(typed);
+    REQUIRE(typed->size() == g8->tensors.size());
+    Bytes sum = 0;
+    for (const auto& t : *typed) sum += t.bytes;
+    CHECK(sum == g8->weights_bytes);
+
+    const std::vector<RepoGguf> files = {{"Q4_K_M", {"m-Q4_K_M.gguf"}, 4'920'000'000, false},
+                                         {"Q8_0", {"m-Q8_0.gguf"}, 8'540'000'000, false},
+                                         {"custom", {"m-custom.gguf"}, 5'000'000'000, false}};
+    const ReportOptions ro = options_at(nullptr);
+    const auto rows = repo_listing(db, *g, files, ro, "hf:org/repo:", "Q4_K_M");
+    REQUIRE(rows);
+    REQUIRE(rows->size() == 3);
+    for (const std::string id : {"Q4_K_M", "Q8_0"}) {
+        const auto model = build_model_report(db, llama_8b(), options_at(*db.find_quant(id)));
+        REQUIRE(model);
+        const RepoListingRow& row = (*rows)[id == "Q4_K_M" ? 0 : 1];
+        INFO(id);
+        CHECK(row.rule == Rule::llamacpp);
+        CHECK(row.tensors == (id == "Q4_K_M" ? RepoTensors::read : RepoTensors::typed));
+        CHECK(row.gpu_bytes == model->selected.on(Device::gpu));
+        CHECK(row.total == model->selected.total());
+    }
+    CHECK((*rows)[2].rule == Rule::quick);
+    CHECK((*rows)[2].tensors == RepoTensors::quick);
+    // 5e9 + 1 GiB of KV, + 12 %, rounded down.
+    const Bytes base = 5'000'000'000 + kLlama8bKvAt8k;
+    CHECK((*rows)[2].total == base + base * 12 / 100);
+}
+
 TEST_CASE("file plan: the quick rule is kept for --engine quick only") {
     const Database& db = test::database();
     const auto g = test::read_back(llama_8b(), "Q4_K_M");

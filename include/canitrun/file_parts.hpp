@@ -6,6 +6,7 @@
 // model's parts to the byte, so the page, the GPU lists, --gpu, compare and local answer the
 // same for both (#33).
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,14 +19,14 @@
 
 namespace canitrun {
 
-// One tensor of a file: its name, the bytes its type and shape take, and what the CPU's repack
-// reads (cpu_repack.hpp): its ggml type, dimensions and rows (ne[1]).
+// One tensor of a file: its name, the bytes its type and shape take, its ggml type and shape
+// (what the CPU's repack reads, cpu_repack.hpp, and what llama-quantize's rules type).
 struct FileTensor {
     std::string name;
     Bytes bytes = 0;
     std::uint32_t type = 0;  // ggml type id
     std::uint32_t n_dims = 1;
-    std::uint64_t rows = 1;
+    std::array<std::uint64_t, 4> ne{1, 1, 1, 1};
 };
 
 struct FileWeights {
@@ -40,5 +41,14 @@ Result<LlamaCppOptions::FileTensors> file_tensor_sums(const std::vector<FileTens
 // The file's weights for `model` (the model read from the same file).
 Result<std::shared_ptr<const FileWeights>> file_weights(const Model& model,
                                                         const std::vector<FileTensor>& tensors);
+
+// The same tensors (names and shapes) typed as llama-quantize types them at `quant`: the file of
+// that quantization made from the same model, as a database model's layout is typed. A repo's
+// listing reads one header and plans its other files so. Errors: no llama.cpp layout for the
+// model's architecture (its hyper-parameters feed the rules), a quantization llama-quantize does
+// not write.
+Result<std::vector<FileTensor>> retyped_file_tensors(const Model& model,
+                                                     const std::vector<FileTensor>& tensors,
+                                                     const Quant& quant);
 
 }  // namespace canitrun

@@ -90,9 +90,15 @@ Result<std::unique_ptr<FileReport>> gguf_file_report(const Database& db, const s
 Result<std::unique_ptr<FileReport>> config_file_report(const Database& db, const Model& model,
                                                        const ReportOptions& options);
 
+// Which tensors a row of a repo's listing was planned by: the header read (that file's own),
+// the header's typed as llama-quantize types them at the row's quantization, or none (the
+// quick rule over the file's bytes).
+enum class RepoTensors { read, typed, quick };
+
 // One row of a GGUF repo's listing: one model's files in the architecture read from one header.
 struct RepoListingRow {
     const RepoGguf* files = nullptr;
+    RepoTensors tensors = RepoTensors::read;
     Rule rule = Rule::llamacpp;  // the rule the row was planned by
     Bytes gpu_bytes = 0;         // on the GPU, at the context
     Bytes total = 0;             // on the GPU and in RAM, at the context
@@ -100,9 +106,10 @@ struct RepoListingRow {
     std::optional<PlanKind> plan;  // on options.hardware, when given
 };
 // The repo's models (projectors left out), each judged as estimate_gguf() and gguf_on_hardware()
-// judge a file; `arch` is the header read (of the file `read_quant` names, which is planned by
-// its own tensors under llama.cpp's rule; the others, whose tensors were not read, by the quick
-// rule over their bytes), `label_prefix` ("hf:REPO:") names each file.
+// judge a file; `arch` is the header read (of the file `read_quant` names, planned by its own
+// tensors; each other file by the header's tensors typed at its quantization, or by the quick
+// rule over its bytes where they cannot be: RepoTensors), `label_prefix` ("hf:REPO:") names
+// each file.
 Result<std::vector<RepoListingRow>> repo_listing(const Database& db, const GgufModel& arch,
                                                  const std::vector<RepoGguf>& models,
                                                  const ReportOptions& options,

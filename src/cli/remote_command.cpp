@@ -60,6 +60,19 @@ struct RepoView {
     std::vector<RepoListingRow> rows;
 };
 
+// How a row's tensors were known (RepoTensors), as the listing names it.
+const char* repo_tensors_text(RepoTensors t) {
+    switch (t) {
+        case RepoTensors::read:
+            return "read";
+        case RepoTensors::typed:
+            return "typed";
+        case RepoTensors::quick:
+            break;
+    }
+    return "none";
+}
+
 std::vector<std::string> projectors(const RepoView& v) {
     std::vector<std::string> files;
     for (const auto& m : v.models) {
@@ -79,6 +92,7 @@ json repo_json(const RepoView& v) {
              {"total_bytes", row.total},
              {"gpu_bytes", row.gpu_bytes},
              {"rule", rule_name(row.rule)},
+             {"tensors", repo_tensors_text(row.tensors)},
              {"smallest_gpu", row.smallest_gpu ? json(row.smallest_gpu->id) : json(nullptr)},
              {"plan", row.plan ? json(plan_kind_name(*row.plan)) : json(nullptr)}});
     }
@@ -105,7 +119,7 @@ void write_repo_csv(std::ostream& out, const RepoView& v) {
 
 void write_repo_text(std::ostream& out, const RepoView& v) {
     const bool planned = v.options.hardware.has_value();
-    std::vector<std::string> header = {"Quant", "Files", "Size", "VRAM", "Rule", "Smallest GPU"};
+    std::vector<std::string> header = {"Quant", "Files", "Size", "VRAM", "Tensors", "Smallest GPU"};
     if (planned) {
         const Hardware& h = *v.options.hardware;
         header.push_back("On " + h.gpus.front().name + (h.gpus.size() > 1 ? " + ..." : ""));
@@ -118,7 +132,7 @@ void write_repo_text(std::ostream& out, const RepoView& v) {
             std::to_string(m.files.size()),
             format_gb(m.bytes),
             format_gb(row.gpu_bytes),
-            row.rule == Rule::quick ? "+ 12 %" : "llama.cpp",
+            row.rule == Rule::quick ? "+ 12 %" : repo_tensors_text(row.tensors),
             row.smallest_gpu ? display_name(*row.smallest_gpu) : std::string("none")};
         if (planned) cells.emplace_back(plan_kind_name(*row.plan));
         t.add_row(cells);
@@ -129,9 +143,10 @@ void write_repo_text(std::ostream& out, const RepoView& v) {
     std::string names;
     for (const auto& p : projectors(v)) names += (names.empty() ? "" : ", ") + p;
     if (!names.empty()) out << "  Vision projector: " << names << " (llama-server --mmproj)\n";
-    out << "  VRAM: on the GPU. llama.cpp: its allocation of the file's own tensors (the header "
-           "read); + 12 %: the file's bytes + KV + 12 %, for a file whose header was not "
-           "read.\n";
+    out << "  VRAM: on the GPU by llama.cpp's allocation of each file's tensors: read (the header "
+           "read, the file's own) or typed (the header's, typed as llama-quantize types them "
+           "at that quantization); + 12 %: the file's bytes + KV + 12 % (--engine quick, or "
+           "a quantization llama-quantize does not write).\n";
     out << "  One of them in full: canitrun hf:" << v.repo << ":QUANT\n";
 }
 

@@ -72,7 +72,7 @@ Bytes file_repack_bytes(const std::vector<FileTensor>& tensors, CpuIsa isa) {
     if (isa == CpuIsa::none) return sum;
     for (const auto& t : tensors) {
         const auto type = find_ggml_type(t.type);
-        if (type && tensor_repacks(isa, t.name, t.n_dims, type->name, t.rows)) {
+        if (type && tensor_repacks(isa, t.name, t.n_dims, type->name, t.ne[1])) {
             sum = checked::add(sum, t.bytes);
         }
     }

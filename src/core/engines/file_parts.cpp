@@ -1,6 +1,8 @@
 #include "canitrun/file_parts.hpp"
 
 #include "canitrun/llamacpp_rules.hpp"
+#include "canitrun/quantize_rules.hpp"
+#include "canitrun/tensor_layout.hpp"
 #include "weight_parts.hpp"
 
 namespace canitrun {
@@ -49,6 +51,30 @@ Result<std::shared_ptr<const FileWeights>> file_weights(const Model& model,
         },
         [] { return std::unexpected(file_overflow()); }));
     return std::shared_ptr<const FileWeights>(std::move(w));
+}
+
+Result<std::vector<FileTensor>> retyped_file_tensors(const Model& model,
+                                                     const std::vector<FileTensor>& tensors,
+                                                     const Quant& quant) {
+    // The rules read the architecture's hyper-parameters from its layout; the tensors are the
+    // file's own.
+    CANITRUN_TRY_ASSIGN(TensorLayout layout, tensor_layout(model));
+    layout.tensors.clear();
+    for (const auto& t : tensors) {
+        TensorInfo info;
+        info.name = t.name;
+        info.ne = t.ne;
+        info.n_dims = t.n_dims;
+        info.layer = llama_tensor_layer(t.name);
+        layout.tensors.push_back(std::move(info));
+    }
+    CANITRUN_TRY_ASSIGN(const auto typed, quantize_tensors(layout, quantize_request(quant)));
+    std::vector<FileTensor> out;
+    out.reserve(typed.size());
+    for (const auto& t : typed) {
+        out.push_back({t.tensor.name, t.bytes, t.type.id, t.tensor.n_dims, t.tensor.ne});
+    }
+    return out;
 }
 
 }  // namespace canitrun

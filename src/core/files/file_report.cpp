@@ -6,6 +6,7 @@
 #include "canitrun/hardware_questions.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/plan_views.hpp"
+#include "canitrun/quantize_rules.hpp"
 
 namespace canitrun {
 
@@ -224,6 +225,44 @@ Result<std::unique_ptr<FileReport>> config_file_report(const Database& db, const
     return r;
 }
 
+namespace {
+
+// Another file of the repo, whose header was not read: the header's tensors typed as
+// llama-quantize types them at its quantization (retyped_file_tensors), as a database model's
+// layout is typed; where that cannot be (a quantization llama-quantize does not write, an
+// architecture without a modelled layout, --engine quick), its bytes by the quick rule.
+struct ListedFile {
+    GgufModel file;
+    ReportOptions options;
+    RepoTensors tensors = RepoTensors::quick;
+};
+
+ListedFile listed_file(const Database& db, const GgufModel& arch, const RepoGguf& m,
+                       const ReportOptions& options, const std::string& read_quant) {
+    ListedFile f{arch, options, RepoTensors::read};
+    if (m.quant == read_quant) return f;
+    const auto quant = db.find_quant(m.quant);
+    if (options.plan.rule == Rule::llamacpp && quant && is_llama_file_type(**quant)) {
+        auto typed = retyped_file_tensors(arch.model, arch.tensors, **quant);
+        if (typed) {
+            f.file.tensors = std::move(*typed);
+            f.file.weights_bytes = 0;
+            for (const auto& t : f.file.tensors) {
+                f.file.weights_bytes = checked::add(f.file.weights_bytes, t.bytes);
+            }
+            f.tensors = RepoTensors::typed;
+            return f;
+        }
+    }
+    f.file.weights_bytes = m.bytes;
+    f.file.tensors.clear();
+    f.options.plan = quick_settings(options.plan.estimate);
+    f.tensors = RepoTensors::quick;
+    return f;
+}
+
+}  // namespace
+
 Result<std::vector<RepoListingRow>> repo_listing(const Database& db, const GgufModel& arch,
                                                  const std::vector<RepoGguf>& models,
                                                  const ReportOptions& options,
@@ -232,25 +271,18 @@ Result<std::vector<RepoListingRow>> repo_listing(const Database& db, const GgufM
     std::vector<RepoListingRow> rows;
     for (const auto& m : models) {
         if (m.projector) continue;
-        GgufModel file = arch;
-        ReportOptions o = options;
-        if (m.quant != read_quant) {
-            // Only one header was read: another file's tensors are not known, so its bytes in
-            // the architecture read are planned by the quick rule, and the row says so.
-            file.weights_bytes = m.bytes;
-            file.tensors.clear();
-            o.plan = quick_settings(options.plan.estimate);
-        }
+        const ListedFile f = listed_file(db, arch, m, options, read_quant);
         RepoListingRow row;
         row.files = &m;
-        CANITRUN_TRY_ASSIGN(const GgufEstimate fe, estimate_gguf(file, o));
+        row.tensors = f.tensors;
+        CANITRUN_TRY_ASSIGN(const GgufEstimate fe, estimate_gguf(f.file, f.options));
         row.rule = fe.settings.rule;
         row.gpu_bytes = fe.estimate.on(Device::gpu);
         row.total = fe.estimate.total();
-        CANITRUN_TRY_ASSIGN(row.smallest_gpu, file_smallest_gpu(db, file, fe, o.fit));
+        CANITRUN_TRY_ASSIGN(row.smallest_gpu, file_smallest_gpu(db, f.file, fe, f.options.fit));
         if (options.hardware) {
             CANITRUN_TRY_ASSIGN(const HardwareReport h,
-                                gguf_on_hardware(label_prefix + m.quant, file, o));
+                                gguf_on_hardware(label_prefix + m.quant, f.file, f.options));
             row.plan = h.selected.plan.kind;
         }
         rows.push_back(row);

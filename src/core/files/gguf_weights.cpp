@@ -28,9 +28,15 @@ Result<void> read_gguf_weights(const std::vector<GgufFile>& parts, GgufModel& ou
                 for (const auto& t : part.tensors) {
                     out.weights_bytes = checked::add(out.weights_bytes, t.bytes);
                     ++out.tensor_count;
-                    out.tensors.push_back({t.name, t.bytes, t.type,
-                                           static_cast<std::uint32_t>(t.dims.size()),
-                                           t.dims.size() > 1 ? t.dims[1] : 1});
+                    FileTensor ft{t.name,
+                                  t.bytes,
+                                  t.type,
+                                  static_cast<std::uint32_t>(t.dims.size()),
+                                  {1, 1, 1, 1}};
+                    for (std::size_t d = 0; d < t.dims.size() && d < ft.ne.size(); ++d) {
+                        ft.ne[d] = t.dims[d];
+                    }
+                    out.tensors.push_back(std::move(ft));
                     QuantMixEntry& e = mix[t.type];
                     e.type_id = t.type;
                     e.type = ggml_name(t.type);
