@@ -105,6 +105,12 @@ struct RepoListingRow {
     const Gpu* smallest_gpu = nullptr;
     std::optional<PlanKind> plan;  // on options.hardware, when given
 };
+// The quantization whose header a repo's listing reads for the architecture: the recommended
+// one's file when the repo has it, else the first model's with a quantization in its name; ""
+// when none has one.
+std::string listing_header_quant(const std::vector<RepoGguf>& models,
+                                 const std::string& recommended);
+
 // The repo's models (projectors left out), each judged as estimate_gguf() and gguf_on_hardware()
 // judge a file; `arch` is the header read (of the file `read_quant` names, planned by its own
 // tensors; each other file by the header's tensors typed at its quantization, or by the quick

@@ -161,13 +161,9 @@ Result<CommandResult> list_repo(const Database& db, const RemoteSpec& spec, Http
     v->revision = spec.revision;
     v->options = ro;
     v->models = gguf_models(files);
-    // The architecture from one model's header: the recommended quantization's, else the first.
+    // The architecture from one model's header (listing_header_quant).
     RemoteSpec one = spec;
-    const std::string& recommended = db.recommended_quant()->id;
-    one.quant = pick_quant(v->models, recommended) != nullptr ? recommended : std::string();
-    for (const auto& m : v->models) {
-        if (one.quant.empty() && !m.projector && !m.quant.empty()) one.quant = m.quant;
-    }
+    one.quant = listing_header_quant(v->models, db.recommended_quant()->id);
     CANITRUN_TRY_ASSIGN(const RemoteGguf remote, fetch_remote_gguf(client, one, setup.env, &files));
     CANITRUN_TRY_ASSIGN(const GgufModel g, gguf_to_model(remote.parts));
     v->architecture = g.architecture;

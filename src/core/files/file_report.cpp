@@ -263,6 +263,15 @@ ListedFile listed_file(const Database& db, const GgufModel& arch, const RepoGguf
 
 }  // namespace
 
+std::string listing_header_quant(const std::vector<RepoGguf>& models,
+                                 const std::string& recommended) {
+    if (pick_quant(models, recommended) != nullptr) return recommended;
+    for (const auto& m : models) {
+        if (!m.projector && !m.quant.empty()) return m.quant;
+    }
+    return "";
+}
+
 Result<std::vector<RepoListingRow>> repo_listing(const Database& db, const GgufModel& arch,
                                                  const std::vector<RepoGguf>& models,
                                                  const ReportOptions& options,
