@@ -200,6 +200,8 @@ TEST_CASE("file plan cli: page, --gpu, gpus, compare and local give the file the
     CHECK(a["ram"] == b["ram"]);
     CHECK(a["gpu_total_bytes"] == b["gpu_total_bytes"]);
     CHECK(on_gpu["hardware"]["max_context"] == file_on_gpu["hardware"]["max_context"]);
+    CHECK(on_gpu["hardware"]["serving"]["max_users"] ==
+          file_on_gpu["hardware"]["serving"]["max_users"]);
 
     // gpus.
     const json gpus = json_of({"gpus", "llama-3.1-8b", "--quant", "Q4_K_M", "--json"});

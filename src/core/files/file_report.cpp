@@ -92,6 +92,7 @@ Result<HardwareReport> gguf_on_hardware(const std::string& label, const GgufMode
     CANITRUN_TRY_ASSIGN(r.selected,
                         answer_for(planned, file_quant(), r.hardware, s, options.placement));
     CANITRUN_TRY_ASSIGN(r.max_context, max_native_context(planned, file_quant(), r.hardware, s));
+    add_serving(r, planned, file_quant(), s);
     return r;
 }
 
