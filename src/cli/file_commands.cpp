@@ -240,15 +240,6 @@ Result<GgufModel> load_gguf(const std::string& path) {
     return gguf_to_model(parts);
 }
 
-// The tensor bytes of a --mmproj projector file; 0 without one.
-Result<Bytes> mmproj_bytes(const std::string& mmproj_path) {
-    Bytes mmproj = 0;
-    if (mmproj_path.empty()) return mmproj;
-    CANITRUN_TRY_ASSIGN(auto parts, read_gguf_parts(mmproj_path));
-    for (const auto& p : parts) mmproj = checked::add(mmproj, p.tensor_bytes());
-    return mmproj;
-}
-
 }  // namespace
 
 CommandResult gguf_page(const std::shared_ptr<const GgufReport>& report, bool chart_csv,
@@ -298,7 +289,7 @@ Result<CommandResult> run_gguf(const Database& db, const std::string& path,
                                const std::string& mmproj_path, const ReportOptions& ro,
                                bool chart_csv) {
     CANITRUN_TRY_ASSIGN(const GgufModel g, load_gguf(path));
-    CANITRUN_TRY_ASSIGN(const Bytes mmproj, mmproj_bytes(mmproj_path));
+    CANITRUN_TRY_ASSIGN(const Bytes mmproj, gguf_file_tensor_bytes(mmproj_path));
     return gguf_file_page(db, path, g, mmproj, ro, chart_csv, "");
 }
 
@@ -371,7 +362,7 @@ Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const M
                 return config_file_report(db, hf.model, options);
             }
             CANITRUN_TRY_ASSIGN(const GgufModel g, load_gguf(file));
-            CANITRUN_TRY_ASSIGN(const Bytes mmproj, mmproj_bytes(mmproj_path));
+            CANITRUN_TRY_ASSIGN(const Bytes mmproj, gguf_file_tensor_bytes(mmproj_path));
             return gguf_file_report(db, file, g, mmproj, options);
         },
         [&] { return std::unexpected(file_overflow(file)); });
