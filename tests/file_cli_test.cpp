@@ -115,6 +115,8 @@ bool lists(const nlohmann::json& gpus, const std::string& id) {
 
 }  // namespace
 
+// Under --engine quick (the page's 12 % rule, which a file gets only when asked for; by default
+// a file is planned by llama.cpp's allocation of its tensors, file_plan_test.cpp):
 // small_llama plus 22 f16 tensors of 2^15 x 2^14 (1 GiB each): weights 22 x 1,073,741,824 +
 // 295,518,208 = 23,917,838,336 B. At 4k: KV 32 x 4096 x 8 x 256 x 2 = 536,870,912 B; overhead
 // floor(12 % of 24,454,709,248) = 2,934,565,109 B; total 27,389,274,357 B. Past every 24 GB card,
@@ -127,7 +129,7 @@ TEST_CASE("file cli: gpus FILE.gguf lists the GPUs that run the file at its own 
     for (int k = 0; k < 22; ++k) w.tensor("blk." + std::to_string(k), {1ULL << 15, 1ULL << 14}, 1);
     w.write_sparse_file(path);
 
-    const Outcome j = run_cli({"gpus", path, "--ctx", "4096", "--json"});
+    const Outcome j = run_cli({"gpus", path, "--ctx", "4096", "--engine", "quick", "--json"});
     REQUIRE(j.code == 0);
     CHECK(j.err.empty());
     const auto doc = nlohmann::json::parse(j.out);
@@ -141,12 +143,12 @@ TEST_CASE("file cli: gpus FILE.gguf lists the GPUs that run the file at its own 
     CHECK_FALSE(lists(doc["gpus"]["native"], "rtx-3060"));
     CHECK_FALSE(lists(doc["gpus"]["offload"], "rtx-3060"));
 
-    const Outcome text = run_cli({"gpus", path, "--ctx", "4096"});
+    const Outcome text = run_cli({"gpus", path, "--ctx", "4096", "--engine", "quick"});
     CHECK(text.code == 0);
     CHECK(has(text.out, "Test Llama at GGUF file, 4k context: 27.4 GB"));
     CHECK(has(text.out, "Run it natively"));
 
-    const Outcome quiet = run_cli({"gpus", path, "--ctx", "4096", "--quiet"});
+    const Outcome quiet = run_cli({"gpus", path, "--ctx", "4096", "--engine", "quick", "--quiet"});
     CHECK(quiet.code == 0);
     CHECK(quiet.out.rfind("rtx-5090\n", 0) == 0);
 

@@ -17,9 +17,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "canitrun/checked.hpp"
 #include "canitrun/error.hpp"
+#include "canitrun/file_parts.hpp"
 #include "canitrun/model.hpp"
 #include "canitrun/quant.hpp"
 
@@ -37,5 +39,8 @@ bool repacks(CpuIsa isa, std::string_view type_name, std::uint64_t rows);
 // The bytes of the model's weights at the quantization that the CPU repacks when every layer
 // and the output head are on it (token_embd is read by rows, never repacked).
 Result<Bytes> llamacpp_repack_bytes(const Model& model, const Quant& quant, CpuIsa isa);
+
+// The same over a model file's own tensors, at the types the file holds.
+Bytes file_repack_bytes(const std::vector<FileTensor>& tensors, CpuIsa isa);
 
 }  // namespace canitrun

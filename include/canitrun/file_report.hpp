@@ -3,9 +3,13 @@
 // config.json): the same decisions for every command that shows one (the file page, `gpus`,
 // `compare`, `local`, a repo's listing), so they cannot disagree. The CLI only formats these.
 //
-// A GGUF file is judged at its own bytes: the exact sum of its tensors as the weights,
-// llama.cpp's cache cells (the padded context; sliding layers keep window + ubatch cells) and
-// the page's rule over them; on --gpu, its plan and longest context on that hardware.
+// A GGUF file is planned by the rule a database model is (ReportOptions::plan): under llama.cpp's
+// rule (the default) its own tensors, each at the bytes the file holds, go through the same
+// parts, caches, buffers and placement as a database model's layout (file_parts.hpp), so a file
+// with a database model's tensors gets that model's answer to the byte (#33); a file whose
+// architecture llama.cpp's layout is not modelled for is planned by the quick rule and the
+// answer says so (rule_note). Under --engine quick: the exact sum of its tensors as the
+// weights, llama.cpp's cache cells and the page's 12 % over them.
 
 #include <cstdint>
 #include <memory>
@@ -26,9 +30,17 @@ namespace canitrun {
 // The quantization a GGUF file stands for in the fit rules: its own, which every backend runs.
 Quant gguf_file_quant();
 
-// A GGUF model at the asked context: the page's rule over the file's bytes and llama.cpp's
-// cells. `terms` gains "mmproj" when a projector is added.
+// The settings a file is planned by: options.plan at options.estimate, with the file's tensors
+// under llama.cpp's rule, or the quick rule over its bytes (and `note` says why, when llama.cpp's
+// rule was asked).
+Result<PlanSettings> gguf_plan_settings(const GgufModel& g, const ReportOptions& options,
+                                        std::string* note = nullptr);
+
+// A GGUF model at the asked context by the settings' rule. `terms` gains "mmproj" when a
+// projector is added.
 struct GgufEstimate {
+    PlanSettings settings;  // the rule the figures were made by
+    std::string rule_note;  // why it is not the rule asked, when it is not
     Estimate estimate;
     Bytes kv = 0;
     Bytes recurrent = 0;  // f32 state of linear-attention / SSM layers, fixed in size
@@ -56,6 +68,7 @@ struct GgufReport {
     std::optional<HardwareReport> hardware;
     std::vector<KvCurvePoint> curve;
     const Gpu* smallest_gpu = nullptr;  // the smallest database GPU that holds it natively
+    std::optional<bool> vram_fits;      // natively in the --vram budget, by the same rule
     bool fits() const;                  // on the hardware, else in the --vram budget, else true
 };
 Result<GgufReport> build_gguf_report(const Database& db, const std::string& label,
@@ -77,18 +90,36 @@ Result<std::unique_ptr<FileReport>> gguf_file_report(const Database& db, const s
 Result<std::unique_ptr<FileReport>> config_file_report(const Database& db, const Model& model,
                                                        const ReportOptions& options);
 
+// Which tensors a row of a repo's listing was planned by: the header read (that file's own),
+// the header's typed as llama-quantize types them at the row's quantization, or none (the
+// quick rule over the file's bytes).
+enum class RepoTensors { read, typed, quick };
+
 // One row of a GGUF repo's listing: one model's files in the architecture read from one header.
 struct RepoListingRow {
     const RepoGguf* files = nullptr;
-    Bytes total = 0;  // the file's bytes + llama.cpp's KV + the page's overhead, at the context
+    RepoTensors tensors = RepoTensors::read;
+    Rule rule = Rule::llamacpp;  // the rule the row was planned by
+    Bytes gpu_bytes = 0;         // on the GPU, at the context
+    Bytes total = 0;             // on the GPU and in RAM, at the context
     const Gpu* smallest_gpu = nullptr;
     std::optional<PlanKind> plan;  // on options.hardware, when given
 };
+// The quantization whose header a repo's listing reads for the architecture: the recommended
+// one's file when the repo has it, else the first model's with a quantization in its name; ""
+// when none has one.
+std::string listing_header_quant(const std::vector<RepoGguf>& models,
+                                 const std::string& recommended);
+
 // The repo's models (projectors left out), each judged as estimate_gguf() and gguf_on_hardware()
-// judge a file; `arch` is the header read, `label_prefix` ("hf:REPO:") names each file.
+// judge a file; `arch` is the header read (of the file `read_quant` names, planned by its own
+// tensors; each other file by the header's tensors typed at its quantization, or by the quick
+// rule over its bytes where they cannot be: RepoTensors), `label_prefix` ("hf:REPO:") names
+// each file.
 Result<std::vector<RepoListingRow>> repo_listing(const Database& db, const GgufModel& arch,
                                                  const std::vector<RepoGguf>& models,
                                                  const ReportOptions& options,
-                                                 const std::string& label_prefix);
+                                                 const std::string& label_prefix,
+                                                 const std::string& read_quant);
 
 }  // namespace canitrun

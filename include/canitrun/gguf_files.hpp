@@ -29,4 +29,7 @@ std::string split_part_path(const std::string& prefix, std::uint32_t number, std
 // Checks each part's split.no / split.count keys against its name.
 Result<std::vector<GgufFile>> read_gguf_parts(const std::string& path);
 
+// The tensor bytes of every part of the file at `path` (a --mmproj projector's); 0 for "".
+Result<Bytes> gguf_file_tensor_bytes(const std::string& path);
+
 }  // namespace canitrun

@@ -9,6 +9,7 @@
 
 #include "canitrun/checked.hpp"
 #include "canitrun/error.hpp"
+#include "canitrun/file_parts.hpp"
 #include "canitrun/gguf.hpp"
 #include "canitrun/llamacpp_rules.hpp"  // llama_cache_model: the cells a file gets
 #include "canitrun/model.hpp"
@@ -35,6 +36,10 @@ struct GgufModel {
     // sliding-window pattern, a full-attention interval), before the layers are counted into
     // model.arch.layer_groups; layer_kinds(model) must place them the same way.
     std::vector<LayerKind> layer_kinds;
+    // Every tensor of every part, by name and bytes: what the llama.cpp rule plans a file by
+    // (file_parts.hpp), so a file is planned by its own tensors as a database model by its
+    // layout's.
+    std::vector<FileTensor> tensors;
 };
 
 // Errors: no general.architecture, no `<arch>.block_count`, inconsistent per-layer arrays.

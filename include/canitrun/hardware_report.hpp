@@ -25,6 +25,11 @@ struct HardwareReport {
     std::optional<ServingSpeed> users_speed;
 };
 
+// Under the llama.cpp rule on GPUs: r.serving and r.users_speed for r.selected (set first),
+// the one rule a database model's report and a file's (file_report.hpp) share.
+void add_serving(HardwareReport& r, const Model& model, const Quant& quant,
+                 const PlanSettings& settings);
+
 Result<HardwareReport> build_hardware_report(const Database& db, const Model& model,
                                              const Quant& quant, const PlanSettings& settings,
                                              const Hardware& hardware,

@@ -43,6 +43,13 @@ std::uint64_t llama_default_swa_period(const std::string& arch);
 // is duplicated as a tied output head.
 bool llama_host_input_tensor(const std::string& name);
 
+// The repeating layer a tensor belongs to: "blk.12.attn_v.weight" -> 12; -1 for a tensor
+// outside the layers (token_embd, output).
+int llama_tensor_layer(const std::string& name);
+
+// A routed expert's tensor (ffn_*_exps.*): what --n-cpu-moe and -ot exps=CPU move to RAM.
+bool llama_routed_expert_tensor(const std::string& name);
+
 // Architectures llama.cpp runs with no memory at all (llama_model::create_memory returns
 // nullptr: non-causal encoders): no KV cache, and the graph's attention spans the ubatch's own
 // tokens. Of those canitrun lays out: bert (BERT, XLM-RoBERTa: bge-m3), nomic-bert and

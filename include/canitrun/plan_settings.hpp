@@ -13,9 +13,11 @@
 //   no margin. `--engine quick` reproduces the page with it.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "canitrun/estimate.hpp"
+#include "canitrun/file_parts.hpp"
 #include "canitrun/hardware.hpp"
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/model_parts.hpp"
@@ -60,6 +62,9 @@ struct PlanSettings {
     ServerSettings server;
     // --split-mode: row is planned by answer_for (row_split.hpp), the llama.cpp rule only.
     SplitMode split_mode = SplitMode::layer;
+    // A model file's own tensors (file_parts.hpp): the llama.cpp rule plans their bytes in place
+    // of the layout typed at the quantization, through the same parts, caches and buffers.
+    std::shared_ptr<const FileWeights> file;
 
     bool operator==(const PlanSettings&) const = default;
 };

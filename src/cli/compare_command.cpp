@@ -91,8 +91,13 @@ void write_comparison(std::ostream& out, const Comparison& c) {
     std::vector<std::string> header = {""};
     for (const auto& e : c.entries) header.push_back(report_of(e).model->name);
     const ModelReport& first = report_of(c.entries.front());
-    out << heading(out, "Compared at " + first.quant->id + ", " + rule_name(first.rule) +
-                            " rule (GB = 10^9 bytes)")
+    // One rule for all, named once; else each column says its own in the Rule row.
+    bool one_rule = true;
+    for (const auto& e : c.entries) one_rule = one_rule && report_of(e).rule == first.rule;
+    out << heading(out, "Compared at " + first.quant->id +
+                            (one_rule ? std::string(", ") + rule_name(first.rule) + " rule"
+                                      : std::string()) +
+                            " (GB = 10^9 bytes)")
         << "\n";
     Table t(header);
     const auto row = [&](const std::string& label, auto cell) {
@@ -104,6 +109,11 @@ void write_comparison(std::ostream& out, const Comparison& c) {
     row("Context", [](const ModelReport& r) { return context_text(*r.model); });
     row("Layers", [](const ModelReport& r) { return layers_text(*r.model); });
     row("Quantization", [](const ModelReport& r) { return r.quant->id; });
+    if (!one_rule) {
+        row("Rule", [](const ModelReport& r) {
+            return r.rule == Rule::quick ? std::string("quick (+ 12 %)") : std::string("llama.cpp");
+        });
+    }
     row("Planned context", [](const ModelReport& r) { return format_context(r.options.context); });
     row("VRAM (on the GPU)",
         [](const ModelReport& r) { return format_gb(r.selected.on(Device::gpu)); });

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "app.hpp"
+#include "canitrun/file_parts.hpp"
 #include "canitrun/file_report.hpp"
 #include "canitrun/gguf_files.hpp"
 #include "canitrun/gguf_model.hpp"
@@ -100,6 +101,16 @@ void write_gguf_mix(std::ostream& out, const GgufModel& g) {
     mix.write(out, "    ");
 }
 
+// What the figures were made by: llama.cpp's allocation over the file's own tensors, or the
+// quick rule (asked for, or the reason it stands in).
+std::string gguf_rule_text(const GgufEstimate& fe) {
+    if (fe.settings.rule == Rule::quick) {
+        return "the quick rule: the file's weights + KV + 12 %" +
+               (fe.rule_note.empty() ? std::string() : "; " + fe.rule_note);
+    }
+    return std::string("llama.cpp ") + kLlamaCppCommit + "'s allocation of the file's own tensors";
+}
+
 // The terms at the context, the plan on the hardware, the budget.
 void write_gguf_terms(std::ostream& out, const GgufReport& report) {
     const GgufModel& g = report.gguf;
@@ -109,13 +120,20 @@ void write_gguf_terms(std::ostream& out, const GgufReport& report) {
     out << "\n  At " << format_context(ro.estimate.context) << " context ("
         << ro.estimate.kv_type.id << " KV; llama.cpp allocates "
         << format_thousands(fe.cache_context) << " cells)\n";
+    out << "    by " << gguf_rule_text(fe) << "\n";
     Table terms({"term", "GB", "MiB"}, {false, true, true});
     for (const auto& t : fe.estimate.terms) {
         terms.add_row({term_name(t.kind), format_gb(t.bytes), mib(t.bytes)});
     }
+    if (fe.settings.rule != Rule::quick) {
+        const Bytes gpu = fe.estimate.on(Device::gpu);
+        const Bytes ram = fe.estimate.on(Device::cpu);
+        terms.add_row({"on the GPU", format_gb(gpu), mib(gpu)});
+        terms.add_row({"in RAM", format_gb(ram), mib(ram)});
+    }
     terms.add_row({"total", format_gb(fe.estimate.total()), mib(fe.estimate.total())});
     terms.write(out, "    ");
-    if (fe.recurrent > 0) {
+    if (fe.recurrent > 0 && fe.settings.rule == Rule::quick) {
         out << "    recurrent state " << format_gb(fe.recurrent) << " (" << mib(fe.recurrent)
             << ", f32, fixed; inside the overhead by the quick rule)\n";
     }
@@ -124,10 +142,10 @@ void write_gguf_terms(std::ostream& out, const GgufReport& report) {
             out, g.model, hardware->selected.quant ? *hardware->selected.quant : gguf_file_quant(),
             hardware->selected.settings.estimate, *hardware);
     }
-    if (ro.vram_budget) {
+    if (ro.vram_budget && report.vram_fits) {
         out << "\n  VRAM budget " << format_gb(*ro.vram_budget) << ": "
-            << (fe.estimate.total() <= *ro.vram_budget ? "fits" : "does not fit") << " ("
-            << format_gb(fe.estimate.total()) << " needed)\n";
+            << (*report.vram_fits ? "fits" : "does not fit") << " ("
+            << format_gb(fe.estimate.on(Device::gpu)) << " on the GPU)\n";
     }
 }
 
@@ -163,14 +181,18 @@ json gguf_json(const GgufReport& report) {
                 {"kv_cache_bytes", fe.kv},
                 {"recurrent_state_bytes", fe.recurrent},
                 {"mmproj_bytes", fe.mmproj},
-                {"overhead_percent", ro.estimate.overhead_percent},
+                {"overhead_percent",
+                 fe.settings.rule == Rule::quick ? json(ro.estimate.overhead_percent) : json(0)},
+                {"rule", rule_name(fe.settings.rule)},
+                {"rule_note", fe.rule_note.empty() ? json(nullptr) : json(fe.rule_note)},
+                {"gpu_bytes", fe.estimate.on(Device::gpu)},
+                {"host_bytes", fe.estimate.on(Device::cpu)},
                 {"units", "bytes"},
                 {"estimate",
                  {{"total_bytes", fe.estimate.total()}, {"terms", estimate_json(fe.estimate)}}}};
     if (hardware) out["hardware"] = hardware_report_json(g.model, *hardware);
-    if (ro.vram_budget) {
-        out["vram_query"] = {{"budget_bytes", *ro.vram_budget},
-                             {"fits", fe.estimate.total() <= *ro.vram_budget}};
+    if (ro.vram_budget && report.vram_fits) {
+        out["vram_query"] = {{"budget_bytes", *ro.vram_budget}, {"fits", *report.vram_fits}};
     }
     out["kv_comparison"] = {{"curve", kv_curve_json(report.curve)}};
     return out;
@@ -205,7 +227,7 @@ void write_gguf_curve_csv(std::ostream& out, const GgufReport& r) {
 // --quiet: as the model page answers, for a file that has its own quantization.
 std::string gguf_answer(const GgufReport& r) {
     if (r.hardware) return plan_kind_name(r.hardware->selected.plan.kind);
-    if (r.options.vram_budget) return r.fits() ? "fits" : "does not fit";
+    if (r.vram_fits) return *r.vram_fits ? "fits" : "does not fit";
     return r.smallest_gpu != nullptr ? display_name(*r.smallest_gpu) : "none";
 }
 
@@ -216,15 +238,6 @@ namespace {
 Result<GgufModel> load_gguf(const std::string& path) {
     CANITRUN_TRY_ASSIGN(auto parts, read_gguf_parts(path));
     return gguf_to_model(parts);
-}
-
-// The tensor bytes of a --mmproj projector file; 0 without one.
-Result<Bytes> mmproj_bytes(const std::string& mmproj_path) {
-    Bytes mmproj = 0;
-    if (mmproj_path.empty()) return mmproj;
-    CANITRUN_TRY_ASSIGN(auto parts, read_gguf_parts(mmproj_path));
-    for (const auto& p : parts) mmproj = checked::add(mmproj, p.tensor_bytes());
-    return mmproj;
 }
 
 }  // namespace
@@ -246,7 +259,9 @@ CommandResult gguf_page(const std::shared_ptr<const GgufReport>& report, bool ch
         write_gguf_text(out, *report);
         write_kv_chart_section(
             out, report->gguf.model, report->curve,
-            report->options.estimate.kv_type.id + ", the file's weights, page's rule",
+            report->options.estimate.kv_type.id + ", the file's weights, " +
+                (report->at_context.settings.rule == Rule::quick ? "page's rule"
+                                                                 : "llama.cpp's allocation"),
             "the file's weights");
         out << note;
     };
@@ -274,7 +289,7 @@ Result<CommandResult> run_gguf(const Database& db, const std::string& path,
                                const std::string& mmproj_path, const ReportOptions& ro,
                                bool chart_csv) {
     CANITRUN_TRY_ASSIGN(const GgufModel g, load_gguf(path));
-    CANITRUN_TRY_ASSIGN(const Bytes mmproj, mmproj_bytes(mmproj_path));
+    CANITRUN_TRY_ASSIGN(const Bytes mmproj, gguf_file_tensor_bytes(mmproj_path));
     return gguf_file_page(db, path, g, mmproj, ro, chart_csv, "");
 }
 
@@ -347,7 +362,7 @@ Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const M
                 return config_file_report(db, hf.model, options);
             }
             CANITRUN_TRY_ASSIGN(const GgufModel g, load_gguf(file));
-            CANITRUN_TRY_ASSIGN(const Bytes mmproj, mmproj_bytes(mmproj_path));
+            CANITRUN_TRY_ASSIGN(const Bytes mmproj, gguf_file_tensor_bytes(mmproj_path));
             return gguf_file_report(db, file, g, mmproj, options);
         },
         [&] { return std::unexpected(file_overflow(file)); });
@@ -357,24 +372,11 @@ Result<CommandResult> engine_on_gguf(const Database& db, const std::string& labe
                                      const std::vector<GgufFile>& parts,
                                      const EngineRequest& request) {
     CANITRUN_TRY_ASSIGN(auto g, gguf_to_model(parts));
-    LlamaCppOptions::FileTensors tensors;
-    for (const auto& part : parts) {
-        for (const auto& t : part.tensors) {
-            if (llama_host_input_tensor(t.name)) {
-                tensors.host_inputs = checked::add(tensors.host_inputs, t.bytes);
-                if (t.name == "token_embd.weight") {
-                    tensors.token_embd = checked::add(tensors.token_embd, t.bytes);
-                }
-            } else {
-                tensors.other = checked::add(tensors.other, t.bytes);
-            }
-        }
-    }
     EngineRequest r = request;
     r.db = &db;
     r.model = &g.model;
     r.quant = nullptr;
-    r.file_tensors = tensors;
+    CANITRUN_TRY_ASSIGN(r.file_tensors, file_tensor_sums(g.tensors));
     r.file = label;
     return run_engine(r);
 }

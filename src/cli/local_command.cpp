@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "canitrun/gguf_files.hpp"
 #include "csv_output.hpp"
 #include "file_commands.hpp"
 #include "format.hpp"
@@ -27,30 +26,7 @@ LocalListing build_local_listing(const Database& db, const StoreRoots& roots,
     LocalListing l;
     l.roots = roots;
     if (options.hardware) l.hardware = hardware_name(*options.hardware);
-    for (const auto& m : scan_local_stores(roots)) {
-        LocalEntry e;
-        e.where = m;
-        auto parts = read_gguf_parts(m.path);
-        auto g = parts ? gguf_to_model(*parts) : Result<GgufModel>(std::unexpected(parts.error()));
-        if (!g) {
-            e.error = g.error().message;
-            l.models.push_back(e);
-            continue;
-        }
-        auto file = gguf_file_report(db, m.path, *g, 0, options);
-        if (!file) {
-            e.error = file.error().message;
-            l.models.push_back(e);
-            continue;
-        }
-        const ModelReport& r = (*file)->report;
-        e.architecture = g->architecture;
-        e.weights = g->weights_bytes;
-        e.total = r.selected.total();
-        e.smallest = r.smallest_gpu;
-        if (r.hardware) e.plan = plan_kind_name(r.hardware->selected.plan.kind);
-        l.models.push_back(e);
-    }
+    l.models = local_listing(db, roots, options);
     return l;
 }
 
@@ -78,15 +54,16 @@ void write_local(std::ostream& out, const LocalListing& l) {
             row.push_back("unreadable: " + e.error);
             if (plans) row.push_back("-");
         } else {
-            row.push_back(format_gb(e.total));
+            row.push_back(format_gb(e.gpu) + (e.rule == Rule::quick ? " (+ 12 %)" : ""));
             row.push_back(e.smallest ? display_name(*e.smallest) : std::string("none"));
-            if (plans) row.push_back(e.plan);
+            if (plans) row.push_back(e.plan ? plan_kind_name(*e.plan) : "-");
         }
         t.add_row(row);
     }
     t.write(out);
-    out << "  VRAM: each file's own weights + KV cache + 12 % (GB = 10^9 bytes). One in full: "
-           "canitrun PATH\n";
+    out << "  VRAM: on the GPU, llama.cpp's allocation of each file's own tensors; (+ 12 %): the "
+           "file's weights + KV + 12 %, where llama.cpp's layout of its architecture is not "
+           "modelled (GB = 10^9 bytes). One in full: canitrun PATH\n";
 }
 
 json local_json(const LocalListing& l) {
@@ -99,8 +76,10 @@ json local_json(const LocalListing& l) {
                           {"architecture", e.error.empty() ? json(e.architecture) : json(nullptr)},
                           {"weights_bytes", e.error.empty() ? json(e.weights) : json(nullptr)},
                           {"total_bytes", e.error.empty() ? json(e.total) : json(nullptr)},
+                          {"gpu_bytes", e.error.empty() ? json(e.gpu) : json(nullptr)},
+                          {"rule", e.error.empty() ? json(rule_name(e.rule)) : json(nullptr)},
                           {"smallest_gpu", e.smallest ? json(e.smallest->id) : json(nullptr)},
-                          {"plan", e.plan.empty() ? json(nullptr) : json(e.plan)},
+                          {"plan", e.plan ? json(plan_kind_name(*e.plan)) : json(nullptr)},
                           {"error", e.error.empty() ? json(nullptr) : json(e.error)}});
     }
     return {{"units", "bytes"},
@@ -115,11 +94,13 @@ json local_json(const LocalListing& l) {
 
 void write_local_csv(std::ostream& out, const LocalListing& l) {
     CsvWriter csv(out, {"store", "name", "path", "bytes", "architecture", "total_bytes",
-                        "smallest_gpu", "plan", "error"});
+                        "gpu_bytes", "rule", "smallest_gpu", "plan", "error"});
     for (const auto& e : l.models) {
         csv.row({e.where.store, e.where.name, e.where.path, std::to_string(e.where.bytes),
                  e.architecture, e.error.empty() ? std::to_string(e.total) : "",
-                 e.smallest ? e.smallest->id : "", e.plan, e.error});
+                 e.error.empty() ? std::to_string(e.gpu) : "",
+                 e.error.empty() ? rule_name(e.rule) : "", e.smallest ? e.smallest->id : "",
+                 e.plan ? plan_kind_name(*e.plan) : "", e.error});
     }
 }
 

@@ -9,20 +9,11 @@
 #include <vector>
 
 #include "canitrun/database.hpp"
+#include "canitrun/local_listing.hpp"
 #include "canitrun/local_stores.hpp"
 #include "canitrun/report.hpp"
 
 namespace canitrun::cli {
-
-struct LocalEntry {
-    LocalModel where;
-    std::string architecture;  // empty when the header could not be read
-    Bytes weights = 0;
-    Bytes total = 0;  // the file's estimate at the context (page's rule, own weights)
-    const Gpu* smallest = nullptr;
-    std::string plan;   // on the hardware: native, expert_offload, ...; "" without one
-    std::string error;  // why the header could not be read
-};
 
 struct LocalListing {
     StoreRoots roots;

@@ -60,6 +60,19 @@ struct RepoView {
     std::vector<RepoListingRow> rows;
 };
 
+// How a row's tensors were known (RepoTensors), as the listing names it.
+const char* repo_tensors_text(RepoTensors t) {
+    switch (t) {
+        case RepoTensors::read:
+            return "read";
+        case RepoTensors::typed:
+            return "typed";
+        case RepoTensors::quick:
+            break;
+    }
+    return "none";
+}
+
 std::vector<std::string> projectors(const RepoView& v) {
     std::vector<std::string> files;
     for (const auto& m : v.models) {
@@ -77,6 +90,9 @@ json repo_json(const RepoView& v) {
              {"files", m.files},
              {"bytes", m.bytes},
              {"total_bytes", row.total},
+             {"gpu_bytes", row.gpu_bytes},
+             {"rule", rule_name(row.rule)},
+             {"tensors", repo_tensors_text(row.tensors)},
              {"smallest_gpu", row.smallest_gpu ? json(row.smallest_gpu->id) : json(nullptr)},
              {"plan", row.plan ? json(plan_kind_name(*row.plan)) : json(nullptr)}});
     }
@@ -90,39 +106,47 @@ json repo_json(const RepoView& v) {
 }
 
 void write_repo_csv(std::ostream& out, const RepoView& v) {
-    CsvWriter csv(out, {"quant", "files", "bytes", "total_bytes", "smallest_gpu", "plan"});
+    CsvWriter csv(out, {"quant", "files", "bytes", "total_bytes", "gpu_bytes", "rule",
+                        "smallest_gpu", "plan"});
     for (const auto& row : v.rows) {
         const RepoGguf& m = *row.files;
         csv.row({m.quant, std::to_string(m.files.size()), std::to_string(m.bytes),
-                 std::to_string(row.total), row.smallest_gpu ? row.smallest_gpu->id : "",
+                 std::to_string(row.total), std::to_string(row.gpu_bytes), rule_name(row.rule),
+                 row.smallest_gpu ? row.smallest_gpu->id : "",
                  row.plan ? plan_kind_name(*row.plan) : ""});
     }
 }
 
 void write_repo_text(std::ostream& out, const RepoView& v) {
     const bool planned = v.options.hardware.has_value();
-    std::vector<std::string> header = {"Quant", "Files", "Size", "VRAM", "Smallest GPU"};
+    std::vector<std::string> header = {"Quant", "Files", "Size", "VRAM", "Tensors", "Smallest GPU"};
     if (planned) {
         const Hardware& h = *v.options.hardware;
         header.push_back("On " + h.gpus.front().name + (h.gpus.size() > 1 ? " + ..." : ""));
     }
-    Table t(header, {false, true, true, true, false, false});
+    Table t(header, {false, true, true, true, false, false, false});
     for (const auto& row : v.rows) {
         const RepoGguf& m = *row.files;
         std::vector<std::string> cells = {
-            m.quant.empty() ? m.files.front() : m.quant, std::to_string(m.files.size()),
-            format_gb(m.bytes), format_gb(row.total),
+            m.quant.empty() ? m.files.front() : m.quant,
+            std::to_string(m.files.size()),
+            format_gb(m.bytes),
+            format_gb(row.gpu_bytes),
+            row.rule == Rule::quick ? "+ 12 %" : repo_tensors_text(row.tensors),
             row.smallest_gpu ? display_name(*row.smallest_gpu) : std::string("none")};
         if (planned) cells.emplace_back(plan_kind_name(*row.plan));
         t.add_row(cells);
     }
     out << "hf:" << v.repo << " — " << v.architecture << ", GGUF files at "
-        << format_context(v.options.estimate.context)
-        << " context (the file's own weights + KV + 12 %; GB = 10^9 bytes)\n";
+        << format_context(v.options.estimate.context) << " context (GB = 10^9 bytes)\n";
     t.write(out);
     std::string names;
     for (const auto& p : projectors(v)) names += (names.empty() ? "" : ", ") + p;
     if (!names.empty()) out << "  Vision projector: " << names << " (llama-server --mmproj)\n";
+    out << "  VRAM: on the GPU by llama.cpp's allocation of each file's tensors: read (the header "
+           "read, the file's own) or typed (the header's, typed as llama-quantize types them "
+           "at that quantization); + 12 %: the file's bytes + KV + 12 % (--engine quick, or "
+           "a quantization llama-quantize does not write).\n";
     out << "  One of them in full: canitrun hf:" << v.repo << ":QUANT\n";
 }
 
@@ -137,17 +161,14 @@ Result<CommandResult> list_repo(const Database& db, const RemoteSpec& spec, Http
     v->revision = spec.revision;
     v->options = ro;
     v->models = gguf_models(files);
-    // The architecture from one model's header: the recommended quantization's, else the first.
+    // The architecture from one model's header (listing_header_quant).
     RemoteSpec one = spec;
-    const std::string& recommended = db.recommended_quant()->id;
-    one.quant = pick_quant(v->models, recommended) != nullptr ? recommended : std::string();
-    for (const auto& m : v->models) {
-        if (one.quant.empty() && !m.projector && !m.quant.empty()) one.quant = m.quant;
-    }
+    one.quant = listing_header_quant(v->models, db.recommended_quant()->id);
     CANITRUN_TRY_ASSIGN(const RemoteGguf remote, fetch_remote_gguf(client, one, setup.env, &files));
     CANITRUN_TRY_ASSIGN(const GgufModel g, gguf_to_model(remote.parts));
     v->architecture = g.architecture;
-    CANITRUN_TRY_ASSIGN(v->rows, repo_listing(db, g, v->models, ro, "hf:" + spec.repo + ":"));
+    CANITRUN_TRY_ASSIGN(v->rows,
+                        repo_listing(db, g, v->models, ro, "hf:" + spec.repo + ":", one.quant));
     CommandResult r;
     r.what = "a repo's listing";
     r.views = {[v] { return repo_json(*v); }, [v](std::ostream& out) { write_repo_csv(out, *v); },

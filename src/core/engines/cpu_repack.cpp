@@ -1,5 +1,6 @@
 #include "canitrun/cpu_repack.hpp"
 
+#include "canitrun/ggml_type.hpp"
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/quantize_rules.hpp"
 
@@ -41,15 +42,39 @@ bool repacks(CpuIsa isa, std::string_view type_name, std::uint64_t rows) {
     return false;
 }
 
+namespace {
+
+// Whether one tensor is repacked: 2-D products and 3-D expert products; token_embd is a row
+// lookup (GET_ROWS).
+bool tensor_repacks(CpuIsa isa, const std::string& name, std::uint64_t n_dims,
+                    std::string_view type_name, std::uint64_t rows) {
+    if (n_dims < 2 || name == "token_embd.weight") return false;
+    return repacks(isa, type_name, rows);
+}
+
+}  // namespace
+
 Result<Bytes> llamacpp_repack_bytes(const Model& model, const Quant& quant, CpuIsa isa) {
     if (isa == CpuIsa::none) return Bytes{0};
     CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
     CANITRUN_TRY_ASSIGN(const auto typed, quantize_tensors(prepared->layout, quant.id));
     Bytes sum = 0;
     for (const auto& t : typed) {
-        // 2-D products and 3-D expert products; token_embd is a row lookup (GET_ROWS)
-        if (t.tensor.n_dims < 2 || t.tensor.name == "token_embd.weight") continue;
-        if (repacks(isa, t.type.name, t.tensor.ne[1])) sum = checked::add(sum, t.bytes);
+        if (tensor_repacks(isa, t.tensor.name, t.tensor.n_dims, t.type.name, t.tensor.ne[1])) {
+            sum = checked::add(sum, t.bytes);
+        }
+    }
+    return sum;
+}
+
+Bytes file_repack_bytes(const std::vector<FileTensor>& tensors, CpuIsa isa) {
+    Bytes sum = 0;
+    if (isa == CpuIsa::none) return sum;
+    for (const auto& t : tensors) {
+        const auto type = find_ggml_type(t.type);
+        if (type && tensor_repacks(isa, t.name, t.n_dims, type->name, t.ne[1])) {
+            sum = checked::add(sum, t.bytes);
+        }
     }
     return sum;
 }

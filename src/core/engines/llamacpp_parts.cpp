@@ -12,6 +12,7 @@
 
 #include "canitrun/layer_kinds.hpp"
 #include "quant_memo.hpp"
+#include "weight_parts.hpp"
 
 namespace canitrun {
 namespace {
@@ -25,54 +26,12 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model,
     const std::vector<Bytes>& bytes = *typed;
     const PreparedLayout& prepared = *layout;
     const auto& tensors = prepared.layout.tensors;
-    const auto order = layer_group_order(model);
     return catch_overflow(
         [&]() -> Result<ModelParts> {
-            ModelParts parts;
-            parts.overhead_percent = 0;
-            parts.layers.resize(order.size());
-            for (std::size_t i = 0; i < order.size(); ++i) {
-                parts.layers[i].group = order[i];
-                parts.layers[i].kind = model.arch.layer_groups[order[i]].kind;
-            }
-            Bytes embd = 0;
-            Bytes host_inputs = 0;
-            Bytes head = 0;
-            for (std::size_t i = 0; i < tensors.size(); ++i) {
-                const TensorInfo& t = tensors[i];
-                const Bytes b = bytes[i];
-                if (prepared.host_input[i]) {
-                    host_inputs = checked::add(host_inputs, b);
-                    if (t.name == "token_embd.weight") embd = b;
-                } else if (t.layer < 0 ||
-                           static_cast<std::size_t>(t.layer) >= parts.layers.size()) {
-                    parts.output_weights = checked::add(parts.output_weights, b);
-                    head = std::max(head, b);
-                } else {
-                    LayerPart& l = parts.layers[static_cast<std::size_t>(t.layer)];
-                    l.weights = checked::add(l.weights, b);
-                    l.largest_tensor = std::max(l.largest_tensor, b);
-                    if (prepared.routed_expert[i]) {
-                        l.routed_experts = checked::add(l.routed_experts, b);
-                        l.largest_expert_tensor = std::max(l.largest_expert_tensor, b);
-                    }
-                }
-            }
-            parts.input_weights = host_inputs;
-            RuntimeBuffers buffers;
-            if (model.arch.tied_embeddings) buffers.output_duplicate = embd;
-            buffers.output_head = model.arch.tied_embeddings ? embd : head;
-            parts.buffers = buffers;
-            for (auto& l : parts.layers) {
-                const Bytes routed_active =
-                    model.is_moe() && model.arch.moe->experts > 0
-                        ? checked::mul_div_floor(l.routed_experts,
-                                                 model.arch.moe->experts_per_token,
-                                                 model.arch.moe->experts)
-                        : l.routed_experts;
-                l.active_weights = checked::add(l.weights - l.routed_experts, routed_active);
-            }
-            return parts;
+            return weight_parts_of(model, tensors.size(), [&](std::size_t i) {
+                return WeightTensor{&tensors[i].name, tensors[i].layer, bytes[i],
+                                    prepared.host_input[i], prepared.routed_expert[i]};
+            });
         },
         [&] { return overflow_error("the estimate for " + model.id, "lower --ctx"); });
 }

@@ -15,6 +15,23 @@ bool llama_host_input_tensor(const std::string& name) {
            name.starts_with("token_embd_norm.");
 }
 
+int llama_tensor_layer(const std::string& name) {
+    if (name.rfind("blk.", 0) != 0) return -1;
+    std::size_t at = 4;
+    int layer = 0;
+    bool digits = false;
+    while (at < name.size() && name[at] >= '0' && name[at] <= '9' && layer < 1000000) {
+        layer = layer * 10 + (name[at] - '0');
+        digits = true;
+        ++at;
+    }
+    return digits && at < name.size() && name[at] == '.' ? layer : -1;
+}
+
+bool llama_routed_expert_tensor(const std::string& name) {
+    return name.find("_exps.") != std::string::npos;
+}
+
 bool llama_arch_keeps_no_memory(std::string_view arch) {
     return arch == "bert" || arch == "nomic-bert" || arch == "gemma-embedding";
 }

@@ -72,20 +72,6 @@ bool keeps_source_16bit(const TensorInfo& t) {
            n == "position_embd.weight" || n == "token_types.weight";
 }
 
-// "blk.12.attn_v.weight" -> 12; -1 for tensors outside the repeating layers.
-int layer_of(const std::string& name) {
-    if (name.rfind("blk.", 0) != 0) return -1;
-    std::size_t at = 4;
-    int layer = 0;
-    bool digits = false;
-    while (at < name.size() && name[at] >= '0' && name[at] <= '9' && layer < 1000000) {
-        layer = layer * 10 + (name[at] - '0');
-        digits = true;
-        ++at;
-    }
-    return digits && at < name.size() && name[at] == '.' ? layer : -1;
-}
-
 // gpt-oss is converted with its routed experts already in MXFP4 (convert_hf_to_gguf.py
 // repacks the checkpoint's blocks), and every GGUF of it keeps them so: the F16 file of the 20B
 // is ~12.5 GB and the smaller types ~11 GB (llama.cpp issue #15117), the 120B's Q8_0 is 63.4 GB
@@ -112,7 +98,7 @@ NameClass classify(const TensorLayout& layout, const TensorInfo& t) {
              : keeps_source_16bit(t)              ? PreparedLayout::kKeeps16
              : allows_quantization(t)             ? PreparedLayout::kQuantized
                                                   : PreparedLayout::kF32;
-    c.routed_expert = contains(t.name, "_exps.");
+    c.routed_expert = llama_routed_expert_tensor(t.name);
     c.host_input = llama_host_input_tensor(t.name);
     return c;
 }
@@ -144,7 +130,7 @@ PreparedLayout prepare_layout(TensorLayout layout) {
     std::unordered_map<std::string_view, std::size_t> ids;
     std::vector<std::string_view> names;
     for (std::size_t i = 0; i < n; ++i) {
-        layer[i] = layer_of(tensors[i].name);
+        layer[i] = llama_tensor_layer(tensors[i].name);
         const auto [it, fresh] =
             ids.try_emplace(base_name(tensors[i].name, layer[i]), names.size());
         if (fresh) names.push_back(it->first);

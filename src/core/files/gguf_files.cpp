@@ -1,6 +1,7 @@
 #include "canitrun/gguf_files.hpp"
 
 #include "canitrun/bounded_file.hpp"
+#include "canitrun/checked.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -107,6 +108,21 @@ Result<std::vector<GgufFile>> read_gguf_parts(const std::string& path) {
         parts.push_back(std::move(file));
     }
     return parts;
+}
+
+Result<Bytes> gguf_file_tensor_bytes(const std::string& path) {
+    Bytes sum = 0;
+    if (path.empty()) return sum;
+    CANITRUN_TRY_ASSIGN(const auto parts, read_gguf_parts(path));
+    return catch_overflow(
+        [&]() -> Result<Bytes> {
+            for (const auto& p : parts) sum = checked::add(sum, p.tensor_bytes());
+            return sum;
+        },
+        [&] {
+            return fail(ErrorKind::bad_input, path + ": sizes in the file overflow 64 bits",
+                        "the file is corrupt");
+        });
 }
 
 }  // namespace canitrun

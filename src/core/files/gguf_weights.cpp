@@ -5,6 +5,7 @@
 
 #include "canitrun/checked.hpp"
 #include "canitrun/ggml_type.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 
 namespace canitrun {
 namespace {
@@ -27,6 +28,15 @@ Result<void> read_gguf_weights(const std::vector<GgufFile>& parts, GgufModel& ou
                 for (const auto& t : part.tensors) {
                     out.weights_bytes = checked::add(out.weights_bytes, t.bytes);
                     ++out.tensor_count;
+                    FileTensor ft{t.name,
+                                  t.bytes,
+                                  t.type,
+                                  static_cast<std::uint32_t>(t.dims.size()),
+                                  {1, 1, 1, 1}};
+                    for (std::size_t d = 0; d < t.dims.size() && d < ft.ne.size(); ++d) {
+                        ft.ne[d] = t.dims[d];
+                    }
+                    out.tensors.push_back(std::move(ft));
                     QuantMixEntry& e = mix[t.type];
                     e.type_id = t.type;
                     e.type = ggml_name(t.type);
@@ -34,7 +44,7 @@ Result<void> read_gguf_weights(const std::vector<GgufFile>& parts, GgufModel& ou
                     e.bytes = checked::add(e.bytes, t.bytes);
                     const std::uint64_t n = t.elements();
                     params = checked::add(params, n);
-                    if (t.name.find("_exps.") != std::string::npos) {
+                    if (llama_routed_expert_tensor(t.name)) {
                         expert_params = checked::add(expert_params, n);
                     }
                 }

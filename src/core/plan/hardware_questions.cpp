@@ -32,7 +32,11 @@ Result<bool> cannot_fit_whole(const Model& model, const Quant& quant, const Hard
                               const PlanSettings& settings) {
     const bool in_ram = hardware.gpus.empty();
     if (settings.rule != Rule::quick) {
-        CANITRUN_TRY_ASSIGN(const Bytes floor, llamacpp_device_weights_floor(model, quant));
+        // A file's own tensors: every one but the host inputs, exactly.
+        Bytes floor = settings.file ? settings.file->sums.other : 0;
+        if (!settings.file) {
+            CANITRUN_TRY_ASSIGN(floor, llamacpp_device_weights_floor(model, quant));
+        }
         const Bytes margin = placement_for(hardware, settings).margin;
         Bytes room = in_ram ? hardware.ram : 0;  // the capacities, as placement sets them
         for (const auto& d : hardware.gpus) {
@@ -76,6 +80,11 @@ Result<HardwareAnswer> answer_row_split(const Model& model, const Quant& quant,
                     "--split-mode row is planned under llama.cpp's rule with every layer on the "
                     "GPUs",
                     "leave --engine quick, --ngl, --n-cpu-moe and --cpu-moe out");
+    }
+    if (settings.file) {
+        // The row cut reads each tensor's shape, which a file's planned parts do not keep.
+        return fail(ErrorKind::bad_input, "--split-mode row is not planned for a model file yet",
+                    "plan the database model at the file's quantization, or --split-mode layer");
     }
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
     CANITRUN_TRY_ASSIGN(const PlacementOptions options,

@@ -4,6 +4,21 @@
 
 namespace canitrun {
 
+void add_serving(HardwareReport& r, const Model& model, const Quant& quant,
+                 const PlanSettings& settings) {
+    if (r.selected.settings.rule != Rule::llamacpp || r.hardware.gpus.empty()) return;
+    PlanSettings one = r.selected.settings;
+    one.n_seq = 1;
+    one.estimate.context = sequence_context(settings);
+    // A model the capacity search cannot plan (no layout) has no serving answer; the rest
+    // of the report stands.
+    if (auto cap = llamacpp_capacity(model, quant, r.hardware, one)) r.serving = std::move(*cap);
+    if (settings.n_seq > 1 && r.selected.plan.kind != PlanKind::none) {
+        r.users_speed = batched_decode(model, quant, r.selected.plan.placement, r.hardware,
+                                       settings.estimate.context, settings.n_seq);
+    }
+}
+
 Result<HardwareReport> build_hardware_report(const Database& db, const Model& model,
                                              const Quant& quant, const PlanSettings& settings,
                                              const Hardware& hardware,
@@ -18,18 +33,7 @@ Result<HardwareReport> build_hardware_report(const Database& db, const Model& mo
     r.fastest = std::move(choices.fastest);
     CANITRUN_TRY_ASSIGN(auto longest, max_native_context(model, quant, hardware, settings));
     r.max_context = longest;
-    if (r.selected.settings.rule == Rule::llamacpp && !hardware.gpus.empty()) {
-        PlanSettings one = r.selected.settings;
-        one.n_seq = 1;
-        one.estimate.context = sequence_context(settings);
-        // A model the capacity search cannot plan (no layout) has no serving answer; the rest
-        // of the report stands.
-        if (auto cap = llamacpp_capacity(model, quant, hardware, one)) r.serving = std::move(*cap);
-        if (settings.n_seq > 1 && r.selected.plan.kind != PlanKind::none) {
-            r.users_speed = batched_decode(model, quant, r.selected.plan.placement, hardware,
-                                           settings.estimate.context, settings.n_seq);
-        }
-    }
+    add_serving(r, model, quant, settings);
     return r;
 }
 

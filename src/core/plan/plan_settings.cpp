@@ -66,7 +66,7 @@ Backend backend_for(const GpuDevice& device) {
 }
 
 Result<bool> rule_loads(const PlanSettings& settings, const Quant& quant) {
-    if (settings.rule == Rule::quick) return true;
+    if (settings.rule == Rule::quick || settings.file) return true;
     return is_llama_file_type(quant);
 }
 
@@ -102,11 +102,12 @@ Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend b
     o.cache_type_k = settings.cache_type_k.empty() ? kv : settings.cache_type_k;
     o.cache_type_v = settings.cache_type_v.empty() ? kv : settings.cache_type_v;
     o.backend = backend;
+    if (settings.file) o.file_tensors = settings.file->sums;
     return o;
 }
 
 Result<bool> require_loadable(const PlanSettings& settings, const Quant& quant) {
-    if (settings.rule == Rule::quick || is_llama_file_type(quant)) return true;
+    if (settings.rule == Rule::quick || settings.file || is_llama_file_type(quant)) return true;
     return fail(ErrorKind::bad_input, "llama.cpp does not load " + quant.id + " files",
                 "pick a GGUF quantization (canitrun quants), or --engine vllm / quick");
 }
@@ -116,6 +117,8 @@ Result<ModelParts> plan_parts(const Model& model, const Quant& quant,
     if (settings.rule == Rule::quick) return model_parts(model, quant, settings.estimate);
     CANITRUN_TRY(require_loadable(settings, quant));
     CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(settings, Backend::cuda));
+    // A file's own tensors, through the same caches and buffers as a database model's.
+    if (settings.file) return llamacpp_parts_at_context(settings.file->parts, model, o);
     return llamacpp_parts(model, quant, o);
 }
 

@@ -175,7 +175,9 @@ Result<PlacementOptions> server_placement_for(const Model& model, const Quant& q
     if (t.kv_in_ram && !hardware.gpus.empty()) {
         CANITRUN_TRY_ASSIGN(t.nkvo_attention, nkvo_attention_bytes(model, settings));
     }
-    if (hardware.gpus.empty() && s.repack) {
+    if (hardware.gpus.empty() && s.repack && settings.file) {
+        t.cpu_repack = file_repack_bytes(settings.file->tensors, s.cpu);  // the file's own types
+    } else if (hardware.gpus.empty() && s.repack) {
         CANITRUN_TRY_ASSIGN(t.cpu_repack, llamacpp_repack_bytes(model, quant, s.cpu));
     }
     if (s.mtp) {
