@@ -1,7 +1,7 @@
 #include "canitrun/verify_devices.hpp"
 
-#include "canitrun/kv_cache.hpp"
 #include <algorithm>
+#include "canitrun/kv_cache.hpp"
 
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"

@@ -86,9 +86,8 @@ std::uint64_t default_context(const Model& model) {
 }
 
 Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend backend) {
-    const std::string kv = settings.estimate.kv_type.id.empty()
-                               ? std::string(kDefaultKvType)
-                               : settings.estimate.kv_type.id;
+    const std::string kv = settings.estimate.kv_type.id.empty() ? std::string(kDefaultKvType)
+                                                                : settings.estimate.kv_type.id;
     const auto type = parse_cache_type(kv);
     if (!type) {
         return fail(ErrorKind::bad_input, "llama.cpp has no KV cache type '" + kv + "'",
