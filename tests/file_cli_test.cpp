@@ -10,12 +10,14 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
+#include "json_rows.hpp"
 #include "run_binary.hpp"
 #include "support/gguf_writer.hpp"
 
 using canitrun::test::GgufWriter;
 using canitrun::test::has;
 using canitrun::test::Outcome;
+using canitrun::test::row_where;
 using canitrun::test::run_cli;
 
 namespace {
@@ -64,10 +66,8 @@ TEST_CASE("file cli: a GGUF file gets its own report") {
     CHECK(doc["weights_bytes"] == kSmallWeights);
     // 32 layers x 4096 x 8 x (128 + 128) x 2 bytes
     CHECK(doc["kv_cache_bytes"] == 32ULL * 4096 * 8 * 256 * 2);
-    CHECK(doc["quant_mix"][0]["type"] == "q4_K");
-    CHECK(doc["quant_mix"][0]["bytes"] == 128256ULL * 16 * 144);
-    CHECK(doc["estimate"]["terms"][0]["name"] == "weights");
-    CHECK(doc["estimate"]["terms"][0]["bytes"] == kSmallWeights);
+    CHECK(row_where(doc["quant_mix"], "type", "q4_K")["bytes"] == 128256ULL * 16 * 144);
+    CHECK(row_where(doc["estimate"]["terms"], "name", "weights")["bytes"] == kSmallWeights);
 }
 
 TEST_CASE("file cli: mmproj adds the projector's tensors") {

@@ -33,10 +33,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string mib(Bytes b) {
-    return fmt::format("{:.2f} MiB", static_cast<double>(b) / 1048576.0);
-}
-
 std::string bytes_text(Bytes b) {
     return format_thousands(b) + " bytes (" + format_gb(b) + ", " + format_gib(b) + ")";
 }
@@ -123,18 +119,18 @@ void write_gguf_terms(std::ostream& out, const GgufReport& report) {
     out << "    by " << gguf_rule_text(fe) << "\n";
     Table terms({"term", "GB", "MiB"}, {false, true, true});
     for (const auto& t : fe.estimate.terms) {
-        terms.add_row({term_name(t.kind), format_gb(t.bytes), mib(t.bytes)});
+        terms.add_row({term_name(t.kind), format_gb(t.bytes), format_mib(t.bytes)});
     }
     if (fe.settings.rule != Rule::quick) {
         const Bytes gpu = fe.estimate.on(Device::gpu);
         const Bytes ram = fe.estimate.on(Device::cpu);
-        terms.add_row({"on the GPU", format_gb(gpu), mib(gpu)});
-        terms.add_row({"in RAM", format_gb(ram), mib(ram)});
+        terms.add_row({"on the GPU", format_gb(gpu), format_mib(gpu)});
+        terms.add_row({"in RAM", format_gb(ram), format_mib(ram)});
     }
-    terms.add_row({"total", format_gb(fe.estimate.total()), mib(fe.estimate.total())});
+    terms.add_row({"total", format_gb(fe.estimate.total()), format_mib(fe.estimate.total())});
     terms.write(out, "    ");
     if (fe.recurrent > 0 && fe.settings.rule == Rule::quick) {
-        out << "    recurrent state " << format_gb(fe.recurrent) << " (" << mib(fe.recurrent)
+        out << "    recurrent state " << format_gb(fe.recurrent) << " (" << format_mib(fe.recurrent)
             << ", f32, fixed; inside the overhead by the quick rule)\n";
     }
     if (hardware) {
