@@ -22,7 +22,7 @@
 #include "csv_output.hpp"
 #include "data_views.hpp"
 #include "engine_command.hpp"
-#include "file_commands.hpp"
+#include "file_command.hpp"
 #include "flag_docs.hpp"
 #include "flag_table.hpp"
 #include "flag_uses.hpp"
@@ -31,7 +31,7 @@
 #include "hardware_text.hpp"
 #include "html_report.hpp"
 #include "json_output.hpp"
-#include "list_commands.hpp"
+#include "list_command.hpp"
 #include "local_command.hpp"
 #include "remote_command.hpp"
 #include "style.hpp"
@@ -225,7 +225,7 @@ void add_other_subcommands(CLI::App& app, Options& o, Subcommands& s) {
         ->required();
 }
 
-// serve, site and mcp: listed by --help, answered before run() (src/serve/service_commands.hpp)
+// serve, site and mcp: listed by --help, answered before run() (src/serve/service_command.hpp)
 // because they stream or run until stopped. Reached here only when another flag came first.
 CommandResult service_elsewhere(const Request& /*r*/) {
     throw Failure{Error{ErrorKind::bad_input, "serve, site and mcp come first on the command line",

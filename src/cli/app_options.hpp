@@ -1,6 +1,6 @@
 #pragma once
 // The command line's own state, shared by app.cpp (flags, the top-level handler) and
-// app_commands.cpp (one function per command): the parsed options, the database loaded once,
+// commands.cpp (one function per command): the parsed options, the database loaded once,
 // the styled output, and the one way a command fails (a Failure, caught in run()).
 
 #include <optional>

@@ -18,11 +18,11 @@ bool cluster_question(const Request& r);
 
 CommandResult cluster_result(const Request& r, const Model& model);
 
-// --engine exo over the --host machines (at least one); exo_view.cpp.
+// --engine exo over the --host machines (at least one); exo_command.cpp.
 CommandResult exo_result(const Request& r, const Model& model);
 
 // --engine vllm over the --host machines (none: the one machine of --gpu or --vram);
-// vllm_view.cpp.
+// vllm_command.cpp.
 CommandResult vllm_result(const Request& r, const Model& model);
 
 }  // namespace canitrun::cli

@@ -12,7 +12,7 @@
 
 #include "canitrun/database.hpp"
 #include "canitrun/report.hpp"
-#include "file_commands.hpp"
+#include "file_command.hpp"
 
 namespace canitrun::cli {
 

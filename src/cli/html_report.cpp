@@ -9,8 +9,8 @@
 #include "canitrun/layer_kinds.hpp"
 #include "chart.hpp"
 #include "format.hpp"
+#include "launch_lines.hpp"
 #include "page_facts.hpp"
-#include "run_commands.hpp"
 #include "text_report.hpp"
 
 namespace canitrun::cli {

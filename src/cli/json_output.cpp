@@ -4,8 +4,8 @@
 
 #include "hardware_json.hpp"
 #include "json_sink.hpp"
+#include "launch_lines.hpp"
 #include "page_facts.hpp"
-#include "run_commands.hpp"
 
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/param_count.hpp"
@@ -44,7 +44,7 @@ void write_gpu_refs(JsonSink& w, const std::vector<const Gpu*>& gpus) {
     w.end_array();
 }
 
-// The commands the page prints to run the model (run_commands.hpp), each on one line.
+// The commands the page prints to run the model (launch_lines.hpp), each on one line.
 void write_run_commands(JsonSink& w, const ModelReport& r) {
     w.begin_array();
     for (const RunCommand& c : run_commands(r)) {

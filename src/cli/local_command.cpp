@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "csv_output.hpp"
-#include "file_commands.hpp"
+#include "file_command.hpp"
 #include "format.hpp"
 #include "style.hpp"
 #include "table.hpp"

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "app.hpp"
-#include "service_commands.hpp"
+#include "service_command.hpp"
 
 int main(int argc, char** argv) {
     // serve, site and mcp run until they are done or stopped, writing as they go.

@@ -15,7 +15,7 @@
 #include "canitrun/strings.hpp"
 #include "csv_output.hpp"
 #include "curl_client.hpp"
-#include "file_commands.hpp"
+#include "file_command.hpp"
 #include "format.hpp"
 #include "json_output.hpp"
 #include "table.hpp"

@@ -12,7 +12,7 @@
 #include "canitrun/http_cache.hpp"
 #include "canitrun/remote_fetch.hpp"
 #include "canitrun/report.hpp"
-#include "file_commands.hpp"
+#include "file_command.hpp"
 #include "remote_flags.hpp"
 #include "style.hpp"
 

@@ -17,7 +17,7 @@
 #include "canitrun/model_argument.hpp"
 #include "canitrun/report.hpp"
 #include "command_kind.hpp"
-#include "list_commands.hpp"
+#include "list_command.hpp"
 #include "model_operand.hpp"
 
 namespace canitrun::cli {

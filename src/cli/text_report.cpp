@@ -6,8 +6,8 @@
 #include "chart.hpp"
 #include "format.hpp"
 #include "hardware_text.hpp"
+#include "launch_lines.hpp"
 #include "page_facts.hpp"
-#include "run_commands.hpp"
 #include "style.hpp"
 #include "table.hpp"
 

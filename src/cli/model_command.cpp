@@ -1,4 +1,4 @@
-#include "model_page.hpp"
+#include "model_command.hpp"
 
 #include <nlohmann/json.hpp>
 

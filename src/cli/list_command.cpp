@@ -1,4 +1,4 @@
-#include "list_commands.hpp"
+#include "list_command.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "service_commands.hpp"
+#include "service_command.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "run_commands.hpp"
+#include "launch_lines.hpp"
 
 #include <fmt/format.h>
 

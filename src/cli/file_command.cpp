@@ -1,4 +1,4 @@
-#include "file_commands.hpp"
+#include "file_command.hpp"
 
 #include <fmt/format.h>
 
@@ -22,7 +22,7 @@
 #include "hardware_json.hpp"
 #include "hardware_text.hpp"
 #include "json_output.hpp"
-#include "model_page.hpp"
+#include "model_command.hpp"
 #include "remote_command.hpp"
 #include "table.hpp"
 #include "text_report.hpp"

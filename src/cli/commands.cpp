@@ -20,15 +20,15 @@
 #include "compare_command.hpp"
 #include "csv_output.hpp"
 #include "engine_command.hpp"
-#include "file_commands.hpp"
+#include "file_command.hpp"
 #include "hardware_json.hpp"
 #include "hardware_options.hpp"
 #include "hardware_text.hpp"
 #include "html_report.hpp"
 #include "json_output.hpp"
-#include "list_commands.hpp"
+#include "list_command.hpp"
 #include "local_command.hpp"
-#include "model_page.hpp"
+#include "model_command.hpp"
 #include "remote_command.hpp"
 #include "request.hpp"
 #include "style.hpp"
@@ -215,7 +215,7 @@ CommandResult model_source_command(const Request& r) {
                                {},
                                {}};
     if (r.engine == EngineKind::vllm) {
-        // vLLM is its own view of database models (vllm_view.cpp), whose checkpoint dtypes the
+        // vLLM is its own view of database models (vllm_command.cpp), whose checkpoint dtypes the
         // data records; a file or a folder has none of that here.
         if (r.model.kind == ModelArgumentKind::hf_config) {
             throw Failure{Error{ErrorKind::bad_input,
