@@ -112,6 +112,7 @@ struct Share {
     Bytes most() const;      // with every resident term at its most: the verdict
     Bytes grows_by() const;  // most() - total()
     bool fits() const { return most() <= capacity; }
+    bool loads() const { return total() <= capacity; }  // holds the load, before any growth
 };
 
 struct Placement {

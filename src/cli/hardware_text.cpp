@@ -43,9 +43,8 @@ void add_share_row(Table& t, const std::string& label, const Share& s,
 // A plan whose every device holds its load but not what grows after it (llama-server's prompt
 // cache and checkpoints): the device, and the flags that bound the growth.
 std::optional<std::string> over_once_grown(const Placement& p) {
-    const auto loads = [](const Share& s) { return s.total() <= s.capacity; };
-    bool load_fits = loads(p.ram);
-    for (const auto& g : p.gpus) load_fits = load_fits && loads(g);
+    bool load_fits = p.ram.loads();
+    for (const auto& g : p.gpus) load_fits = load_fits && g.loads();
     const auto over = first_overflow(p);
     if (!load_fits || !over) return std::nullopt;
     return fmt::format(
