@@ -1,6 +1,7 @@
 #include "canitrun/hardware_questions.hpp"
 
 #include "canitrun/hardware_report.hpp"
+#include "canitrun/report.hpp"
 #include "canitrun/server_terms.hpp"
 
 #include "catch.hpp"
@@ -132,4 +133,26 @@ TEST_CASE("fast longest-context and best-quant searches agree with the plain one
             CHECK(*fast == plain_max_context(model, *(*best)->quant, hardware, s));
         }
     }
+}
+
+TEST_CASE("vram budget: chooses among every quantization llama.cpp runs as --gpu does") {
+    // A 16 GB budget for Qwen3-30B-A3B: among the page's ten only Q2_K fits, but a
+    // quantization outside them (an i-quant between Q2_K and Q3_K_M) fits too and is better;
+    // --gpu's best choice looks at every GGUF type, and --vram, a GPU of that size, must too.
+    const Model& m = test::model("qwen3-30b-a3b");
+    ReportOptions o;
+    o.plan = test::settings_at_8k(m);
+    o.estimate = o.plan.estimate;
+    o.vram_budget = 16 * kGB;
+    const ModelReport r = build_model_report(test::database(), m, o).value();
+    REQUIRE(r.vram.has_value());
+    REQUIRE(r.vram->best.has_value());
+    const Quant& best = *r.vram->best->quant;
+    CHECK(best.format == "gguf");
+    CHECK(best.quality_rank < test::quant("Q2_K").quality_rank);
+    bool among_page = false;
+    for (const char* id : {"Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "Q3_K_M", "Q2_K"}) {
+        among_page = among_page || best.id == id;
+    }
+    CHECK_FALSE(among_page);
 }

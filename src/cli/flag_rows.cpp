@@ -200,7 +200,10 @@ the log's quantization when the log does not name it.)",
          .value = "GB",
          .help = "A VRAM budget in GB: does the recommended quantization fit, and what does?",
          .man =
-             R"(A VRAM budget: does the recommended quantization fit, and which is the best that does?)",
+             R"(A VRAM budget: does the recommended quantization fit, and which is the best that does,
+among every quantization llama.cpp runs, as
+.B \-\-gpu
+chooses (the quick rule: among the page's ten)?)",
          .commands = cmds({C::page}),
          .bind = [](Options& o) -> Target { return &o.vram; },
          .non_empty = true,
