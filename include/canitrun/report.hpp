@@ -65,6 +65,10 @@ struct CardAnswer {
     std::uint64_t gb = 0;
     bool fits = false;                // the selected quantization, natively
     std::optional<QuantChoice> best;  // the best quantization that does
+
+    // A "24 GB" card holds 24 GiB: a need past 24 x 10^9 bytes can still fit it, which a
+    // sentence "within 24 GB" must then explain.
+    bool past_marketed_gb(Bytes need) const { return need > gb * kGB; }
 };
 
 struct ModelReport {

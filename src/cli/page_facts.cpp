@@ -306,16 +306,16 @@ std::vector<FaqEntry> faq_entries(const ModelReport& r) {
         r.smallest_gpu ? fmt::format("a {} GB GPU like the {}", r.smallest_gpu->vram_gb,
                                      r.smallest_gpu->short_name)
                        : std::string("more memory than any single GPU we track");
-    // A "24 GB" card holds 24 GiB: a total between 24.0 and 25.8 GB fits one, which "within
-    // 24 GB" alone would contradict.
-    const auto card_gib = [](std::uint64_t gb, Bytes bytes) {
-        return bytes > gb * kGB ? fmt::format(" (a {} GB card holds {} GiB)", gb, gb)
-                                : std::string();
+    // A total between 24.0 and 25.8 GB fits a "24 GB" card, which "within 24 GB" alone would
+    // contradict (CardAnswer::past_marketed_gb).
+    const auto card_gib = [](const CardAnswer& c, Bytes need) {
+        return c.past_marketed_gb(need) ? fmt::format(" (a {} GB card holds {} GiB)", c.gb, c.gb)
+                                        : std::string();
     };
     for (const CardAnswer& c : r.card_answers) {
         std::string a = std::string(c.fits ? "Yes. " : "No. ") + "At " + q + " it needs " +
                         format_gb(total) + (c.fits ? ", within " : ", more than ") +
-                        std::to_string(c.gb) + " GB" + (c.fits ? card_gib(c.gb, total) : "") + ".";
+                        std::to_string(c.gb) + " GB" + (c.fits ? card_gib(c, total) : "") + ".";
         if (!c.fits) a += " You will need " + consider + ".";
         out.push_back(
             {fmt::format("Can it run on {} {} GB GPU?", article_for(std::to_string(c.gb)), c.gb),
@@ -326,7 +326,7 @@ std::vector<FaqEntry> faq_entries(const ModelReport& r) {
         out.push_back({fmt::format("Highest-quality quantization that fits in {} GB:", c.gb),
                        c.best ? c.best->quant->id + ", " +
                                     format_gb(c.best->estimate.on(Device::gpu)) +
-                                    card_gib(c.gb, c.best->estimate.on(Device::gpu)) + "."
+                                    card_gib(c, c.best->estimate.on(Device::gpu)) + "."
                               : std::string("None of the page's quantizations fits.")});
     }
     out.push_back(
