@@ -57,6 +57,9 @@ TEST_CASE("cli: system --quiet names each device as --gpu takes it or none") {
     };
     CHECK(run_cli({"system", "--quiet"}, probe("nvidia-2x3090")).out == "rtx-3090\nrtx-3090\n");
     CHECK(run_cli({"system", "--quiet"}, probe("no-gpu")).out == "none\n");
+    // What was tried and not found is said where nothing was found, not beside an NVIDIA card.
+    CHECK_FALSE(has(run_cli({"system"}, probe("nvidia-2x3090")).out, "amdgpu"));
+    CHECK(has(run_cli({"system"}, probe("no-gpu")).out, "no amdgpu device"));
     // A MIG slice is not the whole A100: its name as nvidia-smi -L gives it.
     CHECK(run_cli({"system", "--quiet"}, probe("nvidia-a100-mig")).out ==
           "NVIDIA A100-SXM4-80GB MIG 3g.40gb\nNVIDIA A100-SXM4-80GB MIG 2g.20gb\n"

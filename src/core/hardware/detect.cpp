@@ -27,10 +27,13 @@ using detail::probe_bytes_file;
 using detail::probe_number;
 using detail::probe_split;
 
-void detect_nvidia(const ProbeSource& source, DetectedSystem& system) {
+// A vendor with nothing on this machine is worth a note only where no GPU was found at all
+// (detect_system): beside an NVIDIA card, "no amdgpu device" says nothing the table does not.
+void detect_nvidia(const ProbeSource& source, DetectedSystem& system,
+                   std::vector<std::string>& absent) {
     const auto csv = source.run(Probe::nvidia_smi_query);
     if (!csv) {
-        system.notes.push_back("nvidia-smi: not found or failed");
+        absent.emplace_back("nvidia-smi: not found or failed");
         return;
     }
     auto gpus = parse_nvidia_smi_query(*csv);
@@ -57,7 +60,8 @@ void detect_nvidia(const ProbeSource& source, DetectedSystem& system) {
     }
 }
 
-void detect_amd(const ProbeSource& source, DetectedSystem& system) {
+void detect_amd(const ProbeSource& source, DetectedSystem& system,
+                std::vector<std::string>& absent) {
     std::vector<DetectedGpu> rocm;
     if (const auto text = source.run(Probe::rocm_smi)) {
         if (auto parsed = parse_rocm_smi_json(*text)) rocm = *parsed;
@@ -104,8 +108,7 @@ void detect_amd(const ProbeSource& source, DetectedSystem& system) {
         for (const auto& g : rocm) system.gpus.push_back(g);
         found = rocm.size();
     }
-    if (found == 0)
-        system.notes.push_back("AMD: no amdgpu device in /sys/class/drm and no rocm-smi");
+    if (found == 0) absent.emplace_back("AMD: no amdgpu device in /sys/class/drm and no rocm-smi");
 }
 
 void detect_apple(const ProbeSource& source, DetectedSystem& system) {
@@ -335,12 +338,15 @@ DetectedSystem detect_system(const ProbeSource& source) {
     DetectedSystem system;
     if (const auto meminfo = source.read_file("/proc/meminfo"))
         system.ram = parse_meminfo_total(*meminfo);
-    detect_nvidia(source, system);
-    detect_amd(source, system);
+    std::vector<std::string> absent;  // vendors with nothing here, said only if nothing is
+    detect_nvidia(source, system, absent);
+    detect_amd(source, system, absent);
     detect_apple(source, system);
     detail::detect_intel(source, system);
     detail::detect_jetson(source, system);
     detail::detect_vulkan(source, system);
+    if (system.gpus.empty())
+        system.notes.insert(system.notes.begin(), absent.begin(), absent.end());
     // A GPU's name comes from a tool or a file on the machine: printed, it must not carry the
     // terminal escapes a driver or a planted tool might put in it.
     for (auto& g : system.gpus) g.name = printable_text(g.name);
