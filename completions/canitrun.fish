@@ -98,7 +98,7 @@ complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-rep
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l mtp -d 'llama.cpp: draft with the model\'s own MTP layers'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-mmproj -d 'llama-server: text only, no vision projector'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-mmproj-offload -d 'llama-server: the vision projector on the CPU, in system RAM'
-complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l draft -x -a '(__canitrun_names models)' -d 'llama.cpp: a draft model for speculative decoding, MODEL or MODEL:QUANT'
+complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l draft -x -a '(__canitrun_names models)' -d 'llama.cpp: a draft model for speculative decoding, MODEL, MODEL:QUANT or a local .gguf file'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l also -x -a '(__canitrun_names models)' -d 'llama-server: another model resident at once, MODEL or MODEL:QUANT'
 complete -c canitrun -n '__canitrun_takes page' -l gpu-memory-utilization -x -d 'vllm: share of GPU memory vLLM may use'
 complete -c canitrun -n '__canitrun_takes fit' -l sort -x -a 'params speed context name' -d 'Order: params, speed, context, name'

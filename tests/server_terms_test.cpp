@@ -167,7 +167,7 @@ TEST_CASE("server terms: Q4_0 repacked on an AVX2 CPU") {
 // GPU 0 and 117,440,512 B on GPU 1; with --no-kv-offload all 268,435,456 B move to RAM, and
 // nothing else of the draft moves. Same process: no second CUDA context.
 TEST_CASE("server terms: Llama 3.3 70B with a 1B draft on 2x3090") {
-    const ResidentModel draft{&test::model("llama-3.2-1b"), &test::quant("Q4_K_M")};
+    const ResidentModel draft{&test::model("llama-3.2-1b"), &test::quant("Q4_K_M"), nullptr};
     PlanSettings s = at_context(8192);
     s.server.draft = draft;
     const Placement on = plan_of("llama-3.3-70b", "Q4_K_M", {"rtx-3090", "rtx-3090"}, s);
@@ -197,7 +197,7 @@ TEST_CASE("server terms: Llama 3.3 70B with a 1B draft on 2x3090") {
 // router's child). It sits on the GPU's share beside the chat model, counted in the GPU's
 // total from load.
 TEST_CASE("server terms: a chat and an embedding model on a 24 GB card") {
-    const ResidentModel embed{&test::model("qwen3-embedding-0.6b"), &test::quant("Q8_0")};
+    const ResidentModel embed{&test::model("qwen3-embedding-0.6b"), &test::quant("Q8_0"), nullptr};
     PlanSettings s = at_context(8192);
     const Placement alone = plan_of("qwen3-8b", "Q4_K_M", {"rtx-4090"}, s);
     s.server.also.push_back(embed);
@@ -245,7 +245,7 @@ TEST_CASE("encoders: BGE-M3's bert layout and no KV cache") {
 // Beside a chat model, an encoder's footprint does not depend on where a KV cache would go:
 // it has none. nomic-embed-text keeps no memory either.
 TEST_CASE("encoders: an embedding encoder beside a chat model keeps no cache") {
-    const ResidentModel embed{&test::model("nomic-embed-text-v1.5"), &test::quant("FP16")};
+    const ResidentModel embed{&test::model("nomic-embed-text-v1.5"), &test::quant("FP16"), nullptr};
     PlanSettings s = at_context(8192);
     s.server.also.push_back(embed);
     const Placement on = plan_of("qwen3-8b", "Q4_K_M", {"rtx-4090"}, s);
@@ -348,7 +348,7 @@ TEST_CASE("server terms: speculative decoding's speed is an assumption worked as
     CHECK(speculative_tokens_per_s(0, 400, 0.7, 16) == 0);
     // Through the plan: Llama 3.3 70B with a 1B draft on 2x3090 gains, at the assumption.
     PlanSettings s = at_context(8192);
-    s.server.draft = ResidentModel{&test::model("llama-3.2-1b"), &test::quant("Q4_K_M")};
+    s.server.draft = ResidentModel{&test::model("llama-3.2-1b"), &test::quant("Q4_K_M"), nullptr};
     const auto a = answer_for(test::model("llama-3.3-70b"), test::quant("Q4_K_M"),
                               test::hardware_of({"rtx-3090", "rtx-3090"}), s)
                        .value();

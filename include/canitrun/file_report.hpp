@@ -24,11 +24,17 @@
 #include "canitrun/kv_curve.hpp"
 #include "canitrun/remote_model.hpp"
 #include "canitrun/report.hpp"
+#include "canitrun/server_terms.hpp"
 
 namespace canitrun {
 
 // The quantization a GGUF file stands for in the fit rules: its own, which every backend runs.
 Quant gguf_file_quant();
+
+// A local GGUF file as a companion model (--draft FILE): its header and tensors read (every part
+// of a split model), planned by its own tensors as the file's page plans it. Errors: the file's
+// (cannot open, not a GGUF file, a missing part) and gguf_to_model's.
+Result<ResidentModel> resident_gguf_file(const std::string& path);
 
 // The settings a file is planned by: options.plan at options.estimate, with the file's tensors
 // under llama.cpp's rule, or the quick rule over its bytes (and `note` says why, when llama.cpp's

@@ -23,7 +23,8 @@
 //   several unequal GPUs this is an approximation), with its own context of the main's
 //   context and sequences (server-context.cpp's draft context of n_ctx_seq cells per slot, as
 //   remembered from late-2025 builds, not re-read; one compute buffer counted, not one per
-//   slot) in the same process (no second CUDA context). KV types f16 (-ctkd / -ctvd).
+//   slot) in the same process (no second CUDA context). KV types f16 (-ctkd / -ctvd). A local
+//   GGUF file (--draft FILE, -md FILE) by its own tensors, as a file argument is planned.
 // - also:<model> (GPUs and RAM, at load): another model resident at once (llama-server's
 //   router keeps each in a child process: its own runtime memory on each GPU it uses), at the
 //   main model's context per sequence capped at its window. Its own prompt cache is not
@@ -65,10 +66,13 @@
 //   attention, it may be smaller). MLA and compressed-attention layers are not counted.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "canitrun/cpu_repack.hpp"
+#include "canitrun/file_parts.hpp"
 #include "canitrun/hardware.hpp"
 #include "canitrun/placement.hpp"
 
@@ -79,9 +83,20 @@ struct PlanSettings;
 inline constexpr Bytes kDefaultCacheRam = 8192ULL << 20;    // --cache-ram 8192 (MiB)
 inline constexpr std::uint64_t kDefaultCtxCheckpoints = 8;  // --ctx-checkpoints 8
 
+// A companion read from a local GGUF file (--draft FILE): the model and tensors no database
+// holds, owned here so a ResidentModel's pointers into it live as long as any copy of it.
+struct ResidentFile {
+    std::string path;         // as given: the line's -md
+    Model model;              // read from the file's header
+    Quant quant;              // gguf_file_quant(): the file's own types
+    Bytes weights_bytes = 0;  // every tensor's: the quick rule's weights (no llama.cpp layout)
+    std::shared_ptr<const FileWeights> weights;  // what the llama.cpp rule plans it by
+};
+
 struct ResidentModel {
     const Model* model = nullptr;
     const Quant* quant = nullptr;
+    std::shared_ptr<const ResidentFile> file;  // set for a file: model and quant point into it
 
     bool operator==(const ResidentModel&) const = default;
 };

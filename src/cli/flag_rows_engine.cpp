@@ -182,11 +182,14 @@ std::vector<FlagRow> resident_rows() {
     using C = Cmd;
     return {
         {.names = "--draft",
-         .value = "MODEL[:QUANT]",
-         .help = "llama.cpp: a draft model for speculative decoding, MODEL or MODEL:QUANT",
+         .value = "MODEL[:QUANT]|FILE",
+         .help = "llama.cpp: a draft model for speculative decoding, MODEL, MODEL:QUANT or a "
+                 "local .gguf file",
          .man =
              R"(A draft model for speculative decoding: its weights, its own context's KV cache and compute
-buffers, every layer on the GPUs, in the same process.)",
+buffers, every layer on the GPUs, in the same process. A local .gguf file (any name ending in
+.gguf, or any existing file) is read and planned by its own tensors, and the line loads it
+with \-md FILE.)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.draft; },
          .non_empty = true,

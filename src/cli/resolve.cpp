@@ -6,9 +6,11 @@
 #include "canitrun/context_window.hpp"
 #include "canitrun/database_files.hpp"
 #include "canitrun/embedded_snapshot.hpp"
+#include "canitrun/file_report.hpp"
 #include "canitrun/gpu_description.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/llamacpp_rules.hpp"
+#include "canitrun/model_argument.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/plan_settings.hpp"
 #include "canitrun/serving.hpp"
@@ -33,6 +35,15 @@ ResidentModel resident_model(const Database& db, const std::string& spec) {
     r.quant = colon == std::string::npos ? db.recommended_quant()
                                          : need(db.find_quant(spec.substr(colon + 1)));
     return r;
+}
+
+// --draft: a local GGUF file (a .gguf name, or any existing file, as a model argument is
+// classified), else MODEL or MODEL:QUANT of the database.
+ResidentModel draft_model(const Database& db, const std::string& spec) {
+    if (classify_model_argument(db, spec) == ModelArgumentKind::gguf_file) {
+        return need(resident_gguf_file(spec));
+    }
+    return resident_model(db, spec);
 }
 
 // The flags only llama.cpp reads, refused by the engines that have no such setting. Given or
@@ -123,7 +134,7 @@ PlanSettings plan_settings(const Database& db, const Options& o, const Request& 
     s.min_decode_tokens_per_s =
         o.min_speed.empty() ? kDefaultMinSpeed : need(parse_tokens_per_second(o.min_speed));
     if (!o.hw.split_mode.empty()) s.split_mode = need(parse_split_mode(o.hw.split_mode));
-    if (!o.engine.draft.empty()) s.server.draft = resident_model(db, o.engine.draft);
+    if (!o.engine.draft.empty()) s.server.draft = draft_model(db, o.engine.draft);
     for (const auto& a : o.engine.also) s.server.also.push_back(resident_model(db, a));
     return s;
 }

@@ -1,8 +1,10 @@
 #include "canitrun/file_report.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "canitrun/fit.hpp"
+#include "canitrun/gguf_files.hpp"
 #include "canitrun/hardware_questions.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/plan_views.hpp"
@@ -16,6 +18,25 @@ Quant gguf_file_quant() {
     q.name = "the file's own quantization";
     q.format = "gguf";
     return q;
+}
+
+Result<ResidentModel> resident_gguf_file(const std::string& path) {
+    CANITRUN_TRY_ASSIGN(const auto parts, read_gguf_parts(path));
+    CANITRUN_TRY_ASSIGN(const GgufModel g, gguf_to_model(parts));
+    auto f = std::make_shared<ResidentFile>();
+    f->path = path;
+    f->model = g.model;
+    // Named by its file, as the page and the companion's term name it (general.name may be
+    // anything the converter was given).
+    f->model.id = std::filesystem::path(path).filename().string();
+    f->quant = gguf_file_quant();
+    f->weights_bytes = g.weights_bytes;
+    CANITRUN_TRY_ASSIGN(f->weights, file_weights(g.model, g.tensors));
+    ResidentModel r;
+    r.model = &f->model;
+    r.quant = &f->quant;
+    r.file = std::move(f);
+    return r;
 }
 
 namespace {

@@ -65,7 +65,9 @@ void add_server_args(std::vector<std::string>& args, const ServerSettings& serve
     if (server.draft) {
         const Model& m = *server.draft->model;
         const std::string& q = server.draft->quant->id;
-        if (m.run.gguf_repo.empty()) {
+        if (server.draft->file) {
+            add(args, "-md", server.draft->file->path);
+        } else if (m.run.gguf_repo.empty()) {
             add(args, "-md", m.id + "-" + q + ".gguf");
         } else {
             add(args, "-hfd", m.run.gguf_repo + ":" + q);

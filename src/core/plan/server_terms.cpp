@@ -15,6 +15,16 @@ namespace canitrun {
 Result<Placement> companion_placement(const ResidentModel& model, const Hardware& hardware,
                                       const PlanSettings& settings, bool own_process) {
     PlanSettings s = settings_for_model(*model.model, settings);
+    // The companion's own weights, never the main model's file: a file companion by its own
+    // tensors (the quick rule, for an architecture llama.cpp's layout does not model, by their
+    // sum).
+    s.file = nullptr;
+    s.estimate.weights_bytes_override.reset();
+    if (model.file && s.rule == Rule::quick) {
+        s.estimate.weights_bytes_override = model.file->weights_bytes;
+    } else if (model.file) {
+        s.file = model.file->weights;
+    }
     s.server = ServerSettings{};
     s.server.cache_ram = 0;
     s.server.ctx_checkpoints = 0;
