@@ -154,6 +154,12 @@ their weights, KV cache and the MTP context's compute buffer, on the device of t
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.mtp; },
          .group = kGroupEngine},
+    };
+}
+
+// A multimodal model's vision projector, which llama-server loads beside it.
+std::vector<FlagRow> vision_rows() {
+    return {
         {.names = "--no-mmproj",
          .help = "llama-server: text only, no vision projector (default: loaded where -hf "
                  "fetches one)",

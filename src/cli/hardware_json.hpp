@@ -15,8 +15,8 @@ nlohmann::json hardware_json(const Hardware& hardware);
 nlohmann::json hardware_answer_json(const HardwareAnswer& answer, const Hardware& hardware);
 nlohmann::json hardware_report_json(const Model& model, const HardwareReport& report);
 // The same documents written into a sink (json_sink.hpp): the tree above, or text.
-void write_hardware_answer(JsonSink& sink, const HardwareAnswer& answer, const Hardware& hardware);
-void write_hardware_report(JsonSink& sink, const Model& model, const HardwareReport& report);
+void write_hardware_answer(JsonSink& w, const HardwareAnswer& a, const Hardware& hardware);
+void write_hardware_report(JsonSink& w, const Model& model, const HardwareReport& r);
 nlohmann::json system_json(const DetectedSystem& system, const Hardware& hardware);
 nlohmann::json model_fits_json(const Hardware& hardware, const EstimateOptions& options,
                                const std::vector<ModelFit>& fits);

@@ -12,7 +12,7 @@ class JsonSink;
 
 // The model page's document, written into a sink (json_sink.hpp): as text for --json, as the
 // tree by model_report_json for the commands that take parts of it.
-void write_model_report(JsonSink& sink, const ModelReport& report);
+void write_model_report(JsonSink& w, const ModelReport& r);
 nlohmann::json model_report_json(const ModelReport& report);
 nlohmann::json model_json(const Model& model);
 nlohmann::json gpu_json(const Gpu& gpu);
