@@ -11,6 +11,7 @@
 
 #include "catch.hpp"
 #include "run_binary.hpp"
+#include "scratch_dir.hpp"
 #include "support/model_gguf.hpp"
 #include "test_support.hpp"
 
@@ -23,20 +24,9 @@ namespace fs = std::filesystem;
 namespace canitrun {
 namespace {
 
-// One folder per process, with a space in its name (the printed line must quote the path),
-// removed at exit.
-struct DraftDir {
-    fs::path path =
-        fs::temp_directory_path() / ("canitrun draft_file_test " + std::to_string(::getpid()));
-    DraftDir() { fs::create_directories(path); }
-    ~DraftDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
-const DraftDir& draft_dir() {
-    static DraftDir dir;
+// One folder per process, with a space in its name (the printed line must quote the path).
+const test::ScratchDir& draft_dir() {
+    static const test::ScratchDir dir("canitrun draft_file_test ");
     return dir;
 }
 

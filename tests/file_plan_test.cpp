@@ -12,6 +12,7 @@
 #include "canitrun/report.hpp"
 #include "catch.hpp"
 #include "run_binary.hpp"
+#include "scratch_dir.hpp"
 #include "support/model_gguf.hpp"
 #include "test_support.hpp"
 
@@ -40,19 +41,11 @@ ReportOptions options_at(const Quant* quant) {
     return ro;
 }
 
-// One folder per process, removed at exit.
-struct TempDir {
-    fs::path path =
-        fs::temp_directory_path() / ("canitrun_file_plan_test_" + std::to_string(::getpid()));
-    TempDir() { fs::create_directories(path / ".cache/llama.cpp"); }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
-const TempDir& temp_dir() {
-    static TempDir dir;
+// One folder per process, with llama.cpp's cache folder of a temporary home in it.
+const test::ScratchDir& temp_dir() {
+    static const test::ScratchDir dir("canitrun_file_plan_test_");
+    static const bool cache = fs::create_directories(dir.path / ".cache/llama.cpp");
+    (void)cache;
     return dir;
 }
 
