@@ -144,18 +144,18 @@ TEST_CASE("speed bands: none below ten left-out runs of the class and regime") {
 
 // Every band the fit prints, judged on runs of sources it never saw (each source's runs against
 // the band the other sources' left-out runs give, predicted without the source): the issue asks
-// 75-85 % for each kind of band. docs/SPEED.md has the figures, which miss it (the "± N %" bands
-// hold a little under 75 %, the "within N×" ones, printed only for Intel, the P100 / MI50 class
-// and a few prefill classes, about 90 %); held here: each kind claims 80 % and holds at least
-// 70 %, and the wide ones are not so wide that nearly every run is inside.
+// 75-85 % for each kind of band, and docs/SPEED.md has the figures per class. A band is the
+// 80th percentile with each source weighing one (tools/speed/speed_report.cpp band_quantile);
+// counted by runs instead, the "± N %" bands held 74 % (442 runs) and the "within N×" ones 86 %
+// (90 runs), both outside.
 TEST_CASE("speed bands: how they held on sources they did not see") {
     const SpeedModel& m = fitted_speed_model();
     REQUIRE(m.narrow_bands.runs >= 100);
     REQUIRE(m.wide_bands.runs >= 20);
-    CHECK(m.narrow_bands.share >= 0.70);
-    CHECK(m.narrow_bands.share <= 0.90);
-    CHECK(m.wide_bands.share >= 0.70);
-    CHECK(m.wide_bands.share <= 0.95);
+    CHECK(m.narrow_bands.share >= 0.75);
+    CHECK(m.narrow_bands.share <= 0.85);
+    CHECK(m.wide_bands.share >= 0.75);
+    CHECK(m.wide_bands.share <= 0.85);
 }
 
 // A published run reads its file at the size llama-bench printed, not its label's: Unsloth's

@@ -100,9 +100,10 @@ struct SpeedClassCoefficients {
     // tokens routed to it (llama.cpp's MMQ pads each expert's few tokens to a whole tile)
     double expert_compute = 0;
     double prefill_recurrent_s = 0;  // qr: prefill seconds per prompt token per recurrent layer
-    // Per class: the fold error max(predicted / measured, measured / predicted) - 1 that 80 % of
-    // the class's runs stayed within when their source was left out of the fit, and how many
-    // such runs there were (a band needs kMinBandRuns).
+    // Per class: the fold error max(predicted / measured, measured / predicted) - 1 that the
+    // class's runs stayed within when their source was left out of the fit, for 80 % of them
+    // with each source's runs weighing one in all (a band is judged on sources it did not see),
+    // and how many such runs there were (a band needs kMinBandRuns).
     double decode_band = 0, prefill_band = 0;
     std::uint64_t decode_rows = 0, prefill_rows = 0;
 };
@@ -203,8 +204,9 @@ struct Speed {
     double decode_tokens_per_s = 0;              // at an empty cache (llama-bench tg128)
     std::optional<double> decode_at_context;     // with the cache full to the planned context
     std::optional<double> prefill_tokens_per_s;  // empty: no GPU, or no throughput figure
-    // The fold error 80 % of measured runs of this device class stayed within, out of sample
-    // (speed_band); empty where too few runs cover the class or none the placement (offload).
+    // The fold error 80 % of measured runs of this device class stayed within, out of sample,
+    // each source weighing one (speed_band); empty where too few runs cover the class or none the
+    // placement (offload).
     std::optional<double> decode_band, prefill_band;
     SpeedClass device_class = SpeedClass::unknown;  // of the first GPU (the slowest decides)
     bool offloaded = false;  // part of the model in RAM: the RAM and PCIe terms are assumptions

@@ -19,8 +19,8 @@ const SpeedModel& fitted_speed_model() {
             .attention = 7.74388548,
             .expert_compute = 162.88625,
             .prefill_recurrent_s = 0,
-            .decode_band = 0.236194126,
-            .prefill_band = 0.644395021,
+            .decode_band = 0.24545531,
+            .prefill_band = 0.760802199,
             .decode_rows = 81,
             .prefill_rows = 82,
         };
@@ -35,7 +35,7 @@ const SpeedModel& fitted_speed_model() {
             .attention = 7.74388548,
             .expert_compute = 162.88625,
             .prefill_recurrent_s = 0,
-            .decode_band = 0.257159195,
+            .decode_band = 0.410537106,
             .prefill_band = 0.594787889,
             .decode_rows = 24,
             .prefill_rows = 22,
@@ -51,8 +51,8 @@ const SpeedModel& fitted_speed_model() {
             .attention = 9.54852576,
             .expert_compute = 629.838535,
             .prefill_recurrent_s = 2.67234127e-06,
-            .decode_band = 0.263629809,
-            .prefill_band = 1.51530064,
+            .decode_band = 0.509313592,
+            .prefill_band = 1.21859015,
             .decode_rows = 49,
             .prefill_rows = 47,
         };
@@ -68,7 +68,7 @@ const SpeedModel& fitted_speed_model() {
             .expert_compute = 162.88625,
             .prefill_recurrent_s = 0,
             .decode_band = 0.141784337,
-            .prefill_band = 1.24271898,
+            .prefill_band = 1.52352234,
             .decode_rows = 28,
             .prefill_rows = 28,
         };
@@ -83,8 +83,8 @@ const SpeedModel& fitted_speed_model() {
             .attention = 17.6621045,
             .expert_compute = 134.551596,
             .prefill_recurrent_s = 4.83801353e-06,
-            .decode_band = 0.398337381,
-            .prefill_band = 0.935005677,
+            .decode_band = 0.440728005,
+            .prefill_band = 0.558290748,
             .decode_rows = 56,
             .prefill_rows = 56,
         };
@@ -99,8 +99,8 @@ const SpeedModel& fitted_speed_model() {
             .attention = 11.255961,
             .expert_compute = 0,
             .prefill_recurrent_s = 8.86787201e-07,
-            .decode_band = 0.187174048,
-            .prefill_band = 0.987236323,
+            .decode_band = 0.183571401,
+            .prefill_band = 1.56308,
             .decode_rows = 33,
             .prefill_rows = 33,
         };
@@ -115,7 +115,7 @@ const SpeedModel& fitted_speed_model() {
             .attention = 2.66794096,
             .expert_compute = 50.4503372,
             .prefill_recurrent_s = 3.9063878e-07,
-            .decode_band = 0.510882772,
+            .decode_band = 0.401931581,
             .prefill_band = 0.327302409,
             .decode_rows = 20,
             .prefill_rows = 28,
@@ -131,8 +131,8 @@ const SpeedModel& fitted_speed_model() {
             .attention = 77.6918486,
             .expert_compute = 501.682854,
             .prefill_recurrent_s = 5.3062958e-06,
-            .decode_band = 1.12650221,
-            .prefill_band = 1.02466876,
+            .decode_band = 1.16978218,
+            .prefill_band = 3.30312322,
             .decode_rows = 41,
             .prefill_rows = 39,
         };
@@ -148,7 +148,7 @@ const SpeedModel& fitted_speed_model() {
             .expert_compute = 127.450044,
             .prefill_recurrent_s = 1.83109711e-05,
             .decode_band = 0.38716866,
-            .prefill_band = 16.7281298,
+            .prefill_band = 16.421548,
             .decode_rows = 28,
             .prefill_rows = 28,
         };
@@ -163,8 +163,8 @@ const SpeedModel& fitted_speed_model() {
             .attention = 7.74388548,
             .expert_compute = 162.88625,
             .prefill_recurrent_s = 0,
-            .decode_band = 0.40020443,
-            .prefill_band = 1.00709099,
+            .decode_band = 0.446015068,
+            .prefill_band = 0.92399338,
             .decode_rows = 360,
             .prefill_rows = 363,
         };
@@ -183,8 +183,8 @@ const SpeedModel& fitted_speed_model() {
         s.dequant_prefill[3] = 0.990632486;
         s.dequant[4] = 0.0131668049;  // fp4
         s.dequant_prefill[4] = 0.603023678;
-        s.narrow_bands = {0.735294118, 442};
-        s.wide_bands = {0.855555556, 90};
+        s.narrow_bands = {0.777142857, 350};
+        s.wide_bands = {0.840659341, 182};
         s.out_of_sample = {0.141784337, 0.557724679, 0.313988148, 1.22488849};
         s.source =
             "fitted by tools/speed/fit_speed on 723 of the 1043 published llama-bench rows in "
