@@ -127,6 +127,16 @@ TEST_CASE("unknown KV types are refused with the list") {
     CHECK(r.error().hint.find("q8_0") != std::string::npos);
 }
 
+TEST_CASE("find_kv_type takes any case and gives nullptr for an unknown type") {
+    REQUIRE(find_kv_type("Q8_0") != nullptr);
+    // ggml's block_q8_0: 32 values in 2 (the f16 scale) + 32 bytes
+    CHECK(find_kv_type("Q8_0")->id == "q8_0");
+    CHECK(find_kv_type("Q8_0")->block_bytes == 34);
+    CHECK(find_kv_type("IQ4_NL")->id == "iq4_nl");
+    CHECK(find_kv_type("q3") == nullptr);
+    CHECK(find_kv_type("q8_") == nullptr);
+}
+
 TEST_CASE("all-attention comparison treats every layer as full attention") {
     LayerGroup g = group(LayerKind::sliding, 3);
     g.window = 512;

@@ -9,6 +9,15 @@ TEST_CASE("names match case-insensitively - ignoring spaces - dashes and undersc
     CHECK(normalize_name("RTX_4090") == normalize_name("rtx 4090"));
 }
 
+TEST_CASE("normalized_equals is normalize_name then equality without the copy") {
+    // "Qwen3.5 35B-A3B" less ' ', '-', '_' and lowercased is "qwen3.535ba3b" (above)
+    CHECK(normalized_equals("Qwen3.5 35B-A3B", "qwen3.535ba3b"));
+    CHECK(normalized_equals("--__  ", ""));
+    CHECK_FALSE(normalized_equals("Qwen3.5 35B-A3B", "qwen3.535ba3"));    // key shorter
+    CHECK_FALSE(normalized_equals("Qwen3.5 35B-A3", "qwen3.535ba3b"));    // name shorter
+    CHECK_FALSE(normalized_equals("Qwen3.5 35B-A3B", "qwen3.5 35ba3b"));  // the key is normalized
+}
+
 TEST_CASE("edit distance") {
     CHECK(edit_distance("kitten", "sitting") == 3);
     CHECK(edit_distance("", "abc") == 3);

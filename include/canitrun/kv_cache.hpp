@@ -30,6 +30,7 @@ struct KvType {
 inline constexpr std::string_view kDefaultKvType = "f16";
 
 Result<KvType> parse_kv_type(const std::string& text);
+const KvType* find_kv_type(std::string_view text);  // any case; nullptr if none
 std::string kv_type_names();  // "f16, bf16, f32, q8_0, ..." for help and errors
 // The types above that llama.cpp's --cache-type-k / -v take (every one that is a ggml type),
 // the one list the engine's parser, its errors and the flag table read.

@@ -2,6 +2,7 @@
 // Matching names the way users type them, and "did you mean" suggestions.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "canitrun/strings.hpp"  // to_lower
@@ -11,6 +12,8 @@ namespace canitrun {
 // Lowercase, with spaces, underscores and dashes dropped: "Qwen3.5 35B-A3B" and
 // "qwen3.5-35b-a3b" compare equal.
 std::string normalize_name(const std::string& name);
+// normalize_name(name) == key, without building the string: a lookup compares every entry.
+bool normalized_equals(std::string_view name, std::string_view key);
 
 std::size_t edit_distance(const std::string& a, const std::string& b);
 

@@ -14,11 +14,11 @@ template <typename Entry>
 const Entry* find_by_name(const std::vector<Entry>& entries, const std::string& typed) {
     const std::string key = normalize_name(typed);
     for (const auto& e : entries) {
-        if (normalize_name(e.id) == key) return &e;
+        if (normalized_equals(e.id, key)) return &e;
     }
     for (const auto& e : entries) {
         for (const auto& alias : e.aliases) {
-            if (normalize_name(alias) == key) return &e;
+            if (normalized_equals(alias, key)) return &e;
         }
     }
     return nullptr;
@@ -64,7 +64,7 @@ const Gpu* find_by_variant_name(const std::vector<Gpu>& gpus, const std::string&
     const std::string key = normalize_name(typed);
     for (const auto& g : gpus) {
         for (const auto& n : g.variant_names) {
-            if (normalize_name(n) == key) return &g;
+            if (normalized_equals(n, key)) return &g;
         }
     }
     return nullptr;

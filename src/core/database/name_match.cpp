@@ -15,6 +15,18 @@ std::string normalize_name(const std::string& name) {
     return out;
 }
 
+bool normalized_equals(std::string_view name, std::string_view key) {
+    std::size_t at = 0;
+    for (char c : name) {
+        if (c == ' ' || c == '-' || c == '_') continue;
+        if (at == key.size() ||
+            key[at] != static_cast<char>(std::tolower(static_cast<unsigned char>(c))))
+            return false;
+        ++at;
+    }
+    return at == key.size();
+}
+
 std::size_t edit_distance(const std::string& a, const std::string& b) {
     return edit_distance(a, b, std::max(a.size(), b.size()));
 }

@@ -354,8 +354,8 @@ const char* backend_name(Backend backend) {
 }
 
 Result<GgmlType> parse_cache_type(const std::string& text) {
-    const auto kv = parse_kv_type(text);
-    if (!kv || !is_llamacpp_kv_type(*kv)) {
+    const KvType* kv = find_kv_type(text);
+    if (kv == nullptr || !is_llamacpp_kv_type(*kv)) {
         return fail(ErrorKind::bad_input, "llama.cpp has no KV cache type '" + text + "'",
                     "use one of: " + llamacpp_kv_type_names());
     }
@@ -428,8 +428,11 @@ bool keeps_mask_copy(Backend backend) {
     return backend == Backend::cuda || backend == Backend::vulkan;
 }
 
-Result<Bytes> llamacpp_mask_copy_bytes(const Model& model, const LlamaCppOptions& options) {
-    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+namespace {
+
+// The masks' copy and the logits from a setup already made: the compute buffer reads both, and
+// cache_setup was a tenth of an uncached `canitrun serve` answer when each asked its own.
+Result<Bytes> mask_copy_of(const Model& model, const CacheSetup& setup) {
     return catch_overflow(
         [&]() -> Result<Bytes> {
             return checked::mul(checked::mul(setup.g.ubatch, kF32Bytes),
@@ -438,8 +441,7 @@ Result<Bytes> llamacpp_mask_copy_bytes(const Model& model, const LlamaCppOptions
         [&] { return overflow_error("the KQ mask for " + model.id, "lower --ctx"); });
 }
 
-Result<Bytes> llamacpp_logits_batch_bytes(const Model& model, const LlamaCppOptions& options) {
-    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+Result<Bytes> logits_batch_of(const Model& model, const CacheSetup& setup) {
     return catch_overflow(
         [&]() -> Result<Bytes> {
             return checked::mul(checked::mul(setup.g.ubatch, kF32Bytes),
@@ -448,10 +450,22 @@ Result<Bytes> llamacpp_logits_batch_bytes(const Model& model, const LlamaCppOpti
         [&] { return overflow_error("the logits of " + model.id, "lower --ubatch"); });
 }
 
+}  // namespace
+
+Result<Bytes> llamacpp_mask_copy_bytes(const Model& model, const LlamaCppOptions& options) {
+    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    return mask_copy_of(model, setup);
+}
+
+Result<Bytes> llamacpp_logits_batch_bytes(const Model& model, const LlamaCppOptions& options) {
+    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    return logits_batch_of(model, setup);
+}
+
 Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options) {
     CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
-    CANITRUN_TRY_ASSIGN(const Bytes mask, llamacpp_mask_copy_bytes(model, options));
-    CANITRUN_TRY_ASSIGN(const Bytes logits, llamacpp_logits_batch_bytes(model, options));
+    CANITRUN_TRY_ASSIGN(const Bytes mask, mask_copy_of(model, setup));
+    CANITRUN_TRY_ASSIGN(const Bytes logits, logits_batch_of(model, setup));
     return catch_overflow(
         [&]() -> Result<Bytes> {
             if (options.backend == Backend::cpu) {

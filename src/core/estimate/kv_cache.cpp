@@ -45,11 +45,17 @@ Bytes elements_to_bytes(std::uint64_t elements, const KvType& type) {
 
 }  // namespace
 
-Result<KvType> parse_kv_type(const std::string& text) {
-    const std::string lower = to_lower(text);
+// The ids are lowercase, so this is to_lower(text) == id without the copy: cache_setup asks it
+// twice for each of some 400 buffer questions of one model page.
+const KvType* find_kv_type(std::string_view text) {
     for (const auto& t : kv_types()) {
-        if (t.id == lower) return t;
+        if (equals_ignoring_case(t.id, text)) return &t;
     }
+    return nullptr;
+}
+
+Result<KvType> parse_kv_type(const std::string& text) {
+    if (const KvType* t = find_kv_type(text)) return *t;
     return fail(ErrorKind::bad_input, "unknown KV cache type '" + text + "'",
                 "use one of: " + kv_type_names());
 }

@@ -1,6 +1,7 @@
 #include "canitrun/placement.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 namespace canitrun {
 namespace {
@@ -129,9 +130,10 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
     p.ram.compute = checked::add(b.output, p.gpus.empty() ? b.compute : b.host_compute);
 }
 
-void add_term(Share& s, std::string name, Bytes load, Bytes most) {
+// The name is copied only for a term kept: most are 0, and place() runs some 300 times a page.
+void add_term(Share& s, std::string_view name, Bytes load, Bytes most) {
     if (most == 0) return;
-    s.resident.push_back(ResidentTerm{std::move(name), load, most});
+    s.resident.push_back(ResidentTerm{std::string(name), load, most});
 }
 
 // The server's terms on their devices (plan/server_terms.hpp says each rule).
@@ -444,16 +446,17 @@ struct OffloadSearch {
     const ModelParts& parts;
     const Hardware& hardware;
     const PlacementOptions& options;
+    // The options each step places with: one copy for the search rather than one a step.
+    mutable PlacementOptions scratch;
 
     std::uint64_t layers() const { return parts.layers.size(); }
     bool one_gpu() const { return hardware.gpus.size() == 1; }
 
     Result<Placement> with(std::optional<std::uint64_t> ngl,
                            std::optional<std::uint64_t> cpu_moe) const {
-        PlacementOptions o = options;
-        o.gpu_layers = ngl;
-        o.cpu_moe_layers = cpu_moe;
-        return place(parts, hardware, o);
+        scratch.gpu_layers = ngl;
+        scratch.cpu_moe_layers = cpu_moe;
+        return place(parts, hardware, scratch);
     }
 
     // One step: the split by memory (or the user's), else, on several GPUs with no split
@@ -474,19 +477,25 @@ struct OffloadSearch {
     // The fewest layers' routed experts in RAM.
     Result<std::optional<Placement>> fewest_experts() const {
         const std::uint64_t n = layers();
-        std::uint64_t k = 1;
         if (one_gpu()) {
             std::uint64_t lo = 0, hi = n;  // the GPU does not hold lo experts' layers; holds hi
-            CANITRUN_TRY_ASSIGN(auto top, with(std::nullopt, n));
-            if (!gpus_fit(top)) lo = n;
+            CANITRUN_TRY_ASSIGN(auto at_hi, with(std::nullopt, n));
+            if (!gpus_fit(at_hi)) lo = n;
             while (hi - lo > 1) {
                 const std::uint64_t mid = lo + (hi - lo) / 2;
                 CANITRUN_TRY_ASSIGN(auto p, with(std::nullopt, mid));
-                (gpus_fit(p) ? hi : lo) = mid;
+                if (!gpus_fit(p)) {
+                    lo = mid;
+                    continue;
+                }
+                hi = mid;
+                at_hi = std::move(p);
             }
-            k = lo + 1;
+            // step(lo + 1) on one GPU: the placement the search made at hi = lo + 1, if it fits
+            if (lo + 1 > n || !at_hi.fits()) return std::optional<Placement>{};
+            return std::optional<Placement>{std::move(at_hi)};
         }
-        for (; k <= n; ++k) {
+        for (std::uint64_t k = 1; k <= n; ++k) {
             CANITRUN_TRY_ASSIGN(auto p, step(std::nullopt, k));
             if (p || one_gpu()) return p;
         }
@@ -495,17 +504,24 @@ struct OffloadSearch {
 
     // The most layers on the GPUs, the first ones in RAM.
     Result<std::optional<Placement>> most_layers() const {
-        std::uint64_t ngl = layers();
         if (one_gpu()) {
             std::uint64_t lo = 0, hi = layers() + 1;  // the GPU holds lo layers; not hi
+            std::optional<Placement> at_lo;
             while (hi - lo > 1) {
                 const std::uint64_t mid = lo + (hi - lo) / 2;
                 CANITRUN_TRY_ASSIGN(auto p, with(mid, std::nullopt));
-                (gpus_fit(p) ? lo : hi) = mid;
+                if (!gpus_fit(p)) {
+                    hi = mid;
+                    continue;
+                }
+                lo = mid;
+                at_lo = std::move(p);
             }
-            ngl = lo;
+            // step(lo) on one GPU: the placement the search made at lo, if it fits
+            if (lo == 0 || !at_lo->fits()) return std::optional<Placement>{};
+            return at_lo;
         }
-        for (; ngl >= 1; --ngl) {
+        for (std::uint64_t ngl = layers(); ngl >= 1; --ngl) {
             CANITRUN_TRY_ASSIGN(auto p, step(ngl, std::nullopt));
             if (p || one_gpu()) return p;
         }
@@ -525,7 +541,7 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
         if (hardware.gpus.empty()) kind = PlanKind::cpu_only;
         return Plan{p.fits() ? kind : PlanKind::none, p};
     }
-    const OffloadSearch search{parts, hardware, options};
+    const OffloadSearch search{parts, hardware, options, options};
     CANITRUN_TRY_ASSIGN(auto all, search.with(std::nullopt, std::nullopt));
     CANITRUN_TRY_ASSIGN(auto whole, native_from(parts, hardware, options, all));
     if (whole) return Plan{hardware.gpus.empty() ? PlanKind::cpu_only : PlanKind::native, *whole};
