@@ -61,6 +61,8 @@ if grep -qE '^  fit +' <<<"$help"; then
   # The split searches (issue #32): two GPUs try every split, three alike ones the fewest GPUs.
   time_it "canitrun fit --gpu 2x3090 --ram 64" 10 "$bin" fit --gpu 2x3090 --ram 64
   time_it "canitrun fit --gpu 3x3090 --ram 64" 10 "$bin" fit --gpu 3x3090 --ram 64
+  # Unlike GPUs: the dynamic program over every split that fits (split_search.hpp).
+  time_it "canitrun fit --gpu '4060 ti 16gb,3090,3090'" 10 "$bin" fit --gpu "4060 ti 16gb,3090,3090" --ram 64
 else
   echo "canitrun fit --gpu X: skipped (this build has no 'fit' subcommand)"
 fi

@@ -111,10 +111,11 @@ TEST_CASE("best plan: never slower than any placement that fits, a brute-force s
     }
 }
 
-// Every database model the llama.cpp rule lays out (up to 400B), on 20 setups: one card of
-// each memory class and vendor, two alike and two unlike cards, with 64 or 128 GB of RAM.
-// Splits are the planner's (the two-GPU split search is checked whole by the sample above).
-TEST_CASE("best plan: every model on 20 setups is never slower than the space") {
+// Every database model the llama.cpp rule lays out (up to 400B), on 22 setups: one card of
+// each memory class and vendor, two alike and two unlike cards, three and five unlike cards,
+// with 64 or 128 GB of RAM. The oracle's splits are llama.cpp's by memory (the two-GPU split
+// search is checked whole by the sample above, three to six GPUs in split_search_test.cpp).
+TEST_CASE("best plan: every model on 22 setups is never slower than the space") {
     const std::vector<std::pair<std::vector<std::string>, std::uint64_t>> setups = {
         {{"rtx-3060"}, 64},
         {{"rtx-4060"}, 64},
@@ -135,7 +136,12 @@ TEST_CASE("best plan: every model on 20 setups is never slower than the space") 
         {{"rtx-4060-ti-16gb", "rtx-4060-ti-16gb"}, 64},
         {{"rtx-4090", "rtx-3090"}, 128},
         {{"rtx-5090", "rtx-4090"}, 128},
-        {{"rx-7900-xtx", "rx-7900-xtx"}, 128}};
+        {{"rx-7900-xtx", "rx-7900-xtx"}, 128},
+        // Three and five unlike cards: the split search's dynamic program (split_search.hpp),
+        // checked here against every --n-cpu-moe and -ngl at the split by memory, and against
+        // every split on a grid in tests/split_search_test.cpp.
+        {{"rtx-4060-ti-16gb", "rtx-3090", "rtx-3090"}, 64},
+        {{"rtx-3060", "rtx-4060", "rtx-4060-ti-16gb", "rtx-3090", "rtx-4090"}, 64}};
     std::size_t checked = 0;
     for (const auto& m : test::database().models) {
         if (!llama_arch(m) || m.params_total > 400'000'000'000ULL) continue;

@@ -116,3 +116,34 @@ TEST_CASE("row split: refused where it does not apply, and tensor mode is not pl
     CHECK(parse_split_mode("row").value() == SplitMode::row);
     CHECK_FALSE(parse_split_mode("rows"));
 }
+
+// One rule for -sm row (hardware_questions.cpp): the page's longest context and best
+// quantization come from the row placement, as its plan does. The longest context's row plan
+// fits and 256 tokens more (the search's step) do not; the best quantization is a row plan,
+// with no speed figure, where the -sm layer pick carried one.
+TEST_CASE("row split: the longest context and the best quantization are the row plan's") {
+    const Model& m = test::model("llama-3.3-70b");
+    const Quant& q = test::quant("Q4_K_M");
+    const Hardware h = test::hardware_of({"rtx-3090", "rtx-3090"}, 64);
+    PlanSettings s = test::settings_at_8k(m);
+    s.split_mode = SplitMode::row;
+    const auto longest = max_native_context(m, q, h, s).value();
+    REQUIRE(longest);
+    PlanSettings at = s;
+    at.estimate.context = *longest;
+    const auto fits = answer_for(m, q, h, at).value();
+    CHECK(fits.plan.kind == PlanKind::native);
+    CHECK(fits.plan.placement.row_split);
+    at.estimate.context = *longest + 256;
+    CHECK(answer_for(m, q, h, at).value().plan.kind == PlanKind::none);
+    const auto best = best_quant_for_hardware(m, llama_cpp_quants(test::database()), h, s).value();
+    REQUIRE(best);
+    CHECK(best->plan.kind == PlanKind::native);
+    CHECK(best->plan.placement.row_split);
+    CHECK(best->speed.decode_tokens_per_s == 0);
+    s.split_mode = SplitMode::layer;
+    const auto layer = best_quant_for_hardware(m, llama_cpp_quants(test::database()), h, s).value();
+    REQUIRE(layer);
+    CHECK_FALSE(layer->plan.placement.row_split);
+    CHECK(layer->speed.decode_tokens_per_s > 0);
+}

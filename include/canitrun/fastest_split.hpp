@@ -7,8 +7,8 @@
 // This tries every split of the GPU units (and, with experts in RAM, every larger --n-cpu-moe)
 // and keeps the fastest that fits, prefill speed breaking ties. Exact for the speed model on
 // two GPUs (two alike ones need only one GPU alone tried: every split using both reads at the
-// same speed) and on three or four (split_search.hpp: every split whose blocks fit, judged
-// from U + 1 placements); five or more keep the planner's split.
+// same speed) and on three or more (split_search.hpp: the least sum over the blocks that fit,
+// judged from U + 1 placements).
 
 #include "canitrun/hardware_questions.hpp"
 
@@ -16,7 +16,7 @@ namespace canitrun {
 
 // `found`: plan_placement's plan for `parts` with `given` (the user's options, with the rule's
 // margin and runtime memory); returned unchanged when the user fixed the split, -ngl or
-// --n-cpu-moe, or the hardware is not 2 to kMaxSearchedGpus discrete GPUs, or nothing is faster.
+// --n-cpu-moe, or the hardware is not two or more discrete GPUs, or nothing is faster.
 Result<Plan> fastest_plan(const Model& model, const Quant& quant, const ModelParts& parts,
                           const Hardware& hardware, const PlanSettings& settings,
                           const PlacementOptions& given, Plan found);

@@ -213,6 +213,10 @@ struct Speed {
     std::uint64_t ubatch = 512;
 };
 
+// Whether a device does any work for a token (reads bytes or runs layers).
+bool busy(const DeviceWork& w);
+// The decode seconds each busy GPU past the first adds (decode_seconds): one hand-over.
+double hand_over_seconds(const SpeedWork& work, const SpeedModel& m);
 double decode_seconds(const SpeedWork& work, const Hardware& hardware, const SpeedModel& m);
 // Seconds per prompt token; empty when a device doing work has no throughput figure.
 std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& hardware,

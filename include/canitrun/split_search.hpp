@@ -1,9 +1,9 @@
 #pragma once
-// The fastest --tensor-split on three or four GPUs, exact for the speed model (issue #32, "The
+// The fastest --tensor-split on three or more GPUs, exact for the speed model (issue #32, "The
 // best plan, not just a plan"). fastest_plan (fastest_split.hpp) asks it for each --n-cpu-moe it
 // tries; two GPUs keep their own search there (every split, units + 1 placements).
 //
-// Why an enumeration over block ends is exact, and cheap:
+// Why a dynamic program over block ends is exact, and cheap:
 // - the speed model is a sum over devices (speed.cpp, decode_seconds and prefill_seconds): each
 //   busy GPU adds terms of its own DeviceWork only, plus one hand-over per GPU used past the
 //   first, and the RAM adds its own;
@@ -14,10 +14,16 @@
 // - what a GPU holds (placement.cpp) depends only on its own block, and only grows with it, so
 //   for each GPU and block start the last block end that fits is found by one walk (two
 //   pointers) over the starts, about 2U placements per middle GPU;
-// - every split whose blocks all fit is then judged with the speed model's own functions, in a
-//   walk cut short by a floor (branch and bound): the RAM's seconds, the blocks placed so far
-//   and each unit after them at the GPU that reads it fastest, with no hand-over, is never above
-//   any split that completes them, so a walk past the best in hand cannot win.
+// - a split's decode seconds are then the RAM's, plus per busy GPU its block's own terms and one
+//   hand-over, less one hand-over: a sum of one term per GPU over consecutive blocks. So the
+//   least sum of GPUs 0..d holding units [0, e) is the least over the starts b of that of GPUs
+//   0..d-1 holding [0, b) plus GPU d's block [b, e) (a shortest path over GPUs in stack order),
+//   with prefill seconds, also a sum per GPU, breaking ties. The terms are linear in the work,
+//   so a block's are the difference of two sums of each unit's own terms on that GPU (U x GPUs
+//   evaluations): about GPUs x U^2 / 2 blocks judged by two subtractions each, whatever the
+//   number of GPUs (an enumeration of every split grows as U^(GPUs - 2)). A floor
+//   (the RAM's seconds, each unit after a block at the GPU that reads it fastest, no
+//   hand-over) drops the blocks that cannot beat the plan in hand (branch and bound).
 // When every GPU is alike (same card, memory and speed figures, nothing placed beside the model
 // per GPU), a split's speed depends only on how many GPUs it uses (each reads at the same
 // speed), so the fewest GPUs that hold the units win: each GPU filled in turn, from GPU 0 (which
@@ -32,12 +38,9 @@
 
 namespace canitrun {
 
-// The most GPUs split_search enumerates (the enumeration grows as units^(GPUs - 2)).
-inline constexpr std::size_t kMaxSearchedGpus = 4;
-
 // The fastest placement (decode, then prefill) of the `options`' -ngl and --n-cpu-moe units over
-// 3 to kMaxSearchedGpus discrete GPUs by any --tensor-split of unit counts that fits every device;
-// empty when none fits, when the hardware has another number of GPUs, or when a GPU's
+// three or more discrete GPUs by any --tensor-split of unit counts that fits every device;
+// empty when none fits, when the hardware has fewer than three GPUs, or when a GPU's
 // bandwidth is unknown (no speed to compare). `beat_decode_seconds`: the decode seconds of a
 // plan already in hand; where a floor under every split's (the RAM's own seconds, each unit at
 // its fastest GPU, no hand-over) is above it, nothing is enumerated and nothing returned.

@@ -335,6 +335,9 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
         out << "  " << quant.id << " does not fit without offload at any context.\n";
     }
     write_serving(out, r);
+    if (a.settings.split_mode == SplitMode::row) {
+        out << "  Serving: not planned for --split-mode row (users are planned under -sm layer)\n";
+    }
     if (a.plan.kind != PlanKind::none && quant.format == "gguf") {
         out << "  llama.cpp: " << fitted_llama_command(model, a, h, r.model_file) << "\n";
     }

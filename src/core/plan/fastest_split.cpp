@@ -32,8 +32,8 @@ Result<Plan> fastest_plan(const Model& model, const Quant& quant, const ModelPar
                             found.kind == PlanKind::expert_offload ||
                             found.kind == PlanKind::layer_offload;
     const std::size_t gpus = hardware.gpus.size();
-    if (!searchable || gpus < 2 || gpus > kMaxSearchedGpus || hardware.unified() ||
-        !given.tensor_split.empty() || given.gpu_layers || given.cpu_moe_layers) {
+    if (!searchable || gpus < 2 || hardware.unified() || !given.tensor_split.empty() ||
+        given.gpu_layers || given.cpu_moe_layers) {
         return found;
     }
     const std::uint64_t n = parts.layers.size();

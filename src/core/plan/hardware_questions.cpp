@@ -69,6 +69,21 @@ std::uint64_t estimate_guess(const Model& model, const Quant& quant, EstimateOpt
 
 namespace {
 
+// The -sm row placement of `parts`: every layer on the GPUs by the user's split or by memory,
+// else by the uneven split that holds every layer under -sm layer (the answer, the longest
+// context and the best quantization all ask this one).
+Result<Placement> row_plan(const Model& model, const Quant& quant, const ModelParts& parts,
+                           const Hardware& hardware, const PlacementOptions& options) {
+    CANITRUN_TRY_ASSIGN(auto by_split, place(parts, hardware, options));
+    CANITRUN_TRY_ASSIGN(auto p, row_split_placement(model, quant, hardware, options, by_split));
+    if (p.fits()) return p;
+    CANITRUN_TRY_ASSIGN(auto uneven, native_placement(parts, hardware, options));
+    if (!uneven) return p;
+    CANITRUN_TRY_ASSIGN(auto q,
+                        row_split_placement(model, quant, hardware, options, std::move(*uneven)));
+    return q.fits() ? q : p;
+}
+
 // --split-mode row (row_split.hpp): every layer on the GPUs by the user's split or by memory,
 // else by the uneven split that holds every layer under -sm layer; no speed figure (none
 // measured).
@@ -89,16 +104,7 @@ Result<HardwareAnswer> answer_row_split(const Model& model, const Quant& quant,
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
     CANITRUN_TRY_ASSIGN(const PlacementOptions options,
                         server_placement_for(model, quant, hardware, settings, placement));
-    CANITRUN_TRY_ASSIGN(auto by_split, place(parts, hardware, options));
-    CANITRUN_TRY_ASSIGN(auto p, row_split_placement(model, quant, hardware, options, by_split));
-    if (!p.fits()) {
-        CANITRUN_TRY_ASSIGN(auto uneven, native_placement(parts, hardware, options));
-        if (uneven) {
-            CANITRUN_TRY_ASSIGN(
-                auto q, row_split_placement(model, quant, hardware, options, std::move(*uneven)));
-            if (q.fits()) p = std::move(q);
-        }
-    }
+    CANITRUN_TRY_ASSIGN(auto p, row_plan(model, quant, parts, hardware, options));
     const bool runs = p.fits() && hardware_runs(hardware, quant);
     HardwareAnswer a{&quant, settings, Plan{runs ? PlanKind::native : PlanKind::none, p},
                      {},     {},       {}};
@@ -166,6 +172,10 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
     const auto fits_at = [&](std::uint64_t steps) -> Result<bool> {
         o.estimate.context = steps * kContextStep;
         CANITRUN_TRY_ASSIGN(auto parts, plan_parts_at_context(base, model, o));
+        if (settings.split_mode == SplitMode::row) {
+            CANITRUN_TRY_ASSIGN(auto row, row_plan(model, quant, parts, hardware, placement));
+            return row.fits();
+        }
         CANITRUN_TRY_ASSIGN(auto placed, native_placement(parts, hardware, placement));
         return placed.has_value();
     };
@@ -260,8 +270,10 @@ Result<QuantChoices> quant_choices_for_hardware(const Model& model,
                                                 const Hardware& hardware,
                                                 const PlanSettings& settings) {
     // The best-quality quantization that fits whole on the GPUs wins outright; offload is planned
-    // (a search over layer splits) only when none does.
-    if (!hardware.gpus.empty()) {
+    // (a search over layer splits) only when none does. Under --split-mode row every plan is
+    // whole on the GPUs or none (answer_row_split), so the loop below, through answer_for, finds
+    // the best quality whose row plan fits, and the floor does not apply (no speed figure).
+    if (!hardware.gpus.empty() && settings.split_mode == SplitMode::layer) {
         CANITRUN_TRY_ASSIGN(auto native,
                             best_native(model, by_quality(quants), hardware, settings));
         if (native) return QuantChoices{native->answer, std::nullopt};

@@ -6,7 +6,10 @@ namespace canitrun {
 
 void add_serving(HardwareReport& r, const Model& model, const Quant& quant,
                  const PlanSettings& settings) {
-    if (r.selected.settings.rule != Rule::llamacpp || r.hardware.gpus.empty()) return;
+    // The capacity search plans -sm layer splits; a row plan's users are not planned.
+    if (r.selected.settings.rule != Rule::llamacpp || r.hardware.gpus.empty() ||
+        r.selected.settings.split_mode == SplitMode::row)
+        return;
     PlanSettings one = r.selected.settings;
     one.n_seq = 1;
     one.estimate.context = sequence_context(settings);

@@ -7,13 +7,14 @@
 #include "canitrun/llamacpp_rules.hpp"
 
 namespace canitrun {
-namespace {
 
 bool busy(const DeviceWork& w) {
     return w.read_bytes > 0 || w.layers > 0;
 }
 
-}  // namespace
+double hand_over_seconds(const SpeedWork& work, const SpeedModel& m) {
+    return m.gpu_hop_s + work.hand_over_bytes / (m.pcie_gbps * 1e9);
+}
 
 SpeedClass speed_class(const GpuDevice& device) {
     if (device.gpu == nullptr) return SpeedClass::unknown;
@@ -147,8 +148,7 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
     // puts h at 0 (#34: with datacenter cards' decode fitted apart, the layer-split runs put
     // their cost in those cards' per-layer time instead).
     if (used > 1) {
-        seconds += static_cast<double>(used - 1) *
-                   (m.gpu_hop_s + work.hand_over_bytes / (m.pcie_gbps * 1e9));
+        seconds += static_cast<double>(used - 1) * hand_over_seconds(work, m);
     }
     if (work.ram.read_bytes > 0) {
         if (hardware.ram_bandwidth_gbps <= 0) return 0;

@@ -1,6 +1,7 @@
 #include "canitrun/split_search.hpp"
 
 #include <limits>
+#include <optional>
 
 #include "canitrun/speed.hpp"
 
@@ -195,93 +196,125 @@ Result<Reach> reach_of(const Search& s, std::size_t d) {
     return r;
 }
 
-// A floor under the decode seconds of every split: the RAM's own, plus each unit at the GPU that
-// reads it fastest, and no hand-over (a GPU's decode terms are linear in its work, zero for
-// none). from[b]: the units from b on.
-struct Floor {
+// Each unit's own decode and prefill terms on each GPU, summed from unit 0: a GPU's terms are
+// linear in its work (speed.cpp), so a block's are the difference of two sums, U x GPUs
+// evaluations for every block. A GPU without a prefill figure counts no prefill seconds (the
+// prefill only breaks ties between equal decodes). `ram`: the RAM's decode seconds; `floor`:
+// per start, the decode seconds of the units from it on, each at the GPU that reads it fastest.
+struct Terms {
     double ram = 0;
-    std::vector<double> from;
+    std::vector<std::vector<double>> decode;  // per GPU, per end e: units [0, e)
+    std::vector<std::vector<double>> prefill;
+    std::vector<double> floor;
 };
 
-Floor decode_floor(const Search& s, const Blocks& t, const SpeedModel& m) {
-    Floor f;
+Terms unit_terms(const Search& s, const Blocks& t, const SpeedModel& m) {
+    Terms f;
     SpeedWork w = t.decode_work;
     for (DeviceWork& g : w.gpus) g = DeviceWork{};
     f.ram = decode_seconds(w, s.hardware, m);
     w.ram = DeviceWork{};
-    f.from.assign(s.units + 1, 0);
-    for (std::uint64_t u = s.units; u-- > 0;) {
-        const DeviceWork unit = minus(t.decode[u], t.decode[u + 1]);
-        double fastest = std::numeric_limits<double>::infinity();
+    f.decode.assign(s.gpus, std::vector<double>(s.units + 1, 0));
+    f.prefill.assign(s.gpus, std::vector<double>(s.units + 1, 0));
+    std::vector<double> fastest(s.units, std::numeric_limits<double>::infinity());
+    for (std::uint64_t u = 0; u < s.units; ++u) {
+        const DeviceWork decode = minus(t.decode[u], t.decode[u + 1]);
+        const DeviceWork prefill = minus(t.prefill[u], t.prefill[u + 1]);
         for (std::size_t d = 0; d < s.gpus; ++d) {
-            w.gpus[d] = unit;
-            fastest = std::min(fastest, decode_seconds(w, s.hardware, m));
+            w.gpus[d] = decode;
+            const double seconds = decode_seconds(w, s.hardware, m);
+            w.gpus[d] = prefill;
+            const double prompt = prefill_seconds(w, s.hardware, m, s.settings.ubatch).value_or(0);
             w.gpus[d] = DeviceWork{};
+            f.decode[d][u + 1] = f.decode[d][u] + seconds;
+            f.prefill[d][u + 1] = f.prefill[d][u] + prompt;
+            fastest[u] = std::min(fastest[u], seconds);
         }
-        f.from[u] = f.from[u + 1] + fastest;
     }
+    f.floor.assign(s.units + 1, 0);
+    for (std::uint64_t u = s.units; u-- > 0;) f.floor[u] = f.floor[u + 1] + fastest[u];
     return f;
 }
 
-struct Walk {
-    const Search& s;
-    Blocks& t;
-    const Floor& floor;
-    const SpeedModel& m;
-    SpeedWork single;  // one GPU's block alone: its own decode seconds
-    Split starts;      // per GPU, where its block starts
-    Split best;
-    double best_decode = std::numeric_limits<double>::infinity();
-    double best_prefill = std::numeric_limits<double>::infinity();
-    double partial = 0;  // the decode seconds of the blocks before the current GPU's
+// A split's cost as the speed model sums it: decode seconds, then prefill seconds (the tie).
+struct Cost {
+    double decode = std::numeric_limits<double>::infinity();
+    double prefill = std::numeric_limits<double>::infinity();
+};
 
-    void judge() {
-        for (std::size_t d = 0; d < s.gpus; ++d) {
-            const std::uint64_t e = d + 1 < s.gpus ? starts[d + 1] : s.units;
-            t.decode_work.gpus[d] = minus(t.decode[starts[d]], t.decode[e]);
-            t.prefill_work.gpus[d] = minus(t.prefill[starts[d]], t.prefill[e]);
+bool cheaper(const Cost& a, const Cost& b) {
+    return a.decode < b.decode || (a.decode == b.decode && a.prefill < b.prefill);
+}
+
+// The fastest split by dynamic programming over the GPUs in stack order (split_search.hpp says
+// why it is exact): cost[d][e] is the least cost of GPUs 0..d holding units [0, e), each block
+// fitting, with its start in start[d][e]. A busy block costs its own decode terms and one
+// hand-over (the first is taken back at the end), prefill its own terms; an empty block nothing.
+struct Table {
+    const Search& s;
+    const Blocks& t;
+    const Terms& terms;
+    double hop = 0;
+    std::vector<std::vector<Cost>> cost;
+    std::vector<Split> start;
+
+    Cost block(std::size_t d, std::uint64_t b, std::uint64_t e) const {
+        if (b == e) return {0, 0};
+        return {terms.decode[d][e] - terms.decode[d][b] + hop,
+                terms.prefill[d][e] - terms.prefill[d][b]};
+    }
+
+    // GPU d (not the last) from each start the GPUs before it reach, to each end that fits.
+    // Branch and bound: a state whose cost, less the hand-over taken back, plus the RAM's and the
+    // floor of the units after it is above `beat` cannot win; that sum never falls as the end
+    // rises (a unit costs its GPU at least its floor), so the first end past it ends the loop.
+    void extend(std::size_t d, double beat) {
+        for (std::uint64_t b = 0; b <= s.units; ++b) {
+            const Cost before = d == 0 ? (b == 0 ? Cost{0, 0} : Cost{}) : cost[d - 1][b];
+            if (before.decode == std::numeric_limits<double>::infinity()) continue;
+            for (auto e = static_cast<std::int64_t>(b); e <= t.reach[d][b]; ++e) {
+                const auto end = static_cast<std::uint64_t>(e);
+                const Cost c = block(d, b, end);
+                const Cost sum{before.decode + c.decode, before.prefill + c.prefill};
+                if (terms.ram + sum.decode - hop + terms.floor[end] > beat * (1 + 1e-12)) break;
+                if (cheaper(sum, cost[d][end])) {
+                    cost[d][end] = sum;
+                    start[d][end] = b;
+                }
+            }
+            if (d == 0) break;  // GPU 0's block starts at unit 0
         }
-        const double decode = decode_seconds(t.decode_work, s.hardware, m);
-        if (decode <= 0) return;  // an unknown bandwidth: no figure
-        const double prefill = prefill_seconds(t.prefill_work, s.hardware, m, s.settings.ubatch)
-                                   .value_or(std::numeric_limits<double>::infinity());
-        if (decode < best_decode || (decode == best_decode && prefill < best_prefill)) {
-            best_decode = decode;
-            best_prefill = prefill;
-            best.assign(s.gpus, 0);
-            for (std::size_t d = 0; d < s.gpus; ++d) {
-                best[d] = (d + 1 < s.gpus ? starts[d + 1] : s.units) - starts[d];
+    }
+
+    // The last GPU takes the rest; the fastest split, or empty when none beats `beat`.
+    Split finish(double beat) {
+        const std::size_t last = s.gpus - 1;
+        Cost best{beat, std::numeric_limits<double>::infinity()};
+        std::optional<std::uint64_t> best_start;
+        for (std::uint64_t b = 0; b <= s.units; ++b) {
+            const Cost& before = cost[last - 1][b];
+            if (!t.last_fits[b] || before.decode == std::numeric_limits<double>::infinity())
+                continue;
+            const Cost c = block(last, b, s.units);
+            // Every unit is busy work (a layer, or the output head), so some GPU is busy.
+            Cost total{before.decode + c.decode + terms.ram - (s.units > 0 ? hop : 0),
+                       before.prefill + c.prefill};
+            if (total.decode > 0 && cheaper(total, best)) {
+                best = total;
+                best_start = b;
             }
         }
-    }
-
-    double block_seconds(std::size_t d, std::uint64_t b, std::uint64_t e) {
-        single.gpus[d] = minus(t.decode[b], t.decode[e]);
-        const double seconds = decode_seconds(single, s.hardware, m);
-        single.gpus[d] = DeviceWork{};
-        return seconds;
-    }
-
-    // GPU d's block starts at starts[d]: every end it can take, then the next GPU. Branch and
-    // bound: the blocks so far, this one and the floor of the units after it; the bound never
-    // falls as the end rises (a unit costs its GPU at least its floor), so the first end past
-    // the best ends the loop.
-    void from(std::size_t d) {
-        const std::uint64_t b = starts[d];
-        if (d + 1 == s.gpus) {
-            if (t.last_fits[b]) judge();
-            return;
+        if (!best_start) return {};
+        Split split(s.gpus, 0);
+        std::uint64_t e = s.units;
+        std::uint64_t b = *best_start;
+        split[last] = e - b;
+        for (std::size_t d = last; d-- > 0;) {
+            e = b;
+            b = start[d][e];
+            split[d] = e - b;
         }
-        const std::int64_t last = t.reach[d][b];
-        for (auto e = static_cast<std::int64_t>(b); e <= last; ++e) {
-            const auto end = static_cast<std::uint64_t>(e);
-            const double block = block_seconds(d, b, end);
-            if (floor.ram + partial + block + floor.from[end] > best_decode * (1 + 1e-12)) break;
-            partial += block;
-            starts[d + 1] = end;
-            from(d + 1);
-            partial -= block;
-        }
+        return split;
     }
 };
 
@@ -289,24 +322,26 @@ Result<std::optional<Placement>> enumerate_splits(const Search& s, double beat_s
     Blocks t;
     CANITRUN_TRY_ASSIGN(const bool ram_fits, suffixes(s, t));
     if (!ram_fits) return std::optional<Placement>{};
-    // No split here can beat the plan in hand: skip the walk (most --n-cpu-moe steps past the
+    // No split here can beat the plan in hand: skip the search (most --n-cpu-moe steps past the
     // best, whose experts in RAM cost more than any split saves).
     const SpeedModel& m = fitted_speed_model();
-    const Floor floor = decode_floor(s, t, m);
-    if (floor.ram + floor.from[0] > beat_seconds * (1 + 1e-12)) {
+    const Terms terms = unit_terms(s, t, m);
+    if (terms.ram + terms.floor[0] > beat_seconds * (1 + 1e-12)) {
         return std::optional<Placement>{};
     }
     for (std::size_t d = 1; d + 1 < s.gpus; ++d) {
         CANITRUN_TRY_ASSIGN(t.reach[d], reach_of(s, d));
     }
-    SpeedWork single = t.decode_work;
-    for (DeviceWork& g : single.gpus) g = DeviceWork{};
-    single.ram = DeviceWork{};
-    Walk w{s, t, floor, m, std::move(single), Split(s.gpus, 0), {}};
-    w.best_decode = beat_seconds;
-    w.from(0);
-    if (w.best.empty()) return std::optional<Placement>{};
-    CANITRUN_TRY_ASSIGN(auto p, s.at(w.best));
+    Table table{s,
+                t,
+                terms,
+                hand_over_seconds(t.decode_work, m),
+                std::vector<std::vector<Cost>>(s.gpus - 1, std::vector<Cost>(s.units + 1)),
+                std::vector<Split>(s.gpus - 1, Split(s.units + 1, 0))};
+    for (std::size_t d = 0; d + 1 < s.gpus; ++d) table.extend(d, beat_seconds);
+    const Split best = table.finish(beat_seconds);
+    if (best.empty()) return std::optional<Placement>{};
+    CANITRUN_TRY_ASSIGN(auto p, s.at(best));
     if (!p.fits()) return std::optional<Placement>{};
     return std::optional<Placement>{std::move(p)};
 }
@@ -317,7 +352,7 @@ Result<std::optional<Placement>> fastest_many_gpu_split(
     const Model& model, const Quant& quant, const ModelParts& parts, const Hardware& hardware,
     const PlanSettings& settings, const PlacementOptions& options, double beat_decode_seconds) {
     const std::size_t gpus = hardware.gpus.size();
-    if (gpus < 3 || gpus > kMaxSearchedGpus || hardware.unified()) {
+    if (gpus < 3 || hardware.unified()) {
         return std::optional<Placement>{};
     }
     for (const GpuDevice& g : hardware.gpus) {

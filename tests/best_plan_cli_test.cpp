@@ -1,0 +1,90 @@
+// Issue "The best plan, not just a plan", through the binary: the hand-derived cases of its
+// "What it must show" as a user asks them, and one rule for --split-mode row.
+
+#include <nlohmann/json.hpp>
+
+#include "catch.hpp"
+#include "run_binary.hpp"
+
+using canitrun::test::has;
+using canitrun::test::run_cli;
+using nlohmann::json;
+
+namespace {
+
+json page_json(const std::vector<std::string>& args) {
+    const auto o = run_cli(args);
+    INFO(o.err);
+    REQUIRE((o.code == 0 || o.code == 1));
+    return json::parse(o.out);
+}
+
+}  // namespace
+
+// By hand: gpt-oss-120b MXFP4 is about 65 GB, 2x RTX 3090 hold 2 x 24.7 GB after the 1 GiB
+// margins, so some layers' experts go to RAM. The old plan (--n-cpu-moe 23 with the split by
+// memory, -ts 24,24) left GPU 0 holding 0.56 GB of weights: the experts kept in RAM are the
+// first layers', which the even split gave GPU 0. The default now finds the uneven split and
+// fewer layers' experts in RAM, with GPU 0 more than half full.
+TEST_CASE("best plan cli: gpt-oss-120b and GLM-4.5-Air on 2x RTX 3090 take the uneven split") {
+    for (const auto& [model, quant] :
+         {std::pair{"gpt-oss-120b", "MXFP4"}, std::pair{"glm-4.5-air", "Q4_K_M"}}) {
+        const json doc =
+            page_json({model, "--gpu", "2x3090", "--ram", "64", "--quant", quant, "--json"});
+        const json& s = doc["hardware"]["selected"];
+        INFO(model << ": " << doc["hardware"]["llama_cpp_command"]);
+        CHECK(s["plan"] == "expert_offload");
+        CHECK(s["cpu_moe_layers"].get<int>() < 23);
+        const json& gpu0 = s["gpus"][0];
+        CHECK(gpu0["weights_bytes"].get<double>() > gpu0["capacity_bytes"].get<double>() / 2);
+        const std::string command = doc["hardware"]["llama_cpp_command"];
+        CHECK(has(command, "--n-cpu-moe"));
+        CHECK(has(command, " -ts "));
+        CHECK_FALSE(has(command, "-ts 24,24"));
+    }
+}
+
+// By hand: Llama 3.3 70B on one RTX 4090 (24 GB) with 128 GB of RAM. Every quantization of at
+// least 2 bits per weight needs more than 24 GB, so layers go to RAM, read at the default
+// 76.8 GB/s x 0.6 (about 46 GB/s). At BF16 (141 GB) about 118 GB are read from RAM per token,
+// 2.6 s: 0.4 tokens/s; at Q4_K_M (42.5 GB) about 21 GB, 0.46 s: about 2 tokens/s, under the
+// 5 tokens/s floor. Only a quantization near 2-3 bits, with under 9 GB in RAM (0.2 s), reaches
+// it: the pick is that, above the floor; with a floor of 0.1 tokens/s (--min-speed 0.1), a better
+// one under 5.
+TEST_CASE("best plan cli: the 70B on a 4090 with 128 GB picks a quantization above the floor") {
+    const json floor = page_json({"llama-3.3-70b", "--gpu", "4090", "--ram", "128", "--json"});
+    const json& best = floor["hardware"]["best"];
+    CHECK(best["speed"]["decode_tokens_per_s"].get<double>() >= 5.0);
+    CHECK(best["quant"] != "BF16");
+    CHECK(best["quant"] != "Q4_K_M");
+    const json none = page_json(
+        {"llama-3.3-70b", "--gpu", "4090", "--ram", "128", "--min-speed", "0.1", "--json"});
+    CHECK(none["hardware"]["best"]["speed"]["decode_tokens_per_s"].get<double>() < 5.0);
+    const auto text = run_cli({"llama-3.3-70b", "--gpu", "4090", "--ram", "128"});
+    CHECK(has(text.out, "Best quantization that runs at 8,192 tokens: " +
+                            best["quant"].get<std::string>() + " (layer_offload, "));
+}
+
+// One rule for --split-mode row: the model page plans it (the plan, the best quantization and
+// the longest context, all from the row placement), and fit and gpus, which rank by speed
+// that no published run measures under -sm row, refuse it with exit 2 and say where it is read.
+TEST_CASE("best plan cli: --split-mode row on the page, refused by fit and gpus") {
+    for (const auto& args :
+         {std::vector<std::string>{"fit", "--gpu", "2x3090", "--split-mode", "row"},
+          std::vector<std::string>{"gpus", "llama-3.3-70b", "--split-mode", "row"}}) {
+        const auto o = run_cli(args);
+        CHECK(o.code == 2);
+        CHECK(o.out.empty());
+        CHECK(has(o.err, "--split-mode does not apply to " + args[0]));
+        CHECK(has(o.err, "the model page"));
+    }
+    const auto row = run_cli({"llama-3.3-70b", "--gpu", "2x3090", "--split-mode", "row"});
+    REQUIRE(row.code == 0);
+    // The best quantization is a row plan too: no speed figure (the -sm layer pick printed one).
+    // Q5_K_M needs 52.9 GB, more than the 2 x 24.7 GB of the two cards, so it is not the pick.
+    CHECK(has(row.out, "Best quantization that fits at 8,192 tokens: "));
+    CHECK(has(row.out, " (native, speed unknown)\n"));
+    CHECK_FALSE(has(row.out, "tokens: Q5_K_M"));
+    CHECK(has(row.out, "Serving: not planned for --split-mode row"));
+    CHECK(has(row.out, "-sm row"));
+}
