@@ -83,10 +83,12 @@ TEST_CASE("draft file: a file of a database model's tensors is that model's draf
     CHECK(db["gpu_total_bytes"] == file["gpu_total_bytes"]);
     CHECK(db["ram"]["total_bytes"] == file["ram"]["total_bytes"]);
     CHECK(db["tensor_split"] == file["tensor_split"]);
-    // The speed with the draft: the same target; the draft's own speed is a file's (its
-    // quantization the file's own, as a GGUF model argument's speed is), not compared here.
+    // The speed with the draft: the same target, and the same draft speed, the file's read at
+    // the type it was written as (general.file_type Q4_K_M), as the database draft's is (#37).
     CHECK(db["speculative"]["target_tokens_per_s"] == file["speculative"]["target_tokens_per_s"]);
     CHECK(file["speculative"]["draft_tokens_per_s"].get<double>() > 0);
+    CHECK(db["speculative"]["draft_tokens_per_s"] == file["speculative"]["draft_tokens_per_s"]);
+    CHECK(db["speculative"]["tokens_per_s"] == file["speculative"]["tokens_per_s"]);
 }
 
 // The other way round: a GGUF main model with a database draft. The draft is planned by its own

@@ -173,6 +173,20 @@ TEST_CASE("plan: Ollama's context is per request, so the runner's cache is the p
     CHECK(has(parallel.out, "OLLAMA_CONTEXT_LENGTH=4096 OLLAMA_NUM_PARALLEL=4"));
 }
 
+// Every model of the plan resident at once under Ollama too: --also two models makes three,
+// which OLLAMA_MAX_LOADED_MODELS keeps loaded (its default lets 3 per GPU stay; past that Ollama
+// unloads one: tests/fixtures/runtime-flags/ollama.json). Without --also the default is kept.
+TEST_CASE("plan: Ollama keeps every --also model loaded") {
+    const Outcome two = run_cli({"qwen3-8b", "--gpu", "RTX 4090", "--also",
+                                 "qwen3-embedding-0.6b:Q8_0", "--also", "qwen3-0.6b:Q8_0"});
+    REQUIRE(two.code == 0);
+    CHECK(has(two.out, "OLLAMA_MAX_LOADED_MODELS=3"));
+    const Outcome alone = run_cli({"qwen3-8b", "--gpu", "RTX 4090"});
+    REQUIRE(alone.code == 0);
+    CHECK(has(alone.out, "OLLAMA_CONTEXT_LENGTH="));
+    CHECK_FALSE(has(alone.out, "OLLAMA_MAX_LOADED_MODELS"));
+}
+
 // llama.cpp caps the ubatch at the batch, 2048 by default (common/common.h): a larger ubatch
 // is printed with a batch as large, or the plan is not what runs.
 TEST_CASE("plan: a ubatch past 2048 is printed with -b as large") {

@@ -227,3 +227,21 @@ TEST_CASE("attn_qkv: attn_v's rules from b8275, its own branch before") {
     CHECK(count(before, "Q5_K_M", "q6_K") == 32);
     CHECK(count(after, "Q5_K_M", "q6_K") == 16);
 }
+
+namespace canitrun {
+
+// general.file_type is llama.h's enum llama_ftype (5b4ebc5): LLAMA_FTYPE_ALL_F32 = 0,
+// MOSTLY_F16 = 1, MOSTLY_Q4_K_M = 15, MOSTLY_IQ4_XS = 30, MOSTLY_BF16 = 32, MOSTLY_MXFP4_MOE = 38;
+// 4 (MOSTLY_Q4_1_SOME_F16) was removed and 1024 is LLAMA_FTYPE_GUESSED, no file type.
+TEST_CASE("general.file_type numbers name llama-quantize's file types") {
+    CHECK(file_type_of_llama_ftype(0) == "FP32");
+    CHECK(file_type_of_llama_ftype(1) == "FP16");
+    CHECK(file_type_of_llama_ftype(15) == "Q4_K_M");
+    CHECK(file_type_of_llama_ftype(30) == "IQ4_XS");
+    CHECK(file_type_of_llama_ftype(32) == "BF16");
+    CHECK(file_type_of_llama_ftype(38) == "MXFP4");
+    CHECK(file_type_of_llama_ftype(4).empty());
+    CHECK(file_type_of_llama_ftype(1024).empty());
+}
+
+}  // namespace canitrun

@@ -96,6 +96,27 @@ TEST_CASE("cli: --draft and --also are named on the page and the command") {
     CHECK_FALSE(gpu["resident"][0]["grows"].get<bool>());
 }
 
+// A multimodal --also model is loaded by its repo as the main model is, its projector with it
+// (#37): gemma-3-4b's mmproj is 851,226,048 bytes (data/models/gemma.json run.projector, its
+// clip compute buffer not recorded), on the first GPU beside the model; --no-mmproj drops it.
+TEST_CASE("cli: an --also model's vision projector is counted with it") {
+    const auto also_row = [](const std::vector<std::string>& extra) {
+        std::vector<std::string> args = {"qwen3-8b",          "--gpu", "RTX 4090", "--also",
+                                         "gemma-3-4b:Q4_K_M", "--json"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const auto o = run_cli(args);
+        INFO(o.err);
+        REQUIRE(o.code == 0);
+        const auto gpu = nlohmann::json::parse(o.out)["hardware"]["selected"]["gpus"][0];
+        for (const auto& r : gpu["resident"]) {
+            if (r["name"] == "also:gemma-3-4b") return r["load_bytes"].get<std::uint64_t>();
+        }
+        FAIL("no also:gemma-3-4b row");
+        return std::uint64_t{0};
+    };
+    CHECK(also_row({}) - also_row({"--no-mmproj"}) == 851226048ULL);
+}
+
 TEST_CASE("cli: the server's flags are llama.cpp settings, refused under the quick rule") {
     const auto o = run_cli({"qwen3-8b", "--engine", "quick", "--cache-ram", "4096"});
     CHECK(o.code == 2);

@@ -30,11 +30,16 @@ namespace canitrun {
 
 // The quantization a GGUF file stands for in the fit rules: its own, which every backend runs.
 Quant gguf_file_quant();
+// The same for the file `g`, with what its speed is read at (#33, #37): the type it was written
+// as (general.file_type) and the database's bits per weight for that type, so a file of a
+// database model's tensors decodes at that model's speed; without a type the database knows,
+// its largest tensors' type and its own bytes over its parameters.
+Quant gguf_file_quant(const Database& db, const GgufModel& g);
 
 // A local GGUF file as a companion model (--draft FILE): its header and tensors read (every part
 // of a split model), planned by its own tensors as the file's page plans it. Errors: the file's
 // (cannot open, not a GGUF file, a missing part) and gguf_to_model's.
-Result<ResidentModel> resident_gguf_file(const std::string& path);
+Result<ResidentModel> resident_gguf_file(const Database& db, const std::string& path);
 
 // The settings a file is planned by: options.plan at options.estimate, with the file's tensors
 // under llama.cpp's rule, or the quick rule over its bytes (and `note` says why, when llama.cpp's
@@ -57,9 +62,10 @@ Result<GgufEstimate> estimate_gguf(const GgufModel& g, const ReportOptions& opti
                                    Bytes mmproj = 0);
 
 // The file on options.hardware: its bytes shared out over its layers, the longest context that
-// runs natively. No "best quantization": the file has its own. `label` names the file.
+// runs natively. No "best quantization": the file has its own, `quant` (gguf_file_quant(db, g)),
+// which the answer points at. `label` names the file.
 Result<HardwareReport> gguf_on_hardware(const std::string& label, const GgufModel& g,
-                                        const ReportOptions& options);
+                                        const Quant& quant, const ReportOptions& options);
 
 // The file's KV chart: its model at each context as estimate_gguf() plans it, and the same
 // with every layer full attention.
@@ -71,6 +77,7 @@ struct GgufReport {
     GgufModel gguf;
     ReportOptions options;  // the context, KV type and budget the figures are for
     GgufEstimate at_context;
+    std::shared_ptr<const Quant> quant;  // the file's own, which `hardware` points at
     std::optional<HardwareReport> hardware;
     std::vector<KvCurvePoint> curve;
     const Gpu* smallest_gpu = nullptr;  // the smallest database GPU that holds it natively

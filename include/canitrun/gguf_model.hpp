@@ -31,6 +31,9 @@ struct GgufModel {
     std::uint64_t tensor_count = 0;
     std::uint64_t parts = 1;
     std::uint32_t version = 3;
+    // The llama-quantize file type general.file_type names ("Q4_K_M"), "" where the file has
+    // none or a number no file type has (file_type_of_llama_ftype).
+    std::string file_type;
     std::vector<QuantMixEntry> mix;  // largest first
     // Each layer's kind as llama.cpp reads it from the file's keys (a per-layer head count, a
     // sliding-window pattern, a full-attention interval), before the layers are counted into

@@ -47,6 +47,11 @@ struct Quant {
     // The Hub organisation whose files follow the recipe ("bartowski", "unsloth"): a model's
     // GGUF repo of another publisher does not hold such a file.
     std::string recipe_publisher;
+    // A GGUF file's own quantization (gguf_file_quant): the llama-quantize file type it was
+    // written as ("Q4_K_M", its general.file_type), else its largest tensors' type in capitals
+    // ("Q4_K"); its speed family (quant_family) is this type's, as a database quantization's is
+    // its id's. Empty for the database's quantizations.
+    std::string file_type;
     std::string derivation;
     std::string source;
 

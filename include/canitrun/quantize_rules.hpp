@@ -28,6 +28,11 @@ struct TypedTensor {
 // "MXFP4", ...); false for formats llama.cpp does not write (NVFP4, EXL2, AWQ, ...).
 bool is_llama_file_type(const std::string& quant_id);
 
+// The file type a GGUF file's general.file_type names (its number in llama.h's enum llama_ftype
+// at 5b4ebc5: 15 is LLAMA_FTYPE_MOSTLY_Q4_K_M), by our quantization id ("Q4_K_M"); "" for a
+// number no file type above has (4, Q4_1_SOME_F16, long removed; 1024, LLAMA_FTYPE_GUESSED).
+std::string file_type_of_llama_ftype(std::uint64_t ftype);
+
 // What llama-quantize is asked for to write a quantization's files: the file type, whether an
 // importance matrix was given (nullopt: only where the type requires one), and the tensors
 // typed by hand. A recipe (bartowski's Q4_K_L) is its base file type with its tensor rules.

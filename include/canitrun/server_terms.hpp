@@ -27,8 +27,9 @@
 //   GGUF file (--draft FILE, -md FILE) by its own tensors, as a file argument is planned.
 // - also:<model> (GPUs and RAM, at load): another model resident at once (llama-server's
 //   router keeps each in a child process: its own runtime memory on each GPU it uses), at the
-//   main model's context per sequence capped at its window. Its own prompt cache is not
-//   counted.
+//   main model's context per sequence capped at its window, with its vision projector where
+//   its line would load one (loads_projector, the main model's rule). Its own prompt cache is
+//   not counted.
 // - mtp (the device of the output head, at load): with --mtp, the model's multi-token-
 //   prediction layers (llamacpp_mtp_weight_bytes) and one full-attention layer's KV cache each
 //   at the context, as current llama.cpp drafts with them (--spec-type draft-mtp, a draft

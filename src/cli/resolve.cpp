@@ -41,7 +41,7 @@ ResidentModel resident_model(const Database& db, const std::string& spec) {
 // classified), else MODEL or MODEL:QUANT of the database.
 ResidentModel draft_model(const Database& db, const std::string& spec) {
     if (classify_model_argument(db, spec) == ModelArgumentKind::gguf_file) {
-        return need(resident_gguf_file(spec));
+        return need(resident_gguf_file(db, spec));
     }
     return resident_model(db, spec);
 }

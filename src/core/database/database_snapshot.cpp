@@ -231,6 +231,7 @@ void fields(Io& io, Quant& q) {
     io(q.recipe_imatrix);
     io(q.recipe_tensors);
     io(q.recipe_publisher);
+    io(q.file_type);
     io(q.derivation);
     io(q.source);
 }

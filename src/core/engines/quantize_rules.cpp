@@ -58,26 +58,27 @@ struct FtypeName {
     std::string_view id;
     Ftype ftype;
     std::string_view default_type;  // llama_ftype_get_default_type
+    std::uint32_t llama_ftype;      // its number in llama.h's enum llama_ftype (general.file_type)
 };
 
 constexpr std::array<FtypeName, 33> kFtypes = {{
-    {"FP32", Ftype::f32, "f32"},          {"FP16", Ftype::f16, "f16"},
-    {"BF16", Ftype::bf16, "bf16"},        {"Q8_0", Ftype::q8_0, "q8_0"},
-    {"Q6_K", Ftype::q6_k, "q6_K"},        {"Q5_K_M", Ftype::q5_k_m, "q5_K"},
-    {"Q5_K_S", Ftype::q5_k_s, "q5_K"},    {"Q4_K_M", Ftype::q4_k_m, "q4_K"},
-    {"Q4_K_S", Ftype::q4_k_s, "q4_K"},    {"Q3_K_L", Ftype::q3_k_l, "q3_K"},
-    {"Q3_K_M", Ftype::q3_k_m, "q3_K"},    {"Q3_K_S", Ftype::q3_k_s, "q3_K"},
-    {"Q2_K", Ftype::q2_k, "q2_K"},        {"Q2_K_S", Ftype::q2_k_s, "q2_K"},
-    {"Q4_0", Ftype::q4_0, "q4_0"},        {"Q4_1", Ftype::q4_1, "q4_1"},
-    {"Q5_0", Ftype::q5_0, "q5_0"},        {"Q5_1", Ftype::q5_1, "q5_1"},
-    {"IQ4_NL", Ftype::iq4_nl, "iq4_nl"},  {"IQ4_XS", Ftype::iq4_xs, "iq4_xs"},
-    {"IQ3_M", Ftype::iq3_m, "iq3_s"},     {"IQ3_S", Ftype::iq3_s, "iq3_s"},
-    {"IQ3_XS", Ftype::iq3_xs, "iq3_s"},   {"IQ3_XXS", Ftype::iq3_xxs, "iq3_xxs"},
-    {"IQ2_M", Ftype::iq2_m, "iq2_s"},     {"IQ2_S", Ftype::iq2_s, "iq2_xs"},
-    {"IQ2_XS", Ftype::iq2_xs, "iq2_xs"},  {"IQ2_XXS", Ftype::iq2_xxs, "iq2_xxs"},
-    {"IQ1_M", Ftype::iq1_m, "iq1_m"},     {"IQ1_S", Ftype::iq1_s, "iq1_s"},
-    {"TQ2_0", Ftype::tq2_0, "tq2_0"},     {"TQ1_0", Ftype::tq1_0, "tq1_0"},
-    {"MXFP4", Ftype::mxfp4_moe, "mxfp4"},
+    {"FP32", Ftype::f32, "f32", 0},           {"FP16", Ftype::f16, "f16", 1},
+    {"BF16", Ftype::bf16, "bf16", 32},        {"Q8_0", Ftype::q8_0, "q8_0", 7},
+    {"Q6_K", Ftype::q6_k, "q6_K", 18},        {"Q5_K_M", Ftype::q5_k_m, "q5_K", 17},
+    {"Q5_K_S", Ftype::q5_k_s, "q5_K", 16},    {"Q4_K_M", Ftype::q4_k_m, "q4_K", 15},
+    {"Q4_K_S", Ftype::q4_k_s, "q4_K", 14},    {"Q3_K_L", Ftype::q3_k_l, "q3_K", 13},
+    {"Q3_K_M", Ftype::q3_k_m, "q3_K", 12},    {"Q3_K_S", Ftype::q3_k_s, "q3_K", 11},
+    {"Q2_K", Ftype::q2_k, "q2_K", 10},        {"Q2_K_S", Ftype::q2_k_s, "q2_K", 21},
+    {"Q4_0", Ftype::q4_0, "q4_0", 2},         {"Q4_1", Ftype::q4_1, "q4_1", 3},
+    {"Q5_0", Ftype::q5_0, "q5_0", 8},         {"Q5_1", Ftype::q5_1, "q5_1", 9},
+    {"IQ4_NL", Ftype::iq4_nl, "iq4_nl", 25},  {"IQ4_XS", Ftype::iq4_xs, "iq4_xs", 30},
+    {"IQ3_M", Ftype::iq3_m, "iq3_s", 27},     {"IQ3_S", Ftype::iq3_s, "iq3_s", 26},
+    {"IQ3_XS", Ftype::iq3_xs, "iq3_s", 22},   {"IQ3_XXS", Ftype::iq3_xxs, "iq3_xxs", 23},
+    {"IQ2_M", Ftype::iq2_m, "iq2_s", 29},     {"IQ2_S", Ftype::iq2_s, "iq2_xs", 28},
+    {"IQ2_XS", Ftype::iq2_xs, "iq2_xs", 20},  {"IQ2_XXS", Ftype::iq2_xxs, "iq2_xxs", 19},
+    {"IQ1_M", Ftype::iq1_m, "iq1_m", 31},     {"IQ1_S", Ftype::iq1_s, "iq1_s", 24},
+    {"TQ2_0", Ftype::tq2_0, "tq2_0", 37},     {"TQ1_0", Ftype::tq1_0, "tq1_0", 36},
+    {"MXFP4", Ftype::mxfp4_moe, "mxfp4", 38},
 }};
 
 // Files of these types cannot be made without an importance matrix (tensor_requires_imatrix:
@@ -361,6 +362,13 @@ GgmlType fallback(const TensorInfo& t, GgmlType target) {
 
 bool is_llama_file_type(const std::string& quant_id) {
     return find_ftype(quant_id).has_value();
+}
+
+std::string file_type_of_llama_ftype(std::uint64_t ftype) {
+    for (const auto& f : kFtypes) {
+        if (f.llama_ftype == ftype) return std::string(f.id);
+    }
+    return "";
 }
 
 QuantizeRequest quantize_request(const Quant& quant) {

@@ -1,7 +1,9 @@
 #include "canitrun/file_report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
+#include <memory>
 
 #include "canitrun/fit.hpp"
 #include "canitrun/gguf_files.hpp"
@@ -20,7 +22,34 @@ Quant gguf_file_quant() {
     return q;
 }
 
-Result<ResidentModel> resident_gguf_file(const std::string& path) {
+Quant gguf_file_quant(const Database& db, const GgufModel& g) {
+    Quant q = gguf_file_quant();
+    if (!g.file_type.empty()) {
+        q.file_type = g.file_type;
+        if (const auto known = db.find_quant(g.file_type)) {
+            // The database's own bits per weight: its weight count per byte read is the
+            // database model's, so the same tensors decode at the same speed.
+            q.bpw_e4 = (*known)->bpw_e4;
+            q.derivation = "general.file_type " + g.file_type + ": the database's " + g.file_type +
+                           " bits per weight";
+            return q;
+        }
+    } else if (!g.mix.empty()) {
+        q.file_type = g.mix.front().type;
+        for (char& c : q.file_type)
+            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    // The file's own bits per weight: its tensors' bytes over its parameters.
+    if (g.model.params_total > 0) {
+        q.bpw_e4 = checked::mul_div_ceil(g.weights_bytes, 8 * kBpwScale, g.model.params_total);
+    }
+    q.derivation = "the file's tensors: " +
+                   (q.file_type.empty() ? std::string("no type") : q.file_type + " largest") +
+                   ", its bytes over its parameters";
+    return q;
+}
+
+Result<ResidentModel> resident_gguf_file(const Database& db, const std::string& path) {
     CANITRUN_TRY_ASSIGN(const auto parts, read_gguf_parts(path));
     CANITRUN_TRY_ASSIGN(const GgufModel g, gguf_to_model(parts));
     auto f = std::make_shared<ResidentFile>();
@@ -29,7 +58,7 @@ Result<ResidentModel> resident_gguf_file(const std::string& path) {
     // Named by its file, as the page and the companion's term name it (general.name may be
     // anything the converter was given).
     f->model.id = std::filesystem::path(path).filename().string();
-    f->quant = gguf_file_quant();
+    f->quant = gguf_file_quant(db, g);
     f->weights_bytes = g.weights_bytes;
     CANITRUN_TRY_ASSIGN(f->weights, file_weights(g.model, g.tensors));
     ResidentModel r;
@@ -41,6 +70,8 @@ Result<ResidentModel> resident_gguf_file(const std::string& path) {
 
 namespace {
 
+// The file's quantization where only its bytes are asked (its memory): they are its tensors,
+// whatever the quantization says of its speed.
 const Quant& file_quant() {
     static const Quant quant = gguf_file_quant();
     return quant;
@@ -102,7 +133,7 @@ Result<GgufEstimate> estimate_gguf(const GgufModel& g, const ReportOptions& opti
 }
 
 Result<HardwareReport> gguf_on_hardware(const std::string& label, const GgufModel& g,
-                                        const ReportOptions& options) {
+                                        const Quant& quant, const ReportOptions& options) {
     CANITRUN_TRY_ASSIGN(const PlanSettings s, gguf_plan_settings(g, options));
     // The quick rule plans llama.cpp's cells as the model's own (llama_cache_model).
     const Model planned =
@@ -110,10 +141,9 @@ Result<HardwareReport> gguf_on_hardware(const std::string& label, const GgufMode
     HardwareReport r;
     r.model_file = label;
     r.hardware = *options.hardware;
-    CANITRUN_TRY_ASSIGN(r.selected,
-                        answer_for(planned, file_quant(), r.hardware, s, options.placement));
-    CANITRUN_TRY_ASSIGN(r.max_context, max_native_context(planned, file_quant(), r.hardware, s));
-    add_serving(r, planned, file_quant(), s);
+    CANITRUN_TRY_ASSIGN(r.selected, answer_for(planned, quant, r.hardware, s, options.placement));
+    CANITRUN_TRY_ASSIGN(r.max_context, max_native_context(planned, quant, r.hardware, s));
+    add_serving(r, planned, quant, s);
     return r;
 }
 
@@ -174,7 +204,8 @@ Result<GgufReport> build_gguf_report(const Database& db, const std::string& labe
     r.options.estimate = r.at_context.settings.estimate;
     r.options.estimate.weights_bytes_override.reset();
     if (options.hardware) {
-        CANITRUN_TRY_ASSIGN(r.hardware, gguf_on_hardware(label, g, options));
+        r.quant = std::make_shared<const Quant>(gguf_file_quant(db, g));
+        CANITRUN_TRY_ASSIGN(r.hardware, gguf_on_hardware(label, g, *r.quant, options));
     }
     CANITRUN_TRY_ASSIGN(r.curve, gguf_kv_curve(g, options));
     CANITRUN_TRY_ASSIGN(r.smallest_gpu, file_smallest_gpu(db, g, r.at_context, options.fit));
@@ -210,7 +241,7 @@ Result<std::unique_ptr<FileReport>> gguf_file_report(const Database& db, const s
     auto r = std::make_unique<FileReport>();
     CANITRUN_TRY_ASSIGN(const GgufEstimate fe, estimate_gguf(g, options, mmproj));
     r->model = g.model;
-    r->quant = gguf_file_quant();
+    r->quant = gguf_file_quant(db, g);
     ModelReport& m = r->report;
     m.model = &r->model;
     m.quant = &r->quant;
@@ -234,7 +265,7 @@ Result<std::unique_ptr<FileReport>> gguf_file_report(const Database& db, const s
     CANITRUN_TRY_ASSIGN(const auto curve, gguf_kv_curve(g, options));
     add_file_kv(m, curve);
     if (options.hardware) {
-        CANITRUN_TRY_ASSIGN(m.hardware, gguf_on_hardware(label, g, options));
+        CANITRUN_TRY_ASSIGN(m.hardware, gguf_on_hardware(label, g, r->quant, options));
     }
     return r;
 }
@@ -312,8 +343,9 @@ Result<std::vector<RepoListingRow>> repo_listing(const Database& db, const GgufM
         row.total = fe.estimate.total();
         CANITRUN_TRY_ASSIGN(row.smallest_gpu, file_smallest_gpu(db, f.file, fe, f.options.fit));
         if (options.hardware) {
+            const Quant quant = gguf_file_quant(db, f.file);
             CANITRUN_TRY_ASSIGN(const HardwareReport h,
-                                gguf_on_hardware(label_prefix + m.quant, f.file, f.options));
+                                gguf_on_hardware(label_prefix + m.quant, f.file, quant, f.options));
             row.plan = h.selected.plan.kind;
         }
         rows.push_back(row);

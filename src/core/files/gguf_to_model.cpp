@@ -5,6 +5,7 @@
 #include "canitrun/ggml_type.hpp"
 #include "canitrun/gguf_model.hpp"
 #include "canitrun/layer_kinds.hpp"
+#include "canitrun/quantize_rules.hpp"
 #include "canitrun/strings.hpp"
 #include "gguf_weights.hpp"
 
@@ -504,6 +505,9 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     out.architecture = printable_text(arch);
     out.parts = parts.size();
     out.version = f.version;
+    if (const auto ftype = f.get_uint("general.file_type")) {
+        out.file_type = file_type_of_llama_ftype(*ftype);
+    }
     Model& m = out.model;
     Architecture& a = m.arch;
     m.id = printable_text(f.get_string("general.basename").value_or(arch));

@@ -175,6 +175,12 @@ std::vector<std::string> ollama_environment(const PlanSettings& s) {
         env.push_back("OLLAMA_KV_CACHE_TYPE=" + kv);
     }
     if (s.n_seq > 1) env.push_back("OLLAMA_NUM_PARALLEL=" + std::to_string(s.n_seq));
+    // With --also, every model planned resident at once: OLLAMA_MAX_LOADED_MODELS's default 0
+    // lets the scheduler keep 3 per GPU, or 3 on the CPU (envconfig/config.go, server/sched.go;
+    // tests/fixtures/runtime-flags/ollama.json), and past that it unloads one to load another.
+    if (!s.server.also.empty()) {
+        env.push_back("OLLAMA_MAX_LOADED_MODELS=" + std::to_string(1 + s.server.also.size()));
+    }
     return env;
 }
 

@@ -11,6 +11,20 @@
 #include "canitrun/tensor_layout.hpp"
 
 namespace canitrun {
+namespace {
+
+// The vision projector where the line loads it (server_terms.hpp): the data's bytes.
+void add_projector(ServerTerms& t, const Model& model, const Quant& quant,
+                   const ServerSettings& s) {
+    if (!loads_projector(model, quant, s)) return;
+    const ProjectorInfo& p = model.run.projector;
+    t.projector = p.bytes;
+    t.projector_compute = p.compute_bytes;
+    t.projector_host_compute = p.host_compute_bytes;
+    t.projector_on_gpu = s.mmproj_offload;
+}
+
+}  // namespace
 
 Result<Placement> companion_placement(const ResidentModel& model, const Hardware& hardware,
                                       const PlanSettings& settings, bool own_process) {
@@ -34,6 +48,9 @@ Result<Placement> companion_placement(const ResidentModel& model, const Hardware
     o.margin = 0;
     if (!own_process) o.gpu_runtime.clear();
     o.server.kv_in_ram = !settings.server.kv_offload;
+    // An --also model is loaded by its repo as the main model is, its projector with it by the
+    // same rule (#37); a draft (-md / -hfd) loads none.
+    if (own_process) add_projector(o.server, *model.model, *model.quant, settings.server);
     return place(parts, hardware, o);
 }
 
@@ -132,17 +149,6 @@ Result<Bytes> nkvo_attention_bytes(const Model& model, const PlanSettings& setti
     if (widest == 0) return Bytes{0};
     const std::uint64_t masks = flash ? checked::mul(2, checked::add(full, swa)) : 0;
     return checked::mul(ubatch, checked::add(checked::mul(4, widest), masks));
-}
-
-// The vision projector where the line loads it (server_terms.hpp): the data's bytes.
-void add_projector(ServerTerms& t, const Model& model, const Quant& quant,
-                   const ServerSettings& s) {
-    if (!loads_projector(model, quant, s)) return;
-    const ProjectorInfo& p = model.run.projector;
-    t.projector = p.bytes;
-    t.projector_compute = p.compute_bytes;
-    t.projector_host_compute = p.host_compute_bytes;
-    t.projector_on_gpu = s.mmproj_offload;
 }
 
 }  // namespace

@@ -60,7 +60,9 @@ double matrix_tflops(const GpuDevice& device) {
 }
 
 QuantFamily quant_family(const Quant& quant) {
-    const std::string& id = quant.id;
+    // A file's own quantization by the type it was written as (#33, #37): the same bytes, the
+    // same family as the database's quantization of that name.
+    const std::string& id = quant.file_type.empty() ? quant.id : quant.file_type;
     if (is_float_quant(quant)) return QuantFamily::floating;
     if (id.starts_with("IQ") || id.starts_with("TQ")) return QuantFamily::i_quant;
     if (id.find("FP4") != std::string::npos) return QuantFamily::fp4;
