@@ -99,7 +99,8 @@ Database every_field_set() {
     q.format = "gguf";
     q.recipe_base = "Q4_K_M";
     q.recipe_imatrix = true;
-    q.recipe_tensors = {{"token_embd.weight", "q8_0"}, {"output.weight", "q8_0"}};
+    q.recipe_tensors = {{"token_embd.weight", "q8_0", "", "", ""},
+                        {"ssm_out.weight", "q8_0", "qwen35moe", "qwen3.6", "qwen3.6-35b-a3b"}};
     q.recipe_publisher = "bartowski";
     q.derivation = "blocks";
     q.source = "ggml-common.h";

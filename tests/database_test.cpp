@@ -244,3 +244,30 @@ TEST_CASE("run.gguf_quantized_before is a llama.cpp build with a source") {
     m["run"] = {{"gguf_quantized_before", "b3751"}};
     CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs run.gguf_quantized_before_source"));
 }
+
+// A recipe's rule for some models only (Unsloth's per-model upcasts) is read from a published
+// file, so it must cite it; a family or model without the architecture selects nothing sure.
+TEST_CASE("a recipe rule for some models names its architecture and its source") {
+    const auto with_rule = [](const std::string& rule) {
+        auto files = files_with(valid_model(), valid_gpu());
+        files["quants.json"] = R"([{"id": "UD-Q4_K_XL", "bits_per_weight": 5.0,
+            "quality_rank": 1, "recommended": true, "derivation": "test", "source": "test",
+            "recipe": {"publisher": "unsloth", "base": "Q4_K_M", "tensors": [)" +
+                               rule + "]}}]";
+        return files;
+    };
+    const auto db = parse_database(with_rule(
+        R"({"tensor": "ssm_out.weight", "type": "q8_0", "arch": "qwen35moe",
+            "family": "qwen3.6", "source": "a published log"})"));
+    REQUIRE(db.has_value());
+    const TensorTypeRule& r = db->quants.at(0).recipe_tensors.at(0);
+    CHECK(r.arch == "qwen35moe");
+    CHECK(r.family == "qwen3.6");
+    CHECK(r.model.empty());
+    CHECK(mentions(
+        error_of(with_rule(R"({"tensor": "ssm_out.weight", "type": "q8_0", "arch": "qwen35"})")),
+        "source"));
+    CHECK(mentions(
+        error_of(with_rule(R"({"tensor": "ssm_out.weight", "type": "q8_0", "model": "tiny-1b"})")),
+        "needs 'arch'"));
+}

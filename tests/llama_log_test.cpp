@@ -488,3 +488,24 @@ TEST_CASE("verify per device: GPUs the log shows no buffer on, and the command l
     // 31 of the 40 equal layers against 9 and the head.
     CHECK(by_ts.at("CUDA2") > 3 * by_ts.at("CUDA3"));
 }
+
+// Unsloth's dynamic files print their base file type ("Q4_K - Medium"); only the loaded file's
+// name says which recipe made them (validation/llama-logs/rocm-001-*.log loads
+// /home/hoge-heer/models/Qwen3.6-35B-A3B-UD-Q4_K_M.gguf).
+TEST_CASE("llama.cpp log: the loaded file's name picks a published recipe over its file type") {
+    const auto log = parse_llama_log(
+        "llama_model_loader: loaded meta data with 53 key-value pairs and 733 tensors from "
+        "/home/hoge-heer/models/Qwen3.6-35B-A3B-UD-Q4_K_M.gguf (version GGUF V3 (latest))\n"
+        "print_info: file type   = Q4_K - Medium\n");
+    REQUIRE(log);
+    CHECK(log->tensor_count == 733U);
+    CHECK(log->file_name == "Qwen3.6-35B-A3B-UD-Q4_K_M.gguf");
+    const Database& db = test::database();
+    const Quant* ud = recipe_of_file_name(db, log->file_name, log->file_type());
+    REQUIRE(ud != nullptr);
+    CHECK(ud->id == "UD-Q4_K_M");
+    // the name's level over another base, or no level: the file type decides
+    CHECK(recipe_of_file_name(db, "Qwen3.6-35B-A3B-UD-Q4_K_M.gguf", "Q8_0") == nullptr);
+    CHECK(recipe_of_file_name(db, "Qwen3.6-35B-A3B-Q4_K_M.gguf", "Q4_K - Medium") == nullptr);
+    CHECK(recipe_of_file_name(db, "x-UD-Q9_K_XL.gguf", "Q4_K - Medium") == nullptr);
+}

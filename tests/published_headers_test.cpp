@@ -4,6 +4,7 @@
 // output head (a tied model has no output.weight), and a plain llama-quantize file's type
 // counts show llama-quantize's per-layer rules.
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -157,4 +158,69 @@ TEST_CASE("published headers: a plain llama-quantize file's types are the rules'
         ++checked;
     }
     CHECK(checked >= 25);
+}
+
+namespace {
+
+// "UD-Q4_K_XL (log: ...)" or "Q4_K - Medium (file UD-Q4_K_M)": the Unsloth Dynamic level.
+std::string unsloth_level(const std::string& file_type) {
+    const auto at = file_type.find("UD-");
+    if (at == std::string::npos) return "";
+    auto end = at + 3;
+    while (end < file_type.size() &&
+           (std::isalnum(static_cast<unsigned char>(file_type[end])) || file_type[end] == '_'))
+        ++end;
+    return file_type.substr(at, end - at);
+}
+
+// Tensors typed otherwise than the header says: half the differences of the type counts.
+std::uint64_t moved(const std::map<std::string, std::uint64_t>& a,
+                    const std::map<std::string, std::uint64_t>& b) {
+    std::uint64_t over = 0;
+    for (const auto& [type, n] : a) {
+        const auto other = b.find(type);
+        const std::uint64_t m = other == b.end() ? 0 : other->second;
+        if (n > m) over += n - m;
+    }
+    return over;
+}
+
+}  // namespace
+
+// The Unsloth Dynamic recipes' per-model rules (data/quants.json) are read from these headers:
+// each file holds the types they give, but for the tensors its counts do not place (a few
+// routed experts upcast in layers no count names; the derivations say which), so its type
+// counts differ from the rules' by at most those tensors, listed here from the derivations.
+TEST_CASE("published headers: an Unsloth Dynamic file's types are its recipe's rules") {
+    const std::map<std::string, std::uint64_t> unplaced = {
+        {"cudab-007-gemma-4-26b-a4b-iq4nl-t4-np2-32k.log", 0},
+        // 2 ffn_down_exps in q8_0, 1 ffn_gate_up_exps in q5_K
+        {"cudab-011-gemma-4-26b-a4b-udq4kxl-rtxpro6000-256k.log", 3},
+        // 2 gate/up experts in q5_K, 1 ffn_down_exps in q6_K
+        {"cudab-008-qwen3.5-35b-a3b-udq4kxl-rtxpro6000-64k.log", 3},
+        // 2 gate/up experts in q8_0
+        {"cudab-009-qwen3.6-35b-a3b-udq6kxl-rtxpro6000-256k.log", 2},
+        // 7 more f16 tensors of a class the counts do not name
+        {"cudab-010-qwen3.6-27b-udq8kxl-rtxpro6000-256k.log", 7},
+        // 3 ffn_down_exps in q6_K (the same file in every one of these logs)
+        {"rocm-001-qwen3.6-35b-a3b-q4km-np1.log", 3},
+        {"vulkan-002-qwen3.6-35b-a3b-q4km-64k-kvq8.log", 3},
+    };
+    std::size_t checked = 0;
+    for (const auto& h : published_headers()) {
+        const auto limit = unplaced.find(h.log);
+        if (limit == unplaced.end()) continue;
+        INFO(h.log << " (" << h.model_id << ")");
+        const std::string level = unsloth_level(h.file_type);
+        REQUIRE(!level.empty());
+        const auto layout = tensor_layout(test::model(h.model_id));
+        REQUIRE(layout);
+        const auto tensors = quantize_tensors(*layout, quantize_request(test::quant(level)));
+        REQUIRE(tensors);
+        std::map<std::string, std::uint64_t> ours;
+        for (const auto& t : *tensors) ours[std::string(t.type.name)] += 1;
+        CHECK(moved(ours, h.types) <= limit->second);
+        ++checked;
+    }
+    CHECK(checked == unplaced.size());
 }

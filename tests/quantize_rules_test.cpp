@@ -160,12 +160,30 @@ TEST_CASE(
 
 TEST_CASE("a tensor rule names a whole tensor or that tensor of every layer") {
     const TensorLayout l = tensor_layout(test::model("llama-3.1-8b")).value();
-    QuantizeRequest r{"Q4_K_M", std::nullopt, {{"ffn_down.weight", "q8_0"}}};
+    QuantizeRequest r{"Q4_K_M", std::nullopt, {{"ffn_down.weight", "q8_0", "", "", ""}}};
     const auto ts = quantize_tensors(l, r).value();
     CHECK(type_of(ts, "blk.7.ffn_down.weight") == "q8_0");
     CHECK(type_of(ts, "blk.7.ffn_up.weight") == "q4_K");
-    r.tensor_types = {{"ffn_down.weight", "q9_9"}};
+    r.tensor_types = {{"ffn_down.weight", "q9_9", "", "", ""}};
     CHECK_FALSE(quantize_tensors(l, r));
+}
+
+// A publisher's per-model choice (Unsloth's dynamic upcasts) holds for its architecture, family
+// and model only; other models keep llama-quantize's type (Q4_K_M's ffn_up: q4_K).
+TEST_CASE("a tensor rule with arch family or model holds for those models only") {
+    const TensorLayout l = tensor_layout(test::model("llama-3.1-8b")).value();
+    REQUIRE(l.arch == "llama");
+    REQUIRE(l.family == "llama3.1");
+    const auto up_type = [&](TensorTypeRule rule) {
+        const QuantizeRequest r{"Q4_K_M", std::nullopt, {std::move(rule)}};
+        return type_of(quantize_tensors(l, r).value(), "blk.7.ffn_up.weight");
+    };
+    CHECK(up_type({"ffn_up.weight", "q8_0", "llama", "", ""}) == "q8_0");
+    CHECK(up_type({"ffn_up.weight", "q8_0", "qwen35moe", "", ""}) == "q4_K");
+    CHECK(up_type({"ffn_up.weight", "q8_0", "llama", "llama3.1", ""}) == "q8_0");
+    CHECK(up_type({"ffn_up.weight", "q8_0", "llama", "qwen3.6", ""}) == "q4_K");
+    CHECK(up_type({"ffn_up.weight", "q8_0", "llama", "", "llama-3.1-8b"}) == "q8_0");
+    CHECK(up_type({"ffn_up.weight", "q8_0", "llama", "", "llama-3.1-70b"}) == "q4_K");
 }
 
 TEST_CASE(

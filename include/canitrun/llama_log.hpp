@@ -68,6 +68,9 @@ struct LlamaLog {
     std::vector<LlamaLogContext> contexts;
     std::optional<std::uint64_t>
         tensor_count;  // "loaded meta data with 17 key-value pairs and 292 tensors"
+    // The file that line loads, without its folders ("Qwen3.6-35B-A3B-UD-Q4_K_M.gguf"): a
+    // publisher's recipe (Unsloth's UD-*) shows in the name, not in the file type.
+    std::string file_name;
     std::vector<LlamaLogDevice> devices;
     // "offloaded 33/33 layers to GPU": layers on the GPUs and all (the output head counts)
     std::optional<std::uint64_t> gpu_layers, all_layers;

@@ -16,10 +16,15 @@ inline constexpr std::uint64_t kBpwScale = 10000;
 // One tensor rule of a file recipe: the tensors `tensor` names ("token_embd.weight", or
 // "ssm_alpha.weight" for that tensor of every layer) are written in the ggml type `type`
 // ("q8_0", "f32") whatever llama-quantize's rules would choose (its --token-embedding-type,
-// --output-tensor-type and --tensor-type options).
+// --output-tensor-type and --tensor-type options). A publisher's per-model choice (Unsloth's
+// dynamic upcasts) holds only for the llama.cpp architecture `arch` and, where given, the model
+// family `family` ("qwen3.6") and the model `model` (a database id); empty: every model.
 struct TensorTypeRule {
     std::string tensor;
     std::string type;
+    std::string arch;
+    std::string family;
+    std::string model;
 
     bool operator==(const TensorTypeRule&) const = default;
 };

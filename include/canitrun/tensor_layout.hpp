@@ -24,7 +24,9 @@ struct TensorInfo {
 };
 
 struct TensorLayout {
-    std::string arch;  // llama.cpp's architecture name: "llama", "qwen35moe", "gemma3", ...
+    std::string arch;      // llama.cpp's architecture name: "llama", "qwen35moe", "gemma3", ...
+    std::string family;    // the database model's family ("qwen3.6") and id, which a recipe's
+    std::string model_id;  // per-model rules select
     std::vector<TensorInfo> tensors;
     // hyper-parameters llama-quantize's rules look at
     std::uint64_t n_layer = 0;

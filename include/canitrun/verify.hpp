@@ -60,5 +60,9 @@ FlashAttn log_flash_attn(const std::string& printed);
 std::string quant_id_from_file_type(const std::string& file_type);
 // The database's quantization of a log's file type; null when it has none.
 const Quant* quant_of_file_type(const Database& db, const std::string& file_type);
+// The published recipe a loaded file's name says it follows ("...-UD-Q4_K_M.gguf": Unsloth's
+// UD-Q4_K_M), where the database has it over the log's file type; null otherwise.
+const Quant* recipe_of_file_name(const Database& db, const std::string& file_name,
+                                 const std::string& file_type);
 
 }  // namespace canitrun

@@ -167,7 +167,7 @@ or a published recipe over a llama\-quantize type: bartowski's
 .BR Q4_K_L ", " Q6_K_L ", " Q3_K_XL ", ..."
 (embeddings and output in Q8_0) or Unsloth's
 .BR UD\-Q4_K_XL ", ..."
-(sized as its base type).
+(its upcasts where the data has them for the model's architecture, else its base type).
 Default: the recommended one, Q4_K_M. With
 .BR verify :
 the log's quantization when the log does not name it.)",

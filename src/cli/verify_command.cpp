@@ -265,6 +265,8 @@ Result<CommandResult> run_verify(const Database& db, const std::string& log_path
     const std::string file_type = log->file_type();
     if (asked_quant != nullptr) {
         quant = *asked_quant;
+    } else if (const Quant* r = recipe_of_file_name(db, log->file_name, file_type)) {
+        quant = *r;
     } else if (const Quant* q = file_type.empty() ? nullptr : quant_of_file_type(db, file_type)) {
         quant = *q;
     }

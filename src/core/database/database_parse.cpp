@@ -467,7 +467,9 @@ Gpu parse_gpu(const Fields& f) {
 }
 
 // "recipe": {"base": "Q4_K_M", "imatrix": true, "tensors": [{"tensor": "token_embd.weight",
-// "type": "q8_0"}]}; the rules check the base and the types when they type a model.
+// "type": "q8_0"}]}; the rules check the base and the types when they type a model. A rule with
+// "arch" (and "family") holds for those models only, and cites the published file it is read
+// from in "source".
 void parse_recipe(const Fields& f, Quant& q) {
     q.recipe_base = f.text("base");
     q.recipe_imatrix = f.flag_or("imatrix", false);
@@ -478,7 +480,13 @@ void parse_recipe(const Fields& f, Quant& q) {
         f.error("field 'tensors' must be a non-empty array");
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         const Fields t(tensors[i], f.where() + ".tensors[" + std::to_string(i) + "]");
-        q.recipe_tensors.push_back({t.text("tensor"), t.text("type")});
+        TensorTypeRule rule{t.text("tensor"), t.text("type"), t.text_or("arch", ""),
+                            t.text_or("family", ""), t.text_or("model", "")};
+        // a per-model choice is read from a published file: it names that file
+        if (!rule.arch.empty()) (void)t.text("source");
+        if (rule.arch.empty() && !(rule.family.empty() && rule.model.empty()))
+            t.error("a rule with 'family' or 'model' needs 'arch'");
+        q.recipe_tensors.push_back(std::move(rule));
     }
 }
 

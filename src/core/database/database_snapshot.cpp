@@ -212,6 +212,9 @@ template <typename Io>
 void fields(Io& io, TensorTypeRule& r) {
     io(r.tensor);
     io(r.type);
+    io(r.arch);
+    io(r.family);
+    io(r.model);
 }
 
 template <typename Io>

@@ -392,6 +392,13 @@ bool names(const TensorTypeRule& rule, const std::string& tensor) {
            tensor[tensor.size() - rule.tensor.size() - 1] == '.';
 }
 
+// A rule of a publisher's per-model choice holds for its architecture (family, model) only.
+bool holds_for(const TensorTypeRule& rule, const TensorLayout& layout) {
+    return (rule.arch.empty() || rule.arch == layout.arch) &&
+           (rule.family.empty() || rule.family == layout.family) &&
+           (rule.model.empty() || rule.model == layout.model_id);
+}
+
 Result<std::vector<GgmlType>> rule_types(const QuantizeRequest& request) {
     std::vector<GgmlType> out;
     for (const auto& rule : request.tensor_types) {
@@ -448,7 +455,8 @@ Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p,
             }
         }
         for (std::size_t r = 0; r < by_hand.size(); ++r) {
-            if (names(request.tensor_types[r], t.name)) chosen = fallback(t, by_hand[r]);
+            const TensorTypeRule& rule = request.tensor_types[r];
+            if (holds_for(rule, p.layout) && names(rule, t.name)) chosen = fallback(t, by_hand[r]);
         }
         out.push_back(chosen);
     }

@@ -515,6 +515,8 @@ Result<TensorLayout> tensor_layout(const Model& m) {
         [&]() -> Result<TensorLayout> {
             Builder b;
             b.layout.arch = arch;
+            b.layout.family = m.family;
+            b.layout.model_id = m.id;
             // A few dozen tensors a layer: one allocation for the list instead of a dozen
             // regrowths, each moving every name so far.
             b.layout.tensors.reserve(std::min<std::uint64_t>(m.arch.layers, 1024) * 32 + 16);

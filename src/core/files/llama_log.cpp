@@ -151,6 +151,7 @@ bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& cu
     if (read_llama_log_server_line(log, v)) return true;
     if (const auto count = ll::tensor_count(v)) {
         log.tensor_count = to_uint(std::string(*count));
+        if (const auto name = ll::loaded_file_name(v)) log.file_name = std::string(*name);
     } else if (v.find("constructing llama_context") != std::string_view::npos) {
         log.contexts.emplace_back();
         ctx = &log.contexts.back();

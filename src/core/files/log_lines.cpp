@@ -93,6 +93,21 @@ std::optional<std::string_view> tensor_count(std::string_view line) {
     return count;
 }
 
+std::optional<std::string_view> loaded_file_name(std::string_view line) {
+    if (!tensor_count(line)) return std::nullopt;
+    const auto from = line.find(" tensors from ");
+    if (from == std::string_view::npos) return std::nullopt;
+    std::string_view path = line.substr(from + 14);
+    if (const auto version = path.find(" (version"); version != std::string_view::npos) {
+        path = path.substr(0, version);
+    }
+    if (const auto slash = path.find_last_of("/\\"); slash != std::string_view::npos) {
+        path = path.substr(slash + 1);
+    }
+    if (path.empty()) return std::nullopt;
+    return path;
+}
+
 std::optional<Kv> kv(std::string_view line) {
     const auto at = line.find("- kv");
     if (at == std::string_view::npos) return std::nullopt;

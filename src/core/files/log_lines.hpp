@@ -16,6 +16,10 @@ std::string_view without_prefix(std::string_view line);
 // "loaded meta data with 17 key-value pairs and 292 tensors": "292"
 std::optional<std::string_view> tensor_count(std::string_view line);
 
+// "... 733 tensors from /models/Qwen3.6-35B-A3B-UD-Q4_K_M.gguf (version GGUF V3 (latest))":
+// "Qwen3.6-35B-A3B-UD-Q4_K_M.gguf", the loaded file's name without its folders.
+std::optional<std::string_view> loaded_file_name(std::string_view line);
+
 // "llama_model_loader: - kv   0:   general.architecture str = llama"
 struct Kv {
     std::string_view key, type, value;

@@ -5,6 +5,7 @@
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/tensor_layout.hpp"
 
+#include <cctype>
 #include <cmath>
 
 #include "canitrun/gguf_model.hpp"
@@ -249,6 +250,19 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
 const Quant* quant_of_file_type(const Database& db, const std::string& file_type) {
     const auto q = db.find_quant(quant_id_from_file_type(file_type));
     return q ? *q : nullptr;
+}
+
+const Quant* recipe_of_file_name(const Database& db, const std::string& file_name,
+                                 const std::string& file_type) {
+    const auto at = file_name.find("UD-");
+    if (at == std::string::npos) return nullptr;
+    auto end = at + 3;
+    while (end < file_name.size() &&
+           (std::isalnum(static_cast<unsigned char>(file_name[end])) || file_name[end] == '_'))
+        ++end;
+    const auto q = db.find_quant(file_name.substr(at, end - at));
+    if (!q || (*q)->recipe_base != quant_id_from_file_type(file_type)) return nullptr;
+    return *q;
 }
 
 }  // namespace canitrun
