@@ -34,6 +34,7 @@ Result<Placement> companion_placement(const ResidentModel& model, const Hardware
     o.margin = 0;
     if (!own_process) o.gpu_runtime.clear();
     o.server.kv_in_ram = !settings.server.kv_offload;
+    o.op_offload = settings.server.op_offload;  // the draft's context takes the same params
     return place(parts, hardware, o);
 }
 
