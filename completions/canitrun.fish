@@ -94,6 +94,7 @@ complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l margin
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l cache-ram -x -d 'llama-server: MiB its prompt cache in RAM may grow to, 0 off'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l ctx-checkpoints -x -d 'llama-server: context checkpoints per sequence, SWA and hybrid models'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-kv-offload -d 'llama.cpp: KV cache and recurrent state in system RAM'
+complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-op-offload -d 'llama.cpp: prompt batches over weights in RAM run on the CPU, not GPU 0'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-repack -d 'llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL weights on the CPU'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l mtp -d 'llama.cpp: draft with the model\'s own MTP layers'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-mmproj -d 'llama-server: text only, no vision projector'

@@ -305,6 +305,43 @@ TEST_CASE("verify per device: two GPUs split by free memory, experts in RAM") {
     CHECK(*find("CUDA0", "compute").actual == *find("CUDA1", "compute").actual);
 }
 
+// The same run as if started with --no-op-offload (its "# settings:" line given the flag):
+// verify plans it so. The first GPU no longer copies an expert in (which it did within its
+// graph's buffer, above, so its compute stays), and the CPU runs the prompt's expert FFNs:
+// the host's buffer grows by one expert batch, 512 x 4 x (2048 + 8 x (768 + 2 x 2048)) =
+// 83,886,080 bytes. A note says the host figure is derived, not checked.
+TEST_CASE("verify per device: a run with --no-op-offload is planned without the copy") {
+    std::string text = read_log("cudax-006-qwen3-30b-a3b-q4km-4090-5090-exps-cpu.log");
+    const std::string flag = "-ot \".ffn_.*_exps.=CPU\"";
+    const auto at = text.find(flag);
+    REQUIRE(at != std::string::npos);
+    std::string with_flag = text;
+    with_flag.insert(at + flag.size(), " --no-op-offload");
+    const auto devices_of = [](const std::string& t) {
+        const auto log = parse_llama_log(t);
+        REQUIRE(log);
+        const auto report = verify_llama_log(*log, test::quant("Q4_K_M"));
+        REQUIRE(report);
+        REQUIRE(report->contexts.size() == 1);
+        REQUIRE(report->contexts[0].devices);
+        return *report->contexts[0].devices;
+    };
+    const auto on = devices_of(text);
+    const auto off = devices_of(with_flag);
+    const auto estimate = [](const DeviceCheck& d, const std::string& device) {
+        for (const auto& r : d.rows) {
+            if (r.device == device && r.term == "compute") return r.estimate.value_or(0);
+        }
+        FAIL("no compute row on " + device);
+        return Bytes{0};
+    };
+    CHECK(estimate(off, "host") - estimate(on, "host") == 83886080ULL);
+    CHECK(estimate(off, "CUDA0") == estimate(on, "CUDA0"));
+    bool noted = false;
+    for (const auto& n : off.notes) noted = noted || n.find("--no-op-offload") != std::string::npos;
+    CHECK(noted);
+}
+
 // Published runs with every layer and the output head in RAM (validation/llama-logs/cudab-017,
 // -018: llama-server b5285, 0/37 layers offloaded on a GTX 1660 Ti, 4096 cells, ubatch 512, no
 // flash attention). Op offload runs the head's product of a prompt batch on CUDA0, which copies

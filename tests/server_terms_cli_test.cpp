@@ -176,3 +176,29 @@ TEST_CASE("cli: the vision projector on the plan, and --no-mmproj") {
     CHECK(quick.code == 2);
     CHECK(has(quick.err, "--no-mmproj is a llama.cpp setting"));
 }
+
+// Qwen3-30B-A3B with every layer's experts in RAM: --no-op-offload rides on the printed line,
+// the CPU runs the prompt's expert FFNs (its buffer grows by one expert batch: 512 tokens x 4
+// B x (2,048 + 8 experts x (768 + 2 x 2,048)) = 83,886,080 B, as llama_log_test.cpp derives
+// it) and the prompt's speed is not estimated. Without the flag the line does not carry it.
+TEST_CASE("cli: --no-op-offload is on the printed line and moves the prompt to the CPU") {
+    const std::vector<std::string> base = {"qwen3-30b-a3b", "--gpu", "RTX 4090", "--cpu-moe"};
+    auto with_flag = base;
+    with_flag.push_back("--no-op-offload");
+    auto hardware_json = [](std::vector<std::string> args) {
+        args.push_back("--json");
+        const auto o = run_cli(args);
+        REQUIRE(o.code == 1);  // not whole on the GPU (README's exit codes), planned with offload
+        return nlohmann::json::parse(o.out)["hardware"];
+    };
+    const auto off = hardware_json(with_flag);
+    const auto on = hardware_json(base);
+    CHECK(has(off["llama_cpp_command"].get<std::string>(), " --no-op-offload"));
+    CHECK_FALSE(has(on["llama_cpp_command"].get<std::string>(), "op-offload"));
+    CHECK(off["selected"]["ram"]["compute_bytes"].get<std::uint64_t>() -
+              on["selected"]["ram"]["compute_bytes"].get<std::uint64_t>() ==
+          83886080ULL);
+    const auto text = run_cli(with_flag);
+    CHECK(has(text.out, "reading the prompt is not estimated: with --no-op-offload"));
+    CHECK_FALSE(has(run_cli(base).out, "--no-op-offload"));
+}

@@ -61,6 +61,14 @@ struct LlamaLogServer {
     Bytes checkpoint_largest = 0;
 };
 
+// A line about memory the reader left unread: its number in the text (from 1) and why.
+struct LlamaLogUnread {
+    std::uint64_t line = 0;
+    std::string reason;
+    std::string text;  // the line without its prefix, cut to kUnreadTextBytes (empty: too long)
+};
+inline constexpr std::size_t kUnreadTextBytes = 100;
+
 struct LlamaLog {
     std::map<std::string, LlamaLogKv> metadata;     // "llama.block_count" -> {u32, 32}
     std::map<std::string, std::string> print_info;  // "n_layer" -> "32"
@@ -89,6 +97,9 @@ struct LlamaLog {
     // Lines longer than kMaxLogLineBytes, skipped unread: no line llama.cpp prints about memory
     // comes near it (the line shapes are matched by hand, src/core/files/log_lines.cpp).
     std::uint64_t skipped_long_lines = 0;
+    // Every line about memory (one that gives a buffer size or MiB) left unread, each with its
+    // number and reason, long ones included: verify names them all.
+    std::vector<LlamaLogUnread> unread_lines;
     // The vision / audio projector's buffer lines (mtmd's clip.cpp, "alloc_compute_meta: MTL0
     // compute buffer size = ..."): its own context, not the text model's, so left unread.
     std::uint64_t projector_lines = 0;

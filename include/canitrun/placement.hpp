@@ -82,6 +82,10 @@ struct PlacementOptions {
     // Per GPU, whether its backend adds ggml-cuda's pool to the runtime (has_cuda_pool); none
     // given: no GPU does.
     std::vector<bool> gpu_pool;
+    // llama.cpp's op offload (on by default; --no-op-offload turns it off): a prompt batch's
+    // products over weights in host memory run on the first GPU, which copies them in
+    // (placement.cpp). Off, they run on the CPU.
+    bool op_offload = true;
     ServerTerms server;
 };
 
@@ -127,6 +131,7 @@ struct Placement {
     bool split_faster = false;
     // Each layer's matrices cut by rows over the GPUs: llama.cpp's -sm row (plan/row_split).
     bool row_split = false;
+    bool op_offload = true;   // PlacementOptions::op_offload, as placed
     std::vector<Share> gpus;  // one per Hardware::gpus, same order
     Share ram;
 

@@ -107,6 +107,7 @@ struct ServerSettings {
     std::uint64_t ctx_checkpoints = kDefaultCtxCheckpoints;
     bool kv_offload = true;              // false: --no-kv-offload
     bool repack = true;                  // false: --no-repack
+    bool op_offload = true;              // false: --no-op-offload (placement.cpp)
     CpuIsa cpu = CpuIsa::avx2;           // the CPU's kernels, for CPU_REPACK (an assumption)
     bool mtp = false;                    // --mtp: draft with the model's own MTP layers
     std::optional<ResidentModel> draft;  // --draft

@@ -184,6 +184,9 @@ struct SpeedWork {
     // One token's hidden state as llama.cpp hands it from GPU to GPU at each boundary of a layer
     // split (F32: 4 bytes per element of the hidden size).
     double hand_over_bytes = 0;
+    // --no-op-offload (Placement::op_offload off): the prompt batches over the weights in RAM
+    // run on the CPU, whose throughput the data does not hold.
+    bool host_prefill_on_cpu = false;
 };
 
 // Whether a quantization keeps weights as 16- or 32-bit floats (FP16, BF16, FP32).
@@ -210,6 +213,9 @@ struct Speed {
     std::optional<double> decode_band, prefill_band;
     SpeedClass device_class = SpeedClass::unknown;  // of the first GPU (the slowest decides)
     bool offloaded = false;  // part of the model in RAM: the RAM and PCIe terms are assumptions
+    // Prefill not estimated: offloaded with --no-op-offload, the CPU reads the prompt over the
+    // weights in RAM (SpeedWork::host_prefill_on_cpu).
+    bool prefill_on_cpu = false;
     std::uint64_t ubatch = 512;
 };
 

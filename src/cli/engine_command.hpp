@@ -31,6 +31,7 @@ struct EngineFlags {
     std::string ctx_checkpoints;     // --ctx-checkpoints per sequence
     bool no_kv_offload = false;      // --no-kv-offload
     bool no_repack = false;          // --no-repack
+    bool no_op_offload = false;      // --no-op-offload
     bool mtp = false;                // --mtp
     bool no_mmproj = false;          // --no-mmproj
     bool no_mmproj_offload = false;  // --no-mmproj-offload

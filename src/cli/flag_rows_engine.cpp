@@ -138,6 +138,21 @@ and the attention with them: the CPU's compute buffer for one attention layer is
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.no_kv_offload; },
          .group = kGroupEngine},
+        {.names = "--no-op-offload",
+         .help = "llama.cpp: prompt batches over weights in RAM run on the CPU, not GPU 0",
+         .man = R"(No op offload (llama.cpp
+.BR \-\-no\-op\-offload ):
+the prompt batches' products over weights kept in RAM (layers below
+.BR \-ngl ,
+experts of
+.BR \-\-n\-cpu\-moe ,
+the output head) run on the CPU instead of being copied to the first GPU. The first GPU's
+compute buffer no longer holds the copied weight; reading the prompt is then not estimated (the
+data holds no CPU throughput figure). The line carries
+.BR \-\-no\-op\-offload .)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.no_op_offload; },
+         .group = kGroupEngine},
         {.names = "--no-repack",
          .help = "llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL weights on the CPU",
          .man =

@@ -61,6 +61,7 @@ void refuse_llama_flags(const EngineFlags& f, const std::string& engine) {
         {"--ctx-checkpoints", !f.ctx_checkpoints.empty()},
         {"--no-kv-offload", f.no_kv_offload},
         {"--no-repack", f.no_repack},
+        {"--no-op-offload", f.no_op_offload},
         {"--mtp", f.mtp},
         {"--no-mmproj", f.no_mmproj},
         {"--no-mmproj-offload", f.no_mmproj_offload},
@@ -122,6 +123,7 @@ PlanSettings plan_settings(const Database& db, const Options& o, const Request& 
         }
         s.server.kv_offload = !o.engine.no_kv_offload;
         s.server.repack = !o.engine.no_repack;
+        s.server.op_offload = !o.engine.no_op_offload;
         s.server.mtp = o.engine.mtp;
         s.server.vision = !o.engine.no_mmproj;
         s.server.mmproj_offload = !o.engine.no_mmproj_offload;

@@ -91,6 +91,9 @@ void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) 
     } else if (cpu_only) {
         // Prompt reading is compute-bound, and the data holds no CPU's throughput.
         out << "; reading the prompt is not estimated (no CPU throughput figure)";
+    } else if (s.prefill_on_cpu) {
+        out << "; reading the prompt is not estimated: with --no-op-offload the CPU runs it over "
+               "the weights in RAM (no CPU throughput figure)";
     }
     out << "\n";
     if (cpu_only) {

@@ -132,6 +132,24 @@ def read_whole(doc):
     return found
 
 
+def not_whole_reasons(doc):
+    """Why a log is not read whole, each named: the report's per-device notes (what the plan
+    lacked), every memory line verify left unread (by line number and reason), and per GPU each
+    term the log prints no line for."""
+    reasons = [n for n in doc.get("notes", [])
+               if n.startswith("per device:") or (n.startswith("line ") and " not read (" in n)]
+    for c in doc["contexts"]:
+        d = c.get("devices")
+        if not d:
+            continue
+        for gpu in d["gpus"]:
+            for term in ("weights", "kv_cache", "compute"):
+                rows = [r for r in d["rows"] if r["device"] == gpu and r["term"] == term]
+                if any(r["llama_cpp_bytes"] is None and r["estimate_bytes"] != 0 for r in rows):
+                    reasons.append(f"{gpu} {term}: the log prints no line for it")
+    return reasons
+
+
 def rel(est, act):
     return (est - act) / act if act else (0.0 if est == 0 else 1.0)
 
@@ -153,8 +171,10 @@ def collect(binary):
         if why:
             unread.append((name, why))
             continue
+        whole = read_whole(doc)
         logs.append({"name": name, "backend": backend, "fork": fork,
-                     "rows": rows_of(doc, fork), "whole": read_whole(doc)})
+                     "rows": rows_of(doc, fork), "whole": whole,
+                     "reasons": [] if whole else not_whole_reasons(doc)})
     return logs, unread
 
 
@@ -178,6 +198,7 @@ def summary(logs, backend, kind, term):
 
 def render(logs, unread):
     backends = ["all"] + sorted({log["backend"] for log in logs})
+    whole = sum(1 for log in logs if log["whole"])
     lines = [
         "# canitrun against published llama.cpp logs, per device",
         "",
@@ -193,7 +214,9 @@ def render(logs, unread):
         "`total` is the sum of the terms the log gives for it (weights, KV, state, compute).",
         "",
         f"Logs: {len(logs) + len(unread)}; counted: {len(logs)}; every GPU's weights, KV and "
-        f"compute read whole: {sum(1 for l in logs if l['whole'])}.",
+        f"compute read whole: {whole} of {len(logs)} ({100 * whole / max(len(logs), 1):.0f} %); "
+        f"each of the other {len(logs) - whole} has what was not read named below, line and "
+        f"reason.",
         "",
         "| backend | device | term | rows | median abs error | worst | worst abs MiB | within 10 % |",
         "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |",
@@ -209,6 +232,15 @@ def render(logs, unread):
                              f"{s['worst_mib']:.0f} | {100 * s['within10']:.0f} % |")
     lines += ["", "## Logs left out", ""]
     lines += [f"- `{n}`: {why}" for n, why in unread] or ["(none)"]
+    lines += ["", "## Logs not read whole", "",
+              "What `canitrun verify` could not read or plan per device in each, as it names it:",
+              "a per-device note, a memory line left unread (its number in the log and why), or",
+              "a GPU's term the log prints no line for.", ""]
+    for log in logs:
+        if log["whole"]:
+            continue
+        lines.append(f"- `{log['name']}`:")
+        lines += [f"  - {r}" for r in log["reasons"]] or ["  - (nothing named)"]
     lines += ["", "## Per log", "",
               "| log | backend | fork | read whole | largest GPU compute error |",
               "| --- | --- | --- | --- | ---: |"]
@@ -248,11 +280,15 @@ def main():
         if worst:
             print(f"GPU compute rows worse than max(25 %, 256 MiB): {worst}")
             failures += 1
+        silent = [log["name"] for log in logs if not log["whole"] and not log["reasons"]]
+        if silent:
+            print(f"logs not read whole with nothing named: {silent}")
+            failures += 1
         not_read = [u for u in unread if UNPLANNABLE not in u[1]]
         if not_read:
             print(f"logs not read: {not_read}")
             failures += 1
-        print(f"{len(BOUNDS) + 2 - failures} passed, {failures} failed")
+        print(f"{len(BOUNDS) + 3 - failures} passed, {failures} failed")
         return 1 if failures else 0
     with open(OUT, "w", encoding="utf-8") as f:
         f.write(text)

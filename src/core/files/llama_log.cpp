@@ -65,13 +65,52 @@ void set_context_param(LlamaLog& log, LlamaLogContext*& ctx, const Current& curr
 // Most of a log is per-tensor and per-layer chatter: a line with none of these phrases is
 // skipped before its shape is matched.
 bool llama_log_line_worth_a_look(const std::string& line) {
-    static const char* const kWorthALook[] = {
-        "print_info:",      "- kv ",        "buffer size", "context", "size ",
-        "loaded meta data", "_meta:",       "offloaded ",  "Device ", "using device",
-        "overridden to",    "prompt cache", "offloading "};
+    static const char* const kWorthALook[] = {"print_info:",   "- kv ",
+                                              "buffer size",   "context",
+                                              "size ",         "loaded meta data",
+                                              "_meta:",        "offloaded ",
+                                              "Device ",       "using device",
+                                              "overridden to", "prompt cache",
+                                              "offloading ",   "llama_init_from_model:"};
     bool worth = false;
     for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
     return worth;
+}
+
+// llama.cpp's lines before it printed one per buffer (January 2024 and earlier).
+constexpr const char* kBeforeBuffers =
+    "llama.cpp's format before its per-buffer lines (early 2024), which verify does not read";
+
+// Why a line about memory (a buffer size, a figure in MiB) that no rule read is left unread;
+// nullptr for any other line.
+const char* unread_memory_line(const std::string& line) {
+    if (line.find("buffer size") == std::string::npos && line.find("MiB") == std::string::npos) {
+        return nullptr;
+    }
+    // The shapes the published logs of validation/llama-logs/ print, each with why it is left.
+    static const std::pair<const char*, const char*> kKnown[] = {
+        {"VRAM used", kBeforeBuffers},
+        {"system memory used", kBeforeBuffers},
+        {"compute buffer total size", kBeforeBuffers},
+        {"VRAM scratch buffer", kBeforeBuffers},
+        {"VRAM kv self", kBeforeBuffers},
+        {"ggml_gallocr_reserve_n", "ggml-alloc's trace of a compute buffer's growth, not read"},
+        {"metadata size", "the projector's metadata (clip), held in no device buffer"},
+        {"ggml ctx size", "the tensors' metadata (ggml ctx), held in no device buffer"},
+        {"_params_fit_impl:", "the --fit step's projection (llama_params_fit), not an allocation"},
+        {"KV self size", "the cache's total over its devices, read from each device's line"},
+        {"memory_recurrent: size", "the state's total over its devices, read from each device's"},
+        {"kv_cache: size", "the cache's total over its devices, read from each device's line"},
+        {"VRAM", "a device's whole memory, not an allocation"},
+        {"memory breakdown [MiB]", "the memory breakdown table's header row"},
+        {"level=INFO", "Ollama's own server line, not llama.cpp's"},
+        {"failed to allocate", "a failed allocation, which llama.cpp retries in another buffer"},
+        {"input buffer size", "a host input buffer (SYCL), a term canitrun's plan has not"},
+    };
+    for (const auto& [needle, why] : kKnown) {
+        if (line.find(needle) != std::string::npos) return why;
+    }
+    return "a memory line of a shape verify does not read";
 }
 
 // The lines about devices and where tensors went: the device list, the free memory at load,
@@ -299,6 +338,7 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
         return *ctx;
     };
     std::string line;
+    std::uint64_t number = 0;
     // Lines are cut out of the text one at a time; a long one is never copied.
     for (std::size_t begin = 0; begin < text.size();) {
         std::size_t end = text.find('\n', begin);
@@ -306,8 +346,12 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
         const std::size_t length = end - begin;
         const std::size_t start = begin;
         begin = end + 1;
+        ++number;
         if (length > kMaxLogLineBytes) {
             ++log.skipped_long_lines;
+            log.unread_lines.push_back(
+                {number,
+                 "longer than " + std::to_string(kMaxLogLineBytes) + " bytes: skipped unread", ""});
             continue;
         }
         line.assign(text, start, length);
@@ -331,9 +375,13 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
             }
             continue;
         }
-        if (!llama_log_line_worth_a_look(line)) continue;
-        if (read_llama_log_line(log, ctx, current, log_lines::without_prefix(line))) {
+        if (llama_log_line_worth_a_look(line) &&
+            read_llama_log_line(log, ctx, current, log_lines::without_prefix(line))) {
             ++log.recognized_lines;
+        } else if (const char* why = unread_memory_line(line)) {
+            const std::string_view v = log_lines::without_prefix(line);
+            log.unread_lines.push_back(
+                {number, why, std::string(v.substr(0, std::min(v.size(), kUnreadTextBytes)))});
         }
     }
     if (log.recognized_lines == 0) {

@@ -142,7 +142,10 @@ std::optional<Pair> print_info(std::string_view line) {
 
 std::optional<Pair> context_param(std::string_view line) {
     std::string_view s = line;
-    if (!take(s, "llama_context: ") && !take(s, "llama_new_context_with_model: ")) {
+    // llama_init_from_model: the same lines' tag in the builds of early 2025 (b4500 to b4800),
+    // between llama_new_context_with_model and llama_context.
+    if (!take(s, "llama_context: ") && !take(s, "llama_new_context_with_model: ") &&
+        !take(s, "llama_init_from_model: ")) {
         return std::nullopt;
     }
     static constexpr std::array<std::string_view, 8> kKeys = {

@@ -152,4 +152,13 @@ std::optional<std::vector<std::uint64_t>> command_line_tensor_split(std::string_
     return std::nullopt;
 }
 
+bool command_line_op_offload(std::string_view command_line) {
+    bool on = true;
+    for (const auto& w : words(command_line)) {
+        if (w == "--no-op-offload") on = false;
+        if (w == "--op-offload") on = true;
+    }
+    return on;
+}
+
 }  // namespace canitrun

@@ -28,4 +28,8 @@ std::optional<CommandLineExperts> command_line_experts(std::string_view command_
 // the command line gives none or a value is not a number.
 std::optional<std::vector<std::uint64_t>> command_line_tensor_split(std::string_view command_line);
 
+// Whether the run offloads ops (llama.cpp's default): false where the command line gives
+// --no-op-offload (common/arg.cpp; a later --op-offload turns it back on).
+bool command_line_op_offload(std::string_view command_line);
+
 }  // namespace canitrun

@@ -146,6 +146,18 @@ void add_verify_rows(const LlamaLogContext& c, const std::optional<Bytes>& model
     }
 }
 
+// Why a context is not planned per device (verify_context), where the report would otherwise
+// be silent: the log lacks what the plan needs.
+std::string no_devices_reason(const LlamaLog& log, const LlamaLogContext& c, bool have_model) {
+    if (!have_model) return "the log gives no model architecture";
+    if (c.n_ctx == 0) return "the log gives no n_ctx for this context";
+    const std::string file_type = log.file_type();
+    if (file_type.empty()) {
+        return "the log prints no file type (print_info's \"file type\" line): give --quant";
+    }
+    return "the file type \"" + file_type + "\" is no quantization canitrun's data holds";
+}
+
 // One context of the log against the estimate at its settings. `have_model`: the log's
 // metadata made a model (report.model), so its cache and the engine profile can be estimated.
 VerifyContext verify_context(const LlamaLog& log, const LlamaLogContext& c, const VerifyWeights& w,
@@ -167,6 +179,8 @@ VerifyContext verify_context(const LlamaLog& log, const LlamaLogContext& c, cons
         } else if (report.contexts.empty()) {
             report.notes.push_back("per device: " + devices.error().message);
         }
+    } else if (report.contexts.empty()) {
+        report.notes.push_back("per device: not planned: " + no_devices_reason(log, c, have_model));
     }
     add_verify_rows(c, w.model_buffer, vc);
     return vc;
@@ -217,9 +231,10 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
         report.notes.push_back("no model architecture in the log (" + model.error().message +
                                "): KV cache and recurrent state not estimated");
     }
-    if (log.skipped_long_lines > 0) {
-        report.notes.push_back(std::to_string(log.skipped_long_lines) + " line(s) longer than " +
-                               std::to_string(kMaxLogLineBytes) + " bytes skipped unread");
+    // Whatever it cannot read, it names: every memory line left unread, by number and reason.
+    for (const auto& u : log.unread_lines) {
+        report.notes.push_back("line " + std::to_string(u.line) + " not read (" + u.reason + ")" +
+                               (u.text.empty() ? "" : ": " + u.text));
     }
     if (log.projector_lines > 0) {
         report.notes.push_back(

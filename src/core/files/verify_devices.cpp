@@ -148,6 +148,11 @@ void set_offload(const LlamaLog& log, const Model& model, PlacementOptions& opti
         }
     }
     check.host_expert_layers = host.size();
+    options.op_offload = command_line_op_offload(log.command_line);
+    if (!options.op_offload)
+        check.notes.push_back(
+            "planned as the run gives it, with --no-op-offload: the host's compute for the "
+            "products it keeps on the CPU is derived from the graph, not checked on a log");
     if (host.empty()) return;
     options.cpu_moe_layers = check.host_expert_layers;
     std::uint64_t expected = 0;

@@ -100,12 +100,35 @@ Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, bool recu
     return std::max(c, with_expert);
 }
 
+// The host's compute buffer beside GPUs. With op offload it holds the graph's inputs (the
+// pinned CUDA_Host / Vulkan_Host buffer), whatever layers it holds: their batched products run
+// on GPU 0, as the published logs with -ngl 0 to 40 of 41 show (validation/llama-logs/cudab-013,
+// -014, -017, -018: 13 to 36 MiB on the host).
+//
+// Without it (--no-op-offload: llama-context.cpp hands cparams.op_offload to
+// ggml_backend_sched_new, and ggml-backend.cpp's ggml_backend_sched_backend_id_from_cur then
+// keeps an op whose weight sits in a host buffer on the CPU backend instead of asking the GPUs'
+// offload_op), the CPU runs those products and its buffer holds their activations too: a host
+// layer's whole graph (the CPU-alone buffer, an upper bound: it runs the host layers only), a
+// host expert's batch (expert_batch), the head's logits. Derived from the graph; no recorded
+// log runs --no-op-offload, so these are not checked.
+Bytes host_compute(const RuntimeBuffers& b, const HostCopy& copy, bool op_offload) {
+    if (op_offload) return b.host_compute;
+    Bytes c = b.host_compute;
+    if (copy.layer > 0) c = std::max(c, b.compute);
+    if (copy.expert > 0) c = std::max(c, checked::add(b.host_compute, b.expert_batch));
+    if (copy.head) c = std::max(c, checked::add(b.host_compute, b.logits_batch));
+    return c;
+}
+
 // The llama.cpp rule's buffers: a compute buffer on every device that runs a layer, the
 // runtime's memory on every GPU it uses, the logits in RAM, and with tied embeddings the copy
 // of token_embd that an offloaded output layer needs (on the CPU the mapped file backs both).
+// `host` is what stays in host memory; the first GPU copies it in only with op offload.
 void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& options,
-                 bool output_on_gpu, const HostCopy& copy) {
+                 bool output_on_gpu, const HostCopy& host) {
     const RuntimeBuffers& b = *parts.buffers;
+    const HostCopy copy = options.op_offload ? host : HostCopy{};
     for (std::size_t d = 0; d < p.gpus.size(); ++d) {
         Share& g = p.gpus[d];
         // GPU 0 runs the prompt batches of the host's layers (op offload) even holding none.
@@ -123,11 +146,9 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
         }
         if (g.output && output_on_gpu) g.weights = checked::add(g.weights, b.output_duplicate);
     }
-    // Beside GPUs the host fills the graph's inputs (the pinned CUDA_Host / Vulkan_Host compute
-    // buffer), whatever layers it holds: their batched products run on GPU 0 (op offload), as
-    // the published logs with -ngl 0 to 40 of 41 show (validation/llama-logs/cudab-013, -014,
-    // -017, -018: 13 to 36 MiB on the host). Alone, the CPU backend's whole compute buffer.
-    p.ram.compute = checked::add(b.output, p.gpus.empty() ? b.compute : b.host_compute);
+    // Alone, the CPU backend's whole compute buffer.
+    p.ram.compute = checked::add(
+        b.output, p.gpus.empty() ? b.compute : host_compute(b, host, options.op_offload));
 }
 
 // The name is copied only for a term kept: most are 0, and place() runs some 300 times a page.
@@ -355,6 +376,7 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
         [&]() -> Result<Placement> {
             const std::uint64_t n = parts.layers.size();
             Placement p;
+            p.op_offload = options.op_offload;
             p.gpu_layers =
                 hardware.gpus.empty() ? 0 : std::min(options.gpu_layers.value_or(n + 1), n + 1);
             p.cpu_moe_layers = std::min<std::uint64_t>(options.cpu_moe_layers.value_or(0), n);

@@ -61,6 +61,7 @@ void add_server_args(std::vector<std::string>& args, const ServerSettings& serve
     }
     if (!server.kv_offload) args.emplace_back("-nkvo");
     if (!server.repack) args.emplace_back("--no-repack");
+    if (!server.op_offload) args.emplace_back("--no-op-offload");
     if (server.mtp) add(args, "--spec-type", "draft-mtp");
     if (server.draft) {
         const Model& m = *server.draft->model;

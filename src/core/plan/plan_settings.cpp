@@ -136,6 +136,7 @@ PlacementOptions placement_for(const Hardware& hardware, const PlanSettings& set
     user.gpu_runtime.clear();
     if (settings.rule == Rule::quick) return user;
     user.margin = settings.margin;
+    user.op_offload = settings.server.op_offload;
     user.gpu_mask_copy.clear();
     user.gpu_pool.clear();
     for (const auto& d : hardware.gpus) {

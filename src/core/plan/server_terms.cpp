@@ -51,6 +51,7 @@ Result<Placement> companion_placement(const ResidentModel& model, const Hardware
     // An --also model is loaded by its repo as the main model is, its projector with it by the
     // same rule (#37); a draft (-md / -hfd) loads none.
     if (own_process) add_projector(o.server, *model.model, *model.quant, settings.server);
+    o.op_offload = settings.server.op_offload;  // the draft's context takes the same params
     return place(parts, hardware, o);
 }
 

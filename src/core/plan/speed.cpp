@@ -206,6 +206,7 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
                    static_cast<double>(w.layers) * c.prefill_layer_s / batch;
     }
     if (busy(work.ram) || work.ram.resident_bytes > 0) {
+        if (work.host_prefill_on_cpu) return std::nullopt;  // no CPU throughput figure
         // llama.cpp runs RAM-held layers of a large batch on the first GPU, copying their weights
         // over PCIe once per micro-batch.
         const GpuDevice& device = hardware.gpus.front();
@@ -240,6 +241,7 @@ Speed estimate_speed(const Model& model, const Quant& quant, const Placement& pl
     const auto prefill = prefill_seconds(speed_work(model, quant, placement, context, {0, 512}),
                                          hardware, m, ubatch);
     if (prefill) s.prefill_tokens_per_s = 1.0 / *prefill;
+    s.prefill_on_cpu = s.offloaded && !placement.op_offload && !hardware.gpus.empty();
     if (!s.offloaded && !hardware.gpus.empty()) {
         s.decode_band = speed_band(m, s.device_class, false);
         s.prefill_band = speed_band(m, s.device_class, true);

@@ -121,6 +121,7 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
     work.float_weights = is_float_quant(quant);
     work.family = quant_family(quant);
     work.hand_over_bytes = 4.0 * static_cast<double>(model.arch.hidden_size);
+    work.host_prefill_on_cpu = !placement.op_offload;
     for (const Share& g : placement.gpus) work.gpus.push_back(work_of(g));
     work.ram = work_of(placement.ram);
     return work;
