@@ -244,3 +244,15 @@ TEST_CASE("run.gguf_quantized_before is a llama.cpp build with a source") {
     m["run"] = {{"gguf_quantized_before", "b3751"}};
     CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs run.gguf_quantized_before_source"));
 }
+
+// An editorial claim names the words it is about; words the editorial does not have could never
+// be marked, so the loader refuses them.
+TEST_CASE("database: an editorial claim must quote the editorial") {
+    json m = valid_model();
+    m["editorial"] = json::parse(R"({"verdict": "A 24 GB card runs it.", "source": "a person",
+        "claims": [{"text": "A 16 GB card runs it.", "quant": "Q4_K_M", "card_gb": 16,
+                    "fits": true}]})");
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "is not in the editorial"));
+    m["editorial"]["claims"][0]["text"] = "A 24 GB card runs it.";
+    CHECK(parse_database(files_with(m, valid_gpu())).has_value());
+}
