@@ -111,8 +111,10 @@ Result<bool> add_rows_and_matrix(ModelReport& r, const Database& db, const Model
     for (const auto& q : db.quants) {
         if ((!q.page_table && &q != r.quant) || !*rule_loads(s, q)) continue;
         CANITRUN_TRY_ASSIGN(auto e, rule_estimate(model, q, s));
-        CANITRUN_TRY_ASSIGN(auto file, gguf_download_bytes(model, q));
-        r.rows.push_back({&q, e, file});
+        // A model whose tensors llama.cpp's rules cannot lay out (the quick rule's fallback) has
+        // no file size to show: the row says so rather than the page failing.
+        const auto file = gguf_download_bytes(model, q);
+        r.rows.push_back({&q, e, file ? *file : std::nullopt});
     }
     r.matrix_contexts = matrix_contexts(model);
     for (const auto& [i, cells] : parts.grid) r.matrix.push_back({&db.quants[i], cells});
