@@ -1,5 +1,8 @@
 // End to end: output formats, --quiet and colour.
 
+#include <string>
+#include <vector>
+
 #include "catch.hpp"
 #include "run_binary.hpp"
 
@@ -7,16 +10,52 @@ using canitrun::test::has;
 using canitrun::test::run_cli;
 
 // The page's Q4_K_M row, worked out by hand in reference_page_test.cpp:
-// 21,319,375,000 + 167,772,160 + 2,578,457,659 = 24,065,604,819.
+// 21,319,375,000 + 167,772,160 + 2,578,457,659 = 24,065,604,819. The quick rule puts it all on
+// the GPU (gpu_bytes, the page's headline) and nothing in RAM (host_bytes); file_bytes (the GGUF
+// download) is download_size_cli_test.cpp's.
 TEST_CASE("cli: --format csv prints raw bytes per quantization") {
     const auto o = run_cli({"qwen3.5-35b-a3b", "--format", "csv", "--engine", "quick"});
     REQUIRE(o.code == 0);
     CHECK(o.out.rfind("model,quant,context,kv_type,weights_bytes,kv_cache_bytes,overhead_bytes,"
-                      "total_bytes,recommended\r\n",
+                      "total_bytes,recommended,gpu_bytes,host_bytes,file_bytes\r\n",
                       0) == 0);
     CHECK(has(o.out,
               "qwen3.5-35b-a3b,Q4_K_M,8192,f16,21319375000,167772160,2578457659,24065604819,"
-              "true\r\n"));
+              "true,24065604819,0,"));
+}
+
+// Under llama.cpp's rule the page's headline is VRAM on the GPU, and the CSV has it: gemma-3-27b
+// at Q4_K_M keeps token_embd (1,156,337,280 bytes, download_size_cli_test.cpp) and the graph's
+// inputs in RAM, the rest on the GPU, so gpu_bytes + host_bytes = total_bytes.
+TEST_CASE("cli: --format csv carries the page's VRAM on the GPU and what stays in RAM") {
+    const auto o = run_cli({"gemma-3-27b", "--format", "csv"});
+    REQUIRE(o.code == 0);
+    const auto at = o.out.find("gemma-3-27b,Q4_K_M,");
+    REQUIRE(at != std::string::npos);
+    std::vector<std::string> f;
+    std::string line = o.out.substr(at, o.out.find("\r\n", at) - at);
+    for (std::size_t p = 0; p != std::string::npos;) {
+        const auto next = line.find(',', p);
+        f.push_back(line.substr(p, next == std::string::npos ? next : next - p));
+        p = next == std::string::npos ? next : next + 1;
+    }
+    REQUIRE(f.size() == 12);
+    CHECK(std::stoull(f[9]) + std::stoull(f[10]) == std::stoull(f[7]));
+    CHECK(std::stoull(f[10]) > 1156337280ULL);  // token_embd and the graph's inputs
+    CHECK(std::stoull(f[10]) < 1156337280ULL + 100000000ULL);
+}
+
+// --gpu's answer is the placement: one row per GPU and one for RAM, as the terminal's table.
+// An RTX 4090 holds 24 GiB = 25,769,803,776 bytes, less llama.cpp's 1 GiB margin:
+// 24,696,061,952; the system RAM is --ram's 32 GB.
+TEST_CASE("cli: --gpu --format csv writes the placement") {
+    const auto o = run_cli({"gemma-3-27b", "--gpu", "rtx-4090", "--format", "csv"});
+    REQUIRE(o.code == 0);
+    CHECK(o.out.rfind("model,quant,context,plan,device,name,layers,output,weights_bytes,", 0) == 0);
+    CHECK(has(o.out, "\r\ngemma-3-27b,Q4_K_M,8192,native,gpu0,rtx-4090,62,true,"));
+    CHECK(has(o.out, ",24696061952,true\r\n"));
+    CHECK(has(o.out, "\r\ngemma-3-27b,Q4_K_M,8192,native,ram,system RAM,0,false,1156337280,"));
+    CHECK(has(o.out, ",32000000000,true\r\n"));
 }
 
 TEST_CASE("cli: --format csv quotes fields with commas") {
@@ -29,8 +68,10 @@ TEST_CASE("cli: --format markdown renders tables and headings") {
     const auto o = run_cli({"qwen3.5-35b-a3b", "--format", "markdown", "--engine", "quick"});
     REQUIRE(o.code == 0);
     CHECK(o.out.rfind("### Qwen 3.5 35B-A3B (MoE)\n", 0) == 0);
-    CHECK(has(o.out, "| Quant | Weights | KV cache | Total |\n| --- | ---: | ---: | ---: |\n"));
-    CHECK(has(o.out, "| Q4_K_M (rec) | 21.3 GB | 0.17 GB | 24.1 GB |"));
+    CHECK(has(o.out,
+              "| Quant | Download | Weights | KV cache | Total |\n"
+              "| --- | ---: | ---: | ---: | ---: |\n"));
+    CHECK(has(o.out, " | 21.3 GB | 0.17 GB | 24.1 GB |"));
     CHECK(has(o.out, "```\n./llama-server \\\n"));  // run commands as code blocks
 }
 

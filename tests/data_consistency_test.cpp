@@ -239,3 +239,14 @@ TEST_CASE("a checkpoint's linear rate gives its whole-file rate on Llama 3 8B") 
     // NVFP4's whole-file rate is the page's 4.0 (scales left out); vLLM holds the scales.
     CHECK(test::quant("NVFP4").linear_bpw_e4 == 45000);
 }
+
+// An editorial claim is checked by planning its quantization: one we do not know would never be
+// checked (report.cpp skips it), so every claim names a quantization of the database.
+TEST_CASE("every editorial claim names a quantization of the database") {
+    for (const Model& m : test::database().models) {
+        for (const auto& c : m.editorial.claims) {
+            INFO(m.id << ": " << c.quant);
+            CHECK(test::database().find_quant(c.quant));
+        }
+    }
+}

@@ -271,3 +271,15 @@ TEST_CASE("a recipe rule for some models names its architecture and its source")
         error_of(with_rule(R"({"tensor": "ssm_out.weight", "type": "q8_0", "model": "tiny-1b"})")),
         "needs 'arch'"));
 }
+
+// An editorial claim names the words it is about; words the editorial does not have could never
+// be marked, so the loader refuses them.
+TEST_CASE("database: an editorial claim must quote the editorial") {
+    json m = valid_model();
+    m["editorial"] = json::parse(R"({"verdict": "A 24 GB card runs it.", "source": "a person",
+        "claims": [{"text": "A 16 GB card runs it.", "quant": "Q4_K_M", "card_gb": 16,
+                    "fits": true}]})");
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "is not in the editorial"));
+    m["editorial"]["claims"][0]["text"] = "A 24 GB card runs it.";
+    CHECK(parse_database(files_with(m, valid_gpu())).has_value());
+}

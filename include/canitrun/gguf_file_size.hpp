@@ -2,6 +2,8 @@
 // The size of the GGUF file llama-quantize writes for a model: its tensors as the rules type
 // them, each tensor's data aligned as the format requires, and the header before them. Pure.
 
+#include <optional>
+
 #include "canitrun/checked.hpp"
 #include "canitrun/error.hpp"
 #include "canitrun/model.hpp"
@@ -19,5 +21,10 @@ Result<Bytes> gguf_tensor_bytes(const Model& model, const QuantizeRequest& reque
 // general.alignment (32 bytes). The other metadata (general.*, hyperparameters, the chat
 // template) is left out: a few KB.
 Result<Bytes> gguf_file_bytes(const Model& model, const QuantizeRequest& request);
+
+// The file a quantization's download is (quantize_request(quant), typed once per model and
+// quantization as the llama.cpp rule types it): empty for a format llama.cpp does not write
+// (NVFP4, EXL2, AWQ, ...), whose files are not GGUF.
+Result<std::optional<Bytes>> gguf_download_bytes(const Model& model, const Quant& quant);
 
 }  // namespace canitrun

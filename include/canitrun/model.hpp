@@ -202,6 +202,19 @@ struct RunInfo {
 // the program. `rule` names the memory rule the text's figures were written against ("quick":
 // the page's 12 % rule), so a page made by another rule can say where the two differ. Empty
 // `source`: the model has none.
+// What one sentence (or point) of the editorial text says about memory, in terms a plan can
+// check: the quantization runs fully on a card of `card_gb` GB at `context` tokens (0: the
+// page's context), or does not. `text` is the sentence as written, found in the editorial.
+struct EditorialClaim {
+    std::string text;
+    std::string quant;
+    std::uint64_t card_gb = 0;
+    std::uint64_t context = 0;
+    bool fits = false;
+
+    bool operator==(const EditorialClaim&) const = default;
+};
+
 struct Editorial {
     std::string who_for;
     std::vector<std::string> best_for;
@@ -209,6 +222,7 @@ struct Editorial {
     std::string verdict;
     std::string source;
     std::string rule;
+    std::vector<EditorialClaim> claims;
 
     bool operator==(const Editorial&) const = default;
 };

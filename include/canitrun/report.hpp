@@ -41,6 +41,10 @@ inline constexpr const char* kFullPrecisionQuant = "FP16";
 struct QuantRow {
     const Quant* quant = nullptr;
     Estimate estimate;
+    // The GGUF file's size (gguf_download_bytes: tensors, header, tokenizer), what one downloads;
+    // the estimate is what the runtime allocates, which counts a tied output head on the GPU
+    // and token_embd in RAM twice. Empty for a format that is not GGUF.
+    std::optional<Bytes> file_bytes;
 };
 
 struct MatrixCell {
@@ -71,6 +75,16 @@ struct CardAnswer {
     bool past_marketed_gb(Bytes need) const { return need > gb * kGB; }
 };
 
+// One claim of the editorial text (EditorialClaim) asked of the plan at the page's rule: the
+// quantization on a card of that size, as the FAQ's cards are planned, at the claim's context.
+struct ClaimCheck {
+    const EditorialClaim* claim = nullptr;
+    const Quant* quant = nullptr;
+    std::uint64_t context = 0;
+    bool plan_fits = false;
+    bool contradicted() const { return plan_fits != claim->fits; }
+};
+
 struct ModelReport {
     const Model* model = nullptr;
     const Quant* quant = nullptr;  // the selected (or recommended) quantization
@@ -98,6 +112,7 @@ struct ModelReport {
     PlanSettings settings;       // that rule's settings (context, cache types, ...)
     std::string rule_note;       // why the rule differs from the one asked, when it does
     std::vector<CardAnswer> card_answers;
+    std::vector<ClaimCheck> claim_checks;  // one per editorial claim whose quantization we know
     // Under the llama.cpp rule: what the reference page's quick rule would say instead.
     struct QuickContrast {
         Bytes total = 0;

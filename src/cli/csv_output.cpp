@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "canitrun/checked.hpp"
 #include "canitrun/fit.hpp"
 
 namespace canitrun::cli {
@@ -33,16 +34,63 @@ void CsvWriter::row(const std::vector<std::string>& fields) {
     out_ << "\r\n";
 }
 
+// gpu_bytes is the page's headline (VRAM on the GPU), host_bytes what stays in RAM, total_bytes
+// both; file_bytes the GGUF download, empty for a format that is not GGUF.
 void write_model_csv(std::ostream& out, const ModelReport& r) {
     CsvWriter csv(out, {"model", "quant", "context", "kv_type", "weights_bytes", "kv_cache_bytes",
-                        "overhead_bytes", "total_bytes", "recommended"});
+                        "overhead_bytes", "total_bytes", "recommended", "gpu_bytes", "host_bytes",
+                        "file_bytes"});
     for (const auto& row : r.rows) {
         const Estimate& e = row.estimate;
         csv.row({r.model->id, row.quant->id, num(r.options.context), r.options.kv_type.id,
                  num(e.term(TermKind::weights)), num(e.term(TermKind::kv_cache)),
                  num(e.term(TermKind::overhead)), num(e.total()),
-                 row.quant->recommended ? "true" : "false"});
+                 row.quant->recommended ? "true" : "false", num(e.on(Device::gpu)),
+                 num(e.on(Device::cpu)), row.file_bytes ? num(*row.file_bytes) : ""});
     }
+}
+
+namespace {
+
+// One device's share: the same terms the terminal's placement table sums into Buffers, apart.
+void placement_row(CsvWriter& csv, const std::vector<std::string>& lead, const Share& s,
+                   std::uint64_t layers) {
+    Bytes resident = 0;
+    for (const auto& t : s.resident) resident = checked::add(resident, t.load);
+    std::vector<std::string> fields = lead;
+    for (const std::string& f :
+         {num(layers), std::string(s.output ? "true" : "false"), num(s.weights), num(s.kv_cache),
+          num(s.recurrent_state), num(s.compute), num(s.runtime), num(s.overhead), num(resident),
+          num(s.total()), num(s.most()), num(s.capacity),
+          std::string(s.fits() ? "true" : "false")}) {
+        fields.push_back(f);
+    }
+    csv.row(fields);
+}
+
+}  // namespace
+
+void write_placement_csv(std::ostream& out, const ModelReport& r) {
+    CsvWriter csv(out, {"model", "quant", "context", "plan", "device", "name", "layers", "output",
+                        "weights_bytes", "kv_cache_bytes", "recurrent_state_bytes", "compute_bytes",
+                        "runtime_bytes", "overhead_bytes", "resident_bytes", "total_bytes",
+                        "most_bytes", "memory_bytes", "fits"});
+    const HardwareReport& h = *r.hardware;
+    const HardwareAnswer& a = h.selected;
+    const Placement& p = a.plan.placement;
+    const std::vector<std::string> lead = {
+        r.model->id, a.quant->id, num(a.settings.estimate.context), plan_kind_name(a.plan.kind)};
+    for (std::size_t i = 0; i < p.gpus.size(); ++i) {
+        const GpuDevice& d = h.hardware.gpus[i];
+        std::vector<std::string> at = lead;
+        at.push_back("gpu" + num(i));
+        at.push_back(d.gpu != nullptr ? d.gpu->id : d.name);
+        placement_row(csv, at, p.gpus[i], p.gpus[i].layers);
+    }
+    std::vector<std::string> ram = lead;
+    ram.push_back("ram");
+    ram.push_back("system RAM");
+    placement_row(csv, ram, p.ram, p.ram.layers);
 }
 
 void write_kv_curve_csv(std::ostream& out, const ModelReport& r) {

@@ -25,6 +25,9 @@ class CsvWriter {
 };
 
 void write_model_csv(std::ostream& out, const ModelReport& report);  // one row per quantization
+// The answer to --gpu: the selected quantization's placement, one row per GPU and one for RAM.
+// Needs report.hardware.
+void write_placement_csv(std::ostream& out, const ModelReport& report);
 // The KV chart's points (--chart --format csv).
 void write_kv_curve_csv(std::ostream& out, const ModelReport& r);
 void write_gpus_csv(std::ostream& out, const ModelReport& report);

@@ -154,15 +154,17 @@ void write_tables(std::ostream& out, const ModelReport& r) {
     out << "<h2>VRAM at each quantization</h2>\n<p class=\"muted\">At "
         << esc(format_context(r.options.context)) << " context, KV cache "
         << esc(r.options.kv_type.id) << ".</p>\n";
-    std::vector<std::vector<std::string>> rows = {{"Quant", "Weights", "KV cache", "VRAM", "RAM"}};
+    std::vector<std::vector<std::string>> rows = {
+        {"Quant", "Download", "Weights", "KV cache", "VRAM", "RAM"}};
     for (const auto& row : r.rows) {
         rows.push_back({row.quant->id + (row.quant->recommended ? " (rec)" : ""),
-                        format_gb(row.estimate.tensor_bytes()),
+                        download_text(row), format_gb(row.estimate.tensor_bytes()),
                         format_gb(row.estimate.term(TermKind::kv_cache)),
                         format_gb(row.estimate.on(Device::gpu)),
                         format_gb(row.estimate.on(Device::cpu))});
     }
     table(out, rows, "quants");
+    out << "<p class=\"muted\">" << esc(kDownloadNote) << "</p>\n";
     write_html_allocation(out, r);
     if (r.matrix.empty()) return;
     out << "<h2>Quantization × context: where it fits</h2>\n";
@@ -304,18 +306,20 @@ void write_running(std::ostream& out, const ModelReport& r) {
     const Editorial& e = m.editorial;
     if (!e.source.empty()) {
         if (!e.who_for.empty()) {
-            out << "<h2>Who is " << esc(m.name) << " for?</h2>\n<p>" << esc(e.who_for) << "</p>\n";
+            out << "<h2>Who is " << esc(m.name) << " for?</h2>\n<p>"
+                << esc(editorial_marked(r, e.who_for)) << "</p>\n";
         }
         const auto list = [&](const char* title, const std::vector<std::string>& items) {
             if (items.empty()) return;
             out << "<h2>" << title << "</h2>\n<ul>";
-            for (const auto& i : items) out << "<li>" << esc(i) << "</li>";
+            for (const auto& i : items) out << "<li>" << esc(editorial_marked(r, i)) << "</li>";
             out << "</ul>\n";
         };
         list("Best for", e.best_for);
         list("Not ideal for", e.not_ideal_for);
         if (!e.verdict.empty()) {
-            out << "<h2>So should you run it?</h2>\n<p>" << esc(e.verdict) << "</p>\n";
+            out << "<h2>So should you run it?</h2>\n<p>" << esc(editorial_marked(r, e.verdict))
+                << "</p>\n";
         }
         out << "<p class=\"muted\">" << esc(editorial_caveat(r)) << "</p>\n";
     }

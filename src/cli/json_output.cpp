@@ -209,6 +209,22 @@ void write_editorial(JsonSink& w, const ModelReport& r) {
         w.field("rule", e.rule);
     }
     w.field("caveat", editorial_caveat(r));
+    // The claims the page's plan contradicts: the text stays as written above.
+    w.key("contradicted");
+    w.begin_array();
+    for (const ClaimCheck& c : r.claim_checks) {
+        if (!c.contradicted()) continue;
+        w.begin_object();
+        w.field("text", c.claim->text);
+        w.field("quant", c.quant->id);
+        w.field("card_gb", c.claim->card_gb);
+        w.field("context", c.context);
+        w.field("claims_fits", c.claim->fits);
+        w.field("plan_fits", c.plan_fits);
+        w.field("plan", claim_plan_text(c));
+        w.end_object();
+    }
+    w.end_array();
     w.end_object();
 }
 
@@ -291,6 +307,7 @@ void write_quant_rows(JsonSink& w, const ModelReport& r) {
     for (const auto& row : r.rows) {
         w.begin_object();
         w.field("cuda_only", row.quant->requires_backend == "cuda");
+        w.field("file_bytes", row.file_bytes);
         w.field("gpu_bytes", row.estimate.on(Device::gpu));
         w.field("kv_cache_bytes", row.estimate.term(TermKind::kv_cache));
         w.field("overhead_bytes", row.estimate.term(TermKind::overhead));

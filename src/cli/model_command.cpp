@@ -28,6 +28,8 @@ CommandResult model_page_result(const std::shared_ptr<const ModelReport>& report
                [report, chart_csv](std::ostream& csv) {
                    if (chart_csv) {
                        write_kv_curve_csv(csv, *report);
+                   } else if (report->hardware) {
+                       write_placement_csv(csv, *report);
                    } else {
                        write_model_csv(csv, *report);
                    }

@@ -357,6 +357,33 @@ std::vector<PageLink> page_links(const Model& m) {
     return out;
 }
 
+std::string claim_plan_text(const ClaimCheck& c) {
+    return fmt::format("{} {} on a {} GB card at {} tokens", c.quant->id,
+                       c.plan_fits ? "runs fully" : "does not run fully", c.claim->card_gb,
+                       format_thousands(c.context));
+}
+
+std::string editorial_marked(const ModelReport& r, const std::string& text) {
+    std::string out = text;
+    std::vector<std::string> marked;  // claims already marked: several may share one sentence
+    for (const ClaimCheck& c : r.claim_checks) {
+        const std::string& said = c.claim->text;
+        if (!c.contradicted() || std::find(marked.begin(), marked.end(), said) != marked.end()) {
+            continue;
+        }
+        const auto at = out.find(said);
+        if (at == std::string::npos) continue;
+        std::string notes;
+        for (const ClaimCheck& other : r.claim_checks) {
+            if (other.claim->text != said || !other.contradicted()) continue;
+            notes += (notes.empty() ? "" : "; ") + claim_plan_text(other);
+        }
+        out.insert(at + said.size(), " [Not so by this page's plan: " + notes + ".]");
+        marked.push_back(said);
+    }
+    return out;
+}
+
 std::string editorial_caveat(const ModelReport& r) {
     const Editorial& e = r.model->editorial;
     if (e.source.empty()) return "";
@@ -422,5 +449,14 @@ std::string companions_sentence(const ModelReport& r) {
     return out + (out.empty() ? "" : " ") + "Held beside it: " + names +
            ". Every GPU verdict counts them; the figures above are this model alone.";
 }
+
+std::string download_text(const QuantRow& row) {
+    return row.file_bytes ? format_gb(*row.file_bytes) : std::string("-");
+}
+
+const char* const kDownloadNote =
+    "Download = the GGUF file (tensors, header and tokenizer). Weights = what is allocated for "
+    "them, which can be more: llama.cpp keeps a tied output head's copy of token_embd on the GPU "
+    "as well as in RAM.";
 
 }  // namespace canitrun::cli

@@ -69,6 +69,19 @@ std::vector<FaqEntry> faq_entries(const ModelReport& r);
 
 std::vector<PageLink> page_links(const Model& model);
 
+// The quantization table's Download cell: the GGUF file's size, "-" for a format that is not
+// GGUF; and the note under the table that says how it differs from the Weights column.
+std::string download_text(const QuantRow& row);
+extern const char* const kDownloadNote;
+
+// What the plan says of a claim the editorial makes: "Q4_K_M runs fully on a 24 GB card at
+// 8,192 tokens".
+std::string claim_plan_text(const ClaimCheck& check);
+
+// A piece of the editorial text (a paragraph or a point) with a mark after each sentence the
+// page's plan contradicts (ModelReport::claim_checks), so the text is never read as the plan.
+std::string editorial_marked(const ModelReport& r, const std::string& text);
+
 // The editorial text's caveat when the page's figures come from another rule than the text's.
 std::string editorial_caveat(const ModelReport& r);
 

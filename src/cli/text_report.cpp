@@ -122,10 +122,11 @@ void write_quant_table(std::ostream& out, const ModelReport& r) {
                             " context, KV cache " + r.options.kv_type.id + "; GB = 10^9 bytes)")
         << "\n";
     const bool llama = r.rule == Rule::llamacpp;
-    Table t(llama ? std::vector<std::string>{"Quant", "Weights", "KV cache", "VRAM", "RAM"}
-                  : std::vector<std::string>{"Quant", "Weights", "KV cache", "Total"},
-            llama ? std::vector<bool>{false, true, true, true, true}
-                  : std::vector<bool>{false, true, true, true});
+    Table t(
+        llama ? std::vector<std::string>{"Quant", "Download", "Weights", "KV cache", "VRAM", "RAM"}
+              : std::vector<std::string>{"Quant", "Download", "Weights", "KV cache", "Total"},
+        llama ? std::vector<bool>{false, true, true, true, true, true}
+              : std::vector<bool>{false, true, true, true, true});
     bool any_cuda = false;
     for (const auto& row : r.rows) {
         std::string name = row.quant->id;
@@ -134,7 +135,8 @@ void write_quant_table(std::ostream& out, const ModelReport& r) {
             name += " (CUDA only)";
             any_cuda = true;
         }
-        std::vector<std::string> cells = {name, format_gb(row.estimate.tensor_bytes()),
+        std::vector<std::string> cells = {name, download_text(row),
+                                          format_gb(row.estimate.tensor_bytes()),
                                           format_gb(row.estimate.term(TermKind::kv_cache)),
                                           format_gb(row.estimate.on(Device::gpu))};
         if (llama) cells.push_back(format_gb(row.estimate.on(Device::cpu)));
@@ -144,13 +146,14 @@ void write_quant_table(std::ostream& out, const ModelReport& r) {
     if (r.rule == Rule::llamacpp) {
         out << "  VRAM = weights + KV cache + recurrent state + llama.cpp's compute buffer and the "
                "CUDA context on one GPU; RAM = token_embd, the logits and the graph's inputs "
-               "(host_compute), which llama.cpp keeps in host memory.\n";
+               "(host_compute), which llama.cpp keeps in host memory.\n  "
+            << kDownloadNote << "\n";
         return;
     }
     out << "  Total = weights + KV cache + " << r.options.overhead_percent
         << " % overhead (activations, runtime buffers).";
     if (any_cuda) out << " NVFP4 only runs on CUDA GPUs.";
-    out << " --kv-type turboquant estimates a TurboQuant KV cache.\n";
+    out << " --kv-type turboquant estimates a TurboQuant KV cache.\n  " << kDownloadNote << "\n";
 }
 
 // The llama.cpp rule's buffers for the selected quantization, term by term.
@@ -311,17 +314,21 @@ void write_editorial(std::ostream& out, const ModelReport& r) {
     if (e.source.empty()) return;
     const std::string name = r.model->name;
     if (!e.who_for.empty()) {
-        out << "\n" << heading(out, "Who is " + name + " for?") << "\n  " << e.who_for << "\n";
+        out << "\n"
+            << heading(out, "Who is " + name + " for?") << "\n  " << editorial_marked(r, e.who_for)
+            << "\n";
     }
     const auto list = [&](const char* title, const std::vector<std::string>& items) {
         if (items.empty()) return;
         out << "\n" << heading(out, title) << "\n";
-        for (const auto& item : items) out << "  - " << item << "\n";
+        for (const auto& item : items) out << "  - " << editorial_marked(r, item) << "\n";
     };
     list("Best for", e.best_for);
     list("Not ideal for", e.not_ideal_for);
     if (!e.verdict.empty()) {
-        out << "\n" << heading(out, "So should you run it?") << "\n  " << e.verdict << "\n";
+        out << "\n"
+            << heading(out, "So should you run it?") << "\n  " << editorial_marked(r, e.verdict)
+            << "\n";
     }
     out << "  (" << editorial_caveat(r) << ")\n";
 }

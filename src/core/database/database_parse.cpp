@@ -338,6 +338,24 @@ RunInfo parse_run(const Fields& f) {
     return r;
 }
 
+// A claim's text must be the editorial's own words, so a page can find the sentence to mark.
+EditorialClaim parse_claim(const Fields& f, const Editorial& e) {
+    EditorialClaim c;
+    c.text = f.text("text");
+    c.quant = f.text("quant");
+    c.card_gb = f.count("card_gb", 1, 1024);
+    c.context = f.count_or("context", 0, kMaxContext);
+    if (!f.has("fits") || !f.at("fits").is_boolean()) f.error("field 'fits' must be true or false");
+    c.fits = f.flag_or("fits", false);
+    bool found =
+        e.who_for.find(c.text) != std::string::npos || e.verdict.find(c.text) != std::string::npos;
+    for (const auto* list : {&e.best_for, &e.not_ideal_for}) {
+        for (const auto& item : *list) found = found || item.find(c.text) != std::string::npos;
+    }
+    if (!found) f.error("claim text '" + c.text + "' is not in the editorial");
+    return c;
+}
+
 Editorial parse_editorial(const Fields& f) {
     Editorial e;
     e.who_for = f.text_or("who_for", "");
@@ -351,6 +369,14 @@ Editorial parse_editorial(const Fields& f) {
     }
     if (e.who_for.empty() && e.best_for.empty() && e.not_ideal_for.empty() && e.verdict.empty()) {
         f.error("editorial has a source but no text");
+    }
+    if (f.has("claims")) {
+        const json& claims = f.at("claims");
+        if (!claims.is_array()) f.error("claims must be an array");
+        for (std::size_t i = 0; i < claims.size(); ++i) {
+            e.claims.push_back(parse_claim(
+                Fields(claims[i], f.where() + ".claims[" + std::to_string(i) + "]"), e));
+        }
     }
     return e;
 }

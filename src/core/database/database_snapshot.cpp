@@ -146,6 +146,15 @@ void fields(Io& io, RunInfo& r) {
 }
 
 template <typename Io>
+void fields(Io& io, EditorialClaim& c) {
+    io(c.text);
+    io(c.quant);
+    io(c.card_gb);
+    io(c.context);
+    io(c.fits);
+}
+
+template <typename Io>
 void fields(Io& io, Editorial& e) {
     io(e.who_for);
     io(e.best_for);
@@ -153,6 +162,7 @@ void fields(Io& io, Editorial& e) {
     io(e.verdict);
     io(e.source);
     io(e.rule);
+    io(e.claims);
 }
 
 template <typename Io>

@@ -93,6 +93,22 @@ Result<std::vector<Bytes>> typed(const Model& model, const QuantizeRequest& requ
     return quantize_bytes(*prepared, request);
 }
 
+// The header (the tokenizer and one tensor info per tensor) aligned, then each tensor's data.
+Result<Bytes> file_bytes(const Model& model, const PreparedLayout& prepared,
+                         const std::vector<Bytes>& bytes) {
+    return catch_overflow(
+        [&]() -> Result<Bytes> {
+            Bytes header = checked::add(kFixedHeader, tokenizer_bytes(model));
+            Bytes data = 0;
+            for (std::size_t i = 0; i < bytes.size(); ++i) {
+                header = checked::add(header, tensor_info_bytes(prepared.layout.tensors[i]));
+                data = checked::add(data, aligned(bytes[i]));
+            }
+            return checked::add(aligned(header), data);
+        },
+        [&] { return overflow_error("the file size of " + model.id); });
+}
+
 }  // namespace
 
 Result<Bytes> gguf_tensor_bytes(const Model& model, const QuantizeRequest& request) {
@@ -109,17 +125,15 @@ Result<Bytes> gguf_tensor_bytes(const Model& model, const QuantizeRequest& reque
 Result<Bytes> gguf_file_bytes(const Model& model, const QuantizeRequest& request) {
     CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
     CANITRUN_TRY_ASSIGN(const auto bytes, quantize_bytes(*prepared, request));
-    return catch_overflow(
-        [&]() -> Result<Bytes> {
-            Bytes header = checked::add(kFixedHeader, tokenizer_bytes(model));
-            Bytes data = 0;
-            for (std::size_t i = 0; i < bytes.size(); ++i) {
-                header = checked::add(header, tensor_info_bytes(prepared->layout.tensors[i]));
-                data = checked::add(data, aligned(bytes[i]));
-            }
-            return checked::add(aligned(header), data);
-        },
-        [&] { return overflow_error("the file size of " + model.id); });
+    return file_bytes(model, *prepared, bytes);
+}
+
+Result<std::optional<Bytes>> gguf_download_bytes(const Model& model, const Quant& quant) {
+    if (!is_llama_file_type(quant)) return std::optional<Bytes>();
+    CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
+    CANITRUN_TRY_ASSIGN(const auto bytes, llamacpp_tensor_bytes(prepared, quant));
+    CANITRUN_TRY_ASSIGN(const Bytes file, file_bytes(model, *prepared, *bytes));
+    return std::optional<Bytes>(file);
 }
 
 }  // namespace canitrun

@@ -5,6 +5,7 @@
 
 #include "canitrun/checked.hpp"
 #include "canitrun/context_window.hpp"
+#include "canitrun/gguf_file_size.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/kv_curve.hpp"
 #include "canitrun/llamacpp_rules.hpp"
@@ -110,7 +111,10 @@ Result<bool> add_rows_and_matrix(ModelReport& r, const Database& db, const Model
     for (const auto& q : db.quants) {
         if ((!q.page_table && &q != r.quant) || !*rule_loads(s, q)) continue;
         CANITRUN_TRY_ASSIGN(auto e, rule_estimate(model, q, s));
-        r.rows.push_back({&q, e});
+        // A model whose tensors llama.cpp's rules cannot lay out (the quick rule's fallback) has
+        // no file size to show: the row says so rather than the page failing.
+        const auto file = gguf_download_bytes(model, q);
+        r.rows.push_back({&q, e, file ? *file : std::nullopt});
     }
     r.matrix_contexts = matrix_contexts(model);
     for (const auto& [i, cells] : parts.grid) r.matrix.push_back({&db.quants[i], cells});
@@ -180,6 +184,22 @@ Result<bool> add_verdicts(ModelReport& r, const Database& db, const Model& model
     return true;
 }
 
+// Each editorial claim asked as the FAQ's cards are: a budget of the card's size, natively.
+Result<bool> add_claim_checks(ModelReport& r, const Database& db, const Model& model,
+                              const ReportOptions& options, const PlanSettings& s) {
+    for (const EditorialClaim& c : model.editorial.claims) {
+        const auto found = db.find_quant(c.quant);
+        if (!found) continue;  // data_consistency_test requires every claim's quantization
+        const Quant* q = *found;
+        PlanSettings at = s;
+        if (c.context > 0) at.estimate.context = c.context;
+        CANITRUN_TRY_ASSIGN(auto answer,
+                            plan_budget(model, *q, {q}, at, c.card_gb * kGB, options.fit.ram));
+        r.claim_checks.push_back({&c, q, at.estimate.context, answer.fits});
+    }
+    return true;
+}
+
 }  // namespace
 
 Result<ModelReport> build_model_report(const Database& db, const Model& model,
@@ -208,6 +228,7 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
             CANITRUN_TRY(add_rows_and_matrix(r, db, model, s, parts));
             CANITRUN_TRY(add_kv_comparison(r, model, s, parts));
             CANITRUN_TRY(add_verdicts(r, db, model, options, s));
+            CANITRUN_TRY(add_claim_checks(r, db, model, options, s));
             if (s.rule != Rule::quick) {
                 CANITRUN_TRY_ASSIGN(const Estimate quick, estimate(model, *r.quant, r.options));
                 r.quick_contrast = ModelReport::QuickContrast{
