@@ -217,7 +217,7 @@ TEST_CASE("file plan cli: page, --gpu, gpus, compare and local give the file the
     CHECK(file_page["gpu_bytes"] == page["estimate"]["gpu_bytes"]);
     CHECK(file_page["host_bytes"] == page["estimate"]["host_bytes"]);
     const Outcome text = run_cli({path});
-    CHECK(has(text.out, "llama.cpp 5b4ebc5's allocation of the file's own tensors"));
+    CHECK(has(text.out, "llama.cpp 0ad4a86's allocation of the file's own tensors"));
 
     // --gpu: the same plan on the same GPU.
     const json on_gpu =

@@ -3,7 +3,7 @@
 // tensor data. The reader takes a ByteSource, so tests feed bytes from memory and the CLI a file
 // (file_source.hpp). Every count and length is bounded before anything is allocated and every
 // tensor is checked against the file's size: a corrupt or truncated file is an Error, not a crash.
-// Format: ggml/docs/gguf.md and ggml/src/gguf.cpp (llama.cpp 5b4ebc5).
+// Format: ggml/docs/gguf.md and ggml/src/gguf.cpp (llama.cpp 0ad4a86).
 
 #include <cstdint>
 #include <optional>

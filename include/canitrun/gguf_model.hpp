@@ -1,6 +1,6 @@
 #pragma once
 // A GGUF file (all its split parts) as a Model: the architecture from `<arch>.*` keys, the way
-// llama.cpp derives each layer's kind from them (llama-model.cpp, src/models/*.cpp at 5b4ebc5),
+// llama.cpp derives each layer's kind from them (llama-model.cpp, src/models/*.cpp at 0ad4a86),
 // and the weights to the byte from the tensor infos.
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// The llama.cpp engine profile: the memory llama.cpp 5b4ebc5 allocates for a database model,
+// The llama.cpp engine profile: the memory llama.cpp 0ad4a86 allocates for a database model,
 // term by term (weights per tensor, token embeddings on the host, KV cache by layer kind,
 // recurrent state, compute buffer, output buffer, runtime overhead). Pure: no I/O.
 

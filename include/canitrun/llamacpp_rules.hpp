@@ -1,5 +1,5 @@
 #pragma once
-// llama.cpp's rules at 5b4ebc5 that the GGUF reader, the config.json reader and the estimates
+// llama.cpp's rules at 0ad4a86 that the GGUF reader, the config.json reader and the estimates
 // share, kept beside the llama.cpp profile (llamacpp_engine.hpp) so each is written once:
 // how many KV cells it allocates, which layers slide by default, which architectures gate
 // their attention.
@@ -12,9 +12,13 @@
 
 namespace canitrun {
 
-// The llama.cpp build every rule here follows (the libllama node-llama-cpp 3.21.1 ships), as
-// the answers name it.
-inline constexpr const char* kLlamaCppCommit = "5b4ebc5";
+// The llama.cpp build every rule here follows (the libllama node-llama-cpp 3.22.1 ships;
+// tools/accuracy/pin.sh names the same build), as the answers name it. The rules were read at
+// 5b4ebc5 (node-llama-cpp 3.21.1) and hold unchanged at 0ad4a86: tools/accuracy/run.sh gives
+// all 483 CPU rows of docs/ACCURACY.md byte for byte the same on both builds, and
+// src/llama-quant.cpp (the type rules) did not change between them (docs/METHOD.md, "Pinned
+// build").
+inline constexpr const char* kLlamaCppCommit = "0ad4a86";
 
 // llama.cpp's KV cache, one sequence: the context is padded to a multiple of 256
 // (llama-context.cpp) and a sliding-window layer keeps GGML_PAD(min(n_ctx, n_swa + n_ubatch),

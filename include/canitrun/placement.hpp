@@ -107,7 +107,7 @@ struct Share {
     Bytes embedding = 0;  // the input embedding held here: a row lookup, never read whole
     // Of `weights`: what llama.cpp maps from the model file (its default mmap) rather than
     // allocates: the llama.cpp rule's weights in RAM. Page cache: the OS can drop it and read
-    // it back from disk (at disk speed); --no-mmap makes it allocated memory.
+    // it back from disk (at disk speed); --load-mode none makes it allocated memory.
     Bytes mapped = 0;
     std::uint64_t moe_layers = 0;
     std::vector<ResidentTerm> resident;  // held beside the model (ServerTerms)

@@ -4,7 +4,7 @@
 // best quantization, longest context, the page's smallest GPU) goes through plan_parts() and
 // placement_for(), so two commands cannot answer the same question by two rules.
 //
-// - Rule::llamacpp (the default): what llama.cpp 5b4ebc5 allocates: each tensor as
+// - Rule::llamacpp (the default): what llama.cpp 0ad4a86 allocates: each tensor as
 //   llama-quantize types it, the KV cells it allocates, recurrent state, a compute buffer on each
 //   device that runs layers, the logits in RAM, token_embd on the host, the runtime's own memory
 //   per GPU (CUDA / HIP context; an estimate until measured on a GPU, docs/ACCURACY.md), and a

@@ -1,7 +1,7 @@
 #pragma once
 // llama-quantize's choice of a ggml type for each tensor of a model, for a llama.cpp file type
 // (Q4_K_M, Q8_0, ...), as llama_tensor_get_type / llama_tensor_get_type_impl /
-// tensor_type_fallback in src/llama-quant.cpp do it at llama.cpp 5b4ebc5 (no imatrix, no
+// tensor_type_fallback in src/llama-quant.cpp do it at llama.cpp 0ad4a86 (no imatrix, no
 // overrides). Pure: no I/O.
 
 #include <array>

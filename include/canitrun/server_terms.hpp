@@ -15,7 +15,8 @@
 //   made only for SWA (without --swa-full), recurrent and hybrid models; at most
 //   common_params::n_ctx_checkpoints per slot. Its default: 8 in the mainline common.h read
 //   for this work (an earlier build used 3, as remembered, not re-read; a later version read
-//   has 32 with a minimum spacing of 8192 tokens between them). Not confirmed for 5b4ebc5.
+//   has 32 with a minimum spacing of 8192 tokens between them). The pinned builds' common.h
+//   (5b4ebc5 and 0ad4a86, lines 629 and 631) has that 32 and 8192: not yet followed here.
 // - cpu_repack (RAM, at load): cpu_repack.hpp; only on a machine without a GPU.
 // - draft:<model> (GPUs and RAM, at load): -md's model, loaded with every layer on the GPUs
 //   (common_params_speculative::n_gpu_layers -1: the default, all), split like the main model
@@ -36,7 +37,7 @@
 //   context on the target model's own MTP layers), and that context's compute buffer, 13 x
 //   n_embd floats per ubatch token: fitted to llama-server's own figure for Qwen 3.8 27B's MTP
 //   context (server_terms.cpp, kMtpComputeEmbdFloats), which the weights-less part of this
-//   term meets within 0.06 MiB at two contexts. Not confirmed for 5b4ebc5, which predates that
+//   term meets within 0.06 MiB at two contexts. Not confirmed for 0ad4a86, which predates that
 //   path; the compute figure is one architecture's.
 // - projector, projector_compute (GPU 0, at load), projector_host_compute (RAM, at load): the
 //   vision projector (mmproj) of a multimodal model whose line loads it by its repo (-hf loads

@@ -2,7 +2,7 @@
 // Speculative decoding's decode speed with a draft model (--draft), as a stated assumption:
 // no published measurement backs a band, so none is given. Each step the draft proposes up to
 // --draft-max tokens (common_params_speculative::n_max, 16 in the mainline common.h read for
-// this work; not confirmed for 5b4ebc5) and the target checks them in one batch; with a
+// this work; not confirmed for 0ad4a86) and the target checks them in one batch; with a
 // per-token acceptance a the step yields (1 - a^(g+1)) / (1 - a) tokens on average (Leviathan,
 // Kalman, Matias 2023, "Fast Inference from Transformers via Speculative Decoding", eq. 1) and
 // costs g draft steps and one target step (a batch of g + 1 tokens read the weights once, as a

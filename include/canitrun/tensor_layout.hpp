@@ -2,7 +2,7 @@
 // The tensors llama.cpp creates for a database model: llama.cpp's tensor names (LLM_TN:
 // token_embd.weight, blk.N.attn_q.weight, blk.N.ffn_down_exps.weight, output.weight, ...) and
 // shapes (ne[0] is the row length), as src/models/<arch>.cpp load_arch_tensors builds them at
-// the pinned llama.cpp commit 5b4ebc5. Pure: no I/O.
+// the pinned llama.cpp commit 0ad4a86. Pure: no I/O.
 
 #include <array>
 #include <cstdint>

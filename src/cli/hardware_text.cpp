@@ -226,7 +226,7 @@ void write_plan(std::ostream& out, const HardwareAnswer& a, const Hardware& h,
         out << "  " << format_gb(p.ram.mapped)
             << " of the RAM's weights is the model file mapped into memory (llama.cpp's default "
                "mmap): page cache, read back from disk at disk speed if memory runs short; "
-               "--no-mmap loads it into allocated memory instead.\n";
+               "--load-mode none loads it into allocated memory instead.\n";
     }
     write_resident(out, p, h);
 }

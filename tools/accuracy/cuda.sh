@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The accuracy harness's CUDA mode: step 2 of 2, the one command on a machine with an NVIDIA GPU
 # (made for one H200: nvcc, CMake, Ninja, no network, x86-64, at most 10 minutes a command).
-# Builds llama.cpp (the source node-llama-cpp@3.21.1 ships, packed by cuda_prepare.sh) with
+# Builds llama.cpp (the source the pinned node-llama-cpp ships, packed by cuda_prepare.sh) with
 # GGML_CUDA for sm_90 only, builds tools/accuracy/cuda_probe.cpp against it, then for each model
 # of a short list (dense, MoE, sliding window, hybrid recurrent, MLA) writes the harness's
 # full-size sparse GGUF (make_gguf), loads it on the GPU with every layer offloaded (for real: the

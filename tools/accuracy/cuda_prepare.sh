@@ -2,7 +2,7 @@
 # Step 1 of 2 of the accuracy harness's CUDA mode (tools/accuracy/cuda.sh): runs HERE, on the
 # CPU machine, and fills .accuracy-cuda/ (git-ignored through .git/info/exclude) with everything
 # the GPU machine needs and cannot fetch there (it has no network):
-#   .accuracy-cuda/llama.cpp.tar.gz  llama.cpp's source as node-llama-cpp@3.21.1 ships it (the git
+#   .accuracy-cuda/llama.cpp.tar.gz  llama.cpp's source as the pinned node-llama-cpp ships it (git
 #                                    bundle's HEAD, cloned by run.sh into the cache), only what
 #                                    libllama needs (CMakeLists.txt cmake ggml src include vendor
 #                                    licenses LICENSE), with node-llama-cpp's llama/patches applied
@@ -21,13 +21,14 @@
 #        set -o pipefail; bash tools/accuracy/cuda.sh 2>&1 | tee "$OUT/log"
 # cuda.sh's header says what comes back under $OUT and how to read it here.
 #
-# Environment: ACCURACY_CACHE (default ~/.cache/canitrun-accuracy: run.sh's cache, holding the
+# Environment: ACCURACY_CACHE (default ~/.cache/canitrun-accuracy-VERSION: run.sh's cache, with the
 # npm install and the llama.cpp clone), LLAMA_SRC (the llama.cpp clone; default the cache's),
 # CANITRUN_BUILD (default build-accuracy), JOBS (build jobs, default 2),
 # CUDA_PREPARE_NO_BUILD=1 (pack the binaries already in CANITRUN_BUILD without building).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-cache="${ACCURACY_CACHE:-$HOME/.cache/canitrun-accuracy}"
+. "$root/tools/accuracy/pin.sh"  # nlc_version, llama_commit
+cache="${ACCURACY_CACHE:-$HOME/.cache/canitrun-accuracy-$nlc_version}"
 src="${LLAMA_SRC:-$cache/llama.cpp}"
 nlc="${NLC_DIR:-$cache/npm}/node_modules/node-llama-cpp"
 build="${CANITRUN_BUILD:-$root/build-accuracy}"
@@ -102,6 +103,7 @@ tar -C "$tmp" -czf "$pack/llama.cpp.tar.gz" llama.cpp
 {
   echo "llama.cpp: $(git -C "$src" rev-parse HEAD) ($(tr -d ' \n' <"$nlc/llama/llama.cpp.info.json"))"
   echo "patches:${patches:- none}"
+  echo "llama.cpp build commit (tools/accuracy/pin.sh): $llama_commit"
   echo "node-llama-cpp: $(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' "$nlc/package.json" | head -1)"
   echo "canitrun: $(git -C "$root" rev-parse HEAD)$(git -C "$root" diff --quiet HEAD -- src include data 2>/dev/null || echo ' + uncommitted changes') ($("$pack/lib/ld-linux-x86-64.so.2" --library-path "$pack/lib" "$pack/bin/canitrun" --version | head -1))"
   echo "packed: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -srm)"

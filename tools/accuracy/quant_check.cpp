@@ -1,6 +1,6 @@
 // quant_check BIN_DIR MODEL.gguf: checks the tensor types in a GGUF file written by make_gguf
 // (canitrun's transcription of llama-quantize's rules) against llama.cpp's own rule code:
-// llama_quant_compute_types from libllama (src/llama-ext.h, llama.cpp 5b4ebc5), run on the
+// llama_quant_compute_types from libllama (src/llama-ext.h, llama.cpp 0ad4a86), run on the
 // model as llama.cpp loads it (no_alloc) for the file's general.file_type, without an
 // importance matrix. Prints one JSON line: tensors checked, mismatches, the first few.
 // Only for the accuracy harness; built by tools/accuracy/run.sh.

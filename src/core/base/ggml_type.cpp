@@ -8,7 +8,7 @@ namespace canitrun {
 namespace {
 
 // Block sizes from the static_asserts in ggml/src/ggml-common.h and ids from enum ggml_type in
-// ggml/include/ggml.h (llama.cpp 5b4ebc5, as shipped in node-llama-cpp 3.21.1). QK_K = 256.
+// ggml/include/ggml.h (llama.cpp 0ad4a86, as shipped in node-llama-cpp 3.22.1). QK_K = 256.
 constexpr std::array<GgmlType, 35> kTypes = {{
     {0, "f32", 1, 4},
     {1, "f16", 1, 2},

@@ -13,7 +13,8 @@
 #include "canitrun/tensor_layout.hpp"
 #include "quant_memo.hpp"
 
-// Rules from llama.cpp 5b4ebc5 (the libllama node-llama-cpp 3.21.1 ships):
+// Rules from llama.cpp 0ad4a86 (the libllama node-llama-cpp 3.22.1 ships; read at 5b4ebc5,
+// the same allocation at both, docs/METHOD.md "Pinned build"):
 // - llama-context.cpp: n_ctx = GGML_PAD(n_ctx, 256); without a unified KV cache (the default)
 //   n_ctx_seq = GGML_PAD(n_ctx / n_seq_max, 256) and every sequence has its own stream of
 //   n_ctx_seq cells; n_ubatch <= n_batch <= n_ctx.

@@ -10,7 +10,7 @@
 #include "canitrun/quantize_rules.hpp"
 #include "tensor_category.hpp"
 
-// A layout made ready for llama-quantize's rules (src/llama-quant.cpp at llama.cpp 5b4ebc5):
+// A layout made ready for llama-quantize's rules (src/llama-quant.cpp at llama.cpp 0ad4a86):
 // its processing order (llama_model_loader::weights_map: layer, then name) and what the rules
 // read from each tensor's name (tensor_get_category, tensor_allows_quantization). The names are
 // read once per distinct name: every layer repeats the same few dozen, and reading each

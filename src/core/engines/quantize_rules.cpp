@@ -9,7 +9,7 @@
 #include "canitrun/name_match.hpp"
 #include "tensor_category.hpp"
 
-// A transcription of the type choice in llama.cpp 5b4ebc5 src/llama-quant.cpp for the file types
+// A transcription of the type choice in llama.cpp 0ad4a86 src/llama-quant.cpp for the file types
 // canitrun lists: llama_ftype_get_default_type, tensor_allows_quantization, tensor_get_category,
 // llama_tensor_get_type_impl (the branches these file types reach) and tensor_type_fallback.
 // Tensors are visited in llama_model_loader::weights_map order (weight_name_comparer: layer,

@@ -8,12 +8,12 @@
 #include "canitrun/layer_kinds.hpp"
 #include "layout_builder.hpp"
 
-// Tensor names and shapes follow llama.cpp 5b4ebc5 (src/models/<arch>.cpp, load_arch_tensors,
-// and src/llama-arch.cpp's LLM_TENSOR_NAMES): llama.cpp, qwen2.cpp, qwen3.cpp, qwen3moe.cpp,
-// qwen35.cpp, qwen35moe.cpp, qwen3next.cpp, gemma2.cpp, gemma3.cpp, openai-moe.cpp (gpt-oss),
-// deepseek2.cpp, smollm3.cpp, olmo2.cpp, seed-oss.cpp, exaone4.cpp, glm4.cpp, minimax-m2.cpp,
-// hunyuan-moe.cpp, phimoe.cpp, command-r.cpp, cohere2.cpp, phi3.cpp, granite.cpp, qwen2vl.cpp,
-// qwen3vl.cpp, qwen3vlmoe.cpp; the hybrid ones (granite-hybrid.cpp, nemotron-h.cpp,
+// Tensor names and shapes follow llama.cpp 0ad4a86, as read at 5b4ebc5 (src/models/<arch>.cpp,
+// load_arch_tensors, and src/llama-arch.cpp's LLM_TENSOR_NAMES): llama.cpp, qwen2.cpp, qwen3.cpp,
+// qwen3moe.cpp, qwen35.cpp, qwen35moe.cpp, qwen3next.cpp, gemma2.cpp, gemma3.cpp, openai-moe.cpp
+// (gpt-oss), deepseek2.cpp, smollm3.cpp, olmo2.cpp, seed-oss.cpp, exaone4.cpp, glm4.cpp,
+// minimax-m2.cpp, hunyuan-moe.cpp, phimoe.cpp, command-r.cpp, cohere2.cpp, phi3.cpp, granite.cpp,
+// qwen2vl.cpp, qwen3vl.cpp, qwen3vlmoe.cpp; the hybrid ones (granite-hybrid.cpp, nemotron-h.cpp,
 // kimi-linear.cpp, lfm2.cpp) in hybrid_layouts.cpp. Optional
 // tensors are listed only where the converter writes them for the models the database describes
 // (qwen2's q/k/v biases, llama 3's rope_freqs).
