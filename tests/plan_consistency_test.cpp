@@ -123,3 +123,37 @@ TEST_CASE("consistency: fit lists exactly the models --gpu runs natively, at the
         }
     }
 }
+
+// The lists plan boards alike in what placement reads once. A board's verdict must still be its
+// own plan: a Radeon Pro W7800 has the RTX 5090's 32 GiB, but ROCm keeps no copy of the masks in
+// its compute buffer (keeps_mask_copy), so it may not take the 5090's plan (it did: the memo's
+// key left out the backend's terms).
+TEST_CASE("consistency: each board in the GPU lists holds what its own plan holds") {
+    const Database& db = test::database();
+    const Quant& q = *db.recommended_quant();
+    const FitOptions fit;
+    // At 131,072 cells the masks' copy (f32, cells x 512 ubatch tokens = 256 MiB) sets the
+    // compute buffer, so a CUDA board and a ROCm board of one size (RTX 5090 and Radeon Pro
+    // W7800, 32 GiB each) plan apart.
+    for (const std::uint64_t ctx : {std::uint64_t{8192}, std::uint64_t{131072}})
+        for (const char* id : {"qwen3.5-35b-a3b", "llama-3.1-8b", "gemma-3-27b"}) {
+            const auto found = db.find_model(id);
+            REQUIRE(found);
+            const Model& m = **found;
+            PlanSettings base;
+            base.estimate.context = std::min<std::uint64_t>(ctx, m.context_native);
+            const PlanSettings s = settings_for_model(m, base);
+            const auto verdicts = plan_gpu_verdicts(db, m, q, s, fit);
+            REQUIRE(verdicts);
+            for (const GpuVerdict& v : verdicts->verdicts) {
+                // Native boards of one device: an MI250's two GCDs are listed by llama.cpp's split
+                // by memory, where --gpu takes the fastest split (one GCD), as #32 asks.
+                if (v.kind != PlanKind::native || devices_for(*v.gpu).size() != 1) continue;
+                INFO(id << " on " << v.gpu->id);
+                const auto a = answer_for(m, q, test::hardware_of({v.gpu->id}, fit.ram / kGB), s);
+                REQUIRE(a);
+                CHECK(a->plan.kind == PlanKind::native);
+                CHECK(a->plan.placement.gpu_total() == v.gpu_bytes);
+            }
+        }
+}

@@ -13,6 +13,7 @@
 // - Every device, RAM included, carries the quick rule's overhead (12 %) on its own share.
 // A placement fits when every GPU's share fits its memory and RAM's share fits the RAM.
 
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +47,7 @@ struct Companion {
     std::string name;
     std::vector<Bytes> gpus;
     Bytes ram = 0;
+    friend auto operator<=>(const Companion&, const Companion&) = default;
 };
 
 // What a server holds beside the model's parts, and where (the llama.cpp rule only).
@@ -65,6 +67,7 @@ struct ServerTerms {
     Bytes projector_host_compute = 0;
     bool projector_on_gpu = true;
     std::vector<Companion> companions;
+    friend auto operator<=>(const ServerTerms&, const ServerTerms&) = default;
 };
 
 struct PlacementOptions {
@@ -87,6 +90,9 @@ struct PlacementOptions {
     // (placement.cpp). Off, they run on the CPU.
     bool op_offload = true;
     ServerTerms server;
+    // Ordered whole, so that a memo keyed on the options (plan_views.cpp) cannot miss a field
+    // added later.
+    friend auto operator<=>(const PlacementOptions&, const PlacementOptions&) = default;
 };
 
 struct Share {

@@ -26,16 +26,14 @@ Hardware one_board(const Gpu& gpu, Bytes ram) {
 }
 
 // What plan_placement reads: each device's memory and whether it is unified, the RAM, and the
-// placement options whole.
-using PlacementKey = std::tuple<std::vector<std::pair<Bytes, bool>>, Bytes, Bytes,
-                                std::vector<Bytes>, std::optional<std::uint64_t>,
-                                std::optional<std::uint64_t>, std::vector<std::uint64_t>>;
+// placement options whole (each backend's runtime, masks' copy and pool, op offload, the server's
+// terms), so that two boards share a plan only where placement cannot tell them apart.
+using PlacementKey = std::tuple<std::vector<std::pair<Bytes, bool>>, Bytes, PlacementOptions>;
 
 PlacementKey placement_key(const Hardware& h, const PlacementOptions& o) {
     std::vector<std::pair<Bytes, bool>> devices;
     for (const auto& d : h.gpus) devices.emplace_back(d.memory, d.unified);
-    return {devices,          h.ram,         o.margin, o.gpu_runtime, o.gpu_layers,
-            o.cpu_moe_layers, o.tensor_split};
+    return {devices, h.ram, o};
 }
 
 bool offloaded(PlanKind k) {
