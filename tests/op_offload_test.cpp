@@ -44,7 +44,7 @@ ModelParts two_moe_layers(bool recurrent) {
     return parts;
 }
 
-Placement placed(const ModelParts& parts, PlacementOptions o) {
+Placement placed(const ModelParts& parts, const PlacementOptions& o) {
     const auto p = place(parts, test::hardware_of({"h200-sxm"}, 256), o);
     REQUIRE(p);
     REQUIRE(p->gpus.size() == 1);

@@ -121,14 +121,21 @@ verdict counts it at its most, the load figure does not. Default 8192.)",
         {.names = "--ctx-checkpoints",
          .value = "N",
          .help = "llama-server: context checkpoints per sequence, SWA and hybrid models "
-                 "(default 8)",
+                 "(default 32)",
          .man =
              R"(Context checkpoints per sequence llama\-server keeps in RAM for sliding\-window, recurrent and
 hybrid models: each a copy of the sliding layers' cache and the recurrent state of one
-sequence; they grow after load. Default 8.)",
+sequence; they grow after load. Default 32, as in llama.cpp's common.h.)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.ctx_checkpoints; },
          .group = kGroupEngine},
+    };
+}
+
+// Where llama.cpp runs what: the KV cache, the prompt's products over weights in RAM, the
+// CPU's repacked copy, the MTP draft.
+std::vector<FlagRow> runtime_rows() {
+    return {
         {.names = "--no-kv-offload",
          .help = "llama.cpp: KV cache and recurrent state in system RAM (-nkvo)",
          .man = R"(The KV cache and recurrent state in system RAM (llama.cpp
