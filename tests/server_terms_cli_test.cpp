@@ -12,23 +12,23 @@ using canitrun::test::run_cli;
 // Qwen 3.5 35B-A3B at llama-server's defaults (8,192 tokens, one slot). Its 30 Gated DeltaNet
 // layers keep a recurrent state per sequence: the conv state (kernel 4 - 1) x (16 x 128 x 2 +
 // 32 x 128 = 8,192 channels) x 4 B = 98,304 B and the delta-rule state 32 value heads x 128 x
-// 128 x 4 B = 2,097,152 B: 2,195,456 B a layer, 65,863,680 B a checkpoint, 8 checkpoints =
-// 526,909,440 B. The prompt cache: 8,192 MiB = 8,589,934,592 B. Both in RAM, none at load:
-// 9,116,844,032 B at most ("9.1 GB").
+// 128 x 4 B = 2,097,152 B: 2,195,456 B a layer, 65,863,680 B a checkpoint, 32 checkpoints =
+// 2,107,637,760 B. The prompt cache: 8,192 MiB = 8,589,934,592 B. Both in RAM, none at load:
+// 10,697,572,352 B at most ("10.7 GB").
 TEST_CASE("cli: the page of qwen3.5-35b-a3b says what grows after load") {
     const auto o = run_cli({"qwen3.5-35b-a3b", "--json"});
     REQUIRE(o.code == 0);
     const auto g = nlohmann::json::parse(o.out)["grows_after_load"];
     CHECK(g["prompt_cache_bytes"] == 8589934592ULL);
-    CHECK(g["checkpoints"] == 8);
-    CHECK(g["checkpoints_bytes"] == 526909440ULL);
-    CHECK(g["total_bytes"] == 9116844032ULL);
+    CHECK(g["checkpoints"] == 32);
+    CHECK(g["checkpoints_bytes"] == 2107637760ULL);
+    CHECK(g["total_bytes"] == 10697572352ULL);
     const auto text = run_cli({"qwen3.5-35b-a3b"});
-    CHECK(has(text.out, "Up to 9.1 GB more in RAM after load"));
-    CHECK(has(text.out, "8 context checkpoints, 0.53 GB"));
+    CHECK(has(text.out, "Up to 10.7 GB more in RAM after load"));
+    CHECK(has(text.out, "32 context checkpoints, 2.1 GB"));
 }
 
-// On an RTX 4090 the model is whole on the GPU; what grows is in RAM, 9,116,844,032 B past
+// On an RTX 4090 the model is whole on the GPU; what grows is in RAM, 10,697,572,352 B past
 // the RAM's load, within the 32 GB assumed: the verdict holds at the defaults.
 TEST_CASE("cli: --gpu RTX 4090 says what grows after load and that the plan holds") {
     const auto o = run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4090", "--json"});
@@ -37,11 +37,11 @@ TEST_CASE("cli: --gpu RTX 4090 says what grows after load and that the plan hold
     CHECK(sel["plan"] == "native");
     const auto& ram = sel["ram"];
     CHECK(ram["most_bytes"].get<std::uint64_t>() - ram["total_bytes"].get<std::uint64_t>() ==
-          9116844032ULL);
+          10697572352ULL);
     CHECK(ram["resident"][0]["name"] == "prompt_cache");
     CHECK(ram["resident"][0]["load_bytes"] == 0);
     CHECK(ram["resident"][1]["name"] == "ctx_checkpoints");
-    CHECK(ram["resident"][1]["most_bytes"] == 526909440ULL);
+    CHECK(ram["resident"][1]["most_bytes"] == 2107637760ULL);
     const auto text = run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4090"});
     CHECK(has(text.out, "Grows after load (llama-server): prompt cache up to 8.6 GB in RAM"));
     CHECK(has(text.out, "the plan holds at those"));

@@ -48,14 +48,14 @@ PlanSettings at_context(std::uint64_t context) {
 // 52 of its 62 layers slide over 1,024 tokens. llama_kv_cache_iswa gives the sliding layers
 // GGML_PAD(n_swa + n_ubatch, 256) = 1,024 + 512 = 1,536 cells; a cell of one layer holds K and
 // V of 16 KV heads x 128 x 2 B = 8,192 B. One checkpoint (PARTIAL_ONLY: the SWA cache of the
-// slot) = 52 x 1,536 x 8,192 = 654,311,424 B; 8 checkpoints per slot (--ctx-checkpoints 8):
-// 5,234,491,392 B, all in host RAM, none at load. The prompt cache: --cache-ram 8192 MiB =
+// slot) = 52 x 1,536 x 8,192 = 654,311,424 B; 32 checkpoints per slot (common.h's
+// n_ctx_checkpoints): 20,937,965,568 B, all in host RAM, none at load. The prompt cache: --cache-ram 8192 MiB =
 // 8,589,934,592 B in RAM, none at load.
 TEST_CASE("server terms: Gemma 3 27B's checkpoints and prompt cache at llama-server's defaults") {
     const Placement p = plan_of("gemma-3-27b", "Q4_K_M", {"rtx-4090"}, at_context(8192));
     const ResidentTerm checkpoints = term(p.ram, "ctx_checkpoints");
     CHECK(checkpoints.load == 0);
-    CHECK(checkpoints.most == 5'234'491'392ULL);
+    CHECK(checkpoints.most == 20'937'965'568ULL);
     CHECK(checkpoints.grows());
     const ResidentTerm cache = term(p.ram, "prompt_cache");
     CHECK(cache.load == 0);
@@ -64,7 +64,7 @@ TEST_CASE("server terms: Gemma 3 27B's checkpoints and prompt cache at llama-ser
     // RAM's most is its load plus both.
     CHECK(p.gpus[0].resident.size() == 1);
     CHECK(p.gpus[0].resident[0].name == "projector");
-    CHECK(p.ram.most() == p.ram.total() + 5'234'491'392ULL + 8'589'934'592ULL);
+    CHECK(p.ram.most() == p.ram.total() + 20'937'965'568ULL + 8'589'934'592ULL);
 
     // --ctx-checkpoints 2 and --cache-ram 0: 2 x 654,311,424 = 1,308,622,848 B, no cache.
     PlanSettings s = at_context(8192);

@@ -13,10 +13,11 @@
 //   one sequence and of its recurrent state (server-context.cpp: the checkpoint's data is
 //   llama_state_seq_get_data_ext(..., LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY), a host vector),
 //   made only for SWA (without --swa-full), recurrent and hybrid models; at most
-//   common_params::n_ctx_checkpoints per slot. Its default: 8 in the mainline common.h read
-//   for this work (an earlier build used 3, as remembered, not re-read; a later version read
-//   has 32 with a minimum spacing of 8192 tokens between them). The pinned builds' common.h
-//   (5b4ebc5 and 0ad4a86, lines 629 and 631) has that 32 and 8192: not yet followed here.
+//   common_params::n_ctx_checkpoints per slot: 32 in the pinned builds' common/common.h (5b4ebc5
+//   and 0ad4a86, line 629; a mainline common.h read earlier for this work had 8). create_checkpoint
+//   (server-context.cpp) lets the list reach that many: it erases checkpoints closer than
+//   checkpoint_min_step (8192 tokens) to an earlier one only once the list is full, then
+//   appends, so a slot holds 31 or 32 at its peak, and the term counts 32.
 // - cpu_repack (RAM, at load): cpu_repack.hpp; only on a machine without a GPU.
 // - draft:<model> (GPUs and RAM, at load): -md's model, loaded with every layer on the GPUs
 //   (common_params_speculative::n_gpu_layers -1: the default, all), split like the main model
@@ -83,7 +84,7 @@ namespace canitrun {
 struct PlanSettings;
 
 inline constexpr Bytes kDefaultCacheRam = 8192ULL << 20;    // --cache-ram 8192 (MiB)
-inline constexpr std::uint64_t kDefaultCtxCheckpoints = 8;  // --ctx-checkpoints 8
+inline constexpr std::uint64_t kDefaultCtxCheckpoints = 32;  // --ctx-checkpoints 32
 
 // A companion read from a local GGUF file (--draft FILE): the model and tensors no database
 // holds, owned here so a ResidentModel's pointers into it live as long as any copy of it.
