@@ -49,8 +49,8 @@ PlanSettings at_context(std::uint64_t context) {
 // GGML_PAD(n_swa + n_ubatch, 256) = 1,024 + 512 = 1,536 cells; a cell of one layer holds K and
 // V of 16 KV heads x 128 x 2 B = 8,192 B. One checkpoint (PARTIAL_ONLY: the SWA cache of the
 // slot) = 52 x 1,536 x 8,192 = 654,311,424 B; 32 checkpoints per slot (common.h's
-// n_ctx_checkpoints): 20,937,965,568 B, all in host RAM, none at load. The prompt cache: --cache-ram 8192 MiB =
-// 8,589,934,592 B in RAM, none at load.
+// n_ctx_checkpoints): 20,937,965,568 B, all in host RAM, none at load. The prompt cache:
+// --cache-ram 8192 MiB = 8,589,934,592 B in RAM, none at load.
 TEST_CASE("server terms: Gemma 3 27B's checkpoints and prompt cache at llama-server's defaults") {
     const Placement p = plan_of("gemma-3-27b", "Q4_K_M", {"rtx-4090"}, at_context(8192));
     const ResidentTerm checkpoints = term(p.ram, "ctx_checkpoints");

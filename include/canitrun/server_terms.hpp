@@ -83,7 +83,7 @@ namespace canitrun {
 
 struct PlanSettings;
 
-inline constexpr Bytes kDefaultCacheRam = 8192ULL << 20;    // --cache-ram 8192 (MiB)
+inline constexpr Bytes kDefaultCacheRam = 8192ULL << 20;     // --cache-ram 8192 (MiB)
 inline constexpr std::uint64_t kDefaultCtxCheckpoints = 32;  // --ctx-checkpoints 32
 
 // A companion read from a local GGUF file (--draft FILE): the model and tensors no database
