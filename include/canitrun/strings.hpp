@@ -12,8 +12,9 @@ namespace canitrun {
 std::string_view trim_view(std::string_view text);
 std::string trim(std::string_view text);
 
-// ASCII lower case; other bytes unchanged.
+// ASCII lower and upper case; other bytes unchanged.
 std::string to_lower(std::string text);
+std::string to_upper(std::string text);
 
 // Equal in ASCII lower case, without a copy: for lookups made per tensor or per quantization.
 bool equals_ignoring_case(std::string_view a, std::string_view b);

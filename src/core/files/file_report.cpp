@@ -1,7 +1,6 @@
 #include "canitrun/file_report.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <memory>
 
@@ -11,6 +10,7 @@
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/plan_views.hpp"
 #include "canitrun/quantize_rules.hpp"
+#include "canitrun/strings.hpp"
 
 namespace canitrun {
 
@@ -35,9 +35,7 @@ Quant gguf_file_quant(const Database& db, const GgufModel& g) {
             return q;
         }
     } else if (!g.mix.empty()) {
-        q.file_type = g.mix.front().type;
-        for (char& c : q.file_type)
-            c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        q.file_type = to_upper(g.mix.front().type);
     }
     // The file's own bits per weight: its tensors' bytes over its parameters.
     if (g.model.params_total > 0) {

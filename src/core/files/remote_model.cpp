@@ -215,8 +215,7 @@ std::string quant_from_filename(const std::string& filename) {
          it != std::sregex_iterator(); ++it) {
         last = it->str();
     }
-    for (char& c : last) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return last;
+    return to_upper(std::move(last));
 }
 
 Result<std::vector<RepoFile>> parse_hf_files(const std::string& json_text) {
