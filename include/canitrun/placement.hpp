@@ -118,9 +118,10 @@ struct Share {
     std::uint64_t moe_layers = 0;
     std::vector<ResidentTerm> resident;  // held beside the model (ServerTerms)
 
-    Bytes total() const;     // held once loaded: the headline
-    Bytes most() const;      // with every resident term at its most: the verdict
-    Bytes grows_by() const;  // most() - total()
+    Bytes total() const;          // held once loaded: the headline
+    Bytes resident_load() const;  // the resident terms' load, which total() includes
+    Bytes most() const;           // with every resident term at its most: the verdict
+    Bytes grows_by() const;       // most() - total()
     bool fits() const { return most() <= capacity; }
     bool loads() const { return total() <= capacity; }  // holds the load, before any growth
 };

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "canitrun/checked.hpp"
 #include "canitrun/fit.hpp"
 
 namespace canitrun::cli {
@@ -55,13 +54,11 @@ namespace {
 // One device's share: the same terms the terminal's placement table sums into Buffers, apart.
 void placement_row(CsvWriter& csv, const std::vector<std::string>& lead, const Share& s,
                    std::uint64_t layers) {
-    Bytes resident = 0;
-    for (const auto& t : s.resident) resident = checked::add(resident, t.load);
     std::vector<std::string> fields = lead;
     for (const std::string& f :
          {num(layers), std::string(s.output ? "true" : "false"), num(s.weights), num(s.kv_cache),
-          num(s.recurrent_state), num(s.compute), num(s.runtime), num(s.overhead), num(resident),
-          num(s.total()), num(s.most()), num(s.capacity),
+          num(s.recurrent_state), num(s.compute), num(s.runtime), num(s.overhead),
+          num(s.resident_load()), num(s.total()), num(s.most()), num(s.capacity),
           std::string(s.fits() ? "true" : "false")}) {
         fields.push_back(f);
     }

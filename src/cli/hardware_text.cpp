@@ -33,9 +33,9 @@ void add_share_row(Table& t, const std::string& label, const Share& s,
     // Buffers: the quick rule's overhead, or llama.cpp's compute buffer, runtime and recurrent
     // state.
     // and what the server holds beside the model once loaded (write_resident lists it).
-    Bytes buffers = checked::add(checked::add(s.overhead, s.compute),
-                                 checked::add(s.runtime, s.recurrent_state));
-    for (const auto& r : s.resident) buffers = checked::add(buffers, r.load);
+    const Bytes buffers =
+        checked::add(checked::add(s.overhead, s.compute),
+                     checked::add(checked::add(s.runtime, s.recurrent_state), s.resident_load()));
     t.add_row({label, layers, format_gb(s.weights), format_gb(s.kv_cache), format_gb(buffers),
                format_gb(s.total()), format_gb(s.capacity), s.fits() ? "" : "over"});
 }

@@ -326,6 +326,11 @@ Bytes checkpoint_bytes(const ModelParts& parts, const ServerTerms& server) {
 Bytes Share::total() const {
     Bytes sum = checked::add(checked::add(checked::add(weights, kv_cache), overhead),
                              checked::add(checked::add(recurrent_state, compute), runtime));
+    return checked::add(sum, resident_load());
+}
+
+Bytes Share::resident_load() const {
+    Bytes sum = 0;
     for (const auto& r : resident) sum = checked::add(sum, r.load);
     return sum;
 }
