@@ -11,6 +11,7 @@
 #include "canitrun/hardware_report.hpp"
 #include "canitrun/plan_views.hpp"
 #include "catch.hpp"
+#include "support/sampling.hpp"
 #include "test_support.hpp"
 
 using namespace canitrun;
@@ -72,7 +73,9 @@ TEST_CASE("consistency: --vram N answers as --gpu does on an NVIDIA card of N GB
     const Database& db = test::database();
     const Quant& q = *db.recommended_quant();
     const std::vector<const Quant*> quants = llama_cpp_quants(db);
-    for (const auto& m : db.models) {
+    for (std::size_t i = 0; i < db.models.size(); ++i) {
+        if (!test::sampled(i)) continue;
+        const Model& m = db.models[i];
         const PlanSettings s = default_for(m);
         if (s.rule != Rule::llamacpp) continue;
         INFO(m.id);
@@ -112,7 +115,9 @@ TEST_CASE("consistency: fit lists exactly the models --gpu runs natively, at the
         for (const auto& f : fits) listed[f.model->id] = f.answer.quant->id;
         const PlanKind whole = gpus.empty() ? PlanKind::cpu_only : PlanKind::native;
         if (gpus.empty()) CHECK(fits.size() > 50);  // the CPU case lists models at all
-        for (const auto& m : db.models) {
+        for (std::size_t i = 0; i < db.models.size(); ++i) {
+            if (!test::sampled(i)) continue;
+            const Model& m = db.models[i];
             INFO(m.id << " on " << (gpus.empty() ? "no GPU" : gpus.front()) << " x" << gpus.size());
             PlanSettings s = settings_for_model(m, PlanSettings{});
             s.estimate.context = std::min<std::uint64_t>(8192, longest_supported_context(m));

@@ -9,6 +9,7 @@
 
 #include "canitrun/speed_check.hpp"
 #include "catch.hpp"
+#include "support/sampling.hpp"
 #include "test_support.hpp"
 
 using namespace canitrun;
@@ -55,6 +56,7 @@ constexpr Setup kSetups[] = {
 TEST_CASE("speed sanity: more bandwidth and matrix rate in one group is never slower") {
     const auto& gpus = test::database().gpus;
     int pairs = 0;
+    std::size_t candidates = 0;
     for (const Gpu& a : gpus) {
         for (const Gpu& b : gpus) {
             const GpuDevice da = device_for(a), db = device_for(b);
@@ -63,6 +65,7 @@ TEST_CASE("speed sanity: more bandwidth and matrix rate in one group is never sl
                 a.vram_bytes < 24ULL << 30 || b.vram_bytes < 24ULL << 30 || a.devices > 1 ||
                 b.devices > 1)
                 continue;
+            if (!test::sampled(candidates++)) continue;
             for (const Setup& s : kSetups) {
                 CAPTURE(a.id, b.id, s.model, s.quant);
                 const auto fa = bench(s.model, s.quant, a.id, "tg128");
@@ -74,7 +77,7 @@ TEST_CASE("speed sanity: more bandwidth and matrix rate in one group is never sl
             }
         }
     }
-    CHECK(pairs > 100);
+    CHECK(pairs > static_cast<int>(test::sampled_count(100)));
 }
 
 // RTX 4090 against RTX 6000 Ada (both AD102; NVIDIA's Ada whitepaper and the database entries):
