@@ -13,6 +13,7 @@
 #include "canitrun/gguf_files.hpp"
 #include "canitrun/gguf_model.hpp"
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/tensor_layout.hpp"
 #include "catch.hpp"
 #include "support/gguf_writer.hpp"
 
@@ -223,6 +224,18 @@ TEST_CASE("gguf model: MLA") {
     CHECK(g.kv_lora_rank == 512);
     CHECK(g.qk_rope_head_dim == 64);
     CHECK(g.qk_nope_head_dim == 128);
+    // A head's own sizes (key_length_mla 192, value_length_mla 128), not the latent's 576 / 512
+    // that key_length / value_length give in an absorbed-MLA file: attn_v_b and attn_output are
+    // 16 x 128 wide (with 512 they were 4x wider, 23e9 weights too many for DeepSeek V3).
+    CHECK(m.arch.attention.head_dim == 192);
+    CHECK(m.arch.attention.v_head_dim == 128);
+    const auto layout = tensor_layout(m);
+    REQUIRE(layout);
+    std::uint64_t output_width = 0;
+    for (const auto& t : layout->tensors) {
+        if (t.name == "blk.1.attn_output.weight") output_width = t.ne[0];
+    }
+    CHECK(output_width == 16U * 128);
     // One latent (512) + the rope key (64) per token per layer: 27 x 4096 x 576 x 2 bytes.
     CHECK(kv_cache_bytes(m, 4096, f16()) == 27ULL * 4096 * 576 * 2);
     REQUIRE(m.arch.moe);

@@ -79,6 +79,9 @@ struct LlamaLog {
     // The file that line loads, without its folders ("Qwen3.6-35B-A3B-UD-Q4_K_M.gguf"): a
     // publisher's recipe (Unsloth's UD-*) shows in the name, not in the file type.
     std::string file_name;
+    // The Hub repo it was downloaded from, where its path is huggingface_hub's cache
+    // (".../models--unsloth--Qwen3.6-27B-GGUF/snapshots/..."): "unsloth/Qwen3.6-27B-GGUF".
+    std::string file_repo;
     std::vector<LlamaLogDevice> devices;
     // "offloaded 33/33 layers to GPU": layers on the GPUs and all (the output head counts)
     std::optional<std::uint64_t> gpu_layers, all_layers;

@@ -48,9 +48,23 @@ struct VerifyReport {
 // `quant`: the database quantization matching the log's file type, when there is one; the
 // weights estimate is then the quick rule (params x bpw), else the log's own file size.
 // `given`: the model the run loaded, for an excerpt without the metadata lines (verify
-// --model); null: rebuilt from the log's metadata.
+// --model); null: rebuilt from the log's metadata. `known`: the database model the log's file
+// is a copy of (database_model_of_log); the model rebuilt from the metadata then takes its
+// family and id (as_database_model), so a recipe's rules for that family or model hold in the
+// log's plan as they do in a plan of the database model.
 Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Quant>& quant,
-                                      const Model* given = nullptr);
+                                      const Model* given = nullptr, const Model* known = nullptr);
+
+// The database model whose file the log loaded: the one whose gguf_repo is the Hub repo of the
+// file's path (LlamaLog::file_repo), else one the file's general.name, general.basename with
+// its general.size_label, or general.basename names (an id, an alias, a repo's last part).
+// Only a model llama.cpp runs as the log's architecture counts; null when none does.
+const Model* database_model_of_log(const Database& db, const LlamaLog& log);
+
+// A model read from a file or log under a database model's family and id, the two a recipe's
+// scoped rules look at (TensorLayout::family, model_id, from the Model's own fields for a
+// database model); unchanged where the database's family would make it another architecture.
+Model as_database_model(const Model& logged, const Model& known);
 
 // The log's flash_attn line as the rule's setting: "enabled" / "1" on, "disabled" / "0" off,
 // anything else (auto) automatic.

@@ -279,7 +279,8 @@ Result<CommandResult> run_verify(const Database& db, const std::string& log_path
                         "give the quantization the run used, as in --quant Q4_K_M");
         }
     }
-    CANITRUN_TRY_ASSIGN(VerifyReport verified, verify_llama_log(*log, quant, model));
+    const Model* known = model == nullptr ? database_model_of_log(db, *log) : nullptr;
+    CANITRUN_TRY_ASSIGN(VerifyReport verified, verify_llama_log(*log, quant, model, known));
     auto report = std::make_shared<const VerifyReport>(std::move(verified));
     const std::optional<double> params = log->params_billions();
     CommandResult r;

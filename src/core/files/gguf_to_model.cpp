@@ -122,8 +122,14 @@ void read_gguf_attention(const GgufArchKeys& keys, const GgufHeadCounts& counts,
     a.attention.heads = counts.max_heads;
     a.attention.kv_heads = counts.max_kv;
     const std::uint64_t default_head = counts.max_heads ? a.hidden_size / counts.max_heads : 0;
-    a.attention.head_dim = keys.uint_or("attention.key_length", default_head);
-    a.attention.v_head_dim = keys.uint_or("attention.value_length", a.attention.head_dim);
+    // An MLA file converted for llama.cpp's absorbed attention gives key_length / value_length
+    // as the latent's (576 / 512 for DeepSeek V3: kv_lora_rank + rope, kv_lora_rank) and a
+    // head's own sizes in key_length_mla / value_length_mla (192 / 128), which are the sizes a
+    // database model's attention holds and attn_q_b / attn_v_b / attn_output are made of.
+    a.attention.head_dim = keys.uint_or("attention.key_length_mla",
+                                        keys.uint_or("attention.key_length", default_head));
+    a.attention.v_head_dim = keys.uint_or(
+        "attention.value_length_mla", keys.uint_or("attention.value_length", a.attention.head_dim));
     a.attention.head_dim_explicit = keys.uint("attention.key_length").has_value();
     a.attention.output_gate = llama_gated_delta_net(arch);  // no key says so
 

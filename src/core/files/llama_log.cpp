@@ -191,6 +191,7 @@ bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& cu
     if (const auto count = ll::tensor_count(v)) {
         log.tensor_count = to_uint(std::string(*count));
         if (const auto name = ll::loaded_file_name(v)) log.file_name = std::string(*name);
+        if (auto repo = ll::loaded_file_repo(v)) log.file_repo = std::move(*repo);
     } else if (v.find("constructing llama_context") != std::string_view::npos) {
         log.contexts.emplace_back();
         ctx = &log.contexts.back();

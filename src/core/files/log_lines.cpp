@@ -108,6 +108,19 @@ std::optional<std::string_view> loaded_file_name(std::string_view line) {
     return path;
 }
 
+std::optional<std::string> loaded_file_repo(std::string_view line) {
+    if (!loaded_file_name(line)) return std::nullopt;
+    constexpr std::string_view kCache = "models--";
+    const auto at = line.find(kCache);
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view folder = line.substr(at + kCache.size());
+    folder = folder.substr(0, folder.find_first_of("/\\"));
+    // huggingface_hub writes "ORG/NAME" as "ORG--NAME"; an organisation's name holds no "--".
+    const auto sep = folder.find("--");
+    if (sep == 0 || sep == std::string_view::npos || sep + 2 == folder.size()) return std::nullopt;
+    return std::string(folder.substr(0, sep)) + "/" + std::string(folder.substr(sep + 2));
+}
+
 std::optional<Kv> kv(std::string_view line) {
     const auto at = line.find("- kv");
     if (at == std::string_view::npos) return std::nullopt;

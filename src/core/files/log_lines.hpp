@@ -20,6 +20,11 @@ std::optional<std::string_view> tensor_count(std::string_view line);
 // "Qwen3.6-35B-A3B-UD-Q4_K_M.gguf", the loaded file's name without its folders.
 std::optional<std::string_view> loaded_file_name(std::string_view line);
 
+// The Hugging Face repo the same line's path downloaded into, where it is a huggingface_hub
+// cache path (".../hub/models--unsloth--Qwen3.6-27B-GGUF/snapshots/..."):
+// "unsloth/Qwen3.6-27B-GGUF".
+std::optional<std::string> loaded_file_repo(std::string_view line);
+
 // "llama_model_loader: - kv   0:   general.architecture str = llama"
 struct Kv {
     std::string_view key, type, value;

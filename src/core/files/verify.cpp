@@ -10,6 +10,8 @@
 
 #include "canitrun/gguf_model.hpp"
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/name_match.hpp"
+#include "canitrun/strings.hpp"
 
 namespace canitrun {
 namespace {
@@ -215,8 +217,70 @@ std::string quant_id_from_file_type(const std::string& file_type) {
     return id;
 }
 
+namespace {
+
+// A repo alias's or id's last part ("Qwen3.6-27B" of "Qwen/Qwen3.6-27B").
+std::string after_slash(const std::string& name) {
+    const auto slash = name.rfind('/');
+    return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+
+// The name a file gives itself names the database model: its id, an alias, or the last part
+// of its Hub repo or a repo alias, in any capitalisation or punctuation.
+bool names_model(const Model& m, const std::string& name) {
+    const std::string key = normalize_name(name);
+    if (key.empty() || name.ends_with("...")) return false;  // llama.cpp cut the value
+    if (normalized_equals(m.id, key) || normalized_equals(after_slash(m.hf_repo), key)) return true;
+    for (const auto& a : m.aliases) {
+        if (normalized_equals(after_slash(a), key)) return true;
+    }
+    return false;
+}
+
+std::string metadata_text(const LlamaLog& log, const std::string& key) {
+    const auto it = log.metadata.find(key);
+    return it == log.metadata.end() ? std::string() : it->second.value;
+}
+
+}  // namespace
+
+const Model* database_model_of_log(const Database& db, const LlamaLog& log) {
+    const std::string arch = log.arch();
+    if (arch.empty()) return nullptr;
+    const auto runs_as_logged = [&](const Model& m) {
+        const auto a = llama_arch(m);
+        return a && *a == arch;
+    };
+    if (!log.file_repo.empty()) {
+        for (const Model& m : db.models) {
+            if (to_lower(m.run.gguf_repo) == to_lower(log.file_repo) && runs_as_logged(m)) {
+                return &m;
+            }
+        }
+    }
+    const std::string name = metadata_text(log, "general.name");
+    const std::string basename = metadata_text(log, "general.basename");
+    const std::string size = metadata_text(log, "general.size_label");
+    for (const std::string& n :
+         {name, basename.empty() || size.empty() ? basename : basename + "-" + size, basename}) {
+        for (const Model& m : db.models) {
+            if (names_model(m, n) && runs_as_logged(m)) return &m;
+        }
+    }
+    return nullptr;
+}
+
+Model as_database_model(const Model& logged, const Model& known) {
+    Model named = logged;
+    named.family = known.family;
+    named.id = known.id;
+    const auto own = llama_arch(logged);
+    const auto as_known = llama_arch(named);
+    return own && as_known && *own == *as_known ? named : logged;
+}
+
 Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Quant>& quant,
-                                      const Model* given) {
+                                      const Model* given, const Model* known) {
     VerifyReport report;
     report.arch = log.arch();
     report.file_type = log.file_type();
@@ -227,6 +291,14 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
         if (report.arch.empty()) report.arch = given->id;
     } else if (model) {
         report.model = verify_model_tying(model->model, log.tensor_count);
+        if (known != nullptr) {
+            report.model = as_database_model(report.model, *known);
+            if (report.model.id == known->id) {
+                report.notes.push_back("the log's file is the database's " + known->id +
+                                       ": a recipe's rules for its family (" + known->family +
+                                       ") and id hold");
+            }
+        }
     } else {
         report.notes.push_back("no model architecture in the log (" + model.error().message +
                                "): KV cache and recurrent state not estimated");
