@@ -145,14 +145,12 @@ TEST_CASE("best plan cli: a plan the placement flags make fail names the plan's 
 
 // --split-mode tensor: refused with the reason the pinned llama.cpp 0ad4a86 gives where it would
 // not run it (llm_arch_supports_sm_tensor, src/llama-arch.cpp: deepseek2, Kimi K2's
-// architecture, and granitehybrid are among those it refuses; src/llama-context.cpp: it needs
+// architecture, is among those it refuses; src/llama-context.cpp: it needs
 // flash attention), else because its own --fit does not size it (common/fit.cpp).
 TEST_CASE("best plan cli: --split-mode tensor refused with llama.cpp's own reason") {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
         {{"kimi-k2", "--gpu", "2x3090", "--split-mode", "tensor"},
          "not implemented for architecture 'deepseek2'"},
-        {{"granite-4.0-h-small", "--gpu", "2x3090", "--split-mode", "tensor"},
-         "not implemented for architecture 'granitehybrid'"},
         {{"llama-3.3-70b", "--gpu", "2x3090", "--split-mode", "tensor", "--flash-attn", "off"},
          "requires flash_attn to be enabled"},
         {{"llama-3.3-70b", "--gpu", "2x3090", "--split-mode", "tensor"},
