@@ -88,3 +88,79 @@ TEST_CASE("best plan cli: --split-mode row on the page, refused by fit and gpus"
     CHECK(has(row.out, "Serving: not planned for --split-mode row"));
     CHECK(has(row.out, "-sm row"));
 }
+
+namespace {
+
+// The placement flags of the "llama.cpp:" line a plan prints: from -ngl to the end of the line
+// (the questions below ask for no cache type, -fa, --parallel or -ub, which would follow them).
+std::string placement_flags(const std::string& page) {
+    const auto line = page.find("  llama.cpp: llama-server ");
+    REQUIRE(line != std::string::npos);
+    const auto from = page.find(" -ngl ", line);
+    const auto end = page.find('\n', line);
+    REQUIRE(from < end);
+    return page.substr(from + 1, end - from - 1);
+}
+
+}  // namespace
+
+// A plan the user's placement flags make fail names the planner's own placement, the one the
+// same question without those flags prints (the core's answer_for computes it; the CLI only
+// writes it). By hand: qwen3-30b-a3b's Q4_K_M file is 18.6 GB (unsloth's listing), more than
+// the 16.1 GB an RTX 4060 Ti 16GB holds after its 1 GiB margin, so --n-cpu-moe 0 is over on
+// GPU 0 and the plan's own keeps some layers' experts in RAM. Llama 3.3 70B at 20,000 tokens
+// does not fit 2x RTX 3090 whole (its longest native context there is 15,616 tokens), so under
+// -sm row (every layer on the GPUs) it is over, and the plan's own keeps layers in RAM under
+// -sm layer: an -ngl and no -sm row.
+TEST_CASE("best plan cli: a plan the placement flags make fail names the plan's own") {
+    const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> cases = {
+        {{"qwen3-30b-a3b", "--quant", "Q4_K_M", "--gpu", "4060 ti 16gb", "--ram", "32"},
+         {"--n-cpu-moe", "0"}},
+        {{"llama-3.3-70b", "--quant", "Q4_K_M", "--gpu", "2x3090", "--ram", "64", "--ctx", "20000"},
+         {"--split-mode", "row"}},
+        {{"llama-3.3-70b", "--quant", "Q4_K_M", "--gpu", "2x3090", "--ram", "64"},
+         {"--ngl", "81", "--ctx", "20000"}}};
+    for (const auto& [question, flags] : cases) {
+        auto with = question;
+        with.insert(with.end(), flags.begin(), flags.end());
+        auto without = question;
+        if (flags.size() > 2) without.insert(without.end(), flags.begin() + 2, flags.end());
+        const auto failed = run_cli(with);
+        const auto own = run_cli(without);
+        INFO(failed.out);
+        CHECK(failed.code == 1);
+        REQUIRE(own.code != 2);  // 1: runs with offload, which is not "fits whole"
+        const std::string expected = placement_flags(own.out);
+        CHECK(has(failed.out, "Does not fit: GPU 0 (NVIDIA "));
+        CHECK(has(failed.out, "The plan's own placement fits: " + expected + " ("));
+        CHECK_FALSE(has(expected, "-sm row"));
+        CHECK_FALSE(has(failed.out, "keep more in system RAM"));
+    }
+    // Not the flags: nothing fits 8 GB and 32 GB of RAM whole (the 70B's Q4_K_M file is
+    // 42.5 GB), so there is no plan of its own to name.
+    const auto none = run_cli(
+        {"llama-3.3-70b", "--quant", "Q4_K_M", "--gpu", "4060", "--ram", "32", "--ngl", "50"});
+    CHECK_FALSE(has(none.out, "The plan's own placement"));
+}
+
+// --split-mode tensor: refused with the reason the pinned llama.cpp 0ad4a86 gives where it would
+// not run it (llm_arch_supports_sm_tensor, src/llama-arch.cpp: deepseek2, Kimi K2's
+// architecture, is among those it refuses; src/llama-context.cpp: it needs
+// flash attention), else because its own --fit does not size it (common/fit.cpp).
+TEST_CASE("best plan cli: --split-mode tensor refused with llama.cpp's own reason") {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"kimi-k2", "--gpu", "2x3090", "--split-mode", "tensor"},
+         "not implemented for architecture 'deepseek2'"},
+        {{"llama-3.3-70b", "--gpu", "2x3090", "--split-mode", "tensor", "--flash-attn", "off"},
+         "requires flash_attn to be enabled"},
+        {{"llama-3.3-70b", "--gpu", "2x3090", "--split-mode", "tensor"},
+         "llama_params_fit is not implemented for SPLIT_MODE_TENSOR"}};
+    for (const auto& [args, reason] : cases) {
+        const auto o = run_cli(args);
+        INFO(o.err);
+        CHECK(o.code == 2);
+        CHECK(o.out.empty());
+        CHECK(has(o.err, "canitrun: error: "));
+        CHECK(has(o.err, reason));
+    }
+}

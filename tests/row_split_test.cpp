@@ -6,6 +6,7 @@
 
 #include "canitrun/hardware_questions.hpp"
 #include "canitrun/launch_command.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/plan_settings.hpp"
 #include "canitrun/row_split.hpp"
 #include "catch.hpp"
@@ -146,4 +147,52 @@ TEST_CASE("row split: the longest context and the best quantization are the row 
     REQUIRE(layer);
     CHECK_FALSE(layer->plan.placement.row_split);
     CHECK(layer->speed.decode_tokens_per_s > 0);
+}
+
+// Where the user's placement flags are why the plan fails, answer_for carries the planner's own
+// plan (the same question without them); where they are not, or the plan fits, none. By hand:
+// qwen3-30b-a3b's Q4_K_M file is 18.6 GB (unsloth's listing), over the 16.1 GB an RTX 4060 Ti
+// 16GB holds after its 1 GiB margin, so --n-cpu-moe 0 fails and the plan's own keeps experts in
+// RAM. Llama 3.3 70B at Q4_K_M (42.5 GB) cannot fit 8 GB and 32 GB of RAM by any placement.
+TEST_CASE("placement flags: a plan they make fail carries the plan's own") {
+    const Model& moe = test::model("qwen3-30b-a3b");
+    const Quant& q = test::quant("Q4_K_M");
+    const Hardware h = test::hardware_of({"rtx-4060-ti-16gb"}, 32);
+    const PlanSettings s = test::settings_at_8k(moe);
+    PlacementOptions none_in_ram;
+    none_in_ram.cpu_moe_layers = 0;
+    const auto failed = answer_for(moe, q, h, s, none_in_ram).value();
+    CHECK(failed.plan.kind == PlanKind::none);
+    REQUIRE(failed.alternative);
+    const auto own = answer_for(moe, q, h, s).value();
+    CHECK_FALSE(own.alternative);
+    CHECK(own.plan.kind == PlanKind::expert_offload);
+    CHECK(failed.alternative->plan.kind == own.plan.kind);
+    CHECK(failed.alternative->plan.placement.cpu_moe_layers == own.plan.placement.cpu_moe_layers);
+    CHECK(failed.alternative->plan.placement.cpu_moe_layers > 0);
+    CHECK(failed.alternative->decode_tokens_per_s == own.speed.decode_tokens_per_s);
+    // Flags that fit carry none.
+    PlacementOptions fits;
+    fits.cpu_moe_layers = moe.arch.layers;
+    CHECK_FALSE(answer_for(moe, q, h, s, fits).value().alternative);
+    // Nothing fits: the flags are not why.
+    const Model& dense = test::model("llama-3.3-70b");
+    PlacementOptions ngl;
+    ngl.gpu_layers = 50;
+    const auto over =
+        answer_for(dense, q, test::hardware_of({"rtx-4060"}, 32), test::settings_at_8k(dense), ngl)
+            .value();
+    CHECK(over.plan.kind == PlanKind::none);
+    CHECK_FALSE(over.alternative);
+}
+
+// llm_arch_supports_sm_tensor at 0ad4a86 (src/llama-arch.cpp:1130), by LLM_ARCH_NAMES' spelling.
+TEST_CASE("tensor split: the architectures llama.cpp refuses it for") {
+    for (const char* refused : {"deepseek2", "granitehybrid", "gemma3n", "minimax-m2", "olmoe",
+                                "nemotron_h_moe", "kimi-linear", "hy_v4"}) {
+        CHECK_FALSE(llama_arch_supports_tensor_split(refused));
+    }
+    for (const char* runs : {"llama", "qwen3moe", "qwen35", "gpt-oss", "gemma3", "glm4moe"}) {
+        CHECK(llama_arch_supports_tensor_split(runs));
+    }
 }

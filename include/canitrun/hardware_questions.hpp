@@ -24,6 +24,17 @@ namespace canitrun {
 
 inline constexpr std::uint64_t kContextStep = 256;
 
+// The planner's own plan for a question the user's placement flags made fail, and its decode
+// speed (0: no speed figure).
+struct PlacementAlternative {
+    Plan plan;
+    double decode_tokens_per_s = 0;
+};
+
+// Whether the user fixed where the layers go: -ngl, --n-cpu-moe / --cpu-moe, --tensor-split or
+// --split-mode row (each of which the planner would otherwise choose).
+bool user_fixed_placement(const PlanSettings& settings, const PlacementOptions& placement);
+
 struct HardwareAnswer {
     const Quant* quant = nullptr;
     PlanSettings settings;  // the rule and settings the plan was made by
@@ -33,10 +44,14 @@ struct HardwareAnswer {
     std::vector<const Measurement*> measured;
     // With a draft model (--draft): the decode speed with it, an assumption (no band).
     std::optional<SpeculativeSpeed> speculative;
+    // Where the plan does not fit and the user fixed where the layers go (user_fixed_placement):
+    // the planner's own plan with those flags left out, when that one runs, so a failure names
+    // the change that makes it fit rather than a flag to guess at.
+    std::optional<PlacementAlternative> alternative;
 };
 
 // The model at this quantization and context on this hardware: the plan (native, offload, or
-// none) and its speed.
+// none) and its speed; with `alternative` where the user's placement flags are why it is none.
 Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const Hardware& hardware,
                                   const PlanSettings& settings,
                                   const PlacementOptions& placement = {});

@@ -26,6 +26,10 @@ bool loads_from_repo(const Model& model, const Quant& quant);
 // A --tensor-split as llama.cpp takes it: "40,41".
 std::string tensor_split_text(const std::vector<std::uint64_t>& split);
 
+// The arguments that place the model, as llama_server_args writes them: -ngl, --n-cpu-moe or
+// --cpu-moe, and on several GPUs -ts and -sm row. Without a placement, every layer on the GPU.
+std::vector<std::string> placement_args(const Hardware* hardware, const Placement* placement);
+
 // llama-server's arguments (after the program name). With a placement, its -ngl, --n-cpu-moe
 // and -ts; without one, every layer on the GPU (-ngl 99).
 std::vector<std::string> llama_server_args(const LaunchTarget& target, const PlanSettings& settings,

@@ -61,6 +61,12 @@ bool llama_routed_expert_tensor(const std::string& name);
 // the cacheless SWA logic is fixed", which later builds enabled).
 bool llama_arch_keeps_no_memory(std::string_view arch);
 
+// Whether llama.cpp runs --split-mode tensor for an architecture: llm_arch_supports_sm_tensor
+// (src/llama-arch.cpp:1130 at 0ad4a86; llama_model_create throws "LLAMA_SPLIT_MODE_TENSOR not
+// implemented for architecture" for the others, src/llama-model.cpp:358). 5b4ebc5 refuses the
+// same list less hy_v4.
+bool llama_arch_supports_tensor_split(std::string_view arch);
+
 // Qwen3-Next and Qwen 3.5: Gated DeltaNet layers, and attention whose q_proj also yields a
 // sigmoid gate (llama.cpp builds attn_q at twice the heads; no key says so).
 bool llama_gated_delta_net(const std::string& arch);

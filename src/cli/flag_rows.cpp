@@ -446,7 +446,8 @@ llama.cpp's split buffer does, and prints
 .BR "\-sm row" ;
 no speed figure, since no published run measures it.
 .B tensor
-is refused, as llama.cpp's own \-\-fit refuses it.)",
+is refused: llama.cpp's own \-\-fit does not size it, and where llama.cpp would not run it at
+all (the model's architecture, flash attention off) the error says which.)",
          .commands = cmds({C::page}),
          .bind = [](Options& o) -> Target { return &o.hw.split_mode; },
          .non_empty = true,

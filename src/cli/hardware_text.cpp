@@ -55,6 +55,21 @@ std::optional<std::string> over_once_grown(const Placement& p) {
         format_gb(over->need), format_gb(over->capacity));
 }
 
+// The planner's own placement where the user's flags made the plan fail (core's
+// answer_for): its flags, as the printed command would carry them, and its speed.
+std::string alternative_clause(const PlacementAlternative& alt, const Hardware& h) {
+    const Placement& p = alt.plan.placement;
+    const std::string speed =
+        alt.decode_tokens_per_s > 0
+            ? fmt::format(", about {} generating", format_rate(alt.decode_tokens_per_s))
+            : "";
+    return fmt::format(
+        ". The plan's own placement fits: {} ({} on the GPU{}, {} in RAM{}); use it in place of "
+        "the placement flags given.",
+        shell_join(placement_args(&h, &p)), format_gb(p.gpu_total()), h.gpus.size() > 1 ? "s" : "",
+        format_gb(p.ram.total()), speed);
+}
+
 // The sentence of a plan that fits whole: which split, and why when it is not the default.
 std::string native_sentence(const Placement& p, const Hardware& h) {
     if (p.split_found) {
@@ -129,11 +144,19 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
     const auto over = need <= room ? first_overflow(p) : std::nullopt;
     if (over && over->gpu) {
         const std::size_t d = *over->gpu;
-        return fmt::format(
-            "Does not fit: GPU {} ({}) needs {} of its {}; keep more in system RAM (--n-cpu-moe, "
-            "--ngl), or leave them out for the plan to choose.",
-            d, d < h.gpus.size() ? h.gpus[d].name : std::string("?"), format_gb(over->need),
-            format_gb(over->capacity));
+        const std::string device = fmt::format(
+            "Does not fit: GPU {} ({}) needs {} of its {}{}", d,
+            d < h.gpus.size() ? h.gpus[d].name : std::string("?"), format_gb(over->need),
+            format_gb(over->capacity), p.row_split ? " under --split-mode row" : "");
+        if (a.alternative) return device + alternative_clause(*a.alternative, h);
+        return device +
+               "; keep more in system RAM (--n-cpu-moe, --ngl), or leave them out for the plan "
+               "to choose.";
+    }
+    if (over && a.alternative) {
+        return fmt::format("Does not fit: system RAM needs {} of the {} given (--ram){}",
+                           format_gb(over->need), format_gb(over->capacity),
+                           alternative_clause(*a.alternative, h));
     }
     if (over) {
         return fmt::format(

@@ -1,6 +1,7 @@
 #include "canitrun/llamacpp_rules.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "canitrun/checked.hpp"
@@ -34,6 +35,18 @@ bool llama_routed_expert_tensor(const std::string& name) {
 
 bool llama_arch_keeps_no_memory(std::string_view arch) {
     return arch == "bert" || arch == "nomic-bert" || arch == "gemma-embedding";
+}
+
+bool llama_arch_supports_tensor_split(std::string_view arch) {
+    // llm_arch_supports_sm_tensor's cases returning false, by LLM_ARCH_NAMES' spelling
+    static constexpr std::array<std::string_view, 30> kRefused = {
+        "grok",          "mpt",         "plamo2",     "minicpm3",   "gemma3n",
+        "mamba",         "mamba2",      "jamba",      "falcon-h1",  "olmo2",
+        "olmoe",         "deepseek2",   "deepseek32", "hy_v4",      "dots3note",
+        "glm-dsa",       "bitnet",      "t5",         "nemotron_h", "nemotron_h_moe",
+        "granitehybrid", "minimax-01",  "minimax-m2", "minimax-m3", "mistral4",
+        "kimi-linear",   "bailingmoe3", "kimi-k3",    "qwen3tts",   "qwen4exp"};
+    return std::find(kRefused.begin(), kRefused.end(), arch) == kRefused.end();
 }
 
 std::uint64_t llama_padded_context(std::uint64_t context) {

@@ -6,8 +6,10 @@
 
 #include "canitrun/fit.hpp"
 #include "canitrun/llamacpp_parts.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/parallel_map.hpp"
 #include "canitrun/row_split.hpp"
+#include "canitrun/tensor_layout.hpp"
 
 namespace canitrun {
 namespace {
@@ -106,23 +108,49 @@ Result<HardwareAnswer> answer_row_split(const Model& model, const Quant& quant,
                         server_placement_for(model, quant, hardware, settings, placement));
     CANITRUN_TRY_ASSIGN(auto p, row_plan(model, quant, parts, hardware, options));
     const bool runs = p.fits() && hardware_runs(hardware, quant);
-    HardwareAnswer a{&quant, settings, Plan{runs ? PlanKind::native : PlanKind::none, p},
-                     {},     {},       {}};
+    HardwareAnswer a{&quant, settings, Plan{runs ? PlanKind::native : PlanKind::none, p}, {}, {},
+                     {},     {}};
     a.measured = measured_on(model, quant, hardware);
     return a;
 }
 
-}  // namespace
-
-Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const Hardware& hardware,
-                                  const PlanSettings& settings, const PlacementOptions& placement) {
-    if (settings.split_mode == SplitMode::tensor) {
+// --split-mode tensor, as the pinned llama.cpp 0ad4a86 (and 5b4ebc5 before it) has it: a Meta
+// device over the GPUs (src/llama.cpp, llama_prepare_model_devices) whose buffers cut every
+// weight and the KV cache along an axis chosen per tensor, with the rounding rotated layer by
+// layer (src/llama-model.cpp:375, llama_meta_device_get_split_state). llama.cpp's own --fit does
+// not size it (common/fit.cpp:183: "llama_params_fit is not implemented for SPLIT_MODE_TENSOR"),
+// and canitrun does not model those cuts, so it is refused: first for the reasons llama.cpp
+// itself would refuse to run it (the architecture, flash attention off), naming them.
+std::unexpected<Error> refuse_tensor_split(const Model& model, const PlanSettings& settings) {
+    const auto arch = llama_arch(model);
+    if (arch && !llama_arch_supports_tensor_split(*arch)) {
         return fail(ErrorKind::bad_input,
-                    "--split-mode tensor is not planned: llama.cpp's own --fit refuses it "
-                    "(common/fit.cpp: \"llama_params_fit is not implemented for "
-                    "SPLIT_MODE_TENSOR\")",
-                    "plan --split-mode layer or row, and set -c, -ngl and -ts by hand for tensor");
+                    "llama.cpp does not run --split-mode tensor for " + model.id +
+                        ": llama_model_create throws \"LLAMA_SPLIT_MODE_TENSOR not implemented "
+                        "for architecture '" +
+                        *arch + "'\" (llm_arch_supports_sm_tensor, src/llama-arch.cpp, 0ad4a86)",
+                    "use --split-mode layer (the default) or row");
     }
+    if (settings.flash_attn == FlashAttn::off) {
+        return fail(ErrorKind::bad_input,
+                    "llama.cpp does not run --split-mode tensor with flash attention off "
+                    "(src/llama-context.cpp, 0ad4a86: \"SPLIT_MODE_TENSOR requires flash_attn to "
+                    "be enabled\")",
+                    "leave --flash-attn off out, or use --split-mode layer");
+    }
+    return fail(ErrorKind::bad_input,
+                "--split-mode tensor is not planned: llama.cpp 0ad4a86 runs it (experimental) "
+                "but its own --fit refuses to size it (common/fit.cpp: \"llama_params_fit is not "
+                "implemented for SPLIT_MODE_TENSOR\"), and canitrun does not model how its Meta "
+                "device cuts each weight and the KV cache over the GPUs",
+                "plan --split-mode layer or row, and set -c, -ngl and -ts by hand for tensor");
+}
+
+// answer_for without the alternative: the plan the settings and flags give.
+Result<HardwareAnswer> answer_as_given(const Model& model, const Quant& quant,
+                                       const Hardware& hardware, const PlanSettings& settings,
+                                       const PlacementOptions& placement) {
+    if (settings.split_mode == SplitMode::tensor) return refuse_tensor_split(model, settings);
     if (settings.split_mode == SplitMode::row) {
         return answer_row_split(model, quant, hardware, settings, placement);
     }
@@ -139,13 +167,44 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
     CANITRUN_TRY_ASSIGN(auto plan, fastest_plan(model, quant, parts, hardware, settings, options,
                                                 std::move(found)));
     if (!hardware_runs(hardware, quant)) plan.kind = PlanKind::none;
-    HardwareAnswer a{&quant, settings, plan, {}, {}, {}};
+    HardwareAnswer a{&quant, settings, plan, {}, {}, {}, {}};
     a.speed = estimate_speed(model, quant, plan.placement, hardware, settings.estimate.context,
                              settings.ubatch, settings.n_seq);
     a.measured = measured_on(model, quant, hardware);
     if (plan.kind != PlanKind::none) {
         CANITRUN_TRY_ASSIGN(a.speculative,
                             speculative_speed(hardware, settings, a.speed.decode_tokens_per_s));
+    }
+    return a;
+}
+
+}  // namespace
+
+bool user_fixed_placement(const PlanSettings& settings, const PlacementOptions& placement) {
+    return settings.split_mode == SplitMode::row || placement.gpu_layers.has_value() ||
+           placement.cpu_moe_layers.has_value() || !placement.tensor_split.empty();
+}
+
+Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const Hardware& hardware,
+                                  const PlanSettings& settings, const PlacementOptions& placement) {
+    CANITRUN_TRY_ASSIGN(auto a, answer_as_given(model, quant, hardware, settings, placement));
+    // Memory is why only where the hardware runs the format at all (NVFP4 off CUDA is not).
+    if (a.plan.kind != PlanKind::none || !user_fixed_placement(settings, placement) ||
+        !hardware_runs(hardware, quant)) {
+        return a;
+    }
+    // The planner's own choice: -sm layer (the default), the split, -ngl and --n-cpu-moe left
+    // to the search, every other setting as asked.
+    PlanSettings own_settings = settings;
+    own_settings.split_mode = SplitMode::layer;
+    PlacementOptions own = placement;
+    own.gpu_layers.reset();
+    own.cpu_moe_layers.reset();
+    own.tensor_split.clear();
+    CANITRUN_TRY_ASSIGN(auto planned, answer_as_given(model, quant, hardware, own_settings, own));
+    if (planned.plan.kind != PlanKind::none) {
+        a.alternative =
+            PlacementAlternative{std::move(planned.plan), planned.speed.decode_tokens_per_s};
     }
     return a;
 }
@@ -246,7 +305,7 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
                             fastest_plan(model, *q, parts, hardware, settings, placement,
                                          Plan{PlanKind::native, std::move(*whole)}));
         const Placement& placed = fastest.placement;
-        HardwareAnswer a{q, settings, Plan{PlanKind::native, placed}, {}, {}, {}};
+        HardwareAnswer a{q, settings, Plan{PlanKind::native, placed}, {}, {}, {}, {}};
         a.speed = estimate_speed(model, *q, placed, hardware, settings.estimate.context,
                                  settings.ubatch, settings.n_seq);
         a.measured = measured_on(model, *q, hardware);

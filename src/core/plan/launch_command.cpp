@@ -102,19 +102,8 @@ std::string tensor_split_text(const std::vector<std::uint64_t>& split) {
     return out;
 }
 
-std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSettings& s,
-                                           const Hardware* hardware, const Placement* placement) {
+std::vector<std::string> placement_args(const Hardware* hardware, const Placement* placement) {
     std::vector<std::string> args;
-    if (!t.file.empty()) {
-        add(args, "-m", t.file);
-    } else if (loads_from_repo(*t.model, *t.quant)) {
-        add(args, "-hf", t.model->run.gguf_repo + ":" + t.quant->id);
-        add_projector_args(args, *t.model, s.server);
-    } else {
-        add(args, "-m", t.model->id + "-" + t.quant->id + ".gguf");
-    }
-    add(args, "-c", std::to_string(s.estimate.context));
-    add_rope_scaling(args, *t.model, s);
     if (hardware != nullptr && hardware->gpus.empty()) {
         add(args, "-ngl", "0");
     } else if (placement != nullptr && placement->ram.layers > 0 &&
@@ -149,6 +138,24 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
             add(args, "-sm", split_mode_name(SplitMode::row));
         }
     }
+    return args;
+}
+
+std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSettings& s,
+                                           const Hardware* hardware, const Placement* placement) {
+    std::vector<std::string> args;
+    if (!t.file.empty()) {
+        add(args, "-m", t.file);
+    } else if (loads_from_repo(*t.model, *t.quant)) {
+        add(args, "-hf", t.model->run.gguf_repo + ":" + t.quant->id);
+        add_projector_args(args, *t.model, s.server);
+    } else {
+        add(args, "-m", t.model->id + "-" + t.quant->id + ".gguf");
+    }
+    add(args, "-c", std::to_string(s.estimate.context));
+    add_rope_scaling(args, *t.model, s);
+    const auto placed = placement_args(hardware, placement);
+    args.insert(args.end(), placed.begin(), placed.end());
     const std::string k = kv_of(s, s.cache_type_k);
     const std::string v = kv_of(s, s.cache_type_v);
     if (k != kDefaultKvType) add(args, "-ctk", k);
