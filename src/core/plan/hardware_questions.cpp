@@ -114,8 +114,8 @@ Result<HardwareAnswer> answer_row_split(const Model& model, const Quant& quant,
 
 }  // namespace
 
-Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const Hardware& hardware,
-                                  const PlanSettings& settings, const PlacementOptions& placement) {
+Result<Plan> plan_for(const Model& model, const Quant& quant, const Hardware& hardware,
+                      const PlanSettings& settings, const PlacementOptions& placement) {
     if (settings.split_mode == SplitMode::tensor) {
         return fail(ErrorKind::bad_input,
                     "--split-mode tensor is not planned: llama.cpp's own --fit refuses it "
@@ -124,7 +124,8 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
                     "plan --split-mode layer or row, and set -c, -ngl and -ts by hand for tensor");
     }
     if (settings.split_mode == SplitMode::row) {
-        return answer_row_split(model, quant, hardware, settings, placement);
+        CANITRUN_TRY_ASSIGN(auto a, answer_row_split(model, quant, hardware, settings, placement));
+        return std::move(a.plan);
     }
     if (placement.cpu_moe_layers && !model.is_moe()) {
         return fail(
@@ -139,6 +140,15 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
     CANITRUN_TRY_ASSIGN(auto plan, fastest_plan(model, quant, parts, hardware, settings, options,
                                                 std::move(found)));
     if (!hardware_runs(hardware, quant)) plan.kind = PlanKind::none;
+    return plan;
+}
+
+Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const Hardware& hardware,
+                                  const PlanSettings& settings, const PlacementOptions& placement) {
+    if (settings.split_mode == SplitMode::row) {
+        return answer_row_split(model, quant, hardware, settings, placement);
+    }
+    CANITRUN_TRY_ASSIGN(auto plan, plan_for(model, quant, hardware, settings, placement));
     HardwareAnswer a{&quant, settings, plan, {}, {}, {}};
     a.speed = estimate_speed(model, quant, plan.placement, hardware, settings.estimate.context,
                              settings.ubatch, settings.n_seq);
