@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Loopback load on `canitrun serve`: requests per second and p50 / p99 latency for the model
-API and the model page, against the CLI's time per process for the same question in the same
-run. Bounded in count and time: each load sends at most --requests requests or runs for at
-most --seconds, whichever ends first. The clients are python3 threads with keep-alive
-connections on the same machine, so on 2 cores they take part of the CPU the server would use:
-the figures are a floor.
+API and the model page, beside two baselines measured in the same run: a small embedded file
+of the same server (what the HTTP layer and the worker pool cost, no answer planned), and the
+CLI's time per process for the same question. Bounded in count and time: each load sends at
+most --requests requests or runs for at most --seconds, whichever ends first.
 
-Usage: bench/serve_load.py build/canitrun [--requests 4000] [--seconds 20] [--clients 4]
+The clients share the machine with the server. With --client (bench/serve_client.cpp, built
+with CANITRUN_BUILD_BENCH) they are C++ threads on cpp-httplib, a few percent of a core;
+without it, python3 threads, which on 2 cores take a good part of the CPU the server would use:
+the figures are then a floor.
+
+Usage: bench/serve_load.py build/canitrun [--client build/bench/serve_client] [--requests 4000]
+       [--seconds 20] [--clients 4] [--threads 4] [--only NAME]
 """
 import argparse
 import http.client
@@ -21,16 +26,19 @@ sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/tests/serve")
 from serve_support import Server  # noqa: E402
 
 MODEL = "qwen3.5-35b-a3b"
-# (target for the n-th request, the CLI's arguments for the same question). The server keeps
-# the answers it gave (src/serve/answer_cache.hpp): "new" asks a context not asked before on
-# every request, so each is planned afresh.
+# (target, "{n}" a number new to each request; the CLI's arguments for the same question, or
+# None for a baseline). The server keeps the answers it gave (src/serve/answer_cache.hpp):
+# "API, new" asks a context not asked before on every request, so each is planned afresh.
 QUESTIONS = {
-    "model API": (lambda n: f"/api/v1/models/{MODEL}?quant=Q4_K_M&ctx=32k&gpu=RTX+4090",
+    "baseline": ("/assets/site.css", None),
+    "model API": (f"/api/v1/models/{MODEL}?quant=Q4_K_M&ctx=32k&gpu=RTX+4090",
                   [MODEL, "--quant", "Q4_K_M", "--ctx", "32k", "--gpu", "RTX 4090", "--json"]),
-    "API, new": (lambda n: f"/api/v1/models/{MODEL}?quant=Q4_K_M&ctx={4096 + n}&gpu=RTX+4090",
+    "API, new": (f"/api/v1/models/{MODEL}?quant=Q4_K_M&ctx={{n}}&gpu=RTX+4090",
                  [MODEL, "--quant", "Q4_K_M", "--ctx", "4097", "--gpu", "RTX 4090", "--json"]),
-    "model page": (lambda n: f"/models/{MODEL}", [MODEL, "--format", "html"]),
+    "model page": (f"/models/{MODEL}", [MODEL, "--format", "html"]),
 }
+# Contexts the warm-up and the loads ask, apart: every "new" question is new to the server.
+WARM_FIRST, LOAD_FIRST = 4097, 8192
 
 
 def cpu_s(pid):
@@ -40,10 +48,11 @@ def cpu_s(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def load(port, target, requests, seconds, clients):
+def load(port, pattern, requests, seconds, clients, first):
+    """Python clients: the same load as serve_client's."""
     latencies = []
     lock = threading.Lock()
-    left = [requests]
+    sent = [0]
     deadline = time.monotonic() + seconds
 
     def client():
@@ -51,17 +60,20 @@ def load(port, target, requests, seconds, clients):
         mine = []
         while time.monotonic() < deadline:
             with lock:
-                if left[0] == 0:
+                if sent[0] == requests:
                     break
-                left[0] -= 1
-                n = left[0]
+                n = first + sent[0]
+                sent[0] += 1
+            target = pattern.replace("{n}", str(n))
             start = time.perf_counter()
-            conn.request("GET", target(n))
+            conn.request("GET", target)
             r = conn.getresponse()
             r.read()
             mine.append(time.perf_counter() - start)
             if r.status != 200:
-                raise RuntimeError(f"{target(n)}: status {r.status}")
+                raise RuntimeError(f"{target}: status {r.status}")
+            if r.getheader("Connection", "").lower() == "close":
+                conn.close()
         conn.close()
         with lock:
             latencies.extend(mine)
@@ -79,6 +91,16 @@ def load(port, target, requests, seconds, clients):
             "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]}
 
 
+def load_cpp(client, port, pattern, requests, seconds, clients, first):
+    out = subprocess.run([client, str(port), pattern, str(requests), str(seconds), str(clients),
+                          str(first)], capture_output=True, text=True, check=False)
+    fields = out.stdout.split()
+    if len(fields) != 6 or fields[5] != "0":
+        raise RuntimeError(f"{pattern}: {out.stdout.strip()} {out.stderr.strip()}")
+    return {"count": int(fields[0]), "per_s": float(fields[2]), "p50_ms": float(fields[3]),
+            "p99_ms": float(fields[4])}
+
+
 def cli_ms(binary, args, runs=30):
     times = []
     for _ in range(runs):
@@ -91,30 +113,43 @@ def cli_ms(binary, args, runs=30):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("binary")
+    ap.add_argument("--client", help="bench/serve_client's binary (else python3 clients)")
     ap.add_argument("--requests", type=int, default=4000)
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--clients", type=int, default=4)
     ap.add_argument("--threads", type=int, default=4, help="the server's worker pool")
-    ap.add_argument("--only", choices=list(QUESTIONS), help="run this question alone")
+    ap.add_argument("--only", action="append", choices=list(QUESTIONS),
+                    help="run this question (again for several); the default: all")
     a = ap.parse_args()
+
+    def run_load(pattern, requests, seconds, clients, first):
+        if a.client:
+            return load_cpp(a.client, server.port, pattern, requests, seconds, clients, first)
+        return load(server.port, pattern, requests, seconds, clients, first)
+
     server = Server(a.binary, "--quiet", "--threads", str(a.threads))
     try:
+        print(f"clients: {'C++ (serve_client)' if a.client else 'python3'} x {a.clients}, "
+              f"server: {a.threads} workers, {os.cpu_count()} CPUs")
         print(f"{'question':<12} {'requests':>8} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
               f"{'CPU ms/req':>10} {'CLI ms/process':>15} {'ratio':>6}")
-        for name, (target, args) in QUESTIONS.items():
-            if a.only and name != a.only:
+        for name, (pattern, args) in QUESTIONS.items():
+            if a.only and name not in a.only:
                 continue
-            load(server.port, lambda n: target(n + a.requests), 50, 5, 1)  # warm up
+            run_load(pattern, 50, 5, 1, WARM_FIRST)  # warm up
             cpu = cpu_s(server.proc.pid)
-            r = load(server.port, target, a.requests, a.seconds, a.clients)
+            r = run_load(pattern, a.requests, a.seconds, a.clients, LOAD_FIRST)
             # The server's own CPU time per answer: what the load costs it, whatever else
             # (the clients, other processes) shares the cores.
             cpu_ms = 1000 * (cpu_s(server.proc.pid) - cpu) / max(r["count"], 1)
-            per_process = cli_ms(a.binary, args)
-            # How many CLI processes one second of the server is worth.
-            ratio = r["per_s"] * per_process / 1000
-            print(f"{name:<12} {r['count']:>8} {r['per_s']:>8.0f} {r['p50_ms']:>7.2f} "
-                  f"{r['p99_ms']:>7.2f} {cpu_ms:>10.2f} {per_process:>15.1f} {ratio:>5.1f}x")
+            line = (f"{name:<12} {r['count']:>8} {r['per_s']:>8.0f} {r['p50_ms']:>7.2f} "
+                    f"{r['p99_ms']:>7.2f} {cpu_ms:>10.3f}")
+            if args:
+                per_process = cli_ms(a.binary, args)
+                # How many CLI processes one second of the server is worth.
+                ratio = r["per_s"] * per_process / 1000
+                line += f" {per_process:>15.1f} {ratio:>5.1f}x"
+            print(line, flush=True)
     finally:
         server.stop()
 

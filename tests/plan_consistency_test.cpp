@@ -100,6 +100,49 @@ TEST_CASE("consistency: --vram N answers as --gpu does on an NVIDIA card of N GB
     }
 }
 
+// plan_budget plans a quantization no better than both choices found so far not at all, and
+// one no better than the offload choice only for whether it is native: its choices must still
+// be those of every quantization's plan on a card of that size. A MoE and a dense model of about
+// 32B on the page's 16 and 24 GB cards (each has a native choice on both, as the page shows:
+// Q2_K on 16 GB, Q4_K_M on 24), the page's quantizations; asked about FP32 (no better choice
+// before it) and Q4_K_M (after the higher-quality ones, which may have made the offload choice).
+TEST_CASE("consistency: the page's budgets choose as every quantization's plan on that card") {
+    const Database& db = test::database();
+    std::vector<const Quant*> quants;
+    for (const auto& q : db.quants) {
+        if (q.page_table) quants.push_back(&q);
+    }
+    for (const char* id : {"qwen3.5-35b-a3b", "qwen3-32b"}) {
+        const Model& m = test::model(id);
+        const PlanSettings s = default_for(m);
+        REQUIRE(s.rule == Rule::llamacpp);
+        for (const std::uint64_t gb : {16ULL, 24ULL}) {
+            INFO(id << " on " << gb << " GB");
+            const GpuDevice card = generic_device(card_bytes_for_gb(gb * kGB));
+            const Quant* best = nullptr;
+            const Quant* best_offload = nullptr;
+            for (const Quant* q : quants) {
+                if (!*rule_offers(s, *q)) continue;
+                const PlanKind k = plan_on_device(m, *q, s, card, kDefaultRamGb * kGB).value();
+                const Quant*& slot = k == PlanKind::native ? best : best_offload;
+                if (k != PlanKind::native && !offloaded(k)) continue;
+                if (slot == nullptr || q->quality_rank < slot->quality_rank) slot = q;
+            }
+            if (best && best_offload && best_offload->quality_rank >= best->quality_rank) {
+                best_offload = nullptr;
+            }
+            for (const Quant* asked : {quants.front(), &test::quant("Q4_K_M")}) {
+                const auto a =
+                    plan_budget(m, *asked, quants, s, gb * kGB, kDefaultRamGb * kGB).value();
+                CHECK((a.best ? a.best->quant : nullptr) == best);
+                CHECK((a.best_offload ? a.best_offload->quant : nullptr) == best_offload);
+                CHECK(a.fits == (plan_on_device(m, *asked, s, card, kDefaultRamGb * kGB).value() ==
+                                 PlanKind::native));
+            }
+        }
+    }
+}
+
 TEST_CASE("consistency: fit lists exactly the models --gpu runs natively, at their best quant") {
     const Database& db = test::database();
     const std::vector<const Quant*> quants = llama_cpp_quants(db);

@@ -56,6 +56,11 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
                                   const PlanSettings& settings,
                                   const PlacementOptions& placement = {});
 
+// answer_for's plan alone (its kind and placement), without the speed and the measurements:
+// for a search that reads only whether a plan is native.
+Result<Plan> plan_for(const Model& model, const Quant& quant, const Hardware& hardware,
+                      const PlanSettings& settings, const PlacementOptions& placement = {});
+
 // The longest context (a multiple of 256) at which the whole model fits the GPUs; empty when
 // not even 256 tokens fit.
 Result<std::optional<std::uint64_t>> max_native_context(const Model& model, const Quant& quant,

@@ -146,13 +146,14 @@ std::unexpected<Error> refuse_tensor_split(const Model& model, const PlanSetting
                 "plan --split-mode layer or row, and set -c, -ngl and -ts by hand for tensor");
 }
 
-// answer_for without the alternative: the plan the settings and flags give.
-Result<HardwareAnswer> answer_as_given(const Model& model, const Quant& quant,
-                                       const Hardware& hardware, const PlanSettings& settings,
-                                       const PlacementOptions& placement) {
+}  // namespace
+
+Result<Plan> plan_for(const Model& model, const Quant& quant, const Hardware& hardware,
+                      const PlanSettings& settings, const PlacementOptions& placement) {
     if (settings.split_mode == SplitMode::tensor) return refuse_tensor_split(model, settings);
     if (settings.split_mode == SplitMode::row) {
-        return answer_row_split(model, quant, hardware, settings, placement);
+        CANITRUN_TRY_ASSIGN(auto a, answer_row_split(model, quant, hardware, settings, placement));
+        return std::move(a.plan);
     }
     if (placement.cpu_moe_layers && !model.is_moe()) {
         return fail(
@@ -167,6 +168,19 @@ Result<HardwareAnswer> answer_as_given(const Model& model, const Quant& quant,
     CANITRUN_TRY_ASSIGN(auto plan, fastest_plan(model, quant, parts, hardware, settings, options,
                                                 std::move(found)));
     if (!hardware_runs(hardware, quant)) plan.kind = PlanKind::none;
+    return plan;
+}
+
+namespace {
+
+// answer_for without the alternative: the plan the settings and flags give, with its speed.
+Result<HardwareAnswer> answer_as_given(const Model& model, const Quant& quant,
+                                       const Hardware& hardware, const PlanSettings& settings,
+                                       const PlacementOptions& placement) {
+    if (settings.split_mode == SplitMode::row) {
+        return answer_row_split(model, quant, hardware, settings, placement);
+    }
+    CANITRUN_TRY_ASSIGN(auto plan, plan_for(model, quant, hardware, settings, placement));
     HardwareAnswer a{&quant, settings, plan, {}, {}, {}, {}};
     a.speed = estimate_speed(model, quant, plan.placement, hardware, settings.estimate.context,
                              settings.ubatch, settings.n_seq);

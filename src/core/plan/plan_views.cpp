@@ -27,14 +27,54 @@ Hardware one_board(const Gpu& gpu, Bytes ram) {
 
 // What plan_placement reads: each device's memory and whether it is unified, the RAM, and the
 // placement options whole (each backend's runtime, masks' copy and pool, op offload, the server's
-// terms), so that two boards share a plan only where placement cannot tell them apart.
-using PlacementKey = std::tuple<std::vector<std::pair<Bytes, bool>>, Bytes, PlacementOptions>;
+// terms; here the index of the distinct options, BoardOptions), so that two boards share a plan
+// only where placement cannot tell them apart.
+using PlacementKey = std::tuple<std::vector<std::pair<Bytes, bool>>, Bytes, std::size_t>;
 
-PlacementKey placement_key(const Hardware& h, const PlacementOptions& o) {
+PlacementKey placement_key(const Hardware& h, std::size_t options) {
     std::vector<std::pair<Bytes, bool>> devices;
     for (const auto& d : h.gpus) devices.emplace_back(d.memory, d.unified);
-    return {devices, h.ram, o};
+    return {devices, h.ram, options};
 }
+
+// server_placement_for of each board of the database, each distinct result kept once.
+// It reads a board through each device's backend (placement_for: the runtime, the masks' copy,
+// the pool) and whether it has a GPU, and through the whole board only to place a --draft or
+// --also model beside it: without those, boards of the same backends get the same options, and
+// 200-odd boards have a handful of backend lists.
+class BoardOptions {
+  public:
+    BoardOptions(const Model& model, const Quant& quant, const PlanSettings& settings)
+        : model_(model),
+          quant_(quant),
+          settings_(settings),
+          by_backends_(!settings.server.draft && settings.server.also.empty()) {}
+
+    // The index of the board's options, for options().
+    Result<std::size_t> operator()(const Hardware& board) {
+        std::vector<Backend> backends;
+        for (const auto& d : board.gpus) backends.push_back(backend_for(d));
+        if (by_backends_) {
+            const auto known = of_backends_.find(backends);
+            if (known != of_backends_.end()) return known->second;
+        }
+        CANITRUN_TRY_ASSIGN(auto o, server_placement_for(model_, quant_, board, settings_));
+        const auto [it, fresh] = index_.try_emplace(std::move(o), distinct_.size());
+        if (fresh) distinct_.push_back(&it->first);
+        if (by_backends_) of_backends_.emplace(std::move(backends), it->second);
+        return it->second;
+    }
+    const PlacementOptions& options(std::size_t i) const { return *distinct_[i]; }
+
+  private:
+    const Model& model_;
+    const Quant& quant_;
+    const PlanSettings& settings_;
+    bool by_backends_;
+    std::map<std::vector<Backend>, std::size_t> of_backends_;
+    std::map<PlacementOptions, std::size_t> index_;
+    std::vector<const PlacementOptions*> distinct_;  // index_'s keys, which stay in place
+};
 
 bool offloaded(PlanKind k) {
     return k == PlanKind::expert_offload || k == PlanKind::layer_offload;
@@ -132,15 +172,15 @@ Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& mode
     // Boards alike in what placement reads get the same plan: of 200-odd boards only a few
     // dozen differ, and planning each was most of the page's time.
     std::map<PlacementKey, Plan> planned;
+    BoardOptions options_of(model, quant, settings);
     for (const auto& gpu : db.gpus) {
-        const Hardware h = one_board(gpu, fit.ram);
         if (!gpu_runs_quant(gpu, quant)) continue;
-        CANITRUN_TRY_ASSIGN(const PlacementOptions options,
-                            server_placement_for(model, quant, h, settings));
+        const Hardware h = one_board(gpu, fit.ram);
+        CANITRUN_TRY_ASSIGN(const std::size_t options, options_of(h));
         PlacementKey key = placement_key(h, options);
         auto it = planned.find(key);
         if (it == planned.end()) {
-            CANITRUN_TRY_ASSIGN(auto fresh, plan_placement(parts, h, options));
+            CANITRUN_TRY_ASSIGN(auto fresh, plan_placement(parts, h, options_of.options(options)));
             it = planned.emplace(std::move(key), std::move(fresh)).first;
         }
         const Plan& plan = it->second;
@@ -207,15 +247,34 @@ Result<BudgetAnswer> budget_answer(PartsOf& parts_of, const Model& model, const 
         CANITRUN_TRY_ASSIGN(const ModelParts* parts, parts_of(q));
         return kind_on(model, *parts, q, settings, device);
     };
+    // Whether q is native, without the offload search kind_on makes when it is not: one
+    // placement where the search makes some fifteen.
+    const auto native = [&](const Quant& q) -> Result<bool> {
+        CANITRUN_TRY_ASSIGN(const ModelParts* parts, parts_of(q));
+        return native_on(model, *parts, q, settings, device);
+    };
+    const auto beats = [](const std::optional<QuantChoice>& slot, const Quant& q) {
+        return !slot || slot->quant->quality_rank > q.quality_rank;
+    };
     if (std::find(offered.begin(), offered.end(), &asked) == offered.end() &&
         *rule_loads(settings, asked)) {
         // The quantization asked for by name is planned whether or not it is among the
         // choices (a row the page does not show, a type below the quality floor).
-        CANITRUN_TRY_ASSIGN(auto kind, kind_of(asked));
-        a.fits = kind == PlanKind::native;
+        CANITRUN_TRY_ASSIGN(a.fits, native(asked));
     }
     for (const Quant* q : offered) {
-        CANITRUN_TRY_ASSIGN(auto kind, kind_of(*q));
+        // A quantization no better than both choices so far changes neither: only the one asked
+        // is planned then, and only for whether it is native. One no better than the offload
+        // choice can only become the native one, so whether it is native is all it needs.
+        const bool for_offload = beats(a.best_offload, *q);
+        if (q != &asked && !for_offload && !beats(a.best, *q)) continue;
+        PlanKind kind = PlanKind::none;
+        if (for_offload) {
+            CANITRUN_TRY_ASSIGN(kind, kind_of(*q));
+        } else {
+            CANITRUN_TRY_ASSIGN(const bool whole, native(*q));
+            if (whole) kind = PlanKind::native;
+        }
         if (q == &asked) a.fits = kind == PlanKind::native;
         auto& slot = kind == PlanKind::native ? a.best : a.best_offload;
         if (kind != PlanKind::native && !offloaded(kind)) continue;

@@ -138,36 +138,31 @@ Result<ServingCapacity> llamacpp_capacity(const Model& model, const Quant& quant
                                           const Hardware& hardware, const PlanSettings& settings) {
     ServingCapacity c;
     c.per_user_context = settings.estimate.context;
-    const auto native_at = [&](std::uint64_t users) -> Result<std::optional<HardwareAnswer>> {
+    // The probes read only the plan's kind (plan_for): the speed and measurements answer_for
+    // adds are made once, for the count found.
+    const auto native_at = [&](std::uint64_t users) -> Result<bool> {
         CANITRUN_TRY_ASSIGN(auto s, settings_for_users(settings, users, c.per_user_context));
-        CANITRUN_TRY_ASSIGN(auto a, answer_for(model, quant, hardware, s));
-        if (a.plan.kind != PlanKind::native) return std::optional<HardwareAnswer>{};
-        return std::optional<HardwareAnswer>{std::move(a)};
+        CANITRUN_TRY_ASSIGN(auto plan, plan_for(model, quant, hardware, s));
+        return plan.kind == PlanKind::native;
     };
     // Doubling then bisection: memory grows with users, so fitting is monotone.
     std::uint64_t lo = 0, hi = 1;
-    std::optional<HardwareAnswer> best;
     while (hi <= kLlamaMaxSequences) {
-        CANITRUN_TRY_ASSIGN(auto a, native_at(hi));
-        if (!a) break;
+        CANITRUN_TRY_ASSIGN(const bool fits, native_at(hi));
+        if (!fits) break;
         lo = hi;
-        best = std::move(a);
         hi *= 2;
     }
     hi = std::min(hi, kLlamaMaxSequences + 1);
     while (hi - lo > 1) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
-        CANITRUN_TRY_ASSIGN(auto a, native_at(mid));
-        if (a) {
-            lo = mid;
-            best = std::move(a);
-        } else {
-            hi = mid;
-        }
+        CANITRUN_TRY_ASSIGN(const bool fits, native_at(mid));
+        (fits ? lo : hi) = mid;
     }
     c.max_users = lo;
-    if (best) {
-        c.answer = std::move(*best);
+    if (lo > 0) {
+        CANITRUN_TRY_ASSIGN(auto s, settings_for_users(settings, lo, c.per_user_context));
+        CANITRUN_TRY_ASSIGN(c.answer, answer_for(model, quant, hardware, s));
         c.speed = batched_decode(model, quant, c.answer.plan.placement, hardware,
                                  c.answer.settings.estimate.context, lo);
     }
