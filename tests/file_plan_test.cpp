@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "canitrun/file_parts.hpp"
 #include "canitrun/file_report.hpp"
 #include "canitrun/report.hpp"
 #include "canitrun/speed.hpp"
@@ -168,6 +169,55 @@ TEST_CASE("file plan: a file the llama.cpp layout does not model says so") {
     REQUIRE(fe);
     CHECK(fe->settings.rule == Rule::quick);
     CHECK(has(fe->rule_note, "not modelled"));
+}
+
+// A file with an MTP block (#37): GLM-4.5's GGUFs carry blk.92.* and blk.92.nextn.* beside the
+// 92 stack layers (nextn_predict_layers = 1), which the pinned llama.cpp skips unless it drafts
+// with them (TENSOR_SKIP: "model has unused tensor ... -- ignoring"). Here Llama 3.1 8B's file
+// with a copy of its layer 0 as blk.32 and a 2h x h nextn.eh_proj (h = 4,096; f16: 2 B each,
+// 67,108,864 B): the plan is the plain file's to the byte, the appended bytes are the file's MTP
+// weights, and the download and parameter count (the file's) keep them.
+TEST_CASE("file plan: a file's MTP block is skipped as llama.cpp skips it") {
+    const Database& db = test::database();
+    const auto plain = test::read_back(llama_8b(), "Q4_K_M");
+    REQUIRE(plain);
+    GgufModel g = *plain;
+    g.model.arch.mtp_layers = 1;
+    Bytes appended = 0;
+    for (const auto& t : plain->tensors) {
+        if (t.name.rfind("blk.0.", 0) != 0) continue;
+        FileTensor c = t;
+        c.name = "blk.32." + t.name.substr(6);
+        appended += c.bytes;
+        g.tensors.push_back(c);
+    }
+    g.tensors.push_back(
+        {"blk.32.nextn.eh_proj.weight", 2ULL * 8192 * 4096, 1, 2, {8192, 4096, 1, 1}});
+    appended += 2ULL * 8192 * 4096;
+    CHECK(appended > 2ULL * 8192 * 4096);  // layer 0's tensors were copied
+
+    const auto w = file_weights(g.model, g.tensors);
+    const auto w0 = file_weights(plain->model, plain->tensors);
+    REQUIRE(w);
+    REQUIRE(w0);
+    CHECK((*w)->sums.mtp == appended);
+    CHECK((*w)->sums.other == (*w0)->sums.other);
+    CHECK((*w)->parts.output_weights == (*w0)->parts.output_weights);
+    CHECK((*w)->parts.layers.size() == (*w0)->parts.layers.size());
+
+    const ReportOptions ro = options_at(*db.find_quant("Q4_K_M"));
+    const auto with_mtp = build_gguf_report(db, "m.gguf", g, 0, ro);
+    const auto without = build_gguf_report(db, "m.gguf", *plain, 0, ro);
+    REQUIRE(with_mtp);
+    REQUIRE(without);
+    CHECK(with_mtp->at_context.estimate.on(Device::gpu) ==
+          without->at_context.estimate.on(Device::gpu));
+    CHECK(with_mtp->at_context.estimate.on(Device::cpu) ==
+          without->at_context.estimate.on(Device::cpu));
+    // Without the fix the copied layer and eh_proj were the output head's, on the GPU.
+    CHECK(file_mtp_tensor(g.model, "blk.32.attn_q.weight"));
+    CHECK_FALSE(file_mtp_tensor(g.model, "blk.31.attn_q.weight"));
+    CHECK_FALSE(file_mtp_tensor(plain->model, "blk.32.attn_q.weight"));
 }
 
 // A file's speed is read at the type it was written as (#33, #37): general.file_type 15 is

@@ -281,6 +281,25 @@ TEST_CASE("server terms: Qwen 3.5 27B with its MTP layer") {
     CHECK(std::find(args.begin(), args.end(), "draft-mtp") != args.end());
 }
 
+// GLM-4.5's MTP block (blk.92) at Q8_0 (34 B per 32 weights; vectors, the router and its bias
+// f32, 4 B each) is a MoE layer like blk.91, the stack's last, with its own embedding and head
+// (glm4-moe.cpp, lines 59-120 at 0ad4a86): q 5120 x 12,288 66,846,720 B, k and v 5120 x 1024
+// 5,570,560 B each, o 12,288 x 5120 66,846,720 B, biases 49,152 + 4,096 + 4,096, q and k norms
+// 512 each, attn_norm and post_attention_norm 20,480 each (144,933,888 B so far); router
+// 5120 x 160 3,276,800 B and its bias 640; 160 experts x 3 x 5120 x 1536 4,010,803,200 B; the
+// shared expert 3 x 5120 x 1536 25,067,520 B; eh_proj 10,240 x 5120 55,705,600 B; enorm, hnorm,
+// shared_head_norm 61,440 B; embed_tokens and shared_head_head 5120 x 151,552 824,442,880 B each.
+// In all 5,888,734,848 B. Published files print the same tensors: attn_q 66,846,720 B, attn_k
+// 5,570,560 B, router 3,276,800 B (a GLM-4.5 Q8_0 run), and eh_proj 55,705,600 B and
+// embed_tokens / shared_head_head 824,442,880 B each in a GLM-4.7 file (ikawrakow/ik_llama.cpp
+// issue #1162). Before, blk.0 (dense) was copied and the embedding and head left out; MLA
+// models (DeepSeek) had no MTP weights at all.
+TEST_CASE("server terms: GLM-4.5's MTP block is a MoE layer with its own head") {
+    const Model& m = test::model("glm-4.5");
+    CHECK(llamacpp_mtp_weight_bytes(m, test::quant("Q8_0")).value() == 5'888'734'848ULL);
+    CHECK(llamacpp_mtp_weight_bytes(test::model("deepseek-v3"), test::quant("Q8_0")).value() > 0);
+}
+
 // The MTP context against what llama-server printed for Qwen 3.8 27B (the same architecture
 // as Qwen 3.5 27B) at -ub 2048: 552.06 MiB at -c 8192, 648.06 MiB at -c 32768. Less the
 // weights (849,451,008 B above), the term is the KV (8,192 x 4,096 B = 33,554,432 B; 32,768 x

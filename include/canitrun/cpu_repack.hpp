@@ -3,15 +3,15 @@
 // weight's type, the CPU backend's extra buffer type takes the matrix-product weights of that
 // type (2-D MUL_MAT, 3-D MUL_MAT_ID experts) and stores them repacked, in memory it allocates,
 // the same size as the file's (get_alloc_size is ggml_nbytes). The rule is
-// ggml_repack_get_optimal_repack_type (ggml/src/ggml-cpu/repack.cpp as read in a late-2025
-// llama.cpp with the Q2_K and IQ4_NL 8x8 kernels; re-read at 0ad4a86, see the gap below):
+// ggml_repack_get_optimal_repack_type (ggml/src/ggml-cpu/repack.cpp, read at 0ad4a86, lines
+// 4925-5141; i8mm implies dotprod on every ARM core that has it):
 //   Q4_0:   AVX2 (or SVE 256 with i8mm) and rows % 8; NEON with i8mm or dotprod and rows % 4
 //   Q4_K:   AVX2, or NEON with i8mm or dotprod, and rows % 8
 //   Q2_K:   AVX-512 and rows % 8
-//   IQ4_NL: AVX2 and rows % 8; NEON with dotprod and rows % 4
-// Gap: at 0ad4a86 (and 5b4ebc5) the function also repacks MXFP4 (AVX2 and rows % 8, NEON with
-// dotprod and rows % 4), and on NEON with dotprod Q5_K and Q6_K (rows % 8) and Q8_0 (rows % 4),
-// which repacks() does not yet follow.
+//   Q5_K, Q6_K: NEON with i8mm or dotprod and rows % 8 (no x86 kernel)
+//   IQ4_NL, MXFP4: AVX2 and rows % 8; NEON with dotprod and rows % 4
+//   Q8_0, Q1_0: NEON with i8mm or dotprod and rows % 4 (no x86 kernel)
+// SVE, s390x (VXE) and RISC-V kernels are not planned (no CpuIsa for them).
 // (rows: ne[1], the tensor's output rows). llama_model's make_cpu_buft_list puts the extra
 // buffer types after a GPU's host buffer type (CUDA_Host, ...), which takes every weight
 // first: with a GPU the weights in RAM are not repacked (--no-host would allow it; not

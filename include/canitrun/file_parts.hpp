@@ -35,10 +35,21 @@ struct FileWeights {
     std::vector<FileTensor> tensors;    // the file's, for what reads each (the CPU's repack)
 };
 
-// The sums alone (what the llama.cpp profile reads from a file).
-Result<LlamaCppOptions::FileTensors> file_tensor_sums(const std::vector<FileTensor>& tensors);
+// Whether a tensor of `model`'s file belongs to its multi-token-prediction blocks (blk.N with N
+// from n_layer to n_layer + nextn_predict_layers - 1: Architecture::mtp_layers). The pinned
+// llama.cpp marks them TENSOR_SKIP unless the model is loaded to draft with them (load_mtp:
+// e.g. src/models/glm4-moe.cpp lines 38-40, qwen35.cpp line 38, deepseek2.cpp lines 65-66 at
+// 0ad4a86), and llama_model_loader::create_tensor then allocates nothing for them ("model has
+// unused tensor ... -- ignoring", llama-model-loader.cpp lines 1177-1186). They are in the
+// file, so in its download and parameter count.
+bool file_mtp_tensor(const Model& model, const std::string& name);
 
-// The file's weights for `model` (the model read from the same file).
+// The sums alone (what the llama.cpp profile reads from a file): the MTP blocks' apart.
+Result<LlamaCppOptions::FileTensors> file_tensor_sums(const Model& model,
+                                                      const std::vector<FileTensor>& tensors);
+
+// The file's weights for `model` (the model read from the same file); the MTP blocks' tensors
+// are in no part (sums.mtp holds them).
 Result<std::shared_ptr<const FileWeights>> file_weights(const Model& model,
                                                         const std::vector<FileTensor>& tensors);
 

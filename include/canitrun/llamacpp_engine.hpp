@@ -36,6 +36,7 @@ struct LlamaCppOptions {
         Bytes host_inputs = 0;  // llama_host_input_tensor's: kept on the host
         Bytes token_embd = 0;   // token_embd.weight (one of them): a tied output head's copy
         Bytes other = 0;        // every other tensor
+        Bytes mtp = 0;          // the MTP (nextn) blocks', not in `other`: skipped unless --mtp
     };
     std::optional<FileTensors> file_tensors;
 };

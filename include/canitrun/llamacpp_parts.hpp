@@ -24,9 +24,11 @@ Result<Bytes> llamacpp_device_weights_floor(const Model& model, const Quant& qua
 
 // The multi-token-prediction layers' weights at the quantization (Architecture::mtp_layers),
 // as llama.cpp loads them to draft with (--spec-type draft-mtp; convert_hf_to_gguf.py writes
-// each as a block past the stack, blk.N.nextn.*): a copy of the stack's first full-attention
-// layer (its attention, norms and FFN, experts included) with nextn.eh_proj (2 x hidden by
-// hidden) and the enorm, hnorm and shared_head_norm vectors, typed by llama-quantize's rules.
+// each as a block past the stack, blk.N.nextn.*): a copy of the stack's last full-attention or
+// MLA layer (its attention, norms and FFN, experts included: GLM's and DeepSeek's MTP block is
+// a MoE layer, not their dense first ones) with nextn.eh_proj (2 x hidden by hidden), the
+// enorm, hnorm and shared_head_norm vectors and, for GLM and DeepSeek, the block's own
+// embed_tokens and shared_head_head (hidden x vocab each), typed by llama-quantize's rules.
 // 0 for a model without them.
 Result<Bytes> llamacpp_mtp_weight_bytes(const Model& model, const Quant& quant);
 

@@ -372,7 +372,7 @@ Result<CommandResult> engine_on_gguf(const Database& db, const std::string& labe
     r.db = &db;
     r.model = &g.model;
     r.quant = nullptr;
-    CANITRUN_TRY_ASSIGN(r.file_tensors, file_tensor_sums(g.tensors));
+    CANITRUN_TRY_ASSIGN(r.file_tensors, file_tensor_sums(g.model, g.tensors));
     r.file = label;
     return run_engine(r);
 }

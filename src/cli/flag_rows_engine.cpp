@@ -161,10 +161,11 @@ data holds no CPU throughput figure). The line carries
          .bind = [](Options& o) -> Target { return &o.engine.no_op_offload; },
          .group = kGroupEngine},
         {.names = "--no-repack",
-         .help = "llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL weights on the CPU",
+         .help = "llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL/MXFP4 weights on the CPU",
          .man =
              R"(No CPU_REPACK copy: on a machine without a GPU llama.cpp keeps a second, repacked copy in RAM of
-the Q4_0, Q4_K and IQ4_NL matrices (AVX2; Q2_K with AVX\-512).)",
+the Q4_0, Q4_K, IQ4_NL and MXFP4 matrices (AVX2 assumed; Q2_K with AVX\-512; an ARM CPU would
+add Q5_K, Q6_K and Q8_0).)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.no_repack; },
          .group = kGroupEngine},

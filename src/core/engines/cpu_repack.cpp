@@ -35,10 +35,14 @@ const char* cpu_isa_name(CpuIsa isa) {
 bool repacks(CpuIsa isa, std::string_view type_name, std::uint64_t rows) {
     const bool x86 = isa == CpuIsa::avx2 || isa == CpuIsa::avx512;           // AVX-512 has AVX2
     const bool arm = isa == CpuIsa::arm_dotprod || isa == CpuIsa::arm_i8mm;  // i8mm: dotprod too
-    if (type_name == "q4_0") return (x86 && rows % 8 == 0) || (arm && rows % 4 == 0);
+    // One line per branch of ggml_repack_get_optimal_repack_type (cpu_repack.hpp).
+    if (type_name == "q4_0" || type_name == "iq4_nl" || type_name == "mxfp4") {
+        return (x86 && rows % 8 == 0) || (arm && rows % 4 == 0);
+    }
     if (type_name == "q4_K") return (x86 || arm) && rows % 8 == 0;
     if (type_name == "q2_K") return isa == CpuIsa::avx512 && rows % 8 == 0;
-    if (type_name == "iq4_nl") return (x86 && rows % 8 == 0) || (arm && rows % 4 == 0);
+    if (type_name == "q5_K" || type_name == "q6_K") return arm && rows % 8 == 0;
+    if (type_name == "q8_0" || type_name == "q1_0") return arm && rows % 4 == 0;
     return false;
 }
 

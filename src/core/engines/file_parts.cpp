@@ -15,12 +15,21 @@ Error file_overflow() {
 
 }  // namespace
 
-Result<LlamaCppOptions::FileTensors> file_tensor_sums(const std::vector<FileTensor>& tensors) {
+bool file_mtp_tensor(const Model& model, const std::string& name) {
+    if (model.arch.mtp_layers == 0) return false;
+    const int layer = llama_tensor_layer(name);
+    return layer >= 0 && static_cast<std::uint64_t>(layer) >= model.arch.layers;
+}
+
+Result<LlamaCppOptions::FileTensors> file_tensor_sums(const Model& model,
+                                                      const std::vector<FileTensor>& tensors) {
     return catch_overflow(
         [&]() -> Result<LlamaCppOptions::FileTensors> {
             LlamaCppOptions::FileTensors sums;
             for (const auto& t : tensors) {
-                if (llama_host_input_tensor(t.name)) {
+                if (file_mtp_tensor(model, t.name)) {
+                    sums.mtp = checked::add(sums.mtp, t.bytes);
+                } else if (llama_host_input_tensor(t.name)) {
                     sums.host_inputs = checked::add(sums.host_inputs, t.bytes);
                     if (t.name == "token_embd.weight") {
                         sums.token_embd = checked::add(sums.token_embd, t.bytes);
@@ -37,13 +46,18 @@ Result<LlamaCppOptions::FileTensors> file_tensor_sums(const std::vector<FileTens
 Result<std::shared_ptr<const FileWeights>> file_weights(const Model& model,
                                                         const std::vector<FileTensor>& tensors) {
     auto w = std::make_shared<FileWeights>();
-    CANITRUN_TRY_ASSIGN(w->sums, file_tensor_sums(tensors));
+    CANITRUN_TRY_ASSIGN(w->sums, file_tensor_sums(model, tensors));
     w->tensors = tensors;
+    // What llama.cpp loads: the MTP blocks' tensors left out (file_mtp_tensor).
+    std::vector<const FileTensor*> loaded;
+    for (const auto& t : tensors) {
+        if (!file_mtp_tensor(model, t.name)) loaded.push_back(&t);
+    }
     CANITRUN_TRY(catch_overflow(
         [&]() -> Result<void> {
-            w->parts = weight_parts_of(model, tensors.size(), [&](std::size_t i) {
-                const std::string& name = tensors[i].name;
-                return WeightTensor{&name, llama_tensor_layer(name), tensors[i].bytes,
+            w->parts = weight_parts_of(model, loaded.size(), [&](std::size_t i) {
+                const std::string& name = loaded[i]->name;
+                return WeightTensor{&name, llama_tensor_layer(name), loaded[i]->bytes,
                                     llama_host_input_tensor(name),
                                     llama_routed_expert_tensor(name)};
             });

@@ -80,15 +80,32 @@ TensorInfo nextn_tensor(int layer, const std::string& suffix, std::uint64_t ne0,
     return t;
 }
 
+// The architectures whose MTP block has its own token embedding and output head: the GLM and
+// DeepSeek checkpoints store model.layers.N.embed_tokens and shared_head.head in it, and
+// their loaders create blk.N.nextn.embed_tokens and nextn.shared_head_head (n_embd x n_vocab;
+// 0ad4a86: glm4-moe.cpp lines 118-119, deepseek2.cpp 156-157, deepseek32.cpp 148-149,
+// glm-dsa.cpp 182-183); a published GLM-4.7 file holds both (824,442,880 B each at its type:
+// ikawrakow/ik_llama.cpp issue #1162). Qwen 3.5's MTP shares the stack's (conversion/qwen.py,
+// _QwenMtpMixin maps only fc, the two pre-fc norms and norm).
+bool mtp_has_own_embedding(const Model& model) {
+    const auto arch = llama_arch(model);
+    return arch && (*arch == "glm4moe" || *arch == "deepseek2" || *arch == "deepseek32" ||
+                    *arch == "glm-dsa");
+}
+
 }  // namespace
 
 Result<Bytes> llamacpp_mtp_weight_bytes(const Model& model, const Quant& quant) {
     if (model.arch.mtp_layers == 0) return Bytes{0};
     CANITRUN_TRY_ASSIGN(auto layout, tensor_layout(model));
     const auto kinds = layer_kinds(model);
-    const auto full = std::find(kinds.begin(), kinds.end(), LayerKind::full);
-    if (full == kinds.end()) return Bytes{0};
-    const int source = static_cast<int>(full - kinds.begin());
+    // The stack's last attention layer: the MTP block is built as a layer past it, MoE where
+    // the stack's later layers are (llama_model_glm4_moe: use_moe = i >= n_layer_dense_lead).
+    const auto last = std::find_if(kinds.rbegin(), kinds.rend(), [](LayerKind k) {
+        return k == LayerKind::full || k == LayerKind::mla;
+    });
+    if (last == kinds.rend()) return Bytes{0};
+    const int source = static_cast<int>(kinds.rend() - last) - 1;
     const int mtp = static_cast<int>(model.arch.layers);
     const std::string from = "blk." + std::to_string(source) + ".";
     std::vector<TensorInfo> copies;
@@ -104,6 +121,11 @@ Result<Bytes> llamacpp_mtp_weight_bytes(const Model& model, const Quant& quant) 
     for (const char* norm :
          {"nextn.enorm.weight", "nextn.hnorm.weight", "nextn.shared_head_norm.weight"}) {
         copies.push_back(nextn_tensor(mtp, norm, h, 1));
+    }
+    if (mtp_has_own_embedding(model)) {
+        for (const char* name : {"nextn.embed_tokens.weight", "nextn.shared_head_head.weight"}) {
+            copies.push_back(nextn_tensor(mtp, name, h, model.arch.vocab_size));
+        }
     }
     layout.tensors.insert(layout.tensors.end(), copies.begin(), copies.end());
     CANITRUN_TRY_ASSIGN(const auto typed, quantize_tensors(layout, quant.id));

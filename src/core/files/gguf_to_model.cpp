@@ -523,6 +523,9 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
 
     CANITRUN_TRY_ASSIGN(const std::uint64_t n_layer, read_gguf_layer_count(keys));
     a.layers = n_layer;
+    // The nextn blocks past the stack (blk.<n_layer>... ): llama.cpp skips their tensors
+    // unless asked to draft with them (file_parts.hpp).
+    a.mtp_layers = std::min<std::uint64_t>(keys.uint_or("nextn_predict_layers", 0), 8);
     a.hidden_size = keys.uint_or("embedding_length", 0);
     a.intermediate_size = keys.uint_or("feed_forward_length", 0);
     CANITRUN_TRY_ASSIGN(const GgufHeadCounts counts, read_gguf_head_counts(keys, n_layer));

@@ -103,13 +103,19 @@ constexpr std::uint64_t kMtpComputeEmbdFloats = 13;
 // The MTP layers' weights and, each, a full-attention layer's KV cache at the settings, and the
 // MTP draft context's compute buffer.
 Result<Bytes> mtp_bytes(const Model& model, const Quant& quant, const PlanSettings& settings) {
-    CANITRUN_TRY_ASSIGN(const Bytes weights, llamacpp_mtp_weight_bytes(model, quant));
+    Bytes weights = 0;
+    if (settings.file) {
+        weights = settings.file->sums.mtp;  // the file's own nextn blocks (file_mtp_tensor)
+    } else {
+        CANITRUN_TRY_ASSIGN(weights, llamacpp_mtp_weight_bytes(model, quant));
+    }
     if (weights == 0) return Bytes{0};
     CANITRUN_TRY_ASSIGN(const auto options, llamacpp_options(settings, Backend::cuda));
     CANITRUN_TRY_ASSIGN(const auto caches, llamacpp_group_caches(model, options));
     Bytes kv = 0;
     for (std::size_t g = 0; g < model.arch.layer_groups.size() && g < caches.size(); ++g) {
-        if (model.arch.layer_groups[g].kind == LayerKind::full) kv = caches[g].kv;
+        const LayerKind k = model.arch.layer_groups[g].kind;
+        if (k == LayerKind::full || k == LayerKind::mla) kv = caches[g].kv;
     }
     const std::uint64_t ubatch = std::min(options.ubatch, llama_padded_context(options.context));
     const Bytes compute = checked::mul(checked::mul(ubatch, 4),
