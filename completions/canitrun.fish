@@ -68,7 +68,7 @@ complete -c canitrun -n '__canitrun_takes page' -l vram -x -d 'A VRAM budget in 
 complete -c canitrun -n '__canitrun_takes page fit compare' -l min-quant -x -a '(__canitrun_names quants)' -d 'Lowest quantization a best-quantization choice may pick'
 complete -c canitrun -n '__canitrun_takes page compare' -l min-speed -x -d 'Slowest decode, in tokens/s, a best-quantization choice with offload may pick'
 complete -c canitrun -n '__canitrun_takes page gpus' -l users -x -d 'Users served at once, each with --ctx tokens'
-complete -c canitrun -n '__canitrun_takes page gpus' -l mmproj -r -F -d 'With a .gguf file: a vision projector GGUF to add'
+complete -c canitrun -n '__canitrun_takes page gpus' -l mmproj -r -F -d 'With a .gguf file: a vision projector GGUF, counted in every plan and passed to llama-server'
 complete -c canitrun -n '__canitrun_takes page gpus compare' -l offline -d 'Remote models from the cache only, no network'
 complete -c canitrun -n '__canitrun_takes page gpus compare' -l timeout -x -d 'Remote models: seconds for the whole answer, all requests and retries'
 complete -c canitrun -n '__canitrun_takes page fit compare local verify' -l gpu -x -a '(__canitrun_names gpu-list) auto' -d 'Your GPUs: "RTX 4090", "2x3090", "4090,3090", or auto to detect them'

@@ -102,8 +102,8 @@ TEST_CASE("bad input: flag values out of range or malformed") {
     check_bad_input({m, "--vram", "0"}, "size '0' is out of range");
     check_bad_input({m, "--vram", "1000001"}, "size '1000001' is out of range");
     check_bad_input({"gpu-list", "--min-vram", "lots"}, "invalid size 'lots'");
-    check_bad_input({m, "--quant", ""}, "--quant: needs a value");
-    check_bad_input({m, "--gpu", ""}, "--gpu: needs a value");
+    check_bad_input({m, "--quant", ""}, "--quant needs a value");
+    check_bad_input({m, "--gpu", ""}, "--gpu needs a value");
     check_bad_input({"", "--json"}, "needs a value");
 }
 
@@ -111,7 +111,7 @@ TEST_CASE("bad input: the command line itself") {
     check_bad_input({"qwen3.5-35b-a3b", "--bogus"}, "--bogus");
     check_bad_input({"qwen3.5-35b-a3b", "--ctx"}, "--ctx");
     check_bad_input({"models", "--min-vram", "8"}, "--min-vram");
-    check_bad_input({"gpus"}, "model is required");
+    check_bad_input({"gpus"}, "gpus needs a model");
     check_bad_input({}, "name a model");
     // A control character in a name stays on one line.
     check_bad_input({"qwen\nbad"}, "unknown model 'qwen?bad'");
@@ -122,7 +122,7 @@ TEST_CASE("bad input: unreadable database folders and files") {
                     "cannot read database folder '/nonexistent/canitrun'");
     check_bad_input({"--data", tiny() + "/quants.json", "tiny-dense-test"},
                     "cannot read database folder");
-    check_bad_input({"--data", "", "tiny-dense-test"}, "--data: needs a value");
+    check_bad_input({"--data", "", "tiny-dense-test"}, "--data needs a value");
     const Scratch s;
     fs::create_symlink(s.dir() + "/no-such-file", fs::path(s.dir()) / "models/dangling.json");
     check_bad_input({"--data", s.dir(), "tiny-dense-test"}, "cannot read '");

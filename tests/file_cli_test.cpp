@@ -403,3 +403,39 @@ TEST_CASE("file cli: --engine llama.cpp decides the backend and the verdict as t
     CHECK(full.code == 1);
     CHECK(nlohmann::json::parse(full.out)["fits"] == false);
 }
+
+// Issue #33: a projector given with --mmproj is loaded by llama-server beside the file, so every
+// plan of the file counts it, as the single page did: 26 f16 tensors of 2^15 x 2^14 make
+// 26 x 1,073,741,824 = 27,917,287,424 B of projector, on the first GPU. small_llama alone runs
+// natively on a 24 GiB RTX 4090; with the projector it cannot (26 GiB is past the card's 24 GiB
+// before anything else), while a 32 GiB RTX 5090 still holds it whole (26 GiB plus the model's
+// 0.3 GB of weights and about 1 GB of KV and buffers, under 31 GiB with the 1 GiB margin). The
+// llama-server line names the projector as given.
+TEST_CASE("file cli: --mmproj is counted in the GPU lists and carried by the llama-server line") {
+    const std::string path = (temp_dir() / "small-llama-vision.gguf").string();
+    const std::string mmproj = (temp_dir() / "mmproj-26g.gguf").string();
+    small_llama().write_sparse_file(path);
+    GgufWriter p;
+    p.str("general.architecture", "clip");
+    for (int k = 0; k < 26; ++k) {
+        p.tensor("v.blk." + std::to_string(k) + ".weight", {1ULL << 15, 1ULL << 14}, 1);
+    }
+    p.write_sparse_file(mmproj);
+
+    const Outcome alone = run_cli({"gpus", path, "--ctx", "4096", "--json"});
+    REQUIRE(alone.code == 0);
+    const auto a = nlohmann::json::parse(alone.out);
+    CHECK(lists(a["gpus"]["native"], "rtx-4090"));
+
+    const Outcome with = run_cli({"gpus", path, "--mmproj", mmproj, "--ctx", "4096", "--json"});
+    REQUIRE(with.code == 0);
+    const auto w = nlohmann::json::parse(with.out);
+    CHECK_FALSE(lists(w["gpus"]["native"], "rtx-4090"));
+    CHECK(lists(w["gpus"]["native"], "rtx-5090"));
+
+    const Outcome plan = run_cli({path, "--mmproj", mmproj, "--gpu", "RTX 5090", "--ctx", "4096"});
+    CHECK(plan.code == 0);
+    CHECK(has(plan.out, "-m " + path + " --mmproj " + mmproj + " "));
+    const Outcome small = run_cli({path, "--mmproj", mmproj, "--gpu", "RTX 4090", "--ctx", "4096"});
+    CHECK(small.code == 1);
+}

@@ -251,9 +251,9 @@ TEST_CASE("hostile flags: empty values and a list of 65 GPUs are refused in word
     using canitrun::test::run_cli;
     const std::vector<std::string> split = {"qwen3.5-35b-a3b", "--gpu", "2x4090", "--tensor-split",
                                             ""};
-    check_refusal(run_cli(split), split, "--tensor-split: needs a value, not an empty string");
+    check_refusal(run_cli(split), split, "--tensor-split needs a value, not an empty string");
     const std::vector<std::string> since = {"models", "--since", ""};
-    check_refusal(run_cli(since), since, "--since: needs a value, not an empty string");
+    check_refusal(run_cli(since), since, "--since needs a value, not an empty string");
     // 65 names of one GPU each: the list asks for 65, one past the 64 allowed.
     std::string gpus = "4090";
     for (int i = 1; i < 65; ++i) gpus += ",4090";

@@ -2,7 +2,9 @@
 """Renders canitrun's HTML model page (--format html) in a real headless browser, Debian's
 chromium, and checks what only a browser can tell: the page renders, the chart draws both series
 with a visible size, the quantization table has its rows, and nothing overflows the viewport at
-1280 and 390 pixels wide. Without a browser it prints why and exits 77 (ctest: skipped).
+1280 and 390 pixels wide. The same for a page with a --gpu answer (issue #33): its placement is a
+table that scrolls in its own box, not a terminal's lines in a <pre> that broke words and hid
+columns at 390 px. Without a browser it prints why and exits 77 (ctest: skipped).
 
 Usage: html_browser_test.py CANITRUN_BINARY [--screenshot PNG]
   --screenshot: also save the whole page at 1280 pixels wide (docs/model-page.png is made so).
@@ -35,6 +37,7 @@ window.addEventListener('load', () => {
     height: document.documentElement.scrollHeight,
     series: series,
     quant_rows: document.querySelectorAll('table.quants tbody tr').length,
+    answer_rows: document.querySelectorAll('.question table.answer tbody tr').length,
     overflow: overflow.slice(0, 5),
   });
 });
@@ -83,6 +86,9 @@ def main():
         return SKIP
     page = subprocess.run([binary, "qwen3.5-35b-a3b", "--format", "html"], capture_output=True,
                           text=True, check=True).stdout
+    # Two GPUs and offload-free 32k: a placement of three rows (two GPUs and system RAM).
+    answer = subprocess.run([binary, "llama-3.1-8b", "--gpu", "2x3090", "--ctx", "32k",
+                             "--format", "html"], capture_output=True, text=True, check=True).stdout
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         for width in (1280, 390):
@@ -100,6 +106,12 @@ def main():
                                 f"{r['client_width']}: {r['overflow']})")
             if width == 1280:
                 height = r["height"]
+            a = measure(exe, answer, width, tmp)
+            if a["answer_rows"] != 3:  # GPU 0, GPU 1, System RAM
+                failures.append(f"{width} px: the --gpu answer has {a['answer_rows']} table rows")
+            if a["scroll_width"] > a["client_width"] or a["overflow"]:
+                failures.append(f"{width} px: the --gpu answer overflows ({a['scroll_width']} > "
+                                f"{a['client_width']}: {a['overflow']})")
         if shot:
             path = os.path.join(tmp, "page.html")
             with open(path, "w", encoding="utf-8") as f:
@@ -111,7 +123,8 @@ def main():
     for f in failures:
         print("FAIL", f)
     if not failures:
-        print("ok: the page renders at 1280 and 390 px, both chart series drawn, nothing overflows")
+        print("ok: the page and a --gpu answer render at 1280 and 390 px, both chart series "
+              "drawn, the answer's placement a table, nothing overflows")
     return 1 if failures else 0
 
 

@@ -138,3 +138,26 @@ TEST_CASE("html: what the terminal page shows for --gpu and --vram, and llama.cp
     }
     CHECK(nesting_problem(o.out).empty());
 }
+
+// Issue #33: the --gpu answer was the terminal's lines in a <pre> (its CSS broke words anywhere
+// and a phone's 390 px hid the columns). Now it is structured as the Markdown view is: the
+// placement a table in a box that scrolls (two 3090s: GPU 0, GPU 1 and system RAM, three rows),
+// the heading a heading, each sentence a paragraph.
+TEST_CASE("html: the --gpu answer's placement is a table and its sentences paragraphs") {
+    const Outcome o =
+        run_cli({"llama-3.1-8b", "--format", "html", "--gpu", "2x3090", "--ctx", "32k"});
+    REQUIRE(o.code == 0);
+    const std::size_t begin = o.out.find("<div class=\"question\">");
+    REQUIRE(begin != std::string::npos);
+    const std::string answer = o.out.substr(begin, o.out.find("</div>\n<h2>", begin) - begin);
+    CHECK(has(answer, "<h3>On 2x NVIDIA RTX 3090 + 32.0 GB RAM: Q4_K_M at 32,768 tokens</h3>"));
+    CHECK(has(answer,
+              "<div class=\"scroll\"><table class=\"answer\"><thead><tr>"
+              "<th class=\"left\">Device</th><th>Layers</th>"));
+    CHECK(count(answer, "<tr><td class=\"left\">GPU ") == 2);
+    CHECK(count(answer, "<tr><td class=\"left\">System RAM</td>") == 1);
+    CHECK(has(answer, "<p>llama.cpp: llama-server -hf "));
+    CHECK_FALSE(has(answer, "-------"));  // no terminal rule line left
+    CHECK_FALSE(has(o.out, "word-break:break-all"));
+    CHECK(nesting_problem(o.out).empty());
+}

@@ -116,13 +116,17 @@ struct ServerSettings {
     std::vector<ResidentModel> also;     // --also
     bool vision = true;                  // false: --no-mmproj (no projector loaded)
     bool mmproj_offload = true;          // false: --no-mmproj-offload (projector on the CPU)
+    // --mmproj PATH with a model file: the projector llama-server is given (-m FILE --mmproj
+    // PATH) and its tensors' bytes, read from it; a database model's is its repo's (run.mmproj).
+    std::string mmproj_file;
+    Bytes mmproj_file_bytes = 0;
 
     bool operator==(const ServerSettings&) const = default;
 };
 
 // Whether llama-server loads the model's vision projector under the settings (the llama.cpp
 // rule): the data sizes one, the line loads the model by its repo (-hf, which fetches the
-// repo's mmproj) and --no-mmproj is not given.
+// repo's mmproj) and --no-mmproj is not given; or a model file's line carries --mmproj PATH.
 bool loads_projector(const Model& model, const Quant& quant, const ServerSettings& server);
 
 // placement_for's options for the model at the quantization on the hardware, with the

@@ -36,6 +36,7 @@
 #include "remote_command.hpp"
 #include "style.hpp"
 #include "text_report.hpp"
+#include "usage_error.hpp"
 #include "verify_command.hpp"
 
 #ifndef CANITRUN_VERSION
@@ -347,17 +348,6 @@ std::optional<int> answer_words(const CLI::App& app, int argc, const char* const
     return std::nullopt;
 }
 
-// A flag of the table given where CLI11 has no place for it: the same line as a flag given to
-// a command that does not read it (check_flags_apply), not CLI11's "not expected".
-std::optional<Error> misplaced(const CLI::App& app) {
-    const auto subs = app.get_subcommands();
-    const CLI::App* sub = subs.empty() ? nullptr : subs.front();
-    const Cmd where = parsed_command(sub);
-    if (auto before = misplaced_flag(app.remaining(), where, sub != nullptr)) return before;
-    if (sub != nullptr) return misplaced_flag(sub->remaining(), where, false);
-    return std::nullopt;
-}
-
 // CLI11's parse: the exit code for help, the version or a bad line, else nullopt.
 std::optional<int> parse_command_line(CLI::App& app, int argc, const char* const* argv,
                                       std::ostream& out, std::ostream& err) {
@@ -372,15 +362,9 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, const char* const
     } catch (const CLI::CallForVersion&) {
         out << version_text();
         return kExitOk;
-    } catch (const CLI::ExtrasError& e) {
-        if (const auto refused = misplaced(app)) {
-            print_error(err, *refused);
-            return kExitBadInput;
-        }
-        err << "canitrun: error: " << one_line(e.what()) << "; run 'canitrun --help' for usage\n";
-        return kExitBadInput;
     } catch (const CLI::ParseError& e) {
-        err << "canitrun: error: " << one_line(e.what()) << "; run 'canitrun --help' for usage\n";
+        // Every other refusal in canitrun's words (usage_error.hpp), a misplaced flag included.
+        print_error(err, usage_error(e, app));
         return kExitBadInput;
     }
     return std::nullopt;
@@ -455,17 +439,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
     try {
         return answer(app, table, o, out, out_is_terminal);
     } catch (const Failure& f) {
-        // One line: the problem, then how to fix it.
-        err << "canitrun: error: " << one_line(f.error.message);
-        if (!f.error.hint.empty()) err << "; " << one_line(f.error.hint);
-        err << "\n";
+        print_error(err, f.error);
         return kExitBadInput;
     } catch (const Failures& f) {
-        for (const Error& e : f.errors) {
-            err << "canitrun: error: " << one_line(e.message);
-            if (!e.hint.empty()) err << "; " << one_line(e.hint);
-            err << "\n";
-        }
+        for (const Error& e : f.errors) print_error(err, e);
         return kExitBadInput;
     } catch (const std::bad_alloc&) {
         // Every input is bounded before it is parsed (json_bounds, kGgufMaxHeld, the file and

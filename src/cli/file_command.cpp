@@ -281,12 +281,21 @@ Result<CommandResult> gguf_file_page(const Database& db, const std::string& labe
 
 namespace {
 
+// The options with the projector file --mmproj gives, which every plan of the file then loads
+// (server_terms.hpp: the GPU lists, the smallest GPU, --vram, --gpu and the llama-server line).
+ReportOptions with_projector(ReportOptions ro, const std::string& path, Bytes bytes) {
+    ro.plan.server.mmproj_file = path;
+    ro.plan.server.mmproj_file_bytes = bytes;
+    return ro;
+}
+
 Result<CommandResult> run_gguf(const Database& db, const std::string& path,
                                const std::string& mmproj_path, const ReportOptions& ro,
                                bool chart_csv) {
     CANITRUN_TRY_ASSIGN(const GgufModel g, load_gguf(path));
     CANITRUN_TRY_ASSIGN(const Bytes mmproj, gguf_file_tensor_bytes(mmproj_path));
-    return gguf_file_page(db, path, g, mmproj, ro, chart_csv, "");
+    return gguf_file_page(db, path, g, mmproj, with_projector(ro, mmproj_path, mmproj), chart_csv,
+                          "");
 }
 
 }  // namespace
@@ -359,7 +368,8 @@ Result<std::unique_ptr<FileReport>> file_gpus_report(const Database& db, const M
             }
             CANITRUN_TRY_ASSIGN(const GgufModel g, load_gguf(file));
             CANITRUN_TRY_ASSIGN(const Bytes mmproj, gguf_file_tensor_bytes(mmproj_path));
-            return gguf_file_report(db, file, g, mmproj, options);
+            return gguf_file_report(db, file, g, mmproj,
+                                    with_projector(options, mmproj_path, mmproj));
         },
         [&] { return std::unexpected(file_overflow(file)); });
 }

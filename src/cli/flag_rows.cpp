@@ -262,8 +262,11 @@ whether N sequences fit. Without it the page says how many users of the context 
          .group = kGroupModel},
         {.names = "--mmproj",
          .value = "FILE",
-         .help = "With a .gguf file: a vision projector GGUF to add",
-         .man = R"(With a GGUF file: add a vision projector's tensors.)",
+         .help = "With a .gguf file: a vision projector GGUF, counted in every plan and "
+                 "passed to llama-server",
+         .man = R"(With a GGUF file: a vision projector GGUF, which llama\-server loads beside it
+(the printed line carries \-\-mmproj FILE as given). Its tensors count on the first GPU in every
+plan, the GPU lists and \-\-vram included; clip's compute buffer is not counted.)",
          .commands = cmds({C::page, C::gpus}),
          .bind = [](Options& o) -> Target { return &o.mmproj; },
          .complete = Complete::file,

@@ -10,7 +10,9 @@
 #include "chart.hpp"
 #include "format.hpp"
 #include "launch_lines.hpp"
+#include "markdown_html.hpp"
 #include "page_facts.hpp"
+#include "style.hpp"
 #include "text_report.hpp"
 
 namespace canitrun::cli {
@@ -34,7 +36,10 @@ p{margin:8px 0}
 table{border-collapse:collapse;margin:8px 0;font-variant-numeric:tabular-nums}
 th,td{padding:4px 10px;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
-pre{background:#f4f6f8;border-radius:6px;padding:10px;white-space:pre-wrap;word-break:break-all;font-size:.85rem}
+pre{background:#f4f6f8;border-radius:6px;padding:10px;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem}
+h3{font-size:1.05rem;margin:16px 0 4px}
+.question p{margin:4px 0}
+td.left,th.left{text-align:left}
 svg{width:100%;height:auto;max-width:720px;display:block}
 svg text{font:12px system-ui,sans-serif;fill:var(--muted)}
 .axis{stroke:var(--muted);stroke-width:1}
@@ -124,12 +129,16 @@ void write_header(std::ostream& out, const ModelReport& r) {
         << " GB = 10<sup>9</sup> bytes.</p>\n";
 }
 
-// The answers to --vram and --gpu, as the terminal page words them.
+// The answers to --vram and --gpu, as the terminal page words them, structured as the Markdown
+// view structures them: the placement as a table that scrolls in its box, each sentence a
+// paragraph that wraps between words at a phone's 390 px (a <pre> of the terminal's lines
+// broke words and hid columns there).
 void write_queries_html(std::ostream& out, const ModelReport& r) {
-    std::ostringstream text;
+    StyledStream text(Style{.format = Format::markdown, .color = false, .chart = {}});
     write_queries(text, r);
     if (text.str().empty()) return;
-    out << "<h2>Your question</h2>\n<pre>" << esc(text.str()) << "</pre>\n";
+    out << "<h2>Your question</h2>\n<div class=\"question\">\n"
+        << html_from_markdown(markdownify(text.str())) << "</div>\n";
 }
 
 // The llama.cpp rule's buffers for the selected quantization, term by term.

@@ -429,7 +429,14 @@ std::string companions_sentence(const ModelReport& r) {
     const ServerSettings& s = r.settings.server;
     if (r.rule != Rule::llamacpp) return {};
     std::string out;
-    if (r.quant != nullptr && loads_projector(*r.model, *r.quant, s)) {
+    if (s.vision && s.mmproj_file_bytes > 0) {
+        // A model file's --mmproj: its tensors, in the figures above and in every verdict.
+        out = fmt::format(
+            "Vision projector ({}, --mmproj): {} {} (its compute buffer not counted: no "
+            "recorded log). Every GPU verdict counts it.",
+            s.mmproj_file, format_gb(s.mmproj_file_bytes),
+            s.mmproj_offload ? "on the first GPU" : "in RAM (--no-mmproj-offload)");
+    } else if (r.quant != nullptr && loads_projector(*r.model, *r.quant, s)) {
         const ProjectorInfo& p = r.model->run.projector;
         out = fmt::format(
             "Vision projector ({}, which -hf loads): {}{} {}. Every GPU verdict counts it; the "

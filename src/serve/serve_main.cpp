@@ -8,6 +8,7 @@
 #include "flag_table.hpp"
 #include "flag_uses.hpp"
 #include "http_server.hpp"
+#include "usage_error.hpp"
 
 int main(int argc, char** argv) {
     canitrun::serve::ServeOptions o;
@@ -28,17 +29,11 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForHelp&) {
         std::cout << app.help();
         return 0;
-    } catch (const CLI::ExtrasError& e) {
-        // A flag of another command: the line the other commands print.
-        const auto refused =
-            canitrun::cli::misplaced_flag(app.remaining(), canitrun::cli::Cmd::serve, false);
-        std::cerr << "canitrun: error: "
-                  << (refused ? refused->message + "; " + refused->hint
-                              : std::string(e.what()) + "; run 'canitrun serve --help' for usage")
-                  << "\n";
-        return 2;
     } catch (const CLI::ParseError& e) {
-        std::cerr << "canitrun: error: " << e.what() << "; run 'canitrun serve --help' for usage\n";
+        // canitrun's words for every refusal, as the other commands print them.
+        const canitrun::Error refused =
+            canitrun::cli::usage_error(e, app, canitrun::cli::Cmd::serve);
+        std::cerr << "canitrun: error: " << refused.message << "; " << refused.hint << "\n";
         return 2;
     }
     // Pages are never a terminal: no colour, whatever the environment asks of a terminal.

@@ -15,6 +15,7 @@
 #include "flag_uses.hpp"
 #include "mcp_server.hpp"
 #include "static_site.hpp"
+#include "usage_error.hpp"
 
 namespace canitrun::serve {
 namespace {
@@ -47,18 +48,10 @@ std::optional<int> parse(CLI::App& app, cli::Cmd command, int argc, char** argv,
     } catch (const CLI::CallForHelp&) {
         out << app.help();
         return 0;
-    } catch (const CLI::ExtrasError& e) {
-        // A flag of another command: the line the other commands print.
-        if (const auto refused = cli::misplaced_flag(app.remaining(), command, false)) {
-            err << "canitrun: error: " << refused->message << "; " << refused->hint << "\n";
-            return kExitBadInput;
-        }
-        err << "canitrun: error: " << e.what() << "; run '" << app.get_name()
-            << " --help' for usage\n";
-        return kExitBadInput;
     } catch (const CLI::ParseError& e) {
-        err << "canitrun: error: " << e.what() << "; run '" << app.get_name()
-            << " --help' for usage\n";
+        // canitrun's words for every refusal, as the other commands print them.
+        const Error refused = cli::usage_error(e, app, command);
+        err << "canitrun: error: " << refused.message << "; " << refused.hint << "\n";
         return kExitBadInput;
     }
     return std::nullopt;

@@ -146,6 +146,11 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
     std::vector<std::string> args;
     if (!t.file.empty()) {
         add(args, "-m", t.file);
+        // The projector file given with --mmproj, as given (llama.cpp's --mmproj FILE).
+        if (s.server.vision && !s.server.mmproj_file.empty()) {
+            add(args, "--mmproj", s.server.mmproj_file);
+            if (!s.server.mmproj_offload) args.emplace_back("--no-mmproj-offload");
+        }
     } else if (loads_from_repo(*t.model, *t.quant)) {
         add(args, "-hf", t.model->run.gguf_repo + ":" + t.quant->id);
         add_projector_args(args, *t.model, s.server);

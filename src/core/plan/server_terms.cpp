@@ -17,11 +17,16 @@ namespace {
 void add_projector(ServerTerms& t, const Model& model, const Quant& quant,
                    const ServerSettings& s) {
     if (!loads_projector(model, quant, s)) return;
+    t.projector_on_gpu = s.mmproj_offload;
+    if (s.mmproj_file_bytes > 0) {
+        // A file given with --mmproj: its tensors; clip's compute buffer is not known for it.
+        t.projector = s.mmproj_file_bytes;
+        return;
+    }
     const ProjectorInfo& p = model.run.projector;
     t.projector = p.bytes;
     t.projector_compute = p.compute_bytes;
     t.projector_host_compute = p.host_compute_bytes;
-    t.projector_on_gpu = s.mmproj_offload;
 }
 
 }  // namespace
@@ -50,7 +55,12 @@ Result<Placement> companion_placement(const ResidentModel& model, const Hardware
     o.server.kv_in_ram = !settings.server.kv_offload;
     // An --also model is loaded by its repo as the main model is, its projector with it by the
     // same rule (#37); a draft (-md / -hfd) loads none.
-    if (own_process) add_projector(o.server, *model.model, *model.quant, settings.server);
+    if (own_process) {
+        ServerSettings theirs = settings.server;
+        theirs.mmproj_file.clear();  // --mmproj is the main model file's projector
+        theirs.mmproj_file_bytes = 0;
+        add_projector(o.server, *model.model, *model.quant, theirs);
+    }
     o.op_offload = settings.server.op_offload;  // the draft's context takes the same params
     return place(parts, hardware, o);
 }
@@ -161,7 +171,9 @@ Result<Bytes> nkvo_attention_bytes(const Model& model, const PlanSettings& setti
 }  // namespace
 
 bool loads_projector(const Model& model, const Quant& quant, const ServerSettings& server) {
-    return server.vision && !model.run.mmproj.empty() && model.run.projector.bytes > 0 &&
+    if (!server.vision) return false;
+    if (server.mmproj_file_bytes > 0) return true;
+    return !model.run.mmproj.empty() && model.run.projector.bytes > 0 &&
            loads_from_repo(model, quant);
 }
 
