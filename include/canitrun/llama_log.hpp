@@ -78,6 +78,9 @@ struct LlamaLog {
         tensor_count;  // "loaded meta data with 17 key-value pairs and 292 tensors"
     // The file that line loads, without its folders ("Qwen3.6-35B-A3B-UD-Q4_K_M.gguf"): a
     // publisher's recipe (Unsloth's UD-*) shows in the name, not in the file type.
+    // llama.cpp's build number where the log prints it ("build: 7772 (287a33017)"; 0 and 1
+    // are what a build without git history prints, read as none)
+    std::optional<std::uint64_t> build;
     std::string file_name;
     std::vector<LlamaLogDevice> devices;
     // "offloaded 33/33 layers to GPU": layers on the GPUs and all (the output head counts)
