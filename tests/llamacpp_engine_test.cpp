@@ -198,36 +198,47 @@ TEST_CASE("on a GPU: token_embd stays on the host - a tied output head is copied
     }
 }
 
-// The host's compute buffer beside a GPU: the f32 KQ masks and two copies of the input
-// embeddings, 4 bytes x ubatch x (n_kv + n_kv_swa + 2 n_embd) (llama-graph.cpp's inputs).
+// The host's compute buffer beside a GPU: the KQ masks and two copies of the input embeddings,
+// ubatch x (mask bytes x (n_kv + n_kv_swa) + 4 x 2 n_embd) (llama-graph.cpp's inputs). The
+// masks are f16 under flash attention at the pinned build (build_attn_inp_kq_mask), f32 in a
+// build before PR #23764 (f32_mask) and without flash attention.
 TEST_CASE("on a GPU: the host's compute buffer holds the graph's inputs, by hand") {
     LlamaCppOptions o;
     o.backend = Backend::cuda;
     o.context = 32768;
     o.ubatch = 512;
-    // Llama 3.1 8B: full attention only, n_embd 4096: 512 x 4 x (32768 + 8192) = 80 MiB.
-    CHECK(estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o)
-              ->term(TermKind::host_compute) == 80ULL << 20);
+    const auto host = [&] {
+        return estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o)
+            ->term(TermKind::host_compute);
+    };
+    // Llama 3.1 8B: full attention only, n_embd 4096: 512 x (2 x 32768 + 4 x 8192) = 48 MiB,
+    // the CUDA_Host buffer the H200 measured (48.01 MiB, validation/cuda-h200/run1).
+    CHECK(host() == 48ULL << 20);
+    // An older build's f32 masks: 512 x 4 x (32768 + 8192) = 80 MiB; so without flash attention.
+    o.f32_mask = true;
+    CHECK(host() == 80ULL << 20);
+    o.f32_mask = false;
+    o.flash_attn = FlashAttn::off;
+    CHECK(host() == 80ULL << 20);
+    o.flash_attn = FlashAttn::automatic;
     // Several sequences, each its own stream: the mask spans one sequence's 8192 cells.
     o.n_seq = 4;
-    CHECK(estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o)
-              ->term(TermKind::host_compute) == 512ULL * 4 * (8192 + 8192));
+    CHECK(host() == 512ULL * (2 * 8192 + 4 * 8192));
     // A unified cache: one stream that every sequence's attention spans.
     o.kv_unified = true;
-    CHECK(estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o)
-              ->term(TermKind::host_compute) == 80ULL << 20);
+    CHECK(host() == 48ULL << 20);
     // On the CPU backend the inputs are part of its one compute buffer: no separate term.
     o.backend = Backend::cpu;
-    CHECK(estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o)
-              ->term(TermKind::host_compute) == 0);
+    CHECK(host() == 0);
 }
 
 // On a GPU that holds every layer and the head the buffer is the larger of the logits batch
-// (the logits and the normed rows, f32) and the layers' phase, which on CUDA and Vulkan holds a
-// device copy of the f32 KQ mask; Metal and ROCm keep none (docs/ACCURACY-GPU.md). Llama 3.1 8B
-// at 32768 cells, ubatch 512, flash attention: the logits batch 512 x 4 x (128256 + 4096) =
-// 271,056,896 bytes, 258.50 MiB, as the H200 measured it (validation/cuda-h200/run1); the layers'
-// phase 512 x (2 x 32768 + 4 x (4 x 4096 + 3 x 14336)) = 155,189,248 plus the mask 512 x 4 x
+// (the logits and the normed rows, f32) and the layers' phase, which in builds before PR #23764
+// (f32_mask) holds on CUDA and Vulkan a device copy of the f32 KQ mask; Metal and ROCm keep
+// none (docs/ACCURACY-GPU.md), and the pinned build none anywhere. Llama 3.1 8B at 32768
+// cells, ubatch 512, flash attention: the logits batch 512 x 4 x (128256 + 4096) = 271,056,896
+// bytes, 258.50 MiB, as the H200 measured it (validation/cuda-h200/run1); the layers' phase
+// 512 x (2 x 32768 + 4 x (4 x 4096 + 3 x 14336)) = 155,189,248 plus the f32 copy 512 x 4 x
 // 32768 = 67,108,864 is below it. The CPU backend's buffer holds one more row: 279,445,504.
 TEST_CASE("on a GPU the compute buffer is the logits batch or the layers with the masks' copy") {
     LlamaCppOptions o;
@@ -242,11 +253,16 @@ TEST_CASE("on a GPU the compute buffer is the logits batch or the layers with th
     for (const Backend b : {Backend::cuda, Backend::vulkan, Backend::metal, Backend::rocm}) {
         CHECK(compute(b) == 512ULL * 4 * (128256 + 4096));
     }
-    // At 131072 cells the layers' phase is the larger on CUDA: 512 x (2 x 131072 + 237568) +
-    // 512 x 4 x 131072; Metal's, without the mask's copy, is still below the logits batch.
+    // At 131072 cells an older build's layers' phase is the larger on CUDA: 512 x (2 x 131072 +
+    // 237568) + 512 x 4 x 131072; Metal's, without the mask's copy, is still below the logits.
     o.context = 131072;
+    o.f32_mask = true;
     CHECK(compute(Backend::cuda) == 512ULL * (2 * 131072 + 237568) + 512ULL * 4 * 131072);
     CHECK(compute(Backend::metal) == 512ULL * 4 * (128256 + 4096));
+    // The pinned build: the layers' phase 512 x (2 x 131072 + 237568) = 255,852,544 stays below
+    // the logits batch, 258.50 MiB, as the H200 measured at 131072 cells.
+    o.f32_mask = false;
+    CHECK(compute(Backend::cuda) == 512ULL * 4 * (128256 + 4096));
 }
 
 TEST_CASE("bad llama.cpp options are bad input") {
@@ -476,17 +492,23 @@ TEST_CASE("llama.cpp: -np 4 -kvu spans the whole cache in the compute buffer, by
     CHECK(unified.term(TermKind::kv_cache) == split.term(TermKind::kv_cache));
 }
 
-// A 128k context on CUDA: the compute buffer is the layers' phase, 512 x (2 x 131,072 +
-// 237,568), with the device's f32 KQ mask, 512 x 4 x 131,072: 524,288,000 bytes, above the
-// logits batch (271,056,896). The H200 measured 258.50 MiB here (validation/cuda-h200/run1):
-// the rule reads high at long contexts, on the safe side. The host keeps the mask and two
-// embedding copies, 512 x 4 x (131,072 + 8,192).
+// A 128k context on CUDA at the pinned build: the layers' phase, 512 x (2 x 131,072 + 237,568)
+// = 255,852,544 bytes with the f16 KQ mask flash attention reads, is below the logits batch,
+// 512 x 4 x (128,256 + 4,096) = 271,056,896: the 258.50 MiB the H200 measured
+// (validation/cuda-h200/run1, 80fb11a). The host keeps the f16 mask and two embedding copies,
+// 512 x (2 x 131,072 + 4 x 8,192) = 144 MiB (measured 144.01). A build before PR #23764 keeps
+// the f32 mask on both (f32_mask): 512 x 4 x 131,072 more on the GPU, twice the mask on the host.
 TEST_CASE("llama.cpp: a 128k context on CUDA, by hand") {
     LlamaCppOptions o;
     o.backend = Backend::cuda;
     o.context = 131072;
     o.flash_attn = FlashAttn::on;
     const auto e = estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o).value();
-    CHECK(e.term(TermKind::compute) == 512ULL * (2 * 131072 + 237568) + 512ULL * 4 * 131072);
-    CHECK(e.term(TermKind::host_compute) == 512ULL * 4 * (131072 + 8192));
+    CHECK(e.term(TermKind::compute) == 271056896ULL);
+    CHECK(e.term(TermKind::host_compute) == 512ULL * (2 * 131072 + 4 * 8192));
+    o.f32_mask = true;
+    const auto old =
+        estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o).value();
+    CHECK(old.term(TermKind::compute) == 512ULL * (2 * 131072 + 237568) + 512ULL * 4 * 131072);
+    CHECK(old.term(TermKind::host_compute) == 512ULL * 4 * (131072 + 8192));
 }

@@ -44,10 +44,12 @@ TEST_CASE("llama.cpp parts add up to llama.cpp's terms for every database model"
         REQUIRE(parts->buffers);
         const auto on_cuda = estimate_llamacpp(m, q, options_for(m, Backend::cuda)).value();
         CHECK(parts->buffers->compute == cpu.term(TermKind::compute));
-        // On one GPU with every layer and the head: the layers' phase with the masks' copy, or
-        // the logits batch, whichever is larger (placement.cpp's gpu_graph).
-        CHECK(std::max(parts->buffers->attention_phase + parts->buffers->mask_copy,
-                       parts->buffers->logits_batch) == on_cuda.term(TermKind::compute));
+        // On one GPU with every layer and the head: the layers' phase with the masks' f32 copy
+        // where it is kept (f32_mask_copy), or the logits batch, whichever is larger
+        // (placement.cpp's gpu_graph).
+        const Bytes copy = parts->buffers->f32_mask_copy ? parts->buffers->mask_copy : 0;
+        CHECK(std::max(parts->buffers->attention_phase + copy, parts->buffers->logits_batch) ==
+              on_cuda.term(TermKind::compute));
         CHECK(parts->buffers->output == cpu.term(TermKind::output));
         // Placed whole on one large GPU: the GPU and RAM shares are the CUDA profile's total.
         Hardware h = test::hardware_of({"h200-sxm"}, 4096);

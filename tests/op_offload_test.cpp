@@ -36,6 +36,8 @@ ModelParts two_moe_layers(bool recurrent) {
     b.attention_phase = 300 * kMiB;
     b.logits_batch = 200 * kMiB;
     b.mask_copy = 16 * kMiB;
+    b.f32_mask_copy = true;    // a build before llama.cpp PR #23764: the GPU keeps the f32 copy
+    b.device_mask = 8 * kMiB;  // the f16 masks: half the f32 copy
     b.expert_batch = 80 * kMiB;
     b.host_compute = 12 * kMiB;
     b.output = kMiB;
@@ -59,7 +61,7 @@ Placement placed(const ModelParts& parts, const PlacementOptions& o) {
 // With it, beside recurrent layers the largest expert tensor adds to the whole graph's buffer:
 // 300 + 16 + 400 = 716 MiB, so the difference is exactly the copied tensor, 400 MiB.
 // With dense attention the copy reuses the graph's memory: the larger of 316 and the copy with
-// one expert batch and the f16 masks (400 + 80 + 16 / 2 = 488): 488, 172 MiB more than 316.
+// one expert batch and the f16 masks (400 + 80 + 8 = 488): 488, 172 MiB more than 316.
 TEST_CASE("no op offload: GPU 0 sheds exactly the copy of the largest expert in RAM") {
     for (const bool recurrent : {true, false}) {
         const ModelParts parts = two_moe_layers(recurrent);

@@ -78,6 +78,9 @@ struct LlamaLog {
         tensor_count;  // "loaded meta data with 17 key-value pairs and 292 tensors"
     // The file that line loads, without its folders ("Qwen3.6-35B-A3B-UD-Q4_K_M.gguf"): a
     // publisher's recipe (Unsloth's UD-*) shows in the name, not in the file type.
+    // llama.cpp's build number where the log prints it ("build: 7772 (287a33017)"; 0 and 1
+    // are what a build without git history prints, read as none)
+    std::optional<std::uint64_t> build;
     std::string file_name;
     // The Hub repo it was downloaded from, where its path is huggingface_hub's cache
     // (".../models--unsloth--Qwen3.6-27B-GGUF/snapshots/..."): "unsloth/Qwen3.6-27B-GGUF".

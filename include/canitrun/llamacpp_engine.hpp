@@ -31,6 +31,12 @@ struct LlamaCppOptions {
     std::string cache_type_k{kDefaultKvType};
     std::string cache_type_v{kDefaultKvType};
     Backend backend = Backend::cuda;
+    // A build before llama.cpp PR #23764 (merged 2026-05-27, between b9174 and b9512): the KQ
+    // masks are made f32 and flash attention casts them to f16, so the host fills f32 masks and
+    // a CUDA or Vulkan GPU keeps the f32 copy beside the cast. The pinned build makes them f16
+    // under flash attention (llama-graph.cpp build_attn_inp_kq_mask); verify sets this for a
+    // log of an older build.
+    bool f32_mask = false;
     // A model file's own tensors, in place of the layout and llama-quantize's types.
     struct FileTensors {
         Bytes host_inputs = 0;  // llama_host_input_tensor's: kept on the host
@@ -82,14 +88,18 @@ Result<Bytes> llamacpp_logits_batch_bytes(const Model& model, const LlamaCppOpti
 // device copy: what a GPU holding no output head allocates for its layers.
 Result<Bytes> llamacpp_attention_phase_bytes(const Model& model, const LlamaCppOptions& options);
 
-// Whether the backend's compute buffer holds a copy of the f32 KQ masks (CUDA, Vulkan), and
-// its size: 4 bytes x ubatch x the masks' cells.
+// Whether the backend's compute buffer holds a copy of the f32 KQ masks (CUDA, Vulkan) in a
+// build before PR #23764 (LlamaCppOptions::f32_mask; the pinned build keeps only the masks the
+// graph reads), and the f32 masks' size: 4 bytes x ubatch x the masks' cells.
 bool keeps_mask_copy(Backend backend);
 Result<Bytes> llamacpp_mask_copy_bytes(const Model& model, const LlamaCppOptions& options);
+// The masks the layers read on the device: f16 under flash attention, else f32.
+Result<Bytes> llamacpp_device_mask_bytes(const Model& model, const LlamaCppOptions& options);
 
 // The host's compute buffer beside GPUs that hold every layer (CUDA_Host, ROCm_Host,
 // Vulkan_Host, the CPU buffer on Metal): the graph's inputs, which the host fills before each
-// ubatch — the f32 KQ masks (n_kv x ubatch per mask: the full layers' and the sliding ones')
+// ubatch — the KQ masks (n_kv x ubatch per mask: the full layers' and the sliding ones'; f16
+// under flash attention at the pinned build, f32 without it and in builds before PR #23764)
 // and the input embeddings, which the host computes from the token_embd it keeps (the lookup
 // and its copy for upload: 2 x n_embd x ubatch floats). Fitted to nothing: derived from
 // llama-graph.cpp's inputs; it matches 14 of the published logs in validation/llama-logs/

@@ -42,7 +42,11 @@ struct RuntimeBuffers {
     Bytes compute = 0;          // on every device that runs layers, RAM included
     Bytes attention_phase = 0;  // the graph's peak before its output phase (llamacpp_engine)
     Bytes host_compute = 0;     // in RAM beside GPUs: the graph's inputs
-    Bytes mask_copy = 0;        // on a GPU whose backend keeps the KQ masks' copy (CUDA, Vulkan)
+    // The KQ masks in f32: the copy a CUDA or Vulkan GPU keeps in a build before llama.cpp PR
+    // #23764 (`f32_mask_copy`, LlamaCppOptions::f32_mask) or without flash attention.
+    Bytes mask_copy = 0;
+    bool f32_mask_copy = false;
+    Bytes device_mask = 0;  // the masks the layers read (llamacpp_device_mask_bytes)
     // One routed-expert FFN's activations for a ubatch (f32: its input, the gate-up product
     // and the weighted and summed outputs): what lives beside an expert weight the first GPU
     // copies in from RAM (placement.cpp's host-expert rule). 0 for dense models.

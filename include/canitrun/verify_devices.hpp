@@ -43,4 +43,9 @@ Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const Lla
 // flash attention and cache types) on a backend.
 LlamaCppOptions options_from_log(const LlamaLogContext& context, Backend backend);
 
+// The last llama.cpp build known to make f32 KQ masks under flash attention (b9174, before PR
+// #23764), and whether a log's build (none printed: taken as older) is one of those.
+inline constexpr std::uint64_t kLastBuildWithF32Mask = 9174;
+bool before_f16_mask(std::optional<std::uint64_t> build);
+
 }  // namespace canitrun

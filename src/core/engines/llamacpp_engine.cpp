@@ -198,10 +198,10 @@ Result<CacheSetup> cache_setup(const Model& model, const LlamaCppOptions& o) {
 // to the CPU backend's compute buffers (docs/ACCURACY.md): 4 n_embd + 3 FFN widths; MLA layers
 // the absorbed query, the latent output and the per-head q / v (heads x (2 (kv_lora + rope)
 // + nope + v)) when that is larger.
-std::uint64_t layer_floats(const Model& m) {
+// The MLA layers' part: 4 n_embd + heads x (2 (kv_lora + rope) + nope + v); 0 without MLA.
+std::uint64_t mla_layer_floats(const Model& m) {
     const auto& a = m.arch;
-    std::uint64_t floats =
-        checked::add(checked::mul(4, a.hidden_size), checked::mul(3, active_ffn_width(m)));
+    std::uint64_t floats = 0;
     for (const auto& g : a.layer_groups) {
         if (g.kind != LayerKind::mla) continue;
         const std::uint64_t v = a.attention.v_head_dim ? a.attention.v_head_dim : g.v_head_dim;
@@ -212,6 +212,12 @@ std::uint64_t layer_floats(const Model& m) {
                                                checked::mul(a.attention.heads, per_head)));
     }
     return floats;
+}
+
+std::uint64_t layer_floats(const Model& m) {
+    const auto& a = m.arch;
+    return std::max(mla_layer_floats(m), checked::add(checked::mul(4, a.hidden_size),
+                                                      checked::mul(3, active_ffn_width(m))));
 }
 
 // MiniMax Sparse Attention's prefill with flash attention (minimax-m3.cpp): per ubatch token
@@ -421,11 +427,17 @@ Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
 }
 
 bool keeps_mask_copy(Backend backend) {
-    // CUDA and Vulkan keep a device copy of the f32 KQ masks, which the host fills and every
-    // layer reads, live through the whole graph (the logits phase included). Which backends do
-    // is read from the published logs (docs/ACCURACY-GPU.md): with it CUDA's median error falls
-    // from 19 to 14 % and Vulkan's from 12 to 3 % (Qwen 3.6 at 34k and 67k cells: -21 % to
-    // within 0.2 %); Metal, whose buffers share the host's memory, and ROCm show none.
+    // In builds before llama.cpp PR #23764 (LlamaCppOptions::f32_mask) CUDA and Vulkan keep a
+    // device copy of the f32 KQ masks beside the f16 cast flash attention reads. Which backends
+    // do is read from the published logs, all of such builds (docs/ACCURACY-GPU.md): with it
+    // CUDA's median error falls from 19 to 14 % and Vulkan's from 12 to 3 % (Qwen 3.6 at 34k
+    // and 67k cells: -21 % to within 0.2 %); Metal, whose buffers share the host's memory, and
+    // ROCm show none. The pinned build has no such copy: llama-graph.cpp's
+    // build_attn_inp_kq_mask (0ad4a86) makes the masks f16 under flash attention and the
+    // layers read the one device copy attention_phase_bytes counts; on the H200 (80fb11a,
+    // validation/cuda-h200/) Llama 3.1 8B at 131072 cells keeps 258.50 MiB, its logits phase,
+    // where the f32 copy would make it 500. Without flash attention the copy is still counted
+    // (llamacpp_parts.cpp says why).
     return backend == Backend::cuda || backend == Backend::vulkan;
 }
 
@@ -442,11 +454,22 @@ Result<Bytes> mask_copy_of(const Model& model, const CacheSetup& setup) {
         [&] { return overflow_error("the KQ mask for " + model.id, "lower --ctx"); });
 }
 
+// The logits batch: the logits and the normed rows they are the product of (f32). In an MLA
+// graph (deepseek2.cpp's absorbed path: build_attn with wv_b as v_mla) the head's product lands
+// above the layers' MLA activations instead of reusing them: ggml-alloc's
+// ggml_dyn_tallocr_alloc puts a tensor no free block fits past the highest live one, and the
+// 400 KiB-a-token logits fit none. Measured on the H200 (validation/cuda-h200/, 80fb11a):
+// DeepSeek-V2-Lite's CUDA0 buffer is 260.26 MiB at ubatch 512 with 4096, 32768 and 8192 x 4
+// cells (131072: 256.26), 130.13 / 520.52 / 1041.05 at ubatch 256 / 1024 / 2048 = the logits
+// batch (512 x 4 x (102400 + 2048) = 204 MiB) plus 56.26 MiB a 512-token ubatch, against the
+// MLA layer's floats (mla_layer_floats: 4 x 2048 + 16 x (2 x 576 + 128 + 128) = 30720, 60 MiB),
+// which this adds: +1.4 % on every row, where the logits batch alone read -22 %.
 Result<Bytes> logits_batch_of(const Model& model, const CacheSetup& setup) {
     return catch_overflow(
         [&]() -> Result<Bytes> {
-            return checked::mul(checked::mul(setup.g.ubatch, kF32Bytes),
-                                checked::add(model.arch.vocab_size, model.arch.hidden_size));
+            std::uint64_t per_token = checked::add(model.arch.vocab_size, model.arch.hidden_size);
+            per_token = checked::add(per_token, mla_layer_floats(model));
+            return checked::mul(checked::mul(setup.g.ubatch, kF32Bytes), per_token);
         },
         [&] { return overflow_error("the logits of " + model.id, "lower --ubatch"); });
 }
@@ -458,6 +481,12 @@ Result<Bytes> llamacpp_mask_copy_bytes(const Model& model, const LlamaCppOptions
     return mask_copy_of(model, setup);
 }
 
+Result<Bytes> llamacpp_device_mask_bytes(const Model& model, const LlamaCppOptions& options) {
+    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    CANITRUN_TRY_ASSIGN(const Bytes f32, mask_copy_of(model, setup));
+    return setup.flash_attn ? f32 / 2 : f32;
+}
+
 Result<Bytes> llamacpp_logits_batch_bytes(const Model& model, const LlamaCppOptions& options) {
     CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
     return logits_batch_of(model, setup);
@@ -465,7 +494,8 @@ Result<Bytes> llamacpp_logits_batch_bytes(const Model& model, const LlamaCppOpti
 
 Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options) {
     CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
-    CANITRUN_TRY_ASSIGN(const Bytes mask, mask_copy_of(model, setup));
+    CANITRUN_TRY_ASSIGN(const Bytes f32_copy, mask_copy_of(model, setup));
+    const Bytes mask = options.f32_mask || !setup.flash_attn ? f32_copy : 0;
     CANITRUN_TRY_ASSIGN(const Bytes logits, logits_batch_of(model, setup));
     return catch_overflow(
         [&]() -> Result<Bytes> {
@@ -507,9 +537,14 @@ Result<Bytes> llamacpp_host_compute_bytes(const Model& model, const LlamaCppOpti
                                     count_layers(model, LayerKind::compressed) >
                                 0;
             const std::uint64_t masks = checked::add(global ? g.n_ctx_seq : 0, swa);
-            const std::uint64_t per_token =
-                checked::add(masks, checked::mul(2, model.arch.hidden_size));
-            return checked::mul(checked::mul(g.ubatch, kF32Bytes), per_token);
+            // f16 masks under flash attention at the pinned build (build_attn_inp_kq_mask):
+            // the H200's CUDA_Host buffer, Llama 3.1 8B at 32768 cells, is 48.01 MiB =
+            // 512 x (2 x 32768 + 4 x 2 x 4096) B, where f32 masks would make it 80
+            const Bytes mask_bytes = checked::mul(checked::mul(g.ubatch, masks),
+                                                  setup.flash_attn && !options.f32_mask ? 2 : 4);
+            const Bytes inputs = checked::mul(checked::mul(g.ubatch, kF32Bytes),
+                                              checked::mul(2, model.arch.hidden_size));
+            return checked::add(mask_bytes, inputs);
         },
         [&] { return overflow_error("the host compute buffer for " + model.id, "lower --ctx"); });
 }

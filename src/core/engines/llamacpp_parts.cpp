@@ -162,6 +162,11 @@ Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& mode
     CANITRUN_TRY_ASSIGN(parts.buffers->attention_phase,
                         llamacpp_attention_phase_bytes(model, graph_only));
     CANITRUN_TRY_ASSIGN(parts.buffers->mask_copy, llamacpp_mask_copy_bytes(model, options));
+    CANITRUN_TRY_ASSIGN(parts.buffers->device_mask, llamacpp_device_mask_bytes(model, options));
+    // Without flash attention the f32 copy stays counted, as before #23764: the H200's rows with
+    // experts in RAM (validation/cuda-h200/run3, gpt-oss-20b and Qwen3-30B-A3B at 8192 cells)
+    // read 6-8 MiB low without it; its all-on-GPU rows read +0.4 to +4.6 % high with it.
+    parts.buffers->f32_mask_copy = options.f32_mask || options.flash_attn == FlashAttn::off;
     CANITRUN_TRY_ASSIGN(parts.buffers->host_compute, llamacpp_host_compute_bytes(model, options));
     parts.buffers->output = llamacpp_output_bytes(model, options);
     CANITRUN_TRY_ASSIGN(parts.buffers->expert_batch, expert_batch_bytes(model, options));

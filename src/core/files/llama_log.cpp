@@ -71,7 +71,8 @@ bool llama_log_line_worth_a_look(const std::string& line) {
                                               "_meta:",        "offloaded ",
                                               "Device ",       "using device",
                                               "overridden to", "prompt cache",
-                                              "offloading ",   "llama_init_from_model:"};
+                                              "offloading ",   "llama_init_from_model:",
+                                              "build"};
     bool worth = false;
     for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
     return worth;
@@ -188,6 +189,11 @@ bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& cu
     namespace ll = log_lines;
     if (read_llama_log_device_line(log, v)) return true;
     if (read_llama_log_server_line(log, v)) return true;
+    if (const auto build = !log.build ? ll::build_number(v) : std::nullopt) {
+        const auto n = to_uint(std::string(*build));
+        if (n && *n > 1) log.build = n;
+        return true;
+    }
     if (const auto count = ll::tensor_count(v)) {
         log.tensor_count = to_uint(std::string(*count));
         if (const auto name = ll::loaded_file_name(v)) log.file_name = std::string(*name);

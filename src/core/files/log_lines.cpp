@@ -93,6 +93,19 @@ std::optional<std::string_view> tensor_count(std::string_view line) {
     return count;
 }
 
+std::optional<std::string_view> build_number(std::string_view line) {
+    for (const std::string_view tag : {"build: ", "build = ", "build_info: b"}) {
+        if (!line.starts_with(tag) &&
+            line.find(std::string(" ") + std::string(tag)) == std::string_view::npos) {
+            continue;
+        }
+        std::string_view s = line.substr(line.find(tag) + tag.size());
+        const std::string_view number = take_while(s, is_digit);
+        if (!number.empty() && (s.empty() || s.front() == ' ' || s.front() == '-')) return number;
+    }
+    return std::nullopt;
+}
+
 std::optional<std::string_view> loaded_file_name(std::string_view line) {
     if (!tensor_count(line)) return std::nullopt;
     const auto from = line.find(" tensors from ");

@@ -25,6 +25,10 @@ std::optional<std::string_view> loaded_file_name(std::string_view line);
 // "unsloth/Qwen3.6-27B-GGUF".
 std::optional<std::string> loaded_file_repo(std::string_view line);
 
+// llama.cpp's build number: "build: 7772 (287a33017) with GNU ...", "main: build = 3215
+// (d62e4aaa)", "build_info: b8854-de71b5f81"
+std::optional<std::string_view> build_number(std::string_view line);
+
 // "llama_model_loader: - kv   0:   general.architecture str = llama"
 struct Kv {
     std::string_view key, type, value;

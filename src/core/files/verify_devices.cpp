@@ -215,6 +215,14 @@ LlamaCppOptions options_from_log(const LlamaLogContext& c, Backend backend) {
     return lo;
 }
 
+// Whether the log's build predates llama.cpp PR #23764 (f16 KQ masks under flash attention,
+// merged 2026-05-27): b9174 (2026-05-16) does, b9512 (2026-06-04) does not; the merge's own
+// build number is not confirmed, so builds after b9174 are read as the pinned one. A log that
+// prints no build is read as older, as every such log in validation/llama-logs/ is.
+bool before_f16_mask(std::optional<std::uint64_t> build) {
+    return !build || *build <= kLastBuildWithF32Mask;
+}
+
 std::vector<std::string> log_gpu_devices(const LlamaLog& log) {
     std::vector<std::string> out;
     const auto add = [&](const std::string& buffer) {
@@ -239,7 +247,8 @@ Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const Lla
     if (check.gpus.empty() || c.n_ctx == 0) return std::optional<DeviceCheck>{};
     return catch_overflow(
         [&]() -> Result<std::optional<DeviceCheck>> {
-            const LlamaCppOptions lo = options_from_log(c, backend_of(check.gpus.front()));
+            LlamaCppOptions lo = options_from_log(c, backend_of(check.gpus.front()));
+            lo.f32_mask = before_f16_mask(log.build);
             CANITRUN_TRY_ASSIGN(const ModelParts parts, llamacpp_parts(model, quant, lo));
             PlacementOptions options;
             options.gpu_mask_copy.assign(check.gpus.size(), keeps_mask_copy(lo.backend));

@@ -86,17 +86,28 @@ Bytes gpu_graph(const RuntimeBuffers& b, bool holds_output, Bytes mask, Bytes la
     return std::max(layers, b.logits_batch);
 }
 
-// Beside an expert copy the masks live at half their size (the f16 cast flash attention makes
-// of the f32 masks), and the graph is the whole-graph rule the H200 runs were measured against.
-Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, bool recurrent, Bytes mask,
-                        bool holds_output) {
-    Bytes c = gpu_graph(b, holds_output, mask, copy.layer);
+// The KQ masks on one GPU (0 on a backend that keeps none): `copy` the f32 copy of a build
+// before PR #23764, `device` as the layers read them (f16 under flash attention), `f32` their
+// f32 size, which the recurrent rule below was fitted with.
+struct GpuMasks {
+    Bytes copy = 0;
+    Bytes device = 0;
+    Bytes f32 = 0;
+};
+
+// Beside an expert copy the masks live as the layers read them, and the graph is the
+// whole-graph rule the H200 runs (80fb11a, no f32 copy) were measured against. Beside recurrent
+// layers the sum keeps the f32 masks' size it was fitted with (reads -14 % to +57 %).
+Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, bool recurrent,
+                        const GpuMasks& masks, bool holds_output) {
+    Bytes c = gpu_graph(b, holds_output, masks.copy, copy.layer);
     if (copy.head) c = std::max(c, checked::add(b.output_head, b.logits_batch));
     if (copy.expert == 0) return c;
-    c = checked::add(checked::add(b.compute, copy.layer), mask);
+    c = checked::add(checked::add(b.compute, copy.layer), masks.copy);
     const Bytes with_expert =
-        recurrent ? checked::add(c, copy.expert)
-                  : checked::add(checked::add(copy.expert, b.expert_batch), mask / 2);
+        recurrent ? checked::add(checked::add(b.compute, copy.layer),
+                                 checked::add(masks.f32, copy.expert))
+                  : checked::add(checked::add(copy.expert, b.expert_batch), masks.device);
     return std::max(c, with_expert);
 }
 
@@ -135,11 +146,12 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
         const bool offloads = d == 0 && (copy.layer > 0 || copy.expert > 0 || copy.head);
         if (g.layers == 0 && !g.output && !offloads) continue;
         const bool mask = d >= options.gpu_mask_copy.size() || options.gpu_mask_copy[d];
-        const Bytes mask_copy = mask ? b.mask_copy : 0;
+        const GpuMasks masks{mask && b.f32_mask_copy ? b.mask_copy : 0, mask ? b.device_mask : 0,
+                             mask ? b.mask_copy : 0};
         const bool holds_output = g.output && output_on_gpu;
-        g.compute = d == 0 ? first_gpu_compute(b, copy, parts.recurrent_state() > 0, mask_copy,
-                                               holds_output)
-                           : gpu_graph(b, holds_output, mask_copy, 0);
+        g.compute =
+            d == 0 ? first_gpu_compute(b, copy, parts.recurrent_state() > 0, masks, holds_output)
+                   : gpu_graph(b, holds_output, masks.copy, 0);
         if (d < options.gpu_runtime.size()) g.runtime = options.gpu_runtime[d];
         if (d < options.gpu_pool.size() && options.gpu_pool[d]) {
             g.runtime = checked::add(g.runtime, b.cuda_pool);
