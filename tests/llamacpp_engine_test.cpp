@@ -142,9 +142,21 @@ TEST_CASE("q8_0 cache: 34 bytes per 32 values of a row") {
 }
 
 TEST_CASE("MLA caches K only: the latent plus the rope key") {
-    // DeepSeek-V2-Lite: 27 layers x (512 + 64) f16 values x 4096 cells.
+    // DeepSeek-V2-Lite: 27 layers x (512 + 64) f16 values x 4096 cells = 127,401,984 B.
     LlamaCppOptions o;
     o.context = 4096;
+    const auto e =
+        estimate_llamacpp(test::model("deepseek-v2-lite"), test::quant("Q4_K_M"), o).value();
+    CHECK(e.term(TermKind::kv_cache) == 27ULL * 576 * 2 * 4096);
+}
+
+TEST_CASE("MLA caches no V without flash attention either") {
+    // The pinned build allocates no V for MLA whatever flash attention is (llama-kv-cache.cpp:
+    // has_v = !is_mla); builds before llama.cpp PR #19067 added 27 x 512 x 2 B x 4096 =
+    // 113,246,208 B of V, which this figure must not hold.
+    LlamaCppOptions o;
+    o.context = 4096;
+    o.flash_attn = FlashAttn::off;
     const auto e =
         estimate_llamacpp(test::model("deepseek-v2-lite"), test::quant("Q4_K_M"), o).value();
     CHECK(e.term(TermKind::kv_cache) == 27ULL * 576 * 2 * 4096);

@@ -212,6 +212,12 @@ def render(logs, unread):
         "Logs of forks (ik_llama.cpp) count for weights and KV cache, not for compute.",
         "`host` is every host buffer together (CPU, CPU_Mapped, CUDA_Host ...); a GPU's",
         "`total` is the sum of the terms the log gives for it (weights, KV, state, compute).",
+        "canitrun plans the pinned llama.cpp: an MLA model's (deepseek2) cache is K only, the",
+        "latent plus the rope key, flash attention on or off (llama-kv-cache.cpp, `has_v =",
+        "!is_mla`, since PR #19067 of 2026-01). Builds from PR #12801 (2025-04) until then kept",
+        "a V of kv_lora_rank values per cell too, also with flash attention on: the mainline",
+        "log cudax-005 (b5331) prints 2074 MiB = K 1098 + V 976; canitrun says 1098 (-47 %;",
+        "left out below for its -ot placement). ik_llama.cpp's MLA cache is K only.",
         "",
         f"Logs: {len(logs) + len(unread)}; counted: {len(logs)}; every GPU's weights, KV and "
         f"compute read whole: {whole} of {len(logs)} ({100 * whole / max(len(logs), 1):.0f} %); "

@@ -20,7 +20,7 @@
 //   n_ctx_seq cells; n_ubatch <= n_batch <= n_ctx.
 // - llama-kv-cache.cpp: K and V are [n_embd_k_gqa, kv_size, n_stream] tensors of the cache type
 //   (ggml_row_size: whole blocks), one pair per attention layer; MLA layers cache K only (the
-//   latent plus the rope key).
+//   latent plus the rope key), flash attention on or off (group_cache says which builds differ).
 // - llama-kv-cache-dsa.cpp / -msa.cpp: a sparse-attention indexer's key cache beside the
 //   layer's (DSA: K only, MLA-like; MSA: K and an unused V of one head).
 // - llama-kv-cache-iswa.cpp: the sliding-window cache has
@@ -127,6 +127,11 @@ Result<LayerCache> group_cache(const Model& m, const LayerGroup& group, const Ge
             cells = llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch);
         }
     } else if (group.kind == LayerKind::mla) {
+        // K only, with flash attention on or off: llama_kv_cache::llama_kv_cache at 0ad4a86
+        // (bundle de3ff81, src/llama-kv-cache.cpp lines 163 / 231-234: `has_v = !is_mla`, no
+        // V tensor). V-less since llama.cpp PR #19067 (2026-01); from PR #12801 (2025-04) to
+        // then every build also kept a V of kv_lora_rank values per cell, with FA on or off:
+        // cudax-005 (b5331, FA on) prints V (f16) 976 MiB = 61 x 512 x 2 B x 16384 beside K.
         CANITRUN_TRY_ASSIGN(
             auto k,
             row(tk, checked::add(group.kv_lora_rank, group.qk_rope_head_dim), "an MLA latent row"));

@@ -91,7 +91,9 @@ std::uint64_t kv_elements_per_token(const Model& model, const LayerGroup& group)
         }
         case LayerKind::mla:
             // One compressed latent plus the decoupled rope key per token, shared by all heads,
-            // and the sparse-attention indexer's key where the model has one.
+            // and the sparse-attention indexer's key where the model has one. No V, flash
+            // attention on or off, as the pinned llama.cpp (llamacpp_engine.cpp's group_cache
+            // names the older builds that kept a V of kv_lora_rank values too).
             return checked::add(checked::add(group.kv_lora_rank, group.qk_rope_head_dim),
                                 group.index_head_dim);
         case LayerKind::compressed: {
