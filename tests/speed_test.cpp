@@ -49,6 +49,31 @@ TEST_CASE("decode time is bytes over bandwidth, per-layer, recurrent, MoE and un
     CHECK(decode_seconds(w, h, m) == Approx(3.040e-3).epsilon(1e-3));
 }
 
+// apple_chip numbers a chip 1 + (generation - 1) x 4 + tier (base 0, Pro 1, Max 2, Ultra 3): M1 is
+// 1, M1 Max 1 + 2 = 3, M3 Pro 1 + 8 + 1 = 10, M5 Max 1 + 16 + 2 = 19; any other device is 0.
+TEST_CASE("apple_chip numbers Apple chips by generation and tier") {
+    const auto chip = [](const char* id) { return apple_chip(device_for(test::gpu(id))); };
+    CHECK(chip("m1-8gb") == 1);
+    CHECK(chip("m1-max-64gb") == 3);
+    CHECK(chip("m1-max-32gb") == 3);
+    CHECK(chip("m3-pro-36gb") == 10);
+    CHECK(chip("m5-max-128gb") == 19);
+    CHECK(chip("rtx-4090") == 0);
+}
+
+// An M1 Max's own a (2.0) against the class's (1.25) on 1e9 bytes at 400 GB/s: 5 ms, not 3.125;
+// with no a of its own (0) the chip reads at the class's.
+TEST_CASE("an Apple chip reads at its own bandwidth share where the fit has one") {
+    SpeedModel m = bare_model();
+    m.classes[static_cast<int>(SpeedClass::apple)].bandwidth = 1.25;
+    const Hardware h = test::hardware_of({"m1-max-64gb"});
+    SpeedWork w;
+    w.gpus.push_back(DeviceWork{1e9, 0, 0, 0, 0, 0, 0, 0, 0});
+    CHECK(decode_seconds(w, h, m) == Approx(3.125e-3));
+    m.apple_bandwidth[3 - 1] = 2.0;
+    CHECK(decode_seconds(w, h, m) == Approx(5e-3));
+}
+
 // Two RTX 3090s (936 GB/s each) in a layer split, half the bytes each: the times add (the
 // layers run one after another), plus one hand-over of 0.5 ms; RAM-held experts read 2e8 bytes
 // at 60 % of 100 GB/s = 3.33 ms.

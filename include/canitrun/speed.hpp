@@ -14,6 +14,10 @@
 //                                        read time a weight's unpacking costs, the ALUs that do
 //                                        it scaling with the memory they are built to keep up with)
 // + (GPUs - 1) x h               (the hand-over between devices of a layer split)
+// where an Apple chip's a is its own (ac, per generation and tier: M1, M1 Pro, M1 Max, M1 Ultra
+// ... M5 Ultra), pinned towards the a of every Apple run: the same nominal bandwidth is not the
+// same share reached (an M1 Max decodes llama-3.1-8b Q4_K_M at 35.7 t/s where an M3 Max of the
+// same 400 GB/s does 49.0, and a base M1 reaches a larger share than an M1 Max; XiongjieDai).
 // where the read bytes are the active weights (routed experts at top-k over experts) and the KV
 // cache up to the current depth. Layers in system RAM read at RAM bandwidth x its efficiency.
 // Prefill (per prompt token, in micro-batches of ubatch tokens) is
@@ -83,6 +87,13 @@ const char* speed_class_words(SpeedClass c);  // "NVIDIA datacenter GPUs"
 // TQ1_0) with their lookup grids, and the 4-bit float types (MXFP4, NVFP4).
 enum class QuantFamily { floating, legacy, k_quant, i_quant, fp4 };
 inline constexpr int kQuantFamilyCount = 5;
+
+// Apple silicon chips by generation (M1 ... M5, Gpu::architecture "Apple M3") and tier (base,
+// Pro, Max, Ultra, from the name): 1 + (generation - 1) x 4 + tier, 1 to kAppleChips; 0 for any
+// other device or a chip the model does not know (an M6).
+inline constexpr int kAppleGenerations = 5;
+inline constexpr int kAppleChips = kAppleGenerations * 4;
+int apple_chip(const GpuDevice& device);
 QuantFamily quant_family(const Quant& quant);
 const char* quant_family_name(QuantFamily f);
 
@@ -132,6 +143,9 @@ struct SpeedModel {
     double weight_reread = 1;                        // r
     double dequant[kQuantFamilyCount] = {};          // d: decode, bytes of read time per weight
     double dequant_prefill[kQuantFamilyCount] = {};  // e: prefill, added to p
+    // ac: an Apple chip's decode bandwidth multiplier a (apple_chip - 1); 0: the class's a. A chip
+    // no run measures is fitted at the a of every Apple run, which the class's a also holds.
+    double apple_bandwidth[kAppleChips] = {};
     // o: prefill, added to p for llama.cpp built before 2025 (only published runs have it: an
     // estimate is for today's llama.cpp).
     double older_build_compute = 0;

@@ -45,6 +45,30 @@ SpeedClass speed_group(SpeedClass c) {
     }
 }
 
+int apple_chip(const GpuDevice& device) {
+    if (device.gpu == nullptr || device.gpu->vendor != "apple") return 0;
+    const std::string& arch = device.gpu->architecture;
+    const std::string prefix = "Apple M";
+    if (!arch.starts_with(prefix) || arch.size() != prefix.size() + 1) return 0;
+    const int generation = arch.back() - '0';
+    if (generation < 1 || generation > kAppleGenerations) return 0;
+    const std::string& name = device.gpu->name;
+    const auto has = [&name](const char* word) { return name.find(word) != std::string::npos; };
+    const int tier = has(" Ultra") ? 3 : has(" Max") ? 2 : has(" Pro") ? 1 : 0;
+    return 1 + (generation - 1) * 4 + tier;
+}
+
+namespace {
+
+// a: the class's, or an Apple chip's own where the fit has one.
+double bandwidth_multiplier(const GpuDevice& device, const SpeedClassCoefficients& c,
+                            const SpeedModel& m) {
+    const int chip = apple_chip(device);
+    return chip > 0 && m.apple_bandwidth[chip - 1] > 0 ? m.apple_bandwidth[chip - 1] : c.bandwidth;
+}
+
+}  // namespace
+
 // The database stores a GeForce RTX card's FP16 tensor rate with FP32 accumulation, which
 // GeForce runs at half the FP16-accumulate rate (NVIDIA's Turing, Ampere, Ada and RTX Blackwell
 // whitepapers; each entry's notes); workstation, datacenter and GB10 entries store the full
@@ -136,7 +160,7 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
         if (device.bandwidth_gbps <= 0) return 0;  // unknown bandwidth: no figure
         const SpeedClassCoefficients& c = m.of(speed_class(device));
         const double bandwidth = device.bandwidth_gbps * 1e9;
-        seconds += w.read_bytes / bandwidth * c.bandwidth +
+        seconds += w.read_bytes / bandwidth * bandwidth_multiplier(device, c, m) +
                    static_cast<double>(w.layers) *
                        (c.layer_s + (work.older_build ? m.older_build_layer_s : 0)) +
                    w.recurrent_layers * 1e12 / bandwidth * c.recurrent_layer_s +

@@ -10,40 +10,40 @@ const SpeedModel& fitted_speed_model() {
         SpeedModel s;
         s.classes[0] = {
             // nvidia
-            .bandwidth = 1.099683,
-            .layer_s = 4.73386799e-05,
-            .recurrent_layer_s = 2.38733928e-05,
+            .bandwidth = 1.09961503,
+            .layer_s = 4.7164825e-05,
+            .recurrent_layer_s = 2.37819315e-05,
             .compute = 1.65618842,
             .compute_float = 1.44511313,
             .prefill_layer_s = 0.000512445286,
             .attention = 7.74388548,
             .expert_compute = 162.88625,
             .prefill_recurrent_s = 0,
-            .decode_band = 0.24545531,
+            .decode_band = 0.24547849,
             .prefill_band = 0.760802199,
             .decode_rows = 81,
             .prefill_rows = 82,
         };
         s.classes[1] = {
             // nvidia_workstation
-            .bandwidth = 1.099683,
-            .layer_s = 4.73386799e-05,
-            .recurrent_layer_s = 2.38733928e-05,
+            .bandwidth = 1.09961503,
+            .layer_s = 4.7164825e-05,
+            .recurrent_layer_s = 2.37819315e-05,
             .compute = 1.65618842,
             .compute_float = 1.44511313,
             .prefill_layer_s = 0.000512445286,
             .attention = 7.74388548,
             .expert_compute = 162.88625,
             .prefill_recurrent_s = 0,
-            .decode_band = 0.410537106,
+            .decode_band = 0.409766726,
             .prefill_band = 0.594787889,
             .decode_rows = 24,
             .prefill_rows = 22,
         };
         s.classes[2] = {
             // nvidia_datacenter
-            .bandwidth = 1.15380919,
-            .layer_s = 0.000133834553,
+            .bandwidth = 1.15365981,
+            .layer_s = 0.0001336995,
             .recurrent_layer_s = 0,
             .compute = 1.89572129,
             .compute_float = 1.2157935,
@@ -51,31 +51,31 @@ const SpeedModel& fitted_speed_model() {
             .attention = 9.54852576,
             .expert_compute = 629.838535,
             .prefill_recurrent_s = 2.67234127e-06,
-            .decode_band = 0.509313592,
+            .decode_band = 0.55313247,
             .prefill_band = 1.21859015,
             .decode_rows = 49,
             .prefill_rows = 47,
         };
         s.classes[3] = {
             // nvidia_unified
-            .bandwidth = 1.099683,
-            .layer_s = 4.73386799e-05,
-            .recurrent_layer_s = 2.38733928e-05,
+            .bandwidth = 1.09961503,
+            .layer_s = 4.7164825e-05,
+            .recurrent_layer_s = 2.37819315e-05,
             .compute = 1.65618842,
             .compute_float = 1.44511313,
             .prefill_layer_s = 0.000512445286,
             .attention = 7.74388548,
             .expert_compute = 162.88625,
             .prefill_recurrent_s = 0,
-            .decode_band = 0.141784337,
+            .decode_band = 0.141784376,
             .prefill_band = 1.52352234,
             .decode_rows = 28,
             .prefill_rows = 28,
         };
         s.classes[4] = {
             // amd
-            .bandwidth = 1.01434083,
-            .layer_s = 0.000125813948,
+            .bandwidth = 1.01450613,
+            .layer_s = 0.000125604724,
             .recurrent_layer_s = 0,
             .compute = 2.19552824,
             .compute_float = 1.6478674,
@@ -83,31 +83,31 @@ const SpeedModel& fitted_speed_model() {
             .attention = 17.6621045,
             .expert_compute = 134.551596,
             .prefill_recurrent_s = 4.83801353e-06,
-            .decode_band = 0.440728005,
+            .decode_band = 0.439601087,
             .prefill_band = 0.558290748,
             .decode_rows = 56,
             .prefill_rows = 56,
         };
         s.classes[5] = {
             // amd_apu
-            .bandwidth = 1.23885165,
-            .layer_s = 0.000151126754,
-            .recurrent_layer_s = 4.98876628e-06,
+            .bandwidth = 1.23870201,
+            .layer_s = 0.000150764314,
+            .recurrent_layer_s = 4.96120129e-06,
             .compute = 1.80458654,
             .compute_float = 1.16375773,
             .prefill_layer_s = 0.00708845246,
             .attention = 11.255961,
             .expert_compute = 0,
             .prefill_recurrent_s = 8.86787201e-07,
-            .decode_band = 0.183571401,
+            .decode_band = 0.18394314,
             .prefill_band = 1.56308,
             .decode_rows = 33,
             .prefill_rows = 33,
         };
         s.classes[6] = {
             // apple
-            .bandwidth = 1.14003226,
-            .layer_s = 0.000170697409,
+            .bandwidth = 1.1400322,
+            .layer_s = 0.000168817421,
             .recurrent_layer_s = 0,
             .compute = 1.2135343,
             .compute_float = 1.13616129,
@@ -115,15 +115,15 @@ const SpeedModel& fitted_speed_model() {
             .attention = 2.66794096,
             .expert_compute = 50.4503372,
             .prefill_recurrent_s = 3.9063878e-07,
-            .decode_band = 0.401931581,
+            .decode_band = 0.282739025,
             .prefill_band = 0.327302409,
             .decode_rows = 20,
             .prefill_rows = 28,
         };
         s.classes[7] = {
             // intel
-            .bandwidth = 1.70862998,
-            .layer_s = 0.000318706668,
+            .bandwidth = 1.70736149,
+            .layer_s = 0.000318625104,
             .recurrent_layer_s = 0,
             .compute = 4.83854643,
             .compute_float = 13.8244934,
@@ -131,15 +131,15 @@ const SpeedModel& fitted_speed_model() {
             .attention = 77.6918486,
             .expert_compute = 501.682854,
             .prefill_recurrent_s = 5.3062958e-06,
-            .decode_band = 1.16978218,
+            .decode_band = 1.16796706,
             .prefill_band = 3.30312322,
             .decode_rows = 41,
             .prefill_rows = 39,
         };
         s.classes[8] = {
             // no_matrix_units
-            .bandwidth = 1.66725136,
-            .layer_s = 0.000314447595,
+            .bandwidth = 1.66692858,
+            .layer_s = 0.000314281617,
             .recurrent_layer_s = 0,
             .compute = 0.730575288,
             .compute_float = 1.33379193,
@@ -147,45 +147,65 @@ const SpeedModel& fitted_speed_model() {
             .attention = 5.45157312,
             .expert_compute = 127.450044,
             .prefill_recurrent_s = 1.83109711e-05,
-            .decode_band = 0.38716866,
+            .decode_band = 0.386545405,
             .prefill_band = 16.421548,
             .decode_rows = 28,
             .prefill_rows = 28,
         };
         s.classes[9] = {
             // unknown
-            .bandwidth = 1.099683,
-            .layer_s = 4.73386799e-05,
-            .recurrent_layer_s = 2.38733928e-05,
+            .bandwidth = 1.09961503,
+            .layer_s = 4.7164825e-05,
+            .recurrent_layer_s = 2.37819315e-05,
             .compute = 1.65618842,
             .compute_float = 1.44511313,
             .prefill_layer_s = 0.000512445286,
             .attention = 7.74388548,
             .expert_compute = 162.88625,
             .prefill_recurrent_s = 0,
-            .decode_band = 0.446015068,
+            .decode_band = 0.439601087,
             .prefill_band = 0.92399338,
             .decode_rows = 360,
             .prefill_rows = 363,
         };
-        s.moe_layer_s = 3.47469753e-05;
+        s.moe_layer_s = 3.48857101e-05;
         s.gpu_hop_s = 0;
         s.weight_reread = 0.702430689;
         s.older_build_compute = 0.101407824;
-        s.older_build_layer_s = 9.23877767e-06;
-        s.dequant[0] = 0;  // float
+        s.older_build_layer_s = 9.07088843e-06;
+        s.apple_bandwidth[0] = 1.26206404;   // M1
+        s.apple_bandwidth[1] = 1.1400322;    // M1 Pro
+        s.apple_bandwidth[2] = 1.93036892;   // M1 Max
+        s.apple_bandwidth[3] = 1.1400322;    // M1 Ultra
+        s.apple_bandwidth[4] = 1.1400322;    // M2
+        s.apple_bandwidth[5] = 1.1400322;    // M2 Pro
+        s.apple_bandwidth[6] = 1.1400322;    // M2 Max
+        s.apple_bandwidth[7] = 1.13900942;   // M2 Ultra
+        s.apple_bandwidth[8] = 1.1400322;    // M3
+        s.apple_bandwidth[9] = 1.00252118;   // M3 Pro
+        s.apple_bandwidth[10] = 1.04871885;  // M3 Max
+        s.apple_bandwidth[11] = 1.1400322;   // M3 Ultra
+        s.apple_bandwidth[12] = 1.1400322;   // M4
+        s.apple_bandwidth[13] = 1.1400322;   // M4 Pro
+        s.apple_bandwidth[14] = 1.1400322;   // M4 Max
+        s.apple_bandwidth[15] = 1.1400322;   // M4 Ultra
+        s.apple_bandwidth[16] = 1.1400322;   // M5
+        s.apple_bandwidth[17] = 1.1400322;   // M5 Pro
+        s.apple_bandwidth[18] = 1;           // M5 Max
+        s.apple_bandwidth[19] = 1.1400322;   // M5 Ultra
+        s.dequant[0] = 0;                    // float
         s.dequant_prefill[0] = 0;
-        s.dequant[1] = 0.079145975;  // legacy
+        s.dequant[1] = 0.0798467247;  // legacy
         s.dequant_prefill[1] = 0;
-        s.dequant[2] = 0.0545808127;  // k-quant
+        s.dequant[2] = 0.0555773981;  // k-quant
         s.dequant_prefill[2] = 0.334287176;
-        s.dequant[3] = 1.49889866;  // i-quant
+        s.dequant[3] = 1.49902872;  // i-quant
         s.dequant_prefill[3] = 0.990632486;
-        s.dequant[4] = 0.0131668049;  // fp4
+        s.dequant[4] = 0.0132723378;  // fp4
         s.dequant_prefill[4] = 0.603023678;
-        s.narrow_bands = {0.777142857, 350};
+        s.narrow_bands = {0.78, 350};
         s.wide_bands = {0.840659341, 182};
-        s.out_of_sample = {0.141784337, 0.557724679, 0.313988148, 1.22488849};
+        s.out_of_sample = {0.139403767, 0.514164947, 0.313988148, 1.22488849};
         s.source =
             "fitted by tools/speed/fit_speed on 723 of the 1043 published llama-bench rows in "
             "validation/llama-bench.json (docs/SPEED.md)";
