@@ -117,6 +117,41 @@ TEST_CASE("cli: an --also model's vision projector is counted with it") {
     CHECK(also_row({}) - also_row({"--no-mmproj"}) == 851226048ULL);
 }
 
+// --users 4 of 8,192 tokens with Qwen3 8B --also: the printed Ollama line sets
+// OLLAMA_NUM_PARALLEL=4 and OLLAMA_CONTEXT_LENGTH=8192, so Ollama holds Qwen3 8B with 4 x 8,192
+// cells: 36 layers x 32,768 x (8 KV heads x 128 x 2 B) x 2 = 4,831,838,208 B of KV, which
+// --no-kv-offload takes off its GPU row. A qwen35 model (Qwen 3.5 0.8B) as the main model is
+// served one request at a time by Ollama, and its line says so.
+TEST_CASE("cli: an --also chat model holds the KV of the printed OLLAMA_NUM_PARALLEL") {
+    const auto run = [](const std::vector<std::string>& extra) {
+        std::vector<std::string> args = {
+            "qwen3-0.6b", "--gpu", "RTX 4090", "--ctx",           "8192",
+            "--users",    "4",     "--also",   "qwen3-8b:Q4_K_M", "--json"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const auto o = run_cli(args);
+        INFO(o.err);
+        REQUIRE(o.code == 0);
+        return nlohmann::json::parse(o.out);
+    };
+    const auto also_row = [](const nlohmann::json& j) {
+        for (const auto& r : j["hardware"]["selected"]["gpus"][0]["resident"]) {
+            if (r["name"] == "also:qwen3-8b") return r["load_bytes"].get<std::uint64_t>();
+        }
+        FAIL("no also:qwen3-8b row");
+        return std::uint64_t{0};
+    };
+    const auto on = run({});
+    CHECK(also_row(on) - also_row(run({"--no-kv-offload"})) == 4831838208ULL);
+    std::string ollama;
+    for (const auto& c : on["run_commands"]) {
+        if (c["engine"] == "Ollama") ollama = c["command"].get<std::string>();
+    }
+    CHECK(has(ollama, "OLLAMA_CONTEXT_LENGTH=8192"));
+    CHECK(has(ollama, "OLLAMA_NUM_PARALLEL=4"));
+    const auto serial = run_cli({"qwen3.5-0.8b", "--ctx", "8192", "--users", "4"});
+    CHECK(has(serial.out, "Ollama serves this model one request at a time"));
+}
+
 TEST_CASE("cli: the server's flags are llama.cpp settings, refused under the quick rule") {
     const auto o = run_cli({"qwen3-8b", "--engine", "quick", "--cache-ram", "4096"});
     CHECK(o.code == 2);

@@ -211,6 +211,56 @@ TEST_CASE("server terms: a chat and an embedding model on a 24 GB card") {
     CHECK(both.fits());
 }
 
+// Ollama's sequences per model (server/sched.go 497-510 at ollama fb30760): OLLAMA_NUM_PARALLEL
+// (at least 1) for a chat model; 1 for an embedding model (a GGUF with a pooling_type, or an
+// encoder) and for the architectures it runs one at a time (qwen35 among them).
+TEST_CASE("ollama: the sequences each model gets under OLLAMA_NUM_PARALLEL") {
+    CHECK(ollama_num_parallel(test::model("qwen3-8b"), 4) == 4);
+    CHECK(ollama_num_parallel(test::model("qwen3-8b"), 0) == 1);
+    CHECK(ollama_num_parallel(test::model("qwen3.5-0.8b"), 4) == 1);
+    CHECK(ollama_num_parallel(test::model("nomic-embed-text-v1.5"), 4) == 1);
+}
+
+// A chat model --also beside the main one with --users 4 of 8,192 tokens: the printed line sets
+// OLLAMA_NUM_PARALLEL=4, so Ollama starts Qwen3 8B with -c 8,192 x 4 -np 4
+// (llm/llama_server.go:375). Its KV: 36 layers x 32,768 cells x (8 KV heads x 128 x 2 B) x 2
+// = 4,831,838,208 B, 4 x its 8k KV of 1,207,959,552 B (one sequence, as canitrun planned it
+// before, counted 3,623,878,656 B less). What -nkvo takes off the GPU row is that KV.
+TEST_CASE("server terms: an --also chat model gets Ollama's parallel sequences") {
+    const ResidentModel chat{&test::model("qwen3-8b"), &test::quant("Q4_K_M"), nullptr};
+    PlanSettings s = at_context(32768);
+    s.n_seq = 4;
+    s.server.also.push_back(chat);
+    const Placement on = plan_of("qwen3-0.6b", "Q8_0", {"h100-sxm"}, s);
+    s.server.kv_offload = false;
+    const Placement off = plan_of("qwen3-0.6b", "Q8_0", {"h100-sxm"}, s);
+    const std::string name = "also:qwen3-8b";
+    CHECK(term(on.gpus[0], name).load - term(off.gpus[0], name).load == 4'831'838'208ULL);
+    const PlanSettings o = ollama_model_settings(s, test::model("qwen3-8b"));
+    CHECK(o.n_seq == 4);
+    CHECK(o.estimate.context == 32768);
+}
+
+// The same line with BGE-M3 (an encoder: no completion capability) and Qwen 3.5 0.8B (qwen35)
+// --also: Ollama loads each with one sequence of 8,192 tokens, so each row is what it is beside
+// a one-user plan of 8,192 tokens.
+TEST_CASE("server terms: encoder and qwen35 --also models keep one sequence under Ollama") {
+    for (const char* id : {"bge-m3", "qwen3.5-0.8b"}) {
+        const ResidentModel m{&test::model(id), &test::quant("Q8_0"), nullptr};
+        PlanSettings four = at_context(32768);
+        four.n_seq = 4;
+        four.server.also.push_back(m);
+        PlanSettings one = at_context(8192);
+        one.server.also.push_back(m);
+        const std::string name = std::string("also:") + id;
+        const Placement a = plan_of("qwen3-0.6b", "Q8_0", {"h100-sxm"}, four);
+        const Placement b = plan_of("qwen3-0.6b", "Q8_0", {"h100-sxm"}, one);
+        CHECK(term(a.gpus[0], name).load > 0);
+        CHECK(term(a.gpus[0], name).load == term(b.gpus[0], name).load);
+        CHECK(ollama_model_settings(four, test::model(id)).estimate.context == 8192);
+    }
+}
+
 // BGE-M3 (XLM-RoBERTa large) at FP16 as llama.cpp lays out its bert architecture. Per layer:
 // q, k, v, o 4 x 1024 x 1024 and FFN up / down 2 x 1024 x 4096 = 12,582,912 weights x 2 B =
 // 25,165,824 B, and in f32 the biases (q, k, v, o 4 x 1024, up 4096, down 1024) and two norms'

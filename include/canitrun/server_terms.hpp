@@ -28,10 +28,12 @@
 //   slot) in the same process (no second CUDA context). KV types f16 (-ctkd / -ctvd). A local
 //   GGUF file (--draft FILE, -md FILE) by its own tensors, as a file argument is planned.
 // - also:<model> (GPUs and RAM, at load): another model resident at once (llama-server's
-//   router keeps each in a child process: its own runtime memory on each GPU it uses), at the
-//   main model's context per sequence capped at its window, with its vision projector where
-//   its line would load one (loads_projector, the main model's rule). Its own prompt cache is
-//   not counted.
+//   router keeps each in a child process: its own runtime memory on each GPU it uses), with
+//   the sequences and context Ollama gives it under the printed line's OLLAMA_NUM_PARALLEL
+//   (launch_command.hpp's ollama_model_settings: --users' sequences, each of the main model's
+//   context per sequence capped at its window; one for an encoder and for the architectures
+//   Ollama serves one at a time), with its vision projector where its line would load one
+//   (loads_projector, the main model's rule). Its own prompt cache is not counted.
 // - mtp (the device of the output head, at load): with --mtp, the model's multi-token-
 //   prediction layers (llamacpp_mtp_weight_bytes) and one full-attention layer's KV cache each
 //   at the context, as current llama.cpp drafts with them (--spec-type draft-mtp, a draft

@@ -230,7 +230,9 @@ with \-md FILE.)",
                  "MODEL or MODEL:QUANT; repeatable",
          .man =
              R"(Another model resident at once (an embedding model, a reranker); repeatable. Planned by the same
-rule in a process of its own, at the main model's context per sequence capped at its window.)",
+rule in a process of its own, at the main model's context per sequence capped at its window,
+with the sequences Ollama gives it under the printed OLLAMA_NUM_PARALLEL (\-\-users; one for an
+embedding encoder and for the architectures Ollama serves one at a time).)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.also; },
          .non_empty = true,

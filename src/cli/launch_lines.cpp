@@ -90,12 +90,21 @@ std::vector<RunCommand> run_commands(const ModelReport& r) {
     if (!model.run.ollama.empty()) {
         std::string env;
         for (const auto& e : ollama_environment(r.settings)) env += shell_word(e) + " ";
+        // Ollama's rule for how many sequences a model gets, the one --also is planned by.
+        std::string note;
+        if (ollama_num_parallel(model, r.settings.n_seq) < r.settings.n_seq) {
+            note =
+                "Ollama serves this model one request at a time whatever "
+                "OLLAMA_NUM_PARALLEL says (server/sched.go): the plan's " +
+                std::to_string(r.settings.n_seq) +
+                " sequences are llama-server's; under Ollama the users wait in turn.";
+        }
         out.push_back({"Ollama",
                        "Ollama (the context and cache planned above; the tag's quantization is "
                        "Ollama's choice)",
                        env + "ollama serve",
                        "ollama run " + shell_word(model.run.ollama),
-                       "",
+                       note,
                        {}});
     }
     if (!model.run.lmstudio_search.empty()) {
@@ -146,6 +155,7 @@ void write_run_commands(std::ostream& out, const ModelReport& r) {
     for (const RunCommand& c : commands) {
         if (c.engine == "Ollama") {
             out << "\n  " << c.heading << "\n    " << c.command << "   # then: " << c.then << "\n";
+            if (!c.note.empty()) out << "    " << c.note << "\n";
         } else if (c.engine == "LM Studio") {
             out << "\n  " << c.heading << "\n    " << c.note << "\n    " << lmstudio_advice(r)
                 << "\n";

@@ -1,10 +1,14 @@
 #include "canitrun/launch_command.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string_view>
 
+#include "canitrun/context_window.hpp"
 #include "canitrun/fit.hpp"
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/llamacpp_rules.hpp"
+#include "canitrun/tensor_layout.hpp"
 
 namespace canitrun {
 namespace {
@@ -195,6 +199,28 @@ std::vector<std::string> ollama_environment(const PlanSettings& s) {
         env.push_back("OLLAMA_MAX_LOADED_MODELS=" + std::to_string(1 + s.server.also.size()));
     }
     return env;
+}
+
+std::uint64_t ollama_num_parallel(const Model& model, std::uint64_t requested) {
+    // sched.go's list, as Config.ModelFamily (the GGUF's general.architecture) names them.
+    static constexpr std::array<std::string_view, 11> kSerial = {
+        "mllama", "qwen3vl", "qwen3vlmoe", "qwen35",         "qwen35moe",      "qwen3next",
+        "lfm2",   "lfm2moe", "nemotron_h", "nemotron_h_moe", "nemotron_h_omni"};
+    const auto arch = llama_arch(model);
+    if (arch && (llama_arch_keeps_no_memory(*arch) ||
+                 std::find(kSerial.begin(), kSerial.end(), *arch) != kSerial.end())) {
+        return 1;
+    }
+    return std::max<std::uint64_t>(requested, 1);
+}
+
+PlanSettings ollama_model_settings(const PlanSettings& main, const Model& model) {
+    PlanSettings s = main;
+    s.n_seq = ollama_num_parallel(model, main.n_seq);
+    const std::uint64_t per_sequence =
+        std::min(sequence_context(main), longest_supported_context(model));
+    s.estimate.context = checked::mul(per_sequence, s.n_seq);
+    return s;
 }
 
 }  // namespace canitrun

@@ -84,15 +84,6 @@ PlanSettings draft_settings(const PlanSettings& main) {
 
 namespace {
 
-// Another resident model's settings: one sequence at the main model's context per sequence,
-// capped at the model's own window.
-PlanSettings also_settings(const PlanSettings& main, const Model& model) {
-    PlanSettings s = main;
-    s.n_seq = 1;
-    s.estimate.context = std::min(sequence_context(main), longest_supported_context(model));
-    return s;
-}
-
 // The prompt cache's most: --cache-ram, or nothing for an encoder, whose sequence state holds
 // no cache to save (llama_arch_keeps_no_memory).
 Bytes prompt_cache_most(const Model& model, const ServerSettings& server) {
@@ -225,8 +216,9 @@ Result<PlacementOptions> server_placement_for(const Model& model, const Quant& q
         t.companions.push_back(std::move(c));
     }
     for (const auto& a : s.also) {
-        CANITRUN_TRY_ASSIGN(auto c, place_companion("also:" + a.model->id, a, hardware,
-                                                    also_settings(settings, *a.model), true));
+        CANITRUN_TRY_ASSIGN(auto c,
+                            place_companion("also:" + a.model->id, a, hardware,
+                                            ollama_model_settings(settings, *a.model), true));
         t.companions.push_back(std::move(c));
     }
     return o;
