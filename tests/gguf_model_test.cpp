@@ -235,7 +235,7 @@ TEST_CASE("gguf model: MLA") {
     for (const auto& t : layout->tensors) {
         if (t.name == "blk.1.attn_output.weight") output_width = t.ne[0];
     }
-    CHECK(output_width == 16U * 128);
+    CHECK(output_width == std::uint64_t{16} * 128);
     // One latent (512) + the rope key (64) per token per layer: 27 x 4096 x 576 x 2 bytes.
     CHECK(kv_cache_bytes(m, 4096, f16()) == 27ULL * 4096 * 576 * 2);
     REQUIRE(m.arch.moe);

@@ -40,7 +40,7 @@ void write_table(std::ostream& out, const std::vector<std::string>& lines) {
         out << "<" << tag << (r ? "" : " class=\"left\"") << ">" << html_escape(text) << "</" << tag
             << ">";
     };
-    out << "<div class=\"scroll\"><table class=\"answer\"><thead><tr>";
+    out << R"(<div class="scroll"><table class="answer"><thead><tr>)";
     for (std::size_t c = 0; c < header.size(); ++c) cell("th", c, header[c]);
     out << "</tr></thead><tbody>\n";
     for (std::size_t i = 2; i < lines.size(); ++i) {

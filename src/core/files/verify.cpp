@@ -261,8 +261,9 @@ const Model* database_model_of_log(const Database& db, const LlamaLog& log) {
     const std::string name = metadata_text(log, "general.name");
     const std::string basename = metadata_text(log, "general.basename");
     const std::string size = metadata_text(log, "general.size_label");
-    for (const std::string& n :
-         {name, basename.empty() || size.empty() ? basename : basename + "-" + size, basename}) {
+    std::string sized = basename;
+    if (!basename.empty() && !size.empty()) sized.append("-").append(size);
+    for (const std::string& n : {name, sized, basename}) {
         for (const Model& m : db.models) {
             if (names_model(m, n) && runs_as_logged(m)) return &m;
         }
