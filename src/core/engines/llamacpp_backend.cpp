@@ -1,0 +1,107 @@
+#include "canitrun/llamacpp_engine.hpp"
+
+#include "canitrun/kv_cache.hpp"
+#include "canitrun/name_match.hpp"
+
+// The backends llama.cpp runs on, as the planner tells them apart: their names on the command
+// line, and what each runtime holds beside llama.cpp's own buffers (the CUDA context and pool,
+// the KQ masks' device copy). The buffers themselves: llamacpp_engine.cpp.
+namespace canitrun {
+
+Result<FlashAttn> parse_flash_attn(const std::string& text) {
+    const std::string t = to_lower(text);
+    if (t == "on" || t == "1" || t == "true") return FlashAttn::on;
+    if (t == "off" || t == "0" || t == "false") return FlashAttn::off;
+    if (t == "auto") return FlashAttn::automatic;
+    return fail(ErrorKind::bad_input, "bad --flash-attn value '" + text + "'",
+                "use on, off or auto");
+}
+
+Result<Backend> parse_backend(const std::string& text) {
+    const std::string t = to_lower(text);
+    if (t == "cpu") return Backend::cpu;
+    if (t == "cuda") return Backend::cuda;
+    if (t == "rocm" || t == "hip") return Backend::rocm;
+    if (t == "metal") return Backend::metal;
+    if (t == "vulkan") return Backend::vulkan;
+    return fail(ErrorKind::bad_input, "unknown backend '" + text + "'",
+                "use cpu, cuda, rocm, metal or vulkan");
+}
+
+const char* backend_name(Backend backend) {
+    switch (backend) {
+        case Backend::cpu:
+            return "cpu";
+        case Backend::cuda:
+            return "cuda";
+        case Backend::rocm:
+            return "rocm";
+        case Backend::metal:
+            return "metal";
+        case Backend::vulkan:
+            return "vulkan";
+    }
+    return "?";
+}
+
+Result<GgmlType> parse_cache_type(const std::string& text) {
+    const KvType* kv = find_kv_type(text);
+    if (kv == nullptr || !is_llamacpp_kv_type(*kv)) {
+        return fail(ErrorKind::bad_input, "llama.cpp has no KV cache type '" + text + "'",
+                    "use one of: " + llamacpp_kv_type_names());
+    }
+    return *find_ggml_type(kv->id);
+}
+
+Bytes runtime_overhead_bytes(Backend backend) {
+    // What the GPU runtime itself holds beside llama.cpp's buffers, which its logs do not
+    // show: the CUDA / HIP context with its loaded kernels, the cuBLAS handle and workspace,
+    // and ggml-cuda's memory pool. Measured on an H200 (CUDA 13.0; validation/cuda-h200/, 117
+    // rows of 13 models): the bare context 527 MiB, 597-605 MiB once a context has run, and
+    // after decoding 609-663 MiB for dense models with flash attention, which 672 MiB covers
+    // (cuda_pool_bytes adds the rest where the pool grows). Smaller GPUs' contexts are no
+    // larger (it grows with the SM count), so the H200 figure is the safe side. ROCm is taken
+    // as CUDA (unmeasured). Metal and the CPU backend have no separate context; Vulkan's is
+    // smaller (256 MiB, unconfirmed).
+    switch (backend) {
+        case Backend::cpu:
+        case Backend::metal:
+            return 0;
+        case Backend::cuda:
+        case Backend::rocm:
+            return 672 * kMiB;
+        case Backend::vulkan:
+            return 256 * kMiB;
+    }
+    return 0;
+}
+
+bool has_cuda_pool(Backend backend) {
+    return backend == Backend::cuda || backend == Backend::rocm;
+}
+
+// Measured on the same H200 runs: with routed experts, recurrent layers (Mamba-2, Gated
+// DeltaNet) or flash attention off, 704-761 MiB after decoding (the temporaries of the expert
+// gathers, the scans and softmax), which 672 + 96 MiB covers.
+Bytes cuda_pool_bytes(const Model& model, const LlamaCppOptions& options) {
+    bool recurrent = false;
+    for (const auto& group : model.arch.layer_groups) recurrent |= is_recurrent(group.kind);
+    return model.is_moe() || recurrent || options.flash_attn == FlashAttn::off ? 96 * kMiB : 0;
+}
+
+bool keeps_mask_copy(Backend backend) {
+    // In builds before llama.cpp PR #23764 (LlamaCppOptions::f32_mask) CUDA and Vulkan keep a
+    // device copy of the f32 KQ masks beside the f16 cast flash attention reads. Which backends
+    // do is read from the published logs, all of such builds (docs/ACCURACY-GPU.md): with it
+    // CUDA's median error falls from 19 to 14 % and Vulkan's from 12 to 3 % (Qwen 3.6 at 34k
+    // and 67k cells: -21 % to within 0.2 %); Metal, whose buffers share the host's memory, and
+    // ROCm show none. The pinned build has no such copy: llama-graph.cpp's
+    // build_attn_inp_kq_mask (0ad4a86) makes the masks f16 under flash attention and the
+    // layers read the one device copy attention_phase_bytes counts; on the H200 (80fb11a,
+    // validation/cuda-h200/) Llama 3.1 8B at 131072 cells keeps 258.50 MiB, its logits phase,
+    // where the f32 copy would make it 500. Without flash attention the copy is still counted
+    // (llamacpp_parts.cpp says why).
+    return backend == Backend::cuda || backend == Backend::vulkan;
+}
+
+}  // namespace canitrun

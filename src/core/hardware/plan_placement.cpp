@@ -1,0 +1,155 @@
+// plan_placement: the offload search over -ngl and --n-cpu-moe when neither is given, on top
+// of place(), which sizes one placement (placement.cpp).
+
+#include <algorithm>
+
+#include "canitrun/placement.hpp"
+
+namespace canitrun {
+
+namespace {
+
+bool gpus_fit(const Placement& p) {
+    for (const auto& g : p.gpus) {
+        if (!g.fits()) return false;
+    }
+    return true;
+}
+
+// plan_placement's searches over offload, for the options' hardware with no -ngl or
+// --n-cpu-moe given. On one GPU the GPU's share only shrinks as experts or layers move to RAM,
+// and RAM's only grows, so the first split the GPU holds is the answer if RAM holds it, and
+// none is otherwise: a binary search finds what the step-by-step search finds. With several
+// GPUs the proportional split moves units between them, so every step is tried.
+struct OffloadSearch {
+    const ModelParts& parts;
+    const Hardware& hardware;
+    const PlacementOptions& options;
+    // The options each step places with: one copy for the search rather than one a step.
+    mutable PlacementOptions scratch;
+
+    std::uint64_t layers() const { return parts.layers.size(); }
+    bool one_gpu() const { return hardware.gpus.size() == 1; }
+
+    Result<Placement> with(std::optional<std::uint64_t> ngl,
+                           std::optional<std::uint64_t> cpu_moe) const {
+        scratch.gpu_layers = ngl;
+        scratch.cpu_moe_layers = cpu_moe;
+        return place(parts, hardware, scratch);
+    }
+
+    // One step: the split by memory (or the user's), else, on several GPUs with no split
+    // given, the split that fills each GPU in turn (fitting_split). The first step that fits
+    // keeps the fewest experts or layers in RAM, which the speed model always prefers: a byte
+    // read from RAM is slower than one read from any GPU.
+    Result<std::optional<Placement>> step(std::optional<std::uint64_t> ngl,
+                                          std::optional<std::uint64_t> cpu_moe) const {
+        CANITRUN_TRY_ASSIGN(auto p, with(ngl, cpu_moe));
+        if (p.fits()) return std::optional<Placement>{std::move(p)};
+        if (one_gpu() || !options.tensor_split.empty()) return std::optional<Placement>{};
+        PlacementOptions o = options;
+        o.gpu_layers = ngl;
+        o.cpu_moe_layers = cpu_moe;
+        return fitting_split(parts, hardware, o);
+    }
+
+    // The fewest layers' routed experts in RAM.
+    Result<std::optional<Placement>> fewest_experts() const {
+        const std::uint64_t n = layers();
+        if (one_gpu()) {
+            std::uint64_t lo = 0, hi = n;  // the GPU does not hold lo experts' layers; holds hi
+            CANITRUN_TRY_ASSIGN(auto at_hi, with(std::nullopt, n));
+            if (!gpus_fit(at_hi)) lo = n;
+            while (hi - lo > 1) {
+                const std::uint64_t mid = lo + (hi - lo) / 2;
+                CANITRUN_TRY_ASSIGN(auto p, with(std::nullopt, mid));
+                if (!gpus_fit(p)) {
+                    lo = mid;
+                    continue;
+                }
+                hi = mid;
+                at_hi = std::move(p);
+            }
+            // step(lo + 1) on one GPU: the placement the search made at hi = lo + 1, if it fits
+            if (lo + 1 > n || !at_hi.fits()) return std::optional<Placement>{};
+            return std::optional<Placement>{std::move(at_hi)};
+        }
+        for (std::uint64_t k = 1; k <= n; ++k) {
+            CANITRUN_TRY_ASSIGN(auto p, step(std::nullopt, k));
+            if (p || one_gpu()) return p;
+        }
+        return std::optional<Placement>{};
+    }
+
+    // The most layers on the GPUs, the first ones in RAM.
+    Result<std::optional<Placement>> most_layers() const {
+        if (one_gpu()) {
+            std::uint64_t lo = 0, hi = layers() + 1;  // the GPU holds lo layers; not hi
+            std::optional<Placement> at_lo;
+            while (hi - lo > 1) {
+                const std::uint64_t mid = lo + (hi - lo) / 2;
+                CANITRUN_TRY_ASSIGN(auto p, with(mid, std::nullopt));
+                if (!gpus_fit(p)) {
+                    hi = mid;
+                    continue;
+                }
+                lo = mid;
+                at_lo = std::move(p);
+            }
+            // step(lo) on one GPU: the placement the search made at lo, if it fits
+            if (lo == 0 || !at_lo->fits()) return std::optional<Placement>{};
+            return at_lo;
+        }
+        for (std::uint64_t ngl = layers(); ngl >= 1; --ngl) {
+            CANITRUN_TRY_ASSIGN(auto p, step(ngl, std::nullopt));
+            if (p || one_gpu()) return p;
+        }
+        return std::optional<Placement>{};
+    }
+};
+
+}  // namespace
+
+Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
+                            const PlacementOptions& options) {
+    const std::uint64_t n = parts.layers.size();
+    if (options.gpu_layers || options.cpu_moe_layers) {
+        CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
+        PlanKind kind = p.cpu_moe_layers > 0 ? PlanKind::expert_offload : PlanKind::layer_offload;
+        if (p.gpu_layers == n + 1 && p.cpu_moe_layers == 0) kind = PlanKind::native;
+        if (hardware.gpus.empty()) kind = PlanKind::cpu_only;
+        return Plan{p.fits() ? kind : PlanKind::none, p};
+    }
+    const OffloadSearch search{parts, hardware, options, options};
+    CANITRUN_TRY_ASSIGN(auto all, search.with(std::nullopt, std::nullopt));
+    CANITRUN_TRY_ASSIGN(auto whole, native_from(parts, hardware, options, all));
+    if (whole) return Plan{hardware.gpus.empty() ? PlanKind::cpu_only : PlanKind::native, *whole};
+    if (hardware.gpus.empty() || hardware.unified()) return Plan{PlanKind::none, all};
+    bool has_experts = false;
+    for (const auto& l : parts.layers) has_experts = has_experts || l.routed_experts > 0;
+    if (has_experts) {
+        CANITRUN_TRY_ASSIGN(auto p, search.fewest_experts());
+        if (p) return Plan{PlanKind::expert_offload, *p};
+    }
+    CANITRUN_TRY_ASSIGN(auto p, search.most_layers());
+    if (p) return Plan{PlanKind::layer_offload, *p};
+    return Plan{PlanKind::none, all};
+}
+
+const char* plan_kind_name(PlanKind kind) {
+    switch (kind) {
+        case PlanKind::native:
+            return "native";
+        case PlanKind::expert_offload:
+            return "expert_offload";
+        case PlanKind::layer_offload:
+            return "layer_offload";
+        case PlanKind::cpu_only:
+            return "cpu_only";
+        case PlanKind::none:
+            return "none";
+    }
+    return "none";
+}
+
+}  // namespace canitrun
