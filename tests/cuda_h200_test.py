@@ -13,9 +13,13 @@ types, experts in RAM or not) it asks the binary for the same plan on an H200 an
   the documented reach of the rule (placement.cpp).
 """
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "support"))
+from sampling import sampled, sampled_count  # noqa: E402
 
 MIB = 1 << 20
 RECURRENT = {"qwen3.5-35b-a3b", "qwen3-next-80b-a3b"}
@@ -48,40 +52,41 @@ def plan(canitrun, model, quant, config, experts_in_ram):
 def main():
     canitrun, root = sys.argv[1], Path(sys.argv[2])
     failures, checked = [], 0
-    for run_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+    cases = [(run_dir, key, r) for run_dir in sorted(p for p in root.iterdir() if p.is_dir())
+             for key, r in sorted(rows(run_dir).items())]
+    for run_dir, (label, config), r in sampled(cases):
         experts_in_ram = "experts-in-ram" in run_dir.name
-        for (label, config), r in sorted(rows(run_dir).items()):
-            model, quant = label.split()
-            decode, context = r.get("decode"), r.get("context")
-            if not decode or "used_decode" not in decode or not context:
-                continue
-            gpu = plan(canitrun, model, quant, config, experts_in_ram)
-            if gpu is None:
-                continue
-            buffers = sum(decode["breakdown_decode"]["CUDA0"].values())
-            runtime = decode["used_decode"] - buffers
-            est = gpu["runtime_bytes"]
-            where = f"{run_dir.name} {label} {config}"
-            checked += 1
-            if not runtime <= est <= runtime + 160 * MIB:
-                failures.append(f"{where}: runtime {est / MIB:.1f} MiB, measured {runtime / MIB:.1f}")
-            if not experts_in_ram:
-                continue
-            measured = context["compute_buffers"]["CUDA0"]
-            est = gpu["compute_bytes"]
-            ratio = est / measured
-            if model in RECURRENT:
-                ok = 0.85 <= ratio <= 1.60
-            elif model == "mixtral-8x7b" and config.split(":")[1] == "512" and config.split(":")[3] == "on":
-                ok = abs(est - measured) <= MIB / 10
-            else:
-                ok = est >= measured
-            if not ok:
-                failures.append(f"{where}: GPU 0 compute {est / MIB:.2f} MiB, measured {measured / MIB:.2f}")
+        model, quant = label.split()
+        decode, context = r.get("decode"), r.get("context")
+        if not decode or "used_decode" not in decode or not context:
+            continue
+        gpu = plan(canitrun, model, quant, config, experts_in_ram)
+        if gpu is None:
+            continue
+        buffers = sum(decode["breakdown_decode"]["CUDA0"].values())
+        runtime = decode["used_decode"] - buffers
+        est = gpu["runtime_bytes"]
+        where = f"{run_dir.name} {label} {config}"
+        checked += 1
+        if not runtime <= est <= runtime + 160 * MIB:
+            failures.append(f"{where}: runtime {est / MIB:.1f} MiB, measured {runtime / MIB:.1f}")
+        if not experts_in_ram:
+            continue
+        measured = context["compute_buffers"]["CUDA0"]
+        est = gpu["compute_bytes"]
+        ratio = est / measured
+        if model in RECURRENT:
+            ok = 0.85 <= ratio <= 1.60
+        elif model == "mixtral-8x7b" and config.split(":")[1] == "512" and config.split(":")[3] == "on":
+            ok = abs(est - measured) <= MIB / 10
+        else:
+            ok = est >= measured
+        if not ok:
+            failures.append(f"{where}: GPU 0 compute {est / MIB:.2f} MiB, measured {measured / MIB:.2f}")
     for f in failures:
         print(f)
     print(f"{checked} rows checked, {len(failures)} outside")
-    if checked < 100:
+    if checked < sampled_count(100):
         print("fewer rows than the three runs hold")
         return 1
     return 1 if failures else 0

@@ -13,6 +13,7 @@ import tempfile
 import jsonschema
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "support"))
+from sampling import sampled  # noqa: E402
 from small_gguf import write_small_llama  # noqa: E402
 
 binary, schema_dir, fixtures = sys.argv[1:4]
@@ -154,7 +155,7 @@ def run_json(args, env=None):
                           env={**os.environ, **(env or {})})
 
 
-for name, args, *env in CASES:
+for name, args, *env in sampled(CASES):
     run = run_json(args, env[0] if env else None)
     label = f"{name}: canitrun {' '.join(args)}"
     if env and "CANITRUN_PROBE_RECORDING" in env[0]:

@@ -9,12 +9,16 @@ with exit 0.
 Usage: serve_api_test.py CANITRUN_BINARY SCHEMA_DIR
 """
 import json
+import os
 import signal
 import subprocess
 import sys
 import urllib.parse
 
 from serve_support import Failures, Server, cli, validators
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "support"))
+from sampling import STRIDE, sampled  # noqa: E402
 
 binary, schema_dir = sys.argv[1:3]
 schemas = validators(schema_dir)
@@ -66,10 +70,12 @@ assert len(QUESTIONS) == 20
 f = Failures()
 server = Server(binary, "--quiet")
 try:
-    for path, query, args, schema in QUESTIONS:
+    codes = set()
+    for path, query, args, schema in sampled(QUESTIONS):
         target = path + ("?" + urllib.parse.urlencode(query) if query else "")
         status, headers, body = server.get(target)
         code, expected = cli(binary, args)
+        codes.add(code)
         f.check(code in (0, 1), f"{args}: the CLI answers (exit {code})")
         f.check(status == 200, f"{target}: status {status}")
         f.check(body == expected, f"{target}: the body is not `canitrun {' '.join(args)}`'s "
@@ -81,9 +87,10 @@ try:
         f.check(not errors, f"{target}: {schema} schema: {errors[:1]}")
 
     # At least one question is asked of hardware that does not hold the model (exit 1), and
-    # one of hardware that does, so both codes are covered by the comparison above.
-    codes = {cli(binary, q[2])[0] for q in QUESTIONS}
-    f.check(codes == {0, 1}, f"the questions cover exits 0 and 1 (got {codes})")
+    # one of hardware that does, so both codes are covered by the comparison above (a property
+    # of the whole list: a sanitized build's sample may hold one of them).
+    f.check(codes == {0, 1} or (STRIDE > 1 and codes <= {0, 1}),
+            f"the questions cover exits 0 and 1 (got {codes})")
 
     status, _, body = server.get("/api/v1/openapi.json")
     doc = json.loads(body)

@@ -10,7 +10,12 @@ worse).
 
     tools/accuracy/gpu_logs.py build/canitrun            # regenerate docs/ACCURACY-GPU.md
     tools/accuracy/gpu_logs.py build/canitrun --check    # CI: the file is up to date
-    tools/accuracy/gpu_logs.py build/canitrun --bounds   # ctest: the figures hold
+    tools/accuracy/gpu_logs.py build/canitrun --bounds   # the figures hold
+    tools/accuracy/gpu_logs.py build/canitrun --check --bounds   # ctest: both, one pass
+    tools/accuracy/gpu_logs.py build/canitrun --bounds --sample 4
+        # the sanitized builds' ctest: every 4th log, each read whole or its unread lines
+        # named, no compute row past the worst bound; the medians need every log and are the
+        # plain build's to hold
 
 Logs of forks (ik_llama.cpp: its -fmoe, -amb, -mla, -rtr change the compute buffers) count for
 weights and KV cache, not for compute.
@@ -154,11 +159,9 @@ def rel(est, act):
     return (est - act) / act if act else (0.0 if est == 0 else 1.0)
 
 
-def collect(binary):
+def collect(binary, stride=1):
     logs, unread = [], []
-    for name in sorted(os.listdir(LOGS)):
-        if not name.endswith(".log"):
-            continue
+    for name in sorted(n for n in os.listdir(LOGS) if n.endswith(".log"))[::stride]:
         path = os.path.join(LOGS, name)
         h = header(path)
         backend = h.get("backend", "?").split(",")[0].strip() or "?"
@@ -258,47 +261,59 @@ def render(logs, unread):
     return "\n".join(lines) + "\n"
 
 
+def bounds_failures(logs, unread, medians):
+    failures = 0
+    for (backend, kind, term), (median, within) in (BOUNDS.items() if medians else ()):
+        s = summary(logs, backend, kind, term)
+        if s is None or s["median"] > median or s["within10"] < within:
+            print(f"{backend} {kind} {term}: {s} is past the bounds "
+                  f"(median <= {median}, within 10 % >= {within})")
+            failures += 1
+    worst = [(log["name"], e, a) for log in logs for k, t, e, a in log["rows"]
+             if k == "gpu" and t == "compute" and abs(rel(e, a)) > WORST_COMPUTE[0]
+             and abs(e - a) > WORST_COMPUTE[1]]
+    if worst:
+        print(f"GPU compute rows worse than max(25 %, 256 MiB): {worst}")
+        failures += 1
+    silent = [log["name"] for log in logs if not log["whole"] and not log["reasons"]]
+    if silent:
+        print(f"logs not read whole with nothing named: {silent}")
+        failures += 1
+    not_read = [u for u in unread if UNPLANNABLE not in u[1]]
+    if not_read:
+        print(f"logs not read: {not_read}")
+        failures += 1
+    print(f"{(len(BOUNDS) if medians else 0) + 3 - failures} passed, {failures} failed "
+          f"({len(logs)} logs)")
+    return failures
+
+
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    if not args or any(a not in ("--check", "--bounds", "--sample") and not a.isdigit()
+                       for a in args[1:]):
         print(__doc__, file=sys.stderr)
         return 2
-    binary, mode = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "")
-    logs, unread = collect(binary)
-    text = render(logs, unread)
-    if mode == "--check":
+    binary = args[0]
+    stride = int(args[args.index("--sample") + 1]) if "--sample" in args else 1
+    if stride > 1 and "--bounds" not in args:
+        print("--sample goes with --bounds alone: the document needs every log", file=sys.stderr)
+        return 2
+    logs, unread = collect(binary, stride)
+    if "--bounds" in args:
+        failures = bounds_failures(logs, unread, medians=stride == 1)
+    else:
+        failures = 0
+    if "--check" in args:
         with open(OUT, encoding="utf-8") as f:
-            if f.read() != text:
+            if f.read() != render(logs, unread):
                 print("docs/ACCURACY-GPU.md is out of date: run tools/accuracy/gpu_logs.py "
                       "build/canitrun", file=sys.stderr)
-                return 1
-        return 0
-    if mode == "--bounds":
-        failures = 0
-        for (backend, kind, term), (median, within) in BOUNDS.items():
-            s = summary(logs, backend, kind, term)
-            if s is None or s["median"] > median or s["within10"] < within:
-                print(f"{backend} {kind} {term}: {s} is past the bounds "
-                      f"(median <= {median}, within 10 % >= {within})")
                 failures += 1
-        worst = [(log["name"], e, a) for log in logs for k, t, e, a in log["rows"]
-                 if k == "gpu" and t == "compute" and abs(rel(e, a)) > WORST_COMPUTE[0]
-                 and abs(e - a) > WORST_COMPUTE[1]]
-        if worst:
-            print(f"GPU compute rows worse than max(25 %, 256 MiB): {worst}")
-            failures += 1
-        silent = [log["name"] for log in logs if not log["whole"] and not log["reasons"]]
-        if silent:
-            print(f"logs not read whole with nothing named: {silent}")
-            failures += 1
-        not_read = [u for u in unread if UNPLANNABLE not in u[1]]
-        if not_read:
-            print(f"logs not read: {not_read}")
-            failures += 1
-        print(f"{len(BOUNDS) + 3 - failures} passed, {failures} failed")
-        return 1 if failures else 0
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text)
-    return 0
+    elif "--bounds" not in args:
+        with open(OUT, "w", encoding="utf-8") as f:
+            f.write(render(logs, unread))
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
