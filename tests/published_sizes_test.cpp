@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -158,22 +159,41 @@ TEST_CASE("published sizes: canitrun's file sizes are within 0.3 % at the median
     CHECK(p90 <= 0.015);
 }
 
-// Files published with their exact byte counts, of llama-quantize's own file types (no recipe):
-// within 0.2 %, which is what the metadata canitrun does not measure can account for (Granite's
-// tokenizer, counted at its smallest: 2.3 MB of a 1.6 GB Q3_K_S). An output head the file does
-// not have (a wrong tied flag) is 7 % of Granite 4.1 3B, and one layer-rule type off on every
-// layer's attn_v at least 0.5 %.
-TEST_CASE("published sizes: every exact-byte file of a plain file type is within 0.2 %") {
-    int checked = 0;
+// Files published with their exact byte counts, of llama-quantize's own file types (no recipe),
+// grouped by repo and model. The files of one repo share their metadata, so each misses
+// canitrun's size by the same bytes (the metadata canitrun does not measure: Granite's tokenizer,
+// counted at its smallest, 2.3 MB) give or take the keys that differ from file to file (the
+// quantize.imatrix.* keys Unsloth's quantized Granite files carry and its BF16 file lacks: 256
+// bytes); a tensor typed at another size in one file moves that file alone, by 4 KiB or more
+// (the smallest quantized tensors here, Qwen 3.5 9B's ssm_alpha and ssm_beta, hold 4096 x 32 =
+// 131,072 weights, and the sizes of the types these files use, 2.625, 3.4375, 4.25, 4.5, 5, 5.5,
+// 6, 6.5625, 8.5 and 16 bits a weight, are a quarter bit apart or more). The constant itself
+// is at most 0.2 % of the repo's largest file: an output head the file does not have (a wrong
+// tied flag) is 7 % of Granite 4.1 3B, one layer-rule type off on every layer's attn_v 0.5 %.
+TEST_CASE("published sizes: a repo's exact-byte plain files miss by one constant, the metadata") {
+    std::map<std::string, std::vector<Row>> repos;
     for (const auto& row : published_rows()) {
         if (!row.contains("bytes") ||
             !test::quant(row.at("quant").get<std::string>()).recipe_base.empty()) {
             continue;
         }
-        const Row r = measure(row);
-        INFO(r.file << ": " << r.computed << " vs " << r.published);
-        CHECK(r.raw <= 0.002);
-        ++checked;
+        repos[row.at("repo").get<std::string>() + " " + row.at("model").get<std::string>()]
+            .push_back(measure(row));
     }
-    CHECK(checked >= 14);
+    std::size_t checked = 0;
+    for (const auto& [repo, rows] : repos) {
+        const auto [low, high] =
+            std::minmax_element(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+                return a.published - a.computed < b.published - b.computed;
+            });
+        const auto largest =
+            std::max_element(rows.begin(), rows.end(),
+                             [](const Row& a, const Row& b) { return a.published < b.published; });
+        INFO(repo << ": " << low->file << " misses by " << low->published - low->computed << ", "
+                  << high->file << " by " << high->published - high->computed);
+        CHECK((high->published - high->computed) - (low->published - low->computed) < 4096);
+        CHECK(largest->raw <= 0.002);
+        checked += rows.size();
+    }
+    CHECK(checked >= 22);
 }
