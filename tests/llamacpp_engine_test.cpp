@@ -250,7 +250,7 @@ TEST_CASE("on a GPU: the host's compute buffer holds the graph's inputs, by hand
 // none (docs/ACCURACY-GPU.md), and the pinned build none anywhere. Llama 3.1 8B at 32768
 // cells, ubatch 512, flash attention: the logits batch 512 x 4 x (128256 + 4096) = 271,056,896
 // bytes, 258.50 MiB, as the H200 measured it (validation/cuda-h200/run1); the layers' phase
-// 512 x (2 x 32768 + 4 x (4 x 4096 + 3 x 14336)) = 155,189,248 plus the f32 copy 512 x 4 x
+// 512 x (2 x 32768 + 4 x (3 x 4096 + 3 x 14336)) = 146,800,640 plus the f32 copy 512 x 4 x
 // 32768 = 67,108,864 is below it. The CPU backend's buffer holds one more row: 279,445,504.
 TEST_CASE("on a GPU the compute buffer is the logits batch or the layers with the masks' copy") {
     LlamaCppOptions o;
@@ -266,15 +266,40 @@ TEST_CASE("on a GPU the compute buffer is the logits batch or the layers with th
         CHECK(compute(b) == 512ULL * 4 * (128256 + 4096));
     }
     // At 131072 cells an older build's layers' phase is the larger on CUDA: 512 x (2 x 131072 +
-    // 237568) + 512 x 4 x 131072; Metal's, without the mask's copy, is still below the logits.
+    // 221184) + 512 x 4 x 131072, 221184 = 4 x (3 x 4096 + 3 x 14336); Metal's, without the
+    // mask's copy, is still below the logits.
     o.context = 131072;
     o.f32_mask = true;
-    CHECK(compute(Backend::cuda) == 512ULL * (2 * 131072 + 237568) + 512ULL * 4 * 131072);
+    CHECK(compute(Backend::cuda) == 512ULL * (2 * 131072 + 221184) + 512ULL * 4 * 131072);
     CHECK(compute(Backend::metal) == 512ULL * 4 * (128256 + 4096));
-    // The pinned build: the layers' phase 512 x (2 x 131072 + 237568) = 255,852,544 stays below
+    // The pinned build: the layers' phase 512 x (2 x 131072 + 221184) = 247,463,936 stays below
     // the logits batch, 258.50 MiB, as the H200 measured at 131072 cells.
     o.f32_mask = false;
     CHECK(compute(Backend::cuda) == 512ULL * 4 * (128256 + 4096));
+}
+
+// A GPU's layers' phase holds 3 n_embd rows a token beside three FFN widths, one row fewer than
+// the CPU backend's 4 (llamacpp_engine.cpp, kGpuEmbdRows), where it sets the buffer: flash
+// attention, ubatch 512, the pinned build's f16 masks (512 x 2 B a cell) and no f32 copy.
+// - Llama 3.3 70B at 131072 cells (n_embd 8192, n_ff 28672): 512 x 2 x 131072 + 512 x 4 x
+//   (3 x 8192 + 3 x 28672) = 134,217,728 + 226,492,416 = 360,710,144 B = 344.00 MiB, above its
+//   logits batch 512 x 4 x (128256 + 8192) = 279,445,504; the H200 measured 344.01 MiB
+//   (validation/cuda-h200/run1), where 4 rows read 360.
+// - Mixtral 8x7B at 32768 cells (n_embd 4096, two experts of 14336): 512 x 2 x 32768 + 512 x 4
+//   x (3 x 4096 + 3 x 28672) = 33,554,432 + 201,326,592 = 234,881,024 B = 224.00 MiB (224.01
+//   measured, 232 by 4 rows).
+TEST_CASE("on a GPU the layers' phase holds three hidden rows a token, by hand") {
+    LlamaCppOptions o;
+    o.ubatch = 512;
+    o.backend = Backend::cuda;
+    o.context = 131072;
+    const auto compute = [&](const char* id) {
+        return estimate_llamacpp(test::model(id), test::quant("Q4_K_M"), o)
+            ->term(TermKind::compute);
+    };
+    CHECK(compute("llama-3.3-70b") == 360710144ULL);
+    o.context = 32768;
+    CHECK(compute("mixtral-8x7b") == 234881024ULL);
 }
 
 TEST_CASE("bad llama.cpp options are bad input") {
@@ -504,8 +529,9 @@ TEST_CASE("llama.cpp: -np 4 -kvu spans the whole cache in the compute buffer, by
     CHECK(unified.term(TermKind::kv_cache) == split.term(TermKind::kv_cache));
 }
 
-// A 128k context on CUDA at the pinned build: the layers' phase, 512 x (2 x 131,072 + 237,568)
-// = 255,852,544 bytes with the f16 KQ mask flash attention reads, is below the logits batch,
+// A 128k context on CUDA at the pinned build: the layers' phase, 512 x (2 x 131,072 + 4 x (3 x
+// 4,096 + 3 x 14,336)) = 512 x (262,144 + 221,184) = 247,463,936 bytes with the f16 KQ mask
+// flash attention reads (a GPU's three hidden rows, kGpuEmbdRows), is below the logits batch,
 // 512 x 4 x (128,256 + 4,096) = 271,056,896: the 258.50 MiB the H200 measured
 // (validation/cuda-h200/run1, 80fb11a). The host keeps the f16 mask and two embedding copies,
 // 512 x (2 x 131,072 + 4 x 8,192) = 144 MiB (measured 144.01). A build before PR #23764 keeps
@@ -521,6 +547,6 @@ TEST_CASE("llama.cpp: a 128k context on CUDA, by hand") {
     o.f32_mask = true;
     const auto old =
         estimate_llamacpp(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), o).value();
-    CHECK(old.term(TermKind::compute) == 512ULL * (2 * 131072 + 237568) + 512ULL * 4 * 131072);
+    CHECK(old.term(TermKind::compute) == 512ULL * (2 * 131072 + 221184) + 512ULL * 4 * 131072);
     CHECK(old.term(TermKind::host_compute) == 512ULL * 4 * (131072 + 8192));
 }

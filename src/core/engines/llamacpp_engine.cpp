@@ -219,9 +219,23 @@ std::uint64_t mla_layer_floats(const Model& m) {
     return floats;
 }
 
-std::uint64_t layer_floats(const Model& m) {
+// The CPU backend's buffer holds one n_embd row per token more than a GPU's, in the layers'
+// phase (4 rows here) as in the output phase (compute_bytes' second row beside the logits,
+// which logits_batch_of leaves out). Measured, not derived from ggml-alloc's order: the H200's
+// CUDA0 buffers with flash attention (validation/cuda-h200/, 80fb11a), where the layers' phase
+// sets them, are the f16 masks plus 3 rows and three FFN widths a token to the 0.01 MiB:
+// Llama 3.3 70B at 131072 cells, 128 + 512 x 4 x (3 x 8192 + 3 x 28672) B = 344.00 MiB (344.01
+// measured; 4 rows read 360, +4.6 %), Mixtral 8x7B at 4096 / 32768 cells, 4 / 32 + 512 x 4 x
+// (3 x 4096 + 3 x 28672) B = 196 / 224 MiB (196.01 / 224.01), and at ubatch 2048 and 32768
+// cells 128 + 768 = 896 (896.05). Over the published logs (docs/ACCURACY-GPU.md) it moves
+// CUDA's compute rows within 10 % from 62 to 66 % and Vulkan's median from 3.1 to 2.1 %; two
+// Metal rows already low by 8 and 50 % read 3 and 1.5 points lower.
+constexpr std::uint64_t kCpuEmbdRows = 4;
+constexpr std::uint64_t kGpuEmbdRows = 3;
+
+std::uint64_t layer_floats(const Model& m, std::uint64_t embd_rows) {
     const auto& a = m.arch;
-    return std::max(mla_layer_floats(m), checked::add(checked::mul(4, a.hidden_size),
+    return std::max(mla_layer_floats(m), checked::add(checked::mul(embd_rows, a.hidden_size),
                                                       checked::mul(3, active_ffn_width(m))));
 }
 
@@ -276,8 +290,10 @@ std::uint64_t mask_cells(const Model& m, const Geometry& g) {
     return checked::add(global ? g.n_ctx_seq : 0, swa);
 }
 
-// The graph's peak before its output phase: the layers' attention and FFN.
-Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn) {
+// The graph's peak before its output phase: the layers' attention and FFN. `embd_rows`:
+// kCpuEmbdRows on the CPU backend, kGpuEmbdRows on a GPU.
+Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
+                            std::uint64_t embd_rows) {
     const auto& a = m.arch;
     if (count_layers(m, LayerKind::compressed) > 0) {
         return checked::mul(g.ubatch, compressed_attention_bytes(m, g, flash_attn));
@@ -297,7 +313,7 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn) 
     if (flash_attn) {
         const std::uint64_t per_token =
             checked::add(checked::add(checked::mul(2, masks), msa_prefill_bytes(m, n_kv)),
-                         checked::mul(kF32Bytes, layer_floats(m)));
+                         checked::mul(kF32Bytes, layer_floats(m, embd_rows)));
         return checked::mul(g.ubatch, per_token);
     }
     // KQ of the widest layer: its query heads over its cells (Step-3.5-Flash's 96-head sliding
@@ -312,7 +328,7 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn) 
         }
     }
     std::uint64_t ffn = checked::add(active_ffn_width(m), checked::mul(2, a.hidden_size));
-    if (count_layers(m, LayerKind::mla) > 0) ffn = std::max(ffn, layer_floats(m));
+    if (count_layers(m, LayerKind::mla) > 0) ffn = std::max(ffn, layer_floats(m, embd_rows));
     const std::uint64_t per_token = checked::add(kq, checked::add(masks, ffn));
     return checked::mul(checked::mul(g.ubatch, kF32Bytes), per_token);
 }
@@ -324,7 +340,7 @@ Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
     std::uint64_t out_per_token =
         checked::add(a.vocab_size, checked::mul(recurrent ? 3 : 2, a.hidden_size));
     const Bytes out_phase = checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);
-    return std::max(out_phase, attention_phase_bytes(m, g, flash_attn));
+    return std::max(out_phase, attention_phase_bytes(m, g, flash_attn, kCpuEmbdRows));
 }
 
 }  // namespace
@@ -412,7 +428,8 @@ Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& 
                 return compute_bytes(model, setup.g, setup.flash_attn);
             }
             // A GPU holding every layer and the head (placement.cpp's gpu_graph says why)
-            const Bytes layers = attention_phase_bytes(model, setup.g, setup.flash_attn);
+            const Bytes layers =
+                attention_phase_bytes(model, setup.g, setup.flash_attn, kGpuEmbdRows);
             return std::max(keeps_mask_copy(options.backend) ? checked::add(layers, mask) : layers,
                             logits);
         },
@@ -424,7 +441,9 @@ Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& 
 Result<Bytes> llamacpp_attention_phase_bytes(const Model& model, const LlamaCppOptions& options) {
     CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
     return catch_overflow(
-        [&]() -> Result<Bytes> { return attention_phase_bytes(model, setup.g, setup.flash_attn); },
+        [&]() -> Result<Bytes> {
+            return attention_phase_bytes(model, setup.g, setup.flash_attn, kGpuEmbdRows);
+        },
         [&] {
             return overflow_error("the compute buffer for " + model.id, "lower --ctx or --ubatch");
         });

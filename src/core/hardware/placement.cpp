@@ -72,7 +72,10 @@ struct HostCopy {
 // (validation/cuda-h200/, run1 and run2: 86 settings of 13 models) it reads 2.0 % at the
 // median, from 8.4 % with the CPU's output phase (17-124 % high at ubatch 2048 and 131072
 // cells). It reads low where the layers' phase is larger than modelled: DeepSeek-V2-Lite's MLA
-// by 22 % (56 MiB at ubatch 512), Qwen3-30B-A3B with 4 sequences by 13 %, Phi-4 by 10 %.
+// by 22 % (56 MiB at ubatch 512), Phi-4 by 10 %; and where ggml-alloc places the head's product
+// above memory still in use, which this rule does not derive: Qwen3-30B-A3B with 4 sequences,
+// -13 % (346.76 MiB = the logits, 296.75, plus the whole layers' phase, 2 + 48), and
+// Qwen3-Next at 131072 cells, -28 % (416.75 = the logits batch, 300.75, plus 116).
 // A GPU without the head (a split over several, pipeline-parallel) keeps the whole-graph rule:
 // its one published log (cudab-012, 4x A6000) reads +51 % there, -63 % by the layers alone.
 // So does a GPU that copies in a host layer's tensor, as one beside host experts does (below):
