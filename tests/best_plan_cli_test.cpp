@@ -164,3 +164,40 @@ TEST_CASE("best plan cli: --split-mode tensor refused with llama.cpp's own reaso
         CHECK(has(o.err, reason));
     }
 }
+
+// The plan's own placement is in --json too (hardware.selected.alternative), as the text names
+// it. By hand, as above: qwen3-30b-a3b's Q4_K_M file is 18.6 GB (unsloth's listing) and an RTX
+// 4060 Ti 16GB holds 16 GiB - 1 GiB margin = 16.1 GB, so under --n-cpu-moe 0 the plan is none,
+// and the alternative keeps some layers' experts in RAM: at least 18.6 - 16.1 = 2.4 GB of
+// weights (the listing's 18.6 rounded down a little) in RAM, with every device within its
+// capacity. Its flags and speed are those of the same question without --n-cpu-moe.
+TEST_CASE("best plan cli: --json carries the plan's own placement where the flags fail") {
+    const std::vector<std::string> question = {"qwen3-30b-a3b", "--quant", "Q4_K_M", "--gpu",
+                                               "4060 ti 16gb",  "--ram",   "32",     "--json"};
+    auto with = question;
+    with.insert(with.end(), {"--n-cpu-moe", "0"});
+    const json failed = page_json(with)["hardware"];
+    const json own = page_json(question)["hardware"];
+    CHECK(failed["selected"]["plan"] == "none");
+    CHECK_FALSE(failed.contains("llama_cpp_command"));
+    REQUIRE(failed["selected"].contains("alternative"));
+    const json& alt = failed["selected"]["alternative"];
+    CHECK(alt["plan"] == "expert_offload");
+    const auto n = alt["cpu_moe_layers"].get<std::uint64_t>();
+    CHECK(n > 0);
+    CHECK(alt["flags"] == "-ngl 99 --n-cpu-moe " + std::to_string(n));
+    CHECK(alt["ram"]["weights_bytes"].get<std::uint64_t>() > 2'400'000'000u);
+    CHECK(alt["ram"]["fits"] == true);
+    for (const json& g : alt["gpus"]) {
+        CHECK(g["fits"] == true);
+        CHECK(g["total_bytes"].get<std::uint64_t>() <= g["capacity_bytes"].get<std::uint64_t>());
+    }
+    CHECK(alt["gpus"][0]["capacity_bytes"] == 15 * (std::uint64_t{1} << 30));
+    const std::string command = alt["llama_cpp_command"];
+    CHECK(command.starts_with("llama-server "));
+    CHECK(has(command, " -c 8192 " + alt["flags"].get<std::string>()));
+    CHECK(command == own["llama_cpp_command"]);
+    CHECK(alt["decode_tokens_per_s"].get<double>() > 0);
+    CHECK(alt["decode_tokens_per_s"] == own["selected"]["speed"]["decode_tokens_per_s"]);
+    CHECK_FALSE(own["selected"].contains("alternative"));
+}

@@ -266,9 +266,15 @@ std::string format_rate(double tokens_per_s) {
 
 std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,
                                  const Hardware& hardware, const std::string& file) {
+    return fitted_llama_command(model, answer, hardware, answer.plan.placement, file);
+}
+
+std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,
+                                 const Hardware& hardware, const Placement& placement,
+                                 const std::string& file) {
     const LaunchTarget target{&model, answer.quant, file};
-    return "llama-server " + shell_join(llama_server_args(target, answer.settings, &hardware,
-                                                          &answer.plan.placement));
+    return "llama-server " +
+           shell_join(llama_server_args(target, answer.settings, &hardware, &placement));
 }
 
 // Several users: what the asked sequences decode at, and how many users of this context fit.
