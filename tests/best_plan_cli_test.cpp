@@ -145,16 +145,16 @@ TEST_CASE("best plan cli: a plan the placement flags make fail names the plan's 
 
 // --split-mode tensor: refused with the reason the pinned llama.cpp 0ad4a86 gives where it would
 // not run it (llm_arch_supports_sm_tensor, src/llama-arch.cpp: deepseek2, Kimi K2's
-// architecture, is among those it refuses; src/llama-context.cpp: it needs
-// flash attention), else because its own --fit does not size it (common/fit.cpp).
-TEST_CASE("best plan cli: --split-mode tensor refused with llama.cpp's own reason") {
+// architecture, is among those it refuses; src/llama-context.cpp: it needs flash attention);
+// else planned (tensor_split.hpp) and printed with -sm tensor, without a speed figure. By hand:
+// Llama 3.3 70B at Q4_K_M is 42.5 GB, about 21.3 GB a GPU cut in two, under the 24.7 GB an RTX
+// 3090 holds after its margin, so the even cut (-ts 1,1) fits.
+TEST_CASE("best plan cli: --split-mode tensor, llama.cpp's own refusals, else planned") {
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
         {{"kimi-k2", "--gpu", "2x3090", "--split-mode", "tensor"},
          "not implemented for architecture 'deepseek2'"},
         {{"llama-3.3-70b", "--gpu", "2x3090", "--split-mode", "tensor", "--flash-attn", "off"},
-         "requires flash_attn to be enabled"},
-        {{"llama-3.3-70b", "--gpu", "2x3090", "--split-mode", "tensor"},
-         "llama_params_fit is not implemented for SPLIT_MODE_TENSOR"}};
+         "requires flash_attn to be enabled"}};
     for (const auto& [args, reason] : cases) {
         const auto o = run_cli(args);
         INFO(o.err);
@@ -163,4 +163,47 @@ TEST_CASE("best plan cli: --split-mode tensor refused with llama.cpp's own reaso
         CHECK(has(o.err, "canitrun: error: "));
         CHECK(has(o.err, reason));
     }
+    const auto o = run_cli(
+        {"llama-3.3-70b", "--quant", "Q4_K_M", "--gpu", "2x3090", "--split-mode", "tensor"});
+    INFO(o.out << o.err);
+    CHECK(o.code == 0);
+    CHECK(has(o.out, " -ts 1,1 -sm tensor"));
+    CHECK(has(o.out, "Speed: not estimated (no published run measures --split-mode tensor)"));
+}
+
+// The plan's own placement is in --json too (hardware.selected.alternative), as the text names
+// it. By hand, as above: qwen3-30b-a3b's Q4_K_M file is 18.6 GB (unsloth's listing) and an RTX
+// 4060 Ti 16GB holds 16 GiB - 1 GiB margin = 16.1 GB, so under --n-cpu-moe 0 the plan is none,
+// and the alternative keeps some layers' experts in RAM: at least 18.6 - 16.1 = 2.4 GB of
+// weights (the listing's 18.6 rounded down a little) in RAM, with every device within its
+// capacity. Its flags and speed are those of the same question without --n-cpu-moe.
+TEST_CASE("best plan cli: --json carries the plan's own placement where the flags fail") {
+    const std::vector<std::string> question = {"qwen3-30b-a3b", "--quant", "Q4_K_M", "--gpu",
+                                               "4060 ti 16gb",  "--ram",   "32",     "--json"};
+    auto with = question;
+    with.insert(with.end(), {"--n-cpu-moe", "0"});
+    const json failed = page_json(with)["hardware"];
+    const json own = page_json(question)["hardware"];
+    CHECK(failed["selected"]["plan"] == "none");
+    CHECK_FALSE(failed.contains("llama_cpp_command"));
+    REQUIRE(failed["selected"].contains("alternative"));
+    const json& alt = failed["selected"]["alternative"];
+    CHECK(alt["plan"] == "expert_offload");
+    const auto n = alt["cpu_moe_layers"].get<std::uint64_t>();
+    CHECK(n > 0);
+    CHECK(alt["flags"] == "-ngl 99 --n-cpu-moe " + std::to_string(n));
+    CHECK(alt["ram"]["weights_bytes"].get<std::uint64_t>() > 2'400'000'000u);
+    CHECK(alt["ram"]["fits"] == true);
+    for (const json& g : alt["gpus"]) {
+        CHECK(g["fits"] == true);
+        CHECK(g["total_bytes"].get<std::uint64_t>() <= g["capacity_bytes"].get<std::uint64_t>());
+    }
+    CHECK(alt["gpus"][0]["capacity_bytes"] == 15 * (std::uint64_t{1} << 30));
+    const std::string command = alt["llama_cpp_command"];
+    CHECK(command.starts_with("llama-server "));
+    CHECK(has(command, " -c 8192 " + alt["flags"].get<std::string>()));
+    CHECK(command == own["llama_cpp_command"]);
+    CHECK(alt["decode_tokens_per_s"].get<double>() > 0);
+    CHECK(alt["decode_tokens_per_s"] == own["selected"]["speed"]["decode_tokens_per_s"]);
+    CHECK_FALSE(own["selected"].contains("alternative"));
 }

@@ -1,6 +1,7 @@
 // llama.cpp's --split-mode row (row_split.hpp): the rows each GPU holds of a matrix, as
 // ggml-cuda.cu's get_row_split and ggml_backend_cuda_split_buffer_init_tensor give them, and a
-// whole plan worked by hand from those rules.
+// whole plan worked by hand from those rules; and --split-mode tensor (tensor_split.hpp), the
+// slices llama_meta_device_get_split_state gives each GPU.
 
 #include <algorithm>
 
@@ -9,6 +10,7 @@
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/plan_settings.hpp"
 #include "canitrun/row_split.hpp"
+#include "canitrun/tensor_split.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -95,7 +97,7 @@ TEST_CASE("row split: Llama 3.1 8B Q8_0 on 2x RTX 3090, per-GPU bytes by hand") 
     CHECK(std::find(plain.begin(), plain.end(), "-sm") == plain.end());
 }
 
-TEST_CASE("row split: refused where it does not apply, and tensor mode is not planned") {
+TEST_CASE("row split: refused where it does not apply, and so is tensor mode") {
     const Model& m = test::model("llama-3.1-8b");
     const Quant& q = test::quant("Q4_K_M");
     PlanSettings s;
@@ -109,11 +111,13 @@ TEST_CASE("row split: refused where it does not apply, and tensor mode is not pl
     PlacementOptions ngl;
     ngl.gpu_layers = 10;
     CHECK_FALSE(answer_for(m, q, test::hardware_of({"rtx-3090", "rtx-3090"}, 64), s, ngl));
-    // llama.cpp's --fit refuses -sm tensor (common/fit.cpp); so does canitrun.
+    // -sm tensor: one Meta device over GPUs of one backend, several of them.
     s.split_mode = SplitMode::tensor;
-    const auto tensor = answer_for(m, q, test::hardware_of({"rtx-3090", "rtx-3090"}, 64), s);
-    REQUIRE_FALSE(tensor);
-    CHECK(tensor.error().message.find("SPLIT_MODE_TENSOR") != std::string::npos);
+    CHECK_FALSE(answer_for(m, q, test::hardware_of({"rtx-3090"}, 64), s));
+    const auto mixed = answer_for(m, q, test::hardware_of({"rtx-3090", "rx-7900-xtx"}, 64), s);
+    REQUIRE_FALSE(mixed);
+    CHECK(mixed.error().message.find("one backend") != std::string::npos);
+    CHECK_FALSE(answer_for(m, q, test::hardware_of({"rtx-3090", "rtx-3090"}, 64), s, ngl));
     CHECK(parse_split_mode("row").value() == SplitMode::row);
     CHECK_FALSE(parse_split_mode("rows"));
 }
@@ -195,4 +199,62 @@ TEST_CASE("tensor split: the architectures llama.cpp refuses it for") {
     for (const char* runs : {"llama", "qwen3moe", "qwen35", "gpt-oss", "gemma3", "glm4moe"}) {
         CHECK(llama_arch_supports_tensor_split(runs));
     }
+}
+
+// llama_meta_device_get_split_state's cut of one segment (src/llama-model.cpp, 0ad4a86): the
+// points at the cumulative -ts share (float, truncated), or with no -ts at ne x (j + 1) / GPUs,
+// rounded down to the granularity; the last GPU takes the rest; the proportions and the slots
+// rotated by the layer's turn.
+TEST_CASE("tensor split: the elements each GPU holds of a cut axis") {
+    // Even: 1000 / 2 = 500 -> 500 - 500 % 128 = 384 to the first slot, 616 to the last.
+    CHECK(tensor_split_counts(1000, 128, {}, 2, 0) == std::vector<std::uint64_t>{384, 616});
+    // Turn 1: the same cut, the slots rotated (GPU 1 first).
+    CHECK(tensor_split_counts(1000, 128, {}, 2, 1) == std::vector<std::uint64_t>{616, 384});
+    // -ts 2,1: 4096 x 2 / 3 = 2730.67 -> 2730 -> 2730 - 170 = 2560 and 1536.
+    CHECK(tensor_split_counts(4096, 512, {2, 1}, 2, 0) == std::vector<std::uint64_t>{2560, 1536});
+    // Turn 1 reads the proportions from GPU 1 on: 4096 x 1 / 3 = 1365 -> 1024 to GPU 1, the
+    // rest, 3072, to GPU 0.
+    CHECK(tensor_split_counts(4096, 512, {2, 1}, 2, 1) == std::vector<std::uint64_t>{3072, 1024});
+}
+
+// Llama 3.1 8B at Q8_0 (every matrix Q8_0: 34 bytes per 32 weights) on 2x RTX 3090 under
+// -sm tensor, evenly (llama.cpp's default; printed -ts 1,1). Granularities: n_gqa = 32 / 8 = 4,
+// n_gqa x head_dim = 512; Q8_0's block 32 doubles to 64, then 128 (each time under 128 and
+// 2 x it under 512): Q's lcm(512, 128) = 512, K's, V's and the caches' 512 / 4 = 128; the FFN's
+// lcm(32, 128) = 128. Every cut count is a multiple of its granularity at half (2048 of Q's
+// 4096, 512 of K's and V's 1024, 7168 of 14336, 64128 of the head's 128256 rows, granularity 1),
+// so each GPU holds half of every matrix, as in the row test above:
+//   32 x 231,735,296 / 2 + 558,170,112 / 2 = 3,707,764,736 + 279,085,056 = 3,986,849,792,
+// and the whole of every other tensor (MIRRORED): the norms, 32 x 2 x 4096 x 4 = 1,048,576,
+// output_norm 16,384 and rope_freqs 64 x 4 = 256: 3,987,915,008 bytes of weights on each GPU.
+// The KV cache at 8192 tokens, f16: K and V of 8 x 128 = 1024 elements per token, each
+// 8192 x 1024 x 2 = 16,777,216 bytes a layer, cut in two along those 1024: 32 x 2 x 8,388,608 =
+// 536,870,912 bytes on each GPU. token_embd stays on the host, as under -sm layer.
+TEST_CASE("tensor split: Llama 3.1 8B Q8_0 on 2x RTX 3090, per-GPU weights and KV by hand") {
+    const Model& m = test::model("llama-3.1-8b");
+    const Quant& q = test::quant("Q8_0");
+    const Hardware h = test::hardware_of({"rtx-3090", "rtx-3090"}, 64);
+    PlanSettings s;
+    s.estimate.context = 8192;
+    const auto layer = answer_for(m, q, h, s).value();
+    s.split_mode = SplitMode::tensor;
+    const auto tensor = answer_for(m, q, h, s).value();
+    REQUIRE(tensor.plan.kind == PlanKind::native);
+    const Placement& t = tensor.plan.placement;
+    CHECK(t.tensor_parallel);
+    CHECK(t.tensor_split == std::vector<std::uint64_t>{1, 1});
+    for (std::size_t d = 0; d < 2; ++d) {
+        CHECK(t.gpus[d].weights == 3'987'915'008u);
+        CHECK(t.gpus[d].kv_cache == 536'870'912u);
+    }
+    CHECK(t.ram.weights == layer.plan.placement.ram.weights);
+    // No published run measures -sm tensor: no speed figure, and the command carries the mode.
+    CHECK(tensor.speed.decode_tokens_per_s == 0);
+    const auto args = llama_server_args({&m, &q, {}}, tensor.settings, &h, &t);
+    const auto sm = std::find(args.begin(), args.end(), "-sm");
+    REQUIRE(sm != args.end());
+    CHECK(*(sm + 1) == "tensor");
+    const auto ts = std::find(args.begin(), args.end(), "-ts");
+    REQUIRE(ts != args.end());
+    CHECK(*(ts + 1) == "1,1");
 }

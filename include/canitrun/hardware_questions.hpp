@@ -32,7 +32,7 @@ struct PlacementAlternative {
 };
 
 // Whether the user fixed where the layers go: -ngl, --n-cpu-moe / --cpu-moe, --tensor-split or
-// --split-mode row (each of which the planner would otherwise choose).
+// --split-mode row or tensor (each of which the planner would otherwise choose).
 bool user_fixed_placement(const PlanSettings& settings, const PlacementOptions& placement);
 
 struct HardwareAnswer {

@@ -27,7 +27,8 @@ bool loads_from_repo(const Model& model, const Quant& quant);
 std::string tensor_split_text(const std::vector<std::uint64_t>& split);
 
 // The arguments that place the model, as llama_server_args writes them: -ngl, --n-cpu-moe or
-// --cpu-moe, and on several GPUs -ts and -sm row. Without a placement, every layer on the GPU.
+// --cpu-moe, and on several GPUs -ts and -sm row or tensor. Without a placement, every layer on
+// the GPU.
 std::vector<std::string> placement_args(const Hardware* hardware, const Placement* placement);
 
 // llama-server's arguments (after the program name). With a placement, its -ngl, --n-cpu-moe

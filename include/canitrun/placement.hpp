@@ -138,6 +138,8 @@ struct Placement {
     bool split_faster = false;
     // Each layer's matrices cut by rows over the GPUs: llama.cpp's -sm row (plan/row_split).
     bool row_split = false;
+    // Each weight and the KV cache cut over the GPUs: llama.cpp's -sm tensor (plan/tensor_split).
+    bool tensor_parallel = false;
     bool op_offload = true;   // PlacementOptions::op_offload, as placed
     std::vector<Share> gpus;  // one per Hardware::gpus, same order
     Share ram;

@@ -438,7 +438,8 @@ every layer, the plan takes the uneven split and prints it.)",
         {.names = "--split-mode",
          .value = "MODE",
          .help = "llama.cpp's -sm over several GPUs: layer (default), row (CUDA: each matrix "
-                 "cut by rows; no speed figure) or tensor (not planned)",
+                 "cut by rows) or tensor (experimental: each weight and the KV cache cut); row "
+                 "and tensor carry no speed figure",
          .man = R"(How llama.cpp splits the model over several GPUs
 .RB ( \-sm ):
 .B layer
@@ -449,8 +450,14 @@ llama.cpp's split buffer does, and prints
 .BR "\-sm row" ;
 no speed figure, since no published run measures it.
 .B tensor
-is refused: llama.cpp's own \-\-fit does not size it, and where llama.cpp would not run it at
-all (the model's architecture, flash attention off) the error says which.)",
+(llama.cpp's experimental mode: GPUs of one backend, every layer on them) cuts each weight
+and the KV cache over the GPUs as llama.cpp's Meta device does, evenly unless
+.B \-\-tensor\-split
+is given (by memory where the even cut overfills a GPU), and prints
+.BR "\-sm tensor" ;
+no speed figure, and never chosen by default: llama.cpp's own \-\-fit does not size it.
+Where llama.cpp would not run it at all (the model's architecture, flash attention off) the
+error says which; recurrent, MLA and gated\-attention layers are not planned under it yet.)",
          .commands = cmds({C::page}),
          .bind = [](Options& o) -> Target { return &o.hw.split_mode; },
          .non_empty = true,

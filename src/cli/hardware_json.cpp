@@ -2,8 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "canitrun/launch_command.hpp"
 #include "hardware_text.hpp"
 #include "json_sink.hpp"
+#include "shell_words.hpp"
 #include "speed_text.hpp"
 
 namespace canitrun::cli {
@@ -114,13 +116,41 @@ void write_optional_answer(JsonSink& w, const std::optional<HardwareAnswer>& a, 
     }
 }
 
-}  // namespace
-
-json hardware_json(const Hardware& h) {
-    return tree_of(write_hardware, h);
+// The planner's own placement where the user's placement flags made the plan fail (core's
+// answer_for), as the text's sentence names it: its flags, its devices, its speed, and where the
+// model is known, the llama-server line that carries it.
+void write_alternative(JsonSink& w, const HardwareAnswer& a, const Hardware& h,
+                       const LaunchTarget* target) {
+    const PlacementAlternative& alt = *a.alternative;
+    const Placement& p = alt.plan.placement;
+    w.begin_object();
+    w.field("plan", plan_kind_name(alt.plan.kind));
+    w.field("gpu_layers", p.gpu_layers);
+    w.field("cpu_moe_layers", p.cpu_moe_layers);
+    w.field("tensor_split", p.tensor_split);
+    w.field("flags", shell_join(placement_args(&h, &p)));
+    w.key("gpus");
+    w.begin_array();
+    for (const auto& g : p.gpus) write_share(w, g);
+    w.end_array();
+    w.key("ram");
+    write_share(w, p.ram);
+    w.field("gpu_total_bytes", p.gpu_total());
+    // 0 in the core means no speed figure: null here, as the answer's own speed writes it.
+    w.key("decode_tokens_per_s");
+    if (alt.decode_tokens_per_s > 0) {
+        w.value(alt.decode_tokens_per_s);
+    } else {
+        w.null();
+    }
+    if (target != nullptr && a.quant->format == "gguf") {
+        w.field("llama_cpp_command", fitted_llama_command(*target->model, a, h, p, target->file));
+    }
+    w.end_object();
 }
 
-void write_hardware_answer(JsonSink& w, const HardwareAnswer& a, const Hardware& hardware) {
+void write_answer(JsonSink& w, const HardwareAnswer& a, const Hardware& hardware,
+                  const LaunchTarget* target) {
     const Placement& p = a.plan.placement;
     w.begin_object();
     w.field("quant", a.quant->id);
@@ -142,7 +172,21 @@ void write_hardware_answer(JsonSink& w, const HardwareAnswer& a, const Hardware&
         w.key("speculative");
         write_speculative(w, *a.speculative);
     }
+    if (a.alternative) {
+        w.key("alternative");
+        write_alternative(w, a, hardware, target);
+    }
     w.end_object();
+}
+
+}  // namespace
+
+json hardware_json(const Hardware& h) {
+    return tree_of(write_hardware, h);
+}
+
+void write_hardware_answer(JsonSink& w, const HardwareAnswer& a, const Hardware& hardware) {
+    write_answer(w, a, hardware, nullptr);
 }
 
 json hardware_answer_json(const HardwareAnswer& a, const Hardware& hardware) {
@@ -154,7 +198,8 @@ void write_hardware_report(JsonSink& w, const Model& model, const HardwareReport
     w.key("hardware");
     write_hardware(w, r.hardware);
     w.key("selected");
-    write_hardware_answer(w, r.selected, r.hardware);
+    const LaunchTarget target{&model, r.selected.quant, r.model_file};
+    write_answer(w, r.selected, r.hardware, &target);
     w.key("best");
     write_optional_answer(w, r.best, r.hardware);
     w.key("fastest");

@@ -144,10 +144,13 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
     const auto over = need <= room ? first_overflow(p) : std::nullopt;
     if (over && over->gpu) {
         const std::size_t d = *over->gpu;
-        const std::string device = fmt::format(
-            "Does not fit: GPU {} ({}) needs {} of its {}{}", d,
-            d < h.gpus.size() ? h.gpus[d].name : std::string("?"), format_gb(over->need),
-            format_gb(over->capacity), p.row_split ? " under --split-mode row" : "");
+        const std::string device =
+            fmt::format("Does not fit: GPU {} ({}) needs {} of its {}{}", d,
+                        d < h.gpus.size() ? h.gpus[d].name : std::string("?"),
+                        format_gb(over->need), format_gb(over->capacity),
+                        p.row_split         ? " under --split-mode row"
+                        : p.tensor_parallel ? " under --split-mode tensor"
+                                            : "");
         if (a.alternative) return device + alternative_clause(*a.alternative, h);
         return device +
                "; keep more in system RAM (--n-cpu-moe, --ngl), or leave them out for the plan "
@@ -266,9 +269,15 @@ std::string format_rate(double tokens_per_s) {
 
 std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,
                                  const Hardware& hardware, const std::string& file) {
+    return fitted_llama_command(model, answer, hardware, answer.plan.placement, file);
+}
+
+std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,
+                                 const Hardware& hardware, const Placement& placement,
+                                 const std::string& file) {
     const LaunchTarget target{&model, answer.quant, file};
-    return "llama-server " + shell_join(llama_server_args(target, answer.settings, &hardware,
-                                                          &answer.plan.placement));
+    return "llama-server " +
+           shell_join(llama_server_args(target, answer.settings, &hardware, &placement));
 }
 
 // Several users: what the asked sequences decode at, and how many users of this context fit.
@@ -321,8 +330,9 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
     if (a.plan.kind != PlanKind::none && a.speed.decode_tokens_per_s > 0) {
         write_speed(out, a, h);
         write_speculative(out, a);
-    } else if (a.plan.kind != PlanKind::none && a.settings.split_mode == SplitMode::row) {
-        out << "\n  Speed: not estimated (no published run measures --split-mode row)\n";
+    } else if (a.plan.kind != PlanKind::none && a.settings.split_mode != SplitMode::layer) {
+        out << "\n  Speed: not estimated (no published run measures --split-mode "
+            << split_mode_name(a.settings.split_mode) << ")\n";
     } else if (a.plan.kind != PlanKind::none) {
         out << "\n  Speed: unknown (no bandwidth on record for this device)\n";
     }
@@ -358,8 +368,9 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
         out << "  " << quant.id << " does not fit without offload at any context.\n";
     }
     write_serving(out, r);
-    if (a.settings.split_mode == SplitMode::row) {
-        out << "  Serving: not planned for --split-mode row (users are planned under -sm layer)\n";
+    if (a.settings.split_mode != SplitMode::layer) {
+        out << "  Serving: not planned for --split-mode " << split_mode_name(a.settings.split_mode)
+            << " (users are planned under -sm layer)\n";
     }
     if (a.plan.kind != PlanKind::none && quant.format == "gguf") {
         out << "  llama.cpp: " << fitted_llama_command(model, a, h, r.model_file) << "\n";

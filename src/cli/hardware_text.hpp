@@ -34,5 +34,9 @@ std::string format_rate(double tokens_per_s);
 // `file`: a local GGUF to load with -m; else the model's Hugging Face GGUF repo.
 std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,
                                  const Hardware& hardware, const std::string& file = "");
+// The same line for another placement of the same answer (its alternative's).
+std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,
+                                 const Hardware& hardware, const Placement& placement,
+                                 const std::string& file = "");
 
 }  // namespace canitrun::cli

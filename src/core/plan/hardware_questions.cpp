@@ -10,6 +10,7 @@
 #include "canitrun/parallel_map.hpp"
 #include "canitrun/row_split.hpp"
 #include "canitrun/tensor_layout.hpp"
+#include "canitrun/tensor_split.hpp"
 
 namespace canitrun {
 namespace {
@@ -86,42 +87,22 @@ Result<Placement> row_plan(const Model& model, const Quant& quant, const ModelPa
     return q.fits() ? q : p;
 }
 
-// --split-mode row (row_split.hpp): every layer on the GPUs by the user's split or by memory,
-// else by the uneven split that holds every layer under -sm layer; no speed figure (none
-// measured).
-Result<HardwareAnswer> answer_row_split(const Model& model, const Quant& quant,
-                                        const Hardware& hardware, const PlanSettings& settings,
-                                        const PlacementOptions& placement) {
-    if (settings.rule != Rule::llamacpp || placement.gpu_layers || placement.cpu_moe_layers) {
-        return fail(ErrorKind::bad_input,
-                    "--split-mode row is planned under llama.cpp's rule with every layer on the "
-                    "GPUs",
-                    "leave --engine quick, --ngl, --n-cpu-moe and --cpu-moe out");
+// The placement of a split mode that cuts matrices (row, tensor) of `parts`.
+Result<Placement> cut_plan(const Model& model, const Quant& quant, const ModelParts& parts,
+                           const Hardware& hardware, const PlanSettings& settings,
+                           const PlacementOptions& options) {
+    if (settings.split_mode == SplitMode::tensor) {
+        return tensor_split_placement(model, quant, parts, hardware, options);
     }
-    if (settings.file) {
-        // The row cut reads each tensor's shape, which a file's planned parts do not keep.
-        return fail(ErrorKind::bad_input, "--split-mode row is not planned for a model file yet",
-                    "plan the database model at the file's quantization, or --split-mode layer");
-    }
-    CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
-    CANITRUN_TRY_ASSIGN(const PlacementOptions options,
-                        server_placement_for(model, quant, hardware, settings, placement));
-    CANITRUN_TRY_ASSIGN(auto p, row_plan(model, quant, parts, hardware, options));
-    const bool runs = p.fits() && hardware_runs(hardware, quant);
-    HardwareAnswer a{&quant, settings, Plan{runs ? PlanKind::native : PlanKind::none, p}, {}, {},
-                     {},     {}};
-    a.measured = measured_on(model, quant, hardware);
-    return a;
+    return row_plan(model, quant, parts, hardware, options);
 }
 
-// --split-mode tensor, as the pinned llama.cpp 0ad4a86 (and 5b4ebc5 before it) has it: a Meta
-// device over the GPUs (src/llama.cpp, llama_prepare_model_devices) whose buffers cut every
-// weight and the KV cache along an axis chosen per tensor, with the rounding rotated layer by
-// layer (src/llama-model.cpp:375, llama_meta_device_get_split_state). llama.cpp's own --fit does
-// not size it (common/fit.cpp:183: "llama_params_fit is not implemented for SPLIT_MODE_TENSOR"),
-// and canitrun does not model those cuts, so it is refused: first for the reasons llama.cpp
-// itself would refuse to run it (the architecture, flash attention off), naming them.
-std::unexpected<Error> refuse_tensor_split(const Model& model, const PlanSettings& settings) {
+// --split-mode tensor, as the pinned llama.cpp 0ad4a86 (and 5b4ebc5 before it) has it
+// (tensor_split.hpp): first the reasons llama.cpp itself refuses to run it (the architecture,
+// flash attention off), named as it names them. Its own --fit does not size it
+// (common/fit.cpp:183: "llama_params_fit is not implemented for SPLIT_MODE_TENSOR"); canitrun
+// plans it when asked, never by default (no published run measures its speed).
+Result<bool> llamacpp_runs_tensor_split(const Model& model, const PlanSettings& settings) {
     const auto arch = llama_arch(model);
     if (arch && !llama_arch_supports_tensor_split(*arch)) {
         return fail(ErrorKind::bad_input,
@@ -138,21 +119,48 @@ std::unexpected<Error> refuse_tensor_split(const Model& model, const PlanSetting
                     "be enabled\")",
                     "leave --flash-attn off out, or use --split-mode layer");
     }
-    return fail(ErrorKind::bad_input,
-                "--split-mode tensor is not planned: llama.cpp 0ad4a86 runs it (experimental) "
-                "but its own --fit refuses to size it (common/fit.cpp: \"llama_params_fit is not "
-                "implemented for SPLIT_MODE_TENSOR\"), and canitrun does not model how its Meta "
-                "device cuts each weight and the KV cache over the GPUs",
-                "plan --split-mode layer or row, and set -c, -ngl and -ts by hand for tensor");
+    return true;
+}
+
+// --split-mode row (row_split.hpp) or tensor (tensor_split.hpp): every layer on the GPUs (row:
+// by the user's split or by memory, else by the uneven split that holds every layer under -sm
+// layer); no speed figure (none measured).
+Result<HardwareAnswer> answer_cut_split(const Model& model, const Quant& quant,
+                                        const Hardware& hardware, const PlanSettings& settings,
+                                        const PlacementOptions& placement) {
+    const std::string mode = split_mode_name(settings.split_mode);
+    if (settings.split_mode == SplitMode::tensor) {
+        CANITRUN_TRY(llamacpp_runs_tensor_split(model, settings));
+    }
+    if (settings.rule != Rule::llamacpp || placement.gpu_layers || placement.cpu_moe_layers) {
+        return fail(ErrorKind::bad_input,
+                    "--split-mode " + mode +
+                        " is planned under llama.cpp's rule with every layer on the GPUs",
+                    "leave --engine quick, --ngl, --n-cpu-moe and --cpu-moe out");
+    }
+    if (settings.file) {
+        // The cut reads each tensor's shape, which a file's planned parts do not keep.
+        return fail(ErrorKind::bad_input,
+                    "--split-mode " + mode + " is not planned for a model file yet",
+                    "plan the database model at the file's quantization, or --split-mode layer");
+    }
+    CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
+    CANITRUN_TRY_ASSIGN(const PlacementOptions options,
+                        server_placement_for(model, quant, hardware, settings, placement));
+    CANITRUN_TRY_ASSIGN(auto p, cut_plan(model, quant, parts, hardware, settings, options));
+    const bool runs = p.fits() && hardware_runs(hardware, quant);
+    HardwareAnswer a{&quant, settings, Plan{runs ? PlanKind::native : PlanKind::none, p}, {}, {},
+                     {},     {}};
+    a.measured = measured_on(model, quant, hardware);
+    return a;
 }
 
 }  // namespace
 
 Result<Plan> plan_for(const Model& model, const Quant& quant, const Hardware& hardware,
                       const PlanSettings& settings, const PlacementOptions& placement) {
-    if (settings.split_mode == SplitMode::tensor) return refuse_tensor_split(model, settings);
-    if (settings.split_mode == SplitMode::row) {
-        CANITRUN_TRY_ASSIGN(auto a, answer_row_split(model, quant, hardware, settings, placement));
+    if (settings.split_mode != SplitMode::layer) {
+        CANITRUN_TRY_ASSIGN(auto a, answer_cut_split(model, quant, hardware, settings, placement));
         return std::move(a.plan);
     }
     if (placement.cpu_moe_layers && !model.is_moe()) {
@@ -177,8 +185,8 @@ namespace {
 Result<HardwareAnswer> answer_as_given(const Model& model, const Quant& quant,
                                        const Hardware& hardware, const PlanSettings& settings,
                                        const PlacementOptions& placement) {
-    if (settings.split_mode == SplitMode::row) {
-        return answer_row_split(model, quant, hardware, settings, placement);
+    if (settings.split_mode != SplitMode::layer) {
+        return answer_cut_split(model, quant, hardware, settings, placement);
     }
     CANITRUN_TRY_ASSIGN(auto plan, plan_for(model, quant, hardware, settings, placement));
     HardwareAnswer a{&quant, settings, plan, {}, {}, {}, {}};
@@ -195,7 +203,7 @@ Result<HardwareAnswer> answer_as_given(const Model& model, const Quant& quant,
 }  // namespace
 
 bool user_fixed_placement(const PlanSettings& settings, const PlacementOptions& placement) {
-    return settings.split_mode == SplitMode::row || placement.gpu_layers.has_value() ||
+    return settings.split_mode != SplitMode::layer || placement.gpu_layers.has_value() ||
            placement.cpu_moe_layers.has_value() || !placement.tensor_split.empty();
 }
 
@@ -245,9 +253,10 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
     const auto fits_at = [&](std::uint64_t steps) -> Result<bool> {
         o.estimate.context = steps * kContextStep;
         CANITRUN_TRY_ASSIGN(auto parts, plan_parts_at_context(base, model, o));
-        if (settings.split_mode == SplitMode::row) {
-            CANITRUN_TRY_ASSIGN(auto row, row_plan(model, quant, parts, hardware, placement));
-            return row.fits();
+        if (settings.split_mode != SplitMode::layer) {
+            CANITRUN_TRY_ASSIGN(auto cut,
+                                cut_plan(model, quant, parts, hardware, settings, placement));
+            return cut.fits();
         }
         CANITRUN_TRY_ASSIGN(auto placed, native_placement(parts, hardware, placement));
         return placed.has_value();
@@ -343,9 +352,10 @@ Result<QuantChoices> quant_choices_for_hardware(const Model& model,
                                                 const Hardware& hardware,
                                                 const PlanSettings& settings) {
     // The best-quality quantization that fits whole on the GPUs wins outright; offload is planned
-    // (a search over layer splits) only when none does. Under --split-mode row every plan is
-    // whole on the GPUs or none (answer_row_split), so the loop below, through answer_for, finds
-    // the best quality whose row plan fits, and the floor does not apply (no speed figure).
+    // (a search over layer splits) only when none does. Under --split-mode row and tensor every
+    // plan is whole on the GPUs or none (answer_cut_split), so the loop below, through
+    // answer_for, finds the best quality whose cut plan fits, and the floor does not apply (no
+    // speed figure).
     if (!hardware.gpus.empty() && settings.split_mode == SplitMode::layer) {
         CANITRUN_TRY_ASSIGN(auto native,
                             best_native(model, by_quality(quants), hardware, settings));

@@ -6,9 +6,9 @@ namespace canitrun {
 
 void add_serving(HardwareReport& r, const Model& model, const Quant& quant,
                  const PlanSettings& settings) {
-    // The capacity search plans -sm layer splits; a row plan's users are not planned.
+    // The capacity search plans -sm layer splits; a row or tensor plan's users are not planned.
     if (r.selected.settings.rule != Rule::llamacpp || r.hardware.gpus.empty() ||
-        r.selected.settings.split_mode == SplitMode::row)
+        r.selected.settings.split_mode != SplitMode::layer)
         return;
     PlanSettings one = r.selected.settings;
     one.n_seq = 1;

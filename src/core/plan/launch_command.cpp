@@ -141,6 +141,9 @@ std::vector<std::string> placement_args(const Hardware* hardware, const Placemen
         if (placement != nullptr && placement->row_split) {
             add(args, "-sm", split_mode_name(SplitMode::row));
         }
+        if (placement != nullptr && placement->tensor_parallel) {
+            add(args, "-sm", split_mode_name(SplitMode::tensor));
+        }
     }
     return args;
 }
