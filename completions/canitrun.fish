@@ -97,6 +97,7 @@ complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-kv-
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-op-offload -d 'llama.cpp: prompt batches over weights in RAM run on the CPU, not GPU 0'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-repack -d 'llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL/MXFP4 weights on the CPU'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l mtp -d 'llama.cpp: draft with the model\'s own MTP layers'
+complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l load-mode -x -a 'auto none mmap mlock mmap+mlock dio' -d 'llama.cpp: how the weights are read at load: auto, none, mmap, mlock, mmap+mlock, dio'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-mmproj -d 'llama-server: text only, no vision projector'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-mmproj-offload -d 'llama-server: the vision projector on the CPU, in system RAM'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l draft -x -a '(__canitrun_names models)' -d 'llama.cpp: a draft model for speculative decoding, MODEL, MODEL:QUANT or a local .gguf file'

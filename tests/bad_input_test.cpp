@@ -105,6 +105,9 @@ TEST_CASE("bad input: flag values out of range or malformed") {
     check_bad_input({m, "--quant", ""}, "--quant needs a value");
     check_bad_input({m, "--gpu", ""}, "--gpu needs a value");
     check_bad_input({"", "--json"}, "needs a value");
+    // A runtime setting the model cannot take: its files carry no MTP layer; no such load mode.
+    check_bad_input({"deepseek-v3", "--mtp"}, "do not carry its MTP layers");
+    check_bad_input({m, "--load-mode", "no-mmap"}, "'no-mmap' is not a load mode");
 }
 
 TEST_CASE("bad input: the command line itself") {

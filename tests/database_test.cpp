@@ -245,6 +245,32 @@ TEST_CASE("run.gguf_quantized_before is a llama.cpp build with a source") {
     CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs run.gguf_quantized_before_source"));
 }
 
+// A model with MTP layers says whether its GGUF files carry them (run.gguf_mtp), with a
+// source; the field without MTP layers, or without a source, is refused. run.pooling is one of
+// llama.h's pooling types, with a source.
+TEST_CASE("run.gguf_mtp goes with mtp_layers, run.pooling with a type, each with a source") {
+    json m = valid_model();
+    m["architecture"]["mtp_layers"] = 1;
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs run.gguf_mtp"));
+    m["run"] = {{"gguf_mtp", true}};
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs run.gguf_mtp_source"));
+    m["run"] = {{"gguf_mtp", true}, {"gguf_mtp_source", "the converter"}};
+    const auto db = parse_database(files_with(m, valid_gpu()));
+    REQUIRE(db.has_value());
+    CHECK(db->models.at(0).run.gguf_mtp);
+    m["architecture"].erase("mtp_layers");
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs architecture.mtp_layers"));
+
+    m["run"] = {{"pooling", "last"}, {"pooling_source", "a log"}};
+    const auto pooled = parse_database(files_with(m, valid_gpu()));
+    REQUIRE(pooled.has_value());
+    CHECK(pooled->models.at(0).run.pooling == "last");
+    m["run"] = {{"pooling", "max"}, {"pooling_source", "a log"}};
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "run.pooling must be"));
+    m["run"] = {{"pooling", "cls"}};
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs run.pooling_source"));
+}
+
 // A recipe's rule for some models only (Unsloth's per-model upcasts) is read from a published
 // file, so it must cite it; a family or model without the architecture selects nothing sure.
 TEST_CASE("a recipe rule for some models names its architecture and its source") {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "canitrun/cpu_repack.hpp"
+#include "canitrun/gguf_file_size.hpp"
 #include "canitrun/hardware_questions.hpp"
 #include "canitrun/launch_command.hpp"
 #include "canitrun/llamacpp_engine.hpp"
@@ -34,6 +35,22 @@ Placement plan_of(const std::string& model, const std::string& quant,
         answer_for(test::model(model), test::quant(quant), test::hardware_of(gpus), settings);
     REQUIRE(a);
     return a->plan.placement;
+}
+
+Placement plan_of(const Model& model, const std::string& quant,
+                  const std::vector<std::string>& gpus, const PlanSettings& settings) {
+    const auto a = answer_for(model, test::quant(quant), test::hardware_of(gpus), settings);
+    REQUIRE(a);
+    return a->plan.placement;
+}
+
+// The model as a GGUF file that carries its MTP layers would be: Qwen 3.5 converted by the
+// pinned converter, which keeps the block (conversion/qwen.py's _QwenMtpMixin at 0ad4a86),
+// where the published files predate that (data: run.gguf_mtp false).
+Model with_mtp_files(const std::string& id) {
+    Model m = test::model(id);
+    m.run.gguf_mtp = true;
+    return m;
 }
 
 PlanSettings at_context(std::uint64_t context) {
@@ -213,12 +230,19 @@ TEST_CASE("server terms: a chat and an embedding model on a 24 GB card") {
 
 // Ollama's sequences per model (server/sched.go 497-510 at ollama fb30760): OLLAMA_NUM_PARALLEL
 // (at least 1) for a chat model; 1 for an embedding model (a GGUF with a pooling_type, or an
-// encoder) and for the architectures it runs one at a time (qwen35 among them).
+// encoder) and for the architectures it runs one at a time (qwen35 among them). Qwen3-Embedding
+// and Qwen3-Reranker are the qwen3 decoder, but their GGUFs carry qwen3.pooling_type (last and
+// rank: data run.pooling, from llama.cpp's converter and an Ollama load log), so one each,
+// where Qwen3 8B, the same architecture without it, gets the 4.
 TEST_CASE("ollama: the sequences each model gets under OLLAMA_NUM_PARALLEL") {
     CHECK(ollama_num_parallel(test::model("qwen3-8b"), 4) == 4);
     CHECK(ollama_num_parallel(test::model("qwen3-8b"), 0) == 1);
     CHECK(ollama_num_parallel(test::model("qwen3.5-0.8b"), 4) == 1);
     CHECK(ollama_num_parallel(test::model("nomic-embed-text-v1.5"), 4) == 1);
+    CHECK(test::model("qwen3-embedding-0.6b").run.pooling == "last");
+    CHECK(test::model("qwen3-reranker-0.6b").run.pooling == "rank");
+    CHECK(ollama_num_parallel(test::model("qwen3-embedding-0.6b"), 4) == 1);
+    CHECK(ollama_num_parallel(test::model("qwen3-reranker-0.6b"), 4) == 1);
 }
 
 // A chat model --also beside the main one with --users 4 of 8,192 tokens: the printed line sets
@@ -315,15 +339,18 @@ TEST_CASE("encoders: an embedding encoder beside a chat model keeps no cache") {
 // Its KV at 8,192 cells: 8,192 x 4 x 256 x 2 B x 2 = 33,554,432 B. The MTP context's compute
 // buffer (fitted: 13 x n_embd floats per ubatch token, server_terms.cpp): 512 x 13 x 5,120 x
 // 4 B = 136,314,880 B. In all 1,019,320,320 B, held from load on the GPU with the output head;
-// nothing without --mtp.
+// nothing without --mtp. The published files do not carry the block (run.gguf_mtp): planned
+// as a file converted with it.
 TEST_CASE("server terms: Qwen 3.5 27B with its MTP layer") {
-    const Model& m = test::model("qwen3.5-27b");
+    const Model m = with_mtp_files("qwen3.5-27b");
     CHECK(m.arch.mtp_layers == 1);
     CHECK(llamacpp_mtp_weight_bytes(m, test::quant("FP16")).value() == 849'451'008ULL);
     PlanSettings s = at_context(8192);
-    CHECK(term(plan_of("qwen3.5-27b", "FP16", {"h100-sxm"}, s).gpus[0], "mtp").most == 0);
+    CHECK(term(plan_of(m, "FP16", {"h100-sxm"}, s).gpus[0], "mtp").most == 0);
     s.server.mtp = true;
-    const Placement p = plan_of("qwen3.5-27b", "FP16", {"h100-sxm"}, s);
+    // The published files, without the block: nothing to load.
+    CHECK(term(plan_of("qwen3.5-27b", "FP16", {"h100-sxm"}, s).gpus[0], "mtp").most == 0);
+    const Placement p = plan_of(m, "FP16", {"h100-sxm"}, s);
     const ResidentTerm mtp = term(p.gpus[0], "mtp");
     CHECK(mtp.load == 1'019'320'320ULL);
     CHECK_FALSE(mtp.grows());
@@ -360,14 +387,109 @@ TEST_CASE("server terms: the MTP context against llama-server's own figure") {
     s.ubatch = 2048;
     s.server.mtp = true;
     const Bytes weights = 849'451'008ULL;
+    const Model m = with_mtp_files("qwen3.5-27b");
     const auto context_of = [&](std::uint64_t ctx) {
         s.estimate.context = ctx;
-        return term(plan_of("qwen3.5-27b", "FP16", {"h200-sxm"}, s).gpus[0], "mtp").load - weights;
+        return term(plan_of(m, "FP16", {"h200-sxm"}, s).gpus[0], "mtp").load - weights;
     };
     CHECK(context_of(8192) == 578'813'952ULL);
     CHECK(context_of(32768) == 679'477'248ULL);
     CHECK(552.06 * 1048576 - 578'813'952.0 < 0.07 * 1048576);
     CHECK(648.06 * 1048576 - 679'477'248.0 < 0.07 * 1048576);
+}
+
+// GLM-4.5's GGUF files carry its nextn block (run.gguf_mtp; conversion/glm.py keeps it), so the
+// download holds it: the block's data, 5,888,734,848 B at Q8_0 (above; every tensor's bytes a
+// multiple of GGUF's 32-byte alignment), and 25 tensor infos in the header (a u64 length, the
+// name, a u32 n_dims, a u64 per dimension, a u32 type, a u64 offset: 24 B + the name + 8 B a
+// dimension): 11 vectors (attn_norm, the q / k / v biases, q_norm, k_norm,
+// post_attention_norm, exp_probs_b, enorm, hnorm, shared_head_norm), 11 matrices and the 3
+// expert tensors, named blk.92.*: 1,572 B. The header is padded to 32 B, so the download grows
+// by 5,888,736,420 B within 31 B. DeepSeek V3's files carry none: its download is unchanged.
+TEST_CASE("download: GLM-4.5's GGUF holds its MTP block, DeepSeek V3's none") {
+    const Quant& q = test::quant("Q8_0");
+    Model without = test::model("glm-4.5");
+    REQUIRE(without.run.gguf_mtp);
+    without.run.gguf_mtp = false;
+    const Bytes with = gguf_download_bytes(test::model("glm-4.5"), q).value().value();
+    const Bytes base = gguf_download_bytes(without, q).value().value();
+    const Bytes expected = 5'888'734'848ULL + 1'572ULL;
+    CHECK(with - base + 31 >= expected);
+    CHECK(with - base <= expected + 31);
+    Model deepseek = test::model("deepseek-v3");
+    CHECK_FALSE(deepseek.run.gguf_mtp);
+    const Bytes published = gguf_download_bytes(deepseek, q).value().value();
+    deepseek.run.gguf_mtp = true;
+    CHECK(gguf_download_bytes(deepseek, q).value().value() > published);
+}
+
+// --mtp loads what the files carry (data: run.gguf_mtp, with its source): GLM-4.5's GGUFs hold
+// the nextn block (conversion/glm.py keeps it); DeepSeek V3's converter drops it
+// (conversion/deepseek.py, skip_mtp) and Qwen 3.5's published files predate its keeping
+// (block_count 64 for the 27B, validation/llama-logs/cudab-005). A model without MTP layers
+// has none to load. Each refusal is one error with its fix; the plan then holds no mtp term.
+TEST_CASE("server terms: --mtp only where the GGUF files carry the MTP layers") {
+    CHECK(mtp_loadable(test::model("glm-4.5"), nullptr).value());
+    for (const char* id : {"deepseek-v3", "qwen3.5-27b", "qwen3-8b"}) {
+        const auto r = mtp_loadable(test::model(id), nullptr);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == ErrorKind::bad_input);
+        CHECK(r.error().message.find(id) != std::string::npos);
+        CHECK_FALSE(r.error().hint.empty());
+    }
+}
+
+// --load-mode (server_terms.hpp, load_staging; llama-model-loader.cpp load_all_data at
+// 0ad4a86). Llama 3.1 8B at Q4_K_M on an RTX 4090: by default (auto: mmap) nothing is staged
+// and the RAM's weights, token_embd, are the mapped file. none reads the file: CUDA uploads
+// through 4 pinned buffers of 1 MiB = 4,194,304 B, and the RAM's weights are allocated. dio:
+// the pinned buffers are 4 x (64 MiB + 2 x 4,096) = 268,468,224 B, and token_embd (Q4_K:
+// 128,256 x 4,096 x 144 / 256 = 295,501,824 B = 72,144 blocks of 4,096) is read through an
+// aligned copy of it and one block more: 295,505,920 B, the larger. The line carries the mode.
+TEST_CASE("server terms: --load-mode stages the weights as llama.cpp reads them") {
+    PlanSettings s = at_context(8192);
+    const Placement mapped = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(term(mapped.ram, "load_staging").load == 0);
+    CHECK(mapped.ram.mapped == 295'501'824ULL);
+    s.server.load_mode = LoadMode::none;
+    const Placement none = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, s);
+    const ResidentTerm staging = term(none.ram, "load_staging");
+    CHECK(staging.load == 4'194'304ULL);
+    CHECK_FALSE(staging.grows());
+    CHECK(none.ram.mapped == 0);
+    CHECK(none.ram.total() - mapped.ram.total() == 4'194'304ULL);
+    s.server.load_mode = LoadMode::direct_io;
+    const Placement dio = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(term(dio.ram, "load_staging").load == 295'505'920ULL);
+    const Model& m = test::model("llama-3.1-8b");
+    const auto args = llama_server_args({&m, &test::quant("Q4_K_M"), ""}, s, nullptr, &dio);
+    const auto at = std::find(args.begin(), args.end(), "--load-mode");
+    REQUIRE(at != args.end());
+    CHECK(*(at + 1) == "dio");
+    CHECK(parse_load_mode("mmap+mlock").value() == LoadMode::mmap_mlock);
+    CHECK_FALSE(parse_load_mode("no-mmap").has_value());
+}
+
+// Without a GPU (Llama 3.2 1B at Q4_0, AVX2) and read in (none), a repacked tensor is read into
+// its CPU_REPACK buffer alone: no second copy (547,356,672 B with mmap, above), and nothing is
+// staged. With dio each tensor comes through an aligned copy: the largest, token_embd (tied:
+// Q6_K, 128,256 x 2,048 x 210 / 256 = 215,470,080 B = 52,605 blocks), and one block more:
+// 215,474,176 B. On Metal (an M4 Max) none reads each GPU tensor through a host copy in turn:
+// the largest is Llama 3.1 8B's output.weight (Q6_K: 128,256 x 4,096 x 210 / 256 =
+// 430,940,160 B); dio reads buffered there (O_DIRECT is Linux's), the same.
+TEST_CASE("server terms: --load-mode without a GPU and on Metal") {
+    PlanSettings s = at_context(8192);
+    s.server.load_mode = LoadMode::none;
+    const Placement none = plan_of("llama-3.2-1b", "Q4_0", {}, s);
+    CHECK(term(none.ram, "cpu_repack").most == 0);
+    CHECK(term(none.ram, "load_staging").most == 0);
+    s.server.load_mode = LoadMode::direct_io;
+    CHECK(term(plan_of("llama-3.2-1b", "Q4_0", {}, s).ram, "load_staging").load == 215'474'176ULL);
+    for (const LoadMode mode : {LoadMode::none, LoadMode::direct_io}) {
+        s.server.load_mode = mode;
+        const Placement metal = plan_of("llama-3.1-8b", "Q4_K_M", {"m4-max-128gb"}, s);
+        CHECK(term(metal.ram, "load_staging").load == 430'940'160ULL);
+    }
 }
 
 // verify reads what the server printed: the prompt cache's limit at load, the checkpoints it

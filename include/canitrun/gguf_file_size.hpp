@@ -23,8 +23,9 @@ Result<Bytes> gguf_tensor_bytes(const Model& model, const QuantizeRequest& reque
 Result<Bytes> gguf_file_bytes(const Model& model, const QuantizeRequest& request);
 
 // The file a quantization's download is (quantize_request(quant), typed once per model and
-// quantization as the llama.cpp rule types it): empty for a format llama.cpp does not write
-// (NVFP4, EXL2, AWQ, ...), whose files are not GGUF.
+// quantization as the llama.cpp rule types it), with the MTP blocks where the model's published
+// files carry them (RunInfo::gguf_mtp, llamacpp_mtp_block): empty for a format llama.cpp does
+// not write (NVFP4, EXL2, AWQ, ...), whose files are not GGUF.
 Result<std::optional<Bytes>> gguf_download_bytes(const Model& model, const Quant& quant);
 
 }  // namespace canitrun

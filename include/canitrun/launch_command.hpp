@@ -44,13 +44,13 @@ std::vector<std::string> ollama_environment(const PlanSettings& settings);
 // The sequences Ollama serves `model` with when OLLAMA_NUM_PARALLEL is `requested` (the
 // printed line's --users): server/sched.go's load (ollama/ollama fb30760, lines 497-510) takes
 // max(OLLAMA_NUM_PARALLEL, 1) (envconfig/config.go:275, default 1), and 1 for a model without
-// the completion capability (server/images.go: a GGUF with a pooling_type; of canitrun's, the
-// encoders llama.cpp runs without memory, llama_arch_keeps_no_memory: the database does not
-// say which decoders are embedding models, so Qwen3-Embedding counts as a chat model, an
-// over-count) and for the architectures it holds unsafe in parallel (mllama, qwen3vl, qwen3vlmoe,
-// qwen35, qwen35moe, qwen3next, lfm2, lfm2moe, nemotron_h, nemotron_h_moe, nemotron_h_omni; ollama
-// issue #4165). Used for the main model's line (launch_lines.cpp says when Ollama serves it
-// one request at a time) and for every --also model (ollama_model_settings).
+// the completion capability (server/images.go: a GGUF with a {arch}.pooling_type; of
+// canitrun's, a model whose data gives its files' pooling, RunInfo::pooling: Qwen3-Embedding
+// and Qwen3-Reranker, and the encoders llama.cpp runs without memory,
+// llama_arch_keeps_no_memory) and for the architectures it holds unsafe in parallel (mllama,
+// qwen3vl, qwen3vlmoe, qwen35, qwen35moe, qwen3next, lfm2, lfm2moe, nemotron_h, nemotron_h_moe,
+// nemotron_h_omni; ollama issue #4165). Used for the main model's line (launch_lines.cpp says when
+// Ollama serves it one request at a time) and for every --also model (ollama_model_settings).
 std::uint64_t ollama_num_parallel(const Model& model, std::uint64_t requested);
 
 // The settings Ollama loads `model` with beside the plan `main` (the printed line's

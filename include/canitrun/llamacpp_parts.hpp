@@ -5,8 +5,11 @@
 // sequence) and its recurrent state; token_embd kept in host memory; the output head; and the
 // compute and logits buffers. Summed on one device the parts are estimate_llamacpp() exactly.
 
+#include <vector>
+
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/model_parts.hpp"
+#include "canitrun/quantize_rules.hpp"
 
 namespace canitrun {
 
@@ -31,5 +34,10 @@ Result<Bytes> llamacpp_device_weights_floor(const Model& model, const Quant& qua
 // embed_tokens and shared_head_head (hidden x vocab each), typed by llama-quantize's rules.
 // 0 for a model without them.
 Result<Bytes> llamacpp_mtp_weight_bytes(const Model& model, const Quant& quant);
+
+// One of those MTP blocks' tensors, typed (blk.N.*, N = the stack's layer count): what
+// llamacpp_mtp_weight_bytes sums, and what a file that carries the block holds (the download,
+// gguf_file_size.hpp). Empty for a model without them.
+Result<std::vector<TypedTensor>> llamacpp_mtp_block(const Model& model, const Quant& quant);
 
 }  // namespace canitrun

@@ -193,6 +193,19 @@ struct RunInfo {
     // rules changed since, with what dates them; 0: made by the rules canitrun transcribes.
     std::uint64_t gguf_quantized_before = 0;
     std::string gguf_quantized_before_source;
+    // Whether gguf_repo's files carry the checkpoint's MTP (nextn) layers
+    // (Architecture::mtp_layers), with what says so: llama.cpp's converter keeps them for GLM
+    // and drops them for DeepSeek V3, and Qwen 3.5's published files predate its keeping them.
+    // They are then in the download (gguf_download_bytes), and --mtp can load them; without
+    // them --mtp is refused. Stated for every model with mtp_layers (the data requires it).
+    bool gguf_mtp = false;
+    std::string gguf_mtp_source;
+    // The pooling type the model's GGUF files carry ({arch}.pooling_type: "mean", "cls", "last"
+    // or "rank", llama.h's llama_pooling_type), with what shows it; empty: none (a chat model).
+    // Ollama takes a file with the key for an embedding model (no completion capability) and
+    // serves it one sequence at a time (launch_command.hpp's ollama_num_parallel).
+    std::string pooling;
+    std::string pooling_source;
 
     bool operator==(const RunInfo&) const = default;
 };

@@ -67,6 +67,16 @@ struct ServerTerms {
     Bytes projector_host_compute = 0;
     bool projector_on_gpu = true;
     std::vector<Companion> companions;
+    // How llama.cpp reads the weights at load (--load-mode; server_terms.hpp has the rule):
+    // `mapped` (mmap: the RAM's weights are the mapped file), else read into allocated memory:
+    // a GPU's tensors through `upload_buffers` bytes of pinned host buffers, or on a backend
+    // without them (`upload_by_tensor`: Metal) through a host copy of each tensor in turn, and
+    // with direct I/O (`direct_block`: O_DIRECT's alignment, else 0) each tensor in host memory
+    // through an aligned copy of it. The most of these alive at once is RAM's load_staging.
+    bool mapped = true;
+    Bytes upload_buffers = 0;
+    bool upload_by_tensor = false;
+    Bytes direct_block = 0;
     friend auto operator<=>(const ServerTerms&, const ServerTerms&) = default;
 };
 

@@ -41,7 +41,8 @@
 //   n_embd floats per ubatch token: fitted to llama-server's own figure for Qwen 3.8 27B's MTP
 //   context (server_terms.cpp, kMtpComputeEmbdFloats), which the weights-less part of this
 //   term meets within 0.06 MiB at two contexts. Not confirmed for 0ad4a86, which predates that
-//   path; the compute figure is one architecture's.
+//   path; the compute figure is one architecture's. Only where the files carry the layers
+//   (mtp_loadable); the command refuses --mtp otherwise.
 // - projector, projector_compute (GPU 0, at load), projector_host_compute (RAM, at load): the
 //   vision projector (mmproj) of a multimodal model whose line loads it by its repo (-hf loads
 //   the repo's mmproj: llama.cpp's --mmproj-auto, on by default; tests/fixtures/runtime-flags/
@@ -69,11 +70,35 @@
 //   validation/llama-logs runs -nkvo). Flash attention auto counts as on (the CPU runs it).
 //   The GPU's compute buffer is left as with the cache offloaded (no longer holding the
 //   attention, it may be smaller). MLA and compressed-attention layers are not counted.
+// - load_staging (RAM, at load): what loading the weights holds beside them under --load-mode
+//   (llama.cpp 0ad4a86, common/arg.cpp's -lm / --load-mode, default auto). auto, mmap and
+//   mmap+mlock map the file (llama-model-loader.cpp line 559: use_mmap; auto turns it off where
+//   a device has no mmap support, llama-model.cpp load_tensors lines 1444-1453: a CUDA or HIP
+//   device the driver calls integrated, ggml-cuda.cu line 5111, and a Vulkan integrated GPU,
+//   ggml-vulkan.cpp line 15014; canitrun takes a unified-memory GPU off Metal for one): no
+//   staging, and the RAM's weights are the mapped file. none and mlock read the file into
+//   allocated buffers, and dio as well with O_DIRECT (llama-mmap.cpp lines 184-210, Linux only;
+//   its alignment is the file's st_blksize, taken as 4096 B). load_all_data
+//   (llama-model-loader.cpp lines 1493-1761) then stages each GPU context's tensors: on a
+//   device with async uploads, pinned host buffers and events (CUDA and HIP, ggml-cuda.cu
+//   5106-5112; Vulkan) through n_buffers = 4 pinned buffers of 1 MiB, or with direct I/O of
+//   64 MiB + 2 x the alignment each (lines 1509-1520), freed when that context is loaded;
+//   elsewhere (Metal: host_buffer false, ggml-metal.cpp line 697) through a host vector of
+//   each tensor's size in turn, the largest GPU tensor at most (line 1738). Host buffers are
+//   read into in place, except with direct I/O: llama_file::read_raw reads each through an
+//   aligned copy of the tensor and its alignment padding (read_aligned_chunk, llama-mmap.cpp
+//   lines 321-341), counted as the tensor plus one block, rounded up to the block. The GPUs'
+//   contexts load before the host's (llama-model.cpp lines 1857-1862), so the larger of the two
+//   is the term. It is freed before the context's KV cache and compute buffers are made; counted
+//   at load and in the verdict, it bounds the process's peak from above. Without mmap there is
+//   no CPU_REPACK copy: a repacked tensor is read into its CPU_REPACK buffer alone. Not checked
+//   against a log (no recorded log runs without mmap).
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "canitrun/cpu_repack.hpp"
@@ -87,6 +112,12 @@ struct PlanSettings;
 
 inline constexpr Bytes kDefaultCacheRam = 8192ULL << 20;     // --cache-ram 8192 (MiB)
 inline constexpr std::uint64_t kDefaultCtxCheckpoints = 32;  // --ctx-checkpoints 32
+
+// llama.cpp's --load-mode (include/llama.h's enum llama_load_mode, common/arg.cpp's spellings:
+// auto, none, mmap, mlock, mmap+mlock, dio).
+enum class LoadMode { automatic, none, mmap, mlock, mmap_mlock, direct_io };
+const char* load_mode_name(LoadMode mode);
+Result<LoadMode> parse_load_mode(std::string_view text);
 
 // A companion read from a local GGUF file (--draft FILE): the model and tensors no database
 // holds, owned here so a ResidentModel's pointers into it live as long as any copy of it.
@@ -122,9 +153,17 @@ struct ServerSettings {
     // PATH) and its tensors' bytes, read from it; a database model's is its repo's (run.mmproj).
     std::string mmproj_file;
     Bytes mmproj_file_bytes = 0;
+    // --load-mode: how llama.cpp reads the weights at load (load_staging above)
+    LoadMode load_mode = LoadMode::automatic;
 
     bool operator==(const ServerSettings&) const = default;
 };
+
+// Whether --mtp can load the model's MTP layers: a model file's own nextn blocks
+// (FileWeights' sums.mtp), else a database model's published files (RunInfo::gguf_mtp: GLM's
+// carry them; DeepSeek V3's converter drops them, Qwen 3.5's files predate their keeping). An
+// error saying why not, for the command to refuse --mtp with; the mtp term is 0 where not.
+Result<bool> mtp_loadable(const Model& model, const FileWeights* file);
 
 // Whether llama-server loads the model's vision projector under the settings (the llama.cpp
 // rule): the data sizes one, the line loads the model by its repo (-hf, which fetches the

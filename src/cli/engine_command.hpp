@@ -33,6 +33,7 @@ struct EngineFlags {
     bool no_repack = false;          // --no-repack
     bool no_op_offload = false;      // --no-op-offload
     bool mtp = false;                // --mtp
+    std::string load_mode;           // --load-mode MODE
     bool no_mmproj = false;          // --no-mmproj
     bool no_mmproj_offload = false;  // --no-mmproj-offload
     std::string draft;               // --draft MODEL[:QUANT]

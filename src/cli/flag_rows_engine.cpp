@@ -177,6 +177,24 @@ their weights, KV cache and the MTP context's compute buffer, on the device of t
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.mtp; },
          .group = kGroupEngine},
+        {.names = "--load-mode",
+         .value = "MODE",
+         .help = "llama.cpp: how the weights are read at load: auto, none, mmap, mlock, "
+                 "mmap+mlock, dio (default auto)",
+         .man = R"(How llama.cpp reads the weights at load (its
+.BR \-\-load\-mode ):
+auto (mmap, except on an integrated GPU off Metal), mmap and mmap+mlock map the file, so the
+weights in RAM are the file's pages; none and mlock read them into allocated memory, and dio
+with direct I/O. Without mmap the RAM holds a load_staging term while loading: the pinned
+upload buffers (4 x 1 MiB; 4 x 64 MiB with dio) or, on Metal, a copy of the largest GPU
+tensor; with dio also an aligned copy of the largest tensor in RAM; and no CPU_REPACK copy.
+The line carries
+.BR \-\-load\-mode .)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.load_mode; },
+         .complete = Complete::words,
+         .words = "auto none mmap mlock mmap+mlock dio",
+         .group = kGroupEngine},
     };
 }
 

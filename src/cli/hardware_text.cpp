@@ -178,6 +178,7 @@ std::string resident_label(const std::string& name) {
     if (name == "ctx_checkpoints") return "context checkpoints";
     if (name == "cpu_repack") return "repacked weights (CPU_REPACK)";
     if (name == "nkvo_attention") return "attention on the CPU (-nkvo)";
+    if (name == "load_staging") return "staging while loading (--load-mode, freed once loaded)";
     if (name == "projector") return "vision projector (mmproj)";
     if (name == "projector_compute") return "the projector's compute buffer";
     if (name == "projector_host_compute") return "the projector's CPU compute buffer";

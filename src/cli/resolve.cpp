@@ -13,6 +13,7 @@
 #include "canitrun/model_argument.hpp"
 #include "canitrun/parse.hpp"
 #include "canitrun/plan_settings.hpp"
+#include "canitrun/server_terms.hpp"
 #include "canitrun/serving.hpp"
 #include "canitrun/strings.hpp"
 #include "engine_command.hpp"
@@ -63,6 +64,7 @@ void refuse_llama_flags(const EngineFlags& f, const std::string& engine) {
         {"--no-repack", f.no_repack},
         {"--no-op-offload", f.no_op_offload},
         {"--mtp", f.mtp},
+        {"--load-mode", !f.load_mode.empty()},
         {"--no-mmproj", f.no_mmproj},
         {"--no-mmproj-offload", f.no_mmproj_offload},
         {"--draft", !f.draft.empty()},
@@ -125,6 +127,9 @@ PlanSettings plan_settings(const Database& db, const Options& o, const Request& 
         s.server.repack = !o.engine.no_repack;
         s.server.op_offload = !o.engine.no_op_offload;
         s.server.mtp = o.engine.mtp;
+        if (!o.engine.load_mode.empty()) {
+            s.server.load_mode = need(parse_load_mode(o.engine.load_mode));
+        }
         s.server.vision = !o.engine.no_mmproj;
         s.server.mmproj_offload = !o.engine.no_mmproj_offload;
     }
@@ -238,6 +243,19 @@ void check_window(const Request& r) {
     need(check_context(**model, llama_sequence_context(*r.context, n)));
 }
 
+// --mtp on a database model whose files do not carry its MTP layers is refused, once, as the
+// core says (mtp_loadable); a model file answers for itself (gguf_plan_settings).
+void check_mtp(const Request& r) {
+    if (!r.report.plan.server.mtp || r.engine_has_own_view()) return;
+    std::vector<ModelArgument> named = r.operands;
+    named.push_back(r.model);
+    for (const auto& a : named) {
+        if (a.kind != ModelArgumentKind::database || !a.given()) continue;
+        const auto model = r.db->find_model(a.text);
+        if (model) need(mtp_loadable(**model, nullptr));
+    }
+}
+
 }  // namespace
 
 const Database& load_database(const Options& o) {
@@ -282,6 +300,7 @@ Result<Request> resolve(const Options& o, Command command) {
         if (r.engine_has_own_view()) refuse_llama_flags(o.engine, o.engine.engine);
         resolve_values(db, o, r);
         check_window(r);
+        check_mtp(r);
         return r;
     } catch (const Failure& f) {
         return std::unexpected(f.error);

@@ -114,6 +114,23 @@ RunInfo parse_run(const Fields& f) {
             f.error("run.gguf_quantized_before needs run.gguf_quantized_before_source");
         }
     }
+    if (f.has("gguf_mtp")) {
+        r.gguf_mtp = f.flag_or("gguf_mtp", false);
+        r.gguf_mtp_source = f.text_or("gguf_mtp_source", "");
+        if (r.gguf_mtp_source.empty()) {
+            f.error(
+                "run.gguf_mtp needs run.gguf_mtp_source (what shows the files carry them or not)");
+        }
+    }
+    if (f.has("pooling")) {
+        r.pooling = f.text("pooling");
+        if (r.pooling != "mean" && r.pooling != "cls" && r.pooling != "last" &&
+            r.pooling != "rank") {
+            f.error("run.pooling must be mean, cls, last or rank (llama.h's pooling types)");
+        }
+        r.pooling_source = f.text_or("pooling_source", "");
+        if (r.pooling_source.empty()) f.error("run.pooling needs run.pooling_source");
+    }
     if (!r.checkpoint_dtype.empty() && r.checkpoint_source.empty()) {
         f.error("run.checkpoint_dtype needs run.checkpoint_source (the config that says so)");
     }
@@ -235,6 +252,14 @@ Model parse_model(const Fields& f) {
         }
     }
     if (f.has("run")) m.run = parse_run(f.child("run"));
+    // The download and --mtp follow the files: a model with MTP layers says whether they are in
+    // them (RunInfo::gguf_mtp).
+    if (m.arch.mtp_layers > 0 && m.run.gguf_mtp_source.empty()) {
+        f.error("architecture.mtp_layers needs run.gguf_mtp (whether the GGUF files carry them)");
+    }
+    if (m.arch.mtp_layers == 0 && !m.run.gguf_mtp_source.empty()) {
+        f.error("run.gguf_mtp needs architecture.mtp_layers (the layers it speaks of)");
+    }
     m.notes = f.text_or("notes", "");
     if (f.has("editorial")) m.editorial = parse_editorial(f.child("editorial"));
     return m;

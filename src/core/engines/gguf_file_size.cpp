@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/llamacpp_parts.hpp"
 
 // The layout of a GGUF file: ggml/docs/gguf.md (ggml-org/ggml) and gguf_write_to_buf in
 // ggml/src/gguf.cpp: the header (magic, version, tensor count, metadata count), the metadata
@@ -93,9 +94,11 @@ Result<std::vector<Bytes>> typed(const Model& model, const QuantizeRequest& requ
     return quantize_bytes(*prepared, request);
 }
 
-// The header (the tokenizer and one tensor info per tensor) aligned, then each tensor's data.
+// The header (the tokenizer and one tensor info per tensor) aligned, then each tensor's data;
+// `mtp` the MTP block's tensors, written model.arch.mtp_layers times where the file has them.
 Result<Bytes> file_bytes(const Model& model, const PreparedLayout& prepared,
-                         const std::vector<Bytes>& bytes) {
+                         const std::vector<Bytes>& bytes,
+                         const std::vector<TypedTensor>& mtp = {}) {
     return catch_overflow(
         [&]() -> Result<Bytes> {
             Bytes header = checked::add(kFixedHeader, tokenizer_bytes(model));
@@ -103,6 +106,12 @@ Result<Bytes> file_bytes(const Model& model, const PreparedLayout& prepared,
             for (std::size_t i = 0; i < bytes.size(); ++i) {
                 header = checked::add(header, tensor_info_bytes(prepared.layout.tensors[i]));
                 data = checked::add(data, aligned(bytes[i]));
+            }
+            for (std::uint64_t copy = 0; copy < model.arch.mtp_layers && !mtp.empty(); ++copy) {
+                for (const auto& t : mtp) {
+                    header = checked::add(header, tensor_info_bytes(t.tensor));
+                    data = checked::add(data, aligned(t.bytes));
+                }
             }
             return checked::add(aligned(header), data);
         },
@@ -132,7 +141,13 @@ Result<std::optional<Bytes>> gguf_download_bytes(const Model& model, const Quant
     if (!is_llama_file_type(quant)) return std::optional<Bytes>();
     CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
     CANITRUN_TRY_ASSIGN(const auto bytes, llamacpp_tensor_bytes(prepared, quant));
-    CANITRUN_TRY_ASSIGN(const Bytes file, file_bytes(model, *prepared, *bytes));
+    // The MTP blocks, where the published files carry them (RunInfo::gguf_mtp): the converter
+    // writes them as blocks past the stack, typed by the same rules.
+    std::vector<TypedTensor> mtp;
+    if (model.run.gguf_mtp) {
+        CANITRUN_TRY_ASSIGN(mtp, llamacpp_mtp_block(model, quant));
+    }
+    CANITRUN_TRY_ASSIGN(const Bytes file, file_bytes(model, *prepared, *bytes, mtp));
     return std::optional<Bytes>(file);
 }
 

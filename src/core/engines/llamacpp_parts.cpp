@@ -95,8 +95,8 @@ bool mtp_has_own_embedding(const Model& model) {
 
 }  // namespace
 
-Result<Bytes> llamacpp_mtp_weight_bytes(const Model& model, const Quant& quant) {
-    if (model.arch.mtp_layers == 0) return Bytes{0};
+Result<std::vector<TypedTensor>> llamacpp_mtp_block(const Model& model, const Quant& quant) {
+    if (model.arch.mtp_layers == 0) return std::vector<TypedTensor>{};
     CANITRUN_TRY_ASSIGN(auto layout, tensor_layout(model));
     const auto kinds = layer_kinds(model);
     // The stack's last attention layer: the MTP block is built as a layer past it, MoE where
@@ -104,7 +104,7 @@ Result<Bytes> llamacpp_mtp_weight_bytes(const Model& model, const Quant& quant) 
     const auto last = std::find_if(kinds.rbegin(), kinds.rend(), [](LayerKind k) {
         return k == LayerKind::full || k == LayerKind::mla;
     });
-    if (last == kinds.rend()) return Bytes{0};
+    if (last == kinds.rend()) return std::vector<TypedTensor>{};
     const int source = static_cast<int>(kinds.rend() - last) - 1;
     const int mtp = static_cast<int>(model.arch.layers);
     const std::string from = "blk." + std::to_string(source) + ".";
@@ -128,11 +128,15 @@ Result<Bytes> llamacpp_mtp_weight_bytes(const Model& model, const Quant& quant) 
         }
     }
     layout.tensors.insert(layout.tensors.end(), copies.begin(), copies.end());
-    CANITRUN_TRY_ASSIGN(const auto typed, quantize_tensors(layout, quant.id));
+    CANITRUN_TRY_ASSIGN(auto typed, quantize_tensors(layout, quant.id));
+    std::erase_if(typed, [&](const TypedTensor& t) { return t.tensor.layer != mtp; });
+    return typed;
+}
+
+Result<Bytes> llamacpp_mtp_weight_bytes(const Model& model, const Quant& quant) {
+    CANITRUN_TRY_ASSIGN(const auto block, llamacpp_mtp_block(model, quant));
     Bytes one = 0;
-    for (const auto& t : typed) {
-        if (t.tensor.layer == mtp) one = checked::add(one, t.bytes);
-    }
+    for (const auto& t : block) one = checked::add(one, t.bytes);
     return checked::mul(one, model.arch.mtp_layers);
 }
 

@@ -10,6 +10,7 @@
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/plan_views.hpp"
 #include "canitrun/quantize_rules.hpp"
+#include "canitrun/server_terms.hpp"
 #include "canitrun/strings.hpp"
 
 namespace canitrun {
@@ -109,6 +110,7 @@ Result<PlanSettings> gguf_plan_settings(const GgufModel& g, const ReportOptions&
         return s;
     }
     CANITRUN_TRY_ASSIGN(s.file, file_weights(g.model, g.tensors));
+    if (s.server.mtp) CANITRUN_TRY(mtp_loadable(g.model, s.file.get()));
     return s;
 }
 

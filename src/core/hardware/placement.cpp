@@ -172,12 +172,57 @@ void add_term(Share& s, std::string_view name, Bytes load, Bytes most) {
     s.resident.push_back(ResidentTerm{std::string(name), load, most});
 }
 
+// The largest tensor llama.cpp reads into host memory and the largest into a GPU's: the input
+// embedding, the layers in RAM (and the routed experts --n-cpu-moe keeps there) and the head
+// where it is, against the GPUs' layers. A layer's largest tensor stands for its share on
+// either side (an upper bound where --n-cpu-moe splits a layer).
+struct LargestRead {
+    Bytes host = 0;
+    Bytes gpu = 0;
+};
+LargestRead largest_reads(const ModelParts& parts, const Placement& p) {
+    const std::uint64_t n = parts.layers.size();
+    const std::uint64_t first_gpu_unit = n + 1 - std::min(p.gpu_layers, n + 1);
+    LargestRead r{parts.input_weights, 0};
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const LayerPart& layer = parts.layers[i];
+        if (i < first_gpu_unit) {
+            r.host = std::max(r.host, layer.largest_tensor);
+            continue;
+        }
+        r.gpu = std::max(r.gpu, layer.largest_tensor);
+        if (i < p.cpu_moe_layers) r.host = std::max(r.host, layer.largest_expert_tensor);
+    }
+    Bytes& head = p.ram.output ? r.host : r.gpu;
+    head = std::max(head, parts.buffers->output_head);
+    return r;
+}
+
+// What loading holds in RAM beside the weights without mmap (server_terms.hpp): the GPUs'
+// contexts load first, each through its staging, then the host's, so the larger of the two.
+Bytes load_staging(const ModelParts& parts, const Placement& p, const ServerTerms& server) {
+    if (server.mapped) return 0;
+    const LargestRead r = largest_reads(parts, p);
+    const Bytes gpu = r.gpu == 0 ? 0 : server.upload_by_tensor ? r.gpu : server.upload_buffers;
+    Bytes host = 0;
+    if (server.direct_block > 0 && r.host > 0) {
+        const Bytes block = server.direct_block;
+        host = checked::mul(checked::add(r.host, 2 * block - 1) / block, block);
+    }
+    return std::max(gpu, host);
+}
+
 // The server's terms on their devices (plan/server_terms.hpp says each rule).
 void add_server_terms(Placement& p, const ModelParts& parts, const ServerTerms& server) {
     add_term(p.ram, "prompt_cache", 0, server.prompt_cache);
     add_term(p.ram, "ctx_checkpoints", 0,
              checked::mul(server.checkpoints, checkpoint_bytes(parts, server)));
-    if (p.gpus.empty()) add_term(p.ram, "cpu_repack", server.cpu_repack, server.cpu_repack);
+    // Read without mmap, a repacked tensor is read into its CPU_REPACK buffer alone: no copy.
+    if (p.gpus.empty() && server.mapped) {
+        add_term(p.ram, "cpu_repack", server.cpu_repack, server.cpu_repack);
+    }
+    const Bytes staging = load_staging(parts, p, server);
+    add_term(p.ram, "load_staging", staging, staging);
     if (!p.gpus.empty()) {
         add_term(p.ram, "nkvo_attention", server.nkvo_attention, server.nkvo_attention);
     }
@@ -458,7 +503,8 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                 HostCopy copy = host_weight_copy(parts, p, first_gpu_unit);
                 copy.head = &head == &p.ram && !p.gpus.empty();
                 add_buffers(p, parts, options, &head != &p.ram, copy);
-                p.ram.mapped = p.ram.weights;  // the CPU backend reads the mapped file
+                // the CPU backend reads the mapped file, unless --load-mode reads it in
+                p.ram.mapped = options.server.mapped ? p.ram.weights : 0;
                 add_server_terms(p, parts, options.server);
             }
 

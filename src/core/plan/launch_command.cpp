@@ -67,6 +67,9 @@ void add_server_args(std::vector<std::string>& args, const ServerSettings& serve
     if (!server.repack) args.emplace_back("--no-repack");
     if (!server.op_offload) args.emplace_back("--no-op-offload");
     if (server.mtp) add(args, "--spec-type", "draft-mtp");
+    if (server.load_mode != LoadMode::automatic) {
+        add(args, "--load-mode", load_mode_name(server.load_mode));
+    }
     if (server.draft) {
         const Model& m = *server.draft->model;
         const std::string& q = server.draft->quant->id;
@@ -210,6 +213,7 @@ std::uint64_t ollama_num_parallel(const Model& model, std::uint64_t requested) {
         "mllama", "qwen3vl", "qwen3vlmoe", "qwen35",         "qwen35moe",      "qwen3next",
         "lfm2",   "lfm2moe", "nemotron_h", "nemotron_h_moe", "nemotron_h_omni"};
     const auto arch = llama_arch(model);
+    if (!model.run.pooling.empty()) return 1;  // an embedding model's GGUF (RunInfo::pooling)
     if (arch && (llama_arch_keeps_no_memory(*arch) ||
                  std::find(kSerial.begin(), kSerial.end(), *arch) != kSerial.end())) {
         return 1;

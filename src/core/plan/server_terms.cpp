@@ -102,8 +102,10 @@ Bytes prompt_cache_most(const Model& model, const ServerSettings& server) {
 constexpr std::uint64_t kMtpComputeEmbdFloats = 13;
 
 // The MTP layers' weights and, each, a full-attention layer's KV cache at the settings, and the
-// MTP draft context's compute buffer.
+// MTP draft context's compute buffer; nothing where the files do not carry them (mtp_loadable:
+// the command refuses --mtp for its own model, a list of models plans those without).
 Result<Bytes> mtp_bytes(const Model& model, const Quant& quant, const PlanSettings& settings) {
+    if (!mtp_loadable(model, settings.file.get())) return Bytes{0};
     Bytes weights = 0;
     if (settings.file) {
         weights = settings.file->sums.mtp;  // the file's own nextn blocks (file_mtp_tensor)
@@ -159,7 +161,82 @@ Result<Bytes> nkvo_attention_bytes(const Model& model, const PlanSettings& setti
     return checked::mul(ubatch, checked::add(checked::mul(4, widest), masks));
 }
 
+// load_all_data's async uploads (llama-model-loader.cpp lines 1509-1520 at 0ad4a86): 4 pinned
+// buffers of 1 MiB, or of 64 MiB + 2 x the read alignment with direct I/O.
+constexpr Bytes kUploadBuffers = 4;
+constexpr Bytes kUploadBufferBytes = 1ULL << 20;
+constexpr Bytes kDirectUploadBufferBytes = 64ULL << 20;
+// O_DIRECT's alignment: the file's st_blksize (llama-mmap.cpp line 207), 4096 B on the usual
+// Linux file systems (ext4, xfs, btrfs with 4 KiB blocks): an assumption.
+constexpr Bytes kDirectBlock = 4096;
+
+// --load-mode on the hardware as llama.cpp resolves it (server_terms.hpp, load_staging).
+void set_load_mode(ServerTerms& t, LoadMode mode, const Hardware& hardware) {
+    bool metal = false, no_mmap_device = false;
+    for (const auto& d : hardware.gpus) {
+        const Backend b = backend_for(d);
+        metal = metal || b == Backend::metal;
+        no_mmap_device = no_mmap_device || (d.unified && b != Backend::metal);
+    }
+    t.mapped = mode == LoadMode::mmap || mode == LoadMode::mmap_mlock ||
+               (mode == LoadMode::automatic && !no_mmap_device);
+    if (t.mapped) return;
+    // O_DIRECT is Linux's: a Mac reads buffered (llama-mmap.cpp's #ifdef __linux__).
+    const bool direct = mode == LoadMode::direct_io && !metal;
+    t.direct_block = direct ? kDirectBlock : 0;
+    t.upload_by_tensor = metal;
+    const Bytes each = direct ? kDirectUploadBufferBytes + 2 * kDirectBlock : kUploadBufferBytes;
+    t.upload_buffers = metal ? 0 : kUploadBuffers * each;
+}
+
 }  // namespace
+
+const char* load_mode_name(LoadMode mode) {
+    switch (mode) {
+        case LoadMode::automatic:
+            return "auto";
+        case LoadMode::none:
+            return "none";
+        case LoadMode::mmap:
+            return "mmap";
+        case LoadMode::mlock:
+            return "mlock";
+        case LoadMode::mmap_mlock:
+            return "mmap+mlock";
+        case LoadMode::direct_io:
+            return "dio";
+    }
+    return "auto";
+}
+
+Result<LoadMode> parse_load_mode(std::string_view text) {
+    for (const LoadMode m : {LoadMode::automatic, LoadMode::none, LoadMode::mmap, LoadMode::mlock,
+                             LoadMode::mmap_mlock, LoadMode::direct_io}) {
+        if (text == load_mode_name(m)) return m;
+    }
+    return fail(ErrorKind::bad_input, "--load-mode '" + std::string(text) + "' is not a load mode",
+                "use auto, none, mmap, mlock, mmap+mlock or dio (llama.cpp's --load-mode)");
+}
+
+Result<bool> mtp_loadable(const Model& model, const FileWeights* file) {
+    if (file != nullptr) {
+        if (file->sums.mtp > 0) return true;
+        return fail(ErrorKind::bad_input, "--mtp: " + model.id + " carries no MTP layers to load",
+                    "drop --mtp, or give a GGUF file converted with them (llama.cpp's converter "
+                    "keeps them unless --no-mtp)");
+    }
+    if (model.arch.mtp_layers == 0) {
+        return fail(ErrorKind::bad_input, "--mtp: " + model.id + " has no MTP layers",
+                    "drop --mtp");
+    }
+    if (model.run.gguf_mtp) return true;
+    const std::string files =
+        model.run.gguf_repo.empty() ? "GGUF files" : "GGUF files (" + model.run.gguf_repo + ")";
+    return fail(ErrorKind::bad_input,
+                "--mtp: " + model.id + "'s published " + files +
+                    " do not carry its MTP layers, so llama.cpp cannot load them",
+                "drop --mtp, or plan a GGUF file that carries them by its path");
+}
 
 bool loads_projector(const Model& model, const Quant& quant, const ServerSettings& server) {
     if (!server.vision) return false;
@@ -209,6 +286,7 @@ Result<PlacementOptions> server_placement_for(const Model& model, const Quant& q
     if (s.mtp) {
         CANITRUN_TRY_ASSIGN(t.mtp, mtp_bytes(model, quant, settings));
     }
+    set_load_mode(t, s.load_mode, hardware);
     add_projector(t, model, quant, s);
     if (s.draft) {
         CANITRUN_TRY_ASSIGN(auto c, place_companion("draft:" + s.draft->model->id, *s.draft,
