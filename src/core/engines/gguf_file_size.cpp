@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "canitrun/llamacpp_engine.hpp"
+#include "quant_memo.hpp"
 
 // The layout of a GGUF file: ggml/docs/gguf.md (ggml-org/ggml) and gguf_write_to_buf in
 // ggml/src/gguf.cpp: the header (magic, version, tensor count, metadata count), the metadata
@@ -131,9 +132,14 @@ Result<Bytes> gguf_file_bytes(const Model& model, const QuantizeRequest& request
 Result<std::optional<Bytes>> gguf_download_bytes(const Model& model, const Quant& quant) {
     if (!is_llama_file_type(quant)) return std::optional<Bytes>();
     CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
-    CANITRUN_TRY_ASSIGN(const auto bytes, llamacpp_tensor_bytes(prepared, quant));
-    CANITRUN_TRY_ASSIGN(const Bytes file, file_bytes(model, *prepared, *bytes));
-    return std::optional<Bytes>(file);
+    // Kept per quantization (quant_memo.hpp): a model page asks for it some ten times, and each
+    // walks every tensor.
+    thread_local QuantMemo<Bytes> memo;
+    CANITRUN_TRY_ASSIGN(const Bytes* file, memo.get(prepared, quant.id, [&]() -> Result<Bytes> {
+        CANITRUN_TRY_ASSIGN(const auto bytes, llamacpp_tensor_bytes(prepared, quant));
+        return file_bytes(model, *prepared, *bytes);
+    }));
+    return std::optional<Bytes>(*file);
 }
 
 }  // namespace canitrun
