@@ -108,3 +108,32 @@ TEST_CASE("json sink: a name given twice in one object is a bug") {
     w.field("b", 3);
     CHECK_THROWS_AS(w.end_object(), std::logic_error);
 }
+
+TEST_CASE("json sink: past 31 levels and with names to escape, still dump(2) of the tree") {
+    // The text's lines come from a fixed run of 31 levels' indents; deeper ones are written
+    // space by space, and a name to escape goes the long way too.
+    const auto deep = [](JsonSink& w) {
+        w.begin_array();
+        for (int level = 0; level < 40; ++level) {
+            w.begin_object();
+            w.field("z\"q", level);
+            w.field("a", std::string("caf\xc3\xa9\n"));
+            w.key("next");
+            w.begin_array();
+            w.value(level % 2 == 0);
+        }
+        for (int level = 0; level < 40; ++level) {
+            w.end_array();
+            w.end_object();
+        }
+        w.value(std::string());
+        w.end_array();
+    };
+    JsonTree tree;
+    deep(tree);
+    JsonText text;
+    deep(text);
+    const auto written = text.take();
+    REQUIRE(written.has_value());
+    CHECK(*written == tree.take().dump(2));
+}

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 namespace canitrun::cli {
@@ -99,28 +100,59 @@ bool plain(unsigned char c) {
     return kPlain[c];
 }
 
-// A line break and the indent of `levels`, in one append (most of the document's overhead).
-void new_line(std::string& to, std::size_t levels) {
-    constexpr std::string_view kSpaces =
-        "\n                                                                ";
-    if (2 * levels < kSpaces.size()) {
-        to.append(kSpaces.data(), 2 * levels + 1);
-    } else {
-        to += '\n';
-        to.append(2 * levels, ' ');
+bool all_plain(std::string_view s) {
+    for (const char c : s) {
+        if (!plain(static_cast<unsigned char>(c))) return false;
     }
+    return true;
+}
+
+// A comma, a line break and the indents of 31 levels: the text before a member or an element.
+constexpr std::string_view kLine =
+    ",\n                                                              ";
+constexpr std::size_t kLineLevels = (kLine.size() - 2) / 2;
+
+// A line break and the indent of `levels`, after a comma or not; empty where the levels are
+// more than kLine holds, whose text the caller then writes with new_line.
+std::string_view line_of(bool comma, std::size_t levels) {
+    if (levels > kLineLevels) return {};
+    return kLine.substr(comma ? 0 : 1, (comma ? 2 : 1) + 2 * levels);
 }
 
 }  // namespace
 
+// ---- JsonText::Buffer ----
+
+void JsonText::Buffer::grow(std::size_t need) {
+    // The bytes past size_ are written before they are read (room()), so they need no value.
+    text_.resize_and_overwrite(std::max(need, 2 * text_.size()),
+                               [](char*, std::size_t n) { return n; });
+}
+
+std::string JsonText::Buffer::take() {
+    text_.resize(size_);
+    size_ = 0;
+    return std::move(text_);
+}
+
+// A line break and the indent of `levels`, however deep.
+void JsonText::new_line(std::size_t levels) {
+    if (levels <= kLineLevels) {
+        out_.put(line_of(false, levels));
+    } else {
+        out_.put('\n');
+        std::memset(out_.room(2 * levels), ' ', 2 * levels);
+    }
+}
+
 // nlohmann's dump_escaped without ensure_ascii: '"', '\\' and the control characters escaped
 // (\b \t \n \f \r, else \u00xx in lower case), every other valid UTF-8 byte as it is.
-void JsonText::escaped(std::string& to, std::string_view s) {
+void JsonText::escaped(std::string_view s) {
     std::size_t i = 0;
     while (i < s.size()) {
         std::size_t run = i;
         while (run < s.size() && plain(static_cast<unsigned char>(s[run]))) ++run;
-        to.append(s.data() + i, run - i);
+        out_.put(s.substr(i, run - i));
         i = run;
         if (i == s.size()) break;
         const auto c = static_cast<unsigned char>(s[i]);
@@ -130,37 +162,37 @@ void JsonText::escaped(std::string& to, std::string_view s) {
                 invalid_utf8_ = true;
                 return;
             }
-            to.append(s.data() + i, n);
+            out_.put(s.substr(i, n));
             i += n;
             continue;
         }
         switch (c) {
             case '"':
-                to += "\\\"";
+                out_.put("\\\"");
                 break;
             case '\\':
-                to += "\\\\";
+                out_.put("\\\\");
                 break;
             case '\b':
-                to += "\\b";
+                out_.put("\\b");
                 break;
             case '\t':
-                to += "\\t";
+                out_.put("\\t");
                 break;
             case '\n':
-                to += "\\n";
+                out_.put("\\n");
                 break;
             case '\f':
-                to += "\\f";
+                out_.put("\\f");
                 break;
             case '\r':
-                to += "\\r";
+                out_.put("\\r");
                 break;
             default: {
                 constexpr std::string_view hex = "0123456789abcdef";
-                to += "\\u00";
-                to += hex[c >> 4u];
-                to += hex[c & 0xFu];
+                out_.put("\\u00");
+                out_.put(hex[c >> 4u]);
+                out_.put(hex[c & 0xFu]);
             }
         }
         ++i;
@@ -172,14 +204,17 @@ void JsonText::escaped(std::string& to, std::string_view s) {
 void JsonText::before_value() {
     if (open_.empty() || open_.back().object) return;
     Frame& array = open_.back();
-    if (array.elements++ > 0) out_ += ',';
-    new_line(out_, open_.size());
+    const bool comma = array.elements++ > 0;
+    const std::string_view line = line_of(comma, open_.size());
+    if (!line.empty()) return out_.put(line);
+    if (comma) out_.put(',');
+    new_line(open_.size());
 }
 
 void JsonText::begin_object() {
     before_value();
     open_.push_back(Frame{true, true, members_.size(), 0});
-    out_ += '{';
+    out_.put('{');
 }
 
 // Each member was written where the code gave it, with its name; the text nlohmann prints has
@@ -191,13 +226,13 @@ void JsonText::end_object() {
     open_.pop_back();
     const std::size_t count = members_.size() - f.first_member;
     if (count == 0) {
-        out_ += '}';
+        out_.put('}');
         return;
     }
     members_.back().end = out_.size();
     if (!f.in_order) put_in_order(f.first_member);
-    new_line(out_, open_.size());
-    out_ += '}';
+    new_line(open_.size());
+    out_.put('}');
     keys_.resize(members_[f.first_member].key_at);
     members_.resize(f.first_member);
 }
@@ -218,26 +253,26 @@ void JsonText::put_in_order(std::size_t first) {
         }
     }
     const std::size_t start = members_[first].begin;
-    scratch_.assign(out_, start);
-    out_.resize(start);
+    scratch_.assign(out_.view(start, out_.size() - start));
+    out_.truncate(start);
     for (std::size_t i = 0; i < count; ++i) {
         const Member& m = members_[order_[i]];
-        if (i > 0) out_ += ',';
-        out_.append(scratch_, m.begin - start, m.end - m.begin);
+        if (i > 0) out_.put(',');
+        out_.put(std::string_view(scratch_).substr(m.begin - start, m.end - m.begin));
     }
 }
 
 void JsonText::begin_array() {
     before_value();
     open_.push_back(Frame{false, true, 0, 0});
-    out_ += '[';
+    out_.put('[');
 }
 
 void JsonText::end_array() {
     const Frame f = open_.back();
     open_.pop_back();
-    if (f.elements > 0) new_line(out_, open_.size());
-    out_ += ']';
+    if (f.elements > 0) new_line(open_.size());
+    out_.put(']');
 }
 
 // A member's text: its line, indent, name and (written next) value; the comma before it is
@@ -247,66 +282,86 @@ void JsonText::key(std::string_view name) {
         throw std::logic_error("a JSON key outside an object");
     }
     Frame& f = open_.back();
-    if (members_.size() > f.first_member) {
+    const bool comma = members_.size() > f.first_member;
+    if (comma) {
         Member& last = members_.back();
         last.end = out_.size();
         if (std::string_view(keys_).substr(last.key_at, last.key_size) >= name) f.in_order = false;
-        out_ += ',';
     }
-    members_.push_back(Member{keys_.size(), name.size(), out_.size(), 0});
+    // The member's text starts after the comma.
+    members_.push_back(Member{keys_.size(), name.size(), out_.size() + (comma ? 1 : 0), 0});
     keys_.append(name);
-    new_line(out_, open_.size());
-    out_ += '"';
-    escaped(out_, name);
-    out_ += "\": ";
+    const std::string_view line = line_of(comma, open_.size());
+    if (!line.empty() && all_plain(name)) {
+        // The line, the name and its colon with one check of the room (most keys are these).
+        char* p = out_.room(line.size() + name.size() + 4);
+        std::memcpy(p, line.data(), line.size());
+        p += line.size();
+        *p++ = '"';
+        if (!name.empty()) std::memcpy(p, name.data(), name.size());
+        std::memcpy(p + name.size(), "\": ", 3);
+        return;
+    }
+    if (comma) out_.put(',');
+    new_line(open_.size());
+    out_.put('"');
+    escaped(name);
+    out_.put("\": ");
 }
 
 void JsonText::null() {
     before_value();
-    out_ += "null";
+    out_.put("null");
 }
 
 void JsonText::boolean(bool v) {
     before_value();
-    out_ += v ? "true" : "false";
+    out_.put(v ? std::string_view("true") : std::string_view("false"));
 }
 
 void JsonText::integer(std::int64_t v) {
     before_value();
     std::array<char, 24> buf{};
     const auto end = std::to_chars(buf.data(), buf.data() + buf.size(), v).ptr;
-    out_.append(buf.data(), end);
+    out_.put(std::string_view(buf.data(), end));
 }
 
 void JsonText::unsigned_integer(std::uint64_t v) {
     before_value();
     std::array<char, 24> buf{};
     const auto end = std::to_chars(buf.data(), buf.data() + buf.size(), v).ptr;
-    out_.append(buf.data(), end);
+    out_.put(std::string_view(buf.data(), end));
 }
 
 // nlohmann's dump_float: null for NaN and infinity, else its Grisu2 shortest round trip.
 void JsonText::floating(double v) {
     before_value();
     if (!std::isfinite(v)) {
-        out_ += "null";
+        out_.put("null");
         return;
     }
     std::array<char, 64> buf{};
     const char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), v);
-    out_.append(buf.data(), static_cast<std::size_t>(end - buf.data()));
+    out_.put(std::string_view(buf.data(), end));
 }
 
 void JsonText::string(std::string_view v) {
     before_value();
-    out_ += '"';
-    escaped(out_, v);
-    out_ += '"';
+    if (all_plain(v)) {
+        char* p = out_.room(v.size() + 2);
+        *p = '"';
+        if (!v.empty()) std::memcpy(p + 1, v.data(), v.size());
+        p[v.size() + 1] = '"';
+        return;
+    }
+    out_.put('"');
+    escaped(v);
+    out_.put('"');
 }
 
 std::optional<std::string> JsonText::take() {
     if (invalid_utf8_) return std::nullopt;
-    return std::move(out_);
+    return out_.take();
 }
 
 }  // namespace canitrun::cli

@@ -7,6 +7,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -104,7 +105,7 @@ class JsonTree final : public JsonSink {
 // their names (nlohmann's std::map), arrays in order, strings escaped as nlohmann escapes them.
 class JsonText final : public JsonSink {
   public:
-    JsonText() { out_.reserve(std::size_t{1} << 16); }  // a model page's document is ~74 KB
+    JsonText() { out_.grow(std::size_t{1} << 17); }  // a model page's document is ~74 KB
     void begin_object() override;
     void end_object() override;
     void begin_array() override;
@@ -133,10 +134,39 @@ class JsonText final : public JsonSink {
         std::size_t begin = 0;  // its text in out_: from the line break to the value's end
         std::size_t end = 0;
     };
+    // The text written so far: a string whose bytes past size() are room not yet written, so
+    // that a piece goes in with one check of the room and a copy (the per-piece bookkeeping
+    // of std::string::append was most of the document's time).
+    class Buffer {
+      public:
+        std::size_t size() const { return size_; }
+        // n bytes at the end, for the caller to write
+        char* room(std::size_t n) {
+            if (n > text_.size() - size_) grow(size_ + n);
+            char* p = text_.data() + size_;
+            size_ += n;
+            return p;
+        }
+        void put(std::string_view s) {
+            if (!s.empty()) std::memcpy(room(s.size()), s.data(), s.size());
+        }
+        void put(char c) { *room(1) = c; }
+        std::string_view view(std::size_t at, std::size_t n) const {
+            return std::string_view(text_).substr(at, n);
+        }
+        void truncate(std::size_t n) { size_ = n; }
+        void grow(std::size_t need);
+        std::string take();
+
+      private:
+        std::string text_;
+        std::size_t size_ = 0;
+    };
     void before_value();
+    void new_line(std::size_t levels);
     void put_in_order(std::size_t first);
-    void escaped(std::string& to, std::string_view s);
-    std::string out_;
+    void escaped(std::string_view s);
+    Buffer out_;
     std::string keys_;
     std::string scratch_;
     std::vector<Frame> open_;

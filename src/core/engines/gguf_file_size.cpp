@@ -7,6 +7,7 @@
 
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/llamacpp_parts.hpp"
+#include "quant_memo.hpp"
 
 // The layout of a GGUF file: ggml/docs/gguf.md (ggml-org/ggml) and gguf_write_to_buf in
 // ggml/src/gguf.cpp: the header (magic, version, tensor count, metadata count), the metadata
@@ -140,15 +141,24 @@ Result<Bytes> gguf_file_bytes(const Model& model, const QuantizeRequest& request
 Result<std::optional<Bytes>> gguf_download_bytes(const Model& model, const Quant& quant) {
     if (!is_llama_file_type(quant)) return std::optional<Bytes>();
     CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
-    CANITRUN_TRY_ASSIGN(const auto bytes, llamacpp_tensor_bytes(prepared, quant));
     // The MTP blocks, where the published files carry them (RunInfo::gguf_mtp): the converter
-    // writes them as blocks past the stack, typed by the same rules.
-    std::vector<TypedTensor> mtp;
+    // writes them as blocks past the stack, typed by the same rules. Such a file is sized
+    // whole each time; the memo below is keyed by the layout, which does not say whether the
+    // files carry the blocks.
     if (model.run.gguf_mtp) {
-        CANITRUN_TRY_ASSIGN(mtp, llamacpp_mtp_block(model, quant));
+        CANITRUN_TRY_ASSIGN(const auto bytes, llamacpp_tensor_bytes(prepared, quant));
+        CANITRUN_TRY_ASSIGN(const auto mtp, llamacpp_mtp_block(model, quant));
+        CANITRUN_TRY_ASSIGN(const Bytes file, file_bytes(model, *prepared, *bytes, mtp));
+        return std::optional<Bytes>(file);
     }
-    CANITRUN_TRY_ASSIGN(const Bytes file, file_bytes(model, *prepared, *bytes, mtp));
-    return std::optional<Bytes>(file);
+    // Kept per quantization (quant_memo.hpp): a model page asks for it some ten times, and each
+    // walks every tensor.
+    thread_local QuantMemo<Bytes> memo;
+    CANITRUN_TRY_ASSIGN(const Bytes* file, memo.get(prepared, quant.id, [&]() -> Result<Bytes> {
+        CANITRUN_TRY_ASSIGN(const auto bytes, llamacpp_tensor_bytes(prepared, quant));
+        return file_bytes(model, *prepared, *bytes, {});
+    }));
+    return std::optional<Bytes>(*file);
 }
 
 }  // namespace canitrun

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string_view>
 
+#include "cache_setup.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/name_match.hpp"
@@ -37,13 +38,6 @@
 
 namespace canitrun {
 namespace {
-
-struct Geometry {
-    std::uint64_t n_ctx_seq = 0;
-    std::uint64_t n_stream = 1;  // KV streams: one per sequence, one with a unified cache
-    std::uint64_t n_seq = 1;     // sequences: each keeps its own recurrent state
-    std::uint64_t ubatch = 0;
-};
 
 Result<Bytes> row(const GgmlType& type, std::uint64_t elements, const std::string& what) {
     const auto r = ggml_row_bytes(type, elements);
@@ -151,13 +145,7 @@ Result<LayerCache> group_cache(const Model& m, const LayerGroup& group, const Ge
     return c;
 }
 
-struct CacheSetup {
-    Geometry g;
-    GgmlType tk;
-    GgmlType tv;
-    bool flash_attn = true;
-    bool no_memory = false;  // llama_arch_keeps_no_memory
-};
+}  // namespace
 
 // llama_init_from_model's checks and llama-context.cpp's geometry.
 Result<CacheSetup> cache_setup(const Model& model, const LlamaCppOptions& o) {
@@ -198,6 +186,8 @@ Result<CacheSetup> cache_setup(const Model& model, const LlamaCppOptions& o) {
     s.g.ubatch = std::min(o.ubatch, n_ctx);
     return s;
 }
+
+namespace {
 
 // Floats per ubatch token a layer keeps alive at its peak besides the attention scores: fitted
 // to the CPU backend's compute buffers (docs/ACCURACY.md): 4 n_embd + 3 FFN widths; MLA layers
@@ -345,9 +335,7 @@ Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
 
 }  // namespace
 
-Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
-                                                      const LlamaCppOptions& options) {
-    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+Result<std::vector<LayerCache>> group_caches_of(const Model& model, const CacheSetup& setup) {
     return catch_overflow(
         [&]() -> Result<std::vector<LayerCache>> {
             std::vector<LayerCache> out;
@@ -366,10 +354,12 @@ Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
         [&] { return overflow_error("the cache for " + model.id, "lower --ctx"); });
 }
 
-namespace {
+Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
+                                                      const LlamaCppOptions& options) {
+    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    return group_caches_of(model, setup);
+}
 
-// The masks' copy and the logits from a setup already made: the compute buffer reads both, and
-// cache_setup was a tenth of an uncached `canitrun serve` answer when each asked its own.
 Result<Bytes> mask_copy_of(const Model& model, const CacheSetup& setup) {
     return catch_overflow(
         [&]() -> Result<Bytes> {
@@ -399,17 +389,19 @@ Result<Bytes> logits_batch_of(const Model& model, const CacheSetup& setup) {
         [&] { return overflow_error("the logits of " + model.id, "lower --ubatch"); });
 }
 
-}  // namespace
-
 Result<Bytes> llamacpp_mask_copy_bytes(const Model& model, const LlamaCppOptions& options) {
     CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
     return mask_copy_of(model, setup);
 }
 
-Result<Bytes> llamacpp_device_mask_bytes(const Model& model, const LlamaCppOptions& options) {
-    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+Result<Bytes> device_mask_of(const Model& model, const CacheSetup& setup) {
     CANITRUN_TRY_ASSIGN(const Bytes f32, mask_copy_of(model, setup));
     return setup.flash_attn ? f32 / 2 : f32;
+}
+
+Result<Bytes> llamacpp_device_mask_bytes(const Model& model, const LlamaCppOptions& options) {
+    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    return device_mask_of(model, setup);
 }
 
 Result<Bytes> llamacpp_logits_batch_bytes(const Model& model, const LlamaCppOptions& options) {
@@ -417,8 +409,8 @@ Result<Bytes> llamacpp_logits_batch_bytes(const Model& model, const LlamaCppOpti
     return logits_batch_of(model, setup);
 }
 
-Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options) {
-    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+Result<Bytes> compute_of(const Model& model, const CacheSetup& setup,
+                         const LlamaCppOptions& options) {
     CANITRUN_TRY_ASSIGN(const Bytes f32_copy, mask_copy_of(model, setup));
     const Bytes mask = options.f32_mask || !setup.flash_attn ? f32_copy : 0;
     CANITRUN_TRY_ASSIGN(const Bytes logits, logits_batch_of(model, setup));
@@ -438,8 +430,12 @@ Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& 
         });
 }
 
-Result<Bytes> llamacpp_attention_phase_bytes(const Model& model, const LlamaCppOptions& options) {
+Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options) {
     CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    return compute_of(model, setup, options);
+}
+
+Result<Bytes> attention_phase_of(const Model& model, const CacheSetup& setup) {
     return catch_overflow(
         [&]() -> Result<Bytes> {
             return attention_phase_bytes(model, setup.g, setup.flash_attn, kGpuEmbdRows);
@@ -449,8 +445,13 @@ Result<Bytes> llamacpp_attention_phase_bytes(const Model& model, const LlamaCppO
         });
 }
 
-Result<Bytes> llamacpp_host_compute_bytes(const Model& model, const LlamaCppOptions& options) {
+Result<Bytes> llamacpp_attention_phase_bytes(const Model& model, const LlamaCppOptions& options) {
     CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    return attention_phase_of(model, setup);
+}
+
+Result<Bytes> host_compute_of(const Model& model, const CacheSetup& setup,
+                              const LlamaCppOptions& options) {
     return catch_overflow(
         [&]() -> Result<Bytes> {
             const Geometry& g = setup.g;
@@ -475,6 +476,11 @@ Result<Bytes> llamacpp_host_compute_bytes(const Model& model, const LlamaCppOpti
             return checked::add(mask_bytes, inputs);
         },
         [&] { return overflow_error("the host compute buffer for " + model.id, "lower --ctx"); });
+}
+
+Result<Bytes> llamacpp_host_compute_bytes(const Model& model, const LlamaCppOptions& options) {
+    CANITRUN_TRY_ASSIGN(auto setup, cache_setup(model, options));
+    return host_compute_of(model, setup, options);
 }
 
 Bytes llamacpp_output_bytes(const Model& model, const LlamaCppOptions& options) {
@@ -523,18 +529,13 @@ struct WeightSplit {
     Bytes rest = 0;
 };
 
-Result<WeightSplit> weight_split(const Model& model, const Quant& quant, const LlamaCppOptions& o) {
-    WeightSplit w;
-    if (o.file_tensors) {
-        w.host = o.file_tensors->host_inputs;
-        w.embd = o.file_tensors->token_embd;
-        w.rest = o.file_tensors->other;
-        return w;
-    }
-    CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
+// The host inputs, token_embd and the rest of a typed layout: a walk over every tensor.
+Result<WeightSplit> layout_weight_split(const std::shared_ptr<const PreparedLayout>& prepared,
+                                        const Quant& quant) {
     CANITRUN_TRY_ASSIGN(const auto typed, llamacpp_tensor_bytes(prepared, quant));
     const std::vector<Bytes>& bytes = *typed;
     const auto& tensors = prepared->layout.tensors;
+    WeightSplit w;
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         if (prepared->host_input[i]) {
             w.host = checked::add(w.host, bytes[i]);
@@ -544,6 +545,21 @@ Result<WeightSplit> weight_split(const Model& model, const Quant& quant, const L
         }
     }
     return w;
+}
+
+Result<WeightSplit> weight_split(const Model& model, const Quant& quant, const LlamaCppOptions& o) {
+    if (o.file_tensors) {
+        return WeightSplit{o.file_tensors->host_inputs, o.file_tensors->token_embd,
+                           o.file_tensors->other};
+    }
+    CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
+    // Kept per quantization (quant_memo.hpp): no context in it, and a page asks for it some
+    // twenty times.
+    thread_local QuantMemo<WeightSplit> memo;
+    CANITRUN_TRY_ASSIGN(const WeightSplit* kept, memo.get(prepared, quant.id, [&]() {
+        return layout_weight_split(prepared, quant);
+    }));
+    return *kept;
 }
 
 Estimate assemble_llamacpp(const Model& model, const LlamaCppOptions& o, WeightSplit w,
@@ -582,9 +598,11 @@ Estimate assemble_llamacpp(const Model& model, const LlamaCppOptions& o, WeightS
 
 Result<Estimate> estimate_llamacpp(const Model& model, const Quant& quant,
                                    const LlamaCppOptions& o) {
-    CANITRUN_TRY_ASSIGN(const auto caches, llamacpp_group_caches(model, o));
-    CANITRUN_TRY_ASSIGN(const Bytes compute, llamacpp_compute_bytes(model, o));
-    CANITRUN_TRY_ASSIGN(const Bytes host_compute, llamacpp_host_compute_bytes(model, o));
+    // One setup for the three (cache_setup.hpp), asked in the same order.
+    CANITRUN_TRY_ASSIGN(const auto setup, cache_setup(model, o));
+    CANITRUN_TRY_ASSIGN(const auto caches, group_caches_of(model, setup));
+    CANITRUN_TRY_ASSIGN(const Bytes compute, compute_of(model, setup, o));
+    CANITRUN_TRY_ASSIGN(const Bytes host_compute, host_compute_of(model, setup, o));
     return catch_overflow(
         [&]() -> Result<Estimate> {
             CANITRUN_TRY_ASSIGN(const WeightSplit w, weight_split(model, quant, o));

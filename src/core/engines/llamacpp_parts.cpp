@@ -10,6 +10,7 @@
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
 
+#include "cache_setup.hpp"
 #include "canitrun/layer_kinds.hpp"
 #include "quant_memo.hpp"
 #include "weight_parts.hpp"
@@ -147,7 +148,10 @@ Result<Bytes> llamacpp_device_weights_floor(const Model& model, const Quant& qua
 
 Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& model,
                                              const LlamaCppOptions& options) {
-    CANITRUN_TRY_ASSIGN(auto caches, llamacpp_group_caches(model, options));
+    // One setup for every term (cache_setup.hpp); the terms in the order they were asked for
+    // one by one, so the first to fail is the same.
+    CANITRUN_TRY_ASSIGN(const auto setup, cache_setup(model, options));
+    CANITRUN_TRY_ASSIGN(auto caches, group_caches_of(model, setup));
     // Layers past n_layer_kv_from_start reuse an earlier layer's cache (llama_hparams::has_kv).
     const std::uint64_t owners = kv_owning_layers(model);
     for (std::size_t i = 0; i < parts.layers.size(); ++i) {
@@ -162,19 +166,18 @@ Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& mode
     // The graph alone: each GPU adds the masks' copy where its backend keeps one (placement).
     LlamaCppOptions graph_only = options;
     graph_only.backend = Backend::cpu;
-    CANITRUN_TRY_ASSIGN(parts.buffers->compute, llamacpp_compute_bytes(model, graph_only));
-    CANITRUN_TRY_ASSIGN(parts.buffers->attention_phase,
-                        llamacpp_attention_phase_bytes(model, graph_only));
-    CANITRUN_TRY_ASSIGN(parts.buffers->mask_copy, llamacpp_mask_copy_bytes(model, options));
-    CANITRUN_TRY_ASSIGN(parts.buffers->device_mask, llamacpp_device_mask_bytes(model, options));
+    CANITRUN_TRY_ASSIGN(parts.buffers->compute, compute_of(model, setup, graph_only));
+    CANITRUN_TRY_ASSIGN(parts.buffers->attention_phase, attention_phase_of(model, setup));
+    CANITRUN_TRY_ASSIGN(parts.buffers->mask_copy, mask_copy_of(model, setup));
+    CANITRUN_TRY_ASSIGN(parts.buffers->device_mask, device_mask_of(model, setup));
     // Without flash attention the f32 copy stays counted, as before #23764: the H200's rows with
     // experts in RAM (validation/cuda-h200/run3, gpt-oss-20b and Qwen3-30B-A3B at 8192 cells)
     // read 6-8 MiB low without it; its all-on-GPU rows read +0.4 to +4.6 % high with it.
     parts.buffers->f32_mask_copy = options.f32_mask || options.flash_attn == FlashAttn::off;
-    CANITRUN_TRY_ASSIGN(parts.buffers->host_compute, llamacpp_host_compute_bytes(model, options));
+    CANITRUN_TRY_ASSIGN(parts.buffers->host_compute, host_compute_of(model, setup, options));
     parts.buffers->output = llamacpp_output_bytes(model, options);
     CANITRUN_TRY_ASSIGN(parts.buffers->expert_batch, expert_batch_bytes(model, options));
-    CANITRUN_TRY_ASSIGN(parts.buffers->logits_batch, llamacpp_logits_batch_bytes(model, options));
+    CANITRUN_TRY_ASSIGN(parts.buffers->logits_batch, logits_batch_of(model, setup));
     parts.buffers->cuda_pool = cuda_pool_bytes(model, options);
     return parts;
 }

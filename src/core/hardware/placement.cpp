@@ -14,6 +14,9 @@ void add_overhead(Share& s, std::uint64_t percent) {
 // cumulative memory shares of unit / units). Cross-multiplied to stay in integers.
 std::size_t device_of(std::uint64_t unit, std::uint64_t units,
                       const std::vector<Bytes>& cumulative) {
+    // One GPU takes every unit (unit < units), without the wide products: most placements
+    // are on one GPU, and this is asked once a layer.
+    if (cumulative.size() == 1) return 0;
     const Bytes all = cumulative.back();
     for (std::size_t d = 0; d < cumulative.size(); ++d) {
         // unit / units < cumulative[d] / all
@@ -101,16 +104,20 @@ struct GpuMasks {
 // Beside an expert copy the masks live as the layers read them, and the graph is the
 // whole-graph rule the H200 runs (80fb11a, no f32 copy) were measured against. Beside recurrent
 // layers the sum keeps the f32 masks' size it was fitted with (reads -14 % to +57 %).
-Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, bool recurrent,
-                        const GpuMasks& masks, bool holds_output) {
+// Whether the layers are recurrent is asked only beside an expert copy: the sum is a walk over
+// the layers, and place() runs some 300 times a page.
+Bytes first_gpu_compute(const ModelParts& parts, const HostCopy& copy, const GpuMasks& masks,
+                        bool holds_output) {
+    const RuntimeBuffers& b = *parts.buffers;
     Bytes c = gpu_graph(b, holds_output, masks.copy, copy.layer);
     if (copy.head) c = std::max(c, checked::add(b.output_head, b.logits_batch));
     if (copy.expert == 0) return c;
     c = checked::add(checked::add(b.compute, copy.layer), masks.copy);
     const Bytes with_expert =
-        recurrent ? checked::add(checked::add(b.compute, copy.layer),
-                                 checked::add(masks.f32, copy.expert))
-                  : checked::add(checked::add(copy.expert, b.expert_batch), masks.device);
+        parts.recurrent_state() > 0
+            ? checked::add(checked::add(b.compute, copy.layer),
+                           checked::add(masks.f32, copy.expert))
+            : checked::add(checked::add(copy.expert, b.expert_batch), masks.device);
     return std::max(c, with_expert);
 }
 
@@ -152,9 +159,8 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
         const GpuMasks masks{mask && b.f32_mask_copy ? b.mask_copy : 0, mask ? b.device_mask : 0,
                              mask ? b.mask_copy : 0};
         const bool holds_output = g.output && output_on_gpu;
-        g.compute =
-            d == 0 ? first_gpu_compute(b, copy, parts.recurrent_state() > 0, masks, holds_output)
-                   : gpu_graph(b, holds_output, masks.copy, 0);
+        g.compute = d == 0 ? first_gpu_compute(parts, copy, masks, holds_output)
+                           : gpu_graph(b, holds_output, masks.copy, 0);
         if (d < options.gpu_runtime.size()) g.runtime = options.gpu_runtime[d];
         if (d < options.gpu_pool.size() && options.gpu_pool[d]) {
             g.runtime = checked::add(g.runtime, b.cuda_pool);
@@ -302,6 +308,58 @@ HostCopy host_weight_copy(const ModelParts& parts, const Placement& p,
         }
     }
     return copy;
+}
+
+// The routed experts' part of what a token reads of a layer (the rest of it is read whole).
+Bytes active_routed_of(const LayerPart& layer) {
+    return layer.routed_experts == 0
+               ? 0
+               : checked::sub(layer.active_weights, layer.weights - layer.routed_experts);
+}
+
+// A layer on GPU share `s` whose routed experts stay in RAM (--n-cpu-moe).
+void add_split_layer(Placement& p, const LayerPart& layer, Share& s, Share& cache) {
+    ++s.layers;
+    cache.kv_cache = checked::add(cache.kv_cache, layer.kv_cache);
+    cache.recurrent_state = checked::add(cache.recurrent_state, layer.recurrent_state);
+    const Bytes active_routed = active_routed_of(layer);
+    s.weights = checked::add(s.weights, layer.weights - layer.routed_experts);
+    s.read_per_token = checked::add(s.read_per_token, layer.active_weights - active_routed);
+    cache.read_per_token = checked::add(cache.read_per_token, layer.kv_cache);
+    s.active_weights = checked::add(s.active_weights, layer.active_weights - active_routed);
+    p.ram.weights = checked::add(p.ram.weights, layer.routed_experts);
+    p.ram.read_per_token = checked::add(p.ram.read_per_token, active_routed);
+    p.ram.active_weights = checked::add(p.ram.active_weights, active_routed);
+    p.ram.active_experts = checked::add(p.ram.active_experts, active_routed);
+    if (layer.routed_experts > 0) ++p.ram.moe_layers;
+}
+
+// Layers [from, to) whole on share `s`, their cache on `cache`: summed in locals and added to
+// the shares once (place() runs some 300 times a page, and adding layer by layer through the
+// shares was most of it). The terms are not negative, so a sum overflows exactly when the
+// layer-by-layer adds it stands for would.
+void add_whole_layers(const ModelParts& parts, std::uint64_t from, std::uint64_t to, Share& s,
+                      Share& cache) {
+    Bytes kv = 0, recurrent = 0, weights = 0, active = 0, experts = 0;
+    std::uint64_t moe_layers = 0;
+    for (std::uint64_t i = from; i < to; ++i) {
+        const LayerPart& layer = parts.layers[i];
+        kv = checked::add(kv, layer.kv_cache);
+        recurrent = checked::add(recurrent, layer.recurrent_state);
+        weights = checked::add(weights, layer.weights);
+        active = checked::add(active, layer.active_weights);
+        experts = checked::add(experts, active_routed_of(layer));
+        if (layer.routed_experts > 0) ++moe_layers;
+    }
+    s.layers += to - from;
+    cache.kv_cache = checked::add(cache.kv_cache, kv);
+    cache.recurrent_state = checked::add(cache.recurrent_state, recurrent);
+    s.weights = checked::add(s.weights, weights);
+    s.read_per_token = checked::add(s.read_per_token, active);
+    cache.read_per_token = checked::add(cache.read_per_token, kv);
+    s.active_weights = checked::add(s.active_weights, active);
+    s.active_experts = checked::add(s.active_experts, experts);
+    s.moe_layers += moe_layers;
 }
 
 }  // namespace
@@ -453,41 +511,22 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                 return p.gpus[device_of(unit - first_gpu_unit, p.gpu_layers, cumulative)];
             };
 
-            for (std::uint64_t i = 0; i < n; ++i) {
-                const LayerPart& layer = parts.layers[i];
+            for (std::uint64_t i = 0; i < n;) {
                 Share& s = share_of(i);
-                ++s.layers;
                 // --no-kv-offload: llama_kv_cache and llama_memory_recurrent put each layer's
                 // cache on the CPU when offload is off (cparams.offload_kqv).
                 Share& cache = options.server.kv_in_ram ? p.ram : s;
-                cache.kv_cache = checked::add(cache.kv_cache, layer.kv_cache);
-                cache.recurrent_state = checked::add(cache.recurrent_state, layer.recurrent_state);
-                // The routed experts' part of what a token reads (the rest of the layer is read
-                // whole).
-                const Bytes active_routed =
-                    layer.routed_experts == 0
-                        ? 0
-                        : checked::sub(layer.active_weights, layer.weights - layer.routed_experts);
                 if (i < p.cpu_moe_layers && &s != &p.ram) {
-                    s.weights = checked::add(s.weights, layer.weights - layer.routed_experts);
-                    s.read_per_token =
-                        checked::add(s.read_per_token, layer.active_weights - active_routed);
-                    cache.read_per_token = checked::add(cache.read_per_token, layer.kv_cache);
-                    s.active_weights =
-                        checked::add(s.active_weights, layer.active_weights - active_routed);
-                    p.ram.weights = checked::add(p.ram.weights, layer.routed_experts);
-                    p.ram.read_per_token = checked::add(p.ram.read_per_token, active_routed);
-                    p.ram.active_weights = checked::add(p.ram.active_weights, active_routed);
-                    p.ram.active_experts = checked::add(p.ram.active_experts, active_routed);
-                    if (layer.routed_experts > 0) ++p.ram.moe_layers;
-                } else {
-                    s.weights = checked::add(s.weights, layer.weights);
-                    s.read_per_token = checked::add(s.read_per_token, layer.active_weights);
-                    cache.read_per_token = checked::add(cache.read_per_token, layer.kv_cache);
-                    s.active_weights = checked::add(s.active_weights, layer.active_weights);
-                    s.active_experts = checked::add(s.active_experts, active_routed);
-                    if (layer.routed_experts > 0) ++s.moe_layers;
+                    add_split_layer(p, parts.layers[i], s, cache);
+                    ++i;
+                    continue;
                 }
+                // The layers after it on the same share: none is split, as a split layer is
+                // on a GPU and before every whole one there.
+                std::uint64_t end = i + 1;
+                while (end < n && &share_of(end) == &s) ++end;
+                add_whole_layers(parts, i, end, s, cache);
+                i = end;
             }
             Share& head = share_of(n);
             head.output = true;
