@@ -157,6 +157,17 @@ TEST_CASE("cluster: exo over two 256 GB Macs - 63 layers each") {
     const Outcome text = run_cli({"llama-3.1-405b", "--engine", "exo", "--host", "m3-ultra-256gb",
                                   "--host", "m3-ultra-256gb"});
     CHECK(has(text.out, "uv run exo"));
+    // Timed by MLX's published runs on the M3 Ultra (validation/mlx.json), with their band;
+    // an RTX 4090 has none, so no speed at all, and JSON says null.
+    REQUIRE(doc["decode_tokens_per_s"].is_number());
+    CHECK(doc["decode_band_tokens_per_s"][0].get<double>() <= doc["decode_tokens_per_s"]);
+    CHECK(doc["decode_band_tokens_per_s"][1].get<double>() >= doc["decode_tokens_per_s"]);
+    CHECK(doc["quant"] == "MLX-4bit");
+    CHECK(has(text.out, "share of bandwidth MLX reached"));
+    const json cuda =
+        json_of({"llama-3.1-8b", "--engine", "exo", "--host", "rtx-4090", "--json"}, 0);
+    CHECK(cuda["decode_tokens_per_s"].is_null());
+    CHECK(cuda["nodes"][0]["seconds_per_token"].is_null());
     refused({"llama-3.1-8b", "--engine", "exo"}, "--engine exo plans machines");
     refused({"llama-3.1-8b", "--engine", "exo", "--host", "rtx-4090", "--ubatch", "1024"},
             "--ubatch is a llama.cpp setting");

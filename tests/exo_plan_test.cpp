@@ -1,7 +1,10 @@
 // exo's memory-weighted pipeline over machines, derived by hand from
 // allocate_layers_proportionally (exo src/exo/master/placement_utils.py).
 
+#include <algorithm>
+
 #include "canitrun/exo_plan.hpp"
+#include "canitrun/speed.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -25,7 +28,13 @@ TEST_CASE("exo: a 405B at Q4_K_M over two 256 GB Macs") {
     }
     EstimateOptions o;
     o.context = 8192;
-    const ExoPlan p = plan_exo(test::model("llama-3.1-405b"), test::quant("Q4_K_M"), c, o).value();
+    // Three runs on the M3 Ultra that reached 50, 70 and 90 % of its bandwidth.
+    const GpuDevice ultra = device_for(*test::database().find_gpu("m3-ultra-256gb").value());
+    const std::vector<MlxShare> mlx = {{apple_chip(ultra), 0.9, nullptr},
+                                       {apple_chip(ultra), 0.5, nullptr},
+                                       {apple_chip(ultra), 0.7, nullptr}};
+    const ExoPlan p =
+        plan_exo(test::model("llama-3.1-405b"), test::quant("Q4_K_M"), c, o, mlx).value();
     REQUIRE(p.nodes.size() == 2);
     CHECK(p.nodes[0].layers == 63);
     CHECK(p.nodes[1].layers == 63);
@@ -37,7 +46,60 @@ TEST_CASE("exo: a 405B at Q4_K_M over two 256 GB Macs") {
     CHECK(p.transfers == 2);
     CHECK(p.bytes_per_transfer == 16384ULL * 2);
     CHECK(p.link_seconds_per_token == Approx(2 * (32768.0 * 8 / 1e10 + 0.003)));
-    CHECK(p.decode_tokens_per_s > 0);
+    // Each node at the middle share (70 %), the band at 50 and 90 %: the same reads over
+    // 0.7 x bandwidth take 0.7 / 0.5 = 1.4 times longer at 50 % and 0.7 / 0.9 as long at 90 %.
+    const ExoNode& n = p.nodes[0];
+    CHECK(n.mlx_runs == 3);
+    CHECK(n.seconds_slowest == Approx(n.seconds_per_token * 0.7 / 0.5));
+    CHECK(n.seconds_fastest == Approx(n.seconds_per_token * 0.7 / 0.9));
+    const double middle = p.nodes[0].seconds_per_token + p.nodes[1].seconds_per_token;
+    CHECK(p.decode_tokens_per_s == Approx(1 / (middle + p.link_seconds_per_token)));
+    CHECK(p.decode_low < p.decode_tokens_per_s);
+    CHECK(p.decode_high > p.decode_tokens_per_s);
+    CHECK_FALSE(p.unmeasured_node);
+}
+
+// Issue #33: exo runs MLX, so a machine whose chip no published MLX run covers gets no speed
+// rather than llama.cpp's: here the M2 Ultra's runs do not time the M3 Ultra.
+TEST_CASE("exo: no MLX run on a machine's chip, no speed") {
+    Cluster c;
+    c.hosts.push_back(parse_host(test::database(), "m3-ultra-256gb", 0).value());
+    c.hosts.push_back(parse_host(test::database(), "rtx-4090", 0).value());
+    const GpuDevice m2 = device_for(*test::database().find_gpu("m2-ultra-192gb").value());
+    const ExoPlan p = plan_exo(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), c, {},
+                               {{apple_chip(m2), 0.7, nullptr}})
+                          .value();
+    CHECK(p.unmeasured_node == std::optional<std::size_t>(0));
+    CHECK(p.decode_tokens_per_s == 0);
+    CHECK(p.nodes[0].mlx_runs == 0);
+    CHECK(p.nodes[0].seconds_per_token == 0);
+}
+
+// validation/mlx.json: every row names a database model and GPU, and a run's share is its
+// reads times its speed over its chip's bandwidth. mlx-community's Llama 3.1 8B 4bit at
+// 119.39 tokens/s on an M3 Ultra (819 GB/s; Rapid-MLX PR #586, a 512-token prompt): a token reads
+// every weight but the input embedding, 8,030,261,248 - 128,256 x 4,096 = 7,504,924,672 at
+// 4.5 bits = 4.2215e9 bytes, and 512 cells of 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes
+// = 67.1e6; 4.2886e9 x 119.39 / 819e9 = 0.625.
+TEST_CASE("exo: the published MLX runs and the share of bandwidth each reached") {
+    const std::vector<MlxRun>& runs = embedded_mlx_runs();
+    REQUIRE(runs.size() >= 10);
+    const std::vector<MlxShare> shares = mlx_shares(test::database(), runs).value();
+    CHECK(shares.size() == runs.size());
+    const auto llama = std::find_if(shares.begin(), shares.end(), [](const MlxShare& s) {
+        return s.run->model_id == "llama-3.1-8b" && s.run->gpu_id == "m3-ultra-256gb";
+    });
+    REQUIRE(llama != shares.end());
+    CHECK(llama->share == Approx(0.625).epsilon(0.01));
+    for (const MlxShare& s : shares) {
+        INFO(s.run->source);
+        CHECK(s.share > 0);
+        CHECK(s.share < 1);  // no run reads faster than its chip's bandwidth
+        CHECK_FALSE(s.run->quote.empty());
+    }
+    // MLX's 4-bit: 4 bits and a 16-bit scale and bias per 64 weights
+    CHECK(mlx_quant(4).bpw_e4 == 45000);
+    CHECK(mlx_quant(8).bpw_e4 == 85000);
 }
 
 TEST_CASE("exo: a node that cannot hold its share makes the plan not fit") {
@@ -45,7 +107,8 @@ TEST_CASE("exo: a node that cannot hold its share makes the plan not fit") {
     c.hosts.push_back(parse_host(test::database(), "rtx-4090", 0).value());
     c.hosts.push_back(parse_host(test::database(), "rtx-3090", 0).value());
     EstimateOptions o;
-    const ExoPlan p = plan_exo(test::model("llama-3.1-405b"), test::quant("Q4_K_M"), c, o).value();
+    const ExoPlan p =
+        plan_exo(test::model("llama-3.1-405b"), test::quant("Q4_K_M"), c, o, {}).value();
     CHECK_FALSE(p.fits);
     CHECK_FALSE(p.nodes[0].fits());
 }

@@ -161,3 +161,27 @@ TEST_CASE("html: the --gpu answer's placement is a table and its sentences parag
     CHECK_FALSE(has(o.out, "word-break:break-all"));
     CHECK(nesting_problem(o.out).empty());
 }
+
+// Issue #33: a note the terminal indents under its line (the speed band's published runs) was a
+// fenced block in the Markdown, so the HTML answer held it in a <pre> on one line as long as the
+// terminal's; the run section was one <pre> of headings, commands and sentences alike. Now a
+// note is a list item that wraps, and only what is typed sits in a <pre>.
+TEST_CASE("html: notes are prose, only commands are preformatted") {
+    const Outcome o = run_cli({"llama-3.1-8b", "--format", "html", "--gpu", "RTX 4090"});
+    REQUIRE(o.code == 0);
+    const std::size_t begin = o.out.find("<div class=\"question\">");
+    REQUIRE(begin != std::string::npos);
+    const std::string answer = o.out.substr(begin, o.out.find("</div>\n<h2>", begin) - begin);
+    CHECK_FALSE(has(answer, "<pre>"));
+    CHECK(has(answer, "<ul class=\"notes\"><li>"));
+    CHECK(has(answer, "published llama-bench runs"));
+    const std::size_t run = o.out.find("<h2>How to run it locally");
+    REQUIRE(run != std::string::npos);
+    const std::string section = o.out.substr(run, o.out.find("<h2>Why", run) - run);
+    // Meta's one sampling mode, Ollama and LM Studio: three headings, two commands to type.
+    CHECK(count(section, "<h3>") == 3);
+    CHECK(count(section, "<pre>") == 2);
+    CHECK(has(section, "<pre>./llama-server \\\n  -hf bartowski/Meta-Llama-3.1-8B-Instruct-GGUF:"));
+    CHECK(has(section, "<h3>LM Studio</h3>\n<p>Search for "));
+    CHECK(nesting_problem(o.out).empty());
+}

@@ -95,6 +95,26 @@ TEST_CASE("plan: gpt-oss keeps its MXFP4 experts in every GGUF, as the published
     CHECK(q4_gib == Approx(11.0).epsilon(0.04));
 }
 
+// Issue #33: Ollama's FAQ lists f16, q8_0 and q4_0 for OLLAMA_KV_CACHE_TYPE
+// (tests/fixtures/runtime-flags/ollama.json, kv_cache_types): a q5_1 plan's Ollama line runs
+// f16, and it says so instead of claiming the cache planned above.
+TEST_CASE("plan: an Ollama line that cannot run the planned cache says so") {
+    const Outcome o = run_cli({"llama-3.1-8b", "--kv-type", "q5_1"});
+    CHECK(has(o.out, "-ctk q5_1 -ctv q5_1"));
+    CHECK(has(o.out, "Ollama (the context planned above;"));
+    CHECK(has(o.out, "this line runs f16, not the cache planned above"));
+    CHECK_FALSE(has(o.out, "OLLAMA_KV_CACHE_TYPE="));
+}
+
+// Issue #33: Qwen3-30B-A3B-2507 reaches about 1M tokens only with Dual Chunk Attention (its
+// card, config_1m.json), which llama.cpp lacks: past the 262,144-token window its line runs
+// plain RoPE, and the page says so rather than print it as the plan.
+TEST_CASE("plan: a llama.cpp line past a window only DCA reaches says it runs plain RoPE") {
+    const Outcome o = run_cli({"qwen3-30b-a3b-instruct-2507", "--ctx", "1000000"});
+    CHECK(has(o.out, "llama.cpp has no Dual Chunk Attention"));
+    CHECK(has(o.out, "past the native 262144-token window the lines above run plain RoPE"));
+}
+
 TEST_CASE("plan: printed commands carry the plan's context, cache types and offload") {
     const Outcome o =
         run_cli({"qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--ctx", "32k", "--kv-type", "q8_0"});

@@ -138,6 +138,23 @@ TEST_CASE("vllm: a context past the model's window is capped, not refused") {
     CHECK(l.options.context == 131072);
 }
 
+// Issue #33: past a YaRN model's window vLLM takes the longer --max-model-len with the rope
+// scaling its docs give (--hf-overrides rope_parameters). Qwen3 8B: a 32,768-token window,
+// YaRN to 131,072 (its card); 131,072 / 32,768 = factor 4, as the card's own example.
+TEST_CASE("vllm: past a YaRN window the line turns YaRN on instead of capping") {
+    const Model& m = test::model("qwen3-8b");
+    const auto l =
+        choose_vllm_layout(m, test::quant("BF16"), layout_hosts({"h100-sxm"}), at(131072)).value();
+    CHECK_FALSE(l.context_capped);
+    CHECK(l.options.context == 131072);
+    CHECK(l.yarn_factor == 4);
+    CHECK(l.estimate.longest_context == 131072);
+    const std::vector<std::string> lines = vllm_launch_lines(m, test::quant("BF16"), l);
+    CHECK(lines.back() ==
+          "vllm serve Qwen/Qwen3-8B --hf-overrides '{\"rope_parameters\":{\"rope_type\":\"yarn\","
+          "\"factor\":4.0,\"original_max_position_embeddings\":32768}}' --max-model-len 131072");
+}
+
 TEST_CASE("vllm refuses hosts without CUDA or ROCm GPUs") {
     const auto l = choose_vllm_layout(test::model("llama-3.1-8b"), test::quant("BF16"),
                                       layout_hosts({"m3-ultra-256gb"}), at(8192));

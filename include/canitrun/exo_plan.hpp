@@ -7,15 +7,20 @@
 // node left with none taking one from the node with the most; nodes in the order of the ring
 // (here the order of --host). exo weighs nodes by available RAM; canitrun gives each host the
 // memory its accelerator may use (the unified-memory share on a Mac, where exo runs MLX; the
-// GPUs' memory elsewhere; RAM on a host without one). Each hop round the ring carries the
-// hidden state in 16-bit floats and costs llama.cpp RPC's measured 3.0 ms besides its bytes
-// (rpc_plan.hpp; no exo measurement is on record). Pure: no I/O.
+// GPUs' memory elsewhere; RAM on a host without one). Decode is timed by MLX's published runs
+// (mlx_speed.hpp): each node reads its layers at its chip's bandwidth times the share MLX
+// reached there; a node on a chip with no run leaves the plan without a speed (llama.cpp's fit
+// is not MLX's). Each hop round the ring carries the hidden state in 16-bit floats and costs
+// llama.cpp RPC's measured 3.0 ms besides its bytes (rpc_plan.hpp; no exo measurement is on
+// record). Pure: no I/O.
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "canitrun/cluster.hpp"
 #include "canitrun/estimate.hpp"
+#include "canitrun/mlx_speed.hpp"
 #include "canitrun/model.hpp"
 #include "canitrun/quant.hpp"
 
@@ -35,7 +40,10 @@ struct ExoNode {
     Bytes weights = 0;   // its layers (and the embedding on the first, the head on the last)
     Bytes kv_cache = 0;  // its layers' cache and recurrent state at the context
     Bytes overhead = 0;  // the quick rule's percentage on its share (exo's own is unmeasured)
-    double seconds_per_token = 0;  // decode: its reads at its bandwidth (the fitted model)
+    // Decode: its reads at its bandwidth times the middle, highest and lowest share MLX's runs
+    // on its chip reached (0 when none is on record).
+    double seconds_per_token = 0, seconds_fastest = 0, seconds_slowest = 0;
+    std::size_t mlx_runs = 0;  // the runs on its chip
 
     Bytes total() const;
     bool fits() const { return total() <= memory; }
@@ -47,12 +55,15 @@ struct ExoPlan {
     std::uint64_t transfers = 0;   // hops per token round the ring (0 on one node)
     Bytes bytes_per_transfer = 0;  // the hidden state in 16-bit floats
     double link_seconds_per_token = 0;
-    double decode_tokens_per_s = 0;  // 0 when a node has no bandwidth on record
-    std::size_t slowest_node = 0;    // the node that takes longest per token
+    // 0 when a node's chip has no MLX run on record (the first such node: unmeasured_node).
+    double decode_tokens_per_s = 0, decode_low = 0, decode_high = 0;
+    std::size_t slowest_node = 0;  // the node that takes longest per token
+    std::optional<std::size_t> unmeasured_node;
 };
 
-// The model at the quantization's rate (the quick rule's parts) over the cluster's hosts.
+// The model at the quantization's rate (the quick rule's parts) over the cluster's hosts, timed
+// by the MLX runs' shares (mlx_shares()).
 Result<ExoPlan> plan_exo(const Model& model, const Quant& quant, const Cluster& cluster,
-                         const EstimateOptions& options);
+                         const EstimateOptions& options, const std::vector<MlxShare>& mlx);
 
 }  // namespace canitrun

@@ -37,6 +37,18 @@ std::vector<std::string> llama_server_args(const LaunchTarget& target, const Pla
                                            const Hardware* hardware = nullptr,
                                            const Placement* placement = nullptr);
 
+// Whether llama.cpp runs the plan's context per sequence as the model was made to: within the
+// native window, or past it by YaRN (the line's --rope-scaling yarn). Another extension (Qwen's
+// Dual Chunk Attention) llama.cpp does not implement: past the window its line runs plain RoPE.
+bool llamacpp_extends_window(const Model& model, const PlanSettings& settings);
+
+// The KV cache type the Ollama line runs for the plan: OLLAMA_KV_CACHE_TYPE is one type for K
+// and V, and the line sets only the types Ollama's FAQ documents, q8_0 and q4_0 (with flash
+// attention), else runs f16 (docs/faq.mdx; tests/fixtures/runtime-flags/ollama.json). Whether
+// that is the cache the plan counts.
+std::string ollama_cache_type(const PlanSettings& settings);
+bool ollama_runs_planned_cache(const PlanSettings& settings);
+
 // The environment Ollama needs for the same context and cache (OLLAMA_CONTEXT_LENGTH, and for a
 // quantized cache OLLAMA_FLASH_ATTENTION=1 with OLLAMA_KV_CACHE_TYPE), as NAME=value pairs.
 std::vector<std::string> ollama_environment(const PlanSettings& settings);

@@ -26,6 +26,10 @@ struct VllmLayout {
     VllmOptions options;                   // as run: the GPU's scheduler defaults, the context
     bool context_capped = false;           // --max-model-len lowered to the model's window
     std::uint64_t asked_context = 0;
+    // Past a YaRN model's native window (within its extended one): the scaling factor the line
+    // sets through --hf-overrides' rope_parameters (0: none), the context over the window
+    // rounded up, as llama.cpp's line (launch_command.cpp) and Qwen's cards have it.
+    std::uint64_t yarn_factor = 0;
 };
 
 // Whether the layout serves `users` sequences of its context at once (0: one): the weights and

@@ -7,6 +7,7 @@
 #include "app.hpp"
 #include "canitrun/exo_plan.hpp"
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/mlx_speed.hpp"
 #include "canitrun/parse.hpp"
 #include "cluster_command.hpp"
 #include "csv_output.hpp"
@@ -24,16 +25,39 @@ using json = nlohmann::json;
 
 struct ExoView {
     const Model* model = nullptr;
-    const Quant* quant = nullptr;
+    Quant quant;  // the --quant asked for, else MLX's 4-bit (what mlx-community publishes)
+    bool asked_quant = false;
     Cluster cluster;
     EstimateOptions options;
     ExoPlan plan;
 };
 
+// Decode from MLX's published runs on each machine's chip (validation/mlx.json), or none.
+void write_exo_speed(std::ostream& out, const ExoView& v) {
+    const ExoPlan& p = v.plan;
+    if (!p.fits) return;
+    if (p.unmeasured_node) {
+        const ExoNode& n = p.nodes[*p.unmeasured_node];
+        const Hardware& h = v.cluster.hosts[n.host].hardware;
+        out << "  Speed: not estimated: no published MLX run on host " << n.host + 1 << "'s "
+            << (h.gpus.empty() ? std::string("CPU") : describe_gpus(h.gpus))
+            << " (validation/mlx.json); exo runs MLX, and llama.cpp's speed model is not MLX's\n";
+        return;
+    }
+    std::size_t runs = 0;
+    for (const ExoNode& n : p.nodes) runs = std::max(runs, n.mlx_runs);
+    out << "  Speed: about " << format_rate(p.decode_tokens_per_s) << " generating ("
+        << format_rate(p.decode_low) << " to " << format_rate(p.decode_high)
+        << ": the lowest and highest share of bandwidth MLX reached in the published runs on "
+           "each machine's chip, validation/mlx.json); the slowest machine is host "
+        << p.nodes[p.slowest_node].host + 1
+        << fmt::format(" ({:.1f} ms per token)\n", p.nodes[p.slowest_node].seconds_per_token * 1e3);
+}
+
 void write_exo_text(std::ostream& out, const ExoView& v) {
     const ExoPlan& p = v.plan;
     out << heading(out, fmt::format("{} at {}, {} tokens: exo over {} machine{}", v.model->name,
-                                    v.quant->id, format_thousands(v.options.context),
+                                    v.quant.id, format_thousands(v.options.context),
                                     v.cluster.hosts.size(), v.cluster.hosts.size() == 1 ? "" : "s"))
         << "\n";
     const std::string verdict =
@@ -51,20 +75,17 @@ void write_exo_text(std::ostream& out, const ExoView& v) {
     }
     t.write(out, "  ");
     out << "\n  Layers in proportion to each machine's memory, as exo's "
-           "allocate_layers_proportionally splits them; weights at the quick rule's rate, 12 % "
-           "overhead per machine (exo's own is unmeasured)\n";
+           "allocate_layers_proportionally splits them; weights at "
+        << (v.asked_quant
+                ? v.quant.id + "'s rate (exo loads MLX weights)"
+                : "MLX 4-bit's rate (4.5 bits per weight: a 16-bit scale and bias per 64)")
+        << ", 12 % overhead per machine (exo's own is unmeasured)\n";
     out << fmt::format(
         "  Network: {} hop{} per token round the ring ({} bytes each) over the {:g} Gb/s link: "
-        "{:.1f} ms per token\n",
+        "{:.1f} ms per token (llama.cpp RPC's measured 3.0 ms a hop: no exo measurement)\n",
         p.transfers, p.transfers == 1 ? "" : "s", format_thousands(p.bytes_per_transfer),
         v.cluster.link_gbits, p.link_seconds_per_token * 1e3);
-    if (p.fits && p.decode_tokens_per_s > 0) {
-        out << "  Speed: about " << format_rate(p.decode_tokens_per_s)
-            << " generating; the slowest machine is host " << p.nodes[p.slowest_node].host + 1
-            << fmt::format(" ({:.1f} ms per token)",
-                           p.nodes[p.slowest_node].seconds_per_token * 1e3)
-            << "; no measured band (llama.cpp's fit for the devices, its RPC figure per hop)\n";
-    }
+    write_exo_speed(out, v);
     if (!p.fits) return;
     out << "\n  Start it:\n    on every host: uv run exo   (or the exo app)\n"
         << "    then on host 1: open http://localhost:" << kExoApiPort
@@ -74,35 +95,41 @@ void write_exo_text(std::ostream& out, const ExoView& v) {
 json exo_json(const ExoView& v) {
     json nodes = json::array();
     for (const ExoNode& n : v.plan.nodes) {
-        nodes.push_back({{"host", n.host + 1},
-                         {"memory_bytes", n.memory},
-                         {"first_layer", n.first_layer},
-                         {"layers", n.layers},
-                         {"weights_bytes", n.weights},
-                         {"kv_cache_bytes", n.kv_cache},
-                         {"overhead_bytes", n.overhead},
-                         {"total_bytes", n.total()},
-                         {"fits", n.fits()},
-                         {"seconds_per_token", n.seconds_per_token}});
+        nodes.push_back(
+            {{"host", n.host + 1},
+             {"memory_bytes", n.memory},
+             {"first_layer", n.first_layer},
+             {"layers", n.layers},
+             {"weights_bytes", n.weights},
+             {"kv_cache_bytes", n.kv_cache},
+             {"overhead_bytes", n.overhead},
+             {"total_bytes", n.total()},
+             {"fits", n.fits()},
+             {"seconds_per_token", n.mlx_runs > 0 ? json(n.seconds_per_token) : json(nullptr)},
+             {"mlx_runs", n.mlx_runs}});
     }
     json hosts = json::array();
     for (const Host& h : v.cluster.hosts) hosts.push_back(h.spec);
     const ExoPlan& p = v.plan;
-    return {{"engine", "exo"},
-            {"model", v.model->id},
-            {"quant", v.quant->id},
-            {"context", v.options.context},
-            {"hosts", hosts},
-            {"link_gbits", v.cluster.link_gbits},
-            {"nodes", nodes},
-            {"network",
-             {{"transfers_per_token", p.transfers},
-              {"bytes_per_transfer", p.bytes_per_transfer},
-              {"seconds_per_token", p.link_seconds_per_token}}},
-            {"decode_tokens_per_s",
-             p.decode_tokens_per_s > 0 ? json(p.decode_tokens_per_s) : json(nullptr)},
-            {"fits", p.fits},
-            {"units", "bytes"}};
+    return {
+        {"engine", "exo"},
+        {"model", v.model->id},
+        {"quant", v.quant.id},
+        {"context", v.options.context},
+        {"hosts", hosts},
+        {"link_gbits", v.cluster.link_gbits},
+        {"nodes", nodes},
+        {"network",
+         {{"transfers_per_token", p.transfers},
+          {"bytes_per_transfer", p.bytes_per_transfer},
+          {"seconds_per_token", p.link_seconds_per_token}}},
+        {"decode_tokens_per_s",
+         p.decode_tokens_per_s > 0 ? json(p.decode_tokens_per_s) : json(nullptr)},
+        {"decode_band_tokens_per_s",
+         p.decode_tokens_per_s > 0 ? json::array({p.decode_low, p.decode_high}) : json(nullptr)},
+        {"speed_source", "validation/mlx.json (published MLX runs)"},
+        {"fits", p.fits},
+        {"units", "bytes"}};
 }
 
 void write_exo_csv(std::ostream& out, const ExoView& v) {
@@ -131,11 +158,13 @@ CommandResult exo_result(const Request& req, const Model& model) {
     }
     auto v = std::make_shared<ExoView>();
     v->model = &model;
-    v->quant = req.report.quant != nullptr ? req.report.quant : req.db->default_quant(model);
+    v->asked_quant = req.report.quant != nullptr;
+    v->quant = v->asked_quant ? *req.report.quant : mlx_quant(4);
     v->cluster = hosts;
     v->options.context = req.context.value_or(default_context(model));
     v->options.kv_type = req.report.estimate.kv_type;
-    v->plan = need(plan_exo(model, *v->quant, v->cluster, v->options));
+    v->plan = need(plan_exo(model, v->quant, v->cluster, v->options,
+                            need(mlx_shares(*req.db, embedded_mlx_runs()))));
     CommandResult r;
     r.what = "exo";
     r.views = {[v] { return exo_json(*v); }, [v](std::ostream& csv) { write_exo_csv(csv, *v); },

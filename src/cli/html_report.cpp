@@ -39,6 +39,7 @@ th:first-child,td:first-child{text-align:left}
 pre{background:#f4f6f8;border-radius:6px;padding:10px;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem}
 h3{font-size:1.05rem;margin:16px 0 4px}
 .question p{margin:4px 0}
+.question ul.notes{margin:0 0 4px;color:var(--muted);font-size:.9rem}
 td.left,th.left{text-align:left}
 svg{width:100%;height:auto;max-width:720px;display:block}
 svg text{font:12px system-ui,sans-serif;fill:var(--muted)}
@@ -138,7 +139,7 @@ void write_queries_html(std::ostream& out, const ModelReport& r) {
     write_queries(text, r);
     if (text.str().empty()) return;
     out << "<h2>Your question</h2>\n<div class=\"question\">\n"
-        << html_from_markdown(markdownify(text.str())) << "</div>\n";
+        << html_from_markdown(markdownify(text.str()), Indented::notes) << "</div>\n";
 }
 
 // The llama.cpp rule's buffers for the selected quantization, term by term.
@@ -305,13 +306,35 @@ void write_gpus_and_faq(std::ostream& out, const ModelReport& r) {
     out << "</dl>\n";
 }
 
+// The terminal page's commands, each under its heading: what is typed in a <pre>, every
+// sentence beside it a paragraph that wraps (a <pre> of the whole section kept the notes on
+// lines as long as the terminal's).
+void write_run_html(std::ostream& out, const ModelReport& r) {
+    out << "<h2>How to run it locally (" << esc(r.quant->id) << ")</h2>\n";
+    const std::vector<RunCommand> commands = run_commands(r);
+    for (const RunCommand& c : commands) {
+        if (c.engine != "llama.cpp") continue;
+        out << "<h3>" << esc(c.heading) << "</h3>\n<pre>" << esc(llama_server_block(c, ""))
+            << "</pre>\n";
+    }
+    const std::string format_note = run_format_note(r);
+    if (!format_note.empty()) out << "<p>" << esc(format_note) << "</p>\n";
+    for (const RunCommand& c : commands) {
+        if (c.engine == "llama.cpp") continue;
+        out << "<h3>" << esc(c.heading) << "</h3>\n";
+        if (!c.command.empty()) {
+            out << "<pre>" << esc(c.command + (c.then.empty() ? "" : "   # then: " + c.then))
+                << "</pre>\n";
+        }
+        if (!c.note.empty()) out << "<p>" << esc(c.note) << "</p>\n";
+        if (c.engine == "LM Studio") out << "<p>" << esc(lmstudio_advice(r)) << "</p>\n";
+    }
+}
+
 void write_running(std::ostream& out, const ModelReport& r) {
     const Model& m = *r.model;
-    std::ostringstream commands;
-    write_run_commands(commands, r);
-    out << "<h2>How to run it locally (" << esc(r.quant->id) << ")</h2>\n<pre>"
-        << esc(commands.str()) << "</pre>\n<h2>Why " << esc(r.quant->id) << "?</h2>\n<p>"
-        << esc(why_quant(r)) << "</p>\n";
+    write_run_html(out, r);
+    out << "<h2>Why " << esc(r.quant->id) << "?</h2>\n<p>" << esc(why_quant(r)) << "</p>\n";
     const Editorial& e = m.editorial;
     if (!e.source.empty()) {
         if (!e.who_for.empty()) {

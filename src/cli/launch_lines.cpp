@@ -61,14 +61,17 @@ RunCommand llama_server(const ModelReport& r, std::string heading, const Samplin
     return c;
 }
 
-void write_llama_server(std::ostream& out, const RunCommand& c) {
-    out << "    ./llama-server \\\n      " << c.lines[0] << " \\\n     ";
-    if (!c.lines[1].empty()) out << " " << c.lines[1];
-    for (std::size_t i = 2; i < c.lines.size(); ++i) out << " \\\n      " << c.lines[i];
-    out << "\n";
-}
-
 }  // namespace
+
+std::string llama_server_block(const RunCommand& c, const std::string& indent) {
+    std::string out =
+        indent + "./llama-server \\\n" + indent + "  " + c.lines[0] + " \\\n" + indent + " ";
+    if (!c.lines[1].empty()) out += " " + c.lines[1];
+    for (std::size_t i = 2; i < c.lines.size(); ++i) {
+        out += " \\\n" + indent + "  " + c.lines[i];
+    }
+    return out + "\n";
+}
 
 std::vector<RunCommand> run_commands(const ModelReport& r) {
     const Model& model = *r.model;
@@ -99,9 +102,19 @@ std::vector<RunCommand> run_commands(const ModelReport& r) {
                 std::to_string(r.settings.n_seq) +
                 " sequences are llama-server's; under Ollama the users wait in turn.";
         }
+        // A cache type Ollama does not take runs f16 (or K's type for V): say so, never
+        // claim the plan's cache.
+        const bool same_cache = ollama_runs_planned_cache(r.settings);
+        if (!same_cache) {
+            note += std::string(note.empty() ? "" : " ") +
+                    "Ollama's FAQ lists f16, q8_0 and q4_0 for OLLAMA_KV_CACHE_TYPE, one type "
+                    "for K and V: this line runs " +
+                    ollama_cache_type(r.settings) +
+                    ", not the cache planned above, so its memory is not the plan's.";
+        }
         out.push_back({"Ollama",
-                       "Ollama (the context and cache planned above; the tag's quantization is "
-                       "Ollama's choice)",
+                       std::string("Ollama (the context ") + (same_cache ? "and cache " : "") +
+                           "planned above; the tag's quantization is Ollama's choice)",
                        env + "ollama serve",
                        "ollama run " + shell_word(model.run.ollama),
                        note,
@@ -120,6 +133,32 @@ std::vector<RunCommand> run_commands(const ModelReport& r) {
     return out;
 }
 
+std::string run_format_note(const ModelReport& r) {
+    const Model& model = *r.model;
+    const Quant& quant = *r.quant;
+    if (quant.format != "gguf") {
+        return quant.id + " is not a GGUF format: llama.cpp, Ollama and LM Studio load GGUF " +
+               "files; use a runtime that reads " + quant.format + " (vLLM, TensorRT-LLM).";
+    }
+    if (!model.run.gguf_repo.empty() && !llamacpp_extends_window(model, r.settings)) {
+        return "llama.cpp has no " + model.context_extension + ": past the native " +
+               std::to_string(model.context_native) +
+               "-token window the lines above run plain RoPE, where the model was not trained; "
+               "vLLM runs the extension (--engine vllm).";
+    }
+    if (model.run.gguf_repo.empty() || model.run.mmproj.empty()) return "";
+    if (!r.settings.server.vision)
+        return "Vision: off (--no-mmproj): the lines above run text only.";
+    // -hf fetches the repo's projector and loads it (llama.cpp's --mmproj-auto, on by default;
+    // tests/fixtures/runtime-flags/llama-cpp.json), so the lines above already run with
+    // vision: a --mmproj naming a file the user has not downloaded would fail.
+    return "Vision: -hf also fetches the repo's projector (" + model.run.mmproj + ") and loads it" +
+           (model.run.projector.bytes == 0
+                ? " (its memory is not counted: its size is not in the data)"
+                : "") +
+           "; add --no-mmproj to run text only.";
+}
+
 void write_run_commands(std::ostream& out, const ModelReport& r) {
     const Model& model = *r.model;
     const Quant& quant = *r.quant;
@@ -130,28 +169,12 @@ void write_run_commands(std::ostream& out, const ModelReport& r) {
         // The one line without sampling has its heading on the first line; with sampling,
         // each heading follows a blank line.
         out << (first && model.run.sampling.empty() ? "" : "\n") << "  " << c.heading << "\n";
-        write_llama_server(out, c);
+        out << llama_server_block(c, "    ");
         first = false;
     }
-    if (!model.run.gguf_repo.empty() && quant.format == "gguf") {
-        if (!model.run.mmproj.empty() && !r.settings.server.vision) {
-            out << "\n  Vision: off (--no-mmproj): the lines above run text only.\n";
-        } else if (!model.run.mmproj.empty()) {
-            // -hf fetches the repo's projector and loads it (llama.cpp's --mmproj-auto, on by
-            // default; tests/fixtures/runtime-flags/llama-cpp.json), so the lines above already
-            // run with vision: a --mmproj naming a file the user has not downloaded would fail.
-            out << "\n  Vision: -hf also fetches the repo's projector (" << model.run.mmproj
-                << ") and loads it"
-                << (model.run.projector.bytes == 0
-                        ? " (its memory is not counted: its size is not in the data)"
-                        : "")
-                << "; add --no-mmproj to run text only.\n";
-        }
-    } else if (quant.format != "gguf") {
-        out << "  " << quant.id
-            << " is not a GGUF format: llama.cpp, Ollama and LM Studio load GGUF files;"
-            << " use a runtime that reads " << quant.format << " (vLLM, TensorRT-LLM).\n";
-    }
+    const std::string format_note = run_format_note(r);
+    if (!format_note.empty())
+        out << (quant.format == "gguf" ? "\n  " : "  ") << format_note << "\n";
     for (const RunCommand& c : commands) {
         if (c.engine == "Ollama") {
             out << "\n  " << c.heading << "\n    " << c.command << "   # then: " << c.then << "\n";

@@ -31,6 +31,14 @@ struct RunCommand {
 // (with --gpu) offload.
 std::vector<RunCommand> run_commands(const ModelReport& r);
 
+// A llama.cpp command as the page prints it: "./llama-server \", then its lines, each line
+// after `indent`.
+std::string llama_server_block(const RunCommand& c, const std::string& indent);
+
+// The sentence the page prints under the llama.cpp lines: whether they load the vision
+// projector, or that the quantization is not a GGUF format; empty when there is none.
+std::string run_format_note(const ModelReport& r);
+
 // The llama.cpp / Ollama / LM Studio commands, as the page prints them (run_commands()).
 void write_run_commands(std::ostream& out, const ModelReport& r);
 

@@ -54,7 +54,7 @@ void write_table(std::ostream& out, const std::vector<std::string>& lines) {
 
 }  // namespace
 
-std::string html_from_markdown(const std::string& markdown) {
+std::string html_from_markdown(const std::string& markdown, Indented indented) {
     std::istringstream in(markdown);
     std::ostringstream out;
     std::string line;
@@ -67,12 +67,20 @@ std::string html_from_markdown(const std::string& markdown) {
     while (std::getline(in, line)) {
         if (line.starts_with("```")) {
             end_table();
-            out << (code ? "</pre>\n" : "<pre>");
+            if (indented == Indented::code) {
+                out << (code ? "</pre>\n" : "<pre>");
+            } else {
+                out << (code ? "</ul>\n" : "<ul class=\"notes\">");
+            }
             code = !code;
             continue;
         }
         if (code) {
-            out << html_escape(line) << "\n";
+            if (indented == Indented::code) {
+                out << html_escape(line) << "\n";
+            } else if (const auto first = line.find_first_not_of(' '); first != std::string::npos) {
+                out << "<li>" << html_escape(line.substr(first)) << "</li>";
+            }
             continue;
         }
         if (line.starts_with("|")) {
@@ -88,7 +96,7 @@ std::string html_from_markdown(const std::string& markdown) {
         }
     }
     end_table();
-    if (code) out << "</pre>\n";
+    if (code) out << (indented == Indented::code ? "</pre>\n" : "</ul>\n");
     return out.str();
 }
 

@@ -8,8 +8,12 @@
 
 namespace canitrun::cli {
 
+// What a ``` fenced block (a text view's lines indented under another) stands for: commands,
+// kept as typed in a <pre>, or notes on the line above, each a list item that wraps as prose.
+enum class Indented { code, notes };
+
 // The subset markdownify() writes: "### " headings, "| a | b |" tables with their "| --- |"
 // rule (---: right-aligned), ``` fenced blocks, and lines (one paragraph each).
-std::string html_from_markdown(const std::string& markdown);
+std::string html_from_markdown(const std::string& markdown, Indented indented = Indented::code);
 
 }  // namespace canitrun::cli

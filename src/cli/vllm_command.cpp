@@ -63,8 +63,8 @@ void write_vllm_pool(std::ostream& out, const VllmLayout& l) {
                        l.options.block_size, format_mib(e.page_bytes));
     out << "  Longest context for 1 sequence: " << format_thousands(e.longest_context) << " tokens";
     if (e.longest_context < e.max_context_one_seq) {
-        out << " (the model's window; the KV pool would hold "
-            << format_thousands(e.max_context_one_seq) << ")";
+        out << (l.yarn_factor > 0 ? " (the window YaRN reaches" : " (the model's window")
+            << "; the KV pool would hold " << format_thousands(e.max_context_one_seq) << ")";
     }
     out << "\n";
     out << "  Sequences at " << format_thousands(l.options.context)
@@ -99,6 +99,11 @@ void write_vllm_text(std::ostream& out, const VllmView& v) {
     if (l.context_capped) {
         out << "  --max-model-len is the model's window, " << format_thousands(l.options.context)
             << " tokens (asked " << format_thousands(l.asked_context) << ")\n";
+    }
+    if (l.yarn_factor > 0) {
+        out << "  Past the native " << format_thousands(v.model->context_native)
+            << "-token window: YaRN at factor " << l.yarn_factor
+            << " through --hf-overrides (vLLM's context extension), and quality may drop\n";
     }
     Table t({"Stage", "Host", "Layers", "Weights", "Activations", "Runtime", "KV pool", "Budget"},
             {false, true, true, true, true, true, true, true});

@@ -368,9 +368,12 @@ Result<VllmEstimate> estimate_vllm(const Model& model, const Quant& quant, const
                 first += split[s];
             }
             r.max_context_one_seq = best_tokens;
-            r.longest_context = model.context_native > 0
-                                    ? std::min(best_tokens, model.context_native)
-                                    : best_tokens;
+            // At most the window vLLM serves: the model's, or a longer --max-model-len that
+            // rope scaling reaches (vllm_layout's YaRN override).
+            r.longest_context =
+                model.context_native > 0
+                    ? std::min(best_tokens, std::max(model.context_native, o.context))
+                    : best_tokens;
             set_vllm_limiting_stage(o, r);
             return r;
         },

@@ -4,7 +4,6 @@
 
 #include "canitrun/model_parts.hpp"
 #include "canitrun/rpc_plan.hpp"
-#include "canitrun/speed.hpp"
 
 namespace canitrun {
 
@@ -63,10 +62,28 @@ GpuDevice node_device(const Host& h, std::size_t index) {
     return d;
 }
 
+// The middle of the shares, lowest first (the mean of the two middle ones of an even count).
+double middle_share(const std::vector<double>& s) {
+    const std::size_t n = s.size();
+    return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+// The node's decode at its chip's MLX shares: its reads over its bandwidth times each.
+void time_node(ExoNode& node, Bytes read, const GpuDevice& device,
+               const std::vector<MlxShare>& mlx) {
+    const std::vector<double> shares = mlx_shares_for(mlx, device);
+    node.mlx_runs = shares.size();
+    if (shares.empty() || device.bandwidth_gbps <= 0) return;
+    const double at_full = static_cast<double>(read) / (device.bandwidth_gbps * 1e9);
+    node.seconds_per_token = at_full / middle_share(shares);
+    node.seconds_fastest = at_full / shares.back();
+    node.seconds_slowest = at_full / shares.front();
+}
+
 }  // namespace
 
 Result<ExoPlan> plan_exo(const Model& model, const Quant& quant, const Cluster& cluster,
-                         const EstimateOptions& options) {
+                         const EstimateOptions& options, const std::vector<MlxShare>& mlx) {
     if (cluster.hosts.empty()) {
         return fail(ErrorKind::bad_input, "exo needs machines", "add --host GPUS for each");
     }
@@ -76,46 +93,33 @@ Result<ExoPlan> plan_exo(const Model& model, const Quant& quant, const Cluster& 
             std::vector<Bytes> memory;
             for (const Host& h : cluster.hosts) memory.push_back(node_memory(h));
             const std::vector<std::uint64_t> split = exo_layers(parts.layers.size(), memory);
-            const SpeedModel& sm = fitted_speed_model();
             ExoPlan plan;
             plan.fits = true;
             std::uint64_t first = 0;
-            double device_seconds = 0;
-            bool speed_known = true;
+            double seconds[3] = {0, 0, 0};  // middle, fastest, slowest
             for (std::size_t i = 0; i < split.size(); ++i) {
                 ExoNode node;
                 node.host = i;
                 node.memory = memory[i];
                 node.first_layer = first;
                 node.layers = split[i];
-                Bytes active = 0;
                 for (std::uint64_t l = first; l < first + split[i]; ++l) {
                     const LayerPart& p = parts.layers[l];
                     node.weights = checked::add(node.weights, p.weights);
                     node.kv_cache =
                         checked::add(node.kv_cache, checked::add(p.kv_cache, p.recurrent_state));
-                    active = checked::add(active, p.active_weights);
                 }
+                const bool last = i + 1 == split.size();
                 if (i == 0) node.weights = checked::add(node.weights, parts.input_weights);
-                if (i + 1 == split.size()) {
-                    node.weights = checked::add(node.weights, parts.output_weights);
-                    active = checked::add(active, parts.output_weights);
-                }
+                if (last) node.weights = checked::add(node.weights, parts.output_weights);
                 node.overhead = checked::mul_div_ceil(checked::add(node.weights, node.kv_cache),
                                                       parts.overhead_percent, 100);
-                // The node's reads on its one device, by the fitted decode rule.
-                Hardware one;
-                one.gpus.push_back(node_device(cluster.hosts[i], i));
-                SpeedWork work;
-                work.gpus.push_back({});
-                work.gpus[0].read_bytes = static_cast<double>(active + node.kv_cache);
-                work.gpus[0].layers = node.layers;
-                if (one.gpus[0].bandwidth_gbps > 0) {
-                    node.seconds_per_token = decode_seconds(work, one, sm);
-                } else {
-                    speed_known = false;
-                }
-                device_seconds += node.seconds_per_token;
+                time_node(node, decode_read_bytes(parts, first, split[i], last),
+                          node_device(cluster.hosts[i], i), mlx);
+                if (node.mlx_runs == 0 && !plan.unmeasured_node) plan.unmeasured_node = i;
+                seconds[0] += node.seconds_per_token;
+                seconds[1] += node.seconds_fastest;
+                seconds[2] += node.seconds_slowest;
                 plan.fits = plan.fits && node.fits();
                 first += split[i];
                 plan.nodes.push_back(node);
@@ -131,8 +135,10 @@ Result<ExoPlan> plan_exo(const Model& model, const Quant& quant, const Cluster& 
             plan.link_seconds_per_token =
                 static_cast<double>(plan.transfers) *
                 (link_seconds(plan.bytes_per_transfer, cluster.link_gbits) + kRpcTransferSeconds);
-            if (speed_known && device_seconds > 0) {
-                plan.decode_tokens_per_s = 1.0 / (device_seconds + plan.link_seconds_per_token);
+            if (!plan.unmeasured_node && seconds[0] > 0) {
+                plan.decode_tokens_per_s = 1.0 / (seconds[0] + plan.link_seconds_per_token);
+                plan.decode_high = 1.0 / (seconds[1] + plan.link_seconds_per_token);
+                plan.decode_low = 1.0 / (seconds[2] + plan.link_seconds_per_token);
             }
             return plan;
         },

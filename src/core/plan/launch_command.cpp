@@ -99,6 +99,12 @@ void add_projector_args(std::vector<std::string>& args, const Model& model,
 
 }  // namespace
 
+bool llamacpp_extends_window(const Model& model, const PlanSettings& s) {
+    const std::uint64_t per_seq = s.estimate.context / std::max<std::uint64_t>(s.n_seq, 1);
+    return model.context_native == 0 || per_seq <= model.context_native ||
+           model.context_extension == "YaRN";
+}
+
 bool loads_from_repo(const Model& model, const Quant& quant) {
     return !model.run.gguf_repo.empty() && repo_publishes(model.run, quant);
 }
@@ -186,14 +192,25 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
     return args;
 }
 
+std::string ollama_cache_type(const PlanSettings& s) {
+    // Ollama quantizes its cache only with flash attention on, to q8_0 or q4_0, and one type
+    // for K and V (OLLAMA_KV_CACHE_TYPE); any other type runs f16.
+    const std::string k = kv_of(s, s.cache_type_k);
+    return k == "q8_0" || k == "q4_0" ? k : "f16";
+}
+
+bool ollama_runs_planned_cache(const PlanSettings& s) {
+    const std::string kv = ollama_cache_type(s);
+    return kv == kv_of(s, s.cache_type_k) && kv == kv_of(s, s.cache_type_v);
+}
+
 std::vector<std::string> ollama_environment(const PlanSettings& s) {
     // OLLAMA_CONTEXT_LENGTH is each request's context: Ollama starts its runner with that
     // times OLLAMA_NUM_PARALLEL (llm/llama_server.go; tests/fixtures/runtime-flags/ollama.json),
     // so it is the plan's context per sequence, not the whole cache.
     std::vector<std::string> env = {"OLLAMA_CONTEXT_LENGTH=" + std::to_string(sequence_context(s))};
-    const std::string kv = kv_of(s, s.cache_type_k);
-    // Ollama quantizes its cache only with flash attention on, and one type for K and V.
-    if (kv == "q8_0" || kv == "q4_0") {
+    const std::string kv = ollama_cache_type(s);
+    if (kv != "f16") {
         env.push_back("OLLAMA_FLASH_ATTENTION=1");
         env.push_back("OLLAMA_KV_CACHE_TYPE=" + kv);
     }

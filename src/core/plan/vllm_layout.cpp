@@ -88,9 +88,18 @@ Result<VllmLayout> choose_vllm_layout(const Model& model, const Quant& quant,
     layout.asked_context = base.context;
     layout.options.context = base.context;
     if (model.context_native != 0 && base.context > model.context_native) {
-        // vLLM refuses a --max-model-len past the config's window; the plan takes the window.
-        layout.options.context = model.context_native;
-        layout.context_capped = true;
+        const bool yarn = model.context_extension == "YaRN" &&
+                          (model.context_extended == 0 || base.context <= model.context_extended);
+        if (yarn) {
+            // vLLM takes a --max-model-len past the config's window when --hf-overrides gives
+            // the rope scaling that reaches it (docs/features/context_extension.md;
+            // tests/fixtures/runtime-flags/vllm.json, rope_scaling).
+            layout.yarn_factor = (base.context + model.context_native - 1) / model.context_native;
+        } else {
+            // vLLM refuses a --max-model-len past the config's window; the plan takes the window.
+            layout.options.context = model.context_native;
+            layout.context_capped = true;
+        }
     }
     for (std::uint64_t tp = 1; tp <= widest; ++tp) {
         auto allowed = check_tensor_parallel(model, tp);
@@ -160,6 +169,12 @@ std::vector<std::string> vllm_launch_lines(const Model& model, const Quant& quan
         serve += " --tensor-parallel-size " + std::to_string(o.tensor_parallel);
     if (o.pipeline_parallel > 1) {
         serve += " --pipeline-parallel-size " + std::to_string(o.pipeline_parallel);
+    }
+    if (layout.yarn_factor > 0) {
+        serve += " --hf-overrides '{\"rope_parameters\":{\"rope_type\":\"yarn\",\"factor\":" +
+                 std::to_string(layout.yarn_factor) +
+                 ".0,\"original_max_position_embeddings\":" + std::to_string(model.context_native) +
+                 "}}'";
     }
     serve += " --max-model-len " + std::to_string(o.context);
     if (o.gpu_memory_utilization_pct != 90) {
