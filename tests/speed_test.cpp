@@ -49,6 +49,25 @@ TEST_CASE("decode time is bytes over bandwidth, per-layer, recurrent, MoE and un
     CHECK(decode_seconds(w, h, m) == Approx(3.040e-3).epsilon(1e-3));
 }
 
+// A class's own unpacking cost u adds to the shared d[type] for every quantized family and not
+// for float weights: 2e9 weights at 0.0504 bytes of read time each on an RTX 4090's 1008 GB/s
+// = 2e9 x 0.0504 / 1008e9 = 0.1 ms, on top of 1e9 bytes at 1.25x = 1.24 ms.
+TEST_CASE("decode: a class's own unpacking cost, paid by quantized weights only") {
+    SpeedModel m = bare_model();
+    nvidia(m).bandwidth = 1.25;
+    nvidia(m).quantized_unpack = 0.0504;
+    const Hardware h = test::hardware_of({"rtx-4090"});
+    SpeedWork w;
+    w.gpus.push_back(DeviceWork{1e9, 0, 0, 0, 0, 32, 0, 0, 2e9});
+    for (const QuantFamily f :
+         {QuantFamily::legacy, QuantFamily::k_quant, QuantFamily::i_quant, QuantFamily::fp4}) {
+        w.family = f;
+        CHECK(decode_seconds(w, h, m) == Approx(1.240e-3 + 0.1e-3).epsilon(1e-3));
+    }
+    w.family = QuantFamily::floating;
+    CHECK(decode_seconds(w, h, m) == Approx(1.240e-3).epsilon(1e-3));
+}
+
 // apple_chip numbers a chip 1 + (generation - 1) x 4 + tier (base 0, Pro 1, Max 2, Ultra 3): M1 is
 // 1, M1 Max 1 + 2 = 3, M3 Pro 1 + 8 + 1 = 10, M5 Max 1 + 16 + 2 = 19; any other device is 0.
 TEST_CASE("apple_chip numbers Apple chips by generation and tier") {

@@ -9,10 +9,12 @@
 // + recurrent layers x kr x 1 TB/s / bandwidth  (the recurrent scan's kernels, which read and
 //                                                write the state more than once: scaled by the
 //                                                device's memory, so a base M4 pays 8x a 4090)
-// + weights read / bandwidth x d[type]  (unpacking: per weight, not per byte, so a 2-bit type
-//                                        costs as much work as a 4-bit one; d is the bytes of
-//                                        read time a weight's unpacking costs, the ALUs that do
-//                                        it scaling with the memory they are built to keep up with)
+// + weights read / bandwidth x (d[type] + u)  (unpacking: per weight, not per byte, so a 2-bit
+//                                        type costs as much work as a 4-bit one; d is the bytes
+//                                        of read time a weight's unpacking costs, the ALUs that do
+//                                        it scaling with the memory they are built to keep up
+//                                        with; u, per group, what a class's kernels add to it
+//                                        for any quantized type, 0 for float weights)
 // + (GPUs - 1) x h               (the hand-over between devices of a layer split)
 // where an Apple chip's a is its own (ac, per generation and tier: M1, M1 Pro, M1 Max, M1 Ultra
 // ... M5 Ultra), pinned towards the a of every Apple run: the same nominal bandwidth is not the
@@ -31,7 +33,7 @@
 // throughput (matrix_tflops). At 512 tokens a micro-batch each of 128 experts sees about 32:
 // the expert products cost per expert weight per micro-batch (x), not per token. Weights held in
 // RAM cross PCIe once per micro-batch. p differs for float (FP16/BF16) and quantized weights.
-// a, k, kr, p, q, qr, t, x are per coefficient group (speed_group: device classes whose cards
+// a, k, kr, u, p, q, qr, t, x are per coefficient group (speed_group: device classes whose cards
 // share their chips share them); m, h, r, d, e, o and ko are shared by every device. A group no
 // run measures for a term (no MoE run, no hybrid) takes the value fitted over every device. A
 // published run's weights are read at its file's printed size (BenchRun::file_bytes).
@@ -103,7 +105,11 @@ struct SpeedClassCoefficients {
     double bandwidth = 1 / 0.7;    // a
     double layer_s = 0;            // k: decode seconds per layer
     double recurrent_layer_s = 0;  // kr: decode seconds per recurrent layer at 1 TB/s, on top of k
-    double compute = 1 / 0.5;      // p: quantized weights (dequantized, or int8 dot products)
+    // u: decode, bytes of read time per quantized weight on top of the shared d[type]: a class's
+    // mat-vec kernels unpack at their own pace (an Arc Pro B70 on Vulkan decodes BF16 at 83-87 %
+    // of its bandwidth, Q4_K_M at 22-42 %), which one d for every device cannot say.
+    double quantized_unpack = 0;
+    double compute = 1 / 0.5;        // p: quantized weights (dequantized, or int8 dot products)
     double compute_float = 1 / 0.5;  // p for 16- and 32-bit float weights (plain GEMM)
     double prefill_layer_s = 0;      // q: prefill seconds per layer per micro-batch
     double attention = 1;            // t: multiplier on the attention products' ideal FLOP time

@@ -47,7 +47,10 @@ std::vector<SpeedClass> groups() {
     return out;
 }
 
-// Decode: a, k and kr per group; m, h and d (per weight type but plain floats) shared. Prefill:
+// Decode: a, k, kr and u per group; m, h and d (per weight type but plain floats) shared. With
+// no u (d alone, shared), the Arc Pro B70's BF16 runs decoded at 0.44x their prediction and its
+// Q4_K_M ones at 1.5-2x, and Intel's decode missed by 44 % at the median left out (20 % with u
+// per group; every run 14 % -> 13 %, p90 51 % -> 46 %). Prefill:
 // p, p for floats, q, t, x and qr per group; r, o and e (per weight type, the legacy block types
 // the baseline p is measured on) shared.
 std::vector<Param> params(bool prefill) {
@@ -56,7 +59,8 @@ std::vector<Param> params(bool prefill) {
         prefill
             ? std::vector<double C::*>{&C::compute,   &C::compute_float,  &C::prefill_layer_s,
                                        &C::attention, &C::expert_compute, &C::prefill_recurrent_s}
-            : std::vector<double C::*>{&C::bandwidth, &C::layer_s, &C::recurrent_layer_s};
+            : std::vector<double C::*>{&C::bandwidth, &C::layer_s, &C::recurrent_layer_s,
+                                       &C::quantized_unpack};
     std::vector<Param> out;
     for (const auto field : fields) {
         for (const SpeedClass g : groups()) out.push_back(Param{prefill, g, field, {}});

@@ -275,11 +275,12 @@ void write_coverage(std::ostream& out, const std::vector<FitRow>& rows) {
 
 void write_coefficients(std::ostream& out, const SpeedModel& m) {
     out << "| group | decode: bandwidth reached | decode: per layer (µs) | decode: per recurrent "
-           "layer at 1 TB/s (µs) | prefill: matrix rate reached, quantized | the same, FP16/BF16 | "
+           "layer at 1 TB/s (µs) | decode: unpacking a quantized weight, bytes of read time added "
+           "| prefill: matrix rate reached, quantized | the same, FP16/BF16 | "
            "prefill: per layer per micro-batch (µs) | prefill: attention FLOP time multiplier | "
            "prefill: tokens' work per routed expert weight per micro-batch | prefill: per "
            "recurrent layer per "
-           "token (µs) |\n|---|---|---|---|---|---|---|---|---|---|\n";
+           "token (µs) |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (int c = 0; c < kSpeedClassCount; ++c) {
         const auto sc = static_cast<SpeedClass>(c);
         if (speed_group(sc) != sc) continue;
@@ -287,8 +288,8 @@ void write_coefficients(std::ostream& out, const SpeedModel& m) {
         out << "| " << speed_class_name(sc) << " | "
             << (k.bandwidth > 0 ? percent(1 / k.bandwidth) : "-") << " | "
             << number(k.layer_s * 1e6) << " | " << number(k.recurrent_layer_s * 1e6) << " | "
-            << (k.compute > 0 ? percent(1 / k.compute) : "-") << " | "
-            << (k.compute_float > 0 ? percent(1 / k.compute_float) : "-") << " | "
+            << number(k.quantized_unpack) << " | " << (k.compute > 0 ? percent(1 / k.compute) : "-")
+            << " | " << (k.compute_float > 0 ? percent(1 / k.compute_float) : "-") << " | "
             << number(k.prefill_layer_s * 1e6) << " | " << number(k.attention) << " | "
             << number(k.expert_compute) << " | " << number(k.prefill_recurrent_s * 1e6) << " |\n";
     }
@@ -357,6 +358,7 @@ void write_class_source(std::ostream& out, int c, const SpeedClassCoefficients& 
         << "            .bandwidth = " << number(k.bandwidth) << ",\n"
         << "            .layer_s = " << number(k.layer_s) << ",\n"
         << "            .recurrent_layer_s = " << number(k.recurrent_layer_s) << ",\n"
+        << "            .quantized_unpack = " << number(k.quantized_unpack) << ",\n"
         << "            .compute = " << number(k.compute) << ",\n"
         << "            .compute_float = " << number(k.compute_float) << ",\n"
         << "            .prefill_layer_s = " << number(k.prefill_layer_s) << ",\n"
@@ -506,13 +508,15 @@ void write_speed_report(std::ostream& out, const SpeedModel& model, const std::v
            "Predicted with its source left out, from Apple's \"over 4x the peak GPU compute for "
            "AI compared to M4\" (data/gpus/apple.json) that llama.cpp reaches through the Metal 4 "
            "tensor API (ggml-org/llama.cpp#16634), its pp512 and pp2048 land within 5 %; its "
-           "decode runs 1.28x the prediction. Apple's decode reads at each chip's own share of "
+           "decode runs 1.27x the prediction. Apple's decode reads at each chip's own share of "
            "its bandwidth (below), fitted on that chip's runs and pinned towards the share of "
            "every Apple run: with one share for every chip, M1 Max runs (XiongjieDai, "
            "ferrum-infer-rs's 24-core one) decoded at 0.6-0.66x their prediction left out and "
            "Apple's decode missed by 26 % at the median; with a share per chip, each M1 Max "
-           "source predicts the other's runs (1.15-1.5x and 0.77-0.93x) and Apple misses by "
-           "12 %. The pin's weight is the one of five tried that gave Apple's left-out error its "
+           "source predicts the other's runs (1.27-1.53x and 0.77-0.91x) and Apple misses by "
+           "18 % (12 % before each group had its own unpacking cost u, which took Intel's decode "
+           "from 44 % to 20 %). The pin's weight is the one of five tried that gave Apple's "
+           "left-out error its "
            "lowest; a chip no decode run measures (every M4, M1 Pro, M2 Max) reads at the share "
            "of every Apple run, unmeasured.\n"
            "- A MoE model reads a prompt faster than a dense model of more active parameters on "
@@ -533,12 +537,17 @@ void write_speed_report(std::ostream& out, const SpeedModel& model, const std::v
            "llama.cpp reaches 55-60 % of their HBM2 bandwidth where newer cards reach 80-95 %, "
            "and each is measured by one source, so leaving it out leaves the other to predict "
            "it.\n"
-           "- Intel is the Arc Pro B70 on Vulkan, and its three sources disagree: left out, "
-           "kyuz0's runs decode at their prediction (0.97x at the median), Wesley-Jakob-Gilbert's "
-           "(Mesa 26.0.3) at 0.7x it and a Windows run of llama.cpp#24005 at 2.3x it, so no fit "
-           "holds Intel's decode within 1.5x of the other platforms' error. AMD's prefill miss is "
-           "the Radeon AI PRO R9700's (RDNA4): left out, it is predicted from RDNA3 cards at their "
-           "share of the matrix rate, 1.7x too fast.\n";
+           "- Intel is the Arc Pro B70 on Vulkan, whose mat-vec kernels unpack quantized weights "
+           "slowly: it decodes BF16 files at 83-87 % of its 608 GB/s and Q4_K_M ones at 22-42 %. "
+           "Each group's own unpacking cost (u) says so; with one cost for every device, "
+           "kyuz0's and Wesley-Jakob-Gilbert's (Mesa 26.0.3) runs decoded at 0.97x and 0.7x "
+           "their prediction left out and Intel missed by 44 % at the median; with u per group, "
+           "at 0.90x and 1.08x. A Windows run of llama.cpp#24005 still decodes at 2.3x it: its "
+           "97.8 t/s is 2.5x kyuz0's Linux run of the same model and type, unexplained.\n"
+           "- AMD's prefill miss is the Radeon AI PRO R9700's (RDNA4) prompts read deep in the "
+           "cache: left out, its pp512 runs land at 1.16x their prediction at the median, its "
+           "pp2048 runs 16384 and 32768 tokens deep at 0.53x: without them AMD's attention "
+           "multiplier (t) rests on one RX 7900 XTX prompt 4096 deep (llama.cpp#26284).\n";
     out << "\n## Coefficients\n\n";
     write_coefficients(out, model);
     out << "\n";

@@ -149,6 +149,15 @@ const char* speed_class_words(SpeedClass c) {
     return names_of(c).words;
 }
 
+namespace {
+
+// A class's own unpacking cost (u), which float weights do not pay.
+double quantized_unpack(const SpeedWork& work, const SpeedClassCoefficients& c) {
+    return work.family == QuantFamily::floating ? 0 : c.quantized_unpack;
+}
+
+}  // namespace
+
 double decode_seconds(const SpeedWork& work, const Hardware& hardware, const SpeedModel& m) {
     const auto family = static_cast<std::size_t>(work.family);
     double seconds = 0;
@@ -165,7 +174,7 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
                        (c.layer_s + (work.older_build ? m.older_build_layer_s : 0)) +
                    w.recurrent_layers * 1e12 / bandwidth * c.recurrent_layer_s +
                    static_cast<double>(w.moe_layers) * m.moe_layer_s +
-                   w.weight_count / bandwidth * m.dequant[family];
+                   w.weight_count / bandwidth * (m.dequant[family] + quantized_unpack(work, c));
         ++used;
     }
     // Each GPU past the first adds a hand-over: the fitted h, and the hidden state's copy over
@@ -190,7 +199,7 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
             seconds += static_cast<double>(w.layers) * c.layer_s +
                        w.recurrent_layers * 1e12 / ram * c.recurrent_layer_s +
                        static_cast<double>(w.moe_layers) * m.moe_layer_s +
-                       w.weight_count / ram * m.dequant[family];
+                       w.weight_count / ram * (m.dequant[family] + quantized_unpack(work, c));
         }
     }
     return seconds;
