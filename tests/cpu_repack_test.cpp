@@ -77,3 +77,18 @@ TEST_CASE("cpu repack: gpt-oss-20b's MXFP4 experts on an AVX2 CPU") {
     CHECK(llamacpp_repack_bytes(m, test::quant("MXFP4"), CpuIsa::avx2).value() ==
           10'152'345'600ULL);
 }
+
+// DeepSeek-V2-Lite at Q4_0 (every matrix Q4_0 but the Q6_K output head; no q LoRA, no
+// attn_kv_b in the file). Per layer, 2-D MUL_MATs: attn_q 2048x3072 + attn_kv_a_mqa 2048x576 +
+// attn_output 2048x2048 = 11,665,408 weights; MLA's attn_k_b 128x512x16 and attn_v_b 512x128x16
+// (1,048,576 each) are 3-D MUL_MATs, which the repack buffer type does not take. Layer 0's
+// dense FFN: 3 x 2048 x 10944 = 67,239,936; each of the 26 MoE layers: 64 experts' 3-D
+// MUL_MAT_IDs 3 x 2048 x 1408 x 64 = 553,648,128 and the shared experts 3 x 2048 x 2816 =
+// 17,301,504. Rows (3072, 576, 2048, 10944, 1408, 2816) are all multiples of 8: 27 x 11,665,408
+// + 67,239,936 + 26 x 570,949,632 = 15,226,896,384 weights x 18 / 32 = 8,565,129,216 B, what the
+// pinned llama.cpp's CPU_REPACK buffer holds for this file (docs/ACCURACY.md). The 27 x 2 x
+// 1,048,576 x 18 / 32 = 31,850,496 B of attn_k_b / attn_v_b stay in the plain buffer.
+TEST_CASE("cpu repack: DeepSeek-V2-Lite's 3-D MLA products stay unpacked") {
+    const Model& m = test::model("deepseek-v2-lite");
+    CHECK(llamacpp_repack_bytes(m, test::quant("Q4_0"), CpuIsa::avx2).value() == 8'565'129'216ULL);
+}

@@ -1,8 +1,9 @@
 #pragma once
 // llama.cpp's CPU_REPACK buffer: on a CPU whose instructions have an interleaved kernel for a
 // weight's type, the CPU backend's extra buffer type takes the matrix-product weights of that
-// type (2-D MUL_MAT, 3-D MUL_MAT_ID experts) and stores them repacked, in memory it allocates,
-// the same size as the file's (get_alloc_size is ggml_nbytes). The rule is
+// type (2-D MUL_MAT, 3-D MUL_MAT_ID experts; a 3-D MUL_MAT such as MLA's attn_k_b is not:
+// extra_buffer_type::supports_op, repack.cpp lines 5191-5225) and stores them repacked, in memory
+// it allocates, the same size as the file's (get_alloc_size is ggml_nbytes). The rule is
 // ggml_repack_get_optimal_repack_type (ggml/src/ggml-cpu/repack.cpp, read at 0ad4a86, lines
 // 4925-5141; i8mm implies dotprod on every ARM core that has it):
 //   Q4_0:   AVX2 (or SVE 256 with i8mm) and rows % 8; NEON with i8mm or dotprod and rows % 4

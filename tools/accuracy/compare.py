@@ -90,11 +90,27 @@ MODELS = [
     ("kimi-k2.7-code", "Q2_K"),            # deepseek2: Kimi K2.5's layout
 ]
 
+# (model id, quantization): files loaded as llama-server loads them by default on a machine
+# without a GPU (use_extra_bufts: the CPU backend's CPU_REPACK buffer type takes the weights this
+# CPU has an interleaved kernel for; src/core/engines/cpu_repack.cpp), against canitrun's
+# cpu_repack term of the same file on a machine without a GPU. canitrun plans an AVX2 CPU; these
+# types repack alike on AVX2 and AVX-512 (Q2_K, repacked on AVX-512 only, is left out).
+REPACK_MODELS = [
+    ("llama-3.1-8b", "Q4_0"),              # Q4_0 by 8 rows; output Q6_K (no x86 kernel)
+    ("llama-3.1-8b", "IQ4_NL"),            # IQ4_NL by 8 rows
+    ("llama-3.1-8b", "Q4_K_M"),            # Q4_K repacked, Q6_K not
+    ("qwen3-30b-a3b", "Q4_0"),             # 3-D experts (MUL_MAT_ID)
+    ("gpt-oss-20b", "MXFP4"),              # MXFP4 experts; the rest Q8_0 (no x86 kernel)
+    ("deepseek-v2-lite", "Q4_0"),          # MLA's 3-D attn_k_b / attn_v_b (MUL_MAT)
+]
+REPACK_SETTING = "4096:512:1:on:f16:f16"
+
 # ACCURACY_ONLY=model,model runs those models alone and writes their table to
 # $TMPDIR/canitrun-accuracy-only.md, not docs/ (a check while adding an architecture; the
 # committed table comes from the whole list).
 if os.environ.get("ACCURACY_ONLY"):
     MODELS = [m for m in MODELS if m[0] in os.environ["ACCURACY_ONLY"].split(",")]
+    REPACK_MODELS = [m for m in REPACK_MODELS if m[0] in os.environ["ACCURACY_ONLY"].split(",")]
 
 # n_ctx:n_ubatch:n_seq:fa:type_k:type_v
 SETTINGS = [
@@ -135,6 +151,66 @@ def estimate(canitrun, path, setting):
         "compute": terms["compute"],
         "output": terms["output"],
     }
+
+
+def repack_estimate(canitrun, path, setting, work):
+    """canitrun's cpu_repack term of the file on a machine without a GPU: --gpu auto reads an
+    empty probe recording (no GPU found, whatever this machine holds); the plan of a file is
+    llama.cpp's (--engine answers for one GPU, so it is left out)."""
+    ctx, ub, seq, fa, tk, tv = setting.split(":")
+    no_gpu = os.path.join(work, "no-gpu")
+    os.makedirs(no_gpu, exist_ok=True)
+    out = subprocess.run(
+        [canitrun, path, "--gpu", "auto", "--ram", "4096", "--ctx", ctx, "--ubatch", ub, "--parallel", seq, "--flash-attn", fa,
+         "--cache-type-k", tk, "--cache-type-v", tv, "--json"],
+        capture_output=True, text=True, env=dict(os.environ, CANITRUN_PROBE_RECORDING=no_gpu))
+    # exit status 1: the model does not fit on GPUs whole, as on any machine without one
+    if out.returncode not in (0, 1):
+        raise SystemExit(f"compare.py: canitrun failed on {path}: {out.stderr.strip()}")
+    plan = json.loads(out.stdout)
+    selected = plan["hardware"]["selected"]
+    if selected.get("gpus") or plan["rule"] != "llama.cpp":
+        raise SystemExit("compare.py: the repack rows need llama.cpp's plan without a GPU")
+    return sum(r["load_bytes"] for r in selected["ram"]["resident"] if r["name"] == "cpu_repack")
+
+
+def repack_rows(make_gguf, probe, canitrun, bins, work):
+    """(model, quant, llama.cpp's CPU_REPACK bytes, canitrun's, weights, CPU features)."""
+    rows = []
+    for model, quant in REPACK_MODELS:
+        path = os.path.join(work, f"{model}-{quant}-repack.gguf")
+        run([make_gguf, model, quant, path])
+        m = json.loads(run([probe, bins, path, "--repack", REPACK_SETTING]).strip())
+        if "error" in m:
+            raise SystemExit(f"compare.py: llama.cpp failed on {model} {quant} with repack")
+        rows.append((model, quant, m["repack_bytes"],
+                     repack_estimate(canitrun, path, REPACK_SETTING, work), m["model_bytes"],
+                     m["cpu_features"]))
+        os.remove(path)
+        print(f"{model} {quant}: repack {rows[-1][2]} / {rows[-1][3]}", file=sys.stderr)
+    return rows
+
+
+def write_repack(f, rows):
+    features = rows[0][5] if rows else ""
+    f.write("\n## CPU_REPACK: canitrun vs llama.cpp\n\n")
+    f.write("llama-server on a machine without a GPU keeps a second, repacked copy of the matrix "
+            "weights its CPU has an interleaved kernel for (the CPU backend's CPU_REPACK buffer "
+            "type; `--no-repack` turns it off), while the file stays mapped. Each row: the file "
+            "loaded with the extra buffer types on (llama_probe --repack, ctx 4096), the "
+            "CPU_REPACK buffer's bytes from llama_get_memory_breakdown (with no_alloc the log "
+            "prints 0.00 MiB), against the `cpu_repack` term canitrun adds to RAM in its plan of "
+            "the same file without a GPU. canitrun assumes an AVX2 CPU; the CPU backend llama.cpp "
+            f"loaded here has: {features}. Q2_K, repacked on AVX-512 only, is left out. "
+            "llama-server's prompt cache (`--cache-ram`) and context checkpoints "
+            "(`--ctx-checkpoints`) are the server's own copies, made while it serves and not "
+            "allocated by libllama, so this harness, which loads libllama alone, cannot "
+            "measure them.\n\n")
+    f.write("| model | quant | weights, MiB | CPU_REPACK llama.cpp / canitrun, bytes | error |\n")
+    f.write("| --- | --- | --- | --- | --- |\n")
+    for model, quant, meas, est, weights, _ in rows:
+        f.write(f"| {model} | {quant} | {weights / MIB:.2f} | {meas} / {est} | "
+                f"{(est - meas) / MIB:+.2f} MiB ({pct(est - meas, meas):+.2f} %) |\n")
 
 
 def measured(row):
@@ -209,6 +285,7 @@ def main():
                          estimate(canitrun, path, m["config"])))
         os.remove(path)
         print(f"{model} {quant}: {len(lines)} settings", file=sys.stderr)
+    repacked = repack_rows(make_gguf, probe, canitrun, bins, work)
 
     worst = (0.0, 0.0, "")
     worst_mib = (0.0, 0.0, "")
@@ -297,6 +374,7 @@ def main():
                 "output | total | total error |\n")
         f.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
         f.write("\n".join(body) + "\n")
+        write_repack(f, repacked)
     print(f"wrote {out_md}: {len(rows)} rows, {fails} over tolerance; worst {worst}",
           file=sys.stderr)
     return 0

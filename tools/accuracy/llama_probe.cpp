@@ -1,8 +1,11 @@
-// llama_probe BIN_DIR MODEL.gguf CONFIG...: loads a GGUF file with llama.cpp (the prebuilt
-// libllama of node-llama-cpp, CPU backend, no_alloc: memory is simulated, no data is read) and,
-// for each CONFIG "n_ctx:n_ubatch:n_seq:fa:type_k:type_v" (fa on|off, types f16|q8_0|q4_0),
-// creates a context and prints one JSON line with the buffer sizes llama.cpp logs, in bytes
-// (MiB x 2^20 as logged). Only for the accuracy harness; built by tools/accuracy/run.sh.
+// llama_probe BIN_DIR MODEL.gguf [--repack] CONFIG...: loads a GGUF file with llama.cpp (the
+// prebuilt libllama of node-llama-cpp, CPU backend, no_alloc: memory is simulated, no data is
+// read) and, for each CONFIG "n_ctx:n_ubatch:n_seq:fa:type_k:type_v" (fa on|off, types
+// f16|q8_0|q4_0), creates a context and prints one JSON line with the buffer sizes llama.cpp
+// logs, in bytes (MiB x 2^20 as logged). --repack loads the model as llama-server does by
+// default (use_extra_bufts: the CPU backend's CPU_REPACK buffer type takes the weights it has a
+// kernel for) and adds that buffer's bytes; without it every weight stays in the plain CPU
+// buffer. Only for the accuracy harness; built by tools/accuracy/run.sh.
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "ggml-backend.h"
+#include "llama-ext.h"
 #include "llama.h"
 
 namespace {
@@ -35,6 +39,36 @@ double sum_mib(const std::string& log, const char* marker, const char* after) {
     return total;
 }
 
+// The CPU_REPACK buffer's bytes. With no_alloc the model's buffers are dummies of size 0 (the
+// log prints 0.00 MiB); llama_get_memory_breakdown sizes each buffer type's tensors as
+// ggml_backend_alloc_ctx_tensors_from_buft_size would allocate them.
+long long repack_bytes(const llama_context* ctx) {
+    long long total = 0;
+    for (const auto& [buft, mb] : llama_get_memory_breakdown(ctx)) {
+        if (std::strcmp(ggml_backend_buft_name(buft), "CPU_REPACK") == 0) {
+            total += static_cast<long long>(mb.model);
+        }
+    }
+    return total;
+}
+
+// The instruction sets of the CPU backend variant ggml loaded (the best one this CPU runs), as
+// ggml_backend_get_features names them: which of them repack.cpp's kernels test.
+std::string cpu_features() {
+    std::string out;
+    ggml_backend_reg_t reg = ggml_backend_reg_by_name("CPU");
+    if (reg == nullptr) return out;
+    auto get = reinterpret_cast<ggml_backend_get_features_t>(
+        ggml_backend_reg_get_proc_address(reg, "ggml_backend_get_features"));
+    if (get == nullptr) return out;
+    for (const ggml_backend_feature* f = get(reg); f->name != nullptr; ++f) {
+        if (std::strcmp(f->value, "1") != 0) continue;
+        out += out.empty() ? "" : " ";
+        out += f->name;
+    }
+    return out;
+}
+
 long long bytes(double mib) {
     return static_cast<long long>(mib * 1048576.0 + 0.5);
 }
@@ -51,9 +85,12 @@ ggml_type cache_type(const std::string& s) {
 int main(int argc, char** argv) {
     if (argc < 4) {
         std::fprintf(stderr,
-                     "usage: llama_probe BIN_DIR MODEL.gguf n_ctx:n_ubatch:n_seq:fa:tk:tv...\n");
+                     "usage: llama_probe BIN_DIR MODEL.gguf [--repack] "
+                     "n_ctx:n_ubatch:n_seq:fa:tk:tv...\n");
         return 2;
     }
+    const bool repack = std::strcmp(argv[3], "--repack") == 0;
+    const int first_config = repack ? 4 : 3;
     llama_log_set(on_log, nullptr);
     ggml_backend_load_all_from_path(argv[1]);
     llama_backend_init();
@@ -62,7 +99,7 @@ int main(int argc, char** argv) {
     mp.n_gpu_layers = 0;
     mp.no_alloc = true;
     mp.load_mode = LLAMA_LOAD_MODE_NONE;  // no_alloc refuses mmap'd buffers
-    mp.use_extra_bufts = false;
+    mp.use_extra_bufts = repack;
     g_log.clear();
     llama_model* model = llama_model_load_from_file(argv[2], mp);
     if (model == nullptr) {
@@ -74,7 +111,8 @@ int main(int argc, char** argv) {
     const long long model_bytes = static_cast<long long>(llama_model_size(model));
     const long long n_params = static_cast<long long>(llama_model_n_params(model));
 
-    for (int i = 3; i < argc; ++i) {
+    const std::string features = cpu_features();
+    for (int i = first_config; i < argc; ++i) {
         unsigned n_ctx = 0, n_ubatch = 0, n_seq = 0;
         char fa[8] = {0}, tk[8] = {0}, tv[8] = {0};
         if (std::sscanf(argv[i], "%u:%u:%u:%7[^:]:%7[^:]:%7s", &n_ctx, &n_ubatch, &n_seq, fa, tk,
@@ -101,17 +139,19 @@ int main(int argc, char** argv) {
             std::printf("{\"config\":\"%s\",\"error\":\"context creation failed\"}\n", argv[i]);
             continue;
         }
+        const long long repacked = repack_bytes(ctx);
         llama_free(ctx);
         std::printf(
             "{\"config\":\"%s\",\"n_params\":%lld,\"model_bytes\":%lld,\"kv_cache_bytes\":%lld,"
-            "\"recurrent_state_bytes\":%lld,\"output_bytes\":%lld,\"compute_bytes\":%lld}\n",
+            "\"recurrent_state_bytes\":%lld,\"output_bytes\":%lld,\"compute_bytes\":%lld,"
+            "\"repack_bytes\":%lld,\"cpu_features\":\"%s\"}\n",
             argv[i], n_params, model_bytes,
             bytes(sum_mib(log, "llama_kv_cache: size =", "size = ")),
             // recurrent layers' state, and DeepSeek V4's compressor state buffers
             bytes(sum_mib(log, "llama_memory_recurrent: size =", "size = ") +
                   sum_mib(log, "state buffer size =", "= ")),
             bytes(sum_mib(log, "output buffer size", "= ")),
-            bytes(sum_mib(log, "compute buffer size =", "= ")));
+            bytes(sum_mib(log, "compute buffer size =", "= ")), repacked, features.c_str());
         if (std::getenv("LLAMA_PROBE_LOG")) std::fprintf(stderr, "%s", log.c_str());
     }
     if (std::getenv("LLAMA_PROBE_LOG")) std::fprintf(stderr, "%s", model_log.c_str());

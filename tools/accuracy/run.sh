@@ -49,7 +49,8 @@ fi
 
 cmake -S "$root" -B "$root/build-accuracy" -DCANITRUN_ACCURACY_TOOLS=ON -DCANITRUN_BUILD_TESTS=OFF >/dev/null
 cmake --build "$root/build-accuracy" -j2 --target canitrun make_gguf >/dev/null
-g++ -std=c++17 -O1 -I"$src/include" -I"$src/ggml/include" "$root/tools/accuracy/llama_probe.cpp" \
+g++ -std=c++17 -O1 -I"$src/include" -I"$src/ggml/include" -I"$src/src" \
+  "$root/tools/accuracy/llama_probe.cpp" \
   -o "$root/build-accuracy/llama_probe" "$libllama" "$libggml" \
   "$bins/libggml-base.so" -Wl,-rpath,"$bins"
 

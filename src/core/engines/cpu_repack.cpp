@@ -2,6 +2,7 @@
 
 #include "canitrun/ggml_type.hpp"
 #include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/quantize_rules.hpp"
 
 namespace canitrun {
@@ -48,12 +49,15 @@ bool repacks(CpuIsa isa, std::string_view type_name, std::uint64_t rows) {
 
 namespace {
 
-// Whether one tensor is repacked: 2-D products and 3-D expert products; token_embd is a row
-// lookup (GET_ROWS).
+// Whether one tensor is repacked: the repack buffer type's supports_op takes a MUL_MAT whose
+// weight is 2-D and a MUL_MAT_ID (routed experts) whose weight is 3-D. token_embd is a row
+// lookup (GET_ROWS); MLA's 3-D attn_k_b / attn_v_b are MUL_MATs of 3 dimensions, so they stay
+// in the plain CPU buffer (measured: docs/ACCURACY.md, CPU_REPACK).
 bool tensor_repacks(CpuIsa isa, const std::string& name, std::uint64_t n_dims,
                     std::string_view type_name, std::uint64_t rows) {
-    if (n_dims < 2 || name == "token_embd.weight") return false;
-    return repacks(isa, type_name, rows);
+    const bool product =
+        n_dims == 2 ? name != "token_embd.weight" : n_dims == 3 && llama_routed_expert_tensor(name);
+    return product && repacks(isa, type_name, rows);
 }
 
 }  // namespace
