@@ -1,0 +1,188 @@
+// The MTP layers a GGUF file carries and what --mtp plans from them, and --load-mode's staging
+// of the weights (server_terms.hpp), each figure worked by hand from llama.cpp's source in the
+// comments.
+
+#include "canitrun/server_terms.hpp"
+
+#include <algorithm>
+
+#include "canitrun/cpu_repack.hpp"
+#include "canitrun/gguf_file_size.hpp"
+#include "canitrun/hardware_questions.hpp"
+#include "canitrun/launch_command.hpp"
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/llamacpp_parts.hpp"
+#include "canitrun/plan_settings.hpp"
+#include "canitrun/speculative_speed.hpp"
+#include "canitrun/verify_server.hpp"
+#include "catch.hpp"
+#include "server_terms_support.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+using canitrun::test::at_context;
+using canitrun::test::plan_of;
+using canitrun::test::term;
+using canitrun::test::with_mtp_files;
+
+// Qwen 3.5 27B with its MTP layer (mtp_num_hidden_layers 1) drafting, at FP16 and 8,192
+// tokens. The MTP block is a full-attention layer like the stack's: q 5120 x 12,288 (24 heads x
+// 256, doubled for the output gate), k and v 5120 x 1024 (4 KV heads x 256), o 6144 x 5120,
+// FFN gate / up / down 3 x 5120 x 17,408 = 372,244,480 weights x 2 B = 744,488,960 B; the two
+// layer norms (5120) and q / k norms (256) in f32: 43,008 B. Its nextn.eh_proj 10,240 x 5120
+// x 2 B = 104,857,600 B and three norms 3 x 5120 x 4 B = 61,440 B. Weights: 849,451,008 B.
+// Its KV at 8,192 cells: 8,192 x 4 x 256 x 2 B x 2 = 33,554,432 B. The MTP context's compute
+// buffer (fitted: 13 x n_embd floats per ubatch token, server_terms.cpp): 512 x 13 x 5,120 x
+// 4 B = 136,314,880 B. In all 1,019,320,320 B, held from load on the GPU with the output head;
+// nothing without --mtp. The published files do not carry the block (run.gguf_mtp): planned
+// as a file converted with it.
+TEST_CASE("server terms: Qwen 3.5 27B with its MTP layer") {
+    const Model m = with_mtp_files("qwen3.5-27b");
+    CHECK(m.arch.mtp_layers == 1);
+    CHECK(llamacpp_mtp_weight_bytes(m, test::quant("FP16")).value() == 849'451'008ULL);
+    PlanSettings s = at_context(8192);
+    CHECK(term(plan_of(m, "FP16", {"h100-sxm"}, s).gpus[0], "mtp").most == 0);
+    s.server.mtp = true;
+    // The published files, without the block: nothing to load.
+    CHECK(term(plan_of("qwen3.5-27b", "FP16", {"h100-sxm"}, s).gpus[0], "mtp").most == 0);
+    const Placement p = plan_of(m, "FP16", {"h100-sxm"}, s);
+    const ResidentTerm mtp = term(p.gpus[0], "mtp");
+    CHECK(mtp.load == 1'019'320'320ULL);
+    CHECK_FALSE(mtp.grows());
+    const auto args = llama_server_args({&m, &test::quant("FP16"), ""}, s, nullptr, &p);
+    CHECK(std::find(args.begin(), args.end(), "draft-mtp") != args.end());
+}
+
+// GLM-4.5's MTP block (blk.92) at Q8_0 (34 B per 32 weights; vectors, the router and its bias
+// f32, 4 B each) is a MoE layer like blk.91, the stack's last, with its own embedding and head
+// (glm4-moe.cpp, lines 59-120 at 0ad4a86): q 5120 x 12,288 66,846,720 B, k and v 5120 x 1024
+// 5,570,560 B each, o 12,288 x 5120 66,846,720 B, biases 49,152 + 4,096 + 4,096, q and k norms
+// 512 each, attn_norm and post_attention_norm 20,480 each (144,933,888 B so far); router
+// 5120 x 160 3,276,800 B and its bias 640; 160 experts x 3 x 5120 x 1536 4,010,803,200 B; the
+// shared expert 3 x 5120 x 1536 25,067,520 B; eh_proj 10,240 x 5120 55,705,600 B; enorm, hnorm,
+// shared_head_norm 61,440 B; embed_tokens and shared_head_head 5120 x 151,552 824,442,880 B each.
+// In all 5,888,734,848 B. Published files print the same tensors: attn_q 66,846,720 B, attn_k
+// 5,570,560 B, router 3,276,800 B (a GLM-4.5 Q8_0 run), and eh_proj 55,705,600 B and
+// embed_tokens / shared_head_head 824,442,880 B each in a GLM-4.7 file (ikawrakow/ik_llama.cpp
+// issue #1162). Before, blk.0 (dense) was copied and the embedding and head left out; MLA
+// models (DeepSeek) had no MTP weights at all.
+TEST_CASE("server terms: GLM-4.5's MTP block is a MoE layer with its own head") {
+    const Model& m = test::model("glm-4.5");
+    CHECK(llamacpp_mtp_weight_bytes(m, test::quant("Q8_0")).value() == 5'888'734'848ULL);
+    CHECK(llamacpp_mtp_weight_bytes(test::model("deepseek-v3"), test::quant("Q8_0")).value() > 0);
+}
+
+// The MTP context against what llama-server printed for Qwen 3.8 27B (the same architecture
+// as Qwen 3.5 27B) at -ub 2048: 552.06 MiB at -c 8192, 648.06 MiB at -c 32768. Less the
+// weights (849,451,008 B above), the term is the KV (8,192 x 4,096 B = 33,554,432 B; 32,768 x
+// 4,096 = 134,217,728 B) and the compute buffer 2,048 x 13 x 5,120 x 4 B = 545,259,520 B:
+// 578,813,952 B = 552.00 MiB and 679,477,248 B = 648.00 MiB, within the log's 0.06 MiB.
+TEST_CASE("server terms: the MTP context against llama-server's own figure") {
+    PlanSettings s = at_context(8192);
+    s.ubatch = 2048;
+    s.server.mtp = true;
+    const Bytes weights = 849'451'008ULL;
+    const Model m = with_mtp_files("qwen3.5-27b");
+    const auto context_of = [&](std::uint64_t ctx) {
+        s.estimate.context = ctx;
+        return term(plan_of(m, "FP16", {"h200-sxm"}, s).gpus[0], "mtp").load - weights;
+    };
+    CHECK(context_of(8192) == 578'813'952ULL);
+    CHECK(context_of(32768) == 679'477'248ULL);
+    CHECK(552.06 * 1048576 - 578'813'952.0 < 0.07 * 1048576);
+    CHECK(648.06 * 1048576 - 679'477'248.0 < 0.07 * 1048576);
+}
+
+// GLM-4.5's GGUF files carry its nextn block (run.gguf_mtp; conversion/glm.py keeps it), so the
+// download holds it: the block's data, 5,888,734,848 B at Q8_0 (above; every tensor's bytes a
+// multiple of GGUF's 32-byte alignment), and 25 tensor infos in the header (a u64 length, the
+// name, a u32 n_dims, a u64 per dimension, a u32 type, a u64 offset: 24 B + the name + 8 B a
+// dimension): 11 vectors (attn_norm, the q / k / v biases, q_norm, k_norm,
+// post_attention_norm, exp_probs_b, enorm, hnorm, shared_head_norm), 11 matrices and the 3
+// expert tensors, named blk.92.*: 1,572 B. The header is padded to 32 B, so the download grows
+// by 5,888,736,420 B within 31 B. DeepSeek V3's files carry none: its download is unchanged.
+TEST_CASE("download: GLM-4.5's GGUF holds its MTP block, DeepSeek V3's none") {
+    const Quant& q = test::quant("Q8_0");
+    Model without = test::model("glm-4.5");
+    REQUIRE(without.run.gguf_mtp);
+    without.run.gguf_mtp = false;
+    const Bytes with = gguf_download_bytes(test::model("glm-4.5"), q).value().value();
+    const Bytes base = gguf_download_bytes(without, q).value().value();
+    const Bytes expected = 5'888'734'848ULL + 1'572ULL;
+    CHECK(with - base + 31 >= expected);
+    CHECK(with - base <= expected + 31);
+    Model deepseek = test::model("deepseek-v3");
+    CHECK_FALSE(deepseek.run.gguf_mtp);
+    const Bytes published = gguf_download_bytes(deepseek, q).value().value();
+    deepseek.run.gguf_mtp = true;
+    CHECK(gguf_download_bytes(deepseek, q).value().value() > published);
+}
+
+// --mtp loads what the files carry (data: run.gguf_mtp, with its source): GLM-4.5's GGUFs hold
+// the nextn block (conversion/glm.py keeps it); DeepSeek V3's converter drops it
+// (conversion/deepseek.py, skip_mtp) and Qwen 3.5's published files predate its keeping
+// (block_count 64 for the 27B, validation/llama-logs/cudab-005). A model without MTP layers
+// has none to load. Each refusal is one error with its fix; the plan then holds no mtp term.
+TEST_CASE("server terms: --mtp only where the GGUF files carry the MTP layers") {
+    CHECK(mtp_loadable(test::model("glm-4.5"), nullptr).value());
+    for (const char* id : {"deepseek-v3", "qwen3.5-27b", "qwen3-8b"}) {
+        const auto r = mtp_loadable(test::model(id), nullptr);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == ErrorKind::bad_input);
+        CHECK(r.error().message.find(id) != std::string::npos);
+        CHECK_FALSE(r.error().hint.empty());
+    }
+}
+
+// --load-mode (server_terms.hpp, load_staging; llama-model-loader.cpp load_all_data at
+// 0ad4a86). Llama 3.1 8B at Q4_K_M on an RTX 4090: by default (auto: mmap) nothing is staged
+// and the RAM's weights, token_embd, are the mapped file. none reads the file: CUDA uploads
+// through 4 pinned buffers of 1 MiB = 4,194,304 B, and the RAM's weights are allocated. dio:
+// the pinned buffers are 4 x (64 MiB + 2 x 4,096) = 268,468,224 B, and token_embd (Q4_K:
+// 128,256 x 4,096 x 144 / 256 = 295,501,824 B = 72,144 blocks of 4,096) is read through an
+// aligned copy of it and one block more: 295,505,920 B, the larger. The line carries the mode.
+TEST_CASE("server terms: --load-mode stages the weights as llama.cpp reads them") {
+    PlanSettings s = at_context(8192);
+    const Placement mapped = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(term(mapped.ram, "load_staging").load == 0);
+    CHECK(mapped.ram.mapped == 295'501'824ULL);
+    s.server.load_mode = LoadMode::none;
+    const Placement none = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, s);
+    const ResidentTerm staging = term(none.ram, "load_staging");
+    CHECK(staging.load == 4'194'304ULL);
+    CHECK_FALSE(staging.grows());
+    CHECK(none.ram.mapped == 0);
+    CHECK(none.ram.total() - mapped.ram.total() == 4'194'304ULL);
+    s.server.load_mode = LoadMode::direct_io;
+    const Placement dio = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(term(dio.ram, "load_staging").load == 295'505'920ULL);
+    const Model& m = test::model("llama-3.1-8b");
+    const auto args = llama_server_args({&m, &test::quant("Q4_K_M"), ""}, s, nullptr, &dio);
+    const auto at = std::find(args.begin(), args.end(), "--load-mode");
+    REQUIRE(at != args.end());
+    CHECK(*(at + 1) == "dio");
+    CHECK(parse_load_mode("mmap+mlock").value() == LoadMode::mmap_mlock);
+    CHECK_FALSE(parse_load_mode("no-mmap").has_value());
+}
+
+// Without a GPU (Llama 3.2 1B at Q4_0, AVX2) and read in (none), a repacked tensor is read into
+// its CPU_REPACK buffer alone: no second copy (547,356,672 B with mmap, above), and nothing is
+// staged. With dio each tensor comes through an aligned copy: the largest, token_embd (tied:
+// Q6_K, 128,256 x 2,048 x 210 / 256 = 215,470,080 B = 52,605 blocks), and one block more:
+// 215,474,176 B. On Metal (an M4 Max) none reads each GPU tensor through a host copy in turn:
+// the largest is Llama 3.1 8B's output.weight (Q6_K: 128,256 x 4,096 x 210 / 256 =
+// 430,940,160 B); dio reads buffered there (O_DIRECT is Linux's), the same.
+TEST_CASE("server terms: --load-mode without a GPU and on Metal") {
+    PlanSettings s = at_context(8192);
+    s.server.load_mode = LoadMode::none;
+    const Placement none = plan_of("llama-3.2-1b", "Q4_0", {}, s);
+    CHECK(term(none.ram, "cpu_repack").most == 0);
+    CHECK(term(none.ram, "load_staging").most == 0);
+    s.server.load_mode = LoadMode::direct_io;
+    CHECK(term(plan_of("llama-3.2-1b", "Q4_0", {}, s).ram, "load_staging").load == 215'474'176ULL);
+    for (const LoadMode mode : {LoadMode::none, LoadMode::direct_io}) {
+        s.server.load_mode = mode;
+        const Placement metal = plan_of("llama-3.1-8b", "Q4_K_M", {"m4-max-128gb"}, s);
+        CHECK(term(metal.ram, "load_staging").load == 430'940'160ULL);
+    }
+}
