@@ -402,29 +402,6 @@ Result<std::optional<Placement>> uneven_split(const ModelParts& parts, const Har
     return fitting_split(parts, hardware, std::move(options));
 }
 
-namespace {
-
-// native_placement from the default placement already made (`all`, by the options' split or
-// by memory): it, else an uneven split on several discrete GPUs with no split given.
-Result<std::optional<Placement>> native_from(const ModelParts& parts, const Hardware& hardware,
-                                             const PlacementOptions& options, Placement all) {
-    if (all.fits()) return std::optional<Placement>{std::move(all)};
-    if (hardware.gpus.size() < 2 || hardware.unified() || !options.tensor_split.empty()) {
-        return std::optional<Placement>{};
-    }
-    return uneven_split(parts, hardware, options);
-}
-
-}  // namespace
-
-Result<std::optional<Placement>> native_placement(const ModelParts& parts, const Hardware& hardware,
-                                                  PlacementOptions options) {
-    options.gpu_layers = std::nullopt;
-    options.cpu_moe_layers = std::nullopt;
-    CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
-    return native_from(parts, hardware, options, std::move(p));
-}
-
 // One context checkpoint of one sequence (llama_state_seq_get_size_ext with
 // LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY, llama-kv-cache-iswa.cpp / llama-memory-hybrid.cpp
 // state_write): the sliding-window layers' K and V of one stream and the recurrent state of

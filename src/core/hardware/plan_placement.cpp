@@ -1,11 +1,35 @@
-// plan_placement: the offload search over -ngl and --n-cpu-moe when neither is given, on top
-// of place(), which sizes one placement (placement.cpp).
+// plan_placement: the offload search over -ngl and --n-cpu-moe when neither is given, and
+// native_placement, the whole model on the GPUs; both on top of place(), which sizes one
+// placement (placement.cpp).
 
 #include <algorithm>
 
 #include "canitrun/placement.hpp"
 
 namespace canitrun {
+
+namespace {
+
+// native_placement from the default placement already made (`all`, by the options' split or
+// by memory): it, else an uneven split on several discrete GPUs with no split given.
+Result<std::optional<Placement>> native_from(const ModelParts& parts, const Hardware& hardware,
+                                             const PlacementOptions& options, Placement all) {
+    if (all.fits()) return std::optional<Placement>{std::move(all)};
+    if (hardware.gpus.size() < 2 || hardware.unified() || !options.tensor_split.empty()) {
+        return std::optional<Placement>{};
+    }
+    return uneven_split(parts, hardware, options);
+}
+
+}  // namespace
+
+Result<std::optional<Placement>> native_placement(const ModelParts& parts, const Hardware& hardware,
+                                                  PlacementOptions options) {
+    options.gpu_layers = std::nullopt;
+    options.cpu_moe_layers = std::nullopt;
+    CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
+    return native_from(parts, hardware, options, std::move(p));
+}
 
 namespace {
 
