@@ -202,7 +202,7 @@ TEST_CASE("best plan cli: --json carries the plan's own placement where the flag
     const std::string command = alt["llama_cpp_command"];
     CHECK(command.starts_with("llama-server "));
     CHECK(has(command, " -c 8192 " + alt["flags"].get<std::string>()));
-    CHECK(command == own["llama_cpp_command"]);
+    CHECK(command == own["llama_cpp_command"].get<std::string>());
     CHECK(alt["decode_tokens_per_s"].get<double>() > 0);
     CHECK(alt["decode_tokens_per_s"] == own["selected"]["speed"]["decode_tokens_per_s"]);
     CHECK_FALSE(own["selected"].contains("alternative"));

@@ -299,7 +299,10 @@ void JsonText::key(std::string_view name) {
         p += line.size();
         *p++ = '"';
         if (!name.empty()) std::memcpy(p, name.data(), name.size());
-        std::memcpy(p + name.size(), "\": ", 3);
+        p += name.size();
+        *p++ = '"';
+        *p++ = ':';
+        *p = ' ';
         return;
     }
     if (comma) out_.put(',');

@@ -171,10 +171,9 @@ std::vector<std::string> vllm_launch_lines(const Model& model, const Quant& quan
         serve += " --pipeline-parallel-size " + std::to_string(o.pipeline_parallel);
     }
     if (layout.yarn_factor > 0) {
-        serve += " --hf-overrides '{\"rope_parameters\":{\"rope_type\":\"yarn\",\"factor\":" +
-                 std::to_string(layout.yarn_factor) +
-                 ".0,\"original_max_position_embeddings\":" + std::to_string(model.context_native) +
-                 "}}'";
+        serve += R"( --hf-overrides '{"rope_parameters":{"rope_type":"yarn","factor":)" +
+                 std::to_string(layout.yarn_factor) + R"(.0,"original_max_position_embeddings":)" +
+                 std::to_string(model.context_native) + "}}'";
     }
     serve += " --max-model-len " + std::to_string(o.context);
     if (o.gpu_memory_utilization_pct != 90) {
