@@ -6,16 +6,12 @@
 #include <nlohmann/json.hpp>
 
 #include "canitrun/measurements.hpp"
+#include "json_text.hpp"
 
 namespace canitrun {
 namespace {
 
 using nlohmann::json;
-
-std::string text_field(const json& row, const char* key) {
-    const auto it = row.find(key);
-    return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 // llama-bench prints F16 / F32 where canitrun's quantization ids say FP16 / FP32.
 std::string quant_id(std::string q) {
@@ -28,17 +24,17 @@ Result<Measurement> measurement_from(const json& row, std::size_t index) {
     const auto where = "validation row " + std::to_string(index + 1);
     if (!row.is_object()) return fail(ErrorKind::bad_database, where + " is not an object");
     Measurement m;
-    m.model_id = text_field(row, "model_id");
+    m.model_id = json_text(row, "model_id");
     m.exact_model = !m.model_id.empty();
-    if (m.model_id.empty()) m.model_id = text_field(row, "nearest_model_id");
-    m.quant = quant_id(text_field(row, "quant"));
-    m.gpu_id = text_field(row, "gpu_id");
-    m.backend = text_field(row, "backend");
-    m.test = text_field(row, "test");
-    m.build = text_field(row, "build");
-    m.date = text_field(row, "date");
-    m.source = text_field(row, "source");
-    m.note = text_field(row, "note");
+    if (m.model_id.empty()) m.model_id = json_text(row, "nearest_model_id");
+    m.quant = quant_id(json_text(row, "quant"));
+    m.gpu_id = json_text(row, "gpu_id");
+    m.backend = json_text(row, "backend");
+    m.test = json_text(row, "test");
+    m.build = json_text(row, "build");
+    m.date = json_text(row, "date");
+    m.source = json_text(row, "source");
+    m.note = json_text(row, "note");
     m.outlier = m.note.find("outlier") != std::string::npos;
     const auto tps = row.find("tokens_per_second");
     if (tps == row.end() || !tps->is_number() || tps->get<double>() <= 0) {

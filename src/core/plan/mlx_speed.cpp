@@ -5,31 +5,27 @@
 
 #include "canitrun/checked.hpp"
 #include "canitrun/speed.hpp"
+#include "json_text.hpp"
 
 namespace canitrun {
 namespace {
 
 using nlohmann::json;
 
-std::string mlx_text(const json& row, const char* key) {
-    const auto it = row.find(key);
-    return it != row.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 Result<MlxRun> run_from(const json& row, std::size_t index) {
     const auto where = "validation/mlx.json row " + std::to_string(index + 1);
     if (!row.is_object()) return fail(ErrorKind::bad_database, where + " is not an object");
     MlxRun r;
-    r.model = mlx_text(row, "model");
-    r.model_id = mlx_text(row, "model_id");
+    r.model = json_text(row, "model");
+    r.model_id = json_text(row, "model_id");
     r.exact_model = !r.model_id.empty();
-    if (r.model_id.empty()) r.model_id = mlx_text(row, "nearest_model_id");
-    r.gpu_id = mlx_text(row, "gpu_id");
-    r.engine = mlx_text(row, "engine");
-    r.date = mlx_text(row, "date");
-    r.source = mlx_text(row, "source");
-    r.quote = mlx_text(row, "quote");
-    r.note = mlx_text(row, "note");
+    if (r.model_id.empty()) r.model_id = json_text(row, "nearest_model_id");
+    r.gpu_id = json_text(row, "gpu_id");
+    r.engine = json_text(row, "engine");
+    r.date = json_text(row, "date");
+    r.source = json_text(row, "source");
+    r.quote = json_text(row, "quote");
+    r.note = json_text(row, "note");
     const auto bits = row.find("bits");
     if (bits == row.end() || !bits->is_number_unsigned() ||
         (bits->get<std::uint64_t>() != 4 && bits->get<std::uint64_t>() != 8 &&
