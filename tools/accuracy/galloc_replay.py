@@ -3,9 +3,16 @@
 ggml_gallocr_allocate_node with its in-place reuse, ggml_dyn_tallocr's best-fit free blocks) on a
 graph galloc_dump.c wrote, and prints the buffer's size, the node where it peaks, and every live
 tensor there by address, holes included: which tensors a compute-buffer rule has to count.
-Usage: galloc_replay.py DUMP.txt GGML_H (ggml.h of the same build, for the op numbers).
-On DeepSeek V3.2 at ubatch 512 and 32768 cells it gives 836,843,520 B, llama.cpp's own figure.
-A single buffer type (the CPU backend's, 32-byte aligned, one chunk) only."""
+Usage: galloc_replay.py DUMP.txt GGML_H [--gpu] (GGML_H: ggml.h of the same build, for the op
+numbers; --gpu: the graph as a GPU that holds every layer and the head would allocate it).
+On DeepSeek V3.2 at ubatch 512 and 32768 cells it gives 836,843,520 B, llama.cpp's own figure
+(and to the byte on every CPU reservation tried: DeepSeek V3.2, GLM-5, GLM-5.2, Qwen3-30B-A3B,
+Qwen3-Next). One buffer type, one chunk. --gpu, from the same CPU dump, matches the H200's CUDA0
+buffers (validation/cuda-h200/, 80fb11a) for Qwen3-30B-A3B at 32768 cells, ubatch 512 and 2048
+(300.75 / 1203.00 MiB), and Qwen3-Next at 4096 and 32768 (308.76 / 304.75, measured 308.78 /
+304.77), not for Qwen3-30B-A3B with 4 sequences (300.75, measured 346.76) or Qwen3-Next at
+131072 cells (304.75, measured 416.75): what CUDA adds there is not in the CPU graph's
+allocation (a backend's alloc deps, ggml_backend_cuda_graph_optimize, or another split)."""
 import re
 import sys
 
@@ -21,11 +28,11 @@ def aligned(n):
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
-def op_numbers(ggml_h):
+def op_names(ggml_h):
     text = open(ggml_h).read()
     body = text[text.index("enum ggml_op {"):]
     body = body[:body.index("GGML_OP_COUNT,")]
-    return {i for i, name in enumerate(re.findall(r"GGML_OP_([A-Z0-9_]+)", body)) if name in INPLACE}
+    return re.findall(r"GGML_OP_([A-Z0-9_]+)", body)
 
 
 class Tensor:
@@ -87,12 +94,47 @@ class Blocks:
         fb.insert(k, [addr, size])
 
 
-def replay(path, inplace_ops):
+def load(path):
     tensors, leafs, nodes = {}, [], []
     for line in open(path):
         t = Tensor(line.rstrip("\n").split(" "))
         tensors[t.id] = t
         (leafs if t.kind == "L" else nodes).append(t)
+    return tensors, leafs, nodes
+
+
+def as_gpu(tensors, leafs, nodes):
+    """The graph as one GPU holding every layer and the head sees it (ggml-backend.cpp
+    ggml_backend_sched_split_graph): the token embeddings' GET_ROWS stays with the host's
+    token_embd, and every tensor a GPU node reads from the host (the graph's inputs, views of
+    them, the embeddings) becomes a copy, a node at the start of the GPU's split (with one
+    GPU, n_copies 1: not flagged, so freed after its last reader like any node)."""
+    def on_host(t):
+        if t.flags & FLAG_INPUT and not t.external:
+            return True
+        if t.view_src is not None and on_host(tensors[t.view_src]):
+            return True
+        return t.kind == "N" and t.op_name == "GET_ROWS" and tensors[t.src[0]].name == "token_embd.weight"
+    copies, gpu_nodes = {}, []
+    for node in nodes:
+        if on_host(node):
+            continue
+        for j, sid in enumerate(node.src):
+            if sid is None or not on_host(tensors[sid]):
+                continue
+            if sid not in copies:
+                src = tensors[sid]
+                copy = Tensor([ "N", sid + "#gpu", "0", str(src.size), "(nil)", "0",
+                                "0", "0", "0", *src.layout]
+                              + ["(nil)"] * 10 + [src.name + "#gpu"])
+                copy.op_name = "NONE"
+                tensors[copy.id] = copies[sid] = copy
+            node.src[j] = copies[sid].id
+        gpu_nodes.append(node)
+    return tensors, [l for l in leafs if not on_host(l)], list(copies.values()) + gpu_nodes
+
+
+def replay(tensors, leafs, nodes, inplace_ops):
     blocks = Blocks()
     live = {}
 
@@ -167,11 +209,23 @@ def replay(path, inplace_ops):
 
 
 def main():
-    size, (index, name, live, holes) = replay(sys.argv[1], op_numbers(sys.argv[2]))
+    global ALIGN
+    names = op_names(sys.argv[2])
+    tensors, leafs, nodes = load(sys.argv[1])
+    for t in tensors.values():
+        t.op_name = names[t.op]
+    if "--gpu" in sys.argv:
+        ALIGN = 128  # ggml-cuda.cu: the CUDA buffer type's alignment
+        tensors, leafs, nodes = as_gpu(tensors, leafs, nodes)
+    inplace = {i for i, n in enumerate(names) if n in INPLACE}
+    size, (index, name, live, holes) = replay(tensors, leafs, nodes, inplace)
     mib = 1 << 20
     print(f"buffer {size} B ({size / mib:.2f} MiB); peak at node {index} ({name})")
-    for t in live:
-        print(f"{t.addr / mib:10.2f} {t.size / mib:10.2f}  {t.name}")
+    try:
+        for t in live:
+            print(f"{t.addr / mib:10.2f} {t.size / mib:10.2f}  {t.name}")
+    except BrokenPipeError:  # | head
+        sys.exit(0)
     print("holes:", ", ".join(f"{a / mib:.2f}+{s / mib:.2f}" for a, s in holes))
 
 
