@@ -255,7 +255,10 @@ std::uint64_t msa_prefill_bytes(const Model& m, std::uint64_t n_kv) {
 // within -4 / +10 % below (the score fits a free block of the layer's up to ~24k cells, and
 // falls above the attention's masked copies from 28k to 48k); GLM-5's first (dense) layer
 // peaks 32 MiB a 512-token ubatch under the MLA layer's figure (q's hole is smaller than
-// mla_layer_floats' heads x v), so GLM-5.x read high by that (docs/ACCURACY.md).
+// mla_layer_floats' heads x v), so GLM-5.x read high by that (docs/ACCURACY.md). Over several
+// GPUs each split holds only its own layers' leaves (a leaf goes to its reader's backend); the
+// plan's one per-GPU figure counts every layer's, high there by the others' (244 MiB a 512-token
+// ubatch for V3.2 at most), unmeasured on a GPU.
 std::uint64_t dsa_bytes(const Model& m, std::uint64_t n_kv, bool flash_attn) {
     std::uint64_t top_k = 0;
     for (const auto& group : m.arch.layer_groups) {
