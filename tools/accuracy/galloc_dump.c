@@ -63,5 +63,6 @@ void ggml_gallocr_reserve_n_size(ggml_gallocr_t galloc, struct ggml_cgraph* grap
         }
     }
     real(galloc, graph, node_ids, leaf_ids, sizes);
-    if (dir != NULL) fprintf(stderr, "galloc_dump: g%d.txt reserved %zu B\n", g_count - 1, sizes[0]);
+    if (dir != NULL)
+        fprintf(stderr, "galloc_dump: g%d.txt reserved %zu B\n", g_count - 1, sizes[0]);
 }
