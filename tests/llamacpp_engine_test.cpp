@@ -180,6 +180,31 @@ TEST_CASE("DeepSeek V3.2: a second K-only cache of one indexer key per cell") {
     CHECK(indexer == 61ULL * (1536 * 8192 + 7168 * 128 + 7168 * 64 + 2 * 128));
 }
 
+// DeepSeek Sparse Attention's compute buffer on the CPU backend (llama-graph.cpp build_attn
+// with top_k; ggml-alloc allocates every leaf first): the MLA layer's floats, 4 x (4 x 7168 +
+// 128 x (2 x 576 + 128 + 128)) = 835,584 B a token, plus each of the 61 layers' zero-filled
+// f32 top-k leaf, 61 x 2048 x 4 = 499,712, plus per cell the two f16 masks and, with flash
+// attention, the f32 indexer score (8 B), without it the indexer's f16 mask beside KQ
+// (128 heads x 4 B) and the f32 mask (2 + 512 + 4 B). llama.cpp 0ad4a86 logged 1164.08 and
+// 1688.08 MiB (llama_probe on the harness's file); these are 1164.00 and 1688.00.
+TEST_CASE("DeepSeek V3.2 on the CPU: every layer's top-k leaf and the indexer score, by hand") {
+    LlamaCppOptions o;
+    o.backend = Backend::cpu;
+    o.flash_attn = FlashAttn::on;
+    o.context = 131072;
+    const auto compute = [&](const char* id) {
+        return estimate_llamacpp(test::model(id), test::quant("Q4_K_M"), o)
+            ->term(TermKind::compute);
+    };
+    CHECK(compute("deepseek-v3.2") == 512ULL * (835584 + 61 * 2048 * 4 + 8 * 131072));
+    // GLM-5.2's 57 IndexShare layers reuse an earlier top-k but still build their own leaf:
+    // 4 x (4 x 6144 + 64 x (2 x 576 + 192 + 256)) = 507,904 B, 78 leaves.
+    CHECK(compute("glm-5.2") == 512ULL * (507904 + 78 * 2048 * 4 + 8 * 131072));
+    o.flash_attn = FlashAttn::off;
+    o.context = 4096;
+    CHECK(compute("deepseek-v3.2") == 512ULL * (835584 + 61 * 2048 * 4 + (2 + 512 + 4) * 4096));
+}
+
 TEST_CASE("context pads to 256 cells - recurrent state is per sequence") {
     LlamaCppOptions o;
     o.context = 1000;  // -> 1024 cells

@@ -242,6 +242,34 @@ std::uint64_t msa_prefill_bytes(const Model& m, std::uint64_t n_kv) {
     return 0;
 }
 
+// DeepSeek Sparse Attention (deepseek32.cpp, glm-dsa.cpp) per ubatch token: every MLA layer's
+// build_attn with top_k (llama-graph.cpp) makes a zero-filled f32 [1, top_k, n_tokens] tensor,
+// a leaf of the graph, and ggml-alloc's ggml_gallocr_alloc_graph_impl allocates every leaf
+// before the first node, so all the layers' (min(top_k, n_kv) f32 each, IndexShare layers too)
+// sit under the first layers' peak; with flash attention the fused lightning indexer's f32
+// score over the cache (n_kv x 4) lands above the layer's working set and the indexer's own
+// f16 KQ mask (n_kv x 2) lives beside the attention's. Read off ggml-alloc's allocation of the
+// reserved graph (tools/accuracy/galloc_replay.py on 0ad4a86's CPU reservation, which it
+// matches to the byte, e.g. DeepSeek V3.2 at ubatch 512 and 32768 cells: 836,843,520 B): the
+// layers' peak is the MLA layer's plus these. Exact for DeepSeek V3.2 from 131072 cells,
+// within -4 / +10 % below (the score fits a free block of the layer's up to ~24k cells, and
+// falls above the attention's masked copies from 28k to 48k); GLM-5's first (dense) layer
+// peaks 32 MiB a 512-token ubatch under the MLA layer's figure (q's hole is smaller than
+// mla_layer_floats' heads x v), so GLM-5.x read high by that (docs/ACCURACY.md). Over several
+// GPUs each split holds only its own layers' leaves (a leaf goes to its reader's backend); the
+// plan's one per-GPU figure counts every layer's, high there by the others' (244 MiB a 512-token
+// ubatch for V3.2 at most), unmeasured on a GPU.
+std::uint64_t dsa_bytes(const Model& m, std::uint64_t n_kv, bool flash_attn) {
+    std::uint64_t top_k = 0;
+    for (const auto& group : m.arch.layer_groups) {
+        if (group.kind == LayerKind::mla) top_k = std::max(top_k, group.index_top_k);
+    }
+    if (top_k == 0) return 0;
+    const std::uint64_t zeros = checked::mul(
+        checked::mul(count_layers(m, LayerKind::mla), std::min(top_k, n_kv)), kF32Bytes);
+    return checked::add(zeros, checked::mul(n_kv, flash_attn ? 2 + kF32Bytes : 2));
+}
+
 // DeepSeek V4's attention phase per ubatch token (deepseek4.cpp): 16 bytes per query value
 // (heads x head_dim: q, its rotated copy and the attention output in f32), 10 per ratio-4
 // entry (the indexer's scores over the compressed cache and their mask), and without flash
@@ -301,9 +329,10 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
     // f16 with flash attention, f32 without
     const std::uint64_t masks = checked::add(n_kv, has_global ? swa_kv : 0);
     if (flash_attn) {
-        const std::uint64_t per_token =
+        const std::uint64_t per_token = checked::add(
             checked::add(checked::add(checked::mul(2, masks), msa_prefill_bytes(m, n_kv)),
-                         checked::mul(kF32Bytes, layer_floats(m, embd_rows)));
+                         dsa_bytes(m, n_kv, true)),
+            checked::mul(kF32Bytes, layer_floats(m, embd_rows)));
         return checked::mul(g.ubatch, per_token);
     }
     // KQ of the widest layer: its query heads over its cells (Step-3.5-Flash's 96-head sliding
@@ -320,7 +349,8 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
     std::uint64_t ffn = checked::add(active_ffn_width(m), checked::mul(2, a.hidden_size));
     if (count_layers(m, LayerKind::mla) > 0) ffn = std::max(ffn, layer_floats(m, embd_rows));
     const std::uint64_t per_token = checked::add(kq, checked::add(masks, ffn));
-    return checked::mul(checked::mul(g.ubatch, kF32Bytes), per_token);
+    return checked::add(checked::mul(checked::mul(g.ubatch, kF32Bytes), per_token),
+                        checked::mul(g.ubatch, dsa_bytes(m, n_kv, false)));
 }
 
 Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
