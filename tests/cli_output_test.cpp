@@ -75,6 +75,35 @@ TEST_CASE("cli: --format markdown renders tables and headings") {
     CHECK(has(o.out, "```\n./llama-server \\\n"));  // run commands as code blocks
 }
 
+// Issue #33: notes sat in fenced blocks with the commands. Now each way to run is a "####"
+// heading, only what is typed is fenced, and a note (LM Studio's advice, the runs behind a
+// speed) is a list item. Meta's one sampling mode, Ollama and LM Studio: three headings, two
+// fenced commands (the llama-server lines, Ollama's line) in the run section.
+TEST_CASE("cli: Markdown fences only commands, notes are list items, each way to run a heading") {
+    const auto o = run_cli({"llama-3.1-8b", "--gpu", "RTX 4090", "--format", "markdown"});
+    REQUIRE(o.code == 0);
+    const std::size_t run = o.out.find("### How to run it locally");
+    REQUIRE(run != std::string::npos);
+    const std::string section = o.out.substr(run, o.out.find("### Why", run) - run);
+    std::size_t headings = 0;
+    std::size_t fences = 0;
+    for (std::size_t at = section.find("\n#### "); at != std::string::npos;
+         at = section.find("\n#### ", at + 1)) {
+        ++headings;
+    }
+    for (std::size_t at = section.find("```"); at != std::string::npos;
+         at = section.find("```", at + 1)) {
+        ++fences;
+    }
+    CHECK(headings == 3);
+    CHECK(fences == 4);  // two blocks, each opened and closed
+    CHECK(has(section, "#### LM Studio\n- Search for 'Llama 3.1 8B Instruct'"));
+    CHECK(has(section, "```\nOLLAMA_CONTEXT_LENGTH=8192 ollama serve"));
+    // The speed's note under its line: a list item, not a fenced block.
+    CHECK(has(o.out, "reading the prompt  \n- "));
+    CHECK_FALSE(has(o.out, "```\n163 published"));
+}
+
 TEST_CASE("cli: --quiet prints just the answer") {
     // Ids, as every list prints them and --gpu takes them back: the reference page's smallest
     // GPU is the RTX 5090 (32 GB for 24.1 GB).

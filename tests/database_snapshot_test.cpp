@@ -64,6 +64,7 @@ Database every_field_set() {
     m.run.sampling = {Sampling{"thinking", 0.6, 0.95, 0.0, 1.5, 20, "{\"x\":1}"}, Sampling{}};
     m.run.mmproj = "mmproj.gguf";
     m.run.projector = {857714112, "tensors", 260149658, 26141000, "src"};
+    m.run.checkpoints = {QuantCheckpoint{"AWQ", "o/n-AWQ", "awq", "why", "src"}};
     m.notes = "notes\nwith a newline and \xff";
     Gpu gpu;
     gpu.id = "id";

@@ -269,6 +269,19 @@ TEST_CASE("run.gguf_mtp goes with mtp_layers, run.pooling with a type, each with
     CHECK(mentions(error_of(files_with(m, valid_gpu())), "run.pooling must be"));
     m["run"] = {{"pooling", "cls"}};
     CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs run.pooling_source"));
+
+    // run.checkpoints: only the formats vLLM does not make itself, one per quantization.
+    const json awq = {{"quant", "AWQ"}, {"repo", "o/n-AWQ"}, {"format", "awq"}, {"source", "s"}};
+    m["run"] = {{"checkpoints", {awq}}};
+    const auto served = parse_database(files_with(m, valid_gpu()));
+    REQUIRE(served.has_value());
+    CHECK(served->models.at(0).run.checkpoints.at(0).repo == "o/n-AWQ");
+    m["run"] = {{"checkpoints", {awq, awq}}};
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "a second AWQ checkpoint"));
+    json fp8 = awq;
+    fp8["quant"] = "FP8";
+    m["run"] = {{"checkpoints", {fp8}}};
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "quant must be AWQ, GPTQ or NVFP4"));
 }
 
 // A recipe's rule for some models only (Unsloth's per-model upcasts) is read from a published

@@ -238,20 +238,43 @@ TEST_CASE("plan: past a YaRN model's native window the llama.cpp line turns YaRN
 // DeepSeek V3's published checkpoint is FP8 (its config.json: quantization_config, quant_method
 // fp8, 128 x 128 blocks), so `vllm serve deepseek-ai/DeepSeek-V3` loads 671B parameters at one
 // byte each, about 0.67 TB, which 8 x H200 (8 x 141 GiB x 0.9) hold; BF16 would be 1.34 TB.
-// The line needs no --quantization. AWQ is no on-the-fly format: the line says a checkpoint is
-// needed.
-TEST_CASE("plan: vLLM loads a checkpoint in its own dtype, and says when one is needed") {
+// The line needs no --quantization.
+TEST_CASE("plan: vLLM loads a checkpoint in its own dtype") {
     const Outcome v3 = run_cli({"deepseek-v3", "--engine", "vllm", "--gpu", "8xh200-sxm"});
     CHECK(v3.code == 0);
     CHECK(has(v3.out, "DeepSeek-V3 at FP8"));
     CHECK(has(v3.out, "vllm serve deepseek-ai/DeepSeek-V3 --tensor-parallel-size 8"));
     CHECK_FALSE(has(v3.out, "--quantization"));
-    const Outcome awq =
-        run_cli({"llama-3.1-8b", "--engine", "vllm", "--gpu", "H100", "--quant", "AWQ"});
-    CHECK(
-        has(awq.out, "vLLM quantizes on the fly only to FP8: name a checkpoint published in AWQ"));
     const Outcome bf16 = run_cli({"llama-3.1-8b", "--engine", "vllm", "--gpu", "H100"});
     CHECK(has(bf16.out, "Llama 3.1 8B at BF16"));
+}
+
+// AWQ, GPTQ and NVFP4 are no on-the-fly formats (vLLM makes only FP8), so the line serves the
+// checkpoint the data records (data/models/llama.json: hugging-quants' AWQ-INT4, listed in its
+// collection), with no --quantization (its config.json declares quant_method awq, and an
+// explicit "awq" would force the slower kernel over awq_marlin); an unconfirmed one is said so
+// above the line; with none recorded (Qwen 3.5 35B-A3B has no AWQ by its publisher, NVIDIA or
+// Red Hat AI) there is no command, only the line that says so.
+TEST_CASE("plan: vLLM's AWQ, GPTQ and NVFP4 lines serve a recorded checkpoint or say none is") {
+    const Outcome awq =
+        run_cli({"llama-3.1-8b", "--engine", "vllm", "--gpu", "H100", "--quant", "AWQ"});
+    CHECK(has(awq.out,
+              "vllm serve hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4 "
+              "--max-model-len "));
+    CHECK_FALSE(has(awq.out, "--quantization"));
+    const json doc = json_of(
+        {"llama-3.1-8b", "--engine", "vllm", "--gpu", "H100", "--quant", "NVFP4", "--json"});
+    REQUIRE(doc["commands"].size() == 1);
+    CHECK(doc["commands"][0].get<std::string>().starts_with(
+        "vllm serve nvidia/Llama-3.1-8B-Instruct-FP4 "));
+    const Outcome gptq =
+        run_cli({"qwen2.5-7b", "--engine", "vllm", "--gpu", "H100", "--quant", "GPTQ"});
+    CHECK(has(gptq.out, "# Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4 is unconfirmed: "));
+    CHECK(has(gptq.out, "vllm serve Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4 "));
+    const Outcome none =
+        run_cli({"qwen3.5-35b-a3b", "--engine", "vllm", "--gpu", "H100", "--quant", "AWQ"});
+    CHECK(has(none.out, "# No AWQ checkpoint of Qwen 3.5 35B-A3B"));
+    CHECK_FALSE(has(none.out, "vllm serve"));
 }
 
 // Llama 3.1 8B's window is 131,072 tokens (config.json max_position_embeddings); on an H100

@@ -13,7 +13,7 @@ Ollama's envconfig, vLLM's arg_utils, each cited there):
   batch comes with -b as large, and -hf names the model's recorded repo;
 - Ollama: each variable exists, and OLLAMA_CONTEXT_LENGTH x OLLAMA_NUM_PARALLEL is the cache the
   plan holds; the KV type is one Ollama takes;
-- vllm serve: each flag exists.
+- vllm serve: each flag exists, and it serves the model's repo or a checkpoint the data records.
 """
 import json
 import shlex
@@ -185,8 +185,14 @@ def check_ollama(flags, line, plan, problems):
             problems.append(f"Ollama's cache of {cells} cells is not the plan's {sel['context']}")
 
 
-def check_vllm(flags, line, problems):
-    for word in shlex.split(line)[2:]:
+def check_vllm(flags, line, model_entry, problems):
+    words = shlex.split(line)
+    # The repo served is the model's own or a checkpoint the data records for it (run.checkpoints).
+    repos = {model_entry.get("hf_repo")}
+    repos |= {c["repo"] for c in model_entry.get("run", {}).get("checkpoints", [])}
+    if len(words) > 2 and words[2] not in repos:
+        problems.append(f"vllm serve {words[2]} is neither the model's repo nor a recorded checkpoint")
+    for word in words[2:]:
         if word.startswith("--") and word.split("=")[0] not in flags.vllm:
             problems.append(f"unknown vllm serve flag {word}")
 
@@ -215,7 +221,7 @@ def main():
                 elif "ollama serve" in line:
                     check_ollama(flags, line, plan, problems)
                 else:
-                    check_vllm(flags, line, problems)
+                    check_vllm(flags, line, models[mid], problems)
                 failures += [f"{mid} {' '.join(setup)}: {line}\n    {p}" for p in problems]
     for f in failures:
         print(f)

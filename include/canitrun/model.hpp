@@ -174,6 +174,21 @@ struct ProjectorInfo {
     bool operator==(const ProjectorInfo&) const = default;
 };
 
+// A published checkpoint of the model in a format vLLM loads but does not make itself (it
+// quantizes on the fly only to FP8): AWQ, GPTQ (or an int4 w4a16 checkpoint made by GPTQ's
+// algorithm) and NVFP4. `format` is the quant_method its config.json declares ("awq", "gptq",
+// "compressed-tensors", "modelopt"), which vLLM reads without a --quantization flag;
+// `unconfirmed` says why the repo or its format was not confirmed (empty: confirmed by `source`).
+struct QuantCheckpoint {
+    std::string quant;
+    std::string repo;
+    std::string format;
+    std::string unconfirmed;
+    std::string source;
+
+    bool operator==(const QuantCheckpoint&) const = default;
+};
+
 struct RunInfo {
     std::string gguf_repo;
     std::string ollama;
@@ -206,6 +221,9 @@ struct RunInfo {
     // serves it one sequence at a time (launch_command.hpp's ollama_num_parallel).
     std::string pooling;
     std::string pooling_source;
+    // The checkpoints vLLM's --quant AWQ, GPTQ and NVFP4 lines serve, one per quantization,
+    // an official one where there is one; none for a quantization: none is recorded.
+    std::vector<QuantCheckpoint> checkpoints;
 
     bool operator==(const RunInfo&) const = default;
 };

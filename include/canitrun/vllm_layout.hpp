@@ -42,8 +42,14 @@ bool vllm_serves(const VllmLayout& layout, std::uint64_t users);
 Result<VllmLayout> choose_vllm_layout(const Model& model, const Quant& quant,
                                       const Cluster& cluster, const VllmOptions& base);
 
+// The checkpoint the data records for a format vLLM does not make itself (AWQ, GPTQ, NVFP4);
+// nullptr: none is recorded.
+const QuantCheckpoint* vllm_checkpoint(const Model& model, const Quant& quant);
+
 // The lines a user types: `vllm serve REPO --tensor-parallel-size T ...`, with `ray start` on
-// each host first when the stages span hosts.
+// each host first when the stages span hosts. For AWQ, GPTQ and NVFP4 REPO is the recorded
+// checkpoint (a comment line first where it is unconfirmed); with none recorded there is no
+// command, only the one comment line that says so and what to do instead.
 std::vector<std::string> vllm_launch_lines(const Model& model, const Quant& quant,
                                            const VllmLayout& layout);
 

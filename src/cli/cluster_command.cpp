@@ -75,7 +75,8 @@ void write_rpc_text(std::ostream& out, const RpcView& v) {
         link_words(v.cluster), t.seconds_per_token * 1e3);
     if (a.plan.kind != PlanKind::none && a.speed.decode_tokens_per_s > 0) {
         write_speed(out, a, v.rpc.devices.hardware);
-        out << "    the network's share is an assumption from one measurement (llama.cpp PR #6829, "
+        out << note_mark(out)
+            << "the network's share is an assumption from one measurement (llama.cpp PR #6829, "
                "1 Gb Ethernet): docs/SPEED-BEYOND.md\n";
     }
     if (a.plan.kind == PlanKind::none) return;

@@ -139,7 +139,7 @@ void write_queries_html(std::ostream& out, const ModelReport& r) {
     write_queries(text, r);
     if (text.str().empty()) return;
     out << "<h2>Your question</h2>\n<div class=\"question\">\n"
-        << html_from_markdown(markdownify(text.str()), Indented::notes) << "</div>\n";
+        << html_from_markdown(markdownify(text.str())) << "</div>\n";
 }
 
 // The llama.cpp rule's buffers for the selected quantization, term by term.

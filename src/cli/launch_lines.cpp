@@ -8,6 +8,7 @@
 #include "format.hpp"
 #include "page_facts.hpp"
 #include "shell_words.hpp"
+#include "style.hpp"
 
 namespace canitrun::cli {
 namespace {
@@ -163,12 +164,15 @@ void write_run_commands(std::ostream& out, const ModelReport& r) {
     const Model& model = *r.model;
     const Quant& quant = *r.quant;
     const std::vector<RunCommand> commands = run_commands(r);
+    // In Markdown each way to run is a heading of its own, and a blank line before it.
+    const bool md = format_of(out) == Format::markdown;
     bool first = true;
     for (const RunCommand& c : commands) {
         if (c.engine != "llama.cpp") continue;
         // The one line without sampling has its heading on the first line; with sampling,
         // each heading follows a blank line.
-        out << (first && model.run.sampling.empty() ? "" : "\n") << "  " << c.heading << "\n";
+        out << (first && model.run.sampling.empty() && !md ? "" : "\n")
+            << subheading(out, c.heading) << "\n";
         out << llama_server_block(c, "    ");
         first = false;
     }
@@ -177,11 +181,15 @@ void write_run_commands(std::ostream& out, const ModelReport& r) {
         out << (quant.format == "gguf" ? "\n  " : "  ") << format_note << "\n";
     for (const RunCommand& c : commands) {
         if (c.engine == "Ollama") {
-            out << "\n  " << c.heading << "\n    " << c.command << "   # then: " << c.then << "\n";
-            if (!c.note.empty()) out << "    " << c.note << "\n";
-        } else if (c.engine == "LM Studio") {
-            out << "\n  " << c.heading << "\n    " << c.note << "\n    " << lmstudio_advice(r)
+            out << "\n"
+                << subheading(out, c.heading) << "\n    " << c.command << "   # then: " << c.then
                 << "\n";
+            if (!c.note.empty()) out << note_mark(out) << c.note << "\n";
+        } else if (c.engine == "LM Studio") {
+            out << "\n"
+                << subheading(out, c.heading) << "\n"
+                << note_mark(out) << c.note << "\n"
+                << note_mark(out) << lmstudio_advice(r) << "\n";
         }
     }
 }

@@ -54,49 +54,54 @@ void write_table(std::ostream& out, const std::vector<std::string>& lines) {
 
 }  // namespace
 
-std::string html_from_markdown(const std::string& markdown, Indented indented) {
+std::string html_from_markdown(const std::string& markdown) {
     std::istringstream in(markdown);
     std::ostringstream out;
     std::string line;
     std::vector<std::string> table;
     bool code = false;
-    const auto end_table = [&] {
+    bool list = false;
+    // A table or a list ends at the first line that is not one of its own.
+    const auto end_blocks = [&] {
         if (!table.empty()) write_table(out, table);
         table.clear();
+        if (list) out << "</ul>\n";
+        list = false;
     };
     while (std::getline(in, line)) {
         if (line.starts_with("```")) {
-            end_table();
-            if (indented == Indented::code) {
-                out << (code ? "</pre>\n" : "<pre>");
-            } else {
-                out << (code ? "</ul>\n" : "<ul class=\"notes\">");
-            }
+            end_blocks();
+            out << (code ? "</pre>\n" : "<pre>");
             code = !code;
             continue;
         }
         if (code) {
-            if (indented == Indented::code) {
-                out << html_escape(line) << "\n";
-            } else if (const auto first = line.find_first_not_of(' '); first != std::string::npos) {
-                out << "<li>" << html_escape(line.substr(first)) << "</li>";
-            }
+            out << html_escape(line) << "\n";
             continue;
         }
         if (line.starts_with("|")) {
             table.push_back(line);
             continue;
         }
-        end_table();
         while (line.ends_with(" ")) line.pop_back();  // a hard line break's two spaces
-        if (line.starts_with("### ")) {
+        if (line.starts_with("- ")) {
+            if (!table.empty()) end_blocks();
+            if (!list) out << "<ul class=\"notes\">";
+            list = true;
+            out << "<li>" << html_escape(line.substr(2)) << "</li>";
+            continue;
+        }
+        end_blocks();
+        if (line.starts_with("#### ")) {
+            out << "<h4>" << html_escape(line.substr(5)) << "</h4>\n";
+        } else if (line.starts_with("### ")) {
             out << "<h3>" << html_escape(line.substr(4)) << "</h3>\n";
         } else if (!line.empty()) {
             out << "<p>" << html_escape(line) << "</p>\n";
         }
     }
-    end_table();
-    if (code) out << (indented == Indented::code ? "</pre>\n" : "</ul>\n");
+    end_blocks();
+    if (code) out << "</pre>\n";
     return out.str();
 }
 

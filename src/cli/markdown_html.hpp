@@ -8,12 +8,10 @@
 
 namespace canitrun::cli {
 
-// What a ``` fenced block (a text view's lines indented under another) stands for: commands,
-// kept as typed in a <pre>, or notes on the line above, each a list item that wraps as prose.
-enum class Indented { code, notes };
-
-// The subset markdownify() writes: "### " headings, "| a | b |" tables with their "| --- |"
-// rule (---: right-aligned), ``` fenced blocks, and lines (one paragraph each).
-std::string html_from_markdown(const std::string& markdown, Indented indented = Indented::code);
+// The subset markdownify() writes: "### " and "#### " headings, "| a | b |" tables with their
+// "| --- |" rule (---: right-aligned), ``` fenced blocks (what is typed, kept in a <pre>), "- "
+// notes (note_mark in style.hpp: a list whose items wrap as prose), and lines (one paragraph
+// each).
+std::string html_from_markdown(const std::string& markdown);
 
 }  // namespace canitrun::cli

@@ -8,6 +8,7 @@
 #include "format.hpp"
 #include "hardware_text.hpp"
 #include "json_sink.hpp"
+#include "style.hpp"
 
 namespace canitrun::cli {
 namespace {
@@ -45,10 +46,10 @@ void write_measured(std::ostream& out, const HardwareAnswer& a) {
             continue;
         }
         const Measurement& f = *groups[i].first;
-        out << "    measured: " << groups[i].tests << " (" << f.backend
+        out << note_mark(out) << "measured: " << groups[i].tests << " (" << f.backend
             << (f.build.empty() ? "" : ", build " + f.build) << "): " << f.source << "\n";
     }
-    if (more > 0) out << "    (" << more << " more published runs in --json)\n";
+    if (more > 0) out << note_mark(out) << "(" << more << " more published runs in --json)\n";
 }
 
 }  // namespace
@@ -98,27 +99,27 @@ void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) 
     out << "\n";
     if (cpu_only) {
         // No GPU: nothing crosses PCIe, the whole model is read from RAM.
-        out << "    the whole model runs from RAM: its read at "
+        out << note_mark(out) << "the whole model runs from RAM: its read at "
             << fmt::format("{:.0f} % of {:g} GB/s", m.ram_bandwidth_efficiency * 100,
                            h.ram_bandwidth_gbps)
             << " (--ram-bandwidth) is an assumption no published run checks: no error band\n";
     } else if (s.offloaded) {
-        out << "    part of the model runs from RAM: its read at "
+        out << note_mark(out) << "part of the model runs from RAM: its read at "
             << fmt::format("{:.0f} % of {:g} GB/s", m.ram_bandwidth_efficiency * 100,
                            h.ram_bandwidth_gbps)
             << " (--ram-bandwidth) and PCIe at " << fmt::format("{:g}", m.pcie_gbps)
             << " GB/s are assumptions no published run checks: no error band\n";
     } else if (network) {
-        out << "    fitted on " << c.decode_rows + c.prefill_rows
+        out << note_mark(out) << "fitted on " << c.decode_rows + c.prefill_rows
             << " published llama-bench runs of " << speed_class_words(s.device_class)
             << " on one machine; the network between hosts is not in them: no error band\n";
     } else if (measured) {
-        out << "    " << c.decode_rows + c.prefill_rows << " published llama-bench runs of "
+        out << note_mark(out) << c.decode_rows + c.prefill_rows << " published llama-bench runs of "
             << speed_class_words(s.device_class)
             << "; 80 % of them fell within the band when their source was left out of the fit, "
                "each source weighing one (docs/SPEED.md)\n";
     } else {
-        out << "    " << c.decode_rows + c.prefill_rows << " published llama-bench runs of "
+        out << note_mark(out) << c.decode_rows + c.prefill_rows << " published llama-bench runs of "
             << speed_class_words(s.device_class) << ", fewer than " << kMinBandRuns
             << " a regime: no measured band (docs/SPEED.md)\n";
     }

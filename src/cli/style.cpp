@@ -93,6 +93,15 @@ std::string heading(std::ostream& out, const std::string& text) {
     return bold(out, text);
 }
 
+std::string subheading(std::ostream& out, const std::string& text) {
+    if (format_of(out) == Format::markdown) return "#### " + text;
+    return "  " + text;
+}
+
+const char* note_mark(std::ostream& out) {
+    return format_of(out) == Format::markdown ? "- " : "    ";
+}
+
 std::string bold(std::ostream& out, const std::string& text) {
     return sgr(out, "1", text);
 }
@@ -114,9 +123,14 @@ std::string markdownify(const std::string& text) {
     std::ostringstream md;
     std::string line;
     bool in_code = false;
+    bool in_list = false;
     while (std::getline(in, line)) {
         const std::size_t indent = indent_of(line);
         const bool code = indent >= 4 && indent < line.size();
+        // A list ends with a blank line: a line right after an item would continue it.
+        const bool item = !code && line.compare(indent, 2, "- ") == 0;
+        if (in_list && !item && !line.empty()) md << "\n";
+        in_list = item;
         if (code != in_code) {
             md << "```\n";
             in_code = code;

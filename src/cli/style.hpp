@@ -71,11 +71,19 @@ enum class Tone { good, warn, bad };
 
 // A section heading: bold on a colour terminal, "### text" in Markdown.
 std::string heading(std::ostream& out, const std::string& text);
+// A heading inside a section (each way to run a model): indented under the section's heading
+// on a terminal, "#### text" in Markdown.
+std::string subheading(std::ostream& out, const std::string& text);
+// What starts a note on the line above it (the published runs behind a speed, a legend, a
+// list of GPUs, what a command needs): an indent under that line on a terminal, a list item in
+// Markdown, so the Markdown view (and the HTML made from it) fences only what is typed.
+const char* note_mark(std::ostream& out);
 std::string bold(std::ostream& out, const std::string& text);
 std::string paint(std::ostream& out, Tone tone, const std::string& text);
 
-// The text writers' output as Markdown: tables and headings are already Markdown; prose lines
-// lose their indent and get hard line breaks; indented command lines become code blocks.
+// The text writers' output as Markdown: tables, headings and notes (note_mark) are already
+// Markdown; prose lines lose their indent and get hard line breaks; indented command lines
+// become code blocks.
 std::string markdownify(const std::string& text);
 
 }  // namespace canitrun::cli

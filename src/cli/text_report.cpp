@@ -220,7 +220,7 @@ void write_pattern(std::ostream& out, const ModelReport& r) {
     const LayerPatternFacts f = layer_pattern_facts(m, chart_of(out).unicode);
     out << "\n" << heading(out, "How the layers are built") << "\n  " << f.words << "\n";
     if (!f.diagram.empty()) out << "    " << f.diagram << "\n";
-    for (const auto& l : f.legend) out << "    " << l.glyph << " " << l.text << "\n";
+    for (const auto& l : f.legend) out << note_mark(out) << l.glyph << " " << l.text << "\n";
 }
 
 void write_hybrid(std::ostream& out, const ModelReport& r) {
@@ -282,7 +282,7 @@ void write_gpu_list(std::ostream& out, const std::vector<const Gpu*>& gpus) {
     for (std::size_t i = 0; i < gpus.size() && i < kGpusShown; ++i) {
         names.push_back(fmt::format("{} ({} GB)", display_name(*gpus[i]), gpus[i]->vram_gb));
     }
-    out << "    " << join(names, ", ");
+    out << note_mark(out) << join(names, ", ");
     if (gpus.size() > kGpusShown) out << ", and " << gpus.size() - kGpusShown << " more";
     out << "\n";
 }

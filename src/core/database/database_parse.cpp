@@ -77,6 +77,38 @@ ProjectorInfo parse_projector(const Fields& f) {
     return p;
 }
 
+// run.checkpoints: the formats vLLM does not make on the fly, one entry per quantization, each
+// with the quant_method its config declares and a source; `unconfirmed` carries the reason.
+std::vector<QuantCheckpoint> parse_checkpoints(const Fields& f) {
+    const json& list = f.at("checkpoints");
+    if (!list.is_array()) f.error("run.checkpoints must be an array");
+    std::vector<QuantCheckpoint> out;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const Fields c(list[i], f.where() + ".checkpoints[" + std::to_string(i) + "]");
+        QuantCheckpoint q;
+        q.quant = c.text("quant");
+        if (q.quant != "AWQ" && q.quant != "GPTQ" && q.quant != "NVFP4") {
+            c.error("quant must be AWQ, GPTQ or NVFP4 (the formats vLLM does not make itself)");
+        }
+        for (const QuantCheckpoint& seen : out) {
+            if (seen.quant == q.quant) c.error("a second " + q.quant + " checkpoint");
+        }
+        q.repo = c.text("repo");
+        if (q.repo.find('/') == std::string::npos || q.repo.find(' ') != std::string::npos) {
+            c.error("repo must be a Hugging Face owner/name");
+        }
+        q.format = c.text("format");
+        if (q.format != "awq" && q.format != "gptq" && q.format != "compressed-tensors" &&
+            q.format != "modelopt") {
+            c.error("format must be awq, gptq, compressed-tensors or modelopt");
+        }
+        q.unconfirmed = c.text_or("unconfirmed", "");
+        q.source = c.text("source");
+        out.push_back(std::move(q));
+    }
+    return out;
+}
+
 RunInfo parse_run(const Fields& f) {
     RunInfo r;
     r.gguf_repo = f.text_or("gguf_repo", "");
@@ -131,6 +163,7 @@ RunInfo parse_run(const Fields& f) {
         r.pooling_source = f.text_or("pooling_source", "");
         if (r.pooling_source.empty()) f.error("run.pooling needs run.pooling_source");
     }
+    if (f.has("checkpoints")) r.checkpoints = parse_checkpoints(f);
     if (!r.checkpoint_dtype.empty() && r.checkpoint_source.empty()) {
         f.error("run.checkpoint_dtype needs run.checkpoint_source (the config that says so)");
     }

@@ -130,6 +130,15 @@ void fields(Io& io, ProjectorInfo& p) {
 }
 
 template <typename Io>
+void fields(Io& io, QuantCheckpoint& c) {
+    io(c.quant);
+    io(c.repo);
+    io(c.format);
+    io(c.unconfirmed);
+    io(c.source);
+}
+
+template <typename Io>
 void fields(Io& io, RunInfo& r) {
     io(r.gguf_repo);
     io(r.ollama);
@@ -147,6 +156,7 @@ void fields(Io& io, RunInfo& r) {
     io(r.gguf_mtp_source);
     io(r.pooling);
     io(r.pooling_source);
+    io(r.checkpoints);
 }
 
 template <typename Io>

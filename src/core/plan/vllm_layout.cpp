@@ -153,18 +153,63 @@ Result<VllmLayout> choose_vllm_layout(const Model& model, const Quant& quant,
     return layout;
 }
 
+const QuantCheckpoint* vllm_checkpoint(const Model& model, const Quant& quant) {
+    for (const QuantCheckpoint& c : model.run.checkpoints) {
+        if (to_lower(c.quant) == to_lower(quant.id)) return &c;
+    }
+    return nullptr;
+}
+
+namespace {
+
+// The repo `vllm serve` names and the flag it needs, or, for a format vLLM cannot make with no
+// checkpoint recorded, the one line that says so in place of a command that would not run.
+struct VllmSource {
+    std::string repo;
+    std::string flag;
+    std::vector<std::string> notes;
+    bool runnable = true;
+};
+
+VllmSource vllm_source(const Model& model, const Quant& quant) {
+    VllmSource src;
+    src.repo = model.hf_repo.empty() ? model.id : model.hf_repo;
+    const std::string q = to_lower(quant.id);
+    // The checkpoint's own dtype needs no flag (vLLM reads its quantization_config); FP8 is the
+    // one format vLLM makes on the fly.
+    if (to_lower(model.run.checkpoint_dtype) == q) return src;
+    if (q == "fp8") {
+        src.flag = " --quantization fp8";
+        return src;
+    }
+    if (q != "awq" && q != "gptq" && q != "nvfp4") return src;
+    // AWQ, GPTQ and NVFP4 need a checkpoint that carries them. Its config.json declares the
+    // method, which vLLM reads: no --quantization, since "awq" would force the slower AWQ
+    // kernel over awq_marlin and "gptq" refuses a compressed-tensors w4a16 checkpoint.
+    if (const QuantCheckpoint* c = vllm_checkpoint(model, quant)) {
+        src.repo = c->repo;
+        if (!c->unconfirmed.empty()) {
+            src.notes.push_back("# " + c->repo + " is unconfirmed: " + c->unconfirmed);
+        }
+        return src;
+    }
+    src.runnable = false;
+    src.notes.push_back("# No " + quant.id + " checkpoint of " + model.name +
+                        " is recorded, and vLLM quantizes on the fly only to FP8: use --quant "
+                        "FP8, or quantize " +
+                        src.repo + " to " + quant.id + " (llm-compressor) and serve that folder");
+    return src;
+}
+
+}  // namespace
+
 std::vector<std::string> vllm_launch_lines(const Model& model, const Quant& quant,
                                            const VllmLayout& layout) {
     const VllmOptions& o = layout.options;
-    std::string serve = "vllm serve " + (model.hf_repo.empty() ? model.id : model.hf_repo);
-    const std::string q = to_lower(quant.id);
-    // The checkpoint's own dtype needs no flag (vLLM reads its quantization_config); FP8 is the
-    // one format vLLM makes on the fly, so AWQ, GPTQ and NVFP4 need a checkpoint that has it.
-    const bool own = to_lower(model.run.checkpoint_dtype) == q;
-    const bool needs_checkpoint = !own && (q == "awq" || q == "gptq" || q == "nvfp4");
-    if (!own && (q == "fp8" || q == "awq" || q == "gptq" || q == "nvfp4")) {
-        serve += " --quantization " + (q == "nvfp4" ? std::string("modelopt_fp4") : q);
-    }
+    VllmSource src = vllm_source(model, quant);
+    std::vector<std::string> lines = std::move(src.notes);
+    if (!src.runnable) return lines;
+    std::string serve = "vllm serve " + src.repo + src.flag;
     if (o.tensor_parallel > 1)
         serve += " --tensor-parallel-size " + std::to_string(o.tensor_parallel);
     if (o.pipeline_parallel > 1) {
@@ -181,12 +226,6 @@ std::vector<std::string> vllm_launch_lines(const Model& model, const Quant& quan
     }
     std::size_t hosts = 1;
     for (std::size_t h : layout.stage_hosts) hosts = std::max(hosts, h + 1);
-    std::vector<std::string> lines;
-    if (needs_checkpoint) {
-        lines.push_back("# vLLM quantizes on the fly only to FP8: name a checkpoint published in " +
-                        quant.id + " in place of " +
-                        (model.hf_repo.empty() ? model.id : model.hf_repo));
-    }
     if (hosts == 1) {
         lines.push_back(serve);
         return lines;
