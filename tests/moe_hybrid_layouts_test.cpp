@@ -92,6 +92,24 @@ TEST_CASE("MiMo-V2-Flash: KV heads per layer, sinks on the sliding layers, V pad
     CHECK(kv_at_32k(m, FlashAttn::off) == 1210318848ULL);
 }
 
+TEST_CASE("MiMo-V2.6-Flash-RL: V2-Flash's shapes with one fused attn_qkv a layer") {
+    // qkv_proj rows [Q | K | V]: a full layer 64 x 192 + 4 x 192 + 4 x 128 = 13,568, a sliding
+    // one 64 x 192 + 8 x 192 + 8 x 128 = 14,848 (the rows of the serving fixture the entry
+    // cites); fusing moves no weight, so the elements are V2-Flash's 308,778,780,864 and the
+    // KV cache at 32768 tokens its 908,328,960 B.
+    const Model& m = test::model("mimo-v2.6-flash-rl");
+    const TensorLayout layout = tensor_layout(m).value();
+    CHECK(layout.arch == "mimo2");
+    CHECK(layout.elements() == 308778780864ULL);
+    auto s = shapes(layout);
+    CHECK(s["blk.0.attn_qkv.weight"] == std::array<std::uint64_t, 4>{4096, 13568, 1, 1});
+    CHECK(s["blk.1.attn_qkv.weight"] == std::array<std::uint64_t, 4>{4096, 14848, 1, 1});
+    CHECK(s["blk.1.attn_output.weight"] == std::array<std::uint64_t, 4>{64 * 128, 4096, 1, 1});
+    CHECK_FALSE(s.contains("blk.0.attn_q.weight"));
+    CHECK(s.contains("blk.1.attn_sinks.weight"));
+    CHECK(kv_at_32k(m, FlashAttn::on) == 908328960ULL);
+}
+
 TEST_CASE("Jamba 1.5 Mini: Mamba-1 layers around every 8th attention layer, MoE every other") {
     // h 4096, vocab 65536 untied; a Mamba-1 layer (inner 8192, state 16, conv 4, dt rank 256):
     // in 4096 x 16384 + conv 4 x 8192 + 8192 + x 8192 x 288 + dt norm 256 + dt 256 x 8192 +

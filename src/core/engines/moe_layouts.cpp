@@ -53,6 +53,23 @@ void build_llama4(Builder& b, const Model& m) {
     }
 }
 
+namespace {
+
+// The attention of a MiMo checkpoint that ships one fused qkv_proj (model_type mimo_v2: V2.5 and
+// later; MiMo-V2-Flash, family mimo-v2, has separate q/k/v): the converter writes it as one
+// attn_qkv of [Q | K | V] rows (conversion/mimo.py, _tp_aware_qkv_dequant regroups the TP
+// shards), and mimo2.cpp takes Q, K and V as views of it (create_tensor_qkv accepts either).
+void mimo2_fused_attention(Builder& b, const Model& m, const LayerGroup& g, int il) {
+    const auto& a = m.arch;
+    const AttentionDims d = attention_dims(m, g);
+    const std::uint64_t q_dim = checked::mul(a.attention.heads, d.k_dim);
+    const std::uint64_t kv_dim = checked::mul(d.kv_heads, checked::add(d.k_dim, d.v_dim));
+    b.blk(il, "attn_qkv.weight", {a.hidden_size, checked::add(q_dim, kv_dim)});
+    b.blk(il, "attn_output.weight", {checked::mul(a.attention.heads, d.v_dim), a.hidden_size});
+}
+
+}  // namespace
+
 // MiMo-V2-Flash (mimo2.cpp): every layer has the model's query heads; the full layers its KV
 // heads and the sliding ones their group's (head_count_kv per layer), a learned sink per head on
 // the sliding layers only (add_swa_attention_sink_bias; none on the full ones), the first
@@ -62,11 +79,16 @@ void build_llama4(Builder& b, const Model& m) {
 void build_mimo2(Builder& b, const Model& m) {
     const auto& a = m.arch;
     const auto kinds = layer_kinds(m);
+    const bool fused_qkv = m.family != "mimo-v2";
     embeddings(b, m);
     for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
         const LayerKind kind = kinds[static_cast<std::size_t>(il)];
         b.blk(il, "attn_norm.weight", {a.hidden_size});
-        attention(b, m, group_or_empty(m, kind), il, 1, false);
+        if (fused_qkv) {
+            mimo2_fused_attention(b, m, group_or_empty(m, kind), il);
+        } else {
+            attention(b, m, group_or_empty(m, kind), il, 1, false);
+        }
         if (kind == LayerKind::sliding) b.blk(il, "attn_sinks.weight", {a.attention.heads});
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
         dense_lead_ffn(b, m, il, true);

@@ -440,6 +440,7 @@ constexpr FamilyArch kFamilyArchs[] = {
     {"ernie-4.5", "ernie4_5-moe", Experts::moe},
     {"llama4", "llama4", Experts::moe},
     {"mimo-v2", "mimo2", Experts::moe},
+    {"mimo-v2.6", "mimo2", Experts::moe},
     {"step-3.5", "step35", Experts::moe},
     {"mixtral", "llama", Experts::any},
 };
