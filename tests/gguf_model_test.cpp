@@ -367,3 +367,41 @@ TEST_CASE("gguf model: KV cache and recurrent state match llama.cpp's buffers") 
     }
     CHECK(checked_contexts == 16);
 }
+
+// Gemma 4 E2B's metadata as validation/llama-logs/metal-004 prints it (Unsloth's file): 35
+// layers, the last 20 sharing their KV, feed_forward_length one width per layer (6144 for the 15
+// with their own cache, 12288 for the 20 sharing: use_double_wide_mlp) and a per-layer input
+// width of 256. The model keeps the two widths apart (not 12288 for all 35) and the per-layer
+// width that sizes per_layer_token_embd (256 x 35 = 8960 per token).
+TEST_CASE("gguf model: Gemma 4 E2B's per-layer inputs and its wider sharing layers") {
+    GgufWriter w;
+    w.str("general.architecture", "gemma4");
+    w.u32("gemma4.block_count", 35);
+    w.u32("gemma4.embedding_length", 1536);
+    w.u32("gemma4.attention.head_count", 8);
+    w.u32("gemma4.attention.head_count_kv", 1);
+    w.u32("gemma4.attention.key_length", 512);
+    w.u32("gemma4.attention.value_length", 512);
+    w.u32("gemma4.attention.shared_kv_layers", 20);
+    w.u32("gemma4.embedding_length_per_layer_input", 256);
+    std::vector<std::int32_t> ffn(35, 6144);
+    for (std::size_t il = 15; il < 35; ++il) ffn[il] = 12288;
+    w.i32_array("gemma4.feed_forward_length", ffn);
+    const Model m = model_of(w).model;
+    CHECK(m.arch.per_layer_input_size == 256);
+    CHECK(m.arch.shared_kv_layers == 20);
+    CHECK(m.arch.intermediate_size == 6144);
+    CHECK(m.arch.shared_kv_intermediate_size == 12288);
+    // Without the key (Gemma 4 26B-A4B, 31B) there are no per-layer inputs, and one width for
+    // every layer stays the model's width with none apart.
+    GgufWriter plain;
+    plain.str("general.architecture", "gemma4");
+    plain.u32("gemma4.block_count", 4);
+    plain.u32("gemma4.embedding_length", 1536);
+    plain.u32("gemma4.attention.head_count", 8);
+    plain.u32("gemma4.feed_forward_length", 6144);
+    const Model p = model_of(plain).model;
+    CHECK(p.arch.per_layer_input_size == 0);
+    CHECK(p.arch.intermediate_size == 6144);
+    CHECK(p.arch.shared_kv_intermediate_size == 0);
+}

@@ -192,14 +192,20 @@ TEST_CASE("Gemma 4 31B: 512-wide global heads whose keys double as values") {
     CHECK(s["blk.0.attn_v.weight"][1] == 16ULL * 256);
 }
 
-TEST_CASE("Gemma 4 E2B: per-layer inputs on the host, no K or V in the KV-sharing layers") {
+TEST_CASE("Gemma 4 E2B: per-layer inputs on the host, K and V in the KV-sharing layers too") {
     const Model& m = test::model("gemma-4-e2b");
     const TensorLayout layout = tensor_layout(m).value();
     auto s = shapes(layout);
     // 256 per layer x 35 layers for each of the 262144 tokens
     CHECK(s["per_layer_token_embd.weight"] == std::array<std::uint64_t, 4>{8960, 262144, 1, 1});
     CHECK(s.contains("blk.14.attn_k.weight"));  // the last of the 15 layers that cache
-    CHECK_FALSE(s.contains("blk.15.attn_k.weight"));
+    // The sharing layers carry k, k norm and v as well, which llama.cpp loads though their cache
+    // is another layer's: Unsloth's E2B file holds 601 tensors (validation/llama-logs/metal-004)
+    // = 6 outside the blocks + 15 x 17 + 20 x 17 (the 14 a sharing layer needs and those 3).
+    // Layer 15 slides (4 sliding : 1 full): 1 KV head of 256, from the 1536-wide state.
+    CHECK(s["blk.15.attn_k.weight"] == std::array<std::uint64_t, 4>{1536, 256, 1, 1});
+    CHECK(s["blk.15.attn_v.weight"] == std::array<std::uint64_t, 4>{1536, 256, 1, 1});
+    CHECK(layout.tensors.size() == 601);
     CHECK(s["blk.15.ffn_up.weight"][1] == 12288);  // use_double_wide_mlp in the sharing layers
     CHECK(s["blk.14.ffn_up.weight"][1] == 6144);
     // llama.cpp keeps per_layer_token_embd in host memory beside token_embd: the estimate's

@@ -216,3 +216,49 @@ TEST_CASE("placement: llama.cpp's weights in RAM are the mapped file, the GPU's 
         place(parts_of("qwen3.5-35b-a3b", "Q4_K_M", 8192), hardware_of({"rtx-4060"}), {}).value();
     CHECK(quick.ram.mapped == 0);
 }
+
+// Metal maps the model file's byte range of a device's tensors as one buffer under mmap
+// (placement.cpp, tied_head_weights). A tied model by hand, in MiB: token_embd 60 and a
+// per-layer table 40 in host memory (input 100), four layers of 50, no output head of its own
+// (tied: the head is token_embd's duplicate, 60). The file holds 100 + 4 x 50 = 300.
+// - On CUDA (no mapped buffer) the GPU holds its layers and the duplicate: 200 + 60 = 260.
+// - On Metal its buffer runs from token_embd to the last block: the whole file, 300, the
+//   per-layer table (40) in it beside what CUDA holds.
+// - With -ngl 3 (the head and the last two layers), CUDA holds 100 + 60 = 160; Metal's range
+//   still starts at token_embd and takes in the two layers left in RAM: 300 again.
+// - Read without mmap (--load-mode none) the buffers are allocated: 260 as on CUDA.
+// The host keeps its own in every case: 100, and 200 with two layers in RAM.
+TEST_CASE("Metal with mmap maps the file from a tied head's token_embd to its last layer") {
+    ModelParts parts;
+    parts.overhead_percent = 0;
+    for (int i = 0; i < 4; ++i) {
+        LayerPart l;
+        l.weights = 50 * kMiB;
+        l.largest_tensor = 20 * kMiB;
+        parts.layers.push_back(l);
+    }
+    parts.input_weights = 100 * kMiB;
+    RuntimeBuffers b;
+    b.output_duplicate = 60 * kMiB;
+    parts.buffers = b;
+    const Hardware one_gpu = hardware_of({"rtx-4090"});
+    const auto gpu_weights = [&](bool maps_file, std::optional<std::uint64_t> ngl, bool mmap) {
+        PlacementOptions o;
+        o.gpu_layers = ngl;
+        o.gpu_maps_file = {maps_file};
+        o.server.mapped = mmap;
+        const auto p = place(parts, one_gpu, o);
+        REQUIRE(p);
+        return std::pair{p->gpus[0].weights / kMiB, p->ram.weights / kMiB};
+    };
+    CHECK(gpu_weights(false, std::nullopt, true) == std::pair<Bytes, Bytes>{260, 100});
+    CHECK(gpu_weights(true, std::nullopt, true) == std::pair<Bytes, Bytes>{300, 100});
+    CHECK(gpu_weights(false, 3, true) == std::pair<Bytes, Bytes>{160, 200});
+    CHECK(gpu_weights(true, 3, true) == std::pair<Bytes, Bytes>{300, 200});
+    CHECK(gpu_weights(true, std::nullopt, false) == std::pair<Bytes, Bytes>{260, 100});
+    // Untied (an output head of its own, 60), what lies within depends on where the file put
+    // token_embd: the head's own weights, as on CUDA: 200 + 60.
+    parts.output_weights = 60 * kMiB;
+    parts.buffers->output_duplicate = 0;
+    CHECK(gpu_weights(true, std::nullopt, true) == std::pair<Bytes, Bytes>{260, 100});
+}

@@ -92,6 +92,9 @@ struct LlamaLog {
     // (2024: "offloading non-repeating layers to GPU") follows or precedes it.
     std::optional<std::uint64_t> repeating_layers;
     bool output_layer_offloaded = false;
+    // "loading model tensors, this can take a while... (mmap = true": whether the weights were
+    // mapped from the file (llama.cpp's default) or read in; nullopt where the log does not say.
+    std::optional<bool> mmap;
     // Layers whose routed experts a buffer-type override put elsewhere ("tensor
     // blk.7.ffn_up_exps.weight ... overridden to CPU"), by layer, with that buffer type.
     std::map<std::uint64_t, std::string> expert_overrides;

@@ -92,6 +92,9 @@ Result<Bytes> llamacpp_attention_phase_bytes(const Model& model, const LlamaCppO
 // build before PR #23764 (LlamaCppOptions::f32_mask; the pinned build keeps only the masks the
 // graph reads), and the f32 masks' size: 4 bytes x ubatch x the masks' cells.
 bool keeps_mask_copy(Backend backend);
+// Whether the backend maps, under mmap, the model file's byte range that holds a device's
+// tensors as that device's one weights buffer (Metal; placement.cpp's tied_head_weights).
+bool maps_file_span(Backend backend);
 Result<Bytes> llamacpp_mask_copy_bytes(const Model& model, const LlamaCppOptions& options);
 // The masks the layers read on the device: f16 under flash attention, else f32.
 Result<Bytes> llamacpp_device_mask_bytes(const Model& model, const LlamaCppOptions& options);

@@ -95,6 +95,10 @@ struct PlacementOptions {
     // Per GPU, whether its backend adds ggml-cuda's pool to the runtime (has_cuda_pool); none
     // given: no GPU does.
     std::vector<bool> gpu_pool;
+    // Per GPU, whether its backend maps the model file's byte range as one buffer under mmap
+    // (maps_file_span: Metal), which then holds the host tensors lying within it (placement.cpp);
+    // none given: no GPU does.
+    std::vector<bool> gpu_maps_file;
     // llama.cpp's op offload (on by default; --no-op-offload turns it off): a prompt batch's
     // products over weights in host memory run on the first GPU, which copies them in
     // (placement.cpp). Off, they run on the CPU.

@@ -66,11 +66,14 @@ void build_gemma3n(Builder& b, const Model& m) {
 }
 
 // Gemma 4 (gemma4.cpp): each layer kind's own head dim and KV heads (the full group's global
-// ones), no k, k norm or v in the KV-sharing layers (the checkpoint has none), no v where the
-// keys double as values (k_eq_v), one rope_freqs for the full layers' proportional RoPE, a
-// scalar per layer; the E models' per-layer inputs and E2B's wider FFN in the sharing layers;
-// the 26B-A4B's dense MLP (config.json's intermediate_size, its shared expert here) beside 128
-// experts with a fused gate+up, the router's scale and a scale per expert.
+// ones), k, k norm and v in every layer, the KV-sharing ones too, whose cache they never fill
+// (gemma4.cpp at 0ad4a86 loads them where the file has them, TENSOR_NOT_REQUIRED, and
+// Unsloth's E4B and E2B files do: their 720 and 601 tensors, validation/llama-logs/metal-001
+// and -004, are these layouts to the tensor), no v where the keys double as values (k_eq_v),
+// one rope_freqs for the full layers' proportional RoPE, a scalar per layer; the E models'
+// per-layer inputs and E2B's wider FFN in the sharing layers; the 26B-A4B's dense MLP
+// (config.json's intermediate_size, its shared expert here) beside 128 experts with a fused
+// gate+up, the router's scale and a scale per expert.
 void build_gemma4(Builder& b, const Model& m) {
     const auto& a = m.arch;
     const std::uint64_t h = a.hidden_size;
@@ -92,11 +95,9 @@ void build_gemma4(Builder& b, const Model& m) {
         b.blk(il, "attn_norm.weight", {h});
         b.blk(il, "attn_q.weight", {h, q_dim});
         b.blk(il, "attn_q_norm.weight", {d.k_dim});
-        if (has_kv) {
-            b.blk(il, "attn_k.weight", {h, checked::mul(d.kv_heads, d.k_dim)});
-            b.blk(il, "attn_k_norm.weight", {d.k_dim});
-            if (!g.k_eq_v) b.blk(il, "attn_v.weight", {h, checked::mul(d.kv_heads, d.v_dim)});
-        }
+        b.blk(il, "attn_k.weight", {h, checked::mul(d.kv_heads, d.k_dim)});
+        b.blk(il, "attn_k_norm.weight", {d.k_dim});
+        if (!g.k_eq_v) b.blk(il, "attn_v.weight", {h, checked::mul(d.kv_heads, d.v_dim)});
         b.blk(il, "attn_output.weight", {q_dim, h});
         b.blk(il, "post_attention_norm.weight", {h});
         b.blk(il, "layer_output_scale.weight", {1});

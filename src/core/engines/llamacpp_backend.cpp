@@ -89,6 +89,14 @@ Bytes cuda_pool_bytes(const Model& model, const LlamaCppOptions& options) {
     return model.is_moe() || recurrent || options.flash_attn == FlashAttn::off ? 96 * kMiB : 0;
 }
 
+bool maps_file_span(Backend backend) {
+    // A device whose caps.buffer_from_host_ptr is set takes a mapped file range as its weights'
+    // buffer (llama-model.cpp load_tensors at 0ad4a86): Metal's is (ggml-metal.cpp, the device
+    // props); CUDA, ROCm and SYCL have none, and Vulkan's props say false (ggml-vulkan.cpp). The
+    // CPU's own mapped buffer is the host's (CPU_Mapped), which the planner counts apart.
+    return backend == Backend::metal;
+}
+
 bool keeps_mask_copy(Backend backend) {
     // In builds before llama.cpp PR #23764 (LlamaCppOptions::f32_mask) CUDA and Vulkan keep a
     // device copy of the f32 KQ masks beside the f16 cast flash attention reads. Which backends

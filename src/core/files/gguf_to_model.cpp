@@ -468,6 +468,23 @@ std::optional<MoE> read_gguf_moe(const GgufArchKeys& keys, std::uint64_t n_layer
     return moe;
 }
 
+// Gemma 4 E2B's wider FFN in its KV-sharing layers (use_double_wide_mlp): feed_forward_length
+// is one width per layer, the sharing ones (the last shared_kv_layers) another. The model keeps
+// the others' width and that one (Architecture::shared_kv_intermediate_size), not the widest
+// for every layer.
+void read_gguf_shared_kv_ffn(const std::vector<std::uint64_t>& ffn, Architecture& a) {
+    const std::size_t own = ffn.size() - std::min<std::size_t>(a.shared_kv_layers, ffn.size());
+    if (own == 0 || own == ffn.size()) return;
+    const auto same = [&](std::size_t from, std::size_t to) {
+        return std::all_of(ffn.begin() + static_cast<std::ptrdiff_t>(from),
+                           ffn.begin() + static_cast<std::ptrdiff_t>(to),
+                           [&](std::uint64_t w) { return w == ffn[from]; });
+    };
+    if (ffn[own] == ffn[0] || !same(0, own) || !same(own, ffn.size())) return;
+    a.intermediate_size = ffn[0];
+    a.shared_kv_intermediate_size = ffn[own];
+}
+
 struct GgufVocab {
     std::uint64_t size = 0;
     bool has_output = false;  // an output.weight tensor: the output head is not tied
@@ -537,6 +554,10 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     a.layer_groups = group_gguf_layers(layers, rules, arch == "falcon-h1");
     a.pattern = layer_groups_text(a.layer_groups);
     a.shared_kv_layers = read_gguf_shared_kv_layers(keys, arch, n_layer);
+    // Gemma 4's per-layer input embeddings (src/models/gemma4.cpp at 0ad4a86 reads
+    // embedding_length_per_layer_input as n_embd_per_layer); 0 where the key is absent.
+    a.per_layer_input_size = keys.uint_or("embedding_length_per_layer_input", 0);
+    read_gguf_shared_kv_ffn(counts.ffn, a);
     a.moe = read_gguf_moe(keys, n_layer);
     // deepseek4's grouped output, hyper-connections and hash-routed layers
     a.output_groups = keys.uint_or("attention.output_group_count", 0);

@@ -118,6 +118,7 @@ const char* unread_memory_line(const std::string& line) {
 // "offloaded N/M layers", expert overrides. False when the line is none of them.
 bool read_llama_log_device_line(LlamaLog& log, std::string_view v) {
     namespace ll = log_lines;
+    constexpr std::string_view kMmap = "this can take a while... (mmap = ";
     const auto device = [&](const std::string& name) -> LlamaLogDevice& {
         for (auto& d : log.devices) {
             if (d.device == name) return d;
@@ -141,6 +142,8 @@ bool read_llama_log_device_line(LlamaLog& log, std::string_view v) {
         log.repeating_layers = to_uint(std::string(*repeating));
     } else if (ll::output_offloaded(v)) {
         log.output_layer_offloaded = true;
+    } else if (const auto at = v.find(kMmap); at != std::string_view::npos) {
+        log.mmap = v.substr(at + kMmap.size()).starts_with("true");
     } else if (const auto over = ll::expert_override(v)) {
         if (const auto layer = to_uint(std::string(over->key))) {
             log.expert_overrides[*layer] = std::string(over->value);

@@ -200,6 +200,20 @@ void add_host_rows(const LlamaLog& log, const LlamaLogContext& c, const Placemen
     }
 }
 
+// Gemma 4's per-layer table is an input-layer tensor the pinned build keeps in host memory
+// (llama-arch.cpp at 0ad4a86: LLM_TENSOR_PER_LAYER_TOKEN_EMBD is LLM_TENSOR_LAYER_INPUT), where
+// the published Metal logs of b8680 show token_embd alone (validation/llama-logs/metal-001,
+// -004): their builds held it elsewhere, so the host's row reads high by it there.
+void note_per_layer_table(const LlamaLog& log, const Model& model, const Placement& p,
+                          DeviceCheck& check) {
+    const auto host = on_host(log.model_buffers);
+    if (model.arch.per_layer_input_size == 0 || !host || *host >= p.ram.weights) return;
+    check.notes.push_back(
+        "the log's host buffers hold less than token_embd and per_layer_token_embd: its build "
+        "kept the per-layer table out of host memory, where the pinned build keeps it (an "
+        "input-layer tensor), so the host's weights read high");
+}
+
 }  // namespace
 
 LlamaCppOptions options_from_log(const LlamaLogContext& c, Backend backend) {
@@ -252,11 +266,14 @@ Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const Lla
             CANITRUN_TRY_ASSIGN(const ModelParts parts, llamacpp_parts(model, quant, lo));
             PlacementOptions options;
             options.gpu_mask_copy.assign(check.gpus.size(), keeps_mask_copy(lo.backend));
+            options.server.mapped = log.mmap.value_or(true);  // llama.cpp's default loads by mmap
+            options.gpu_maps_file.assign(check.gpus.size(), maps_file_span(lo.backend));
             const Hardware hardware = log_hardware(log, check.gpus, options, check.notes);
             set_offload(log, model, options, check);
             CANITRUN_TRY_ASSIGN(const Placement p, place(parts, hardware, options));
             add_gpu_rows(log, c, p, check);
             add_host_rows(log, c, p, parts.buffers.value_or(RuntimeBuffers{}), check);
+            note_per_layer_table(log, model, p, check);
             return std::optional<DeviceCheck>(std::move(check));
         },
         [&] { return fail(ErrorKind::bad_input, "the log's sizes overflow 64-bit byte counts"); });

@@ -142,6 +142,26 @@ Bytes host_compute(const RuntimeBuffers& b, const HostCopy& copy, bool op_offloa
     return c;
 }
 
+// The weights of the GPU that holds a tied output head: the layers it holds and token_embd's
+// duplicate. On a backend that maps the model file (PlacementOptions::gpu_maps_file, Metal with
+// mmap) its buffer is the file's whole byte range from that context's first tensor to its last:
+// llama-model.cpp's load_tensors (0ad4a86) asks ml.get_mapping_range for the range and hands it
+// to ggml_backend_dev_buffer_from_host_ptr as one buffer, and llama-model-loader.cpp's
+// get_mapping_range takes the smallest offset and the largest end of the context's tensors. The
+// duplicate is token_embd's own bytes, so the range reaches token_embd; in either order a file
+// comes in (convert_hf_to_gguf's: token_embd, per_layer_token_embd after it, the blocks; or
+// llama-quantize's: llama-quant.cpp walks weights_map, whose weight_name_comparer puts every
+// tensor outside the blocks first) every tensor lies between that and the last block: the host
+// inputs (Gemma 4's per-layer table) and any layers left in RAM too (llama.cpp issue #24510:
+// -ngl 2 maps the whole 30 GB file). Untied, what lies within depends on where the file put
+// token_embd (the published Metal logs show both), so only the tied case is counted.
+Bytes tied_head_weights(const ModelParts& parts, const Share& g, bool maps_file) {
+    const Bytes duplicate = parts.buffers->output_duplicate;
+    const Bytes held = checked::add(g.weights, duplicate);
+    if (!maps_file || duplicate == 0) return held;
+    return std::max(held, parts.weights());
+}
+
 // The llama.cpp rule's buffers: a compute buffer on every device that runs a layer, the
 // runtime's memory on every GPU it uses, the logits in RAM, and with tied embeddings the copy
 // of token_embd that an offloaded output layer needs (on the CPU the mapped file backs both).
@@ -165,7 +185,9 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
         if (d < options.gpu_pool.size() && options.gpu_pool[d]) {
             g.runtime = checked::add(g.runtime, b.cuda_pool);
         }
-        if (g.output && output_on_gpu) g.weights = checked::add(g.weights, b.output_duplicate);
+        const bool maps_file =
+            options.server.mapped && d < options.gpu_maps_file.size() && options.gpu_maps_file[d];
+        if (g.output && output_on_gpu) g.weights = tied_head_weights(parts, g, maps_file);
     }
     // Alone, the CPU backend's whole compute buffer.
     p.ram.compute = checked::add(
