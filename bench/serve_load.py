@@ -10,6 +10,19 @@ with CANITRUN_BUILD_BENCH) they are C++ threads on cpp-httplib, a few percent of
 without it, python3 threads, which on 2 cores take a good part of the CPU the server would use:
 the figures are then a floor.
 
+Each question's req/s and p99 are also given as ratios to the baseline's in the same run ("x
+base": req/s over the baseline's; "p99 / base": p99 over the baseline's), and the baseline
+always runs first: on a shared machine the other processes slow the baseline and the answers
+alike, so the ratios move far less than the raw figures do, and a loaded run's ratio times an
+idle machine's baseline says what that machine would answer. The last line says whether the
+uncached model answers ("API, new") met issue #36's target, 2,000 a second with p99 under
+20 ms, in this run.
+
+To show the target on 2 cores (bench/RESULTS.md): an idle machine with at least 2 cores,
+nothing else running, the server, the clients and the CLI pinned to the same 2 with
+`taskset -c 0,1 bench/serve_load.py build/canitrun --client build/bench/serve_client
+--only "API, new"` (a 2-core machine needs no taskset).
+
 Usage: bench/serve_load.py build/canitrun [--client build/bench/serve_client] [--requests 4000]
        [--seconds 20] [--clients 4] [--threads 4] [--only NAME]
 """
@@ -39,6 +52,8 @@ QUESTIONS = {
 }
 # Contexts the warm-up and the loads ask, apart: every "new" question is new to the server.
 WARM_FIRST, LOAD_FIRST = 4097, 8192
+# Issue #36's target for an uncached model answer ("API, new") on 2 cores.
+TARGET_PER_S, TARGET_P99_MS = 2000, 20.0
 
 
 def cpu_s(pid):
@@ -130,26 +145,40 @@ def main():
     server = Server(a.binary, "--quiet", "--threads", str(a.threads))
     try:
         print(f"clients: {'C++ (serve_client)' if a.client else 'python3'} x {a.clients}, "
-              f"server: {a.threads} workers, {os.cpu_count()} CPUs")
-        print(f"{'question':<12} {'requests':>8} {'req/s':>8} {'p50 ms':>7} {'p99 ms':>7} "
-              f"{'CPU ms/req':>10} {'CLI ms/process':>15} {'ratio':>6}")
+              f"server: {a.threads} workers, {len(os.sched_getaffinity(0))} CPUs")
+        print(f"{'question':<12} {'requests':>8} {'req/s':>8} {'x base':>7} {'p50 ms':>7} "
+              f"{'p99 ms':>7} {'p99 / base':>10} {'CPU ms/req':>10} {'CLI ms/process':>15} "
+              f"{'ratio':>6}")
+        base = None
+        results = {}
         for name, (pattern, args) in QUESTIONS.items():
-            if a.only and name not in a.only:
+            # The baseline runs whatever --only says: the other rows are given against it.
+            if a.only and name not in a.only and name != "baseline":
                 continue
             run_load(pattern, 50, 5, 1, WARM_FIRST)  # warm up
             cpu = cpu_s(server.proc.pid)
             r = run_load(pattern, a.requests, a.seconds, a.clients, LOAD_FIRST)
+            results[name] = r
+            base = base or r
             # The server's own CPU time per answer: what the load costs it, whatever else
             # (the clients, other processes) shares the cores.
             cpu_ms = 1000 * (cpu_s(server.proc.pid) - cpu) / max(r["count"], 1)
-            line = (f"{name:<12} {r['count']:>8} {r['per_s']:>8.0f} {r['p50_ms']:>7.2f} "
-                    f"{r['p99_ms']:>7.2f} {cpu_ms:>10.3f}")
+            line = (f"{name:<12} {r['count']:>8} {r['per_s']:>8.0f} "
+                    f"{r['per_s'] / base['per_s']:>7.3f} {r['p50_ms']:>7.2f} {r['p99_ms']:>7.2f} "
+                    f"{r['p99_ms'] / base['p99_ms']:>10.2f} {cpu_ms:>10.3f}")
             if args:
                 per_process = cli_ms(a.binary, args)
                 # How many CLI processes one second of the server is worth.
                 ratio = r["per_s"] * per_process / 1000
                 line += f" {per_process:>15.1f} {ratio:>5.1f}x"
             print(line, flush=True)
+        new = results.get("API, new")
+        if new:
+            met = new["per_s"] >= TARGET_PER_S and new["p99_ms"] < TARGET_P99_MS
+            print(f"target (API, new: {TARGET_PER_S:,} a second, p99 under {TARGET_P99_MS:.0f} ms): "
+                  f"{'met' if met else 'not met'} in this run ({new['per_s']:,.0f} a second, p99 "
+                  f"{new['p99_ms']:.2f} ms; {len(os.sched_getaffinity(0))} CPUs, load average "
+                  f"{os.getloadavg()[0]:.1f})")
     finally:
         server.stop()
 

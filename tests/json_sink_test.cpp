@@ -86,6 +86,27 @@ TEST_CASE("json sink: members by name, two spaces a level, escapes as nlohmann's
           "  \"b\": 1,\n  \"c\": {},\n  \"d\": []\n}");
 }
 
+TEST_CASE("json sink: names read back from the text and an escaped one sort together") {
+    // A plain name is read back where it was written (an inner object sorted meanwhile moves
+    // only its own text); a name to escape is kept apart, and sorts among them by its bytes.
+    JsonText w;
+    w.begin_object();
+    w.field("a", 1);
+    w.key("b");
+    w.begin_object();
+    w.field("y", 1);
+    w.field("x", 2);
+    w.end_object();
+    w.field("z", 3);
+    w.field("c", 4);
+    w.field("m\"k", 5);
+    w.end_object();
+    // By hand: a < b < c < m"k < z (0x61, 0x62, 0x63, 0x6d, 0x7a); inside b, x < y.
+    CHECK(*w.take() ==
+          "{\n  \"a\": 1,\n  \"b\": {\n    \"x\": 2,\n    \"y\": 1\n  },\n  \"c\": 4,\n"
+          "  \"m\\\"k\": 5,\n  \"z\": 3\n}");
+}
+
 TEST_CASE("json sink: a string that is not UTF-8 leaves the text to the tree, which refuses it") {
     for (const std::string bad : {"\xff", "\xc3", "\xc0\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80"}) {
         JsonText text;

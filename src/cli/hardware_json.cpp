@@ -75,6 +75,23 @@ void write_hardware(JsonSink& w, const Hardware& h) {
     w.end_object();
 }
 
+// A plan's kind and placement: members of the answer's object, and of its alternative's (the
+// object's members are printed in name order, whatever order they are written in).
+void write_plan(JsonSink& w, const Plan& plan) {
+    const Placement& p = plan.placement;
+    w.field("plan", plan_kind_name(plan.kind));
+    w.field("gpu_layers", p.gpu_layers);
+    w.field("cpu_moe_layers", p.cpu_moe_layers);
+    w.field("tensor_split", p.tensor_split);
+    w.key("gpus");
+    w.begin_array();
+    for (const auto& g : p.gpus) write_share(w, g);
+    w.end_array();
+    w.key("ram");
+    write_share(w, p.ram);
+    w.field("gpu_total_bytes", p.gpu_total());
+}
+
 void write_speculative(JsonSink& w, const SpeculativeSpeed& s) {
     w.begin_object();
     w.field("target_tokens_per_s", s.target_tokens_per_s);
@@ -124,18 +141,8 @@ void write_alternative(JsonSink& w, const HardwareAnswer& a, const Hardware& h,
     const PlacementAlternative& alt = *a.alternative;
     const Placement& p = alt.plan.placement;
     w.begin_object();
-    w.field("plan", plan_kind_name(alt.plan.kind));
-    w.field("gpu_layers", p.gpu_layers);
-    w.field("cpu_moe_layers", p.cpu_moe_layers);
-    w.field("tensor_split", p.tensor_split);
+    write_plan(w, alt.plan);
     w.field("flags", shell_join(placement_args(&h, &p)));
-    w.key("gpus");
-    w.begin_array();
-    for (const auto& g : p.gpus) write_share(w, g);
-    w.end_array();
-    w.key("ram");
-    write_share(w, p.ram);
-    w.field("gpu_total_bytes", p.gpu_total());
     // 0 in the core means no speed figure: null here, as the answer's own speed writes it.
     w.key("decode_tokens_per_s");
     if (alt.decode_tokens_per_s > 0) {
@@ -151,21 +158,10 @@ void write_alternative(JsonSink& w, const HardwareAnswer& a, const Hardware& h,
 
 void write_answer(JsonSink& w, const HardwareAnswer& a, const Hardware& hardware,
                   const LaunchTarget* target) {
-    const Placement& p = a.plan.placement;
     w.begin_object();
     w.field("quant", a.quant->id);
     w.field("context", a.settings.estimate.context);
-    w.field("plan", plan_kind_name(a.plan.kind));
-    w.field("gpu_layers", p.gpu_layers);
-    w.field("cpu_moe_layers", p.cpu_moe_layers);
-    w.field("tensor_split", p.tensor_split);
-    w.key("gpus");
-    w.begin_array();
-    for (const auto& g : p.gpus) write_share(w, g);
-    w.end_array();
-    w.key("ram");
-    write_share(w, p.ram);
-    w.field("gpu_total_bytes", p.gpu_total());
+    write_plan(w, a.plan);
     w.key("speed");
     write_speed_json(w, a, hardware);
     if (a.speculative) {

@@ -213,7 +213,7 @@ void JsonText::before_value() {
 
 void JsonText::begin_object() {
     before_value();
-    open_.push_back(Frame{true, true, members_.size(), 0});
+    open_.push_back(Frame{true, true, members_.size(), 0, keys_.size()});
     out_.put('{');
 }
 
@@ -233,15 +233,13 @@ void JsonText::end_object() {
     if (!f.in_order) put_in_order(f.first_member);
     new_line(open_.size());
     out_.put('}');
-    keys_.resize(members_[f.first_member].key_at);
+    keys_.resize(f.first_key);
     members_.resize(f.first_member);
 }
 
 void JsonText::put_in_order(std::size_t first) {
     const std::size_t count = members_.size() - first;
-    const auto name = [&](std::size_t m) {
-        return std::string_view(keys_).substr(members_[m].key_at, members_[m].key_size);
-    };
+    const auto name = [&](std::size_t m) { return name_of(members_[m]); };
     order_.resize(count);
     for (std::size_t i = 0; i < count; ++i) order_[i] = first + i;
     std::sort(order_.begin(), order_.end(),
@@ -286,13 +284,15 @@ void JsonText::key(std::string_view name) {
     if (comma) {
         Member& last = members_.back();
         last.end = out_.size();
-        if (std::string_view(keys_).substr(last.key_at, last.key_size) >= name) f.in_order = false;
+        // Once out of order, the object is sorted when it closes: no more names to compare.
+        if (f.in_order && name_of(last) >= name) f.in_order = false;
     }
     // The member's text starts after the comma.
-    members_.push_back(Member{keys_.size(), name.size(), out_.size() + (comma ? 1 : 0), 0});
-    keys_.append(name);
+    const std::size_t begin = out_.size() + (comma ? 1 : 0);
     const std::string_view line = line_of(comma, open_.size());
     if (!line.empty() && all_plain(name)) {
+        // The name where it is written, after the line and its quote.
+        members_.push_back(Member{out_.size() + line.size() + 1, name.size(), begin, 0, true});
         // The line, the name and its colon with one check of the room (most keys are these).
         char* p = out_.room(line.size() + name.size() + 4);
         std::memcpy(p, line.data(), line.size());
@@ -305,6 +305,8 @@ void JsonText::key(std::string_view name) {
         *p = ' ';
         return;
     }
+    members_.push_back(Member{keys_.size(), name.size(), begin, 0, false});
+    keys_.append(name);
     if (comma) out_.put(',');
     new_line(open_.size());
     out_.put('"');

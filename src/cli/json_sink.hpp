@@ -127,13 +127,22 @@ class JsonText final : public JsonSink {
         bool in_order = true;          // its members so far came in the order of their names
         std::size_t first_member = 0;  // its members in members_ (objects)
         std::size_t elements = 0;      // values written so far (arrays)
+        std::size_t first_key = 0;     // its escaped members' names in keys_ (objects)
     };
     struct Member {
-        std::size_t key_at = 0;  // the name in keys_
+        std::size_t key_at = 0;  // the name: in out_ (in_text), else in keys_
         std::size_t key_size = 0;
         std::size_t begin = 0;  // its text in out_: from the line break to the value's end
         std::size_t end = 0;
+        // A name written as it is stays where it was written: text before the member's value
+        // is not moved while the member's object is open (put_in_order moves an object's own
+        // members' text when it closes). Only a name that needed escaping is copied to keys_.
+        bool in_text = false;
     };
+    std::string_view name_of(const Member& m) const {
+        return m.in_text ? out_.view(m.key_at, m.key_size)
+                         : std::string_view(keys_).substr(m.key_at, m.key_size);
+    }
     // The text written so far: a string whose bytes past size() are room not yet written, so
     // that a piece goes in with one check of the room and a copy (the per-piece bookkeeping
     // of std::string::append was most of the document's time).

@@ -500,6 +500,12 @@ Result<std::string> llama_arch(const Model& m) {
     return own_name_or_unsupported(m);
 }
 
+bool same_layout_inputs(const Model& a, const Model& b) {
+    return a.id == b.id && a.family == b.family && a.context_native == b.context_native &&
+           a.context_extension == b.context_extension &&
+           a.run.gguf_quantized_before == b.run.gguf_quantized_before && a.arch == b.arch;
+}
+
 Result<TensorLayout> tensor_layout(const Model& m) {
     CANITRUN_TRY_ASSIGN(auto arch, llama_arch(m));
     // gpt-oss and DeepSeek 2 are built around their experts: a file of either without them

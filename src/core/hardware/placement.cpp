@@ -6,6 +6,20 @@
 namespace canitrun {
 namespace {
 
+// What a context checkpoint and the first GPU's buffer read of the layers as a whole, summed as
+// place() walks them (a walk of their own was 3 % of a served answer: place() runs some 300
+// times a page).
+struct LayerSums {
+    Bytes sliding_kv = 0;  // the sliding-window layers' KV cache
+    Bytes recurrent = 0;   // every layer's recurrent state (ModelParts::recurrent_state)
+};
+
+// One context checkpoint from the sums (checkpoint_bytes says the rule).
+Bytes checkpoint_of(const LayerSums& sums, const ServerTerms& server) {
+    return checked::add(sums.sliding_kv / std::max<std::uint64_t>(server.kv_streams, 1),
+                        sums.recurrent / std::max<std::uint64_t>(server.sequences, 1));
+}
+
 void add_overhead(Share& s, std::uint64_t percent) {
     s.overhead = checked::mul_div_floor(checked::add(s.weights, s.kv_cache), percent, 100);
 }
@@ -104,20 +118,18 @@ struct GpuMasks {
 // Beside an expert copy the masks live as the layers read them, and the graph is the
 // whole-graph rule the H200 runs (80fb11a, no f32 copy) were measured against. Beside recurrent
 // layers the sum keeps the f32 masks' size it was fitted with (reads -14 % to +57 %).
-// Whether the layers are recurrent is asked only beside an expert copy: the sum is a walk over
-// the layers, and place() runs some 300 times a page.
+// `recurrent` is every layer's recurrent state (place() sums it as it places the layers).
 Bytes first_gpu_compute(const ModelParts& parts, const HostCopy& copy, const GpuMasks& masks,
-                        bool holds_output) {
+                        bool holds_output, Bytes recurrent) {
     const RuntimeBuffers& b = *parts.buffers;
     Bytes c = gpu_graph(b, holds_output, masks.copy, copy.layer);
     if (copy.head) c = std::max(c, checked::add(b.output_head, b.logits_batch));
     if (copy.expert == 0) return c;
     c = checked::add(checked::add(b.compute, copy.layer), masks.copy);
     const Bytes with_expert =
-        parts.recurrent_state() > 0
-            ? checked::add(checked::add(b.compute, copy.layer),
-                           checked::add(masks.f32, copy.expert))
-            : checked::add(checked::add(copy.expert, b.expert_batch), masks.device);
+        recurrent > 0 ? checked::add(checked::add(b.compute, copy.layer),
+                                     checked::add(masks.f32, copy.expert))
+                      : checked::add(checked::add(copy.expert, b.expert_batch), masks.device);
     return std::max(c, with_expert);
 }
 
@@ -167,7 +179,7 @@ Bytes tied_head_weights(const ModelParts& parts, const Share& g, bool maps_file)
 // of token_embd that an offloaded output layer needs (on the CPU the mapped file backs both).
 // `host` is what stays in host memory; the first GPU copies it in only with op offload.
 void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& options,
-                 bool output_on_gpu, const HostCopy& host) {
+                 bool output_on_gpu, const HostCopy& host, const LayerSums& sums) {
     const RuntimeBuffers& b = *parts.buffers;
     const HostCopy copy = options.op_offload ? host : HostCopy{};
     for (std::size_t d = 0; d < p.gpus.size(); ++d) {
@@ -179,7 +191,7 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
         const GpuMasks masks{mask && b.f32_mask_copy ? b.mask_copy : 0, mask ? b.device_mask : 0,
                              mask ? b.mask_copy : 0};
         const bool holds_output = g.output && output_on_gpu;
-        g.compute = d == 0 ? first_gpu_compute(parts, copy, masks, holds_output)
+        g.compute = d == 0 ? first_gpu_compute(parts, copy, masks, holds_output, sums.recurrent)
                            : gpu_graph(b, holds_output, masks.copy, 0);
         if (d < options.gpu_runtime.size()) g.runtime = options.gpu_runtime[d];
         if (d < options.gpu_pool.size() && options.gpu_pool[d]) {
@@ -241,10 +253,11 @@ Bytes load_staging(const ModelParts& parts, const Placement& p, const ServerTerm
 }
 
 // The server's terms on their devices (plan/server_terms.hpp says each rule).
-void add_server_terms(Placement& p, const ModelParts& parts, const ServerTerms& server) {
+void add_server_terms(Placement& p, const ModelParts& parts, const ServerTerms& server,
+                      const LayerSums& sums) {
     add_term(p.ram, "prompt_cache", 0, server.prompt_cache);
     add_term(p.ram, "ctx_checkpoints", 0,
-             checked::mul(server.checkpoints, checkpoint_bytes(parts, server)));
+             checked::mul(server.checkpoints, checkpoint_of(sums, server)));
     // Read without mmap, a repacked tensor is read into its CPU_REPACK buffer alone: no copy.
     if (p.gpus.empty() && server.mapped) {
         add_term(p.ram, "cpu_repack", server.cpu_repack, server.cpu_repack);
@@ -321,7 +334,10 @@ HostCopy host_weight_copy(const ModelParts& parts, const Placement& p,
                           std::uint64_t first_gpu_unit) {
     HostCopy copy;
     if (p.gpus.empty()) return copy;
-    for (std::uint64_t i = 0; i < parts.layers.size(); ++i) {
+    // Past both the host's layers and the experts in RAM, no layer adds to either.
+    const std::uint64_t end =
+        std::min<std::uint64_t>(parts.layers.size(), std::max(first_gpu_unit, p.cpu_moe_layers));
+    for (std::uint64_t i = 0; i < end; ++i) {
         const LayerPart& layer = parts.layers[i];
         if (i < first_gpu_unit) {
             copy.layer = std::max(copy.layer, layer.largest_tensor);
@@ -340,8 +356,13 @@ Bytes active_routed_of(const LayerPart& layer) {
 }
 
 // A layer on GPU share `s` whose routed experts stay in RAM (--n-cpu-moe).
-void add_split_layer(Placement& p, const LayerPart& layer, Share& s, Share& cache) {
+void add_split_layer(Placement& p, const LayerPart& layer, Share& s, Share& cache,
+                     LayerSums& sums) {
     ++s.layers;
+    if (layer.kind == LayerKind::sliding) {
+        sums.sliding_kv = checked::add(sums.sliding_kv, layer.kv_cache);
+    }
+    sums.recurrent = checked::add(sums.recurrent, layer.recurrent_state);
     cache.kv_cache = checked::add(cache.kv_cache, layer.kv_cache);
     cache.recurrent_state = checked::add(cache.recurrent_state, layer.recurrent_state);
     const Bytes active_routed = active_routed_of(layer);
@@ -357,16 +378,17 @@ void add_split_layer(Placement& p, const LayerPart& layer, Share& s, Share& cach
 }
 
 // Layers [from, to) whole on share `s`, their cache on `cache`: summed in locals and added to
-// the shares once (place() runs some 300 times a page, and adding layer by layer through the
-// shares was most of it). The terms are not negative, so a sum overflows exactly when the
-// layer-by-layer adds it stands for would.
+// the shares (and the sums) once (place() runs some 300 times a page, and adding layer by layer
+// through the shares was most of it). The terms are not negative, so a sum overflows exactly when
+// the layer-by-layer adds it stands for would.
 void add_whole_layers(const ModelParts& parts, std::uint64_t from, std::uint64_t to, Share& s,
-                      Share& cache) {
-    Bytes kv = 0, recurrent = 0, weights = 0, active = 0, experts = 0;
+                      Share& cache, LayerSums& sums) {
+    Bytes kv = 0, recurrent = 0, weights = 0, active = 0, experts = 0, sliding = 0;
     std::uint64_t moe_layers = 0;
     for (std::uint64_t i = from; i < to; ++i) {
         const LayerPart& layer = parts.layers[i];
         kv = checked::add(kv, layer.kv_cache);
+        if (layer.kind == LayerKind::sliding) sliding = checked::add(sliding, layer.kv_cache);
         recurrent = checked::add(recurrent, layer.recurrent_state);
         weights = checked::add(weights, layer.weights);
         active = checked::add(active, layer.active_weights);
@@ -374,6 +396,8 @@ void add_whole_layers(const ModelParts& parts, std::uint64_t from, std::uint64_t
         if (layer.routed_experts > 0) ++moe_layers;
     }
     s.layers += to - from;
+    sums.sliding_kv = checked::add(sums.sliding_kv, sliding);
+    sums.recurrent = checked::add(sums.recurrent, recurrent);
     cache.kv_cache = checked::add(cache.kv_cache, kv);
     cache.recurrent_state = checked::add(cache.recurrent_state, recurrent);
     s.weights = checked::add(s.weights, weights);
@@ -430,14 +454,13 @@ Result<std::optional<Placement>> uneven_split(const ModelParts& parts, const Har
 // one sequence. The few bytes of cell metadata per cell (position, sequence count) are left
 // out. 0 for a model with neither: llama-server makes no checkpoints for it.
 Bytes checkpoint_bytes(const ModelParts& parts, const ServerTerms& server) {
-    Bytes sliding = 0;
-    Bytes recurrent = 0;
+    LayerSums sums;
     for (const auto& l : parts.layers) {
-        if (l.kind == LayerKind::sliding) sliding = checked::add(sliding, l.kv_cache);
-        recurrent = checked::add(recurrent, l.recurrent_state);
+        if (l.kind == LayerKind::sliding)
+            sums.sliding_kv = checked::add(sums.sliding_kv, l.kv_cache);
+        sums.recurrent = checked::add(sums.recurrent, l.recurrent_state);
     }
-    return checked::add(sliding / std::max<std::uint64_t>(server.kv_streams, 1),
-                        recurrent / std::max<std::uint64_t>(server.sequences, 1));
+    return checkpoint_of(sums, server);
 }
 
 Bytes Share::total() const {
@@ -505,6 +528,7 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
             p.ram.capacity = hardware.ram;
             CANITRUN_TRY_ASSIGN(const auto cumulative, set_up_gpus(p, hardware, options));
             const std::uint64_t first_gpu_unit = n + 1 - p.gpu_layers;
+            LayerSums sums;
             const auto share_of = [&](std::uint64_t unit) -> Share& {
                 if (unit < first_gpu_unit) return p.ram;
                 return p.gpus[device_of(unit - first_gpu_unit, p.gpu_layers, cumulative)];
@@ -516,15 +540,22 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                 // cache on the CPU when offload is off (cparams.offload_kqv).
                 Share& cache = options.server.kv_in_ram ? p.ram : s;
                 if (i < p.cpu_moe_layers && &s != &p.ram) {
-                    add_split_layer(p, parts.layers[i], s, cache);
+                    add_split_layer(p, parts.layers[i], s, cache, sums);
                     ++i;
                     continue;
                 }
                 // The layers after it on the same share: none is split, as a split layer is
-                // on a GPU and before every whole one there.
+                // on a GPU and before every whole one there. The host's run ends where the
+                // GPUs' units start, and one GPU takes every unit after that.
                 std::uint64_t end = i + 1;
-                while (end < n && &share_of(end) == &s) ++end;
-                add_whole_layers(parts, i, end, s, cache);
+                if (i < first_gpu_unit) {
+                    end = std::min(first_gpu_unit, n);
+                } else if (cumulative.size() == 1) {
+                    end = n;
+                } else {
+                    while (end < n && &share_of(end) == &s) ++end;
+                }
+                add_whole_layers(parts, i, end, s, cache, sums);
                 i = end;
             }
             Share& head = share_of(n);
@@ -540,10 +571,10 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
             if (parts.buffers) {
                 HostCopy copy = host_weight_copy(parts, p, first_gpu_unit);
                 copy.head = &head == &p.ram && !p.gpus.empty();
-                add_buffers(p, parts, options, &head != &p.ram, copy);
+                add_buffers(p, parts, options, &head != &p.ram, copy, sums);
                 // the CPU backend reads the mapped file, unless --load-mode reads it in
                 p.ram.mapped = options.server.mapped ? p.ram.weights : 0;
-                add_server_terms(p, parts, options.server);
+                add_server_terms(p, parts, options.server, sums);
             }
 
             for (auto& g : p.gpus) add_overhead(g, parts.overhead_percent);
