@@ -186,3 +186,55 @@ TEST_CASE("server terms: --load-mode without a GPU and on Metal") {
         CHECK(term(metal.ram, "load_staging").load == 430'940'160ULL);
     }
 }
+
+// The draft reads its weights as the main model does: common_base_params_to_speculative copies
+// the main's common_params, load_mode with them (server_terms.hpp). Llama 3.1 8B at Q4_K_M with
+// Llama 3.2 1B (Q4_K_M) drafting on an RTX 4090 at 8,192 tokens. Placed alone, the draft stages
+// its GPU tensors through 4 pinned buffers of 1 MiB = 4,194,304 B under none, of 64 MiB + 2 x
+// 4,096 B = 268,468,224 B under dio; its host tensor, token_embd (tied: Q6_K, 215,470,080 B,
+// 52,605 blocks, read through 52,606 blocks = 215,474,176 B), is the smaller. In the plan it
+// loads after the main model, whose staging (295,505,920 B under dio, the test above) is freed
+// by then: RAM's load_staging stays the main's 295,505,920 B, not the sum 563,974,144 B, and
+// the draft's own row is what it is under mmap.
+TEST_CASE("server terms: --load-mode reads the draft as it reads the main model") {
+    const ResidentModel draft{&test::model("llama-3.2-1b"), &test::quant("Q4_K_M"), nullptr};
+    const Hardware h = test::hardware_of({"rtx-4090"});
+    PlanSettings s = at_context(8192);
+    s.server.load_mode = LoadMode::none;
+    const Placement none = companion_placement(draft, h, draft_settings(s), false).value();
+    CHECK(term(none.ram, "load_staging").load == 4'194'304ULL);
+    CHECK(none.ram.mapped == 0);
+    s.server.load_mode = LoadMode::direct_io;
+    const Placement dio = companion_placement(draft, h, draft_settings(s), false).value();
+    CHECK(term(dio.ram, "load_staging").load == 268'468'224ULL);
+
+    s.server.draft = draft;
+    const Placement both = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(term(both.ram, "load_staging").load == 295'505'920ULL);
+    s.server.load_mode = LoadMode::automatic;
+    const Placement mapped = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(term(mapped.ram, "load_staging").load == 0);
+    const std::string name = "draft:llama-3.2-1b";
+    CHECK(term(both.ram, name).load == term(mapped.ram, name).load);
+}
+
+// An --also model is a process of its own (a router's child, with the router's --load-mode):
+// Qwen3-Embedding-0.6B (Q8_0) beside Llama 3.1 8B on an RTX 4090 at 8,192 tokens. Under none
+// it stages its GPU tensors through its own 4 x 1 MiB = 4,194,304 B; under dio 4 x (64 MiB +
+// 8 KiB) = 268,468,224 B, its host token_embd (tied, Q8_0: 151,669 x 1,024 x 34 / 32 =
+// 165,015,872 B) the smaller. Children may load at once: its staging is in its own RAM row,
+// beside the main model's load_staging (4,194,304 B under none).
+TEST_CASE("server terms: --load-mode reads an --also model in its own process") {
+    const ResidentModel embed{&test::model("qwen3-embedding-0.6b"), &test::quant("Q8_0"), nullptr};
+    PlanSettings s = at_context(8192);
+    s.server.also.push_back(embed);
+    const std::string name = "also:qwen3-embedding-0.6b";
+    const Bytes mapped = term(plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, s).ram, name).load;
+    s.server.load_mode = LoadMode::none;
+    const Placement none = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(term(none.ram, name).load - mapped == 4'194'304ULL);
+    CHECK(term(none.ram, "load_staging").load == 4'194'304ULL);
+    s.server.load_mode = LoadMode::direct_io;
+    const Placement dio = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, s);
+    CHECK(term(dio.ram, name).load - mapped == 268'468'224ULL);
+}

@@ -237,3 +237,46 @@ TEST_CASE("cli: --no-op-offload is on the printed line and moves the prompt to t
     CHECK(has(text.out, "reading the prompt is not estimated: with --no-op-offload"));
     CHECK_FALSE(has(run_cli(base).out, "--no-op-offload"));
 }
+
+// With --also the llama.cpp way is llama-server's router (launch_command.hpp): a section per
+// model in one preset file, the router's own line carrying none of a model's arguments (it lays
+// them over every child) and --models-max at the models planned (3 here, past the default 4 it
+// would unload one). Qwen3 8B with --users 4 of 8,192 tokens runs -c 32,768 --parallel 4 as its
+// own line does; Qwen3-Embedding-0.6B one sequence of 8,192 (Ollama's rule the plan holds it
+// by); Qwen3 8B again (its section renamed, as two of one name are refused) 4 x 8,192; both
+// --also children without the prompt cache and checkpoints the plan does not count for them.
+TEST_CASE("cli: --also prints llama-server's router with a preset per model") {
+    const auto o =
+        run_cli({"qwen3-8b", "--gpu", "RTX 4090", "--ctx", "8192", "--users", "4", "--also",
+                 "qwen3-embedding-0.6b:Q8_0", "--also", "qwen3-8b:Q4_K_M", "--json"});
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out);
+    nlohmann::json router;
+    for (const auto& c : doc["run_commands"]) {
+        if (c["engine"] == "llama.cpp router") router = c;
+    }
+    REQUIRE(router.is_object());
+    CHECK(router["command"] == "llama-server --models-preset canitrun-models.ini --models-max 3");
+    CHECK(router["file_name"] == "canitrun-models.ini");
+    const std::string main_section =
+        "[qwen3-8b]\nhf = unsloth/Qwen3-8B-GGUF:Q4_K_M\nc = 32768\nngl = 99\nparallel = 4\n"
+        "load-on-startup = true\n";
+    const std::string embed_section =
+        "[qwen3-embedding-0.6b]\nhf = Qwen/Qwen3-Embedding-0.6B-GGUF:Q8_0\nc = 8192\nngl = 99\n"
+        "cache-ram = 0\nctx-checkpoints = 0\nload-on-startup = true\n";
+    const std::string chat_section =
+        "[qwen3-8b-2]\nhf = unsloth/Qwen3-8B-GGUF:Q4_K_M\nc = 32768\nngl = 99\nparallel = 4\n"
+        "cache-ram = 0\nctx-checkpoints = 0\nload-on-startup = true\n";
+    CHECK(router["file_text"] ==
+          "version = 1\n\n" + main_section + "\n" + embed_section + "\n" + chat_section);
+    const auto text = run_cli({"qwen3-8b", "--gpu", "RTX 4090", "--also", "bge-m3:FP16"});
+    // Written by one printf of quoted lines, so that copied from the indented page each line
+    // lands in the first column, as llama.cpp's INI grammar wants.
+    CHECK(has(text.out,
+              "    printf '%s\\n' \\\n      'version = 1' \\\n      '' \\\n"
+              "      '[qwen3-8b]' \\\n"));
+    CHECK(has(text.out,
+              "'load-on-startup = true' \\\n      > canitrun-models.ini\n"
+              "    ./llama-server --models-preset canitrun-models.ini --models-max 2\n"));
+}

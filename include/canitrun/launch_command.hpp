@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "canitrun/hardware.hpp"
@@ -36,6 +37,34 @@ std::vector<std::string> placement_args(const Hardware* hardware, const Placemen
 std::vector<std::string> llama_server_args(const LaunchTarget& target, const PlanSettings& settings,
                                            const Hardware* hardware = nullptr,
                                            const Placement* placement = nullptr);
+
+// llama-server's router mode, the llama.cpp way to hold the plan's --also models beside it
+// (tools/server at 0ad4a86). `llama-server` given no model is a router: it "never loads a model
+// and must not touch the GPU" (server.cpp: no device enumeration, no CUDA context) and runs each
+// model as a child llama-server, a process of its own with its own CUDA context and buffers (as
+// server_terms plans an --also model). A child's arguments are its preset section's with the
+// router's own command line laid over them (server-models.cpp load_models:
+// preset.merge(base_preset)), so the router's line carries nothing of a model's, each section
+// all of its model's: the main model's line, and each --also model's as planned
+// (companion_settings of ollama_model_settings: its context and sequences, every layer on the
+// GPUs, no prompt cache or checkpoints of its own). --models-max caps the children loaded at once
+// (common/common.h default 4; past it the least recently used is unloaded, and more
+// load-on-startup sections than it are refused), so the line sets it to the models planned;
+// load-on-startup (a preset-only key) loads each at start, as the plan holds them.
+inline constexpr const char* kRouterPresetFile = "canitrun-models.ini";
+struct RouterModel {
+    std::string name;  // the preset's section, the model's id (requests name it)
+    // Its preset: each llama-server argument as `key = value`, the flag without its dashes
+    // (common/preset.cpp takes any of a flag's spellings); a flag without a value is "true".
+    std::vector<std::pair<std::string, std::string>> options;
+};
+struct RouterLaunch {
+    std::vector<RouterModel> models;  // the main model first, then --also's in order
+    std::vector<std::string> args;    // the router's arguments
+};
+RouterLaunch llama_router_launch(const LaunchTarget& target, const PlanSettings& settings,
+                                 const Hardware* hardware = nullptr,
+                                 const Placement* placement = nullptr);
 
 // Whether llama.cpp runs the plan's context per sequence as the model was made to: within the
 // native window, or past it by YaRN (the line's --rope-scaling yarn). Another extension (Qwen's

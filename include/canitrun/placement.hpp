@@ -77,6 +77,9 @@ struct ServerTerms {
     Bytes upload_buffers = 0;
     bool upload_by_tensor = false;
     Bytes direct_block = 0;
+    // The draft model's own staging (it loads after the main model, in the same process): RAM's
+    // load_staging is the larger of the two, and the draft's companion holds none.
+    Bytes draft_staging = 0;
     friend auto operator<=>(const ServerTerms&, const ServerTerms&) = default;
 };
 

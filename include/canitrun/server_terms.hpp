@@ -26,14 +26,25 @@
 //   context and sequences (server-context.cpp's draft context of n_ctx_seq cells per slot, as
 //   remembered from late-2025 builds, not re-read; one compute buffer counted, not one per
 //   slot) in the same process (no second CUDA context). KV types f16 (-ctkd / -ctvd). A local
-//   GGUF file (--draft FILE, -md FILE) by its own tensors, as a file argument is planned.
+//   GGUF file (--draft FILE, -md FILE) by its own tensors, as a file argument is planned. Read
+//   under the main line's --load-mode: common_base_params_to_speculative (common/speculative.cpp
+//   at 0ad4a86) copies the main model's common_params whole and changes only the model, the
+//   devices, -ngld, -otd, the threads and the cache types, and common_model_params_to_llama
+//   passes its load_mode on. It loads after the main model (server-context.cpp load_model:
+//   common_init_from_params, then common_speculative_init_from_params), so its load_staging
+//   comes after the main model's is freed: RAM's load_staging term is the larger of the two.
 // - also:<model> (GPUs and RAM, at load): another model resident at once (llama-server's
 //   router keeps each in a child process: its own runtime memory on each GPU it uses), with
 //   the sequences and context Ollama gives it under the printed line's OLLAMA_NUM_PARALLEL
 //   (launch_command.hpp's ollama_model_settings: --users' sequences, each of the main model's
 //   context per sequence capped at its window; one for an encoder and for the architectures
 //   Ollama serves one at a time), with its vision projector where its line would load one
-//   (loads_projector, the main model's rule). Its own prompt cache is not counted.
+//   (loads_projector, the main model's rule). Its own prompt cache and checkpoints are not
+//   counted: the printed router's preset turns them off for it (launch_command.hpp,
+//   llama_router_launch: cache-ram = 0, ctx-checkpoints = 0). Read under
+//   the main line's --load-mode (a router's child runs with the router's own arguments laid
+//   over its preset: server-models.cpp load_models, preset.merge(base_preset)), its load_staging
+//   in its RAM figure: children may load at once, so the stagings add up.
 // - mtp (the device of the output head, at load): with --mtp, the model's multi-token-
 //   prediction layers (llamacpp_mtp_weight_bytes) and one full-attention layer's KV cache each
 //   at the context, as current llama.cpp drafts with them (--spec-type draft-mtp, a draft
@@ -92,7 +103,11 @@
 //   is the term. It is freed before the context's KV cache and compute buffers are made; counted
 //   at load and in the verdict, it bounds the process's peak from above. Without mmap there is
 //   no CPU_REPACK copy: a repacked tensor is read into its CPU_REPACK buffer alone. Not checked
-//   against a log (no recorded log runs without mmap).
+//   against a log: no recorded log runs without mmap, and llama.cpp logs neither the upload
+//   buffers nor the aligned copies. Searched (2026-12-05, the issues and pages corpora):
+//   "load_all_data pinned", "cudaMallocHost" at load, "--no-mmap" RAM use and "direct io"
+//   loading; found load times (ggml-org/llama.cpp PRs #14396, #18012, #18166) and pinned
+//   weight buffers (PR #28223: -ot to CUDA_Host; ik_llama.cpp PR #1517), no figure of staging.
 
 #include <cstdint>
 #include <memory>
@@ -192,6 +207,13 @@ Result<ServerGrowth> server_growth(const Model& model, const Quant& quant,
 // The draft model's settings: the main model's context and sequences (one draft context per
 // slot of n_ctx_seq cells is the same cells), f16 KV, nothing of the server's own.
 PlanSettings draft_settings(const PlanSettings& main);
+
+// The settings a companion model is planned and launched by: `settings`' context, sequences
+// and cache types (draft_settings' or ollama_model_settings'), its own weights (a file's
+// tensors), and of the server's only what the main line sets for every model it starts: the KV
+// cache's and the products' offload, --load-mode and the projector's flags; no prompt cache,
+// checkpoints, draft, MTP or --also of its own, and no margin.
+PlanSettings companion_settings(const ResidentModel& model, const PlanSettings& settings);
 
 // A companion model placed on its own: planned by the same rule with `settings`, every layer on
 // the GPUs (all in RAM without one), no margin; `own_process`: with the runtime's own memory on

@@ -250,7 +250,10 @@ with \-md FILE.)",
              R"(Another model resident at once (an embedding model, a reranker); repeatable. Planned by the same
 rule in a process of its own, at the main model's context per sequence capped at its window,
 with the sequences Ollama gives it under the printed OLLAMA_NUM_PARALLEL (\-\-users; one for an
-embedding encoder and for the architectures Ollama serves one at a time).)",
+embedding encoder and for the architectures Ollama serves one at a time). The page adds
+llama\-server's router: a preset file with a section per model, each as planned, and the line
+that starts them all at once
+.RB ( "\-\-models\-preset" ", " "\-\-models\-max" ).)",
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.also; },
          .non_empty = true,

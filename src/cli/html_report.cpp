@@ -323,8 +323,8 @@ void write_run_html(std::ostream& out, const ModelReport& r) {
         if (c.engine == "llama.cpp") continue;
         out << "<h3>" << esc(c.heading) << "</h3>\n";
         if (!c.command.empty()) {
-            out << "<pre>" << esc(c.command + (c.then.empty() ? "" : "   # then: " + c.then))
-                << "</pre>\n";
+            out << "<pre>" << esc(preset_command(c, "")) << (c.file_name.empty() ? "" : "./")
+                << esc(c.command + (c.then.empty() ? "" : "   # then: " + c.then)) << "</pre>\n";
         }
         if (!c.note.empty()) out << "<p>" << esc(c.note) << "</p>\n";
         if (c.engine == "LM Studio") out << "<p>" << esc(lmstudio_advice(r)) << "</p>\n";

@@ -54,6 +54,10 @@ void write_run_commands(JsonSink& w, const ModelReport& r) {
         if (!c.command.empty()) w.field("command", c.command);
         if (!c.then.empty()) w.field("then", c.then);
         if (!c.note.empty()) w.field("note", c.note);
+        if (!c.file_name.empty()) {
+            w.field("file_name", c.file_name);
+            w.field("file_text", c.file_text);
+        }
         w.end_object();
     }
     w.end_array();

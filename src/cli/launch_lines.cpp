@@ -54,7 +54,7 @@ std::vector<std::string> llama_server_lines(const ModelReport& r, const Sampling
 }
 
 RunCommand llama_server(const ModelReport& r, std::string heading, const Sampling* s) {
-    RunCommand c{"llama.cpp", std::move(heading), "llama-server", "", "", {}};
+    RunCommand c{"llama.cpp", std::move(heading), "llama-server", "", "", {}, {}, {}};
     c.lines = llama_server_lines(r, s);
     for (const std::string& line : c.lines) {
         if (!line.empty()) c.command += " " + line;
@@ -62,7 +62,52 @@ RunCommand llama_server(const ModelReport& r, std::string heading, const Samplin
     return c;
 }
 
+// With --also, llama-server's router: every model planned, each in a process of its own, from
+// one preset file (launch_command.hpp, llama_router_launch).
+RunCommand llama_router(const ModelReport& r) {
+    const LaunchTarget target{r.model, r.quant, {}};
+    const bool planned = r.hardware && r.hardware->selected.plan.kind != PlanKind::none;
+    const RouterLaunch launch =
+        llama_router_launch(target, r.settings, planned ? &r.hardware->hardware : nullptr,
+                            planned ? &r.hardware->selected.plan.placement : nullptr);
+    std::vector<std::string> args = {"llama-server"};
+    args.insert(args.end(), launch.args.begin(), launch.args.end());
+    RunCommand c{"llama.cpp router",
+                 "llama.cpp router (every model planned, at once, each in a llama-server "
+                 "process of its own)",
+                 shell_join(args),
+                 "",
+                 "The router itself holds no GPU memory; a request names its model (\"model\": "
+                 "\"" +
+                     launch.models.front().name + "\").",
+                 {},
+                 {},
+                 {}};
+    c.file_name = kRouterPresetFile;
+    c.file_text = "version = 1\n";
+    for (const RouterModel& m : launch.models) {
+        c.file_text += "\n[" + m.name + "]\n";
+        for (const auto& [key, value] : m.options) c.file_text += key + " = " + value + "\n";
+    }
+    return c;
+}
+
 }  // namespace
+
+std::string preset_command(const RunCommand& c, const std::string& indent) {
+    if (c.file_name.empty()) return "";
+    // One printf of the file's lines, each a quoted word: copied from an indented page it writes
+    // every line from the first column, as llama.cpp's INI grammar wants (common/preset.cpp
+    // parse_ini_from_file: no space before a key or a section), which a here-document would not.
+    std::string out = indent + "printf '%s\\n' \\\n";
+    std::size_t start = 0;
+    while (start < c.file_text.size()) {
+        const std::size_t end = c.file_text.find('\n', start);
+        out += indent + "  " + shell_word(c.file_text.substr(start, end - start)) + " \\\n";
+        start = end == std::string::npos ? c.file_text.size() : end + 1;
+    }
+    return out + indent + "  > " + shell_word(c.file_name) + "\n";
+}
 
 std::string llama_server_block(const RunCommand& c, const std::string& indent) {
     std::string out =
@@ -90,6 +135,7 @@ std::vector<RunCommand> run_commands(const ModelReport& r) {
                     ")",
                 &s));
         }
+        if (!r.settings.server.also.empty()) out.push_back(llama_router(r));
     }
     if (!model.run.ollama.empty()) {
         std::string env;
@@ -119,6 +165,8 @@ std::vector<RunCommand> run_commands(const ModelReport& r) {
                        env + "ollama serve",
                        "ollama run " + shell_word(model.run.ollama),
                        note,
+                       {},
+                       {},
                        {}});
     }
     if (!model.run.lmstudio_search.empty()) {
@@ -129,6 +177,8 @@ std::vector<RunCommand> run_commands(const ModelReport& r) {
                        "Search for '" + model.run.lmstudio_search + "' and take the " + quant.id +
                            " build; set its context length to " +
                            std::to_string(r.settings.estimate.context) + ".",
+                       {},
+                       {},
                        {}});
     }
     return out;
@@ -180,7 +230,12 @@ void write_run_commands(std::ostream& out, const ModelReport& r) {
     if (!format_note.empty())
         out << (quant.format == "gguf" ? "\n  " : "  ") << format_note << "\n";
     for (const RunCommand& c : commands) {
-        if (c.engine == "Ollama") {
+        if (c.engine == "llama.cpp router") {
+            out << "\n"
+                << subheading(out, c.heading) << "\n"
+                << preset_command(c, "    ") << "    ./" << c.command << "\n"
+                << note_mark(out) << c.note << "\n";
+        } else if (c.engine == "Ollama") {
             out << "\n"
                 << subheading(out, c.heading) << "\n    " << c.command << "   # then: " << c.then
                 << "\n";

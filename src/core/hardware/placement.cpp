@@ -239,9 +239,10 @@ LargestRead largest_reads(const ModelParts& parts, const Placement& p) {
 }
 
 // What loading holds in RAM beside the weights without mmap (server_terms.hpp): the GPUs'
-// contexts load first, each through its staging, then the host's, so the larger of the two.
+// contexts load first, each through its staging, then the host's, then the draft model's
+// through its own, so the largest of the three.
 Bytes load_staging(const ModelParts& parts, const Placement& p, const ServerTerms& server) {
-    if (server.mapped) return 0;
+    if (server.mapped) return server.draft_staging;
     const LargestRead r = largest_reads(parts, p);
     const Bytes gpu = r.gpu == 0 ? 0 : server.upload_by_tensor ? r.gpu : server.upload_buffers;
     Bytes host = 0;
@@ -249,7 +250,7 @@ Bytes load_staging(const ModelParts& parts, const Placement& p, const ServerTerm
         const Bytes block = server.direct_block;
         host = checked::mul(checked::add(r.host, 2 * block - 1) / block, block);
     }
-    return std::max(gpu, host);
+    return std::max({gpu, host, server.draft_staging});
 }
 
 // The server's terms on their devices (plan/server_terms.hpp says each rule).

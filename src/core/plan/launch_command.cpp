@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <string_view>
 
 #include "canitrun/context_window.hpp"
 #include "canitrun/fit.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/llamacpp_rules.hpp"
+#include "canitrun/server_terms.hpp"
 #include "canitrun/tensor_layout.hpp"
 
 namespace canitrun {
@@ -236,6 +238,51 @@ std::uint64_t ollama_num_parallel(const Model& model, std::uint64_t requested) {
         return 1;
     }
     return std::max<std::uint64_t>(requested, 1);
+}
+
+namespace {
+
+// A preset section's options from llama-server's arguments: a flag followed by another flag
+// (or by nothing) takes no value. Every value llama_server_args writes is a number, a name or
+// a path, none spelled as a flag.
+std::vector<std::pair<std::string, std::string>> preset_options(
+    const std::vector<std::string>& args) {
+    const auto is_flag = [](const std::string& a) {
+        return a.size() > 1 && a[0] == '-' &&
+               (a[1] == '-' || std::isalpha(static_cast<unsigned char>(a[1])) != 0);
+    };
+    std::vector<std::pair<std::string, std::string>> out;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string key = args[i].substr(args[i].find_first_not_of('-'));
+        const bool valued = i + 1 < args.size() && !is_flag(args[i + 1]);
+        out.emplace_back(key, valued ? args[++i] : "true");
+    }
+    out.emplace_back("load-on-startup", "true");
+    return out;
+}
+
+}  // namespace
+
+RouterLaunch llama_router_launch(const LaunchTarget& target, const PlanSettings& settings,
+                                 const Hardware* hardware, const Placement* placement) {
+    RouterLaunch r;
+    r.models.push_back({target.model->id,
+                        preset_options(llama_server_args(target, settings, hardware, placement))});
+    for (const auto& a : settings.server.also) {
+        const PlanSettings s = companion_settings(a, ollama_model_settings(settings, *a.model));
+        const LaunchTarget t{a.model, a.quant, a.file ? a.file->path : std::string()};
+        std::string name = a.model->id;
+        // two sections of one name are refused (server-models.cpp add_model)
+        for (int n = 2; std::any_of(r.models.begin(), r.models.end(),
+                                    [&](const RouterModel& m) { return m.name == name; });
+             ++n) {
+            name = a.model->id + "-" + std::to_string(n);
+        }
+        r.models.push_back({name, preset_options(llama_server_args(t, s, hardware, nullptr))});
+    }
+    r.args = {"--models-preset", kRouterPresetFile, "--models-max",
+              std::to_string(r.models.size())};
+    return r;
 }
 
 PlanSettings ollama_model_settings(const PlanSettings& main, const Model& model) {

@@ -29,10 +29,52 @@ void add_projector(ServerTerms& t, const Model& model, const Quant& quant,
     t.projector_host_compute = p.host_compute_bytes;
 }
 
+// load_all_data's async uploads (llama-model-loader.cpp lines 1509-1520 at 0ad4a86): 4 pinned
+// buffers of 1 MiB, or of 64 MiB + 2 x the read alignment with direct I/O.
+constexpr Bytes kUploadBuffers = 4;
+constexpr Bytes kUploadBufferBytes = 1ULL << 20;
+constexpr Bytes kDirectUploadBufferBytes = 64ULL << 20;
+// O_DIRECT's alignment: the file's st_blksize (llama-mmap.cpp line 207), 4096 B on the usual
+// Linux file systems (ext4, xfs, btrfs with 4 KiB blocks): an assumption.
+constexpr Bytes kDirectBlock = 4096;
+
+// --load-mode on the hardware as llama.cpp resolves it (server_terms.hpp, load_staging).
+void set_load_mode(ServerTerms& t, LoadMode mode, const Hardware& hardware) {
+    bool metal = false, no_mmap_device = false;
+    for (const auto& d : hardware.gpus) {
+        const Backend b = backend_for(d);
+        metal = metal || b == Backend::metal;
+        no_mmap_device = no_mmap_device || (d.unified && b != Backend::metal);
+    }
+    t.mapped = mode == LoadMode::mmap || mode == LoadMode::mmap_mlock ||
+               (mode == LoadMode::automatic && !no_mmap_device);
+    if (t.mapped) return;
+    // O_DIRECT is Linux's: a Mac reads buffered (llama-mmap.cpp's #ifdef __linux__).
+    const bool direct = mode == LoadMode::direct_io && !metal;
+    t.direct_block = direct ? kDirectBlock : 0;
+    t.upload_by_tensor = metal;
+    const Bytes each = direct ? kDirectUploadBufferBytes + 2 * kDirectBlock : kUploadBufferBytes;
+    t.upload_buffers = metal ? 0 : kUploadBuffers * each;
+}
+
+// A companion's bytes per device from its own placement, less `staged` of its RAM: a draft's
+// staging, which the main model's load_staging term holds instead (server_terms.hpp).
+Companion companion_from(const std::string& name, const Placement& p, Bytes staged) {
+    Companion c{name, {}, checked::sub(p.ram.total(), staged)};
+    for (const auto& g : p.gpus) c.gpus.push_back(g.total());
+    return c;
+}
+
+Bytes staging_in(const Share& ram) {
+    for (const auto& r : ram.resident) {
+        if (r.name == "load_staging") return r.load;
+    }
+    return 0;
+}
+
 }  // namespace
 
-Result<Placement> companion_placement(const ResidentModel& model, const Hardware& hardware,
-                                      const PlanSettings& settings, bool own_process) {
+PlanSettings companion_settings(const ResidentModel& model, const PlanSettings& settings) {
     PlanSettings s = settings_for_model(*model.model, settings);
     // The companion's own weights, never the main model's file: a file companion by its own
     // tensors (the quick rule, for an architecture llama.cpp's layout does not model, by their
@@ -44,24 +86,33 @@ Result<Placement> companion_placement(const ResidentModel& model, const Hardware
     } else if (model.file) {
         s.file = model.file->weights;
     }
-    s.server = ServerSettings{};
-    s.server.cache_ram = 0;
-    s.server.ctx_checkpoints = 0;
+    ServerSettings server;
+    server.cache_ram = 0;
+    server.ctx_checkpoints = 0;
+    server.kv_offload = settings.server.kv_offload;
+    server.op_offload = settings.server.op_offload;
+    server.load_mode = settings.server.load_mode;
+    server.vision = settings.server.vision;
+    server.mmproj_offload = settings.server.mmproj_offload;
+    s.server = std::move(server);
     s.margin = 0;
+    return s;
+}
+
+Result<Placement> companion_placement(const ResidentModel& model, const Hardware& hardware,
+                                      const PlanSettings& settings, bool own_process) {
+    const PlanSettings s = companion_settings(model, settings);
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(*model.model, *model.quant, s));
     PlacementOptions o = placement_for(hardware, s);
     o.margin = 0;
     if (!own_process) o.gpu_runtime.clear();
-    o.server.kv_in_ram = !settings.server.kv_offload;
+    o.server.kv_in_ram = !s.server.kv_offload;
+    // The main line's --load-mode: a draft gets the main model's load params, and a router's
+    // child the router's arguments (server_terms.hpp, draft and also).
+    set_load_mode(o.server, s.server.load_mode, hardware);
     // An --also model is loaded by its repo as the main model is, its projector with it by the
-    // same rule (#37); a draft (-md / -hfd) loads none.
-    if (own_process) {
-        ServerSettings theirs = settings.server;
-        theirs.mmproj_file.clear();  // --mmproj is the main model file's projector
-        theirs.mmproj_file_bytes = 0;
-        add_projector(o.server, *model.model, *model.quant, theirs);
-    }
-    o.op_offload = settings.server.op_offload;  // the draft's context takes the same params
+    // same rule (#37); a draft (-md / -hfd) loads none. (--mmproj is the main model file's.)
+    if (own_process) add_projector(o.server, *model.model, *model.quant, s.server);
     return place(parts, hardware, o);
 }
 
@@ -69,9 +120,7 @@ Result<Companion> place_companion(const std::string& name, const ResidentModel& 
                                   const Hardware& hardware, const PlanSettings& settings,
                                   bool own_process) {
     CANITRUN_TRY_ASSIGN(auto p, companion_placement(model, hardware, settings, own_process));
-    Companion c{name, {}, p.ram.total()};
-    for (const auto& g : p.gpus) c.gpus.push_back(g.total());
-    return c;
+    return companion_from(name, p, 0);
 }
 
 PlanSettings draft_settings(const PlanSettings& main) {
@@ -159,34 +208,6 @@ Result<Bytes> nkvo_attention_bytes(const Model& model, const PlanSettings& setti
     if (widest == 0) return Bytes{0};
     const std::uint64_t masks = flash ? checked::mul(2, checked::add(full, swa)) : 0;
     return checked::mul(ubatch, checked::add(checked::mul(4, widest), masks));
-}
-
-// load_all_data's async uploads (llama-model-loader.cpp lines 1509-1520 at 0ad4a86): 4 pinned
-// buffers of 1 MiB, or of 64 MiB + 2 x the read alignment with direct I/O.
-constexpr Bytes kUploadBuffers = 4;
-constexpr Bytes kUploadBufferBytes = 1ULL << 20;
-constexpr Bytes kDirectUploadBufferBytes = 64ULL << 20;
-// O_DIRECT's alignment: the file's st_blksize (llama-mmap.cpp line 207), 4096 B on the usual
-// Linux file systems (ext4, xfs, btrfs with 4 KiB blocks): an assumption.
-constexpr Bytes kDirectBlock = 4096;
-
-// --load-mode on the hardware as llama.cpp resolves it (server_terms.hpp, load_staging).
-void set_load_mode(ServerTerms& t, LoadMode mode, const Hardware& hardware) {
-    bool metal = false, no_mmap_device = false;
-    for (const auto& d : hardware.gpus) {
-        const Backend b = backend_for(d);
-        metal = metal || b == Backend::metal;
-        no_mmap_device = no_mmap_device || (d.unified && b != Backend::metal);
-    }
-    t.mapped = mode == LoadMode::mmap || mode == LoadMode::mmap_mlock ||
-               (mode == LoadMode::automatic && !no_mmap_device);
-    if (t.mapped) return;
-    // O_DIRECT is Linux's: a Mac reads buffered (llama-mmap.cpp's #ifdef __linux__).
-    const bool direct = mode == LoadMode::direct_io && !metal;
-    t.direct_block = direct ? kDirectBlock : 0;
-    t.upload_by_tensor = metal;
-    const Bytes each = direct ? kDirectUploadBufferBytes + 2 * kDirectBlock : kUploadBufferBytes;
-    t.upload_buffers = metal ? 0 : kUploadBuffers * each;
 }
 
 }  // namespace
@@ -289,9 +310,11 @@ Result<PlacementOptions> server_placement_for(const Model& model, const Quant& q
     set_load_mode(t, s.load_mode, hardware);
     add_projector(t, model, quant, s);
     if (s.draft) {
-        CANITRUN_TRY_ASSIGN(auto c, place_companion("draft:" + s.draft->model->id, *s.draft,
-                                                    hardware, draft_settings(settings), false));
-        t.companions.push_back(std::move(c));
+        CANITRUN_TRY_ASSIGN(
+            const auto p, companion_placement(*s.draft, hardware, draft_settings(settings), false));
+        // Loaded after the main model in the same process: one staging alive at a time.
+        t.draft_staging = staging_in(p.ram);
+        t.companions.push_back(companion_from("draft:" + s.draft->model->id, p, t.draft_staging));
     }
     for (const auto& a : s.also) {
         CANITRUN_TRY_ASSIGN(auto c,
