@@ -146,7 +146,8 @@ TEST_CASE("best plan cli: a plan the placement flags make fail names the plan's 
 // --split-mode tensor: refused with the reason the pinned llama.cpp 0ad4a86 gives where it would
 // not run it (llm_arch_supports_sm_tensor, src/llama-arch.cpp: deepseek2, Kimi K2's
 // architecture, is among those it refuses; src/llama-context.cpp: it needs flash attention);
-// else planned (tensor_split.hpp) and printed with -sm tensor, without a speed figure. By hand:
+// else planned (tensor_split.hpp) and printed with -sm tensor, with the decode estimate read
+// from the published pairs and its partial-sum buffers on each GPU. By hand:
 // Llama 3.3 70B at Q4_K_M is 42.5 GB, about 21.3 GB a GPU cut in two, under the 24.7 GB an RTX
 // 3090 holds after its margin, so the even cut (-ts 1,1) fits.
 TEST_CASE("best plan cli: --split-mode tensor, llama.cpp's own refusals, else planned") {
@@ -168,7 +169,31 @@ TEST_CASE("best plan cli: --split-mode tensor, llama.cpp's own refusals, else pl
     INFO(o.out << o.err);
     CHECK(o.code == 0);
     CHECK(has(o.out, " -ts 1,1 -sm tensor"));
-    CHECK(has(o.out, "Speed: not estimated (no published run measures --split-mode tensor)"));
+    CHECK(has(o.out, "reading the prompt is not estimated under --split-mode tensor"));
+    CHECK(has(o.out, "every layer adds two reductions of 58 us"));
+    CHECK(has(o.out, "partial sums reduced between GPUs (-sm tensor)"));
+}
+
+// Left to the planner, the same question keeps -sm layer (the printed command has no -sm) and
+// shows -sm tensor beside it as faster by estimate, with the line that runs it. By hand: the
+// layer split reads the 42.5 GB one GPU after the other, at least 42.5 / 936 GB/s = 45 ms a
+// token; tensor mode reads half on each GPU at once and adds 2 x 80 reductions of 58 µs (9.3
+// ms), faster wherever the layer split takes more than 2 x 9.3 = 18.6 ms.
+TEST_CASE("best plan cli: -sm tensor shown beside the plan where its estimate is faster") {
+    const auto o = run_cli({"llama-3.3-70b", "--quant", "Q4_K_M", "--gpu", "2x3090"});
+    INFO(o.out << o.err);
+    CHECK(o.code == 0);
+    const auto line = [&](const std::string& start) {
+        const auto at = o.out.find(start);
+        return at == std::string::npos ? std::string{}
+                                       : o.out.substr(at, o.out.find('\n', at) - at);
+    };
+    const std::string option = line("  Faster by estimate, not chosen: --split-mode tensor");
+    CHECK(has(option, "llama.cpp#19378"));
+    CHECK(has(option, " -ts 1,1 -sm tensor"));
+    const std::string command = line("  llama.cpp: llama-server");
+    REQUIRE_FALSE(command.empty());
+    CHECK_FALSE(has(command, "-sm"));
 }
 
 // The plan's own placement is in --json too (hardware.selected.alternative), as the text names

@@ -10,6 +10,7 @@
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/plan_settings.hpp"
 #include "canitrun/row_split.hpp"
+#include "canitrun/speed.hpp"
 #include "canitrun/tensor_split.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
@@ -205,6 +206,15 @@ TEST_CASE("tensor split: the architectures llama.cpp refuses it for") {
 // points at the cumulative -ts share (float, truncated), or with no -ts at ne x (j + 1) / GPUs,
 // rounded down to the granularity; the last GPU takes the rest; the proportions and the slots
 // rotated by the layer's turn.
+// n_reduce_steps = ceil(log2(GPUs)) (ggml_backend_meta_context).
+TEST_CASE("tensor split: the Meta device's reduction steps") {
+    CHECK(meta_reduce_steps(2) == 1);
+    CHECK(meta_reduce_steps(3) == 2);
+    CHECK(meta_reduce_steps(4) == 2);
+    CHECK(meta_reduce_steps(5) == 3);
+    CHECK(meta_reduce_steps(8) == 3);
+}
+
 TEST_CASE("tensor split: the elements each GPU holds of a cut axis") {
     // Even: 1000 / 2 = 500 -> 500 - 500 % 128 = 384 to the first slot, 616 to the last.
     CHECK(tensor_split_counts(1000, 128, {}, 2, 0) == std::vector<std::uint64_t>{384, 616});
@@ -230,6 +240,12 @@ TEST_CASE("tensor split: the elements each GPU holds of a cut axis") {
 // The KV cache at 8192 tokens, f16: K and V of 8 x 128 = 1024 elements per token, each
 // 8192 x 1024 x 2 = 16,777,216 bytes a layer, cut in two along those 1024: 32 x 2 x 8,388,608 =
 // 536,870,912 bytes on each GPU. token_embd stays on the host, as under -sm layer.
+// The Meta device's partial-sum buffers (ggml-backend-meta.cpp, 0ad4a86): ceil(log2(2)) = 1
+// reduction step, each a buffer of the largest partial sum, the f32 [n_embd, n_ubatch] output of
+// attn_output and ffn_down: 4 x 4096 x 512 = 8,388,608 bytes on each GPU.
+// Decode: the two GPUs hold the same bytes, so each reads half of what the -sm layer plan reads
+// (the whole model on one RTX 3090: the split search's fastest) and pays half its per-layer
+// costs, plus 2 x 32 reductions.
 TEST_CASE("tensor split: Llama 3.1 8B Q8_0 on 2x RTX 3090, per-GPU weights and KV by hand") {
     const Model& m = test::model("llama-3.1-8b");
     const Quant& q = test::quant("Q8_0");
@@ -248,8 +264,21 @@ TEST_CASE("tensor split: Llama 3.1 8B Q8_0 on 2x RTX 3090, per-GPU weights and K
         CHECK(t.gpus[d].kv_cache == 536'870'912u);
     }
     CHECK(t.ram.weights == layer.plan.placement.ram.weights);
-    // No published run measures -sm tensor: no speed figure, and the command carries the mode.
-    CHECK(tensor.speed.decode_tokens_per_s == 0);
+    for (const Share& g : t.gpus) {
+        REQUIRE(g.resident.size() == 1);
+        CHECK(g.resident[0].name == kMetaReduceTerm);
+        CHECK(g.resident[0].load == 8'388'608u);
+        CHECK(g.resident[0].most == 8'388'608u);
+    }
+    const SpeedModel& sm_model = fitted_speed_model();
+    const auto work_of = [&](const Placement& p) { return speed_work(m, q, p, 8192, {0, 128}); };
+    const SpeedWork layered = work_of(layer.plan.placement);
+    REQUIRE(layer.plan.placement.gpus[1].layers == 0);
+    CHECK(decode_seconds(work_of(t), h, sm_model) ==
+          Approx(decode_seconds(layered, h, sm_model) / 2 + 64 * sm_model.meta_reduce_s));
+    CHECK(tensor.speed.tensor_parallel);
+    CHECK_FALSE(tensor.speed.prefill_tokens_per_s);
+    CHECK_FALSE(tensor.speed.decode_band);
     const auto args = llama_server_args({&m, &q, {}}, tensor.settings, &h, &t);
     const auto sm = std::find(args.begin(), args.end(), "-sm");
     REQUIRE(sm != args.end());
@@ -257,4 +286,63 @@ TEST_CASE("tensor split: Llama 3.1 8B Q8_0 on 2x RTX 3090, per-GPU weights and K
     const auto ts = std::find(args.begin(), args.end(), "-ts");
     REQUIRE(ts != args.end());
     CHECK(*(ts + 1) == "1,1");
+}
+
+// A MoE model's largest partial sum is the routed experts' down product, one f32 row of n_embd
+// per expert used and token (MUL_MAT_ID, [n_embd, n_expert_used, n_tokens]): Qwen3-30B-A3B's
+// 2048 x 8 (its config.json) x 512 x 4 = 33,554,432 bytes; over 4 GPUs ceil(log2(4)) = 2
+// reduction steps, so 67,108,864 bytes on each GPU.
+TEST_CASE("tensor split: a MoE model's partial sums hold one row per expert used") {
+    const Model& m = test::model("qwen3-30b-a3b");
+    const Hardware h = test::hardware_of({"rtx-3090", "rtx-3090", "rtx-3090", "rtx-3090"}, 64);
+    PlanSettings s;
+    s.split_mode = SplitMode::tensor;
+    const auto a = answer_for(m, test::quant("Q4_K_M"), h, s).value();
+    REQUIRE(a.plan.placement.gpus.size() == 4);
+    for (const Share& g : a.plan.placement.gpus) {
+        REQUIRE(g.resident.size() == 1);
+        CHECK(g.resident[0].most == 67'108'864u);
+    }
+}
+
+// Qwen 3.5 27B (config.json: 48 Gated DeltaNet layers of 16 key and 48 value heads of 128, conv
+// kernel 4; 16 gated full-attention layers of 24 / 4 heads of 256) on 2 GPUs, planned as the
+// pinned llama.cpp cuts it (llama_meta_device_get_split_state's qwen35 segments). The state of a
+// DeltaNet layer, f32: the conv cache 3 x (2 x 2048 + 6144) = 30,720 elements, segments of
+// 16 x 128 x 3 = 6,144 repeated 2 + 48 / 16 = 5 times, granularity lcm(lcm(block, 128), 128) x 3
+// (384 or 768), so 3,072 a segment each; the state 48 x 128 x 128 = 786,432 elements, segments
+// of 16 x 16,384 = 262,144 repeated 3 times, granularity 128 x 128 x (1 or 2), so 131,072 each:
+// both halve exactly. (30,720 + 786,432) x 4 = 3,268,608 bytes a layer, 48 layers, half each:
+// 78,446,592 bytes on each GPU. The KV cache: 1,024 of K's elements a token (4 x 256), K's
+// granularity lcm(6 x 256, 256) / 6 = 256, so 512 each: half of it on each GPU.
+TEST_CASE("tensor split: Qwen 3.5 27B's Gated DeltaNet and gated Q, cut as llama.cpp cuts them") {
+    const Model& m = test::model("qwen3.5-27b");
+    const Hardware h = test::hardware_of({"rtx-3090", "rtx-3090"}, 64);
+    PlanSettings s;
+    s.estimate.context = 8192;
+    s.split_mode = SplitMode::tensor;
+    const auto a = answer_for(m, test::quant("Q4_K_M"), h, s).value();
+    const Placement& p = a.plan.placement;
+    REQUIRE(p.gpus.size() == 2);
+    const auto parts = plan_parts(m, test::quant("Q4_K_M"), a.settings).value();
+    CHECK(parts.recurrent_state() == 48u * 3'268'608u);
+    for (const Share& g : p.gpus) {
+        CHECK(g.recurrent_state == 78'446'592u);
+        CHECK(g.kv_cache * 2 == parts.kv_cache());
+    }
+    // Every cut divides evenly here, so the two GPUs hold the same weights.
+    CHECK(p.gpus[0].weights == p.gpus[1].weights);
+    CHECK(a.speed.decode_tokens_per_s > 0);
+}
+
+// LFM2 1.2B: its 10 short-convolution layers run whole on every GPU (llama.cpp's LFM2 case:
+// the conv state MIRRORED), each 2 x 2048 f32 = 16,384 bytes of state, so every GPU holds all
+// 163,840 bytes; its 6 attention layers' KV cache is cut in two.
+TEST_CASE("tensor split: LFM2's short convolutions stay whole on every GPU") {
+    const Model& m = test::model("lfm2-1.2b");
+    const Hardware h = test::hardware_of({"rtx-3090", "rtx-3090"}, 64);
+    PlanSettings s;
+    s.split_mode = SplitMode::tensor;
+    const auto a = answer_for(m, test::quant("Q8_0"), h, s).value();
+    for (const Share& g : a.plan.placement.gpus) CHECK(g.recurrent_state == 163'840u);
 }

@@ -2,7 +2,11 @@
 // and the work a token asks of each device.
 #include "canitrun/speed.hpp"
 
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "test_support.hpp"
@@ -127,6 +131,64 @@ TEST_CASE("a layer split's hand-over copies the hidden state over PCIe") {
     CHECK(decode_seconds(one, h, m) == Approx(1e9 / 936e9));
     CHECK(decode_seconds(two, h, m) == Approx(1e9 / 936e9 + 16384 / 25e9));
     CHECK(decode_seconds(two, h, m) > decode_seconds(one, h, m));
+}
+
+// --split-mode tensor: the GPUs run at once. Two RTX 3090s (936 GB/s), 32 layers at 10 µs each
+// on each GPU, GPU 0 reading 6e8 bytes and GPU 1 4e8 (an uneven -ts): GPU 0 is the slower,
+// 6e8 / 936e9 = 641.03 µs plus its share of the layer costs, 32 x 10 µs / 2 = 160 µs; no
+// hand-over; 64 reductions at 50 µs = 3.2 ms. 4.00103 ms in all, where the same work as a layer
+// split adds both GPUs and a hand-over: 1e9 / 936e9 + 640 µs + 0.5 ms = 2.20838 ms.
+TEST_CASE("a tensor split runs its GPUs at once and pays each reduction") {
+    SpeedModel m = bare_model();
+    nvidia(m).bandwidth = 1.0;
+    nvidia(m).layer_s = 10e-6;
+    m.gpu_hop_s = 0.5e-3;
+    m.meta_reduce_s = 50e-6;
+    const Hardware h = test::hardware_of({"rtx-3090", "rtx-3090"});
+    SpeedWork w;
+    w.gpus.push_back(DeviceWork{6e8, 0, 0, 0, 0, 32, 0, 0, 0});
+    w.gpus.push_back(DeviceWork{4e8, 0, 0, 0, 0, 32, 0, 0, 0});
+    CHECK(decode_seconds(w, h, m) == Approx(1e9 / 936e9 + 64 * 10e-6 + 0.5e-3));
+    CHECK(decode_seconds(w, h, m) == Approx(2.20838e-3).epsilon(1e-5));
+    w.tensor_parallel = true;
+    w.reductions = 64;
+    CHECK(decode_seconds(w, h, m) == Approx(6e8 / 936e9 + 32 * 10e-6 / 2 + 64 * 50e-6));
+    CHECK(decode_seconds(w, h, m) == Approx(4.00103e-3).epsilon(1e-5));
+}
+
+// The reduction time is read from validation/split-modes.json's -sm tensor pairs at depth 0 on a
+// known number of GPUs, each as (1 / tensor t/s - 1 / (GPUs x layer t/s)) / (2 x layers), the
+// layers the database model's (gpt-oss-120b 36, llama-3.2-1b 16, glm-4.5-air 46):
+//   gpt-oss 120B on 4: (1/179.79 - 1/(4 x 180.36)) / 72 = 58.00 µs
+//   llama 1B on 4:     (1/409.87 - 1/(4 x 314.75)) / 32 = 51.42 µs
+//   glm4moe 106B on 2: (1/92.58  - 1/(2 x 120.61)) / 92 = 72.35 µs
+// and the model's figure is their median.
+TEST_CASE("the tensor split's reduction time is the median of the published pairs") {
+    std::ifstream in(CANITRUN_SOURCE_DIR "/validation/split-modes.json");
+    REQUIRE(in);
+    std::vector<double> each;
+    for (const auto& row : nlohmann::json::parse(in)) {
+        INFO(row.dump());
+        CHECK(row.at("source").get<std::string>().starts_with("https://github.com/"));
+        CHECK_FALSE(row.at("quote").get<std::string>().empty());
+        if (row.at("split_mode") != "tensor" || row.at("test") != "tg128" ||
+            row.at("n_gpus").is_null()) {
+            continue;
+        }
+        const std::string id =
+            row.at("model_id").is_null() ? row.at("nearest_model_id") : row.at("model_id");
+        const auto layers = static_cast<double>(test::model(id).arch.layers);
+        const double gpus = row.at("n_gpus").get<double>();
+        const double tensor = 1 / row.at("tokens_per_second").get<double>();
+        const double layer = 1 / row.at("layer_tokens_per_second").get<double>();
+        each.push_back((tensor - layer / gpus) / (2 * layers));
+    }
+    REQUIRE(each.size() == 3);
+    std::sort(each.begin(), each.end());
+    CHECK(each[0] == Approx(51.42e-6).epsilon(1e-3));
+    CHECK(each[1] == Approx(58.00e-6).epsilon(1e-3));
+    CHECK(each[2] == Approx(72.35e-6).epsilon(1e-3));
+    CHECK(fitted_speed_model().meta_reduce_s == Approx(each[1]).epsilon(1e-3));
 }
 
 // RTX 4090: 330.4 TFLOPS of matrix rate (twice the database's 165.2, see the decode test), 1008

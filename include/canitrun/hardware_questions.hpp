@@ -48,6 +48,10 @@ struct HardwareAnswer {
     // the planner's own plan with those flags left out, when that one runs, so a failure names
     // the change that makes it fit rather than a flag to guess at.
     std::optional<PlacementAlternative> alternative;
+    // On the model page (build_hardware_report): --split-mode tensor where it runs and its
+    // decode estimate beats this plan's (tensor_split_option); shown beside the plan, never
+    // chosen for it, as its figure rests on three published runs (tensor_decode_note).
+    std::optional<PlacementAlternative> tensor_option;
 };
 
 // The model at this quantization and context on this hardware: the plan (native, offload, or
@@ -55,6 +59,17 @@ struct HardwareAnswer {
 Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const Hardware& hardware,
                                   const PlanSettings& settings,
                                   const PlacementOptions& placement = {});
+
+// --split-mode tensor beside `chosen` (answer_for's plan under -sm layer, the placement left to
+// the planner, two or more GPUs, the llama.cpp rule on a database model): its plan and decode
+// estimate where llama.cpp runs it, it fits and it decodes faster than `chosen`; empty
+// otherwise. Not chosen by the search: its speed rests on three published runs, all on RTX 4090s
+// (tensor_decode_note), too few to rank splits on other GPUs and links by.
+Result<std::optional<PlacementAlternative>> tensor_split_option(const Model& model,
+                                                                const Quant& quant,
+                                                                const Hardware& hardware,
+                                                                const PlacementOptions& placement,
+                                                                const HardwareAnswer& chosen);
 
 // answer_for's plan alone (its kind and placement), without the speed and the measurements:
 // for a search that reads only whether a plan is native.

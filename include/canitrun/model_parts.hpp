@@ -59,6 +59,10 @@ struct RuntimeBuffers {
     Bytes cuda_pool = 0;  // added to the runtime of a GPU whose backend has it (cuda_pool_bytes)
     Bytes output = 0;     // the logits, in host memory
     Bytes output_duplicate = 0;  // tied embeddings: the copy of token_embd a GPU output needs
+    // --split-mode tensor: the largest partial sum the Meta device reduces between GPUs, one
+    // ubatch's f32 [n_embd, n_tokens] (routed experts: [n_embd, n_expert_used, n_tokens]), of
+    // which each GPU allocates one per reduction step (tensor_split.hpp).
+    Bytes partial_sum = 0;
 };
 
 struct ModelParts {

@@ -161,7 +161,13 @@ struct SpeedModel {
     // Not fitted (no measurement offloads): stated assumptions.
     double ram_bandwidth_efficiency = 0.6;  // dual-channel desktops measure 55-65 % in llama-bench
     double pcie_gbps = 25.0;  // PCIe 4.0 x16 as measured by bandwidthTest (~25 of 32 GB/s)
-    std::string source;       // what the coefficients were fitted on
+    // --split-mode tensor: seconds each all-reduce of a partial sum adds to a decoded token
+    // (two a layer: the attention's or mixer's output and the FFN's down product). The median
+    // of the published -sm tensor / -sm layer pairs of validation/split-modes.json, each read
+    // as (1 / tensor t/s - 1 / (GPUs x layer t/s)) / (2 x layers): 51.4, 58.0 and 72.4 us on
+    // 2 and 4 RTX 4090s (CUDA, PCIe), no other GPU or link measured (tensor_decode_note).
+    double meta_reduce_s = 58.0e-6;
+    std::string source;  // what the coefficients were fitted on
     BandCoverage narrow_bands, wide_bands;
     OutOfSampleError out_of_sample;
 
@@ -204,6 +210,10 @@ struct SpeedWork {
     // One token's hidden state as llama.cpp hands it from GPU to GPU at each boundary of a layer
     // split (F32: 4 bytes per element of the hidden size).
     double hand_over_bytes = 0;
+    // --split-mode tensor (Placement::tensor_parallel): the GPUs run every layer at once, each on
+    // its slices, and reduce `reductions` partial sums a token (decode_seconds).
+    bool tensor_parallel = false;
+    double reductions = 0;
     // --no-op-offload (Placement::op_offload off): the prompt batches over the weights in RAM
     // run on the CPU, whose throughput the data does not hold.
     bool host_prefill_on_cpu = false;
@@ -237,12 +247,24 @@ struct Speed {
     // weights in RAM (SpeedWork::host_prefill_on_cpu).
     bool prefill_on_cpu = false;
     std::uint64_t ubatch = 512;
+    // --split-mode tensor: decode from the few published pairs (tensor_decode_note), no band.
+    bool tensor_parallel = false;
 };
+
+// What a --split-mode tensor decode figure rests on, in words: the published runs it was read
+// from and what they leave unmeasured.
+const char* tensor_decode_note();
 
 // Whether a device does any work for a token (reads bytes or runs layers).
 bool busy(const DeviceWork& w);
 // The decode seconds each busy GPU past the first adds (decode_seconds): one hand-over.
 double hand_over_seconds(const SpeedWork& work, const SpeedModel& m);
+// Decode seconds per token. A layer split runs its GPUs one after another: the sum of each
+// GPU's time and a hand-over between them. Under --split-mode tensor they run at once: the
+// slowest GPU's reads, with the per-layer costs (launches, routing, the recurrent scan) shared
+// among the GPUs as a layer split of the same GPUs shares them, plus each all-reduce
+// (SpeedModel::meta_reduce_s): on like GPUs, the layer split's time / GPUs + the reductions, the
+// rule the published pairs were read by. Prefill is not estimated under -sm tensor.
 double decode_seconds(const SpeedWork& work, const Hardware& hardware, const SpeedModel& m);
 // Seconds per prompt token; empty when a device doing work has no throughput figure.
 std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& hardware,

@@ -21,11 +21,20 @@
 //   GPU.
 // - llama.cpp refuses it for some architectures (llm_arch_supports_sm_tensor) and without flash
 //   attention (src/llama-context.cpp), and its --fit does not size it (common/fit.cpp:183).
-// Planned here for attention-only layers (full and sliding, K and V of one head size);
-// recurrent, MLA and gated-Q layers have cuts of their own, not planned yet. Not counted: the
-// Meta backend's buffers for the partial sums it reduces between GPUs (max_tmp_size). Each
-// GPU's compute buffer is taken as the whole graph's (the layer placement's GPU with the output
-// head). No published run measures -sm tensor, so a tensor plan carries no speed figure.
+// - ggml-backend-meta.cpp, ggml_backend_meta_graph_compute: each GPU allocates n_reduce_steps
+//   = ceil(log2(GPUs)) buffers of max_tmp_size, the graph's largest partial sum (PARTIAL node;
+//   RuntimeBuffers::partial_sum), for the all-reduce's fallback; it allocates them whichever
+//   way the sums are reduced (NCCL too), outside the scheduler's compute buffer. Counted on
+//   each GPU as the held term kMetaReduceTerm.
+// Planned here for attention (full and sliding, K and V of one head size, Qwen's Q gate inside
+// attn_q at its doubled granularity), Qwen3-Next's and Qwen 3.5's Gated DeltaNet (their
+// segments and the linear-attention granularities, the conv and state caches cut with them)
+// and LFM2's short convolutions (whole on every GPU, state too). The other kinds llama.cpp
+// runs under it (DeepSeek V4's compressed attention, an MLA architecture it does not refuse,
+// K and V of different head sizes) have cuts of their own, not planned yet. Each GPU's compute
+// buffer is taken as the whole graph's (the layer placement's GPU with the output head). Its
+// decode speed is an estimate (speed.hpp, SpeedModel::meta_reduce_s), shown beside a plan
+// rather than chosen (hardware_questions.hpp, tensor_split_option).
 
 #include <cstdint>
 #include <vector>
@@ -37,6 +46,13 @@
 #include "canitrun/quant.hpp"
 
 namespace canitrun {
+
+// The name of each GPU's partial-sum buffers in Share::resident.
+inline constexpr const char* kMetaReduceTerm = "meta_reduce";
+
+// The Meta device's reduction steps over `gpus` GPUs: ceil(log2(gpus)) (n_reduce_steps in
+// ggml_backend_meta_context), each with a partial-sum buffer of its own on every GPU.
+std::uint64_t meta_reduce_steps(std::size_t gpus);
 
 // The elements of a cut axis of `ne` (one segment) each of the split's GPUs holds, as
 // llama_meta_device_get_split_state counts them: `split` the -ts proportions (all zero or empty:

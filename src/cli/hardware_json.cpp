@@ -134,11 +134,11 @@ void write_optional_answer(JsonSink& w, const std::optional<HardwareAnswer>& a, 
 }
 
 // The planner's own placement where the user's placement flags made the plan fail (core's
-// answer_for), as the text's sentence names it: its flags, its devices, its speed, and where the
-// model is known, the llama-server line that carries it.
+// answer_for), or --split-mode tensor beside the plan (tensor_split_option), as the text's
+// sentence names it: its flags, its devices, its speed, and where the model is known, the
+// llama-server line that carries it.
 void write_alternative(JsonSink& w, const HardwareAnswer& a, const Hardware& h,
-                       const LaunchTarget* target) {
-    const PlacementAlternative& alt = *a.alternative;
+                       const LaunchTarget* target, const PlacementAlternative& alt) {
     const Placement& p = alt.plan.placement;
     w.begin_object();
     write_plan(w, alt.plan);
@@ -170,7 +170,11 @@ void write_answer(JsonSink& w, const HardwareAnswer& a, const Hardware& hardware
     }
     if (a.alternative) {
         w.key("alternative");
-        write_alternative(w, a, hardware, target);
+        write_alternative(w, a, hardware, target, *a.alternative);
+    }
+    if (a.tensor_option) {
+        w.key("tensor_option");
+        write_alternative(w, a, hardware, target, *a.tensor_option);
     }
     w.end_object();
 }

@@ -6,6 +6,7 @@
 
 #include "canitrun/fit.hpp"
 #include "canitrun/llamacpp_rules.hpp"
+#include "canitrun/tensor_split.hpp"
 #include "format.hpp"
 #include "shell_words.hpp"
 #include "speed_text.hpp"
@@ -179,6 +180,7 @@ std::string resident_label(const std::string& name) {
     if (name == "cpu_repack") return "repacked weights (CPU_REPACK)";
     if (name == "nkvo_attention") return "attention on the CPU (-nkvo)";
     if (name == "load_staging") return "staging while loading (--load-mode, freed once loaded)";
+    if (name == kMetaReduceTerm) return "partial sums reduced between GPUs (-sm tensor)";
     if (name == "projector") return "vision projector (mmproj)";
     if (name == "projector_compute") return "the projector's compute buffer";
     if (name == "projector_host_compute") return "the projector's CPU compute buffer";
@@ -315,6 +317,19 @@ void write_serving(std::ostream& out, const HardwareReport& r) {
     out << "\n";
 }
 
+// --split-mode tensor beside the plan where its decode estimate is faster (the core's
+// tensor_split_option): its figure, what that rests on, and the line that runs it.
+void write_tensor_option(std::ostream& out, const Model& model, const HardwareAnswer& a,
+                         const Hardware& h, const std::string& file) {
+    if (!a.tensor_option) return;
+    const Placement& p = a.tensor_option->plan.placement;
+    out << "  Faster by estimate, not chosen: --split-mode tensor, about "
+        << format_rate(a.tensor_option->decode_tokens_per_s) << " generating ("
+        << format_gb(p.gpu_total()) << " on the GPUs); the estimate rests on "
+        << tensor_decode_note() << ", too few to choose a split by. To try it: "
+        << fitted_llama_command(model, a, h, p, file) << "\n";
+}
+
 void write_hardware_section(std::ostream& out, const Model& model, const Quant& quant,
                             const EstimateOptions& options, const HardwareReport& r) {
     const Hardware& h = r.hardware;
@@ -337,6 +352,8 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
     } else if (a.plan.kind != PlanKind::none) {
         out << "\n  Speed: unknown (no bandwidth on record for this device)\n";
     }
+
+    write_tensor_option(out, model, a, h, r.model_file);
 
     if (r.best) {
         out << "  Best quantization that "

@@ -56,6 +56,22 @@ Result<Bytes> expert_batch_bytes(const Model& model, const LlamaCppOptions& opti
         [&] { return overflow_error("the expert buffers of " + model.id, "lower --ubatch"); });
 }
 
+// The largest PARTIAL node of the graph as ggml-backend-meta.cpp's graph_compute measures it
+// (max_tmp_size = ggml_nbytes, 0ad4a86): a product of a weight cut along its input axis
+// (attn_output, ffn_down, ssm_out) leaves each GPU an f32 partial sum [n_embd, n_tokens], the
+// routed experts' down product (MUL_MAT_ID) one per expert used, [n_embd, n_expert_used,
+// n_tokens]; a prompt's micro-batch holds n_tokens = the ubatch.
+Result<Bytes> partial_sum_bytes(const Model& model, const CacheSetup& setup) {
+    return catch_overflow(
+        [&]() -> Result<Bytes> {
+            const std::uint64_t per_token =
+                model.is_moe() ? std::max<std::uint64_t>(model.arch.moe->experts_per_token, 1) : 1;
+            return checked::mul(checked::mul(setup.g.ubatch, kF32Bytes),
+                                checked::mul(model.arch.hidden_size, per_token));
+        },
+        [&] { return overflow_error("the partial sums of " + model.id, "lower --ubatch"); });
+}
+
 }  // namespace
 
 Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
@@ -178,6 +194,7 @@ Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& mode
     parts.buffers->output = llamacpp_output_bytes(model, options);
     CANITRUN_TRY_ASSIGN(parts.buffers->expert_batch, expert_batch_bytes(model, options));
     CANITRUN_TRY_ASSIGN(parts.buffers->logits_batch, logits_batch_of(model, setup));
+    CANITRUN_TRY_ASSIGN(parts.buffers->partial_sum, partial_sum_bytes(model, setup));
     parts.buffers->cuda_pool = cuda_pool_bytes(model, options);
     return parts;
 }

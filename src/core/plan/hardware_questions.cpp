@@ -101,7 +101,8 @@ Result<Placement> cut_plan(const Model& model, const Quant& quant, const ModelPa
 // (tensor_split.hpp): first the reasons llama.cpp itself refuses to run it (the architecture,
 // flash attention off), named as it names them. Its own --fit does not size it
 // (common/fit.cpp:183: "llama_params_fit is not implemented for SPLIT_MODE_TENSOR"); canitrun
-// plans it when asked, never by default (no published run measures its speed).
+// plans it when asked, and shows it beside the default plan where its decode estimate is
+// faster (tensor_split_option), never chooses it: three published runs carry that estimate.
 Result<bool> llamacpp_runs_tensor_split(const Model& model, const PlanSettings& settings) {
     const auto arch = llama_arch(model);
     if (arch && !llama_arch_supports_tensor_split(*arch)) {
@@ -124,7 +125,8 @@ Result<bool> llamacpp_runs_tensor_split(const Model& model, const PlanSettings& 
 
 // --split-mode row (row_split.hpp) or tensor (tensor_split.hpp): every layer on the GPUs (row:
 // by the user's split or by memory, else by the uneven split that holds every layer under -sm
-// layer); no speed figure (none measured).
+// layer); row carries no speed figure (none measured), tensor the decode estimate read from
+// the few published pairs (speed.hpp, tensor_decode_note).
 Result<HardwareAnswer> answer_cut_split(const Model& model, const Quant& quant,
                                         const Hardware& hardware, const PlanSettings& settings,
                                         const PlacementOptions& placement) {
@@ -149,9 +151,13 @@ Result<HardwareAnswer> answer_cut_split(const Model& model, const Quant& quant,
                         server_placement_for(model, quant, hardware, settings, placement));
     CANITRUN_TRY_ASSIGN(auto p, cut_plan(model, quant, parts, hardware, settings, options));
     const bool runs = p.fits() && hardware_runs(hardware, quant);
-    HardwareAnswer a{&quant, settings, Plan{runs ? PlanKind::native : PlanKind::none, p}, {}, {},
-                     {},     {}};
+    HardwareAnswer a{
+        &quant, settings, Plan{runs ? PlanKind::native : PlanKind::none, p}, {}, {}, {}, {}, {}};
     a.measured = measured_on(model, quant, hardware);
+    if (settings.split_mode == SplitMode::tensor && runs) {
+        a.speed = estimate_speed(model, quant, a.plan.placement, hardware,
+                                 settings.estimate.context, settings.ubatch, settings.n_seq);
+    }
     return a;
 }
 
@@ -189,7 +195,7 @@ Result<HardwareAnswer> answer_as_given(const Model& model, const Quant& quant,
         return answer_cut_split(model, quant, hardware, settings, placement);
     }
     CANITRUN_TRY_ASSIGN(auto plan, plan_for(model, quant, hardware, settings, placement));
-    HardwareAnswer a{&quant, settings, plan, {}, {}, {}, {}};
+    HardwareAnswer a{&quant, settings, plan, {}, {}, {}, {}, {}};
     a.speed = estimate_speed(model, quant, plan.placement, hardware, settings.estimate.context,
                              settings.ubatch, settings.n_seq);
     a.measured = measured_on(model, quant, hardware);
@@ -229,6 +235,30 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
             PlacementAlternative{std::move(planned.plan), planned.speed.decode_tokens_per_s};
     }
     return a;
+}
+
+Result<std::optional<PlacementAlternative>> tensor_split_option(const Model& model,
+                                                                const Quant& quant,
+                                                                const Hardware& hardware,
+                                                                const PlacementOptions& placement,
+                                                                const HardwareAnswer& chosen) {
+    const PlanSettings& settings = chosen.settings;
+    const std::optional<PlacementAlternative> none;
+    if (hardware.gpus.size() < 2 || settings.rule != Rule::llamacpp || settings.file ||
+        user_fixed_placement(settings, placement) || chosen.plan.kind == PlanKind::none) {
+        return none;
+    }
+    PlanSettings tensor = settings;
+    tensor.split_mode = SplitMode::tensor;
+    // Where llama.cpp or the cut does not apply (the architecture, mixed GPUs, layers not
+    // planned), there is no option to show: the refusal is the answer to asking for it.
+    auto a = answer_cut_split(model, quant, hardware, tensor, placement);
+    if (!a || a->plan.kind == PlanKind::none ||
+        a->speed.decode_tokens_per_s <= chosen.speed.decode_tokens_per_s) {
+        return none;
+    }
+    return std::optional<PlacementAlternative>{
+        PlacementAlternative{std::move(a->plan), a->speed.decode_tokens_per_s}};
 }
 
 namespace {
@@ -328,7 +358,7 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
                             fastest_plan(model, *q, parts, hardware, settings, placement,
                                          Plan{PlanKind::native, std::move(*whole)}));
         const Placement& placed = fastest.placement;
-        HardwareAnswer a{q, settings, Plan{PlanKind::native, placed}, {}, {}, {}, {}};
+        HardwareAnswer a{q, settings, Plan{PlanKind::native, placed}, {}, {}, {}, {}, {}};
         a.speed = estimate_speed(model, *q, placed, hardware, settings.estimate.context,
                                  settings.ubatch, settings.n_seq);
         a.measured = measured_on(model, *q, hardware);

@@ -30,6 +30,8 @@ Result<HardwareReport> build_hardware_report(const Database& db, const Model& mo
     r.hardware = hardware;
     CANITRUN_TRY_ASSIGN(auto selected, answer_for(model, quant, hardware, settings, placement));
     r.selected = selected;
+    CANITRUN_TRY_ASSIGN(r.selected.tensor_option,
+                        tensor_split_option(model, quant, hardware, placement, r.selected));
     CANITRUN_TRY_ASSIGN(
         auto choices, quant_choices_for_hardware(model, llama_cpp_quants(db), hardware, settings));
     r.best = std::move(choices.best);

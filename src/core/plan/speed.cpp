@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <vector>
 
 #include "canitrun/gpu.hpp"
 #include "canitrun/llamacpp_rules.hpp"
@@ -158,24 +159,50 @@ double quantized_unpack(const SpeedWork& work, const SpeedClassCoefficients& c) 
 
 }  // namespace
 
+namespace {
+
+// One GPU's decode seconds for its work: what it reads (bandwidth and unpacking) and what it
+// pays per layer (launches, the recurrent scan, routing).
+struct DeviceSeconds {
+    double reads = 0;
+    double fixed = 0;
+};
+
+DeviceSeconds device_decode_seconds(const DeviceWork& w, const GpuDevice& device,
+                                    const SpeedWork& work, const SpeedModel& m) {
+    const auto family = static_cast<std::size_t>(work.family);
+    const SpeedClassCoefficients& c = m.of(speed_class(device));
+    const double bandwidth = device.bandwidth_gbps * 1e9;
+    return {w.read_bytes / bandwidth * bandwidth_multiplier(device, c, m) +
+                w.weight_count / bandwidth * (m.dequant[family] + quantized_unpack(work, c)),
+            static_cast<double>(w.layers) *
+                    (c.layer_s + (work.older_build ? m.older_build_layer_s : 0)) +
+                w.recurrent_layers * 1e12 / bandwidth * c.recurrent_layer_s +
+                static_cast<double>(w.moe_layers) * m.moe_layer_s};
+}
+
+}  // namespace
+
 double decode_seconds(const SpeedWork& work, const Hardware& hardware, const SpeedModel& m) {
     const auto family = static_cast<std::size_t>(work.family);
     double seconds = 0;
     std::uint64_t used = 0;
+    std::vector<DeviceSeconds> each;
     for (std::size_t d = 0; d < work.gpus.size() && d < hardware.gpus.size(); ++d) {
         const DeviceWork& w = work.gpus[d];
         if (!busy(w)) continue;
         const GpuDevice& device = hardware.gpus[d];
         if (device.bandwidth_gbps <= 0) return 0;  // unknown bandwidth: no figure
-        const SpeedClassCoefficients& c = m.of(speed_class(device));
-        const double bandwidth = device.bandwidth_gbps * 1e9;
-        seconds += w.read_bytes / bandwidth * bandwidth_multiplier(device, c, m) +
-                   static_cast<double>(w.layers) *
-                       (c.layer_s + (work.older_build ? m.older_build_layer_s : 0)) +
-                   w.recurrent_layers * 1e12 / bandwidth * c.recurrent_layer_s +
-                   static_cast<double>(w.moe_layers) * m.moe_layer_s +
-                   w.weight_count / bandwidth * (m.dequant[family] + quantized_unpack(work, c));
+        each.push_back(device_decode_seconds(w, device, work, m));
+        seconds += each.back().reads + each.back().fixed;
         ++used;
+    }
+    if (work.tensor_parallel) {
+        double slowest = 0;
+        for (const DeviceSeconds& t : each) {
+            slowest = std::max(slowest, t.reads + t.fixed / static_cast<double>(each.size()));
+        }
+        return slowest + work.reductions * m.meta_reduce_s;
     }
     // Each GPU past the first adds a hand-over: the fitted h, and the hidden state's copy over
     // PCIe, which is not fitted (the runs cannot tell a microsecond per token apart) but keeps a
@@ -275,11 +302,22 @@ Speed estimate_speed(const Model& model, const Quant& quant, const Placement& pl
                                          hardware, m, ubatch);
     if (prefill) s.prefill_tokens_per_s = 1.0 / *prefill;
     s.prefill_on_cpu = s.offloaded && !placement.op_offload && !hardware.gpus.empty();
+    s.tensor_parallel = placement.tensor_parallel;
+    if (s.tensor_parallel) {
+        s.prefill_tokens_per_s.reset();
+        return s;
+    }
     if (!s.offloaded && !hardware.gpus.empty()) {
         s.decode_band = speed_band(m, s.device_class, false);
         s.prefill_band = speed_band(m, s.device_class, true);
     }
     return s;
+}
+
+const char* tensor_decode_note() {
+    return "3 published llama-bench pairs of -sm tensor and -sm layer on 2 and 4 RTX 4090s "
+           "(llama.cpp#19378: decode 0.77x to 1.30x of the layer split); other GPUs, "
+           "NVLink and backends other than CUDA are not measured, prefill not estimated";
 }
 
 }  // namespace canitrun

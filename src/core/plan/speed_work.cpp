@@ -122,6 +122,17 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
     work.family = quant_family(quant);
     work.hand_over_bytes = 4.0 * static_cast<double>(model.arch.hidden_size);
     work.host_prefill_on_cpu = !placement.op_offload;
+    // Under -sm tensor every GPU runs every layer, and each layer reduces two partial sums: its
+    // attention's (or Gated DeltaNet's) output product and its FFN's down product; an LFM2
+    // short convolution runs whole on every GPU (MIRRORED), so its layer reduces the FFN's only.
+    work.tensor_parallel = placement.tensor_parallel;
+    if (work.tensor_parallel && !placement.gpus.empty()) {
+        double mirrored = 0;
+        for (const LayerGroup& g : model.arch.layer_groups) {
+            if (g.kind == LayerKind::conv) mirrored += static_cast<double>(g.count);
+        }
+        work.reductions = 2.0 * static_cast<double>(placement.gpus.front().layers) - mirrored;
+    }
     for (const Share& g : placement.gpus) work.gpus.push_back(work_of(g));
     work.ram = work_of(placement.ram);
     return work;
