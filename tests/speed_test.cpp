@@ -223,6 +223,50 @@ TEST_CASE("prefill time is FLOPs over the matrix rate, weights read once a batch
     CHECK(*prefill_seconds(w, h, m, 512) == Approx(92.99e-6).epsilon(1e-3));
 }
 
+// Qwen3's 8 of 128 experts a token: a micro-batch of 16 tokens leaves (120/128)^16 = 0.356074
+// of the experts unpicked (ln(15/16) = -0.0645385, x 16 = -1.032616), so it runs 0.643926 of
+// them; 512 tokens leave e^-33 idle. On one RTX 4090 (330.4 TFLOPS, 1008 GB/s) with x = 160 and
+// r = 1.5, 8e9 expert weights (4e9 of the 5e9 bytes held) at 16 tokens a micro-batch:
+// 2 x 8e9 x 0.643926 / 330.4e12 / 16 x 160 = 311.83 us, and the bytes read,
+// (5e9 - 4e9 x 0.356074) / 1008e9 / 16 x 1.5 = 332.56 us.
+TEST_CASE("a micro-batch of few tokens runs, and reads, only the experts its tokens pick") {
+    CHECK(experts_touched(0, 16) == 1);
+    CHECK(experts_touched(8.0 / 128, 16) == Approx(0.643926).epsilon(1e-5));
+    CHECK(experts_touched(8.0 / 128, 512) > 1 - 1e-14);
+    SpeedModel m = bare_model();
+    nvidia(m).expert_compute = 160;
+    m.weight_reread = 1.5;
+    const Hardware h = test::hardware_of({"rtx-4090"});
+    SpeedWork w;
+    w.expert_share = 8.0 / 128;
+    DeviceWork d;
+    d.layers = 48;
+    d.resident_bytes = 5e9;
+    d.expert_weights = 8e9;
+    d.expert_bytes = 4e9;
+    w.gpus.push_back(d);
+    REQUIRE(prefill_seconds(w, h, m, 16));
+    CHECK(*prefill_seconds(w, h, m, 16) == Approx(311.83e-6 + 332.56e-6).epsilon(1e-4));
+    // At 512 tokens every expert runs: the whole 5e9 bytes and 8e9 weights, as before.
+    CHECK(*prefill_seconds(w, h, m, 512) ==
+          Approx(2 * 8e9 / 330.4e12 / 512 * 160 + 5e9 / 1008e9 / 512 * 1.5));
+}
+
+TEST_CASE("a prompt read in micro-batches under 128 tokens is shown no prefill band") {
+    CHECK(in_band_regime(false, 1));
+    CHECK_FALSE(in_band_regime(true, 127));
+    CHECK(in_band_regime(true, 128));
+    const Hardware h = test::hardware_of({"rtx-4090"});
+    auto p = place(test::parts_of("llama-3.1-8b", "Q4_K_M", 8192), h, {});
+    REQUIRE(p);
+    const Model& m = test::model("llama-3.1-8b");
+    const Quant& q = test::quant("Q4_K_M");
+    CHECK(estimate_speed(m, q, *p, h, 8192, 512).prefill_band.has_value());
+    const Speed small = estimate_speed(m, q, *p, h, 8192, 64);
+    CHECK_FALSE(small.prefill_band.has_value());
+    CHECK(small.decode_band.has_value());
+}
+
 TEST_CASE("no GPU gives no prefill figure, a GPU without a bandwidth figure no decode figure") {
     const SpeedModel& m = fitted_speed_model();
     SpeedWork w;

@@ -24,9 +24,10 @@
 // cache up to the current depth. Layers in system RAM read at RAM bandwidth x its efficiency.
 // Prefill (per prompt token, in micro-batches of ubatch tokens) is
 //   (dense + expert FLOPs) / rate x (p + e[type] [+ o before 2025])
-// + 2 x routed expert weights held / rate / ubatch x x
+// + 2 x routed expert weights held x touched / rate / ubatch x x
 // + attention FLOPs / rate x t + recurrent layers x qr
-// + resident weights / bandwidth / ubatch x r  (each micro-batch reads every weight once)
+// + (resident weights - idle experts') / bandwidth / ubatch x r  (each micro-batch reads every
+//                                        weight it runs once: touched = experts_touched)
 // + layers x q / ubatch
 // on each GPU, where dense FLOPs are 2 per active non-expert parameter plus attention at the
 // depth, expert FLOPs 2 per active routed-expert parameter, and the rate the device's matrix
@@ -127,6 +128,15 @@ struct SpeedClassCoefficients {
 
 // Fewer left-out runs than this in a class and regime: no measured band, none borrowed.
 inline constexpr std::uint64_t kMinBandRuns = 10;
+// Prompts read in micro-batches of fewer tokens than this are a regime of their own (sweeps: the
+// batch leaves MoE experts idle, its fixed costs weigh more a token): kept in the data, neither
+// fitted nor banded, and shown no band (#34: fitted, the RTX 4090's 16-64-token Qwen3-30B-A3B runs
+// moved GeForce's coefficients until its 512-token band went from ± 77 % to within 2.0×).
+inline constexpr std::uint64_t kMinBandUbatch = 128;
+// Whether a run (prefill, at `ubatch` tokens a micro-batch) is in the regime fitted and banded.
+inline bool in_band_regime(bool prefill, std::uint64_t ubatch) {
+    return !prefill || ubatch >= kMinBandUbatch;
+}
 
 // How the printed bands of one kind ("± N %" below 100 %, "within N×" from there) held on runs
 // whose source neither the fit nor the band saw (docs/SPEED.md): the share of such runs within
@@ -199,6 +209,7 @@ struct DeviceWork {
     double recurrent_layers = 0;  // of `layers`: recurrent ones (linear attention, SSM, conv)
     double weight_count = 0;      // active weights read for one token, in weights (not bytes)
     double expert_weights = 0;    // every routed expert's weights held here, in weights
+    double expert_bytes = 0;      // of resident_bytes, the routed experts'
 };
 
 struct SpeedWork {
@@ -206,6 +217,9 @@ struct SpeedWork {
     DeviceWork ram;                // layers (or experts) in system RAM
     bool float_weights = false;    // 16- or 32-bit float weights: prefill multiplies them as is
     QuantFamily family = QuantFamily::k_quant;
+    // The share of a MoE layer's routed experts one token runs (experts_per_token / experts): a
+    // micro-batch of few tokens runs, and reads, only some of them (experts_touched).
+    double expert_share = 0;
     bool older_build = false;  // a published run of llama.cpp before 2025 (BenchRun)
     // One token's hidden state as llama.cpp hands it from GPU to GPU at each boundary of a layer
     // split (F32: 4 bytes per element of the hidden size).
@@ -257,6 +271,11 @@ const char* tensor_decode_note();
 
 // Whether a device does any work for a token (reads bytes or runs layers).
 bool busy(const DeviceWork& w);
+// The share of routed experts a micro-batch of `batch` tokens runs at least once, each token
+// choosing its experts_per_token of the experts independently: 1 - (1 - share)^batch. 1 for a
+// dense model; at llama-bench's 512 tokens Qwen3's 8 of 128 leave e^-33 of them idle, at 16
+// tokens a third.
+double experts_touched(double expert_share, double batch);
 // The decode seconds each busy GPU past the first adds (decode_seconds): one hand-over.
 double hand_over_seconds(const SpeedWork& work, const SpeedModel& m);
 // Decode seconds per token. A layer split runs its GPUs one after another: the sum of each

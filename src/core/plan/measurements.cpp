@@ -4,6 +4,7 @@
 
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/plan_settings.hpp"
+#include "canitrun/speed.hpp"
 
 namespace canitrun {
 Result<BenchRun> bench_run_for(const Database& db, const Measurement& m) {
@@ -35,9 +36,12 @@ Result<BenchRun> bench_run_for(const Database& db, const Measurement& m) {
 // device: the same card's other backend can differ by 15x (an Arc Pro B70 reads gemma-4-31b
 // 16384 tokens deep at 180 t/s on SYCL, 12 on Vulkan; its SYCL decodes BF16 at a fifth of
 // Vulkan's rate: kyuz0/intel-b70-ai-toolboxes), so one fit over both would describe neither.
+// Prompt sweeps at micro-batches under kMinBandUbatch are a regime of their own (speed.hpp).
 std::string fit_exclusion(const Measurement& m, const Hardware& hardware) {
     if (m.outlier) return "flagged as an outlier in its note (kept in the data, not fitted)";
     if (!m.date.empty() && m.date < "2024") return "llama.cpp built before 2024";
+    if (!in_band_regime(m.test.starts_with("pp"), m.ubatch))
+        return "a prompt in micro-batches under 128 tokens (a sweep's; kept, not fitted)";
     if (hardware.gpus.empty()) return "a CPU run";
     const GpuDevice& d = hardware.gpus.front();
     const auto lower = [](std::string s) {

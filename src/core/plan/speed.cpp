@@ -1,6 +1,7 @@
 #include "canitrun/speed.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <vector>
 
@@ -11,6 +12,11 @@ namespace canitrun {
 
 bool busy(const DeviceWork& w) {
     return w.read_bytes > 0 || w.layers > 0;
+}
+
+double experts_touched(double expert_share, double batch) {
+    if (expert_share <= 0 || expert_share >= 1) return 1;
+    return 1 - std::pow(1 - expert_share, batch);
 }
 
 double hand_over_seconds(const SpeedWork& work, const SpeedModel& m) {
@@ -243,7 +249,8 @@ double prefill_terms(const DeviceWork& w, const SpeedWork& work, double tflops, 
                             m.dequant_prefill[static_cast<std::size_t>(work.family)] +
                             (work.older_build ? m.older_build_compute : 0);
     return (w.dense_flops + w.expert_flops) / rate * per_flop +
-           2 * w.expert_weights / rate / batch * c.expert_compute +
+           2 * w.expert_weights * experts_touched(work.expert_share, batch) / rate / batch *
+               c.expert_compute +
            w.attention_flops / rate * c.attention + w.recurrent_layers * c.prefill_recurrent_s;
 }
 
@@ -261,9 +268,12 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
         const double tflops = matrix_tflops(device);
         if (tflops <= 0 || device.bandwidth_gbps <= 0) return std::nullopt;
         const SpeedClassCoefficients& c = m.of(speed_class(device));
-        seconds += prefill_terms(w, work, tflops, batch, c, m) +
-                   w.resident_bytes / (device.bandwidth_gbps * 1e9) / batch * m.weight_reread +
-                   static_cast<double>(w.layers) * c.prefill_layer_s / batch;
+        // The experts no token of the micro-batch runs are not read.
+        const double idle = w.expert_bytes * (1 - experts_touched(work.expert_share, batch));
+        seconds +=
+            prefill_terms(w, work, tflops, batch, c, m) +
+            (w.resident_bytes - idle) / (device.bandwidth_gbps * 1e9) / batch * m.weight_reread +
+            static_cast<double>(w.layers) * c.prefill_layer_s / batch;
     }
     if (busy(work.ram) || work.ram.resident_bytes > 0) {
         if (work.host_prefill_on_cpu) return std::nullopt;  // no CPU throughput figure
@@ -309,7 +319,7 @@ Speed estimate_speed(const Model& model, const Quant& quant, const Placement& pl
     }
     if (!s.offloaded && !hardware.gpus.empty()) {
         s.decode_band = speed_band(m, s.device_class, false);
-        s.prefill_band = speed_band(m, s.device_class, true);
+        if (in_band_regime(true, ubatch)) s.prefill_band = speed_band(m, s.device_class, true);
     }
     return s;
 }

@@ -115,11 +115,13 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
         w.recurrent_layers = static_cast<double>(s.layers) * recurrent;
         w.weight_count = a * weights_per_byte;
         w.expert_weights = e * experts_held * weights_per_byte;
+        w.expert_bytes = std::min(e * experts_held, w.resident_bytes);
         return w;
     };
     SpeedWork work;
     work.float_weights = is_float_quant(quant);
     work.family = quant_family(quant);
+    work.expert_share = experts_held > 0 ? 1.0 / experts_held : 0;
     work.hand_over_bytes = 4.0 * static_cast<double>(model.arch.hidden_size);
     work.host_prefill_on_cpu = !placement.op_offload;
     // Under -sm tensor every GPU runs every layer, and each layer reduces two partial sums: its

@@ -23,6 +23,7 @@ DeviceWork minus(const DeviceWork& a, const DeviceWork& b) {
     w.recurrent_layers = a.recurrent_layers - b.recurrent_layers;
     w.weight_count = a.weight_count - b.weight_count;
     w.expert_weights = a.expert_weights - b.expert_weights;
+    w.expert_bytes = a.expert_bytes - b.expert_bytes;
     return w;
 }
 
