@@ -104,7 +104,8 @@ TEST_CASE("MiMo-V2.6-Flash-RL: V2-Flash's shapes with one fused attn_qkv a layer
     auto s = shapes(layout);
     CHECK(s["blk.0.attn_qkv.weight"] == std::array<std::uint64_t, 4>{4096, 13568, 1, 1});
     CHECK(s["blk.1.attn_qkv.weight"] == std::array<std::uint64_t, 4>{4096, 14848, 1, 1});
-    CHECK(s["blk.1.attn_output.weight"] == std::array<std::uint64_t, 4>{64 * 128, 4096, 1, 1});
+    CHECK(s["blk.1.attn_output.weight"] ==
+          std::array<std::uint64_t, 4>{64ull * 128ull, 4096, 1, 1});
     CHECK_FALSE(s.contains("blk.0.attn_q.weight"));
     CHECK(s.contains("blk.1.attn_sinks.weight"));
     CHECK(kv_at_32k(m, FlashAttn::on) == 908328960ULL);

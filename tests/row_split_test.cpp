@@ -325,7 +325,7 @@ TEST_CASE("tensor split: Qwen 3.5 27B's Gated DeltaNet and gated Q, cut as llama
     const Placement& p = a.plan.placement;
     REQUIRE(p.gpus.size() == 2);
     const auto parts = plan_parts(m, test::quant("Q4_K_M"), a.settings).value();
-    CHECK(parts.recurrent_state() == 48u * 3'268'608u);
+    CHECK(parts.recurrent_state() == 48ull * 3'268'608ull);
     for (const Share& g : p.gpus) {
         CHECK(g.recurrent_state == 78'446'592u);
         CHECK(g.kv_cache * 2 == parts.kv_cache());

@@ -87,7 +87,9 @@ RunCommand llama_router(const ModelReport& r) {
     c.file_text = "version = 1\n";
     for (const RouterModel& m : launch.models) {
         c.file_text += "\n[" + m.name + "]\n";
-        for (const auto& [key, value] : m.options) c.file_text += key + " = " + value + "\n";
+        for (const auto& [key, value] : m.options) {
+            c.file_text.append(key).append(" = ").append(value).append("\n");
+        }
     }
     return c;
 }
