@@ -53,3 +53,33 @@ TEST_CASE("gguf file size: the measured tokenizer and the converter's padding to
     CHECK(got >= expected - 93);
     CHECK(got <= expected + 93);
 }
+
+// Qwen 3.5's tokenizer, worked out from Qwen3.5-0.8B's merges.txt (src/core/engines/
+// gguf_file_size.cpp): 10,922,363 bytes for 248,070 tokens, and the converter pads to the
+// embedding's 248,320 rows with "[PAD248070]" .. "[PAD248319]", 250 tokens of 11 characters:
+// 250 x 23 = 5,750 bytes. Against 2,048 more rows, taken as unmeasured at 12 bytes a token
+// (250,368 x 12 = 3,004,416): 10,922,363 + 5,750 - 3,004,416 = 7,923,697, give or take the
+// alignment of the header and the two vocabulary-sized tensors (31 bytes each).
+TEST_CASE("gguf file size: Qwen 3.5's tokenizer as merges.txt gives it") {
+    const Model& qwen = test::model("qwen3.5-9b");
+    Model unknown = qwen;
+    unknown.arch.vocab_size = 248320 + 2048;
+    const std::int64_t expected = 10922363 + 5750 - 3004416;
+    const std::int64_t got = static_cast<std::int64_t>(metadata_bytes(qwen, "Q8_0")) -
+                             static_cast<std::int64_t>(metadata_bytes(unknown, "Q8_0"));
+    CHECK(got >= expected - 93);
+    CHECK(got <= expected + 93);
+}
+
+// A published Qwen 3.5 9B file with its exact byte count (tests/fixtures/published-sizes.json:
+// khtsly/Mini-Coder-GGUF, Qwen3.5-9B.Q8_0.gguf, 9,527,501,312 bytes). With the tokenizer
+// worked out, what the file size leaves out is general.*, the hyperparameters and the chat
+// template, as for Qwen3-0.6B above: under 16 KiB, and never a byte too many (at the 12-byte
+// floor it was 7.96 MB short).
+TEST_CASE("gguf file size: Qwen3.5-9B Q8_0 within 16 KiB under its 9,527,501,312 bytes") {
+    const auto file =
+        gguf_file_bytes(test::model("qwen3.5-9b"), quantize_request(test::quant("Q8_0")));
+    REQUIRE(file);
+    CHECK(*file <= 9527501312);
+    CHECK(*file >= 9527501312 - 16384);
+}

@@ -30,7 +30,11 @@ constexpr Bytes kPerTokenAtLeast = 12;  // tokenizer.ggml.tokens: u64 length; to
 // these are the four entries' bytes, key to last element, as measured in llama.cpp's own vocab
 // files (models/ggml-vocab-NAME.gguf in ggml-org/llama.cpp; measured at 80fb11a), for the
 // families whose published GGUF headers list the same counts (validation/llama-logs/: tokens
-// arr[str,N], merges arr[str,M]).
+// arr[str,N], merges arr[str,M]). Qwen 3.5's is worked out instead (llama.cpp's
+// ggml-vocab-qwen35.gguf holds Qwen2's vocabulary), from its merges.txt, by the rule that gives
+// the measured qwen2 file to the byte: a byte-level BPE's tokens are the 256 byte symbols (418
+// bytes of UTF-8) and one token per merge (its line without the space), then the added tokens
+// and the converter's "[PAD<id>]" tokens; merges are stored as merges.txt's lines.
 struct MeasuredTokenizer {
     std::string_view file;
     std::array<std::string_view, 3> families;
@@ -38,7 +42,7 @@ struct MeasuredTokenizer {
     Bytes bytes;
 };
 
-constexpr std::array<MeasuredTokenizer, 4> kTokenizers = {{
+constexpr std::array<MeasuredTokenizer, 5> kTokenizers = {{
     // tokens 2,099,538 + token_type 513,073 + merges 5,204,810 (128,256 tokens, 280,147 merges)
     {"ggml-vocab-llama-bpe.gguf", {"llama3.1", "llama3.2", "llama3.3"}, 128256, 7817421},
     // tokens 2,588,241 + token_type 607,793 + merges 2,731,593 (151,936 tokens, 151,387 merges)
@@ -48,6 +52,16 @@ constexpr std::array<MeasuredTokenizer, 4> kTokenizers = {{
     {"ggml-vocab-gemma-4.gguf", {"gemma4", "", ""}, 262144, 15762502},
     // tokens 468,153 + scores 128,301 + token_type 128,305 (32,064 tokens, SentencePiece)
     {"ggml-vocab-phi-3.gguf", {"phi3", "phi3.5", ""}, 32064, 724759},
+    // Qwen/Qwen3.5-0.8B's merges.txt: 3,353,259 bytes (its Git LFS pointer in a copy of the
+    // repo, github.com/Parswanadh/bdh-jarvis-labs at 0b04584d, Qwen3.5-0.8B/merges.txt: sha256
+    // a9d356d7...). With "#version: 0.2" and 247,587 lines (the logs' merges count), the merges'
+    // strings are 3,105,658 bytes. tokens 4,843,635 (45 of key; 248,070 x 8 of lengths; 418 of
+    // byte symbols; 3,105,658 - 247,587 spaces of merged tokens; 340 of the 26 added tokens,
+    // <|endoftext|> at 248,044 to </think>, taken as Qwen3's set, unconfirmed; the 201 ids below
+    // 248,044 that no merge makes, at 1 byte each, the least) + token_type 992,329 (49 + 248,070
+    // x 4) + merges 5,086,399 (45 + 247,587 x 8 + 3,105,658). Qwen 3.6's logs list the same
+    // counts; Qwen 3.8's tokenizer is not confirmed, so it is left out.
+    {"Qwen3.5-0.8B merges.txt, worked out", {"qwen3.5", "qwen3.6", ""}, 248070, 10922363},
 }};
 
 std::uint64_t decimal_digits(std::uint64_t n) {
