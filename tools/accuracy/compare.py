@@ -89,6 +89,7 @@ MODELS = [
     ("deepseek-v4-pro-0813", "Q2_K"),      # deepseek4: V4-Pro's official release, 61 layers, 384 experts
     ("kimi-k2.6", "Q2_K"),                 # deepseek2: Kimi K2.5's layout
     ("kimi-k2.7-code", "Q2_K"),            # deepseek2: Kimi K2.5's layout
+    ("granite-4.2-3b", "Q4_K_M"),          # granite with its own output head (4.1 3B's is tied)
 ]
 
 # (model id, quantization): files loaded as llama-server loads them by default on a machine

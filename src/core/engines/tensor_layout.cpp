@@ -437,6 +437,7 @@ constexpr FamilyArch kFamilyArchs[] = {
     {"granite3.3", "granite", Experts::dense},
     {"granite4", "granite", Experts::dense},
     {"granite4.1", "granite", Experts::dense},
+    {"granite4.2", "granite", Experts::dense},  // 4.1 post-trained for reasoning
     {"ernie-4.5", "ernie4_5-moe", Experts::moe},
     {"llama4", "llama4", Experts::moe},
     {"mimo-v2", "mimo2", Experts::moe},
