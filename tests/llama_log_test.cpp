@@ -377,6 +377,34 @@ TEST_CASE("verify per device: the output head in RAM is copied to the first GPU"
     CHECK(q4b.actual == mib100(60603));
 }
 
+// A published run from a build with BLAS (validation/llama-logs/cudab-022: b5269, Qwen3-235B-A22B
+// Q6_K, -ngl 0, two RTX 3090s; a "CPU" compute buffer beside CUDA_Host's). BLAS multiplies the
+// host's dense weights in RAM, so CUDA0 copies in only a routed expert (placement.cpp's
+// host_work): 128 x 1536 x 4096 values x 210 / 256 bytes = 660,602,880, beside one expert batch,
+// 512 x 4 x (4096 + 8 x (1536 + 2 x 4096)) = 167,772,160, and no masks (the attention runs on
+// the CPU): 790.00 MiB against the log's 742.00 (+6.5 %; the whole graph's rule read +31 %).
+TEST_CASE("verify per device: a BLAS build copies only the experts to the first GPU") {
+    const auto log =
+        parse_llama_log(read_log("cudab-022-qwen3-235b-a22b-128k-q6k-2x3090-ngl0.log"));
+    REQUIRE(log);
+    const auto report = verify_llama_log(*log, test::quant("Q6_K"));
+    REQUIRE(report);
+    REQUIRE(report->contexts.size() == 1);
+    const auto& d = report->contexts[0].devices;
+    REQUIRE(d);
+    bool found = false;
+    for (const auto& r : d->rows) {
+        if (r.device != "CUDA0" || r.term != "compute") continue;
+        found = true;
+        CHECK(r.estimate == 660602880ULL + 167772160ULL);
+        CHECK(r.actual == mib100(74200));
+    }
+    CHECK(found);
+    bool noted = false;
+    for (const auto& n : d->notes) noted = noted || n.find("BLAS") != std::string::npos;
+    CHECK(noted);
+}
+
 // A published Gemma 4 26B-A4B load (validation/llama-logs/cudab-011, llama-server b8836, 262144
 // cells, f16 KV) whose metadata line cuts the sliding-window pattern ("[true, true, true, true,
 // true, false,..."). print_info lists every layer's n_head_kv and n_embd_k_gqa whole: 2048 =

@@ -1,7 +1,7 @@
-// --no-op-offload (llama.cpp's op_offload off): the first GPU no longer copies in the weights
-// kept in host memory for a prompt batch, and the CPU's compute buffer holds what it runs
-// instead (placement.cpp, add_buffers and host_compute). Every figure below is derived by hand
-// from the buffers this test sets, in MiB.
+// --no-op-offload (llama.cpp's op_offload off) and a BLAS backend: the first GPU no longer
+// copies in (all, or BLAS's share of) the weights kept in host memory for a prompt batch, and
+// the CPU's compute buffer holds what it runs instead (placement.cpp, host_work, add_buffers and
+// host_compute). Every figure below is derived by hand from the buffers this test sets, in MiB.
 
 #include "canitrun/placement.hpp"
 
@@ -98,4 +98,38 @@ TEST_CASE("no op offload: with every layer in RAM GPU 0 allocates no compute buf
     CHECK(placed(parts, with).gpus[0].compute == 716 * kMiB);
     CHECK(placed(parts, without).gpus[0].compute == 0);
     CHECK(placed(parts, without).ram.compute == (1 + 300) * kMiB);
+}
+
+// A build with BLAS (host_blas): a host weight's matrix product stays on BLAS in RAM, and GPU 0
+// copies in only the routed experts, which BLAS cannot multiply (placement.cpp, host_work).
+// -ngl 0: GPU 0 holds no layer, so no masks, and its buffer is the larger of the whole graph
+// (300) and the largest expert with one expert batch (400 + 80 = 480): 480 MiB, against 716
+// without BLAS (the layer's largest tensor beside the graph and the masks' copy, above). The host
+// keeps the layers' and the head's products: the larger of its inputs (12), the whole graph
+// (300) and the inputs with the logits (12 + 200 = 212), beside the logits in RAM (1): 301 MiB.
+// With no routed experts there is nothing for GPU 0 to copy in and no buffer is counted there.
+TEST_CASE("BLAS: with every layer in RAM GPU 0 copies in only the routed experts") {
+    ModelParts parts = two_moe_layers(false);
+    PlacementOptions blas;
+    blas.gpu_layers = 0;
+    blas.host_blas = true;
+    const Placement p = placed(parts, blas);
+    CHECK(p.gpus[0].compute == 480 * kMiB);
+    CHECK(p.ram.compute == (1 + 300) * kMiB);
+    for (auto& l : parts.layers) l.largest_expert_tensor = 0;
+    CHECK(placed(parts, blas).gpus[0].compute == 0);
+    CHECK(placed(parts, blas).ram.compute == (1 + 300) * kMiB);
+}
+
+// Where GPU 0 holds the layers and only their experts are in RAM (--cpu-moe), BLAS changes
+// nothing: the experts go to GPU 0 either way, beside its own layers' attention and masks
+// (400 + 80 + 8 = 488 MiB, as in the first case), and the host keeps its inputs (12 + 1).
+TEST_CASE("BLAS: with the layers on GPU 0 and the experts in RAM the plan is unchanged") {
+    const ModelParts parts = two_moe_layers(false);
+    PlacementOptions blas;
+    blas.cpu_moe_layers = 2;
+    blas.host_blas = true;
+    const Placement p = placed(parts, blas);
+    CHECK(p.gpus[0].compute == 488 * kMiB);
+    CHECK(p.ram.compute == (1 + 12) * kMiB);
 }

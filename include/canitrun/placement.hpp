@@ -106,6 +106,9 @@ struct PlacementOptions {
     // products over weights in host memory run on the first GPU, which copies them in
     // (placement.cpp). Off, they run on the CPU.
     bool op_offload = true;
+    // The build has a BLAS backend (GGML_BLAS): host weights' matrix products stay in RAM on it,
+    // and only what it cannot run goes to the first GPU (placement.cpp). Release builds have none.
+    bool host_blas = false;
     ServerTerms server;
     // Ordered whole, so that a memo keyed on the options (plan_views.cpp) cannot miss a field
     // added later.

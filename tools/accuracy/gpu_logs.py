@@ -46,18 +46,26 @@ MIB = 1 << 20
 # Tightened 2026-12-05 to 0.6 % / 95 % (0.51 % / 96.7 % measured) by Metal's mapped range of a
 # tied head and Gemma 4's per-layer inputs read from the log (metal-001, -004: -34 % to -1.7 %
 # and +7.5 %).
+# Tightened 2026-12-05 (gpu31i) by the BLAS rule (placement.cpp, host_work: cudab-022's GPU 0
+# +31.4 % -> +6.5 %, its host compute -87 % -> -4.6 %): GPU compute within 10 % 67 -> 69 %
+# (42 of 61), CUDA's 66 -> 69 % (20 of 29), a GPU's total 97 -> 98 % (60 of 61), host compute
+# 60 -> 62 % (36 of 58); each bound one row below, as before.
 BOUNDS = {
     ("all", "gpu", "weights"): (0.01, 0.75),
     ("all", "gpu", "kv_cache"): (0.01, 0.80),
-    ("all", "gpu", "compute"): (0.02, 0.66),
-    ("CUDA", "gpu", "compute"): (0.02, 0.60),
-    ("all", "gpu", "total"): (0.006, 0.95),
+    ("all", "gpu", "compute"): (0.02, 0.67),
+    ("CUDA", "gpu", "compute"): (0.02, 0.65),
+    ("all", "gpu", "total"): (0.006, 0.96),
     ("all", "host", "compute"): (0.01, 0.60),
     ("all", "host", "output"): (0.01, 0.85),
 }
 
 # No GPU compute row may miss by more than both 25 % and 256 MiB (issue #31's target).
 WORST_COMPUTE = (0.25, 256 * MIB)
+
+# No GPU's total may miss by more than this: 11.7 % measured (metal-002's), set 2026-12-05 when
+# the BLAS rule took cudab-022 from +31.4 % to +6.5 % (issue #31's target is 3 %).
+WORST_TOTAL = 0.12
 
 
 def header(path):
@@ -229,6 +237,9 @@ def render(logs, unread):
         "E4B's per-layer table within; the pinned build keeps that table in host memory too (an",
         "input-layer tensor), where the two Gemma 4 logs' build (b8680) kept it out, so their",
         "`host` weights read high by it (+420 %, +897 %).",
+        "A log with a `CPU` compute buffer beside `CUDA_Host`'s comes from a build with BLAS",
+        "(cudab-022, cudax-002, -003): BLAS multiplies the host's weights in RAM and only the",
+        "routed experts go to GPU 0 (placement.cpp's host_work); verify plans it so.",
         "",
         f"Logs: {len(logs) + len(unread)}; counted: {len(logs)}; every GPU's weights, KV and "
         f"compute read whole: {whole} of {len(logs)} ({100 * whole / max(len(logs), 1):.0f} %); "
@@ -283,6 +294,11 @@ def bounds_failures(logs, unread, medians):
     if worst:
         print(f"GPU compute rows worse than max(25 %, 256 MiB): {worst}")
         failures += 1
+    worst_total = [(log["name"], e, a) for log in logs for k, t, e, a in log["rows"]
+                   if k == "gpu" and t == "total" and abs(rel(e, a)) > WORST_TOTAL]
+    if worst_total:
+        print(f"GPU total rows worse than {WORST_TOTAL:.0%}: {worst_total}")
+        failures += 1
     silent = [log["name"] for log in logs if not log["whole"] and not log["reasons"]]
     if silent:
         print(f"logs not read whole with nothing named: {silent}")
@@ -291,7 +307,7 @@ def bounds_failures(logs, unread, medians):
     if not_read:
         print(f"logs not read: {not_read}")
         failures += 1
-    print(f"{(len(BOUNDS) if medians else 0) + 3 - failures} passed, {failures} failed "
+    print(f"{(len(BOUNDS) if medians else 0) + 4 - failures} passed, {failures} failed "
           f"({len(logs)} logs)")
     return failures
 

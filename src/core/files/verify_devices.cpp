@@ -165,6 +165,19 @@ void set_offload(const LlamaLog& log, const Model& model, PlacementOptions& opti
     }
 }
 
+// Whether the run's build has a BLAS backend beside its GPUs: llama-context.cpp gives the CPU
+// backend the first GPU's host buffer type (CUDA_Host, Vulkan_Host), so a context's compute
+// buffer named "CPU" beside one of those is another host backend's: ggml-blas.cpp's, whose
+// buffer type is the CPU's (validation/llama-logs/cudab-022, cudax-002, cudax-003).
+bool log_host_blas(const LlamaLogContext& c) {
+    const auto named = [&](auto&& pred) {
+        return std::any_of(c.compute.begin(), c.compute.end(),
+                           [&](const LlamaLogBuffer& b) { return pred(b.device); });
+    };
+    return named([](const std::string& d) { return d == "CPU"; }) &&
+           named([](const std::string& d) { return d.ends_with("_Host"); });
+}
+
 void add_gpu_rows(const LlamaLog& log, const LlamaLogContext& c, const Placement& p,
                   DeviceCheck& check) {
     for (std::size_t d = 0; d < check.gpus.size() && d < p.gpus.size(); ++d) {
@@ -270,6 +283,12 @@ Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const Lla
             options.gpu_maps_file.assign(check.gpus.size(), maps_file_span(lo.backend));
             const Hardware hardware = log_hardware(log, check.gpus, options, check.notes);
             set_offload(log, model, options, check);
+            options.host_blas = log_host_blas(c);
+            if (options.host_blas) {
+                check.notes.push_back(
+                    "a CPU compute buffer beside the GPU's host buffer: the build has BLAS, "
+                    "which multiplies the host's weights in RAM (planned so)");
+            }
             CANITRUN_TRY_ASSIGN(const Placement p, place(parts, hardware, options));
             add_gpu_rows(log, c, p, check);
             add_host_rows(log, c, p, parts.buffers.value_or(RuntimeBuffers{}), check);

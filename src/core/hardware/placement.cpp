@@ -70,10 +70,30 @@ std::size_t device_of(std::uint64_t unit, std::uint64_t units,
 // llama-logs/cudab-017, -018, rocm-008, cudab-025), where the rule above read -45 to -64 %.
 // (verify plans the first three; cudab-025's build put a layer, not the head, on its GPU.)
 struct HostCopy {
-    Bytes layer = 0;    // the largest tensor of a layer in host memory
-    Bytes expert = 0;   // the largest routed-expert tensor of a layer whose experts are
-    bool head = false;  // the output head is in host memory
+    Bytes layer = 0;         // the largest tensor of a layer in host memory
+    Bytes expert = 0;        // the largest routed-expert tensor of a layer whose experts are
+    Bytes layer_expert = 0;  // the largest routed-expert tensor of a layer in host memory
+    bool head = false;       // the output head is in host memory
 };
+
+// Of the host's weights, what GPU 0 copies in and what the host multiplies itself. Beside BLAS
+// (host_blas), ggml-backend.cpp's ggml_backend_sched_backend_id_from_cur (0ad4a86) offers an op
+// to the GPUs only if its weight's first backend (ggml_backend_sched_backend_from_buffer) is the
+// last, the CPU; BLAS is before it and takes host buffers and every MUL_MAT of 32 or more on each
+// side (ggml-blas.cpp), so the layers' and head's products stay on it, the experts' MUL_MAT_ID
+// goes to GPU 0, and the attention between runs on the CPU (expanded from the KV store). Checked
+// on cudab-022 (Qwen3-235B-A22B -ngl 0, BLAS): GPU 0 holds 742 MiB, the 630 MiB expert and 112 of
+// its activations (expert_batch, measured on a later build: 160, +6.5 %; the whole graph: +31 %).
+struct HostWork {
+    HostCopy gpu;
+    HostCopy host;
+};
+HostWork host_work(const HostCopy& host, const PlacementOptions& options) {
+    if (!options.op_offload) return {HostCopy{}, host};
+    if (!options.host_blas) return {host, HostCopy{}};
+    return {HostCopy{0, std::max(host.expert, host.layer_expert), 0, false},
+            HostCopy{host.layer, 0, 0, host.head}};
+}
 
 // One GPU's graph: `mask` is the KQ masks' device copy, where the backend keeps one, and
 // `layer_copy` a host layer's tensor copied in (op offload).
@@ -144,9 +164,9 @@ Bytes first_gpu_compute(const ModelParts& parts, const HostCopy& copy, const Gpu
 // offload_op), the CPU runs those products and its buffer holds their activations too: a host
 // layer's whole graph (the CPU-alone buffer, an upper bound: it runs the host layers only), a
 // host expert's batch (expert_batch), the head's logits. Derived from the graph; no recorded
-// log runs --no-op-offload, so these are not checked.
-Bytes host_compute(const RuntimeBuffers& b, const HostCopy& copy, bool op_offload) {
-    if (op_offload) return b.host_compute;
+// log runs --no-op-offload, so these are not checked. Beside BLAS the host keeps a layer's and
+// the head's products (host_work); `copy` is what the host keeps.
+Bytes host_compute(const RuntimeBuffers& b, const HostCopy& copy) {
     Bytes c = b.host_compute;
     if (copy.layer > 0) c = std::max(c, b.compute);
     if (copy.expert > 0) c = std::max(c, checked::add(b.host_compute, b.expert_batch));
@@ -177,17 +197,20 @@ Bytes tied_head_weights(const ModelParts& parts, const Share& g, bool maps_file)
 // The llama.cpp rule's buffers: a compute buffer on every device that runs a layer, the
 // runtime's memory on every GPU it uses, the logits in RAM, and with tied embeddings the copy
 // of token_embd that an offloaded output layer needs (on the CPU the mapped file backs both).
-// `host` is what stays in host memory; the first GPU copies it in only with op offload.
+// `host` is what stays in host memory; the first GPU copies in its share of it (host_work).
 void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& options,
                  bool output_on_gpu, const HostCopy& host, const LayerSums& sums) {
     const RuntimeBuffers& b = *parts.buffers;
-    const HostCopy copy = options.op_offload ? host : HostCopy{};
+    const HostWork work = host_work(host, options);
+    const HostCopy& copy = work.gpu;
     for (std::size_t d = 0; d < p.gpus.size(); ++d) {
         Share& g = p.gpus[d];
         // GPU 0 runs the prompt batches of the host's layers (op offload) even holding none.
         const bool offloads = d == 0 && (copy.layer > 0 || copy.expert > 0 || copy.head);
         if (g.layers == 0 && !g.output && !offloads) continue;
-        const bool mask = d >= options.gpu_mask_copy.size() || options.gpu_mask_copy[d];
+        // Beside BLAS a GPU without layers runs no attention (host_work), so holds no masks.
+        const bool mask = (d >= options.gpu_mask_copy.size() || options.gpu_mask_copy[d]) &&
+                          (g.layers > 0 || !options.host_blas);
         const GpuMasks masks{mask && b.f32_mask_copy ? b.mask_copy : 0, mask ? b.device_mask : 0,
                              mask ? b.mask_copy : 0};
         const bool holds_output = g.output && output_on_gpu;
@@ -202,8 +225,7 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
         if (g.output && output_on_gpu) g.weights = tied_head_weights(parts, g, maps_file);
     }
     // Alone, the CPU backend's whole compute buffer.
-    p.ram.compute = checked::add(
-        b.output, p.gpus.empty() ? b.compute : host_compute(b, host, options.op_offload));
+    p.ram.compute = checked::add(b.output, p.gpus.empty() ? b.compute : host_compute(b, work.host));
 }
 
 // The name is copied only for a term kept: most are 0, and place() runs some 300 times a page.
@@ -342,6 +364,7 @@ HostCopy host_weight_copy(const ModelParts& parts, const Placement& p,
         const LayerPart& layer = parts.layers[i];
         if (i < first_gpu_unit) {
             copy.layer = std::max(copy.layer, layer.largest_tensor);
+            copy.layer_expert = std::max(copy.layer_expert, layer.largest_expert_tensor);
         } else if (i < p.cpu_moe_layers) {
             copy.expert = std::max(copy.expert, layer.largest_expert_tensor);
         }
@@ -410,44 +433,6 @@ void add_whole_layers(const ModelParts& parts, std::uint64_t from, std::uint64_t
 }
 
 }  // namespace
-
-// The units the GPUs hold (options' -ngl, else every layer and the output head) by a split of
-// unit counts: each GPU but the last takes the most units that fit it, in stack order, and the
-// last the rest; --n-cpu-moe applies as given. A GPU's share only grows with its units, so if
-// any contiguous split holds the units, this one does. Empty when none does (GPUs or RAM).
-Result<std::optional<Placement>> fitting_split(const ModelParts& parts, const Hardware& hardware,
-                                               PlacementOptions options) {
-    const std::size_t gpus = hardware.gpus.size();
-    if (gpus == 0) return std::optional<Placement>{};
-    const std::uint64_t n = parts.layers.size();
-    std::uint64_t left = std::min(options.gpu_layers.value_or(n + 1), n + 1);
-    options.tensor_split.assign(gpus, 0);
-    options.tensor_split[0] = left;
-    for (std::size_t d = 0; d + 1 < gpus; ++d) {
-        std::uint64_t lo = 0, hi = left + 1;  // GPU d holds lo units (0 always), not hi
-        while (hi - lo > 1) {
-            const std::uint64_t mid = lo + (hi - lo) / 2;
-            options.tensor_split[d] = mid;
-            options.tensor_split[d + 1] = left - mid;
-            CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
-            (p.gpus[d].fits() ? lo : hi) = mid;
-        }
-        options.tensor_split[d] = lo;
-        left -= lo;
-        options.tensor_split[d + 1] = left;
-    }
-    CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
-    if (!p.fits()) return std::optional<Placement>{};
-    p.split_found = true;
-    return std::optional<Placement>{std::move(p)};
-}
-
-Result<std::optional<Placement>> uneven_split(const ModelParts& parts, const Hardware& hardware,
-                                              PlacementOptions options) {
-    options.gpu_layers = std::nullopt;
-    options.cpu_moe_layers = std::nullopt;
-    return fitting_split(parts, hardware, std::move(options));
-}
 
 // One context checkpoint of one sequence (llama_state_seq_get_size_ext with
 // LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY, llama-kv-cache-iswa.cpp / llama-memory-hybrid.cpp

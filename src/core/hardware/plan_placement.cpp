@@ -1,6 +1,6 @@
-// plan_placement: the offload search over -ngl and --n-cpu-moe when neither is given, and
-// native_placement, the whole model on the GPUs; both on top of place(), which sizes one
-// placement (placement.cpp).
+// plan_placement: the offload search over -ngl and --n-cpu-moe when neither is given,
+// native_placement, the whole model on the GPUs, and the uneven split over several GPUs; all on
+// top of place(), which sizes one placement (placement.cpp).
 
 #include <algorithm>
 
@@ -22,6 +22,44 @@ Result<std::optional<Placement>> native_from(const ModelParts& parts, const Hard
 }
 
 }  // namespace
+
+// The units the GPUs hold (options' -ngl, else every layer and the output head) by a split of
+// unit counts: each GPU but the last takes the most units that fit it, in stack order, and the
+// last the rest; --n-cpu-moe applies as given. A GPU's share only grows with its units, so if
+// any contiguous split holds the units, this one does. Empty when none does (GPUs or RAM).
+Result<std::optional<Placement>> fitting_split(const ModelParts& parts, const Hardware& hardware,
+                                               PlacementOptions options) {
+    const std::size_t gpus = hardware.gpus.size();
+    if (gpus == 0) return std::optional<Placement>{};
+    const std::uint64_t n = parts.layers.size();
+    std::uint64_t left = std::min(options.gpu_layers.value_or(n + 1), n + 1);
+    options.tensor_split.assign(gpus, 0);
+    options.tensor_split[0] = left;
+    for (std::size_t d = 0; d + 1 < gpus; ++d) {
+        std::uint64_t lo = 0, hi = left + 1;  // GPU d holds lo units (0 always), not hi
+        while (hi - lo > 1) {
+            const std::uint64_t mid = lo + (hi - lo) / 2;
+            options.tensor_split[d] = mid;
+            options.tensor_split[d + 1] = left - mid;
+            CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
+            (p.gpus[d].fits() ? lo : hi) = mid;
+        }
+        options.tensor_split[d] = lo;
+        left -= lo;
+        options.tensor_split[d + 1] = left;
+    }
+    CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
+    if (!p.fits()) return std::optional<Placement>{};
+    p.split_found = true;
+    return std::optional<Placement>{std::move(p)};
+}
+
+Result<std::optional<Placement>> uneven_split(const ModelParts& parts, const Hardware& hardware,
+                                              PlacementOptions options) {
+    options.gpu_layers = std::nullopt;
+    options.cpu_moe_layers = std::nullopt;
+    return fitting_split(parts, hardware, std::move(options));
+}
 
 Result<std::optional<Placement>> native_placement(const ModelParts& parts, const Hardware& hardware,
                                                   PlacementOptions options) {
