@@ -164,6 +164,18 @@ TEST_CASE("cluster: exo over two 256 GB Macs - 63 layers each") {
     CHECK(doc["decode_band_tokens_per_s"][1].get<double>() >= doc["decode_tokens_per_s"]);
     CHECK(doc["quant"] == "MLX-4bit");
     CHECK(has(text.out, "share of bandwidth MLX reached"));
+    // Each hop at exo's own cost, fitted on exo issue #2070's runs (exo_plan_test: 1.42 ms, 1.10
+    // to 1.73), and the text says what it was fitted on.
+    CHECK(doc["network"]["hop_seconds"].get<double>() == Approx(0.0014189524));
+    CHECK(doc["network"]["hop_seconds_band"][0].get<double>() == Approx(0.0011029412));
+    CHECK(doc["network"]["hop_source"] == "https://github.com/exo-explore/exo/issues/2070");
+    CHECK(has(text.out, "a hop costs about 1.42 ms besides its bytes (1.10 to 1.73)"));
+    CHECK(has(text.out, "pipelined over two Macs on Thunderbolt 5"));
+    // The M4 Max's one run is a blog's rounded figure: the text names it and marks it.
+    const Outcome m4max = run_cli({"llama-3.1-8b", "--engine", "exo", "--host", "m4-max-64gb"});
+    CHECK(has(m4max.out, "one published MLX run"));
+    CHECK(has(m4max.out, "(unconfirmed)"));
+    CHECK(has(m4max.out, "Network: none: one machine holds every layer"));
     const json cuda =
         json_of({"llama-3.1-8b", "--engine", "exo", "--host", "rtx-4090", "--json"}, 0);
     CHECK(cuda["decode_tokens_per_s"].is_null());

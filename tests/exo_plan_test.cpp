@@ -2,6 +2,7 @@
 // allocate_layers_proportionally (exo src/exo/master/placement_utils.py).
 
 #include <algorithm>
+#include <iterator>
 
 #include "canitrun/exo_plan.hpp"
 #include "canitrun/speed.hpp"
@@ -42,10 +43,13 @@ TEST_CASE("exo: a 405B at Q4_K_M over two 256 GB Macs") {
     // each Mac's GPU may use 75 % of 256 GiB
     CHECK(p.nodes[0].memory == 274877906944ULL * 75 / 100);
     CHECK(p.fits);
-    // two hops round the ring, each the 16384-wide hidden state in 16-bit floats
+    // two hops round the ring, each the 16384-wide hidden state in 16-bit floats over the
+    // default 10 Gb/s, plus exo's middle hop cost of 1.4189524 ms (see the hop case below)
     CHECK(p.transfers == 2);
     CHECK(p.bytes_per_transfer == 16384ULL * 2);
-    CHECK(p.link_seconds_per_token == Approx(2 * (32768.0 * 8 / 1e10 + 0.003)));
+    CHECK(p.link_seconds_per_token == Approx(2 * (32768.0 * 8 / 1e10 + 0.0014189524)));
+    CHECK(p.link_seconds_fastest == Approx(2 * (32768.0 * 8 / 1e10 + 0.0011029412)));
+    CHECK(p.link_seconds_slowest == Approx(2 * (32768.0 * 8 / 1e10 + 0.0017349636)));
     // Each node at the middle share (70 %), the band at 50 and 90 %: the same reads over
     // 0.7 x bandwidth take 0.7 / 0.5 = 1.4 times longer at 50 % and 0.7 / 0.9 as long at 90 %.
     const ExoNode& n = p.nodes[0];
@@ -54,9 +58,37 @@ TEST_CASE("exo: a 405B at Q4_K_M over two 256 GB Macs") {
     CHECK(n.seconds_fastest == Approx(n.seconds_per_token * 0.7 / 0.9));
     const double middle = p.nodes[0].seconds_per_token + p.nodes[1].seconds_per_token;
     CHECK(p.decode_tokens_per_s == Approx(1 / (middle + p.link_seconds_per_token)));
+    // the band pairs the fastest nodes with the cheapest hop, the slowest with the dearest
+    const double fastest = p.nodes[0].seconds_fastest + p.nodes[1].seconds_fastest;
+    const double slowest = p.nodes[0].seconds_slowest + p.nodes[1].seconds_slowest;
+    CHECK(p.decode_high == Approx(1 / (fastest + p.link_seconds_fastest)));
+    CHECK(p.decode_low == Approx(1 / (slowest + p.link_seconds_slowest)));
     CHECK(p.decode_low < p.decode_tokens_per_s);
     CHECK(p.decode_high > p.decode_tokens_per_s);
     CHECK_FALSE(p.unmeasured_node);
+}
+
+// exo's hop cost from its own runs (exo issue #2070, gpt-oss-120b, Thunderbolt 5): pipelined
+// over two Macs each reads half the layers at its standalone rate, so what the pipeline adds
+// per token is its two hops. An M4 Max and an M5 Max, each about 80 standalone, 68 pipelined:
+// 1/68 - 1/80 = 14.7058824 - 12.5 = 2.2058824 ms over 2 hops, 1.1029412 ms. Two M5 Max, 89
+// standalone, 68 pipelined: 14.7058824 - 11.2359551 = 3.4699273 ms, 1.7349636 ms a hop. The
+// middle of two is their mean, 1.4189524 ms.
+TEST_CASE("exo: the hop cost fitted on exo's own standalone and pipelined runs") {
+    REQUIRE(std::size(kExoHopRuns) == 2);
+    CHECK(exo_hop_seconds(kExoHopRuns[0]) == Approx(0.0011029412));
+    CHECK(exo_hop_seconds(kExoHopRuns[1]) == Approx(0.0017349636));
+    const ExoHopCost c = exo_hop_cost();
+    CHECK(c.runs == 2);
+    CHECK(c.low == Approx(0.0011029412));
+    CHECK(c.high == Approx(0.0017349636));
+    CHECK(c.middle == Approx(0.0014189524));
+    // an odd count takes the middle run: 100 -> 50 tokens/s over 2 hops is 10 ms / 2 = 5 ms
+    const ExoHopCost three = exo_hop_cost({{100, 50, 2, "", ""}, kExoHopRuns[0], kExoHopRuns[1]});
+    CHECK(three.middle == Approx(0.0017349636));
+    CHECK(three.high == Approx(0.005));
+    CHECK(exo_hop_seconds({80, 68, 0, "", ""}) == 0);  // no hops: nothing to divide
+    CHECK(exo_hop_cost({}).runs == 0);
 }
 
 // Issue #33: exo runs MLX, so a machine whose chip no published MLX run covers gets no speed
@@ -97,9 +129,34 @@ TEST_CASE("exo: the published MLX runs and the share of bandwidth each reached")
         CHECK(s.share < 1);  // no run reads faster than its chip's bandwidth
         CHECK_FALSE(s.run->quote.empty());
     }
+    // The M4 Max's one run (unconfirmed: a blog's "roughly 95 tokens/sec", Llama 3 8B at 4 bits
+    // on the 64 GB, 546 GB/s chip; no prompt length, so one cell of 32 x 8 x 128 x 2 x 2 = 131,072
+    // bytes): (4.2215e9 + 1.3e5) x 95 / 546e9 = 0.7345.
+    const auto m4max = std::find_if(shares.begin(), shares.end(), [](const MlxShare& s) {
+        return s.run->gpu_id == "m4-max-64gb";
+    });
+    REQUIRE(m4max != shares.end());
+    CHECK(m4max->share == Approx(0.7345).epsilon(0.01));
     // MLX's 4-bit: 4 bits and a 16-bit scale and bias per 64 weights
     CHECK(mlx_quant(4).bpw_e4 == 45000);
     CHECK(mlx_quant(8).bpw_e4 == 85000);
+}
+
+// Issue #33: the M4 Max now has a run on record, so an exo plan on it is timed; the base M3
+// and M2 still have none (no published mlx-lm decode on them was found), so they get no speed.
+TEST_CASE("exo: the chips the published MLX runs cover") {
+    const std::vector<MlxShare> shares = mlx_shares(test::database(), embedded_mlx_runs()).value();
+    const auto plan_on = [&](const char* gpu) {
+        Cluster c;
+        c.hosts.push_back(parse_host(test::database(), gpu, 0).value());
+        return plan_exo(test::model("llama-3.1-8b"), mlx_quant(4), c, {}, shares).value();
+    };
+    const ExoPlan m4max = plan_on("m4-max-36gb");  // the 410 GB/s M4 Max: the same chip's share
+    CHECK_FALSE(m4max.unmeasured_node);
+    CHECK(m4max.nodes[0].mlx_runs == 1);
+    CHECK(m4max.decode_tokens_per_s > 0);
+    CHECK(plan_on("m3-16gb").unmeasured_node == std::optional<std::size_t>(0));
+    CHECK(plan_on("m2-16gb").unmeasured_node == std::optional<std::size_t>(0));
 }
 
 TEST_CASE("exo: a node that cannot hold its share makes the plan not fit") {

@@ -2,6 +2,7 @@
 // text, JSON, CSV or one line.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "app.hpp"
@@ -9,6 +10,7 @@
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/mlx_speed.hpp"
 #include "canitrun/parse.hpp"
+#include "canitrun/speed.hpp"
 #include "cluster_command.hpp"
 #include "csv_output.hpp"
 #include "engine_command.hpp"
@@ -29,8 +31,28 @@ struct ExoView {
     bool asked_quant = false;
     Cluster cluster;
     EstimateOptions options;
+    std::vector<MlxShare> mlx;  // the published runs' shares the plan was timed by
     ExoPlan plan;
 };
+
+// A machine whose chip has a single published run has no band of its own: say so, with the
+// run's source and its note where it marks the figure unconfirmed.
+void write_single_runs(std::ostream& out, const ExoView& v) {
+    std::vector<int> said;
+    for (const ExoNode& n : v.plan.nodes) {
+        const Hardware& h = v.cluster.hosts[n.host].hardware;
+        if (n.mlx_runs != 1 || h.gpus.empty()) continue;
+        const int chip = apple_chip(h.gpus.front());
+        if (std::find(said.begin(), said.end(), chip) != said.end()) continue;
+        said.push_back(chip);
+        const auto run = std::find_if(v.mlx.begin(), v.mlx.end(),
+                                      [chip](const MlxShare& s) { return s.chip == chip; });
+        if (run == v.mlx.end() || run->run == nullptr) continue;
+        out << "    host " << n.host + 1 << "'s chip has one published MLX run, so its band is "
+            << "that run's share alone: " << run->run->source
+            << (run->run->note.starts_with("unconfirmed") ? " (unconfirmed)" : "") << "\n";
+    }
+}
 
 // Decode from MLX's published runs on each machine's chip (validation/mlx.json), or none.
 void write_exo_speed(std::ostream& out, const ExoView& v) {
@@ -44,14 +66,14 @@ void write_exo_speed(std::ostream& out, const ExoView& v) {
             << " (validation/mlx.json); exo runs MLX, and llama.cpp's speed model is not MLX's\n";
         return;
     }
-    std::size_t runs = 0;
-    for (const ExoNode& n : p.nodes) runs = std::max(runs, n.mlx_runs);
     out << "  Speed: about " << format_rate(p.decode_tokens_per_s) << " generating ("
         << format_rate(p.decode_low) << " to " << format_rate(p.decode_high)
         << ": the lowest and highest share of bandwidth MLX reached in the published runs on "
-           "each machine's chip, validation/mlx.json); the slowest machine is host "
-        << p.nodes[p.slowest_node].host + 1
+           "each machine's chip, validation/mlx.json"
+        << (p.transfers > 0 ? ", with the dearest and cheapest hop" : "")
+        << "); the slowest machine is host " << p.nodes[p.slowest_node].host + 1
         << fmt::format(" ({:.1f} ms per token)\n", p.nodes[p.slowest_node].seconds_per_token * 1e3);
+    write_single_runs(out, v);
 }
 
 void write_exo_text(std::ostream& out, const ExoView& v) {
@@ -80,11 +102,21 @@ void write_exo_text(std::ostream& out, const ExoView& v) {
                 ? v.quant.id + "'s rate (exo loads MLX weights)"
                 : "MLX 4-bit's rate (4.5 bits per weight: a 16-bit scale and bias per 64)")
         << ", 12 % overhead per machine (exo's own is unmeasured)\n";
-    out << fmt::format(
-        "  Network: {} hop{} per token round the ring ({} bytes each) over the {:g} Gb/s link: "
-        "{:.1f} ms per token (llama.cpp RPC's measured 3.0 ms a hop: no exo measurement)\n",
-        p.transfers, p.transfers == 1 ? "" : "s", format_thousands(p.bytes_per_transfer),
-        v.cluster.link_gbits, p.link_seconds_per_token * 1e3);
+    if (p.transfers == 0) {
+        out << "  Network: none: one machine holds every layer\n";
+    } else {
+        out << fmt::format(
+            "  Network: {} hop{} per token round the ring ({} bytes each) over the {:g} Gb/s "
+            "link: {:.1f} ms per token ({:.1f} to {:.1f})\n",
+            p.transfers, p.transfers == 1 ? "" : "s", format_thousands(p.bytes_per_transfer),
+            v.cluster.link_gbits, p.link_seconds_per_token * 1e3, p.link_seconds_fastest * 1e3,
+            p.link_seconds_slowest * 1e3);
+        out << fmt::format(
+            "    a hop costs about {:.2f} ms besides its bytes ({:.2f} to {:.2f}): exo's own, "
+            "fitted on {} published runs of one model standalone and pipelined over two Macs "
+            "on Thunderbolt 5 ({}); other links and ring sizes are not measured\n",
+            p.hop.middle * 1e3, p.hop.low * 1e3, p.hop.high * 1e3, p.hop.runs, kExoHopSource);
+    }
     write_exo_speed(out, v);
     if (!p.fits) return;
     out << "\n  Start it:\n    on every host: uv run exo   (or the exo app)\n"
@@ -122,7 +154,11 @@ json exo_json(const ExoView& v) {
         {"network",
          {{"transfers_per_token", p.transfers},
           {"bytes_per_transfer", p.bytes_per_transfer},
-          {"seconds_per_token", p.link_seconds_per_token}}},
+          {"seconds_per_token", p.link_seconds_per_token},
+          {"seconds_per_token_band", json::array({p.link_seconds_fastest, p.link_seconds_slowest})},
+          {"hop_seconds", p.hop.middle},
+          {"hop_seconds_band", json::array({p.hop.low, p.hop.high})},
+          {"hop_source", kExoHopSource}}},
         {"decode_tokens_per_s",
          p.decode_tokens_per_s > 0 ? json(p.decode_tokens_per_s) : json(nullptr)},
         {"decode_band_tokens_per_s",
@@ -163,8 +199,8 @@ CommandResult exo_result(const Request& req, const Model& model) {
     v->cluster = hosts;
     v->options.context = req.context.value_or(default_context(model));
     v->options.kv_type = req.report.estimate.kv_type;
-    v->plan = need(plan_exo(model, v->quant, v->cluster, v->options,
-                            need(mlx_shares(*req.db, embedded_mlx_runs()))));
+    v->mlx = need(mlx_shares(*req.db, embedded_mlx_runs()));
+    v->plan = need(plan_exo(model, v->quant, v->cluster, v->options, v->mlx));
     CommandResult r;
     r.what = "exo";
     r.views = {[v] { return exo_json(*v); }, [v](std::ostream& csv) { write_exo_csv(csv, *v); },

@@ -1,9 +1,9 @@
 #include "canitrun/exo_plan.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "canitrun/model_parts.hpp"
-#include "canitrun/rpc_plan.hpp"
 
 namespace canitrun {
 
@@ -62,11 +62,41 @@ GpuDevice node_device(const Host& h, std::size_t index) {
     return d;
 }
 
-// The middle of the shares, lowest first (the mean of the two middle ones of an even count).
-double middle_share(const std::vector<double>& s) {
+// The middle of sorted values, lowest first (the mean of the two middle ones of an even count):
+// of the MLX runs' shares, and of exo's hop costs.
+double middle_value(const std::vector<double>& s) {
     const std::size_t n = s.size();
     return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
+
+}  // namespace
+
+double exo_hop_seconds(const ExoHopRun& run) {
+    if (run.hops == 0 || run.standalone_tokens_per_s <= 0 || run.pipelined_tokens_per_s <= 0) {
+        return 0;
+    }
+    return (1.0 / run.pipelined_tokens_per_s - 1.0 / run.standalone_tokens_per_s) /
+           static_cast<double>(run.hops);
+}
+
+ExoHopCost exo_hop_cost(const std::vector<ExoHopRun>& runs) {
+    std::vector<double> each;
+    for (const ExoHopRun& r : runs) each.push_back(exo_hop_seconds(r));
+    ExoHopCost c;
+    c.runs = each.size();
+    if (each.empty()) return c;
+    std::sort(each.begin(), each.end());
+    c.middle = middle_value(each);
+    c.low = each.front();
+    c.high = each.back();
+    return c;
+}
+
+ExoHopCost exo_hop_cost() {
+    return exo_hop_cost(std::vector<ExoHopRun>(std::begin(kExoHopRuns), std::end(kExoHopRuns)));
+}
+
+namespace {
 
 // The node's decode at its chip's MLX shares: its reads over its bandwidth times each.
 void time_node(ExoNode& node, Bytes read, const GpuDevice& device,
@@ -75,7 +105,7 @@ void time_node(ExoNode& node, Bytes read, const GpuDevice& device,
     node.mlx_runs = shares.size();
     if (shares.empty() || device.bandwidth_gbps <= 0) return;
     const double at_full = static_cast<double>(read) / (device.bandwidth_gbps * 1e9);
-    node.seconds_per_token = at_full / middle_share(shares);
+    node.seconds_per_token = at_full / middle_value(shares);
     node.seconds_fastest = at_full / shares.back();
     node.seconds_slowest = at_full / shares.front();
 }
@@ -132,13 +162,16 @@ Result<ExoPlan> plan_exo(const Model& model, const Quant& quant, const Cluster& 
             // Round the ring: node to node, and the last back to the first for the next token.
             plan.transfers = plan.nodes.size() > 1 ? plan.nodes.size() : 0;
             plan.bytes_per_transfer = checked::mul(model.arch.hidden_size, 2);
-            plan.link_seconds_per_token =
-                static_cast<double>(plan.transfers) *
-                (link_seconds(plan.bytes_per_transfer, cluster.link_gbits) + kRpcTransferSeconds);
+            plan.hop = exo_hop_cost();
+            const double hops = static_cast<double>(plan.transfers);
+            const double bytes = link_seconds(plan.bytes_per_transfer, cluster.link_gbits);
+            plan.link_seconds_per_token = hops * (bytes + plan.hop.middle);
+            plan.link_seconds_fastest = hops * (bytes + plan.hop.low);
+            plan.link_seconds_slowest = hops * (bytes + plan.hop.high);
             if (!plan.unmeasured_node && seconds[0] > 0) {
                 plan.decode_tokens_per_s = 1.0 / (seconds[0] + plan.link_seconds_per_token);
-                plan.decode_high = 1.0 / (seconds[1] + plan.link_seconds_per_token);
-                plan.decode_low = 1.0 / (seconds[2] + plan.link_seconds_per_token);
+                plan.decode_high = 1.0 / (seconds[1] + plan.link_seconds_fastest);
+                plan.decode_low = 1.0 / (seconds[2] + plan.link_seconds_slowest);
             }
             return plan;
         },
