@@ -169,8 +169,11 @@ TEST_CASE("best plan cli: --split-mode tensor, llama.cpp's own refusals, else pl
     INFO(o.out << o.err);
     CHECK(o.code == 0);
     CHECK(has(o.out, " -ts 1,1 -sm tensor"));
-    CHECK(has(o.out, "reading the prompt is not estimated under --split-mode tensor"));
-    CHECK(has(o.out, "every layer adds two reductions of 58 us"));
+    CHECK(has(o.out, " reading the prompt"));
+    CHECK_FALSE(has(o.out, "reading the prompt is not estimated"));
+    CHECK(has(o.out,
+              "every layer adds two reductions of 58 us a generated token and 1.6 us a "
+              "prompt token"));
     CHECK(has(o.out, "partial sums reduced between GPUs (-sm tensor)"));
 }
 
@@ -190,6 +193,8 @@ TEST_CASE("best plan cli: -sm tensor shown beside the plan where its estimate is
     };
     const std::string option = line("  Faster by estimate, not chosen: --split-mode tensor");
     CHECK(has(option, "llama.cpp#19378"));
+    CHECK(has(option, "llama.cpp#25051"));
+    CHECK(has(option, "ranks tensor against layer right in only 2"));
     CHECK(has(option, " -ts 1,1 -sm tensor"));
     const std::string command = line("  llama.cpp: llama-server");
     REQUIRE_FALSE(command.empty());

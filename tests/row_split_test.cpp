@@ -276,8 +276,19 @@ TEST_CASE("tensor split: Llama 3.1 8B Q8_0 on 2x RTX 3090, per-GPU weights and K
     REQUIRE(layer.plan.placement.gpus[1].layers == 0);
     CHECK(decode_seconds(work_of(t), h, sm_model) ==
           Approx(decode_seconds(layered, h, sm_model) / 2 + 64 * sm_model.meta_reduce_s));
+    // The prompt by the same rule: each GPU multiplies half of the weights at once, plus 64
+    // reductions a token (the halves differ from the layer plan's whole by the norms each GPU
+    // holds whole and the output head, under 0.1 % of the time).
+    const auto prompt_of = [&](const Placement& p) {
+        return prefill_seconds(speed_work(m, q, p, 8192, {0, 512}), h, sm_model, 512).value();
+    };
+    CHECK(prompt_of(t) ==
+          Approx(prompt_of(layer.plan.placement) / 2 + 64 * sm_model.meta_prefill_reduce_s)
+              .epsilon(1e-3));
     CHECK(tensor.speed.tensor_parallel);
-    CHECK_FALSE(tensor.speed.prefill_tokens_per_s);
+    REQUIRE(tensor.speed.prefill_tokens_per_s);
+    CHECK(*tensor.speed.prefill_tokens_per_s == Approx(1 / prompt_of(t)));
+    CHECK_FALSE(tensor.speed.prefill_band);
     CHECK_FALSE(tensor.speed.decode_band);
     const auto args = llama_server_args({&m, &q, {}}, tensor.settings, &h, &t);
     const auto sm = std::find(args.begin(), args.end(), "-sm");

@@ -156,14 +156,37 @@ TEST_CASE("a tensor split runs its GPUs at once and pays each reduction") {
     CHECK(decode_seconds(w, h, m) == Approx(4.00103e-3).epsilon(1e-5));
 }
 
-// The reduction time is read from validation/split-modes.json's -sm tensor pairs at depth 0 on a
-// known number of GPUs, each as (1 / tensor t/s - 1 / (GPUs x layer t/s)) / (2 x layers), the
-// layers the database model's (gpt-oss-120b 36, llama-3.2-1b 16, glm-4.5-air 46):
-//   gpt-oss 120B on 4: (1/179.79 - 1/(4 x 180.36)) / 72 = 58.00 µs
-//   llama 1B on 4:     (1/409.87 - 1/(4 x 314.75)) / 32 = 51.42 µs
-//   glm4moe 106B on 2: (1/92.58  - 1/(2 x 120.61)) / 92 = 72.35 µs
-// and the model's figure is their median.
-TEST_CASE("the tensor split's reduction time is the median of the published pairs") {
+// Prefill by the same rule. Two RTX 4090s (330.4 TFLOPS, 1008 GB/s), a 512-token micro-batch,
+// p 1.0, r 1.0, 500 µs a layer: GPU 0 holds 3e9 bytes and 1e10 FLOPs a token, GPU 1 2e9 and
+// 6e9, each runs 32 layers. As a layer split the two add up: 16e9 / 330.4e12 = 48.426 µs,
+// 5e9 / 1008e9 / 512 = 9.688 µs, 64 x 500 µs / 512 = 62.5 µs: 120.614 µs. As a tensor split
+// GPU 0 is the slower: 1e10 / 330.4e12 = 30.266 µs, 3e9 / 1008e9 / 512 = 5.813 µs, its half of
+// 32 x 500 µs / 512 = 15.625 µs: 51.704 µs; plus 64 reductions at 2 µs a token: 179.704 µs.
+TEST_CASE("a tensor split's prompt runs its GPUs at once and pays each reduction a token") {
+    SpeedModel m = bare_model();
+    nvidia(m).compute = 1.0;
+    nvidia(m).prefill_layer_s = 500e-6;
+    m.weight_reread = 1.0;
+    m.meta_prefill_reduce_s = 2e-6;
+    const Hardware h = test::hardware_of({"rtx-4090", "rtx-4090"});
+    SpeedWork w;
+    w.gpus.push_back(DeviceWork{0, 3e9, 1e10, 0, 0, 32, 0, 0, 0});
+    w.gpus.push_back(DeviceWork{0, 2e9, 6e9, 0, 0, 32, 0, 0, 0});
+    REQUIRE(prefill_seconds(w, h, m, 512));
+    CHECK(*prefill_seconds(w, h, m, 512) == Approx(120.614e-6).epsilon(1e-5));
+    w.tensor_parallel = true;
+    w.reductions = 64;
+    CHECK(*prefill_seconds(w, h, m, 512) ==
+          Approx(1e10 / 330.4e12 + 3e9 / 1008e9 / 512 + 32 * 500e-6 / 512 / 2 + 64 * 2e-6));
+    CHECK(*prefill_seconds(w, h, m, 512) == Approx(179.704e-6).epsilon(1e-5));
+}
+
+namespace {
+
+// validation/split-modes.json's -sm tensor pairs of one test at depth 0 on a known number of
+// GPUs of one backend, each read as (1 / tensor t/s - 1 / (GPUs x layer t/s)) / (2 x layers),
+// the layers the database model's: the time each reduction adds to a token.
+std::vector<double> reductions_read_from(const std::string& test, const std::string& backend) {
     std::ifstream in(CANITRUN_SOURCE_DIR "/validation/split-modes.json");
     REQUIRE(in);
     std::vector<double> each;
@@ -171,8 +194,8 @@ TEST_CASE("the tensor split's reduction time is the median of the published pair
         INFO(row.dump());
         CHECK(row.at("source").get<std::string>().starts_with("https://github.com/"));
         CHECK_FALSE(row.at("quote").get<std::string>().empty());
-        if (row.at("split_mode") != "tensor" || row.at("test") != "tg128" ||
-            row.at("n_gpus").is_null()) {
+        if (row.at("split_mode") != "tensor" || row.at("test") != test ||
+            row.at("backend") != backend || row.at("n_gpus").is_null()) {
             continue;
         }
         const std::string id =
@@ -183,12 +206,46 @@ TEST_CASE("the tensor split's reduction time is the median of the published pair
         const double layer = 1 / row.at("layer_tokens_per_second").get<double>();
         each.push_back((tensor - layer / gpus) / (2 * layers));
     }
-    REQUIRE(each.size() == 3);
     std::sort(each.begin(), each.end());
+    return each;
+}
+
+}  // namespace
+
+// The CUDA pairs (layers: gpt-oss-120b 36, llama-3.2-1b 16, glm-4.5-air 46):
+//   gpt-oss 120B on 4: (1/179.79 - 1/(4 x 180.36)) / 72 = 58.00 µs
+//   llama 1B on 4:     (1/409.87 - 1/(4 x 314.75)) / 32 = 51.42 µs
+//   glm4moe 106B on 2: (1/92.58  - 1/(2 x 120.61)) / 92 = 72.35 µs
+// and the model's figure is their median. The Vulkan pair (llama.cpp#25051, a build with that
+// PR's all-reduce) is held out: Qwen3.5 27B's 64 layers on 2 RX 7900 XTX,
+// (1/41.57 - 1/(2 x 34.50)) / 128 = 74.71 µs, inside the CUDA pairs' spread (+29 % of 58).
+TEST_CASE("the tensor split's reduction time is the median of the published pairs") {
+    const std::vector<double> each = reductions_read_from("tg128", "CUDA");
+    REQUIRE(each.size() == 3);
     CHECK(each[0] == Approx(51.42e-6).epsilon(1e-3));
     CHECK(each[1] == Approx(58.00e-6).epsilon(1e-3));
     CHECK(each[2] == Approx(72.35e-6).epsilon(1e-3));
     CHECK(fitted_speed_model().meta_reduce_s == Approx(each[1]).epsilon(1e-3));
+    const std::vector<double> vulkan = reductions_read_from("tg128", "Vulkan");
+    REQUIRE(vulkan.size() == 1);
+    CHECK(vulkan[0] == Approx(74.71e-6).epsilon(1e-3));
+}
+
+// Prefill by the same reading of the pp512 rows:
+//   llama 1B on 4:     (1/18753.39 - 1/(4 x 44766.52)) / 32 = 1.4918 µs
+//   gpt-oss 120B on 4: (1/5446.21  - 1/(4 x 3822.24))  / 72 = 1.6418 µs
+//   glm4moe 106B on 2: (1/638.89   - 1/(2 x 1457.82))  / 92 = 13.285 µs
+// the median 1.6418 µs; the held-out Vulkan pair: (1/1283.40 - 1/(2 x 809.00)) / 128 = 1.2589 µs.
+TEST_CASE("the tensor split's prompt reduction time is the median of the published pairs") {
+    const std::vector<double> each = reductions_read_from("pp512", "CUDA");
+    REQUIRE(each.size() == 3);
+    CHECK(each[0] == Approx(1.4918e-6).epsilon(1e-3));
+    CHECK(each[1] == Approx(1.6418e-6).epsilon(1e-3));
+    CHECK(each[2] == Approx(13.285e-6).epsilon(1e-3));
+    CHECK(fitted_speed_model().meta_prefill_reduce_s == Approx(each[1]).epsilon(1e-3));
+    const std::vector<double> vulkan = reductions_read_from("pp512", "Vulkan");
+    REQUIRE(vulkan.size() == 1);
+    CHECK(vulkan[0] == Approx(1.2589e-6).epsilon(1e-3));
 }
 
 // RTX 4090: 330.4 TFLOPS of matrix rate (twice the database's 165.2, see the decode test), 1008

@@ -50,7 +50,7 @@ struct HardwareAnswer {
     std::optional<PlacementAlternative> alternative;
     // On the model page (build_hardware_report): --split-mode tensor where it runs and its
     // decode estimate beats this plan's (tensor_split_option); shown beside the plan, never
-    // chosen for it, as its figure rests on three published runs (tensor_decode_note).
+    // chosen for it, as its figure rests on four published runs (tensor_decode_note).
     std::optional<PlacementAlternative> tensor_option;
 };
 
@@ -63,8 +63,9 @@ Result<HardwareAnswer> answer_for(const Model& model, const Quant& quant, const 
 // --split-mode tensor beside `chosen` (answer_for's plan under -sm layer, the placement left to
 // the planner, two or more GPUs, the llama.cpp rule on a database model): its plan and decode
 // estimate where llama.cpp runs it, it fits and it decodes faster than `chosen`; empty
-// otherwise. Not chosen by the search: its speed rests on three published runs, all on RTX 4090s
-// (tensor_decode_note), too few to rank splits on other GPUs and links by.
+// otherwise. Not chosen by the search: its speed rests on four published runs (three on RTX
+// 4090s, tensor_decode_note), and ranks tensor against layer right in only two of them
+// (docs/METHOD.md, "Choosing tensor mode"): no margin over the layer estimate separates them.
 Result<std::optional<PlacementAlternative>> tensor_split_option(const Model& model,
                                                                 const Quant& quant,
                                                                 const Hardware& hardware,

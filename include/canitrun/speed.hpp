@@ -177,6 +177,12 @@ struct SpeedModel {
     // as (1 / tensor t/s - 1 / (GPUs x layer t/s)) / (2 x layers): 51.4, 58.0 and 72.4 us on
     // 2 and 4 RTX 4090s (CUDA, PCIe), no other GPU or link measured (tensor_decode_note).
     double meta_reduce_s = 58.0e-6;
+    // --split-mode tensor, prefill: seconds the same two reductions a layer add to each prompt
+    // token of a 512-token micro-batch (the partial sums are hidden x ubatch f32, so their cost
+    // grows with the batch). The median of the same pairs' pp512 rows, each read by the decode
+    // rule as (1 / tensor t/s - 1 / (GPUs x layer t/s)) / (2 x layers): 1.49, 1.64 and 13.29 us
+    // (llama 1B, gpt-oss 120B, GLM-4.5-Air on 2 and 4 RTX 4090s, CUDA, PCIe).
+    double meta_prefill_reduce_s = 1.6418e-6;
     std::string source;  // what the coefficients were fitted on
     BandCoverage narrow_bands, wide_bands;
     OutOfSampleError out_of_sample;
@@ -261,7 +267,8 @@ struct Speed {
     // weights in RAM (SpeedWork::host_prefill_on_cpu).
     bool prefill_on_cpu = false;
     std::uint64_t ubatch = 512;
-    // --split-mode tensor: decode from the few published pairs (tensor_decode_note), no band.
+    // --split-mode tensor: decode and prefill from the few published pairs
+    // (tensor_decode_note), no band.
     bool tensor_parallel = false;
 };
 
@@ -283,9 +290,11 @@ double hand_over_seconds(const SpeedWork& work, const SpeedModel& m);
 // slowest GPU's reads, with the per-layer costs (launches, routing, the recurrent scan) shared
 // among the GPUs as a layer split of the same GPUs shares them, plus each all-reduce
 // (SpeedModel::meta_reduce_s): on like GPUs, the layer split's time / GPUs + the reductions, the
-// rule the published pairs were read by. Prefill is not estimated under -sm tensor.
+// rule the published pairs were read by.
 double decode_seconds(const SpeedWork& work, const Hardware& hardware, const SpeedModel& m);
-// Seconds per prompt token; empty when a device doing work has no throughput figure.
+// Seconds per prompt token; empty when a device doing work has no throughput figure. Under
+// --split-mode tensor by decode's rule: the slowest GPU with the per-layer costs shared, plus
+// each reduction (SpeedModel::meta_prefill_reduce_s).
 std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& hardware,
                                       const SpeedModel& m, std::uint64_t ubatch);
 

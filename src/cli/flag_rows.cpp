@@ -439,7 +439,7 @@ every layer, the plan takes the uneven split and prints it.)",
          .value = "MODE",
          .help = "llama.cpp's -sm over several GPUs: layer (default), row (CUDA: each matrix "
                  "cut by rows) or tensor (experimental: each weight and the KV cache cut); row "
-                 "carries no speed figure, tensor a decode estimate from three published runs",
+                 "carries no speed figure, tensor an estimate from four published runs",
          .man = R"(How llama.cpp splits the model over several GPUs
 .RB ( \-sm ):
 .B layer
@@ -456,10 +456,11 @@ and the KV cache over the GPUs as llama.cpp's Meta device does, evenly unless
 is given (by memory where the even cut overfills a GPU), and prints
 .BR "\-sm tensor" ;
 each GPU holds its slices and the buffers of the partial sums the GPUs reduce. Its decode
-speed is an estimate read from three published llama\-bench pairs on RTX 4090s (no error
-band, no prefill figure); never chosen by default (too few runs to rank splits by, and
-llama.cpp's own \-\-fit does not size it), but shown beside the plan where it is faster by
-that estimate. Where llama.cpp would not run it at all (the model's architecture, flash
+and prompt speeds are estimates read from three published llama\-bench pairs on RTX 4090s
+and checked on one Vulkan pair (no error band); never chosen by default (checked against
+those runs, the estimate ranks tensor against layer right in only two of the four, and
+llama.cpp's own \-\-fit does not size it), but shown beside the plan where it decodes faster
+by that estimate. Where llama.cpp would not run it at all (the model's architecture, flash
 attention off) the error says which; Gated DeltaNet (Qwen3\-Next, Qwen 3.5) and LFM2's
 short convolutions are cut as llama.cpp cuts them; MLA, DeepSeek V4's compressed attention
 and K and V of different head sizes are not planned under it yet.)",

@@ -92,8 +92,6 @@ void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) 
     } else if (cpu_only) {
         // Prompt reading is compute-bound, and the data holds no CPU's throughput.
         out << "; reading the prompt is not estimated (no CPU throughput figure)";
-    } else if (s.tensor_parallel) {
-        out << "; reading the prompt is not estimated under --split-mode tensor";
     } else if (s.prefill_on_cpu) {
         out << "; reading the prompt is not estimated: with --no-op-offload the CPU runs it over "
                "the weights in RAM (no CPU throughput figure)";
@@ -108,7 +106,8 @@ void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) 
     } else if (s.tensor_parallel) {
         out << "    --split-mode tensor: each GPU reads its slices at once, and every layer adds "
             << "two reductions of " << fmt::format("{:.0f}", m.meta_reduce_s * 1e6)
-            << " us, read from " << tensor_decode_note() << ": no error band\n";
+            << " us a generated token and " << fmt::format("{:.1f}", m.meta_prefill_reduce_s * 1e6)
+            << " us a prompt token, read from " << tensor_decode_note() << ": no error band\n";
     } else if (s.offloaded) {
         out << note_mark(out) << "part of the model runs from RAM: its read at "
             << fmt::format("{:.0f} % of {:g} GB/s", m.ram_bandwidth_efficiency * 100,

@@ -102,7 +102,9 @@ Result<Placement> cut_plan(const Model& model, const Quant& quant, const ModelPa
 // flash attention off), named as it names them. Its own --fit does not size it
 // (common/fit.cpp:183: "llama_params_fit is not implemented for SPLIT_MODE_TENSOR"); canitrun
 // plans it when asked, and shows it beside the default plan where its decode estimate is
-// faster (tensor_split_option), never chooses it: three published runs carry that estimate.
+// faster (tensor_split_option), never chooses it: checked against the four published pairs
+// (validation/split-modes.json), the estimate ranks tensor against layer right in two
+// (docs/METHOD.md, "Choosing tensor mode").
 Result<bool> llamacpp_runs_tensor_split(const Model& model, const PlanSettings& settings) {
     const auto arch = llama_arch(model);
     if (arch && !llama_arch_supports_tensor_split(*arch)) {

@@ -251,7 +251,7 @@ double prefill_terms(const DeviceWork& w, const SpeedWork& work, double tflops, 
     return (w.dense_flops + w.expert_flops) / rate * per_flop +
            2 * w.expert_weights * experts_touched(work.expert_share, batch) / rate / batch *
                c.expert_compute +
-           w.attention_flops / rate * c.attention + w.recurrent_layers * c.prefill_recurrent_s;
+           w.attention_flops / rate * c.attention;
 }
 
 }  // namespace
@@ -260,7 +260,13 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
                                       const SpeedModel& m, std::uint64_t ubatch) {
     if (hardware.gpus.empty() || ubatch == 0) return std::nullopt;
     const auto batch = static_cast<double>(ubatch);
-    double seconds = 0;
+    // Under -sm tensor the GPUs run at once, each on its slices, sharing the per-layer costs
+    // (launches, the recurrent scan) as a layer split of the same GPUs shares them: decode's rule.
+    double at_once = 0;
+    for (std::size_t d = 0; d < work.gpus.size() && d < hardware.gpus.size(); ++d) {
+        at_once += busy(work.gpus[d]) ? 1 : 0;
+    }
+    double seconds = 0, slowest = 0;
     for (std::size_t d = 0; d < work.gpus.size() && d < hardware.gpus.size(); ++d) {
         const DeviceWork& w = work.gpus[d];
         if (!busy(w)) continue;
@@ -270,10 +276,19 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
         const SpeedClassCoefficients& c = m.of(speed_class(device));
         // The experts no token of the micro-batch runs are not read.
         const double idle = w.expert_bytes * (1 - experts_touched(work.expert_share, batch));
-        seconds +=
-            prefill_terms(w, work, tflops, batch, c, m) +
-            (w.resident_bytes - idle) / (device.bandwidth_gbps * 1e9) / batch * m.weight_reread +
-            static_cast<double>(w.layers) * c.prefill_layer_s / batch;
+        const double products = prefill_terms(w, work, tflops, batch, c, m);
+        const double scan = w.recurrent_layers * c.prefill_recurrent_s;
+        const double reads =
+            (w.resident_bytes - idle) / (device.bandwidth_gbps * 1e9) / batch * m.weight_reread;
+        const double launches = static_cast<double>(w.layers) * c.prefill_layer_s / batch;
+        if (work.tensor_parallel) {
+            slowest = std::max(slowest, products + reads + (scan + launches) / at_once);
+        } else {
+            seconds += products + scan + reads + launches;
+        }
+    }
+    if (work.tensor_parallel && slowest > 0) {
+        seconds = slowest + work.reductions * m.meta_prefill_reduce_s;
     }
     if (busy(work.ram) || work.ram.resident_bytes > 0) {
         if (work.host_prefill_on_cpu) return std::nullopt;  // no CPU throughput figure
@@ -284,6 +299,7 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
         if (tflops <= 0) return std::nullopt;
         const SpeedClassCoefficients& c = m.of(speed_class(device));
         seconds += prefill_terms(work.ram, work, tflops, batch, c, m) +
+                   work.ram.recurrent_layers * c.prefill_recurrent_s +
                    work.ram.resident_bytes / (m.pcie_gbps * 1e9) / batch;
     }
     if (seconds <= 0) return std::nullopt;
@@ -313,10 +329,8 @@ Speed estimate_speed(const Model& model, const Quant& quant, const Placement& pl
     if (prefill) s.prefill_tokens_per_s = 1.0 / *prefill;
     s.prefill_on_cpu = s.offloaded && !placement.op_offload && !hardware.gpus.empty();
     s.tensor_parallel = placement.tensor_parallel;
-    if (s.tensor_parallel) {
-        s.prefill_tokens_per_s.reset();
-        return s;
-    }
+    // No band under -sm tensor: the few published pairs measure no error (tensor_decode_note).
+    if (s.tensor_parallel) return s;
     if (!s.offloaded && !hardware.gpus.empty()) {
         s.decode_band = speed_band(m, s.device_class, false);
         if (in_band_regime(true, ubatch)) s.prefill_band = speed_band(m, s.device_class, true);
@@ -326,8 +340,9 @@ Speed estimate_speed(const Model& model, const Quant& quant, const Placement& pl
 
 const char* tensor_decode_note() {
     return "3 published llama-bench pairs of -sm tensor and -sm layer on 2 and 4 RTX 4090s "
-           "(llama.cpp#19378: decode 0.77x to 1.30x of the layer split); other GPUs, "
-           "NVLink and backends other than CUDA are not measured, prefill not estimated";
+           "(llama.cpp#19378: decode 0.77x to 1.30x, prompt 0.44x to 1.42x of the layer split) "
+           "and one on 2 RX 7900 XTX under Vulkan (llama.cpp#25051: 1.20x, 1.59x); NVLink and "
+           "other GPUs are not measured";
 }
 
 }  // namespace canitrun
