@@ -245,6 +245,9 @@ TEST_CASE("cli: --no-op-offload is on the printed line and moves the prompt to t
 // own line does; Qwen3-Embedding-0.6B one sequence of 8,192 (Ollama's rule the plan holds it
 // by); Qwen3 8B again (its section renamed, as two of one name are refused) 4 x 8,192; both
 // --also children without the prompt cache and checkpoints the plan does not count for them.
+// The embedding model's section asks for its endpoint (embeddings = true: llama-server refuses
+// /embeddings without it), a reranker's for its own (reranking = true: --reranking sets
+// embedding and pooling rank, which /rerank requires; server-context.cpp line 5149 at 0ad4a86).
 TEST_CASE("cli: --also prints llama-server's router with a preset per model") {
     const auto o =
         run_cli({"qwen3-8b", "--gpu", "RTX 4090", "--ctx", "8192", "--users", "4", "--also",
@@ -264,12 +267,26 @@ TEST_CASE("cli: --also prints llama-server's router with a preset per model") {
         "load-on-startup = true\n";
     const std::string embed_section =
         "[qwen3-embedding-0.6b]\nhf = Qwen/Qwen3-Embedding-0.6B-GGUF:Q8_0\nc = 8192\nngl = 99\n"
-        "cache-ram = 0\nctx-checkpoints = 0\nload-on-startup = true\n";
+        "cache-ram = 0\nctx-checkpoints = 0\nembeddings = true\nload-on-startup = true\n";
     const std::string chat_section =
         "[qwen3-8b-2]\nhf = unsloth/Qwen3-8B-GGUF:Q4_K_M\nc = 32768\nngl = 99\nparallel = 4\n"
         "cache-ram = 0\nctx-checkpoints = 0\nload-on-startup = true\n";
     CHECK(router["file_text"] ==
           "version = 1\n\n" + main_section + "\n" + embed_section + "\n" + chat_section);
+    const auto rerank = run_cli({"qwen3-8b", "--gpu", "RTX 4090", "--ctx", "8192", "--also",
+                                 "qwen3-reranker-0.6b:Q8_0", "--json"});
+    REQUIRE(rerank.code == 0);
+    bool reranking = false;
+    const auto rerank_doc = nlohmann::json::parse(rerank.out);
+    for (const auto& c : rerank_doc["run_commands"]) {
+        reranking =
+            reranking || (c["engine"] == "llama.cpp router" &&
+                          has(c["file_text"].get<std::string>(),
+                              "[qwen3-reranker-0.6b]\nm = qwen3-reranker-0.6b-Q8_0.gguf\nc = 8192\n"
+                              "ngl = 99\ncache-ram = 0\nctx-checkpoints = 0\nreranking = true\n"
+                              "load-on-startup = true\n"));
+    }
+    CHECK(reranking);
     const auto text = run_cli({"qwen3-8b", "--gpu", "RTX 4090", "--also", "bge-m3:FP16"});
     // Written by one printf of quoted lines, so that copied from the indented page each line
     // lands in the first column, as llama.cpp's INI grammar wants.

@@ -11,6 +11,7 @@
 #include "canitrun/launch_command.hpp"
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/llamacpp_parts.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/plan_settings.hpp"
 #include "canitrun/speculative_speed.hpp"
 #include "canitrun/verify_server.hpp"
@@ -347,7 +348,9 @@ TEST_CASE("server terms: speculative decoding's speed is an assumption worked as
     CHECK(a.speculative->acceptance == 0.7);
     CHECK(a.speculative->tokens_per_s ==
           Approx(speculative_tokens_per_s(a.speed.decode_tokens_per_s,
-                                          a.speculative->draft_tokens_per_s, 0.7, 16)));
+                                          a.speculative->draft_tokens_per_s, 0.7, 3)));
+    // 3 drafted a step: --spec-draft-n-max's default at 0ad4a86 (common/common.h line 326)
+    CHECK(a.speculative->draft_max == 3);
 }
 
 // Gemma 3 27B's vision projector (data: run.projector, basis "tensors"): SigLIP's tensors as the
@@ -413,4 +416,76 @@ TEST_CASE("server terms: no projector where the data has none") {
         CHECK(term(p.gpus[0], "projector").most == 0);
         CHECK(term(p.ram, "projector").most == 0);
     }
+}
+
+// The output buffer of a model llama-server runs for embeddings (llamacpp_output_bytes): with
+// --embeddings every token of a batch is an output and the server's batch is the ubatch, so
+// the first request makes it (n_vocab + n_embd) x 4 B a token of the ubatch. Qwen3-Embedding-
+// 0.6B (vocab 151,669, n_embd 1,024) at ubatch 512: 152,693 x 4 x 512 = 312,715,264 B; at
+// ubatch 256, or at 200 tokens (a causal model's batch is capped at the context, padded to
+// 256): 156,357,632 B. Qwen3-Reranker-0.6B the same; BGE-M3 (an encoder: vocab 250,002, n_embd
+// 1,024): 251,026 x 4 x 512 = 514,101,248 B. A chat model keeps n_vocab floats a sequence:
+// Qwen3 8B (151,936) 607,744 B, 2,430,976 B for 4.
+TEST_CASE("server terms: an embedding model's output buffer holds a batch of outputs") {
+    const auto output = [](const char* id, std::uint64_t context, std::uint64_t ubatch,
+                           std::uint64_t n_seq) {
+        LlamaCppOptions o;
+        o.context = context;
+        o.ubatch = ubatch;
+        o.n_seq = n_seq;
+        return llamacpp_output_bytes(test::model(id), o);
+    };
+    CHECK(output("qwen3-embedding-0.6b", 8192, 512, 1) == 312'715'264ULL);
+    CHECK(output("qwen3-embedding-0.6b", 8192, 256, 1) == 156'357'632ULL);
+    CHECK(output("qwen3-embedding-0.6b", 200, 512, 1) == 156'357'632ULL);
+    CHECK(output("qwen3-reranker-0.6b", 8192, 512, 1) == 312'715'264ULL);
+    CHECK(output("bge-m3", 8192, 512, 1) == 514'101'248ULL);
+    CHECK(output("qwen3-8b", 8192, 512, 1) == 607'744ULL);
+    CHECK(output("qwen3-8b", 32768, 512, 4) == 2'430'976ULL);
+    CHECK(llama_serve(test::model("qwen3-embedding-0.6b")) == LlamaServe::embeddings);
+    CHECK(llama_serve(test::model("qwen3-reranker-0.6b")) == LlamaServe::reranking);
+    CHECK(llama_serve(test::model("nomic-embed-text-v1.5")) == LlamaServe::embeddings);
+    CHECK(llama_serve(test::model("qwen3-8b")) == LlamaServe::completion);
+
+    // --also beside Qwen3 8B on an RTX 4090 at 8,192 tokens: the companion's RAM holds it
+    // beside its host compute buffer, and its line asks for the endpoint.
+    const ResidentModel embed{&test::model("qwen3-embedding-0.6b"), &test::quant("Q8_0"), nullptr};
+    const PlanSettings s =
+        companion_settings(embed, ollama_model_settings(at_context(8192), *embed.model));
+    const auto parts = plan_parts(*embed.model, *embed.quant, s).value();
+    CHECK(parts.buffers->output == 312'715'264ULL);
+    const Placement p =
+        companion_placement(embed, test::hardware_of({"rtx-4090"}), s, true).value();
+    CHECK(p.ram.compute - parts.buffers->host_compute == 312'715'264ULL);
+    const auto args = llama_server_args({embed.model, embed.quant, ""}, s);
+    CHECK(args.back() == "--embeddings");
+}
+
+// Companions are repacked on a machine without a GPU by the main model's rule: Llama 3.2 1B at
+// Q4_0 drafting for itself, and again --also, each holds its own 547,356,672 B CPU_REPACK copy
+// (the AVX2 case above) in its RAM row; --no-repack takes all three off (the draft copies the
+// main's no_extra_bufts; the --also section carries no-repack = true). With a GPU every
+// companion's layers are on it: nothing repacked.
+TEST_CASE("server terms: companions get their CPU_REPACK copy on a CPU-only machine") {
+    const ResidentModel one_b{&test::model("llama-3.2-1b"), &test::quant("Q4_0"), nullptr};
+    PlanSettings s = at_context(8192);
+    s.server.draft = one_b;
+    s.server.also.push_back(one_b);
+    const Placement on = plan_of("llama-3.2-1b", "Q4_0", {}, s);
+    s.server.repack = false;
+    const Placement off = plan_of("llama-3.2-1b", "Q4_0", {}, s);
+    CHECK(term(on.ram, "cpu_repack").load == 547'356'672ULL);
+    for (const char* name : {"draft:llama-3.2-1b", "also:llama-3.2-1b"}) {
+        CHECK(term(on.ram, name).load - term(off.ram, name).load == 547'356'672ULL);
+    }
+    CHECK(on.ram.total() - off.ram.total() == 3 * 547'356'672ULL);
+    const RouterLaunch router =
+        llama_router_launch({&test::model("llama-3.2-1b"), &test::quant("Q4_0"), ""}, s);
+    const auto& section = router.models.back().options;
+    CHECK(std::find(section.begin(), section.end(),
+                    std::pair<std::string, std::string>{"no-repack", "true"}) != section.end());
+    const Placement gpu_off = plan_of("llama-3.2-1b", "Q4_0", {"rtx-4090"}, s);
+    s.server.repack = true;
+    const Placement gpu_on = plan_of("llama-3.2-1b", "Q4_0", {"rtx-4090"}, s);
+    CHECK(gpu_on.ram.total() == gpu_off.ram.total());
 }

@@ -33,7 +33,9 @@ std::string tensor_split_text(const std::vector<std::uint64_t>& split);
 std::vector<std::string> placement_args(const Hardware* hardware, const Placement* placement);
 
 // llama-server's arguments (after the program name). With a placement, its -ngl, --n-cpu-moe
-// and -ts; without one, every layer on the GPU (-ngl 99).
+// and -ts; without one, every layer on the GPU (-ngl 99). An embedding model's end with
+// --embeddings, a reranker's with --reranking (llama_serve): a router preset's section then
+// carries `embeddings = true` or `reranking = true`.
 std::vector<std::string> llama_server_args(const LaunchTarget& target, const PlanSettings& settings,
                                            const Hardware* hardware = nullptr,
                                            const Placement* placement = nullptr);
@@ -86,9 +88,9 @@ std::vector<std::string> ollama_environment(const PlanSettings& settings);
 // printed line's --users): server/sched.go's load (ollama/ollama fb30760, lines 497-510) takes
 // max(OLLAMA_NUM_PARALLEL, 1) (envconfig/config.go:275, default 1), and 1 for a model without
 // the completion capability (server/images.go: a GGUF with a {arch}.pooling_type; of
-// canitrun's, a model whose data gives its files' pooling, RunInfo::pooling: Qwen3-Embedding
-// and Qwen3-Reranker, and the encoders llama.cpp runs without memory,
-// llama_arch_keeps_no_memory) and for the architectures it holds unsafe in parallel (mllama,
+// canitrun's, the models llama-server serves for embeddings or reranking, llama_serve:
+// Qwen3-Embedding and Qwen3-Reranker by their data's pooling, and the encoders llama.cpp runs
+// without memory) and for the architectures it holds unsafe in parallel (mllama,
 // qwen3vl, qwen3vlmoe, qwen35, qwen35moe, qwen3next, lfm2, lfm2moe, nemotron_h, nemotron_h_moe,
 // nemotron_h_omni; ollama issue #4165). Used for the main model's line (launch_lines.cpp says when
 // Ollama serves it one request at a time) and for every --also model (ollama_model_settings).

@@ -109,7 +109,21 @@ Result<Bytes> llamacpp_device_mask_bytes(const Model& model, const LlamaCppOptio
 // within 0.3 MiB (docs/ACCURACY-GPU.md); builds before late 2025 keep one embedding copy.
 Result<Bytes> llamacpp_host_compute_bytes(const Model& model, const LlamaCppOptions& options);
 
-// The logits buffer on the host: n_vocab floats per sequence.
+// The output buffer on the host (llama-context.cpp output_reserve at 0ad4a86, in the output
+// device's host buffer type, else the CPU's): n_vocab floats of logits per output, n_embd_out
+// floats of embeddings more with cparams.embeddings, for the larger of the outputs asked and
+// n_seq_max; reallocated larger when a batch asks more, never smaller. A chat model: n_vocab
+// floats per sequence, reserved at start-up. A model llama-server runs with --embeddings or
+// --reranking (llama_serve; the printed line carries it): every token of a batch is an output
+// (decode's output_all = cparams.embeddings), and the server's batch is its ubatch
+// (tools/server/server.cpp lines 150-153: "setting n_batch = n_ubatch" with embeddings;
+// server_output_limits, server-context.cpp lines 41-45, lets n_batch outputs through), so its
+// first request makes the buffer (n_vocab + n_embd) x 4 B x min(ubatch, padded context) (at
+// least n_seq): Qwen3-Embedding-0.6B at the default ubatch, (151,669 + 1,024) x 4 x 512 =
+// 312,715,264 B. The logits are there beside the embeddings (output_reserve's has_logits is
+// always true at 0ad4a86). n_embd_out is taken as the hidden size (no database model projects
+// it). llama.cpp logs the start-up size only (n_seq_max outputs), so a log's output buffer
+// reads smaller.
 Bytes llamacpp_output_bytes(const Model& model, const LlamaCppOptions& options);
 
 // Every tensor of the model's llama.cpp layout at the quantization, typed as llama-quantize

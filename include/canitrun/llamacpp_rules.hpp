@@ -61,6 +61,16 @@ bool llama_routed_expert_tensor(const std::string& name);
 // the cacheless SWA logic is fixed", which later builds enabled).
 bool llama_arch_keeps_no_memory(std::string_view arch);
 
+// What llama-server serves a model for: completions, or, for an embedding or reranking model,
+// its /embeddings or /rerank endpoint, which it refuses unless started with --embeddings
+// ("This server does not support embeddings. Start it with `--embeddings`") or --reranking
+// (params.embedding and pooling_type RANK; tools/server/server-context.cpp at 0ad4a86, lines
+// 5149 and 5392; common/arg.cpp lines 3473-3486). A model is one by its data: its GGUF files'
+// pooling type (RunInfo::pooling: "rank" a reranker, any other an embedding model), or an
+// encoder llama.cpp runs only for embeddings (llama_arch_keeps_no_memory).
+enum class LlamaServe { completion, embeddings, reranking };
+LlamaServe llama_serve(const Model& model);
+
 // Whether llama.cpp runs --split-mode tensor for an architecture: llm_arch_supports_sm_tensor
 // (src/llama-arch.cpp:1130 at 0ad4a86; llama_model_create throws "LLAMA_SPLIT_MODE_TENSOR not
 // implemented for architecture" for the others, src/llama-model.cpp:358). 5b4ebc5 refuses the

@@ -18,7 +18,11 @@
 //   (server-context.cpp) lets the list reach that many: it erases checkpoints closer than
 //   checkpoint_min_step (8192 tokens) to an earlier one only once the list is full, then
 //   appends, so a slot holds 31 or 32 at its peak, and the term counts 32.
-// - cpu_repack (RAM, at load): cpu_repack.hpp; only on a machine without a GPU.
+// - cpu_repack (RAM, at load): cpu_repack.hpp; only on a machine without a GPU. The same rule
+//   for each companion (draft, --also) in its own RAM figure: llama.cpp builds a draft's and a
+//   router child's buffer types as the main model's (make_cpu_buft_list), and the draft takes
+//   the main line's --no-repack (common_base_params_to_speculative copies no_extra_bufts), an
+//   --also model its preset section's (companion_settings carries it).
 // - draft:<model> (GPUs and RAM, at load): -md's model, loaded with every layer on the GPUs
 //   (common_params_speculative::n_gpu_layers -1: the default, all), split like the main model
 //   by the devices' memory (llama.cpp splits by free memory, after the main model: on
@@ -39,20 +43,29 @@
 //   (launch_command.hpp's ollama_model_settings: --users' sequences, each of the main model's
 //   context per sequence capped at its window; one for an encoder and for the architectures
 //   Ollama serves one at a time), with its vision projector where its line would load one
-//   (loads_projector, the main model's rule). Its own prompt cache and checkpoints are not
-//   counted: the printed router's preset turns them off for it (launch_command.hpp,
-//   llama_router_launch: cache-ram = 0, ctx-checkpoints = 0). Read under
+//   (loads_projector, the main model's rule). An embedding or reranking model's section carries
+//   `embeddings = true` or `reranking = true` (llama_server_args, llama_serve), and its output
+//   buffer is the one its first batch makes (llamacpp_output_bytes). Its own prompt cache and
+//   checkpoints are not counted: the printed router's preset turns them off for it
+//   (launch_command.hpp, llama_router_launch: cache-ram = 0, ctx-checkpoints = 0). Read under
 //   the main line's --load-mode (a router's child runs with the router's own arguments laid
 //   over its preset: server-models.cpp load_models, preset.merge(base_preset)), its load_staging
 //   in its RAM figure: children may load at once, so the stagings add up.
 // - mtp (the device of the output head, at load): with --mtp, the model's multi-token-
 //   prediction layers (llamacpp_mtp_weight_bytes) and one full-attention layer's KV cache each
-//   at the context, as current llama.cpp drafts with them (--spec-type draft-mtp, a draft
-//   context on the target model's own MTP layers), and that context's compute buffer, 13 x
-//   n_embd floats per ubatch token: fitted to llama-server's own figure for Qwen 3.8 27B's MTP
-//   context (server_terms.cpp, kMtpComputeEmbdFloats), which the weights-less part of this
-//   term meets within 0.06 MiB at two contexts. Not confirmed for 0ad4a86, which predates that
-//   path; the compute figure is one architecture's. Only where the files carry the layers
+//   at the context, as llama.cpp drafts with them (--spec-type draft-mtp, a draft context on the
+//   target model's own MTP layers), and that context's compute buffer, 13 x n_embd floats per
+//   ubatch token: fitted to llama-server's own figure for Qwen 3.8 27B's MTP context
+//   (server_terms.cpp, kMtpComputeEmbdFloats), which the weights-less part of this term meets
+//   within 0.06 MiB at two contexts. The pinned 0ad4a86 has that path: common/arg.cpp's
+//   --spec-type takes draft-mtp (common/speculative.cpp line 37), server-context.cpp load_model
+//   (lines 1019-1150) then calls common_speculative_init_from_params, which makes a context of
+//   LLAMA_CONTEXT_TYPE_MTP on the target model itself with the target's n_ctx ("creating MTP
+//   draft context against the target model", speculative.cpp lines 2532-2588), and
+//   common_speculative_impl_draft_mtp drafts with it (lines 1330-1450; one head for qwen35 and
+//   qwen35moe, a chain of heads for step35, the target's KV shared for gemma4). Its --mtp is a
+//   download option only (llama-download: fetch the MTP head). The compute figure is one
+//   architecture's, from a log of a later build. Only where the files carry the layers
 //   (mtp_loadable); the command refuses --mtp otherwise.
 // - projector, projector_compute (GPU 0, at load), projector_host_compute (RAM, at load): the
 //   vision projector (mmproj) of a multimodal model whose line loads it by its repo (-hf loads
@@ -108,6 +121,10 @@
 //   "load_all_data pinned", "cudaMallocHost" at load, "--no-mmap" RAM use and "direct io"
 //   loading; found load times (ggml-org/llama.cpp PRs #14396, #18012, #18166) and pinned
 //   weight buffers (PR #28223: -ot to CUDA_Host; ik_llama.cpp PR #1517), no figure of staging.
+//   Searched again (2026-12-05, issues and pages): peak RSS while loading with --no-mmap,
+//   maximum resident set size at load, the loader's pinned upload buffers; found whole-process
+//   peaks of a fork (VmRSS, no buffer named) and pinned weights (ik_llama.cpp PR #2444), still
+//   no figure of staging.
 
 #include <cstdint>
 #include <memory>
@@ -211,7 +228,8 @@ PlanSettings draft_settings(const PlanSettings& main);
 // The settings a companion model is planned and launched by: `settings`' context, sequences
 // and cache types (draft_settings' or ollama_model_settings'), its own weights (a file's
 // tensors), and of the server's only what the main line sets for every model it starts: the KV
-// cache's and the products' offload, --load-mode and the projector's flags; no prompt cache,
+// cache's and the products' offload, --no-repack and the CPU's kernels, --load-mode and the
+// projector's flags; no prompt cache,
 // checkpoints, draft, MTP or --also of its own, and no margin.
 PlanSettings companion_settings(const ResidentModel& model, const PlanSettings& settings);
 

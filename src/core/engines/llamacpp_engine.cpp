@@ -28,6 +28,8 @@
 //   GGML_PAD(min(kv_size, n_swa + n_ubatch), 256) cells per stream.
 // - llama-memory-recurrent.cpp: conv (R) and recurrent (S) state in f32, one row per sequence.
 // - llama-context.cpp output_reserve: n_vocab floats of logits per sequence at start-up.
+//   For a model served for embeddings (llama_serve) it is what the first batch makes it:
+//   llamacpp_output_bytes.
 // - compute buffer: fitted to what llama.cpp reports for the CPU backend (ggml-alloc's peak of
 //   the ubatch graph, tests/fixtures/llamacpp-cpu-buffers.json): the output phase holds the
 //   logits (n_ubatch x n_vocab f32) plus two n_ubatch x n_embd activations (exact for llama,
@@ -514,7 +516,16 @@ Result<Bytes> llamacpp_host_compute_bytes(const Model& model, const LlamaCppOpti
 }
 
 Bytes llamacpp_output_bytes(const Model& model, const LlamaCppOptions& options) {
-    return checked::mul(checked::mul(model.arch.vocab_size, kF32Bytes), options.n_seq);
+    if (llama_serve(model) == LlamaServe::completion) {
+        return checked::mul(checked::mul(model.arch.vocab_size, kF32Bytes), options.n_seq);
+    }
+    // Every token of a batch is an output; the server's batch is the ubatch (n_batch = n_ubatch),
+    // within the padded context (a causal model's n_batch is capped at n_ctx).
+    const std::uint64_t batch = std::min(options.ubatch, llama_padded_context(options.context));
+    const std::uint64_t outputs = std::max(batch, options.n_seq);
+    return checked::mul(
+        checked::mul(checked::add(model.arch.vocab_size, model.arch.hidden_size), kF32Bytes),
+        outputs);
 }
 
 }  // namespace canitrun

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "canitrun/checked.hpp"
+#include "canitrun/tensor_layout.hpp"
 
 namespace canitrun {
 
@@ -35,6 +36,14 @@ bool llama_routed_expert_tensor(const std::string& name) {
 
 bool llama_arch_keeps_no_memory(std::string_view arch) {
     return arch == "bert" || arch == "nomic-bert" || arch == "gemma-embedding";
+}
+
+LlamaServe llama_serve(const Model& model) {
+    if (model.run.pooling == "rank") return LlamaServe::reranking;
+    if (!model.run.pooling.empty()) return LlamaServe::embeddings;
+    const auto arch = llama_arch(model);
+    return arch && llama_arch_keeps_no_memory(*arch) ? LlamaServe::embeddings
+                                                     : LlamaServe::completion;
 }
 
 bool llama_arch_supports_tensor_split(std::string_view arch) {

@@ -191,6 +191,9 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
     // in tests/fixtures/runtime-flags/llama-cpp.json), so a larger ubatch needs -b as large.
     if (s.ubatch > kLlamaDefaultBatch) add(args, "-b", std::to_string(s.ubatch));
     add_server_args(args, s.server);
+    // an embedding or reranking model's endpoint (llama_serve), refused without its flag
+    if (llama_serve(*t.model) == LlamaServe::embeddings) args.emplace_back("--embeddings");
+    if (llama_serve(*t.model) == LlamaServe::reranking) args.emplace_back("--reranking");
     return args;
 }
 
@@ -231,12 +234,9 @@ std::uint64_t ollama_num_parallel(const Model& model, std::uint64_t requested) {
     static constexpr std::array<std::string_view, 11> kSerial = {
         "mllama", "qwen3vl", "qwen3vlmoe", "qwen35",         "qwen35moe",      "qwen3next",
         "lfm2",   "lfm2moe", "nemotron_h", "nemotron_h_moe", "nemotron_h_omni"};
+    if (llama_serve(model) != LlamaServe::completion) return 1;  // no completion capability
     const auto arch = llama_arch(model);
-    if (!model.run.pooling.empty()) return 1;  // an embedding model's GGUF (RunInfo::pooling)
-    if (arch && (llama_arch_keeps_no_memory(*arch) ||
-                 std::find(kSerial.begin(), kSerial.end(), *arch) != kSerial.end())) {
-        return 1;
-    }
+    if (arch && std::find(kSerial.begin(), kSerial.end(), *arch) != kSerial.end()) return 1;
     return std::max<std::uint64_t>(requested, 1);
 }
 

@@ -65,6 +65,19 @@ Companion companion_from(const std::string& name, const Placement& p, Bytes stag
     return c;
 }
 
+// CPU_REPACK's copy (cpu_repack.hpp) where llama.cpp makes one: on a machine without a GPU,
+// unless --no-repack, for every model it loads there. A draft's load_tensors and a router
+// child's build the same buffer-type list as the main model's (make_cpu_buft_list, with
+// use_extra_bufts from the line: common_base_params_to_speculative copies the main model's
+// no_extra_bufts, and a child gets its preset's --no-repack).
+Result<Bytes> repack_bytes(const Model& model, const Quant& quant, const Hardware& hardware,
+                           const PlanSettings& settings) {
+    const ServerSettings& s = settings.server;
+    if (!hardware.gpus.empty() || !s.repack) return Bytes{0};
+    if (settings.file) return file_repack_bytes(settings.file->tensors, s.cpu);  // its own types
+    return llamacpp_repack_bytes(model, quant, s.cpu);
+}
+
 Bytes staging_in(const Share& ram) {
     for (const auto& r : ram.resident) {
         if (r.name == "load_staging") return r.load;
@@ -90,6 +103,8 @@ PlanSettings companion_settings(const ResidentModel& model, const PlanSettings& 
     server.cache_ram = 0;
     server.ctx_checkpoints = 0;
     server.kv_offload = settings.server.kv_offload;
+    server.repack = settings.server.repack;
+    server.cpu = settings.server.cpu;
     server.op_offload = settings.server.op_offload;
     server.load_mode = settings.server.load_mode;
     server.vision = settings.server.vision;
@@ -107,6 +122,7 @@ Result<Placement> companion_placement(const ResidentModel& model, const Hardware
     o.margin = 0;
     if (!own_process) o.gpu_runtime.clear();
     o.server.kv_in_ram = !s.server.kv_offload;
+    CANITRUN_TRY_ASSIGN(o.server.cpu_repack, repack_bytes(*model.model, *model.quant, hardware, s));
     // The main line's --load-mode: a draft gets the main model's load params, and a router's
     // child the router's arguments (server_terms.hpp, draft and also).
     set_load_mode(o.server, s.server.load_mode, hardware);
@@ -299,11 +315,7 @@ Result<PlacementOptions> server_placement_for(const Model& model, const Quant& q
     if (t.kv_in_ram && !hardware.gpus.empty()) {
         CANITRUN_TRY_ASSIGN(t.nkvo_attention, nkvo_attention_bytes(model, settings));
     }
-    if (hardware.gpus.empty() && s.repack && settings.file) {
-        t.cpu_repack = file_repack_bytes(settings.file->tensors, s.cpu);  // the file's own types
-    } else if (hardware.gpus.empty() && s.repack) {
-        CANITRUN_TRY_ASSIGN(t.cpu_repack, llamacpp_repack_bytes(model, quant, s.cpu));
-    }
+    CANITRUN_TRY_ASSIGN(t.cpu_repack, repack_bytes(model, quant, hardware, settings));
     if (s.mtp) {
         CANITRUN_TRY_ASSIGN(t.mtp, mtp_bytes(model, quant, settings));
     }
