@@ -222,6 +222,20 @@ TEST_CASE("an FP32 figure is given exactly where it beats the FP16 one") {
     }
 }
 
+// int8_dot_tops stands for the dp4a path of GPUs without matrix units (Pascal GP102/GP104, Vega
+// 20), whose 4-way int8 dot product runs at 4x the FP32 rate; a GPU with matrix units keeps its
+// tensor figure (matrix_tflops), which an int8 figure would replace in quantized prefill.
+TEST_CASE("an INT8 dot figure is given only to GPUs without matrix units, at 4x FP32") {
+    for (const Gpu& g : test::database().gpus) {
+        if (g.int8_dot_tops <= 0) continue;
+        INFO(g.id);
+        CHECK((g.architecture == "Pascal" || g.architecture == "GCN5.1"));
+        // FP32: the stored figure (Pascal), or half the packed-FP16 one (Vega 20: 26.5 of 13.25)
+        const double fp32 = g.fp32_tflops > 0 ? g.fp32_tflops : g.fp16_tflops / 2;
+        CHECK(g.int8_dot_tops == Approx(4 * fp32).epsilon(0.02));
+    }
+}
+
 TEST_CASE("a checkpoint's linear rate gives its whole-file rate on Llama 3 8B") {
     // Llama-3-8B: 8.03e9 parameters, 2 x 128256 x 4096 = 1.05e9 of them in the embedding
     // tables (BF16 in FP8, AWQ and GPTQ checkpoints), the rest in quantized Linear layers.

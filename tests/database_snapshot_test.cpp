@@ -81,6 +81,7 @@ Database every_field_set() {
     gpu.fp8_tflops = 209.5;
     gpu.fp4_tflops = 419;
     gpu.fp32_tflops = 52.4;
+    gpu.int8_dot_tops = 209.6;
     gpu.architecture = "Blackwell";
     gpu.backends = {"cuda", "vulkan"};
     gpu.release_year = 2025;

@@ -280,6 +280,34 @@ TEST_CASE("prefill time is FLOPs over the matrix rate, weights read once a batch
     CHECK(*prefill_seconds(w, h, m, 512) == Approx(92.99e-6).epsilon(1e-3));
 }
 
+// GPUs without matrix units (#34): a Tesla P40 multiplies quantized weights with dp4a at the 47
+// INT8 TOPS of NVIDIA's datasheet, FP16 weights at its 11.76 FP32 TFLOPS (FP16 runs at 1/64);
+// a Tesla P100 has no dp4a and multiplies both at its 18.7 FP16 TFLOPS. At p = 1 for both kinds
+// of weights and t = 1: 1e10 weight FLOPs on the P40 take 1e10 / 47e12 = 212.77 us quantized,
+// 1e10 / 11.76e12 = 850.34 us as FP16, and 1e9 attention FLOPs 1e9 / 11.76e12 = 85.03 us
+// either way; on the P100 1e10 / 18.7e12 = 534.76 us.
+TEST_CASE("prefill multiplies quantized weights at the dp4a rate where a GPU has no matrix units") {
+    SpeedModel m = bare_model();
+    auto& c = m.classes[static_cast<int>(SpeedClass::no_matrix_units)];
+    c.compute = c.compute_float = c.attention = 1;
+    const Hardware p40 = test::hardware_of({"tesla-p40"});
+    CHECK(quantized_tflops(p40.gpus[0]) == Approx(47));
+    CHECK(matrix_tflops(p40.gpus[0]) == Approx(11.76));
+    SpeedWork w;
+    w.family = QuantFamily::legacy;
+    w.gpus.push_back(DeviceWork{0, 0, 1e10, 1e9, 0, 1});
+    CHECK(*prefill_seconds(w, p40, m, 512) == Approx(212.77e-6 + 85.03e-6).epsilon(1e-4));
+    w.float_weights = true;
+    w.family = QuantFamily::floating;
+    CHECK(*prefill_seconds(w, p40, m, 512) == Approx(850.34e-6 + 85.03e-6).epsilon(1e-4));
+    const Hardware p100 = test::hardware_of({"tesla-p100-16gb"});
+    CHECK(quantized_tflops(p100.gpus[0]) == Approx(18.7));
+    w.gpus[0].attention_flops = 0;
+    w.float_weights = false;
+    w.family = QuantFamily::legacy;
+    CHECK(*prefill_seconds(w, p100, m, 512) == Approx(534.76e-6).epsilon(1e-4));
+}
+
 // Qwen3's 8 of 128 experts a token: a micro-batch of 16 tokens leaves (120/128)^16 = 0.356074
 // of the experts unpicked (ln(15/16) = -0.0645385, x 16 = -1.032616), so it runs 0.643926 of
 // them; 512 tokens leave e^-33 idle. On one RTX 4090 (330.4 TFLOPS, 1008 GB/s) with x = 160 and

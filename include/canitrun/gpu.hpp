@@ -31,6 +31,11 @@ struct Gpu {
     // FP16 at 1/64 rate (llama.cpp computes in FP32 / int8 there), and Apple publishes only FP32
     // for M1 and M2 (which run FP16 at the same rate). 0 elsewhere.
     double fp32_tflops = 0;
+    // INT8 dot-product throughput (TOPS) of a GPU without matrix units that has a 4-way int8 dot
+    // instruction (dp4a on NVIDIA Pascal GP102/GP104, v_dot4_i32_i8 on AMD Vega 20): llama.cpp's
+    // MMQ kernels multiply quantized weights with it, at 4x the FP32 rate. 0 elsewhere: a Tesla
+    // P100 (GP100) lacks dp4a and dequantizes to FP16 instead.
+    double int8_dot_tops = 0;
     std::string architecture;
     std::vector<std::string> backends;
     std::uint64_t release_year = 0;

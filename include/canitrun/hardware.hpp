@@ -26,8 +26,9 @@ struct GpuDevice {
     Bytes memory = 0;          // what the model may use on it
     double bandwidth_gbps = 0;
     double fp16_tflops = 0;
-    double fp32_tflops = 0;  // 0 unless it beats fp16 (Gpu::fp32_tflops)
-    bool unified = false;    // shares system RAM (Apple silicon): nothing to offload to
+    double fp32_tflops = 0;    // 0 unless it beats fp16 (Gpu::fp32_tflops)
+    double int8_dot_tops = 0;  // GPUs without matrix units: dp4a (Gpu::int8_dot_tops)
+    bool unified = false;      // shares system RAM (Apple silicon): nothing to offload to
 };
 
 struct Hardware {

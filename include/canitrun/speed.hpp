@@ -31,13 +31,15 @@
 // + layers x q / ubatch
 // on each GPU, where dense FLOPs are 2 per active non-expert parameter plus attention at the
 // depth, expert FLOPs 2 per active routed-expert parameter, and the rate the device's matrix
-// throughput (matrix_tflops). At 512 tokens a micro-batch each of 128 experts sees about 32:
-// the expert products cost per expert weight per micro-batch (x), not per token. Weights held in
-// RAM cross PCIe once per micro-batch. p differs for float (FP16/BF16) and quantized weights.
-// a, k, kr, u, p, q, qr, t, x are per coefficient group (speed_group: device classes whose cards
-// share their chips share them); m, h, r, d, e, o and ko are shared by every device. A group no
-// run measures for a term (no MoE run, no hybrid) takes the value fitted over every device. A
-// published run's weights are read at its file's printed size (BenchRun::file_bytes).
+// throughput (matrix_tflops); quantized weights' products at the rate they are multiplied at
+// (quantized_tflops: dp4a on a GPU without matrix units). At 512 tokens a micro-batch each of
+// 128 experts sees about 32: the expert products cost per expert weight per micro-batch (x), not
+// per token. Weights held in RAM cross PCIe once per micro-batch. p differs for float (FP16/BF16)
+// and quantized weights. a, k, kr, u, p, q, qr, t, x are per coefficient group (speed_group: device
+// classes whose cards share their chips share them); m, h, r, d, e, o and ko are shared by every
+// device. A group no run measures for a term (no MoE run, no hybrid) takes the value fitted over
+// every device. A published run's weights are read at its file's printed size
+// (BenchRun::file_bytes).
 
 #include <cstdint>
 #include <optional>
@@ -199,6 +201,11 @@ std::optional<double> speed_band(const SpeedModel& m, SpeedClass c, bool prefill
 // accumulation (the rate llama.cpp's int8 and FP16 kernels run at), or the FP32 rate where that
 // is higher (Pascal's FP16 runs at 1/64; M1-M4 have no matrix units).
 double matrix_tflops(const GpuDevice& device);
+// The rate quantized weights are multiplied at in prefill: a GPU without matrix units that has a
+// 4-way int8 dot instruction runs llama.cpp's MMQ kernels on it (GpuDevice::int8_dot_tops: a
+// Tesla P40's 47 TOPS beside its 11.76 FP32 TFLOPS, an MI50's 53.6 beside 26.5 FP16); every
+// other GPU its matrix_tflops (a P100, without dp4a, dequantizes to FP16 for cuBLAS).
+double quantized_tflops(const GpuDevice& device);
 
 // The coefficients fitted by tools/speed/fit_speed (src/core/plan/speed_fit.cpp).
 const SpeedModel& fitted_speed_model();

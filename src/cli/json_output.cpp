@@ -163,6 +163,7 @@ json gpu_json(const Gpu& g) {
             {"bandwidth_gbps", g.bandwidth_gbps},
             {"fp16_tflops", g.fp16_tflops},
             {"fp32_tflops", g.fp32_tflops},
+            {"int8_dot_tops", g.int8_dot_tops},
             {"architecture", g.architecture},
             {"backends", g.backends},
             {"release_year", g.release_year},

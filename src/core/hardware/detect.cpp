@@ -440,6 +440,7 @@ GpuDevice device_from(const DetectedGpu& d, const Database& db) {
         device.bandwidth_gbps = gpu->bandwidth_gbps * slice;
         device.fp16_tflops = gpu->fp16_tflops * slice;
         device.fp32_tflops = gpu->fp32_tflops * slice;
+        device.int8_dot_tops = gpu->int8_dot_tops * slice;
         if (d.memory == 0) device.memory = device_for(*gpu).memory;  // named, not measured
         // The machine's whole memory reported (Apple's sysctl, a Jetson's meminfo): the GPU may
         // use the entry's share of it, and no more than is free.

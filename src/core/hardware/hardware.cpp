@@ -82,6 +82,7 @@ GpuDevice device_for(const Gpu& gpu) {
     d.bandwidth_gbps = gpu.bandwidth_gbps;
     d.fp16_tflops = gpu.fp16_tflops;
     d.fp32_tflops = gpu.fp32_tflops;
+    d.int8_dot_tops = gpu.int8_dot_tops;
     return d;
 }
 
@@ -98,6 +99,7 @@ std::vector<GpuDevice> devices_for(const Gpu& gpu) {
         d.bandwidth_gbps = whole.bandwidth_gbps / n;
         d.fp16_tflops = whole.fp16_tflops / n;
         d.fp32_tflops = whole.fp32_tflops / n;
+        d.int8_dot_tops = whole.int8_dot_tops / n;
         out.push_back(d);
     }
     return out;

@@ -90,6 +90,10 @@ double matrix_tflops(const GpuDevice& device) {
     return std::max(fp16, device.fp32_tflops);
 }
 
+double quantized_tflops(const GpuDevice& device) {
+    return device.int8_dot_tops > 0 ? device.int8_dot_tops : matrix_tflops(device);
+}
+
 QuantFamily quant_family(const Quant& quant) {
     // A file's own quantization by the type it was written as (#33, #37): the same bytes, the
     // same family as the database's quantization of that name.
@@ -240,18 +244,21 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
 
 namespace {
 
-// One device's prefill seconds per prompt token for work `w`, on `tflops` of matrix rate, in
-// micro-batches of `batch` tokens.
-double prefill_terms(const DeviceWork& w, const SpeedWork& work, double tflops, double batch,
-                     const SpeedClassCoefficients& c, const SpeedModel& m) {
-    const double rate = tflops * 1e12;
+// One device's prefill seconds per prompt token for work `w` on `device`, in micro-batches of
+// `batch` tokens: the weights' products at the rate their type is multiplied at, attention at
+// the matrix rate (its operands are FP16 / FP32 whatever the weights).
+double prefill_terms(const DeviceWork& w, const SpeedWork& work, const GpuDevice& device,
+                     double batch, const SpeedClassCoefficients& c, const SpeedModel& m) {
+    const double rate =
+        (work.float_weights ? matrix_tflops(device) : quantized_tflops(device)) * 1e12;
+    const double attention_rate = matrix_tflops(device) * 1e12;
     const double per_flop = (work.float_weights ? c.compute_float : c.compute) +
                             m.dequant_prefill[static_cast<std::size_t>(work.family)] +
                             (work.older_build ? m.older_build_compute : 0);
     return (w.dense_flops + w.expert_flops) / rate * per_flop +
            2 * w.expert_weights * experts_touched(work.expert_share, batch) / rate / batch *
                c.expert_compute +
-           w.attention_flops / rate * c.attention;
+           w.attention_flops / attention_rate * c.attention;
 }
 
 }  // namespace
@@ -276,7 +283,7 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
         const SpeedClassCoefficients& c = m.of(speed_class(device));
         // The experts no token of the micro-batch runs are not read.
         const double idle = w.expert_bytes * (1 - experts_touched(work.expert_share, batch));
-        const double products = prefill_terms(w, work, tflops, batch, c, m);
+        const double products = prefill_terms(w, work, device, batch, c, m);
         const double scan = w.recurrent_layers * c.prefill_recurrent_s;
         const double reads =
             (w.resident_bytes - idle) / (device.bandwidth_gbps * 1e9) / batch * m.weight_reread;
@@ -298,7 +305,7 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
         const double tflops = matrix_tflops(device);
         if (tflops <= 0) return std::nullopt;
         const SpeedClassCoefficients& c = m.of(speed_class(device));
-        seconds += prefill_terms(work.ram, work, tflops, batch, c, m) +
+        seconds += prefill_terms(work.ram, work, device, batch, c, m) +
                    work.ram.recurrent_layers * c.prefill_recurrent_s +
                    work.ram.resident_bytes / (m.pcie_gbps * 1e9) / batch;
     }

@@ -100,7 +100,8 @@ bool all_alike(const Hardware& h, const PlacementOptions& o) {
     const GpuDevice& a = h.gpus.front();
     for (const GpuDevice& b : h.gpus) {
         if (a.gpu != b.gpu || a.memory != b.memory || a.bandwidth_gbps != b.bandwidth_gbps ||
-            a.fp16_tflops != b.fp16_tflops || a.fp32_tflops != b.fp32_tflops)
+            a.fp16_tflops != b.fp16_tflops || a.fp32_tflops != b.fp32_tflops ||
+            a.int8_dot_tops != b.int8_dot_tops)
             return false;
     }
     return true;
