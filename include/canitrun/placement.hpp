@@ -133,6 +133,7 @@ struct Share {
     // it back from disk (at disk speed); --load-mode none makes it allocated memory.
     Bytes mapped = 0;
     std::uint64_t moe_layers = 0;
+    std::uint64_t mla_layers = 0;        // of `layers`, the MLA ones (DSA's leaves are per layer)
     std::vector<ResidentTerm> resident;  // held beside the model (ServerTerms)
 
     Bytes total() const;          // held once loaded: the headline

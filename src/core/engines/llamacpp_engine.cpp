@@ -256,17 +256,22 @@ std::uint64_t msa_prefill_bytes(const Model& m, std::uint64_t n_kv) {
 // falls above the attention's masked copies from 28k to 48k); GLM-5's first (dense) layer
 // peaks 32 MiB a 512-token ubatch under the MLA layer's figure (q's hole is smaller than
 // mla_layer_floats' heads x v), so GLM-5.x read high by that (docs/ACCURACY.md). Over several
-// GPUs each split holds only its own layers' leaves (a leaf goes to its reader's backend); the
-// plan's one per-GPU figure counts every layer's, high there by the others' (244 MiB a 512-token
-// ubatch for V3.2 at most), unmeasured on a GPU.
-std::uint64_t dsa_bytes(const Model& m, std::uint64_t n_kv, bool flash_attn) {
+// GPUs each split holds only its own layers' leaves (a leaf goes to its reader's backend):
+// placement.cpp takes the others' off each GPU's figure (dsa_leaf_of, own_dsa_leaves).
+// One layer's top-k leaf per ubatch token: min(top_k, n_kv) floats; 0 without DSA.
+std::uint64_t dsa_leaf_floats(const Model& m, std::uint64_t n_kv) {
     std::uint64_t top_k = 0;
     for (const auto& group : m.arch.layer_groups) {
         if (group.kind == LayerKind::mla) top_k = std::max(top_k, group.index_top_k);
     }
-    if (top_k == 0) return 0;
-    const std::uint64_t zeros = checked::mul(
-        checked::mul(count_layers(m, LayerKind::mla), std::min(top_k, n_kv)), kF32Bytes);
+    return std::min(top_k, n_kv);
+}
+
+std::uint64_t dsa_bytes(const Model& m, std::uint64_t n_kv, bool flash_attn) {
+    const std::uint64_t leaf = dsa_leaf_floats(m, n_kv);
+    if (leaf == 0) return 0;
+    const std::uint64_t zeros =
+        checked::mul(checked::mul(count_layers(m, LayerKind::mla), leaf), kF32Bytes);
     return checked::add(zeros, checked::mul(n_kv, flash_attn ? 2 + kF32Bytes : 2));
 }
 
@@ -379,15 +384,20 @@ std::uint64_t moe_sum_floats(const Model& m) {
                         checked::mul(2, e.experts));
 }
 
-Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
+// The CPU backend's output phase: the logits, the rows under them, and the experts' sum.
+Bytes output_phase_bytes(const Model& m, const Geometry& g) {
     const auto& a = m.arch;
     bool recurrent = count_recurrent_layers(m) > 0;
     for (const auto& group : a.layer_groups) recurrent = recurrent || has_parallel_ssm(group);
     std::uint64_t out_per_token =
         checked::add(checked::add(a.vocab_size, checked::mul(recurrent ? 3 : 2, a.hidden_size)),
                      moe_sum_floats(m));
-    const Bytes out_phase = checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);
-    return std::max(out_phase, attention_phase_bytes(m, g, flash_attn, kCpuEmbdRows));
+    return checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);
+}
+
+Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
+    return std::max(output_phase_bytes(m, g),
+                    attention_phase_bytes(m, g, flash_attn, kCpuEmbdRows));
 }
 
 }  // namespace
@@ -500,6 +510,22 @@ Result<Bytes> attention_phase_of(const Model& model, const CacheSetup& setup) {
         [&] {
             return overflow_error("the compute buffer for " + model.id, "lower --ctx or --ubatch");
         });
+}
+
+Result<Bytes> output_phase_of(const Model& model, const CacheSetup& setup) {
+    return catch_overflow(
+        [&]() -> Result<Bytes> { return output_phase_bytes(model, setup.g); },
+        [&] { return overflow_error("the logits of " + model.id, "lower --ubatch"); });
+}
+
+// DSA models are MLA throughout, so the leaf spans the whole context's cells (n_ctx_seq).
+Result<Bytes> dsa_leaf_of(const Model& model, const CacheSetup& setup) {
+    return catch_overflow(
+        [&]() -> Result<Bytes> {
+            return checked::mul(checked::mul(setup.g.ubatch, kF32Bytes),
+                                dsa_leaf_floats(model, setup.g.n_ctx_seq));
+        },
+        [&] { return overflow_error("the top-k leaves of " + model.id, "lower --ubatch"); });
 }
 
 Result<Bytes> llamacpp_attention_phase_bytes(const Model& model, const LlamaCppOptions& options) {

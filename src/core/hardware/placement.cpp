@@ -119,9 +119,8 @@ struct GpuMasks {
 // whole-graph rule the H200 runs (80fb11a, no f32 copy) were measured against. Beside recurrent
 // layers the sum keeps the f32 masks' size it was fitted with (reads -14 % to +57 %).
 // `recurrent` is every layer's recurrent state (place() sums it as it places the layers).
-Bytes first_gpu_compute(const ModelParts& parts, const HostCopy& copy, const GpuMasks& masks,
+Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, const GpuMasks& masks,
                         bool holds_output, Bytes recurrent) {
-    const RuntimeBuffers& b = *parts.buffers;
     Bytes c = gpu_graph(b, holds_output, masks.copy, copy.layer);
     if (copy.head) c = std::max(c, checked::add(b.output_head, b.logits_batch));
     if (copy.expert == 0) return c;
@@ -180,10 +179,13 @@ Bytes tied_head_weights(const ModelParts& parts, const Share& g, bool maps_file)
 // `host` is what stays in host memory; the first GPU copies it in only with op offload.
 void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& options,
                  bool output_on_gpu, const HostCopy& host, const LayerSums& sums) {
-    const RuntimeBuffers& b = *parts.buffers;
+    const RuntimeBuffers& all = *parts.buffers;
     const HostCopy copy = options.op_offload ? host : HostCopy{};
+    std::uint64_t mla_layers = p.ram.mla_layers;
+    for (const auto& g : p.gpus) mla_layers += g.mla_layers;
     for (std::size_t d = 0; d < p.gpus.size(); ++d) {
         Share& g = p.gpus[d];
+        const RuntimeBuffers b = own_dsa_leaves(all, mla_layers - g.mla_layers);
         // GPU 0 runs the prompt batches of the host's layers (op offload) even holding none.
         const bool offloads = d == 0 && (copy.layer > 0 || copy.expert > 0 || copy.head);
         if (g.layers == 0 && !g.output && !offloads) continue;
@@ -191,7 +193,7 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
         const GpuMasks masks{mask && b.f32_mask_copy ? b.mask_copy : 0, mask ? b.device_mask : 0,
                              mask ? b.mask_copy : 0};
         const bool holds_output = g.output && output_on_gpu;
-        g.compute = d == 0 ? first_gpu_compute(parts, copy, masks, holds_output, sums.recurrent)
+        g.compute = d == 0 ? first_gpu_compute(b, copy, masks, holds_output, sums.recurrent)
                            : gpu_graph(b, holds_output, masks.copy, 0);
         if (d < options.gpu_runtime.size()) g.runtime = options.gpu_runtime[d];
         if (d < options.gpu_pool.size() && options.gpu_pool[d]) {
@@ -203,7 +205,7 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
     }
     // Alone, the CPU backend's whole compute buffer.
     p.ram.compute = checked::add(
-        b.output, p.gpus.empty() ? b.compute : host_compute(b, host, options.op_offload));
+        all.output, p.gpus.empty() ? all.compute : host_compute(all, host, options.op_offload));
 }
 
 // The name is copied only for a term kept: most are 0, and place() runs some 300 times a page.
@@ -360,6 +362,7 @@ Bytes active_routed_of(const LayerPart& layer) {
 void add_split_layer(Placement& p, const LayerPart& layer, Share& s, Share& cache,
                      LayerSums& sums) {
     ++s.layers;
+    if (layer.kind == LayerKind::mla) ++s.mla_layers;
     if (layer.kind == LayerKind::sliding) {
         sums.sliding_kv = checked::add(sums.sliding_kv, layer.kv_cache);
     }
@@ -385,9 +388,10 @@ void add_split_layer(Placement& p, const LayerPart& layer, Share& s, Share& cach
 void add_whole_layers(const ModelParts& parts, std::uint64_t from, std::uint64_t to, Share& s,
                       Share& cache, LayerSums& sums) {
     Bytes kv = 0, recurrent = 0, weights = 0, active = 0, experts = 0, sliding = 0;
-    std::uint64_t moe_layers = 0;
+    std::uint64_t moe_layers = 0, mla_layers = 0;
     for (std::uint64_t i = from; i < to; ++i) {
         const LayerPart& layer = parts.layers[i];
+        if (layer.kind == LayerKind::mla) ++mla_layers;
         kv = checked::add(kv, layer.kv_cache);
         if (layer.kind == LayerKind::sliding) sliding = checked::add(sliding, layer.kv_cache);
         recurrent = checked::add(recurrent, layer.recurrent_state);
@@ -407,6 +411,7 @@ void add_whole_layers(const ModelParts& parts, std::uint64_t from, std::uint64_t
     s.active_weights = checked::add(s.active_weights, active);
     s.active_experts = checked::add(s.active_experts, experts);
     s.moe_layers += moe_layers;
+    s.mla_layers += mla_layers;
 }
 
 }  // namespace
