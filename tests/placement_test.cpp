@@ -256,11 +256,31 @@ TEST_CASE("Metal with mmap maps the file from a tied head's token_embd to its la
     CHECK(gpu_weights(false, 3, true) == std::pair<Bytes, Bytes>{160, 200});
     CHECK(gpu_weights(true, 3, true) == std::pair<Bytes, Bytes>{300, 200});
     CHECK(gpu_weights(true, std::nullopt, false) == std::pair<Bytes, Bytes>{260, 100});
+    // One memory (Apple silicon): Metal's buffer is newBufferWithBytesNoCopy on the mapping
+    // (ggml-metal-device.m, shared storage) and the host's CPU_Mapped tensors lie in its range,
+    // the same pages: the RAM side's total leaves its mapped 100 (200 with -ngl 3) out, the
+    // GPU keeps the range, 300 (320 with -ngl 3: Metal offloads a host layer's batched
+    // products too, ggml_backend_metal_device_offload_op, copying its largest tensor, 20, into
+    // the compute buffer). Read without mmap nothing is shared: RAM 100.
+    const Hardware mac = hardware_of({"m4-pro-48gb"});
+    const auto totals = [&](std::optional<std::uint64_t> ngl, bool mmap) {
+        PlacementOptions o;
+        o.gpu_layers = ngl;
+        o.gpu_maps_file = {true};
+        o.server.mapped = mmap;
+        const auto p = place(parts, mac, o);
+        REQUIRE(p);
+        return std::pair{p->gpus[0].total() / kMiB, p->ram.total() / kMiB};
+    };
+    CHECK(totals(std::nullopt, true) == std::pair<Bytes, Bytes>{300, 0});
+    CHECK(totals(3, true) == std::pair<Bytes, Bytes>{320, 0});
+    CHECK(totals(std::nullopt, false) == std::pair<Bytes, Bytes>{260, 100});
     // Untied (an output head of its own, 60), what lies within depends on where the file put
     // token_embd: the head's own weights, as on CUDA: 200 + 60.
     parts.output_weights = 60 * kMiB;
     parts.buffers->output_duplicate = 0;
     CHECK(gpu_weights(true, std::nullopt, true) == std::pair<Bytes, Bytes>{260, 100});
+    CHECK(totals(std::nullopt, true) == std::pair<Bytes, Bytes>{260, 100});
 }
 
 // DeepSeek Sparse Attention's top-k leaves (llamacpp_engine.cpp, dsa_bytes): ggml-alloc

@@ -176,12 +176,14 @@ Bytes tied_head_weights(const ModelParts& parts, const Share& g, bool maps_file)
 // The llama.cpp rule's buffers: a compute buffer on every device that runs a layer, the
 // runtime's memory on every GPU it uses, the logits in RAM, and with tied embeddings the copy
 // of token_embd that an offloaded output layer needs (on the CPU the mapped file backs both).
-// `host` is what stays in host memory; the first GPU copies it in only with op offload.
-void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& options,
+// `host` stays in host memory (the first GPU copies it in only with op offload). Returns
+// whether a GPU's buffer maps the file's whole range (tied_head_weights).
+bool add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& options,
                  bool output_on_gpu, const HostCopy& host, const LayerSums& sums) {
     const RuntimeBuffers& all = *parts.buffers;
+    bool maps_all = false;
     const HostCopy copy = options.op_offload ? host : HostCopy{};
-    std::uint64_t mla_layers = p.ram.mla_layers;
+    std::uint64_t mla_layers = p.ram.mla_layers;  // every MLA layer, wherever it is
     for (const auto& g : p.gpus) mla_layers += g.mla_layers;
     for (std::size_t d = 0; d < p.gpus.size(); ++d) {
         Share& g = p.gpus[d];
@@ -202,10 +204,12 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
         const bool maps_file =
             options.server.mapped && d < options.gpu_maps_file.size() && options.gpu_maps_file[d];
         if (g.output && output_on_gpu) g.weights = tied_head_weights(parts, g, maps_file);
+        maps_all = maps_all || (g.output && output_on_gpu && maps_file && all.output_duplicate > 0);
     }
     // Alone, the CPU backend's whole compute buffer.
     p.ram.compute = checked::add(
         all.output, p.gpus.empty() ? all.compute : host_compute(all, host, options.op_offload));
+    return maps_all;
 }
 
 // The name is copied only for a term kept: most are 0, and place() runs some 300 times a page.
@@ -470,7 +474,8 @@ Bytes checkpoint_bytes(const ModelParts& parts, const ServerTerms& server) {
 }
 
 Bytes Share::total() const {
-    Bytes sum = checked::add(checked::add(checked::add(weights, kv_cache), overhead),
+    const Bytes own = checked::sub(weights, mapped_by_gpu);
+    Bytes sum = checked::add(checked::add(checked::add(own, kv_cache), overhead),
                              checked::add(checked::add(recurrent_state, compute), runtime));
     return checked::add(sum, resident_load());
 }
@@ -577,9 +582,10 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
             if (parts.buffers) {
                 HostCopy copy = host_weight_copy(parts, p, first_gpu_unit);
                 copy.head = &head == &p.ram && !p.gpus.empty();
-                add_buffers(p, parts, options, &head != &p.ram, copy, sums);
-                // the CPU backend reads the mapped file, unless --load-mode reads it in
-                p.ram.mapped = options.server.mapped ? p.ram.weights : 0;
+                const bool maps_all = add_buffers(p, parts, options, &head != &p.ram, copy, sums);
+                p.ram.mapped = options.server.mapped ? p.ram.weights : 0;  // not --load-mode
+                // on one memory the host's mapped tensors lie in the GPU's mapped range (Share)
+                if (maps_all && hardware.unified()) p.ram.mapped_by_gpu = p.ram.mapped;
                 add_server_terms(p, parts, options.server, sums);
             }
 
