@@ -205,6 +205,30 @@ TEST_CASE("DeepSeek V3.2 on the CPU: every layer's top-k leaf and the indexer sc
     CHECK(compute("deepseek-v3.2") == 512ULL * (835584 + 61 * 2048 * 4 + (2 + 512 + 4) * 4096));
 }
 
+// The routed experts' sum above ffn_moe_down on the CPU backend (build_moe_ffn's ADDs of
+// views, a shared expert after the routed ones keeping ffn_norm and ffn_inp alive; ggml-alloc
+// of the reserved graph, tools/accuracy/galloc_replay.py): the last layer's output, and with it
+// result_norm, sits above inp_embd, ffn_inp, ffn_norm, the router's probabilities and top-k
+// (n_expert f32 each) and the n_used expert rows, the logits above that. Hunyuan-A13B
+// (n_embd 4096, 8 of 64 experts of width 3072, one shared expert, vocab 128167) at ubatch
+// 2048: 2048 x 4 x (128167 + 4096 + (3 + 8) x 4096 + 2 x 64) B = 1,453,658,112; llama.cpp
+// 0ad4a86 reserved 1,453,654,016 (the harness's file, llama_probe). DeepSeek-V2-Lite (2048,
+// 6 of 64 of width 1408, shared experts, vocab 102400) at ubatch 512: 512 x 4 x (102400 +
+// 2048 + 9 x 2048 + 128) = 251,920,384 B = 240.25 MiB; llama.cpp 240.26. Qwen3-30B-A3B has
+// no shared expert: the sum takes ffn_norm's freed row, and the buffer stays the logits and
+// two rows, 2048 x 4 x (151936 + 2 x 2048) B (llama.cpp 1219.01 MiB).
+TEST_CASE("MoE on the CPU: the experts' sum above their outputs lifts the logits, by hand") {
+    const auto compute = [](const char* id, std::uint64_t ubatch) {
+        LlamaCppOptions o = cpu_options(32768, FlashAttn::on);
+        o.ubatch = ubatch;
+        return estimate_llamacpp(test::model(id), test::quant("Q4_K_M"), o)
+            ->term(TermKind::compute);
+    };
+    CHECK(compute("hunyuan-a13b", 2048) == 2048ULL * 4 * (128167 + 4096 + 11 * 4096 + 2 * 64));
+    CHECK(compute("deepseek-v2-lite", 512) == 251920384ULL);
+    CHECK(compute("qwen3-30b-a3b", 2048) == 2048ULL * 4 * (151936 + 2 * 2048));
+}
+
 TEST_CASE("context pads to 256 cells - recurrent state is per sequence") {
     LlamaCppOptions o;
     o.context = 1000;  // -> 1024 cells

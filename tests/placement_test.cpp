@@ -256,9 +256,68 @@ TEST_CASE("Metal with mmap maps the file from a tied head's token_embd to its la
     CHECK(gpu_weights(false, 3, true) == std::pair<Bytes, Bytes>{160, 200});
     CHECK(gpu_weights(true, 3, true) == std::pair<Bytes, Bytes>{300, 200});
     CHECK(gpu_weights(true, std::nullopt, false) == std::pair<Bytes, Bytes>{260, 100});
+    // One memory (Apple silicon): Metal's buffer is newBufferWithBytesNoCopy on the mapping
+    // (ggml-metal-device.m, shared storage) and the host's CPU_Mapped tensors lie in its range,
+    // the same pages: the RAM side's total leaves its mapped 100 (200 with -ngl 3) out, the
+    // GPU keeps the range, 300 (320 with -ngl 3: Metal offloads a host layer's batched
+    // products too, ggml_backend_metal_device_offload_op, copying its largest tensor, 20, into
+    // the compute buffer). Read without mmap nothing is shared: RAM 100.
+    const Hardware mac = hardware_of({"m4-pro-48gb"});
+    const auto totals = [&](std::optional<std::uint64_t> ngl, bool mmap) {
+        PlacementOptions o;
+        o.gpu_layers = ngl;
+        o.gpu_maps_file = {true};
+        o.server.mapped = mmap;
+        const auto p = place(parts, mac, o);
+        REQUIRE(p);
+        return std::pair{p->gpus[0].total() / kMiB, p->ram.total() / kMiB};
+    };
+    CHECK(totals(std::nullopt, true) == std::pair<Bytes, Bytes>{300, 0});
+    CHECK(totals(3, true) == std::pair<Bytes, Bytes>{320, 0});
+    CHECK(totals(std::nullopt, false) == std::pair<Bytes, Bytes>{260, 100});
     // Untied (an output head of its own, 60), what lies within depends on where the file put
     // token_embd: the head's own weights, as on CUDA: 200 + 60.
     parts.output_weights = 60 * kMiB;
     parts.buffers->output_duplicate = 0;
     CHECK(gpu_weights(true, std::nullopt, true) == std::pair<Bytes, Bytes>{260, 100});
+    CHECK(totals(std::nullopt, true) == std::pair<Bytes, Bytes>{260, 100});
+}
+
+// DeepSeek Sparse Attention's top-k leaves (llamacpp_engine.cpp, dsa_bytes): ggml-alloc
+// allocates a graph's leaves before its first node and the scheduler gives each to the backend
+// of the layer reading it, so a GPU's buffer holds its own MLA layers' leaves only. By hand, in
+// MiB: four MLA layers, a leaf of 4 each; the whole graph 100 (output phase 50), the layers'
+// phase 90, the logits batch 60. --tensor-split 3,2 over five units (four layers and the head):
+// GPU 0 holds layers 0-2, GPU 1 layer 3 and the head.
+// - GPU 0 (no head: the whole graph) lacks layer 3's leaf: 100 - 4 = 96.
+// - GPU 1 (the head: the larger of the layers' phase and the logits batch) lacks three:
+//   max(90 - 12, 60) = 78.
+// - With an output phase of 98 the whole graph cannot fall under it: GPU 0 = 98.
+TEST_CASE("placement: each GPU holds only its own DSA layers' top-k leaves") {
+    ModelParts parts;
+    parts.overhead_percent = 0;
+    for (int i = 0; i < 4; ++i) {
+        LayerPart l;
+        l.kind = LayerKind::mla;
+        l.weights = 50 * kMiB;
+        parts.layers.push_back(l);
+    }
+    RuntimeBuffers b;
+    b.compute = 100 * kMiB;
+    b.output_phase = 50 * kMiB;
+    b.attention_phase = 90 * kMiB;
+    b.logits_batch = 60 * kMiB;
+    b.dsa_leaf = 4 * kMiB;
+    parts.buffers = b;
+    PlacementOptions o;
+    o.tensor_split = {3, 2};
+    const Hardware two = hardware_of({"rtx-4090", "rtx-4090"});
+    const auto p = place(parts, two, o).value();
+    REQUIRE(p.gpus[0].layers == 3);
+    CHECK(p.gpus[0].compute == 96 * kMiB);
+    CHECK(p.gpus[1].compute == 78 * kMiB);
+    parts.buffers->output_phase = 98 * kMiB;
+    CHECK(place(parts, two, o).value().gpus[0].compute == 98 * kMiB);
+    // one GPU holds every leaf: the figures as given
+    CHECK(place(parts, hardware_of({"rtx-4090"}), {}).value().gpus[0].compute == 90 * kMiB);
 }

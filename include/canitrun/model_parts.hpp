@@ -41,7 +41,11 @@ struct LayerPart {
 struct RuntimeBuffers {
     Bytes compute = 0;          // on every device that runs layers, RAM included
     Bytes attention_phase = 0;  // the graph's peak before its output phase (llamacpp_engine)
-    Bytes host_compute = 0;     // in RAM beside GPUs: the graph's inputs
+    Bytes output_phase = 0;     // the CPU backend's output phase, what `compute` is at least
+    // One DeepSeek Sparse Attention layer's zero-filled top-k leaf for a ubatch: `compute` and
+    // `attention_phase` hold every MLA layer's (own_dsa_leaves); 0 without DSA.
+    Bytes dsa_leaf = 0;
+    Bytes host_compute = 0;  // in RAM beside GPUs: the graph's inputs
     // The KQ masks in f32: the copy a CUDA or Vulkan GPU keeps in a build before llama.cpp PR
     // #23764 (`f32_mask_copy`, LlamaCppOptions::f32_mask) or without flash attention.
     Bytes mask_copy = 0;
@@ -78,6 +82,12 @@ struct ModelParts {
     Bytes kv_cache() const;
     Bytes recurrent_state() const;
 };
+
+// The buffers of a device that runs all but `absent` of the MLA layers: ggml-alloc allocates
+// a graph's leaves before its first node, and the scheduler gives each DSA top-k leaf to the
+// backend of the layer that reads it (llamacpp_engine.cpp's dsa_bytes), so a GPU's compute
+// buffer holds only its own layers'.
+RuntimeBuffers own_dsa_leaves(const RuntimeBuffers& b, std::uint64_t absent);
 
 Result<ModelParts> model_parts(const Model& model, const Quant& quant,
                                const EstimateOptions& options);

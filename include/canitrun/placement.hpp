@@ -135,7 +135,13 @@ struct Share {
     // allocates: the llama.cpp rule's weights in RAM. Page cache: the OS can drop it and read
     // it back from disk (at disk speed); --load-mode none makes it allocated memory.
     Bytes mapped = 0;
+    // Of `mapped`: pages a GPU's buffer wraps on the same memory, counted there, so total()
+    // leaves them out here. Metal maps a tied model's whole file range (placement.cpp's
+    // tied_head_weights) with newBufferWithBytesNoCopy on the mapping, shared storage
+    // (ggml-metal-device.m, 0ad4a86), and the host's CPU_Mapped tensors lie in that range.
+    Bytes mapped_by_gpu = 0;
     std::uint64_t moe_layers = 0;
+    std::uint64_t mla_layers = 0;        // of `layers`, the MLA ones (DSA's leaves are per layer)
     std::vector<ResidentTerm> resident;  // held beside the model (ServerTerms)
 
     Bytes total() const;          // held once loaded: the headline

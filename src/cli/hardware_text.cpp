@@ -257,6 +257,11 @@ void write_plan(std::ostream& out, const HardwareAnswer& a, const Hardware& h,
                "mmap): page cache, read back from disk at disk speed if memory runs short; "
                "--load-mode none loads it into allocated memory instead.\n";
     }
+    if (p.ram.mapped_by_gpu > 0) {
+        out << "  " << format_gb(p.ram.mapped_by_gpu)
+            << " of the RAM's weights lies in the GPU's mapped range of the file (one memory, the "
+               "same pages): counted once, in the GPU's total.\n";
+    }
     write_resident(out, p, h);
 }
 

@@ -45,5 +45,9 @@ Result<Bytes> device_mask_of(const Model& model, const CacheSetup& setup);
 Result<Bytes> host_compute_of(const Model& model, const CacheSetup& setup,
                               const LlamaCppOptions& options);
 Result<Bytes> logits_batch_of(const Model& model, const CacheSetup& setup);
+// The CPU backend's output phase (compute_of on the CPU is the larger of it and the layers'),
+// and one DeepSeek Sparse Attention layer's top-k leaf for a ubatch (0 without DSA).
+Result<Bytes> output_phase_of(const Model& model, const CacheSetup& setup);
+Result<Bytes> dsa_leaf_of(const Model& model, const CacheSetup& setup);
 
 }  // namespace canitrun

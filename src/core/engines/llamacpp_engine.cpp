@@ -258,17 +258,22 @@ std::uint64_t msa_prefill_bytes(const Model& m, std::uint64_t n_kv) {
 // falls above the attention's masked copies from 28k to 48k); GLM-5's first (dense) layer
 // peaks 32 MiB a 512-token ubatch under the MLA layer's figure (q's hole is smaller than
 // mla_layer_floats' heads x v), so GLM-5.x read high by that (docs/ACCURACY.md). Over several
-// GPUs each split holds only its own layers' leaves (a leaf goes to its reader's backend); the
-// plan's one per-GPU figure counts every layer's, high there by the others' (244 MiB a 512-token
-// ubatch for V3.2 at most), unmeasured on a GPU.
-std::uint64_t dsa_bytes(const Model& m, std::uint64_t n_kv, bool flash_attn) {
+// GPUs each split holds only its own layers' leaves (a leaf goes to its reader's backend):
+// placement.cpp takes the others' off each GPU's figure (dsa_leaf_of, own_dsa_leaves).
+// One layer's top-k leaf per ubatch token: min(top_k, n_kv) floats; 0 without DSA.
+std::uint64_t dsa_leaf_floats(const Model& m, std::uint64_t n_kv) {
     std::uint64_t top_k = 0;
     for (const auto& group : m.arch.layer_groups) {
         if (group.kind == LayerKind::mla) top_k = std::max(top_k, group.index_top_k);
     }
-    if (top_k == 0) return 0;
-    const std::uint64_t zeros = checked::mul(
-        checked::mul(count_layers(m, LayerKind::mla), std::min(top_k, n_kv)), kF32Bytes);
+    return std::min(top_k, n_kv);
+}
+
+std::uint64_t dsa_bytes(const Model& m, std::uint64_t n_kv, bool flash_attn) {
+    const std::uint64_t leaf = dsa_leaf_floats(m, n_kv);
+    if (leaf == 0) return 0;
+    const std::uint64_t zeros =
+        checked::mul(checked::mul(count_layers(m, LayerKind::mla), leaf), kF32Bytes);
     return checked::add(zeros, checked::mul(n_kv, flash_attn ? 2 + kF32Bytes : 2));
 }
 
@@ -355,14 +360,46 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
                         checked::mul(g.ubatch, dsa_bytes(m, n_kv, false)));
 }
 
-Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
+// Floats per ubatch token that sit under the last layer's output on the CPU backend, when
+// build_moe_ffn's sum of the routed experts lands above their outputs (llama.cpp 0ad4a86,
+// ggml-alloc's allocation of the reserved graph, read with tools/accuracy/galloc_replay.py).
+// With more than one expert per token the sum is ADDs of views of ffn_moe_weighted (n_used x
+// n_embd), which cannot take its place; a shared expert run after the routed ones (the graph
+// adds moe_out + shexp, so the routed nodes come first) keeps ffn_norm and ffn_inp alive, so
+// no one-row hole is left below; and where ffn_moe_down (n_used x n_embd) fits in the freed
+// gate and up outputs (n_embd <= 2 x expert width, 1 x for two-matrix experts) the first free
+// block is the rest of theirs, above it. The residual adds, the output norm and result_norm
+// then run in place there, and the logits go above: inp_embd, ffn_inp, ffn_norm, the router's
+// probabilities and top-k (n_expert f32 each) and the n_used rows. Hunyuan-A13B at ubatch
+// 2048, 32768 cells: result_norm at 353.01 MiB = 0.01 + (3 + 8) x 32 + 2 x 0.5, the buffer
+// 1386.31 MiB, llama.cpp's own figure. A router with a selection bias (Ernie 4.5, GLM-4.7-
+// Flash) keeps a third n_expert row, not counted (0.5 MiB at ubatch 2048 and 64 experts).
+// With hyper-connections (DeepSeek V4) the head mixes the streams into a fresh tensor that
+// lands elsewhere, and the rule does not apply.
+std::uint64_t moe_sum_floats(const Model& m) {
+    if (!m.is_moe() || m.arch.hyper_connections > 0) return 0;
+    const MoE& e = *m.arch.moe;
+    const bool shared = e.shared_experts > 0 || e.shared_expert_intermediate_size > 0;
+    const std::uint64_t freed = checked::mul(e.gated ? 2 : 1, e.expert_intermediate_size);
+    if (e.experts_per_token < 2 || !shared || m.arch.hidden_size > freed) return 0;
+    return checked::add(checked::mul(checked::add(2, e.experts_per_token), m.arch.hidden_size),
+                        checked::mul(2, e.experts));
+}
+
+// The CPU backend's output phase: the logits, the rows under them, and the experts' sum.
+Bytes output_phase_bytes(const Model& m, const Geometry& g) {
     const auto& a = m.arch;
     bool recurrent = count_recurrent_layers(m) > 0;
     for (const auto& group : a.layer_groups) recurrent = recurrent || has_parallel_ssm(group);
     std::uint64_t out_per_token =
-        checked::add(a.vocab_size, checked::mul(recurrent ? 3 : 2, a.hidden_size));
-    const Bytes out_phase = checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);
-    return std::max(out_phase, attention_phase_bytes(m, g, flash_attn, kCpuEmbdRows));
+        checked::add(checked::add(a.vocab_size, checked::mul(recurrent ? 3 : 2, a.hidden_size)),
+                     moe_sum_floats(m));
+    return checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);
+}
+
+Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
+    return std::max(output_phase_bytes(m, g),
+                    attention_phase_bytes(m, g, flash_attn, kCpuEmbdRows));
 }
 
 }  // namespace
@@ -475,6 +512,22 @@ Result<Bytes> attention_phase_of(const Model& model, const CacheSetup& setup) {
         [&] {
             return overflow_error("the compute buffer for " + model.id, "lower --ctx or --ubatch");
         });
+}
+
+Result<Bytes> output_phase_of(const Model& model, const CacheSetup& setup) {
+    return catch_overflow(
+        [&]() -> Result<Bytes> { return output_phase_bytes(model, setup.g); },
+        [&] { return overflow_error("the logits of " + model.id, "lower --ubatch"); });
+}
+
+// DSA models are MLA throughout, so the leaf spans the whole context's cells (n_ctx_seq).
+Result<Bytes> dsa_leaf_of(const Model& model, const CacheSetup& setup) {
+    return catch_overflow(
+        [&]() -> Result<Bytes> {
+            return checked::mul(checked::mul(setup.g.ubatch, kF32Bytes),
+                                dsa_leaf_floats(model, setup.g.n_ctx_seq));
+        },
+        [&] { return overflow_error("the top-k leaves of " + model.id, "lower --ubatch"); });
 }
 
 Result<Bytes> llamacpp_attention_phase_bytes(const Model& model, const LlamaCppOptions& options) {

@@ -184,6 +184,8 @@ Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& mode
     graph_only.backend = Backend::cpu;
     CANITRUN_TRY_ASSIGN(parts.buffers->compute, compute_of(model, setup, graph_only));
     CANITRUN_TRY_ASSIGN(parts.buffers->attention_phase, attention_phase_of(model, setup));
+    CANITRUN_TRY_ASSIGN(parts.buffers->output_phase, output_phase_of(model, setup));
+    CANITRUN_TRY_ASSIGN(parts.buffers->dsa_leaf, dsa_leaf_of(model, setup));
     CANITRUN_TRY_ASSIGN(parts.buffers->mask_copy, mask_copy_of(model, setup));
     CANITRUN_TRY_ASSIGN(parts.buffers->device_mask, device_mask_of(model, setup));
     // Without flash attention the f32 copy stays counted, as before #23764: the H200's rows with

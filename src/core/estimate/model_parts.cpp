@@ -35,6 +35,16 @@ Bytes ModelParts::recurrent_state() const {
     return sum;
 }
 
+// The layers' phase loses the absent leaves; the whole buffer stays at least its output phase.
+RuntimeBuffers own_dsa_leaves(const RuntimeBuffers& b, std::uint64_t absent) {
+    if (b.dsa_leaf == 0 || absent == 0) return b;
+    RuntimeBuffers own = b;
+    const Bytes drop = checked::mul(b.dsa_leaf, absent);
+    own.attention_phase = checked::sub(b.attention_phase, drop);
+    own.compute = std::max(b.output_phase, checked::sub(b.compute, drop));
+    return own;
+}
+
 Result<ModelParts> model_parts(const Model& model, const Quant& quant,
                                const EstimateOptions& options) {
     return catch_overflow(

@@ -139,9 +139,8 @@ struct GpuMasks {
 // whole-graph rule the H200 runs (80fb11a, no f32 copy) were measured against. Beside recurrent
 // layers the sum keeps the f32 masks' size it was fitted with (reads -14 % to +57 %).
 // `recurrent` is every layer's recurrent state (place() sums it as it places the layers).
-Bytes first_gpu_compute(const ModelParts& parts, const HostCopy& copy, const GpuMasks& masks,
+Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, const GpuMasks& masks,
                         bool holds_output, Bytes recurrent) {
-    const RuntimeBuffers& b = *parts.buffers;
     Bytes c = gpu_graph(b, holds_output, masks.copy, copy.layer);
     if (copy.head) c = std::max(c, checked::add(b.output_head, b.logits_batch));
     if (copy.expert == 0) return c;
@@ -198,13 +197,18 @@ Bytes tied_head_weights(const ModelParts& parts, const Share& g, bool maps_file)
 // runtime's memory on every GPU it uses, the logits in RAM, and with tied embeddings the copy
 // of token_embd that an offloaded output layer needs (on the CPU the mapped file backs both).
 // `host` is what stays in host memory; the first GPU copies in its share of it (host_work).
-void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& options,
+// Returns whether a GPU's buffer maps the file's whole range (tied_head_weights).
+bool add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& options,
                  bool output_on_gpu, const HostCopy& host, const LayerSums& sums) {
-    const RuntimeBuffers& b = *parts.buffers;
+    const RuntimeBuffers& all = *parts.buffers;
     const HostWork work = host_work(host, options);
     const HostCopy& copy = work.gpu;
+    bool maps_all = false;
+    std::uint64_t mla_layers = p.ram.mla_layers;  // every MLA layer, wherever it is
+    for (const auto& g : p.gpus) mla_layers += g.mla_layers;
     for (std::size_t d = 0; d < p.gpus.size(); ++d) {
         Share& g = p.gpus[d];
+        const RuntimeBuffers b = own_dsa_leaves(all, mla_layers - g.mla_layers);
         // GPU 0 runs the prompt batches of the host's layers (op offload) even holding none.
         const bool offloads = d == 0 && (copy.layer > 0 || copy.expert > 0 || copy.head);
         if (g.layers == 0 && !g.output && !offloads) continue;
@@ -214,7 +218,7 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
         const GpuMasks masks{mask && b.f32_mask_copy ? b.mask_copy : 0, mask ? b.device_mask : 0,
                              mask ? b.mask_copy : 0};
         const bool holds_output = g.output && output_on_gpu;
-        g.compute = d == 0 ? first_gpu_compute(parts, copy, masks, holds_output, sums.recurrent)
+        g.compute = d == 0 ? first_gpu_compute(b, copy, masks, holds_output, sums.recurrent)
                            : gpu_graph(b, holds_output, masks.copy, 0);
         if (d < options.gpu_runtime.size()) g.runtime = options.gpu_runtime[d];
         if (d < options.gpu_pool.size() && options.gpu_pool[d]) {
@@ -223,9 +227,12 @@ void add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
         const bool maps_file =
             options.server.mapped && d < options.gpu_maps_file.size() && options.gpu_maps_file[d];
         if (g.output && output_on_gpu) g.weights = tied_head_weights(parts, g, maps_file);
+        maps_all = maps_all || (g.output && output_on_gpu && maps_file && all.output_duplicate > 0);
     }
     // Alone, the CPU backend's whole compute buffer.
-    p.ram.compute = checked::add(b.output, p.gpus.empty() ? b.compute : host_compute(b, work.host));
+    p.ram.compute =
+        checked::add(all.output, p.gpus.empty() ? all.compute : host_compute(all, work.host));
+    return maps_all;
 }
 
 // The name is copied only for a term kept: most are 0, and place() runs some 300 times a page.
@@ -383,6 +390,7 @@ Bytes active_routed_of(const LayerPart& layer) {
 void add_split_layer(Placement& p, const LayerPart& layer, Share& s, Share& cache,
                      LayerSums& sums) {
     ++s.layers;
+    if (layer.kind == LayerKind::mla) ++s.mla_layers;
     if (layer.kind == LayerKind::sliding) {
         sums.sliding_kv = checked::add(sums.sliding_kv, layer.kv_cache);
     }
@@ -408,9 +416,10 @@ void add_split_layer(Placement& p, const LayerPart& layer, Share& s, Share& cach
 void add_whole_layers(const ModelParts& parts, std::uint64_t from, std::uint64_t to, Share& s,
                       Share& cache, LayerSums& sums) {
     Bytes kv = 0, recurrent = 0, weights = 0, active = 0, experts = 0, sliding = 0;
-    std::uint64_t moe_layers = 0;
+    std::uint64_t moe_layers = 0, mla_layers = 0;
     for (std::uint64_t i = from; i < to; ++i) {
         const LayerPart& layer = parts.layers[i];
+        if (layer.kind == LayerKind::mla) ++mla_layers;
         kv = checked::add(kv, layer.kv_cache);
         if (layer.kind == LayerKind::sliding) sliding = checked::add(sliding, layer.kv_cache);
         recurrent = checked::add(recurrent, layer.recurrent_state);
@@ -430,6 +439,7 @@ void add_whole_layers(const ModelParts& parts, std::uint64_t from, std::uint64_t
     s.active_weights = checked::add(s.active_weights, active);
     s.active_experts = checked::add(s.active_experts, experts);
     s.moe_layers += moe_layers;
+    s.mla_layers += mla_layers;
 }
 
 }  // namespace
@@ -450,7 +460,8 @@ Bytes checkpoint_bytes(const ModelParts& parts, const ServerTerms& server) {
 }
 
 Bytes Share::total() const {
-    Bytes sum = checked::add(checked::add(checked::add(weights, kv_cache), overhead),
+    const Bytes own = checked::sub(weights, mapped_by_gpu);
+    Bytes sum = checked::add(checked::add(checked::add(own, kv_cache), overhead),
                              checked::add(checked::add(recurrent_state, compute), runtime));
     return checked::add(sum, resident_load());
 }
@@ -557,9 +568,10 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
             if (parts.buffers) {
                 HostCopy copy = host_weight_copy(parts, p, first_gpu_unit);
                 copy.head = &head == &p.ram && !p.gpus.empty();
-                add_buffers(p, parts, options, &head != &p.ram, copy, sums);
-                // the CPU backend reads the mapped file, unless --load-mode reads it in
-                p.ram.mapped = options.server.mapped ? p.ram.weights : 0;
+                const bool maps_all = add_buffers(p, parts, options, &head != &p.ram, copy, sums);
+                p.ram.mapped = options.server.mapped ? p.ram.weights : 0;  // not --load-mode
+                // on one memory the host's mapped tensors lie in the GPU's mapped range (Share)
+                if (maps_all && hardware.unified()) p.ram.mapped_by_gpu = p.ram.mapped;
                 add_server_terms(p, parts, options.server, sums);
             }
 
