@@ -198,6 +198,39 @@ TEST_CASE("placement: the one-GPU offload search finds what trying every split f
     }
 }
 
+// A memo gives a lone discrete GPU the placements made on another of other memory, with its
+// own capacity: the plans must be the ones made without it, in whatever order the GPUs come
+// (the 4060 again after larger cards, whose searches made other placements), and hardware it
+// does not apply to (two GPUs) is planned as without it.
+TEST_CASE("placement: plans through a PlacementMemo are the plans made without one") {
+    const Model& m = test::model("qwen3.5-35b-a3b");
+    const auto parts = plan_parts(m, test::quant("Q4_K_M"), PlanSettings{}).value();
+    PlacementMemo memo;
+    for (const auto& gpus : std::vector<std::vector<std::string>>{{"rtx-4060"},
+                                                                  {"rtx-3060"},
+                                                                  {"rtx-4090"},
+                                                                  {"rtx-4060"},
+                                                                  {"gtx-1080-ti"},
+                                                                  {"rtx-3090", "rtx-3090"}}) {
+        INFO(gpus.front() << " x " << gpus.size());
+        const Hardware h = hardware_of(gpus, 64);
+        const PlacementOptions o = placement_for(h, PlanSettings{});
+        const Plan with = plan_placement(parts, h, o, &memo).value();
+        const Plan without = plan_placement(parts, h, o).value();
+        CHECK(with.kind == without.kind);
+        CHECK(with.placement.gpu_layers == without.placement.gpu_layers);
+        CHECK(with.placement.cpu_moe_layers == without.placement.cpu_moe_layers);
+        REQUIRE(with.placement.gpus.size() == without.placement.gpus.size());
+        for (std::size_t d = 0; d < gpus.size(); ++d) {
+            CHECK(with.placement.gpus[d].capacity == without.placement.gpus[d].capacity);
+            CHECK(with.placement.gpus[d].most() == without.placement.gpus[d].most());
+        }
+        CHECK(with.placement.ram.most() == without.placement.ram.most());
+        const auto native = native_placement(parts, h, o, &memo).value();
+        CHECK(native.has_value() == native_placement(parts, h, o).value().has_value());
+    }
+}
+
 TEST_CASE("placement: llama.cpp's weights in RAM are the mapped file, the GPU's are not") {
     // llama.cpp maps the GGUF (use_mmap, its default) and the CPU backend computes on the
     // mapping: the RAM share's weights are page cache, not allocated memory. The quick rule

@@ -193,29 +193,31 @@ json hardware_answer_json(const HardwareAnswer& a, const Hardware& hardware) {
     return tree_of(write_hardware_answer, a, hardware);
 }
 
+// The members in the order of their names, as the document prints them (the model page's
+// writer says why).
 void write_hardware_report(JsonSink& w, const Model& model, const HardwareReport& r) {
     w.begin_object();
-    w.key("hardware");
-    write_hardware(w, r.hardware);
-    w.key("selected");
-    const LaunchTarget target{&model, r.selected.quant, r.model_file};
-    write_answer(w, r.selected, r.hardware, &target);
     w.key("best");
     write_optional_answer(w, r.best, r.hardware);
     w.key("fastest");
     write_optional_answer(w, r.fastest, r.hardware);
-    w.field("max_context", r.max_context);
-    if (r.users_speed) {
-        w.key("users_speed");
-        write_serving_speed(w, *r.users_speed);
+    w.key("hardware");
+    write_hardware(w, r.hardware);
+    if (r.selected.plan.kind != PlanKind::none && r.selected.quant->format == "gguf") {
+        w.field("llama_cpp_command",
+                fitted_llama_command(model, r.selected, r.hardware, r.model_file));
     }
+    w.field("max_context", r.max_context);
+    w.key("selected");
+    const LaunchTarget target{&model, r.selected.quant, r.model_file};
+    write_answer(w, r.selected, r.hardware, &target);
     if (r.serving) {
         w.key("serving");
         write_serving(w, r);
     }
-    if (r.selected.plan.kind != PlanKind::none && r.selected.quant->format == "gguf") {
-        w.field("llama_cpp_command",
-                fitted_llama_command(model, r.selected, r.hardware, r.model_file));
+    if (r.users_speed) {
+        w.key("users_speed");
+        write_serving_speed(w, *r.users_speed);
     }
     w.end_object();
 }

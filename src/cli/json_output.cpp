@@ -368,84 +368,66 @@ void write_kv_comparison(JsonSink& w, const ModelReport& r) {
     w.end_object();
 }
 
-// What the page answers beside the plan: the quick rule's contrast, the 16 / 24 GB cards,
-// --vram's budget.
-void write_page_answers(JsonSink& w, const ModelReport& r) {
-    if (!r.rule_note.empty()) w.field("rule_note", r.rule_note);
-    if (r.quick_contrast) {
-        w.key("quick_rule");
-        w.begin_object();
-        w.field("total_bytes", r.quick_contrast->total);
-        w.key("card_gb");
-        if (r.quick_contrast->card) {
-            w.value(r.quick_contrast->card->gb);
-        } else {
-            w.null();
-        }
-        w.end_object();
-    }
-    w.key("card_answers");
+// What the page answers beside the plan: the quick rule's contrast, the 16 / 24 GB cards
+// (below), --vram's budget (below).
+void write_quick_rule(JsonSink& w, const ModelReport& r) {
+    w.begin_object();
+    w.field("card_gb", r.quick_contrast->card
+                           ? std::optional<std::uint64_t>(r.quick_contrast->card->gb)
+                           : std::nullopt);
+    w.field("total_bytes", r.quick_contrast->total);
+    w.end_object();
+}
+
+void write_card_answers(JsonSink& w, const ModelReport& r) {
     w.begin_array();
     for (const auto& c : r.card_answers) {
         w.begin_object();
-        w.field("gb", c.gb);
-        w.field("fits", c.fits);
         w.key("best");
         write_choice(w, c.best);
+        w.field("fits", c.fits);
+        w.field("gb", c.gb);
         w.end_object();
     }
     w.end_array();
-    if (r.vram) {
-        w.key("vram_query");
-        w.begin_object();
-        w.field("budget_bytes", r.vram->budget);
-        w.field("fits_recommended", r.vram->fits_recommended);
-        w.key("best_quant");
-        if (r.vram->best) {
-            w.value(r.vram->best->quant->id);
-        } else {
-            w.null();
-        }
-        w.key("best");
-        write_choice(w, r.vram->best);
-        w.key("best_with_offload");
-        write_choice(w, r.vram->best_offload);
-        w.end_object();
+}
+
+void write_vram_query(JsonSink& w, const ModelReport& r) {
+    w.begin_object();
+    w.key("best");
+    write_choice(w, r.vram->best);
+    w.key("best_quant");
+    if (r.vram->best) {
+        w.value(r.vram->best->quant->id);
+    } else {
+        w.null();
     }
+    w.key("best_with_offload");
+    write_choice(w, r.vram->best_offload);
+    w.field("budget_bytes", r.vram->budget);
+    w.field("fits_recommended", r.vram->fits_recommended);
+    w.end_object();
 }
 
 }  // namespace
 
+// The members in the order of their names, as the document prints them: JsonText then writes
+// the page's 74 KB once, where members out of order are copied out and back in order (json_sink).
 void write_model_report(JsonSink& w, const ModelReport& r) {
     w.begin_object();
-    w.key("model");
-    write_model(w, *r.model);
-    w.field("quant", r.quant->id);
+    w.key("card_answers");
+    write_card_answers(w, r);
     w.field("context", r.options.context);
-    w.field("kv_type", r.options.kv_type.id);
-    w.field("overhead_percent", r.options.overhead_percent);
-    w.field("units", "bytes");
-    w.field("rule", rule_name(r.rule));
     w.key("estimate");
     w.begin_object();
-    w.field("total_bytes", r.selected.total());
     w.field("gpu_bytes", r.selected.on(Device::gpu));
     w.field("host_bytes", r.selected.on(Device::cpu));
     w.key("terms");
     write_estimate(w, r.selected);
+    w.field("total_bytes", r.selected.total());
     w.end_object();
-    w.key("quants");
-    write_quant_rows(w, r);
-    w.key("matrix");
-    write_matrix(w, r);
-    w.key("kv_comparison");
-    write_kv_comparison(w, r);
     w.key("facts");
     write_page_facts(w, r);
-    w.key("run_commands");
-    write_run_commands(w, r);
-    w.key("smallest_gpu");
-    write_gpu_ref(w, r.smallest_gpu);
     w.key("gpus");
     w.begin_object();
     w.key("native");
@@ -455,18 +437,43 @@ void write_model_report(JsonSink& w, const ModelReport& r) {
     w.key("ram_gb_assumed");
     write_ram_gb(w, r.fit.ram);
     w.end_object();
-    write_page_answers(w, r);
-    if (r.hardware) {
-        w.key("hardware");
-        write_hardware_report(w, *r.model, *r.hardware);
-    }
     if (r.growth) {
         w.key("grows_after_load");
         write_growth(w, r);
     }
+    if (r.hardware) {
+        w.key("hardware");
+        write_hardware_report(w, *r.model, *r.hardware);
+    }
+    w.key("kv_comparison");
+    write_kv_comparison(w, r);
+    w.field("kv_type", r.options.kv_type.id);
+    w.key("matrix");
+    write_matrix(w, r);
+    w.key("model");
+    write_model(w, *r.model);
+    w.field("overhead_percent", r.options.overhead_percent);
     if (!r.model->run.mmproj.empty()) {
         w.key("projector");
         write_projector(w, r);
+    }
+    w.field("quant", r.quant->id);
+    w.key("quants");
+    write_quant_rows(w, r);
+    if (r.quick_contrast) {
+        w.key("quick_rule");
+        write_quick_rule(w, r);
+    }
+    w.field("rule", rule_name(r.rule));
+    if (!r.rule_note.empty()) w.field("rule_note", r.rule_note);
+    w.key("run_commands");
+    write_run_commands(w, r);
+    w.key("smallest_gpu");
+    write_gpu_ref(w, r.smallest_gpu);
+    w.field("units", "bytes");
+    if (r.vram) {
+        w.key("vram_query");
+        write_vram_query(w, r);
     }
     w.end_object();
 }

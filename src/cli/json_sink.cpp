@@ -100,6 +100,15 @@ bool plain(unsigned char c) {
     return kPlain[c];
 }
 
+// a < b in byte order, as std::string_view compares them (char_traits<char> compares bytes as
+// unsigned char), the first byte alone deciding where it differs: most neighbouring names do.
+bool name_before(std::string_view a, std::string_view b) {
+    if (!a.empty() && !b.empty() && a.front() != b.front()) {
+        return static_cast<unsigned char>(a.front()) < static_cast<unsigned char>(b.front());
+    }
+    return a < b;
+}
+
 bool all_plain(std::string_view s) {
     for (const char c : s) {
         if (!plain(static_cast<unsigned char>(c))) return false;
@@ -243,7 +252,7 @@ void JsonText::put_in_order(std::size_t first) {
     order_.resize(count);
     for (std::size_t i = 0; i < count; ++i) order_[i] = first + i;
     std::sort(order_.begin(), order_.end(),
-              [&](std::size_t a, std::size_t b) { return name(a) < name(b); });
+              [&](std::size_t a, std::size_t b) { return name_before(name(a), name(b)); });
     for (std::size_t i = 1; i < count; ++i) {
         if (name(order_[i - 1]) == name(order_[i])) {
             throw std::logic_error("a JSON object names '" + std::string(name(order_[i])) +
@@ -285,7 +294,7 @@ void JsonText::key(std::string_view name) {
         Member& last = members_.back();
         last.end = out_.size();
         // Once out of order, the object is sorted when it closes: no more names to compare.
-        if (f.in_order && name_of(last) >= name) f.in_order = false;
+        if (f.in_order && !name_before(name_of(last), name)) f.in_order = false;
     }
     // The member's text starts after the comma.
     const std::size_t begin = out_.size() + (comma ? 1 : 0);

@@ -21,6 +21,12 @@ Result<std::optional<Placement>> native_from(const ModelParts& parts, const Hard
     return uneven_split(parts, hardware, options);
 }
 
+// A lone discrete GPU: place() reads it only through its capacity. A GPU of no memory is
+// refused by place(); a unified one lends the RAM what it leaves.
+bool lone_discrete(const Hardware& hardware) {
+    return hardware.gpus.size() == 1 && !hardware.unified() && hardware.gpus.front().memory > 0;
+}
+
 }  // namespace
 
 // The units the GPUs hold (options' -ngl, else every layer and the output head) by a split of
@@ -61,12 +67,54 @@ Result<std::optional<Placement>> uneven_split(const ModelParts& parts, const Har
     return fitting_split(parts, hardware, std::move(options));
 }
 
+bool PlacementMemo::Slot::holds(const ModelParts& parts, const Hardware& hardware,
+                                const PlacementOptions& options) const {
+    return parts_ == &parts && ram_ == hardware.ram && options_ == options;
+}
+
+Result<const Placement*> PlacementMemo::Slot::place(const ModelParts& parts,
+                                                    const Hardware& hardware,
+                                                    const PlacementOptions& options) {
+    Kept* kept = nullptr;
+    for (Kept& k : kept_) {
+        if (k.gpu_layers == options.gpu_layers && k.cpu_moe_layers == options.cpu_moe_layers) {
+            kept = &k;
+            break;
+        }
+    }
+    if (kept == nullptr) {
+        // An error is not kept, so it comes back where it came before.
+        CANITRUN_TRY_ASSIGN(auto p, canitrun::place(parts, hardware, options));
+        kept = &kept_.emplace_back(Kept{options.gpu_layers, options.cpu_moe_layers, std::move(p)});
+    }
+    if (lone_) {
+        kept->placement.gpus.front().capacity =
+            gpu_capacity(hardware.gpus.front().memory, options.margin);
+    }
+    return &kept->placement;
+}
+
+PlacementMemo::Slot* PlacementMemo::slot(const ModelParts& parts, const Hardware& hardware,
+                                         const PlacementOptions& options) {
+    // A slot's placements differ by -ngl and --n-cpu-moe: options that give them have none.
+    if (!lone_discrete(hardware) || options.gpu_layers || options.cpu_moe_layers) return nullptr;
+    for (Slot& s : slots_) {
+        if (s.holds(parts, hardware, options)) return &s;
+    }
+    return &slots_.emplace_back(&parts, hardware.ram, options);
+}
+
 Result<std::optional<Placement>> native_placement(const ModelParts& parts, const Hardware& hardware,
-                                                  PlacementOptions options) {
+                                                  PlacementOptions options, PlacementMemo* memo) {
     options.gpu_layers = std::nullopt;
     options.cpu_moe_layers = std::nullopt;
-    CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
-    return native_from(parts, hardware, options, std::move(p));
+    PlacementMemo::Slot* slot = memo ? memo->slot(parts, hardware, options) : nullptr;
+    if (slot == nullptr) {
+        CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
+        return native_from(parts, hardware, options, std::move(p));
+    }
+    CANITRUN_TRY_ASSIGN(const Placement* p, slot->place(parts, hardware, options));
+    return native_from(parts, hardware, options, *p);
 }
 
 namespace {
@@ -89,15 +137,17 @@ struct OffloadSearch {
     const PlacementOptions& options;
     // The options each step places with: one copy for the search rather than one a step.
     mutable PlacementOptions scratch;
+    // Where the placements are kept: a memo's, or the search's own.
+    PlacementMemo::Slot& slot;
 
     std::uint64_t layers() const { return parts.layers.size(); }
     bool one_gpu() const { return hardware.gpus.size() == 1; }
 
-    Result<Placement> with(std::optional<std::uint64_t> ngl,
-                           std::optional<std::uint64_t> cpu_moe) const {
+    Result<const Placement*> with(std::optional<std::uint64_t> ngl,
+                                  std::optional<std::uint64_t> cpu_moe) const {
         scratch.gpu_layers = ngl;
         scratch.cpu_moe_layers = cpu_moe;
-        return place(parts, hardware, scratch);
+        return slot.place(parts, hardware, scratch);
     }
 
     // One step: the split by memory (or the user's), else, on several GPUs with no split
@@ -106,8 +156,8 @@ struct OffloadSearch {
     // read from RAM is slower than one read from any GPU.
     Result<std::optional<Placement>> step(std::optional<std::uint64_t> ngl,
                                           std::optional<std::uint64_t> cpu_moe) const {
-        CANITRUN_TRY_ASSIGN(auto p, with(ngl, cpu_moe));
-        if (p.fits()) return std::optional<Placement>{std::move(p)};
+        CANITRUN_TRY_ASSIGN(const Placement* p, with(ngl, cpu_moe));
+        if (p->fits()) return std::optional<Placement>{*p};
         if (one_gpu() || !options.tensor_split.empty()) return std::optional<Placement>{};
         PlacementOptions o = options;
         o.gpu_layers = ngl;
@@ -120,21 +170,21 @@ struct OffloadSearch {
         const std::uint64_t n = layers();
         if (one_gpu()) {
             std::uint64_t lo = 0, hi = n;  // the GPU does not hold lo experts' layers; holds hi
-            CANITRUN_TRY_ASSIGN(auto at_hi, with(std::nullopt, n));
-            if (!gpus_fit(at_hi)) lo = n;
+            CANITRUN_TRY_ASSIGN(const Placement* at_hi, with(std::nullopt, n));
+            if (!gpus_fit(*at_hi)) lo = n;
             while (hi - lo > 1) {
                 const std::uint64_t mid = lo + (hi - lo) / 2;
-                CANITRUN_TRY_ASSIGN(auto p, with(std::nullopt, mid));
-                if (!gpus_fit(p)) {
+                CANITRUN_TRY_ASSIGN(const Placement* p, with(std::nullopt, mid));
+                if (!gpus_fit(*p)) {
                     lo = mid;
                     continue;
                 }
                 hi = mid;
-                at_hi = std::move(p);
+                at_hi = p;
             }
             // step(lo + 1) on one GPU: the placement the search made at hi = lo + 1, if it fits
-            if (lo + 1 > n || !at_hi.fits()) return std::optional<Placement>{};
-            return std::optional<Placement>{std::move(at_hi)};
+            if (lo + 1 > n || !at_hi->fits()) return std::optional<Placement>{};
+            return std::optional<Placement>{*at_hi};
         }
         for (std::uint64_t k = 1; k <= n; ++k) {
             CANITRUN_TRY_ASSIGN(auto p, step(std::nullopt, k));
@@ -147,20 +197,20 @@ struct OffloadSearch {
     Result<std::optional<Placement>> most_layers() const {
         if (one_gpu()) {
             std::uint64_t lo = 0, hi = layers() + 1;  // the GPU holds lo layers; not hi
-            std::optional<Placement> at_lo;
+            const Placement* at_lo = nullptr;
             while (hi - lo > 1) {
                 const std::uint64_t mid = lo + (hi - lo) / 2;
-                CANITRUN_TRY_ASSIGN(auto p, with(mid, std::nullopt));
-                if (!gpus_fit(p)) {
+                CANITRUN_TRY_ASSIGN(const Placement* p, with(mid, std::nullopt));
+                if (!gpus_fit(*p)) {
                     hi = mid;
                     continue;
                 }
                 lo = mid;
-                at_lo = std::move(p);
+                at_lo = p;
             }
             // step(lo) on one GPU: the placement the search made at lo, if it fits
             if (lo == 0 || !at_lo->fits()) return std::optional<Placement>{};
-            return at_lo;
+            return std::optional<Placement>{*at_lo};
         }
         for (std::uint64_t ngl = layers(); ngl >= 1; --ngl) {
             CANITRUN_TRY_ASSIGN(auto p, step(ngl, std::nullopt));
@@ -173,7 +223,7 @@ struct OffloadSearch {
 }  // namespace
 
 Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
-                            const PlacementOptions& options) {
+                            const PlacementOptions& options, PlacementMemo* memo) {
     const std::uint64_t n = parts.layers.size();
     if (options.gpu_layers || options.cpu_moe_layers) {
         CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
@@ -182,11 +232,16 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
         if (hardware.gpus.empty()) kind = PlanKind::cpu_only;
         return Plan{p.fits() ? kind : PlanKind::none, p};
     }
-    const OffloadSearch search{parts, hardware, options, options};
-    CANITRUN_TRY_ASSIGN(auto all, search.with(std::nullopt, std::nullopt));
-    CANITRUN_TRY_ASSIGN(auto whole, native_from(parts, hardware, options, all));
-    if (whole) return Plan{hardware.gpus.empty() ? PlanKind::cpu_only : PlanKind::native, *whole};
-    if (hardware.gpus.empty() || hardware.unified()) return Plan{PlanKind::none, all};
+    PlacementMemo::Slot own;
+    PlacementMemo::Slot* kept = memo ? memo->slot(parts, hardware, options) : nullptr;
+    const OffloadSearch search{parts, hardware, options, options, kept ? *kept : own};
+    CANITRUN_TRY_ASSIGN(const Placement* all, search.with(std::nullopt, std::nullopt));
+    CANITRUN_TRY_ASSIGN(auto whole, native_from(parts, hardware, options, *all));
+    if (whole) {
+        return Plan{hardware.gpus.empty() ? PlanKind::cpu_only : PlanKind::native,
+                    std::move(*whole)};
+    }
+    if (hardware.gpus.empty() || hardware.unified()) return Plan{PlanKind::none, *all};
     bool has_experts = false;
     for (const auto& l : parts.layers) has_experts = has_experts || l.routed_experts > 0;
     if (has_experts) {
@@ -195,7 +250,7 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
     }
     CANITRUN_TRY_ASSIGN(auto p, search.most_layers());
     if (p) return Plan{PlanKind::layer_offload, *p};
-    return Plan{PlanKind::none, all};
+    return Plan{PlanKind::none, *all};
 }
 
 const char* plan_kind_name(PlanKind kind) {

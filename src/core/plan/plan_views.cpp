@@ -81,20 +81,22 @@ bool offloaded(PlanKind k) {
 }
 
 Result<PlanKind> kind_on(const Model& model, const ModelParts& parts, const Quant& quant,
-                         const PlanSettings& settings, const Hardware& hardware) {
+                         const PlanSettings& settings, const Hardware& hardware,
+                         PlacementMemo* memo = nullptr) {
     if (!hardware_runs(hardware, quant)) return PlanKind::none;
     CANITRUN_TRY_ASSIGN(auto options, server_placement_for(model, quant, hardware, settings));
-    CANITRUN_TRY_ASSIGN(auto plan, plan_placement(parts, hardware, options));
+    CANITRUN_TRY_ASSIGN(auto plan, plan_placement(parts, hardware, options, memo));
     return plan.kind;
 }
 
 // Whether the plan on this hardware is native, without the offload search plan_placement makes
 // when it is not (the same native_placement it tries first).
 Result<bool> native_on(const Model& model, const ModelParts& parts, const Quant& quant,
-                       const PlanSettings& settings, const Hardware& hardware) {
+                       const PlanSettings& settings, const Hardware& hardware,
+                       PlacementMemo* memo = nullptr) {
     if (!hardware_runs(hardware, quant)) return false;
     CANITRUN_TRY_ASSIGN(auto options, server_placement_for(model, quant, hardware, settings));
-    CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, options));
+    CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, options, memo));
     return whole.has_value();
 }
 
@@ -173,6 +175,9 @@ Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& mode
     // dozen differ, and planning each was most of the page's time.
     std::map<PlacementKey, Plan> planned;
     BoardOptions options_of(model, quant, settings);
+    // The boards of one backend and memories other than those planned: the same placements
+    // with another capacity.
+    PlacementMemo memo;
     for (const auto& gpu : db.gpus) {
         if (!gpu_runs_quant(gpu, quant)) continue;
         const Hardware h = one_board(gpu, fit.ram);
@@ -180,7 +185,8 @@ Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& mode
         PlacementKey key = placement_key(h, options);
         auto it = planned.find(key);
         if (it == planned.end()) {
-            CANITRUN_TRY_ASSIGN(auto fresh, plan_placement(parts, h, options_of.options(options)));
+            CANITRUN_TRY_ASSIGN(auto fresh,
+                                plan_placement(parts, h, options_of.options(options), &memo));
             it = planned.emplace(std::move(key), std::move(fresh)).first;
         }
         const Plan& plan = it->second;
@@ -212,11 +218,12 @@ Result<std::optional<CardClass>> plan_card_class(const Model& model, const Quant
         return smallest_card_class(e.total(), classes);
     }
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
+    PlacementMemo memo;  // one placement for the classes, each with its capacity
     for (const auto& c : classes) {
         const GpuDevice d = generic_device(card_bytes_for_gb(checked::mul(c.gb, kGB)));
         // RAM for the host's buffers (token_embd, logits); a native plan needs no more.
         CANITRUN_TRY_ASSIGN(auto native, native_on(model, parts, quant, settings,
-                                                   one_device(d, kDefaultRamGb * kGB)));
+                                                   one_device(d, kDefaultRamGb * kGB), &memo));
         if (native) return std::optional<CardClass>{c};
     }
     return std::optional<CardClass>{};
@@ -224,8 +231,9 @@ Result<std::optional<CardClass>> plan_card_class(const Model& model, const Quant
 
 namespace {
 
-Result<BudgetAnswer> budget_answer(PartsOf& parts_of, const Model& model, const Quant& asked,
-                                   const std::vector<const Quant*>& quants,
+// `memo`: the budgets of a page plan the same parts on GPUs of other memories.
+Result<BudgetAnswer> budget_answer(PartsOf& parts_of, PlacementMemo& memo, const Model& model,
+                                   const Quant& asked, const std::vector<const Quant*>& quants,
                                    const PlanSettings& settings, Bytes budget, Bytes ram) {
     BudgetAnswer a;
     std::vector<const Quant*> offered;
@@ -245,13 +253,13 @@ Result<BudgetAnswer> budget_answer(PartsOf& parts_of, const Model& model, const 
     // plan_on_device with the parts planned once.
     const auto kind_of = [&](const Quant& q) -> Result<PlanKind> {
         CANITRUN_TRY_ASSIGN(const ModelParts* parts, parts_of(q));
-        return kind_on(model, *parts, q, settings, device);
+        return kind_on(model, *parts, q, settings, device, &memo);
     };
     // Whether q is native, without the offload search kind_on makes when it is not: one
     // placement where the search makes some fifteen.
     const auto native = [&](const Quant& q) -> Result<bool> {
         CANITRUN_TRY_ASSIGN(const ModelParts* parts, parts_of(q));
-        return native_on(model, *parts, q, settings, device);
+        return native_on(model, *parts, q, settings, device, &memo);
     };
     const auto beats = [](const std::optional<QuantChoice>& slot, const Quant& q) {
         return !slot || slot->quant->quality_rank > q.quality_rank;
@@ -294,7 +302,8 @@ Result<BudgetAnswer> plan_budget(const Model& model, const Quant& asked,
                                  const std::vector<const Quant*>& quants,
                                  const PlanSettings& settings, Bytes budget, Bytes ram) {
     PartsOf parts_of(model, settings);
-    return budget_answer(parts_of, model, asked, quants, settings, budget, ram);
+    PlacementMemo memo;
+    return budget_answer(parts_of, memo, model, asked, quants, settings, budget, ram);
 }
 
 Result<std::vector<BudgetAnswer>> plan_budgets(const Model& model, const Quant& asked,
@@ -302,10 +311,11 @@ Result<std::vector<BudgetAnswer>> plan_budgets(const Model& model, const Quant& 
                                                const PlanSettings& settings,
                                                const std::vector<Bytes>& budgets, Bytes ram) {
     PartsOf parts_of(model, settings);
+    PlacementMemo memo;  // after parts_of, so that it goes first: it knows the parts by address
     std::vector<BudgetAnswer> out;
     for (const Bytes budget : budgets) {
-        CANITRUN_TRY_ASSIGN(auto a,
-                            budget_answer(parts_of, model, asked, quants, settings, budget, ram));
+        CANITRUN_TRY_ASSIGN(
+            auto a, budget_answer(parts_of, memo, model, asked, quants, settings, budget, ram));
         out.push_back(std::move(a));
     }
     return out;
