@@ -24,9 +24,9 @@ Result<Measurement> measurement_from(const json& row, std::size_t index) {
     const auto where = "validation row " + std::to_string(index + 1);
     if (!row.is_object()) return fail(ErrorKind::bad_database, where + " is not an object");
     Measurement m;
-    m.model_id = json_text(row, "model_id");
-    m.exact_model = !m.model_id.empty();
-    if (m.model_id.empty()) m.model_id = json_text(row, "nearest_model_id");
+    auto [model_id, exact_model] = row_model(row);
+    m.model_id = std::move(model_id);
+    m.exact_model = exact_model;
     m.quant = quant_id(json_text(row, "quant"));
     m.gpu_id = json_text(row, "gpu_id");
     m.backend = json_text(row, "backend");

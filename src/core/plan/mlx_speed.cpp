@@ -17,9 +17,9 @@ Result<MlxRun> run_from(const json& row, std::size_t index) {
     if (!row.is_object()) return fail(ErrorKind::bad_database, where + " is not an object");
     MlxRun r;
     r.model = json_text(row, "model");
-    r.model_id = json_text(row, "model_id");
-    r.exact_model = !r.model_id.empty();
-    if (r.model_id.empty()) r.model_id = json_text(row, "nearest_model_id");
+    auto [model_id, exact_model] = row_model(row);
+    r.model_id = std::move(model_id);
+    r.exact_model = exact_model;
     r.gpu_id = json_text(row, "gpu_id");
     r.engine = json_text(row, "engine");
     r.date = json_text(row, "date");
