@@ -201,6 +201,24 @@ TEST_CASE("gguf model: hybrid with 10 of 40 attention layers") {
     CHECK(recurrent_state_bytes(g) == 30ULL * (9984 + 393216) * 4);
 }
 
+TEST_CASE("gguf model: nemotron_h_moe's experts are two-matrix, as in the database") {
+    GgufWriter w;
+    w.str("general.architecture", "nemotron_h_moe");
+    w.u32("nemotron_h_moe.block_count", 4);
+    w.u32("nemotron_h_moe.embedding_length", 2688);
+    w.u32("nemotron_h_moe.attention.head_count", 32);
+    w.u32("nemotron_h_moe.expert_count", 128);
+    w.u32("nemotron_h_moe.expert_used_count", 6);
+    w.u32("nemotron_h_moe.expert_feed_forward_length", 1856);
+    const Model m = model_of(w).model;
+    REQUIRE(m.arch.moe);
+    CHECK_FALSE(m.arch.moe->gated);
+    // A SwiGLU MoE's file is read as three-matrix experts.
+    const Model q = model_of(qwen3_30b_a3b()).model;
+    REQUIRE(q.arch.moe);
+    CHECK(q.arch.moe->gated);
+}
+
 TEST_CASE("gguf model: MLA") {
     GgufWriter w;
     w.str("general.architecture", "deepseek2");

@@ -559,6 +559,10 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     a.per_layer_input_size = keys.uint_or("embedding_length_per_layer_input", 0);
     read_gguf_shared_kv_ffn(counts.ffn, a);
     a.moe = read_gguf_moe(keys, n_layer);
+    // nemotron_h_moe's experts are up and down only, relu^2 (src/models/nemotron-h.cpp at
+    // 0ad4a86 passes no gate to build_moe_ffn); no key says so, and the compute rule
+    // (moe_sum_floats) reads it.
+    if (a.moe && arch == "nemotron_h_moe") a.moe->gated = false;
     // deepseek4's grouped output, hyper-connections and hash-routed layers
     a.output_groups = keys.uint_or("attention.output_group_count", 0);
     a.output_lora_rank = keys.uint_or("attention.output_lora_rank", 0);

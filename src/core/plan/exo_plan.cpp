@@ -163,7 +163,7 @@ Result<ExoPlan> plan_exo(const Model& model, const Quant& quant, const Cluster& 
             plan.transfers = plan.nodes.size() > 1 ? plan.nodes.size() : 0;
             plan.bytes_per_transfer = checked::mul(model.arch.hidden_size, 2);
             plan.hop = exo_hop_cost();
-            const double hops = static_cast<double>(plan.transfers);
+            const auto hops = static_cast<double>(plan.transfers);
             const double bytes = link_seconds(plan.bytes_per_transfer, cluster.link_gbits);
             plan.link_seconds_per_token = hops * (bytes + plan.hop.middle);
             plan.link_seconds_fastest = hops * (bytes + plan.hop.low);
