@@ -30,6 +30,27 @@ const VerifyRow* row(const VerifyContext& c, const std::string& term) {
     return nullptr;
 }
 
+// The per-device check of a published one-context log, read as `quant`.
+DeviceCheck devices_of(const std::string& name, const std::string& quant) {
+    const auto log = parse_llama_log(read_log(name));
+    REQUIRE(log);
+    const auto report = verify_llama_log(*log, test::quant(quant));
+    REQUIRE(report);
+    REQUIRE(report->contexts.size() == 1);
+    const auto& d = report->contexts[0].devices;
+    REQUIRE(d);
+    return *d;
+}
+
+VerifyDeviceRow device_row(const std::string& name, const std::string& device,
+                           const std::string& term, const std::string& quant = "Q8_0") {
+    for (const auto& r : devices_of(name, quant).rows) {
+        if (r.device == device && r.term == term) return r;
+    }
+    FAIL("no " + device + " " + term + " row in " + name);
+    return VerifyDeviceRow{};
+}
+
 }  // namespace
 
 TEST_CASE("llama log: MiB figures convert to bytes") {
@@ -353,26 +374,12 @@ TEST_CASE("verify per device: a run with --no-op-offload is planned without the 
 // 151936 x 2560 x 210 / 256 = 319,065,600, + 311,164,928 + 512 x 2560 x 4 = 635,473,408
 // (606.03 MiB; the log: 606.03).
 TEST_CASE("verify per device: the output head in RAM is copied to the first GPU") {
-    const auto first_gpu_compute = [](const std::string& name, const Quant& quant) {
-        const auto log = parse_llama_log(read_log(name));
-        REQUIRE(log);
-        const auto report = verify_llama_log(*log, quant);
-        REQUIRE(report);
-        REQUIRE(report->contexts.size() == 1);
-        const auto& d = report->contexts[0].devices;
-        REQUIRE(d);
-        for (const auto& r : d->rows) {
-            if (r.device == "CUDA0" && r.term == "compute") return r;
-        }
-        FAIL("no CUDA0 compute row in " + name);
-        return VerifyDeviceRow{};
-    };
     const auto q8b =
-        first_gpu_compute("cudab-017-qwen3-8b-q4km-gtx1660ti-ngl0.log", test::quant("Q4_K_M"));
+        device_row("cudab-017-qwen3-8b-q4km-gtx1660ti-ngl0.log", "CUDA0", "compute", "Q4_K_M");
     CHECK(q8b.estimate == 510504960ULL + 311164928ULL + 8388608ULL);
     CHECK(q8b.actual == mib100(79161));
     const auto q4b =
-        first_gpu_compute("cudab-018-qwen3-4b-q6k-gtx1660ti-ngl0.log", test::quant("Q6_K"));
+        device_row("cudab-018-qwen3-4b-q6k-gtx1660ti-ngl0.log", "CUDA0", "compute", "Q6_K");
     CHECK(q4b.estimate == 319065600ULL + 311164928ULL + 5242880ULL);
     CHECK(q4b.actual == mib100(60603));
 }
@@ -384,24 +391,14 @@ TEST_CASE("verify per device: the output head in RAM is copied to the first GPU"
 // 512 x 4 x (4096 + 8 x (1536 + 2 x 4096)) = 167,772,160, and no masks (the attention runs on
 // the CPU): 790.00 MiB against the log's 742.00 (+6.5 %; the whole graph's rule read +31 %).
 TEST_CASE("verify per device: a BLAS build copies only the experts to the first GPU") {
-    const auto log =
-        parse_llama_log(read_log("cudab-022-qwen3-235b-a22b-128k-q6k-2x3090-ngl0.log"));
-    REQUIRE(log);
-    const auto report = verify_llama_log(*log, test::quant("Q6_K"));
-    REQUIRE(report);
-    REQUIRE(report->contexts.size() == 1);
-    const auto& d = report->contexts[0].devices;
-    REQUIRE(d);
-    bool found = false;
-    for (const auto& r : d->rows) {
-        if (r.device != "CUDA0" || r.term != "compute") continue;
-        found = true;
-        CHECK(r.estimate == 660602880ULL + 167772160ULL);
-        CHECK(r.actual == mib100(74200));
-    }
-    CHECK(found);
+    const std::string name = "cudab-022-qwen3-235b-a22b-128k-q6k-2x3090-ngl0.log";
+    const auto r = device_row(name, "CUDA0", "compute", "Q6_K");
+    CHECK(r.estimate == 660602880ULL + 167772160ULL);
+    CHECK(r.actual == mib100(74200));
     bool noted = false;
-    for (const auto& n : d->notes) noted = noted || n.find("BLAS") != std::string::npos;
+    for (const auto& n : devices_of(name, "Q6_K").notes) {
+        noted = noted || n.find("BLAS") != std::string::npos;
+    }
     CHECK(noted);
 }
 
@@ -414,22 +411,10 @@ TEST_CASE("verify per device: a BLAS build copies only the experts to the first 
 // + 512, 256)) x 8 x 256 x 2 x 2 = 300 MiB: 5420 MiB, the log's two KV buffers together. Read as
 // no layer sliding, it was 107520 MiB.
 TEST_CASE("llama log: a cut sliding-window pattern is read from print_info's per-layer widths") {
-    const auto log =
-        parse_llama_log(read_log("cudab-011-gemma-4-26b-a4b-udq4kxl-rtxpro6000-256k.log"));
-    REQUIRE(log);
-    const auto report = verify_llama_log(*log, test::quant("Q4_K_M"));
-    REQUIRE(report);
-    REQUIRE(report->contexts.size() == 1);
-    const auto& d = report->contexts[0].devices;
-    REQUIRE(d);
-    bool found = false;
-    for (const auto& r : d->rows) {
-        if (r.device != "CUDA0" || r.term != "kv_cache") continue;
-        found = true;
-        CHECK(r.estimate == 5420ULL << 20);
-        CHECK(r.actual == 5420ULL << 20);
-    }
-    CHECK(found);
+    const auto r = device_row("cudab-011-gemma-4-26b-a4b-udq4kxl-rtxpro6000-256k.log", "CUDA0",
+                              "kv_cache", "Q4_K_M");
+    CHECK(r.estimate == 5420ULL << 20);
+    CHECK(r.actual == 5420ULL << 20);
 }
 
 // Which side of -ngl the output head went: llama.cpp before PR #18148 (December 2025) gave the
@@ -465,26 +450,6 @@ TEST_CASE("llama log: the output head's side of -ngl, and a placement canitrun c
         named = named || n.find("output head stayed in RAM") != std::string::npos;
     CHECK(named);
 }
-
-namespace {
-
-VerifyDeviceRow device_row(const std::string& name, const std::string& device,
-                           const std::string& term) {
-    const auto log = parse_llama_log(read_log(name));
-    REQUIRE(log);
-    const auto report = verify_llama_log(*log, test::quant("Q8_0"));
-    REQUIRE(report);
-    REQUIRE(report->contexts.size() == 1);
-    const auto& d = report->contexts[0].devices;
-    REQUIRE(d);
-    for (const auto& r : d->rows) {
-        if (r.device == device && r.term == term) return r;
-    }
-    FAIL("no " + device + " " + term + " row in " + name);
-    return VerifyDeviceRow{};
-}
-
-}  // namespace
 
 // A GPU that holds the output head ends its graph with the logits and the normed rows they are
 // the product of, in f32, and nothing else (placement.cpp). The published gpt-oss-20b run on a
