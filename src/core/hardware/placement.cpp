@@ -186,10 +186,14 @@ Bytes host_compute(const RuntimeBuffers& b, const HostCopy& copy) {
 // inputs (Gemma 4's per-layer table) and any layers left in RAM too (llama.cpp issue #24510:
 // -ngl 2 maps the whole 30 GB file). Untied, what lies within depends on where the file put
 // token_embd (the published Metal logs show both), so only the tied case is counted.
+// Whether the head's GPU maps the whole file's range: a tied head's copy under a mapping backend.
+bool maps_whole_file(const ModelParts& parts, bool maps_file) {
+    return maps_file && parts.buffers->output_duplicate > 0;
+}
+
 Bytes tied_head_weights(const ModelParts& parts, const Share& g, bool maps_file) {
-    const Bytes duplicate = parts.buffers->output_duplicate;
-    const Bytes held = checked::add(g.weights, duplicate);
-    if (!maps_file || duplicate == 0) return held;
+    const Bytes held = checked::add(g.weights, parts.buffers->output_duplicate);
+    if (!maps_whole_file(parts, maps_file)) return held;
     return std::max(held, parts.weights());
 }
 
@@ -226,8 +230,10 @@ bool add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
         }
         const bool maps_file =
             options.server.mapped && d < options.gpu_maps_file.size() && options.gpu_maps_file[d];
-        if (g.output && output_on_gpu) g.weights = tied_head_weights(parts, g, maps_file);
-        maps_all = maps_all || (g.output && output_on_gpu && maps_file && all.output_duplicate > 0);
+        if (holds_output) {
+            g.weights = tied_head_weights(parts, g, maps_file);
+            maps_all = maps_all || maps_whole_file(parts, maps_file);
+        }
     }
     // Alone, the CPU backend's whole compute buffer.
     p.ram.compute =
