@@ -7,6 +7,8 @@
 // accuracy harness (docs/ACCURACY.md) found llama.cpp's own KV buffers and model sizes equal to
 // these.
 
+#include <string>
+
 #include "canitrun/gguf.hpp"
 #include "canitrun/gguf_model.hpp"
 #include "canitrun/hf_files.hpp"
@@ -252,5 +254,26 @@ TEST_CASE("DeepSeek-V4: the layout sums to the published totals, hash-routed fir
         if (t.tensor.name == "blk.0.ffn_gate_tid2eid.weight") {
             CHECK(std::string(t.type.name) == "i32");
         }
+    }
+}
+
+TEST_CASE("DeepSeek-V4-Pro-0813's layers hold what its released safetensors index holds") {
+    // OpenTallas's inventory of deepseek-ai/DeepSeek-V4-Pro-0813's index at revision 72e1d323
+    // (data/inventory/deepseek-v4-pro-0813.json): 13,476,298,752 bytes of routed experts on
+    // every layer, FP4 with one E8M0 scale per 32 weights (17 bytes a block, MXFP4's layout);
+    // the indexer's larger layers are 2, 4, ..., 60, the ratio-4 ones.
+    const TensorLayout pro = tensor_layout(test::model("deepseek-v4-pro-0813")).value();
+    for (const int il : {0, 2, 59, 60}) {
+        std::uint64_t routed = 0;
+        for (const char* name : {"ffn_gate_exps", "ffn_up_exps", "ffn_down_exps"}) {
+            const std::string full = "blk." + std::to_string(il) + "." + name + ".weight";
+            for (const auto& t : pro.tensors) {
+                if (t.name == full) routed += t.elements();
+            }
+        }
+        CHECK(routed / 32 * 17 == 13476298752ULL);
+        const bool ratio4 = il >= 2 && il % 2 == 0;
+        const std::string indexer = "blk." + std::to_string(il) + ".indexer.attn_q_b.weight";
+        CHECK(has_tensor(pro, indexer) == ratio4);
     }
 }
