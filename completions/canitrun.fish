@@ -95,6 +95,7 @@ complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l cache-
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l ctx-checkpoints -x -d 'llama-server: context checkpoints per sequence, SWA and hybrid models'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-kv-offload -d 'llama.cpp: KV cache and recurrent state in system RAM'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-op-offload -d 'llama.cpp: prompt batches over weights in RAM run on the CPU, not GPU 0'
+complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l blas-build -d 'llama.cpp: plan for a build with a BLAS backend: products over weights in RAM stay on the CPU'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l no-repack -d 'llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL/MXFP4 weights on the CPU'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l mtp -d 'llama.cpp: draft with the model\'s own MTP layers'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l load-mode -x -a 'auto none mmap mlock mmap+mlock dio' -d 'llama.cpp: how the weights are read at load: auto, none, mmap, mlock, mmap+mlock, dio'

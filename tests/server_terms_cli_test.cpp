@@ -238,6 +238,36 @@ TEST_CASE("cli: --no-op-offload is on the printed line and moves the prompt to t
     CHECK_FALSE(has(run_cli(base).out, "--no-op-offload"));
 }
 
+// --blas-build: a build with a BLAS backend. Qwen3-8B with -ngl 0 (every layer and the head in
+// RAM): BLAS takes every matrix product over host weights before op offload can offer it to a
+// GPU (ggml-backend.cpp's ggml_backend_sched_backend_id_from_cur asks the GPUs only when the
+// weight's first backend is the CPU; ggml-blas.cpp takes host buffers), and a dense model has no
+// routed experts for BLAS to leave over, so GPU 0 copies nothing in and runs nothing: no compute
+// buffer there (placement.cpp's host_work), where a release build's GPU 0 holds a layer's copy
+// and its graph. BLAS is a cmake option, not a flag of llama-server: the printed line is the
+// release build's, and the page and JSON say what it assumes. --engine quick has no such setting.
+TEST_CASE("cli: --blas-build plans a BLAS build, and the printed line stays llama-server's own") {
+    const std::vector<std::string> base = {"qwen3-8b", "--gpu", "RTX 4090", "--ngl", "0", "--json"};
+    auto with_flag = base;
+    with_flag.push_back("--blas-build");
+    const auto blas_out = run_cli(with_flag);
+    const auto plain_out = run_cli(base);
+    REQUIRE(blas_out.code == plain_out.code);
+    const auto blas = nlohmann::json::parse(blas_out.out)["hardware"];
+    const auto plain = nlohmann::json::parse(plain_out.out)["hardware"];
+    CHECK(blas["selected"]["gpus"][0]["compute_bytes"].get<std::uint64_t>() == 0);
+    CHECK(plain["selected"]["gpus"][0]["compute_bytes"].get<std::uint64_t>() > 0);
+    CHECK(blas["llama_cpp_command"] == plain["llama_cpp_command"]);
+    CHECK_FALSE(has(blas["llama_cpp_command"].get<std::string>(), "blas"));
+    CHECK(has(blas["llama_cpp_build"].get<std::string>(), "-DGGML_BLAS=ON"));
+    CHECK_FALSE(plain.contains("llama_cpp_build"));
+    const auto text = run_cli({"qwen3-8b", "--gpu", "RTX 4090", "--ngl", "0", "--blas-build"});
+    CHECK(has(text.out, "not by a flag of llama-server"));
+    const auto quick = run_cli({"qwen3-8b", "--engine", "quick", "--blas-build"});
+    CHECK(quick.code == 2);
+    CHECK(has(quick.err, "--blas-build is a llama.cpp setting"));
+}
+
 // With --also the llama.cpp way is llama-server's router (launch_command.hpp): a section per
 // model in one preset file, the router's own line carrying none of a model's arguments (it lays
 // them over every child) and --models-max at the models planned (3 here, past the default 4 it

@@ -175,6 +175,7 @@ struct ServerSettings {
     bool kv_offload = true;              // false: --no-kv-offload
     bool repack = true;                  // false: --no-repack
     bool op_offload = true;              // false: --no-op-offload (placement.cpp)
+    bool host_blas = false;              // --blas-build: a build with BLAS (placement.cpp)
     CpuIsa cpu = CpuIsa::avx2;           // the CPU's kernels, for CPU_REPACK (an assumption)
     bool mtp = false;                    // --mtp: draft with the model's own MTP layers
     std::optional<ResidentModel> draft;  // --draft

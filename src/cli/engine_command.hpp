@@ -32,6 +32,7 @@ struct EngineFlags {
     bool no_kv_offload = false;      // --no-kv-offload
     bool no_repack = false;          // --no-repack
     bool no_op_offload = false;      // --no-op-offload
+    bool blas_build = false;         // --blas-build
     bool mtp = false;                // --mtp
     std::string load_mode;           // --load-mode MODE
     bool no_mmproj = false;          // --no-mmproj

@@ -160,6 +160,27 @@ data holds no CPU throughput figure). The line carries
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.no_op_offload; },
          .group = kGroupEngine},
+        {.names = "--blas-build",
+         .help = "llama.cpp: plan for a build with a BLAS backend (GGML_BLAS): products over "
+                 "weights in RAM stay on the CPU",
+         .man = R"(Plan for a llama.cpp built with a BLAS backend (cmake
+.BR \-DGGML_BLAS=ON :
+OpenBLAS, BLIS, MKL, Accelerate; the release binaries have none). BLAS then takes the
+prompt batches' products over the weights kept in RAM (layers below
+.BR \-ngl ,
+the output head) before op offload can send them to the first GPU, and the attention between
+them runs on the CPU; only the routed experts' products (which BLAS cannot run) are copied to
+the first GPU. So the first GPU's compute buffer holds the largest expert tensor with one expert
+batch instead of a layer's largest tensor beside its whole graph, and the CPU's compute buffer
+holds the layers' and the head's activations. BLAS is chosen when llama.cpp is built, not by a
+flag of llama\-server: the printed line is unchanged, and the page (JSON: llama_cpp_build)
+says the plan assumes such a build. The prompt's speed is still estimated as a release build
+runs it.
+.B verify
+sets it by itself where a log shows one (a CPU compute buffer beside CUDA_Host's).)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.blas_build; },
+         .group = kGroupEngine},
         {.names = "--no-repack",
          .help = "llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL/MXFP4 weights on the CPU",
          .man =

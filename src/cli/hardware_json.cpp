@@ -5,6 +5,7 @@
 #include "canitrun/launch_command.hpp"
 #include "hardware_text.hpp"
 #include "json_sink.hpp"
+#include "launch_lines.hpp"
 #include "shell_words.hpp"
 #include "speed_text.hpp"
 
@@ -204,6 +205,8 @@ void write_hardware_report(JsonSink& w, const Model& model, const HardwareReport
     w.key("hardware");
     write_hardware(w, r.hardware);
     if (r.selected.plan.kind != PlanKind::none && r.selected.quant->format == "gguf") {
+        const std::string build = llama_build_note(r.selected.settings);
+        if (!build.empty()) w.field("llama_cpp_build", build);
         w.field("llama_cpp_command",
                 fitted_llama_command(model, r.selected, r.hardware, r.model_file));
     }

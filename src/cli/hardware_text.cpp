@@ -8,6 +8,7 @@
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/tensor_split.hpp"
 #include "format.hpp"
+#include "launch_lines.hpp"
 #include "shell_words.hpp"
 #include "speed_text.hpp"
 #include "style.hpp"
@@ -398,6 +399,8 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
     }
     if (a.plan.kind != PlanKind::none && quant.format == "gguf") {
         out << "  llama.cpp: " << fitted_llama_command(model, a, h, r.model_file) << "\n";
+        const std::string build = llama_build_note(a.settings);
+        if (!build.empty()) out << "  " << build << "\n";
     }
 }
 

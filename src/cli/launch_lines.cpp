@@ -186,6 +186,14 @@ std::vector<RunCommand> run_commands(const ModelReport& r) {
     return out;
 }
 
+std::string llama_build_note(const PlanSettings& settings) {
+    if (!settings.server.host_blas) return "";
+    return "Planned for a llama.cpp built with a BLAS backend (--blas-build): BLAS is chosen when "
+           "llama.cpp is built (cmake -DGGML_BLAS=ON), not by a flag of llama-server. The release "
+           "binaries have none; they copy the weights kept in RAM into the first GPU for a prompt "
+           "(op offload) instead.";
+}
+
 std::string run_format_note(const ModelReport& r) {
     const Model& model = *r.model;
     const Quant& quant = *r.quant;
@@ -231,6 +239,10 @@ void write_run_commands(std::ostream& out, const ModelReport& r) {
     const std::string format_note = run_format_note(r);
     if (!format_note.empty())
         out << (quant.format == "gguf" ? "\n  " : "  ") << format_note << "\n";
+    const std::string build_note = llama_build_note(r.settings);
+    if (!build_note.empty() && quant.format == "gguf" && !first) {
+        out << "\n  " << build_note << "\n";
+    }
     for (const RunCommand& c : commands) {
         if (c.engine == "llama.cpp router") {
             out << "\n"

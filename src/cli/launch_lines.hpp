@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "canitrun/model.hpp"
+#include "canitrun/plan_settings.hpp"
 #include "canitrun/quant.hpp"
 #include "canitrun/report.hpp"
 
@@ -45,6 +46,11 @@ std::string preset_command(const RunCommand& c, const std::string& indent);
 // The sentence the page prints under the llama.cpp lines: whether they load the vision
 // projector, or that the quantization is not a GGUF format; empty when there is none.
 std::string run_format_note(const ModelReport& r);
+
+// What the llama.cpp lines assume of the build that a flag cannot say: with --blas-build, a
+// build with a BLAS backend (GGML_BLAS, a cmake option; llama-server has no flag for it and the
+// release binaries have none). Empty for a release build.
+std::string llama_build_note(const PlanSettings& settings);
 
 // The llama.cpp / Ollama / LM Studio commands, as the page prints them (run_commands()).
 void write_run_commands(std::ostream& out, const ModelReport& r);

@@ -63,6 +63,7 @@ void refuse_llama_flags(const EngineFlags& f, const std::string& engine) {
         {"--no-kv-offload", f.no_kv_offload},
         {"--no-repack", f.no_repack},
         {"--no-op-offload", f.no_op_offload},
+        {"--blas-build", f.blas_build},
         {"--mtp", f.mtp},
         {"--load-mode", !f.load_mode.empty()},
         {"--no-mmproj", f.no_mmproj},
@@ -126,6 +127,7 @@ PlanSettings plan_settings(const Database& db, const Options& o, const Request& 
         s.server.kv_offload = !o.engine.no_kv_offload;
         s.server.repack = !o.engine.no_repack;
         s.server.op_offload = !o.engine.no_op_offload;
+        s.server.host_blas = o.engine.blas_build;
         s.server.mtp = o.engine.mtp;
         if (!o.engine.load_mode.empty()) {
             s.server.load_mode = need(parse_load_mode(o.engine.load_mode));

@@ -16,7 +16,7 @@
 #        their libraries; about 35 MB
 #   2. on the device (the run tool, carry [".accuracy-cuda"], timeout_s 600), one command:
 #        set -o pipefail; bash tools/accuracy/cuda.sh 2>&1 | tee "$OUT/log"
-# What comes back under $OUT (7 files, one folder level, each cut to 15 MiB at most):
+# What comes back under $OUT (7 files, more with CUDA_GALLOC_CASES; each cut to 15 MiB at most):
 #   log               this script's output, as tee writes it: timings, the buffer lines
 #                     llama.cpp logs, and the comparison tables
 #   env.txt           nvidia-smi (idle), nvcc, cmake, gcc, CPU, memory, disk, the pack's stamp
@@ -27,6 +27,9 @@
 #                     "canitrun": canitrun's --json document}
 #   probe.log         cuda_probe's and canitrun's stderr
 #   ACCURACY-cuda.md  the CUDA section for docs/ACCURACY.md (when python3 is there)
+#   galloc-*.tar.gz   one per CUDA_GALLOC_CASES case done: the CUDA reservation's graphs
+#                     (galloc_dump.c's gN.txt and gN.ids), and galloc.jsonl, cuda_probe's lines
+#                     for those contexts
 # Read them here again, or after changing canitrun's CUDA terms (no GPU needed: the measurements
 # stay, the estimates are redone with canitrun and make_gguf built here):
 #   python3 tools/accuracy/cuda_compare.py OUTDIR [OUTDIR2 ...] [--md FILE.md] \
@@ -45,7 +48,14 @@
 # (30 s after a call on the H200) resumes the build where it stopped, or skips it; the script
 # prints that command for the models it had no time for.
 # Environment: CUDA_MODELS ("id:QUANT id:QUANT ..."), CUDA_SETTINGS ("n_ctx:n_ubatch:n_seq:fa:
-# type_k:type_v[:fill] ..."), CUDA_DEADLINE_S, CUDA_BUILD_BUDGET_S, CUDA_WORK (where the sparse
+# type_k:type_v[:fill] ..."), CUDA_GALLOC_CASES ("id:QUANT@n_ctx:n_ubatch:n_seq:fa:type_k:type_v
+# ...", "" for none; CUDA_GALLOC_ONLY=1: these and no models): after the models, while time remains, each is loaded again without decoding
+# and with tools/accuracy/galloc_dump.c preloaded, so that its CUDA reservation's graphs come
+# back; replay one here with `galloc_replay.py gN.txt ggml.h --buffer 0` and set it beside the
+# CPU dump's `--cuda` replay: by default the two settings where that replay alone explains the
+# H200's CUDA0 buffer, Qwen3-30B-A3B with 4 sequences and Qwen3-Next at 131072 cells, whose
+# top-k gating's kept tensors 0ad4a86's source adds and the measured build did not),
+# CUDA_DEADLINE_S, CUDA_BUILD_BUDGET_S, CUDA_WORK (where the sparse
 # GGUF files go; default build-cuda-accuracy/work), OUT (default build-cuda-accuracy/out),
 # CUDA_PROBE_BIN (skip the build, use this cuda_probe: a dry run of the script, see the probe's
 # CUDA_PROBE_CPU_DRYRUN).
@@ -72,6 +82,8 @@ qwen3-next-80b-a3b:Q4_K_M}"
 # 2048, and 128k: the compute buffer's dependence on context, ubatch and flash attention.
 SETTINGS="${CUDA_SETTINGS:-4096:512:1:on:f16:f16:fill 32768:512:1:on:f16:f16 \
 32768:512:1:off:f16:f16 32768:2048:1:on:f16:f16 131072:512:1:on:f16:f16}"
+GALLOC_CASES="${CUDA_GALLOC_CASES-qwen3-30b-a3b:Q4_K_M@8192:512:4:on:f16:f16 \
+qwen3-next-80b-a3b:Q4_K_M@131072:512:1:on:f16:f16}"
 
 elapsed() { echo $(($(date +%s) - t0)); }
 say() { echo "[$(printf '%4s' "$(elapsed)")s] $*"; }
@@ -260,6 +272,7 @@ measure() {
 }
 done_models=0
 skipped=""
+[ -z "${CUDA_GALLOC_ONLY:-}" ] || MODELS=""  # only the CUDA_GALLOC_CASES dumps
 for mq in $MODELS; do
   model="${mq%%:*}"
   quant="${mq#*:}"
@@ -289,6 +302,52 @@ done
 [ -z "$skipped" ] || say "no time left for:$skipped; the rest, on the same warm machine (the build is kept):
   set -o pipefail; CUDA_MODELS=\"${skipped# }\" bash tools/accuracy/cuda.sh 2>&1 | tee \"\$OUT/log\""
 say "$done_models models measured"
+
+# ---- the CUDA reservation's graphs (CUDA_GALLOC_CASES): galloc_dump.c built against this
+# build's libggml-base, preloaded into cuda_probe, which makes the context without decoding
+galloc_dumps() {
+  local base shim="$bld/galloc_dump.so" case mq cfg model quant gguf name d left
+  [ -n "$GALLOC_CASES" ] || return 0
+  base="$(find "$bld/build" -name 'libggml-base.so' 2>/dev/null | head -1)"
+  if [ -z "$base" ] || [ -z "${src:-}" ]; then
+    say "galloc dumps: no libggml-base.so of this build (CUDA_PROBE_BIN?): none taken"
+    return 0
+  fi
+  gcc -shared -fPIC -O1 -I"$src/ggml/include" "$root/tools/accuracy/galloc_dump.c" -o "$shim" \
+    -ldl "$base" -Wl,-rpath,"$(dirname "$base")" >>"$out/build.log" 2>&1 ||
+    { say "galloc_dump.so does not build"; return 0; }
+  for case in $GALLOC_CASES; do
+    mq="${case%%@*}"
+    cfg="${case#*@}"
+    model="${mq%%:*}"
+    quant="${mq#*:}"
+    if [ "$(elapsed)" -gt $((deadline - 60)) ]; then
+      say "no time left for the galloc dump of $case; alone, on the same warm machine:
+  set -o pipefail; CUDA_GALLOC_ONLY=1 CUDA_GALLOC_CASES=\"$case\" bash tools/accuracy/cuda.sh 2>&1 | tee \"\$OUT/log\""
+      continue
+    fi
+    gguf="$work/$model-$quant.gguf"
+    if ! bundled make_gguf "$model" "$quant" "$gguf" >/dev/null 2>>"$out/probe.log"; then
+      say "$mq: make_gguf failed"
+      rm -f "$gguf"
+      continue
+    fi
+    name="galloc-$model-${cfg//:/_}"
+    d="$work/$name"
+    rm -rf "$d"
+    mkdir -p "$d"
+    left=$((deadline - 10 - $(elapsed)))
+    GALLOC_DUMP_DIR="$d" CUDA_PROBE_NO_DECODE=1 timeout -k 5 "$left" \
+      env LD_PRELOAD="$shim" "$probe" "$model $quant" "$gguf" "$cfg" >>"$out/galloc.jsonl" \
+      2>"$work/probe.err"
+    grep -h 'galloc_dump:' "$work/probe.err" | head -20
+    cat "$work/probe.err" >>"$out/probe.log"
+    tar -czf "$out/$name.tar.gz" -C "$work" "$name"
+    say "$case: $(find "$d" -name 'g*.txt' | wc -l) graphs in $name.tar.gz"
+    rm -rf "$d" "$gguf"
+  done
+}
+galloc_dumps
 
 # ---- the comparison
 if command -v python3 >/dev/null; then

@@ -137,6 +137,7 @@ PlacementOptions placement_for(const Hardware& hardware, const PlanSettings& set
     if (settings.rule == Rule::quick) return user;
     user.margin = settings.margin;
     user.op_offload = settings.server.op_offload;
+    user.host_blas = settings.server.host_blas;
     user.gpu_mask_copy.clear();
     user.gpu_pool.clear();
     user.gpu_maps_file.clear();

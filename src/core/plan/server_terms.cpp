@@ -106,6 +106,7 @@ PlanSettings companion_settings(const ResidentModel& model, const PlanSettings& 
     server.repack = settings.server.repack;
     server.cpu = settings.server.cpu;
     server.op_offload = settings.server.op_offload;
+    server.host_blas = settings.server.host_blas;  // the same binary runs the companion
     server.load_mode = settings.server.load_mode;
     server.vision = settings.server.vision;
     server.mmproj_offload = settings.server.mmproj_offload;
