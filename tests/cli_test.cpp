@@ -82,6 +82,27 @@ TEST_CASE("cli: --gpu exits 1 when it does not fit the GPU and 0 when it does") 
     CHECK(has(yes.out, "Fits on the GPU: 24.1 GB of 25.8 GB."));
 }
 
+// The llama.cpp rule keeps 1 GiB free per GPU: the RTX 4090's 24 GiB = 25,769,803,776 B less
+// 1,073,741,824 B = 24,696,061,952 B usable (24.7 GB), the figure the plan is measured against,
+// which the sentence, the table's Usable column and the JSON all name as usable, beside the
+// card's 25.8 GB. Two 4090s with --margin 2048 (2 GiB = 2,147,483,648 B each): 2 x
+// 23,622,320,128 = 47,244,640,256 B usable (47.2 GB) of 2 x 25,769,803,776 = 51,539,607,552 B.
+TEST_CASE("cli: --gpu says which figure is the card's memory and which is usable") {
+    const Outcome one = run_cli({"qwen3.5-35b-a3b", "--gpu", "rtx 4090"});
+    REQUIRE(one.code == 0);
+    CHECK(has(one.out, " GB of 24.7 GB usable (25.8 GB less 1 GiB kept free)."));
+    CHECK(has(one.out, "Total   Usable"));
+    CHECK_FALSE(has(one.out, "of 25.8 GB."));
+    const Outcome js = run_cli({"qwen3.5-35b-a3b", "--gpu", "rtx 4090", "--json"});
+    REQUIRE(js.code == 0);
+    const auto hw = nlohmann::json::parse(js.out)["hardware"];
+    CHECK(hw["hardware"]["gpus"][0]["memory_bytes"] == 25769803776ULL);
+    CHECK(hw["selected"]["gpus"][0]["capacity_bytes"] == 24696061952ULL);
+    CHECK(hw["selected"]["gpu_usable_bytes"] == 24696061952ULL);
+    const Outcome two = run_cli({"qwen3.5-35b-a3b", "--gpu", "2x4090", "--margin", "2048"});
+    CHECK(has(two.out, " GB of 47.2 GB usable (51.5 GB less 2 GiB kept free on each GPU)"));
+}
+
 TEST_CASE("cli: gpus - models - gpu-list and quants") {
     const Outcome gpus = run_cli({"gpus", "qwen3.5-35b-a3b", "--engine", "quick"});
     CHECK(gpus.code == 0);

@@ -171,10 +171,14 @@ TEST_CASE("cluster: exo over two 256 GB Macs - 63 layers each") {
     CHECK(doc["network"]["hop_source"] == "https://github.com/exo-explore/exo/issues/2070");
     CHECK(has(text.out, "a hop costs about 1.42 ms besides its bytes (1.10 to 1.73)"));
     CHECK(has(text.out, "pipelined over two Macs on Thunderbolt 5"));
-    // The M4 Max's one run is a blog's rounded figure: the text names it and marks it.
+    // The M1 Max has one run on record (mlx-examples PR #515, confirmed): the text names it as
+    // the band's only run, unmarked. The M4 Max has six (a blog's and mlx-lm's BENCHMARKS.md's
+    // five), so a band of its own and no such line.
+    const Outcome m1max = run_cli({"llama-3.1-8b", "--engine", "exo", "--host", "m1-max-64gb"});
+    CHECK(has(m1max.out, "one published MLX run"));
+    CHECK(has(m1max.out, "https://github.com/ml-explore/mlx-examples/pull/515\n"));
     const Outcome m4max = run_cli({"llama-3.1-8b", "--engine", "exo", "--host", "m4-max-64gb"});
-    CHECK(has(m4max.out, "one published MLX run"));
-    CHECK(has(m4max.out, "(unconfirmed)"));
+    CHECK_FALSE(has(m4max.out, "one published MLX run"));
     CHECK(has(m4max.out, "Network: none: one machine holds every layer"));
     const json cuda =
         json_of({"llama-3.1-8b", "--engine", "exo", "--host", "rtx-4090", "--json"}, 0);

@@ -137,13 +137,28 @@ TEST_CASE("exo: the published MLX runs and the share of bandwidth each reached")
     });
     REQUIRE(m4max != shares.end());
     CHECK(m4max->share == Approx(0.7345).epsilon(0.01));
+    // mlx-lm's BENCHMARKS.md: Qwen3 4B 2507 at 4 bits, 134.52 tokens/s after a 2,048-token prompt
+    // on the 546 GB/s M4 Max. Its 36 layers (q 2560 x 4096, k and v 2560 x 1024 each, o 4096 x
+    // 2560, the MLP 3 x 2560 x 9728, norms 2 x 2560 + 2 x 128: 100,930,816 a layer, 3,633,509,376
+    // in all) at 4.5 bits: 2,043,849,024 bytes; 2,048 cells of 36 x 8 x 128 x 2 x 2 = 147,456
+    // bytes: 301,989,888. 2,345,838,912 x 134.52 / 546e9 = 0.578. Its head is tied to the input
+    // embedding, which the parts count once, as the input (ModelParts::output_weights is 0), so
+    // the head's 151,936 x 2560 matrix is not among the reads (it would make 0.632).
+    const auto qwen4b = std::find_if(shares.begin(), shares.end(), [](const MlxShare& s) {
+        return s.run->model_id == "qwen3-4b-instruct-2507" && s.run->gpu_id == "m4-max-64gb" &&
+               s.run->bits == 4;
+    });
+    REQUIRE(qwen4b != shares.end());
+    CHECK(qwen4b->share == Approx(0.578).epsilon(0.01));
     // MLX's 4-bit: 4 bits and a 16-bit scale and bias per 64 weights
     CHECK(mlx_quant(4).bpw_e4 == 45000);
     CHECK(mlx_quant(8).bpw_e4 == 85000);
 }
 
-// Issue #33: the M4 Max now has a run on record, so an exo plan on it is timed; the base M3
-// and M2 still have none (no published mlx-lm decode on them was found), so they get no speed.
+// Issue #33: the M4 Max now has six runs on record (a blog's, and mlx-lm's BENCHMARKS.md's five:
+// Qwen3 4B 2507 at 4, 8 and 16 bits, Qwen3 30B-A3B 2507 at 4 and 8), so an exo plan on it is
+// timed; the base M3 and M2 still have none (no published mlx-lm decode on them was found), so
+// they get no speed.
 TEST_CASE("exo: the chips the published MLX runs cover") {
     const std::vector<MlxShare> shares = mlx_shares(test::database(), embedded_mlx_runs()).value();
     const auto plan_on = [&](const char* gpu) {
@@ -153,7 +168,7 @@ TEST_CASE("exo: the chips the published MLX runs cover") {
     };
     const ExoPlan m4max = plan_on("m4-max-36gb");  // the 410 GB/s M4 Max: the same chip's share
     CHECK_FALSE(m4max.unmeasured_node);
-    CHECK(m4max.nodes[0].mlx_runs == 1);
+    CHECK(m4max.nodes[0].mlx_runs == 6);
     CHECK(m4max.decode_tokens_per_s > 0);
     CHECK(plan_on("m3-16gb").unmeasured_node == std::optional<std::size_t>(0));
     CHECK(plan_on("m2-16gb").unmeasured_node == std::optional<std::size_t>(0));

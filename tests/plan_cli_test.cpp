@@ -113,6 +113,16 @@ TEST_CASE("plan: a llama.cpp line past a window only DCA reaches says it runs pl
     const Outcome o = run_cli({"qwen3-30b-a3b-instruct-2507", "--ctx", "1000000"});
     CHECK(has(o.out, "llama.cpp has no Dual Chunk Attention"));
     CHECK(has(o.out, "past the native 262144-token window the lines above run plain RoPE"));
+    // It names the card's route without sending the user to --engine vllm, whose plan stops at
+    // the native window too (vllm_layout's context_capped) and names the route it leaves out.
+    CHECK(has(o.out, "The model card's route to 1010000 tokens is its own vLLM setup"));
+    CHECK_FALSE(has(o.out, "vLLM runs the extension"));
+    const Outcome v = run_cli(
+        {"qwen3-30b-a3b-instruct-2507", "--engine", "vllm", "--gpu", "h200", "--ctx", "512k"});
+    CHECK(has(v.out,
+              "--max-model-len is the model's window, 262,144 tokens (asked 524,288); the "
+              "card's Dual Chunk Attention"));
+    CHECK(has(v.out, "reaches 1,010,000, not planned here"));
 }
 
 TEST_CASE("plan: printed commands carry the plan's context, cache types and offload") {

@@ -7,7 +7,7 @@ For every database model (or those given) and a set of hardware setups, it runs 
 text page and the same question's JSON, collects every command the page prints, and checks them
 against the flags the runtimes accept (tests/fixtures/runtime-flags/: llama.cpp's common/arg.cpp,
 Ollama's envconfig, vLLM's arg_utils, each cited there):
-- llama-server: each flag exists; an int is an int, an enum value one of its choices; no flag
+- llama-server: each flag exists and is offered to llama-server; an int is an int, an enum value one of its choices; no flag
   names a file (-m, --mmproj) next to -hf, which fetches what it needs; -c is the plan's context
   (times the sequences), -ngl / --n-cpu-moe / -ts are the plan's placement, -ub past the default
   batch comes with -b as large, and -hf names the model's recorded repo;
@@ -60,12 +60,20 @@ def commands(text):
 class Flags:
     def __init__(self, fixtures):
         llama = json.loads((fixtures / "runtime-flags/llama-cpp.json").read_text())
-        self.llama = {}
+        # llama-server parses only the options offered to it (set_examples with the server, or
+        # none: every program) and not excluded from it (set_excludes: -p, -f); another
+        # program's option is an invalid argument there, and a removed one an error naming its
+        # replacement. A spelling two add_opt calls share (-np) is the server's.
+        self.llama, self.other = {}, {}
         for o in llama["options"]:
+            offered = ("server" in o["examples"] or "common" in o["examples"]) and not (
+                "server" in o.get("excludes", []) or o.get("removed"))
+            table = self.llama if offered else self.other
             for a in o["args"]:
-                self.llama[a] = o
+                table[a] = o
             for a in o.get("args_neg", []):
-                self.llama[a] = {**o, "takes_value": False, "kind": "flag"}
+                table[a] = {**o, "takes_value": False, "kind": "flag"}
+        self.other = {a: o for a, o in self.other.items() if a not in self.llama}
         ollama = json.loads((fixtures / "runtime-flags/ollama.json").read_text())
         self.ollama = {o["name"] for o in ollama["options"] if o.get("type") == "env"}
         self.ollama_kv = set(ollama["kv_cache_types"]["documented"])
@@ -92,7 +100,10 @@ def llama_args(flags, argv, problems):
         a = argv[i]
         option = flags.llama.get(a if not a.startswith("--") else a.replace("_", "-"))
         if option is None:
-            problems.append(f"unknown flag {a}")
+            other = flags.other.get(a)
+            problems.append(f"unknown flag {a}" if other is None
+                            else f"{a} is removed: {other['replacement']}" if other.get("removed")
+                            else f"{a} is not offered to llama-server ({', '.join(other['examples'])})")
             i += 1
             continue
         if option["takes_value"]:

@@ -174,6 +174,9 @@ struct Placement {
 
     bool fits() const;
     Bytes gpu_total() const;
+    // What the GPUs may hold in all: each share's capacity (its memory less the margin kept
+    // free, gpu_capacity), the figure a plan's GPU total is measured against.
+    Bytes gpu_usable() const;
     // Every layer's routed experts in RAM: llama.cpp's --cpu-moe (-ot exps=CPU).
     bool all_experts_in_ram() const;
 };

@@ -91,6 +91,7 @@ void write_plan(JsonSink& w, const Plan& plan) {
     w.key("ram");
     write_share(w, p.ram);
     w.field("gpu_total_bytes", p.gpu_total());
+    w.field("gpu_usable_bytes", p.gpu_usable());
 }
 
 void write_speculative(JsonSink& w, const SpeculativeSpeed& s) {

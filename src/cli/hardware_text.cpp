@@ -50,11 +50,11 @@ std::optional<std::string> over_once_grown(const Placement& p) {
     const auto over = first_overflow(p);
     if (!load_fits || !over) return std::nullopt;
     return fmt::format(
-        "Fits at load, but not what llama-server holds after it: {} would reach {} of {} with "
+        "Fits at load, but not what llama-server holds after it: {} would reach {} of {}{} with "
         "its prompt cache and context checkpoints at their most; lower --cache-ram or "
         "--ctx-checkpoints.",
         over->gpu ? fmt::format("GPU {}", *over->gpu) : std::string("system RAM"),
-        format_gb(over->need), format_gb(over->capacity));
+        format_gb(over->need), format_gb(over->capacity), over->gpu ? " usable" : "");
 }
 
 // The planner's own placement where the user's flags made the plan fail (core's
@@ -72,25 +72,36 @@ std::string alternative_clause(const PlacementAlternative& alt, const Hardware& 
         format_gb(p.ram.total()), speed);
 }
 
+// What the plan's GPU total is measured against: the GPUs' usable memory as the core set it
+// (Placement::gpu_usable), and where a margin is kept, the memory it comes out of, so the figure
+// is not read as the card's (the table's Usable column is the same capacity, per device).
+std::string gpu_room(const Placement& p, const Hardware& h, Bytes margin) {
+    const Bytes usable = p.gpu_usable();
+    if (usable == h.gpu_memory()) return format_gb(usable);
+    return fmt::format("{} usable ({} less {} kept free{})", format_gb(usable),
+                       format_gb(h.gpu_memory()), format_margin(margin),
+                       h.gpus.size() > 1 ? " on each GPU" : "");
+}
+
 // The sentence of a plan that fits whole: which split, and why when it is not the default.
-std::string native_sentence(const Placement& p, const Hardware& h) {
+std::string native_sentence(const Placement& p, const Hardware& h, Bytes margin) {
     if (p.split_found) {
         return fmt::format(
             "Fits on the GPUs with an uneven split, {} of {}: llama.cpp's default split "
             "by memory overfills a GPU, --tensor-split {} holds every layer.",
-            format_gb(p.gpu_total()), format_gb(h.gpu_memory()), tensor_split_text(p.tensor_split));
+            format_gb(p.gpu_total()), gpu_room(p, h, margin), tensor_split_text(p.tensor_split));
     }
     if (p.split_faster) {
         return fmt::format(
             "Fits on the GPUs: {} of {}; --tensor-split {} runs faster by the speed "
             "model than llama.cpp's default split by memory{}.",
-            format_gb(p.gpu_total()), format_gb(h.gpu_memory()), tensor_split_text(p.tensor_split),
+            format_gb(p.gpu_total()), gpu_room(p, h, margin), tensor_split_text(p.tensor_split),
             p.gpus.size() == 2 && (p.gpus[0].layers == 0 || p.gpus[1].layers == 0)
                 ? " (one GPU alone: no hand-over between cards)"
                 : "");
     }
     return fmt::format("Fits on the GPU{}: {} of {}.", h.gpus.size() > 1 ? "s" : "",
-                       format_gb(p.gpu_total()), format_gb(h.gpu_memory()));
+                       format_gb(p.gpu_total()), gpu_room(p, h, margin));
 }
 
 std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
@@ -98,7 +109,7 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
     const std::uint64_t layers = p.gpus.empty() ? 0 : p.gpu_layers;
     switch (a.plan.kind) {
         case PlanKind::native:
-            return native_sentence(p, h);
+            return native_sentence(p, h, a.settings.margin);
         case PlanKind::expert_offload:
             if (p.all_experts_in_ram()) {
                 return fmt::format(
@@ -135,8 +146,8 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
     }
     if (const auto grown = over_once_grown(p)) return *grown;
     if (h.unified()) {
-        return fmt::format("Does not fit: needs {} and the GPU may use {} of unified memory.",
-                           format_gb(p.gpu_total()), format_gb(h.gpu_memory()));
+        return fmt::format("Does not fit: needs {}, and the GPU's share of unified memory is {}.",
+                           format_gb(p.gpu_total()), gpu_room(p, h, a.settings.margin));
     }
     // Over only because of where the layers were put (a --n-cpu-moe or --ngl given): the
     // device that is over, with the flags that move its load. Over in all: the total.
@@ -147,7 +158,7 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
     if (over && over->gpu) {
         const std::size_t d = *over->gpu;
         const std::string device =
-            fmt::format("Does not fit: GPU {} ({}) needs {} of its {}{}", d,
+            fmt::format("Does not fit: GPU {} ({}) needs {} of its {} usable{}", d,
                         d < h.gpus.size() ? h.gpus[d].name : std::string("?"),
                         format_gb(over->need), format_gb(over->capacity),
                         p.row_split         ? " under --split-mode row"
@@ -212,7 +223,7 @@ void write_resident(std::ostream& out, const Placement& p, const Hardware& h) {
     const auto at_most = [&](const Share& s, const std::string& where) {
         if (s.grows_by() == 0) return;
         most += fmt::format("{}{} {} of {}", most.empty() ? "" : ", ", where, format_gb(s.most()),
-                            format_gb(s.capacity));
+                            format_gb(s.capacity));  // the Usable column's figure
     };
     for (std::size_t i = 0; i < p.gpus.size(); ++i) at_most(p.gpus[i], device_label(h, i));
     at_most(p.ram, "RAM");
@@ -241,7 +252,7 @@ void write_plan(std::ostream& out, const HardwareAnswer& a, const Hardware& h,
                                                       : Tone::warn;
     out << "  " << paint(out, tone, plan_sentence(a, h)) << "\n";
     for (const auto& note : h.notes) out << "  Note: " << note << ".\n";
-    Table t({"Device", "Layers", "Weights", "KV cache", "Buffers", "Total", "Memory", ""},
+    Table t({"Device", "Layers", "Weights", "KV cache", "Buffers", "Total", "Usable", ""},
             {false, true, true, true, true, true, true, false});
     for (std::size_t i = 0; i < p.gpus.size(); ++i) {
         add_share_row(t, i < labels.size() ? labels[i] : device_label(h, i), p.gpus[i]);

@@ -202,10 +202,15 @@ std::string run_format_note(const ModelReport& r) {
                "files; use a runtime that reads " + quant.format + " (vLLM, TensorRT-LLM).";
     }
     if (!model.run.gguf_repo.empty() && !llamacpp_extends_window(model, r.settings)) {
+        // Not "use --engine vllm": its plan stops at the native window too (vllm_layout's
+        // context_capped), so the line it prints would not reach this context either.
         return "llama.cpp has no " + model.context_extension + ": past the native " +
                std::to_string(model.context_native) +
-               "-token window the lines above run plain RoPE, where the model was not trained; "
-               "vLLM runs the extension (--engine vllm).";
+               "-token window the lines above run plain RoPE, where the model was not trained. "
+               "The model card's route to " +
+               std::to_string(model.context_extended) +
+               " tokens is its own vLLM setup, which canitrun does not plan (--engine vllm "
+               "stops at the native window).";
     }
     if (model.run.gguf_repo.empty() || model.run.mmproj.empty()) return "";
     if (!r.settings.server.vision)

@@ -98,7 +98,14 @@ void write_vllm_text(std::ostream& out, const VllmView& v) {
     out << "  " << paint(out, tone, verdict) << "\n";
     if (l.context_capped) {
         out << "  --max-model-len is the model's window, " << format_thousands(l.options.context)
-            << " tokens (asked " << format_thousands(l.asked_context) << ")\n";
+            << " tokens (asked " << format_thousands(l.asked_context) << ")";
+        // A card that documents a longer window by another route (Qwen 2507's config_1m.json
+        // with Dual Chunk Attention): named, as the plan does not take it.
+        if (v.model->context_extension != "YaRN" &&
+            v.model->context_extended > v.model->context_native)
+            out << "; the card's " << v.model->context_extension << " reaches "
+                << format_thousands(v.model->context_extended) << ", not planned here";
+        out << "\n";
     }
     if (l.yarn_factor > 0) {
         out << "  Past the native " << format_thousands(v.model->context_native)

@@ -518,6 +518,12 @@ Bytes Placement::gpu_total() const {
     return sum;
 }
 
+Bytes Placement::gpu_usable() const {
+    Bytes sum = 0;
+    for (const auto& g : gpus) sum = checked::add(sum, g.capacity);
+    return sum;
+}
+
 Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                         const PlacementOptions& options) {
     return catch_overflow(

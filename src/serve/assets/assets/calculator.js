@@ -79,17 +79,19 @@
 
   const deviceRows = (sel, devices) => {
     const rows = (sel.gpus || []).map((g, i) => el("tr", {},
-      el("td", { textContent: "GPU " + i + (devices[i] ? ": " + devices[i].name : "") }),
-      el("td", { textContent: gb(g.total_bytes) + " of " + gb(g.capacity_bytes) }),
+      el("td", { textContent: "GPU " + i + (devices[i] ? ": " + devices[i].name + " (" + gb(devices[i].memory_bytes) + ")" : "") }),
+      el("td", { textContent: gb(g.total_bytes) + " of " + gb(g.capacity_bytes) + " usable" }),
       el("td", { textContent: String(g.layers) }),
       el("td", { textContent: g.fits ? "fits" : "over" })));
     if (sel.ram) {
       rows.push(el("tr", {}, el("td", { textContent: "RAM" }),
-        el("td", { textContent: gb(sel.ram.total_bytes) + " of " + gb(sel.ram.capacity_bytes) }),
+        el("td", { textContent: gb(sel.ram.total_bytes) + " of " + gb(sel.ram.capacity_bytes) + " usable" }),
         el("td", { textContent: String(sel.ram.layers) }),
         el("td", { textContent: sel.ram.fits ? "fits" : "over" })));
     }
-    return el("table", {}, el("thead", {}, el("tr", {}, ...["Device", "Memory", "Layers", ""].map(
+    // capacity_bytes: what the device may hold (a GPU's memory less the margin kept free), as
+    // the CLI's Usable column; the card's whole memory (memory_bytes) is beside its name.
+    return el("table", {}, el("thead", {}, el("tr", {}, ...["Device", "Used of usable", "Layers", ""].map(
       (t) => el("th", { textContent: t })))), el("tbody", {}, ...rows));
   };
 
