@@ -3,8 +3,10 @@
 ggml_gallocr_allocate_node with its in-place reuse, ggml_dyn_tallocr's best-fit free blocks) on a
 graph galloc_dump.c wrote, and prints the buffer's size, the node where it peaks, and every live
 tensor there by address, holes included: which tensors a compute-buffer rule has to count.
-Usage: galloc_replay.py DUMP.txt GGML_H [--gpu] (GGML_H: ggml.h of the same build, for the op
-numbers; --gpu: the graph as a GPU that holds every layer and the head would allocate it).
+Usage: galloc_replay.py DUMP.txt GGML_H [--gpu] [--trace N] (GGML_H: ggml.h of the same build,
+for the op numbers; --gpu: the graph as a GPU that holds every layer and the head would allocate
+it; --trace N: from node N on, each node with where it is allocated and what it frees, and the
+free blocks before it: how the output-phase rows of compute_bytes' output_phase_bytes were read).
 On DeepSeek V3.2 at ubatch 512 and 32768 cells it gives 836,843,520 B, llama.cpp's own figure
 (and to the byte on every CPU reservation tried: DeepSeek V3.2, GLM-5, GLM-5.2, Qwen3-30B-A3B,
 Qwen3-Next). One buffer type, one chunk. --gpu, from the same CPU dump, matches the H200's CUDA0
@@ -55,6 +57,11 @@ class Blocks:
     def __init__(self):
         self.free = [[0, 1 << 62]]
         self.max = 0
+        self.trace = False
+
+    def log(self, what, addr, size):
+        if self.trace:
+            print(f"    {what} {addr / 1048576:10.2f} +{size / 1048576:.2f}")
 
     def alloc(self, size):
         size = aligned(size)
@@ -71,10 +78,12 @@ class Blocks:
         if block[1] == 0:
             self.free.pop(best)
         self.max = max(self.max, addr + size)
+        self.log("alloc", addr, size)
         return addr
 
     def release(self, addr, size):
         size = aligned(size)
+        self.log("free ", addr, size)
         fb = self.free
         for i, block in enumerate(fb):
             if block[0] + block[1] == addr:
@@ -134,7 +143,7 @@ def as_gpu(tensors, leafs, nodes):
     return tensors, [l for l in leafs if not on_host(l)], list(copies.values()) + gpu_nodes
 
 
-def replay(tensors, leafs, nodes, inplace_ops):
+def replay(tensors, leafs, nodes, inplace_ops, trace_from=None):
     blocks = Blocks()
     live = {}
 
@@ -187,6 +196,10 @@ def replay(tensors, leafs, nodes, inplace_ops):
                 allocate(tensors[sid])
     peak = None
     for i, node in enumerate(nodes):
+        if trace_from is not None and i >= trace_from:
+            blocks.trace = True
+            holes = ", ".join(f"{a / 1048576:.2f}+{s / 1048576:.2f}" for a, s in blocks.free[:-1])
+            print(f"{i} {node.op_name} {node.name} {node.size / 1048576:.2f}  (free: {holes})")
         for sid in filter(None, node.src):
             allocate(tensors[sid])
         before = blocks.max
@@ -218,7 +231,8 @@ def main():
         ALIGN = 128  # ggml-cuda.cu: the CUDA buffer type's alignment
         tensors, leafs, nodes = as_gpu(tensors, leafs, nodes)
     inplace = {i for i, n in enumerate(names) if n in INPLACE}
-    size, (index, name, live, holes) = replay(tensors, leafs, nodes, inplace)
+    trace = int(sys.argv[sys.argv.index("--trace") + 1]) if "--trace" in sys.argv else None
+    size, (index, name, live, holes) = replay(tensors, leafs, nodes, inplace, trace)
     mib = 1 << 20
     print(f"buffer {size} B ({size / mib:.2f} MiB); peak at node {index} ({name})")
     try:
