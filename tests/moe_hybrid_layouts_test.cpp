@@ -243,3 +243,36 @@ TEST_CASE("OLMo 3 32B: olmo2's layout with GQA sums to the published exact count
     CHECK(layout.arch == "olmo2");
     CHECK(layout.elements() == 32233522176ULL);
 }
+
+// The rows under the logits in the CPU backend's output phase (llama.cpp 0ad4a86, ggml-alloc's
+// allocation of the reserved graph, read with tools/accuracy/galloc_replay.py), at ubatch 2048
+// and 32768 cells with flash attention, where that phase sets the buffer: 2048 x 4 x (vocab +
+// rows x n_embd) B. llama.cpp reserved 8192 B more in each (its tensors' alignment).
+TEST_CASE("MoE and Gemma 4 on the CPU: a third row under the logits, by hand") {
+    const auto compute = [](const char* id) {
+        LlamaCppOptions o;
+        o.backend = Backend::cpu;
+        o.flash_attn = FlashAttn::on;
+        o.context = 32768;
+        o.ubatch = 2048;
+        return estimate_llamacpp(test::model(id), test::quant("Q4_K_M"), o)
+            ->term(TermKind::compute);
+    };
+    // GLM-4.5-Air (n_embd 4096, vocab 151552; 8 of 128 experts of width 1408, so ffn_moe_down's
+    // 8 x 4096 do not fit in gate and up's 2 x 8 x 1408; a shared expert after them): the
+    // routed sum lands where the router's logits were, above ffn_norm, which the shared expert
+    // still reads: inp_embd, ffn_norm, result_norm. 2048 x 4 x (151552 + 3 x 4096) =
+    // 1,342,177,280 (llama.cpp 1,342,185,472).
+    CHECK(compute("glm-4.5-air") == 1342177280ULL);
+    // Llama 4 Scout (5120, vocab 202048; one expert a token, so the output is a CONT of down's
+    // view; a shared expert): 2048 x 4 x (202048 + 3 x 5120) = 1,781,006,336 (1,781,014,528).
+    CHECK(compute("llama-4-scout-17b-16e") == 1781006336ULL);
+    // Gemma 4 31B (dense, 5376, vocab 262144) picks the output rows after the output norm:
+    // result_norm is a GET_ROWS beside h_nextn. 2048 x 4 x (262144 + 3 x 5376) = 2,279,604,224
+    // (llama.cpp 2174.01 MiB).
+    CHECK(compute("gemma-4-31b") == 2279604224ULL);
+    // Qwen3.5-35B-A3B has both (picks last, a shared expert after 8 of 256 experts of 512): one
+    // row, not two, since result_norm takes ffn_norm's freed place. 2048 x 4 x (248320 + 3 x
+    // 2048) = 2,084,569,088 (llama.cpp 2,084,577,280).
+    CHECK(compute("qwen3.5-35b-a3b") == 2084569088ULL);
+}

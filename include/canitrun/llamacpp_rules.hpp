@@ -61,6 +61,13 @@ bool llama_routed_expert_tensor(const std::string& name);
 // the cacheless SWA logic is fixed", which later builds enabled).
 bool llama_arch_keeps_no_memory(std::string_view arch);
 
+// Architectures whose graph picks the output rows (inp_out_ids) after the output norm rather
+// than in the last layer, so that the normed hidden state of every token (h_nextn, a drafter's
+// input) exists: at 0ad4a86 bailingmoe3, cohere2moe, gemma4, hy_v3, gpt-oss (openai-moe.cpp),
+// qwen35, qwen35moe, qwen3next and step35 do so unless embeddings_nextn_masked is set (false by
+// default, llama-context.cpp); mimo2 and nemotron_h_moe only when embeddings_nextn is.
+bool llama_arch_picks_outputs_last(std::string_view arch);
+
 // What llama-server serves a model for: completions, or, for an embedding or reranking model,
 // its /embeddings or /rerank endpoint, which it refuses unless started with --embeddings
 // ("This server does not support embeddings. Start it with `--embeddings`") or --reranking

@@ -3,11 +3,13 @@
 ggml_gallocr_allocate_node with its in-place reuse, ggml_dyn_tallocr's best-fit free blocks) on a
 graph galloc_dump.c wrote, and prints the buffer's size, the node where it peaks, and every live
 tensor there by address, holes included: which tensors a compute-buffer rule has to count.
-Usage: galloc_replay.py DUMP.txt GGML_H [--gpu | --cuda | --cuda-topk | --buffer N]
+Usage: galloc_replay.py DUMP.txt GGML_H [--gpu | --cuda | --cuda-topk | --buffer N] [--trace N]
 (GGML_H: ggml.h of the same build, for the op numbers). --gpu: a CPU dump as a GPU that holds
 every layer and the head would allocate it; --cuda: that, with the tensors CUDA keeps alive for
 its MoE reduction fusion (cuda_alloc_deps); --cuda-topk: and for its top-k gating fusion too;
---buffer N: a dump of a device's own reservation (cuda.sh's CUDA_GALLOC_CASES), buffer N of it.
+--buffer N: a dump of a device's own reservation (cuda.sh's CUDA_GALLOC_CASES), buffer N of
+it; --trace N: from node N on, each node with where it is allocated and what
+it frees, and the free blocks before it (how output_phase_bytes' output-phase rows were read).
 On DeepSeek V3.2 at ubatch 512 and 32768 cells it gives 836,843,520 B, llama.cpp's own figure
 (and to the byte on every CPU reservation tried: DeepSeek V3.2, GLM-5, GLM-5.2, Qwen3-30B-A3B,
 Qwen3-Next). One buffer type, one chunk. --cuda, from 0ad4a86's CPU dumps, gives the H200's
@@ -62,6 +64,11 @@ class Blocks:
     def __init__(self):
         self.free = [[0, 1 << 62]]
         self.max = 0
+        self.trace = False
+
+    def log(self, what, addr, size):
+        if self.trace:
+            print(f"    {what} {addr / 1048576:10.2f} +{size / 1048576:.2f}")
 
     def alloc(self, size):
         size = aligned(size)
@@ -78,10 +85,12 @@ class Blocks:
         if block[1] == 0:
             self.free.pop(best)
         self.max = max(self.max, addr + size)
+        self.log("alloc", addr, size)
         return addr
 
     def release(self, addr, size):
         size = aligned(size)
+        self.log("free ", addr, size)
         fb = self.free
         for i, block in enumerate(fb):
             if block[0] + block[1] == addr:
@@ -292,7 +301,7 @@ def cuda_alloc_deps(tensors, nodes, topk):
     return out
 
 
-def replay(tensors, leafs, nodes, inplace_ops):
+def replay(tensors, leafs, nodes, inplace_ops, trace_from=None):
     blocks = Blocks()
     live = {}
 
@@ -345,6 +354,10 @@ def replay(tensors, leafs, nodes, inplace_ops):
                 allocate(tensors[sid])
     peak = None
     for i, node in enumerate(nodes):
+        if trace_from is not None and i >= trace_from:
+            blocks.trace = True
+            holes = ", ".join(f"{a / 1048576:.2f}+{s / 1048576:.2f}" for a, s in blocks.free[:-1])
+            print(f"{i} {node.op_name} {node.name} {node.size / 1048576:.2f}  (free: {holes})")
         for sid in filter(None, node.src):
             allocate(tensors[sid])
         before = blocks.max
@@ -387,7 +400,8 @@ def main():
     if "--cuda" in sys.argv or "--cuda-topk" in sys.argv:
         nodes = cuda_alloc_deps(tensors, nodes, "--cuda-topk" in sys.argv)
     inplace = {i for i, n in enumerate(names) if n in INPLACE}
-    size, (index, name, live, holes) = replay(tensors, leafs, nodes, inplace)
+    trace = int(sys.argv[sys.argv.index("--trace") + 1]) if "--trace" in sys.argv else None
+    size, (index, name, live, holes) = replay(tensors, leafs, nodes, inplace, trace)
     mib = 1 << 20
     print(f"buffer {size} B ({size / mib:.2f} MiB); peak at node {index} ({name})")
     try:

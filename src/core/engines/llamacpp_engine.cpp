@@ -33,7 +33,8 @@
 // - compute buffer: fitted to what llama.cpp reports for the CPU backend (ggml-alloc's peak of
 //   the ubatch graph, tests/fixtures/llamacpp-cpu-buffers.json): the output phase holds the
 //   logits (n_ubatch x n_vocab f32) plus two n_ubatch x n_embd activations (exact for llama,
-//   qwen3moe, gemma3 with flash attention); linear-attention / SSM models one more activation.
+//   qwen3moe, gemma3 with flash attention); one more where the graph picks the output rows
+//   last, in linear-attention / SSM models, or under a shared expert's MoE output.
 //   Without flash attention the attention phase holds KQ (n_head x n_kv x n_ubatch f32), its
 //   mask (n_kv x n_ubatch f32, plus the sliding layers' mask) and the FFN activations
 //   (n_ubatch x (n_ff + 2 n_embd) f32); the buffer is the larger of the two phases.
@@ -360,40 +361,56 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
                         checked::mul(g.ubatch, dsa_bytes(m, n_kv, false)));
 }
 
-// Floats per ubatch token that sit under the last layer's output on the CPU backend, when
-// build_moe_ffn's sum of the routed experts lands above their outputs (llama.cpp 0ad4a86,
-// ggml-alloc's allocation of the reserved graph, read with tools/accuracy/galloc_replay.py).
-// With more than one expert per token the sum is ADDs of views of ffn_moe_weighted (n_used x
-// n_embd), which cannot take its place; a shared expert run after the routed ones (the graph
-// adds moe_out + shexp, so the routed nodes come first) keeps ffn_norm and ffn_inp alive, so
-// no one-row hole is left below; and where ffn_moe_down (n_used x n_embd) fits in the freed
-// gate and up outputs (n_embd <= 2 x expert width, 1 x for two-matrix experts) the first free
-// block is the rest of theirs, above it. The residual adds, the output norm and result_norm
-// then run in place there, and the logits go above: inp_embd, ffn_inp, ffn_norm, the router's
-// probabilities and top-k (n_expert f32 each) and the n_used rows. Hunyuan-A13B at ubatch
-// 2048, 32768 cells: result_norm at 353.01 MiB = 0.01 + (3 + 8) x 32 + 2 x 0.5, the buffer
-// 1386.31 MiB, llama.cpp's own figure. A router with a selection bias (Ernie 4.5, GLM-4.7-
-// Flash) keeps a third n_expert row, not counted (0.5 MiB at ubatch 2048 and 64 experts).
+// Floats per ubatch token under the last layer's output on the CPU backend besides inp_embd,
+// where a shared expert runs after the routed ones (the graph adds moe_out + shexp) and keeps
+// ffn_norm, its input, alive (llama.cpp 0ad4a86, ggml-alloc on the reserved graph, read with
+// tools/accuracy/galloc_replay.py). build_moe_ffn's output is a fresh tensor (ADDs of views of
+// ffn_moe_weighted, or with one expert a token a CONT of down's view); the residual adds, the
+// output norm and result_norm run in place on it, the logits above. Where it lands:
+// - ffn_moe_down (n_used x n_embd) fits in the freed gate and up outputs (n_used >= 2, n_embd
+//   <= 2 x expert width, 1 x for two-matrix experts): above it, over inp_embd, ffn_inp,
+//   ffn_norm, the router's probabilities and top-k (n_expert f32 each) and the n_used rows.
+//   Hunyuan-A13B at ubatch 2048, 32768 cells: result_norm at 353.01 MiB = 0.01 + (3 + 8) x 32
+//   + 2 x 0.5, the buffer 1386.31 MiB, llama.cpp's own figure. A router with a selection bias
+//   (Ernie 4.5) keeps a third n_expert row, not counted (0.5 MiB at ubatch 2048, 64 experts).
+// - otherwise down goes above the layer's tensors, and the router's, gate's and up's freed
+//   outputs make one block from where the router's logits were, right above ffn_norm: one row.
+//   GLM-4.5-Air at ubatch 2048: inp_embd at 0.01, ffn_norm at 32.01, result_norm at 64.01, the
+//   logits at 96.01: 1280.01 MiB, llama.cpp's figure; Llama 4 (one expert a token) alike.
+//   Where ffn_inp lies below too (Kimi K2.6's MLA layer left it at 56.01) it is one row more,
+//   not counted. A model whose output phase holds a third row anyway (`third_row`) has it
+//   there: its result_norm, a GET_ROWS made after the norm, takes ffn_norm's freed place
+//   (Qwen3.5-35B-A3B at ubatch 2048: 16.01 MiB, h_nextn at 32.01, the logits at 48.01).
 // With hyper-connections (DeepSeek V4) the head mixes the streams into a fresh tensor that
 // lands elsewhere, and the rule does not apply.
-std::uint64_t moe_sum_floats(const Model& m) {
+std::uint64_t moe_sum_floats(const Model& m, bool third_row) {
     if (!m.is_moe() || m.arch.hyper_connections > 0) return 0;
     const MoE& e = *m.arch.moe;
     const bool shared = e.shared_experts > 0 || e.shared_expert_intermediate_size > 0;
+    if (!shared) return 0;
     const std::uint64_t freed = checked::mul(e.gated ? 2 : 1, e.expert_intermediate_size);
-    if (e.experts_per_token < 2 || !shared || m.arch.hidden_size > freed) return 0;
-    return checked::add(checked::mul(checked::add(2, e.experts_per_token), m.arch.hidden_size),
-                        checked::mul(2, e.experts));
+    if (e.experts_per_token >= 2 && m.arch.hidden_size <= freed) {
+        return checked::add(checked::mul(checked::add(2, e.experts_per_token), m.arch.hidden_size),
+                            checked::mul(2, e.experts));
+    }
+    return third_row ? 0 : m.arch.hidden_size;
 }
 
 // The CPU backend's output phase: the logits, the rows under them, and the experts' sum.
+// Under the logits sit inp_embd and result_norm, and a third row in a linear-attention / SSM
+// model (fitted) or where the graph picks the output rows after the output norm
+// (llama_arch_picks_outputs_last): result_norm is then a GET_ROWS of the normed hidden state,
+// a fresh tensor beside it. Gemma 4 31B at ubatch 2048, gpt-oss-20b alike: llama.cpp 0ad4a86
+// reserved the logits plus 3 rows, 2048 x 4 x (262144 + 3 x 5376) B = 2174.00 MiB (2174.01).
 Bytes output_phase_bytes(const Model& m, const Geometry& g) {
     const auto& a = m.arch;
-    bool recurrent = count_recurrent_layers(m) > 0;
-    for (const auto& group : a.layer_groups) recurrent = recurrent || has_parallel_ssm(group);
+    bool third_row = count_recurrent_layers(m) > 0;
+    for (const auto& group : a.layer_groups) third_row = third_row || has_parallel_ssm(group);
+    const auto arch = llama_arch(m);
+    third_row = third_row || (arch && llama_arch_picks_outputs_last(*arch));
     std::uint64_t out_per_token =
-        checked::add(checked::add(a.vocab_size, checked::mul(recurrent ? 3 : 2, a.hidden_size)),
-                     moe_sum_floats(m));
+        checked::add(checked::add(a.vocab_size, checked::mul(third_row ? 3 : 2, a.hidden_size)),
+                     moe_sum_floats(m, third_row));
     return checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);
 }
 

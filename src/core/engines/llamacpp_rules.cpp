@@ -38,6 +38,14 @@ bool llama_arch_keeps_no_memory(std::string_view arch) {
     return arch == "bert" || arch == "nomic-bert" || arch == "gemma-embedding";
 }
 
+bool llama_arch_picks_outputs_last(std::string_view arch) {
+    // the models' `if (!cparams.embeddings_nextn_masked && inp_out_ids)` after build_norm
+    static constexpr std::array<std::string_view, 9> kLast = {
+        "bailingmoe3", "cohere2moe", "gemma4",    "hy_v3", "gpt-oss",
+        "qwen35",      "qwen35moe",  "qwen3next", "step35"};
+    return std::find(kLast.begin(), kLast.end(), arch) != kLast.end();
+}
+
 LlamaServe llama_serve(const Model& model) {
     if (model.run.pooling == "rank") return LlamaServe::reranking;
     if (!model.run.pooling.empty()) return LlamaServe::embeddings;
