@@ -337,6 +337,54 @@ TEST_CASE("a micro-batch of few tokens runs, and reads, only the experts its tok
           Approx(2 * 8e9 / 330.4e12 / 512 * 160 + 5e9 / 1008e9 / 512 * 1.5));
 }
 
+// llama.cpp's mul_mat_id at 0ad4a86 (mmf.cu, ggml_cuda_should_use_mmf): MMF takes a float
+// expert product of up to 1024 rows up to 512 tokens, a wider one up to 128, on a GPU with the
+// matrix instructions for its type; the rest run one expert at a time. Qwen3-30B-A3B's experts
+// (768-wide gate and up, down to its 2048 hidden) in BF16 at 512 tokens: the down product
+// alone; at 1024 tokens all three; at 128 none. A Pascal card has no MMA for F16, a CDNA3 one
+// none for BF16 in MMF: all three. Quantized experts (MMQ), Metal and decode: none. On a Ryzen
+// AI Max (256 GB/s) with g = 3 and 48 MoE layers: 48 x 128 experts x 768 x 2048 weights x 2
+// bytes = 1.93273e10 bytes, / 256e9 / 512 tokens x 3 = 442.37 us a token.
+TEST_CASE("float experts past MMF's limits run one expert at a time") {
+    SpeedWork w;
+    w.float_weights = true;
+    w.family = QuantFamily::floating;
+    w.bf16_weights = true;
+    w.experts = 128;
+    w.expert_share = 8.0 / 128;
+    w.expert_ffn_rows = 768;
+    w.expert_down_rows = 2048;
+    w.expert_matrix_weights = 768.0 * 2048;
+    w.expert_matrices = 3;
+    const auto lone = [&](const char* id, double batch) {
+        return lone_expert_products(w, device_for(test::gpu(id)), batch);
+    };
+    CHECK(lone("ryzen-ai-max-395-128gb", 512) == 1);
+    CHECK(lone("ryzen-ai-max-395-128gb", 1024) == 3);
+    CHECK(lone("ryzen-ai-max-395-128gb", 128) == 0);
+    CHECK(lone("ryzen-ai-max-395-128gb", 1) == 0);
+    CHECK(lone("rtx-4090", 512) == 1);
+    CHECK(lone("mi300x", 512) == 3);
+    CHECK(lone("m4-max-128gb", 512) == 0);
+    w.bf16_weights = false;
+    CHECK(lone("tesla-p100-16gb", 512) == 3);
+    CHECK(lone("mi300x", 512) == 1);
+    w.float_weights = false;
+    w.family = QuantFamily::k_quant;
+    CHECK(lone("rtx-4090", 512) == 0);
+    w.float_weights = true;
+    w.family = QuantFamily::floating;
+    w.bf16_weights = true;
+    SpeedModel m = bare_model();
+    m.lone_expert_read = 3;
+    DeviceWork d;
+    d.layers = d.moe_layers = 48;
+    w.gpus.push_back(d);
+    const Hardware h = test::hardware_of({"ryzen-ai-max-395-128gb"});
+    REQUIRE(prefill_seconds(w, h, m, 512));
+    CHECK(*prefill_seconds(w, h, m, 512) == Approx(442.37e-6).epsilon(1e-4));
+}
+
 TEST_CASE("a prompt read in micro-batches under 128 tokens is shown no prefill band") {
     CHECK(in_band_regime(false, 1));
     CHECK_FALSE(in_band_regime(true, 127));

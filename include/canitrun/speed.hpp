@@ -170,6 +170,12 @@ struct SpeedModel {
     // ko: decode, seconds per layer added for llama.cpp built before 2025 (per-layer launch
     // time later builds took out, fitted on the 2024 runs): only published runs have it.
     double older_build_layer_s = 0;
+    // g: prefill, the expert products llama.cpp runs one expert at a time (lone_expert_products)
+    // cost g x their weights' FP16 read time each micro-batch (one BLAS call per expert of a
+    // few tokens each). Shared, in the device's read time: fitted per group as seconds a call
+    // (12.6 us on a V100, 27 on an R9700, 50 on a Ryzen AI Max, with the V100's quantized
+    // experts counted), a group whose one source is left out took another platform's.
+    double lone_expert_read = 0;
     // Not fitted (no measurement offloads): stated assumptions.
     double ram_bandwidth_efficiency = 0.6;  // dual-channel desktops measure 55-65 % in llama-bench
     double pcie_gbps = 25.0;  // PCIe 4.0 x16 as measured by bandwidthTest (~25 of 32 GB/s)
@@ -234,6 +240,14 @@ struct SpeedWork {
     // micro-batch of few tokens runs, and reads, only some of them (experts_touched).
     double expert_share = 0;
     bool older_build = false;  // a published run of llama.cpp before 2025 (BenchRun)
+    // A MoE layer's routed experts (0 for a dense model), the rows each of their products
+    // writes (gate and up: the expert FFN's width; down: the hidden size) and how many products
+    // an expert runs (3 with a gate, 2 without), for lone_expert_products.
+    double experts = 0;
+    std::uint64_t expert_ffn_rows = 0, expert_down_rows = 0;
+    double expert_matrix_weights = 0;  // one expert product's weights: FFN width x hidden size
+    int expert_matrices = 0;
+    bool bf16_weights = false;  // float weights stored as BF16 (F16 or F32 otherwise)
     // One token's hidden state as llama.cpp hands it from GPU to GPU at each boundary of a layer
     // split (F32: 4 bytes per element of the hidden size).
     double hand_over_bytes = 0;
@@ -290,6 +304,20 @@ bool busy(const DeviceWork& w);
 // dense model; at llama-bench's 512 tokens Qwen3's 8 of 128 leave e^-33 of them idle, at 16
 // tokens a third.
 double experts_touched(double expert_share, double batch);
+// How many of a MoE layer's expert products (0 to 3) llama.cpp runs one expert at a time on
+// `device` for a micro-batch of `batch` tokens: ggml_cuda_mul_mat_id at 0ad4a86 (ggml-cuda.cu)
+// runs a product on MMQ (quantized) or MMF (float) when ggml_cuda_should_use_mmq /
+// ggml_cuda_should_use_mmf take it, and otherwise syncs with the host and calls cuBLAS/hipBLAS
+// once per expert (the path llama.cpp#18202 calls slow for "the synchronization overhead").
+// Float weights: MMF takes a product of up to 1024 rows up to 512 tokens and a wider one up to
+// 128 tokens, on a GPU with the matrix instructions for its type (F16: Volta+, RDNA3/4, CDNA;
+// BF16: Ampere+, RDNA3/4, CDNA but CDNA3; F32 is taken as F16). Decode (one token) runs on the
+// mat-vec kernels; Metal and Vulkan have kernels of their own: 0. Not modelled: a V100 (cc 7.0)
+// also leaves MMQ for quantized experts from 64 tokens (MMQ_DP4A_MAX_BATCH_SIZE), but with this
+// cost (fitted on AMD's float runs: 3.1x) its pp512 MoE runs left out read at 0.33-0.65x, worse
+// than the 0.45-0.87x of the datacenter group's own coefficients, which carry it instead; nor
+// RDNA3's and CDNA's choices for some quantized types under 64 experts (per-tensor types).
+int lone_expert_products(const SpeedWork& work, const GpuDevice& device, double batch);
 // The decode seconds each busy GPU past the first adds (decode_seconds): one hand-over.
 double hand_over_seconds(const SpeedWork& work, const SpeedModel& m);
 // Decode seconds per token. A layer split runs its GPUs one after another: the sum of each

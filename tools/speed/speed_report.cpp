@@ -300,7 +300,10 @@ void write_coefficients(std::ostream& out, const SpeedModel& m) {
         << " µs per extra GPU of a layer split, each micro-batch reading the weights at "
         << number(m.weight_reread) << "x their bandwidth time; llama.cpp built before 2025 adding "
         << number(m.older_build_compute) << " to the prefill multiplier and "
-        << number(m.older_build_layer_s * 1e6) << " µs per layer to a decoded token.\n\n"
+        << number(m.older_build_layer_s * 1e6)
+        << " µs per layer to a decoded token; the expert products llama.cpp runs one expert at a "
+           "time (lone_expert_products) costing "
+        << number(m.lone_expert_read) << "x their weights' FP16 read time each micro-batch.\n\n"
         << "| weight type | decode: unpacking, bytes of read time per weight | prefill: added to "
            "the quantized multiplier |\n|---|---|---|\n";
     for (int f = 0; f < kQuantFamilyCount; ++f) {
@@ -448,7 +451,8 @@ void write_fit_source(std::ostream& out, const SpeedModel& m) {
         << ";\n        s.gpu_hop_s = " << number(m.gpu_hop_s)
         << ";\n        s.weight_reread = " << number(m.weight_reread)
         << ";\n        s.older_build_compute = " << number(m.older_build_compute)
-        << ";\n        s.older_build_layer_s = " << number(m.older_build_layer_s) << ";\n";
+        << ";\n        s.older_build_layer_s = " << number(m.older_build_layer_s)
+        << ";\n        s.lone_expert_read = " << number(m.lone_expert_read) << ";\n";
     for (int chip = 0; chip < kAppleChips; ++chip) {
         out << "        s.apple_bandwidth[" << chip << "] = " << number(m.apple_bandwidth[chip])
             << ";  // " << apple_chip_name(chip + 1) << "\n";
@@ -525,7 +529,14 @@ void write_known_limits(std::ostream& out) {
            "- AMD's prefill miss is the Radeon AI PRO R9700's (RDNA4) prompts read deep in the "
            "cache: left out, its pp512 runs land at 1.16x their prediction at the median, its "
            "pp2048 runs 16384 and 32768 tokens deep at 0.52x: without them AMD's attention "
-           "multiplier (t) rests on one RX 7900 XTX prompt 4096 deep (llama.cpp#26284).\n";
+           "multiplier (t) rests on one RX 7900 XTX prompt 4096 deep (llama.cpp#26284).\n"
+           "- A MoE model's BF16 experts read a prompt through llama.cpp's one-expert-at-a-time "
+           "path where MMF does not take them (lone_expert_products: the down product of every "
+           "expert wider than 1024 rows past 128 tokens): a Ryzen AI Max's glm-4.7-flash, "
+           "qwen3.6-35b-a3b and gemma-4-26b-a4b BF16 pp512 runs, left out, were predicted 13.2x, "
+           "7.5x and 6.8x too fast without that cost and 0.85x, 1.50x and 1.25x with it. A "
+           "V100's quantized experts take the same path from 64 tokens, but that cost, fitted "
+           "on AMD's runs, did not carry to them (include/canitrun/speed.hpp): not modelled.\n";
 }
 
 }  // namespace

@@ -94,6 +94,33 @@ double quantized_tflops(const GpuDevice& device) {
     return device.int8_dot_tops > 0 ? device.int8_dot_tops : matrix_tflops(device);
 }
 
+namespace {
+
+// Whether MMF (mmf.cu) has the matrix instructions for a float expert product on `g`.
+bool mmf_has_type(const Gpu& g, bool bf16) {
+    const std::string& a = g.architecture;
+    const bool rdna_wmma = a == "RDNA3" || a == "RDNA3.5" || a == "RDNA4";
+    const bool cdna = a.starts_with("CDNA");
+    if (g.vendor == "amd") return rdna_wmma || (cdna && !(bf16 && a == "CDNA3"));
+    const bool volta_up = a != "Pascal";  // NVIDIA: Pascal is the oldest in the data
+    const bool ampere_up = volta_up && a != "Volta" && a != "Turing";
+    return bf16 ? ampere_up : volta_up;
+}
+
+}  // namespace
+
+int lone_expert_products(const SpeedWork& work, const GpuDevice& device, double batch) {
+    if (work.experts <= 0 || batch <= 1 || device.gpu == nullptr) return 0;
+    const Gpu& g = *device.gpu;
+    if (g.vendor != "nvidia" && g.vendor != "amd") return 0;  // Metal, Vulkan: their own kernels
+    if (!work.float_weights) return 0;                        // MMQ (but a V100's: see the header)
+    if (!mmf_has_type(g, work.bf16_weights)) return work.expert_matrices;
+    // MMF's limits for a mul_mat_id (ggml_cuda_should_use_mmf): by the rows it writes.
+    const auto lone = [&](std::uint64_t rows) { return rows <= 1024 ? batch > 512 : batch > 128; };
+    const int ffn = work.expert_matrices - 1;  // gate and up, or up alone
+    return (lone(work.expert_ffn_rows) ? ffn : 0) + (lone(work.expert_down_rows) ? 1 : 0);
+}
+
 QuantFamily quant_family(const Quant& quant) {
     // A file's own quantization by the type it was written as (#33, #37): the same bytes, the
     // same family as the database's quantization of that name.
@@ -258,7 +285,11 @@ double prefill_terms(const DeviceWork& w, const SpeedWork& work, const GpuDevice
     return (w.dense_flops + w.expert_flops) / rate * per_flop +
            2 * w.expert_weights * experts_touched(work.expert_share, batch) / rate / batch *
                c.expert_compute +
-           w.attention_flops / attention_rate * c.attention;
+           w.attention_flops / attention_rate * c.attention +
+           static_cast<double>(w.moe_layers) * work.experts *
+               experts_touched(work.expert_share, batch) *
+               lone_expert_products(work, device, batch) * work.expert_matrix_weights * 2 /
+               (device.bandwidth_gbps * 1e9) / batch * m.lone_expert_read;
 }
 
 }  // namespace

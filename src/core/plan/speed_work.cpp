@@ -122,6 +122,16 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
     work.float_weights = is_float_quant(quant);
     work.family = quant_family(quant);
     work.expert_share = experts_held > 0 ? 1.0 / experts_held : 0;
+    if (model.arch.moe && model.arch.moe->experts > 0) {
+        const MoE& moe = *model.arch.moe;
+        work.experts = static_cast<double>(moe.experts);
+        work.expert_ffn_rows = moe.expert_intermediate_size;
+        work.expert_down_rows = model.arch.hidden_size;
+        work.expert_matrix_weights = static_cast<double>(moe.expert_intermediate_size) *
+                                     static_cast<double>(model.arch.hidden_size);
+        work.expert_matrices = moe.gated ? 3 : 2;
+    }
+    work.bf16_weights = quant.id == "BF16" || quant.file_type == "BF16";
     work.hand_over_bytes = 4.0 * static_cast<double>(model.arch.hidden_size);
     work.host_prefill_on_cpu = !placement.op_offload;
     // Under -sm tensor every GPU runs every layer, and each layer reduces two partial sums: its
