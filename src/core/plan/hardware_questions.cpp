@@ -19,7 +19,7 @@ std::vector<const Measurement*> measured_on(const Model& model, const Quant& qua
                                             const Hardware& hardware) {
     std::vector<const Gpu*> gpus;
     for (const auto& d : hardware.gpus) gpus.push_back(d.gpu);
-    return measurements_for(embedded_measurements(), model.id, quant.id, gpus);
+    return embedded_measurements_for(model.id, quant.id, gpus);
 }
 
 // Whether a floor already rules out a whole plan (native on the GPUs; on a machine without a
