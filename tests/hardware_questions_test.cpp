@@ -157,3 +157,18 @@ TEST_CASE("vram budget: chooses among every quantization llama.cpp runs as --gpu
     }
     CHECK_FALSE(among_page);
 }
+
+// native_for is plan_for's kind without its searches. Qwen3.5-35B-A3B at Q4_K_M (~4.8 bits,
+// ~21 GB of weights) is whole on an RTX 4090 (24 GiB) and not on an RTX 4060 (8 GiB); with no
+// GPU the plan is cpu_only, not native.
+TEST_CASE("native_for: whether plan_for's plan is native, without its searches") {
+    const Model& m = test::model("qwen3.5-35b-a3b");
+    const PlanSettings s;  // the llama.cpp rule
+    const auto agree = [&](const Quant& q, const Hardware& h, bool native) {
+        CHECK(native_for(m, q, h, s).value() == native);
+        CHECK((plan_for(m, q, h, s).value().kind == PlanKind::native) == native);
+    };
+    agree(test::quant("Q4_K_M"), one("rtx-4090"), true);
+    agree(test::quant("Q4_K_M"), one("rtx-4060"), false);
+    agree(test::quant("Q4_K_M"), test::hardware_of({}, 64), false);
+}

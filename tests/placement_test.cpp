@@ -205,7 +205,7 @@ TEST_CASE("placement: the one-GPU offload search finds what trying every split f
 TEST_CASE("placement: plans through a PlacementMemo are the plans made without one") {
     const Model& m = test::model("qwen3.5-35b-a3b");
     const auto parts = plan_parts(m, test::quant("Q4_K_M"), PlanSettings{}).value();
-    PlacementMemo memo;
+    PlacementMemo memo(parts);
     for (const auto& gpus : std::vector<std::vector<std::string>>{{"rtx-4060"},
                                                                   {"rtx-3060"},
                                                                   {"rtx-4090"},
@@ -215,7 +215,7 @@ TEST_CASE("placement: plans through a PlacementMemo are the plans made without o
         INFO(gpus.front() << " x " << gpus.size());
         const Hardware h = hardware_of(gpus, 64);
         const PlacementOptions o = placement_for(h, PlanSettings{});
-        const Plan with = plan_placement(parts, h, o, &memo).value();
+        const Plan with = plan_placement(memo, h, o).value();
         const Plan without = plan_placement(parts, h, o).value();
         CHECK(with.kind == without.kind);
         CHECK(with.placement.gpu_layers == without.placement.gpu_layers);
@@ -226,7 +226,7 @@ TEST_CASE("placement: plans through a PlacementMemo are the plans made without o
             CHECK(with.placement.gpus[d].most() == without.placement.gpus[d].most());
         }
         CHECK(with.placement.ram.most() == without.placement.ram.most());
-        const auto native = native_placement(parts, h, o, &memo).value();
+        const auto native = native_placement(memo, h, o).value();
         CHECK(native.has_value() == native_placement(parts, h, o).value().has_value());
     }
 }

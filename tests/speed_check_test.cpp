@@ -121,6 +121,9 @@ TEST_CASE("measured figures are exact model, quantization and GPU matches") {
     }
     const Gpu* rtx3090 = &test::gpu("rtx-3090");
     CHECK(measurements_for(all, "llama-3.1-8b", "Q4_K_M", {rtx3090}).empty());
+    // The index by model gives the same rows in the same order.
+    CHECK(embedded_measurements_for("gpt-oss-120b", "MXFP4", {strix}) == exact);
+    CHECK(embedded_measurements_for("no-such-model", "MXFP4", {strix}).empty());
     CHECK(measurements_for(all, "gpt-oss-120b", "MXFP4", {strix, strix}).empty());
 }
 

@@ -77,6 +77,13 @@ Result<std::optional<PlacementAlternative>> tensor_split_option(const Model& mod
 Result<Plan> plan_for(const Model& model, const Quant& quant, const Hardware& hardware,
                       const PlanSettings& settings, const PlacementOptions& placement = {});
 
+// Whether plan_for's plan (the placement left to the planner) is native, without what plan_for
+// adds to a whole placement or goes on to where there is none: under -sm layer, plan_placement's
+// first step alone (no offload search, no fastest split, which never changes a plan's kind).
+// For a search that asks it many times (llamacpp_capacity's user counts).
+Result<bool> native_for(const Model& model, const Quant& quant, const Hardware& hardware,
+                        const PlanSettings& settings);
+
 // The longest context (a multiple of 256) at which the whole model fits the GPUs; empty when
 // not even 256 tokens fit.
 Result<std::optional<std::uint64_t>> max_native_context(const Model& model, const Quant& quant,

@@ -51,6 +51,11 @@ Result<BenchRun> bench_run_for(const Database& db, const Measurement& m);
 std::string fit_exclusion(const Measurement& m, const Hardware& hardware);
 
 // Measurements of exactly this model at this quantization on these GPUs (same ids, same count).
+// embedded_measurements_for: the same of embedded_measurements(), through an index by model
+// built once, not a walk over every row (an answer asks it a few times).
+std::vector<const Measurement*> embedded_measurements_for(const std::string& model_id,
+                                                          const std::string& quant_id,
+                                                          const std::vector<const Gpu*>& gpus);
 std::vector<const Measurement*> measurements_for(const std::vector<Measurement>& all,
                                                  const std::string& model_id,
                                                  const std::string& quant_id,

@@ -86,8 +86,11 @@ struct ModelParts {
 // The buffers of a device that runs all but `absent` of the MLA layers: ggml-alloc allocates
 // a graph's leaves before its first node, and the scheduler gives each DSA top-k leaf to the
 // backend of the layer that reads it (llamacpp_engine.cpp's dsa_bytes), so a GPU's compute
-// buffer holds only its own layers'.
-RuntimeBuffers own_dsa_leaves(const RuntimeBuffers& b, std::uint64_t absent);
+// buffer holds only its own layers'. `b` itself where no leaf is absent (no DSA, or every MLA
+// layer on the device), else `own` filled: place() asks it of every GPU, and most models have
+// no DSA, so nothing is copied for them.
+const RuntimeBuffers& own_dsa_leaves(const RuntimeBuffers& b, std::uint64_t absent,
+                                     RuntimeBuffers& own);
 
 Result<ModelParts> model_parts(const Model& model, const Quant& quant,
                                const EstimateOptions& options);

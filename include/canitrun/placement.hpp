@@ -189,29 +189,33 @@ Bytes checkpoint_bytes(const ModelParts& parts, const ServerTerms& server);
 Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                         const PlacementOptions& options);
 
-// Placements kept for the searches over one set of parts on a lone discrete GPU of other
-// memories. place() reads such a GPU only through its capacity (its memory less the margin; the
-// split by memory gives every unit to it), so a placement made on one is another's with that
-// capacity. A page plans one model's parts on some 200 boards of a few dozen memories, and
-// placing each anew was most of its time. The parts are known by address: a memo lives no
-// longer than the parts it is asked about.
+struct Plan;  // below
+
+// One set of parts with the placements kept for the searches over them on a lone discrete GPU
+// of other memories. place() reads such a GPU only through its capacity (its memory less the
+// margin; the split by memory gives every unit to it), so a placement made on one is another's
+// with that capacity. A page plans one model's parts on some 200 boards of a few dozen
+// memories, and placing each anew was most of its time. The memo owns its parts, so a kept
+// placement can only be read back for the parts it was made of, for as long as they live.
 class PlacementMemo {
   public:
-    // The placements of one parts, RAM and options, by their -ngl and --n-cpu-moe. Each is
-    // made once and kept where it is, so a search can hold on to the ones it found.
+    explicit PlacementMemo(ModelParts parts) : parts_(std::move(parts)) {}
+    const ModelParts& parts() const { return parts_; }
+
+    // The placements of one RAM and options, by their -ngl and --n-cpu-moe. Each is made once
+    // and kept where it is, so a search can hold on to the ones it found.
     class Slot {
       public:
         Slot() = default;
-        Slot(const ModelParts* parts, Bytes ram, PlacementOptions options)
-            : parts_(parts), ram_(ram), options_(std::move(options)), lone_(true) {}
+        Slot(Bytes ram, PlacementOptions options)
+            : ram_(ram), options_(std::move(options)), lone_(true) {}
         // place(parts, hardware, options): kept, with a GPU's capacity set for `hardware` when
-        // the slot is one of a memo's (a lone discrete GPU).
+        // the slot is one of a memo's (a lone discrete GPU). `parts`: the memo's, or, for a
+        // slot of no memo, the same parts on every call.
         Result<const Placement*> place(const ModelParts& parts, const Hardware& hardware,
                                        const PlacementOptions& options);
-        // Whether the slot is the one of these parts, RAM and options (-ngl and --n-cpu-moe
-        // not given).
-        bool holds(const ModelParts& parts, const Hardware& hardware,
-                   const PlacementOptions& options) const;
+        // Whether the slot is the one of this RAM and options (-ngl and --n-cpu-moe not given).
+        bool holds(const Hardware& hardware, const PlacementOptions& options) const;
 
       private:
         struct Kept {
@@ -219,17 +223,24 @@ class PlacementMemo {
             std::optional<std::uint64_t> cpu_moe_layers;
             Placement placement;
         };
-        const ModelParts* parts_ = nullptr;
         Bytes ram_ = 0;
         PlacementOptions options_;  // without -ngl and --n-cpu-moe
         bool lone_ = false;
         std::deque<Kept> kept_;
     };
-    // The slot of these parts, RAM and options on `hardware`; nullptr where it is not a lone
-    // discrete GPU or the options give -ngl or --n-cpu-moe.
-    Slot* slot(const ModelParts& parts, const Hardware& hardware, const PlacementOptions& options);
 
   private:
+    // The slot of this RAM and options on `hardware`; nullptr where it is not a lone discrete
+    // GPU or the options give -ngl or --n-cpu-moe. Private, so that only the memo's own
+    // searches place with it, and only its own parts.
+    Slot* slot(const Hardware& hardware, const PlacementOptions& options);
+    friend Result<std::optional<Placement>> native_placement(PlacementMemo& memo,
+                                                             const Hardware& hardware,
+                                                             PlacementOptions options);
+    friend Result<Plan> plan_placement(PlacementMemo& memo, const Hardware& hardware,
+                                       const PlacementOptions& options);
+
+    ModelParts parts_;
     std::deque<Slot> slots_;
 };
 
@@ -260,10 +271,11 @@ Result<std::optional<Placement>> uneven_split(const ModelParts& parts, const Har
 // chooses it: by the options' split, by memory, else by uneven_split on several discrete GPUs.
 // Empty when none fits. The one native rule the searches (best quantization, longest context,
 // fit) share with plan_placement.
-// With a memo, the placement comes from it where it can.
 Result<std::optional<Placement>> native_placement(const ModelParts& parts, const Hardware& hardware,
-                                                  PlacementOptions options,
-                                                  PlacementMemo* memo = nullptr);
+                                                  PlacementOptions options);
+// The same for the memo's parts, the placement from the memo where it can.
+Result<std::optional<Placement>> native_placement(PlacementMemo& memo, const Hardware& hardware,
+                                                  PlacementOptions options);
 
 enum class PlanKind {
     native,          // everything on the GPUs
@@ -281,9 +293,12 @@ struct Plan {
 // The placement a user should run: all on the GPUs if it fits; else, on several GPUs, all on
 // them with an uneven --tensor-split if one holds every layer; else, for an MoE model, the
 // fewest layers' experts in RAM; else the most layers on the GPUs. Explicit options are placed
-// as given. With a memo, the searches' placements come from it where they can.
+// as given.
 Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
-                            const PlacementOptions& options = {}, PlacementMemo* memo = nullptr);
+                            const PlacementOptions& options = {});
+// The same for the memo's parts, the searches' placements from the memo where they can.
+Result<Plan> plan_placement(PlacementMemo& memo, const Hardware& hardware,
+                            const PlacementOptions& options);
 
 const char* plan_kind_name(PlanKind kind);
 

@@ -36,9 +36,10 @@ Bytes ModelParts::recurrent_state() const {
 }
 
 // The layers' phase loses the absent leaves; the whole buffer stays at least its output phase.
-RuntimeBuffers own_dsa_leaves(const RuntimeBuffers& b, std::uint64_t absent) {
+const RuntimeBuffers& own_dsa_leaves(const RuntimeBuffers& b, std::uint64_t absent,
+                                     RuntimeBuffers& own) {
     if (b.dsa_leaf == 0 || absent == 0) return b;
-    RuntimeBuffers own = b;
+    own = b;
     const Bytes drop = checked::mul(b.dsa_leaf, absent);
     own.attention_phase = checked::sub(b.attention_phase, drop);
     own.compute = std::max(b.output_phase, checked::sub(b.compute, drop));

@@ -210,9 +210,10 @@ bool add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
     bool maps_all = false;
     std::uint64_t mla_layers = p.ram.mla_layers;  // every MLA layer, wherever it is
     for (const auto& g : p.gpus) mla_layers += g.mla_layers;
+    RuntimeBuffers own;  // a GPU's buffers where they differ from `all` (own_dsa_leaves)
     for (std::size_t d = 0; d < p.gpus.size(); ++d) {
         Share& g = p.gpus[d];
-        const RuntimeBuffers b = own_dsa_leaves(all, mla_layers - g.mla_layers);
+        const RuntimeBuffers& b = own_dsa_leaves(all, mla_layers - g.mla_layers, own);
         // GPU 0 runs the prompt batches of the host's layers (op offload) even holding none.
         const bool offloads = d == 0 && (copy.layer > 0 || copy.expert > 0 || copy.head);
         if (g.layers == 0 && !g.output && !offloads) continue;

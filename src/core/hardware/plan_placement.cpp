@@ -21,6 +21,12 @@ Result<std::optional<Placement>> native_from(const ModelParts& parts, const Hard
     return uneven_split(parts, hardware, options);
 }
 
+// Every layer and the output head on the GPUs: no -ngl, no --n-cpu-moe.
+void every_unit(PlacementOptions& options) {
+    options.gpu_layers = std::nullopt;
+    options.cpu_moe_layers = std::nullopt;
+}
+
 // A lone discrete GPU: place() reads it only through its capacity. A GPU of no memory is
 // refused by place(); a unified one lends the RAM what it leaves.
 bool lone_discrete(const Hardware& hardware) {
@@ -62,14 +68,12 @@ Result<std::optional<Placement>> fitting_split(const ModelParts& parts, const Ha
 
 Result<std::optional<Placement>> uneven_split(const ModelParts& parts, const Hardware& hardware,
                                               PlacementOptions options) {
-    options.gpu_layers = std::nullopt;
-    options.cpu_moe_layers = std::nullopt;
+    every_unit(options);
     return fitting_split(parts, hardware, std::move(options));
 }
 
-bool PlacementMemo::Slot::holds(const ModelParts& parts, const Hardware& hardware,
-                                const PlacementOptions& options) const {
-    return parts_ == &parts && ram_ == hardware.ram && options_ == options;
+bool PlacementMemo::Slot::holds(const Hardware& hardware, const PlacementOptions& options) const {
+    return ram_ == hardware.ram && options_ == options;
 }
 
 Result<const Placement*> PlacementMemo::Slot::place(const ModelParts& parts,
@@ -94,27 +98,30 @@ Result<const Placement*> PlacementMemo::Slot::place(const ModelParts& parts,
     return &kept->placement;
 }
 
-PlacementMemo::Slot* PlacementMemo::slot(const ModelParts& parts, const Hardware& hardware,
+PlacementMemo::Slot* PlacementMemo::slot(const Hardware& hardware,
                                          const PlacementOptions& options) {
     // A slot's placements differ by -ngl and --n-cpu-moe: options that give them have none.
     if (!lone_discrete(hardware) || options.gpu_layers || options.cpu_moe_layers) return nullptr;
     for (Slot& s : slots_) {
-        if (s.holds(parts, hardware, options)) return &s;
+        if (s.holds(hardware, options)) return &s;
     }
-    return &slots_.emplace_back(&parts, hardware.ram, options);
+    return &slots_.emplace_back(hardware.ram, options);
 }
 
 Result<std::optional<Placement>> native_placement(const ModelParts& parts, const Hardware& hardware,
-                                                  PlacementOptions options, PlacementMemo* memo) {
-    options.gpu_layers = std::nullopt;
-    options.cpu_moe_layers = std::nullopt;
-    PlacementMemo::Slot* slot = memo ? memo->slot(parts, hardware, options) : nullptr;
-    if (slot == nullptr) {
-        CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
-        return native_from(parts, hardware, options, std::move(p));
-    }
-    CANITRUN_TRY_ASSIGN(const Placement* p, slot->place(parts, hardware, options));
-    return native_from(parts, hardware, options, *p);
+                                                  PlacementOptions options) {
+    every_unit(options);
+    CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
+    return native_from(parts, hardware, options, std::move(p));
+}
+
+Result<std::optional<Placement>> native_placement(PlacementMemo& memo, const Hardware& hardware,
+                                                  PlacementOptions options) {
+    every_unit(options);
+    PlacementMemo::Slot* slot = memo.slot(hardware, options);
+    if (slot == nullptr) return native_placement(memo.parts(), hardware, std::move(options));
+    CANITRUN_TRY_ASSIGN(const Placement* p, slot->place(memo.parts(), hardware, options));
+    return native_from(memo.parts(), hardware, options, *p);
 }
 
 namespace {
@@ -220,10 +227,10 @@ struct OffloadSearch {
     }
 };
 
-}  // namespace
-
-Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
-                            const PlacementOptions& options, PlacementMemo* memo) {
+// plan_placement, the searches' placements kept in `slot` (a memo's for these parts, or the
+// call's own).
+Result<Plan> plan_in(const ModelParts& parts, const Hardware& hardware,
+                     const PlacementOptions& options, PlacementMemo::Slot& slot) {
     const std::uint64_t n = parts.layers.size();
     if (options.gpu_layers || options.cpu_moe_layers) {
         CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
@@ -232,9 +239,7 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
         if (hardware.gpus.empty()) kind = PlanKind::cpu_only;
         return Plan{p.fits() ? kind : PlanKind::none, p};
     }
-    PlacementMemo::Slot own;
-    PlacementMemo::Slot* kept = memo ? memo->slot(parts, hardware, options) : nullptr;
-    const OffloadSearch search{parts, hardware, options, options, kept ? *kept : own};
+    const OffloadSearch search{parts, hardware, options, options, slot};
     CANITRUN_TRY_ASSIGN(const Placement* all, search.with(std::nullopt, std::nullopt));
     CANITRUN_TRY_ASSIGN(auto whole, native_from(parts, hardware, options, *all));
     if (whole) {
@@ -251,6 +256,21 @@ Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
     CANITRUN_TRY_ASSIGN(auto p, search.most_layers());
     if (p) return Plan{PlanKind::layer_offload, *p};
     return Plan{PlanKind::none, *all};
+}
+
+}  // namespace
+
+Result<Plan> plan_placement(const ModelParts& parts, const Hardware& hardware,
+                            const PlacementOptions& options) {
+    PlacementMemo::Slot own;
+    return plan_in(parts, hardware, options, own);
+}
+
+Result<Plan> plan_placement(PlacementMemo& memo, const Hardware& hardware,
+                            const PlacementOptions& options) {
+    PlacementMemo::Slot* kept = memo.slot(hardware, options);
+    if (kept == nullptr) return plan_placement(memo.parts(), hardware, options);
+    return plan_in(memo.parts(), hardware, options, *kept);
 }
 
 const char* plan_kind_name(PlanKind kind) {

@@ -19,7 +19,7 @@ std::vector<const Measurement*> measured_on(const Model& model, const Quant& qua
                                             const Hardware& hardware) {
     std::vector<const Gpu*> gpus;
     for (const auto& d : hardware.gpus) gpus.push_back(d.gpu);
-    return measurements_for(embedded_measurements(), model.id, quant.id, gpus);
+    return embedded_measurements_for(model.id, quant.id, gpus);
 }
 
 // Whether a floor already rules out a whole plan (native on the GPUs; on a machine without a
@@ -165,12 +165,14 @@ Result<HardwareAnswer> answer_cut_split(const Model& model, const Quant& quant,
 
 }  // namespace
 
-Result<Plan> plan_for(const Model& model, const Quant& quant, const Hardware& hardware,
-                      const PlanSettings& settings, const PlacementOptions& placement) {
-    if (settings.split_mode != SplitMode::layer) {
-        CANITRUN_TRY_ASSIGN(auto a, answer_cut_split(model, quant, hardware, settings, placement));
-        return std::move(a.plan);
-    }
+namespace {
+
+// plan_for under -sm layer. `kind_only`: only whether the plan is native (native_for), so
+// native_placement, the step plan_placement takes first, alone: the kind is then native or none
+// and the placement is left empty.
+Result<Plan> layer_plan(const Model& model, const Quant& quant, const Hardware& hardware,
+                        const PlanSettings& settings, const PlacementOptions& placement,
+                        bool kind_only) {
     if (placement.cpu_moe_layers && !model.is_moe()) {
         return fail(
             ErrorKind::bad_input,
@@ -180,11 +182,38 @@ Result<Plan> plan_for(const Model& model, const Quant& quant, const Hardware& ha
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
     CANITRUN_TRY_ASSIGN(const PlacementOptions options,
                         server_placement_for(model, quant, hardware, settings, placement));
-    CANITRUN_TRY_ASSIGN(auto found, plan_placement(parts, hardware, options));
-    CANITRUN_TRY_ASSIGN(auto plan, fastest_plan(model, quant, parts, hardware, settings, options,
-                                                std::move(found)));
+    Plan plan;
+    if (kind_only) {
+        // plan_placement's kind for a whole placement: native on GPUs, cpu_only without.
+        CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, options));
+        if (whole && !hardware.gpus.empty()) plan.kind = PlanKind::native;
+    } else {
+        CANITRUN_TRY_ASSIGN(auto found, plan_placement(parts, hardware, options));
+        CANITRUN_TRY_ASSIGN(
+            plan, fastest_plan(model, quant, parts, hardware, settings, options, std::move(found)));
+    }
     if (!hardware_runs(hardware, quant)) plan.kind = PlanKind::none;
     return plan;
+}
+
+}  // namespace
+
+Result<Plan> plan_for(const Model& model, const Quant& quant, const Hardware& hardware,
+                      const PlanSettings& settings, const PlacementOptions& placement) {
+    if (settings.split_mode != SplitMode::layer) {
+        CANITRUN_TRY_ASSIGN(auto a, answer_cut_split(model, quant, hardware, settings, placement));
+        return std::move(a.plan);
+    }
+    return layer_plan(model, quant, hardware, settings, placement, false);
+}
+
+Result<bool> native_for(const Model& model, const Quant& quant, const Hardware& hardware,
+                        const PlanSettings& settings) {
+    CANITRUN_TRY_ASSIGN(const auto plan,
+                        settings.split_mode == SplitMode::layer
+                            ? layer_plan(model, quant, hardware, settings, {}, true)
+                            : plan_for(model, quant, hardware, settings));
+    return plan.kind == PlanKind::native;
 }
 
 namespace {

@@ -1,6 +1,8 @@
 #include "canitrun/measurements.hpp"
 
 #include <cctype>
+#include <functional>
+#include <map>
 
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/plan_settings.hpp"
@@ -54,20 +56,52 @@ std::string fit_exclusion(const Measurement& m, const Hardware& hardware) {
     return {};
 }
 
+namespace {
+
+// Whether the GPUs are one card, some number of times: mixed cards have no measurement.
+bool one_card(const std::vector<const Gpu*>& gpus) {
+    if (gpus.empty()) return false;
+    for (const Gpu* g : gpus) {
+        if (g == nullptr || g->id != gpus.front()->id) return false;
+    }
+    return true;
+}
+
+// measurements_for's rule for one row, the GPUs being one card.
+bool measured(const Measurement& m, const std::string& model_id, const std::string& quant_id,
+              const std::vector<const Gpu*>& gpus) {
+    return m.exact_model && !m.outlier && m.model_id == model_id && m.quant == quant_id &&
+           m.gpu_id == gpus.front()->id && m.n_gpus == gpus.size();
+}
+
+}  // namespace
+
 std::vector<const Measurement*> measurements_for(const std::vector<Measurement>& all,
                                                  const std::string& model_id,
                                                  const std::string& quant_id,
                                                  const std::vector<const Gpu*>& gpus) {
     std::vector<const Measurement*> out;
-    if (gpus.empty()) return out;
-    for (const Gpu* g : gpus) {
-        if (g == nullptr || g->id != gpus.front()->id) return out;  // mixed cards: none measured
-    }
+    if (!one_card(gpus)) return out;
     for (const Measurement& m : all) {
-        if (m.exact_model && !m.outlier && m.model_id == model_id && m.quant == quant_id &&
-            m.gpu_id == gpus.front()->id && m.n_gpus == gpus.size()) {
-            out.push_back(&m);
-        }
+        if (measured(m, model_id, quant_id, gpus)) out.push_back(&m);
+    }
+    return out;
+}
+
+std::vector<const Measurement*> embedded_measurements_for(const std::string& model_id,
+                                                          const std::string& quant_id,
+                                                          const std::vector<const Gpu*>& gpus) {
+    // Each model's rows, in their order: the answer lists them as measurements_for does.
+    static const auto by_model = [] {
+        std::map<std::string, std::vector<const Measurement*>, std::less<>> rows;
+        for (const Measurement& m : embedded_measurements()) rows[m.model_id].push_back(&m);
+        return rows;
+    }();
+    std::vector<const Measurement*> out;
+    const auto rows = by_model.find(model_id);
+    if (!one_card(gpus) || rows == by_model.end()) return out;
+    for (const Measurement* m : rows->second) {
+        if (measured(*m, model_id, quant_id, gpus)) out.push_back(m);
     }
     return out;
 }

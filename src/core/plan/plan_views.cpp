@@ -80,47 +80,46 @@ bool offloaded(PlanKind k) {
     return k == PlanKind::expert_offload || k == PlanKind::layer_offload;
 }
 
-Result<PlanKind> kind_on(const Model& model, const ModelParts& parts, const Quant& quant,
-                         const PlanSettings& settings, const Hardware& hardware,
-                         PlacementMemo* memo = nullptr) {
+Result<PlanKind> kind_on(const Model& model, PlacementMemo& parts, const Quant& quant,
+                         const PlanSettings& settings, const Hardware& hardware) {
     if (!hardware_runs(hardware, quant)) return PlanKind::none;
     CANITRUN_TRY_ASSIGN(auto options, server_placement_for(model, quant, hardware, settings));
-    CANITRUN_TRY_ASSIGN(auto plan, plan_placement(parts, hardware, options, memo));
+    CANITRUN_TRY_ASSIGN(auto plan, plan_placement(parts, hardware, options));
     return plan.kind;
 }
 
 // Whether the plan on this hardware is native, without the offload search plan_placement makes
 // when it is not (the same native_placement it tries first).
-Result<bool> native_on(const Model& model, const ModelParts& parts, const Quant& quant,
-                       const PlanSettings& settings, const Hardware& hardware,
-                       PlacementMemo* memo = nullptr) {
+Result<bool> native_on(const Model& model, PlacementMemo& parts, const Quant& quant,
+                       const PlanSettings& settings, const Hardware& hardware) {
     if (!hardware_runs(hardware, quant)) return false;
     CANITRUN_TRY_ASSIGN(auto options, server_placement_for(model, quant, hardware, settings));
-    CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, options, memo));
+    CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, options));
     return whole.has_value();
 }
 
-// Each quantization's parts, planned on first use: plan_parts reads the model, the
-// quantization and the settings, which the budgets of one page share. An error is not kept,
-// so it comes back where it came before.
+// Each quantization's parts, planned on first use, with the placements made of them: plan_parts
+// reads the model, the quantization and the settings, which the budgets of one page share, and
+// the budgets place the same parts on GPUs of other memories. An error is not kept, so it comes
+// back where it came before.
 class PartsOf {
   public:
     PartsOf(const Model& model, const PlanSettings& settings)
         : model_(model), settings_(settings) {}
 
-    Result<const ModelParts*> operator()(const Quant& quant) {
-        for (const auto& [q, parts] : parts_) {
+    Result<PlacementMemo*> operator()(const Quant& quant) {
+        for (auto& [q, parts] : parts_) {
             if (q == &quant) return &parts;
         }
         CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model_, quant, settings_));
-        parts_.emplace_back(&quant, std::move(parts));
+        parts_.emplace_back(&quant, PlacementMemo(std::move(parts)));
         return &parts_.back().second;
     }
 
   private:
     const Model& model_;
     const PlanSettings& settings_;
-    std::deque<std::pair<const Quant*, ModelParts>> parts_;  // a deque keeps them in place
+    std::deque<std::pair<const Quant*, PlacementMemo>> parts_;  // a deque keeps them in place
 };
 
 }  // namespace
@@ -147,7 +146,8 @@ Result<Estimate> rule_estimate(const Model& model, const Quant& quant,
 Result<PlanKind> plan_on_device(const Model& model, const Quant& quant,
                                 const PlanSettings& settings, const GpuDevice& device, Bytes ram) {
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
-    return kind_on(model, parts, quant, settings, one_device(device, ram));
+    PlacementMemo placed(std::move(parts));
+    return kind_on(model, placed, quant, settings, one_device(device, ram));
 }
 
 Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& model,
@@ -170,14 +170,14 @@ Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& mode
         return v;
     }
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
+    // The boards of one backend and memories other than those planned: the same placements
+    // with another capacity.
+    PlacementMemo memo(std::move(parts));
     std::vector<GpuVerdict> native, offload;
     // Boards alike in what placement reads get the same plan: of 200-odd boards only a few
     // dozen differ, and planning each was most of the page's time.
     std::map<PlacementKey, Plan> planned;
     BoardOptions options_of(model, quant, settings);
-    // The boards of one backend and memories other than those planned: the same placements
-    // with another capacity.
-    PlacementMemo memo;
     for (const auto& gpu : db.gpus) {
         if (!gpu_runs_quant(gpu, quant)) continue;
         const Hardware h = one_board(gpu, fit.ram);
@@ -185,8 +185,7 @@ Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& mode
         PlacementKey key = placement_key(h, options);
         auto it = planned.find(key);
         if (it == planned.end()) {
-            CANITRUN_TRY_ASSIGN(auto fresh,
-                                plan_placement(parts, h, options_of.options(options), &memo));
+            CANITRUN_TRY_ASSIGN(auto fresh, plan_placement(memo, h, options_of.options(options)));
             it = planned.emplace(std::move(key), std::move(fresh)).first;
         }
         const Plan& plan = it->second;
@@ -218,12 +217,12 @@ Result<std::optional<CardClass>> plan_card_class(const Model& model, const Quant
         return smallest_card_class(e.total(), classes);
     }
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
-    PlacementMemo memo;  // one placement for the classes, each with its capacity
+    PlacementMemo memo(std::move(parts));  // one placement for the classes, each its capacity
     for (const auto& c : classes) {
         const GpuDevice d = generic_device(card_bytes_for_gb(checked::mul(c.gb, kGB)));
         // RAM for the host's buffers (token_embd, logits); a native plan needs no more.
-        CANITRUN_TRY_ASSIGN(auto native, native_on(model, parts, quant, settings,
-                                                   one_device(d, kDefaultRamGb * kGB), &memo));
+        CANITRUN_TRY_ASSIGN(auto native, native_on(model, memo, quant, settings,
+                                                   one_device(d, kDefaultRamGb * kGB)));
         if (native) return std::optional<CardClass>{c};
     }
     return std::optional<CardClass>{};
@@ -231,9 +230,8 @@ Result<std::optional<CardClass>> plan_card_class(const Model& model, const Quant
 
 namespace {
 
-// `memo`: the budgets of a page plan the same parts on GPUs of other memories.
-Result<BudgetAnswer> budget_answer(PartsOf& parts_of, PlacementMemo& memo, const Model& model,
-                                   const Quant& asked, const std::vector<const Quant*>& quants,
+Result<BudgetAnswer> budget_answer(PartsOf& parts_of, const Model& model, const Quant& asked,
+                                   const std::vector<const Quant*>& quants,
                                    const PlanSettings& settings, Bytes budget, Bytes ram) {
     BudgetAnswer a;
     std::vector<const Quant*> offered;
@@ -252,14 +250,14 @@ Result<BudgetAnswer> budget_answer(PartsOf& parts_of, PlacementMemo& memo, const
     const Hardware device = one_device(generic_device(card_bytes_for_gb(budget)), ram);
     // plan_on_device with the parts planned once.
     const auto kind_of = [&](const Quant& q) -> Result<PlanKind> {
-        CANITRUN_TRY_ASSIGN(const ModelParts* parts, parts_of(q));
-        return kind_on(model, *parts, q, settings, device, &memo);
+        CANITRUN_TRY_ASSIGN(PlacementMemo * parts, parts_of(q));
+        return kind_on(model, *parts, q, settings, device);
     };
     // Whether q is native, without the offload search kind_on makes when it is not: one
     // placement where the search makes some fifteen.
     const auto native = [&](const Quant& q) -> Result<bool> {
-        CANITRUN_TRY_ASSIGN(const ModelParts* parts, parts_of(q));
-        return native_on(model, *parts, q, settings, device, &memo);
+        CANITRUN_TRY_ASSIGN(PlacementMemo * parts, parts_of(q));
+        return native_on(model, *parts, q, settings, device);
     };
     const auto beats = [](const std::optional<QuantChoice>& slot, const Quant& q) {
         return !slot || slot->quant->quality_rank > q.quality_rank;
@@ -302,8 +300,7 @@ Result<BudgetAnswer> plan_budget(const Model& model, const Quant& asked,
                                  const std::vector<const Quant*>& quants,
                                  const PlanSettings& settings, Bytes budget, Bytes ram) {
     PartsOf parts_of(model, settings);
-    PlacementMemo memo;
-    return budget_answer(parts_of, memo, model, asked, quants, settings, budget, ram);
+    return budget_answer(parts_of, model, asked, quants, settings, budget, ram);
 }
 
 Result<std::vector<BudgetAnswer>> plan_budgets(const Model& model, const Quant& asked,
@@ -311,11 +308,10 @@ Result<std::vector<BudgetAnswer>> plan_budgets(const Model& model, const Quant& 
                                                const PlanSettings& settings,
                                                const std::vector<Bytes>& budgets, Bytes ram) {
     PartsOf parts_of(model, settings);
-    PlacementMemo memo;  // after parts_of, so that it goes first: it knows the parts by address
     std::vector<BudgetAnswer> out;
     for (const Bytes budget : budgets) {
-        CANITRUN_TRY_ASSIGN(
-            auto a, budget_answer(parts_of, memo, model, asked, quants, settings, budget, ram));
+        CANITRUN_TRY_ASSIGN(auto a,
+                            budget_answer(parts_of, model, asked, quants, settings, budget, ram));
         out.push_back(std::move(a));
     }
     return out;

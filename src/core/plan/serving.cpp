@@ -138,21 +138,11 @@ Result<ServingCapacity> llamacpp_capacity(const Model& model, const Quant& quant
                                           const Hardware& hardware, const PlanSettings& settings) {
     ServingCapacity c;
     c.per_user_context = settings.estimate.context;
-    // The probes read only whether the plan is native (plan_for's kind): the speed and
-    // measurements answer_for adds are made once, for the count found. Under -sm layer that is
-    // plan_placement's first step, native_placement on GPUs the quantization runs on (the
-    // fastest split never changes a plan's kind), without the offload search plan_for goes on
-    // to where it is not: most probes past the count found.
+    // The probes read only whether the plan is native: the speed and measurements answer_for
+    // adds are made once, for the count found.
     const auto native_at = [&](std::uint64_t users) -> Result<bool> {
         CANITRUN_TRY_ASSIGN(auto s, settings_for_users(settings, users, c.per_user_context));
-        if (s.split_mode != SplitMode::layer) {
-            CANITRUN_TRY_ASSIGN(auto plan, plan_for(model, quant, hardware, s));
-            return plan.kind == PlanKind::native;
-        }
-        CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, s));
-        CANITRUN_TRY_ASSIGN(const auto options, server_placement_for(model, quant, hardware, s));
-        CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, options));
-        return whole.has_value() && !hardware.gpus.empty() && hardware_runs(hardware, quant);
+        return native_for(model, quant, hardware, s);
     };
     // Doubling then bisection: memory grows with users, so fitting is monotone.
     std::uint64_t lo = 0, hi = 1;
