@@ -183,3 +183,32 @@ TEST_CASE("llama-bench runs: the weights are read at the file's printed size") {
           Approx(2 * one.decode.gpus.front().weight_count).epsilon(1e-6));
     CHECK(label.prefill.gpus.front().resident_bytes != Approx(held));
 }
+
+// llama.cpp offloads the last -ngl of a model's n_layer + 1 slots, the output head the last
+// (src/llama-model.cpp: i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0)). Llama 3.1 405B has
+// 126 layers: -ngl 116 starts at slot 127 - 116 = 11 (layers 0-10 in RAM), -ngl 126 at slot 1
+// (layer 0 in RAM), -ngl 127 at 0 (all). Llama 3.1 8B's 32 layers: -ngl 99 starts at 0.
+TEST_CASE("llama-bench runs: -ngl puts every layer on the GPUs only from n_layer + 1") {
+    const Model& big = test::model("llama-3.1-405b");
+    REQUIRE(big.arch.layers == 126);
+    CHECK_FALSE(bench_all_on_gpus(116, big));
+    CHECK_FALSE(bench_all_on_gpus(126, big));
+    CHECK(bench_all_on_gpus(127, big));
+    CHECK(bench_all_on_gpus(999, big));
+    const Model& small = test::model("llama-3.1-8b");
+    REQUIRE(small.arch.layers == 32);
+    CHECK(bench_all_on_gpus(99, small));
+    CHECK(bench_all_on_gpus(33, small));
+    CHECK_FALSE(bench_all_on_gpus(32, small));
+    // The published 405B IQ2_XXS run at -ngl 116 on an RTX PRO 6000 is left out of the fit.
+    Measurement m;
+    m.model_id = "llama-3.1-405b";
+    m.gpu_id = "rtx-pro-6000-blackwell";
+    m.quant = "IQ2_XXS";
+    m.backend = "CUDA";
+    m.test = "tg128";
+    m.ngl = 116;
+    CHECK_FALSE(bench_run_for(test::database(), m));
+    m.ngl = 999;
+    CHECK(bench_run_for(test::database(), m));
+}

@@ -58,6 +58,13 @@ struct BenchPrediction {
     std::uint64_t ubatch = 512;
 };
 
+// Whether llama-bench's -ngl N put every layer and the output head on the GPUs, as
+// predict_bench assumes. llama.cpp offloads the last N of a model's n_layer + 1 slots, the output
+// head the last (src/llama-model.cpp: i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0)), so N
+// must reach n_layer + 1: -ngl 99 does for any model of up to 98 layers, while -ngl 116 on Llama
+// 3.1 405B (126 layers) keeps its first 11 in RAM.
+bool bench_all_on_gpus(std::uint64_t ngl, const Model& model);
+
 // Every layer on the GPUs (llama-bench -ngl 99), the KV cache sized for the test's tokens.
 Result<BenchPrediction> predict_bench(const BenchRun& run,
                                       const SpeedModel& m = fitted_speed_model());

@@ -76,7 +76,8 @@ BenchCheckRow check_row(const Database& db, const LlamaBenchRow& row,
         out.why = "GPU unknown: name it with --gpu";
         return out;
     }
-    if (row.ngl && *row.ngl >= 0 && *row.ngl < 99) {
+    if (row.ngl && *row.ngl >= 0 &&
+        !bench_all_on_gpus(static_cast<std::uint64_t>(*row.ngl), *model)) {
         out.why = "-ngl " + std::to_string(*row.ngl) + " keeps layers in RAM: not predicted";
         return out;
     }

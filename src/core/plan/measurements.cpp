@@ -13,12 +13,11 @@ Result<BenchRun> bench_run_for(const Database& db, const Measurement& m) {
     if (m.model_id.empty()) return fail(ErrorKind::bad_input, "model not in the database");
     if (m.gpu_id.empty()) return fail(ErrorKind::bad_input, "GPU not in the database");
     if (m.backend == "CPU") return fail(ErrorKind::bad_input, "a CPU run");
-    // -ngl 99 (or more) puts every layer on the GPUs; a smaller count offloads.
-    if (m.ngl < 99)
-        return fail(ErrorKind::bad_input,
-                    "layers kept in RAM (-ngl " + std::to_string(m.ngl) + ")");
     if (m.n_gpus == 0 || m.n_gpus > 64) return fail(ErrorKind::bad_input, "odd GPU count");
     CANITRUN_TRY_ASSIGN(auto model, db.find_model(m.model_id));
+    if (!bench_all_on_gpus(m.ngl, *model))
+        return fail(ErrorKind::bad_input,
+                    "layers kept in RAM (-ngl " + std::to_string(m.ngl) + ")");
     CANITRUN_TRY_ASSIGN(auto quant, db.find_quant(m.quant));
     CANITRUN_TRY_ASSIGN(auto gpu, db.find_gpu(m.gpu_id));
     CANITRUN_TRY_ASSIGN(auto test, parse_bench_test(m.test));

@@ -101,6 +101,10 @@ Result<BenchTest> parse_bench_test(std::string_view text) {
     return bench_test(t.n_prompt, t.n_gen, t.depth);
 }
 
+bool bench_all_on_gpus(std::uint64_t ngl, const Model& model) {
+    return ngl > model.arch.layers;
+}
+
 Result<BenchPrediction> predict_bench(const BenchRun& run, const SpeedModel& m) {
     if (run.model == nullptr || run.quant == nullptr) {
         return fail(ErrorKind::bad_input, "a llama-bench run needs a model and a quantization");
