@@ -12,6 +12,7 @@
 #include "canitrun/name_match.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
+#include "moe_floats.hpp"
 #include "quant_memo.hpp"
 
 // Rules from llama.cpp 0ad4a86 (the libllama node-llama-cpp 3.22.1 ships; read at 5b4ebc5,
@@ -186,7 +187,18 @@ Result<CacheSetup> cache_setup(const Model& model, const LlamaCppOptions& o) {
     s.g.n_stream = o.kv_unified ? 1 : o.n_seq;
     s.g.n_ctx_seq = o.kv_unified ? n_ctx : llama_padded_context(n_ctx / o.n_seq);
     s.g.ubatch = std::min(o.ubatch, n_ctx);
+    // The outputs the graph is reserved for (sched_reserve at 0ad4a86: n_outputs_pp =
+    // min(n_tokens, cparams.n_outputs_max), n_tokens = min(n_ctx, n_ubatch)): every token of the
+    // ubatch unless LlamaCppOptions::outputs caps them. Every term that grows with the outputs
+    // (the logits, the last layer's rows under them, the experts' sum) reads this.
+    s.g.outputs = o.outputs == 0 ? s.g.ubatch : std::min(s.g.ubatch, o.outputs);
     return s;
+}
+
+std::uint64_t llama_server_outputs(const Model& model, std::uint64_t n_seq,
+                                   std::uint64_t draft_tokens) {
+    if (llama_serve(model) != LlamaServe::completion) return 0;
+    return checked::mul(n_seq, checked::add(1, draft_tokens));
 }
 
 namespace {
@@ -225,10 +237,15 @@ std::uint64_t mla_layer_floats(const Model& m) {
 constexpr std::uint64_t kCpuEmbdRows = 4;
 constexpr std::uint64_t kGpuEmbdRows = 3;
 
+// The routed down products count on the CPU backend only: the GPU logs whose layers' phase sets
+// their compute buffer (docs/ACCURACY-GPU.md) read 4 to 10 points high with them (Qwen 3.6
+// 35B-A3B at 256k on CUDA +0.4 -> +4.4 %, Qwen3-Next 80B at 128k on Vulkan +2.1 -> +11.6 %).
 std::uint64_t layer_floats(const Model& m, std::uint64_t embd_rows) {
     const auto& a = m.arch;
-    return std::max(mla_layer_floats(m), checked::add(checked::mul(embd_rows, a.hidden_size),
-                                                      checked::mul(3, active_ffn_width(m))));
+    std::uint64_t rows =
+        checked::add(checked::mul(embd_rows, a.hidden_size), checked::mul(3, active_ffn_width(m)));
+    if (embd_rows == kCpuEmbdRows) rows = checked::add(rows, routed_down_floats(m));
+    return std::max(mla_layer_floats(m), rows);
 }
 
 // MiniMax Sparse Attention's prefill with flash attention (minimax-m3.cpp): per ubatch token
@@ -360,33 +377,12 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
                         checked::mul(g.ubatch, dsa_bytes(m, n_kv, false)));
 }
 
-// Floats per ubatch token that sit under the last layer's output on the CPU backend, when
-// build_moe_ffn's sum of the routed experts lands above their outputs (llama.cpp 0ad4a86,
-// ggml-alloc's allocation of the reserved graph, read with tools/accuracy/galloc_replay.py).
-// With more than one expert per token the sum is ADDs of views of ffn_moe_weighted (n_used x
-// n_embd), which cannot take its place; a shared expert run after the routed ones (the graph
-// adds moe_out + shexp, so the routed nodes come first) keeps ffn_norm and ffn_inp alive, so
-// no one-row hole is left below; and where ffn_moe_down (n_used x n_embd) fits in the freed
-// gate and up outputs (n_embd <= 2 x expert width, 1 x for two-matrix experts) the first free
-// block is the rest of theirs, above it. The residual adds, the output norm and result_norm
-// then run in place there, and the logits go above: inp_embd, ffn_inp, ffn_norm, the router's
-// probabilities and top-k (n_expert f32 each) and the n_used rows. Hunyuan-A13B at ubatch
-// 2048, 32768 cells: result_norm at 353.01 MiB = 0.01 + (3 + 8) x 32 + 2 x 0.5, the buffer
-// 1386.31 MiB, llama.cpp's own figure. A router with a selection bias (Ernie 4.5, GLM-4.7-
-// Flash) keeps a third n_expert row, not counted (0.5 MiB at ubatch 2048 and 64 experts).
-// With hyper-connections (DeepSeek V4) the head mixes the streams into a fresh tensor that
-// lands elsewhere, and the rule does not apply.
-std::uint64_t moe_sum_floats(const Model& m) {
-    if (!m.is_moe() || m.arch.hyper_connections > 0) return 0;
-    const MoE& e = *m.arch.moe;
-    const bool shared = e.shared_experts > 0 || e.shared_expert_intermediate_size > 0;
-    const std::uint64_t freed = checked::mul(e.gated ? 2 : 1, e.expert_intermediate_size);
-    if (e.experts_per_token < 2 || !shared || m.arch.hidden_size > freed) return 0;
-    return checked::add(checked::mul(checked::add(2, e.experts_per_token), m.arch.hidden_size),
-                        checked::mul(2, e.experts));
-}
-
-// The CPU backend's output phase: the logits, the rows under them, and the experts' sum.
+// The CPU backend's output phase: the logits, the rows under them, and the experts' sum, each
+// a row per output: the last layer's get_rows (build_inp_out_ids) keeps only the outputs' rows
+// before its FFN. With the outputs capped (llama-server) the phase falls below the layers':
+// measured with the pinned libllama (tools/accuracy/llama_probe.cpp, LLAMA_PROBE_OUTPUTS=4,
+// ctx 4096, ubatch 512, flash attention): Llama 3.1 8B's CPU compute buffer 266.50 -> 120.01
+// MiB, Qwen3-30B-A3B 304.75 -> 92.01, Gemma 3 1B 516.50 -> 54.27; the same with 16 outputs.
 Bytes output_phase_bytes(const Model& m, const Geometry& g) {
     const auto& a = m.arch;
     bool recurrent = count_recurrent_layers(m) > 0;
@@ -394,7 +390,7 @@ Bytes output_phase_bytes(const Model& m, const Geometry& g) {
     std::uint64_t out_per_token =
         checked::add(checked::add(a.vocab_size, checked::mul(recurrent ? 3 : 2, a.hidden_size)),
                      moe_sum_floats(m));
-    return checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);
+    return checked::mul(checked::mul(g.outputs, kF32Bytes), out_per_token);
 }
 
 Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
@@ -451,9 +447,12 @@ Result<Bytes> mask_copy_of(const Model& model, const CacheSetup& setup) {
 Result<Bytes> logits_batch_of(const Model& model, const CacheSetup& setup) {
     return catch_overflow(
         [&]() -> Result<Bytes> {
-            std::uint64_t per_token = checked::add(model.arch.vocab_size, model.arch.hidden_size);
-            per_token = checked::add(per_token, mla_layer_floats(model));
-            return checked::mul(checked::mul(setup.g.ubatch, kF32Bytes), per_token);
+            // the logits per output (Geometry::outputs), the MLA layer's floats per token
+            const std::uint64_t per_output =
+                checked::add(model.arch.vocab_size, model.arch.hidden_size);
+            return checked::add(
+                checked::mul(checked::mul(setup.g.outputs, kF32Bytes), per_output),
+                checked::mul(checked::mul(setup.g.ubatch, kF32Bytes), mla_layer_floats(model)));
         },
         [&] { return overflow_error("the logits of " + model.id, "lower --ubatch"); });
 }
@@ -570,7 +569,9 @@ Result<Bytes> llamacpp_host_compute_bytes(const Model& model, const LlamaCppOpti
 
 Bytes llamacpp_output_bytes(const Model& model, const LlamaCppOptions& options) {
     if (llama_serve(model) == LlamaServe::completion) {
-        return checked::mul(checked::mul(model.arch.vocab_size, kF32Bytes), options.n_seq);
+        // a speculative server's verifying batch asks 1 + draft outputs a slot (options.outputs)
+        return checked::mul(checked::mul(model.arch.vocab_size, kF32Bytes),
+                            std::max(options.n_seq, options.outputs));
     }
     // Every token of a batch is an output; the server's batch is the ubatch (n_batch = n_ubatch),
     // within the padded context (a causal model's n_batch is capped at n_ctx).
