@@ -146,7 +146,6 @@ TEST_CASE("layer kinds: the rarer group at the end of each period, as llama.cpp 
 // Llama 3.1 8B: n_vocab 128,256, n_embd 4,096, so 132,352 floats an output.
 TEST_CASE("llama.cpp parts: llama-server's outputs cap the logits it reserves for") {
     const Model& m = test::model("llama-3.1-8b");
-    const Quant& q = test::quant("Q4_K_M");
     CHECK(llama_server_outputs(m, 1, 0) == 1);
     CHECK(llama_server_outputs(m, 4, 0) == 4);
     CHECK(llama_server_outputs(m, 4, 3) == 16);  // 4 slots x (1 verified + 3 drafted)
@@ -161,20 +160,6 @@ TEST_CASE("llama.cpp parts: llama-server's outputs cap the logits it reserves fo
     // a cap past the ubatch is the ubatch (n_outputs_pp = min(n_tokens, n_outputs_max))
     o.outputs = 2048;
     CHECK(llamacpp_logits_batch_bytes(m, o).value() == 271'056'896ULL);
-
-    // The plan's settings (no --parallel, no draft): one output, 4 x 132,352 = 529,408 B, and
-    // the CPU's output phase 4 x (128,256 + 2 x 4,096) = 545,792 B, so the graph's buffer is
-    // its layers' phase: 512 x (2 x 8,192 f16 mask cells + 4 x (4 x 4,096 + 3 x 14,336)
-    // floats) = 512 x 253,952 = 130,023,424 B.
-    PlanSettings s;
-    s.estimate.context = 8192;
-    const auto parts = plan_parts(m, q, s).value();
-    CHECK(parts.buffers->logits_batch == 529'408ULL);
-    CHECK(parts.buffers->output_phase == 545'792ULL);
-    CHECK(parts.buffers->compute == 130'023'424ULL);
-    CHECK(llamacpp_options(m, s, Backend::cuda).value().outputs == 1);
-    s.server.mtp = true;  // drafts --spec-draft-n-max = 3 tokens a slot
-    CHECK(llamacpp_options(m, s, Backend::cuda).value().outputs == 4);
 }
 
 // DeepSeek-V2-Lite's MLA floats stay a ubatch's (logits_batch_of says why); its logits follow
@@ -203,10 +188,6 @@ TEST_CASE("llama.cpp parts: the CPU's compute buffer under llama-server's output
     // Four outputs (120.01 MiB): the layers' phase, 512 x (2 x 4,096 f16 mask cells
     // + 4 x (4 x 4,096 + 3 x 14,336) floats) = 512 x 245,760 = 125,829,120 B = 120.00 MiB.
     CHECK(compute("llama-3.1-8b", 4) == 125'829'120ULL);
-    // Qwen3-30B-A3B (92.01 MiB): n_embd 2,048 > 2 x 768, so the 8 experts' down
-    // products land above: 512 x (8,192 + 4 x (4 x 2,048 + 3 x 8 x 768 + 8 x 2,048)) =
-    // 512 x 180,224 = 92,274,688 B = 88.00 MiB (-4.4 %; 56 MiB, -39 %, without them).
-    CHECK(compute("qwen3-30b-a3b", 4) == 92'274'688ULL);
     // Mixtral's 2 x 14,336 gate and up outputs hold the down products (204.01 MiB):
     // 512 x (8,192 + 4 x (4 x 4,096 + 3 x 2 x 14,336)) = 213,909,504 B = 204.00 MiB.
     CHECK(compute("mixtral-8x7b", 4) == 213'909'504ULL);

@@ -40,7 +40,9 @@ struct LlamaCppOptions {
     // The outputs a ubatch's graph is reserved for (llama_context_params::n_outputs_max, llama.cpp
     // PR #23861, merged 2026-06-01): 0 for every token of the ubatch (its default, n_batch: what
     // llama-bench, llama-completion and builds before it reserve); llama-server's is
-    // llama_server_outputs. A log prints it (llama_context: n_outputs_max).
+    // llama_server_outputs. A log prints it (llama_context: n_outputs_max), and verify plans the
+    // log's context with it. Plans leave it 0 for now: the CPU harness and the H200's rows
+    // measure the library's reservation, and no flag yet plans either.
     std::uint64_t outputs = 0;
     // A model file's own tensors, in place of the layout and llama-quantize's types.
     struct FileTensors {

@@ -132,9 +132,7 @@ Result<ModelParts> plan_parts_at_context(ModelParts parts, const Model& model,
 PlacementOptions placement_for(const Hardware& hardware, const PlanSettings& settings,
                                PlacementOptions user = {});
 
-// llama.cpp's options for these settings on a backend, as llama-server runs the model (its
-// outputs: llama_server_outputs, with --spec-draft-n-max's tokens when a draft or --mtp drafts).
-Result<LlamaCppOptions> llamacpp_options(const Model& model, const PlanSettings& settings,
-                                         Backend backend);
+// llama.cpp's options for these settings on a backend.
+Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend backend);
 
 }  // namespace canitrun

@@ -149,7 +149,7 @@ Result<CommandResult> run_llamacpp(const EngineRequest& r, const Common& c) {
                   : (r.hardware ? backend_for(r.hardware->gpus.front()) : Backend::cuda);
     PlanSettings settings = r.settings;
     settings.estimate.context = r.context.value_or(default_context(*r.model));
-    CANITRUN_TRY_ASSIGN(LlamaCppOptions o, llamacpp_options(*r.model, settings, backend));
+    CANITRUN_TRY_ASSIGN(LlamaCppOptions o, llamacpp_options(settings, backend));
     o.file_tensors = r.file_tensors;
     CANITRUN_TRY_ASSIGN(auto e, estimate_llamacpp(*r.model, *c.quant, o));
 

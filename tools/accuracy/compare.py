@@ -2,7 +2,7 @@
 """Accuracy harness driver (run by tools/accuracy/run.sh): writes full-size sparse GGUF files of
 database models (make_gguf), loads them with llama.cpp's no_alloc simulation (llama_probe, the
 prebuilt libllama of node-llama-cpp@$NLC_VERSION = llama.cpp $LLAMA_COMMIT, both set by run.sh;
-CPU backend; the graph reserved for llama-server's outputs, one a sequence), runs
+CPU backend), runs
 `canitrun FILE.gguf --engine llama.cpp --backend cpu --json` with the same settings and writes
 docs/ACCURACY.md: per model and setting, estimate vs llama.cpp per term, error in MiB and %."""
 
@@ -255,9 +255,6 @@ def kept_gpu_paragraph(path):
 
 def main():
     make_gguf, probe, canitrun, bins, work, out_md, quant_check = sys.argv[1:8]
-    # canitrun plans what llama-server holds: its graph reserved for one output a sequence
-    # (server_output_limits at 0ad4a86), not the library's n_batch (llama_probe.cpp says how).
-    os.environ["LLAMA_PROBE_OUTPUTS"] = "server"
     if os.environ.get("ACCURACY_ONLY"):
         out_md = os.path.join(os.environ.get("TMPDIR", "/tmp"), "canitrun-accuracy-only.md")
         print(f"ACCURACY_ONLY: the table goes to {out_md}", file=sys.stderr)

@@ -237,15 +237,10 @@ std::uint64_t mla_layer_floats(const Model& m) {
 constexpr std::uint64_t kCpuEmbdRows = 4;
 constexpr std::uint64_t kGpuEmbdRows = 3;
 
-// The routed down products count on the CPU backend only: the GPU logs whose layers' phase sets
-// their compute buffer (docs/ACCURACY-GPU.md) read 4 to 10 points high with them (Qwen 3.6
-// 35B-A3B at 256k on CUDA +0.4 -> +4.4 %, Qwen3-Next 80B at 128k on Vulkan +2.1 -> +11.6 %).
 std::uint64_t layer_floats(const Model& m, std::uint64_t embd_rows) {
     const auto& a = m.arch;
-    std::uint64_t rows =
-        checked::add(checked::mul(embd_rows, a.hidden_size), checked::mul(3, active_ffn_width(m)));
-    if (embd_rows == kCpuEmbdRows) rows = checked::add(rows, routed_down_floats(m));
-    return std::max(mla_layer_floats(m), rows);
+    return std::max(mla_layer_floats(m), checked::add(checked::mul(embd_rows, a.hidden_size),
+                                                      checked::mul(3, active_ffn_width(m))));
 }
 
 // MiniMax Sparse Attention's prefill with flash attention (minimax-m3.cpp): per ubatch token

@@ -16,22 +16,6 @@ bool moe_down_fits_freed(const Model& m) {
 
 }  // namespace
 
-// The routed experts' down products where they do not fit the freed gate and up outputs:
-// they land above a layer's other rows, n_used x n_embd floats a token more. Measured with the
-// pinned libllama on the CPU with llama-server's outputs (the layers' phase, no longer under
-// the logits: llama_probe.cpp LLAMA_PROBE_OUTPUTS=server, ctx 4096, ubatch 512): Qwen3-30B-A3B
-// (n_embd 2,048 > 2 x 768) 92.01 MiB, read 56.00 without this and 88.00 with it (8 x 2,048
-// floats = 32 MiB); GLM-4.5-Air 174.01 (110.25, 174.25); Qwen 3.5 35B-A3B 76.02 (47.00, 79.00);
-// Granite 4.0 H Small 154.01 (90.00, 170.00). Where they fit (Mixtral, Phi-3.5-MoE, ERNIE
-// 4.5: 204.01, 111.01, 96.01 measured) the layers' rule already reads within 0.01 MiB.
-// Two-matrix experts hold no such rows: Nemotron 3 Nano (n_embd 2,688 > 1,856) measured 81.01
-// MiB, which the layers' rule already reads high (112.00).
-std::uint64_t routed_down_floats(const Model& m) {
-    if (!m.is_moe() || m.arch.hyper_connections > 0 || !m.arch.moe->gated) return 0;
-    if (moe_down_fits_freed(m)) return 0;
-    return checked::mul(m.arch.moe->experts_per_token, m.arch.hidden_size);
-}
-
 // Floats per ubatch token that sit under the last layer's output on the CPU backend, when
 // build_moe_ffn's sum of the routed experts lands above their outputs (llama.cpp 0ad4a86,
 // ggml-alloc's allocation of the reserved graph, read with tools/accuracy/galloc_replay.py).

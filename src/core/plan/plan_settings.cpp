@@ -5,7 +5,6 @@
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/quantize_rules.hpp"
-#include "canitrun/speculative_speed.hpp"
 #include "canitrun/strings.hpp"
 #include "canitrun/tensor_layout.hpp"
 
@@ -86,8 +85,7 @@ std::uint64_t default_context(const Model& model) {
                                     : kDefaultContext;
 }
 
-Result<LlamaCppOptions> llamacpp_options(const Model& model, const PlanSettings& settings,
-                                         Backend backend) {
+Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend backend) {
     const std::string kv = settings.estimate.kv_type.id.empty() ? std::string(kDefaultKvType)
                                                                 : settings.estimate.kv_type.id;
     const auto type = parse_cache_type(kv);
@@ -103,9 +101,6 @@ Result<LlamaCppOptions> llamacpp_options(const Model& model, const PlanSettings&
     o.cache_type_k = settings.cache_type_k.empty() ? kv : settings.cache_type_k;
     o.cache_type_v = settings.cache_type_v.empty() ? kv : settings.cache_type_v;
     o.backend = backend;
-    // The printed line drafts --spec-draft-n-max tokens with -md or --spec-type draft-mtp
-    const bool drafts = settings.server.draft.has_value() || settings.server.mtp;
-    o.outputs = llama_server_outputs(model, settings.n_seq, drafts ? kLlamaDraftMax : 0);
     if (settings.file) o.file_tensors = settings.file->sums;
     return o;
 }
@@ -120,7 +115,7 @@ Result<ModelParts> plan_parts(const Model& model, const Quant& quant,
                               const PlanSettings& settings) {
     if (settings.rule == Rule::quick) return model_parts(model, quant, settings.estimate);
     CANITRUN_TRY(require_loadable(settings, quant));
-    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(model, settings, Backend::cuda));
+    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(settings, Backend::cuda));
     // A file's own tensors, through the same caches and buffers as a database model's.
     if (settings.file) return llamacpp_parts_at_context(settings.file->parts, model, o);
     return llamacpp_parts(model, quant, o);
@@ -131,7 +126,7 @@ Result<ModelParts> plan_parts_at_context(ModelParts parts, const Model& model,
     if (settings.rule == Rule::quick) {
         return parts_at_context(std::move(parts), model, settings.estimate);
     }
-    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(model, settings, Backend::cuda));
+    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(settings, Backend::cuda));
     return llamacpp_parts_at_context(std::move(parts), model, o);
 }
 
