@@ -116,7 +116,7 @@ TEST_CASE("draft file: the line loads the file with -md and quotes its path") {
     const Outcome o = run_cli({"llama-3.3-70b", "--gpu", "2x3090", "--draft", draft_file()});
     REQUIRE(o.code == 0);
     // The folder's name holds spaces: the shell reads the path back from single quotes.
-    CHECK(has(o.out, "-md '" + draft_file() + "' -ngld 99"));
+    CHECK(has(o.out, "-md '" + draft_file() + "' -ngld 99 --spec-type draft-simple"));
     CHECK_FALSE(has(o.out, "-hfd"));
     CHECK(has(o.out, "draft model llama-3.2-1b-Q4_K_M.gguf"));
 }

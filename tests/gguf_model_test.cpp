@@ -9,10 +9,13 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "canitrun/gguf_files.hpp"
 #include "canitrun/gguf_model.hpp"
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
 #include "catch.hpp"
 #include "support/gguf_writer.hpp"
@@ -422,4 +425,33 @@ TEST_CASE("gguf model: Gemma 4 E2B's per-layer inputs and its wider sharing laye
     CHECK(p.arch.per_layer_input_size == 0);
     CHECK(p.arch.intermediate_size == 6144);
     CHECK(p.arch.shared_kv_intermediate_size == 0);
+}
+
+// <arch>.pooling_type (llama.h's llama_pooling_type: 1 mean, 2 cls, 3 last, 4 rank) makes a file
+// an embedding or reranking model, served as the database's entry is (llama_serve); 0 (none)
+// and no key leave a chat model. Qwen3-Embedding's converter writes 3 (last), Qwen3-Reranker's
+// 4 (rank: conversion/qwen.py line 226 at 0ad4a86).
+TEST_CASE("gguf model: the pooling type decides what llama-server serves the file for") {
+    const auto with_pooling = [](std::optional<std::uint32_t> type) {
+        GgufWriter w = llama31_8b();
+        if (type) w.u32("llama.pooling_type", *type);
+        return model_of(w).model;
+    };
+    const Model last = with_pooling(3);
+    CHECK(last.run.pooling == "last");
+    CHECK(last.run.pooling_source == "GGUF llama.pooling_type");
+    CHECK(llama_serve(last) == LlamaServe::embeddings);
+    CHECK(with_pooling(1).run.pooling == "mean");
+    CHECK(with_pooling(2).run.pooling == "cls");
+    CHECK(llama_serve(with_pooling(4)) == LlamaServe::reranking);
+    CHECK(llama_serve(with_pooling(0)) == LlamaServe::completion);
+    CHECK(llama_serve(with_pooling(std::nullopt)) == LlamaServe::completion);
+    CHECK(llama_serve(with_pooling(7)) == LlamaServe::completion);  // no such type in llama.h
+    // The embedding file's output buffer is a batch of outputs, as the database entry's:
+    // (128,256 + 4,096) x 4 B x 512 = 271,056,896 B; the chat file's one sequence's logits,
+    // 128,256 x 4 = 513,024 B.
+    LlamaCppOptions o;
+    o.context = 8192;
+    CHECK(llamacpp_output_bytes(last, o) == 271'056'896ULL);
+    CHECK(llamacpp_output_bytes(with_pooling(0), o) == 513'024ULL);
 }

@@ -287,6 +287,27 @@ TEST_CASE("llama log: prefixes, 2024's spellings and every flash attention value
     CHECK(log->devices[0].free == 23041ULL << 20);
 }
 
+// llama_context's parameter lines as 0ad4a86 prints them (llama-context.cpp lines 318-319):
+// llama-server with 4 slots caps the outputs at 4 (server_output_limits), and verify plans the
+// log's context with that cap; a log without the line (builds before PR #23861) reserves
+// every token (0).
+TEST_CASE("llama log: n_outputs_max is read, and verify plans the context with it") {
+    const std::string text =
+        "llama_context: n_seq_max     = 4\n"
+        "llama_context: n_ctx         = 8192\n"
+        "llama_context: n_outputs_max         = 4\n"
+        "llama_context: n_outputs_max_per_seq = 1\n"
+        "llama_kv_cache:        CPU KV buffer size =  1024.00 MiB\n";
+    const auto log = parse_llama_log(text);
+    REQUIRE(log);
+    REQUIRE(log->contexts.size() == 1);
+    CHECK(log->contexts[0].n_outputs_max == 4);
+    CHECK(options_from_log(log->contexts[0], Backend::cuda).outputs == 4);
+    LlamaLogContext older;
+    older.n_ctx = 8192;
+    CHECK(options_from_log(older, Backend::cuda).outputs == 0);
+}
+
 // A published two-GPU run (validation/llama-logs/cudax-006): Qwen3-30B-A3B Q4_K_M with every
 // layer's experts in RAM (-ot ".ffn_.*_exps.=CPU", read from its command line) over an RTX
 // 4090 with 9862 MiB free and an RTX 5090 with 31518 MiB free, 16384 cells, f16 KV.

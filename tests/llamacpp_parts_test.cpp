@@ -140,3 +140,55 @@ TEST_CASE("layer kinds: the rarer group at the end of each period, as llama.cpp 
         CHECK((kinds[i] == LayerKind::full) == (i % 6 == 5 && i < 60));
     }
 }
+
+// llama-server reserves its graph for n_parallel x (1 + draft) outputs (server_output_limits at
+// 0ad4a86), not a ubatch of them; llama-bench and the library's default reserve every token.
+// Llama 3.1 8B: n_vocab 128,256, n_embd 4,096, so 132,352 floats an output.
+TEST_CASE("llama.cpp parts: llama-server's outputs cap the logits it reserves for") {
+    const Model& m = test::model("llama-3.1-8b");
+    CHECK(llama_server_outputs(m, 1, 0) == 1);
+    CHECK(llama_server_outputs(m, 4, 0) == 4);
+    CHECK(llama_server_outputs(m, 4, 3) == 16);  // 4 slots x (1 verified + 3 drafted)
+    // an embedding model's server lets a batch of outputs through (n_batch): no cap
+    CHECK(llama_server_outputs(test::model("qwen3-embedding-0.6b"), 4, 3) == 0);
+
+    LlamaCppOptions o = options_for(m, Backend::cuda);
+    // every token: 512 x 4 x 132,352 = 271,056,896 B
+    CHECK(llamacpp_logits_batch_bytes(m, o).value() == 271'056'896ULL);
+    o.outputs = 4;  // 4 x 4 x 132,352 = 2,117,632 B
+    CHECK(llamacpp_logits_batch_bytes(m, o).value() == 2'117'632ULL);
+    // a cap past the ubatch is the ubatch (n_outputs_pp = min(n_tokens, n_outputs_max))
+    o.outputs = 2048;
+    CHECK(llamacpp_logits_batch_bytes(m, o).value() == 271'056'896ULL);
+}
+
+// DeepSeek-V2-Lite's MLA floats stay a ubatch's (logits_batch_of says why); its logits follow
+// the outputs: 4 x 4 x (102,400 + 2,048) + 512 x 4 x 30,720 = 1,671,168 + 62,914,560 B.
+TEST_CASE("llama.cpp parts: an MLA model's capped logits batch keeps the layer's floats") {
+    const Model& m = test::model("deepseek-v2-lite");
+    LlamaCppOptions o = options_for(m, Backend::cuda);
+    o.outputs = 4;
+    CHECK(llamacpp_logits_batch_bytes(m, o).value() == 64'585'728ULL);
+}
+
+// The CPU backend's compute buffer with llama-server's outputs, against the pinned libllama
+// (tools/accuracy/llama_probe.cpp, LLAMA_PROBE_OUTPUTS=4 and unset: ctx 4096, ubatch 512,
+// flash attention on, f16 cache): the output phase falls below the layers'.
+TEST_CASE("llama.cpp parts: the CPU's compute buffer under llama-server's outputs") {
+    const auto compute = [](const std::string& id, std::uint64_t outputs) {
+        LlamaCppOptions o;
+        o.context = 4096;
+        o.flash_attn = FlashAttn::on;
+        o.backend = Backend::cpu;
+        o.outputs = outputs;
+        return llamacpp_compute_bytes(test::model(id), o).value();
+    };
+    // Every token (llama.cpp's log: 266.50 MiB): the output phase, 512 x 4 x (128,256 + 2 x 4,096).
+    CHECK(compute("llama-3.1-8b", 0) == 279'445'504ULL);
+    // Four outputs (120.01 MiB): the layers' phase, 512 x (2 x 4,096 f16 mask cells
+    // + 4 x (4 x 4,096 + 3 x 14,336) floats) = 512 x 245,760 = 125,829,120 B = 120.00 MiB.
+    CHECK(compute("llama-3.1-8b", 4) == 125'829'120ULL);
+    // Mixtral's 2 x 14,336 gate and up outputs hold the down products (204.01 MiB):
+    // 512 x (8,192 + 4 x (4 x 4,096 + 3 x 2 x 14,336)) = 213,909,504 B = 204.00 MiB.
+    CHECK(compute("mixtral-8x7b", 4) == 213'909'504ULL);
+}

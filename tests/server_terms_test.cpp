@@ -4,6 +4,7 @@
 #include "canitrun/server_terms.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "canitrun/cpu_repack.hpp"
 #include "canitrun/gguf_file_size.hpp"
@@ -169,6 +170,10 @@ TEST_CASE("server terms: Llama 3.3 70B with a 1B draft on 2x3090") {
     const auto args = llama_server_args({&test::model("llama-3.3-70b"), &test::quant("Q4_K_M"), ""},
                                         s, nullptr, &on);
     CHECK(std::find(args.begin(), args.end(), "-ngld") != args.end());
+    // -md alone drafts nothing at 0ad4a86 (--spec-type defaults to none): the line names it
+    const auto type = std::find(args.begin(), args.end(), "--spec-type");
+    REQUIRE(type != args.end());
+    CHECK(*std::next(type) == "draft-simple");
 }
 
 // A chat model with an embedding model on a 24 GB card: Qwen3 8B and Qwen3-Embedding-0.6B

@@ -29,6 +29,9 @@ struct LlamaLogContext {
     std::uint64_t n_batch = 0;
     std::uint64_t n_ubatch = 0;
     std::uint64_t n_seq_max = 0;
+    // The outputs the graph is reserved for, where the build prints it (llama.cpp PR #23861 on:
+    // n_batch unless llama-server caps it); 0 in older builds, which reserve every token.
+    std::uint64_t n_outputs_max = 0;
     // As printed: "enabled", "disabled", "auto", "0", "1" (builds before mid 2025), or the
     // "Flash Attention was auto, set to enabled" line's outcome.
     std::string flash_attn;

@@ -37,6 +37,13 @@ struct LlamaCppOptions {
     // under flash attention (llama-graph.cpp build_attn_inp_kq_mask); verify sets this for a
     // log of an older build.
     bool f32_mask = false;
+    // The outputs a ubatch's graph is reserved for (llama_context_params::n_outputs_max, llama.cpp
+    // PR #23861, merged 2026-06-01): 0 for every token of the ubatch (its default, n_batch: what
+    // llama-bench, llama-completion and builds before it reserve); llama-server's is
+    // llama_server_outputs. A log prints it (llama_context: n_outputs_max), and verify plans the
+    // log's context with it. Plans leave it 0 for now: the CPU harness and the H200's rows
+    // measure the library's reservation, and no flag yet plans either.
+    std::uint64_t outputs = 0;
     // A model file's own tensors, in place of the layout and llama-quantize's types.
     struct FileTensors {
         Bytes host_inputs = 0;  // llama_host_input_tensor's: kept on the host
@@ -80,9 +87,20 @@ Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
 // gpu_graph says why, with what it was checked on).
 Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options);
 
-// ubatch x 4 bytes x (n_vocab + n_embd): the logits of every token of a ubatch (graph_reserve
-// plans n_outputs = n_tokens) and the normed rows they are the product of, in f32.
+// outputs x 4 bytes x (n_vocab + n_embd): the logits of every output the ubatch's graph is
+// reserved for (the ubatch's tokens, at most LlamaCppOptions::outputs: cache_setup's
+// Geometry::outputs) and the normed rows they are the product of, in f32.
 Result<Bytes> llamacpp_logits_batch_bytes(const Model& model, const LlamaCppOptions& options);
+
+// The outputs llama-server asks of its context (server_output_limits, server-context.cpp lines
+// 41-53 at 0ad4a86): for completions n_parallel x (1 + the draft's tokens) outputs
+// (common_speculative_get_output_limits: one verified token and n_max drafted ones a slot, n_max
+// by common_speculative_n_max over --spec-type's types, 0 with none), at most n_batch (which
+// the reserved ubatch never passes); for an embedding or reranking model (--embeddings,
+// --reranking: llama_serve) n_batch, 0 here (every token). A draft model's own context asks
+// n_parallel (common_base_params_to_speculative: n_outputs_max = n_parallel): draft_tokens 0.
+std::uint64_t llama_server_outputs(const Model& model, std::uint64_t n_seq,
+                                   std::uint64_t draft_tokens);
 
 // The graph's peak before its output phase (the layers' attention and FFN), without the masks'
 // device copy: what a GPU holding no output head allocates for its layers.

@@ -132,6 +132,15 @@ int main(int argc, char** argv) {
         cp.type_k = cache_type(tk);
         cp.type_v = cache_type(tv);
         cp.swa_full = false;  // llama.cpp's tools (common.h) and node-llama-cpp default
+        // LLAMA_PROBE_OUTPUTS=server reserves the graph as llama-server does without a draft
+        // (server_output_limits at 0ad4a86: n_parallel x (1 + 0) outputs, n_parallel = n_seq),
+        // which canitrun plans; =N reserves N (at least n_seq: output_reserve asserts it);
+        // unset, the library's default (n_batch outputs: llama-bench's, llama-completion's).
+        if (const char* outputs = std::getenv("LLAMA_PROBE_OUTPUTS")) {
+            cp.n_outputs_max = std::strcmp(outputs, "server") == 0
+                                   ? n_seq
+                                   : static_cast<uint32_t>(std::strtoul(outputs, nullptr, 10));
+        }
         g_log.clear();
         llama_context* ctx = llama_init_from_model(model, cp);
         const std::string log = g_log;

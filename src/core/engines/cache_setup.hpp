@@ -20,6 +20,7 @@ struct Geometry {
     std::uint64_t n_stream = 1;  // KV streams: one per sequence, one with a unified cache
     std::uint64_t n_seq = 1;     // sequences: each keeps its own recurrent state
     std::uint64_t ubatch = 0;
+    std::uint64_t outputs = 0;  // the outputs the graph is reserved for: at most the ubatch
 };
 
 struct CacheSetup {

@@ -12,6 +12,7 @@
 #include "canitrun/name_match.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
+#include "moe_floats.hpp"
 #include "quant_memo.hpp"
 
 // Rules from llama.cpp 0ad4a86 (the libllama node-llama-cpp 3.22.1 ships; read at 5b4ebc5,
@@ -187,7 +188,18 @@ Result<CacheSetup> cache_setup(const Model& model, const LlamaCppOptions& o) {
     s.g.n_stream = o.kv_unified ? 1 : o.n_seq;
     s.g.n_ctx_seq = o.kv_unified ? n_ctx : llama_padded_context(n_ctx / o.n_seq);
     s.g.ubatch = std::min(o.ubatch, n_ctx);
+    // The outputs the graph is reserved for (sched_reserve at 0ad4a86: n_outputs_pp =
+    // min(n_tokens, cparams.n_outputs_max), n_tokens = min(n_ctx, n_ubatch)): every token of the
+    // ubatch unless LlamaCppOptions::outputs caps them. Every term that grows with the outputs
+    // (the logits, the last layer's rows under them, the experts' sum) reads this.
+    s.g.outputs = o.outputs == 0 ? s.g.ubatch : std::min(s.g.ubatch, o.outputs);
     return s;
+}
+
+std::uint64_t llama_server_outputs(const Model& model, std::uint64_t n_seq,
+                                   std::uint64_t draft_tokens) {
+    if (llama_serve(model) != LlamaServe::completion) return 0;
+    return checked::mul(n_seq, checked::add(1, draft_tokens));
 }
 
 namespace {
@@ -361,47 +373,18 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
                         checked::mul(g.ubatch, dsa_bytes(m, n_kv, false)));
 }
 
-// Floats per ubatch token under the last layer's output on the CPU backend besides inp_embd,
-// where a shared expert runs after the routed ones (the graph adds moe_out + shexp) and keeps
-// ffn_norm, its input, alive (llama.cpp 0ad4a86, ggml-alloc on the reserved graph, read with
-// tools/accuracy/galloc_replay.py). build_moe_ffn's output is a fresh tensor (ADDs of views of
-// ffn_moe_weighted, or with one expert a token a CONT of down's view); the residual adds, the
-// output norm and result_norm run in place on it, the logits above. Where it lands:
-// - ffn_moe_down (n_used x n_embd) fits in the freed gate and up outputs (n_used >= 2, n_embd
-//   <= 2 x expert width, 1 x for two-matrix experts): above it, over inp_embd, ffn_inp,
-//   ffn_norm, the router's probabilities and top-k (n_expert f32 each) and the n_used rows.
-//   Hunyuan-A13B at ubatch 2048, 32768 cells: result_norm at 353.01 MiB = 0.01 + (3 + 8) x 32
-//   + 2 x 0.5, the buffer 1386.31 MiB, llama.cpp's own figure. A router with a selection bias
-//   (Ernie 4.5) keeps a third n_expert row, not counted (0.5 MiB at ubatch 2048, 64 experts).
-// - otherwise down goes above the layer's tensors, and the router's, gate's and up's freed
-//   outputs make one block from where the router's logits were, right above ffn_norm: one row.
-//   GLM-4.5-Air at ubatch 2048: inp_embd at 0.01, ffn_norm at 32.01, result_norm at 64.01, the
-//   logits at 96.01: 1280.01 MiB, llama.cpp's figure; Llama 4 (one expert a token) alike.
-//   Where ffn_inp lies below too (Kimi K2.6's MLA layer left it at 56.01) it is one row more,
-//   not counted. A model whose output phase holds a third row anyway (`third_row`) has it
-//   there: its result_norm, a GET_ROWS made after the norm, takes ffn_norm's freed place
-//   (Qwen3.5-35B-A3B at ubatch 2048: 16.01 MiB, h_nextn at 32.01, the logits at 48.01).
-// With hyper-connections (DeepSeek V4) the head mixes the streams into a fresh tensor that
-// lands elsewhere, and the rule does not apply.
-std::uint64_t moe_sum_floats(const Model& m, bool third_row) {
-    if (!m.is_moe() || m.arch.hyper_connections > 0) return 0;
-    const MoE& e = *m.arch.moe;
-    const bool shared = e.shared_experts > 0 || e.shared_expert_intermediate_size > 0;
-    if (!shared) return 0;
-    const std::uint64_t freed = checked::mul(e.gated ? 2 : 1, e.expert_intermediate_size);
-    if (e.experts_per_token >= 2 && m.arch.hidden_size <= freed) {
-        return checked::add(checked::mul(checked::add(2, e.experts_per_token), m.arch.hidden_size),
-                            checked::mul(2, e.experts));
-    }
-    return third_row ? 0 : m.arch.hidden_size;
-}
-
-// The CPU backend's output phase: the logits, the rows under them, and the experts' sum.
-// Under the logits sit inp_embd and result_norm, and a third row in a linear-attention / SSM
-// model (fitted) or where the graph picks the output rows after the output norm
-// (llama_arch_picks_outputs_last): result_norm is then a GET_ROWS of the normed hidden state,
-// a fresh tensor beside it. Gemma 4 31B at ubatch 2048, gpt-oss-20b alike: llama.cpp 0ad4a86
-// reserved the logits plus 3 rows, 2048 x 4 x (262144 + 3 x 5376) B = 2174.00 MiB (2174.01).
+// The CPU backend's output phase: the logits, the rows under them, and the experts' sum, each
+// a row per output: the last layer's get_rows (build_inp_out_ids) keeps only the outputs' rows
+// before its FFN. Under the logits sit inp_embd and result_norm, and a third row in a
+// linear-attention / SSM model (fitted) or where the graph picks the output rows after the
+// output norm (llama_arch_picks_outputs_last): result_norm is then a GET_ROWS of the normed
+// hidden state, a fresh tensor beside it. Gemma 4 31B at ubatch 2048, gpt-oss-20b alike:
+// llama.cpp 0ad4a86 reserved the logits plus 3 rows, 2048 x 4 x (262144 + 3 x 5376) B =
+// 2174.00 MiB (2174.01). With the outputs capped (llama-server) the phase falls below the
+// layers': measured with the pinned libllama (tools/accuracy/llama_probe.cpp,
+// LLAMA_PROBE_OUTPUTS=4, ctx 4096, ubatch 512, flash attention): Llama 3.1 8B's CPU compute
+// buffer 266.50 -> 120.01 MiB, Qwen3-30B-A3B 304.75 -> 92.01, Gemma 3 1B 516.50 -> 54.27; the
+// same with 16 outputs.
 Bytes output_phase_bytes(const Model& m, const Geometry& g) {
     const auto& a = m.arch;
     bool third_row = count_recurrent_layers(m) > 0;
@@ -411,7 +394,7 @@ Bytes output_phase_bytes(const Model& m, const Geometry& g) {
     std::uint64_t out_per_token =
         checked::add(checked::add(a.vocab_size, checked::mul(third_row ? 3 : 2, a.hidden_size)),
                      moe_sum_floats(m, third_row));
-    return checked::mul(checked::mul(g.ubatch, kF32Bytes), out_per_token);
+    return checked::mul(checked::mul(g.outputs, kF32Bytes), out_per_token);
 }
 
 Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn) {
@@ -468,9 +451,12 @@ Result<Bytes> mask_copy_of(const Model& model, const CacheSetup& setup) {
 Result<Bytes> logits_batch_of(const Model& model, const CacheSetup& setup) {
     return catch_overflow(
         [&]() -> Result<Bytes> {
-            std::uint64_t per_token = checked::add(model.arch.vocab_size, model.arch.hidden_size);
-            per_token = checked::add(per_token, mla_layer_floats(model));
-            return checked::mul(checked::mul(setup.g.ubatch, kF32Bytes), per_token);
+            // the logits per output (Geometry::outputs), the MLA layer's floats per token
+            const std::uint64_t per_output =
+                checked::add(model.arch.vocab_size, model.arch.hidden_size);
+            return checked::add(
+                checked::mul(checked::mul(setup.g.outputs, kF32Bytes), per_output),
+                checked::mul(checked::mul(setup.g.ubatch, kF32Bytes), mla_layer_floats(model)));
         },
         [&] { return overflow_error("the logits of " + model.id, "lower --ubatch"); });
 }
@@ -587,7 +573,9 @@ Result<Bytes> llamacpp_host_compute_bytes(const Model& model, const LlamaCppOpti
 
 Bytes llamacpp_output_bytes(const Model& model, const LlamaCppOptions& options) {
     if (llama_serve(model) == LlamaServe::completion) {
-        return checked::mul(checked::mul(model.arch.vocab_size, kF32Bytes), options.n_seq);
+        // a speculative server's verifying batch asks 1 + draft outputs a slot (options.outputs)
+        return checked::mul(checked::mul(model.arch.vocab_size, kF32Bytes),
+                            std::max(options.n_seq, options.outputs));
     }
     // Every token of a batch is an output; the server's batch is the ubatch (n_batch = n_ubatch),
     // within the padded context (a causal model's n_batch is capped at n_ctx).

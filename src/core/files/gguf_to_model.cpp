@@ -7,6 +7,7 @@
 #include "canitrun/layer_kinds.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/strings.hpp"
+#include "gguf_outputs.hpp"
 #include "gguf_weights.hpp"
 
 #include "canitrun/llamacpp_rules.hpp"
@@ -485,31 +486,6 @@ void read_gguf_shared_kv_ffn(const std::vector<std::uint64_t>& ffn, Architecture
     a.shared_kv_intermediate_size = ffn[own];
 }
 
-struct GgufVocab {
-    std::uint64_t size = 0;
-    bool has_output = false;  // an output.weight tensor: the output head is not tied
-};
-
-// Vocabulary: <arch>.vocab_size, else the tokenizer's token list, else token_embd's shape.
-GgufVocab read_gguf_vocab(const GgufArchKeys& keys, const std::vector<GgufFile>& parts) {
-    GgufVocab vocab;
-    vocab.size = keys.uint_or("vocab_size", 0);
-    if (vocab.size == 0) {
-        if (const GgufValue* tokens = keys.file.find("tokenizer.ggml.tokens");
-            tokens != nullptr && tokens->type == GgufType::array) {
-            vocab.size = tokens->length;
-        }
-    }
-    for (const auto& part : parts) {
-        for (const auto& t : part.tensors) {
-            if (t.name == "token_embd.weight" && vocab.size == 0 && t.dims.size() >= 2)
-                vocab.size = t.dims[1];
-            if (t.name == "output.weight") vocab.has_output = true;
-        }
-    }
-    return vocab;
-}
-
 }  // namespace
 
 Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
@@ -577,10 +553,13 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
         a.moe->moe_layers = count_layers(m, LayerKind::ffn);
     }
 
-    const GgufVocab vocab = read_gguf_vocab(keys, parts);
+    const GgufVocab vocab = read_gguf_vocab(parts, arch);
     a.vocab_size = vocab.size;
     a.tied_embeddings = !vocab.has_output;
     m.context_native = keys.uint_or("context_length", 0);
+    // An embedding or reranking model's file is served as the database's entry is (llama_serve)
+    m.run.pooling = read_gguf_pooling(f, arch);
+    if (!m.run.pooling.empty()) m.run.pooling_source = "GGUF " + arch + ".pooling_type";
 
     CANITRUN_TRY(read_gguf_weights(parts, out));
     return out;

@@ -58,6 +58,7 @@ void set_context_param(LlamaLog& log, LlamaLogContext*& ctx, const Current& curr
     if (key == "n_batch") c->n_batch = v;
     if (key == "n_ubatch") c->n_ubatch = v;
     if (key == "n_seq_max") c->n_seq_max = v;
+    if (key == "n_outputs_max") c->n_outputs_max = v;
     if (key == "flash_attn") c->flash_attn = std::string(param.value);
     if (key == "kv_unified") c->kv_unified = std::string(param.value);
 }

@@ -174,9 +174,9 @@ std::optional<Pair> context_param(std::string_view line) {
         !take(s, "llama_init_from_model: ")) {
         return std::nullopt;
     }
-    static constexpr std::array<std::string_view, 8> kKeys = {
-        "n_ctx_seq", "n_ctx_per_seq", "n_ctx",      "n_batch",
-        "n_ubatch",  "n_seq_max",     "flash_attn", "kv_unified"};
+    static constexpr std::array<std::string_view, 9> kKeys = {
+        "n_ctx_seq", "n_ctx_per_seq", "n_ctx",      "n_batch",      "n_ubatch",
+        "n_seq_max", "flash_attn",    "kv_unified", "n_outputs_max"};
     for (const std::string_view key : kKeys) {
         std::string_view rest = s;
         if (!take(rest, key) || rest.empty() || !is_space(rest.front())) continue;

@@ -4,6 +4,7 @@
 
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/tensor_layout.hpp"
+#include "canitrun/verify_devices.hpp"
 
 #include <cctype>
 #include <cmath>
@@ -102,15 +103,10 @@ void add_verify_cache_terms(const Model& model, const LlamaLogContext& c, Verify
 // is noted once, for the first context.
 void add_verify_llamacpp_terms(const Model& model, const Quant& quant, const LlamaLogContext& c,
                                VerifyContext& vc, VerifyReport& report) {
-    LlamaCppOptions lo;
-    lo.context = c.n_ctx;
+    LlamaCppOptions lo = options_from_log(c, Backend::cpu);
     lo.ubatch = vc.n_ubatch;
-    lo.n_seq = c.n_seq_max ? c.n_seq_max : 1;
-    lo.flash_attn = log_flash_attn(c.flash_attn);
-    lo.kv_unified = c.kv_unified == "true";
     lo.cache_type_k = vc.type_k;
     lo.cache_type_v = c.type_v.empty() ? vc.type_k : c.type_v;
-    lo.backend = Backend::cpu;
     auto engine = estimate_llamacpp(model, quant, lo);
     if (engine) {
         const Bytes tensors =

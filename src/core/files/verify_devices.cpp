@@ -239,6 +239,7 @@ LlamaCppOptions options_from_log(const LlamaLogContext& c, Backend backend) {
     lo.cache_type_k = c.type_k.empty() ? std::string(kDefaultKvType) : c.type_k;
     lo.cache_type_v = c.type_v.empty() ? lo.cache_type_k : c.type_v;
     lo.backend = backend;
+    lo.outputs = c.n_outputs_max;  // 0 in builds before PR #23861: every token
     return lo;
 }
 

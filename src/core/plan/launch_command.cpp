@@ -83,6 +83,10 @@ void add_server_args(std::vector<std::string>& args, const ServerSettings& serve
             add(args, "-hfd", m.run.gguf_repo + ":" + q);
         }
         add(args, "-ngld", "99");
+        // At 0ad4a86 -md alone drafts nothing: --spec-type defaults to none (common.h line
+        // 371), and only a draft file's MTP tensors or a repo's sidecar set a type
+        // (common/arg.cpp lines 544-570), so the line names draft-simple.
+        if (!server.mtp) add(args, "--spec-type", "draft-simple");
     }
 }
 

@@ -1,0 +1,53 @@
+#include "moe_floats.hpp"
+
+#include "canitrun/checked.hpp"
+
+namespace canitrun {
+
+namespace {
+
+// Whether build_moe_ffn's down products (n_used x n_embd a token) fit where the gate and up
+// outputs were freed (2 expert widths a token, 1 for two-matrix experts): ggml-alloc puts a
+// tensor in the first free block that holds it, else past the highest live one.
+bool moe_down_fits_freed(const Model& m) {
+    const MoE& e = *m.arch.moe;
+    return m.arch.hidden_size <= checked::mul(e.gated ? 2 : 1, e.expert_intermediate_size);
+}
+
+}  // namespace
+
+// Floats per ubatch token under the last layer's output on the CPU backend besides inp_embd,
+// where a shared expert runs after the routed ones (the graph adds moe_out + shexp) and keeps
+// ffn_norm, its input, alive (llama.cpp 0ad4a86, ggml-alloc on the reserved graph, read with
+// tools/accuracy/galloc_replay.py). build_moe_ffn's output is a fresh tensor (ADDs of views of
+// ffn_moe_weighted, or with one expert a token a CONT of down's view); the residual adds, the
+// output norm and result_norm run in place on it, the logits above. Where it lands:
+// - ffn_moe_down (n_used x n_embd) fits in the freed gate and up outputs (n_used >= 2,
+//   moe_down_fits_freed): above it, over inp_embd, ffn_inp, ffn_norm, the router's
+//   probabilities and top-k (n_expert f32 each) and the n_used rows. Hunyuan-A13B at ubatch
+//   2048, 32768 cells: result_norm at 353.01 MiB = 0.01 + (3 + 8) x 32 + 2 x 0.5, the buffer
+//   1386.31 MiB, llama.cpp's own figure. A router with a selection bias (Ernie 4.5) keeps a
+//   third n_expert row, not counted (0.5 MiB at ubatch 2048, 64 experts).
+// - otherwise down goes above the layer's tensors, and the router's, gate's and up's freed
+//   outputs make one block from where the router's logits were, right above ffn_norm: one row.
+//   GLM-4.5-Air at ubatch 2048: inp_embd at 0.01, ffn_norm at 32.01, result_norm at 64.01, the
+//   logits at 96.01: 1280.01 MiB, llama.cpp's figure; Llama 4 (one expert a token) alike.
+//   Where ffn_inp lies below too (Kimi K2.6's MLA layer left it at 56.01) it is one row more,
+//   not counted. A model whose output phase holds a third row anyway (`third_row`) has it
+//   there: its result_norm, a GET_ROWS made after the norm, takes ffn_norm's freed place
+//   (Qwen3.5-35B-A3B at ubatch 2048: 16.01 MiB, h_nextn at 32.01, the logits at 48.01).
+// With hyper-connections (DeepSeek V4) the head mixes the streams into a fresh tensor that
+// lands elsewhere, and the rule does not apply.
+std::uint64_t moe_sum_floats(const Model& m, bool third_row) {
+    if (!m.is_moe() || m.arch.hyper_connections > 0) return 0;
+    const MoE& e = *m.arch.moe;
+    const bool shared = e.shared_experts > 0 || e.shared_expert_intermediate_size > 0;
+    if (!shared) return 0;
+    if (e.experts_per_token >= 2 && moe_down_fits_freed(m)) {
+        return checked::add(checked::mul(checked::add(2, e.experts_per_token), m.arch.hidden_size),
+                            checked::mul(2, e.experts));
+    }
+    return third_row ? 0 : m.arch.hidden_size;
+}
+
+}  // namespace canitrun

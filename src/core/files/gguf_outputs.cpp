@@ -1,0 +1,35 @@
+#include "gguf_outputs.hpp"
+
+#include <array>
+
+namespace canitrun {
+
+GgufVocab read_gguf_vocab(const std::vector<GgufFile>& parts, const std::string& arch) {
+    GgufVocab vocab;
+    if (parts.empty()) return vocab;
+    const GgufFile& first = parts.front();
+    vocab.size = first.get_uint(arch + ".vocab_size").value_or(0);
+    if (vocab.size == 0) {
+        if (const GgufValue* tokens = first.find("tokenizer.ggml.tokens");
+            tokens != nullptr && tokens->type == GgufType::array) {
+            vocab.size = tokens->length;
+        }
+    }
+    for (const auto& part : parts) {
+        for (const auto& t : part.tensors) {
+            if (t.name == "token_embd.weight" && vocab.size == 0 && t.dims.size() >= 2)
+                vocab.size = t.dims[1];
+            if (t.name == "output.weight") vocab.has_output = true;
+        }
+    }
+    return vocab;
+}
+
+std::string read_gguf_pooling(const GgufFile& first, const std::string& arch) {
+    // llama.h's enum llama_pooling_type at 0ad4a86 (lines 177-182), by value
+    static constexpr std::array<const char*, 5> kNames = {"", "mean", "cls", "last", "rank"};
+    const auto type = first.get_uint(arch + ".pooling_type");
+    return type && *type < kNames.size() ? std::string(kNames[*type]) : std::string();
+}
+
+}  // namespace canitrun

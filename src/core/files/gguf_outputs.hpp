@@ -1,0 +1,27 @@
+#pragma once
+// What a GGUF model outputs (private to src/core/files): its vocabulary and whether its output
+// head is its own tensor, and the pooling llama.cpp applies to its hidden states.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "canitrun/gguf.hpp"
+
+namespace canitrun {
+
+struct GgufVocab {
+    std::uint64_t size = 0;
+    bool has_output = false;  // an output.weight tensor: the output head is not tied
+};
+
+// Vocabulary: <arch>.vocab_size, else the tokenizer's token list, else token_embd's shape.
+GgufVocab read_gguf_vocab(const std::vector<GgufFile>& parts, const std::string& arch);
+
+// <arch>.pooling_type as RunInfo::pooling spells it: llama.h's llama_pooling_type 1 "mean",
+// 2 "cls", 3 "last", 4 "rank"; empty for 0 (none), for a value llama.h does not name and where
+// the key is absent (llama-model.cpp load_hparams reads it as optional: LLAMA_POOLING_TYPE_
+// UNSPECIFIED), so that llama_serve reads a chat model's file as one.
+std::string read_gguf_pooling(const GgufFile& first, const std::string& arch);
+
+}  // namespace canitrun
