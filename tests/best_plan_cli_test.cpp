@@ -1,6 +1,7 @@
 // Issue "The best plan, not just a plan", through the binary: the hand-derived cases of its
 // "What it must show" as a user asks them, and one rule for --split-mode row.
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "catch.hpp"
@@ -97,7 +98,8 @@ std::string placement_flags(const std::string& page) {
     const auto line = page.find("  llama.cpp: llama-server ");
     REQUIRE(line != std::string::npos);
     const auto from = page.find(" -ngl ", line);
-    const auto end = page.find('\n', line);
+    // the placement ends where the slots begin (--parallel, always printed)
+    const auto end = std::min(page.find('\n', line), page.find(" --parallel ", line));
     REQUIRE(from < end);
     return page.substr(from + 1, end - from - 1);
 }

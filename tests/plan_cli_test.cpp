@@ -145,6 +145,11 @@ TEST_CASE("plan: printed commands carry the plan's context, cache types and offl
     const Outcome plain = run_cli({"llama-3.1-8b", "--ctx", "4096"});
     CHECK(has(plain.out, "-c 4096 -ngl 99"));
     CHECK_FALSE(has(plain.out, "-ctk"));
+    // One sequence planned, one slot said: llama-server's --parallel defaults to -1 (auto: 4
+    // slots in one unified stream; common/arg.cpp and tools/server/server.cpp at 0ad4a86), so
+    // the line that leaves it out runs four sequences, four recurrent states in Qwen 3.5.
+    CHECK(has(plain.out, "-c 4096 -ngl 99 --parallel 1"));
+    CHECK(has(cmd, " --parallel 1"));
 }
 
 TEST_CASE("plan: flags are honoured or refused, never silently replaced") {

@@ -297,7 +297,8 @@ TEST_CASE("cli: --also prints llama-server's router with a preset per model") {
         "load-on-startup = true\n";
     const std::string embed_section =
         "[qwen3-embedding-0.6b]\nhf = Qwen/Qwen3-Embedding-0.6B-GGUF:Q8_0\nc = 8192\nngl = 99\n"
-        "cache-ram = 0\nctx-checkpoints = 0\nembeddings = true\nload-on-startup = true\n";
+        "parallel = 1\ncache-ram = 0\nctx-checkpoints = 0\nembeddings = true\nload-on-startup = "
+        "true\n";
     const std::string chat_section =
         "[qwen3-8b-2]\nhf = unsloth/Qwen3-8B-GGUF:Q4_K_M\nc = 32768\nngl = 99\nparallel = 4\n"
         "cache-ram = 0\nctx-checkpoints = 0\nload-on-startup = true\n";
@@ -310,11 +311,12 @@ TEST_CASE("cli: --also prints llama-server's router with a preset per model") {
     const auto rerank_doc = nlohmann::json::parse(rerank.out);
     for (const auto& c : rerank_doc["run_commands"]) {
         reranking =
-            reranking || (c["engine"] == "llama.cpp router" &&
-                          has(c["file_text"].get<std::string>(),
-                              "[qwen3-reranker-0.6b]\nm = qwen3-reranker-0.6b-Q8_0.gguf\nc = 8192\n"
-                              "ngl = 99\ncache-ram = 0\nctx-checkpoints = 0\nreranking = true\n"
-                              "load-on-startup = true\n"));
+            reranking ||
+            (c["engine"] == "llama.cpp router" &&
+             has(c["file_text"].get<std::string>(),
+                 "[qwen3-reranker-0.6b]\nm = qwen3-reranker-0.6b-Q8_0.gguf\nc = 8192\n"
+                 "ngl = 99\nparallel = 1\ncache-ram = 0\nctx-checkpoints = 0\nreranking = true\n"
+                 "load-on-startup = true\n"));
     }
     CHECK(reranking);
     const auto text = run_cli({"qwen3-8b", "--gpu", "RTX 4090", "--also", "bge-m3:FP16"});

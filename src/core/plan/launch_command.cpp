@@ -189,7 +189,11 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
     if (v != kDefaultKvType) add(args, "-ctv", v);
     if (s.flash_attn == FlashAttn::on) add(args, "-fa", "on");
     if (s.flash_attn == FlashAttn::off) add(args, "-fa", "off");
-    if (s.n_seq > 1) add(args, "--parallel", std::to_string(s.n_seq));
+    // Always said, one included: llama-server's --parallel defaults to -1, auto, which runs 4
+    // slots in one unified KV stream (common/arg.cpp, tools/server/server.cpp at 0ad4a86), so
+    // without it a plan for one sequence would run with four: four recurrent states in a hybrid
+    // model and the compute buffer of four sequences in one stream.
+    add(args, "--parallel", std::to_string(std::max<std::uint64_t>(s.n_seq, 1)));
     if (s.ubatch != 512) add(args, "-ub", std::to_string(s.ubatch));
     // llama.cpp caps the ubatch at the batch (-b, 2048 by default: common/common.h, recorded
     // in tests/fixtures/runtime-flags/llama-cpp.json), so a larger ubatch needs -b as large.
