@@ -270,6 +270,13 @@ measure() {
     [ -z "$pending" ] || say "$label: again for$( for s in $pending; do printf ' %s' "$s"; done )"
   done
 }
+# A model's full-size sparse GGUF (make_gguf); says so and leaves nothing where it fails.
+write_gguf() {
+  bundled make_gguf "$1" "$2" "$3" >/dev/null 2>>"$out/probe.log" && return 0
+  say "$1 $2: make_gguf failed"
+  rm -f "$3"
+  return 1
+}
 done_models=0
 skipped=""
 [ -z "${CUDA_GALLOC_ONLY:-}" ] || MODELS=""  # only the CUDA_GALLOC_CASES dumps
@@ -281,11 +288,7 @@ for mq in $MODELS; do
     continue
   fi
   gguf="$work/$model-$quant.gguf"
-  if ! bundled make_gguf "$model" "$quant" "$gguf" >/dev/null 2>>"$out/probe.log"; then
-    say "$model $quant: make_gguf failed"
-    rm -f "$gguf"
-    continue
-  fi
+  write_gguf "$model" "$quant" "$gguf" || continue
   say "$model $quant: $(( $(stat -c %s "$gguf") / 1048576 )) MiB file, $(( $(stat -c %b "$gguf") * $(stat -c %B "$gguf") / 1048576 )) MiB on disk"
   for s in $SETTINGS; do
     IFS=: read -r ctx ub seq fa tk tv _ <<<"$s"
@@ -327,11 +330,7 @@ galloc_dumps() {
       continue
     fi
     gguf="$work/$model-$quant.gguf"
-    if ! bundled make_gguf "$model" "$quant" "$gguf" >/dev/null 2>>"$out/probe.log"; then
-      say "$mq: make_gguf failed"
-      rm -f "$gguf"
-      continue
-    fi
+    write_gguf "$model" "$quant" "$gguf" || continue
     name="galloc-$model-${cfg//:/_}"
     d="$work/$name"
     rm -rf "$d"
