@@ -503,8 +503,8 @@ const std::vector<FlagRow>& flag_rows() {
         // In --help's and the man page's order.
         for (std::vector<FlagRow> (*part)() :
              {output_rows, view_rows, model_rows, serving_rows, gpu_rows, memory_rows, machine_rows,
-              engine_rows, server_rows, runtime_rows, vision_rows, resident_rows, command_rows,
-              service_rows}) {
+              engine_rows, server_rows, offload_rows, runtime_rows, vision_rows, resident_rows,
+              command_rows, service_rows}) {
             for (FlagRow& row : part()) all.push_back(std::move(row));
         }
         return all;

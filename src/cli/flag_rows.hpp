@@ -32,6 +32,7 @@ std::vector<FlagRow> machine_rows();
 // flag_rows_engine.cpp
 std::vector<FlagRow> engine_rows();
 std::vector<FlagRow> server_rows();
+std::vector<FlagRow> offload_rows();
 std::vector<FlagRow> runtime_rows();
 std::vector<FlagRow> vision_rows();
 std::vector<FlagRow> resident_rows();

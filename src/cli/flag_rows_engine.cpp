@@ -132,9 +132,8 @@ sequence; they grow after load. Default 32, as in llama.cpp's common.h.)",
     };
 }
 
-// Where llama.cpp runs what: the KV cache, the prompt's products over weights in RAM, the
-// CPU's repacked copy, the MTP draft.
-std::vector<FlagRow> runtime_rows() {
+// Where llama.cpp runs what: the KV cache, and the prompt's products over weights in RAM.
+std::vector<FlagRow> offload_rows() {
     return {
         {.names = "--no-kv-offload",
          .help = "llama.cpp: KV cache and recurrent state in system RAM (-nkvo)",
@@ -181,6 +180,12 @@ sets it by itself where a log shows one (a CPU compute buffer beside CUDA_Host's
          .commands = kPlanning,
          .bind = [](Options& o) -> Target { return &o.engine.blas_build; },
          .group = kGroupEngine},
+    };
+}
+
+// What else llama.cpp's runtime holds or reads: the CPU's repacked copy, the MTP draft, the load.
+std::vector<FlagRow> runtime_rows() {
+    return {
         {.names = "--no-repack",
          .help = "llama.cpp: no second, repacked copy of Q4_0/Q4_K/IQ4_NL/MXFP4 weights on the CPU",
          .man =

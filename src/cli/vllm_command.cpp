@@ -71,6 +71,27 @@ void write_vllm_pool(std::ostream& out, const VllmLayout& l) {
         << " tokens: " << e.max_sequences << " (--max-num-seqs " << l.options.max_num_seqs << ")\n";
 }
 
+// The context the plan runs at, where it is not the one asked or the model's native one.
+void write_vllm_window(std::ostream& out, const VllmView& v) {
+    const VllmLayout& l = v.layout;
+    if (l.context_capped) {
+        out << "  --max-model-len is the model's window, " << format_thousands(l.options.context)
+            << " tokens (asked " << format_thousands(l.asked_context) << ")";
+        // A card that documents a longer window by another route (Qwen 2507's config_1m.json
+        // with Dual Chunk Attention): named, as the plan does not take it.
+        if (v.model->context_extension != "YaRN" &&
+            v.model->context_extended > v.model->context_native)
+            out << "; the card's " << v.model->context_extension << " reaches "
+                << format_thousands(v.model->context_extended) << ", not planned here";
+        out << "\n";
+    }
+    if (l.yarn_factor > 0) {
+        out << "  Past the native " << format_thousands(v.model->context_native)
+            << "-token window: YaRN at factor " << l.yarn_factor
+            << " through --hf-overrides (vLLM's context extension), and quality may drop\n";
+    }
+}
+
 void write_vllm_text(std::ostream& out, const VllmView& v) {
     const VllmLayout& l = v.layout;
     const VllmEstimate& e = l.estimate;
@@ -96,22 +117,7 @@ void write_vllm_text(std::ostream& out, const VllmView& v) {
                      format_gb(e.budget), format_fraction(l.options.gpu_memory_utilization_pct),
                      format_gib(e.stages.at(e.limiting_stage).gpu_memory));
     out << "  " << paint(out, tone, verdict) << "\n";
-    if (l.context_capped) {
-        out << "  --max-model-len is the model's window, " << format_thousands(l.options.context)
-            << " tokens (asked " << format_thousands(l.asked_context) << ")";
-        // A card that documents a longer window by another route (Qwen 2507's config_1m.json
-        // with Dual Chunk Attention): named, as the plan does not take it.
-        if (v.model->context_extension != "YaRN" &&
-            v.model->context_extended > v.model->context_native)
-            out << "; the card's " << v.model->context_extension << " reaches "
-                << format_thousands(v.model->context_extended) << ", not planned here";
-        out << "\n";
-    }
-    if (l.yarn_factor > 0) {
-        out << "  Past the native " << format_thousands(v.model->context_native)
-            << "-token window: YaRN at factor " << l.yarn_factor
-            << " through --hf-overrides (vLLM's context extension), and quality may drop\n";
-    }
+    write_vllm_window(out, v);
     Table t({"Stage", "Host", "Layers", "Weights", "Activations", "Runtime", "KV pool", "Budget"},
             {false, true, true, true, true, true, true, true});
     for (std::size_t s = 0; s < e.stages.size(); ++s) {
