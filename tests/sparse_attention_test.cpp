@@ -137,6 +137,31 @@ TEST_CASE("GLM-5.2: the indexer and its key cache on 21 of 78 layers (IndexShare
     CHECK(total == 743911218432ULL - 57ULL * 9371904);
 }
 
+TEST_CASE("GLM-5.3's layers hold what zai-org's released shards hold") {
+    // zai-org/GLM-5.3 at revision aca966e4 as github.com/GianluigiVitale/glm-tpu inventories it
+    // (docs/release/GLM53_MIGRATION.md at fd5e8a74): the BF16 checkpoint is 282 shards of
+    // 1,506,667,387,408 bytes. GLM-5.2's layout (IndexShare: the indexer on 21 layers) is
+    // 743,377,019,904 parameters (the test above); the checkpoint adds the MTP block, an MoE
+    // layer with its own indexer plus enorm, hnorm, eh_proj (12288 x 6144) and shared_head.norm:
+    // 9,952,920,576 by hand, and GLM-5.2's 753,329,940,480 on the Hub with it.
+    const Model& m = test::model("glm-5.3");
+    const TensorLayout l = tensor_layout(m).value();
+    std::uint64_t total = 0;
+    for (const auto& t : l.tensors) total += t.elements();
+    CHECK(total == 743377019904ULL);
+    CHECK(total + 9952920576ULL == 753329940480ULL);
+    CHECK(elements_matching(l, ".indexer.") == 196809984ULL);  // 21 x 9,371,904
+    CHECK(m.params_extra == 196809984ULL);
+    // Two bytes a parameter, two more for each of the 76 f32 score-correction biases (256
+    // each): 1,506,659,919,872 bytes; the shards' other 7,467,536 bytes are their 282 JSON
+    // headers, 125.3 bytes for each of the 59,585 tensors. An indexer on every layer would add
+    // 1,068,397,056 bytes, 1,060,929,520 past the shards' total.
+    const std::uint64_t bf16 = 2 * (total + 9952920576ULL) + 76ULL * 256 * 2;
+    CHECK(bf16 == 1506659919872ULL);
+    CHECK(1506667387408ULL - bf16 == 7467536ULL);
+    CHECK(bf16 + 2 * 57ULL * 9371904 > 1506667387408ULL);
+}
+
 TEST_CASE("sparse attention: a GGUF file reads back with its indexer layers in place") {
     // The file make_gguf writes (the keys llama.cpp's converters write): GLM-5.2's has no
     // indexer.types key, as unsloth's files do not, so the 1M-token context picks llama.cpp's
