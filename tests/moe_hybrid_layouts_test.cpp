@@ -276,3 +276,28 @@ TEST_CASE("MoE and Gemma 4 on the CPU: a third row under the logits, by hand") {
     // 2048) = 2,084,569,088 (llama.cpp 2,084,577,280).
     CHECK(compute("qwen3.5-35b-a3b") == 2084569088ULL);
 }
+
+// An MLA model's last layer keeps ffn_inp under its routed output beside ffn_norm (llama.cpp
+// 0ad4a86, ggml-alloc on the reserved graph at ubatch 2048 and 32768 cells with flash attention,
+// read with tools/accuracy/galloc_replay.py --trace): the freed KQ mask's hole above inp_embd
+// takes the attention's MLA products, its two GET_ROWS and ffn_inp.
+TEST_CASE("MLA on the CPU: ffn_inp stays under the routed output, by hand") {
+    const auto compute = [](const char* id) {
+        LlamaCppOptions o;
+        o.backend = Backend::cpu;
+        o.flash_attn = FlashAttn::on;
+        o.context = 32768;
+        o.ubatch = 2048;
+        return estimate_llamacpp(test::model(id), test::quant("Q2_K"), o)->term(TermKind::compute);
+    };
+    // Kimi K2.6 (n_embd 7168, vocab 163840, a shared expert after 8 of 384 of width 2048):
+    // inp_embd at 0.01 MiB, ffn_inp at 56.01, ffn_norm at 112.01, the sum and result_norm at
+    // 168.01, the logits at 224.01: 2048 x 4 x (163840 + 4 x 7168) = 1,577,058,304 B (llama.cpp
+    // 1,577,068,790).
+    CHECK(compute("kimi-k2.6") == 1577058304ULL);
+    // Kimi-Linear (2304, vocab 163840; its KDA layers' third row): inp_embd at 0.01, ffn_norm at
+    // 18.01, ffn_inp at 164.03, result_norm at 182.03: 2048 x 4 x (163840 + 4 x 2304) =
+    // 1,417,674,752 B. llama.cpp reserved 1480.03 MiB: 128 MiB more, the mask's hole, which the
+    // routed sum's best fit (ggml-alloc.c:208-252) leaves under it by 0.02 MiB; not counted.
+    CHECK(compute("kimi-linear-48b-a3b") == 1417674752ULL);
+}

@@ -14,6 +14,22 @@ bool moe_down_fits_freed(const Model& m) {
     return m.arch.hidden_size <= checked::mul(e.gated ? 2 : 1, e.expert_intermediate_size);
 }
 
+// Rows of n_embd an MLA model's last layer keeps under its routed output beside ffn_norm: its
+// ffn_inp (llama.cpp 0ad4a86, read with tools/accuracy/galloc_replay.py --trace). The last
+// layer's flash attention is the KQ mask's last reader, so ggml-alloc frees the mask there
+// (ggml-alloc.c:805-817, a parent freed when its last child is allocated) and leaves its hole
+// (n_kv x n_ubatch f16) right above inp_embd. An MLA layer's output takes three more products
+// after the attention (llama-graph.cpp:2652-2666, fattn_mla by wv_b, then its CONT; then wo),
+// and these, the two GET_ROWS of the output tokens (deepseek2.cpp:636-638, kimi-linear.cpp:
+// 488-490) and the ffn_inp they add up to, fill that hole; ffn_norm lands beside ffn_inp and
+// the routed sum above both (ggml-alloc.c:208-252, best fit). Kimi K2.6 at ubatch 2048 and
+// 32768 cells: inp_embd at 0.01 MiB, ffn_inp at 56.01, ffn_norm at 112.01, the sum and
+// result_norm at 168.01, the logits at 224.01 = 0.01 + 4 x 56 MiB (llama.cpp's 1504.01 MiB).
+// Kimi-Linear keeps ffn_inp at 164.03 above ffn_norm at 18.01, one row the same.
+std::uint64_t mla_rows(const Model& m) {
+    return count_layers(m, LayerKind::mla) > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 // Floats per ubatch token under the last layer's output on the CPU backend besides inp_embd,
@@ -32,10 +48,10 @@ bool moe_down_fits_freed(const Model& m) {
 //   outputs make one block from where the router's logits were, right above ffn_norm: one row.
 //   GLM-4.5-Air at ubatch 2048: inp_embd at 0.01, ffn_norm at 32.01, result_norm at 64.01, the
 //   logits at 96.01: 1280.01 MiB, llama.cpp's figure; Llama 4 (one expert a token) alike.
-//   Where ffn_inp lies below too (Kimi K2.6's MLA layer left it at 56.01) it is one row more,
-//   not counted. A model whose output phase holds a third row anyway (`third_row`) has it
-//   there: its result_norm, a GET_ROWS made after the norm, takes ffn_norm's freed place
-//   (Qwen3.5-35B-A3B at ubatch 2048: 16.01 MiB, h_nextn at 32.01, the logits at 48.01).
+//   A model whose output phase holds a third row anyway (`third_row`) has it there: its
+//   result_norm, a GET_ROWS made after the norm, takes ffn_norm's freed place (Qwen3.5-35B-A3B
+//   at ubatch 2048: 16.01 MiB, h_nextn at 32.01, the logits at 48.01). An MLA layer keeps
+//   ffn_inp under them too: mla_rows.
 // With hyper-connections (DeepSeek V4) the head mixes the streams into a fresh tensor that
 // lands elsewhere, and the rule does not apply.
 std::uint64_t moe_sum_floats(const Model& m, bool third_row) {
@@ -47,7 +63,7 @@ std::uint64_t moe_sum_floats(const Model& m, bool third_row) {
         return checked::add(checked::mul(checked::add(2, e.experts_per_token), m.arch.hidden_size),
                             checked::mul(2, e.experts));
     }
-    return third_row ? 0 : m.arch.hidden_size;
+    return checked::mul(checked::add(third_row ? 0 : 1, mla_rows(m)), m.arch.hidden_size);
 }
 
 }  // namespace canitrun

@@ -10,7 +10,8 @@
 namespace canitrun {
 
 // Under the last layer's output: the routed experts' sum above their outputs, or the one row a
-// shared expert's kept input leaves (0 where neither; `third_row`: the phase holds one anyway).
+// shared expert's kept input leaves and, in an MLA model, its ffn_inp (0 where neither;
+// `third_row`: the phase holds one anyway).
 std::uint64_t moe_sum_floats(const Model& m, bool third_row);
 
 }  // namespace canitrun
