@@ -4,17 +4,14 @@
 
 namespace canitrun {
 
-namespace {
+bool has_shared_expert(const MoE& e) {
+    return e.shared_experts > 0 || e.shared_expert_intermediate_size > 0;
+}
 
-// Whether build_moe_ffn's down products (n_used x n_embd a token) fit where the gate and up
-// outputs were freed (2 expert widths a token, 1 for two-matrix experts): ggml-alloc puts a
-// tensor in the first free block that holds it, else past the highest live one.
 bool moe_down_fits_freed(const Model& m) {
     const MoE& e = *m.arch.moe;
     return m.arch.hidden_size <= checked::mul(e.gated ? 2 : 1, e.expert_intermediate_size);
 }
-
-}  // namespace
 
 // Floats per ubatch token under the last layer's output on the CPU backend besides inp_embd,
 // where a shared expert runs after the routed ones (the graph adds moe_out + shexp) and keeps
@@ -41,8 +38,7 @@ bool moe_down_fits_freed(const Model& m) {
 std::uint64_t moe_sum_floats(const Model& m, bool third_row) {
     if (!m.is_moe() || m.arch.hyper_connections > 0) return 0;
     const MoE& e = *m.arch.moe;
-    const bool shared = e.shared_experts > 0 || e.shared_expert_intermediate_size > 0;
-    if (!shared) return 0;
+    if (!has_shared_expert(e)) return 0;
     if (e.experts_per_token >= 2 && moe_down_fits_freed(m)) {
         return checked::add(checked::mul(checked::add(2, e.experts_per_token), m.arch.hidden_size),
                             checked::mul(2, e.experts));
