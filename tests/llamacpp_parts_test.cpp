@@ -45,10 +45,11 @@ TEST_CASE("llama.cpp parts add up to llama.cpp's terms for every database model"
         const auto on_cuda = estimate_llamacpp(m, q, options_for(m, Backend::cuda)).value();
         CHECK(parts->buffers->compute == cpu.term(TermKind::compute));
         // On one GPU with every layer and the head: the layers' phase with the masks' f32 copy
-        // where it is kept (f32_mask_copy), or the logits batch, whichever is larger
-        // (placement.cpp's gpu_graph).
+        // where it is kept (f32_mask_copy), or the logits batch with what CUDA's MoE reduction
+        // fusion keeps under it, whichever is larger (placement.cpp's gpu_graph).
         const Bytes copy = parts->buffers->f32_mask_copy ? parts->buffers->mask_copy : 0;
-        CHECK(std::max(parts->buffers->attention_phase + copy, parts->buffers->logits_batch) ==
+        const Bytes logits = parts->buffers->logits_batch + parts->buffers->fused_moe_sum;
+        CHECK(std::max(parts->buffers->attention_phase + copy, logits) ==
               on_cuda.term(TermKind::compute));
         CHECK(parts->buffers->output == cpu.term(TermKind::output));
         // Placed whole on one large GPU: the GPU and RAM shares are the CUDA profile's total.

@@ -1,6 +1,8 @@
 #include "canitrun/placement.hpp"
 #include "canitrun/plan_settings.hpp"
 
+#include "canitrun/llamacpp_parts.hpp"
+
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -353,4 +355,50 @@ TEST_CASE("placement: each GPU holds only its own DSA layers' top-k leaves") {
     CHECK(place(parts, two, o).value().gpus[0].compute == 98 * kMiB);
     // one GPU holds every leaf: the figures as given
     CHECK(place(parts, hardware_of({"rtx-4090"}), {}).value().gpus[0].compute == 90 * kMiB);
+}
+
+// CUDA's MoE reduction fusion (cuda_fusion.cpp, from ggml-cuda.cu at 0ad4a86): the graph
+// optimizer keeps each layer's experts' outputs alive until their sum is done, so ffn_moe_weighted
+// is a second [n_embd, n_used, n_tokens] tensor and in the last layer the logits lie above it and
+// the sum. Qwen3.5-35B-A3B: n_vocab 248,320, n_embd 2,048, 8 of 256 experts a token (2 <= 8 <=
+// 15, the matcher's bounds), expert width 512, a shared expert after them (it keeps ffn_norm
+// alive): its down products (2,048 a token an expert) do not fit the freed gate and up outputs
+// (2 x 512 = 1,024), so weighted takes their block. At ubatch 512, 32768 cells:
+//   the logits batch 512 x 4 x (248,320 + 2,048) = 512,753,664 B (489.00 MiB),
+//   the fused rows   512 x 4 x 8 x 2,048          =  33,554,432 B,
+// 546,308,096 B = 521.00 MiB (the H200: 521.02); the layers' phase, 512 x (2 x 32,768 + 4 x
+// (3 x 2,048 + 3 x (8 + 1) x 512)) = 74,448,896 B, is below. ROCm builds the same source
+// (ggml-hip); Vulkan has no such fusion.
+TEST_CASE("placement: CUDA's MoE reduction fusion puts the logits above the weighted experts") {
+    const auto options = [](Backend backend) {
+        LlamaCppOptions o;
+        o.context = 32768;
+        o.flash_attn = FlashAttn::on;
+        o.backend = backend;
+        return o;
+    };
+    const auto compute = [&](const std::string& id, Backend backend) {
+        return llamacpp_compute_bytes(test::model(id), options(backend)).value();
+    };
+    CHECK(compute("qwen3.5-35b-a3b", Backend::vulkan) == 512'753'664ULL);
+    CHECK(compute("qwen3.5-35b-a3b", Backend::cuda) == 546'308'096ULL);
+    CHECK(compute("qwen3.5-35b-a3b", Backend::rocm) == 546'308'096ULL);
+    // Qwen3-30B-A3B has no shared expert: ffn_norm's freed row takes the sum lower down.
+    // DeepSeek-V2-Lite's down products (2,048) fit its freed gate and up (2 x 1,408). Llama 4
+    // weighs the experts' inputs (llama-graph.cpp's weight_before_ffn): no match.
+    for (const char* id : {"qwen3-30b-a3b", "deepseek-v2-lite", "llama-4-scout-17b-16e"}) {
+        CHECK(compute(id, Backend::cuda) == compute(id, Backend::vulkan));
+    }
+    // Placed on one GPU that holds the head, only a GPU whose backend fuses adds the rows.
+    const auto parts = llamacpp_parts(test::model("qwen3.5-35b-a3b"), test::quant("Q4_K_M"),
+                                      options(Backend::cuda))
+                           .value();
+    REQUIRE(parts.buffers->fused_moe_sum == 33'554'432ULL);
+    PlacementOptions fused;
+    fused.gpu_moe_fusion = {true};
+    const auto a = place(parts, hardware_of({"h200-sxm"}), {});
+    const auto b = place(parts, hardware_of({"h200-sxm"}), fused);
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(b->gpus[0].compute - a->gpus[0].compute == 33'554'432ULL);
 }

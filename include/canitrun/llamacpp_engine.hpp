@@ -110,6 +110,10 @@ Result<Bytes> llamacpp_attention_phase_bytes(const Model& model, const LlamaCppO
 // build before PR #23764 (LlamaCppOptions::f32_mask; the pinned build keeps only the masks the
 // graph reads), and the f32 masks' size: 4 bytes x ubatch x the masks' cells.
 bool keeps_mask_copy(Backend backend);
+// Whether the backend runs ggml-cuda's graph optimizer (CUDA, and ROCm, which builds the same
+// source), whose MoE reduction fusion keeps the experts' outputs alive (cuda_fusion.cpp) in a
+// build since llama.cpp PR #27301 (the pinned one; verify plans a log's build).
+bool fuses_moe_reduction(Backend backend);
 // Whether the backend maps, under mmap, the model file's byte range that holds a device's
 // tensors as that device's one weights buffer (Metal; placement.cpp's tied_head_weights).
 bool maps_file_span(Backend backend);

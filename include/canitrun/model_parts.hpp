@@ -60,6 +60,9 @@ struct RuntimeBuffers {
     // what the first GPU holds when it copies the head in from RAM (placement.cpp).
     Bytes output_head = 0;
     Bytes logits_batch = 0;
+    // What CUDA's MoE reduction fusion adds under the logits on a GPU whose backend fuses it
+    // (PlacementOptions::gpu_moe_fusion; cuda_fusion.cpp).
+    Bytes fused_moe_sum = 0;
     Bytes cuda_pool = 0;  // added to the runtime of a GPU whose backend has it (cuda_pool_bytes)
     Bytes output = 0;     // the logits, in host memory
     Bytes output_duplicate = 0;  // tied embeddings: the copy of token_embd a GPU output needs

@@ -100,6 +100,9 @@ struct PlacementOptions {
     // Per GPU, whether its backend adds ggml-cuda's pool to the runtime (has_cuda_pool); none
     // given: no GPU does.
     std::vector<bool> gpu_pool;
+    // Per GPU, whether its backend's graph optimizer keeps the MoE reduction's inputs alive
+    // (fuses_moe_reduction, in a build since llama.cpp PR #27301); none given: no GPU does.
+    std::vector<bool> gpu_moe_fusion;
     // Per GPU, whether its backend maps the model file's byte range as one buffer under mmap
     // (maps_file_span: Metal), which then holds the host tensors lying within it (placement.cpp);
     // none given: no GPU does.

@@ -112,4 +112,10 @@ bool keeps_mask_copy(Backend backend) {
     return backend == Backend::cuda || backend == Backend::vulkan;
 }
 
+bool fuses_moe_reduction(Backend backend) {
+    // ggml-hip's CMakeLists.txt (line 63 at 0ad4a86) compiles ../ggml-cuda/*.cu: ROCm runs the
+    // same ggml_backend_cuda_graph_optimize. Metal, Vulkan and the CPU have no such fusion.
+    return backend == Backend::cuda || backend == Backend::rocm;
+}
+
 }  // namespace canitrun

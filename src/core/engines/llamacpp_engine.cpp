@@ -12,6 +12,7 @@
 #include "canitrun/name_match.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
+#include "cuda_fusion.hpp"
 #include "moe_floats.hpp"
 #include "quant_memo.hpp"
 
@@ -485,7 +486,9 @@ Result<Bytes> compute_of(const Model& model, const CacheSetup& setup,
                          const LlamaCppOptions& options) {
     CANITRUN_TRY_ASSIGN(const Bytes f32_copy, mask_copy_of(model, setup));
     const Bytes mask = options.f32_mask || !setup.flash_attn ? f32_copy : 0;
-    CANITRUN_TRY_ASSIGN(const Bytes logits, logits_batch_of(model, setup));
+    CANITRUN_TRY_ASSIGN(const Bytes batch, logits_batch_of(model, setup));
+    CANITRUN_TRY_ASSIGN(const Bytes fused, fused_moe_sum_of(model, setup));
+    const Bytes logits = fuses_moe_reduction(options.backend) ? checked::add(batch, fused) : batch;
     return catch_overflow(
         [&]() -> Result<Bytes> {
             if (options.backend == Backend::cpu) {

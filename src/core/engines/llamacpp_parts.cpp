@@ -12,6 +12,7 @@
 
 #include "cache_setup.hpp"
 #include "canitrun/layer_kinds.hpp"
+#include "cuda_fusion.hpp"
 #include "quant_memo.hpp"
 #include "weight_parts.hpp"
 
@@ -196,6 +197,7 @@ Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& mode
     parts.buffers->output = llamacpp_output_bytes(model, options);
     CANITRUN_TRY_ASSIGN(parts.buffers->expert_batch, expert_batch_bytes(model, options));
     CANITRUN_TRY_ASSIGN(parts.buffers->logits_batch, logits_batch_of(model, setup));
+    CANITRUN_TRY_ASSIGN(parts.buffers->fused_moe_sum, fused_moe_sum_of(model, setup));
     CANITRUN_TRY_ASSIGN(parts.buffers->partial_sum, partial_sum_bytes(model, setup));
     parts.buffers->cuda_pool = cuda_pool_bytes(model, options);
     return parts;

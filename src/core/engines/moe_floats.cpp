@@ -4,15 +4,16 @@
 
 namespace canitrun {
 
-namespace {
+bool has_shared_expert(const MoE& e) {
+    return e.shared_experts > 0 || e.shared_expert_intermediate_size > 0;
+}
 
-// Whether build_moe_ffn's down products (n_used x n_embd a token) fit where the gate and up
-// outputs were freed (2 expert widths a token, 1 for two-matrix experts): ggml-alloc puts a
-// tensor in the first free block that holds it, else past the highest live one.
 bool moe_down_fits_freed(const Model& m) {
     const MoE& e = *m.arch.moe;
     return m.arch.hidden_size <= checked::mul(e.gated ? 2 : 1, e.expert_intermediate_size);
 }
+
+namespace {
 
 // Rows of n_embd an MLA model's last layer keeps under its routed output beside ffn_norm: its
 // ffn_inp (llama.cpp 0ad4a86, read with tools/accuracy/galloc_replay.py --trace). The last
@@ -57,8 +58,7 @@ std::uint64_t mla_rows(const Model& m) {
 std::uint64_t moe_sum_floats(const Model& m, bool third_row) {
     if (!m.is_moe() || m.arch.hyper_connections > 0) return 0;
     const MoE& e = *m.arch.moe;
-    const bool shared = e.shared_experts > 0 || e.shared_expert_intermediate_size > 0;
-    if (!shared) return 0;
+    if (!has_shared_expert(e)) return 0;
     if (e.experts_per_token >= 2 && moe_down_fits_freed(m)) {
         return checked::add(checked::mul(checked::add(2, e.experts_per_token), m.arch.hidden_size),
                             checked::mul(2, e.experts));

@@ -9,6 +9,15 @@
 
 namespace canitrun {
 
+// Whether build_moe_ffn's down products (n_used x n_embd a token) fit where the gate and up
+// outputs were freed (2 expert widths a token, 1 for two-matrix experts): ggml-alloc puts a
+// tensor in the first free block that holds it, else past the highest live one. An MoE model.
+bool moe_down_fits_freed(const Model& m);
+
+// Whether the MoE layers run a shared expert (after the routed ones, in every graph the layouts
+// hold), which keeps ffn_norm, its input, alive past the routed experts.
+bool has_shared_expert(const MoE& e);
+
 // Under the last layer's output: the routed experts' sum above their outputs, or the one row a
 // shared expert's kept input leaves and, in an MLA model, its ffn_inp (0 where neither;
 // `third_row`: the phase holds one anyway).

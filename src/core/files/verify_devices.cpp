@@ -280,6 +280,11 @@ Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const Lla
             CANITRUN_TRY_ASSIGN(const ModelParts parts, llamacpp_parts(model, quant, lo));
             PlacementOptions options;
             options.gpu_mask_copy.assign(check.gpus.size(), keeps_mask_copy(lo.backend));
+            // CUDA's MoE reduction fusion came in August 2026 (llama.cpp PR #25952, its alloc
+            // deps PR #27301; their build number not found): after PR #23764 (May) it is
+            // planned, unconfirmed for builds between; every log before #23764 predates it.
+            options.gpu_moe_fusion.assign(check.gpus.size(),
+                                          fuses_moe_reduction(lo.backend) && !lo.f32_mask);
             options.server.mapped = log.mmap.value_or(true);  // llama.cpp's default loads by mmap
             options.gpu_maps_file.assign(check.gpus.size(), maps_file_span(lo.backend));
             const Hardware hardware = log_hardware(log, check.gpus, options, check.notes);

@@ -105,25 +105,23 @@ HostWork host_work(const HostCopy& host, const PlacementOptions& options) {
 // (llamacpp_engine.cpp's fit); a GPU's does not. Exact (to 0.01 MiB) on the published logs
 // whose output phase sets the buffer: gpt-oss-20b (512 x 4 x (201088 + 2880) = 398.38 MiB,
 // validation/llama-logs/cudab-001, -002, -003), Qwen2.5-14B (307.00, cudab-015), TinyLlama on
-// Vulkan, Llama 3.1 8B on Metal, and on the H200
-// (validation/cuda-h200/, run1 and run2: 86 settings of 13 models) it reads 2.0 % at the
-// median, from 8.4 % with the CPU's output phase (17-124 % high at ubatch 2048 and 131072
-// cells). It reads low where the layers' phase is larger than modelled: DeepSeek-V2-Lite's MLA
-// by 22 % (56 MiB at ubatch 512), Phi-4 by 10 %; and where ggml-alloc places the head's product
-// above memory still in use, which this rule does not derive: Qwen3-30B-A3B with 4 sequences,
-// -13 % (346.76 MiB = the logits, 296.75, plus the whole layers' phase, 2 + 48), and
-// Qwen3-Next at 131072 cells, -28 % (416.75 = the logits batch, 300.75, plus 116).
+// Vulkan, Llama 3.1 8B on Metal, and on the H200 (validation/cuda-h200/, run1 and run2: 86
+// settings of 13 models) 0.38 % at the median, from 8.4 % with the CPU's output phase: on a
+// backend with CUDA's MoE reduction fusion (`fused_sum`, RuntimeBuffers::fused_moe_sum) the
+// logits lie above the fused experts' kept outputs (cuda_fusion.cpp, which names its misses).
+// It reads low where the layers' phase is larger than modelled: Phi-4 by 10 %.
 // A GPU without the head (a split over several, pipeline-parallel) keeps the whole-graph rule:
 // its one published log (cudab-012, 4x A6000) reads +51 % there, -63 % by the layers alone.
 // So does a GPU that copies in a host layer's tensor, as one beside host experts does (below):
 // the planner weighs layers against experts in RAM by one rule (Mistral Nemo with -ngl 40 of
 // 41, cudab-013 / -014, reads +31 % / +10 % by it, exact by the output phase).
-Bytes gpu_graph(const RuntimeBuffers& b, bool holds_output, Bytes mask, Bytes layer_copy) {
+Bytes gpu_graph(const RuntimeBuffers& b, bool holds_output, Bytes mask, Bytes layer_copy,
+                Bytes fused_sum) {
     if (!holds_output || layer_copy > 0) {
         return checked::add(checked::add(b.compute, layer_copy), mask);
     }
     const Bytes layers = checked::add(checked::add(b.attention_phase, layer_copy), mask);
-    return std::max(layers, b.logits_batch);
+    return std::max(layers, checked::add(b.logits_batch, fused_sum));
 }
 
 // The KQ masks on one GPU (0 on a backend that keeps none): `copy` the f32 copy of a build
@@ -140,8 +138,8 @@ struct GpuMasks {
 // layers the sum keeps the f32 masks' size it was fitted with (reads -14 % to +57 %).
 // `recurrent` is every layer's recurrent state (place() sums it as it places the layers).
 Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, const GpuMasks& masks,
-                        bool holds_output, Bytes recurrent) {
-    Bytes c = gpu_graph(b, holds_output, masks.copy, copy.layer);
+                        bool holds_output, Bytes recurrent, Bytes fused_sum) {
+    Bytes c = gpu_graph(b, holds_output, masks.copy, copy.layer, fused_sum);
     if (copy.head) c = std::max(c, checked::add(b.output_head, b.logits_batch));
     if (copy.expert == 0) return c;
     c = checked::add(checked::add(b.compute, copy.layer), masks.copy);
@@ -223,8 +221,10 @@ bool add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
         const GpuMasks masks{mask && b.f32_mask_copy ? b.mask_copy : 0, mask ? b.device_mask : 0,
                              mask ? b.mask_copy : 0};
         const bool holds_output = g.output && output_on_gpu;
-        g.compute = d == 0 ? first_gpu_compute(b, copy, masks, holds_output, sums.recurrent)
-                           : gpu_graph(b, holds_output, masks.copy, 0);
+        const bool fuses = d < options.gpu_moe_fusion.size() && options.gpu_moe_fusion[d];
+        const Bytes fused = fuses ? b.fused_moe_sum : 0;
+        g.compute = d == 0 ? first_gpu_compute(b, copy, masks, holds_output, sums.recurrent, fused)
+                           : gpu_graph(b, holds_output, masks.copy, 0, fused);
         if (d < options.gpu_runtime.size()) g.runtime = options.gpu_runtime[d];
         if (d < options.gpu_pool.size() && options.gpu_pool[d]) {
             g.runtime = checked::add(g.runtime, b.cuda_pool);

@@ -140,11 +140,13 @@ PlacementOptions placement_for(const Hardware& hardware, const PlanSettings& set
     user.host_blas = settings.server.host_blas;
     user.gpu_mask_copy.clear();
     user.gpu_pool.clear();
+    user.gpu_moe_fusion.clear();
     user.gpu_maps_file.clear();
     for (const auto& d : hardware.gpus) {
         user.gpu_runtime.push_back(runtime_overhead_bytes(backend_for(d)));
         user.gpu_mask_copy.push_back(keeps_mask_copy(backend_for(d)));
         user.gpu_pool.push_back(has_cuda_pool(backend_for(d)));
+        user.gpu_moe_fusion.push_back(fuses_moe_reduction(backend_for(d)));
         user.gpu_maps_file.push_back(maps_file_span(backend_for(d)));
     }
     return user;
