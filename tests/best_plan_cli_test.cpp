@@ -66,6 +66,34 @@ TEST_CASE("best plan cli: the 70B on a 4090 with 128 GB picks a quantization abo
                             best["quant"].get<std::string>() + " (layer_offload, "));
 }
 
+// Beside the best quality that runs whole, the best that runs with offload at the floor. By
+// hand: GLM-4.5-Air (106B, 12B active) on 2x RTX 3090 with 64 GB fits whole only near 2 bits.
+// At Q4_K_M (about 4.8 bits, 73 GB) the GPUs hold about 48 GB and the routed experts of some
+// 19 of 46 layers stay in RAM: of the 12B active (about 7 GB a token) some 2.5 GB are read from
+// RAM at 46 GB/s (55 ms) and the rest from the GPUs at 936 GB/s (5 ms): about 17 tokens/s, over
+// the 5 tokens/s floor. So a quality at least Q4_K_M's runs with offload above the floor; with
+// a floor of 1,000 tokens/s none does.
+TEST_CASE("best plan cli: the best whole and, beside it, a better one with offload") {
+    const std::vector<std::string> args = {"glm-4.5-air", "--gpu", "2x3090",
+                                           "--ram",       "64",    "--json"};
+    const json doc = page_json(args);
+    const json& h = doc["hardware"];
+    REQUIRE(h["best"]["plan"] == "native");
+    const json& o = h["best_with_offload"];
+    REQUIRE(o.is_object());
+    CHECK(o["plan"] == "expert_offload");
+    CHECK(o["speed"]["decode_tokens_per_s"].get<double>() >= 5.0);
+    const std::vector<std::string> at_least = {"BF16",   "Q8_0",   "Q6_K",
+                                               "Q5_K_M", "Q5_K_S", "Q4_K_M"};
+    CHECK(std::find(at_least.begin(), at_least.end(), o["quant"].get<std::string>()) !=
+          at_least.end());
+    auto fast = args;
+    fast.insert(fast.end(), {"--min-speed", "1000"});
+    CHECK(page_json(fast)["hardware"]["best_with_offload"].is_null());
+    const auto text = run_cli({"glm-4.5-air", "--gpu", "2x3090", "--ram", "64"});
+    CHECK(has(text.out, "; with offload " + o["quant"].get<std::string>() + " (expert_offload, "));
+}
+
 // One rule for --split-mode row: the model page plans it (the plan, the best quantization and
 // the longest context, all from the row placement), and fit and gpus, which rank by speed
 // that no published run measures under -sm row, refuse it with exit 2 and say where it is read.

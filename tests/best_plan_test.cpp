@@ -112,10 +112,14 @@ TEST_CASE("best plan: never slower than any placement that fits, a brute-force s
     }
 }
 
-// Every database model the llama.cpp rule lays out (up to 400B), on 22 setups: one card of
-// each memory class and vendor, two alike and two unlike cards, three and five unlike cards,
-// with 64 or 128 GB of RAM. The oracle's splits are llama.cpp's by memory (the two-GPU split
-// search is checked whole by the sample above, three to six GPUs in split_search_test.cpp).
+// Every database model the llama.cpp rule lays out, on 22 setups: one card of each memory
+// class and vendor, two alike and two unlike cards, three and five unlike cards, with 64 or
+// 128 GB of RAM. The oracle's splits are llama.cpp's by memory (the two-GPU split search is
+// checked whole by the sample above, three to six GPUs in split_search_test.cpp). Past 400B
+// parameters the space is empty on every setup without enumerating it: at 4.5 bits or more
+// (Q4_K_M's Q4_K, with some Q6_K) the weights alone exceed 400B x 4.5 / 8 = 225 GB, more than
+// the largest setup's GPUs and RAM together (an H100's 80 GiB and 128 GB: 213.9 GB), and every
+// weight is placed on a GPU or in RAM.
 TEST_CASE("best plan: every model on 22 setups is never slower than the space") {
     const std::vector<std::pair<std::vector<std::string>, std::uint64_t>> setups = {
         {{"rtx-3060"}, 64},
@@ -144,13 +148,28 @@ TEST_CASE("best plan: every model on 22 setups is never slower than the space") 
         {{"rtx-4060-ti-16gb", "rtx-3090", "rtx-3090"}, 64},
         {{"rtx-3060", "rtx-4060", "rtx-4060-ti-16gb", "rtx-3090", "rtx-4090"}, 64}};
     std::size_t checked = 0, seen = 0;
+    std::size_t empty = 0;
     for (const auto& m : test::database().models) {
-        if (!llama_arch(m) || m.params_total > 400'000'000'000ULL) continue;
+        if (!llama_arch(m)) continue;
         if (!test::sampled(seen++)) continue;
+        if (m.params_total > 400'000'000'000ULL) {
+            const Quant& q = test::quant("Q4_K_M");
+            const PlanSettings s = test::settings_at_8k(m);
+            const Bytes weights = plan_parts(m, q, s).value().weights();
+            for (const auto& [gpus, ram] : setups) {
+                const Hardware h = test::hardware_of(gpus, ram);
+                INFO(m.id << " on " << gpus.size() << " GPUs (" << gpus.front() << ")");
+                CHECK(weights > h.gpu_memory() + h.ram);
+                CHECK(answer_for(m, q, h, s).value().plan.kind == PlanKind::none);
+            }
+            ++empty;
+            continue;
+        }
         for (const auto& [gpus, ram] : setups) check_never_slower(m.id, "Q4_K_M", gpus, ram, false);
         ++checked;
     }
     CHECK(checked > test::sampled_count(100));
+    CHECK(empty > 0);
 }
 
 // A quantization a person would pick: the best quality that reaches the speed floor (5 tokens/s
@@ -177,4 +196,31 @@ TEST_CASE("best quantization: above the speed floor, else the fastest") {
     REQUIRE(fastest.best);
     REQUIRE(fastest.fastest);
     CHECK(fastest.best->quant == fastest.fastest->quant);
+}
+
+// Prefill breaks a decode tie. By hand: the RTX 3090 Ti and the RTX 4090 both read 1,008 GB/s
+// (NVIDIA's pages, data/gpus/nvidia.json), so Qwen 3.5 35B-A3B at Q4_K_M (22.4 GB, on one 24 GB
+// card: no hand-over) decodes as fast on either alone; the 4090's 165.2 FP16 TFLOPS against the
+// 3090 Ti's 80 read the prompt faster, so all 40 layers and the head (41 units) go to the 4090,
+// whichever place it has in the list.
+TEST_CASE("best plan: prefill breaks a decode tie between two cards of one bandwidth") {
+    const Model& m = test::model("qwen3.5-35b-a3b");
+    const Quant& q = test::quant("Q4_K_M");
+    const PlanSettings s = test::settings_at_8k(m);
+    const Hardware h = test::hardware_of({"rtx-3090-ti", "rtx-4090"}, 32);
+    PlacementOptions o = server_placement_for(m, q, h, s).value();
+    const ModelParts parts = plan_parts(m, q, s).value();
+    o.tensor_split = {41, 0};
+    const Speed ti =
+        estimate_speed(m, q, place(parts, h, o).value(), h, s.estimate.context, s.ubatch, s.n_seq);
+    o.tensor_split = {0, 41};
+    const Speed ada =
+        estimate_speed(m, q, place(parts, h, o).value(), h, s.estimate.context, s.ubatch, s.n_seq);
+    CHECK(ti.decode_tokens_per_s == Approx(ada.decode_tokens_per_s).epsilon(1e-12));
+    CHECK(ada.prefill_tokens_per_s.value_or(0) > ti.prefill_tokens_per_s.value_or(0));
+    const auto a = answer_for(m, q, h, s).value();
+    CHECK(a.plan.placement.tensor_split == std::vector<std::uint64_t>{0, 41});
+    const Hardware swapped = test::hardware_of({"rtx-4090", "rtx-3090-ti"}, 32);
+    const auto b = answer_for(m, q, swapped, s).value();
+    CHECK(b.plan.placement.tensor_split == std::vector<std::uint64_t>{41, 0});
 }

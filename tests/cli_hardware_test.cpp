@@ -293,7 +293,14 @@ TEST_CASE("cli: a Mac beside a GPU, two Macs and two vendors in one machine are 
     const auto mixed = run_cli({"llama-3.1-8b", "--gpu", "4090,7900xtx"});
     CHECK(mixed.code == 2);
     CHECK(has(mixed.err, "mixes NVIDIA and AMD cards"));
-    CHECK(has(mixed.err, "--host"));
+    // The RPC alternative with the user's own cards, one machine per vendor or per Mac.
+    CHECK(has(mixed.err, "--host 'rtx-4090' --host 'rx-7900-xtx'"));
+    CHECK(has(run_cli({"llama-3.1-8b", "--gpu", "2xm4-max-64gb"}).err,
+              "--host 'm4-max-64gb' --host 'm4-max-64gb'"));
+    // and the alternative runs: one llama-server and one rpc-server
+    const auto rpc = run_cli({"llama-3.1-8b", "--host", "rtx-4090", "--host", "rx-7900-xtx"});
+    CHECK(rpc.code == 0);
+    CHECK(has(rpc.out, "2 hosts over llama.cpp RPC"));
 }
 
 TEST_CASE("cli: a MIG machine is planned on its largest slice alone, and says why") {
@@ -306,11 +313,20 @@ TEST_CASE("cli: a MIG machine is planned on its largest slice alone, and says wh
 // The reason names the device that is over: with every expert on the GPU (--n-cpu-moe 0) a
 // 16 GB card cannot hold Qwen3-30B-A3B at Q4_K_M (about 18 GB of weights), though GPU and RAM
 // together could.
+// The issue's second case: -ngl 20 puts 19 of the 48 layers and the output head on an RTX 4060
+// (8 GiB, 7.5 GB usable): 19/48 of about 17.7 GB of layers is 7.0 GB of weights already,
+// before 19 layers' KV cache (4 KV heads x 128 x 2 x 2 bytes x 8,192 tokens = 16 MiB a layer)
+// and the compute buffer. The GPU is over, not RAM.
 TEST_CASE("cli: a plan that does not fit names the GPU that is over and the flags") {
     const auto o = run_cli({"qwen3-30b-a3b", "--gpu", "4060 ti 16gb", "--n-cpu-moe", "0"});
     CHECK(o.code == 1);
     CHECK(has(o.out, "Does not fit: GPU 0 (NVIDIA RTX 4060 Ti 16GB) needs"));
     CHECK(has(o.out, "--n-cpu-moe"));
+    const auto ngl = run_cli({"qwen3-30b-a3b", "--gpu", "4060", "--ngl", "20"});
+    CHECK(ngl.code == 1);
+    CHECK(has(ngl.out, "Does not fit: GPU 0 (NVIDIA RTX 4060) needs"));
+    CHECK(has(ngl.out, "of its 7.5 GB usable"));
+    CHECK(has(ngl.out, "use it in place of the placement flags given"));
 }
 
 // When the split by memory fits but another is faster, the plan says so, not that the default

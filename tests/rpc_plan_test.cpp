@@ -125,3 +125,23 @@ TEST_CASE("cluster: a host's RAM default is the --gpu rule, a Mac's unified memo
     const auto given = parse_host(test::database(), "2x3090:ram=128", std::nullopt).value();
     CHECK(given.hardware.ram == 128ULL * 1000 * 1000 * 1000);
 }
+
+// A Mac serving with another host's RTX 4090 over RPC: only the Mac's own GPU lends its RAM
+// what its share leaves (the card's free memory is the other host's, not RAM). By hand: the
+// Mac's GPU may use 75 % of 64 GiB, 48 GiB, 47 GiB usable after the 1 GiB margin; its RAM is
+// the other 16 GiB. So RAM's capacity plus what the Mac's GPU holds is 16 + 47 = 63 GiB,
+// whatever the split; lending the 4090's free memory too pushed it past the Mac's 64 GiB.
+TEST_CASE("rpc: a Mac's unused GPU share is lent to its own RAM, another host's card is not") {
+    Cluster c;
+    c.hosts.push_back(parse_host(test::database(), "m4-max-64gb", std::nullopt).value());
+    c.hosts.push_back(parse_host(test::database(), "rtx-4090", std::nullopt).value());
+    const auto r =
+        answer_rpc(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), c, llamacpp_at(8192))
+            .value();
+    REQUIRE(r.devices.device_host == std::vector<std::size_t>{1, 0});
+    CHECK_FALSE(r.devices.hardware.gpus[0].unified);  // the remote card
+    CHECK(r.devices.hardware.gpus[1].unified);        // the server's own Mac
+    const Placement& p = r.answer.plan.placement;
+    REQUIRE(p.fits());
+    CHECK(p.ram.capacity + p.gpus[1].most() == 63ULL << 30);
+}

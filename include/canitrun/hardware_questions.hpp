@@ -109,6 +109,16 @@ Result<std::optional<HardwareAnswer>> best_quant_for_hardware(
     const Model& model, const std::vector<const Quant*>& quants, const Hardware& hardware,
     const PlanSettings& settings);
 
+// Beside a best quantization that runs whole (quant_choices_for_hardware's, under -sm layer):
+// the highest-quality one of better quality that runs with offload at
+// settings.min_decode_tokens_per_s or faster (a speed unknown counts as reaching it), so a
+// page can show both. Empty when none does, or when `whole` is not native.
+Result<std::optional<HardwareAnswer>> better_with_offload(const Model& model,
+                                                          const std::vector<const Quant*>& quants,
+                                                          const Hardware& hardware,
+                                                          const PlanSettings& settings,
+                                                          const HardwareAnswer& whole);
+
 struct ModelFit {
     const Model* model = nullptr;
     HardwareAnswer answer;          // best quantization at the asked context

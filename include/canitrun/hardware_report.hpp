@@ -15,8 +15,10 @@ struct HardwareReport {
     std::string model_file;  // a GGUF file the answer is for; empty for a database model
     Hardware hardware;
     HardwareAnswer selected;
-    std::optional<HardwareAnswer> best;        // best GGUF quantization at the context
-    std::optional<HardwareAnswer> fastest;     // with offload: the fastest that runs
+    std::optional<HardwareAnswer> best;     // best GGUF quantization at the context
+    std::optional<HardwareAnswer> fastest;  // with offload: the fastest that runs
+    // when the best runs whole: a better quality that runs with offload at the speed floor
+    std::optional<HardwareAnswer> with_offload;
     std::optional<std::uint64_t> max_context;  // the selected quantization, natively
     // Under the llama.cpp rule on GPUs: the most users of the per-user context (the context
     // over the sequences) the selected quantization serves natively, and with several

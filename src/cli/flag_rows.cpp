@@ -239,8 +239,9 @@ std::vector<FlagRow> serving_rows() {
                  "pick (default 5)",
          .man = R"(The slowest decode a best\-quantization choice with offload may pick (with
 .BR \-\-gpu " or " compare ):
-the best quality that reaches it wins, else the fastest that runs. Default 5 tokens/s, about
-the pace of silent reading.)",
+the best quality that reaches it wins, else the fastest that runs; beside a best quantization
+that fits whole, the page names the best quality that reaches it with offload. Default
+5 tokens/s, about the pace of silent reading.)",
          .commands = cmds({C::page, C::compare}),
          .bind = [](Options& o) -> Target { return &o.min_speed; },
          .non_empty = true,

@@ -201,6 +201,8 @@ void write_hardware_report(JsonSink& w, const Model& model, const HardwareReport
     w.begin_object();
     w.key("best");
     write_optional_answer(w, r.best, r.hardware);
+    w.key("best_with_offload");
+    write_optional_answer(w, r.with_offload, r.hardware);
     w.key("fastest");
     write_optional_answer(w, r.fastest, r.hardware);
     w.key("hardware");

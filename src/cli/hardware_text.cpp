@@ -390,6 +390,12 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
             out << "; fastest " << f->quant->id << " (" << format_rate(f->speed.decode_tokens_per_s)
                 << ")";
         }
+        if (const auto& o = r.with_offload) {
+            out << "; with offload " << o->quant->id << " (" << plan_kind_name(o->plan.kind) << ", "
+                << (o->speed.decode_tokens_per_s > 0 ? format_rate(o->speed.decode_tokens_per_s)
+                                                     : std::string("speed unknown"))
+                << ")";
+        }
         out << "\n";
     }
     // With several sequences write_serving gives the longest context of each.

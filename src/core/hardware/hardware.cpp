@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <utility>
 
 namespace canitrun {
 namespace {
@@ -123,6 +124,25 @@ const char* vendor_words(const std::string& vendor) {
     return "other";
 }
 
+// The --host flags that plan these GPUs as machines over llama.cpp's RPC: a unified-memory GPU
+// (a Mac, an APU) is a machine of its own, discrete cards go one machine per vendor.
+std::string hosts_for(const std::vector<const Gpu*>& gpus) {
+    std::vector<std::pair<std::string, std::string>> hosts;  // (vendor, "id,id"); "" unified
+    for (const Gpu* g : gpus) {
+        const bool own = g->gpu_class == GpuClass::unified;
+        auto at = std::find_if(hosts.begin(), hosts.end(),
+                               [&](const auto& h) { return !own && h.first == g->vendor; });
+        if (at == hosts.end()) {
+            hosts.emplace_back(own ? "" : g->vendor, g->id);
+        } else {
+            at->second += "," + g->id;
+        }
+    }
+    std::string flags;
+    for (const auto& h : hosts) flags += (flags.empty() ? "" : " ") + ("--host '" + h.second + "'");
+    return flags;
+}
+
 // GPUs one llama.cpp process can drive together: a unified-memory GPU (a Mac, an APU) is a
 // machine of its own, and one process runs one vendor's backend (CUDA, ROCm, SYCL) on discrete
 // cards; cards of two vendors together need the Vulkan backend or llama.cpp's RPC, which
@@ -134,9 +154,9 @@ Result<std::vector<const Gpu*>> one_machine(std::vector<const Gpu*> gpus, const 
             return fail(ErrorKind::bad_input,
                         "'" + spec + "' puts " + g->short_name +
                             ", a unified-memory machine, beside other GPUs in one machine",
-                        "a Mac or an APU is a machine of its own: plan several with --host, one "
-                        "per machine (llama.cpp's RPC), as in --host '" +
-                            g->id + "' --host '4090'");
+                        "a Mac or an APU is a machine of its own: plan them over llama.cpp's RPC, "
+                        "one --host per machine: " +
+                            hosts_for(gpus));
         }
     }
     for (const Gpu* g : gpus) {
@@ -145,9 +165,10 @@ Result<std::vector<const Gpu*>> one_machine(std::vector<const Gpu*> gpus, const 
                         std::string("'") + spec + "' mixes " + vendor_words(gpus.front()->vendor) +
                             " and " + vendor_words(g->vendor) +
                             " cards: one llama.cpp process runs one vendor's backend",
-                        "drive them together through llama.cpp's RPC, planned with one --host "
-                        "per vendor's cards (or build llama.cpp with Vulkan, which canitrun "
-                        "does not plan)");
+                        "drive them together through llama.cpp's RPC, one --host per vendor's "
+                        "cards: " +
+                            hosts_for(gpus) +
+                            " (or build llama.cpp with Vulkan, which canitrun does not plan)");
         }
     }
     return gpus;

@@ -325,13 +325,14 @@ void add_server_terms(Placement& p, const ModelParts& parts, const ServerTerms& 
     }
 }
 
-// One memory (Apple silicon, an APU): the CPU side may also take what the GPU's share leaves
-// unused, since the GPU's limit (macOS's wired limit, an APU's GTT size) caps what the GPU
-// allocates, not what the host does. What the host holds and grows into (llama-server's
-// prompt cache) then fits while the whole stays within the machine's memory less the margin.
-void add_unified_room(Placement& p) {
-    for (const auto& g : p.gpus) {
-        if (g.capacity > g.most())
+// One memory (Apple silicon, an APU): the CPU side may also take what a unified GPU's share
+// leaves unused (not another host's card over RPC), since the GPU's limit (macOS's wired
+// limit, an APU's GTT size) caps what the GPU allocates, not what the host does. What the host
+// holds and grows into (llama-server's prompt cache) then fits within the machine's memory.
+void add_unified_room(Placement& p, const Hardware& hardware) {
+    for (std::size_t d = 0; d < p.gpus.size() && d < hardware.gpus.size(); ++d) {
+        const Share& g = p.gpus[d];
+        if (hardware.gpus[d].unified && g.capacity > g.most())
             p.ram.capacity = checked::add(p.ram.capacity, g.capacity - g.most());
     }
 }
@@ -590,7 +591,7 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
 
             for (auto& g : p.gpus) add_overhead(g, parts.overhead_percent);
             add_overhead(p.ram, parts.overhead_percent);
-            if (hardware.unified()) add_unified_room(p);
+            if (hardware.unified()) add_unified_room(p, hardware);
             return p;
         },
         [&] { return overflow_error("the placement", "lower --ctx"); });

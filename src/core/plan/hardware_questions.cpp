@@ -356,6 +356,13 @@ Result<std::optional<std::uint64_t>> max_native_context(const Model& model, cons
 
 namespace {
 
+// Whether an answer with offload decodes at the speed floor or faster; a speed unknown (no
+// bandwidth on record) counts as reaching it.
+bool reaches_floor(const HardwareAnswer& a, const PlanSettings& settings) {
+    const double rate = a.speed.decode_tokens_per_s;
+    return rate >= settings.min_decode_tokens_per_s || rate <= 0;
+}
+
 std::vector<const Quant*> by_quality(std::vector<const Quant*> quants) {
     std::stable_sort(quants.begin(), quants.end(), [](const Quant* a, const Quant* b) {
         return a->quality_rank < b->quality_rank;
@@ -425,7 +432,6 @@ Result<QuantChoices> quant_choices_for_hardware(const Model& model,
     // With offload: the best quality that decodes at the floor or faster, else (nothing reaches
     // it) the fastest, never a 0.4 tokens/s "best" for its quality alone.
     std::optional<HardwareAnswer> native, usable, fastest, fastest_of_all;
-    const double floor = settings.min_decode_tokens_per_s;
     for (const Quant* q : quants) {
         if (!*rule_offers(settings, *q)) continue;
         CANITRUN_TRY_ASSIGN(auto a, answer_for(model, *q, hardware, settings));
@@ -439,7 +445,7 @@ Result<QuantChoices> quant_choices_for_hardware(const Model& model,
         }
         if (a.plan.kind == PlanKind::native) {
             if (better(native)) native = a;
-        } else if (rate >= floor || rate <= 0) {
+        } else if (reaches_floor(a, settings)) {
             if (better(usable)) usable = a;
         } else if (!fastest || rate > fastest->speed.decode_tokens_per_s) {
             fastest = a;
@@ -447,6 +453,26 @@ Result<QuantChoices> quant_choices_for_hardware(const Model& model,
     }
     if (native) return QuantChoices{native, std::nullopt};
     return QuantChoices{usable ? usable : fastest, fastest_of_all};
+}
+
+Result<std::optional<HardwareAnswer>> better_with_offload(const Model& model,
+                                                          const std::vector<const Quant*>& quants,
+                                                          const Hardware& hardware,
+                                                          const PlanSettings& settings,
+                                                          const HardwareAnswer& whole) {
+    if (whole.plan.kind != PlanKind::native || settings.split_mode != SplitMode::layer) {
+        return std::optional<HardwareAnswer>{};
+    }
+    // Best quality first, so the first that runs at the floor is the answer.
+    for (const Quant* q : by_quality(quants)) {
+        if (q->quality_rank >= whole.quant->quality_rank) break;
+        if (!hardware_runs(hardware, *q) || !*rule_offers(settings, *q)) continue;
+        CANITRUN_TRY_ASSIGN(auto a, answer_for(model, *q, hardware, settings));
+        if (a.plan.kind != PlanKind::none && reaches_floor(a, settings)) {
+            return std::optional<HardwareAnswer>{std::move(a)};
+        }
+    }
+    return std::optional<HardwareAnswer>{};
 }
 
 namespace {

@@ -36,6 +36,10 @@ Result<HardwareReport> build_hardware_report(const Database& db, const Model& mo
         auto choices, quant_choices_for_hardware(model, llama_cpp_quants(db), hardware, settings));
     r.best = std::move(choices.best);
     r.fastest = std::move(choices.fastest);
+    if (r.best) {
+        CANITRUN_TRY_ASSIGN(r.with_offload, better_with_offload(model, llama_cpp_quants(db),
+                                                                hardware, settings, *r.best));
+    }
     CANITRUN_TRY_ASSIGN(auto longest, max_native_context(model, quant, hardware, settings));
     r.max_context = longest;
     add_serving(r, model, quant, settings);

@@ -13,7 +13,10 @@ RpcDevices rpc_devices(const Cluster& cluster) {
             r.device_host.push_back(h);
         }
         for (const GpuDevice& d : host.hardware.gpus) {
+            // rpc-server allocates on the remote GPU alone: its memory is no part of the
+            // server's RAM (and the server's RAM none of it), so to the plan it is discrete.
             r.hardware.gpus.push_back(d);
+            r.hardware.gpus.back().unified = false;
             r.device_host.push_back(h);
         }
     }
