@@ -90,6 +90,9 @@ MODELS = [
     ("kimi-k2.6", "Q2_K"),                 # deepseek2: Kimi K2.5's layout
     ("kimi-k2.7-code", "Q2_K"),            # deepseek2: Kimi K2.5's layout
     ("granite-4.2-3b", "Q4_K_M"),          # granite with its own output head (4.1 3B's is tied)
+    ("granite-4.2-8b", "Q4_K_M"),          # granite: Granite 4.2 8B, own output head
+    ("granite-4.2-30b", "Q4_K_M"),         # granite: 64 layers, FFN 32768, own output head
+    ("gemma-4-12b", "Q4_K_M"),             # gemma4 (gemma4_unified converts to it), dense
 ]
 
 # (model id, quantization): files loaded as llama-server loads them by default on a machine
