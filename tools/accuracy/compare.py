@@ -90,6 +90,9 @@ MODELS = [
     ("kimi-k2.6", "Q2_K"),                 # deepseek2: Kimi K2.5's layout
     ("kimi-k2.7-code", "Q2_K"),            # deepseek2: Kimi K2.5's layout
     ("granite-4.2-3b", "Q4_K_M"),          # granite with its own output head (4.1 3B's is tied)
+    ("granite-4.2-8b", "Q4_K_M"),          # granite: Granite 4.2 8B, own output head
+    ("granite-4.2-30b", "Q4_K_M"),         # granite: 64 layers, FFN 32768, own output head
+    ("gemma-4-12b", "Q4_K_M"),             # gemma4 (gemma4_unified converts to it), dense
 ]
 
 # (model id, quantization): files loaded as llama-server loads them by default on a machine
@@ -353,7 +356,10 @@ def main():
                 "within 1 MiB there, and so is the row a shared expert keeps under the routed "
                 "output, GLM-4.5-Air and Llama 4, or that a graph picking its outputs after the "
                 "output norm adds, Gemma 4 31B, gpt-oss and Step-3.5-Flash); on Gemma 4 E2B up "
-                "to ~126 MiB (its logits phase holds more than the fit knows); on the DeepSeek Sparse Attention models (DeepSeek V3.2, "
+                "to ~126 MiB (its logits phase holds more than the fit knows); on Gemma 4 12B -105 MiB at "
+                "131072 tokens (a hole, every live tensor counted: the global layers' 128 MiB "
+                "mask, freed by the last layer, is split by its FFN output and the logits go "
+                "above it); on the DeepSeek Sparse Attention models (DeepSeek V3.2, "
                 "GLM-5, 5.1, 5.2, 5.3) from -72 MiB (V3.2 at ubatch 2048) to +128 MiB (GLM-5.x "
                 "at ubatch 2048; GLM's first, dense layer peaks lower than the MLA fit); MiniMax-M3's "
                 "MSA prefill fit errs high by up to 230 MiB at ubatch 2048, DeepSeek-V4-Pro's by "
