@@ -67,6 +67,21 @@ TEST_CASE("serve: targets that could reach past the routes are refused") {
     CHECK(parse_target("/" + std::string(4096, 'a')).error().status == 414);
 }
 
+// serve warns when --bind reaches past this machine: every address of 127.0.0.0/8 and ::1
+// (and ::ffff:127.0.0.1, the same in IPv6's mapped form) are loopback; the wildcards, a LAN
+// address and a host name are not.
+TEST_CASE("serve: --bind warns unless the address is loopback") {
+    using canitrun::serve::loopback_bind;
+    for (const char* a : {"127.0.0.1", "127.0.0.2", "127.255.255.254", "::1", "localhost",
+                          "::ffff:127.0.0.1", "0:0:0:0:0:0:0:1"}) {
+        CHECK(loopback_bind(a));
+    }
+    for (const char* a : {"0.0.0.0", "::", "192.168.1.10", "128.0.0.1", "::2", "::ffff:10.0.0.1",
+                          "example.org", "", "127.0.0.1 ", "localhost."}) {
+        CHECK_FALSE(loopback_bind(a));
+    }
+}
+
 TEST_CASE("serve: each endpoint is the argv of the same question") {
     CHECK(routed("/api/v1/models/llama-3.1-8b?gpu=RTX+4090&quant=Q8_0") ==
           Argv{"llama-3.1-8b", "--quant=Q8_0", "--gpu=RTX 4090", "--json"});

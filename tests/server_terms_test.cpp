@@ -335,6 +335,71 @@ TEST_CASE("server terms: verify reads the prompt cache, checkpoints and CPU_REPA
     CHECK(r[0].actual == 547'356'672ULL);
 }
 
+// A llama-server log with a draft model, in 0ad4a86's order (tools/server/server-context.cpp:
+// the main model and its context, then common_speculative_init_result loads the draft and its
+// context, then the server's own lines). The draft's lines are the draft's: the main model keeps
+// its arch, its free memory at load, its one model buffer and its one context; the draft's
+// buffers are rows of their own, each MiB x 1,048,576 rounded: 762.81 MiB = 799,014,912 +
+// 849,346.56 = 799,864,259 B, KV 256 MiB = 268,435,456 B, output 0.49 MiB = 513,802 B (.24
+// dropped), compute 2 x 64 MiB = 134,217,728 B.
+// An MTP context's lines (the main model's, no weights) are rows named mtp_.
+TEST_CASE("server terms: verify reads a draft model's buffers apart from the main model's") {
+    const std::string main_model =
+        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) - "
+        "23000 MiB free\n"
+        "print_info: arch             = llama\n"
+        "load_tensors:        CUDA0 model buffer size = 20000.00 MiB\n"
+        "llama_context: constructing llama_context\n"
+        "llama_context: n_ctx         = 8192\n"
+        "llama_kv_cache:      CUDA0 KV buffer size =  2560.00 MiB\n"
+        "llama_context:      CUDA0 compute buffer size =   266.50 MiB\n";
+    const std::string draft =
+        "common_speculative_init_result: loading draft model '/m/Llama-3.2-1B-Q4_K_M.gguf'\n"
+        "llama_model_load_from_file_impl: using device CUDA0 (NVIDIA GeForce RTX 3090) - "
+        "700 MiB free\n"
+        "print_info: arch             = qwen3\n"
+        "load_tensors:        CUDA0 model buffer size =   762.81 MiB\n"
+        "llama_context: constructing llama_context\n"
+        "llama_context: n_ctx         = 8192\n"
+        "llama_context:  CUDA_Host  output buffer size =     0.49 MiB\n"
+        "llama_kv_cache:      CUDA0 KV buffer size =   256.00 MiB\n"
+        "llama_context:      CUDA0 compute buffer size =    64.00 MiB\n"
+        "llama_context:  CUDA_Host compute buffer size =    64.00 MiB\n"
+        "srv    load_model: prompt cache is enabled, size limit: 8192 MiB\n";
+    const auto log = parse_llama_log(main_model + draft).value();
+    CHECK(log.arch() == "llama");
+    REQUIRE(log.devices.size() == 1);
+    CHECK(log.devices[0].free == 23'000ULL * 1'048'576);
+    CHECK(log.model_buffers.size() == 1);
+    CHECK(log.contexts.size() == 1);
+    CHECK(log.server.prompt_cache_limit == 8'589'934'592ULL);
+    REQUIRE(log.draft.has_value());
+    CHECK_FALSE(log.draft->mtp);
+    const auto rows = verify_server_terms(log, nullptr, std::nullopt);
+    REQUIRE(rows.size() == 5);
+    CHECK(rows[1].term == "draft_weights");
+    CHECK(rows[1].actual == 799'864'259ULL);
+    CHECK_FALSE(rows[1].estimate.has_value());
+    CHECK(rows[2].term == "draft_output");
+    CHECK(rows[2].actual == 513'802ULL);
+    CHECK(rows[3].term == "draft_kv");
+    CHECK(rows[3].actual == 268'435'456ULL);
+    CHECK(rows[4].term == "draft_compute");
+    CHECK(rows[4].actual == 134'217'728ULL);
+
+    const auto mtp = parse_llama_log(main_model +
+                                     "common_speculative_init_result: creating MTP draft context "
+                                     "against the target model '/m/Qwen3.5-27B-Q4_K_M.gguf'\n"
+                                     "llama_context: constructing llama_context\n"
+                                     "llama_kv_cache:      CUDA0 KV buffer size =    32.00 MiB\n")
+                         .value();
+    CHECK(mtp.contexts.size() == 1);
+    const auto mtp_rows = verify_server_terms(mtp, nullptr, std::nullopt);
+    REQUIRE(mtp_rows.size() == 1);
+    CHECK(mtp_rows[0].term == "mtp_kv");
+    CHECK(mtp_rows[0].actual == 33'554'432ULL);
+}
+
 // Speculative decoding's speed, by hand: a target at 20 tokens/s, a draft at 400, up to 16
 // drafted tokens a step. Each step costs 16 / 400 + 1 / 20 = 0.09 s. With 70 % accepted a step
 // yields (1 - 0.7^17) / 0.3 = 3.32558 tokens: 36.951 tokens/s; with none accepted 1 token:

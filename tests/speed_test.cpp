@@ -385,6 +385,38 @@ TEST_CASE("float experts past MMF's limits run one expert at a time") {
     CHECK(*prefill_seconds(w, h, m, 512) == Approx(442.37e-6).epsilon(1e-4));
 }
 
+// The matrix units llama.cpp's CUDA/HIP kernels use (ggml-cuda/common.cuh at 0ad4a86): FP16 from
+// Volta/Turing, BF16 from Ampere, both on RDNA3/RDNA4 (WMMA) and CDNA (MFMA); none on Pascal,
+// Vega 20 or RDNA2. The speed class of GPUs without them holds Pascal and Vega 20; RDNA2 stays
+// with the Radeon cards its runs were fitted with.
+TEST_CASE("one list of the GPUs with matrix units: MMF's products and the speed class") {
+    const auto f16 = [](const char* id) {
+        return has_matrix_units(test::gpu(id), MatrixFloat::f16);
+    };
+    const auto bf16 = [](const char* id) {
+        return has_matrix_units(test::gpu(id), MatrixFloat::bf16);
+    };
+    CHECK(f16("rtx-4090"));
+    CHECK(bf16("rtx-4090"));
+    CHECK(f16("rtx-2080-ti"));
+    CHECK_FALSE(bf16("rtx-2080-ti"));
+    CHECK(f16("v100-32gb"));
+    CHECK_FALSE(bf16("v100-32gb"));
+    CHECK_FALSE(f16("tesla-p40"));
+    CHECK(f16("rx-7900-xtx"));
+    CHECK(bf16("mi300x"));
+    CHECK_FALSE(f16("mi50-32gb"));
+    CHECK_FALSE(f16("rx-6800-xt"));
+    CHECK_FALSE(f16("arc-b580"));  // not asked: SYCL and Vulkan have their own kernels
+    const auto cls = [](const char* id) { return speed_class(device_for(test::gpu(id))); };
+    CHECK(cls("tesla-p40") == SpeedClass::no_matrix_units);
+    CHECK(cls("mi50-32gb") == SpeedClass::no_matrix_units);
+    CHECK(cls("rx-6800-xt") == SpeedClass::amd);
+    CHECK(cls("v100-32gb") == SpeedClass::nvidia_datacenter);
+    CHECK(cls("arc-b580") == SpeedClass::intel);
+    CHECK(cls("m4-max-128gb") == SpeedClass::apple);
+}
+
 TEST_CASE("a prompt read in micro-batches under 128 tokens is shown no prefill band") {
     CHECK(in_band_regime(false, 1));
     CHECK_FALSE(in_band_regime(true, 127));

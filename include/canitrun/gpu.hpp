@@ -57,4 +57,14 @@ std::string vendor_display(const std::string& vendor);
 // "NVIDIA RTX 5090"
 std::string display_name(const Gpu& gpu);
 
+// The float types of a product a GPU's matrix units multiply in llama.cpp's CUDA and HIP
+// kernels, as ggml-cuda/common.cuh has them at 0ad4a86: FP16 from Volta on NVIDIA
+// (volta_mma_available, turing_mma_available), BF16 from Ampere (ampere_mma_available), both
+// on AMD's RDNA3 and RDNA4 (amd_wmma_available) and CDNA (amd_mfma_available). None on NVIDIA
+// Pascal or AMD GCN5.1 and RDNA2 (their data entries say so). The one list of these
+// architectures: MMF's expert products (speed.cpp) and the speed class of GPUs without matrix
+// units read it. Only NVIDIA and AMD GPUs are asked; any other vendor's: false.
+enum class MatrixFloat { f16, bf16 };
+bool has_matrix_units(const Gpu& gpu, MatrixFloat type);
+
 }  // namespace canitrun

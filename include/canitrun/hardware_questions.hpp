@@ -84,6 +84,20 @@ Result<Plan> plan_for(const Model& model, const Quant& quant, const Hardware& ha
 Result<bool> native_for(const Model& model, const Quant& quant, const Hardware& hardware,
                         const PlanSettings& settings);
 
+// How far layer_kind goes: plan_placement's first step alone (native_placement), or the whole
+// of it (the offload search where the model is not native).
+enum class KindSteps { native_only, whole };
+
+// The kind of plan_for's plan under -sm layer (the placement left to the planner) over the
+// memo's parts, without its placement, speed and fastest split (which never changes a kind):
+// none where the hardware does not run the quantization, else plan_placement's kind with the
+// server's placement options (server_placement_for). `native_only`: native, cpu_only (no GPU)
+// or none, with no offload search. The steps native_for and the page's views (plan_views.hpp:
+// each board's and budget's verdict over one memo) share.
+Result<PlanKind> layer_kind(const Model& model, PlacementMemo& memo, const Quant& quant,
+                            const Hardware& hardware, const PlanSettings& settings,
+                            KindSteps steps);
+
 // The longest context (a multiple of 256) at which the whole model fits the GPUs; empty when
 // not even 256 tokens fit.
 Result<std::optional<std::uint64_t>> max_native_context(const Model& model, const Quant& quant,

@@ -72,6 +72,19 @@ struct LlamaLogUnread {
 };
 inline constexpr std::size_t kUnreadTextBytes = 100;
 
+// What llama-server builds beside the main model for speculative decoding, as 0ad4a86 prints it
+// (common/speculative.cpp, after the main model's context): a draft model ("loading draft model
+// 'PATH'", --model-draft) with its own weights and context, or a second context of the main
+// model for its MTP layers ("creating MTP draft context against the target model", --spec-type
+// draft-mtp). Their buffers are kept here, apart from the main model's: read as the main
+// model's, the draft's metadata, free memory and offloaded layers replaced the main model's and
+// its buffers and context joined them.
+struct LlamaLogDraft {
+    bool mtp = false;  // the main model's MTP context, no weights of its own
+    std::vector<LlamaLogBuffer> model_buffers;  // the draft model's weights
+    std::vector<LlamaLogContext> contexts;
+};
+
 struct LlamaLog {
     std::map<std::string, LlamaLogKv> metadata;     // "llama.block_count" -> {u32, 32}
     std::map<std::string, std::string> print_info;  // "n_layer" -> "32"
@@ -121,6 +134,7 @@ struct LlamaLog {
     std::optional<Bytes> projector_model;
     std::optional<Bytes> projector_compute;
     std::optional<Bytes> projector_host_compute;
+    std::optional<LlamaLogDraft> draft;
 
     std::string arch() const;                       // print_info arch, else general.architecture
     std::string file_type() const;                  // "Q4_K - Medium"

@@ -1,6 +1,6 @@
 #pragma once
 // `verify` on what a server holds beside the model (server_terms.hpp), where the log prints it:
-// the prompt cache's limit, the largest context checkpoint, the CPU_REPACK buffer.
+// the prompt cache's limit, the largest context checkpoint, the CPU_REPACK buffer, the draft.
 
 #include <optional>
 #include <vector>
@@ -20,6 +20,9 @@ namespace canitrun {
 //   state; a checkpoint of a short prompt holds fewer cells);
 // - "cpu_repack": the CPU_REPACK model buffer, beside llamacpp_repack_bytes (AVX2 assumed).
 // The last two need the model and its quantization.
+// - a draft's buffers (LlamaLogDraft), read with no figure beside them: "draft_weights",
+//   "draft_output", "draft_kv" (with any recurrent state) and "draft_compute" for a draft
+//   model, "mtp_output", "mtp_kv" and "mtp_compute" for the MTP context.
 std::vector<VerifyRow> verify_server_terms(const LlamaLog& log, const Model* model,
                                            const std::optional<Quant>& quant);
 

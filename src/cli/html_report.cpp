@@ -19,7 +19,9 @@ namespace canitrun::cli {
 namespace {
 
 // Colours and layout: one column that narrows to a phone, tables that scroll inside their box
-// rather than widen the page, and no colour the printout needs.
+// rather than widen the page, and no colour the printout needs. On a phone (600 px and less)
+// cells wrap and tighten, so no table hides columns behind its scrollbar at 390 px (the widest
+// page's matrix is 836 px wide unwrapped; tests/serve/serve_browser_test.py checks it).
 const char* const kStyle = R"(
 :root{--fg:#1b1f24;--muted:#5b6470;--line:#d9dee4;--this:#0b6bcb;--twin:#c2410c;--bg:#fff}
 *{box-sizing:border-box}
@@ -57,6 +59,7 @@ svg text{font:12px system-ui,sans-serif;fill:var(--muted)}
 ul{margin:4px 0 8px 20px;padding:0}
 dt{font-weight:600;margin-top:8px}dd{margin:0 0 4px}
 a{color:var(--this);overflow-wrap:anywhere}
+@media (max-width:600px){main{padding:16px 8px}th,td{white-space:normal;padding:2px 3px;font-size:.75rem}}
 @media print{main{max-width:none}.scroll{overflow:visible}pre{white-space:pre-wrap}}
 )";
 

@@ -10,6 +10,7 @@
 #include "api_answer.hpp"
 #include "canitrun/embedded_snapshot.hpp"
 #include "request_deadline.hpp"
+#include "request_target.hpp"
 #include "web_pages.hpp"
 
 namespace canitrun::serve {
@@ -181,7 +182,7 @@ int serve_http(const ServeOptions& options, std::ostream& err) {
             << "; is it in use? --port picks another\n";
         return 2;
     }
-    if (options.bind != "127.0.0.1" && options.bind != "::1" && options.bind != "localhost") {
+    if (!loopback_bind(options.bind)) {
         err << "canitrun: warning: listening on " << options.bind
             << ", not only this machine: anyone who reaches it can ask\n";
     }

@@ -1,6 +1,9 @@
 #include "request_target.hpp"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <array>
 #include <optional>
 
 namespace canitrun::serve {
@@ -138,6 +141,20 @@ const std::string* find_param(const Target& target, std::string_view key) {
         if (p.key == key) return &p.value;
     }
     return nullptr;
+}
+
+bool loopback_bind(std::string_view address) {
+    if (address == "localhost") return true;
+    const std::string text(address);
+    std::array<unsigned char, 16> a{};
+    if (inet_pton(AF_INET, text.c_str(), a.data()) == 1) return a[0] == 127;
+    if (inet_pton(AF_INET6, text.c_str(), a.data()) != 1) return false;
+    const auto zeros = [&](std::size_t from, std::size_t to) {
+        return std::all_of(a.begin() + from, a.begin() + to,
+                           [](unsigned char b) { return b == 0; });
+    };
+    if (zeros(0, 15) && a[15] == 1) return true;                            // ::1
+    return zeros(0, 10) && a[10] == 0xff && a[11] == 0xff && a[12] == 127;  // ::ffff:127.x.x.x
 }
 
 }  // namespace canitrun::serve

@@ -42,4 +42,9 @@ std::expected<void, Refusal> check_param(const Param& param);
 // The value of `key`, or nullptr.
 const std::string* find_param(const Target& target, std::string_view key);
 
+// Whether a --bind address reaches only this machine: an IPv4 address in 127.0.0.0/8, ::1 or
+// its IPv4-mapped form, or "localhost". serve warns on any other (a wildcard, an interface's
+// address, a host name), since anyone who reaches it can ask.
+bool loopback_bind(std::string_view address);
+
 }  // namespace canitrun::serve

@@ -2,12 +2,14 @@
 """The JSON API answers as the command line does: for 20 questions, the body of each
 /api/v1/ endpoint is byte for byte what `canitrun ARGS --json` prints for the same flags (the
 test writes both forms of each question itself), the status follows the CLI's exit code, and
-the document validates against its schema in docs/schema/. Also: the OpenAPI document names
-every endpoint asked here, errors are JSON with their status, and SIGTERM stops the server
+the document validates against its schema in docs/schema/. Also: the compare, gpus and fit
+pages hold the CLI's table for the same question; the OpenAPI document names every endpoint
+asked here, errors are JSON with their status, and SIGTERM stops the server
 with exit 0.
 
 Usage: serve_api_test.py CANITRUN_BINARY SCHEMA_DIR
 """
+import html
 import json
 import os
 import signal
@@ -102,6 +104,18 @@ try:
                 templated = prefix + ("{id}" if "models" in prefix else "{model}")
         f.check(templated in doc["paths"], f"openapi.json lists {templated}")
 
+    # compare, gpus and fit as pages: the CLI's table for the same question, escaped, in a page.
+    for target, args in [("/fit?gpu=RTX+4090", ["fit", "--gpu", "RTX 4090"]),
+                         ("/compare?models=llama-3.1-8b,gpt-oss-20b",
+                          ["compare", "llama-3.1-8b", "gpt-oss-20b"]),
+                         (f"/gpus/{Q35}?ctx=32k", ["gpus", Q35, "--ctx", "32k"])]:
+        status, headers, body = server.get(target)
+        _, text = cli(binary, args)
+        escaped = html.escape(text.decode(), quote=True).replace("&#x27;", "&#39;")
+        f.check(status == 200 and headers.get("Content-Type", "").startswith("text/html"),
+                f"{target}: a page ({status})")
+        f.check(escaped.encode() in body, f"{target}: holds `canitrun {' '.join(args)}`'s table")
+
     # A bad question is the CLI's error, as JSON with a status: the message is the CLI's
     # stderr line without its prefix.
     status, _, body = server.get("/api/v1/models/llama-3.1-8b?quant=Q4_K_Z")
@@ -127,6 +141,7 @@ finally:
 f.check(code == 0, f"SIGTERM stops the server with exit 0 (got {code})")
 f.check(b"canitrun: stopped" in err, "the server says it stopped")
 f.check(b"GET" not in err, "--quiet: no access log")
+f.check(b"warning" not in err, "bound to 127.0.0.1: no warning (serve_routes_test: --bind's)")
 
 # Without --quiet: one access log line per request on stderr; Ctrl-C (SIGINT) stops it too;
 # a second server on the same port is refused with exit 2 and one line.

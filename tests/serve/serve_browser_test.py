@@ -3,14 +3,16 @@
 against `canitrun serve` on 127.0.0.1, the model page loads with no console error and no
 request to another host; changing the quantization, the context and the GPU updates the verdict
 and every command line (llama-server, Ollama, LM Studio; vllm serve with the vLLM engine) to
-what the CLI prints for the same question; at 390 px nothing is wider than the screen. Then the
-same page from `canitrun site`, served by python3's plain static file server: it loads, runs on
-the precomputed grid, the index's search finds a model; and the same static copy with the API
+what the CLI prints for the same question; at 390 px nothing is wider than the screen or
+hidden behind a table's scrollbar. Then the same page from `canitrun site`, served by python3's
+plain static file server: it loads (at 390 px too), runs on the precomputed grid, the index's
+search finds a model; and the same static copy with the API
 beside it (a proxy sends /api/ to `canitrun serve`): its calculator turns live and answers as
 the CLI. Without a browser it exits 77 (ctest: skipped).
 
 Usage: serve_browser_test.py CANITRUN_BINARY [--screenshots DIR]
-  --screenshots: save the calculator page at 1280 and 390 px (docs/serve-*.png are made so).
+  --screenshots: save the calculator page at 1280 and 390 px (ctest: into build/screenshots/,
+  which CI keeps as docs/serve-*.png).
 """
 import base64
 import http.client
@@ -31,6 +33,8 @@ SKIP = 77
 MODEL = "qwen3.5-35b-a3b"
 binary = sys.argv[1]
 shots = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
+if shots:
+    os.makedirs(shots, exist_ok=True)
 exe = find_browser()
 if exe is None:
     print("SKIP: no headless browser (install Debian's chromium to run this test)")
@@ -116,11 +120,17 @@ def check_commands(browser, doc, what):
 
 
 def overflow(browser):
+    """What is wider than the screen at this width: the page, an element of it, or content a
+    box (a table's) hides behind its own scrollbar."""
     return browser.evaluate("""(() => {
         const w = document.documentElement.clientWidth;
-        const wide = [...document.querySelectorAll('#calculator *')]
-            .filter(e => e.getBoundingClientRect().right > w + 1).map(e => e.tagName + '#' + e.id);
-        return {scroll: document.documentElement.scrollWidth, client: w, wide: wide.slice(0, 5)};
+        const all = [...document.querySelectorAll('body *')];
+        const name = e => e.tagName + '#' + e.id + '.' + e.className;
+        const wide = all.filter(e => e.getBoundingClientRect().right > w + 1).map(name);
+        const scrolled = all.filter(e => e.scrollWidth > e.clientWidth + 1 &&
+            ['auto', 'scroll', 'hidden'].includes(getComputedStyle(e).overflowX)).map(name);
+        return {scroll: document.documentElement.scrollWidth, client: w,
+                wide: wide.slice(0, 5), scrolled: scrolled.slice(0, 5)};
     })()""")
 
 
@@ -204,7 +214,8 @@ def live_checks(browser, server):
     set_viewport(browser, 390)
     f.check(load(browser, f"http://{host}/models/{MODEL}"), "the page loads at 390 px")
     o = overflow(browser)
-    f.check(o["scroll"] <= o["client"] and not o["wide"], f"at 390 px nothing overflows: {o}")
+    f.check(o["scroll"] <= o["client"] and not o["wide"] and not o["scrolled"],
+            f"at 390 px nothing overflows: {o}")
     browser.drain()
     for p in problems(browser, host):
         f.check(False, "at 390 px: " + p)
@@ -235,6 +246,13 @@ def static_checks(browser, site):
         api = browser.evaluate("document.getElementById('calculator').dataset.api")
         f.check(api == "grid", f"static: no server beside it, the grid ({api})")
         check_commands(browser, default, "static: the default answer")
+        set_viewport(browser, 390)
+        f.check(load(browser, f"http://{host}/models/{MODEL}.html"), "static: loads at 390 px")
+        o = overflow(browser)
+        f.check(o["scroll"] <= o["client"] and not o["wide"] and not o["scrolled"],
+                f"static: at 390 px nothing overflows: {o}")
+        set_viewport(browser, 1280)
+        f.check(load(browser, f"http://{host}/models/{MODEL}.html"), "static: loads at 1280 px")
         # The precomputed grid: Q8_0 at 32k is the CLI's matrix cell for the same question.
         s = change(browser, "const q = document.getElementById('calc-quant'); q.value = 'Q8_0'; "
                             "q.dispatchEvent(new Event('change')); [...document.querySelectorAll("

@@ -4,7 +4,8 @@ NUL, a 100 KB header, 10,000 parameters, invalid UTF-8, absurd numbers, methods 
 a slow client, clients that trickle a request a byte at a time (its headers, its request line,
 a body). Each gets an error status (or, where the request line never ends, a closed connection)
 in bounded time, no trickler holds a worker past the request deadline (8 s, whatever the
-pace), and the server keeps answering and its memory stays bounded.
+pace), and the server keeps answering, its memory stays bounded and its threads stay the
+fixed pool's.
 
 Usage: serve_hostile_test.py CANITRUN_BINARY
 """
@@ -202,8 +203,13 @@ try:
     status, _, _ = raw(port, get(b"/api/v1/models/llama-3.1-8b"))
     f.check(status == 200, "the server still answers")
     with open(f"/proc/{server.proc.pid}/status") as s:
-        rss_kb = int(next(line for line in s if line.startswith("VmRSS")).split()[1])
+        status_lines = s.readlines()
+    rss_kb = int(next(line for line in status_lines if line.startswith("VmRSS")).split()[1])
     f.check(rss_kb < 300_000, f"resident memory {rss_kb} kB under 300 MB")
+    # A fixed pool: after every connection above (the tricklers held all 4 workers at once), the
+    # threads are the 4 workers, the listening thread and the signal thread, none per client.
+    threads = int(next(line for line in status_lines if line.startswith("Threads")).split()[1])
+    f.check(threads <= 4 + 2, f"a fixed worker pool: {threads} threads")
 finally:
     code, _ = server.stop()
 f.check(code == 0, "SIGTERM stops it")

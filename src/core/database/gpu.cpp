@@ -37,4 +37,14 @@ std::string display_name(const Gpu& gpu) {
     return vendor + " " + gpu.short_name;
 }
 
+bool has_matrix_units(const Gpu& gpu, MatrixFloat type) {
+    const std::string& a = gpu.architecture;
+    if (gpu.vendor == "amd") {
+        return a == "RDNA3" || a == "RDNA3.5" || a == "RDNA4" || a.starts_with("CDNA");
+    }
+    if (gpu.vendor != "nvidia") return false;
+    if (a == "Pascal") return false;  // the oldest NVIDIA architecture in the data
+    return type == MatrixFloat::f16 || (a != "Volta" && a != "Turing");
+}
+
 }  // namespace canitrun

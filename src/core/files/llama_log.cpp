@@ -192,7 +192,6 @@ bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& cu
                          std::string_view v) {
     namespace ll = log_lines;
     if (read_llama_log_device_line(log, v)) return true;
-    if (read_llama_log_server_line(log, v)) return true;
     if (const auto build = !log.build ? ll::build_number(v) : std::nullopt) {
         const auto n = to_uint(std::string(*build));
         if (n && *n > 1) log.build = n;
@@ -338,13 +337,29 @@ bool is_host_buffer(const std::string& buffer_type) {
     return buffer_type.rfind("CPU", 0) == 0 || buffer_type.find("_Host") != std::string::npos;
 }
 
+namespace {
+
+// The line that starts a draft's lines (LlamaLogDraft): a draft model's, or the MTP context's;
+// nullopt for any other line.
+std::optional<bool> draft_starts(const std::string& line) {
+    if (line.find("loading draft model '") != std::string::npos) return false;
+    if (line.find("creating MTP draft context") != std::string::npos) return true;
+    return std::nullopt;
+}
+
+}  // namespace
+
 Result<LlamaLog> parse_llama_log(const std::string& text) {
     LlamaLog log;
+    // The lines of a draft go to a log of their own (`into`), whose buffers and contexts become
+    // log.draft; the server's and the projector's lines stay the main log's.
+    LlamaLog drafted;
+    LlamaLog* into = &log;
     LlamaLogContext* ctx = nullptr;
     const auto current = [&]() -> LlamaLogContext& {
         if (ctx == nullptr) {
-            log.contexts.emplace_back();
-            ctx = &log.contexts.back();
+            into->contexts.emplace_back();
+            ctx = &into->contexts.back();
         }
         return *ctx;
     };
@@ -386,14 +401,26 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
             }
             continue;
         }
+        if (const auto mtp = draft_starts(line)) {
+            log.draft = LlamaLogDraft{*mtp, {}, {}};
+            into = &drafted;
+            ctx = nullptr;
+            ++log.recognized_lines;
+            continue;
+        }
         if (llama_log_line_worth_a_look(line) &&
-            read_llama_log_line(log, ctx, current, log_lines::without_prefix(line))) {
+            (read_llama_log_server_line(log, log_lines::without_prefix(line)) ||
+             read_llama_log_line(*into, ctx, current, log_lines::without_prefix(line)))) {
             ++log.recognized_lines;
         } else if (const char* why = unread_memory_line(line)) {
             const std::string_view v = log_lines::without_prefix(line);
             log.unread_lines.push_back(
                 {number, why, std::string(v.substr(0, std::min(v.size(), kUnreadTextBytes)))});
         }
+    }
+    if (log.draft) {
+        log.draft->model_buffers = std::move(drafted.model_buffers);
+        log.draft->contexts = std::move(drafted.contexts);
     }
     if (log.recognized_lines == 0) {
         return fail(ErrorKind::bad_input, "nothing in this file looks like a llama.cpp log",

@@ -28,6 +28,31 @@ std::optional<Bytes> one_checkpoint(const LlamaLog& log, const Model& model, con
     return checkpoint_bytes(*parts, terms);
 }
 
+// The buffers of a draft (LlamaLogDraft) as the log gives them, each summed over its devices:
+// a draft model's weights, then its context's (or the MTP context's) output, KV cache with any
+// recurrent state, and compute buffers. No figure of canitrun's beside them: the log names no
+// database model for the draft, whose plan `canitrun MODEL --draft DRAFT` gives.
+void draft_rows(const LlamaLogDraft& draft, std::vector<VerifyRow>& rows) {
+    const std::string prefix = draft.mtp ? "mtp_" : "draft_";
+    const auto sum = [](const std::vector<LlamaLogBuffer>& buffers, Bytes to) {
+        for (const auto& b : buffers) to = checked::add(to, b.bytes);
+        return to;
+    };
+    const auto row = [&](const char* term, Bytes bytes) {
+        if (bytes > 0) rows.push_back({prefix + term, std::nullopt, bytes});
+    };
+    row("weights", sum(draft.model_buffers, 0));
+    Bytes output = 0, kv = 0, compute = 0;
+    for (const auto& c : draft.contexts) {
+        output = sum(c.output, output);
+        kv = sum(c.recurrent, sum(c.kv, kv));
+        compute = sum(c.compute, compute);
+    }
+    row("output", output);
+    row("kv", kv);
+    row("compute", compute);
+}
+
 }  // namespace
 
 std::vector<VerifyRow> verify_server_terms(const LlamaLog& log, const Model* model,
@@ -68,6 +93,7 @@ std::vector<VerifyRow> verify_server_terms(const LlamaLog& log, const Model* mod
         rows.push_back({"projector_host_compute", known(p, &ProjectorInfo::host_compute_bytes),
                         log.projector_host_compute});
     }
+    if (log.draft) draft_rows(*log.draft, rows);
     return rows;
 }
 

@@ -163,16 +163,9 @@ Result<HardwareAnswer> answer_cut_split(const Model& model, const Quant& quant,
     return a;
 }
 
-}  // namespace
-
-namespace {
-
-// plan_for under -sm layer. `kind_only`: only whether the plan is native (native_for), so
-// native_placement, the step plan_placement takes first, alone: the kind is then native or none
-// and the placement is left empty.
+// plan_for under -sm layer.
 Result<Plan> layer_plan(const Model& model, const Quant& quant, const Hardware& hardware,
-                        const PlanSettings& settings, const PlacementOptions& placement,
-                        bool kind_only) {
+                        const PlanSettings& settings, const PlacementOptions& placement) {
     if (placement.cpu_moe_layers && !model.is_moe()) {
         return fail(
             ErrorKind::bad_input,
@@ -182,16 +175,9 @@ Result<Plan> layer_plan(const Model& model, const Quant& quant, const Hardware& 
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
     CANITRUN_TRY_ASSIGN(const PlacementOptions options,
                         server_placement_for(model, quant, hardware, settings, placement));
-    Plan plan;
-    if (kind_only) {
-        // plan_placement's kind for a whole placement: native on GPUs, cpu_only without.
-        CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, options));
-        if (whole && !hardware.gpus.empty()) plan.kind = PlanKind::native;
-    } else {
-        CANITRUN_TRY_ASSIGN(auto found, plan_placement(parts, hardware, options));
-        CANITRUN_TRY_ASSIGN(
-            plan, fastest_plan(model, quant, parts, hardware, settings, options, std::move(found)));
-    }
+    CANITRUN_TRY_ASSIGN(auto found, plan_placement(parts, hardware, options));
+    CANITRUN_TRY_ASSIGN(Plan plan, fastest_plan(model, quant, parts, hardware, settings, options,
+                                                std::move(found)));
     if (!hardware_runs(hardware, quant)) plan.kind = PlanKind::none;
     return plan;
 }
@@ -204,16 +190,35 @@ Result<Plan> plan_for(const Model& model, const Quant& quant, const Hardware& ha
         CANITRUN_TRY_ASSIGN(auto a, answer_cut_split(model, quant, hardware, settings, placement));
         return std::move(a.plan);
     }
-    return layer_plan(model, quant, hardware, settings, placement, false);
+    return layer_plan(model, quant, hardware, settings, placement);
+}
+
+Result<PlanKind> layer_kind(const Model& model, PlacementMemo& memo, const Quant& quant,
+                            const Hardware& hardware, const PlanSettings& settings,
+                            KindSteps steps) {
+    if (!hardware_runs(hardware, quant)) return PlanKind::none;
+    CANITRUN_TRY_ASSIGN(const auto options, server_placement_for(model, quant, hardware, settings));
+    if (steps == KindSteps::whole) {
+        CANITRUN_TRY_ASSIGN(const auto plan, plan_placement(memo, hardware, options));
+        return plan.kind;
+    }
+    // plan_placement's kind for a whole placement: native on GPUs, cpu_only without.
+    CANITRUN_TRY_ASSIGN(const auto whole, native_placement(memo, hardware, options));
+    if (!whole) return PlanKind::none;
+    return hardware.gpus.empty() ? PlanKind::cpu_only : PlanKind::native;
 }
 
 Result<bool> native_for(const Model& model, const Quant& quant, const Hardware& hardware,
                         const PlanSettings& settings) {
-    CANITRUN_TRY_ASSIGN(const auto plan,
-                        settings.split_mode == SplitMode::layer
-                            ? layer_plan(model, quant, hardware, settings, {}, true)
-                            : plan_for(model, quant, hardware, settings));
-    return plan.kind == PlanKind::native;
+    if (settings.split_mode != SplitMode::layer) {
+        CANITRUN_TRY_ASSIGN(const auto plan, plan_for(model, quant, hardware, settings));
+        return plan.kind == PlanKind::native;
+    }
+    CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
+    PlacementMemo memo(std::move(parts));
+    CANITRUN_TRY_ASSIGN(const auto kind,
+                        layer_kind(model, memo, quant, hardware, settings, KindSteps::native_only));
+    return kind == PlanKind::native;
 }
 
 namespace {

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "canitrun/hardware_questions.hpp"
+
 namespace canitrun {
 namespace {
 
@@ -80,24 +82,6 @@ bool offloaded(PlanKind k) {
     return k == PlanKind::expert_offload || k == PlanKind::layer_offload;
 }
 
-Result<PlanKind> kind_on(const Model& model, PlacementMemo& parts, const Quant& quant,
-                         const PlanSettings& settings, const Hardware& hardware) {
-    if (!hardware_runs(hardware, quant)) return PlanKind::none;
-    CANITRUN_TRY_ASSIGN(auto options, server_placement_for(model, quant, hardware, settings));
-    CANITRUN_TRY_ASSIGN(auto plan, plan_placement(parts, hardware, options));
-    return plan.kind;
-}
-
-// Whether the plan on this hardware is native, without the offload search plan_placement makes
-// when it is not (the same native_placement it tries first).
-Result<bool> native_on(const Model& model, PlacementMemo& parts, const Quant& quant,
-                       const PlanSettings& settings, const Hardware& hardware) {
-    if (!hardware_runs(hardware, quant)) return false;
-    CANITRUN_TRY_ASSIGN(auto options, server_placement_for(model, quant, hardware, settings));
-    CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, options));
-    return whole.has_value();
-}
-
 // Each quantization's parts, planned on first use, with the placements made of them: plan_parts
 // reads the model, the quantization and the settings, which the budgets of one page share, and
 // the budgets place the same parts on GPUs of other memories. An error is not kept, so it comes
@@ -147,7 +131,7 @@ Result<PlanKind> plan_on_device(const Model& model, const Quant& quant,
                                 const PlanSettings& settings, const GpuDevice& device, Bytes ram) {
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, quant, settings));
     PlacementMemo placed(std::move(parts));
-    return kind_on(model, placed, quant, settings, one_device(device, ram));
+    return layer_kind(model, placed, quant, one_device(device, ram), settings, KindSteps::whole);
 }
 
 Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& model,
@@ -221,9 +205,10 @@ Result<std::optional<CardClass>> plan_card_class(const Model& model, const Quant
     for (const auto& c : classes) {
         const GpuDevice d = generic_device(card_bytes_for_gb(checked::mul(c.gb, kGB)));
         // RAM for the host's buffers (token_embd, logits); a native plan needs no more.
-        CANITRUN_TRY_ASSIGN(auto native, native_on(model, memo, quant, settings,
-                                                   one_device(d, kDefaultRamGb * kGB)));
-        if (native) return std::optional<CardClass>{c};
+        CANITRUN_TRY_ASSIGN(
+            auto kind, layer_kind(model, memo, quant, one_device(d, kDefaultRamGb * kGB), settings,
+                                  KindSteps::native_only));
+        if (kind == PlanKind::native) return std::optional<CardClass>{c};
     }
     return std::optional<CardClass>{};
 }
@@ -251,13 +236,15 @@ Result<BudgetAnswer> budget_answer(PartsOf& parts_of, const Model& model, const 
     // plan_on_device with the parts planned once.
     const auto kind_of = [&](const Quant& q) -> Result<PlanKind> {
         CANITRUN_TRY_ASSIGN(PlacementMemo * parts, parts_of(q));
-        return kind_on(model, *parts, q, settings, device);
+        return layer_kind(model, *parts, q, device, settings, KindSteps::whole);
     };
-    // Whether q is native, without the offload search kind_on makes when it is not: one
+    // Whether q is native, without the offload search kind_of makes when it is not: one
     // placement where the search makes some fifteen.
     const auto native = [&](const Quant& q) -> Result<bool> {
         CANITRUN_TRY_ASSIGN(PlacementMemo * parts, parts_of(q));
-        return native_on(model, *parts, q, settings, device);
+        CANITRUN_TRY_ASSIGN(const auto kind,
+                            layer_kind(model, *parts, q, device, settings, KindSteps::native_only));
+        return kind == PlanKind::native;
     };
     const auto beats = [](const std::optional<QuantChoice>& slot, const Quant& q) {
         return !slot || slot->quant->quality_rank > q.quality_rank;

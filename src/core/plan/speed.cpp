@@ -26,7 +26,11 @@ double hand_over_seconds(const SpeedWork& work, const SpeedModel& m) {
 SpeedClass speed_class(const GpuDevice& device) {
     if (device.gpu == nullptr) return SpeedClass::unknown;
     const Gpu& g = *device.gpu;
-    if (g.architecture == "Pascal" || g.architecture == "GCN5.1")
+    // RDNA2 has no matrix units either, but its runs (RX 6700 XT, RX 6800 XT) were fitted with
+    // the other Radeon cards': moving it to this class is a refit (tools/speed/fit.sh), not
+    // this rule.
+    const bool cuda_or_hip = g.vendor == "nvidia" || g.vendor == "amd";
+    if (cuda_or_hip && !has_matrix_units(g, MatrixFloat::f16) && g.architecture != "RDNA2")
         return SpeedClass::no_matrix_units;
     if (g.vendor == "apple") return SpeedClass::apple;
     if (g.vendor == "intel") return SpeedClass::intel;
@@ -96,15 +100,11 @@ double quantized_tflops(const GpuDevice& device) {
 
 namespace {
 
-// Whether MMF (mmf.cu) has the matrix instructions for a float expert product on `g`.
+// Whether MMF (mmf.cu) has the matrix instructions for a float expert product on `g`: the GPU's
+// matrix units for the type, but BF16 on CDNA3 (ggml_cuda_should_use_mmf refuses it there).
 bool mmf_has_type(const Gpu& g, bool bf16) {
-    const std::string& a = g.architecture;
-    const bool rdna_wmma = a == "RDNA3" || a == "RDNA3.5" || a == "RDNA4";
-    const bool cdna = a.starts_with("CDNA");
-    if (g.vendor == "amd") return rdna_wmma || (cdna && !(bf16 && a == "CDNA3"));
-    const bool volta_up = a != "Pascal";  // NVIDIA: Pascal is the oldest in the data
-    const bool ampere_up = volta_up && a != "Volta" && a != "Turing";
-    return bf16 ? ampere_up : volta_up;
+    if (bf16 && g.architecture == "CDNA3") return false;
+    return has_matrix_units(g, bf16 ? MatrixFloat::bf16 : MatrixFloat::f16);
 }
 
 }  // namespace
