@@ -49,7 +49,7 @@ TEST_CASE("server terms: Qwen 3.5 27B with its MTP layer") {
     const ResidentTerm mtp = term(p.gpus[0], "mtp");
     CHECK(mtp.load == 1'019'320'320ULL);
     CHECK_FALSE(mtp.grows());
-    const auto args = llama_server_args({&m, &test::quant("FP16"), ""}, s, nullptr, &p);
+    const auto args = llama_server_args({&m, &test::quant("FP16"), {}}, s, nullptr, &p);
     CHECK(std::find(args.begin(), args.end(), "draft-mtp") != args.end());
 }
 
@@ -157,7 +157,7 @@ TEST_CASE("server terms: --load-mode stages the weights as llama.cpp reads them"
     const Placement dio = plan_of("llama-3.1-8b", "Q4_K_M", {"rtx-4090"}, s);
     CHECK(term(dio.ram, "load_staging").load == 295'505'920ULL);
     const Model& m = test::model("llama-3.1-8b");
-    const auto args = llama_server_args({&m, &test::quant("Q4_K_M"), ""}, s, nullptr, &dio);
+    const auto args = llama_server_args({&m, &test::quant("Q4_K_M"), {}}, s, nullptr, &dio);
     const auto at = std::find(args.begin(), args.end(), "--load-mode");
     REQUIRE(at != args.end());
     CHECK(*(at + 1) == "dio");

@@ -313,3 +313,25 @@ TEST_CASE("plan: the default quantization is one the recorded GGUF repo publishe
     CHECK(has(q4.out, "llama-server -m gpt-oss-20b-Q4_K_M.gguf"));
     CHECK_FALSE(has(q4.out, "gpt-oss-20b-GGUF:Q4_K_M"));
 }
+
+// --vram and the FAQ's cards are GPUs of that size (#33): they choose among what --gpu chooses
+// from and are held to what --gpu's card is, its GiB less the margin, which the JSON and the
+// sentences say. 24 GiB less 4000 MiB: 25,769,803,776 - 4,194,304,000 = 21,575,499,776 bytes;
+// Q4_K_M's 22.4 GB is under 24 x 10^9 bytes, so "more than 24 GB" would be untrue.
+TEST_CASE("plan: --vram and the FAQ choose as --gpu does, held to the usable memory") {
+    const json doc = json_of({"qwen3.5-35b-a3b", "--vram", "24", "--margin", "4000", "--json"});
+    CHECK(doc["vram_query"]["budget_bytes"] == 24000000000ULL);
+    CHECK(doc["vram_query"]["usable_bytes"] == 21575499776ULL);
+    CHECK(doc["card_answers"][1]["usable_bytes"] == 21575499776ULL);
+    CHECK(doc["card_answers"][1]["best"]["quant"] == doc["vram_query"]["best_quant"]);
+    const Outcome text = run_cli({"qwen3.5-35b-a3b", "--vram", "24", "--margin", "4000"});
+    CHECK(has(text.out, "does not fit the 21.6 GB usable (4000 MiB kept free)."));
+    CHECK(has(text.out,
+              "Can it run on a 24 GB GPU? No. At Q4_K_M it needs 22.4 GB, more than "
+              "the 21.6 GB a 24 GB card leaves usable (4000 MiB kept free)."));
+    // The default margin, 1 GiB: 16 GiB - 1 GiB = 16,106,127,360 bytes; the FAQ's 16 GB card
+    // picks what the 16 GiB RTX 4080 does.
+    const json page = json_of({"qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--json"});
+    CHECK(page["card_answers"][0]["usable_bytes"] == 16106127360ULL);
+    CHECK(page["card_answers"][0]["best"]["quant"] == page["hardware"]["best"]["quant"]);
+}

@@ -140,6 +140,9 @@ def check_llama(flags, line, plan, model_entry, problems):
             return dict.get(self, self.key(k), default)
 
     args = Args(parsed)
+    # -m names a file on disk: a remote name (hf:, ollama:, a URL) is llama-server's -hf / -mu
+    if "-m" in args and args["-m"].startswith(("hf:", "ollama:", "http://", "https://")):
+        problems.append(f"-m {args['-m']} is no file: load it with -hf or -mu")
     if "-hf" in args:
         for file_flag in ("-m", "--mmproj"):
             if file_flag in args:
@@ -190,9 +193,15 @@ def check_ollama(flags, line, plan, problems):
         problems.append(f"the plan's {kv} cache is not on the Ollama line")
     sel = plan["hardware"]["selected"] if plan.get("hardware") else None
     if sel and "OLLAMA_CONTEXT_LENGTH" in env:
-        cells = int(env["OLLAMA_CONTEXT_LENGTH"]) * int(env.get("OLLAMA_NUM_PARALLEL", 1))
-        users = plan.get("users") or 1
-        if cells not in (sel["context"], sel["context"] * users):
+        # The runner's cache is OLLAMA_CONTEXT_LENGTH x OLLAMA_NUM_PARALLEL: the plan's cells,
+        # or, for a model Ollama runs one request at a time (sched.go), one sequence of the
+        # plan's per-sequence context. The whole cache given as each request's context (the
+        # issue's 65,536 x 4) is neither.
+        parallel = int(env.get("OLLAMA_NUM_PARALLEL", 1))
+        cells = int(env["OLLAMA_CONTEXT_LENGTH"]) * parallel
+        per_user = (plan["hardware"].get("serving") or {}).get("per_user_context")
+        serial = parallel == 1 and cells == per_user
+        if cells != sel["context"] and not serial:
             problems.append(f"Ollama's cache of {cells} cells is not the plan's {sel['context']}")
 
 

@@ -338,3 +338,28 @@ TEST_CASE("remote: the llama.cpp engine view reads the remote header too") {
     REQUIRE(local.code == 0);
     CHECK(json::parse(o.out)["estimate"] == json::parse(local.out)["estimate"]);
 }
+
+// A remote model's line loads it where it lives (#33): `-m hf:org/repo:Q4_K_M` names no file.
+// llama-server's -hf REPO:TAG picks the file by its tag as canitrun did, and also fetches the
+// repo's projector (mmproj-F16.gguf here), which the plan does not count, so the line says
+// --no-mmproj (common/arg.cpp and common/download.cpp at 0ad4a86: download_mmproj unless
+// no_mmproj); a URL is llama-server's -mu; an Ollama model from the registry its blobs by URL,
+// the model (-mu) and the projector the plan counts (-mmu).
+TEST_CASE("remote: the llama-server line loads the model where it lives") {
+    if (no_server()) return;
+    REQUIRE(hub().up());
+    const auto command = [](const std::string& name) {
+        const Outcome o = run_cli({name, "--gpu", "RTX 4090", "--json"}, hub().env());
+        INFO(o.err);
+        REQUIRE(o.code == 0);
+        return json::parse(o.out)["hardware"]["llama_cpp_command"].get<std::string>();
+    };
+    CHECK(command("hf:org/repo:Q4_K_M") ==
+          "llama-server -hf org/repo:Q4_K_M --no-mmproj -c 8192 -ngl 99 --parallel 1");
+    const std::string url = hub().base() + "/org/repo/resolve/main/Remote-Llama-Q4_K_M.gguf";
+    CHECK(command(url).starts_with("llama-server -mu " + url + " -c 8192 "));
+    const std::string blobs = hub().base() + "/v2/library/tiny/blobs/sha256:";
+    CHECK(command("ollama:tiny")
+              .starts_with("llama-server -mu " + blobs + std::string(64, 'a') + " -mmu " + blobs +
+                           std::string(64, 'b') + " -c 8192 "));
+}

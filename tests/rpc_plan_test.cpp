@@ -44,7 +44,7 @@ TEST_CASE("rpc: a 405B Q4_K_M over two 256 GB Macs splits in half and fits") {
     CHECK(r.traffic.bytes_per_token == 2ULL * 16384 * 4);
     // at 10 Gb/s: 131072 x 8 / 1e10 s, plus 2 x 3.0 ms
     CHECK(r.traffic.seconds_per_token == Approx(131072.0 * 8 / 1e10 + 2 * 0.003));
-    const RpcLaunch l = rpc_launch(r, {&m, &test::quant("Q4_K_M"), ""});
+    const RpcLaunch l = rpc_launch(r, {&m, &test::quant("Q4_K_M"), {}});
     CHECK(l.server_hosts == std::vector<std::size_t>{1});
     CHECK(l.rpc_server_args == std::vector<std::string>{"--host", "0.0.0.0", "--port", "50052"});
     const auto& a = l.llama_server_args;

@@ -54,7 +54,7 @@ TEST_CASE("server terms: Gemma 3 27B's checkpoints and prompt cache at llama-ser
     const Placement fewer = plan_of("gemma-3-27b", "Q4_K_M", {"rtx-4090"}, s);
     CHECK(term(fewer.ram, "ctx_checkpoints").most == 1'308'622'848ULL);
     CHECK(term(fewer.ram, "prompt_cache").most == 0);
-    const auto args = llama_server_args({&test::model("gemma-3-27b"), &test::quant("Q4_K_M"), ""},
+    const auto args = llama_server_args({&test::model("gemma-3-27b"), &test::quant("Q4_K_M"), {}},
                                         s, nullptr, &fewer);
     const auto has = [&](const std::string& a) {
         return std::find(args.begin(), args.end(), a) != args.end();
@@ -81,7 +81,7 @@ TEST_CASE("server terms: a 128k context with the KV cache in RAM") {
     CHECK(p.ram.kv_cache == 17'179'869'184ULL);
     CHECK(p.gpus[0].kv_cache == 0);
     CHECK(p.gpus[0].layers == 32);
-    const auto args = llama_server_args({&test::model("llama-3.1-8b"), &test::quant("Q4_K_M"), ""},
+    const auto args = llama_server_args({&test::model("llama-3.1-8b"), &test::quant("Q4_K_M"), {}},
                                         s, nullptr, &p);
     CHECK(std::find(args.begin(), args.end(), "-nkvo") != args.end());
 
@@ -167,7 +167,7 @@ TEST_CASE("server terms: Llama 3.3 70B with a 1B draft on 2x3090") {
     for (std::size_t d = 0; d < 2; ++d) {
         CHECK(own.gpus[d] - same.gpus[d] == runtime_overhead_bytes(Backend::cuda));
     }
-    const auto args = llama_server_args({&test::model("llama-3.3-70b"), &test::quant("Q4_K_M"), ""},
+    const auto args = llama_server_args({&test::model("llama-3.3-70b"), &test::quant("Q4_K_M"), {}},
                                         s, nullptr, &on);
     CHECK(std::find(args.begin(), args.end(), "-ngld") != args.end());
     // -md alone drafts nothing at 0ad4a86 (--spec-type defaults to none): the line names it
@@ -447,7 +447,7 @@ TEST_CASE("server terms: Gemma 3 27B's projector on an RTX 4090, with and withou
     CHECK(with.gpus[0].total() - without.gpus[0].total() == 857'714'112ULL);
     CHECK(with.ram.total() == without.ram.total());
 
-    const LaunchTarget target{&test::model("gemma-3-27b"), &test::quant("Q4_K_M"), ""};
+    const LaunchTarget target{&test::model("gemma-3-27b"), &test::quant("Q4_K_M"), {}};
     const auto has = [](const std::vector<std::string>& args, const std::string& a) {
         return std::find(args.begin(), args.end(), a) != args.end();
     };
@@ -527,7 +527,7 @@ TEST_CASE("server terms: an embedding model's output buffer holds a batch of out
     const Placement p =
         companion_placement(embed, test::hardware_of({"rtx-4090"}), s, true).value();
     CHECK(p.ram.compute - parts.buffers->host_compute == 312'715'264ULL);
-    const auto args = llama_server_args({embed.model, embed.quant, ""}, s);
+    const auto args = llama_server_args({embed.model, embed.quant, {}}, s);
     CHECK(args.back() == "--embeddings");
 }
 
@@ -550,7 +550,7 @@ TEST_CASE("server terms: companions get their CPU_REPACK copy on a CPU-only mach
     }
     CHECK(on.ram.total() - off.ram.total() == 3 * 547'356'672ULL);
     const RouterLaunch router =
-        llama_router_launch({&test::model("llama-3.2-1b"), &test::quant("Q4_0"), ""}, s);
+        llama_router_launch({&test::model("llama-3.2-1b"), &test::quant("Q4_0"), {}}, s);
     const auto& section = router.models.back().options;
     CHECK(std::find(section.begin(), section.end(),
                     std::pair<std::string, std::string>{"no-repack", "true"}) != section.end());

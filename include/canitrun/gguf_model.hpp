@@ -43,6 +43,9 @@ struct GgufModel {
     // (file_parts.hpp), so a file is planned by its own tensors as a database model by its
     // layout's.
     std::vector<FileTensor> tensors;
+    // The llama-server arguments that load it where it is not a local file (a remote model:
+    // RemoteGguf::load); empty: `-m` the file's path.
+    std::vector<std::string> load;
 };
 
 // Errors: no general.architecture, no `<arch>.block_count`, inconsistent per-layer arrays.

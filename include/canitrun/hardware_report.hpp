@@ -12,7 +12,9 @@
 namespace canitrun {
 
 struct HardwareReport {
-    std::string model_file;  // a GGUF file the answer is for; empty for a database model
+    // The llama-server arguments that load the GGUF file the answer is for (-m PATH, or a
+    // remote model's -hf REPO:QUANT / -mu URL); empty for a database model.
+    std::vector<std::string> model_load;
     Hardware hardware;
     HardwareAnswer selected;
     std::optional<HardwareAnswer> best;     // best GGUF quantization at the context

@@ -17,7 +17,9 @@ namespace canitrun {
 struct LaunchTarget {
     const Model* model = nullptr;
     const Quant* quant = nullptr;
-    std::string file;  // a local GGUF file; empty: the model's GGUF repo (-hf repo:quant)
+    // The arguments that load a GGUF file (-m PATH, or a remote model's -hf REPO:QUANT or
+    // -mu URL: HardwareReport::model_load); empty: the model's GGUF repo (-hf repo:quant).
+    std::vector<std::string> load;
 };
 
 // Whether llama_server_args loads the model by its GGUF repo (-hf repo:quant): then llama-server

@@ -22,6 +22,11 @@ Bytes card_bytes_for_gb(Bytes marketed_bytes);
 // A device of unknown make with this much memory (a --vram budget, a card class).
 GpuDevice generic_device(Bytes memory);
 
+// What a budget of `budget` bytes (--vram, the FAQ's cards) leaves the model: under the llama.cpp
+// rule a card of card_bytes_for_gb(budget) less the margin kept free on it (gpu_capacity, as
+// --gpu's cards), under the quick rule the bytes themselves.
+Bytes budget_usable(const PlanSettings& settings, Bytes budget);
+
 // The model at the quantization on one device by the rule, as a total: the page's headline.
 // Quick: weights + KV + overhead; llama.cpp: every buffer on a CUDA device plus the host's.
 Result<Estimate> rule_estimate(const Model& model, const Quant& quant,
@@ -55,6 +60,7 @@ Result<std::optional<CardClass>> plan_card_class(const Model& model, const Quant
                                                  const std::vector<CardClass>& classes);
 
 struct BudgetAnswer {
+    Bytes usable = 0;                         // budget_usable: what the plans were held to
     bool fits = false;                        // the asked quantization, natively
     std::optional<QuantChoice> best;          // the best quantization that runs natively
     std::optional<QuantChoice> best_offload;  // the best that runs with offload (llama.cpp rule)

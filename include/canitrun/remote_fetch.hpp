@@ -53,6 +53,11 @@ struct RemoteGguf {
     Bytes file_bytes = 0;       // all parts, as the server says
     Bytes projector_bytes = 0;  // an Ollama projector layer's size
     std::string projector;      // a projector the repo offers (hf), or Ollama's layer
+    // The llama-server arguments that load this model where it lives, so the printed line runs
+    // what was read (#33): -hf REPO:QUANT (with --no-mmproj where the repo's projector, which
+    // -hf fetches and loads, is not counted), -hf REPO --hf-file PATH, -mu URL, or the Ollama
+    // blob (-m in the local store, -mu from the registry) with its projector (--mmproj, -mmu).
+    std::vector<std::string> load;
 };
 
 // The header of the model the spec names: hf with a quantization (as `llama-server -hf`

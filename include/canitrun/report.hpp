@@ -59,6 +59,7 @@ struct MatrixRow {
 
 struct VramAnswer {
     Bytes budget = 0;
+    Bytes usable = 0;                         // budget_usable: what the plans were held to
     bool fits_recommended = false;            // the selected quantization, natively
     std::optional<QuantChoice> best;          // the best that runs natively
     std::optional<QuantChoice> best_offload;  // better still, with offload (llama.cpp rule)
@@ -67,6 +68,7 @@ struct VramAnswer {
 // The FAQ's "Can it run on a 16 / 24 GB GPU?", asked of the planner.
 struct CardAnswer {
     std::uint64_t gb = 0;
+    Bytes usable = 0;                 // budget_usable: what the plans were held to
     bool fits = false;                // the selected quantization, natively
     std::optional<QuantChoice> best;  // the best quantization that does
 

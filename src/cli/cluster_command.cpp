@@ -144,7 +144,7 @@ CommandResult rpc_result(const Request& req, const Model& model) {
     const PlanSettings settings = settings_for_model(model, ro.plan, &note);
     auto v = std::make_shared<RpcView>(RpcView{&model, req.cluster, {}, {}});
     v->rpc = need(answer_rpc(model, quant, v->cluster, settings, ro.placement));
-    v->launch = rpc_launch(v->rpc, {&model, &quant, ""});
+    v->launch = rpc_launch(v->rpc, {&model, &quant, {}});
     const bool fits = v->rpc.answer.plan.kind == PlanKind::native;
     CommandResult r;
     r.what = "llama.cpp RPC";

@@ -153,7 +153,7 @@ void write_alternative(JsonSink& w, const HardwareAnswer& a, const Hardware& h,
         w.null();
     }
     if (target != nullptr && a.quant->format == "gguf") {
-        w.field("llama_cpp_command", fitted_llama_command(*target->model, a, h, p, target->file));
+        w.field("llama_cpp_command", fitted_llama_command(*target->model, a, h, p, target->load));
     }
     w.end_object();
 }
@@ -211,11 +211,11 @@ void write_hardware_report(JsonSink& w, const Model& model, const HardwareReport
         const std::string build = llama_build_note(r.selected.settings);
         if (!build.empty()) w.field("llama_cpp_build", build);
         w.field("llama_cpp_command",
-                fitted_llama_command(model, r.selected, r.hardware, r.model_file));
+                fitted_llama_command(model, r.selected, r.hardware, r.model_load));
     }
     w.field("max_context", r.max_context);
     w.key("selected");
-    const LaunchTarget target{&model, r.selected.quant, r.model_file};
+    const LaunchTarget target{&model, r.selected.quant, r.model_load};
     write_answer(w, r.selected, r.hardware, &target);
     if (r.serving) {
         w.key("serving");

@@ -288,14 +288,14 @@ std::string format_rate(double tokens_per_s) {
 }
 
 std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,
-                                 const Hardware& hardware, const std::string& file) {
-    return fitted_llama_command(model, answer, hardware, answer.plan.placement, file);
+                                 const Hardware& hardware, const std::vector<std::string>& load) {
+    return fitted_llama_command(model, answer, hardware, answer.plan.placement, load);
 }
 
 std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,
                                  const Hardware& hardware, const Placement& placement,
-                                 const std::string& file) {
-    const LaunchTarget target{&model, answer.quant, file};
+                                 const std::vector<std::string>& load) {
+    const LaunchTarget target{&model, answer.quant, load};
     return "llama-server " +
            shell_join(llama_server_args(target, answer.settings, &hardware, &placement));
 }
@@ -337,7 +337,7 @@ void write_serving(std::ostream& out, const HardwareReport& r) {
 // --split-mode tensor beside the plan where its decode estimate is faster (the core's
 // tensor_split_option): its figure, what that rests on, and the line that runs it.
 void write_tensor_option(std::ostream& out, const Model& model, const HardwareAnswer& a,
-                         const Hardware& h, const std::string& file) {
+                         const Hardware& h, const std::vector<std::string>& load) {
     if (!a.tensor_option) return;
     const Placement& p = a.tensor_option->plan.placement;
     out << "  Faster by estimate, not chosen: --split-mode tensor, about "
@@ -345,7 +345,7 @@ void write_tensor_option(std::ostream& out, const Model& model, const HardwareAn
         << format_gb(p.gpu_total()) << " on the GPUs); the estimate rests on "
         << tensor_decode_note() << "; checked against those 4 runs it ranks tensor against layer "
         << "right in only 2 (docs/METHOD.md), so it does not choose the split. To try it: "
-        << fitted_llama_command(model, a, h, p, file) << "\n";
+        << fitted_llama_command(model, a, h, p, load) << "\n";
 }
 
 void write_hardware_section(std::ostream& out, const Model& model, const Quant& quant,
@@ -371,7 +371,7 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
         out << "\n  Speed: unknown (no bandwidth on record for this device)\n";
     }
 
-    write_tensor_option(out, model, a, h, r.model_file);
+    write_tensor_option(out, model, a, h, r.model_load);
 
     if (r.best) {
         out << "  Best quantization that "
@@ -415,7 +415,7 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
             << " (users are planned under -sm layer)\n";
     }
     if (a.plan.kind != PlanKind::none && quant.format == "gguf") {
-        out << "  llama.cpp: " << fitted_llama_command(model, a, h, r.model_file) << "\n";
+        out << "  llama.cpp: " << fitted_llama_command(model, a, h, r.model_load) << "\n";
         const std::string build = llama_build_note(a.settings);
         if (!build.empty()) out << "  " << build << "\n";
     }

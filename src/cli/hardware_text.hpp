@@ -31,12 +31,14 @@ void write_model_fits(std::ostream& out, const Hardware& hardware, const Estimat
 std::string format_rate(double tokens_per_s);
 
 // The llama-server command line fitted to the plan: -ngl, --n-cpu-moe and -ts as needed.
-// `file`: a local GGUF to load with -m; else the model's Hugging Face GGUF repo.
+// `load`: the arguments that load a GGUF file (HardwareReport::model_load); empty: the model's
+// Hugging Face GGUF repo.
 std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,
-                                 const Hardware& hardware, const std::string& file = "");
+                                 const Hardware& hardware,
+                                 const std::vector<std::string>& load = {});
 // The same line for another placement of the same answer (its alternative's).
 std::string fitted_llama_command(const Model& model, const HardwareAnswer& answer,
                                  const Hardware& hardware, const Placement& placement,
-                                 const std::string& file = "");
+                                 const std::vector<std::string>& load = {});
 
 }  // namespace canitrun::cli

@@ -387,6 +387,7 @@ void write_card_answers(JsonSink& w, const ModelReport& r) {
         write_choice(w, c.best);
         w.field("fits", c.fits);
         w.field("gb", c.gb);
+        w.field("usable_bytes", c.usable);
         w.end_object();
     }
     w.end_array();
@@ -406,6 +407,7 @@ void write_vram_query(JsonSink& w, const ModelReport& r) {
     write_choice(w, r.vram->best_offload);
     w.field("budget_bytes", r.vram->budget);
     w.field("fits_recommended", r.vram->fits_recommended);
+    w.field("usable_bytes", r.vram->usable);
     w.end_object();
 }
 

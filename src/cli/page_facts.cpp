@@ -312,10 +312,18 @@ std::vector<FaqEntry> faq_entries(const ModelReport& r) {
         return c.past_marketed_gb(need) ? fmt::format(" (a {} GB card holds {} GiB)", c.gb, c.gb)
                                         : std::string();
     };
+    // A need under the card's size that its usable memory (its GiB less --margin) still does not
+    // hold is "more than" what is usable, not than the card's size.
+    const auto short_of = [&](const CardAnswer& c) {
+        if (total > c.gb * kGB || c.usable >= total) return std::to_string(c.gb) + " GB";
+        return fmt::format("the {} a {} GB card leaves usable ({} kept free)", format_gb(c.usable),
+                           c.gb, format_margin(r.settings.margin));
+    };
     for (const CardAnswer& c : r.card_answers) {
         std::string a = std::string(c.fits ? "Yes. " : "No. ") + "At " + q + " it needs " +
                         format_gb(total) + (c.fits ? ", within " : ", more than ") +
-                        std::to_string(c.gb) + " GB" + (c.fits ? card_gib(c, total) : "") + ".";
+                        (c.fits ? std::to_string(c.gb) + " GB" + card_gib(c, total) : short_of(c)) +
+                        ".";
         if (!c.fits) a += " You will need " + consider + ".";
         out.push_back(
             {fmt::format("Can it run on {} {} GB GPU?", article_for(std::to_string(c.gb)), c.gb),
@@ -327,7 +335,7 @@ std::vector<FaqEntry> faq_entries(const ModelReport& r) {
                        c.best ? c.best->quant->id + ", " +
                                     format_gb(c.best->estimate.on(Device::gpu)) +
                                     card_gib(c, c.best->estimate.on(Device::gpu)) + "."
-                              : std::string("None of the page's quantizations fits.")});
+                              : std::string("No quantization fits whole.")});
     }
     out.push_back(
         {"What GPU do I need?",

@@ -255,21 +255,33 @@ RemoteClient::RemoteClient(const RemoteSetup& setup) {
     cache_ = std::make_unique<CachingClient>(network_.get(), c);
 }
 
-Result<std::vector<GgufFile>> remote_gguf_parts(const Database& db, const std::string& arg,
-                                                const RemoteFlags& flags, std::string* label) {
+namespace {
+
+Result<RemoteGguf> remote_gguf(const Database& db, const std::string& arg, const RemoteFlags& flags,
+                               std::string* label) {
     CANITRUN_TRY_ASSIGN(auto spec, parse_remote_spec(arg));
     const RemoteSetup setup = remote_setup(db, flags);
     RemoteClient client(setup);
     CANITRUN_TRY_ASSIGN(auto remote, fetch_remote_gguf(client.client(), spec, setup.env));
     client.keep();
     if (label != nullptr) *label = remote.label;
+    return remote;
+}
+
+}  // namespace
+
+Result<std::vector<GgufFile>> remote_gguf_parts(const Database& db, const std::string& arg,
+                                                const RemoteFlags& flags, std::string* label) {
+    CANITRUN_TRY_ASSIGN(auto remote, remote_gguf(db, arg, flags, label));
     return std::move(remote.parts);
 }
 
 Result<GgufModel> remote_gguf_model(const Database& db, const std::string& arg,
                                     const RemoteFlags& flags, std::string* label) {
-    CANITRUN_TRY_ASSIGN(auto parts, remote_gguf_parts(db, arg, flags, label));
-    return gguf_to_model(parts);
+    CANITRUN_TRY_ASSIGN(const auto remote, remote_gguf(db, arg, flags, label));
+    CANITRUN_TRY_ASSIGN(auto g, gguf_to_model(remote.parts));
+    g.load = remote.load;
+    return g;
 }
 
 namespace {
@@ -296,7 +308,8 @@ Result<CommandResult> answer_remote(const Database& db, const RemoteSpec& spec,
     }
     CANITRUN_TRY_ASSIGN(const RemoteGguf remote, fetch_remote_gguf(client.client(), spec, setup.env,
                                                                    repo ? &files : nullptr));
-    CANITRUN_TRY_ASSIGN(const GgufModel g, gguf_to_model(remote.parts));
+    CANITRUN_TRY_ASSIGN(GgufModel g, gguf_to_model(remote.parts));
+    g.load = remote.load;
     const std::string note =
         !remote.projector.empty() && remote.projector_bytes == 0
             ? "  Vision projector in the repo: " + remote.projector + " (--mmproj)\n"

@@ -368,7 +368,13 @@ void write_queries(std::ostream& out, const ModelReport& r) {
         const std::string budget =
             v.budget % kGB == 0 ? fmt::format("{} GB", v.budget / kGB) : format_gb(v.budget);
         out << "\nWith " << budget << " of VRAM: " << r.quant->id << " (" << format_gb(total)
-            << ") " << (v.fits_recommended ? "fits" : "does not fit") << ".";
+            << ") " << (v.fits_recommended ? "fits" : "does not fit");
+        // What the plans were held to: a card of that many GiB less the margin (budget_usable).
+        if (v.usable != v.budget) {
+            out << " the " << format_gb(v.usable) << " usable (" << format_margin(r.settings.margin)
+                << " kept free)";
+        }
+        out << ".";
         if (v.best) {
             out << " Highest-quality quantization that fits: " << v.best->quant->id << " ("
                 << format_gb(v.best->estimate.on(Device::gpu)) << ").";

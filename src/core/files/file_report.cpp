@@ -139,7 +139,8 @@ Result<HardwareReport> gguf_on_hardware(const std::string& label, const GgufMode
     const Model planned =
         s.rule == Rule::quick ? llama_cache_model(g.model, s.estimate.context) : g.model;
     HardwareReport r;
-    r.model_file = label;
+    // A remote model loads where it lives (GgufModel::load), a file by its path.
+    r.model_load = g.load.empty() ? std::vector<std::string>{"-m", label} : g.load;
     r.hardware = *options.hardware;
     CANITRUN_TRY_ASSIGN(r.selected, answer_for(planned, quant, r.hardware, s, options.placement));
     CANITRUN_TRY_ASSIGN(r.max_context, max_native_context(planned, quant, r.hardware, s));

@@ -86,6 +86,9 @@ Result<RemoteGguf> fetch_hf(HttpClient& client, const RemoteSpec& spec, const Re
     if (!spec.file.empty()) {
         files.push_back(spec.file);
         out.label = spec.text;
+        // -hf with --hf-file fetches the repo's projector too (common/download.cpp at 0ad4a86),
+        // which a file named alone is planned without; the repo is not listed to know.
+        out.load = {"-hf", spec.repo, "--hf-file", spec.file, "--no-mmproj"};
     } else {
         CANITRUN_TRY_ASSIGN(auto listing, known != nullptr
                                               ? Result<std::vector<RepoGguf>>(gguf_models(*known))
@@ -105,6 +108,11 @@ Result<RemoteGguf> fetch_hf(HttpClient& client, const RemoteSpec& spec, const Re
         for (const auto& m : listing) {
             if (m.projector && out.projector.empty()) out.projector = m.files.front();
         }
+        // llama.cpp's -hf picks the file by the tag as canitrun did (pick_quant) and also
+        // fetches and loads the repo's projector (--mmproj-auto, on by default), which this
+        // plan does not count: the line turns it off so it runs the text model planned.
+        out.load = {"-hf", spec.repo + ":" + pick->quant};
+        if (!out.projector.empty()) out.load.emplace_back("--no-mmproj");
     }
     HeaderBudget budget;
     for (const auto& f : files) {
@@ -134,9 +142,14 @@ Result<RemoteGguf> fetch_ollama_local(const RemoteSpec& spec, const RemoteEnv& e
     out.urls.push_back(blob);
     out.file_bytes = source->size();
     out.parts.push_back(std::move(header));
+    out.load = {"-m", blob};
     if (const OllamaLayer* p = m.projector()) {
         out.projector_bytes = p->size;
         out.projector = p->digest;
+        std::string projector = p->digest;
+        projector[6] = '-';
+        out.load.push_back("--mmproj");
+        out.load.push_back((fs::path(env.ollama_models) / "blobs" / projector).string());
     }
     return out;
 }
@@ -168,9 +181,13 @@ Result<RemoteGguf> fetch_ollama(HttpClient& client, const RemoteSpec& spec, cons
                         read_header(client, url, std::nullopt, env, out.file_bytes, budget));
     out.urls.push_back(url);
     out.parts.push_back(std::move(header));
+    // llama-server downloads a URL itself (-mu, -mmu): the registry's blobs, read here.
+    out.load = {"-mu", url};
     if (const OllamaLayer* p = m.projector()) {
         out.projector_bytes = p->size;
         out.projector = p->digest;
+        out.load.push_back("-mmu");
+        out.load.push_back(ollama_blob_url(env.ollama_registry, spec, p->digest));
     }
     return out;
 }
@@ -263,6 +280,7 @@ Result<RemoteGguf> fetch_remote_gguf(HttpClient& client, const RemoteSpec& spec,
         case RemoteKind::url: {
             RemoteGguf out;
             out.label = spec.url;
+            out.load = {"-mu", spec.url};
             HeaderBudget budget;
             CANITRUN_TRY_ASSIGN(auto header, read_header(client, spec.url, std::nullopt, env,
                                                          out.file_bytes, budget));

@@ -166,8 +166,8 @@ std::vector<std::string> placement_args(const Hardware* hardware, const Placemen
 std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSettings& s,
                                            const Hardware* hardware, const Placement* placement) {
     std::vector<std::string> args;
-    if (!t.file.empty()) {
-        add(args, "-m", t.file);
+    if (!t.load.empty()) {
+        args.insert(args.end(), t.load.begin(), t.load.end());
         // The projector file given with --mmproj, as given (llama.cpp's --mmproj FILE).
         if (s.server.vision && !s.server.mmproj_file.empty()) {
             add(args, "--mmproj", s.server.mmproj_file);
@@ -278,7 +278,9 @@ RouterLaunch llama_router_launch(const LaunchTarget& target, const PlanSettings&
                         preset_options(llama_server_args(target, settings, hardware, placement))});
     for (const auto& a : settings.server.also) {
         const PlanSettings s = companion_settings(a, ollama_model_settings(settings, *a.model));
-        const LaunchTarget t{a.model, a.quant, a.file ? a.file->path : std::string()};
+        const LaunchTarget t{
+            a.model, a.quant,
+            a.file ? std::vector<std::string>{"-m", a.file->path} : std::vector<std::string>{}};
         std::string name = a.model->id;
         // two sections of one name are refused (server-models.cpp add_model)
         for (int n = 2; std::any_of(r.models.begin(), r.models.end(),

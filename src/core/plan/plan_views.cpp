@@ -112,6 +112,11 @@ Bytes card_bytes_for_gb(Bytes marketed_bytes) {
     return checked::mul_div_floor(marketed_bytes, kGiB, kGB);
 }
 
+Bytes budget_usable(const PlanSettings& settings, Bytes budget) {
+    if (settings.rule == Rule::quick) return budget;
+    return gpu_capacity(card_bytes_for_gb(budget), settings.margin);
+}
+
 GpuDevice generic_device(Bytes memory) {
     GpuDevice d;
     d.name = "a GPU with " + std::to_string(memory / kGiB) + " GiB";
@@ -219,6 +224,7 @@ Result<BudgetAnswer> budget_answer(PartsOf& parts_of, const Model& model, const 
                                    const std::vector<const Quant*>& quants,
                                    const PlanSettings& settings, Bytes budget, Bytes ram) {
     BudgetAnswer a;
+    a.usable = budget_usable(settings, budget);
     std::vector<const Quant*> offered;
     for (const Quant* q : quants) {
         CANITRUN_TRY_ASSIGN(auto offers, rule_offers(settings, *q));

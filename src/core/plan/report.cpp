@@ -15,13 +15,20 @@
 namespace canitrun {
 namespace {
 
-// The budget questions choose among the quantizations the page's table shows.
+// The quantizations the page's table shows.
 std::vector<const Quant*> page_quants(const Database& db) {
     std::vector<const Quant*> out;
     for (const auto& q : db.quants) {
         if (q.page_table) out.push_back(&q);
     }
     return out;
+}
+
+// A budget (--vram, the FAQ's 16 and 24 GB cards) is a GPU of that size: it chooses among what
+// --gpu chooses from, every quantization llama.cpp runs; the quick rule keeps the page's ten, as
+// the reference page's budgets do.
+std::vector<const Quant*> budget_quants(const Database& db, const PlanSettings& s) {
+    return s.rule == Rule::quick ? page_quants(db) : llama_cpp_quants(db);
 }
 
 }  // namespace
@@ -156,25 +163,23 @@ Result<bool> add_verdicts(ModelReport& r, const Database& db, const Model& model
     r.gpus = verdicts.gpus;
     r.smallest_gpu = verdicts.smallest;
     r.gpu_verdicts = verdicts.verdicts;
-    // The 16 and 24 GB cards of the reference page's questions, among the page's ten, in one
-    // call that plans each quantization's parts once for both.
+    // The 16 and 24 GB cards of the reference page's questions, in one call that plans each
+    // quantization's parts once for both.
     constexpr std::uint64_t kCardsGb[] = {16, 24};
     std::vector<Bytes> budgets;
     for (const std::uint64_t gb : kCardsGb) budgets.push_back(gb * kGB);
-    CANITRUN_TRY_ASSIGN(
-        auto answers, plan_budgets(model, *r.quant, page_quants(db), s, budgets, options.fit.ram));
+    const auto quants = budget_quants(db, s);
+    CANITRUN_TRY_ASSIGN(auto answers,
+                        plan_budgets(model, *r.quant, quants, s, budgets, options.fit.ram));
     for (std::size_t i = 0; i < std::size(kCardsGb); ++i) {
-        r.card_answers.push_back({kCardsGb[i], answers[i].fits, answers[i].best});
+        r.card_answers.push_back(
+            {kCardsGb[i], answers[i].usable, answers[i].fits, answers[i].best});
     }
     if (options.vram_budget) {
-        // --vram is a GPU of that size: it chooses among what --gpu chooses from, every
-        // quantization llama.cpp runs (the quick rule keeps the page's ten, as the reference
-        // page's budgets do).
-        const auto quants = s.rule == Rule::quick ? page_quants(db) : llama_cpp_quants(db);
         CANITRUN_TRY_ASSIGN(
             const BudgetAnswer a,
             plan_budget(model, *r.quant, quants, s, *options.vram_budget, options.fit.ram));
-        r.vram = VramAnswer{*options.vram_budget, a.fits, a.best, a.best_offload};
+        r.vram = VramAnswer{*options.vram_budget, a.usable, a.fits, a.best, a.best_offload};
     }
     if (options.hardware) {
         CANITRUN_TRY_ASSIGN(auto h, build_hardware_report(db, model, *r.quant, s, *options.hardware,
