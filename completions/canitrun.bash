@@ -132,6 +132,10 @@ _canitrun() {
             mapfile -t COMPREPLY < <(compgen -W "on off auto" -- "$cur")
             return
             ;;
+        --reserve-outputs)
+            mapfile -t COMPREPLY < <(compgen -W "server all" -- "$cur")
+            return
+            ;;
         --cache-type-k)
             mapfile -t COMPREPLY < <(compgen -W "f16 bf16 f32 q8_0 q5_1 q5_0 q4_1 q4_0 iq4_nl" -- "$cur")
             return
@@ -201,19 +205,19 @@ _canitrun() {
 
     if [[ $cur == -* ]]; then
         case $sub in
-            gpus) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --quant --ctx --kv-type --users --mmproj --offline --timeout --ram --engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-op-offload --blas-build --no-repack --mtp --load-mode --no-mmproj --no-mmproj-offload --draft --also" -- "$cur") ;;
+            gpus) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --quant --ctx --kv-type --users --mmproj --offline --timeout --ram --engine --ubatch --parallel --flash-attn --reserve-outputs --cache-type-k --cache-type-v --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-op-offload --blas-build --no-repack --mtp --load-mode --no-mmproj --no-mmproj-offload --draft --also" -- "$cur") ;;
             models) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --family --vendor --since --names" -- "$cur") ;;
             gpu-list) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --vendor --min-vram --names" -- "$cur") ;;
             quants) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --names" -- "$cur") ;;
             system) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data" -- "$cur") ;;
-            fit) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --ctx --kv-type --min-quant --gpu --gpu-spec --ram --ram-bandwidth --gpu-memory --engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-op-offload --blas-build --no-repack --mtp --load-mode --no-mmproj --no-mmproj-offload --draft --also --sort" -- "$cur") ;;
-            compare) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --quant --ctx --kv-type --min-quant --min-speed --offline --timeout --gpu --gpu-spec --ram --ram-bandwidth --gpu-memory --engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-op-offload --blas-build --no-repack --mtp --load-mode --no-mmproj --no-mmproj-offload --draft --also" -- "$cur") ;;
-            local) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --ctx --kv-type --gpu --gpu-spec --ram --ram-bandwidth --gpu-memory --engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-op-offload --blas-build --no-repack --mtp --load-mode --no-mmproj --no-mmproj-offload --draft --also" -- "$cur") ;;
+            fit) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --ctx --kv-type --min-quant --gpu --gpu-spec --ram --ram-bandwidth --gpu-memory --engine --ubatch --parallel --flash-attn --reserve-outputs --cache-type-k --cache-type-v --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-op-offload --blas-build --no-repack --mtp --load-mode --no-mmproj --no-mmproj-offload --draft --also --sort" -- "$cur") ;;
+            compare) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --quant --ctx --kv-type --min-quant --min-speed --offline --timeout --gpu --gpu-spec --ram --ram-bandwidth --gpu-memory --engine --ubatch --parallel --flash-attn --reserve-outputs --cache-type-k --cache-type-v --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-op-offload --blas-build --no-repack --mtp --load-mode --no-mmproj --no-mmproj-offload --draft --also" -- "$cur") ;;
+            local) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --ctx --kv-type --gpu --gpu-spec --ram --ram-bandwidth --gpu-memory --engine --ubatch --parallel --flash-attn --reserve-outputs --cache-type-k --cache-type-v --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-op-offload --blas-build --no-repack --mtp --load-mode --no-mmproj --no-mmproj-offload --draft --also" -- "$cur") ;;
             verify) mapfile -t COMPREPLY < <(compgen -W "--help --json --format --quiet --data --quant --gpu --gpu-spec --model" -- "$cur") ;;
             serve) mapfile -t COMPREPLY < <(compgen -W "--help --quiet --port --bind --threads --allow-remote" -- "$cur") ;;
             site) mapfile -t COMPREPLY < <(compgen -W "--help --quiet" -- "$cur") ;;
             mcp) mapfile -t COMPREPLY < <(compgen -W "--help --allow-remote" -- "$cur") ;;
-            *) mapfile -t COMPREPLY < <(compgen -W "--help --version --json --format --quiet --data --chart --ascii --generate --quant --ctx --kv-type --vram --min-quant --min-speed --users --mmproj --offline --timeout --gpu --gpu-spec --ram --ram-bandwidth --gpu-memory --ngl --n-cpu-moe --cpu-moe --tensor-split --split-mode --host --link --engine --ubatch --parallel --flash-attn --cache-type-k --cache-type-v --backend --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-op-offload --blas-build --no-repack --mtp --load-mode --no-mmproj --no-mmproj-offload --draft --also --gpu-memory-utilization" -- "$cur") ;;
+            *) mapfile -t COMPREPLY < <(compgen -W "--help --version --json --format --quiet --data --chart --ascii --generate --quant --ctx --kv-type --vram --min-quant --min-speed --users --mmproj --offline --timeout --gpu --gpu-spec --ram --ram-bandwidth --gpu-memory --ngl --n-cpu-moe --cpu-moe --tensor-split --split-mode --host --link --engine --ubatch --parallel --flash-attn --reserve-outputs --cache-type-k --cache-type-v --backend --margin --cache-ram --ctx-checkpoints --no-kv-offload --no-op-offload --blas-build --no-repack --mtp --load-mode --no-mmproj --no-mmproj-offload --draft --also --gpu-memory-utilization" -- "$cur") ;;
         esac
         return
     fi

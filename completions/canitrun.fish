@@ -87,6 +87,7 @@ complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l engine
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l ubatch -x -d 'llama.cpp: micro-batch size n_ubatch'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l parallel -x -d 'llama.cpp: sequences served at once'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l flash-attn -x -a 'on off auto' -d 'llama.cpp: flash attention on, off, auto'
+complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l reserve-outputs -x -a 'server all' -d 'llama.cpp: outputs the compute buffer is reserved for: server or all'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l cache-type-k -x -a 'f16 bf16 f32 q8_0 q5_1 q5_0 q4_1 q4_0 iq4_nl' -d 'llama.cpp: K cache type: f16, bf16, f32, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl'
 complete -c canitrun -n '__canitrun_takes page gpus fit compare local' -l cache-type-v -x -a 'f16 bf16 f32 q8_0 q5_1 q5_0 q4_1 q4_0 iq4_nl' -d 'llama.cpp: V cache type, as --cache-type-k'
 complete -c canitrun -n '__canitrun_takes page' -l backend -x -a 'cpu cuda rocm metal vulkan' -d 'llama.cpp: cpu, cuda, rocm, metal, vulkan'

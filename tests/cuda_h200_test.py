@@ -45,7 +45,9 @@ def plan(canitrun, model, quant, config, experts_in_ram):
     n_ctx, ubatch, seq, fa, tk, tv = config.split(":")[:6]
     args = [canitrun, model, "--quant", quant, "--ctx", n_ctx, "--ubatch", ubatch,
             "--parallel", seq, "--flash-attn", fa, "--cache-type-k", tk, "--cache-type-v", tv,
-            "--gpu", "H200", "--ram", "512", "--json"]
+            "--gpu", "H200", "--ram", "512", "--json",
+            # cuda_probe reserved the library's outputs (every token), not llama-server's
+            "--reserve-outputs", "all"]
     if experts_in_ram:
         args.append("--cpu-moe")
     out = subprocess.run(args, capture_output=True, text=True, timeout=60)

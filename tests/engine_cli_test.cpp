@@ -115,3 +115,30 @@ TEST_CASE(
     CHECK(vllm.out.empty());
     CHECK(has(vllm.err, "canitrun: error: --engine vllm plans database models, not a config.json"));
 }
+
+// llama-server reserves one output a slot (--parallel 1: the page's line), the library every
+// token of the ubatch (--reserve-outputs all). Qwen3-30B-A3B on one CUDA GPU at 8,192 cells,
+// ubatch 512, flash attention: the layers' phase, 512 x (2 x 8,192 f16 mask cells + 4 x (3 x
+// 2,048 + 3 x 8 x 768 + 8 x 2,048 routed down floats)) = 92,274,688 B, against the logits of a
+// whole ubatch, 512 x 4 x (151,936 + 2,048) = 315,359,232 B (the H200's 300.75 MiB).
+TEST_CASE("cli: --reserve-outputs plans llama-server's outputs or every token's") {
+    const auto compute = [](std::vector<std::string> args) -> std::uint64_t {
+        const Outcome o = run_cli(args);
+        REQUIRE(o.code == 0);
+        const auto doc = nlohmann::json::parse(o.out);
+        for (const auto& t : doc["estimate"]["terms"]) {
+            if (t["name"] == "compute") return t["bytes"].get<std::uint64_t>();
+        }
+        return 0;
+    };
+    CHECK(compute({"qwen3-30b-a3b", "--json"}) == 92'274'688ULL);
+    CHECK(compute({"qwen3-30b-a3b", "--reserve-outputs", "server", "--json"}) == 92'274'688ULL);
+    CHECK(compute({"qwen3-30b-a3b", "--reserve-outputs", "all", "--json"}) == 315'359'232ULL);
+    const Outcome quick =
+        run_cli({"qwen3-30b-a3b", "--engine", "quick", "--reserve-outputs", "all"});
+    CHECK(quick.code == 2);
+    CHECK(has(quick.err, "--reserve-outputs is a llama.cpp setting"));
+    const Outcome bad = run_cli({"qwen3-30b-a3b", "--reserve-outputs", "some"});
+    CHECK(bad.code == 2);
+    CHECK(has(bad.err, "--reserve-outputs takes server or all"));
+}

@@ -192,4 +192,29 @@ TEST_CASE("llama.cpp parts: the CPU's compute buffer under llama-server's output
     // Mixtral's 2 x 14,336 gate and up outputs hold the down products (204.01 MiB):
     // 512 x (8,192 + 4 x (4 x 4,096 + 3 x 2 x 14,336)) = 213,909,504 B = 204.00 MiB.
     CHECK(compute("mixtral-8x7b", 4) == 213'909'504ULL);
+    // Qwen3-30B-A3B's 8 x 2,048 down floats do not fit its 2 x 8 x 768 freed gate and up
+    // outputs, so they land above the three widths (moe_down_floats; 92.01 MiB):
+    // 512 x (8,192 + 4 x (4 x 2,048 + 3 x 8 x 768 + 8 x 2,048)) = 512 x 180,224 = 92,274,688 B.
+    CHECK(compute("qwen3-30b-a3b", 4) == 92'274'688ULL);
+    // Every token: the output phase, 512 x 4 x (151,936 + 2 x 2,048) = 319,553,536 B (304.75).
+    CHECK(compute("qwen3-30b-a3b", 0) == 319'553'536ULL);
+}
+
+// A plan's outputs are llama-server's (server_output_limits at 0ad4a86: n_parallel x (1 +
+// --spec-draft-n-max, 3, with a draft)), or every token with --reserve-outputs all (0).
+TEST_CASE("llama.cpp parts: plans reserve llama-server's outputs unless asked for all") {
+    const Model& m = test::model("llama-3.1-8b");
+    const auto outputs = [&](const Model& model, const PlanSettings& s) {
+        return llamacpp_options(model, s, Backend::cuda).value().outputs;
+    };
+    PlanSettings s;
+    CHECK(outputs(m, s) == 1);  // --parallel 1, no draft
+    s.n_seq = 4;
+    CHECK(outputs(m, s) == 4);
+    s.server.draft = ResidentModel{&test::model("llama-3.2-1b"), &test::quant("Q4_K_M"), nullptr};
+    CHECK(outputs(m, s) == 16);  // 4 x (1 + 3)
+    s.outputs = OutputReserve::all;
+    CHECK(outputs(m, s) == 0);
+    // an embedding model's server reserves every token either way
+    CHECK(outputs(test::model("qwen3-embedding-0.6b"), PlanSettings{}) == 0);
 }

@@ -203,7 +203,8 @@ TEST_CASE("page facts: a total over N GB that fits an N GB card says the card ho
     // "fits in 24 GB: ..., 24.2 GB" alone would read as a contradiction. Over the database, each
     // FAQ answer for a 24 GB card carries the note exactly when its figure passes 24.0 GB.
     std::size_t noted = 0;
-    for (const char* id : {"gemma-4-26b-a4b", "qwen3.5-35b-a3b", "qwen3-32b", "gemma-3-27b"}) {
+    for (const char* id :
+         {"gemma-4-26b-a4b", "qwen3.5-35b-a3b", "qwen3-32b", "gemma-3-27b", "ernie-4.5-21b-a3b"}) {
         const Outcome o = run_cli({id});
         REQUIRE(o.code == 0);
         const std::string line =

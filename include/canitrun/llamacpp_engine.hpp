@@ -41,8 +41,9 @@ struct LlamaCppOptions {
     // PR #23861, merged 2026-06-01): 0 for every token of the ubatch (its default, n_batch: what
     // llama-bench, llama-completion and builds before it reserve); llama-server's is
     // llama_server_outputs. A log prints it (llama_context: n_outputs_max), and verify plans the
-    // log's context with it. Plans leave it 0 for now: the CPU harness and the H200's rows
-    // measure the library's reservation, and no flag yet plans either.
+    // log's context with it. Plans set it by PlanSettings::outputs (llamacpp_options):
+    // llama-server's unless --reserve-outputs all, which the CPU harness and the H200's rows
+    // ask for (they measure the library's reservation).
     std::uint64_t outputs = 0;
     // A model file's own tensors, in place of the layout and llama-quantize's types.
     struct FileTensors {

@@ -39,6 +39,15 @@ inline constexpr Bytes kDefaultMargin = 1024ULL << 20;  // llama.cpp's fit targe
 //   "llama_params_fit is not implemented for SPLIT_MODE_TENSOR"); canitrun refuses it too.
 enum class SplitMode { layer, row, tensor };
 
+// The outputs llama.cpp reserves a ubatch's graph for (LlamaCppOptions::outputs): llama-server's
+// (llama_server_outputs: a slot's token and its drafted ones; the default, since every llama.cpp
+// plan prints a llama-server line), or every token of the ubatch (--reserve-outputs all): the
+// library's own default, which llama-bench, llama-completion and builds before llama.cpp PR
+// #23861 reserve, and which the CPU harness (tools/accuracy) and the H200's rows measure.
+enum class OutputReserve { server, all };
+const char* output_reserve_name(OutputReserve reserve);  // "server", "all"
+Result<OutputReserve> parse_output_reserve(const std::string& text);
+
 const char* split_mode_name(SplitMode mode);  // "layer", "row", "tensor"
 Result<SplitMode> parse_split_mode(const std::string& text);
 
@@ -62,6 +71,8 @@ struct PlanSettings {
     ServerSettings server;
     // --split-mode: row is planned by answer_for (row_split.hpp), the llama.cpp rule only.
     SplitMode split_mode = SplitMode::layer;
+    // --reserve-outputs: the outputs the compute graph is reserved for, the llama.cpp rule only.
+    OutputReserve outputs = OutputReserve::server;
     // A model file's own tensors (file_parts.hpp): the llama.cpp rule plans their bytes in place
     // of the layout typed at the quantization, through the same parts, caches and buffers.
     std::shared_ptr<const FileWeights> file;
@@ -132,7 +143,13 @@ Result<ModelParts> plan_parts_at_context(ModelParts parts, const Model& model,
 PlacementOptions placement_for(const Hardware& hardware, const PlanSettings& settings,
                                PlacementOptions user = {});
 
-// llama.cpp's options for these settings on a backend.
-Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend backend);
+// The tokens a llama-server slot drafts a step with these settings: --spec-draft-n-max
+// (kLlamaDraftMax) with a draft model or the model's own loadable MTP layers, else 0.
+std::uint64_t draft_tokens(const Model& model, const PlanSettings& settings);
+
+// llama.cpp's options for these settings on a backend, for this model: its outputs are
+// llama-server's (llama_server_outputs) unless settings.outputs asks for every token.
+Result<LlamaCppOptions> llamacpp_options(const Model& model, const PlanSettings& settings,
+                                         Backend backend);
 
 }  // namespace canitrun

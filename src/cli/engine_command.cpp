@@ -130,9 +130,11 @@ void write_profile_text(std::ostream& out, const LlamaProfileView& v) {
         << format_context(o.context) << " context: llama.cpp " << kLlamaCppCommit << " profile ("
         << backend_name(o.backend) << ")\n";
     out << "  ubatch " << o.ubatch << " · " << o.n_seq
-        << (o.n_seq == 1 ? " sequence" : " sequences") << " · flash attention "
-        << (o.flash_attn == FlashAttn::off ? "off" : "on") << " · K " << to_lower(o.cache_type_k)
-        << " / V " << to_lower(o.cache_type_v) << "\n\n";
+        << (o.n_seq == 1 ? " sequence" : " sequences") << " · "
+        << (o.outputs == 0 ? "every token's outputs"
+                           : std::to_string(o.outputs) + (o.outputs == 1 ? " output" : " outputs"))
+        << " reserved · flash attention " << (o.flash_attn == FlashAttn::off ? "off" : "on")
+        << " · K " << to_lower(o.cache_type_k) << " / V " << to_lower(o.cache_type_v) << "\n\n";
     write_terms(out, v.estimate);
     if (v.memory != 0) {
         out << "\n  " << (v.gpu ? display_name(*v.gpu) : format_gib(v.memory) + " budget") << ": "
@@ -149,7 +151,7 @@ Result<CommandResult> run_llamacpp(const EngineRequest& r, const Common& c) {
                   : (r.hardware ? backend_for(r.hardware->gpus.front()) : Backend::cuda);
     PlanSettings settings = r.settings;
     settings.estimate.context = r.context.value_or(default_context(*r.model));
-    CANITRUN_TRY_ASSIGN(LlamaCppOptions o, llamacpp_options(settings, backend));
+    CANITRUN_TRY_ASSIGN(LlamaCppOptions o, llamacpp_options(*r.model, settings, backend));
     o.file_tensors = r.file_tensors;
     CANITRUN_TRY_ASSIGN(auto e, estimate_llamacpp(*r.model, *c.quant, o));
 

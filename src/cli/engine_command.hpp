@@ -21,6 +21,7 @@ struct EngineFlags {
     std::string ubatch;
     std::string parallel;
     std::string flash_attn;
+    std::string reserve_outputs;  // --reserve-outputs server|all
     std::string cache_type_k;
     std::string cache_type_v;
     std::string backend;  // empty: the device's (plan_settings.hpp backend_for)

@@ -64,6 +64,24 @@ machines).)",
          .complete = Complete::words,
          .words = "on off auto",
          .group = kGroupEngine},
+        {.names = "--reserve-outputs",
+         .value = "WHICH",
+         .help = "llama.cpp: outputs the compute buffer is reserved for: server (llama-server's, "
+                 "default) or all (every ubatch token)",
+         .man = R"(The outputs llama.cpp reserves each ubatch's compute graph for.
+.B server
+(the default): llama\-server's, one a slot and one more a slot for each drafted token
+(n_parallel x (1 + draft tokens); every token for an embedding or reranking model), which the
+printed line runs.
+.BR all :
+every token of the ubatch, the library's own default, which llama\-bench, llama\-completion
+and builds before llama.cpp PR #23861 (June 2026) reserve: the logits of a whole ubatch, often
+the largest part of the compute buffer.)",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.reserve_outputs; },
+         .complete = Complete::words,
+         .words = "server all",
+         .group = kGroupEngine},
         {.names = "--cache-type-k",
          .value = "TYPE",
          .help = "llama.cpp: K cache type: " + llamacpp_kv_type_names() + " (default " +

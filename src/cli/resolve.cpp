@@ -54,6 +54,7 @@ void refuse_llama_flags(const EngineFlags& f, const std::string& engine) {
         {"--ubatch", !f.ubatch.empty()},
         {"--parallel", !f.parallel.empty()},
         {"--flash-attn", !f.flash_attn.empty()},
+        {"--reserve-outputs", !f.reserve_outputs.empty()},
         {"--cache-type-k", !f.cache_type_k.empty()},
         {"--cache-type-v", !f.cache_type_v.empty()},
         {"--backend", !f.backend.empty()},
@@ -87,6 +88,7 @@ void llama_settings(const EngineFlags& f, PlanSettings& s) {
         s.n_seq = need(parse_positive_count(f.parallel, "--parallel", kLlamaMaxSequences));
     }
     if (!f.flash_attn.empty()) s.flash_attn = need(parse_flash_attn(f.flash_attn));
+    if (!f.reserve_outputs.empty()) s.outputs = need(parse_output_reserve(f.reserve_outputs));
     // --kv-type sets both caches; --cache-type-k / -v, where given, override it.
     if (!f.cache_type_k.empty()) s.cache_type_k = f.cache_type_k;
     if (!f.cache_type_v.empty()) s.cache_type_v = f.cache_type_v;

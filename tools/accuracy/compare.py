@@ -145,9 +145,11 @@ def estimate(canitrun, path, setting):
     """canitrun's llama.cpp profile of the file llama.cpp loaded: --backend names a backend for a
     GGUF file (a database model's backend follows its --gpu)."""
     ctx, ub, seq, fa, tk, tv = setting.split(":")
+    # llama_probe leaves n_outputs_max at the library's default (every token of the batch), so
+    # canitrun plans that reservation, not llama-server's (its default).
     out = run([canitrun, path, "--engine", "llama.cpp", "--backend", "cpu",
                "--ctx", ctx, "--ubatch", ub, "--parallel", seq, "--flash-attn", fa,
-               "--cache-type-k", tk, "--cache-type-v", tv, "--json"])
+               "--cache-type-k", tk, "--cache-type-v", tv, "--reserve-outputs", "all", "--json"])
     terms = {t["name"]: t["bytes"] for t in json.loads(out)["estimate"]["terms"]}
     return {
         "weights": terms["weights"] + terms["token_embd"],

@@ -293,7 +293,7 @@ for mq in $MODELS; do
   for s in $SETTINGS; do
     IFS=: read -r ctx ub seq fa tk tv _ <<<"$s"
     est="$(bundled canitrun "$gguf" --engine llama.cpp --backend cuda --ctx "$ctx" --ubatch "$ub" \
-      --parallel "$seq" --flash-attn "$fa" --cache-type-k "$tk" --cache-type-v "$tv" ${CUDA_CANITRUN_FLAGS:-} --json \
+      --parallel "$seq" --flash-attn "$fa" --cache-type-k "$tk" --cache-type-v "$tv" --reserve-outputs all ${CUDA_CANITRUN_FLAGS:-} --json \
       2>>"$out/probe.log" | tr -d '\n')"
     printf '{"label":"%s %s","model":"%s","quant":"%s","config":"%s","canitrun":%s}\n' \
       "$model" "$quant" "$model" "$quant" "$s" "${est:-null}" >>"$out/canitrun.jsonl"

@@ -81,7 +81,9 @@ def reestimate(contexts, canitrun, make_gguf):
                 r = subprocess.run([canitrun, path, "--engine", "llama.cpp", "--backend", "cuda",
                                     "--ctx", ctx, "--ubatch", ub, "--parallel", seq,
                                     "--flash-attn", fa, "--cache-type-k", tk, "--cache-type-v", tv,
-                                    "--json"], capture_output=True, text=True)
+                                    # cuda_probe reserves the library's outputs: every token
+                                    "--reserve-outputs", "all", "--json"],
+                                   capture_output=True, text=True)
                 est = json.loads(r.stdout) if r.returncode == 0 else None
                 out[(label, config)] = {"label": label, "model": model, "quant": quant,
                                         "config": config, "canitrun": est}

@@ -28,7 +28,8 @@ struct CacheSetup {
     GgmlType tk;
     GgmlType tv;
     bool flash_attn = true;
-    bool no_memory = false;  // llama_arch_keeps_no_memory
+    bool no_memory = false;   // llama_arch_keeps_no_memory
+    bool routed_down = true;  // !LlamaCppOptions::f32_mask (attention_phase_bytes says why)
 };
 
 // llama_init_from_model's checks and llama-context.cpp's geometry. It reads no backend.

@@ -66,4 +66,20 @@ std::uint64_t moe_sum_floats(const Model& m, bool third_row) {
     return checked::mul(checked::add(third_row ? 0 : 1, mla_rows(m)), m.arch.hidden_size);
 }
 
+// build_moe_ffn (llama-graph.cpp at 0ad4a86) makes gate and up ([n_ff, n_used, n_tokens] each,
+// or one gate_up tensor of twice that), then the activation (GLU: a fresh tensor, so gate, up
+// and it are alive together: layer_floats' three FFN widths), then ffn_moe_down
+// ([n_embd, n_used, n_tokens]) while the activation is still its source. ggml-alloc frees gate
+// and up before allocating down, so down reuses their block when it fits
+// (moe_down_fits_freed); otherwise no free block holds it and it goes past the activation, on
+// top of the three widths. Qwen3-30B-A3B (n_embd 2048, 8 experts of 768) at ubatch 512 and
+// 4096 cells with llama-server's outputs, read off the pinned libllama's CPU reservation with
+// tools/accuracy/galloc_replay.py --trace: gate at 24.01 MiB, up at 36.01, the activation at
+// 48.01 (12 MiB each, 512 x 8 x 768 x 4 B), the freed gate and up a 24 MiB block, and down
+// (512 x 8 x 2048 x 4 B = 32 MiB) at 60.01: the buffer's peak, 92.01 MiB, llama.cpp's figure.
+std::uint64_t moe_down_floats(const Model& m) {
+    if (!m.is_moe() || moe_down_fits_freed(m)) return 0;
+    return checked::mul(m.arch.moe->experts_per_token, m.arch.hidden_size);
+}
+
 }  // namespace canitrun

@@ -23,4 +23,9 @@ bool has_shared_expert(const MoE& e);
 // `third_row`: the phase holds one anyway).
 std::uint64_t moe_sum_floats(const Model& m, bool third_row);
 
+// In the layers' phase: the routed experts' down products (n_used x n_embd a token) where they
+// do not fit the gate and up outputs they free, so they land above the layer's working set; 0
+// where they fit, and for a dense model.
+std::uint64_t moe_down_floats(const Model& m);
+
 }  // namespace canitrun

@@ -23,7 +23,7 @@ Result<Estimate> all_attention_estimate(const Model& model, const Quant& quant,
         return estimate_all_attention(model, quant, settings.estimate);
     }
     CANITRUN_TRY_ASSIGN(auto e, rule_estimate(model, quant, settings));
-    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(settings, Backend::cuda));
+    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(model, settings, Backend::cuda));
     const Model twin = all_attention_variant(model);
     CANITRUN_TRY_ASSIGN(auto caches, llamacpp_group_caches(twin, o));
     Bytes kv = 0;

@@ -5,6 +5,7 @@
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/quantize_rules.hpp"
+#include "canitrun/speculative_speed.hpp"
 #include "canitrun/strings.hpp"
 #include "canitrun/tensor_layout.hpp"
 
@@ -85,7 +86,25 @@ std::uint64_t default_context(const Model& model) {
                                     : kDefaultContext;
 }
 
-Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend backend) {
+const char* output_reserve_name(OutputReserve reserve) {
+    return reserve == OutputReserve::all ? "all" : "server";
+}
+
+Result<OutputReserve> parse_output_reserve(const std::string& text) {
+    const std::string t = to_lower(text);
+    if (t == "server") return OutputReserve::server;
+    if (t == "all") return OutputReserve::all;
+    return fail(ErrorKind::bad_input, "--reserve-outputs takes server or all, not '" + text + "'",
+                "server: llama-server's outputs (the default); all: every token of the ubatch");
+}
+
+std::uint64_t draft_tokens(const Model& model, const PlanSettings& settings) {
+    const bool mtp = settings.server.mtp && mtp_loadable(model, settings.file.get());
+    return settings.server.draft || mtp ? kLlamaDraftMax : 0;
+}
+
+Result<LlamaCppOptions> llamacpp_options(const Model& model, const PlanSettings& settings,
+                                         Backend backend) {
     const std::string kv = settings.estimate.kv_type.id.empty() ? std::string(kDefaultKvType)
                                                                 : settings.estimate.kv_type.id;
     const auto type = parse_cache_type(kv);
@@ -101,6 +120,9 @@ Result<LlamaCppOptions> llamacpp_options(const PlanSettings& settings, Backend b
     o.cache_type_k = settings.cache_type_k.empty() ? kv : settings.cache_type_k;
     o.cache_type_v = settings.cache_type_v.empty() ? kv : settings.cache_type_v;
     o.backend = backend;
+    if (settings.outputs == OutputReserve::server) {
+        o.outputs = llama_server_outputs(model, settings.n_seq, draft_tokens(model, settings));
+    }
     if (settings.file) o.file_tensors = settings.file->sums;
     return o;
 }
@@ -115,7 +137,7 @@ Result<ModelParts> plan_parts(const Model& model, const Quant& quant,
                               const PlanSettings& settings) {
     if (settings.rule == Rule::quick) return model_parts(model, quant, settings.estimate);
     CANITRUN_TRY(require_loadable(settings, quant));
-    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(settings, Backend::cuda));
+    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(model, settings, Backend::cuda));
     // A file's own tensors, through the same caches and buffers as a database model's.
     if (settings.file) return llamacpp_parts_at_context(settings.file->parts, model, o);
     return llamacpp_parts(model, quant, o);
@@ -126,7 +148,7 @@ Result<ModelParts> plan_parts_at_context(ModelParts parts, const Model& model,
     if (settings.rule == Rule::quick) {
         return parts_at_context(std::move(parts), model, settings.estimate);
     }
-    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(settings, Backend::cuda));
+    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(model, settings, Backend::cuda));
     return llamacpp_parts_at_context(std::move(parts), model, o);
 }
 

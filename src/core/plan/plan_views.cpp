@@ -128,7 +128,7 @@ Result<Estimate> rule_estimate(const Model& model, const Quant& quant,
                                const PlanSettings& settings) {
     if (settings.rule == Rule::quick) return estimate(model, quant, settings.estimate);
     CANITRUN_TRY(require_loadable(settings, quant));
-    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(settings, Backend::cuda));
+    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(model, settings, Backend::cuda));
     return estimate_llamacpp(model, quant, o);
 }
 

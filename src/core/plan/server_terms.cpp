@@ -179,7 +179,7 @@ Result<Bytes> mtp_bytes(const Model& model, const Quant& quant, const PlanSettin
         CANITRUN_TRY_ASSIGN(weights, llamacpp_mtp_weight_bytes(model, quant));
     }
     if (weights == 0) return Bytes{0};
-    CANITRUN_TRY_ASSIGN(const auto options, llamacpp_options(settings, Backend::cuda));
+    CANITRUN_TRY_ASSIGN(const auto options, llamacpp_options(model, settings, Backend::cuda));
     CANITRUN_TRY_ASSIGN(const auto caches, llamacpp_group_caches(model, options));
     Bytes kv = 0;
     for (std::size_t g = 0; g < model.arch.layer_groups.size() && g < caches.size(); ++g) {
@@ -197,7 +197,7 @@ Result<Bytes> mtp_bytes(const Model& model, const Quant& quant, const PlanSettin
 // attention: KQV and its contiguous copy, beside the KQ scores over the layer's cells), and with
 // flash attention the f16 casts of the masks (without it the host's f32 masks serve as they are).
 Result<Bytes> nkvo_attention_bytes(const Model& model, const PlanSettings& settings) {
-    CANITRUN_TRY_ASSIGN(const auto o, llamacpp_options(settings, Backend::cpu));
+    CANITRUN_TRY_ASSIGN(const auto o, llamacpp_options(model, settings, Backend::cpu));
     const std::uint64_t n_ctx = llama_padded_context(o.context);
     const std::uint64_t n_seq = std::max<std::uint64_t>(o.n_seq, 1);
     const std::uint64_t n_kv = o.kv_unified ? n_ctx : llama_padded_context(n_ctx / n_seq);
