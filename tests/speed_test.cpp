@@ -308,6 +308,28 @@ TEST_CASE("prefill multiplies quantized weights at the dp4a rate where a GPU has
     CHECK(*prefill_seconds(w, p100, m, 512) == Approx(534.76e-6).epsilon(1e-4));
 }
 
+// Flash attention on AMD runs the TILE kernel on the shaders where llama.cpp has no MMA path
+// (#34): an R9700 (RDNA4) reads attention at AMD's vector 'Peak Half Precision' 95.7 TFLOPS,
+// half its 191.4 of WMMA (data/gpus/amd.json), an RX 7900 XTX (RDNA3) at its 122.8, which is
+// both. At t = 1, 1e9 attention FLOPs take 1e9 / 95.7e12 = 10.449 us on the R9700. An RX 6700
+// XT (RDNA2, "no matrix units" in its entry) has a band class of its own, AMD's coefficients.
+TEST_CASE("attention on RDNA4 runs at the shaders' FP16 rate, RDNA2 has no matrix units") {
+    const Hardware r9700 = test::hardware_of({"radeon-ai-pro-r9700"});
+    CHECK(matrix_tflops(r9700.gpus[0]) == Approx(191.4));
+    CHECK(attention_tflops(r9700.gpus[0]) == Approx(95.7));
+    const Hardware xtx = test::hardware_of({"rx-7900-xtx"});
+    CHECK(attention_tflops(xtx.gpus[0]) == Approx(122.8));
+    SpeedModel m = bare_model();
+    m.classes[static_cast<int>(SpeedClass::amd)].attention = 1;
+    SpeedWork w;
+    w.gpus.push_back(DeviceWork{0, 0, 0, 1e9, 0, 1});
+    CHECK(*prefill_seconds(w, r9700, m, 512) == Approx(10.449e-6).epsilon(1e-4));
+    const SpeedClass rdna2 = speed_class(test::hardware_of({"rx-6700-xt"}).gpus[0]);
+    CHECK(rdna2 == SpeedClass::amd_no_matrix_units);
+    CHECK(speed_group(rdna2) == SpeedClass::amd);
+    CHECK(speed_class(xtx.gpus[0]) == SpeedClass::amd);
+}
+
 // Qwen3's 8 of 128 experts a token: a micro-batch of 16 tokens leaves (120/128)^16 = 0.356074
 // of the experts unpicked (ln(15/16) = -0.0645385, x 16 = -1.032616), so it runs 0.643926 of
 // them; 512 tokens leave e^-33 idle. On one RTX 4090 (330.4 TFLOPS, 1008 GB/s) with x = 160 and

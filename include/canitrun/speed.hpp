@@ -68,9 +68,15 @@ enum class SpeedClass {
     // entries in data/gpus note "no tensor cores" / "no matrix cores"): llama.cpp runs them on
     // shader kernels that reach a smaller share of their HBM2 (tesla-p100, mi50 runs)
     no_matrix_units,
+    // Radeon RX 6000 / PRO W6000 (RDNA2: "no matrix units" in data/gpus): AMD's coefficients (the
+    // same ROCm kernels on GDDR6), a band of their own. In `amd` until #34, its one ROCm prompt
+    // run (an RX 6700 XT, llama.cpp#5835: 0.63x its prediction left out) was a fifth of the
+    // weight AMD's band is a quantile over, and set it (± 60 %) for RDNA3 and RDNA4 cards
+    // (WMMA), whose left-out runs it then held 89 % of.
+    amd_no_matrix_units,
     unknown,  // a --vram budget or an unrecognised device: NVIDIA consumer figures
 };
-inline constexpr int kSpeedClassCount = 10;
+inline constexpr int kSpeedClassCount = 11;
 
 SpeedClass speed_class(const GpuDevice& device);
 // The class whose fitted coefficients a class uses: GeForce, workstation and unified NVIDIA
@@ -212,6 +218,17 @@ double matrix_tflops(const GpuDevice& device);
 // Tesla P40's 47 TOPS beside its 11.76 FP32 TFLOPS, an MI50's 53.6 beside 26.5 FP16); every
 // other GPU its matrix_tflops (a P100, without dp4a, dequantizes to FP16 for cuBLAS).
 double quantized_tflops(const GpuDevice& device);
+// The rate prompt attention (flash attention at a depth) runs at: matrix_tflops, but on RDNA4
+// the shaders' packed FP16 rate, half its WMMA rate (AMD: the R9700's vector 'Peak Half
+// Precision' 95.7 TFLOPS beside 191.4 of WMMA; data/gpus/amd.json). On AMD GPUs
+// ggml_cuda_get_best_fattn_kernel runs the TILE kernel (FP16 on the shaders) wherever no MMA
+// path exists; RDNA4 had none before llama.cpp#18481 (January 2026), and every RDNA4 run in the
+// data predates it (kyuz0's R9700, b7423). On RDNA3 and RDNA3.5 the WMMA rate is the shaders'
+// dual-issue FP16 rate, so their figure stands. With the matrix rate, the R9700's prompts 16384
+// and 32768 tokens deep read at 1.8-2.0x their prediction, its source left out (#34): the RX 7900
+// XTX that then carries AMD's attention multiplier has 0.64x the R9700's WMMA rate and 1.28x its
+// shader rate. Today's RDNA4 MMA path (head size up to 128) is not measured: not modelled.
+double attention_tflops(const GpuDevice& device);
 
 // The coefficients fitted by tools/speed/fit_speed (src/core/plan/speed_fit.cpp).
 const SpeedModel& fitted_speed_model();

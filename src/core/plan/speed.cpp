@@ -34,8 +34,10 @@ SpeedClass speed_class(const GpuDevice& device) {
         return SpeedClass::no_matrix_units;
     if (g.vendor == "apple") return SpeedClass::apple;
     if (g.vendor == "intel") return SpeedClass::intel;
-    if (g.vendor == "amd")
-        return g.gpu_class == GpuClass::unified ? SpeedClass::amd_apu : SpeedClass::amd;
+    if (g.vendor == "amd") {
+        if (g.gpu_class == GpuClass::unified) return SpeedClass::amd_apu;
+        return g.architecture == "RDNA2" ? SpeedClass::amd_no_matrix_units : SpeedClass::amd;
+    }
     if (g.vendor == "nvidia") {
         if (g.gpu_class == GpuClass::datacenter) return SpeedClass::nvidia_datacenter;
         if (g.gpu_class == GpuClass::unified) return SpeedClass::nvidia_unified;
@@ -51,6 +53,8 @@ SpeedClass speed_group(SpeedClass c) {
         case SpeedClass::nvidia_unified:
         case SpeedClass::unknown:
             return SpeedClass::nvidia;
+        case SpeedClass::amd_no_matrix_units:
+            return SpeedClass::amd;
         default:
             return c;
     }
@@ -96,6 +100,13 @@ double matrix_tflops(const GpuDevice& device) {
 
 double quantized_tflops(const GpuDevice& device) {
     return device.int8_dot_tops > 0 ? device.int8_dot_tops : matrix_tflops(device);
+}
+
+double attention_tflops(const GpuDevice& device) {
+    const double matrix = matrix_tflops(device);
+    if (device.gpu != nullptr && device.gpu->vendor == "amd" && device.gpu->architecture == "RDNA4")
+        return matrix / 2;
+    return matrix;
 }
 
 namespace {
@@ -162,6 +173,8 @@ constexpr SpeedClassNames kSpeedClassNames[] = {
     {SpeedClass::apple, "apple", "Apple silicon"},
     {SpeedClass::intel, "intel", "Intel GPUs"},
     {SpeedClass::no_matrix_units, "no_matrix_units", "GPUs without matrix units (Pascal, Vega 20)"},
+    {SpeedClass::amd_no_matrix_units, "amd_no_matrix_units",
+     "AMD GPUs without matrix units (RDNA2)"},
     {SpeedClass::unknown, "unknown", "GPUs of any kind"},
 };
 constexpr bool in_enum_order() {
@@ -273,12 +286,12 @@ namespace {
 
 // One device's prefill seconds per prompt token for work `w` on `device`, in micro-batches of
 // `batch` tokens: the weights' products at the rate their type is multiplied at, attention at
-// the matrix rate (its operands are FP16 / FP32 whatever the weights).
+// the rate llama.cpp's flash-attention kernel runs at on the device (attention_tflops).
 double prefill_terms(const DeviceWork& w, const SpeedWork& work, const GpuDevice& device,
                      double batch, const SpeedClassCoefficients& c, const SpeedModel& m) {
     const double rate =
         (work.float_weights ? matrix_tflops(device) : quantized_tflops(device)) * 1e12;
-    const double attention_rate = matrix_tflops(device) * 1e12;
+    const double attention_rate = attention_tflops(device) * 1e12;
     const double per_flop = (work.float_weights ? c.compute_float : c.compute) +
                             m.dequant_prefill[static_cast<std::size_t>(work.family)] +
                             (work.older_build ? m.older_build_compute : 0);
