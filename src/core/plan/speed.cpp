@@ -26,9 +26,9 @@ double hand_over_seconds(const SpeedWork& work, const SpeedModel& m) {
 SpeedClass speed_class(const GpuDevice& device) {
     if (device.gpu == nullptr) return SpeedClass::unknown;
     const Gpu& g = *device.gpu;
-    // RDNA2 has no matrix units either, but its runs (RX 6700 XT, RX 6800 XT) were fitted with
-    // the other Radeon cards': moving it to this class is a refit (tools/speed/fit.sh), not
-    // this rule.
+    // RDNA2 has no matrix units either, but its runs (RX 6700 XT, RX 6800 XT) are fitted with
+    // the other Radeon cards' coefficients under a band of its own (amd_no_matrix_units below):
+    // in this class it read AMD decode worse (13 -> 21 % median, tools/speed/fit.sh).
     const bool cuda_or_hip = g.vendor == "nvidia" || g.vendor == "amd";
     if (cuda_or_hip && !has_matrix_units(g, MatrixFloat::f16) && g.architecture != "RDNA2")
         return SpeedClass::no_matrix_units;
