@@ -122,7 +122,7 @@ TEST_CASE(
 // 2,048 + 3 x 8 x 768 + 8 x 2,048 routed down floats)) = 92,274,688 B, against the logits of a
 // whole ubatch, 512 x 4 x (151,936 + 2,048) = 315,359,232 B (the H200's 300.75 MiB).
 TEST_CASE("cli: --reserve-outputs plans llama-server's outputs or every token's") {
-    const auto compute = [](std::vector<std::string> args) -> std::uint64_t {
+    const auto compute = [](const std::vector<std::string>& args) -> std::uint64_t {
         const Outcome o = run_cli(args);
         REQUIRE(o.code == 0);
         const auto doc = nlohmann::json::parse(o.out);

@@ -2,6 +2,8 @@
 // (flag_table.hpp says what a row holds). `man` is roff.
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "flag_rows.hpp"
 
@@ -14,11 +16,35 @@ const char* const kGroupEngine = "Engine";
 const char* const kGroupCommand = "fit, verify and the lists";
 const char* const kGroupService = "serve, site and mcp";
 
+// The KV cache's types, K and V (split from engine_rows for its length).
+std::vector<FlagRow> cache_type_rows() {
+    return {
+        {.names = "--cache-type-k",
+         .value = "TYPE",
+         .help = "llama.cpp: K cache type: " + llamacpp_kv_type_names() + " (default " +
+                 std::string(kDefaultKvType) + ")",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.cache_type_k; },
+         .complete = Complete::words,
+         .words = shell_words_of(llamacpp_kv_type_names()),
+         .group = kGroupEngine},
+        {.names = "--cache-type-v",
+         .value = "TYPE",
+         .help = "llama.cpp: V cache type, as --cache-type-k (default " +
+                 std::string(kDefaultKvType) + ")",
+         .commands = kPlanning,
+         .bind = [](Options& o) -> Target { return &o.engine.cache_type_v; },
+         .complete = Complete::words,
+         .words = shell_words_of(llamacpp_kv_type_names()),
+         .group = kGroupEngine},
+    };
+}
+
 }  // namespace
 
 // The memory rule and llama.cpp's batch, attention and cache settings.
 std::vector<FlagRow> engine_rows() {
-    return {
+    std::vector<FlagRow> rows = {
         {.names = "--engine",
          .value = "ENGINE",
          .help = "Memory rule: llama.cpp (what llama.cpp allocates, the default), quick (the "
@@ -82,25 +108,9 @@ the largest part of the compute buffer.)",
          .complete = Complete::words,
          .words = "server all",
          .group = kGroupEngine},
-        {.names = "--cache-type-k",
-         .value = "TYPE",
-         .help = "llama.cpp: K cache type: " + llamacpp_kv_type_names() + " (default " +
-                 std::string(kDefaultKvType) + ")",
-         .commands = kPlanning,
-         .bind = [](Options& o) -> Target { return &o.engine.cache_type_k; },
-         .complete = Complete::words,
-         .words = shell_words_of(llamacpp_kv_type_names()),
-         .group = kGroupEngine},
-        {.names = "--cache-type-v",
-         .value = "TYPE",
-         .help = "llama.cpp: V cache type, as --cache-type-k (default " +
-                 std::string(kDefaultKvType) + ")",
-         .commands = kPlanning,
-         .bind = [](Options& o) -> Target { return &o.engine.cache_type_v; },
-         .complete = Complete::words,
-         .words = shell_words_of(llamacpp_kv_type_names()),
-         .group = kGroupEngine},
     };
+    for (FlagRow& row : cache_type_rows()) rows.push_back(std::move(row));
+    return rows;
 }
 
 // llama.cpp's backend and margin, and what llama-server holds beside the model.
