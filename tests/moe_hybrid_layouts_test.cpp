@@ -244,20 +244,27 @@ TEST_CASE("OLMo 3 32B: olmo2's layout with GQA sums to the published exact count
     CHECK(layout.elements() == 32233522176ULL);
 }
 
+namespace {
+
+// The CPU backend's compute buffer at ubatch 2048 and 32768 cells with flash attention, the
+// setting where the output phase sets it.
+Bytes cpu_compute_at_2048(const char* id, const char* quant) {
+    LlamaCppOptions o;
+    o.backend = Backend::cpu;
+    o.flash_attn = FlashAttn::on;
+    o.context = 32768;
+    o.ubatch = 2048;
+    return estimate_llamacpp(test::model(id), test::quant(quant), o)->term(TermKind::compute);
+}
+
+}  // namespace
+
 // The rows under the logits in the CPU backend's output phase (llama.cpp 0ad4a86, ggml-alloc's
 // allocation of the reserved graph, read with tools/accuracy/galloc_replay.py), at ubatch 2048
 // and 32768 cells with flash attention, where that phase sets the buffer: 2048 x 4 x (vocab +
 // rows x n_embd) B. llama.cpp reserved 8192 B more in each (its tensors' alignment).
 TEST_CASE("MoE and Gemma 4 on the CPU: a third row under the logits, by hand") {
-    const auto compute = [](const char* id) {
-        LlamaCppOptions o;
-        o.backend = Backend::cpu;
-        o.flash_attn = FlashAttn::on;
-        o.context = 32768;
-        o.ubatch = 2048;
-        return estimate_llamacpp(test::model(id), test::quant("Q4_K_M"), o)
-            ->term(TermKind::compute);
-    };
+    const auto compute = [](const char* id) { return cpu_compute_at_2048(id, "Q4_K_M"); };
     // GLM-4.5-Air (n_embd 4096, vocab 151552; 8 of 128 experts of width 1408, so ffn_moe_down's
     // 8 x 4096 do not fit in gate and up's 2 x 8 x 1408; a shared expert after them): the
     // routed sum lands where the router's logits were, above ffn_norm, which the shared expert
@@ -282,14 +289,7 @@ TEST_CASE("MoE and Gemma 4 on the CPU: a third row under the logits, by hand") {
 // read with tools/accuracy/galloc_replay.py --trace): the freed KQ mask's hole above inp_embd
 // takes the attention's MLA products, its two GET_ROWS and ffn_inp.
 TEST_CASE("MLA on the CPU: ffn_inp stays under the routed output, by hand") {
-    const auto compute = [](const char* id) {
-        LlamaCppOptions o;
-        o.backend = Backend::cpu;
-        o.flash_attn = FlashAttn::on;
-        o.context = 32768;
-        o.ubatch = 2048;
-        return estimate_llamacpp(test::model(id), test::quant("Q2_K"), o)->term(TermKind::compute);
-    };
+    const auto compute = [](const char* id) { return cpu_compute_at_2048(id, "Q2_K"); };
     // Kimi K2.6 (n_embd 7168, vocab 163840, a shared expert after 8 of 384 of width 2048):
     // inp_embd at 0.01 MiB, ffn_inp at 56.01, ffn_norm at 112.01, the sum and result_norm at
     // 168.01, the logits at 224.01: 2048 x 4 x (163840 + 4 x 7168) = 1,577,058,304 B (llama.cpp
