@@ -108,13 +108,51 @@ NameClass classify(const TensorLayout& layout, const TensorInfo& t) {
 // layer tensor has, so tensors with the same key below are classified alike.
 std::string_view base_name(const std::string& name, int layer) {
     if (layer < 0) return name;
-    return std::string_view(name).substr(name.find('.', 4) + 1);
+    // llama_tensor_layer read "blk." and digits up to a '.', so the loop stops at that dot.
+    std::size_t at = 4;
+    while (name[at] != '.') ++at;
+    return std::string_view(name).substr(at + 1);
 }
 
 // The shape facts the checks read besides the name: in or out of the layers, n_dims < 2, more
 // than one expert. With the base name they pick one reading.
 std::size_t shape_bits(const TensorInfo& t, int layer) {
     return (layer >= 0 ? 4U : 0U) | (t.n_dims < 2 ? 2U : 0U) | (t.ne[2] > 1 ? 1U : 0U);
+}
+
+// Each tensor's layer and base name id (ids in order of first appearance, `names` by id).
+struct BaseNames {
+    std::vector<int> layer;
+    std::vector<std::size_t> id;
+    std::vector<std::string_view> names;
+};
+
+// A layer mostly repeats the previous layer's names in the same order, so the id at the same
+// place in the previous layer is tried first, and the map is asked only when that guess misses
+// (hashing every name was 3 % of `fit`'s instructions).
+BaseNames base_names(const std::vector<TensorInfo>& tensors) {
+    const std::size_t n = tensors.size();
+    BaseNames b{std::vector<int>(n), std::vector<std::size_t>(n), {}};
+    std::unordered_map<std::string_view, std::size_t> ids;
+    std::vector<std::size_t> previous_layer, this_layer;  // ids by place in the layer
+    for (std::size_t i = 0; i < n; ++i) {
+        b.layer[i] = llama_tensor_layer(tensors[i].name);
+        if (i == 0 || b.layer[i] != b.layer[i - 1]) {
+            previous_layer.swap(this_layer);
+            this_layer.clear();
+        }
+        const std::string_view base = base_name(tensors[i].name, b.layer[i]);
+        const std::size_t place = this_layer.size();
+        if (place < previous_layer.size() && b.names[previous_layer[place]] == base) {
+            b.id[i] = previous_layer[place];
+        } else {
+            const auto [it, fresh] = ids.try_emplace(base, b.names.size());
+            if (fresh) b.names.push_back(it->first);
+            b.id[i] = it->second;
+        }
+        this_layer.push_back(b.id[i]);
+    }
+    return b;
 }
 
 }  // namespace
@@ -125,17 +163,7 @@ PreparedLayout prepare_layout(TensorLayout layout) {
     const auto& tensors = p.layout.tensors;
     const std::size_t n = tensors.size();
     // Each distinct base name once: its id, then its rank among them in name order.
-    std::vector<int> layer(n);
-    std::vector<std::size_t> id(n);
-    std::unordered_map<std::string_view, std::size_t> ids;
-    std::vector<std::string_view> names;
-    for (std::size_t i = 0; i < n; ++i) {
-        layer[i] = llama_tensor_layer(tensors[i].name);
-        const auto [it, fresh] =
-            ids.try_emplace(base_name(tensors[i].name, layer[i]), names.size());
-        if (fresh) names.push_back(it->first);
-        id[i] = it->second;
-    }
+    const auto [layer, id, names] = base_names(tensors);
     std::vector<std::size_t> by_name(names.size());
     for (std::size_t k = 0; k < by_name.size(); ++k) by_name[k] = k;
     std::sort(by_name.begin(), by_name.end(),
