@@ -107,3 +107,31 @@ TEST_CASE("weights' floor: IQ3_XS counts iq3_xxs, the one type its rules go belo
     CHECK(device_bytes(p, "IQ3_XS") == 4 * per_tensor_xxs + 4 * per_tensor_s);
     CHECK_FALSE(device_weights_lower_bound(p, "NVFP4"));
 }
+
+TEST_CASE("prepared layout: a layer whose names come in another order than the last layer's") {
+    // prepare_layout guesses each name from the same place in the previous layer; here layer 1
+    // lists its tensors in another order and adds one, so every guess misses.
+    TensorLayout layout;
+    layout.arch = "llama";
+    layout.n_layer = 2;
+    const auto add = [&](const std::string& name, std::uint32_t dims, int layer) {
+        TensorInfo t;
+        t.name = name;
+        t.ne = {256, dims == 2 ? 256U : 1U, 1, 1};
+        t.n_dims = dims;
+        t.layer = layer;
+        layout.tensors.push_back(t);
+    };
+    add("token_embd.weight", 2, -1);      // 0
+    add("blk.0.attn_q.weight", 2, 0);     // 1
+    add("blk.0.ffn_up.weight", 2, 0);     // 2
+    add("blk.1.ffn_up.weight", 2, 1);     // 3
+    add("blk.1.attn_q.weight", 2, 1);     // 4
+    add("blk.1.attn_norm.weight", 1, 1);  // 5
+    const PreparedLayout p = prepare_layout(layout);
+    // Layer, then whole name: attn_norm < attn_q < ffn_up within layer 1.
+    CHECK(p.order == std::vector<std::size_t>{0, 1, 2, 5, 4, 3});
+    using K = PreparedLayout::Kind;
+    CHECK(p.kind == std::vector<K>{K::kQuantized, K::kQuantized, K::kQuantized, K::kF32,
+                                   K::kQuantized, K::kQuantized});
+}
