@@ -281,7 +281,7 @@ def render(logs, unread):
         "cudab-016 (b7780) and -024 alike: logits + the f32 mask (32768 x 512 x 4 B = 64 MiB)",
         "+ rows. No rule keyed on the build holds it: counting the f32 copy beside the logits in",
         "every build before PR #23764 brings these, rocm-001 to -007 and vulkan-002, -003,",
-        "-005, -007 within 6 %, but takes 15 rows now within 1 % to 6-52 % over, of the same",
+        "-005, -007 within 6 %, but takes 13 rows now within 3 % to 6-52 % over, of the same",
         "builds (cudab-001 to -003 at b7772, eight builds before b7780; vulkan-001 at b9010 as",
         "vulkan-002): whether the freed copy's hole lies under the logits depends on the",
         "graph's sizes (ggml-alloc's placement), as on the CPU (METHOD.md).",
