@@ -2,12 +2,17 @@
 // llama.cpp log reader leaves unread carries its number in the text and why; a log not planned
 // per device says why.
 
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "canitrun/llama_log.hpp"
 #include "canitrun/verify.hpp"
+#include "canitrun/verify_devices.hpp"
 #include "catch.hpp"
 #include "run_binary.hpp"
+#include "test_support.hpp"
 
 using namespace canitrun;
 using canitrun::test::has;
@@ -69,4 +74,47 @@ TEST_CASE("cli: verify says why a log is not planned per device") {
               "quantization canitrun's data holds"));
     // its line 132, the tensors' metadata, is named too
     CHECK(has(o.out, "line 132 not read (the tensors' metadata"));
+}
+
+// The loader's count of the file's tensors per type (issue #31): a file typed otherwise than
+// canitrun's data types it (a publisher's recipe) shows there, and verify says so instead of
+// letting its weights stand for a rule. Qwen3.5-35B-A3B Q8_0 (qwen35moe, 40 layers: 30 linear
+// attention, 10 full): the quantized tensors are each linear layer's attn_qkv, attn_gate,
+// ssm_alpha, ssm_beta, ssm_out and each full layer's attn_q / k / v / output, each layer's
+// three routed and three shared FFN matrices, token_embd and output: 30 x (5 + 6) + 10 x
+// (4 + 6) + 2 = 432 q8_0; the other 733 - 432 = 301 of the loader's 733 are f32. The log's
+// counts are those, so they match; moved by one tensor to f16 they do not.
+TEST_CASE("llama log: verify compares the file's tensors per type with the plan's") {
+    const std::string text =
+        test::read_file(std::string(CANITRUN_FIXTURES) +
+                        "/logs/cudab-012-qwen3.5-35b-a3b-q8_0-4xa6000-np4auto.log");
+    const auto check = [](const std::string& log_text) {
+        const auto log = parse_llama_log(log_text);
+        REQUIRE(log);
+        const auto report = verify_llama_log(*log, test::quant("Q8_0"));
+        REQUIRE(report);
+        REQUIRE(report->contexts.size() == 1);
+        REQUIRE(report->contexts[0].devices);
+        return std::make_pair(*log, *report->contexts[0].devices);
+    };
+    const auto [log, same] = check(text);
+    const std::vector<std::pair<std::string, std::uint64_t>> counts{{"f32", 301}, {"q8_0", 432}};
+    CHECK(log.type_counts == counts);
+    CHECK(same.file_types_match == std::optional<bool>(true));
+
+    std::string upcast = text;
+    const std::string q8 = "- type q8_0:  432 tensors";
+    REQUIRE(upcast.find(q8) != std::string::npos);
+    upcast.replace(upcast.find(q8), q8.size(),
+                   "- type q8_0:  431 tensors\nllama_model_loader: - type  f16:    1 tensors");
+    const auto [moved, other] = check(upcast);
+    CHECK(moved.type_counts.size() == 3);
+    CHECK(other.file_types_match == std::optional<bool>(false));
+    bool named = false;
+    for (const auto& n : other.notes) {
+        named = named || has(n,
+                             "(f16 1, f32 301, q8_0 431) are not Q8_0's as canitrun types "
+                             "this model (f32 301, q8_0 432)");
+    }
+    CHECK(named);
 }

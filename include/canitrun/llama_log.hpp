@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "canitrun/checked.hpp"
@@ -92,6 +93,9 @@ struct LlamaLog {
     std::vector<LlamaLogContext> contexts;
     std::optional<std::uint64_t>
         tensor_count;  // "loaded meta data with 17 key-value pairs and 292 tensors"
+    // The file's tensors per type as the loader counts them ("- type  q4_K:   77 tensors"), in
+    // the log's order: what a publisher's recipe made of the file, whatever its file type says.
+    std::vector<std::pair<std::string, std::uint64_t>> type_counts;
     // The file that line loads, without its folders ("Qwen3.6-35B-A3B-UD-Q4_K_M.gguf"): a
     // publisher's recipe (Unsloth's UD-*) shows in the name, not in the file type.
     // llama.cpp's build number where the log prints it ("build: 7772 (287a33017)"; 0 and 1

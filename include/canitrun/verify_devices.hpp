@@ -30,6 +30,10 @@ struct DeviceCheck {
     std::optional<std::uint64_t> gpu_layers;
     std::vector<VerifyDeviceRow> rows;
     std::vector<std::string> notes;
+    // Whether the log's count of the file's tensors per type is the plan's: false where the
+    // file's recipe is not the one canitrun's data holds for it (its weights rows compare that
+    // recipe, not a rule), nullopt where the log prints no counts.
+    std::optional<bool> file_types_match;
 };
 
 // The GPU devices a log's buffers name, in the order llama.cpp numbers them.

@@ -148,6 +148,8 @@ json devices_json(const std::optional<DeviceCheck>& check) {
     return {{"gpus", check->gpus},
             {"gpu_layers", check->gpu_layers ? json(*check->gpu_layers) : json(nullptr)},
             {"host_expert_layers", check->host_expert_layers},
+            {"file_types_match",
+             check->file_types_match ? json(*check->file_types_match) : json(nullptr)},
             {"rows", rows},
             {"notes", check->notes}};
 }

@@ -55,7 +55,8 @@ BOUNDS = {
     ("all", "gpu", "kv_cache"): (0.01, 0.80),
     ("all", "gpu", "compute"): (0.02, 0.67),
     ("CUDA", "gpu", "compute"): (0.02, 0.65),
-    ("all", "gpu", "total"): (0.006, 0.96),
+    ("all", "gpu", "total_planned"): (0.006, 0.96),
+    ("all", "gpu", "total"): (0.001, 0.98),
     ("all", "host", "compute"): (0.01, 0.60),
     ("all", "host", "output"): (0.01, 0.85),
 }
@@ -63,9 +64,16 @@ BOUNDS = {
 # No GPU compute row may miss by more than both 25 % and 256 MiB (issue #31's target).
 WORST_COMPUTE = (0.25, 256 * MIB)
 
-# No GPU's total may miss by more than this: 11.7 % measured (metal-002's), set 2026-12-05 when
-# the BLAS rule took cudab-022 from +31.4 % to +6.5 % (issue #31's target is 3 %).
-WORST_TOTAL = 0.12
+# 2026-12-06 (gpu31o): a GPU's total splits in two (rows_of). "total_planned", the sum with
+# canitrun's weights as before, keeps the bounds above (0.51 % / 98.4 % measured). "total"
+# takes the log's weights where the file was typed otherwise than canitrun's data types it (the
+# loader's count of tensors per type is not the plan's): 0.07 % / 100 % measured.
+
+# No GPU's total may miss by more than this (issue #31's target is 3 %). "total": 6.5 %
+# measured (cudab-022's GPU 0, which holds only a compute buffer: +48 MiB), set 2026-12-06.
+# "total_planned": 11.7 % measured (metal-002's, Unsloth's UD-Q4_K_XL of Qwen3.5-9B), set
+# 2026-12-05 when the BLAS rule took cudab-022 from +31.4 % to +6.5 %.
+WORST_TOTAL = {"total": 0.07, "total_planned": 0.12}
 
 
 def header(path):
@@ -90,13 +98,18 @@ def verify(binary, path):
 
 def rows_of(doc, fork):
     """(device kind, term, estimate, actual) for every per-device row with both sides, and per
-    GPU a "total" row: the sum of the terms the log gives for it (not for forks, whose compute
-    buffers do not count)."""
+    GPU two totals, the sum of the terms the log gives for it (not for forks, whose compute
+    buffers do not count): "total_planned" with canitrun's weights, and "total" with the log's
+    own weights where verify finds the file typed otherwise than canitrun's data types it (the
+    log's count of tensors per type is not the plan's: `file_types_match` false). There the
+    weights row measures the data's lack of the file's recipe, which the counts cannot plan
+    (verify_devices.cpp's note_file_types says why), and "total" checks the other terms."""
     out = []
     for c in doc["contexts"]:
         d = c.get("devices")
         if not d:
             continue
+        log_weights = d.get("file_types_match") is False
         totals = {}
         for r in d["rows"]:
             if r["estimate_bytes"] is None or r["llama_cpp_bytes"] is None:
@@ -106,10 +119,13 @@ def rows_of(doc, fork):
             kind = "host" if r["device"] == "host" else "gpu"
             out.append((kind, r["term"], r["estimate_bytes"], r["llama_cpp_bytes"]))
             if kind == "gpu" and not fork:
-                t = totals.setdefault(r["device"], [0, 0])
+                t = totals.setdefault(r["device"], [0, 0, 0])
                 t[0] += r["estimate_bytes"]
                 t[1] += r["llama_cpp_bytes"]
-        out += [("gpu", "total", est, act) for est, act in totals.values()]
+                own = log_weights and r["term"] == "weights"
+                t[2] += r["llama_cpp_bytes"] if own else r["estimate_bytes"]
+        out += [("gpu", "total_planned", est, act) for est, act, _ in totals.values()]
+        out += [("gpu", "total", est, act) for _, act, est in totals.values()]
     return out
 
 
@@ -248,6 +264,27 @@ def render(logs, unread):
         "A log with a `CPU` compute buffer beside `CUDA_Host`'s comes from a build with BLAS",
         "(cudab-022, cudax-002, -003): BLAS multiplies the host's weights in RAM and only the",
         "routed experts go to GPU 0 (placement.cpp's host_work); verify plans it so.",
+        "A GPU's `total` takes the log's own weights where verify finds the file typed",
+        "otherwise than canitrun's data types it (the loader's `- type` counts are not the",
+        "plan's; verify's note names both): its weights row measures the data's lack of that",
+        "recipe (Unsloth's UD-* files most: metal-002 -15 %, rocm-009 -15 %, rocm-007 -9 %,",
+        "vulkan-001 and -004 +5 %), which the counts cannot plan (which tensor holds which type",
+        "is not in them). `total_planned` is the same sum with canitrun's weights.",
+        "Over 3 % in `total`: cudab-022's GPU 0 holds only a compute buffer (+48 MiB beside",
+        "BLAS, +6.5 %); cudab-012 lists all four GPUs as used but puts layers on CUDA2 and",
+        "CUDA3 only, so a -ts the log does not print: 21 of 41 on CUDA2 (a share between 20/41",
+        "and 21/41, e.g. -ts 0,0,1,1) where canitrun, splitting by free memory, puts 20",
+        "(-3.6 %, +4.0 %).",
+        "rocm-004 (b5618, an embedding model at -ub 2048, 40960 cells) reads -336.02 MiB: the",
+        "f32 KQ mask (2048 x 40960 x 4 B = 320 MiB, which ROCm_Host's 368.02 MiB also holds)",
+        "and mean pooling's inp_mean (2048 x 2048 x 4 B = 16 MiB) live beside the logits.",
+        "cudab-016 (b7780) and -024 alike: logits + the f32 mask (32768 x 512 x 4 B = 64 MiB)",
+        "+ rows. No rule keyed on the build holds it: counting the f32 copy beside the logits in",
+        "every build before PR #23764 brings these, rocm-001 to -007 and vulkan-002, -003,",
+        "-005, -007 within 6 %, but takes 13 rows now within 3 % to 6-52 % over, of the same",
+        "builds (cudab-001 to -003 at b7772, eight builds before b7780; vulkan-001 at b9010 as",
+        "vulkan-002): whether the freed copy's hole lies under the logits depends on the",
+        "graph's sizes (ggml-alloc's placement), as on the CPU (METHOD.md).",
         "",
         f"Logs: {len(logs) + len(unread)}; counted: {len(logs)}; every GPU's weights, KV and "
         f"compute read whole: {whole} of {len(logs)} ({100 * whole / max(len(logs), 1):.0f} %); "
@@ -259,7 +296,8 @@ def render(logs, unread):
     ]
     for backend in backends:
         for kind in ("gpu", "host"):
-            for term in ("weights", "kv_cache", "recurrent_state", "compute", "output", "total"):
+            for term in ("weights", "kv_cache", "recurrent_state", "compute", "output", "total",
+                         "total_planned"):
                 s = summary(logs, backend, kind, term)
                 if s is None:
                     continue
@@ -302,10 +340,10 @@ def bounds_failures(logs, unread, medians):
     if worst:
         print(f"GPU compute rows worse than max(25 %, 256 MiB): {worst}")
         failures += 1
-    worst_total = [(log["name"], e, a) for log in logs for k, t, e, a in log["rows"]
-                   if k == "gpu" and t == "total" and abs(rel(e, a)) > WORST_TOTAL]
+    worst_total = [(log["name"], t, e, a) for log in logs for k, t, e, a in log["rows"]
+                   if k == "gpu" and t in WORST_TOTAL and abs(rel(e, a)) > WORST_TOTAL[t]]
     if worst_total:
-        print(f"GPU total rows worse than {WORST_TOTAL:.0%}: {worst_total}")
+        print(f"GPU total rows worse than {WORST_TOTAL}: {worst_total}")
         failures += 1
     silent = [log["name"] for log in logs if not log["whole"] and not log["reasons"]]
     if silent:

@@ -73,7 +73,7 @@ bool llama_log_line_worth_a_look(const std::string& line) {
                                               "Device ",       "using device",
                                               "overridden to", "prompt cache",
                                               "offloading ",   "llama_init_from_model:",
-                                              "build"};
+                                              "build",         "- type "};
     bool worth = false;
     for (const char* w : kWorthALook) worth = worth || line.find(w) != std::string::npos;
     return worth;
@@ -199,6 +199,7 @@ bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& cu
     }
     if (const auto count = ll::tensor_count(v)) {
         log.tensor_count = to_uint(std::string(*count));
+        log.type_counts.clear();  // a file loaded again counts anew
         if (const auto name = ll::loaded_file_name(v)) log.file_name = std::string(*name);
         if (auto repo = ll::loaded_file_repo(v)) log.file_repo = std::move(*repo);
     } else if (v.find("constructing llama_context") != std::string_view::npos) {
@@ -209,6 +210,9 @@ bool read_llama_log_line(LlamaLog& log, LlamaLogContext*& ctx, const Current& cu
                                    : std::nullopt) {
         log.metadata[std::string(kv->key)] =
             LlamaLogKv{std::string(kv->type), trim(std::string(kv->value))};
+    } else if (const auto typed = ll::type_count(v)) {
+        const auto n = to_uint(std::string(typed->value));
+        if (n) log.type_counts.emplace_back(std::string(typed->key), *n);
     } else if (const auto info = ll::print_info(v)) {
         log.print_info[trim(std::string(info->key))] = trim(std::string(info->value));
     } else if (const auto model = ll::buffer(v, "model buffer size", false)) {

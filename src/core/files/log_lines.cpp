@@ -1,6 +1,8 @@
 #include "log_lines.hpp"
 
+#include <algorithm>
 #include <array>
+#include <string>
 
 namespace canitrun::log_lines {
 namespace {
@@ -164,6 +166,20 @@ std::optional<Pair> print_info(std::string_view line) {
     Pair out{trim_right(s.substr(0, eq)), s.substr(eq + 1)};
     if (out.value.starts_with(' ')) out.value.remove_prefix(1);
     return out;
+}
+
+std::optional<Pair> type_count(std::string_view line) {
+    std::string_view s = line;
+    if (!take(s, "llama_model_loader: - type ")) return std::nullopt;
+    s = s.substr(std::min(s.size(), s.find_first_not_of(' ')));
+    const auto colon = s.find(':');
+    if (colon == 0 || colon == std::string_view::npos) return std::nullopt;
+    const std::string_view type = s.substr(0, colon);
+    s.remove_prefix(colon + 1);
+    s = s.substr(std::min(s.size(), s.find_first_not_of(' ')));
+    const std::string_view count = take_while(s, is_digit);
+    if (count.empty() || !take(s, " tensors")) return std::nullopt;
+    return Pair{type, count};
 }
 
 std::optional<Pair> context_param(std::string_view line) {

@@ -42,6 +42,10 @@ struct Pair {
 };
 std::optional<Pair> print_info(std::string_view line);
 
+// llama_model_loader's count of the file's tensors of one type: "llama_model_loader: - type
+// q4_K:   77 tensors" gives {"q4_K", "77"}.
+std::optional<Pair> type_count(std::string_view line);
+
 // "llama_context: n_ctx         = 4096" for n_ctx, n_ctx_seq (n_ctx_per_seq before late 2025),
 // n_batch, n_ubatch, n_seq_max, flash_attn, kv_unified (also under the older
 // "llama_new_context_with_model:" prefix)

@@ -1,11 +1,14 @@
 #include "canitrun/verify_devices.hpp"
 
 #include <algorithm>
+#include <map>
 #include "canitrun/kv_cache.hpp"
 
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/placement.hpp"
+#include "canitrun/quantize_rules.hpp"
+#include "canitrun/tensor_layout.hpp"
 #include "canitrun/verify.hpp"
 
 #include "log_settings.hpp"
@@ -227,6 +230,39 @@ void note_per_layer_table(const LlamaLog& log, const Model& model, const Placeme
         "input-layer tensor), so the host's weights read high");
 }
 
+// The plan's tensors per type against the log's count of them. A publisher's recipe the data
+// does not hold for this model (Unsloth's UD-* files upcast tensors per model) shows there,
+// whatever the file type says: the weights rows then measure the data's lack of that recipe,
+// not a rule, and a note says so with both counts. The counts cannot plan the weights
+// themselves: which tensors hold which type is not in them (metal-002's Qwen3.5-9B
+// UD-Q4_K_XL has 10 iq4_xs tensors, a count no class of its 250 quantized tensors has).
+void note_file_types(const LlamaLog& log, const Model& model, const Quant& quant,
+                     DeviceCheck& check) {
+    if (log.type_counts.empty()) return;
+    const auto layout = tensor_layout(model);
+    if (!layout) return;
+    const auto typed = quantize_tensors(*layout, quantize_request(quant));
+    if (!typed) return;
+    std::map<std::string, std::uint64_t, std::less<>> planned;
+    for (const auto& t : *typed) ++planned[std::string(t.type.name)];
+    std::map<std::string, std::uint64_t, std::less<>> logged;
+    for (const auto& [type, n] : log.type_counts) logged[type] += n;
+    check.file_types_match = planned == logged;
+    if (*check.file_types_match) return;
+    const auto list = [](const auto& counts) {
+        std::string out;
+        for (const auto& [type, n] : counts) {
+            out += (out.empty() ? "" : ", ") + type + " " + std::to_string(n);
+        }
+        return out;
+    };
+    check.notes.push_back("the file's tensors per type (" + list(logged) + ") are not " + quant.id +
+                          "'s as canitrun types this model (" + list(planned) +
+                          "): the file was typed otherwise than canitrun's data types it (a "
+                          "publisher's recipe, or another llama-quantize), so its weights rows "
+                          "measure that, not a rule");
+}
+
 }  // namespace
 
 LlamaCppOptions options_from_log(const LlamaLogContext& c, Backend backend) {
@@ -299,6 +335,7 @@ Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const Lla
             add_gpu_rows(log, c, p, check);
             add_host_rows(log, c, p, parts.buffers.value_or(RuntimeBuffers{}), check);
             note_per_layer_table(log, model, p, check);
+            note_file_types(log, model, quant, check);
             return std::optional<DeviceCheck>(std::move(check));
         },
         [&] { return fail(ErrorKind::bad_input, "the log's sizes overflow 64-bit byte counts"); });
