@@ -301,3 +301,37 @@ TEST_CASE("MLA on the CPU: ffn_inp stays under the routed output, by hand") {
     // routed sum's best fit (ggml-alloc.c:208-252) leaves under it by 0.02 MiB; not counted.
     CHECK(compute("kimi-linear-48b-a3b") == 1417674752ULL);
 }
+
+TEST_CASE("Kimi K3: K3's KDA gate, gated MLA, latent experts and residual scores (kimi-k3.cpp)") {
+    // h 7168, vocab 163840 untied: 2 x 1,174,405,120 + output_norm + output_res_score. Each of
+    // the 93 layers: attn_norm, ffn_norm, attn_res_score, ffn_res_score (4 x 7168). A KDA layer
+    // (96 x 128 = 12288 wide): 3 convs of 4 x 12288, q/k/v 3 x 7168 x 12288, f_a 7168 x 128,
+    // f_b 128 x 12288, beta 7168 x 96, A 96, dt 12288, ssm_g 7168 x 12288, norm 128, out 12288 x
+    // 7168 = 443,740,384. An MLA layer: q_a_norm 1536, q_a 7168 x 1536, q_b 1536 x 96 x 192,
+    // kv_a_norm 512, kv_a_mqa 7168 x 576, k_b 128 x 512 x 96, v_b 512 x 128 x 96, out 96 x 128 x
+    // 7168, attn_gate 7168 x 12288 = 232,196,096. Layer 0's SwiGLU 3 x 7168 x 33792; a MoE layer:
+    // router 7168 x 896, bias 896, experts 3 x 3584 x 3072 x 896, shared 3 x 7168 x 6144,
+    // routed_down/up 2 x 7168 x 3584, the latent's norm 3584 = 29,784,936,832. 2,348,824,576 +
+    // 93 x 28,672 + 69 x 443,740,384 + 24 x 232,196,096 + 726,663,168 + 92 x 29,784,936,832 =
+    // 2,779,483,135,584 (2.8T with the 401M vision tower).
+    const Model& m = test::model("kimi-k3");
+    const TensorLayout layout = tensor_layout(m).value();
+    CHECK(layout.arch == "kimi-k3");
+    CHECK(layout.elements() == 2779483135584ULL);
+    auto s = shapes(layout);
+    CHECK(s["blk.0.ssm_g.weight"] == std::array<std::uint64_t, 4>{7168, 12288, 1, 1});
+    CHECK_FALSE(s.contains("blk.0.ssm_g_a.weight"));
+    CHECK(s["blk.0.ffn_up.weight"][1] == 33792);  // first_k_dense_replace 1
+    CHECK(s["blk.3.attn_gate.weight"] == std::array<std::uint64_t, 4>{7168, 12288, 1, 1});
+    CHECK(s.contains("blk.92.attn_kv_a_mqa.weight"));  // full_attn_layers ..., 93
+    CHECK(s["blk.1.ffn_gate_exps.weight"] == std::array<std::uint64_t, 4>{3584, 3072, 896, 1});
+    CHECK(s["blk.1.ffn_routed_down.weight"] == std::array<std::uint64_t, 4>{7168, 3584, 1, 1});
+    CHECK(s.contains("output_res_score.weight"));
+    // K only on the 24 MLA layers, 512 + 64 values a cell; per sequence, in f32, each of the 69
+    // KDA layers' 3 x (4 - 1) x 12288 conv values and 96 x 128 x 128 state values.
+    LlamaCppOptions o;
+    o.context = 8192;
+    const auto e = estimate_llamacpp(m, test::quant("Q2_K"), o).value();
+    CHECK(e.term(TermKind::kv_cache) == 24ULL * 576 * 2 * 8192);
+    CHECK(e.term(TermKind::recurrent_state) == 69ULL * (110592 + 1572864) * 4);
+}

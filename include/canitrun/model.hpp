@@ -94,6 +94,9 @@ struct MoE {
     std::uint64_t shared_expert_intermediate_size = 0;
     std::uint64_t moe_layers = 0;
     bool gated = true;  // SwiGLU experts (three matrices); false for two-matrix experts
+    // A latent MoE's routed-expert width (Kimi K3's routed_expert_hidden_size): the routed
+    // experts run on a down-projection of the hidden state; 0: they run on the hidden width.
+    std::uint64_t latent_size = 0;
 
     bool operator==(const MoE&) const = default;
 };
@@ -124,6 +127,10 @@ struct Architecture {
     // Per-layer input embeddings of this width per layer (Gemma 4 E2B / E4B's
     // hidden_size_per_layer_input: per_layer_token_embd and a projection per layer); 0: none.
     std::uint64_t per_layer_input_size = 0;
+    // Attention residuals in blocks of this many layers (Kimi K3's attn_res_block_size): each
+    // layer mixes the earlier blocks' outputs by a learned score before its attention and its
+    // FFN; 0: plain residuals.
+    std::uint64_t attention_residual_block = 0;
     // Multi-token-prediction (nextn) layers the checkpoint carries beside the stack (Qwen 3.5's
     // mtp_num_hidden_layers, GLM's and DeepSeek's num_nextn_predict_layers): each a full-
     // attention layer like the stack's with its own input projection (nextn.eh_proj) and norms.
@@ -304,6 +311,10 @@ Model all_attention_variant(const Model& model);
 // The FFN width one token runs through: the dense width, or the top-k routed experts' widths
 // plus the shared expert's (the activations both llama.cpp's and vLLM's buffers hold).
 std::uint64_t active_ffn_width(const Model& model);
+
+// The width a routed expert reads and writes: a latent MoE's latent_size (Kimi K3), else the
+// hidden size. Its weights, parameters and speed all follow it.
+std::uint64_t routed_expert_width(const Model& model);
 
 // Whether every layer keeps K and V (or MLA's latent) for every token: then the model is its
 // own all-attention variant, and the page has no comparison to draw.

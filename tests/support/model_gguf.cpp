@@ -58,8 +58,8 @@ void write_mla_keys(GgufWriter& w, const Model& m, const std::string& arch, std:
     const auto& a = m.arch;
     const std::string p = arch + ".";
     const LayerGroup& g = *group(m, LayerKind::mla);
-    if (arch == "kimi-linear") {
-        // conversion/kimi_linear.py: one KV head on the MLA layers, none on the KDA layers
+    if (arch == "kimi-linear" || arch == "kimi-k3") {
+        // conversion/kimi_linear.py, kimi_k3.py: one KV head on the MLA layers, none on the KDA
         std::vector<std::uint32_t> kv;
         for (const LayerKind k : layer_kinds(m)) kv.push_back(k == LayerKind::mla ? 1 : 0);
         w.u32_array(p + "attention.head_count_kv", kv);
@@ -171,7 +171,7 @@ void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
         // conversion/base.py writes config.json's scoring_func (sigmoid for MiniMax-M2)
         if (arch == "minimax-m2") w.u32(p + "expert_gating_func", 2);
         if (a.moe->shared_expert_intermediate_size && arch != "deepseek2" && arch != "deepseek32" &&
-            arch != "glm-dsa" && arch != "kimi-linear") {
+            arch != "glm-dsa" && arch != "kimi-linear" && arch != "kimi-k3") {
             w.u32(p + "expert_shared_feed_forward_length",
                   u32(a.moe->shared_expert_intermediate_size));
         }
@@ -214,11 +214,23 @@ void write_deepseek4_keys(GgufWriter& w, const Model& m) {
     }
 }
 
+// conversion/kimi_k3.py: the latent width, the residual blocks and SiTU's two caps (config.json's
+// activation_situ_beta 4, activation_situ_linear_beta 25); kimi-k3.cpp requires the last three.
+void write_kimi_k3_keys(GgufWriter& w, const Model& m) {
+    const auto& a = m.arch;
+    const std::string p = "kimi-k3.";
+    if (a.moe && a.moe->latent_size) w.u32(p + "expert_latent_length", u32(a.moe->latent_size));
+    w.u32(p + "attn_res.block_size", u32(a.attention_residual_block));
+    w.f32(p + "activation.situ_beta", 4.0f);
+    w.f32(p + "activation.situ_linear_beta", 25.0f);
+}
+
 // The keys of the model's linear-attention, SSM and sliding-window layers, where it has them.
 void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arch) {
     const auto& a = m.arch;
     const std::string p = arch + ".";
-    if (const LayerGroup* g = group(m, LayerKind::linear); g && arch == "kimi-linear") {
+    if (const LayerGroup* g = group(m, LayerKind::linear);
+        g && (arch == "kimi-linear" || arch == "kimi-k3")) {
         w.u32(p + "ssm.conv_kernel", u32(g->conv_kernel));
         w.u32(p + "kda.head_dim", u32(g->key_head_dim));
     } else if (g) {
@@ -332,13 +344,15 @@ void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch
     write_general_keys(w, m, arch, ftype);
     const std::uint64_t v_dim =
         a.attention.v_head_dim ? a.attention.v_head_dim : a.attention.head_dim;
-    if (arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" || arch == "kimi-linear") {
+    if (arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" || arch == "kimi-linear" ||
+        arch == "kimi-k3") {
         write_mla_keys(w, m, arch, v_dim);
     } else {
         write_attention_keys(w, m, arch, v_dim);
     }
     write_ffn_keys(w, m, arch);
     write_layer_kind_keys(w, m, arch);
+    if (arch == "kimi-k3") write_kimi_k3_keys(w, m);
     write_arch_extra_keys(w, arch);
     w.str("tokenizer.ggml.model", "no_vocab");
 }

@@ -93,6 +93,7 @@ MODELS = [
     ("granite-4.2-8b", "Q4_K_M"),          # granite: Granite 4.2 8B, own output head
     ("granite-4.2-30b", "Q4_K_M"),         # granite: 64 layers, FFN 32768, own output head
     ("gemma-4-12b", "Q4_K_M"),             # gemma4 (gemma4_unified converts to it), dense
+    ("kimi-k3", "Q2_K"),                   # kimi-k3: KDA + gated MLA, latent MoE, residual scores
 ]
 
 # (model id, quantization): files loaded as llama-server loads them by default on a machine

@@ -175,6 +175,7 @@ Architecture parse_architecture(const Fields& f) {
             m.count_or("shared_expert_intermediate_size", 0, kMaxDim);
         moe.moe_layers = m.count("moe_layers", 1, a.layers);
         moe.gated = m.flag_or("gated", true);
+        moe.latent_size = m.count_or("latent_size", 0, a.hidden_size);
         a.moe = moe;
     }
     if (!a.moe && a.intermediate_size == 0) f.error("a dense model needs ffn.intermediate_size");
@@ -206,6 +207,7 @@ Architecture parse_architecture(const Fields& f) {
     a.shared_kv_layers = f.count_or("shared_kv_layers", 0, a.layers - 1);
     a.mtp_layers = f.count_or("mtp_layers", 0, 8);
     a.per_layer_input_size = f.count_or("per_layer_input_size", 0, kMaxDim);
+    a.attention_residual_block = f.count_or("attention_residual_block", 0, a.layers);
     // DeepSeek V4 (config.json's o_groups, o_lora_rank, hc_mult, num_hash_layers)
     a.output_groups = f.count_or("output_groups", 0, kMaxDim);
     a.output_lora_rank = f.count_or("output_lora_rank", 0, kMaxDim);

@@ -75,6 +75,7 @@ void fields(Io& io, MoE& m) {
     io(m.shared_expert_intermediate_size);
     io(m.moe_layers);
     io(m.gated);
+    io(m.latent_size);
 }
 
 template <typename Io>
@@ -91,6 +92,7 @@ void fields(Io& io, Architecture& a) {
     io(a.shared_kv_layers);
     io(a.shared_kv_intermediate_size);
     io(a.per_layer_input_size);
+    io(a.attention_residual_block);
     io(a.mtp_layers);
     io(a.output_groups);
     io(a.output_lora_rank);

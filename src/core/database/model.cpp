@@ -25,6 +25,11 @@ std::uint64_t active_ffn_width(const Model& m) {
                         e.shared_expert_intermediate_size);
 }
 
+std::uint64_t routed_expert_width(const Model& m) {
+    const std::uint64_t latent = m.arch.moe ? m.arch.moe->latent_size : 0;
+    return latent ? latent : m.arch.hidden_size;
+}
+
 // FFN-only blocks stay as they are: they are not attention slots, and turning them into
 // attention would add layers the model does not have.
 Model all_attention_variant(const Model& model) {

@@ -85,8 +85,10 @@ Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
             const Wide qk = Wide{g.qk_nope_head_dim} + g.qk_rope_head_dim;
             const Wide q = q_lora != 0 ? h * q_lora + q_lora * heads * qk : h * heads * qk;
             const Wide v_dim = pick(g.v_head_dim, a.v_head_dim);
+            // Kimi K3's sigmoid output gate, one value per head and V dimension
+            const Wide gate = a.output_gate ? h * heads * v_dim : 0;
             return q + h * (kv_lora + g.qk_rope_head_dim) +
-                   kv_lora * heads * (g.qk_nope_head_dim + v_dim) + heads * v_dim * h;
+                   kv_lora * heads * (g.qk_nope_head_dim + v_dim) + heads * v_dim * h + gate;
         }
         case LayerKind::conv: {
             // LFM2's in_proj (B, C and x), the depthwise convolution and out_proj
@@ -112,10 +114,13 @@ WideFfn wide_ffn_params(const Model& m, bool moe_layer) {
     if (!moe_layer || !arch.moe) return {(arch.gated_ffn ? 3 : 2) * h * arch.intermediate_size, 0};
     const MoE& moe = *arch.moe;
     const Wide matrices = moe.gated ? 3 : 2;  // squared-ReLU experts have two
-    const Wide expert = matrices * h * moe.expert_intermediate_size;
+    const Wide expert = matrices * Wide{routed_expert_width(m)} * moe.expert_intermediate_size;
     const Wide shared = matrices * h * moe.shared_expert_intermediate_size;
     const Wide router = h * moe.experts;
-    return {shared + router, Wide{moe.experts} * expert};
+    // a latent MoE's projections into and out of the latent, and the latent's norm
+    const Wide latent = moe.latent_size;
+    const Wide projections = latent ? 2 * h * latent + latent : 0;
+    return {shared + router + projections, Wide{moe.experts} * expert};
 }
 
 }  // namespace
@@ -162,7 +167,10 @@ ParamCount count_params(const Model& m) {
     } else {
         ffn_total = ffn_active = ffn_layer_count(m) * dense_ffn;
     }
-    const Wide common = embeddings + mixers + m.params_extra;
+    // attention residuals: a score vector before each layer's attention and FFN, one at the end
+    const Wide residual_scores =
+        arch.attention_residual_block ? (2 * Wide{arch.layers} + 1) * h : 0;
+    const Wide common = embeddings + mixers + residual_scores + m.params_extra;
     const Wide active = common + ffn_active;
     const Wide untied_input = arch.tied_embeddings ? 0 : input_embedding;
     return ParamCount{checked::narrow(common + ffn_total), checked::narrow(active),

@@ -39,8 +39,9 @@ void hybrid_gated_delta_net(Builder& b, const Model& m, int il, bool fused_ba) {
 
 // Kimi Delta Attention as kimi-linear.cpp loads it: q, k, v each through its own short
 // convolution (kept in f32, {kernel, 1, q/k/v width}), a low-rank forget gate (f_a, f_b) and
-// output gate (g_a, g_b) of the head width, a per-head beta and A.
-void kimi_delta_attention(Builder& b, const Model& m, int il) {
+// output gate (g_a, g_b) of the head width, a per-head beta and A. Kimi K3's (kimi-k3.cpp:
+// 82-106) has one full-rank output gate (ssm_g) and a plain [heads] A.
+void kimi_delta_attention(Builder& b, const Model& m, int il, bool k3) {
     const auto& a = m.arch;
     const LayerGroup& g = group_or_empty(m, LayerKind::linear);
     const std::uint64_t heads = g.value_heads;
@@ -55,10 +56,18 @@ void kimi_delta_attention(Builder& b, const Model& m, int il) {
     b.blk(il, "ssm_f_a.weight", {a.hidden_size, head});
     b.blk(il, "ssm_f_b.weight", {head, inner});
     b.blk(il, "ssm_beta.weight", {a.hidden_size, heads});
-    b.blk(il, "ssm_a", {1, heads, 1, 1});
+    if (k3) {
+        b.blk(il, "ssm_a", {heads});
+    } else {
+        b.blk(il, "ssm_a", {1, heads, 1, 1});
+    }
     b.blk(il, "ssm_dt.bias", {inner});
-    b.blk(il, "ssm_g_a.weight", {a.hidden_size, head});
-    b.blk(il, "ssm_g_b.weight", {head, inner});
+    if (k3) {
+        b.blk(il, "ssm_g.weight", {a.hidden_size, inner});
+    } else {
+        b.blk(il, "ssm_g_a.weight", {a.hidden_size, head});
+        b.blk(il, "ssm_g_b.weight", {head, inner});
+    }
     b.blk(il, "ssm_norm.weight", {head});
     b.blk(il, "attn_output.weight", {inner, a.hidden_size});
 }
@@ -141,12 +150,50 @@ void build_kimi_linear(Builder& b, const Model& m) {
     for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
         if (kinds[static_cast<std::size_t>(il)] == LayerKind::linear) {
-            kimi_delta_attention(b, m, il);
+            kimi_delta_attention(b, m, il, false);
         } else {
             mla_attention(b, m, mla, il);
         }
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
         dense_lead_ffn(b, m, il, true);
+    }
+}
+
+// Kimi K3 (kimi-k3.cpp:53-166): Kimi Linear's stack with K3's KDA, a sigmoid output gate on the
+// MLA layers (attn_gate, where attention.output_gate says so), the attention residuals' scores
+// (attn_res_score and ffn_res_score a layer, output_res_score), and each MoE layer's routed
+// experts on the latent width between ffn_routed_down and ffn_routed_up, with the latent's norm.
+void build_kimi_k3(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const std::uint64_t h = a.hidden_size;
+    const LayerGroup& mla = group_or_empty(m, LayerKind::mla);
+    const std::uint64_t v_head = a.attention.v_head_dim ? a.attention.v_head_dim : mla.v_head_dim;
+    const bool residuals = a.attention_residual_block > 0;
+    const auto kinds = layer_kinds(m);
+    embeddings(b, m);
+    if (residuals) b.add("output_res_score.weight", {h});
+    for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
+        b.blk(il, "attn_norm.weight", {h});
+        b.blk(il, "ffn_norm.weight", {h});
+        if (residuals) {
+            b.blk(il, "attn_res_score.weight", {h});
+            b.blk(il, "ffn_res_score.weight", {h});
+        }
+        if (kinds[static_cast<std::size_t>(il)] == LayerKind::linear) {
+            kimi_delta_attention(b, m, il, true);
+        } else {
+            mla_attention(b, m, mla, il);
+            if (a.attention.output_gate) {
+                b.blk(il, "attn_gate.weight", {h, checked::mul(a.attention.heads, v_head)});
+            }
+        }
+        dense_lead_ffn(b, m, il, true);
+        const std::uint64_t latent = m.is_moe() ? a.moe->latent_size : 0;
+        if (latent > 0 && il >= static_cast<int>(a.layers - a.moe->moe_layers)) {
+            b.blk(il, "ffn_routed_down.weight", {h, latent});
+            b.blk(il, "ffn_routed_up.weight", {latent, h});
+            b.blk(il, "ffn_routed_norm.weight", {latent});
+        }
     }
 }
 

@@ -107,10 +107,11 @@ void dense_ffn(Builder& b, const Model& m, int il) {
 void moe_ffn(Builder& b, const Model& m, int il) {
     const auto& a = m.arch;
     const MoE& e = *a.moe;
+    const std::uint64_t w = routed_expert_width(m);
     b.blk(il, "ffn_gate_inp.weight", {a.hidden_size, e.experts});
-    b.blk(il, "ffn_gate_exps.weight", {a.hidden_size, e.expert_intermediate_size, e.experts});
-    b.blk(il, "ffn_up_exps.weight", {a.hidden_size, e.expert_intermediate_size, e.experts});
-    b.blk(il, "ffn_down_exps.weight", {e.expert_intermediate_size, a.hidden_size, e.experts});
+    b.blk(il, "ffn_gate_exps.weight", {w, e.expert_intermediate_size, e.experts});
+    b.blk(il, "ffn_up_exps.weight", {w, e.expert_intermediate_size, e.experts});
+    b.blk(il, "ffn_down_exps.weight", {e.expert_intermediate_size, w, e.experts});
 }
 
 void shared_expert(Builder& b, const Model& m, int il, bool gate_inp) {

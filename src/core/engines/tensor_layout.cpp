@@ -334,6 +334,7 @@ BuildFn builder_for(const std::string& arch) {
         {"nemotron_h", build_nemotron_h},
         {"nemotron_h_moe", build_nemotron_h},
         {"kimi-linear", build_kimi_linear},
+        {"kimi-k3", build_kimi_k3},
         {"lfm2", build_lfm2},
         {"lfm2moe", build_lfm2},
         {"jamba", build_jamba},
@@ -545,7 +546,8 @@ Result<TensorLayout> tensor_layout(const Model& m) {
             // llama-quantize asks hparams.n_gqa() of layer 0; granitehybrid stores 0 KV heads for
             // its Mamba layers, and its layer 0 is one, so n_gqa() is 0 there
             if ((a == "granitehybrid" || a == "nemotron_h" || a == "nemotron_h_moe" ||
-                 a == "kimi-linear" || a == "lfm2" || a == "lfm2moe" || a == "jamba") &&
+                 a == "kimi-linear" || a == "kimi-k3" || a == "lfm2" || a == "lfm2moe" ||
+                 a == "jamba") &&
                 layer_kinds(m).front() != LayerKind::full)
                 b.layout.n_gqa = 0;
             b.layout.is_70b =

@@ -196,7 +196,8 @@ struct GgufRecurrentLayers {
             return interval == 0 || (il + 1) % interval != 0;
         }
         if (arch == "jamba" || arch == "granitehybrid" || arch == "lfm2" || arch == "lfm2moe" ||
-            arch == "nemotron_h" || arch == "nemotron_h_moe" || arch == "kimi-linear") {
+            arch == "nemotron_h" || arch == "nemotron_h_moe" || arch == "kimi-linear" ||
+            arch == "kimi-k3") {
             return counts.kv_heads[il] == 0;
         }
         return false;
@@ -213,9 +214,9 @@ LayerGroup read_gguf_recurrent_group(const GgufArchKeys& keys, const std::string
     // llama.cpp keeps (d_conv - 1) conv columns, none when d_conv is 0: a kernel of 1 says so.
     const std::uint64_t conv_kernel = std::max<std::uint64_t>(conv, 1);
     LayerGroup recurrent;
-    if (arch == "kimi-linear") {
-        // Kimi Delta Attention (kimi-linear.cpp): head_count heads of kda.head_dim for q, k and
-        // v alike; n_embd_r / n_embd_s have the Gated DeltaNet state's shape.
+    if (arch == "kimi-linear" || arch == "kimi-k3") {
+        // Kimi Delta Attention (kimi-linear.cpp, kimi-k3.cpp): head_count heads of kda.head_dim
+        // for q, k and v alike; n_embd_r / n_embd_s have the Gated DeltaNet state's shape.
         const std::uint64_t head = keys.uint_or("kda.head_dim", 0);
         const std::uint64_t heads = keys.uint_or("attention.head_count", 0);
         recurrent.kind = LayerKind::linear;
@@ -466,6 +467,7 @@ std::optional<MoE> read_gguf_moe(const GgufArchKeys& keys, std::uint64_t n_layer
                      checked::mul(moe.shared_experts, moe.expert_intermediate_size));
     const std::uint64_t dense = std::min(keys.uint_or("leading_dense_block_count", 0), n_layer);
     moe.moe_layers = n_layer - dense;
+    moe.latent_size = keys.uint_or("expert_latent_length", 0);  // kimi-k3's latent MoE
     return moe;
 }
 
@@ -543,6 +545,7 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     a.output_groups = keys.uint_or("attention.output_group_count", 0);
     a.output_lora_rank = keys.uint_or("attention.output_lora_rank", 0);
     a.hyper_connections = keys.uint_or("hyper_connection.count", 0);
+    a.attention_residual_block = keys.uint_or("attn_res.block_size", 0);
     a.hash_layers = keys.uint_or("hash_layer_count", 0);
     // The file's own order where the groups' counts alone would place the layers elsewhere;
     // FFN-only blocks are the MoE layers of a model that has them.

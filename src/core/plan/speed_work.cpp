@@ -126,9 +126,9 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
         const MoE& moe = *model.arch.moe;
         work.experts = static_cast<double>(moe.experts);
         work.expert_ffn_rows = moe.expert_intermediate_size;
-        work.expert_down_rows = model.arch.hidden_size;
+        work.expert_down_rows = routed_expert_width(model);
         work.expert_matrix_weights = static_cast<double>(moe.expert_intermediate_size) *
-                                     static_cast<double>(model.arch.hidden_size);
+                                     static_cast<double>(routed_expert_width(model));
         work.expert_matrices = moe.gated ? 3 : 2;
     }
     work.bf16_weights = quant.id == "BF16" || quant.file_type == "BF16";
