@@ -197,10 +197,12 @@ TEST_CASE("DeepSeek V3.2 on the CPU: every layer's top-k leaf and the indexer sc
             ->term(TermKind::compute);
     };
     CHECK(compute("deepseek-v3.2") == 512ULL * (835584 + 61 * 2048 * 4 + 8 * 131072));
-    // GLM-5.2's 57 IndexShare layers still build their own leaf (78). Its 8 routed down products
-    // of 6144 do not fit the 2 x 8 x 2048 gate and up outputs (moe_down_floats): 4 x (4 x 6144 + 3
-    // x 9 x 2048 + 8 x 6144) = 516,096 B, past the MLA layer's 507,904 (llama.cpp: 1040.08 MiB).
-    CHECK(compute("glm-5.2") == 512ULL * (516096 + 78 * 2048 * 4 + 8 * 131072));
+    // GLM-5.2's 57 IndexShare layers still build their own leaf (78). Its MoE layer's peak, the
+    // routed experts' 3 x 8 x 2048 widths and their 8 down products of 6144 that do not fit the
+    // freed gate and up (the shared expert's 2048 runs after them: moe_ffn_floats), 4 x (4 x 6144
+    // + 3 x 8 x 2048 + 8 x 6144) = 491,520 B, is under the MLA layer's 4 x (4 x 6144 + 64 x (2 x
+    // 576 + 192 + 256)) = 507,904 (llama.cpp: 1040.08 MiB).
+    CHECK(compute("glm-5.2") == 512ULL * (507904 + 78 * 2048 * 4 + 8 * 131072));
     o.flash_attn = FlashAttn::off;
     o.context = 4096;
     CHECK(compute("deepseek-v3.2") == 512ULL * (835584 + 61 * 2048 * 4 + (2 + 512 + 4) * 4096));

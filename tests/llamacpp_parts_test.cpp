@@ -200,6 +200,43 @@ TEST_CASE("llama.cpp parts: the CPU's compute buffer under llama-server's output
     CHECK(compute("qwen3-30b-a3b", 0) == 319'553'536ULL);
 }
 
+// The layers' peak under llama-server's outputs at 32768 cells, ubatch 512, flash attention,
+// by hand from the graphs' tensor shapes (read with tools/accuracy/galloc_replay.py on the pinned
+// libllama's CPU reservations; llama.cpp's figures in brackets).
+TEST_CASE(
+    "llama.cpp parts: the layers' peak of MSA, shared-expert, relu^2 and per-layer-input models") {
+    const auto compute = [](const std::string& id, std::uint64_t n_seq) {
+        LlamaCppOptions o;
+        o.context = 32768;
+        o.flash_attn = FlashAttn::on;
+        o.backend = Backend::cpu;
+        o.n_seq = n_seq;
+        o.outputs = n_seq;
+        return llamacpp_compute_bytes(test::model(id), o).value();
+    };
+    // MiniMax-M3, 4 streams of 8192 cells: the f16 mask (2 x 8192 a token), one stream's 128
+    // tokens' block scores and their transposed copy (2 x 4 B x 4 indexer heads x 8192 cells),
+    // and the larger of the f32 mask copy with 4 rows of 6144 and the 64 x 128 query's two blocks
+    // (4 x 8192 + 4 x 40,960) or the 4 rows over the 4 experts' gate and up (4 x (24,576 + 2 x 4
+    // x 3072)), both 196,608: 512 x 16,384 + 128 x 262,144 + 512 x 196,608 = 142,606,336 B,
+    // 136.00 MiB (137.65).
+    CHECK(compute("minimax-m3", 4) == 142'606'336ULL);
+    // Llama 4 Scout: its shared expert runs after the routed one; at its GLU the masks (32768 +
+    // 8704 chunked cells, f16), 4 rows of 5120, the routed down's freed 5120 and the shared
+    // gate, up and GLU (3 x 8192): 512 x (2 x 41,472 + 4 x 50,176) = 145,227,776 B = 138.50 MiB
+    // (138.62).
+    CHECK(compute("llama-4-scout-17b-16e", 1) == 145'227'776ULL);
+    // Nemotron-3-Nano's relu^2 experts: up (6 x 1856) with relu and sqr in place, the down
+    // products (6 x 2688) above it: 512 x (2 x 32768 + 4 x (4 x 2688 + 11,136 + 16,128)) =
+    // 111,411,200 B = 106.25 MiB (109.01: its Mamba layer's freed 8 MiB y sits under them).
+    CHECK(compute("nemotron-3-nano-30b-a3b", 1) == 111'411'200ULL);
+    // Gemma 4 E2B: the double-wide FFN (3 x 12,288), the per-layer inputs (35 x 256) alive
+    // under it, and the 8 x 512 global query's block in place of two of the 4 rows of 1536:
+    // 512 x (2 x (32768 + 1024) + 4 x (2 x 1536 + 4096 + 36,864 + 8960)) = 143,130,624 B =
+    // 136.50 MiB (142.52: two 7 MiB holes of the narrower layers' FFNs under it).
+    CHECK(compute("gemma-4-e2b", 1) == 143'130'624ULL);
+}
+
 // A plan's outputs are llama-server's (server_output_limits at 0ad4a86: n_parallel x (1 +
 // --spec-draft-n-max, 3, with a draft)), or every token with --reserve-outputs all (0).
 TEST_CASE("llama.cpp parts: plans reserve llama-server's outputs unless asked for all") {

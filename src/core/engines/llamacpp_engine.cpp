@@ -13,7 +13,9 @@
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
 #include "cuda_fusion.hpp"
+#include "layer_rows.hpp"
 #include "moe_floats.hpp"
+#include "msa_phase.hpp"
 #include "quant_memo.hpp"
 
 // Rules from llama.cpp 0ad4a86 (the libllama node-llama-cpp 3.22.1 ships; read at 5b4ebc5,
@@ -246,23 +248,10 @@ constexpr std::uint64_t kGpuEmbdRows = 3;
 // and the down products come after the scores are freed: Kimi K2.6 at 32768 cells read 4436 MiB
 // with them, 4392 without (llama.cpp: 4376.01).
 std::uint64_t layer_floats(const Model& m, std::uint64_t embd_rows, bool routed_down) {
-    const auto& a = m.arch;
     const std::uint64_t ffn =
-        checked::add(checked::mul(3, active_ffn_width(m)), routed_down ? moe_down_floats(m) : 0);
-    return std::max(mla_layer_floats(m), checked::add(checked::mul(embd_rows, a.hidden_size), ffn));
-}
-
-// MiniMax Sparse Attention's prefill with flash attention (minimax-m3.cpp): per ubatch token
-// and cache cell its two f32 block-score tensors over the indexer heads (bmc, bmx), the f32
-// mask and the f16 mask cast: 8 x index heads + 6 bytes, of which the 2 of the f16 KQ mask
-// compute_bytes counts anyway. On the CPU backend that gives MiniMax-M3's buffer within 60 MiB
-// at ubatch 512 (docs/ACCURACY.md).
-std::uint64_t msa_prefill_bytes(const Model& m, std::uint64_t n_kv) {
-    for (const auto& group : m.arch.layer_groups) {
-        if (group.kind != LayerKind::full || group.index_head_dim == 0) continue;
-        return checked::mul(n_kv, checked::add(checked::mul(8, group.index_heads), 4));
-    }
-    return 0;
+        m.is_moe() ? moe_ffn_floats(m, routed_down) : checked::mul(3, widest_ffn_width(m));
+    const std::uint64_t rows = checked::add(attention_rows(m, embd_rows), ffn);
+    return std::max(mla_layer_floats(m), checked::add(rows, per_layer_input_floats(m)));
 }
 
 // DeepSeek Sparse Attention (deepseek32.cpp, glm-dsa.cpp) per ubatch token: every MLA layer's
@@ -360,11 +349,11 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
     // f16 with flash attention, f32 without
     const std::uint64_t masks = checked::add(n_kv, has_global ? swa_kv : 0);
     if (flash_attn) {
-        const std::uint64_t per_token = checked::add(
-            checked::add(checked::add(checked::mul(2, masks), msa_prefill_bytes(m, n_kv)),
-                         dsa_bytes(m, n_kv, true)),
-            checked::mul(kF32Bytes, layer_floats(m, embd_rows, routed_down)));
-        return checked::mul(g.ubatch, per_token);
+        const std::uint64_t per_token =
+            checked::add(checked::add(checked::mul(2, masks), dsa_bytes(m, n_kv, true)),
+                         checked::mul(kF32Bytes, layer_floats(m, embd_rows, routed_down)));
+        // an MSA layer's block scores, where it runs them (msa_phase.cpp)
+        return std::max(checked::mul(g.ubatch, per_token), msa_phase_bytes(m, g, n_kv, embd_rows));
     }
     // KQ of the widest layer: its query heads over its cells (Step-3.5-Flash's 96-head sliding
     // layers see only their window; the 64-head full ones the whole context)
@@ -377,7 +366,8 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
             kq = std::max(kq, checked::mul(heads, swa_kv));
         }
     }
-    std::uint64_t ffn = checked::add(active_ffn_width(m), checked::mul(2, a.hidden_size));
+    std::uint64_t ffn = checked::add(checked::add(widest_ffn_width(m), per_layer_input_floats(m)),
+                                     checked::mul(2, a.hidden_size));
     if (count_layers(m, LayerKind::mla) > 0) ffn = std::max(ffn, layer_floats(m, embd_rows, false));
     const std::uint64_t per_token = checked::add(kq, checked::add(masks, ffn));
     return checked::add(checked::mul(checked::mul(g.ubatch, kF32Bytes), per_token),

@@ -1,5 +1,7 @@
 #include "moe_floats.hpp"
 
+#include <algorithm>
+
 #include "canitrun/checked.hpp"
 
 namespace canitrun {
@@ -80,6 +82,40 @@ std::uint64_t moe_sum_floats(const Model& m, bool third_row) {
 std::uint64_t moe_down_floats(const Model& m) {
     if (!m.is_moe() || moe_down_fits_freed(m)) return 0;
     return checked::mul(m.arch.moe->experts_per_token, m.arch.hidden_size);
+}
+
+// The routed experts and the shared expert run one after the other (build_moe_ffn, then
+// build_ffn on the same ffn_norm: llama4.cpp:219-238, qwen35moe.cpp, minimax-m3.cpp alike), so
+// their widths are never alive together; the layer peaks at the larger of:
+// - the routed phase: gate, up and the GLU's fresh output (3 widths of n_used x n_ff a token),
+//   or with two-matrix experts up alone, which relu and sqr run on in place
+//   (llama-graph.cpp:2291-2299, Nemotron-3-Nano's relu^2), plus the down products where they
+//   land above (moe_down_floats; with two-matrix experts always: the activation they read is
+//   up's own block, freed only after them);
+// - the shared phase: the routed down products' freed block (n_used x n_embd, with
+//   `routed_down`) under the routed sum, and the shared expert's widths above it;
+// - a dense FFN layer's 3 widths, where the model has dense layers (moe_layers < layers).
+// Read with tools/accuracy/galloc_replay.py on the pinned libllama's CPU reservations under
+// llama-server's outputs (ubatch 512, 32768 cells): Llama 4 Scout (n_embd 5120, 1 expert of
+// 8192, shared 8192) peaks at the shared expert's GLU, inp_embd, ffn_norm, ffn_inp, the freed
+// routed down (10 MiB), the routed sum and 3 x 16 MiB over the 40.5 MiB of masks = 138.62 MiB;
+// Nemotron-3-Nano (n_embd 2688, 6 experts of 1856, relu^2) at its first routed down, 6 x 1856
+// + 6 x 2688 floats a token (21.75 + 31.5 MiB) above its rows.
+std::uint64_t moe_ffn_floats(const Model& m, bool routed_down) {
+    const MoE& e = *m.arch.moe;
+    const std::uint64_t widths = e.gated ? 3 : 1;
+    const std::uint64_t routed = checked::add(
+        checked::mul(widths, checked::mul(e.experts_per_token, e.expert_intermediate_size)),
+        routed_down ? moe_down_floats(m) : 0);
+    // the dense FFN layers between or before the MoE ones (a DeepSeek-style dense lead, Llama 4
+    // Maverick's every other layer): gate, up and the GLU of their own width
+    const bool dense_layers = e.moe_layers > 0 && e.moe_layers < m.arch.layers;
+    const std::uint64_t dense = dense_layers ? checked::mul(3, m.arch.intermediate_size) : 0;
+    if (!has_shared_expert(e)) return std::max(routed, dense);
+    const std::uint64_t shared =
+        checked::add(routed_down ? checked::mul(e.experts_per_token, m.arch.hidden_size) : 0,
+                     checked::mul(widths, e.shared_expert_intermediate_size));
+    return std::max({routed, shared, dense});
 }
 
 }  // namespace canitrun

@@ -28,4 +28,9 @@ std::uint64_t moe_sum_floats(const Model& m, bool third_row);
 // where they fit, and for a dense model.
 std::uint64_t moe_down_floats(const Model& m);
 
+// In the layers' phase: the experts' floats a token at the layer's peak, the larger of the
+// routed experts' (their widths, and moe_down_floats with `routed_down`) and the shared
+// expert's (its widths above the routed down products' freed block). An MoE model.
+std::uint64_t moe_ffn_floats(const Model& m, bool routed_down);
+
 }  // namespace canitrun

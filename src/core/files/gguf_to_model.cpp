@@ -467,6 +467,11 @@ std::optional<MoE> read_gguf_moe(const GgufArchKeys& keys, std::uint64_t n_layer
                      checked::mul(moe.shared_experts, moe.expert_intermediate_size));
     const std::uint64_t dense = std::min(keys.uint_or("leading_dense_block_count", 0), n_layer);
     moe.moe_layers = n_layer - dense;
+    // llama4's routed experts on every step-th layer, a dense FFN between (llama4.cpp's
+    // n_moe_layer_step): Maverick's 2
+    if (const auto step = keys.uint_or("interleave_moe_layer_step", 1); step > 1) {
+        moe.moe_layers = n_layer / step;
+    }
     moe.latent_size = keys.uint_or("expert_latent_length", 0);  // kimi-k3's latent MoE
     return moe;
 }
