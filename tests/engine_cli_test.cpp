@@ -142,3 +142,42 @@ TEST_CASE("cli: --reserve-outputs plans llama-server's outputs or every token's"
     CHECK(bad.code == 2);
     CHECK(has(bad.err, "--reserve-outputs takes server or all"));
 }
+
+// The page says which outputs its compute buffer is planned for (#37). llama-server's by
+// default, n_parallel x (1 + drafted tokens) (llama_server_outputs; server_output_limits at
+// 0ad4a86): GLM-4.5-Air with --mtp (its published files carry the layer) and --parallel 2 drafts
+// up to 3 tokens a step (--spec-draft-n-max's default), so 2 x (1 + 3) = 8 outputs. With
+// --reserve-outputs all every token of the ubatch, and the page names llama-server's 2 x 1 = 2
+// it would reserve instead, in the rule's line and again in the --gpu answer.
+TEST_CASE("cli: the page says which outputs the plan reserves, in every format") {
+    const Outcome server = run_cli({"glm-4.5-air", "--mtp", "--parallel", "2", "--json"});
+    REQUIRE(server.code == 0);
+    const auto doc = nlohmann::json::parse(server.out);
+    CHECK(doc["outputs_reserved"]["reserve"] == "server");
+    CHECK(doc["outputs_reserved"]["outputs"] == 8);
+    CHECK(has(doc["outputs_reserved"]["text"].get<std::string>(),
+              "planned for llama-server's outputs, 8 outputs a ubatch"));
+
+    const std::vector<std::string> all = {"glm-4.5-air",           "--parallel", "2",
+                                          "--reserve-outputs",     "all",        "--gpu",
+                                          "rtx-pro-6000-blackwell"};
+    const std::string said = "planned for every token of the ubatch (--reserve-outputs all";
+    const Outcome text = run_cli(all);
+    CHECK(text.code == 0);
+    // the rule's line and the --gpu answer
+    const auto first = text.out.find(said);
+    REQUIRE(first != std::string::npos);
+    CHECK(text.out.find(said, first + 1) != std::string::npos);
+    CHECK(has(text.out, "llama-server, which the printed lines run, reserves 2 outputs"));
+    auto md = all;
+    md.insert(md.end(), {"--format", "markdown"});
+    CHECK(has(run_cli(md).out, said));
+    auto html = all;
+    html.insert(html.end(), {"--format", "html"});
+    CHECK(has(run_cli(html).out, said));
+    auto as_json = all;
+    as_json.push_back("--json");
+    const auto all_doc = nlohmann::json::parse(run_cli(as_json).out);
+    CHECK(all_doc["outputs_reserved"]["reserve"] == "all");
+    CHECK(all_doc["outputs_reserved"]["outputs"] == 0);
+}

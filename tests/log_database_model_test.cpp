@@ -8,6 +8,7 @@
 
 #include "canitrun/llama_log.hpp"
 #include "canitrun/verify.hpp"
+#include "canitrun/verify_server.hpp"
 #include "catch.hpp"
 #include "run_binary.hpp"
 #include "test_support.hpp"
@@ -93,4 +94,71 @@ TEST_CASE("cli: verify plans a Hub file's log by its database model's family rec
     CHECK(found);
     const auto text = run_cli({"verify", log});
     CHECK(has(text.out, "the database's qwen3.6-27b"));
+}
+
+namespace {
+
+const VerifyRow* row_of(const std::vector<VerifyRow>& rows, const std::string& term) {
+    for (const auto& r : rows) {
+        if (r.term == term) return &r;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+// A draft's rows get an estimate (#37). Two published logs of one user's llama-server on a GTX
+// 1660 Ti (tests/fixtures/logs/cudab-017 and -018, their sources in their headers): Qwen3-8B at
+// Q4_K_M as the main model, and Qwen3-4B at Q6_K read as its draft after the line
+// common_speculative_init_result prints (0ad4a86), so the draft's metadata lines are its own. Its
+// KV cache is planned from them as the main model's is: 36 layers x 8 KV heads x 128 x 2 (K, V)
+// x 2 B (f16) x 4,096 cells = 603,979,776 B, the log's 576.00 MiB; its weights are llama.cpp's
+// tensors at Q6_K (the file type the log prints), against the log's 3,147.42 MiB.
+TEST_CASE("log database model: a draft model's rows are planned from its own metadata") {
+    const std::string dir = std::string(CANITRUN_FIXTURES) + "/logs/";
+    const std::string text =
+        test::read_file(dir + "cudab-017-qwen3-8b-q4km-gtx1660ti-ngl0.log") +
+        "common_speculative_init_result: loading draft model '/m/Qwen3-4B-Q6_K.gguf'\n" +
+        test::read_file(dir + "cudab-018-qwen3-4b-q6k-gtx1660ti-ngl0.log");
+    const auto log = parse_llama_log(text).value();
+    REQUIRE(log.draft.has_value());
+    auto rows = verify_server_terms(log, nullptr, std::nullopt);
+    REQUIRE(row_of(rows, "draft_kv") != nullptr);
+    CHECK_FALSE(row_of(rows, "draft_kv")->estimate.has_value());
+    estimate_draft_rows(test::database(), log, nullptr, rows);
+    const VerifyRow* kv = row_of(rows, "draft_kv");
+    CHECK(kv->actual == 603'979'776ULL);
+    CHECK(kv->estimate == 603'979'776ULL);
+    const VerifyRow* weights = row_of(rows, "draft_weights");
+    REQUIRE(weights->estimate.has_value());
+    const double logged = 3147.42 * 1048576;
+    CHECK(std::abs(static_cast<double>(*weights->estimate) - logged) < 0.01 * logged);
+    CHECK(row_of(rows, "draft_compute")->estimate.has_value());
+    CHECK(row_of(rows, "draft_output")->estimate.has_value());
+}
+
+// An MTP context's rows by the mtp term's rule on the main model (server_terms.hpp,
+// mtp_context_bytes), at the context its lines print: Qwen 3.5 27B's MTP layer keeps one
+// full-attention layer's cache, 4 KV heads x 256 x 2 (K, V) x 2 B (f16) = 4,096 B a cell, x
+// 8,192 cells = 33,554,432 B; its compute buffer 2,048 ubatch tokens x 13 x 5,120 floats x 4 B
+// = 545,259,520 B (the fit to llama-server's own figure for Qwen 3.8 27B, whose layout this is).
+TEST_CASE("log database model: an MTP context's rows are planned on the main model") {
+    const std::string text =
+        "print_info: arch             = qwen35\n"
+        "load_tensors:        CUDA0 model buffer size = 15000.00 MiB\n"
+        "common_speculative_init_result: creating MTP draft context against the target model "
+        "'/m/Qwen3.5-27B-Q4_K_M.gguf'\n"
+        "llama_context: constructing llama_context\n"
+        "llama_context: n_ctx         = 8192\n"
+        "llama_context: n_ubatch      = 2048\n"
+        "llama_kv_cache:      CUDA0 KV buffer size =    32.00 MiB\n"
+        "llama_kv_cache: size =   32.00 MiB (  8192 cells,   1 layers,  1/1 seqs), K (f16):   "
+        "16.00 MiB, V (f16):   16.00 MiB\n"
+        "llama_context:      CUDA0 compute buffer size =   520.06 MiB\n";
+    const auto log = parse_llama_log(text).value();
+    auto rows = verify_server_terms(log, nullptr, std::nullopt);
+    estimate_draft_rows(test::database(), log, &test::model("qwen3.5-27b"), rows);
+    REQUIRE(row_of(rows, "mtp_kv") != nullptr);
+    CHECK(row_of(rows, "mtp_kv")->estimate == 33'554'432ULL);
+    CHECK(row_of(rows, "mtp_compute")->estimate == 545'259'520ULL);
 }

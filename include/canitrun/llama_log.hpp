@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -80,10 +81,14 @@ inline constexpr std::size_t kUnreadTextBytes = 100;
 // draft-mtp). Their buffers are kept here, apart from the main model's: read as the main
 // model's, the draft's metadata, free memory and offloaded layers replaced the main model's and
 // its buffers and context joined them.
+struct LlamaLog;
 struct LlamaLogDraft {
     bool mtp = false;  // the main model's MTP context, no weights of its own
     std::vector<LlamaLogBuffer> model_buffers;  // the draft model's weights
     std::vector<LlamaLogContext> contexts;
+    // The draft's lines read as a log of their own: a draft model's metadata and print_info
+    // lines name it and its file type, as the main model's do (verify plans it from them).
+    std::shared_ptr<const LlamaLog> own;
 };
 
 struct LlamaLog {

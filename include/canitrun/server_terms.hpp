@@ -53,11 +53,12 @@
 //   in its RAM figure: children may load at once, so the stagings add up.
 // - mtp (the device of the output head, at load): with --mtp, the model's multi-token-
 //   prediction layers (llamacpp_mtp_weight_bytes) and one full-attention layer's KV cache each
-//   at the context, as llama.cpp drafts with them (--spec-type draft-mtp, a draft context on the
-//   target model's own MTP layers), and that context's compute buffer, 13 x n_embd floats per
-//   ubatch token: fitted to llama-server's own figure for Qwen 3.8 27B's MTP context
-//   (server_terms.cpp, kMtpComputeEmbdFloats), which the weights-less part of this term meets
-//   within 0.06 MiB at two contexts. The pinned 0ad4a86 has that path: common/arg.cpp's
+//   at the context in f16 (the draft's cache types, draft_settings), as llama.cpp drafts with them
+//   (--spec-type draft-mtp, a draft context on the target model's own MTP layers), and that
+//   context's compute buffer, 13 x n_embd floats per ubatch token: fitted to llama-server's own
+//   figure for Qwen 3.8 27B's MTP context (server_terms.cpp, kMtpComputeEmbdFloats), which the
+//   weights-less part of this term meets within 0.06 MiB at two contexts. The pinned 0ad4a86 has
+//   that path: common/arg.cpp's
 //   --spec-type takes draft-mtp (common/speculative.cpp line 37), server-context.cpp load_model
 //   (lines 1019-1150) then calls common_speculative_init_from_params, which makes a context of
 //   LLAMA_CONTEXT_TYPE_MTP on the target model itself with the target's n_ctx ("creating MTP
@@ -136,6 +137,7 @@
 #include "canitrun/cpu_repack.hpp"
 #include "canitrun/file_parts.hpp"
 #include "canitrun/hardware.hpp"
+#include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/placement.hpp"
 
 namespace canitrun {
@@ -191,6 +193,18 @@ struct ServerSettings {
 
     bool operator==(const ServerSettings&) const = default;
 };
+
+// The MTP draft context's own buffers at llama.cpp's options (the mtp term less the MTP layers'
+// weights, which the target model holds): each MTP layer's KV cache, one full-attention (or
+// MLA) layer's at the options' context and cache types, and the compute buffer, 13 x n_embd
+// floats per ubatch token (fitted: server_terms.cpp, kMtpComputeEmbdFloats). The plan asks it
+// with the draft's cache types (draft_settings); verify with the MTP context's as its log
+// prints them.
+struct MtpContextBytes {
+    Bytes kv = 0;
+    Bytes compute = 0;
+};
+Result<MtpContextBytes> mtp_context_bytes(const Model& model, const LlamaCppOptions& options);
 
 // Whether --mtp can load the model's MTP layers: a model file's own nextn blocks
 // (FileWeights' sums.mtp), else a database model's published files (RunInfo::gguf_mtp: GLM's

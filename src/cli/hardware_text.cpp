@@ -9,6 +9,7 @@
 #include "canitrun/tensor_split.hpp"
 #include "format.hpp"
 #include "launch_lines.hpp"
+#include "page_facts.hpp"
 #include "shell_words.hpp"
 #include "speed_text.hpp"
 #include "style.hpp"
@@ -418,6 +419,11 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
         out << "  llama.cpp: " << fitted_llama_command(model, a, h, r.model_load) << "\n";
         const std::string build = llama_build_note(a.settings);
         if (!build.empty()) out << "  " << build << "\n";
+    }
+    // Not llama-server's default reservation: the answer says so where its figures are (the
+    // page's rule line says the default's).
+    if (a.settings.rule == Rule::llamacpp && a.settings.outputs == OutputReserve::all) {
+        out << "  " << outputs_sentence(model, a.settings) << "\n";
     }
 }
 

@@ -130,7 +130,10 @@ void write_header(std::ostream& out, const ModelReport& r) {
                                   : "what llama.cpp allocates (tensors, KV cells, compute buffer, "
                                     "CUDA context), " +
                                         format_margin(r.settings.margin) + " kept free per GPU.")
-        << " GB = 10<sup>9</sup> bytes.</p>\n";
+        << " GB = 10<sup>9</sup> bytes.";
+    if (const std::string outputs = outputs_sentence(r); !outputs.empty())
+        out << " " << esc(outputs);
+    out << "</p>\n";
 }
 
 // The answers to --vram and --gpu, as the terminal page words them, structured as the Markdown

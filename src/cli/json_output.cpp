@@ -9,6 +9,7 @@
 
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/param_count.hpp"
+#include "canitrun/plan_settings.hpp"
 
 namespace canitrun::cli {
 namespace {
@@ -454,6 +455,16 @@ void write_model_report(JsonSink& w, const ModelReport& r) {
     write_matrix(w, r);
     w.key("model");
     write_model(w, *r.model);
+    if (r.rule == Rule::llamacpp) {
+        // The outputs the compute buffer is reserved for (--reserve-outputs), with the page's
+        // sentence: llama-server's by default.
+        w.key("outputs_reserved");
+        w.begin_object();
+        w.field("outputs", planned_outputs(r));
+        w.field("reserve", output_reserve_name(r.settings.outputs));
+        w.field("text", outputs_sentence(r));
+        w.end_object();
+    }
     w.field("overhead_percent", r.options.overhead_percent);
     if (!r.model->run.mmproj.empty()) {
         w.key("projector");

@@ -6,7 +6,9 @@
 
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/layer_kinds.hpp"
+#include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/llamacpp_rules.hpp"
+#include "canitrun/plan_settings.hpp"
 #include "canitrun/tensor_layout.hpp"
 #include "format.hpp"
 
@@ -425,6 +427,47 @@ std::string growth_sentence(const ModelReport& r) {
         // The RAM the verdicts were planned with: the machine's where there is one (detected
         // or --ram), else the page's table's (--ram, 32 GB by default).
         format_gb(r.hardware ? r.hardware->hardware.ram : r.fit.ram));
+}
+
+namespace {
+
+// llama-server's reservation at the settings (llama_server_outputs; 0: every token, as for an
+// embedding or reranking model).
+std::uint64_t server_outputs(const Model& model, const PlanSettings& settings) {
+    return llama_server_outputs(model, settings.n_seq, draft_tokens(model, settings));
+}
+
+std::string outputs_words(std::uint64_t n) {
+    return n == 0 ? "every token of the ubatch" : plural(n, "output", "outputs");
+}
+
+}  // namespace
+
+std::uint64_t planned_outputs(const ModelReport& r) {
+    return r.settings.outputs == OutputReserve::all ? 0 : server_outputs(*r.model, r.settings);
+}
+
+std::string outputs_sentence(const ModelReport& r) {
+    return r.rule == Rule::llamacpp ? outputs_sentence(*r.model, r.settings) : std::string();
+}
+
+std::string outputs_sentence(const Model& model, const PlanSettings& settings) {
+    const std::uint64_t server = server_outputs(model, settings);
+    if (settings.outputs == OutputReserve::all) {
+        return fmt::format(
+            "The compute buffer is planned for every token of the ubatch (--reserve-outputs all: "
+            "llama-bench's and the library's reservation){}.",
+            server == 0 ? ""
+                        : fmt::format("; llama-server, which the printed lines run, reserves {} "
+                                      "and needs less",
+                                      outputs_words(server)));
+    }
+    return fmt::format(
+        "The compute buffer is planned for llama-server's outputs, {} a ubatch{}, as the printed "
+        "lines run it; --reserve-outputs all plans every token (llama-bench's reservation).",
+        outputs_words(server),
+        server == 0 ? " (an embedding or reranking model outputs them all)"
+                    : " (n_parallel x (1 + drafted tokens))");
 }
 
 std::string kv_layers_note(const ModelReport& r) {

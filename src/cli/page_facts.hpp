@@ -38,6 +38,14 @@ struct LayerPatternFacts {
 // on a model that makes no checkpoints).
 std::string growth_sentence(const ModelReport& report);
 
+// The outputs a plan reserves the compute graph for (--reserve-outputs): llama-server's, named
+// as such, by default, or every token of the ubatch, with what llama-server would reserve
+// instead; the report's is empty under the quick rule. planned_outputs gives the count (0:
+// every token of the ubatch).
+std::string outputs_sentence(const Model& model, const PlanSettings& settings);
+std::string outputs_sentence(const ModelReport& report);
+std::uint64_t planned_outputs(const ModelReport& report);
+
 // The vision projector and the models held beside this one (--draft, --also), which every GPU
 // verdict counts and the headline (the model alone) does not; empty when none.
 std::string companions_sentence(const ModelReport& report);

@@ -347,6 +347,7 @@ void write_rule(std::ostream& out, const ModelReport& r) {
            " compute buffer, CUDA context), "
         << format_margin(r.settings.margin)
         << " kept free per GPU; --engine quick for the reference page's rule.\n";
+    out << "  " << outputs_sentence(r) << "\n";
     if (r.quick_contrast) {
         const auto& q = *r.quick_contrast;
         out << "  The page's 12 % rule would say " << format_gb(q.total) << " at " << r.quant->id

@@ -9,6 +9,7 @@
 #include "canitrun/bounded_file.hpp"
 #include "canitrun/verify.hpp"
 #include "canitrun/verify_bench.hpp"
+#include "canitrun/verify_server.hpp"
 #include "csv_output.hpp"
 #include "format.hpp"
 #include "json_output.hpp"
@@ -283,6 +284,10 @@ Result<CommandResult> run_verify(const Database& db, const std::string& log_path
     }
     const Model* known = model == nullptr ? database_model_of_log(db, *log) : nullptr;
     CANITRUN_TRY_ASSIGN(VerifyReport verified, verify_llama_log(*log, quant, model, known));
+    // A draft's rows get canitrun's figures where the draft can be planned (the main model for
+    // an MTP context; a draft model named by its own metadata).
+    estimate_draft_rows(db, *log, verified.arch.empty() ? nullptr : &verified.model,
+                        verified.server);
     auto report = std::make_shared<const VerifyReport>(std::move(verified));
     const std::optional<double> params = log->params_billions();
     CommandResult r;

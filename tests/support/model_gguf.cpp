@@ -1,6 +1,7 @@
 #include "support/model_gguf.hpp"
 
 #include "canitrun/layer_kinds.hpp"
+#include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
 
@@ -19,8 +20,8 @@ std::uint32_t u32(std::uint64_t v) {
 }
 
 // The keys every file has: its name and type, the model's sizes, norm and rope constants.
-void write_general_keys(GgufWriter& w, const Model& m, const std::string& arch,
-                        std::uint32_t ftype) {
+void write_general_keys(GgufWriter& w, const Model& m, const std::string& arch, std::uint32_t ftype,
+                        bool mtp) {
     const auto& a = m.arch;
     const std::string p = arch + ".";
     w.str("general.architecture", arch);
@@ -30,7 +31,8 @@ void write_general_keys(GgufWriter& w, const Model& m, const std::string& arch,
     w.u32(p + "vocab_size", u32(a.vocab_size));
     w.u32(p + "context_length", u32(m.context_native));
     w.u32(p + "embedding_length", u32(a.hidden_size));
-    w.u32(p + "block_count", u32(a.layers));
+    w.u32(p + "block_count", u32(a.layers + (mtp ? a.mtp_layers : 0)));
+    if (mtp) w.u32(p + "nextn_predict_layers", u32(a.mtp_layers));
     if (arch == "step35") {
         // conversion/step3.py: the query heads of every layer (attention_other_setting's 96 on
         // the sliding ones)
@@ -339,9 +341,9 @@ const std::map<std::string, std::uint32_t>& ftype_ids() {
 
 // Every metadata key, in the order the file has them.
 void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch,
-                          std::uint32_t ftype) {
+                          std::uint32_t ftype, bool mtp) {
     const auto& a = m.arch;
-    write_general_keys(w, m, arch, ftype);
+    write_general_keys(w, m, arch, ftype, mtp);
     const std::uint64_t v_dim =
         a.attention.v_head_dim ? a.attention.v_head_dim : a.attention.head_dim;
     if (arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" || arch == "kimi-linear" ||
@@ -358,14 +360,23 @@ void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch
 }
 
 Result<GgufWriter> model_gguf(const Model& m, const std::string& quant_id,
-                              std::optional<bool> imatrix) {
+                              std::optional<bool> imatrix, bool mtp) {
     if (!ftype_ids().contains(quant_id)) {
         return fail(ErrorKind::bad_input, quant_id + " is not a GGUF file type");
     }
     CANITRUN_TRY_ASSIGN(const auto layout, tensor_layout(m));
-    CANITRUN_TRY_ASSIGN(const auto tensors, quantize_tensors(layout, quant_id, imatrix));
+    CANITRUN_TRY_ASSIGN(auto tensors, quantize_tensors(layout, quant_id, imatrix));
+    if (mtp) {
+        if (m.arch.mtp_layers != 1) {
+            return fail(ErrorKind::bad_input, m.id + " has no single MTP layer to write");
+        }
+        Quant q;
+        q.id = quant_id;
+        CANITRUN_TRY_ASSIGN(const auto block, llamacpp_mtp_block(m, q));
+        tensors.insert(tensors.end(), block.begin(), block.end());
+    }
     GgufWriter w;
-    write_model_metadata(w, m, layout.arch, ftype_ids().at(quant_id));
+    write_model_metadata(w, m, layout.arch, ftype_ids().at(quant_id), mtp);
     for (const auto& t : tensors) {
         std::vector<std::uint64_t> ne(t.tensor.ne.begin(), t.tensor.ne.begin() + t.tensor.n_dims);
         w.tensor(t.tensor.name, ne, t.type.id);

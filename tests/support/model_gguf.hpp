@@ -20,14 +20,17 @@ namespace canitrun::test {
 // enum llama_ftype (include/llama.h) by quantization id.
 const std::map<std::string, std::uint32_t>& ftype_ids();
 
-// Every metadata key, in the order the file has them.
+// Every metadata key, in the order the file has them. `mtp`: the file carries the model's MTP
+// (nextn) blocks, as the pinned converter writes them unless --no-mtp: block_count counts them
+// and nextn_predict_layers names how many (conversion/qwen.py's _QwenMtpMixin, glm.py).
 void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch,
-                          std::uint32_t ftype);
+                          std::uint32_t ftype, bool mtp = false);
 
 // The whole file's header: metadata and tensor infos. `imatrix`: as quantize_tensors takes it
-// (nullopt: llama-quantize's default for the quantization).
+// (nullopt: llama-quantize's default for the quantization). `mtp`: with the model's MTP block
+// after the stack (llamacpp_mtp_block's tensors, blk.N with N the stack's layer count).
 Result<GgufWriter> model_gguf(const Model& m, const std::string& quant_id,
-                              std::optional<bool> imatrix = std::nullopt);
+                              std::optional<bool> imatrix = std::nullopt, bool mtp = false);
 
 // A file's header followed by a data section of zeros, without holding the zeros: a full-size
 // model's GGUF costs its header's kilobytes.

@@ -4,7 +4,8 @@ database models (make_gguf), loads them with llama.cpp's no_alloc simulation (ll
 prebuilt libllama of node-llama-cpp@$NLC_VERSION = llama.cpp $LLAMA_COMMIT, both set by run.sh;
 CPU backend), runs
 `canitrun FILE.gguf --engine llama.cpp --backend cpu --json` with the same settings and writes
-docs/ACCURACY.md: per model and setting, estimate vs llama.cpp per term, error in MiB and %."""
+docs/ACCURACY.md: per model and setting, estimate vs llama.cpp per term, error in MiB and %; then
+the CPU_REPACK rows and the MTP draft context's rows (MTP_MODELS)."""
 
 import json
 import os
@@ -111,12 +112,22 @@ REPACK_MODELS = [
 ]
 REPACK_SETTING = "4096:512:1:on:f16:f16"
 
+# (model id, quantization): files written with the model's MTP (nextn) block (make_gguf ... mtp,
+# as the pinned converter keeps it), loaded with it (llama_probe --mtp: load_mtp, then the MTP
+# draft context llama-server makes on the target for --spec-type draft-mtp), against canitrun's
+# `mtp` term of the same file with --mtp on a machine without a GPU (server_terms.cpp mtp_bytes).
+MTP_MODELS = [
+    ("qwen3.5-9b", "Q5_K_M"),              # qwen35: the MTP block is a full-attention layer
+    ("glm-4.5-air", "Q4_K_M"),             # glm4moe: MoE block with its own embedding and head
+]
+
 # ACCURACY_ONLY=model,model runs those models alone and writes their table to
 # $TMPDIR/canitrun-accuracy-only.md, not docs/ (a check while adding an architecture; the
 # committed table comes from the whole list).
 if os.environ.get("ACCURACY_ONLY"):
     MODELS = [m for m in MODELS if m[0] in os.environ["ACCURACY_ONLY"].split(",")]
     REPACK_MODELS = [m for m in REPACK_MODELS if m[0] in os.environ["ACCURACY_ONLY"].split(",")]
+    MTP_MODELS = [m for m in MTP_MODELS if m[0] in os.environ["ACCURACY_ONLY"].split(",")]
 
 # n_ctx:n_ubatch:n_seq:fa:type_k:type_v
 SETTINGS = [
@@ -161,8 +172,8 @@ def estimate(canitrun, path, setting):
     }
 
 
-def repack_estimate(canitrun, path, setting, work):
-    """canitrun's cpu_repack term of the file on a machine without a GPU: --gpu auto reads an
+def ram_term(canitrun, path, setting, work, name, extra=()):
+    """canitrun's RAM term `name` of the file on a machine without a GPU: --gpu auto reads an
     empty probe recording (no GPU found, whatever this machine holds); the plan of a file is
     llama.cpp's (--engine answers for one GPU, so it is left out)."""
     ctx, ub, seq, fa, tk, tv = setting.split(":")
@@ -170,7 +181,7 @@ def repack_estimate(canitrun, path, setting, work):
     os.makedirs(no_gpu, exist_ok=True)
     out = subprocess.run(
         [canitrun, path, "--gpu", "auto", "--ram", "4096", "--ctx", ctx, "--ubatch", ub, "--parallel", seq, "--flash-attn", fa,
-         "--cache-type-k", tk, "--cache-type-v", tv, "--json"],
+         "--cache-type-k", tk, "--cache-type-v", tv, "--json", *extra],
         capture_output=True, text=True, env=dict(os.environ, CANITRUN_PROBE_RECORDING=no_gpu))
     # exit status 1: the model does not fit on GPUs whole, as on any machine without one
     if out.returncode not in (0, 1):
@@ -178,8 +189,72 @@ def repack_estimate(canitrun, path, setting, work):
     plan = json.loads(out.stdout)
     selected = plan["hardware"]["selected"]
     if selected.get("gpus") or plan["rule"] != "llama.cpp":
-        raise SystemExit("compare.py: the repack rows need llama.cpp's plan without a GPU")
-    return sum(r["load_bytes"] for r in selected["ram"]["resident"] if r["name"] == "cpu_repack")
+        raise SystemExit(f"compare.py: the {name} rows need llama.cpp's plan without a GPU")
+    return sum(r["load_bytes"] for r in selected["ram"]["resident"] if r["name"] == name)
+
+
+def repack_estimate(canitrun, path, setting, work):
+    """canitrun's cpu_repack term of the file on a machine without a GPU."""
+    return ram_term(canitrun, path, setting, work, "cpu_repack")
+
+
+MTP_PARTS = ["mtp_weights_bytes", "mtp_kv_cache_bytes", "mtp_compute_bytes", "mtp_output_bytes"]
+
+
+def mtp_rows(make_gguf, probe, canitrun, bins, work):
+    """(model, quant, setting, llama.cpp's MTP buffers by part or None, canitrun's mtp term)."""
+    rows = []
+    for model, quant in MTP_MODELS:
+        path = os.path.join(work, f"{model}-{quant}-mtp.gguf")
+        run([make_gguf, model, quant, path, "mtp"])
+        for line in run([probe, bins, path, "--mtp"] + SETTINGS).strip().splitlines():
+            m = json.loads(line)
+            if "error" in m or "mtp_error" in m:
+                rows.append((model, quant, m["config"], None, None))
+                continue
+            est = ram_term(canitrun, path, m["config"], work, "mtp", ["--mtp"])
+            rows.append((model, quant, m["config"], {k: m[k] for k in MTP_PARTS}, est))
+        os.remove(path)
+        print(f"{model} {quant}: MTP rows", file=sys.stderr)
+    return rows
+
+
+def write_mtp(f, rows):
+    """The MTP rows, with the main table's tolerance (max(2 %, 64 MiB)); returns the rows over."""
+    f.write("\n## MTP draft context: canitrun vs llama.cpp\n\n")
+    f.write("llama-server drafting with the model's own multi-token-prediction layers "
+            "(`--spec-type draft-mtp`) loads them (load_mtp) and makes an MTP draft context on "
+            "the target model (common/speculative.cpp at 0ad4a86: the target's n_ctx, the "
+            "draft's f16 cache, n_parallel outputs). Each row: the file written with its MTP "
+            "block, loaded with it (llama_probe --mtp), the MTP layers' weights (the tensors a "
+            "plain load skips) and that context's KV, compute and output buffers, against the "
+            "`mtp` term canitrun adds with `--mtp` to its plan of the same file without a GPU. "
+            "Cells: MiB; the total's error against max(2 %, 64 MiB). Known gaps: the weights "
+            "and the KV cache (f16 whatever the target's type) are exact; the compute buffer is "
+            "a fit to llama-server's CUDA figure for Qwen 3.8 27B (13 x n_embd floats per ubatch "
+            "token), where this CPU backend's is 11 to 11.5 for Qwen 3.5's dense MTP block and "
+            "18.5 for GLM-4.5-Air's MoE block at up to 32,768 cells, grows at 131,072 cells (the "
+            "attention's share, which the fit does not scale), and without flash attention adds "
+            "the KQ scores (cells x ubatch x heads x 4 B: 1 GiB for Qwen 3.5 9B at 32,768 "
+            "cells), which the term leaves out.\n\n")
+    f.write("| model | quant | setting | weights | kv_cache | compute | output | "
+            "llama.cpp / canitrun | error |\n")
+    f.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+    over = 0
+    for model, quant, cfg, meas, est in rows:
+        ctx, ub, seq, fa, tk, tv = cfg.split(":")
+        setting = f"ctx {ctx}, ubatch {ub}, seq {seq}, FA {fa}, KV {tk}"
+        if meas is None:
+            f.write(f"| {model} | {quant} | {setting} | llama.cpp failed | | | | | |\n")
+            continue
+        total = sum(meas.values())
+        ok = abs(est - total) <= max(0.02 * total, 64 * MIB)
+        over += 0 if ok else 1
+        cells = " | ".join(f"{meas[k] / MIB:.2f}" for k in MTP_PARTS)
+        f.write(f"| {model} | {quant} | {setting} | {cells} | {total / MIB:.2f} / "
+                f"{est / MIB:.2f} | {(est - total) / MIB:+.2f} MiB "
+                f"({pct(est - total, total):+.2f} %){'' if ok else ' **over**'} |\n")
+    return over
 
 
 def repack_rows(make_gguf, probe, canitrun, bins, work):
@@ -294,6 +369,7 @@ def main():
         os.remove(path)
         print(f"{model} {quant}: {len(lines)} settings", file=sys.stderr)
     repacked = repack_rows(make_gguf, probe, canitrun, bins, work)
+    mtp = mtp_rows(make_gguf, probe, canitrun, bins, work)
 
     worst = (0.0, 0.0, "")
     worst_mib = (0.0, 0.0, "")
@@ -392,8 +468,9 @@ def main():
         f.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
         f.write("\n".join(body) + "\n")
         write_repack(f, repacked)
-    print(f"wrote {out_md}: {len(rows)} rows, {fails} over tolerance; worst {worst}",
-          file=sys.stderr)
+        mtp_over = write_mtp(f, mtp)
+    print(f"wrote {out_md}: {len(rows)} rows, {fails} over tolerance; worst {worst}; "
+          f"MTP rows {len(mtp)}, {mtp_over} over", file=sys.stderr)
     return 0
 
 

@@ -5,7 +5,13 @@
 // logs, in bytes (MiB x 2^20 as logged). --repack loads the model as llama-server does by
 // default (use_extra_bufts: the CPU backend's CPU_REPACK buffer type takes the weights it has a
 // kernel for) and adds that buffer's bytes; without it every weight stays in the plain CPU
-// buffer. Only for the accuracy harness; built by tools/accuracy/run.sh.
+// buffer. --mtp loads the file's MTP (nextn) layers (load_mtp, as llama-server's
+// --spec-type draft-mtp does) and, after each context, makes the MTP draft context llama-server
+// makes on the same model (common/speculative.cpp at 0ad4a86, common_speculative_init_result:
+// ctx_type MTP, the target's n_ctx, n_rs_seq 0, ctx_other the target; its cache types are the
+// draft's, f16 by default, and its outputs n_parallel: common_base_params_to_speculative), and
+// adds that context's buffers and the MTP layers' weights (the model's size with them less
+// without them). Only for the accuracy harness; built by tools/accuracy/run.sh.
 
 #include <cstdio>
 #include <cstdlib>
@@ -73,6 +79,52 @@ long long bytes(double mib) {
     return static_cast<long long>(mib * 1048576.0 + 0.5);
 }
 
+// The bytes of the tensors a model load left out, as its log names them.
+long long skipped_bytes(const std::string& log) {
+    long long total = 0;
+    std::size_t pos = 0;
+    while ((pos = log.find("model has unused tensor", pos)) != std::string::npos) {
+        const std::size_t size = log.find("(size = ", pos);
+        if (size == std::string::npos) break;
+        total += std::atoll(log.c_str() + size + 8);
+        pos = size;
+    }
+    return total;
+}
+
+// The buffers one context logged, in bytes, as JSON fields named with `prefix`.
+std::string buffer_fields(const std::string& log, const char* prefix) {
+    char out[512];
+    std::snprintf(out, sizeof out,
+                  "\"%skv_cache_bytes\":%lld,\"%soutput_bytes\":%lld,\"%scompute_bytes\":%lld",
+                  prefix, bytes(sum_mib(log, "llama_kv_cache: size =", "size = ")), prefix,
+                  bytes(sum_mib(log, "output buffer size", "= ")), prefix,
+                  bytes(sum_mib(log, "compute buffer size =", "= ")));
+    return out;
+}
+
+// The MTP draft context llama-server makes on the target model (see the top), its buffers as
+// JSON fields ("mtp_..."), or an "mtp_error" field.
+std::string mtp_context_fields(llama_model* model, llama_context* target,
+                               const llama_context_params& target_params) {
+    llama_context_params cp = target_params;
+    cp.ctx_type = LLAMA_CONTEXT_TYPE_MTP;
+    cp.n_ctx = llama_n_ctx(target);
+    cp.n_rs_seq = 0;
+    cp.ctx_other = target;
+    cp.type_k = GGML_TYPE_F16;
+    cp.type_v = GGML_TYPE_F16;
+    cp.n_outputs_max = target_params.n_seq_max;
+    cp.n_outputs_max_per_seq = 1;
+    g_log.clear();
+    llama_context* mtp = llama_init_from_model(model, cp);
+    const std::string log = g_log;
+    if (mtp == nullptr) return "\"mtp_error\":\"MTP context creation failed\"";
+    llama_free(mtp);
+    if (std::getenv("LLAMA_PROBE_LOG")) std::fprintf(stderr, "%s", log.c_str());
+    return buffer_fields(log, "mtp_");
+}
+
 ggml_type cache_type(const std::string& s) {
     if (s == "q8_0") return GGML_TYPE_Q8_0;
     if (s == "q4_0") return GGML_TYPE_Q4_0;
@@ -85,12 +137,13 @@ ggml_type cache_type(const std::string& s) {
 int main(int argc, char** argv) {
     if (argc < 4) {
         std::fprintf(stderr,
-                     "usage: llama_probe BIN_DIR MODEL.gguf [--repack] "
+                     "usage: llama_probe BIN_DIR MODEL.gguf [--repack|--mtp] "
                      "n_ctx:n_ubatch:n_seq:fa:tk:tv...\n");
         return 2;
     }
     const bool repack = std::strcmp(argv[3], "--repack") == 0;
-    const int first_config = repack ? 4 : 3;
+    const bool mtp = std::strcmp(argv[3], "--mtp") == 0;
+    const int first_config = repack || mtp ? 4 : 3;
     llama_log_set(on_log, nullptr);
     ggml_backend_load_all_from_path(argv[1]);
     llama_backend_init();
@@ -100,6 +153,21 @@ int main(int argc, char** argv) {
     mp.no_alloc = true;
     mp.load_mode = LLAMA_LOAD_MODE_NONE;  // no_alloc refuses mmap'd buffers
     mp.use_extra_bufts = repack;
+    // The MTP layers' weights: the tensors a plain load skips ("model has unused tensor ...
+    // (size = N bytes) -- ignoring", llama-model-loader.cpp) less those a load with them skips
+    // (llama_model_size is the file's every tensor either way).
+    long long mtp_weights = 0;
+    if (mtp) {
+        g_log.clear();
+        llama_model* plain = llama_model_load_from_file(argv[2], mp);
+        if (plain == nullptr) {
+            std::fprintf(stderr, "llama_probe: cannot load %s\n", argv[2]);
+            return 1;
+        }
+        mtp_weights = skipped_bytes(g_log);
+        llama_model_free(plain);
+        mp.load_mtp = true;
+    }
     g_log.clear();
     llama_model* model = llama_model_load_from_file(argv[2], mp);
     if (model == nullptr) {
@@ -109,6 +177,7 @@ int main(int argc, char** argv) {
     }
     const std::string model_log = g_log;
     const long long model_bytes = static_cast<long long>(llama_model_size(model));
+    if (mtp) mtp_weights -= skipped_bytes(model_log);
     const long long n_params = static_cast<long long>(llama_model_n_params(model));
 
     const std::string features = cpu_features();
@@ -149,18 +218,20 @@ int main(int argc, char** argv) {
             continue;
         }
         const long long repacked = repack_bytes(ctx);
+        std::string extra;
+        if (mtp) {
+            extra = ",\"mtp_weights_bytes\":" + std::to_string(mtp_weights) + "," +
+                    mtp_context_fields(model, ctx, cp);
+        }
         llama_free(ctx);
         std::printf(
-            "{\"config\":\"%s\",\"n_params\":%lld,\"model_bytes\":%lld,\"kv_cache_bytes\":%lld,"
-            "\"recurrent_state_bytes\":%lld,\"output_bytes\":%lld,\"compute_bytes\":%lld,"
-            "\"repack_bytes\":%lld,\"cpu_features\":\"%s\"}\n",
-            argv[i], n_params, model_bytes,
-            bytes(sum_mib(log, "llama_kv_cache: size =", "size = ")),
+            "{\"config\":\"%s\",\"n_params\":%lld,\"model_bytes\":%lld,%s,"
+            "\"recurrent_state_bytes\":%lld,\"repack_bytes\":%lld,\"cpu_features\":\"%s\"%s}\n",
+            argv[i], n_params, model_bytes, buffer_fields(log, "").c_str(),
             // recurrent layers' state, and DeepSeek V4's compressor state buffers
             bytes(sum_mib(log, "llama_memory_recurrent: size =", "size = ") +
                   sum_mib(log, "state buffer size =", "= ")),
-            bytes(sum_mib(log, "output buffer size", "= ")),
-            bytes(sum_mib(log, "compute buffer size =", "= ")), repacked, features.c_str());
+            repacked, features.c_str(), extra.c_str());
         if (std::getenv("LLAMA_PROBE_LOG")) std::fprintf(stderr, "%s", log.c_str());
     }
     if (std::getenv("LLAMA_PROBE_LOG")) std::fprintf(stderr, "%s", model_log.c_str());

@@ -406,7 +406,7 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
             continue;
         }
         if (const auto mtp = draft_starts(line)) {
-            log.draft = LlamaLogDraft{*mtp, {}, {}};
+            log.draft = LlamaLogDraft{*mtp, {}, {}, nullptr};
             into = &drafted;
             ctx = nullptr;
             ++log.recognized_lines;
@@ -423,8 +423,9 @@ Result<LlamaLog> parse_llama_log(const std::string& text) {
         }
     }
     if (log.draft) {
-        log.draft->model_buffers = std::move(drafted.model_buffers);
-        log.draft->contexts = std::move(drafted.contexts);
+        log.draft->model_buffers = drafted.model_buffers;
+        log.draft->contexts = drafted.contexts;
+        log.draft->own = std::make_shared<const LlamaLog>(std::move(drafted));
     }
     if (log.recognized_lines == 0) {
         return fail(ErrorKind::bad_input, "nothing in this file looks like a llama.cpp log",

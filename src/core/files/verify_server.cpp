@@ -3,6 +3,7 @@
 #include "canitrun/cpu_repack.hpp"
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/server_terms.hpp"
+#include "canitrun/verify.hpp"
 #include "canitrun/verify_devices.hpp"
 
 namespace canitrun {
@@ -30,8 +31,8 @@ std::optional<Bytes> one_checkpoint(const LlamaLog& log, const Model& model, con
 
 // The buffers of a draft (LlamaLogDraft) as the log gives them, each summed over its devices:
 // a draft model's weights, then its context's (or the MTP context's) output, KV cache with any
-// recurrent state, and compute buffers. No figure of canitrun's beside them: the log names no
-// database model for the draft, whose plan `canitrun MODEL --draft DRAFT` gives.
+// recurrent state, and compute buffers; canitrun's figures are set beside them by
+// estimate_draft_rows, which needs the database to name a draft model.
 void draft_rows(const LlamaLogDraft& draft, std::vector<VerifyRow>& rows) {
     const std::string prefix = draft.mtp ? "mtp_" : "draft_";
     const auto sum = [](const std::vector<LlamaLogBuffer>& buffers, Bytes to) {
@@ -53,7 +54,74 @@ void draft_rows(const LlamaLogDraft& draft, std::vector<VerifyRow>& rows) {
     row("compute", compute);
 }
 
+// The row named `term` in `rows`, or null.
+VerifyRow* row_named(std::vector<VerifyRow>& rows, const std::string& term) {
+    for (auto& r : rows) {
+        if (r.term == term) return &r;
+    }
+    return nullptr;
+}
+
+std::optional<Bytes> estimate_of(const VerifyContext& c, const std::string& term) {
+    for (const auto& r : c.rows) {
+        if (r.term == term) return r.estimate;
+    }
+    return std::nullopt;
+}
+
+// The MTP context's KV and compute (mtp_context_bytes) at its first context's settings.
+void estimate_mtp_rows(const LlamaLogDraft& draft, const Model& main,
+                       std::vector<VerifyRow>& rows) {
+    if (draft.contexts.empty() || draft.contexts.front().n_ctx == 0 || main.arch.mtp_layers == 0) {
+        return;
+    }
+    const auto bytes =
+        mtp_context_bytes(main, options_from_log(draft.contexts.front(), Backend::cpu));
+    if (!bytes) return;
+    if (VerifyRow* r = row_named(rows, "mtp_kv")) r->estimate = bytes->kv;
+    if (VerifyRow* r = row_named(rows, "mtp_compute")) r->estimate = bytes->compute;
+}
+
+// A draft model's rows from its own log's verification (verify_llama_log).
+void estimate_draft_model_rows(const Database& db, const LlamaLog& own,
+                               std::vector<VerifyRow>& rows) {
+    const Model* known = database_model_of_log(db, own);
+    const std::string file_type = own.file_type();
+    const Quant* quant = recipe_of_file_name(db, own.file_name, file_type);
+    if (quant == nullptr && !file_type.empty()) quant = quant_of_file_type(db, file_type);
+    const auto report =
+        verify_llama_log(own, quant ? std::optional<Quant>(*quant) : std::nullopt, nullptr, known);
+    if (!report || report->contexts.empty()) return;
+    const VerifyContext& c = report->contexts.front();
+    const auto set = [&](const char* term, std::optional<Bytes> estimate) {
+        if (VerifyRow* r = row_named(rows, term); r && estimate) r->estimate = estimate;
+    };
+    const auto weights = estimate_of(c, "weights_llama_cpp");
+    set("draft_weights", weights ? weights : estimate_of(c, "weights"));
+    const auto kv = estimate_of(c, "kv_cache");
+    if (kv) set("draft_kv", checked::add(*kv, estimate_of(c, "recurrent_state").value_or(0)));
+    set("draft_output", estimate_of(c, "output"));
+    set("draft_compute", estimate_of(c, "compute"));
+}
+
 }  // namespace
+
+void estimate_draft_rows(const Database& db, const LlamaLog& log, const Model* main,
+                         std::vector<VerifyRow>& rows) {
+    if (!log.draft) return;
+    // A log's sizes past 64-bit byte counts leave the rows without figures, as a draft that
+    // cannot be planned does.
+    (void)catch_overflow(
+        [&]() -> Result<bool> {
+            if (log.draft->mtp) {
+                if (main != nullptr) estimate_mtp_rows(*log.draft, *main, rows);
+            } else if (log.draft->own) {
+                estimate_draft_model_rows(db, *log.draft->own, rows);
+            }
+            return true;
+        },
+        [] { return overflow_error("a draft's figures"); });
+}
 
 std::vector<VerifyRow> verify_server_terms(const LlamaLog& log, const Model* model,
                                            const std::optional<Quant>& quant) {

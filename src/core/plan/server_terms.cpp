@@ -167,9 +167,33 @@ Bytes prompt_cache_most(const Model& model, const ServerSettings& server) {
 // common_context_params_to_llama(params_base); ggml-org/llama.cpp PR #22673's thread).
 constexpr std::uint64_t kMtpComputeEmbdFloats = 13;
 
-// The MTP layers' weights and, each, a full-attention layer's KV cache at the settings, and the
-// MTP draft context's compute buffer; nothing where the files do not carry them (mtp_loadable:
-// the command refuses --mtp for its own model, a list of models plans those without).
+}  // namespace
+
+Result<MtpContextBytes> mtp_context_bytes(const Model& model, const LlamaCppOptions& options) {
+    return catch_overflow(
+        [&]() -> Result<MtpContextBytes> {
+            CANITRUN_TRY_ASSIGN(const auto caches, llamacpp_group_caches(model, options));
+            Bytes kv = 0;
+            for (std::size_t g = 0; g < model.arch.layer_groups.size() && g < caches.size(); ++g) {
+                const LayerKind k = model.arch.layer_groups[g].kind;
+                if (k == LayerKind::full || k == LayerKind::mla) kv = caches[g].kv;
+            }
+            const std::uint64_t ubatch =
+                std::min(options.ubatch, llama_padded_context(options.context));
+            MtpContextBytes out;
+            out.kv = checked::mul(kv, model.arch.mtp_layers);
+            out.compute = checked::mul(checked::mul(ubatch, 4),
+                                       checked::mul(kMtpComputeEmbdFloats, model.arch.hidden_size));
+            return out;
+        },
+        [] { return overflow_error("the MTP context"); });
+}
+
+namespace {
+
+// The MTP layers' weights and the MTP draft context's KV cache and compute buffer at the
+// settings (mtp_context_bytes); nothing where the files do not carry them (mtp_loadable: the
+// command refuses --mtp for its own model, a list of models plans those without).
 Result<Bytes> mtp_bytes(const Model& model, const Quant& quant, const PlanSettings& settings) {
     if (!mtp_loadable(model, settings.file.get())) return Bytes{0};
     Bytes weights = 0;
@@ -179,17 +203,13 @@ Result<Bytes> mtp_bytes(const Model& model, const Quant& quant, const PlanSettin
         CANITRUN_TRY_ASSIGN(weights, llamacpp_mtp_weight_bytes(model, quant));
     }
     if (weights == 0) return Bytes{0};
-    CANITRUN_TRY_ASSIGN(const auto options, llamacpp_options(model, settings, Backend::cuda));
-    CANITRUN_TRY_ASSIGN(const auto caches, llamacpp_group_caches(model, options));
-    Bytes kv = 0;
-    for (std::size_t g = 0; g < model.arch.layer_groups.size() && g < caches.size(); ++g) {
-        const LayerKind k = model.arch.layer_groups[g].kind;
-        if (k == LayerKind::full || k == LayerKind::mla) kv = caches[g].kv;
-    }
-    const std::uint64_t ubatch = std::min(options.ubatch, llama_padded_context(options.context));
-    const Bytes compute = checked::mul(checked::mul(ubatch, 4),
-                                       checked::mul(kMtpComputeEmbdFloats, model.arch.hidden_size));
-    return checked::add(checked::add(weights, checked::mul(kv, model.arch.mtp_layers)), compute);
+    // The MTP context's cache types are the draft's (f16 unless -ctkd / -ctvd), whatever the
+    // target's: common_base_params_to_speculative takes params.speculative.draft.cache_type_k
+    // (common/speculative.cpp at 0ad4a86); the CPU harness measured f16 beside a q8_0 target.
+    CANITRUN_TRY_ASSIGN(const auto options,
+                        llamacpp_options(model, draft_settings(settings), Backend::cuda));
+    CANITRUN_TRY_ASSIGN(const auto context, mtp_context_bytes(model, options));
+    return checked::add(weights, checked::add(context.kv, context.compute));
 }
 
 // -nkvo: one attention layer's tensors on the CPU (server_terms.hpp), the widest layer's: per
