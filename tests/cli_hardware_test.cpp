@@ -343,12 +343,25 @@ TEST_CASE("cli: a faster split than the default says why, and the command carrie
     CHECK(has(o.out, "-ngl 99 -ts 41,0"));
 }
 
-TEST_CASE("cli hardware: a CPU-only plan reads the model from RAM and says no prefill") {
-    // No GPU: nothing crosses PCIe, and prompt reading (compute-bound) has no CPU figure.
+TEST_CASE("cli hardware: a CPU-only plan reads the model from RAM, the prompt at the CPU's rate") {
+    // No GPU: nothing crosses PCIe; prompt reading (compute-bound) needs the CPU's figures, which
+    // the no-gpu recording lacks (no /proc/cpuinfo).
     const Outcome o =
         run_cli({"llama-3.1-8b", "--gpu", "auto", "--ram", "64"}, {recording("no-gpu")});
     REQUIRE(o.code == 1);  // runs, but not on a GPU (exit codes: README)
     CHECK(has(o.out, "the whole model runs from RAM"));
-    CHECK(has(o.out, "reading the prompt is not estimated (no CPU throughput figure)"));
+    CHECK(has(o.out,
+              "reading the prompt is not estimated (the CPU's cores, vector width and "
+              "clock are not known"));
     CHECK_FALSE(has(o.out, "PCIe"));
+    // The Core i5-4278U of geerlingguy/ai-benchmarks#53 (2 cores, AVX2, 3.1 GHz: 0.3968 TOPS):
+    // Llama 3.2 3B Q4_K_M's pp512 at 0.229 x 0.3968e12 / 5,720,075,520 FLOPs a token = 15.89
+    // tokens/s (speed_test.cpp derives the FLOPs), where the run measured 17.70.
+    const Outcome i5 =
+        run_cli({"llama-3.2-3b", "--quant", "Q4_K_M", "--gpu", "auto", "--ram", "16"},
+                {recording("cpu-i5-4278u")});
+    CHECK(has(i5.out, "16 tokens/s (no measured band) reading the prompt"));
+    CHECK(has(i5.out,
+              "the prompt at 22.9 % of Intel(R) Core(TM) i5-4278U CPU @ 2.60GHz's int8 "
+              "rate (2 cores x 32-byte vectors x 2 x 3.1 GHz = 0.40 TOPS)"));
 }

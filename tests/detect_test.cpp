@@ -247,3 +247,33 @@ TEST_CASE("detect: nvidia-smi's free memory is what a plan on this machine gets"
     REQUIRE(odd);
     CHECK_FALSE((*odd)[0].free);
 }
+
+// /proc/cpuinfo as the kernel writes it: x86 names each logical CPU's physical core ("core
+// id"), so the recording's 4 processors are 2 cores (the i5-4278U's, chipversus.com); ARM writes
+// no core id and each processor is a core. The vector width is the widest the flags name, the
+// clock cpufreq's cpuinfo_max_freq in kHz, else the GHz an Intel model name carries.
+TEST_CASE("detect: the CPU's cores, vector width and clock from /proc/cpuinfo") {
+    const DetectedSystem s = recorded("cpu-i5-4278u");
+    CHECK(s.cpu.cores == 2);
+    CHECK(s.cpu.vector_bytes == 32);
+    CHECK(s.cpu.ghz == 3.1);
+    CHECK(s.cpu.name == "Intel(R) Core(TM) i5-4278U CPU @ 2.60GHz");
+    CHECK(hardware_from(s, test::database()).cpu.cores == 2);
+    // 2 x 32 x 2 x 3.1 / 1000
+    CHECK(cpu_int8_tops(s.cpu) == Approx(0.3968));
+    const std::string x86 =
+        "processor : 0\nmodel name : Xeon @ 2.10GHz\nphysical id : 0\ncore id : 0\n"
+        "flags : fma avx2 avx512f\n\nprocessor : 1\nphysical id : 1\ncore id : 0\n";
+    const CpuCompute two_sockets = parse_cpuinfo(x86, std::nullopt);
+    CHECK(two_sockets.cores == 2);
+    CHECK(two_sockets.vector_bytes == 64);
+    CHECK(two_sockets.ghz == 2.1);
+    const std::string arm =
+        "processor : 0\nFeatures : fp asimd asimddp\n\nprocessor : 1\n\n"
+        "processor : 2\n\nprocessor : 3\n";
+    const CpuCompute pi = parse_cpuinfo(arm, std::string("2400000\n"));
+    CHECK(pi.cores == 4);
+    CHECK(pi.vector_bytes == 16);
+    CHECK(pi.ghz == 2.4);
+    CHECK(parse_cpuinfo("processor : 0\nflags : sse2\n", std::nullopt).vector_bytes == 0);
+}

@@ -540,3 +540,31 @@ TEST_CASE("speed: one of n sequences reads its own share of the cache, not all o
     CHECK(*shared.decode_at_context > *whole.decode_at_context);
     CHECK(shared.decode_tokens_per_s == Approx(whole.decode_tokens_per_s));
 }
+
+// No GPU: the prompt at the CPU's int8 rate x the share the published CPU runs reached. A Core
+// i5-4278U (2 cores x 32-byte AVX2 vectors x 2 x 3.1 GHz = 0.3968 TOPS) reading Llama 3.2 3B's
+// pp512: per token 2 x (3.21e9 - 128,256 x 3,072 embedding lookups) = 5,631,995,136 FLOPs of
+// products and 2 x 24 heads x (128 + 128) x 256 positions on average x 28 layers = 88,080,384 of
+// attention, 5,720,075,520 in all; at 0.229 x 0.3968e12 that is 15.89 tokens/s, where
+// geerlingguy/ai-benchmarks#53 measured 17.70 (validation/llama-bench.json). Float weights, and
+// a CPU not known, give no figure.
+TEST_CASE("speed: a CPU-only plan reads the prompt at the CPU's int8 rate") {
+    Hardware h;
+    h.ram = Bytes{64} * 1000 * 1000 * 1000;
+    h.cpu = {.cores = 2, .vector_bytes = 32, .ghz = 3.1, .name = "i5-4278U"};
+    const Model& m = test::model("llama-3.2-3b");
+    const auto speed = [&](const char* quant) {
+        auto p = place(test::parts_of("llama-3.2-3b", quant, 8192), h, {});
+        REQUIRE(p);
+        return estimate_speed(m, test::quant(quant), *p, h, 8192, 512);
+    };
+    const Speed s = speed("Q4_K_M");
+    REQUIRE(s.prefill_tokens_per_s);
+    CHECK(*s.prefill_tokens_per_s == Approx(0.229 * 0.3968e12 / 5720075520.0).epsilon(1e-6));
+    CHECK(*s.prefill_tokens_per_s == Approx(15.89).epsilon(0.001));
+    CHECK(s.cpu_only);
+    CHECK_FALSE(s.prefill_band);
+    CHECK_FALSE(speed("BF16").prefill_tokens_per_s);
+    h.cpu = {};
+    CHECK_FALSE(speed("Q4_K_M").prefill_tokens_per_s);
+}

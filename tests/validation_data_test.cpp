@@ -2,6 +2,7 @@
 // and the row it was copied from, its number appears in that row, and every database id it names
 // exists. (The speed model is checked against these rows by tools, not here.)
 
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,8 @@
 #include <sstream>
 
 #include "canitrun/measurements.hpp"
+#include "canitrun/placement.hpp"
+#include "canitrun/speed.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -73,4 +76,39 @@ TEST_CASE(
     const auto& embedded = canitrun::embedded_measurements();
     REQUIRE(embedded.size() == bench_rows().size());
     CHECK(embedded == *parsed);
+}
+
+// SpeedModel::cpu_prefill_efficiency is the median over the CPU pp512 rows of the share of the
+// row's CPU's int8 rate (its `cpu`: cores, vector bytes, clock, each sourced) the run reached,
+// read with the speed model's own FLOPs (cpu_prefill_seconds at a share of 1).
+TEST_CASE("validation: the CPU prompt share is the median of the published CPU runs") {
+    using namespace canitrun;
+    SpeedModel whole = fitted_speed_model();
+    whole.cpu_prefill_efficiency = 1;
+    std::vector<double> shares;
+    for (const auto& r : bench_rows()) {
+        if (r.at("backend") != "CPU") continue;
+        INFO(r.dump());
+        const auto& cpu = r.at("cpu");
+        CHECK(cpu.at("source").get<std::string>().rfind("https://", 0) == 0);
+        if (r.at("test") != "pp512") continue;
+        Hardware h;
+        h.ram = Bytes{1} << 40;
+        h.cpu = {.cores = cpu.at("cores").get<std::uint64_t>(),
+                 .vector_bytes = cpu.at("vector_bytes").get<std::uint64_t>(),
+                 .ghz = cpu.at("ghz").get<double>(),
+                 .name = {}};
+        const auto id = r.at("model_id").get<std::string>();
+        const auto quant = r.at("quant").get<std::string>();
+        const auto p = place(test::parts_of(id, quant, 4096), h, {});
+        REQUIRE(p);
+        const SpeedWork w = speed_work(test::model(id), test::quant(quant), *p, 4096, {0, 512});
+        const auto seconds = cpu_prefill_seconds(w, h, whole);
+        REQUIRE(seconds);
+        shares.push_back(r.at("tokens_per_second").get<double>() * *seconds);
+    }
+    REQUIRE(shares.size() == kCpuPrefillRuns);
+    std::sort(shares.begin(), shares.end());
+    CHECK(fitted_speed_model().cpu_prefill_efficiency ==
+          Approx(shares[shares.size() / 2]).margin(0.0005));
 }

@@ -61,6 +61,7 @@ struct DetectedGpu {
 struct DetectedSystem {
     std::vector<DetectedGpu> gpus;
     std::optional<Bytes> ram;
+    CpuCompute cpu;                  // /proc/cpuinfo and cpu0's cpufreq (parse_cpuinfo)
     std::vector<std::string> notes;  // what was tried and not found, for `canitrun system`
 };
 
@@ -73,6 +74,15 @@ std::vector<std::pair<std::uint64_t, std::vector<DetectedGpu>>> parse_nvidia_smi
     const std::string& listing);
 Result<std::vector<DetectedGpu>> parse_rocm_smi_json(const std::string& text);
 std::optional<Bytes> parse_meminfo_total(const std::string& meminfo);
+// /proc/cpuinfo: physical cores (distinct "physical id" / "core id" pairs; where the kernel
+// writes none, as on ARM, one a "processor"), the vector width from the flags ("avx512f": 64
+// bytes, "avx2": 32, ARM "asimd": 16) and the "model name". The clock: cpufreq's
+// cpuinfo_max_freq (kHz, `max_freq_khz`) where readable, else the "@ 2.60GHz" an Intel model
+// name carries (its base clock), else none. A hybrid CPU's cores are counted alike and cpu0's
+// clock (a performance core's) taken for all: an overstatement the fitted efficiency does not
+// know of.
+CpuCompute parse_cpuinfo(const std::string& cpuinfo,
+                         const std::optional<std::string>& max_freq_khz);
 // `xpu-smi discovery --dump 1,2,16,34`: "0, Intel(R) Arc(TM) A770 Graphics, 16288.00 MiB, 1326..."
 // (the free size in bytes); the heading line skipped.
 Result<std::vector<DetectedGpu>> parse_xpu_smi_dump(const std::string& csv);

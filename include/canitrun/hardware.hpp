@@ -31,8 +31,27 @@ struct GpuDevice {
     bool unified = false;      // shares system RAM (Apple silicon): nothing to offload to
 };
 
+// The CPU that reads a prompt when no GPU does (a CPU-only plan): its physical cores, the
+// widest vector register llama.cpp's CPU kernels use on it (AVX-512: 64 bytes, AVX2: 32, ARM
+// NEON: 16) and the highest clock a core reaches, as /proc/cpuinfo and cpufreq give them
+// (detect.hpp). llama.cpp multiplies quantized weights on the CPU as int8 dot products against
+// the activations quantized to 8 bits (ggml-cpu's vec_dot kernels), one multiply-add per byte
+// of a vector: cpu_int8_tops. A zero field: not known, and no prompt rate.
+struct CpuCompute {
+    std::uint64_t cores = 0;
+    std::uint64_t vector_bytes = 0;
+    double ghz = 0;
+    std::string name;  // as /proc/cpuinfo's "model name" gives it
+};
+
+// cores x vector bytes x 2 (a multiply-add) x GHz / 1000: a 2-core AVX2 i5-4278U at 3.1 GHz
+// is 0.397. Not a figure any vendor states (Zen 4's AVX-512 runs on 256-bit units, Haswell has
+// two FMA ports): the fitted efficiency (SpeedModel::cpu_prefill_efficiency) carries the rest.
+double cpu_int8_tops(const CpuCompute& cpu);
+
 struct Hardware {
     std::vector<GpuDevice> gpus;  // empty: CPU only
+    CpuCompute cpu;               // detected (--gpu auto); none given: zero
     Bytes ram = 0;                // system RAM available for offloaded layers
     double ram_bandwidth_gbps = kDefaultRamBandwidthGbps;
     // How the devices were taken as the runtime sees them (one MIG slice of several), for the

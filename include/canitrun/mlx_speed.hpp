@@ -44,10 +44,21 @@ const std::vector<MlxRun>& embedded_mlx_runs();
 // (nn.quantize); the norms stay 16-bit and are left out.
 Quant mlx_quant(std::uint64_t bits);
 
+// The output head one decode token reads under MLX: vocabulary x hidden weights at the
+// quantization, once, whether or not the head is tied to the embeddings. mlx-lm runs a tied
+// head as embed_tokens.as_linear (its models, llama.py and qwen3.py alike: `if
+// self.args.tie_word_embeddings: out = self.model.embed_tokens.as_linear(out)`), the whole
+// quantized embedding matrix read per token where the lookup reads one row, so the head costs the
+// same read as an untied one. ModelParts' output_weights is 0 for a tied model (the memory is
+// token_embd's): counting it left a tied model's head out of the read, and its runs' shares low
+// (Llama 3.2 3B: 394M of 3.21B weights).
+Bytes mlx_head_bytes(const Model& model, const Quant& quant);
+
 // What one decode token reads from layers [first, first + count) of the parts: the layers'
-// active weights, KV cache and recurrent state, and the output head when `with_head`.
+// active weights, KV cache and recurrent state, and `head` (mlx_head_bytes, or 0 on a machine
+// that does not hold the head).
 Bytes decode_read_bytes(const ModelParts& parts, std::uint64_t first, std::uint64_t count,
-                        bool with_head);
+                        Bytes head);
 
 // One published run's bandwidth share, on the chip it ran on.
 struct MlxShare {

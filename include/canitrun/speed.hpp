@@ -136,6 +136,8 @@ struct SpeedClassCoefficients {
 
 // Fewer left-out runs than this in a class and regime: no measured band, none borrowed.
 inline constexpr std::uint64_t kMinBandRuns = 10;
+// The published CPU pp512 runs SpeedModel::cpu_prefill_efficiency is the median of.
+inline constexpr std::uint64_t kCpuPrefillRuns = 5;
 // Prompts read in micro-batches of fewer tokens than this are a regime of their own (sweeps: the
 // batch leaves MoE experts idle, its fixed costs weigh more a token): kept in the data, neither
 // fitted nor banded, and shown no band (#34: fitted, the RTX 4090's 16-64-token Qwen3-30B-A3B runs
@@ -185,6 +187,17 @@ struct SpeedModel {
     // Not fitted (no measurement offloads): stated assumptions.
     double ram_bandwidth_efficiency = 0.6;  // dual-channel desktops measure 55-65 % in llama-bench
     double pcie_gbps = 25.0;  // PCIe 4.0 x16 as measured by bandwidthTest (~25 of 32 GB/s)
+    // A CPU-only plan's prompt: the share of the CPU's int8 rate (cpu_int8_tops) its matrix
+    // products reach, the median of the kCpuPrefillRuns published CPU pp512 runs in
+    // validation/llama-bench.json (backend CPU, each with its CPU's cores, vector width and
+    // clock, sourced in the row's `cpu`): 0.229, a Ryzen Threadripper PRO 5975WX's Llama 3.1 8B
+    // Q4_0 (ikawrakow/ik_llama.cpp#54, mainline llama.cpp of 2024-09). The five, read with this
+    // model's FLOPs: 0.160 and 0.183 (Ryzen 9 7950X, Q4_0 and Q8_0, 2024-09), 0.229 and 0.267
+    // (5975WX, Q4_0 and Q8_0, 2024-09), 0.255 (Core i5-4278U, Llama 3.2 3B Q4_K_M, b10334;
+    // geerlingguy/ai-benchmarks#53). Not in the fitted model (tools/speed): fewer than
+    // kMinBandRuns, so no measured band (tests/validation_data_test.cpp recomputes the median).
+    // Float weights have no CPU run: their prompt is not estimated.
+    double cpu_prefill_efficiency = 0.229;
     // --split-mode tensor: seconds each all-reduce of a partial sum adds to a decoded token
     // (two a layer: the attention's or mixer's output and the FFN's down product). The median
     // of the published -sm tensor / -sm layer pairs of validation/split-modes.json, each read
@@ -304,6 +317,8 @@ struct Speed {
     // Prefill not estimated: offloaded with --no-op-offload, the CPU reads the prompt over the
     // weights in RAM (SpeedWork::host_prefill_on_cpu).
     bool prefill_on_cpu = false;
+    // No GPU: the prompt is the CPU's (cpu_prefill_seconds), at no measured band.
+    bool cpu_only = false;
     std::uint64_t ubatch = 512;
     // --split-mode tensor: decode and prefill from the few published pairs
     // (tensor_decode_note), no band.
@@ -344,6 +359,11 @@ double hand_over_seconds(const SpeedWork& work, const SpeedModel& m);
 // (SpeedModel::meta_reduce_s): on like GPUs, the layer split's time / GPUs + the reductions, the
 // rule the published pairs were read by.
 double decode_seconds(const SpeedWork& work, const Hardware& hardware, const SpeedModel& m);
+// A CPU-only plan's seconds per prompt token: every product (SpeedWork::ram's FLOPs) at the
+// CPU's int8 rate x SpeedModel::cpu_prefill_efficiency. Empty where the CPU is not known
+// (Hardware::cpu) or the weights are 16- or 32-bit floats (no published CPU run).
+std::optional<double> cpu_prefill_seconds(const SpeedWork& work, const Hardware& hardware,
+                                          const SpeedModel& m);
 // Seconds per prompt token; empty when a device doing work has no throughput figure. Under
 // --split-mode tensor by decode's rule: the slowest GPU with the per-layer costs shared, plus
 // each reduction (SpeedModel::meta_prefill_reduce_s).

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "app.hpp"
 #include "canitrun/bounded_file.hpp"
@@ -257,13 +258,36 @@ RemoteClient::RemoteClient(const RemoteSetup& setup) {
 
 namespace {
 
-Result<RemoteGguf> remote_gguf(const Database& db, const std::string& arg, const RemoteFlags& flags,
-                               std::string* label) {
-    CANITRUN_TRY_ASSIGN(auto spec, parse_remote_spec(arg));
+// Every remote question's steps around its answer: the spec, the setup, one client, and the
+// cache kept only when the answer came (a refused header or listing leaves nothing in it).
+template <class Answer>
+auto with_remote(const Database& db, const std::string& arg, const RemoteFlags& flags,
+                 Answer answer)
+    -> decltype(answer(std::declval<const RemoteSpec&>(), std::declval<RemoteClient&>(),
+                       std::declval<const RemoteSetup&>())) {
+    CANITRUN_TRY_ASSIGN(const RemoteSpec spec, parse_remote_spec(arg));
     const RemoteSetup setup = remote_setup(db, flags);
     RemoteClient client(setup);
-    CANITRUN_TRY_ASSIGN(auto remote, fetch_remote_gguf(client.client(), spec, setup.env));
-    client.keep();
+    auto result = answer(spec, client, setup);
+    if (result) client.keep();
+    return result;
+}
+
+// A fetched GGUF as a model, with how it loads: the page's and --gpu's one reading of it.
+Result<GgufModel> model_of(const RemoteGguf& remote) {
+    CANITRUN_TRY_ASSIGN(GgufModel g, gguf_to_model(remote.parts));
+    g.load = remote.load;
+    return g;
+}
+
+Result<RemoteGguf> remote_gguf(const Database& db, const std::string& arg, const RemoteFlags& flags,
+                               std::string* label) {
+    CANITRUN_TRY_ASSIGN(
+        auto remote,
+        with_remote(db, arg, flags,
+                    [](const RemoteSpec& spec, RemoteClient& client, const RemoteSetup& setup) {
+                        return fetch_remote_gguf(client.client(), spec, setup.env);
+                    }));
     if (label != nullptr) *label = remote.label;
     return remote;
 }
@@ -279,9 +303,7 @@ Result<std::vector<GgufFile>> remote_gguf_parts(const Database& db, const std::s
 Result<GgufModel> remote_gguf_model(const Database& db, const std::string& arg,
                                     const RemoteFlags& flags, std::string* label) {
     CANITRUN_TRY_ASSIGN(const auto remote, remote_gguf(db, arg, flags, label));
-    CANITRUN_TRY_ASSIGN(auto g, gguf_to_model(remote.parts));
-    g.load = remote.load;
-    return g;
+    return model_of(remote);
 }
 
 namespace {
@@ -308,8 +330,7 @@ Result<CommandResult> answer_remote(const Database& db, const RemoteSpec& spec,
     }
     CANITRUN_TRY_ASSIGN(const RemoteGguf remote, fetch_remote_gguf(client.client(), spec, setup.env,
                                                                    repo ? &files : nullptr));
-    CANITRUN_TRY_ASSIGN(GgufModel g, gguf_to_model(remote.parts));
-    g.load = remote.load;
+    CANITRUN_TRY_ASSIGN(const GgufModel g, model_of(remote));
     const std::string note =
         !remote.projector.empty() && remote.projector_bytes == 0
             ? "  Vision projector in the repo: " + remote.projector + " (--mmproj)\n"
@@ -322,12 +343,10 @@ Result<CommandResult> answer_remote(const Database& db, const RemoteSpec& spec,
 Result<CommandResult> run_remote(const Database& db, const std::string& arg,
                                  const ReportOptions& options, bool chart_csv,
                                  const RemoteFlags& flags) {
-    CANITRUN_TRY_ASSIGN(const RemoteSpec spec, parse_remote_spec(arg));
-    const RemoteSetup setup = remote_setup(db, flags);
-    RemoteClient client(setup);
-    auto result = answer_remote(db, spec, client, setup, options, chart_csv);
-    if (result) client.keep();  // a refused header or listing leaves nothing in the cache
-    return result;
+    return with_remote(db, arg, flags,
+                       [&](const RemoteSpec& spec, RemoteClient& client, const RemoteSetup& setup) {
+                           return answer_remote(db, spec, client, setup, options, chart_csv);
+                       });
 }
 
 }  // namespace canitrun::cli

@@ -52,6 +52,18 @@ void write_measured(std::ostream& out, const HardwareAnswer& a) {
     if (more > 0) out << note_mark(out) << "(" << more << " more published runs in --json)\n";
 }
 
+// What a CPU-only plan's prompt rate rests on: the detected CPU's int8 rate and the share of it
+// the published CPU runs reached (SpeedModel::cpu_prefill_efficiency).
+void write_cpu_prefill_note(std::ostream& out, const CpuCompute& cpu, const SpeedModel& m) {
+    out << note_mark(out) << "the prompt at "
+        << fmt::format("{:.1f}", m.cpu_prefill_efficiency * 100) << " % of "
+        << (cpu.name.empty() ? std::string("the CPU") : cpu.name) << "'s int8 rate (" << cpu.cores
+        << " cores x " << cpu.vector_bytes << "-byte vectors x 2 x " << fmt::format("{:g}", cpu.ghz)
+        << " GHz = " << fmt::format("{:.2f}", cpu_int8_tops(cpu)) << " TOPS), the median share of "
+        << kCpuPrefillRuns << " published llama-bench CPU runs (fewer than " << kMinBandRuns
+        << "): no measured band\n";
+}
+
 }  // namespace
 
 // A band is a fold error (docs/SPEED.md): past 100 % it reads as a factor either way.
@@ -87,11 +99,15 @@ void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) 
     }
     const bool cpu_only = h.gpus.empty();
     if (s.prefill_tokens_per_s) {
-        out << ", " << rate_with_band(*s.prefill_tokens_per_s, s.prefill_band, say_none)
+        out << ", " << rate_with_band(*s.prefill_tokens_per_s, s.prefill_band, say_none || cpu_only)
             << " reading the prompt";
     } else if (cpu_only) {
-        // Prompt reading is compute-bound, and the data holds no CPU's throughput.
-        out << "; reading the prompt is not estimated (no CPU throughput figure)";
+        // Prompt reading is compute-bound: it needs the CPU's int8 rate (cpu_prefill_seconds).
+        out << "; reading the prompt is not estimated ("
+            << (cpu_int8_tops(h.cpu) > 0 ? "no published CPU run of 16-bit float weights"
+                                         : "the CPU's cores, vector width and clock are not "
+                                           "known: --gpu auto reads them from /proc/cpuinfo")
+            << ")";
     } else if (s.prefill_on_cpu) {
         out << "; reading the prompt is not estimated: with --no-op-offload the CPU runs it over "
                "the weights in RAM (no CPU throughput figure)";
@@ -103,6 +119,7 @@ void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) 
             << fmt::format("{:.0f} % of {:g} GB/s", m.ram_bandwidth_efficiency * 100,
                            h.ram_bandwidth_gbps)
             << " (--ram-bandwidth) is an assumption no published run checks: no error band\n";
+        if (s.prefill_tokens_per_s) write_cpu_prefill_note(out, h.cpu, m);
     } else if (s.tensor_parallel) {
         out << "    --split-mode tensor: each GPU reads its slices at once, and every layer adds "
             << "two reductions of " << fmt::format("{:.0f}", m.meta_reduce_s * 1e6)
@@ -166,6 +183,11 @@ void write_speed_json(JsonSink& w, const HardwareAnswer& a, const Hardware& h) {
     w.field("ram_bandwidth_gbps", h.ram_bandwidth_gbps);
     w.field("ram_bandwidth_efficiency", m.ram_bandwidth_efficiency);
     w.field("pcie_gbps", m.pcie_gbps);
+    // A CPU-only plan's prompt rate: what it was read from (cpu_prefill_seconds).
+    if (s.cpu_only && s.prefill_tokens_per_s) {
+        w.field("cpu_int8_tops", cpu_int8_tops(h.cpu));
+        w.field("cpu_prefill_efficiency", m.cpu_prefill_efficiency);
+    }
     w.field("ubatch", s.ubatch);
     w.end_object();
     w.end_object();

@@ -338,6 +338,10 @@ DetectedSystem detect_system(const ProbeSource& source) {
     DetectedSystem system;
     if (const auto meminfo = source.read_file("/proc/meminfo"))
         system.ram = parse_meminfo_total(*meminfo);
+    if (const auto cpuinfo = source.read_file("/proc/cpuinfo")) {
+        system.cpu = parse_cpuinfo(
+            *cpuinfo, source.read_file("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"));
+    }
     std::vector<std::string> absent;  // vendors with nothing here, said only if nothing is
     detect_nvidia(source, system, absent);
     detect_amd(source, system, absent);
@@ -457,6 +461,7 @@ GpuDevice device_from(const DetectedGpu& d, const Database& db) {
 Hardware hardware_from(const DetectedSystem& system, const Database& db) {
     Hardware h;
     h.ram = system.ram.value_or(0);
+    h.cpu = system.cpu;
     Bytes shared = 0;  // the unified devices' memory, taken from system RAM
     for (const auto& d : as_cuda_sees(system, h.notes)) {
         const GpuDevice device = device_from(d, db);

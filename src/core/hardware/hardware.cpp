@@ -52,6 +52,11 @@ std::optional<Error> oversized_count(const Database& db, const std::string& item
 
 }  // namespace
 
+double cpu_int8_tops(const CpuCompute& cpu) {
+    return static_cast<double>(cpu.cores) * static_cast<double>(cpu.vector_bytes) * 2 * cpu.ghz /
+           1000;
+}
+
 Bytes Hardware::gpu_memory() const {
     Bytes sum = 0;
     for (const auto& d : gpus) sum = checked::add(sum, d.memory);

@@ -144,7 +144,9 @@ Result<ExoPlan> plan_exo(const Model& model, const Quant& quant, const Cluster& 
                 if (last) node.weights = checked::add(node.weights, parts.output_weights);
                 node.overhead = checked::mul_div_ceil(checked::add(node.weights, node.kv_cache),
                                                       parts.overhead_percent, 100);
-                time_node(node, decode_read_bytes(parts, first, split[i], last),
+                time_node(node,
+                          decode_read_bytes(parts, first, split[i],
+                                            last ? mlx_head_bytes(model, quant) : 0),
                           node_device(cluster.hosts[i], i), mlx);
                 if (node.mlx_runs == 0 && !plan.unmeasured_node) plan.unmeasured_node = i;
                 seconds[0] += node.seconds_per_token;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "canitrun/checked.hpp"
+#include "canitrun/estimate.hpp"
 #include "canitrun/speed.hpp"
 #include "json_text.hpp"
 
@@ -85,15 +86,19 @@ Quant mlx_quant(std::uint64_t bits) {
     return q;
 }
 
+Bytes mlx_head_bytes(const Model& model, const Quant& quant) {
+    return weight_bytes(checked::mul(model.arch.vocab_size, model.arch.hidden_size), quant);
+}
+
 Bytes decode_read_bytes(const ModelParts& parts, std::uint64_t first, std::uint64_t count,
-                        bool with_head) {
+                        Bytes head) {
     Bytes read = 0;
     for (std::uint64_t l = first; l < first + count && l < parts.layers.size(); ++l) {
         const LayerPart& p = parts.layers[l];
         read = checked::add(
             read, checked::add(p.active_weights, checked::add(p.kv_cache, p.recurrent_state)));
     }
-    return with_head ? checked::add(read, parts.output_weights) : read;
+    return checked::add(read, head);
 }
 
 Result<std::vector<MlxShare>> mlx_shares(const Database& db, const std::vector<MlxRun>& runs) {
@@ -107,7 +112,8 @@ Result<std::vector<MlxShare>> mlx_shares(const Database& db, const std::vector<M
         EstimateOptions o;
         o.context = std::max<std::uint64_t>(r.prompt_tokens, 1);
         CANITRUN_TRY_ASSIGN(auto parts, model_parts(**model, mlx_quant(r.bits), o));
-        const Bytes read = decode_read_bytes(parts, 0, parts.layers.size(), true);
+        const Bytes read = decode_read_bytes(parts, 0, parts.layers.size(),
+                                             mlx_head_bytes(**model, mlx_quant(r.bits)));
         const double share =
             static_cast<double>(read) * r.tokens_per_second / (device.bandwidth_gbps * 1e9);
         out.push_back({apple_chip(device), share, &r});

@@ -307,9 +307,19 @@ double prefill_terms(const DeviceWork& w, const SpeedWork& work, const GpuDevice
 
 }  // namespace
 
+std::optional<double> cpu_prefill_seconds(const SpeedWork& work, const Hardware& hardware,
+                                          const SpeedModel& m) {
+    const double rate = cpu_int8_tops(hardware.cpu) * 1e12 * m.cpu_prefill_efficiency;
+    const DeviceWork& w = work.ram;
+    const double flops = w.dense_flops + w.expert_flops + w.attention_flops;
+    if (work.float_weights || rate <= 0 || flops <= 0) return std::nullopt;
+    return flops / rate;
+}
+
 std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& hardware,
                                       const SpeedModel& m, std::uint64_t ubatch) {
-    if (hardware.gpus.empty() || ubatch == 0) return std::nullopt;
+    if (ubatch == 0) return std::nullopt;
+    if (hardware.gpus.empty()) return cpu_prefill_seconds(work, hardware, m);
     const auto batch = static_cast<double>(ubatch);
     // Under -sm tensor the GPUs run at once, each on its slices, sharing the per-layer costs
     // (launches, the recurrent scan) as a layer split of the same GPUs shares them: decode's rule.
@@ -380,6 +390,7 @@ Speed estimate_speed(const Model& model, const Quant& quant, const Placement& pl
     if (prefill) s.prefill_tokens_per_s = 1.0 / *prefill;
     s.prefill_on_cpu = s.offloaded && !placement.op_offload && !hardware.gpus.empty();
     s.tensor_parallel = placement.tensor_parallel;
+    s.cpu_only = hardware.gpus.empty();
     // No band under -sm tensor: the few published pairs measure no error (tensor_decode_note).
     if (s.tensor_parallel) return s;
     if (!s.offloaded && !hardware.gpus.empty()) {
