@@ -490,6 +490,22 @@ TEST_CASE("speed_work counts a token's FLOPs and reads from the placement") {
     CHECK(speed_work(m, test::quant("FP16"), *p, 8192, {0, 1}).float_weights);
 }
 
+// MLA as llama.cpp runs it, absorbed (src/models/deepseek2.cpp): GLM-4.7-Flash's 20 heads each
+// meet the 512-wide latent plus the 64-wide rope key and take back a 512-wide value, 1,088 dims
+// a position, not the model's own 192 + 64 + 256 = 512 (#34). At 1,000 positions (a 0-depth
+// test of 2,000 tokens), 47 layers: 2 x 20 x 1,088 x 1,000 x 47 = 2,045,440,000 FLOPs.
+TEST_CASE("speed_work counts MLA's attention at its absorbed dims") {
+    const Model& m = test::model("glm-4.7-flash");
+    REQUIRE(m.arch.layer_groups.size() == 1);
+    REQUIRE(m.arch.layer_groups[0].kv_lora_rank == 512);
+    const Hardware h = test::hardware_of({"rtx-4090"});
+    auto p = place(test::parts_of("glm-4.7-flash", "Q4_K_M", 8192), h, {});
+    REQUIRE(p);
+    const SpeedWork w = speed_work(m, test::quant("Q4_K_M"), *p, 8192, {0, 2000});
+    REQUIRE(w.gpus.size() == 1);
+    CHECK(w.gpus[0].attention_flops == Approx(2045440000.0));
+}
+
 // Qwen3-30B-A3B: 48 MoE layers, 128 experts of 3 x 2,048 x 768 parameters, 8 a token: the
 // routed part of a token is 48 x 8 x 4,718,592 = 1,811,939,328 parameters, 2 FLOPs each.
 TEST_CASE("speed_work splits a MoE token's FLOPs into dense and routed-expert work") {

@@ -46,6 +46,8 @@ void set_bands(SpeedModel& model, const std::vector<FitRow>& rows);
 std::string describe_fit(const std::vector<FitRow>& rows, std::size_t all_rows);
 
 void write_fit_source(std::ostream& out, const SpeedModel& model);
+// docs/SPEED.md's "Known limits" section (speed_limits.cpp).
+void write_known_limits(std::ostream& out);
 void write_speed_report(std::ostream& out, const SpeedModel& model, const std::vector<FitRow>& rows,
                         const std::map<std::string, int>& skipped, std::size_t sources);
 

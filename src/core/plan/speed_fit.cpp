@@ -14,16 +14,16 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 5.6535179e-05,
             .recurrent_layer_s = 2.31362677e-05,
             .quantized_unpack = 4.86019114e-05,
-            .compute = 1.67503746,
-            .compute_float = 1.52543238,
-            .prefill_layer_s = 0.000575267027,
-            .attention = 7.9249833,
-            .expert_compute = 180.659795,
-            .prefill_recurrent_s = 0,
+            .compute = 2.22294677,
+            .compute_float = 1.885052,
+            .prefill_layer_s = 4.41641165e-05,
+            .attention = 5.41556297,
+            .expert_compute = 242.693455,
+            .prefill_recurrent_s = 5.27725957e-07,
             .decode_band = 0.231987722,
-            .prefill_band = 0.701122437,
+            .prefill_band = 0.540611609,
             .decode_rows = 81,
-            .prefill_rows = 82,
+            .prefill_rows = 81,
         };
         s.classes[1] = {
             // nvidia_workstation
@@ -31,14 +31,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 5.6535179e-05,
             .recurrent_layer_s = 2.31362677e-05,
             .quantized_unpack = 4.86019114e-05,
-            .compute = 1.67503746,
-            .compute_float = 1.52543238,
-            .prefill_layer_s = 0.000575267027,
-            .attention = 7.9249833,
-            .expert_compute = 180.659795,
-            .prefill_recurrent_s = 0,
+            .compute = 2.22294677,
+            .compute_float = 1.885052,
+            .prefill_layer_s = 4.41641165e-05,
+            .attention = 5.41556297,
+            .expert_compute = 242.693455,
+            .prefill_recurrent_s = 5.27725957e-07,
             .decode_band = 0.441937487,
-            .prefill_band = 0.510821363,
+            .prefill_band = 0.631917851,
             .decode_rows = 23,
             .prefill_rows = 21,
         };
@@ -48,14 +48,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000136515767,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0,
-            .compute = 1.91714113,
-            .compute_float = 1.31050989,
-            .prefill_layer_s = 0.000924342144,
-            .attention = 9.53734652,
-            .expert_compute = 645.160597,
-            .prefill_recurrent_s = 2.85813686e-06,
+            .compute = 1.98367424,
+            .compute_float = 1.34282744,
+            .prefill_layer_s = 0.000913470199,
+            .attention = 9.65194087,
+            .expert_compute = 641.59881,
+            .prefill_recurrent_s = 2.31604312e-06,
             .decode_band = 0.488986749,
-            .prefill_band = 1.24890214,
+            .prefill_band = 1.25232545,
             .decode_rows = 49,
             .prefill_rows = 47,
         };
@@ -65,14 +65,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 5.6535179e-05,
             .recurrent_layer_s = 2.31362677e-05,
             .quantized_unpack = 4.86019114e-05,
-            .compute = 1.67503746,
-            .compute_float = 1.52543238,
-            .prefill_layer_s = 0.000575267027,
-            .attention = 7.9249833,
-            .expert_compute = 180.659795,
-            .prefill_recurrent_s = 0,
+            .compute = 2.22294677,
+            .compute_float = 1.885052,
+            .prefill_layer_s = 4.41641165e-05,
+            .attention = 5.41556297,
+            .expert_compute = 242.693455,
+            .prefill_recurrent_s = 5.27725957e-07,
             .decode_band = 0.138213144,
-            .prefill_band = 1.44838458,
+            .prefill_band = 1.51129222,
             .decode_rows = 28,
             .prefill_rows = 28,
         };
@@ -82,14 +82,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.00011149039,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0.147752141,
-            .compute = 2.51617457,
-            .compute_float = 1.89769057,
-            .prefill_layer_s = 0.000474707429,
-            .attention = 8.67852541,
-            .expert_compute = 217.607514,
-            .prefill_recurrent_s = 4.52145716e-06,
+            .compute = 2.55818221,
+            .compute_float = 1.86434877,
+            .prefill_layer_s = 0.000462178999,
+            .attention = 8.67997615,
+            .expert_compute = 208.370162,
+            .prefill_recurrent_s = 4.45646302e-06,
             .decode_band = 0.482203127,
-            .prefill_band = 0.281086853,
+            .prefill_band = 0.272784377,
             .decode_rows = 55,
             .prefill_rows = 55,
         };
@@ -99,14 +99,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000172956607,
             .recurrent_layer_s = 3.86786326e-06,
             .quantized_unpack = 0,
-            .compute = 1.90902137,
-            .compute_float = 1.25754274,
-            .prefill_layer_s = 0.00731487116,
-            .attention = 10.854402,
-            .expert_compute = 12.2169026,
-            .prefill_recurrent_s = 1.52477789e-06,
+            .compute = 2.03163785,
+            .compute_float = 1.29575283,
+            .prefill_layer_s = 0.00679713055,
+            .attention = 10.4053033,
+            .expert_compute = 12.8360973,
+            .prefill_recurrent_s = 1.92512595e-06,
             .decode_band = 0.224874524,
-            .prefill_band = 1.80046877,
+            .prefill_band = 1.87443497,
             .decode_rows = 36,
             .prefill_rows = 36,
         };
@@ -116,14 +116,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000170328324,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0.0515274118,
-            .compute = 1.21877985,
-            .compute_float = 1.13141967,
-            .prefill_layer_s = 0.000761086169,
-            .attention = 2.66630916,
-            .expert_compute = 53.8990455,
-            .prefill_recurrent_s = 9.58168979e-07,
+            .compute = 1.24987263,
+            .compute_float = 1.19532504,
+            .prefill_layer_s = 0.000698252036,
+            .attention = 2.61562488,
+            .expert_compute = 52.6284401,
+            .prefill_recurrent_s = 9.17513463e-07,
             .decode_band = 0.273471789,
-            .prefill_band = 0.308725104,
+            .prefill_band = 0.303850155,
             .decode_rows = 20,
             .prefill_rows = 28,
         };
@@ -133,14 +133,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000124335399,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0.741982017,
-            .compute = 4.89369394,
-            .compute_float = 13.9813724,
-            .prefill_layer_s = 0.000825925974,
-            .attention = 77.7132623,
-            .expert_compute = 525.030115,
-            .prefill_recurrent_s = 5.3873573e-06,
+            .compute = 4.89536944,
+            .compute_float = 13.9426194,
+            .prefill_layer_s = 0.000811603467,
+            .attention = 77.71668,
+            .expert_compute = 519.492568,
+            .prefill_recurrent_s = 5.35415305e-06,
             .decode_band = 1.13490303,
-            .prefill_band = 3.30381429,
+            .prefill_band = 3.30407667,
             .decode_rows = 41,
             .prefill_rows = 39,
         };
@@ -150,14 +150,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000228464842,
             .recurrent_layer_s = 2.43203382e-06,
             .quantized_unpack = 0.690450577,
-            .compute = 1.61753881,
-            .compute_float = 1.98487615,
-            .prefill_layer_s = 0.00205005485,
-            .attention = 4.09789864,
-            .expert_compute = 133.87003,
-            .prefill_recurrent_s = 3.21621825e-05,
+            .compute = 1.65634195,
+            .compute_float = 1.98531988,
+            .prefill_layer_s = 0.00195916433,
+            .attention = 4.23722187,
+            .expert_compute = 134.216269,
+            .prefill_recurrent_s = 3.04605426e-05,
             .decode_band = 0.333741689,
-            .prefill_band = 1.35848058,
+            .prefill_band = 1.35681543,
             .decode_rows = 28,
             .prefill_rows = 35,
         };
@@ -167,14 +167,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.00011149039,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0.147752141,
-            .compute = 2.51617457,
-            .compute_float = 1.89769057,
-            .prefill_layer_s = 0.000474707429,
-            .attention = 8.67852541,
-            .expert_compute = 217.607514,
-            .prefill_recurrent_s = 4.52145716e-06,
+            .compute = 2.55818221,
+            .compute_float = 1.86434877,
+            .prefill_layer_s = 0.000462178999,
+            .attention = 8.67997615,
+            .expert_compute = 208.370162,
+            .prefill_recurrent_s = 4.45646302e-06,
             .decode_band = 0.0812074779,
-            .prefill_band = 0.592824569,
+            .prefill_band = 0.598258843,
             .decode_rows = 1,
             .prefill_rows = 1,
         };
@@ -184,23 +184,23 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 5.6535179e-05,
             .recurrent_layer_s = 2.31362677e-05,
             .quantized_unpack = 4.86019114e-05,
-            .compute = 1.67503746,
-            .compute_float = 1.52543238,
-            .prefill_layer_s = 0.000575267027,
-            .attention = 7.9249833,
-            .expert_compute = 180.659795,
-            .prefill_recurrent_s = 0,
+            .compute = 2.22294677,
+            .compute_float = 1.885052,
+            .prefill_layer_s = 4.41641165e-05,
+            .attention = 5.41556297,
+            .expert_compute = 242.693455,
+            .prefill_recurrent_s = 5.27725957e-07,
             .decode_band = 0.343155536,
-            .prefill_band = 0.83916833,
+            .prefill_band = 0.736766645,
             .decode_rows = 362,
-            .prefill_rows = 372,
+            .prefill_rows = 371,
         };
         s.moe_layer_s = 2.94349831e-05;
         s.gpu_hop_s = 0.000278010969;
-        s.weight_reread = 0.364710946;
-        s.older_build_compute = 0.123431624;
+        s.weight_reread = 0.454256568;
+        s.older_build_compute = 0.0596389732;
         s.older_build_layer_s = 5.58370713e-06;
-        s.lone_expert_read = 3.25226545;
+        s.lone_expert_read = 3.15983251;
         s.apple_bandwidth[0] = 1.23122062;   // M1
         s.apple_bandwidth[1] = 1.13842323;   // M1 Pro
         s.apple_bandwidth[2] = 1.90852757;   // M1 Max
@@ -226,16 +226,16 @@ const SpeedModel& fitted_speed_model() {
         s.dequant[1] = 0.0200702369;  // legacy
         s.dequant_prefill[1] = 0;
         s.dequant[2] = 0.0237122258;  // k-quant
-        s.dequant_prefill[2] = 0.308850327;
+        s.dequant_prefill[2] = 0.300445207;
         s.dequant[3] = 1.184413;  // i-quant
-        s.dequant_prefill[3] = 2.93771248;
+        s.dequant_prefill[3] = 2.8748665;
         s.dequant[4] = 0;  // fp4
-        s.dequant_prefill[4] = 0.585525549;
-        s.narrow_bands = {0.805486284, 401};
-        s.wide_bands = {0.807453416, 161};
-        s.out_of_sample = {0.123479661, 0.457567868, 0.252449539, 1.18602422};
+        s.dequant_prefill[4] = 0.566707049;
+        s.narrow_bands = {0.805, 400};
+        s.wide_bands = {0.813664596, 161};
+        s.out_of_sample = {0.123479661, 0.457567868, 0.257342325, 1.03118712};
         s.source =
-            "fitted by tools/speed/fit_speed on 734 of the 1077 published llama-bench rows in "
+            "fitted by tools/speed/fit_speed on 733 of the 1067 published llama-bench rows in "
             "validation/llama-bench.json (docs/SPEED.md)";
         return s;
     }();

@@ -28,9 +28,16 @@ double attention_flops(const Model& m, double depth) {
             if (g.kind == LayerKind::sliding && g.window > 0)
                 positions = std::min(depth, static_cast<double>(g.window));
         } else if (g.kind == LayerKind::mla) {
-            dims = static_cast<double>(
-                g.qk_nope_head_dim + g.qk_rope_head_dim +
-                (m.arch.attention.v_head_dim ? m.arch.attention.v_head_dim : g.qk_nope_head_dim));
+            // llama.cpp runs MLA absorbed (src/models/deepseek2.cpp at 0ad4a86: "MLA with the
+            // absorption optimization converts into MQA"): each head's query meets the cached
+            // latent and its rope part (kv_lora_rank + qk_rope_head_dim) and takes back a
+            // kv_lora_rank-wide value, whatever the model's own head sizes.
+            dims =
+                g.kv_lora_rank > 0
+                    ? static_cast<double>(2 * g.kv_lora_rank + g.qk_rope_head_dim)
+                    : static_cast<double>(g.qk_nope_head_dim + g.qk_rope_head_dim +
+                                          (m.arch.attention.v_head_dim ? m.arch.attention.v_head_dim
+                                                                       : g.qk_nope_head_dim));
         }
         flops += 2.0 * heads * dims * positions * static_cast<double>(g.count);
     }
