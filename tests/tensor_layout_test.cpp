@@ -1,6 +1,9 @@
 // Tensor layouts of database models, counted by hand from llama.cpp 5b4ebc5's
 // src/models/<arch>.cpp (load_arch_tensors).
 
+#include <array>
+#include <map>
+
 #include "canitrun/tensor_layout.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
@@ -114,4 +117,68 @@ TEST_CASE(
     Model more = test::model("deepseek-v3");  // more expert layers than layers
     more.arch.moe->moe_layers = more.arch.layers + 1;
     CHECK_FALSE(tensor_layout(more).has_value());
+}
+
+TEST_CASE("Seed-OSS, EXAONE 4, GLM-4-0414, OLMo 3 and Llama 2 have llama.cpp layouts") {
+    // Llama 2 7B: embeddings 2 x 32000 x 4096, 32 layers of q/k/v/o (4 x 4096^2), SwiGLU
+    // (3 x 4096 x 11008) and two norms, the output norm: llama.cpp's 6,738,415,616.
+    CHECK(tensor_layout(test::model("llama-2-7b")).value().elements() == 6738415616ULL);
+    const auto names = [](const std::string& id) {
+        std::map<std::string, std::array<std::uint64_t, 4>> shape;
+        const TensorLayout layout = tensor_layout(test::model(id)).value();
+        for (const auto& t : layout.tensors) shape[t.name] = t.ne;
+        return shape;
+    };
+    auto seed = names("seed-oss-36b");  // seed-oss.cpp: q/k/v biases, attn_post_norm
+    CHECK(seed["blk.0.attn_q.bias"][0] == 80ULL * 128);
+    CHECK(seed.contains("blk.0.post_attention_norm.weight"));
+    CHECK_FALSE(seed.contains("blk.0.ffn_norm.weight"));
+    auto exaone = names("exaone-4.0-32b");  // exaone4.cpp: post norms only, q/k norms
+    CHECK_FALSE(exaone.contains("blk.0.attn_norm.weight"));
+    CHECK(exaone["blk.0.attn_k_norm.weight"][0] == 128);
+    CHECK(exaone.contains("blk.0.post_ffw_norm.weight"));
+    auto glm = names("glm-4-9b-0414");  // glm4.cpp: gate and up in one tensor
+    CHECK(glm["blk.0.ffn_up.weight"][1] == 2ULL * 13696);
+    CHECK_FALSE(glm.contains("blk.0.ffn_gate.weight"));
+    CHECK(tensor_layout(test::model("olmo-3-7b")).value().arch == "olmo2");
+}
+
+TEST_CASE("MiniMax-M2, Hunyuan-A13B and Phi-3.5-MoE have llama.cpp layouts") {
+    std::map<std::string, std::array<std::uint64_t, 4>> shape;
+    const TensorLayout mm = tensor_layout(test::model("minimax-m2")).value();
+    CHECK(mm.arch == "minimax-m2");
+    for (const auto& t : mm.tensors) shape[t.name] = t.ne;
+    // minimax-m2.cpp: the q norm spans all 48 heads of 128, the k norm the 8 KV heads
+    CHECK(shape["blk.0.attn_q_norm.weight"][0] == 48ULL * 128);
+    CHECK(shape["blk.0.attn_k_norm.weight"][0] == 8ULL * 128);
+    CHECK(shape["blk.61.ffn_gate_exps.weight"] == std::array<std::uint64_t, 4>{3072, 1536, 256, 1});
+    const TensorLayout hy = tensor_layout(test::model("hunyuan-a13b")).value();
+    CHECK(hy.arch == "hunyuan-moe");
+    shape.clear();
+    for (const auto& t : hy.tensors) shape[t.name] = t.ne;
+    CHECK(shape["blk.0.ffn_up_shexp.weight"][1] == 3072);
+    CHECK(shape["blk.0.attn_q_norm.weight"][0] == 128);
+    const TensorLayout phi = tensor_layout(test::model("phi-3.5-moe")).value();
+    CHECK(phi.arch == "phimoe");
+    shape.clear();
+    for (const auto& t : phi.tensors) shape[t.name] = t.ne;
+    CHECK(shape["output.bias"][0] == 32064);
+    CHECK(shape["rope_factors_long.weight"][0] == 64);
+    CHECK(shape["blk.0.attn_q.bias"][0] == 4096);
+}
+
+TEST_CASE("GLM-4.5 Air: glm4moe's dense lead, routed and shared experts, q/k norms and biases") {
+    const TensorLayout layout = tensor_layout(test::model("glm-4.5-air")).value();
+    CHECK(layout.arch == "glm4moe");
+    CHECK(layout.n_layer == 46);  // the MTP layer is not loaded, so not laid out
+    std::map<std::string, std::array<std::uint64_t, 4>> shape;
+    for (const auto& t : layout.tensors) shape[t.name] = t.ne;
+    CHECK(shape["blk.0.ffn_up.weight"][1] == 10944);  // first_k_dense_replace 1
+    CHECK_FALSE(shape.contains("blk.0.ffn_up_exps.weight"));
+    CHECK(shape["blk.1.ffn_up_exps.weight"] == std::array<std::uint64_t, 4>{4096, 1408, 128, 1});
+    CHECK(shape["blk.1.ffn_up_shexp.weight"][1] == 1408);
+    CHECK(shape.contains("blk.1.exp_probs_b.bias"));
+    CHECK(shape["blk.1.attn_k.bias"][0] == 8ULL * 128);
+    CHECK(shape["blk.1.attn_q_norm.weight"][0] == 128);
+    CHECK_FALSE(shape.contains("blk.1.ffn_norm.weight"));  // attn_post_norm precedes the FFN
 }
