@@ -6,39 +6,11 @@
 
 namespace canitrun::tools {
 
-// What the fit does not explain, with the runs that show it.
-void write_known_limits(std::ostream& out) {
-    out << "\n## Known limits\n\n"
-           "- One M5 is in the data: an M5 Max's Qwen3.5-35B-A3B Q5_K_S (jimliddle, b9518). "
-           "Predicted with its source left out, from Apple's \"over 4x the peak GPU compute for "
-           "AI compared to M4\" (data/gpus/apple.json) that llama.cpp reaches through the Metal 4 "
-           "tensor API (ggml-org/llama.cpp#16634), its pp512 and pp2048 land within 4 %; its "
-           "decode runs 1.27x the prediction. Apple's decode reads at each chip's own share of "
-           "its bandwidth (below), fitted on that chip's runs and pinned towards the share of "
-           "every Apple run: with one share for every chip, M1 Max runs (XiongjieDai, "
-           "ferrum-infer-rs's 24-core one) decoded at 0.6-0.66x their prediction left out and "
-           "Apple's decode missed by 26 % at the median; with a share per chip, each M1 Max "
-           "source predicts the other's runs (1.27-1.54x and 0.77-0.90x) and Apple misses by "
-           "19 % (12 % before each group had its own unpacking cost u, which took Intel's decode "
-           "from 44 % to 20 %). The pin's weight is the one of five tried that gave Apple's "
-           "left-out error its "
-           "lowest; a chip no decode run measures (every M4, M1 Pro, M2 Max) reads at the share "
-           "of every Apple run, unmeasured.\n"
-           "- A MoE model reads a prompt faster than a dense model of more active parameters on "
-           "Apple and AMD APUs, as their published runs do (tests/speed_sanity_test.cpp); on "
-           "CUDA it does not, as the published runs do not either (an RTX 4090 reads "
-           "qwen3.5-35b-a3b Q4_K_M at 6300 t/s and qwen3.5-9b Q8_0 at 9513, jiegec/kb).\n"
-           "- Most classes are measured by one or two sources, so leaving a source out removes "
-           "most of what its class is known by: the out-of-sample error is that of a class's "
-           "first measurement, and the bands are as wide.\n"
-           "- Every device is fitted on the backend canitrun plans it with (CUDA, ROCm, Metal, "
-           "Vulkan for Intel): an Arc Pro B70's SYCL and Vulkan runs of one file differ by up to "
-           "15x (gemma-4-31b 16384 tokens deep) and a Strix Halo's ROCm and Vulkan runs by up to "
-           "2x, so their other backend's runs stay in the data, labelled, and are not fitted.\n"
-           "- A run's weights are read at its file's size as llama-bench printed it, not its "
-           "label's: 184 rows are Unsloth UD-Q8_K_XL / UD-Q4_K_XL files that llama-bench labels "
-           "Q8_0 / Q4_K_M, up to 36 % larger.\n"
-           "- GPUs without matrix units (Tesla P40 and P100, Instinct MI50) are a class of their "
+namespace {
+
+// The limits of single device classes and kernels, apart so each function stays short.
+void write_device_limits(std::ostream& out) {
+    out << "- GPUs without matrix units (Tesla P40 and P100, Instinct MI50) are a class of their "
            "own, and llama.cpp multiplies quantized weights on each its own way: a P40 (GP102) "
            "and an MI50 (Vega 20) run its MMQ kernels on 4-way int8 dot products "
            "(`int8_dot_tops` in data/gpus: 47 and 53.6 TOPS, 4x their FP32 rate), a P100 "
@@ -96,6 +68,43 @@ void write_known_limits(std::ostream& out) {
            "- An FP32 model's prompt runs cuBLAS's SGEMM on the shaders, not the FP16 path; its "
            "one run (llama.cpp#24216) is kept, not fitted: it was all NVIDIA's float prompts "
            "knew with XiongjieDai's runs left out.\n";
+}
+
+}  // namespace
+
+// What the fit does not explain, with the runs that show it.
+void write_known_limits(std::ostream& out) {
+    out << "\n## Known limits\n\n"
+           "- One M5 is in the data: an M5 Max's Qwen3.5-35B-A3B Q5_K_S (jimliddle, b9518). "
+           "Predicted with its source left out, from Apple's \"over 4x the peak GPU compute for "
+           "AI compared to M4\" (data/gpus/apple.json) that llama.cpp reaches through the Metal 4 "
+           "tensor API (ggml-org/llama.cpp#16634), its pp512 and pp2048 land within 4 %; its "
+           "decode runs 1.27x the prediction. Apple's decode reads at each chip's own share of "
+           "its bandwidth (below), fitted on that chip's runs and pinned towards the share of "
+           "every Apple run: with one share for every chip, M1 Max runs (XiongjieDai, "
+           "ferrum-infer-rs's 24-core one) decoded at 0.6-0.66x their prediction left out and "
+           "Apple's decode missed by 26 % at the median; with a share per chip, each M1 Max "
+           "source predicts the other's runs (1.27-1.54x and 0.77-0.90x) and Apple misses by "
+           "19 % (12 % before each group had its own unpacking cost u, which took Intel's decode "
+           "from 44 % to 20 %). The pin's weight is the one of five tried that gave Apple's "
+           "left-out error its "
+           "lowest; a chip no decode run measures (every M4, M1 Pro, M2 Max) reads at the share "
+           "of every Apple run, unmeasured.\n"
+           "- A MoE model reads a prompt faster than a dense model of more active parameters on "
+           "Apple and AMD APUs, as their published runs do (tests/speed_sanity_test.cpp); on "
+           "CUDA it does not, as the published runs do not either (an RTX 4090 reads "
+           "qwen3.5-35b-a3b Q4_K_M at 6300 t/s and qwen3.5-9b Q8_0 at 9513, jiegec/kb).\n"
+           "- Most classes are measured by one or two sources, so leaving a source out removes "
+           "most of what its class is known by: the out-of-sample error is that of a class's "
+           "first measurement, and the bands are as wide.\n"
+           "- Every device is fitted on the backend canitrun plans it with (CUDA, ROCm, Metal, "
+           "Vulkan for Intel): an Arc Pro B70's SYCL and Vulkan runs of one file differ by up to "
+           "15x (gemma-4-31b 16384 tokens deep) and a Strix Halo's ROCm and Vulkan runs by up to "
+           "2x, so their other backend's runs stay in the data, labelled, and are not fitted.\n"
+           "- A run's weights are read at its file's size as llama-bench printed it, not its "
+           "label's: 184 rows are Unsloth UD-Q8_K_XL / UD-Q4_K_XL files that llama-bench labels "
+           "Q8_0 / Q4_K_M, up to 36 % larger.\n";
+    write_device_limits(out);
 }
 
 }  // namespace canitrun::tools
