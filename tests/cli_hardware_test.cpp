@@ -364,4 +364,9 @@ TEST_CASE("cli hardware: a CPU-only plan reads the model from RAM, the prompt at
     CHECK(has(i5.out,
               "the prompt at 22.9 % of Intel(R) Core(TM) i5-4278U CPU @ 2.60GHz's int8 "
               "rate (2 cores x 32-byte vectors x 2 x 3.1 GHz = 0.40 TOPS)"));
+    // A VM shows its 2 cores and AVX-512 but no clock (no cpufreq, no "@ GHz" in "AMD EPYC"):
+    // the line names the one figure missing, not all three.
+    const Outcome vm =
+        run_cli({"llama-3.2-3b", "--quant", "Q4_K_M", "--gpu", "auto"}, {recording("cpu-vm-epyc")});
+    CHECK(has(vm.out, "reading the prompt is not estimated (the CPU's clock is not known"));
 }

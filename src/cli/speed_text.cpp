@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "format.hpp"
@@ -12,6 +13,21 @@
 
 namespace canitrun::cli {
 namespace {
+
+// Which of the CPU's figures a CPU-only prompt rate lacks, named one by one: a virtual machine
+// often shows cores and flags but neither cpufreq's maximum nor an "@ x GHz" model name.
+std::string unknown_cpu_figures(const CpuCompute& cpu) {
+    std::vector<std::string> missing;
+    if (cpu.cores == 0) missing.emplace_back("cores");
+    if (cpu.vector_bytes == 0) missing.emplace_back("vector width");
+    if (cpu.ghz <= 0) missing.emplace_back("clock");
+    std::string list;
+    for (std::size_t i = 0; i < missing.size(); ++i) {
+        list += (i == 0 ? "" : i + 1 == missing.size() ? " and " : ", ") + missing[i];
+    }
+    return "the CPU's " + list + (missing.size() > 1 ? " are" : " is") +
+           " not known: --gpu auto reads /proc/cpuinfo and cpu0's cpufreq maximum";
+}
 
 // The published runs of this setup, one line per source, backend and build; tests at a depth
 // ("pp2048 @ d32768") are left to --json, as is anything past three lines.
@@ -105,8 +121,7 @@ void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) 
         // Prompt reading is compute-bound: it needs the CPU's int8 rate (cpu_prefill_seconds).
         out << "; reading the prompt is not estimated ("
             << (cpu_int8_tops(h.cpu) > 0 ? "no published CPU run of 16-bit float weights"
-                                         : "the CPU's cores, vector width and clock are not "
-                                           "known: --gpu auto reads them from /proc/cpuinfo")
+                                         : unknown_cpu_figures(h.cpu))
             << ")";
     } else if (s.prefill_on_cpu) {
         out << "; reading the prompt is not estimated: with --no-op-offload the CPU runs it over "
