@@ -119,6 +119,17 @@ TEST_CASE("server terms: Qwen 3.5 9B's MTP compute buffer without flash attentio
     CHECK(llamacpp_mtp_compute_bytes(m, o).value() == 1'186'988'032ULL);
     o.flash_attn = FlashAttn::on;
     CHECK(llamacpp_mtp_compute_bytes(m, o).value() == 92'274'688ULL);
+    // GLM-4.5-Air's MoE block (n_embd 4096, 96 heads x 128, 8 KV heads; 8 of 128 experts of
+    // 1408 and a shared one) likewise: the attention 2 x 4,096 + 12,288 + 2,048 + 12,288 + 96 x
+    // 32,768 = 3,180,544 floats, 512 x 4 B x that + the f32 mask = 6,580,862,976 B (6276.00 MiB;
+    // llama.cpp 6276.01); with flash attention the FFN phase sets it: the routed experts' gate,
+    // up and GLU (3 x 8 x 1408) and their down products (8 x 4096, which their freed 2 x 8 x 1408
+    // cannot hold) over two rows, 512 x (8,192 + 33,792 + 32,768) x 4 B = 153,092,096 B (146.00
+    // MiB; llama.cpp 148.01).
+    const Model& glm = test::model("glm-4.5-air");
+    CHECK(llamacpp_mtp_compute_bytes(glm, o).value() == 153'092'096ULL);
+    o.flash_attn = FlashAttn::off;
+    CHECK(llamacpp_mtp_compute_bytes(glm, o).value() == 6'580'862'976ULL);
 }
 
 // GLM-4.5's GGUF files carry its nextn block (run.gguf_mtp; conversion/glm.py keeps it), so the
