@@ -88,6 +88,13 @@ Result<std::vector<LayerCache>> llamacpp_group_caches(const Model& model,
 // gpu_graph says why, with what it was checked on).
 Result<Bytes> llamacpp_compute_bytes(const Model& model, const LlamaCppOptions& options);
 
+// The compute buffer of llama-server's MTP draft context (--spec-type draft-mtp) on the model's
+// one MTP block: the larger of its attention (with the mask, and the KQ scores over the
+// context's cells without flash attention) and its FFN over the whole ubatch (mtp_compute.cpp
+// derives it from the pinned graph). The same rule on every backend: one CUDA log (Qwen 3.8
+// 27B at -ub 2048) reads 32 MiB (6 %) above it, unexplained.
+Result<Bytes> llamacpp_mtp_compute_bytes(const Model& model, const LlamaCppOptions& options);
+
 // outputs x 4 bytes x (n_vocab + n_embd): the logits of every output the ubatch's graph is
 // reserved for (the ubatch's tokens, at most LlamaCppOptions::outputs: cache_setup's
 // Geometry::outputs) and the normed rows they are the product of, in f32.

@@ -55,9 +55,9 @@
 //   prediction layers (llamacpp_mtp_weight_bytes) and one full-attention layer's KV cache each
 //   at the context in f16 (the draft's cache types, draft_settings), as llama.cpp drafts with them
 //   (--spec-type draft-mtp, a draft context on the target model's own MTP layers), and that
-//   context's compute buffer, 13 x n_embd floats per ubatch token: fitted to llama-server's own
-//   figure for Qwen 3.8 27B's MTP context (server_terms.cpp, kMtpComputeEmbdFloats), which the
-//   weights-less part of this term meets within 0.06 MiB at two contexts. The pinned 0ad4a86 has
+//   context's compute buffer, the graph of the one MTP block over the ubatch and the context's
+//   cells (llamacpp_mtp_compute_bytes: its attention, its FFN; the CPU harness's MTP rows meet
+//   it within 4 MiB, one CUDA log for Qwen 3.8 27B reads 32 MiB above). The pinned 0ad4a86 has
 //   that path: common/arg.cpp's
 //   --spec-type takes draft-mtp (common/speculative.cpp line 37), server-context.cpp load_model
 //   (lines 1019-1150) then calls common_speculative_init_from_params, which makes a context of
@@ -196,8 +196,8 @@ struct ServerSettings {
 
 // The MTP draft context's own buffers at llama.cpp's options (the mtp term less the MTP layers'
 // weights, which the target model holds): each MTP layer's KV cache, one full-attention (or
-// MLA) layer's at the options' context and cache types, and the compute buffer, 13 x n_embd
-// floats per ubatch token (fitted: server_terms.cpp, kMtpComputeEmbdFloats). The plan asks it
+// MLA) layer's at the options' context and cache types, and the compute buffer of the block's
+// graph (llamacpp_mtp_compute_bytes). The plan asks it
 // with the draft's cache types (draft_settings); verify with the MTP context's as its log
 // prints them.
 struct MtpContextBytes {

@@ -231,12 +231,11 @@ def write_mtp(f, rows):
             "`mtp` term canitrun adds with `--mtp` to its plan of the same file without a GPU. "
             "Cells: MiB; the total's error against max(2 %, 64 MiB). Known gaps: the weights "
             "and the KV cache (f16 whatever the target's type) are exact; the compute buffer is "
-            "a fit to llama-server's CUDA figure for Qwen 3.8 27B (13 x n_embd floats per ubatch "
-            "token), where this CPU backend's is 11 to 11.5 for Qwen 3.5's dense MTP block and "
-            "18.5 for GLM-4.5-Air's MoE block at up to 32,768 cells, grows at 131,072 cells (the "
-            "attention's share, which the fit does not scale), and without flash attention adds "
-            "the KQ scores (cells x ubatch x heads x 4 B: 1 GiB for Qwen 3.5 9B at 32,768 "
-            "cells), which the term leaves out.\n\n")
+            "the one MTP block's graph (mtp_compute.cpp): the larger of its attention (the KQ "
+            "mask, and without flash attention the KQ scores, cells x ubatch x heads x 4 B) and "
+            "its FFN over the whole ubatch; it reads up to 4 MiB under this backend's where "
+            "ggml-alloc keeps the mask beside the FFN (4,096 cells) and for GLM-4.5-Air's MoE "
+            "block.\n\n")
     f.write("| model | quant | setting | weights | kv_cache | compute | output | "
             "llama.cpp / canitrun | error |\n")
     f.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")

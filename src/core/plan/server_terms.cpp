@@ -157,16 +157,6 @@ Bytes prompt_cache_most(const Model& model, const ServerSettings& server) {
     return arch && llama_arch_keeps_no_memory(*arch) ? 0 : server.cache_ram;
 }
 
-// The MTP draft context's compute buffer per ubatch token, in floats of n_embd: fitted, not
-// derived from the graph. llama-server prints the MTP context's memory at load ("[spec]
-// estimated memory usage of MTP context is 552.06 MiB" for Qwen 3.8 27B at -c 8192 -ub 2048,
-// 648.06 MiB at -c 32768: github.com/HilbertraumAI/HilbertRaum issues #318 and #391); less its
-// one full-attention layer's KV (8,192 x 4,096 B = 32 MiB; the two differ by exactly the 96 MiB
-// of 24,576 more cells) it is 520.06 MiB = 2,048 tokens x 13 x 5,120 floats x 4 B within
-// 0.06 MiB. The context inherits the target's n_ubatch (server-context.cpp creates it with
-// common_context_params_to_llama(params_base); ggml-org/llama.cpp PR #22673's thread).
-constexpr std::uint64_t kMtpComputeEmbdFloats = 13;
-
 }  // namespace
 
 Result<MtpContextBytes> mtp_context_bytes(const Model& model, const LlamaCppOptions& options) {
@@ -178,12 +168,12 @@ Result<MtpContextBytes> mtp_context_bytes(const Model& model, const LlamaCppOpti
                 const LayerKind k = model.arch.layer_groups[g].kind;
                 if (k == LayerKind::full || k == LayerKind::mla) kv = caches[g].kv;
             }
-            const std::uint64_t ubatch =
-                std::min(options.ubatch, llama_padded_context(options.context));
             MtpContextBytes out;
             out.kv = checked::mul(kv, model.arch.mtp_layers);
-            out.compute = checked::mul(checked::mul(ubatch, 4),
-                                       checked::mul(kMtpComputeEmbdFloats, model.arch.hidden_size));
+            // The context inherits the target's n_ubatch (server-context.cpp creates it with
+            // common_context_params_to_llama(params_base); common/speculative.cpp lines
+            // 2537-2588 at 0ad4a86 give it the target's n_ctx): one block's graph over them.
+            CANITRUN_TRY_ASSIGN(out.compute, llamacpp_mtp_compute_bytes(model, options));
             return out;
         },
         [] { return overflow_error("the MTP context"); });
