@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "canitrun/hardware_questions.hpp"
+#include "canitrun/launch_command.hpp"
 #include "canitrun/plan_settings.hpp"
 #include "canitrun/tensor_layout.hpp"
 #include "catch.hpp"
@@ -223,4 +224,50 @@ TEST_CASE("best plan: prefill breaks a decode tie between two cards of one bandw
     const Hardware swapped = test::hardware_of({"rtx-4090", "rtx-3090-ti"}, 32);
     const auto b = answer_for(m, q, swapped, s).value();
     CHECK(b.plan.placement.tensor_split == std::vector<std::uint64_t>{41, 0});
+}
+
+// -ot with a chosen set (docs/METHOD.md, the search): gpt-oss-120b MXFP4 on 2x RTX 4060 Ti 16GB
+// with 64 GB. --n-cpu-moe keeps the first layers' experts in RAM, all GPU 0's; with 20 no split
+// fits (-ts 28,9 overfills GPU 0, -ts 27,10 GPU 1). The set {0..18, 27} with -ts 27,10 gives
+// GPU 0 what --n-cpu-moe 19 gives it (its own 27 layers, 19 without experts) and GPU 1 what
+// --n-cpu-moe 28 gives it (its first layer without experts), so it fits with 20 in RAM.
+TEST_CASE("best plan: a chosen set of layers' experts saves a layer on two GPUs") {
+    const Model& m = test::model("gpt-oss-120b");
+    const Quant& q = test::quant("MXFP4");
+    const Hardware h = test::hardware_of({"rtx-4060-ti-16gb", "rtx-4060-ti-16gb"}, 64);
+    const PlanSettings s = test::settings_at_8k(m);
+    const ModelParts parts = plan_parts(m, q, s).value();
+    REQUIRE(parts.layers.size() == 36);
+    PlacementOptions o = server_placement_for(m, q, h, s).value();
+    o.tensor_split = {27, 10};
+    const auto with_k = [&](std::uint64_t k, std::vector<std::uint64_t> split) {
+        PlacementOptions x = o;
+        x.cpu_moe_layers = k;
+        x.tensor_split = std::move(split);
+        return place(parts, h, x).value();
+    };
+    CHECK_FALSE(with_k(20, {28, 9}).fits());
+    CHECK_FALSE(with_k(20, {27, 10}).fits());
+    PlacementOptions chosen = o;
+    for (std::uint64_t i = 0; i <= 18; ++i) chosen.cpu_moe_set.push_back(i);
+    chosen.cpu_moe_set.push_back(27);
+    const Placement p = place(parts, h, chosen).value();
+    CHECK(p.cpu_moe_layers == 20);
+    CHECK(p.fits());
+    CHECK(p.gpus[0].most() == with_k(19, {27, 10}).gpus[0].most());
+    CHECK(p.gpus[1].most() == with_k(28, {27, 10}).gpus[1].most());
+    CHECK(p.ram.weights == with_k(20, {27, 10}).ram.weights);
+    const std::vector<std::string> args = placement_args(&h, &p);
+    const std::vector<std::string> want = {
+        "-ngl", "99",   "-ot", "blk\\.([0-9]|1[0-8]|27)\\.ffn_(up|down|gate|gate_up)_(ch|)exps=CPU",
+        "-ts",  "27,10"};
+    CHECK(args == want);
+    // The search finds a set of 20 (the GPUs are alike: any 20 read alike), at the speed of 20
+    // layers' experts in RAM, above the --n-cpu-moe 21 plan's.
+    const auto a = answer_for(m, q, h, s).value();
+    REQUIRE(a.plan.kind == PlanKind::expert_offload);
+    CHECK(a.plan.placement.cpu_moe_layers == 20);
+    CHECK(a.plan.placement.cpu_moe_set.size() == 20);
+    CHECK(a.speed.decode_tokens_per_s > decode_of(m, q, with_k(21, {28, 9}), h, s));
+    CHECK(a.speed.decode_tokens_per_s == Approx(decode_of(m, q, p, h, s)));
 }

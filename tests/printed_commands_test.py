@@ -16,6 +16,7 @@ Ollama's envconfig, vLLM's arg_utils, each cited there):
 - vllm serve: each flag exists, and it serves the model's repo or a checkpoint the data records.
 """
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -30,6 +31,9 @@ SETUPS = [
     ["--engine", "vllm", "--gpu", "H100"],
     ["--gpu", "RTX 4090", "--ram", "128", "--ctx", "128k"],
 ]
+# One setup more for one model each: where the plan keeps a chosen set of layers' experts in
+# RAM (-ot, docs/METHOD.md's worked case).
+EXTRA = {"gpt-oss-120b": [["--gpu", "2x4060 ti 16gb", "--ram", "64"]]}
 
 
 def run(canitrun, args):
@@ -170,12 +174,41 @@ def check_llama(flags, line, plan, model_entry, problems):
     if ub > 2048 and int(args.get("-b", 2048)) < ub:
         problems.append(f"-ub {ub} is capped by the default batch")
     if sel["plan"] in ("native", "layer_offload", "expert_offload"):
-        if sel["cpu_moe_layers"] and "--n-cpu-moe" not in args and "--cpu-moe" not in args:
-            problems.append("the plan keeps experts in RAM and the line does not")
+        check_experts(args, sel, problems)
         split = sel.get("tensor_split") or []
         if len(split) > 1 and "-ts" in args:
             if [int(float(x)) for x in args["-ts"].replace("/", ",").split(",")] != split:
                 problems.append(f"-ts {args['-ts']} is not the plan's {split}")
+
+
+def check_experts(args, sel, problems):
+    """The layers whose routed experts the line keeps in RAM are the plan's: --cpu-moe all,
+    --n-cpu-moe N the first N, -ot PATTERN=CPU those whose expert tensors the pattern finds
+    (llama.cpp matches an override with std::regex_search on the tensor's name)."""
+    layers = sel["ram"]["layers"] + sum(g["layers"] for g in sel["gpus"])
+    want = set(sel.get("cpu_moe_set") or range(sel["cpu_moe_layers"]))
+    got = set()
+    if "--cpu-moe" in args:
+        got = set(range(layers))
+    elif "--n-cpu-moe" in args:
+        got = set(range(int(args["--n-cpu-moe"])))
+    elif "-ot" in args:
+        pattern, _, buffer = args["-ot"].rpartition("=")
+        if buffer != "CPU":
+            problems.append(f"-ot {args['-ot']} does not put its tensors in RAM")
+        kinds = ("ffn_up_exps", "ffn_down_exps", "ffn_gate_exps", "ffn_gate_up_exps")
+        for i in range(layers):
+            found = [bool(re.search(pattern, f"blk.{i}.{k}.weight")) for k in kinds]
+            if any(found) != all(found):
+                problems.append(f"-ot {pattern} takes part of layer {i}'s experts")
+            if any(found):
+                got.add(i)
+            for other in ("ffn_up", "ffn_gate_inp", "ffn_up_shexp", "attn_q"):
+                if re.search(pattern, f"blk.{i}.{other}.weight"):
+                    problems.append(f"-ot {pattern} takes blk.{i}.{other}, no routed expert")
+    if got != want:
+        problems.append(f"the line keeps layers {sorted(got)}' experts in RAM, "
+                        f"the plan {sorted(want)}")
 
 
 def check_ollama(flags, line, plan, problems):
@@ -227,7 +260,7 @@ def main():
     ids = sys.argv[4:] or sorted(models)
     failures, count = [], 0
     for mid in ids:
-        for setup in SETUPS:
+        for setup in SETUPS + EXTRA.get(mid, []):
             rc, text, err = run(canitrun, [mid, *setup])
             if rc == 2:
                 continue  # refused (a window shorter than --ctx): nothing printed to run

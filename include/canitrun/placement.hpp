@@ -13,6 +13,7 @@
 // - Every device, RAM included, carries the quick rule's overhead (12 %) on its own share.
 // A placement fits when every GPU's share fits its memory and RAM's share fits the RAM.
 
+#include <algorithm>
 #include <compare>
 #include <cstdint>
 #include <deque>
@@ -88,6 +89,9 @@ struct ServerTerms {
 struct PlacementOptions {
     std::optional<std::uint64_t> gpu_layers;      // -ngl; nullopt: all layers and the output head
     std::optional<std::uint64_t> cpu_moe_layers;  // --n-cpu-moe (0 given is 0, not "choose")
+    // -ot "blk\.(...)\.ffn_.*_exps\.=CPU": the layers whose routed experts stay in RAM,
+    // ascending; non-empty, it replaces --n-cpu-moe's first layers (fastest_plan's chosen set).
+    std::vector<std::uint64_t> cpu_moe_set;
     // --tensor-split: one proportion per GPU; empty: in proportion to each GPU's memory.
     std::vector<std::uint64_t> tensor_split;
     // The llama.cpp rule: memory kept free on every GPU (llama.cpp's fitting target), and the
@@ -159,7 +163,8 @@ struct Share {
 
 struct Placement {
     std::uint64_t gpu_layers = 0;  // as llama.cpp counts -ngl (n layers + 1 for the output head)
-    std::uint64_t cpu_moe_layers = 0;
+    std::uint64_t cpu_moe_layers = 0;        // how many layers' experts are in RAM
+    std::vector<std::uint64_t> cpu_moe_set;  // which: PlacementOptions::cpu_moe_set, as placed
     // The --tensor-split placed by: given, or found by plan_placement where the default split
     // overfills a GPU and an uneven one holds every layer; empty: the default, by memory.
     std::vector<std::uint64_t> tensor_split;
@@ -182,6 +187,16 @@ struct Placement {
     Bytes gpu_usable() const;
     // Every layer's routed experts in RAM: llama.cpp's --cpu-moe (-ot exps=CPU).
     bool all_experts_in_ram() const;
+    // Whether layer `i`'s routed experts are in RAM: the chosen set's, else the first
+    // cpu_moe_layers (--n-cpu-moe).
+    bool experts_in_ram(std::uint64_t i) const {
+        if (cpu_moe_set.empty()) return i < cpu_moe_layers;
+        return std::binary_search(cpu_moe_set.begin(), cpu_moe_set.end(), i);
+    }
+    // One past the last layer whose experts are in RAM.
+    std::uint64_t experts_end() const {
+        return cpu_moe_set.empty() ? cpu_moe_layers : cpu_moe_set.back() + 1;
+    }
 };
 
 // One context checkpoint of one sequence (the rule is in placement.cpp): the sliding-window

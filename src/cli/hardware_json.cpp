@@ -83,6 +83,7 @@ void write_plan(JsonSink& w, const Plan& plan) {
     w.field("plan", plan_kind_name(plan.kind));
     w.field("gpu_layers", p.gpu_layers);
     w.field("cpu_moe_layers", p.cpu_moe_layers);
+    w.field("cpu_moe_set", p.cpu_moe_set);  // -ot's chosen layers; empty: the first ones
     w.field("tensor_split", p.tensor_split);
     w.key("gpus");
     w.begin_array();

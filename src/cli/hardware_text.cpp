@@ -119,6 +119,13 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
                     format_gb(p.gpu_total()), h.gpus.size() > 1 ? "s" : "",
                     format_gb(p.ram.total()));
             }
+            if (!p.cpu_moe_set.empty()) {
+                return fmt::format(
+                    "Does not fit the GPU memory whole; runs with the routed experts of {} "
+                    "layers in system RAM, each GPU's first ones, as many as it cannot hold "
+                    "(llama.cpp -ot): {} on the GPUs, {} in RAM.",
+                    p.cpu_moe_layers, format_gb(p.gpu_total()), format_gb(p.ram.total()));
+            }
             return fmt::format(
                 "Does not fit the GPU memory whole; runs with the routed experts of the first {} "
                 "layers in system RAM (llama.cpp --n-cpu-moe {}): {} on the GPU{}, {} in RAM.",

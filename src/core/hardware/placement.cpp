@@ -267,7 +267,7 @@ LargestRead largest_reads(const ModelParts& parts, const Placement& p) {
             continue;
         }
         r.gpu = std::max(r.gpu, layer.largest_tensor);
-        if (i < p.cpu_moe_layers) r.host = std::max(r.host, layer.largest_expert_tensor);
+        if (p.experts_in_ram(i)) r.host = std::max(r.host, layer.largest_expert_tensor);
     }
     Bytes& head = p.ram.output ? r.host : r.gpu;
     head = std::max(head, parts.buffers->output_head);
@@ -374,13 +374,13 @@ HostCopy host_weight_copy(const ModelParts& parts, const Placement& p,
     if (p.gpus.empty()) return copy;
     // Past both the host's layers and the experts in RAM, no layer adds to either.
     const std::uint64_t end =
-        std::min<std::uint64_t>(parts.layers.size(), std::max(first_gpu_unit, p.cpu_moe_layers));
+        std::min<std::uint64_t>(parts.layers.size(), std::max(first_gpu_unit, p.experts_end()));
     for (std::uint64_t i = 0; i < end; ++i) {
         const LayerPart& layer = parts.layers[i];
         if (i < first_gpu_unit) {
             copy.layer = std::max(copy.layer, layer.largest_tensor);
             copy.layer_expert = std::max(copy.layer_expert, layer.largest_expert_tensor);
-        } else if (i < p.cpu_moe_layers) {
+        } else if (p.experts_in_ram(i)) {
             copy.expert = std::max(copy.expert, layer.largest_expert_tensor);
         }
     }
@@ -536,6 +536,8 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
             p.gpu_layers =
                 hardware.gpus.empty() ? 0 : std::min(options.gpu_layers.value_or(n + 1), n + 1);
             p.cpu_moe_layers = std::min<std::uint64_t>(options.cpu_moe_layers.value_or(0), n);
+            p.cpu_moe_set = options.cpu_moe_set;  // fastest_plan's: the model's layers
+            if (!p.cpu_moe_set.empty()) p.cpu_moe_layers = p.cpu_moe_set.size();
             p.ram.capacity = hardware.ram;
             CANITRUN_TRY_ASSIGN(const auto cumulative, set_up_gpus(p, hardware, options));
             const std::uint64_t first_gpu_unit = n + 1 - p.gpu_layers;
@@ -550,21 +552,21 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                 // --no-kv-offload: llama_kv_cache and llama_memory_recurrent put each layer's
                 // cache on the CPU when offload is off (cparams.offload_kqv).
                 Share& cache = options.server.kv_in_ram ? p.ram : s;
-                if (i < p.cpu_moe_layers && &s != &p.ram) {
+                if (p.experts_in_ram(i) && &s != &p.ram) {
                     add_split_layer(p, parts.layers[i], s, cache, sums);
                     ++i;
                     continue;
                 }
-                // The layers after it on the same share: none is split, as a split layer is
-                // on a GPU and before every whole one there. The host's run ends where the
-                // GPUs' units start, and one GPU takes every unit after that.
+                // The layers after it on the same share up to the next split one (--n-cpu-moe's
+                // are before every whole one). The host's run ends where the GPUs' units
+                // start, and one GPU takes every unit after that.
                 std::uint64_t end = i + 1;
                 if (i < first_gpu_unit) {
                     end = std::min(first_gpu_unit, n);
-                } else if (cumulative.size() == 1) {
+                } else if (cumulative.size() == 1 && p.experts_end() <= i) {
                     end = n;
                 } else {
-                    while (end < n && &share_of(end) == &s) ++end;
+                    while (end < n && &share_of(end) == &s && !p.experts_in_ram(end)) ++end;
                 }
                 add_whole_layers(parts, i, end, s, cache, sums);
                 i = end;

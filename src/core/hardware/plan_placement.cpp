@@ -100,8 +100,12 @@ Result<const Placement*> PlacementMemo::Slot::place(const ModelParts& parts,
 
 PlacementMemo::Slot* PlacementMemo::slot(const Hardware& hardware,
                                          const PlacementOptions& options) {
-    // A slot's placements differ by -ngl and --n-cpu-moe: options that give them have none.
-    if (!lone_discrete(hardware) || options.gpu_layers || options.cpu_moe_layers) return nullptr;
+    // A slot's placements differ by -ngl and --n-cpu-moe: options that give them (or -ot's
+    // chosen set) have none.
+    if (!lone_discrete(hardware) || options.gpu_layers || options.cpu_moe_layers ||
+        !options.cpu_moe_set.empty()) {
+        return nullptr;
+    }
     for (Slot& s : slots_) {
         if (s.holds(hardware, options)) return &s;
     }

@@ -103,6 +103,51 @@ void add_projector_args(std::vector<std::string>& args, const Model& model,
     }
 }
 
+// lo..hi (of one digit count) as regex alternatives, a digit class per place where it can:
+// 0..18 is "[0-9]" (one digit) and "1[0-8]".
+void add_number_range(std::vector<std::string>& out, std::uint64_t lo, std::uint64_t hi) {
+    if (lo == hi) {
+        out.push_back(std::to_string(lo));
+    } else if (lo / 10 == hi / 10) {
+        out.push_back((lo >= 10 ? std::to_string(lo / 10) : "") + "[" + std::to_string(lo % 10) +
+                      "-" + std::to_string(hi % 10) + "]");
+    } else {
+        if (lo % 10 != 0) {
+            add_number_range(out, lo, lo / 10 * 10 + 9);
+            lo = lo / 10 * 10 + 10;
+        }
+        const std::uint64_t tens_end = hi % 10 == 9 ? hi / 10 : hi / 10 - 1;  // whole decades
+        if (lo / 10 <= tens_end) {
+            std::vector<std::string> tens;
+            add_number_range(tens, lo / 10, tens_end);
+            for (const auto& t : tens) out.push_back(t + "[0-9]");
+        }
+        if (hi % 10 != 9) add_number_range(out, hi / 10 * 10, hi);
+    }
+}
+
+// -ot's value for a chosen set of layers' experts in RAM: llama.cpp's own pattern for one
+// layer's routed experts (common/common.h LLM_FFN_EXPS_REGEX, what --n-cpu-moe moves) over
+// the set's runs, each run cut where its digit count changes.
+std::string experts_override(const std::vector<std::uint64_t>& layers) {
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < layers.size();) {
+        std::size_t j = i;
+        while (j + 1 < layers.size() && layers[j + 1] == layers[j] + 1) ++j;
+        for (std::uint64_t lo = layers[i], top = 10; lo <= layers[j]; top *= 10) {
+            if (lo >= top) continue;
+            const std::uint64_t hi = std::min(layers[j], top - 1);
+            add_number_range(parts, lo, hi);
+            lo = hi + 1;
+        }
+        i = j + 1;
+    }
+    std::string alternatives;
+    for (const auto& p : parts) alternatives += (alternatives.empty() ? "" : "|") + p;
+    if (parts.size() > 1) alternatives = "(" + alternatives + ")";
+    return "blk\\." + alternatives + "\\.ffn_(up|down|gate|gate_up)_(ch|)exps=CPU";
+}
+
 }  // namespace
 
 bool llamacpp_extends_window(const Model& model, const PlanSettings& s) {
@@ -135,6 +180,8 @@ std::vector<std::string> placement_args(const Hardware* hardware, const Placemen
         // every layer's experts: llama.cpp's --cpu-moe (-ot exps=CPU) says so in one flag
         if (placement->all_experts_in_ram()) {
             args.emplace_back("--cpu-moe");
+        } else if (!placement->cpu_moe_set.empty()) {
+            add(args, "-ot", experts_override(placement->cpu_moe_set));
         } else {
             add(args, "--n-cpu-moe", std::to_string(placement->cpu_moe_layers));
         }
