@@ -105,6 +105,28 @@ std::string native_sentence(const Placement& p, const Hardware& h, Bytes margin)
                        format_gb(p.gpu_total()), gpu_room(p, h, margin));
 }
 
+// Which layers' routed experts stay in RAM, by the flag that puts them there.
+std::string expert_offload_sentence(const Placement& p, const Hardware& h) {
+    if (p.all_experts_in_ram()) {
+        return fmt::format(
+            "Does not fit the GPU memory whole; runs with every layer's routed experts in "
+            "system RAM (llama.cpp --cpu-moe): {} on the GPU{}, {} in RAM.",
+            format_gb(p.gpu_total()), h.gpus.size() > 1 ? "s" : "", format_gb(p.ram.total()));
+    }
+    if (!p.cpu_moe_set.empty()) {
+        return fmt::format(
+            "Does not fit the GPU memory whole; runs with the routed experts of {} "
+            "layers in system RAM, each GPU's first ones, as many as it cannot hold "
+            "(llama.cpp -ot): {} on the GPUs, {} in RAM.",
+            p.cpu_moe_layers, format_gb(p.gpu_total()), format_gb(p.ram.total()));
+    }
+    return fmt::format(
+        "Does not fit the GPU memory whole; runs with the routed experts of the first {} "
+        "layers in system RAM (llama.cpp --n-cpu-moe {}): {} on the GPU{}, {} in RAM.",
+        p.cpu_moe_layers, p.cpu_moe_layers, format_gb(p.gpu_total()), h.gpus.size() > 1 ? "s" : "",
+        format_gb(p.ram.total()));
+}
+
 std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
     const Placement& p = a.plan.placement;
     const std::uint64_t layers = p.gpus.empty() ? 0 : p.gpu_layers;
@@ -112,25 +134,7 @@ std::string plan_sentence(const HardwareAnswer& a, const Hardware& h) {
         case PlanKind::native:
             return native_sentence(p, h, a.settings.margin);
         case PlanKind::expert_offload:
-            if (p.all_experts_in_ram()) {
-                return fmt::format(
-                    "Does not fit the GPU memory whole; runs with every layer's routed experts in "
-                    "system RAM (llama.cpp --cpu-moe): {} on the GPU{}, {} in RAM.",
-                    format_gb(p.gpu_total()), h.gpus.size() > 1 ? "s" : "",
-                    format_gb(p.ram.total()));
-            }
-            if (!p.cpu_moe_set.empty()) {
-                return fmt::format(
-                    "Does not fit the GPU memory whole; runs with the routed experts of {} "
-                    "layers in system RAM, each GPU's first ones, as many as it cannot hold "
-                    "(llama.cpp -ot): {} on the GPUs, {} in RAM.",
-                    p.cpu_moe_layers, format_gb(p.gpu_total()), format_gb(p.ram.total()));
-            }
-            return fmt::format(
-                "Does not fit the GPU memory whole; runs with the routed experts of the first {} "
-                "layers in system RAM (llama.cpp --n-cpu-moe {}): {} on the GPU{}, {} in RAM.",
-                p.cpu_moe_layers, p.cpu_moe_layers, format_gb(p.gpu_total()),
-                h.gpus.size() > 1 ? "s" : "", format_gb(p.ram.total()));
+            return expert_offload_sentence(p, h);
         case PlanKind::layer_offload:
             return fmt::format(
                 "Does not fit the GPU memory whole; runs with the first {} layer{} in system RAM "
