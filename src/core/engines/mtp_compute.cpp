@@ -32,19 +32,17 @@ namespace {
 // 32768 cells (148.01) and 196 at 131072 (200.01). Where the block is MLA (DeepSeek, GLM-5) the
 // heads' widths stand in for the latent attention's: unconfirmed.
 std::uint64_t attention_floats(const Model& m, std::uint64_t n_kv, bool flash_attn) {
-    const Attention& a = m.arch.attention;
-    std::uint64_t heads = a.heads, kv_heads = a.kv_heads, k = a.head_dim, v = a.v_head_dim;
+    // the stack's last full-attention (or MLA) group sets the block's widths
+    LayerGroup block;
     for (const auto& g : m.arch.layer_groups) {
-        if (g.kind != LayerKind::full && g.kind != LayerKind::mla) continue;
-        heads = g.heads ? g.heads : heads;
-        kv_heads = g.kv_heads ? g.kv_heads : kv_heads;
-        k = g.head_dim ? g.head_dim : k;
-        v = g.v_head_dim ? g.v_head_dim : v;
+        if (g.kind == LayerKind::full || g.kind == LayerKind::mla) block = g;
     }
-    v = v ? v : k;
-    const std::uint64_t q = checked::mul(checked::mul(heads, k), a.output_gate ? 2 : 1);
-    const std::uint64_t kv = checked::mul(kv_heads, checked::add(k, v));
-    const std::uint64_t out = checked::mul(heads, v);
+    const AttentionDims d = attention_dims(m, block);
+    const std::uint64_t heads = block.heads ? block.heads : m.arch.attention.heads;
+    const std::uint64_t q =
+        checked::mul(checked::mul(heads, d.k_dim), m.arch.attention.output_gate ? 2 : 1);
+    const std::uint64_t kv = checked::mul(d.kv_heads, checked::add(d.k_dim, d.v_dim));
+    const std::uint64_t out = checked::mul(heads, d.v_dim);
     const std::uint64_t kq = flash_attn ? 0 : checked::mul(heads, n_kv);
     return checked::add(checked::add(checked::mul(2, m.arch.hidden_size), q),
                         checked::add(checked::add(kv, out), kq));
