@@ -78,5 +78,8 @@ const Quant* quant_of_file_type(const Database& db, const std::string& file_type
 // UD-Q4_K_M), where the database has it over the log's file type; null otherwise.
 const Quant* recipe_of_file_name(const Database& db, const std::string& file_name,
                                  const std::string& file_type);
+// The quantization a log's file was made with: its name's recipe (recipe_of_file_name), else its
+// file type's; null when the log names neither or the database has no such quantization.
+const Quant* quant_of_log(const Database& db, const LlamaLog& log);
 
 }  // namespace canitrun

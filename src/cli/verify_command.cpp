@@ -265,14 +265,7 @@ Result<CommandResult> run_verify(const Database& db, const std::string& log_path
     if (!log)
         return fail(ErrorKind::bad_input, log_path + ": " + log.error().message, log.error().hint);
     std::optional<Quant> quant;
-    const std::string file_type = log->file_type();
-    if (asked_quant != nullptr) {
-        quant = *asked_quant;
-    } else if (const Quant* r = recipe_of_file_name(db, log->file_name, file_type)) {
-        quant = *r;
-    } else if (const Quant* q = file_type.empty() ? nullptr : quant_of_file_type(db, file_type)) {
-        quant = *q;
-    }
+    if (const Quant* q = asked_quant != nullptr ? asked_quant : quant_of_log(db, *log)) quant = *q;
     const Model* model = nullptr;
     if (!model_id.empty()) {
         CANITRUN_TRY_ASSIGN(model, db.find_model(model_id));

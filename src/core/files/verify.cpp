@@ -349,4 +349,10 @@ const Quant* recipe_of_file_name(const Database& db, const std::string& file_nam
     return *q;
 }
 
+const Quant* quant_of_log(const Database& db, const LlamaLog& log) {
+    const std::string file_type = log.file_type();
+    if (const Quant* recipe = recipe_of_file_name(db, log.file_name, file_type)) return recipe;
+    return file_type.empty() ? nullptr : quant_of_file_type(db, file_type);
+}
+
 }  // namespace canitrun

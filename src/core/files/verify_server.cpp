@@ -86,9 +86,7 @@ void estimate_mtp_rows(const LlamaLogDraft& draft, const Model& main,
 void estimate_draft_model_rows(const Database& db, const LlamaLog& own,
                                std::vector<VerifyRow>& rows) {
     const Model* known = database_model_of_log(db, own);
-    const std::string file_type = own.file_type();
-    const Quant* quant = recipe_of_file_name(db, own.file_name, file_type);
-    if (quant == nullptr && !file_type.empty()) quant = quant_of_file_type(db, file_type);
+    const Quant* quant = quant_of_log(db, own);
     const auto report =
         verify_llama_log(own, quant ? std::optional<Quant>(*quant) : std::nullopt, nullptr, known);
     if (!report || report->contexts.empty()) return;
