@@ -241,13 +241,12 @@ def write_mtp(f, rows):
     f.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
     over = 0
     for model, quant, cfg, meas, est in rows:
-        ctx, ub, seq, fa, tk, tv = cfg.split(":")
-        setting = f"ctx {ctx}, ubatch {ub}, seq {seq}, FA {fa}, KV {tk}"
+        setting = setting_label(cfg)
         if meas is None:
             f.write(f"| {model} | {quant} | {setting} | llama.cpp failed | | | | | |\n")
             continue
         total = sum(meas.values())
-        ok = abs(est - total) <= max(0.02 * total, 64 * MIB)
+        ok = within_tolerance(est, total)
         over += 0 if ok else 1
         cells = " | ".join(f"{meas[k] / MIB:.2f}" for k in MTP_PARTS)
         f.write(f"| {model} | {quant} | {setting} | {cells} | {total / MIB:.2f} / "
@@ -303,6 +302,17 @@ def measured(row):
         "compute": row["compute_bytes"],
         "output": row["output_bytes"],
     }
+
+
+def setting_label(cfg):
+    """A setting ("ctx:ubatch:seq:fa:type_k:type_v") as the tables name it."""
+    ctx, ub, seq, fa, tk, _ = cfg.split(":")
+    return f"ctx {ctx}, ubatch {ub}, seq {seq}, FA {fa}, KV {tk}"
+
+
+def within_tolerance(estimate, measured_total):
+    """The harness's tolerance on a total: max(2 %, 64 MiB)."""
+    return abs(estimate - measured_total) <= max(0.02 * measured_total, 64 * MIB)
 
 
 def pct(err, ref):
@@ -376,8 +386,7 @@ def main():
     fails = 0
     body = []
     for model, quant, cfg, meas, est in rows:
-        ctx, ub, seq, fa, tk, tv = cfg.split(":")
-        setting = f"ctx {ctx}, ubatch {ub}, seq {seq}, FA {fa}, KV {tk}"
+        setting = setting_label(cfg)
         if meas is None:
             body.append(f"| {model} | {quant} | {setting} | llama.cpp failed | | | | | |")
             continue
@@ -391,7 +400,7 @@ def main():
         et = sum(est.values())
         err_mib = (et - mt) / MIB
         err_pct = pct(et - mt, mt)
-        ok = abs(et - mt) <= max(0.02 * mt, 64 * MIB)
+        ok = within_tolerance(et, mt)
         fails += 0 if ok else 1
         if abs(err_pct) > abs(worst[1]):
             worst = (err_mib, err_pct, f"{model} {quant}, {setting}")
