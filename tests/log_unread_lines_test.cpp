@@ -118,3 +118,43 @@ TEST_CASE("llama log: verify compares the file's tensors per type with the plan'
     }
     CHECK(named);
 }
+
+// A split the log does not print, read from its own buffers (validation/llama-logs/cudab-012:
+// 4x RTX A6000, Qwen3.5-35B-A3B Q8_0, every buffer on CUDA2 and CUDA3). Its 40 layers are
+// three Gated DeltaNet layers, then a full-attention one (layers 3, 7, ..., 39). The log's
+// recurrent state, 251.25 MiB over 30 layers, is 8.375 MiB a layer: CUDA2's 134.00 MiB is
+// 16 of them, CUDA3's 117.25 MiB 14; each GPU's 320.00 MiB of KV is 5 full layers (64 MiB each,
+// 640.00 over 10). So CUDA2 holds layers 0 to 20 (21: 16 + 5, as -ts 0,0,1,1 puts them:
+// llama.cpp gives unit i of 41 to CUDA2 while i / 41 < 1 / 2) and CUDA3 layers 21 to 39 and
+// the head (20 units). Split by free memory (45200 and 48021 MiB) CUDA2 would take units i with
+// i / 41 < 45200 / 93221, 0 to 19, and 15 recurrent layers (125.625 MiB). verify reads the
+// split from the GPUs' model buffers and names it.
+TEST_CASE("verify per device: a split the log does not print, read from its model buffers") {
+    const auto log = parse_llama_log(
+        test::read_file(std::string(CANITRUN_FIXTURES) +
+                        "/logs/cudab-012-qwen3.5-35b-a3b-q8_0-4xa6000-np4auto.log"));
+    REQUIRE(log);
+    const auto report = verify_llama_log(*log, test::quant("Q8_0"));
+    REQUIRE(report);
+    REQUIRE(report->contexts.size() == 1);
+    const auto& d = report->contexts[0].devices;
+    REQUIRE(d);
+    const auto estimate = [&](const std::string& device, const std::string& term) {
+        for (const auto& r : d->rows) {
+            if (r.device == device && r.term == term && r.estimate) return *r.estimate;
+        }
+        FAIL("no row " << device << " " << term);
+        return Bytes{0};
+    };
+    constexpr Bytes kLayerState = 8375ULL * 1024 * 1024 / 1000;  // 8.375 MiB
+    CHECK(estimate("CUDA2", "recurrent_state") == 16 * kLayerState);
+    CHECK(estimate("CUDA3", "recurrent_state") == 14 * kLayerState);
+    CHECK(estimate("CUDA2", "kv_cache") == 5 * (Bytes{64} << 20));
+    CHECK(estimate("CUDA3", "kv_cache") == 5 * (Bytes{64} << 20));
+    CHECK(estimate("CUDA0", "weights") == 0);
+    bool named = false;
+    for (const auto& n : d->notes) {
+        named = named || has(n, "read from the GPUs' model buffers: CUDA2 21, CUDA3 20 of 41");
+    }
+    CHECK(named);
+}

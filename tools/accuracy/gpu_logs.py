@@ -73,7 +73,12 @@ WORST_COMPUTE = (0.25, 256 * MIB)
 # measured (cudab-022's GPU 0, which holds only a compute buffer: +48 MiB), set 2026-12-06.
 # "total_planned": 11.7 % measured (metal-002's, Unsloth's UD-Q4_K_XL of Qwen3.5-9B), set
 # 2026-12-05 when the BLAS rule took cudab-022 from +31.4 % to +6.5 %.
-WORST_TOTAL = {"total": 0.07, "total_planned": 0.12}
+# 2026-12-06 (gpu31p): "total" held at issue #31's 3 % (2.2 % the worst row measured, rocm-004)
+# now that verify reads cudab-012's unstated split from its model buffers (-3.6 % / +4.0 % ->
+# +1.0 % / -0.8 %), but for cudab-022's GPU 0, whose cause the document names (its build's MoE
+# graph before ggml's GLU ops) and which keeps its old bound: it stays in every figure.
+WORST_TOTAL = {"total": 0.03, "total_planned": 0.12}
+OLDER_GRAPH_TOTAL = {"cudab-022-qwen3-235b-a22b-128k-q6k-2x3090-ngl0.log": 0.07}
 
 
 def header(path):
@@ -270,11 +275,20 @@ def render(logs, unread):
         "recipe (Unsloth's UD-* files most: metal-002 -15 %, rocm-009 -15 %, rocm-007 -9 %,",
         "vulkan-001 and -004 +5 %), which the counts cannot plan (which tensor holds which type",
         "is not in them). `total_planned` is the same sum with canitrun's weights.",
-        "Over 3 % in `total`: cudab-022's GPU 0 holds only a compute buffer (+48 MiB beside",
-        "BLAS, +6.5 %); cudab-012 lists all four GPUs as used but puts layers on CUDA2 and",
-        "CUDA3 only, so a -ts the log does not print: 21 of 41 on CUDA2 (a share between 20/41",
-        "and 21/41, e.g. -ts 0,0,1,1) where canitrun, splitting by free memory, puts 20",
-        "(-3.6 %, +4.0 %).",
+        "cudab-012 lists four GPUs but holds every buffer on CUDA2 and CUDA3, by a -ts or",
+        "--device the log does not print: verify reads the split from the GPUs' model buffers",
+        "(CUDA2 21 of the 41 units, as -ts 0,0,1,1 puts them, where a split by free memory puts",
+        "20; its own state and KV lines say the same, 16 + 5 layers on CUDA2), so its weights,",
+        "KV and state are exact (verify_devices.cpp's split_from_buffers).",
+        "Over 3 % in `total`: cudab-022's GPU 0 holds only a compute buffer, 742 MiB: the",
+        "630 MiB expert copy and 112 MiB of the experts' activations, where canitrun plans the",
+        "pinned build's 160 (expert_batch, exact on Mixtral on the H200), +48 MiB, +6.5 %. Its",
+        "build (b5269, 2025-05) predates ggml's GLU ops (PR #14158, #14181, 2025-06): its MoE",
+        "FFN took ggml_silu(gate) times up by ggml_mul, both run in place by ggml-alloc",
+        "(ggml_op_can_inplace: UNARY, MUL), where the pinned build's ggml_swiglu_split",
+        "(llama-graph.cpp:2246 at 0ad4a86) writes a tensor of its own (GLU is not in place).",
+        "Left as the pinned build plans it: one log of the older graph, whose 112 MiB also",
+        "depends on where ggml-alloc puts the freed weight copies (not derived).",
         "rocm-004 (b5618, an embedding model at -ub 2048, 40960 cells) reads -336.02 MiB: the",
         "f32 KQ mask (2048 x 40960 x 4 B = 320 MiB, which ROCm_Host's 368.02 MiB also holds)",
         "and mean pooling's inp_mean (2048 x 2048 x 4 B = 16 MiB) live beside the logits.",
@@ -341,7 +355,9 @@ def bounds_failures(logs, unread, medians):
         print(f"GPU compute rows worse than max(25 %, 256 MiB): {worst}")
         failures += 1
     worst_total = [(log["name"], t, e, a) for log in logs for k, t, e, a in log["rows"]
-                   if k == "gpu" and t in WORST_TOTAL and abs(rel(e, a)) > WORST_TOTAL[t]]
+                   if k == "gpu" and t in WORST_TOTAL and abs(rel(e, a)) >
+                   (OLDER_GRAPH_TOTAL.get(log["name"], WORST_TOTAL[t]) if t == "total"
+                    else WORST_TOTAL[t])]
     if worst_total:
         print(f"GPU total rows worse than {WORST_TOTAL}: {worst_total}")
         failures += 1

@@ -65,7 +65,7 @@ bool holds_buffers(const LlamaLog& log, const std::string& device) {
 // GPUs the runtime lists but the log shows no buffer on, beside ones that hold the model: the
 // run kept its layers off them (a --tensor-split or --device the log does not state), so their
 // share of the split is 0 and a note names them.
-void drop_unused_gpus(const LlamaLog& log, const std::vector<std::string>& gpus,
+bool drop_unused_gpus(const LlamaLog& log, const std::vector<std::string>& gpus,
                       PlacementOptions& options, std::vector<std::string>& notes) {
     std::string unused;
     bool any_model = false;
@@ -80,13 +80,15 @@ void drop_unused_gpus(const LlamaLog& log, const std::vector<std::string>& gpus,
                         ": layers split over the other GPUs only (a --tensor-split or --device "
                         "the log does not state)");
     }
+    return !unused.empty();
 }
 
 // The devices as llama.cpp split the layers over them: by the free memory the log reports
 // (llama.cpp's default --tensor-split), else evenly (and a note says so); none to a GPU the
-// log shows no buffer on.
+// log shows no buffer on, and then `unstated` is set: the run gave a split the log does not
+// print (split_from_buffers reads it).
 Hardware log_hardware(const LlamaLog& log, const std::vector<std::string>& gpus,
-                      PlacementOptions& options, std::vector<std::string>& notes) {
+                      PlacementOptions& options, std::vector<std::string>& notes, bool& unstated) {
     Hardware h;
     h.ram = Bytes{1} << 50;  // a check, not a fit: every device holds what the log put there
     bool all_free = true;
@@ -112,7 +114,7 @@ Hardware log_hardware(const LlamaLog& log, const std::vector<std::string>& gpus,
     if (given && given->size() == gpus.size()) {
         options.tensor_split = *given;  // the run's own --tensor-split
     } else {
-        drop_unused_gpus(log, gpus, options, notes);
+        unstated = drop_unused_gpus(log, gpus, options, notes);
     }
     for (const auto& name : gpus) {
         if (!name.ends_with("_Split")) continue;
@@ -122,6 +124,60 @@ Hardware log_hardware(const LlamaLog& log, const std::vector<std::string>& gpus,
         break;
     }
     return h;
+}
+
+// Where the run split the layers by a --tensor-split the log does not print (log_hardware's
+// `unstated`), the units each used GPU holds, read from its model buffer, not fitted: llama.cpp
+// gives unit il (the offloaded layers, then the head) to the first device whose cumulative
+// split exceeds il / units (llama-model.cpp:1511-1529 at 0ad4a86, std::upper_bound), so a split
+// of unit counts puts exactly those counts there. Each used GPU in turn, but the last, takes
+// the count whose planned weights come nearest its model buffer; the last takes the rest.
+// Returns the note that names the counts, or nothing where fewer than two GPUs hold weights.
+Result<std::optional<std::string>> split_from_buffers(const LlamaLog& log,
+                                                      const std::vector<std::string>& gpus,
+                                                      const ModelParts& parts,
+                                                      const Hardware& hardware,
+                                                      PlacementOptions& options) {
+    std::vector<std::size_t> used;
+    std::vector<Bytes> logged;
+    for (std::size_t d = 0; d < gpus.size() && d < options.tensor_split.size(); ++d) {
+        const auto weights = on_device(log.model_buffers, gpus[d]);
+        if (options.tensor_split[d] == 0 || !weights) continue;
+        used.push_back(d);
+        logged.push_back(*weights);
+    }
+    if (used.size() < 2) return std::optional<std::string>{};
+    CANITRUN_TRY_ASSIGN(const Placement whole, place(parts, hardware, options));
+    std::uint64_t left = whole.gpu_layers;
+    std::vector<std::uint64_t> split(gpus.size(), 0);
+    PlacementOptions trial = options;
+    for (std::size_t k = 0; k + 1 < used.size() && left > 0; ++k) {
+        std::uint64_t best = 0;
+        Bytes best_miss = ~Bytes{0};
+        for (std::uint64_t c = 0; c <= left; ++c) {
+            split[used[k]] = c;
+            split[used.back()] = left - c;
+            trial.tensor_split = split;
+            CANITRUN_TRY_ASSIGN(const Placement p, place(parts, hardware, trial));
+            const Bytes held = p.gpus[used[k]].weights;
+            const Bytes miss = held > logged[k] ? held - logged[k] : logged[k] - held;
+            if (miss < best_miss) {
+                best = c;
+                best_miss = miss;
+            }
+        }
+        split[used[k]] = best;
+        left -= best;
+    }
+    split[used.back()] = left;
+    options.tensor_split = split;
+    std::string counts;
+    for (const std::size_t d : used) {
+        counts += (counts.empty() ? "" : ", ") + gpus[d] + " " + std::to_string(split[d]);
+    }
+    return std::optional<std::string>("the split read from the GPUs' model buffers: " + counts +
+                                      " of " + std::to_string(whole.gpu_layers) +
+                                      " units (the layers, then the output head)");
 }
 
 void set_offload(const LlamaLog& log, const Model& model, PlacementOptions& options,
@@ -323,13 +379,19 @@ Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const Lla
                                           fuses_moe_reduction(lo.backend) && !lo.f32_mask);
             options.server.mapped = log.mmap.value_or(true);  // llama.cpp's default loads by mmap
             options.gpu_maps_file.assign(check.gpus.size(), maps_file_span(lo.backend));
-            const Hardware hardware = log_hardware(log, check.gpus, options, check.notes);
+            bool unstated = false;
+            const Hardware hardware = log_hardware(log, check.gpus, options, check.notes, unstated);
             set_offload(log, model, options, check);
             options.host_blas = log_host_blas(c);
             if (options.host_blas) {
                 check.notes.push_back(
                     "a CPU compute buffer beside the GPU's host buffer: the build has BLAS, "
                     "which multiplies the host's weights in RAM (planned so)");
+            }
+            if (unstated) {
+                CANITRUN_TRY_ASSIGN(const auto read,
+                                    split_from_buffers(log, check.gpus, parts, hardware, options));
+                if (read) check.notes.push_back(*read);
             }
             CANITRUN_TRY_ASSIGN(const Placement p, place(parts, hardware, options));
             add_gpu_rows(log, c, p, check);
