@@ -146,7 +146,10 @@ Result<std::optional<std::string>> split_from_buffers(const LlamaLog& log,
         used.push_back(d);
         logged.push_back(*weights);
     }
-    if (used.size() < 2) return std::optional<std::string>{};
+    // Past llama.cpp's most devices (GGML_CUDA_MAX_DEVICES 16, ggml-cuda.h:20 at 0ad4a86) a log
+    // is no run's, and the search (a placement per count per GPU) is not worth its time.
+    constexpr std::size_t kMostGpus = 16;
+    if (used.size() < 2 || gpus.size() > kMostGpus) return std::optional<std::string>{};
     CANITRUN_TRY_ASSIGN(const Placement whole, place(parts, hardware, options));
     std::uint64_t left = whole.gpu_layers;
     std::vector<std::uint64_t> split(gpus.size(), 0);
