@@ -62,6 +62,13 @@ std::map<std::string, std::uint64_t> type_counts(const std::string& text) {
     return out;
 }
 
+// The rules' tensors per type, as a header's "- type" lines count them.
+std::map<std::string, std::uint64_t> counted_types(const std::vector<TypedTensor>& tensors) {
+    std::map<std::string, std::uint64_t> out;
+    for (const auto& t : tensors) out[std::string(t.type.name)] += 1;
+    return out;
+}
+
 std::vector<PublishedHeader> read_published_headers() {
     std::vector<PublishedHeader> out;
     const std::filesystem::path dir = CANITRUN_SOURCE_DIR "/validation/llama-logs";
@@ -155,14 +162,10 @@ TEST_CASE("published headers: a plain llama-quantize file's types are the rules'
         INFO(h.log << " (" << h.model_id << " " << quant->second << ")");
         const auto layout = tensor_layout(test::model(h.model_id));
         REQUIRE(layout);
-        std::map<std::string, std::uint64_t> ours;
         // held here: a range-for over .value() of a temporary would read it after its end
         const auto tensors = quantize_tensors(*layout, quant->second);
         REQUIRE(tensors);
-        for (const auto& t : *tensors) {
-            ours[std::string(t.type.name)] += 1;
-        }
-        CHECK(ours == h.types);
+        CHECK(counted_types(*tensors) == h.types);
         ++checked;
     }
     CHECK(checked >= 25);
@@ -225,9 +228,7 @@ TEST_CASE("published headers: an Unsloth Dynamic file's types are its recipe's r
         REQUIRE(layout);
         const auto tensors = quantize_tensors(*layout, quantize_request(test::quant(level)));
         REQUIRE(tensors);
-        std::map<std::string, std::uint64_t> ours;
-        for (const auto& t : *tensors) ours[std::string(t.type.name)] += 1;
-        CHECK(moved(ours, h.types) <= limit->second);
+        CHECK(moved(counted_types(*tensors), h.types) <= limit->second);
         ++checked;
     }
     CHECK(checked == unplaced.size());
@@ -311,9 +312,8 @@ TEST_CASE("published headers: a fixture file's type counts are the rules' types"
         REQUIRE(layout);
         const auto tensors = quantize_tensors(*layout, row.at("quant").get<std::string>());
         REQUIRE(tensors);
-        std::map<std::string, std::uint64_t> ours;
-        for (const auto& t : *tensors) ours[std::string(t.type.name)] += 1;
-        CHECK(ours == row.at("types").get<std::map<std::string, std::uint64_t>>());
+        CHECK(counted_types(*tensors) ==
+              row.at("types").get<std::map<std::string, std::uint64_t>>());
         ++checked;
     }
     CHECK(checked >= 4);
