@@ -2,12 +2,14 @@
 // load logs of validation/llama-logs/ print them ("loaded meta data with K key-value pairs and
 // T tensors", "- type q4_K: N tensors"): the tensor count shows whether a model keeps its own
 // output head (a tied model has no output.weight), and a plain llama-quantize file's type
-// counts show llama-quantize's per-layer rules.
+// counts show llama-quantize's per-layer rules. tests/fixtures/published-headers.json adds the
+// headers quoted elsewhere (issue threads' load logs), one row a file, each with its source.
 
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
@@ -60,7 +62,14 @@ std::map<std::string, std::uint64_t> type_counts(const std::string& text) {
     return out;
 }
 
-std::vector<PublishedHeader> published_headers() {
+// The rules' tensors per type, as a header's "- type" lines count them.
+std::map<std::string, std::uint64_t> counted_types(const std::vector<TypedTensor>& tensors) {
+    std::map<std::string, std::uint64_t> out;
+    for (const auto& t : tensors) out[std::string(t.type.name)] += 1;
+    return out;
+}
+
+std::vector<PublishedHeader> read_published_headers() {
     std::vector<PublishedHeader> out;
     const std::filesystem::path dir = CANITRUN_SOURCE_DIR "/validation/llama-logs";
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -75,6 +84,12 @@ std::vector<PublishedHeader> published_headers() {
                        log->file_type(), *log->tensor_count, type_counts(text)});
     }
     return out;
+}
+
+// Read once: parsing the logs is most of these cases' time.
+const std::vector<PublishedHeader>& published_headers() {
+    static const std::vector<PublishedHeader> headers = read_published_headers();
+    return headers;
 }
 
 // Files that are not the database's model as the pinned llama.cpp converts and quantizes it, each
@@ -147,14 +162,10 @@ TEST_CASE("published headers: a plain llama-quantize file's types are the rules'
         INFO(h.log << " (" << h.model_id << " " << quant->second << ")");
         const auto layout = tensor_layout(test::model(h.model_id));
         REQUIRE(layout);
-        std::map<std::string, std::uint64_t> ours;
         // held here: a range-for over .value() of a temporary would read it after its end
         const auto tensors = quantize_tensors(*layout, quant->second);
         REQUIRE(tensors);
-        for (const auto& t : *tensors) {
-            ours[std::string(t.type.name)] += 1;
-        }
-        CHECK(ours == h.types);
+        CHECK(counted_types(*tensors) == h.types);
         ++checked;
     }
     CHECK(checked >= 25);
@@ -217,10 +228,93 @@ TEST_CASE("published headers: an Unsloth Dynamic file's types are its recipe's r
         REQUIRE(layout);
         const auto tensors = quantize_tensors(*layout, quantize_request(test::quant(level)));
         REQUIRE(tensors);
-        std::map<std::string, std::uint64_t> ours;
-        for (const auto& t : *tensors) ours[std::string(t.type.name)] += 1;
-        CHECK(moved(ours, h.types) <= limit->second);
+        CHECK(moved(counted_types(*tensors), h.types) <= limit->second);
         ++checked;
     }
     CHECK(checked == unplaced.size());
+}
+
+namespace {
+
+// tests/fixtures/published-headers.json: headers of published files quoted outside the logs of
+// validation/llama-logs/ (tensor counts, and type counts where the quote gives them).
+nlohmann::json fixture_headers() {
+    std::ifstream in(CANITRUN_SOURCE_DIR "/tests/fixtures/published-headers.json");
+    REQUIRE(in);
+    return nlohmann::json::parse(in).at("files");
+}
+
+// The layout's tensor count for `model` with the tied flag set as given: a tied layout has no
+// output.weight, so the two counts differ by one and a header's count picks one of them.
+std::uint64_t tensors_with_tied(Model model, bool tied) {
+    model.arch.tied_embeddings = tied;
+    const auto layout = tensor_layout(model);
+    REQUIRE(layout);
+    return layout->tensors.size();
+}
+
+}  // namespace
+
+TEST_CASE("published headers: every fixture row names its file, its source and a model") {
+    const auto rows = fixture_headers();
+    REQUIRE(rows.size() >= 10);
+    for (const auto& row : rows) {
+        INFO(row.dump());
+        CHECK(test::database().find_model(row.at("model").get<std::string>()));
+        CHECK(!row.at("file").get<std::string>().empty());
+        CHECK(row.at("source").get<std::string>().starts_with("https://"));
+        CHECK(!row.at("read_from").get<std::string>().empty());
+        CHECK(row.at("tensors").get<std::uint64_t>() > 0);
+        CHECK(row.contains("differs") == row.contains("differs_by"));
+        if (row.contains("quant")) CHECK(row.contains("types"));
+    }
+}
+
+// Every tied/untied flag a published header shows: the header's tensor count is the layout's
+// with the database's flag and not with the other one. The logs' files (all but their known
+// differences) and the fixture's rows count together; a row whose file is not the database's
+// model as converted (Ollama's converter keeping a checkpoint's lm_head) must differ by exactly
+// what its reason says.
+TEST_CASE("published headers: each header's tensor count confirms the database's tied flag") {
+    std::set<std::string> confirmed;
+    for (const auto& h : published_headers()) {
+        if (known_differences().count(h.log) == 1) continue;
+        INFO(h.log << " (" << h.model_id << ")");
+        const Model& m = test::model(h.model_id);
+        CHECK(tensors_with_tied(m, !m.arch.tied_embeddings) != h.tensors);
+        if (tensors_with_tied(m, m.arch.tied_embeddings) == h.tensors) confirmed.insert(m.id);
+    }
+    for (const auto& row : fixture_headers()) {
+        INFO(row.at("file").get<std::string>()
+             << " (" << row.at("model").get<std::string>() << ")");
+        const Model& m = test::model(row.at("model").get<std::string>());
+        const auto tensors = row.at("tensors").get<std::uint64_t>();
+        const auto more = row.value("differs_by", std::uint64_t{0});
+        CHECK(tensors_with_tied(m, m.arch.tied_embeddings) + more == tensors);
+        if (more == 0) {
+            CHECK(tensors_with_tied(m, !m.arch.tied_embeddings) != tensors);
+            confirmed.insert(m.id);
+        }
+    }
+    // 24 models from the logs, 13 from the fixture (qwen3-0.6b's flag rests on its file size)
+    CHECK(confirmed.size() >= 37);
+}
+
+// A fixture row's type counts, where the quote gives them for a plain llama-quantize file, are
+// the rules' types for the model at that quantization.
+TEST_CASE("published headers: a fixture file's type counts are the rules' types") {
+    int checked = 0;
+    for (const auto& row : fixture_headers()) {
+        if (!row.contains("quant")) continue;
+        INFO(row.at("file").get<std::string>()
+             << " (" << row.at("model").get<std::string>() << ")");
+        const auto layout = tensor_layout(test::model(row.at("model").get<std::string>()));
+        REQUIRE(layout);
+        const auto tensors = quantize_tensors(*layout, row.at("quant").get<std::string>());
+        REQUIRE(tensors);
+        CHECK(counted_types(*tensors) ==
+              row.at("types").get<std::map<std::string, std::uint64_t>>());
+        ++checked;
+    }
+    CHECK(checked >= 4);
 }
