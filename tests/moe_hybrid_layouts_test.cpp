@@ -8,6 +8,7 @@
 
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/param_count.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
 #include "catch.hpp"
@@ -334,4 +335,46 @@ TEST_CASE("Kimi K3: K3's KDA gate, gated MLA, latent experts and residual scores
     const auto e = estimate_llamacpp(m, test::quant("Q2_K"), o).value();
     CHECK(e.term(TermKind::kv_cache) == 24ULL * 576 * 2 * 8192);
     CHECK(e.term(TermKind::recurrent_state) == 69ULL * (110592 + 1572864) * 4);
+}
+
+TEST_CASE(
+    "Qwen3.8-Flash-Next: hyper-connections, QSA indexer and the n-gram table (qwen4exp.cpp)") {
+    // From config.json (h 2560, vocab 248320 untied, hc 4 x rank 320, 36 GDN + 12 QSA layers,
+    // 512 experts of 640 + a shared one, indexer 4 x 128, ple on layer 1) and the table's
+    // 320,001,536 rows of 160. Globals: token_embd and output 2 x 2560 x 248320, output_hc_norm
+    // 10240, output_hc_down / up 2 x 10240 x 320, per_layer_token_embd 160 x 320,001,536 =
+    // 52,478,208,000. Every layer's two mixers: norm 10240, down and up 2 x 10240 x 320, inject
+    // 10240 x 4 = 2 x 6,604,800. A GDN layer: qkv 2560 x 10240, gate 2560 x 6144, conv 4 x
+    // 10240, dt and A 2 x 48, beta and alpha 2 x 2560 x 48, norm 128, out 6144 x 2560 =
+    // 57,958,624. A QSA layer: q (with its gate) 2560 x 12288, k and v 2 x 2560 x 512, out 6144
+    // x 2560, q/k norms 2 x 256, indexer q 2560 x 512, k 2560 x 128, norms 2 x 128 = 51,446,528.
+    // MoE: router 2560 x 512, experts 3 x 2560 x 640 x 512, shared gate 2560, shared 3 x 2560 x
+    // 640 = 2,522,810,880. Layer 1's n-gram module: key 2560 x 10240, value 2560 x 2560, norms
+    // 3 x 10240, conv 4 x 10240 = 32,839,680. 52,478,208,000 + 48 x 13,209,600 + 36 x
+    // 57,958,624 + 12 x 51,446,528 + 48 x 2,522,810,880 + 32,839,680 = 176,943,899,520.
+    const Model& m = test::model("qwen3.8-flash-next");
+    const TensorLayout layout = tensor_layout(m).value();
+    CHECK(layout.arch == "qwen4exp");
+    CHECK(layout.elements() == 176943899520ULL);
+    auto s = shapes(layout);
+    CHECK(s["per_layer_token_embd.weight"] == std::array<std::uint64_t, 4>{160, 320001536, 1, 1});
+    CHECK(s["blk.0.hc_attn_down.weight"] == std::array<std::uint64_t, 4>{10240, 320, 1, 1});
+    CHECK(s["blk.3.indexer.q_proj.weight"] == std::array<std::uint64_t, 4>{2560, 512, 1, 1});
+    CHECK(s["blk.1.ple_conv1d.weight"] == std::array<std::uint64_t, 4>{4, 10240, 1, 1});
+    CHECK_FALSE(s.contains("blk.0.ple_key.weight"));
+    CHECK_FALSE(s.contains("output_norm.weight"));  // the head's mixer is the final norm
+    CHECK_FALSE(s.contains("blk.0.attn_norm.weight"));
+    // The params the vendor counts (125B): the same less the table (51,200,245,760) and the
+    // vectors the count leaves out (a GDN layer's dt, A and norm 224, q/k norms 512, the shared
+    // expert's gate 2560).
+    CHECK(count_params(m).total ==
+          176943899520ULL - 51200245760ULL - 36 * 224 - 12 * 512 - 48 * 2560);
+    // Per cell on the 12 QSA layers: K and V 2 x 2 x 256 and the indexer's key 128, f16, no V
+    // beside it. Per sequence, f32: each GDN layer's 3 x 10240 conv and 48 x 128 x 128 state,
+    // and layer 1's n-gram history, (4 - 1) x 3 columns of 4 x 2560 streams.
+    LlamaCppOptions o;
+    o.context = 8192;
+    const auto e = estimate_llamacpp(m, test::quant("Q4_K_M"), o).value();
+    CHECK(e.term(TermKind::kv_cache) == 12ULL * (1024 + 128) * 2 * 8192);
+    CHECK(e.term(TermKind::recurrent_state) == (36ULL * (30720 + 786432) + 92160) * 4);
 }

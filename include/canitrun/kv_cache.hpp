@@ -81,4 +81,9 @@ Bytes recurrent_state_bytes(const Model& model);
 // The same for one layer of the group (0 for attention layers).
 Bytes layer_recurrent_state_bytes(const LayerGroup& group);
 
+// The n-gram embedding's convolution history on its one layer, per sequence: (conv_kernel - 1)
+// x ngram_size columns (the convolution is dilated by the n-gram size) of the hyper-connection
+// streams, in f32 (llama_hparams::ple_conv_state, cache_ple_r_l); 0 without one.
+Bytes ngram_conv_state_bytes(const Model& model);
+
 }  // namespace canitrun

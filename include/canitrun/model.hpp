@@ -66,7 +66,10 @@ struct LayerGroup {
     std::uint64_t index_heads = 0;  // the indexer's query heads (weights only)
     std::uint64_t index_top_k = 0;  // past tokens each query attends to (compute, not memory)
     // compressed: tokens folded into one cached entry (4: Compressed Sparse Attention with an
-    // indexer, 128: Heavily Compressed Attention); 0: the sliding window alone
+    // indexer, 128: Heavily Compressed Attention); 0: the sliding window alone. On a full
+    // group with an indexer, Qwen Sparse Attention (qwen4exp): the indexer scores blocks of
+    // this many tokens, pooled when read, so its cache keeps one raw key per token and no V
+    // (llama_memory_hybrid_idx's third cache, in the K type).
     std::uint64_t compress_ratio = 0;
     // full: the keys double as values, no V projection (Gemma 4's attention_k_eq_v global
     // layers; llama.cpp still caches a V, so weights only)
@@ -101,6 +104,21 @@ struct MoE {
     bool operator==(const MoE&) const = default;
 };
 
+// An n-gram hash embedding (qwen4exp's PLE, qwen4exp.cpp:64-125, 170-190, 240-247): one table
+// of `rows` rows of `width` values (per_layer_token_embd, read lazily from the file), gathered
+// by (ngram_size - 1) x heads_per_ngram hashed heads per token, and on `layer` a key, value,
+// three norms and a depthwise convolution of conv_kernel taps over the hyper-connection streams.
+struct NgramEmbedding {
+    std::uint64_t layer = 0;  // 0-based (config.json's ple_layer_ids is 1-based)
+    std::uint64_t ngram_size = 0;
+    std::uint64_t heads_per_ngram = 0;
+    std::uint64_t width = 0;  // embedding_length_per_layer_input: one head's row
+    std::uint64_t rows = 0;   // the table's rows, as the converter concatenates its shards
+    std::uint64_t conv_kernel = 0;
+
+    bool operator==(const NgramEmbedding&) const = default;
+};
+
 struct Architecture {
     std::uint64_t hidden_size = 0;
     std::uint64_t vocab_size = 0;
@@ -124,6 +142,11 @@ struct Architecture {
     std::uint64_t output_lora_rank = 0;
     std::uint64_t hyper_connections = 0;
     std::uint64_t hash_layers = 0;
+    // The hyper-connection mixers' low rank (Qwen3.8-Flash-Next's hc_lowrank: qwen4exp's gated
+    // residual, a down and an up projection through this rank); 0: DeepSeek V4's full rank.
+    std::uint64_t hyper_connection_rank = 0;
+    // An n-gram hash embedding on one layer (Qwen3.8-Flash-Next's PLE; qwen4exp); absent: none.
+    std::optional<NgramEmbedding> ngram_embedding;
     // Per-layer input embeddings of this width per layer (Gemma 4 E2B / E4B's
     // hidden_size_per_layer_input: per_layer_token_embd and a projection per layer); 0: none.
     std::uint64_t per_layer_input_size = 0;

@@ -80,6 +80,11 @@ void GgufWriter::u32_array(const std::string& k, const std::vector<std::uint32_t
     for (auto x : v) p += le(x);
     raw(k, 9, p);
 }
+void GgufWriter::u64_array(const std::string& k, const std::vector<std::uint64_t>& v) {
+    std::string p = le32(10) + le64(v.size());
+    for (auto x : v) p += le64(x);
+    raw(k, 9, p);
+}
 void GgufWriter::i32_array(const std::string& k, const std::vector<std::int32_t>& v) {
     std::string p = le32(5) + le64(v.size());
     for (auto x : v) p += le(x);

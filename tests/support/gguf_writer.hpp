@@ -28,6 +28,7 @@ class GgufWriter {
     void f64(const std::string& key, double v);
     // Arrays.
     void u32_array(const std::string& key, const std::vector<std::uint32_t>& v);
+    void u64_array(const std::string& key, const std::vector<std::uint64_t>& v);
     void i32_array(const std::string& key, const std::vector<std::int32_t>& v);
     void f32_array(const std::string& key, const std::vector<float>& v);
     void bool_array(const std::string& key, const std::vector<bool>& v);

@@ -227,6 +227,46 @@ void write_kimi_k3_keys(GgufWriter& w, const Model& m) {
     w.f32(p + "activation.situ_linear_beta", 25.0f);
 }
 
+// conversion/qwen4exp.py: the hyper-connections, the QSA indexer (attention.compress_ratios, 0
+// on the linear layers) and the n-gram table's keys; qwen4exp.cpp:26-125 requires each. The
+// hash's constants come from the checkpoint (ple_embedding.*); the stand-ins here split the
+// table's rows evenly over its heads, which fixes nothing a buffer's size reads.
+void write_qwen4exp_keys(GgufWriter& w, const Model& m) {
+    const auto& a = m.arch;
+    const std::string p = "qwen4exp.";
+    w.u32(p + "hyper_connection.count", u32(a.hyper_connections));
+    w.u32(p + "hyper_connection.low_rank", u32(a.hyper_connection_rank));
+    const LayerGroup* full = group(m, LayerKind::full);
+    if (full != nullptr && full->index_head_dim > 0) {
+        w.u32(p + "attention.indexer.head_count", u32(full->index_heads));
+        w.u32(p + "attention.indexer.key_length", u32(full->index_head_dim));
+        w.u32(p + "attention.indexer.top_k", u32(full->index_top_k));
+        std::vector<std::uint32_t> ratios;
+        for (const LayerKind k : layer_kinds(m)) {
+            ratios.push_back(k == LayerKind::full ? u32(full->compress_ratio) : 0);
+        }
+        w.u32_array(p + "attention.compress_ratios", ratios);
+    }
+    if (!a.ngram_embedding) return;
+    const NgramEmbedding& n = *a.ngram_embedding;
+    const std::uint64_t heads = (n.ngram_size - 1) * n.heads_per_ngram;
+    w.u32_array(p + "ple.layers", {u32(n.layer)});
+    w.u32(p + "ple.ngram_size", u32(n.ngram_size));
+    w.u32(p + "ple.heads_per_ngram", u32(n.heads_per_ngram));
+    w.u32(p + "ple.conv_kernel", u32(n.conv_kernel));
+    w.u32(p + "ple.eos_token_id", 1);
+    w.u32(p + "embedding_length_per_layer_input", u32(n.width));
+    std::vector<std::uint64_t> multipliers, offsets, sizes;
+    for (std::uint64_t i = 0; i < n.ngram_size; ++i) multipliers.push_back(2 * i + 1);
+    for (std::uint64_t h = 0; h < heads; ++h) {
+        offsets.push_back(h * (n.rows / heads));
+        sizes.push_back(n.rows / heads);
+    }
+    w.u64_array(p + "ple.layer_multipliers", multipliers);
+    w.u64_array(p + "ple.head_offsets", offsets);
+    w.u64_array(p + "ple.head_vocab_sizes", sizes);
+}
+
 // The keys of the model's linear-attention, SSM and sliding-window layers, where it has them.
 void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arch) {
     const auto& a = m.arch;
@@ -355,6 +395,7 @@ void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch
     write_ffn_keys(w, m, arch);
     write_layer_kind_keys(w, m, arch);
     if (arch == "kimi-k3") write_kimi_k3_keys(w, m);
+    if (arch == "qwen4exp") write_qwen4exp_keys(w, m);
     write_arch_extra_keys(w, arch);
     w.str("tokenizer.ggml.model", "no_vocab");
 }

@@ -36,6 +36,11 @@ LayerGroup parse_layer_group(const Fields& f) {
             g.index_head_dim = f.count_or("index_head_dim", 0, kMaxDim);
             g.index_heads = f.count_or("index_heads", 0, kMaxDim);
             g.index_top_k = f.count_or("index_topk", 0, kMaxContext);
+            // Qwen Sparse Attention (qwen4exp): the indexer's blocks of this many tokens
+            g.compress_ratio = f.count_or("compress_ratio", 0, kMaxContext);
+            if (g.compress_ratio > 0 && g.index_head_dim == 0) {
+                f.error("compress_ratio on a full group needs its indexer (index_head_dim)");
+            }
             if (f.has("parallel_ssm")) {
                 // Falcon-H1: a Mamba-2 mixer beside the attention in every layer of the group
                 const Fields s = f.child("parallel_ssm");
@@ -143,6 +148,25 @@ void check_layer_order(const Fields& f, const Architecture& a) {
     }
 }
 
+// qwen4exp's PLE (qwen4exp.cpp:64-142): one layer, and that a linear one, whose recurrent
+// row also keeps the convolution's history; its heads must fill the hidden width, which
+// ple_key reads (n_embd in, hc x n_embd out).
+NgramEmbedding parse_ngram_embedding(const Fields& parent, const Architecture& a) {
+    const Fields f = parent.child("ngram_embedding");
+    NgramEmbedding n;
+    n.layer = f.count_or("layer", 0, a.layers - 1);
+    n.ngram_size = f.count("ngram_size", 2, 8);
+    n.heads_per_ngram = f.count("heads_per_ngram", 1, 64);
+    n.width = f.count("width", 1, kMaxDim);
+    n.rows = f.count("rows", 1, std::uint64_t{1} << 31);
+    n.conv_kernel = f.count("conv_kernel", 1, 64);
+    if ((n.ngram_size - 1) * n.heads_per_ngram * n.width != a.hidden_size) {
+        f.error("(ngram_size - 1) x heads_per_ngram x width must be hidden_size");
+    }
+    if (a.hyper_connections < 2) f.error("an n-gram embedding needs hyper_connections");
+    return n;
+}
+
 }  // namespace
 
 Architecture parse_architecture(const Fields& f) {
@@ -213,6 +237,12 @@ Architecture parse_architecture(const Fields& f) {
     a.output_lora_rank = f.count_or("output_lora_rank", 0, kMaxDim);
     a.hyper_connections = f.count_or("hyper_connections", 0, 64);
     a.hash_layers = f.count_or("hash_layers", 0, kMaxLayers);
+    // Qwen3.8-Flash-Next (config.json's hc_lowrank, and its PLE n-gram table)
+    a.hyper_connection_rank = f.count_or("hyper_connection_rank", 0, kMaxDim);
+    if (a.hyper_connection_rank > 0 && a.hyper_connections < 2) {
+        f.error("hyper_connection_rank needs hyper_connections of at least 2");
+    }
+    if (f.has("ngram_embedding")) a.ngram_embedding = parse_ngram_embedding(f, a);
     a.pattern = f.text_or("pattern", "");
     a.config_note = f.text_or("config_note", "");
     a.linear_name = f.text_or("linear_name", "");

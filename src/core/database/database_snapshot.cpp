@@ -79,6 +79,16 @@ void fields(Io& io, MoE& m) {
 }
 
 template <typename Io>
+void fields(Io& io, NgramEmbedding& n) {
+    io(n.layer);
+    io(n.ngram_size);
+    io(n.heads_per_ngram);
+    io(n.width);
+    io(n.rows);
+    io(n.conv_kernel);
+}
+
+template <typename Io>
 void fields(Io& io, Architecture& a) {
     io(a.hidden_size);
     io(a.vocab_size);
@@ -98,6 +108,8 @@ void fields(Io& io, Architecture& a) {
     io(a.output_lora_rank);
     io(a.hyper_connections);
     io(a.hash_layers);
+    io(a.hyper_connection_rank);
+    io(a.ngram_embedding);
     io(a.pattern);
     io(a.layer_order);
     io(a.config_note);

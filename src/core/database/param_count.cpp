@@ -56,6 +56,14 @@ Wide wide_compressed_params(const Model& m, const LayerGroup& g) {
     return p;
 }
 
+// Qwen Sparse Attention's indexer on a full layer (qwen4exp.cpp:224-228): a q projection of
+// index_heads keys, one k projection, and their norms.
+Wide wide_qsa_indexer_params(const Model& m, const LayerGroup& g) {
+    if (g.compress_ratio == 0 || g.index_head_dim == 0) return 0;
+    const Wide id = g.index_head_dim;
+    return Wide{m.arch.hidden_size} * id * (Wide{g.index_heads} + 1) + 2 * id;
+}
+
 Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
     const Wide h = m.arch.hidden_size;
     const Attention& a = m.arch.attention;
@@ -68,7 +76,7 @@ Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
             const Wide q_heads = a.output_gate ? 2 * heads : heads;
             const Wide ssm = has_parallel_ssm(g) ? wide_mamba_params(m, g) : 0;
             return h * d.k_dim * (q_heads + d.kv_heads) + h * d.v_dim * d.kv_heads +
-                   heads * d.v_dim * h + ssm;
+                   heads * d.v_dim * h + ssm + wide_qsa_indexer_params(m, g);
         }
         case LayerKind::linear: {
             const Wide key_dim = Wide{g.key_heads} * g.key_head_dim;
@@ -123,6 +131,26 @@ WideFfn wide_ffn_params(const Model& m, bool moe_layer) {
     return {shared + router + projections, Wide{moe.experts} * expert};
 }
 
+// qwen4exp's low-rank hyper-connections (qwen4exp.cpp:159-163, 206-214): before each layer's
+// mixer and its FFN a grouped norm (hidden x streams), a down and an up projection through the
+// rank and the streams' inject weights; before the head one more without inject. And the
+// n-gram embedding's layer (:240-247): key (hidden to streams x hidden), value, three grouped
+// norms and the convolution over the streams. The table itself is not counted: the vendor
+// counts it apart from the model's total (held off the accelerator), as Gemma's per-layer
+// embeddings.
+Wide wide_low_rank_hc_params(const Architecture& a) {
+    if (a.hyper_connection_rank == 0) return 0;
+    const Wide h = a.hidden_size;
+    const Wide hc = a.hyper_connections;
+    const Wide streams = hc * h;
+    const Wide mixer = h * hc + 2 * streams * a.hyper_connection_rank;
+    Wide p = a.layers * 2 * (mixer + streams * hc) + mixer;
+    if (a.ngram_embedding) {
+        p += h * streams + h * h + 3 * streams + Wide{a.ngram_embedding->conv_kernel} * streams;
+    }
+    return p;
+}
+
 }  // namespace
 
 std::uint64_t mixer_params(const Model& m, const LayerGroup& g) {
@@ -170,7 +198,8 @@ ParamCount count_params(const Model& m) {
     // attention residuals: a score vector before each layer's attention and FFN, one at the end
     const Wide residual_scores =
         arch.attention_residual_block ? (2 * Wide{arch.layers} + 1) * h : 0;
-    const Wide common = embeddings + mixers + residual_scores + m.params_extra;
+    const Wide common =
+        embeddings + mixers + residual_scores + wide_low_rank_hc_params(arch) + m.params_extra;
     const Wide active = common + ffn_active;
     const Wide untied_input = arch.tied_embeddings ? 0 : input_embedding;
     return ParamCount{checked::narrow(common + ffn_total), checked::narrow(active),

@@ -91,6 +91,61 @@ void build_qwen_hybrid(Builder& b, const Model& m, bool fused_ba) {
     }
 }
 
+// Qwen3.8-Flash-Next (qwen4exp.cpp:150-258): hyper-connections in place of every norm (a
+// grouped norm over the streams, stored flat, a down and an up projection through the low rank
+// and the streams' inject weights, before each layer's mixer and its FFN; before the head one
+// without inject, and no output_norm), Qwen 3.5's Gated DeltaNet and gated attention, Qwen
+// Sparse Attention's indexer on the full layers, the n-gram table (per_layer_token_embd, one
+// row of `width` a hashed head) and its layer's key, value, norms and convolution, and every
+// layer MoE with a gated shared expert.
+void build_qwen4exp(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const std::uint64_t h = a.hidden_size;
+    const std::uint64_t hc = a.hyper_connections;
+    const std::uint64_t streams = checked::mul(hc, h);
+    const std::uint64_t rank = a.hyper_connection_rank;
+    const auto kinds = layer_kinds(m);
+    b.add("token_embd.weight", {h, a.vocab_size});
+    b.add("output_hc_norm.weight", {streams});
+    b.add("output_hc_down.weight", {streams, rank});
+    b.add("output_hc_up.weight", {rank, streams});
+    if (!a.tied_embeddings) b.add("output.weight", {h, a.vocab_size});
+    const auto& ngram = a.ngram_embedding;
+    if (ngram) b.add("per_layer_token_embd.weight", {ngram->width, ngram->rows});
+    const LayerGroup& full = group_or_empty(m, LayerKind::full);
+    for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
+        for (const char* part : {"attn", "ffn"}) {
+            const std::string p = std::string("hc_") + part;
+            b.blk(il, p + "_norm.weight", {streams});
+            b.blk(il, p + "_down.weight", {streams, rank});
+            b.blk(il, p + "_up.weight", {rank, streams});
+            b.blk(il, p + "_inject.weight", {streams, hc});
+        }
+        if (kinds[static_cast<std::size_t>(il)] == LayerKind::linear) {
+            hybrid_gated_delta_net(b, m, il, false);
+        } else {
+            attention(b, m, il, a.attention.output_gate ? 2 : 1, false);
+            qk_norm(b, m, il);
+            if (full.index_head_dim > 0) {
+                const std::uint64_t id = full.index_head_dim;
+                b.blk(il, "indexer.q_proj.weight", {h, checked::mul(full.index_heads, id)});
+                b.blk(il, "indexer.k_proj.weight", {h, id});
+                b.blk(il, "indexer.q_norm.weight", {id});
+                b.blk(il, "indexer.k_norm.weight", {id});
+            }
+        }
+        if (ngram && static_cast<std::uint64_t>(il) == ngram->layer) {
+            b.blk(il, "ple_key.weight", {h, streams});
+            b.blk(il, "ple_value.weight", {h, h});
+            b.blk(il, "ple_norm_key.weight", {streams});
+            b.blk(il, "ple_norm_query.weight", {streams});
+            b.blk(il, "ple_norm_conv.weight", {streams});
+            b.blk(il, "ple_conv1d.weight", {ngram->conv_kernel, streams});
+        }
+        moe_or_dense_ffn(b, m, il, true);
+    }
+}
+
 // Granite 4.0-H: Mamba-2 layers and GQA layers, each followed by a MoE with a shared expert or
 // a dense SwiGLU.
 void build_granite_hybrid(Builder& b, const Model& m) {

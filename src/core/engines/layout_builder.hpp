@@ -64,6 +64,7 @@ void build_granite_hybrid(Builder& b, const Model& m);
 void build_nemotron_h(Builder& b, const Model& m);
 void build_kimi_linear(Builder& b, const Model& m);
 void build_kimi_k3(Builder& b, const Model& m);
+void build_qwen4exp(Builder& b, const Model& m);
 void build_lfm2(Builder& b, const Model& m);
 void build_jamba(Builder& b, const Model& m);
 void build_falcon_h1(Builder& b, const Model& m);

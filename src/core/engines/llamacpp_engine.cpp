@@ -117,10 +117,15 @@ Result<LayerCache> group_cache(const Model& m, const LayerGroup& group, const Ge
         per_cell = checked::add(k, v);
         if (group.index_head_dim > 0) {
             // llama_kv_cache_msa: a second, one-head cache of the indexer key, with a V of the
-            // layer's head width it allocates but never reads (llama-kv-cache-msa.cpp)
+            // layer's head width it allocates but never reads (llama-kv-cache-msa.cpp). QSA's
+            // (qwen4exp, compress_ratio): llama_memory_hybrid_idx's third cache, MLA-shaped so
+            // K only, the same cells (llama-memory-hybrid-idx.cpp:49-67)
             CANITRUN_TRY_ASSIGN(const Bytes ik,
                                 row(tk, group.index_head_dim, "an indexer key row"));
-            CANITRUN_TRY_ASSIGN(const Bytes iv, row(tv, d.v_dim, "an indexer V row"));
+            Bytes iv = 0;
+            if (group.compress_ratio == 0) {
+                CANITRUN_TRY_ASSIGN(iv, row(tv, d.v_dim, "an indexer V row"));
+            }
             per_cell = checked::add(per_cell, checked::add(ik, iv));
         }
         cells = g.n_ctx_seq;

@@ -6,6 +6,8 @@
 #include <optional>
 
 #include "cache_setup.hpp"
+#include "canitrun/checked.hpp"
+#include "canitrun/kv_cache.hpp"
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
@@ -99,7 +101,7 @@ Estimate assemble_llamacpp(const Model& model, const LlamaCppOptions& o, WeightS
     if (gpu && model.arch.tied_embeddings) w.rest = checked::add(w.rest, w.embd);
     const Device dev = gpu ? Device::gpu : Device::cpu;
     Bytes kv = 0;
-    Bytes recurrent = 0;
+    Bytes recurrent = checked::mul(ngram_conv_state_bytes(model), o.n_seq);
     const auto& groups = model.arch.layer_groups;
     const std::vector<std::uint64_t> owners = kv_owner_counts(model);
     for (std::size_t i = 0; i < groups.size(); ++i) {

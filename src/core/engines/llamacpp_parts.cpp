@@ -178,6 +178,11 @@ Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& mode
         }
         l.kv_cache = i < owners ? caches[l.group].kv : 0;
         l.recurrent_state = caches[l.group].recurrent;
+        const auto& ngram = model.arch.ngram_embedding;
+        if (ngram && i == ngram->layer) {
+            l.recurrent_state = checked::add(
+                l.recurrent_state, checked::mul(ngram_conv_state_bytes(model), setup.g.n_seq));
+        }
     }
     if (!parts.buffers) parts.buffers = RuntimeBuffers{};
     // The graph alone: each GPU adds the masks' copy where its backend keeps one (placement).

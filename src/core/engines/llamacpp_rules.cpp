@@ -101,7 +101,7 @@ std::uint64_t llama_default_swa_period(const std::string& arch) {
 }
 
 bool llama_gated_delta_net(const std::string& arch) {
-    return arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe";
+    return arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe" || arch == "qwen4exp";
 }
 
 }  // namespace canitrun

@@ -11,10 +11,14 @@ namespace {
 constexpr std::uint64_t kF32 = 4;
 constexpr std::uint64_t kF16 = 2;
 
-// The indexer's heads (one per KV head) of the MSA layers; 0 without them.
+// The indexer's heads (one per KV head) of the MSA layers; 0 without them. QSA's indexer
+// (compress_ratio, qwen4exp) scores blocks, not cells, in a graph of its own.
 std::uint64_t msa_heads(const Model& m) {
     for (const auto& group : m.arch.layer_groups) {
-        if (group.kind == LayerKind::full && group.index_head_dim > 0) return group.index_heads;
+        if (group.kind == LayerKind::full && group.index_head_dim > 0 &&
+            group.compress_ratio == 0) {
+            return group.index_heads;
+        }
     }
     return 0;
 }

@@ -335,6 +335,7 @@ BuildFn builder_for(const std::string& arch) {
         {"nemotron_h_moe", build_nemotron_h},
         {"kimi-linear", build_kimi_linear},
         {"kimi-k3", build_kimi_k3},
+        {"qwen4exp", build_qwen4exp},
         {"lfm2", build_lfm2},
         {"lfm2moe", build_lfm2},
         {"jamba", build_jamba},
@@ -461,6 +462,8 @@ std::optional<std::string> qwen_or_gemma_arch(const Model& m) {
     const bool linear = has_kind(m, LayerKind::linear);
     const bool vl = m.id.find("-vl-") != std::string::npos;
     if (f == "qwen3.5" || f == "qwen3.6" || f == "qwen3.8") {
+        // Qwen3.8-Flash-Next is Qwen4's architecture under a 3.8 name (Qwen4ExpForCausalLM)
+        if (m.arch.hyper_connections > 0) return "qwen4exp";
         return m.is_moe() ? "qwen35moe" : "qwen35";
     }
     if (f == "qwen3" && vl && !linear) return m.is_moe() ? "qwen3vlmoe" : "qwen3vl";

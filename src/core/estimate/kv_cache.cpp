@@ -85,9 +85,11 @@ std::uint64_t kv_elements_per_token(const Model& model, const LayerGroup& group)
         case LayerKind::sliding: {
             const AttentionDims d = attention_dims(model, group);
             const std::uint64_t kv = checked::mul(d.kv_heads, checked::add(d.k_dim, d.v_dim));
-            // MSA's indexer cache: its key and a V it never reads (llama_kv_cache_msa)
+            // MSA's indexer cache: its key and a V it never reads (llama_kv_cache_msa); QSA's
+            // (compress_ratio, qwen4exp) its key alone (llama_memory_hybrid_idx)
             if (group.index_head_dim == 0) return kv;
-            return checked::add(kv, checked::add(group.index_head_dim, d.v_dim));
+            const std::uint64_t unread_v = group.compress_ratio > 0 ? 0 : d.v_dim;
+            return checked::add(kv, checked::add(group.index_head_dim, unread_v));
         }
         case LayerKind::mla:
             // One compressed latent plus the decoupled rope key per token, shared by all heads,
@@ -234,8 +236,17 @@ Bytes layer_recurrent_state_bytes(const LayerGroup& g) {
     return checked::mul(per_layer, kF32Bytes);
 }
 
+Bytes ngram_conv_state_bytes(const Model& model) {
+    const auto& a = model.arch;
+    if (!a.ngram_embedding || a.ngram_embedding->conv_kernel < 2) return 0;
+    const NgramEmbedding& n = *a.ngram_embedding;
+    const std::uint64_t columns = checked::mul(n.conv_kernel - 1, n.ngram_size);
+    const std::uint64_t streams = checked::mul(a.hyper_connections, a.hidden_size);
+    return checked::mul(checked::mul(columns, streams), kF32Bytes);
+}
+
 Bytes recurrent_state_bytes(const Model& model) {
-    Bytes total = 0;
+    Bytes total = ngram_conv_state_bytes(model);
     for (const auto& g : model.arch.layer_groups) {
         total = checked::add(total, checked::mul(layer_recurrent_state_bytes(g), g.count));
     }

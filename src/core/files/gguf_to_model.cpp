@@ -298,6 +298,7 @@ struct GgufLayerRules {
     std::uint64_t index_top_k = 0;
     // deepseek4: each layer's compress ratio (attention.compress_ratios) and raw window
     const GgufValue* compress_ratios = nullptr;
+    const GgufValue* qsa_ratios = nullptr;  // qwen4exp: its QSA layers' indexer blocks
     std::uint64_t window = 0;
 };
 
@@ -317,6 +318,7 @@ GgufLayerRules read_gguf_layer_rules(const GgufArchKeys& keys, const std::string
     rules.indexer.types = keys.find("attention.indexer.types");
     rules.indexer.dense_lead = keys.uint_or("leading_dense_block_count", 0);
     rules.indexer.glm52 = arch == "glm-dsa" && keys.uint_or("context_length", 0) >= 1048576;
+    if (arch == "qwen4exp") rules.qsa_ratios = keys.find("attention.compress_ratios");
     if (arch == "deepseek4") {
         rules.compress_ratios = keys.find("attention.compress_ratios");
         rules.window = keys.uint_or("attention.sliding_window", 0);
@@ -357,6 +359,11 @@ std::vector<LayerInfo> classify_gguf_layers(const std::string& arch, const GgufH
             continue;
         }
         if (arch == "minimax-m3" && own_indexer) li.index_head_dim = rules.index_head_dim;
+        if (arch == "qwen4exp" && rules.index_head_dim > 0) {
+            // QSA: the indexer on every attention layer, its blocks by attention.compress_ratios
+            li.index_head_dim = rules.index_head_dim;
+            li.compress_ratio = rules.qsa_ratios ? rules.qsa_ratios->uint_at(il).value_or(0) : 0;
+        }
         li.kv_heads = counts.kv_heads[il];
         if (counts.heads[il] != attention.heads) li.heads = counts.heads[il];
         if (rules.sliding.at(il)) {
@@ -399,10 +406,8 @@ std::vector<LayerGroup> group_gguf_layers(const std::vector<LayerInfo>& layers,
             g.v_head_dim = li.v_dim;
             g.window = li.window;
         }
-        if (li.kind == LayerKind::compressed) {
-            g.compress_ratio = li.compress_ratio;
-            g.q_lora_rank = rules.mla.q_lora_rank;
-        }
+        g.compress_ratio = li.compress_ratio;  // deepseek4's layers, qwen4exp's QSA
+        if (li.kind == LayerKind::compressed) g.q_lora_rank = rules.mla.q_lora_rank;
         g.index_head_dim = li.index_head_dim;
         g.index_heads = li.index_head_dim > 0 ? rules.index_heads : 0;
         g.index_top_k = li.index_head_dim > 0 ? rules.index_top_k : 0;
@@ -450,6 +455,21 @@ std::uint64_t read_gguf_shared_kv_layers(const GgufArchKeys& keys, const std::st
     }
     if (arch == "gemma3n") shared = n_layer > 20 ? n_layer - 20 : 0;
     return shared < n_layer ? shared : 0;
+}
+
+// qwen4exp's PLE n-gram table (qwen4exp.cpp:64-125, 170-190): the hash's keys, and the rows
+// from the table's own shape (the converter pads them).
+std::optional<NgramEmbedding> read_gguf_ngram_embedding(const GgufFile& f,
+                                                        const GgufArchKeys& keys) {
+    const GgufValue* layers = keys.find("ple.layers");
+    const auto t = std::ranges::find(f.tensors, "per_layer_token_embd.weight", &GgufTensor::name);
+    if (layers == nullptr || t == f.tensors.end() || t->dims.size() != 2) return std::nullopt;
+    return NgramEmbedding{layers->uint_at(0).value_or(0),
+                          keys.uint_or("ple.ngram_size", 0),
+                          keys.uint_or("ple.heads_per_ngram", 0),
+                          t->dims[0],
+                          t->dims[1],
+                          keys.uint_or("ple.conv_kernel", 0)};
 }
 
 std::optional<MoE> read_gguf_moe(const GgufArchKeys& keys, std::uint64_t n_layer) {
@@ -539,7 +559,8 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     a.shared_kv_layers = read_gguf_shared_kv_layers(keys, arch, n_layer);
     // Gemma 4's per-layer input embeddings (src/models/gemma4.cpp at 0ad4a86 reads
     // embedding_length_per_layer_input as n_embd_per_layer); 0 where the key is absent.
-    a.per_layer_input_size = keys.uint_or("embedding_length_per_layer_input", 0);
+    a.per_layer_input_size =
+        arch == "qwen4exp" ? 0 : keys.uint_or("embedding_length_per_layer_input", 0);
     read_gguf_shared_kv_ffn(counts.ffn, a);
     a.moe = read_gguf_moe(keys, n_layer);
     // nemotron_h_moe's experts are up and down only, relu^2 (src/models/nemotron-h.cpp at
@@ -552,6 +573,8 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     a.hyper_connections = keys.uint_or("hyper_connection.count", 0);
     a.attention_residual_block = keys.uint_or("attn_res.block_size", 0);
     a.hash_layers = keys.uint_or("hash_layer_count", 0);
+    a.hyper_connection_rank = keys.uint_or("hyper_connection.low_rank", 0);
+    a.ngram_embedding = read_gguf_ngram_embedding(f, keys);
     // The file's own order where the groups' counts alone would place the layers elsewhere;
     // FFN-only blocks are the MoE layers of a model that has them.
     if (const auto order = gguf_group_order(layers); order != layer_group_order(m)) {
