@@ -271,3 +271,69 @@ TEST_CASE("best plan: a chosen set of layers' experts saves a layer on two GPUs"
     CHECK(a.speed.decode_tokens_per_s > decode_of(m, q, with_k(21, {28, 9}), h, s));
     CHECK(a.speed.decode_tokens_per_s == Approx(decode_of(m, q, p, h, s)));
 }
+
+// -ot with a chosen set on three GPUs: GLM-4.5-Air Q4_K_M on 3x RTX 3060 12GB with 64 GB. With
+// --n-cpu-moe the GPUs after the first hold whole layers only, and every expert-less layer's
+// attention and KV sits on GPU 0, so 28 layers' experts in RAM fit no split of the 47 units (46
+// layers and the head). The set {7..19, 26..40} with -ts 7,19,21 does: GPU 0 holds layers 0-6
+// whole, GPU 1 layers 7-25 (13 without experts), GPU 2 layers 26-45 and the head (15 without).
+// Each GPU's weights are its layers' tensors less the routed experts of its expert-less ones,
+// and the RAM's the input embedding and those experts: summed here from the model's layers.
+TEST_CASE("best plan: a chosen set of layers' experts on three GPUs") {
+    const Model& m = test::model("glm-4.5-air");
+    const Quant& q = test::quant("Q4_K_M");
+    const Hardware h = test::hardware_of({"rtx-3060", "rtx-3060", "rtx-3060"}, 64);
+    const PlanSettings s = test::settings_at_8k(m);
+    const ModelParts parts = plan_parts(m, q, s).value();
+    REQUIRE(parts.layers.size() == 46);
+    const PlacementOptions o = server_placement_for(m, q, h, s).value();
+    // No split of the 47 units fits --n-cpu-moe 28.
+    PlacementOptions k = o;
+    k.cpu_moe_layers = 28;
+    bool any = false;
+    for (std::uint64_t a = 0; a <= 47 && !any; ++a) {
+        for (std::uint64_t b = 0; a + b <= 47 && !any; ++b) {
+            k.tensor_split = {a, b, 47 - a - b};
+            any = place(parts, h, k).value().fits();
+        }
+    }
+    CHECK_FALSE(any);
+    PlacementOptions chosen = o;
+    chosen.tensor_split = {7, 19, 21};
+    for (std::uint64_t i = 7; i <= 19; ++i) chosen.cpu_moe_set.push_back(i);
+    for (std::uint64_t i = 26; i <= 40; ++i) chosen.cpu_moe_set.push_back(i);
+    const Placement p = place(parts, h, chosen).value();
+    CHECK(p.fits());
+    CHECK(p.cpu_moe_layers == 28);
+    const auto weights = [&](std::uint64_t from, std::uint64_t to, std::uint64_t bare) {
+        Bytes sum = 0;  // layers [from, to), the first `bare` of them without routed experts
+        for (std::uint64_t i = from; i < to; ++i) {
+            sum += parts.layers[i].weights - (i < from + bare ? parts.layers[i].routed_experts : 0);
+        }
+        return sum;
+    };
+    CHECK(p.gpus[0].weights == weights(0, 7, 0));
+    CHECK(p.gpus[1].weights == weights(7, 26, 13));
+    CHECK(p.gpus[2].weights == weights(26, 46, 15) + parts.output_weights);
+    Bytes experts = 0;
+    for (const auto i : chosen.cpu_moe_set) experts += parts.layers[i].routed_experts;
+    CHECK(p.ram.weights == parts.input_weights + experts);
+    const std::vector<std::string> args = placement_args(&h, &p);
+    const std::vector<std::string> want = {
+        "-ngl", "99",
+        "-ot",  "blk\\.([7-9]|1[0-9]|2[6-9]|3[0-9]|40)\\.ffn_(up|down|gate|gate_up)_(ch|)exps=CPU",
+        "-ts",  "7,19,21"};
+    CHECK(args == want);
+    // The search keeps a set of 28 or fewer, faster than the --n-cpu-moe plan (31, -ts 35,6,6)
+    // and at least as fast as this set.
+    k.cpu_moe_layers = 31;
+    k.tensor_split = {35, 6, 6};
+    const Placement by_count = place(parts, h, k).value();
+    REQUIRE(by_count.fits());
+    const auto a = answer_for(m, q, h, s).value();
+    REQUIRE(a.plan.kind == PlanKind::expert_offload);
+    CHECK_FALSE(a.plan.placement.cpu_moe_set.empty());
+    CHECK(a.plan.placement.cpu_moe_layers <= 28);
+    CHECK(decode_of(m, q, p, h, s) > decode_of(m, q, by_count, h, s));
+    CHECK(a.speed.decode_tokens_per_s >= decode_of(m, q, p, h, s) * (1 - 1e-9));
+}

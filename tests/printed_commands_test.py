@@ -32,8 +32,11 @@ SETUPS = [
     ["--gpu", "RTX 4090", "--ram", "128", "--ctx", "128k"],
 ]
 # One setup more for one model each: where the plan keeps a chosen set of layers' experts in
-# RAM (-ot, docs/METHOD.md's worked case).
-EXTRA = {"gpt-oss-120b": [["--gpu", "2x4060 ti 16gb", "--ram", "64"]]}
+# RAM (-ot): docs/METHOD.md's worked case on two GPUs, and one on three.
+EXTRA = {
+    "gpt-oss-120b": [["--gpu", "2x4060 ti 16gb", "--ram", "64"]],
+    "glm-4.5-air": [["--gpu", "3x3060 12gb", "--ram", "64"]],
+}
 
 
 def run(canitrun, args):

@@ -8,8 +8,10 @@
 // and keeps the fastest that fits, prefill speed breaking ties. Exact for the speed model on
 // two GPUs (two alike ones need only one GPU alone tried: every split using both reads at the
 // same speed) and on three or more (split_search.hpp: the least sum over the blocks that fit,
-// judged from U + 1 placements). On two GPUs it also tries a chosen set of layers' experts in
-// RAM (-ot), each GPU's run starting with the fewest expert-less layers it fits with.
+// judged from U + 1 placements). With experts in RAM it also tries a chosen set of layers'
+// experts in RAM (-ot), each GPU's run starting with its own expert-less layers: on two GPUs
+// the fewest each fits with, for every split; on three or more the GPUs past the first taking
+// in the expert-less layers GPU 0 would hold (docs/METHOD.md, the search).
 
 #include "canitrun/hardware_questions.hpp"
 
