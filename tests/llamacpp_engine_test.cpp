@@ -407,7 +407,7 @@ TEST_CASE("Nemotron-H: every block is a layer - a Mamba-2, an attention or an ML
     std::map<std::string, std::array<std::uint64_t, 4>> shape;
     std::map<int, int> per_layer;
     for (const auto& t : layout.tensors) {
-        shape[t.name] = t.ne;
+        shape[t.name.str()] = t.ne;
         ++per_layer[t.layer];
     }
     // ssm_in: z and x (2 x 8192), B and C (2 x 8 x 128), dt (128)
@@ -439,7 +439,7 @@ TEST_CASE("Nemotron 3 Nano: its E blocks are the MoE layers of nemotron_h_moe") 
     CHECK(layout.n_layer == 52);
     CHECK(layout.n_expert == 128);
     std::map<std::string, std::array<std::uint64_t, 4>> shape;
-    for (const auto& t : layout.tensors) shape[t.name] = t.ne;
+    for (const auto& t : layout.tensors) shape[t.name.str()] = t.ne;
     // "MEMEM*...": block 1 is an MoE block
     CHECK(shape["blk.1.ffn_up_exps.weight"] == std::array<std::uint64_t, 4>{2688, 1856, 128, 1});
     CHECK(shape["blk.1.ffn_down_shexp.weight"] == std::array<std::uint64_t, 4>{3712, 2688, 1, 1});
@@ -456,7 +456,7 @@ TEST_CASE("Kimi Linear: KDA and MLA layers as kimi-linear.cpp loads and caches t
     // inventory); llama.cpp's tensors are the same values, kv_b split into k_b and v_b.
     CHECK(layout.elements() == 49122681728ULL);
     std::map<std::string, std::array<std::uint64_t, 4>> shape;
-    for (const auto& t : layout.tensors) shape[t.name] = t.ne;
+    for (const auto& t : layout.tensors) shape[t.name.str()] = t.ne;
     CHECK(shape["blk.0.ssm_conv1d_q.weight"] == std::array<std::uint64_t, 4>{4, 1, 4096, 1});
     CHECK(shape.contains("blk.0.ffn_gate.weight"));       // first_k_dense_replace 1
     CHECK(shape.contains("blk.3.attn_kv_a_mqa.weight"));  // full_attn_layers [4, 8, ...]

@@ -20,7 +20,7 @@ namespace {
 
 std::map<std::string, std::array<std::uint64_t, 4>> shapes(const TensorLayout& layout) {
     std::map<std::string, std::array<std::uint64_t, 4>> out;
-    for (const auto& t : layout.tensors) out[t.name] = t.ne;
+    for (const auto& t : layout.tensors) out[t.name.str()] = t.ne;
     return out;
 }
 

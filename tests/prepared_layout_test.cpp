@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/llamacpp_rules.hpp"
@@ -17,11 +18,11 @@ using namespace canitrun;
 namespace {
 
 // The layer index a tensor name carries, as llama-quantize reads it ("blk.N."), else -1.
-int layer_in_name(const std::string& name) {
+int layer_in_name(std::string_view name) {
     if (name.rfind("blk.", 0) != 0) return -1;
     const auto dot = name.find('.', 4);
     if (dot == std::string::npos || dot == 4) return -1;
-    const std::string digits = name.substr(4, dot - 4);
+    const std::string digits(name.substr(4, dot - 4));
     if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
         return -1;
     return std::stoi(digits);

@@ -3,6 +3,8 @@
 
 #include <array>
 #include <map>
+#include <stdexcept>
+#include <string>
 
 #include "canitrun/tensor_layout.hpp"
 #include "catch.hpp"
@@ -33,6 +35,16 @@ TEST_CASE("llama 3.1 8B: token_embd - output - rope_freqs - nine tensors a layer
     CHECK(find(l, "rope_freqs.weight")->ne[0] == 64);  // head_dim / 2
     CHECK(l.n_gqa == 4);
     CHECK_FALSE(l.is_70b);
+}
+
+TEST_CASE("a tensor name holds ggml's 63 bytes in place and refuses a 64th") {
+    // GGML_MAX_NAME is 64 with the NUL (ggml.h); gguf.cpp refuses a name of 64 bytes or more.
+    const std::string longest(63, 'x');
+    CHECK(TensorName(longest) == longest);
+    CHECK(TensorName(longest).size() == 63);
+    CHECK_THROWS_AS(TensorName(std::string(64, 'x')), std::length_error);
+    CHECK(TensorName("blk.7.attn_q.weight").starts_with("blk.7."));
+    CHECK(TensorName("a") < TensorName("b"));
 }
 
 TEST_CASE("tied embeddings have no output tensor") {
@@ -126,7 +138,7 @@ TEST_CASE("Seed-OSS, EXAONE 4, GLM-4-0414, OLMo 3 and Llama 2 have llama.cpp lay
     const auto names = [](const std::string& id) {
         std::map<std::string, std::array<std::uint64_t, 4>> shape;
         const TensorLayout layout = tensor_layout(test::model(id)).value();
-        for (const auto& t : layout.tensors) shape[t.name] = t.ne;
+        for (const auto& t : layout.tensors) shape[t.name.str()] = t.ne;
         return shape;
     };
     auto seed = names("seed-oss-36b");  // seed-oss.cpp: q/k/v biases, attn_post_norm
@@ -147,7 +159,7 @@ TEST_CASE("MiniMax-M2, Hunyuan-A13B and Phi-3.5-MoE have llama.cpp layouts") {
     std::map<std::string, std::array<std::uint64_t, 4>> shape;
     const TensorLayout mm = tensor_layout(test::model("minimax-m2")).value();
     CHECK(mm.arch == "minimax-m2");
-    for (const auto& t : mm.tensors) shape[t.name] = t.ne;
+    for (const auto& t : mm.tensors) shape[t.name.str()] = t.ne;
     // minimax-m2.cpp: the q norm spans all 48 heads of 128, the k norm the 8 KV heads
     CHECK(shape["blk.0.attn_q_norm.weight"][0] == 48ULL * 128);
     CHECK(shape["blk.0.attn_k_norm.weight"][0] == 8ULL * 128);
@@ -155,13 +167,13 @@ TEST_CASE("MiniMax-M2, Hunyuan-A13B and Phi-3.5-MoE have llama.cpp layouts") {
     const TensorLayout hy = tensor_layout(test::model("hunyuan-a13b")).value();
     CHECK(hy.arch == "hunyuan-moe");
     shape.clear();
-    for (const auto& t : hy.tensors) shape[t.name] = t.ne;
+    for (const auto& t : hy.tensors) shape[t.name.str()] = t.ne;
     CHECK(shape["blk.0.ffn_up_shexp.weight"][1] == 3072);
     CHECK(shape["blk.0.attn_q_norm.weight"][0] == 128);
     const TensorLayout phi = tensor_layout(test::model("phi-3.5-moe")).value();
     CHECK(phi.arch == "phimoe");
     shape.clear();
-    for (const auto& t : phi.tensors) shape[t.name] = t.ne;
+    for (const auto& t : phi.tensors) shape[t.name.str()] = t.ne;
     CHECK(shape["output.bias"][0] == 32064);
     CHECK(shape["rope_factors_long.weight"][0] == 64);
     CHECK(shape["blk.0.attn_q.bias"][0] == 4096);
@@ -172,7 +184,7 @@ TEST_CASE("GLM-4.5 Air: glm4moe's dense lead, routed and shared experts, q/k nor
     CHECK(layout.arch == "glm4moe");
     CHECK(layout.n_layer == 46);  // the MTP layer is not loaded, so not laid out
     std::map<std::string, std::array<std::uint64_t, 4>> shape;
-    for (const auto& t : layout.tensors) shape[t.name] = t.ne;
+    for (const auto& t : layout.tensors) shape[t.name.str()] = t.ne;
     CHECK(shape["blk.0.ffn_up.weight"][1] == 10944);  // first_k_dense_replace 1
     CHECK_FALSE(shape.contains("blk.0.ffn_up_exps.weight"));
     CHECK(shape["blk.1.ffn_up_exps.weight"] == std::array<std::uint64_t, 4>{4096, 1408, 128, 1});

@@ -5,6 +5,7 @@
 // tensor is checked against the file's size: a corrupt or truncated file is an Error, not a crash.
 // Format: ggml/docs/gguf.md and ggml/src/gguf.cpp (llama.cpp 0ad4a86).
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -78,6 +79,9 @@ inline constexpr std::uint64_t kGgufMaxString = 1ULL << 20;  // 1 MiB per string
 inline constexpr std::uint64_t kGgufMaxKv = 1ULL << 20;      // key/value pairs
 inline constexpr std::uint64_t kGgufMaxTensors = 1ULL << 20;
 inline constexpr std::uint32_t kGgufMaxDims = 4;  // GGML_MAX_DIMS
+// GGML_MAX_NAME (ggml.h) less its NUL: gguf.cpp's gguf_init_from_file_impl refuses a tensor
+// name of GGML_MAX_NAME bytes or more ("tensor name ... is too long").
+inline constexpr std::size_t kGgufMaxTensorName = 63;
 // Arrays longer than these are counted and skipped, not stored (a 256k-token vocabulary).
 inline constexpr std::uint64_t kGgufMaxStoredNumbers = 1ULL << 16;
 inline constexpr std::uint64_t kGgufMaxStoredStrings = 1024;

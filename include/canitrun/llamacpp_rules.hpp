@@ -45,14 +45,14 @@ std::uint64_t llama_default_swa_period(const std::string& arch);
 // The tensors llama.cpp keeps in host memory whatever -ngl says: the input layer
 // (LLM_TENSOR_LAYER_INPUT: token_embd, and Gemma 3n / 4's per_layer_token_embd). Only token_embd
 // is duplicated as a tied output head.
-bool llama_host_input_tensor(const std::string& name);
+bool llama_host_input_tensor(std::string_view name);
 
 // The repeating layer a tensor belongs to: "blk.12.attn_v.weight" -> 12; -1 for a tensor
 // outside the layers (token_embd, output).
-int llama_tensor_layer(const std::string& name);
+int llama_tensor_layer(std::string_view name);
 
 // A routed expert's tensor (ffn_*_exps.*): what --n-cpu-moe and -ot exps=CPU move to RAM.
-bool llama_routed_expert_tensor(const std::string& name);
+bool llama_routed_expert_tensor(std::string_view name);
 
 // Architectures llama.cpp runs with no memory at all (llama_model::create_memory returns
 // nullptr: non-causal encoders): no KV cache, and the graph's attention spans the ubatch's own

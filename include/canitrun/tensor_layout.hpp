@@ -5,17 +5,55 @@
 // the pinned llama.cpp commit 0ad4a86. Pure: no I/O.
 
 #include <array>
+#include <compare>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "canitrun/error.hpp"
+#include "canitrun/gguf.hpp"
 #include "canitrun/model.hpp"
 
 namespace canitrun {
 
+// A tensor's name, held in the tensor itself: ggml's names are shorter than GGML_MAX_NAME (64
+// bytes with the NUL, ggml.h), and gguf.cpp refuses a file with a longer one, as gguf_reader
+// does (kGgufMaxTensorName), so a name needs no allocation of its own. One heap string per tensor
+// was a fifth of `fit`'s instructions (bench/RESULTS.md, 2026-12-06). A longer name is a bug in
+// whatever made it: std::length_error.
+class TensorName {
+  public:
+    static constexpr std::size_t kMaxSize = kGgufMaxTensorName;
+
+    TensorName() = default;
+    TensorName(std::string_view s);  // NOLINT(google-explicit-constructor): a name is a string
+    TensorName(const char* s) : TensorName(std::string_view(s)) {}         // NOLINT
+    TensorName(const std::string& s) : TensorName(std::string_view(s)) {}  // NOLINT
+
+    operator std::string_view() const { return {chars_.data(), size_}; }  // NOLINT
+    std::string_view view() const { return *this; }
+    std::string str() const { return std::string(view()); }
+    std::size_t size() const { return size_; }
+    std::size_t find(std::string_view part, std::size_t from = 0) const {
+        return view().find(part, from);
+    }
+    bool starts_with(std::string_view prefix) const { return view().starts_with(prefix); }
+
+    friend bool operator==(const TensorName& a, std::string_view b) { return a.view() == b; }
+    friend std::strong_ordering operator<=>(const TensorName& a, const TensorName& b) {
+        return a.view() <=> b.view();
+    }
+
+  private:
+    std::array<char, kMaxSize> chars_{};
+    std::uint8_t size_ = 0;
+};
+std::ostream& operator<<(std::ostream& out, const TensorName& name);
+
 struct TensorInfo {
-    std::string name;
+    TensorName name;
     std::array<std::uint64_t, 4> ne{1, 1, 1, 1};
     std::uint32_t n_dims = 1;
     int layer = -1;  // blk index, -1 for token_embd / output / output_norm

@@ -420,7 +420,7 @@ Result<GgufWriter> model_gguf(const Model& m, const std::string& quant_id,
     write_model_metadata(w, m, layout.arch, ftype_ids().at(quant_id), mtp);
     for (const auto& t : tensors) {
         std::vector<std::uint64_t> ne(t.tensor.ne.begin(), t.tensor.ne.begin() + t.tensor.n_dims);
-        w.tensor(t.tensor.name, ne, t.type.id);
+        w.tensor(t.tensor.name.str(), ne, t.type.id);
     }
     return w;
 }

@@ -1,6 +1,7 @@
 #include "canitrun/gpu.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 namespace canitrun {
 
@@ -38,11 +39,13 @@ std::string display_name(const Gpu& gpu) {
 }
 
 bool has_matrix_units(const Gpu& gpu, MatrixFloat type) {
-    const std::string& a = gpu.architecture;
-    if (gpu.vendor == "amd") {
+    // Views, whose == compares the lengths first: the speed model asks this for every device of
+    // every placement a split search tries.
+    const std::string_view a = gpu.architecture, vendor = gpu.vendor;
+    if (vendor == "amd") {
         return a == "RDNA3" || a == "RDNA3.5" || a == "RDNA4" || a.starts_with("CDNA");
     }
-    if (gpu.vendor != "nvidia") return false;
+    if (vendor != "nvidia") return false;
     if (a == "Pascal") return false;  // the oldest NVIDIA architecture in the data
     return type == MatrixFloat::f16 || (a != "Volta" && a != "Turing");
 }

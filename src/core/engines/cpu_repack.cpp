@@ -53,7 +53,7 @@ namespace {
 // weight is 2-D and a MUL_MAT_ID (routed experts) whose weight is 3-D. token_embd is a row
 // lookup (GET_ROWS); MLA's 3-D attn_k_b / attn_v_b are MUL_MATs of 3 dimensions, so they stay
 // in the plain CPU buffer (measured: docs/ACCURACY.md, CPU_REPACK).
-bool tensor_repacks(CpuIsa isa, const std::string& name, std::uint64_t n_dims,
+bool tensor_repacks(CpuIsa isa, std::string_view name, std::uint64_t n_dims,
                     std::string_view type_name, std::uint64_t rows) {
     const bool product =
         n_dims == 2 ? name != "token_embd.weight" : n_dims == 3 && llama_routed_expert_tensor(name);

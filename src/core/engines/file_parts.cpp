@@ -57,7 +57,7 @@ Result<std::shared_ptr<const FileWeights>> file_weights(const Model& model,
         [&]() -> Result<void> {
             w->parts = weight_parts_of(model, loaded.size(), [&](std::size_t i) {
                 const std::string& name = loaded[i]->name;
-                return WeightTensor{&name, llama_tensor_layer(name), loaded[i]->bytes,
+                return WeightTensor{name, llama_tensor_layer(name), loaded[i]->bytes,
                                     llama_host_input_tensor(name),
                                     llama_routed_expert_tensor(name)};
             });
@@ -86,7 +86,7 @@ Result<std::vector<FileTensor>> retyped_file_tensors(const Model& model,
     std::vector<FileTensor> out;
     out.reserve(typed.size());
     for (const auto& t : typed) {
-        out.push_back({t.tensor.name, t.bytes, t.type.id, t.tensor.n_dims, t.tensor.ne});
+        out.push_back({t.tensor.name.str(), t.bytes, t.type.id, t.tensor.n_dims, t.tensor.ne});
     }
     return out;
 }

@@ -1,5 +1,7 @@
 #include "layout_builder.hpp"
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 
 #include "canitrun/checked.hpp"
@@ -9,28 +11,25 @@
 
 namespace canitrun::layout {
 
-void Builder::add(std::string name, std::initializer_list<std::uint64_t> dims, int layer) {
-    TensorInfo t;
-    t.name = std::move(name);
+void Builder::add(TensorName name, std::initializer_list<std::uint64_t> dims, int layer) {
+    TensorInfo& t = layout.tensors.emplace_back();
+    t.name = name;
     std::size_t i = 0;
     for (const auto d : dims) t.ne[i++] = d;
     t.n_dims = static_cast<std::uint32_t>(dims.size());
     t.layer = layer;
-    layout.tensors.push_back(std::move(t));
 }
 
 void Builder::blk(int il, std::string_view suffix, std::initializer_list<std::uint64_t> dims) {
-    // One allocation per name: layouts are built for every model a search looks at.
-    char digits[16];
-    const auto n =
-        static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, il).ptr - digits);
-    std::string name;
-    name.reserve(5 + n + suffix.size());
-    name += "blk.";
-    name.append(digits, n);
-    name += '.';
-    name += suffix;
-    add(std::move(name), dims, il);
+    // Written in place, no string between: layouts are built for every model a search looks at.
+    // A suffix longer than any name goes to TensorName whole, which refuses it.
+    if (suffix.size() > TensorName::kMaxSize) return add(TensorName(suffix), dims, il);
+    std::array<char, 16 + TensorName::kMaxSize> name{'b', 'l', 'k', '.'};
+    char* end = std::to_chars(name.data() + 4, name.data() + 15, il).ptr;
+    *end++ = '.';
+    end = std::copy(suffix.begin(), suffix.end(), end);
+    add(TensorName(std::string_view(name.data(), static_cast<std::size_t>(end - name.data()))),
+        dims, il);
 }
 
 const LayerGroup* group_of(const Model& model, LayerKind kind) {

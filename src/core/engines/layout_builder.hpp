@@ -14,7 +14,7 @@ namespace canitrun::layout {
 struct Builder {
     TensorLayout layout;
 
-    void add(std::string name, std::initializer_list<std::uint64_t> dims, int layer = -1);
+    void add(TensorName name, std::initializer_list<std::uint64_t> dims, int layer = -1);
     // blk.<il>.<suffix>
     void blk(int il, std::string_view suffix, std::initializer_list<std::uint64_t> dims);
 };

@@ -31,7 +31,7 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model,
     return catch_overflow(
         [&]() -> Result<ModelParts> {
             return weight_parts_of(model, tensors.size(), [&](std::size_t i) {
-                return WeightTensor{&tensors[i].name, tensors[i].layer, bytes[i],
+                return WeightTensor{tensors[i].name, tensors[i].layer, bytes[i],
                                     prepared.host_input[i], prepared.routed_expert[i]};
             });
         },
@@ -130,7 +130,8 @@ Result<std::vector<TypedTensor>> llamacpp_mtp_block(const Model& model, const Qu
     for (const auto& t : layout.tensors) {
         if (t.layer != source) continue;
         TensorInfo c = t;
-        c.name = "blk." + std::to_string(mtp) + "." + t.name.substr(from.size());
+        c.name =
+            "blk." + std::to_string(mtp) + "." + std::string(t.name.view().substr(from.size()));
         c.layer = mtp;
         copies.push_back(std::move(c));
     }

@@ -9,7 +9,7 @@
 
 namespace canitrun {
 
-bool llama_host_input_tensor(const std::string& name) {
+bool llama_host_input_tensor(std::string_view name) {
     // LLM_TENSOR_LAYER_INPUT in llama-arch.cpp: the embeddings, and BERT's learned positions,
     // token types and the embeddings' norm
     return name == "token_embd.weight" || name == "per_layer_token_embd.weight" ||
@@ -17,8 +17,8 @@ bool llama_host_input_tensor(const std::string& name) {
            name.starts_with("token_embd_norm.");
 }
 
-int llama_tensor_layer(const std::string& name) {
-    if (name.rfind("blk.", 0) != 0) return -1;
+int llama_tensor_layer(std::string_view name) {
+    if (!name.starts_with("blk.")) return -1;
     std::size_t at = 4;
     int layer = 0;
     bool digits = false;
@@ -30,8 +30,8 @@ int llama_tensor_layer(const std::string& name) {
     return digits && at < name.size() && name[at] == '.' ? layer : -1;
 }
 
-bool llama_routed_expert_tensor(const std::string& name) {
-    return name.find("_exps.") != std::string::npos;
+bool llama_routed_expert_tensor(std::string_view name) {
+    return name.find("_exps.") != std::string_view::npos;
 }
 
 bool llama_arch_keeps_no_memory(std::string_view arch) {

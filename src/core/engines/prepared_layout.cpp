@@ -2,8 +2,8 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
-#include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "canitrun/llamacpp_rules.hpp"
@@ -19,11 +19,11 @@
 namespace canitrun {
 namespace {
 
-bool contains(const std::string& s, std::string_view part) {
-    return s.find(part) != std::string::npos;
+bool contains(std::string_view s, std::string_view part) {
+    return s.find(part) != std::string_view::npos;
 }
 
-Category category(const std::string& name) {
+Category category(std::string_view name) {
     if (name == "output.weight") return Category::output;
     if (name == "token_embd.weight" || name == "per_layer_token_embd.weight") {
         return Category::token_embd;
@@ -42,8 +42,8 @@ Category category(const std::string& name) {
 
 bool allows_quantization(const TensorInfo& t) {
     if (t.n_dims < 2) return false;
-    const std::string& n = t.name;
-    bool q = n.size() >= 6 && n.compare(n.size() - 6, 6, "weight") == 0;
+    const std::string_view n = t.name;
+    bool q = n.ends_with("weight");
     q = q && !contains(n, "_norm.weight");
     q = q && !contains(n, "ffn_gate_inp.weight");
     q = q && !contains(n, "ssm_conv1d");
@@ -61,7 +61,7 @@ bool allows_quantization(const TensorInfo& t) {
 // them in the checkpoint's BF16 / F16, unlike the coefficient matrices it keeps in F32): Gemma
 // 3n's AltUp projections and router, its LAuReL pair, the per-layer model projection.
 bool keeps_source_16bit(const TensorInfo& t) {
-    const std::string& n = t.name;
+    const std::string_view n = t.name;
     if (t.n_dims < 2 || contains(n, "_norm.weight") || contains(n, "altup_correct_coef") ||
         contains(n, "altup_predict_coef")) {
         return false;
@@ -79,7 +79,7 @@ bool keeps_source_16bit(const TensorInfo& t) {
 // the file type.
 bool keeps_source_mxfp4(const TensorLayout& layout, const TensorInfo& t) {
     return layout.arch == "gpt-oss" && t.ne[2] > 1 &&
-           t.name.find("_exps.weight") != std::string::npos;
+           t.name.find("_exps.weight") != std::string_view::npos;
 }
 
 // What the rules read from a tensor's name, shape aside.
@@ -106,12 +106,12 @@ NameClass classify(const TensorLayout& layout, const TensorInfo& t) {
 // A layer's tensor name without its "blk.N." (the whole name outside the layers). Every check
 // above reads a name by a substring that cannot span that prefix, or by a whole name that no
 // layer tensor has, so tensors with the same key below are classified alike.
-std::string_view base_name(const std::string& name, int layer) {
+std::string_view base_name(std::string_view name, int layer) {
     if (layer < 0) return name;
     // llama_tensor_layer read "blk." and digits up to a '.', so the loop stops at that dot.
     std::size_t at = 4;
     while (name[at] != '.') ++at;
-    return std::string_view(name).substr(at + 1);
+    return name.substr(at + 1);
 }
 
 // The shape facts the checks read besides the name: in or out of the layers, n_dims < 2, more
@@ -180,10 +180,14 @@ PreparedLayout prepare_layout(TensorLayout layout) {
     }
     // llama-quantize's order: by layer, then by name. Within a layer the names differ only after
     // "blk.N.", so the base names' ranks order them as the whole names would; the index breaks
-    // ties as a stable sort would.
-    std::vector<std::tuple<int, std::size_t, std::size_t>> keyed;
+    // ties as a stable sort would. Layer (from -1) and rank packed in one key, the layer above
+    // (a rank is below 2^32: no layout holds that many tensors), for a cheaper comparison.
+    std::vector<std::pair<std::uint64_t, std::size_t>> keyed;
     keyed.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) keyed.emplace_back(layer[i], rank[id[i]], i);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto above = static_cast<std::uint64_t>(static_cast<std::int64_t>(layer[i]) + 1);
+        keyed.emplace_back(above << 32 | rank[id[i]], i);
+    }
     std::sort(keyed.begin(), keyed.end());
     p.routed_expert.assign(n, false);
     p.host_input.assign(n, false);
@@ -204,7 +208,7 @@ PreparedLayout prepare_layout(TensorLayout layout) {
             if (__builtin_add_overflow(sum, elements, &sum)) sum = UINT64_MAX;
         }
     }
-    for (const auto& [l, r, i] : keyed) {
+    for (const auto& [key, i] : keyed) {
         const Category c = cls[i]->category;
         p.order.push_back(i);
         p.category.push_back(static_cast<int>(c));

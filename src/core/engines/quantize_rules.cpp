@@ -384,11 +384,9 @@ namespace {
 
 // A rule's tensor: the whole name, or that tensor of every layer ("ssm_alpha.weight" for
 // "blk.3.ssm_alpha.weight"), as a --tensor-type pattern anchored at a name's end.
-bool names(const TensorTypeRule& rule, const std::string& tensor) {
+bool names(const TensorTypeRule& rule, std::string_view tensor) {
     if (tensor == rule.tensor) return true;
-    return tensor.size() > rule.tensor.size() &&
-           tensor.compare(tensor.size() - rule.tensor.size(), rule.tensor.size(), rule.tensor) ==
-               0 &&
+    return tensor.size() > rule.tensor.size() && tensor.ends_with(rule.tensor) &&
            tensor[tensor.size() - rule.tensor.size() - 1] == '.';
 }
 
@@ -470,7 +468,7 @@ QuantizeRequest plain(const std::string& quant_id, std::optional<bool> imatrix) 
 Result<Bytes> typed_bytes(const TensorInfo& t, const GgmlType& type) {
     const auto row = ggml_row_bytes(type, t.ne[0]);
     if (!row) {
-        return fail(ErrorKind::bad_input, "tensor " + t.name + " has rows of " +
+        return fail(ErrorKind::bad_input, "tensor " + t.name.str() + " has rows of " +
                                               std::to_string(t.ne[0]) + " values, not whole " +
                                               std::string(type.name) + " blocks");
     }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <initializer_list>
 #include <optional>
+#include <ostream>
+#include <stdexcept>
 
 #include "canitrun/checked.hpp"
 #include "canitrun/layer_kinds.hpp"
@@ -361,6 +363,19 @@ std::unexpected<Error> unsupported(const Model& model) {
 
 }  // namespace
 
+TensorName::TensorName(std::string_view s) : size_(static_cast<std::uint8_t>(s.size())) {
+    if (s.size() > kMaxSize) {
+        throw std::length_error("a tensor name of " + std::to_string(s.size()) +
+                                " bytes, past ggml's " + std::to_string(kMaxSize) + ": " +
+                                std::string(s));
+    }
+    std::copy(s.begin(), s.end(), chars_.begin());
+}
+
+std::ostream& operator<<(std::ostream& out, const TensorName& name) {
+    return out << name.view();
+}
+
 std::uint64_t TensorInfo::elements() const {
     return checked::mul(checked::mul(ne[0], ne[1]), checked::mul(ne[2], ne[3]));
 }
@@ -480,9 +495,7 @@ std::optional<std::string> qwen_or_gemma_arch(const Model& m) {
     return std::nullopt;
 }
 
-}  // namespace
-
-Result<std::string> llama_arch(const Model& m) {
+Result<std::string> arch_of(const Model& m) {
     const std::string& f = m.family;
     if (f == "falcon-h1") return std::string("falcon-h1");
     if (f == "lfm2" && has_kind(m, LayerKind::conv)) {
@@ -503,6 +516,23 @@ Result<std::string> llama_arch(const Model& m) {
         return std::string("llama");
     }
     return own_name_or_unsupported(m);
+}
+
+}  // namespace
+
+Result<std::string> llama_arch(const Model& m) {
+    // The last model's answer, kept: a plan asks it some 40 times per model (the cache, the
+    // output phase, the server's settings at every context a search tries), which was 5 % of
+    // `fit`'s instructions. It reads only fields that same_layout_inputs compares.
+    thread_local struct {
+        std::optional<Model> model;
+        Result<std::string> arch;
+    } last;
+    if (!last.model || !same_layout_inputs(*last.model, m)) {
+        last.arch = arch_of(m);
+        last.model = m;
+    }
+    return last.arch;
 }
 
 bool same_layout_inputs(const Model& a, const Model& b) {

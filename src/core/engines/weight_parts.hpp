@@ -7,7 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <string>
+#include <string_view>
 
 #include "canitrun/checked.hpp"
 #include "canitrun/layer_kinds.hpp"
@@ -17,7 +17,7 @@ namespace canitrun {
 
 // One tensor as the rule reads it.
 struct WeightTensor {
-    const std::string* name = nullptr;
+    std::string_view name;
     int layer = -1;  // llama_tensor_layer
     Bytes bytes = 0;
     bool host_input = false;
@@ -44,7 +44,7 @@ ModelParts weight_parts_of(const Model& model, std::size_t count, At at) {
         const Bytes b = t.bytes;
         if (t.host_input) {
             host_inputs = checked::add(host_inputs, b);
-            if (*t.name == "token_embd.weight") embd = b;
+            if (t.name == "token_embd.weight") embd = b;
         } else if (t.layer < 0 || static_cast<std::size_t>(t.layer) >= parts.layers.size()) {
             parts.output_weights = checked::add(parts.output_weights, b);
             head = std::max(head, b);

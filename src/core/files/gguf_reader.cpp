@@ -251,6 +251,11 @@ Result<GgufValue> read_value(Cursor& c, const ByteSource& src, GgufType type) {
 Result<GgufTensor> read_tensor_info(Cursor& c, const ByteSource& src) {
     GgufTensor t;
     CANITRUN_TRY_ASSIGN(t.name, c.string());
+    if (t.name.size() > kGgufMaxTensorName) {
+        return corrupt(src, "tensor name '" + t.name.substr(0, kGgufMaxTensorName) + "...' is " +
+                                std::to_string(t.name.size()) + " bytes long (at most " +
+                                std::to_string(kGgufMaxTensorName) + ")");
+    }
     CANITRUN_TRY_ASSIGN(const auto n_dims, c.scalar<std::uint32_t>());
     if (n_dims > kGgufMaxDims) {
         return corrupt(src, "tensor '" + t.name + "' has " + std::to_string(n_dims) +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <string_view>
 #include <vector>
 
 #include "canitrun/gpu.hpp"
@@ -26,19 +27,22 @@ double hand_over_seconds(const SpeedWork& work, const SpeedModel& m) {
 SpeedClass speed_class(const GpuDevice& device) {
     if (device.gpu == nullptr) return SpeedClass::unknown;
     const Gpu& g = *device.gpu;
+    // Views, whose == compares the lengths first: asked for every device of every placement a
+    // split search tries (4 % of `fit`'s instructions on three GPUs as std::string compares).
+    const std::string_view vendor = g.vendor, architecture = g.architecture;
     // RDNA2 has no matrix units either, but its runs (RX 6700 XT, RX 6800 XT) are fitted with
     // the other Radeon cards' coefficients under a band of its own (amd_no_matrix_units below):
     // in this class it read AMD decode worse (13 -> 21 % median, tools/speed/fit.sh).
-    const bool cuda_or_hip = g.vendor == "nvidia" || g.vendor == "amd";
-    if (cuda_or_hip && !has_matrix_units(g, MatrixFloat::f16) && g.architecture != "RDNA2")
+    const bool cuda_or_hip = vendor == "nvidia" || vendor == "amd";
+    if (cuda_or_hip && !has_matrix_units(g, MatrixFloat::f16) && architecture != "RDNA2")
         return SpeedClass::no_matrix_units;
-    if (g.vendor == "apple") return SpeedClass::apple;
-    if (g.vendor == "intel") return SpeedClass::intel;
-    if (g.vendor == "amd") {
+    if (vendor == "apple") return SpeedClass::apple;
+    if (vendor == "intel") return SpeedClass::intel;
+    if (vendor == "amd") {
         if (g.gpu_class == GpuClass::unified) return SpeedClass::amd_apu;
-        return g.architecture == "RDNA2" ? SpeedClass::amd_no_matrix_units : SpeedClass::amd;
+        return architecture == "RDNA2" ? SpeedClass::amd_no_matrix_units : SpeedClass::amd;
     }
-    if (g.vendor == "nvidia") {
+    if (vendor == "nvidia") {
         if (g.gpu_class == GpuClass::datacenter) return SpeedClass::nvidia_datacenter;
         if (g.gpu_class == GpuClass::unified) return SpeedClass::nvidia_unified;
         if (g.gpu_class == GpuClass::workstation) return SpeedClass::nvidia_workstation;

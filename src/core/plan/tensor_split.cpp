@@ -403,7 +403,8 @@ Result<TensorSlices> tensor_slices_of(const Model& model, const Quant& quant,
     CANITRUN_TRY_ASSIGN(const auto typed, llamacpp_tensor_bytes(prepared, quant));
     CANITRUN_TRY_ASSIGN(const auto tensors, llamacpp_tensors(model, quant));
     TensorTypeBlocks blocks;
-    for (const TypedTensor& t : tensors) blocks.by_name[t.tensor.name] = t.type.block_elements;
+    for (const TypedTensor& t : tensors)
+        blocks.by_name[t.tensor.name.str()] = t.type.block_elements;
     const std::vector<CutDims> dims = cut_layer_dims(model);
     const CutRules rules = cut_rules_of(model);
     const std::vector<std::size_t> turns = cut_layer_turns(model, n);
