@@ -160,9 +160,11 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     CHECK(m.wide_bands.share >= 0.75);
     CHECK(m.wide_bands.share <= 0.85);
     // Leaving one source out (docs/SPEED.md): #34 took prefill's p90 from 119 % to 103 % (MLA's
-    // absorbed attention); these bounds hold that, and the medians where they were.
-    CHECK(m.out_of_sample.prefill_p90 <= 1.05);
-    CHECK(m.out_of_sample.prefill_median <= 0.27);
+    // absorbed attention), then to 97 % and its median from 26 % to 25 % (lhl's DGX Spark
+    // prompts read at their sweep's -ub 2048); these bounds hold that, and the decode medians
+    // where they were.
+    CHECK(m.out_of_sample.prefill_p90 <= 1.0);
+    CHECK(m.out_of_sample.prefill_median <= 0.26);
     CHECK(m.out_of_sample.decode_median <= 0.13);
     CHECK(m.out_of_sample.decode_p90 <= 0.47);
 }

@@ -70,6 +70,37 @@ void write_device_limits(std::ostream& out) {
            "knew with XiongjieDai's runs left out.\n";
 }
 
+// Rows corrected against their sources in #34, and the misses traced but not modelled.
+void write_row_limits(std::ostream& out) {
+    out << "- A label corrected against its source (#34): lhl's DGX Spark column is "
+           "ggerganov's sweep (pp2048 at depths 0-32768, tg32: the command ggml-org "
+           "benches/dgx-spark.md prints with n_ubatch 2048), so its prompts are read at -ub 2048, "
+           "not llama-bench's 512 (inferred, lhl's table does not print it): left out, they read "
+           "at 0.37-0.43x their prediction before and 0.88-1.13x after, and the DGX Spark's "
+           "prefill median went from 54 % to 32 %. Not kept: ferrum-infer-rs's M1 Max is the "
+           "24-core GPU, which m1-max-32gb's 10.4 TFLOPS (the 32-core one's) overstates by a "
+           "third; as its own entry (7.8 TFLOPS, derived) its four prompts left out read at "
+           "0.99-1.11x, not 1.28-1.35x, but Apple's attention multiplier, which only "
+           "llama.cpp#15616's M2 Ultra prompts deep in the cache pin, moved with it (that "
+           "source's pp16384 left out 1.22x to 2.80x) and every run's prefill p90 went from 97 % "
+           "to 109 %.\n"
+           "- Tried and not kept (#34): a V100's quantized experts run one at a time from 64 "
+           "tokens (ggml_cuda_should_use_mmq: Volta has FP16 but no int8 matrix instructions, so "
+           "MMQ stops at MMQ_DP4A_MAX_BATCH_SIZE), counted by lone_expert_products: the "
+           "datacenter group's prefill p90 left out went from 221 % to 266 % and every run's from "
+           "103 % to 110 %. The datacenter group is two platforms its sources do not share: "
+           "kyuz0's V100s (MoE, 2026) and XiongjieDai's A40, A100, L40S and H100 (dense, May "
+           "2024), so each predicts the other when left out (llama-3.1-70b Q4_K_M pp512 at 2.2x "
+           "to 8.8x its measure).\n"
+           "- jiegec's RTX 4090 glm-4.7-flash decode 8192-32768 deep (3-7x too fast) prints no "
+           "fa column, so it ran llama-bench's default, off in the builds whose source was read "
+           "(cmd_params_defaults: flash_attn false; later builds: auto), unconfirmed for its "
+           "build 8396. Without flash attention llama.cpp copies the absorbed MLA's values (a "
+           "view of the latent cache) transposed every token (llama-graph.cpp build_attn_mha: "
+           "v = ggml_cont(ggml_transpose(v)), \"note: avoid this branch\"), a cost that grows "
+           "with the depth and that no other source measures: not modelled.\n";
+}
+
 }  // namespace
 
 // What the fit does not explain, with the runs that show it.
@@ -105,6 +136,7 @@ void write_known_limits(std::ostream& out) {
            "label's: 184 rows are Unsloth UD-Q8_K_XL / UD-Q4_K_XL files that llama-bench labels "
            "Q8_0 / Q4_K_M, up to 36 % larger.\n";
     write_device_limits(out);
+    write_row_limits(out);
 }
 
 }  // namespace canitrun::tools
