@@ -261,6 +261,12 @@ Result<std::vector<GpuDevice>> planned_cards(const Database& db, const std::stri
                     "in \"" +
                         std::to_string(gpus.size()) + "x3090\"");
     }
+    if (gpus.size() > 1) {
+        notes.push_back(
+            "the layers are split over the cards as the log's run split them (its "
+            "free memory, or its --tensor-split): llama.cpp's default split on these "
+            "cards follows their own free memory");
+    }
     return out;
 }
 
