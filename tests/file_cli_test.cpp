@@ -16,6 +16,7 @@
 
 using canitrun::test::GgufWriter;
 using canitrun::test::has;
+using canitrun::test::lines_of;
 using canitrun::test::Outcome;
 using canitrun::test::row_where;
 using canitrun::test::run_cli;
@@ -370,6 +371,62 @@ TEST_CASE("file cli: verify gives per-device rows, and reads a bare excerpt with
         run_cli({"verify", excerpt, "--model", "no-such-model", "--quant", "Q4_K_M"});
     CHECK(unknown.code == 2);
     CHECK(unknown.out.empty());
+}
+
+// verify --gpu on a llama.cpp log: the log's run weighed on named cards. The published
+// two-GPU log (an RTX 4090 and an RTX 5090, experts in RAM) asked about RTX 3090s.
+TEST_CASE("file cli: verify --gpu weighs a two-GPU log's plan on the cards named") {
+    const std::string log = std::string(CANITRUN_FIXTURES) +
+                            "/logs/cudax-006-qwen3-30b-a3b-q4km-4090-5090-exps-cpu.log";
+    constexpr std::uint64_t kMiB = 1ULL << 20;
+    const Outcome o = run_cli({"verify", log, "--gpu", "RTX 3090", "--json"});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out);
+    const auto devices = doc["contexts"][0]["devices"];
+    // The log's buffers are its own rows still: CUDA0's model buffer 135.76 MiB and KV 384 MiB
+    // (its lines 136 and 151), the KV split by free memory as without --gpu.
+    std::map<std::string, std::uint64_t> planned;  // the plan's buffers per GPU
+    for (const auto& r : devices["rows"]) {
+        if (r["device"] == "CUDA0" && r["term"] == "kv_cache")
+            CHECK(r["llama_cpp_bytes"] == 384 * kMiB);
+        if (r["device"] != "host") planned[r["device"]] += r["estimate_bytes"].get<std::uint64_t>();
+    }
+    REQUIRE(planned.size() == 2);
+    // The runtime term of a CUDA GPU is 672 MiB, and ggml-cuda's pool adds 96 MiB for a model
+    // with routed experts (llamacpp_backend.cpp): 768 MiB. The RTX 3090 holds 24 GiB
+    // (25,769,803,776 bytes, data/gpus/nvidia.json rtx-3090), less the 1 GiB every plan keeps
+    // free: 24,696,061,952 bytes on each.
+    const auto hardware = devices["hardware"];
+    REQUIRE(hardware.size() == 2);
+    for (std::size_t d = 0; d < 2; ++d) {
+        const std::string name = d == 0 ? "CUDA0" : "CUDA1";
+        CHECK(hardware[d]["device"] == name);
+        CHECK(hardware[d]["gpu"] == "NVIDIA RTX 3090");
+        CHECK(hardware[d]["capacity_bytes"] == 24696061952ULL);
+        CHECK(hardware[d]["used_bytes"] == planned[name] + 768 * kMiB);
+        CHECK(hardware[d]["fits"] == true);
+    }
+    // The runtime rows are the cards the log names, not --gpu's: the RTX 4090's 24 GiB less the
+    // 9862 MiB free at load (line 23) is 14714 MiB; the RTX 5090's 32 GiB (34,359,738,368
+    // bytes, rtx-5090) less 31518 MiB (line 24) is 1250 MiB.
+    const auto runtime = devices["runtime"];
+    REQUIRE(runtime.size() == 2);
+    CHECK(runtime[0]["device"] == "CUDA0");
+    CHECK(runtime[0]["llama_cpp_bytes"] == 14714 * kMiB);
+    CHECK(runtime[1]["llama_cpp_bytes"] == 1250 * kMiB);
+    CHECK(runtime[0]["estimate_bytes"] == 768 * kMiB);
+    CHECK(has(doc["notes"].dump(), "each of the log's 2 GPUs (CUDA0, CUDA1) is planned as one"));
+    // A list must match the log's two GPUs: three is one error line, exit status 2.
+    const Outcome three = run_cli({"verify", log, "--gpu", "3x3090"});
+    CHECK(three.code == 2);
+    CHECK(three.out.empty());
+    CHECK(has(three.err, "--gpu names 3 GPUs; the log's run used 2 (CUDA0, CUDA1)"));
+    CHECK(lines_of(three.err).size() == 1);
+    // Two, one per GPU in order, in text: the verdict per card.
+    const Outcome two = run_cli({"verify", log, "--gpu", "3090,4090"});
+    REQUIRE(two.code == 0);
+    CHECK(has(two.out, "CUDA1   NVIDIA RTX 4090"));
+    CHECK(has(two.out, "23552.00 MiB  fits"));  // 24 GiB less 1 GiB, in MiB
 }
 
 // A difference that rounds to zero reads +0.00, never -0.00: the published two-GPU log's CUDA1

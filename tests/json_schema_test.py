@@ -129,6 +129,9 @@ CASES = [
     ("verify", ["verify", logs + "/llama-3.1-8b-Q4_K_M-cpu.log", "--json"]),
     ("verify", ["verify", logs + "/gemma-3-27b-Q4_K_M-cpu.log", "--json"]),
     ("verify", ["verify", logs + "/qwen3.5-35b-a3b-Q4_K_M-cpu.log", "--json"]),
+    # per device on named cards: runtime rows and a verdict per GPU
+    ("verify", ["verify", logs + "/cudax-006-qwen3-30b-a3b-q4km-4090-5090-exps-cpu.log", "--gpu",
+                "RTX 3090", "--json"]),
     # compare: database models, a config.json folder and a GGUF file as operands, with --gpu
     ("compare", ["compare", "qwen3.5-35b-a3b", "llama-3.1-8b", "--json"]),
     ("compare", ["compare", "qwen3.5-35b-a3b", hf + "/qwen3-next", gguf, "--gpu", "RTX 4090",

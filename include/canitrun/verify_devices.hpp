@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "canitrun/hardware.hpp"
 #include "canitrun/llama_log.hpp"
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/model.hpp"
+#include "canitrun/placement.hpp"
 #include "canitrun/quant.hpp"
 
 namespace canitrun {
@@ -22,6 +24,18 @@ struct VerifyDeviceRow {
     std::string term;    // "weights", "kv_cache", "recurrent_state", "compute", "output"
     std::optional<Bytes> estimate;
     std::optional<Bytes> actual;
+};
+
+// On named hardware (verify --gpu, else the GPUs the log names where the database has them),
+// one GPU's verdict: the plan's total there (its buffers and the runtime's own memory, what
+// a plan's verdict counts) against the card's capacity (its memory less the margin every plan
+// keeps free, kDefaultMargin).
+struct DeviceFit {
+    std::string device;  // the log's name: "CUDA0"
+    std::string gpu;     // the card planned on: "NVIDIA GeForce RTX 3090"
+    Bytes used = 0;
+    Bytes capacity = 0;
+    bool fits() const { return used <= capacity; }
 };
 
 struct DeviceCheck {
@@ -34,6 +48,14 @@ struct DeviceCheck {
     // file's recipe is not the one canitrun's data holds for it (its weights rows compare that
     // recipe, not a rule), nullopt where the log prints no counts.
     std::optional<bool> file_types_match;
+    // The plan's share of each GPU, in the order of `gpus` (what check_on_hardware weighs).
+    std::vector<Share> planned;
+    // Filled by check_on_hardware: per GPU, the runtime term (canitrun's, against the card's
+    // memory less the free memory the log reports: what the driver, the runtime and any other
+    // process held when llama.cpp loaded), apart from `rows`, which hold llama.cpp's buffers
+    // only; and each GPU's verdict on the named card.
+    std::vector<VerifyDeviceRow> runtime;
+    std::vector<DeviceFit> fit;
 };
 
 // The GPU devices a log's buffers name, in the order llama.cpp numbers them.
@@ -42,6 +64,14 @@ std::vector<std::string> log_gpu_devices(const LlamaLog& log);
 // nullopt when the log shows no GPU buffer (a CPU-only log: the totals say it all).
 Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const LlamaLogContext& c,
                                                   const Model& model, const Quant& quant);
+
+// The check on named cards, each list one entry per GPU of the check in its order (the CLI
+// resolves the names). `logged`: the database card the log names for each GPU (null where it
+// names none the database has); a runtime row for each GPU whose card is known and whose free
+// memory the log gives. `hardware`: the cards the plan is weighed on (--gpu, else the log's
+// own); empty: no verdicts.
+void check_on_hardware(const LlamaLog& log, const std::vector<const Gpu*>& logged,
+                       const std::vector<GpuDevice>& hardware, DeviceCheck& check);
 
 // llama.cpp's options of a context the log built (its n_ctx, ubatch, sequences, unified cache,
 // flash attention and cache types) on a backend.

@@ -314,7 +314,10 @@ device's share, the offload plan when it does not fit (layers or MoE experts in 
 speed, the best quantization and the longest context, and the fitted llama\-server command.
 Exit status 1 when it does not fit on the GPUs whole. With
 .BR verify :
-the GPU of llama\-bench output.)",
+the GPU of llama\-bench output; for a llama.cpp log, the cards its plan is weighed on (each
+GPU's total with the runtime against the card, and a verdict): one name for every GPU of the
+log, or one per GPU in its order (another count is exit status 2). Without it, the cards the
+log names.)",
          .commands = kHardwareCommands | cmds({C::verify}),
          .bind = [](Options& o) -> Target { return &o.hw.gpu; },
          .non_empty = true,

@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "app.hpp"
 #include "canitrun/bounded_file.hpp"
+#include "canitrun/hardware.hpp"
 #include "canitrun/verify.hpp"
 #include "canitrun/verify_bench.hpp"
 #include "canitrun/verify_server.hpp"
@@ -146,12 +149,28 @@ json devices_json(const std::optional<DeviceCheck>& check) {
         row["device"] = r.device;
         rows.push_back(row);
     }
+    json runtime = json::array();
+    for (const auto& r : check->runtime) {
+        json row = compared_json(r.term, r.estimate, r.actual);
+        row["device"] = r.device;
+        runtime.push_back(row);
+    }
+    json fit = json::array();
+    for (const auto& f : check->fit) {
+        fit.push_back({{"device", f.device},
+                       {"gpu", f.gpu},
+                       {"used_bytes", f.used},
+                       {"capacity_bytes", f.capacity},
+                       {"fits", f.fits()}});
+    }
     return {{"gpus", check->gpus},
             {"gpu_layers", check->gpu_layers ? json(*check->gpu_layers) : json(nullptr)},
             {"host_expert_layers", check->host_expert_layers},
             {"file_types_match",
              check->file_types_match ? json(*check->file_types_match) : json(nullptr)},
             {"rows", rows},
+            {"runtime", runtime},
+            {"hardware", fit},
             {"notes", check->notes}};
 }
 
@@ -167,8 +186,88 @@ void write_devices_text(std::ostream& out, const DeviceCheck& check) {
         t.add_row({r.device, r.term, mib_cell(r.estimate), mib_cell(r.actual),
                    difference(VerifyRow{r.term, r.estimate, r.actual})});
     }
+    for (const auto& r : check.runtime) {
+        t.add_row({r.device, r.term, mib_cell(r.estimate), mib_cell(r.actual),
+                   difference(VerifyRow{r.term, r.estimate, r.actual})});
+    }
     t.write(out, "      ");
+    if (!check.fit.empty()) {
+        out << "    the plan on the cards (with the runtime, less the margin kept free):\n";
+        Table f({"device", "card", "planned", "capacity", "verdict"},
+                {false, false, true, true, false});
+        for (const auto& g : check.fit) {
+            f.add_row({g.device, g.gpu, format_mib(g.used), format_mib(g.capacity),
+                       g.fits() ? "fits" : "does not fit"});
+        }
+        f.write(out, "      ");
+    }
     for (const auto& n : check.notes) out << "      note: " << n << "\n";
+}
+
+// The database cards a log's GPUs are (its "using device CUDA0 (NAME)" lines), one entry per
+// GPU, null where the log names none the database has.
+std::vector<const Gpu*> logged_cards(const Database& db, const LlamaLog& log,
+                                     const std::vector<std::string>& gpus) {
+    std::vector<const Gpu*> out;
+    for (const auto& gpu : gpus) {
+        const Gpu* card = nullptr;
+        for (const auto& d : log.devices) {
+            if (d.device != gpu || d.name.empty()) continue;
+            if (const auto found = db.find_gpu(d.name)) card = *found;
+        }
+        out.push_back(card);
+    }
+    return out;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+// The cards the plan of a log is weighed on: --gpu (the resolver every command uses), one
+// name for each of the log's GPUs or one per GPU in llama.cpp's order; without it (or auto)
+// the log's own cards where the database has every one, else none (no verdict).
+Result<std::vector<GpuDevice>> planned_cards(const Database& db, const std::string& spec,
+                                             const std::vector<std::string>& gpus,
+                                             const std::vector<const Gpu*>& logged,
+                                             std::vector<std::string>& notes) {
+    std::vector<GpuDevice> out;
+    if (spec.empty() || spec == "auto") {
+        if (gpus.empty() || std::find(logged.begin(), logged.end(), nullptr) != logged.end())
+            return out;
+        for (const Gpu* g : logged) out.push_back(device_for(*g));
+        return out;
+    }
+    if (gpus.empty()) {
+        return fail(ErrorKind::bad_input,
+                    "--gpu: the log shows no GPU buffer, so there is no device to plan on",
+                    "leave out --gpu");
+    }
+    CANITRUN_TRY_ASSIGN(const GpuSelection selection, select_gpus(db, spec));
+    out = devices_for(selection.gpus);
+    notes.insert(notes.end(), selection.notes.begin(), selection.notes.end());
+    if (out.size() == 1 && gpus.size() > 1) {
+        out.assign(gpus.size(), out.front());
+        notes.push_back("--gpu names one " + out.front().name + ": each of the log's " +
+                        std::to_string(gpus.size()) + " GPUs (" + joined(gpus) +
+                        ") is planned as one");
+    } else if (out.size() != gpus.size()) {
+        return fail(ErrorKind::bad_input,
+                    "--gpu names " + std::to_string(out.size()) + " GPUs; the log's run used " +
+                        std::to_string(gpus.size()) + " (" + joined(gpus) + ")",
+                    "name one GPU for all of them, or one per device in the log's order, as "
+                    "in \"" +
+                        std::to_string(gpus.size()) + "x3090\"");
+    }
+    if (gpus.size() > 1) {
+        notes.push_back(
+            "the layers are split over the cards as the log's run split them (its "
+            "free memory, or its --tensor-split): llama.cpp's default split on these "
+            "cards follows their own free memory");
+    }
+    return out;
 }
 
 json log_json(const std::string& log_path, const VerifyReport& report) {
@@ -256,14 +355,14 @@ Result<CommandResult> run_verify(const Database& db, const std::string& log_path
     CANITRUN_TRY_ASSIGN(const std::string text,
                         read_bounded_file(log_path, kMaxLogFileBytes, "llama.cpp log"));
     if (auto bench = try_bench(db, log_path, text, gpu_spec)) return std::move(*bench);
-    if (!gpu_spec.empty()) {
-        return fail(ErrorKind::bad_input,
-                    "--gpu applies to llama-bench output; a llama.cpp log names its own devices",
-                    "leave out --gpu");
-    }
     auto log = parse_llama_log(text);
     if (!log)
         return fail(ErrorKind::bad_input, log_path + ": " + log.error().message, log.error().hint);
+    const std::vector<std::string> gpus = log_gpu_devices(*log);
+    const std::vector<const Gpu*> logged = logged_cards(db, *log, gpus);
+    std::vector<std::string> card_notes;
+    CANITRUN_TRY_ASSIGN(const std::vector<GpuDevice> cards,
+                        planned_cards(db, gpu_spec, gpus, logged, card_notes));
     std::optional<Quant> quant;
     if (const Quant* q = asked_quant != nullptr ? asked_quant : quant_of_log(db, *log)) quant = *q;
     const Model* model = nullptr;
@@ -281,6 +380,10 @@ Result<CommandResult> run_verify(const Database& db, const std::string& log_path
     // an MTP context; a draft model named by its own metadata).
     estimate_draft_rows(db, *log, verified.arch.empty() ? nullptr : &verified.model,
                         verified.server);
+    for (auto& c : verified.contexts) {
+        if (c.devices) check_on_hardware(*log, logged, cards, *c.devices);
+    }
+    verified.notes.insert(verified.notes.begin(), card_notes.begin(), card_notes.end());
     auto report = std::make_shared<const VerifyReport>(std::move(verified));
     const std::optional<double> params = log->params_billions();
     CommandResult r;

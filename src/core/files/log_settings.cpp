@@ -75,8 +75,8 @@ void add_overrides(const std::string& value, std::vector<Override>& out,
         if (!is_host_buffer(type) && !experts.gpu_targets) {
             experts.gpu_targets = true;
             experts.notes.push_back("-ot puts tensors on a chosen GPU (" + type +
-                                    "): canitrun's placement cannot say that, so the devices' "
-                                    "weights differ");
+                                    "): " + std::string(kPlacementDiffers) +
+                                    ", so the devices' weights differ");
         }
         try {
             out.push_back({std::regex(item.substr(0, eq)), is_host_buffer(type)});

@@ -13,6 +13,12 @@
 
 namespace canitrun {
 
+// What a note says where the log's placement is one canitrun's cannot express (-ot onto a
+// chosen GPU, --split-mode row, the output head behind offloaded layers): verify's verdicts on
+// named cards then say they weigh canitrun's placement, and tools/accuracy/gpu_logs.py leaves
+// the log out of its figures.
+inline constexpr std::string_view kPlacementDiffers = "canitrun's placement cannot say that";
+
 struct CommandLineExperts {
     std::set<std::uint64_t> host_layers;  // layers whose experts go to a host buffer
     std::vector<std::string> notes;       // patterns it could not read or place

@@ -7,6 +7,7 @@
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/placement.hpp"
+#include "canitrun/plan_settings.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
 #include "canitrun/verify.hpp"
@@ -118,9 +119,8 @@ Hardware log_hardware(const LlamaLog& log, const std::vector<std::string>& gpus,
     }
     for (const auto& name : gpus) {
         if (!name.ends_with("_Split")) continue;
-        notes.push_back("--split-mode row puts every matrix over the GPUs (" + name +
-                        "): canitrun's placement cannot say that, so the devices' weights "
-                        "differ");
+        notes.push_back("--split-mode row puts every matrix over the GPUs (" + name + "): " +
+                        std::string(kPlacementDiffers) + ", so the devices' weights differ");
         break;
     }
     return h;
@@ -194,9 +194,8 @@ void set_offload(const LlamaLog& log, const Model& model, PlacementOptions& opti
         if (log.repeating_layers.value_or(0) > 0 && !log.output_layer_offloaded) {
             check.notes.push_back(
                 "the output head stayed in RAM while " + std::to_string(*log.repeating_layers) +
-                " layers went to the GPU (llama.cpp before PR #18148 offloaded layers first): "
-                "canitrun's placement cannot say that, so the devices' weights and compute "
-                "differ");
+                " layers went to the GPU (llama.cpp before PR #18148 offloaded layers first): " +
+                std::string(kPlacementDiffers) + ", so the devices' weights and compute differ");
         }
     }
     std::set<std::uint64_t> host;
@@ -382,6 +381,12 @@ Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const Lla
                                           fuses_moe_reduction(lo.backend) && !lo.f32_mask);
             options.server.mapped = log.mmap.value_or(true);  // llama.cpp's default loads by mmap
             options.gpu_maps_file.assign(check.gpus.size(), maps_file_span(lo.backend));
+            // The runtime's own memory per GPU, as every plan counts it (placement_for): no
+            // buffer of the log's, so no row of `rows`; check_on_hardware weighs it.
+            for (const auto& name : check.gpus) {
+                options.gpu_runtime.push_back(runtime_overhead_bytes(backend_of(name)));
+                options.gpu_pool.push_back(has_cuda_pool(backend_of(name)));
+            }
             bool unstated = false;
             const Hardware hardware = log_hardware(log, check.gpus, options, check.notes, unstated);
             set_offload(log, model, options, check);
@@ -397,6 +402,7 @@ Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const Lla
                 if (read) check.notes.push_back(*read);
             }
             CANITRUN_TRY_ASSIGN(const Placement p, place(parts, hardware, options));
+            check.planned = p.gpus;
             add_gpu_rows(log, c, p, check);
             add_host_rows(log, c, p, parts.buffers.value_or(RuntimeBuffers{}), check);
             note_per_layer_table(log, model, p, check);
@@ -404,6 +410,43 @@ Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const Lla
             return std::optional<DeviceCheck>(std::move(check));
         },
         [&] { return fail(ErrorKind::bad_input, "the log's sizes overflow 64-bit byte counts"); });
+}
+
+void check_on_hardware(const LlamaLog& log, const std::vector<const Gpu*>& logged,
+                       const std::vector<GpuDevice>& hardware, DeviceCheck& check) {
+    for (std::size_t d = 0; d < check.gpus.size() && d < check.planned.size(); ++d) {
+        const std::string& name = check.gpus[d];
+        const Share& s = check.planned[d];
+        const Gpu* card = d < logged.size() ? logged[d] : nullptr;
+        std::optional<Bytes> free;
+        for (const auto& listed : log.devices) {
+            if (listed.device == name) free = listed.free;
+        }
+        // The free memory llama.cpp saw at load (cudaMemGetInfo, after the device's context was
+        // made): the card's memory less it is what the driver, the runtime and any other process
+        // held then. More free than the card has: the log's card is not the database's.
+        if (card != nullptr && free && *free <= card->vram_bytes) {
+            check.runtime.push_back({name, "runtime", s.runtime, card->vram_bytes - *free});
+        }
+        if (d < hardware.size()) {
+            check.fit.push_back({name, hardware[d].name, s.most(),
+                                 gpu_capacity(hardware[d].memory, kDefaultMargin)});
+        }
+    }
+    const bool differs = std::any_of(check.notes.begin(), check.notes.end(), [](const auto& n) {
+        return n.find(kPlacementDiffers) != std::string::npos;
+    });
+    if (differs && !check.fit.empty()) {
+        check.notes.push_back(
+            "the verdicts weigh canitrun's placement of the log's settings, not the log's own "
+            "(a note above says where they differ)");
+    }
+    if (!check.runtime.empty()) {
+        check.notes.push_back(
+            "runtime: llama.cpp's figure is the card's memory (the database's) less the free "
+            "memory the log reports at load: the driver, the runtime's context and any other "
+            "process on the GPU then");
+    }
 }
 
 }  // namespace canitrun
