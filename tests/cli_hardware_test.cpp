@@ -310,7 +310,7 @@ TEST_CASE("cli: a MIG machine is planned on its largest slice alone, and says wh
     CHECK_FALSE(has(o.out, "-ts "));
     // What grows after load is held against the machine's RAM, the recording's MemTotal
     // (1,056,270,300 kB x 1024 = 1,081,620,787,200 B), not the page's 32 GB default.
-    CHECK(has(o.out, "counts it at its most against 1081.6 GB of RAM."));
+    CHECK(has(o.out, "counts it at its most against 1081.6 GB of RAM;"));
 }
 
 // The reason names the device that is over: with every expert on the GPU (--n-cpu-moe 0) a

@@ -27,10 +27,16 @@ TEST_CASE("gpu memory: a Mac's raised wired limit is the GPU's usable memory") {
     CHECK(run_cli({"gpt-oss-120b", "--gpu", "m4-max-64gb", "--quiet"}).code == 1);
     // With 67 GB for the GPU the CPU side keeps 68,719,476,736 - 67,000,000,000 =
     // 1,719,476,736 B, and the GPU's share leaves under 3 GB of its 66.0 GB unused: the model
-    // fits at load, llama-server's prompt cache (up to 8,589,934,592 B) after it does not (the
-    // page says so); --cache-ram 0 leaves the question this case asks.
-    CHECK(run_cli({"gpt-oss-120b", "--gpu", "m4-max-64gb", "--gpu-memory", "67", "--quiet"}).code ==
-          1);
+    // fits at load, llama-server's prompt cache (up to 8,589,934,592 B) after it does not. Given
+    // on the command line, the cache is kept and the plan does not run (the page says so); left
+    // out, the plan lowers it to what fits (#32: cap_growth) and runs; --cache-ram 0 leaves the
+    // question this case asks.
+    CHECK(run_cli({"gpt-oss-120b", "--gpu", "m4-max-64gb", "--gpu-memory", "67", "--cache-ram",
+                   "8192", "--quiet"})
+              .code == 1);
+    const auto lowered = run_cli({"gpt-oss-120b", "--gpu", "m4-max-64gb", "--gpu-memory", "67"});
+    CHECK(lowered.code == 0);
+    CHECK(lowered.out.find("--cache-ram ") != std::string::npos);
     const auto fits = run_cli({"gpt-oss-120b", "--gpu", "m4-max-64gb", "--gpu-memory", "67",
                                "--cache-ram", "0", "--quiet"});
     CHECK(fits.code == 0);

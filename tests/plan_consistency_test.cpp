@@ -5,6 +5,7 @@
 //   fit (models_that_fit, with its fast paths)          vs  --gpu's best quantization
 // Under the default rule (llama.cpp's; the quick rule for architectures it does not lay out).
 
+#include <algorithm>
 #include <set>
 
 #include "canitrun/hardware_questions.hpp"
@@ -31,6 +32,14 @@ bool offloaded(PlanKind k) {
     return k == PlanKind::expert_offload || k == PlanKind::layer_offload;
 }
 
+// The board as `--gpu ID` plans it without --ram (resolve_hardware): a unified-memory machine
+// gets its own CPU side, any other the 32 GB the lists assume (default_ram).
+Hardware as_named(const std::string& id) {
+    Hardware h = test::hardware_of({id});
+    h.ram = default_ram(h);
+    return h;
+}
+
 PlanSettings default_for(const Model& m) {
     PlanSettings s;
     s.estimate.context = std::min<std::uint64_t>(8192, m.context_native);
@@ -42,7 +51,7 @@ PlanSettings default_for(const Model& m) {
 TEST_CASE("consistency: the GPU lists, the smallest GPU and --gpu agree for every model") {
     const Database& db = test::database();
     const Quant& q = *db.recommended_quant();
-    FitOptions fit;  // 32 GB of RAM, as the lists assume
+    FitOptions fit;  // --ram left out: 32 GB, a unified machine its own (default_ram)
     for (const auto& m : db.models) {
         const PlanSettings s = default_for(m);
         INFO(m.id << " by " << rule_name(s.rule));
@@ -54,7 +63,7 @@ TEST_CASE("consistency: the GPU lists, the smallest GPU and --gpu agree for ever
                                            verdicts->gpus.offload.end());
         for (const auto& id : single_cards()) {
             INFO("on " << id);
-            const Hardware h = test::hardware_of({id}, fit.ram / kGB);
+            const Hardware h = as_named(id);
             const auto a = answer_for(m, q, h, s);
             REQUIRE(a);
             const Gpu* gpu = h.gpus.front().gpu;
@@ -63,7 +72,7 @@ TEST_CASE("consistency: the GPU lists, the smallest GPU and --gpu agree for ever
             CHECK(offloaded(a->plan.kind) == offload.contains(gpu));
         }
         if (s.rule == Rule::llamacpp && verdicts->smallest != nullptr) {
-            const Hardware h = test::hardware_of({verdicts->smallest->id}, fit.ram / kGB);
+            const Hardware h = as_named(verdicts->smallest->id);
             CHECK(answer_for(m, q, h, s)->plan.kind == PlanKind::native);
         }
     }
@@ -198,10 +207,42 @@ TEST_CASE("consistency: each board in the GPU lists holds what its own plan hold
                 // by memory, where --gpu takes the fastest split (one GCD), as #32 asks.
                 if (v.kind != PlanKind::native || devices_for(*v.gpu).size() != 1) continue;
                 INFO(id << " on " << v.gpu->id);
-                const auto a = answer_for(m, q, test::hardware_of({v.gpu->id}, fit.ram / kGB), s);
+                const auto a = answer_for(m, q, as_named(v.gpu->id), s);
                 REQUIRE(a);
                 CHECK(a->plan.kind == PlanKind::native);
                 CHECK(a->plan.placement.gpu_total() == v.gpu_bytes);
             }
         }
+}
+
+// A Mac in the lists gets the RAM `--gpu` gives it (#32): Apple M4 16GB keeps 11.5 GB for its
+// GPU, so its CPU side is the rest of 16 GiB, 5.7 GB (default_ram). With --cache-ram 8192 given
+// (kept, never lowered), Qwen 2.5 14B at Q4_K_M holds its load (about 0.5 GB in RAM) but not
+// the 8,589,934,592 B cache on top: --gpu says it does not run, and the list must not name the
+// Mac. Planned against 32 GB (--ram 32 given to both) the cache fits and both name it.
+TEST_CASE("consistency: a Mac's CPU side is the same in the GPU lists and --gpu") {
+    const Database& db = test::database();
+    const Model& m = test::model("qwen2.5-14b");
+    const Quant& q = test::quant("Q4_K_M");
+    PlanSettings s = default_for(m);
+    s.server.cache_ram_given = true;  // --cache-ram 8192
+    const Hardware mac = as_named("m4-16gb");
+    CHECK(mac.ram == 16ULL * kGiB - mac.gpus.front().memory);
+    const auto a = answer_for(m, q, mac, s);
+    REQUIRE(a);
+    CHECK(a->plan.kind == PlanKind::none);
+    CHECK(a->plan.placement.ram.loads());
+    const auto listed = [&](const FitOptions& fit) {
+        const auto v = plan_gpu_verdicts(db, m, q, s, fit);
+        REQUIRE(v);
+        return std::find(v->gpus.native.begin(), v->gpus.native.end(), mac.gpus.front().gpu) !=
+               v->gpus.native.end();
+    };
+    CHECK_FALSE(listed(FitOptions{}));
+    FitOptions given;
+    given.ram_given = true;  // --ram 32
+    CHECK(listed(given));
+    const auto on_32 = answer_for(m, q, test::hardware_of({"m4-16gb"}, 32), s);
+    REQUIRE(on_32);
+    CHECK(on_32->plan.kind == PlanKind::native);
 }

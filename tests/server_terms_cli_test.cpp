@@ -329,3 +329,21 @@ TEST_CASE("cli: --also prints llama-server's router with a preset per model") {
               "'load-on-startup = true' \\\n      > canitrun-models.ini\n"
               "    ./llama-server --models-preset canitrun-models.ini --models-max 2\n"));
 }
+
+// OLMo 3 7B on an RTX 4090 with 32 GB of RAM (server_terms_test.cpp works the 12 by hand): the
+// plan runs natively, the line carries --ctx-checkpoints 12 and the page says why (#32).
+TEST_CASE("cli: the checkpoints lowered to fit the RAM ride on the line and the page") {
+    const auto o = run_cli({"olmo-3-7b", "--gpu", "RTX 4090", "--json"});
+    REQUIRE(o.code == 0);
+    const auto doc = nlohmann::json::parse(o.out)["hardware"];
+    CHECK(doc["selected"]["plan"] == "native");
+    CHECK(doc["selected"]["growth_cap"]["ctx_checkpoints"] == 12);
+    CHECK(doc["selected"]["growth_cap"]["cache_ram_mib"].is_null());
+    CHECK(has(doc["selected"]["growth_cap"]["text"].get<std::string>(),
+              "32 context checkpoints of 1.8 GB would outgrow 32.0 GB of RAM: the line keeps 12 "
+              "(--ctx-checkpoints 12)."));
+    CHECK(has(doc["llama_cpp_command"].get<std::string>(), "--ctx-checkpoints 12"));
+    // Given, 32 are kept, and the verdict is today's: it holds its load only.
+    const auto given = run_cli({"olmo-3-7b", "--gpu", "RTX 4090", "--ctx-checkpoints", "32"});
+    CHECK(has(given.out, "Fits at load, but not what llama-server holds after it"));
+}

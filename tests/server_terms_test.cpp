@@ -559,3 +559,66 @@ TEST_CASE("server terms: companions get their CPU_REPACK copy on a CPU-only mach
     const Placement gpu_on = plan_of("llama-3.2-1b", "Q4_0", {"rtx-4090"}, s);
     CHECK(gpu_on.ram.total() == gpu_off.ram.total());
 }
+
+// OLMo 3 7B at 8,192 tokens on an RTX 4090 with 32 GB (32,000,000,000 B) of RAM, no growth flag
+// given (#32). data/models/olmo.json: 24 of 32 layers slide over 4,096 tokens, 32 KV heads x
+// 128. llama_kv_cache_iswa's sliding cells (llama_sliding_cells, llamacpp_rules.cpp):
+// GGML_PAD(min(8,192, 4,096 + 512), 256) = 4,608; a cell of one layer holds K and V of
+// 32 x 128 x 2 B each = 16,384 B. One checkpoint = 24 x 4,608 x 16,384 = 1,811,939,328 B; 32
+// would be 57,982,058,496 B beside the 8,589,934,592 B prompt cache: over 32 GB after a load of
+// under 1 GB (the RAM holds the token embedding, 100,278 x 4,096 at Q4_K: 231,040,512 B, and
+// host buffers). The room past the cache and the load: 13 checkpoints (23,555,211,264 B) pass
+// it even at no load; 12 (21,743,271,936 B) fit while the load is at most
+// 32,000,000,000 - 8,589,934,592 - 21,743,271,936 = 1,666,793,472 B. So the line keeps 12 a
+// slot and the model runs natively.
+TEST_CASE("server terms: OLMo 3 7B keeps the checkpoints that fit 32 GB of RAM") {
+    const auto a = answer_for(test::model("olmo-3-7b"), test::quant("Q4_K_M"),
+                              test::hardware_of({"rtx-4090"}, 32), test::at_context(8192));
+    REQUIRE(a);
+    const Placement& p = a->plan.placement;
+    CHECK(a->plan.kind == PlanKind::native);
+    CHECK(p.checkpoint_bytes == 1'811'939'328ULL);
+    CHECK(p.ram.total() <= 1'666'793'472ULL);
+    REQUIRE(p.capped_checkpoints);
+    CHECK(*p.capped_checkpoints == 12);
+    CHECK(p.asked_checkpoints == 32);
+    CHECK_FALSE(p.capped_cache_ram);
+    CHECK(term(p.ram, "ctx_checkpoints").most == 12 * 1'811'939'328ULL);
+    CHECK(term(p.ram, "prompt_cache").most == 8'589'934'592ULL);
+    CHECK(p.fits());
+    const auto args = llama_server_args({&test::model("olmo-3-7b"), &test::quant("Q4_K_M"), {}},
+                                        a->settings, nullptr, &p);
+    const auto at = std::find(args.begin(), args.end(), "--ctx-checkpoints");
+    REQUIRE(at != args.end());
+    REQUIRE(std::next(at) != args.end());
+    CHECK(*std::next(at) == "12");
+    CHECK(std::find(args.begin(), args.end(), "--cache-ram") == args.end());
+
+    // --ctx-checkpoints 32 given: kept, and 32 x 1,811,939,328 B outgrow 32 GB whatever the
+    // cache, so nothing is lowered and the plan does not run (it holds its load only).
+    PlanSettings given = test::at_context(8192);
+    given.server.ctx_checkpoints_given = true;
+    const auto b = answer_for(test::model("olmo-3-7b"), test::quant("Q4_K_M"),
+                              test::hardware_of({"rtx-4090"}, 32), given);
+    REQUIRE(b);
+    CHECK(b->plan.kind == PlanKind::none);
+    CHECK(b->plan.placement.ram.loads());
+    CHECK_FALSE(b->plan.placement.capped_checkpoints);
+    CHECK_FALSE(b->plan.placement.capped_cache_ram);
+    CHECK(term(b->plan.placement.ram, "ctx_checkpoints").most == 32 * 1'811'939'328ULL);
+}
+
+// Where no checkpoint fits, the prompt cache is lowered in whole MiB: Llama 3.1 8B (no
+// checkpoints) with 8 GB (8,000,000,000 B) of RAM and --cache-ram left out. The cache kept is
+// the room past the RAM's load, rounded down to a MiB: (8,000,000,000 - load) / 1,048,576.
+TEST_CASE("server terms: the prompt cache lowered to the RAM's room in whole MiB") {
+    const auto a = answer_for(test::model("llama-3.1-8b"), test::quant("Q4_K_M"),
+                              test::hardware_of({"rtx-4090"}, 8), test::at_context(8192));
+    REQUIRE(a);
+    const Placement& p = a->plan.placement;
+    CHECK(a->plan.kind == PlanKind::native);
+    REQUIRE(p.capped_cache_ram);
+    CHECK(*p.capped_cache_ram == (8'000'000'000ULL - p.ram.total()) / (1ULL << 20) * (1ULL << 20));
+    CHECK(p.asked_cache_ram == 8'589'934'592ULL);
+    CHECK(p.fits());
+}

@@ -28,6 +28,10 @@ enum class Fit { native, offload, no };
 
 struct FitOptions {
     Bytes ram = kDefaultRamGb * kGB;  // system RAM for offload, bytes
+    // --ram given: every board gets `ram`. Not given, a board gets what --gpu names it with
+    // (default_ram: a unified-memory machine's own CPU side, else `ram`), so that `gpus` and
+    // `--gpu` plan one machine alike.
+    bool ram_given = false;
 };
 
 // The bytes the page's rule lets the model use on this GPU.

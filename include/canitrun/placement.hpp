@@ -83,6 +83,9 @@ struct ServerTerms {
     // The draft model's own staging (it loads after the main model, in the same process): RAM's
     // load_staging is the larger of the two, and the draft's companion holds none.
     Bytes draft_staging = 0;
+    // --ctx-checkpoints and --cache-ram as the user gave them: never lowered (cap_growth).
+    bool checkpoints_given = false;
+    bool prompt_cache_given = false;
     friend auto operator<=>(const ServerTerms&, const ServerTerms&) = default;
 };
 
@@ -176,8 +179,15 @@ struct Placement {
     bool row_split = false;
     // Each weight and the KV cache cut over the GPUs: llama.cpp's -sm tensor (plan/tensor_split).
     bool tensor_parallel = false;
-    bool op_offload = true;   // PlacementOptions::op_offload, as placed
-    std::vector<Share> gpus;  // one per Hardware::gpus, same order
+    bool op_offload = true;  // PlacementOptions::op_offload, as placed
+    // What cap_growth lowered to fit the RAM: checkpoints per sequence (--ctx-checkpoints) and
+    // the prompt cache (--cache-ram, whole MiB), with what they were; empty where kept.
+    std::optional<std::uint64_t> capped_checkpoints;
+    std::optional<Bytes> capped_cache_ram;
+    std::uint64_t asked_checkpoints = 0;  // per sequence, before the cap
+    Bytes asked_cache_ram = 0;
+    Bytes checkpoint_bytes = 0;  // one checkpoint of one sequence
+    std::vector<Share> gpus;     // one per Hardware::gpus, same order
     Share ram;
 
     bool fits() const;
@@ -206,6 +216,14 @@ Bytes checkpoint_bytes(const ModelParts& parts, const ServerTerms& server);
 
 Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                         const PlacementOptions& options);
+
+// llama-server's growth settings chosen for the plan where the user gave none: a placement whose
+// RAM holds its load but not the growth at its most keeps the most checkpoints per sequence
+// that fit (0 allowed), and only where none fits, the largest prompt cache in whole MiB that
+// does (0: off). One checkpoint of `one` bytes; a term the user gave (ServerTerms'
+// checkpoints_given, prompt_cache_given) is kept. Closed-form: the room over the term's size.
+// Nothing changes where lowering what may be lowered would not make the RAM fit.
+void cap_growth(Placement& p, const ServerTerms& server, Bytes one);
 
 struct Plan;  // below
 

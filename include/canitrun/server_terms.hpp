@@ -171,9 +171,15 @@ struct ResidentModel {
     bool operator==(const ResidentModel&) const = default;
 };
 
+struct Placement;
+
 struct ServerSettings {
     Bytes cache_ram = kDefaultCacheRam;  // 0: no prompt cache
     std::uint64_t ctx_checkpoints = kDefaultCtxCheckpoints;
+    // Given on the command line: kept as given. Not given, the plan may lower them where the
+    // growth would outgrow RAM after a load that fits (placement.hpp's cap_growth).
+    bool cache_ram_given = false;
+    bool ctx_checkpoints_given = false;
     bool kv_offload = true;              // false: --no-kv-offload
     bool repack = true;                  // false: --no-repack
     bool op_offload = true;              // false: --no-op-offload (placement.cpp)
@@ -235,6 +241,10 @@ struct ServerGrowth {
 };
 Result<ServerGrowth> server_growth(const Model& model, const Quant& quant,
                                    const PlanSettings& settings);
+
+// The settings the plan's line runs with: `server` with the growth settings the placement
+// lowered (Placement::capped_checkpoints, capped_cache_ram), as the printed command carries them.
+ServerSettings planned_server(ServerSettings server, const Placement* placement);
 
 // The draft model's settings: the main model's context and sequences (one draft context per
 // slot of n_ctx_seq cells is the same cells), f16 KV, nothing of the server's own.

@@ -93,6 +93,25 @@ void write_plan(JsonSink& w, const Plan& plan) {
     write_share(w, p.ram);
     w.field("gpu_total_bytes", p.gpu_total());
     w.field("gpu_usable_bytes", p.gpu_usable());
+    if (p.capped_checkpoints || p.capped_cache_ram) {
+        // What the plan lowered of the growth settings the user left out (cap_growth).
+        w.key("growth_cap");
+        w.begin_object();
+        w.key("ctx_checkpoints");
+        if (p.capped_checkpoints) {
+            w.value(*p.capped_checkpoints);
+        } else {
+            w.null();
+        }
+        w.key("cache_ram_mib");
+        if (p.capped_cache_ram) {
+            w.value(*p.capped_cache_ram >> 20);
+        } else {
+            w.null();
+        }
+        w.field("text", growth_cap_sentence(p));
+        w.end_object();
+    }
 }
 
 void write_speculative(JsonSink& w, const SpeculativeSpeed& s) {

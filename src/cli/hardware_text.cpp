@@ -58,6 +58,30 @@ std::optional<std::string> over_once_grown(const Placement& p) {
         format_gb(over->need), format_gb(over->capacity), over->gpu ? " usable" : "");
 }
 
+}  // namespace
+
+std::string growth_cap_sentence(const Placement& p) {
+    const std::string ram = format_gb(p.ram.capacity);
+    std::string s;
+    if (p.capped_checkpoints) {
+        s = fmt::format(
+            "{} context checkpoints of {} would outgrow {} of RAM: the line keeps {} "
+            "(--ctx-checkpoints {})",
+            p.asked_checkpoints, format_gb(p.checkpoint_bytes), ram, *p.capped_checkpoints,
+            *p.capped_checkpoints);
+    }
+    if (p.capped_cache_ram) {
+        s += fmt::format(
+            "{}{} prompt cache of {} would outgrow {} of RAM: the line keeps {} "
+            "(--cache-ram {})",
+            s.empty() ? "" : "; ", s.empty() ? "A" : "a", format_gb(p.asked_cache_ram), ram,
+            format_gb(*p.capped_cache_ram), *p.capped_cache_ram >> 20);
+    }
+    return s.empty() ? s : s + ".";
+}
+
+namespace {
+
 // The planner's own placement where the user's flags made the plan fail (core's
 // answer_for): its flags, as the printed command would carry them, and its speed.
 std::string alternative_clause(const PlacementAlternative& alt, const Hardware& h) {
@@ -229,6 +253,9 @@ void write_resident(std::ostream& out, const Placement& p, const Hardware& h) {
     for (std::size_t i = 0; i < p.gpus.size(); ++i) each(p.gpus[i], "on " + device_label(h, i));
     each(p.ram, "in RAM");
     if (!held.empty()) out << "  Held beside the model: " << held << ".\n";
+    if (const std::string capped = growth_cap_sentence(p); !capped.empty()) {
+        out << "  Growth lowered to fit: " << capped << "\n";
+    }
     if (!any_growth) return;
     out << "  Grows after load (llama-server): " << grows << ". At most ";
     std::string most;

@@ -22,6 +22,10 @@ void write_plan(std::ostream& out, const HardwareAnswer& answer, const Hardware&
 // "GPU 0  RTX 4090"
 std::string device_label(const Hardware& hardware, std::size_t index);
 
+// What the plan lowered of llama-server's growth settings to fit the RAM (core's cap_growth),
+// in one sentence with the flag the line carries; empty where nothing was.
+std::string growth_cap_sentence(const Placement& placement);
+
 void write_system(std::ostream& out, const DetectedSystem& system, const Hardware& hardware);
 
 void write_model_fits(std::ostream& out, const Hardware& hardware, const EstimateOptions& options,

@@ -157,8 +157,9 @@ CommandResult gpus_result(const std::shared_ptr<const ModelReport>& report) {
                 << format_ram_gb(r.fit.ram) << " GB of system RAM (--ram).\n";
         } else {
             out << "Planned by llama.cpp's rule on each GPU with " << format_ram_gb(r.fit.ram)
-                << " GB of system RAM (--ram): native when every layer fits beside "
-                << format_margin(r.settings.margin)
+                << " GB of system RAM (--ram"
+                << (r.fit.ram_given ? "" : "; a unified-memory machine: its own CPU side")
+                << "): native when every layer fits beside " << format_margin(r.settings.margin)
                 << " kept free; offload with routed experts or layers in RAM.\n";
         }
     };

@@ -422,7 +422,8 @@ std::string growth_sentence(const ModelReport& r) {
     }
     return fmt::format(
         "Up to {} more in RAM after load: {}. Every verdict here counts it at its most "
-        "against {} of RAM.",
+        "against {} of RAM; where a plan holds its load but not that, its line lowers what the "
+        "command left out (--ctx-checkpoints, then --cache-ram).",
         format_gb(g.total()), parts,
         // The RAM the verdicts were planned with: the machine's where there is one (detected
         // or --ram), else the page's table's (--ram, 32 GB by default).

@@ -121,10 +121,12 @@ PlanSettings plan_settings(const Database& db, const Options& o, const Request& 
             const std::uint64_t mib =
                 need(parse_count(o.engine.cache_ram, "--cache-ram", 1ULL << 30));
             s.server.cache_ram = checked::mul(mib, 1ULL << 20);
+            s.server.cache_ram_given = true;
         }
         if (!o.engine.ctx_checkpoints.empty()) {
             s.server.ctx_checkpoints =
                 need(parse_count(o.engine.ctx_checkpoints, "--ctx-checkpoints", 1ULL << 16));
+            s.server.ctx_checkpoints_given = true;
         }
         s.server.kv_offload = !o.engine.no_kv_offload;
         s.server.repack = !o.engine.no_repack;
@@ -225,7 +227,10 @@ void resolve_values(const Database& db, const Options& o, Request& r) {
     ro.context_explicit = r.context.has_value();
     ro.estimate.kv_type =
         need(parse_kv_type(o.kv_type.empty() ? std::string(kDefaultKvType) : o.kv_type));
-    if (r.ram) ro.fit.ram = *r.ram;
+    if (r.ram) {
+        ro.fit.ram = *r.ram;
+        ro.fit.ram_given = true;
+    }
     resolve_hardware(db, o, r);
     if (!r.engine_has_own_view()) ro.plan = plan_settings(db, o, r, ro.estimate);
     resolve_users(o, r);

@@ -535,6 +535,8 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
             for (auto& g : p.gpus) add_overhead(g, parts.overhead_percent);
             add_overhead(p.ram, parts.overhead_percent);
             if (hardware.unified()) add_unified_room(p, hardware);
+            // After the unified room: the growth is checked against what the RAM may take.
+            if (parts.buffers) cap_growth(p, options.server, checkpoint_of(sums, options.server));
             return p;
         },
         [&] { return overflow_error("the placement", "lower --ctx"); });

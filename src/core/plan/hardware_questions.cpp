@@ -309,7 +309,11 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
     PlanSettings o = settings;
     CANITRUN_TRY_ASSIGN(const PlacementOptions placement,
                         server_placement_for(model, quant, hardware, settings));
-    if (base.weights() > hardware.gpu_memory() && !hardware.gpus.empty()) {
+    // The weights no plan can keep off the GPUs: llama.cpp's rule keeps the input embedding in
+    // RAM (place()), so it is no part of the bound (a plan that fits only once the growth is
+    // lowered, cap_growth, can have the embedding fill the RAM).
+    const Bytes gpu_weights = base.buffers ? base.weights() - base.input_weights : base.weights();
+    if (gpu_weights > hardware.gpu_memory() && !hardware.gpus.empty()) {
         return std::optional<std::uint64_t>{};
     }
     // Each of n sequences may reach the window: n_ctx is their sum.

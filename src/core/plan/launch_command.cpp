@@ -245,7 +245,7 @@ std::vector<std::string> llama_server_args(const LaunchTarget& t, const PlanSett
     // llama.cpp caps the ubatch at the batch (-b, 2048 by default: common/common.h, recorded
     // in tests/fixtures/runtime-flags/llama-cpp.json), so a larger ubatch needs -b as large.
     if (s.ubatch > kLlamaDefaultBatch) add(args, "-b", std::to_string(s.ubatch));
-    add_server_args(args, s.server);
+    add_server_args(args, planned_server(s.server, placement));
     // an embedding or reranking model's endpoint (llama_serve), refused without its flag
     if (llama_serve(*t.model) == LlamaServe::embeddings) args.emplace_back("--embeddings");
     if (llama_serve(*t.model) == LlamaServe::reranking) args.emplace_back("--reranking");

@@ -19,11 +19,13 @@ Hardware one_device(const GpuDevice& device, Bytes ram) {
     return h;
 }
 
-// One board of the database as the runtime sees it (both GCDs of an MI250).
-Hardware one_board(const Gpu& gpu, Bytes ram) {
+// One board of the database as the runtime sees it (both GCDs of an MI250), with the RAM
+// `--gpu` gives it (FitOptions::ram_given).
+Hardware one_board(const Gpu& gpu, const FitOptions& fit) {
     Hardware h;
     h.gpus = devices_for(gpu);
-    h.ram = ram;
+    h.ram = fit.ram;
+    if (!fit.ram_given && unified_host_memory(h) != 0) h.ram = default_ram(h);
     return h;
 }
 
@@ -169,7 +171,7 @@ Result<ModelGpuVerdicts> plan_gpu_verdicts(const Database& db, const Model& mode
     BoardOptions options_of(model, quant, settings);
     for (const auto& gpu : db.gpus) {
         if (!gpu_runs_quant(gpu, quant)) continue;
-        const Hardware h = one_board(gpu, fit.ram);
+        const Hardware h = one_board(gpu, fit);
         CANITRUN_TRY_ASSIGN(const std::size_t options, options_of(h));
         PlacementKey key = placement_key(h, options);
         auto it = planned.find(key);

@@ -311,6 +311,13 @@ Result<ServerGrowth> server_growth(const Model& model, const Quant& quant,
     return g;
 }
 
+ServerSettings planned_server(ServerSettings server, const Placement* placement) {
+    if (placement == nullptr) return server;
+    if (placement->capped_checkpoints) server.ctx_checkpoints = *placement->capped_checkpoints;
+    if (placement->capped_cache_ram) server.cache_ram = *placement->capped_cache_ram;
+    return server;
+}
+
 Result<PlacementOptions> server_placement_for(const Model& model, const Quant& quant,
                                               const Hardware& hardware,
                                               const PlanSettings& settings, PlacementOptions user) {
@@ -320,6 +327,8 @@ Result<PlacementOptions> server_placement_for(const Model& model, const Quant& q
     ServerTerms& t = o.server;
     t.prompt_cache = prompt_cache_most(model, s);
     t.checkpoints = checked::mul(s.ctx_checkpoints, std::max<std::uint64_t>(settings.n_seq, 1));
+    t.checkpoints_given = s.ctx_checkpoints_given;
+    t.prompt_cache_given = s.cache_ram_given;
     t.kv_streams = std::max<std::uint64_t>(settings.n_seq, 1);
     t.sequences = t.kv_streams;
     t.kv_in_ram = !s.kv_offload;
