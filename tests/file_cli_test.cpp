@@ -378,7 +378,7 @@ TEST_CASE("file cli: verify gives per-device rows, and reads a bare excerpt with
 TEST_CASE("file cli: verify --gpu weighs a two-GPU log's plan on the cards named") {
     const std::string log = std::string(CANITRUN_FIXTURES) +
                             "/logs/cudax-006-qwen3-30b-a3b-q4km-4090-5090-exps-cpu.log";
-    constexpr std::uint64_t kMiB = 1ULL << 20;
+    constexpr std::uint64_t mib = 1ULL << 20;
     const Outcome o = run_cli({"verify", log, "--gpu", "RTX 3090", "--json"});
     REQUIRE(o.code == 0);
     const auto doc = nlohmann::json::parse(o.out);
@@ -388,7 +388,7 @@ TEST_CASE("file cli: verify --gpu weighs a two-GPU log's plan on the cards named
     std::map<std::string, std::uint64_t> planned;  // the plan's buffers per GPU
     for (const auto& r : devices["rows"]) {
         if (r["device"] == "CUDA0" && r["term"] == "kv_cache")
-            CHECK(r["llama_cpp_bytes"] == 384 * kMiB);
+            CHECK(r["llama_cpp_bytes"] == 384 * mib);
         if (r["device"] != "host") planned[r["device"]] += r["estimate_bytes"].get<std::uint64_t>();
     }
     REQUIRE(planned.size() == 2);
@@ -403,7 +403,7 @@ TEST_CASE("file cli: verify --gpu weighs a two-GPU log's plan on the cards named
         CHECK(hardware[d]["device"] == name);
         CHECK(hardware[d]["gpu"] == "NVIDIA RTX 3090");
         CHECK(hardware[d]["capacity_bytes"] == 24696061952ULL);
-        CHECK(hardware[d]["used_bytes"] == planned[name] + 768 * kMiB);
+        CHECK(hardware[d]["used_bytes"] == planned[name] + 768 * mib);
         CHECK(hardware[d]["fits"] == true);
     }
     // The runtime rows are the cards the log names, not --gpu's: the RTX 4090's 24 GiB less the
@@ -412,9 +412,9 @@ TEST_CASE("file cli: verify --gpu weighs a two-GPU log's plan on the cards named
     const auto runtime = devices["runtime"];
     REQUIRE(runtime.size() == 2);
     CHECK(runtime[0]["device"] == "CUDA0");
-    CHECK(runtime[0]["llama_cpp_bytes"] == 14714 * kMiB);
-    CHECK(runtime[1]["llama_cpp_bytes"] == 1250 * kMiB);
-    CHECK(runtime[0]["estimate_bytes"] == 768 * kMiB);
+    CHECK(runtime[0]["llama_cpp_bytes"] == 14714 * mib);
+    CHECK(runtime[1]["llama_cpp_bytes"] == 1250 * mib);
+    CHECK(runtime[0]["estimate_bytes"] == 768 * mib);
     CHECK(has(doc["notes"].dump(), "each of the log's 2 GPUs (CUDA0, CUDA1) is planned as one"));
     // A list must match the log's two GPUs: three is one error line, exit status 2.
     const Outcome three = run_cli({"verify", log, "--gpu", "3x3090"});
