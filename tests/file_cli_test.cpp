@@ -396,7 +396,7 @@ TEST_CASE("file cli: verify --gpu weighs a two-GPU log's plan on the cards named
     // with routed experts (llamacpp_backend.cpp): 768 MiB. The RTX 3090 holds 24 GiB
     // (25,769,803,776 bytes, data/gpus/nvidia.json rtx-3090), less the 1 GiB every plan keeps
     // free: 24,696,061,952 bytes on each.
-    const auto hardware = devices["hardware"];
+    const auto& hardware = devices["hardware"];
     REQUIRE(hardware.size() == 2);
     for (std::size_t d = 0; d < 2; ++d) {
         const std::string name = d == 0 ? "CUDA0" : "CUDA1";
@@ -409,7 +409,7 @@ TEST_CASE("file cli: verify --gpu weighs a two-GPU log's plan on the cards named
     // The runtime rows are the cards the log names, not --gpu's: the RTX 4090's 24 GiB less the
     // 9862 MiB free at load (line 23) is 14714 MiB; the RTX 5090's 32 GiB (34,359,738,368
     // bytes, rtx-5090) less 31518 MiB (line 24) is 1250 MiB.
-    const auto runtime = devices["runtime"];
+    const auto& runtime = devices["runtime"];
     REQUIRE(runtime.size() == 2);
     CHECK(runtime[0]["device"] == "CUDA0");
     CHECK(runtime[0]["llama_cpp_bytes"] == 14714 * mib);

@@ -368,7 +368,7 @@ TEST_CASE(
     // vectors the count leaves out (a GDN layer's dt, A and norm 224, q/k norms 512, the shared
     // expert's gate 2560).
     CHECK(count_params(m).total ==
-          176943899520ULL - 51200245760ULL - 36 * 224 - 12 * 512 - 48 * 2560);
+          176943899520ULL - 51200245760ULL - 36ULL * 224 - 12ULL * 512 - 48ULL * 2560);
     // Per cell on the 12 QSA layers: K and V 2 x 2 x 256 and the indexer's key 128, f16, no V
     // beside it. Per sequence, f32: each GDN layer's 3 x 10240 conv and 48 x 128 x 128 state,
     // and layer 1's n-gram history, (4 - 1) x 3 columns of 4 x 2560 streams.

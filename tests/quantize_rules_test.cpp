@@ -13,9 +13,9 @@ using namespace canitrun;
 
 namespace {
 
-TensorInfo tensor(std::string name, std::uint64_t ne0, std::uint64_t ne1, int layer) {
+TensorInfo tensor(const std::string& name, std::uint64_t ne0, std::uint64_t ne1, int layer) {
     TensorInfo t;
-    t.name = std::move(name);
+    t.name = name;
     t.ne = {ne0, ne1, 1, 1};
     t.n_dims = ne1 > 1 ? 2 : 1;
     t.layer = layer;

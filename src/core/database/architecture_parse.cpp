@@ -19,6 +19,33 @@ LayerKind parse_layer_kind(const Fields& f) {
     f.error("unknown layer kind '" + kind + "' (expected one of " + layer_kind_names() + ")");
 }
 
+// A full-attention group's own fields: K = V, an indexer (MiniMax-M3, qwen4exp) and a
+// Mamba-2 mixer beside the attention (Falcon-H1).
+void parse_full_group(const Fields& f, LayerGroup& g) {
+    g.k_eq_v = f.flag_or("k_eq_v", false);
+    // MiniMax Sparse Attention's indexer (MiniMax-M3)
+    g.index_head_dim = f.count_or("index_head_dim", 0, kMaxDim);
+    g.index_heads = f.count_or("index_heads", 0, kMaxDim);
+    g.index_top_k = f.count_or("index_topk", 0, kMaxContext);
+    // Qwen Sparse Attention (qwen4exp): the indexer's blocks of this many tokens
+    g.compress_ratio = f.count_or("compress_ratio", 0, kMaxContext);
+    if (g.compress_ratio > 0 && g.index_head_dim == 0) {
+        f.error("compress_ratio on a full group needs its indexer (index_head_dim)");
+    }
+    if (f.has("parallel_ssm")) {
+        // Falcon-H1: a Mamba-2 mixer beside the attention in every layer of the group
+        const Fields s = f.child("parallel_ssm");
+        g.conv_kernel = s.count("conv_kernel", 1, 64);
+        g.inner_size = s.count("inner_size", 1, kMaxDim);
+        g.state_size = s.count("state_size", 1, kMaxDim);
+        g.groups = s.count("groups", 1, kMaxDim);
+        g.ssm_heads = s.count("heads", 1, kMaxDim);
+        if (s.count("head_dim", 1, kMaxDim) * g.ssm_heads != g.inner_size) {
+            s.error("inner_size must be heads x head_dim");
+        }
+    }
+}
+
 LayerGroup parse_layer_group(const Fields& f) {
     LayerGroup g;
     g.kind = parse_layer_kind(f);
@@ -31,28 +58,7 @@ LayerGroup parse_layer_group(const Fields& f) {
     g.v_head_dim = f.count_or("v_head_dim", 0, kMaxDim);
     switch (g.kind) {
         case LayerKind::full:
-            g.k_eq_v = f.flag_or("k_eq_v", false);
-            // MiniMax Sparse Attention's indexer (MiniMax-M3)
-            g.index_head_dim = f.count_or("index_head_dim", 0, kMaxDim);
-            g.index_heads = f.count_or("index_heads", 0, kMaxDim);
-            g.index_top_k = f.count_or("index_topk", 0, kMaxContext);
-            // Qwen Sparse Attention (qwen4exp): the indexer's blocks of this many tokens
-            g.compress_ratio = f.count_or("compress_ratio", 0, kMaxContext);
-            if (g.compress_ratio > 0 && g.index_head_dim == 0) {
-                f.error("compress_ratio on a full group needs its indexer (index_head_dim)");
-            }
-            if (f.has("parallel_ssm")) {
-                // Falcon-H1: a Mamba-2 mixer beside the attention in every layer of the group
-                const Fields s = f.child("parallel_ssm");
-                g.conv_kernel = s.count("conv_kernel", 1, 64);
-                g.inner_size = s.count("inner_size", 1, kMaxDim);
-                g.state_size = s.count("state_size", 1, kMaxDim);
-                g.groups = s.count("groups", 1, kMaxDim);
-                g.ssm_heads = s.count("heads", 1, kMaxDim);
-                if (s.count("head_dim", 1, kMaxDim) * g.ssm_heads != g.inner_size) {
-                    s.error("inner_size must be heads x head_dim");
-                }
-            }
+            parse_full_group(f, g);
             break;
         case LayerKind::sliding:
             g.window = f.count("window", 1, kMaxContext);

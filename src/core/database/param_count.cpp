@@ -144,7 +144,7 @@ Wide wide_low_rank_hc_params(const Architecture& a) {
     const Wide hc = a.hyper_connections;
     const Wide streams = hc * h;
     const Wide mixer = h * hc + 2 * streams * a.hyper_connection_rank;
-    Wide p = a.layers * 2 * (mixer + streams * hc) + mixer;
+    Wide p = Wide{a.layers} * 2 * (mixer + streams * hc) + mixer;
     if (a.ngram_embedding) {
         p += h * streams + h * h + 3 * streams + Wide{a.ngram_embedding->conv_kernel} * streams;
     }

@@ -80,7 +80,7 @@ Result<std::vector<FileTensor>> retyped_file_tensors(const Model& model,
         info.ne = t.ne;
         info.n_dims = t.n_dims;
         info.layer = llama_tensor_layer(t.name);
-        layout.tensors.push_back(std::move(info));
+        layout.tensors.push_back(info);
     }
     CANITRUN_TRY_ASSIGN(const auto typed, quantize_tensors(layout, quantize_request(quant)));
     std::vector<FileTensor> out;

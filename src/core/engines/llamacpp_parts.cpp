@@ -133,7 +133,7 @@ Result<std::vector<TypedTensor>> llamacpp_mtp_block(const Model& model, const Qu
         c.name =
             "blk." + std::to_string(mtp) + "." + std::string(t.name.view().substr(from.size()));
         c.layer = mtp;
-        copies.push_back(std::move(c));
+        copies.push_back(c);
     }
     const std::uint64_t h = model.arch.hidden_size;
     copies.push_back(nextn_tensor(mtp, "nextn.eh_proj.weight", checked::mul(2, h), h));
