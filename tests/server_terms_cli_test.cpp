@@ -1,7 +1,10 @@
 // End to end: what the server holds beside the model, through the real binary. Figures worked
 // by hand here and in server_terms_test.cpp.
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "catch.hpp"
 #include "run_binary.hpp"
@@ -346,4 +349,30 @@ TEST_CASE("cli: the checkpoints lowered to fit the RAM ride on the line and the 
     // Given, 32 are kept, and the verdict is today's: it holds its load only.
     const auto given = run_cli({"olmo-3-7b", "--gpu", "RTX 4090", "--ctx-checkpoints", "32"});
     CHECK(has(given.out, "Fits at load, but not what llama-server holds after it"));
+}
+
+// The serving line's plan has more slots, so more checkpoints (32 a slot for OLMo 3 7B's 24
+// sliding-window layers): where cap_growth lowers them for that plan, the line must say so, as the
+// page asked that same question directly does. The serving line's settings are read off its text
+// and asked again; both plans come from one place() and must carry the same --ctx-checkpoints.
+TEST_CASE("cli: the serving line carries the growth its own plan lowered") {
+    const auto page = run_cli({"olmo-3-7b", "--gpu", "RTX 4090"});
+    REQUIRE(page.code == 0);
+    const auto at = page.out.find("without offload (--parallel ");
+    REQUIRE(at != std::string::npos);
+    const auto open = page.out.find('(', at);
+    const std::string flags = page.out.substr(open + 1, page.out.find(')', open) - open - 1);
+    // "--parallel N -c M --ctx-checkpoints K"
+    std::vector<std::string> words;
+    for (std::size_t i = 0; i < flags.size();) {
+        const auto j = std::min(flags.find(' ', i), flags.size());
+        words.push_back(flags.substr(i, j - i));
+        i = j + 1;
+    }
+    REQUIRE(words.size() == 6);
+    CHECK(words[4] == "--ctx-checkpoints");
+    const auto asked =
+        run_cli({"olmo-3-7b", "--gpu", "RTX 4090", "--parallel", words[1], "-c", words[3]});
+    REQUIRE(asked.code == 0);
+    CHECK(has(asked.out, "--parallel " + words[1] + " --ctx-checkpoints " + words[5] + "\n"));
 }

@@ -58,6 +58,15 @@ std::optional<std::string> over_once_grown(const Placement& p) {
         format_gb(over->need), format_gb(over->capacity), over->gpu ? " usable" : "");
 }
 
+// The growth settings cap_growth lowered for a plan, as the flags its line carries: the serving
+// line's plan (more slots, more checkpoints) can need them where the page's own line does not.
+std::string capped_flags(const Placement& p) {
+    std::string s;
+    if (p.capped_checkpoints) s += fmt::format(" --ctx-checkpoints {}", *p.capped_checkpoints);
+    if (p.capped_cache_ram) s += fmt::format(" --cache-ram {}", *p.capped_cache_ram >> 20);
+    return s;
+}
+
 }  // namespace
 
 std::string growth_cap_sentence(const Placement& p) {
@@ -364,7 +373,7 @@ void write_serving(std::ostream& out, const HardwareReport& r) {
     }
     out << "  Serving: up to " << c.max_users << (c.max_users == 1 ? " user" : " users") << " of "
         << each << " without offload (--parallel " << c.max_users << " -c "
-        << c.max_users * c.per_user_context << ")";
+        << c.max_users * c.per_user_context << capped_flags(c.answer.plan.placement) << ")";
     if (c.max_users == kLlamaMaxSequences) out << ", llama.cpp's most";
     if (c.speed.per_user_tokens_per_s > 0) {
         out << ": about " << format_rate(c.speed.per_user_tokens_per_s) << " each, "
