@@ -4,6 +4,7 @@
 // state (RS) and compute buffers. Pure: takes the log's text. Lines it does not know are
 // skipped, so a log from another llama.cpp version or a truncated one yields what it holds.
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -17,6 +18,10 @@
 #include "canitrun/gguf.hpp"
 
 namespace canitrun {
+
+// The most GPUs one llama.cpp process drives (GGML_CUDA_MAX_DEVICES): what the readers bound
+// a log's device lists by.
+inline constexpr std::size_t kGgmlMaxDevices = 16;
 
 inline constexpr std::size_t kMaxLogLineBytes = 4096;
 

@@ -33,7 +33,6 @@ constexpr std::string_view kPlusMinus = "\xC2\xB1";  // "±" in UTF-8
 // description is cut to 127 bytes. Blank cells, device lines and the build line are copied
 // into every row after them, so unbounded ones would let a small text grow a huge result.
 constexpr std::size_t kMaxNameBytes = 128;
-constexpr std::size_t kMaxDevices = 16;  // GGML_CUDA_MAX_DEVICES
 
 // The text one line at a time, without copying; `too_long` flags a line over the cap.
 class Lines {
@@ -296,7 +295,7 @@ LlamaBenchOutput parse_markdown(std::string_view text) {
             n_gpus = 0;
         }
         const auto name = device_name(t);
-        if (name && n_gpus++ < kMaxDevices) gpus.append(gpus.empty() ? "" : ", ").append(*name);
+        if (name && n_gpus++ < kGgmlMaxDevices) gpus.append(gpus.empty() ? "" : ", ").append(*name);
         if (t.starts_with("build: ") && t.size() <= 7 + kMaxNameBytes) {  // after its rows
             for (; unstamped < out.rows.size(); ++unstamped) {
                 out.rows[unstamped].build = trim_view(t.substr(7));

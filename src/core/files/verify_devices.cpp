@@ -4,6 +4,7 @@
 #include <map>
 #include "canitrun/kv_cache.hpp"
 
+#include "canitrun/llama_log.hpp"
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/placement.hpp"
@@ -148,8 +149,7 @@ Result<std::optional<std::string>> split_from_buffers(const LlamaLog& log,
     }
     // Past llama.cpp's most devices (GGML_CUDA_MAX_DEVICES 16, ggml-cuda.h:20 at 0ad4a86) a log
     // is no run's, and the search (a placement per count per GPU) is not worth its time.
-    constexpr std::size_t kMostGpus = 16;
-    if (used.size() < 2 || gpus.size() > kMostGpus) return std::optional<std::string>{};
+    if (used.size() < 2 || gpus.size() > kGgmlMaxDevices) return std::optional<std::string>{};
     CANITRUN_TRY_ASSIGN(const Placement whole, place(parts, hardware, options));
     std::uint64_t left = whole.gpu_layers;
     std::vector<std::uint64_t> split(gpus.size(), 0);

@@ -67,9 +67,6 @@ Bytes Placement::gpu_usable() const {
     return sum;
 }
 
-}  // namespace canitrun
-
-namespace canitrun {
 namespace {
 
 ResidentTerm* term_named(Share& s, std::string_view name) {
