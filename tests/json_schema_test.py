@@ -120,6 +120,8 @@ CASES = [
     ("cluster-exo", ["llama-3.1-405b", "--engine", "exo", "--host", "rtx-4090", "--json"]),
     ("model-report", ["llama-3.1-8b", "--gpu", "rtx-4090", "--users", "4", "--ctx", "32k",
                       "--json"]),
+    # growth lowered to fit 32 GB of RAM, for the page's plan and the serving line's own
+    ("model-report", ["olmo-3-7b", "--gpu", "RTX 4090", "--json"]),
     # placement flags that make the plan fail: the planner's own placement beside it
     ("model-report", ["qwen3-30b-a3b", "--quant", "Q4_K_M", "--gpu", "4060 ti 16gb", "--ram", "32",
                       "--n-cpu-moe", "0", "--json"]),

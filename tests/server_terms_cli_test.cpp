@@ -375,4 +375,11 @@ TEST_CASE("cli: the serving line carries the growth its own plan lowered") {
         run_cli({"olmo-3-7b", "--gpu", "RTX 4090", "--parallel", words[1], "-c", words[3]});
     REQUIRE(asked.code == 0);
     CHECK(has(asked.out, "--parallel " + words[1] + " --ctx-checkpoints " + words[5] + "\n"));
+    // JSON's serving object names the same lowered setting as its line.
+    const auto as_json = run_cli({"olmo-3-7b", "--gpu", "RTX 4090", "--json"});
+    REQUIRE(as_json.code == 0);
+    const auto serving = nlohmann::json::parse(as_json.out)["hardware"]["serving"];
+    CHECK(serving["max_users"].get<std::uint64_t>() == std::stoull(words[1]));
+    CHECK(serving["growth_cap"]["ctx_checkpoints"].get<std::uint64_t>() == std::stoull(words[5]));
+    CHECK(serving["growth_cap"]["cache_ram_mib"].is_null());
 }

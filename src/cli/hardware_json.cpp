@@ -76,6 +76,28 @@ void write_hardware(JsonSink& w, const Hardware& h) {
     w.end_object();
 }
 
+// What the plan lowered of the growth settings the user left out (cap_growth); nothing when it
+// lowered none. The page's plan and the serving line's plan each carry their own.
+void write_growth_cap(JsonSink& w, const Placement& p) {
+    if (!p.capped_checkpoints && !p.capped_cache_ram) return;
+    w.key("growth_cap");
+    w.begin_object();
+    w.key("ctx_checkpoints");
+    if (p.capped_checkpoints) {
+        w.value(*p.capped_checkpoints);
+    } else {
+        w.null();
+    }
+    w.key("cache_ram_mib");
+    if (p.capped_cache_ram) {
+        w.value(*p.capped_cache_ram >> 20);
+    } else {
+        w.null();
+    }
+    w.field("text", growth_cap_sentence(p));
+    w.end_object();
+}
+
 // A plan's kind and placement: members of the answer's object, and of its alternative's (the
 // object's members are printed in name order, whatever order they are written in).
 void write_plan(JsonSink& w, const Plan& plan) {
@@ -93,25 +115,7 @@ void write_plan(JsonSink& w, const Plan& plan) {
     write_share(w, p.ram);
     w.field("gpu_total_bytes", p.gpu_total());
     w.field("gpu_usable_bytes", p.gpu_usable());
-    if (p.capped_checkpoints || p.capped_cache_ram) {
-        // What the plan lowered of the growth settings the user left out (cap_growth).
-        w.key("growth_cap");
-        w.begin_object();
-        w.key("ctx_checkpoints");
-        if (p.capped_checkpoints) {
-            w.value(*p.capped_checkpoints);
-        } else {
-            w.null();
-        }
-        w.key("cache_ram_mib");
-        if (p.capped_cache_ram) {
-            w.value(*p.capped_cache_ram >> 20);
-        } else {
-            w.null();
-        }
-        w.field("text", growth_cap_sentence(p));
-        w.end_object();
-    }
+    write_growth_cap(w, p);
 }
 
 void write_speculative(JsonSink& w, const SpeculativeSpeed& s) {
@@ -141,6 +145,7 @@ void write_serving(JsonSink& w, const HardwareReport& r) {
     w.key("speed");
     if (r.serving->max_users > 0) {
         write_serving_speed(w, r.serving->speed);
+        write_growth_cap(w, r.serving->answer.plan.placement);
     } else {
         w.null();
     }
