@@ -77,6 +77,9 @@ WORST_COMPUTE = (0.25, 256 * MIB)
 # now that verify reads cudab-012's unstated split from its model buffers (-3.6 % / +4.0 % ->
 # +1.0 % / -0.8 %), but for cudab-022's GPU 0, whose cause the document names (its build's MoE
 # graph before ggml's GLU ops) and which keeps its old bound: it stays in every figure.
+# 2026-12-06 (gpu31r): kept. The older graph's rule was sought (docs/ACCURACY-GPU.md says what
+# was tried): the corpus's other logs of that graph are the same model, so none tells a rule
+# from a sum that fits only its widths.
 WORST_TOTAL = {"total": 0.03, "total_planned": 0.12}
 OLDER_GRAPH_TOTAL = {"cudab-022-qwen3-235b-a22b-128k-q6k-2x3090-ngl0.log": 0.07}
 
@@ -283,12 +286,26 @@ def render(logs, unread):
         "Over 3 % in `total`: cudab-022's GPU 0 holds only a compute buffer, 742 MiB: the",
         "630 MiB expert copy and 112 MiB of the experts' activations, where canitrun plans the",
         "pinned build's 160 (expert_batch, exact on Mixtral on the H200), +48 MiB, +6.5 %. Its",
-        "build (b5269, 2025-05) predates ggml's GLU ops (PR #14158, #14181, 2025-06): its MoE",
-        "FFN took ggml_silu(gate) times up by ggml_mul, both run in place by ggml-alloc",
-        "(ggml_op_can_inplace: UNARY, MUL), where the pinned build's ggml_swiglu_split",
-        "(llama-graph.cpp:2246 at 0ad4a86) writes a tensor of its own (GLU is not in place).",
-        "Left as the pinned build plans it: one log of the older graph, whose 112 MiB also",
-        "depends on where ggml-alloc puts the freed weight copies (not derived).",
+        "build (b5269, 2025-05) predates ggml's GLU ops: PR #14158, with #14181 squashed into",
+        "it, dated 2025-06-29 (its ggml side: ggml-org/ggml 2560b6c5), so the first build with",
+        "them lies after b5622 (cudax-006, posted 2025-06-10), likely by b5781 (vulkan-007,",
+        "posted 2025-07-01, runs Llama 3.1 8B in 999 nodes as 2026 builds do); no MoE log of",
+        "the corpus lies between. Its MoE FFN took ggml_silu(gate) times up by ggml_mul, both",
+        "run in place (ggml-alloc.c:41-67 at ggml 17733de6, the 2025-05-02 sync: UNARY, MUL),",
+        "where the pinned build's ggml_swiglu_split (llama-graph.cpp:2246 at 0ad4a86) writes a",
+        "tensor of its own. Not made a rule: that allocator (ggml-alloc.c:153-185, best fit)",
+        "replayed over the expert splits as that ggml-backend.cpp cuts them (one per offloaded",
+        "expert weight, :1115-1128) gives 96 to 104 MiB, not 112, and the same replay of the",
+        "GLU graph takes a second weight copy, which the H200 runs do not show: GPU 0 holds",
+        "more than those splits (every op with a host weight and 32 rows or more goes to CUDA0,",
+        "ggml-backend.cpp:768-775, ggml-cuda.cu:3250-3268: the norms' MULs too). 112 MiB is 14",
+        "rows of 8 MiB, which more than one set of the graph's tensors fills (gate, up and",
+        "down: 3 + 3 + 8; three input rows, the product and down: 1 + 1 + 1 + 3 + 8), and every",
+        "other MoE log of that graph is the same model: k x (2 n_ff + n_embd) floats a token,",
+        "with the f32 mask copy beside it, holds all five by hand (cudab-022 742, cudax-001,",
+        "-004 816 + 112 + 32 + 64 = 1024 MiB, cudax-002, -003 +2.1 %; the term alone, run, takes",
+        "cudax-001, -004 from -1.6 to -6.3 %),",
+        "but no log tells it from the others' sums. Left as the pinned build plans it.",
         "rocm-004 (b5618, an embedding model at -ub 2048, 40960 cells) reads -336.02 MiB: the",
         "f32 KQ mask (2048 x 40960 x 4 B = 320 MiB, which ROCm_Host's 368.02 MiB also holds)",
         "and mean pooling's inp_mean (2048 x 2048 x 4 B = 16 MiB) live beside the logits.",
