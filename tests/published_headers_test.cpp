@@ -238,10 +238,20 @@ namespace {
 
 // tests/fixtures/published-headers.json: headers of published files quoted outside the logs of
 // validation/llama-logs/ (tensor counts, and type counts where the quote gives them).
-nlohmann::json fixture_headers() {
+nlohmann::json headers_fixture() {
     std::ifstream in(CANITRUN_SOURCE_DIR "/tests/fixtures/published-headers.json");
     REQUIRE(in);
-    return nlohmann::json::parse(in).at("files");
+    return nlohmann::json::parse(in);
+}
+
+nlohmann::json fixture_headers() {
+    return headers_fixture().at("files");
+}
+
+// Published checkpoints' safetensors indexes (model.safetensors.index.json in public mirrors of
+// the Hub repos): lm_head.weight is listed exactly when the model keeps its own output head.
+nlohmann::json fixture_checkpoints() {
+    return headers_fixture().at("checkpoints");
 }
 
 // The layout's tensor count for `model` with the tied flag set as given: a tied layout has no
@@ -268,15 +278,37 @@ TEST_CASE("published headers: every fixture row names its file, its source and a
         CHECK(row.contains("differs") == row.contains("differs_by"));
         if (row.contains("quant")) CHECK(row.contains("types"));
     }
+    for (const auto& row : fixture_checkpoints()) {
+        INFO(row.dump());
+        CHECK(test::database().find_model(row.at("model").get<std::string>()));
+        CHECK(row.at("file").get<std::string>() == "model.safetensors.index.json");
+        CHECK(row.at("source").get<std::string>().starts_with("https://github.com/"));
+        CHECK(row.at("mirrors").get<std::string>().starts_with("https://huggingface.co/"));
+        CHECK(row.at("lm_head").is_boolean());
+        CHECK(!row.at("read_from").get<std::string>().empty());
+    }
 }
 
 // Every tied/untied flag a published header shows: the header's tensor count is the layout's
 // with the database's flag and not with the other one. The logs' files (all but their known
-// differences) and the fixture's rows count together; a row whose file is not the database's
-// model as converted (Ollama's converter keeping a checkpoint's lm_head) must differ by exactly
-// what its reason says.
+// differences), the fixture's rows and its checkpoints count together; a row whose file is not
+// the database's model as converted (Ollama's converter keeping a checkpoint's lm_head) must
+// differ by exactly what its reason says. A checkpoint's index lists lm_head.weight exactly when
+// the model is untied, and where its entries map one to one onto GGUF tensors, their count is
+// the layout's with the flag and not without.
 TEST_CASE("published headers: each header's tensor count confirms the database's tied flag") {
     std::set<std::string> confirmed;
+    for (const auto& row : fixture_checkpoints()) {
+        INFO(row.dump());
+        const Model& m = test::model(row.at("model").get<std::string>());
+        CHECK(row.at("lm_head").get<bool>() == !m.arch.tied_embeddings);
+        if (row.contains("tensors")) {
+            const auto tensors = row.at("tensors").get<std::uint64_t>();
+            CHECK(tensors_with_tied(m, m.arch.tied_embeddings) == tensors);
+            CHECK(tensors_with_tied(m, !m.arch.tied_embeddings) != tensors);
+        }
+        if (row.at("lm_head").get<bool>() == !m.arch.tied_embeddings) confirmed.insert(m.id);
+    }
     for (const auto& h : published_headers()) {
         if (known_differences().count(h.log) == 1) continue;
         INFO(h.log << " (" << h.model_id << ")");
@@ -296,8 +328,9 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
             confirmed.insert(m.id);
         }
     }
-    // 24 models from the logs, 13 from the fixture (qwen3-0.6b's flag rests on its file size)
-    CHECK(confirmed.size() >= 37);
+    // 24 models from the logs, 22 from the fixture's files (qwen3-0.6b's flag rests on its file
+    // size) and 1 from its checkpoints: 47 (15 tied, 32 untied)
+    CHECK(confirmed.size() >= 47);
 }
 
 // A fixture row's type counts, where the quote gives them for a plain llama-quantize file, are
@@ -316,5 +349,34 @@ TEST_CASE("published headers: a fixture file's type counts are the rules' types"
               row.at("types").get<std::map<std::string, std::uint64_t>>());
         ++checked;
     }
-    CHECK(checked >= 4);
+    // gemma-3-4b, gemma-4-26b-a4b, qwen2.5-0.5b, gemma-2-9b, llama-3.2-3b, gemma-3n-e4b,
+    // deepseek-r1-distill-qwen-7b (F16 and Q4_K_M), llama-3.3-70b (Q3_K_M),
+    // deepseek-r1-distill-qwen-32b, deepseek-r1-distill-llama-8b
+    CHECK(checked >= 11);
+}
+
+// Files made before llama.cpp b8275 (run.gguf_quantized_before) type a tied model's
+// per_layer_token_embd as the file type, later ones as the tied output (quantize_rules.cpp). A
+// fixture file of such a model whose type counts are the rules' (the case above) must also
+// differ from what the later rule gives, so the file decides between the two: gemma-3n-E4B's
+// Q4_K_M of June 2025 keeps per_layer_token_embd at q4_K (282 q4_K, 35 q6_K), not q6_K.
+TEST_CASE(
+    "published headers: a gemma-3n file made before b8275 keeps per_layer_token_embd's "
+    "file type") {
+    int checked = 0;
+    for (const auto& row : fixture_headers()) {
+        if (!row.contains("quant")) continue;
+        Model later = test::model(row.at("model").get<std::string>());
+        if (later.run.gguf_quantized_before == 0) continue;
+        INFO(row.at("file").get<std::string>());
+        later.run.gguf_quantized_before = 0;
+        const auto layout = tensor_layout(later);
+        REQUIRE(layout);
+        const auto tensors = quantize_tensors(*layout, row.at("quant").get<std::string>());
+        REQUIRE(tensors);
+        CHECK(counted_types(*tensors) !=
+              row.at("types").get<std::map<std::string, std::uint64_t>>());
+        ++checked;
+    }
+    CHECK(checked >= 1);
 }
