@@ -80,6 +80,8 @@ WORST_COMPUTE = (0.25, 256 * MIB)
 # 2026-12-06 (gpu31r): kept. The older graph's rule was sought (docs/ACCURACY-GPU.md says what
 # was tried): the corpus's other logs of that graph are the same model, so none tells a rule
 # from a sum that fits only its widths.
+# 2026-12-06 (gpu31s): kept. No published log of another MoE model from a build before b5622
+# with the expert phase setting a GPU's buffer was found; the document gives each rule's figure.
 WORST_TOTAL = {"total": 0.03, "total_planned": 0.12}
 OLDER_GRAPH_TOTAL = {"cudab-022-qwen3-235b-a22b-128k-q6k-2x3090-ngl0.log": 0.07}
 
@@ -305,7 +307,16 @@ def render(logs, unread):
         "with the f32 mask copy beside it, holds all five by hand (cudab-022 742, cudax-001,",
         "-004 816 + 112 + 32 + 64 = 1024 MiB, cudax-002, -003 +2.1 %; the term alone, run, takes",
         "cudax-001, -004 from -1.6 to -6.3 %),",
-        "but no log tells it from the others' sums. Left as the pinned build plans it.",
+        "but no log tells it from the others' sums. Nor from the live set at the down product",
+        "with silu and mul in place (llama-graph.cpp build_moe_ffn before PR #14158: a row of",
+        "n_embd, the product in up's slot, the k outputs:",
+        "n_embd + k x (n_ff + n_embd), 96 MiB here), which with both masks gives 726 (-2.2 %),",
+        "774 (0) and 1008 MiB (-1.6 %); no sum a + m x the f32 mask fits the three settings",
+        "exactly (residuals 112, 144, 208 MiB at masks of 0, 32, 64 MiB). The widths part the",
+        "rules (pinned / 2 n_ff + n_embd / live set, MiB at -ub 512): Mixtral 8x7B 96 / 128 /",
+        "80, Qwen3-30B-A3B 80 / 56 / 48, DeepSeek-V2-Lite 68.5 / 57 / 44.5, so one such log of",
+        "a build before b5622 whose expert phase sets the buffer (-fa, a short context) would",
+        "settle it; none was found (gpu31s). Left as the pinned build plans it.",
         "rocm-004 (b5618, an embedding model at -ub 2048, 40960 cells) reads -336.02 MiB: the",
         "f32 KQ mask (2048 x 40960 x 4 B = 320 MiB, which ROCm_Host's 368.02 MiB also holds)",
         "and mean pooling's inp_mean (2048 x 2048 x 4 B = 16 MiB) live beside the logits.",
