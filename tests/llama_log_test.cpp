@@ -351,8 +351,10 @@ TEST_CASE("verify per device: two GPUs split by free memory, experts in RAM") {
 // The same run as if started with --no-op-offload (its "# settings:" line given the flag):
 // verify plans it so. The first GPU no longer copies an expert in (which it did within its
 // graph's buffer, above, so its compute stays), and the CPU runs the prompt's expert FFNs:
-// the host's buffer grows by one expert batch, 512 x 4 x (2048 + 8 x (768 + 2 x 2048)) =
-// 83,886,080 bytes. A note says the host figure is derived, not checked.
+// the host's buffer grows by one expert batch of the log's build (b5622, before ggml's GLU
+// ops: silu, the product and the weighting in place), 512 x 4 x (2048 + 8 x (768 + 2048)) =
+// 50,331,648 bytes (the pinned graph's 8 x (768 + 2 x 2048): 83,886,080). A note says the host
+// figure is derived, not checked.
 TEST_CASE("verify per device: a run with --no-op-offload is planned without the copy") {
     std::string text = read_log("cudax-006-qwen3-30b-a3b-q4km-4090-5090-exps-cpu.log");
     const std::string flag = "-ot \".ffn_.*_exps.=CPU\"";
@@ -378,7 +380,7 @@ TEST_CASE("verify per device: a run with --no-op-offload is planned without the 
         FAIL("no compute row on " + device);
         return Bytes{0};
     };
-    CHECK(estimate(off, "host") - estimate(on, "host") == 83886080ULL);
+    CHECK(estimate(off, "host") - estimate(on, "host") == 50331648ULL);
     CHECK(estimate(off, "CUDA0") == estimate(on, "CUDA0"));
     bool noted = false;
     for (const auto& n : off.notes) noted = noted || n.find("--no-op-offload") != std::string::npos;
@@ -408,19 +410,40 @@ TEST_CASE("verify per device: the output head in RAM is copied to the first GPU"
 // A published run from a build with BLAS (validation/llama-logs/cudab-022: b5269, Qwen3-235B-A22B
 // Q6_K, -ngl 0, two RTX 3090s; a "CPU" compute buffer beside CUDA_Host's). BLAS multiplies the
 // host's dense weights in RAM, so CUDA0 copies in only a routed expert (placement.cpp's
-// host_work): 128 x 1536 x 4096 values x 210 / 256 bytes = 660,602,880, beside one expert batch,
-// 512 x 4 x (4096 + 8 x (1536 + 2 x 4096)) = 167,772,160, and no masks (the attention runs on
-// the CPU): 790.00 MiB against the log's 742.00 (+6.5 %; the whole graph's rule read +31 %).
+// host_work): 128 x 1536 x 4096 values x 210 / 256 bytes = 660,602,880, beside one expert batch
+// of that build's graph, before ggml's GLU ops (build_moe_ffn of May 2025: silu, the product
+// and the weighting in place), 512 x 4 x (4096 + 8 x (1536 + 4096)) = 100,663,296, and no masks
+// (the attention runs on the CPU): 726.00 MiB against the log's 742.00 (-2.2 %; the pinned
+// graph's 4096 + 8 x (1536 + 2 x 4096) read 790.00, +6.5 %; the whole graph's rule +31 %).
 TEST_CASE("verify per device: a BLAS build copies only the experts to the first GPU") {
     const std::string name = "cudab-022-qwen3-235b-a22b-128k-q6k-2x3090-ngl0.log";
     const auto r = device_row(name, "CUDA0", "compute", "Q6_K");
-    CHECK(r.estimate == 660602880ULL + 167772160ULL);
+    CHECK(r.estimate == 660602880ULL + 100663296ULL);
     CHECK(r.actual == mib100(74200));
     bool noted = false;
     for (const auto& n : devices_of(name, "Q6_K").notes) {
         noted = noted || n.find("BLAS") != std::string::npos;
     }
     CHECK(noted);
+}
+
+// The same model and build era with the attention on the GPU (validation/llama-logs/cudax-002:
+// b5331, -ot exps=CPU, flash attention, 16384 cells, two RTX 3090s): beside the 660,602,880 B
+// expert copy and the 100,663,296 B batch of the graph before the GLU ops, GPU 0 keeps the KQ
+// masks as the layers read them (f16: 16384 x 512 x 2 B = 16 MiB) and, in a build before llama.cpp
+// PR #23764, the f32 masks they are cast from (16384 x 512 x 4 B = 32 MiB), a graph input alive
+// from the first split: 774.00 MiB, the log's 774.00 (the pinned graph read 806.00, +4.1 %).
+TEST_CASE("verify per device: a build before the GLU ops and the f16 masks, experts in RAM") {
+    const std::string name = "cudax-002-qwen3-235b-a22b-128k-q6k-2x3090-ot.log";
+    const auto r = device_row(name, "CUDA0", "compute", "Q6_K");
+    CHECK(r.estimate == 660602880ULL + 100663296ULL + (16ULL << 20) + (32ULL << 20));
+    CHECK(r.actual == 774ULL << 20);
+    CHECK(before_glu_ops(5331));
+    CHECK(before_glu_ops(5622));
+    CHECK_FALSE(before_glu_ops(5781));
+    // no build line, or a source tree without git: the date is not known, the pinned graph
+    CHECK_FALSE(before_glu_ops(std::nullopt));
+    CHECK_FALSE(before_glu_ops(1));
 }
 
 // A published Gemma 4 26B-A4B load (validation/llama-logs/cudab-011, llama-server b8836, 262144

@@ -61,7 +61,8 @@ Placement placed(const ModelParts& parts, const PlacementOptions& o) {
 // With it, beside recurrent layers the largest expert tensor adds to the whole graph's buffer:
 // 300 + 16 + 400 = 716 MiB, so the difference is exactly the copied tensor, 400 MiB.
 // With dense attention the copy reuses the graph's memory: the larger of 316 and the copy with
-// one expert batch and the f16 masks (400 + 80 + 8 = 488): 488, 172 MiB more than 316.
+// one expert batch, the f16 masks and the f32 masks they are cast from, alive beside them in a
+// build before PR #23764 (400 + 80 + 8 + 16 = 504): 504, 188 MiB more than 316.
 TEST_CASE("no op offload: GPU 0 sheds exactly the copy of the largest expert in RAM") {
     for (const bool recurrent : {true, false}) {
         const ModelParts parts = two_moe_layers(recurrent);
@@ -72,8 +73,8 @@ TEST_CASE("no op offload: GPU 0 sheds exactly the copy of the largest expert in 
         const Placement on = placed(parts, with);
         const Placement off = placed(parts, without);
         CHECK(off.gpus[0].compute == 316 * kMiB);
-        CHECK(on.gpus[0].compute == (recurrent ? 716 : 488) * kMiB);
-        CHECK(on.gpus[0].compute - off.gpus[0].compute == (recurrent ? 400 : 172) * kMiB);
+        CHECK(on.gpus[0].compute == (recurrent ? 716 : 504) * kMiB);
+        CHECK(on.gpus[0].compute - off.gpus[0].compute == (recurrent ? 400 : 188) * kMiB);
         // The CPU runs the expert FFNs of a prompt batch instead: beside the inputs (12) its
         // buffer holds one expert batch (80), with the logits (1) in RAM as before.
         CHECK(on.ram.compute == (1 + 12) * kMiB);
@@ -123,13 +124,13 @@ TEST_CASE("BLAS: with every layer in RAM GPU 0 copies in only the routed experts
 
 // Where GPU 0 holds the layers and only their experts are in RAM (--cpu-moe), BLAS changes
 // nothing: the experts go to GPU 0 either way, beside its own layers' attention and masks
-// (400 + 80 + 8 = 488 MiB, as in the first case), and the host keeps its inputs (12 + 1).
+// (400 + 80 + 8 + 16 = 504 MiB, as in the first case), and the host keeps its inputs (12 + 1).
 TEST_CASE("BLAS: with the layers on GPU 0 and the experts in RAM the plan is unchanged") {
     const ModelParts parts = two_moe_layers(false);
     PlacementOptions blas;
     blas.cpu_moe_layers = 2;
     blas.host_blas = true;
     const Placement p = placed(parts, blas);
-    CHECK(p.gpus[0].compute == 488 * kMiB);
+    CHECK(p.gpus[0].compute == 504 * kMiB);
     CHECK(p.ram.compute == (1 + 12) * kMiB);
 }

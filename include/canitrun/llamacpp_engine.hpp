@@ -37,6 +37,12 @@ struct LlamaCppOptions {
     // under flash attention (llama-graph.cpp build_attn_inp_kq_mask); verify sets this for a
     // log of an older build.
     bool f32_mask = false;
+    // A build before ggml's GLU ops (ggml PR #14158 with #14181, 2025-06-29; b5622 the last
+    // build known without them): build_moe_ffn ran ggml_silu on the gate and ggml_mul of up and
+    // gate, which ggml-alloc computes in place (ggml_op_can_inplace), then the down product and
+    // its weighting, in place too. Only verify sets it, for a log of such a build; plans follow
+    // the pinned build.
+    bool before_glu_ops = false;
     // The outputs a ubatch's graph is reserved for (llama_context_params::n_outputs_max, llama.cpp
     // PR #23861, merged 2026-06-01): 0 for every token of the ubatch (its default, n_batch: what
     // llama-bench, llama-completion and builds before it reserve); llama-server's is

@@ -82,4 +82,12 @@ LlamaCppOptions options_from_log(const LlamaLogContext& context, Backend backend
 inline constexpr std::uint64_t kLastBuildWithF32Mask = 9174;
 bool before_f16_mask(std::optional<std::uint64_t> build);
 
+// The last llama.cpp build known to run the MoE experts' activation without ggml's GLU ops (b5622,
+// validation/llama-logs/cudax-006 of 2025-06-10; the ops came with ggml PR #14158 and #14181,
+// 2025-06-29, in a build not pinned down, by b5781 likely): whether a log's build is one of
+// those. A log that prints no build, or build 1 (a source tree without git), is read as the
+// pinned graph: its date is not known.
+inline constexpr std::uint64_t kLastBuildWithoutGlu = 5622;
+bool before_glu_ops(std::optional<std::uint64_t> build);
+
 }  // namespace canitrun

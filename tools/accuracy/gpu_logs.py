@@ -82,8 +82,11 @@ WORST_COMPUTE = (0.25, 256 * MIB)
 # from a sum that fits only its widths.
 # 2026-12-06 (gpu31s): kept. No published log of another MoE model from a build before b5622
 # with the expert phase setting a GPU's buffer was found; the document gives each rule's figure.
+# 2026-12-06 (lead, fourteenth session): removed. verify plans a build before ggml's GLU ops by
+# its own MoE graph (the live set at the down product, derived from that build's source), and
+# the f32 masks such a build casts beside the expert copy: cudab-022 +6.5 -> -2.2 %; every GPU
+# total is now within issue #31's 3 %.
 WORST_TOTAL = {"total": 0.03, "total_planned": 0.12}
-OLDER_GRAPH_TOTAL = {"cudab-022-qwen3-235b-a22b-128k-q6k-2x3090-ngl0.log": 0.07}
 
 
 def header(path):
@@ -285,38 +288,26 @@ def render(logs, unread):
         "(CUDA2 21 of the 41 units, as -ts 0,0,1,1 puts them, where a split by free memory puts",
         "20; its own state and KV lines say the same, 16 + 5 layers on CUDA2), so its weights,",
         "KV and state are exact (verify_devices.cpp's split_from_buffers).",
-        "Over 3 % in `total`: cudab-022's GPU 0 holds only a compute buffer, 742 MiB: the",
-        "630 MiB expert copy and 112 MiB of the experts' activations, where canitrun plans the",
-        "pinned build's 160 (expert_batch, exact on Mixtral on the H200), +48 MiB, +6.5 %. Its",
-        "build (b5269, 2025-05) predates ggml's GLU ops: PR #14158, with #14181 squashed into",
-        "it, dated 2025-06-29 (its ggml side: ggml-org/ggml 2560b6c5), so the first build with",
-        "them lies after b5622 (cudax-006, posted 2025-06-10), likely by b5781 (vulkan-007,",
-        "posted 2025-07-01, runs Llama 3.1 8B in 999 nodes as 2026 builds do); no MoE log of",
-        "the corpus lies between. Its MoE FFN took ggml_silu(gate) times up by ggml_mul, both",
-        "run in place (ggml-alloc.c:41-67 at ggml 17733de6, the 2025-05-02 sync: UNARY, MUL),",
-        "where the pinned build's ggml_swiglu_split (llama-graph.cpp:2246 at 0ad4a86) writes a",
-        "tensor of its own. Not made a rule: that allocator (ggml-alloc.c:153-185, best fit)",
-        "replayed over the expert splits as that ggml-backend.cpp cuts them (one per offloaded",
-        "expert weight, :1115-1128) gives 96 to 104 MiB, not 112, and the same replay of the",
-        "GLU graph takes a second weight copy, which the H200 runs do not show: GPU 0 holds",
-        "more than those splits (every op with a host weight and 32 rows or more goes to CUDA0,",
-        "ggml-backend.cpp:768-775, ggml-cuda.cu:3250-3268: the norms' MULs too). 112 MiB is 14",
-        "rows of 8 MiB, which more than one set of the graph's tensors fills (gate, up and",
-        "down: 3 + 3 + 8; three input rows, the product and down: 1 + 1 + 1 + 3 + 8), and every",
-        "other MoE log of that graph is the same model: k x (2 n_ff + n_embd) floats a token,",
-        "with the f32 mask copy beside it, holds all five by hand (cudab-022 742, cudax-001,",
-        "-004 816 + 112 + 32 + 64 = 1024 MiB, cudax-002, -003 +2.1 %; the term alone, run, takes",
-        "cudax-001, -004 from -1.6 to -6.3 %),",
-        "but no log tells it from the others' sums. Nor from the live set at the down product",
-        "with silu and mul in place (llama-graph.cpp build_moe_ffn before PR #14158: a row of",
-        "n_embd, the product in up's slot, the k outputs:",
-        "n_embd + k x (n_ff + n_embd), 96 MiB here), which with both masks gives 726 (-2.2 %),",
-        "774 (0) and 1008 MiB (-1.6 %); no sum a + m x the f32 mask fits the three settings",
-        "exactly (residuals 112, 144, 208 MiB at masks of 0, 32, 64 MiB). The widths part the",
-        "rules (pinned / 2 n_ff + n_embd / live set, MiB at -ub 512): Mixtral 8x7B 96 / 128 /",
-        "80, Qwen3-30B-A3B 80 / 56 / 48, DeepSeek-V2-Lite 68.5 / 57 / 44.5, so one such log of",
-        "a build before b5622 whose expert phase sets the buffer (-fa, a short context) would",
-        "settle it; none was found (gpu31s). Left as the pinned build plans it.",
+        "The five logs of builds before ggml's GLU ops with an expert copy on GPU 0",
+        "(Qwen3-235B-A22B: cudab-022, cudax-001 to -004; b5269 to b5331) are planned by that",
+        "graph (LlamaCppOptions::before_glu_ops, builds up to b5622; PR #14158 with #14181,",
+        "2025-06-29, ggml-org/ggml 2560b6c5, brought the ops by b5781 likely): its",
+        "build_moe_ffn ran ggml_silu(gate) and ggml_mul(up, gate) in place (ggml-alloc.c:41-67",
+        "at ggml 17733de6: UNARY, MUL) and weighted the down products in place, so GPU 0",
+        "holds the input row, the product in up's block and the k outputs, n_embd + k x (n_ff",
+        "+ n_embd) floats a token (96 MiB at -ub 512), where the pinned build's fresh",
+        "ggml_swiglu_split output and weighted products give 160 (exact on Mixtral on the",
+        "H200); and beside the expert the f32 KQ masks a build before PR #23764 casts stay",
+        "alive (a graph input). GPU 0's compute: cudab-022 (-ngl 0, no masks on the GPU) 630",
+        "+ 96 = 726 of 742 MiB (-2.2 %; +6.5 % by the pinned graph), cudax-002, -003 630 + 96",
+        "+ 16 + 32 = 774 of 774 (+4.1 % before), cudax-001, -004 816 + 96 + 32 + 64 = 1008 of",
+        "1024 (-1.6 %, as before). Derived, not fitted, but all five are one model: k x (2",
+        "n_ff + n_embd), the freed gate's block under the outputs (ggml-alloc.c:153-185, best",
+        "fit), fits them too (742, 1024, +2.1 %). The rules part on other models (pinned /",
+        "2 n_ff + n_embd / the live set planned, MiB at -ub 512): Mixtral 8x7B 96 / 128 / 80,",
+        "Qwen3-30B-A3B 80 / 56 / 48, DeepSeek-V2-Lite 68.5 / 57 / 44.5; a log of such a build",
+        "whose expert phase sets the buffer (-fa, a short context) would test it (none found,",
+        "gpu31s).",
         "rocm-004 (b5618, an embedding model at -ub 2048, 40960 cells) reads -336.02 MiB: the",
         "f32 KQ mask (2048 x 40960 x 4 B = 320 MiB, which ROCm_Host's 368.02 MiB also holds)",
         "and mean pooling's inp_mean (2048 x 2048 x 4 B = 16 MiB) live beside the logits.",
@@ -383,9 +374,7 @@ def bounds_failures(logs, unread, medians):
         print(f"GPU compute rows worse than max(25 %, 256 MiB): {worst}")
         failures += 1
     worst_total = [(log["name"], t, e, a) for log in logs for k, t, e, a in log["rows"]
-                   if k == "gpu" and t in WORST_TOTAL and abs(rel(e, a)) >
-                   (OLDER_GRAPH_TOTAL.get(log["name"], WORST_TOTAL[t]) if t == "total"
-                    else WORST_TOTAL[t])]
+                   if k == "gpu" and t in WORST_TOTAL and abs(rel(e, a)) > WORST_TOTAL[t]]
     if worst_total:
         print(f"GPU total rows worse than {WORST_TOTAL}: {worst_total}")
         failures += 1

@@ -42,14 +42,24 @@ Result<ModelParts> llamacpp_weight_parts(const Model& model,
 // input row, the k gate-up products and the k down outputs before and after their weights.
 // Measured on an H200 (validation/cuda-h200/, Mixtral 8x7B with -ot exps=CPU): with the
 // 367.5 MiB down_exps copy it gives GPU 0's compute buffer to 0.01 MiB at 32k and at 128k.
+// A build before ggml's GLU ops (LlamaCppOptions::before_glu_ops) keeps one n_embd row an
+// expert fewer: its build_moe_ffn (llama-graph.cpp of May 2025) makes up and gate, runs
+// ggml_silu(gate) and ggml_mul(up, gate) in place (ggml 17733de6, ggml-alloc.c:41-67: UNARY and
+// MUL may reuse their parent), so at the down product the input row, the product in up's block
+// and the k down outputs are alive, and their weighting (ggml_mul) runs in place on the outputs:
+// n_embd + k x (expert_ff + n_embd). Derived, not fitted: on the five published logs of such
+// builds with an expert copy on GPU 0 (Qwen3-235B-A22B, validation/llama-logs/cudab-022,
+// cudax-001 to -004), GPU 0's compute reads -2.2 %, -1.6 % and 0.0 % by it, +6.5 %, -1.6 % and
+// +4.1 % by the pinned rule; all five are one model (docs/ACCURACY-GPU.md names a second
+// model's log that would test it).
 Result<Bytes> expert_batch_bytes(const Model& model, const LlamaCppOptions& options) {
     if (!model.is_moe()) return Bytes{0};
     const MoE& moe = *model.arch.moe;
     return catch_overflow(
         [&]() -> Result<Bytes> {
             const std::uint64_t embd = model.arch.hidden_size;
-            const std::uint64_t per_expert =
-                checked::add(moe.expert_intermediate_size, checked::mul(2, embd));
+            const std::uint64_t per_expert = checked::add(
+                moe.expert_intermediate_size, checked::mul(options.before_glu_ops ? 1 : 2, embd));
             const std::uint64_t per_token =
                 checked::add(embd, checked::mul(moe.experts_per_token, per_expert));
             return checked::mul(checked::mul(options.ubatch, 4), per_token);

@@ -345,6 +345,10 @@ bool before_f16_mask(std::optional<std::uint64_t> build) {
     return !build || *build <= kLastBuildWithF32Mask;
 }
 
+bool before_glu_ops(std::optional<std::uint64_t> build) {
+    return build && *build > 1 && *build <= kLastBuildWithoutGlu;
+}
+
 std::vector<std::string> log_gpu_devices(const LlamaLog& log) {
     std::vector<std::string> out;
     const auto add = [&](const std::string& buffer) {
@@ -371,6 +375,14 @@ Result<std::optional<DeviceCheck>> verify_devices(const LlamaLog& log, const Lla
         [&]() -> Result<std::optional<DeviceCheck>> {
             LlamaCppOptions lo = options_from_log(c, backend_of(check.gpus.front()));
             lo.f32_mask = before_f16_mask(log.build);
+            lo.before_glu_ops = before_glu_ops(log.build);
+            if (lo.before_glu_ops && model.is_moe()) {
+                check.notes.push_back("build " + std::to_string(*log.build) +
+                                      " predates ggml's GLU ops (b" +
+                                      std::to_string(kLastBuildWithoutGlu) +
+                                      " the last known): the experts' activations are planned "
+                                      "by that build's graph, silu and its product in place");
+            }
             CANITRUN_TRY_ASSIGN(const ModelParts parts, llamacpp_parts(model, quant, lo));
             PlacementOptions options;
             options.gpu_mask_copy.assign(check.gpus.size(), keeps_mask_copy(lo.backend));

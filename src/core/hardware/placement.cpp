@@ -126,15 +126,22 @@ Bytes gpu_graph(const RuntimeBuffers& b, bool holds_output, Bytes mask, Bytes la
 
 // The KQ masks on one GPU (0 on a backend that keeps none): `copy` the f32 copy of a build
 // before PR #23764, `device` as the layers read them (f16 under flash attention), `f32` their
-// f32 size, which the recurrent rule below was fitted with.
+// f32 size, which the recurrent rule below was fitted with; `cast_source` the f32 copy where it
+// is a tensor apart from `device`, the f16 cast flash attention reads (a build before #23764
+// with flash attention; without it the layers read the f32 copy itself).
 struct GpuMasks {
     Bytes copy = 0;
     Bytes device = 0;
     Bytes f32 = 0;
+    Bytes cast_source = 0;
 };
 
 // Beside an expert copy the masks live as the layers read them, and the graph is the
-// whole-graph rule the H200 runs (80fb11a, no f32 copy) were measured against. Beside recurrent
+// whole-graph rule the H200 runs (80fb11a, no f32 copy) were measured against. A build before
+// PR #23764 keeps the f32 masks the cast reads there too (a graph input, alive from the first
+// split; `cast_source`): Qwen3-235B-A22B with -ot exps=CPU and flash attention, GPU 0 holds
+// the expert copy, its batch and 32 + 64 MiB of masks at 16k (validation/llama-logs/cudax-001,
+// 816 + 112 + 96 = 1024 MiB by the older graph's batch, llama.cpp's 1024.00). Beside recurrent
 // layers the sum keeps the f32 masks' size it was fitted with (reads -14 % to +57 %).
 // `recurrent` is every layer's recurrent state (place() sums it as it places the layers).
 Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, const GpuMasks& masks,
@@ -143,10 +150,11 @@ Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, const Gpu
     if (copy.head) c = std::max(c, checked::add(b.output_head, b.logits_batch));
     if (copy.expert == 0) return c;
     c = checked::add(checked::add(b.compute, copy.layer), masks.copy);
-    const Bytes with_expert =
-        recurrent > 0 ? checked::add(checked::add(b.compute, copy.layer),
-                                     checked::add(masks.f32, copy.expert))
-                      : checked::add(checked::add(copy.expert, b.expert_batch), masks.device);
+    const Bytes with_expert = recurrent > 0
+                                  ? checked::add(checked::add(b.compute, copy.layer),
+                                                 checked::add(masks.f32, copy.expert))
+                                  : checked::add(checked::add(copy.expert, b.expert_batch),
+                                                 checked::add(masks.device, masks.cast_source));
     return std::max(c, with_expert);
 }
 
@@ -218,8 +226,12 @@ bool add_buffers(Placement& p, const ModelParts& parts, const PlacementOptions& 
         // Beside BLAS a GPU without layers runs no attention (host_work), so holds no masks.
         const bool mask = (d >= options.gpu_mask_copy.size() || options.gpu_mask_copy[d]) &&
                           (g.layers > 0 || !options.host_blas);
-        const GpuMasks masks{mask && b.f32_mask_copy ? b.mask_copy : 0, mask ? b.device_mask : 0,
-                             mask ? b.mask_copy : 0};
+        const Bytes copy_f32 = mask && b.f32_mask_copy ? b.mask_copy : 0;
+        const Bytes device = mask ? b.device_mask : 0;
+        // device_mask_of: the f16 cast is half the f32 copy; without flash attention they are
+        // one tensor
+        const GpuMasks masks{copy_f32, device, mask ? b.mask_copy : 0,
+                             copy_f32 != device ? copy_f32 : 0};
         const bool holds_output = g.output && output_on_gpu;
         const bool fuses = d < options.gpu_moe_fusion.size() && options.gpu_moe_fusion[d];
         const Bytes fused = fuses ? b.fused_moe_sum : 0;
