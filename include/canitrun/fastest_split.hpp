@@ -10,8 +10,9 @@
 // same speed) and on three or more (split_search.hpp: the least sum over the blocks that fit,
 // judged from U + 1 placements). With experts in RAM it also tries a chosen set of layers'
 // experts in RAM (-ot), each GPU's run starting with its own expert-less layers: on two GPUs
-// the fewest each fits with, for every split; on three or more the GPUs past the first taking
-// in the expert-less layers GPU 0 would hold (docs/METHOD.md, the search).
+// the fewest each fits with, for every split; on three or more the fastest set with its split,
+// exact for the speed model (chosen_set.hpp), in place of the --n-cpu-moe steps it contains
+// (docs/METHOD.md, the search).
 
 #include "canitrun/hardware_questions.hpp"
 
