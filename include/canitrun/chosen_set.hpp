@@ -1,5 +1,5 @@
 #pragma once
-// The fastest -ot set of layers' experts in RAM with its --tensor-split on three or more GPUs,
+// The fastest -ot set of layers' experts in RAM with its --tensor-split on two or more GPUs,
 // exact for the speed model (issue #32, "The best plan, not just a plan"). fastest_plan
 // (fastest_split.hpp) asks it where the planner keeps experts in RAM.
 //
@@ -49,7 +49,7 @@ struct ChosenSetSearch {
 };
 
 // `given`: the planner's options (margin, runtime, what the server holds); its -ngl, --n-cpu-moe,
-// set and split are replaced. Not exact (and nothing found) on fewer than three GPUs, on
+// set and split are replaced. Not exact (and nothing found) on fewer than two GPUs, on
 // unified memory, or where a device's bandwidth is unknown.
 Result<ChosenSetSearch> fastest_chosen_set(const Model& model, const Quant& quant,
                                            const ModelParts& parts, const Hardware& hardware,

@@ -359,7 +359,7 @@ Result<ChosenSetSearch> fastest_chosen_set(const Model& model, const Quant& quan
                                            const PlanSettings& settings,
                                            const PlacementOptions& given) {
     const std::size_t gpus = hardware.gpus.size();
-    if (gpus < 3 || hardware.unified() || hardware.ram_bandwidth_gbps <= 0 || !parts.buffers ||
+    if (gpus < 2 || hardware.unified() || hardware.ram_bandwidth_gbps <= 0 || !parts.buffers ||
         parts.overhead_percent != 0 || parts.buffers->dsa_leaf != 0) {
         return ChosenSetSearch{};
     }

@@ -47,7 +47,8 @@ Result<std::uint64_t> fewest_fitting(const ModelParts& parts, const Hardware& ha
     return good;
 }
 
-// -ot with a chosen set of layers' experts on two GPUs (docs/METHOD.md, the search): with
+// -ot with a chosen set of layers' experts on two GPUs where fastest_chosen_set claims nothing
+// (the quick rule, DeepSeek Sparse Attention, a RAM too small for its set): with
 // --n-cpu-moe the expert-less layers are GPU 0's, and GPU 1 holds only whole layers. A chosen
 // set gives each GPU's run its own count at its start, the fewest that GPU fits with; the
 // speed model reads alike layers alike, so for a count which layers does not matter. Per
@@ -104,10 +105,10 @@ Result<Plan> fastest_plan(const Model& model, const Quant& quant, const ModelPar
     const GpuDevice& b = hardware.gpus[1];
     const bool alike = a.gpu == b.gpu && a.memory == b.memory &&
                        a.bandwidth_gbps == b.bandwidth_gbps && a.fp16_tflops == b.fp16_tflops;
-    // Experts in RAM on three or more GPUs: the chosen-set search's space holds every
+    // Experts in RAM on two or more GPUs: the chosen-set search's space holds every
     // --n-cpu-moe and split (chosen_set.hpp), so where it is exact nothing else is tried.
     bool exact = false;
-    if (gpus > 2 && found.kind == PlanKind::expert_offload) {
+    if (found.kind == PlanKind::expert_offload) {
         CANITRUN_TRY_ASSIGN(auto set,
                             fastest_chosen_set(model, quant, parts, hardware, settings, given));
         exact = set.exact;
@@ -138,7 +139,7 @@ Result<Plan> fastest_plan(const Model& model, const Quant& quant, const ModelPar
             if (faster(c, best)) best = std::move(c);
         }
     }
-    if (gpus == 2 && found.kind == PlanKind::expert_offload) {
+    if (gpus == 2 && found.kind == PlanKind::expert_offload && !exact) {
         CANITRUN_TRY_ASSIGN(best, chosen_set(model, quant, parts, hardware, settings, given, best));
     }
     if (best.placement.tensor_split != found.placement.tensor_split ||
