@@ -32,10 +32,15 @@ SETUPS = [
     ["--gpu", "RTX 4090", "--ram", "128", "--ctx", "128k"],
 ]
 # One setup more for one model each: where the plan keeps a chosen set of layers' experts in
-# RAM (-ot): docs/METHOD.md's worked case on two GPUs, and one on three.
+# RAM (-ot): docs/METHOD.md's worked case on two GPUs, three on three and four
+# (tests/best_plan_test.cpp's hand cases).
 EXTRA = {
     "gpt-oss-120b": [["--gpu", "2x4060 ti 16gb", "--ram", "64"]],
-    "glm-4.5-air": [["--gpu", "3x3060 12gb", "--ram", "64"]],
+    "glm-4.5-air": [
+        ["--gpu", "3x3060 12gb", "--ram", "64"],
+        ["--gpu", "4x3060 12gb", "--ram", "64"],
+        ["--gpu", "3090,4090,4060 ti 16gb", "--ram", "64"],
+    ],
 }
 
 

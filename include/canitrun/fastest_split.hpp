@@ -9,9 +9,10 @@
 // two GPUs (two alike ones need only one GPU alone tried: every split using both reads at the
 // same speed) and on three or more (split_search.hpp: the least sum over the blocks that fit,
 // judged from U + 1 placements). With experts in RAM it also tries a chosen set of layers'
-// experts in RAM (-ot), each GPU's run starting with its own expert-less layers: on two GPUs
-// the fewest each fits with, for every split; on three or more the GPUs past the first taking
-// in the expert-less layers GPU 0 would hold (docs/METHOD.md, the search).
+// experts in RAM (-ot): the fastest set with its split, exact for the speed model
+// (chosen_set.hpp), in place of the --n-cpu-moe steps it contains; where that search claims
+// nothing, on two GPUs each GPU's run starting with the fewest expert-less layers it fits with,
+// for every split (docs/METHOD.md, the search).
 
 #include "canitrun/hardware_questions.hpp"
 
