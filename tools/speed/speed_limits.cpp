@@ -130,7 +130,13 @@ void write_source_checks(std::ostream& out) {
            "attention falling back to the CPU: ggml-vulkan.cpp's supports_op of May 2026 "
            "(ggml-org/ggml 0ce7ad34, src/ggml-vulkan/ggml-vulkan.cpp:15727) takes any head "
            "size that is a multiple of 8, gemma-4's 512-wide global heads included. Not "
-           "modelled.\n";
+           "modelled.\n"
+           "- Tried and not kept (#34): the MoE layer's decode cost (m) per group rather than "
+           "shared, as the Arc Pro B70's MoE runs decode at 0.47-0.71x their prediction in sample "
+           "where its dense ones read at 0.9-1.2x: every run's decode left out went from 12 % to "
+           "14 % at "
+           "the median and from 46 % to 52 % at p90 (MoE runs 15 % to 22 %), though it fell "
+           "from 8 % to 7 % in sample.\n";
 }
 
 }  // namespace
