@@ -161,12 +161,13 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     CHECK(m.wide_bands.share <= 0.85);
     // Leaving one source out (docs/SPEED.md): #34 took prefill's p90 from 119 % to 103 % (MLA's
     // absorbed attention), then to 97 % and its median from 26 % to 25 % (lhl's DGX Spark
-    // prompts read at their sweep's -ub 2048); these bounds hold that, and the decode medians
-    // where they were.
-    CHECK(m.out_of_sample.prefill_p90 <= 1.0);
-    CHECK(m.out_of_sample.prefill_median <= 0.26);
-    CHECK(m.out_of_sample.decode_median <= 0.13);
-    CHECK(m.out_of_sample.decode_p90 <= 0.47);
+    // prompts read at their sweep's -ub 2048), then to 96.9 % and 24.5 % (the Arc Pro B50 on a
+    // Raspberry Pi 500+ host flagged an outlier, as the Pi 5's RX 7900 XT was). The bounds are
+    // those figures, and the decode median (12.3 %) and p90 (45.8 %) where they were.
+    CHECK(m.out_of_sample.prefill_p90 <= 0.970);
+    CHECK(m.out_of_sample.prefill_median <= 0.245);
+    CHECK(m.out_of_sample.decode_median <= 0.124);
+    CHECK(m.out_of_sample.decode_p90 <= 0.458);
 }
 
 // A published run reads its file at the size llama-bench printed, not its label's: Unsloth's

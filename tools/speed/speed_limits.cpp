@@ -98,7 +98,45 @@ void write_row_limits(std::ostream& out) {
            "build 8396. Without flash attention llama.cpp copies the absorbed MLA's values (a "
            "view of the latent cache) transposed every token (llama-graph.cpp build_attn_mha: "
            "v = ggml_cont(ggml_transpose(v)), \"note: avoid this branch\"), a cost that grows "
-           "with the depth and that no other source measures: not modelled.\n";
+           "with the depth and that no other source measures: not modelled. Checked again "
+           "(#34): from January 2026 (llama.cpp#18953), before that build of March, CUDA had a "
+           "flash-attention kernel for this model's 20 query heads a latent (ggml-org/ggml "
+           "c044a8ee of 2026-03-16, "
+           "src/ggml-cuda/fattn.cu:149, \"gqa_ratio == 20 // GLM 4.7 Flash\", and "
+           "ggml_cuda_get_best_fattn_kernel's case 576), so under a default of auto it ran with "
+           "flash attention; which path ran stays unconfirmed. Its Q4_K_M decode costs 1.37 us "
+           "more a token for every cached token (7.56 ms at depth 0, 52.6 ms at 32768), 29 ns "
+           "a layer, 25x the time the 4090's 1008 GB/s reads that layer's 576-value latent in: "
+           "neither path's bytes explain it.\n";
+}
+
+// Rows judged against their sources in #34's second pass, and what was tried on them.
+void write_source_checks(std::ostream& out) {
+    out << "- A run flagged against its source (#34): geerlingguy/ai-benchmarks#27's Arc Pro "
+           "B50 sits on a Raspberry Pi 500+ host, as #23's RX 7900 XT on a Pi 5 (already flagged "
+           "an outlier), and its llama-3.2-3b pp512 read at 0.23x its prediction in sample: "
+           "flagged the same way, kept in the data. Every run's prefill median left out went from "
+           "25 % to 24 %.\n"
+           "- Tried and not kept (#34): the 43 runs llama-bench labels \"llama 7B\" at 6.74 B "
+           "parameters (Llama 1 or 2 7B, Code Llama 7B: Llama 2 7B's tensors) read as "
+           "llama-2-7b, a relative, all but an MI300X's of December 2024 (0.06x its prediction: "
+           "llama.cpp's ROCm MMQ used CDNA3's matrix cores only from llama.cpp#14624 on) "
+           "and an Arc 140V's (Vulkan, 2024): 2 more sources and 20 more fitted runs, but the "
+           "decode median left out went from 12 % to 13 % and the prefill p90 from 97 % to 99 % "
+           "(their decode predicted at 0.57x the measure on the Arc Pro B70, 0.74x on the RTX PRO "
+           "6000, 1.2-1.4x on the W7900).\n"
+           "- The Arc Pro B70's gemma-4 prompts 16384 deep on Vulkan (12.2 and 49.5 t/s, a tenth "
+           "of their prediction, where SYCL reads them at 15x and 11x those) are not flash "
+           "attention falling back to the CPU: ggml-vulkan.cpp's supports_op of May 2026 "
+           "(ggml-org/ggml 0ce7ad34, src/ggml-vulkan/ggml-vulkan.cpp:15727) takes any head "
+           "size that is a multiple of 8, gemma-4's 512-wide global heads included. Not "
+           "modelled.\n"
+           "- Tried and not kept (#34): the MoE layer's decode cost (m) per group rather than "
+           "shared, as the Arc Pro B70's MoE runs decode at 0.47-0.71x their prediction in sample "
+           "where its dense ones read at 0.9-1.2x: every run's decode left out went from 12 % to "
+           "14 % at "
+           "the median and from 46 % to 52 % at p90 (MoE runs 15 % to 22 %), though it fell "
+           "from 8 % to 7 % in sample.\n";
 }
 
 }  // namespace
@@ -137,6 +175,7 @@ void write_known_limits(std::ostream& out) {
            "Q8_0 / Q4_K_M, up to 36 % larger.\n";
     write_device_limits(out);
     write_row_limits(out);
+    write_source_checks(out);
 }
 
 }  // namespace canitrun::tools

@@ -14,14 +14,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 5.6535179e-05,
             .recurrent_layer_s = 2.31362677e-05,
             .quantized_unpack = 4.86019114e-05,
-            .compute = 2.24480419,
-            .compute_float = 1.85751858,
+            .compute = 2.2448298,
+            .compute_float = 1.85748538,
             .prefill_layer_s = 0,
-            .attention = 5.22267687,
-            .expert_compute = 287.805257,
+            .attention = 5.22258717,
+            .expert_compute = 287.821646,
             .prefill_recurrent_s = 0,
             .decode_band = 0.231987722,
-            .prefill_band = 0.517746114,
+            .prefill_band = 0.517720277,
             .decode_rows = 81,
             .prefill_rows = 81,
         };
@@ -31,14 +31,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 5.6535179e-05,
             .recurrent_layer_s = 2.31362677e-05,
             .quantized_unpack = 4.86019114e-05,
-            .compute = 2.24480419,
-            .compute_float = 1.85751858,
+            .compute = 2.2448298,
+            .compute_float = 1.85748538,
             .prefill_layer_s = 0,
-            .attention = 5.22267687,
-            .expert_compute = 287.805257,
+            .attention = 5.22258717,
+            .expert_compute = 287.821646,
             .prefill_recurrent_s = 0,
             .decode_band = 0.441937487,
-            .prefill_band = 0.592966932,
+            .prefill_band = 0.590982024,
             .decode_rows = 23,
             .prefill_rows = 21,
         };
@@ -48,14 +48,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000136515767,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0,
-            .compute = 1.98382225,
-            .compute_float = 1.30342503,
-            .prefill_layer_s = 0.000896286197,
-            .attention = 9.70094462,
-            .expert_compute = 640.915887,
-            .prefill_recurrent_s = 2.23513816e-06,
+            .compute = 1.98383108,
+            .compute_float = 1.30339959,
+            .prefill_layer_s = 0.000896273339,
+            .attention = 9.70173199,
+            .expert_compute = 640.923085,
+            .prefill_recurrent_s = 2.23507212e-06,
             .decode_band = 0.488986749,
-            .prefill_band = 1.24777057,
+            .prefill_band = 1.2477665,
             .decode_rows = 49,
             .prefill_rows = 47,
         };
@@ -65,14 +65,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 5.6535179e-05,
             .recurrent_layer_s = 2.31362677e-05,
             .quantized_unpack = 4.86019114e-05,
-            .compute = 2.24480419,
-            .compute_float = 1.85751858,
+            .compute = 2.2448298,
+            .compute_float = 1.85748538,
             .prefill_layer_s = 0,
-            .attention = 5.22267687,
-            .expert_compute = 287.805257,
+            .attention = 5.22258717,
+            .expert_compute = 287.821646,
             .prefill_recurrent_s = 0,
             .decode_band = 0.138213144,
-            .prefill_band = 0.461088368,
+            .prefill_band = 0.46108514,
             .decode_rows = 28,
             .prefill_rows = 28,
         };
@@ -82,14 +82,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.00011149039,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0.147752141,
-            .compute = 2.58613302,
-            .compute_float = 1.86044719,
-            .prefill_layer_s = 0.000390394709,
-            .attention = 8.67249812,
-            .expert_compute = 204.186188,
-            .prefill_recurrent_s = 4.3825474e-06,
+            .compute = 2.58616263,
+            .compute_float = 1.86045872,
+            .prefill_layer_s = 0.000390336612,
+            .attention = 8.67248994,
+            .expert_compute = 204.181264,
+            .prefill_recurrent_s = 4.38251715e-06,
             .decode_band = 0.482203127,
-            .prefill_band = 0.227232083,
+            .prefill_band = 0.228412703,
             .decode_rows = 55,
             .prefill_rows = 55,
         };
@@ -99,14 +99,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000172956607,
             .recurrent_layer_s = 3.86786326e-06,
             .quantized_unpack = 0,
-            .compute = 2.04925656,
-            .compute_float = 1.29916155,
-            .prefill_layer_s = 0.00635409642,
-            .attention = 10.3802851,
-            .expert_compute = 12.1914688,
-            .prefill_recurrent_s = 2.01060146e-06,
+            .compute = 2.04939244,
+            .compute_float = 1.29936259,
+            .prefill_layer_s = 0.00635270184,
+            .attention = 10.3801467,
+            .expert_compute = 12.2245545,
+            .prefill_recurrent_s = 2.01078098e-06,
             .decode_band = 0.224874524,
-            .prefill_band = 2.00523219,
+            .prefill_band = 2.00549283,
             .decode_rows = 36,
             .prefill_rows = 36,
         };
@@ -116,14 +116,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000170328324,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0.0515274118,
-            .compute = 1.25175087,
-            .compute_float = 1.19916296,
-            .prefill_layer_s = 0.000673730233,
-            .attention = 2.60706438,
-            .expert_compute = 51.3560663,
-            .prefill_recurrent_s = 6.83013578e-07,
+            .compute = 1.25175938,
+            .compute_float = 1.1991709,
+            .prefill_layer_s = 0.000673706729,
+            .attention = 2.60704537,
+            .expert_compute = 51.3552666,
+            .prefill_recurrent_s = 6.82873017e-07,
             .decode_band = 0.273471789,
-            .prefill_band = 0.300491532,
+            .prefill_band = 0.300465901,
             .decode_rows = 20,
             .prefill_rows = 28,
         };
@@ -133,16 +133,16 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000124335399,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0.741982017,
-            .compute = 4.9226826,
-            .compute_float = 13.955482,
-            .prefill_layer_s = 0.000711327385,
-            .attention = 77.8955432,
-            .expert_compute = 528.258629,
-            .prefill_recurrent_s = 5.08105806e-06,
+            .compute = 4.93520786,
+            .compute_float = 13.9785962,
+            .prefill_layer_s = 0.000674804361,
+            .attention = 77.8665644,
+            .expert_compute = 532.113426,
+            .prefill_recurrent_s = 5.07820447e-06,
             .decode_band = 1.13490303,
-            .prefill_band = 3.31628482,
+            .prefill_band = 2.8354336,
             .decode_rows = 41,
-            .prefill_rows = 39,
+            .prefill_rows = 38,
         };
         s.classes[8] = {
             // no_matrix_units
@@ -150,14 +150,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000228464842,
             .recurrent_layer_s = 2.43203382e-06,
             .quantized_unpack = 0.690450577,
-            .compute = 1.69002972,
-            .compute_float = 1.98462691,
-            .prefill_layer_s = 0.0018533484,
-            .attention = 4.25121689,
-            .expert_compute = 147.180841,
-            .prefill_recurrent_s = 2.90676391e-05,
+            .compute = 1.69044141,
+            .compute_float = 1.98466384,
+            .prefill_layer_s = 0.00185265003,
+            .attention = 4.25148445,
+            .expert_compute = 147.23609,
+            .prefill_recurrent_s = 2.90551949e-05,
             .decode_band = 0.333741689,
-            .prefill_band = 1.26962755,
+            .prefill_band = 1.2686984,
             .decode_rows = 28,
             .prefill_rows = 35,
         };
@@ -167,14 +167,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.00011149039,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0.147752141,
-            .compute = 2.58613302,
-            .compute_float = 1.86044719,
-            .prefill_layer_s = 0.000390394709,
-            .attention = 8.67249812,
-            .expert_compute = 204.186188,
-            .prefill_recurrent_s = 4.3825474e-06,
+            .compute = 2.58616263,
+            .compute_float = 1.86045872,
+            .prefill_layer_s = 0.000390336612,
+            .attention = 8.67248994,
+            .expert_compute = 204.181264,
+            .prefill_recurrent_s = 4.38251715e-06,
             .decode_band = 0.0812074779,
-            .prefill_band = 0.652857753,
+            .prefill_band = 0.652841086,
             .decode_rows = 1,
             .prefill_rows = 1,
         };
@@ -184,23 +184,23 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 5.6535179e-05,
             .recurrent_layer_s = 2.31362677e-05,
             .quantized_unpack = 4.86019114e-05,
-            .compute = 2.24480419,
-            .compute_float = 1.85751858,
+            .compute = 2.2448298,
+            .compute_float = 1.85748538,
             .prefill_layer_s = 0,
-            .attention = 5.22267687,
-            .expert_compute = 287.805257,
+            .attention = 5.22258717,
+            .expert_compute = 287.821646,
             .prefill_recurrent_s = 0,
             .decode_band = 0.343155536,
-            .prefill_band = 0.78154486,
+            .prefill_band = 0.686420386,
             .decode_rows = 362,
-            .prefill_rows = 371,
+            .prefill_rows = 370,
         };
         s.moe_layer_s = 2.94349831e-05;
         s.gpu_hop_s = 0.000278010969;
-        s.weight_reread = 0.597587419;
-        s.older_build_compute = 0.0492532963;
+        s.weight_reread = 0.59768442;
+        s.older_build_compute = 0.0492417589;
         s.older_build_layer_s = 5.58370713e-06;
-        s.lone_expert_read = 3.0796646;
+        s.lone_expert_read = 3.07967985;
         s.apple_bandwidth[0] = 1.23122062;   // M1
         s.apple_bandwidth[1] = 1.13842323;   // M1 Pro
         s.apple_bandwidth[2] = 1.90852757;   // M1 Max
@@ -226,16 +226,16 @@ const SpeedModel& fitted_speed_model() {
         s.dequant[1] = 0.0200702369;  // legacy
         s.dequant_prefill[1] = 0;
         s.dequant[2] = 0.0237122258;  // k-quant
-        s.dequant_prefill[2] = 0.302328902;
+        s.dequant_prefill[2] = 0.302321562;
         s.dequant[3] = 1.184413;  // i-quant
-        s.dequant_prefill[3] = 2.87006725;
+        s.dequant_prefill[3] = 2.86960756;
         s.dequant[4] = 0;  // fp4
-        s.dequant_prefill[4] = 0.336979222;
-        s.narrow_bands = {0.805, 400};
-        s.wide_bands = {0.819875776, 161};
-        s.out_of_sample = {0.123479661, 0.457567868, 0.246933503, 0.974529904};
+        s.dequant_prefill[4] = 0.335611071;
+        s.narrow_bands = {0.802992519, 401};
+        s.wide_bands = {0.823899371, 159};
+        s.out_of_sample = {0.123479661, 0.457567868, 0.244687947, 0.969033814};
         s.source =
-            "fitted by tools/speed/fit_speed on 733 of the 1077 published llama-bench rows in "
+            "fitted by tools/speed/fit_speed on 732 of the 1077 published llama-bench rows in "
             "validation/llama-bench.json (docs/SPEED.md)";
         return s;
     }();
