@@ -102,6 +102,33 @@ TEST_CASE("placement: a --tensor-split with the wrong count or all zeros is refu
     CHECK(p->gpus[1].layers == 19);
 }
 
+// llama.cpp (llama-model.cpp, load_tensors) puts offloaded unit u of n on the GPU that
+// std::upper_bound finds for u / n among the cumulative shares: the first share above it.
+TEST_CASE("placement: a --tensor-split over three GPUs cuts the units where llama.cpp does") {
+    const ModelParts parts = parts_of("llama-3.3-70b", "Q4_K_M", 4096);  // 80 layers + head
+    const Hardware three = hardware_of({"rtx-3090", "rtx-3090", "rtx-3090"});
+    PlacementOptions o;
+    // 1 : 1 : 1 of 81 units, shares 1/3 and 2/3: u = 27 is 27 / 81 = 1/3, not above, so GPU 1's
+    // first unit; u = 54 is GPU 2's. 27, 27 and 27 units, the last of them the output head.
+    o.tensor_split = {1, 1, 1};
+    const auto even = place(parts, three, o);
+    REQUIRE(even);
+    CHECK(even->gpus[0].layers == 27);
+    CHECK(even->gpus[1].layers == 27);
+    CHECK(even->gpus[2].layers == 26);
+    CHECK(even->gpus[2].output);
+    // 1 : 0 : 1, shares 1/2, 1/2, 1: u <= 40 (40 / 81 < 1/2) on GPU 0, none on GPU 1 (its share
+    // is GPU 0's), u = 41..80 on GPU 2: 39 layers and the head.
+    o.tensor_split = {1, 0, 1};
+    const auto gap = place(parts, three, o);
+    REQUIRE(gap);
+    CHECK(gap->gpus[0].layers == 41);
+    CHECK(gap->gpus[1].layers == 0);
+    CHECK_FALSE(gap->gpus[1].output);
+    CHECK(gap->gpus[2].layers == 39);
+    CHECK(gap->gpus[2].output);
+}
+
 // Qwen3.5-35B-A3B at Q4_K_M, 8k, on an RTX 4080 (16 GiB = 17,179,869,184 B), by hand:
 //   W = 35e9 x 4.873 / 8 = 21,319,375,000. Architecture params: embedding 248320 x 2048 =
 //   508,559,360 (x2, untied); linear-attention mixer 33,718,272 (x30), full-attention mixer

@@ -13,7 +13,8 @@
 //   give every block's work;
 // - what a GPU holds (placement.cpp) depends only on its own block, and only grows with it, so
 //   for each GPU and block start the last block end that fits is found by one walk (two
-//   pointers) over the starts, about 2U placements per middle GPU;
+//   pointers) over the starts the GPUs before it reach, at most about 2U placements per middle
+//   GPU;
 // - a split's decode seconds are then the RAM's, plus per busy GPU its block's own terms and one
 //   hand-over, less one hand-over: a sum of one term per GPU over consecutive blocks. So the
 //   least sum of GPUs 0..d holding units [0, e) is the least over the starts b of that of GPUs

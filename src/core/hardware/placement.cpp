@@ -24,21 +24,27 @@ void add_overhead(Share& s, std::uint64_t percent) {
     s.overhead = checked::mul_div_floor(checked::add(s.weights, s.kv_cache), percent, 100);
 }
 
-// The device index of unit `unit` among `units` offloaded ones (llama.cpp: upper_bound over the
-// cumulative memory shares of unit / units). Cross-multiplied to stay in integers.
-std::size_t device_of(std::uint64_t unit, std::uint64_t units,
-                      const std::vector<Bytes>& cumulative) {
-    // One GPU takes every unit (unit < units), without the wide products: most placements
-    // are on one GPU, and this is asked once a layer.
-    if (cumulative.size() == 1) return 0;
+// The cumulative memory shares made into where each GPU's offloaded units end (llama.cpp:
+// upper_bound over the shares of unit / units): unit u of `units` is on the first GPU d with
+// u * all < cumulative[d] * units, that is u < ceil(cumulative[d] * units / all) = ends[d]
+// (the last GPU's end is `units`). Worked out once a placement rather than asked once a layer.
+void to_unit_ends(std::vector<Bytes>& cumulative, std::uint64_t units) {
+    if (cumulative.empty()) return;
     const Bytes all = cumulative.back();
-    for (std::size_t d = 0; d < cumulative.size(); ++d) {
-        // unit / units < cumulative[d] / all
-        if (static_cast<checked::Wide>(unit) * all <
-            static_cast<checked::Wide>(cumulative[d]) * units)
-            return d;
+    for (std::size_t d = 0; d + 1 < cumulative.size(); ++d) {
+        cumulative[d] = std::min(units, checked::mul_div_ceil(cumulative[d], units, all));
     }
-    return cumulative.size() - 1;
+    cumulative.back() = units;  // all * units / all: no division (most placements: one GPU)
+}
+
+// The GPU of offloaded unit `unit`: the first whose end is past it. Asked once a layer whose
+// experts are in RAM: one GPU (most placements) answers without a walk.
+std::size_t device_of(std::uint64_t unit, const std::vector<std::uint64_t>& ends) {
+    if (ends.size() == 1) return 0;
+    for (std::size_t d = 0; d + 1 < ends.size(); ++d) {
+        if (unit < ends[d]) return d;
+    }
+    return ends.size() - 1;
 }
 
 // The llama.cpp rule's buffers: a compute buffer on every device that runs a layer, the
@@ -361,6 +367,7 @@ Result<std::vector<Bytes>> set_up_gpus(Placement& p, const Hardware& hardware,
                     "give one proportion per GPU, as in --tensor-split 3,1");
     }
     p.tensor_split = split;
+    p.gpus.reserve(hardware.gpus.size());  // a Share moved is a tenth of a placement on 3 GPUs
     std::vector<Bytes> cumulative;
     for (std::size_t d = 0; d < hardware.gpus.size(); ++d) {
         const Bytes memory = hardware.gpus[d].memory;
@@ -462,6 +469,17 @@ void add_whole_layers(const ModelParts& parts, std::uint64_t from, std::uint64_t
     s.mla_layers += mla_layers;
 }
 
+// The end of the run of whole layers from GPU layer `i` on its GPU: where the GPU's units end,
+// or the next layer whose experts are in RAM (only -ot's chosen set has one after a whole layer).
+std::uint64_t whole_run_end(const Placement& p, std::uint64_t i, std::uint64_t first_gpu_unit,
+                            const std::vector<std::uint64_t>& ends, std::uint64_t n) {
+    const std::uint64_t gpu_end = first_gpu_unit + ends[device_of(i - first_gpu_unit, ends)];
+    std::uint64_t end = std::min(n, gpu_end);
+    const auto next = std::upper_bound(p.cpu_moe_set.begin(), p.cpu_moe_set.end(), i);
+    if (next != p.cpu_moe_set.end()) end = std::min(end, *next);
+    return end;
+}
+
 }  // namespace
 
 // One context checkpoint of one sequence (llama_state_seq_get_size_ext with
@@ -492,12 +510,13 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
             p.cpu_moe_set = options.cpu_moe_set;  // fastest_plan's: the model's layers
             if (!p.cpu_moe_set.empty()) p.cpu_moe_layers = p.cpu_moe_set.size();
             p.ram.capacity = hardware.ram;
-            CANITRUN_TRY_ASSIGN(const auto cumulative, set_up_gpus(p, hardware, options));
+            CANITRUN_TRY_ASSIGN(auto ends, set_up_gpus(p, hardware, options));
+            to_unit_ends(ends, p.gpu_layers);
             const std::uint64_t first_gpu_unit = n + 1 - p.gpu_layers;
             LayerSums sums;
             const auto share_of = [&](std::uint64_t unit) -> Share& {
                 if (unit < first_gpu_unit) return p.ram;
-                return p.gpus[device_of(unit - first_gpu_unit, p.gpu_layers, cumulative)];
+                return p.gpus[device_of(unit - first_gpu_unit, ends)];
             };
 
             for (std::uint64_t i = 0; i < n;) {
@@ -510,16 +529,15 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                     ++i;
                     continue;
                 }
-                // The layers after it on the same share up to the next split one (--n-cpu-moe's
-                // are before every whole one). The host's run ends where the GPUs' units
-                // start, and one GPU takes every unit after that.
-                std::uint64_t end = i + 1;
+                // The layers after it on the same share up to the next split one: the host's
+                // run ends where the GPUs' units start, one GPU takes every unit after that, and
+                // of several a GPU's run ends where its units end or at the next layer of -ot's
+                // chosen set (--n-cpu-moe's are before every whole one).
+                std::uint64_t end = n;
                 if (i < first_gpu_unit) {
                     end = std::min(first_gpu_unit, n);
-                } else if (cumulative.size() == 1 && p.experts_end() <= i) {
-                    end = n;
-                } else {
-                    while (end < n && &share_of(end) == &s && !p.experts_in_ram(end)) ++end;
+                } else if (ends.size() > 1 || p.experts_end() > i) {
+                    end = whole_run_end(p, i, first_gpu_unit, ends, n);
                 }
                 add_whole_layers(parts, i, end, s, cache, sums);
                 i = end;

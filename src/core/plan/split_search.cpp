@@ -39,11 +39,13 @@ struct Search {
     const PlacementOptions& options;
     std::uint64_t units = 0;
     std::size_t gpus = 0;
+    // The options every placement is made with, the split set per placement: one copy for the
+    // search (a copy a placement was a tenth of the search's instructions).
+    mutable PlacementOptions scratch = options;
 
     Result<Placement> at(const Split& split) const {
-        PlacementOptions o = options;
-        o.tensor_split = split;
-        return place(parts, hardware, o);
+        scratch.tensor_split = split;
+        return place(parts, hardware, scratch);
     }
 
     // GPU d holds [b, e); the units before b go to GPU 0, those from e on to the last GPU (what
@@ -143,25 +145,29 @@ Result<std::optional<Placement>> fewest_alike_gpus(const Search& s) {
 
 // What every block of a split is judged and checked by (split_search.hpp): per start b, the
 // work of [b, U) at the decode and the prefill points; whether GPU 0 holds [0, b) and the last
-// GPU [b, U); per middle GPU its Reach; and the works of the RAM, which no split changes.
+// GPU [b, U); whether each GPU holds an empty block; per middle GPU its Reach; and the works of
+// the RAM, which no split changes.
 struct Blocks {
     std::vector<DeviceWork> decode;
     std::vector<DeviceWork> prefill;
     std::vector<bool> last_fits;
-    std::vector<Reach> reach;  // per GPU but the last (GPU 0: its end from start 0 only)
-    SpeedWork decode_work;     // the RAM's work; the GPUs' are set per split
+    std::vector<bool> idle_fits;  // per GPU, holding no unit (every unit on the last GPU)
+    std::vector<Reach> reach;     // per GPU but the last (GPU 0: its end from start 0 only)
+    SpeedWork decode_work;        // the RAM's work; the GPUs' are set per split
     SpeedWork prefill_work;
 };
 
 constexpr SpeedPoint kDecodePoint{0, 128};  // estimate_speed's points
 constexpr SpeedPoint kPrefillPoint{0, 512};
 
-// The suffix blocks: U + 1 placements. False when the RAM does not hold its share (no split
-// changes it).
-Result<bool> suffixes(const Search& s, Blocks& t) {
+// The suffix blocks: U + 1 placements, the first of them (every unit on the last GPU) made
+// already: `whole`. False when the RAM does not hold its share (no split changes it).
+Result<bool> suffixes(const Search& s, Blocks& t, Placement whole) {
     std::int64_t first_end = -1;
+    for (const Share& g : whole.gpus) t.idle_fits.push_back(g.fits());
     for (std::uint64_t b = 0; b <= s.units; ++b) {
-        CANITRUN_TRY_ASSIGN(auto p, s.at(s.block(s.gpus - 1, b, s.units)));
+        CANITRUN_TRY_ASSIGN(auto p, b == 0 ? Result<Placement>{std::move(whole)}
+                                           : s.at(s.block(s.gpus - 1, b, s.units)));
         if (!p.ram.fits()) return false;
         if (p.gpus.front().fits()) first_end = static_cast<std::int64_t>(b);
         t.last_fits.push_back(p.gpus.back().fits());
@@ -180,13 +186,13 @@ Result<bool> suffixes(const Search& s, Blocks& t) {
 }
 
 // A middle GPU's Reach by two pointers: the last end that fits never falls as the start rises
-// (the block from a later start to the same end is part of the earlier one).
-Result<Reach> reach_of(const Search& s, std::size_t d) {
+// (the block from a later start to the same end is part of the earlier one). Only the starts
+// up to `last` are walked (the GPUs before it reach no later one); the rest stay -1.
+Result<Reach> reach_of(const Search& s, const Blocks& t, std::size_t d, std::int64_t last) {
     Reach r(s.units + 1, -1);
-    CANITRUN_TRY_ASSIGN(auto empty, s.at(s.block(d, 0, 0)));
-    if (!empty.gpus[d].fits()) return r;
+    if (!t.idle_fits[d]) return r;
     std::uint64_t e = 0;
-    for (std::uint64_t b = 0; b <= s.units; ++b) {
+    for (std::uint64_t b = 0; static_cast<std::int64_t>(b) <= last; ++b) {
         e = std::max(e, b);
         while (e < s.units) {
             CANITRUN_TRY_ASSIGN(auto p, s.at(s.block(d, b, e + 1)));
@@ -288,6 +294,17 @@ struct Table {
         }
     }
 
+    // The last start from which GPU d may take a block: the last end GPUs 0..d-1 reach (-1 when
+    // none, or for GPU 0 none but start 0).
+    std::int64_t last_start(std::size_t d) const {
+        if (d == 0) return 0;
+        for (std::uint64_t b = s.units + 1; b-- > 0;) {
+            if (cost[d - 1][b].decode != std::numeric_limits<double>::infinity())
+                return static_cast<std::int64_t>(b);
+        }
+        return -1;
+    }
+
     // The last GPU takes the rest; the fastest split, or empty when none beats `beat`.
     Split finish(double beat) {
         const std::size_t last = s.gpus - 1;
@@ -320,9 +337,10 @@ struct Table {
     }
 };
 
-Result<std::optional<Placement>> enumerate_splits(const Search& s, double beat_seconds) {
+Result<std::optional<Placement>> enumerate_splits(const Search& s, double beat_seconds,
+                                                  Placement whole) {
     Blocks t;
-    CANITRUN_TRY_ASSIGN(const bool ram_fits, suffixes(s, t));
+    CANITRUN_TRY_ASSIGN(const bool ram_fits, suffixes(s, t, std::move(whole)));
     if (!ram_fits) return std::optional<Placement>{};
     // No split here can beat the plan in hand: skip the search (most --n-cpu-moe steps past the
     // best, whose experts in RAM cost more than any split saves).
@@ -331,16 +349,19 @@ Result<std::optional<Placement>> enumerate_splits(const Search& s, double beat_s
     if (terms.ram + terms.floor[0] > beat_seconds * (1 + 1e-12)) {
         return std::optional<Placement>{};
     }
-    for (std::size_t d = 1; d + 1 < s.gpus; ++d) {
-        CANITRUN_TRY_ASSIGN(t.reach[d], reach_of(s, d));
-    }
     Table table{s,
                 t,
                 terms,
                 hand_over_seconds(t.decode_work, m),
                 std::vector<std::vector<Cost>>(s.gpus - 1, std::vector<Cost>(s.units + 1)),
                 std::vector<Split>(s.gpus - 1, Split(s.units + 1, 0))};
-    for (std::size_t d = 0; d + 1 < s.gpus; ++d) table.extend(d, beat_seconds);
+    // Each middle GPU's Reach from the starts the GPUs before it reach, then its blocks.
+    for (std::size_t d = 0; d + 1 < s.gpus; ++d) {
+        if (d > 0) {
+            CANITRUN_TRY_ASSIGN(t.reach[d], reach_of(s, t, d, table.last_start(d)));
+        }
+        table.extend(d, beat_seconds);
+    }
     const Split best = table.finish(beat_seconds);
     if (best.empty()) return std::optional<Placement>{};
     CANITRUN_TRY_ASSIGN(auto p, s.at(best));
@@ -372,13 +393,13 @@ Result<std::optional<Placement>> fastest_many_gpu_split(
     if (all_alike(hardware, options)) return fewest_alike_gpus(s);
     // The RAM's own decode seconds, which no split changes, already above the plan in hand: one
     // placement settles it (the --n-cpu-moe steps well past the best).
-    CANITRUN_TRY_ASSIGN(const auto any, s.at(s.block(gpus - 1, 0, s.units)));
+    CANITRUN_TRY_ASSIGN(auto any, s.at(s.block(gpus - 1, 0, s.units)));
     SpeedWork ram = speed_work(model, quant, any, settings.estimate.context, kDecodePoint);
     for (DeviceWork& g : ram.gpus) g = DeviceWork{};
     if (decode_seconds(ram, hardware, fitted_speed_model()) > beat_decode_seconds * (1 + 1e-12)) {
         return std::optional<Placement>{};
     }
-    return enumerate_splits(s, beat_decode_seconds);
+    return enumerate_splits(s, beat_decode_seconds, std::move(any));
 }
 
 }  // namespace canitrun
