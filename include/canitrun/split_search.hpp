@@ -32,12 +32,21 @@
 // from GPU 1 with GPU 0 left empty. That takes a few binary searches, which keeps `fit` over
 // the whole database fast on 3x RTX 3090.
 
+#include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "canitrun/plan_settings.hpp"
 
 namespace canitrun {
+
+// The --tensor-split of unit counts over `gpus` GPUs where GPU d holds the units [b, e) of
+// `units`: those before b go to GPU 0 and those from e on to the last GPU. The searches place
+// one block at a time this way (what the other GPUs then hold is not read).
+std::vector<std::uint64_t> block_split(std::size_t gpus, std::uint64_t units, std::size_t d,
+                                       std::uint64_t b, std::uint64_t e);
 
 // The fastest placement (decode, then prefill) of the `options`' -ngl and --n-cpu-moe units over
 // three or more discrete GPUs by any --tensor-split of unit counts that fits every device;

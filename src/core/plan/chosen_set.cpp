@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "canitrun/speed.hpp"
+#include "canitrun/split_search.hpp"
 
 namespace canitrun {
 // Named apart from split_search.cpp's like-named helpers (the unity build joins the files).
@@ -52,13 +53,8 @@ struct Search {
         o.cpu_moe_set = std::move(set);
         return place(parts, hardware, o);
     }
-    // GPU d holds [b, e); the units before b go to GPU 0, those from e on to the last GPU.
     Split block(std::size_t d, std::uint64_t b, std::uint64_t e) const {
-        Split s(gpus, 0);
-        s[0] += b;
-        s[d] += e - b;
-        s[gpus - 1] += units - e;
-        return s;
+        return block_split(gpus, units, d, b, e);
     }
 };
 

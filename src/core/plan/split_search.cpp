@@ -6,6 +6,16 @@
 #include "canitrun/speed.hpp"
 
 namespace canitrun {
+
+std::vector<std::uint64_t> block_split(std::size_t gpus, std::uint64_t units, std::size_t d,
+                                       std::uint64_t b, std::uint64_t e) {
+    std::vector<std::uint64_t> s(gpus, 0);
+    s[0] += b;
+    s[d] += e - b;
+    s[gpus - 1] += units - e;
+    return s;
+}
+
 namespace {
 
 using Split = std::vector<std::uint64_t>;
@@ -48,14 +58,8 @@ struct Search {
         return place(parts, hardware, scratch);
     }
 
-    // GPU d holds [b, e); the units before b go to GPU 0, those from e on to the last GPU (what
-    // they hold there is not read).
     Split block(std::size_t d, std::uint64_t b, std::uint64_t e) const {
-        Split s(gpus, 0);
-        s[0] += b;
-        s[d] += e - b;
-        s[gpus - 1] += units - e;
-        return s;
+        return block_split(gpus, units, d, b, e);
     }
 
     Speed speed_of(const Placement& p) const {
