@@ -208,6 +208,43 @@ TEST_CASE("DeepSeek V3.2 on the CPU: every layer's top-k leaf and the indexer sc
     CHECK(compute("deepseek-v3.2") == 512ULL * (835584 + 61 * 2048 * 4 + (2 + 512 + 4) * 4096));
 }
 
+// Qwen Sparse Attention (qwen4exp.cpp at 0ad4a86, build_qsa_top_k :542-693 and build_attn_qsa
+// :695-771) at ubatch 512 on the CPU, its first QSA layer's peak (ggml-alloc's best fit replayed
+// by tools/accuracy/galloc_replay.py; qsa_phase.cpp). Qwen3.8-Flash-Next: 2560 wide, 4 streams
+// through rank 320, 24 x 256 query heads and their gate, 2 x 256 KV heads, 12 QSA layers, an
+// indexer over blocks of 4 cells keeping the top 2048. Per token, f32: the layer's rows,
+// inp_embd 2560, two residuals of 4 x 2560, the mixer's down, gate and mixed stream 320 + 10240
+// + 2560 (the normed query's 6144 fits there) and the query with its gate 12288 = 48,448; the
+// 12 layers' zero-filled top-k leaves of min(n_kv, 2048 + 4 - 1) = 2051; per cell the mask (2
+// B with flash attention, 4 without), per block of 4 the bias and the two summed-score copies
+// under the expansion (3 x 4 B), and the expansion with its permuted copy (8 B). Without flash
+// attention also KQ (24 heads x 4 B a cell) and the transposed V's i64 indices (8 x 512). Per
+// cell, once: cell_blk, blk_cells and blk_pos, i32, 3 x 4 B. llama.cpp 0ad4a86 logged 976.25
+// MiB at 131072 cells (this: 976.20) and 1907.50 without flash attention at 32768 (1921.07:
+// its peak is at a later QSA layer, whose earlier leaves are freed and whose holes hold part).
+TEST_CASE("Qwen3.8-Flash-Next on the CPU: the QSA indexer's scores over every cell, by hand") {
+    LlamaCppOptions o;
+    o.backend = Backend::cpu;
+    o.flash_attn = FlashAttn::on;
+    o.context = 131072;
+    const auto compute = [&] {
+        return estimate_llamacpp(test::model("qwen3.8-flash-next"), test::quant("Q2_K"), o)
+            ->term(TermKind::compute);
+    };
+    const std::uint64_t leaves = 12ULL * 2051 * 4;
+    CHECK(compute() ==
+          512ULL * (4 * 48448 + leaves + 2 * 131072 + 12 * 32768 + 8 * 131072) + 12ULL * 131072);
+    o.flash_attn = FlashAttn::off;
+    o.context = 32768;
+    CHECK(compute() == 512ULL * (4 * 48448 + leaves + 4 * 32768 + 12 * 8192 + 8 * 32768 +
+                                 24 * 4 * 32768 + 8 * 512) +
+                           12ULL * 32768);
+    // At 32768 cells with flash attention the scores (351 MiB) stay under the logits' phase,
+    // 512 x 4 x (248320 + 3 x 2560) B = 500 MiB.
+    o.flash_attn = FlashAttn::on;
+    CHECK(compute() == 512ULL * 4 * (248320 + 3 * 2560));
+}
+
 // The routed experts' sum above ffn_moe_down on the CPU backend (build_moe_ffn's ADDs of
 // views, a shared expert after the routed ones keeping ffn_norm and ffn_inp alive; ggml-alloc
 // of the reserved graph, tools/accuracy/galloc_replay.py): the last layer's output, and with it

@@ -452,7 +452,7 @@ def main():
                 "at ubatch 2048; GLM's first, dense layer peaks lower than the MLA fit); MiniMax-M3's "
                 "MSA prefill fit errs high by up to 230 MiB at ubatch 2048, DeepSeek-V4-Pro's by "
                 "up to 150 MiB; Kimi K2.6 / K2.7 (deepseek2, 384 experts) miss up to 18 MiB at "
-                "131072 cells (an MLA layer's ffn_inp under the routed output is counted), Qwen 3.8 27B and 2.4T-A95B up to 128 MiB at 131072 tokens; Qwen3.8-Flash-Next (qwen4exp) -476 MiB at 131072 cells and -284 MiB without flash attention (its QSA indexer's block scores, expanded to every cell in f32, are not in the fit). GPU backends add their own compute padding and the runtime "
+                "131072 cells (an MLA layer's ffn_inp under the routed output is counted), Qwen 3.8 27B and 2.4T-A95B up to 128 MiB at 131072 tokens; Qwen3.8-Flash-Next (qwen4exp) +14 MiB without flash attention at 32768 cells (its QSA indexer's peak, counted at the first QSA layer, qsa_phase.cpp, falls at a later one, into holes) and -16 to +20 MiB where the logits' phase sets the buffer. GPU backends add their own compute padding and the runtime "
                 "overhead, which this CPU measurement cannot see: tools/accuracy/cuda.sh measured "
                 "them on an NVIDIA H200 on 2026-12-04 (validation/cuda-h200/: the CUDA runtime "
                 "term and GPU 0's compute buffer with experts in RAM are set from it, and "

@@ -16,6 +16,7 @@
 #include "layer_rows.hpp"
 #include "moe_floats.hpp"
 #include "msa_phase.hpp"
+#include "qsa_phase.hpp"
 #include "quant_memo.hpp"
 
 // Rules from llama.cpp 0ad4a86 (the libllama node-llama-cpp 3.22.1 ships; read at 5b4ebc5,
@@ -341,7 +342,6 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
     if (count_layers(m, LayerKind::compressed) > 0) {
         return checked::mul(g.ubatch, compressed_attention_bytes(m, g, flash_attn));
     }
-
     std::uint64_t swa_kv = 0;
     for (const auto& group : a.layer_groups) {
         if (group.kind == LayerKind::sliding) {
@@ -350,15 +350,15 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
     }
     const bool has_global = count_layers(m, LayerKind::full) + count_layers(m, LayerKind::mla) > 0;
     const std::uint64_t n_kv = has_global ? g.n_ctx_seq : swa_kv;
-    // the KQ masks: one row of n_kv per token for the full layers, one for the sliding ones;
-    // f16 with flash attention, f32 without
+    // the KQ masks: a row of n_kv a token, one of the window for sliding layers (f16 with FA)
     const std::uint64_t masks = checked::add(n_kv, has_global ? swa_kv : 0);
     if (flash_attn) {
         const std::uint64_t per_token =
             checked::add(checked::add(checked::mul(2, masks), dsa_bytes(m, n_kv, true)),
                          checked::mul(kF32Bytes, layer_floats(m, embd_rows, routed_down)));
-        // an MSA layer's block scores, where it runs them (msa_phase.cpp)
-        return std::max(checked::mul(g.ubatch, per_token), msa_phase_bytes(m, g, n_kv, embd_rows));
+        // an MSA layer's block scores, where it runs them (msa_phase.cpp); a QSA layer's
+        return std::max({checked::mul(g.ubatch, per_token), msa_phase_bytes(m, g, n_kv, embd_rows),
+                         qsa_phase_bytes(m, g, n_kv, true)});
     }
     // KQ of the widest layer: its query heads over its cells (Step-3.5-Flash's 96-head sliding
     // layers see only their window; the 64-head full ones the whole context)
@@ -375,8 +375,9 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
                                      checked::mul(2, a.hidden_size));
     if (count_layers(m, LayerKind::mla) > 0) ffn = std::max(ffn, layer_floats(m, embd_rows, false));
     const std::uint64_t per_token = checked::add(kq, checked::add(masks, ffn));
-    return checked::add(checked::mul(checked::mul(g.ubatch, kF32Bytes), per_token),
-                        checked::mul(g.ubatch, dsa_bytes(m, n_kv, false)));
+    return std::max(checked::add(checked::mul(checked::mul(g.ubatch, kF32Bytes), per_token),
+                                 checked::mul(g.ubatch, dsa_bytes(m, n_kv, false))),
+                    qsa_phase_bytes(m, g, n_kv, false));
 }
 
 // The CPU backend's output phase: the logits, the rows under them, and the experts' sum, each
