@@ -166,12 +166,11 @@ constexpr SpeedPoint kPrefillPoint{0, 512};
 
 // The suffix blocks: U + 1 placements, the first of them (every unit on the last GPU) made
 // already: `whole`. False when the RAM does not hold its share (no split changes it).
-Result<bool> suffixes(const Search& s, Blocks& t, Placement whole) {
+Result<bool> suffixes(const Search& s, Blocks& t, const Placement& whole) {
     std::int64_t first_end = -1;
     for (const Share& g : whole.gpus) t.idle_fits.push_back(g.fits());
-    for (std::uint64_t b = 0; b <= s.units; ++b) {
-        CANITRUN_TRY_ASSIGN(auto p, b == 0 ? Result<Placement>{std::move(whole)}
-                                           : s.at(s.block(s.gpus - 1, b, s.units)));
+    // One suffix block's placement into the tables; false where the RAM does not hold it.
+    const auto take = [&](const Placement& p, std::uint64_t b) {
         if (!p.ram.fits()) return false;
         if (p.gpus.front().fits()) first_end = static_cast<std::int64_t>(b);
         t.last_fits.push_back(p.gpus.back().fits());
@@ -183,6 +182,12 @@ Result<bool> suffixes(const Search& s, Blocks& t, Placement whole) {
             t.decode_work = std::move(d);
             t.prefill_work = std::move(f);
         }
+        return true;
+    };
+    if (!take(whole, 0)) return false;
+    for (std::uint64_t b = 1; b <= s.units; ++b) {
+        CANITRUN_TRY_ASSIGN(const auto p, s.at(s.block(s.gpus - 1, b, s.units)));
+        if (!take(p, b)) return false;
     }
     t.reach.assign(s.gpus - 1, Reach(s.units + 1, -1));
     t.reach[0][0] = first_end;  // GPU 0's share only grows with its block
@@ -342,9 +347,9 @@ struct Table {
 };
 
 Result<std::optional<Placement>> enumerate_splits(const Search& s, double beat_seconds,
-                                                  Placement whole) {
+                                                  const Placement& whole) {
     Blocks t;
-    CANITRUN_TRY_ASSIGN(const bool ram_fits, suffixes(s, t, std::move(whole)));
+    CANITRUN_TRY_ASSIGN(const bool ram_fits, suffixes(s, t, whole));
     if (!ram_fits) return std::optional<Placement>{};
     // No split here can beat the plan in hand: skip the search (most --n-cpu-moe steps past the
     // best, whose experts in RAM cost more than any split saves).
@@ -397,13 +402,13 @@ Result<std::optional<Placement>> fastest_many_gpu_split(
     if (all_alike(hardware, options)) return fewest_alike_gpus(s);
     // The RAM's own decode seconds, which no split changes, already above the plan in hand: one
     // placement settles it (the --n-cpu-moe steps well past the best).
-    CANITRUN_TRY_ASSIGN(auto any, s.at(s.block(gpus - 1, 0, s.units)));
+    CANITRUN_TRY_ASSIGN(const auto any, s.at(s.block(gpus - 1, 0, s.units)));
     SpeedWork ram = speed_work(model, quant, any, settings.estimate.context, kDecodePoint);
     for (DeviceWork& g : ram.gpus) g = DeviceWork{};
     if (decode_seconds(ram, hardware, fitted_speed_model()) > beat_decode_seconds * (1 + 1e-12)) {
         return std::optional<Placement>{};
     }
-    return enumerate_splits(s, beat_decode_seconds, std::move(any));
+    return enumerate_splits(s, beat_decode_seconds, any);
 }
 
 }  // namespace canitrun
