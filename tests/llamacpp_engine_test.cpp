@@ -233,11 +233,12 @@ TEST_CASE("Qwen3.8-Flash-Next on the CPU: the QSA indexer's scores over every ce
     };
     const std::uint64_t leaves = 12ULL * 2051 * 4;
     CHECK(compute() ==
-          512ULL * (4 * 48448 + leaves + 2 * 131072 + 12 * 32768 + 8 * 131072) + 12ULL * 131072);
+          512ULL * (4ULL * 48448 + leaves + 2ULL * 131072 + 12ULL * 32768 + 8ULL * 131072) +
+              12ULL * 131072);
     o.flash_attn = FlashAttn::off;
     o.context = 32768;
-    CHECK(compute() == 512ULL * (4 * 48448 + leaves + 4 * 32768 + 12 * 8192 + 8 * 32768 +
-                                 24 * 4 * 32768 + 8 * 512) +
+    CHECK(compute() == 512ULL * (4ULL * 48448 + leaves + 4ULL * 32768 + 12ULL * 8192 +
+                                 8ULL * 32768 + 24ULL * 4 * 32768 + 8ULL * 512) +
                            12ULL * 32768);
     // At 32768 cells with flash attention the scores (351 MiB) stay under the logits' phase,
     // 512 x 4 x (248320 + 3 x 2560) B = 500 MiB.
