@@ -136,7 +136,15 @@ void write_source_checks(std::ostream& out) {
            "where its dense ones read at 0.9-1.2x: every run's decode left out went from 12 % to "
            "14 % at "
            "the median and from 46 % to 52 % at p90 (MoE runs 15 % to 22 %), though it fell "
-           "from 8 % to 7 % in sample.\n";
+           "from 8 % to 7 % in sample.\n"
+           "- Tried and not kept (#34): normiebench's app submissions, a Mac mini M4's "
+           "(brand-o/normiebench#3) and an M1 Max 64 GB's (#40), llama-3.1-8b Q4_K_M pp512 and "
+           "tg128 with no build, -ngl or -fa printed. Fitted, Apple's decode left out went from "
+           "19 % to 14 % at the median but every run's decode p90 from 46 % to 48 % "
+           "(ferrum-infer-rs's 24-core M1 Max from 27-29 % to 44-59 %); the M4's alone took "
+           "prefill's p90 from 97 % to 99 %. The app's other runs of the same file are not "
+           "llama-bench at full offload: an RTX 4080 SUPER's tg128 at 30.11 t/s (#49), an Arc "
+           "A770's at 5.87 and 6.1 (#12 and #45, one submission id).\n";
 }
 
 }  // namespace

@@ -235,7 +235,7 @@ const SpeedModel& fitted_speed_model() {
         s.wide_bands = {0.823899371, 159};
         s.out_of_sample = {0.123479661, 0.457567868, 0.244687947, 0.969033814};
         s.source =
-            "fitted by tools/speed/fit_speed on 732 of the 1077 published llama-bench rows in "
+            "fitted by tools/speed/fit_speed on 732 of the 1081 published llama-bench rows in "
             "validation/llama-bench.json (docs/SPEED.md)";
         return s;
     }();
