@@ -438,12 +438,6 @@ TEST_CASE("verify per device: a build before the GLU ops and the f16 masks, expe
     const auto r = device_row(name, "CUDA0", "compute", "Q6_K");
     CHECK(r.estimate == 660602880ULL + 100663296ULL + (16ULL << 20) + (32ULL << 20));
     CHECK(r.actual == 774ULL << 20);
-    CHECK(before_glu_ops(5331));
-    CHECK(before_glu_ops(5622));
-    CHECK_FALSE(before_glu_ops(5781));
-    // no build line, or a source tree without git: the date is not known, the pinned graph
-    CHECK_FALSE(before_glu_ops(std::nullopt));
-    CHECK_FALSE(before_glu_ops(1));
 }
 
 // A published Gemma 4 26B-A4B load (validation/llama-logs/cudab-011, llama-server b8836, 262144
@@ -583,23 +577,4 @@ TEST_CASE("llama.cpp log: the loaded file's name picks a published recipe over i
     CHECK(recipe_of_file_name(db, "Qwen3.6-35B-A3B-UD-Q4_K_M.gguf", "Q8_0") == nullptr);
     CHECK(recipe_of_file_name(db, "Qwen3.6-35B-A3B-Q4_K_M.gguf", "Q4_K - Medium") == nullptr);
     CHECK(recipe_of_file_name(db, "x-UD-Q9_K_XL.gguf", "Q4_K - Medium") == nullptr);
-}
-
-// The build line in each spelling the corpus holds (validation/llama-logs/: llama-server's,
-// with a time stamp before it, 2024's main, and the JSON server's build_info), and which KQ
-// mask rule it takes: builds up to b9174 make f32 masks (before llama.cpp PR #23764); a build
-// of 0 or 1 (no git history) and no line at all read as unknown, taken as older.
-TEST_CASE("a log's build number in every spelling and the mask rule it takes") {
-    const auto build = [](const std::string& line) {
-        return parse_llama_log(line + "\nllama_context: n_ctx = 4096\n").value().build;
-    };
-    CHECK(build("build: 7772 (287a33017) with GNU 11.4.0 for Linux x86_64") == 7772U);
-    CHECK(build("0.00.000.210 I build: 4368 (0a11f8b7b) with cc (Ubuntu 11.4.0)") == 4368U);
-    CHECK(build("main: build = 3215 (d62e4aaa)") == 3215U);
-    CHECK(build("build_info: b9512-5757c4dcb") == 9512U);
-    CHECK_FALSE(build("main: build = 1 (18b0375)").has_value());
-    CHECK_FALSE(build("llama_context: n_batch = 512").has_value());
-    CHECK(before_f16_mask(std::nullopt));
-    CHECK(before_f16_mask(9174));
-    CHECK_FALSE(before_f16_mask(9512));
 }
