@@ -300,6 +300,11 @@ struct SpeedPoint {
     std::uint64_t tokens = 1;
 };
 
+// The points estimate_speed reports, tg128 and pp512 at an empty cache; the plan searches judge
+// placements at the same ones.
+inline constexpr SpeedPoint kDecodePoint{0, 128};
+inline constexpr SpeedPoint kPrefillPoint{0, 512};
+
 // `context`: the context the placement's KV cache was sized for.
 SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& placement,
                      std::uint64_t context, const SpeedPoint& point);

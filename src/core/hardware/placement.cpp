@@ -146,8 +146,9 @@ struct GpuMasks {
 // whole-graph rule the H200 runs (80fb11a, no f32 copy) were measured against. A build before
 // PR #23764 keeps the f32 masks the cast reads there too (a graph input, alive from the first
 // split; `cast_source`): Qwen3-235B-A22B with -ot exps=CPU and flash attention, GPU 0 holds
-// the expert copy, its batch and 32 + 64 MiB of masks at 16k (validation/llama-logs/cudax-001,
-// 816 + 112 + 96 = 1024 MiB by the older graph's batch, llama.cpp's 1024.00). Beside recurrent
+// the expert copy, its batch and 32 + 64 MiB of masks at 16k (validation/llama-logs/cudax-001:
+// 816 + 96 (the older graph's batch) + 32 + 64 = 1008 MiB, llama.cpp's 1024.00, -1.6 %; cudax-002
+// 630 + 96 + 16 + 32 = 774, llama.cpp's 774.00). Beside recurrent
 // layers the sum keeps the f32 masks' size it was fitted with (reads -14 % to +57 %).
 // `recurrent` is every layer's recurrent state (place() sums it as it places the layers).
 Bytes first_gpu_compute(const RuntimeBuffers& b, const HostCopy& copy, const GpuMasks& masks,

@@ -13,9 +13,6 @@ namespace {
 
 using Split = std::vector<std::uint64_t>;
 
-constexpr SpeedPoint kDecodePoint{0, 128};  // estimate_speed's points
-constexpr SpeedPoint kPrefillPoint{0, 512};
-
 // What a share holds of the layers' own bytes; the rest of what it holds at most is its fixed
 // term (chosen_set.hpp).
 Bytes held(const Share& s) {

@@ -381,7 +381,7 @@ Speed estimate_speed(const Model& model, const Quant& quant, const Placement& pl
         placement.ram.active_weights > 0 || placement.ram.weights > placement.ram.embedding;
     if (!hardware.gpus.empty()) s.device_class = speed_class(hardware.gpus.front());
     const double empty =
-        decode_seconds(speed_work(model, quant, placement, context, {0, 128}), hardware, m);
+        decode_seconds(speed_work(model, quant, placement, context, kDecodePoint), hardware, m);
     if (empty > 0) s.decode_tokens_per_s = 1.0 / empty;
     const std::uint64_t own = llama_sequence_context(context, n_seq);
     if (own > 1) {
@@ -389,8 +389,8 @@ Speed estimate_speed(const Model& model, const Quant& quant, const Placement& pl
             decode_seconds(speed_work(model, quant, placement, context, {own - 1, 1}), hardware, m);
         if (full > 0) s.decode_at_context = 1.0 / full;
     }
-    const auto prefill = prefill_seconds(speed_work(model, quant, placement, context, {0, 512}),
-                                         hardware, m, ubatch);
+    const auto prefill = prefill_seconds(
+        speed_work(model, quant, placement, context, kPrefillPoint), hardware, m, ubatch);
     if (prefill) s.prefill_tokens_per_s = 1.0 / *prefill;
     s.prefill_on_cpu = s.offloaded && !placement.op_offload && !hardware.gpus.empty();
     s.tensor_parallel = placement.tensor_parallel;

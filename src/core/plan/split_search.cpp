@@ -161,9 +161,6 @@ struct Blocks {
     SpeedWork prefill_work;
 };
 
-constexpr SpeedPoint kDecodePoint{0, 128};  // estimate_speed's points
-constexpr SpeedPoint kPrefillPoint{0, 512};
-
 // The suffix blocks: U + 1 placements, the first of them (every unit on the last GPU) made
 // already: `whole`. False when the RAM does not hold its share (no split changes it).
 Result<bool> suffixes(const Search& s, Blocks& t, const Placement& whole) {
