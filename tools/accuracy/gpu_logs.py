@@ -318,6 +318,15 @@ def render(logs, unread):
         "builds (cudab-001 to -003 at b7772, eight builds before b7780; vulkan-001 at b9010 as",
         "vulkan-002): whether the freed copy's hole lies under the logits depends on the",
         "graph's sizes (ggml-alloc's placement), as on the CPU (METHOD.md).",
+        "The runtime term (what the GPU runtime holds beside these buffers) is in no row: a",
+        "log's buffer lines leave it out. llama.cpp's exit table gives it as `unaccounted`;",
+        "validation/runtime-term.json keeps those readings, each with its source, and",
+        "tests/runtime_term_test.py holds the term to the Linux ones: ROCm 253-491 MiB per",
+        "MI50 at 512-4096 cells (CUDA's 672 MiB kept, not fitted: one machine), 1320-1389 at",
+        "64000 cells with a q4_0 cache in builds before PR #23907 (ggml-cuda's legacy pool kept",
+        "flash attention's f16 copies of the cache: not held); Vulkan on a Strix Halo APU",
+        "-79 to +64 MiB beside its host buffers after the load (256 MiB kept, not fitted);",
+        "Metal 0; CUDA 164-456 (the H200's 672 fitted).",
         "",
         f"Logs: {len(logs) + len(unread)}; counted: {len(logs)}; every GPU's weights, KV and "
         f"compute read whole: {whole} of {len(logs)} ({100 * whole / max(len(logs), 1):.0f} %); "

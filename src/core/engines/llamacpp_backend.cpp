@@ -55,14 +55,23 @@ Result<GgmlType> parse_cache_type(const std::string& text) {
 
 Bytes runtime_overhead_bytes(Backend backend) {
     // What the GPU runtime itself holds beside llama.cpp's buffers, which its logs do not
-    // show: the CUDA / HIP context with its loaded kernels, the cuBLAS handle and workspace,
-    // and ggml-cuda's memory pool. Measured on an H200 (CUDA 13.0; validation/cuda-h200/, 117
-    // rows of 13 models): the bare context 527 MiB, 597-605 MiB once a context has run, and
-    // after decoding 609-663 MiB for dense models with flash attention, which 672 MiB covers
-    // (cuda_pool_bytes adds the rest where the pool grows). Smaller GPUs' contexts are no
-    // larger (it grows with the SM count), so the H200 figure is the safe side. ROCm is taken
-    // as CUDA (unmeasured). Metal and the CPU backend have no separate context; Vulkan's is
-    // smaller (256 MiB, unconfirmed).
+    // show: the CUDA / HIP context with its loaded kernels, the cuBLAS / rocBLAS handle and
+    // workspace, and ggml-cuda's memory pool. Measured on an H200 (CUDA 13.0;
+    // validation/cuda-h200/, 117 rows of 13 models): the bare context 527 MiB, 597-605 MiB once a
+    // context has run, and after decoding 609-663 MiB for dense models with flash attention, which
+    // 672 MiB covers (cuda_pool_bytes adds the rest where the pool grows). Smaller GPUs' contexts
+    // are no larger (it grows with the SM count), so the H200 figure is the safe side. The other
+    // backends, from llama.cpp's exit table (validation/runtime-term.json, each row with its
+    // source): ROCm keeps CUDA's figure, not fitted: one Linux machine with discrete cards (4x / 3x
+    // MI50, builds 8296, 8478 and a fork) leaves 253-491 MiB beside the buffers at 512-4096 cells,
+    // 34 MiB of it there before the load (at 64000 cells with a q4_0 cache 1320-1389 MiB: before PR
+    // #23907 the legacy pool kept flash attention's f16 copies of the cache, which the pinned build
+    // reserves in the attention node); Windows reads ~0.8 GB at peak and WSL2 ~783 MiB at start-up
+    // (noted, not fitted). Vulkan's 256 MiB is not fitted either: on an APU under RADV (33 logs of
+    // b9010) its heap grows after the load by the host buffers and -79 to +64 MiB more; what its
+    // instance and device take before the load no log separates (Windows: ~0.4 GB at peak). Metal
+    // and the CPU backend have no separate context (Metal's exit tables leave 0 beside the
+    // buffers).
     switch (backend) {
         case Backend::cpu:
         case Backend::metal:

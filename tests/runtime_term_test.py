@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""The GPU runtime term against llama.cpp's own exit tables (validation/runtime-term.json).
+
+Usage: runtime_term_test.py CANITRUN RUNTIME_TERM_JSON
+
+llama.cpp's `llama_memory_breakdown_print` (PR #15860) prints per device
+`total = free + (self = model + context + compute) + unaccounted`: what the device holds beside
+llama.cpp's buffers. The test checks that
+- every row names its source and quotes its line, and a row the term is not held to says why;
+- each quoted table line adds up (total = free + self + unaccounted, self = model + context +
+  compute, to 2 MiB: llama.cpp rounds each figure to MiB), and its reading is worked out here
+  from the quoted numbers: the exit's unaccounted, or, for `post_load` rows, that less what was
+  in use at the load (total - the load line's free) less the quoted host buffers;
+- for every row it is held to (`covers`), the runtime term canitrun plans for that model on that
+  GPU (`runtime_bytes`: the term with ggml-cuda's pool; `plan_model_id` / `plan_gpu_id` where the
+  source names no model, or where canitrun plans the card under another backend: Vulkan is read
+  from an Intel card's plan) is at least the reading;
+- the largest readings per backend are the ones worked out by hand below, so the data cannot
+  change under the term unnoticed.
+"""
+import json
+import re
+import subprocess
+import sys
+
+MIB = 1 << 20
+TABLE = re.compile(r"(\d+) = +(\d+) \+ \( *(\d+) = +(\d+) \+ +(\d+) \+ +(\d+)\) \+ +(-?\d+)")
+LOAD_FREE = re.compile(r"- (\d+) MiB free")
+HOST = re.compile(r"_Host +\w+ buffer size = +([\d.]+) MiB")
+
+# Worked by hand from the quoted lines (not from the program):
+# - ROCm, 4x MI50 at build 8296, 512 cells (the bench's state1-upstream rep1), ROCm3's line
+#   "32752 = 16015 + (16244 = 15949 + 33 + 261) + 491": 16015 + 16244 + 491 = 32750, 2 MiB of
+#   rounding short of 32752; the reading is the printed 491 MiB, the largest of the 11 ROCm rows
+#   (the fork's 3x MI50 give 253-254, build 8478's 473-475).
+# - Vulkan, Strix Halo, b9010, the workstation baseline at np 4: exit "... + 1767", the load line
+#   "130416 MiB free" of 131584 (1168 MiB in use), host buffers 515.31 + 3.79 + 16.03 = 535.13 MiB:
+#   1767 - 1168 - 535.13 = 63.87 MiB, the largest of the 33. The smallest, the repeat at np 8:
+#   "... + 1773", 130271 free (1313 in use), 515.31 + 7.58 + 16.03 = 538.92: -78.92 MiB.
+# - CUDA, llama.cpp PR #15860 (3x RTX 4090): "+ 451", "+ 456", "+ 456"; the RTX 4060 Ti: "+ 164".
+# - Metal: both M5 Pro exit tables end "+ 0".
+HAND_MAX = {"ROCm": 491.0, "Vulkan": 63.87, "CUDA": 456.0, "Metal": 0.0}
+HAND_MIN_POST_LOAD = -78.92
+# Rows the term is held to, per backend (the file's count; fewer means rows were lost).
+MIN_COVERED = {"ROCm": 11, "Vulkan": 33, "CUDA": 4, "Metal": 2}
+
+
+def table(quote):
+    m = TABLE.search(quote)
+    if m is None:
+        raise SystemExit(f"no memory-breakdown figures in quote: {quote}")
+    return [int(x) for x in m.groups()]
+
+
+def reading(row):
+    total, free, self_, model, context, compute, unaccounted = table(row["quote"])
+    if abs(total - (free + self_ + unaccounted)) > 2 or abs(self_ - (model + context + compute)) > 2:
+        raise SystemExit(f"{row['source']}: the quoted line does not add up: {row['quote']}")
+    if row["reading"] == "exit":
+        return float(unaccounted)
+    before = total - int(LOAD_FREE.search(row["load_quote"]).group(1))
+    host = sum(float(HOST.search(q).group(1)) for q in row["host_buffer_quotes"])
+    return unaccounted - before - host
+
+
+def planned_runtime(canitrun, row, cache):
+    model = row.get("plan_model_id") or row["model_id"]
+    gpu = row.get("plan_gpu_id") or row["gpu_id"]
+    key = (model, gpu)
+    if key not in cache:
+        args = [canitrun, model, "--gpu", gpu, "--ctx", "4096", "--flash-attn", "on", "--json"]
+        out = subprocess.run(args, capture_output=True, text=True, timeout=60)
+        if out.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(args)}: exit {out.returncode}: {out.stderr.strip()}")
+        cache[key] = json.loads(out.stdout)["hardware"]["selected"]["gpus"][0]["runtime_bytes"]
+    return cache[key]
+
+
+def main():
+    canitrun, path = sys.argv[1], sys.argv[2]
+    rows = json.load(open(path, encoding="utf-8"))
+    failures, cache = [], {}
+    largest, covered, post_load = {}, {}, []
+    for row in rows:
+        for field in ("backend", "os", "gpu", "build", "source", "quote", "reading", "note"):
+            if not row.get(field):
+                failures.append(f"a row lacks `{field}`: {row.get('source')}")
+        if not str(row.get("source", "")).startswith("https://"):
+            failures.append(f"source is not a URL: {row.get('source')}")
+        if row["reading"] == "note":
+            if row["covers"]:
+                failures.append(f"{row['source']}: a note-only row cannot be held to the term")
+            continue
+        value = reading(row)
+        if not row["covers"]:
+            continue
+        if row["os"] != "Linux" and row["backend"] != "Metal" and not row["os"].startswith("not"):
+            failures.append(f"{row['source']}: only Linux rows are held to the term ({row['os']})")
+        b = row["backend"]
+        covered[b] = covered.get(b, 0) + 1
+        largest[b] = max(largest.get(b, value), value)
+        if row["reading"] == "post_load":
+            post_load.append(value)
+        term = planned_runtime(canitrun, row, cache) / MIB
+        if term < value:
+            failures.append(f"{b} {row['gpu_id']} {row['device']}: term {term:.0f} MiB < "
+                            f"{value:.2f} MiB read ({row['source']})")
+    for b, want in HAND_MAX.items():
+        if abs(largest.get(b, float("nan")) - want) > 0.005:
+            failures.append(f"{b}: the largest reading is {largest.get(b)}, worked by hand {want}")
+    if not post_load or abs(min(post_load) - HAND_MIN_POST_LOAD) > 0.005:
+        failures.append(f"Vulkan: the smallest post-load reading is {min(post_load, default=None)}")
+    for b, want in MIN_COVERED.items():
+        if covered.get(b, 0) < want:
+            failures.append(f"{b}: {covered.get(b, 0)} rows held to the term, want {want}")
+    for f in failures:
+        print(f)
+    print(f"{len(rows)} rows; held to the term: {covered}; largest readings (MiB): "
+          f"{ {b: round(v, 2) for b, v in largest.items()} }")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
