@@ -31,8 +31,15 @@ HOST = re.compile(r"_Host +\w+ buffer size = +([\d.]+) MiB")
 # Worked by hand from the quoted lines (not from the program):
 # - ROCm, 4x MI50 at build 8296, 512 cells (the bench's state1-upstream rep1), ROCm3's line
 #   "32752 = 16015 + (16244 = 15949 + 33 + 261) + 491": 16015 + 16244 + 491 = 32750, 2 MiB of
-#   rounding short of 32752; the reading is the printed 491 MiB, the largest of the 11 ROCm rows
+#   rounding short of 32752; the reading is the printed 491 MiB, the largest of the 13 ROCm rows held
 #   (the fork's 3x MI50 give 253-254, build 8478's 473-475).
+# - ROCm on two more Linux machines, one discrete card each (#31, gpu31u):
+#   an RX 6700 XT (flatrick/llama.cpp-hip-gfx1031 rocm.docker.log, 131072 cells, f16 cache)
+#   "12272 = 1778 + (10146 = 5753 + 4146 + 246) + 347": 1778 + 10146 + 347 = 12271, and
+#   5753 + 4146 + 246 = 10145, each 1 MiB of rounding short: 347 MiB; an RX 7900 XT
+#   (hhellbusch/my-ai-workspace's journal, 4096 cells in 4 sequences)
+#   "20464 = 382 + (19839 = 18508 + 1024 + 307) + 242": 382 + 19839 + 242 = 20463: 242 MiB.
+#   With the MI50s' 491 these are the three machines ROCm's 496 MiB term is fitted on.
 # - Vulkan, Strix Halo, b9010, the workstation baseline at np 4: exit "... + 1767", the load line
 #   "130416 MiB free" of 131584 (1168 MiB in use), host buffers 515.31 + 3.79 + 16.03 = 535.13 MiB:
 #   1767 - 1168 - 535.13 = 63.87 MiB, the largest of the 33. The smallest, the repeat at np 8:
@@ -40,9 +47,14 @@ HOST = re.compile(r"_Host +\w+ buffer size = +([\d.]+) MiB")
 # - CUDA, llama.cpp PR #15860 (3x RTX 4090): "+ 451", "+ 456", "+ 456"; the RTX 4060 Ti: "+ 164".
 # - Metal: both M5 Pro exit tables end "+ 0".
 HAND_MAX = {"ROCm": 491.0, "Vulkan": 63.87, "CUDA": 456.0, "Metal": 0.0}
+# The largest held ROCm reading per Linux discrete card (one machine each), worked above.
+HAND_ROCM_MACHINES = {"mi50-32gb": 491.0, "rx-6700-xt": 347.0, "rx-7900-xt": 242.0}
+# ROCm's term, fitted as CUDA's (the largest reading rounded up to a whole 16 MiB): 491 / 16 =
+# 30.7, so 31 x 16 = 496 MiB, planned as such for a dense model with flash attention (no pool).
+HAND_ROCM_TERM = ("qwen2.5-32b", "rx-7900-xt", 496.0)
 HAND_MIN_POST_LOAD = -78.92
 # Rows the term is held to, per backend (the file's count; fewer means rows were lost).
-MIN_COVERED = {"ROCm": 11, "Vulkan": 33, "CUDA": 4, "Metal": 2}
+MIN_COVERED = {"ROCm": 13, "Vulkan": 33, "CUDA": 4, "Metal": 2}
 
 
 def table(quote):
@@ -80,7 +92,7 @@ def main():
     canitrun, path = sys.argv[1], sys.argv[2]
     rows = json.load(open(path, encoding="utf-8"))
     failures, cache = [], {}
-    largest, covered, post_load = {}, {}, []
+    largest, covered, post_load, per_card = {}, {}, [], {}
     for row in rows:
         for field in ("backend", "os", "gpu", "build", "source", "quote", "reading", "note"):
             if not row.get(field):
@@ -99,6 +111,8 @@ def main():
         b = row["backend"]
         covered[b] = covered.get(b, 0) + 1
         largest[b] = max(largest.get(b, value), value)
+        if b == "ROCm" and row["gpu_id"] in HAND_ROCM_MACHINES:
+            per_card[row["gpu_id"]] = max(per_card.get(row["gpu_id"], value), value)
         if row["reading"] == "post_load":
             post_load.append(value)
         term = planned_runtime(canitrun, row, cache) / MIB
@@ -108,6 +122,14 @@ def main():
     for b, want in HAND_MAX.items():
         if abs(largest.get(b, float("nan")) - want) > 0.005:
             failures.append(f"{b}: the largest reading is {largest.get(b)}, worked by hand {want}")
+    model, gpu, want = HAND_ROCM_TERM
+    got = planned_runtime(canitrun, {"model_id": model, "gpu_id": gpu}, cache) / MIB
+    if got != want:
+        failures.append(f"ROCm's term for {model} on {gpu}: {got} MiB, worked by hand {want}")
+    for card, want in HAND_ROCM_MACHINES.items():
+        if abs(per_card.get(card, float("nan")) - want) > 0.005:
+            failures.append(f"ROCm {card}: the largest reading is {per_card.get(card)}, "
+                            f"worked by hand {want}")
     if not post_load or abs(min(post_load) - HAND_MIN_POST_LOAD) > 0.005:
         failures.append(f"Vulkan: the smallest post-load reading is {min(post_load, default=None)}")
     for b, want in MIN_COVERED.items():

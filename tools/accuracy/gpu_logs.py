@@ -322,11 +322,13 @@ def render(logs, unread):
         "log's buffer lines leave it out. llama.cpp's exit table gives it as `unaccounted`;",
         "validation/runtime-term.json keeps those readings, each with its source, and",
         "tests/runtime_term_test.py holds the term to the Linux ones: ROCm 253-491 MiB per",
-        "MI50 at 512-4096 cells (CUDA's 672 MiB kept, not fitted: one machine), 1320-1389 at",
-        "64000 cells with a q4_0 cache in builds before PR #23907 (ggml-cuda's legacy pool kept",
-        "flash attention's f16 copies of the cache: not held); Vulkan on a Strix Halo APU",
-        "-79 to +64 MiB beside its host buffers after the load (256 MiB kept, not fitted);",
-        "Metal 0; CUDA 164-456 (the H200's 672 fitted).",
+        "MI50 at 512-4096 cells, 347 on an RX 6700 XT (131072 cells, f16 cache), 242 on an RX",
+        "7900 XT (496 MiB fitted on these three machines), 1320-5024 with a quantized cache at",
+        "63500-66000 cells in builds before PR #23907 (ggml-cuda's legacy pool kept flash",
+        "attention's f16 copies of the cache: not held); Vulkan on a Strix Halo APU -79 to +64",
+        "MiB beside its host buffers after the load, on a desktop RX 6700 XT 474-742 MiB that",
+        "are mostly the desktop's (not held; 256 MiB kept, not fitted); Metal 0; CUDA 164-456",
+        "(the H200's 672 fitted).",
         "",
         f"Logs: {len(logs) + len(unread)}; counted: {len(logs)}; every GPU's weights, KV and "
         f"compute read whole: {whole} of {len(logs)} ({100 * whole / max(len(logs), 1):.0f} %); "

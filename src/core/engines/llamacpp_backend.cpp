@@ -60,25 +60,32 @@ Bytes runtime_overhead_bytes(Backend backend) {
     // validation/cuda-h200/, 117 rows of 13 models): the bare context 527 MiB, 597-605 MiB once a
     // context has run, and after decoding 609-663 MiB for dense models with flash attention, which
     // 672 MiB covers (cuda_pool_bytes adds the rest where the pool grows). Smaller GPUs' contexts
-    // are no larger (it grows with the SM count), so the H200 figure is the safe side. The other
-    // backends, from llama.cpp's exit table (validation/runtime-term.json, each row with its
-    // source): ROCm keeps CUDA's figure, not fitted: one Linux machine with discrete cards (4x / 3x
-    // MI50, builds 8296, 8478 and a fork) leaves 253-491 MiB beside the buffers at 512-4096 cells,
-    // 34 MiB of it there before the load (at 64000 cells with a q4_0 cache 1320-1389 MiB: before PR
-    // #23907 the legacy pool kept flash attention's f16 copies of the cache, which the pinned build
-    // reserves in the attention node); Windows reads ~0.8 GB at peak and WSL2 ~783 MiB at start-up
-    // (noted, not fitted). Vulkan's 256 MiB is not fitted either: on an APU under RADV (33 logs of
-    // b9010) its heap grows after the load by the host buffers and -79 to +64 MiB more; what its
-    // instance and device take before the load no log separates (Windows: ~0.4 GB at peak). Metal
-    // and the CPU backend have no separate context (Metal's exit tables leave 0 beside the
+    // are no larger (it grows with the SM count), so the H200 figure is the safe side. ROCm by the
+    // same rule, from llama.cpp's exit table (validation/runtime-term.json, each row with its
+    // source): fitted on three Linux machines with discrete cards, 4x / 3x MI50 (builds 8296,
+    // 8478 and a fork, 512-4096 cells: 253-491 MiB, 34 MiB of it there before the load), an RX
+    // 6700 XT (131072 cells with an f16 cache: 347 MiB; its per-process VRAM 217 MiB beyond the
+    // buffers) and an RX 7900 XT (4096 cells: 242 MiB); the largest, 491, rounded up to a whole
+    // 16 MiB is 496 (cuda_pool_bytes adds the same 96 MiB for experts, recurrent layers or flash
+    // attention off). Not held: the MI50s and the RX 6700 XT with a quantized cache at 64000 and
+    // 63500-66000 cells (1320-5024 MiB: before PR #23907 the legacy pool kept flash attention's
+    // f16 copies of the cache, which the pinned build reserves in the attention node); Windows
+    // reads ~0.8 GB at peak and WSL2 ~783 MiB at start-up (noted, not fitted). Vulkan's 256 MiB is
+    // not fitted: on an APU under RADV (33 logs of b9010) its heap grows after the load by the
+    // host buffers and -79 to +64 MiB more; on a discrete RX 6700 XT that drives the desktop the
+    // process's own VRAM (drm-memory-vram) is its buffers and ~3 MiB, while the exit table's
+    // 474-742 MiB are mostly the desktop's (RADV's budget counts every process); what the
+    // instance and device take before the load no log separates (Windows: ~0.4 GB at peak).
+    // Metal and the CPU backend have no separate context (Metal's exit tables leave 0 beside the
     // buffers).
     switch (backend) {
         case Backend::cpu:
         case Backend::metal:
             return 0;
         case Backend::cuda:
-        case Backend::rocm:
             return 672 * kMiB;
+        case Backend::rocm:
+            return 496 * kMiB;
         case Backend::vulkan:
             return 256 * kMiB;
     }
