@@ -186,6 +186,44 @@ TEST_CASE("a tensor rule with arch family or model holds for those models only")
     CHECK(up_type({"ffn_up.weight", "q8_0", "llama", "", "llama-3.1-70b"}) == "q4_K");
 }
 
+namespace {
+
+Bytes bytes_of(const std::vector<TypedTensor>& ts, const std::string& name) {
+    for (const auto& t : ts) {
+        if (t.tensor.name == name) return t.bytes;
+    }
+    return 0;
+}
+
+}  // namespace
+
+// Unsloth's per-model rules that a published log's buffers fix. rocm-007 (Qwen2.5-VL-7B-Instruct
+// UD-Q6_K_XL) prints 'CPU_Mapped model buffer size = 552.23 MiB', the host's tensor, token_embd:
+// 152064 x 3584 = 544,997,376 weights in q8_0 (34 B a block of 32) = 579,059,712 B = 552.234 MiB
+// (q6_K, Q6_K's own type: 210 B a 256, 447,068,160 B = 426.36 MiB). rocm-009 (Granite-4.1-8B
+// UD-Q8_K_XL, --no-mmap) prints 'ROCm_Host model buffer size = 784.00 MiB': 100352 x 4096 =
+// 411,041,792 weights in f16 = 822,083,584 B (q8_0: 436,731,904 B = 416.50 MiB).
+TEST_CASE("Unsloth's UD rules read from a log's buffers hold for that model only") {
+    const auto typed = [](const std::string& model, const std::string& quant) {
+        const TensorLayout l = tensor_layout(test::model(model)).value();
+        return quantize_tensors(l, quantize_request(test::quant(quant))).value();
+    };
+    const auto vl = typed("qwen2.5-vl-7b", "UD-Q6_K_XL");
+    CHECK(type_of(vl, "token_embd.weight") == "q8_0");
+    CHECK(bytes_of(vl, "token_embd.weight") == 579059712U);
+    // ROCm0's 6078.75 MiB holds output in q8_0: 544,997,376 x (34/32 - 210/256) B = 125.88 MiB
+    // more than q6_K; no set of the other tensors makes up the bytes without it
+    CHECK(type_of(vl, "output.weight") == "q8_0");
+    CHECK(bytes_of(vl, "output.weight") == 579059712U);
+    CHECK(type_of(vl, "blk.5.ffn_up.weight") == "q6_K");  // the unplaced keep the base type
+    const auto granite = typed("granite-4.1-8b", "UD-Q8_K_XL");
+    CHECK(type_of(granite, "token_embd.weight") == "f16");
+    CHECK(bytes_of(granite, "token_embd.weight") == 822083584U);
+    CHECK(type_of(granite, "output.weight") == "q8_0");
+    // the rules name the model: Granite 4.1 3B's file keeps the base type
+    CHECK(type_of(typed("granite-4.1-3b", "UD-Q8_K_XL"), "token_embd.weight") == "q8_0");
+}
+
 TEST_CASE(
     "Q4_0 and Q5_0 with an importance matrix keep the first eighth of ffn_down in "
     "q4_1 / q5_1") {
