@@ -155,6 +155,59 @@ BaseNames base_names(const std::vector<TensorInfo>& tensors) {
     return b;
 }
 
+// llama-quantize's order (llama_model_loader::weights_map): by layer, then by name. Within a
+// layer the names differ only after "blk.N.", so the base names' ranks order them as the whole
+// names would, and ties keep the build order, as a stable sort would. The tensors are bucketed
+// by layer (from -1) in build order, then each layer's run sorted by rank; a run whose base
+// names are the previous run's in the same order takes that run's permutation (every layer of
+// a model mostly repeats one list: sorting each anew was 6 % of `fit`'s instructions).
+std::vector<std::size_t> quantize_order(const std::vector<int>& layer,
+                                        const std::vector<std::size_t>& id,
+                                        const std::vector<std::size_t>& rank) {
+    const std::size_t n = layer.size();
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    const auto by_layer = [&](std::size_t a, std::size_t c) { return layer[a] < layer[c]; };
+    // Bucketed when the layer numbers are few for the tensors (every layout a model gives); a
+    // file naming blk.9999999 sorts instead of sizing a bucket per number.
+    int top = -1;
+    for (const int l : layer) top = std::max(top, l);
+    const auto buckets = static_cast<std::size_t>(top) + 2;
+    if (buckets > 2 * n + 2) {
+        std::stable_sort(order.begin(), order.end(), by_layer);
+    } else {
+        std::vector<std::size_t> next(buckets + 1, 0);
+        for (const int l : layer) ++next[static_cast<std::size_t>(l) + 2];
+        for (std::size_t k = 1; k <= buckets; ++k) next[k] += next[k - 1];
+        for (std::size_t i = 0; i < n; ++i)
+            order[next[static_cast<std::size_t>(layer[i] + 1)]++] = i;
+    }
+    std::vector<std::size_t> perm, previous_ids, run;  // the last sorted run: places, ids
+    for (auto first = order.begin(); first != order.end();) {
+        const auto last = std::find_if(first, order.end(),
+                                       [&](std::size_t i) { return layer[i] != layer[*first]; });
+        const bool same =
+            static_cast<std::size_t>(last - first) == previous_ids.size() &&
+            std::equal(first, last, previous_ids.begin(),
+                       [&](std::size_t i, std::size_t prev) { return id[i] == prev; });
+        if (!same) {
+            previous_ids.clear();
+            for (auto it = first; it != last; ++it) previous_ids.push_back(id[*it]);
+            perm.resize(previous_ids.size());
+            for (std::size_t k = 0; k < perm.size(); ++k) perm[k] = k;
+            std::stable_sort(perm.begin(), perm.end(), [&](std::size_t a, std::size_t c) {
+                return rank[previous_ids[a]] < rank[previous_ids[c]];
+            });
+        }
+        run.assign(first, last);
+        for (std::size_t k = 0; k < perm.size(); ++k) {
+            first[static_cast<std::ptrdiff_t>(k)] = run[perm[k]];
+        }
+        first = last;
+    }
+    return order;
+}
+
 }  // namespace
 
 PreparedLayout prepare_layout(TensorLayout layout) {
@@ -178,17 +231,7 @@ PreparedLayout prepare_layout(TensorLayout layout) {
         if (!reading) reading = classify(p.layout, tensors[i]);
         cls[i] = &*reading;
     }
-    // llama-quantize's order: by layer, then by name. Within a layer the names differ only after
-    // "blk.N.", so the base names' ranks order them as the whole names would; the index breaks
-    // ties as a stable sort would. Layer (from -1) and rank packed in one key, the layer above
-    // (a rank is below 2^32: no layout holds that many tensors), for a cheaper comparison.
-    std::vector<std::pair<std::uint64_t, std::size_t>> keyed;
-    keyed.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto above = static_cast<std::uint64_t>(static_cast<std::int64_t>(layer[i]) + 1);
-        keyed.emplace_back(above << 32 | rank[id[i]], i);
-    }
-    std::sort(keyed.begin(), keyed.end());
+    const std::vector<std::size_t> order = quantize_order(layer, id, rank);
     p.routed_expert.assign(n, false);
     p.host_input.assign(n, false);
     p.order.reserve(n);
@@ -208,7 +251,7 @@ PreparedLayout prepare_layout(TensorLayout layout) {
             if (__builtin_add_overflow(sum, elements, &sum)) sum = UINT64_MAX;
         }
     }
-    for (const auto& [key, i] : keyed) {
+    for (const std::size_t i : order) {
         const Category c = cls[i]->category;
         p.order.push_back(i);
         p.category.push_back(static_cast<int>(c));

@@ -8,7 +8,7 @@
 namespace canitrun {
 namespace {
 
-std::optional<std::uint64_t> number(const std::string& s) {
+std::optional<std::uint64_t> range_number(const std::string& s) {
     if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos) {
         return std::nullopt;
     }
@@ -30,9 +30,9 @@ std::optional<ContentRange> parse_content_range(const std::string& value) {
     const auto slash = rest.find('/');
     if (dash == std::string::npos || slash == std::string::npos || dash > slash)
         return std::nullopt;
-    const auto first = number(rest.substr(0, dash));
-    const auto last = number(rest.substr(dash + 1, slash - dash - 1));
-    const auto total = number(rest.substr(slash + 1));
+    const auto first = range_number(rest.substr(0, dash));
+    const auto last = range_number(rest.substr(dash + 1, slash - dash - 1));
+    const auto total = range_number(rest.substr(slash + 1));
     if (!first || !last || !total || *first > *last || *last >= *total) return std::nullopt;
     return ContentRange{*first, *last, *total};
 }

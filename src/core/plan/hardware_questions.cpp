@@ -525,15 +525,28 @@ Result<std::optional<ModelFit>> model_fit(const Model& model,
 Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware& hardware,
                                               const PlanSettings& settings, ContextAsked context) {
     const std::vector<const Quant*> ranked = by_quality(llama_cpp_quants(db));
-    // The models are independent questions: asked on every core (parallel_map.hpp).
-    auto answers = parallel_map(db.models.size(), [&](std::size_t i) {
-        const Model& model = db.models[i];
-        if (context == ContextAsked::asked &&
-            longest_supported_context(model) < settings.estimate.context) {
-            return Result<std::optional<ModelFit>>(std::optional<ModelFit>{});
-        }
-        return model_fit(model, ranked, hardware, settings);
-    });
+    // The models are independent questions: asked on every core (parallel_map.hpp), the
+    // costliest first. A model's cost is mostly its tensors' (its layout, typed per quantization
+    // tried): its layers, a routed layer's FFN twice a dense one's tensors.
+    std::vector<std::size_t> order(db.models.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto cost = [&](std::size_t i) {
+        const Model& m = db.models[i];
+        return m.arch.layers * (m.is_moe() ? 2 : 1);
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return cost(a) > cost(b); });
+    auto answers = parallel_map(
+        db.models.size(),
+        [&](std::size_t i) {
+            const Model& model = db.models[i];
+            if (context == ContextAsked::asked &&
+                longest_supported_context(model) < settings.estimate.context) {
+                return Result<std::optional<ModelFit>>(std::optional<ModelFit>{});
+            }
+            return model_fit(model, ranked, hardware, settings);
+        },
+        order);
     std::vector<ModelFit> fits;
     for (auto& answer : answers) {
         CANITRUN_TRY_ASSIGN(auto fit, std::move(answer));
