@@ -5,6 +5,7 @@
 // counts show llama-quantize's per-layer rules. tests/fixtures/published-headers.json adds the
 // headers quoted elsewhere (issue threads' load logs), one row a file, each with its source.
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <string>
 
 #include "canitrun/llama_log.hpp"
+#include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
 #include "catch.hpp"
@@ -275,6 +277,18 @@ std::uint64_t tensors_with_tied(Model model, bool tied) {
     return layout->tensors.size();
 }
 
+// The multi-token-prediction layers' tensors a file holds beside the stack, where the row says
+// it has them ('mtp'): the layout leaves them out (llama.cpp loads them only to draft with), the
+// converter writes them as blk.<layers>.* (llamacpp_mtp_block: the stack's last layer copied
+// and the nextn tensors), once for each of architecture.mtp_layers. Their count does not depend
+// on the tied flag, nor on the type, so any quantization gives it.
+std::uint64_t mtp_tensors(const Model& model, const nlohmann::json& row) {
+    if (!row.value("mtp", false)) return 0;
+    const auto block = llamacpp_mtp_block(model, test::quant("Q8_0"));
+    REQUIRE(block);
+    return block->size() * model.arch.mtp_layers;
+}
+
 }  // namespace
 
 TEST_CASE("published headers: every fixture row names its file, its source and a model") {
@@ -289,6 +303,10 @@ TEST_CASE("published headers: every fixture row names its file, its source and a
         CHECK(row.at("tensors").get<std::uint64_t>() > 0);
         CHECK(row.contains("differs") == (row.contains("differs_by") || row.contains("missing")));
         if (row.contains("quant")) CHECK(row.contains("types"));
+        if (row.contains("mtp")) {
+            CHECK(row.at("mtp").is_boolean());
+            CHECK(test::model(row.at("model").get<std::string>()).arch.mtp_layers > 0);
+        }
     }
     for (const auto& row : fixture_checkpoints()) {
         INFO(row.dump());
@@ -305,9 +323,10 @@ TEST_CASE("published headers: every fixture row names its file, its source and a
 // with the database's flag and not with the other one. The logs' files (all but their known
 // differences), the fixture's rows and its checkpoints count together; a row whose file is not
 // the database's model as converted (Ollama's converter keeping a checkpoint's lm_head) must
-// differ by exactly what its reason says. A checkpoint's index lists lm_head.weight exactly when
-// the model is untied, and where its entries map one to one onto GGUF tensors, their count is
-// the layout's with the flag and not without.
+// differ by exactly what its reason says. A file that also holds the model's MTP layers ('mtp')
+// confirms the flag by its count less the MTP block's tensors, which the flag does not change. A
+// checkpoint's index lists lm_head.weight exactly when the model is untied, and where its entries
+// map one to one onto GGUF tensors, their count is the layout's with the flag and not without.
 TEST_CASE("published headers: each header's tensor count confirms the database's tied flag") {
     std::set<std::string> confirmed;
     for (const auto& row : fixture_checkpoints()) {
@@ -333,17 +352,18 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
              << " (" << row.at("model").get<std::string>() << ")");
         const Model& m = test::model(row.at("model").get<std::string>());
         const auto tensors = row.at("tensors").get<std::uint64_t>();
-        const auto more = row.value("differs_by", std::uint64_t{0});
+        const auto more = row.value("differs_by", std::uint64_t{0}) + mtp_tensors(m, row);
         const auto fewer = row.value("missing", std::uint64_t{0});
         CHECK(tensors_with_tied(m, m.arch.tied_embeddings) + more == tensors + fewer);
-        if (more == 0 && fewer == 0) {
-            CHECK(tensors_with_tied(m, !m.arch.tied_embeddings) != tensors);
+        if (!row.contains("differs_by") && fewer == 0) {
+            CHECK(tensors_with_tied(m, !m.arch.tied_embeddings) + more != tensors);
             confirmed.insert(m.id);
         }
     }
-    // 29 models from the logs (5 of them files whose types alone differ), 42 from the fixture's
-    // files and 1 from its checkpoints: 72 (26 tied, 46 untied)
-    CHECK(confirmed.size() >= 72);
+    // 29 models from the logs (5 of them files whose types alone differ), 57 from the fixture's
+    // files (2 of them with their MTP layers: glm-4.5, glm-4.5-air) and 1 from its checkpoints:
+    // 87 (31 tied, 56 untied)
+    CHECK(confirmed.size() >= 87);
 }
 
 // A fixture row's type counts, where the quote gives them for a plain llama-quantize file, are
@@ -367,8 +387,9 @@ TEST_CASE("published headers: a fixture file's type counts are the rules' types"
     // deepseek-r1-distill-qwen-32b, deepseek-r1-distill-llama-8b; smollm3-3b, gemma-3-1b,
     // gemma-2-2b, qwen2.5-1.5b, llama-3.1-70b, phi-3-mini-4k and phi-3.5-mini (Q4_K_M),
     // glm-z1-9b-0414 (Q5_K_M), llama-2-7b (Q4_0, Q8_0), mistral-7b-v0.3 and phi-3.5-mini (Q8_0),
-    // qwen2.5-vl-32b (BF16), phi-3-mini-4k (F16)
-    CHECK(checked >= 25);
+    // qwen2.5-vl-32b (BF16), phi-3-mini-4k (F16); qwen2.5-3b (Q4_K_M), jamba-1.5-mini (Q8_0),
+    // qwen3-coder-480b-a35b and devstral-small-2-24b (BF16), qwen3.5-2b (Q8_0)
+    CHECK(checked >= 30);
 }
 
 // Files made before llama.cpp b8275 (run.gguf_quantized_before) type a tied model's
@@ -399,4 +420,36 @@ TEST_CASE("published headers: a file made before b8275 keeps the earlier rules' 
     }
     // gemma-3n-e4b, phi-3-mini-4k and phi-3.5-mini Q4_K_M
     CHECK(checked >= 3);
+}
+
+// GLM-4.5-Air has no per-head q/k norms (config.json use_qk_norm false), GLM-4.5 has them.
+// Worked by hand from ggml-org/llama.cpp PR #14939's GLM-4.5-Air header (803 tensors,
+// glm4moe.block_count 47: 46 layers and the nextn layer). A layer holds attn_norm, q / k / v
+// with their biases, attn_output and post_attention_norm (9); the first FFN is dense (3), the
+// other 45 routed with a shared expert (gate_inp, exp_probs_b, three experts, three shared: 8):
+// 46 x 9 + 3 + 45 x 8 + token_embd, output_norm, output = 780. The nextn layer is a routed
+// layer (9 + 8) and eh_proj, embed_tokens, enorm, hnorm, shared_head_head, shared_head_norm
+// (6): 23. 780 + 23 = 803; with q/k norms the stack alone would hold 780 + 2 x 46 = 872.
+// GLM-4.5's header (ik_llama.cpp issue #809: 1761) names its nextn layer's 25 tensors, the
+// 23 and its attn_q_norm / attn_k_norm.
+TEST_CASE("published headers: GLM-4.5-Air's layers hold no q/k norms, GLM-4.5's do") {
+    const auto air = tensor_layout(test::model("glm-4.5-air"));
+    REQUIRE(air);
+    CHECK(air->tensors.size() == 46 * 9 + 3 + 45 * 8 + 3);
+    const auto mtp_air = llamacpp_mtp_block(test::model("glm-4.5-air"), test::quant("Q8_0"));
+    REQUIRE(mtp_air);
+    CHECK(mtp_air->size() == 9 + 8 + 6);
+    CHECK(air->tensors.size() + mtp_air->size() == 803);
+    CHECK(std::ranges::none_of(air->tensors, [](const TensorInfo& t) {
+        return t.name.view().ends_with("attn_q_norm.weight") ||
+               t.name.view().ends_with("attn_k_norm.weight");
+    }));
+    const auto full = tensor_layout(test::model("glm-4.5"));
+    REQUIRE(full);
+    // 92 layers of 9 + 2 norms, 3 dense FFNs, 89 routed ones, token_embd, output_norm, output
+    CHECK(full->tensors.size() == 92 * 11 + 3 * 3 + 89 * 8 + 3);
+    const auto mtp_full = llamacpp_mtp_block(test::model("glm-4.5"), test::quant("Q8_0"));
+    REQUIRE(mtp_full);
+    CHECK(mtp_full->size() == 25);
+    CHECK(full->tensors.size() + mtp_full->size() == 1761);
 }

@@ -85,6 +85,10 @@ struct Attention {
     std::uint64_t v_head_dim = 0;    // 0 = same as head_dim
     bool output_gate = false;        // gated attention: q_proj also produces a sigmoid gate
     bool head_dim_explicit = false;  // config.json states head_dim (may differ from hidden/heads)
+    // Per-head q/k norms (attn_q_norm / attn_k_norm) where llama.cpp's architecture makes them
+    // optional: GLM-4.5's use_qk_norm (glm4-moe.cpp creates them only when the file has them;
+    // GLM-4.5-Air has none). Read by the glm4moe layout only.
+    bool qk_norm = true;
 
     bool operator==(const Attention&) const = default;
 };

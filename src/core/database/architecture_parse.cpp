@@ -188,6 +188,7 @@ Architecture parse_architecture(const Fields& f) {
     a.attention.v_head_dim = att.count_or("v_head_dim", 0, kMaxDim);
     a.attention.output_gate = att.flag_or("output_gate", false);
     a.attention.head_dim_explicit = att.flag_or("head_dim_explicit", false);
+    a.attention.qk_norm = att.flag_or("qk_norm", true);
     if (f.has("ffn")) {
         const Fields ffn = f.child("ffn");
         a.intermediate_size = ffn.count_or("intermediate_size", 0, kMaxDim);

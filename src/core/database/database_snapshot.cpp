@@ -64,6 +64,7 @@ void fields(Io& io, Attention& a) {
     io(a.v_head_dim);
     io(a.output_gate);
     io(a.head_dim_explicit);
+    io(a.qk_norm);
 }
 
 template <typename Io>

@@ -175,17 +175,18 @@ void build_glm4(Builder& b, const Model& m) {
     }
 }
 
-// GLM-4.5 / 4.6 / 4.7 (glm4-moe.cpp): q/k/v with biases and per-head q/k norms, the norm
-// before the FFN named attn_post_norm, the first (layers - moe_layers) FFNs dense, then routed
-// experts with a bias and a shared expert. The checkpoint's MTP layer is left out: llama.cpp
-// skips it unless asked to load it.
+// GLM-4.5 / 4.6 / 4.7 (glm4-moe.cpp): q/k/v with biases and per-head q/k norms where the
+// checkpoint has them (use_qk_norm: GLM-4.5-Air has none), the norm before the FFN named
+// attn_post_norm, the first (layers - moe_layers) FFNs dense, then routed experts with a bias and
+// a shared expert. The checkpoint's MTP layer is left out: llama.cpp skips it unless asked to
+// load it.
 void build_glm4moe(Builder& b, const Model& m) {
     const auto& a = m.arch;
     embeddings(b, m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
         attention(b, m, il, 1, true);
-        qk_norm(b, m, il);
+        if (a.attention.qk_norm) qk_norm(b, m, il);
         b.blk(il, "post_attention_norm.weight", {a.hidden_size});
         dense_lead_ffn(b, m, il, true);
     }

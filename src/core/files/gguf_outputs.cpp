@@ -1,8 +1,16 @@
 #include "gguf_outputs.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace canitrun {
+
+bool gguf_has_tensor(const std::vector<GgufFile>& parts, std::string_view name) {
+    return std::ranges::any_of(parts, [&](const GgufFile& part) {
+        return std::ranges::any_of(part.tensors,
+                                   [&](const GgufTensor& t) { return t.name == name; });
+    });
+}
 
 GgufVocab read_gguf_vocab(const std::vector<GgufFile>& parts, const std::string& arch) {
     GgufVocab vocab;

@@ -1,9 +1,11 @@
 #pragma once
 // What a GGUF model outputs (private to src/core/files): its vocabulary and whether its output
-// head is its own tensor, and the pooling llama.cpp applies to its hidden states.
+// head is its own tensor (whether a file holds a named tensor), and the pooling llama.cpp
+// applies to its hidden states.
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "canitrun/gguf.hpp"
@@ -14,6 +16,9 @@ struct GgufVocab {
     std::uint64_t size = 0;
     bool has_output = false;  // an output.weight tensor: the output head is not tied
 };
+
+// Whether any part holds a tensor of that name (GLM-4.5's optional per-head q/k norms).
+bool gguf_has_tensor(const std::vector<GgufFile>& parts, std::string_view name);
 
 // Vocabulary: <arch>.vocab_size, else the tokenizer's token list, else token_embd's shape.
 GgufVocab read_gguf_vocab(const std::vector<GgufFile>& parts, const std::string& arch);

@@ -151,6 +151,9 @@ Result<std::uint64_t> read_hf_dimensions(const json& root, const json& c, const 
     a.attention.output_gate =
         bool_or(c, "attn_output_gate",
                 model_type.rfind("qwen3_next", 0) == 0 || model_type.rfind("qwen3_5", 0) == 0);
+    // GLM-4.5's use_qk_norm (transformers' Glm4MoeConfig: false unless stated); true elsewhere,
+    // where no layout reads it
+    a.attention.qk_norm = bool_or(c, "use_qk_norm", model_type != "glm4_moe");
     a.intermediate_size = uint_or(c, {"intermediate_size", "ffn_hidden_size", "block_ff_dim"}, 0);
     if (bool_or(c, "block_auto_adjust_ff_dim", false) && a.intermediate_size <= kMaxDim) {
         // LFM2 (transformers' Lfm2MLP, llama.cpp's conversion/lfm2.py): two thirds of the
