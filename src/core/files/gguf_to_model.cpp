@@ -5,12 +5,11 @@
 #include "canitrun/ggml_type.hpp"
 #include "canitrun/gguf_model.hpp"
 #include "canitrun/layer_kinds.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/strings.hpp"
 #include "gguf_outputs.hpp"
 #include "gguf_weights.hpp"
-
-#include "canitrun/llamacpp_rules.hpp"
 
 namespace canitrun {
 namespace {
