@@ -162,10 +162,13 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // Leaving one source out (docs/SPEED.md): #34 took prefill's p90 from 119 % to 103 % (MLA's
     // absorbed attention), then to 97 % and its median from 26 % to 25 % (lhl's DGX Spark
     // prompts read at their sweep's -ub 2048), then to 96.9 % and 24.5 % (the Arc Pro B50 on a
-    // Raspberry Pi 500+ host flagged an outlier, as the Pi 5's RX 7900 XT was). The bounds are
-    // those figures, and the decode median (12.3 %) and p90 (45.8 %) where they were.
-    CHECK(m.out_of_sample.prefill_p90 <= 0.970);
-    CHECK(m.out_of_sample.prefill_median <= 0.245);
+    // Raspberry Pi 500+ host flagged an outlier, as the Pi 5's RX 7900 XT was), then to 94.8 %
+    // (the FP16 GEMM's and flash attention's multipliers held at 1 or more: no kernel beats the
+    // FP16 peak; tools/speed/fit_speed.cpp), then to 77.8 % and the median to 23.8 % (an Intel
+    // GPU's BF16 prompts at its FP32 shader rate: float_tflops). The bounds are those figures, and
+    // the decode median (12.3 %) and p90 (45.8 %) where they were.
+    CHECK(m.out_of_sample.prefill_p90 <= 0.779);
+    CHECK(m.out_of_sample.prefill_median <= 0.239);
     CHECK(m.out_of_sample.decode_median <= 0.124);
     CHECK(m.out_of_sample.decode_p90 <= 0.458);
 }

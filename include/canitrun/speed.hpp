@@ -231,6 +231,18 @@ double matrix_tflops(const GpuDevice& device);
 // Tesla P40's 47 TOPS beside its 11.76 FP32 TFLOPS, an MI50's 53.6 beside 26.5 FP16); every
 // other GPU its matrix_tflops (a P100, without dp4a, dequantizes to FP16 for cuBLAS).
 double quantized_tflops(const GpuDevice& device);
+// The rate 16- and 32-bit float weights are multiplied at in prefill: matrix_tflops, but an Intel
+// GPU's BF16 weights at its vector engines' FP32 rate, an eighth of its XMX FP16 rate (an
+// Xe-core's 256 FP32 FLOP a clock beside 2048: the Arc Pro B70's 22.94 TFLOPS beside 183.5).
+// ggml-vulkan builds its BF16 matrix-core pipeline only where the device reports bf16 cooperative
+// matrices (coopmat_bf16_support); the B70's BF16 pp512 runs on Mesa ANV
+// (kyuz0/intel-b70-ai-toolboxes, b9039) reach 11.9-12.6 TFLOPS at 2 FLOPs a parameter, 52-55 % of
+// its FP32 rate and 7 % of its XMX rate, as BF16 on the shaders would. Inferred from the rate, not
+// confirmed (the source does not print the device's extensions); at the XMX rate they read
+// at 2.9-6.2x their measure with their source left out (Intel's only float runs) and in sample only
+// at a float multiplier of 14x (#34: every run's prefill left out 24.5 % -> 23.8 % at the
+// median, 94.8 % -> 77.8 % at p90). canitrun plans Intel on Vulkan.
+double float_tflops(const GpuDevice& device, bool bf16);
 // The rate prompt attention (flash attention at a depth) runs at: matrix_tflops, but on RDNA4
 // the shaders' packed FP16 rate, half its WMMA rate (AMD: the R9700's vector 'Peak Half
 // Precision' 95.7 TFLOPS beside 191.4 of WMMA; data/gpus/amd.json). On AMD GPUs

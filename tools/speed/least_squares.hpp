@@ -1,9 +1,11 @@
 #pragma once
 // Non-negative least squares on relative error, for fit_speed: find theta >= 0 minimising
-// sum_i (sum_j theta_j x_ij / y_i - 1)^2, every coefficient a multiplier or a time that cannot
-// be negative. Columns are scaled to unit norm, the normal equations solved by Gaussian
-// elimination with partial pivoting, and a coefficient that comes out negative is pinned at 0
-// and the rest solved again (the active-set method, enough for a few dozen coefficients).
+// sum_i ((offset_i + sum_j theta_j x_ij) / y_i - 1)^2, every coefficient a multiplier or a time
+// that cannot be negative (offset_i: the row's time from coefficients held at a floor, which
+// fit_speed fits as their excess over it). Columns are scaled to unit norm, the normal equations
+// solved by Gaussian elimination with partial pivoting, and a coefficient that comes out negative
+// is pinned at 0 and the rest solved again (the active-set method, enough for a few dozen
+// coefficients).
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +19,7 @@ struct Row {
     double y = 0;           // the measured time
     double w = 1;           // the row's weight (iteratively reweighted: see fit_robust)
     bool prior = false;     // a prior's row (see fit_half): its weight stays as set
+    double offset = 0;      // time the row takes whatever theta is (coefficients held at a floor)
 };
 
 // Solves A theta = b in place (A n x n, row-major); false when singular.
@@ -62,7 +65,7 @@ inline std::vector<double> fit_nonnegative(const std::vector<Row>& rows, std::ve
         for (const Row& r : rows) {
             for (std::size_t p = 0; p < m; ++p) {
                 const double xp = r.x[idx[p]] / r.y / scale[idx[p]];
-                b[p] += r.w * xp;
+                b[p] += r.w * xp * (1 - r.offset / r.y);
                 for (std::size_t q = 0; q < m; ++q)
                     a[p * m + q] += r.w * xp * r.x[idx[q]] / r.y / scale[idx[q]];
             }
@@ -95,7 +98,7 @@ inline std::vector<double> fit_robust(std::vector<Row> rows, const std::vector<b
     for (int round = 0; round < 30; ++round) {
         for (Row& r : rows) {
             if (r.prior) continue;
-            double t = 0;
+            double t = r.offset;
             for (std::size_t j = 0; j < theta.size(); ++j) t += theta[j] * r.x[j];
             r.w = 1.0 / std::max(std::fabs(t / r.y - 1), 0.02);
         }

@@ -106,6 +106,15 @@ double quantized_tflops(const GpuDevice& device) {
     return device.int8_dot_tops > 0 ? device.int8_dot_tops : matrix_tflops(device);
 }
 
+double float_tflops(const GpuDevice& device, bool bf16) {
+    // An Xe-core's XMX engines do 2048 FP16 FLOP a clock, its vector engines 256 FP32 FLOP
+    // (data/gpus/intel.json notes: the Arc Pro B70's 183.5 and 22.94 TFLOPS).
+    constexpr double kIntelVectorShare = 256.0 / 2048.0;
+    if (bf16 && device.gpu != nullptr && device.gpu->vendor == "intel")
+        return matrix_tflops(device) * kIntelVectorShare;
+    return matrix_tflops(device);
+}
+
 double attention_tflops(const GpuDevice& device) {
     const double matrix = matrix_tflops(device);
     if (device.gpu != nullptr && device.gpu->vendor == "amd" && device.gpu->architecture == "RDNA4")
@@ -294,7 +303,8 @@ namespace {
 double prefill_terms(const DeviceWork& w, const SpeedWork& work, const GpuDevice& device,
                      double batch, const SpeedClassCoefficients& c, const SpeedModel& m) {
     const double rate =
-        (work.float_weights ? matrix_tflops(device) : quantized_tflops(device)) * 1e12;
+        (work.float_weights ? float_tflops(device, work.bf16_weights) : quantized_tflops(device)) *
+        1e12;
     const double attention_rate = attention_tflops(device) * 1e12;
     const double per_flop = (work.float_weights ? c.compute_float : c.compute) +
                             m.dequant_prefill[static_cast<std::size_t>(work.family)] +
