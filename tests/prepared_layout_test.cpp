@@ -136,3 +136,33 @@ TEST_CASE("prepared layout: a layer whose names come in another order than the l
     CHECK(p.kind == std::vector<K>{K::kQuantized, K::kQuantized, K::kQuantized, K::kF32,
                                    K::kQuantized, K::kQuantized});
 }
+
+TEST_CASE("prepared layout: layers out of order, and a layer number far past the tensors") {
+    // The order is layer, then whole name, whatever order the tensors come in. Layers 0 and 2
+    // share a list of names and take one sort; a file naming blk.5000 with four tensors is
+    // sorted rather than given a bucket per layer number (prepare_layout's quantize_order).
+    for (const int far : {3, 5000}) {
+        CAPTURE(far);
+        TensorLayout layout;
+        layout.arch = "llama";
+        layout.n_layer = 3;
+        const auto add = [&](const std::string& name, int layer) {
+            TensorInfo t;
+            t.name = name;
+            t.ne = {256, 256, 1, 1};
+            t.n_dims = 2;
+            t.layer = layer;
+            layout.tensors.push_back(t);
+        };
+        add("blk." + std::to_string(far) + ".attn_q.weight", far);  // 0
+        add("blk.2.ffn_up.weight", 2);                              // 1
+        add("blk.2.attn_k.weight", 2);                              // 2
+        add("token_embd.weight", -1);                               // 3
+        add("blk.0.ffn_up.weight", 0);                              // 4
+        add("blk.0.attn_k.weight", 0);                              // 5
+        add("output.weight", -1);                                   // 6
+        const PreparedLayout p = prepare_layout(layout);
+        // -1: output < token_embd; 0: attn_k < ffn_up; 2 likewise; then the far layer.
+        CHECK(p.order == std::vector<std::size_t>{6, 3, 5, 4, 2, 1, 0});
+    }
+}

@@ -177,10 +177,11 @@ std::vector<std::size_t> quantize_order(const std::vector<int>& layer,
         std::stable_sort(order.begin(), order.end(), by_layer);
     } else {
         std::vector<std::size_t> next(buckets + 1, 0);
+        // Bucket l + 1 (layer -1 is bucket 0: the unsigned sums wrap to it).
         for (const int l : layer) ++next[static_cast<std::size_t>(l) + 2];
         for (std::size_t k = 1; k <= buckets; ++k) next[k] += next[k - 1];
         for (std::size_t i = 0; i < n; ++i)
-            order[next[static_cast<std::size_t>(layer[i] + 1)]++] = i;
+            order[next[static_cast<std::size_t>(layer[i]) + 1]++] = i;
     }
     std::vector<std::size_t> perm, previous_ids, run;  // the last sorted run: places, ids
     for (auto first = order.begin(); first != order.end();) {

@@ -592,7 +592,6 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     // An embedding or reranking model's file is served as the database's entry is (llama_serve)
     m.run.pooling = read_gguf_pooling(f, arch);
     if (!m.run.pooling.empty()) m.run.pooling_source = "GGUF " + arch + ".pooling_type";
-
     CANITRUN_TRY(read_gguf_weights(parts, out));
     return out;
 }
