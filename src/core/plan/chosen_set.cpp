@@ -5,6 +5,7 @@
 
 #include "canitrun/speed.hpp"
 #include "canitrun/split_search.hpp"
+#include "placement_search.hpp"
 
 namespace canitrun {
 // Named apart from split_search.cpp's like-named helpers (the unity build joins the files).
@@ -34,26 +35,7 @@ Cost plus(const Cost& a, const Cost& b) {
     return {a.decode + b.decode, a.prefill + b.prefill};
 }
 
-struct Search {
-    const Model& model;
-    const Quant& quant;
-    const ModelParts& parts;
-    const Hardware& hardware;
-    const PlanSettings& settings;
-    PlacementOptions options;  // every unit on the GPUs, no set, no split
-    std::uint64_t units = 0;
-    std::size_t gpus = 0;
-
-    Result<Placement> at(const Split& split, std::vector<std::uint64_t> set) const {
-        PlacementOptions o = options;
-        o.tensor_split = split;
-        o.cpu_moe_set = std::move(set);
-        return place(parts, hardware, o);
-    }
-    Split block(std::size_t d, std::uint64_t b, std::uint64_t e) const {
-        return block_split(gpus, units, d, b, e);
-    }
-};
+using Search = PlacementSearch;
 
 // One device's seconds for a work alone (every term of the speed model is linear in it):
 // `scratch` holds no other work.
@@ -360,11 +342,11 @@ Result<ChosenSetSearch> fastest_chosen_set(const Model& model, const Quant& quan
         if (g.bandwidth_gbps <= 0) return ChosenSetSearch{};
     }
     const std::uint64_t n = parts.layers.size();
-    PlacementOptions o = given;
+    PlacementOptions o = given;  // every unit on the GPUs, no set, no split
     o.gpu_layers.reset();
     o.cpu_moe_layers.reset();
     o.cpu_moe_set.clear();
-    const chosen::Search s{model, quant, parts, hardware, settings, std::move(o), n + 1, gpus};
+    const chosen::Search s{model, quant, parts, hardware, settings, o, n + 1, gpus};
     return catch_overflow(
         [&]() -> Result<ChosenSetSearch> {
             chosen::Tables t;

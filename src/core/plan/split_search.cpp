@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "canitrun/speed.hpp"
+#include "placement_search.hpp"
 
 namespace canitrun {
 
@@ -40,33 +41,7 @@ DeviceWork minus(const DeviceWork& a, const DeviceWork& b) {
 // A GPU's block ends that fit, per block start: the last end, or -1 when none does.
 using Reach = std::vector<std::int64_t>;
 
-struct Search {
-    const Model& model;
-    const Quant& quant;
-    const ModelParts& parts;
-    const Hardware& hardware;
-    const PlanSettings& settings;
-    const PlacementOptions& options;
-    std::uint64_t units = 0;
-    std::size_t gpus = 0;
-    // The options every placement is made with, the split set per placement: one copy for the
-    // search (a copy a placement was a tenth of the search's instructions).
-    mutable PlacementOptions scratch = options;
-
-    Result<Placement> at(const Split& split) const {
-        scratch.tensor_split = split;
-        return place(parts, hardware, scratch);
-    }
-
-    Split block(std::size_t d, std::uint64_t b, std::uint64_t e) const {
-        return block_split(gpus, units, d, b, e);
-    }
-
-    Speed speed_of(const Placement& p) const {
-        return estimate_speed(model, quant, p, hardware, settings.estimate.context, settings.ubatch,
-                              settings.n_seq);
-    }
-};
+using Search = PlacementSearch;
 
 // Each GPU from `first` on takes the most units that fit it, in stack order, the GPUs before
 // it none (fitting_split's fill, from any GPU); empty when the units do not fit so.
