@@ -334,10 +334,11 @@ def render(logs, unread):
         "MI50 at 512-4096 cells, 347 on an RX 6700 XT (131072 cells, f16 cache), 242 on an RX",
         "7900 XT (496 MiB fitted on these three machines), 1320-5024 with a quantized cache at",
         "63500-66000 cells in builds before PR #23907 (ggml-cuda's legacy pool kept flash",
-        "attention's f16 copies of the cache: not held); Vulkan on a Strix Halo APU -79 to +64",
-        "MiB beside its host buffers after the load, on a desktop RX 6700 XT 474-742 MiB that",
-        "are mostly the desktop's (not held; 256 MiB kept, not fitted); Metal 0; CUDA 164-456",
-        "(the H200's 672 fitted).",
+        "attention's f16 copies of the cache: not held); Vulkan 416-475 MiB after the load on",
+        "a discrete RTX 3060 Ti, 13 on an RX 580 beside it, 152 per process (nvidia-smi) on an",
+        "RTX 3090, -79 to +64 beside its host buffers on a Strix Halo APU (480 MiB fitted; not",
+        "held: the cards that drive a desktop, RX 6700 XT 474-742, the RTX 3090's own exit",
+        "tables 268-731); Metal 0; CUDA 164-456 (the H200's 672 fitted).",
         "",
         f"Logs: {len(logs) + len(unread)}; counted: {len(logs)}; every GPU's weights, KV and "
         f"compute read whole: {whole} of {len(logs)} ({100 * whole / max(len(logs), 1):.0f} %); "
