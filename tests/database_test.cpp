@@ -246,7 +246,9 @@ TEST_CASE("run.gguf_quantized_before is a llama.cpp build with a source") {
 }
 
 // A model with MTP layers says whether its GGUF files carry them (run.gguf_mtp), with a
-// source; the field without MTP layers, or without a source, is refused. run.pooling is one of
+// source; the field without MTP layers, or without a source, is refused. Whether their MTP
+// block keeps its own embedding and head (run.gguf_mtp_embedding, default true) needs a source
+// and files that carry the block. run.pooling is one of
 // llama.h's pooling types, with a source.
 TEST_CASE("run.gguf_mtp goes with mtp_layers, run.pooling with a type, each with a source") {
     json m = valid_model();
@@ -258,6 +260,16 @@ TEST_CASE("run.gguf_mtp goes with mtp_layers, run.pooling with a type, each with
     const auto db = parse_database(files_with(m, valid_gpu()));
     REQUIRE(db.has_value());
     CHECK(db->models.at(0).run.gguf_mtp);
+    CHECK(db->models.at(0).run.gguf_mtp_embedding);
+    m["run"]["gguf_mtp_embedding"] = false;
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs run.gguf_mtp_embedding_source"));
+    m["run"]["gguf_mtp_embedding_source"] = "a header";
+    const auto without_head = parse_database(files_with(m, valid_gpu()));
+    REQUIRE(without_head.has_value());
+    CHECK_FALSE(without_head->models.at(0).run.gguf_mtp_embedding);
+    m["run"]["gguf_mtp"] = false;
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs run.gguf_mtp true"));
+    m["run"] = {{"gguf_mtp", true}, {"gguf_mtp_source", "the converter"}};
     m["architecture"].erase("mtp_layers");
     CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs architecture.mtp_layers"));
 

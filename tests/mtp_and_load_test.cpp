@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
 #include "canitrun/cpu_repack.hpp"
 #include "canitrun/gguf_file_size.hpp"
 #include "canitrun/hardware_questions.hpp"
@@ -15,7 +16,9 @@
 #include "canitrun/plan_settings.hpp"
 #include "canitrun/speculative_speed.hpp"
 #include "canitrun/verify_server.hpp"
+
 #include "catch.hpp"
+#include "run_binary.hpp"
 #include "server_terms_support.hpp"
 #include "test_support.hpp"
 
@@ -73,6 +76,74 @@ TEST_CASE("server terms: GLM-4.5's MTP block is a MoE layer with its own head") 
     const Model& m = test::model("glm-4.5");
     CHECK(llamacpp_mtp_weight_bytes(m, test::quant("Q8_0")).value() == 5'888'734'848ULL);
     CHECK(llamacpp_mtp_weight_bytes(test::model("deepseek-v3"), test::quant("Q8_0")).value() > 0);
+}
+
+// GLM-4.6's published files leave its MTP block's embed_tokens and shared_head_head out
+// (run.gguf_mtp_embedding false: ggml-org/llama.cpp PR #16359; ubergarm's IQ5_K holds 1759
+// tensors, ikawrakow/ik_llama.cpp discussion #816), so its block is GLM-4.5's (the same
+// architecture, above: 5,888,734,848 B at Q8_0) less 2 x 5120 x 151,552 = 1,551,892,480 weights
+// at Q8_0, whose blocks hold 32 weights in 34 B (ggml's block_q8_0: an f16 scale and 32 int8):
+// 48,496,640 blocks x 34 = 1,648,885,760 B. 4,239,849,088 B remain. The plan's mtp term with
+// --mtp drops by those bytes (its KV, compute and output at 8,192 cells do not change); the
+// download (the file holds the block, run.gguf_mtp) by those and the two tensors' infos in the
+// header (a u64 name length and the name, 32 and 36 characters, u32 n_dims, two u64 extents,
+// u32 type, u64 offset: 72 + 76 = 148 B), the header padded to GGUF's 32 B alignment: 128 or
+// 160 B. Through the binary: GLM-4.5 and GLM-4.6 at Q8_0 on 8 x H200 differ alike.
+TEST_CASE("server terms: GLM-4.6's MTP block has no embedding or head of its own") {
+    constexpr std::uint64_t kEmbedAndHead = 2ULL * 5120 * 151'552 / 32 * 34;
+    static_assert(kEmbedAndHead == 1'648'885'760ULL);
+    const Model& m = test::model("glm-4.6");
+    CHECK_FALSE(m.run.gguf_mtp_embedding);
+    Model with_head = m;
+    with_head.run.gguf_mtp_embedding = true;
+    const Quant& q8 = test::quant("Q8_0");
+    CHECK(llamacpp_mtp_weight_bytes(m, q8).value() == 4'239'849'088ULL);
+    CHECK(llamacpp_mtp_weight_bytes(with_head, q8).value() == 5'888'734'848ULL);
+    const auto block = llamacpp_mtp_block(m, q8);
+    REQUIRE(block);
+    CHECK(std::ranges::none_of(*block, [](const TypedTensor& t) {
+        return t.tensor.name.view().ends_with("nextn.embed_tokens.weight") ||
+               t.tensor.name.view().ends_with("nextn.shared_head_head.weight");
+    }));
+    const auto header_bytes = [&](std::uint64_t file_difference) {
+        REQUIRE(file_difference > kEmbedAndHead);
+        const std::uint64_t header = file_difference - kEmbedAndHead;
+        return header == 128 || header == 160;
+    };
+    CHECK(header_bytes(gguf_download_bytes(with_head, q8).value().value() -
+                       gguf_download_bytes(m, q8).value().value()));
+    PlanSettings s = at_context(8192);
+    s.server.mtp = true;
+    const std::vector<std::string> gpus(8, "h200-sxm");
+    const auto mtp_term = [&](const Model& model) {
+        Bytes sum = 0;
+        for (const auto& g : plan_of(model, "Q8_0", gpus, s).gpus) sum += term(g, "mtp").load;
+        return sum;
+    };
+    CHECK(mtp_term(with_head) - mtp_term(m) == kEmbedAndHead);
+
+    const auto answer = [](const std::string& id) {
+        const auto run = test::run_cli(
+            {id, "--mtp", "--quant", "Q8_0", "--gpu", "8xh200", "--ctx", "8192", "--json"});
+        REQUIRE(run.code == 0);
+        const auto doc = nlohmann::json::parse(run.out);
+        std::uint64_t mtp = 0;
+        for (const auto& g : doc["hardware"]["selected"]["gpus"]) {
+            for (const auto& r : g["resident"]) {
+                if (r["name"] == "mtp") mtp += r["load_bytes"].get<std::uint64_t>();
+            }
+        }
+        std::uint64_t file = 0;
+        for (const auto& q : doc["quants"]) {
+            if (q["quant"] == "Q8_0") file = q["file_bytes"].get<std::uint64_t>();
+        }
+        return std::pair{mtp, file};
+    };
+    const auto [mtp45, file45] = answer("glm-4.5");
+    const auto [mtp46, file46] = answer("glm-4.6");
+    CHECK(mtp46 > 0);
+    CHECK(mtp45 - mtp46 == kEmbedAndHead);
+    CHECK(header_bytes(file45 - file46));
 }
 
 // The MTP context against what llama-server printed for Qwen 3.8 27B (the same architecture

@@ -360,10 +360,10 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
             confirmed.insert(m.id);
         }
     }
-    // 29 models from the logs (5 of them files whose types alone differ), 63 from the fixture's
-    // files (2 of them with their MTP layers: glm-4.5, glm-4.5-air) and 1 from its checkpoints:
-    // 93 (34 tied, 59 untied)
-    CHECK(confirmed.size() >= 93);
+    // 29 models from the logs (5 of them files whose types alone differ), 64 from the fixture's
+    // files (3 of them with their MTP layers: glm-4.5, glm-4.5-air, glm-4.6) and 1 from its
+    // checkpoints: 94 (34 tied, 60 untied)
+    CHECK(confirmed.size() >= 94);
 }
 
 // A fixture row's type counts, where the quote gives them for a plain llama-quantize file, are
@@ -453,4 +453,22 @@ TEST_CASE("published headers: GLM-4.5-Air's layers hold no q/k norms, GLM-4.5's 
     REQUIRE(mtp_full);
     CHECK(mtp_full->size() == 25);
     CHECK(full->tensors.size() + mtp_full->size() == 1761);
+}
+
+// GLM-4.6 is GLM-4.5's architecture (92 layers with q/k norms: 1736 tensors), but its published
+// files' nextn layer leaves embed_tokens and shared_head_head out (run.gguf_mtp_embedding false;
+// ggml-org/llama.cpp PR #16359): 25 - 2 = 23, so ubergarm's IQ5_K holds 1736 + 23 = 1759
+// (ikawrakow/ik_llama.cpp discussion #816), where the nextn layer with both gives 1761.
+TEST_CASE("published headers: GLM-4.6's nextn layer has no embedding or head of its own") {
+    const Model& m = test::model("glm-4.6");
+    const auto layout = tensor_layout(m);
+    REQUIRE(layout);
+    CHECK(layout->tensors.size() == 92 * 11 + 3 * 3 + 89 * 8 + 3);
+    const auto mtp = llamacpp_mtp_block(m, test::quant("Q8_0"));
+    REQUIRE(mtp);
+    CHECK(mtp->size() == 25 - 2);
+    CHECK(layout->tensors.size() + mtp->size() == 1759);
+    Model with_head = m;
+    with_head.run.gguf_mtp_embedding = true;
+    CHECK(llamacpp_mtp_block(with_head, test::quant("Q8_0"))->size() == 25);
 }

@@ -249,6 +249,14 @@ struct RunInfo {
     // them --mtp is refused. Stated for every model with mtp_layers (the data requires it).
     bool gguf_mtp = false;
     std::string gguf_mtp_source;
+    // Whether those files' MTP block keeps its own token embedding and output head
+    // (blk.N.nextn.embed_tokens and shared_head_head, n_embd x n_vocab each) where the
+    // architecture's loader creates them (llamacpp_mtp_block): true by default; false where the
+    // published files leave both out (GLM-4.6: its checkpoint ships them in mtp.safetensors,
+    // which the converter does not read), with what shows it. llama.cpp then drafts with the
+    // stack's token_embd and output (glm4-moe.cpp at 0ad4a86: TENSOR_NOT_REQUIRED).
+    bool gguf_mtp_embedding = true;
+    std::string gguf_mtp_embedding_source;
     // The pooling type the model's GGUF files carry ({arch}.pooling_type: "mean", "cls", "last"
     // or "rank", llama.h's llama_pooling_type), with what shows it; empty: none (a chat model).
     // Ollama takes a file with the key for an embedding model (no completion capability) and

@@ -154,6 +154,16 @@ RunInfo parse_run(const Fields& f) {
                 "run.gguf_mtp needs run.gguf_mtp_source (what shows the files carry them or not)");
         }
     }
+    if (f.has("gguf_mtp_embedding")) {
+        r.gguf_mtp_embedding = f.flag_or("gguf_mtp_embedding", true);
+        r.gguf_mtp_embedding_source = f.text_or("gguf_mtp_embedding_source", "");
+        if (r.gguf_mtp_embedding_source.empty()) {
+            f.error("run.gguf_mtp_embedding needs run.gguf_mtp_embedding_source");
+        }
+        if (!r.gguf_mtp) {
+            f.error("run.gguf_mtp_embedding needs run.gguf_mtp true (the files' MTP block)");
+        }
+    }
     if (f.has("pooling")) {
         r.pooling = f.text("pooling");
         if (r.pooling != "mean" && r.pooling != "cls" && r.pooling != "last" &&

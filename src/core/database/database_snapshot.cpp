@@ -169,6 +169,8 @@ void fields(Io& io, RunInfo& r) {
     io(r.gguf_quantized_before_source);
     io(r.gguf_mtp);
     io(r.gguf_mtp_source);
+    io(r.gguf_mtp_embedding);
+    io(r.gguf_mtp_embedding_source);
     io(r.pooling);
     io(r.pooling_source);
     io(r.checkpoints);

@@ -108,14 +108,18 @@ TensorInfo nextn_tensor(int layer, const std::string& suffix, std::uint64_t ne0,
     return t;
 }
 
-// The architectures whose MTP block has its own token embedding and output head: the GLM and
-// DeepSeek checkpoints store model.layers.N.embed_tokens and shared_head.head in it, and
-// their loaders create blk.N.nextn.embed_tokens and nextn.shared_head_head (n_embd x n_vocab;
-// 0ad4a86: glm4-moe.cpp lines 118-119, deepseek2.cpp 156-157, deepseek32.cpp 148-149,
-// glm-dsa.cpp 182-183); a published GLM-4.7 file holds both (824,442,880 B each at its type:
+// Whether the MTP block has its own token embedding and output head. The GLM and DeepSeek
+// checkpoints store model.layers.N.embed_tokens and shared_head.head in it, and their loaders
+// create blk.N.nextn.embed_tokens and nextn.shared_head_head (n_embd x n_vocab; 0ad4a86:
+// glm4-moe.cpp lines 118-119, deepseek2.cpp 156-157, deepseek32.cpp 148-149, glm-dsa.cpp
+// 182-183); a published GLM-4.7 file holds both (824,442,880 B each at its type:
 // ikawrakow/ik_llama.cpp issue #1162). Qwen 3.5's MTP shares the stack's (conversion/qwen.py,
-// _QwenMtpMixin maps only fc, the two pre-fc norms and norm).
+// _QwenMtpMixin maps only fc, the two pre-fc norms and norm). Both tensors are
+// TENSOR_NOT_REQUIRED there and the MTP graph falls back to the stack's token_embd and output
+// (glm4-moe.cpp lines 162 and 276-278), so where a model's published files leave them out
+// (RunInfo::gguf_mtp_embedding: GLM-4.6, ggml-org/llama.cpp PR #16359) the block has neither.
 bool mtp_has_own_embedding(const Model& model) {
+    if (!model.run.gguf_mtp_embedding) return false;
     const auto arch = llama_arch(model);
     return arch && (*arch == "glm4moe" || *arch == "deepseek2" || *arch == "deepseek32" ||
                     *arch == "glm-dsa");
