@@ -238,7 +238,8 @@ void write_decode_checks(std::ostream& out) {
            "group's a (bandwidth reached) pinned at the value pooled over every group at a run's "
            "weight, not 1e-6, so a left-out fit without float runs (Intel's without kyuz0) cannot "
            "trade a for u: every run's p90 45.8 % to 44.9 %, but Intel's median 19.6 % to 26.3 % "
-           "and AMD's 13.5 % to 14.7 % (with u scaled, at a weight of 0.1 or 0.3: p90 46.5 %). The "
+           "and AMD's 13.5 % to 14.7 % (with d and u scaled, at a weight of 0.1 or 0.3: p90 46.5 "
+           "%). The "
            "shared d[type] scaled as u is: alone, Apple 18.8 %; with u, Apple 14.2 % but every "
            "run's p90 45.8 % to 46.5 % (the datacenter FP16 runs of XiongjieDai left out).\n";
 }
