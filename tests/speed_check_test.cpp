@@ -165,11 +165,12 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // Raspberry Pi 500+ host flagged an outlier, as the Pi 5's RX 7900 XT was), then to 94.8 %
     // (the FP16 GEMM's and flash attention's multipliers held at 1 or more: no kernel beats the
     // FP16 peak; tools/speed/fit_speed.cpp), then to 77.8 % and the median to 23.8 % (an Intel
-    // GPU's BF16 prompts at its FP32 shader rate: float_tflops). The bounds are those figures, and
-    // the decode median (12.3 %) and p90 (45.8 %) where they were.
+    // GPU's BF16 prompts at its FP32 shader rate: float_tflops). Decode's median went from 12.3 %
+    // to 12.0 % (a group's unpacking cost u scaled by the device's FP32 rate per byte:
+    // unpack_scale), its p90 stayed 45.8 %. The bounds are those figures.
     CHECK(m.out_of_sample.prefill_p90 <= 0.779);
     CHECK(m.out_of_sample.prefill_median <= 0.239);
-    CHECK(m.out_of_sample.decode_median <= 0.124);
+    CHECK(m.out_of_sample.decode_median <= 0.121);
     CHECK(m.out_of_sample.decode_p90 <= 0.458);
 }
 

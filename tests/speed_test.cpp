@@ -72,6 +72,20 @@ TEST_CASE("decode: a class's own unpacking cost, paid by quantized weights only"
     CHECK(decode_seconds(w, h, m) == Approx(1.240e-3).epsilon(1e-3));
 }
 
+// u x 32 / the stored FP32 FLOPs per byte (data/gpus/apple.json): an M1 Max's 10.4 TFLOPS on 400
+// GB/s, 26: 2e9 x 0.05 / 400e9 x 32 / 26 = 0.3077 ms; an M3 Max's 14.13 (35.325), 0.2265 ms.
+TEST_CASE("decode: the unpacking cost u scales with a device's FP32 rate per byte") {
+    SpeedModel m = bare_model();
+    m.classes[static_cast<int>(SpeedClass::apple)].quantized_unpack = 0.05;
+    SpeedWork w;
+    w.family = QuantFamily::k_quant;
+    w.gpus.push_back(DeviceWork{1e9, 0, 0, 0, 0, 32, 0, 0, 2e9});
+    CHECK(decode_seconds(w, test::hardware_of({"m1-max-64gb"}), m) ==
+          Approx(0.3077e-3).epsilon(1e-3));
+    CHECK(decode_seconds(w, test::hardware_of({"m3-max-64gb"}), m) ==
+          Approx(0.2265e-3).epsilon(1e-3));
+}
+
 // apple_chip numbers a chip 1 + (generation - 1) x 4 + tier (base 0, Pro 1, Max 2, Ultra 3): M1 is
 // 1, M1 Max 1 + 2 = 3, M3 Pro 1 + 8 + 1 = 10, M5 Max 1 + 16 + 2 = 19; any other device is 0.
 TEST_CASE("apple_chip numbers Apple chips by generation and tier") {

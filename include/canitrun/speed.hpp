@@ -14,7 +14,8 @@
 //                                        of read time a weight's unpacking costs, the ALUs that do
 //                                        it scaling with the memory they are built to keep up
 //                                        with; u, per group, what a class's kernels add to it
-//                                        for any quantized type, 0 for float weights)
+//                                        for any quantized type, 0 for float weights,
+//                                        scaled by the device's ALU rate: unpack_scale)
 // + (GPUs - 1) x h               (the hand-over between devices of a layer split)
 // where an Apple chip's a is its own (ac, per generation and tier: M1, M1 Pro, M1 Max, M1 Ultra
 // ... M5 Ultra), pinned towards the a of every Apple run: the same nominal bandwidth is not the
@@ -243,6 +244,18 @@ double quantized_tflops(const GpuDevice& device);
 // at a float multiplier of 14x (#34: every run's prefill left out 24.5 % -> 23.8 % at the
 // median, 94.8 % -> 77.8 % at p90). canitrun plans Intel on Vulkan.
 double float_tflops(const GpuDevice& device, bool bf16);
+// A class's own unpacking cost u is ALU work: the shaders run it, not the memory. It is fitted
+// in bytes of read time per weight on a device of kUnpackFlopsPerByte FP32 FLOPs per byte of
+// bandwidth; a device whose FP32 shader rate is stored (Gpu::fp32_tflops: the GPUs without
+// matrix units, Apple M1-M4 and Pascal) pays it scaled by kUnpackFlopsPerByte / its own ratio,
+// as the same bandwidth fed by fewer shader cores unpacks more slowly (an M1 Max's 10.4 TFLOPS
+// on 400 GB/s, 26 FLOPs a byte, pays 1.23x; an M3 Max's 14.13 on 400, 35, pays 0.91x). Every
+// other device, whose stored rate is its matrix units', pays it as is. 32 is about the middle
+// of Apple's line (26 for an M1 Max to 38 for an M1). #34: with u in bytes of read time on every
+// device, Apple's decode missed by 18.5 % at the median with each source left out; so scaled,
+// by 14.2 % (every run's 12.3 % -> 12.0 %, p90 45.8 % unchanged).
+inline constexpr double kUnpackFlopsPerByte = 32;
+double unpack_scale(const GpuDevice& device);
 // The rate prompt attention (flash attention at a depth) runs at: matrix_tflops, but on RDNA4
 // the shaders' packed FP16 rate, half its WMMA rate (AMD: the R9700's vector 'Peak Half
 // Precision' 95.7 TFLOPS beside 191.4 of WMMA; data/gpus/amd.json). On AMD GPUs

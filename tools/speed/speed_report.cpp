@@ -276,6 +276,7 @@ void write_coverage(std::ostream& out, const std::vector<FitRow>& rows) {
 void write_coefficients(std::ostream& out, const SpeedModel& m) {
     out << "| group | decode: bandwidth reached | decode: per layer (µs) | decode: per recurrent "
            "layer at 1 TB/s (µs) | decode: unpacking a quantized weight, bytes of read time added "
+           "(at 32 FP32 FLOPs a byte: unpack_scale) "
            "| prefill: matrix rate reached, quantized | the same, FP16/BF16 | "
            "prefill: per layer per micro-batch (µs) | prefill: attention FLOP time multiplier | "
            "prefill: tokens' work per routed expert weight per micro-batch | prefill: per "

@@ -115,6 +115,12 @@ double float_tflops(const GpuDevice& device, bool bf16) {
     return matrix_tflops(device);
 }
 
+double unpack_scale(const GpuDevice& device) {
+    if (device.fp32_tflops <= 0 || device.bandwidth_gbps <= 0) return 1;
+    const double flops_per_byte = device.fp32_tflops * 1e12 / (device.bandwidth_gbps * 1e9);
+    return kUnpackFlopsPerByte / flops_per_byte;
+}
+
 double attention_tflops(const GpuDevice& device) {
     const double matrix = matrix_tflops(device);
     if (device.gpu != nullptr && device.gpu->vendor == "amd" && device.gpu->architecture == "RDNA4")
@@ -215,9 +221,11 @@ const char* speed_class_words(SpeedClass c) {
 
 namespace {
 
-// A class's own unpacking cost (u), which float weights do not pay.
-double quantized_unpack(const SpeedWork& work, const SpeedClassCoefficients& c) {
-    return work.family == QuantFamily::floating ? 0 : c.quantized_unpack;
+// A class's own unpacking cost (u) on `device`, in bytes of its read time per weight; float
+// weights do not pay it.
+double quantized_unpack(const SpeedWork& work, const SpeedClassCoefficients& c,
+                        const GpuDevice& device) {
+    return work.family == QuantFamily::floating ? 0 : c.quantized_unpack * unpack_scale(device);
 }
 
 }  // namespace
@@ -236,12 +244,13 @@ DeviceSeconds device_decode_seconds(const DeviceWork& w, const GpuDevice& device
     const auto family = static_cast<std::size_t>(work.family);
     const SpeedClassCoefficients& c = m.of(speed_class(device));
     const double bandwidth = device.bandwidth_gbps * 1e9;
-    return {w.read_bytes / bandwidth * bandwidth_multiplier(device, c, m) +
-                w.weight_count / bandwidth * (m.dequant[family] + quantized_unpack(work, c)),
-            static_cast<double>(w.layers) *
-                    (c.layer_s + (work.older_build ? m.older_build_layer_s : 0)) +
-                w.recurrent_layers * 1e12 / bandwidth * c.recurrent_layer_s +
-                static_cast<double>(w.moe_layers) * m.moe_layer_s};
+    return {
+        w.read_bytes / bandwidth * bandwidth_multiplier(device, c, m) +
+            w.weight_count / bandwidth * (m.dequant[family] + quantized_unpack(work, c, device)),
+        static_cast<double>(w.layers) *
+                (c.layer_s + (work.older_build ? m.older_build_layer_s : 0)) +
+            w.recurrent_layers * 1e12 / bandwidth * c.recurrent_layer_s +
+            static_cast<double>(w.moe_layers) * m.moe_layer_s};
 }
 
 }  // namespace
@@ -289,7 +298,8 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
             seconds += static_cast<double>(w.layers) * c.layer_s +
                        w.recurrent_layers * 1e12 / ram * c.recurrent_layer_s +
                        static_cast<double>(w.moe_layers) * m.moe_layer_s +
-                       w.weight_count / ram * (m.dequant[family] + quantized_unpack(work, c));
+                       w.weight_count / ram *
+                           (m.dequant[family] + quantized_unpack(work, c, hardware.gpus.front()));
         }
     }
     return seconds;
