@@ -232,12 +232,9 @@ PreparedLayout prepare_layout(TensorLayout layout) {
         if (!reading) reading = classify(p.layout, tensors[i]);
         cls[i] = &*reading;
     }
-    const std::vector<std::size_t> order = quantize_order(layer, id, rank);
+    p.order = quantize_order(layer, id, rank);
     p.routed_expert.assign(n, false);
     p.host_input.assign(n, false);
-    p.order.reserve(n);
-    p.category.reserve(n);
-    p.kind.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
         if (cls[i]->routed_expert) p.routed_expert[i] = true;
         if (cls[i]->host_input) p.host_input[i] = true;
@@ -252,11 +249,14 @@ PreparedLayout prepare_layout(TensorLayout layout) {
             if (__builtin_add_overflow(sum, elements, &sum)) sum = UINT64_MAX;
         }
     }
-    for (const std::size_t i : order) {
-        const Category c = cls[i]->category;
-        p.order.push_back(i);
-        p.category.push_back(static_cast<int>(c));
-        p.kind.push_back(cls[i]->kind);
+    // Sized once and written in place (a push_back per tensor and field was a tenth of this).
+    p.category.resize(n);
+    p.kind.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+        const NameClass& reading = *cls[p.order[k]];
+        const Category c = reading.category;
+        p.category[k] = static_cast<int>(c);
+        p.kind[k] = reading.kind;
         if (is_attn_v(c)) ++p.n_attention_wv;
         if (c == Category::output) p.tied = false;
     }

@@ -370,6 +370,7 @@ Result<std::vector<Bytes>> set_up_gpus(Placement& p, const Hardware& hardware,
     p.tensor_split = split;
     p.gpus.reserve(hardware.gpus.size());  // a Share moved is a tenth of a placement on 3 GPUs
     std::vector<Bytes> cumulative;
+    cumulative.reserve(hardware.gpus.size());  // one allocation, not one per doubling
     for (std::size_t d = 0; d < hardware.gpus.size(); ++d) {
         const Bytes memory = hardware.gpus[d].memory;
         p.gpus.push_back(Share{});

@@ -12,6 +12,8 @@
 #include "canitrun/tensor_layout.hpp"
 #include "canitrun/tensor_split.hpp"
 
+#include "whole_floor.hpp"
+
 namespace canitrun {
 namespace {
 
@@ -20,37 +22,6 @@ std::vector<const Measurement*> measured_on(const Model& model, const Quant& qua
     std::vector<const Gpu*> gpus;
     for (const auto& d : hardware.gpus) gpus.push_back(d.gpu);
     return embedded_measurements_for(model.id, quant.id, gpus);
-}
-
-// Whether a floor already rules out a whole plan (native on the GPUs; on a machine without a
-// GPU, everything in RAM) without building per-layer parts: no such plan needs less than all
-// of its shares' least. `fit` asks ~4,000 such questions per run.
-// - The quick rule: the devices hold the same weights, at least the same KV (each layer's KV
-//   rounds up on its own), and each its overhead rounded down, so together they need at least
-//   the estimate's total less one byte per share.
-// - llama.cpp's rule: the capacities (each GPU's memory less the margin; else the RAM) hold at
-//   least the weights' floor (every tensor but the host inputs at the smallest type the file
-//   type gives any).
-Result<bool> cannot_fit_whole(const Model& model, const Quant& quant, const Hardware& hardware,
-                              const PlanSettings& settings) {
-    const bool in_ram = hardware.gpus.empty();
-    if (settings.rule != Rule::quick) {
-        // A file's own tensors: every one but the host inputs, exactly.
-        Bytes floor = settings.file ? settings.file->sums.other : 0;
-        if (!settings.file) {
-            CANITRUN_TRY_ASSIGN(floor, llamacpp_device_weights_floor(model, quant));
-        }
-        const Bytes margin = placement_for(hardware, settings).margin;
-        Bytes room = in_ram ? hardware.ram : 0;  // the capacities, as placement sets them
-        for (const auto& d : hardware.gpus) {
-            if (__builtin_add_overflow(room, gpu_capacity(d.memory, margin), &room))
-                room = UINT64_MAX;
-        }
-        return floor > room;
-    }
-    CANITRUN_TRY_ASSIGN(const auto e, estimate(model, quant, settings.estimate));
-    const Bytes shares = hardware.gpus.size() + 1;
-    return e.total() > checked::add(in_ram ? hardware.ram : hardware.gpu_memory(), shares);
 }
 
 // The most 256-token steps (up to `longest`) at which the quick estimate fits `capacity`; 0 when
@@ -392,13 +363,16 @@ Result<std::optional<NativeFit>> best_native(const Model& model,
                                              const std::vector<const Quant*>& ranked,
                                              const Hardware& hardware,
                                              const PlanSettings& settings) {
+    Bytes caches = 0;  // gpu_caches(), once a quantization's parts give them
     for (const Quant* q : ranked) {
         if (!hardware_runs(hardware, *q) || !*rule_offers(settings, *q)) continue;
-        CANITRUN_TRY_ASSIGN(auto ruled_out, cannot_fit_whole(model, *q, hardware, settings));
+        CANITRUN_TRY_ASSIGN(auto ruled_out,
+                            cannot_fit_whole(model, *q, hardware, settings, caches));
         if (ruled_out) continue;
         CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, *q, settings));
         CANITRUN_TRY_ASSIGN(const PlacementOptions placement,
                             server_placement_for(model, *q, hardware, settings));
+        caches = gpu_caches(parts, placement);
         CANITRUN_TRY_ASSIGN(auto whole, native_placement(parts, hardware, placement));
         if (!whole) continue;
         CANITRUN_TRY_ASSIGN(auto fastest,
