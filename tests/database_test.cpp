@@ -270,6 +270,14 @@ TEST_CASE("run.gguf_mtp goes with mtp_layers, run.pooling with a type, each with
     m["run"]["gguf_mtp"] = false;
     CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs run.gguf_mtp true"));
     m["run"] = {{"gguf_mtp", true}, {"gguf_mtp_source", "the converter"}};
+    // indexer copies need MLA layers with an indexer and layers without one
+    m["run"]["gguf_indexer_every_layer"] = true;
+    CHECK(mentions(error_of(files_with(m, valid_gpu())),
+                   "needs run.gguf_indexer_every_layer_source"));
+    m["run"]["gguf_indexer_every_layer_source"] = "a header";
+    CHECK(mentions(error_of(files_with(m, valid_gpu())), "an indexer and without one"));
+    m["run"].erase("gguf_indexer_every_layer");
+    m["run"].erase("gguf_indexer_every_layer_source");
     m["architecture"].erase("mtp_layers");
     CHECK(mentions(error_of(files_with(m, valid_gpu())), "needs architecture.mtp_layers"));
 

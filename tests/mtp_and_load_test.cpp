@@ -146,6 +146,41 @@ TEST_CASE("server terms: GLM-4.6's MTP block has no embedding or head of its own
     CHECK(header_bytes(file45 - file46));
 }
 
+// GLM-4.7-Flash's published files hold no MTP block (run.gguf_mtp false): unsloth's show
+// deepseek2.block_count 47 (ollama/ollama issue #15855) and a Q8_0 of 844 tensors is the layout
+// alone (ggml-org/llama.cpp issue #19613); the converter writes the block only from PR #24868.
+// So --mtp is refused for the database model, and its download is the layout's file. A file with
+// the block would be larger by it: a copy of layer 46 (MLA with q_lora 768, kv_lora 512, 20
+// heads of 192 + 64 / 256; 64 experts of 1536 and a shared one), eh_proj 4096 x 2048 and
+// nextn.embed_tokens / shared_head_head 2048 x 154,880 (deepseek2.cpp's, as the checkpoint's
+// MTP layer holds them), at Q8_0 (34 B per 32 weights): q_a 1,572,864 + q_b 3,932,160 +
+// kv_a_mqa 1,179,648 + k_b 1,966,080 + v_b 2,621,440 + output 10,485,760 + experts 3 x
+// 201,326,592 + shared 3 x 3,145,728 + eh_proj 8,388,608 + 2 x 317,194,240 = 1,277,952,000
+// weights = 1,357,824,000 B, and in f32 the norms (5 x 2048 + 768 + 512 = 11,520 floats), the
+// router 2048 x 64 and its bias 64: 570,624 B; 1,358,394,624 B in all, plus its 24 tensor infos in
+// the header.
+TEST_CASE("server terms: GLM-4.7-Flash's published files carry no MTP block") {
+    constexpr std::uint64_t kBlock = 1'277'952'000ULL / 32 * 34 + 4ULL * (11'520 + 2048 * 64 + 64);
+    static_assert(kBlock == 1'358'394'624ULL);
+    const Model& m = test::model("glm-4.7-flash");
+    CHECK_FALSE(m.run.gguf_mtp);
+    CHECK_FALSE(mtp_loadable(m, nullptr).has_value());
+    Model with_block = m;
+    with_block.run.gguf_mtp = true;
+    CHECK(mtp_loadable(with_block, nullptr).value());
+    const Quant& q8 = test::quant("Q8_0");
+    CHECK(llamacpp_mtp_weight_bytes(with_block, q8).value() == kBlock);
+    CHECK(llamacpp_mtp_block(with_block, q8).value().size() == 24);
+    QuantizeRequest request;
+    request.file_type = "Q8_0";
+    const Bytes alone = gguf_download_bytes(m, q8).value().value();
+    CHECK(alone == gguf_file_bytes(m, request).value());
+    const Bytes header = gguf_download_bytes(with_block, q8).value().value() - alone - kBlock;
+    // 24 infos of 40-50 B of fixed fields and a 20-35 character name, padded to 32 B
+    CHECK(header > 24 * 60);
+    CHECK(header < 24 * 90 + 32);
+}
+
 // The MTP context against what llama-server printed for Qwen 3.8 27B (the same architecture
 // as Qwen 3.5 27B) at -ub 2048 on CUDA: 552.06 MiB at -c 8192, 648.06 MiB at -c 32768. Less
 // the weights (849,451,008 B above), the term is the KV (8,192 x 4,096 B = 33,554,432 B; 32,768

@@ -10,11 +10,13 @@
 #include <string>
 
 #include "canitrun/gguf.hpp"
+#include "canitrun/gguf_file_size.hpp"
 #include "canitrun/gguf_model.hpp"
 #include "canitrun/hf_files.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/layer_kinds.hpp"
 #include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/param_count.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
@@ -120,12 +122,23 @@ TEST_CASE("GLM-5.2: the indexer and its key cache on 21 of 78 layers (IndexShare
     CHECK(llama_kv(m, 4096, FlashAttn::on, "q8_0") == 50592ULL * 4096);
     const auto order = layer_group_order(m);
     REQUIRE(order.size() == 78);
-    const TensorLayout l = tensor_layout(m).value();
+    for (std::size_t il = 0; il < order.size(); ++il) {
+        INFO(il);
+        CHECK(m.arch.layer_groups[order[il]].index_head_dim ==
+              (glm52_indexer_layer(il) ? 128U : 0U));
+    }
+    // The files as llama.cpp's converter writes them (the checkpoint's tensors): the indexer's
+    // five tensors only on those 21 layers. 3 globals, 3 dense layers of 10 attention and norm
+    // tensors + 5 indexer + 3 FFN = 18, 18 MoE layers with an indexer (10 + 5 + 8 = 23), 57
+    // without (18): 3 + 54 + 414 + 1026 = 1497 tensors
+    Model converted = m;
+    converted.run.gguf_indexer_every_layer = false;
+    const TensorLayout l = tensor_layout(converted).value();
     CHECK(l.arch == "glm-dsa");
+    CHECK(l.tensors.size() == 1497);
     for (std::size_t il = 0; il < order.size(); ++il) {
         INFO(il);
         const bool own = glm52_indexer_layer(il);
-        CHECK(m.arch.layer_groups[order[il]].index_head_dim == (own ? 128U : 0U));
         CHECK(has_tensor(l, "blk." + std::to_string(il) + ".indexer.attn_k.weight") == own);
     }
     // 21 x (2048 x 4096 + 6144 x 128 + 6144 x 32 + 2 x 128) = 196,809,984, params.extra's
@@ -135,6 +148,48 @@ TEST_CASE("GLM-5.2: the indexer and its key cache on 21 of 78 layers (IndexShare
     std::uint64_t total = 0;
     for (const auto& t : l.tensors) total += t.elements();
     CHECK(total == 743911218432ULL - 57ULL * 9371904);
+}
+
+// unsloth's GLM-5.2 files copy the indexer into all 78 layers (run.gguf_indexer_every_layer:
+// ggml-org/llama.cpp PR #25407, ikawrakow/ik_llama.cpp PR #2093), and their UD-Q2_K_XL holds
+// 1809 tensors, 27 of them in blk.78 (kmbandy/llama.cpp
+// docs/dev/2026-07-29-late-brief-cross-machine-split.md at 0284ea9): 3 + 3 x 18 + 75 x 23 =
+// 1782 in the stack, GLM-5.1's 743,911,218,432 weights, and the MTP block an MoE layer with its
+// own indexer (23) + eh_proj, enorm, hnorm, shared_head_norm, no embedding or head: 27. Its
+// weights are the checkpoint's model.layers.78, 9,952,920,576 (GLM-5.3's shards, the test
+// below). The 57 copies at Q8_0 (34 B per 32 weights; the key norm's weight and bias stay f32):
+// 2 x 128 x 4 + (6144 x 32 + 6144 x 128 + 2048 x 4096) / 32 x 34 = 9,958,400 B a layer,
+// 567,628,800 B in all. The indexer key cache is unchanged (the test above).
+TEST_CASE("GLM-5.2: unsloth's files hold the indexer in every layer, the MTP block its own") {
+    const Model& m = test::model("glm-5.2");
+    CHECK(m.run.gguf_indexer_every_layer);
+    const TensorLayout l = tensor_layout(m).value();
+    CHECK(l.tensors.size() == 1782);
+    for (int il = 0; il < 78; ++il) {
+        CHECK(has_tensor(l, "blk." + std::to_string(il) + ".indexer.attn_q_b.weight"));
+    }
+    CHECK(elements_matching(l, ".indexer.") == 78ULL * 9371904);
+    std::uint64_t total = 0;
+    for (const auto& t : l.tensors) total += t.elements();
+    CHECK(total == 743911218432ULL);
+    CHECK(kv_cache_bytes(m, 1000, kv("f16")) == 95232000ULL);
+
+    Model converted = m;
+    converted.run.gguf_indexer_every_layer = false;
+    for (const Model* each : {&m, static_cast<const Model*>(&converted)}) {
+        const auto block = llamacpp_mtp_block(*each, test::quant("Q8_0")).value();
+        CHECK(block.size() == 27);
+        std::uint64_t weights = 0;
+        for (const auto& t : block) weights += t.tensor.elements();
+        CHECK(weights == 9952920576ULL);
+        CHECK(l.tensors.size() + block.size() == 1809);
+    }
+    QuantizeRequest q8;
+    q8.file_type = "Q8_0";
+    const Bytes copies =
+        gguf_tensor_bytes(m, q8).value() - gguf_tensor_bytes(converted, q8).value();
+    CHECK(copies == 57ULL * (2 * 128 * 4 + (6144ULL * 32 + 6144 * 128 + 2048 * 4096) / 32 * 34));
+    CHECK(copies == 567628800ULL);
 }
 
 TEST_CASE("GLM-5.3's layers hold what zai-org's released shards hold") {

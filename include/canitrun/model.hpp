@@ -257,6 +257,13 @@ struct RunInfo {
     // stack's token_embd and output (glm4-moe.cpp at 0ad4a86: TENSOR_NOT_REQUIRED).
     bool gguf_mtp_embedding = true;
     std::string gguf_mtp_embedding_source;
+    // Whether the published files copy the DSA indexer's tensors into every MLA layer, the
+    // layers that reuse an earlier layer's choice included (GLM-5.2's 57 'shared' layers:
+    // unsloth's files, made before llama.cpp's converter knew IndexShare), with what shows it.
+    // llama.cpp loads the copies (TENSOR_NOT_REQUIRED, so present means loaded) and never reads
+    // them; the indexer key cache stays on the layers with an indexer of their own.
+    bool gguf_indexer_every_layer = false;
+    std::string gguf_indexer_every_layer_source;
     // The pooling type the model's GGUF files carry ({arch}.pooling_type: "mean", "cls", "last"
     // or "rank", llama.h's llama_pooling_type), with what shows it; empty: none (a chat model).
     // Ollama takes a file with the key for an embedding model (no completion capability) and

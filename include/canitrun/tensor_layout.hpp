@@ -87,11 +87,11 @@ Result<std::string> llama_arch(const Model& model);
 Result<TensorLayout> tensor_layout(const Model& model);
 
 // Whether tensor_layout gives the two models the same layout: they agree on every field it
-// reads (the id, the family, the architecture, the native context, the context extension and
-// the llama.cpp build the files predate). A change that makes tensor_layout read another field
-// adds it here, as does one that makes a value kept per layout (quant_memo.hpp: the typed
-// bytes, the weight parts, the file size) read another. Cheaper than the whole model's ==,
-// which compares its prose and benchmarks too.
+// reads (the id, the family, the architecture, the native context, the context extension, the
+// llama.cpp build the files predate and whether they copy the indexer). A change that makes
+// tensor_layout read another field adds it here, as does one that makes a value kept per layout
+// (quant_memo.hpp: the typed bytes, the weight parts, the file size) read another. Cheaper than the
+// whole model's ==, which compares its prose and benchmarks too.
 bool same_layout_inputs(const Model& a, const Model& b);
 
 }  // namespace canitrun

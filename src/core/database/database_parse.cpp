@@ -109,6 +109,37 @@ std::vector<QuantCheckpoint> parse_checkpoints(const Fields& f) {
     return out;
 }
 
+// What the published GGUF files hold beyond the converter's rule for the architecture: the MTP
+// block (gguf_mtp), its own embedding and head (gguf_mtp_embedding), and an indexer copied into
+// the layers that share another's (gguf_indexer_every_layer), each with what shows it.
+void parse_gguf_contents(const Fields& f, RunInfo& r) {
+    if (f.has("gguf_mtp")) {
+        r.gguf_mtp = f.flag_or("gguf_mtp", false);
+        r.gguf_mtp_source = f.text_or("gguf_mtp_source", "");
+        if (r.gguf_mtp_source.empty()) {
+            f.error(
+                "run.gguf_mtp needs run.gguf_mtp_source (what shows the files carry them or not)");
+        }
+    }
+    if (f.has("gguf_mtp_embedding")) {
+        r.gguf_mtp_embedding = f.flag_or("gguf_mtp_embedding", true);
+        r.gguf_mtp_embedding_source = f.text_or("gguf_mtp_embedding_source", "");
+        if (r.gguf_mtp_embedding_source.empty()) {
+            f.error("run.gguf_mtp_embedding needs run.gguf_mtp_embedding_source");
+        }
+        if (!r.gguf_mtp) {
+            f.error("run.gguf_mtp_embedding needs run.gguf_mtp true (the files' MTP block)");
+        }
+    }
+    if (f.has("gguf_indexer_every_layer")) {
+        r.gguf_indexer_every_layer = f.flag_or("gguf_indexer_every_layer", false);
+        r.gguf_indexer_every_layer_source = f.text_or("gguf_indexer_every_layer_source", "");
+        if (r.gguf_indexer_every_layer_source.empty()) {
+            f.error("run.gguf_indexer_every_layer needs run.gguf_indexer_every_layer_source");
+        }
+    }
+}
+
 RunInfo parse_run(const Fields& f) {
     RunInfo r;
     r.gguf_repo = f.text_or("gguf_repo", "");
@@ -146,24 +177,7 @@ RunInfo parse_run(const Fields& f) {
             f.error("run.gguf_quantized_before needs run.gguf_quantized_before_source");
         }
     }
-    if (f.has("gguf_mtp")) {
-        r.gguf_mtp = f.flag_or("gguf_mtp", false);
-        r.gguf_mtp_source = f.text_or("gguf_mtp_source", "");
-        if (r.gguf_mtp_source.empty()) {
-            f.error(
-                "run.gguf_mtp needs run.gguf_mtp_source (what shows the files carry them or not)");
-        }
-    }
-    if (f.has("gguf_mtp_embedding")) {
-        r.gguf_mtp_embedding = f.flag_or("gguf_mtp_embedding", true);
-        r.gguf_mtp_embedding_source = f.text_or("gguf_mtp_embedding_source", "");
-        if (r.gguf_mtp_embedding_source.empty()) {
-            f.error("run.gguf_mtp_embedding needs run.gguf_mtp_embedding_source");
-        }
-        if (!r.gguf_mtp) {
-            f.error("run.gguf_mtp_embedding needs run.gguf_mtp true (the files' MTP block)");
-        }
-    }
+    parse_gguf_contents(f, r);
     if (f.has("pooling")) {
         r.pooling = f.text("pooling");
         if (r.pooling != "mean" && r.pooling != "cls" && r.pooling != "last" &&
@@ -302,6 +316,16 @@ Model parse_model(const Fields& f) {
     }
     if (m.arch.mtp_layers == 0 && !m.run.gguf_mtp_source.empty()) {
         f.error("run.gguf_mtp needs architecture.mtp_layers (the layers it speaks of)");
+    }
+    // Copies of an indexer need layers without one of their own beside layers with one.
+    const auto indexer = [&](bool own) {
+        return std::any_of(m.arch.layer_groups.begin(), m.arch.layer_groups.end(),
+                           [&](const LayerGroup& g) {
+                               return g.kind == LayerKind::mla && (g.index_head_dim > 0) == own;
+                           });
+    };
+    if (m.run.gguf_indexer_every_layer && !(indexer(true) && indexer(false))) {
+        f.error("run.gguf_indexer_every_layer needs mla layers with an indexer and without one");
     }
     m.notes = f.text_or("notes", "");
     if (f.has("editorial")) m.editorial = parse_editorial(f.child("editorial"));

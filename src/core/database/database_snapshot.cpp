@@ -171,6 +171,8 @@ void fields(Io& io, RunInfo& r) {
     io(r.gguf_mtp_source);
     io(r.gguf_mtp_embedding);
     io(r.gguf_mtp_embedding_source);
+    io(r.gguf_indexer_every_layer);
+    io(r.gguf_indexer_every_layer_source);
     io(r.pooling);
     io(r.pooling_source);
     io(r.checkpoints);

@@ -45,6 +45,14 @@ const LayerGroup& group_or_empty(const Model& model, LayerKind kind) {
     return g != nullptr ? *g : empty;
 }
 
+const LayerGroup& indexer_group(const Model& model) {
+    const auto& groups = model.arch.layer_groups;
+    const auto it = std::find_if(groups.begin(), groups.end(), [](const LayerGroup& g) {
+        return g.kind == LayerKind::mla && g.index_head_dim > 0;
+    });
+    return it != groups.end() ? *it : group_or_empty(model, LayerKind::mla);
+}
+
 bool has_kind(const Model& model, LayerKind kind) {
     return group_of(model, kind) != nullptr;
 }

@@ -25,6 +25,8 @@ const LayerGroup* group_of(const Model& model, LayerKind kind);
 // attention values apply) when a model read from a file header or a log has none: the builder
 // for its architecture then lays out what the header gives instead of dereferencing nothing.
 const LayerGroup& group_or_empty(const Model& model, LayerKind kind);
+// The first MLA group with a DSA indexer (DeepSeek V3.2, GLM-5), else group_or_empty's.
+const LayerGroup& indexer_group(const Model& model);
 
 bool has_kind(const Model& model, LayerKind kind);
 

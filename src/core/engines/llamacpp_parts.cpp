@@ -6,6 +6,7 @@
 #include <string>
 
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/layer_kinds.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
@@ -125,6 +126,26 @@ bool mtp_has_own_embedding(const Model& model) {
                     *arch == "glm-dsa");
 }
 
+// The stack layer the MTP block is a copy of: the last attention layer, or where that one
+// shares an earlier layer's DSA indexer (GLM-5.2's IndexShare), the last with an indexer of its
+// own: the checkpoint's MTP layer keeps one (model.layers.78: 9,952,920,576 parameters with it,
+// GLM-5.3's shards as github.com/GianluigiVitale/glm-tpu inventories them; unsloth's GLM-5.2
+// file: 27 blk.78 tensors, kmbandy/llama.cpp docs/dev/2026-07-29-late-brief-cross-machine-
+// split.md at 0284ea9), which glm-dsa.cpp at 0ad4a86 loads (lines 144-148, for every layer).
+int mtp_source_layer(const Model& model, int last) {
+    const auto order = layer_group_order(model);
+    const auto& groups = model.arch.layer_groups;
+    const auto own = [&](int il) {
+        const auto at = static_cast<std::size_t>(il);
+        return at < order.size() && groups[order[at]].kind == LayerKind::mla &&
+               groups[order[at]].index_head_dim > 0;
+    };
+    for (int il = last; il >= 0; --il) {
+        if (own(il)) return il;
+    }
+    return last;
+}
+
 }  // namespace
 
 Result<std::vector<TypedTensor>> llamacpp_mtp_block(const Model& model, const Quant& quant) {
@@ -137,7 +158,7 @@ Result<std::vector<TypedTensor>> llamacpp_mtp_block(const Model& model, const Qu
         return k == LayerKind::full || k == LayerKind::mla;
     });
     if (last == kinds.rend()) return std::vector<TypedTensor>{};
-    const int source = static_cast<int>(kinds.rend() - last) - 1;
+    const int source = mtp_source_layer(model, static_cast<int>(kinds.rend() - last) - 1);
     const int mtp = static_cast<int>(model.arch.layers);
     const std::string from = "blk." + std::to_string(source) + ".";
     std::vector<TensorInfo> copies;

@@ -97,25 +97,27 @@ void indexer(Builder& b, const Model& m, const LayerGroup& g, int il) {
 
 // DeepSeek V2/V3 (and Kimi K2) as deepseek2.cpp loads a current GGUF, and V3.2 as
 // deepseek32.cpp does (the same, with an indexer in each layer; GLM-5.2's glm-dsa.cpp in the
-// layers that keep their own): MLA with the kv_b
-// projection split into attn_k_b / attn_v_b, q through a LoRA when q_lora_rank > 0, the first
-// (layers - moe_layers) layers dense, then routed + shared experts with exp_probs_b (V3).
+// layers that keep their own): MLA with the kv_b projection split into attn_k_b / attn_v_b, q
+// through a LoRA when q_lora_rank > 0, the first (layers - moe_layers) layers dense, then routed
+// + shared experts with exp_probs_b (V3).
 void build_deepseek2(Builder& b, const Model& m) {
     const auto& a = m.arch;
     const auto order = layer_group_order(m);
     // V2 routes by softmax and Mistral Large 3 sets no topk_method: no bias tensor.
     const bool routing_bias = m.family != "deepseek-v2" && m.family != "mistral-large3";
     embeddings(b, m);
+    // GLM-5.2's layers that reuse an earlier one's choice are a group without indexer tensors,
+    // unless the published files copy them in (RunInfo::gguf_indexer_every_layer)
+    const LayerGroup& copied = indexer_group(m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
-        // GLM-5.2's layers without an indexer of their own (they reuse an earlier one's
-        // choice) have no indexer tensors: a group of their own
         const auto at = static_cast<std::size_t>(il);
         const LayerGroup& g = at < order.size() && a.layer_groups[order[at]].kind == LayerKind::mla
                                   ? a.layer_groups[order[at]]
                                   : group_or_empty(m, LayerKind::mla);
         b.blk(il, "attn_norm.weight", {a.hidden_size});
         mla_attention(b, m, g, il);
-        if (g.index_head_dim > 0) indexer(b, m, g, il);
+        if (g.index_head_dim > 0 || (m.run.gguf_indexer_every_layer && copied.index_head_dim > 0))
+            indexer(b, m, g.index_head_dim > 0 ? g : copied, il);
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
         dense_lead_ffn(b, m, il, routing_bias);
     }
@@ -539,7 +541,8 @@ Result<std::string> llama_arch(const Model& m) {
 bool same_layout_inputs(const Model& a, const Model& b) {
     return a.id == b.id && a.family == b.family && a.context_native == b.context_native &&
            a.context_extension == b.context_extension &&
-           a.run.gguf_quantized_before == b.run.gguf_quantized_before && a.arch == b.arch;
+           a.run.gguf_quantized_before == b.run.gguf_quantized_before &&
+           a.run.gguf_indexer_every_layer == b.run.gguf_indexer_every_layer && a.arch == b.arch;
 }
 
 Result<TensorLayout> tensor_layout(const Model& m) {
