@@ -106,8 +106,7 @@ void build_deepseek2(Builder& b, const Model& m) {
     // V2 routes by softmax and Mistral Large 3 sets no topk_method: no bias tensor.
     const bool routing_bias = m.family != "deepseek-v2" && m.family != "mistral-large3";
     embeddings(b, m);
-    // GLM-5.2's layers that reuse an earlier one's choice are a group without indexer tensors,
-    // unless the published files copy them in (RunInfo::gguf_indexer_every_layer)
+    // GLM-5.2's layers reusing an earlier choice: no indexer unless the files copy it in
     const LayerGroup& copied = indexer_group(m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         const auto at = static_cast<std::size_t>(il);
