@@ -177,8 +177,8 @@ TEST_CASE("server terms: GLM-4.7-Flash's published files carry no MTP block") {
     CHECK(alone == gguf_file_bytes(m, request).value());
     const Bytes header = gguf_download_bytes(with_block, q8).value().value() - alone - kBlock;
     // 24 infos of 40-50 B of fixed fields and a 20-35 character name, padded to 32 B
-    CHECK(header > 24 * 60);
-    CHECK(header < 24 * 90 + 32);
+    CHECK(header > 24ULL * 60);
+    CHECK(header < 24ULL * 90 + 32);
 }
 
 // The MTP context against what llama-server printed for Qwen 3.8 27B (the same architecture

@@ -188,7 +188,8 @@ TEST_CASE("GLM-5.2: unsloth's files hold the indexer in every layer, the MTP blo
     q8.file_type = "Q8_0";
     const Bytes copies =
         gguf_tensor_bytes(m, q8).value() - gguf_tensor_bytes(converted, q8).value();
-    CHECK(copies == 57ULL * (2 * 128 * 4 + (6144ULL * 32 + 6144 * 128 + 2048 * 4096) / 32 * 34));
+    CHECK(copies ==
+          57ULL * (2ULL * 128 * 4 + (6144ULL * 32 + 6144ULL * 128 + 2048ULL * 4096) / 32 * 34));
     CHECK(copies == 567628800ULL);
 }
 

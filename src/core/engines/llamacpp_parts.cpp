@@ -12,7 +12,6 @@
 #include "canitrun/tensor_layout.hpp"
 
 #include "cache_setup.hpp"
-#include "canitrun/layer_kinds.hpp"
 #include "cuda_fusion.hpp"
 #include "quant_memo.hpp"
 #include "weight_parts.hpp"
