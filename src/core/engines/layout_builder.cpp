@@ -53,6 +53,13 @@ const LayerGroup& indexer_group(const Model& model) {
     return it != groups.end() ? *it : group_or_empty(model, LayerKind::mla);
 }
 
+const LayerGroup* mla_group_at(const Model& model, const std::vector<std::size_t>& order, int il) {
+    const auto at = static_cast<std::size_t>(il);
+    if (at >= order.size()) return nullptr;
+    const LayerGroup& g = model.arch.layer_groups[order[at]];
+    return g.kind == LayerKind::mla ? &g : nullptr;
+}
+
 bool has_kind(const Model& model, LayerKind kind) {
     return group_of(model, kind) != nullptr;
 }

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "canitrun/tensor_layout.hpp"
 
@@ -27,6 +28,8 @@ const LayerGroup* group_of(const Model& model, LayerKind kind);
 const LayerGroup& group_or_empty(const Model& model, LayerKind kind);
 // The first MLA group with a DSA indexer (DeepSeek V3.2, GLM-5), else group_or_empty's.
 const LayerGroup& indexer_group(const Model& model);
+// Layer il's group where it is an MLA group (`order`: layer_group_order(model)), else nullptr.
+const LayerGroup* mla_group_at(const Model& model, const std::vector<std::size_t>& order, int il);
 
 bool has_kind(const Model& model, LayerKind kind);
 

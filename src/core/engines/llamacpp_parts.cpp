@@ -13,6 +13,7 @@
 
 #include "cache_setup.hpp"
 #include "cuda_fusion.hpp"
+#include "layout_builder.hpp"
 #include "quant_memo.hpp"
 #include "weight_parts.hpp"
 
@@ -133,14 +134,9 @@ bool mtp_has_own_embedding(const Model& model) {
 // split.md at 0284ea9), which glm-dsa.cpp at 0ad4a86 loads (lines 144-148, for every layer).
 int mtp_source_layer(const Model& model, int last) {
     const auto order = layer_group_order(model);
-    const auto& groups = model.arch.layer_groups;
-    const auto own = [&](int il) {
-        const auto at = static_cast<std::size_t>(il);
-        return at < order.size() && groups[order[at]].kind == LayerKind::mla &&
-               groups[order[at]].index_head_dim > 0;
-    };
     for (int il = last; il >= 0; --il) {
-        if (own(il)) return il;
+        const LayerGroup* g = layout::mla_group_at(model, order, il);
+        if (g != nullptr && g->index_head_dim > 0) return il;
     }
     return last;
 }

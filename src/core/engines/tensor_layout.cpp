@@ -109,10 +109,8 @@ void build_deepseek2(Builder& b, const Model& m) {
     // GLM-5.2's layers reusing an earlier choice: no indexer unless the files copy it in
     const LayerGroup& copied = indexer_group(m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
-        const auto at = static_cast<std::size_t>(il);
-        const LayerGroup& g = at < order.size() && a.layer_groups[order[at]].kind == LayerKind::mla
-                                  ? a.layer_groups[order[at]]
-                                  : group_or_empty(m, LayerKind::mla);
+        const LayerGroup* own = mla_group_at(m, order, il);
+        const LayerGroup& g = own != nullptr ? *own : group_or_empty(m, LayerKind::mla);
         b.blk(il, "attn_norm.weight", {a.hidden_size});
         mla_attention(b, m, g, il);
         if (g.index_head_dim > 0 || (m.run.gguf_indexer_every_layer && copied.index_head_dim > 0))
