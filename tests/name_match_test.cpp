@@ -53,6 +53,22 @@ TEST_CASE("did you mean: a family the typed name covers is listed whole") {
     CHECK(suggest("abc", many).size() == 3);
 }
 
+// "m4mux" is one substitution from "m4max", the start of every M4 Max id: the family typed with
+// a typo is listed whole, as it is typed right. "m4max" is also one from "m3max" (the M3 Max
+// ids), which must not join when the text names the M4 family exactly.
+TEST_CASE("did you mean: a family typed with one typo is listed whole") {
+    const auto m4 = test::database().find_gpu("m4 mux");
+    REQUIRE_FALSE(m4);
+    CHECK(m4.error().message == "unknown GPU 'm4 mux'");
+    CHECK(m4.error().hint ==
+          "did you mean 'm4-max-36gb', 'm4-max-48gb', 'm4-max-64gb' or 'm4-max-128gb'?");
+    const std::vector<std::string> ids = {"m3-max-36gb", "m4-max-36gb", "m4-max-48gb"};
+    CHECK(suggest("m4 max", ids) ==
+          std::vector<std::string>{"m4-max-36gb", "m4-max-48gb", "m3-max-36gb"});
+    // Three characters name no family: "m4x" is no near start of anything here.
+    CHECK(suggest("m4x", {"m4-max-36gb-and-more"}).empty());
+}
+
 TEST_CASE("the database finds models and GPUs by id - alias and spelling") {
     const Database& db = test::database();
     CHECK(db.find_model("Qwen3.5-35B-A3B").value()->id == "qwen3.5-35b-a3b");
