@@ -263,6 +263,29 @@ TEST_CASE("download: GLM-4.5's GGUF holds its MTP block, DeepSeek V3's none") {
     CHECK(gguf_download_bytes(deepseek, q).value().value() > published);
 }
 
+// Qwen 3.8 27B's published GGUF holds its MTP block where Qwen 3.5 27B's does not: unsloth's
+// Q4_K_M at fe1e2a23 prints qwen35.block_count 65 and nextn_predict_layers 1 and holds 866
+// tensors, the stack's 851 and 15 (mudler/vllm.cpp tests/vllm/models/
+// qwen38_27b_q4km_gguf_manifest.inc at 60ab2613). The block is Qwen 3.5 27B's (hidden 5120, FFN
+// 17,408, 24 q heads of 256 with the gate, 4 KV heads): 849,451,008 B at FP16 (the first test).
+// The download grows by it and by its 15 header entries, each at most 8 + 40 (name) + 4 + 2 x 8
+// (dims) + 4 + 8 = 80 B, the header padded to 32 B; --mtp can load it.
+TEST_CASE("download: Qwen 3.8 27B's GGUF holds its MTP block") {
+    const Quant& q = test::quant("FP16");
+    const Model& m = test::model("qwen3.8-27b");
+    REQUIRE(m.arch.mtp_layers == 1);
+    REQUIRE(m.run.gguf_mtp);
+    CHECK(llamacpp_mtp_block(m, q).value().size() == 15);
+    CHECK(llamacpp_mtp_weight_bytes(m, q).value() == 849'451'008ULL);
+    Model without = m;
+    without.run.gguf_mtp = false;
+    const Bytes grown =
+        gguf_download_bytes(m, q).value().value() - gguf_download_bytes(without, q).value().value();
+    CHECK(grown >= 849'451'008ULL);
+    CHECK(grown <= 849'451'008ULL + 15 * 80 + 31);
+    CHECK(mtp_loadable(m, nullptr).value());
+}
+
 // --mtp loads what the files carry (data: run.gguf_mtp, with its source): GLM-4.5's GGUFs hold
 // the nextn block (conversion/glm.py keeps it); DeepSeek V3's converter drops it
 // (conversion/deepseek.py, skip_mtp) and Qwen 3.5's published files predate its keeping

@@ -159,38 +159,44 @@ TEST_CASE("GLM-5.2: the indexer and its key cache on 21 of 78 layers (IndexShare
 // weights are the checkpoint's model.layers.78, 9,952,920,576 (GLM-5.3's shards, the test
 // below). The 57 copies at Q8_0 (34 B per 32 weights; the key norm's weight and bias stay f32):
 // 2 x 128 x 4 + (6144 x 32 + 6144 x 128 + 2048 x 4096) / 32 x 34 = 9,958,400 B a layer,
-// 567,628,800 B in all. The indexer key cache is unchanged (the test above).
-TEST_CASE("GLM-5.2: unsloth's files hold the indexer in every layer, the MTP block its own") {
-    const Model& m = test::model("glm-5.2");
-    CHECK(m.run.gguf_indexer_every_layer);
-    const TensorLayout l = tensor_layout(m).value();
-    CHECK(l.tensors.size() == 1782);
-    for (int il = 0; il < 78; ++il) {
-        CHECK(has_tensor(l, "blk." + std::to_string(il) + ".indexer.attn_q_b.weight"));
-    }
-    CHECK(elements_matching(l, ".indexer.") == 78ULL * 9371904);
-    std::uint64_t total = 0;
-    for (const auto& t : l.tensors) total += t.elements();
-    CHECK(total == 743911218432ULL);
-    CHECK(kv_cache_bytes(m, 1000, kv("f16")) == 95232000ULL);
+// 567,628,800 B in all. The indexer key cache is unchanged (the test above). unsloth's GLM-5.3
+// files are made the same way: "It declares indexer.* on ALL 79 blocks while the source
+// checkpoint ships them on 22", 1809 tensors in the UD-IQ1_S at 346b3591 (mudler/vllm.cpp
+// src/vllm/model_executor/models/glm_moe_dsa_loader.cpp at 0e4d8619), the same count.
+TEST_CASE("GLM-5.2 and 5.3: unsloth's files hold the indexer in every layer, the MTP its own") {
+    for (const char* id : {"glm-5.2", "glm-5.3"}) {
+        INFO(id);
+        const Model& m = test::model(id);
+        CHECK(m.run.gguf_indexer_every_layer);
+        const TensorLayout l = tensor_layout(m).value();
+        CHECK(l.tensors.size() == 1782);
+        for (int il = 0; il < 78; ++il) {
+            CHECK(has_tensor(l, "blk." + std::to_string(il) + ".indexer.attn_q_b.weight"));
+        }
+        CHECK(elements_matching(l, ".indexer.") == 78ULL * 9371904);
+        std::uint64_t total = 0;
+        for (const auto& t : l.tensors) total += t.elements();
+        CHECK(total == 743911218432ULL);
+        CHECK(kv_cache_bytes(m, 1000, kv("f16")) == 95232000ULL);
 
-    Model converted = m;
-    converted.run.gguf_indexer_every_layer = false;
-    for (const Model* each : {&m, static_cast<const Model*>(&converted)}) {
-        const auto block = llamacpp_mtp_block(*each, test::quant("Q8_0")).value();
-        CHECK(block.size() == 27);
-        std::uint64_t weights = 0;
-        for (const auto& t : block) weights += t.tensor.elements();
-        CHECK(weights == 9952920576ULL);
-        CHECK(l.tensors.size() + block.size() == 1809);
+        Model converted = m;
+        converted.run.gguf_indexer_every_layer = false;
+        for (const Model* each : {&m, static_cast<const Model*>(&converted)}) {
+            const auto block = llamacpp_mtp_block(*each, test::quant("Q8_0")).value();
+            CHECK(block.size() == 27);
+            std::uint64_t weights = 0;
+            for (const auto& t : block) weights += t.tensor.elements();
+            CHECK(weights == 9952920576ULL);
+            CHECK(l.tensors.size() + block.size() == 1809);
+        }
+        QuantizeRequest q8;
+        q8.file_type = "Q8_0";
+        const Bytes copies =
+            gguf_tensor_bytes(m, q8).value() - gguf_tensor_bytes(converted, q8).value();
+        CHECK(copies ==
+              57ULL * (2ULL * 128 * 4 + (6144ULL * 32 + 6144ULL * 128 + 2048ULL * 4096) / 32 * 34));
+        CHECK(copies == 567628800ULL);
     }
-    QuantizeRequest q8;
-    q8.file_type = "Q8_0";
-    const Bytes copies =
-        gguf_tensor_bytes(m, q8).value() - gguf_tensor_bytes(converted, q8).value();
-    CHECK(copies ==
-          57ULL * (2ULL * 128 * 4 + (6144ULL * 32 + 6144ULL * 128 + 2048ULL * 4096) / 32 * 34));
-    CHECK(copies == 567628800ULL);
 }
 
 TEST_CASE("GLM-5.3's layers hold what zai-org's released shards hold") {
@@ -200,7 +206,9 @@ TEST_CASE("GLM-5.3's layers hold what zai-org's released shards hold") {
     // 743,377,019,904 parameters (the test above); the checkpoint adds the MTP block, an MoE
     // layer with its own indexer plus enorm, hnorm, eh_proj (12288 x 6144) and shared_head.norm:
     // 9,952,920,576 by hand, and GLM-5.2's 753,329,940,480 on the Hub with it.
-    const Model& m = test::model("glm-5.3");
+    // The checkpoint's tensors: the converter's file, without unsloth's indexer copies.
+    Model m = test::model("glm-5.3");
+    m.run.gguf_indexer_every_layer = false;
     const TensorLayout l = tensor_layout(m).value();
     std::uint64_t total = 0;
     for (const auto& t : l.tensors) total += t.elements();
