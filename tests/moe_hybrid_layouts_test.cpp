@@ -6,6 +6,7 @@
 #include <array>
 #include <map>
 
+#include "canitrun/gguf_file_size.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/param_count.hpp"
@@ -110,6 +111,59 @@ TEST_CASE("MiMo-V2.6-Flash-RL: V2-Flash's shapes with one fused attn_qkv a layer
     CHECK_FALSE(s.contains("blk.0.attn_q.weight"));
     CHECK(s.contains("blk.1.attn_sinks.weight"));
     CHECK(kv_at_32k(m, FlashAttn::on) == 908328960ULL);
+}
+
+TEST_CASE("MiMo-V2.6-Pro-RL: 70 layers, 10 full, fused attn_qkv, 384 experts") {
+    // The config the entry cites: h 6144, vocab 152576 untied, 128 q heads on every layer and 8
+    // KV heads on the full and the sliding ones, q/k 192, v 128. qkv rows 128 x 192 + 8 x 192 +
+    // 8 x 128 = 27,136 on every layer. Per layer: 2 norms 12,288 + qkv 6144 x 27136
+    // 166,723,584 + o 16384 x 6144 100,663,296 = 267,399,168; 60 sliding layers add 128 sinks;
+    // layer 0 dense 3 x 6144 x 16384 = 301,989,888; 69 MoE layers of router 6144 x 384 +
+    // experts 3 x 6144 x 2048 x 384 + bias 384 = 14,497,874,304; embeddings and head 2 x 6144 x
+    // 152576 + output_norm 6144 = 1,874,860,032. Total 1,874,860,032 + 70 x 267,399,168 + 60 x
+    // 128 + 301,989,888 + 69 x 14,497,874,304 = 1,021,248,126,336 (the card's 1.02T).
+    const Model& m = test::model("mimo-v2.6-pro-rl");
+    const TensorLayout layout = tensor_layout(m).value();
+    CHECK(layout.arch == "mimo2");
+    CHECK(layout.elements() == 1021248126336ULL);
+    auto s = shapes(layout);
+    CHECK(s["blk.0.attn_qkv.weight"] == std::array<std::uint64_t, 4>{6144, 27136, 1, 1});
+    CHECK(s["blk.1.attn_qkv.weight"] == std::array<std::uint64_t, 4>{6144, 27136, 1, 1});
+    CHECK_FALSE(s.contains("blk.7.attn_sinks.weight"));  // layer 7 is full
+    CHECK(s.contains("blk.8.attn_sinks.weight"));
+    CHECK_FALSE(s.contains("blk.62.attn_sinks.weight"));  // and 62, then 69
+    CHECK(s.contains("blk.68.attn_sinks.weight"));
+    CHECK(s["blk.69.ffn_gate_exps.weight"] == std::array<std::uint64_t, 4>{6144, 2048, 384, 1});
+    // At 32768 tokens, f16, flash attention: the 10 full layers 32768 cells x (8 x 192 + 8 x 128)
+    // x 2 B = 167,772,160 each, the 60 sliding ones pad(128 + 512) = 768 cells x 2560 x 2 B =
+    // 3,932,160 each: 1,677,721,600 + 235,929,600 = 1,913,651,200 B (51,200 B a token on the
+    // full layers).
+    CHECK(kv_at_32k(m, FlashAttn::on) == 1913651200ULL);
+}
+
+TEST_CASE("MiMo V2.6 Pro and Flash: the MXFP4 downloads match the published files") {
+    // Published totals of the main-model shards (a recommendation tool's frozen Hub manifests,
+    // 2026-10-06): pcuenq/MiMo-V2.6-Pro-RL-GGUF MXFP4 554,211,765,568 B, ggml-org/MiMo-V2.6-
+    // Flash-RL-GGUF MXFP4 167,369,465,152 B. Both files are a little larger, by less than 5 MB
+    // (the tokenizer's strings and the shards' headers, which the size counts at a floor): one
+    // MoE layer's experts more or less would be 7.7 GB (Pro) and 3.4 GB (Flash) at MXFP4.
+    const auto mxfp4 = quantize_request(test::quant("MXFP4"));
+    const Bytes pro = gguf_file_bytes(test::model("mimo-v2.6-pro-rl"), mxfp4).value();
+    const Bytes flash = gguf_file_bytes(test::model("mimo-v2.6-flash-rl"), mxfp4).value();
+    CHECK(pro < 554211765568ULL);
+    CHECK(554211765568ULL - pro < 5000000ULL);
+    CHECK(flash < 167369465152ULL);
+    CHECK(167369465152ULL - flash < 5000000ULL);
+}
+
+TEST_CASE("MiMo-V2.6-Distill-Qwen-9B: Qwen 3.5 9B's architecture") {
+    // An SFT of Qwen3.5-9B whose config the sources call the same field by field: the layout and
+    // the KV cache are Qwen 3.5 9B's (8 full layers x 32768 x 4 x 256 x 2 x 2 B at 32768 tokens).
+    const Model& m = test::model("mimo-v2.6-distill-qwen-9b");
+    const TensorLayout layout = tensor_layout(m).value();
+    CHECK(layout.arch == "qwen35");
+    CHECK(layout.elements() == tensor_layout(test::model("qwen3.5-9b")).value().elements());
+    CHECK(kv_at_32k(m, FlashAttn::on) == 8ULL * 32768 * 4 * 256 * 2 * 2);
 }
 
 TEST_CASE("Jamba 1.5 Mini: Mamba-1 layers around every 8th attention layer, MoE every other") {

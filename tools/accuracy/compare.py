@@ -70,6 +70,7 @@ MODELS = [
     ("llama-4-maverick-17b-128e", "Q2_K"), # llama4: MoE every other layer, dense between
     ("mimo-v2-flash", "Q2_K"),             # mimo2: KV heads per layer, sinks on sliding layers
     ("mimo-v2.6-flash-rl", "Q2_K"),        # mimo2 with one fused attn_qkv per layer
+    ("mimo-v2.6-pro-rl", "Q2_K"),          # mimo2 fused, 70 layers, 8 KV heads on every layer
     ("jamba-1.5-mini", "Q4_K_M"),          # jamba: Mamba-1 + attention 7:1, MoE every other
     ("falcon-h1-1.5b", "Q4_K_M"),          # falcon-h1: attention and Mamba-2 in every layer
     ("falcon-h1-0.5b", "Q8_0"),            # falcon-h1, small
