@@ -244,6 +244,43 @@ void write_decode_checks(std::ostream& out) {
            "run's p90 45.8 % to 46.5 % (the datacenter FP16 runs of XiongjieDai left out).\n";
 }
 
+// The prefill experiments of the seventeenth session (#34), none kept: what each did to the
+// left-out figures.
+void write_prefill_trials(std::ostream& out) {
+    out << "- Tried and not kept (#34): an RDNA3.5 APU's (Ryzen AI Max, gfx1151) prompts on ROCm "
+           "from before December 2025 kept, not fitted. Until llama.cpp#17576 (WMMA-MMQ for "
+           "RDNA3, then #18666's RDNA3.5 selection) ggml_cuda_should_use_mmq sent an RDNA3 "
+           "product of 64 tokens or more to hipBLAS on weights converted to FP16, and rocBLAS's "
+           "gfx1151 kernels ran far below its gfx1100 ones (ROCm/legacy-rocm-build#4748; "
+           "llama.cpp#13565, b5392: llama-2-7b Q4_0 pp512 at 348.6 t/s on HIP, 881.4 on "
+           "Vulkan): a path llama.cpp no longer takes there. Its seven runs (AUGMXNT's two of "
+           "b5684, lemonade-sdk/llamacpp-rocm#7's, geerlingguy/ai-benchmarks#21's of b6092, "
+           "lhl's three of b6792; four of them read at 1.8-4.2x their measure in sample) set "
+           "the group's prompt terms whenever kyuz0's 2026 runs were left out. Not fitted, "
+           "every run's prefill left out went from 23.8 % to 22.3 % at the median and from "
+           "77.8 % to 66.1 % at p90 (363 runs), kyuz0's Strix Halo prompts from 42 % to 24 %, "
+           "AMD's median from 30 % to 22 %, the group's band from within 3.0× to ± 35 %; decode "
+           "unchanged. But the \"within N×\" bands then held 85.4 % of unseen runs (129 of "
+           "151), past 85 % (84.9 %, 135 of 159, before): the runs they held worst (the "
+           "group's old band, 5 of 8) were these. The same for every RDNA3 card (the RX 7900 "
+           "XTX's and W7900's 2024 runs too, which rocBLAS's gfx1100 kernels ran within 10 % "
+           "of the fit): 24.4 % / 81.0 %.\n"
+           "- Tried and not kept (#34): a prompt's per-layer cost per micro-batch (q) shared by "
+           "every group, as kernel launches and synchronisation are the host's: the median "
+           "left out 23.8 % to 22.9 % but p90 77.8 % to 78.6 % (NVIDIA's median 24 % to 26 %, "
+           "AMD's p90 99 % to 128 %); with the RDNA3.5 runs above not fitted, 21.9 % / 78.9 %. "
+           "The expert products' cost (x) shared, as the issue asks for MoE terms where a class "
+           "has none of its own: 25.0 % / 85.0 %. The recurrent scan's (qr) shared: 23.6 % / "
+           "98.7 % (Intel's p90 56 % to 386 %).\n"
+           "- Tried and not kept (#34): an Intel GPU's prompt attention at its vector engines' "
+           "FP32 rate (an eighth of XMX, as float_tflops reads its BF16 weights), since its "
+           "multiplier t on the XMX rate is 78 (2.4 TFLOPS on the Arc Pro B70; 10 at the "
+           "vector rate, as the other groups' 2.6-10.4): the median left out 23.8 % to 24.3 %, "
+           "p90 77.8 % to 78.2 % (the B70's runs deep in a cache unchanged: with kyuz0 left out "
+           "no Intel run is deep); with the RDNA3.5 runs above not fitted, 23.2 % / 68.9 % "
+           "(kyuz0's Strix Halo 24 % to 31 %, through the pooled t).\n";
+}
+
 }  // namespace
 
 // What the fit does not explain, with the runs that show it.
@@ -284,6 +321,7 @@ void write_known_limits(std::ostream& out) {
     write_source_checks(out);
     write_prefill_checks(out);
     write_decode_checks(out);
+    write_prefill_trials(out);
 }
 
 }  // namespace canitrun::tools
