@@ -4,6 +4,8 @@
 #include "request.hpp"
 
 #include <CLI/CLI.hpp>
+#include <array>
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -11,6 +13,9 @@
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
+#include <system_error>
+#include <thread>
 
 #include "canitrun/database_files.hpp"
 #include "canitrun/embedded_snapshot.hpp"
@@ -172,58 +177,32 @@ CommandResult model_or_file_command(const Request& r) {
     return model_command(r);
 }
 
-// The subcommands' CLI11 apps, filled by the three functions below in --help's order.
-struct Subcommands {
-    CLI::App* gpus = nullptr;
-    CLI::App* models = nullptr;
-    CLI::App* gpu_list = nullptr;
-    CLI::App* quants = nullptr;
-    CLI::App* system = nullptr;
-    CLI::App* fit = nullptr;
-    CLI::App* compare = nullptr;
-    CLI::App* local = nullptr;
-    CLI::App* verify = nullptr;
-};
+// The subcommands answered here, in the order --help lists them.
+constexpr std::array<Cmd, 9> kSubcommands = {Cmd::gpus,    Cmd::models, Cmd::gpu_list,
+                                             Cmd::quants,  Cmd::system, Cmd::fit,
+                                             Cmd::compare, Cmd::local,  Cmd::verify};
 
-// A subcommand with the flag table's rows that name it, and no others.
-CLI::App* add_command(CLI::App& app, Cmd c, Options& o) {
-    CLI::App* sub = app.add_subcommand(command_info(c).name, command_info(c).help);
-    register_flags(*sub, c, &o);
-    return sub;
-}
-
-// gpus and the database lists.
-void add_database_subcommands(CLI::App& app, Options& o, Subcommands& s) {
-    s.gpus = add_command(app, Cmd::gpus, o);
-    s.gpus
-        ->add_option("model", o.model,
-                     "Model id or alias, a .gguf file (at its own weights), or a config.json / HF "
-                     "folder")
-        ->required()
-        ->check(non_empty_value());
-    s.models = add_command(app, Cmd::models, o);
-    s.gpu_list = add_command(app, Cmd::gpu_list, o);
-    s.quants = add_command(app, Cmd::quants, o);
-}
-
-// Questions about a machine: system, fit.
-void add_machine_subcommands(CLI::App& app, Options& o, Subcommands& s) {
-    s.system = add_command(app, Cmd::system, o);
-    s.fit = add_command(app, Cmd::fit, o);
-}
-
-// compare, local and verify.
-void add_other_subcommands(CLI::App& app, Options& o, Subcommands& s) {
-    s.compare = add_command(app, Cmd::compare, o);
-    s.compare
-        ->add_option("models", o.operands,
-                     "Two or more model ids, .gguf files or config.json / HF folders")
-        ->required()
-        ->check(non_empty_value());
-    s.local = add_command(app, Cmd::local, o);
-    s.verify = add_command(app, Cmd::verify, o);
-    s.verify->add_option("log", o.log, "A llama.cpp / llama-server log, or llama-bench output")
-        ->required();
+// A subcommand's flags (the flag table's rows that name it, and no others) and its operand.
+// Registering them is most of the CLI11 app's cost (CLI11 compares each new option's names
+// with every earlier one's), so a subcommand gets them only when a command line could choose
+// it (Parser::prepare): one that is not named cannot be parsed, and nothing else reads it.
+void fill_subcommand(CLI::App& sub, Cmd c, Options& o) {
+    register_flags(sub, c, &o);
+    if (c == Cmd::gpus) {
+        sub.add_option("model", o.model,
+                       "Model id or alias, a .gguf file (at its own weights), or a config.json / "
+                       "HF folder")
+            ->required()
+            ->check(non_empty_value());
+    } else if (c == Cmd::compare) {
+        sub.add_option("models", o.operands,
+                       "Two or more model ids, .gguf files or config.json / HF folders")
+            ->required()
+            ->check(non_empty_value());
+    } else if (c == Cmd::verify) {
+        sub.add_option("log", o.log, "A llama.cpp / llama-server log, or llama-bench output")
+            ->required();
+    }
 }
 
 // serve, site and mcp: listed by --help, answered before run() (src/serve/service_command.hpp)
@@ -242,29 +221,54 @@ std::vector<CLI::App*> add_service_subcommands(CLI::App& app) {
     return apps;
 }
 
-std::vector<Subcommand> add_subcommands(CLI::App& app, Options& o) {
-    Subcommands s;
-    // In the order --help lists them.
-    add_database_subcommands(app, o, s);
-    add_machine_subcommands(app, o, s);
-    add_other_subcommands(app, o, s);
+// The subcommands' CLI11 apps by Cmd, their flags not yet registered (fill_subcommand).
+using SubcommandApps = std::array<CLI::App*, kCmdCount>;
+
+std::vector<Subcommand> add_subcommands(CLI::App& app, SubcommandApps& apps) {
+    for (const Cmd c : kSubcommands) {
+        apps.at(static_cast<std::size_t>(c)) =
+            app.add_subcommand(command_info(c).name, command_info(c).help);
+    }
     const std::vector<CLI::App*> services = add_service_subcommands(app);
+    const auto sub = [&](Cmd c) { return apps.at(static_cast<std::size_t>(c)); };
     using C = Command;
     return {
         {services[0], C::lists, service_elsewhere},
         {services[1], C::lists, service_elsewhere},
         {services[2], C::lists, service_elsewhere},
-        {s.gpus, C::gpus, gpus_command},
-        {s.system, C::system, system_command},
-        {s.fit, C::fit, fit_command},
-        {s.compare, C::compare, compare_command},
-        {s.local, C::local, local_command},
-        {s.verify, C::verify, verify_command},
-        {s.models, C::lists, [](const Request& r) { return lists_command(r, ListKind::models); }},
-        {s.gpu_list, C::lists, [](const Request& r) { return lists_command(r, ListKind::gpus); }},
-        {s.quants, C::lists, [](const Request& r) { return lists_command(r, ListKind::quants); }},
+        {sub(Cmd::gpus), C::gpus, gpus_command},
+        {sub(Cmd::system), C::system, system_command},
+        {sub(Cmd::fit), C::fit, fit_command},
+        {sub(Cmd::compare), C::compare, compare_command},
+        {sub(Cmd::local), C::local, local_command},
+        {sub(Cmd::verify), C::verify, verify_command},
+        {sub(Cmd::models), C::lists,
+         [](const Request& r) { return lists_command(r, ListKind::models); }},
+        {sub(Cmd::gpu_list), C::lists,
+         [](const Request& r) { return lists_command(r, ListKind::gpus); }},
+        {sub(Cmd::quants), C::lists,
+         [](const Request& r) { return lists_command(r, ListKind::quants); }},
         {nullptr, C::model, model_or_file_command},
     };
+}
+
+// Whether a command line may print a help page (`help`, -h, --help, -h inside a cluster of
+// short flags): a page lists the subcommands' flags, so every subcommand gets them.
+bool may_ask_help(int argc, const char* const* argv) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "help" || arg.starts_with("--help")) return true;
+        if (arg.starts_with("-") && !arg.starts_with("--") && arg.contains('h')) return true;
+    }
+    return false;
+}
+
+// Whether argv holds a subcommand's word: CLI11 chooses a subcommand by its whole name only.
+bool names_word(int argc, const char* const* argv, std::string_view word) {
+    for (int i = 1; i < argc; ++i) {
+        if (argv[i] == word) return true;
+    }
+    return false;
 }
 
 // How the user asked for a format, for a refusal: "--quiet", "--format csv", "--json".
@@ -378,12 +382,24 @@ struct Parser {
     Options o;
     std::string generate;
     CLI::App app{kDescription, "canitrun"};
+    SubcommandApps subcommands{};
+    std::array<bool, kCmdCount> filled{};
     std::vector<Subcommand> table;
     bool busy = false;  // a run() inside a run() on this thread builds its own
 
     Parser() {
         add_top_level(app, o, generate);
-        table = add_subcommands(app, o);
+        table = add_subcommands(app, subcommands);
+    }
+    // The flags of every subcommand this command line could choose or show, once per Parser.
+    void prepare(int argc, const char* const* argv) {
+        const bool help = may_ask_help(argc, argv);
+        for (const Cmd c : kSubcommands) {
+            const auto i = static_cast<std::size_t>(c);
+            if (filled.at(i) || !(help || names_word(argc, argv, command_info(c).name))) continue;
+            fill_subcommand(*subcommands.at(i), c, o);
+            filled.at(i) = true;
+        }
     }
     void reset(bool out_is_terminal, std::size_t terminal_columns) {
         o = Options{};
@@ -418,13 +434,40 @@ class ParserLease {
     Parser* parser_ = nullptr;
 };
 
+// Starts reading the built-in database on another core while this thread builds and runs the
+// parser (the two are the start of nearly every question, each 1-4 M instructions): the first
+// caller of embedded_database() reads it and any other waits for it, so the answer is the same
+// whichever comes first. Once per process (serve's later requests find it read), and not where
+// the line names --data or may ask for help. The thread is joined when run() returns.
+std::jthread read_database_early(int argc, const char* const* argv) {
+    static std::atomic_flag started;
+    if (std::thread::hardware_concurrency() < 2 || may_ask_help(argc, argv)) return {};
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg.starts_with("--data") || arg.starts_with("--generate")) return {};
+    }
+    if (started.test_and_set()) return {};
+    try {
+        return std::jthread([] {
+            try {
+                (void)embedded_database();
+            } catch (...) {  // out of memory: the parse meets it again and says so
+            }
+        });
+    } catch (const std::system_error&) {
+        return {};  // no thread: the parse reads it when it needs it
+    }
+}
+
 }  // namespace
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
         bool out_is_terminal, std::size_t terminal_columns) {
+    const std::jthread database = read_database_early(argc, argv);
     const ParserLease lease;
     Parser& parser = *lease;
     parser.reset(out_is_terminal, terminal_columns);
+    parser.prepare(argc, argv);
     Options& o = parser.o;
     CLI::App& app = parser.app;
     const std::string& generate = parser.generate;

@@ -1,3 +1,4 @@
+#include <malloc.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -13,6 +14,14 @@ int main(int argc, char** argv) {
             canitrun::serve::run_service_command(argc, argv, std::cin, std::cout, std::cerr)) {
         return *code;
     }
+    // One question and the process ends: memory freed is kept for the next allocation rather
+    // than handed back to the kernel. glibc's defaults serve a block of 128 KiB or more by mmap
+    // and unmap it when freed, so each `fit` thread's larger buffers were mapped, page-faulted
+    // in and unmapped again and again (and every mmap / munmap stops the other thread's page
+    // faults); with these, fewer page faults and system calls (bench/RESULTS.md, seventeenth).
+    // Not for serve, site and mcp above, which run on and should give memory back.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest: blocks past it are rare
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
     const bool terminal = isatty(STDOUT_FILENO) == 1;
     winsize size{};
     const std::size_t columns =

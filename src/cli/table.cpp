@@ -67,9 +67,13 @@ void Table::write_lines(std::ostream& out, const std::string& indent, bool with_
     const auto line = [&](const std::vector<std::string>& cells) {
         std::string text = indent;
         for (std::size_t c = 0; c < cells.size(); ++c) {
-            const std::string pad(width[c] - display_width(cells[c]), ' ');
-            text += right_[c] ? pad + cells[c] : cells[c] + (c + 1 < cells.size() ? pad : "");
-            if (c + 1 < cells.size()) text += "  ";
+            // Appended in place: `fit`'s table is the last serial step of its answer.
+            const std::size_t pad = width[c] - display_width(cells[c]);
+            const bool last = c + 1 == cells.size();
+            if (right_[c]) text.append(pad, ' ');
+            text += cells[c];
+            if (!right_[c] && !last) text.append(pad, ' ');
+            if (!last) text += "  ";
         }
         while (!text.empty() && text.back() == ' ') text.pop_back();
         out << text << '\n';

@@ -354,6 +354,15 @@ class Reader {
     explicit Reader(std::string_view bytes) : in_(bytes) {}
 
     void operator()(std::uint64_t& v) {
+        // Most values are below 128: one byte, read without the loop's checks.
+        if (pos_ < in_.size() && error_.empty()) {
+            const auto first = static_cast<unsigned char>(in_[pos_]);
+            if (first < 0x80) {
+                v = first;
+                ++pos_;
+                return;
+            }
+        }
         v = 0;
         for (int shift = 0; shift < 64; shift += 7) {
             if (!need(1)) return;
@@ -386,7 +395,10 @@ class Reader {
     }
     void operator()(std::string& s) {
         const std::uint64_t n = count();
-        s.assign(in_.substr(pos_, n));
+        // Appended to the emptied string: assign() goes through replace(), which allows for
+        // overlap (and libstdc++ 12's resize_and_overwrite sets a wrong length when it grows).
+        s.clear();
+        s.append(in_.data() + pos_, n);
         pos_ += n;
     }
     template <typename E>
