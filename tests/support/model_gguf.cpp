@@ -173,7 +173,7 @@ void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
         // conversion/base.py writes config.json's scoring_func (sigmoid for MiniMax-M2)
         if (arch == "minimax-m2") w.u32(p + "expert_gating_func", 2);
         if (a.moe->shared_expert_intermediate_size && arch != "deepseek2" && arch != "deepseek32" &&
-            arch != "glm-dsa" && arch != "kimi-linear" && arch != "kimi-k3") {
+            arch != "glm-dsa" && arch != "kimi-linear" && arch != "kimi-k3" && arch != "hy_v4") {
             w.u32(p + "expert_shared_feed_forward_length",
                   u32(a.moe->shared_expert_intermediate_size));
         }
@@ -347,6 +347,20 @@ void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arc
     }
 }
 
+// conversion/hy_v4.py: the hyper-connections (hc_mult, hc_eps, hc_magnitude: 4, 1e-6, 2.0 in
+// Hy4-preview's config) and indexer_types as one bool per layer (true: "full"), which hy-v4.cpp
+// reads rather than inferring it from the tensors.
+void write_hy_v4_keys(GgufWriter& w, const Model& m) {
+    const std::string p = "hy_v4.";
+    w.u32(p + "hyper_connection.count", u32(m.arch.hyper_connections));
+    w.f32(p + "hyper_connection.epsilon", 1e-6f);
+    w.f32(p + "hyper_connection.magnitude", 2.0f);
+    std::vector<bool> full;
+    const auto order = layer_group_order(m);
+    for (const std::size_t g : order) full.push_back(m.arch.layer_groups[g].index_head_dim > 0);
+    w.bool_array(p + "attention.indexer.types", full);
+}
+
 // The scales and rope sections a few architectures' converters write.
 void write_arch_extra_keys(GgufWriter& w, const std::string& arch) {
     const std::string p = arch + ".";
@@ -387,7 +401,7 @@ void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch
     const std::uint64_t v_dim =
         a.attention.v_head_dim ? a.attention.v_head_dim : a.attention.head_dim;
     if (arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" || arch == "kimi-linear" ||
-        arch == "kimi-k3") {
+        arch == "kimi-k3" || arch == "hy_v4") {
         write_mla_keys(w, m, arch, v_dim);
     } else {
         write_attention_keys(w, m, arch, v_dim);
@@ -396,6 +410,7 @@ void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch
     write_layer_kind_keys(w, m, arch);
     if (arch == "kimi-k3") write_kimi_k3_keys(w, m);
     if (arch == "qwen4exp") write_qwen4exp_keys(w, m);
+    if (arch == "hy_v4") write_hy_v4_keys(w, m);
     write_arch_extra_keys(w, arch);
     w.str("tokenizer.ggml.model", "no_vocab");
 }

@@ -97,6 +97,7 @@ MODELS = [
     ("gemma-4-12b", "Q4_K_M"),             # gemma4 (gemma4_unified converts to it), dense
     ("kimi-k3", "Q2_K"),                   # kimi-k3: KDA + gated MLA, latent MoE, residual scores
     ("qwen3.8-flash-next", "Q2_K"),        # qwen4exp: low-rank hyper-connections, QSA indexer, n-gram table
+    ("hy4-preview", "Q2_K"),               # hy_v4: gated MLA with sinks, iHC, an indexer on 21 of 78 layers
 ]
 
 # (model id, quantization): files loaded as llama-server loads them by default on a machine

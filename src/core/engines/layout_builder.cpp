@@ -179,6 +179,18 @@ void mla_attention(Builder& b, const Model& m, const LayerGroup& g, int il) {
     b.blk(il, "attn_output.weight", {checked::mul(heads, v_head), a.hidden_size});
 }
 
+// DeepSeek Sparse Attention's lightning indexer, as deepseek32.cpp loads it: a query through
+// the q LoRA, one key head, a per-head weight projection and a LayerNorm on the key.
+void indexer(Builder& b, const Model& m, const LayerGroup& g, int il) {
+    const std::uint64_t hidden = m.arch.hidden_size;
+    b.blk(il, "indexer.k_norm.weight", {g.index_head_dim});
+    b.blk(il, "indexer.k_norm.bias", {g.index_head_dim});
+    b.blk(il, "indexer.proj.weight", {hidden, g.index_heads});
+    b.blk(il, "indexer.attn_k.weight", {hidden, g.index_head_dim});
+    b.blk(il, "indexer.attn_q_b.weight",
+          {g.q_lora_rank, checked::mul(g.index_heads, g.index_head_dim)});
+}
+
 void mamba2_mixer(Builder& b, const Model& m, int il) {
     mamba2_mixer(b, m, group_or_empty(m, LayerKind::ssm), il, true);
 }

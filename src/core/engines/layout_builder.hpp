@@ -60,6 +60,9 @@ void shared_expert(Builder& b, const Model& m, int il, bool gate_inp);
 // with the routing bias (exp_probs_b) if `routing_bias`, and the shared expert where the
 // model has one (deepseek2, glm4moe, kimi-linear, lfm2moe).
 void dense_lead_ffn(Builder& b, const Model& m, int il, bool routing_bias);
+// DeepSeek Sparse Attention's lightning indexer of MLA layer il (deepseek32.cpp, glm-dsa.cpp,
+// hy-v4.cpp): q through the q LoRA, one key head, the per-head weights and the key's LayerNorm.
+void indexer(Builder& b, const Model& m, const LayerGroup& g, int il);
 // Every layer MoE with its shared expert (gated by ffn_gate_inp_shexp if `shared_gate`), or
 // every layer dense (qwen35moe / qwen3next, granitehybrid).
 void moe_or_dense_ffn(Builder& b, const Model& m, int il, bool shared_gate);
@@ -79,6 +82,7 @@ void build_mimo2(Builder& b, const Model& m);
 void build_step35(Builder& b, const Model& m);
 void build_minimax_m3(Builder& b, const Model& m);
 void build_deepseek4(Builder& b, const Model& m);
+void build_hy_v4(Builder& b, const Model& m);
 void build_gemma3n(Builder& b, const Model& m);
 void build_gemma4(Builder& b, const Model& m);
 // BERT (bge-m3's XLM-RoBERTa) and nomic-bert (`nomic`), encoder_layouts.cpp.

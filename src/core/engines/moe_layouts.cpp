@@ -7,7 +7,7 @@
 
 // Mixture-of-experts architectures whose FFNs alternate or lead with dense layers, as the pinned
 // llama.cpp's src/models/<arch>.cpp load them: ernie4-5.cpp (ernie4_5-moe), llama4.cpp,
-// mimo2.cpp, step35.cpp and minimax-m3.cpp.
+// mimo2.cpp, step35.cpp, minimax-m3.cpp, deepseek4.cpp and hy-v4.cpp (hy_v4).
 
 namespace canitrun::layout {
 
@@ -179,6 +179,27 @@ void deepseek4_attention(Builder& b, const Model& m, const LayerGroup& g, int il
     b.blk(il, "indexer_compressor_norm.weight", {id});
 }
 
+// The hyper-connections' mixers of layer il (deepseek4.cpp, hy-v4.cpp): before attention and
+// before the FFN, a matrix from the hc_mult streams to `mix` coefficients, their bias and
+// `scales` scales.
+void hyper_connection_mixers(Builder& b, const Model& m, int il, std::uint64_t mix,
+                             std::uint64_t scales) {
+    const std::uint64_t streams = checked::mul(m.arch.hyper_connections, m.arch.hidden_size);
+    for (const char* part : {"attn", "ffn"}) {
+        b.blk(il, std::string("hc_") + part + "_fn.weight", {streams, mix});
+        b.blk(il, std::string("hc_") + part + "_base.weight", {mix});
+        b.blk(il, std::string("hc_") + part + "_scale.weight", {scales});
+    }
+}
+
+// The head that collapses the streams before the output norm (LLM_TENSOR_HC_HEAD_*).
+void hyper_connection_head(Builder& b, const Model& m) {
+    const std::uint64_t hc = m.arch.hyper_connections;
+    b.add("output_hc_fn.weight", {checked::mul(hc, m.arch.hidden_size), hc});
+    b.add("output_hc_base.weight", {hc});
+    b.add("output_hc_scale.weight", {1});
+}
+
 }  // namespace
 
 // DeepSeek V4 (deepseek4.cpp): hyper-connections (hc_mult residual streams mixed before and
@@ -190,19 +211,13 @@ void build_deepseek4(Builder& b, const Model& m) {
     const auto& a = m.arch;
     const std::uint64_t h = a.hidden_size;
     const std::uint64_t hc = a.hyper_connections;
-    const std::uint64_t mix = (2 + hc) * hc;
+    const std::uint64_t mix = checked::mul(checked::add(2, hc), hc);
     const auto order = layer_group_order(m);
     embeddings(b, m);
-    b.add("output_hc_fn.weight", {checked::mul(hc, h), hc});
-    b.add("output_hc_base.weight", {hc});
-    b.add("output_hc_scale.weight", {1});
+    hyper_connection_head(b, m);
     for (int il = 0; il < static_cast<int>(order.size()); ++il) {
         deepseek4_attention(b, m, a.layer_groups[order[static_cast<std::size_t>(il)]], il);
-        for (const char* part : {"attn", "ffn"}) {
-            b.blk(il, std::string("hc_") + part + "_fn.weight", {checked::mul(hc, h), mix});
-            b.blk(il, std::string("hc_") + part + "_base.weight", {mix});
-            b.blk(il, std::string("hc_") + part + "_scale.weight", {3});
-        }
+        hyper_connection_mixers(b, m, il, mix, 3);
         b.blk(il, "ffn_norm.weight", {h});
         moe_ffn(b, m, il);
         if (static_cast<std::uint64_t>(il) < a.hash_layers) {
@@ -211,6 +226,35 @@ void build_deepseek4(Builder& b, const Model& m) {
             b.blk(il, "exp_probs_b.bias", {a.moe->experts});
         }
         shared_expert(b, m, il, false);
+    }
+}
+
+// Tencent Hy4 (hy-v4.cpp, load_arch_tensors): DeepSeek-V3's MLA (attn_k_b / attn_v_b split)
+// with a learnable sink per head and an elementwise sigmoid gate on its output (attn_gate, one
+// value per head and V dimension), the lightning indexer only on the layers that own one
+// (attention.indexer.types "full"; the converter writes no copies), hyper-connections without
+// DeepSeek V4's combination term (2 x hc_mult coefficients, 2 scales), and the first
+// leading_dense_block_count FFNs dense, then routed experts with exp_probs_b and one shared
+// expert. The MTP layer is dropped by the converter (conversion/hy_v4.py).
+void build_hy_v4(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const std::uint64_t h = a.hidden_size;
+    const std::uint64_t heads = a.attention.heads;
+    const auto order = layer_group_order(m);
+    embeddings(b, m);
+    hyper_connection_head(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        const LayerGroup* own = mla_group_at(m, order, il);
+        const LayerGroup& g = own != nullptr ? *own : group_or_empty(m, LayerKind::mla);
+        const std::uint64_t v_head = a.attention.v_head_dim ? a.attention.v_head_dim : g.v_head_dim;
+        b.blk(il, "attn_norm.weight", {h});
+        b.blk(il, "attn_sinks.weight", {heads});
+        mla_attention(b, m, g, il);
+        b.blk(il, "attn_gate.weight", {h, checked::mul(heads, v_head)});
+        if (g.index_head_dim > 0) indexer(b, m, g, il);
+        hyper_connection_mixers(b, m, il, checked::mul(2, a.hyper_connections), 2);
+        b.blk(il, "ffn_norm.weight", {h});
+        dense_lead_ffn(b, m, il, true);
     }
 }
 

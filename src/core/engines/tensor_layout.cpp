@@ -83,18 +83,6 @@ void build_gpt_oss(Builder& b, const Model& m) {
     }
 }
 
-// DeepSeek Sparse Attention's lightning indexer, as deepseek32.cpp loads it: a query through
-// the q LoRA, one key head, a per-head weight projection and a LayerNorm on the key.
-void indexer(Builder& b, const Model& m, const LayerGroup& g, int il) {
-    const std::uint64_t hidden = m.arch.hidden_size;
-    b.blk(il, "indexer.k_norm.weight", {g.index_head_dim});
-    b.blk(il, "indexer.k_norm.bias", {g.index_head_dim});
-    b.blk(il, "indexer.proj.weight", {hidden, g.index_heads});
-    b.blk(il, "indexer.attn_k.weight", {hidden, g.index_head_dim});
-    b.blk(il, "indexer.attn_q_b.weight",
-          {g.q_lora_rank, checked::mul(g.index_heads, g.index_head_dim)});
-}
-
 // DeepSeek V2/V3 (and Kimi K2) as deepseek2.cpp loads a current GGUF, and V3.2 as
 // deepseek32.cpp does (the same, with an indexer in each layer; GLM-5.2's glm-dsa.cpp in the
 // layers that keep their own): MLA with the kv_b projection split into attn_k_b / attn_v_b, q
@@ -327,6 +315,7 @@ BuildFn builder_for(const std::string& arch) {
         {"minimax-m2", build_minimax_m2},
         {"minimax-m3", build_minimax_m3},
         {"deepseek4", build_deepseek4},
+        {"hy_v4", build_hy_v4},
         {"hunyuan-moe", build_hunyuan_moe},
         {"phimoe", build_phimoe},
         {"command-r", build_command_r},
@@ -422,6 +411,7 @@ std::optional<Result<std::string>> recurrent_or_mla_arch(const Model& m) {
     if (f == "mistral-large3") return std::string("deepseek2");
     if (f == "kimi-linear") return std::string("kimi-linear");
     if (f == "glm-5" && indexer) return std::string("glm-dsa");
+    if (f == "hy4") return std::string("hy_v4");  // Tencent Hy4 (HYV4ForCausalLM)
     return own_name_or_unsupported(m);
 }
 
@@ -549,7 +539,7 @@ Result<TensorLayout> tensor_layout(const Model& m) {
     if ((arch == "gpt-oss" || arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" ||
          arch == "minimax-m2" || arch == "hunyuan-moe" || arch == "phimoe" || arch == "glm4moe" ||
          arch == "ernie4_5-moe" || arch == "llama4" || arch == "mimo2" || arch == "step35" ||
-         arch == "minimax-m3" || arch == "deepseek4") &&
+         arch == "minimax-m3" || arch == "deepseek4" || arch == "hy_v4") &&
         (!m.is_moe() || m.arch.moe->moe_layers > m.arch.layers)) {
         return fail(ErrorKind::bad_input, "a " + arch + " model without its experts",
                     "the file's expert_count or expert layers are missing; is the file whole?");

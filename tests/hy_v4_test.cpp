@@ -1,0 +1,110 @@
+// Tencent Hy4 preview as the pinned llama.cpp (0ad4a86) runs it, architecture hy_v4: the tensors
+// of src/models/hy-v4.cpp's load_arch_tensors and the KV cache of llama-model.cpp's
+// LLM_ARCH_HY_V4 case (llama_kv_cache_dsa: the MLA latent on every layer, the indexer key only on
+// the layers whose indexer_types entry is "full"). Figures by hand from the config values in
+// data/models/hunyuan.json (hidden 6144, vocab 120,832, 78 layers, 64 heads, q_lora 2048,
+// kv_lora 512, qk 192 + 64, v 256, indexer 32 x 128 on layers 0, 1, 5, ..., 77, hc_mult 4,
+// layer 0 dense 18432, 77 MoE layers of 256 experts of 2048, 8 active, one shared expert).
+
+#include <string>
+
+#include "canitrun/kv_cache.hpp"
+#include "canitrun/layer_kinds.hpp"
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/param_count.hpp"
+#include "canitrun/tensor_layout.hpp"
+#include "catch.hpp"
+#include "support/model_gguf.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+// indexer_types "full": layer 0, then every fourth from 1 (21 of 78)
+bool hy4_indexer_layer(std::size_t il) {
+    return il == 0 || il % 4 == 1;
+}
+
+const TensorInfo* hy4_tensor(const TensorLayout& l, const std::string& name) {
+    for (const auto& t : l.tensors) {
+        if (t.name == name) return &t;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("Hy4: the KV cache is the MLA latent on 78 layers and the indexer key on 21") {
+    const Model& m = test::model("hy4-preview");
+    const KvType f16 = *parse_kv_type("f16");
+    // per token at f16: 78 x (512 + 64) x 2 = 89,856 of latent, 21 x 128 x 2 = 5,376 of keys
+    CHECK(kv_cache_bytes(m, 1000, f16) == 95232000ULL);
+    LlamaCppOptions o;
+    o.context = 1048576;
+    o.flash_attn = FlashAttn::on;
+    o.cache_type_k = o.cache_type_v = "f16";
+    const auto e = estimate_llamacpp(m, test::quant("Q4_K_M"), o);
+    REQUIRE(e);
+    CHECK(e->term(TermKind::kv_cache) == 95232ULL * 1048576);  // 93 GiB
+    const auto order = layer_group_order(m);
+    REQUIRE(order.size() == 78);
+    for (std::size_t il = 0; il < order.size(); ++il) {
+        INFO(il);
+        CHECK(m.arch.layer_groups[order[il]].index_head_dim == (hy4_indexer_layer(il) ? 128U : 0U));
+    }
+}
+
+TEST_CASE("Hy4: hy_v4's tensors, with sinks, the MLA gate, iHC and 21 indexers") {
+    const Model& m = test::model("hy4-preview");
+    const TensorLayout l = tensor_layout(m).value();
+    CHECK(l.arch == "hy_v4");
+    // 6 globals (token_embd, output_norm, output, output_hc_fn / base / scale); a layer has 11
+    // attention tensors (norm, sinks, q_a, q_a_norm, q_b, kv_a_mqa, kv_a_norm, k_b, v_b, output,
+    // gate), 6 hyper-connection and ffn_norm: 18; + 3 dense FFN or 8 MoE (router, bias, 3
+    // experts, 3 shared); + 5 indexer on 21 layers: 6 + 26 + 20 x 31 + 57 x 26 = 2134
+    CHECK(l.tensors.size() == 2134);
+    const TensorInfo* gate = hy4_tensor(l, "blk.7.attn_gate.weight");
+    REQUIRE(gate != nullptr);
+    CHECK(gate->ne[0] == 6144);
+    CHECK(gate->ne[1] == 64 * 256);
+    const TensorInfo* hc = hy4_tensor(l, "blk.7.hc_attn_fn.weight");
+    REQUIRE(hc != nullptr);
+    CHECK(hc->ne[0] == 4 * 6144);
+    CHECK(hc->ne[1] == 8);  // pre and post, no combination term (DeepSeek V4 has 24)
+    CHECK(hy4_tensor(l, "blk.7.hc_ffn_scale.weight")->ne[0] == 2);
+    CHECK(hy4_tensor(l, "output_hc_fn.weight")->ne[1] == 4);
+    for (std::size_t il = 0; il < 78; ++il) {
+        INFO(il);
+        const std::string p = "blk." + std::to_string(il) + ".";
+        CHECK((hy4_tensor(l, p + "indexer.attn_q_b.weight") != nullptr) == hy4_indexer_layer(il));
+        CHECK((hy4_tensor(l, p + "ffn_gate_exps.weight") != nullptr) == (il > 0));
+    }
+    // By hand (tensor by tensor, hy-v4.cpp): embeddings 2 x 120,832 x 6144 = 1,484,783,616;
+    // output_norm and head 6144 + 98,304 + 4 + 1; per layer attention 265,691,712 (q_a
+    // 12,582,912, q_b 33,554,432, kv_a_mqa 3,538,944, k_b 6,291,456, v_b 8,388,608, output and
+    // gate 100,663,296 each, norms 6144 + 2048 + 512, sinks 64), iHC 393,236, ffn_norm 6144;
+    // 21 indexers of 9,371,904; the dense FFN 339,738,624; 77 MoE layers of 9,703,000,576
+    // (experts 9,663,676,416, shared 37,748,736, router 1,572,864, bias 256):
+    // 769,907,408,797 -- the "770B" of the card
+    CHECK(l.elements() == 769907408797ULL);
+    // the database's count: the same less the norms, sinks and routing biases it leaves out
+    // (78 x 14,912 + 6144 + 77 x 256 = 1,188,992); the indexers and iHC are params.extra
+    CHECK(m.params_extra == 196809984ULL + 30770717ULL);
+    CHECK(count_params(m).total == 769907408797ULL - 1188992ULL);
+}
+
+TEST_CASE("Hy4: a hy_v4 GGUF file reads back with its layers, gate and KV in place") {
+    const Model& m = test::model("hy4-preview");
+    const auto g = test::read_back(m);
+    REQUIRE(g);
+    CHECK(g->model.family == "hy_v4");
+    CHECK(g->model.arch.hyper_connections == 4);
+    CHECK(g->model.arch.attention.output_gate);
+    CHECK(layer_group_order(g->model) == layer_group_order(m));
+    const KvType f16 = *parse_kv_type("f16");
+    CHECK(kv_cache_bytes(g->model, 4096, f16) == 95232ULL * 4096);
+    const TensorLayout back = tensor_layout(g->model).value();
+    CHECK(back.tensors.size() == 2134);
+    CHECK(back.elements() == 769907408797ULL);
+}
