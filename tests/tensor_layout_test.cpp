@@ -45,6 +45,12 @@ TEST_CASE("a tensor name holds ggml's 63 bytes in place and refuses a 64th") {
     CHECK_THROWS_AS(TensorName(std::string(64, 'x')), std::length_error);
     CHECK(TensorName("blk.7.attn_q.weight").starts_with("blk.7."));
     CHECK(TensorName("a") < TensorName("b"));
+    // A layer's tensor (LLM_TN: "blk.%d.%s"): "blk.12." is 7 bytes, so a suffix of 56 fills 63.
+    CHECK(TensorName::of_layer(12, "attn_q.weight") == "blk.12.attn_q.weight");
+    CHECK(TensorName::of_layer(0, "ffn_up_exps.weight").size() == 24);
+    CHECK(TensorName::of_layer(12, std::string(56, 'x')).size() == 63);
+    CHECK_THROWS_AS(TensorName::of_layer(12, std::string(57, 'x')), std::length_error);
+    CHECK_THROWS_AS(TensorName::of_layer(5, std::string(64, 'x')), std::length_error);
 }
 
 TEST_CASE("tied embeddings have no output tensor") {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "canitrun/hardware.hpp"
+#include "canitrun/layer_runs.hpp"
 #include "canitrun/model_parts.hpp"
 
 namespace canitrun {
@@ -216,6 +217,10 @@ Bytes checkpoint_bytes(const ModelParts& parts, const ServerTerms& server);
 
 Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                         const PlacementOptions& options);
+// The same with the parts' running sums (layer_runs.hpp), made once for a search that places
+// the same parts many times; the same placement as above.
+Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
+                        const PlacementOptions& options, const LayerRuns& runs);
 
 // llama-server's growth settings chosen for the plan where the user gave none: a placement whose
 // RAM holds its load but not the growth at its most keeps the most checkpoints per sequence

@@ -31,6 +31,9 @@ class TensorName {
     TensorName(std::string_view s);  // NOLINT(google-explicit-constructor): a name is a string
     TensorName(const char* s) : TensorName(std::string_view(s)) {}         // NOLINT
     TensorName(const std::string& s) : TensorName(std::string_view(s)) {}  // NOLINT
+    // "blk.<il>.<suffix>", LLM_TN's name of a layer's tensor, written in place (layouts are
+    // built for every model a search looks at; layout_builder.cpp).
+    static TensorName of_layer(int il, std::string_view suffix);
 
     operator std::string_view() const { return {chars_.data(), size_}; }  // NOLINT
     std::string_view view() const { return *this; }

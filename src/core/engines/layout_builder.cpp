@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <string>
 
 #include "canitrun/checked.hpp"
 
@@ -12,25 +13,40 @@
 namespace canitrun::layout {
 
 void Builder::add(TensorName name, std::initializer_list<std::uint64_t> dims, int layer) {
-    TensorInfo& t = layout.tensors.emplace_back();
-    t.name = name;
-    std::size_t i = 0;
-    for (const auto d : dims) t.ne[i++] = d;
-    t.n_dims = static_cast<std::uint32_t>(dims.size());
-    t.layer = layer;
+    std::array<std::uint64_t, 4> ne{1, 1, 1, 1};
+    std::copy(dims.begin(), dims.end(), ne.begin());
+    // Made in place: a default tensor assigned field by field wrote its name twice.
+    layout.tensors.emplace_back(name, ne, static_cast<std::uint32_t>(dims.size()), layer);
 }
 
 void Builder::blk(int il, std::string_view suffix, std::initializer_list<std::uint64_t> dims) {
-    // Written in place, no string between: layouts are built for every model a search looks at.
-    // A suffix longer than any name goes to TensorName whole, which refuses it.
-    if (suffix.size() > TensorName::kMaxSize) return add(TensorName(suffix), dims, il);
-    std::array<char, 16 + TensorName::kMaxSize> name{'b', 'l', 'k', '.'};
-    char* end = std::to_chars(name.data() + 4, name.data() + 15, il).ptr;
-    *end++ = '.';
-    end = std::copy(suffix.begin(), suffix.end(), end);
-    add(TensorName(std::string_view(name.data(), static_cast<std::size_t>(end - name.data()))),
-        dims, il);
+    add(TensorName::of_layer(il, suffix), dims, il);
 }
+
+}  // namespace canitrun::layout
+
+namespace canitrun {
+
+TensorName TensorName::of_layer(int il, std::string_view suffix) {
+    // Written in place, no string between. A name longer than ggml's goes to the constructor
+    // whole, which refuses it.
+    TensorName n;
+    char* const first = n.chars_.data();
+    char* end = std::copy_n("blk.", 4, first);
+    end = std::to_chars(end, first + 15, il).ptr;
+    *end++ = '.';
+    const auto used = static_cast<std::size_t>(end - first);
+    if (suffix.size() > kMaxSize - used) {
+        return TensorName(std::string(first, used) + std::string(suffix));
+    }
+    end = std::copy(suffix.begin(), suffix.end(), end);
+    n.size_ = static_cast<std::uint8_t>(end - first);
+    return n;
+}
+
+}  // namespace canitrun
+
+namespace canitrun::layout {
 
 const LayerGroup* group_of(const Model& model, LayerKind kind) {
     for (const auto& g : model.arch.layer_groups) {

@@ -1,6 +1,8 @@
 #include <algorithm>
+#include <array>
 #include <cstdint>
-#include <optional>
+#include <functional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -103,6 +105,39 @@ NameClass classify(const TensorLayout& layout, const TensorInfo& t) {
     return c;
 }
 
+// The readings made on this thread, by shape facts (shape_bits), whether the layout is
+// gpt-oss's (keeps_source_mxfp4 reads that) and base name: these decide a reading, and the same
+// few dozen names recur in every model (reading them anew for each model was a tenth of
+// prepare_layout). Node-based, so a reading stays where it is while others are added.
+class KeptReadings {
+  public:
+    const NameClass& of(const TensorLayout& layout, const TensorInfo& t, std::string_view base,
+                        std::size_t bits) {
+        auto& names = by_facts_[bits * 2 + (layout.arch == "gpt-oss" ? 1 : 0)];
+        auto it = names.find(base);
+        if (it == names.end()) it = names.emplace(std::string(base), classify(layout, t)).first;
+        return it->second;
+    }
+    // Forgets them all past a bound (files of many distinct names, read by a long-lived
+    // process); only between layouts, while no reading is pointed to.
+    void bound(std::size_t most) {
+        std::size_t all = 0;
+        for (const auto& names : by_facts_) all += names.size();
+        if (all > most) {
+            for (auto& names : by_facts_) names.clear();
+        }
+    }
+
+  private:
+    struct Hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const {
+            return std::hash<std::string_view>{}(s);
+        }
+    };
+    std::array<std::unordered_map<std::string, NameClass, Hash, std::equal_to<>>, 16> by_facts_;
+};
+
 // A layer's tensor name without its "blk.N." (the whole name outside the layers). Every check
 // above reads a name by a substring that cannot span that prefix, or by a whole name that no
 // layer tensor has, so tensors with the same key below are classified alike.
@@ -127,6 +162,30 @@ struct BaseNames {
     std::vector<std::string_view> names;
 };
 
+// A tensor's layer (llama_tensor_layer) and base name. llama_tensor_layer reads a name only up
+// to the '.' after its digits, so a name that begins with the last layer tensor's "blk.N." is of
+// layer N: only the first tensor of each layer is read digit by digit (reading every name was a
+// tenth of prepare_layout).
+class LayerOf {
+  public:
+    std::pair<int, std::string_view> operator()(std::string_view name) {
+        if (!prefix_.empty() && name.starts_with(prefix_)) {
+            return {layer_, name.substr(prefix_.size())};
+        }
+        const int layer = llama_tensor_layer(name);
+        const std::string_view base = base_name(name, layer);
+        if (layer >= 0) {
+            prefix_ = name.substr(0, name.size() - base.size());
+            layer_ = layer;
+        }
+        return {layer, base};
+    }
+
+  private:
+    std::string_view prefix_;  // "blk.N." of the last layer tensor; views into the layout
+    int layer_ = -1;
+};
+
 // A layer mostly repeats the previous layer's names in the same order, so the id at the same
 // place in the previous layer is tried first, and the map is asked only when that guess misses
 // (hashing every name was 3 % of `fit`'s instructions).
@@ -135,13 +194,14 @@ BaseNames base_names(const std::vector<TensorInfo>& tensors) {
     BaseNames b{std::vector<int>(n), std::vector<std::size_t>(n), {}};
     std::unordered_map<std::string_view, std::size_t> ids;
     std::vector<std::size_t> previous_layer, this_layer;  // ids by place in the layer
+    LayerOf layer_of;
     for (std::size_t i = 0; i < n; ++i) {
-        b.layer[i] = llama_tensor_layer(tensors[i].name);
-        if (i == 0 || b.layer[i] != b.layer[i - 1]) {
+        const auto [layer, base] = layer_of(tensors[i].name);
+        b.layer[i] = layer;
+        if (i == 0 || layer != b.layer[i - 1]) {
             previous_layer.swap(this_layer);
             this_layer.clear();
         }
-        const std::string_view base = base_name(tensors[i].name, b.layer[i]);
         const std::size_t place = this_layer.size();
         if (place < previous_layer.size() && b.names[previous_layer[place]] == base) {
             b.id[i] = previous_layer[place];
@@ -166,7 +226,6 @@ std::vector<std::size_t> quantize_order(const std::vector<int>& layer,
                                         const std::vector<std::size_t>& rank) {
     const std::size_t n = layer.size();
     std::vector<std::size_t> order(n);
-    for (std::size_t i = 0; i < n; ++i) order[i] = i;
     const auto by_layer = [&](std::size_t a, std::size_t c) { return layer[a] < layer[c]; };
     // Bucketed when the layer numbers are few for the tensors (every layout a model gives); a
     // file naming blk.9999999 sorts instead of sizing a bucket per number.
@@ -174,6 +233,7 @@ std::vector<std::size_t> quantize_order(const std::vector<int>& layer,
     for (const int l : layer) top = std::max(top, l);
     const auto buckets = static_cast<std::size_t>(top) + 2;
     if (buckets > 2 * n + 2) {
+        for (std::size_t i = 0; i < n; ++i) order[i] = i;
         std::stable_sort(order.begin(), order.end(), by_layer);
     } else {
         std::vector<std::size_t> next(buckets + 1, 0);
@@ -224,31 +284,34 @@ PreparedLayout prepare_layout(TensorLayout layout) {
               [&](std::size_t a, std::size_t b) { return names[a] < names[b]; });
     std::vector<std::size_t> rank(names.size());
     for (std::size_t r = 0; r < by_name.size(); ++r) rank[by_name[r]] = r;
-    // One reading per base name and shape facts.
-    std::vector<std::optional<NameClass>> readings(names.size() * 8);
+    // One reading per base name and shape facts; what the floor and the placements read of
+    // each tensor in the same pass.
+    thread_local KeptReadings kept;
+    kept.bound(1 << 14);
+    std::vector<const NameClass*> readings(names.size() * 8, nullptr);
     std::vector<const NameClass*> cls(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        auto& reading = readings[id[i] * 8 + shape_bits(tensors[i], layer[i])];
-        if (!reading) reading = classify(p.layout, tensors[i]);
-        cls[i] = &*reading;
-    }
-    p.order = quantize_order(layer, id, rank);
     p.routed_expert.assign(n, false);
     p.host_input.assign(n, false);
     for (std::size_t i = 0; i < n; ++i) {
-        if (cls[i]->routed_expert) p.routed_expert[i] = true;
-        if (cls[i]->host_input) p.host_input[i] = true;
-        if (!cls[i]->host_input) {
-            // Saturating: a layout past 2^64 elements cannot fit anywhere, and a floor at the
-            // maximum says so without throwing from here.
-            auto& sum = p.device_elements[cls[i]->kind];
-            std::uint64_t elements = 1;
-            for (const auto d : tensors[i].ne) {
-                if (__builtin_mul_overflow(elements, d, &elements)) elements = UINT64_MAX;
-            }
-            if (__builtin_add_overflow(sum, elements, &sum)) sum = UINT64_MAX;
+        const std::size_t bits = shape_bits(tensors[i], layer[i]);
+        auto& reading = readings[id[i] * 8 + bits];
+        if (reading == nullptr) reading = &kept.of(p.layout, tensors[i], names[id[i]], bits);
+        cls[i] = reading;
+        if (reading->routed_expert) p.routed_expert[i] = true;
+        if (reading->host_input) {
+            p.host_input[i] = true;
+            continue;
         }
+        // Saturating: a layout past 2^64 elements cannot fit anywhere, and a floor at the
+        // maximum says so without throwing from here.
+        auto& sum = p.device_elements[reading->kind];
+        std::uint64_t elements = 1;
+        for (const auto d : tensors[i].ne) {
+            if (__builtin_mul_overflow(elements, d, &elements)) elements = UINT64_MAX;
+        }
+        if (__builtin_add_overflow(sum, elements, &sum)) sum = UINT64_MAX;
     }
+    p.order = quantize_order(layer, id, rank);
     // Sized once and written in place (a push_back per tensor and field was a tenth of this).
     p.category.resize(n);
     p.kind.resize(n);

@@ -432,8 +432,7 @@ Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p,
     const GgmlType& f32 = named_types().f32;
     const GgmlType& mxfp4 = named_types().mxfp4;
     const GgmlType i32 = type("i32");
-    std::vector<GgmlType> out;
-    out.reserve(p.order.size());
+    std::vector<GgmlType> out(p.order.size());  // written in place: push_back was a fifth
     for (std::size_t i = 0; i < p.order.size(); ++i) {
         const TensorInfo& t = p.layout.tensors[p.order[i]];
         GgmlType chosen = f32;
@@ -456,7 +455,7 @@ Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p,
             const TensorTypeRule& rule = request.tensor_types[r];
             if (holds_for(rule, p.layout) && names(rule, t.name)) chosen = fallback(t, by_hand[r]);
         }
-        out.push_back(chosen);
+        out[i] = chosen;
     }
     return out;
 }

@@ -408,13 +408,6 @@ HostCopy host_weight_copy(const ModelParts& parts, const Placement& p,
     return copy;
 }
 
-// The routed experts' part of what a token reads of a layer (the rest of it is read whole).
-Bytes active_routed_of(const LayerPart& layer) {
-    return layer.routed_experts == 0
-               ? 0
-               : checked::sub(layer.active_weights, layer.weights - layer.routed_experts);
-}
-
 // A layer on GPU share `s` whose routed experts stay in RAM (--n-cpu-moe).
 void add_split_layer(Placement& p, const LayerPart& layer, Share& s, Share& cache,
                      LayerSums& sums) {
@@ -438,37 +431,26 @@ void add_split_layer(Placement& p, const LayerPart& layer, Share& s, Share& cach
     if (layer.routed_experts > 0) ++p.ram.moe_layers;
 }
 
-// Layers [from, to) whole on share `s`, their cache on `cache`: summed in locals and added to
-// the shares (and the sums) once (place() runs some 300 times a page, and adding layer by layer
-// through the shares was most of it). The terms are not negative, so a sum overflows exactly when
-// the layer-by-layer adds it stands for would.
-void add_whole_layers(const ModelParts& parts, std::uint64_t from, std::uint64_t to, Share& s,
-                      Share& cache, LayerSums& sums) {
-    Bytes kv = 0, recurrent = 0, weights = 0, active = 0, experts = 0, sliding = 0;
-    std::uint64_t moe_layers = 0, mla_layers = 0;
-    for (std::uint64_t i = from; i < to; ++i) {
-        const LayerPart& layer = parts.layers[i];
-        if (layer.kind == LayerKind::mla) ++mla_layers;
-        kv = checked::add(kv, layer.kv_cache);
-        if (layer.kind == LayerKind::sliding) sliding = checked::add(sliding, layer.kv_cache);
-        recurrent = checked::add(recurrent, layer.recurrent_state);
-        weights = checked::add(weights, layer.weights);
-        active = checked::add(active, layer.active_weights);
-        experts = checked::add(experts, active_routed_of(layer));
-        if (layer.routed_experts > 0) ++moe_layers;
-    }
+// Layers [from, to) whole on share `s`, their cache on `cache`: their sums (the running sums'
+// where kept, else a walk) added to the shares (and the sums) once (place() runs some 300 times
+// a page, and adding layer by layer through the shares was most of it). The terms are not
+// negative, so a sum overflows exactly when the layer-by-layer adds it stands for would.
+void add_whole_layers(const ModelParts& parts, const LayerRuns& runs, std::uint64_t from,
+                      std::uint64_t to, Share& s, Share& cache, LayerSums& sums) {
+    const LayerRunSums r =
+        runs.kept_for(parts.layers.size()) ? runs.between(from, to) : sum_layers(parts, from, to);
     s.layers += to - from;
-    sums.sliding_kv = checked::add(sums.sliding_kv, sliding);
-    sums.recurrent = checked::add(sums.recurrent, recurrent);
-    cache.kv_cache = checked::add(cache.kv_cache, kv);
-    cache.recurrent_state = checked::add(cache.recurrent_state, recurrent);
-    s.weights = checked::add(s.weights, weights);
-    s.read_per_token = checked::add(s.read_per_token, active);
-    cache.read_per_token = checked::add(cache.read_per_token, kv);
-    s.active_weights = checked::add(s.active_weights, active);
-    s.active_experts = checked::add(s.active_experts, experts);
-    s.moe_layers += moe_layers;
-    s.mla_layers += mla_layers;
+    sums.sliding_kv = checked::add(sums.sliding_kv, r.sliding_kv);
+    sums.recurrent = checked::add(sums.recurrent, r.recurrent_state);
+    cache.kv_cache = checked::add(cache.kv_cache, r.kv_cache);
+    cache.recurrent_state = checked::add(cache.recurrent_state, r.recurrent_state);
+    s.weights = checked::add(s.weights, r.weights);
+    s.read_per_token = checked::add(s.read_per_token, r.active_weights);
+    cache.read_per_token = checked::add(cache.read_per_token, r.kv_cache);
+    s.active_weights = checked::add(s.active_weights, r.active_weights);
+    s.active_experts = checked::add(s.active_experts, r.active_experts);
+    s.moe_layers += r.moe_layers;
+    s.mla_layers += r.mla_layers;
 }
 
 // The end of the run of whole layers from GPU layer `i` on its GPU: where the GPU's units end,
@@ -501,6 +483,11 @@ Bytes checkpoint_bytes(const ModelParts& parts, const ServerTerms& server) {
 
 Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                         const PlacementOptions& options) {
+    return place(parts, hardware, options, LayerRuns{});
+}
+
+Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
+                        const PlacementOptions& options, const LayerRuns& runs) {
     return catch_overflow(
         [&]() -> Result<Placement> {
             const std::uint64_t n = parts.layers.size();
@@ -541,7 +528,7 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
                 } else if (ends.size() > 1 || p.experts_end() > i) {
                     end = whole_run_end(p, i, first_gpu_unit, ends, n);
                 }
-                add_whole_layers(parts, i, end, s, cache, sums);
+                add_whole_layers(parts, runs, i, end, s, cache, sums);
                 i = end;
             }
             Share& head = share_of(n);

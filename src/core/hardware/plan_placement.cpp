@@ -45,6 +45,7 @@ Result<std::optional<Placement>> fitting_split(const ModelParts& parts, const Ha
     if (gpus == 0) return std::optional<Placement>{};
     const std::uint64_t n = parts.layers.size();
     std::uint64_t left = std::min(options.gpu_layers.value_or(n + 1), n + 1);
+    const LayerRuns runs(parts);  // for the binary searches' placements
     options.tensor_split.assign(gpus, 0);
     options.tensor_split[0] = left;
     for (std::size_t d = 0; d + 1 < gpus; ++d) {
@@ -53,14 +54,14 @@ Result<std::optional<Placement>> fitting_split(const ModelParts& parts, const Ha
             const std::uint64_t mid = lo + (hi - lo) / 2;
             options.tensor_split[d] = mid;
             options.tensor_split[d + 1] = left - mid;
-            CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
+            CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options, runs));
             (p.gpus[d].fits() ? lo : hi) = mid;
         }
         options.tensor_split[d] = lo;
         left -= lo;
         options.tensor_split[d + 1] = left;
     }
-    CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
+    CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options, runs));
     if (!p.fits()) return std::optional<Placement>{};
     p.split_found = true;
     return std::optional<Placement>{std::move(p)};

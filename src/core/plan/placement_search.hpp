@@ -27,11 +27,13 @@ struct PlacementSearch {
     // written per placement (copying the options for each was a tenth of a search's
     // instructions).
     mutable PlacementOptions scratch = options;
+    // The parts' running sums, made once for the search's many placements.
+    const LayerRuns runs = LayerRuns(parts);
 
     // With the starting options' --n-cpu-moe set (a search that never changes it).
     Result<Placement> at(const std::vector<std::uint64_t>& split) const {
         scratch.tensor_split = split;
-        return place(parts, hardware, scratch);
+        return place(parts, hardware, scratch, runs);
     }
     // With this set of layers' experts in RAM (-ot): a search that sets it for every placement.
     Result<Placement> at(const std::vector<std::uint64_t>& split,

@@ -260,6 +260,7 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
     double seconds = 0;
     std::uint64_t used = 0;
     std::vector<DeviceSeconds> each;
+    each.reserve(work.gpus.size());  // one allocation: a split search asks this per placement
     for (std::size_t d = 0; d < work.gpus.size() && d < hardware.gpus.size(); ++d) {
         const DeviceWork& w = work.gpus[d];
         if (!busy(w)) continue;

@@ -152,6 +152,7 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
         }
         work.reductions = 2.0 * static_cast<double>(placement.gpus.front().layers) - mirrored;
     }
+    work.gpus.reserve(placement.gpus.size());  // one allocation, not one per GPU
     for (const Share& g : placement.gpus) work.gpus.push_back(work_of(g));
     work.ram = work_of(placement.ram);
     return work;
