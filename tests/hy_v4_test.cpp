@@ -6,8 +6,13 @@
 // kv_lora 512, qk 192 + 64, v 256, indexer 32 x 128 on layers 0, 1, 5, ..., 77, hc_mult 4,
 // layer 0 dense 18432, 77 MoE layers of 256 experts of 2048, 8 active, one shared expert).
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
+#include "canitrun/hf_config.hpp"
+#include "canitrun/hf_files.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/layer_kinds.hpp"
 #include "canitrun/llamacpp_engine.hpp"
@@ -107,4 +112,87 @@ TEST_CASE("Hy4: a hy_v4 GGUF file reads back with its layers, gate and KV in pla
     const TensorLayout back = tensor_layout(g->model).value();
     CHECK(back.tensors.size() == 2134);
     CHECK(back.elements() == 769907408797ULL);
+}
+
+// tests/fixtures/hf/hy4-preview/config.json: the keys of tencent/Hy4-preview's config.json that
+// canitrun reads, with the values the sources in data/models/hunyuan.json record (the fixture's
+// README.md names them). The model from it is the database's: the same layers in the same order,
+// and the figures above, by hand, for its tensors and its KV cache.
+TEST_CASE("Hy4: its config.json plans the database's layers, tensors and KV cache") {
+    const std::string dir = std::string(CANITRUN_FIXTURES) + "/hf/hy4-preview";
+    for (const std::string& path : {dir, dir + "/config.json"}) {
+        INFO(path);
+        const auto hf = read_hf_model(path);
+        REQUIRE(hf);
+        const Model& m = hf->model;
+        const Model& db = test::model("hy4-preview");
+        CHECK(m.family == "hy_v4");
+        CHECK(m.arch.hyper_connections == 4);  // hc_mult
+        CHECK(m.arch.attention.output_gate);   // gated_mla
+        REQUIRE(m.arch.moe);
+        CHECK(m.arch.moe->moe_layers == 77);  // mlp_layer_types: "dense", then 77 "sparse"
+        CHECK(m.arch.intermediate_size == 18432);
+        const auto order = layer_group_order(m);
+        REQUIRE(order.size() == 78);
+        for (std::size_t il = 0; il < order.size(); ++il) {
+            INFO(il);
+            CHECK(m.arch.layer_groups[order[il]].index_head_dim ==
+                  (hy4_indexer_layer(il) ? 128U : 0U));
+        }
+        CHECK(order == layer_group_order(db));
+        // 78 x (512 + 64) x 2 + 21 x 128 x 2 = 95,232 bytes a token at f16
+        const KvType f16 = *parse_kv_type("f16");
+        CHECK(kv_cache_bytes(m, 1000, f16) == 95232000ULL);
+        CHECK(kv_cache_bytes(m, 1048576, f16) == 95232ULL * 1048576);
+        const TensorLayout l = tensor_layout(m).value();
+        CHECK(l.arch == "hy_v4");
+        CHECK(l.tensors.size() == 2134);
+        CHECK(l.elements() == 769907408797ULL);
+        // llama.cpp's weights from those tensors: the database entry's, at any type
+        LlamaCppOptions o;
+        o.context = 8192;
+        for (const char* q : {"Q4_K_M", "Q8_0"}) {
+            INFO(q);
+            const auto from_config = estimate_llamacpp(m, test::quant(q), o);
+            const auto from_db = estimate_llamacpp(db, test::quant(q), o);
+            REQUIRE(from_config);
+            REQUIRE(from_db);
+            CHECK(from_config->term(TermKind::weights) == from_db->term(TermKind::weights));
+            CHECK(from_config->term(TermKind::kv_cache) == 95232ULL * 8192);
+        }
+    }
+}
+
+// layer_types, where a Hy4 config.json has it, names the DSA layers "deepseek_sparse_attention"
+// (vLLM's HYV4Config, vllm-project/vllm vllm/transformers_utils/configs/hy_v4.py at 67aa4a3d,
+// which also folds in "sparse_attention") or "indexed_attention" (transformers' HYV4Config,
+// huggingface/transformers src/transformers/models/hy_v4/configuration_hy_v4.py at 0e666bff):
+// with a latent (kv_lora_rank) those are the MLA layers, not full attention. transformers'
+// HYV4Config gates the MLA output without a gated_mla key.
+TEST_CASE("Hy4: its DSA layer_types are the MLA layers, and no gated_mla still gates") {
+    std::ifstream in(std::string(CANITRUN_FIXTURES) + "/hf/hy4-preview/config.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    nlohmann::json c = nlohmann::json::parse(text.str());
+    const Model plain = parse_hf_config(c.dump(), "hy4").value();
+    const KvType f16 = *parse_kv_type("f16");
+    for (const char* type :
+         {"deepseek_sparse_attention", "sparse_attention", "indexed_attention"}) {
+        INFO(type);
+        c["layer_types"] = std::vector<std::string>(78, type);
+        const Model typed = parse_hf_config(c.dump(), "hy4").value();
+        CHECK(layer_group_order(typed) == layer_group_order(plain));
+        REQUIRE(typed.arch.layer_groups.size() == 2);
+        for (const auto& g : typed.arch.layer_groups) CHECK(g.kind == LayerKind::mla);
+        CHECK(kv_cache_bytes(typed, 1000, f16) == 95232000ULL);
+    }
+    c.erase("gated_mla");
+    CHECK(parse_hf_config(c.dump(), "hy4").value().arch.attention.output_gate);
+    c["gated_mla"] = false;
+    CHECK_FALSE(parse_hf_config(c.dump(), "hy4").value().arch.attention.output_gate);
+    // without a latent the same name is full attention, as before
+    c.erase("kv_lora_rank");
+    const Model no_latent = parse_hf_config(c.dump(), "hy4").value();
+    REQUIRE(no_latent.arch.layer_groups.size() == 1);
+    CHECK(no_latent.arch.layer_groups[0].kind == LayerKind::full);
 }

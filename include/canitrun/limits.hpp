@@ -13,5 +13,6 @@ inline constexpr std::uint64_t kMaxVocab = 10000000;
 inline constexpr std::uint64_t kMaxLayers = 10000;
 inline constexpr std::uint64_t kMaxExperts = 100000;
 inline constexpr std::uint64_t kMaxParams = 100000000000000ULL;  // 100T
+inline constexpr std::uint64_t kMaxHyperConnections = 64;        // residual streams (hc_mult)
 
 }  // namespace canitrun

@@ -242,7 +242,7 @@ Architecture parse_architecture(const Fields& f) {
     // DeepSeek V4 (config.json's o_groups, o_lora_rank, hc_mult, num_hash_layers)
     a.output_groups = f.count_or("output_groups", 0, kMaxDim);
     a.output_lora_rank = f.count_or("output_lora_rank", 0, kMaxDim);
-    a.hyper_connections = f.count_or("hyper_connections", 0, 64);
+    a.hyper_connections = f.count_or("hyper_connections", 0, kMaxHyperConnections);
     a.hash_layers = f.count_or("hash_layers", 0, kMaxLayers);
     // Qwen3.8-Flash-Next (config.json's hc_lowrank, and its PLE n-gram table)
     a.hyper_connection_rank = f.count_or("hyper_connection_rank", 0, kMaxDim);

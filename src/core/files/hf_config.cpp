@@ -90,7 +90,14 @@ std::uint64_t every_nth(std::uint64_t n, std::uint64_t period, std::uint64_t off
     return (n - offset + period - 1) / period;
 }
 
-LayerKind kind_from_layer_type(const std::string& t) {
+// `mla`: the config has an MLA latent (kv_lora_rank), whose DeepSeek Sparse Attention layers
+// are MLA layers: "deepseek_sparse_attention" or "sparse_attention" (vLLM's HYV4Config), or
+// "indexed_attention" (transformers' HYV4Config at 0e666bff).
+LayerKind kind_from_layer_type(const std::string& t, bool mla) {
+    if (mla &&
+        (t == "deepseek_sparse_attention" || t == "sparse_attention" || t == "indexed_attention")) {
+        return LayerKind::mla;
+    }
     if (t.find("sliding") != std::string::npos || t == "chunked_attention")
         return LayerKind::sliding;
     if (t.find("linear") != std::string::npos) return LayerKind::linear;
@@ -148,9 +155,13 @@ Result<std::uint64_t> read_hf_dimensions(const json& root, const json& c, const 
     a.attention.head_dim_explicit = head_dim.has_value();
     a.attention.head_dim =
         head_dim.value_or(a.attention.heads ? a.hidden_size / a.attention.heads : 0);
+    // Hy4's gated_mla, a sigmoid gate on the MLA output: vLLM's HYV4Config reads it, and
+    // transformers' (0e666bff) gates without a key
     a.attention.output_gate =
         bool_or(c, "attn_output_gate",
-                model_type.rfind("qwen3_next", 0) == 0 || model_type.rfind("qwen3_5", 0) == 0);
+                bool_or(c, "gated_mla",
+                        model_type.rfind("qwen3_next", 0) == 0 ||
+                            model_type.rfind("qwen3_5", 0) == 0 || model_type == "hy_v4"));
     // GLM-4.5's use_qk_norm (transformers' Glm4MoeConfig: false unless stated); true elsewhere,
     // where no layout reads it
     a.attention.qk_norm = bool_or(c, "use_qk_norm", model_type != "glm4_moe");
@@ -218,7 +229,8 @@ Result<std::vector<LayerKind>> read_hf_layer_kinds(const json& c, const std::str
     CANITRUN_TRY(check_hf_bounds(name, {{"layer list", listed_layers, kMaxLayers}}));
     if (types != c.end() && types->is_array() && !types->empty()) {
         for (const auto& t : *types)
-            kinds.push_back(kind_from_layer_type(t.is_string() ? t.get<std::string>() : ""));
+            kinds.push_back(kind_from_layer_type(t.is_string() ? t.get<std::string>() : "",
+                                                 kv_lora.value_or(0) > 0));
     } else if (const auto r = c.find("compress_ratios"); r != c.end() && r->is_array()) {
         // DeepSeek V4: every layer its compressed attention (split by ratio later)
         kinds.assign(blocks, LayerKind::compressed);
@@ -350,6 +362,11 @@ void read_hf_moe(const json& c, const std::string& model_type, Architecture& a) 
     const std::uint64_t dense =
         std::min(uint_or(c, {"first_k_dense_replace", "num_dense_layers"}, 0), ffn_layers);
     moe.moe_layers = ffn_layers - dense;
+    if (const auto t = c.find("mlp_layer_types"); t != c.end() && t->is_array()) {
+        // Hy4: "dense" or "sparse" (MoE) per layer, the dense ones leading
+        moe.moe_layers = std::min<std::uint64_t>(
+            static_cast<std::uint64_t>(std::count(t->begin(), t->end(), "sparse")), ffn_layers);
+    }
     if (const auto f = c.find("moe_layer_freq"); f != c.end() && f->is_array()) {
         // MiniMax-M3: 0 for a dense layer, 1 for an MoE one; the dense ones are
         // dense_intermediate_size wide (llama.cpp's leading_dense_block_count)
@@ -392,6 +409,7 @@ Result<void> check_hf_sizes(const std::string& name, const Model& m, std::uint64
                {"v_head_dim", a.attention.v_head_dim, kMaxDim},
                {"intermediate_size", a.intermediate_size, kMaxDim},
                {"max_position_embeddings", m.context_native, kMaxContext},
+               {"hc_mult", a.hyper_connections, kMaxHyperConnections},
                {"sliding_window", window, kMaxContext},
                {"num_experts", moe.experts, kMaxExperts},
                {"num_experts_per_tok", moe.experts_per_token, kMaxExperts},
@@ -457,6 +475,8 @@ Result<Model> build_model(const json& root, const std::string& name) {
     // Gemma 3n / Gemma 4: the last num_kv_shared_layers layers reuse an earlier layer's cache.
     const std::uint64_t shared = uint_or(c, {"num_kv_shared_layers"}, 0);
     a.shared_kv_layers = shared < a.layers ? shared : 0;
+    // DeepSeek V4's and Hy4's hyper-connections: hc_mult residual streams
+    a.hyper_connections = uint_or(c, {"hc_mult"}, 0);
     read_hf_moe(c, model_type, a);
 
     CANITRUN_TRY(check_hf_sizes(name, m, shapes.sliding.window));

@@ -116,7 +116,6 @@ std::vector<std::size_t> split_compressed_groups(const json& c, Architecture& a,
     base.q_lora_rank = uint_in(c, "q_lora_rank");
     a.output_groups = uint_in(c, "o_groups");
     a.output_lora_rank = uint_in(c, "o_lora_rank");
-    a.hyper_connections = uint_in(c, "hc_mult");
     a.hash_layers = uint_in(c, "num_hash_layers");
     // one group per ratio, in the order of its first layer; the other groups follow
     std::vector<LayerGroup> split;

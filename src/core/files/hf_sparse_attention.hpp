@@ -19,7 +19,8 @@ std::vector<std::size_t> split_indexer_groups(const nlohmann::json& c, Architect
 
 // DeepSeek V4: the compressed group split by config.json's compress_ratios (one group per
 // ratio, in the order of their first layer) with the window, K head, q LoRA and the ratio-4
-// layers' indexer; the grouped output, hyper-connections and hash layers on the architecture.
+// layers' indexer; the grouped output and hash layers on the architecture (hc_mult is read with
+// the model-wide sizes, Hy4 has it too).
 // Unchanged without compress_ratios.
 std::vector<std::size_t> split_compressed_groups(const nlohmann::json& c, Architecture& a,
                                                  std::vector<std::size_t> order);
