@@ -150,7 +150,10 @@ TEST_CASE("speed bands: none below ten left-out runs of the class and regime") {
 // 75-85 % for each kind of band, and docs/SPEED.md has the figures per class. A band is the
 // 80th percentile with each source weighing one (tools/speed/speed_report.cpp band_quantile);
 // counted by runs instead, the "± N %" bands held 74 % (442 runs) and the "within N×" ones 86 %
-// (90 runs), both outside.
+// (90 runs), both outside. A run counts under the type of band its class prints: counted under
+// its own fold's band type, a class printing "within N×" put the source it predicts worst (whose
+// fold band is "± N %") in the other tally, and with an RDNA3.5 APU's old ROCm prompts not
+// fitted the "within N×" bands read 85.4 % (129 of 151; 80.1 %, 129 of 161, by class).
 TEST_CASE("speed bands: how they held on sources they did not see") {
     const SpeedModel& m = fitted_speed_model();
     REQUIRE(m.narrow_bands.runs >= 100);
@@ -165,11 +168,13 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // Raspberry Pi 500+ host flagged an outlier, as the Pi 5's RX 7900 XT was), then to 94.8 %
     // (the FP16 GEMM's and flash attention's multipliers held at 1 or more: no kernel beats the
     // FP16 peak; tools/speed/fit_speed.cpp), then to 77.8 % and the median to 23.8 % (an Intel
-    // GPU's BF16 prompts at its FP32 shader rate: float_tflops). Decode's median went from 12.3 %
-    // to 12.0 % (a group's unpacking cost u scaled by the device's FP32 rate per byte:
-    // unpack_scale), its p90 stayed 45.8 %. The bounds are those figures.
-    CHECK(m.out_of_sample.prefill_p90 <= 0.779);
-    CHECK(m.out_of_sample.prefill_median <= 0.239);
+    // GPU's BF16 prompts at its FP32 shader rate: float_tflops), then to 66.1 % and 22.3 % (an
+    // RDNA3.5 APU's ROCm prompts from before llama.cpp#17576 kept, not fitted: fit_exclusion).
+    // Decode's median went from 12.3 % to 12.0 % (a group's unpacking cost u scaled by the
+    // device's FP32 rate per byte: unpack_scale), its p90 stayed 45.8 %. The bounds are those
+    // figures.
+    CHECK(m.out_of_sample.prefill_p90 <= 0.662);
+    CHECK(m.out_of_sample.prefill_median <= 0.223);
     CHECK(m.out_of_sample.decode_median <= 0.121);
     CHECK(m.out_of_sample.decode_p90 <= 0.458);
 }

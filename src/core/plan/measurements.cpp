@@ -52,6 +52,17 @@ std::string fit_exclusion(const Measurement& m, const Hardware& hardware) {
     if (m.test.starts_with("pp") && (m.quant == "F32" || m.quant == "FP32"))
         return "FP32 weights' prompt (cuBLAS SGEMM on the shaders; kept, not fitted)";
     const GpuDevice& d = hardware.gpus.front();
+    // An RDNA3.5 APU's (gfx1151: the Ryzen AI Max) prompt on ROCm before December 2025 ran a
+    // path llama.cpp no longer takes there: ggml_cuda_should_use_mmq sent RDNA3's products of 64
+    // tokens or more to hipBLAS on weights converted to FP16 until llama.cpp#17576 moved them
+    // to MMQ on WMMA (followed by #18666's RDNA3.5 selection), and rocBLAS's gfx1151 kernels
+    // ran far below its gfx1100 ones (ROCm/legacy-rocm-build#4748; llama.cpp#13565, b5392:
+    // llama-2-7b Q4_0 pp512 348.6 t/s on HIP, 881.4 on Vulkan). Fitted, its seven runs (read at
+    // 1.8-4.2x their measure in sample) set the group's prompt terms whenever kyuz0's 2026 runs
+    // were left out (#34): kept, not fitted.
+    if (m.test.starts_with("pp") && m.backend == "ROCm" && !m.date.empty() && m.date < "2025-12" &&
+        d.gpu != nullptr && d.gpu->architecture == "RDNA3.5")
+        return "an RDNA3.5 prompt on ROCm before llama.cpp#17576 (hipBLAS; kept, not fitted)";
     const auto lower = [](std::string s) {
         for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         return s;

@@ -14,14 +14,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 6.02682762e-05,
             .recurrent_layer_s = 2.46220936e-05,
             .quantized_unpack = 0.0133563407,
-            .compute = 2.24483311,
-            .compute_float = 1.85749195,
+            .compute = 2.23123541,
+            .compute_float = 1.79256694,
             .prefill_layer_s = 0,
-            .attention = 5.22258612,
-            .expert_compute = 287.823488,
-            .prefill_recurrent_s = 0,
+            .attention = 5.22430363,
+            .expert_compute = 278.754251,
+            .prefill_recurrent_s = 2.36976315e-08,
             .decode_band = 0.218893168,
-            .prefill_band = 0.519167535,
+            .prefill_band = 0.51410416,
             .decode_rows = 81,
             .prefill_rows = 81,
         };
@@ -31,14 +31,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 6.02682762e-05,
             .recurrent_layer_s = 2.46220936e-05,
             .quantized_unpack = 0.0133563407,
-            .compute = 2.24483311,
-            .compute_float = 1.85749195,
+            .compute = 2.23123541,
+            .compute_float = 1.79256694,
             .prefill_layer_s = 0,
-            .attention = 5.22258612,
-            .expert_compute = 287.823488,
-            .prefill_recurrent_s = 0,
+            .attention = 5.22430363,
+            .expert_compute = 278.754251,
+            .prefill_recurrent_s = 2.36976315e-08,
             .decode_band = 0.442386955,
-            .prefill_band = 0.482649535,
+            .prefill_band = 0.482747197,
             .decode_rows = 23,
             .prefill_rows = 21,
         };
@@ -48,14 +48,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000137643097,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0,
-            .compute = 1.98383829,
-            .compute_float = 1.30340837,
-            .prefill_layer_s = 0.000896275273,
-            .attention = 9.70103665,
-            .expert_compute = 641.097833,
-            .prefill_recurrent_s = 2.2349826e-06,
+            .compute = 1.97979151,
+            .compute_float = 1.2508656,
+            .prefill_layer_s = 0.000884220998,
+            .attention = 9.69618531,
+            .expert_compute = 633.747634,
+            .prefill_recurrent_s = 2.38934456e-06,
             .decode_band = 0.526698479,
-            .prefill_band = 1.23543129,
+            .prefill_band = 1.22607534,
             .decode_rows = 49,
             .prefill_rows = 47,
         };
@@ -65,14 +65,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 6.02682762e-05,
             .recurrent_layer_s = 2.46220936e-05,
             .quantized_unpack = 0.0133563407,
-            .compute = 2.24483311,
-            .compute_float = 1.85749195,
+            .compute = 2.23123541,
+            .compute_float = 1.79256694,
             .prefill_layer_s = 0,
-            .attention = 5.22258612,
-            .expert_compute = 287.823488,
-            .prefill_recurrent_s = 0,
+            .attention = 5.22430363,
+            .expert_compute = 278.754251,
+            .prefill_recurrent_s = 2.36976315e-08,
             .decode_band = 0.12987922,
-            .prefill_band = 0.461081803,
+            .prefill_band = 0.460687633,
             .decode_rows = 28,
             .prefill_rows = 28,
         };
@@ -82,14 +82,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000113338199,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0.162421046,
-            .compute = 2.58615796,
-            .compute_float = 1.86041575,
-            .prefill_layer_s = 0.000390348278,
-            .attention = 8.67250142,
-            .expert_compute = 204.182029,
-            .prefill_recurrent_s = 4.38251308e-06,
+            .compute = 2.6213143,
+            .compute_float = 1.87636924,
+            .prefill_layer_s = 0.000294435664,
+            .attention = 8.65991174,
+            .expert_compute = 203.507371,
+            .prefill_recurrent_s = 4.3607075e-06,
             .decode_band = 0.503600913,
-            .prefill_band = 0.226612851,
+            .prefill_band = 0.219037993,
             .decode_rows = 55,
             .prefill_rows = 55,
         };
@@ -99,16 +99,16 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000190010201,
             .recurrent_layer_s = 1.7235528e-06,
             .quantized_unpack = 0,
-            .compute = 2.04939265,
-            .compute_float = 1.29935355,
-            .prefill_layer_s = 0.00635273112,
-            .attention = 10.3801497,
-            .expert_compute = 12.2255075,
-            .prefill_recurrent_s = 2.01073799e-06,
+            .compute = 2.33162391,
+            .compute_float = 1.66446629,
+            .prefill_layer_s = 0.00329733433,
+            .attention = 10.0773073,
+            .expert_compute = 86.754002,
+            .prefill_recurrent_s = 2.89850655e-06,
             .decode_band = 0.220350615,
-            .prefill_band = 2.00548418,
+            .prefill_band = 0.34667292,
             .decode_rows = 36,
-            .prefill_rows = 36,
+            .prefill_rows = 29,
         };
         s.classes[6] = {
             // apple
@@ -116,14 +116,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000172360275,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0.0884531937,
-            .compute = 1.25175972,
-            .compute_float = 1.19917167,
-            .prefill_layer_s = 0.000673707872,
-            .attention = 2.60704553,
-            .expert_compute = 51.3554004,
-            .prefill_recurrent_s = 6.8290239e-07,
+            .compute = 1.25146073,
+            .compute_float = 1.17294122,
+            .prefill_layer_s = 0.000695379572,
+            .attention = 2.59529129,
+            .expert_compute = 51.1778616,
+            .prefill_recurrent_s = 4.26082992e-07,
             .decode_band = 0.272224623,
-            .prefill_band = 0.300465626,
+            .prefill_band = 0.301487135,
             .decode_rows = 20,
             .prefill_rows = 28,
         };
@@ -133,14 +133,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.0001290802,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0.758364273,
-            .compute = 4.93526723,
-            .compute_float = 1.74733839,
-            .prefill_layer_s = 0.000674687099,
-            .attention = 77.8664335,
-            .expert_compute = 532.129328,
-            .prefill_recurrent_s = 5.07812635e-06,
+            .compute = 4.94855853,
+            .compute_float = 1.74223376,
+            .prefill_layer_s = 0.000653420123,
+            .attention = 77.8754547,
+            .expert_compute = 526.371581,
+            .prefill_recurrent_s = 5.0438874e-06,
             .decode_band = 1.13478808,
-            .prefill_band = 2.83541935,
+            .prefill_band = 2.83749908,
             .decode_rows = 41,
             .prefill_rows = 38,
         };
@@ -150,14 +150,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000238722791,
             .recurrent_layer_s = 1.0390361e-06,
             .quantized_unpack = 0.629301211,
-            .compute = 1.69044464,
-            .compute_float = 1.98466112,
-            .prefill_layer_s = 0.00185265145,
-            .attention = 4.25148849,
-            .expert_compute = 147.236802,
-            .prefill_recurrent_s = 2.90550625e-05,
+            .compute = 1.71452024,
+            .compute_float = 1.98405547,
+            .prefill_layer_s = 0.00178142235,
+            .attention = 4.24566988,
+            .expert_compute = 147.559761,
+            .prefill_recurrent_s = 2.89477681e-05,
             .decode_band = 0.340595395,
-            .prefill_band = 1.3504871,
+            .prefill_band = 1.26323237,
             .decode_rows = 28,
             .prefill_rows = 35,
         };
@@ -167,14 +167,14 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 0.000113338199,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0.162421046,
-            .compute = 2.58615796,
-            .compute_float = 1.86041575,
-            .prefill_layer_s = 0.000390348278,
-            .attention = 8.67250142,
-            .expert_compute = 204.182029,
-            .prefill_recurrent_s = 4.38251308e-06,
+            .compute = 2.6213143,
+            .compute_float = 1.87636924,
+            .prefill_layer_s = 0.000294435664,
+            .attention = 8.65991174,
+            .expert_compute = 203.507371,
+            .prefill_recurrent_s = 4.3607075e-06,
             .decode_band = 0.0773784375,
-            .prefill_band = 0.652840823,
+            .prefill_band = 0.656813501,
             .decode_rows = 1,
             .prefill_rows = 1,
         };
@@ -184,23 +184,23 @@ const SpeedModel& fitted_speed_model() {
             .layer_s = 6.02682762e-05,
             .recurrent_layer_s = 2.46220936e-05,
             .quantized_unpack = 0.0133563407,
-            .compute = 2.24483311,
-            .compute_float = 1.85749195,
+            .compute = 2.23123541,
+            .compute_float = 1.79256694,
             .prefill_layer_s = 0,
-            .attention = 5.22258612,
-            .expert_compute = 287.823488,
-            .prefill_recurrent_s = 0,
+            .attention = 5.22430363,
+            .expert_compute = 278.754251,
+            .prefill_recurrent_s = 2.36976315e-08,
             .decode_band = 0.340595395,
-            .prefill_band = 0.666200397,
+            .prefill_band = 0.51410416,
             .decode_rows = 362,
-            .prefill_rows = 370,
+            .prefill_rows = 363,
         };
         s.moe_layer_s = 2.58582201e-05;
         s.gpu_hop_s = 0.000454675287;
-        s.weight_reread = 0.597668501;
-        s.older_build_compute = 0.0492418557;
+        s.weight_reread = 0.698474501;
+        s.older_build_compute = 0.0669447284;
         s.older_build_layer_s = 7.65540756e-06;
-        s.lone_expert_read = 3.07968793;
+        s.lone_expert_read = 3.23995797;
         s.apple_bandwidth[0] = 1.23079031;   // M1
         s.apple_bandwidth[1] = 1.13487529;   // M1 Pro
         s.apple_bandwidth[2] = 1.85532181;   // M1 Max
@@ -226,16 +226,16 @@ const SpeedModel& fitted_speed_model() {
         s.dequant[1] = 0.00400652541;  // legacy
         s.dequant_prefill[1] = 0;
         s.dequant[2] = 0;  // k-quant
-        s.dequant_prefill[2] = 0.302321329;
+        s.dequant_prefill[2] = 0.283081694;
         s.dequant[3] = 1.18144002;  // i-quant
-        s.dequant_prefill[3] = 2.8695999;
+        s.dequant_prefill[3] = 2.8697217;
         s.dequant[4] = 0;  // fp4
-        s.dequant_prefill[4] = 0.335598202;
-        s.narrow_bands = {0.800498753, 401};
-        s.wide_bands = {0.849056604, 159};
-        s.out_of_sample = {0.120426789, 0.457508236, 0.238140816, 0.778380271};
+        s.dequant_prefill[4] = 0.305155842;
+        s.narrow_bands = {0.818877551, 392};
+        s.wide_bands = {0.801242236, 161};
+        s.out_of_sample = {0.120426789, 0.457508236, 0.222949578, 0.661443521};
         s.source =
-            "fitted by tools/speed/fit_speed on 732 of the 1081 published llama-bench rows in "
+            "fitted by tools/speed/fit_speed on 725 of the 1081 published llama-bench rows in "
             "validation/llama-bench.json (docs/SPEED.md)";
         return s;
     }();
