@@ -72,10 +72,10 @@ TEST_CASE("Hy4: hy_v4's tensors, with sinks, the MLA gate, iHC and 21 indexers")
     const TensorInfo* gate = hy4_tensor(l, "blk.7.attn_gate.weight");
     REQUIRE(gate != nullptr);
     CHECK(gate->ne[0] == 6144);
-    CHECK(gate->ne[1] == 64 * 256);
+    CHECK(gate->ne[1] == 64ULL * 256);
     const TensorInfo* hc = hy4_tensor(l, "blk.7.hc_attn_fn.weight");
     REQUIRE(hc != nullptr);
-    CHECK(hc->ne[0] == 4 * 6144);
+    CHECK(hc->ne[0] == 4ULL * 6144);
     CHECK(hc->ne[1] == 8);  // pre and post, no combination term (DeepSeek V4 has 24)
     CHECK(hy4_tensor(l, "blk.7.hc_ffn_scale.weight")->ne[0] == 2);
     CHECK(hy4_tensor(l, "output_hc_fn.weight")->ne[1] == 4);

@@ -282,7 +282,7 @@ TEST_CASE("download: Qwen 3.8 27B's GGUF holds its MTP block") {
     const Bytes grown =
         gguf_download_bytes(m, q).value().value() - gguf_download_bytes(without, q).value().value();
     CHECK(grown >= 849'451'008ULL);
-    CHECK(grown <= 849'451'008ULL + 15 * 80 + 31);
+    CHECK(grown <= 849'451'008ULL + 15ULL * 80 + 31);
     CHECK(mtp_loadable(m, nullptr).value());
 }
 

@@ -37,7 +37,7 @@ TensorName TensorName::of_layer(int il, std::string_view suffix) {
     *end++ = '.';
     const auto used = static_cast<std::size_t>(end - first);
     if (suffix.size() > kMaxSize - used) {
-        return TensorName(std::string(first, used) + std::string(suffix));
+        return {std::string(first, used) + std::string(suffix)};
     }
     end = std::copy(suffix.begin(), suffix.end(), end);
     n.size_ = static_cast<std::uint8_t>(end - first);
