@@ -365,6 +365,10 @@ bool is_all_attention(const Model& model);
 // Layers of a kind, summed over the model's groups.
 std::uint64_t count_layers(const Model& model, LayerKind kind);
 
+// An MLA group's V head width: the model's value_length_mla where it states one, else the
+// group's own (the layouts' attn_v_b / attn_output and the compute buffer's rows read it).
+std::uint64_t mla_v_head_dim(const Architecture& arch, const LayerGroup& group);
+
 // The layers that hold a feed-forward network: the FFN-only blocks where the model has them,
 // else every layer.
 std::uint64_t ffn_layer_count(const Architecture& arch);

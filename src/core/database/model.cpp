@@ -60,6 +60,10 @@ bool is_all_attention(const Model& model) {
            model.arch.layers;
 }
 
+std::uint64_t mla_v_head_dim(const Architecture& arch, const LayerGroup& group) {
+    return arch.attention.v_head_dim ? arch.attention.v_head_dim : group.v_head_dim;
+}
+
 std::uint64_t ffn_layer_count(const Architecture& arch) {
     std::uint64_t ffn = 0;
     for (const auto& g : arch.layer_groups) ffn += g.kind == LayerKind::ffn ? g.count : 0;

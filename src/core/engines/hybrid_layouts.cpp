@@ -222,7 +222,7 @@ void build_kimi_k3(Builder& b, const Model& m) {
     const auto& a = m.arch;
     const std::uint64_t h = a.hidden_size;
     const LayerGroup& mla = group_or_empty(m, LayerKind::mla);
-    const std::uint64_t v_head = a.attention.v_head_dim ? a.attention.v_head_dim : mla.v_head_dim;
+    const std::uint64_t v_head = mla_v_head_dim(a, mla);
     const bool residuals = a.attention_residual_block > 0;
     const auto kinds = layer_kinds(m);
     embeddings(b, m);

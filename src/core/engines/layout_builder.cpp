@@ -179,7 +179,7 @@ void mla_attention(Builder& b, const Model& m, const LayerGroup& g, int il) {
     const auto& a = m.arch;
     const std::uint64_t heads = a.attention.heads;
     const std::uint64_t qk_head = checked::add(g.qk_nope_head_dim, g.qk_rope_head_dim);
-    const std::uint64_t v_head = a.attention.v_head_dim ? a.attention.v_head_dim : g.v_head_dim;
+    const std::uint64_t v_head = mla_v_head_dim(a, g);
     if (g.q_lora_rank > 0) {
         b.blk(il, "attn_q_a_norm.weight", {g.q_lora_rank});
         b.blk(il, "attn_q_a.weight", {a.hidden_size, g.q_lora_rank});

@@ -224,7 +224,7 @@ std::uint64_t mla_layer_floats(const Model& m) {
     std::uint64_t floats = 0;
     for (const auto& g : a.layer_groups) {
         if (g.kind != LayerKind::mla) continue;
-        const std::uint64_t v = a.attention.v_head_dim ? a.attention.v_head_dim : g.v_head_dim;
+        const std::uint64_t v = mla_v_head_dim(a, g);
         const std::uint64_t per_head =
             checked::add(checked::mul(2, checked::add(g.kv_lora_rank, g.qk_rope_head_dim)),
                          checked::add(g.qk_nope_head_dim, v));

@@ -246,7 +246,7 @@ void build_hy_v4(Builder& b, const Model& m) {
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         const LayerGroup* own = mla_group_at(m, order, il);
         const LayerGroup& g = own != nullptr ? *own : group_or_empty(m, LayerKind::mla);
-        const std::uint64_t v_head = a.attention.v_head_dim ? a.attention.v_head_dim : g.v_head_dim;
+        const std::uint64_t v_head = mla_v_head_dim(a, g);
         b.blk(il, "attn_norm.weight", {h});
         b.blk(il, "attn_sinks.weight", {heads});
         mla_attention(b, m, g, il);
