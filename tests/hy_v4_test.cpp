@@ -60,6 +60,34 @@ TEST_CASE("Hy4: the KV cache is the MLA latent on 78 layers and the indexer key 
     }
 }
 
+// The compute buffer on the CPU backend at ubatch 512 (llamacpp_engine.cpp mla_layer_floats,
+// dsa_bytes): the MLA layer's floats with the rows an iHC layer keeps, inp_embd, the residual's
+// 4 streams and the normed input (hy-v4.cpp:518-540: hc_init / each build_hc_post's output
+// stays the residual until the next; attn_norm is read again by the gate, :486), 6 x 6144, plus
+// 64 heads x (2 x (512 + 64) + 192 + 256), 4 B each: 557,056 B a token (GLM-5.2's one stream
+// counts 4 rows: 507,904); each of the 78 layers' f32 top-k leaf, 78 x 2048 x 4 = 638,976 (the
+// 57 shared layers build theirs too, llama-graph.cpp build_attn with top_k); per cell the two
+// f16 masks and the f32 indexer score, 8 B. llama.cpp 0ad4a86 reserved 1100.01 MiB at 131072
+// cells (llama_probe on the harness's file); this is 1096.00 (4 rows read 1072.00). Without
+// flash attention at 32768 cells: KQ over 64 heads and the f32 mask (4 B each), the indexer's
+// f16 mask (2 B a cell) beside the same leaves and layer floats: 4776.00 (llama.cpp 4784.01).
+TEST_CASE("Hy4 on the CPU: the iHC layer's rows, the top-k leaves and the masks, by hand") {
+    LlamaCppOptions o;
+    o.backend = Backend::cpu;
+    o.flash_attn = FlashAttn::on;
+    o.context = 131072;
+    const auto compute = [&] {
+        return estimate_llamacpp(test::model("hy4-preview"), test::quant("Q2_K"), o)
+            ->term(TermKind::compute);
+    };
+    const std::uint64_t layer = 4ULL * (6 * 6144 + 64 * (2 * 576 + 192 + 256));
+    const std::uint64_t leaves = 78ULL * 2048 * 4;
+    CHECK(compute() == 512ULL * (layer + leaves + 8 * 131072));
+    o.flash_attn = FlashAttn::off;
+    o.context = 32768;
+    CHECK(compute() == 512ULL * (4 * (64 * 32768 + 32768) + layer + leaves + 2 * 32768));
+}
+
 TEST_CASE("Hy4: hy_v4's tensors, with sinks, the MLA gate, iHC and 21 indexers") {
     const Model& m = test::model("hy4-preview");
     const TensorLayout l = tensor_layout(m).value();
@@ -97,6 +125,17 @@ TEST_CASE("Hy4: hy_v4's tensors, with sinks, the MLA gate, iHC and 21 indexers")
     // (78 x 14,912 + 6144 + 77 x 256 = 1,188,992); the indexers and iHC are params.extra
     CHECK(m.params_extra == 196809984ULL + 30770717ULL);
     CHECK(count_params(m).total == 769907408797ULL - 1188992ULL);
+    // the rule a config.json's model gets them by: 21 x 9,371,904 of indexers and the iHC's 78
+    // x 2 x (24,576 x 8 + 8 + 2) + 24,576 x 4 + 4 + 1 = 30,770,717 (the data's, by hand)
+    CHECK(sparse_attention_extra_params(m) == 21ULL * 9371904 + 30770717ULL);
+    // GLM-5.2: the same 21 indexers, no hyper-connections; DeepSeek V3.2: 61 x (1536 x 64 x
+    // 128 + 7168 x 128 + 2 x 128 + 7168 x 64) = 851,524,864; each its params.extra
+    for (const char* id : {"glm-5.2", "deepseek-v3.2"}) {
+        INFO(id);
+        CHECK(sparse_attention_extra_params(test::model(id)) == test::model(id).params_extra);
+    }
+    CHECK(test::model("glm-5.2").params_extra == 196809984ULL);
+    CHECK(test::model("deepseek-v3.2").params_extra == 851524864ULL);
 }
 
 TEST_CASE("Hy4: a hy_v4 GGUF file reads back with its layers, gate and KV in place") {
@@ -148,6 +187,10 @@ TEST_CASE("Hy4: its config.json plans the database's layers, tensors and KV cach
         CHECK(l.arch == "hy_v4");
         CHECK(l.tensors.size() == 2134);
         CHECK(l.elements() == 769907408797ULL);
+        // the parameter line: the database's count, indexers and iHC included (769.9B, not the
+        // 769.7B of the layers alone)
+        CHECK(m.params_extra == 196809984ULL + 30770717ULL);
+        CHECK(m.params_total == count_params(db).total);
         // llama.cpp's weights from those tensors: the database entry's, at any type
         LlamaCppOptions o;
         o.context = 8192;

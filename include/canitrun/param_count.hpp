@@ -21,6 +21,11 @@ struct ParamCount {
 
 ParamCount count_params(const Model& model);
 
+// The parameters beside the text stack that the data records as params.extra for a database
+// model and a config.json leaves implicit (hf_config sets them): every MLA layer's DSA indexer
+// and, over MLA layers, the independent hyper-connections' mixers and head.
+std::uint64_t sparse_attention_extra_params(const Model& model);
+
 // Parameters of one layer's token mixer (attention, linear attention, SSM or MLA).
 std::uint64_t mixer_params(const Model& model, const LayerGroup& group);
 

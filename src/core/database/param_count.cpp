@@ -151,7 +151,40 @@ Wide wide_low_rank_hc_params(const Architecture& a) {
     return p;
 }
 
+// An MLA layer's DSA indexer (deepseek32.cpp, glm-dsa.cpp, hy-v4.cpp:115-119 at 0ad4a86): q_b
+// from the q LoRA to index_heads keys, one key projection with its LayerNorm's weight and bias,
+// the per-head weights. Hy4 and GLM-5.2: 2048 x 32 x 128 + 6144 x 128 + 2 x 128 + 6144 x 32 =
+// 9,371,904 a layer, on 21 layers 196,809,984 (their params.extra).
+Wide wide_mla_indexer_params(const Model& m) {
+    Wide p = 0;
+    for (const auto& g : m.arch.layer_groups) {
+        if (g.kind != LayerKind::mla || g.index_head_dim == 0) continue;
+        const Wide h = m.arch.hidden_size;
+        const Wide id = g.index_head_dim;
+        p += Wide{g.count} *
+             (Wide{g.q_lora_rank} * g.index_heads * id + h * id + 2 * id + h * g.index_heads);
+    }
+    return p;
+}
+
+// Hy4's independent hyper-connections over MLA layers (hy-v4.cpp:90-92, 122-127): before each
+// layer's attention and FFN a mixer from the hc streams to 2 x hc coefficients, its base and 2
+// scales; before the output norm a head to hc, its base and one scale. Hy4 (hc 4): 78 x 2 x
+// (24576 x 8 + 8 + 2) + 24576 x 4 + 4 + 1 = 30,770,717. DeepSeek V4's (compressed layers) are
+// counted with its mixer (wide_compressed_params).
+Wide wide_mla_hyper_connection_params(const Model& m) {
+    const Architecture& a = m.arch;
+    if (a.hyper_connections == 0 || count_layers(m, LayerKind::mla) == 0) return 0;
+    const Wide hc = a.hyper_connections;
+    const Wide streams = hc * a.hidden_size;
+    return Wide{a.layers} * 2 * (streams * 2 * hc + 2 * hc + 2) + streams * hc + hc + 1;
+}
+
 }  // namespace
+
+std::uint64_t sparse_attention_extra_params(const Model& m) {
+    return checked::narrow(wide_mla_indexer_params(m) + wide_mla_hyper_connection_params(m));
+}
 
 std::uint64_t mixer_params(const Model& m, const LayerGroup& g) {
     return checked::narrow(wide_mixer_params(m, g));

@@ -216,11 +216,14 @@ namespace {
 
 // Floats per ubatch token a layer keeps alive at its peak besides the attention scores: fitted
 // to the CPU backend's compute buffers (docs/ACCURACY.md): 4 n_embd + 3 FFN widths; MLA layers
-// the absorbed query, the latent output and the per-head q / v (heads x (2 (kv_lora + rope)
-// + nope + v)) when that is larger.
-// The MLA layers' part: 4 n_embd + heads x (2 (kv_lora + rope) + nope + v); 0 without MLA.
+// 4 n_embd + heads x (2 (kv_lora + rope) + nope + v) when that is larger (0 without MLA), the
+// rows hc + 2 under Hy4's hyper-connections (hy-v4.cpp at 0ad4a86): inp_embd, the residual's hc
+// streams (hc_init :518, then each build_hc_post's output, `residual` :522 / :537) and the
+// normed input (attn_norm, read by the gate after the attention :486; ffn_norm). At the peak of
+// each harness setting those are the n_embd-wide tensors alive (galloc_replay.py, hy4-preview).
 std::uint64_t mla_layer_floats(const Model& m) {
     const auto& a = m.arch;
+    const std::uint64_t rows = std::max<std::uint64_t>(4, checked::add(a.hyper_connections, 2));
     std::uint64_t floats = 0;
     for (const auto& g : a.layer_groups) {
         if (g.kind != LayerKind::mla) continue;
@@ -228,7 +231,7 @@ std::uint64_t mla_layer_floats(const Model& m) {
         const std::uint64_t per_head =
             checked::add(checked::mul(2, checked::add(g.kv_lora_rank, g.qk_rope_head_dim)),
                          checked::add(g.qk_nope_head_dim, v));
-        floats = std::max(floats, checked::add(checked::mul(4, a.hidden_size),
+        floats = std::max(floats, checked::add(checked::mul(rows, a.hidden_size),
                                                checked::mul(a.attention.heads, per_head)));
     }
     return floats;
