@@ -29,12 +29,10 @@
 //   latent plus the rope key), flash attention on or off (group_cache says which builds differ).
 // - llama-kv-cache-dsa.cpp / -msa.cpp: a sparse-attention indexer's key cache beside the
 //   layer's (DSA: K only, MLA-like; MSA: K and an unused V of one head).
-// - llama-kv-cache-iswa.cpp: the sliding-window cache has
-//   GGML_PAD(min(kv_size, n_swa + n_ubatch), 256) cells per stream.
+// - llama-kv-cache-iswa.cpp: SWA cells GGML_PAD(min(kv_size, n_swa + n_ubatch), 256) a stream.
 // - llama-memory-recurrent.cpp: conv (R) and recurrent (S) state in f32, one row per sequence.
 // - llama-context.cpp output_reserve: n_vocab floats of logits per sequence at start-up.
-//   For a model served for embeddings (llama_serve) it is what the first batch makes it:
-//   llamacpp_output_bytes.
+//   Served for embeddings (llama_serve), what the first batch makes it (llamacpp_output_bytes).
 // - compute buffer: fitted to what llama.cpp reports for the CPU backend (ggml-alloc's peak of
 //   the ubatch graph, tests/fixtures/llamacpp-cpu-buffers.json): the output phase holds the
 //   logits (n_ubatch x n_vocab f32) plus two n_ubatch x n_embd activations (exact for llama,
@@ -216,11 +214,11 @@ namespace {
 
 // Floats per ubatch token a layer keeps alive at its peak besides the attention scores: fitted
 // to the CPU backend's compute buffers (docs/ACCURACY.md): 4 n_embd + 3 FFN widths; MLA layers
-// 4 n_embd + heads x (2 (kv_lora + rope) + nope + v) when that is larger (0 without MLA), the
-// rows hc + 2 under Hy4's hyper-connections (hy-v4.cpp at 0ad4a86): inp_embd, the residual's hc
-// streams (hc_init :518, then each build_hc_post's output, `residual` :522 / :537) and the
-// normed input (attn_norm, read by the gate after the attention :486; ffn_norm). At the peak of
-// each harness setting those are the n_embd-wide tensors alive (galloc_replay.py, hy4-preview).
+// 4 n_embd + heads x (2 (kv_lora + rope) + nope + v) when larger (0 without MLA); hc + 2 rows
+// under Hy4's hyper-connections (hy-v4.cpp at 0ad4a86): inp_embd, the hc residual streams
+// (hc_init :518, build_hc_post's `residual` :522 / :537) and the normed input (attn_norm, read
+// by the gate after the attention :486; ffn_norm): the n_embd-wide tensors alive at every
+// harness setting's peak (galloc_replay.py, hy4-preview).
 std::uint64_t mla_layer_floats(const Model& m) {
     const auto& a = m.arch;
     const std::uint64_t rows = std::max<std::uint64_t>(4, checked::add(a.hyper_connections, 2));
