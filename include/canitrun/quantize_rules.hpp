@@ -56,10 +56,6 @@ Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
 Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
                                                   const QuantizeRequest& request);
 
-// Elements of a layout's tensors outside the host inputs (what GPUs hold with every layer), by
-// PreparedLayout::Kind.
-using DeviceElements = std::array<std::uint64_t, 5>;
-
 // A layout made ready for the rules once: llama-quantize's processing order and each tensor's
 // category, so that typing it at many file types (a search over quantizations) costs one pass
 // each instead of a sort and a name scan.
@@ -73,16 +69,12 @@ struct PreparedLayout {
     std::vector<bool> routed_expert;  // per tensor (layout order): ffn_*_exps, which
                                       // --n-cpu-moe and -ot exps=CPU move to RAM
     std::vector<bool> host_input;     // per tensor (layout order): llama_host_input_tensor
-    DeviceElements device_elements{};
+    // Elements of the tensors outside the host inputs (what GPUs hold with every layer), by kind.
+    std::array<std::uint64_t, 5> device_elements{};
     int n_attention_wv = 0;
     bool tied = true;
 };
 PreparedLayout prepare_layout(TensorLayout layout);
-
-// prepare_layout(tensor_layout(model)).device_elements, counted as the layout is built without
-// keeping its tensors (no names written, each layer tensor read once per place in a layer): all
-// the weights' floor reads, and most models a search looks at are ruled out by it alone.
-Result<DeviceElements> layout_device_elements(const Model& model);
 
 // Each tensor's bytes at the file type, indexed like layout.tensors.
 Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& prepared,
@@ -97,8 +89,6 @@ Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& prepared,
 Result<Bytes> device_weights_lower_bound(const PreparedLayout& prepared,
                                          const std::string& quant_id);
 Result<Bytes> device_weights_lower_bound(const PreparedLayout& prepared,
-                                         const QuantizeRequest& request);
-Result<Bytes> device_weights_lower_bound(const DeviceElements& elements,
                                          const QuantizeRequest& request);
 
 // Sum of the tensors' bytes.

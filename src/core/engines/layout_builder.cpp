@@ -6,41 +6,20 @@
 #include <string>
 
 #include "canitrun/checked.hpp"
-#include "element_counter.hpp"
 
 // Tensor names and shapes follow the pinned llama.cpp (src/models/<arch>.cpp, load_arch_tensors,
 // and src/llama-arch.cpp's LLM_TENSOR_NAMES).
 
 namespace canitrun::layout {
 
-namespace {
-
-// A tensor's ne[] from its dimensions, the rest 1.
-std::array<std::uint64_t, 4> shape(std::initializer_list<std::uint64_t> dims) {
+void Builder::add(TensorName name, std::initializer_list<std::uint64_t> dims, int layer) {
     std::array<std::uint64_t, 4> ne{1, 1, 1, 1};
     std::copy(dims.begin(), dims.end(), ne.begin());
-    return ne;
-}
-
-}  // namespace
-
-void Builder::add(TensorName name, std::initializer_list<std::uint64_t> dims, int layer) {
-    const auto ne = shape(dims);
-    const auto n_dims = static_cast<std::uint32_t>(dims.size());
-    if (counter != nullptr) {
-        counter->add(layout, TensorInfo{name, ne, n_dims, layer});
-        return;
-    }
     // Made in place: a default tensor assigned field by field wrote its name twice.
-    layout.tensors.emplace_back(name, ne, n_dims, layer);
+    layout.tensors.emplace_back(name, ne, static_cast<std::uint32_t>(dims.size()), layer);
 }
 
 void Builder::blk(int il, std::string_view suffix, std::initializer_list<std::uint64_t> dims) {
-    if (counter != nullptr) {
-        counter->add_layer(layout, il, suffix, shape(dims),
-                           static_cast<std::uint32_t>(dims.size()));
-        return;
-    }
     add(TensorName::of_layer(il, suffix), dims, il);
 }
 

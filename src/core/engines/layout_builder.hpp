@@ -10,16 +10,10 @@
 
 #include "canitrun/tensor_layout.hpp"
 
-namespace canitrun {
-class ElementCounter;
-}
-
 namespace canitrun::layout {
 
 struct Builder {
     TensorLayout layout;
-    // Where set, the tensors are counted into it (layout_device_elements), not kept.
-    ElementCounter* counter = nullptr;
 
     void add(TensorName name, std::initializer_list<std::uint64_t> dims, int layer = -1);
     // blk.<il>.<suffix>
@@ -93,8 +87,5 @@ void build_gemma3n(Builder& b, const Model& m);
 void build_gemma4(Builder& b, const Model& m);
 // BERT (bge-m3's XLM-RoBERTa) and nomic-bert (`nomic`), encoder_layouts.cpp.
 void build_bert(Builder& b, const Model& m, bool nomic);
-
-// tensor_layout(model), its tensors counted into `counter` instead of kept where one is given.
-Result<TensorLayout> build_tensor_layout(const Model& model, ElementCounter* counter);
 
 }  // namespace canitrun::layout

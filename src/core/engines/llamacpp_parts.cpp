@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "canitrun/kv_cache.hpp"
@@ -191,18 +190,8 @@ Result<Bytes> llamacpp_mtp_weight_bytes(const Model& model, const Quant& quant) 
 }
 
 Result<Bytes> llamacpp_device_weights_floor(const Model& model, const Quant& quant) {
-    // The floor reads only the element sums, counted without the tensors (most models `fit`
-    // asks about are ruled out by the floor, so their layouts are never built), for the last
-    // model, keyed as llamacpp_layout keys its layout.
-    thread_local struct {
-        std::optional<Model> model;
-        DeviceElements elements{};
-    } last;
-    if (!last.model || !same_layout_inputs(*last.model, model)) {
-        CANITRUN_TRY_ASSIGN(last.elements, layout_device_elements(model));
-        last.model = model;
-    }
-    return device_weights_lower_bound(last.elements, quantize_request(quant));
+    CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
+    return device_weights_lower_bound(*prepared, quantize_request(quant));
 }
 
 Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& model,

@@ -10,8 +10,6 @@
 
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/quantize_rules.hpp"
-#include "element_counter.hpp"
-#include "layout_builder.hpp"
 #include "tensor_category.hpp"
 
 // A layout made ready for llama-quantize's rules (src/llama-quant.cpp at llama.cpp 0ad4a86):
@@ -86,8 +84,6 @@ bool keeps_source_mxfp4(const TensorLayout& layout, const TensorInfo& t) {
            t.name.find("_exps.weight") != std::string_view::npos;
 }
 
-}  // namespace
-
 // What the rules read from a tensor's name, shape aside.
 struct NameClass {
     Category category = Category::other;
@@ -95,8 +91,6 @@ struct NameClass {
     bool routed_expert = false;
     bool host_input = false;
 };
-
-namespace {
 
 NameClass classify(const TensorLayout& layout, const TensorInfo& t) {
     NameClass c;
@@ -117,15 +111,11 @@ NameClass classify(const TensorLayout& layout, const TensorInfo& t) {
 // prepare_layout). Node-based, so a reading stays where it is while others are added.
 class KeptReadings {
   public:
-    // `tensor()`: a tensor of this base name and shape facts, made only where none was read.
-    template <class Tensor>
-    const NameClass& of(const TensorLayout& layout, std::string_view base, std::size_t bits,
-                        const Tensor& tensor) {
+    const NameClass& of(const TensorLayout& layout, const TensorInfo& t, std::string_view base,
+                        std::size_t bits) {
         auto& names = by_facts_[bits * 2 + (layout.arch == "gpt-oss" ? 1 : 0)];
         auto it = names.find(base);
-        if (it == names.end()) {
-            it = names.emplace(std::string(base), classify(layout, tensor())).first;
-        }
+        if (it == names.end()) it = names.emplace(std::string(base), classify(layout, t)).first;
         return it->second;
     }
     // Forgets them all past a bound (files of many distinct names, read by a long-lived
@@ -148,11 +138,6 @@ class KeptReadings {
     std::array<std::unordered_map<std::string, NameClass, Hash, std::equal_to<>>, 16> by_facts_;
 };
 
-KeptReadings& kept_readings() {
-    thread_local KeptReadings kept;
-    return kept;
-}
-
 // A layer's tensor name without its "blk.N." (the whole name outside the layers). Every check
 // above reads a name by a substring that cannot span that prefix, or by a whole name that no
 // layer tensor has, so tensors with the same key below are classified alike.
@@ -166,25 +151,8 @@ std::string_view base_name(std::string_view name, int layer) {
 
 // The shape facts the checks read besides the name: in or out of the layers, n_dims < 2, more
 // than one expert. With the base name they pick one reading.
-std::size_t shape_bits(const std::array<std::uint64_t, 4>& ne, std::uint32_t n_dims, int layer) {
-    return (layer >= 0 ? 4U : 0U) | (n_dims < 2 ? 2U : 0U) | (ne[2] > 1 ? 1U : 0U);
-}
-
-// A tensor's elements into its kind's sum, unless it is a host input. Saturating: a layout past
-// 2^64 elements cannot fit anywhere, and a floor at the maximum says so without throwing.
-void add_elements(DeviceElements& sums, const NameClass& reading,
-                  const std::array<std::uint64_t, 4>& ne) {
-    if (reading.host_input) return;
-    auto& sum = sums[reading.kind];
-    std::uint64_t elements = 1;
-    if (ne[2] == 1 && ne[3] == 1) {  // most tensors: the loop's product in one step
-        if (__builtin_mul_overflow(ne[0], ne[1], &elements)) elements = UINT64_MAX;
-    } else {
-        for (const auto d : ne) {
-            if (__builtin_mul_overflow(elements, d, &elements)) elements = UINT64_MAX;
-        }
-    }
-    if (__builtin_add_overflow(sum, elements, &sum)) sum = UINT64_MAX;
+std::size_t shape_bits(const TensorInfo& t, int layer) {
+    return (layer >= 0 ? 4U : 0U) | (t.n_dims < 2 ? 2U : 0U) | (t.ne[2] > 1 ? 1U : 0U);
 }
 
 // Each tensor's layer and base name id (ids in order of first appearance, `names` by id).
@@ -318,23 +286,30 @@ PreparedLayout prepare_layout(TensorLayout layout) {
     for (std::size_t r = 0; r < by_name.size(); ++r) rank[by_name[r]] = r;
     // One reading per base name and shape facts; what the floor and the placements read of
     // each tensor in the same pass.
-    KeptReadings& kept = kept_readings();
+    thread_local KeptReadings kept;
     kept.bound(1 << 14);
     std::vector<const NameClass*> readings(names.size() * 8, nullptr);
     std::vector<const NameClass*> cls(n);
     p.routed_expert.assign(n, false);
     p.host_input.assign(n, false);
     for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t bits = shape_bits(tensors[i].ne, tensors[i].n_dims, layer[i]);
+        const std::size_t bits = shape_bits(tensors[i], layer[i]);
         auto& reading = readings[id[i] * 8 + bits];
-        if (reading == nullptr) {
-            reading = &kept.of(p.layout, names[id[i]], bits,
-                               [&]() -> const TensorInfo& { return tensors[i]; });
-        }
+        if (reading == nullptr) reading = &kept.of(p.layout, tensors[i], names[id[i]], bits);
         cls[i] = reading;
         if (reading->routed_expert) p.routed_expert[i] = true;
-        if (reading->host_input) p.host_input[i] = true;
-        add_elements(p.device_elements, *reading, tensors[i].ne);
+        if (reading->host_input) {
+            p.host_input[i] = true;
+            continue;
+        }
+        // Saturating: a layout past 2^64 elements cannot fit anywhere, and a floor at the
+        // maximum says so without throwing from here.
+        auto& sum = p.device_elements[reading->kind];
+        std::uint64_t elements = 1;
+        for (const auto d : tensors[i].ne) {
+            if (__builtin_mul_overflow(elements, d, &elements)) elements = UINT64_MAX;
+        }
+        if (__builtin_add_overflow(sum, elements, &sum)) sum = UINT64_MAX;
     }
     p.order = quantize_order(layer, id, rank);
     // Sized once and written in place (a push_back per tensor and field was a tenth of this).
@@ -349,50 +324,6 @@ PreparedLayout prepare_layout(TensorLayout layout) {
         if (c == Category::output) p.tied = false;
     }
     return p;
-}
-
-// Between layouts: no reading is pointed to while the kept ones may be forgotten.
-ElementCounter::ElementCounter() {
-    kept_readings().bound(1 << 14);
-}
-
-// As prepare_layout reads the tensor: its layer and base name from the name.
-void ElementCounter::add(const TensorLayout& layout, const TensorInfo& t) {
-    const int layer = llama_tensor_layer(t.name);
-    const std::string_view base = base_name(t.name, layer);
-    const NameClass& reading = kept_readings().of(layout, base, shape_bits(t.ne, t.n_dims, layer),
-                                                  [&]() -> const TensorInfo& { return t; });
-    add_elements(sums_, reading, t.ne);
-}
-
-void ElementCounter::add_layer(const TensorLayout& layout, int il, std::string_view suffix,
-                               const std::array<std::uint64_t, 4>& ne, std::uint32_t n_dims) {
-    const auto whole = [&] { return TensorInfo{TensorName::of_layer(il, suffix), ne, n_dims, il}; };
-    // llama_tensor_layer reads il back from "blk.<il>." for il below 10^5 (it stops at 10^6),
-    // and base_name gives the suffix. A name that may not fit is made, refused as before.
-    if (il < 0 || il >= 100000 || suffix.size() + 10 > TensorName::kMaxSize) {
-        add(layout, whole());
-        return;
-    }
-    if (il != layer_) {
-        layer_ = il;
-        place_ = 0;
-    }
-    if (place_ == places_.size()) places_.emplace_back();
-    Place& at = places_[place_++];
-    const std::size_t bits = shape_bits(ne, n_dims, il);
-    if (at.reading == nullptr || at.bits != bits || at.suffix != suffix) {
-        at.suffix.assign(suffix);
-        at.bits = bits;
-        at.reading = &kept_readings().of(layout, suffix, bits, whole);
-    }
-    add_elements(sums_, *at.reading, ne);
-}
-
-Result<DeviceElements> layout_device_elements(const Model& model) {
-    ElementCounter counter;
-    CANITRUN_TRY(layout::build_tensor_layout(model, &counter));
-    return counter.sums();
 }
 
 }  // namespace canitrun

@@ -499,10 +499,7 @@ Result<Bytes> device_weights_lower_bound(const PreparedLayout& p, const std::str
 
 Result<Bytes> device_weights_lower_bound(const PreparedLayout& prepared,
                                          const QuantizeRequest& request) {
-    return device_weights_lower_bound(prepared.device_elements, request);
-}
-
-Result<Bytes> device_weights_lower_bound(const DeviceElements& e, const QuantizeRequest& request) {
+    const PreparedLayout& p = prepared;
     const auto ft = find_ftype(request.file_type);
     if (!ft) {
         return fail(ErrorKind::bad_input, "no llama.cpp file type '" + request.file_type + "'");
@@ -518,6 +515,7 @@ Result<Bytes> device_weights_lower_bound(const DeviceElements& e, const Quantize
     const auto at = [&](std::uint64_t elements, const GgmlType& t) {
         return checked::mul_div_floor(elements, t.block_bytes, t.block_elements);
     };
+    const auto& e = p.device_elements;
     return catch_overflow(
         [&]() -> Result<Bytes> {
             Bytes sum = at(checked::add(e[PreparedLayout::kF32], e[PreparedLayout::kI32]),

@@ -533,10 +533,6 @@ bool same_layout_inputs(const Model& a, const Model& b) {
 }
 
 Result<TensorLayout> tensor_layout(const Model& m) {
-    return build_tensor_layout(m, nullptr);
-}
-
-Result<TensorLayout> layout::build_tensor_layout(const Model& m, ElementCounter* counter) {
     CANITRUN_TRY_ASSIGN(auto arch, llama_arch(m));
     // gpt-oss and DeepSeek 2 are built around their experts: a file of either without them
     // (a corrupt or hand-made header) has no layout, rather than one read from nothing.
@@ -551,14 +547,12 @@ Result<TensorLayout> layout::build_tensor_layout(const Model& m, ElementCounter*
     return catch_overflow(
         [&]() -> Result<TensorLayout> {
             Builder b;
-            b.counter = counter;
             b.layout.arch = arch;
             b.layout.family = m.family;
             b.layout.model_id = m.id;
             // A few dozen tensors a layer: one allocation for the list instead of a dozen
             // regrowths, each moving every name so far.
-            if (counter == nullptr)
-                b.layout.tensors.reserve(std::min<std::uint64_t>(m.arch.layers, 1024) * 32 + 16);
+            b.layout.tensors.reserve(std::min<std::uint64_t>(m.arch.layers, 1024) * 32 + 16);
             const std::string& a = arch;
             if (a == "granitehybrid" || a == "nemotron_h" || a == "nemotron_h_moe") {
                 // ssm_norm is {d_inner / n_group, n_group}: a file or log with no groups is broken.
