@@ -81,8 +81,13 @@ std::vector<Param> params(bool prefill) {
                                        &C::quantized_unpack};
     std::vector<Param> out;
     for (const auto field : fields) {
-        const bool floored = field == &C::compute_float || field == &C::attention;
         for (const SpeedClass g : groups(prefill)) {
+            // A V100's quantized products are FP16 cuBLAS GEMMs too (nvidia_volta), so its p
+            // is held at 1 or more as well: fitted free, it came out 0 (the products free, the
+            // time in the per-layer cost), as its MoE runs of 3-4B active parameters barely
+            // exercise it.
+            const bool floored = field == &C::compute_float || field == &C::attention ||
+                                 (field == &C::compute && g == SpeedClass::nvidia_volta);
             out.push_back(Param{prefill, g, field, {}, 0, floored ? kFpMultiplierFloor : 0});
         }
     }
