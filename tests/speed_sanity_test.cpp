@@ -109,6 +109,25 @@ TEST_CASE("speed sanity: GeForce against the workstation card of the same die") 
     }
 }
 
+// A V100 32GB (Volta: 125 FP16 TFLOPS, 900 GB/s) against an A100 80GB SXM (Ampere: 312 and 2039;
+// data/gpus/nvidia.json): fewer FLOPs and less bandwidth, so never the faster prompt or token.
+// The V100's prompt coefficients are its own (nvidia_volta: its quantized products on cuBLAS,
+// not MMQ); fitted free, its quantized multiplier came out 0, and by that fit's coefficients
+// (docs/SPEED.md of #34) llama-3.1-8b Q8_0's prompt read at about 6100 t/s on the V100 (32
+// layers x 2.44 ms per micro-batch of 512, products free) against 5650 on the A100 (15 GFLOP a
+// token at 41 % of 312 TFLOPS): it is held at 1 or more, as the FP16 GEMM's is.
+TEST_CASE("speed sanity: a V100 is never faster than an A100") {
+    for (const Setup& s : kSetups) {
+        CAPTURE(s.model, s.quant);
+        const auto v100 = bench(s.model, s.quant, "v100-32gb", "pp512");
+        if (!v100) continue;
+        CHECK(*v100 <= pp512(s.model, s.quant, "a100-80gb-sxm"));
+        CHECK(tg128(s.model, s.quant, "v100-32gb") <= tg128(s.model, s.quant, "a100-80gb-sxm"));
+    }
+    CHECK(pp512("llama-3.1-8b", "Q8_0", "v100-32gb") <=
+          pp512("llama-3.1-8b", "Q8_0", "a100-80gb-sxm"));
+}
+
 // qwen3-30b-a3b (3.3e9 active parameters) against dense models of more active parameters
 // (llama-3.1-8b: 8.03e9, qwen3-8b: 8.2e9) at Q4_K_M, on every Apple and AMD APU device. Published
 // on the same machine, same type: an M2 Ultra read a 512-token prompt of qwen3-coder-30b-a3b

@@ -101,8 +101,9 @@ SpeedClass speed_class(const GpuDevice& device);
 // not MMQ): in the datacenter group, its 2026 MoE runs and XiongjieDai's 2024 dense A40, A100,
 // H100 and L40S ones, the group's only sources, each set the group's prompt terms when the other
 // was left out (llama-3.1-70b Q4_K_M pp512 at 2.3-8.9x its measure, the group's prefill 43 % /
-// 227 % at the median / p90). A prefill coefficient of a class whose decode group is another's,
-// which no run of its own measures, is fitted at that group's value (tools/speed/fit_speed.cpp).
+// 227 % at the median / p90; 21 % / 50 % apart, every run's 22.3 % / 66.1 % -> 21.8 % / 57.6 %).
+// A prefill coefficient of a class whose decode group is another's, which no run of its own
+// measures, is fitted at that group's value (tools/speed/fit_speed.cpp parent_pins).
 SpeedClass speed_group(SpeedClass c, bool prefill);
 const char* speed_class_name(SpeedClass c);   // "nvidia_datacenter"
 const char* speed_class_words(SpeedClass c);  // "NVIDIA datacenter GPUs"
