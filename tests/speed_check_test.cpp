@@ -169,12 +169,14 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // (the FP16 GEMM's and flash attention's multipliers held at 1 or more: no kernel beats the
     // FP16 peak; tools/speed/fit_speed.cpp), then to 77.8 % and the median to 23.8 % (an Intel
     // GPU's BF16 prompts at its FP32 shader rate: float_tflops), then to 66.1 % and 22.3 % (an
-    // RDNA3.5 APU's ROCm prompts from before llama.cpp#17576 kept, not fitted: fit_exclusion).
+    // RDNA3.5 APU's ROCm prompts from before llama.cpp#17576 kept, not fitted: fit_exclusion),
+    // then to 57.6 % and 21.8 % (a V100's prompts on coefficients of their own, pinned at the
+    // other datacenter cards': nvidia_volta).
     // Decode's median went from 12.3 % to 12.0 % (a group's unpacking cost u scaled by the
     // device's FP32 rate per byte: unpack_scale), its p90 stayed 45.8 %. The bounds are those
     // figures.
-    CHECK(m.out_of_sample.prefill_p90 <= 0.662);
-    CHECK(m.out_of_sample.prefill_median <= 0.223);
+    CHECK(m.out_of_sample.prefill_p90 <= 0.577);
+    CHECK(m.out_of_sample.prefill_median <= 0.219);
     CHECK(m.out_of_sample.decode_median <= 0.121);
     CHECK(m.out_of_sample.decode_p90 <= 0.458);
 }

@@ -340,7 +340,8 @@ TEST_CASE("attention on RDNA4 runs at the shaders' FP16 rate, RDNA2 has no matri
     CHECK(*prefill_seconds(w, r9700, m, 512) == Approx(10.449e-6).epsilon(1e-4));
     const SpeedClass rdna2 = speed_class(test::hardware_of({"rx-6700-xt"}).gpus[0]);
     CHECK(rdna2 == SpeedClass::amd_no_matrix_units);
-    CHECK(speed_group(rdna2) == SpeedClass::amd);
+    CHECK(speed_group(rdna2, false) == SpeedClass::amd);
+    CHECK(speed_group(rdna2, true) == SpeedClass::amd);
     CHECK(speed_class(xtx.gpus[0]) == SpeedClass::amd);
 }
 
@@ -449,7 +450,14 @@ TEST_CASE("one list of the GPUs with matrix units: MMF's products and the speed 
     CHECK(cls("mi50-32gb") == SpeedClass::no_matrix_units);
     // RDNA2: no matrix units, fitted with the Radeon cards under a band of its own
     CHECK(cls("rx-6800-xt") == SpeedClass::amd_no_matrix_units);
-    CHECK(cls("v100-32gb") == SpeedClass::nvidia_datacenter);
+    // Volta: FP16 tensor cores without int8 ones, so ggml_cuda_should_use_mmq sends its
+    // quantized prompts of 64 tokens or more to cuBLAS (an NVIDIA GPU without
+    // turing_mma_available uses MMQ below MMQ_DP4A_MAX_BATCH_SIZE only): its own prompt
+    // coefficients, the other datacenter cards' decode ones; an A100 (Ampere) runs MMQ.
+    CHECK(cls("v100-32gb") == SpeedClass::nvidia_volta);
+    CHECK(speed_group(SpeedClass::nvidia_volta, true) == SpeedClass::nvidia_volta);
+    CHECK(speed_group(SpeedClass::nvidia_volta, false) == SpeedClass::nvidia_datacenter);
+    CHECK(cls("a100-80gb-sxm") == SpeedClass::nvidia_datacenter);
     CHECK(cls("arc-b580") == SpeedClass::intel);
     CHECK(cls("m4-max-128gb") == SpeedClass::apple);
 }

@@ -75,9 +75,16 @@ enum class SpeedClass {
     // weight AMD's band is a quantile over, and set it (± 60 %) for RDNA3 and RDNA4 cards
     // (WMMA), whose left-out runs it then held 89 % of.
     amd_no_matrix_units,
+    // NVIDIA Volta (Tesla V100): FP16 tensor cores without the int8 ones MMQ's matrix path
+    // needs, so llama.cpp multiplies a quantized prompt of 64 tokens or more as an FP16 cuBLAS
+    // GEMM on weights dequantized each micro-batch (ggml_cuda_should_use_mmq: an NVIDIA GPU
+    // without turing_mma_available stays on MMQ only below MMQ_DP4A_MAX_BATCH_SIZE), where an
+    // A100, H100 or L40S runs MMQ on int8 tensor cores: prefill coefficients of its own, the
+    // datacenter group's decode ones (speed_group; #34).
+    nvidia_volta,
     unknown,  // a --vram budget or an unrecognised device: NVIDIA consumer figures
 };
-inline constexpr int kSpeedClassCount = 11;
+inline constexpr int kSpeedClassCount = 12;
 
 SpeedClass speed_class(const GpuDevice& device);
 // The class whose fitted coefficients a class uses: GeForce, workstation and unified NVIDIA
@@ -89,8 +96,15 @@ SpeedClass speed_class(const GpuDevice& device);
 // kernels a smaller share of HBM bandwidth with a larger cost per layer: with their decode
 // fitted on the GeForce set, kyuz0's 22 V100 decode runs missed by 36 % at the median, their
 // source left out (10 % with a set of their own), and all NVIDIA runs by 16 % (12 %). The error
-// bands stay per class.
-SpeedClass speed_group(SpeedClass c);
+// bands stay per class. A V100 (nvidia_volta) decodes on the datacenter group's coefficients (the
+// same mat-vec kernels on HBM) but reads a prompt on its own (its quantized products on cuBLAS,
+// not MMQ): in the datacenter group, its 2026 MoE runs and XiongjieDai's 2024 dense A40, A100,
+// H100 and L40S ones, the group's only sources, each set the group's prompt terms when the other
+// was left out (llama-3.1-70b Q4_K_M pp512 at 2.3-8.9x its measure, the group's prefill 43 % /
+// 227 % at the median / p90; 21 % / 50 % apart, every run's 22.3 % / 66.1 % -> 21.8 % / 57.6 %).
+// A prefill coefficient of a class whose decode group is another's, which no run of its own
+// measures, is fitted at that group's value (tools/speed/fit_speed.cpp parent_pins).
+SpeedClass speed_group(SpeedClass c, bool prefill);
 const char* speed_class_name(SpeedClass c);   // "nvidia_datacenter"
 const char* speed_class_words(SpeedClass c);  // "NVIDIA datacenter GPUs"
 

@@ -40,11 +40,11 @@ struct Param {
     double floor = 0;                            // the least value it may take (floored)
 };
 
-std::vector<SpeedClass> groups() {
+std::vector<SpeedClass> groups(bool prefill) {
     std::vector<SpeedClass> out;
     for (int c = 0; c < kSpeedClassCount; ++c) {
         const auto sc = static_cast<SpeedClass>(c);
-        if (speed_group(sc) == sc) out.push_back(sc);
+        if (speed_group(sc, prefill) == sc) out.push_back(sc);
     }
     return out;
 }
@@ -81,8 +81,13 @@ std::vector<Param> params(bool prefill) {
                                        &C::quantized_unpack};
     std::vector<Param> out;
     for (const auto field : fields) {
-        const bool floored = field == &C::compute_float || field == &C::attention;
-        for (const SpeedClass g : groups()) {
+        for (const SpeedClass g : groups(prefill)) {
+            // A V100's quantized products are FP16 cuBLAS GEMMs too (nvidia_volta), so its p
+            // is held at 1 or more as well: fitted free, it came out 0 (the products free, the
+            // time in the per-layer cost), as its MoE runs of 3-4B active parameters barely
+            // exercise it.
+            const bool floored = field == &C::compute_float || field == &C::attention ||
+                                 (field == &C::compute && g == SpeedClass::nvidia_volta);
             out.push_back(Param{prefill, g, field, {}, 0, floored ? kFpMultiplierFloor : 0});
         }
     }
@@ -119,7 +124,8 @@ void set(SpeedModel& m, const Param& p, double v) {
         return;
     }
     for (int c = 0; c < kSpeedClassCount; ++c) {
-        if (speed_group(static_cast<SpeedClass>(c)) == p.group) m.classes[c].*p.field = v;
+        if (speed_group(static_cast<SpeedClass>(c), p.prefill) == p.group)
+            m.classes[c].*p.field = v;
     }
 }
 
@@ -195,6 +201,45 @@ std::vector<std::size_t> pool(const std::vector<Param>& ps, std::vector<Row>& ro
 // leave-one-source-out error at every weight tried from 0.3 to 30.)
 constexpr double kPooledPinWeight = 1e-6;
 
+// The group a prefill group falls back to: the decode group of its classes where that is another
+// (speed_group: a V100's prompts are its own, its decode the datacenter group's), else none.
+SpeedClass parent_group(const Param& p) {
+    return p.prefill && !p.shared ? speed_group(p.group, false) : p.group;
+}
+
+// Each coefficient of a group with a parent (parent_group) is pinned at the value its parent's
+// takes with the group's rows merged into the parent's, not at the value pooled over every
+// group: the V100 whose one source is left out reads its prompts at the other datacenter cards'
+// terms, as it did inside their group, while those cards no longer take the V100's (#34). Returns
+// each coefficient's pin (below 0: none).
+std::vector<double> parent_pins(const std::vector<Param>& ps, std::vector<Row> rows) {
+    std::vector<std::size_t> to(ps.size());
+    bool any = false;
+    for (std::size_t j = 0; j < ps.size(); ++j) {
+        to[j] = j;
+        if (parent_group(ps[j]) == ps[j].group) continue;
+        for (std::size_t k = 0; k < ps.size(); ++k) {
+            if (!ps[k].shared && ps[k].field == ps[j].field && ps[k].group == parent_group(ps[j]))
+                to[j] = k;
+        }
+        any = any || to[j] != j;
+    }
+    std::vector<double> out(ps.size(), -1);
+    if (!any || rows.empty()) return out;
+    for (Row& r : rows) {
+        for (std::size_t j = 0; j < ps.size(); ++j) {
+            if (to[j] == j) continue;
+            r.x[to[j]] += r.x[j];
+            r.x[j] = 0;
+        }
+    }
+    const std::vector<double> merged = fit_robust(rows, std::vector<bool>(ps.size(), true));
+    for (std::size_t j = 0; j < ps.size(); ++j) {
+        if (to[j] != j) out[j] = merged[to[j]];
+    }
+    return out;
+}
+
 // Each Apple chip's a is pinned at the a fitted over every Apple run at once (one column for
 // all chips), at the weight of a third of a run: a chip measured by a few runs moves from it as
 // far as they ask, and one measured by none (no M4 decode run is in the data), or whose only
@@ -241,16 +286,18 @@ void fit_half(SpeedModel& m, const std::vector<FitRow>& rows, bool prefill,
         for (std::size_t j = 0; j < ps.size(); ++j) r.offset += r.x[j] * ps[j].floor;
     }
     const double apple = pin_apple_chips(ps, d);
+    const std::vector<double> parents = parent_pins(ps, d);
     std::vector<Row> pooled = d;
     const std::vector<std::size_t> to = pool(ps, pooled);
     const std::vector<double> all =
         fit_robust(pooled, std::vector<bool>(pooled.empty() ? 0 : pooled[0].x.size(), true));
     for (std::size_t j = 0; j < ps.size(); ++j) {
-        if (ps[j].shared || all[to[j]] <= 0) continue;
+        const double pin = parents[j] >= 0 ? parents[j] : all[to[j]];
+        if (ps[j].shared || pin <= 0) continue;
         Row prior;
         prior.x.assign(ps.size(), 0);
         prior.x[j] = 1;
-        prior.y = all[to[j]];
+        prior.y = pin;
         prior.w = kPooledPinWeight;
         prior.prior = true;
         d.push_back(std::move(prior));

@@ -291,7 +291,7 @@ void write_coefficients(std::ostream& out, const SpeedModel& m) {
            "token (µs) |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (int c = 0; c < kSpeedClassCount; ++c) {
         const auto sc = static_cast<SpeedClass>(c);
-        if (speed_group(sc) != sc) continue;
+        if (speed_group(sc, false) != sc && speed_group(sc, true) != sc) continue;
         const SpeedClassCoefficients& k = m.classes[c];
         out << "| " << speed_class_name(sc) << " | "
             << (k.bandwidth > 0 ? percent(1 / k.bandwidth) : "-") << " | "
@@ -301,8 +301,8 @@ void write_coefficients(std::ostream& out, const SpeedModel& m) {
             << number(k.prefill_layer_s * 1e6) << " | " << number(k.attention) << " | "
             << number(k.expert_compute) << " | " << number(k.prefill_recurrent_s * 1e6) << " |\n";
     }
-    out << "\nGroups: nvidia_workstation, nvidia_unified and unknown use nvidia's coefficients "
-           "(speed_group).\n\nShared: "
+    out << "\nGroups: nvidia_workstation, nvidia_unified and unknown use nvidia's coefficients, "
+           "nvidia_volta the nvidia_datacenter decode ones (speed_group).\n\nShared: "
         << number(m.moe_layer_s * 1e6) << " µs per MoE layer per decoded token, "
         << number(m.gpu_hop_s * 1e6)
         << " µs per extra GPU of a layer split, each micro-batch reading the weights at "

@@ -43,7 +43,9 @@ SpeedClass speed_class(const GpuDevice& device) {
         return architecture == "RDNA2" ? SpeedClass::amd_no_matrix_units : SpeedClass::amd;
     }
     if (vendor == "nvidia") {
-        if (g.gpu_class == GpuClass::datacenter) return SpeedClass::nvidia_datacenter;
+        if (g.gpu_class == GpuClass::datacenter)
+            return architecture == "Volta" ? SpeedClass::nvidia_volta
+                                           : SpeedClass::nvidia_datacenter;
         if (g.gpu_class == GpuClass::unified) return SpeedClass::nvidia_unified;
         if (g.gpu_class == GpuClass::workstation) return SpeedClass::nvidia_workstation;
         return SpeedClass::nvidia;
@@ -51,8 +53,10 @@ SpeedClass speed_class(const GpuDevice& device) {
     return SpeedClass::unknown;
 }
 
-SpeedClass speed_group(SpeedClass c) {
+SpeedClass speed_group(SpeedClass c, bool prefill) {
     switch (c) {
+        case SpeedClass::nvidia_volta:
+            return prefill ? c : SpeedClass::nvidia_datacenter;
         case SpeedClass::nvidia_workstation:
         case SpeedClass::nvidia_unified:
         case SpeedClass::unknown:
@@ -194,6 +198,7 @@ constexpr SpeedClassNames kSpeedClassNames[] = {
     {SpeedClass::no_matrix_units, "no_matrix_units", "GPUs without matrix units (Pascal, Vega 20)"},
     {SpeedClass::amd_no_matrix_units, "amd_no_matrix_units",
      "AMD GPUs without matrix units (RDNA2)"},
+    {SpeedClass::nvidia_volta, "nvidia_volta", "NVIDIA Volta GPUs (Tesla V100)"},
     {SpeedClass::unknown, "unknown", "GPUs of any kind"},
 };
 constexpr bool in_enum_order() {
