@@ -101,8 +101,11 @@ TEST_CASE("MiniMax-M3: the indexer's F32 projections and the tensors sum to 426.
     std::uint64_t total = 0;
     for (const auto& t : l.tensors) total += t.elements();
     CHECK(total == 426174572928ULL);
-    // the database's count (the architecture and params.extra, the indexer) leaves out the
-    // norms (60 x (2 x 6144 + 2 x 128) + 6144) and the routing biases (57 x 128)
+    // the database's count (the architecture, the indexer by param_count's rule, none of it in
+    // params.extra) leaves out the norms (60 x (2 x 6144 + 2 x 128) + 6144) and the routing
+    // biases (57 x 128)
+    CHECK(m.params_extra == 0);
+    CHECK(sparse_attention_extra_params(m) == 57ULL * 3932416);
     CHECK(count_params(m).total == 426174572928ULL - (60 * (2 * 6144 + 2 * 128) + 6144 + 57 * 128));
     // llama-quantize leaves the indexer projections in the converter's F32
     const auto tensors = quantize_tensors(l, "Q4_K_M", std::nullopt).value();
@@ -279,6 +282,10 @@ TEST_CASE("sparse attention: GLM-5.2's and MiniMax-M3's config.json give the dat
         CHECK(hf->model.arch.intermediate_size == db.arch.intermediate_size);
         CHECK(hf->model.arch.moe->shared_expert_intermediate_size ==
               db.arch.moe->shared_expert_intermediate_size);
+        // the parameter line: the database's count, the indexers by the same rule (MiniMax-M3's
+        // 426,174,572,928 tensors less its norms and routing biases, the test above; its
+        // config.json read 224,147,712 fewer while the data kept the indexer by hand)
+        CHECK(hf->model.params_total == count_params(db).total);
     }
 }
 

@@ -21,9 +21,10 @@ struct ParamCount {
 
 ParamCount count_params(const Model& model);
 
-// The parameters of every MLA layer's DSA indexer and, over MLA layers, of the independent
-// hyper-connections' mixers and head: counted from the architecture for a database model and a
-// config.json's alike (the data records none of them in params.extra).
+// The parameters of every MLA layer's DSA indexer, every full layer's indexer without
+// compress_ratio (MiniMax-M3's MSA) and, over MLA layers, of the independent hyper-connections'
+// mixers and head: counted from the architecture for a database model and a config.json's alike
+// (the data records none of them in params.extra).
 std::uint64_t sparse_attention_extra_params(const Model& model);
 
 // The parameters the count keeps beside the layers' mixers and FFNs, with the input embedding

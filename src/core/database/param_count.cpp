@@ -56,12 +56,30 @@ Wide wide_compressed_params(const Model& m, const LayerGroup& g) {
     return p;
 }
 
-// Qwen Sparse Attention's indexer on a full layer (qwen4exp.cpp:224-228): a q projection of
-// index_heads keys, one k projection, and their norms.
-Wide wide_qsa_indexer_params(const Model& m, const LayerGroup& g) {
-    if (g.compress_ratio == 0 || g.index_head_dim == 0) return 0;
+// A full layer's indexer, Qwen Sparse Attention's (qwen4exp.cpp:224-228) and MiniMax Sparse
+// Attention's (minimax-m3.cpp): a q projection of index_heads keys, one k projection, and their
+// norms. MiniMax-M3: 6144 x 128 x 5 + 2 x 128 = 3,932,416 a layer.
+Wide wide_full_indexer_params(const Model& m, const LayerGroup& g) {
+    if (g.index_head_dim == 0) return 0;
     const Wide id = g.index_head_dim;
     return Wide{m.arch.hidden_size} * id * (Wide{g.index_heads} + 1) + 2 * id;
+}
+
+// The layer's mixer holds the indexer of a compressing (QSA) layer; MiniMax-M3's, without
+// compress_ratio, is counted beside the layers (wide_full_indexers_beside), where the data's
+// params.extra kept it, so the parts' split stays where it was.
+Wide wide_qsa_indexer_params(const Model& m, const LayerGroup& g) {
+    return g.compress_ratio > 0 ? wide_full_indexer_params(m, g) : 0;
+}
+
+Wide wide_full_indexers_beside(const Model& m) {
+    Wide p = 0;
+    for (const auto& g : m.arch.layer_groups) {
+        if (g.kind == LayerKind::full && g.compress_ratio == 0) {
+            p += Wide{g.count} * wide_full_indexer_params(m, g);
+        }
+    }
+    return p;
 }
 
 Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
@@ -183,7 +201,8 @@ Wide wide_mla_hyper_connection_params(const Model& m) {
 }  // namespace
 
 std::uint64_t sparse_attention_extra_params(const Model& m) {
-    return checked::narrow(wide_mla_indexer_params(m) + wide_mla_hyper_connection_params(m));
+    return checked::narrow(wide_mla_indexer_params(m) + wide_full_indexers_beside(m) +
+                           wide_mla_hyper_connection_params(m));
 }
 
 std::uint64_t params_beside_layers(const Model& m) {
