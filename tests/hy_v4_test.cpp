@@ -122,20 +122,18 @@ TEST_CASE("Hy4: hy_v4's tensors, with sinks, the MLA gate, iHC and 21 indexers")
     // 769,907,408,797 -- the "770B" of the card
     CHECK(l.elements() == 769907408797ULL);
     // the database's count: the same less the norms, sinks and routing biases it leaves out
-    // (78 x 14,912 + 6144 + 77 x 256 = 1,188,992); the indexers and iHC are params.extra
-    CHECK(m.params_extra == 196809984ULL + 30770717ULL);
+    // (78 x 14,912 + 6144 + 77 x 256 = 1,188,992); the indexers and iHC are counted from the
+    // architecture (param_count's rule), the data records none of them in params.extra
+    CHECK(m.params_extra == 0);
     CHECK(count_params(m).total == 769907408797ULL - 1188992ULL);
-    // the rule a config.json's model gets them by: 21 x 9,371,904 of indexers and the iHC's 78
-    // x 2 x (24,576 x 8 + 8 + 2) + 24,576 x 4 + 4 + 1 = 30,770,717 (the data's, by hand)
+    // that rule: 21 x 9,371,904 of indexers and the iHC's 78 x 2 x (24,576 x 8 + 8 + 2) +
+    // 24,576 x 4 + 4 + 1 = 30,770,717, by hand
     CHECK(sparse_attention_extra_params(m) == 21ULL * 9371904 + 30770717ULL);
     // GLM-5.2: the same 21 indexers, no hyper-connections; DeepSeek V3.2: 61 x (1536 x 64 x
-    // 128 + 7168 x 128 + 2 x 128 + 7168 x 64) = 851,524,864; each its params.extra
-    for (const char* id : {"glm-5.2", "deepseek-v3.2"}) {
-        INFO(id);
-        CHECK(sparse_attention_extra_params(test::model(id)) == test::model(id).params_extra);
-    }
-    CHECK(test::model("glm-5.2").params_extra == 196809984ULL);
-    CHECK(test::model("deepseek-v3.2").params_extra == 851524864ULL);
+    // 128 + 7168 x 128 + 2 x 128 + 7168 x 64) = 851,524,864; none of them in params.extra
+    CHECK(sparse_attention_extra_params(test::model("glm-5.2")) == 196809984ULL);
+    CHECK(sparse_attention_extra_params(test::model("deepseek-v3.2")) == 851524864ULL);
+    for (const char* id : {"glm-5.2", "deepseek-v3.2"}) CHECK(test::model(id).params_extra == 0);
 }
 
 TEST_CASE("Hy4: a hy_v4 GGUF file reads back with its layers, gate and KV in place") {
@@ -187,10 +185,11 @@ TEST_CASE("Hy4: its config.json plans the database's layers, tensors and KV cach
         CHECK(l.arch == "hy_v4");
         CHECK(l.tensors.size() == 2134);
         CHECK(l.elements() == 769907408797ULL);
-        // the parameter line: the database's count, indexers and iHC included (769.9B, not the
-        // 769.7B of the layers alone)
-        CHECK(m.params_extra == 196809984ULL + 30770717ULL);
+        // the parameter line: the database's count, indexers and iHC included by the same rule
+        // (769.9B, not the 769.7B of the layers alone)
+        CHECK(m.params_extra == 0);
         CHECK(m.params_total == count_params(db).total);
+        CHECK(m.params_total == 769907408797ULL - 1188992ULL);
         // llama.cpp's weights from those tensors: the database entry's, at any type
         LlamaCppOptions o;
         o.context = 8192;

@@ -101,8 +101,11 @@ TEST_CASE("MiniMax-M3: the indexer's F32 projections and the tensors sum to 426.
     std::uint64_t total = 0;
     for (const auto& t : l.tensors) total += t.elements();
     CHECK(total == 426174572928ULL);
-    // the database's count (the architecture and params.extra, the indexer) leaves out the
-    // norms (60 x (2 x 6144 + 2 x 128) + 6144) and the routing biases (57 x 128)
+    // the database's count (the architecture, the indexer by param_count's rule, none of it in
+    // params.extra) leaves out the norms (60 x (2 x 6144 + 2 x 128) + 6144) and the routing
+    // biases (57 x 128)
+    CHECK(m.params_extra == 0);
+    CHECK(sparse_attention_extra_params(m) == 57ULL * 3932416);
     CHECK(count_params(m).total == 426174572928ULL - (60 * (2 * 6144 + 2 * 128) + 6144 + 57 * 128));
     // llama-quantize leaves the indexer projections in the converter's F32
     const auto tensors = quantize_tensors(l, "Q4_K_M", std::nullopt).value();
@@ -141,9 +144,11 @@ TEST_CASE("GLM-5.2: the indexer and its key cache on 21 of 78 layers (IndexShare
         const bool own = glm52_indexer_layer(il);
         CHECK(has_tensor(l, "blk." + std::to_string(il) + ".indexer.attn_k.weight") == own);
     }
-    // 21 x (2048 x 4096 + 6144 x 128 + 6144 x 32 + 2 x 128) = 196,809,984, params.extra's
+    // 21 x (2048 x 4096 + 6144 x 128 + 6144 x 32 + 2 x 128) = 196,809,984, the parameter
+    // count's (from the layer groups, none in params.extra)
     CHECK(elements_matching(l, ".indexer.") == 196809984ULL);
-    CHECK(m.params_extra == 196809984ULL);
+    CHECK(sparse_attention_extra_params(m) == 196809984ULL);
+    CHECK(m.params_extra == 0);
     // GLM-5.1's 743,911,218,432 less 57 indexers of 9,371,904
     std::uint64_t total = 0;
     for (const auto& t : l.tensors) total += t.elements();
@@ -215,7 +220,20 @@ TEST_CASE("GLM-5.3's layers hold what zai-org's released shards hold") {
     CHECK(total == 743377019904ULL);
     CHECK(total + 9952920576ULL == 753329940480ULL);
     CHECK(elements_matching(l, ".indexer.") == 196809984ULL);  // 21 x 9,371,904
-    CHECK(m.params_extra == 196809984ULL);
+    // the database's count: those tensors less the norms and routing biases it leaves out, 78 x
+    // (2 x 6144 + 2048 + 512) + 6144 (output_norm) + 75 x 256 = 1,183,488; the indexers are in
+    // it by param_count's rule, none in params.extra
+    CHECK(m.params_extra == 0);
+    CHECK(count_params(m).total == total - (78ULL * (2 * 6144 + 2048 + 512) + 6144 + 75 * 256));
+    CHECK(count_params(test::model("glm-5.2")).total == count_params(m).total);
+    // GLM-5 and 5.1: the indexer on all 78 layers, GLM-5.1's 743,911,218,432 tensors (the test
+    // of unsloth's files above) less the same norms and biases
+    for (const char* id : {"glm-5", "glm-5.1"}) {
+        INFO(id);
+        CHECK(test::model(id).params_extra == 0);
+        CHECK(count_params(test::model(id)).total ==
+              743911218432ULL - (78ULL * (2 * 6144 + 2048 + 512) + 6144 + 75 * 256));
+    }
     // Two bytes a parameter, two more for each of the 76 f32 score-correction biases (256
     // each): 1,506,659,919,872 bytes; the shards' other 7,467,536 bytes are their 282 JSON
     // headers, 125.3 bytes for each of the 59,585 tensors. An indexer on every layer would add
@@ -264,6 +282,10 @@ TEST_CASE("sparse attention: GLM-5.2's and MiniMax-M3's config.json give the dat
         CHECK(hf->model.arch.intermediate_size == db.arch.intermediate_size);
         CHECK(hf->model.arch.moe->shared_expert_intermediate_size ==
               db.arch.moe->shared_expert_intermediate_size);
+        // the parameter line: the database's count, the indexers by the same rule (MiniMax-M3's
+        // 426,174,572,928 tensors less its norms and routing biases, the test above; its
+        // config.json read 224,147,712 fewer while the data kept the indexer by hand)
+        CHECK(hf->model.params_total == count_params(db).total);
     }
 }
 

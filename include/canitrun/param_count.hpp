@@ -21,10 +21,15 @@ struct ParamCount {
 
 ParamCount count_params(const Model& model);
 
-// The parameters beside the text stack that the data records as params.extra for a database
-// model and a config.json leaves implicit (hf_config sets them): every MLA layer's DSA indexer
-// and, over MLA layers, the independent hyper-connections' mixers and head.
+// The parameters of every MLA layer's DSA indexer, every full layer's indexer without
+// compress_ratio (MiniMax-M3's MSA) and, over MLA layers, of the independent hyper-connections'
+// mixers and head: counted from the architecture for a database model and a config.json's alike
+// (the data records none of them in params.extra).
 std::uint64_t sparse_attention_extra_params(const Model& model);
+
+// The parameters the count keeps beside the layers' mixers and FFNs, with the input embedding
+// in a model's parts: params.extra and sparse_attention_extra_params.
+std::uint64_t params_beside_layers(const Model& model);
 
 // Parameters of one layer's token mixer (attention, linear attention, SSM or MLA).
 std::uint64_t mixer_params(const Model& model, const LayerGroup& group);

@@ -56,12 +56,30 @@ Wide wide_compressed_params(const Model& m, const LayerGroup& g) {
     return p;
 }
 
-// Qwen Sparse Attention's indexer on a full layer (qwen4exp.cpp:224-228): a q projection of
-// index_heads keys, one k projection, and their norms.
-Wide wide_qsa_indexer_params(const Model& m, const LayerGroup& g) {
-    if (g.compress_ratio == 0 || g.index_head_dim == 0) return 0;
+// A full layer's indexer, Qwen Sparse Attention's (qwen4exp.cpp:224-228) and MiniMax Sparse
+// Attention's (minimax-m3.cpp): a q projection of index_heads keys, one k projection, and their
+// norms. MiniMax-M3: 6144 x 128 x 5 + 2 x 128 = 3,932,416 a layer.
+Wide wide_full_indexer_params(const Model& m, const LayerGroup& g) {
+    if (g.index_head_dim == 0) return 0;
     const Wide id = g.index_head_dim;
     return Wide{m.arch.hidden_size} * id * (Wide{g.index_heads} + 1) + 2 * id;
+}
+
+// The layer's mixer holds the indexer of a compressing (QSA) layer; MiniMax-M3's, without
+// compress_ratio, is counted beside the layers (wide_full_indexers_beside), where the data's
+// params.extra kept it, so the parts' split stays where it was.
+Wide wide_qsa_indexer_params(const Model& m, const LayerGroup& g) {
+    return g.compress_ratio > 0 ? wide_full_indexer_params(m, g) : 0;
+}
+
+Wide wide_full_indexers_beside(const Model& m) {
+    Wide p = 0;
+    for (const auto& g : m.arch.layer_groups) {
+        if (g.kind == LayerKind::full && g.compress_ratio == 0) {
+            p += Wide{g.count} * wide_full_indexer_params(m, g);
+        }
+    }
+    return p;
 }
 
 Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
@@ -154,7 +172,7 @@ Wide wide_low_rank_hc_params(const Architecture& a) {
 // An MLA layer's DSA indexer (deepseek32.cpp, glm-dsa.cpp, hy-v4.cpp:115-119 at 0ad4a86): q_b
 // from the q LoRA to index_heads keys, one key projection with its LayerNorm's weight and bias,
 // the per-head weights. Hy4 and GLM-5.2: 2048 x 32 x 128 + 6144 x 128 + 2 x 128 + 6144 x 32 =
-// 9,371,904 a layer, on 21 layers 196,809,984 (their params.extra).
+// 9,371,904 a layer, on 21 layers 196,809,984.
 Wide wide_mla_indexer_params(const Model& m) {
     Wide p = 0;
     for (const auto& g : m.arch.layer_groups) {
@@ -183,7 +201,12 @@ Wide wide_mla_hyper_connection_params(const Model& m) {
 }  // namespace
 
 std::uint64_t sparse_attention_extra_params(const Model& m) {
-    return checked::narrow(wide_mla_indexer_params(m) + wide_mla_hyper_connection_params(m));
+    return checked::narrow(wide_mla_indexer_params(m) + wide_full_indexers_beside(m) +
+                           wide_mla_hyper_connection_params(m));
+}
+
+std::uint64_t params_beside_layers(const Model& m) {
+    return checked::add(m.params_extra, sparse_attention_extra_params(m));
 }
 
 std::uint64_t mixer_params(const Model& m, const LayerGroup& g) {
@@ -231,8 +254,8 @@ ParamCount count_params(const Model& m) {
     // attention residuals: a score vector before each layer's attention and FFN, one at the end
     const Wide residual_scores =
         arch.attention_residual_block ? (2 * Wide{arch.layers} + 1) * h : 0;
-    const Wide common =
-        embeddings + mixers + residual_scores + wide_low_rank_hc_params(arch) + m.params_extra;
+    const Wide common = embeddings + mixers + residual_scores + wide_low_rank_hc_params(arch) +
+                        params_beside_layers(m);
     const Wide active = common + ffn_active;
     const Wide untied_input = arch.tied_embeddings ? 0 : input_embedding;
     return ParamCount{checked::narrow(common + ffn_total), checked::narrow(active),

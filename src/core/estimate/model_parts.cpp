@@ -52,7 +52,7 @@ Result<ModelParts> model_parts(const Model& model, const Quant& quant,
         [&]() -> Result<ModelParts> {
             const Architecture& arch = model.arch;
             const std::uint64_t embedding = checked::mul(arch.vocab_size, arch.hidden_size);
-            const std::uint64_t input_params = checked::add(embedding, model.params_extra);
+            const std::uint64_t input_params = checked::add(embedding, params_beside_layers(model));
             const std::uint64_t output_params = arch.tied_embeddings ? 0 : embedding;
             // The FFN-only blocks hold every FFN where a model has them (Nemotron-H); of the
             // layers holding one, the first are dense and the rest MoE.

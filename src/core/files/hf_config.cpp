@@ -480,8 +480,6 @@ Result<Model> build_model(const json& root, const std::string& name) {
     read_hf_moe(c, model_type, a);
 
     CANITRUN_TRY(check_hf_sizes(name, m, shapes.sliding.window));
-    // what a database model of these layers records as params.extra (its indexers, iHC)
-    m.params_extra = sparse_attention_extra_params(m);
     const ParamCount p = count_params(m);
     m.params_total = p.total;
     m.params_active = p.active;
