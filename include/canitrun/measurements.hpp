@@ -46,9 +46,9 @@ const std::vector<Measurement>& embedded_measurements();
 // (a model, GPU or quantization not in the database, a partial offload, a CPU run).
 Result<BenchRun> bench_run_for(const Database& db, const Measurement& m);
 
-// Why the speed fit leaves a measurement out (empty: it is fitted), on the hardware its run
-// predicts with.
-std::string fit_exclusion(const Measurement& m, const Hardware& hardware);
+// Why the speed fit leaves a measurement out (empty: it is fitted), for the model and on the
+// hardware its run predicts with.
+std::string fit_exclusion(const Measurement& m, const Model& model, const Hardware& hardware);
 
 // Measurements of exactly this model at this quantization on these GPUs (same ids, same count).
 // embedded_measurements_for: the same of embedded_measurements(), through an index by model

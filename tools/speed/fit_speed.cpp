@@ -203,8 +203,14 @@ constexpr double kPooledPinWeight = 1e-6;
 
 // The group a prefill group falls back to: the decode group of its classes where that is another
 // (speed_group: a V100's prompts are its own, its decode the datacenter group's), else none.
+// An RDNA3.5 APU's (the Ryzen AI Max's) prompts fall back on the discrete Radeons': ROCm runs
+// the same MMQ-on-WMMA kernels on both (llama.cpp#17576, then #18666's RDNA3.5 selection), where
+// the value pooled over every group is set by NVIDIA's and Apple's matrix units. With kyuz0's
+// Strix Halo runs left out, the pooled terms read its prompts at 2.2-2.7x their measure (#34).
 SpeedClass parent_group(const Param& p) {
-    return p.prefill && !p.shared ? speed_group(p.group, false) : p.group;
+    if (!p.prefill || p.shared) return p.group;
+    if (p.group == SpeedClass::amd_apu) return SpeedClass::amd;
+    return speed_group(p.group, false);
 }
 
 // Each coefficient of a group with a parent (parent_group) is pinned at the value its parent's
@@ -364,7 +370,7 @@ std::vector<FitRow> usable_rows(const Database& db, const std::vector<Measuremen
             ++skipped[p.error().message];
             continue;
         }
-        if (const std::string why = fit_exclusion(m, p->hardware); !why.empty()) {
+        if (const std::string why = fit_exclusion(m, *run->model, p->hardware); !why.empty()) {
             ++skipped[why];
             continue;
         }

@@ -326,6 +326,36 @@ void write_volta_trials(std::ostream& out) {
            "every run's 21.80 % / 57.60 % to 21.85 % / 57.85 %.\n";
 }
 
+// The eighteenth session's (#34), after 88 more rows: Gated DeltaNet runs before the fused op,
+// and the Ryzen AI Max's prompts falling back on the discrete Radeons'.
+void write_delta_net_trials(std::ostream& out) {
+    out << "- Kept (#34): a Gated DeltaNet model's run (Qwen3-Next, Qwen 3.5 / 3.6: linear "
+           "attention layers) on a llama.cpp before b8233 is kept, not fitted (fit_exclusion). "
+           "Until c5a778891 (llama.cpp#19504, the fused GATED_DELTA_NET op, CPU and CUDA; the "
+           "chunked fused prompt path followed in #20340) the recurrence ran as a graph of small "
+           "ops (#19504's master qwen3next Q2_K graph: \"6242 (with bs=1)\" nodes; #20091: \"the "
+           "decomposed 23-op graph\"), a path llama.cpp no longer takes. llama.cpp#18683's 3x RTX "
+           "3090 qwen3next Q2_K at b7700 read 1.8x (decode) and 1.9x (prompt) too fast in "
+           "sample and, left in, set NVIDIA's decode terms whenever jiegec's RTX 4090 was left "
+           "out (12 % to 33 %). Ten fitted rows leave the fit (R9700 b7423, 3x RTX 3090 b7700, "
+           "a Ryzen AI Max's qwen3-coder-next of 2026-02). With the 88 rows of 2026-12-06 and "
+           "the V100 split: decode left out 14 % / 49 % to 11 % / 44 % (median / p90), NVIDIA's "
+           "decode 14 % / 48 % to 9 % / 35 %, the \"± N %\" bands' coverage 74 % of 429 to 82 % "
+           "of 418; prefill 19 % / 70 % to 19 % / 79 %.\n"
+           "- Kept (#34): an RDNA3.5 APU's (Ryzen AI Max) prompt coefficients fall back on the "
+           "discrete Radeons' group (tools/speed/fit_speed.cpp parent_group), not on the value "
+           "pooled over every group: ROCm runs the same MMQ-on-WMMA kernels on both "
+           "(llama.cpp#17576, #18666), while the pooled terms are set by NVIDIA's and Apple's "
+           "matrix units (the M2 Ultra's 60 MoE and dense runs moved the pooled expert cost). "
+           "With kyuz0's Strix Halo runs left out, the group's prompts read at 2.2-2.7x their "
+           "measure, dense and MoE alike. Prefill left out 19 % / 79 % to 17 % / 53 %, AMD's "
+           "19 % / 146 % to 11 % / 45 %, the Ryzen AI Max's 118 % / 155 % to 8 % / 28 % (its band "
+           "within 2.5× to ± 18 %); decode unchanged. Tried and not kept: each source weighing "
+           "one in the fit (every row 1 / its source's rows; and its square root): decode 11 % / "
+           "44 % to 15 % / 68 % (13 % / 47 %), prefill 19 % / 79 % to 27 % / 106 % (21 % / "
+           "90 %): a source of a few runs then sets a group's terms.\n";
+}
+
 }  // namespace
 
 // What the fit does not explain, with the runs that show it.
@@ -368,6 +398,7 @@ void write_known_limits(std::ostream& out) {
     write_decode_checks(out);
     write_prefill_trials(out);
     write_volta_trials(out);
+    write_delta_net_trials(out);
 }
 
 }  // namespace canitrun::tools

@@ -1,8 +1,12 @@
 #include "canitrun/measurements.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <functional>
 #include <map>
+#include <optional>
+#include <string_view>
 
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/plan_settings.hpp"
@@ -32,13 +36,47 @@ Result<BenchRun> bench_run_for(const Database& db, const Measurement& m) {
     return run;
 }
 
+namespace {
+
+// The build number a llama-bench row names: "707cbafca (7700)" or "b8233"; none for a bare hash.
+std::optional<unsigned> build_number(std::string_view build) {
+    std::string_view digits;
+    if (const auto open = build.rfind('('); open != std::string_view::npos && build.ends_with(')'))
+        digits = build.substr(open + 1, build.size() - open - 2);
+    else if (build.starts_with('b'))
+        digits = build.substr(1);
+    unsigned n = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size())
+        return std::nullopt;
+    return n;
+}
+
+// A linear-attention (Gated DeltaNet) model ran its recurrence as a graph of small ops until
+// llama.cpp b8233 (c5a778891, llama.cpp#19504: the fused GATED_DELTA_NET op, CPU and CUDA; the
+// chunked fused prompt path followed in #20340): #19504's master qwen3next Q2_K graph held
+// "6242 (with bs=1)" nodes, #20091 calls the path "the decomposed 23-op graph". The model
+// describes the fused op that llama.cpp runs today: llama.cpp#18683's 3x RTX 3090 qwen3next
+// Q2_K at b7700 (67.1 t/s decode) read 1.8x too fast in sample. A row with neither a build
+// number nor a date is taken as fused.
+bool decomposed_delta_net(const Measurement& m, const Model& model) {
+    const auto& groups = model.arch.layer_groups;
+    if (std::none_of(groups.begin(), groups.end(),
+                     [](const LayerGroup& g) { return g.kind == LayerKind::linear; }))
+        return false;
+    if (const auto n = build_number(m.build)) return *n < 8233;
+    return !m.date.empty() && m.date < "2026-03";
+}
+
+}  // namespace
+
 // llama.cpp before 2024 lacked today's MoE and prefill kernels. The model predicts the backend
 // canitrun plans a device with (backend_for: CUDA, ROCm, Metal, Vulkan for Intel), on every
 // device: the same card's other backend can differ by 15x (an Arc Pro B70 reads gemma-4-31b
 // 16384 tokens deep at 180 t/s on SYCL, 12 on Vulkan; its SYCL decodes BF16 at a fifth of
 // Vulkan's rate: kyuz0/intel-b70-ai-toolboxes), so one fit over both would describe neither.
 // Prompt sweeps at micro-batches under kMinBandUbatch are a regime of their own (speed.hpp).
-std::string fit_exclusion(const Measurement& m, const Hardware& hardware) {
+std::string fit_exclusion(const Measurement& m, const Model& model, const Hardware& hardware) {
     if (m.outlier) return "flagged as an outlier in its note (kept in the data, not fitted)";
     if (!m.date.empty() && m.date < "2024") return "llama.cpp built before 2024";
     if (!in_band_regime(m.test.starts_with("pp"), m.ubatch))
@@ -63,6 +101,8 @@ std::string fit_exclusion(const Measurement& m, const Hardware& hardware) {
     if (m.test.starts_with("pp") && m.backend == "ROCm" && !m.date.empty() && m.date < "2025-12" &&
         d.gpu != nullptr && d.gpu->architecture == "RDNA3.5")
         return "an RDNA3.5 prompt on ROCm before llama.cpp#17576 (hipBLAS; kept, not fitted)";
+    if (decomposed_delta_net(m, model))
+        return "a Gated DeltaNet model before llama.cpp b8233 (GATED_DELTA_NET; kept, not fitted)";
     const auto lower = [](std::string s) {
         for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         return s;
