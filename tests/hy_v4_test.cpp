@@ -82,10 +82,10 @@ TEST_CASE("Hy4 on the CPU: the iHC layer's rows, the top-k leaves and the masks,
     };
     const std::uint64_t layer = 4ULL * (6 * 6144 + 64 * (2 * 576 + 192 + 256));
     const std::uint64_t leaves = 78ULL * 2048 * 4;
-    CHECK(compute() == 512ULL * (layer + leaves + 8 * 131072));
+    CHECK(compute() == 512ULL * (layer + leaves + 8ULL * 131072));
     o.flash_attn = FlashAttn::off;
     o.context = 32768;
-    CHECK(compute() == 512ULL * (4 * (64 * 32768 + 32768) + layer + leaves + 2 * 32768));
+    CHECK(compute() == 512ULL * (4ULL * (64ULL * 32768 + 32768) + layer + leaves + 2ULL * 32768));
 }
 
 TEST_CASE("Hy4: hy_v4's tensors, with sinks, the MLA gate, iHC and 21 indexers") {

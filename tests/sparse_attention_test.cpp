@@ -224,7 +224,7 @@ TEST_CASE("GLM-5.3's layers hold what zai-org's released shards hold") {
     // (2 x 6144 + 2048 + 512) + 6144 (output_norm) + 75 x 256 = 1,183,488; the indexers are in
     // it by param_count's rule, none in params.extra
     CHECK(m.params_extra == 0);
-    CHECK(count_params(m).total == total - (78ULL * (2 * 6144 + 2048 + 512) + 6144 + 75 * 256));
+    CHECK(count_params(m).total == total - (78ULL * (2 * 6144 + 2048 + 512) + 6144 + 75ULL * 256));
     CHECK(count_params(test::model("glm-5.2")).total == count_params(m).total);
     // GLM-5 and 5.1: the indexer on all 78 layers, GLM-5.1's 743,911,218,432 tensors (the test
     // of unsloth's files above) less the same norms and biases
@@ -232,7 +232,7 @@ TEST_CASE("GLM-5.3's layers hold what zai-org's released shards hold") {
         INFO(id);
         CHECK(test::model(id).params_extra == 0);
         CHECK(count_params(test::model(id)).total ==
-              743911218432ULL - (78ULL * (2 * 6144 + 2048 + 512) + 6144 + 75 * 256));
+              743911218432ULL - (78ULL * (2 * 6144 + 2048 + 512) + 6144 + 75ULL * 256));
     }
     // Two bytes a parameter, two more for each of the 76 f32 score-correction biases (256
     // each): 1,506,659,919,872 bytes; the shards' other 7,467,536 bytes are their 282 JSON
