@@ -356,6 +356,30 @@ void write_delta_net_trials(std::ostream& out) {
            "90 %): a source of a few runs then sets a group's terms.\n";
 }
 
+// #34's Intel decode: the exclusion tried for kyuz0's Arc Pro B70 MoE runs, with its figures.
+void write_xe2_mmvq_trial(std::ostream& out) {
+    out << "- Tried and not kept (#34): an Xe2 (Battlemage) GPU's decode of a MoE model's K-quant "
+           "file on Vulkan before llama.cpp b9452 kept, not fitted. llama.cpp#23056 (b9452) moved "
+           "Intel BMG's K-quant mat-vecs to MMVQ (\"Xe2 wins on MMVQ even for small k, so we take "
+           "the NVIDIA override for K quants on Xe2 as well\"; on Mesa the switch alone gave "
+           "+57 % tg128 on a Q3_K file and +78 % on Q6_K), and a MoE model's products are the "
+           "small-k ones (experts 512-1856 wide, hidden 2048-2816). kyuz0's b9039 runs (Mesa ANV) "
+           "decode qwen3.6-35b-a3b Q4_K at 38.97 t/s where its SYCL build reads 72.23, "
+           "Wesley-Jakob-Gilbert's b9739 qwen3-30b-a3b Q4_K 62.37 and TheBlueMatt's Arc Pro B60 "
+           "(llama.cpp#21431, 456 GB/s) qwen35moe 35B.A3B Q4_K 49.3; left out, kyuz0's six MoE "
+           "K-quant runs (qwen3.6-35b-a3b, nemotron-3-nano-30b-a3b, gemma-4-26b-a4b, empty and "
+           "16384 deep) read at 1.6-4.3x their measure. Not fitted: Intel's decode left out went "
+           "from 23 % / 111 % to 17 % / 54 % (median / p90; 41 runs to 35), llama.cpp#20893's "
+           "2x Arc A770 from 19 % to 3 %, every run's p90 from 44 % to 42 %, but every run's "
+           "median from 10.8 % to 11.0 % (10.76 % to 10.99 %; the shared terms moved: "
+           "XiongjieDai's datacenter FP16 runs left out 2-73 % to 9-89 %, kyuz0's MI50 "
+           "llama-4-scout 8 % to 34 %); prefill "
+           "unchanged; the \"± N %\" bands 81 % of 455, \"within N×\" 81 % of 75. Every K-quant "
+           "decode of those builds, dense too (kyuz0's qwen3.6-27b and gemma-4-31b): Intel 21 % / "
+           "51 %, every run's median 11.4 %. Left: the Windows run of llama.cpp#24005 (97.8 t/s, "
+           "no build given) still reads at 0.39-0.47x left out.\n";
+}
+
 }  // namespace
 
 // What the fit does not explain, with the runs that show it.
@@ -399,6 +423,7 @@ void write_known_limits(std::ostream& out) {
     write_prefill_trials(out);
     write_volta_trials(out);
     write_delta_net_trials(out);
+    write_xe2_mmvq_trial(out);
 }
 
 }  // namespace canitrun::tools
