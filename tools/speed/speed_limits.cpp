@@ -356,10 +356,11 @@ void write_delta_net_trials(std::ostream& out) {
            "90 %): a source of a few runs then sets a group's terms.\n";
 }
 
-// #34's Intel decode: the exclusion tried for kyuz0's Arc Pro B70 MoE runs, with its figures.
+// #34's Intel decode: kyuz0's Arc Pro B70 MoE runs before MMVQ on Xe2, with the figures.
 void write_xe2_mmvq_trial(std::ostream& out) {
-    out << "- Tried and not kept (#34): an Xe2 (Battlemage) GPU's decode of a MoE model's K-quant "
-           "file on Vulkan before llama.cpp b9452 kept, not fitted. llama.cpp#23056 (b9452) moved "
+    out << "- Kept (#34): an Xe2 (Battlemage) GPU's decode of a MoE model's K-quant "
+           "file on Vulkan before llama.cpp b9452 is kept, not fitted (fit_exclusion). "
+           "llama.cpp#23056 (b9452) moved "
            "Intel BMG's K-quant mat-vecs to MMVQ (\"Xe2 wins on MMVQ even for small k, so we take "
            "the NVIDIA override for K quants on Xe2 as well\"; on Mesa the switch alone gave "
            "+57 % tg128 on a Q3_K file and +78 % on Q6_K), and a MoE model's products are the "
@@ -373,7 +374,8 @@ void write_xe2_mmvq_trial(std::ostream& out) {
            "2x Arc A770 from 19 % to 3 %, every run's p90 from 44 % to 42 %, but every run's "
            "median from 10.8 % to 11.0 % (10.76 % to 10.99 %; the shared terms moved: "
            "XiongjieDai's datacenter FP16 runs left out 2-73 % to 9-89 %, kyuz0's MI50 "
-           "llama-4-scout 8 % to 34 %); prefill "
+           "llama-4-scout 8 % to 34 %): kept for the source that says those runs measured a "
+           "path llama.cpp no longer takes there, and the worst misses it removes; prefill "
            "unchanged; the \"± N %\" bands 81 % of 455, \"within N×\" 81 % of 75. Every K-quant "
            "decode of those builds, dense too (kyuz0's qwen3.6-27b and gemma-4-31b): Intel 21 % / "
            "51 %, every run's median 11.4 %. Left: the Windows run of llama.cpp#24005 (97.8 t/s, "

@@ -68,6 +68,21 @@ bool decomposed_delta_net(const Measurement& m, const Model& model) {
     return !m.date.empty() && m.date < "2026-03";
 }
 
+// An Xe2 (Battlemage) GPU decoded a MoE model's K-quant weights on Vulkan through the float
+// mat-vec path until llama.cpp b9452 (#23056): "Xe2 wins on MMVQ even for small k, so we take
+// the NVIDIA override for K quants on Xe2 as well" (on Intel BMG under Mesa the MMVQ switch
+// alone gave +57 % tg128 on a Q3_K file, +78 % on Q6_K). A MoE model's products are the small-k
+// ones (experts 512-1856 wide, hidden 2048-2816). kyuz0's b9039 runs on an Arc Pro B70 (Mesa
+// ANV) decode qwen3.6-35b-a3b Q4_K at 38.97 t/s, its SYCL 72.23, Wesley-Jakob-Gilbert's b9739
+// qwen3-30b-a3b Q4_K 62.37: fitted, they read at 0.45-0.63x their prediction (#34).
+bool xe2_moe_kquant_before_mmvq(const Measurement& m, const Model& model, const GpuDevice& d) {
+    if (!m.test.starts_with("tg") || m.backend != "Vulkan" || !model.is_moe()) return false;
+    if (d.gpu == nullptr || d.gpu->architecture != "Battlemage") return false;
+    if (!m.quant.starts_with('Q') || m.quant.find("_K") == std::string::npos) return false;
+    if (const auto n = build_number(m.build)) return *n < 9452;
+    return !m.date.empty() && m.date < "2026-06";
+}
+
 }  // namespace
 
 // llama.cpp before 2024 lacked today's MoE and prefill kernels. The model predicts the backend
@@ -103,6 +118,9 @@ std::string fit_exclusion(const Measurement& m, const Model& model, const Hardwa
         return "an RDNA3.5 prompt on ROCm before llama.cpp#17576 (hipBLAS; kept, not fitted)";
     if (decomposed_delta_net(m, model))
         return "a Gated DeltaNet model before llama.cpp b8233 (GATED_DELTA_NET; kept, not fitted)";
+    if (xe2_moe_kquant_before_mmvq(m, model, d))
+        return "an Xe2 MoE K-quant decode on Vulkan before llama.cpp b9452 (no MMVQ; kept, not "
+               "fitted)";
     const auto lower = [](std::string s) {
         for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         return s;

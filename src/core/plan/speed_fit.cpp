@@ -10,42 +10,42 @@ const SpeedModel& fitted_speed_model() {
         SpeedModel s;
         s.classes[0] = {
             // nvidia
-            .bandwidth = 1.11654079,
-            .layer_s = 4.25317333e-05,
-            .recurrent_layer_s = 3.37954786e-05,
-            .quantized_unpack = 0.016344628,
+            .bandwidth = 1.11447605,
+            .layer_s = 4.28340277e-05,
+            .recurrent_layer_s = 3.43621654e-05,
+            .quantized_unpack = 0.014336824,
             .compute = 2.34034212,
             .compute_float = 1.91369144,
             .prefill_layer_s = 0,
             .attention = 4.97936396,
             .expert_compute = 297.235312,
             .prefill_recurrent_s = 0,
-            .decode_band = 0.215300946,
+            .decode_band = 0.217581879,
             .prefill_band = 0.523939189,
             .decode_rows = 81,
             .prefill_rows = 81,
         };
         s.classes[1] = {
             // nvidia_workstation
-            .bandwidth = 1.11654079,
-            .layer_s = 4.25317333e-05,
-            .recurrent_layer_s = 3.37954786e-05,
-            .quantized_unpack = 0.016344628,
+            .bandwidth = 1.11447605,
+            .layer_s = 4.28340277e-05,
+            .recurrent_layer_s = 3.43621654e-05,
+            .quantized_unpack = 0.014336824,
             .compute = 2.34034212,
             .compute_float = 1.91369144,
             .prefill_layer_s = 0,
             .attention = 4.97936396,
             .expert_compute = 297.235312,
             .prefill_recurrent_s = 0,
-            .decode_band = 0.448228829,
+            .decode_band = 0.44650672,
             .prefill_band = 0.466450482,
             .decode_rows = 23,
             .prefill_rows = 21,
         };
         s.classes[2] = {
             // nvidia_datacenter
-            .bandwidth = 1.18028883,
-            .layer_s = 0.000126439792,
+            .bandwidth = 1.17645702,
+            .layer_s = 0.000124375509,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0,
             .compute = 2.39606382,
@@ -54,50 +54,50 @@ const SpeedModel& fitted_speed_model() {
             .attention = 1,
             .expert_compute = 1165.33216,
             .prefill_recurrent_s = 0,
-            .decode_band = 1.03510693,
+            .decode_band = 0.950071683,
             .prefill_band = 5.13650607,
             .decode_rows = 27,
             .prefill_rows = 25,
         };
         s.classes[3] = {
             // nvidia_unified
-            .bandwidth = 1.11654079,
-            .layer_s = 4.25317333e-05,
-            .recurrent_layer_s = 3.37954786e-05,
-            .quantized_unpack = 0.016344628,
+            .bandwidth = 1.11447605,
+            .layer_s = 4.28340277e-05,
+            .recurrent_layer_s = 3.43621654e-05,
+            .quantized_unpack = 0.014336824,
             .compute = 2.34034212,
             .compute_float = 1.91369144,
             .prefill_layer_s = 0,
             .attention = 4.97936396,
             .expert_compute = 297.235312,
             .prefill_recurrent_s = 0,
-            .decode_band = 0.119206292,
+            .decode_band = 0.122218085,
             .prefill_band = 0.431368018,
             .decode_rows = 33,
             .prefill_rows = 33,
         };
         s.classes[4] = {
             // amd
-            .bandwidth = 1.03793172,
-            .layer_s = 9.72398782e-05,
+            .bandwidth = 1.04005663,
+            .layer_s = 9.4922765e-05,
             .recurrent_layer_s = 0,
-            .quantized_unpack = 0.149152333,
+            .quantized_unpack = 0.153072586,
             .compute = 2.47860838,
             .compute_float = 1.86205612,
             .prefill_layer_s = 0.000388798424,
             .attention = 8.68788941,
             .expert_compute = 215.143111,
             .prefill_recurrent_s = 4.26749194e-06,
-            .decode_band = 0.465675264,
+            .decode_band = 0.478356616,
             .prefill_band = 0.145389367,
             .decode_rows = 52,
             .prefill_rows = 64,
         };
         s.classes[5] = {
             // amd_apu
-            .bandwidth = 1.2398402,
-            .layer_s = 0.000170757622,
-            .recurrent_layer_s = 1.83255013e-06,
+            .bandwidth = 1.23968875,
+            .layer_s = 0.000170761013,
+            .recurrent_layer_s = 1.8794611e-06,
             .quantized_unpack = 0,
             .compute = 2.38304356,
             .compute_float = 1.69867614,
@@ -105,83 +105,83 @@ const SpeedModel& fitted_speed_model() {
             .attention = 10.0248544,
             .expert_compute = 93.3371419,
             .prefill_recurrent_s = 2.64266167e-06,
-            .decode_band = 0.158453875,
+            .decode_band = 0.158304417,
             .prefill_band = 0.170506197,
             .decode_rows = 35,
             .prefill_rows = 28,
         };
         s.classes[6] = {
             // apple
-            .bandwidth = 1.1222781,
-            .layer_s = 0.000143935647,
+            .bandwidth = 1.12174149,
+            .layer_s = 0.000143899959,
             .recurrent_layer_s = 0,
-            .quantized_unpack = 0.0469294361,
+            .quantized_unpack = 0.047273924,
             .compute = 1.16163775,
             .compute_float = 1.2054251,
             .prefill_layer_s = 0.00140054108,
             .attention = 2.19900193,
             .expert_compute = 16.8403792,
             .prefill_recurrent_s = 1.52998724e-06,
-            .decode_band = 0.155644406,
+            .decode_band = 0.154474395,
             .prefill_band = 0.262548744,
             .decode_rows = 50,
             .prefill_rows = 58,
         };
         s.classes[7] = {
             // intel
-            .bandwidth = 1.38992782,
-            .layer_s = 0.000108257882,
+            .bandwidth = 1.41516556,
+            .layer_s = 6.40801746e-05,
             .recurrent_layer_s = 0,
-            .quantized_unpack = 0.807068881,
+            .quantized_unpack = 0.884194174,
             .compute = 4.99852604,
             .compute_float = 1.75130615,
             .prefill_layer_s = 0.000673284957,
             .attention = 77.87953,
             .expert_compute = 537.700356,
             .prefill_recurrent_s = 5.05959633e-06,
-            .decode_band = 1.13637663,
+            .decode_band = 0.831599207,
             .prefill_band = 2.82721927,
-            .decode_rows = 41,
+            .decode_rows = 35,
             .prefill_rows = 38,
         };
         s.classes[8] = {
             // no_matrix_units
-            .bandwidth = 1.63959004,
-            .layer_s = 0.00021635635,
+            .bandwidth = 1.64632042,
+            .layer_s = 0.000214199357,
             .recurrent_layer_s = 0,
-            .quantized_unpack = 0.71699258,
+            .quantized_unpack = 0.708659481,
             .compute = 1.75568638,
             .compute_float = 1.99102627,
             .prefill_layer_s = 0.00178858457,
             .attention = 4.26446395,
             .expert_compute = 149.868799,
             .prefill_recurrent_s = 2.85918159e-05,
-            .decode_band = 0.33198794,
+            .decode_band = 0.343753902,
             .prefill_band = 1.17348343,
             .decode_rows = 28,
             .prefill_rows = 35,
         };
         s.classes[9] = {
             // amd_no_matrix_units
-            .bandwidth = 1.03793172,
-            .layer_s = 9.72398782e-05,
+            .bandwidth = 1.04005663,
+            .layer_s = 9.4922765e-05,
             .recurrent_layer_s = 0,
-            .quantized_unpack = 0.149152333,
+            .quantized_unpack = 0.153072586,
             .compute = 2.47860838,
             .compute_float = 1.86205612,
             .prefill_layer_s = 0.000388798424,
             .attention = 8.68788941,
             .expert_compute = 215.143111,
             .prefill_recurrent_s = 4.26749194e-06,
-            .decode_band = 0.103021058,
+            .decode_band = 0.106494447,
             .prefill_band = 0.498350261,
             .decode_rows = 1,
             .prefill_rows = 1,
         };
         s.classes[10] = {
             // nvidia_volta
-            .bandwidth = 1.18028883,
-            .layer_s = 0.000126439792,
+            .bandwidth = 1.17645702,
+            .layer_s = 0.000124375509,
             .recurrent_layer_s = 0,
             .quantized_unpack = 0,
             .compute = 1,
@@ -190,69 +190,69 @@ const SpeedModel& fitted_speed_model() {
             .attention = 9.90229247,
             .expert_compute = 611.035318,
             .prefill_recurrent_s = 1.05509052e-05,
-            .decode_band = 0.194166792,
+            .decode_band = 0.201563259,
             .prefill_band = 1.25320438,
             .decode_rows = 22,
             .prefill_rows = 22,
         };
         s.classes[11] = {
             // unknown
-            .bandwidth = 1.11654079,
-            .layer_s = 4.25317333e-05,
-            .recurrent_layer_s = 3.37954786e-05,
-            .quantized_unpack = 0.016344628,
+            .bandwidth = 1.11447605,
+            .layer_s = 4.28340277e-05,
+            .recurrent_layer_s = 3.43621654e-05,
+            .quantized_unpack = 0.014336824,
             .compute = 2.34034212,
             .compute_float = 1.91369144,
             .prefill_layer_s = 0,
             .attention = 4.97936396,
             .expert_compute = 297.235312,
             .prefill_recurrent_s = 0,
-            .decode_band = 0.338710534,
+            .decode_band = 0.343753902,
             .prefill_band = 0.47519279,
-            .decode_rows = 393,
+            .decode_rows = 387,
             .prefill_rows = 406,
         };
-        s.moe_layer_s = 4.20217927e-05;
-        s.gpu_hop_s = 0.000216301777;
+        s.moe_layer_s = 4.19295037e-05;
+        s.gpu_hop_s = 0.000329041082;
         s.weight_reread = 0.548162023;
         s.older_build_compute = 0.0181499802;
-        s.older_build_layer_s = 2.21014159e-05;
+        s.older_build_layer_s = 2.29395455e-05;
         s.lone_expert_read = 3.31215159;
-        s.apple_bandwidth[0] = 1.2934364;    // M1
-        s.apple_bandwidth[1] = 1.1222781;    // M1 Pro
-        s.apple_bandwidth[2] = 1.95474667;   // M1 Max
-        s.apple_bandwidth[3] = 1.1222781;    // M1 Ultra
-        s.apple_bandwidth[4] = 1.1222781;    // M2
-        s.apple_bandwidth[5] = 1.1222781;    // M2 Pro
-        s.apple_bandwidth[6] = 1.1222781;    // M2 Max
-        s.apple_bandwidth[7] = 1.11855395;   // M2 Ultra
-        s.apple_bandwidth[8] = 1.1222781;    // M3
-        s.apple_bandwidth[9] = 1.04753236;   // M3 Pro
-        s.apple_bandwidth[10] = 1.06586072;  // M3 Max
-        s.apple_bandwidth[11] = 1.1222781;   // M3 Ultra
-        s.apple_bandwidth[12] = 1.1222781;   // M4
-        s.apple_bandwidth[13] = 1.1222781;   // M4 Pro
-        s.apple_bandwidth[14] = 1.1222781;   // M4 Max
-        s.apple_bandwidth[15] = 1.1222781;   // M4 Ultra
-        s.apple_bandwidth[16] = 1.1222781;   // M5
-        s.apple_bandwidth[17] = 1.1222781;   // M5 Pro
+        s.apple_bandwidth[0] = 1.29258976;   // M1
+        s.apple_bandwidth[1] = 1.12174149;   // M1 Pro
+        s.apple_bandwidth[2] = 1.95344467;   // M1 Max
+        s.apple_bandwidth[3] = 1.12174149;   // M1 Ultra
+        s.apple_bandwidth[4] = 1.12174149;   // M2
+        s.apple_bandwidth[5] = 1.12174149;   // M2 Pro
+        s.apple_bandwidth[6] = 1.12174149;   // M2 Max
+        s.apple_bandwidth[7] = 1.1182318;    // M2 Ultra
+        s.apple_bandwidth[8] = 1.12174149;   // M3
+        s.apple_bandwidth[9] = 1.0462798;    // M3 Pro
+        s.apple_bandwidth[10] = 1.06496625;  // M3 Max
+        s.apple_bandwidth[11] = 1.12174149;  // M3 Ultra
+        s.apple_bandwidth[12] = 1.12174149;  // M4
+        s.apple_bandwidth[13] = 1.12174149;  // M4 Pro
+        s.apple_bandwidth[14] = 1.12174149;  // M4 Max
+        s.apple_bandwidth[15] = 1.12174149;  // M4 Ultra
+        s.apple_bandwidth[16] = 1.12174149;  // M5
+        s.apple_bandwidth[17] = 1.12174149;  // M5 Pro
         s.apple_bandwidth[18] = 1;           // M5 Max
-        s.apple_bandwidth[19] = 1.1222781;   // M5 Ultra
+        s.apple_bandwidth[19] = 1.12174149;  // M5 Ultra
         s.dequant[0] = 0;                    // float
         s.dequant_prefill[0] = 0;
-        s.dequant[1] = 0.0184726426;  // legacy
+        s.dequant[1] = 0.0191304919;  // legacy
         s.dequant_prefill[1] = 0;
         s.dequant[2] = 0;  // k-quant
         s.dequant_prefill[2] = 0.24835135;
-        s.dequant[3] = 1.19806086;  // i-quant
+        s.dequant[3] = 1.20269023;  // i-quant
         s.dequant_prefill[3] = 2.51792932;
         s.dequant[4] = 0;  // fp4
         s.dequant_prefill[4] = 0.25341026;
-        s.narrow_bands = {0.815789474, 418};
-        s.wide_bands = {0.822033898, 118};
-        s.out_of_sample = {0.107562491, 0.435395578, 0.166225732, 0.526667637};
+        s.narrow_bands = {0.813186813, 455};
+        s.wide_bands = {0.813333333, 75};
+        s.out_of_sample = {0.10992152, 0.422295277, 0.166225732, 0.526667637};
         s.source =
-            "fitted by tools/speed/fit_speed on 799 of the 1169 published llama-bench rows in "
+            "fitted by tools/speed/fit_speed on 793 of the 1169 published llama-bench rows in "
             "validation/llama-bench.json (docs/SPEED.md)";
         return s;
     }();
