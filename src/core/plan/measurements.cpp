@@ -1,6 +1,5 @@
 #include "canitrun/measurements.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <functional>
@@ -60,10 +59,7 @@ std::optional<unsigned> build_number(std::string_view build) {
 // Q2_K at b7700 (67.1 t/s decode) read 1.8x too fast in sample. A row with neither a build
 // number nor a date is taken as fused.
 bool decomposed_delta_net(const Measurement& m, const Model& model) {
-    const auto& groups = model.arch.layer_groups;
-    if (std::none_of(groups.begin(), groups.end(),
-                     [](const LayerGroup& g) { return g.kind == LayerKind::linear; }))
-        return false;
+    if (count_layers(model, LayerKind::linear) == 0) return false;
     if (const auto n = build_number(m.build)) return *n < 8233;
     return !m.date.empty() && m.date < "2026-03";
 }
