@@ -268,6 +268,12 @@ nlohmann::json fixture_checkpoints() {
     return headers_fixture().at("checkpoints");
 }
 
+// Models whose header count cannot show the flag (the layout writes no output head with it or
+// without it: an encoder's), each with llama.cpp's graph for its architecture at a commit.
+nlohmann::json fixture_graphs() {
+    return headers_fixture().at("graphs");
+}
+
 // The layout's tensor count for `model` with the tied flag set as given: a tied layout has no
 // output.weight, so the two counts differ by one and a header's count picks one of them.
 std::uint64_t tensors_with_tied(Model model, bool tied) {
@@ -317,6 +323,14 @@ TEST_CASE("published headers: every fixture row names its file, its source and a
         CHECK(row.at("lm_head").is_boolean());
         CHECK(!row.at("read_from").get<std::string>().empty());
     }
+    for (const auto& row : fixture_graphs()) {
+        INFO(row.dump());
+        CHECK(test::database().find_model(row.at("model").get<std::string>()));
+        CHECK(row.at("source").get<std::string>().starts_with(
+            "https://github.com/ggml-org/llama.cpp/blob/"));
+        CHECK(row.at("output_head").is_boolean());
+        CHECK(!row.at("read_from").get<std::string>().empty());
+    }
 }
 
 // Every tied/untied flag a published header shows: the header's tensor count is the layout's
@@ -327,6 +341,8 @@ TEST_CASE("published headers: every fixture row names its file, its source and a
 // confirms the flag by its count less the MTP block's tensors, which the flag does not change. A
 // checkpoint's index lists lm_head.weight exactly when the model is untied, and where its entries
 // map one to one onto GGUF tensors, their count is the layout's with the flag and not without.
+// Where no count can show it (an encoder's layout has no head either way), llama.cpp's graph for
+// the architecture does: a tied model's graph projects through no output tensor of its own.
 TEST_CASE("published headers: each header's tensor count confirms the database's tied flag") {
     std::set<std::string> confirmed;
     for (const auto& row : fixture_checkpoints()) {
@@ -339,6 +355,14 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
             CHECK(tensors_with_tied(m, !m.arch.tied_embeddings) != tensors);
         }
         if (row.at("lm_head").get<bool>() == !m.arch.tied_embeddings) confirmed.insert(m.id);
+    }
+    // Only where a count cannot decide: an arch whose layout has no head either way.
+    for (const auto& row : fixture_graphs()) {
+        INFO(row.dump());
+        const Model& m = test::model(row.at("model").get<std::string>());
+        CHECK(tensors_with_tied(m, true) == tensors_with_tied(m, false));
+        CHECK(row.at("output_head").get<bool>() == !m.arch.tied_embeddings);
+        if (row.at("output_head").get<bool>() == !m.arch.tied_embeddings) confirmed.insert(m.id);
     }
     for (const auto& h : published_headers()) {
         if (known_differences().count(h.log) == 1) continue;
@@ -364,9 +388,10 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
     // files (8 of them with their MTP layers: glm-4.5, glm-4.5-air, glm-4.6, qwen3.8-27b,
     // glm-5.3, glm-4.7, glm-5, glm-5.1; glm-4.7-flash's, qwen3.8-flash-next's and
     // deepseek-v4-flash-0731's without; 13 from Thireus' one-tensor-a-shard BF16 splits, one
-    // from Ollama's converter test) and 3 from its checkpoints (devstral-small-24b,
-    // qwen3.8-2.4t-a95b, mimo-v2.6-flash-rl): 118 (38 tied, 80 untied)
-    CHECK(confirmed.size() >= 118);
+    // from Ollama's converter test), 3 from its checkpoints (devstral-small-24b,
+    // qwen3.8-2.4t-a95b, mimo-v2.6-flash-rl) and 2 from llama.cpp's BERT graph (bge-m3,
+    // nomic-embed-text-v1.5, both without a head): 120 (40 tied, 80 untied)
+    CHECK(confirmed.size() >= 120);
 }
 
 // A fixture row's type counts, where the quote gives them for a plain llama-quantize file, are
