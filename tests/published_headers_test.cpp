@@ -268,6 +268,13 @@ nlohmann::json fixture_checkpoints() {
     return headers_fixture().at("checkpoints");
 }
 
+// Models whose flag llama.cpp's source for their architecture decides, each with that source at
+// a commit: its graph, or its tensor loader where it requires output.weight or has none (a file
+// that loads has no choice). First of all where no count can show the flag.
+nlohmann::json fixture_architectures() {
+    return headers_fixture().at("architectures");
+}
+
 // The layout's tensor count for `model` with the tied flag set as given: a tied layout has no
 // output.weight, so the two counts differ by one and a header's count picks one of them.
 std::uint64_t tensors_with_tied(Model model, bool tied) {
@@ -317,6 +324,14 @@ TEST_CASE("published headers: every fixture row names its file, its source and a
         CHECK(row.at("lm_head").is_boolean());
         CHECK(!row.at("read_from").get<std::string>().empty());
     }
+    for (const auto& row : fixture_architectures()) {
+        INFO(row.dump());
+        CHECK(test::database().find_model(row.at("model").get<std::string>()));
+        CHECK(row.at("source").get<std::string>().starts_with(
+            "https://github.com/ggml-org/llama.cpp/blob/"));
+        CHECK(row.at("output_head").is_boolean());
+        CHECK(!row.at("read_from").get<std::string>().empty());
+    }
 }
 
 // Every tied/untied flag a published header shows: the header's tensor count is the layout's
@@ -327,6 +342,9 @@ TEST_CASE("published headers: every fixture row names its file, its source and a
 // confirms the flag by its count less the MTP block's tensors, which the flag does not change. A
 // checkpoint's index lists lm_head.weight exactly when the model is untied, and where its entries
 // map one to one onto GGUF tensors, their count is the layout's with the flag and not without.
+// Where llama.cpp's source for the architecture leaves a file no choice (its graph reads no head,
+// its loader requires one or has none), the source shows it, whatever the count: the only way
+// for the encoders and phimoe, whose layouts are the same either way.
 TEST_CASE("published headers: each header's tensor count confirms the database's tied flag") {
     std::set<std::string> confirmed;
     for (const auto& row : fixture_checkpoints()) {
@@ -339,6 +357,16 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
             CHECK(tensors_with_tied(m, !m.arch.tied_embeddings) != tensors);
         }
         if (row.at("lm_head").get<bool>() == !m.arch.tied_embeddings) confirmed.insert(m.id);
+    }
+    // The row's architecture is the one the layout builds, which the source speaks of.
+    for (const auto& row : fixture_architectures()) {
+        INFO(row.dump());
+        const Model& m = test::model(row.at("model").get<std::string>());
+        const auto layout = tensor_layout(m);
+        REQUIRE(layout);
+        CHECK(layout->arch == row.at("arch").get<std::string>());
+        CHECK(row.at("output_head").get<bool>() == !m.arch.tied_embeddings);
+        if (row.at("output_head").get<bool>() == !m.arch.tied_embeddings) confirmed.insert(m.id);
     }
     for (const auto& h : published_headers()) {
         if (known_differences().count(h.log) == 1) continue;
@@ -364,9 +392,13 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
     // files (8 of them with their MTP layers: glm-4.5, glm-4.5-air, glm-4.6, qwen3.8-27b,
     // glm-5.3, glm-4.7, glm-5, glm-5.1; glm-4.7-flash's, qwen3.8-flash-next's and
     // deepseek-v4-flash-0731's without; 13 from Thireus' one-tensor-a-shard BF16 splits, one
-    // from Ollama's converter test) and 3 from its checkpoints (devstral-small-24b,
-    // qwen3.8-2.4t-a95b, mimo-v2.6-flash-rl): 118 (38 tied, 80 untied)
-    CHECK(confirmed.size() >= 118);
+    // from Ollama's converter test), 3 from its checkpoints (devstral-small-24b,
+    // qwen3.8-2.4t-a95b, mimo-v2.6-flash-rl) and 13 from llama.cpp's source for their
+    // architecture: the BERT graph reads no head (bge-m3, nomic-embed-text-v1.5), command-r's
+    // loader has none (command-r-35b), the phimoe, olmo2 and deepseek2 loaders require one
+    // (phi-3.5-moe; olmo-2-7b / 13b / 32b, olmo-3-7b / 32b, olmo-3.1-32b; deepseek-v2-lite,
+    // deepseek-v2.5, mistral-large-3-675b): 131 (41 tied, 90 untied)
+    CHECK(confirmed.size() >= 131);
 }
 
 // A fixture row's type counts, where the quote gives them for a plain llama-quantize file, are
