@@ -360,13 +360,14 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
             confirmed.insert(m.id);
         }
     }
-    // 29 models from the logs (5 of them files whose types alone differ), 86 from the fixture's
+    // 29 models from the logs (5 of them files whose types alone differ), 87 from the fixture's
     // files (8 of them with their MTP layers: glm-4.5, glm-4.5-air, glm-4.6, qwen3.8-27b,
-    // glm-5.3, glm-4.7, glm-5, glm-5.1; glm-4.7-flash's, qwen3.8-flash-next's and
-    // deepseek-v4-flash-0731's without; 13 from Thireus' one-tensor-a-shard BF16 splits, one
-    // from Ollama's converter test) and 3 from its checkpoints (devstral-small-24b,
-    // qwen3.8-2.4t-a95b, mimo-v2.6-flash-rl): 118 (38 tied, 80 untied)
-    CHECK(confirmed.size() >= 118);
+    // glm-5.3, glm-4.7, glm-5, glm-5.1; glm-4.7-flash's, qwen3.8-flash-next's,
+    // deepseek-v4-flash-0731's and deepseek-v4-flash-vision-exp's without; 13 from Thireus'
+    // one-tensor-a-shard BF16 splits, one from Ollama's converter test) and 3 from its
+    // checkpoints (devstral-small-24b, qwen3.8-2.4t-a95b, mimo-v2.6-flash-rl): 119 (38 tied, 81
+    // untied)
+    CHECK(confirmed.size() >= 119);
 }
 
 // A fixture row's type counts, where the quote gives them for a plain llama-quantize file, are
