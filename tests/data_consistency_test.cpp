@@ -122,7 +122,7 @@ TEST_CASE("every sparse-attention indexer and compressed layer is stated whole")
         if (!a.layer_order.empty()) CHECK(stated_group_order(a).size() == a.layers);
         compressed_models += compressed ? 1 : 0;
     }
-    CHECK(compressed_models == 4);  // DeepSeek-V4 Flash and Pro, previews and 0731 / 0813
+    CHECK(compressed_models == 5);  // DeepSeek-V4 Flash and Pro, previews, 0731 / 0813, Vision
     CHECK(indexed_groups >= 6);     // V3.2, GLM-5 / 5.1 / 5.2 / 5.3, MiniMax-M3, the V4s
 }
 

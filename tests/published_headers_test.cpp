@@ -388,17 +388,17 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
             confirmed.insert(m.id);
         }
     }
-    // 29 models from the logs (5 of them files whose types alone differ), 86 from the fixture's
+    // 29 models from the logs (5 of them files whose types alone differ), 87 from the fixture's
     // files (8 of them with their MTP layers: glm-4.5, glm-4.5-air, glm-4.6, qwen3.8-27b,
-    // glm-5.3, glm-4.7, glm-5, glm-5.1; glm-4.7-flash's, qwen3.8-flash-next's and
-    // deepseek-v4-flash-0731's without; 13 from Thireus' one-tensor-a-shard BF16 splits, one
-    // from Ollama's converter test), 3 from its checkpoints (devstral-small-24b,
-    // qwen3.8-2.4t-a95b, mimo-v2.6-flash-rl) and 13 from llama.cpp's source for their
-    // architecture: the BERT graph reads no head (bge-m3, nomic-embed-text-v1.5), command-r's
-    // loader has none (command-r-35b), the phimoe, olmo2 and deepseek2 loaders require one
-    // (phi-3.5-moe; olmo-2-7b / 13b / 32b, olmo-3-7b / 32b, olmo-3.1-32b; deepseek-v2-lite,
-    // deepseek-v2.5, mistral-large-3-675b): 131 (41 tied, 90 untied)
-    CHECK(confirmed.size() >= 131);
+    // glm-5.3, glm-4.7, glm-5, glm-5.1; glm-4.7-flash's, qwen3.8-flash-next's,
+    // deepseek-v4-flash-0731's and deepseek-v4-flash-vision-exp's without; 13 from Thireus'
+    // one-tensor-a-shard BF16 splits, one from Ollama's converter test), 3 from its checkpoints
+    // (devstral-small-24b, qwen3.8-2.4t-a95b, mimo-v2.6-flash-rl) and 13 from llama.cpp's source
+    // for their architecture: the BERT graph reads no head (bge-m3, nomic-embed-text-v1.5),
+    // command-r's loader has none (command-r-35b), the phimoe, olmo2 and deepseek2 loaders
+    // require one (phi-3.5-moe; olmo-2-7b / 13b / 32b, olmo-3-7b / 32b, olmo-3.1-32b;
+    // deepseek-v2-lite, deepseek-v2.5, mistral-large-3-675b): 132 (41 tied, 91 untied)
+    CHECK(confirmed.size() >= 132);
 }
 
 // A fixture row's type counts, where the quote gives them for a plain llama-quantize file, are

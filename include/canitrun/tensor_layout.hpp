@@ -91,7 +91,8 @@ Result<TensorLayout> tensor_layout(const Model& model);
 
 // Whether tensor_layout gives the two models the same layout: they agree on every field it
 // reads (the id, the family, the architecture, the native context, the context extension, the
-// llama.cpp build the files predate and whether they copy the indexer). A change that makes
+// llama.cpp build the files predate, whether they copy the indexer and the input modalities: a
+// DeepSeek V4 that reads images has a second routing bias). A change that makes
 // tensor_layout read another field adds it here, as does one that makes a value kept per layout
 // (quant_memo.hpp: the typed bytes, the weight parts, the file size) read another. Cheaper than the
 // whole model's ==, which compares its prose and benchmarks too.

@@ -98,6 +98,8 @@ MODELS = [
     ("kimi-k3", "Q2_K"),                   # kimi-k3: KDA + gated MLA, latent MoE, residual scores
     ("qwen3.8-flash-next", "Q2_K"),        # qwen4exp: low-rank hyper-connections, QSA indexer, n-gram table
     ("hy4-preview", "Q2_K"),               # hy_v4: gated MLA with sinks, iHC, an indexer on 21 of 78 layers
+    ("minicpm5-2b", "Q4_K_M"),             # llama: MiniCPM5 2B, untied, 16 q / 2 KV heads
+    ("deepseek-v4-flash-vision-exp", "Q2_K"),  # deepseek4 with the image routing bias on 43 layers
 ]
 
 # (model id, quantization): files loaded as llama-server loads them by default on a machine

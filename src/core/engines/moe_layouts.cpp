@@ -206,9 +206,12 @@ void hyper_connection_head(Builder& b, const Model& m) {
 // after attention and FFN, and once before the output), the attention above, and every layer
 // MoE with one shared expert; the first hash_layers route by a token-id table (an i32
 // {experts_per_token, vocab} tensor llama-quantize leaves alone), the others by the bias.
-// The MTP block is not in the converted file.
+// The MTP block is not in the converted file. A checkpoint that reads images (V4-Flash-Vision-Exp)
+// adds a second routing bias on every layer, hash layers included, that image tokens route by
+// (ffn.gate.bias_vl, converted as exp_probs_b_vl; deepseek4.cpp loads it where present).
 void build_deepseek4(Builder& b, const Model& m) {
     const auto& a = m.arch;
+    const bool image_bias = std::ranges::find(m.modalities, "image") != m.modalities.end();
     const std::uint64_t h = a.hidden_size;
     const std::uint64_t hc = a.hyper_connections;
     const std::uint64_t mix = checked::mul(checked::add(2, hc), hc);
@@ -225,6 +228,7 @@ void build_deepseek4(Builder& b, const Model& m) {
         } else {
             b.blk(il, "exp_probs_b.bias", {a.moe->experts});
         }
+        if (image_bias) b.blk(il, "exp_probs_b_vl.bias", {a.moe->experts});
         shared_expert(b, m, il, false);
     }
 }

@@ -451,6 +451,7 @@ constexpr FamilyArch kFamilyArchs[] = {
     {"mimo-v2.6", "mimo2", Experts::moe},
     {"step-3.5", "step35", Experts::moe},
     {"mixtral", "llama", Experts::any},
+    {"minicpm5", "llama", Experts::dense},  // MiniCPM5 is a plain LlamaForCausalLM
 };
 
 std::optional<std::string> family_arch(const Model& m) {
@@ -529,7 +530,8 @@ bool same_layout_inputs(const Model& a, const Model& b) {
     return a.id == b.id && a.family == b.family && a.context_native == b.context_native &&
            a.context_extension == b.context_extension &&
            a.run.gguf_quantized_before == b.run.gguf_quantized_before &&
-           a.run.gguf_indexer_every_layer == b.run.gguf_indexer_every_layer && a.arch == b.arch;
+           a.run.gguf_indexer_every_layer == b.run.gguf_indexer_every_layer && a.arch == b.arch &&
+           a.modalities == b.modalities;
 }
 
 Result<TensorLayout> tensor_layout(const Model& m) {
