@@ -10,6 +10,7 @@
 #include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/quantize_rules.hpp"
+#include "canitrun/tensor_layout.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
 
@@ -164,5 +165,74 @@ TEST_CASE("prepared layout: layers out of order, and a layer number far past the
         const PreparedLayout p = prepare_layout(layout);
         // -1: output < token_embd; 0: attn_k < ffn_up; 2 likewise; then the far layer.
         CHECK(p.order == std::vector<std::size_t>{6, 3, 5, 4, 2, 1, 0});
+    }
+}
+
+namespace {
+
+// The layout with every repeat forgotten, so each tensor is read from its own name and shape.
+TensorLayout without_repeats(TensorLayout layout) {
+    for (auto& t : layout.tensors) t.repeats = TensorInfo::kNoRepeat;
+    return layout;
+}
+
+}  // namespace
+
+TEST_CASE("prepared layout: llama-3.1-8b's layers 1-31 repeat the layer before, tensor by tensor") {
+    // llama.cpp's llama layer: attn_norm, attn_q, attn_k, attn_v, attn_output, ffn_norm,
+    // ffn_gate, ffn_down, ffn_up (src/models/llama.cpp); every layer alike, so each tensor of
+    // layers 1 to 31 repeats the one at its place in the layer before: 31 x 9.
+    const auto layout = tensor_layout(test::model("llama-3.1-8b"));
+    REQUIRE(layout);
+    std::size_t repeats = 0;
+    for (std::size_t i = 0; i < layout->tensors.size(); ++i) {
+        const TensorInfo& t = layout->tensors[i];
+        if (t.repeats == TensorInfo::kNoRepeat) continue;
+        ++repeats;
+        const TensorInfo& before = layout->tensors[t.repeats];
+        CHECK(before.layer == t.layer - 1);
+        CHECK(before.name.view().substr(before.name.view().find('.', 4)) ==
+              t.name.view().substr(t.name.view().find('.', 4)));
+    }
+    CHECK(repeats == 31 * 9);
+}
+
+TEST_CASE("prepared layout: a repeated tensor reads as if read alone, for every model") {
+    // What prepare_layout and the rules copy from the tensor a tensor repeats must be what they
+    // read from its own name and shape: the same preparation and the same bytes at file types
+    // whose rules count (Q4_K_M, Q3_K_M: attn_v, ffn_down), read ffn_gate / ffn_up by layer
+    // (IQ3_XS) or the experts' shape (MXFP4).
+    for (const auto& model : test::database().models) {
+        CAPTURE(model.id);
+        const auto layout = tensor_layout(model);
+        REQUIRE(layout);
+        for (std::size_t i = 0; i < layout->tensors.size(); ++i) {
+            const TensorInfo& t = layout->tensors[i];
+            if (t.repeats == TensorInfo::kNoRepeat) continue;
+            REQUIRE(t.repeats < i);
+            const TensorInfo& before = layout->tensors[t.repeats];
+            CHECK(before.ne == t.ne);
+            CHECK(before.n_dims == t.n_dims);
+            CHECK(layer_in_name(t.name) == t.layer);
+            const std::string_view a = before.name, b = t.name;
+            CHECK(a.substr(a.find('.', 4)) == b.substr(b.find('.', 4)));
+        }
+        const PreparedLayout p = prepare_layout(*layout);
+        const PreparedLayout alone = prepare_layout(without_repeats(*layout));
+        CHECK(p.order == alone.order);
+        CHECK(p.category == alone.category);
+        CHECK(p.kind == alone.kind);
+        CHECK(p.routed_expert == alone.routed_expert);
+        CHECK(p.host_input == alone.host_input);
+        CHECK(p.device_elements == alone.device_elements);
+        CHECK(p.n_attention_wv == alone.n_attention_wv);
+        CHECK(p.tied == alone.tied);
+        for (const char* quant : {"Q4_K_M", "Q3_K_M", "IQ3_XS", "IQ2_XXS", "MXFP4", "Q8_0"}) {
+            CAPTURE(quant);
+            const auto bytes = quantize_bytes(p, quant);
+            const auto bytes_alone = quantize_bytes(alone, quant);
+            REQUIRE(bytes.has_value() == bytes_alone.has_value());
+            if (bytes) CHECK(*bytes == *bytes_alone);
+        }
     }
 }

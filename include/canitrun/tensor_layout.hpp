@@ -56,7 +56,16 @@ class TensorName {
 std::ostream& operator<<(std::ostream& out, const TensorName& name);
 
 struct TensorInfo {
+    static constexpr std::uint32_t kNoRepeat = UINT32_MAX;
+
     TensorName name;
+    // The index of an earlier tensor of the same list whose name is this one's but for the
+    // layer ("blk.<N>." + the same suffix) and whose shape is this one's, or kNoRepeat: what
+    // layout::Builder knows as it lays out a layer that repeats the previous one, so that what is
+    // read from a name and a shape (prepare_layout) is copied, not read again. A tensor with one
+    // is named "blk.<layer>." + that suffix. Kept where the name and shape are (the padding after
+    // the name): a copy of a tensor renamed to another layer keeps it true.
+    std::uint32_t repeats = kNoRepeat;
     std::array<std::uint64_t, 4> ne{1, 1, 1, 1};
     std::uint32_t n_dims = 1;
     int layer = -1;  // blk index, -1 for token_embd / output / output_norm

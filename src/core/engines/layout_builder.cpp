@@ -16,11 +16,32 @@ void Builder::add(TensorName name, std::initializer_list<std::uint64_t> dims, in
     std::array<std::uint64_t, 4> ne{1, 1, 1, 1};
     std::copy(dims.begin(), dims.end(), ne.begin());
     // Made in place: a default tensor assigned field by field wrote its name twice.
-    layout.tensors.emplace_back(name, ne, static_cast<std::uint32_t>(dims.size()), layer);
+    layout.tensors.emplace_back(name, TensorInfo::kNoRepeat, ne,
+                                static_cast<std::uint32_t>(dims.size()), layer);
 }
 
-void Builder::blk(int il, std::string_view suffix, std::initializer_list<std::uint64_t> dims) {
+void Builder::lay(int il, std::string_view suffix, const char* literal,
+                  std::initializer_list<std::uint64_t> dims) {
+    if (il != at_layer_) {
+        last_layer_.swap(this_layer_);
+        this_layer_.clear();
+        at_layer_ = il;
+    }
+    const std::size_t place = this_layer_.size();
     add(TensorName::of_layer(il, suffix), dims, il);
+    const std::size_t index = layout.tensors.size() - 1;
+    if (index >= TensorInfo::kNoRepeat) return;  // no index for it
+    this_layer_.push_back({literal, static_cast<std::uint32_t>(index)});
+    if (literal == nullptr || place >= last_layer_.size()) return;
+    const Place& last = last_layer_[place];
+    if (last.literal != literal) return;
+    // Compared field by field: std::equal and the arrays' == call memcmp.
+    TensorInfo& t = layout.tensors[index];
+    const TensorInfo& before = layout.tensors[last.index];
+    if (before.n_dims == t.n_dims && before.ne[0] == t.ne[0] && before.ne[1] == t.ne[1] &&
+        before.ne[2] == t.ne[2] && before.ne[3] == t.ne[3]) {
+        t.repeats = last.index;
+    }
 }
 
 }  // namespace canitrun::layout

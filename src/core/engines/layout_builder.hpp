@@ -17,7 +17,29 @@ struct Builder {
 
     void add(TensorName name, std::initializer_list<std::uint64_t> dims, int layer = -1);
     // blk.<il>.<suffix>
-    void blk(int il, std::string_view suffix, std::initializer_list<std::uint64_t> dims);
+    void blk(int il, std::string_view suffix, std::initializer_list<std::uint64_t> dims) {
+        lay(il, suffix, nullptr, dims);
+    }
+    // The same with a string literal (an array is taken for one: static, never written), which
+    // is known by its address: where the tensor at the same place of the previous layer laid
+    // out has this suffix and shape, the tensor repeats it (TensorInfo::repeats). Comparing the
+    // names instead cost more than the repeats spare (bench/RESULTS.md, nineteenth).
+    template <std::size_t N>
+    void blk(int il, const char (&suffix)[N], std::initializer_list<std::uint64_t> dims) {
+        lay(il, std::string_view(suffix, N - 1), suffix, dims);
+    }
+
+  private:
+    void lay(int il, std::string_view suffix, const char* literal,
+             std::initializer_list<std::uint64_t> dims);
+    // The tensors blk() laid out for the last layer and for this one, by place: each one's
+    // index and its suffix literal (nullptr: not one).
+    struct Place {
+        const char* literal;
+        std::uint32_t index;
+    };
+    std::vector<Place> last_layer_, this_layer_;
+    int at_layer_ = -1;
 };
 
 const LayerGroup* group_of(const Model& model, LayerKind kind);

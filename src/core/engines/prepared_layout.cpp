@@ -196,6 +196,18 @@ BaseNames base_names(const std::vector<TensorInfo>& tensors) {
     std::vector<std::size_t> previous_layer, this_layer;  // ids by place in the layer
     LayerOf layer_of;
     for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t repeats = tensors[i].repeats;
+        if (repeats < i) {
+            // "blk.<layer>." + the base name of the tensor it repeats
+            b.layer[i] = tensors[i].layer;
+            b.id[i] = b.id[repeats];
+            if (b.layer[i] != b.layer[i - 1]) {
+                previous_layer.swap(this_layer);
+                this_layer.clear();
+            }
+            this_layer.push_back(b.id[i]);
+            continue;
+        }
         const auto [layer, base] = layer_of(tensors[i].name);
         b.layer[i] = layer;
         if (i == 0 || layer != b.layer[i - 1]) {
@@ -290,26 +302,39 @@ PreparedLayout prepare_layout(TensorLayout layout) {
     kept.bound(1 << 14);
     std::vector<const NameClass*> readings(names.size() * 8, nullptr);
     std::vector<const NameClass*> cls(n);
+    std::vector<std::uint64_t> elements(n);
     p.routed_expert.assign(n, false);
     p.host_input.assign(n, false);
     for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t bits = shape_bits(tensors[i], layer[i]);
-        auto& reading = readings[id[i] * 8 + bits];
-        if (reading == nullptr) reading = &kept.of(p.layout, tensors[i], names[id[i]], bits);
+        const std::size_t repeats = tensors[i].repeats;
+        const NameClass* reading = nullptr;
+        if (repeats < i) {
+            // the same base name and shape: the same reading and elements
+            reading = cls[repeats];
+            elements[i] = elements[repeats];
+        } else {
+            const std::size_t bits = shape_bits(tensors[i], layer[i]);
+            auto& kept_reading = readings[id[i] * 8 + bits];
+            if (kept_reading == nullptr) {
+                kept_reading = &kept.of(p.layout, tensors[i], names[id[i]], bits);
+            }
+            reading = kept_reading;
+            // Saturating: a layout past 2^64 elements cannot fit anywhere, and a floor at the
+            // maximum says so without throwing from here.
+            std::uint64_t e = 1;
+            for (const auto d : tensors[i].ne) {
+                if (__builtin_mul_overflow(e, d, &e)) e = UINT64_MAX;
+            }
+            elements[i] = e;
+        }
         cls[i] = reading;
         if (reading->routed_expert) p.routed_expert[i] = true;
         if (reading->host_input) {
             p.host_input[i] = true;
             continue;
         }
-        // Saturating: a layout past 2^64 elements cannot fit anywhere, and a floor at the
-        // maximum says so without throwing from here.
         auto& sum = p.device_elements[reading->kind];
-        std::uint64_t elements = 1;
-        for (const auto d : tensors[i].ne) {
-            if (__builtin_mul_overflow(elements, d, &elements)) elements = UINT64_MAX;
-        }
-        if (__builtin_add_overflow(sum, elements, &sum)) sum = UINT64_MAX;
+        if (__builtin_add_overflow(sum, elements[i], &sum)) sum = UINT64_MAX;
     }
     p.order = quantize_order(layer, id, rank);
     // Sized once and written in place (a push_back per tensor and field was a tenth of this).

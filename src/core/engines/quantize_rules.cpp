@@ -433,8 +433,17 @@ Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p,
     const GgmlType& mxfp4 = named_types().mxfp4;
     const GgmlType i32 = type("i32");
     std::vector<GgmlType> out(p.order.size());  // written in place: push_back was a fifth
+    std::vector<const GgmlType*> typed(p.layout.tensors.size(), nullptr);  // by tensor, in out
     for (std::size_t i = 0; i < p.order.size(); ++i) {
-        const TensorInfo& t = p.layout.tensors[p.order[i]];
+        const std::size_t at = p.order[i], rep = p.layout.tensors[at].repeats;
+        const TensorInfo& t = p.layout.tensors[at];
+        // a repeat (same category, kind, shape) where no rule reads its place or a name
+        if (rep < at && typed[rep] != nullptr && by_hand.empty() &&
+            !rules_read_place(static_cast<Category>(p.category[i]), ft->ftype == Ftype::iq3_xs)) {
+            out[i] = *typed[rep];
+            typed[at] = &out[i];
+            continue;
+        }
         GgmlType chosen = f32;
         if (p.kind[i] == PreparedLayout::kI32) {
             chosen = i32;
@@ -456,6 +465,7 @@ Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p,
             if (holds_for(rule, p.layout) && names(rule, t.name)) chosen = fallback(t, by_hand[r]);
         }
         out[i] = chosen;
+        typed[at] = &out[i];
     }
     return out;
 }
@@ -539,10 +549,18 @@ Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& prepared,
     CANITRUN_TRY_ASSIGN(const auto types, chosen_types(p, request));
     return catch_overflow(
         [&]() -> Result<std::vector<Bytes>> {
-            std::vector<Bytes> out(p.layout.tensors.size(), 0);
+            const auto& tensors = p.layout.tensors;
+            std::vector<Bytes> out(tensors.size(), 0);
+            // by tensor, the type of its bytes: a repeat (same shape) of that type has them
+            std::vector<const GgmlType*> typed(tensors.size(), nullptr);
             for (std::size_t i = 0; i < p.order.size(); ++i) {
-                CANITRUN_TRY_ASSIGN(out[p.order[i]],
-                                    typed_bytes(p.layout.tensors[p.order[i]], types[i]));
+                const std::size_t at = p.order[i], r = tensors[at].repeats;
+                if (r < at && typed[r] != nullptr && typed[r]->id == types[i].id) {
+                    out[at] = out[r];
+                } else {
+                    CANITRUN_TRY_ASSIGN(out[at], typed_bytes(tensors[at], types[i]));
+                }
+                typed[at] = &types[i];
             }
             return out;
         },
