@@ -179,11 +179,17 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // 43.6 % (Gated DeltaNet runs before llama.cpp b8233's fused op not fitted: fit_exclusion),
     // then to 11.0 % and 42.2 % (an Arc Pro B70's MoE K-quant decodes on Vulkan before b9452's
     // MMVQ on Xe2 not fitted; the median up 0.2 points as shared terms moved, Intel's 23 % / 111 %
-    // to 17 % / 54 %). The bounds are those figures.
+    // to 17 % / 54 %), then to 11.8 % and 38.4 % (decodes deep in a cache without flash
+    // attention not fitted: fit_exclusion). That last step raised the median bound from 0.110 to
+    // 0.118, on purpose: the 39 runs it keeps out measured a path canitrun never plans
+    // (llama-bench's default fa off: the cache read once per query head, jiegec's glm-4.7-flash
+    // 32768 deep at a seventh of the prediction), and without them the shared terms moved
+    // (XiongjieDai's GeForce and workstation runs left out 9 % to 12-15 %). The bounds are those
+    // figures.
     CHECK(m.out_of_sample.prefill_p90 <= 0.527);
     CHECK(m.out_of_sample.prefill_median <= 0.167);
-    CHECK(m.out_of_sample.decode_median <= 0.110);
-    CHECK(m.out_of_sample.decode_p90 <= 0.423);
+    CHECK(m.out_of_sample.decode_median <= 0.118);
+    CHECK(m.out_of_sample.decode_p90 <= 0.385);
 }
 
 // A published run reads its file at the size llama-bench printed, not its label's: Unsloth's
@@ -302,4 +308,51 @@ TEST_CASE("speed fit: an Xe2 MoE K-quant decode on Vulkan before llama.cpp b9452
     m.test = "tg128";
     m.quant = "MXFP4";
     CHECK(fit_exclusion(m, test::model("gpt-oss-20b"), h).empty());
+}
+
+// A decode deep in a cache without flash attention reads the cache once per query head (CUDA's
+// mul_mat_vec_f broadcasts a KV head over its query heads, one block each): a path canitrun never
+// plans, kept, not fitted. The same run with flash attention, at depth 0, a prompt and a row that
+// does not say are fitted. jiegec/kb's RTX 4090 glm-4.7-flash runs (llama-bench's default, fa
+// off, at b8396) are the case.
+TEST_CASE("speed fit: a decode deep in a cache without flash attention is not fitted") {
+    Measurement m;
+    m.quant = "Q4_K_M";
+    m.backend = "CUDA";
+    m.test = "tg64 @ d32768";
+    m.build = "054d8b0f2 (8396)";
+    m.date = "2026-03";
+    m.flash_attn = false;
+    const Hardware h = test::hardware_of({"rtx-4090"});
+    const Model& glm = test::model("glm-4.7-flash");
+    CHECK_FALSE(fit_exclusion(m, glm, h).empty());
+    CHECK_FALSE(fit_exclusion(m, test::model("llama-3.1-8b"), h).empty());
+    m.flash_attn = true;
+    CHECK(fit_exclusion(m, glm, h).empty());
+    m.flash_attn.reset();
+    CHECK(fit_exclusion(m, glm, h).empty());
+    m.flash_attn = false;
+    m.test = "tg64";
+    CHECK(fit_exclusion(m, glm, h).empty());
+    m.test = "pp1024 @ d32768";
+    CHECK(fit_exclusion(m, glm, h).empty());
+}
+
+// validation/llama-bench.json's "fa" is llama-bench's fa column: a row without it does not say.
+TEST_CASE("measurements: a row's fa column is read when given") {
+    const auto rows = parse_measurements(
+        R"([{"model_id": "glm-4.7-flash", "quant": "Q4_K_M", "gpu_id": "rtx-4090",
+             "backend": "CUDA", "test": "tg64", "tokens_per_second": 132.27, "fa": false,
+             "source": "https://github.com/jiegec/kb"},
+            {"model_id": "glm-4.7-flash", "quant": "Q8_0", "gpu_id": "dgx-spark",
+             "backend": "CUDA", "test": "tg32", "tokens_per_second": 48.68, "fa": true,
+             "source": "https://github.com/ggml-org/llama.cpp"},
+            {"model_id": "glm-4.7-flash", "quant": "Q8_0", "gpu_id": "dgx-spark",
+             "backend": "CUDA", "test": "tg32", "tokens_per_second": 48.68,
+             "source": "https://github.com/ggml-org/llama.cpp"}])");
+    REQUIRE(rows);
+    REQUIRE(rows->size() == 3);
+    CHECK((*rows)[0].flash_attn == false);
+    CHECK((*rows)[1].flash_attn == true);
+    CHECK_FALSE((*rows)[2].flash_attn.has_value());
 }

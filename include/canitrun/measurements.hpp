@@ -4,6 +4,7 @@
 // estimate for the same model, quantization and GPUs.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,8 @@ struct Measurement {
     std::uint64_t ngl = 99;
     // llama-bench's micro-batch: n_ubatch capped by n_batch (defaults 512 and 2048).
     std::uint64_t ubatch = 512;
+    // llama-bench's fa column ("fa" in the file): none where the row does not say.
+    std::optional<bool> flash_attn;
     double tokens_per_second = 0;
     // llama-bench's "size" column: the file's tensors in GiB (0: not given). A file can be larger
     // than its label's type: Unsloth's UD-Q8_K_XL prints as Q8_0 with more tensors upcast.

@@ -62,7 +62,8 @@ void write_device_limits(std::ostream& out) {
            "glm-4.7-flash decode 8192-32768 deep still runs at a third to a seventh of its "
            "prediction: a decode attention term (its FLOPs at the attention rate, shared) fitted "
            "at 6.2x their FLOP time and left it at 5.7x in sample, raising the decode median to "
-           "13 %: not kept, unexplained. Not kept either: quantized prompts converted to FP16 for "
+           "13 %: not kept; those runs had flash attention off and are no longer fitted "
+           "(below). Not kept either: quantized prompts converted to FP16 for "
            "cuBLAS (a V100's today, every tensor-core GPU's before llama.cpp#8075) as their own "
            "cost, which took datacenter prefill from 51 % to 80 % at the median left out.\n"
            "- An FP32 model's prompt runs cuBLAS's SGEMM on the shaders, not the FP16 path; its "
@@ -92,22 +93,28 @@ void write_row_limits(std::ostream& out) {
            "kyuz0's V100s (MoE, 2026) and XiongjieDai's A40, A100, L40S and H100 (dense, May "
            "2024), so each predicts the other when left out (llama-3.1-70b Q4_K_M pp512 at 2.2x "
            "to 8.8x its measure).\n"
-           "- jiegec's RTX 4090 glm-4.7-flash decode 8192-32768 deep (3-7x too fast) prints no "
-           "fa column, so it ran llama-bench's default, off in the builds whose source was read "
-           "(cmd_params_defaults: flash_attn false; later builds: auto), unconfirmed for its "
-           "build 8396. Without flash attention llama.cpp copies the absorbed MLA's values (a "
-           "view of the latent cache) transposed every token (llama-graph.cpp build_attn_mha: "
-           "v = ggml_cont(ggml_transpose(v)), \"note: avoid this branch\"), a cost that grows "
-           "with the depth and that no other source measures: not modelled. Checked again "
-           "(#34): from January 2026 (llama.cpp#18953), before that build of March, CUDA had a "
-           "flash-attention kernel for this model's 20 query heads a latent (ggml-org/ggml "
-           "c044a8ee of 2026-03-16, "
-           "src/ggml-cuda/fattn.cu:149, \"gqa_ratio == 20 // GLM 4.7 Flash\", and "
-           "ggml_cuda_get_best_fattn_kernel's case 576), so under a default of auto it ran with "
-           "flash attention; which path ran stays unconfirmed. Its Q4_K_M decode costs 1.37 us "
-           "more a token for every cached token (7.56 ms at depth 0, 52.6 ms at 32768), 29 ns "
-           "a layer, 25x the time the 4090's 1008 GB/s reads that layer's 576-value latent in: "
-           "neither path's bytes explain it.\n";
+           "- Kept (#34): a decode deep in a cache without flash attention is kept, not fitted "
+           "(fit_exclusion), as canitrun's commands turn flash attention on. jiegec/kb's RTX 4090 "
+           "runs print no fa column, and llama-bench printed it only when not the default, which "
+           "was off until llama.cpp#23714 (b9437; tools/llama-bench/llama-bench.cpp at their "
+           "builds 054d8b0f2 (8396) and 9db77a020 (8820): cmd_params_defaults flash_attn "
+           "{ false }): their rows now say fa false. Without flash attention llama.cpp multiplies "
+           "KQ and KQV as mat-vecs that broadcast each KV head over its query heads "
+           "(llama-graph.cpp build_attn_mha), and CUDA's mul_mat_vec_f runs a block per row and "
+           "query head, each reading its KV head's row again (mmvf.cu at 054d8b0f2: channel_x = "
+           "channel_dst / channel_ratio): the cache is read once per query head, 20 times for "
+           "GLM-4.7-Flash's "
+           "one latent, whose values are also copied transposed every token (\"note: avoid this "
+           "branch\"). Its Q4_K_M decode costs 1.37 us more a token for every cached token, 29 "
+           "ns a layer, 25x the time the 4090 reads that layer's 576-value latent in once. "
+           "Fitted, its runs 8192-32768 deep read at 2.7-6.9x their measure left out; the same "
+           "model with flash attention on a DGX Spark at 1.05-1.15x. Not fitted (39 runs, "
+           "jiegec's qwen3.5 runs deep in a cache too): every run's decode left out went from "
+           "11.0 % / 42.2 % to 11.8 % / 38.4 % (median / p90; the median up as the shared terms "
+           "moved: XiongjieDai's GeForce and workstation runs left out from 9 % to 12-15 %), "
+           "NVIDIA's from 10 % to 11 % at the median, Apple's from 10 % to 9 %, Intel's from 17 % "
+           "to 18 %; prefill unchanged; the \"± N %\" bands 84 % of 381, \"within N×\" 85 % of "
+           "110.\n";
 }
 
 // Rows judged against their sources in #34's second pass, and what was tried on them.
@@ -382,6 +389,23 @@ void write_xe2_mmvq_trial(std::ostream& out) {
            "no build given) still reads at 0.39-0.47x left out.\n";
 }
 
+// #34's decode deep in a cache: what was tried beside keeping flash-attention-off runs out.
+void write_flash_attn_trials(std::ostream& out) {
+    out << "- Tried and not kept (#34), with the runs without flash attention out: their prompts "
+           "deep in a cache kept out as well (prefill left out 16.6 % / 52.7 % to 17.4 % / "
+           "58.5 %: they carry NVIDIA's attention multiplier); a decode attention term, its FLOPs "
+           "at attention_tflops times a multiplier, per group (decode 15.9 % / 61.5 %: a group "
+           "whose one deep source is left out takes the pooled multiplier, the R9700's and the "
+           "V100's runs 11-13 % to 41-52 %) or shared (12.7 % / 39.0 %). Left: an M2 Ultra's "
+           "glm-4.7-flash decode with flash attention (ggml-org's benches, b7948) reads at 1.4x "
+           "its measure 4096 deep to 2.6x 32768 deep (29 ms a token more than at depth 0, about "
+           "13x the time its latent takes to read once). Metal's vector flash-attention kernel "
+           "runs one query head a threadgroup (ggml-metal-ops.cpp at b828e18c7: nhptg = 1), so "
+           "each head reads its KV head's cache again, as CUDA's mat-vec does without flash "
+           "attention; the same M2 Ultra's qwen3-coder-30b-a3b (8 query heads a KV head) reads "
+           "at 1.16x 32768 deep. Not modelled: one model's runs on one chip.\n";
+}
+
 }  // namespace
 
 // What the fit does not explain, with the runs that show it.
@@ -426,6 +450,7 @@ void write_known_limits(std::ostream& out) {
     write_volta_trials(out);
     write_delta_net_trials(out);
     write_xe2_mmvq_trial(out);
+    write_flash_attn_trials(out);
 }
 
 }  // namespace canitrun::tools

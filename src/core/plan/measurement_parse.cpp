@@ -57,6 +57,8 @@ Result<Measurement> measurement_from(const json& row, std::size_t index) {
     m.ubatch = std::min(ubatch, batch);
     if (m.ubatch == 0 || m.ubatch > (std::uint64_t{1} << 20))
         return fail(ErrorKind::bad_database, where + " has a micro-batch outside 1..2^20");
+    if (const auto fa = row.find("fa"); fa != row.end() && fa->is_boolean())
+        m.flash_attn = fa->get<bool>();
     if (m.source.empty()) return fail(ErrorKind::bad_database, where + " has no source");
     return m;
 }

@@ -79,6 +79,23 @@ bool xe2_moe_kquant_before_mmvq(const Measurement& m, const Model& model, const 
     return !m.date.empty() && m.date < "2026-06";
 }
 
+// A decode deep in a cache that ran without flash attention, a path canitrun never plans (its
+// commands turn flash attention on). Without it llama.cpp multiplies KQ and KQV as mat-vecs
+// that broadcast each KV head over its query heads (llama-graph.cpp build_attn_mha), and CUDA's
+// mul_mat_vec_f gives every query head its own blocks, each reading its KV head's rows again
+// (mmvf.cu at 054d8b0f2: channel_x = channel_dst / channel_ratio): the cache is read once per
+// query head, not once per KV head as the flash-attention kernels read it. An absorbed MLA model
+// reads its one latent head 20 times (GLM-4.7-Flash), and the values are copied transposed
+// first (ggml_cont, "note: avoid this branch"). jiegec/kb's RTX 4090 runs (llama-bench's
+// default fa off until b9437, #23714) decode glm-4.7-flash 32768 deep at 19 t/s, a seventh of
+// the prediction, where flash-attention runs of the same model on an M2 Ultra and a DGX Spark
+// read within 2.6x and 1.1x (#34). At depth 0 the cache is empty and the paths agree.
+bool deep_decode_without_flash_attn(const Measurement& m) {
+    if (!m.test.starts_with("tg") || m.flash_attn != false) return false;
+    const auto test = parse_bench_test(m.test);
+    return test && test->depth > 0;
+}
+
 }  // namespace
 
 // llama.cpp before 2024 lacked today's MoE and prefill kernels. The model predicts the backend
@@ -114,6 +131,8 @@ std::string fit_exclusion(const Measurement& m, const Model& model, const Hardwa
         return "an RDNA3.5 prompt on ROCm before llama.cpp#17576 (hipBLAS; kept, not fitted)";
     if (decomposed_delta_net(m, model))
         return "a Gated DeltaNet model before llama.cpp b8233 (GATED_DELTA_NET; kept, not fitted)";
+    if (deep_decode_without_flash_attn(m))
+        return "a decode deep in a cache without flash attention (never planned; kept, not fitted)";
     if (xe2_moe_kquant_before_mmvq(m, model, d))
         return "an Xe2 MoE K-quant decode on Vulkan before llama.cpp b9452 (no MMVQ; kept, not "
                "fitted)";
