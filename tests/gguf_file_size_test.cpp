@@ -83,3 +83,27 @@ TEST_CASE("gguf file size: Qwen3.5-9B Q8_0 within 16 KiB under its 9,527,501,312
     CHECK(*file <= 9527501312);
     CHECK(*file >= 9527501312 - 16384);
 }
+
+// Gemma 4 12B at llama-quantize's Q4_K_M, by hand from the config (data/models/gemma.json): 48
+// layers of width 3840, FFN 15360, vocab 262,144, tied. 40 sliding layers: attn_q / attn_output
+// 3840 x 4096, attn_k / attn_v 3840 x 2048; 8 global layers: attn_q / attn_output 3840 x 8192,
+// attn_k 3840 x 512 and no attn_v (K = V). use_more_bits puts 20 of the 40 attn_v and 24 of the
+// 48 ffn_down in q6_K, and the tied token_embd (1,006,632,960) too: 2,579,496,960 weights x 210
+// / 256 = 2,115,993,600 B; the other 9,327,083,520 in q4_K x 144 / 256 = 5,246,484,480 B; 770,096
+// f32 (per layer attn / ffn / post norms 4 x 3840, q / k norms 2 x 256 or 2 x 512, the output
+// scale; output_norm, rope_freqs 256) = 3,080,384 B. Sum 7,365,558,464 B = 6.860 GiB: a
+// published load log of ggml-org's file prints "type f32: 338 / q4_K: 284 / q6_K: 45",
+// "file size = 6.86 GiB"
+// (https://github.com/hoivb612/llama.cpp/blob/a599fe51aa5d83f180da8948cb40614ae9ad3c9c/__readme_MTP__.txt),
+// and the file as a public integration log weighs it is 7,381,382,048 bytes (both in
+// tests/fixtures/published-sizes.json): the file size, header added, never over it. Unsloth's
+// Q4_K_M of the same model ("6.62 GiB", q6_K 44) keeps token_embd in q4_K, 259,522,560 B less.
+TEST_CASE("gguf file size: Gemma 4 12B Q4_K_M tensors by hand, under the published file") {
+    const QuantizeRequest r = quantize_request(test::quant("Q4_K_M"));
+    const Model& gemma = test::model("gemma-4-12b");
+    CHECK(gguf_tensor_bytes(gemma, r).value() == 7365558464);
+    const auto file = gguf_file_bytes(gemma, r);
+    REQUIRE(file);
+    CHECK(*file <= 7381382048);
+    CHECK(*file > 7365558464);
+}
