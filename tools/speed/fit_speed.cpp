@@ -82,11 +82,16 @@ std::vector<Param> params(bool prefill) {
     std::vector<Param> out;
     for (const auto field : fields) {
         for (const SpeedClass g : groups(prefill)) {
+            // a, the share of the bandwidth a decode reads weights at, is held at 1 or more: no
+            // mat-vec reads weights faster than the memory does. Fitted free, a left-out fit took
+            // Intel's under 1 (its remaining sources decode only quantized files, whose time a and
+            // u share) and read the B70's BF16 decodes at 13-27x their measure (SPEED.md).
             // A V100's quantized products are FP16 cuBLAS GEMMs too (nvidia_volta), so its p
             // is held at 1 or more as well: fitted free, it came out 0 (the products free, the
             // time in the per-layer cost), as its MoE runs of 3-4B active parameters barely
             // exercise it.
             const bool floored = field == &C::compute_float || field == &C::attention ||
+                                 field == &C::bandwidth ||
                                  (field == &C::compute && g == SpeedClass::nvidia_volta);
             out.push_back(Param{prefill, g, field, {}, 0, floored ? kFpMultiplierFloor : 0});
         }
