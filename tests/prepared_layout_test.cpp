@@ -194,7 +194,7 @@ TEST_CASE("prepared layout: llama-3.1-8b's layers 1-31 repeat the layer before, 
         CHECK(before.name.view().substr(before.name.view().find('.', 4)) ==
               t.name.view().substr(t.name.view().find('.', 4)));
     }
-    CHECK(repeats == 31 * 9);
+    CHECK(repeats == std::size_t{31} * 9);
 }
 
 TEST_CASE("prepared layout: a repeated tensor reads as if read alone, for every model") {
