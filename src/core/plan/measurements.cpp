@@ -51,6 +51,14 @@ std::optional<unsigned> build_number(std::string_view build) {
     return n;
 }
 
+// Whether a run's llama.cpp predates build `build`: by its build number where it names one, else
+// by its month ("2026-03"; the first month the build's change could have been in); a run naming
+// neither is taken as built after.
+bool built_before(const Measurement& m, unsigned build, std::string_view month) {
+    if (const auto n = build_number(m.build)) return *n < build;
+    return !m.date.empty() && m.date < month;
+}
+
 // A linear-attention (Gated DeltaNet) model ran its recurrence as a graph of small ops until
 // llama.cpp b8233 (c5a778891, llama.cpp#19504: the fused GATED_DELTA_NET op, CPU and CUDA; the
 // chunked fused prompt path followed in #20340): #19504's master qwen3next Q2_K graph held
@@ -60,8 +68,7 @@ std::optional<unsigned> build_number(std::string_view build) {
 // number nor a date is taken as fused.
 bool decomposed_delta_net(const Measurement& m, const Model& model) {
     if (count_layers(model, LayerKind::linear) == 0) return false;
-    if (const auto n = build_number(m.build)) return *n < 8233;
-    return !m.date.empty() && m.date < "2026-03";
+    return built_before(m, 8233, "2026-03");
 }
 
 // An Xe2 (Battlemage) GPU decoded a MoE model's K-quant weights on Vulkan through the float
@@ -75,8 +82,7 @@ bool xe2_moe_kquant_before_mmvq(const Measurement& m, const Model& model, const 
     if (!m.test.starts_with("tg") || m.backend != "Vulkan" || !model.is_moe()) return false;
     if (d.gpu == nullptr || d.gpu->architecture != "Battlemage") return false;
     if (!m.quant.starts_with('Q') || m.quant.find("_K") == std::string::npos) return false;
-    if (const auto n = build_number(m.build)) return *n < 9452;
-    return !m.date.empty() && m.date < "2026-06";
+    return built_before(m, 9452, "2026-06");
 }
 
 // A decode deep in a cache that ran without flash attention, a path canitrun never plans (its
