@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -196,26 +197,22 @@ BaseNames base_names(const std::vector<TensorInfo>& tensors) {
     std::vector<std::size_t> previous_layer, this_layer;  // ids by place in the layer
     LayerOf layer_of;
     for (std::size_t i = 0; i < n; ++i) {
+        // A repeat is "blk.<layer>." + the base name of the tensor it repeats: no name to read.
         const std::size_t repeats = tensors[i].repeats;
+        std::string_view base;
         if (repeats < i) {
-            // "blk.<layer>." + the base name of the tensor it repeats
             b.layer[i] = tensors[i].layer;
-            b.id[i] = b.id[repeats];
-            if (b.layer[i] != b.layer[i - 1]) {
-                previous_layer.swap(this_layer);
-                this_layer.clear();
-            }
-            this_layer.push_back(b.id[i]);
-            continue;
+        } else {
+            std::tie(b.layer[i], base) = layer_of(tensors[i].name);
         }
-        const auto [layer, base] = layer_of(tensors[i].name);
-        b.layer[i] = layer;
-        if (i == 0 || layer != b.layer[i - 1]) {
+        if (i == 0 || b.layer[i] != b.layer[i - 1]) {
             previous_layer.swap(this_layer);
             this_layer.clear();
         }
         const std::size_t place = this_layer.size();
-        if (place < previous_layer.size() && b.names[previous_layer[place]] == base) {
+        if (repeats < i) {
+            b.id[i] = b.id[repeats];
+        } else if (place < previous_layer.size() && b.names[previous_layer[place]] == base) {
             b.id[i] = previous_layer[place];
         } else {
             const auto [it, fresh] = ids.try_emplace(base, b.names.size());
