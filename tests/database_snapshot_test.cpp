@@ -26,6 +26,7 @@ Database tiny_database() {
 Database every_field_set() {
     LayerGroup g{
         LayerKind::mla, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+    g.ssm_rms_norm = true;
     Model m;
     m.id = "id";
     m.name = "name";
@@ -50,6 +51,7 @@ Database every_field_set() {
     m.arch.tied_embeddings = true;
     m.arch.layers = 2;
     m.arch.attention = Attention{16, 2, 256, 128, true, true};
+    m.arch.attention.rope_scaling = "llama3";
     m.arch.intermediate_size = 512;
     m.arch.gated_ffn = false;
     m.arch.moe = MoE{256, 8, 1, 512, 512, 40, false};

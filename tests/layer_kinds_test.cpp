@@ -4,9 +4,11 @@
 // planner's parts, the llama.cpp tensor layout, and the GGUF reader reading back the file that
 // llama.cpp's converter would write for the model.
 
-#include "canitrun/layer_kinds.hpp"
+#include <algorithm>
+
 #include "canitrun/gguf.hpp"
 #include "canitrun/gguf_model.hpp"
+#include "canitrun/layer_kinds.hpp"
 #include "canitrun/model_parts.hpp"
 #include "canitrun/plan_settings.hpp"
 #include "canitrun/tensor_layout.hpp"
@@ -60,4 +62,31 @@ TEST_CASE("layer kinds: the GGUF reader reads back each model's layers as layer_
         ++read;
     }
     CHECK(read >= 100);
+}
+
+namespace {
+
+bool any_ssm_rms_norm(const Model& m) {
+    return std::ranges::any_of(m.arch.layer_groups,
+                               [](const LayerGroup& g) { return g.ssm_rms_norm; });
+}
+
+}  // namespace
+
+TEST_CASE("GGUF reader: a file's rope_freqs and ssm_norm read back as the data laying them out") {
+    // No key says a llama3 rope scaling or Falcon-H1's mamba_rms_norm: the file's tensors do
+    // (rope_freqs.weight, blk.0.ssm_norm.weight), so a model read from a file lays out the
+    // tensors the file holds. With and without each.
+    for (const char* id : {"llama-3.1-8b", "exaone-4.0-1.2b", "exaone-4.0-32b", "qwen3-8b",
+                           "falcon-h1-1.5b", "falcon-h1-0.5b"}) {
+        INFO(id);
+        const Model& m = test::model(id);
+        const auto g = test::read_back(m, "Q8_0");
+        REQUIRE(g);
+        CHECK(g->model.arch.attention.rope_scaling == m.arch.attention.rope_scaling);
+        CHECK(any_ssm_rms_norm(g->model) == any_ssm_rms_norm(m));
+        const auto read = tensor_layout(g->model);
+        REQUIRE(read);
+        CHECK(read->tensors.size() == tensor_layout(m)->tensors.size());
+    }
 }

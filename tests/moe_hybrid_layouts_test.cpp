@@ -187,15 +187,22 @@ TEST_CASE("Falcon-H1: attention and a Mamba-2 mixer in every layer, KV and state
     // 1.5B: h 2048, vocab 65537 untied, 24 layers; the mixer (inner 3072, state 256, 1 group,
     // 48 heads, conv 4): in 2048 x 6704 + conv 4 x 3584 + 3584 + dt/A/D 3 x 48 + out 3072 x
     // 2048 = 20,039,312; attention (8 heads, 2 KV heads of 128) 2 x 2048 x 1024 + 2 x 2048 x
-    // 256 = 5,242,880; norms 4096; SwiGLU 3 x 2048 x 4608 = 28,311,552: 2 x 65537 x 2048 + 2048
-    // + 24 x 53,597,840 = 1,554,789,760.
+    // 256 = 5,242,880; norms 4096; SwiGLU 3 x 2048 x 4608 = 28,311,552; its config's
+    // mamba_rms_norm: the gated norm's ssm_norm {3072 / 1, 1}: 2 x 65537 x 2048 + 2048 + 24 x
+    // 53,600,912 = 1,554,863,488. TII's Q8_0 holds 24 x 17 + 3 = 411 tensors (published headers).
     const Model& m = test::model("falcon-h1-1.5b");
     const TensorLayout layout = tensor_layout(m).value();
     CHECK(layout.arch == "falcon-h1");
-    CHECK(layout.elements() == 1554789760ULL);
+    CHECK(layout.elements() == 1554863488ULL);
+    CHECK(layout.tensors.size() == 411);
     auto s = shapes(layout);
     CHECK(s.contains("blk.0.ffn_norm"));  // no ".weight": the converter's FFN_PRE_NORM name
-    CHECK_FALSE(s.contains("blk.0.ssm_norm.weight"));
+    CHECK(s["blk.23.ssm_norm.weight"][0] == 3072);
+    CHECK(s["blk.23.ssm_norm.weight"][1] == 1);
+    // The 0.5B's mamba_rms_norm is false: no ssm_norm, 36 x 16 + 3 tensors.
+    const TensorLayout small = tensor_layout(test::model("falcon-h1-0.5b")).value();
+    CHECK_FALSE(shapes(small).contains("blk.0.ssm_norm.weight"));
+    CHECK(small.tensors.size() == 36 * 16 + 3);
     // The state per sequence, f32: 24 x ((4 - 1) x (3072 + 2 x 256) + 256 x 3072) x 4 =
     // 76,529,664 B (72.98 MiB, as llama.cpp logs), beside a KV cache on all 24 layers.
     CHECK(recurrent_state_bytes(m) == 76529664ULL);

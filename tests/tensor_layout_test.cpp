@@ -37,6 +37,29 @@ TEST_CASE("llama 3.1 8B: token_embd - output - rope_freqs - nine tensors a layer
     CHECK_FALSE(l.is_70b);
 }
 
+// One rule for rope_freqs in the llama-like, exaone4, llama4 and step35 layouts: the tensor is
+// there exactly where config.json's rope scaling is llama3 (conversion/llama.py, exaone.py and
+// step3.py write its factors for that type alone), never by the model's name. Gemma 4 writes one
+// for its proportional RoPE whatever the datum (gemma_layouts.cpp), so it is not counted here.
+TEST_CASE("rope_freqs: exactly the models whose rope scaling is llama3") {
+    int with = 0;
+    for (const Model& m : test::database().models) {
+        const auto layout = tensor_layout(m);
+        REQUIRE(layout);
+        if (layout->arch == "gemma4") continue;
+        INFO(m.id);
+        const TensorInfo* t = find(*layout, "rope_freqs.weight");
+        CHECK((t != nullptr) == (m.arch.attention.rope_scaling == "llama3"));
+        if (t != nullptr) {
+            CHECK(t->ne[0] == m.arch.attention.head_dim / 2);
+            ++with;
+        }
+    }
+    // Llama 3.1 / 3.2 / 3.3 (6), the two R1 distills of Llama, Llama 4 Scout, Step-3.5-Flash and
+    // EXAONE 4.0 1.2B / 32B
+    CHECK(with == 12);
+}
+
 TEST_CASE("a tensor name holds ggml's 63 bytes in place and refuses a 64th") {
     // GGML_MAX_NAME is 64 with the NUL (ggml.h); gguf.cpp refuses a name of 64 bytes or more.
     const std::string longest(63, 'x');
@@ -155,6 +178,11 @@ TEST_CASE("Seed-OSS, EXAONE 4, GLM-4-0414, OLMo 3 and Llama 2 have llama.cpp lay
     CHECK_FALSE(exaone.contains("blk.0.attn_norm.weight"));
     CHECK(exaone["blk.0.attn_k_norm.weight"][0] == 128);
     CHECK(exaone.contains("blk.0.post_ffw_norm.weight"));
+    // EXAONE 4.0's llama3 rope scaling: the converter writes its factors (conversion/exaone.py),
+    // head_dim / 2 of them; the 1.2B's 30 layers of 11, tied: LG's Q8_0 holds 333 tensors.
+    CHECK(exaone["rope_freqs.weight"][0] == 64);
+    const TensorLayout small = tensor_layout(test::model("exaone-4.0-1.2b")).value();
+    CHECK(small.tensors.size() == 30 * 11 + 3);
     auto glm = names("glm-4-9b-0414");  // glm4.cpp: gate and up in one tensor
     CHECK(glm["blk.0.ffn_up.weight"][1] == 2ULL * 13696);
     CHECK_FALSE(glm.contains("blk.0.ffn_gate.weight"));

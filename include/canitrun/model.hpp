@@ -74,6 +74,9 @@ struct LayerGroup {
     // full: the keys double as values, no V projection (Gemma 4's attention_k_eq_v global
     // layers; llama.cpp still caches a V, so weights only)
     bool k_eq_v = false;
+    // full with a parallel Mamba-2 mixer (Falcon-H1): config.json's mamba_rms_norm, the mixer's
+    // gated RMSNorm, whose weight the converter writes as ssm_norm (0.5B: false; 1.5B-34B: true)
+    bool ssm_rms_norm = false;
 
     bool operator==(const LayerGroup&) const = default;
 };
@@ -89,6 +92,10 @@ struct Attention {
     // optional: GLM-4.5's use_qk_norm (glm4-moe.cpp creates them only when the file has them;
     // GLM-4.5-Air has none). Read by the glm4moe layout only.
     bool qk_norm = true;
+    // config.json's rope_scaling.rope_type where it puts a tensor in the file: "llama3" (the
+    // converter writes its frequency factors as rope_freqs, head_dim / 2 of them; Llama 3.1+,
+    // EXAONE 4.0, Llama 4 Scout, Step-3.5-Flash); "" for any other or none.
+    std::string rope_scaling = {};
 
     bool operator==(const Attention&) const = default;
 };

@@ -43,6 +43,7 @@ void parse_full_group(const Fields& f, LayerGroup& g) {
         if (s.count("head_dim", 1, kMaxDim) * g.ssm_heads != g.inner_size) {
             s.error("inner_size must be heads x head_dim");
         }
+        g.ssm_rms_norm = s.flag_or("rms_norm", false);  // config.json's mamba_rms_norm
     }
 }
 
@@ -189,6 +190,10 @@ Architecture parse_architecture(const Fields& f) {
     a.attention.output_gate = att.flag_or("output_gate", false);
     a.attention.head_dim_explicit = att.flag_or("head_dim_explicit", false);
     a.attention.qk_norm = att.flag_or("qk_norm", true);
+    a.attention.rope_scaling = att.text_or("rope_scaling", "");
+    if (!a.attention.rope_scaling.empty() && a.attention.rope_scaling != "llama3") {
+        att.error("rope_scaling: only \"llama3\" is recorded (the one that writes rope_freqs)");
+    }
     if (f.has("ffn")) {
         const Fields ffn = f.child("ffn");
         a.intermediate_size = ffn.count_or("intermediate_size", 0, kMaxDim);

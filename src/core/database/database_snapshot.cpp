@@ -54,6 +54,7 @@ void fields(Io& io, LayerGroup& g) {
     io(g.index_top_k);
     io(g.k_eq_v);
     io(g.compress_ratio);
+    io(g.ssm_rms_norm);
 }
 
 template <typename Io>
@@ -65,6 +66,7 @@ void fields(Io& io, Attention& a) {
     io(a.output_gate);
     io(a.head_dim_explicit);
     io(a.qk_norm);
+    io(a.rope_scaling);
 }
 
 template <typename Io>

@@ -323,15 +323,16 @@ void build_jamba(Builder& b, const Model& m) {
 // Falcon-H1 (falcon-h1.cpp): every layer runs GQA attention and a Mamba-2 mixer side by side on
 // the one attn_norm's output (the mixer's dimensions on the full group, has_parallel_ssm), then a
 // SwiGLU FFN after ffn_norm, a name without ".weight" (the converter maps pre_ff_layernorm
-// verbatim to FFN_PRE_NORM). No ssm_norm: the converter writes it only for mamba_rms_norm. The
-// muP multipliers are folded into the weights (conversion/falcon_h1.py).
+// verbatim to FFN_PRE_NORM). The mixer's ssm_norm where the config's mamba_rms_norm gives the
+// checkpoint one (falcon-h1.cpp loads it TENSOR_NOT_REQUIRED). The muP multipliers are folded
+// into the weights (conversion/falcon_h1.py).
 void build_falcon_h1(Builder& b, const Model& m) {
     const auto& a = m.arch;
     const LayerGroup& g = group_or_empty(m, LayerKind::full);
     embeddings(b, m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
-        mamba2_mixer(b, m, g, il, false);
+        mamba2_mixer(b, m, g, il, g.ssm_rms_norm);
         attention(b, m, il, 1, false);
         b.blk(il, "ffn_norm", {a.hidden_size});
         dense_ffn(b, m, il);

@@ -108,6 +108,11 @@ void embeddings(Builder& b, const Model& m) {
     if (!a.tied_embeddings) b.add("output.weight", {a.hidden_size, a.vocab_size});
 }
 
+void rope_freqs(Builder& b, const Model& m) {
+    const auto& att = m.arch.attention;
+    if (att.rope_scaling == "llama3") b.add("rope_freqs.weight", {att.head_dim / 2});
+}
+
 void attention(Builder& b, const Model& m, int il, std::uint64_t q_factor, bool qkv_bias) {
     const LayerGroup* g = group_of(m, LayerKind::full);
     if (g == nullptr) g = group_of(m, LayerKind::sliding);

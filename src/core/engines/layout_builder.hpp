@@ -57,6 +57,10 @@ bool has_kind(const Model& model, LayerKind kind);
 
 // token_embd, output_norm, and output unless the embeddings are tied
 void embeddings(Builder& b, const Model& m);
+// One rope_freqs of head_dim / 2 where config.json's rope scaling is llama3
+// (Attention::rope_scaling): the converters write its frequency factors as that tensor
+// (conversion/llama.py, exaone.py, step3.py's generate_extra_tensors), for no other scaling.
+void rope_freqs(Builder& b, const Model& m);
 // q/k/v/o of a full or sliding layer; `q_factor` 2 for gated attention (the query projection
 // also yields the gate).
 void attention(Builder& b, const Model& m, int il, std::uint64_t q_factor, bool qkv_bias);
@@ -72,8 +76,9 @@ void qk_norm_whole(Builder& b, const Model& m, int il);
 void mla_attention(Builder& b, const Model& m, const LayerGroup& g, int il);
 // A Mamba-2 mixer as granite-hybrid.cpp and nemotron-h.cpp load it (ssm_in = z, x, B, C, dt).
 void mamba2_mixer(Builder& b, const Model& m, int il);
-// The same with this group's dimensions; `norm`: the grouped ssm_norm (Falcon-H1 writes it only
-// for mamba_rms_norm, false in its configs).
+// The same with this group's dimensions; `norm`: the grouped ssm_norm, {d_inner / n_group,
+// n_group} (Falcon-H1's converter writes it where the checkpoint has mamba.norm, which
+// transformers creates only for mamba_rms_norm: LayerGroup::ssm_rms_norm).
 void mamba2_mixer(Builder& b, const Model& m, const LayerGroup& g, int il, bool norm);
 void dense_ffn(Builder& b, const Model& m, int il);
 void moe_ffn(Builder& b, const Model& m, int il);

@@ -36,9 +36,7 @@ void build_ernie45_moe(Builder& b, const Model& m) {
 void build_llama4(Builder& b, const Model& m) {
     const auto& a = m.arch;
     embeddings(b, m);
-    if (m.id.find("scout") != std::string::npos) {
-        b.add("rope_freqs.weight", {a.attention.head_dim / 2});
-    }
+    rope_freqs(b, m);
     const std::uint64_t step = a.moe->moe_layers ? a.layers / a.moe->moe_layers : 0;
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
@@ -105,7 +103,7 @@ void build_step35(Builder& b, const Model& m) {
     const auto& a = m.arch;
     const auto kinds = layer_kinds(m);
     embeddings(b, m);
-    b.add("rope_freqs.weight", {a.attention.head_dim / 2});
+    rope_freqs(b, m);
     for (int il = 0; il < static_cast<int>(kinds.size()); ++il) {
         const LayerGroup& g = group_or_empty(m, kinds[static_cast<std::size_t>(il)]);
         b.blk(il, "attn_norm.weight", {a.hidden_size});

@@ -18,7 +18,7 @@
 // qwen2vl.cpp, qwen3vl.cpp, qwen3vlmoe.cpp; the hybrid ones (granite-hybrid.cpp, nemotron-h.cpp,
 // kimi-linear.cpp, lfm2.cpp) in hybrid_layouts.cpp. Optional
 // tensors are listed only where the converter writes them for the models the database describes
-// (qwen2's q/k/v biases, llama 3's rope_freqs).
+// (qwen2's q/k/v biases, a llama3 rope scaling's rope_freqs).
 
 namespace canitrun {
 namespace {
@@ -33,11 +33,7 @@ constexpr std::uint64_t kB8275 = 8275;
 void build_llama_like(Builder& b, const Model& m, bool qkv_bias, bool qk_norms) {
     embeddings(b, m);
     const auto& a = m.arch;
-    if (b.layout.arch == "llama" &&
-        (m.family.starts_with("llama3") || m.id.find("distill-llama") != std::string::npos)) {
-        // Llama 3.1+ ships its rope scaling as a rope_freqs tensor (n_rot / 2 factors).
-        b.add("rope_freqs.weight", {a.attention.head_dim / 2});
-    }
+    rope_freqs(b, m);  // Llama 3.1+ and its distills: their llama3 rope scaling
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
         attention(b, m, il, 1, qkv_bias);
@@ -133,10 +129,13 @@ void build_seed_oss(Builder& b, const Model& m) {
     }
 }
 
-// EXAONE 4 (exaone4.cpp): norms after attention and FFN only, per-head q/k norms.
+// EXAONE 4 (exaone4.cpp): norms after attention and FFN only, per-head q/k norms, and the
+// rope_freqs of a llama3 rope scaling (conversion/exaone.py's Exaone4Model; EXAONE 4.0's
+// configs have one).
 void build_exaone4(Builder& b, const Model& m) {
     const auto& a = m.arch;
     embeddings(b, m);
+    rope_freqs(b, m);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         attention(b, m, il, 1, false);
         b.blk(il, "post_attention_norm.weight", {a.hidden_size});

@@ -12,6 +12,18 @@ bool gguf_has_tensor(const std::vector<GgufFile>& parts, std::string_view name) 
     });
 }
 
+void read_gguf_optional_tensors(const std::vector<GgufFile>& parts, const std::string& arch,
+                                Architecture& a) {
+    if (arch == "glm4moe") a.attention.qk_norm = gguf_has_tensor(parts, "blk.0.attn_q_norm.weight");
+    if (arch != "gemma4" && gguf_has_tensor(parts, "rope_freqs.weight")) {
+        a.attention.rope_scaling = "llama3";
+    }
+    if (arch == "falcon-h1") {
+        const bool norm = gguf_has_tensor(parts, "blk.0.ssm_norm.weight");
+        for (auto& g : a.layer_groups) g.ssm_rms_norm = has_parallel_ssm(g) && norm;
+    }
+}
+
 GgufVocab read_gguf_vocab(const std::vector<GgufFile>& parts, const std::string& arch) {
     GgufVocab vocab;
     if (parts.empty()) return vocab;

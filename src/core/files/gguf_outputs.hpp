@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "canitrun/gguf.hpp"
+#include "canitrun/model.hpp"
 
 namespace canitrun {
 
@@ -19,6 +20,13 @@ struct GgufVocab {
 
 // Whether any part holds a tensor of that name (GLM-4.5's optional per-head q/k norms).
 bool gguf_has_tensor(const std::vector<GgufFile>& parts, std::string_view name);
+
+// The optional tensors a layout lays out where the file holds them, no key saying so: GLM-4.5's
+// per-head q/k norms (glm4moe), a llama3 rope scaling's rope_freqs (Attention::rope_scaling;
+// Gemma 4's proportional RoPE writes one too, and its layout always has it) and Falcon-H1's
+// ssm_norm (LayerGroup::ssm_rms_norm, on its parallel groups).
+void read_gguf_optional_tensors(const std::vector<GgufFile>& parts, const std::string& arch,
+                                Architecture& a);
 
 // Vocabulary: <arch>.vocab_size, else the tokenizer's token list, else token_embd's shape.
 GgufVocab read_gguf_vocab(const std::vector<GgufFile>& parts, const std::string& arch);

@@ -587,8 +587,8 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     const GgufVocab vocab = read_gguf_vocab(parts, arch);
     a.vocab_size = vocab.size;
     a.tied_embeddings = !vocab.has_output;
-    // glm4moe's optional q/k norms (GLM-4.5-Air has none): the file holds them or not
-    if (arch == "glm4moe") a.attention.qk_norm = gguf_has_tensor(parts, "blk.0.attn_q_norm.weight");
+    // glm4moe's q/k norms (GLM-4.5-Air has none), rope_freqs, ssm_norm: the file holds them or not
+    read_gguf_optional_tensors(parts, arch, a);
     m.context_native = keys.uint_or("context_length", 0);
     // An embedding or reranking model's file is served as the database's entry is (llama_serve)
     m.run.pooling = read_gguf_pooling(f, arch);
