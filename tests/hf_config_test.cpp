@@ -224,6 +224,8 @@ TEST_CASE("hf: Jamba and Llama 4 configs give the database's architecture") {
         for (const std::uint64_t context : {4096ULL, 8192ULL, 131072ULL, 1048576ULL}) {
             CHECK(kv_cache_bytes(hf, context, f16()) == kv_cache_bytes(db, context, f16()));
         }
+        // Scout's text_config has a llama3 rope_scaling, Maverick's none: rope_freqs or not.
+        CHECK(hf.arch.attention.rope_scaling == db.arch.attention.rope_scaling);
         REQUIRE(hf.arch.moe);
         REQUIRE(db.arch.moe);
         CHECK(hf.arch.moe->experts == db.arch.moe->experts);

@@ -165,6 +165,13 @@ Result<std::uint64_t> read_hf_dimensions(const json& root, const json& c, const 
     // GLM-4.5's use_qk_norm (transformers' Glm4MoeConfig: false unless stated); true elsewhere,
     // where no layout reads it
     a.attention.qk_norm = bool_or(c, "use_qk_norm", model_type != "glm4_moe");
+    // A llama3 rope scaling is what makes the converter write rope_freqs (conversion/llama.py,
+    // exaone.py); transformers spells its kind rope_type, older configs type.
+    const auto scaling = c.find("rope_scaling");
+    if (scaling != c.end() && scaling->is_object() &&
+        string_or(*scaling, "rope_type", string_or(*scaling, "type", "")) == "llama3") {
+        a.attention.rope_scaling = "llama3";
+    }
     a.intermediate_size = uint_or(c, {"intermediate_size", "ffn_hidden_size", "block_ff_dim"}, 0);
     if (bool_or(c, "block_auto_adjust_ff_dim", false) && a.intermediate_size <= kMaxDim) {
         // LFM2 (transformers' Lfm2MLP, llama.cpp's conversion/lfm2.py): two thirds of the
