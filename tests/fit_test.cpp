@@ -113,3 +113,22 @@ TEST_CASE("fit: an asked context leaves out the models whose window is shorter")
     CHECK(phi);
     CHECK(asked.size() < capped.size());
 }
+
+// The snapshot's device_elements spare `fit` the layout of a model that fits at no quantization
+// (hardware_questions.cpp); without them every floor is asked of the layout. Same answers.
+TEST_CASE("fit: the same models, quantizations and contexts without the snapshot's figures") {
+    Database bare = test::database();
+    REQUIRE(bare.device_elements.size() == bare.models.size());
+    bare.device_elements.clear();
+    for (const auto& gpus : std::vector<std::vector<std::string>>{{"rtx-4090"}, {}}) {
+        const Hardware h = test::hardware_of(gpus, 64);
+        const auto kept = models_that_fit(test::database(), h, PlanSettings{}).value();
+        const auto built = models_that_fit(bare, h, PlanSettings{}).value();
+        REQUIRE(kept.size() == built.size());
+        for (std::size_t i = 0; i < kept.size(); ++i) {
+            CHECK(kept[i].model->id == built[i].model->id);
+            CHECK(kept[i].answer.quant->id == built[i].answer.quant->id);
+            CHECK(kept[i].max_context == built[i].max_context);
+        }
+    }
+}

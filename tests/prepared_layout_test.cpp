@@ -236,3 +236,20 @@ TEST_CASE("prepared layout: a repeated tensor reads as if read alone, for every 
         }
     }
 }
+
+TEST_CASE("the snapshot's device_elements are every database model's layout's") {
+    // The snapshot generator works them out with llamacpp_layout so that `fit` rules a model out
+    // without a layout; here each is made again from tensor_layout and prepare_layout directly.
+    const Database& db = test::database();
+    REQUIRE(db.device_elements.size() == db.models.size());
+    for (std::size_t i = 0; i < db.models.size(); ++i) {
+        CAPTURE(db.models[i].id);
+        const auto layout = tensor_layout(db.models[i]);
+        REQUIRE(db.device_elements[i].has_value() == layout.has_value());
+        if (!layout) continue;
+        const PreparedLayout p = prepare_layout(*layout);
+        CHECK(*db.device_elements[i] == p.device_elements);
+        // Not all zero: each model's layout has quantized weights on the GPUs.
+        CHECK((*db.device_elements[i])[PreparedLayout::kQuantized] > 0);
+    }
+}

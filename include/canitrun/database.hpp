@@ -5,6 +5,8 @@
 // A field added to a struct here also goes into fields() in
 // src/core/database/database_snapshot.cpp.
 
+#include <array>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +35,13 @@ struct Database {
     std::vector<Gpu> gpus;
     std::vector<Quant> quants;  // in the file's order (the page's table order)
     std::vector<CardClass> card_classes;
+    // Worked out from the models, not data: by model (index-aligned with `models`), the elements
+    // of the tensors llama.cpp's GPUs hold with every layer, by PreparedLayout::Kind
+    // (PreparedLayout::device_elements). The snapshot generator computes them from each
+    // model's layout so that `fit` rules out a model that fits at no quantization without
+    // building its layout (bench/RESULTS.md, twentieth session). Empty when read from JSON; an
+    // entry is empty where the model has no llama.cpp layout.
+    std::vector<std::optional<std::array<std::uint64_t, 5>>> device_elements;
 
     Result<const Model*> find_model(const std::string& name) const;
     Result<const Gpu*> find_gpu(const std::string& name) const;

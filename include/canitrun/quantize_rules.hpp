@@ -69,7 +69,8 @@ struct PreparedLayout {
     std::vector<bool> routed_expert;  // per tensor (layout order): ffn_*_exps, which
                                       // --n-cpu-moe and -ot exps=CPU move to RAM
     std::vector<bool> host_input;     // per tensor (layout order): llama_host_input_tensor
-    // Elements of the tensors outside the host inputs (what GPUs hold with every layer), by kind.
+    // Elements of the tensors outside the host inputs (what GPUs hold with every layer), by
+    // kind; the snapshot keeps every database model's (Database::device_elements).
     std::array<std::uint64_t, 5> device_elements{};
     int n_attention_wv = 0;
     bool tied = true;
@@ -88,8 +89,13 @@ Result<std::vector<Bytes>> quantize_bytes(const PreparedLayout& prepared,
 // quantizations skips the types that cannot fit before typing any tensor.
 Result<Bytes> device_weights_lower_bound(const PreparedLayout& prepared,
                                          const std::string& quant_id);
-Result<Bytes> device_weights_lower_bound(const PreparedLayout& prepared,
+// The same from the layout's device_elements alone (all the floor reads of it).
+Result<Bytes> device_weights_lower_bound(const std::array<std::uint64_t, 5>& device_elements,
                                          const QuantizeRequest& request);
+inline Result<Bytes> device_weights_lower_bound(const PreparedLayout& prepared,
+                                                const QuantizeRequest& request) {
+    return device_weights_lower_bound(prepared.device_elements, request);
+}
 
 // Sum of the tensors' bytes.
 Bytes tensor_bytes(const std::vector<TypedTensor>& tensors);

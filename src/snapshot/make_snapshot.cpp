@@ -1,13 +1,18 @@
-// Build step: loads data/ with the JSON loader (every check the database gets at run time), writes
-// it as a binary snapshot (database_snapshot.hpp) and emits a C++ source that embeds the bytes.
+// Build step: loads data/ with the JSON loader (every check the database gets at run time), works
+// out each model's Database::device_elements from its layout (the core's own llamacpp_layout),
+// writes it all as a binary snapshot (database_snapshot.hpp) and emits a C++ source that embeds
+// the bytes.
 //   canitrun_make_snapshot DATA_DIR OUTPUT.cpp
 // The output is rewritten only when it changes, so an unchanged data/ rebuilds nothing.
 
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "canitrun/database_files.hpp"
 #include "canitrun/database_snapshot.hpp"
+#include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/quantize_rules.hpp"
 #include "write_if_changed.hpp"
 
 namespace {
@@ -48,9 +53,16 @@ int main(int argc, char** argv) {
     if (argc != 3) return fail("usage: canitrun_make_snapshot DATA_DIR OUTPUT.cpp");
     const auto files = canitrun::read_database_dir(argv[1]);
     if (!files) return fail(files.error().message);
-    const auto db = canitrun::parse_database(*files);
+    auto db = canitrun::parse_database(*files);
     if (!db)
         return fail(db.error().message + (db.error().hint.empty() ? "" : "; " + db.error().hint));
+    for (const auto& model : db->models) {
+        // A model without a llama.cpp layout keeps none: `fit` then asks for it, and reports
+        // why, as it would without the snapshot.
+        const auto prepared = canitrun::llamacpp_layout(model);
+        db->device_elements.push_back(prepared ? std::optional((*prepared)->device_elements)
+                                               : std::nullopt);
+    }
     const std::string bytes = canitrun::serialize_database(*db);
     const auto back = canitrun::deserialize_database(bytes);
     if (!back) return fail("the snapshot does not read back: " + back.error().message);

@@ -9,6 +9,7 @@
 
 #include "canitrun/database_snapshot.hpp"
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <optional>
@@ -298,6 +299,11 @@ void fields(Io& io, DatabaseInfo& i) {
     io(i.source);
 }
 
+template <typename Io, std::size_t N>
+void fields(Io& io, std::array<std::uint64_t, N>& a) {
+    for (auto& x : a) io(x);
+}
+
 template <typename Io>
 void fields(Io& io, Database& d) {
     io(d.info);
@@ -305,6 +311,7 @@ void fields(Io& io, Database& d) {
     io(d.gpus);
     io(d.quants);
     io(d.card_classes);
+    io(d.device_elements);
 }
 
 class Writer {

@@ -28,8 +28,9 @@ struct CacheSetup {
     GgmlType tk;
     GgmlType tv;
     bool flash_attn = true;
-    bool no_memory = false;   // llama_arch_keeps_no_memory
-    bool routed_down = true;  // !LlamaCppOptions::f32_mask (attention_phase_bytes says why)
+    bool no_memory = false;     // llama_arch_keeps_no_memory
+    bool outputs_last = false;  // llama_arch_picks_outputs_last (output_phase_of)
+    bool routed_down = true;    // !LlamaCppOptions::f32_mask (attention_phase_bytes says why)
 };
 
 // llama_init_from_model's checks and llama-context.cpp's geometry. It reads no backend.

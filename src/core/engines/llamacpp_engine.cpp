@@ -181,6 +181,7 @@ Result<CacheSetup> cache_setup(const Model& model, const LlamaCppOptions& o) {
     // An encoder keeps no memory: its attention spans the ubatch's own tokens.
     const auto arch = llama_arch(model);
     s.no_memory = arch && llama_arch_keeps_no_memory(*arch);
+    s.outputs_last = arch && llama_arch_picks_outputs_last(*arch);
     s.routed_down = !o.f32_mask;
     const std::uint64_t n_ctx =
         llama_padded_context(s.no_memory ? std::min(o.context, o.ubatch) : o.context);
@@ -393,21 +394,20 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
 // LLAMA_PROBE_OUTPUTS=4, ctx 4096, ubatch 512, flash attention): Llama 3.1 8B's CPU compute
 // buffer 266.50 -> 120.01 MiB, Qwen3-30B-A3B 304.75 -> 92.01, Gemma 3 1B 516.50 -> 54.27; the
 // same with 16 outputs.
-Bytes output_phase_bytes(const Model& m, const Geometry& g) {
+Bytes output_phase_bytes(const Model& m, const CacheSetup& setup) {
     const auto& a = m.arch;
     bool third_row = count_recurrent_layers(m) > 0;
     for (const auto& group : a.layer_groups) third_row = third_row || has_parallel_ssm(group);
-    const auto arch = llama_arch(m);
-    third_row = third_row || (arch && llama_arch_picks_outputs_last(*arch));
+    third_row = third_row || setup.outputs_last;
     std::uint64_t out_per_token =
         checked::add(checked::add(a.vocab_size, checked::mul(third_row ? 3 : 2, a.hidden_size)),
                      moe_sum_floats(m, third_row));
-    return checked::mul(checked::mul(g.outputs, kF32Bytes), out_per_token);
+    return checked::mul(checked::mul(setup.g.outputs, kF32Bytes), out_per_token);
 }
 
-Bytes compute_bytes(const Model& m, const Geometry& g, bool flash_attn, bool routed_down) {
-    return std::max(output_phase_bytes(m, g),
-                    attention_phase_bytes(m, g, flash_attn, kCpuEmbdRows, routed_down));
+Bytes compute_bytes(const Model& m, const CacheSetup& s) {
+    return std::max(output_phase_bytes(m, s),
+                    attention_phase_bytes(m, s.g, s.flash_attn, kCpuEmbdRows, s.routed_down));
 }
 
 }  // namespace
@@ -499,7 +499,7 @@ Result<Bytes> compute_of(const Model& model, const CacheSetup& setup,
     return catch_overflow(
         [&]() -> Result<Bytes> {
             if (options.backend == Backend::cpu) {
-                return compute_bytes(model, setup.g, setup.flash_attn, setup.routed_down);
+                return compute_bytes(model, setup);
             }
             // A GPU holding every layer and the head (placement.cpp's gpu_graph says why)
             const Bytes layers = attention_phase_bytes(model, setup.g, setup.flash_attn,
@@ -530,7 +530,7 @@ Result<Bytes> attention_phase_of(const Model& model, const CacheSetup& setup) {
 
 Result<Bytes> output_phase_of(const Model& model, const CacheSetup& setup) {
     return catch_overflow(
-        [&]() -> Result<Bytes> { return output_phase_bytes(model, setup.g); },
+        [&]() -> Result<Bytes> { return output_phase_bytes(model, setup); },
         [&] { return overflow_error("the logits of " + model.id, "lower --ubatch"); });
 }
 

@@ -507,9 +507,8 @@ Result<Bytes> device_weights_lower_bound(const PreparedLayout& p, const std::str
     return device_weights_lower_bound(p, plain(quant_id, std::nullopt));
 }
 
-Result<Bytes> device_weights_lower_bound(const PreparedLayout& prepared,
+Result<Bytes> device_weights_lower_bound(const std::array<std::uint64_t, 5>& device_elements,
                                          const QuantizeRequest& request) {
-    const PreparedLayout& p = prepared;
     const auto ft = find_ftype(request.file_type);
     if (!ft) {
         return fail(ErrorKind::bad_input, "no llama.cpp file type '" + request.file_type + "'");
@@ -525,7 +524,7 @@ Result<Bytes> device_weights_lower_bound(const PreparedLayout& prepared,
     const auto at = [&](std::uint64_t elements, const GgmlType& t) {
         return checked::mul_div_floor(elements, t.block_bytes, t.block_elements);
     };
-    const auto& e = p.device_elements;
+    const auto& e = device_elements;
     return catch_overflow(
         [&]() -> Result<Bytes> {
             Bytes sum = at(checked::add(e[PreparedLayout::kF32], e[PreparedLayout::kI32]),

@@ -356,18 +356,21 @@ struct NativeFit {
     ModelParts parts;
 };
 
+// The model's layout's device_elements where the database keeps them (WholeFloor).
+using Elements = const std::array<std::uint64_t, 5>*;
+
 // The best-quality quantization that fits whole on the GPUs (`ranked` best first), cheapest
 // check first; nothing when none does. Its answer is the one answer_for() gives: with default
 // placement options a plan that fits whole is native.
 Result<std::optional<NativeFit>> best_native(const Model& model,
                                              const std::vector<const Quant*>& ranked,
-                                             const Hardware& hardware,
-                                             const PlanSettings& settings) {
+                                             const Hardware& hardware, const PlanSettings& settings,
+                                             Elements elements = nullptr) {
     Bytes caches = 0;  // gpu_caches(), once a quantization's parts give them
+    const WholeFloor floor(model, hardware, settings, elements);
     for (const Quant* q : ranked) {
         if (!hardware_runs(hardware, *q) || !*rule_offers(settings, *q)) continue;
-        CANITRUN_TRY_ASSIGN(auto ruled_out,
-                            cannot_fit_whole(model, *q, hardware, settings, caches));
+        CANITRUN_TRY_ASSIGN(auto ruled_out, floor.rules_out(*q, caches));
         if (ruled_out) continue;
         CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, *q, settings));
         CANITRUN_TRY_ASSIGN(const PlacementOptions placement,
@@ -464,11 +467,13 @@ namespace {
 // first that does, best first (best_quant_for_hardware's answer, without planning the rest).
 Result<std::optional<ModelFit>> best_in_ram(const Model& model,
                                             const std::vector<const Quant*>& ranked,
-                                            const Hardware& hardware, const PlanSettings& o) {
+                                            const Hardware& hardware, const PlanSettings& o,
+                                            Elements elements) {
+    const WholeFloor floor(model, hardware, o, elements);
     for (const Quant* q : ranked) {
         CANITRUN_TRY_ASSIGN(const bool offered, rule_offers(o, *q));
         if (!offered) continue;
-        CANITRUN_TRY_ASSIGN(const bool ruled_out, cannot_fit_whole(model, *q, hardware, o));
+        CANITRUN_TRY_ASSIGN(const bool ruled_out, floor.rules_out(*q));
         if (ruled_out) continue;
         CANITRUN_TRY_ASSIGN(auto a, answer_for(model, *q, hardware, o));
         if (a.plan.kind != PlanKind::cpu_only) continue;
@@ -481,12 +486,13 @@ Result<std::optional<ModelFit>> best_in_ram(const Model& model,
 // One model's entry in models_that_fit(): its best native plan and longest context, or nothing.
 Result<std::optional<ModelFit>> model_fit(const Model& model,
                                           const std::vector<const Quant*>& ranked,
-                                          const Hardware& hardware, const PlanSettings& settings) {
+                                          const Hardware& hardware, const PlanSettings& settings,
+                                          Elements elements) {
     PlanSettings o = settings_for_model(model, settings);
     o.estimate.context = std::min(o.estimate.context, longest_supported_context(model));
-    if (hardware.gpus.empty()) return best_in_ram(model, ranked, hardware, o);
+    if (hardware.gpus.empty()) return best_in_ram(model, ranked, hardware, o, elements);
     // Whole on the GPUs; offload answers would be dropped, so they are never planned.
-    CANITRUN_TRY_ASSIGN(auto native, best_native(model, ranked, hardware, o));
+    CANITRUN_TRY_ASSIGN(auto native, best_native(model, ranked, hardware, o, elements));
     if (!native) return std::optional<ModelFit>{};
     const Quant& quant = *native->answer.quant;
     CANITRUN_TRY_ASSIGN(auto longest, longest_from_parts(model, quant, native->parts, hardware, o));
@@ -518,7 +524,12 @@ Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware
                 longest_supported_context(model) < settings.estimate.context) {
                 return Result<std::optional<ModelFit>>(std::optional<ModelFit>{});
             }
-            return model_fit(model, ranked, hardware, settings);
+            // The snapshot's figures are this very model's (index-aligned, worked out from it
+            // at build time; a Database is not edited once read).
+            const bool kept =
+                db.device_elements.size() == db.models.size() && db.device_elements[i].has_value();
+            return model_fit(model, ranked, hardware, settings,
+                             kept ? &*db.device_elements[i] : nullptr);
         },
         order);
     std::vector<ModelFit> fits;

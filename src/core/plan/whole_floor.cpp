@@ -39,6 +39,13 @@ Bytes gpu_caches(const ModelParts& parts, const PlacementOptions& options) {
     return caches;
 }
 
+WholeFloor::WholeFloor(const Model& model, const Hardware& hardware, const PlanSettings& settings,
+                       const std::array<std::uint64_t, 5>* device_elements)
+    : model_(model), hardware_(hardware), settings_(settings), elements_(device_elements) {
+    if (settings.rule != Rule::quick)
+        room_ = whole_room(hardware, placement_for(hardware, settings));
+}
+
 // `fit` asks ~4,000 such questions per run.
 // - The quick rule: the devices hold the same weights, at least the same KV (each layer's KV
 //   rounds up on its own), and each its overhead rounded down, so together they need at least
@@ -46,21 +53,23 @@ Bytes gpu_caches(const ModelParts& parts, const PlacementOptions& options) {
 // - llama.cpp's rule: what the GPUs may hold beside their runtimes (whole_room; without a GPU,
 //   the RAM) holds at least the weights' floor (every tensor but the host inputs at the
 //   smallest type the file type gives any) and, on GPUs, the caches given.
-Result<bool> cannot_fit_whole(const Model& model, const Quant& quant, const Hardware& hardware,
-                              const PlanSettings& settings, Bytes caches) {
-    const bool in_ram = hardware.gpus.empty();
-    if (settings.rule != Rule::quick) {
+Result<bool> WholeFloor::rules_out(const Quant& quant, Bytes caches) const {
+    const bool in_ram = hardware_.gpus.empty();
+    if (settings_.rule != Rule::quick) {
         // A file's own tensors: every one but the host inputs, exactly.
-        Bytes floor = settings.file ? settings.file->sums.other : 0;
-        if (!settings.file) {
-            CANITRUN_TRY_ASSIGN(floor, llamacpp_device_weights_floor(model, quant));
+        Bytes floor = settings_.file ? settings_.file->sums.other : 0;
+        if (!settings_.file && elements_) {
+            CANITRUN_TRY_ASSIGN(floor,
+                                device_weights_lower_bound(*elements_, quantize_request(quant)));
+        } else if (!settings_.file) {
+            CANITRUN_TRY_ASSIGN(floor, llamacpp_device_weights_floor(model_, quant));
         }
         if (!in_ram) add_saturating(floor, caches);
-        return floor > whole_room(hardware, placement_for(hardware, settings));
+        return floor > room_;
     }
-    CANITRUN_TRY_ASSIGN(const auto e, estimate(model, quant, settings.estimate));
-    const Bytes shares = hardware.gpus.size() + 1;
-    return e.total() > checked::add(in_ram ? hardware.ram : hardware.gpu_memory(), shares);
+    CANITRUN_TRY_ASSIGN(const auto e, estimate(model_, quant, settings_.estimate));
+    const Bytes shares = hardware_.gpus.size() + 1;
+    return e.total() > checked::add(in_ram ? hardware_.ram : hardware_.gpu_memory(), shares);
 }
 
 }  // namespace canitrun
