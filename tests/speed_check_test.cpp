@@ -189,11 +189,19 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // decode at 190 t/s where they measure 244-318), raised all four bounds on purpose: decode
     // to 12.9 % / 44.8 %, prefill to 19.5 % / 60.7 % (with a held at 1 or more; 14 % / 49 %
     // without). Unseen runs the model explains less well are what these figures are for; the
-    // data stays, the model is what is left to mend (#34). The bounds are those figures.
+    // data stays, the model is what is left to mend (#34). Then decode's p90 went to 38.9 % and
+    // its median to 13.1 %, the bounds 0.449 to 0.389 and 0.130 to 0.131, on purpose: a Metal
+    // decode reads an all-MLA cache once per query head (speed_work.cpp latent_readers: an M2
+    // Ultra's glm-4.7-flash 32768 deep from 2.64x to 0.71x its measure left out) and a group's
+    // share of the bandwidth is pinned at the pooled one (fit_speed.cpp kBandwidthPinWeight:
+    // AMD's median 26 % to 16 %, Intel's 19 % to 14 %). The median rose as both moved the M2
+    // Ultra's a, on which, with XiongjieDai's 70 runs left out, the shared per-layer cost of
+    // builds before 2025 partly rests (14 runs): those runs' median left out 10 % to 13 %
+    // (docs/SPEED.md). The bounds are those figures.
     CHECK(m.out_of_sample.prefill_p90 <= 0.608);
     CHECK(m.out_of_sample.prefill_median <= 0.196);
-    CHECK(m.out_of_sample.decode_median <= 0.130);
-    CHECK(m.out_of_sample.decode_p90 <= 0.449);
+    CHECK(m.out_of_sample.decode_median <= 0.131);
+    CHECK(m.out_of_sample.decode_p90 <= 0.389);
 }
 
 // A published run reads its file at the size llama-bench printed, not its label's: Unsloth's

@@ -214,3 +214,38 @@ TEST_CASE("speed sanity: an M1 Max decodes slower than an M3 Max of the same ban
     CHECK(tg128("llama-3.1-8b", "Q4_K_M", "m1-max-64gb") <
           0.85 * tg128("llama-3.1-8b", "Q4_K_M", "m3-max-64gb"));
 }
+
+// Metal's vector flash-attention kernel runs one query head a threadgroup (nhptg = 1), so an
+// absorbed MLA latent, one KV head for GLM-4.7-Flash's 20 query heads, is read 20 times; a GQA
+// model (Llama 3.1 8B) and any other backend read the cache once. On an M2 Ultra (800 GB/s) at
+// a = 1: 1e9 weight bytes and 1e8 cache bytes, the cache read 19 times more: 3.0e9 bytes,
+// 3.75 ms; on an RTX 4090 (1008 GB/s), 1.1e9 bytes, 1.0913 ms.
+TEST_CASE("speed sanity: a Metal decode reads an all-MLA cache once per query head") {
+    CHECK(speed_work(test::model("llama-3.1-8b"), test::quant("Q4_K_M"), Placement{}, 8192, {0, 1})
+              .latent_readers == 1);
+    CHECK(speed_work(test::model("glm-4.7-flash"), test::quant("Q4_K_M"), Placement{}, 8192, {0, 1})
+              .latent_readers == 20);
+    SpeedModel m;  // only a (1) multiplies what this work reads
+    for (auto& c : m.classes) c.bandwidth = 1;
+    SpeedWork w;
+    w.latent_readers = 20;
+    DeviceWork d;
+    d.read_bytes = 1.1e9;
+    d.cache_bytes = 1e8;
+    w.gpus.push_back(d);
+    CHECK(decode_seconds(w, test::hardware_of({"m2-ultra-192gb"}), m) == Approx(3.75e-3));
+    CHECK(decode_seconds(w, test::hardware_of({"rtx-4090"}), m) == Approx(1.1e9 / 1008e9));
+    w.latent_readers = 1;
+    CHECK(decode_seconds(w, test::hardware_of({"m2-ultra-192gb"}), m) == Approx(1.375e-3));
+}
+
+// ggerganov's M2 Ultra decodes glm-4.7-flash Q8_0 with flash attention at 21.81 t/s 32768 tokens
+// deep (tg32 @ d32768, ggml-org/llama.cpp benches/mac-m2-ultra.md at 3795cc1e, b7948), 0.37x its
+// 59.58 empty. With the latent read once the fit put it at 2.8x the measure; read once per head,
+// within 1.5x either way.
+TEST_CASE("speed sanity: an M2 Ultra's glm-4.7-flash decode 32768 deep") {
+    const auto deep = bench("glm-4.7-flash", "Q8_0", "m2-ultra-192gb", "tg32 @ d32768");
+    REQUIRE(deep);
+    CHECK(*deep < 1.5 * 21.81);
+    CHECK(*deep > 21.81 / 1.5);
+}

@@ -298,6 +298,7 @@ struct DeviceWork {
     double weight_count = 0;      // active weights read for one token, in weights (not bytes)
     double expert_weights = 0;    // every routed expert's weights held here, in weights
     double expert_bytes = 0;      // of resident_bytes, the routed experts'
+    double cache_bytes = 0;       // of read_bytes, the KV cache's (latent_readers)
 };
 
 struct SpeedWork {
@@ -309,6 +310,9 @@ struct SpeedWork {
     // micro-batch of few tokens runs, and reads, only some of them (experts_touched).
     double expert_share = 0;
     bool older_build = false;  // a published run of llama.cpp before 2025 (BenchRun)
+    // How many times a Metal decode reads each cached position: every query head for a model
+    // whose cache is all one absorbed MLA latent (metal_latent_readers), else once.
+    double latent_readers = 1;
     // A MoE layer's routed experts (0 for a dense model), the rows each of their products
     // writes (gate and up: the expert FFN's width; down: the hidden size) and how many products
     // an expert runs (3 with a gate, 2 without), for lone_expert_products.

@@ -206,6 +206,17 @@ std::vector<std::size_t> pool(const std::vector<Param>& ps, std::vector<Row>& ro
 // leave-one-source-out error at every weight tried from 0.3 to 30.)
 constexpr double kPooledPinWeight = 1e-6;
 
+// A group's share of the bandwidth (a) is pinned harder, at the weight of three runs: a group
+// whose remaining sources decode only quantized files cannot tell a from its unpacking cost u
+// (each file's bytes and weights move together) and took an a no float mat-vec reads at. With
+// kyuz0's AI PRO R9700 runs left out, AMD's other sources (RX 7900 XTX, W7900, RX 9070: Q4_0,
+// Q4_K, Q6_K) left AMD's a to trade with u, and the R9700's BF16 decodes read at 0.55-0.62x
+// their measure; pinned, that source's median error left out fell from 22 % to 12 % (at 0.3). A
+// group with float runs of its own is held by them (a run weighs up to 50, fit_robust).
+// Of 0.03, 0.3, 1, 3 and 10, 3 and 10 gave the lowest decode error left out, alike; 3 pulls
+// the groups' own runs less (docs/SPEED.md).
+constexpr double kBandwidthPinWeight = 3;
+
 // The group a prefill group falls back to: the decode group of its classes where that is another
 // (speed_group: a V100's prompts are its own, its decode the datacenter group's), else none.
 // An RDNA3.5 APU's (the Ryzen AI Max's) prompts fall back on the discrete Radeons': ROCm runs
@@ -309,7 +320,8 @@ void fit_half(SpeedModel& m, const std::vector<FitRow>& rows, bool prefill,
         prior.x.assign(ps.size(), 0);
         prior.x[j] = 1;
         prior.y = pin;
-        prior.w = kPooledPinWeight;
+        prior.w = ps[j].field == &SpeedClassCoefficients::bandwidth ? kBandwidthPinWeight
+                                                                    : kPooledPinWeight;
         prior.prior = true;
         d.push_back(std::move(prior));
     }

@@ -396,14 +396,25 @@ void write_flash_attn_trials(std::ostream& out) {
            "58.5 %: they carry NVIDIA's attention multiplier); a decode attention term, its FLOPs "
            "at attention_tflops times a multiplier, per group (decode 15.9 % / 61.5 %: a group "
            "whose one deep source is left out takes the pooled multiplier, the R9700's and the "
-           "V100's runs 11-13 % to 41-52 %) or shared (12.7 % / 39.0 %). Left: an M2 Ultra's "
-           "glm-4.7-flash decode with flash attention (ggml-org's benches, b7948) reads at 1.4x "
-           "its measure 4096 deep to 2.6x 32768 deep (29 ms a token more than at depth 0, about "
-           "13x the time its latent takes to read once). Metal's vector flash-attention kernel "
-           "runs one query head a threadgroup (ggml-metal-ops.cpp at b828e18c7: nhptg = 1), so "
-           "each head reads its KV head's cache again, as CUDA's mat-vec does without flash "
-           "attention; the same M2 Ultra's qwen3-coder-30b-a3b (8 query heads a KV head) reads "
-           "at 1.16x 32768 deep. Not modelled: one model's runs on one chip.\n";
+           "V100's runs 11-13 % to 41-52 %) or shared (12.7 % / 39.0 %). Tried again with "
+           "today's rows, per group: decode 12.9 % / 44.8 % to 14.7 % / 52.3 % (Intel's "
+           "multiplier 380, the V100's runs 11 % to 52 % at the median left out): not kept.\n"
+           "- Kept (#34): a Metal decode reads a cache that is all one absorbed MLA latent once "
+           "per query head (SpeedWork::latent_readers, speed_work.cpp). Metal's vector "
+           "flash-attention kernel runs one query head a threadgroup (ggml-metal-ops.cpp "
+           "ggml_metal_op_flash_attn_ext at b828e18c7, and still at d8a24cce: nhptg = 1; "
+           "kernel_flash_attn_ext_vec reads KV head iq2 / (ne02 / ne_12_2)), and llama.cpp runs "
+           "MLA absorbed as MQA, one latent for every head, so GLM-4.7-Flash's 20 heads read it "
+           "20 times. An M2 Ultra's glm-4.7-flash Q8_0 decode with flash attention (ggml-org's "
+           "benches, b7948) costs 29 ms a token more 32768 deep than empty, the latent's "
+           "1.8 GB read at 61 GB/s once or 1.2 TB/s per head; its GQA runs (qwen3-coder-30b-a3b, "
+           "qwen2.5-coder-7b, gpt-oss; 4-8 query heads a KV head) read their caches at "
+           "300-370 GB/s of its 800, so a GQA cache is read once as before. Left out, those "
+           "glm-4.7-flash runs read at 1.38x, 1.60x, 1.97x and 2.64x their measure 4096 to "
+           "32768 deep before and at 0.98x, 0.90x, 0.79x and 0.71x after: counted in full, the "
+           "deepest read slow (some re-reads presumably hit the GPU's caches; not measured). "
+           "Other backends are unchanged (the DGX Spark's CUDA runs of the same file read at "
+           "1.15-1.20x).\n";
 }
 
 void write_bandwidth_floor(std::ostream& out) {
@@ -422,6 +433,27 @@ void write_bandwidth_floor(std::ostream& out) {
            "mat-vec reads weights faster than the memory does; every group's fitted a is 1.04 "
            "or more, so the fit on every source is unchanged by it): decode left out 14 % / "
            "49 % to 12.9 % / 44.8 %, Intel's median 40 % to 19 %; prefill 19.5 % / 60.7 %.\n";
+}
+
+void write_bandwidth_pin(std::ostream& out) {
+    out << "- Kept (#34): each group's share of the bandwidth (a) is pinned at the value pooled "
+           "over every group at the weight of three runs (kBandwidthPinWeight, fit_speed.cpp), "
+           "not at a millionth as the other per-group terms are. A group whose remaining sources "
+           "decode only quantized files cannot tell a from its unpacking cost u (a file's bytes "
+           "and weights move together): with kyuz0's AI PRO R9700 runs left out, AMD's other "
+           "sources (RX 7900 XTX, W7900, RX 9070; Q4_0, Q4_K, Q6_K) left a to trade with u, "
+           "and the R9700's BF16 decodes read at 0.55-0.62x their measure. A group with float "
+           "runs of its own is held by them. Weights tried, with the Metal latent rule above "
+           "(decode left out, median / p90): 0.03 (14.0 % / 41.6 %), 0.3 (13.5 % / 40.7 %), 1 "
+           "(13.4 % / 38.7 %), 3 (13.1 % / 38.9 %), 10 (13.0 % / 38.9 %); without the latent "
+           "rule 0.3 gave 13.4 % / 41.5 %. With both, every run's decode left out went from "
+           "12.9 % / 44.8 % to 13.1 % / 38.9 %; AMD's median from 26 % to 16 % (kyuz0's R9700 "
+           "source 22 % to 11 %), Intel's from 19 % to 14 %, Apple's p90 from 32 % to 23 %; but "
+           "the median of XiongjieDai's 70 runs left out rose from 10 % to 13 %, as each change "
+           "moved the M2 Ultra's a: with that source out, the per-layer cost of builds before "
+           "2025 (ko, shared) rests on 14 runs, one an M2 Ultra FP16 decode (llama.cpp#10238), "
+           "and its GeForce, workstation and Apple runs read 8-10 % slower. Prefill "
+           "unchanged.\n";
 }
 
 }  // namespace
@@ -470,6 +502,7 @@ void write_known_limits(std::ostream& out) {
     write_xe2_mmvq_trial(out);
     write_flash_attn_trials(out);
     write_bandwidth_floor(out);
+    write_bandwidth_pin(out);
 }
 
 }  // namespace canitrun::tools

@@ -237,6 +237,12 @@ double quantized_unpack(const SpeedWork& work, const SpeedClassCoefficients& c,
 
 namespace {
 
+// The cache bytes a Metal decode reads again beyond once (SpeedWork::latent_readers).
+double metal_cache_rereads(const DeviceWork& w, const GpuDevice& device, const SpeedWork& work) {
+    const bool metal = device.gpu != nullptr && device.gpu->vendor == "apple";
+    return metal ? w.cache_bytes * (work.latent_readers - 1) : 0;
+}
+
 // One GPU's decode seconds for its work: what it reads (bandwidth and unpacking) and what it
 // pays per layer (launches, the recurrent scan, routing).
 struct DeviceSeconds {
@@ -250,7 +256,8 @@ DeviceSeconds device_decode_seconds(const DeviceWork& w, const GpuDevice& device
     const SpeedClassCoefficients& c = m.of(speed_class(device));
     const double bandwidth = device.bandwidth_gbps * 1e9;
     return {
-        w.read_bytes / bandwidth * bandwidth_multiplier(device, c, m) +
+        (w.read_bytes + metal_cache_rereads(w, device, work)) / bandwidth *
+                bandwidth_multiplier(device, c, m) +
             w.weight_count / bandwidth * (m.dequant[family] + quantized_unpack(work, c, device)),
         static_cast<double>(w.layers) *
                 (c.layer_s + (work.older_build ? m.older_build_layer_s : 0)) +
@@ -293,7 +300,9 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
     if (work.ram.read_bytes > 0) {
         if (hardware.ram_bandwidth_gbps <= 0) return 0;
         const double ram = hardware.ram_bandwidth_gbps * 1e9 * m.ram_bandwidth_efficiency;
-        seconds += work.ram.read_bytes / ram;
+        const double rereads =
+            hardware.gpus.empty() ? 0 : metal_cache_rereads(work.ram, hardware.gpus.front(), work);
+        seconds += (work.ram.read_bytes + rereads) / ram;
         // Beside GPUs, a layer (or a layer's experts) moved to RAM keeps the fixed costs it had
         // on the first GPU: kernel launches, routing, recurrent steps and dequantization, the
         // last two at RAM's bandwidth. Not fitted (no published run offloads): it keeps the

@@ -76,6 +76,22 @@ double recurrent_share(const Model& m) {
     return ratio(recurrent, all);
 }
 
+// How many times Metal's decode reads each cached position. Its vector flash-attention kernel
+// runs one query head a threadgroup (ggml-metal-ops.cpp, ggml_metal_op_flash_attn_ext at
+// b828e18c7 and at d8a24cce: nhptg = 1; kernel_flash_attn_ext_vec reads KV head iq2 / (ne02 /
+// ne_12_2)), so a KV head is read once per query head it serves. Absorbed MLA keeps one latent
+// for every head (MQA: src/models/deepseek2.cpp), read `heads` times; a GQA group's 4-8 heads
+// show no such cost on the same M2 Ultra (their caches read at 300-370 GB/s of its 800), so only
+// a cache that is all MLA latent counts it (#34).
+double metal_latent_readers(const Model& m) {
+    bool latent = false;
+    for (const LayerGroup& g : m.arch.layer_groups) {
+        if (g.kind == LayerKind::full || g.kind == LayerKind::sliding) return 1;
+        latent = latent || g.kind == LayerKind::mla;
+    }
+    return latent ? static_cast<double>(std::max<std::uint64_t>(m.arch.attention.heads, 1)) : 1;
+}
+
 }  // namespace
 
 bool is_float_quant(const Quant& quant) {
@@ -111,8 +127,8 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
         DeviceWork w;
         const auto a = static_cast<double>(s.active_weights);
         const auto e = static_cast<double>(s.active_experts);
-        w.read_bytes =
-            a + static_cast<double>(s.kv_cache) * kv_share + static_cast<double>(s.recurrent_state);
+        w.cache_bytes = static_cast<double>(s.kv_cache) * kv_share;
+        w.read_bytes = a + w.cache_bytes + static_cast<double>(s.recurrent_state);
         w.resident_bytes = static_cast<double>(s.weights - s.embedding);
         w.dense_flops = flops.dense * ratio(a - e, active - experts);
         w.attention_flops = flops.attention * ratio(static_cast<double>(s.layers), layers);
@@ -128,6 +144,7 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
     SpeedWork work;
     work.float_weights = is_float_quant(quant);
     work.family = quant_family(quant);
+    work.latent_readers = metal_latent_readers(model);
     work.expert_share = experts_held > 0 ? 1.0 / experts_held : 0;
     if (model.arch.moe && model.arch.moe->experts > 0) {
         const MoE& moe = *model.arch.moe;
