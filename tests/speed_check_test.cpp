@@ -161,7 +161,13 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     CHECK(m.narrow_bands.share >= 0.75);
     CHECK(m.narrow_bands.share <= 0.85);
     CHECK(m.wide_bands.share >= 0.75);
-    CHECK(m.wide_bands.share <= 0.85);
+    // 0.85 until a routed expert's FLOPs got their own prefill multiplier (pe, #34): the
+    // no-matrix-units class's prefill band then fell from within 2.2x to +/- 82 % and its 35
+    // runs (74 % held) left this tally for the narrow one, which leaves Intel's two bands (91 %
+    // and 92 % held, unchanged: the Arc Pro B70's Gemma 4 prompts 16384 deep, 6.5x its left-out
+    // prediction, widen its prefill band) and the datacenter class's 2 runs: 67 of 75, 89.3 %.
+    // No band moved wider; the bound is that tally until Intel's wide-head prompts are modelled.
+    CHECK(m.wide_bands.share <= 0.894);
     // Leaving one source out (docs/SPEED.md): #34 took prefill's p90 from 119 % to 103 % (MLA's
     // absorbed attention), then to 97 % and its median from 26 % to 25 % (lhl's DGX Spark
     // prompts read at their sweep's -ub 2048), then to 96.9 % and 24.5 % (the Arc Pro B50 on a
@@ -197,9 +203,13 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // AMD's median 26 % to 16 %, Intel's 19 % to 14 %). The median rose as both moved the M2
     // Ultra's a, on which, with XiongjieDai's 70 runs left out, the shared per-layer cost of
     // builds before 2025 partly rests (14 runs): those runs' median left out 10 % to 13 %
-    // (docs/SPEED.md). The bounds are those figures.
-    CHECK(m.out_of_sample.prefill_p90 <= 0.608);
-    CHECK(m.out_of_sample.prefill_median <= 0.196);
+    // (docs/SPEED.md). Then prefill: a routed expert's FLOPs at their own multiplier (pe: the
+    // RTX 5090's and V100's MoE prompts at 2048-8192 tokens a micro-batch had read 1.6-2.5x fast
+    // left out), a V100's unmeasured parent coefficient pinned at the pooled value, and GCN's
+    // non-Q4_0/Q4_1 products at half its dp4a rate (quantized_tflops). The bounds are those
+    // figures.
+    CHECK(m.out_of_sample.prefill_p90 <= 0.563);
+    CHECK(m.out_of_sample.prefill_median <= 0.167);
     CHECK(m.out_of_sample.decode_median <= 0.131);
     CHECK(m.out_of_sample.decode_p90 <= 0.389);
 }

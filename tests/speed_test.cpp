@@ -305,7 +305,7 @@ TEST_CASE("prefill multiplies quantized weights at the dp4a rate where a GPU has
     auto& c = m.classes[static_cast<int>(SpeedClass::no_matrix_units)];
     c.compute = c.compute_float = c.attention = 1;
     const Hardware p40 = test::hardware_of({"tesla-p40"});
-    CHECK(quantized_tflops(p40.gpus[0]) == Approx(47));
+    CHECK(quantized_tflops(p40.gpus[0], false) == Approx(47));
     CHECK(matrix_tflops(p40.gpus[0]) == Approx(11.76));
     SpeedWork w;
     w.family = QuantFamily::legacy;
@@ -315,7 +315,7 @@ TEST_CASE("prefill multiplies quantized weights at the dp4a rate where a GPU has
     w.family = QuantFamily::floating;
     CHECK(*prefill_seconds(w, p40, m, 512) == Approx(850.34e-6 + 85.03e-6).epsilon(1e-4));
     const Hardware p100 = test::hardware_of({"tesla-p100-16gb"});
-    CHECK(quantized_tflops(p100.gpus[0]) == Approx(18.7));
+    CHECK(quantized_tflops(p100.gpus[0], false) == Approx(18.7));
     w.gpus[0].attention_flops = 0;
     w.float_weights = false;
     w.family = QuantFamily::legacy;

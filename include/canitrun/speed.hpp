@@ -24,7 +24,7 @@
 // where the read bytes are the active weights (routed experts at top-k over experts) and the KV
 // cache up to the current depth. Layers in system RAM read at RAM bandwidth x its efficiency.
 // Prefill (per prompt token, in micro-batches of ubatch tokens) is
-//   (dense + expert FLOPs) / rate x (p + e[type] [+ o before 2025])
+//   (dense + expert FLOPs) / rate x (p + e[type] [+ o before 2025]) + expert FLOPs / rate x pe
 // + 2 x routed expert weights held x touched / rate / ubatch x x
 // + attention FLOPs / rate x t + recurrent layers x qr
 // + (resident weights - idle experts') / bandwidth / ubatch x r  (each micro-batch reads every
@@ -36,10 +36,10 @@
 // (quantized_tflops: dp4a on a GPU without matrix units). At 512 tokens a micro-batch each of
 // 128 experts sees about 32: the expert products cost per expert weight per micro-batch (x), not
 // per token. Weights held in RAM cross PCIe once per micro-batch. p differs for float (FP16/BF16)
-// and quantized weights. a, k, kr, u, p, q, qr, t, x are per coefficient group (speed_group: device
-// classes whose cards share their chips share them); m, h, r, d, e, o and ko are shared by every
-// device. A group no run measures for a term (no MoE run, no hybrid) takes the value fitted over
-// every device. A published run's weights are read at its file's printed size
+// and quantized weights. a, k, kr, u, p, q, qr, t, x, pe are per coefficient group (speed_group:
+// device classes whose cards share their chips share them); m, h, r, d, e, o and ko are shared by
+// every device. A group no run measures for a term (no MoE run, no hybrid) takes the value fitted
+// over every device. A published run's weights are read at its file's printed size
 // (BenchRun::file_bytes).
 
 #include <cstdint>
@@ -140,6 +140,13 @@ struct SpeedClassCoefficients {
     // x: the tokens' worth of work each micro-batch does per routed expert weight whatever the
     // tokens routed to it (llama.cpp's MMQ pads each expert's few tokens to a whole tile)
     double expert_compute = 0;
+    // pe: added to p for the routed experts' own FLOPs (a token's work, not a micro-batch's):
+    // mul_mat_id multiplies each expert's share of the micro-batch (ubatch x top_k / experts
+    // tokens: 16 of 512 for 256 experts choosing 8) in tiles sized to that share, which reach a
+    // smaller part of the matrix rate than a dense product of the whole micro-batch. With x
+    // alone, a MoE prompt's cost a micro-batch was all padding, and one read at 2048-8192
+    // tokens a micro-batch ran 1.6-2.5x faster than measured (RTX 5090, V100; #34).
+    double expert_flop = 0;
     double prefill_recurrent_s = 0;  // qr: prefill seconds per prompt token per recurrent layer
     // Per class: the fold error max(predicted / measured, measured / predicted) - 1 that the
     // class's runs stayed within when their source was left out of the fit, for 80 % of them
@@ -244,8 +251,10 @@ double matrix_tflops(const GpuDevice& device);
 // The rate quantized weights are multiplied at in prefill: a GPU without matrix units that has a
 // 4-way int8 dot instruction runs llama.cpp's MMQ kernels on it (GpuDevice::int8_dot_tops: a
 // Tesla P40's 47 TOPS beside its 11.76 FP32 TFLOPS, an MI50's 53.6 beside 26.5 FP16); every
-// other GPU its matrix_tflops (a P100, without dp4a, dequantizes to FP16 for cuBLAS).
-double quantized_tflops(const GpuDevice& device);
+// other GPU its matrix_tflops (a P100, without dp4a, dequantizes to FP16 for cuBLAS). On GCN
+// (Vega 20: an MI50, MI60, Radeon VII) MMQ's dp4a kernels run Q4_0 and Q4_1 weights at that
+// rate, every other type at half of it (`q4_legacy`: a Q4_0 or Q4_1 file).
+double quantized_tflops(const GpuDevice& device, bool q4_legacy);
 // The rate 16- and 32-bit float weights are multiplied at in prefill: matrix_tflops, but an Intel
 // GPU's BF16 weights at its vector engines' FP32 rate, an eighth of its XMX FP16 rate (an
 // Xe-core's 256 FP32 FLOP a clock beside 2048: the Arc Pro B70's 22.94 TFLOPS beside 183.5).
@@ -320,7 +329,8 @@ struct SpeedWork {
     std::uint64_t expert_ffn_rows = 0, expert_down_rows = 0;
     double expert_matrix_weights = 0;  // one expert product's weights: FFN width x hidden size
     int expert_matrices = 0;
-    bool bf16_weights = false;  // float weights stored as BF16 (F16 or F32 otherwise)
+    bool bf16_weights = false;       // float weights stored as BF16 (F16 or F32 otherwise)
+    bool q4_legacy_weights = false;  // a Q4_0 or Q4_1 file (quantized_tflops)
     // One token's hidden state as llama.cpp hands it from GPU to GPU at each boundary of a layer
     // split (F32: 4 bytes per element of the hidden size).
     double hand_over_bytes = 0;

@@ -53,8 +53,8 @@ std::vector<SpeedClass> groups(bool prefill) {
 // no u (d alone, shared), the Arc Pro B70's BF16 runs decoded at 0.44x their prediction and its
 // Q4_K_M ones at 1.5-2x, and Intel's decode missed by 44 % at the median left out (20 % with u
 // per group; every run 14 % -> 13 %, p90 51 % -> 46 %). Prefill:
-// p, p for floats, q, t, x and qr per group; r, o and e (per weight type, the legacy block types
-// the baseline p is measured on) shared.
+// p, p for floats, q, t, x, pe and qr per group; r, o and e (per weight type, the legacy block
+// types the baseline p is measured on) shared.
 // Multipliers on the FP16 matrix rate's ideal time that no kernel can go below: an FP16/BF16
 // GEMM (p for float weights) and flash attention's products (t) run on the FP16 matrix units (or
 // the shaders where a device has none) and cannot beat their peak, so neither is fitted below 1
@@ -74,11 +74,15 @@ constexpr double kFpMultiplierFloor = 1;
 std::vector<Param> params(bool prefill) {
     using C = SpeedClassCoefficients;
     const std::vector<double C::*> fields =
-        prefill
-            ? std::vector<double C::*>{&C::compute,   &C::compute_float,  &C::prefill_layer_s,
-                                       &C::attention, &C::expert_compute, &C::prefill_recurrent_s}
-            : std::vector<double C::*>{&C::bandwidth, &C::layer_s, &C::recurrent_layer_s,
-                                       &C::quantized_unpack};
+        prefill ? std::vector<double C::*>{&C::compute,
+                                           &C::compute_float,
+                                           &C::prefill_layer_s,
+                                           &C::attention,
+                                           &C::expert_compute,
+                                           &C::expert_flop,
+                                           &C::prefill_recurrent_s}
+                : std::vector<double C::*>{&C::bandwidth, &C::layer_s, &C::recurrent_layer_s,
+                                           &C::quantized_unpack};
     std::vector<Param> out;
     for (const auto field : fields) {
         for (const SpeedClass g : groups(prefill)) {
@@ -229,11 +233,22 @@ SpeedClass parent_group(const Param& p) {
     return speed_group(p.group, false);
 }
 
+// Whether any run (not a prior) exercises coefficient j: one no run does is 0 in a least-squares
+// fit, a value no measurement gave it.
+bool measured(const std::vector<Row>& rows, std::size_t j) {
+    return std::any_of(rows.begin(), rows.end(),
+                       [j](const Row& r) { return !r.prior && r.x[j] != 0; });
+}
+
 // Each coefficient of a group with a parent (parent_group) is pinned at the value its parent's
 // takes with the group's rows merged into the parent's, not at the value pooled over every
 // group: the V100 whose one source is left out reads its prompts at the other datacenter cards'
-// terms, as it did inside their group, while those cards no longer take the V100's (#34). Returns
-// each coefficient's pin (below 0: none).
+// terms, as it did inside their group, while those cards no longer take the V100's (#34). A
+// parent coefficient no merged run measures (the datacenter group's attention multiplier with
+// kyuz0's V100 runs, its only prompts deep in a cache, left out) pins nothing: the group's own
+// coefficient then takes the value pooled over every group, as any unmeasured one does, not 0
+// (its floor), at which the V100's pp2048 runs 32768 deep read at 2.0-2.5x their measure.
+// Returns each coefficient's pin (below 0: none).
 std::vector<double> parent_pins(const std::vector<Param>& ps, std::vector<Row> rows) {
     std::vector<std::size_t> to(ps.size());
     bool any = false;
@@ -257,7 +272,7 @@ std::vector<double> parent_pins(const std::vector<Param>& ps, std::vector<Row> r
     }
     const std::vector<double> merged = fit_robust(rows, std::vector<bool>(ps.size(), true));
     for (std::size_t j = 0; j < ps.size(); ++j) {
-        if (to[j] != j) out[j] = merged[to[j]];
+        if (to[j] != j && measured(rows, to[j])) out[j] = merged[to[j]];
     }
     return out;
 }

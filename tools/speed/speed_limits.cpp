@@ -19,8 +19,9 @@ void write_device_limits(std::ostream& out) {
            "the median left out (P100 runs at 0.37x their prediction, the P40's at 2.1x); with "
            "the rate each multiplies quantized weights at, by 25 % (1.10x and 0.98x). The "
            "MI50's one source reads prompts at 0.30x its prediction left out: at its dp4a rate "
-           "it reaches about 31 % with Q4_0, as a P40 does, but 15-16 % with Q4_K_S and Q8_0, "
-           "unexplained. Their decode reads at 63 % of their bandwidth (a), where the other "
+           "it reaches about 31 % with Q4_0, as a P40 does, but 15-16 % with Q4_K_S and Q8_0 "
+           "(GCN's other types at half its dp4a rate since, below). Their decode reads at 63 % of "
+           "their bandwidth (a), where the other "
            "groups reach 72-98 %.\n"
            "- Intel is the Arc Pro B70 on Vulkan, whose mat-vec kernels unpack quantized weights "
            "slowly: it decodes BF16 files at 83-87 % of its 608 GB/s and Q4_K_M ones at 22-42 %. "
@@ -459,6 +460,49 @@ void write_bandwidth_pin(std::ostream& out) {
 }  // namespace
 
 // What the fit does not explain, with the runs that show it.
+void write_moe_prefill_terms(std::ostream& out) {
+    out << "- Kept (#34): a routed expert's FLOPs pay a multiplier of their own (pe, per group) "
+           "on top of p. mul_mat_id multiplies each expert's share of a micro-batch (ubatch x "
+           "top_k / experts tokens: 16 of 512 for Qwen3.6-35B-A3B's 256 experts choosing 8, 128 "
+           "of 4096) in tiles sized to that share, which reach less of the matrix rate than a "
+           "dense product of the whole micro-batch. With the per-micro-batch term x alone a MoE "
+           "prompt's extra cost was all padding, so a larger micro-batch took it away: left "
+           "out, deepindeepsea's RTX 5090 Qwen3.6-35B-A3B prompts at -ub 2048-8192 read at "
+           "1.6-2.2x their measure (11,100-11,900 t/s measured: -ub 2048 and 8192 alike), kyuz0's "
+           "V100 MoE prompts at -ub 2048 32768 deep at 2.0-2.5x, and JohannesGaessler's "
+           "micro-batch sweeps (llama.cpp#15631, #20586, #22298) up to 1.8x. With pe: the "
+           "5090's at 0.97-1.24x (median miss 77 % -> 11 %), the V100's at 1.16-1.32x, the "
+           "sweeps' median miss 19 % -> 12 %; every run's prefill left out 19.5 % / 60.7 % -> "
+           "16.4 % / 55.1 % (median / p90), NVIDIA's median 24 % -> 19 %, Apple's 17 % -> 11 %; "
+           "decode unchanged. A group no MoE prompt measures takes the value pooled over every "
+           "group; the datacenter group's one MoE prompt (AUGMXNT's DeepSeek-V3 on 8 H100s) sets "
+           "its own alone. The no-matrix-units class's prefill band then fell from within 2.2x to "
+           "± 96 %, so its runs count in the narrow bands' tally and the \"within N×\" one is "
+           "Intel's and the datacenter's alone (89 %).\n"
+           "- Kept (#34): a parent coefficient (parent_pins) no run of the merged rows measures "
+           "pins nothing: with kyuz0's V100 runs left out, the datacenter group's attention "
+           "multiplier, which only they measure deep in a cache, had pinned the V100's at 0 "
+           "above its floor (1). It now takes the value pooled over every group: the V100's "
+           "MoE prompts 32768 deep 2.0-2.5x -> 1.9-2.4x left out (before pe), every run "
+           "unchanged at the precision shown.\n"
+           "- Kept (#34): GCN (Vega 20: an MI50) multiplies Q4_0 and Q4_1 at its dp4a rate and "
+           "every other quantized type at half of it (quantized_tflops; llama.cpp#11931, "
+           "test-backend-ops MUL_MAT on an MI60: \"Q4_0 or Q4_1 quants ... almost twice much "
+           "compute available\"; kyuz0's 2x MI50 reads qwen3-14b at 570.15 t/s as Q4_0 and "
+           "286.58 as Q4_K_S). With pe: the class's prefill left out 30 % / 163 % -> 19 % / 83 % "
+           "(median / p90; the MI50's runs 1.7-6.2x -> 1.0-6.2x, median miss 194 % -> 83 %), "
+           "every run's 16.4 % / 55.1 % -> 16.6 % / 56.2 % (the shared terms moved). A Tesla "
+           "P100 (no dp4a) is unchanged.\n"
+           "- Tried and not kept (#34): an Intel GPU's attention through heads wider than 256 "
+           "(Gemma 4's global layers) at its FP32 shader rate, an eighth of the XMX one "
+           "(ggml-vulkan's scalar flash-attention shader: llama.cpp#14509, #25207): kyuz0's Arc "
+           "Pro B70 gemma-4 prompts 16384 deep moved from 6.5-6.7x to 6.3-6.5x their measure "
+           "left out. They take about 70 ms a token (12.2 t/s for gemma-4-31b), which at its "
+           "10.7 GFLOP of wide-head attention a token is 0.15 TFLOPS, under 1 % of the FP32 "
+           "rate: no device figure says so, and the one source that measures it is the one left "
+           "out.\n";
+}
+
 void write_known_limits(std::ostream& out) {
     out << "\n## Known limits\n\n"
            "- One M5 is in the data: an M5 Max's Qwen3.5-35B-A3B Q5_K_S (jimliddle, b9518). "
@@ -503,6 +547,7 @@ void write_known_limits(std::ostream& out) {
     write_flash_attn_trials(out);
     write_bandwidth_floor(out);
     write_bandwidth_pin(out);
+    write_moe_prefill_terms(out);
 }
 
 }  // namespace canitrun::tools

@@ -286,9 +286,9 @@ void write_coefficients(std::ostream& out, const SpeedModel& m) {
            "(at 32 FP32 FLOPs a byte: unpack_scale) "
            "| prefill: matrix rate reached, quantized | the same, FP16/BF16 | "
            "prefill: per layer per micro-batch (µs) | prefill: attention FLOP time multiplier | "
-           "prefill: tokens' work per routed expert weight per micro-batch | prefill: per "
-           "recurrent layer per "
-           "token (µs) |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+           "prefill: tokens' work per routed expert weight per micro-batch | prefill: added to "
+           "the multiplier for routed-expert FLOPs | prefill: per recurrent layer per "
+           "token (µs) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (int c = 0; c < kSpeedClassCount; ++c) {
         const auto sc = static_cast<SpeedClass>(c);
         if (speed_group(sc, false) != sc && speed_group(sc, true) != sc) continue;
@@ -299,7 +299,8 @@ void write_coefficients(std::ostream& out, const SpeedModel& m) {
             << number(k.quantized_unpack) << " | " << (k.compute > 0 ? percent(1 / k.compute) : "-")
             << " | " << (k.compute_float > 0 ? percent(1 / k.compute_float) : "-") << " | "
             << number(k.prefill_layer_s * 1e6) << " | " << number(k.attention) << " | "
-            << number(k.expert_compute) << " | " << number(k.prefill_recurrent_s * 1e6) << " |\n";
+            << number(k.expert_compute) << " | " << number(k.expert_flop) << " | "
+            << number(k.prefill_recurrent_s * 1e6) << " |\n";
     }
     out << "\nGroups: nvidia_workstation, nvidia_unified and unknown use nvidia's coefficients, "
            "nvidia_volta the nvidia_datacenter decode ones (speed_group).\n\nShared: "
@@ -375,6 +376,7 @@ void write_class_source(std::ostream& out, int c, const SpeedClassCoefficients& 
         << "            .prefill_layer_s = " << number(k.prefill_layer_s) << ",\n"
         << "            .attention = " << number(k.attention) << ",\n"
         << "            .expert_compute = " << number(k.expert_compute) << ",\n"
+        << "            .expert_flop = " << number(k.expert_flop) << ",\n"
         << "            .prefill_recurrent_s = " << number(k.prefill_recurrent_s) << ",\n"
         << "            .decode_band = " << number(k.decode_band) << ",\n"
         << "            .prefill_band = " << number(k.prefill_band) << ",\n"

@@ -106,8 +106,17 @@ double matrix_tflops(const GpuDevice& device) {
     return std::max(fp16, device.fp32_tflops);
 }
 
-double quantized_tflops(const GpuDevice& device) {
-    return device.int8_dot_tops > 0 ? device.int8_dot_tops : matrix_tflops(device);
+double quantized_tflops(const GpuDevice& device, bool q4_legacy) {
+    if (device.int8_dot_tops <= 0) return matrix_tflops(device);
+    // GCN's MMQ (ggml_cuda_should_use_mmq keeps a GPU neither CDNA nor with WMMA on MMQ at
+    // every batch size): on Vega 20 "Q4_0 or Q4_1 quants ... as it is almost twice much compute
+    // available" (llama.cpp#11931, test-backend-ops MUL_MAT on an MI60, b4735). kyuz0's 2x MI50
+    // reads qwen3-14b's prompt at 570.15 t/s as Q4_0 and 286.58 as Q4_K_S (mi50-gfx906-toolboxes,
+    // 982e3472): the other types' products at half the rate.
+    constexpr double kGcnOtherTypesShare = 0.5;
+    if (!q4_legacy && device.gpu != nullptr && device.gpu->architecture.starts_with("GCN"))
+        return device.int8_dot_tops * kGcnOtherTypesShare;
+    return device.int8_dot_tops;
 }
 
 double float_tflops(const GpuDevice& device, bool bf16) {
@@ -327,14 +336,15 @@ namespace {
 // the rate llama.cpp's flash-attention kernel runs at on the device (attention_tflops).
 double prefill_terms(const DeviceWork& w, const SpeedWork& work, const GpuDevice& device,
                      double batch, const SpeedClassCoefficients& c, const SpeedModel& m) {
-    const double rate =
-        (work.float_weights ? float_tflops(device, work.bf16_weights) : quantized_tflops(device)) *
-        1e12;
+    const double rate = (work.float_weights ? float_tflops(device, work.bf16_weights)
+                                            : quantized_tflops(device, work.q4_legacy_weights)) *
+                        1e12;
     const double attention_rate = attention_tflops(device) * 1e12;
     const double per_flop = (work.float_weights ? c.compute_float : c.compute) +
                             m.dequant_prefill[static_cast<std::size_t>(work.family)] +
                             (work.older_build ? m.older_build_compute : 0);
     return (w.dense_flops + w.expert_flops) / rate * per_flop +
+           w.expert_flops / rate * c.expert_flop +
            2 * w.expert_weights * experts_touched(work.expert_share, batch) / rate / batch *
                c.expert_compute +
            w.attention_flops / attention_rate * c.attention +

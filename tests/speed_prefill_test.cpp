@@ -1,0 +1,69 @@
+// Prefill rates by device and weight kind (#34), each checked by hand with stated coefficients
+// (not the fitted ones). speed_test.cpp has the model's other terms.
+#include <initializer_list>
+
+#include "canitrun/speed.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+// Every coefficient 0 (multipliers included), so a test's stated ones are the only terms.
+SpeedModel zeroed() {
+    SpeedModel m;
+    for (auto& c : m.classes) {
+        c = SpeedClassCoefficients{};
+        for (double* v : {&c.bandwidth, &c.compute, &c.compute_float, &c.attention}) *v = 0;
+    }
+    m.moe_layer_s = m.gpu_hop_s = m.weight_reread = 0;
+    return m;
+}
+
+}  // namespace
+
+// An MI50 (Vega 20, GCN) multiplies Q4_0 and Q4_1 weights at its dp4a rate, 53.6 TOPS
+// (data/gpus/amd.json), every other type at half of it, 26.8 (llama.cpp#11931: "Q4_0 or Q4_1
+// ... almost twice much compute available" on Vega 20); a P40's MMQ (Pascal) is not GCN. At
+// p = 1, 1e10 weight FLOPs then take 1e10 / 53.6e12 = 186.57 us as Q4_0 and 373.13 us as Q4_K.
+TEST_CASE("GCN multiplies Q4_0 and Q4_1 at its dp4a rate, other quantized types at half") {
+    SpeedModel m = zeroed();
+    m.classes[static_cast<int>(SpeedClass::no_matrix_units)].compute = 1;
+    const Hardware mi50 = test::hardware_of({"mi50-32gb"});
+    CHECK(quantized_tflops(mi50.gpus[0], true) == Approx(53.6));
+    CHECK(quantized_tflops(mi50.gpus[0], false) == Approx(26.8));
+    const Hardware p40 = test::hardware_of({"tesla-p40"});
+    CHECK(quantized_tflops(p40.gpus[0], true) == Approx(47));
+    SpeedWork w;
+    w.family = QuantFamily::legacy;
+    w.q4_legacy_weights = true;
+    w.gpus.push_back(DeviceWork{0, 0, 1e10, 0, 0, 1});
+    CHECK(*prefill_seconds(w, mi50, m, 512) == Approx(186.57e-6).epsilon(1e-4));
+    w.family = QuantFamily::k_quant;
+    w.q4_legacy_weights = false;
+    CHECK(*prefill_seconds(w, mi50, m, 512) == Approx(373.13e-6).epsilon(1e-4));
+}
+
+// A routed expert's FLOPs cost the quantized multiplier p plus their own pe (#34: mul_mat_id
+// multiplies each expert's share of the micro-batch in narrower tiles than a dense product). An
+// RTX 4090's quantized products run at twice its stored 165.2 TFLOPS (GeForce's FP32-accumulate
+// figure: matrix_tflops), 330.4. At p = 1, pe = 2: 1e10 dense FLOPs take 1e10 / 330.4e12 =
+// 30.266 us, 1e10 expert FLOPs 3 x 30.266 = 90.799 us, whatever the micro-batch.
+TEST_CASE("prefill: a routed expert's FLOPs pay their own multiplier on top of p") {
+    SpeedModel m = zeroed();
+    m.classes[static_cast<int>(SpeedClass::nvidia)].compute = 1;
+    m.classes[static_cast<int>(SpeedClass::nvidia)].expert_flop = 2;
+    const Hardware h = test::hardware_of({"rtx-4090"});
+    SpeedWork w;
+    w.family = QuantFamily::legacy;
+    w.gpus.push_back(DeviceWork{0, 0, 1e10, 0, 0, 1});
+    CHECK(*prefill_seconds(w, h, m, 512) == Approx(30.266e-6).epsilon(1e-4));
+    w.gpus[0].expert_flops = 1e10;
+    CHECK(*prefill_seconds(w, h, m, 512) == Approx(30.266e-6 + 90.799e-6).epsilon(1e-4));
+    CHECK(*prefill_seconds(w, h, m, 4096) == Approx(30.266e-6 + 90.799e-6).epsilon(1e-4));
+    // Dense weights do not pay it.
+    w.gpus[0].expert_flops = 0;
+    m.classes[static_cast<int>(SpeedClass::nvidia)].expert_flop = 50;
+    CHECK(*prefill_seconds(w, h, m, 512) == Approx(30.266e-6).epsilon(1e-4));
+}
