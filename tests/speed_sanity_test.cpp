@@ -54,7 +54,8 @@ bool same_groups(SpeedClass a, SpeedClass b) {
 
 }  // namespace
 
-// A card with at least another's bandwidth and matrix rate (matrix_tflops), in the same
+// A card with at least another's bandwidth and matrix rate (matrix_tflops, and quantized_tflops
+// for a K-quant: GCN's MI50 multiplies one at half its dp4a rate, under a P40's), in the same
 // coefficient group, is at least as fast at decode and prefill on every setup above. AD102 is
 // both the RTX 4090 and the RTX 6000 Ada: the 4090 has the bandwidth (1008 against 960 GB/s),
 // the 6000 Ada the tensor cores (568 against 512), so neither bounds the other and they are
@@ -71,8 +72,10 @@ TEST_CASE("speed sanity: more bandwidth and matrix rate in one group is never sl
             const GpuDevice da = device_for(a), db = device_for(b);
             if (&a == &b || !same_groups(speed_class(da), speed_class(db)) ||
                 apple_chip(da) != apple_chip(db) || da.bandwidth_gbps < db.bandwidth_gbps ||
-                matrix_tflops(da) < matrix_tflops(db) || a.vram_bytes < 24ULL << 30 ||
-                b.vram_bytes < 24ULL << 30 || a.devices > 1 || b.devices > 1)
+                matrix_tflops(da) < matrix_tflops(db) ||
+                quantized_tflops(da, false) < quantized_tflops(db, false) ||
+                a.vram_bytes < 24ULL << 30 || b.vram_bytes < 24ULL << 30 || a.devices > 1 ||
+                b.devices > 1)
                 continue;
             if (!test::sampled(candidates++)) continue;
             for (const Setup& s : kSetups) {

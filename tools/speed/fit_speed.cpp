@@ -86,6 +86,11 @@ std::vector<Param> params(bool prefill) {
     std::vector<Param> out;
     for (const auto field : fields) {
         for (const SpeedClass g : groups(prefill)) {
+            // The datacenter group's one MoE prompt (AUGMXNT's DeepSeek-V3 on 8 H100s) would set
+            // its pe alone, at 68, and read an A100's qwen3-30b-a3b prompt slower than a V100's:
+            // it keeps none (0). Pinned at the pooled value at the weight of a run (1 or 50), or
+            // one pe shared by every device (prefill left out 19.4 % / 58.5 %), did not hold it.
+            if (field == &C::expert_flop && g == SpeedClass::nvidia_datacenter) continue;
             // a, the share of the bandwidth a decode reads weights at, is held at 1 or more: no
             // mat-vec reads weights faster than the memory does. Fitted free, a left-out fit took
             // Intel's under 1 (its remaining sources decode only quantized files, whose time a and
