@@ -206,9 +206,9 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // (docs/SPEED.md). Then prefill: a routed expert's FLOPs at their own multiplier (pe: the
     // RTX 5090's and V100's MoE prompts at 2048-8192 tokens a micro-batch had read 1.6-2.5x fast
     // left out), a V100's unmeasured parent coefficient pinned at the pooled value, and GCN's
-    // non-Q4_0/Q4_1 products at half its dp4a rate (quantized_tflops). The bounds are those
-    // figures.
-    CHECK(m.out_of_sample.prefill_p90 <= 0.563);
+    // non-Q4_0/Q4_1 products at half its dp4a rate (quantized_tflops): prefill 16.6 % / 56.4 %.
+    // The bounds are those figures.
+    CHECK(m.out_of_sample.prefill_p90 <= 0.564);
     CHECK(m.out_of_sample.prefill_median <= 0.167);
     CHECK(m.out_of_sample.decode_median <= 0.131);
     CHECK(m.out_of_sample.decode_p90 <= 0.389);
