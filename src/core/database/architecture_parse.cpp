@@ -174,6 +174,22 @@ NgramEmbedding parse_ngram_embedding(const Fields& parent, const Architecture& a
     return n;
 }
 
+Attention parse_attention(const Fields& att) {
+    Attention at;
+    at.heads = att.count("heads", 1, kMaxDim);
+    at.kv_heads = att.count("kv_heads", 1, at.heads);
+    at.head_dim = att.count("head_dim", 1, kMaxDim);
+    at.v_head_dim = att.count_or("v_head_dim", 0, kMaxDim);
+    at.output_gate = att.flag_or("output_gate", false);
+    at.head_dim_explicit = att.flag_or("head_dim_explicit", false);
+    at.qk_norm = att.flag_or("qk_norm", true);
+    at.rope_scaling = att.text_or("rope_scaling", "");
+    if (!at.rope_scaling.empty() && at.rope_scaling != "llama3") {
+        att.error("rope_scaling: only \"llama3\" is recorded (the one that writes rope_freqs)");
+    }
+    return at;
+}
+
 }  // namespace
 
 Architecture parse_architecture(const Fields& f) {
@@ -182,18 +198,7 @@ Architecture parse_architecture(const Fields& f) {
     a.vocab_size = f.count("vocab_size", 1, kMaxVocab);
     a.tied_embeddings = f.flag_or("tied_embeddings", false);
     a.layers = f.count("layers", 1, kMaxLayers);
-    const Fields att = f.child("attention");
-    a.attention.heads = att.count("heads", 1, kMaxDim);
-    a.attention.kv_heads = att.count("kv_heads", 1, a.attention.heads);
-    a.attention.head_dim = att.count("head_dim", 1, kMaxDim);
-    a.attention.v_head_dim = att.count_or("v_head_dim", 0, kMaxDim);
-    a.attention.output_gate = att.flag_or("output_gate", false);
-    a.attention.head_dim_explicit = att.flag_or("head_dim_explicit", false);
-    a.attention.qk_norm = att.flag_or("qk_norm", true);
-    a.attention.rope_scaling = att.text_or("rope_scaling", "");
-    if (!a.attention.rope_scaling.empty() && a.attention.rope_scaling != "llama3") {
-        att.error("rope_scaling: only \"llama3\" is recorded (the one that writes rope_freqs)");
-    }
+    a.attention = parse_attention(f.child("attention"));
     if (f.has("ffn")) {
         const Fields ffn = f.child("ffn");
         a.intermediate_size = ffn.count_or("intermediate_size", 0, kMaxDim);
