@@ -9,12 +9,16 @@
 #include <cstdio>
 
 int main() {
-    const auto db = canitrun::load_embedded_database();
+    auto db = canitrun::load_embedded_database();
     const auto json = canitrun::parse_database(canitrun::embedded_database_files());
     if (!db || !json) {
         std::fprintf(stderr, "consumer: %s\n", (db ? json : db).error().message.c_str());
         return 1;
     }
+    // The snapshot adds what its generator works out from the models (one entry per model);
+    // the JSON has none. The rest must agree.
+    if (db->device_elements.size() != db->models.size()) return 1;
+    db->device_elements.clear();
     if (!(*db == *json)) return 1;
     const auto model = db->find_model("qwen3.5-35b-a3b");
     const auto quant = db->find_quant("Q4_K_M");
