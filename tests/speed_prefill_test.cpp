@@ -2,6 +2,7 @@
 // (not the fitted ones). speed_test.cpp has the model's other terms.
 #include <initializer_list>
 
+#include "canitrun/file_report.hpp"
 #include "canitrun/speed.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
@@ -43,6 +44,24 @@ TEST_CASE("GCN multiplies Q4_0 and Q4_1 at its dp4a rate, other quantized types 
     w.family = QuantFamily::k_quant;
     w.q4_legacy_weights = false;
     CHECK(*prefill_seconds(w, mi50, m, 512) == Approx(373.13e-6).epsilon(1e-4));
+}
+
+// The Q4_0 / Q4_1 rate follows the type the weights were written as: a GGUF file's quantization
+// (id "GGUF file", Quant::file_type from its general.file_type) as the database's Q4_0; a K-quant
+// file, and the database's Q4_K_M, not.
+TEST_CASE("the Q4_0 / Q4_1 prefill rate goes by the type a file was written as") {
+    const Model& model = test::model("llama-3.1-8b");
+    const auto legacy = [&](const Quant& q) {
+        return speed_work(model, q, Placement{}, 8192, {0, 512}).q4_legacy_weights;
+    };
+    CHECK(legacy(test::quant("Q4_0")));
+    CHECK(legacy(test::quant("Q4_1")));
+    CHECK_FALSE(legacy(test::quant("Q4_K_M")));
+    Quant file = gguf_file_quant();
+    file.file_type = "Q4_0";
+    CHECK(legacy(file));
+    file.file_type = "Q4_K_M";
+    CHECK_FALSE(legacy(file));
 }
 
 // A routed expert's FLOPs cost the quantized multiplier p plus their own pe (#34: mul_mat_id

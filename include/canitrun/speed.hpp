@@ -120,6 +120,10 @@ inline constexpr int kQuantFamilyCount = 5;
 inline constexpr int kAppleGenerations = 5;
 inline constexpr int kAppleChips = kAppleGenerations * 4;
 int apple_chip(const GpuDevice& device);
+// The type a quantization's weights were written as: a GGUF file's own (Quant::file_type, its
+// id being "GGUF file"), else the database quantization's id. quant_family and the speed work's
+// per-type rates read it, so a file decodes and prefills as the database's type of that name.
+const std::string& written_type(const Quant& quant);
 QuantFamily quant_family(const Quant& quant);
 const char* quant_family_name(QuantFamily f);
 

@@ -164,10 +164,14 @@ int lone_expert_products(const SpeedWork& work, const GpuDevice& device, double 
     return (lone(work.expert_ffn_rows) ? ffn : 0) + (lone(work.expert_down_rows) ? 1 : 0);
 }
 
+const std::string& written_type(const Quant& quant) {
+    return quant.file_type.empty() ? quant.id : quant.file_type;
+}
+
 QuantFamily quant_family(const Quant& quant) {
     // A file's own quantization by the type it was written as (#33, #37): the same bytes, the
     // same family as the database's quantization of that name.
-    const std::string& id = quant.file_type.empty() ? quant.id : quant.file_type;
+    const std::string& id = written_type(quant);
     if (is_float_quant(quant)) return QuantFamily::floating;
     if (id.starts_with("IQ") || id.starts_with("TQ")) return QuantFamily::i_quant;
     if (id.find("FP4") != std::string::npos) return QuantFamily::fp4;

@@ -156,7 +156,8 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
         work.expert_matrices = moe.gated ? 3 : 2;
     }
     work.bf16_weights = quant.id == "BF16" || quant.file_type == "BF16";
-    work.q4_legacy_weights = quant.id == "Q4_0" || quant.id == "Q4_1";
+    const std::string& type = written_type(quant);
+    work.q4_legacy_weights = type == "Q4_0" || type == "Q4_1";
     work.hand_over_bytes = 4.0 * static_cast<double>(model.arch.hidden_size);
     work.host_prefill_on_cpu = !placement.op_offload;
     // Under -sm tensor every GPU runs every layer, and each layer reduces two partial sums: its
