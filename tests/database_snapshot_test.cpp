@@ -117,6 +117,7 @@ Database every_field_set() {
     db.quants = {q};
     db.card_classes = {CardClass{24, GpuClass::consumer}, CardClass{96, GpuClass::workstation}};
     db.device_elements = {std::array<std::uint64_t, 5>{1, 2, 3, 4, 5}, std::nullopt};
+    db.weight_parts = {std::string("\x01x\x00", 3), ""};
     return db;
 }
 
@@ -127,9 +128,13 @@ TEST_CASE("The embedded snapshot reads back as exactly the database data/ parses
     REQUIRE(snapshot);
     CHECK(snapshot->device_elements.size() == snapshot->models.size());
     snapshot->device_elements.clear();
+    // ... and the weight terms (kept_parts_test checks them model by model).
+    CHECK(snapshot->weight_parts.size() == snapshot->models.size());
+    snapshot->weight_parts.clear();
     const auto embedded = parse_database(embedded_database_files());
     REQUIRE(embedded);
     CHECK(embedded->device_elements.empty());
+    CHECK(embedded->weight_parts.empty());
     CHECK(*snapshot == *embedded);
     auto on_disk = read_database_dir(CANITRUN_DATA_DIR);
     REQUIRE(on_disk);

@@ -114,21 +114,36 @@ TEST_CASE("fit: an asked context leaves out the models whose window is shorter")
     CHECK(asked.size() < capped.size());
 }
 
-// The snapshot's device_elements spare `fit` the layout of a model that fits at no quantization
-// (hardware_questions.cpp); without them every floor is asked of the layout. Same answers.
+// The snapshot's device_elements spare `fit` the layout of a model that fits at no quantization,
+// and its weight_parts the layout and typing of one that passes the floor
+// (hardware_questions.cpp); without them every floor and every plan is asked of the layout.
+// Same answers, with either or both cleared, on one GPU, on two unlike ones and on none.
 TEST_CASE("fit: the same models, quantizations and contexts without the snapshot's figures") {
-    Database bare = test::database();
-    REQUIRE(bare.device_elements.size() == bare.models.size());
-    bare.device_elements.clear();
-    for (const auto& gpus : std::vector<std::vector<std::string>>{{"rtx-4090"}, {}}) {
+    const Database& db = test::database();
+    REQUIRE(db.device_elements.size() == db.models.size());
+    REQUIRE(db.weight_parts.size() == db.models.size());
+    Database no_elements = db;
+    no_elements.device_elements.clear();
+    Database no_weights = db;
+    no_weights.weight_parts.clear();
+    Database bare = no_elements;
+    bare.weight_parts.clear();
+    for (const auto& gpus : std::vector<std::vector<std::string>>{
+             {"rtx-4090"}, {"rtx-4060-ti-16gb", "rtx-3090"}, {}}) {
         const Hardware h = test::hardware_of(gpus, 64);
-        const auto kept = models_that_fit(test::database(), h, PlanSettings{}).value();
-        const auto built = models_that_fit(bare, h, PlanSettings{}).value();
-        REQUIRE(kept.size() == built.size());
-        for (std::size_t i = 0; i < kept.size(); ++i) {
-            CHECK(kept[i].model->id == built[i].model->id);
-            CHECK(kept[i].answer.quant->id == built[i].answer.quant->id);
-            CHECK(kept[i].max_context == built[i].max_context);
+        const auto kept = models_that_fit(db, h, PlanSettings{}).value();
+        for (const Database* other : {&no_elements, &no_weights, &bare}) {
+            const auto built = models_that_fit(*other, h, PlanSettings{}).value();
+            REQUIRE(kept.size() == built.size());
+            for (std::size_t i = 0; i < kept.size(); ++i) {
+                CHECK(kept[i].model->id == built[i].model->id);
+                CHECK(kept[i].answer.quant->id == built[i].answer.quant->id);
+                CHECK(kept[i].max_context == built[i].max_context);
+                CHECK(kept[i].answer.plan.placement.gpus.size() ==
+                      built[i].answer.plan.placement.gpus.size());
+                CHECK(kept[i].answer.speed.decode_tokens_per_s ==
+                      built[i].answer.speed.decode_tokens_per_s);
+            }
         }
     }
 }

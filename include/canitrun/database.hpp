@@ -42,6 +42,12 @@ struct Database {
     // building its layout (bench/RESULTS.md, twentieth session). Empty when read from JSON; an
     // entry is empty where the model has no llama.cpp layout.
     std::vector<std::optional<std::array<std::uint64_t, 5>>> device_elements;
+    // Worked out the same way: by model, its llama.cpp weight terms at each quantization the
+    // generator could type (llamacpp_weight_parts, written by keep_weight_parts in
+    // kept_parts.hpp), so that `fit` plans a model that passes the floor without building and
+    // typing its layout (bench/RESULTS.md, twenty-first session). One string a model, read only
+    // at the quantization asked. Empty when read from JSON; an entry is empty where none is kept.
+    std::vector<std::string> weight_parts;
 
     Result<const Model*> find_model(const std::string& name) const;
     Result<const Gpu*> find_gpu(const std::string& name) const;

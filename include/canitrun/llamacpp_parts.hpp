@@ -16,6 +16,12 @@ namespace canitrun {
 Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
                                   const LlamaCppOptions& options);
 
+// The weight terms of those parts: each tensor's bytes as llama-quantize types it, summed per
+// layer (routed experts and the active share marked), the host inputs and the output head; no
+// context in them (what llamacpp_parts_at_context adds the caches and buffers to). Kept per
+// quantization for the last model asked, and by the snapshot (Database::weight_parts).
+Result<ModelParts> llamacpp_weight_parts(const Model& model, const Quant& quant);
+
 // The same parts at another context (or cache types, sequences): only the caches and the
 // compute buffer are recomputed.
 Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& model,

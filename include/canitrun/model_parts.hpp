@@ -34,6 +34,8 @@ struct LayerPart {
     // stays in host memory.
     Bytes largest_tensor = 0;
     Bytes largest_expert_tensor = 0;
+
+    bool operator==(const LayerPart&) const = default;
 };
 
 // The buffers llama.cpp allocates besides weights and caches (the llama.cpp rule). Under the
@@ -70,6 +72,8 @@ struct RuntimeBuffers {
     // ubatch's f32 [n_embd, n_tokens] (routed experts: [n_embd, n_expert_used, n_tokens]), of
     // which each GPU allocates one per reduction step (tensor_split.hpp).
     Bytes partial_sum = 0;
+
+    bool operator==(const RuntimeBuffers&) const = default;
 };
 
 struct ModelParts {
@@ -84,6 +88,8 @@ struct ModelParts {
     Bytes weights() const;
     Bytes kv_cache() const;
     Bytes recurrent_state() const;
+
+    bool operator==(const ModelParts&) const = default;
 };
 
 // The buffers of a device that runs all but `absent` of the MLA layers: ggml-alloc allocates

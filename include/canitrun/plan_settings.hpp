@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "canitrun/estimate.hpp"
 #include "canitrun/file_parts.hpp"
@@ -134,6 +135,12 @@ Result<bool> require_loadable(const PlanSettings& settings, const Quant& quant);
 // The parts of the model under the rule. The llama.cpp rule needs the architecture's tensor
 // layout; where the engine has none yet, the error says so.
 Result<ModelParts> plan_parts(const Model& model, const Quant& quant, const PlanSettings& settings);
+
+// The same for a database model whose weight terms the snapshot keeps (`kept`, its
+// Database::weight_parts entry): read from there at the quantization where the llama.cpp rule
+// plans the database's tensors, else plan_parts above.
+Result<ModelParts> plan_parts(const Model& model, const Quant& quant, const PlanSettings& settings,
+                              std::string_view kept);
 
 // The same parts at settings.estimate.context (only caches and buffers recomputed).
 Result<ModelParts> plan_parts_at_context(ModelParts parts, const Model& model,

@@ -1,5 +1,6 @@
 // Build step: loads data/ with the JSON loader (every check the database gets at run time), works
-// out each model's Database::device_elements from its layout (the core's own llamacpp_layout),
+// out each model's Database::device_elements from its layout (the core's own llamacpp_layout)
+// and its Database::weight_parts (llamacpp_weight_parts at each quantization),
 // writes it all as a binary snapshot (database_snapshot.hpp) and emits a C++ source that embeds
 // the bytes.
 //   canitrun_make_snapshot DATA_DIR OUTPUT.cpp
@@ -11,7 +12,9 @@
 
 #include "canitrun/database_files.hpp"
 #include "canitrun/database_snapshot.hpp"
+#include "canitrun/kept_parts.hpp"
 #include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "write_if_changed.hpp"
 
@@ -47,6 +50,19 @@ std::string cpp_source(const std::string& bytes) {
     return out;
 }
 
+// The model's weight terms at each quantization `fit` may choose (a llama-quantize file type;
+// a recipe answers only when named), by the core's own llamacpp_weight_parts. One that fails
+// is not kept: `fit` then asks for it, and reports why, as it would without the snapshot.
+std::string kept_weights(const canitrun::Model& model, const std::vector<canitrun::Quant>& quants) {
+    std::vector<std::pair<std::string, canitrun::ModelParts>> by_quant;
+    for (const auto& quant : quants) {
+        if (!quant.recipe_base.empty() || !canitrun::is_llama_file_type(quant)) continue;
+        auto parts = canitrun::llamacpp_weight_parts(model, quant);
+        if (parts) by_quant.emplace_back(quant.id, std::move(*parts));
+    }
+    return canitrun::keep_weight_parts(by_quant);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,6 +78,7 @@ int main(int argc, char** argv) {
         const auto prepared = canitrun::llamacpp_layout(model);
         db->device_elements.push_back(prepared ? std::optional((*prepared)->device_elements)
                                                : std::nullopt);
+        db->weight_parts.push_back(prepared ? kept_weights(model, db->quants) : std::string{});
     }
     const std::string bytes = canitrun::serialize_database(*db);
     const auto back = canitrun::deserialize_database(bytes);

@@ -18,7 +18,9 @@ int main() {
     // The snapshot adds what its generator works out from the models (one entry per model);
     // the JSON has none. The rest must agree.
     if (db->device_elements.size() != db->models.size()) return 1;
+    if (db->weight_parts.size() != db->models.size()) return 1;
     db->device_elements.clear();
+    db->weight_parts.clear();
     if (!(*db == *json)) return 1;
     const auto model = db->find_model("qwen3.5-35b-a3b");
     const auto quant = db->find_quant("Q4_K_M");

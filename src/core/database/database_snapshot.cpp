@@ -312,17 +312,12 @@ void fields(Io& io, Database& d) {
     io(d.quants);
     io(d.card_classes);
     io(d.device_elements);
+    io(d.weight_parts);
 }
 
 class Writer {
   public:
-    void operator()(std::uint64_t v) {
-        while (v >= 0x80) {
-            out_.push_back(static_cast<char>((v & 0x7f) | 0x80));
-            v >>= 7;
-        }
-        out_.push_back(static_cast<char>(v));
-    }
+    void operator()(std::uint64_t v) { append_varint(out_, v); }
     void operator()(bool b) { out_.push_back(b ? '\1' : '\0'); }
     void operator()(double d) {
         const auto bits = std::bit_cast<std::uint64_t>(d);
@@ -373,16 +368,10 @@ class Reader {
             }
         }
         v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (!need(1)) return;
-            const auto byte = static_cast<unsigned char>(in_[pos_++]);
-            if (shift == 63 && byte > 1) return fail("a number overflows 64 bits");
-            // One spelling per value: a last byte of zero after the first adds nothing.
-            if (shift > 0 && byte == 0) return fail("a number has a redundant byte");
-            v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
-            if ((byte & 0x80) == 0) return;
-        }
-        fail("a number runs past 10 bytes");
+        if (!error_.empty()) return;
+        const auto read = read_varint(in_, pos_);
+        if (!read) return fail("a number ends early, overflows 64 bits or has a redundant byte");
+        v = *read;
     }
     void operator()(bool& b) {
         b = false;

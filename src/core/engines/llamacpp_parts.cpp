@@ -22,9 +22,9 @@ namespace {
 
 // The weight terms of the parts: each tensor's bytes as llama-quantize types it, summed per
 // layer, with the routed experts and the active share marked. No context in them.
-Result<ModelParts> llamacpp_weight_parts(const Model& model,
-                                         const std::shared_ptr<const PreparedLayout>& layout,
-                                         const Quant& quant) {
+Result<ModelParts> typed_weight_parts(const Model& model,
+                                      const std::shared_ptr<const PreparedLayout>& layout,
+                                      const Quant& quant) {
     CANITRUN_TRY_ASSIGN(const auto typed, llamacpp_tensor_bytes(layout, quant));
     const std::vector<Bytes>& bytes = *typed;
     const PreparedLayout& prepared = *layout;
@@ -86,14 +86,26 @@ Result<Bytes> partial_sum_bytes(const Model& model, const CacheSetup& setup) {
 
 }  // namespace
 
+namespace {
+
+// The weight terms, kept per quantization (quant_memo.hpp): no context in them.
+Result<const ModelParts*> memo_weight_parts(const Model& model, const Quant& quant) {
+    CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
+    thread_local QuantMemo<ModelParts> memo;
+    return memo.get(prepared, quant.id,
+                    [&]() { return typed_weight_parts(model, prepared, quant); });
+}
+
+}  // namespace
+
+Result<ModelParts> llamacpp_weight_parts(const Model& model, const Quant& quant) {
+    CANITRUN_TRY_ASSIGN(const ModelParts* weights, memo_weight_parts(model, quant));
+    return *weights;
+}
+
 Result<ModelParts> llamacpp_parts(const Model& model, const Quant& quant,
                                   const LlamaCppOptions& options) {
-    CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
-    // The weight terms, kept per quantization (quant_memo.hpp): no context in them.
-    thread_local QuantMemo<ModelParts> memo;
-    CANITRUN_TRY_ASSIGN(const ModelParts* weights, memo.get(prepared, quant.id, [&]() {
-        return llamacpp_weight_parts(model, prepared, quant);
-    }));
+    CANITRUN_TRY_ASSIGN(const ModelParts* weights, memo_weight_parts(model, quant));
     return llamacpp_parts_at_context(*weights, model, options);
 }
 

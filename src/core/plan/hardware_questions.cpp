@@ -356,8 +356,12 @@ struct NativeFit {
     ModelParts parts;
 };
 
-// The model's layout's device_elements where the database keeps them (WholeFloor).
-using Elements = const std::array<std::uint64_t, 5>*;
+// What the snapshot keeps of a database model: its layout's device_elements (WholeFloor) and
+// its weight terms by quantization (plan_parts); nothing for another model.
+struct Kept {
+    const std::array<std::uint64_t, 5>* elements = nullptr;
+    std::string_view weights;
+};
 
 // The best-quality quantization that fits whole on the GPUs (`ranked` best first), cheapest
 // check first; nothing when none does. Its answer is the one answer_for() gives: with default
@@ -365,14 +369,14 @@ using Elements = const std::array<std::uint64_t, 5>*;
 Result<std::optional<NativeFit>> best_native(const Model& model,
                                              const std::vector<const Quant*>& ranked,
                                              const Hardware& hardware, const PlanSettings& settings,
-                                             Elements elements = nullptr) {
+                                             Kept kept = {}) {
     Bytes caches = 0;  // gpu_caches(), once a quantization's parts give them
-    const WholeFloor floor(model, hardware, settings, elements);
+    const WholeFloor floor(model, hardware, settings, kept.elements);
     for (const Quant* q : ranked) {
         if (!hardware_runs(hardware, *q) || !*rule_offers(settings, *q)) continue;
         CANITRUN_TRY_ASSIGN(auto ruled_out, floor.rules_out(*q, caches));
         if (ruled_out) continue;
-        CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, *q, settings));
+        CANITRUN_TRY_ASSIGN(auto parts, plan_parts(model, *q, settings, kept.weights));
         CANITRUN_TRY_ASSIGN(const PlacementOptions placement,
                             server_placement_for(model, *q, hardware, settings));
         caches = gpu_caches(parts, placement);
@@ -468,8 +472,8 @@ namespace {
 Result<std::optional<ModelFit>> best_in_ram(const Model& model,
                                             const std::vector<const Quant*>& ranked,
                                             const Hardware& hardware, const PlanSettings& o,
-                                            Elements elements) {
-    const WholeFloor floor(model, hardware, o, elements);
+                                            Kept kept) {
+    const WholeFloor floor(model, hardware, o, kept.elements);
     for (const Quant* q : ranked) {
         CANITRUN_TRY_ASSIGN(const bool offered, rule_offers(o, *q));
         if (!offered) continue;
@@ -487,12 +491,12 @@ Result<std::optional<ModelFit>> best_in_ram(const Model& model,
 Result<std::optional<ModelFit>> model_fit(const Model& model,
                                           const std::vector<const Quant*>& ranked,
                                           const Hardware& hardware, const PlanSettings& settings,
-                                          Elements elements) {
+                                          Kept kept) {
     PlanSettings o = settings_for_model(model, settings);
     o.estimate.context = std::min(o.estimate.context, longest_supported_context(model));
-    if (hardware.gpus.empty()) return best_in_ram(model, ranked, hardware, o, elements);
+    if (hardware.gpus.empty()) return best_in_ram(model, ranked, hardware, o, kept);
     // Whole on the GPUs; offload answers would be dropped, so they are never planned.
-    CANITRUN_TRY_ASSIGN(auto native, best_native(model, ranked, hardware, o, elements));
+    CANITRUN_TRY_ASSIGN(auto native, best_native(model, ranked, hardware, o, kept));
     if (!native) return std::optional<ModelFit>{};
     const Quant& quant = *native->answer.quant;
     CANITRUN_TRY_ASSIGN(auto longest, longest_from_parts(model, quant, native->parts, hardware, o));
@@ -526,10 +530,12 @@ Result<std::vector<ModelFit>> models_that_fit(const Database& db, const Hardware
             }
             // The snapshot's figures are this very model's (index-aligned, worked out from it
             // at build time; a Database is not edited once read).
-            const bool kept =
-                db.device_elements.size() == db.models.size() && db.device_elements[i].has_value();
-            return model_fit(model, ranked, hardware, settings,
-                             kept ? &*db.device_elements[i] : nullptr);
+            Kept kept;
+            if (db.device_elements.size() == db.models.size() && db.device_elements[i]) {
+                kept.elements = &*db.device_elements[i];
+            }
+            if (db.weight_parts.size() == db.models.size()) kept.weights = db.weight_parts[i];
+            return model_fit(model, ranked, hardware, settings, kept);
         },
         order);
     std::vector<ModelFit> fits;

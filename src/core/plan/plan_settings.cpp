@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "canitrun/kept_parts.hpp"
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/quantize_rules.hpp"
@@ -141,6 +142,19 @@ Result<ModelParts> plan_parts(const Model& model, const Quant& quant,
     // A file's own tensors, through the same caches and buffers as a database model's.
     if (settings.file) return llamacpp_parts_at_context(settings.file->parts, model, o);
     return llamacpp_parts(model, quant, o);
+}
+
+Result<ModelParts> plan_parts(const Model& model, const Quant& quant, const PlanSettings& settings,
+                              std::string_view kept) {
+    if (settings.rule == Rule::quick || settings.file || kept.empty()) {
+        return plan_parts(model, quant, settings);
+    }
+    CANITRUN_TRY_ASSIGN(auto weights, kept_weight_parts(kept, quant.id));
+    if (!weights) return plan_parts(model, quant, settings);
+    // plan_parts' steps with the database's tensors typed already.
+    CANITRUN_TRY(require_loadable(settings, quant));
+    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(model, settings, Backend::cuda));
+    return llamacpp_parts_at_context(std::move(*weights), model, o);
 }
 
 Result<ModelParts> plan_parts_at_context(ModelParts parts, const Model& model,
