@@ -336,8 +336,9 @@ void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arc
     if (const LayerGroup* g = group(m, LayerKind::sliding)) {
         const LayerGroup* full = group(m, LayerKind::full);
         w.u32(p + "attention.sliding_window", u32(g->window));
-        if (arch == "mimo2" || arch == "step35" || arch == "gemma4") {
-            // conversion/mimo.py, step3.py, gemma.py: one flag per layer (1: sliding)
+        if (arch == "mimo2" || arch == "step35" || arch == "gemma4" || arch == "muse-glimmer") {
+            // conversion/mimo.py, step3.py, gemma.py, muse_glimmer.py: one flag per layer (1:
+            // sliding)
             std::vector<std::uint32_t> swa;
             for (const LayerKind k : layer_kinds(m)) swa.push_back(k == LayerKind::sliding ? 1 : 0);
             w.u32_array(p + "attention.sliding_window_pattern", swa);
@@ -366,6 +367,10 @@ void write_arch_extra_keys(GgufWriter& w, const std::string& arch) {
     const std::string p = arch + ".";
     if (arch == "granite" || arch == "granitehybrid" || arch == "cohere2" || arch == "command-r") {
         w.f32(p + "logit_scale", 1.0f);
+    }
+    if (arch == "muse-glimmer") {  // conversion/muse_glimmer.py: config.json's output_multiplier
+        w.f32(p + "logit_scale", 0.19611613513818404f);
+        w.f32(p + "final_logit_softcapping", 20.0f);
     }
     if (arch == "granite" || arch == "granitehybrid") {
         w.f32(p + "residual_scale", 0.22f);

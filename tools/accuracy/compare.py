@@ -100,6 +100,7 @@ MODELS = [
     ("hy4-preview", "Q2_K"),               # hy_v4: gated MLA with sinks, iHC, an indexer on 21 of 78 layers
     ("minicpm5-2b", "Q4_K_M"),             # llama: MiniCPM5 2B, untied, 16 q / 2 KV heads
     ("deepseek-v4-flash-vision-exp", "Q2_K"),  # deepseek4 with the image routing bias on 43 layers
+    ("muse-glimmer-30b", "Q4_K_M"),        # muse-glimmer: sliding 3:1 (NoPE full), attn_gate, sandwich norms
 ]
 
 # (model id, quantization): files loaded as llama-server loads them by default on a machine

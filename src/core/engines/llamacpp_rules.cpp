@@ -92,9 +92,9 @@ Model llama_cache_model(const Model& model, std::uint64_t context, std::uint64_t
 
 std::uint64_t llama_default_swa_period(const std::string& arch) {
     static const std::map<std::string, std::uint64_t> periods = {
-        {"gemma2", 2},     {"gemma3", 6},  {"gemma3n", 5},      {"cohere2", 4},
-        {"cohere2moe", 4}, {"gpt-oss", 2}, {"llama4", 4},       {"olmo2", 4},
-        {"exaone4", 4},    {"afmoe", 4},   {"smallthinker", 4}, {"plamo3", 8},
+        {"gemma2", 2},       {"gemma3", 6}, {"gemma3n", 5},      {"cohere2", 4}, {"cohere2moe", 4},
+        {"gpt-oss", 2},      {"llama4", 4}, {"olmo2", 4},        {"exaone4", 4}, {"afmoe", 4},
+        {"smallthinker", 4}, {"plamo3", 8}, {"muse-glimmer", 4},
     };
     const auto it = periods.find(arch);
     return it == periods.end() ? 0 : it->second;

@@ -47,14 +47,19 @@ void build_llama_like(Builder& b, const Model& m, bool qkv_bias, bool qk_norms) 
     }
 }
 
+// Gemma 2 / 3's layer: norms before and after attention and FFN. Muse Glimmer (muse-glimmer.cpp)
+// is the same with q/k norms and a sigmoid gate on the attention output of its own (attn_gate).
 void build_gemma(Builder& b, const Model& m, bool qk_norms) {
     embeddings(b, m);
     const auto& a = m.arch;
+    const std::uint64_t q_dim = checked::mul(
+        a.attention.heads, attention_dims(m, group_or_empty(m, LayerKind::full)).k_dim);
     for (int il = 0; il < static_cast<int>(a.layers); ++il) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
         attention(b, m, il, 1, false);
         b.blk(il, "post_attention_norm.weight", {a.hidden_size});
         if (qk_norms) qk_norm(b, m, il);
+        if (a.attention.output_gate) b.blk(il, "attn_gate.weight", {a.hidden_size, q_dim});
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
         dense_ffn(b, m, il);
         b.blk(il, "post_ffw_norm.weight", {a.hidden_size});
@@ -300,6 +305,7 @@ BuildFn builder_for(const std::string& arch) {
         {"gemma3", [](Builder& b, const Model& m) { build_gemma(b, m, true); }},
         {"gemma2", [](Builder& b, const Model& m) { build_gemma(b, m, false); }},
         {"gemma-embedding", [](Builder& b, const Model& m) { build_gemma(b, m, true); }},
+        {"muse-glimmer", [](Builder& b, const Model& m) { build_gemma(b, m, true); }},
         {"bert", [](Builder& b, const Model& m) { build_bert(b, m, false); }},
         {"nomic-bert", [](Builder& b, const Model& m) { build_bert(b, m, true); }},
         {"gpt-oss", build_gpt_oss},
