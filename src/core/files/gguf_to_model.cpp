@@ -131,8 +131,7 @@ void read_gguf_attention(const GgufArchKeys& keys, const GgufHeadCounts& counts,
     a.attention.v_head_dim = keys.uint_or(
         "attention.value_length_mla", keys.uint_or("attention.value_length", a.attention.head_dim));
     a.attention.head_dim_explicit = keys.uint("attention.key_length").has_value();
-    // no key says so: the gated-delta-net hybrids' q gate, Hy4's attn_gate on its MLA output,
-    // Muse Glimmer's attn_gate
+    // no key says so: the gated-delta-net hybrids' q gate; Hy4's and Muse Glimmer's attn_gate
     a.attention.output_gate =
         llama_gated_delta_net(arch) || arch == "hy_v4" || arch == "muse-glimmer";
 
