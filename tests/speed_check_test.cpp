@@ -148,26 +148,26 @@ TEST_CASE("speed bands: none below ten left-out runs of the class and regime") {
 // Every band the fit prints, judged on runs of sources it never saw (each source's runs against
 // the band the other sources' left-out runs give, predicted without the source): the issue asks
 // 75-85 % for each kind of band, and docs/SPEED.md has the figures per class. A band is the
-// 80th percentile with each source weighing one (tools/speed/speed_report.cpp band_quantile);
-// counted by runs instead, the "± N %" bands held 74 % (442 runs) and the "within N×" ones 86 %
-// (90 runs), both outside. A run counts under the type of band its class prints: counted under
-// its own fold's band type, a class printing "within N×" put the source it predicts worst (whose
-// fold band is "± N %") in the other tally, and with an RDNA3.5 APU's old ROCm prompts not
-// fitted the "within N×" bands read 85.4 % (129 of 151; 80.1 %, 129 of 161, by class).
+// 80th percentile of the class's left-out runs, each run weighing one (tools/speed/
+// speed_report.cpp band_quantile), as this tally counts them. With each source weighing one
+// instead, a source of one or two runs (bug reports, mostly) weighed as much as one of 20 and
+// set its class's band at its own runs' error: Intel's decode band (within 2.2x) was a run of
+// llama.cpp#24005's, its prefill band (within 3.9x) the one run of #20893's, the datacenter
+// class's prefill band (within 5.6x over 25 runs) llm-tracker's 8x H100 deepseek-v3; those
+// bands held 89 % (67 of 75) and the "+/- N %" ones 81 % of 492. Counted by runs, every class a
+// left-out source can judge prints "+/- N %" (the V100's "within 2.2x" prefill comes from one
+// source), and those bands hold 78.1 % of 567 runs (Intel's prefill 47 %, 18 of 38: with
+// kyuz0's B70 runs left out its band is the other sources' +/- 18 %; docs/SPEED.md).
 TEST_CASE("speed bands: how they held on sources they did not see") {
     const SpeedModel& m = fitted_speed_model();
-    REQUIRE(m.narrow_bands.runs >= 100);
-    REQUIRE(m.wide_bands.runs >= 20);
+    REQUIRE(m.narrow_bands.runs >= 500);
     CHECK(m.narrow_bands.share >= 0.75);
     CHECK(m.narrow_bands.share <= 0.85);
-    CHECK(m.wide_bands.share >= 0.75);
-    // 0.85 until a routed expert's FLOPs got their own prefill multiplier (pe, #34): the
-    // no-matrix-units class's prefill band then fell from within 2.2x to +/- 82 % and its 35
-    // runs (74 % held) left this tally for the narrow one, which leaves Intel's two bands (91 %
-    // and 92 % held, unchanged: the Arc Pro B70's Gemma 4 prompts 16384 deep, 6.5x its left-out
-    // prediction, widen its prefill band) and the datacenter class's 2 runs: 67 of 75, 89.3 %.
-    // No band moved wider; the bound is that tally until Intel's wide-head prompts are modelled.
-    CHECK(m.wide_bands.share <= 0.894);
+    // No judged class prints "within N×" today; one that does must hold 75-85 % too.
+    if (m.wide_bands.runs > 0) {
+        CHECK(m.wide_bands.share >= 0.75);
+        CHECK(m.wide_bands.share <= 0.85);
+    }
     // Leaving one source out (docs/SPEED.md): #34 took prefill's p90 from 119 % to 103 % (MLA's
     // absorbed attention), then to 97 % and its median from 26 % to 25 % (lhl's DGX Spark
     // prompts read at their sweep's -ub 2048), then to 96.9 % and 24.5 % (the Arc Pro B50 on a

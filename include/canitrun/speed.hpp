@@ -371,7 +371,7 @@ struct Speed {
     std::optional<double> decode_at_context;     // with the cache full to the planned context
     std::optional<double> prefill_tokens_per_s;  // empty: no GPU, or no throughput figure
     // The fold error 80 % of measured runs of this device class stayed within, out of sample,
-    // each source weighing one (speed_band); empty where too few runs cover the class or none the
+    // each run weighing one (speed_band); empty where too few runs cover the class or none the
     // placement (offload).
     std::optional<double> decode_band, prefill_band;
     SpeedClass device_class = SpeedClass::unknown;  // of the first GPU (the slowest decides)

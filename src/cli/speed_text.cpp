@@ -153,8 +153,8 @@ void write_speed(std::ostream& out, const HardwareAnswer& a, const Hardware& h) 
     } else if (measured) {
         out << note_mark(out) << c.decode_rows + c.prefill_rows << " published llama-bench runs of "
             << speed_class_words(s.device_class)
-            << "; 80 % of them fell within the band when their source was left out of the fit, "
-               "each source weighing one (docs/SPEED.md)\n";
+            << "; 80 % of them fell within the band when their source was left out of the fit "
+               "(docs/SPEED.md)\n";
     } else {
         out << note_mark(out) << c.decode_rows + c.prefill_rows << " published llama-bench runs of "
             << speed_class_words(s.device_class) << ", fewer than " << kMinBandRuns

@@ -40,28 +40,24 @@ std::vector<double> errors(const std::vector<FitRow>& rows, bool prefill, bool o
     return e;
 }
 
-// The runs' fold errors out of sample, each with its weight in a band: 1 / (the runs its source
-// has among them), so that every source weighs one in all (band_quantile).
+// The runs' fold errors out of sample, each run weighing one (band_quantile).
 std::vector<WeightedValue> folds(const std::vector<FitRow>& rows, bool prefill, const Keep& keep) {
-    std::map<std::string, double> per_source;
-    for (const FitRow& r : rows) {
-        if (r.prefill == prefill && !r.m->outlier && keep(r)) per_source[r.source_key] += 1;
-    }
     std::vector<WeightedValue> e;
     for (const FitRow& r : rows) {
         if (r.prefill != prefill || r.m->outlier || !keep(r)) continue;
-        e.push_back(
-            {fold_error(r.out_of_sample, r.m->tokens_per_second), 1 / per_source.at(r.source_key)});
+        e.push_back({fold_error(r.out_of_sample, r.m->tokens_per_second), 1});
     }
     return e;
 }
 
-// A band is the fold error that 80 % of the sources' weight stays within, each source weighing
-// one: the band is judged on runs of a source it did not see, and a new user's machine is a new
-// source, so the source is the unit a band is a quantile over. Counting runs instead let the
-// largest sources set the band: a class measured by one big, well-predicted source and a few
-// small ones printed the big source's width, and the next source landed outside it ("± N %"
-// bands held 74 % of unseen sources' runs where they claim 80 %).
+// A band is the fold error that 80 % of the class's left-out runs stayed within, each run
+// weighing one: what the coverage below counts and what the CLI's note claims. Each source
+// weighed one before (#34), so a source of one or two runs weighed as much as one of 20: the
+// 80 % point fell inside the few runs of the small sources, which are mostly bug reports about
+// a slowness (Intel's decode band was a run of llama.cpp#24005's, its prefill band the one run
+// of #20893, the datacenter class's prefill band llm-tracker's 8x H100 deepseek-v3 run:
+// "within 5.6×" over 25 runs), and the bands held 89 % of the runs they were judged on (67 of
+// 75 "within N×"), not 80 %. Counting runs, the narrow bands hold 78 % of 567 (docs/SPEED.md).
 double band_quantile(const std::vector<WeightedValue>& f) {
     return weighted_quantile(f, kBandQuantile);
 }
@@ -496,8 +492,7 @@ void write_speed_report(std::ostream& out, const SpeedModel& model, const std::v
            "fit, so a source's runs are never judged by a fit that saw them.\n\n"
            "The band printed beside each speed is the fold error max(predicted / measured, "
            "measured / predicted) - 1 that 80 % of the class's left-out runs stayed within, each "
-           "source's runs weighing one in all (a band is judged on a source it did not see, so "
-           "the source is what it counts), for decode and prefill apart: \"± N %\" below 100 %, "
+           "run weighing one, for decode and prefill apart: \"± N %\" below 100 %, "
            "\"within N×\" from there. A class "
            "with fewer than "
         << kMinBandRuns

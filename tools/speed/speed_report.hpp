@@ -38,7 +38,7 @@ struct WeightedValue {
 // weights it is quantile()'s nearest rank.
 double weighted_quantile(std::vector<WeightedValue> v, double q);
 
-// Each class's 80th-percentile fold error out of sample, each source weighing one, and its run
+// Each class's 80th-percentile fold error out of sample, each run weighing one, and its run
 // counts (`unknown` gets the
 // figures over every run), the bands' coverage on sources they did not see, and the
 // out-of-sample error over every run.
