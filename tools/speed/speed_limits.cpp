@@ -415,7 +415,27 @@ void write_flash_attn_trials(std::ostream& out) {
            "32768 deep before and at 0.98x, 0.90x, 0.79x and 0.71x after: counted in full, the "
            "deepest read slow (some re-reads presumably hit the GPU's caches; not measured). "
            "Other backends are unchanged (the DGX Spark's CUDA runs of the same file read at "
-           "1.15-1.20x).\n";
+           "1.15-1.20x).\n"
+           "- Tried and not kept (#34; branch speed34zb-scores): a prompt without flash "
+           "attention writing its scores out, 20 bytes a score on CUDA (llama-graph.cpp "
+           "build_attn_mha: KQ in F32 at GGML_PREC_F32, ggml_soft_max_ext, then "
+           "ggml_cuda_mul_mat_batched_cublas converting KQ to FP16), one per query head and cache "
+           "cell, at the device's bandwidth times a fitted multiplier held at 1 or more: jiegec's "
+           "RTX 4090 prompts 8192-65536 deep went from 1.01-1.48x to 0.88-1.09x their measure in "
+           "sample (NVIDIA's attention multiplier from 5.2 to 2.7) and the DGX Spark's "
+           "qwen3-coder-30b-a3b 16384-32768 deep from 0.53-0.60x to 0.99-1.00x left out, but "
+           "jiegec's own left out to 0.72-0.87x (the multiplier at its floor) and XiongjieDai's "
+           "datacenter prompts, whose group two AUGMXNT prompts then set, from 0.48-1.68x to "
+           "0.08-1.55x: every run's prefill left out 16.6 % / 56.2 % to 17.8 % / 64.2 % (with "
+           "the floored-multiplier rule below).\n"
+           "- Kept (#34): a parent group's floored multiplier (attention, the float and the "
+           "V100's quantized p) counts as measured only by a run whose ideal time for it is 1 % "
+           "of its measured time or more (fit_speed.cpp kFloorMeasuredShare). An empty prompt's "
+           "attention (0.3 % of an A100's 8B pp512) had the datacenter group's attention "
+           "multiplier \"measured\" at its floor with kyuz0's V100 runs, its only prompts deep "
+           "in a cache, left out, and the V100's pinned there: its MoE pp2048 runs 32768 deep "
+           "read at 1.9-2.35x their measure left out. Now such a multiplier takes the value "
+           "pooled over every group.\n";
 }
 
 void write_bandwidth_floor(std::ostream& out) {
