@@ -3,6 +3,8 @@
 // top of place(), which sizes one placement (placement.cpp).
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 #include "canitrun/placement.hpp"
 
@@ -33,6 +35,50 @@ bool lone_discrete(const Hardware& hardware) {
     return hardware.gpus.size() == 1 && !hardware.unified() && hardware.gpus.front().memory > 0;
 }
 
+// Where the line through two probes' shares (units, bytes at most) reaches `capacity`: the
+// most units it says fit, as a probe strictly inside (lo, hi).
+std::uint64_t aimed(const std::array<std::uint64_t, 2>& k, const std::array<double, 2>& most,
+                    double capacity, std::uint64_t lo, std::uint64_t hi) {
+    const double slope =
+        (most[1] - most[0]) / (static_cast<double>(k[1]) - static_cast<double>(k[0]));
+    double at = static_cast<double>(k[1]) + (capacity - most[1]) / slope;
+    at = std::clamp(std::floor(at), static_cast<double>(lo + 1), static_cast<double>(hi - 1));
+    return static_cast<std::uint64_t>(at);
+}
+
+// The most of `left` units GPU d holds after the GPUs before it, the next GPU the rest (0
+// always fits). Its share only grows with its units, so any probes that keep fits(lo) and not
+// fits(hi) end at the one boundary: past two halvings each probe is aimed by the line through
+// the last two shares (alike layers add alike bytes: the boundary in two or three probes where
+// halving takes log2 of the units), a few at most, then halving again. A `hint` (0: none) is
+// probed first, then its neighbour.
+Result<std::uint64_t> most_units(const ModelParts& parts, const Hardware& hardware,
+                                 PlacementOptions& options, const LayerRuns& runs, std::size_t d,
+                                 std::uint64_t left, std::uint64_t hint) {
+    std::uint64_t lo = 0, hi = left + 1;  // GPU d holds lo units (0 always), not hi
+    std::array<std::uint64_t, 2> k{};
+    std::array<double, 2> most{};
+    double capacity = 0;  // GPU d's, from its share
+    for (int probes = 0; hi - lo > 1; ++probes) {
+        std::uint64_t mid = lo + (hi - lo) / 2;
+        if (probes == 0 && hint > 0) {
+            mid = std::clamp(hint, lo + 1, hi - 1);
+        } else if (probes == 1 && hint > 0) {
+            mid = lo == k[1] ? k[1] + 1 : k[1] - 1;  // its neighbour, on the side left open
+        } else if (probes >= 2 && probes < 6 && most[0] != most[1]) {
+            mid = aimed(k, most, capacity, lo, hi);
+        }
+        options.tensor_split[d] = mid;
+        options.tensor_split[d + 1] = left - mid;
+        CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options, runs));
+        (p.gpus[d].fits() ? lo : hi) = mid;
+        k = {k[1], mid};
+        most = {most[1], static_cast<double>(p.gpus[d].most())};
+        capacity = static_cast<double>(p.gpus[d].capacity);
+    }
+    return lo;
+}
+
 }  // namespace
 
 // The units the GPUs hold (options' -ngl, else every layer and the output head) by a split of
@@ -48,15 +94,14 @@ Result<std::optional<Placement>> fitting_split(const ModelParts& parts, const Ha
     const LayerRuns runs(parts);  // for the binary searches' placements
     options.tensor_split.assign(gpus, 0);
     options.tensor_split[0] = left;
+    std::uint64_t hint = 0;  // none for GPU 0
     for (std::size_t d = 0; d + 1 < gpus; ++d) {
-        std::uint64_t lo = 0, hi = left + 1;  // GPU d holds lo units (0 always), not hi
-        while (hi - lo > 1) {
-            const std::uint64_t mid = lo + (hi - lo) / 2;
-            options.tensor_split[d] = mid;
-            options.tensor_split[d + 1] = left - mid;
-            CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options, runs));
-            (p.gpus[d].fits() ? lo : hi) = mid;
-        }
+        CANITRUN_TRY_ASSIGN(const std::uint64_t lo,
+                            most_units(parts, hardware, options, runs, d, left, hint));
+        // The next GPU's first probe: this one's units by their memories (alike GPUs alike).
+        const double ratio = static_cast<double>(hardware.gpus[d + 1].memory) /
+                             std::max(1.0, static_cast<double>(hardware.gpus[d].memory));
+        hint = static_cast<std::uint64_t>(std::floor(static_cast<double>(lo) * ratio));
         options.tensor_split[d] = lo;
         left -= lo;
         options.tensor_split[d + 1] = left;

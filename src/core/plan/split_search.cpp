@@ -1,5 +1,6 @@
 #include "canitrun/split_search.hpp"
 
+#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -197,6 +198,38 @@ struct Terms {
     std::vector<double> floor;
 };
 
+// A unit's works and its seconds on each GPU. Alike layers give the same works bit for bit,
+// and the speed model is a function of them, so their seconds are read once (the speed model's
+// per-GPU lookups were a third of a search's instructions).
+struct UnitSeconds {
+    DeviceWork decode, prefill;
+    std::vector<double> seconds, prompt;  // per GPU
+};
+
+bool same_bits(const DeviceWork& a, const DeviceWork& b) {
+    static_assert(sizeof(DeviceWork) == 12 * sizeof(double), "DeviceWork without padding");
+    return std::memcmp(&a, &b, sizeof(DeviceWork)) == 0;
+}
+
+const UnitSeconds& seconds_of(const Search& s, const SpeedModel& m, SpeedWork& w,
+                              std::vector<UnitSeconds>& seen, const DeviceWork& decode,
+                              const DeviceWork& prefill) {
+    for (const UnitSeconds& x : seen) {
+        if (same_bits(x.decode, decode) && same_bits(x.prefill, prefill)) return x;
+    }
+    UnitSeconds x{decode, prefill, std::vector<double>(s.gpus), std::vector<double>(s.gpus)};
+    for (std::size_t d = 0; d < s.gpus; ++d) {
+        w.gpus[d] = decode;
+        x.seconds[d] = decode_seconds(w, s.hardware, m);
+        w.gpus[d] = prefill;
+        x.prompt[d] = prefill_seconds(w, s.hardware, m, s.settings.ubatch).value_or(0);
+        w.gpus[d] = DeviceWork{};
+    }
+    if (seen.size() >= 8) seen.erase(seen.begin());  // a few kinds of layer: a short list
+    seen.push_back(std::move(x));
+    return seen.back();
+}
+
 Terms unit_terms(const Search& s, const Blocks& t, const SpeedModel& m) {
     Terms f;
     SpeedWork w = t.decode_work;
@@ -206,18 +239,15 @@ Terms unit_terms(const Search& s, const Blocks& t, const SpeedModel& m) {
     f.decode.assign(s.gpus, std::vector<double>(s.units + 1, 0));
     f.prefill.assign(s.gpus, std::vector<double>(s.units + 1, 0));
     std::vector<double> fastest(s.units, std::numeric_limits<double>::infinity());
+    std::vector<UnitSeconds> seen;
+    seen.reserve(9);
     for (std::uint64_t u = 0; u < s.units; ++u) {
-        const DeviceWork decode = minus(t.decode[u], t.decode[u + 1]);
-        const DeviceWork prefill = minus(t.prefill[u], t.prefill[u + 1]);
+        const UnitSeconds& x = seconds_of(s, m, w, seen, minus(t.decode[u], t.decode[u + 1]),
+                                          minus(t.prefill[u], t.prefill[u + 1]));
         for (std::size_t d = 0; d < s.gpus; ++d) {
-            w.gpus[d] = decode;
-            const double seconds = decode_seconds(w, s.hardware, m);
-            w.gpus[d] = prefill;
-            const double prompt = prefill_seconds(w, s.hardware, m, s.settings.ubatch).value_or(0);
-            w.gpus[d] = DeviceWork{};
-            f.decode[d][u + 1] = f.decode[d][u] + seconds;
-            f.prefill[d][u + 1] = f.prefill[d][u] + prompt;
-            fastest[u] = std::min(fastest[u], seconds);
+            f.decode[d][u + 1] = f.decode[d][u] + x.seconds[d];
+            f.prefill[d][u + 1] = f.prefill[d][u] + x.prompt[d];
+            fastest[u] = std::min(fastest[u], x.seconds[d]);
         }
     }
     f.floor.assign(s.units + 1, 0);
