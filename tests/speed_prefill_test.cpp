@@ -1,8 +1,10 @@
 // Prefill rates by device and weight kind (#34), each checked by hand with stated coefficients
 // (not the fitted ones). speed_test.cpp has the model's other terms.
 #include <initializer_list>
+#include <string>
 
 #include "canitrun/file_report.hpp"
+#include "canitrun/placement.hpp"
 #include "canitrun/speed.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
@@ -85,4 +87,25 @@ TEST_CASE("prefill: a routed expert's FLOPs pay their own multiplier on top of p
     w.gpus[0].expert_flops = 0;
     m.classes[static_cast<int>(SpeedClass::nvidia)].expert_flop = 50;
     CHECK(*prefill_seconds(w, h, m, 512) == Approx(30.266e-6).epsilon(1e-4));
+}
+
+// The per-layer embedding table (per_layer_token_embd) is a get_rows lookup on the host, as
+// token_embd is, not a matrix product (#34). Gemma 4 E4B (data/models/gemma.json: 8e9
+// parameters, per_layer_embeddings among them; vocab 262,144, hidden 2,560, 42 layers x 256):
+// 2 x (8e9 - 262,144 x (2,560 + 42 x 256)) = 2 x (8e9 - 3,489,660,928) = 9,020,678,144 FLOPs a
+// token, where counting the table gave 2 x (8e9 - 671,088,640) = 14,657,822,720. Gemma 3n E2B
+// (5e9; vocab 262,400, hidden 2,048, 30 layers x llama.cpp's 256, n_embd_altup):
+// 2 x (5e9 - 262,400 x 9,728) = 4,894,745,600.
+TEST_CASE("prefill: a per-layer embedding table is a lookup, not a matrix product") {
+    const Hardware h = test::hardware_of({"rtx-4090"});
+    const auto dense = [&](const std::string& id) {
+        auto p = place(test::parts_of(id, "Q4_K_M", 8192), h, {});
+        REQUIRE(p);
+        const SpeedWork w = speed_work(test::model(id), test::quant("Q4_K_M"), *p, 8192, {0, 1});
+        double flops = w.ram.dense_flops;
+        for (const DeviceWork& g : w.gpus) flops += g.dense_flops;
+        return flops;
+    };
+    CHECK(dense("gemma-4-e4b") == Approx(9020678144.0));
+    CHECK(dense("gemma-3n-e2b") == Approx(4894745600.0));
 }

@@ -3,6 +3,7 @@
 
 #include "canitrun/checked.hpp"
 #include "canitrun/layer_kinds.hpp"
+#include "canitrun/per_layer_embedding.hpp"
 #include "layout_builder.hpp"
 
 // Gemma 3n and Gemma 4 as the pinned llama.cpp's src/models/gemma3n.cpp and gemma4.cpp load
@@ -38,7 +39,7 @@ void per_layer_input_gate(Builder& b, const Model& m, int il, std::uint64_t widt
 void build_gemma3n(Builder& b, const Model& m) {
     constexpr std::uint64_t n_altup = 4;
     constexpr std::uint64_t laurel_rank = 64;
-    constexpr std::uint64_t per_layer = 256;
+    constexpr std::uint64_t per_layer = kGemma3nPerLayerWidth;
     const auto& a = m.arch;
     const std::uint64_t h = a.hidden_size;
     embeddings(b, m);
