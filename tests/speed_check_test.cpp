@@ -216,11 +216,17 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // 15 s between: throttling, likely, as an M5 Max does in ggml-org/llama.cpp#16634, not
     // confirmed), and with one Apple coefficient set for M1 to M5 the older Apple prompts moved
     // (the M2 Ultra's median left out 10 % to 14 %). The data stays; the model is what is left
-    // to mend.
-    CHECK(m.out_of_sample.prefill_p90 <= 0.572);
-    CHECK(m.out_of_sample.prefill_median <= 0.175);
-    CHECK(m.out_of_sample.decode_median <= 0.131);
-    CHECK(m.out_of_sample.decode_p90 <= 0.389);
+    // to mend. Then three changes took prefill to 16.4 % / 50.9-51.7 % and decode to 11.1 % /
+    // 38.7 %, the bounds with them: a Gemma E model's per-layer embedding table is a get_rows
+    // lookup, not matrix work (speed_work.cpp, per_layer_embedding_width: the M5 Max's E2B and
+    // E4B prompts from 0.49-0.64x to 0.78-1.03x left out), a floored parent multiplier counts as
+    // measured only where a run spends 1 % of its time on it (fit_speed.cpp kFloorMeasuredShare:
+    // the V100's MoE prompts 32768 deep from 1.9-2.35x to 1.5-1.8x), and bands by runs, not
+    // sources (speed_report.cpp).
+    CHECK(m.out_of_sample.prefill_p90 <= 0.517);
+    CHECK(m.out_of_sample.prefill_median <= 0.165);
+    CHECK(m.out_of_sample.decode_median <= 0.112);
+    CHECK(m.out_of_sample.decode_p90 <= 0.388);
 }
 
 // A published run reads its file at the size llama-bench printed, not its label's: Unsloth's
