@@ -48,6 +48,8 @@ std::string describe_fit(const std::vector<FitRow>& rows, std::size_t all_rows);
 void write_fit_source(std::ostream& out, const SpeedModel& model);
 // docs/SPEED.md's "Known limits" section (speed_limits.cpp).
 void write_known_limits(std::ostream& out);
+// Its second half: the terms tried on the fit, kept or not (speed_trials.cpp).
+void write_fit_trials(std::ostream& out);
 void write_speed_report(std::ostream& out, const SpeedModel& model, const std::vector<FitRow>& rows,
                         const std::map<std::string, int>& skipped, std::size_t sources);
 

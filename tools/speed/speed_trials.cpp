@@ -1,0 +1,317 @@
+// docs/SPEED.md's "Known limits", its second half: the terms tried on the fit, kept or not, with
+// what each did to the left-out figures (written by tools/speed/fit_speed through
+// write_known_limits).
+#include <ostream>
+
+#include "speed_report.hpp"
+
+namespace canitrun::tools {
+
+namespace {
+
+// The prefill experiments of the seventeenth session (#34): what each did to the left-out
+// figures.
+void write_prefill_trials(std::ostream& out) {
+    out << "- Kept (#34): an RDNA3.5 APU's (Ryzen AI Max, gfx1151) prompts on ROCm from before "
+           "December 2025 kept, not fitted (fit_exclusion). Until llama.cpp#17576 (WMMA-MMQ for "
+           "RDNA3, then #18666's RDNA3.5 selection) ggml_cuda_should_use_mmq sent an RDNA3 "
+           "product of 64 tokens or more to hipBLAS on weights converted to FP16, and rocBLAS's "
+           "gfx1151 kernels ran far below its gfx1100 ones (ROCm/legacy-rocm-build#4748; "
+           "llama.cpp#13565, b5392: llama-2-7b Q4_0 pp512 at 348.6 t/s on HIP, 881.4 on "
+           "Vulkan): a path llama.cpp no longer takes there. Its seven runs (AUGMXNT's two of "
+           "b5684, lemonade-sdk/llamacpp-rocm#7's, geerlingguy/ai-benchmarks#21's of b6092, "
+           "lhl's three of b6792; four of them read at 1.8-4.2x their measure in sample) set "
+           "the group's prompt terms whenever kyuz0's 2026 runs were left out. Not fitted, "
+           "every run's prefill left out went from 23.8 % to 22.3 % at the median and from "
+           "77.8 % to 66.1 % at p90 (363 runs), kyuz0's Strix Halo prompts from 42 % to 24 %, "
+           "AMD's median from 30 % to 22 %, the group's band from within 3.0× to ± 35 %; decode "
+           "unchanged. The band coverage counted each run under the type of its own fold's "
+           "band, and so read 85.4 % for \"within N×\" (129 of 151; 84.9 %, 135 of 159, "
+           "before): the group's runs those bands held worst (5 of 8) left the tally, while "
+           "no_matrix_units, printing \"within 2.3×\", put its MI50 runs (0 of 7, their "
+           "fold's band ± 30 %) in the \"± N %\" one. Counted under the type their class "
+           "prints, as docs/SPEED.md's class table is, the \"within N×\" bands hold 80.1 % "
+           "(129 of 161; 79.9 %, 135 of 169, before), the \"± N %\" ones 81.9 % (321 of 392; "
+           "82.1 % before, 80.0 % as counted before). The same for every RDNA3 card (the RX 7900 "
+           "XTX's and W7900's 2024 runs too, which rocBLAS's gfx1100 kernels ran within 10 % "
+           "of the fit): 24.4 % / 81.0 %.\n"
+           "- Tried and not kept (#34): a prompt's per-layer cost per micro-batch (q) shared by "
+           "every group, as kernel launches and synchronisation are the host's: the median "
+           "left out 23.8 % to 22.9 % but p90 77.8 % to 78.6 % (NVIDIA's median 24 % to 26 %, "
+           "AMD's p90 99 % to 128 %); with the RDNA3.5 runs above not fitted (22.3 % / "
+           "66.1 %), 21.9 % / 78.9 %. "
+           "The expert products' cost (x) shared, as the issue asks for MoE terms where a class "
+           "has none of its own: 25.0 % / 85.0 %. The recurrent scan's (qr) shared: 23.6 % / "
+           "98.7 % (Intel's p90 56 % to 386 %).\n"
+           "- Tried and not kept (#34): an Intel GPU's prompt attention at its vector engines' "
+           "FP32 rate (an eighth of XMX, as float_tflops reads its BF16 weights), since its "
+           "multiplier t on the XMX rate is 78 (2.4 TFLOPS on the Arc Pro B70; 10 at the "
+           "vector rate, as the other groups' 2.6-10.4): the median left out 23.8 % to 24.3 %, "
+           "p90 77.8 % to 78.2 % (the B70's runs deep in a cache unchanged: with kyuz0 left out "
+           "no Intel run is deep); with the RDNA3.5 runs above not fitted (22.3 % / 66.1 %), "
+           "23.2 % / 68.9 % "
+           "(kyuz0's Strix Halo 24 % to 31 %, through the pooled t).\n";
+}
+
+// The eighteenth session's (#34): a V100's prompts apart from the other datacenter cards'.
+void write_volta_trials(std::ostream& out) {
+    out << "- Kept (#34): a V100 (nvidia_volta) reads a prompt on coefficients of its own and "
+           "decodes on the datacenter group's. Volta has FP16 tensor cores but not the int8 ones "
+           "MMQ's matrix path needs, so ggml_cuda_should_use_mmq keeps an NVIDIA GPU without "
+           "turing_mma_available on MMQ only below MMQ_DP4A_MAX_BATCH_SIZE (64 tokens) and "
+           "multiplies a longer quantized prompt as an FP16 cuBLAS GEMM, where an A100, H100 or "
+           "L40S runs MMQ on int8 tensor cores. In one group, kyuz0's V100 runs (2026, MoE) and "
+           "XiongjieDai's A40, A100, H100 and L40S ones (May 2024, dense), its only two large "
+           "sources, each set the group's prompt terms when the other was left out: the 70B "
+           "Q4_K_M prompts read at 2.3-8.9x their measure. A V100 prompt coefficient is pinned "
+           "at the datacenter group's value fitted with the V100's rows merged in "
+           "(tools/speed/fit_speed.cpp parent_pins), so with its source left out a V100 reads "
+           "as inside the group, and its quantized multiplier is held at 1 or more as the FP16 "
+           "one is (fitted free it came out 0, a V100 then reading a dense 70B prompt faster "
+           "than an A100). Every run's prefill left out went from 22.3 % to 21.8 % at the median "
+           "and from 66.1 % to 57.6 % at p90 (21.4 % / 56.0 % without the V100's floor), the "
+           "datacenter class's from 43 % / 227 % to 21 % / 50 % (XiongjieDai's 70B Q4_K_M "
+           "prompts 0.50-0.95x), the V100's from 39 % / 148 % to 37 % / 129 %, NVIDIA's median "
+           "from 24 % to 21 %; AMD's from 22 % to 24 % (the shared terms moved), Apple's from "
+           "14 % to 16 %; decode unchanged (12.0 % / 45.8 %). AUGMXNT's deepseek-v3 pp512 on 8 "
+           "H100s left out went from 1.77x to 6.2x: the datacenter group's only MoE prompt, its "
+           "expert cost x is then the value pooled over every group, no longer the V100's. The "
+           "datacenter class and the V100 now each have a single source with 10 left-out runs "
+           "or more, so the band coverage judges 2 of their runs, not 96: \"± N %\" 77 % of "
+           "345 runs, \"within N×\" 82 % of 116 (81.9 % of 392 and 80.1 % of 161 before). Tried "
+           "and not kept: the V100 a group of its own "
+           "for decode as well, pinned at the value pooled over every group: the datacenter "
+           "class's decode left out went from 11 % to 40 % at the median (XiongjieDai's runs "
+           "then judged by AUGMXNT's two H100 / H200 runs alone) and every run's from 12.0 % / "
+           "45.8 % to 12.8 % / 50.7 %; its prompts at the pooled value too (not the "
+           "datacenter group's), the V100's prefill left out 138 % / 544 %. The datacenter group's "
+           "expert cost x pinned at the value fitted with the V100's rows merged in, for the "
+           "deepseek-v3 run above: that run 6.2x to 1.98x and the class's prefill band within "
+           "6.2× to ± 98 %, but the class's prefill left out 21 % / 50 % to 28 % / 72 % and "
+           "every run's 21.80 % / 57.60 % to 21.85 % / 57.85 %.\n";
+}
+
+// The eighteenth session's (#34), after 88 more rows: Gated DeltaNet runs before the fused op,
+// and the Ryzen AI Max's prompts falling back on the discrete Radeons'.
+void write_delta_net_trials(std::ostream& out) {
+    out << "- Kept (#34): a Gated DeltaNet model's run (Qwen3-Next, Qwen 3.5 / 3.6: linear "
+           "attention layers) on a llama.cpp before b8233 is kept, not fitted (fit_exclusion). "
+           "Until c5a778891 (llama.cpp#19504, the fused GATED_DELTA_NET op, CPU and CUDA; the "
+           "chunked fused prompt path followed in #20340) the recurrence ran as a graph of small "
+           "ops (#19504's master qwen3next Q2_K graph: \"6242 (with bs=1)\" nodes; #20091: \"the "
+           "decomposed 23-op graph\"), a path llama.cpp no longer takes. llama.cpp#18683's 3x RTX "
+           "3090 qwen3next Q2_K at b7700 read 1.8x (decode) and 1.9x (prompt) too fast in "
+           "sample and, left in, set NVIDIA's decode terms whenever jiegec's RTX 4090 was left "
+           "out (12 % to 33 %). Ten fitted rows leave the fit (R9700 b7423, 3x RTX 3090 b7700, "
+           "a Ryzen AI Max's qwen3-coder-next of 2026-02). With the 88 rows of 2026-12-06 and "
+           "the V100 split: decode left out 14 % / 49 % to 11 % / 44 % (median / p90), NVIDIA's "
+           "decode 14 % / 48 % to 9 % / 35 %, the \"± N %\" bands' coverage 74 % of 429 to 82 % "
+           "of 418; prefill 19 % / 70 % to 19 % / 79 %.\n"
+           "- Kept (#34): an RDNA3.5 APU's (Ryzen AI Max) prompt coefficients fall back on the "
+           "discrete Radeons' group (tools/speed/fit_speed.cpp parent_group), not on the value "
+           "pooled over every group: ROCm runs the same MMQ-on-WMMA kernels on both "
+           "(llama.cpp#17576, #18666), while the pooled terms are set by NVIDIA's and Apple's "
+           "matrix units (the M2 Ultra's 60 MoE and dense runs moved the pooled expert cost). "
+           "With kyuz0's Strix Halo runs left out, the group's prompts read at 2.2-2.7x their "
+           "measure, dense and MoE alike. Prefill left out 19 % / 79 % to 17 % / 53 %, AMD's "
+           "19 % / 146 % to 11 % / 45 %, the Ryzen AI Max's 118 % / 155 % to 8 % / 28 % (its band "
+           "within 2.5× to ± 18 %); decode unchanged. Tried and not kept: each source weighing "
+           "one in the fit (every row 1 / its source's rows; and its square root): decode 11 % / "
+           "44 % to 15 % / 68 % (13 % / 47 %), prefill 19 % / 79 % to 27 % / 106 % (21 % / "
+           "90 %): a source of a few runs then sets a group's terms.\n";
+}
+
+// #34's Intel decode: kyuz0's Arc Pro B70 MoE runs before MMVQ on Xe2, with the figures.
+void write_xe2_mmvq_trial(std::ostream& out) {
+    out << "- Kept (#34): an Xe2 (Battlemage) GPU's decode of a MoE model's K-quant "
+           "file on Vulkan before llama.cpp b9452 is kept, not fitted (fit_exclusion). "
+           "llama.cpp#23056 (b9452) moved "
+           "Intel BMG's K-quant mat-vecs to MMVQ (\"Xe2 wins on MMVQ even for small k, so we take "
+           "the NVIDIA override for K quants on Xe2 as well\"; on Mesa the switch alone gave "
+           "+57 % tg128 on a Q3_K file and +78 % on Q6_K), and a MoE model's products are the "
+           "small-k ones (experts 512-1856 wide, hidden 2048-2816). kyuz0's b9039 runs (Mesa ANV) "
+           "decode qwen3.6-35b-a3b Q4_K at 38.97 t/s where its SYCL build reads 72.23, "
+           "Wesley-Jakob-Gilbert's b9739 qwen3-30b-a3b Q4_K 62.37 and TheBlueMatt's Arc Pro B60 "
+           "(llama.cpp#21431, 456 GB/s) qwen35moe 35B.A3B Q4_K 49.3; left out, kyuz0's six MoE "
+           "K-quant runs (qwen3.6-35b-a3b, nemotron-3-nano-30b-a3b, gemma-4-26b-a4b, empty and "
+           "16384 deep) read at 1.6-4.3x their measure. Not fitted: Intel's decode left out went "
+           "from 23 % / 111 % to 17 % / 54 % (median / p90; 41 runs to 35), llama.cpp#20893's "
+           "2x Arc A770 from 19 % to 3 %, every run's p90 from 44 % to 42 %, but every run's "
+           "median from 10.8 % to 11.0 % (10.76 % to 10.99 %; the shared terms moved: "
+           "XiongjieDai's datacenter FP16 runs left out 2-73 % to 9-89 %, kyuz0's MI50 "
+           "llama-4-scout 8 % to 34 %): kept for the source that says those runs measured a "
+           "path llama.cpp no longer takes there, and the worst misses it removes; prefill "
+           "unchanged; the \"± N %\" bands 81 % of 455, \"within N×\" 81 % of 75. Every K-quant "
+           "decode of those builds, dense too (kyuz0's qwen3.6-27b and gemma-4-31b): Intel 21 % / "
+           "51 %, every run's median 11.4 %. Left: the Windows run of llama.cpp#24005 (97.8 t/s, "
+           "no build given) still reads at 0.39-0.47x left out.\n";
+}
+
+// #34's decode deep in a cache: what was tried beside keeping flash-attention-off runs out.
+void write_flash_attn_trials(std::ostream& out) {
+    out << "- Tried and not kept (#34), with the runs without flash attention out: their prompts "
+           "deep in a cache kept out as well (prefill left out 16.6 % / 52.7 % to 17.4 % / "
+           "58.5 %: they carry NVIDIA's attention multiplier); a decode attention term, its FLOPs "
+           "at attention_tflops times a multiplier, per group (decode 15.9 % / 61.5 %: a group "
+           "whose one deep source is left out takes the pooled multiplier, the R9700's and the "
+           "V100's runs 11-13 % to 41-52 %) or shared (12.7 % / 39.0 %). Tried again with "
+           "today's rows, per group: decode 12.9 % / 44.8 % to 14.7 % / 52.3 % (Intel's "
+           "multiplier 380, the V100's runs 11 % to 52 % at the median left out): not kept.\n"
+           "- Kept (#34): a Metal decode reads a cache that is all one absorbed MLA latent once "
+           "per query head (SpeedWork::latent_readers, speed_work.cpp). Metal's vector "
+           "flash-attention kernel runs one query head a threadgroup (ggml-metal-ops.cpp "
+           "ggml_metal_op_flash_attn_ext at b828e18c7, and still at d8a24cce: nhptg = 1; "
+           "kernel_flash_attn_ext_vec reads KV head iq2 / (ne02 / ne_12_2)), and llama.cpp runs "
+           "MLA absorbed as MQA, one latent for every head, so GLM-4.7-Flash's 20 heads read it "
+           "20 times. An M2 Ultra's glm-4.7-flash Q8_0 decode with flash attention (ggml-org's "
+           "benches, b7948) costs 29 ms a token more 32768 deep than empty, the latent's "
+           "1.8 GB read at 61 GB/s once or 1.2 TB/s per head; its GQA runs (qwen3-coder-30b-a3b, "
+           "qwen2.5-coder-7b, gpt-oss; 4-8 query heads a KV head) read their caches at "
+           "300-370 GB/s of its 800, so a GQA cache is read once as before. Left out, those "
+           "glm-4.7-flash runs read at 1.38x, 1.60x, 1.97x and 2.64x their measure 4096 to "
+           "32768 deep before and at 0.98x, 0.90x, 0.79x and 0.71x after: counted in full, the "
+           "deepest read slow (some re-reads presumably hit the GPU's caches; not measured). "
+           "Other backends are unchanged (the DGX Spark's CUDA runs of the same file read at "
+           "1.15-1.20x).\n"
+           "- Tried and not kept (#34; branch speed34zb-scores): a prompt without flash "
+           "attention writing its scores out, 20 bytes a score on CUDA (llama-graph.cpp "
+           "build_attn_mha: KQ in F32 at GGML_PREC_F32, ggml_soft_max_ext, then "
+           "ggml_cuda_mul_mat_batched_cublas converting KQ to FP16), one per query head and cache "
+           "cell, at the device's bandwidth times a fitted multiplier held at 1 or more: jiegec's "
+           "RTX 4090 prompts 8192-65536 deep went from 1.01-1.48x to 0.88-1.09x their measure in "
+           "sample (NVIDIA's attention multiplier from 5.2 to 2.7) and the DGX Spark's "
+           "qwen3-coder-30b-a3b 16384-32768 deep from 0.53-0.60x to 0.99-1.00x left out, but "
+           "jiegec's own left out to 0.72-0.87x (the multiplier at its floor) and XiongjieDai's "
+           "datacenter prompts, whose group two AUGMXNT prompts then set, from 0.48-1.68x to "
+           "0.08-1.55x: every run's prefill left out 16.6 % / 56.2 % to 17.8 % / 64.2 % (with "
+           "the floored-multiplier rule below).\n"
+           "- Kept (#34): a parent group's floored multiplier (attention, the float and the "
+           "V100's quantized p) counts as measured only by a run whose ideal time for it is 1 % "
+           "of its measured time or more (fit_speed.cpp kFloorMeasuredShare). An empty prompt's "
+           "attention (0.3 % of an A100's 8B pp512) had the datacenter group's attention "
+           "multiplier \"measured\" at its floor with kyuz0's V100 runs, its only prompts deep "
+           "in a cache, left out, and the V100's pinned there: its MoE pp2048 runs 32768 deep "
+           "read at 1.9-2.35x their measure left out. Now such a multiplier takes the value "
+           "pooled over every group.\n";
+}
+
+void write_bandwidth_floor(std::ostream& out) {
+    out << "- Kept (#34): 90 more published rows (1169 to 1259; deepindeepsea/rtx5090-q36-bench, "
+           "Pessimist228's RTX 5090 Qwen3.5-35B-A3B runs, pendakwahteknologi/benchmark-rtx5090, "
+           "llama.cpp#23043's AI PRO R9700, more RTX 3090 MoE prompts), the first MoE runs on one "
+           "GeForce card: the committed fit read the 5090's Qwen3.5/3.6-35B-A3B decode at 190 "
+           "t/s where the runs measure 244-318. Fitted, they set NVIDIA's terms, and every run's "
+           "error left out grew (decode 11.8 % / 38.4 % to 14 % / 49 %, prefill 16.6 % / 52.7 % "
+           "to 20 % / 61 %, median / p90): the model, not the data, is what they find wanting "
+           "(the 5090's MoE prompts read 1.8x too fast at the median left out). With them a "
+           "left-out fit also took Intel's share of the bandwidth (a) under 1: with kyuz0's Arc "
+           "Pro B70 runs out, Intel's other sources decode only quantized files, whose time a "
+           "and the unpacking cost u share, and the B70's BF16 decodes read at 13-27x their "
+           "measure, faster than its 608 GB/s could feed them. a is now held at 1 or more (no "
+           "mat-vec reads weights faster than the memory does; every group's fitted a is 1.04 "
+           "or more, so the fit on every source is unchanged by it): decode left out 14 % / "
+           "49 % to 12.9 % / 44.8 %, Intel's median 40 % to 19 %; prefill 19.5 % / 60.7 %.\n";
+}
+
+void write_bandwidth_pin(std::ostream& out) {
+    out << "- Kept (#34): each group's share of the bandwidth (a) is pinned at the value pooled "
+           "over every group at the weight of three runs (kBandwidthPinWeight, fit_speed.cpp), "
+           "not at a millionth as the other per-group terms are. A group whose remaining sources "
+           "decode only quantized files cannot tell a from its unpacking cost u (a file's bytes "
+           "and weights move together): with kyuz0's AI PRO R9700 runs left out, AMD's other "
+           "sources (RX 7900 XTX, W7900, RX 9070; Q4_0, Q4_K, Q6_K) left a to trade with u, "
+           "and the R9700's BF16 decodes read at 0.55-0.62x their measure. A group with float "
+           "runs of its own is held by them. Weights tried, with the Metal latent rule above "
+           "(decode left out, median / p90): 0.03 (14.0 % / 41.6 %), 0.3 (13.5 % / 40.7 %), 1 "
+           "(13.4 % / 38.7 %), 3 (13.1 % / 38.9 %), 10 (13.0 % / 38.9 %); without the latent "
+           "rule 0.3 gave 13.4 % / 41.5 %. With both, every run's decode left out went from "
+           "12.9 % / 44.8 % to 13.1 % / 38.9 %; AMD's median from 26 % to 16 % (kyuz0's R9700 "
+           "source 22 % to 11 %), Intel's from 19 % to 14 %, Apple's p90 from 32 % to 23 %; but "
+           "the median of XiongjieDai's 70 runs left out rose from 10 % to 13 %, as each change "
+           "moved the M2 Ultra's a: with that source out, the per-layer cost of builds before "
+           "2025 (ko, shared) rests on 14 runs, one an M2 Ultra FP16 decode (llama.cpp#10238), "
+           "and its GeForce, workstation and Apple runs read 8-10 % slower. Prefill "
+           "unchanged.\n";
+}
+
+void write_band_weights(std::ostream& out) {
+    out << "- Kept (#34): a band is the 80th percentile of its class's left-out runs, each run "
+           "weighing one, as the coverage counts them. Each source weighed one before, so a "
+           "source of one or two runs (mostly bug reports about a slowness) weighed as much as "
+           "one of 20 and set the band at its own runs' error: Intel's decode band was one of "
+           "llama.cpp#24005's two runs (within 2.2×), its prefill band #20893's one run (within "
+           "3.9×), the datacenter class's prefill band one of llm-tracker's two runs (8x H100, "
+           "deepseek-v3: within 5.6× over 25 runs). Those bands held 89 % of 75 runs, the \"± N "
+           "%\" ones 81 % of 492. Counted by runs, Intel's bands are ± 55 % / ± 67 % and the "
+           "datacenter class's ± 38 % / ± 91 %; every class a left-out source can judge prints "
+           "\"± N %\", and those bands hold 78 % of 567 runs, Intel's prefill 47 % (18 of 38: "
+           "with kyuz0's B70 runs left out the other sources give ± 18 %, and its Gemma 4 prompts "
+           "16384 deep read 6.5x). Tried and not kept: each run weighing 1 / (1 + (n - 1) r) in a "
+           "source of n runs, r the share of the errors' variance that lies between sources (0.30 "
+           "decode, 0.36 prefill): 83 % of 530 and, \"within N×\", 86 % of 37 (Intel's decode "
+           "within 2.1×), and Intel's prefill band jumps from ± 95 % to within 3.9× as r goes "
+           "from 0.33 to 0.36.\n";
+}
+
+void write_moe_prefill_terms(std::ostream& out) {
+    out << "- Kept (#34): a routed expert's FLOPs pay a multiplier of their own (pe, per group) "
+           "on top of p. mul_mat_id multiplies each expert's share of a micro-batch (ubatch x "
+           "top_k / experts tokens: 16 of 512 for Qwen3.6-35B-A3B's 256 experts choosing 8, 128 "
+           "of 4096) in tiles sized to that share, which reach less of the matrix rate than a "
+           "dense product of the whole micro-batch. With the per-micro-batch term x alone a MoE "
+           "prompt's extra cost was all padding, so a larger micro-batch took it away: left "
+           "out, deepindeepsea's RTX 5090 Qwen3.6-35B-A3B prompts at -ub 2048-8192 read at "
+           "1.6-2.2x their measure (11,100-11,900 t/s measured: -ub 2048 and 8192 alike), kyuz0's "
+           "V100 MoE prompts at -ub 2048 32768 deep at 2.0-2.5x, and JohannesGaessler's "
+           "micro-batch sweeps (llama.cpp#15631, #20586, #22298) up to 1.8x. With pe: the "
+           "5090's at 0.97-1.24x (median miss 77 % -> 11 %), the V100's at 1.16-1.32x, the "
+           "sweeps' median miss 19 % -> 12 %; every run's prefill left out 19.5 % / 60.7 % -> "
+           "16.4 % / 55.1 % (median / p90), NVIDIA's median 24 % -> 19 %, Apple's 17 % -> 11 %; "
+           "decode unchanged. A group no MoE prompt measures takes the value pooled over every "
+           "group; the datacenter group's one MoE prompt (AUGMXNT's DeepSeek-V3 on 8 H100s) would "
+           "set its own alone (68, an A100's qwen3-30b-a3b prompt then slower than a V100's), so "
+           "that group keeps none (0). The no-matrix-units class's prefill band then fell from "
+           "within 2.2x to "
+           "± 96 %, so its runs count in the narrow bands' tally and the \"within N×\" one is "
+           "Intel's and the datacenter's alone (89 %).\n"
+           "- Kept (#34): a parent coefficient (parent_pins) no run of the merged rows measures "
+           "pins nothing: with kyuz0's V100 runs left out, the datacenter group's attention "
+           "multiplier, which only they measure deep in a cache, had pinned the V100's at 0 "
+           "above its floor (1). It now takes the value pooled over every group: the V100's "
+           "MoE prompts 32768 deep 2.0-2.5x -> 1.9-2.4x left out (before pe), every run "
+           "unchanged at the precision shown.\n"
+           "- Kept (#34): GCN (Vega 20: an MI50) multiplies Q4_0 and Q4_1 at its dp4a rate and "
+           "every other quantized type at half of it (quantized_tflops; llama.cpp#11931, "
+           "test-backend-ops MUL_MAT on an MI60: \"Q4_0 or Q4_1 quants ... almost twice much "
+           "compute available\"; kyuz0's 2x MI50 reads qwen3-14b at 570.15 t/s as Q4_0 and "
+           "286.58 as Q4_K_S). With pe: the class's prefill left out 30 % / 163 % -> 19 % / 83 % "
+           "(median / p90; the MI50's runs 1.7-6.2x -> 1.0-6.2x, median miss 194 % -> 83 %), "
+           "every run's 16.4 % / 55.1 % -> 16.6 % / 56.2 % (the shared terms moved; 56.4 % with "
+           "the "
+           "datacenter group's pe at 0). A Tesla "
+           "P100 (no dp4a) is unchanged.\n"
+           "- Tried and not kept (#34): an Intel GPU's attention through heads wider than 256 "
+           "(Gemma 4's global layers) at its FP32 shader rate, an eighth of the XMX one "
+           "(ggml-vulkan's scalar flash-attention shader: llama.cpp#14509, #25207): kyuz0's Arc "
+           "Pro B70 gemma-4 prompts 16384 deep moved from 6.5-6.7x to 6.3-6.5x their measure "
+           "left out. They take about 70 ms a token (12.2 t/s for gemma-4-31b), which at its "
+           "10.7 GFLOP of wide-head attention a token is 0.15 TFLOPS, under 1 % of the FP32 "
+           "rate: no device figure says so, and the one source that measures it is the one left "
+           "out.\n";
+}
+
+}  // namespace
+
+void write_fit_trials(std::ostream& out) {
+    write_prefill_trials(out);
+    write_volta_trials(out);
+    write_delta_net_trials(out);
+    write_xe2_mmvq_trial(out);
+    write_flash_attn_trials(out);
+    write_bandwidth_floor(out);
+    write_bandwidth_pin(out);
+    write_moe_prefill_terms(out);
+    write_band_weights(out);
+}
+
+}  // namespace canitrun::tools
