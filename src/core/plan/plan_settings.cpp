@@ -136,25 +136,20 @@ Result<bool> require_loadable(const PlanSettings& settings, const Quant& quant) 
 
 Result<ModelParts> plan_parts(const Model& model, const Quant& quant,
                               const PlanSettings& settings) {
+    return plan_parts(model, quant, settings, {});
+}
+
+Result<ModelParts> plan_parts(const Model& model, const Quant& quant, const PlanSettings& settings,
+                              std::string_view kept) {
     if (settings.rule == Rule::quick) return model_parts(model, quant, settings.estimate);
     CANITRUN_TRY(require_loadable(settings, quant));
     CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(model, settings, Backend::cuda));
     // A file's own tensors, through the same caches and buffers as a database model's.
     if (settings.file) return llamacpp_parts_at_context(settings.file->parts, model, o);
+    // The database's tensors as the snapshot typed them, where it keeps this quantization.
+    CANITRUN_TRY_ASSIGN(auto stored, kept_weight_parts(kept, quant.id));
+    if (stored) return llamacpp_parts_at_context(std::move(*stored), model, o);
     return llamacpp_parts(model, quant, o);
-}
-
-Result<ModelParts> plan_parts(const Model& model, const Quant& quant, const PlanSettings& settings,
-                              std::string_view kept) {
-    if (settings.rule == Rule::quick || settings.file || kept.empty()) {
-        return plan_parts(model, quant, settings);
-    }
-    CANITRUN_TRY_ASSIGN(auto weights, kept_weight_parts(kept, quant.id));
-    if (!weights) return plan_parts(model, quant, settings);
-    // plan_parts' steps with the database's tensors typed already.
-    CANITRUN_TRY(require_loadable(settings, quant));
-    CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(model, settings, Backend::cuda));
-    return llamacpp_parts_at_context(std::move(*weights), model, o);
 }
 
 Result<ModelParts> plan_parts_at_context(ModelParts parts, const Model& model,
