@@ -41,11 +41,11 @@ std::vector<double> errors(const std::vector<FitRow>& rows, bool prefill, bool o
 }
 
 // The runs' fold errors out of sample, each run weighing one (band_quantile).
-std::vector<WeightedValue> folds(const std::vector<FitRow>& rows, bool prefill, const Keep& keep) {
-    std::vector<WeightedValue> e;
+std::vector<double> folds(const std::vector<FitRow>& rows, bool prefill, const Keep& keep) {
+    std::vector<double> e;
     for (const FitRow& r : rows) {
         if (r.prefill != prefill || r.m->outlier || !keep(r)) continue;
-        e.push_back({fold_error(r.out_of_sample, r.m->tokens_per_second), 1});
+        e.push_back(fold_error(r.out_of_sample, r.m->tokens_per_second));
     }
     return e;
 }
@@ -58,12 +58,12 @@ std::vector<WeightedValue> folds(const std::vector<FitRow>& rows, bool prefill, 
 // of #20893, the datacenter class's prefill band llm-tracker's 8x H100 deepseek-v3 run:
 // "within 5.6×" over 25 runs), and the bands held 89 % of the runs they were judged on (67 of
 // 75 "within N×"), not 80 %. Counting runs, the narrow bands hold 78 % of 567 (docs/SPEED.md).
-double band_quantile(const std::vector<WeightedValue>& f) {
-    return weighted_quantile(f, kBandQuantile);
+double band_quantile(const std::vector<double>& f) {
+    return quantile(f, kBandQuantile);
 }
 
 // The band text the CLI prints (src/cli/speed_text.cpp's band_text), for the report.
-std::string band_words(const std::vector<WeightedValue>& f) {
+std::string band_words(const std::vector<double>& f) {
     if (f.size() < kMinBandRuns) return "no measured band";
     const double b = band_quantile(f);
     char buf[48];
@@ -397,21 +397,6 @@ double quantile(std::vector<double> v, double q) {
     std::sort(v.begin(), v.end());
     const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
     return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
-
-double weighted_quantile(std::vector<WeightedValue> v, double q) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end(),
-              [](const WeightedValue& a, const WeightedValue& b) { return a.value < b.value; });
-    double total = 0;
-    for (const WeightedValue& x : v) total += x.weight;
-    double below = 0;
-    for (const WeightedValue& x : v) {
-        below += x.weight;
-        // A relative tolerance: equal weights reach q * total exactly at the nearest rank.
-        if (below >= q * total * (1 - 1e-12)) return x.value;
-    }
-    return v.back().value;
 }
 
 void set_bands(SpeedModel& model, const std::vector<FitRow>& rows) {

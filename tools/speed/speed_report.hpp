@@ -30,13 +30,6 @@ double abs_error(double predicted, double measured);
 double fold_error(double predicted, double measured);
 // The q-quantile (0..1) of `v`, by the nearest rank; 0 for none.
 double quantile(std::vector<double> v, double q);
-struct WeightedValue {
-    double value = 0;
-    double weight = 1;
-};
-// The smallest value at or below which q (0..1) of the total weight lies; 0 for none. With equal
-// weights it is quantile()'s nearest rank.
-double weighted_quantile(std::vector<WeightedValue> v, double q);
 
 // Each class's 80th-percentile fold error out of sample, each run weighing one, and its run
 // counts (`unknown` gets the
