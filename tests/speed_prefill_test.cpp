@@ -1,7 +1,10 @@
 // Prefill rates by device and weight kind (#34), each checked by hand with stated coefficients
 // (not the fitted ones). speed_test.cpp has the model's other terms.
+#include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "canitrun/file_report.hpp"
 #include "canitrun/placement.hpp"
@@ -108,4 +111,49 @@ TEST_CASE("prefill: a per-layer embedding table is a lookup, not a matrix produc
     };
     CHECK(dense("gemma-4-e4b") == Approx(9020678144.0));
     CHECK(dense("gemma-3n-e2b") == Approx(4894745600.0));
+}
+
+// speed_basis holds what speed_work reads of the model, the quantization and the point, once for
+// a search's many placements: the model's FLOPs a token (Gemma 4 E4B's dense term, derived
+// above) and, over any placement, the same work to the bit as speed_work itself, per share too.
+// Qwen 3.5 35B-A3B (MoE) on three unlike GPUs, 4 layers' experts in RAM, two splits.
+TEST_CASE("prefill: a speed basis gives speed_work's own work for every placement") {
+    CHECK(
+        speed_basis(test::model("gemma-4-e4b"), test::quant("Q4_K_M"), 8192, {0, 1}).dense_flops ==
+        Approx(9020678144.0));
+    const Hardware h = test::hardware_of({"rtx-4060-ti-16gb", "rtx-3090", "rtx-3090"}, 64);
+    const Model& m = test::model("qwen3.5-35b-a3b");
+    const Quant& q = test::quant("Q4_K_M");
+    const ModelParts parts = test::parts_of("qwen3.5-35b-a3b", "Q4_K_M", 8192);
+    for (const SpeedPoint point : {SpeedPoint{0, 128}, SpeedPoint{4096, 512}}) {
+        const SpeedBasis basis = speed_basis(m, q, 8192, point);
+        for (const std::vector<std::uint64_t>& split :
+             {std::vector<std::uint64_t>{5, 20, 16}, std::vector<std::uint64_t>{0, 0, 41}}) {
+            PlacementOptions o;
+            o.cpu_moe_layers = 4;
+            o.tensor_split = split;
+            const auto p = place(parts, h, o);
+            REQUIRE(p);
+            const SpeedWork direct = speed_work(m, q, *p, 8192, point);
+            const SpeedWork from_basis = speed_work(basis, *p);
+            REQUIRE(from_basis.gpus.size() == 3);
+            const auto same = [](const DeviceWork& a, const DeviceWork& b) {
+                return a.read_bytes == b.read_bytes && a.resident_bytes == b.resident_bytes &&
+                       a.dense_flops == b.dense_flops && a.attention_flops == b.attention_flops &&
+                       a.expert_flops == b.expert_flops && a.layers == b.layers &&
+                       a.moe_layers == b.moe_layers && a.recurrent_layers == b.recurrent_layers &&
+                       a.weight_count == b.weight_count && a.expert_weights == b.expert_weights &&
+                       a.expert_bytes == b.expert_bytes && a.cache_bytes == b.cache_bytes;
+            };
+            for (std::size_t d = 0; d < 3; ++d) {
+                CHECK(same(from_basis.gpus[d], direct.gpus[d]));
+                CHECK(same(share_work(basis, *p, p->gpus[d]), direct.gpus[d]));
+            }
+            CHECK(same(from_basis.ram, direct.ram));
+            CHECK(from_basis.ram.expert_flops > 0);  // the RAM's experts are counted
+            CHECK(from_basis.expert_share == direct.expert_share);
+            CHECK(from_basis.experts == direct.experts);
+            CHECK(from_basis.hand_over_bytes == direct.hand_over_bytes);
+        }
+    }
 }

@@ -366,6 +366,25 @@ inline constexpr SpeedPoint kPrefillPoint{0, 512};
 SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& placement,
                      std::uint64_t context, const SpeedPoint& point);
 
+// What speed_work reads of the model, quantization, context and point, which no placement
+// changes: made once, it serves a search's many placements (the model's FLOPs walked its layer
+// groups and named its architecture at every call: a fifth of `fit`'s instructions on three
+// unlike GPUs). speed_work(model, ...) is speed_work(speed_basis(model, ...), placement).
+struct SpeedBasis {
+    double dense_flops = 0, expert_flops = 0, attention_flops = 0;  // the whole model's, a token
+    double kv_share = 0;          // of each share's KV cache, what a token reads at the point
+    double recurrent = 0;         // the share of layers that are recurrent
+    double weights_per_byte = 0;  // of the quantization
+    double experts_held = 0;      // routed experts held for each one a token runs
+    double mirrored_layers = 0;   // short convolutions, whole on every GPU under -sm tensor
+    SpeedWork shell;              // the fields no placement sets, and no device's work
+};
+SpeedBasis speed_basis(const Model& model, const Quant& quant, std::uint64_t context,
+                       const SpeedPoint& point);
+SpeedWork speed_work(const SpeedBasis& basis, const Placement& placement);
+// One share's entry of speed_work(basis, placement), without the others'.
+DeviceWork share_work(const SpeedBasis& basis, const Placement& placement, const Share& share);
+
 struct Speed {
     double decode_tokens_per_s = 0;              // at an empty cache (llama-bench tg128)
     std::optional<double> decode_at_context;     // with the cache full to the planned context

@@ -138,13 +138,16 @@ Result<bool> measure(const Search& s, Rates& r, Tables& t) {
     t.fixed.empty.assign(s.gpus, 0);
     t.fixed.layers.assign(s.gpus, 0);
     t.fixed.head.assign(s.gpus, 0);
+    // The model's terms at each point, made once for every placement below.
+    const SpeedBasis decode =
+        speed_basis(s.model, s.quant, s.settings.estimate.context, kDecodePoint);
+    const SpeedBasis prefill =
+        speed_basis(s.model, s.quant, s.settings.estimate.context, kPrefillPoint);
     for (std::uint64_t b = 0; b <= s.units; ++b) {
         CANITRUN_TRY_ASSIGN(auto p, s.at(s.block(last, b, s.units), {}));
         if (!p.ram.fits()) return false;
-        const SpeedWork d =
-            speed_work(s.model, s.quant, p, s.settings.estimate.context, kDecodePoint);
-        const SpeedWork f =
-            speed_work(s.model, s.quant, p, s.settings.estimate.context, kPrefillPoint);
+        const SpeedWork d = speed_work(decode, p);
+        const SpeedWork f = speed_work(prefill, p);
         if (b == 0) {
             // The model's own terms (its type's family, its experts) with no device's work.
             r.scratch = d;
@@ -176,10 +179,8 @@ Result<bool> measure(const Search& s, Rates& r, Tables& t) {
     for (Kind& k : t.kinds) {
         CANITRUN_TRY_ASSIGN(const auto p, s.at(s.block(last, 0, s.units), {k.first}));
         k.frees = checked::sub(t.bytes[0], held(p.gpus[last]));
-        const SpeedWork d =
-            speed_work(s.model, s.quant, p, s.settings.estimate.context, kDecodePoint);
-        const SpeedWork f =
-            speed_work(s.model, s.quant, p, s.settings.estimate.context, kPrefillPoint);
+        const SpeedWork d = speed_work(decode, p);
+        const SpeedWork f = speed_work(prefill, p);
         const Cost ram = r.ram(d.ram, f.ram);
         for (std::size_t g = 0; g < s.gpus; ++g) {
             const Cost cut = r.gpu(g, d.gpus[last], f.gpus[last]);

@@ -284,15 +284,18 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
     const auto family = static_cast<std::size_t>(work.family);
     double seconds = 0;
     std::uint64_t used = 0;
+    // Each GPU's seconds are kept only under -sm tensor, which takes the slowest: a split search
+    // asks this per unit and GPU, and the list's allocation was a sixth of the call.
     std::vector<DeviceSeconds> each;
-    each.reserve(work.gpus.size());  // one allocation: a split search asks this per placement
+    if (work.tensor_parallel) each.reserve(work.gpus.size());
     for (std::size_t d = 0; d < work.gpus.size() && d < hardware.gpus.size(); ++d) {
         const DeviceWork& w = work.gpus[d];
         if (!busy(w)) continue;
         const GpuDevice& device = hardware.gpus[d];
         if (device.bandwidth_gbps <= 0) return 0;  // unknown bandwidth: no figure
-        each.push_back(device_decode_seconds(w, device, work, m));
-        seconds += each.back().reads + each.back().fixed;
+        const DeviceSeconds t = device_decode_seconds(w, device, work, m);
+        seconds += t.reads + t.fixed;
+        if (work.tensor_parallel) each.push_back(t);
         ++used;
     }
     if (work.tensor_parallel) {

@@ -103,54 +103,30 @@ bool is_float_quant(const Quant& quant) {
     return quant.bpw_e4 >= 160000;
 }
 
-SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& placement,
-                     std::uint64_t context, const SpeedPoint& point) {
+SpeedBasis speed_basis(const Model& model, const Quant& quant, std::uint64_t context,
+                       const SpeedPoint& point) {
+    SpeedBasis b;
     // The average position of the tokens measured: a test of n tokens after `depth` cached ones
     // attends to depth + n / 2 positions on average.
     const double depth = static_cast<double>(point.depth) + static_cast<double>(point.tokens) / 2.0;
     const ModelFlops flops = model_flops(model, depth);
-    const double kv_share = context > 0 ? std::min(1.0, depth / static_cast<double>(context)) : 0;
-    const double recurrent = recurrent_share(model);
+    b.dense_flops = flops.dense;
+    b.expert_flops = flops.expert;
+    b.attention_flops = flops.attention;
+    b.kv_share = context > 0 ? std::min(1.0, depth / static_cast<double>(context)) : 0;
+    b.recurrent = recurrent_share(model);
     // Bytes to weights: bpw_e4 is bits per weight x 10^4.
-    const double weights_per_byte = quant.bpw_e4 > 0 ? 8e4 / static_cast<double>(quant.bpw_e4) : 0;
+    b.weights_per_byte = quant.bpw_e4 > 0 ? 8e4 / static_cast<double>(quant.bpw_e4) : 0;
     // Every routed expert over the ones a token runs: the experts held for each one active.
-    const double experts_held = model.arch.moe && model.arch.moe->experts_per_token > 0
-                                    ? static_cast<double>(model.arch.moe->experts) /
-                                          static_cast<double>(model.arch.moe->experts_per_token)
-                                    : 0;
-
-    double active = 0, experts = 0, layers = 0;
-    const auto add_totals = [&](const Share& s) {
-        active += static_cast<double>(s.active_weights);
-        experts += static_cast<double>(s.active_experts);
-        layers += static_cast<double>(s.layers);
-    };
-    for (const Share& g : placement.gpus) add_totals(g);
-    add_totals(placement.ram);
-
-    const auto work_of = [&](const Share& s) {
-        DeviceWork w;
-        const auto a = static_cast<double>(s.active_weights);
-        const auto e = static_cast<double>(s.active_experts);
-        w.cache_bytes = static_cast<double>(s.kv_cache) * kv_share;
-        w.read_bytes = a + w.cache_bytes + static_cast<double>(s.recurrent_state);
-        w.resident_bytes = static_cast<double>(s.weights - s.embedding);
-        w.dense_flops = flops.dense * ratio(a - e, active - experts);
-        w.attention_flops = flops.attention * ratio(static_cast<double>(s.layers), layers);
-        w.expert_flops = flops.expert * ratio(e, experts);
-        w.layers = s.layers;
-        w.moe_layers = s.moe_layers;
-        w.recurrent_layers = static_cast<double>(s.layers) * recurrent;
-        w.weight_count = a * weights_per_byte;
-        w.expert_weights = e * experts_held * weights_per_byte;
-        w.expert_bytes = std::min(e * experts_held, w.resident_bytes);
-        return w;
-    };
-    SpeedWork work;
+    b.experts_held = model.arch.moe && model.arch.moe->experts_per_token > 0
+                         ? static_cast<double>(model.arch.moe->experts) /
+                               static_cast<double>(model.arch.moe->experts_per_token)
+                         : 0;
+    SpeedWork& work = b.shell;
     work.float_weights = is_float_quant(quant);
     work.family = quant_family(quant);
     work.latent_readers = metal_latent_readers(model);
-    work.expert_share = experts_held > 0 ? 1.0 / experts_held : 0;
+    work.expert_share = b.experts_held > 0 ? 1.0 / b.experts_held : 0;
     if (model.arch.moe && model.arch.moe->experts > 0) {
         const MoE& moe = *model.arch.moe;
         work.experts = static_cast<double>(moe.experts);
@@ -164,22 +140,78 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
     const std::string& type = written_type(quant);
     work.q4_legacy_weights = type == "Q4_0" || type == "Q4_1";
     work.hand_over_bytes = 4.0 * static_cast<double>(model.arch.hidden_size);
+    // An LFM2 short convolution runs whole on every GPU under -sm tensor (speed_work).
+    for (const LayerGroup& g : model.arch.layer_groups) {
+        if (g.kind == LayerKind::conv) b.mirrored_layers += static_cast<double>(g.count);
+    }
+    return b;
+}
+
+namespace {
+
+// What every share of a placement holds together: the whole a share's FLOPs are a part of.
+struct Totals {
+    double active = 0, experts = 0, layers = 0;
+};
+
+Totals totals_of(const Placement& placement) {
+    Totals t;
+    const auto add = [&](const Share& s) {
+        t.active += static_cast<double>(s.active_weights);
+        t.experts += static_cast<double>(s.active_experts);
+        t.layers += static_cast<double>(s.layers);
+    };
+    for (const Share& g : placement.gpus) add(g);
+    add(placement.ram);
+    return t;
+}
+
+DeviceWork work_of(const SpeedBasis& b, const Totals& t, const Share& s) {
+    DeviceWork w;
+    const auto a = static_cast<double>(s.active_weights);
+    const auto e = static_cast<double>(s.active_experts);
+    w.cache_bytes = static_cast<double>(s.kv_cache) * b.kv_share;
+    w.read_bytes = a + w.cache_bytes + static_cast<double>(s.recurrent_state);
+    w.resident_bytes = static_cast<double>(s.weights - s.embedding);
+    w.dense_flops = b.dense_flops * ratio(a - e, t.active - t.experts);
+    w.attention_flops = b.attention_flops * ratio(static_cast<double>(s.layers), t.layers);
+    w.expert_flops = b.expert_flops * ratio(e, t.experts);
+    w.layers = s.layers;
+    w.moe_layers = s.moe_layers;
+    w.recurrent_layers = static_cast<double>(s.layers) * b.recurrent;
+    w.weight_count = a * b.weights_per_byte;
+    w.expert_weights = e * b.experts_held * b.weights_per_byte;
+    w.expert_bytes = std::min(e * b.experts_held, w.resident_bytes);
+    return w;
+}
+
+}  // namespace
+
+DeviceWork share_work(const SpeedBasis& basis, const Placement& placement, const Share& share) {
+    return work_of(basis, totals_of(placement), share);
+}
+
+SpeedWork speed_work(const SpeedBasis& basis, const Placement& placement) {
+    const Totals t = totals_of(placement);
+    SpeedWork work = basis.shell;
     work.host_prefill_on_cpu = !placement.op_offload;
     // Under -sm tensor every GPU runs every layer, and each layer reduces two partial sums: its
     // attention's (or Gated DeltaNet's) output product and its FFN's down product; an LFM2
     // short convolution runs whole on every GPU (MIRRORED), so its layer reduces the FFN's only.
     work.tensor_parallel = placement.tensor_parallel;
     if (work.tensor_parallel && !placement.gpus.empty()) {
-        double mirrored = 0;
-        for (const LayerGroup& g : model.arch.layer_groups) {
-            if (g.kind == LayerKind::conv) mirrored += static_cast<double>(g.count);
-        }
-        work.reductions = 2.0 * static_cast<double>(placement.gpus.front().layers) - mirrored;
+        work.reductions =
+            2.0 * static_cast<double>(placement.gpus.front().layers) - basis.mirrored_layers;
     }
     work.gpus.reserve(placement.gpus.size());  // one allocation, not one per GPU
-    for (const Share& g : placement.gpus) work.gpus.push_back(work_of(g));
-    work.ram = work_of(placement.ram);
+    for (const Share& g : placement.gpus) work.gpus.push_back(work_of(basis, t, g));
+    work.ram = work_of(basis, t, placement.ram);
     return work;
+}
+
+SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& placement,
+                     std::uint64_t context, const SpeedPoint& point) {
+    return speed_work(speed_basis(model, quant, context, point), placement);
 }
 
 }  // namespace canitrun

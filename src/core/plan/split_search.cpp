@@ -142,19 +142,26 @@ struct Blocks {
 Result<bool> suffixes(const Search& s, Blocks& t, const Placement& whole) {
     std::int64_t first_end = -1;
     for (const Share& g : whole.gpus) t.idle_fits.push_back(g.fits());
-    // One suffix block's placement into the tables; false where the RAM does not hold it.
+    // The model's terms at each point, made once for the U + 1 placements (speed_basis).
+    const SpeedBasis decode =
+        speed_basis(s.model, s.quant, s.settings.estimate.context, kDecodePoint);
+    const SpeedBasis prefill =
+        speed_basis(s.model, s.quant, s.settings.estimate.context, kPrefillPoint);
+    t.decode.reserve(s.units + 1);
+    t.prefill.reserve(s.units + 1);
+    t.last_fits.reserve(s.units + 1);
+    // One suffix block's placement into the tables; false where the RAM does not hold it. Only
+    // the last GPU's work is kept, past the first (share_work).
     const auto take = [&](const Placement& p, std::uint64_t b) {
         if (!p.ram.fits()) return false;
         if (p.gpus.front().fits()) first_end = static_cast<std::int64_t>(b);
         t.last_fits.push_back(p.gpus.back().fits());
-        SpeedWork d = speed_work(s.model, s.quant, p, s.settings.estimate.context, kDecodePoint);
-        SpeedWork f = speed_work(s.model, s.quant, p, s.settings.estimate.context, kPrefillPoint);
-        t.decode.push_back(d.gpus.back());
-        t.prefill.push_back(f.gpus.back());
         if (b == 0) {
-            t.decode_work = std::move(d);
-            t.prefill_work = std::move(f);
+            t.decode_work = speed_work(decode, p);
+            t.prefill_work = speed_work(prefill, p);
         }
+        t.decode.push_back(share_work(decode, p, p.gpus.back()));
+        t.prefill.push_back(share_work(prefill, p, p.gpus.back()));
         return true;
     };
     if (!take(whole, 0)) return false;
