@@ -294,6 +294,12 @@ struct Overflow {
 };
 std::optional<Overflow> first_overflow(const Placement& placement);
 
+// How far a placement is from its verdict: the bytes the tightest device (a GPU or the RAM) has
+// left under its capacity, at its most (Share::most), negative where it is over; fits() holds
+// where it is not negative (exactly, for byte counts below 2^53). What a search over a growing term
+// (the longest context) aims its next probe by; never a verdict.
+double placement_room(const Placement& placement);
+
 // The units options' -ngl puts on the GPUs (every layer and the output head without it), with
 // its --n-cpu-moe, by a --tensor-split of unit counts that fits every GPU and the RAM, where
 // one exists: each GPU but the last takes the most units that fit it. An even split puts the
@@ -317,6 +323,16 @@ Result<std::optional<Placement>> native_placement(const ModelParts& parts, const
 // The same for the memo's parts, the placement from the memo where it can.
 Result<std::optional<Placement>> native_placement(PlacementMemo& memo, const Hardware& hardware,
                                                   PlacementOptions options);
+
+// native_placement's verdict with the placement it was made on: the plan where `fits`, else the
+// nearest miss (the uneven split's where one was tried, else the default), whose room
+// (placement_room) tells a search how far it is over.
+struct NativeTry {
+    Placement placement;
+    bool fits = false;
+};
+Result<NativeTry> try_native(const ModelParts& parts, const Hardware& hardware,
+                             PlacementOptions options);
 
 enum class PlanKind {
     native,          // everything on the GPUs

@@ -49,6 +49,17 @@ bool Placement::fits() const {
     return ram.fits();
 }
 
+double placement_room(const Placement& placement) {
+    // A difference of two byte counts that may be negative: in double, exact below 2^53 bytes,
+    // and only ever an aim.
+    const auto room = [](const Share& s) {
+        return static_cast<double>(s.capacity) - static_cast<double>(s.most());
+    };
+    double least = room(placement.ram);
+    for (const auto& g : placement.gpus) least = std::min(least, room(g));
+    return least;
+}
+
 bool Placement::all_experts_in_ram() const {
     std::uint64_t layers = ram.layers;
     for (const auto& g : gpus) layers += g.layers;

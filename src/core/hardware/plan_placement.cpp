@@ -12,21 +12,43 @@ namespace canitrun {
 
 namespace {
 
-// native_placement from the default placement already made (`all`, by the options' split or
-// by memory): it, else an uneven split on several discrete GPUs with no split given.
-Result<std::optional<Placement>> native_from(const ModelParts& parts, const Hardware& hardware,
-                                             const PlacementOptions& options, Placement all) {
-    if (all.fits()) return std::optional<Placement>{std::move(all)};
-    if (hardware.gpus.size() < 2 || hardware.unified() || !options.tensor_split.empty()) {
-        return std::optional<Placement>{};
-    }
-    return uneven_split(parts, hardware, options);
-}
-
 // Every layer and the output head on the GPUs: no -ngl, no --n-cpu-moe.
 void every_unit(PlacementOptions& options) {
     options.gpu_layers = std::nullopt;
     options.cpu_moe_layers = std::nullopt;
+}
+
+// Whether native_placement may try an uneven split where the default one overfills a GPU:
+// several discrete GPUs and no split given.
+bool may_split_unevenly(const Hardware& hardware, const PlacementOptions& options) {
+    return hardware.gpus.size() >= 2 && !hardware.unified() && options.tensor_split.empty();
+}
+
+Result<Placement> filled_split(const ModelParts& parts, const Hardware& hardware,
+                               PlacementOptions options);
+
+// native_placement from the default placement already made (`all`, by the options' split or
+// by memory): it, else an uneven split on several discrete GPUs with no split given; with the
+// placement the verdict was made on.
+Result<NativeTry> native_try_from(const ModelParts& parts, const Hardware& hardware,
+                                  const PlacementOptions& options, Placement all) {
+    if (all.fits() || !may_split_unevenly(hardware, options)) {
+        const bool fits = all.fits();
+        return NativeTry{std::move(all), fits};
+    }
+    PlacementOptions every = options;
+    every_unit(every);
+    CANITRUN_TRY_ASSIGN(auto split, filled_split(parts, hardware, std::move(every)));
+    const bool fits = split.fits();
+    split.split_found = fits;
+    return NativeTry{std::move(split), fits};
+}
+
+Result<std::optional<Placement>> native_from(const ModelParts& parts, const Hardware& hardware,
+                                             const PlacementOptions& options, Placement all) {
+    CANITRUN_TRY_ASSIGN(auto t, native_try_from(parts, hardware, options, std::move(all)));
+    if (!t.fits) return std::optional<Placement>{};
+    return std::optional<Placement>{std::move(t.placement)};
 }
 
 // A lone discrete GPU: place() reads it only through its capacity. A GPU of no memory is
@@ -79,16 +101,11 @@ Result<std::uint64_t> most_units(const ModelParts& parts, const Hardware& hardwa
     return lo;
 }
 
-}  // namespace
-
-// The units the GPUs hold (options' -ngl, else every layer and the output head) by a split of
-// unit counts: each GPU but the last takes the most units that fit it, in stack order, and the
-// last the rest; --n-cpu-moe applies as given. A GPU's share only grows with its units, so if
-// any contiguous split holds the units, this one does. Empty when none does (GPUs or RAM).
-Result<std::optional<Placement>> fitting_split(const ModelParts& parts, const Hardware& hardware,
-                                               PlacementOptions options) {
+// fitting_split's placement whether it fits or not (the last GPU takes what the others leave),
+// on one GPU or more.
+Result<Placement> filled_split(const ModelParts& parts, const Hardware& hardware,
+                               PlacementOptions options) {
     const std::size_t gpus = hardware.gpus.size();
-    if (gpus == 0) return std::optional<Placement>{};
     const std::uint64_t n = parts.layers.size();
     std::uint64_t left = std::min(options.gpu_layers.value_or(n + 1), n + 1);
     const LayerRuns runs(parts);  // for the binary searches' placements
@@ -106,7 +123,19 @@ Result<std::optional<Placement>> fitting_split(const ModelParts& parts, const Ha
         left -= lo;
         options.tensor_split[d + 1] = left;
     }
-    CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options, runs));
+    return place(parts, hardware, options, runs);
+}
+
+}  // namespace
+
+// The units the GPUs hold (options' -ngl, else every layer and the output head) by a split of
+// unit counts: each GPU but the last takes the most units that fit it, in stack order, and the
+// last the rest; --n-cpu-moe applies as given. A GPU's share only grows with its units, so if
+// any contiguous split holds the units, this one does. Empty when none does (GPUs or RAM).
+Result<std::optional<Placement>> fitting_split(const ModelParts& parts, const Hardware& hardware,
+                                               PlacementOptions options) {
+    if (hardware.gpus.empty()) return std::optional<Placement>{};
+    CANITRUN_TRY_ASSIGN(auto p, filled_split(parts, hardware, std::move(options)));
     if (!p.fits()) return std::optional<Placement>{};
     p.split_found = true;
     return std::optional<Placement>{std::move(p)};
@@ -158,11 +187,18 @@ PlacementMemo::Slot* PlacementMemo::slot(const Hardware& hardware,
     return &slots_.emplace_back(hardware.ram, options);
 }
 
-Result<std::optional<Placement>> native_placement(const ModelParts& parts, const Hardware& hardware,
-                                                  PlacementOptions options) {
+Result<NativeTry> try_native(const ModelParts& parts, const Hardware& hardware,
+                             PlacementOptions options) {
     every_unit(options);
     CANITRUN_TRY_ASSIGN(auto p, place(parts, hardware, options));
-    return native_from(parts, hardware, options, std::move(p));
+    return native_try_from(parts, hardware, options, std::move(p));
+}
+
+Result<std::optional<Placement>> native_placement(const ModelParts& parts, const Hardware& hardware,
+                                                  PlacementOptions options) {
+    CANITRUN_TRY_ASSIGN(auto t, try_native(parts, hardware, std::move(options)));
+    if (!t.fits) return std::optional<Placement>{};
+    return std::optional<Placement>{std::move(t.placement)};
 }
 
 Result<std::optional<Placement>> native_placement(PlacementMemo& memo, const Hardware& hardware,

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "canitrun/context_search.hpp"
 #include "canitrun/fit.hpp"
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/llamacpp_rules.hpp"
@@ -275,8 +276,8 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
                                                         const ModelParts& base,
                                                         const Hardware& hardware,
                                                         const PlanSettings& settings) {
-    // Binary search over multiples of 256: fits(lo * 256) holds, fits(hi * 256) does not. The
-    // weights are cut into parts once; each step recomputes only the KV cache.
+    // A search over multiples of 256 (longest_fitting_steps). The weights are cut into parts
+    // once; each step recomputes only the KV cache.
     PlanSettings o = settings;
     CANITRUN_TRY_ASSIGN(const PlacementOptions placement,
                         server_placement_for(model, quant, hardware, settings));
@@ -291,35 +292,25 @@ Result<std::optional<std::uint64_t>> longest_from_parts(const Model& model, cons
     const std::uint64_t longest =
         checked::mul(longest_supported_context(model), std::max<std::uint64_t>(settings.n_seq, 1)) /
         kContextStep;
-    const auto fits_at = [&](std::uint64_t steps) -> Result<bool> {
+    // Each probe's verdict with its room, which aims the next probe (context_search.hpp).
+    const StepProber fits_at = [&](std::uint64_t steps) -> Result<StepProbe> {
         o.estimate.context = steps * kContextStep;
         CANITRUN_TRY_ASSIGN(auto parts, plan_parts_at_context(base, model, o));
         if (settings.split_mode != SplitMode::layer) {
             CANITRUN_TRY_ASSIGN(auto cut,
                                 cut_plan(model, quant, parts, hardware, settings, placement));
-            return cut.fits();
+            return StepProbe{cut.fits(), placement_room(cut)};
         }
-        CANITRUN_TRY_ASSIGN(auto placed, native_placement(parts, hardware, placement));
-        return placed.has_value();
+        CANITRUN_TRY_ASSIGN(auto t, try_native(parts, hardware, placement));
+        return StepProbe{t.fits, placement_room(t.placement)};
     };
-    std::uint64_t lo = 0, hi = longest + 1;
-    // Start next to the answer: the quick estimate against all GPU memory together is exact for
-    // one GPU and an upper bound for several, so two exact checks usually settle it. The search
-    // below stays exact whatever the guess.
-    if (!hardware.gpus.empty()) {
-        const std::uint64_t guess =
-            estimate_guess(model, quant, settings.estimate, hardware.gpu_memory(), longest);
-        for (const std::uint64_t probe : {guess, guess + 1}) {
-            if (probe <= lo || probe >= hi) continue;
-            CANITRUN_TRY_ASSIGN(auto fits, fits_at(probe));
-            (fits ? lo : hi) = probe;
-        }
-    }
-    while (hi - lo > 1) {
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        CANITRUN_TRY_ASSIGN(auto fits, fits_at(mid));
-        (fits ? lo : hi) = mid;
-    }
+    // The first probe: the quick estimate against all GPU memory together, near the answer for
+    // a dense model on one GPU. The search stays exact whatever the guess.
+    const std::uint64_t guess =
+        hardware.gpus.empty()
+            ? 0
+            : estimate_guess(model, quant, settings.estimate, hardware.gpu_memory(), longest);
+    CANITRUN_TRY_ASSIGN(const std::uint64_t lo, longest_fitting_steps(longest, guess, fits_at));
     if (lo == 0) return std::optional<std::uint64_t>{};
     return std::optional<std::uint64_t>{lo * kContextStep};
 }
