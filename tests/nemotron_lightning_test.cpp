@@ -6,7 +6,8 @@
 // and a shared expert of 3712, squared ReLU: up and down only), and from the published file the
 // entry cites.
 
-#include <string>
+#include <algorithm>
+#include <string_view>
 
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/tensor_layout.hpp"
@@ -17,12 +18,10 @@ using namespace canitrun;
 
 namespace {
 
-std::size_t lightning_tensors(const TensorLayout& l, const std::string& part) {
-    std::size_t n = 0;
-    for (const auto& t : l.tensors) {
-        if (t.name.view().find(part) != std::string::npos) ++n;
-    }
-    return n;
+// How many of the layout's tensors have `part` in their name.
+std::size_t lightning_tensors(const TensorLayout& l, std::string_view part) {
+    return static_cast<std::size_t>(std::ranges::count_if(
+        l.tensors, [&](const TensorInfo& t) { return t.name.view().find(part) != part.npos; }));
 }
 
 }  // namespace
