@@ -336,9 +336,10 @@ void write_layer_kind_keys(GgufWriter& w, const Model& m, const std::string& arc
     if (const LayerGroup* g = group(m, LayerKind::sliding)) {
         const LayerGroup* full = group(m, LayerKind::full);
         w.u32(p + "attention.sliding_window", u32(g->window));
-        if (arch == "mimo2" || arch == "step35" || arch == "gemma4" || arch == "muse-glimmer") {
-            // conversion/mimo.py, step3.py, gemma.py, muse_glimmer.py: one flag per layer (1:
-            // sliding)
+        if (arch == "mimo2" || arch == "step35" || arch == "gemma4" || arch == "muse-glimmer" ||
+            arch == "spark2_5") {
+            // conversion/mimo.py, step3.py, gemma.py, muse_glimmer.py, spark2_5.py: one flag per
+            // layer (1: sliding)
             std::vector<std::uint32_t> swa;
             for (const LayerKind k : layer_kinds(m)) swa.push_back(k == LayerKind::sliding ? 1 : 0);
             w.u32_array(p + "attention.sliding_window_pattern", swa);

@@ -101,6 +101,8 @@ MODELS = [
     ("minicpm5-2b", "Q4_K_M"),             # llama: MiniCPM5 2B, untied, 16 q / 2 KV heads
     ("deepseek-v4-flash-vision-exp", "Q2_K"),  # deepseek4 with the image routing bias on 43 layers
     ("muse-glimmer-30b", "Q4_K_M"),        # muse-glimmer: sliding 3:1 (NoPE full), attn_gate, sandwich norms
+    ("nemotron-3.5-lightning-30b-a3b", "Q4_0"),  # nemotron_h_moe, Nano's layout (ggml-org's Q4_0)
+    ("spark-x2.5-4b", "Q4_K_M"),           # spark2_5: fused qkv, head-wise attn_gate, sliding 3:1
 ]
 
 # (model id, quantization): files loaded as llama-server loads them by default on a machine

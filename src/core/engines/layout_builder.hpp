@@ -112,6 +112,8 @@ void build_deepseek4(Builder& b, const Model& m);
 void build_hy_v4(Builder& b, const Model& m);
 void build_gemma3n(Builder& b, const Model& m);
 void build_gemma4(Builder& b, const Model& m);
+// Spark-X2.5, spark_layout.cpp.
+void build_spark2_5(Builder& b, const Model& m);
 // BERT (bge-m3's XLM-RoBERTa) and nomic-bert (`nomic`), encoder_layouts.cpp.
 void build_bert(Builder& b, const Model& m, bool nomic);
 

@@ -342,6 +342,7 @@ BuildFn builder_for(const std::string& arch) {
         {"step35", build_step35},
         {"gemma3n", build_gemma3n},
         {"gemma4", build_gemma4},
+        {"spark2_5", build_spark2_5},
     };
     for (const auto& e : kBuilders) {
         if (arch == e.arch) return e.build;
