@@ -17,6 +17,7 @@
 //                                        for any quantized type, 0 for float weights,
 //                                        scaled by the device's ALU rate: unpack_scale)
 // + (GPUs - 1) x h               (the hand-over between devices of a layer split)
+// + cached positions read x 23 ns on an Xe2 GPU (kv_position_seconds: stated, not fitted)
 // where an Apple chip's a is its own (ac, per generation and tier: M1, M1 Pro, M1 Max, M1 Ultra
 // ... M5 Ultra), pinned towards the a of every Apple run: the same nominal bandwidth is not the
 // same share reached (an M1 Max decodes llama-3.1-8b Q4_K_M at 35.7 t/s where an M3 Max of the
@@ -236,6 +237,11 @@ struct SpeedModel {
     // rule as (1 / tensor t/s - 1 / (GPUs x layer t/s)) / (2 x layers): 1.49, 1.64 and 13.29 us
     // (llama 1B, gpt-oss 120B, GLM-4.5-Air on 2 and 4 RTX 4090s, CUDA, PCIe).
     double meta_prefill_reduce_s = 1.6418e-6;
+    // Decode on an Xe2 (Battlemage) GPU: seconds each cached position costs each attention layer
+    // that reads it, on top of its bytes' read time (kv_position_seconds). Not fitted: every
+    // deep Intel run in the data is one source's, so a fitted term would be 0 whenever that
+    // source is left out.
+    double xe2_kv_position_s = 23e-9;
     std::string source;  // what the coefficients were fitted on
     BandCoverage narrow_bands, wide_bands;
     OutOfSampleError out_of_sample;
@@ -295,6 +301,20 @@ double unpack_scale(const GpuDevice& device);
 // shader rate. Today's RDNA4 MMA path (head size up to 128) is not measured: not modelled.
 double attention_tflops(const GpuDevice& device);
 
+// Decode seconds a cached position adds to each attention layer that reads it, beyond its bytes'
+// read time: m.xe2_kv_position_s on an Xe2 (Battlemage) GPU, 0 on any other. On an Arc Pro B70
+// "token-generation speed collapses with context depth far beyond what KV-cache bandwidth can
+// explain", "a near-constant ~21-25 ns per KV position per full-attention layer per token" on
+// Vulkan (Mesa ANV) and SYCL alike, at builds b8183 and b10235, for KV rows of 1 KiB to 8 KiB
+// ("byte-independence rules out DRAM bandwidth": attention mat-vecs with too few loads in flight
+// to cover GDDR6's latency; llama.cpp#26581); a second B70 there measured 0.49 us a position over
+// 16 full-attention layers (31 ns each, SYCL b10450). 23 ns, the middle of the first range; taken
+// for every Xe2 GPU (the same memory system), measured on the B70 alone. Added to the read time,
+// not the larger of the two: the fit is linear in its coefficients (the B70's runs in the
+// data read KV rows of up to 16 KiB a position and layer). Without it, kyuz0's B70 decodes 16384
+// tokens deep (b9039, Vulkan) read at 1.1-2.5x their measure, their source left out (#34).
+double kv_position_seconds(const GpuDevice& device, const SpeedModel& m);
+
 // The coefficients fitted by tools/speed/fit_speed (src/core/plan/speed_fit.cpp).
 const SpeedModel& fitted_speed_model();
 
@@ -312,6 +332,9 @@ struct DeviceWork {
     double expert_weights = 0;    // every routed expert's weights held here, in weights
     double expert_bytes = 0;      // of resident_bytes, the routed experts'
     double cache_bytes = 0;       // of read_bytes, the KV cache's (latent_readers)
+    // Decode: the cached positions the attention layers here read for one token, summed over
+    // those layers (a sliding layer's at most its window; kv_position_seconds).
+    double cache_positions = 0;
 };
 
 struct SpeedWork {
@@ -372,6 +395,7 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
 // unlike GPUs). speed_work(model, ...) is speed_work(speed_basis(model, ...), placement).
 struct SpeedBasis {
     double dense_flops = 0, expert_flops = 0, attention_flops = 0;  // the whole model's, a token
+    double cache_positions = 0;   // cached positions a token's attention reads, every layer
     double kv_share = 0;          // of each share's KV cache, what a token reads at the point
     double recurrent = 0;         // the share of layers that are recurrent
     double weights_per_byte = 0;  // of the quantization

@@ -150,6 +150,7 @@ SpeedModel zero_model() {
     SpeedModel m;
     m.ram_bandwidth_efficiency = std::numeric_limits<double>::infinity();
     m.pcie_gbps = std::numeric_limits<double>::infinity();
+    m.xe2_kv_position_s = 0;  // stated, not fitted: each row's FitRow::fixed
     for (const bool prefill : {false, true}) {
         for (const Param& p : params(prefill)) set(m, p, 0);
     }
@@ -176,6 +177,7 @@ std::vector<Row> design(const std::vector<FitRow>& rows, bool prefill,
         Row row;
         row.x = r.features;
         row.y = 1.0 / r.m->tokens_per_second;
+        row.offset = r.fixed;
         out.push_back(std::move(row));
     }
     return out;
@@ -424,7 +426,8 @@ std::vector<FitRow> usable_rows(const Database& db, const std::vector<Measuremen
             continue;
         }
         const SpeedClass c = speed_class(p->hardware.gpus.front());
-        rows.push_back(FitRow{&m, *run, std::move(*p), prefill, source_key(m.source), c, {}, 0, 0});
+        rows.push_back(
+            FitRow{&m, *run, std::move(*p), prefill, source_key(m.source), c, {}, 0, 0, 0});
     }
     return rows;
 }
@@ -461,6 +464,14 @@ int main(int argc, char** argv) {
             const bool unused = chip && p.field == &SpeedClassCoefficients::bandwidth;
             r.features.push_back(unused ? 0 : feature(r, zero, p));
         }
+    }
+    // The stated terms' time (SpeedModel::xe2_kv_position_s): a part of each row no coefficient
+    // scales.
+    SpeedModel stated = zero;
+    stated.xe2_kv_position_s = SpeedModel{}.xe2_kv_position_s;
+    for (FitRow& r : rows) {
+        if (!r.prefill)
+            r.fixed = decode_seconds(r.prediction.decode, r.prediction.hardware, stated);
     }
     SpeedModel model = fit(rows);
     for (FitRow& r : rows) r.in_sample = predicted(r, model);

@@ -19,6 +19,7 @@ struct FitRow {
     std::string source_key;
     SpeedClass device_class = SpeedClass::unknown;
     std::vector<double> features;  // the time per token of each coefficient at 1 (fit_speed)
+    double fixed = 0;              // the time per token of the stated (unfitted) terms
     double in_sample = 0;          // predicted tokens/s, fitted on every row
     double out_of_sample = 0;      // predicted tokens/s, fitted without this row's source
 };

@@ -121,6 +121,29 @@ void write_delta_net_trials(std::ostream& out) {
            "90 %): a source of a few runs then sets a group's terms.\n";
 }
 
+// #34's Intel decode deep in a cache: the stated per-position cost on Xe2, with the figures.
+void write_xe2_kv_position_trial(std::ostream& out) {
+    out << "- Kept (#34): on an Xe2 (Battlemage) GPU each cached position costs each attention "
+           "layer that reads it 23 ns of decode time on top of its bytes' read time "
+           "(SpeedModel::xe2_kv_position_s, stated, not fitted). llama.cpp#26581 measured \"a "
+           "near-constant ~21-25 ns per KV position per full-attention layer per token\" on an "
+           "Arc Pro B70, on Vulkan and SYCL alike, at b8183 and b10235, for KV rows of 1 KiB to "
+           "8 KiB (\"byte-independence rules out DRAM bandwidth\": attention mat-vecs with too "
+           "few loads in flight for GDDR6's latency); a second B70 there, 0.49 us a position over "
+           "16 full-attention layers (SYCL, b10450). kyuz0's eight B70 decodes 16384 tokens deep "
+           "(b9039) are all one source's, so a fitted term would be 0 whenever it is left out. "
+           "With it, the B70's nine decodes at a depth (those eight and llama.cpp#24005's 4096 "
+           "deep) read at 0.49-2.35x their measure left out (0.45-2.48x before; median error "
+           "47 % to 18 %), every run's decode went from 11.2 % / 38.7 % to 11.0 % / 38.1 % "
+           "(median / p90), the runs at a depth from 12.3 % / 42.8 % to 13.0 % / 33.9 %; but "
+           "Intel's from 14.2 % / 62.5 % to 15.0 % / 67.8 %: with the deep runs' extra time in "
+           "the new term, kyuz0's runs give the class a smaller a, and Wesley-Jakob-Gilbert's "
+           "sixteen (b9739; its Q8_0, Q2_K, MXFP4 and hybrid runs at 1.6-1.9x) went from "
+           "12.1 % / 58.0 % to 14.9 % / 69.4 %. Gemma 4 31B 16384 deep stays at 2.35x: it "
+           "decodes at a third of its empty-cache rate, past what 23 ns a position explains "
+           "(not explained here).\n";
+}
+
 // #34's Intel decode: kyuz0's Arc Pro B70 MoE runs before MMVQ on Xe2, with the figures.
 void write_xe2_mmvq_trial(std::ostream& out) {
     out << "- Kept (#34): an Xe2 (Battlemage) GPU's decode of a MoE model's K-quant "
@@ -307,6 +330,7 @@ void write_fit_trials(std::ostream& out) {
     write_volta_trials(out);
     write_delta_net_trials(out);
     write_xe2_mmvq_trial(out);
+    write_xe2_kv_position_trial(out);
     write_flash_attn_trials(out);
     write_bandwidth_floor(out);
     write_bandwidth_pin(out);

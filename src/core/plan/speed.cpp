@@ -134,6 +134,12 @@ double unpack_scale(const GpuDevice& device) {
     return kUnpackFlopsPerByte / flops_per_byte;
 }
 
+double kv_position_seconds(const GpuDevice& device, const SpeedModel& m) {
+    const bool xe2 = device.gpu != nullptr && device.gpu->vendor == "intel" &&
+                     device.gpu->architecture == "Battlemage";
+    return xe2 ? m.xe2_kv_position_s : 0;
+}
+
 double attention_tflops(const GpuDevice& device) {
     const double matrix = matrix_tflops(device);
     if (device.gpu != nullptr && device.gpu->vendor == "amd" && device.gpu->architecture == "RDNA4")
@@ -274,6 +280,7 @@ DeviceSeconds device_decode_seconds(const DeviceWork& w, const GpuDevice& device
             w.weight_count / bandwidth * (m.dequant[family] + quantized_unpack(work, c, device)),
         static_cast<double>(w.layers) *
                 (c.layer_s + (work.older_build ? m.older_build_layer_s : 0)) +
+            w.cache_positions * kv_position_seconds(device, m) +
             w.recurrent_layers * 1e12 / bandwidth * c.recurrent_layer_s +
             static_cast<double>(w.moe_layers) * m.moe_layer_s};
 }

@@ -45,6 +45,20 @@ double attention_flops(const Model& m, double depth) {
     return flops;
 }
 
+// The cached positions one token's attention reads, summed over the layers: `depth` for a full
+// attention or MLA layer, at most its window for a sliding one (kv_position_seconds).
+double cache_positions(const Model& m, double depth) {
+    double positions = 0;
+    for (const LayerGroup& g : m.arch.layer_groups) {
+        if (g.kind != LayerKind::full && g.kind != LayerKind::sliding && g.kind != LayerKind::mla)
+            continue;
+        const bool windowed = g.kind == LayerKind::sliding && g.window > 0;
+        positions += (windowed ? std::min(depth, static_cast<double>(g.window)) : depth) *
+                     static_cast<double>(g.count);
+    }
+    return positions;
+}
+
 ModelFlops model_flops(const Model& m, double depth) {
     ModelFlops f;
     const auto active =
@@ -113,6 +127,7 @@ SpeedBasis speed_basis(const Model& model, const Quant& quant, std::uint64_t con
     b.dense_flops = flops.dense;
     b.expert_flops = flops.expert;
     b.attention_flops = flops.attention;
+    b.cache_positions = cache_positions(model, depth);
     b.kv_share = context > 0 ? std::min(1.0, depth / static_cast<double>(context)) : 0;
     b.recurrent = recurrent_share(model);
     // Bytes to weights: bpw_e4 is bits per weight x 10^4.
@@ -175,6 +190,7 @@ DeviceWork work_of(const SpeedBasis& b, const Totals& t, const Share& s) {
     w.resident_bytes = static_cast<double>(s.weights - s.embedding);
     w.dense_flops = b.dense_flops * ratio(a - e, t.active - t.experts);
     w.attention_flops = b.attention_flops * ratio(static_cast<double>(s.layers), t.layers);
+    w.cache_positions = b.cache_positions * ratio(static_cast<double>(s.layers), t.layers);
     w.expert_flops = b.expert_flops * ratio(e, t.experts);
     w.layers = s.layers;
     w.moe_layers = s.moe_layers;
