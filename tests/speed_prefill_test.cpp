@@ -143,7 +143,8 @@ TEST_CASE("prefill: a speed basis gives speed_work's own work for every placemen
                        a.expert_flops == b.expert_flops && a.layers == b.layers &&
                        a.moe_layers == b.moe_layers && a.recurrent_layers == b.recurrent_layers &&
                        a.weight_count == b.weight_count && a.expert_weights == b.expert_weights &&
-                       a.expert_bytes == b.expert_bytes && a.cache_bytes == b.cache_bytes;
+                       a.expert_bytes == b.expert_bytes && a.cache_bytes == b.cache_bytes &&
+                       a.cache_positions == b.cache_positions;
             };
             for (std::size_t d = 0; d < 3; ++d) {
                 CHECK(same(from_basis.gpus[d], direct.gpus[d]));
@@ -156,4 +157,25 @@ TEST_CASE("prefill: a speed basis gives speed_work's own work for every placemen
             CHECK(from_basis.hand_over_bytes == direct.hand_over_bytes);
         }
     }
+}
+
+// Attention's KQ accumulates in FP32 and its KQV in FP16 (attention_tflops, #34). A GeForce RTX
+// 4090 stores its FP32-accumulate tensor rate, 165.2 TFLOPS (data/gpus/nvidia.json), half its
+// FP16-accumulate 330.4: half the FLOPs at 165.2 and half at 330.4 take 1 / (0.5 / 165.2 +
+// 0.5 / 330.4) = 220.27 TFLOPS. An RTX 6000 Ada (the same AD102 die, a workstation card) runs
+// both at its 364.25. At t = 1, 1e9 attention FLOPs take 1e9 / 220.27e12 = 4.540 us on the 4090
+// and 1e9 / 364.25e12 = 2.745 us on the 6000 Ada.
+TEST_CASE("attention on a GeForce card runs KQ at its FP32-accumulate rate") {
+    const Hardware geforce = test::hardware_of({"rtx-4090"});
+    const Hardware ada = test::hardware_of({"rtx-6000-ada"});
+    CHECK(matrix_tflops(geforce.gpus[0]) == Approx(330.4));
+    CHECK(attention_tflops(geforce.gpus[0]) == Approx(220.27).epsilon(1e-4));
+    CHECK(attention_tflops(ada.gpus[0]) == Approx(364.25));
+    SpeedModel m = zeroed();
+    m.classes[static_cast<int>(SpeedClass::nvidia)].attention = 1;
+    m.classes[static_cast<int>(SpeedClass::nvidia_workstation)].attention = 1;
+    SpeedWork w;
+    w.gpus.push_back(DeviceWork{0, 0, 0, 1e9, 0, 1});
+    CHECK(*prefill_seconds(w, geforce, m, 512) == Approx(4.540e-6).epsilon(1e-3));
+    CHECK(*prefill_seconds(w, ada, m, 512) == Approx(2.745e-6).epsilon(1e-3));
 }

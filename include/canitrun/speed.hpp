@@ -299,6 +299,16 @@ double unpack_scale(const GpuDevice& device);
 // and 32768 tokens deep read at 1.8-2.0x their prediction, its source left out (#34): the RX 7900
 // XTX that then carries AMD's attention multiplier has 0.64x the R9700's WMMA rate and 1.28x its
 // shader rate. Today's RDNA4 MMA path (head size up to 128) is not measured: not modelled.
+// On a GeForce RTX card, matrix_tflops / 1.5: llama.cpp accumulates KQ (half of attention's
+// FLOPs where the K and V heads are as wide) in FP32, which GeForce runs at half its FP16-
+// accumulate rate (the stored fp16_tflops, data/gpus/nvidia.json), and KQV in FP16 at the full
+// rate: with flash attention the CUDA MMA kernel's KQ accumulator tile is float and its VKQ one
+// half2 (fattn-mma-f16.cuh mma_tile_sizes: T_C_KQ tile<16, 16, float>, T_C_VKQ tile<16, 8,
+// half2>; ggml-org/llama.cpp 01c68426), without it llama-graph.cpp sets KQ's mul_mat to
+// GGML_PREC_F32 for every model ("we default to F32 here"; cuBLAS CUBLAS_COMPUTE_32F) and KQV
+// keeps the default FP16 compute. Workstation, datacenter and GB10 cards accumulate FP32 at the
+// full rate.
+inline constexpr double kGeforceAttentionSlowdown = 1.5;
 double attention_tflops(const GpuDevice& device);
 
 // Decode seconds a cached position adds to each attention layer that reads it, beyond its bytes'

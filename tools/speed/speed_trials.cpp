@@ -323,6 +323,39 @@ void write_moe_prefill_terms(std::ostream& out) {
            "out.\n";
 }
 
+// The twenty-second session's prompt-at-depth and datacenter work (#34, speed34zh).
+void write_geforce_attention(std::ostream& out) {
+    out << "- Kept (#34): a GeForce RTX card reads attention at 1 / 1.5 of its FP16-accumulate "
+           "rate (attention_tflops). llama.cpp accumulates KQ, half of attention's FLOPs, in "
+           "FP32, which GeForce runs at half rate (the stored fp16_tflops), and KQV in FP16 at "
+           "the full rate: with flash attention the CUDA MMA kernel's KQ accumulator is float "
+           "and its VKQ one half2 (fattn-mma-f16.cuh mma_tile_sizes, ggml-org/llama.cpp "
+           "01c68426), without it llama-graph.cpp sets KQ's product to GGML_PREC_F32 for every "
+           "model (cuBLAS CUBLAS_COMPUTE_32F). Workstation, datacenter and GB10 cards run both "
+           "at the full rate. The NVIDIA group's attention multiplier was shared by jiegec's "
+           "RTX 4090 prompts 8192-65536 deep (read too fast, 1.13-1.85x their measure left out) "
+           "and ggml-org's DGX Spark prompts 4096-32768 deep (too slow: qwen3-coder-30b-a3b "
+           "0.53-0.85x, glm-4.7-flash 0.52-0.84x); with the GeForce rate jiegec's left-out "
+           "median went from 22.1 % to 17.0 % (glm-4.7-flash 1.30-1.57x -> 1.09-1.24x), the "
+           "Spark's glm-4.7-flash 0.75-1.06x, NVIDIA's fitted multiplier from 5.18 to 3.63. "
+           "Every run's prefill left out 16.4 % / 51.7 % -> 16.2 % / 49.7 % (median / p90), the "
+           "nvidia class's 17.4 % / 43.7 % -> 16.5 % / 32.8 %, runs at a depth 22.6 % / 57.7 % "
+           "-> 20.4 % / 59.0 %; but nvidia_unified's 16.5 % / 59.4 % -> 18.3 % / 74.3 % (the "
+           "Spark's qwen2.5-coder-7b and gemma-3-4b, read too fast empty already at 2.0x and "
+           "1.55x, read faster deep) and the V100's 31.4 % / 69.9 % -> 33.1 % / 79.9 % (its "
+           "source left out, it takes the attention multiplier pooled over every group). Decode "
+           "unchanged.\n"
+           "- Tried and not kept (#34): a datacenter card's prompts on the GeForce group's "
+           "coefficients (speed_group), as one source (XiongjieDai, May 2024) measures 23 of the "
+           "class's 25 prompts and with it left out AUGMXNT's two slow runs (DeepSeek-V3 on 8 "
+           "H100s, b4418; Llama 3.1 405B IQ2_XXS on an H200) set the group's terms: its Q4_K_M "
+           "prompts read at 0.49-0.61x left out. On the GeForce terms they read at 1.4-2.7x "
+           "(the A100's at 1.37-1.68x, the H100's at 2.4-2.7x), the class's median 31.7 % -> "
+           "68.2 %, every run's prefill 16.2 % / 49.7 % -> 16.9 % / 66.6 %: MMQ on these cards "
+           "reaches a far smaller share of the rate than on a GeForce card's doubled FP16 "
+           "figure, the H100 (mma.sync, no wgmma path in llama.cpp) less than the A100.\n";
+}
+
 }  // namespace
 
 void write_fit_trials(std::ostream& out) {
@@ -336,6 +369,7 @@ void write_fit_trials(std::ostream& out) {
     write_bandwidth_pin(out);
     write_moe_prefill_terms(out);
     write_band_weights(out);
+    write_geforce_attention(out);
 }
 
 }  // namespace canitrun::tools

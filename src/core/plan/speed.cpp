@@ -98,11 +98,17 @@ double bandwidth_multiplier(const GpuDevice& device, const SpeedClassCoefficient
 // rate. llama.cpp's kernels accumulate int8 in int32 and FP16 in FP16 (cuBLAS CUBLAS_COMPUTE_16F)
 // at the full rate on every card, so a GeForce RTX card's rate is twice its stored figure: the
 // RTX 4090's 165.2 becomes 330.4, beside the RTX 6000 Ada's 364.25 on the same AD102 die.
+namespace {
+
+bool geforce_rtx(const GpuDevice& device) {
+    return device.gpu != nullptr && device.gpu->vendor == "nvidia" &&
+           device.gpu->name.find("GeForce RTX") != std::string::npos;
+}
+
+}  // namespace
+
 double matrix_tflops(const GpuDevice& device) {
-    double fp16 = device.fp16_tflops;
-    if (device.gpu != nullptr && device.gpu->vendor == "nvidia" &&
-        device.gpu->name.find("GeForce RTX") != std::string::npos)
-        fp16 *= 2;
+    const double fp16 = device.fp16_tflops * (geforce_rtx(device) ? 2 : 1);
     return std::max(fp16, device.fp32_tflops);
 }
 
@@ -144,6 +150,9 @@ double attention_tflops(const GpuDevice& device) {
     const double matrix = matrix_tflops(device);
     if (device.gpu != nullptr && device.gpu->vendor == "amd" && device.gpu->architecture == "RDNA4")
         return matrix / 2;
+    // KQ, half of attention's FLOPs, accumulates in FP32 (the stored GeForce figure, half the
+    // FP16-accumulate rate), KQV in FP16: 1 / (0.5 / (R / 2) + 0.5 / R) = R / 1.5.
+    if (geforce_rtx(device)) return matrix / kGeforceAttentionSlowdown;
     return matrix;
 }
 
