@@ -86,6 +86,7 @@ Database every_field_set() {
     gpu.fp4_tflops = 419;
     gpu.fp32_tflops = 52.4;
     gpu.int8_dot_tops = 209.6;
+    gpu.board_power_w = 575;
     gpu.architecture = "Blackwell";
     gpu.backends = {"cuda", "vulkan"};
     gpu.release_year = 2025;

@@ -179,3 +179,32 @@ TEST_CASE("attention on a GeForce card runs KQ at its FP32-accumulate rate") {
     CHECK(*prefill_seconds(w, geforce, m, 512) == Approx(4.540e-6).epsilon(1e-3));
     CHECK(*prefill_seconds(w, ada, m, 512) == Approx(2.745e-6).epsilon(1e-3));
 }
+
+// A card whose matrix rate outgrows its board power holds a lower clock through a prompt
+// (sustained_clock_share, #34): at 1.2 W a TFLOPS, the RTX 6000 Ada's 364.25 TFLOPS need
+// 437.1 W of its 300 (data/gpus/nvidia.json), so it sustains 300 / 1.2 = 250 TFLOPS and, at
+// p = 1, 1e10 FLOPs take 1e10 / 250e12 = 40.0 us; at full rate 27.45 us. The RTX 4090's
+// 330.4 need 396.5 W of its 450: full rate, 30.266 us. A GPU without a board power in the data
+// (an H100 PCIe, 756.5 TFLOPS) runs at its full rate: 13.219 us.
+TEST_CASE("prefill: a card short of the power its matrix rate needs runs at a lower clock") {
+    SpeedModel m = zeroed();
+    for (SpeedClass c : {SpeedClass::nvidia, SpeedClass::nvidia_datacenter})
+        m.classes[static_cast<int>(c)].compute = 1;
+    SpeedWork w;
+    w.family = QuantFamily::legacy;
+    w.gpus.push_back(DeviceWork{0, 0, 1e10, 0, 0, 1});
+    const Hardware ada = test::hardware_of({"rtx-6000-ada"});
+    CHECK(sustained_clock_share(ada.gpus[0]) == Approx(300 / (364.25 * 1.2)));
+    CHECK(*prefill_seconds(w, ada, m, 512) == Approx(40.0e-6).epsilon(1e-4));
+    const Hardware geforce = test::hardware_of({"rtx-4090"});
+    CHECK(sustained_clock_share(geforce.gpus[0]) == 1);
+    CHECK(*prefill_seconds(w, geforce, m, 512) == Approx(30.266e-6).epsilon(1e-4));
+    const Hardware h100 = test::hardware_of({"h100-pcie"});
+    CHECK(sustained_clock_share(h100.gpus[0]) == 1);
+    CHECK(*prefill_seconds(w, h100, m, 512) == Approx(13.219e-6).epsilon(1e-4));
+    // Attention runs at the same clock: 1e10 attention FLOPs at t = 1 take 40.0 us too.
+    w.gpus[0].dense_flops = 0;
+    w.gpus[0].attention_flops = 1e10;
+    m.classes[static_cast<int>(SpeedClass::nvidia)].attention = 1;
+    CHECK(*prefill_seconds(w, ada, m, 512) == Approx(40.0e-6).epsilon(1e-4));
+}

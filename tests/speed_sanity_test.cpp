@@ -54,16 +54,24 @@ bool same_groups(SpeedClass a, SpeedClass b) {
 
 }  // namespace
 
-// A card with at least another's bandwidth and matrix rate (matrix_tflops, and quantized_tflops
-// for a K-quant: GCN's MI50 multiplies one at half its dp4a rate, under a P40's), in the same
-// coefficient group, is at least as fast at decode and prefill on every setup above. AD102 is
-// both the RTX 4090 and the RTX 6000 Ada: the 4090 has the bandwidth (1008 against 960 GB/s),
-// the 6000 Ada the tensor cores (568 against 512), so neither bounds the other and they are
-// checked below. Each Apple chip (apple_chip: M1 Max, M3 Pro ...) reaches a share of its
-// bandwidth of its own, so two Apple chips are a pair only when they are one chip in two memory
-// sizes: an M1 Max reaches about half its 400 GB/s in published runs, and a chip no run measures
-// (an M4 Pro, 273 GB/s) the share of every Apple run.
+// A card with at least another's bandwidth and sustained matrix rate (matrix_tflops, and
+// quantized_tflops for a K-quant: GCN's MI50 multiplies one at half its dp4a rate, under a
+// P40's; each at the clock its board power holds), in the same coefficient group, is at least as
+// fast at decode and prefill on every setup above. AD102 is both the RTX 4090 and the RTX 6000 Ada:
+// the 4090 has the bandwidth (1008 against 960 GB/s), the 6000 Ada the tensor cores (568 against
+// 512), so neither bounds the other and they are checked below. Each Apple chip (apple_chip: M1
+// Max, M3 Pro ...) reaches a share of its bandwidth of its own, so two Apple chips are a pair only
+// when they are one chip in two memory sizes: an M1 Max reaches about half its 400 GB/s in
+// published runs, and a chip no run measures (an M4 Pro, 273 GB/s) the share of every Apple run.
 TEST_CASE("speed sanity: more bandwidth and matrix rate in one group is never slower") {
+    // The rate a card holds through a prompt: its peak at the clock its board power sustains
+    // (sustained_clock_share): an RTX 5000 Ada's nominal rate is above a Jetson AGX Thor's, but at
+    // 250 W it holds a lower clock than its peak needs.
+    const auto matrix_rate = [](const GpuDevice& d) { return matrix_tflops(d); };
+    const auto quantized_rate = [](const GpuDevice& d) { return quantized_tflops(d, false); };
+    const auto sustained = [](const auto& rate, const GpuDevice& d) {
+        return rate(d) * sustained_clock_share(d);
+    };
     const auto& gpus = test::database().gpus;
     int pairs = 0;
     std::size_t candidates = 0;
@@ -72,8 +80,8 @@ TEST_CASE("speed sanity: more bandwidth and matrix rate in one group is never sl
             const GpuDevice da = device_for(a), db = device_for(b);
             if (&a == &b || !same_groups(speed_class(da), speed_class(db)) ||
                 apple_chip(da) != apple_chip(db) || da.bandwidth_gbps < db.bandwidth_gbps ||
-                matrix_tflops(da) < matrix_tflops(db) ||
-                quantized_tflops(da, false) < quantized_tflops(db, false) ||
+                sustained(matrix_rate, da) < sustained(matrix_rate, db) ||
+                sustained(quantized_rate, da) < sustained(quantized_rate, db) ||
                 a.vram_bytes < 24ULL << 30 || b.vram_bytes < 24ULL << 30 || a.devices > 1 ||
                 b.devices > 1)
                 continue;

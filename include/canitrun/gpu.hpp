@@ -36,6 +36,11 @@ struct Gpu {
     // MMQ kernels multiply quantized weights with it, at 4x the FP32 rate. 0 elsewhere: a Tesla
     // P100 (GP100) lacks dp4a and dequantizes to FP16 instead.
     double int8_dot_tops = 0;
+    // The board's rated power in watts (NVIDIA's "Max Power Consumption" / "Total Graphics
+    // Power"), given where a prompt's matrix work can need more than it: a card whose matrix rate
+    // outgrows its power budget holds a lower clock under sustained matrix work
+    // (sustained_clock_share, speed.hpp). 0 where not given: never power-capped.
+    double board_power_w = 0;
     std::string architecture;
     std::vector<std::string> backends;
     std::uint64_t release_year = 0;

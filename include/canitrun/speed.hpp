@@ -310,6 +310,14 @@ double unpack_scale(const GpuDevice& device);
 // full rate.
 inline constexpr double kGeforceAttentionSlowdown = 1.5;
 double attention_tflops(const GpuDevice& device);
+// The share of its matrix rate a GPU sustains through a prompt: min(1, its board power / the
+// power its peak matrix rate needs, 1.2 W a TFLOPS: speed.cpp). A card whose matrix rate
+// outgrows its power budget lowers its clock under sustained matrix work: the RTX 6000 Ada (142
+// SMs of AD102, 364.25 TFLOPS, 300 W) reads llama-3.1-8b's prompt at 0.71x the RTX 4090's (128
+// SMs, 330.4 at full FP16-accumulate rate, 450 W) as FP16 and 0.81x as Q4_K_M (XiongjieDai,
+// May 2024), where the rates say 1.10x. Prompt products and attention run at it; a decode, bound
+// by memory, does not. A GPU without a board power in data/gpus runs at its full rate.
+double sustained_clock_share(const GpuDevice& device);
 
 // Decode seconds a cached position adds to each attention layer that reads it, beyond its bytes'
 // read time: m.xe2_kv_position_s on an Xe2 (Battlemage) GPU, 0 on any other. On an Arc Pro B70

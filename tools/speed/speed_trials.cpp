@@ -356,6 +356,30 @@ void write_geforce_attention(std::ostream& out) {
            "figure, the H100 (mma.sync, no wgmma path in llama.cpp) less than the A100.\n";
 }
 
+void write_power_share(std::ostream& out) {
+    out << "- Kept (#34): a card short of the power its matrix rate needs reads a prompt at the "
+           "clock its board power sustains (sustained_clock_share: min(1, board power / (1.2 W "
+           "x its matrix TFLOPS)); `board_power_w` in data/gpus, NVIDIA's rated board power, "
+           "given for the GeForce cards the fit uses and every NVIDIA workstation card; a GPU "
+           "without it runs at its full rate). The RTX 6000 Ada (142 SMs of AD102, 364.25 "
+           "TFLOPS, 300 W) read llama-3.1-8b's prompt at 0.71x the RTX 4090's (128 SMs, 330.4 "
+           "TFLOPS at the full FP16-accumulate rate, 450 W) as FP16 and 0.81x as Q4_K_M "
+           "(XiongjieDai, May 2024), where the rates say 1.10x. At 1.2 W a TFLOPS the 6000 Ada "
+           "sustains 69 % of its rate and the 5000 Ada (261.12 TFLOPS, 250 W) 80 %; every other "
+           "card of the fit all of it. Left out, the workstation class's prompts went from 37 % "
+           "/ 96 % to 19 % / 49 % (median / p90), the 6000 Ada's from 1.53-2.28x to 1.15-1.61x "
+           "their measure and the 5000 Ada's from 1.17-1.66x to 0.99-1.37x; every run's prefill "
+           "from 16.4 % / 51.7 % to 16.3 % / 49.3 %, NVIDIA's GeForce class from 17.4 % to "
+           "17.7 % at the median (the shared terms moved); decode unchanged. Tried: 1.35 W "
+           "(the 4000 Ada and the RTX PRO 6000 Blackwell capped too: the workstation class 24 % "
+           "/ 37 %, every run 16.8 % / 49.3 %) and 1.5 W (the RTX 4090 and 5090 capped: every "
+           "run 17.4 % / 56.8 %). One figure for every architecture: Ampere's 8 nm cards draw "
+           "more a TFLOPS, but none has less than 1.69 W a TFLOPS to spend (an RTX A5500), so "
+           "none is capped. Not given: datacenter cards (HBM; their MMQ reaches a smaller share "
+           "of the rate, where power would cap an H100 PCIe at 39 %), the DGX Spark (GB10's "
+           "power is the whole chip's), AMD, Intel and Apple.\n";
+}
+
 }  // namespace
 
 void write_fit_trials(std::ostream& out) {
@@ -370,6 +394,7 @@ void write_fit_trials(std::ostream& out) {
     write_moe_prefill_terms(out);
     write_band_weights(out);
     write_geforce_attention(out);
+    write_power_share(out);
 }
 
 }  // namespace canitrun::tools

@@ -368,6 +368,7 @@ Gpu parse_gpu(const Fields& f) {
     g.fp4_tflops = f.number_or("fp4_tflops", 0, 40000);
     g.fp32_tflops = f.number_or("fp32_tflops", 0, 10000);
     g.int8_dot_tops = f.number_or("int8_dot_tops", 0, 10000);
+    g.board_power_w = f.number_or("board_power_w", 0, 5000);
     g.architecture = f.text_or("architecture", "");
     g.backends = f.texts_or_empty("backends");
     if (g.backends.empty()) f.error("field 'backends' must list at least one backend");

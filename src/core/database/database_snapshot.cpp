@@ -247,6 +247,7 @@ void fields(Io& io, Gpu& g) {
     io(g.fp4_tflops);
     io(g.fp32_tflops);
     io(g.int8_dot_tops);
+    io(g.board_power_w);
     io(g.architecture);
     io(g.backends);
     io(g.release_year);

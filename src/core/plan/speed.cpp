@@ -156,6 +156,16 @@ double attention_tflops(const GpuDevice& device) {
     return matrix;
 }
 
+// The watts a TFLOPS of matrix rate draws at full clock: the one of 1.2, 1.35 and 1.5 that gave
+// prefill its lowest error left out (docs/SPEED.md).
+constexpr double kWattsPerMatrixTflops = 1.2;
+
+double sustained_clock_share(const GpuDevice& device) {
+    if (device.gpu == nullptr || device.gpu->board_power_w <= 0) return 1;
+    const double needed = matrix_tflops(device) * kWattsPerMatrixTflops;
+    return needed > 0 ? std::min(1.0, device.gpu->board_power_w / needed) : 1;
+}
+
 namespace {
 
 // Whether MMF (mmf.cu) has the matrix instructions for a float expert product on `g`: the GPU's
@@ -359,10 +369,11 @@ namespace {
 // the rate llama.cpp's flash-attention kernel runs at on the device (attention_tflops).
 double prefill_terms(const DeviceWork& w, const SpeedWork& work, const GpuDevice& device,
                      double batch, const SpeedClassCoefficients& c, const SpeedModel& m) {
+    const double clock = sustained_clock_share(device);
     const double rate = (work.float_weights ? float_tflops(device, work.bf16_weights)
                                             : quantized_tflops(device, work.q4_legacy_weights)) *
-                        1e12;
-    const double attention_rate = attention_tflops(device) * 1e12;
+                        1e12 * clock;
+    const double attention_rate = attention_tflops(device) * 1e12 * clock;
     const double per_flop = (work.float_weights ? c.compute_float : c.compute) +
                             m.dequant_prefill[static_cast<std::size_t>(work.family)] +
                             (work.older_build ? m.older_build_compute : 0);
