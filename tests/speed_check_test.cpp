@@ -222,11 +222,16 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // E4B prompts from 0.49-0.64x to 0.78-1.03x left out), a floored parent multiplier counts as
     // measured only where a run spends 1 % of its time on it (fit_speed.cpp kFloorMeasuredShare:
     // the V100's MoE prompts 32768 deep from 1.9-2.35x to 1.5-1.8x), and bands by runs, not
-    // sources (speed_report.cpp).
-    CHECK(m.out_of_sample.prefill_p90 <= 0.517);
-    CHECK(m.out_of_sample.prefill_median <= 0.165);
-    CHECK(m.out_of_sample.decode_median <= 0.112);
-    CHECK(m.out_of_sample.decode_p90 <= 0.388);
+    // sources (speed_report.cpp). Then three more took prefill to 15.9 % / 46.4 % and decode to
+    // 11.0 % / 38.1 %: a stated decode cost per cached position on Xe2 GPUs (llama.cpp#26581: the
+    // B70's decodes 16384 deep from a 47 % to an 18 % median left out), attention on a GeForce
+    // card at 1 / 1.5 of its FP16-accumulate rate (KQ accumulates in FP32: jiegec's deep RTX 4090
+    // prompts from 22 % to 17 %), and a prompt at the clock a card's board power sustains
+    // (sustained_clock_share: the RTX 6000 Ada's prompts from 1.53-2.28x to 1.15-1.61x).
+    CHECK(m.out_of_sample.prefill_p90 <= 0.465);
+    CHECK(m.out_of_sample.prefill_median <= 0.159);
+    CHECK(m.out_of_sample.decode_median <= 0.110);
+    CHECK(m.out_of_sample.decode_p90 <= 0.382);
 }
 
 // A published run reads its file at the size llama-bench printed, not its label's: Unsloth's

@@ -163,8 +163,9 @@ TEST_CASE("prefill: a speed basis gives speed_work's own work for every placemen
 // 4090 stores its FP32-accumulate tensor rate, 165.2 TFLOPS (data/gpus/nvidia.json), half its
 // FP16-accumulate 330.4: half the FLOPs at 165.2 and half at 330.4 take 1 / (0.5 / 165.2 +
 // 0.5 / 330.4) = 220.27 TFLOPS. An RTX 6000 Ada (the same AD102 die, a workstation card) runs
-// both at its 364.25. At t = 1, 1e9 attention FLOPs take 1e9 / 220.27e12 = 4.540 us on the 4090
-// and 1e9 / 364.25e12 = 2.745 us on the 6000 Ada.
+// both at its 364.25, at the clock its 300 W sustain (sustained_clock_share: 300 / (1.2 x 364.25)
+// of it, 250 TFLOPS). At t = 1, 1e9 attention FLOPs take 1e9 / 220.27e12 = 4.540 us on the 4090
+// and 1e9 / 250e12 = 4.0 us on the 6000 Ada.
 TEST_CASE("attention on a GeForce card runs KQ at its FP32-accumulate rate") {
     const Hardware geforce = test::hardware_of({"rtx-4090"});
     const Hardware ada = test::hardware_of({"rtx-6000-ada"});
@@ -177,7 +178,7 @@ TEST_CASE("attention on a GeForce card runs KQ at its FP32-accumulate rate") {
     SpeedWork w;
     w.gpus.push_back(DeviceWork{0, 0, 0, 1e9, 0, 1});
     CHECK(*prefill_seconds(w, geforce, m, 512) == Approx(4.540e-6).epsilon(1e-3));
-    CHECK(*prefill_seconds(w, ada, m, 512) == Approx(2.745e-6).epsilon(1e-3));
+    CHECK(*prefill_seconds(w, ada, m, 512) == Approx(4.0e-6).epsilon(1e-3));
 }
 
 // A card whose matrix rate outgrows its board power holds a lower clock through a prompt
@@ -188,7 +189,8 @@ TEST_CASE("attention on a GeForce card runs KQ at its FP32-accumulate rate") {
 // (an H100 PCIe, 756.5 TFLOPS) runs at its full rate: 13.219 us.
 TEST_CASE("prefill: a card short of the power its matrix rate needs runs at a lower clock") {
     SpeedModel m = zeroed();
-    for (SpeedClass c : {SpeedClass::nvidia, SpeedClass::nvidia_datacenter})
+    for (SpeedClass c :
+         {SpeedClass::nvidia, SpeedClass::nvidia_workstation, SpeedClass::nvidia_datacenter})
         m.classes[static_cast<int>(c)].compute = 1;
     SpeedWork w;
     w.family = QuantFamily::legacy;
@@ -205,6 +207,6 @@ TEST_CASE("prefill: a card short of the power its matrix rate needs runs at a lo
     // Attention runs at the same clock: 1e10 attention FLOPs at t = 1 take 40.0 us too.
     w.gpus[0].dense_flops = 0;
     w.gpus[0].attention_flops = 1e10;
-    m.classes[static_cast<int>(SpeedClass::nvidia)].attention = 1;
+    m.classes[static_cast<int>(SpeedClass::nvidia_workstation)].attention = 1;
     CHECK(*prefill_seconds(w, ada, m, 512) == Approx(40.0e-6).epsilon(1e-4));
 }
