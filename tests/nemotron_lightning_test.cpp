@@ -20,8 +20,9 @@ namespace {
 
 // How many of the layout's tensors have `part` in their name.
 std::size_t lightning_tensors(const TensorLayout& l, std::string_view part) {
-    return static_cast<std::size_t>(std::ranges::count_if(
-        l.tensors, [&](const TensorInfo& t) { return t.name.view().find(part) != part.npos; }));
+    return static_cast<std::size_t>(std::ranges::count_if(l.tensors, [&](const TensorInfo& t) {
+        return t.name.view().find(part) != std::string_view::npos;
+    }));
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ TEST_CASE("Spark-X2.5 4B: spark2_5's tensors sum to the Hub's 4,112,079,360") {
     const TensorInfo* qkv = spark_tensor(l, "blk.5.attn_qkv.weight");
     REQUIRE(qkv != nullptr);
     CHECK(qkv->ne[0] == 2560);
-    CHECK(qkv->ne[1] == 16ULL * 256 + 2 * 4 * 256);  // q 4096, k 1024, v 1024
+    CHECK(qkv->ne[1] == 16ULL * 256 + 2ULL * 4 * 256);  // q 4096, k 1024, v 1024
     const TensorInfo* gate = spark_tensor(l, "blk.5.attn_gate.weight");
     REQUIRE(gate != nullptr);
     CHECK(gate->ne[0] == 2560);
