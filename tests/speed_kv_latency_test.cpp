@@ -10,18 +10,6 @@ using namespace canitrun;
 
 namespace {
 
-// Every decode coefficient 0 (one GPU: no hand-over), so the stated per-position cost is the
-// only decode term that is not.
-SpeedModel kv_bare_model() {
-    SpeedModel m;
-    for (auto& c : m.classes) {
-        c = SpeedClassCoefficients{};
-        c.bandwidth = 0;
-    }
-    m.moe_layer_s = 0;
-    return m;
-}
-
 DeviceWork kv_positions_work(double n) {
     DeviceWork w;
     w.read_bytes = 1e9;
@@ -35,7 +23,7 @@ DeviceWork kv_positions_work(double n) {
 // 1,000,000 positions a token (24 layers at about 41,667 each) at 23 ns: 23 ms on an Arc Pro B70
 // (Battlemage); an RTX 4090 and an Alchemist Arc A770 pay nothing for them.
 TEST_CASE("decode on an Xe2 GPU pays a stated time for each cached position a layer reads") {
-    const SpeedModel m = kv_bare_model();
+    const SpeedModel m = test::zeroed_speed_model();
     CHECK(m.xe2_kv_position_s == Approx(23e-9));
     SpeedWork w;
     w.gpus.push_back(kv_positions_work(1e6));
@@ -49,7 +37,7 @@ TEST_CASE("decode on an Xe2 GPU pays a stated time for each cached position a la
 
 // The cost is per position a layer reads, so a deeper cache costs more, never less.
 TEST_CASE("an Xe2 GPU's decode slows with depth by the positions' stated time") {
-    const SpeedModel m = kv_bare_model();
+    const SpeedModel m = test::zeroed_speed_model();
     const Hardware h = test::hardware_of({"arc-pro-b70"});
     SpeedWork shallow, deep;
     shallow.gpus.push_back(kv_positions_work(1e5));

@@ -14,27 +14,12 @@
 
 using namespace canitrun;
 
-namespace {
-
-// Every coefficient 0 (multipliers included), so a test's stated ones are the only terms.
-SpeedModel zeroed() {
-    SpeedModel m;
-    for (auto& c : m.classes) {
-        c = SpeedClassCoefficients{};
-        for (double* v : {&c.bandwidth, &c.compute, &c.compute_float, &c.attention}) *v = 0;
-    }
-    m.moe_layer_s = m.gpu_hop_s = m.weight_reread = 0;
-    return m;
-}
-
-}  // namespace
-
 // An MI50 (Vega 20, GCN) multiplies Q4_0 and Q4_1 weights at its dp4a rate, 53.6 TOPS
 // (data/gpus/amd.json), every other type at half of it, 26.8 (llama.cpp#11931: "Q4_0 or Q4_1
 // ... almost twice much compute available" on Vega 20); a P40's MMQ (Pascal) is not GCN. At
 // p = 1, 1e10 weight FLOPs then take 1e10 / 53.6e12 = 186.57 us as Q4_0 and 373.13 us as Q4_K.
 TEST_CASE("GCN multiplies Q4_0 and Q4_1 at its dp4a rate, other quantized types at half") {
-    SpeedModel m = zeroed();
+    SpeedModel m = test::zeroed_speed_model();
     m.classes[static_cast<int>(SpeedClass::no_matrix_units)].compute = 1;
     const Hardware mi50 = test::hardware_of({"mi50-32gb"});
     CHECK(quantized_tflops(mi50.gpus[0], true) == Approx(53.6));
@@ -75,7 +60,7 @@ TEST_CASE("the Q4_0 / Q4_1 prefill rate goes by the type a file was written as")
 // figure: matrix_tflops), 330.4. At p = 1, pe = 2: 1e10 dense FLOPs take 1e10 / 330.4e12 =
 // 30.266 us, 1e10 expert FLOPs 3 x 30.266 = 90.799 us, whatever the micro-batch.
 TEST_CASE("prefill: a routed expert's FLOPs pay their own multiplier on top of p") {
-    SpeedModel m = zeroed();
+    SpeedModel m = test::zeroed_speed_model();
     m.classes[static_cast<int>(SpeedClass::nvidia)].compute = 1;
     m.classes[static_cast<int>(SpeedClass::nvidia)].expert_flop = 2;
     const Hardware h = test::hardware_of({"rtx-4090"});
@@ -172,7 +157,7 @@ TEST_CASE("attention on a GeForce card runs KQ at its FP32-accumulate rate") {
     CHECK(matrix_tflops(geforce.gpus[0]) == Approx(330.4));
     CHECK(attention_tflops(geforce.gpus[0]) == Approx(220.27).epsilon(1e-4));
     CHECK(attention_tflops(ada.gpus[0]) == Approx(364.25));
-    SpeedModel m = zeroed();
+    SpeedModel m = test::zeroed_speed_model();
     m.classes[static_cast<int>(SpeedClass::nvidia)].attention = 1;
     m.classes[static_cast<int>(SpeedClass::nvidia_workstation)].attention = 1;
     SpeedWork w;
@@ -188,7 +173,7 @@ TEST_CASE("attention on a GeForce card runs KQ at its FP32-accumulate rate") {
 // 330.4 need 396.5 W of its 450: full rate, 30.266 us. A GPU without a board power in the data
 // (an H100 PCIe, 756.5 TFLOPS) runs at its full rate: 13.219 us.
 TEST_CASE("prefill: a card short of the power its matrix rate needs runs at a lower clock") {
-    SpeedModel m = zeroed();
+    SpeedModel m = test::zeroed_speed_model();
     for (SpeedClass c :
          {SpeedClass::nvidia, SpeedClass::nvidia_workstation, SpeedClass::nvidia_datacenter})
         m.classes[static_cast<int>(c)].compute = 1;

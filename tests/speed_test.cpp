@@ -15,15 +15,6 @@ using namespace canitrun;
 
 namespace {
 
-// Every coefficient 0 but the ones a test names, so each term is seen alone.
-SpeedModel bare_model() {
-    SpeedModel m;
-    for (auto& c : m.classes) c = SpeedClassCoefficients{};
-    for (auto& c : m.classes) c.bandwidth = c.compute = c.compute_float = c.attention = 0;
-    m.moe_layer_s = m.gpu_hop_s = m.weight_reread = 0;
-    return m;
-}
-
 SpeedClassCoefficients& nvidia(SpeedModel& m) {
     return m.classes[static_cast<int>(SpeedClass::nvidia)];
 }
@@ -35,7 +26,7 @@ SpeedClassCoefficients& nvidia(SpeedModel& m) {
 // layers x 10 µs = 0.04 ms, 2e9 k-quant weights unpacked at 0.1008 bytes of read time each:
 // 2e9 x 0.1008 / 1008e9 = 0.2 ms. 3.240 ms.
 TEST_CASE("decode time is bytes over bandwidth, per-layer, recurrent, MoE and unpacking costs") {
-    SpeedModel m = bare_model();
+    SpeedModel m = test::zeroed_speed_model();
     nvidia(m).bandwidth = 1.25;
     nvidia(m).layer_s = 50e-6;
     nvidia(m).recurrent_layer_s = 20.16e-6;
@@ -57,7 +48,7 @@ TEST_CASE("decode time is bytes over bandwidth, per-layer, recurrent, MoE and un
 // for float weights: 2e9 weights at 0.0504 bytes of read time each on an RTX 4090's 1008 GB/s
 // = 2e9 x 0.0504 / 1008e9 = 0.1 ms, on top of 1e9 bytes at 1.25x = 1.24 ms.
 TEST_CASE("decode: a class's own unpacking cost, paid by quantized weights only") {
-    SpeedModel m = bare_model();
+    SpeedModel m = test::zeroed_speed_model();
     nvidia(m).bandwidth = 1.25;
     nvidia(m).quantized_unpack = 0.0504;
     const Hardware h = test::hardware_of({"rtx-4090"});
@@ -75,7 +66,7 @@ TEST_CASE("decode: a class's own unpacking cost, paid by quantized weights only"
 // u x 32 / the stored FP32 FLOPs per byte (data/gpus/apple.json): an M1 Max's 10.4 TFLOPS on 400
 // GB/s, 26: 2e9 x 0.05 / 400e9 x 32 / 26 = 0.3077 ms; an M3 Max's 14.13 (35.325), 0.2265 ms.
 TEST_CASE("decode: the unpacking cost u scales with a device's FP32 rate per byte") {
-    SpeedModel m = bare_model();
+    SpeedModel m = test::zeroed_speed_model();
     m.classes[static_cast<int>(SpeedClass::apple)].quantized_unpack = 0.05;
     SpeedWork w;
     w.family = QuantFamily::k_quant;
@@ -101,7 +92,7 @@ TEST_CASE("apple_chip numbers Apple chips by generation and tier") {
 // An M1 Max's own a (2.0) against the class's (1.25) on 1e9 bytes at 400 GB/s: 5 ms, not 3.125;
 // with no a of its own (0) the chip reads at the class's.
 TEST_CASE("an Apple chip reads at its own bandwidth share where the fit has one") {
-    SpeedModel m = bare_model();
+    SpeedModel m = test::zeroed_speed_model();
     m.classes[static_cast<int>(SpeedClass::apple)].bandwidth = 1.25;
     const Hardware h = test::hardware_of({"m1-max-64gb"});
     SpeedWork w;
@@ -115,7 +106,7 @@ TEST_CASE("an Apple chip reads at its own bandwidth share where the fit has one"
 // layers run one after another), plus one hand-over of 0.5 ms; RAM-held experts read 2e8 bytes
 // at 60 % of 100 GB/s = 3.33 ms.
 TEST_CASE("a layer split adds each GPU's time, the hand-over and the RAM path") {
-    SpeedModel m = bare_model();
+    SpeedModel m = test::zeroed_speed_model();
     nvidia(m).bandwidth = 1.0;
     m.gpu_hop_s = 0.5e-3;
     m.ram_bandwidth_efficiency = 0.6;
@@ -133,7 +124,7 @@ TEST_CASE("a layer split adds each GPU's time, the hand-over and the RAM path") 
 // over PCIe at the model's 25 GB/s, 0.655 µs a token. With the fitted hand-over at 0, it is what
 // keeps the same reads on two GPUs slower than on one (the split search takes the fewest).
 TEST_CASE("a layer split's hand-over copies the hidden state over PCIe") {
-    SpeedModel m = bare_model();
+    SpeedModel m = test::zeroed_speed_model();
     nvidia(m).bandwidth = 1.0;
     const Hardware h = test::hardware_of({"rtx-3090", "rtx-3090"});
     SpeedWork one;
@@ -153,7 +144,7 @@ TEST_CASE("a layer split's hand-over copies the hidden state over PCIe") {
 // hand-over; 64 reductions at 50 µs = 3.2 ms. 4.00103 ms in all, where the same work as a layer
 // split adds both GPUs and a hand-over: 1e9 / 936e9 + 640 µs + 0.5 ms = 2.20838 ms.
 TEST_CASE("a tensor split runs its GPUs at once and pays each reduction") {
-    SpeedModel m = bare_model();
+    SpeedModel m = test::zeroed_speed_model();
     nvidia(m).bandwidth = 1.0;
     nvidia(m).layer_s = 10e-6;
     m.gpu_hop_s = 0.5e-3;
@@ -177,7 +168,7 @@ TEST_CASE("a tensor split runs its GPUs at once and pays each reduction") {
 // GPU 0 is the slower: 1e10 / 330.4e12 = 30.266 µs, 3e9 / 1008e9 / 512 = 5.813 µs, its half of
 // 32 x 500 µs / 512 = 15.625 µs: 51.704 µs; plus 64 reductions at 2 µs a token: 179.704 µs.
 TEST_CASE("a tensor split's prompt runs its GPUs at once and pays each reduction a token") {
-    SpeedModel m = bare_model();
+    SpeedModel m = test::zeroed_speed_model();
     nvidia(m).compute = 1.0;
     nvidia(m).prefill_layer_s = 500e-6;
     m.weight_reread = 1.0;
@@ -270,7 +261,7 @@ TEST_CASE("the tensor split's prompt reduction time is the median of the publish
 // once a batch x 1.5: 14.53 µs; 32 layers x 500 µs / 512 = 31.25 µs. 139.91 µs. FP16 weights at
 // 0.6 (no unpacking): 30.87 µs for the products, 93.60 µs in all.
 TEST_CASE("prefill time is FLOPs over the matrix rate, weights read once a batch, layer costs") {
-    SpeedModel m = bare_model();
+    SpeedModel m = test::zeroed_speed_model();
     nvidia(m).compute = 1.0;
     nvidia(m).compute_float = 0.6;
     nvidia(m).prefill_layer_s = 500e-6;
@@ -301,7 +292,7 @@ TEST_CASE("prefill time is FLOPs over the matrix rate, weights read once a batch
 // 1e10 / 11.76e12 = 850.34 us as FP16, and 1e9 attention FLOPs 1e9 / 11.76e12 = 85.03 us
 // either way; on the P100 1e10 / 18.7e12 = 534.76 us.
 TEST_CASE("prefill multiplies quantized weights at the dp4a rate where a GPU has no matrix units") {
-    SpeedModel m = bare_model();
+    SpeedModel m = test::zeroed_speed_model();
     auto& c = m.classes[static_cast<int>(SpeedClass::no_matrix_units)];
     c.compute = c.compute_float = c.attention = 1;
     const Hardware p40 = test::hardware_of({"tesla-p40"});
@@ -333,7 +324,7 @@ TEST_CASE("attention on RDNA4 runs at the shaders' FP16 rate, RDNA2 has no matri
     CHECK(attention_tflops(r9700.gpus[0]) == Approx(95.7));
     const Hardware xtx = test::hardware_of({"rx-7900-xtx"});
     CHECK(attention_tflops(xtx.gpus[0]) == Approx(122.8));
-    SpeedModel m = bare_model();
+    SpeedModel m = test::zeroed_speed_model();
     m.classes[static_cast<int>(SpeedClass::amd)].attention = 1;
     SpeedWork w;
     w.gpus.push_back(DeviceWork{0, 0, 0, 1e9, 0, 1});
@@ -355,7 +346,7 @@ TEST_CASE("a micro-batch of few tokens runs, and reads, only the experts its tok
     CHECK(experts_touched(0, 16) == 1);
     CHECK(experts_touched(8.0 / 128, 16) == Approx(0.643926).epsilon(1e-5));
     CHECK(experts_touched(8.0 / 128, 512) > 1 - 1e-14);
-    SpeedModel m = bare_model();
+    SpeedModel m = test::zeroed_speed_model();
     nvidia(m).expert_compute = 160;
     m.weight_reread = 1.5;
     const Hardware h = test::hardware_of({"rtx-4090"});
@@ -412,7 +403,7 @@ TEST_CASE("float experts past MMF's limits run one expert at a time") {
     w.float_weights = true;
     w.family = QuantFamily::floating;
     w.bf16_weights = true;
-    SpeedModel m = bare_model();
+    SpeedModel m = test::zeroed_speed_model();
     m.lone_expert_read = 3;
     DeviceWork d;
     d.layers = d.moe_layers = 48;

@@ -63,4 +63,14 @@ PlanSettings settings_at_8k(const Model& m) {
     return settings_for_model(m, s);
 }
 
+SpeedModel zeroed_speed_model() {
+    SpeedModel m;
+    for (auto& c : m.classes) {
+        c = SpeedClassCoefficients{};
+        for (double* v : {&c.bandwidth, &c.compute, &c.compute_float, &c.attention}) *v = 0;
+    }
+    m.moe_layer_s = m.gpu_hop_s = m.weight_reread = 0;
+    return m;
+}
+
 }  // namespace canitrun::test

@@ -6,6 +6,7 @@
 #include "canitrun/model_parts.hpp"
 #include "canitrun/placement.hpp"
 #include "canitrun/plan_settings.hpp"
+#include "canitrun/speed.hpp"
 
 namespace canitrun::test {
 
@@ -42,6 +43,10 @@ ModelParts parts_of(const std::string& model, const std::string& quant, std::uin
 // The llama.cpp rule's settings for `m` at 8k tokens, or its whole window when shorter: the
 // context the brute-force searches (best_plan_test, split_search_test) plan at.
 PlanSettings settings_at_8k(const Model& m);
+
+// The speed model with every fitted rate and fixed cost at zero (no bandwidth, compute,
+// attention, MoE, GPU-hop or re-read term), so a test sets the one term it works by hand.
+SpeedModel zeroed_speed_model();
 
 // The fastest placement a brute-force search found: its decode rate and how it was placed.
 struct FastestFound {
