@@ -11,6 +11,7 @@
 #include "catch.hpp"
 #include "refusal.hpp"
 #include "run_binary.hpp"
+#include "scratch_dir.hpp"
 #include "support/gguf_writer.hpp"
 
 using canitrun::test::has;
@@ -58,10 +59,11 @@ TEST_CASE("hostile output: a pipe whose reader has gone, SIGPIPE ignored, is not
 
 namespace {
 
-// A folder holding one config.json with `text`.
-std::string config_folder(const std::string& name, const std::string& text) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("canitrun-hostile-" + name + "-" + std::to_string(::getpid()));
+// A folder `name` under the test's scratch folder holding one config.json with `text`; the
+// scratch folder takes it away when the test ends.
+std::string config_folder(const canitrun::test::ScratchDir& scratch, const std::string& name,
+                          const std::string& text) {
+    const fs::path dir = scratch.path / name;
     fs::create_directories(dir);
     std::ofstream(dir / "config.json", std::ios::binary | std::ios::trunc) << text;
     return dir.string();
@@ -80,8 +82,10 @@ std::string llama_config(const std::string& field, const std::string& value) {
 }  // namespace
 
 TEST_CASE("hostile config.json: impossible numbers are refused by name") {
+    const canitrun::test::ScratchDir scratch("canitrun-hostile-config-");
     // The unchanged config is answered: each refusal below is its one field's.
-    REQUIRE(canitrun::test::run_cli({config_folder("good", llama_config("vocab_size", "128256"))})
+    REQUIRE(canitrun::test::run_cli(
+                {config_folder(scratch, "good", llama_config("vocab_size", "128256"))})
                 .code == 0);
     const std::vector<std::pair<std::string, std::string>> cases = {
         {llama_config("num_hidden_layers", "47.5"), "num_hidden_layers 47.5 is not a whole number"},
@@ -92,12 +96,14 @@ TEST_CASE("hostile config.json: impossible numbers are refused by name") {
     };
     int n = 0;
     for (const auto& [text, message] : cases) {
-        const std::vector<std::string> args = {config_folder("n" + std::to_string(++n), text)};
+        const std::vector<std::string> args = {
+            config_folder(scratch, "n" + std::to_string(++n), text)};
         canitrun::test::check_refusal(canitrun::test::run_cli(args), args, message);
     }
 }
 
 TEST_CASE("hostile JSON: depth and the number of values are bounded before parsing") {
+    const canitrun::test::ScratchDir scratch("canitrun-hostile-json-");
     const std::string deep = std::string(100000, '[') + std::string(100000, ']');
     std::string wide = "[";
     for (int i = 0; i < (1 << 20) + 1; ++i) wide += "[],";
@@ -108,7 +114,8 @@ TEST_CASE("hostile JSON: depth and the number of values are bounded before parsi
     };
     int n = 0;
     for (const auto& [text, message] : cases) {
-        const std::vector<std::string> args = {config_folder("j" + std::to_string(++n), text)};
+        const std::vector<std::string> args = {
+            config_folder(scratch, "j" + std::to_string(++n), text)};
         canitrun::test::check_refusal(canitrun::test::run_cli(args), args, message);
     }
     // A --data file: the same bounds.
