@@ -10,8 +10,12 @@
 #include <string_view>
 
 #include "canitrun/kv_cache.hpp"
+#include "canitrun/llamacpp_parts.hpp"
+#include "canitrun/quantize_rules.hpp"
+#include "canitrun/server_terms.hpp"
 #include "canitrun/tensor_layout.hpp"
 #include "catch.hpp"
+#include "server_terms_support.hpp"
 #include "test_support.hpp"
 
 using namespace canitrun;
@@ -48,7 +52,7 @@ TEST_CASE("Nemotron 3.5 Lightning: nemotron_h_moe's tensors sum to the GGUF's 31
     CHECK(lightning_tensors(l, "attn_k.weight") == 6);
     CHECK(lightning_tensors(l, "ffn_up_exps.weight") == 23);
     CHECK(lightning_tensors(l, "ffn_gate_exps") == 0);  // squared ReLU: no gate
-    // the MTP block stays out of the layout (ggml-org's files keep it in a sidecar)
+    // the MTP block stays out of the stack's layout: llama.cpp loads it only to draft with
     CHECK(lightning_tensors(l, "blk.52.") == 0);
 }
 
@@ -75,4 +79,77 @@ TEST_CASE("Nemotron 3.5 Lightning: the layout is Nemotron 3 Nano's, tensor by te
         CHECK(lightning.tensors[i].name.view() == nano.tensors[i].name.view());
         CHECK(lightning.tensors[i].ne == nano.tensors[i].ne);
     }
+}
+
+// The MTP block as nemotron-h.cpp (lines 142-181 at 0ad4a86) loads it: one block past the 52,
+// an attention sub-layer and a MoE sub-layer. attn_norm, q 2688 x 4096, k and v 2688 x 256,
+// output 4096 x 2688 (23,396,352 + 2688); post_attention_norm; the router 2688 x 128 and its
+// bias 128, experts 2 x 128 x 2688 x 1856, shared expert 2 x 2688 x 3712 (1,297,465,472 with
+// the router); nextn eh_proj 5376 x 2688 = 14,450,688 and enorm, hnorm, shared_head_norm. 16
+// tensors, 23,396,352 + 1,297,465,472 + 14,450,688 + 5 x 2688 = 1,335,325,952 weights; no
+// embedding or head of its own (graph_mtp drafts with the stack's token_embd and output).
+TEST_CASE("Nemotron 3.5 Lightning: the MTP block folds attention and MoE into one block") {
+    const Model& m = test::model("nemotron-3.5-lightning-30b-a3b");
+    CHECK(m.arch.mtp_layers == 1);
+    const auto block = llamacpp_mtp_block(m, test::quant("Q8_0")).value();
+    CHECK(block.size() == 16);
+    std::uint64_t weights = 0;
+    for (const auto& t : block) weights += t.tensor.elements();
+    CHECK(weights == 1335325952ULL);
+    const auto named = [&](std::string_view name) {
+        return std::ranges::count_if(
+            block, [&](const TypedTensor& t) { return t.tensor.name.view() == name; });
+    };
+    for (const char* name :
+         {"blk.52.attn_norm.weight", "blk.52.attn_q.weight", "blk.52.post_attention_norm.weight",
+          "blk.52.ffn_gate_inp.weight", "blk.52.ffn_up_exps.weight", "blk.52.ffn_down_shexp.weight",
+          "blk.52.nextn.eh_proj.weight", "blk.52.nextn.shared_head_norm.weight"}) {
+        CHECK(named(name) == 1);
+    }
+    CHECK(named("blk.52.nextn.embed_tokens.weight") == 0);
+    // Q8_0: the 2-D weights 23,396,352 + 1,277,165,568 + 19,955,712 + 14,450,688 =
+    // 1,334,968,320 at 34 B a block of 32: 1,418,403,840 B; in f32 the router 1,376,256 B, its
+    // bias 512 B and the five norms 53,760 B: 1,419,834,368 B.
+    CHECK(llamacpp_mtp_weight_bytes(m, test::quant("Q8_0")).value() == 1419834368ULL);
+    // unsloth's files carry the block (run.gguf_mtp), so --mtp can load it
+    CHECK(mtp_loadable(m, nullptr).value());
+}
+
+// unsloth's files at f2d3fe36, as onnxruntime/mobius docs/api/build_from_gguf.md (01008cf7)
+// inventories them: the BF16 file's two shards hold 329 + 88 = 417 tensors, the layout's 401 and
+// the block's 16; the Q8_0 file '32.904B parameters in Q8_0'. In Q8_0 by llama-quantize's
+// rules: token_embd and output 704,643,072, each Mamba block's ssm_in and ssm_out 38,707,200
+// (conv1d, A, D, the norms in f32), each attention block's 23,396,352, each MoE block's experts
+// and shared expert 1,297,121,280 (the router in f32): 704,643,072 + 23 x 38,707,200 + 6 x
+// 23,396,352 + 23 x 1,297,121,280 = 31,569,076,224 for the stack, and 1,334,968,320 for the
+// block: 32,904,044,544, the published 32.904B (31.569B would be the stack alone).
+TEST_CASE("Nemotron 3.5 Lightning: unsloth's files hold the stack and the MTP block") {
+    const Model& m = test::model("nemotron-3.5-lightning-30b-a3b");
+    const auto layout = tensor_layout(m).value();
+    const auto block = llamacpp_mtp_block(m, test::quant("Q8_0")).value();
+    CHECK(layout.tensors.size() + block.size() == 329 + 88);
+    const auto q8_weights = [](const std::vector<TypedTensor>& typed) {
+        std::uint64_t n = 0;
+        for (const auto& t : typed) n += t.type.name == "q8_0" ? t.tensor.elements() : 0;
+        return n;
+    };
+    const auto stack = quantize_tensors(layout, "Q8_0").value();
+    CHECK(q8_weights(stack) == 31569076224ULL);
+    CHECK(q8_weights(stack) + q8_weights(block) == 32904044544ULL);
+}
+
+// --mtp at Q8_0 and 8,192 tokens on one H100: the block's weights 1,419,834,368 B (above); its
+// MTP context's KV, one attention block at f16: 8,192 x 2 KV heads x 128 x 2 B x 2 = 8,388,608
+// B; its compute buffer under flash attention, the attention phase: 512 ubatch rows x (two
+// 2688-wide rows, q 32 x 128, k and v 2 x 2 x 128, the output 32 x 128 = 14,080 floats) x 4 B
+// = 28,835,840 B beside the f16 mask 512 x 8,192 x 2 B = 8,388,608 B: 37,224,448 B. The MoE
+// sub-layer runs only on llama-server's 4 outputs (crop_before_ffn, nemotron-h-moe.cpp lines
+// 54-57): 4 rows, far under it (over all 512 rows, two 2688-wide rows and 6 experts' 1856-wide
+// up and activation rows alone, 512 x (5376 + 2 x 6 x 1856) x 4 B = 56,623,104 B, would pass it).
+// In all 1,465,447,424 B.
+TEST_CASE("Nemotron 3.5 Lightning: --mtp plans the block and its draft context") {
+    PlanSettings s = test::at_context(8192);
+    s.server.mtp = true;
+    const auto p = test::plan_of("nemotron-3.5-lightning-30b-a3b", "Q8_0", {"h100-sxm"}, s);
+    CHECK(test::term(p.gpus[0], "mtp").load == 1419834368ULL + 8388608ULL + 37224448ULL);
 }

@@ -88,7 +88,7 @@ void write_mla_keys(GgufWriter& w, const Model& m, const std::string& arch, std:
 
 // Every other architecture's KV heads (per layer for granite-hybrid), head dims and rope dims.
 void write_attention_keys(GgufWriter& w, const Model& m, const std::string& arch,
-                          std::uint64_t v_dim) {
+                          std::uint64_t v_dim, bool mtp) {
     const auto& a = m.arch;
     const std::string p = arch + ".";
     if (arch == "mimo2" || arch == "gemma4") {
@@ -104,6 +104,8 @@ void write_attention_keys(GgufWriter& w, const Model& m, const std::string& arch
         std::vector<std::uint32_t> kv;
         for (const LayerKind k : layer_kinds(m))
             kv.push_back(k == LayerKind::full ? u32(a.attention.kv_heads) : 0);
+        // conversion/nemotron.py registers the folded MTP block as an attention layer too
+        if (mtp && arch == "nemotron_h_moe") kv.push_back(u32(a.attention.kv_heads));
         w.u32_array(p + "attention.head_count_kv", kv);
     } else {
         w.u32(p + "attention.head_count_kv", u32(a.attention.kv_heads));
@@ -138,7 +140,7 @@ void write_attention_keys(GgufWriter& w, const Model& m, const std::string& arch
     w.u32(p + "rope.dimension_count", u32(rot));
 }
 
-void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
+void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch, bool mtp) {
     const auto& a = m.arch;
     const std::string p = arch + ".";
     if (arch == "nemotron_h" || arch == "nemotron_h_moe") {
@@ -147,6 +149,8 @@ void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch) {
         std::vector<std::uint32_t> widths;
         for (const LayerKind k : layer_kinds(m))
             widths.push_back(k == LayerKind::ffn ? u32(ff) : 0);
+        // ... and as an FFN (MoE) layer: the MTP block has both
+        if (mtp && arch == "nemotron_h_moe") widths.push_back(u32(ff));
         w.u32_array(p + "feed_forward_length", widths);
     } else if ((arch == "granitehybrid" || arch == "llama" || arch == "minimax-m2" ||
                 arch == "phimoe") &&
@@ -410,9 +414,9 @@ void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch
         arch == "kimi-k3" || arch == "hy_v4") {
         write_mla_keys(w, m, arch, v_dim);
     } else {
-        write_attention_keys(w, m, arch, v_dim);
+        write_attention_keys(w, m, arch, v_dim, mtp);
     }
-    write_ffn_keys(w, m, arch);
+    write_ffn_keys(w, m, arch, mtp);
     write_layer_kind_keys(w, m, arch);
     if (arch == "kimi-k3") write_kimi_k3_keys(w, m);
     if (arch == "qwen4exp") write_qwen4exp_keys(w, m);

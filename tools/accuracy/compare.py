@@ -101,7 +101,7 @@ MODELS = [
     ("minicpm5-2b", "Q4_K_M"),             # llama: MiniCPM5 2B, untied, 16 q / 2 KV heads
     ("deepseek-v4-flash-vision-exp", "Q2_K"),  # deepseek4 with the image routing bias on 43 layers
     ("muse-glimmer-30b", "Q4_K_M"),        # muse-glimmer: sliding 3:1 (NoPE full), attn_gate, sandwich norms
-    ("nemotron-3.5-lightning-30b-a3b", "Q4_0"),  # nemotron_h_moe, Nano's layout (ggml-org's Q4_0)
+    ("nemotron-3.5-lightning-30b-a3b", "Q4_0"),  # nemotron_h_moe, Nano's layout
     ("spark-x2.5-4b", "Q4_K_M"),           # spark2_5: fused qkv, head-wise attn_gate, sliding 3:1
 ]
 
@@ -127,6 +127,7 @@ REPACK_SETTING = "4096:512:1:on:f16:f16"
 MTP_MODELS = [
     ("qwen3.5-9b", "Q5_K_M"),              # qwen35: the MTP block is a full-attention layer
     ("glm-4.5-air", "Q4_K_M"),             # glm4moe: MoE block with its own embedding and head
+    ("nemotron-3.5-lightning-30b-a3b", "Q4_0"),  # nemotron_h_moe: attention + MoE in one block
 ]
 
 # ACCURACY_ONLY=model,model runs those models alone and writes their table to

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/layer_kinds.hpp"
@@ -153,6 +154,33 @@ int mtp_source_layer(const Model& model, int last) {
     return last;
 }
 
+// Whether the MTP block folds a MoE sub-layer into its attention block. nemotron_h_moe's stack
+// has single-purpose blocks (a Mamba-2 mixer, an attention mixer or an FFN alone), and its
+// loader builds the one trailing nextn block with both: the attention sub-layer (attn_norm,
+// q / k / v, output) and the MoE one behind post_attention_norm (router, routing bias, experts,
+// shared expert), nemotron-h.cpp lines 142-181 at 0ad4a86; graph_mtp (nemotron-h-moe.cpp) runs
+// them in turn. It holds no embedding or head of its own: the graph drafts with the stack's
+// token_embd and output (lines 25 and 156).
+bool mtp_folds_moe_sublayer(const Model& model) {
+    const auto arch = llama_arch(model);
+    return arch && *arch == "nemotron_h_moe";
+}
+
+// Layer `from`'s tensors, renamed and renumbered as layer `to`'s, but those named `skip`.
+void copy_layer_tensors(const TensorLayout& layout, int from, int to, std::string_view skip,
+                        std::vector<TensorInfo>& out) {
+    const std::string prefix = "blk." + std::to_string(from) + ".";
+    for (const auto& t : layout.tensors) {
+        if (t.layer != from) continue;
+        const std::string_view suffix = t.name.view().substr(prefix.size());
+        if (suffix == skip) continue;
+        TensorInfo c = t;
+        c.name = "blk." + std::to_string(to) + "." + std::string(suffix);
+        c.layer = to;
+        out.push_back(c);
+    }
+}
+
 }  // namespace
 
 Result<std::vector<TypedTensor>> llamacpp_mtp_block(const Model& model, const Quant& quant) {
@@ -167,17 +195,17 @@ Result<std::vector<TypedTensor>> llamacpp_mtp_block(const Model& model, const Qu
     if (last == kinds.rend()) return std::vector<TypedTensor>{};
     const int source = mtp_source_layer(model, static_cast<int>(kinds.rend() - last) - 1);
     const int mtp = static_cast<int>(model.arch.layers);
-    const std::string from = "blk." + std::to_string(source) + ".";
     std::vector<TensorInfo> copies;
-    for (const auto& t : layout.tensors) {
-        if (t.layer != source) continue;
-        TensorInfo c = t;
-        c.name =
-            "blk." + std::to_string(mtp) + "." + std::string(t.name.view().substr(from.size()));
-        c.layer = mtp;
-        copies.push_back(c);
-    }
+    copy_layer_tensors(layout, source, mtp, {}, copies);
     const std::uint64_t h = model.arch.hidden_size;
+    if (mtp_folds_moe_sublayer(model)) {
+        // the stack's last FFN block gives the MoE sub-layer, less that block's own norm
+        const auto ffn = std::find(kinds.rbegin(), kinds.rend(), LayerKind::ffn);
+        if (ffn == kinds.rend()) return std::vector<TypedTensor>{};
+        const int moe = static_cast<int>(kinds.rend() - ffn) - 1;
+        copy_layer_tensors(layout, moe, mtp, "attn_norm.weight", copies);
+        copies.push_back(nextn_tensor(mtp, "post_attention_norm.weight", h, 1));
+    }
     copies.push_back(nextn_tensor(mtp, "nextn.eh_proj.weight", checked::mul(2, h), h));
     for (const char* norm :
          {"nextn.enorm.weight", "nextn.hnorm.weight", "nextn.shared_head_norm.weight"}) {

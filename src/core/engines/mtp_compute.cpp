@@ -6,6 +6,7 @@
 #include "cache_setup.hpp"
 #include "canitrun/checked.hpp"
 #include "canitrun/llamacpp_engine.hpp"
+#include "canitrun/tensor_layout.hpp"
 #include "layer_rows.hpp"
 #include "moe_floats.hpp"
 
@@ -19,7 +20,8 @@ namespace {
 // head_dim), build_attn over the context's cells (qwen35.cpp:597, glm4-moe.cpp:223), the FFN
 // (qwen35.cpp:613; glm4-moe.cpp:235-259, routed experts and a shared one), and only then picks
 // the outputs for the shared head (qwen35.cpp:633, glm4-moe.cpp:272): the FFN spans the whole
-// ubatch, unlike the stack's last layer. With a single layer the KQ mask is freed after the
+// ubatch, unlike the stack's last layer (nemotron_h_moe's block picks them before its MoE
+// sub-layer: ffn_rows). With a single layer the KQ mask is freed after the
 // attention, so the buffer is the larger of two phases, each per ubatch token in f32:
 // - attention: two n_embd rows (the block's input, eh_proj's output, kept for the residual, and
 //   the normed row), q (x 2 with the gate), k and v, the attention's output (heads x v) and,
@@ -29,8 +31,10 @@ namespace {
 // Derived, not fitted; against the pinned libllama's CPU buffers (llama_probe --mtp,
 // docs/ACCURACY.md's MTP rows) it is exact for Qwen 3.5 9B at 32768 cells with and without flash
 // attention and at 131072 (88.02, 1132.01, 172.02 MiB), and GLM-4.5-Air's reads 146 MiB at
-// 32768 cells (148.01) and 196 at 131072 (200.01). Where the block is MLA (DeepSeek, GLM-5) the
-// heads' widths stand in for the latent attention's: unconfirmed.
+// 32768 cells (148.01) and 196 at 131072 (200.01); Nemotron 3.5 Lightning's whole mtp term (its
+// MoE cropped to the outputs) reads 753.00 MiB against 752.51 at 4096 cells, 1001.00 against
+// 1000.51 at 131072 and 2889.00 against 2881.51 without flash attention. Where the block is MLA
+// (DeepSeek, GLM-5) the heads' widths stand in for the latent attention's: unconfirmed.
 std::uint64_t attention_floats(const Model& m, std::uint64_t n_kv, bool flash_attn) {
     // the stack's last full-attention (or MLA) group sets the block's widths
     LayerGroup block;
@@ -48,6 +52,15 @@ std::uint64_t attention_floats(const Model& m, std::uint64_t n_kv, bool flash_at
                         checked::add(checked::add(kv, out), kq));
 }
 
+// The rows the block's FFN runs on. nemotron_h_moe's graph_mtp gathers the output rows before
+// its MoE sub-layer (crop_before_ffn, nemotron-h-moe.cpp lines 54-57 and 89-92 at 0ad4a86: the
+// context is reserved with embeddings_nextn off, llama-context.cpp line 119), so its FFN spans
+// the outputs the graph is reserved for; the others' FFN spans the whole ubatch.
+std::uint64_t ffn_rows(const Model& m, const CacheSetup& setup) {
+    const auto arch = llama_arch(m);
+    return arch && *arch == "nemotron_h_moe" ? setup.g.outputs : setup.g.ubatch;
+}
+
 }  // namespace
 
 Result<Bytes> llamacpp_mtp_compute_bytes(const Model& model, const LlamaCppOptions& options) {
@@ -62,7 +75,8 @@ Result<Bytes> llamacpp_mtp_compute_bytes(const Model& model, const LlamaCppOptio
             const std::uint64_t ffn = model.is_moe() ? moe_ffn_floats(model, setup.routed_down)
                                                      : checked::mul(3, widest_ffn_width(model));
             const Bytes ffn_phase =
-                checked::mul(per_token, checked::add(checked::mul(2, model.arch.hidden_size), ffn));
+                checked::mul(checked::mul(ffn_rows(model, setup), kF32Bytes),
+                             checked::add(checked::mul(2, model.arch.hidden_size), ffn));
             return std::max(attention, ffn_phase);
         },
         [&] {
