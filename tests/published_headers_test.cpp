@@ -17,15 +17,16 @@
 #include <string>
 #include <vector>
 
-#include "canitrun/gguf_file_size.hpp"
 #include "canitrun/llama_log.hpp"
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
 #include "catch.hpp"
+#include "published_flags.hpp"
 #include "test_support.hpp"
 
 using namespace canitrun;
+using canitrun::test::tensors_with_tied;
 
 namespace {
 
@@ -278,15 +279,6 @@ nlohmann::json fixture_architectures() {
     return headers_fixture().at("architectures");
 }
 
-// The layout's tensor count for `model` with the tied flag set as given: a tied layout has no
-// output.weight, so the two counts differ by one and a header's count picks one of them.
-std::uint64_t tensors_with_tied(Model model, bool tied) {
-    model.arch.tied_embeddings = tied;
-    const auto layout = tensor_layout(model);
-    REQUIRE(layout);
-    return layout->tensors.size();
-}
-
 // The layout's tensors whose names hold `part` (with the model's own tied flag; the parts rows
 // name are a layer's, which the flag does not change): a row's 'missing_named' tensors, so that
 // the tensors a file lacks are the layout's own count of them and not a figure the row chose.
@@ -310,50 +302,6 @@ std::uint64_t mtp_tensors(const Model& model, const nlohmann::json& row) {
     return block->size() * model.arch.mtp_layers;
 }
 
-// Published files tests/fixtures/published-sizes.json records to the byte, of plain
-// llama-quantize file types (no recipe) and of the database's model itself (no variant).
-std::vector<nlohmann::json> exact_size_rows() {
-    std::ifstream in(CANITRUN_SOURCE_DIR "/tests/fixtures/published-sizes.json");
-    REQUIRE(in);
-    const auto sizes = nlohmann::json::parse(in);
-    std::vector<nlohmann::json> out;
-    for (const auto& row : sizes.at("files")) {
-        if (!row.contains("bytes") || row.contains("variant")) continue;
-        if (!test::quant(row.at("quant").get<std::string>()).recipe_base.empty()) continue;
-        out.push_back(row);
-    }
-    return out;
-}
-
-// The tensors' bytes of `model` at a size row's file type (with the publisher's importance
-// matrix where the row says so), with the tied flag set as given.
-std::uint64_t tensor_bytes_with_tied(Model model, bool tied, const nlohmann::json& row) {
-    model.arch.tied_embeddings = tied;
-    QuantizeRequest request = quantize_request(test::quant(row.at("quant").get<std::string>()));
-    if (row.value("imatrix", false)) request.imatrix = true;
-    const auto bytes = gguf_tensor_bytes(model, request);
-    REQUIRE(bytes);
-    return *bytes;
-}
-
-// A file holds its tensors, so it is at least their bytes: every published file of a model
-// weighs at least the layout's tensors with the database's flag (an untied flag on a model whose
-// files have no head fails here), and where the untied layout's tensors alone outweigh a tied
-// model's file, the file has no head of its own. It confirms a tied flag only: an untied model's
-// file outweighs its tied layout by the head, but also by its metadata, which no bound here
-// limits.
-void confirm_by_file_sizes(std::set<std::string>& confirmed) {
-    for (const auto& row : exact_size_rows()) {
-        INFO(row.at("file").get<std::string>()
-             << " (" << row.at("model").get<std::string>() << ")");
-        const Model& m = test::model(row.at("model").get<std::string>());
-        const auto bytes = row.at("bytes").get<std::uint64_t>();
-        CHECK(tensor_bytes_with_tied(m, m.arch.tied_embeddings, row) <= bytes);
-        if (m.arch.tied_embeddings && tensor_bytes_with_tied(m, false, row) > bytes) {
-            confirmed.insert(m.id);
-        }
-    }
-}
 }  // namespace
 
 TEST_CASE("published headers: every fixture row names its file, its source and a model") {
@@ -405,9 +353,11 @@ TEST_CASE("published headers: every fixture row names its file, its source and a
 // map one to one onto GGUF tensors, their count is the layout's with the flag and not without.
 // Where llama.cpp's source for the architecture leaves a file no choice (its graph reads no head,
 // its loader requires one or has none), the source shows it, whatever the count: the only way
-// for the encoders and phimoe, whose layouts are the same either way. A tied model's file
-// published to the byte (tests/fixtures/published-sizes.json) that weighs less than the untied
-// layout's tensors alone shows it has no head (confirm_by_file_sizes).
+// for the encoders and phimoe, whose layouts are the same either way. A file published to the
+// byte (published_flags.hpp) weighs its tensors and at most the largest header it could carry:
+// a tied model's file lighter than the untied layout's tensors alone has no head, an untied
+// model's file heavier than the tied layout's tensors and that header has one
+// (confirm_by_file_sizes).
 TEST_CASE("published headers: each header's tensor count confirms the database's tied flag") {
     std::set<std::string> confirmed;
     for (const auto& row : fixture_checkpoints()) {
@@ -431,7 +381,7 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
         CHECK(row.at("output_head").get<bool>() == !m.arch.tied_embeddings);
         if (row.at("output_head").get<bool>() == !m.arch.tied_embeddings) confirmed.insert(m.id);
     }
-    confirm_by_file_sizes(confirmed);
+    test::confirm_by_file_sizes(confirmed);
     for (const auto& h : published_headers()) {
         if (known_differences().count(h.log) == 1) continue;
         INFO(h.log << " (" << h.model_id << ")");
@@ -479,11 +429,16 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
     // hy_v4, kimi-k3, kimi-linear, mimo2, minimax-m2, minimax-m3, step35 and muse-glimmer loaders
     // (deepseek-v4-flash / pro / pro-0813, hy4-preview, kimi-k3, kimi-linear-48b-a3b,
     // mimo-v2-flash, mimo-v2.6-pro-rl, minimax-m2, minimax-m3, step-3.5-flash,
-    // muse-glimmer-30b), and one more from published-sizes.json's exact byte counts
-    // (granite-4.1-3b: Unsloth's 13 plain files, each lighter than the untied layout's tensors;
-    // qwen3-0.6b's and gemma-4-12b's files confirm flags the headers show too): 158 (47 tied,
-    // 111 untied)
-    CHECK(confirmed.size() >= 158);
+    // muse-glimmer-30b), and 16 more from files' exact byte counts (published_flags_test.cpp):
+    // granite-4.1-3b (Unsloth's 13 plain files), granite-4.0-micro, granite-4.0-1b,
+    // granite-4.0-350m, granite-4.0-h-1b, granite-4.0-h-350m, lfm2-350m, lfm2-700m, lfm2-2.6b,
+    // lfm2-8b-a1b, spark-x2.5-4b (their publishers' Q4_K_M files) and qwen3-embedding-0.6b
+    // (Qwen's Q8_0), each lighter than the untied layout's tensors, and mistral-small-3.2-24b,
+    // llama-4-scout-17b-16e (Unsloth's Q4_K_M, Q3_K_S), nemotron-nano-9b-v2 and seed-oss-36b
+    // (bartowski's Q4_K_M), each heavier than the tied layout's tensors and the largest header;
+    // qwen3-0.6b's and gemma-4-12b's files confirm flags the headers show too: 173 (58 tied,
+    // 115 untied)
+    CHECK(confirmed.size() >= 173);
 }
 
 // A fixture row's type counts, where the quote gives them for a plain llama-quantize file, are

@@ -1,0 +1,114 @@
+#pragma once
+// A published file's exact byte count against the database's tied flag, shared by
+// published_headers_test.cpp (which counts every flag a published file confirms) and
+// published_flags_test.cpp (the rule's own cases). A file is its header, then its tensors' data:
+// it weighs at least its tensors, and at most its tensors and the largest header it could carry,
+// so a file whose bytes fall outside the window of one flag's layout shows the other flag.
+
+#include <cstdint>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "canitrun/gguf_file_size.hpp"
+#include "canitrun/tensor_layout.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+namespace canitrun::test {
+
+// Published files recorded to the byte, of plain llama-quantize file types (no recipe) and of the
+// database's model itself (no variant): tests/fixtures/published-sizes.json's rows with 'bytes',
+// and tests/fixtures/published-headers.json's 'sizes' (files whose whole-file size canitrun
+// misses by more than published_sizes_test allows, kept out of its bounds).
+inline std::vector<nlohmann::json> exact_size_rows() {
+    std::vector<nlohmann::json> out;
+    const auto add = [&](const nlohmann::json& rows) {
+        for (const auto& row : rows) {
+            if (!row.contains("bytes") || row.contains("variant")) continue;
+            if (!quant(row.at("quant").get<std::string>()).recipe_base.empty()) continue;
+            out.push_back(row);
+        }
+    };
+    std::ifstream sizes(CANITRUN_SOURCE_DIR "/tests/fixtures/published-sizes.json");
+    REQUIRE(sizes);
+    add(nlohmann::json::parse(sizes).at("files"));
+    std::ifstream headers(CANITRUN_SOURCE_DIR "/tests/fixtures/published-headers.json");
+    REQUIRE(headers);
+    add(nlohmann::json::parse(headers).at("sizes"));
+    return out;
+}
+
+// The tensors' bytes of `model` at a size row's file type (with the publisher's importance
+// matrix where the row says so), with the tied flag set as given.
+inline std::uint64_t tensor_bytes_with_tied(Model model, bool tied, const nlohmann::json& row) {
+    model.arch.tied_embeddings = tied;
+    QuantizeRequest request = quantize_request(quant(row.at("quant").get<std::string>()));
+    if (row.value("imatrix", false)) request.imatrix = true;
+    const auto bytes = gguf_tensor_bytes(model, request);
+    REQUIRE(bytes);
+    return *bytes;
+}
+
+// The most a GGUF header can weigh for `model` with `tensors` tensors: everything in the file but
+// the tensors' data (ggml/docs/gguf.md).
+// - The fixed fields: magic, version, tensor count, metadata count (4 + 4 + 8 + 8 = 24).
+// - A tensor info per tensor: its name (a u64 length and at most GGML_MAX_NAME = 64 bytes), its
+//   dimension count (u32), at most GGML_MAX_DIMS = 4 dimensions (u64 each), its type (u32) and
+//   offset (u64): 8 + 64 + 4 + 32 + 4 + 8 = 120. Each tensor's data starts at a multiple of
+//   general.alignment (32, the default the converter keeps), so the header's end and every
+//   tensor's data may be followed by at most 31 bytes of padding.
+// - The tokenizer, bounded by the file's own vocabulary (the embedding's rows, vocab_size): 1 KiB
+//   a token, for its text (a u64 length and its bytes), its type and score (4 + 4) and its share
+//   of the BPE merges (each a u64 length and two tokens' text). The densest tokenizers measured
+//   weigh about 60 bytes a token (gguf_file_size.cpp: Llama 3's 7,817,421 bytes for 128,256
+//   tokens with 280,147 merges, Gemma 4's 15,762,502 for 262,144 with 514,906), a sixteenth of it.
+// - Every other key (general.*, the hyperparameters, the chat template, quantize.imatrix.*):
+//   16 MiB, where the chat templates measured are tens of KB.
+// An untied file heavier than its tied layout's tensors and this header is untied whatever its
+// header holds; the bound is checked against every file recorded to the byte, whose headers
+// (file less tensors) it must exceed (published_flags_test.cpp).
+inline std::uint64_t largest_header_bytes(const Model& model, std::uint64_t tensors) {
+    constexpr std::uint64_t fixed = 24;
+    constexpr std::uint64_t per_tensor = 120 + 31;
+    constexpr std::uint64_t per_token = 1024;
+    constexpr std::uint64_t other_keys = 16ULL << 20;
+    return fixed + 31 + tensors * per_tensor + model.arch.vocab_size * per_token + other_keys;
+}
+
+// The layout's tensor count for `model` with the tied flag set as given: a tied layout has no
+// output.weight, so the two counts differ by one and a header's count picks one of them.
+inline std::uint64_t tensors_with_tied(Model model, bool tied) {
+    model.arch.tied_embeddings = tied;
+    const auto layout = tensor_layout(model);
+    REQUIRE(layout);
+    return layout->tensors.size();
+}
+
+// Whether a file of `bytes` bytes can be `model` at the row's file type with the tied flag set
+// as given: at least the layout's tensors, at most those and the largest header.
+inline bool weighs_as_layout(const Model& model, bool tied, const nlohmann::json& row,
+                             std::uint64_t bytes) {
+    const auto tensors = tensor_bytes_with_tied(model, tied, row);
+    const auto header = largest_header_bytes(model, tensors_with_tied(model, tied));
+    return tensors <= bytes && bytes <= tensors + header;
+}
+
+// Every file recorded to the byte weighs as the layout with the database's flag, and where it
+// cannot weigh as the layout with the other flag, it confirms the database's: a tied model's file
+// lighter than the untied layout's tensors alone has no head; an untied model's file heavier than
+// the tied layout's tensors and the largest header has one.
+inline void confirm_by_file_sizes(std::set<std::string>& confirmed) {
+    for (const auto& row : exact_size_rows()) {
+        INFO(row.at("file").get<std::string>()
+             << " (" << row.at("model").get<std::string>() << ")");
+        const Model& m = model(row.at("model").get<std::string>());
+        const auto bytes = row.at("bytes").get<std::uint64_t>();
+        CHECK(weighs_as_layout(m, m.arch.tied_embeddings, row, bytes));
+        if (!weighs_as_layout(m, !m.arch.tied_embeddings, row, bytes)) confirmed.insert(m.id);
+    }
+}
+
+}  // namespace canitrun::test

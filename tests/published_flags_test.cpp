@@ -1,0 +1,120 @@
+// The tied flag against published files' exact byte counts (tests/fixtures/published-sizes.json's
+// rows with 'bytes'): a file is its header and then its tensors' data, so it weighs at least the
+// layout's tensors and at most those and the largest header it could carry (published_flags.hpp).
+// A file outside one flag's window shows the other flag: published_headers_test.cpp counts the
+// flags it confirms with the headers'.
+
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "catch.hpp"
+#include "published_flags.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+// published-headers.json's 'sizes' rows are published-sizes.json's kind of row: a file on the
+// Hub, its exact bytes, where they were read, and why the row is not in published-sizes.json.
+TEST_CASE("published flags: every 'sizes' row names its file, its bytes, its source and a model") {
+    std::ifstream in(CANITRUN_SOURCE_DIR "/tests/fixtures/published-headers.json");
+    REQUIRE(in);
+    const auto rows = nlohmann::json::parse(in).at("sizes");
+    REQUIRE(!rows.empty());
+    for (const auto& row : rows) {
+        INFO(row.dump());
+        CHECK(test::database().find_model(row.at("model").get<std::string>()));
+        CHECK(test::database().find_quant(row.at("quant").get<std::string>()));
+        CHECK(row.at("bytes").get<std::uint64_t>() > 0);
+        CHECK(row.at("source").get<std::string>() ==
+              "https://huggingface.co/" + row.at("repo").get<std::string>() + "/blob/main/" +
+                  row.at("file").get<std::string>());
+        CHECK(!row.at("size_from").get<std::string>().empty());
+        CHECK(!row.at("copy").get<std::string>().empty());
+        CHECK(!row.at("why_here").get<std::string>().empty());
+    }
+}
+
+// Mistral Small 3.2's bound by hand: its tied layout holds 362 tensors (40 layers of 9, the
+// embedding and the output norm), its vocabulary 131,072 tokens. 24 + 31 fixed and padding,
+// 362 x 151 = 54,662 of tensor infos and padding, 131,072 x 1,024 = 134,217,728 of tokenizer,
+// 16,777,216 of other keys: 151,049,661 bytes. Its output head at Q4_K_M (q6_K, 6.5625 bits a
+// weight) weighs 131,072 x 5,120 x 6.5625 / 8 = 550,502,400 bytes, 3.6 times the bound.
+TEST_CASE("published flags: the largest header, worked by hand for one model") {
+    const Model& m = test::model("mistral-small-3.2-24b");
+    CHECK(m.arch.vocab_size == 131072);
+    CHECK(test::tensors_with_tied(m, true) == 40 * 9 + 2);
+    CHECK(test::largest_header_bytes(m, 362) == 151049661);
+}
+
+// Every file recorded to the byte weighs the layout's tensors with the database's flag and a
+// header no larger than the bound: the bound is never below a header measured this way (the file
+// less its tensors). A wrong flag fails here in both directions: a tied flag on a file that holds
+// a head weighs more than the bound allows, an untied flag on one without is heavier than the file.
+TEST_CASE(
+    "published flags: every exact-size file weighs its tensors and at most the largest "
+    "header") {
+    std::size_t checked = 0;
+    for (const auto& row : test::exact_size_rows()) {
+        INFO(row.at("file").get<std::string>()
+             << " (" << row.at("model").get<std::string>() << ")");
+        const Model& m = test::model(row.at("model").get<std::string>());
+        const auto bytes = row.at("bytes").get<std::uint64_t>();
+        const auto tensors = test::tensor_bytes_with_tied(m, m.arch.tied_embeddings, row);
+        REQUIRE(tensors <= bytes);
+        CHECK(bytes - tensors <=
+              test::largest_header_bytes(m, test::tensors_with_tied(m, m.arch.tied_embeddings)));
+        ++checked;
+    }
+    CHECK(checked >= 30);
+}
+
+// The flags the exact sizes decide, by model and direction: each model's database flag flipped
+// puts every one of its deciding rows outside the flipped layout's window, so flipping it fails
+// the case above. The tied ones weigh less than their untied layout's tensors (Spark-X2.5 4B's
+// Q4_K_M 2,600,224,352 bytes against 2,783,580,160); Mistral Small 3.2 is untied: Unsloth's
+// Q4_K_M, 14,333,922,848 bytes, outweighs the tied tensors (13,948,538,880) and the
+// 151,049,661-byte bound by 234,334,307 (the untied tensors are 14,326,026,240, the bytes
+// Mesh-LLM's list records as the file's estimated_model_bytes).
+TEST_CASE("published flags: the exact sizes decide these models' flags") {
+    const std::map<std::string, bool> tied_by_size = {
+        {"granite-4.1-3b", true},
+        {"qwen3-0.6b", true},
+        {"gemma-4-12b", true},
+        {"mistral-small-3.2-24b", false},
+        {"granite-4.0-h-350m", true},
+        {"granite-4.0-micro", true},
+        {"lfm2-350m", true},
+        {"spark-x2.5-4b", true},
+        {"qwen3-embedding-0.6b", true},
+        {"lfm2-700m", true},
+        {"lfm2-2.6b", true},
+        {"lfm2-8b-a1b", true},
+        {"granite-4.0-1b", true},
+        {"granite-4.0-h-1b", true},
+        {"granite-4.0-350m", true},
+        {"nemotron-nano-9b-v2", false},
+        {"seed-oss-36b", false},
+        {"llama-4-scout-17b-16e", false},
+    };
+    std::map<std::string, int> deciding;
+    for (const auto& row : test::exact_size_rows()) {
+        const Model& m = test::model(row.at("model").get<std::string>());
+        const auto bytes = row.at("bytes").get<std::uint64_t>();
+        if (test::weighs_as_layout(m, !m.arch.tied_embeddings, row, bytes)) continue;
+        INFO(row.at("file").get<std::string>() << " (" << m.id << ")");
+        CHECK(test::weighs_as_layout(m, m.arch.tied_embeddings, row, bytes));
+        deciding[m.id] += 1;
+        const auto expected = tied_by_size.find(m.id);
+        REQUIRE(expected != tied_by_size.end());
+        CHECK(m.arch.tied_embeddings == expected->second);
+    }
+    std::set<std::string> decided;
+    for (const auto& [id, rows] : deciding) decided.insert(id);
+    std::set<std::string> expected;
+    for (const auto& [id, tied] : tied_by_size) expected.insert(id);
+    CHECK(decided == expected);
+}
