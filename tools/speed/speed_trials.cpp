@@ -380,6 +380,53 @@ void write_power_share(std::ostream& out) {
            "power is the whole chip's), AMD, Intel and Apple.\n";
 }
 
+// #34's Intel runs after the Xe2 position cost: an Alchemist card's prompt on the shaders (tried),
+// and where the decode misses sit, with the figures.
+void write_intel_trials(std::ostream& out) {
+    out << "- Tried and not kept (#34): an Alchemist Arc (A-series) multiplies on its vector "
+           "engines. ggml-vulkan turns on cooperative matrices for an Intel GPU only from Xe2 on "
+           "(ggml_vk_khr_cooperative_matrix_support since llama.cpp#14001: \"Only allowing "
+           "Xe2/Xe3 GPU ... since older hardware (ex. Arc A770) has performance regressions\"; "
+           "ggml-org/ggml ae72070f, d99724f2), and an A770's Vulkan device line reads \"matrix "
+           "cores: none\" (llama.cpp#17628). At its vector FP32 rate (17.2 of its 137.6 TFLOPS), "
+           "llama.cpp#20893's 2x Arc A770 qwen3-30b-a3b-instruct-2507 Q4_K_M pp512 (Vulkan b7548) "
+           "read at 0.64x its measure left out, not 3.94x. Alone, it left Intel's attention "
+           "multiplier, in a fit without kyuz0's Arc Pro B70 runs (Intel's only prompts deep in a "
+           "cache), to the few per cent of time attention takes in an empty prompt: those prompts "
+           "16384 deep read at 1.8-7.9x their measure (Gemma 4's at 43x; 0.52-0.62x before, the "
+           "A770's prompt "
+           "having pulled the multiplier up; holding a multiplier no run measures at the value "
+           "pooled over every group: 1.8-6.4x), every run's prefill left out 15.9 % / "
+           "46.4 % to 16.3 % / 54.0 % (median / p90). With Intel's attention at the vector rate "
+           "too (the B70's reaches about 2.4 TFLOPS of attention in sample: a multiplier of 77 on "
+           "the XMX rate, 9.4 on the vector one, the other groups' 1-11): 0.43-0.72x (Gemma 4's "
+           "5.5x, from 6.3-6.5x), every run's "
+           "prefill 15.87 % / 46.41 % to 16.05 % / 46.77 % (runs past 35 % 92 to 90; the "
+           "datacenter group's median 31.7 % to 27.0 %, the A770's prompt no longer moving the "
+           "shared terms; every other class's runs 44.7 % to 43.2 % at p90, the same at the "
+           "median), but Wesley-Jakob-Gilbert's B70 prompts 7 % to 10 % at the median left out: "
+           "one quantized multiplier for a B70's XMX products and an A770's dp4a shader ones. "
+           "Decode unchanged.\n"
+           "- Where Intel's decode error sits (#34, left out, after the Xe2 position cost): 10 of "
+           "its 35 runs miss by more than 35 %, five of them Wesley-Jakob-Gilbert's (b9739, Mesa "
+           "26.0.3: Q8_0, Q2_K, MXFP4, Nemotron Nano 9B v2 and Gemma 3 12B at 1.5-1.9x their "
+           "measure). The position cost adds nothing there (64 positions a layer at depth 0: "
+           "47 us of llama-3.1-8b's 23.8 ms), and the builds take one path: "
+           "ggml_vk_should_use_mmvq "
+           "runs an Intel product of k >= 2048 on Linux on MMVQ for every type but Q4_0 and Q5_1 "
+           "at b9039 and b9739 alike (llama.cpp#23056, b9452, moved only Q2_K, Q3_K and Q6_K "
+           "below that k). The same machine's SYCL build (llm-inference-SYCL.md, b9739) is as "
+           "slow for two: Nemotron Nano 9B v2 at 22.14 t/s (Vulkan 19.19) and gpt-oss-20b at "
+           "50.38 (43.13), a Mamba-2 scan and an MXFP4 MoE the B70 runs slowly on either backend. "
+           "Q8_0 decodes at 20.31 t/s on Vulkan and 56.00 on SYCL; llama.cpp#24002 finds every "
+           "8-bit type 2.3-3.7x slower than Q6_K on an Arc A770 under Vulkan. The fit's other "
+           "Q8_0 B70 decode (kyuz0's Qwen3.5-9B, printed Q8_0) is Unsloth's UD-Q8_K_XL, 12.07 GiB "
+           "where Q8_0 would be 8.86: about 41 % of its weights BF16, which the B70 reads at "
+           "83-87 % of its bandwidth without unpacking, so Intel's unpacking cost sees a cheaper "
+           "Q8_0 than Wesley-Jakob-Gilbert's. Not modelled: a per-type cost for one class is a "
+           "free parameter per class.\n";
+}
+
 }  // namespace
 
 void write_fit_trials(std::ostream& out) {
@@ -388,6 +435,7 @@ void write_fit_trials(std::ostream& out) {
     write_delta_net_trials(out);
     write_xe2_mmvq_trial(out);
     write_xe2_kv_position_trial(out);
+    write_intel_trials(out);
     write_flash_attn_trials(out);
     write_bandwidth_floor(out);
     write_bandwidth_pin(out);
