@@ -375,3 +375,18 @@ TEST_CASE("best plan cli: layers and experts in RAM both reach the printed line"
     CHECK(flag_value(command, "--n-cpu-moe") == "45");
 }
 
+// GLM-4.5-Air's first layer is dense (one of 46; the other 45 MoE), so no set of layers' experts
+// in RAM holds GPU 0's first layer: the sentence must not call the set "each GPU's first ones".
+// Its layers are the -ot pattern's, which JSON gives as cpu_moe_set.
+TEST_CASE("best plan cli: a chosen set is described as chosen, not as each GPU's first layers") {
+    const auto o = run_cli({"glm-4.5-air", "--gpu", "2x3090", "--ram", "64"});
+    REQUIRE(o.code == 1);  // runs with offload, not whole on the GPUs
+    INFO(o.out);
+    REQUIRE(has(o.out, " -ot "));
+    CHECK_FALSE(has(o.out, "each GPU's first ones"));
+    CHECK(has(o.out, "chosen on each GPU to free what it cannot hold"));
+    const json doc = page_json({"glm-4.5-air", "--gpu", "2x3090", "--ram", "64", "--json"});
+    const json& set = doc["hardware"]["selected"]["cpu_moe_set"];
+    REQUIRE_FALSE(set.empty());
+    CHECK(set[0].get<int>() > 0);  // layer 0, dense, has no routed experts to move
+}
