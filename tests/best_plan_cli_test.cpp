@@ -269,3 +269,124 @@ TEST_CASE("best plan cli: --json carries the plan's own placement where the flag
     CHECK(alt["decode_tokens_per_s"] == own["selected"]["speed"]["decode_tokens_per_s"]);
     CHECK_FALSE(own["selected"].contains("alternative"));
 }
+
+namespace {
+
+// The value after `flag` in a printed command line ("" where it has none).
+std::string flag_value(const std::string& command, const std::string& flag) {
+    const auto at = command.find(" " + flag + " ");
+    if (at == std::string::npos) return "";
+    const auto from = at + flag.size() + 2;
+    return command.substr(from, command.find(' ', from) - from);
+}
+
+// Where llama.cpp puts each unit of a printed line: llama_model::load_tensors (src/llama-model.cpp
+// at 0ad4a86, lines 1509-1530) splits n_layer_all + 1 units, the last -ngl of them on the GPUs
+// (i_gpu_start = units - ngl), unit il on the first GPU whose cumulative share of -ts is past
+// (il - i_gpu_start) / act_gpu_layers (std::upper_bound). -1: the CPU.
+std::vector<int> llamacpp_devices(std::uint64_t units, std::uint64_t ngl,
+                                  const std::vector<double>& ts) {
+    const std::uint64_t act = std::min(ngl, units);
+    const std::uint64_t start = units - act;
+    double sum = 0;
+    for (const double t : ts) sum += t;
+    std::vector<float> splits;
+    double run = 0;
+    for (const double t : ts) splits.push_back(static_cast<float>((run += t) / sum));
+    std::vector<int> out;
+    for (std::uint64_t il = 0; il < units; ++il) {
+        if (il < start) {
+            out.push_back(-1);
+            continue;
+        }
+        const float f = static_cast<float>(il - start) / static_cast<float>(act);
+        out.push_back(
+            static_cast<int>(std::upper_bound(splits.begin(), splits.end(), f) - splits.begin()));
+    }
+    return out;
+}
+
+std::vector<double> numbers(const std::string& list) {
+    std::vector<double> out;
+    std::size_t from = 0;
+    while (from <= list.size()) {
+        const auto comma = std::min(list.find(',', from), list.size());
+        out.push_back(std::stod(list.substr(from, comma - from)));
+        from = comma + 1;
+    }
+    return out;
+}
+
+}  // namespace
+
+// GLM-4.5-Air's GGUF files carry its MTP block: block_count 47, 46 layers + 1 nextn (the data's
+// run.gguf_mtp, ggml-org/llama.cpp PR #14939's log), so llama.cpp splits 48 units, the nextn
+// block (skipped unless loaded to draft) at 46 and the head at 47. The printed -ts must put on
+// each GPU exactly the layers the plan's table gives it; an -ts summing to the plan's own 47
+// units moves the boundary (26,21: ceil(26 x 48 / 47) = 27 layers on GPU 0, one more than
+// planned on a GPU planned 0.1 GB short of full).
+TEST_CASE("best plan cli: the printed -ts places a file's MTP block as llama.cpp counts it") {
+    const json doc =
+        page_json({"glm-4.5-air", "--gpu", "2x3090", "--ram", "64", "--quant", "Q4_K_M", "--json"});
+    const std::string command = doc["hardware"]["llama_cpp_command"];
+    INFO(command);
+    const json& s = doc["hardware"]["selected"];
+    REQUIRE(flag_value(command, "-ngl") == "99");
+    const auto devices = llamacpp_devices(48, 99, numbers(flag_value(command, "-ts")));
+    for (std::size_t d = 0; d < 2; ++d) {
+        const auto on_d = std::count(devices.begin(), devices.begin() + 46, static_cast<int>(d));
+        CHECK(on_d == s["gpus"][d]["layers"].get<long>());
+        CHECK((devices[47] == static_cast<int>(d)) == s["gpus"][d]["output_head"].get<bool>());
+    }
+    // --json carries the split the line prints
+    std::string split;
+    for (const auto& u : s["tensor_split"]) {
+        split += (split.empty() ? "" : ",") + std::to_string(u.get<std::uint64_t>());
+    }
+    CHECK(split == flag_value(command, "-ts"));
+}
+
+// --ngl 10 on GLM-4.5-Air, as canitrun counts it: 9 layers and the head on the RTX 4090 (the
+// table's "9+out", 37 layers in RAM). llama.cpp's -ngl K keeps units 48 - K to 47 on the GPU:
+// 9 layers (37 to 45), the nextn block (46) and the head (47) are K = 11.
+TEST_CASE("best plan cli: the printed -ngl counts a file's MTP block") {
+    const json doc =
+        page_json({"glm-4.5-air", "--gpu", "RTX 4090", "--ram", "128", "--ngl", "10", "--json"});
+    const std::string command = doc["hardware"]["llama_cpp_command"];
+    INFO(command);
+    const json& s = doc["hardware"]["selected"];
+    REQUIRE(s["gpus"][0]["layers"] == 9);
+    CHECK(flag_value(command, "-ngl") == "11");
+    CHECK(s["gpu_layers"] == 11);
+    const auto devices = llamacpp_devices(48, 11, {1});
+    CHECK(std::count(devices.begin(), devices.begin() + 46, 0) == 9);
+}
+
+// --ngl 10 --n-cpu-moe 45 on Qwen3-30B-A3B (48 layers, no MTP block in its files): 9 layers and
+// the head on the GPU, the routed experts of the first 45 in RAM (all of those 39 in RAM, 6 of
+// the GPU's). The line must keep both: -ngl 99 would put all 48 layers' attention on the GPU.
+TEST_CASE("best plan cli: layers and experts in RAM both reach the printed line") {
+    const json doc = page_json({"qwen3-30b-a3b", "--gpu", "RTX 4060", "--ram", "64", "--ngl", "10",
+                                "--n-cpu-moe", "45", "--json"});
+    const std::string command = doc["hardware"]["llama_cpp_command"];
+    INFO(command);
+    CHECK(doc["hardware"]["selected"]["gpus"][0]["layers"] == 9);
+    CHECK(flag_value(command, "-ngl") == "10");
+    CHECK(flag_value(command, "--n-cpu-moe") == "45");
+}
+
+// GLM-4.5-Air's first layer is dense (one of 46; the other 45 MoE), so no set of layers' experts
+// in RAM holds GPU 0's first layer: the sentence must not call the set "each GPU's first ones".
+// Its layers are the -ot pattern's, which JSON gives as cpu_moe_set.
+TEST_CASE("best plan cli: a chosen set is described as chosen, not as each GPU's first layers") {
+    const auto o = run_cli({"glm-4.5-air", "--gpu", "2x3090", "--ram", "64"});
+    REQUIRE(o.code == 1);  // runs with offload, not whole on the GPUs
+    INFO(o.out);
+    REQUIRE(has(o.out, " -ot "));
+    CHECK_FALSE(has(o.out, "each GPU's first ones"));
+    CHECK(has(o.out, "chosen on each GPU to free what it cannot hold"));
+    const json doc = page_json({"glm-4.5-air", "--gpu", "2x3090", "--ram", "64", "--json"});
+    const json& set = doc["hardware"]["selected"]["cpu_moe_set"];
+    REQUIRE_FALSE(set.empty());
+    CHECK(set[0].get<int>() > 0);  // layer 0, dense, has no routed experts to move
+}

@@ -322,9 +322,12 @@ TEST_CASE("best plan: a chosen set of layers' experts on three GPUs") {
     CHECK(p.ram.weights == parts.input_weights + experts);
     const std::vector<std::string> args = placement_args(&h, &p);
     const std::vector<std::string> want = {
-        "-ngl", "99",
-        "-ot",  "blk\\.([7-9]|1[0-9]|2[6-9]|3[0-9]|40)\\.ffn_(up|down|gate|gate_up)_(ch|)exps=CPU",
-        "-ts",  "7,19,21"};
+        "-ngl", "99", "-ot",
+        "blk\\.([7-9]|1[0-9]|2[6-9]|3[0-9]|40)\\.ffn_(up|down|gate|gate_up)_(ch|)exps=CPU",
+        // the last count takes the files' nextn block: llama.cpp splits 48 units (46 layers,
+        // the MTP block, the head; launch_command's llamacpp_tensor_split), so GPU 0 gets
+        // ceil(7 x 48 / 48) = 7 layers, as placed
+        "-ts", "7,19,22"};
     CHECK(args == want);
     // The search keeps a set of 28 or fewer, faster than the --n-cpu-moe plan (31, -ts 35,6,6)
     // and at least as fast as this set.
@@ -523,9 +526,12 @@ TEST_CASE("best plan: a chosen set of two kinds of layer on four GPUs") {
     CHECK(p.gpus[1].most() + parts.layers[10].routed_experts > p.gpus[1].capacity);
     CHECK(p.gpus[2].most() + parts.layers[19].routed_experts > p.gpus[2].capacity);
     const std::vector<std::string> want = {
-        "-ngl", "99",
-        "-ot",  "blk\\.([1-2]|5|10|19|2[6-9]|3[0-9]|40)\\.ffn_(up|down|gate|gate_up)_(ch|)exps=CPU",
-        "-ts",  "10,8,8,21"};
+        "-ngl", "99", "-ot",
+        "blk\\.([1-2]|5|10|19|2[6-9]|3[0-9]|40)\\.ffn_(up|down|gate|gate_up)_(ch|)exps=CPU",
+        // the last count takes the files' nextn block: llama.cpp splits 48 units (46 layers,
+        // the MTP block, the head; launch_command's llamacpp_tensor_split), so GPU 0 gets
+        // ceil(10 x 48 / 48) = 10 layers, as placed
+        "-ts", "10,8,8,22"};
     CHECK(placement_args(&h, &p) == want);
     PlacementOptions old = chosen;
     old.tensor_split = {7, 6, 13, 21};
@@ -567,9 +573,12 @@ TEST_CASE("best plan: a chosen set on three unlike GPUs") {
     CHECK(p.gpus[1].capacity == 24'696'061'952);
     CHECK(p.gpus[2].capacity == 16'106'127'360);
     const std::vector<std::string> want = {
-        "-ngl", "99",
-        "-ot",  "blk\\.([5-6]|[8-9]|2[0-1]|23|38)\\.ffn_(up|down|gate|gate_up)_(ch|)exps=CPU",
-        "-ts",  "19,18,10"};
+        "-ngl", "99", "-ot",
+        "blk\\.([5-6]|[8-9]|2[0-1]|23|38)\\.ffn_(up|down|gate|gate_up)_(ch|)exps=CPU",
+        // the last count takes the files' nextn block: llama.cpp splits 48 units (46 layers,
+        // the MTP block, the head; launch_command's llamacpp_tensor_split), so GPU 0 gets
+        // ceil(19 x 48 / 48) = 19 layers, as placed
+        "-ts", "19,18,11"};
     CHECK(placement_args(&h, &p) == want);
     PlacementOptions old = chosen;
     old.cpu_moe_set.clear();

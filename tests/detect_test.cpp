@@ -277,3 +277,35 @@ TEST_CASE("detect: the CPU's cores, vector width and clock from /proc/cpuinfo") 
     CHECK(pi.ghz == 2.4);
     CHECK(parse_cpuinfo("processor : 0\nflags : sse2\n", std::nullopt).vector_bytes == 0);
 }
+
+// --gpu auto on machines one llama.cpp process cannot drive whole, as the recordings combine
+// them: the two RTX 3090 of nvidia-2x3090 beside the RX 7900 XTX of amd-7900xtx (CUDA and ROCm
+// are two builds), and beside amd-apu's integrated Radeon (a machine of its own). Named, each
+// list is refused (cli_hardware_test.cpp); detected, the same rule refuses it with exit 2
+// rather than a -ts split over all three. One vendor's cards, and MIG slices, pass.
+TEST_CASE("detect: --gpu auto refuses the mixes --gpu refuses by name") {
+    DetectedSystem mix = recorded("nvidia-2x3090");
+    const DetectedSystem amd = recorded("amd-7900xtx");
+    REQUIRE(amd.gpus.size() == 1);
+    mix.gpus.push_back(amd.gpus[0]);
+    const auto mixed = detected_one_machine(mix, test::database());
+    REQUIRE_FALSE(mixed);
+    CHECK(mixed.error().kind == ErrorKind::bad_input);
+    CHECK(mixed.error().message.find("mixes NVIDIA and AMD cards") != std::string::npos);
+    CHECK(mixed.error().hint.find("--host 'rtx-3090,rtx-3090' --host 'rx-7900-xtx'") !=
+          std::string::npos);
+
+    DetectedSystem apu = recorded("nvidia-2x3090");
+    const DetectedSystem radeon = recorded("amd-apu");
+    REQUIRE(radeon.gpus.size() == 1);
+    REQUIRE(radeon.gpus[0].integrated);
+    apu.gpus.push_back(radeon.gpus[0]);
+    const auto shared = detected_one_machine(apu, test::database());
+    REQUIRE_FALSE(shared);
+    CHECK(shared.error().message.find("a unified-memory machine") != std::string::npos);
+    CHECK(shared.error().hint.find("--gpu 'rtx-3090,rtx-3090'") != std::string::npos);
+
+    CHECK(detected_one_machine(recorded("nvidia-2x3090"), test::database()).value_or(false));
+    CHECK(detected_one_machine(recorded("nvidia-a100-mig"), test::database()).value_or(false));
+    CHECK(detected_one_machine(recorded("apple-m2-max"), test::database()).value_or(false));
+}

@@ -383,3 +383,15 @@ TEST_CASE("cli: the serving line carries the growth its own plan lowered") {
     CHECK(serving["growth_cap"]["ctx_checkpoints"].get<std::uint64_t>() == std::stoull(words[5]));
     CHECK(serving["growth_cap"]["cache_ram_mib"].is_null());
 }
+
+// Qwen3-30B-A3B Q4_K_M with --n-cpu-moe 0 on an RTX 4060 Ti 16GB: the GPU holds every layer,
+// 18.4 GB of weights against 16.1 GB usable, and is over at load. The RAM holds token_embd
+// and the logits (0.19 GB) and grows by the 8,589,934,592 B prompt cache to 8.8 GB of its 32 GB:
+// the growth is within the RAM, so its line must not say the memory is over; the GPU is.
+TEST_CASE("cli: a plan over on the GPU does not blame the RAM's growth") {
+    const auto o = run_cli({"qwen3-30b-a3b", "--gpu", "4060 ti 16gb", "--n-cpu-moe", "0"});
+    CHECK(o.code == 1);
+    CHECK(has(o.out, "GPU 0 (NVIDIA RTX 4060 Ti 16GB) needs 20.1 GB of its 16.1 GB usable"));
+    CHECK(has(o.out, "At most RAM 8.8 GB of 32.0 GB: within that memory"));
+    CHECK_FALSE(has(o.out, "more than the memory holds"));
+}

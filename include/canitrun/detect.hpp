@@ -103,6 +103,25 @@ std::optional<std::pair<Bytes, Bytes>> parse_tegrastats_ram(const std::string& l
 // memory counted once (the RAM left for the CPU is system RAM less what the GPU may use).
 Hardware hardware_from(const DetectedSystem& system, const Database& db);
 
+// One GPU as the one-machine rule reads it: its vendor, whether it shares the host's memory,
+// its name for the message and the id a --host flag takes.
+struct MachineGpu {
+    std::string vendor;
+    bool unified = false;
+    std::string name;
+    std::string id;
+};
+
+// Whether one llama.cpp process can drive these GPUs together, the same rule for a --gpu list
+// (select_gpus) and for detected GPUs: a unified-memory GPU (a Mac, an APU) is a machine of its
+// own, and one process runs one vendor's backend on discrete cards. The error says how they
+// were asked (`asked`), which GPU breaks the rule and the --host flags that plan them.
+Result<bool> check_one_machine(const std::vector<MachineGpu>& gpus, const std::string& asked);
+
+// The detected GPUs as one process would be asked to drive them (hardware_from's, MIG slices as
+// one), through check_one_machine: --gpu auto refuses what --gpu refuses when named.
+Result<bool> detected_one_machine(const DetectedSystem& system, const Database& db);
+
 // One detected device as the planner takes it (its database entry, usable memory, a MIG
 // slice's share of its GPU's bandwidth), whatever hardware_from keeps: `system` lists them all.
 GpuDevice device_from(const DetectedGpu& d, const Database& db);

@@ -29,6 +29,13 @@ bool loads_from_repo(const Model& model, const Quant& quant);
 // A --tensor-split as llama.cpp takes it: "40,41".
 std::string tensor_split_text(const std::vector<std::uint64_t>& split);
 
+// -ngl and -ts as llama.cpp counts them for this placement: its units plus, where a layer is on
+// the GPUs, Placement::idle_units (a file's MTP blocks, which llama.cpp counts past the stack);
+// -ts as each GPU's units where there are idle ones (the head's GPU takes them), else the split
+// placed by (empty: by memory). Without idle units, the placement's own figures.
+std::uint64_t llamacpp_gpu_layers(const Placement& p);
+std::vector<std::uint64_t> llamacpp_tensor_split(const Placement& p);
+
 // The arguments that place the model, as llama_server_args writes them: -ngl, --n-cpu-moe or
 // --cpu-moe, and on several GPUs -ts and -sm row or tensor. Without a placement, every layer on
 // the GPU.

@@ -84,6 +84,10 @@ struct ModelParts {
     // Set by the llama.cpp rule: the input embedding stays in RAM (llama.cpp keeps token_embd
     // on the host), the buffers above are placed per device and overhead_percent is 0.
     std::optional<RuntimeBuffers> buffers;
+    // Units llama.cpp counts among -ngl's and -ts's that hold nothing in this plan: the MTP
+    // (nextn) blocks a GGUF file carries past the stack (plan_parts sets it; Placement keeps it
+    // for the printed line, launch_command's llamacpp_gpu_units).
+    std::uint64_t idle_units = 0;
 
     Bytes weights() const;
     Bytes kv_cache() const;

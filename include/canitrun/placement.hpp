@@ -190,6 +190,9 @@ struct Placement {
     Bytes checkpoint_bytes = 0;  // one checkpoint of one sequence
     std::vector<Share> gpus;     // one per Hardware::gpus, same order
     Share ram;
+    // ModelParts::idle_units, as placed: llama.cpp's units past the stack that hold nothing,
+    // after the last layer and before the output head, so on the head's device.
+    std::uint64_t idle_units = 0;
 
     bool fits() const;
     Bytes gpu_total() const;

@@ -103,10 +103,10 @@ void write_growth_cap(JsonSink& w, const Placement& p) {
 void write_plan(JsonSink& w, const Plan& plan) {
     const Placement& p = plan.placement;
     w.field("plan", plan_kind_name(plan.kind));
-    w.field("gpu_layers", p.gpu_layers);
+    w.field("gpu_layers", llamacpp_gpu_layers(p));
     w.field("cpu_moe_layers", p.cpu_moe_layers);
     w.field("cpu_moe_set", p.cpu_moe_set);  // -ot's chosen layers; empty: the first ones
-    w.field("tensor_split", p.tensor_split);
+    w.field("tensor_split", llamacpp_tensor_split(p));
     w.key("gpus");
     w.begin_array();
     for (const auto& g : p.gpus) write_share(w, g);

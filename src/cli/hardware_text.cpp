@@ -149,8 +149,8 @@ std::string expert_offload_sentence(const Placement& p, const Hardware& h) {
     if (!p.cpu_moe_set.empty()) {
         return fmt::format(
             "Does not fit the GPU memory whole; runs with the routed experts of {} "
-            "layers in system RAM, each GPU's first ones, as many as it cannot hold "
-            "(llama.cpp -ot): {} on the GPUs, {} in RAM.",
+            "layers in system RAM, chosen on each GPU to free what it cannot hold "
+            "(llama.cpp -ot, the layers its pattern names): {} on the GPUs, {} in RAM.",
             p.cpu_moe_layers, format_gb(p.gpu_total()), format_gb(p.ram.total()));
     }
     return fmt::format(
@@ -268,14 +268,20 @@ void write_resident(std::ostream& out, const Placement& p, const Hardware& h) {
     if (!any_growth) return;
     out << "  Grows after load (llama-server): " << grows << ". At most ";
     std::string most;
+    bool over = false;  // a growing share past its memory at its most
     const auto at_most = [&](const Share& s, const std::string& where) {
         if (s.grows_by() == 0) return;
         most += fmt::format("{}{} {} of {}", most.empty() ? "" : ", ", where, format_gb(s.most()),
                             format_gb(s.capacity));  // the Usable column's figure
+        over = over || !s.fits();
     };
     for (std::size_t i = 0; i < p.gpus.size(); ++i) at_most(p.gpus[i], device_label(h, i));
     at_most(p.ram, "RAM");
-    out << most << (p.fits() ? ": the plan holds at those." : ": more than the memory holds.")
+    // Where the plan fails on another device (a GPU over at load), the growth is not why.
+    out << most
+        << (over       ? ": more than the memory holds."
+            : p.fits() ? ": the plan holds at those."
+                       : ": within that memory; what does not fit is named above.")
         << "\n";
 }
 

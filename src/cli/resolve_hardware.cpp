@@ -51,7 +51,9 @@ Result<std::optional<Hardware>> hardware_from_flags(const Database& db, const Ha
     if (flags.gpu.empty()) return std::optional<Hardware>{};
     Hardware h;
     if (flags.gpu == "auto") {
-        h = hardware_from(detect_this_machine(), db);
+        const DetectedSystem system = detect_this_machine();
+        CANITRUN_TRY(detected_one_machine(system, db));
+        h = hardware_from(system, db);
     } else {
         CANITRUN_TRY_ASSIGN(auto selection, select_gpus(db, flags.gpu));
         h.gpus = devices_for(selection.gpus);

@@ -480,6 +480,34 @@ Hardware hardware_from(const DetectedSystem& system, const Database& db) {
     return h;
 }
 
+Result<bool> detected_one_machine(const DetectedSystem& system, const Database& db) {
+    std::vector<std::string> notes;
+    std::vector<MachineGpu> gpus;
+    std::string names;
+    for (const auto& d : as_cuda_sees(system, notes)) {
+        DetectedGpu lookup = d;
+        if (d.parent_memory != 0) {
+            lookup.name = d.parent_name;
+            lookup.memory = d.parent_memory;
+        }
+        const Gpu* entry = match_gpu(db, lookup);
+        gpus.push_back({d.vendor, d.integrated, d.name, entry != nullptr ? entry->id : d.name});
+        names += (names.empty() ? "" : ", ") + d.name;
+    }
+    auto one = check_one_machine(gpus, "--gpu auto (found " + names + ")");
+    if (!one && !gpus.front().unified) {
+        // A desktop's integrated GPU beside its cards is the common case: name the cards.
+        std::string ids;
+        for (const auto& g : gpus) {
+            if (!g.unified && g.vendor == gpus.front().vendor)
+                ids += (ids.empty() ? "" : ",") + g.id;
+        }
+        one.error().hint =
+            "name the GPUs one llama.cpp process runs: --gpu '" + ids + "'; or " + one.error().hint;
+    }
+    return one;
+}
+
 namespace detail {
 
 std::vector<std::string> probe_split(const std::string& s, char sep) {

@@ -1,5 +1,6 @@
 #include "canitrun/hardware.hpp"
 
+#include "canitrun/detect.hpp"
 #include "canitrun/fit.hpp"
 #include "canitrun/name_match.hpp"
 #include "canitrun/strings.hpp"
@@ -131,16 +132,15 @@ const char* vendor_words(const std::string& vendor) {
 
 // The --host flags that plan these GPUs as machines over llama.cpp's RPC: a unified-memory GPU
 // (a Mac, an APU) is a machine of its own, discrete cards go one machine per vendor.
-std::string hosts_for(const std::vector<const Gpu*>& gpus) {
+std::string hosts_for(const std::vector<MachineGpu>& gpus) {
     std::vector<std::pair<std::string, std::string>> hosts;  // (vendor, "id,id"); "" unified
-    for (const Gpu* g : gpus) {
-        const bool own = g->gpu_class == GpuClass::unified;
+    for (const MachineGpu& g : gpus) {
         auto at = std::find_if(hosts.begin(), hosts.end(),
-                               [&](const auto& h) { return !own && h.first == g->vendor; });
+                               [&](const auto& h) { return !g.unified && h.first == g.vendor; });
         if (at == hosts.end()) {
-            hosts.emplace_back(own ? "" : g->vendor, g->id);
+            hosts.emplace_back(g.unified ? "" : g.vendor, g.id);
         } else {
-            at->second += "," + g->id;
+            at->second += "," + g.id;
         }
     }
     std::string flags;
@@ -148,27 +148,39 @@ std::string hosts_for(const std::vector<const Gpu*>& gpus) {
     return flags;
 }
 
+Result<std::vector<const Gpu*>> one_machine(std::vector<const Gpu*> gpus, const std::string& spec) {
+    std::vector<MachineGpu> devices;
+    devices.reserve(gpus.size());
+    for (const Gpu* g : gpus) {
+        devices.push_back({g->vendor, g->gpu_class == GpuClass::unified, g->short_name, g->id});
+    }
+    CANITRUN_TRY(check_one_machine(devices, "'" + spec + "'"));
+    return gpus;
+}
+
+}  // namespace
+
 // GPUs one llama.cpp process can drive together: a unified-memory GPU (a Mac, an APU) is a
 // machine of its own, and one process runs one vendor's backend (CUDA, ROCm, SYCL) on discrete
 // cards; cards of two vendors together need the Vulkan backend or llama.cpp's RPC, which
-// canitrun plans as machines (--host).
-Result<std::vector<const Gpu*>> one_machine(std::vector<const Gpu*> gpus, const std::string& spec) {
-    if (gpus.size() < 2) return gpus;
-    for (const Gpu* g : gpus) {
-        if (g->gpu_class == GpuClass::unified) {
+// canitrun plans as machines (--host). The one rule for named (--gpu LIST) and detected GPUs.
+Result<bool> check_one_machine(const std::vector<MachineGpu>& gpus, const std::string& asked) {
+    if (gpus.size() < 2) return true;
+    for (const MachineGpu& g : gpus) {
+        if (g.unified) {
             return fail(ErrorKind::bad_input,
-                        "'" + spec + "' puts " + g->short_name +
+                        asked + " puts " + g.name +
                             ", a unified-memory machine, beside other GPUs in one machine",
                         "a Mac or an APU is a machine of its own: plan them over llama.cpp's RPC, "
                         "one --host per machine: " +
                             hosts_for(gpus));
         }
     }
-    for (const Gpu* g : gpus) {
-        if (g->vendor != gpus.front()->vendor) {
+    for (const MachineGpu& g : gpus) {
+        if (g.vendor != gpus.front().vendor) {
             return fail(ErrorKind::bad_input,
-                        std::string("'") + spec + "' mixes " + vendor_words(gpus.front()->vendor) +
-                            " and " + vendor_words(g->vendor) +
+                        asked + " mixes " + vendor_words(gpus.front().vendor) + " and " +
+                            vendor_words(g.vendor) +
                             " cards: one llama.cpp process runs one vendor's backend",
                         "drive them together through llama.cpp's RPC, one --host per vendor's "
                         "cards: " +
@@ -176,10 +188,8 @@ Result<std::vector<const Gpu*>> one_machine(std::vector<const Gpu*> gpus, const 
                             " (or build llama.cpp with Vulkan, which canitrun does not plan)");
         }
     }
-    return gpus;
+    return true;
 }
-
-}  // namespace
 
 namespace {
 

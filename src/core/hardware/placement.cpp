@@ -493,6 +493,7 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
             const std::uint64_t n = parts.layers.size();
             Placement p;
             p.op_offload = options.op_offload;
+            p.idle_units = parts.idle_units;
             p.gpu_layers =
                 hardware.gpus.empty() ? 0 : std::min(options.gpu_layers.value_or(n + 1), n + 1);
             p.cpu_moe_layers = std::min<std::uint64_t>(options.cpu_moe_layers.value_or(0), n);

@@ -166,13 +166,34 @@ std::string tensor_split_text(const std::vector<std::uint64_t>& split) {
     return out;
 }
 
+std::uint64_t llamacpp_gpu_layers(const Placement& p) {
+    // One unit on the GPUs is the head alone, which -ngl 1 keeps there whatever the idle units.
+    return p.gpu_layers > 1 ? checked::add(p.gpu_layers, p.idle_units) : p.gpu_layers;
+}
+
+std::vector<std::uint64_t> llamacpp_tensor_split(const Placement& p) {
+    // -sm row and tensor read -ts as each GPU's part of every matrix, not as units.
+    if (p.idle_units == 0 || p.row_split || p.tensor_parallel || p.gpus.size() < 2) {
+        return p.tensor_split;
+    }
+    // Each GPU's own units, the idle ones with the head's: counts that sum to llama.cpp's units
+    // on the GPUs place exactly (Placement's unit ends: ceil(count x units / units) = count).
+    std::vector<std::uint64_t> units;
+    units.reserve(p.gpus.size());
+    for (const auto& g : p.gpus) {
+        units.push_back(g.output ? checked::add(g.layers, checked::add(1, p.idle_units))
+                                 : g.layers);
+    }
+    return units;
+}
+
 std::vector<std::string> placement_args(const Hardware* hardware, const Placement* placement) {
     std::vector<std::string> args;
     if (hardware != nullptr && hardware->gpus.empty()) {
         add(args, "-ngl", "0");
-    } else if (placement != nullptr && placement->ram.layers > 0 &&
-               placement->cpu_moe_layers == 0) {
-        add(args, "-ngl", std::to_string(placement->gpu_layers));
+    } else if (placement != nullptr && placement->ram.layers > 0) {
+        // layers in RAM, with or without other layers' experts there: -ngl says which
+        add(args, "-ngl", std::to_string(llamacpp_gpu_layers(*placement)));
     } else {
         add(args, "-ngl", "99");
     }
@@ -190,8 +211,10 @@ std::vector<std::string> placement_args(const Hardware* hardware, const Placemen
         // The split planned: given or found (unit counts), else in proportion to memory
         // (llama.cpp's default, from free memory).
         std::string split;
-        if (placement != nullptr && !placement->tensor_split.empty()) {
-            split = tensor_split_text(placement->tensor_split);
+        const auto units =
+            placement != nullptr ? llamacpp_tensor_split(*placement) : std::vector<std::uint64_t>{};
+        if (!units.empty()) {
+            split = tensor_split_text(units);
         } else {
             for (const auto& d : hardware->gpus) {
                 split += (split.empty() ? "" : ",") + std::to_string(d.memory / kGiB);

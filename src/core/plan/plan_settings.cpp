@@ -139,9 +139,21 @@ Result<ModelParts> plan_parts(const Model& model, const Quant& quant,
     return plan_parts(model, quant, settings, {});
 }
 
-Result<ModelParts> plan_parts(const Model& model, const Quant& quant, const PlanSettings& settings,
-                              std::string_view kept) {
-    if (settings.rule == Rule::quick) return model_parts(model, quant, settings.estimate);
+namespace {
+
+// The units llama.cpp counts among -ngl's and -ts's past the stack that hold nothing: the MTP
+// (nextn) blocks the GGUF file carries. The converter counts them in block_count (conversion/
+// glm.py's Glm4MoeModel at 0ad4a86, and so n_layer_all) and llama_model::load_tensors splits
+// n_layer_all + 1 units (src/llama-model.cpp at 0ad4a86: i_gpu_start, act_gpu_layers), while the
+// blocks' tensors are skipped unless --mtp loads them (TENSOR_SKIP, src/models/glm4-moe.cpp),
+// which server_terms then counts on the output head's device, where these units lie.
+std::uint64_t idle_units(const Model& model, const PlanSettings& settings) {
+    const bool carried = settings.file ? settings.file->sums.mtp > 0 : model.run.gguf_mtp;
+    return carried ? model.arch.mtp_layers : 0;
+}
+
+Result<ModelParts> llamacpp_plan_parts(const Model& model, const Quant& quant,
+                                       const PlanSettings& settings, std::string_view kept) {
     CANITRUN_TRY(require_loadable(settings, quant));
     CANITRUN_TRY_ASSIGN(auto o, llamacpp_options(model, settings, Backend::cuda));
     // A file's own tensors, through the same caches and buffers as a database model's.
@@ -150,6 +162,16 @@ Result<ModelParts> plan_parts(const Model& model, const Quant& quant, const Plan
     CANITRUN_TRY_ASSIGN(auto stored, kept_weight_parts(kept, quant.id));
     if (stored) return llamacpp_parts_at_context(std::move(*stored), model, o);
     return llamacpp_parts(model, quant, o);
+}
+
+}  // namespace
+
+Result<ModelParts> plan_parts(const Model& model, const Quant& quant, const PlanSettings& settings,
+                              std::string_view kept) {
+    if (settings.rule == Rule::quick) return model_parts(model, quant, settings.estimate);
+    CANITRUN_TRY_ASSIGN(auto parts, llamacpp_plan_parts(model, quant, settings, kept));
+    parts.idle_units = idle_units(model, settings);
+    return parts;
 }
 
 Result<ModelParts> plan_parts_at_context(ModelParts parts, const Model& model,
