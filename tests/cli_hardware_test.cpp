@@ -313,6 +313,17 @@ TEST_CASE("cli: a MIG machine is planned on its largest slice alone, and says wh
     CHECK(has(o.out, "counts it at its most against 1081.6 GB of RAM;"));
 }
 
+// A desktop's integrated Radeon beside two RTX 3090 (the nvidia-2x3090-amd-apu recording): the
+// plan is the cards' alone (nvidia-smi names them), and the note names the Radeon it left out.
+TEST_CASE("cli: --gpu auto plans the cards and leaves a desktop's integrated GPU out") {
+    const auto o =
+        run_cli({"llama-3.3-70b", "--gpu", "auto"}, {recording("nvidia-2x3090-amd-apu")});
+    REQUIRE(o.code == 0);
+    CHECK(has(o.out, "On 2x NVIDIA GeForce RTX 3090 + "));
+    CHECK(has(o.out, "left out: an integrated GPU shares the system RAM"));
+    CHECK_FALSE(has(o.out, "unified memory"));
+}
+
 // The reason names the device that is over: with every expert on the GPU (--n-cpu-moe 0) a
 // 16 GB card cannot hold Qwen3-30B-A3B at Q4_K_M (about 18 GB of weights), though GPU and RAM
 // together could.

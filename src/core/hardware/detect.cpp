@@ -1,5 +1,6 @@
 #include "canitrun/detect.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -423,6 +424,30 @@ std::vector<DetectedGpu> as_cuda_sees(const DetectedSystem& system,
     return out;
 }
 
+// The GPUs one llama.cpp process on this machine would run on: as_cuda_sees's, less an
+// integrated GPU beside discrete cards. Such a GPU shares the system RAM and needs its own
+// backend (a desktop's Radeon or Intel iGPU beside an NVIDIA card is invisible to CUDA), so the
+// cards are planned and it is named in a note, never pooled with them.
+std::vector<DetectedGpu> one_process_gpus(const DetectedSystem& system,
+                                          std::vector<std::string>& notes) {
+    std::vector<DetectedGpu> seen = as_cuda_sees(system, notes);
+    const bool cards =
+        std::any_of(seen.begin(), seen.end(), [](const DetectedGpu& d) { return !d.integrated; });
+    if (!cards) return seen;
+    std::vector<DetectedGpu> out;
+    for (auto& d : seen) {
+        if (!d.integrated) {
+            out.push_back(std::move(d));
+            continue;
+        }
+        notes.push_back(d.name +
+                        " left out: an integrated GPU shares the system RAM and is not driven by "
+                        "the process that runs the cards beside it (plan it as a machine of its "
+                        "own with --host)");
+    }
+    return out;
+}
+
 }  // namespace
 
 GpuDevice device_from(const DetectedGpu& d, const Database& db) {
@@ -463,7 +488,7 @@ Hardware hardware_from(const DetectedSystem& system, const Database& db) {
     h.ram = system.ram.value_or(0);
     h.cpu = system.cpu;
     Bytes shared = 0;  // the unified devices' memory, taken from system RAM
-    for (const auto& d : as_cuda_sees(system, h.notes)) {
+    for (const auto& d : one_process_gpus(system, h.notes)) {
         const GpuDevice device = device_from(d, db);
         if (device.memory == 0) {
             h.notes.push_back(d.name + " left out: " + d.via +
@@ -484,7 +509,7 @@ Result<bool> detected_one_machine(const DetectedSystem& system, const Database& 
     std::vector<std::string> notes;
     std::vector<MachineGpu> gpus;
     std::string names;
-    for (const auto& d : as_cuda_sees(system, notes)) {
+    for (const auto& d : one_process_gpus(system, notes)) {
         DetectedGpu lookup = d;
         if (d.parent_memory != 0) {
             lookup.name = d.parent_name;
@@ -496,7 +521,7 @@ Result<bool> detected_one_machine(const DetectedSystem& system, const Database& 
     }
     auto one = check_one_machine(gpus, "--gpu auto (found " + names + ")");
     if (!one && !gpus.front().unified) {
-        // A desktop's integrated GPU beside its cards is the common case: name the cards.
+        // Two vendors' cards: name the first vendor's, which one process can run together.
         std::string ids;
         for (const auto& g : gpus) {
             if (!g.unified && g.vendor == gpus.front().vendor)
