@@ -44,6 +44,9 @@ void write_fit_source(std::ostream& out, const SpeedModel& model);
 void write_known_limits(std::ostream& out);
 // Its second half: the terms tried on the fit, kept or not (speed_trials.cpp).
 void write_fit_trials(std::ostream& out);
+// The decode terms tried on AMD's, GeForce's and Pascal's left-out clusters
+// (speed_trials_decode.cpp).
+void write_decode_cluster_trials(std::ostream& out);
 void write_speed_report(std::ostream& out, const SpeedModel& model, const std::vector<FitRow>& rows,
                         const std::map<std::string, int>& skipped, std::size_t sources);
 

@@ -443,6 +443,7 @@ void write_fit_trials(std::ostream& out) {
     write_band_weights(out);
     write_geforce_attention(out);
     write_power_share(out);
+    write_decode_cluster_trials(out);
 }
 
 }  // namespace canitrun::tools
