@@ -170,8 +170,9 @@ TEST_CASE("attention on a GeForce card runs KQ at its FP32-accumulate rate") {
 // (sustained_clock_share, #34): at 1.2 W a TFLOPS, the RTX 6000 Ada's 364.25 TFLOPS need
 // 437.1 W of its 300 (data/gpus/nvidia.json), so it sustains 300 / 1.2 = 250 TFLOPS and, at
 // p = 1, 1e10 FLOPs take 1e10 / 250e12 = 40.0 us; at full rate 27.45 us. The RTX 4090's
-// 330.4 need 396.5 W of its 450: full rate, 30.266 us. A GPU without a board power in the data
-// (an H100 PCIe, 756.5 TFLOPS) runs at its full rate: 13.219 us.
+// 330.4 need 396.5 W of its 450: full rate, 30.266 us. An H100 PCIe's 756.5 TFLOPS need 907.8 W
+// of its 350 (NVIDIA's product brief): 291.67 TFLOPS, 34.286 us. A GPU without a board power in
+// the data (a B200) runs at its full rate.
 TEST_CASE("prefill: a card short of the power its matrix rate needs runs at a lower clock") {
     SpeedModel m = test::zeroed_speed_model();
     for (SpeedClass c :
@@ -187,8 +188,9 @@ TEST_CASE("prefill: a card short of the power its matrix rate needs runs at a lo
     CHECK(sustained_clock_share(geforce.gpus[0]) == 1);
     CHECK(*prefill_seconds(w, geforce, m, 512) == Approx(30.266e-6).epsilon(1e-4));
     const Hardware h100 = test::hardware_of({"h100-pcie"});
-    CHECK(sustained_clock_share(h100.gpus[0]) == 1);
-    CHECK(*prefill_seconds(w, h100, m, 512) == Approx(13.219e-6).epsilon(1e-4));
+    CHECK(sustained_clock_share(h100.gpus[0]) == Approx(350 / (756.5 * 1.2)));
+    CHECK(*prefill_seconds(w, h100, m, 512) == Approx(34.286e-6).epsilon(1e-4));
+    CHECK(sustained_clock_share(test::hardware_of({"b200"}).gpus[0]) == 1);
     // Attention runs at the same clock: 1e10 attention FLOPs at t = 1 take 40.0 us too.
     w.gpus[0].dense_flops = 0;
     w.gpus[0].attention_flops = 1e10;
