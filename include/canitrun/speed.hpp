@@ -316,7 +316,11 @@ double attention_tflops(const GpuDevice& device);
 // SMs of AD102, 364.25 TFLOPS, 300 W) reads llama-3.1-8b's prompt at 0.71x the RTX 4090's (128
 // SMs, 330.4 at full FP16-accumulate rate, 450 W) as FP16 and 0.81x as Q4_K_M (XiongjieDai,
 // May 2024), where the rates say 1.10x. Prompt products and attention run at it; a decode, bound
-// by memory, does not. A GPU without a board power in data/gpus runs at its full rate.
+// by memory, does not. A GPU without a board power in data/gpus runs at its full rate. The
+// datacenter cards the fit uses have theirs since their 2024 quantized prompts read as FP16
+// GEMMs (fp16_gemm_prompt): an H100 PCIe (756.5 TFLOPS, 350 W) sustains 39 % of its rate, an
+// A100 PCIe (312, 300 W) 80 %, an L40S (362.05, 350 W) 81 %; XiongjieDai's H100 PCIe llama-3-8b
+// F16 prompt reaches 162 TFLOPS, 21 % of the full rate (#34).
 double sustained_clock_share(const GpuDevice& device);
 
 // Decode seconds a cached position adds to each attention layer that reads it, beyond its bytes'
@@ -364,6 +368,10 @@ struct SpeedWork {
     // micro-batch of few tokens runs, and reads, only some of them (experts_touched).
     double expert_share = 0;
     bool older_build = false;  // a published run of llama.cpp before 2025 (BenchRun)
+    // A published run of llama.cpp's CUDA backend before b3216 (BenchRun): on a GPU with FP16
+    // tensor cores its quantized prompt products are FP16 GEMMs (fp16_gemm_prompt).
+    bool cublas_quantized = false;
+    double weights_per_byte = 0;  // of the quantization: the weights a byte of the file holds
     // How many times a Metal decode reads each cached position: every query head for a model
     // whose cache is all one absorbed MLA latent (metal_latent_readers), else once.
     double latent_readers = 1;
@@ -473,6 +481,20 @@ double experts_touched(double expert_share, double batch);
 // than the 0.45-0.87x of the datacenter group's own coefficients, which carry it instead; nor
 // RDNA3's and CDNA's choices for some quantized types under 64 experts (per-tensor types).
 int lone_expert_products(const SpeedWork& work, const GpuDevice& device, double batch);
+// Whether `device` multiplies the prompt's quantized weights as FP16 cuBLAS GEMMs after
+// converting them to FP16 each micro-batch, as llama.cpp's CUDA backend did on every NVIDIA GPU
+// with FP16 tensor cores (Volta on) for products of more than 32 tokens (MMQ_MAX_BATCH_SIZE,
+// CUDA_USE_TENSOR_CORES: "on modern hardware, using cuBLAS is recommended as it utilizes F16
+// tensor cores") until b3216 (a818f3028, llama.cpp#8075, June 2024: "by default mul_mat_q
+// instead of FP16 cuBLAS GEMM is used unless there is no int8 tensor core MMQ implementation
+// available but FP16 tensor cores are (V100, RDNA3)"). Such a product costs what an FP16
+// file's does (the FP16 rate, its multiplier, its 2 bytes a weight read) plus the conversion:
+// the quantized bytes read and 2 bytes a weight written (prefill_seconds). XiongjieDai's May
+// 2024 runs (b2824-b2843) measure it: llama-3-8b's pp512 as Q4_K_M takes 17.1 ms more a
+// micro-batch than as F16 on an RTX 4090, where the conversion's 18.3 GB take 18.2 ms at its
+// 1008 GB/s (an RTX 4080 23.5 ms and 25.5, an RTX A6000 21.9 and 23.8, an RTX 4000 Ada 44.8 and
+// 50.8). Not today's V100 (nvidia_volta: its own quantized multiplier carries it).
+bool fp16_gemm_prompt(const SpeedWork& work, const GpuDevice& device);
 // The decode seconds each busy GPU past the first adds (decode_seconds): one hand-over.
 double hand_over_seconds(const SpeedWork& work, const SpeedModel& m);
 // Decode seconds per token. A layer split runs its GPUs one after another: the sum of each

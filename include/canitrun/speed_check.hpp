@@ -44,6 +44,9 @@ struct BenchRun {
     // llama.cpp built before 2025, before its prompt kernels' rework (MMQ on tensor cores for
     // every type, fused MoE, flash attention by default): prefill runs at an era's efficiency.
     bool older_build = false;
+    // llama.cpp's CUDA backend before b3216 (llama.cpp#8075): a quantized prompt's products ran
+    // as FP16 cuBLAS GEMMs on weights converted each micro-batch (SpeedWork::cublas_quantized).
+    bool cublas_quantized = false;
     // The model file's bytes as llama-bench printed them (0: not known): the weights are read at
     // this size, not the label's (BenchRun from a Measurement's file_gib).
     double file_bytes = 0;

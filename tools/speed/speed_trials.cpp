@@ -427,6 +427,62 @@ void write_intel_trials(std::ostream& out) {
            "free parameter per class.\n";
 }
 
+// The twenty-third session's prompt change (#34, speed34zk): XiongjieDai's 2024 CUDA prompts
+// read on the path llama.cpp took then, and what was tried beside it.
+void write_cublas_era(std::ostream& out) {
+    out << "- Kept (#34): a quantized prompt on an NVIDIA GPU with FP16 tensor cores, run by "
+           "llama.cpp's CUDA backend before b3216 (a818f3028, llama.cpp#8075: \"by default "
+           "mul_mat_q instead of FP16 cuBLAS GEMM is used\"), reads as an FP16 file's "
+           "(fp16_gemm_prompt: the FP16 rate and multiplier, no unpacking term e) plus the "
+           "conversion each micro-batch: the quantized bytes read, 2 bytes a weight written and "
+           "read by the GEMM, at the shared weight-read multiplier r (no new coefficient). "
+           "XiongjieDai's May 2024 runs (b2824-b2843) measure it: llama-3-8b's pp512 takes "
+           "17.1 ms more a micro-batch as Q4_K_M than as F16 on an RTX 4090, where the "
+           "conversion's 18.3 GB take 18.2 ms at 1008 GB/s (an RTX 4080 23.5 and 25.5 ms, an "
+           "RTX A6000 21.9 and 23.8, an RTX 4000 Ada 44.8 and 50.8). The cluster of prompts on "
+           "several GPUs read too fast was this, not the split: that source's 70B Q4_K_M "
+           "prompts read the same on one card and four (A100 PCIe 744 and 771 t/s, H100 PCIe "
+           "1013 and 1048, RTX A6000 482 and 496), its 8B Q4_K_M ones on one card as fast as its "
+           "70B ones on 2-8 (1.15-1.42x their measure left out on GeForce and workstation cards, "
+           "its F16 prompts 0.82-1.13x), and a pp512 at -ub 512 is one micro-batch that the "
+           "GPUs of a layer split run one after another, as prefill_seconds sums them (the "
+           "source's README: 8B Q4_K_M pp512 at 7139, 7004, 6749 and 6172 t/s on 1, 2, 4 and 8 "
+           "RTX 4090s, 1.4-1.6 ms a micro-batch for each GPU added; its pp1024-pp8192, more "
+           "micro-batches than GPUs, overlap: 8545 t/s at pp1024 on two). The datacenter cards "
+           "the fit uses now have a rated board power (data/gpus, sustained_clock_share), as "
+           "their 2024 prompts are FP16 GEMMs: an H100 PCIe (350 W, NVIDIA product brief "
+           "PB-11133-001: \"maximum thermal design power (TDP) level of 350 W\") sustains 39 % of "
+           "its 756.5 TFLOPS. Left out, the GeForce and workstation Q4_K_M prompts went from "
+           "1.05-1.74x to 0.86-1.50x their measure, the datacenter ones from 0.49-1.05x to "
+           "0.90-2.12x (the A40's 70B at 1.84-2.08x and the four A100 SXMs' at 2.12x: that "
+           "source's A40 reads 70B Q4_K_M at 209-237 t/s and F16 at 611, where the same GA102 "
+           "as an RTX A6000 reads them at 482-496 and 510; the 4x A100 SXM's 469 t/s is half its "
+           "one card's 818), its F16 ones from 0.87-1.93x to 0.65-1.14x. Every run's prefill "
+           "left out went from 15.87 % / 46.41 % to 13.36 % / 46.91 % (median / p90; 92 runs "
+           "past 35 % to 74), XiongjieDai's from 15 % / 46 % to 8 % / 35 %, the GeForce class's "
+           "from 16 % / 34 % to 12 % / 33 %, the workstation class's from 17 % / 45 % to 7 % / "
+           "20 %, the datacenter class's from 32 % / 93 % to 14 % / 108 %, Intel's from 21 % to "
+           "16 % at the median, runs on several GPUs from 26 % / 77 % to 19 % / 101 %; but the "
+           "V100's from 31 % / 79 % to 37 % / 129 % and the DGX Spark's p90 from 73 % to 102 %: "
+           "left out, a V100 prompt takes the datacenter group's coefficients (parent_pins), "
+           "whose per-layer cost q (827 us a micro-batch) had held XiongjieDai's residual and "
+           "is now 0, and the GeForce group's quantized p, no longer pulled up by the 2024 "
+           "runs, reads the Spark's small models faster (gemma-3-4b 1.6-1.8x to 1.9-2.0x). "
+           "Decode unchanged. The conversion alone, without the datacenter board powers: 13.92 % "
+           "/ 51.07 % (the datacenter class 37 % / 112 %).\n"
+           "- Tried and not kept (#34): a V100's quantized prompt read by the same rule "
+           "(ggml_cuda_should_use_mmq sends it to cuBLAS from MMQ_DP4A_MAX_BATCH_SIZE, 64 "
+           "tokens, today): every run's prefill left out 13.36 % / 46.91 % to 13.59 % / 53.80 %, "
+           "the V100's 37 % / 129 % to 64 % / 160 %. Every expert product of a prompt one expert "
+           "at a time on CUDA and HIP before llama.cpp#13199 (merged 2025-04-30; "
+           "ggml_cuda_mul_mat_id copied the ids to the host, synchronised and looped over the "
+           "experts: ggml-org/ggml b5ed2968; lone_expert_products): AUGMXNT's DeepSeek-V3 pp512 "
+           "on 8 H100s (b4418) went from 2.1x to 0.85x its measure left out, but the "
+           "datacenter group's expert cost x, which that run had set, fell to 0 and the V100's "
+           "prompts that borrow it left out read at 2-5x (the V100's median 37 % to 100 %; "
+           "every run's 13.51 % / 52.61 %).\n";
+}
+
 }  // namespace
 
 void write_fit_trials(std::ostream& out) {
@@ -444,6 +500,7 @@ void write_fit_trials(std::ostream& out) {
     write_geforce_attention(out);
     write_power_share(out);
     write_decode_cluster_trials(out);
+    write_cublas_era(out);
 }
 
 }  // namespace canitrun::tools

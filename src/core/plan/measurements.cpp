@@ -12,6 +12,10 @@
 #include "canitrun/speed.hpp"
 
 namespace canitrun {
+namespace {
+bool built_before(const Measurement& m, unsigned build, std::string_view month);
+}  // namespace
+
 Result<BenchRun> bench_run_for(const Database& db, const Measurement& m) {
     if (m.model_id.empty()) return fail(ErrorKind::bad_input, "model not in the database");
     if (m.gpu_id.empty()) return fail(ErrorKind::bad_input, "GPU not in the database");
@@ -31,6 +35,8 @@ Result<BenchRun> bench_run_for(const Database& db, const Measurement& m) {
     run.test = test;
     run.ubatch = m.ubatch;
     run.older_build = !m.date.empty() && m.date < "2025";
+    // MMQ became CUDA's default prompt path in b3216 (llama.cpp#8075; fp16_gemm_prompt).
+    run.cublas_quantized = m.backend == "CUDA" && built_before(m, 3216, "2024-06");
     run.file_bytes = m.file_gib * 1073741824.0;
     return run;
 }

@@ -362,6 +362,13 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
     return seconds;
 }
 
+bool fp16_gemm_prompt(const SpeedWork& work, const GpuDevice& device) {
+    if (!work.cublas_quantized || work.float_weights || device.gpu == nullptr) return false;
+    const Gpu& g = *device.gpu;
+    return g.vendor == "nvidia" && has_matrix_units(g, MatrixFloat::f16) &&
+           speed_class(device) != SpeedClass::nvidia_volta;
+}
+
 namespace {
 
 // One device's prefill seconds per prompt token for work `w` on `device`, in micro-batches of
@@ -370,13 +377,18 @@ namespace {
 double prefill_terms(const DeviceWork& w, const SpeedWork& work, const GpuDevice& device,
                      double batch, const SpeedClassCoefficients& c, const SpeedModel& m) {
     const double clock = sustained_clock_share(device);
-    const double rate = (work.float_weights ? float_tflops(device, work.bf16_weights)
-                                            : quantized_tflops(device, work.q4_legacy_weights)) *
+    // A quantized product run as an FP16 GEMM (fp16_gemm_prompt) is an FP16 file's: its rate
+    // and multiplier, no unpacking of its own (the conversion is a read, prefill_seconds).
+    const bool fp16_gemm = fp16_gemm_prompt(work, device);
+    const bool as_float = work.float_weights || fp16_gemm;
+    const double rate = (as_float ? float_tflops(device, work.bf16_weights)
+                                  : quantized_tflops(device, work.q4_legacy_weights)) *
                         1e12 * clock;
     const double attention_rate = attention_tflops(device) * 1e12 * clock;
-    const double per_flop = (work.float_weights ? c.compute_float : c.compute) +
-                            m.dequant_prefill[static_cast<std::size_t>(work.family)] +
-                            (work.older_build ? m.older_build_compute : 0);
+    const double per_flop =
+        (as_float ? c.compute_float : c.compute) +
+        (fp16_gemm ? 0 : m.dequant_prefill[static_cast<std::size_t>(work.family)]) +
+        (work.older_build ? m.older_build_compute : 0);
     return (w.dense_flops + w.expert_flops) / rate * per_flop +
            w.expert_flops / rate * c.expert_flop +
            2 * w.expert_weights * experts_touched(work.expert_share, batch) / rate / batch *
@@ -422,8 +434,13 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
         const double idle = w.expert_bytes * (1 - experts_touched(work.expert_share, batch));
         const double products = prefill_terms(w, work, device, batch, c, m);
         const double scan = w.recurrent_layers * c.prefill_recurrent_s;
+        // Converted to FP16 each micro-batch (fp16_gemm_prompt), the weights are read as
+        // stored, written at 2 bytes a weight, and read so by the GEMM: one pass over the bytes
+        // each, at the share of the bandwidth a micro-batch reads its weights at (r).
+        const double held = w.resident_bytes - idle;
+        const double fp16 = fp16_gemm_prompt(work, device) ? 2 * held * work.weights_per_byte : 0;
         const double reads =
-            (w.resident_bytes - idle) / (device.bandwidth_gbps * 1e9) / batch * m.weight_reread;
+            (held + 2 * fp16) / (device.bandwidth_gbps * 1e9) / batch * m.weight_reread;
         const double launches = static_cast<double>(w.layers) * c.prefill_layer_s / batch;
         if (work.tensor_parallel) {
             slowest = std::max(slowest, products + reads + (scan + launches) / at_once);

@@ -127,6 +127,7 @@ Result<BenchPrediction> predict_bench(const BenchRun& run, const SpeedModel& m) 
     out.prefill = speed_work(*run.model, *run.quant, placed, context, {t.depth, t.n_prompt});
     out.prefill.older_build = run.older_build;
     out.decode.older_build = run.older_build;
+    out.prefill.cublas_quantized = run.cublas_quantized;
     out.ubatch = std::max<std::uint64_t>(std::min(run.ubatch, t.n_prompt), 1);
     double seconds = 0;
     if (t.n_prompt > 0) {

@@ -141,6 +141,7 @@ SpeedBasis speed_basis(const Model& model, const Quant& quant, std::uint64_t con
     work.float_weights = is_float_quant(quant);
     work.family = quant_family(quant);
     work.latent_readers = metal_latent_readers(model);
+    work.weights_per_byte = b.weights_per_byte;
     work.expert_share = b.experts_held > 0 ? 1.0 / b.experts_held : 0;
     if (model.arch.moe && model.arch.moe->experts > 0) {
         const MoE& moe = *model.arch.moe;

@@ -1,0 +1,94 @@
+// A path older llama.cpp builds took on CUDA, which published runs measure: a quantized prompt's
+// products as FP16 cuBLAS GEMMs before b3216 (llama.cpp#8075), checked by hand with stated
+// coefficients.
+#include "canitrun/measurements.hpp"
+#include "canitrun/speed.hpp"
+#include "canitrun/speed_check.hpp"
+#include "catch.hpp"
+#include "test_support.hpp"
+
+using namespace canitrun;
+
+namespace {
+
+// p = 1 for quantized weights and 0.6 for floats on every class, r = 1.5, every other
+// coefficient 0.
+SpeedModel prompt_model() {
+    SpeedModel m;
+    for (auto& c : m.classes) {
+        c = SpeedClassCoefficients{};
+        c.bandwidth = c.attention = 0;
+        c.compute = 1.0;
+        c.compute_float = 0.6;
+    }
+    m.moe_layer_s = m.gpu_hop_s = 0;
+    m.weight_reread = 1.5;
+    return m;
+}
+
+}  // namespace
+
+// 1.6e10 weight FLOPs a token and 5e9 bytes of Q4-ish weights (1.6 weights a byte: 8e9 weights,
+// an FP16 copy of 1.6e10 bytes) on an RTX 4090 (330.4 TFLOPS at FP16 accumulate, 1008 GB/s),
+// p = 1, p for floats 0.6, e = 0.5 for k-quants, r = 1.5, 512 tokens a micro-batch. On MMQ:
+// 1.6e10 / 330.4e12 x (1 + 0.5) + 5e9 / 1008e9 / 512 x 1.5 = 87.17 us a token. As an FP16 GEMM
+// after the conversion: 1.6e10 / 330.4e12 x 0.6 + (5e9 + 2 x 1.6e10) / 1008e9 / 512 x 1.5 =
+// 136.59 us. An A100 SXM (312 TFLOPS, 2039 GB/s) the same way: 83.93 us.
+TEST_CASE("before b3216 a quantized prompt on CUDA tensor cores is an FP16 GEMM after conversion") {
+    SpeedModel m = prompt_model();
+    m.dequant_prefill[static_cast<int>(QuantFamily::k_quant)] = 0.5;
+    SpeedWork w;
+    w.family = QuantFamily::k_quant;
+    w.weights_per_byte = 1.6;
+    DeviceWork d;
+    d.resident_bytes = 5e9;
+    d.dense_flops = 1.6e10;
+    d.layers = 1;  // busy: a layer here (q = 0)
+    w.gpus.push_back(d);
+    const Hardware geforce = test::hardware_of({"rtx-4090"});
+    REQUIRE(prefill_seconds(w, geforce, m, 512));
+    CHECK(*prefill_seconds(w, geforce, m, 512) == Approx(87.17e-6).epsilon(1e-3));
+    w.cublas_quantized = true;
+    CHECK(fp16_gemm_prompt(w, geforce.gpus[0]));
+    CHECK(*prefill_seconds(w, geforce, m, 512) == Approx(136.59e-6).epsilon(1e-3));
+    const Hardware a100 = test::hardware_of({"a100-80gb-sxm"});
+    CHECK(*prefill_seconds(w, a100, m, 512) == Approx(83.93e-6).epsilon(1e-3));
+    // Not on a GPU without FP16 tensor cores (MMQ on dp4a), nor today's V100 (its own p), nor
+    // for float weights (an FP16 GEMM in every build), nor on Metal.
+    CHECK_FALSE(fp16_gemm_prompt(w, test::hardware_of({"tesla-p40"}).gpus[0]));
+    CHECK_FALSE(fp16_gemm_prompt(w, test::hardware_of({"v100-32gb"}).gpus[0]));
+    CHECK_FALSE(fp16_gemm_prompt(w, test::hardware_of({"m2-ultra-192gb"}).gpus[0]));
+    w.float_weights = true;
+    w.family = QuantFamily::floating;
+    CHECK_FALSE(fp16_gemm_prompt(w, geforce.gpus[0]));
+}
+
+// A published run's build decides: XiongjieDai's May 2024 runs (b2824) took the cuBLAS path,
+// b3216 (a818f3028, llama.cpp#8075) and later MMQ; a ROCm run is not CUDA's rule; a run naming
+// no build goes by its month (June 2024 and later: MMQ).
+TEST_CASE("a published run's build and backend pick the cuBLAS path before b3216") {
+    Measurement m;
+    m.model_id = "llama-3.1-8b";
+    m.gpu_id = "rtx-4090";
+    m.quant = "Q4_K_M";
+    m.backend = "CUDA";
+    m.test = "pp512";
+    m.ngl = 99;
+    m.build = "4426e298 (2824)";
+    m.date = "2024-05";
+    const auto run = [&] { return bench_run_for(test::database(), m); };
+    REQUIRE(run());
+    CHECK(run()->cublas_quantized);
+    m.build = "a818f302 (3216)";
+    m.date = "2024-06";
+    CHECK_FALSE(run()->cublas_quantized);
+    m.build.clear();
+    m.date = "2024-05";
+    CHECK(run()->cublas_quantized);
+    m.date = "2024-06";
+    CHECK_FALSE(run()->cublas_quantized);
+    m.build = "4426e298 (2824)";
+    m.date = "2024-05";
+    m.backend = "ROCm";
+    CHECK_FALSE(run()->cublas_quantized);
+}
