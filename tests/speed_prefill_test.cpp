@@ -78,12 +78,12 @@ TEST_CASE("prefill: a routed expert's FLOPs pay their own multiplier on top of p
 }
 
 // The per-layer embedding table (per_layer_token_embd) is a get_rows lookup on the host, as
-// token_embd is, not a matrix product (#34). Gemma 4 E4B (data/models/gemma.json: 8e9
-// parameters, per_layer_embeddings among them; vocab 262,144, hidden 2,560, 42 layers x 256):
-// 2 x (8e9 - 262,144 x (2,560 + 42 x 256)) = 2 x (8e9 - 3,489,660,928) = 9,020,678,144 FLOPs a
-// token, where counting the table gave 2 x (8e9 - 671,088,640) = 14,657,822,720. Gemma 3n E2B
-// (5e9; vocab 262,400, hidden 2,048, 30 layers x llama.cpp's 256, n_embd_altup):
-// 2 x (5e9 - 262,400 x 9,728) = 4,894,745,600.
+// token_embd is, not a matrix product (#34); both models tie token_embd to the output head,
+// whose product counts (below). Gemma 4 E4B (data/models/gemma.json: 8e9 parameters,
+// per_layer_embeddings among them; vocab 262,144, 42 layers x 256): 2 x (8e9 - 262,144 x 42 x
+// 256) = 2 x (8e9 - 2,818,572,288) = 10,362,855,424 FLOPs a token, where counting the table gave
+// 2 x 8e9. Gemma 3n E2B (5e9; vocab 262,400, 30 layers x llama.cpp's 256, n_embd_altup):
+// 2 x (5e9 - 262,400 x 7,680) = 5,969,536,000.
 TEST_CASE("prefill: a per-layer embedding table is a lookup, not a matrix product") {
     const Hardware h = test::hardware_of({"rtx-4090"});
     const auto dense = [&](const std::string& id) {
@@ -94,8 +94,8 @@ TEST_CASE("prefill: a per-layer embedding table is a lookup, not a matrix produc
         for (const DeviceWork& g : w.gpus) flops += g.dense_flops;
         return flops;
     };
-    CHECK(dense("gemma-4-e4b") == Approx(9020678144.0));
-    CHECK(dense("gemma-3n-e2b") == Approx(4894745600.0));
+    CHECK(dense("gemma-4-e4b") == Approx(10362855424.0));
+    CHECK(dense("gemma-3n-e2b") == Approx(5969536000.0));
 }
 
 // speed_basis holds what speed_work reads of the model, the quantization and the point, once for
@@ -105,7 +105,7 @@ TEST_CASE("prefill: a per-layer embedding table is a lookup, not a matrix produc
 TEST_CASE("prefill: a speed basis gives speed_work's own work for every placement") {
     CHECK(
         speed_basis(test::model("gemma-4-e4b"), test::quant("Q4_K_M"), 8192, {0, 1}).dense_flops ==
-        Approx(9020678144.0));
+        Approx(10362855424.0));
     const Hardware h = test::hardware_of({"rtx-4060-ti-16gb", "rtx-3090", "rtx-3090"}, 64);
     const Model& m = test::model("qwen3.5-35b-a3b");
     const Quant& q = test::quant("Q4_K_M");
@@ -196,4 +196,16 @@ TEST_CASE("prefill: a card short of the power its matrix rate needs runs at a lo
     w.gpus[0].attention_flops = 1e10;
     m.classes[static_cast<int>(SpeedClass::nvidia_workstation)].attention = 1;
     CHECK(*prefill_seconds(w, ada, m, 512) == Approx(40.0e-6).epsilon(1e-4));
+}
+
+// A tied input embedding is also the output head (#34): its product runs every token, so Gemma 3
+// 4B's stated 4.3e9 parameters (data/models/gemma.json, tied_embeddings) count whole, 2 x 4.3e9
+// = 8.6e9 FLOPs a token; an untied head's input table is a lookup: Llama 3.1 8B's stated 8.03e9
+// less 128,256 x 4,096 = 525,336,576, 2 x 7,504,663,424 = 15,009,326,848.
+TEST_CASE("prefill: a tied embedding's output product counts, an untied input table does not") {
+    const auto dense = [](const std::string& id) {
+        return speed_basis(test::model(id), test::quant("Q4_K_M"), 8192, {0, 1}).dense_flops;
+    };
+    CHECK(dense("gemma-3-4b") == Approx(8.6e9));
+    CHECK(dense("llama-3.1-8b") == Approx(15009326848.0));
 }

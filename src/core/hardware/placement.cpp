@@ -535,8 +535,13 @@ Result<Placement> place(const ModelParts& parts, const Hardware& hardware,
             Share& head = share_of(n);
             head.output = true;
             head.weights = checked::add(head.weights, parts.output_weights);
-            head.read_per_token = checked::add(head.read_per_token, parts.output_weights);
-            head.active_weights = checked::add(head.active_weights, parts.output_weights);
+            // A token reads the head's matrix whole: with tied embeddings token_embd itself
+            // (llama.cpp's output layer multiplies by it: an offloaded head's copy, the host's own
+            // tensor on the CPU), which output_weights, the memory it adds, leaves out.
+            const Bytes head_read = checked::add(
+                parts.output_weights, parts.buffers ? parts.buffers->output_duplicate : 0);
+            head.read_per_token = checked::add(head.read_per_token, head_read);
+            head.active_weights = checked::add(head.active_weights, head_read);
             // llama.cpp keeps token_embd on the host; the quick rule puts it with layer 0.
             Share& input = parts.buffers ? p.ram : n == 0 ? head : share_of(0);
             input.weights =

@@ -46,10 +46,14 @@ bool take_part(std::string_view& s, std::string_view kind, std::uint64_t& n) {
 
 // The weights at the file's own size: a published file can hold more than its label's type
 // (Unsloth's UD-Q8_K_XL prints as Q8_0 with about a quarter more bytes), and the run read
-// them all. Every weight term of every device scales by the same factor.
-void weights_at_file_size(Placement& placed, double file_bytes) {
+// them all. Every weight term of every device scales by the same factor. A GPU holding a tied
+// head holds a copy of token_embd that the file does not (tied_head_weights): the file's bytes
+// are what is planned without it.
+void weights_at_file_size(Placement& placed, const ModelParts& parts, double file_bytes) {
     auto planned = static_cast<double>(placed.ram.weights);
-    for (const Share& g : placed.gpus) planned += static_cast<double>(g.weights);
+    const Bytes copy = parts.buffers ? parts.buffers->output_duplicate : 0;
+    for (const Share& g : placed.gpus)
+        planned += static_cast<double>(g.weights) - (g.output ? static_cast<double>(copy) : 0);
     if (file_bytes <= 0 || planned <= 0) return;
     const double f = file_bytes / planned;
     const auto scale = [f](Bytes& b) { b = static_cast<Bytes>(static_cast<double>(b) * f); };
@@ -120,7 +124,7 @@ Result<BenchPrediction> predict_bench(const BenchRun& run, const SpeedModel& m) 
     CANITRUN_TRY_ASSIGN(auto parts, plan_parts(*run.model, *run.quant, settings));
     PlacementOptions all;  // every layer and the output head on the GPUs, no margin
     CANITRUN_TRY_ASSIGN(auto placed, place(parts, out.hardware, all));
-    weights_at_file_size(placed, run.file_bytes);
+    weights_at_file_size(placed, parts, run.file_bytes);
     const std::uint64_t context = settings.estimate.context;
     out.decode =
         speed_work(*run.model, *run.quant, placed, context, {t.depth + t.n_prompt, t.n_gen});

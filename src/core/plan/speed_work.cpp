@@ -65,11 +65,14 @@ ModelFlops model_flops(const Model& m, double depth) {
         static_cast<double>(m.params_active != 0 ? m.params_active : m.params_total);
     // The tables the host reads by get_rows are row lookups, not matrix products: the input
     // embedding and the per-layer embeddings (Gemma 3n's and Gemma 4 E's per_layer_token_embd,
-    // which their parameter counts hold: 2.8B of Gemma 4 E4B's 8B).
-    const double lookup =
-        static_cast<double>(m.arch.vocab_size) *
-        (static_cast<double>(m.arch.hidden_size) +
-         static_cast<double>(m.arch.layers) * static_cast<double>(per_layer_embedding_width(m)));
+    // which their parameter counts hold: 2.8B of Gemma 4 E4B's 8B). A tied input embedding is
+    // also the output head, whose product every token runs (a parameter count holds it once):
+    // not a lookup alone.
+    const double input_lookup =
+        m.arch.tied_embeddings ? 0 : static_cast<double>(m.arch.hidden_size);
+    const double lookup = static_cast<double>(m.arch.vocab_size) *
+                          (input_lookup + static_cast<double>(m.arch.layers) *
+                                              static_cast<double>(per_layer_embedding_width(m)));
     // A routed-expert count past 64 bits leaves the experts out of the term.
     const double expert = std::min(routed_params_per_token(m).value_or(0.0), active);
     f.expert = 2.0 * expert;
