@@ -129,7 +129,8 @@ TEST_CASE("prefill: a speed basis gives speed_work's own work for every placemen
                        a.moe_layers == b.moe_layers && a.recurrent_layers == b.recurrent_layers &&
                        a.weight_count == b.weight_count && a.expert_weights == b.expert_weights &&
                        a.expert_bytes == b.expert_bytes && a.cache_bytes == b.cache_bytes &&
-                       a.cache_positions == b.cache_positions;
+                       a.cache_positions == b.cache_positions &&
+                       a.masked_attention_flops == b.masked_attention_flops;
             };
             for (std::size_t d = 0; d < 3; ++d) {
                 CHECK(same(from_basis.gpus[d], direct.gpus[d]));
@@ -208,4 +209,34 @@ TEST_CASE("prefill: a tied embedding's output product counts, an untied input ta
     };
     CHECK(dense("gemma-3-4b") == Approx(8.6e9));
     CHECK(dense("llama-3.1-8b") == Approx(15009326848.0));
+}
+
+// A sliding-window layer's cache holds its window and a micro-batch (llama_sliding_cells), and
+// CUDA's flash attention runs every cell (#34). Gemma 3 4B (29 sliding layers of 1024, 8 heads of
+// 256 for K and V: 2 x 8 x 512 = 8,192 FLOPs a cell a layer) 8192 deep with 2048 prompt tokens
+// (9216 positions on average) at -ub 2048 holds 1024 + 2048 cells a sliding layer: 2048 masked,
+// 29 x 2048 x 8,192 = 486,539,264 FLOPs a token; 1024 deep at -ub 512, 1024 + 1024 positions
+// on average: 512 masked of 1536 cells, 121,634,816. At t = 1, 1e9 unmasked and 1e9 masked
+// attention FLOPs take 2e9 / 220.27e12 = 9.080 us on an RTX 4090 (attention_tflops); Metal
+// skips the masked blocks: 1e9 / 27.2e12 = 36.76 us on an M2 Ultra (its FP32 rate).
+TEST_CASE("prefill: a sliding layer's masked cells cost attention on CUDA, not on Metal") {
+    const Model& gemma = test::model("gemma-3-4b");
+    const Quant& q = test::quant("Q4_0");
+    CHECK(speed_basis(gemma, q, 16384, {8192, 2048, 2048}).masked_attention_flops ==
+          Approx(486539264.0));
+    CHECK(speed_basis(gemma, q, 16384, {1024, 2048, 512}).masked_attention_flops ==
+          Approx(121634816.0));
+    CHECK(speed_basis(gemma, q, 16384, {0, 512, 512}).masked_attention_flops == 0);
+    SpeedModel m = zeroed();
+    m.classes[static_cast<int>(SpeedClass::nvidia)].attention = 1;
+    m.classes[static_cast<int>(SpeedClass::apple)].attention = 1;
+    SpeedWork w;
+    w.gpus.push_back(DeviceWork{0, 0, 0, 1e9, 0, 1});
+    w.gpus[0].masked_attention_flops = 1e9;
+    const Hardware geforce = test::hardware_of({"rtx-4090"});
+    const Hardware mac = test::hardware_of({"m2-ultra-192gb"});
+    CHECK_FALSE(attention_skips_masked_cells(geforce.gpus[0]));
+    CHECK(attention_skips_masked_cells(mac.gpus[0]));
+    CHECK(*prefill_seconds(w, geforce, m, 2048) == Approx(9.080e-6).epsilon(1e-3));
+    CHECK(*prefill_seconds(w, mac, m, 2048) == Approx(36.76e-6).epsilon(1e-3));
 }

@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "canitrun/hardware.hpp"
+#include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/model.hpp"
 #include "canitrun/placement.hpp"
 #include "canitrun/quant.hpp"
@@ -310,6 +311,14 @@ double unpack_scale(const GpuDevice& device);
 // full rate.
 inline constexpr double kGeforceAttentionSlowdown = 1.5;
 double attention_tflops(const GpuDevice& device);
+// Whether a device's flash attention skips a block of cached cells that the mask hides from every
+// query of the block (DeviceWork::masked_attention_flops). Metal does: kernel_flash_attn_ext_blk
+// marks them and the kernel passes over them (llama.cpp#16372, October 2025; "0 - masked (i.e.
+// full of -INF, skip)", ggml-metal.metal at ggml-org/ggml 30a0c4c9). CUDA and HIP do not: they
+// trim only the cells past a query block's last unmasked one (flash_attn_mask_to_KV_max,
+// ggml-cuda/fattn-common.cuh at the same commit), and a sliding cache that has wrapped holds a
+// query's cells anywhere; Vulkan's shader loads every mask tile (flash_attn.comp).
+bool attention_skips_masked_cells(const GpuDevice& device);
 // The share of its matrix rate a GPU sustains through a prompt: min(1, its board power / the
 // power its peak matrix rate needs, 1.2 W a TFLOPS: speed.cpp). A card whose matrix rate
 // outgrows its power budget lowers its clock under sustained matrix work: the RTX 6000 Ada (142
@@ -357,6 +366,9 @@ struct DeviceWork {
     // Decode: the cached positions the attention layers here read for one token, summed over
     // those layers (a sliding layer's at most its window; kv_position_seconds).
     double cache_positions = 0;
+    // Prefill: the attention products against a sliding-window cache's masked cells, which
+    // attention_skips_masked_cells says which devices run (ModelFlops::masked_attention).
+    double masked_attention_flops = 0;
 };
 
 struct SpeedWork {
@@ -404,6 +416,9 @@ bool is_float_quant(const Quant& quant);
 struct SpeedPoint {
     std::uint64_t depth = 0;
     std::uint64_t tokens = 1;
+    // A prompt's micro-batch: a sliding-window layer's cache holds its window and one
+    // micro-batch (llama_sliding_cells), its masked cells read on CUDA (masked_attention_flops).
+    std::uint64_t ubatch = kLlamaDefaultUbatch;
 };
 
 // The points estimate_speed reports, tg128 and pp512 at an empty cache; the plan searches judge
@@ -421,6 +436,7 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
 // unlike GPUs). speed_work(model, ...) is speed_work(speed_basis(model, ...), placement).
 struct SpeedBasis {
     double dense_flops = 0, expert_flops = 0, attention_flops = 0;  // the whole model's, a token
+    double masked_attention_flops = 0;                              // DeviceWork's, whole model
     double cache_positions = 0;   // cached positions a token's attention reads, every layer
     double kv_share = 0;          // of each share's KV cache, what a token reads at the point
     double recurrent = 0;         // the share of layers that are recurrent

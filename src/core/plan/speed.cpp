@@ -156,6 +156,10 @@ double attention_tflops(const GpuDevice& device) {
     return matrix;
 }
 
+bool attention_skips_masked_cells(const GpuDevice& device) {
+    return device.gpu != nullptr && device.gpu->vendor == "apple";
+}
+
 // The watts a TFLOPS of matrix rate draws at full clock: the one of 1.2, 1.35 and 1.5 that gave
 // prefill its lowest error left out (docs/SPEED.md).
 constexpr double kWattsPerMatrixTflops = 1.2;
@@ -393,7 +397,9 @@ double prefill_terms(const DeviceWork& w, const SpeedWork& work, const GpuDevice
            w.expert_flops / rate * c.expert_flop +
            2 * w.expert_weights * experts_touched(work.expert_share, batch) / rate / batch *
                c.expert_compute +
-           w.attention_flops / attention_rate * c.attention +
+           (w.attention_flops +
+            (attention_skips_masked_cells(device) ? 0 : w.masked_attention_flops)) /
+               attention_rate * c.attention +
            static_cast<double>(w.moe_layers) * work.experts *
                experts_touched(work.expert_share, batch) *
                lone_expert_products(work, device, batch) * work.expert_matrix_weights * 2 /

@@ -128,7 +128,8 @@ Result<BenchPrediction> predict_bench(const BenchRun& run, const SpeedModel& m) 
     const std::uint64_t context = settings.estimate.context;
     out.decode =
         speed_work(*run.model, *run.quant, placed, context, {t.depth + t.n_prompt, t.n_gen});
-    out.prefill = speed_work(*run.model, *run.quant, placed, context, {t.depth, t.n_prompt});
+    out.prefill =
+        speed_work(*run.model, *run.quant, placed, context, {t.depth, t.n_prompt, run.ubatch});
     out.prefill.older_build = run.older_build;
     out.decode.older_build = run.older_build;
     out.prefill.cublas_quantized = run.cublas_quantized;

@@ -13,11 +13,17 @@ struct ModelFlops {
     double dense = 0;      // per token: 2 x active params other than routed experts
     double expert = 0;     // per token: 2 x active routed-expert params
     double attention = 0;  // per token: QK and PV products against `depth` cached positions
+    // A sliding-window layer's cache holds its window and a micro-batch (llama_sliding_cells:
+    // 1024 + 2048 cells for Gemma 3 at -ub 2048), and flash attention runs a query over every
+    // cell of it, those outside the window masked: per token, the products over the masked cells
+    // (attention_skips_masked_cells says which devices skip them).
+    double masked_attention = 0;
 };
 
 // 2 FLOPs per multiply-add: the scores (heads x k_dim per position) and the weighted sum of
-// values (heads x v_dim per position), for every position a layer attends to.
-double attention_flops(const Model& m, double depth) {
+// values (heads x v_dim per position), for every position a layer attends to: a sliding-window
+// layer's window and `masked` cells more (ModelFlops::masked_attention).
+double attention_flops(const Model& m, double depth, double masked) {
     double flops = 0;
     const auto heads = static_cast<double>(m.arch.attention.heads);
     for (const LayerGroup& g : m.arch.layer_groups) {
@@ -27,7 +33,7 @@ double attention_flops(const Model& m, double depth) {
             const AttentionDims d = attention_dims(m, g);
             dims = static_cast<double>(d.k_dim + d.v_dim);
             if (g.kind == LayerKind::sliding && g.window > 0)
-                positions = std::min(depth, static_cast<double>(g.window));
+                positions = std::min(depth, static_cast<double>(g.window) + masked);
         } else if (g.kind == LayerKind::mla) {
             // llama.cpp runs MLA absorbed (src/models/deepseek2.cpp at 0ad4a86: "MLA with the
             // absorption optimization converts into MQA"): each head's query meets the cached
@@ -59,7 +65,7 @@ double cache_positions(const Model& m, double depth) {
     return positions;
 }
 
-ModelFlops model_flops(const Model& m, double depth) {
+ModelFlops model_flops(const Model& m, double depth, double ubatch) {
     ModelFlops f;
     const auto active =
         static_cast<double>(m.params_active != 0 ? m.params_active : m.params_total);
@@ -77,7 +83,8 @@ ModelFlops model_flops(const Model& m, double depth) {
     const double expert = std::min(routed_params_per_token(m).value_or(0.0), active);
     f.expert = 2.0 * expert;
     f.dense = 2.0 * std::max(active - expert - lookup, active * 0.05);
-    f.attention = attention_flops(m, depth);
+    f.attention = attention_flops(m, depth, 0);
+    f.masked_attention = attention_flops(m, depth, ubatch) - f.attention;
     return f;
 }
 
@@ -126,10 +133,11 @@ SpeedBasis speed_basis(const Model& model, const Quant& quant, std::uint64_t con
     // The average position of the tokens measured: a test of n tokens after `depth` cached ones
     // attends to depth + n / 2 positions on average.
     const double depth = static_cast<double>(point.depth) + static_cast<double>(point.tokens) / 2.0;
-    const ModelFlops flops = model_flops(model, depth);
+    const ModelFlops flops = model_flops(model, depth, static_cast<double>(point.ubatch));
     b.dense_flops = flops.dense;
     b.expert_flops = flops.expert;
     b.attention_flops = flops.attention;
+    b.masked_attention_flops = flops.masked_attention;
     b.cache_positions = cache_positions(model, depth);
     b.kv_share = context > 0 ? std::min(1.0, depth / static_cast<double>(context)) : 0;
     b.recurrent = recurrent_share(model);
@@ -194,6 +202,8 @@ DeviceWork work_of(const SpeedBasis& b, const Totals& t, const Share& s) {
     w.resident_bytes = static_cast<double>(s.weights - s.embedding);
     w.dense_flops = b.dense_flops * ratio(a - e, t.active - t.experts);
     w.attention_flops = b.attention_flops * ratio(static_cast<double>(s.layers), t.layers);
+    w.masked_attention_flops =
+        b.masked_attention_flops * ratio(static_cast<double>(s.layers), t.layers);
     w.cache_positions = b.cache_positions * ratio(static_cast<double>(s.layers), t.layers);
     w.expert_flops = b.expert_flops * ratio(e, t.experts);
     w.layers = s.layers;
