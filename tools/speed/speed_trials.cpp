@@ -483,6 +483,46 @@ void write_cublas_era(std::ostream& out) {
            "every run's 13.51 % / 52.61 %).\n";
 }
 
+// The twenty-third session's (#34): the output head a tied model reads, the cells a sliding
+// layer's flash attention runs over, and two terms tried and not kept.
+void write_head_and_window(std::ostream& out) {
+    out << "- Kept (#34): a decoded token reads a tied output head whole. llama.cpp's output layer "
+           "multiplies by token_embd where the embeddings are tied (the copy an offloaded head "
+           "holds: ModelParts' output_duplicate), but the placement counted only output_weights, "
+           "0 for a tied model, in what a token reads; and a prompt's FLOPs took the input "
+           "table out as a lookup, the head's product with it. A run's file holds token_embd "
+           "once, so its size is now matched without the GPU's copy. The DGX Spark's "
+           "gemma-3-4b Q4_0 decodes (ggml-org benches/dgx-spark.md) read at 1.40-1.57x their "
+           "measure left out, 1.05-1.06x now; kyuz0's R9700 gemma-3-4b Q3_K_S 1.75-2.12x -> "
+           "1.16-1.24x. Every run's decode left out 11.0 % / 37.5 % -> 12.5 % / 33.9 % "
+           "(median / p90; in sample 8 % / 32 % -> 7 % / 26 %), nvidia_unified's 6.3 % / "
+           "42.2 % -> 5.5 % / 11.6 %; but NVIDIA GeForce's median 10.7 % -> 15.3 %: the Spark's "
+           "gemma runs had held the group's per-layer cost up (39.8 -> 30.4 us), and with "
+           "pendakwahteknologi's RTX 5090 runs left out its qwen2.5-3b decodes read at 1.26-1.57x "
+           "(1.03-1.17x before).\n"
+           "- Kept (#34): a sliding-window layer's prompt attention runs over every cell its cache "
+           "holds, the window and a micro-batch (llama_sliding_cells: 1024 + 2048 for Gemma 3 at "
+           "-ub 2048), on CUDA, HIP and Vulkan: their kernels trim only a tail of fully masked "
+           "cells (flash_attn_mask_to_KV_max, ggml-cuda/fattn-common.cuh at ggml-org/ggml "
+           "30a0c4c9), and a wrapped ring holds a query's cells anywhere. Metal marks and skips "
+           "fully masked blocks (kernel_flash_attn_ext_blk, llama.cpp#16372): the window alone "
+           "(attention_skips_masked_cells). With the tied head above, every run's prefill left "
+           "out 16.0 % / 46.4 % -> 16.2 % / 43.2 %, nvidia_unified's 18.4 % / 72.7 % -> "
+           "17.5 % / 48.5 %, AMD's 14.6 % / 42.3 % -> 13.6 % / 35.9 %; kyuz0's R9700 Gemma 3 "
+           "prompts 16384-32768 deep 1.26-1.71x -> 1.01-1.41x, the Spark's gemma-3-4b "
+           "1.59-1.81x -> 1.31-1.49x. Skipped on Metal too, the M2 Ultra's gemma-3-4b prompts "
+           "deep read at 0.82-0.88x (0.89-0.94x with Metal's skip).\n"
+           "- Tried and not kept (#34): MMQ's stream-k re-reading each weight tile once per "
+           "column tile of tokens (mmq_x, 128) where the tiles the SMs hold at once overflow L2, "
+           "as one shared coefficient on a dense weight's read time per prompt token. Fitted at "
+           "0.0018 (1 / 563): the Spark's qwen2.5-coder-7b Q8_0 prompts moved from 2.06x to "
+           "1.94x, every run's prefill p90 left out 46.7 % -> 54.8 % (the datacenter group's "
+           "median 27 % -> 75 %). It needs each GPU's L2 (GB10's is not in data/gpus), not one "
+           "figure. Not kept either: one decode cost per token for every device (graph launch, "
+           "sync, the logits' copy), fitted at 316 us: decode left out 12.5 % / 33.9 % -> "
+           "12.5 % / 34.0 %.\n";
+}
+
 }  // namespace
 
 void write_fit_trials(std::ostream& out) {
@@ -501,6 +541,7 @@ void write_fit_trials(std::ostream& out) {
     write_power_share(out);
     write_decode_cluster_trials(out);
     write_cublas_era(out);
+    write_head_and_window(out);
 }
 
 }  // namespace canitrun::tools
