@@ -227,7 +227,7 @@ TEST_CASE("prefill: a sliding layer's masked cells cost attention on CUDA, not o
     CHECK(speed_basis(gemma, q, 16384, {1024, 2048, 512}).masked_attention_flops ==
           Approx(121634816.0));
     CHECK(speed_basis(gemma, q, 16384, {0, 512, 512}).masked_attention_flops == 0);
-    SpeedModel m = zeroed();
+    SpeedModel m = test::zeroed_speed_model();
     m.classes[static_cast<int>(SpeedClass::nvidia)].attention = 1;
     m.classes[static_cast<int>(SpeedClass::apple)].attention = 1;
     SpeedWork w;
