@@ -228,10 +228,20 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // card at 1 / 1.5 of its FP16-accumulate rate (KQ accumulates in FP32: jiegec's deep RTX 4090
     // prompts from 22 % to 17 %), and a prompt at the clock a card's board power sustains
     // (sustained_clock_share: the RTX 6000 Ada's prompts from 1.53-2.28x to 1.15-1.61x).
-    CHECK(m.out_of_sample.prefill_p90 <= 0.465);
-    CHECK(m.out_of_sample.prefill_median <= 0.159);
-    CHECK(m.out_of_sample.decode_median <= 0.110);
-    CHECK(m.out_of_sample.decode_p90 <= 0.382);
+    // Then three took prefill to 14.3 % / 41.9 % and decode's p90 to 34.1 %, under #34's 15 %
+    // and 35 %: a CUDA build before llama.cpp#8075 multiplies a quantized prompt as an FP16
+    // GEMM after converting the weights (XiongjieDai's 2024 prompts from 15 % / 46 % to
+    // 8 % / 35 %), a tied model's decode reads its output head whole (the DGX Spark's
+    // gemma-3-4b from 1.40-1.57x to 1.05-1.06x), and a sliding layer's prompt attention runs
+    // over its cache's masked cells off Metal. Decode's median rose from 11.0 % to 12.5 %, its
+    // bound with it, on purpose: the tied head is what llama.cpp reads (in sample decode went
+    // from 8 % / 32 % to 7 % / 26 %), and the shared per-layer cost the Spark's gemma rows had
+    // held up fell, so small models on GeForce cards read fast left out (GeForce's median 11 %
+    // to 15 %): the model is what is left to mend.
+    CHECK(m.out_of_sample.prefill_p90 <= 0.420);
+    CHECK(m.out_of_sample.prefill_median <= 0.144);
+    CHECK(m.out_of_sample.decode_median <= 0.125);
+    CHECK(m.out_of_sample.decode_p90 <= 0.341);
 }
 
 // A published run reads its file at the size llama-bench printed, not its label's: Unsloth's
