@@ -448,6 +448,16 @@ std::vector<DetectedGpu> one_process_gpus(const DetectedSystem& system,
     return out;
 }
 
+// The database entry a detected GPU is: a MIG slice's is its parent GPU's.
+const Gpu* database_entry(const DetectedGpu& d, const Database& db) {
+    DetectedGpu lookup = d;
+    if (d.parent_memory != 0) {
+        lookup.name = d.parent_name;
+        lookup.memory = d.parent_memory;
+    }
+    return match_gpu(db, lookup);
+}
+
 }  // namespace
 
 GpuDevice device_from(const DetectedGpu& d, const Database& db) {
@@ -457,12 +467,7 @@ GpuDevice device_from(const DetectedGpu& d, const Database& db) {
     device.memory = d.free.value_or(d.memory);
     device.unified = d.integrated;
     const bool mig = d.parent_memory != 0;
-    DetectedGpu lookup = d;
-    if (mig) {
-        lookup.name = d.parent_name;
-        lookup.memory = d.parent_memory;
-    }
-    if (const Gpu* gpu = match_gpu(db, lookup)) {
+    if (const Gpu* gpu = database_entry(d, db)) {
         const double slice =
             mig ? static_cast<double>(d.memory) / static_cast<double>(d.parent_memory) : 1.0;
         device.gpu = gpu;
@@ -510,22 +515,17 @@ Result<bool> detected_one_machine(const DetectedSystem& system, const Database& 
     std::vector<MachineGpu> gpus;
     std::string names;
     for (const auto& d : one_process_gpus(system, notes)) {
-        DetectedGpu lookup = d;
-        if (d.parent_memory != 0) {
-            lookup.name = d.parent_name;
-            lookup.memory = d.parent_memory;
-        }
-        const Gpu* entry = match_gpu(db, lookup);
+        const Gpu* entry = database_entry(d, db);
         gpus.push_back({d.vendor, d.integrated, d.name, entry != nullptr ? entry->id : d.name});
         names += (names.empty() ? "" : ", ") + d.name;
     }
     auto one = check_one_machine(gpus, "--gpu auto (found " + names + ")");
     if (!one && !gpus.front().unified) {
-        // Two vendors' cards: name the first vendor's, which one process can run together.
+        // Two vendors' cards (one_process_gpus left no integrated GPU beside them): name the
+        // first vendor's, which one process can run together.
         std::string ids;
         for (const auto& g : gpus) {
-            if (!g.unified && g.vendor == gpus.front().vendor)
-                ids += (ids.empty() ? "" : ",") + g.id;
+            if (g.vendor == gpus.front().vendor) ids += (ids.empty() ? "" : ",") + g.id;
         }
         one.error().hint =
             "name the GPUs one llama.cpp process runs: --gpu '" + ids + "'; or " + one.error().hint;

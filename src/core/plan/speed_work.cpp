@@ -20,6 +20,13 @@ struct ModelFlops {
     double masked_attention = 0;
 };
 
+// The cached positions a layer group's query attends to at `depth`: all of them, or a sliding
+// window's and `masked` cells more (the one window rule of attention_flops and cache_positions).
+double attended_positions(const LayerGroup& g, double depth, double masked) {
+    const bool windowed = g.kind == LayerKind::sliding && g.window > 0;
+    return windowed ? std::min(depth, static_cast<double>(g.window) + masked) : depth;
+}
+
 // 2 FLOPs per multiply-add: the scores (heads x k_dim per position) and the weighted sum of
 // values (heads x v_dim per position), for every position a layer attends to: a sliding-window
 // layer's window and `masked` cells more (ModelFlops::masked_attention).
@@ -27,13 +34,11 @@ double attention_flops(const Model& m, double depth, double masked) {
     double flops = 0;
     const auto heads = static_cast<double>(m.arch.attention.heads);
     for (const LayerGroup& g : m.arch.layer_groups) {
-        double positions = depth;
+        const double positions = attended_positions(g, depth, masked);
         double dims = 0;
         if (g.kind == LayerKind::full || g.kind == LayerKind::sliding) {
             const AttentionDims d = attention_dims(m, g);
             dims = static_cast<double>(d.k_dim + d.v_dim);
-            if (g.kind == LayerKind::sliding && g.window > 0)
-                positions = std::min(depth, static_cast<double>(g.window) + masked);
         } else if (g.kind == LayerKind::mla) {
             // llama.cpp runs MLA absorbed (src/models/deepseek2.cpp at 0ad4a86: "MLA with the
             // absorption optimization converts into MQA"): each head's query meets the cached
@@ -58,9 +63,7 @@ double cache_positions(const Model& m, double depth) {
     for (const LayerGroup& g : m.arch.layer_groups) {
         if (g.kind != LayerKind::full && g.kind != LayerKind::sliding && g.kind != LayerKind::mla)
             continue;
-        const bool windowed = g.kind == LayerKind::sliding && g.window > 0;
-        positions += (windowed ? std::min(depth, static_cast<double>(g.window)) : depth) *
-                     static_cast<double>(g.count);
+        positions += attended_positions(g, depth, 0) * static_cast<double>(g.count);
     }
     return positions;
 }
