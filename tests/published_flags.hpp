@@ -96,6 +96,52 @@ inline bool weighs_as_layout(const Model& model, bool tied, const nlohmann::json
     return tensors <= bytes && bytes <= tensors + header;
 }
 
+// The weights of `model`'s layout with the tied flag set as given: what a tool that sums a
+// file's tensors' elements prints as its parameter count.
+inline std::uint64_t layout_elements_with_tied(Model model, bool tied) {
+    model.arch.tied_embeddings = tied;
+    const auto layout = tensor_layout(model);
+    REQUIRE(layout);
+    return layout->elements();
+}
+
+// tests/fixtures/published-headers.json's 'parameters': a published file's parameter count as a
+// tool prints it (gguf-parser's PARAMETERS, the sum of the file's tensors' elements, to 0.01 B).
+inline nlohmann::json parameter_count_rows() {
+    std::ifstream in(CANITRUN_SOURCE_DIR "/tests/fixtures/published-headers.json");
+    REQUIRE(in);
+    return nlohmann::json::parse(in).at("parameters");
+}
+
+// Whether a count printed to the nearest `unit` can be the layout's weights with the tied flag
+// set as given: within half a unit of them.
+inline bool counts_as_layout(const Model& model, bool tied, const nlohmann::json& row) {
+    const auto elements = layout_elements_with_tied(model, tied);
+    const auto printed = row.at("parameters").get<std::uint64_t>();
+    const auto half = row.at("unit").get<std::uint64_t>() / 2;
+    return elements <= printed + half && printed <= elements + half;
+}
+
+// Every published parameter count is the layout's with the database's flag, and where it cannot
+// be the layout's with the other one (the head or its absence moves the count by more than a
+// unit), it confirms the database's flag.
+inline void confirm_by_parameter_counts(std::set<std::string>& confirmed) {
+    for (const auto& row : parameter_count_rows()) {
+        INFO(row.at("file").get<std::string>()
+             << " (" << row.at("model").get<std::string>() << ")");
+        const Model& m = model(row.at("model").get<std::string>());
+        // a checkpoint that stores a head its config ties counts as the untied layout and
+        // shows nothing (Qwen3-0.6B)
+        if (row.value("stored_tied_head", false)) {
+            CHECK(m.arch.tied_embeddings);
+            CHECK(counts_as_layout(m, false, row));
+            continue;
+        }
+        CHECK(counts_as_layout(m, m.arch.tied_embeddings, row));
+        if (!counts_as_layout(m, !m.arch.tied_embeddings, row)) confirmed.insert(m.id);
+    }
+}
+
 // Every file recorded to the byte weighs as the layout with the database's flag, and where it
 // cannot weigh as the layout with the other flag, it confirms the database's: a tied model's file
 // lighter than the untied layout's tensors alone has no head; an untied model's file heavier than

@@ -118,3 +118,51 @@ TEST_CASE("published flags: the exact sizes decide these models' flags") {
     for (const auto& [id, tied] : tied_by_size) expected.insert(id);
     CHECK(decided == expected);
 }
+
+// published-headers.json's 'parameters' rows: a tool's parameter count of a published file, its
+// source and how it was read: gguf-parser's PARAMETERS, a keras-hub preset's, the Hub's or
+// llama.cpp's.
+TEST_CASE("published flags: every 'parameters' row names its file, its count, its tool") {
+    const auto rows = test::parameter_count_rows();
+    REQUIRE(!rows.empty());
+    for (const auto& row : rows) {
+        INFO(row.dump());
+        CHECK(test::database().find_model(row.at("model").get<std::string>()));
+        CHECK(!row.at("file").get<std::string>().empty());
+        CHECK(!row.at("publisher").get<std::string>().empty());
+        // gguf-parser prints to 0.01 B (scalar.go); the others count exactly
+        const auto tool = row.at("tool").get<std::string>();
+        CHECK(
+            (tool == "gguf-parser" || tool == "keras-hub" || tool == "hub" || tool == "llama.cpp"));
+        CHECK(row.at("parameters").get<std::uint64_t>() > 0);
+        CHECK(row.at("unit").get<std::uint64_t>() == (tool == "gguf-parser" ? 10000000 : 1));
+        // the Hub's count is of the repository it names, llama.cpp's of the file it names, each
+        // read in a public file ('copy')
+        const auto source = row.at("source").get<std::string>();
+        const auto repo = "https://huggingface.co/" + row.at("publisher").get<std::string>();
+        if (tool == "hub" || tool == "llama.cpp") {
+            CHECK(
+                source ==
+                (tool == "hub" ? repo : repo + "/blob/main/" + row.at("file").get<std::string>()));
+            CHECK(!row.at("copy").get<std::string>().empty());
+        } else {
+            CHECK(source.starts_with("https://github.com/"));
+        }
+        CHECK(!row.at("read_from").get<std::string>().empty());
+    }
+}
+
+// Qwen2.5-72B by hand (config.json: hidden 8192, 80 layers, 64 / 8 heads of 128, FFN 29,568,
+// vocabulary 152,064, biased q / k / v). A layer: q 8192 x 8192 + 8192, k and v 8192 x 1024 +
+// 1024 each, o 8192 x 8192, gate / up / down 3 x 8192 x 29,568, two norms of 8192: 877,684,736;
+// 80 of them 70,214,778,880. The embedding and the head 152,064 x 8192 = 1,245,708,288 each, the
+// output norm 8192: 72,706,203,648 untied, 71,460,495,360 tied. gguf-parser prints bartowski's
+// Q4_K_M as 72.71 B: the untied count rounds to it, the tied one (71.46 B) is 125 units away.
+TEST_CASE("published flags: a parameter count shows the head, worked by hand for Qwen2.5-72B") {
+    const Model& m = test::model("qwen2.5-72b");
+    CHECK(test::layout_elements_with_tied(m, false) == 72706203648ULL);
+    CHECK(test::layout_elements_with_tied(m, true) == 71460495360ULL);
+    const nlohmann::json printed = {{"parameters", 72710000000ULL}, {"unit", 10000000}};
+    CHECK(test::counts_as_layout(m, false, printed));
+    CHECK(!test::counts_as_layout(m, true, printed));
+}

@@ -357,7 +357,9 @@ TEST_CASE("published headers: every fixture row names its file, its source and a
 // byte (published_flags.hpp) weighs its tensors and at most the largest header it could carry:
 // a tied model's file lighter than the untied layout's tensors alone has no head, an untied
 // model's file heavier than the tied layout's tensors and that header has one
-// (confirm_by_file_sizes).
+// (confirm_by_file_sizes). A published parameter count (a tool's sum of a file's or a
+// checkpoint's elements) that is the layout's with the flag and not without it shows the flag too
+// (confirm_by_parameter_counts).
 TEST_CASE("published headers: each header's tensor count confirms the database's tied flag") {
     std::set<std::string> confirmed;
     for (const auto& row : fixture_checkpoints()) {
@@ -382,6 +384,7 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
         if (row.at("output_head").get<bool>() == !m.arch.tied_embeddings) confirmed.insert(m.id);
     }
     test::confirm_by_file_sizes(confirmed);
+    test::confirm_by_parameter_counts(confirmed);
     for (const auto& h : published_headers()) {
         if (known_differences().count(h.log) == 1) continue;
         INFO(h.log << " (" << h.model_id << ")");
@@ -436,9 +439,16 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
     // (Qwen's Q8_0), each lighter than the untied layout's tensors, and mistral-small-3.2-24b,
     // llama-4-scout-17b-16e (Unsloth's Q4_K_M, Q3_K_S), nemotron-nano-9b-v2 and seed-oss-36b
     // (bartowski's Q4_K_M), each heavier than the tied layout's tensors and the largest header;
-    // qwen3-0.6b's and gemma-4-12b's files confirm flags the headers show too: 173 (58 tied,
-    // 115 untied)
-    CHECK(confirmed.size() >= 173);
+    // qwen3-0.6b's and gemma-4-12b's files confirm flags the headers show too; and 11 from
+    // published parameter counts, each the layout's with the flag and not without
+    // (published_flags.hpp): qwen2.5-72b (gguf-parser's 72.71 B for bartowski's Q4_K_M, and
+    // keras-hub's 72,706,203,648), magistral-small-24b (keras-hub's 23,572,403,200), the Hub's
+    // safetensors counts of granite-4.2-30b, granite-4.2-3b, granite-4.2-8b, ministral-8b,
+    // minicpm5-2b and phi-3-medium-4k (unsloth's upload), each with its head, and of
+    // granite-3.3-8b and qwen3-reranker-0.6b, without one, and llama.cpp's n_params for
+    // unsloth's nemotron-3-nano-30b-a3b; the rows for qwen2.5-7b and deepseek-r1-distill-qwen-7b
+    // confirm flags the headers show too: 184 (60 tied, 124 untied)
+    CHECK(confirmed.size() >= 184);
 }
 
 // A fixture row's type counts, where the quote gives them for a plain llama-quantize file, are
