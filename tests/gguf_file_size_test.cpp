@@ -84,6 +84,42 @@ TEST_CASE("gguf file size: Qwen3.5-9B Q8_0 within 16 KiB under its 9,527,501,312
     CHECK(*file >= 9527501312 - 16384);
 }
 
+// Granite 4's tokenizer, worked out from cl100k_base's ranks (src/core/engines/gguf_file_size.cpp):
+// 3,536,893 bytes for 100,256 tokens, and Granite's 96 tokens from 100,256 to the embedding's
+// 100,352 rows counted as the converter's "[PAD100256]" .. "[PAD100351]", 11 characters each:
+// 96 x 23 = 2,208 bytes. Against 2,048 more rows, taken as unmeasured at 12 bytes a token
+// (102,400 x 12 = 1,228,800): 3,536,893 + 2,208 - 1,228,800 = 2,310,301, give or take the
+// alignment of the header and the two vocabulary-sized tensors (31 bytes each).
+TEST_CASE("gguf file size: Granite 4's tokenizer as cl100k_base's ranks give it") {
+    const Model& granite = test::model("granite-4.0-h-350m");
+    Model unknown = granite;
+    unknown.arch.vocab_size = 100352 + 2048;
+    const std::int64_t expected = 3536893 + 2208 - 1228800;
+    const std::int64_t got = static_cast<std::int64_t>(metadata_bytes(granite, "Q4_K_M")) -
+                             static_cast<std::int64_t>(metadata_bytes(unknown, "Q4_K_M"));
+    CHECK(got >= expected - 93);
+    CHECK(got <= expected + 93);
+}
+
+// Two small published files with their exact byte counts (tests/fixtures/published-sizes.json):
+// IBM's granite-4.0-h-350m-Q4_K_M.gguf, 222,662,560 bytes, and Qwen's
+// Qwen3-Embedding-0.6B-Q8_0.gguf, 639,150,592 bytes (151,669 tokens: Qwen3's tokenizer with no
+// padding). With their tokenizers worked out, what the file size leaves out is general.*, the
+// hyperparameters and the chat template: under 16 KiB, never a byte too many (at the 12-byte
+// floor they were 2.34 MB and 4.11 MB short).
+TEST_CASE("gguf file size: Granite 4 350M and Qwen3-Embedding 0.6B within 16 KiB under theirs") {
+    const auto granite =
+        gguf_file_bytes(test::model("granite-4.0-h-350m"), quantize_request(test::quant("Q4_K_M")));
+    const auto embedding =
+        gguf_file_bytes(test::model("qwen3-embedding-0.6b"), quantize_request(test::quant("Q8_0")));
+    REQUIRE(granite);
+    REQUIRE(embedding);
+    CHECK(*granite <= 222662560);
+    CHECK(*granite >= 222662560 - 16384);
+    CHECK(*embedding <= 639150592);
+    CHECK(*embedding >= 639150592 - 16384);
+}
+
 // Gemma 4 12B at llama-quantize's Q4_K_M, by hand from the config (data/models/gemma.json): 48
 // layers of width 3840, FFN 15360, vocab 262,144, tied. 40 sliding layers: attn_q / attn_output
 // 3840 x 4096, attn_k / attn_v 3840 x 2048; 8 global layers: attn_q / attn_output 3840 x 8192,

@@ -160,16 +160,16 @@ TEST_CASE("published sizes: canitrun's file sizes are within 0.3 % at the median
 }
 
 // Files published with their exact byte counts, of llama-quantize's own file types (no recipe),
-// grouped by repo and model. The files of one repo share their metadata, so each misses
-// canitrun's size by the same bytes (the metadata canitrun does not measure: Granite's tokenizer,
-// counted at its smallest, 2.3 MB) give or take the keys that differ from file to file (the
+// grouped by repo and model. The files of one repo share their metadata, so each misses canitrun's
+// size by the same bytes (the metadata canitrun does not measure: general.*, the hyperparameters
+// and the chat template, 8 KB for Granite) give or take the keys that differ from file to file (the
 // quantize.imatrix.* keys Unsloth's quantized Granite files carry and its BF16 file lacks: 256
-// bytes); a tensor typed at another size in one file moves that file alone, by 4 KiB or more
-// (the smallest quantized tensors here, Qwen 3.5 9B's ssm_alpha and ssm_beta, hold 4096 x 32 =
-// 131,072 weights, and the sizes of the types these files use, 2.625, 3.4375, 4.25, 4.5, 5, 5.5,
-// 6, 6.5625, 8.5 and 16 bits a weight, are a quarter bit apart or more). The constant itself
-// is at most 0.2 % of the repo's largest file: an output head the file does not have (a wrong
-// tied flag) is 7 % of Granite 4.1 3B, one layer-rule type off on every layer's attn_v 0.5 %.
+// bytes); a tensor typed at another size in one file moves that file alone, by 4 KiB or more (the
+// smallest quantized tensors here, Qwen 3.5 9B's ssm_alpha and ssm_beta, hold 4096 x 32 = 131,072
+// weights, and the sizes of the types these files use, 2.625, 3.4375, 4.25, 4.5, 5, 5.5, 6, 6.5625,
+// 8.5 and 16 bits a weight, are a quarter bit apart or more). The constant itself is at most 0.2 %
+// of the repo's largest file: an output head the file does not have (a wrong tied flag) is 7 % of
+// Granite 4.1 3B, one layer-rule type off on every layer's attn_v 0.5 %.
 TEST_CASE("published sizes: a repo's exact-byte plain files miss by one constant, the metadata") {
     std::map<std::string, std::vector<Row>> repos;
     for (const auto& row : published_rows()) {

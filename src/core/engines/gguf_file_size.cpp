@@ -42,11 +42,19 @@ struct MeasuredTokenizer {
     Bytes bytes;
 };
 
-constexpr std::array<MeasuredTokenizer, 5> kTokenizers = {{
+constexpr std::array<MeasuredTokenizer, 7> kTokenizers = {{
     // tokens 2,099,538 + token_type 513,073 + merges 5,204,810 (128,256 tokens, 280,147 merges)
     {"ggml-vocab-llama-bpe.gguf", {"llama3.1", "llama3.2", "llama3.3"}, 128256, 7817421},
+    // Qwen3's: ggml-vocab-qwen2.gguf's first 151,643 tokens (1,369,483 bytes of strings; the file
+    // has Qwen1.5's three added tokens, then "[PAD151646]" on) and Qwen3's 26 added tokens,
+    // <|endoftext|> at 151,643 to </think> at 151,668 (340 bytes; tokenizer_config.json's
+    // added_tokens_decoder, a stored copy of a Qwen3 repo's, file id 14308273653), merges as
+    // measured. tokens 2,583,220 (45 + 151,669 x 8 + 1,369,483 + 340) + token_type 606,725
+    // (49 + 151,669 x 4) + merges 2,731,593. Qwen3-Embedding-0.6B's file stops at 151,669
+    // tokens (its config's vocab_size); Qwen3's 151,936 rows add the converter's padding.
+    {"ggml-vocab-qwen2.gguf and Qwen3's added tokens", {"qwen3", "", ""}, 151669, 5921538},
     // tokens 2,588,241 + token_type 607,793 + merges 2,731,593 (151,936 tokens, 151,387 merges)
-    {"ggml-vocab-qwen2.gguf", {"qwen2.5", "qwen3", ""}, 151936, 5927627},
+    {"ggml-vocab-qwen2.gguf", {"qwen2.5", "", ""}, 151936, 5927627},
     // tokens 4,413,492 + scores 1,048,621 + token_type 1,048,625 + merges 9,251,764
     // (262,144 tokens, 514,906 merges)
     {"ggml-vocab-gemma-4.gguf", {"gemma4", "", ""}, 262144, 15762502},
@@ -62,6 +70,19 @@ constexpr std::array<MeasuredTokenizer, 5> kTokenizers = {{
     // x 4) + merges 5,086,399 (45 + 247,587 x 8 + 3,105,658). Qwen 3.6's logs list the same
     // counts; Qwen 3.8's tokenizer is not confirmed, so it is left out.
     {"Qwen3.5-0.8B merges.txt, worked out", {"qwen3.5", "qwen3.6", ""}, 248070, 10922363},
+    // Granite 4.0 / 4.1's: OpenAI's cl100k_base with Granite's special tokens from id 100,256 (load
+    // logs: tokenizer.ggml.pre "dbrx", tokens arr[str,100352], merges arr[str,100000], merges
+    // beginning "Ġ Ġ", "ĠĠ ĠĠ", "i n", "Ġ t"; granite-4.0-h in ollama/ollama#12692, granite-4.1-8b
+    // in validation/llama-logs/rocm-009). cl100k_base's 100,256 ranks (npm js-tiktoken 1.0.21,
+    // dist/ranks/cl100k_base.js) in GPT-2's byte-to-unicode form are 717,050 bytes; the 100,000 of
+    // two bytes or more are 716,632 bytes, and each is one merge, its two halves and a space (the
+    // rule gives ggml-vocab-gpt-2.gguf's tokens and merges to the byte from the same package's gpt2
+    // ranks). tokens 1,519,143 (45 + 100,256 x 8 + 717,050) + token_type 401,073 (49 + 100,256 x 4)
+    // + merges 1,616,677 (45 + 100,000 x 8 + 716,632 + 100,000). Granite's 96 tokens from 100,256
+    // (its padding, end-of-text and unknown tokens among them, the logs' ids 100,256, 100,257 and
+    // 100,269) are counted as the converter's padding tokens: their names were not found, so each
+    // may be a few bytes off.
+    {"cl100k_base ranks, worked out", {"granite4", "granite4.1", ""}, 100256, 3536893},
 }};
 
 std::uint64_t decimal_digits(std::uint64_t n) {
