@@ -1,6 +1,7 @@
-// docs/SPEED.md's "Known limits": decode terms tried by speed34zi (#34) on the clusters of
-// left-out decode error on AMD, GeForce and Pascal cards, with what each did to the left-out
-// figures (written by tools/speed/fit_speed through write_fit_trials).
+// docs/SPEED.md's "Known limits": what was tried (#34) on clusters of left-out error: decode
+// terms on AMD, GeForce and Pascal cards (speed34zi), Intel's Windows driver and an Alchemist
+// card's dp4a rate (speed34zp), with what each did to the left-out figures (written by
+// tools/speed/fit_speed through write_fit_trials).
 #include <ostream>
 
 #include "speed_report.hpp"
@@ -51,11 +52,57 @@ void write_build_era_trial(std::ostream& out) {
            "MoE layer before b8820): 11.37 % / 35.67 %, Intel's median 20.5 %.\n";
 }
 
+// llama.cpp#24005's Windows B70 decodes flagged as another driver's path, with the figures.
+void write_intel_windows_trial(std::ostream& out) {
+    out << "- Tried and not kept (#34): llama.cpp#24005's two Arc Pro B70 decodes (qwen3.6-35b-a3b "
+           "Q4_K_M, 97.78 and 80.88 t/s, read at 0.41x and 0.48x their measure left out) kept, "
+           "not fitted, as another driver's path. Their device line reads \"Intel(R) Arc(TM) "
+           "Pro B70 Graphics (Intel Corporation) | ... | bf16: 0 | ... | matrix cores: none\": "
+           "Intel's Windows driver, where kyuz0's and Wesley-Jakob-Gilbert's B70 runs are Mesa's "
+           "(\"Intel open-source Mesa driver ... matrix cores: KHR_coopmat\"). ggml-vulkan "
+           "runs a Q4_K mat-vec there on the FP16 dequantizing shader, on Mesa on MMVQ "
+           "(llama.cpp#20672, March 2026: \"This disables MMVQ entirely on Intel Windows\"; "
+           "ggml_vk_should_use_mmvq at ggml-org/ggml ebd69f16: \"Intel Windows proprietary "
+           "driver MMVQ performance for !Q2/Q3/Q6 is worse than fp16\"), and Arc cards decode "
+           "faster there (llama.cpp#19988, savvadesogle's A770 of #17628 at b8191, Linux against "
+           "Windows: "
+           "\"llama3-8b q4km: 32 vs 52 t/s\", \"gpt-oss 20b mxfp4: 36 vs 62 t/s\"). Flagged, "
+           "every run's decode left out went from 12.52 % / 34.10 % to 12.77 % / 33.63 % "
+           "(median / p90; runs past 35 % 39 of 394 to 37 of 392), Intel's from 14.9 % / 70.7 % "
+           "to 14.9 % / 65.1 %; but those runs, a fast hybrid MoE, had held Intel's per-layer "
+           "and recurrent-layer costs down (in sample 70.7 us and 0 to 103.4 and 189.1 us, "
+           "Wesley-Jakob-Gilbert's Nemotron Nano 9B v2 then setting the latter: 1.71x to 1.34x), "
+           "so kyuz0's qwen3.6-27b and qwen3.5-9b decodes read at 0.64-0.79x left out "
+           "(0.91-1.15x before) and Wesley-Jakob-Gilbert's median went from 10.8 % to 14.8 %. "
+           "Not kept: the median past its guard (12.5 %). Telling the drivers apart needs a "
+           "run's driver as data and a prediction that knows the user's.\n";
+}
+
+// An Alchemist card's quantized prompt at its vector engines' dp4a rate, with the figures.
+void write_alchemist_dp4a_trial(std::ostream& out) {
+    out << "- Tried and not kept (#34): an Arc A-series card's quantized prompt at its vector "
+           "engines' DP4a rate (int8_dot_tops, quantized_tflops), half its XMX figure: an Xe-HPG "
+           "vector engine does \"16 FP32, 32 FP16 and 64 INT8 operations\" a clock, 16 of them "
+           "an Xe-core (Intel's Xe-HPG architecture as transcribed at "
+           "m.yd166.com/jingyan/5611804206_3.html; Intel's oneAPI GPU optimization guide gives "
+           "the same 4x for an Xe-LP EU, \"FP32 8 ... INT 8 32 (DP4A)\"), 1024 INT8 operations "
+           "beside 2048 FP16 on XMX: 68.8 TOPS for an A770 (32 Xe-cores at 2.1 GHz; derived, not "
+           "an Intel figure), where ggml-vulkan runs MMQ on the integer dot product "
+           "(cooperative matrices only from Xe2, llama.cpp#14001). llama.cpp#20893's 2x A770 "
+           "pp512 went from 3.96x to 2.25x its measure left out and every run's prefill p90 "
+           "from 41.90 % to 41.91 % (runs past 35 % 67 to 64), but the median from 14.33 % to "
+           "14.61 %: one quantized multiplier for a B70's XMX products and an A770's dp4a ones, "
+           "Wesley-Jakob-Gilbert's B70 prompts from 6.8 % to 11.0 % at the median left out "
+           "(Intel's 18.2 % to 20.1 %), as at the FP32 rate (above). Decode unchanged.\n";
+}
+
 }  // namespace
 
 void write_decode_cluster_trials(std::ostream& out) {
     write_rdna_kquant_trial(out);
     write_build_era_trial(out);
+    write_intel_windows_trial(out);
+    write_alchemist_dp4a_trial(out);
 }
 
 }  // namespace canitrun::tools
