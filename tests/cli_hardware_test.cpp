@@ -209,6 +209,35 @@ TEST_CASE("cli: --gpu 4060ti and 5060ti plan the 16 GB card and say which") {
     CHECK_FALSE(has(eight.out, "names 2 cards"));
 }
 
+// Issue #38: "16 GB variants first ..., said in the output": every view that plans named GPUs
+// says how it read them, not only the model page's plan. fit's table, compare's and vLLM's
+// pages and an RPC plan over two hosts each carry the note the plan above carries.
+TEST_CASE("cli: fit, compare and the cluster plans say which card a shared name planned") {
+    const std::string note =
+        "Note: '4060ti' names 2 cards and is planned as the RTX 4060 Ti 16GB; name "
+        "rtx-4060-ti-8gb for the RTX 4060 Ti 8GB.";
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"fit", "--gpu", "4060ti"},
+          {"compare", "qwen3-8b", "qwen3-14b", "--gpu", "4060ti"},
+          {"qwen3-8b", "--gpu", "4060ti", "--engine", "vllm"},
+          {"qwen3-8b", "--host", "4060ti", "--host", "3090"}}) {
+        const auto o = run_cli(args);
+        INFO(args.front() << " " << args.back());
+        CHECK(o.code != 2);  // a plan (vLLM's BF16 of an 8B fills no 16 GB card: exit 1)
+        CHECK(has(o.out, note));
+    }
+    const auto fit_gcds = run_cli({"fit", "--gpu", "MI250X"});
+    CHECK(has(fit_gcds.out,
+              "Note: the AMD Instinct MI250X is 2 GCDs that ROCm and llama.cpp "
+              "see as 2 devices of 64 GB each"));
+    const auto j = run_cli({"compare", "qwen3-8b", "qwen3-14b", "--gpu", "4060ti", "--json"});
+    const auto notes = nlohmann::json::parse(j.out)["notes"];
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0].get<std::string>().starts_with("'4060ti' names 2 cards"));
+    const auto none = run_cli({"compare", "qwen3-8b", "qwen3-14b", "--gpu", "4060 ti 8gb"});
+    CHECK_FALSE(has(none.out, "names 2 cards"));
+}
+
 TEST_CASE("cli: \"Ryzen AI Max+ 395\" is one machine, not two names split at the '+'") {
     const auto o = run_cli({"qwen3-8b", "--gpu", "Ryzen AI Max+ 395"});
     REQUIRE(o.code == 0);

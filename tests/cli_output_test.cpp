@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "catch.hpp"
 #include "run_binary.hpp"
 
@@ -178,4 +180,37 @@ TEST_CASE("cli: Markdown tables name their columns") {
     }
     CHECK(
         has(run_cli({"qwen3.5-35b-a3b", "--format", "markdown"}).out, "| Figure | Size | Note |"));
+}
+
+// Issue #38 item 1: the recipes --quant accepts are listed as what they are, a publisher's
+// files over a llama-quantize type. bartowski's Q4_K_L is his Q4_K_M made with an importance
+// matrix, its embeddings and output at Q8_0 (his model cards' "Embed/output weights" column):
+// at least those two tensor rules. Unsloth's UD-Q4_K_XL starts from Q4_K_M. Q4_K_M itself is
+// llama-quantize's own type, no recipe.
+TEST_CASE("cli: quants names each recipe's publisher and the type it starts from") {
+    const auto text = run_cli({"quants"});
+    REQUIRE(text.code == 0);
+    CHECK(has(text.out, "Recipe"));
+    CHECK(has(text.out, "bartowski: Q4_K_M, imatrix, "));
+    CHECK(has(text.out, "unsloth: Q4_K_M"));
+    const auto doc = nlohmann::json::parse(run_cli({"quants", "--json"}).out);
+    const auto find = [&doc](const std::string& id) {
+        for (const auto& q : doc) {
+            if (q["id"] == id) return q;
+        }
+        FAIL("no " << id);
+        return nlohmann::json();
+    };
+    const auto l = find("Q4_K_L")["recipe"];
+    CHECK(l["publisher"] == "bartowski");
+    CHECK(l["base"] == "Q4_K_M");
+    CHECK(l["imatrix"] == true);
+    CHECK(l["tensor_rules"].get<int>() >= 2);
+    CHECK(find("UD-Q4_K_XL")["recipe"]["publisher"] == "unsloth");
+    CHECK(find("UD-Q4_K_XL")["recipe"]["base"] == "Q4_K_M");
+    CHECK(find("Q4_K_M")["recipe"].is_null());
+    const auto csv = run_cli({"quants", "--format", "csv"});
+    CHECK(csv.out.rfind("quant,bits_per_weight,quality_rank,format,requires_backend,"
+                        "recipe_publisher,recipe_base\r\n",
+                        0) == 0);
 }

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "canitrun/fit.hpp"
@@ -167,7 +169,23 @@ bool cluster_question(const Request& r) {
     return r.cluster.hosts.size() >= 2 || r.engine_has_own_view();
 }
 
-CommandResult cluster_result(const Request& r, const Model& model) {
+namespace {
+
+// How the hosts' GPU names were read (the variant a shared name plans, an MI250X's two GCDs),
+// each once; --gpu's where no host is given (vLLM on one machine).
+std::vector<std::string> named_gpu_notes(const Request& r) {
+    std::vector<std::string> notes;
+    const auto add = [&notes](const Hardware& h) {
+        for (const auto& n : h.notes) {
+            if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+        }
+    };
+    for (const Host& h : r.cluster.hosts) add(h.hardware);
+    if (r.cluster.hosts.empty() && r.report.hardware) add(*r.report.hardware);
+    return notes;
+}
+
+CommandResult engine_result(const Request& r, const Model& model) {
     if (r.engine == EngineKind::vllm) return vllm_result(r, model);
     if (r.engine == EngineKind::exo) return exo_result(r, model);
     if (r.engine == EngineKind::quick) {
@@ -175,6 +193,21 @@ CommandResult cluster_result(const Request& r, const Model& model) {
                             "use --engine llama.cpp (the default, over RPC) or vllm"}};
     }
     return rpc_result(r, model);
+}
+
+}  // namespace
+
+CommandResult cluster_result(const Request& r, const Model& model) {
+    CommandResult result = engine_result(r, model);
+    const auto notes = named_gpu_notes(r);
+    if (!notes.empty() && result.text) {
+        result.text = [text = result.text, notes](std::ostream& out) {
+            write_hardware_notes(out, notes);
+            out << "\n";
+            text(out);
+        };
+    }
+    return result;
 }
 
 }  // namespace canitrun::cli

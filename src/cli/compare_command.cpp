@@ -7,6 +7,7 @@
 #include "canitrun/model_argument.hpp"
 #include "csv_output.hpp"
 #include "format.hpp"
+#include "hardware_text.hpp"
 #include "page_facts.hpp"
 #include "style.hpp"
 #include "table.hpp"
@@ -66,6 +67,7 @@ std::string smallest_text(const ModelReport& r) {
 Result<Comparison> build_comparison(const Database& db, const std::vector<ModelArgument>& operands,
                                     const ReportOptions& options, const RemoteFlags& remote) {
     Comparison c;
+    if (options.hardware) c.notes = options.hardware->notes;
     for (const ModelArgument& operand : operands) {
         c.operands.push_back(operand.text);
         if (operand.kind != ModelArgumentKind::database) {
@@ -141,6 +143,7 @@ void write_comparison(std::ostream& out, const Comparison& c) {
         });
     }
     t.write(out);
+    write_hardware_notes(out, c.notes);
     if (!hardware) out << "  Add --gpu to compare speed and the best quantization on your GPUs.\n";
 }
 
@@ -184,7 +187,7 @@ json comparison_json(const Comparison& c) {
              {"smallest_gpu", r.smallest_gpu ? json(r.smallest_gpu->id) : json(nullptr)},
              {"hardware", hw}});
     }
-    return json{{"units", "bytes"}, {"models", models}};
+    return json{{"units", "bytes"}, {"models", models}, {"notes", c.notes}};
 }
 
 void write_comparison_csv(std::ostream& out, const Comparison& c) {

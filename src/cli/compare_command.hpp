@@ -20,6 +20,8 @@ struct Comparison {
     std::vector<std::string> operands;
     // One report per operand; a file's model and quantization live beside its report.
     std::vector<std::unique_ptr<FileReport>> entries;
+    // How --gpu's names were read (Hardware::notes), said once for every column.
+    std::vector<std::string> notes;
 };
 
 // Each operand's report under `options`; the first operand that cannot be answered is the

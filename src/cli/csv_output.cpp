@@ -132,10 +132,12 @@ void write_gpu_list_csv(std::ostream& out, const std::vector<const Gpu*>& gpus) 
 }
 
 void write_quants_csv(std::ostream& out, const Database& db) {
-    CsvWriter csv(out, {"quant", "bits_per_weight", "quality_rank", "format", "requires_backend"});
+    CsvWriter csv(out, {"quant", "bits_per_weight", "quality_rank", "format", "requires_backend",
+                        "recipe_publisher", "recipe_base"});
     for (const auto& q : db.quants) {
         csv.row({q.id, real(static_cast<double>(q.bpw_e4) / static_cast<double>(kBpwScale)),
-                 num(q.quality_rank), q.format, q.requires_backend});
+                 num(q.quality_rank), q.format, q.requires_backend, q.recipe_publisher,
+                 q.recipe_base});
     }
 }
 

@@ -298,6 +298,10 @@ void write_speculative(std::ostream& out, const HardwareAnswer& a) {
 
 }  // namespace
 
+void write_hardware_notes(std::ostream& out, const std::vector<std::string>& notes) {
+    for (const auto& note : notes) out << "  Note: " << note << ".\n";
+}
+
 void write_plan(std::ostream& out, const HardwareAnswer& a, const Hardware& h,
                 const std::vector<std::string>& labels) {
     const Placement& p = a.plan.placement;
@@ -305,7 +309,7 @@ void write_plan(std::ostream& out, const HardwareAnswer& a, const Hardware& h,
                       : a.plan.kind == PlanKind::none ? Tone::bad
                                                       : Tone::warn;
     out << "  " << paint(out, tone, plan_sentence(a, h)) << "\n";
-    for (const auto& note : h.notes) out << "  Note: " << note << ".\n";
+    write_hardware_notes(out, h.notes);
     Table t({"Device", "Layers", "Weights", "KV cache", "Buffers", "Total", "Usable", ""},
             {false, true, true, true, true, true, true, false});
     for (std::size_t i = 0; i < p.gpus.size(); ++i) {
@@ -509,7 +513,9 @@ void write_model_fits(std::ostream& out, const Hardware& hardware, const Estimat
                       const std::vector<ModelFit>& fits) {
     out << fits.size() << " models run on " << memory_label(hardware)
         << (hardware.gpus.empty() ? ", on the CPU from RAM," : " without offload") << " at "
-        << format_thousands(options.context) << " tokens:\n\n";
+        << format_thousands(options.context) << " tokens:\n";
+    write_hardware_notes(out, hardware.notes);
+    out << "\n";
     Table t({"Model", "Params", "Best quant", "Total", "Longest context", "Speed"},
             {false, true, false, true, true, true});
     for (const auto& f : fits) {

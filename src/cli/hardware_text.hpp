@@ -19,6 +19,11 @@ void write_hardware_section(std::ostream& out, const Model& model, const Quant& 
 void write_plan(std::ostream& out, const HardwareAnswer& answer, const Hardware& hardware,
                 const std::vector<std::string>& labels = {});
 
+// How the named GPUs were read (Hardware::notes: the variant a shared name plans, a board the
+// runtime sees as several devices), one "  Note: ..." line each: every view that plans named
+// GPUs says them, as the plan does.
+void write_hardware_notes(std::ostream& out, const std::vector<std::string>& notes);
+
 // "GPU 0  RTX 4090"
 std::string device_label(const Hardware& hardware, std::size_t index);
 

@@ -180,6 +180,11 @@ json quant_json(const Quant& q) {
         {"recommended", q.recommended},
         {"requires_backend", q.requires_backend.empty() ? json(nullptr) : json(q.requires_backend)},
         {"format", q.format},
+        {"recipe", q.recipe_base.empty() ? json(nullptr)
+                                         : json{{"publisher", q.recipe_publisher},
+                                                {"base", q.recipe_base},
+                                                {"imatrix", q.recipe_imatrix},
+                                                {"tensor_rules", q.recipe_tensors.size()}}},
         {"source", q.source}};
 }
 

@@ -23,6 +23,20 @@ std::string bandwidth(double gbps) {
     return fmt::format("{:.0f} GB/s", gbps);
 }
 
+// A published file recipe as the list names it: whose files follow it, the llama-quantize
+// type it starts from, and what it types by hand ("bartowski: Q4_K_M, imatrix, 4 tensor
+// rules"); empty for llama-quantize's own types and the checkpoint formats.
+std::string recipe_text(const Quant& q) {
+    if (q.recipe_base.empty()) return "";
+    std::string s = q.recipe_publisher + ": " + q.recipe_base;
+    if (q.recipe_imatrix) s += ", imatrix";
+    if (!q.recipe_tensors.empty()) {
+        s += ", " + std::to_string(q.recipe_tensors.size()) + " tensor rule" +
+             (q.recipe_tensors.size() == 1 ? "" : "s");
+    }
+    return s;
+}
+
 }  // namespace
 
 CommandResult models_result(const Database& db, const ListFilter& f) {
@@ -96,12 +110,13 @@ CommandResult quants_result(const Database& db) {
                    return ids;
                }};
     r.text = [&db](std::ostream& out) {
-        Table t({"Quant", "Bits/weight", "Quality rank", "Needs"}, {false, true, true, false});
+        Table t({"Quant", "Bits/weight", "Quality rank", "Needs", "Recipe"},
+                {false, true, true, false, false});
         for (const auto& q : db.quants) {
             t.add_row({q.id + (q.recommended ? " (rec)" : ""),
                        fmt::format("{:.4f}",
                                    static_cast<double>(q.bpw_e4) / static_cast<double>(kBpwScale)),
-                       std::to_string(q.quality_rank), q.requires_backend});
+                       std::to_string(q.quality_rank), q.requires_backend, recipe_text(q)});
         }
         t.write(out, "");
     };
