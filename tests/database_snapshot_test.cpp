@@ -87,6 +87,8 @@ Database every_field_set() {
     gpu.fp32_tflops = 52.4;
     gpu.int8_dot_tops = 209.6;
     gpu.board_power_w = 575;
+    gpu.l2_cache_bytes = 96ULL << 20;
+    gpu.sm_count = 170;
     gpu.architecture = "Blackwell";
     gpu.backends = {"cuda", "vulkan"};
     gpu.release_year = 2025;

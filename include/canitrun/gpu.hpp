@@ -41,6 +41,12 @@ struct Gpu {
     // outgrows its power budget holds a lower clock under sustained matrix work
     // (sustained_clock_share, speed.hpp). 0 where not given: never power-capped.
     double board_power_w = 0;
+    // The L2 cache and the streaming multiprocessors (NVIDIA: SMs) the board enables, given where
+    // a prompt's quantized products can overflow it: llama.cpp's MMQ kernel re-reads a weight tile
+    // for every tile of tokens, from memory where the tiles the SMs hold at once do not fit in L2
+    // (mmq_reread_bytes, speed.hpp). 0 where not given: no re-read.
+    std::uint64_t l2_cache_bytes = 0;
+    std::uint64_t sm_count = 0;
     std::string architecture;
     std::vector<std::string> backends;
     std::uint64_t release_year = 0;

@@ -243,6 +243,9 @@ struct SpeedModel {
     // deep Intel run in the data is one source's, so a fitted term would be 0 whenever that
     // source is left out.
     double xe2_kv_position_s = 23e-9;
+    // Stated, not fitted: MMQ's re-reads of a dense FFN past L2 (mmq_reread_bytes) take their
+    // bytes' full bandwidth time (prefill_seconds); 0 leaves them out.
+    double mmq_reread = 1;
     std::string source;  // what the coefficients were fitted on
     BandCoverage narrow_bands, wide_bands;
     OutOfSampleError out_of_sample;
@@ -369,6 +372,7 @@ struct DeviceWork {
     // Prefill: the attention products against a sliding-window cache's masked cells, which
     // attention_skips_masked_cells says which devices run (ModelFlops::masked_attention).
     double masked_attention_flops = 0;
+    double dense_ffn_layers = 0;  // layers here with a dense FFN (mmq_reread_bytes)
 };
 
 struct SpeedWork {
@@ -394,6 +398,11 @@ struct SpeedWork {
     std::uint64_t expert_ffn_rows = 0, expert_down_rows = 0;
     double expert_matrix_weights = 0;  // one expert product's weights: FFN width x hidden size
     int expert_matrices = 0;
+    // A dense FFN's width and the hidden size (its products: gate and up write ffn_rows rows of
+    // hidden_size weights, down hidden_size rows of ffn_rows) and its products a layer (3 gated,
+    // 2 not), for mmq_reread_bytes.
+    std::uint64_t ffn_rows = 0, hidden_size = 0;
+    int ffn_matrices = 0;
     bool bf16_weights = false;       // float weights stored as BF16 (F16 or F32 otherwise)
     bool q4_legacy_weights = false;  // a Q4_0 or Q4_1 file (quantized_tflops)
     // One token's hidden state as llama.cpp hands it from GPU to GPU at each boundary of a layer
@@ -443,6 +452,7 @@ struct SpeedBasis {
     double weights_per_byte = 0;  // of the quantization
     double experts_held = 0;      // routed experts held for each one a token runs
     double mirrored_layers = 0;   // short convolutions, whole on every GPU under -sm tensor
+    double dense_ffn_layers = 0;  // layers with a dense FFN (not a routed-expert one)
     SpeedWork shell;              // the fields no placement sets, and no device's work
 };
 SpeedBasis speed_basis(const Model& model, const Quant& quant, std::uint64_t context,
@@ -511,6 +521,23 @@ int lone_expert_products(const SpeedWork& work, const GpuDevice& device, double 
 // 1008 GB/s (an RTX 4080 23.5 ms and 25.5, an RTX A6000 21.9 and 23.8, an RTX 4000 Ada 44.8 and
 // 50.8). Not today's V100 (nvidia_volta: its own quantized multiplier carries it).
 bool fp16_gemm_prompt(const SpeedWork& work, const GpuDevice& device);
+// The bytes one micro-batch of `batch` prompt tokens re-reads from memory, beyond its one read
+// of the weights, where llama.cpp's MMQ kernel runs a dense FFN's quantized products on an
+// NVIDIA GPU with int8 tensor cores (Turing on: mmq_x = mmq_y = 128 at ggml-org/ggml de71a099,
+// llama.cpp b6918's month). Its stream-k loop (mul_mat_q, one CTA per SM) walks the output tiles
+// with the token tile innermost: each SM multiplies its 128 weight rows by every 128-token tile
+// in turn, re-reading those rows for each. What a round of tiles keeps in L2 (the rows all SMs
+// hold at once, min(rows, SMs x 128) x the product's inner size; the token tile's activations;
+// the round's FP32 outputs) stays there between the re-reads only where it fits
+// (Gpu::l2_cache_bytes); where it does not, every token tile past the first reads the product's
+// weights from memory again. A DGX Spark (48 SMs, 24 MiB of L2) multiplying qwen2.5-coder-7b's
+// Q8_0 FFN (18944 x 3584; a round holds 23.4 MB of gate or up rows, 0.5 MB of activations and
+// 3.1 MB of outputs: 27.0 MB) at -ub 2048 re-reads 15 x 6.1 GB a micro-batch, 0.33 s at 273
+// GB/s, where its pp2048 took 0.90 s and was predicted at 0.38 (#34). An RTX 4090's (128 SMs,
+// 72 MiB) 8B Q4_K_M products fit (41 MB at most); a 70B model's do not. 0 for float weights
+// (cuBLAS), fp16_gemm_prompt's and a GPU without L2 or SM figures.
+double mmq_reread_bytes(const DeviceWork& w, const SpeedWork& work, const GpuDevice& device,
+                        double batch);
 // The decode seconds each busy GPU past the first adds (decode_seconds): one hand-over.
 double hand_over_seconds(const SpeedWork& work, const SpeedModel& m);
 // Decode seconds per token. A layer split runs its GPUs one after another: the sum of each

@@ -151,6 +151,7 @@ SpeedModel zero_model() {
     m.ram_bandwidth_efficiency = std::numeric_limits<double>::infinity();
     m.pcie_gbps = std::numeric_limits<double>::infinity();
     m.xe2_kv_position_s = 0;  // stated, not fitted: each row's FitRow::fixed
+    m.mmq_reread = 0;         // the same
     for (const bool prefill : {false, true}) {
         for (const Param& p : params(prefill)) set(m, p, 0);
     }
@@ -465,13 +466,16 @@ int main(int argc, char** argv) {
             r.features.push_back(unused ? 0 : feature(r, zero, p));
         }
     }
-    // The stated terms' time (SpeedModel::xe2_kv_position_s): a part of each row no coefficient
-    // scales.
+    // The stated terms' time (SpeedModel::xe2_kv_position_s, mmq_reread): a part of each row no
+    // coefficient scales.
     SpeedModel stated = zero;
     stated.xe2_kv_position_s = SpeedModel{}.xe2_kv_position_s;
+    stated.mmq_reread = SpeedModel{}.mmq_reread;
     for (FitRow& r : rows) {
-        if (!r.prefill)
-            r.fixed = decode_seconds(r.prediction.decode, r.prediction.hardware, stated);
+        r.fixed = r.prefill ? prefill_seconds(r.prediction.prefill, r.prediction.hardware, stated,
+                                              r.prediction.ubatch)
+                                  .value_or(0)
+                            : decode_seconds(r.prediction.decode, r.prediction.hardware, stated);
     }
     SpeedModel model = fit(rows);
     for (FitRow& r : rows) r.in_sample = predicted(r, model);

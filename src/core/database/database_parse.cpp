@@ -369,6 +369,8 @@ Gpu parse_gpu(const Fields& f) {
     g.fp32_tflops = f.number_or("fp32_tflops", 0, 10000);
     g.int8_dot_tops = f.number_or("int8_dot_tops", 0, 10000);
     g.board_power_w = f.number_or("board_power_w", 0, 5000);
+    g.l2_cache_bytes = f.count_or("l2_cache_mib", 0, 1024) << 20;  // 128 MiB today (GB202)
+    g.sm_count = f.count_or("sm_count", 0, 1024);
     g.architecture = f.text_or("architecture", "");
     g.backends = f.texts_or_empty("backends");
     if (g.backends.empty()) f.error("field 'backends' must list at least one backend");

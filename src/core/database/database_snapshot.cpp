@@ -248,6 +248,8 @@ void fields(Io& io, Gpu& g) {
     io(g.fp32_tflops);
     io(g.int8_dot_tops);
     io(g.board_power_w);
+    io(g.l2_cache_bytes);
+    io(g.sm_count);
     io(g.architecture);
     io(g.backends);
     io(g.release_year);

@@ -373,6 +373,36 @@ bool fp16_gemm_prompt(const SpeedWork& work, const GpuDevice& device) {
            speed_class(device) != SpeedClass::nvidia_volta;
 }
 
+double mmq_reread_bytes(const DeviceWork& w, const SpeedWork& work, const GpuDevice& device,
+                        double batch) {
+    constexpr double kMmqTile = 128;  // mmq_x and mmq_y with int8 tensor cores
+    constexpr double kQ8_1BytesPerValue = 36.0 / 32.0;
+    if (device.gpu == nullptr || work.float_weights || work.weights_per_byte <= 0) return 0;
+    const Gpu& g = *device.gpu;
+    if (g.l2_cache_bytes == 0 || g.sm_count == 0 || g.vendor != "nvidia" ||
+        !has_matrix_units(g, MatrixFloat::f16) || speed_class(device) == SpeedClass::nvidia_volta ||
+        fp16_gemm_prompt(work, device))
+        return 0;
+    const double token_tiles = std::ceil(batch / kMmqTile);
+    if (token_tiles <= 1 || w.dense_ffn_layers <= 0) return 0;
+    const auto ffn = static_cast<double>(work.ffn_rows);
+    const auto hidden = static_cast<double>(work.hidden_size);
+    const double held_rows = static_cast<double>(g.sm_count) * kMmqTile;
+    const double l2 = static_cast<double>(g.l2_cache_bytes);
+    // One product's weight bytes where what a round of tiles keeps in L2 overflows it, else 0:
+    // the rows the SMs hold at once, the token tile's activations (q8_1: 36 bytes a 32 values)
+    // and the round's FP32 outputs, written through L2.
+    const auto overflowing = [&](double rows, double inner) {
+        const double held = std::min(rows, held_rows);
+        const double round = held * inner / work.weights_per_byte +
+                             kMmqTile * inner * kQ8_1BytesPerValue + held * kMmqTile * 4;
+        return round > l2 ? rows * inner / work.weights_per_byte : 0.0;
+    };
+    const double layer = (work.ffn_matrices - 1) * overflowing(ffn, hidden) +
+                         overflowing(hidden, ffn);  // gate and up, then down
+    return (token_tiles - 1) * layer * w.dense_ffn_layers;
+}
+
 namespace {
 
 // One device's prefill seconds per prompt token for work `w` on `device`, in micro-batches of
@@ -445,8 +475,14 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
         // each, at the share of the bandwidth a micro-batch reads its weights at (r).
         const double held = w.resident_bytes - idle;
         const double fp16 = fp16_gemm_prompt(work, device) ? 2 * held * work.weights_per_byte : 0;
+        // MMQ's re-reads of a dense FFN's weights past L2 (mmq_reread_bytes) at their full
+        // bandwidth time, stated (SpeedModel::mmq_reread): at r, the DGX Spark's re-reads took r
+        // from 0.87 to 0.94, and the 2024 runs' conversion reads, which r also carries, read at
+        // 0.71-0.84x their measure left out (#34).
+        const double reread = mmq_reread_bytes(w, work, device, batch) * m.mmq_reread;
         const double reads =
-            (held + 2 * fp16) / (device.bandwidth_gbps * 1e9) / batch * m.weight_reread;
+            (held + 2 * fp16) / (device.bandwidth_gbps * 1e9) / batch * m.weight_reread +
+            reread / (device.bandwidth_gbps * 1e9) / batch;
         const double launches = static_cast<double>(w.layers) * c.prefill_layer_s / batch;
         if (work.tensor_parallel) {
             slowest = std::max(slowest, products + reads + (scan + launches) / at_once);

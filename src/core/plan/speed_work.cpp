@@ -166,6 +166,14 @@ SpeedBasis speed_basis(const Model& model, const Quant& quant, std::uint64_t con
                                      static_cast<double>(routed_expert_width(model));
         work.expert_matrices = moe.gated ? 3 : 2;
     }
+    work.ffn_rows = model.arch.intermediate_size;
+    work.hidden_size = model.arch.hidden_size;
+    work.ffn_matrices = model.arch.gated_ffn ? 3 : 2;
+    const std::uint64_t moe_layers = model.arch.moe ? model.arch.moe->moe_layers : 0;
+    b.dense_ffn_layers =
+        static_cast<double>(model.arch.intermediate_size > 0 && model.arch.layers > moe_layers
+                                ? model.arch.layers - moe_layers
+                                : 0);
     work.bf16_weights = quant.id == "BF16" || quant.file_type == "BF16";
     const std::string& type = written_type(quant);
     work.q4_legacy_weights = type == "Q4_0" || type == "Q4_1";
@@ -208,6 +216,7 @@ DeviceWork work_of(const SpeedBasis& b, const Totals& t, const Share& s) {
     w.masked_attention_flops =
         b.masked_attention_flops * ratio(static_cast<double>(s.layers), t.layers);
     w.cache_positions = b.cache_positions * ratio(static_cast<double>(s.layers), t.layers);
+    w.dense_ffn_layers = b.dense_ffn_layers * ratio(static_cast<double>(s.layers), t.layers);
     w.expert_flops = b.expert_flops * ratio(e, t.experts);
     w.layers = s.layers;
     w.moe_layers = s.moe_layers;

@@ -215,7 +215,7 @@ struct UnitSeconds {
 };
 
 bool same_bits(const DeviceWork& a, const DeviceWork& b) {
-    static_assert(sizeof(DeviceWork) == 14 * sizeof(double), "DeviceWork without padding");
+    static_assert(sizeof(DeviceWork) == 15 * sizeof(double), "DeviceWork without padding");
     // Bits, not values, on purpose: a -0.0 or a NaN makes another unit, never a wrong reuse.
     // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison): no padding, per the assert above
     return std::memcmp(&a, &b, sizeof(DeviceWork)) == 0;
