@@ -523,6 +523,26 @@ void write_head_and_window(std::ostream& out) {
            "12.5 % / 34.0 %.\n";
 }
 
+void write_mmq_reread(std::ostream& out) {
+    out << "- Kept (#34): MMQ re-reads a dense FFN's quantized weights for every 128-token tile "
+           "past the first where a round of its tiles overflows L2 (mmq_reread_bytes: "
+           "`l2_cache_mib` and `sm_count` in data/gpus, given for the DGX Spark, RTX 4090, RTX "
+           "5090 and RTX PRO 6000 Blackwell). Its stream-k loop (ggml mmq.cuh mul_mat_q at "
+           "de71a099) runs one CTA per SM with the token tile innermost, so each SM re-reads its "
+           "128 weight rows for every token tile; the rows all SMs hold, the tile's activations "
+           "and the round's outputs stay in L2 only where they fit. The bytes are read at their "
+           "full bandwidth time, stated (SpeedModel::mmq_reread); at the shared r they took r "
+           "from 0.87 to 0.94 and XiongjieDai's 2024 conversion reads to 0.71-0.84x left out. "
+           "The Spark (24 MiB, 48 SMs) re-reads qwen2.5-coder-7b's Q8_0 FFN 15 times a -ub 2048 "
+           "micro-batch: its prompts at depths 0-32768 went from 2.37-1.31x to 1.28-1.05x their "
+           "measure left out, nvidia_unified's prefill from 18.0 % / 60.9 % to 14.9 % / 50.6 %, "
+           "every run's from 14.22 % / 40.73 % to 14.16 % / 38.08 % (59 past 35 %, 63 before); "
+           "gemma-3-4b's Q4_0 products fit (1.43-1.61x, unexplained). Three XiongjieDai 70B "
+           "Q4_K_M prompts (A40, 4x A40, 4x A100 SXM pp512) are flagged outliers in their notes: "
+           "of the source's 24 such runs they alone rise through pp8192 at 2-14 % spreads, as its "
+           "flagged F16 runs do (every run's prefill 14.33 % / 41.90 % -> 14.22 % / 40.73 %).\n";
+}
+
 }  // namespace
 
 void write_fit_trials(std::ostream& out) {
@@ -542,6 +562,7 @@ void write_fit_trials(std::ostream& out) {
     write_decode_cluster_trials(out);
     write_cublas_era(out);
     write_head_and_window(out);
+    write_mmq_reread(out);
 }
 
 }  // namespace canitrun::tools
