@@ -413,6 +413,45 @@ TEST_CASE("float experts past MMF's limits run one expert at a time") {
     CHECK(*prefill_seconds(w, h, m, 512) == Approx(442.37e-6).epsilon(1e-4));
 }
 
+// Quantized experts: ggml_cuda_should_use_mmq (ggml-cuda/mmq.cu at ggml-org/ggml 43419ff0) keeps
+// an NVIDIA GPU without Turing's int8 MMA on MMQ only with dp4a and, where it has FP16 tensor
+// cores (Volta), below MMQ_DP4A_MAX_BATCH_SIZE, 64 tokens; a P100 (GP100: no dp4a) never. Every
+// other product of a mul_mat_id runs one expert at a time. Qwen3.6-35B-A3B's 40 MoE layers of
+// 256 experts (three products each) at 512 tokens, every expert touched (1 - (1 - 8/256)^512 =
+// 1 - 8.9e-8), at gc = 10 us a call: 40 x 256 x 3 x 10 us / 512 tokens = 600 us a token.
+TEST_CASE("quantized experts leave MMQ on a V100 from 64 tokens and on a P100 always") {
+    SpeedWork w;
+    w.family = QuantFamily::k_quant;
+    w.experts = 256;
+    w.expert_share = 8.0 / 256;
+    w.expert_ffn_rows = 512;
+    w.expert_down_rows = 2048;
+    w.expert_matrix_weights = 512.0 * 2048;
+    w.expert_matrices = 3;
+    const auto lone = [&](const char* id, double batch) {
+        return lone_expert_products(w, device_for(test::gpu(id)), batch);
+    };
+    CHECK(lone("v100-16gb", 512) == 3);
+    CHECK(lone("v100-16gb", 64) == 3);
+    CHECK(lone("v100-16gb", 63) == 0);
+    CHECK(lone("tesla-p100-16gb", 512) == 3);
+    CHECK(lone("tesla-p100-16gb", 32) == 3);
+    CHECK(lone("tesla-p40", 512) == 0);    // dp4a, no FP16 tensor cores: MMQ
+    CHECK(lone("gtx-1080-ti", 512) == 0);  // the same
+    CHECK(lone("rtx-2080-ti", 512) == 0);  // Turing's int8 MMA: MMQ
+    CHECK(lone("mi50-32gb", 512) == 0);    // GCN stays on MMQ (HIP)
+    CHECK(lone("v100-16gb", 1) == 0);      // decode: the mat-vec kernels
+    SpeedModel m = test::zeroed_speed_model();
+    m.lone_expert_call_s = 10e-6;
+    m.lone_expert_read = 3;  // a float expert's read: not a quantized one's (MMQ reads it)
+    DeviceWork d;
+    d.layers = d.moe_layers = 40;
+    w.gpus.push_back(d);
+    const Hardware h = test::hardware_of({"v100-16gb"});
+    REQUIRE(prefill_seconds(w, h, m, 512));
+    CHECK(*prefill_seconds(w, h, m, 512) == Approx(600e-6).epsilon(1e-4));
+}
+
 // The matrix units llama.cpp's CUDA/HIP kernels use (ggml-cuda/common.cuh at 0ad4a86): FP16 from
 // Volta/Turing, BF16 from Ampere, both on RDNA3/RDNA4 (WMMA) and CDNA (MFMA); none on Pascal,
 // Vega 20 or RDNA2. The speed class of GPUs without them holds Pascal and Vega 20; RDNA2 stays

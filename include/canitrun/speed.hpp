@@ -27,6 +27,7 @@
 // Prefill (per prompt token, in micro-batches of ubatch tokens) is
 //   (dense + expert FLOPs) / rate x (p + e[type] [+ o before 2025]) + expert FLOPs / rate x pe
 // + 2 x routed expert weights held x touched / rate / ubatch x x
+// + lone expert products x (a float expert's FP16 read time x g + gc) / ubatch
 // + attention FLOPs / rate x t + recurrent layers x qr
 // + (resident weights - idle experts') / bandwidth / ubatch x r  (each micro-batch reads every
 //                                        weight it runs once: touched = experts_touched)
@@ -212,6 +213,14 @@ struct SpeedModel {
     // (12.6 us on a V100, 27 on an R9700, 50 on a Ryzen AI Max, with the V100's quantized
     // experts counted), a group whose one source is left out took another platform's.
     double lone_expert_read = 0;
+    // gc: prefill, seconds each expert product run one at a time costs a micro-batch
+    // (lone_expert_products), on top of a float expert's read (g): ggml_cuda_mul_mat_id's host
+    // loop launches one ggml_cuda_mul_mat per expert and product, each its own kernels (a
+    // quantized product's rows quantized to q8_1, then MMQ on the expert's few tokens, whose
+    // weights the micro-batch's read r already counts), so a model of many small experts pays
+    // per call, not per weight (a V100's gpt-oss-20b, 32 experts of 8.3 M weights, read at
+    // 0.52x its measure left out with g on its quantized calls; #34). Shared: 9.9 us.
+    double lone_expert_call_s = 0;
     // Not fitted (no measurement offloads): stated assumptions.
     double ram_bandwidth_efficiency = 0.6;  // dual-channel desktops measure 55-65 % in llama-bench
     double pcie_gbps = 25.0;  // PCIe 4.0 x16 as measured by bandwidthTest (~25 of 32 GB/s)
@@ -500,12 +509,12 @@ double experts_touched(double expert_share, double batch);
 // once per expert (the path llama.cpp#18202 calls slow for "the synchronization overhead").
 // Float weights: MMF takes a product of up to 1024 rows up to 512 tokens and a wider one up to
 // 128 tokens, on a GPU with the matrix instructions for its type (F16: Volta+, RDNA3/4, CDNA;
-// BF16: Ampere+, RDNA3/4, CDNA but CDNA3; F32 is taken as F16). Decode (one token) runs on the
-// mat-vec kernels; Metal and Vulkan have kernels of their own: 0. Not modelled: a V100 (cc 7.0)
-// also leaves MMQ for quantized experts from 64 tokens (MMQ_DP4A_MAX_BATCH_SIZE), but with this
-// cost (fitted on AMD's float runs: 3.1x) its pp512 MoE runs left out read at 0.33-0.65x, worse
-// than the 0.45-0.87x of the datacenter group's own coefficients, which carry it instead; nor
-// RDNA3's and CDNA's choices for some quantized types under 64 experts (per-tensor types).
+// BF16: Ampere+, RDNA3/4, CDNA but CDNA3; F32 is taken as F16). Quantized weights: MMQ takes
+// every product but on an NVIDIA GPU without Turing's int8 MMA that has FP16 tensor cores (a
+// V100: from MMQ_DP4A_MAX_BATCH_SIZE, 64 tokens) or no dp4a (a P100: always; mmq.cu at
+// ggml-org/ggml 43419ff0). Decode (one token) runs on the mat-vec kernels; Metal and Vulkan have
+// kernels of their own: 0. Not modelled: RDNA3's and CDNA's choices for some quantized types
+// under 64 experts (per-tensor types).
 int lone_expert_products(const SpeedWork& work, const GpuDevice& device, double batch);
 // Whether `device` multiplies the prompt's quantized weights as FP16 cuBLAS GEMMs after
 // converting them to FP16 each micro-batch, as llama.cpp's CUDA backend did on every NVIDIA GPU

@@ -308,7 +308,8 @@ void write_coefficients(std::ostream& out, const SpeedModel& m) {
         << number(m.older_build_layer_s * 1e6)
         << " µs per layer to a decoded token; the expert products llama.cpp runs one expert at a "
            "time (lone_expert_products) costing "
-        << number(m.lone_expert_read) << "x their weights' FP16 read time each micro-batch.\n\n"
+        << number(m.lone_expert_read) << "x their weights' FP16 read time and "
+        << number(m.lone_expert_call_s * 1e6) << " µs a call each micro-batch.\n\n"
         << "| weight type | decode: unpacking, bytes of read time per weight | prefill: added to "
            "the quantized multiplier |\n|---|---|---|\n";
     for (int f = 0; f < kQuantFamilyCount; ++f) {
@@ -443,7 +444,8 @@ void write_fit_source(std::ostream& out, const SpeedModel& m) {
         << ";\n        s.weight_reread = " << number(m.weight_reread)
         << ";\n        s.older_build_compute = " << number(m.older_build_compute)
         << ";\n        s.older_build_layer_s = " << number(m.older_build_layer_s)
-        << ";\n        s.lone_expert_read = " << number(m.lone_expert_read) << ";\n";
+        << ";\n        s.lone_expert_read = " << number(m.lone_expert_read)
+        << ";\n        s.lone_expert_call_s = " << number(m.lone_expert_call_s) << ";\n";
     for (int chip = 0; chip < kAppleChips; ++chip) {
         out << "        s.apple_bandwidth[" << chip << "] = " << number(m.apple_bandwidth[chip])
             << ";  // " << apple_chip_name(chip + 1) << "\n";

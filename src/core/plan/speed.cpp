@@ -179,13 +179,27 @@ bool mmf_has_type(const Gpu& g, bool bf16) {
     return has_matrix_units(g, bf16 ? MatrixFloat::bf16 : MatrixFloat::f16);
 }
 
+// Whether ggml_cuda_should_use_mmq refuses a quantized mul_mat_id of `batch` tokens on `g`, which
+// ggml_cuda_mul_mat_id then runs one expert at a time (ggml-cuda.cu at ggml-org/ggml 43419ff0,
+// llama.cpp of June 2026). An NVIDIA GPU without Turing's int8 matrix instructions stays on MMQ
+// only where it has dp4a and, having FP16 tensor cores (Volta), below MMQ_DP4A_MAX_BATCH_SIZE
+// (64 tokens): "return !fp16_mma_hardware_available(cc) || ne11 < MMQ_DP4A_MAX_BATCH_SIZE"; a
+// GP100 (Tesla P100, compute 6.0, no dp4a) never ("ggml_cuda_highest_compiled_arch(cc) <
+// GGML_CUDA_CC_DP4A: return false"). A Pascal card with dp4a (P40, GTX 10x0) runs MMQ.
+constexpr double kMmqDp4aMaxBatch = 64;
+bool mmq_declines_experts(const Gpu& g, double batch) {
+    if (g.vendor != "nvidia") return false;
+    if (g.architecture == "Volta") return batch >= kMmqDp4aMaxBatch;
+    return g.architecture == "Pascal" && g.int8_dot_tops <= 0;
+}
+
 }  // namespace
 
 int lone_expert_products(const SpeedWork& work, const GpuDevice& device, double batch) {
     if (work.experts <= 0 || batch <= 1 || device.gpu == nullptr) return 0;
     const Gpu& g = *device.gpu;
     if (g.vendor != "nvidia" && g.vendor != "amd") return 0;  // Metal, Vulkan: their own kernels
-    if (!work.float_weights) return 0;                        // MMQ (but a V100's: see the header)
+    if (!work.float_weights) return mmq_declines_experts(g, batch) ? work.expert_matrices : 0;
     if (!mmf_has_type(g, work.bf16_weights)) return work.expert_matrices;
     // MMF's limits for a mul_mat_id (ggml_cuda_should_use_mmf): by the rows it writes.
     const auto lone = [&](std::uint64_t rows) { return rows <= 1024 ? batch > 512 : batch > 128; };
@@ -432,8 +446,12 @@ double prefill_terms(const DeviceWork& w, const SpeedWork& work, const GpuDevice
                attention_rate * c.attention +
            static_cast<double>(w.moe_layers) * work.experts *
                experts_touched(work.expert_share, batch) *
-               lone_expert_products(work, device, batch) * work.expert_matrix_weights * 2 /
-               (device.bandwidth_gbps * 1e9) / batch * m.lone_expert_read;
+               lone_expert_products(work, device, batch) *
+               ((work.float_weights ? work.expert_matrix_weights * 2 /
+                                          (device.bandwidth_gbps * 1e9) * m.lone_expert_read
+                                    : 0) +
+                m.lone_expert_call_s) /
+               batch;
 }
 
 }  // namespace
