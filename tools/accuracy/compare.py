@@ -28,6 +28,7 @@ MODELS = [
     ("qwen3-next-80b-a3b", "Q4_K_M"),      # qwen3next: Gated DeltaNet hybrid MoE
     ("qwen3.5-35b-a3b", "Q4_K_M"),         # qwen35moe: Gated DeltaNet hybrid MoE
     ("qwen3.5-9b", "Q5_K_M"),              # qwen35: Gated DeltaNet hybrid dense
+    ("mimo-v2.6-distill-qwen-9b", "Q4_K_M"),  # qwen35: a fine-tune of Qwen3.5-9B, its shapes
     ("gemma-3-27b", "Q4_K_M"),             # gemma3: sliding window 5:1
     ("gemma-3-1b", "Q8_0"),                # gemma3, small
     ("gemma-2-9b", "Q4_K_M"),              # gemma2: sliding window 1:1
