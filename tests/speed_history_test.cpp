@@ -1,6 +1,6 @@
-// A path older llama.cpp builds took on CUDA, which published runs measure: a quantized prompt's
-// products as FP16 cuBLAS GEMMs before b3216 (llama.cpp#8075), checked by hand with stated
-// coefficients.
+// Paths older llama.cpp builds took on CUDA, which published runs measure: a quantized prompt's
+// products as FP16 cuBLAS GEMMs before b3216 (llama.cpp#8075), and a CPU-side CUDA graph check
+// per node from #19165 to #21472, checked by hand with stated coefficients.
 #include "canitrun/measurements.hpp"
 #include "canitrun/speed.hpp"
 #include "canitrun/speed_check.hpp"
@@ -91,4 +91,55 @@ TEST_CASE("a published run's build and backend pick the cuBLAS path before b3216
     m.date = "2024-05";
     m.backend = "ROCm";
     CHECK_FALSE(run()->cublas_quantized);
+}
+
+// CUDA builds from llama.cpp#19165 (2026-01-29) to #21472 (2026-04-08) checked each token's CUDA
+// graph node by node through a std::unordered_set: jiegec/kb's b8396 (054d8b0f2) runs paid it,
+// its b8820 ones did not; pendakwahteknologi's unnumbered build ran on 2026-04-02, before the
+// fix; a build of January 2026 (b7700) and a ROCm run did not pay it.
+TEST_CASE("a published CUDA run between #19165 and #21472 pays the graph check") {
+    Measurement m;
+    m.model_id = "qwen3.5-9b";
+    m.gpu_id = "rtx-4090";
+    m.quant = "Q8_0";
+    m.backend = "CUDA";
+    m.test = "tg64";
+    m.ngl = 99;
+    m.build = "054d8b0f2 (8396)";
+    m.date = "2026-03";
+    const auto run = [&] { return bench_run_for(test::database(), m); };
+    REQUIRE(run());
+    CHECK(run()->graph_node_check);
+    m.build = "9db77a020 (8820)";
+    m.date = "2026-04";
+    CHECK_FALSE(run()->graph_node_check);
+    m.build = "707cbafca (7700)";
+    m.date = "2026-01";
+    CHECK_FALSE(run()->graph_node_check);
+    m.build = "5803c8d";
+    m.date = "2026-04-02";
+    CHECK(run()->graph_node_check);
+    m.date = "2026-04";  // a month alone: taken as built after
+    CHECK_FALSE(run()->graph_node_check);
+    m.build = "054d8b0f2 (8396)";
+    m.date = "2026-03";
+    m.backend = "ROCm";
+    CHECK_FALSE(run()->graph_node_check);
+}
+
+// The check's cost is a stated time per layer on top of the class's own: 32 layers at k = 30 us
+// and kg = 40 us read 2.24 ms a token with it, 0.96 ms without (no bytes read, every other
+// coefficient 0).
+TEST_CASE("the graph check adds its cost per layer to a decoded token") {
+    SpeedModel m = test::zeroed_speed_model();
+    for (auto& c : m.classes) c.layer_s = 30e-6;
+    m.graph_check_layer_s = 40e-6;
+    SpeedWork w;
+    DeviceWork d;
+    d.layers = 32;
+    w.gpus.push_back(d);
+    const Hardware geforce = test::hardware_of({"rtx-4090"});
+    CHECK(decode_seconds(w, geforce, m) == Approx(0.96e-3));
+    w.graph_node_check = true;
+    CHECK(decode_seconds(w, geforce, m) == Approx(2.24e-3));
 }

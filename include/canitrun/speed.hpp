@@ -207,6 +207,10 @@ struct SpeedModel {
     // ko: decode, seconds per layer added for llama.cpp built before 2025 (per-layer launch
     // time later builds took out, fitted on the 2024 runs): only published runs have it.
     double older_build_layer_s = 0;
+    // kg: decode, seconds per layer added for llama.cpp's CUDA backend from llama.cpp#19165 to
+    // #21472 (BenchRun::graph_node_check): each token's CUDA graph check walked every node
+    // through a std::unordered_set on the CPU while the GPU waited. Only published runs have it.
+    double graph_check_layer_s = 0;
     // g: prefill, the expert products llama.cpp runs one expert at a time (lone_expert_products)
     // cost g x their weights' FP16 read time each micro-batch (one BLAS call per expert of a
     // few tokens each). Shared, in the device's read time: fitted per group as seconds a call
@@ -392,7 +396,8 @@ struct SpeedWork {
     // The share of a MoE layer's routed experts one token runs (experts_per_token / experts): a
     // micro-batch of few tokens runs, and reads, only some of them (experts_touched).
     double expert_share = 0;
-    bool older_build = false;  // a published run of llama.cpp before 2025 (BenchRun)
+    bool older_build = false;       // a published run of llama.cpp before 2025 (BenchRun)
+    bool graph_node_check = false;  // a published CUDA run of #19165 to #21472 (BenchRun)
     // A published run of llama.cpp's CUDA backend before b3216 (BenchRun): on a GPU with FP16
     // tensor cores its quantized prompt products are FP16 GEMMs (fp16_gemm_prompt).
     bool cublas_quantized = false;

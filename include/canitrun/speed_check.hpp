@@ -47,6 +47,10 @@ struct BenchRun {
     // llama.cpp's CUDA backend before b3216 (llama.cpp#8075): a quantized prompt's products ran
     // as FP16 cuBLAS GEMMs on weights converted each micro-batch (SpeedWork::cublas_quantized).
     bool cublas_quantized = false;
+    // llama.cpp's CUDA backend from llama.cpp#19165 (2026-01-29) to #21472 (2026-04-05): each
+    // decoded token's CUDA graph check cost CPU time per graph node
+    // (SpeedModel::graph_check_layer_s).
+    bool graph_node_check = false;
     // The model file's bytes as llama-bench printed them (0: not known): the weights are read at
     // this size, not the label's (BenchRun from a Measurement's file_gib).
     double file_bytes = 0;

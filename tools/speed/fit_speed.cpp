@@ -49,9 +49,9 @@ std::vector<SpeedClass> groups(bool prefill) {
     return out;
 }
 
-// Decode: a, k, kr and u per group; m, h and d (per weight type but plain floats) shared. With
-// no u (d alone, shared), the Arc Pro B70's BF16 runs decoded at 0.44x their prediction and its
-// Q4_K_M ones at 1.5-2x, and Intel's decode missed by 44 % at the median left out (20 % with u
+// Decode: a, k, kr and u per group; m, h, ko, kg and d (per weight type but plain floats) shared.
+// With no u (d alone, shared), the Arc Pro B70's BF16 runs decoded at 0.44x their prediction and
+// its Q4_K_M ones at 1.5-2x, and Intel's decode missed by 44 % at the median left out (20 % with u
 // per group; every run 14 % -> 13 %, p90 51 % -> 46 %). Prefill:
 // p, p for floats, q, t, x, pe and qr per group; r, o and e (per weight type, the legacy block
 // types the baseline p is measured on) shared.
@@ -117,6 +117,7 @@ std::vector<Param> params(bool prefill) {
         shared([](SpeedModel& m) -> double& { return m.moe_layer_s; });
         shared([](SpeedModel& m) -> double& { return m.gpu_hop_s; });
         shared([](SpeedModel& m) -> double& { return m.older_build_layer_s; });
+        shared([](SpeedModel& m) -> double& { return m.graph_check_layer_s; });
         for (int chip = 0; chip < kAppleChips; ++chip) {
             shared([chip](SpeedModel& m) -> double& { return m.apple_bandwidth[chip]; });
             out.back().apple_chip = chip + 1;

@@ -276,7 +276,25 @@ void write_decode_checks(std::ostream& out) {
            "and AMD's 13.5 % to 14.7 % (with d and u scaled, at a weight of 0.1 or 0.3: p90 46.5 "
            "%). The "
            "shared d[type] scaled as u is: alone, Apple 18.8 %; with u, Apple 14.2 % but every "
-           "run's p90 45.8 % to 46.5 % (the datacenter FP16 runs of XiongjieDai left out).\n";
+           "run's p90 45.8 % to 46.5 % (the datacenter FP16 runs of XiongjieDai left out).\n"
+           "- Kept (#34): llama.cpp's CUDA backend from llama.cpp#19165 (2026-01-29) to #21472 "
+           "(2026-04-08) checked each decoded token's CUDA graph node by node on the CPU, through "
+           "a std::unordered_set (ggml_cuda_graph_update_required, ggml-org/ggml a1bbd3e2 to "
+           "197e255a), while the GPU waited: \"~500us per token\" on Qwen3.5 (#21472, a 5090: "
+           "qwen35moe 35B.A3B tg128 185.75 -> 196.11 t/s). A run of those builds pays a shared "
+           "cost per layer (kg, graph_node_check; a layer's nodes stand for the graph's). "
+           "jiegec/kb decodes the same files on an RTX 4090 at b8396 and b8820 (after the fix): "
+           "qwen3.5-35b-a3b +34 %, qwen3.5-9b and 27b +9 %, about 1.2 us a graph node each "
+           "(Pessimist228's nsys profile of b10326 on an RTX 5090: 1543 and 858 kernels a token); "
+           "pendakwahteknologi's RTX 5090 runs name no build number but ran on 2026-04-02 (their "
+           "records' test_time; the rows' date now says the day), before it. Fitted at 38 us a "
+           "layer: every run's decode left out went from 12.5 % / 33.9 % to 11.0 % / 31.6 % "
+           "(median / p90; runs past 35 % 39 -> 27), NVIDIA GeForce's from 15.3 % / 35.1 % to "
+           "12.2 % / 27.7 %, AMD's from 19.1 % / 40.6 % to 16.2 % / 34.5 %, Apple's from 12.7 % "
+           "to 10.4 % (the shared terms moved); pendakwahteknologi's qwen2.5-3b from 1.26-1.57x "
+           "to 0.77-0.81x, jiegec's b8396 qwen3.5-35b-a3b from 1.56-1.67x to 1.24-1.31x; but "
+           "Intel's median from 14.9 % to 16.1 %, the no-matrix-units class's from 19.0 % to "
+           "20.5 %, the datacenter class's from 9.3 % to 11.1 %. Prefill unchanged.\n";
 }
 
 }  // namespace

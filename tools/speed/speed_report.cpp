@@ -306,7 +306,9 @@ void write_coefficients(std::ostream& out, const SpeedModel& m) {
         << number(m.weight_reread) << "x their bandwidth time; llama.cpp built before 2025 adding "
         << number(m.older_build_compute) << " to the prefill multiplier and "
         << number(m.older_build_layer_s * 1e6)
-        << " µs per layer to a decoded token; the expert products llama.cpp runs one expert at a "
+        << " µs per layer to a decoded token, llama.cpp's CUDA graph check of #19165 to #21472 "
+        << number(m.graph_check_layer_s * 1e6)
+        << " µs per layer; the expert products llama.cpp runs one expert at a "
            "time (lone_expert_products) costing "
         << number(m.lone_expert_read) << "x their weights' FP16 read time and "
         << number(m.lone_expert_call_s * 1e6) << " µs a call each micro-batch.\n\n"
@@ -444,6 +446,7 @@ void write_fit_source(std::ostream& out, const SpeedModel& m) {
         << ";\n        s.weight_reread = " << number(m.weight_reread)
         << ";\n        s.older_build_compute = " << number(m.older_build_compute)
         << ";\n        s.older_build_layer_s = " << number(m.older_build_layer_s)
+        << ";\n        s.graph_check_layer_s = " << number(m.graph_check_layer_s)
         << ";\n        s.lone_expert_read = " << number(m.lone_expert_read)
         << ";\n        s.lone_expert_call_s = " << number(m.lone_expert_call_s) << ";\n";
     for (int chip = 0; chip < kAppleChips; ++chip) {

@@ -1,5 +1,6 @@
 #include "canitrun/measurements.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <functional>
@@ -13,7 +14,7 @@
 
 namespace canitrun {
 namespace {
-bool built_before(const Measurement& m, unsigned build, std::string_view month);
+bool built_before(const Measurement& m, unsigned build, std::string_view day);
 }  // namespace
 
 Result<BenchRun> bench_run_for(const Database& db, const Measurement& m) {
@@ -37,6 +38,14 @@ Result<BenchRun> bench_run_for(const Database& db, const Measurement& m) {
     run.older_build = !m.date.empty() && m.date < "2025";
     // MMQ became CUDA's default prompt path in b3216 (llama.cpp#8075; fp16_gemm_prompt).
     run.cublas_quantized = m.backend == "CUDA" && built_before(m, 3216, "2024-06");
+    // From llama.cpp#19165 (ggml-org/ggml a1bbd3e2, 2026-01-29) to #21472 (197e255a, merged
+    // 2026-04-08) ggml_cuda_graph_update_required walked every node of each token's graph
+    // through a std::unordered_set on the CPU, "~500us per token" on Qwen3.5 (#21472). b8651 was
+    // released 2026-04-03 (gominimal/pkgs#40), before #21472 was opened (2026-04-05): a later
+    // number is taken as fixed (no run lies between b8651 and b8820). #19165's own number is not
+    // known: b7700 (January 2026) is taken as before it, a run naming no number by its day.
+    run.graph_node_check = m.backend == "CUDA" && !built_before(m, 7701, "2026-01-29") &&
+                           built_before(m, 8652, "2026-04-05");
     run.file_bytes = m.file_gib * 1073741824.0;
     return run;
 }
@@ -58,11 +67,12 @@ std::optional<unsigned> build_number(std::string_view build) {
 }
 
 // Whether a run's llama.cpp predates build `build`: by its build number where it names one, else
-// by its month ("2026-03"; the first month the build's change could have been in); a run naming
-// neither is taken as built after.
-bool built_before(const Measurement& m, unsigned build, std::string_view month) {
+// by its date against `day` ("2026-03" or "2026-04-05": the first month or day the build's change
+// could have been in), to the precision both give: a run of that month alone is taken as built
+// after, as is a run naming neither.
+bool built_before(const Measurement& m, unsigned build, std::string_view day) {
     if (const auto n = build_number(m.build)) return *n < build;
-    return !m.date.empty() && m.date < month;
+    return !m.date.empty() && m.date < day.substr(0, std::min(day.size(), m.date.size()));
 }
 
 // A linear-attention (Gated DeltaNet) model ran its recurrence as a graph of small ops until

@@ -132,6 +132,7 @@ Result<BenchPrediction> predict_bench(const BenchRun& run, const SpeedModel& m) 
         speed_work(*run.model, *run.quant, placed, context, {t.depth, t.n_prompt, run.ubatch});
     out.prefill.older_build = run.older_build;
     out.decode.older_build = run.older_build;
+    out.decode.graph_node_check = run.graph_node_check;
     out.prefill.cublas_quantized = run.cublas_quantized;
     out.ubatch = std::max<std::uint64_t>(std::min(run.ubatch, t.n_prompt), 1);
     double seconds = 0;
