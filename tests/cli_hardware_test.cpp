@@ -342,6 +342,23 @@ TEST_CASE("cli: a MIG machine is planned on its largest slice alone, and says wh
     CHECK(has(o.out, "counts it at its most against 1081.6 GB of RAM;"));
 }
 
+// An Intel card under the xe driver without xpu-smi (the intel-arc-b580-xe recording): its PCI id
+// 0xe20b names the Arc B580, so the plan has the card's bandwidth and a speed, and `system` says
+// which id named it.
+TEST_CASE("cli: --gpu auto names an Intel card on xe by its PCI id and plans it") {
+    const auto o = run_cli({"llama-3.1-8b", "--gpu", "auto"}, {recording("intel-arc-b580-xe")});
+    REQUIRE(o.code == 0);
+    CHECK(has(o.out, "On Intel Arc B580 + "));
+    CHECK_FALSE(has(o.out, "Speed: unknown"));
+    const auto fit = run_cli({"fit", "--gpu", "auto"}, {recording("intel-arc-b580-xe")});
+    CHECK(fit.code == 0);
+    CHECK(has(fit.out, "Intel Arc B580"));
+    const auto system = run_cli({"system"}, {recording("intel-arc-b580-xe")});
+    REQUIRE(system.code == 0);
+    CHECK(has(system.out, "arc-b580"));
+    CHECK(has(system.out, "sysfs (xe), named by PCI id 0xe20b"));
+}
+
 // A desktop's integrated Radeon beside two RTX 3090 (the nvidia-2x3090-amd-apu recording): the
 // plan is the cards' alone (nvidia-smi names them), and the note names the Radeon it left out.
 TEST_CASE("cli: --gpu auto plans the cards and leaves a desktop's integrated GPU out") {

@@ -116,6 +116,17 @@ TEST_CASE("missing and absurd fields are named") {
     g = valid_gpu();
     g["class"] = "unified";
     CHECK(mentions(error_of(files_with(valid_model(), g)), "unified_gpu_share_percent"));
+
+    // A PCI id as sysfs writes it ("0x56a0"), read as the number detection compares.
+    g = valid_gpu();
+    g["pci_ids"] = json::array({"0x56a0"});
+    const auto parsed = parse_database(files_with(valid_model(), g));
+    REQUIRE(parsed.has_value());
+    CHECK(parsed->gpus[0].pci_ids == std::vector<std::uint64_t>{0x56a0});
+    for (const char* bad : {"56a0", "0x56A0", "0x56a", "0x56a0f", "0x56g0"}) {
+        g["pci_ids"] = json::array({bad});
+        CHECK(mentions(error_of(files_with(valid_model(), g)), "PCI id '" + std::string(bad)));
+    }
 }
 
 TEST_CASE("per-field sources must cite a field the entry has") {

@@ -9,7 +9,8 @@ using namespace canitrun;
 namespace {
 
 DetectedSystem recorded(const std::string& name) {
-    return detect_system(RecordedProbeSource(std::string(CANITRUN_FIXTURES) + "/probe/" + name));
+    return detect_system(RecordedProbeSource(std::string(CANITRUN_FIXTURES) + "/probe/" + name),
+                         test::database());
 }
 
 }  // namespace
@@ -140,17 +141,78 @@ TEST_CASE("detect: an Intel Arc A770 from xpu-smi, with its free memory") {
     CHECK_FALSE(parse_xpu_smi_dump("0, Intel(R) Arc(TM) A770 Graphics, N/A\n"));
 }
 
-// The xe driver's tile0/physical_vram_size_bytes: a B580's 12 GiB. The integrated GPU beside it
-// (no VRAM file) is named in a note, not planned.
-TEST_CASE("detect: an Intel card under xe from sysfs - an integrated one noted") {
+// The xe driver's tile0/physical_vram_size_bytes: a B580's 12 GiB, and PCI id 0xe20b, which
+// pci.ids names "Battlemage G21 [Arc B580]": the card gets the B580's entry (456 GB/s). The
+// integrated GPU beside it (0xa780, RPL-S in pci.ids; no VRAM file, no entry) is noted.
+TEST_CASE("detect: an Intel card under xe named by its PCI id - an integrated one noted") {
     const DetectedSystem s = recorded("intel-arc-b580-xe");
     REQUIRE(s.gpus.size() == 1);
-    CHECK(s.gpus[0].name == "Intel GPU (PCI device 0xe20b)");
+    CHECK(s.gpus[0].name == "Intel Arc B580");
+    CHECK(s.gpus[0].pci_id == std::optional<std::uint64_t>(0xe20b));
     CHECK(s.gpus[0].memory == 12ULL << 30);
-    CHECK(s.gpus[0].via == "sysfs (xe)");
+    CHECK(s.gpus[0].via == "sysfs (xe), named by PCI id 0xe20b");
+    const Hardware h = hardware_from(s, test::database());
+    REQUIRE(h.gpus.size() == 1);
+    REQUIRE(h.gpus[0].gpu != nullptr);
+    CHECK(h.gpus[0].gpu->id == "arc-b580");
+    CHECK(h.gpus[0].bandwidth_gbps == 456);
+    CHECK(h.gpus[0].memory == 12ULL << 30);  // the detected size
     bool noted = false;
     for (const auto& n : s.notes) noted = noted || n.find("PCI device 0xa780") != std::string::npos;
     CHECK(noted);
+}
+
+// Under i915 sysfs gives no VRAM size: the A380's id (0x56a5) names one entry, whose 6 GiB the
+// plan takes, and a note says so; the A770's (0x56a0) names the 8 GB and the 16 GB cards, and
+// with no memory to tell them apart the card is only noted, both ids named.
+TEST_CASE("detect: Intel cards under i915 - one id names one card, one names two") {
+    const DetectedSystem s = recorded("intel-arc-i915");
+    REQUIRE(s.gpus.size() == 1);
+    CHECK(s.gpus[0].name == "Intel Arc A380");
+    CHECK(s.gpus[0].memory == 0);
+    CHECK(s.gpus[0].via == "sysfs (i915), named by PCI id 0x56a5, memory from the database");
+    const Hardware h = hardware_from(s, test::database());
+    REQUIRE(h.gpus.size() == 1);
+    REQUIRE(h.gpus[0].gpu != nullptr);
+    CHECK(h.gpus[0].gpu->id == "arc-a380");
+    CHECK(h.gpus[0].memory == 6ULL << 30);
+    bool a380 = false;
+    bool a770 = false;
+    for (const auto& n : s.notes) {
+        a380 = a380 || n.find(
+                           "Intel Arc A380 (PCI id 0x56a5): the i915 driver reports no VRAM "
+                           "size; planned with the memory of the database entry arc-a380") !=
+                           std::string::npos;
+        a770 = a770 || n.find(
+                           "PCI id 0x56a0 names arc-a770-8gb or arc-a770-16gb: name the card with "
+                           "--gpu") != std::string::npos;
+    }
+    CHECK(a380);
+    CHECK(a770);
+}
+
+// A device with a PCI id is matched by the id alone: the A770's 0x56a0 is the 8 GB or the 16 GB
+// card by the memory detected (xpu-smi's 16288 MiB for the 16 GB card, xpumanager#145), neither
+// without a memory, and an id no entry holds matches nothing, whatever the name says.
+TEST_CASE("detect: a PCI id names its card, the memory picking among cards that share it") {
+    const Database& db = test::database();
+    DetectedGpu d;
+    d.vendor = "intel";
+    d.pci_id = 0x56a0;
+    d.memory = 16288ULL << 20;
+    REQUIRE(match_gpu(db, d) != nullptr);
+    CHECK(match_gpu(db, d)->id == "arc-a770-16gb");
+    d.memory = 8ULL << 30;
+    REQUIRE(match_gpu(db, d) != nullptr);
+    CHECK(match_gpu(db, d)->id == "arc-a770-8gb");
+    d.memory = 0;
+    CHECK(match_gpu(db, d) == nullptr);
+    d.memory = 2ULL << 30;  // far from both: another card
+    CHECK(match_gpu(db, d) == nullptr);
+    d.pci_id = 0xa780;
+    d.name = "Intel Arc B580";
+    d.memory = 12ULL << 30;
+    CHECK(match_gpu(db, d) == nullptr);
 }
 
 // vulkaninfo --summary names devices without memory: the RTX 3060 gets its database entry's
@@ -168,7 +230,7 @@ TEST_CASE("detect: a Vulkan-only device is planned with its database entry's mem
     // One the database does not know is left out with a note pointing at --gpu-spec.
     DetectedSystem odd;
     odd.gpus = {DetectedGpu{"Turnip Adreno (TM) 750", "0x5143", 0, std::nullopt, false,
-                            "vulkaninfo --summary", "", 0}};
+                            "vulkaninfo --summary", "", 0, std::nullopt}};
     const Hardware none = hardware_from(odd, test::database());
     CHECK(none.gpus.empty());
     REQUIRE(none.notes.size() == 1);

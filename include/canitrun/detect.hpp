@@ -2,9 +2,10 @@
 // Finding the local GPUs and system RAM, from the outputs of the tools that report them:
 // nvidia-smi (NVIDIA, MIG instances from `nvidia-smi -L`), rocm-smi or the amdgpu driver's sysfs
 // files (AMD, integrated parts included, free memory from mem_info_*_used), Intel's sysfs (the xe
-// driver's physical_vram_size_bytes) and xpu-smi, NVIDIA Jetson's device tree and tegrastats
-// (unified memory: /proc/meminfo), sysctl (Apple silicon), vulkaninfo --summary for devices no
-// other probe found (named only: their memory is the database entry's), and /proc/meminfo (RAM).
+// driver's physical_vram_size_bytes; the card named by its PCI id) and xpu-smi, NVIDIA Jetson's
+// device tree and tegrastats (unified memory: /proc/meminfo), sysctl (Apple silicon), vulkaninfo
+// --summary for devices no other probe found (named only: their memory is the database entry's),
+// and /proc/meminfo (RAM).
 //
 // Detection reads through a ProbeSource, so the logic is pure given what the source returns:
 // the CLI's source runs the tools and reads the files; tests give recorded outputs.
@@ -56,6 +57,9 @@ struct DetectedGpu {
     // bandwidth and throughput in proportion to its memory slice.
     std::string parent_name;
     Bytes parent_memory = 0;
+    // An Intel card found in sysfs: its PCI device id (device/device). Such a device is matched
+    // to the database by this id alone (Gpu::pci_ids), its name being the entry's or a generic one.
+    std::optional<std::uint64_t> pci_id;
 };
 
 struct DetectedSystem {
@@ -65,7 +69,9 @@ struct DetectedSystem {
     std::vector<std::string> notes;  // what was tried and not found, for `canitrun system`
 };
 
-DetectedSystem detect_system(const ProbeSource& source);
+// The database names the Intel cards sysfs finds by their PCI ids (xe and i915 give no product
+// name), and gives the memory of one whose driver (i915) reports none.
+DetectedSystem detect_system(const ProbeSource& source, const Database& db);
 
 // Parsers of each tool's output (exposed for tests and fuzzing).
 Result<std::vector<DetectedGpu>> parse_nvidia_smi_query(const std::string& csv);

@@ -21,6 +21,10 @@ struct Gpu {
     // LLM users buy. The plan says so and names the others (other_variants, by id).
     std::vector<std::string> variant_names;
     std::vector<std::string> other_variants;
+    // The PCI device ids the card answers (sysfs's device/device, 0x56a0): how detection names a
+    // card whose driver reports no product name (Intel's xe and i915). Several entries may share
+    // one (the A770's 8 GB and 16 GB cards): the detected memory picks among them.
+    std::vector<std::uint64_t> pci_ids;
     GpuClass gpu_class = GpuClass::consumer;
     std::uint64_t vram_gb = 0;     // as marketed: the vendor's "32 GB"
     std::uint64_t vram_bytes = 0;  // the real capacity

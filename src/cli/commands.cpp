@@ -94,7 +94,7 @@ CommandResult gpus_command(const Request& r) {
 
 CommandResult system_command(const Request& r) {
     const Database& db = *r.db;
-    const DetectedSystem system = detect_this_machine();
+    const DetectedSystem system = detect_this_machine(db);
     // Every device the tools report, one row each (the plans take them as the runtime sees
     // them: hardware_from).
     Hardware hardware;

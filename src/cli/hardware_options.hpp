@@ -29,7 +29,7 @@ struct HardwareFlags {
 
 // What detection found on this machine. CANITRUN_PROBE_RECORDING=DIR replays a recording
 // instead (tests/fixtures/probe/README.md), for tests and bug reports.
-DetectedSystem detect_this_machine();
+DetectedSystem detect_this_machine(const Database& db);
 
 // Empty when no --gpu was given. `ram`: --ram in bytes, else the machine's or default_ram.
 Result<std::optional<Hardware>> hardware_from_flags(const Database& db, const HardwareFlags& flags,

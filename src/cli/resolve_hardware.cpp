@@ -39,11 +39,11 @@ Result<std::vector<std::uint64_t>> parse_tensor_split(const std::string& text) {
 
 }  // namespace
 
-DetectedSystem detect_this_machine() {
+DetectedSystem detect_this_machine(const Database& db) {
     if (const char* recording = std::getenv("CANITRUN_PROBE_RECORDING"); recording && *recording) {
-        return detect_system(RecordedProbeSource(recording));
+        return detect_system(RecordedProbeSource(recording), db);
     }
-    return detect_system(LiveProbeSource());
+    return detect_system(LiveProbeSource(), db);
 }
 
 Result<std::optional<Hardware>> hardware_from_flags(const Database& db, const HardwareFlags& flags,
@@ -51,7 +51,7 @@ Result<std::optional<Hardware>> hardware_from_flags(const Database& db, const Ha
     if (flags.gpu.empty()) return std::optional<Hardware>{};
     Hardware h;
     if (flags.gpu == "auto") {
-        const DetectedSystem system = detect_this_machine();
+        const DetectedSystem system = detect_this_machine(db);
         CANITRUN_TRY(detected_one_machine(system, db));
         h = hardware_from(system, db);
     } else {

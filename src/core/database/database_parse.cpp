@@ -341,6 +341,20 @@ GpuClass parse_gpu_class(const Fields& f) {
     f.error("unknown class '" + c + "' (expected consumer, workstation, datacenter or unified)");
 }
 
+// "pci_ids": ["0x56a0"]: four hex digits after "0x", as sysfs writes a device id.
+std::vector<std::uint64_t> parse_pci_ids(const Fields& f) {
+    std::vector<std::uint64_t> ids;
+    for (const auto& text : f.texts_or_empty("pci_ids")) {
+        const bool hex = text.size() == 6 && text.compare(0, 2, "0x") == 0 &&
+                         std::all_of(text.begin() + 2, text.end(), [](char c) {
+                             return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                         });
+        if (!hex) f.error("PCI id '" + text + "' is not 0x and four lower-case hex digits");
+        ids.push_back(std::stoull(text.substr(2), nullptr, 16));
+    }
+    return ids;
+}
+
 Gpu parse_gpu(const Fields& f) {
     Gpu g;
     g.id = f.text("id");
@@ -356,6 +370,7 @@ Gpu parse_gpu(const Fields& f) {
             "'variant_names' and 'other_variants' go together: the names the variants share "
             "and the ids of the variants this entry is chosen over");
     }
+    g.pci_ids = parse_pci_ids(f);
     g.gpu_class = parse_gpu_class(f);
     g.vram_gb = f.count("vram_gb", 1, kMaxVramGb);
     g.vram_bytes = f.count("vram_bytes", 1, kMaxVramGb * (1ULL << 30));

@@ -237,6 +237,7 @@ void fields(Io& io, Gpu& g) {
     io(g.aliases);
     io(g.variant_names);
     io(g.other_variants);
+    io(g.pci_ids);
     io(g.gpu_class);
     io(g.vram_gb);
     io(g.vram_bytes);

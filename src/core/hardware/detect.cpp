@@ -335,7 +335,7 @@ std::optional<Bytes> parse_meminfo_total(const std::string& meminfo) {
     return std::nullopt;
 }
 
-DetectedSystem detect_system(const ProbeSource& source) {
+DetectedSystem detect_system(const ProbeSource& source, const Database& db) {
     DetectedSystem system;
     if (const auto meminfo = source.read_file("/proc/meminfo"))
         system.ram = parse_meminfo_total(*meminfo);
@@ -347,7 +347,7 @@ DetectedSystem detect_system(const ProbeSource& source) {
     detect_nvidia(source, system, absent);
     detect_amd(source, system, absent);
     detect_apple(source, system);
-    detail::detect_intel(source, system);
+    detail::detect_intel(source, system, db);
     detail::detect_jetson(source, system);
     detail::detect_vulkan(source, system);
     if (system.gpus.empty())
@@ -365,6 +365,11 @@ const Gpu* match_gpu(const Database& db, const DetectedGpu& detected) {
     // "Apple M2 Max" names the chip; the database's entries add the memory ("m2max64gb").
     const std::string chip = name.rfind("apple", 0) == 0 ? name.substr(5) : name;
     const auto shared = shared_names(db);
+    // A device with a PCI id is named by it alone (its name is generic): the entries holding the
+    // id, the memory choosing among them, and none where there is no memory to choose by.
+    const auto by_id = detail::gpus_with_pci_id(db, detected);
+    if (detected.pci_id && (by_id.empty() || (by_id.size() > 1 && detected.memory == 0)))
+        return nullptr;
     const Gpu* best = nullptr;
     std::size_t best_key = 0;
     double best_distance = 0;
@@ -372,7 +377,9 @@ const Gpu* match_gpu(const Database& db, const DetectedGpu& detected) {
         if (!detected.vendor.empty() && gpu.vendor != detected.vendor) continue;
         const auto it = shared.find(gpu.id);
         const std::size_t key_length =
-            matched_key(gpu, it == shared.end() ? nullptr : &it->second, name, chip);
+            detected.pci_id
+                ? static_cast<std::size_t>(std::count(by_id.begin(), by_id.end(), &gpu))
+                : matched_key(gpu, it == shared.end() ? nullptr : &it->second, name, chip);
         if (key_length == 0) continue;
         const double distance = memory_distance(gpu, detected.memory);
         // Nearest memory first (an 8 GB and a 16 GB card share a name), then the longest name.

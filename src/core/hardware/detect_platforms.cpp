@@ -64,7 +64,64 @@ std::optional<Bytes> xe_vram(const ProbeSource& source, const std::string& devic
     return total == 0 ? std::nullopt : std::optional<Bytes>(total);
 }
 
+// The ids of the entries a PCI id names, for a note: "arc-a770-8gb or arc-a770-16gb".
+std::string entry_ids(const std::vector<const Gpu*>& gpus) {
+    std::string ids;
+    for (std::size_t i = 0; i < gpus.size(); ++i)
+        ids += (i == 0 ? "" : i + 1 == gpus.size() ? " or " : ", ") + gpus[i]->id;
+    return ids;
+}
+
+// One Intel card in sysfs, named by its PCI id (device/device) where the database holds it: with
+// the xe driver's VRAM, planned; without (i915, or an integrated GPU), planned on the entry's
+// memory where the id names one card, else noted.
+void intel_sysfs_card(const ProbeSource& source, const std::string& device, const Database& db,
+                      DetectedSystem& system) {
+    const auto text = source.read_file(device + "device");
+    const std::string id = text ? trim(*text) : std::string("unknown");
+    DetectedGpu g;
+    g.vendor = "intel";
+    g.name = "Intel GPU (PCI device " + id + ")";
+    g.pci_id = text ? probe_number(id, 16) : std::nullopt;
+    const auto vram = xe_vram(source, device);
+    g.memory = vram.value_or(0);
+    const Gpu* entry = g.pci_id ? match_gpu(db, g) : nullptr;
+    if (entry != nullptr) g.name = entry->name;
+    if (vram) {
+        g.via = entry != nullptr ? "sysfs (xe), named by PCI id " + id : "sysfs (xe)";
+        system.gpus.push_back(g);
+        return;
+    }
+    if (entry == nullptr) {
+        const auto named = detail::gpus_with_pci_id(db, g);
+        system.notes.push_back(
+            g.name + ": no VRAM size in sysfs (an integrated GPU, or the i915 driver) and no " +
+            "xpu-smi; " +
+            (named.size() > 1 ? "PCI id " + id + " names " + entry_ids(named) + ": name the card "
+                              : "name it ") +
+            "with --gpu");
+        return;
+    }
+    g.via = "sysfs (i915), named by PCI id " + id + ", memory from the database";
+    system.notes.push_back(g.name + " (PCI id " + id +
+                           "): the i915 driver reports no VRAM size; planned with the memory of " +
+                           "the database entry " + entry->id);
+    system.gpus.push_back(g);
+}
+
 }  // namespace
+
+std::vector<const Gpu*> detail::gpus_with_pci_id(const Database& db, const DetectedGpu& detected) {
+    std::vector<const Gpu*> named;
+    if (!detected.pci_id) return named;
+    for (const auto& gpu : db.gpus) {
+        if (gpu.vendor != detected.vendor) continue;
+        if (std::find(gpu.pci_ids.begin(), gpu.pci_ids.end(), *detected.pci_id) !=
+            gpu.pci_ids.end())
+            named.push_back(&gpu);
+    }
+    return named;
+}
 
 Result<std::vector<DetectedGpu>> parse_xpu_smi_dump(const std::string& csv) {
     std::vector<DetectedGpu> gpus;
@@ -147,7 +204,7 @@ std::optional<std::pair<Bytes, Bytes>> parse_tegrastats_ram(const std::string& l
 
 namespace detail {
 
-void detect_intel(const ProbeSource& source, DetectedSystem& system) {
+void detect_intel(const ProbeSource& source, DetectedSystem& system, const Database& db) {
     if (const auto csv = source.run(Probe::xpu_smi_dump)) {
         if (auto gpus = parse_xpu_smi_dump(*csv); gpus && !gpus->empty()) {
             for (auto& g : *gpus) system.gpus.push_back(std::move(g));
@@ -162,22 +219,7 @@ void detect_intel(const ProbeSource& source, DetectedSystem& system) {
         const std::string device = "/sys/class/drm/" + entry + "/device/";
         const auto vendor = source.read_file(device + "vendor");
         if (!vendor || probe_number(trim(*vendor), 16) != kIntelVendorId) continue;
-        const auto id = source.read_file(device + "device");
-        const std::string name =
-            "Intel GPU (PCI device " + (id ? trim(*id) : std::string("unknown")) + ")";
-        const auto vram = xe_vram(source, device);
-        if (!vram) {
-            system.notes.push_back(name +
-                                   ": no VRAM size in sysfs (an integrated GPU, or the i915 "
-                                   "driver) and no xpu-smi; name it with --gpu");
-            continue;
-        }
-        DetectedGpu g;
-        g.name = name;
-        g.vendor = "intel";
-        g.memory = *vram;
-        g.via = "sysfs (xe)";
-        system.gpus.push_back(g);
+        intel_sysfs_card(source, device, db, system);
     }
 }
 
