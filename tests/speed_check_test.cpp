@@ -238,10 +238,18 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // from 8 % / 32 % to 7 % / 26 %), and the shared per-layer cost the Spark's gemma rows had
     // held up fell, so small models on GeForce cards read fast left out (GeForce's median 11 %
     // to 15 %): the model is what is left to mend.
-    CHECK(m.out_of_sample.prefill_p90 <= 0.420);
-    CHECK(m.out_of_sample.prefill_median <= 0.144);
-    CHECK(m.out_of_sample.decode_median <= 0.125);
-    CHECK(m.out_of_sample.decode_p90 <= 0.341);
+    // Then four took decode to 11.0 % / 31.6 % and prefill to 13.6 % / 36.1 %: a decoded token
+    // on CUDA builds from llama.cpp#19165 to #21472 pays a per-layer check of its graph on the
+    // CPU (#21472: "~500us per token"; GeForce's decode median 15 % to 12 %), llama.cpp's MMQ
+    // re-reads a dense FFN's weights for every 128-token tile when they overflow L2 (the DGX
+    // Spark's qwen2.5-coder-7b prompts from 1.31-2.37x to 1.05-1.28x), a V100 (from 64 tokens)
+    // and a P100 multiply quantized experts one at a time (their 35B-A3B prompts from
+    // 1.51-1.94x to 1.11-1.36x), and three of XiongjieDai's prompts that rise with length at
+    // spreads of 2-14 % are kept, not fitted.
+    CHECK(m.out_of_sample.prefill_p90 <= 0.362);
+    CHECK(m.out_of_sample.prefill_median <= 0.136);
+    CHECK(m.out_of_sample.decode_median <= 0.110);
+    CHECK(m.out_of_sample.decode_p90 <= 0.317);
 }
 
 // A published run reads its file at the size llama-bench printed, not its label's: Unsloth's
