@@ -403,7 +403,7 @@ double mmq_reread_bytes(const DeviceWork& w, const SpeedWork& work, const GpuDev
     const auto ffn = static_cast<double>(work.ffn_rows);
     const auto hidden = static_cast<double>(work.hidden_size);
     const double held_rows = static_cast<double>(g.sm_count) * kMmqTile;
-    const double l2 = static_cast<double>(g.l2_cache_bytes);
+    const auto l2 = static_cast<double>(g.l2_cache_bytes);
     // One product's weight bytes where what a round of tiles keeps in L2 overflows it, else 0:
     // the rows the SMs hold at once, the token tile's activations (q8_1: 36 bytes a 32 values)
     // and the round's FP32 outputs, written through L2.
