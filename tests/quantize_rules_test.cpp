@@ -220,8 +220,61 @@ TEST_CASE("Unsloth's UD rules read from a log's buffers hold for that model only
     CHECK(type_of(granite, "token_embd.weight") == "f16");
     CHECK(bytes_of(granite, "token_embd.weight") == 822083584U);
     CHECK(type_of(granite, "output.weight") == "q8_0");
-    // the rules name the model: Granite 4.1 3B's file keeps the base type
-    CHECK(type_of(typed("granite-4.1-3b", "UD-Q8_K_XL"), "token_embd.weight") == "q8_0");
+    // the rules name the model: Granite 4.1 30B's file keeps the base type
+    CHECK(type_of(typed("granite-4.1-30b", "UD-Q8_K_XL"), "token_embd.weight") == "q8_0");
+}
+
+namespace {
+
+Bytes total_bytes(const std::vector<TypedTensor>& ts) {
+    Bytes sum = 0;
+    for (const auto& t : ts) sum = checked::add(sum, t.bytes);
+    return sum;
+}
+
+// A recipe's tensors beside its base file type's, in bytes: what its rules add to the file.
+std::int64_t recipe_over_base(const std::string& model, const std::string& recipe) {
+    const TensorLayout l = tensor_layout(test::model(model)).value();
+    const Quant& q = test::quant(recipe);
+    const auto with = quantize_tensors(l, quantize_request(q)).value();
+    const auto base = quantize_tensors(l, q.recipe_base).value();
+    return static_cast<std::int64_t>(total_bytes(with)) -
+           static_cast<std::int64_t>(total_bytes(base));
+}
+
+}  // namespace
+
+// Unsloth's UD-Q4_K_XL of a Qwen3 MoE (cudax-010: Qwen3-30B-A3B, 11 q6_K where Q4_K_M writes 49;
+// vulkan-004: Qwen3-Coder-30B-A3B) and of Qwen3-Next (vulkan-001: 43 q6_K where Q4_K_M writes
+// 73) leaves room in its bytes for at most 19 / 17 routed-expert tensors above q4_K: ffn_down_exps
+// stays q4_K in the 24 use_more_bits layers where Q4_K_M writes q6_K (66 B more a 256 weights).
+// Qwen3-30B-A3B: 24 x 2048 x 768 x 128 = 4,831,838,208 weights, 24 x 51,904,512 = 1,245,708,288 B;
+// Qwen3-Next-80B-A3B: 24 x 2048 x 512 x 512, 24 x 138,412,032 = 3,321,888,768 B.
+TEST_CASE("Unsloth's UD-Q4_K_XL of Qwen3 MoE and Qwen3-Next keeps ffn_down_exps in q4_K") {
+    const TensorLayout l = tensor_layout(test::model("qwen3-30b-a3b")).value();
+    const auto ud = quantize_tensors(l, quantize_request(test::quant("UD-Q4_K_XL"))).value();
+    CHECK(type_of(ud, "blk.0.ffn_down_exps.weight") == "q4_K");
+    CHECK(type_of(quantize_tensors(l, "Q4_K_M").value(), "blk.0.ffn_down_exps.weight") == "q6_K");
+    CHECK(type_of(ud, "blk.0.attn_v.weight") == "q6_K");  // the counts do not place attn_v
+    CHECK(type_of(ud, "token_embd.weight") == "q4_K");    // cudax-010's CPU buffer: 166.92 MiB
+    CHECK(recipe_over_base("qwen3-30b-a3b", "UD-Q4_K_XL") == -1245708288);
+    CHECK(recipe_over_base("qwen3-coder-30b-a3b", "UD-Q4_K_XL") == -1245708288);
+    CHECK(recipe_over_base("qwen3-next-80b-a3b", "UD-Q4_K_XL") == -3321888768);
+    // Qwen3.5's MoE (qwen35moe) keeps its own rule: ffn_down_exps q5_K
+    const TensorLayout q35 = tensor_layout(test::model("qwen3.5-35b-a3b")).value();
+    CHECK(type_of(quantize_tensors(q35, quantize_request(test::quant("UD-Q4_K_XL"))).value(),
+                  "blk.0.ffn_down_exps.weight") == "q5_K");
+}
+
+// Unsloth's Granite 4.1 3B UD-Q8_K_XL is 664,780,800 B over its Q8_0 (published exact sizes):
+// token_embd in f16 as in the 8B's file, 100352 x 2560 = 256,901,120 weights at 2 B instead of
+// q8_0's 34 B a 32 = 240,844,800 B of it.
+TEST_CASE("Unsloth's Granite 4.1 3B UD-Q8_K_XL keeps token_embd in f16") {
+    const TensorLayout l = tensor_layout(test::model("granite-4.1-3b")).value();
+    const auto ud = quantize_tensors(l, quantize_request(test::quant("UD-Q8_K_XL"))).value();
+    CHECK(type_of(ud, "token_embd.weight") == "f16");
+    CHECK(type_of(ud, "blk.0.attn_k.weight") == "q8_0");  // the other f16 tensors: not placed
+    CHECK(recipe_over_base("granite-4.1-3b", "UD-Q8_K_XL") == 240844800);
 }
 
 TEST_CASE(
