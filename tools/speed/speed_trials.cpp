@@ -543,6 +543,24 @@ void write_mmq_reread(std::ostream& out) {
            "flagged F16 runs do (every run's prefill 14.33 % / 41.90 % -> 14.22 % / 40.73 %).\n";
 }
 
+// The twenty-fifth session's (#34): the output head's product left out of a prompt's FLOPs.
+void write_prompt_head(std::ostream& out) {
+    out << "- Tried and not kept (#34): a prompt token without the output head's product. A "
+           "batch that asks for no logits outputs its last token alone (llama_batch_allocr::init, "
+           "src/llama-batch.cpp: \"return the output only for the last token\"), as llama-bench's "
+           "pp does through llama_batch_get_one, so neither embedding table is a per-token "
+           "product of a prompt (model_flops took vocab x hidden out once for a tied model, twice "
+           "for an untied one). Every run's prefill left out went from 13.55 % / 36.15 % to "
+           "13.10 % / 37.96 % (median / p90; 54 -> 57 runs past 35 %): Apple's from 14.4 % / "
+           "29.6 % to 12.4 % / 32.0 % (3 -> 7 past), Intel's from 19.2 % / 50.1 % to 19.9 % / "
+           "52.2 % (kyuz0's B70 prompts 16384 deep 0.68 -> 0.58x), the V100's from 27.7 % / "
+           "97.3 % to 25.8 % / 103.1 % (9 -> 6 past; gemma-4-e4b pp512 0.64 -> 0.75x), AMD's "
+           "from 12.7 % to 11.5 % at the median. The per-layer prompt costs took up what the "
+           "head had carried (NVIDIA 110 -> 172 us a micro-batch, Apple 89 -> 262, Intel 371 -> "
+           "1003): the head's FLOPs stand in for a per-model cost the model does not name. "
+           "Decode unchanged.\n";
+}
+
 }  // namespace
 
 void write_fit_trials(std::ostream& out) {
@@ -563,6 +581,7 @@ void write_fit_trials(std::ostream& out) {
     write_cublas_era(out);
     write_head_and_window(out);
     write_mmq_reread(out);
+    write_prompt_head(out);
 }
 
 }  // namespace canitrun::tools

@@ -76,7 +76,9 @@ ModelFlops model_flops(const Model& m, double depth, double ubatch) {
     // embedding and the per-layer embeddings (Gemma 3n's and Gemma 4 E's per_layer_token_embd,
     // which their parameter counts hold: 2.8B of Gemma 4 E4B's 8B). A tied input embedding is
     // also the output head, whose product every token runs (a parameter count holds it once):
-    // not a lookup alone.
+    // not a lookup alone. A prompt without per-token logits runs the head for its last token
+    // only (llama_batch_allocr::init); taking the head out of a prompt token's FLOPs raised
+    // prefill's p90 left out (docs/SPEED.md, #34), so it stays, standing in for a per-model cost.
     const double input_lookup =
         m.arch.tied_embeddings ? 0 : static_cast<double>(m.arch.hidden_size);
     const double lookup = static_cast<double>(m.arch.vocab_size) *
