@@ -543,8 +543,8 @@ void write_mmq_reread(std::ostream& out) {
            "flagged F16 runs do (every run's prefill 14.33 % / 41.90 % -> 14.22 % / 40.73 %).\n";
 }
 
-// The twenty-fifth session's (#34): the output head's product left out of a prompt's FLOPs.
-void write_prompt_head(std::ostream& out) {
+// The twenty-fifth session's (#34): the output head in a prompt's FLOPs, and Intel's attention.
+void write_prompt_trials(std::ostream& out) {
     out << "- Tried and not kept (#34): a prompt token without the output head's product. A "
            "batch that asks for no logits outputs its last token alone (llama_batch_allocr::init, "
            "src/llama-batch.cpp: \"return the output only for the last token\"), as llama-bench's "
@@ -558,7 +558,17 @@ void write_prompt_head(std::ostream& out) {
            "from 12.7 % to 11.5 % at the median. The per-layer prompt costs took up what the "
            "head had carried (NVIDIA 110 -> 172 us a micro-batch, Apple 89 -> 262, Intel 371 -> "
            "1003): the head's FLOPs stand in for a per-model cost the model does not name. "
-           "Decode unchanged.\n";
+           "Decode unchanged.\n"
+           "- Tried and not kept (#34): an Intel GPU's flash attention at its vector engines' rate "
+           "(1/8 of XMX's). ggml-vulkan takes its KHR_coopmat attention shader only where the "
+           "driver offers a 16x16x16 FP16 shape (get_fa_tuning_params at ggml-org/ggml 6e32a618), "
+           "and Intel's XMX attention kernels came after kyuz0's B70 runs (b9039): llama.cpp#24406 "
+           "(June 2026) is \"an additional code path for devices with supported XMX hardware\". "
+           "Intel's attention multiplier went from 76.7 to 9.6 (AMD's 8.5, the V100's 9.2), but "
+           "the runs left out barely moved: every run's prefill 13.55 % / 36.15 % -> 13.55 % / "
+           "36.37 % (54 -> 53 past 35 %), Intel's 19.2 % -> 19.2 %. kyuz0's B70 gemma-4 prompts "
+           "16384 deep (6.7-7.1x left out, 10x in sample) read 15x slower on Vulkan than on SYCL "
+           "at the same build (gemma-4-31b 12.20 and 179.87 t/s), unexplained.\n";
 }
 
 }  // namespace
@@ -581,7 +591,7 @@ void write_fit_trials(std::ostream& out) {
     write_cublas_era(out);
     write_head_and_window(out);
     write_mmq_reread(out);
-    write_prompt_head(out);
+    write_prompt_trials(out);
 }
 
 }  // namespace canitrun::tools
