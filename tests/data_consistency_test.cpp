@@ -267,3 +267,25 @@ TEST_CASE("every editorial claim names a quantization of the database") {
         }
     }
 }
+
+// data/publishers.json: each publisher entry names its Hub organisation and cites what says how
+// its files are made; the built-in database gives that recipe, with that source, to every model
+// whose gguf_repo it owns (bartowski's and Unsloth's both say their files use an imatrix), and
+// none to a model of an unlisted owner.
+TEST_CASE("every GGUF publisher's recipe has a source and reaches its models") {
+    std::size_t bartowski = 0, unsloth = 0;
+    for (const Model& m : test::database().models) {
+        INFO(m.id << " " << m.run.gguf_repo);
+        CHECK(m.run.gguf_imatrix == !m.run.gguf_imatrix_source.empty());
+        const std::string owner = to_lower(m.run.gguf_repo.substr(0, m.run.gguf_repo.find('/')));
+        if (owner == "bartowski" || owner == "unsloth") {
+            CHECK(m.run.gguf_imatrix);
+            CHECK(m.run.gguf_imatrix_source.starts_with("https://"));
+            ++(owner == "bartowski" ? bartowski : unsloth);
+        } else {
+            CHECK_FALSE(m.run.gguf_imatrix);
+        }
+    }
+    CHECK(bartowski > 0);
+    CHECK(unsloth > 0);
+}

@@ -353,3 +353,30 @@ TEST_CASE("database: an editorial claim must quote the editorial") {
     m["editorial"]["claims"][0]["text"] = "A 24 GB card runs it.";
     CHECK(parse_database(files_with(m, valid_gpu())).has_value());
 }
+
+// publishers.json gives each model whose gguf_repo the publisher owns its recipe (whether its
+// plain files are made with an importance matrix) and the source that says so; an owner not
+// listed gets none. An entry without a source, or a publisher listed twice, is refused.
+TEST_CASE("a publisher's imatrix recipe reaches the models of its repos, with its source") {
+    json m = valid_model();
+    m["run"] = {{"gguf_repo", "Bartowski/Tiny-1B-GGUF"}};
+    json other = valid_model();
+    other["id"] = "tiny-2b";
+    other["name"] = "Tiny 2B";
+    other["run"] = {{"gguf_repo", "someone/Tiny-2B-GGUF"}};
+    auto files = files_with(m, valid_gpu());
+    files["models/test.json"] = json::array({m, other}).dump();
+    files["publishers.json"] = R"([{"name": "bartowski", "imatrix": true, "source": "his cards"}])";
+    const auto db = parse_database(files);
+    REQUIRE(db.has_value());
+    CHECK(db->models.at(0).run.gguf_imatrix);  // Hub owners are case-insensitive
+    CHECK(db->models.at(0).run.gguf_imatrix_source == "his cards");
+    CHECK_FALSE(db->models.at(1).run.gguf_imatrix);
+    CHECK(db->models.at(1).run.gguf_imatrix_source.empty());
+
+    files["publishers.json"] = R"([{"name": "bartowski", "imatrix": true}])";
+    CHECK(mentions(error_of(files), "source"));
+    files["publishers.json"] = R"([{"name": "bartowski", "imatrix": true, "source": "a"},
+                              {"name": "BARTOWSKI", "imatrix": false, "source": "b"}])";
+    CHECK(mentions(error_of(files), "listed twice"));
+}

@@ -46,7 +46,7 @@ inline std::vector<nlohmann::json> exact_size_rows() {
 inline std::uint64_t tensor_bytes_with_tied(Model model, bool tied, const nlohmann::json& row) {
     model.arch.tied_embeddings = tied;
     QuantizeRequest request = quantize_request(quant(row.at("quant").get<std::string>()));
-    if (row.value("imatrix", false)) request.imatrix = true;
+    request.imatrix = row.value("imatrix", false) || request.imatrix.value_or(false);
     const auto bytes = gguf_tensor_bytes(model, request);
     REQUIRE(bytes);
     return *bytes;

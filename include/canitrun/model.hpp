@@ -249,6 +249,12 @@ struct RunInfo {
     // rules changed since, with what dates them; 0: made by the rules canitrun transcribes.
     std::uint64_t gguf_quantized_before = 0;
     std::string gguf_quantized_before_source;
+    // Whether gguf_repo's publisher makes its plain llama-quantize files with an importance
+    // matrix (data/publishers.json: bartowski, Unsloth), with what says so; false where the
+    // publisher is not listed (llama-quantize without one). Set by the loader from the
+    // publisher table, never per model, so one publisher's files are typed alike.
+    bool gguf_imatrix = false;
+    std::string gguf_imatrix_source;
     // Whether gguf_repo's files carry the checkpoint's MTP (nextn) layers
     // (Architecture::mtp_layers), with what says so: llama.cpp's converter keeps them for GLM
     // and drops them for DeepSeek V3, and Qwen 3.5's published files predate its keeping them.

@@ -1,8 +1,8 @@
 #pragma once
 // llama-quantize's choice of a ggml type for each tensor of a model, for a llama.cpp file type
 // (Q4_K_M, Q8_0, ...), as llama_tensor_get_type / llama_tensor_get_type_impl /
-// tensor_type_fallback in src/llama-quant.cpp do it at llama.cpp 0ad4a86 (no imatrix, no
-// overrides). Pure: no I/O.
+// tensor_type_fallback in src/llama-quant.cpp do it at llama.cpp 0ad4a86 (their imatrix
+// branches where the file had one; a recipe's --tensor-type overrides). Pure: no I/O.
 
 #include <array>
 #include <cstdint>
@@ -34,8 +34,9 @@ bool is_llama_file_type(const std::string& quant_id);
 std::string file_type_of_llama_ftype(std::uint64_t ftype);
 
 // What llama-quantize is asked for to write a quantization's files: the file type, whether an
-// importance matrix was given (nullopt: only where the type requires one), and the tensors
-// typed by hand. A recipe (bartowski's Q4_K_L) is its base file type with its tensor rules.
+// importance matrix was given (nullopt: as the layout's model's publisher makes its files,
+// TensorLayout::imatrix, and always where the type requires one), and the tensors typed by
+// hand. A recipe (bartowski's Q4_K_L) is its base file type with its tensor rules.
 struct QuantizeRequest {
     std::string file_type;
     std::optional<bool> imatrix;
@@ -48,8 +49,9 @@ bool is_llama_file_type(const Quant& quant);
 
 // Every tensor of the layout with its type and size, in llama-quantize's processing order
 // (token_embd / output first, then by layer, then by name). `imatrix`: whether the file was
-// made with an importance matrix; by default only for the types that require one (IQ1_*,
-// IQ2_*, IQ3_XXS, IQ3_XS, Q2_K_S).
+// made with an importance matrix; by default where the layout's publisher uses one
+// (TensorLayout::imatrix) and for the types that require one (IQ1_*, IQ2_*, IQ3_XXS, IQ3_XS,
+// Q2_K_S).
 Result<std::vector<TypedTensor>> quantize_tensors(const TensorLayout& layout,
                                                   const std::string& quant_id,
                                                   std::optional<bool> imatrix = std::nullopt);

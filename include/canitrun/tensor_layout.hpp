@@ -88,6 +88,9 @@ struct TensorLayout {
     // it the tied output's, and attn_qkv (Phi-3, Qwen 3.5's linear layers) had a branch of its own
     // where b8275 types it as attn_v.
     bool quantized_before_b8275 = false;
+    // The model's GGUF files are made with an importance matrix (RunInfo::gguf_imatrix, its
+    // publisher's recipe): the rules' imatrix branches apply to its plain file types.
+    bool imatrix = false;
 
     std::uint64_t elements() const;
 };

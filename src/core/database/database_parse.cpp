@@ -17,6 +17,7 @@
 #include "canitrun/param_count.hpp"
 #include "canitrun/parse.hpp"
 #include "json_fields.hpp"
+#include "publishers.hpp"
 
 namespace canitrun {
 namespace {
@@ -539,6 +540,7 @@ DatabaseInfo parse_info(const std::string& text) {
 
 Result<Database> parse_database(const DatabaseFiles& files) {
     Database db;
+    std::vector<detail::Publisher> publishers;  // optional: none, every file as llama-quantize's
     std::string current = "database";
     try {
         for (const auto& [path, text] : files) {
@@ -551,13 +553,16 @@ Result<Database> parse_database(const DatabaseFiles& files) {
                 parse_array(path, text, db.quants, parse_quant);
             } else if (path == "card_classes.json") {
                 parse_array(path, text, db.card_classes, parse_card_class);
+            } else if (path == "publishers.json") {
+                parse_array(path, text, publishers, detail::parse_publisher);
             } else if (path == "database.json") {
                 db.info = parse_info(text);
             } else {
                 throw DatabaseError(
                     path +
                     ": not a database file (expected quants.json, "
-                    "card_classes.json, database.json, models/*.json or gpus/*.json)");
+                    "card_classes.json, publishers.json, database.json, models/*.json or "
+                    "gpus/*.json)");
             }
         }
         if (db.models.empty()) throw DatabaseError("no models (models/*.json)");
@@ -565,6 +570,7 @@ Result<Database> parse_database(const DatabaseFiles& files) {
         if (db.quants.empty()) throw DatabaseError("no quantizations (quants.json)");
         if (db.card_classes.empty()) throw DatabaseError("no card classes (card_classes.json)");
         check_unique_names(db.models, "model");
+        detail::apply_publishers(publishers, db.models);
         check_unique_names(db.gpus, "GPU");
         check_other_variants(db.gpus);
         check_unique_names(db.quants, "quantization");

@@ -170,6 +170,8 @@ void fields(Io& io, RunInfo& r) {
     io(r.gguf_quants_source);
     io(r.gguf_quantized_before);
     io(r.gguf_quantized_before_source);
+    io(r.gguf_imatrix);
+    io(r.gguf_imatrix_source);
     io(r.gguf_mtp);
     io(r.gguf_mtp_source);
     io(r.gguf_mtp_embedding);

@@ -424,7 +424,7 @@ Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p,
     }
     CANITRUN_TRY_ASSIGN(const auto by_hand, rule_types(request));
     State qs{p.layout, ft->ftype};
-    qs.imatrix = request.imatrix.value_or(needs_imatrix(ft->ftype));
+    qs.imatrix = request.imatrix.value_or(needs_imatrix(ft->ftype) || p.layout.imatrix);
     qs.n_attention_wv = p.n_attention_wv;
     qs.tied = p.tied;
     qs.n_ffn_down = static_cast<int>(p.layout.n_layer);

@@ -536,7 +536,8 @@ bool same_layout_inputs(const Model& a, const Model& b) {
     return a.id == b.id && a.family == b.family && a.context_native == b.context_native &&
            a.context_extension == b.context_extension &&
            a.run.gguf_quantized_before == b.run.gguf_quantized_before &&
-           a.run.gguf_indexer_every_layer == b.run.gguf_indexer_every_layer && a.arch == b.arch &&
+           a.run.gguf_indexer_every_layer == b.run.gguf_indexer_every_layer &&
+           a.run.gguf_imatrix == b.run.gguf_imatrix && a.arch == b.arch &&
            a.modalities == b.modalities;
 }
 
@@ -586,6 +587,7 @@ Result<TensorLayout> tensor_layout(const Model& m) {
                 (a == "llama" || a == "qwen2") && m.arch.layers == 80 && att.heads != att.kv_heads;
             b.layout.quantized_before_b8275 =
                 m.run.gguf_quantized_before != 0 && m.run.gguf_quantized_before <= kB8275;
+            b.layout.imatrix = m.run.gguf_imatrix;
             return std::move(b.layout);
         },
         [&] {
