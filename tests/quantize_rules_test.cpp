@@ -283,7 +283,7 @@ TEST_CASE(
     // llama-quant.cpp: "Guard against craziness in the first few ffn_down layers that can happen
     // even with imatrix for Q4_0/Q5_0"; only with an imatrix, i_layer < n_layer / 8 (32 / 8 = 4)
     const TensorLayout l = tensor_layout(test::model("llama-3.1-8b")).value();
-    const auto plain = quantize_tensors(l, "Q4_0").value();
+    const auto plain = quantize_tensors(l, "Q4_0", false).value();
     CHECK(type_of(plain, "blk.0.ffn_down.weight") == "q4_0");
     const auto with = quantize_tensors(l, "Q4_0", true).value();
     CHECK(type_of(with, "blk.3.ffn_down.weight") == "q4_1");
