@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "canitrun/gguf_model.hpp"
 #include "canitrun/llama_log.hpp"
 #include "canitrun/verify.hpp"
 #include "canitrun/verify_server.hpp"
@@ -162,4 +163,37 @@ TEST_CASE("log database model: an MTP context's rows are planned on the main mod
     REQUIRE(row_of(rows, "mtp_kv") != nullptr);
     CHECK(row_of(rows, "mtp_kv")->estimate == 33'554'432ULL);
     CHECK(row_of(rows, "mtp_compute")->estimate == 511'705'088ULL);
+}
+
+// A logged file is typed with the importance matrix its own metadata names (gguf_to_model reads
+// quantize.imatrix.file, which llama-quantize writes into every file it makes with one), not
+// as its model's gguf_repo publisher makes its files (#38). validation/llama-logs/vulkan-007
+// loads a Llama 3.1 8B Q4_0 without that key: 66 f32, 225 q4_0 (32 layers x 7 matrices + the
+// token embedding) and 1 q6_K (output). bartowski's files, the database model's, are made with
+// one, which guards the first 32 / 8 = 4 ffn_down in q4_1: 221 q4_0 and 4 q4_1. verify, told
+// the run loaded the database's model, plans the file as the log says it was made.
+// validation/llama-logs/cuda-001 loads bartowski's GLM-Z1-32B IQ4_XS, whose metadata names
+// its imatrix file.
+TEST_CASE("log database model: a logged file is typed with the imatrix its metadata names") {
+    const std::string dir = std::string(CANITRUN_SOURCE_DIR) + "/validation/llama-logs/";
+    const auto plain =
+        parse_llama_log(test::read_file(dir + "vulkan-007-llama-3.1-8b-q4_0-rtx4080.log")).value();
+    const auto file = gguf_to_model({llama_log_metadata(plain)});
+    REQUIRE(file);
+    CHECK_FALSE(file->model.run.gguf_imatrix);
+    const Model& known = test::model("llama-3.1-8b");
+    REQUIRE(known.run.gguf_imatrix);  // bartowski's repo: its publisher's recipe
+    const auto report = verify_llama_log(plain, test::quant("Q4_0"), &known);
+    REQUIRE(report);
+    CHECK_FALSE(report->model.run.gguf_imatrix);
+    REQUIRE(report->contexts.size() == 1);
+    REQUIRE(report->contexts[0].devices);
+    CHECK(report->contexts[0].devices->file_types_match == std::optional<bool>(true));
+
+    const auto with =
+        parse_llama_log(test::read_file(dir + "cuda-001-glm-z1-32b-0414-iq4xs.log")).value();
+    const auto imatrix_file = gguf_to_model({llama_log_metadata(with)});
+    REQUIRE(imatrix_file);
+    CHECK(imatrix_file->model.run.gguf_imatrix);
+    CHECK(imatrix_file->model.run.gguf_imatrix_source == "GGUF quantize.imatrix.file");
 }

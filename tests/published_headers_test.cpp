@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "canitrun/gguf_model.hpp"
 #include "canitrun/llama_log.hpp"
 #include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/quantize_rules.hpp"
@@ -37,6 +38,9 @@ struct PublishedHeader {
     std::string llama_ftype;  // as llama.cpp prints it: "Q4_K - Medium"
     std::uint64_t tensors = 0;
     std::map<std::string, std::uint64_t> types;  // "q4_K" -> tensors of that type
+    // made with an importance matrix, as the log's metadata says (quantize.imatrix.file, read
+    // by gguf_to_model as for a file): not its model's gguf_repo publisher's recipe
+    bool imatrix = false;
 };
 
 std::string header_field(const std::string& text, const std::string& key) {
@@ -86,8 +90,10 @@ std::vector<PublishedHeader> read_published_headers() {
         if (!test::database().find_model(id)) continue;
         const auto log = parse_llama_log(text);
         if (!log || !log->tensor_count) continue;
+        const auto file = gguf_to_model({llama_log_metadata(*log)});
         out.push_back({entry.path().filename().string(), id, header_field(text, "file_type"),
-                       log->file_type(), *log->tensor_count, type_counts(text)});
+                       log->file_type(), *log->tensor_count, type_counts(text),
+                       file && file->model.run.gguf_imatrix});
     }
     return out;
 }
@@ -180,9 +186,10 @@ TEST_CASE("published headers: a plain llama-quantize file's types are the rules'
         INFO(h.log << " (" << h.model_id << " " << quant->second << ")");
         auto layout = tensor_layout(test::model(h.model_id));
         REQUIRE(layout);
-        // a log's file is not known to be the gguf_repo publisher's (vulkan-007's Q4_0 has no
-        // q4_1: made without an importance matrix), so the rules run as without one
-        layout->imatrix = false;
+        // typed as the log's file was made, not as its model's gguf_repo publisher makes its
+        // files: vulkan-007's Q4_0 of Llama 3.1 8B has no quantize.imatrix.file, and no q4_1
+        // (225 q4_0), where bartowski's, with one, guard 32 / 8 = 4 ffn_down in q4_1
+        layout->imatrix = h.imatrix;
         // held here: a range-for over .value() of a temporary would read it after its end
         const auto tensors = quantize_tensors(*layout, quant->second);
         REQUIRE(tensors);

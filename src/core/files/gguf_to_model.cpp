@@ -594,6 +594,10 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     // An embedding or reranking model's file is served as the database's entry is (llama_serve)
     m.run.pooling = read_gguf_pooling(f, arch);
     if (!m.run.pooling.empty()) m.run.pooling_source = "GGUF " + arch + ".pooling_type";
+    // llama-quantize writes quantize.imatrix.file into each file it makes with an importance
+    // matrix (tools/quantize/quantize.cpp): a file, or a log's, is typed as it was made
+    m.run.gguf_imatrix = f.get_string("quantize.imatrix.file").has_value();
+    if (m.run.gguf_imatrix) m.run.gguf_imatrix_source = "GGUF quantize.imatrix.file";
     CANITRUN_TRY(read_gguf_weights(parts, out));
     return out;
 }

@@ -284,6 +284,13 @@ Result<VerifyReport> verify_llama_log(const LlamaLog& log, const std::optional<Q
     auto model = gguf_to_model({llama_log_metadata(log)});
     if (given != nullptr) {
         report.model = *given;
+        // The file's own importance matrix where the log printed its whole metadata (the
+        // type counts follow the last key): a logged file need not be its gguf_repo
+        // publisher's, and is typed as it was made.
+        if (model && !log.type_counts.empty()) {
+            report.model.run.gguf_imatrix = model->model.run.gguf_imatrix;
+            report.model.run.gguf_imatrix_source = model->model.run.gguf_imatrix_source;
+        }
         if (!model) model = GgufModel{};  // the model is known; only its origin differs
         if (report.arch.empty()) report.arch = given->id;
     } else if (model) {
