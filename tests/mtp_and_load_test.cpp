@@ -334,7 +334,7 @@ TEST_CASE("server terms: --load-mode stages the weights as llama.cpp reads them"
 }
 
 // Without a GPU (Llama 3.2 1B at Q4_0, AVX2) and read in (none), a repacked tensor is read into
-// its CPU_REPACK buffer alone: no second copy (547,356,672 B with mmap, above), and nothing is
+// its CPU_REPACK buffer alone: no second copy (528,482,304 B with mmap, above), and nothing is
 // staged. With dio each tensor comes through an aligned copy: the largest, token_embd (tied:
 // Q6_K, 128,256 x 2,048 x 210 / 256 = 215,470,080 B = 52,605 blocks), and one block more:
 // 215,474,176 B. On Metal (an M4 Max) none reads each GPU tensor through a host copy in turn:

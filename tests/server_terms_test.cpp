@@ -114,28 +114,38 @@ TEST_CASE("server terms: -nkvo's CPU attention on a sliding-window model") {
     CHECK(term(p.ram, "nkvo_attention").load == 35'127'296ULL);
 }
 
-// Llama 3.2 1B at Q4_0 on a machine without a GPU, AVX2: llama-quantize types every layer's
-// matrices Q4_0 (18 B per 32 weights); the embeddings are tied (no output.weight) and
-// token_embd is a row lookup, never repacked. Per layer: q 2048x2048, k and v 2048x512, o
-// 2048x2048, gate and up 2048x8192, down 8192x2048 = 60,817,408 weights = 34,209,792 B; every
-// ne[1] (2048, 512, 8192) is a multiple of 8, so ggml_repack_get_optimal_repack_type repacks
-// each (q4_0_8x8). 16 layers: 547,356,672 B, a second copy in RAM held from load.
+// Llama 3.2 1B at Q4_0 on a machine without a GPU, AVX2. A file made without an importance
+// matrix has every layer's matrices in Q4_0 (18 B per 32 weights); the embeddings are tied (no
+// output.weight) and token_embd is a row lookup, never repacked. Per layer: q 2048x2048, k and
+// v 2048x512, o 2048x2048, gate and up 2048x8192, down 8192x2048 = 60,817,408 weights =
+// 34,209,792 B; every ne[1] (2048, 512, 8192) is a multiple of 8, so
+// ggml_repack_get_optimal_repack_type repacks each (q4_0_8x8). 16 layers: 547,356,672 B, a
+// second copy in RAM held from load; a GGUF file's plan keeps that where the file says so
+// (no quantize.imatrix.file: gguf_to_model reads gguf_imatrix false).
+// The database's model is typed as its gguf_repo's publisher makes its files: bartowski's, with
+// an importance matrix (data/publishers.json), with which llama-quantize guards the first
+// n_layer / 8 = 16 / 8 = 2 ffn_down in Q4_1 (llama-quant.cpp: "Guard against craziness in the
+// first few ffn_down layers"). Q4_1 has no repacked kernel on either ISA, so those two stay in
+// the mapped file: 547,356,672 - 2 x 8,192 x 2,048 x 18 / 32 = 547,356,672 - 2 x 9,437,184 =
+// 528,482,304 B (504 MiB).
 TEST_CASE("server terms: Q4_0 repacked on an AVX2 CPU") {
-    // every layer's Q4_0 as llama-quantize makes it without an importance matrix (bartowski's
-    // files, the database's, guard the first eighth of ffn_down in Q4_1)
-    Model m = test::model("llama-3.2-1b");
-    m.run.gguf_imatrix = false;
+    const Model& db = test::model("llama-3.2-1b");
+    REQUIRE(db.run.gguf_imatrix);
     const Quant& q = test::quant("Q4_0");
-    CHECK(llamacpp_repack_bytes(m, q, CpuIsa::avx2).value() == 547'356'672ULL);
-    CHECK(llamacpp_repack_bytes(m, q, CpuIsa::arm_dotprod).value() == 547'356'672ULL);
-    CHECK(llamacpp_repack_bytes(m, q, CpuIsa::none).value() == 0);
+    CHECK(llamacpp_repack_bytes(db, q, CpuIsa::avx2).value() == 528'482'304ULL);
+    CHECK(llamacpp_repack_bytes(db, q, CpuIsa::arm_dotprod).value() == 528'482'304ULL);
+    Model file = db;  // a file made without an importance matrix
+    file.run.gguf_imatrix = false;
+    CHECK(llamacpp_repack_bytes(file, q, CpuIsa::avx2).value() == 547'356'672ULL);
+    CHECK(llamacpp_repack_bytes(file, q, CpuIsa::arm_dotprod).value() == 547'356'672ULL);
+    CHECK(llamacpp_repack_bytes(db, q, CpuIsa::none).value() == 0);
     // Q8_0 has no repacked kernel on AVX2 (this version): nothing.
-    CHECK(llamacpp_repack_bytes(m, test::quant("Q8_0"), CpuIsa::avx2).value() == 0);
+    CHECK(llamacpp_repack_bytes(db, test::quant("Q8_0"), CpuIsa::avx2).value() == 0);
 
     const Placement p = plan_of("llama-3.2-1b", "Q4_0", {}, at_context(8192));
     const ResidentTerm r = term(p.ram, "cpu_repack");
-    CHECK(r.load == 547'356'672ULL);
-    CHECK(r.most == 547'356'672ULL);
+    CHECK(r.load == 528'482'304ULL);
+    CHECK(r.most == 528'482'304ULL);
     PlanSettings s = at_context(8192);
     s.server.repack = false;
     CHECK(term(plan_of("llama-3.2-1b", "Q4_0", {}, s).ram, "cpu_repack").most == 0);
@@ -303,7 +313,8 @@ TEST_CASE("encoders: an embedding encoder beside a chat model keeps no cache") {
 
 // verify reads what the server printed: the prompt cache's limit at load, the checkpoints it
 // made (the largest: a Gemma 3 27B checkpoint of a full window, 654,311,424 B = 624 MiB, as
-// above), and the CPU_REPACK buffer (Llama 3.2 1B at Q4_0: 547,356,672 B = 522 MiB).
+// above), and the CPU_REPACK buffer (the database's Llama 3.2 1B at Q4_0: 528,482,304 B =
+// 504 MiB, as above).
 TEST_CASE("server terms: verify reads the prompt cache, checkpoints and CPU_REPACK") {
     const std::string text =
         "llama_context: constructing llama_context\n"
@@ -328,14 +339,14 @@ TEST_CASE("server terms: verify reads the prompt cache, checkpoints and CPU_REPA
     CHECK(rows[1].actual == 654'311'424ULL);
 
     const auto repack = parse_llama_log(
-                            "load_tensors:   CPU_REPACK model buffer size =   522.00 MiB\n"
+                            "load_tensors:   CPU_REPACK model buffer size =   504.00 MiB\n"
                             "load_tensors:   CPU_Mapped model buffer size =   702.40 MiB\n")
                             .value();
     const auto r = verify_server_terms(repack, &test::model("llama-3.2-1b"), test::quant("Q4_0"));
     REQUIRE(r.size() == 1);
     CHECK(r[0].term == "cpu_repack");
-    CHECK(r[0].estimate == 547'356'672ULL);
-    CHECK(r[0].actual == 547'356'672ULL);
+    CHECK(r[0].estimate == 528'482'304ULL);
+    CHECK(r[0].actual == 528'482'304ULL);
 }
 
 // A llama-server log with a draft model, in 0ad4a86's order (tools/server/server-context.cpp:
@@ -470,7 +481,7 @@ TEST_CASE("server terms: an embedding model's output buffer holds a batch of out
 }
 
 // Companions are repacked on a machine without a GPU by the main model's rule: Llama 3.2 1B at
-// Q4_0 drafting for itself, and again --also, each holds its own 547,356,672 B CPU_REPACK copy
+// Q4_0 drafting for itself, and again --also, each holds its own 528,482,304 B CPU_REPACK copy
 // (the AVX2 case above) in its RAM row; --no-repack takes all three off (the draft copies the
 // main's no_extra_bufts; the --also section carries no-repack = true). With a GPU every
 // companion's layers are on it: nothing repacked.
@@ -482,11 +493,11 @@ TEST_CASE("server terms: companions get their CPU_REPACK copy on a CPU-only mach
     const Placement on = plan_of("llama-3.2-1b", "Q4_0", {}, s);
     s.server.repack = false;
     const Placement off = plan_of("llama-3.2-1b", "Q4_0", {}, s);
-    CHECK(term(on.ram, "cpu_repack").load == 547'356'672ULL);
+    CHECK(term(on.ram, "cpu_repack").load == 528'482'304ULL);
     for (const char* name : {"draft:llama-3.2-1b", "also:llama-3.2-1b"}) {
-        CHECK(term(on.ram, name).load - term(off.ram, name).load == 547'356'672ULL);
+        CHECK(term(on.ram, name).load - term(off.ram, name).load == 528'482'304ULL);
     }
-    CHECK(on.ram.total() - off.ram.total() == 3 * 547'356'672ULL);
+    CHECK(on.ram.total() - off.ram.total() == 3 * 528'482'304ULL);
     const RouterLaunch router =
         llama_router_launch({&test::model("llama-3.2-1b"), &test::quant("Q4_0"), {}}, s);
     const auto& section = router.models.back().options;
