@@ -50,6 +50,9 @@ bool allows_quantization(const TensorInfo& t) {
     q = q && !contains(n, "_norm.weight");
     q = q && !contains(n, "ffn_gate_inp.weight");
     q = q && !contains(n, "ssm_conv1d");
+    // LFM2's short-convolution kernel: llama-quant.cpp skips it (line 325 at 0ad4a86) and the
+    // converter writes it F32 (conversion/base.py line 1062, SHORTCONV_CONV)
+    q = q && !contains(n, "shortconv.conv.weight");
     // MiniMax-M3's indexer projections, small enough to keep
     q = q && !contains(n, "indexer.k_proj.weight") && !contains(n, "indexer.q_proj.weight");
     // DeepSeek V4's token-id routing table (i32, as wide as f32)
