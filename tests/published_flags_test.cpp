@@ -99,6 +99,20 @@ TEST_CASE("published flags: the exact sizes decide these models' flags") {
         {"nemotron-nano-9b-v2", false},
         {"seed-oss-36b", false},
         {"llama-4-scout-17b-16e", false},
+        {"gemma-3n-e2b", true},
+        {"gemma-3n-e4b", true},
+        {"lfm2-1.2b", true},
+        {"ministral-3-3b", true},
+        {"falcon-h1-1.5b", false},
+        {"ministral-3-8b", false},
+        {"ministral-3-14b", false},
+        {"falcon-h1-7b", false},
+        {"falcon3-10b", false},
+        {"granite-4.1-30b", true},
+        {"qwen3-vl-2b", true},
+        {"qwen3-vl-4b", true},
+        {"qwen3-vl-8b", false},
+        {"qwen3-vl-32b", false},
     };
     std::map<std::string, int> deciding;
     for (const auto& row : test::exact_size_rows()) {
