@@ -120,6 +120,22 @@ TEST_CASE("gguf file size: Granite 4 350M and Qwen3-Embedding 0.6B within 16 KiB
     CHECK(*embedding >= 639150592 - 16384);
 }
 
+// LFM2's tokenizer is fitted on one header, LFM2-350M-Q4_K_M.gguf's (gguf_file_size.cpp).
+// LiquidAI's 2.6B and 8B-A1B Q4_K_M files, which the fit did not use, weigh 1,563,668,704 and
+// 5,044,779,712 bytes (tests/fixtures/published-sizes.json): each within 16 KiB over canitrun's
+// size, where the least tokenizer left them 1.59 MB over.
+TEST_CASE("gguf file size: LFM2's fitted tokenizer on the 2.6B and 8B-A1B files") {
+    const QuantizeRequest r = quantize_request(test::quant("Q4_K_M"));
+    const auto dense = gguf_file_bytes(test::model("lfm2-2.6b"), r);
+    const auto moe = gguf_file_bytes(test::model("lfm2-8b-a1b"), r);
+    REQUIRE(dense);
+    REQUIRE(moe);
+    CHECK(*dense <= 1563668704);
+    CHECK(*dense >= 1563668704 - 16384);
+    CHECK(*moe <= 5044779712);
+    CHECK(*moe >= 5044779712 - 16384);
+}
+
 // Gemma 4 12B at llama-quantize's Q4_K_M, by hand from the config (data/models/gemma.json): 48
 // layers of width 3840, FFN 15360, vocab 262,144, tied. 40 sliding layers: attn_q / attn_output
 // 3840 x 4096, attn_k / attn_v 3840 x 2048; 8 global layers: attn_q / attn_output 3840 x 8192,

@@ -42,7 +42,7 @@ struct MeasuredTokenizer {
     Bytes bytes;
 };
 
-constexpr std::array<MeasuredTokenizer, 7> kTokenizers = {{
+constexpr std::array<MeasuredTokenizer, 8> kTokenizers = {{
     // tokens 2,099,538 + token_type 513,073 + merges 5,204,810 (128,256 tokens, 280,147 merges)
     {"ggml-vocab-llama-bpe.gguf", {"llama3.1", "llama3.2", "llama3.3"}, 128256, 7817421},
     // Qwen3's: ggml-vocab-qwen2.gguf's first 151,643 tokens (1,369,483 bytes of strings; the file
@@ -83,6 +83,14 @@ constexpr std::array<MeasuredTokenizer, 7> kTokenizers = {{
     // 100,269) are counted as the converter's padding tokens: their names were not found, so each
     // may be a few bytes off.
     {"cl100k_base ranks, worked out", {"granite4", "granite4.1", ""}, 100256, 3536893},
+    // LFM2's (tokens arr[str,65536]; no copy of its vocabulary or merges is in the stored
+    // sources): fitted on one published header, the file less its tensors. LiquidAI's
+    // LFM2-350M-Q4_K_M.gguf is 229,309,376 bytes (published-sizes.json), 1,588,352 more than
+    // this file's size with the least tokenizer (65,536 x 12 = 786,432), so the tokenizer and the
+    // keys counted nowhere else (general.*, the lfm2.* hyperparameters, the chat template) come
+    // to 2,374,784. Checked on LiquidAI's other Q4_K_M files: 700M and 1.2B to the byte,
+    // 2.6B 1,152 and 8B-A1B 1,696 bytes heavier (the names and keys that differ).
+    {"LFM2-350M-Q4_K_M.gguf's header, fitted", {"lfm2", "", ""}, 65536, 2374784},
 }};
 
 std::uint64_t decimal_digits(std::uint64_t n) {
