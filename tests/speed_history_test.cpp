@@ -1,6 +1,7 @@
-// Paths older llama.cpp builds took on CUDA, which published runs measure: a quantized prompt's
-// products as FP16 cuBLAS GEMMs before b3216 (llama.cpp#8075), and a CPU-side CUDA graph check
-// per node from #19165 to #21472, checked by hand with stated coefficients.
+// Paths older llama.cpp builds took on CUDA and ROCm, which published runs measure: a quantized
+// prompt's products as FP16 cuBLAS GEMMs before b3216 (llama.cpp#8075), a CPU-side CUDA graph
+// check per node from #19165 to #21472, and ROCm kernels launched without HIP graphs before
+// #22254, checked by hand with stated coefficients.
 #include "canitrun/measurements.hpp"
 #include "canitrun/speed.hpp"
 #include "canitrun/speed_check.hpp"
@@ -142,4 +143,55 @@ TEST_CASE("the graph check adds its cost per layer to a decoded token") {
     CHECK(decode_seconds(w, geforce, m) == Approx(0.96e-3));
     w.graph_node_check = true;
     CHECK(decode_seconds(w, geforce, m) == Approx(2.24e-3));
+}
+
+// llama.cpp#22254 (April 2026) turned HIP graphs on by default: kyuz0's R9700 runs of b7423
+// (December 2025) launched each kernel from the host, llama.cpp#23043's R9700 runs of May 2026
+// and a run naming neither build nor day did not; a CUDA run never does.
+TEST_CASE("a published ROCm run before #22254 launches its kernels without HIP graphs") {
+    Measurement m;
+    m.model_id = "qwen3.5-9b";
+    m.gpu_id = "radeon-ai-pro-r9700";
+    m.quant = "Q8_0";
+    m.backend = "ROCm";
+    m.test = "tg128";
+    m.ngl = 99;
+    m.build = "2aa45ef9e (7423)";
+    m.date = "2025-12";
+    const auto run = [&] { return bench_run_for(test::database(), m); };
+    REQUIRE(run());
+    CHECK(run()->hip_no_graphs);
+    m.build = "0253fb21f (9187)";
+    m.date = "2026-05";
+    CHECK_FALSE(run()->hip_no_graphs);
+    m.build = "4c1c3ac09";  // no number: by its day
+    CHECK_FALSE(run()->hip_no_graphs);
+    m.date = "2026-03";
+    CHECK(run()->hip_no_graphs);
+    m.build.clear();
+    m.date.clear();
+    CHECK_FALSE(run()->hip_no_graphs);
+    m.build = "2aa45ef9e (7423)";
+    m.date = "2025-12";
+    m.backend = "CUDA";
+    m.gpu_id = "rtx-4090";
+    CHECK_FALSE(run()->hip_no_graphs);
+}
+
+// The launches cost kh a layer, dense or MoE, on top of the class's own: 48 layers at k = 30 us
+// and kh = 20 us read 48 x 30 = 1.44 ms a token with graphs and 1.44 + 48 x 20 = 2.40 ms without
+// (no bytes read, every other coefficient 0); a CUDA run's flag is never set (above).
+TEST_CASE("a ROCm decode without HIP graphs adds its launches per layer") {
+    SpeedModel m = test::zeroed_speed_model();
+    for (auto& c : m.classes) c.layer_s = 30e-6;
+    m.hip_launch_layer_s = 20e-6;
+    SpeedWork w;
+    DeviceWork d;
+    d.layers = 48;
+    d.moe_layers = 48;
+    w.gpus.push_back(d);
+    const Hardware radeon = test::hardware_of({"radeon-ai-pro-r9700"});
+    CHECK(decode_seconds(w, radeon, m) == Approx(1.44e-3));
+    w.hip_no_graphs = true;
+    CHECK(decode_seconds(w, radeon, m) == Approx(2.40e-3));
 }

@@ -5,7 +5,8 @@
 //
 // Decode (one token) runs the layers one after another, so its time is the sum over devices of
 //   read bytes / bandwidth x a   (a = 1 / the share of peak bandwidth reached)
-// + layers x (k [+ ko before 2025]) + MoE layers x m  (kernel launches, routing)
+// + layers x (k [+ ko before 2025] [+ kg, kh: CUDA's graph check, ROCm without HIP graphs])
+// + MoE layers x m  (kernel launches, routing)
 // + recurrent layers x kr x 1 TB/s / bandwidth  (the recurrent scan's kernels, which read and
 //                                                write the state more than once: scaled by the
 //                                                device's memory, so a base M4 pays 8x a 4090)
@@ -211,6 +212,13 @@ struct SpeedModel {
     // #21472 (BenchRun::graph_node_check): each token's CUDA graph check walked every node
     // through a std::unordered_set on the CPU while the GPU waited. Only published runs have it.
     double graph_check_layer_s = 0;
+    // kh: decode, seconds per layer added for llama.cpp's ROCm backend before llama.cpp#22254
+    // (BenchRun::hip_no_graphs), which launched each token's kernels one at a time from the host
+    // where later builds replay a HIP graph (#22254's own runs: 12-42 us a layer saved, gpt-oss
+    // 3). One cost for every layer kind: a MoE layer at 38.6 / 26.8 of a dense one's (the CUDA
+    // kernel counts of Pessimist228's nsys profile of Qwen 3.5) read gpt-oss, which gained 1 %
+    // from graphs, slower still (#34). Only published runs have it.
+    double hip_launch_layer_s = 0;
     // g: prefill, the expert products llama.cpp runs one expert at a time (lone_expert_products)
     // cost g x their weights' FP16 read time each micro-batch (one BLAS call per expert of a
     // few tokens each). Shared, in the device's read time: fitted per group as seconds a call
@@ -398,6 +406,7 @@ struct SpeedWork {
     double expert_share = 0;
     bool older_build = false;       // a published run of llama.cpp before 2025 (BenchRun)
     bool graph_node_check = false;  // a published CUDA run of #19165 to #21472 (BenchRun)
+    bool hip_no_graphs = false;     // a published ROCm run before #22254 (BenchRun)
     // A published run of llama.cpp's CUDA backend before b3216 (BenchRun): on a GPU with FP16
     // tensor cores its quantized prompt products are FP16 GEMMs (fp16_gemm_prompt).
     bool cublas_quantized = false;

@@ -51,6 +51,10 @@ struct BenchRun {
     // decoded token's CUDA graph check cost CPU time per graph node
     // (SpeedModel::graph_check_layer_s).
     bool graph_node_check = false;
+    // llama.cpp's ROCm (HIP) backend before llama.cpp#22254 (April 2026), which built it without
+    // HIP graphs by default: each decoded token's kernels were launched one by one from the host
+    // (SpeedModel::hip_launch_layer_s).
+    bool hip_no_graphs = false;
     // The model file's bytes as llama-bench printed them (0: not known): the weights are read at
     // this size, not the label's (BenchRun from a Measurement's file_gib).
     double file_bytes = 0;

@@ -1,7 +1,7 @@
 // docs/SPEED.md's "Known limits": what was tried (#34) on clusters of left-out error: decode
 // terms on AMD, GeForce and Pascal cards (speed34zi), Intel's Windows driver and an Alchemist
-// card's dp4a rate (speed34zp), with what each did to the left-out figures (written by
-// tools/speed/fit_speed through write_fit_trials).
+// card's dp4a rate (speed34zp), ROCm launches without HIP graphs (speed34zq, kept), with what each
+// did to the left-out figures (written by tools/speed/fit_speed through write_fit_trials).
 #include <ostream>
 
 #include "speed_report.hpp"
@@ -9,6 +9,34 @@
 namespace canitrun::tools {
 
 namespace {
+
+// ROCm builds before llama.cpp#22254 launching each kernel from the host, with the figures.
+void write_hip_graphs_kept(std::ostream& out) {
+    out << "- Kept (#34): llama.cpp's ROCm backend launched each decoded token's kernels one at "
+           "a time from the host until llama.cpp#22254 (IMbackK, April 2026: \"HIP: flip "
+           "GGML_HIP_GRAPHS to on\"; ggml/CMakeLists.txt had option(GGML_HIP_GRAPHS \"ggml: use "
+           "HIP graph, experimental, slow\" OFF) since #11362, January 2025). A ROCm run of an "
+           "earlier build pays a shared cost per layer (kh, hip_no_graphs; #22254's number is not "
+           "known: no ROCm run lies between b8180 and b9187, a run naming no number is judged by "
+           "its day). #22254's own runs measure it: graphs took 12-18 us a layer off dense decodes "
+           "(qwen2 14B Q8_0, qwen35 27B Q4_K_M on an RX 7900 XTX) and 27-42 us off gemma4 "
+           "26B.A4B Q6_K's (RX 7900 XTX, MI100), 3 us off gpt-oss 20B's. Fitted at 34 us a layer: "
+           "every run's decode left out went from 10.99 % / 31.61 % to 10.39 % / 31.59 % "
+           "(median / p90; runs past 35 % 27 -> 29), AMD's from 16.2 % / 34.5 % to 10.9 % / "
+           "32.3 % (kyuz0's b7423 R9700 runs 12.4 % -> 9.7 %: qwen3-coder-30b-a3b and "
+           "nemotron-3-nano-30b-a3b Q4_K_M 1.14-1.24x -> 0.94-0.98x, gemma-3-4b Q3_K_S "
+           "1.24-1.34x -> 1.04-1.09x), NVIDIA's GeForce class 12.2 % -> 12.0 %, the datacenter "
+           "class's median 11.1 % -> 9.6 % (the shared terms moved: AUGMXNT's H200 405B IQ2_XXS "
+           "1.71x -> 1.42x); but the Ryzen AI Max's from 9.3 % to 11.9 % (kyuz0's b9187-b9193 "
+           "runs, after #22254, on the per-layer cost of the older builds' runs less kh: "
+           "qwen3.6-35b-a3b 1.04-1.17x -> 1.13-1.26x), the later RDNA runs' from 1.09-1.67x to "
+           "1.27-1.86x (llama.cpp#24386's RX 9070 qwen3-4b and gemma-4-26b-a4b, #26284's RX 7900 "
+           "XTX gemma-4-26b-a4b), kyuz0's R9700 gpt-oss from 0.82-0.92x to 0.76-0.85x, and "
+           "Intel's decode median (16.3 %) past 1.5x the overall's (15.6 %). Not kept: a MoE "
+           "layer at 38.6 / 26.8 of a dense layer's launches (Pessimist228's nsys kernel counts "
+           "for Qwen 3.5 on CUDA), fitted at 27 us a dense layer: 10.86 % / 32.47 %, gpt-oss on "
+           "the R9700 at 0.72-0.82x. Prefill unchanged.\n";
+}
 
 // A K-quant unpacking cost of its own on RDNA (ROCm), with the figures.
 void write_rdna_kquant_trial(std::ostream& out) {
@@ -99,6 +127,7 @@ void write_alchemist_dp4a_trial(std::ostream& out) {
 }  // namespace
 
 void write_decode_cluster_trials(std::ostream& out) {
+    write_hip_graphs_kept(out);
     write_rdna_kquant_trial(out);
     write_build_era_trial(out);
     write_intel_windows_trial(out);

@@ -46,6 +46,12 @@ Result<BenchRun> bench_run_for(const Database& db, const Measurement& m) {
     // known: b7700 (January 2026) is taken as before it, a run naming no number by its day.
     run.graph_node_check = m.backend == "CUDA" && !built_before(m, 7701, "2026-01-29") &&
                            built_before(m, 8652, "2026-04-05");
+    // llama.cpp#22254 (IMbackK, opened 2026-04-22: "HIP: flip GGML_HIP_GRAPHS to on") turned
+    // HIP graphs on by default; before it ggml/CMakeLists.txt had option(GGML_HIP_GRAPHS "ggml:
+    // use HIP graph, experimental, slow" OFF) since #11362 (January 2025). Its own number is not
+    // known: no ROCm run lies between b8180 (before) and b9187 (2026-05, after), so b9000 stands
+    // for it; a run naming no number is judged by its day.
+    run.hip_no_graphs = m.backend == "ROCm" && built_before(m, 9000, "2026-04-22");
     run.file_bytes = m.file_gib * 1073741824.0;
     return run;
 }

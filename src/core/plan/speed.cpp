@@ -317,7 +317,8 @@ DeviceSeconds device_decode_seconds(const DeviceWork& w, const GpuDevice& device
             w.weight_count / bandwidth * (m.dequant[family] + quantized_unpack(work, c, device)),
         static_cast<double>(w.layers) *
                 (c.layer_s + (work.older_build ? m.older_build_layer_s : 0) +
-                 (work.graph_node_check ? m.graph_check_layer_s : 0)) +
+                 (work.graph_node_check ? m.graph_check_layer_s : 0) +
+                 (work.hip_no_graphs ? m.hip_launch_layer_s : 0)) +
             w.cache_positions * kv_position_seconds(device, m) +
             w.recurrent_layers * 1e12 / bandwidth * c.recurrent_layer_s +
             static_cast<double>(w.moe_layers) * m.moe_layer_s};

@@ -133,6 +133,7 @@ Result<BenchPrediction> predict_bench(const BenchRun& run, const SpeedModel& m) 
     out.prefill.older_build = run.older_build;
     out.decode.older_build = run.older_build;
     out.decode.graph_node_check = run.graph_node_check;
+    out.decode.hip_no_graphs = run.hip_no_graphs;
     out.prefill.cublas_quantized = run.cublas_quantized;
     out.ubatch = std::max<std::uint64_t>(std::min(run.ubatch, t.n_prompt), 1);
     double seconds = 0;
