@@ -1,7 +1,8 @@
 // docs/SPEED.md's "Known limits": what was tried (#34) on clusters of left-out error: decode
 // terms on AMD, GeForce and Pascal cards (speed34zi), Intel's Windows driver and an Alchemist
-// card's dp4a rate (speed34zp), ROCm launches without HIP graphs (speed34zq, kept), with what each
-// did to the left-out figures (written by tools/speed/fit_speed through write_fit_trials).
+// card's dp4a rate (speed34zp), ROCm launches without HIP graphs (speed34zq, kept), CUDA graphs
+// (speed34zr), with what each did to the left-out figures (written by tools/speed/fit_speed
+// through write_fit_trials).
 #include <ostream>
 
 #include "speed_report.hpp"
@@ -124,6 +125,35 @@ void write_alchemist_dp4a_trial(std::ostream& out) {
            "(Intel's 18.2 % to 20.1 %), as at the FP32 rate (above). Decode unchanged.\n";
 }
 
+// Two decode terms about CUDA graphs (speed34zr), with the figures.
+void write_cuda_graph_trials(std::ostream& out) {
+    out << "- Tried and not kept (#34): a CUDA decode launched kernel by kernel from the CPU, "
+           "not as one CUDA graph, paying a shared cost per layer: on Pascal always, on Volta "
+           "and Turing before llama.cpp#25749 (2026-07-16, \"Enable CUDA graphs on "
+           "Volta+Turing\"; #27721, open, reads a GTX 1080's tg64 at 41.47 t/s with graphs off "
+           "and 73.85 on), and on several GPUs of a layer split before #13814 (2025-05-27: "
+           "\"when pipeline parallelism is enabled, CUDA graphs could not be used\"): kyuz0's "
+           "V100 and P100 runs, XiongjieDai's 26 several-GPU ones, AUGMXNT's 8x H100. Fitted at "
+           "1.3 us a layer, next to nothing: every run's decode left out 11.02 % -> 10.97 % at "
+           "the median, p90 up 0.1 point (runs past 35 % 27 -> 28), NVIDIA GeForce's median "
+           "12.2 % -> 13.4 %. The groups' own per-layer costs already hold it (the V100 decodes "
+           "on the datacenter group's 106 us, the P100 on its class's 210 us), and XiongjieDai's "
+           "70B Q4_K_M decodes read alike on one card and four (RTX A6000 14.71 and 14.44 t/s). "
+           "Not kept either: a MoE layer on an NVIDIA GPU under CUDA graphs costing a shared "
+           "figure of its own, apart from m (ROCm, Vulkan, Metal and graphless CUDA launch a "
+           "MoE layer's router, top-k and expert-sum kernels one by one): fitted at 57 us beside "
+           "m's 66, every run's decode left out 11.02 % -> 11.73 % / 31.6 % -> 33.7 % (runs "
+           "past 35 % 27 -> 34), GeForce's 12.2 % -> 15.9 %: the RTX 4090's MoE decodes "
+           "(ggml-org 2025-10, jiegec/kb 2026-03/04) read 1.2-1.33x too fast left out and the "
+           "RTX 5090's (Pessimist228, b10326) 0.69-0.79x, one figure cannot hold both. The 4090 "
+           "reads qwen3-30b-a3b at 161.55 t/s (Q4_0, #16834, 2025-10) where an RTX PRO 6000 "
+           "Blackwell, of the 5090's GB202, reads it at 251.61 (Q4_K_M, AUGMXNT, 2025-09): "
+           "less the weights' read at each card's bandwidth (an estimate: about 1.7 GB a "
+           "token), about 90 and 60 us a layer, unexplained here. Blackwell runs from "
+           "llama.cpp#22522 on (2026-05-20) launch kernels with Programmatic Dependent Launch "
+           "(cc >= 9.0, Ada excluded), which only two sources measure.\n";
+}
+
 }  // namespace
 
 void write_decode_cluster_trials(std::ostream& out) {
@@ -132,6 +162,7 @@ void write_decode_cluster_trials(std::ostream& out) {
     write_build_era_trial(out);
     write_intel_windows_trial(out);
     write_alchemist_dp4a_trial(out);
+    write_cuda_graph_trials(out);
 }
 
 }  // namespace canitrun::tools
