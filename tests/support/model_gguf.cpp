@@ -56,6 +56,13 @@ void write_general_keys(GgufWriter& w, const Model& m, const std::string& arch, 
 }
 
 // DeepSeek-2's MLA keys: the latent's ranks and dims, and its dense and shared-expert layers.
+// The architectures whose attention keys are MLA's (one latent KV head, key_length_mla ...) and
+// whose shared experts take the routed experts' width (no expert_shared_feed_forward_length).
+bool mla_arch(const std::string& arch) {
+    return arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" ||
+           arch == "kimi-linear" || arch == "kimi-k3" || arch == "hy_v4" || arch == "mistral4";
+}
+
 void write_mla_keys(GgufWriter& w, const Model& m, const std::string& arch, std::uint64_t v_dim) {
     const auto& a = m.arch;
     const std::string p = arch + ".";
@@ -83,7 +90,9 @@ void write_mla_keys(GgufWriter& w, const Model& m, const std::string& arch, std:
     w.u32(p + "leading_dense_block_count", u32(a.layers - a.moe->moe_layers));
     w.u32(p + "expert_shared_count", u32(a.moe->shared_experts));
     w.f32(p + "expert_weights_scale", 1.0f);
-    w.u32(p + "expert_gating_func", m.family == "deepseek-v2" ? 1 : 2);
+    // softmax (1) for DeepSeek V2 and Mistral Small 4 (Mistral4MoE's router_logits.softmax),
+    // sigmoid (2) for the rest
+    w.u32(p + "expert_gating_func", m.family == "deepseek-v2" || arch == "mistral4" ? 1 : 2);
 }
 
 // Every other architecture's KV heads (per layer for granite-hybrid), head dims and rope dims.
@@ -176,8 +185,7 @@ void write_ffn_keys(GgufWriter& w, const Model& m, const std::string& arch, bool
         w.u32(p + "expert_feed_forward_length", u32(a.moe->expert_intermediate_size));
         // conversion/base.py writes config.json's scoring_func (sigmoid for MiniMax-M2)
         if (arch == "minimax-m2") w.u32(p + "expert_gating_func", 2);
-        if (a.moe->shared_expert_intermediate_size && arch != "deepseek2" && arch != "deepseek32" &&
-            arch != "glm-dsa" && arch != "kimi-linear" && arch != "kimi-k3" && arch != "hy_v4") {
+        if (a.moe->shared_expert_intermediate_size && !mla_arch(arch)) {
             w.u32(p + "expert_shared_feed_forward_length",
                   u32(a.moe->shared_expert_intermediate_size));
         }
@@ -410,8 +418,7 @@ void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch
     write_general_keys(w, m, arch, ftype, mtp);
     const std::uint64_t v_dim =
         a.attention.v_head_dim ? a.attention.v_head_dim : a.attention.head_dim;
-    if (arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" || arch == "kimi-linear" ||
-        arch == "kimi-k3" || arch == "hy_v4") {
+    if (mla_arch(arch)) {
         write_mla_keys(w, m, arch, v_dim);
     } else {
         write_attention_keys(w, m, arch, v_dim, mtp);

@@ -110,6 +110,7 @@ void build_step35(Builder& b, const Model& m);
 void build_minimax_m3(Builder& b, const Model& m);
 void build_deepseek4(Builder& b, const Model& m);
 void build_hy_v4(Builder& b, const Model& m);
+void build_mistral4(Builder& b, const Model& m);
 void build_gemma3n(Builder& b, const Model& m);
 void build_gemma4(Builder& b, const Model& m);
 // Spark-X2.5, spark_layout.cpp.

@@ -7,7 +7,7 @@
 
 // Mixture-of-experts architectures whose FFNs alternate or lead with dense layers, as the pinned
 // llama.cpp's src/models/<arch>.cpp load them: ernie4-5.cpp (ernie4_5-moe), llama4.cpp,
-// mimo2.cpp, step35.cpp, minimax-m3.cpp, deepseek4.cpp and hy-v4.cpp (hy_v4).
+// mimo2.cpp, step35.cpp, minimax-m3.cpp, deepseek4.cpp, hy-v4.cpp (hy_v4) and mistral4.cpp.
 
 namespace canitrun::layout {
 
@@ -24,6 +24,35 @@ void build_ernie45_moe(Builder& b, const Model& m) {
         attention(b, m, il, 1, false);
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
         dense_lead_ffn(b, m, il, true);
+    }
+}
+
+// Mistral Small 4 (mistral4.cpp: deepseek2's loader and graph under its own name, llama.cpp
+// PR #20649): DeepSeek-V3's MLA (q through its LoRA) and one shared expert on every layer, with
+// two differences. The router has a weight and no bias (transformers' Mistral4TopkRouter;
+// softmax routing), so there is no exp_probs_b. The checkpoint stores each layer's experts
+// stacked, gate and up as one experts.gate_up_proj, and the converter keeps them so
+// (conversion/mistral3.py's Mistral4Model: merge_expert False, the name mapped to
+// FFN_GATE_UP_EXP), which create_tensor_gate_up_exps loads in place of gate and up.
+void build_mistral4(Builder& b, const Model& m) {
+    const auto& a = m.arch;
+    const MoE& e = *a.moe;
+    const LayerGroup& g = group_or_empty(m, LayerKind::mla);
+    const std::uint64_t dense_layers = a.layers - e.moe_layers;
+    embeddings(b, m);
+    for (int il = 0; il < static_cast<int>(a.layers); ++il) {
+        b.blk(il, "attn_norm.weight", {a.hidden_size});
+        mla_attention(b, m, g, il);
+        b.blk(il, "ffn_norm.weight", {a.hidden_size});
+        if (static_cast<std::uint64_t>(il) < dense_layers) {
+            dense_ffn(b, m, il);
+            continue;
+        }
+        b.blk(il, "ffn_gate_inp.weight", {a.hidden_size, e.experts});
+        b.blk(il, "ffn_gate_up_exps.weight",
+              {a.hidden_size, checked::mul(2, e.expert_intermediate_size), e.experts});
+        b.blk(il, "ffn_down_exps.weight", {e.expert_intermediate_size, a.hidden_size, e.experts});
+        shared_expert(b, m, il, false);
     }
 }
 

@@ -312,6 +312,7 @@ BuildFn builder_for(const std::string& arch) {
         {"deepseek2", build_deepseek2},
         {"deepseek32", build_deepseek2},
         {"glm-dsa", build_deepseek2},
+        {"mistral4", build_mistral4},
         {"olmo2", build_olmo2},
         {"seed_oss", build_seed_oss},
         {"exaone4", build_exaone4},
@@ -548,7 +549,7 @@ Result<TensorLayout> tensor_layout(const Model& m) {
     if ((arch == "gpt-oss" || arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" ||
          arch == "minimax-m2" || arch == "hunyuan-moe" || arch == "phimoe" || arch == "glm4moe" ||
          arch == "ernie4_5-moe" || arch == "llama4" || arch == "mimo2" || arch == "step35" ||
-         arch == "minimax-m3" || arch == "deepseek4" || arch == "hy_v4") &&
+         arch == "minimax-m3" || arch == "deepseek4" || arch == "hy_v4" || arch == "mistral4") &&
         (!m.is_moe() || m.arch.moe->moe_layers > m.arch.layers)) {
         return fail(ErrorKind::bad_input, "a " + arch + " model without its experts",
                     "the file's expert_count or expert layers are missing; is the file whole?");
