@@ -246,9 +246,12 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // and a P100 multiply quantized experts one at a time (their 35B-A3B prompts from
     // 1.51-1.94x to 1.11-1.36x), and three of XiongjieDai's prompts that rise with length at
     // spreads of 2-14 % are kept, not fitted.
+    // Then decode's median went to 10.4 % (p90 31.6 %): a ROCm decode built before
+    // llama.cpp#22254 ("HIP: flip GGML_HIP_GRAPHS to on") launches every kernel from the host,
+    // a per-layer cost fitted at 34 us (the PR's own runs: 12-42 us); AMD's median 16 % to 11 %.
     CHECK(m.out_of_sample.prefill_p90 <= 0.362);
     CHECK(m.out_of_sample.prefill_median <= 0.136);
-    CHECK(m.out_of_sample.decode_median <= 0.110);
+    CHECK(m.out_of_sample.decode_median <= 0.105);
     CHECK(m.out_of_sample.decode_p90 <= 0.317);
 }
 
