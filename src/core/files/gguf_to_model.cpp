@@ -514,6 +514,16 @@ void read_gguf_shared_kv_ffn(const std::vector<std::uint64_t>& ffn, Architecture
     a.shared_kv_intermediate_size = ffn[own];
 }
 
+// deepseek4's grouped output, hyper-connections and hash-routed layers; 0 where a key is absent
+void read_gguf_deepseek4_keys(const GgufArchKeys& keys, Architecture& a) {
+    a.output_groups = keys.uint_or("attention.output_group_count", 0);
+    a.output_lora_rank = keys.uint_or("attention.output_lora_rank", 0);
+    a.hyper_connections = keys.uint_or("hyper_connection.count", 0);
+    a.attention_residual_block = keys.uint_or("attn_res.block_size", 0);
+    a.hash_layers = keys.uint_or("hash_layer_count", 0);
+    a.hyper_connection_rank = keys.uint_or("hyper_connection.low_rank", 0);
+}
+
 }  // namespace
 
 Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
@@ -568,13 +578,7 @@ Result<GgufModel> gguf_to_model(const std::vector<GgufFile>& parts) {
     // 0ad4a86 passes no gate to build_moe_ffn); no key says so, and the compute rule
     // (moe_sum_floats) reads it.
     if (a.moe && arch == "nemotron_h_moe") a.moe->gated = false;
-    // deepseek4's grouped output, hyper-connections and hash-routed layers
-    a.output_groups = keys.uint_or("attention.output_group_count", 0);
-    a.output_lora_rank = keys.uint_or("attention.output_lora_rank", 0);
-    a.hyper_connections = keys.uint_or("hyper_connection.count", 0);
-    a.attention_residual_block = keys.uint_or("attn_res.block_size", 0);
-    a.hash_layers = keys.uint_or("hash_layer_count", 0);
-    a.hyper_connection_rank = keys.uint_or("hyper_connection.low_rank", 0);
+    read_gguf_deepseek4_keys(keys, a);
     a.ngram_embedding = read_gguf_ngram_embedding(f, keys);
     // The file's own order where the groups' counts alone would place the layers elsewhere;
     // FFN-only blocks are the MoE layers of a model that has them.
