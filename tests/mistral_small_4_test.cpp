@@ -41,7 +41,7 @@ TEST_CASE("Mistral Small 4: mistral4's tensors, MLA and stacked experts without 
     const TensorInfo* gate_up = small4_tensor(l, "blk.0.ffn_gate_up_exps.weight");
     REQUIRE(gate_up != nullptr);
     CHECK(gate_up->ne[0] == 4096);
-    CHECK(gate_up->ne[1] == 2 * 2048);
+    CHECK(gate_up->ne[1] == 4096);  // gate and up, 2 x 2048 each expert
     CHECK(gate_up->ne[2] == 128);
     CHECK(small4_tensor(l, "blk.0.ffn_gate_exps.weight") == nullptr);
     CHECK(small4_tensor(l, "blk.0.exp_probs_b.bias") ==
