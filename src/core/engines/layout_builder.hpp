@@ -42,6 +42,9 @@ struct Builder {
     int at_layer_ = -1;
 };
 
+// An architecture tensor_layout has a builder for (llama.cpp's name).
+bool has_layout_builder(const std::string& arch);
+
 const LayerGroup* group_of(const Model& model, LayerKind kind);
 
 // The model's group of this kind, or an empty one (every dimension 0, so the model's own

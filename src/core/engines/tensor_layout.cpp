@@ -283,13 +283,30 @@ void build_phi3(Builder& b, const Model& m) {
 
 using BuildFn = void (*)(Builder&, const Model&);
 
-// llama.cpp's architecture -> the builder of its tensors.
-BuildFn builder_for(const std::string& arch) {
-    struct Entry {
-        const char* arch;
-        BuildFn build;
-    };
-    static constexpr Entry kBuilders[] = {
+// What tensor_layout checks or sets by architecture, beside the builder.
+enum ArchTrait : unsigned {
+    kNone = 0,
+    // Built around its experts: a file of it without them (a corrupt or hand-made header) has
+    // no layout, rather than one read from nothing.
+    kNeedsExperts = 1U << 0,
+    // Mamba layers whose ssm_norm is {d_inner / n_group, n_group}: 0 groups is a broken file.
+    kSsmGroups = 1U << 1,
+    // Recurrent layers store 0 KV heads; llama-quantize asks hparams.n_gqa() of layer 0, which
+    // is 0 when layer 0 is not full attention.
+    kRecurrent = 1U << 2,
+};
+
+struct ArchEntry {
+    const char* arch;
+    BuildFn build;
+    unsigned traits = kNone;
+};
+
+constexpr unsigned kMamba = kSsmGroups | kRecurrent;
+
+// llama.cpp's architecture -> the builder of its tensors and its traits.
+const ArchEntry* arch_entry(const std::string& arch) {
+    static constexpr ArchEntry kBuilders[] = {
         {"llama", [](Builder& b, const Model& m) { build_llama_like(b, m, false, false); }},
         {"smollm3", [](Builder& b, const Model& m) { build_llama_like(b, m, false, false); }},
         {"granite", [](Builder& b, const Model& m) { build_llama_like(b, m, false, false); }},
@@ -308,56 +325,58 @@ BuildFn builder_for(const std::string& arch) {
         {"muse-glimmer", [](Builder& b, const Model& m) { build_gemma(b, m, true); }},
         {"bert", [](Builder& b, const Model& m) { build_bert(b, m, false); }},
         {"nomic-bert", [](Builder& b, const Model& m) { build_bert(b, m, true); }},
-        {"gpt-oss", build_gpt_oss},
-        {"deepseek2", build_deepseek2},
-        {"deepseek32", build_deepseek2},
-        {"glm-dsa", build_deepseek2},
-        {"mistral4", build_mistral4},
+        {"gpt-oss", build_gpt_oss, kNeedsExperts},
+        {"deepseek2", build_deepseek2, kNeedsExperts},
+        {"deepseek32", build_deepseek2, kNeedsExperts},
+        {"glm-dsa", build_deepseek2, kNeedsExperts},
+        {"mistral4", build_mistral4, kNeedsExperts},
         {"olmo2", build_olmo2},
         {"seed_oss", build_seed_oss},
         {"exaone4", build_exaone4},
         {"glm4", build_glm4},
-        {"glm4moe", build_glm4moe},
-        {"minimax-m2", build_minimax_m2},
-        {"minimax-m3", build_minimax_m3},
-        {"deepseek4", build_deepseek4},
-        {"hy_v4", build_hy_v4},
-        {"hunyuan-moe", build_hunyuan_moe},
-        {"phimoe", build_phimoe},
+        {"glm4moe", build_glm4moe, kNeedsExperts},
+        {"minimax-m2", build_minimax_m2, kNeedsExperts},
+        {"minimax-m3", build_minimax_m3, kNeedsExperts},
+        {"deepseek4", build_deepseek4, kNeedsExperts},
+        {"hy_v4", build_hy_v4, kNeedsExperts},
+        {"hunyuan-moe", build_hunyuan_moe, kNeedsExperts},
+        {"phimoe", build_phimoe, kNeedsExperts},
         {"command-r", build_command_r},
         {"cohere2", build_command_r},
         {"phi3", build_phi3},
-        {"granitehybrid", build_granite_hybrid},
-        {"nemotron_h", build_nemotron_h},
-        {"nemotron_h_moe", build_nemotron_h},
-        {"kimi-linear", build_kimi_linear},
-        {"kimi-k3", build_kimi_k3},
+        {"granitehybrid", build_granite_hybrid, kMamba},
+        {"nemotron_h", build_nemotron_h, kMamba},
+        {"nemotron_h_moe", build_nemotron_h, kMamba},
+        {"kimi-linear", build_kimi_linear, kRecurrent},
+        {"kimi-k3", build_kimi_k3, kRecurrent},
         {"qwen4exp", build_qwen4exp},
-        {"lfm2", build_lfm2},
-        {"lfm2moe", build_lfm2},
-        {"jamba", build_jamba},
+        {"lfm2", build_lfm2, kRecurrent},
+        {"lfm2moe", build_lfm2, kRecurrent},
+        {"jamba", build_jamba, kRecurrent},
         {"falcon-h1", build_falcon_h1},
-        {"ernie4_5-moe", build_ernie45_moe},
-        {"llama4", build_llama4},
-        {"mimo2", build_mimo2},
-        {"step35", build_step35},
+        {"ernie4_5-moe", build_ernie45_moe, kNeedsExperts},
+        {"llama4", build_llama4, kNeedsExperts},
+        {"mimo2", build_mimo2, kNeedsExperts},
+        {"step35", build_step35, kNeedsExperts},
         {"gemma3n", build_gemma3n},
         {"gemma4", build_gemma4},
         {"spark2_5", build_spark2_5},
     };
     for (const auto& e : kBuilders) {
-        if (arch == e.arch) return e.build;
+        if (arch == e.arch) return &e;
     }
     return nullptr;
 }
 
-std::unexpected<Error> unsupported(const Model& model) {
-    return fail(ErrorKind::bad_input,
-                "--engine llama.cpp does not model the architecture of " + model.id + " yet",
-                "use --engine quick");
+bool has_trait(const ArchEntry* e, unsigned trait) {
+    return e != nullptr && (e->traits & trait);
 }
 
 }  // namespace
+
+bool layout::has_layout_builder(const std::string& arch) {
+    return arch_entry(arch) != nullptr;
+}
 
 TensorName::TensorName(std::string_view s) : size_(static_cast<std::uint8_t>(s.size())) {
     if (s.size() > kMaxSize) {
@@ -382,174 +401,10 @@ std::uint64_t TensorLayout::elements() const {
     return n;
 }
 
-// A model read from a GGUF file or a llama.cpp log has llama.cpp's own architecture name as
-// its family; database families that only resemble one are mapped above it. An architecture
-// is known exactly when it has a builder.
-Result<std::string> own_name_or_unsupported(const Model& m) {
-    if (builder_for(m.family) != nullptr) return m.family;
-    return unsupported(m);
-}
-
-namespace {
-
-// The recurrent hybrids' and the MLA models' architectures (nullopt for any other model).
-std::optional<Result<std::string>> recurrent_or_mla_arch(const Model& m) {
-    const std::string& f = m.family;
-    if (has_kind(m, LayerKind::compressed)) {
-        if (f == "deepseek-v4") return std::string("deepseek4");
-        return own_name_or_unsupported(m);
-    }
-    if (has_kind(m, LayerKind::ssm)) {
-        if (f == "granite4") return std::string("granitehybrid");
-        if (f == "jamba") return std::string("jamba");
-        if (f == "nemotron-h" || f == "nemotron-nano" || f == "nemotron-3") {
-            return std::string(m.is_moe() ? "nemotron_h_moe" : "nemotron_h");
-        }
-        return own_name_or_unsupported(m);
-    }
-    if (!has_kind(m, LayerKind::mla)) return std::nullopt;
-    const bool indexer = group_or_empty(m, LayerKind::mla).index_head_dim > 0;
-    if (f == "deepseek-v2" || f == "deepseek-v3" || f == "deepseek-r1" || f == "kimi-k2" ||
-        f == "glm-4.7") {
-        return std::string(indexer ? "deepseek32" : "deepseek2");
-    }
-    // Mistral Large 3's params.json converts to deepseek2 (conversion/mistral.py's
-    // MistralMoeModel); GLM-5 is glm-dsa, DeepSeek V3.2's tensors under its own name.
-    if (f == "mistral-large3") return std::string("deepseek2");
-    if (f == "kimi-linear") return std::string("kimi-linear");
-    if (f == "glm-5" && indexer) return std::string("glm-dsa");
-    if (f == "hy4") return std::string("hy_v4");  // Tencent Hy4 (HYV4ForCausalLM)
-    return own_name_or_unsupported(m);
-}
-
-// Database families that are one llama.cpp architecture each, some only as MoE or only dense.
-enum class Experts { any, moe, dense };
-struct FamilyArch {
-    const char* family;
-    const char* arch;
-    Experts experts;
-};
-constexpr FamilyArch kFamilyArchs[] = {
-    {"gemma4", "gemma4", Experts::any},
-    {"gpt-oss", "gpt-oss", Experts::any},
-    {"smollm3", "smollm3", Experts::any},
-    {"olmo2", "olmo2", Experts::any},
-    {"olmo3", "olmo2", Experts::any},  // OLMo 3: olmo2 with a window
-    {"seed-oss", "seed_oss", Experts::any},
-    {"glm-4.5", "glm4moe", Experts::moe},
-    {"glm-4.6", "glm4moe", Experts::moe},
-    {"glm-4.7", "glm4moe", Experts::moe},
-    {"minimax-m2", "minimax-m2", Experts::moe},
-    {"minimax-m3", "minimax-m3", Experts::moe},
-    {"hunyuan", "hunyuan-moe", Experts::moe},
-    {"phi3.5", "phimoe", Experts::moe},
-    {"phi3.5", "phi3", Experts::dense},
-    {"exaone4", "exaone4", Experts::dense},
-    {"glm-4", "glm4", Experts::dense},
-    {"command-r", "command-r", Experts::any},
-    {"command-a", "cohere2", Experts::any},
-    {"granite3.3", "granite", Experts::dense},
-    {"granite4", "granite", Experts::dense},
-    {"granite4.1", "granite", Experts::dense},
-    {"granite4.2", "granite", Experts::dense},  // 4.1 post-trained for reasoning
-    {"ernie-4.5", "ernie4_5-moe", Experts::moe},
-    {"llama4", "llama4", Experts::moe},
-    {"mimo-v2", "mimo2", Experts::moe},
-    {"mimo-v2.6", "mimo2", Experts::moe},
-    {"step-3.5", "step35", Experts::moe},
-    {"mixtral", "llama", Experts::any},
-    {"minicpm5", "llama", Experts::dense},  // MiniCPM5 is a plain LlamaForCausalLM
-};
-
-std::optional<std::string> family_arch(const Model& m) {
-    for (const auto& e : kFamilyArchs) {
-        if (m.family != e.family) continue;
-        if (e.experts == Experts::any || (e.experts == Experts::moe) == m.is_moe()) return e.arch;
-    }
-    return std::nullopt;
-}
-
-// Qwen's and Gemma's families, told apart by the id and the layer kinds.
-std::optional<std::string> qwen_or_gemma_arch(const Model& m) {
-    const std::string& f = m.family;
-    const bool linear = has_kind(m, LayerKind::linear);
-    const bool vl = m.id.find("-vl-") != std::string::npos;
-    if (f == "qwen3.5" || f == "qwen3.6" || f == "qwen3.8") {
-        // Qwen3.8-Flash-Next is Qwen4's architecture under a 3.8 name (Qwen4ExpForCausalLM)
-        if (m.arch.hyper_connections > 0) return "qwen4exp";
-        return m.is_moe() ? "qwen35moe" : "qwen35";
-    }
-    if (f == "qwen3" && vl && !linear) return m.is_moe() ? "qwen3vlmoe" : "qwen3vl";
-    if (f == "qwen3" || (f == "deepseek-r1" && m.id.find("qwen3") != std::string::npos)) {
-        if (linear) return "qwen3next";
-        return m.is_moe() ? "qwen3moe" : "qwen3";
-    }
-    if (linear) return std::nullopt;
-    if (f == "qwen2.5") return vl ? "qwen2vl" : "qwen2";
-    if (f == "deepseek-r1" && m.id.find("distill-qwen") != std::string::npos) return "qwen2";
-    if (m.id.starts_with("gemma-3-")) return "gemma3";
-    if (m.id.starts_with("gemma-3n-")) return "gemma3n";
-    if (m.id.starts_with("gemma-2-")) return "gemma2";
-    return std::nullopt;
-}
-
-Result<std::string> arch_of(const Model& m) {
-    const std::string& f = m.family;
-    if (f == "falcon-h1") return std::string("falcon-h1");
-    if (f == "lfm2" && has_kind(m, LayerKind::conv)) {
-        return std::string(m.is_moe() ? "lfm2moe" : "lfm2");
-    }
-    if (auto arch = recurrent_or_mla_arch(m)) return *arch;
-    if (auto arch = qwen_or_gemma_arch(m)) return *arch;
-    if (has_kind(m, LayerKind::linear)) return own_name_or_unsupported(m);
-    if (auto arch = family_arch(m)) return *arch;
-    if ((f == "phi4" || f == "phi4-mini") && !has_kind(m, LayerKind::sliding)) {
-        return std::string("phi3");
-    }
-    if (!m.is_moe() && !has_kind(m, LayerKind::sliding) &&
-        (f.starts_with("llama3") || f == "llama2" || f == "mistral" || f == "mistral-nemo" ||
-         f == "mistral-large" || f == "mistral-small" || f == "magistral" || f == "devstral" ||
-         f == "ministral" || f == "ministral3" || f == "falcon3" ||
-         m.id.find("distill-llama") != std::string::npos)) {
-        return std::string("llama");
-    }
-    return own_name_or_unsupported(m);
-}
-
-}  // namespace
-
-Result<std::string> llama_arch(const Model& m) {
-    // The last model's answer, kept: a plan asks it some 40 times per model (the cache, the
-    // output phase, the server's settings at every context a search tries), which was 5 % of
-    // `fit`'s instructions. It reads only fields that same_layout_inputs compares.
-    thread_local struct {
-        std::optional<Model> model;
-        Result<std::string> arch;
-    } last;
-    if (!last.model || !same_layout_inputs(*last.model, m)) {
-        last.arch = arch_of(m);
-        last.model = m;
-    }
-    return last.arch;
-}
-
-bool same_layout_inputs(const Model& a, const Model& b) {
-    return a.id == b.id && a.family == b.family && a.context_native == b.context_native &&
-           a.context_extension == b.context_extension &&
-           a.run.gguf_quantized_before == b.run.gguf_quantized_before &&
-           a.run.gguf_indexer_every_layer == b.run.gguf_indexer_every_layer &&
-           a.run.gguf_imatrix == b.run.gguf_imatrix && a.arch == b.arch &&
-           a.modalities == b.modalities;
-}
-
 Result<TensorLayout> tensor_layout(const Model& m) {
     CANITRUN_TRY_ASSIGN(auto arch, llama_arch(m));
-    // gpt-oss and DeepSeek 2 are built around their experts: a file of either without them
-    // (a corrupt or hand-made header) has no layout, rather than one read from nothing.
-    if ((arch == "gpt-oss" || arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" ||
-         arch == "minimax-m2" || arch == "hunyuan-moe" || arch == "phimoe" || arch == "glm4moe" ||
-         arch == "ernie4_5-moe" || arch == "llama4" || arch == "mimo2" || arch == "step35" ||
-         arch == "minimax-m3" || arch == "deepseek4" || arch == "hy_v4" || arch == "mistral4") &&
+    const ArchEntry* entry = arch_entry(arch);
+    if (has_trait(entry, kNeedsExperts) &&
         (!m.is_moe() || m.arch.moe->moe_layers > m.arch.layers)) {
         return fail(ErrorKind::bad_input, "a " + arch + " model without its experts",
                     "the file's expert_count or expert layers are missing; is the file whole?");
@@ -564,25 +419,19 @@ Result<TensorLayout> tensor_layout(const Model& m) {
             // regrowths, each moving every name so far.
             b.layout.tensors.reserve(std::min<std::uint64_t>(m.arch.layers, 1024) * 32 + 16);
             const std::string& a = arch;
-            if (a == "granitehybrid" || a == "nemotron_h" || a == "nemotron_h_moe") {
-                // ssm_norm is {d_inner / n_group, n_group}: a file or log with no groups is broken.
+            if (has_trait(entry, kSsmGroups)) {
                 const LayerGroup& ssm = group_or_empty(m, LayerKind::ssm);
                 if (ssm.count > 0 && ssm.groups == 0) {
                     return fail(ErrorKind::bad_input,
                                 m.id + " has Mamba layers with 0 groups (ssm.group_count)");
                 }
             }
-            if (const BuildFn build = builder_for(a)) build(b, m);
+            if (entry != nullptr) entry->build(b, m);
             b.layout.n_layer = m.arch.layers;
             b.layout.n_expert = m.is_moe() ? m.arch.moe->experts : 0;
             const auto& att = m.arch.attention;
             b.layout.n_gqa = att.kv_heads ? att.heads / att.kv_heads : 1;
-            // llama-quantize asks hparams.n_gqa() of layer 0; granitehybrid stores 0 KV heads for
-            // its Mamba layers, and its layer 0 is one, so n_gqa() is 0 there
-            if ((a == "granitehybrid" || a == "nemotron_h" || a == "nemotron_h_moe" ||
-                 a == "kimi-linear" || a == "kimi-k3" || a == "lfm2" || a == "lfm2moe" ||
-                 a == "jamba") &&
-                layer_kinds(m).front() != LayerKind::full)
+            if (has_trait(entry, kRecurrent) && layer_kinds(m).front() != LayerKind::full)
                 b.layout.n_gqa = 0;
             b.layout.is_70b =
                 (a == "llama" || a == "qwen2") && m.arch.layers == 80 && att.heads != att.kv_heads;
