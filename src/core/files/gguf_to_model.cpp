@@ -8,6 +8,7 @@
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/quantize_rules.hpp"
 #include "canitrun/strings.hpp"
+#include "gguf_arch_keys.hpp"
 #include "gguf_outputs.hpp"
 #include "gguf_weights.hpp"
 
@@ -57,19 +58,6 @@ struct PerLayer {
         }
         return *u;
     }
-};
-
-// The first part's `<arch>.*` keys.
-struct GgufArchKeys {
-    const GgufFile& file;
-    std::string prefix;  // "<arch>."
-    std::optional<std::uint64_t> uint(const std::string& key) const {
-        return file.get_uint(prefix + key);
-    }
-    std::uint64_t uint_or(const std::string& key, std::uint64_t d) const {
-        return uint(key).value_or(d);
-    }
-    const GgufValue* find(const std::string& key) const { return file.find(prefix + key); }
 };
 
 // llama.cpp's n_layer(): the blocks less the MTP (nextn) layers.
@@ -471,30 +459,6 @@ std::optional<NgramEmbedding> read_gguf_ngram_embedding(const GgufFile& f,
                           t->dims[0],
                           t->dims[1],
                           keys.uint_or("ple.conv_kernel", 0)};
-}
-
-std::optional<MoE> read_gguf_moe(const GgufArchKeys& keys, std::uint64_t n_layer) {
-    const auto experts = keys.uint("expert_count");
-    if (!experts || *experts == 0) return std::nullopt;
-    MoE moe;
-    moe.experts = *experts;
-    moe.experts_per_token = keys.uint_or("expert_used_count", 0);
-    moe.shared_experts = keys.uint_or("expert_shared_count", 0);
-    moe.expert_intermediate_size = keys.uint_or("expert_feed_forward_length", 0);
-    // without its own key, the shared experts are as wide as the routed ones (llama.cpp's
-    // n_ff_exp x n_expert_shared: deepseek2, glm-dsa, deepseek4, minimax-m3)
-    moe.shared_expert_intermediate_size =
-        keys.uint_or("expert_shared_feed_forward_length",
-                     checked::mul(moe.shared_experts, moe.expert_intermediate_size));
-    const std::uint64_t dense = std::min(keys.uint_or("leading_dense_block_count", 0), n_layer);
-    moe.moe_layers = n_layer - dense;
-    // llama4's routed experts on every step-th layer, a dense FFN between (llama4.cpp's
-    // n_moe_layer_step): Maverick's 2
-    if (const auto step = keys.uint_or("interleave_moe_layer_step", 1); step > 1) {
-        moe.moe_layers = n_layer / step;
-    }
-    moe.latent_size = keys.uint_or("expert_latent_length", 0);  // kimi-k3's latent MoE
-    return moe;
 }
 
 // Gemma 4 E2B's wider FFN in its KV-sharing layers (use_double_wide_mlp): feed_forward_length
