@@ -109,6 +109,7 @@ TEST_CASE("published flags: the exact sizes decide these models' flags") {
         {"falcon-h1-7b", false},
         {"falcon3-10b", false},
         {"granite-4.1-30b", true},
+        {"granite-4.1-8b", false},
         {"qwen3-vl-2b", true},
         {"qwen3-vl-4b", true},
         {"qwen3-vl-8b", false},
