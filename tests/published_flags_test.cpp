@@ -114,6 +114,8 @@ TEST_CASE("published flags: the exact sizes decide these models' flags") {
         {"qwen3-vl-4b", true},
         {"qwen3-vl-8b", false},
         {"qwen3-vl-32b", false},
+        {"nemotron-h-8b", false},
+        {"nemotron-h-47b", false},
     };
     std::map<std::string, int> deciding;
     for (const auto& row : test::exact_size_rows()) {
