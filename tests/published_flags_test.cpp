@@ -166,6 +166,13 @@ TEST_CASE("published flags: every 'parameters' row names its file, its count, it
             CHECK(source.starts_with("https://github.com/"));
         }
         CHECK(!row.at("read_from").get<std::string>().empty());
+        // weights the count holds beside the layout's are a Hub count's only, and say whence
+        if (row.contains("outside_layout")) {
+            CHECK(tool == "hub");
+            CHECK(row.at("outside_layout").get<std::uint64_t>() <
+                  row.at("parameters").get<std::uint64_t>());
+            CHECK(!row.at("outside_layout_from").get<std::string>().empty());
+        }
     }
 }
 
@@ -182,4 +189,36 @@ TEST_CASE("published flags: a parameter count shows the head, worked by hand for
     const nlohmann::json printed = {{"parameters", 72710000000ULL}, {"unit", 10000000}};
     CHECK(test::counts_as_layout(m, false, printed));
     CHECK(!test::counts_as_layout(m, true, printed));
+}
+
+// Llama 4 Maverick's vision tower by hand, the weights its Hub count holds beside the text stack
+// (config.json's vision_config: 34 layers of 1,408, FFN 5,632, 14-pixel patches of 336-pixel
+// tiles, a 4,096-wide adapter and projector into the text's 5,120; the per-module table of Llama 4,
+// whose vision config Scout and Maverick share, gives each tensor below). A layer: q / k / v / o
+// 4 x (1,408 x 1,408 + 1,408), fc1 1,408 x 5,632 + 5,632, fc2 5,632 x 1,408 + 1,408, two layer
+// norms with biases 4 x 1,408: 23,807,872; 34 of them 809,467,648. The class embedding 1,408,
+// positions (24 x 24 + 1) x 1,408 = 812,416, the patch embedding 3 x 14 x 14 x 1,408 = 827,904,
+// the pre and post norms 4 x 1,408, the adapter 5,632 x 4,096 + 4,096 x 4,096 and the projector
+// 4,096 x 5,120: 871,932,416 in all. The Hub's 401,583,781,376 less it is 400,711,848,960, the
+// untied text stack; the tied one is a 202,048 x 5,120 head (1,034,485,760) short of it.
+TEST_CASE("published flags: Llama 4 Maverick's vision tower, worked by hand") {
+    const std::uint64_t layer =
+        4 * (1408 * 1408 + 1408) + (1408 * 5632 + 5632) + (5632 * 1408 + 1408) + 4 * 1408;
+    CHECK(layer == 23807872);
+    const std::uint64_t vision = 34 * layer + 1408 + (24 * 24 + 1) * 1408 + 3 * 14 * 14 * 1408 +
+                                 4 * 1408 + 5632 * 4096 + 4096 * 4096 + 4096 * 5120;
+    CHECK(vision == 871932416);
+    const Model& m = test::model("llama-4-maverick-17b-128e");
+    CHECK(test::layout_elements_with_tied(m, false) == 401583781376ULL - vision);
+    CHECK(test::layout_elements_with_tied(m, false) - test::layout_elements_with_tied(m, true) ==
+          202048ULL * 5120);
+    bool found = false;
+    for (const auto& row : test::parameter_count_rows()) {
+        if (row.at("model").get<std::string>() != m.id) continue;
+        found = true;
+        CHECK(row.at("outside_layout").get<std::uint64_t>() == vision);
+        CHECK(test::counts_as_layout(m, false, row));
+        CHECK(!test::counts_as_layout(m, true, row));
+    }
+    CHECK(found);
 }
