@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "canitrun/gguf_file_size.hpp"
+#include "canitrun/llamacpp_parts.hpp"
 #include "canitrun/tensor_layout.hpp"
 #include "catch.hpp"
 #include "test_support.hpp"
@@ -41,15 +42,31 @@ inline std::vector<nlohmann::json> exact_size_rows() {
     return out;
 }
 
+// The MTP blocks a file of `model` carries past its stack where the published files keep them
+// (RunInfo::gguf_mtp): mtp_layers copies of llamacpp_mtp_block at the row's file type, as the
+// download counts them (gguf_download_bytes); none where the files leave them out. The block
+// holds no head of the stack's, so it is the same with either flag.
+inline std::vector<TypedTensor> file_mtp_tensors(const Model& model, const nlohmann::json& row) {
+    std::vector<TypedTensor> out;
+    if (!model.run.gguf_mtp) return out;
+    const auto block = llamacpp_mtp_block(model, quant(row.at("quant").get<std::string>()));
+    REQUIRE(block);
+    for (std::uint64_t copy = 0; copy < model.arch.mtp_layers; ++copy)
+        out.insert(out.end(), block->begin(), block->end());
+    return out;
+}
+
 // The tensors' bytes of `model` at a size row's file type (with the publisher's importance
-// matrix where the row says so), with the tied flag set as given.
+// matrix where the row says so), with the tied flag set as given, and its files' MTP blocks.
 inline std::uint64_t tensor_bytes_with_tied(Model model, bool tied, const nlohmann::json& row) {
     model.arch.tied_embeddings = tied;
     QuantizeRequest request = quantize_request(quant(row.at("quant").get<std::string>()));
     request.imatrix = row.value("imatrix", false) || request.imatrix.value_or(false);
     const auto bytes = gguf_tensor_bytes(model, request);
     REQUIRE(bytes);
-    return *bytes;
+    std::uint64_t total = *bytes;
+    for (const auto& t : file_mtp_tensors(model, row)) total += t.bytes;
+    return total;
 }
 
 // The most a GGUF header can weigh for `model` with `tensors` tensors: everything in the file but
@@ -87,12 +104,19 @@ inline std::uint64_t tensors_with_tied(Model model, bool tied) {
     return layout->tensors.size();
 }
 
+// The tensors a file of `model` at a size row's file type holds with the tied flag set as
+// given: the layout's and its MTP blocks'.
+inline std::uint64_t file_tensors_with_tied(const Model& model, bool tied,
+                                            const nlohmann::json& row) {
+    return tensors_with_tied(model, tied) + file_mtp_tensors(model, row).size();
+}
+
 // Whether a file of `bytes` bytes can be `model` at the row's file type with the tied flag set
 // as given: at least the layout's tensors, at most those and the largest header.
 inline bool weighs_as_layout(const Model& model, bool tied, const nlohmann::json& row,
                              std::uint64_t bytes) {
     const auto tensors = tensor_bytes_with_tied(model, tied, row);
-    const auto header = largest_header_bytes(model, tensors_with_tied(model, tied));
+    const auto header = largest_header_bytes(model, file_tensors_with_tied(model, tied, row));
     return tensors <= bytes && bytes <= tensors + header;
 }
 
