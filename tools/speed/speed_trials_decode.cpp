@@ -125,6 +125,39 @@ void write_alchemist_dp4a_trial(std::ostream& out) {
            "(Intel's 18.2 % to 20.1 %), as at the FP32 rate (above). Decode unchanged.\n";
 }
 
+// A rocWMMA build's decode deep in a cache on the VEC kernel (speed34zu), with the figures.
+void write_rocwmma_vec_kept(std::ostream& out) {
+    out << "- Kept (#34): lhl's Strix Halo gpt-oss-120b decodes 8192 and 32768 deep (b6792, ROCm "
+           "with rocWMMA) are flagged outliers in their notes, kept, not fitted. On a "
+           "GGML_HIP_ROCWMMA_FATTN build of that month ggml_cuda_get_best_fattn_kernel sends a "
+           "decode (Q->ne[1] <= 2) to the VEC kernel (ggml-org/ggml a499133a, 2025-10-14, "
+           "src/ggml-cuda/fattn.cu, unchanged until 2025-11-03), which runs one query head a "
+           "block and reads its KV head for each (fattn-vec.cuh: K += nb12*(head / gqa_ratio)), "
+           "where a build without rocWMMA takes the TILE kernel with the GQA batching "
+           "(gqa_opt_applies): gpt-oss's 64 query heads on 8 KV heads read the cache 8 times. "
+           "The runs' cost over the empty one, 9.1 and 34.6 ms, is what 8 reads of the 0.34 and "
+           "1.25 GB cache take at 256 GB/s (10.6 and 39 ms); eugr's build of the same month "
+           "without rocWMMA decodes the same file at 42.36 t/s 8192 deep, lhl's at 32.65 "
+           "(lhl/strix-halo-testing#33; llama.cpp#16827: \"severe performance degradation, "
+           "especially with decode (tg) as context gets longer\"). Every run's decode left out "
+           "went from 10.41 % / 31.59 % to 10.28 % / 31.45 % (median / p90; runs past 10 % "
+           "209 -> 204 of 392, past 35 % 29 -> 28), the Ryzen AI Max's from 11.9 % to 9.8 % "
+           "(the two had read at 1.18x and 1.88x their measure).\n";
+    out << "- Tried and not kept (#34): Metal's vector flash-attention kernel reads a GQA "
+           "group's KV head once for each query head it serves, as it reads an MLA latent "
+           "(metal_latent_readers): the M2 Ultra's GQA decodes (ggml-org's benches, b7948) read "
+           "at 1.0-1.13x their measure empty and 1.07-1.29x 32768 deep left out "
+           "(qwen3-coder-30b-a3b Q8_0 1.02x to 1.29x, qwen2.5-coder-7b 0.84x to 1.00x, gpt-oss "
+           "0.93-0.98x to 1.07-1.11x), their cache read at 300-370 GB/s of its 800. A shared "
+           "share of the (heads / KV heads - 1) re-reads taken from memory, fitted at 0.21 in "
+           "sample: every run's decode left out went from 10.28 % / 31.45 % to 11.06 % / "
+           "43.10 % (runs past 35 % 28 -> 50), Apple's from 10.5 % to 16.8 %; that source is "
+           "the only one with a Metal GQA decode deep in a cache, and with it left out the "
+           "share is set by the others' runs at a few hundred positions: its deep runs read at "
+           "0.06-0.51x. A figure for the GPU's caches (an M2 Ultra's system-level cache against "
+           "a layer's 17-67 MB of KV 8192-32768 deep) would have to be stated, not fitted.\n";
+}
+
 // Two decode terms about CUDA graphs (speed34zr), with the figures.
 void write_cuda_graph_trials(std::ostream& out) {
     out << "- Tried and not kept (#34): a CUDA decode launched kernel by kernel from the CPU, "
@@ -163,6 +196,7 @@ void write_decode_cluster_trials(std::ostream& out) {
     write_intel_windows_trial(out);
     write_alchemist_dp4a_trial(out);
     write_cuda_graph_trials(out);
+    write_rocwmma_vec_kept(out);
 }
 
 }  // namespace canitrun::tools
