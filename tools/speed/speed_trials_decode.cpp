@@ -156,6 +156,18 @@ void write_rocwmma_vec_kept(std::ostream& out) {
            "share is set by the others' runs at a few hundred positions: its deep runs read at "
            "0.06-0.51x. A figure for the GPU's caches (an M2 Ultra's system-level cache against "
            "a layer's 17-67 MB of KV 8192-32768 deep) would have to be stated, not fitted.\n";
+    out << "- Where the M5 Max's decode error sits (#34): ax-engine's 16 decodes read at "
+           "0.79-0.94x their measure left out, 0.83-0.94x in sample, with the chip's a at its "
+           "floor of 1 (614 GB/s, Apple's figure for the 40-core part). Fitted alone on its 17 "
+           "runs (share of the bandwidth, a cost per layer and one per MoE layer, no unpacking "
+           "cost) they take 91 %, 85 us and 63 us and miss by 3.7 % at the median: beside "
+           "Apple's 95 us a layer and the shared 61 us a MoE layer, what holds them slow is "
+           "Apple's unpacking cost u (0.17 bytes of read time a quantized weight, 0.20 at the "
+           "M5 Max's 27 FP32 FLOPs a byte: a quarter to a third of a K-quant's read), which no "
+           "2026 Metal run measures against float weights (every Apple float decode is of 2024). "
+           "The same fit on the M2 Ultra's 36 runs: 82 %, 99 us, 103 us. Tried and not kept: a "
+           "shared unpacking cost for llama.cpp built before 2025 (as ko is a layer's), to let "
+           "u be the later builds' own: fitted at 0, nothing moved.\n";
 }
 
 // Two decode terms about CUDA graphs (speed34zr), with the figures.
