@@ -199,6 +199,10 @@ struct SpeedModel {
     double weight_reread = 1;                        // r
     double dequant[kQuantFamilyCount] = {};          // d: decode, bytes of read time per weight
     double dequant_prefill[kQuantFamilyCount] = {};  // e: prefill, added to p
+    // uf: decode, bytes of read time per weight an Intel GPU adds to a 4-bit float (MXFP4)
+    // weight on top of its group's u: ggml-vulkan's mat-vec loads its 17-byte blocks a byte at a
+    // time and looks each value up (intel_fp4_unpack in speed.cpp, #34). Only published runs.
+    double intel_fp4_unpack = 0;
     // ac: an Apple chip's decode bandwidth multiplier a (apple_chip - 1); 0: the class's a. A chip
     // no run measures is fitted at the a of every Apple run, which the class's a also holds.
     double apple_bandwidth[kAppleChips] = {};

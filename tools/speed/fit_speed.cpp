@@ -119,6 +119,7 @@ std::vector<Param> params(bool prefill) {
         shared([](SpeedModel& m) -> double& { return m.older_build_layer_s; });
         shared([](SpeedModel& m) -> double& { return m.graph_check_layer_s; });
         shared([](SpeedModel& m) -> double& { return m.hip_launch_layer_s; });
+        shared([](SpeedModel& m) -> double& { return m.intel_fp4_unpack; });
         for (int chip = 0; chip < kAppleChips; ++chip) {
             shared([chip](SpeedModel& m) -> double& { return m.apple_bandwidth[chip]; });
             out.back().apple_chip = chip + 1;

@@ -310,7 +310,10 @@ void write_coefficients(std::ostream& out, const SpeedModel& m) {
         << number(m.graph_check_layer_s * 1e6)
         << " µs per layer, llama.cpp's ROCm backend without HIP graphs (before #22254) "
         << number(m.hip_launch_layer_s * 1e6)
-        << " µs per layer's launches; the expert products llama.cpp runs one expert at a "
+        << " µs per layer's launches, an Intel GPU's 4-bit float (MXFP4) weights "
+        << number(m.intel_fp4_unpack)
+        << " bytes of read time each on top of its group's unpacking; the expert products "
+           "llama.cpp runs one expert at a "
            "time (lone_expert_products) costing "
         << number(m.lone_expert_read) << "x their weights' FP16 read time and "
         << number(m.lone_expert_call_s * 1e6) << " µs a call each micro-batch.\n\n"
@@ -450,6 +453,7 @@ void write_fit_source(std::ostream& out, const SpeedModel& m) {
         << ";\n        s.older_build_layer_s = " << number(m.older_build_layer_s)
         << ";\n        s.graph_check_layer_s = " << number(m.graph_check_layer_s)
         << ";\n        s.hip_launch_layer_s = " << number(m.hip_launch_layer_s)
+        << ";\n        s.intel_fp4_unpack = " << number(m.intel_fp4_unpack)
         << ";\n        s.lone_expert_read = " << number(m.lone_expert_read)
         << ";\n        s.lone_expert_call_s = " << number(m.lone_expert_call_s) << ";\n";
     for (int chip = 0; chip < kAppleChips; ++chip) {

@@ -1,8 +1,8 @@
 // docs/SPEED.md's "Known limits": what was tried (#34) on clusters of left-out error: decode
 // terms on AMD, GeForce and Pascal cards (speed34zi), Intel's Windows driver and an Alchemist
 // card's dp4a rate (speed34zp), ROCm launches without HIP graphs (speed34zq, kept), CUDA graphs
-// (speed34zr), with what each did to the left-out figures (written by tools/speed/fit_speed
-// through write_fit_trials).
+// (speed34zr), Intel's MXFP4 unpacking (speed34zt, kept), with what each did to the left-out
+// figures (written by tools/speed/fit_speed through write_fit_trials).
 #include <ostream>
 
 #include "speed_report.hpp"
@@ -201,6 +201,48 @@ void write_cuda_graph_trials(std::ostream& out) {
 
 }  // namespace
 
+// An Intel GPU's MXFP4 weights unpacked a byte and a table look-up at a time (kept), and the
+// other per-type terms tried for Intel's decode (speed34zt), with the figures.
+void write_intel_fp4_kept(std::ostream& out) {
+    out << "- Kept (#34): an Intel GPU decodes a 4-bit float (MXFP4) weight at a cost of its own "
+           "on top of its group's unpacking (SpeedModel::intel_fp4_unpack, shared, nonzero only "
+           "on Intel). On Mesa, ggml-vulkan sends an Intel GPU's mat-vecs of every type but Q4_0 "
+           "and Q5_1 (k >= 2048) to MMVQ (ggml_vk_should_use_mmvq at ggml-org/ggml 0ce7ad34 and "
+           "d99724f2), whose MXFP4 repack loads a block's 17 bytes one at a time (\"1-byte loads "
+           "for mxfp4 blocks\") and looks every E2M1 value up in kvalues_mxfp4 before the int8 "
+           "dot product (mul_mat_vecq_funcs.glsl at 0ce7ad34), where a K-quant's nibbles go to "
+           "it as loaded; no Intel GPU has an FP4 unit. The Arc Pro B70's gpt-oss-20b decodes "
+           "(kyuz0 b9039, Wesley-Jakob-Gilbert b9739, both Mesa) read at 1.41-1.63x their "
+           "measure left out, every other Intel file within 0.79-1.35x but llama.cpp#24005's "
+           "Windows runs, Q8_0, Q2_K, Nemotron Nano and Gemma 4 deep; they now read at "
+           "0.97-1.21x. Every run's decode "
+           "left out went from 10.39 % / 31.59 % to 10.46 % / 30.64 % (median / p90; runs past "
+           "35 % 29 -> 26), Intel's from 16.3 % to 13.2 % at the median (within 1.5x of the "
+           "overall; p90 74.5 % -> 76.5 %, runs past 35 % 9 -> 6); prefill unchanged. The "
+           "median's rise is Wesley-Jakob-Gilbert's K-quant runs (1.08-1.25x -> 1.10-1.26x): "
+           "with that source left out, kyuz0's gpt-oss runs no longer pull Intel's u up. Not "
+           "measured by a source apart from the runs: no published test-backend-ops MUL_MAT "
+           "figure for an Xe2 GPU's MXFP4 mat-vec was found. Tried and not kept: the same cost "
+           "for Intel's legacy types (Q8_0 on MMVQ; Q4_0 exempt) and i-quants too (every run's "
+           "decode 10.73 % / 31.42 %, Intel's 19.8 % / 51.1 %: kyuz0's Qwen3.5-9B Q8_0 is an "
+           "Unsloth UD-Q8_K_XL file, 12.07 GiB for 8.95 B weights, whose wider tensors do not "
+           "pay it, 1.11-1.21x -> 0.66-0.75x, while Wesley-Jakob-Gilbert's plain Q8_0 went only "
+           "from 1.77x to 1.46x); legacy and MXFP4 alone, 10.72 % / 31.59 % (Intel 20.1 %). And "
+           "a UD file's weights counted as its model's rather than as its bytes at its label's "
+           "weights per byte (the unpacking is per weight; speed_work counts bytes x the "
+           "label's weights per byte, 36 % too many for that Q8_0 file): 10.41 % / 31.94 %, "
+           "Intel's 18.8 %, the datacenter class's 9.6 % -> 13.2 %. Looked into, not modelled: "
+           "the B70's Gemma 4 31B decode 16384 deep (2.10x left out; tg128 0.79x) spends 141 ms "
+           "a token more than empty, 860 ns for each position of its 10 global layers, 37x the "
+           "stated 23 ns: their attention runs at 76 GFLOPS (32 heads of 512), Qwen3.6 27B's "
+           "head-256 layers at about 200 at the same depth, both on the scalar shader (a "
+           "one-row flash attention takes FA_SCALAR; supports_op takes head 512: no fallback). "
+           "Nemotron Nano 9B v2 (1.74x) is no fallback either: Vulkan's SSM_SCAN takes its "
+           "Mamba-2 layers (d_state 128, head 80) at 0ce7ad34, and SYCL reads it at 22.14 t/s "
+           "beside 19.19, where Llama 3.1 8B Q4_K_M reads at 88.49 and 42.0: its 27 Mamba-2 "
+           "layers cost about 1 ms a token each on the B70, unexplained.\n";
+}
+
 void write_decode_cluster_trials(std::ostream& out) {
     write_hip_graphs_kept(out);
     write_rdna_kquant_trial(out);
@@ -209,6 +251,7 @@ void write_decode_cluster_trials(std::ostream& out) {
     write_alchemist_dp4a_trial(out);
     write_cuda_graph_trials(out);
     write_rocwmma_vec_kept(out);
+    write_intel_fp4_kept(out);
 }
 
 }  // namespace canitrun::tools

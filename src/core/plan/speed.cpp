@@ -282,11 +282,24 @@ const char* speed_class_words(SpeedClass c) {
 
 namespace {
 
+// An Intel GPU's extra unpacking of a 4-bit float weight (SpeedModel::intel_fp4_unpack). On Mesa
+// ggml-vulkan sends an Intel GPU's mat-vecs of every type but Q4_0 and Q5_1 (k >= 2048) to MMVQ
+// (ggml_vk_should_use_mmvq at ggml-org/ggml 0ce7ad34, May 2026, and d99724f2), whose MXFP4
+// repack loads a block's 17 bytes one at a time ("1-byte loads for mxfp4 blocks") and looks
+// every E2M1 value up in kvalues_mxfp4 before its int8 dot product, with an E8M0 exponent a block
+// (mul_mat_vecq_funcs.glsl at 0ce7ad34); a K-quant's nibbles go to the dot product as loaded,
+// 4 bytes at a time. No Intel GPU has an FP4 unit to do it (NVIDIA's Blackwell does).
+double intel_fp4_unpack(const SpeedWork& work, const GpuDevice& device, const SpeedModel& m) {
+    const bool intel = device.gpu != nullptr && device.gpu->vendor == "intel";
+    return intel && work.family == QuantFamily::fp4 ? m.intel_fp4_unpack : 0;
+}
+
 // A class's own unpacking cost (u) on `device`, in bytes of its read time per weight; float
 // weights do not pay it.
 double quantized_unpack(const SpeedWork& work, const SpeedClassCoefficients& c,
-                        const GpuDevice& device) {
-    return work.family == QuantFamily::floating ? 0 : c.quantized_unpack * unpack_scale(device);
+                        const GpuDevice& device, const SpeedModel& m) {
+    if (work.family == QuantFamily::floating) return 0;
+    return c.quantized_unpack * unpack_scale(device) + intel_fp4_unpack(work, device, m);
 }
 
 }  // namespace
@@ -314,7 +327,7 @@ DeviceSeconds device_decode_seconds(const DeviceWork& w, const GpuDevice& device
     return {
         (w.read_bytes + metal_cache_rereads(w, device, work)) / bandwidth *
                 bandwidth_multiplier(device, c, m) +
-            w.weight_count / bandwidth * (m.dequant[family] + quantized_unpack(work, c, device)),
+            w.weight_count / bandwidth * (m.dequant[family] + quantized_unpack(work, c, device, m)),
         static_cast<double>(w.layers) *
                 (c.layer_s + (work.older_build ? m.older_build_layer_s : 0) +
                  (work.graph_node_check ? m.graph_check_layer_s : 0) +
@@ -372,11 +385,12 @@ double decode_seconds(const SpeedWork& work, const Hardware& hardware, const Spe
         if (!hardware.gpus.empty()) {
             const SpeedClassCoefficients& c = m.of(speed_class(hardware.gpus.front()));
             const DeviceWork& w = work.ram;
-            seconds += static_cast<double>(w.layers) * c.layer_s +
-                       w.recurrent_layers * 1e12 / ram * c.recurrent_layer_s +
-                       static_cast<double>(w.moe_layers) * m.moe_layer_s +
-                       w.weight_count / ram *
-                           (m.dequant[family] + quantized_unpack(work, c, hardware.gpus.front()));
+            seconds +=
+                static_cast<double>(w.layers) * c.layer_s +
+                w.recurrent_layers * 1e12 / ram * c.recurrent_layer_s +
+                static_cast<double>(w.moe_layers) * m.moe_layer_s +
+                w.weight_count / ram *
+                    (m.dequant[family] + quantized_unpack(work, c, hardware.gpus.front(), m));
         }
     }
     return seconds;
