@@ -145,6 +145,31 @@ TEST_CASE("the graph check adds its cost per layer to a decoded token") {
     CHECK(decode_seconds(w, geforce, m) == Approx(2.24e-3));
 }
 
+// A MoE layer's graph holds more nodes for the check to walk: Pessimist228's nsys profiles count
+// 1543.43 kernels a token for Qwen3.5-35B-A3B (40 MoE layers) and 857.95 for Qwen3.5-9B (32 dense
+// layers), 38.586 and 26.811 a layer, so a MoE layer pays kg 1.43918 times. 40 MoE layers at
+// kg = 40 us: 40 x 1.43918 x 40 us = 2.3027 ms with the check, 0 without (every other
+// coefficient 0, m among them); 24 dense layers at k = 30 us and 16 MoE ones: 40 x 30 us +
+// (24 + 16 x 1.43918) x 40 us = 1.2 + 1.8811 = 3.0811 ms.
+TEST_CASE("the graph check costs a MoE layer its larger graph's nodes") {
+    SpeedModel m = test::zeroed_speed_model();
+    m.graph_check_layer_s = 40e-6;
+    SpeedWork w;
+    w.graph_node_check = true;
+    DeviceWork d;
+    d.layers = 40;
+    d.moe_layers = 40;
+    w.gpus.push_back(d);
+    const Hardware geforce = test::hardware_of({"rtx-5090"});
+    CHECK(decode_seconds(w, geforce, m) == Approx(2.3027e-3).epsilon(1e-4));
+    w.graph_node_check = false;
+    CHECK(decode_seconds(w, geforce, m) == Approx(0.0).margin(1e-12));
+    for (auto& c : m.classes) c.layer_s = 30e-6;
+    w.graph_node_check = true;
+    w.gpus.front().moe_layers = 16;
+    CHECK(decode_seconds(w, geforce, m) == Approx(3.0811e-3).epsilon(1e-4));
+}
+
 // llama.cpp#22254 (April 2026) turned HIP graphs on by default: kyuz0's R9700 runs of b7423
 // (December 2025) launched each kernel from the host, llama.cpp#23043's R9700 runs of May 2026
 // and a run naming neither build nor day did not; a CUDA run never does.

@@ -6,6 +6,7 @@
 // Decode (one token) runs the layers one after another, so its time is the sum over devices of
 //   read bytes / bandwidth x a   (a = 1 / the share of peak bandwidth reached)
 // + layers x (k [+ ko before 2025] [+ kg, kh: CUDA's graph check, ROCm without HIP graphs])
+//   (a MoE layer pays kg kMoeLayerGraphNodes times: its graph holds more nodes)
 // + MoE layers x m  (kernel launches, routing)
 // + recurrent layers x kr x 1 TB/s / bandwidth  (the recurrent scan's kernels, which read and
 //                                                write the state more than once: scaled by the
@@ -214,7 +215,8 @@ struct SpeedModel {
     double older_build_layer_s = 0;
     // kg: decode, seconds per layer added for llama.cpp's CUDA backend from llama.cpp#19165 to
     // #21472 (BenchRun::graph_node_check): each token's CUDA graph check walked every node
-    // through a std::unordered_set on the CPU while the GPU waited. Only published runs have it.
+    // through a std::unordered_set on the CPU while the GPU waited; a MoE layer, of more nodes,
+    // pays it kMoeLayerGraphNodes times. Only published runs have it.
     double graph_check_layer_s = 0;
     // kh: decode, seconds per layer added for llama.cpp's ROCm backend before llama.cpp#22254
     // (BenchRun::hip_no_graphs), which launched each token's kernels one at a time from the host

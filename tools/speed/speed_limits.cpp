@@ -294,7 +294,29 @@ void write_decode_checks(std::ostream& out) {
            "to 10.4 % (the shared terms moved); pendakwahteknologi's qwen2.5-3b from 1.26-1.57x "
            "to 0.77-0.81x, jiegec's b8396 qwen3.5-35b-a3b from 1.56-1.67x to 1.24-1.31x; but "
            "Intel's median from 14.9 % to 16.1 %, the no-matrix-units class's from 19.0 % to "
-           "20.5 %, the datacenter class's from 9.3 % to 11.1 %. Prefill unchanged.\n";
+           "20.5 %, the datacenter class's from 9.3 % to 11.1 %. Prefill unchanged.\n"
+           "- Kept (#34): the graph check walks a MoE layer's larger graph: a MoE layer pays kg "
+           "1.44 times a dense one's (kMoeLayerGraphNodes, src/core/plan/speed.cpp). "
+           "Pessimist228's nsys profiles of b10326 on an RTX 5090 count 1543.43 kernels a token "
+           "for Qwen3.5-35B-A3B's 40 MoE layers and 857.95 for Qwen3.5-9B's 32 dense ones "
+           "(\"kernels_per_token\", data/rtx5090-drv580/attribution.json and "
+           "attribution_9b.json at c65a94b7): 38.59 and 26.81 a layer, one hybrid family with and "
+           "without routed experts. With one cost a layer, jiegec's b8396 RTX 4090 MoE decodes "
+           "asked a larger kg than its dense ones, and with jiegec/kb left out "
+           "pendakwahteknologi's dense RTX 5090 runs of the same builds read at 0.77-0.93x their "
+           "measure. Fitted (kg 38.0 -> 37.5 us a dense layer, m 60.9 -> 57.1 us): every run's "
+           "decode left out went from 10.41 % / 31.59 % to 10.00 % / 31.34 % (median / p90; "
+           "runs past 10 % 209 -> 197 of 394, past 35 % 29 -> 29), NVIDIA GeForce's median from "
+           "12.0 % to 8.7 % (pendakwahteknologi's qwen2.5 0.77-0.93x -> 0.88-1.02x, jiegec's "
+           "b8396 qwen3.5-35b-a3b 1.25-1.31x -> 1.15-1.19x and glm-4.7-flash 1.07-1.12x -> "
+           "0.98-1.02x), the workstation class's from 7.7 % to 7.0 %, the datacenter class's "
+           "from 9.6 % to 9.1 %, the DGX Spark's from 5.8 % to 5.6 %; the V100's from 8.2 % to "
+           "8.6 % and Intel's from 16.3 % to 16.4 % (the shared terms moved). Prefill unchanged. "
+           "Not kept: the class's per-layer cost k counted the same way (a MoE layer's launches "
+           "at 1.44 a dense one's): 11.14 % / 34.96 % (runs past 35 % 39). Nor kg stated at "
+           "#21472's own measure (285 us a token on qwen35moe 35B.A3B, 7.1 us a layer) rather "
+           "than fitted: 11.60 % / 32.40 %, NVIDIA's k then 27 us a layer and "
+           "pendakwahteknologi's qwen2.5-3b at 1.13-1.34x.\n";
 }
 
 }  // namespace

@@ -319,6 +319,25 @@ struct DeviceSeconds {
     double fixed = 0;
 };
 
+// How many times a dense layer's graph nodes a MoE layer's graph holds, for the CUDA graph check
+// (SpeedModel::graph_check_layer_s), which walked them one by one. Pessimist228's nsys profiles of
+// llama.cpp b10326 on an RTX 5090 (CUDA graphs on) count 1543.43 kernels a token for
+// Qwen3.5-35B-A3B, 40 MoE layers, and 857.95 for Qwen3.5-9B, 32 dense ones: "kernels_per_token"
+// in data/rtx5090-drv580/attribution.json and attribution_9b.json (Pessimist228/rtx-5090-in-qwen-
+// 3.5-35b-a3b-Why-so-slow at c65a94b7), 38.59 and 26.81 a layer of one hybrid family with and
+// without routed experts: 1.44. Kernels stand for the graph's nodes (views launch none).
+// With one cost for every layer, jiegec/kb's b8396 RTX 4090 MoE decodes asked a larger kg than
+// its dense ones, and with that source left out pendakwahteknologi's dense RTX 5090 runs of the
+// same builds read at 0.77-0.93x their measure (#34).
+constexpr double kMoeLayerGraphNodes = (1543.43 / 40) / (857.95 / 32);
+
+// The layers the CUDA graph check walks, each counted by its nodes: a MoE layer's graph holds
+// kMoeLayerGraphNodes times a dense one's.
+double graph_check_layers(const DeviceWork& w) {
+    return static_cast<double>(w.layers) +
+           static_cast<double>(w.moe_layers) * (kMoeLayerGraphNodes - 1);
+}
+
 DeviceSeconds device_decode_seconds(const DeviceWork& w, const GpuDevice& device,
                                     const SpeedWork& work, const SpeedModel& m) {
     const auto family = static_cast<std::size_t>(work.family);
@@ -330,8 +349,8 @@ DeviceSeconds device_decode_seconds(const DeviceWork& w, const GpuDevice& device
             w.weight_count / bandwidth * (m.dequant[family] + quantized_unpack(work, c, device, m)),
         static_cast<double>(w.layers) *
                 (c.layer_s + (work.older_build ? m.older_build_layer_s : 0) +
-                 (work.graph_node_check ? m.graph_check_layer_s : 0) +
                  (work.hip_no_graphs ? m.hip_launch_layer_s : 0)) +
+            (work.graph_node_check ? graph_check_layers(w) * m.graph_check_layer_s : 0) +
             w.cache_positions * kv_position_seconds(device, m) +
             w.recurrent_layers * 1e12 / bandwidth * c.recurrent_layer_s +
             static_cast<double>(w.moe_layers) * m.moe_layer_s};
