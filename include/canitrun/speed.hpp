@@ -34,6 +34,7 @@
 // + (resident weights - idle experts') / bandwidth / ubatch x r  (each micro-batch reads every
 //                                        weight it runs once: touched = experts_touched)
 // + layers x q / ubatch
+// + activation bytes / bandwidth  (F32 tensors past L2: activation_bytes, stated)
 // on each GPU, where dense FLOPs are 2 per active non-expert parameter plus attention at the
 // depth, expert FLOPs 2 per active routed-expert parameter, and the rate the device's matrix
 // throughput (matrix_tflops); quantized weights' products at the rate they are multiplied at
@@ -273,6 +274,8 @@ struct SpeedModel {
     // Stated, not fitted: MMQ's re-reads of a dense FFN past L2 (mmq_reread_bytes) take their
     // bytes' full bandwidth time (prefill_seconds); 0 leaves them out.
     double mmq_reread = 1;
+    // Stated, not fitted: activation_bytes at their full bandwidth time; 0 leaves them out.
+    double activation_traffic = 1;
     std::string source;  // what the coefficients were fitted on
     BandCoverage narrow_bands, wide_bands;
     OutOfSampleError out_of_sample;
@@ -437,6 +440,12 @@ struct SpeedWork {
     // One token's hidden state as llama.cpp hands it from GPU to GPU at each boundary of a layer
     // split (F32: 4 bytes per element of the hidden size).
     double hand_over_bytes = 0;
+    // A prompt layer's F32 activation tensors by width (values a token) and how many a layer
+    // makes, averaged over the layers (activation_bytes, speed_activation.hpp).
+    struct Activation {
+        double width = 0, per_layer = 0;
+    };
+    Activation activations[6] = {};
     // --split-mode tensor (Placement::tensor_parallel): the GPUs run every layer at once, each on
     // its slices, and reduce `reductions` partial sums a token (decode_seconds).
     bool tensor_parallel = false;

@@ -154,8 +154,9 @@ SpeedModel zero_model() {
     SpeedModel m;
     m.ram_bandwidth_efficiency = std::numeric_limits<double>::infinity();
     m.pcie_gbps = std::numeric_limits<double>::infinity();
-    m.xe2_kv_position_s = 0;  // stated, not fitted: each row's FitRow::fixed
-    m.mmq_reread = 0;         // the same
+    m.xe2_kv_position_s = 0;   // stated, not fitted: each row's FitRow::fixed
+    m.mmq_reread = 0;          // the same
+    m.activation_traffic = 0;  // the same
     for (const bool prefill : {false, true}) {
         for (const Param& p : params(prefill)) set(m, p, 0);
     }
@@ -470,11 +471,12 @@ int main(int argc, char** argv) {
             r.features.push_back(unused ? 0 : feature(r, zero, p));
         }
     }
-    // The stated terms' time (SpeedModel::xe2_kv_position_s, mmq_reread): a part of each row no
-    // coefficient scales.
+    // The stated terms' time (SpeedModel::xe2_kv_position_s, mmq_reread, activation_traffic): a
+    // part of each row no coefficient scales.
     SpeedModel stated = zero;
     stated.xe2_kv_position_s = SpeedModel{}.xe2_kv_position_s;
     stated.mmq_reread = SpeedModel{}.mmq_reread;
+    stated.activation_traffic = SpeedModel{}.activation_traffic;
     for (FitRow& r : rows) {
         r.fixed = r.prefill ? prefill_seconds(r.prediction.prefill, r.prediction.hardware, stated,
                                               r.prediction.ubatch)

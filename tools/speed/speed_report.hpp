@@ -47,6 +47,8 @@ void write_fit_trials(std::ostream& out);
 // The decode terms tried on AMD's, GeForce's and Pascal's left-out clusters
 // (speed_trials_decode.cpp).
 void write_decode_cluster_trials(std::ostream& out);
+// Prompt terms tried on the runs past prefill's p90 (speed_trials_prefill.cpp).
+void write_prefill_p90_trials(std::ostream& out);
 void write_speed_report(std::ostream& out, const SpeedModel& model, const std::vector<FitRow>& rows,
                         const std::map<std::string, int>& skipped, std::size_t sources);
 

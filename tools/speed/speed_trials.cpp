@@ -592,6 +592,7 @@ void write_fit_trials(std::ostream& out) {
     write_head_and_window(out);
     write_mmq_reread(out);
     write_prompt_trials(out);
+    write_prefill_p90_trials(out);
 }
 
 }  // namespace canitrun::tools

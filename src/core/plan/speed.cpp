@@ -8,6 +8,7 @@
 
 #include "canitrun/gpu.hpp"
 #include "canitrun/llamacpp_rules.hpp"
+#include "canitrun/speed_activation.hpp"
 
 namespace canitrun {
 
@@ -535,7 +536,9 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
         const double reread = mmq_reread_bytes(w, work, device, batch) * m.mmq_reread;
         const double reads =
             (held + 2 * fp16) / (device.bandwidth_gbps * 1e9) / batch * m.weight_reread +
-            reread / (device.bandwidth_gbps * 1e9) / batch;
+            reread / (device.bandwidth_gbps * 1e9) / batch +
+            activation_bytes(w, work, device, batch) * m.activation_traffic /
+                (device.bandwidth_gbps * 1e9);
         const double launches = static_cast<double>(w.layers) * c.prefill_layer_s / batch;
         if (work.tensor_parallel) {
             slowest = std::max(slowest, products + reads + (scan + launches) / at_once);

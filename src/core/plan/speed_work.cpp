@@ -126,6 +126,57 @@ double metal_latent_readers(const Model& m) {
     return latent ? static_cast<double>(std::max<std::uint64_t>(m.arch.attention.heads, 1)) : 1;
 }
 
+// A layer's activation tensors by width (SpeedWork::activations), averaged over the model's
+// layers. Per layer: the hidden state's six (the attention norm's output, the output
+// projection's, the residual sum, the FFN norm's output, the down projection's, the residual
+// sum); an attention layer's query three times (q, roped q, the attention's output) and its key
+// width three times (k, roped k, v); a recurrent mixer's value and key widths the same way; the
+// FFN's width three times where gated (gate, up, their product), twice where not; a MoE layer's
+// routed experts' the same at top-k times the expert's width, and its shared expert's.
+void set_activations(const Model& m, SpeedWork& work) {
+    const Architecture& a = m.arch;
+    const auto layers = static_cast<double>(a.layers);
+    if (layers <= 0) return;
+    double q = 0, kv = 0, mixers = 0;  // width x layers, and the layers
+    for (const LayerGroup& g : a.layer_groups) {
+        const auto n = static_cast<double>(g.count);
+        double gq = 0, gkv = 0;
+        if (g.kind == LayerKind::full || g.kind == LayerKind::sliding) {
+            const AttentionDims d = attention_dims(m, g);
+            const auto heads = static_cast<double>(g.heads ? g.heads : a.attention.heads);
+            gq = heads * static_cast<double>(d.k_dim);
+            gkv = static_cast<double>(d.kv_heads * d.k_dim);
+        } else if (g.kind == LayerKind::mla) {
+            gq = static_cast<double>(a.attention.heads * (g.qk_nope_head_dim + g.qk_rope_head_dim));
+            gkv = static_cast<double>(g.kv_lora_rank + g.qk_rope_head_dim);
+        } else if (g.kind == LayerKind::linear) {
+            gq = static_cast<double>(g.value_heads * g.value_head_dim);
+            gkv = static_cast<double>(g.key_heads * g.key_head_dim);
+        } else {
+            gq = static_cast<double>(g.inner_size);
+        }
+        q += gq * n;
+        kv += gkv * n;
+        mixers += n;
+    }
+    const double ffn_tensors = a.gated_ffn ? 3 : 2;
+    const double moe_layers = a.moe ? static_cast<double>(a.moe->moe_layers) : 0;
+    const double dense = a.intermediate_size > 0 ? std::max(layers - moe_layers, 0.0) : 0;
+    auto* out = work.activations;
+    out[0] = {static_cast<double>(a.hidden_size), 6};
+    out[1] = {ratio(q, mixers), 3 * mixers / layers};
+    out[2] = {ratio(kv, mixers), 3 * mixers / layers};
+    out[3] = {static_cast<double>(a.intermediate_size), ffn_tensors * dense / layers};
+    if (a.moe) {
+        const MoE& e = *a.moe;
+        const double expert_tensors = e.gated ? 3 : 2;
+        out[4] = {static_cast<double>(e.experts_per_token * e.expert_intermediate_size),
+                  expert_tensors * moe_layers / layers};
+        out[5] = {static_cast<double>(e.shared_experts * e.shared_expert_intermediate_size),
+                  expert_tensors * moe_layers / layers};
+    }
+}
+
 }  // namespace
 
 bool is_float_quant(const Quant& quant) {
@@ -180,6 +231,7 @@ SpeedBasis speed_basis(const Model& model, const Quant& quant, std::uint64_t con
     const std::string& type = written_type(quant);
     work.q4_legacy_weights = type == "Q4_0" || type == "Q4_1";
     work.hand_over_bytes = 4.0 * static_cast<double>(model.arch.hidden_size);
+    set_activations(model, work);
     // An LFM2 short convolution runs whole on every GPU under -sm tensor (speed_work).
     for (const LayerGroup& g : model.arch.layer_groups) {
         if (g.kind == LayerKind::conv) b.mirrored_layers += static_cast<double>(g.count);
