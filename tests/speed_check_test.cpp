@@ -249,10 +249,17 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // Then decode's median went to 10.4 % (p90 31.6 %): a ROCm decode built before
     // llama.cpp#22254 ("HIP: flip GGML_HIP_GRAPHS to on") launches every kernel from the host,
     // a per-layer cost fitted at 34 us (the PR's own runs: 12-42 us); AMD's median 16 % to 11 %.
-    CHECK(m.out_of_sample.prefill_p90 <= 0.362);
-    CHECK(m.out_of_sample.prefill_median <= 0.136);
-    CHECK(m.out_of_sample.decode_median <= 0.105);
-    CHECK(m.out_of_sample.decode_p90 <= 0.317);
+    // Then four took decode to 9.8 % / 30.4 % (#34's 10 %) and prefill to 12.9 % / 35.6 %: the
+    // graph check costs a MoE layer 1.44x a dense one (Pessimist228's nsys kernel counts:
+    // GeForce's median 12 % to 9 %), an Intel GPU unpacks MXFP4 byte by byte on Mesa's MMVQ
+    // path (Intel's median 16 % to 13 %, within 1.5x of the overall), lhl's rocWMMA-build deep
+    // decodes are kept, not fitted (VEC flash attention reads the cache once per query head),
+    // and a prompt's activations that overflow L2 go through memory (the DGX Spark's median
+    // 15 % to 8 %; the datacenter class's 14 % to 23 %, its shared re-read r moving).
+    CHECK(m.out_of_sample.prefill_p90 <= 0.357);
+    CHECK(m.out_of_sample.prefill_median <= 0.130);
+    CHECK(m.out_of_sample.decode_median <= 0.100);
+    CHECK(m.out_of_sample.decode_p90 <= 0.305);
 }
 
 // A published run reads its file at the size llama-bench printed, not its label's: Unsloth's
