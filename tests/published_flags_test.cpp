@@ -205,11 +205,12 @@ TEST_CASE("published flags: a parameter count shows the head, worked by hand for
 // 4,096 x 5,120: 871,932,416 in all. The Hub's 401,583,781,376 less it is 400,711,848,960, the
 // untied text stack; the tied one is a 202,048 x 5,120 head (1,034,485,760) short of it.
 TEST_CASE("published flags: Llama 4 Maverick's vision tower, worked by hand") {
-    const std::uint64_t layer =
-        4 * (1408 * 1408 + 1408) + (1408 * 5632 + 5632) + (5632 * 1408 + 1408) + 4 * 1408;
+    const std::uint64_t layer = 4 * (1408ULL * 1408 + 1408) + (1408ULL * 5632 + 5632) +
+                                (5632ULL * 1408 + 1408) + 4ULL * 1408;
     CHECK(layer == 23807872);
-    const std::uint64_t vision = 34 * layer + 1408 + (24 * 24 + 1) * 1408 + 3 * 14 * 14 * 1408 +
-                                 4 * 1408 + 5632 * 4096 + 4096 * 4096 + 4096 * 5120;
+    const std::uint64_t vision = 34 * layer + 1408 + (24ULL * 24 + 1) * 1408 +
+                                 3ULL * 14 * 14 * 1408 + 4ULL * 1408 + 5632ULL * 4096 +
+                                 4096ULL * 4096 + 4096ULL * 5120;
     CHECK(vision == 871932416);
     const Model& m = test::model("llama-4-maverick-17b-128e");
     CHECK(test::layout_elements_with_tied(m, false) == 401583781376ULL - vision);

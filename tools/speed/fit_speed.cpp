@@ -438,6 +438,21 @@ std::vector<FitRow> usable_rows(const Database& db, const std::vector<Measuremen
     return rows;
 }
 
+// The stated terms' time (SpeedModel::xe2_kv_position_s, mmq_reread, activation_traffic): a
+// part of each row no coefficient scales.
+void set_stated_times(std::vector<FitRow>& rows, const SpeedModel& zero) {
+    SpeedModel stated = zero;
+    stated.xe2_kv_position_s = SpeedModel{}.xe2_kv_position_s;
+    stated.mmq_reread = SpeedModel{}.mmq_reread;
+    stated.activation_traffic = SpeedModel{}.activation_traffic;
+    for (FitRow& r : rows) {
+        r.fixed = r.prefill ? prefill_seconds(r.prediction.prefill, r.prediction.hardware, stated,
+                                              r.prediction.ubatch)
+                                  .value_or(0)
+                            : decode_seconds(r.prediction.decode, r.prediction.hardware, stated);
+    }
+}
+
 }  // namespace
 }  // namespace canitrun::tools
 
@@ -471,18 +486,7 @@ int main(int argc, char** argv) {
             r.features.push_back(unused ? 0 : feature(r, zero, p));
         }
     }
-    // The stated terms' time (SpeedModel::xe2_kv_position_s, mmq_reread, activation_traffic): a
-    // part of each row no coefficient scales.
-    SpeedModel stated = zero;
-    stated.xe2_kv_position_s = SpeedModel{}.xe2_kv_position_s;
-    stated.mmq_reread = SpeedModel{}.mmq_reread;
-    stated.activation_traffic = SpeedModel{}.activation_traffic;
-    for (FitRow& r : rows) {
-        r.fixed = r.prefill ? prefill_seconds(r.prediction.prefill, r.prediction.hardware, stated,
-                                              r.prediction.ubatch)
-                                  .value_or(0)
-                            : decode_seconds(r.prediction.decode, r.prediction.hardware, stated);
-    }
+    set_stated_times(rows, zero);
     SpeedModel model = fit(rows);
     for (FitRow& r : rows) r.in_sample = predicted(r, model);
     // One refit per source, each on its own core (fit reads the rows and nothing else, so the

@@ -276,8 +276,12 @@ void write_decode_checks(std::ostream& out) {
            "and AMD's 13.5 % to 14.7 % (with d and u scaled, at a weight of 0.1 or 0.3: p90 46.5 "
            "%). The "
            "shared d[type] scaled as u is: alone, Apple 18.8 %; with u, Apple 14.2 % but every "
-           "run's p90 45.8 % to 46.5 % (the datacenter FP16 runs of XiongjieDai left out).\n"
-           "- Kept (#34): llama.cpp's CUDA backend from llama.cpp#19165 (2026-01-29) to #21472 "
+           "run's p90 45.8 % to 46.5 % (the datacenter FP16 runs of XiongjieDai left out).\n";
+}
+
+// The CUDA graph check, kept (#34).
+void write_graph_check_kept(std::ostream& out) {
+    out << "- Kept (#34): llama.cpp's CUDA backend from llama.cpp#19165 (2026-01-29) to #21472 "
            "(2026-04-08) checked each decoded token's CUDA graph node by node on the CPU, through "
            "a std::unordered_set (ggml_cuda_graph_update_required, ggml-org/ggml a1bbd3e2 to "
            "197e255a), while the GPU waited: \"~500us per token\" on Qwen3.5 (#21472, a 5090: "
@@ -368,6 +372,7 @@ void write_known_limits(std::ostream& out) {
     write_source_checks(out);
     write_prefill_checks(out);
     write_decode_checks(out);
+    write_graph_check_kept(out);
     write_fit_trials(out);
 }
 
