@@ -350,9 +350,11 @@ struct Model {
     bool operator==(const Model&) const = default;
 };
 
-// The K/V dimensions of a full or sliding attention group: the group's own values where it
-// overrides them, else the model's attention.
+// The heads and K/V dimensions of a full or sliding attention group: the group's own values
+// where it overrides them (Step-3.5-Flash's 96 query heads on its sliding layers), else the
+// model's attention. Every count of a group's heads reads it here.
 struct AttentionDims {
+    std::uint64_t heads = 0;  // query heads
     std::uint64_t kv_heads = 0;
     std::uint64_t k_dim = 0;
     std::uint64_t v_dim = 0;

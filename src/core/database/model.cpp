@@ -12,6 +12,7 @@ AttentionDims attention_dims(const Model& model, const LayerGroup& group) {
         return own ? own : fallback;
     };
     AttentionDims d;
+    d.heads = pick(group.heads, att.heads);
     d.kv_heads = pick(group.kv_heads, att.kv_heads);
     d.k_dim = pick(group.head_dim, att.head_dim);
     d.v_dim = pick(group.v_head_dim, pick(att.v_head_dim, d.k_dim));

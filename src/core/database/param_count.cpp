@@ -35,7 +35,7 @@ Wide wide_mamba_params(const Model& m, const LayerGroup& g) {
 Wide wide_compressed_params(const Model& m, const LayerGroup& g) {
     const Architecture& arch = m.arch;
     const Wide h = arch.hidden_size;
-    const Wide heads = g.heads ? g.heads : arch.attention.heads;
+    const Wide heads = attention_dims(m, g).heads;
     const Wide hd = attention_dims(m, g).k_dim;
     const Wide q_lora = g.q_lora_rank;
     const Wide q = q_lora * (h + heads * hd);
@@ -90,7 +90,7 @@ Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
         case LayerKind::sliding: {
             const AttentionDims d = attention_dims(m, g);
             // A gated attention (Qwen3-Next, Qwen 3.5) doubles the query projection for its gate.
-            const Wide heads = g.heads ? g.heads : a.heads;
+            const Wide heads = d.heads;
             const Wide q_heads = a.output_gate ? 2 * heads : heads;
             const Wide ssm = has_parallel_ssm(g) ? wide_mamba_params(m, g) : 0;
             return h * d.k_dim * (q_heads + d.kv_heads) + h * d.v_dim * d.kv_heads +

@@ -18,8 +18,8 @@ std::uint64_t attention_rows(const Model& m, std::uint64_t embd_rows) {
     std::uint64_t query = 0;
     for (const auto& g : a.layer_groups) {
         if (g.kind != LayerKind::full && g.kind != LayerKind::sliding) continue;
-        query = std::max(query, checked::mul(g.heads ? g.heads : a.attention.heads,
-                                             g.head_dim ? g.head_dim : a.attention.head_dim));
+        const AttentionDims d = attention_dims(m, g);
+        query = std::max(query, checked::mul(d.heads, d.k_dim));
     }
     const std::uint64_t rows = checked::mul(embd_rows, a.hidden_size);
     if (embd_rows < 2) return rows;

@@ -123,7 +123,7 @@ void attention(Builder& b, const Model& m, const LayerGroup& g, int il, std::uin
                bool qkv_bias) {
     const auto& a = m.arch;
     const AttentionDims d = attention_dims(m, g);
-    const std::uint64_t heads = g.heads ? g.heads : a.attention.heads;
+    const std::uint64_t heads = d.heads;
     const std::uint64_t q_dim = checked::mul(heads, d.k_dim);
     const std::uint64_t o_in = checked::mul(heads, d.v_dim);
     b.blk(il, "attn_q.weight", {a.hidden_size, checked::mul(q_dim, q_factor)});

@@ -366,7 +366,7 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
     // layers see only their window; the 64-head full ones the whole context)
     std::uint64_t kq = 0;
     for (const auto& group : a.layer_groups) {
-        const std::uint64_t heads = group.heads ? group.heads : a.attention.heads;
+        const std::uint64_t heads = attention_dims(m, group).heads;
         if (group.kind == LayerKind::full || group.kind == LayerKind::mla) {
             kq = std::max(kq, checked::mul(heads, n_kv));
         } else if (group.kind == LayerKind::sliding) {

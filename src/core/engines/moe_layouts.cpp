@@ -138,7 +138,7 @@ void build_step35(Builder& b, const Model& m) {
         b.blk(il, "attn_norm.weight", {a.hidden_size});
         attention(b, m, g, il, 1, false);
         qk_norm(b, m, il);
-        b.blk(il, "attn_gate.weight", {a.hidden_size, g.heads ? g.heads : a.attention.heads});
+        b.blk(il, "attn_gate.weight", {a.hidden_size, attention_dims(m, g).heads});
         b.blk(il, "ffn_norm.weight", {a.hidden_size});
         dense_lead_ffn(b, m, il, true);
     }

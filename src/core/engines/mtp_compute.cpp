@@ -42,7 +42,7 @@ std::uint64_t attention_floats(const Model& m, std::uint64_t n_kv, bool flash_at
         if (g.kind == LayerKind::full || g.kind == LayerKind::mla) block = g;
     }
     const AttentionDims d = attention_dims(m, block);
-    const std::uint64_t heads = block.heads ? block.heads : m.arch.attention.heads;
+    const std::uint64_t heads = d.heads;
     const std::uint64_t q =
         checked::mul(checked::mul(heads, d.k_dim), m.arch.attention.output_gate ? 2 : 1);
     const std::uint64_t kv = checked::mul(d.kv_heads, checked::add(d.k_dim, d.v_dim));

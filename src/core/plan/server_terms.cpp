@@ -213,14 +213,11 @@ Result<Bytes> nkvo_attention_bytes(const Model& model, const PlanSettings& setti
     const std::uint64_t n_kv = o.kv_unified ? n_ctx : llama_padded_context(n_ctx / n_seq);
     const std::uint64_t ubatch = std::min(o.ubatch, n_ctx);
     const bool flash = o.flash_attn != FlashAttn::off;
-    const Attention& a = model.arch.attention;
     std::uint64_t full = 0, swa = 0, widest = 0;
     for (const auto& g : model.arch.layer_groups) {
         if (g.kind != LayerKind::full && g.kind != LayerKind::sliding) continue;
-        const std::uint64_t heads = g.heads ? g.heads : a.heads;
-        const std::uint64_t kv_heads = g.kv_heads ? g.kv_heads : a.kv_heads;
-        const std::uint64_t k = g.head_dim ? g.head_dim : a.head_dim;
-        const std::uint64_t v = g.v_head_dim ? g.v_head_dim : a.v_head_dim ? a.v_head_dim : k;
+        const AttentionDims d = attention_dims(model, g);
+        const std::uint64_t heads = d.heads, kv_heads = d.kv_heads, k = d.k_dim, v = d.v_dim;
         const bool sliding = g.kind == LayerKind::sliding;
         const std::uint64_t cells = sliding ? llama_sliding_cells(n_kv, g.window, ubatch) : n_kv;
         (sliding ? swa : full) = cells;
