@@ -241,6 +241,18 @@ struct SpeedModel {
     // per call, not per weight (a V100's gpt-oss-20b, 32 experts of 8.3 M weights, read at
     // 0.52x its measure left out with g on its quantized calls; #34). Shared: 9.9 us.
     double lone_expert_call_s = 0;
+    // gs: prefill, seconds of host time each product run one expert at a time
+    // (lone_expert_products) costs per routed expert, prompt token and expert slot: before it
+    // launches a call, ggml_cuda_mul_mat_id sorts the micro-batch's tokens by expert on the CPU,
+    // a loop over every expert, every token and every slot of the token's top-k ("for i02 < ne02
+    // ... for i12 < ne12 ... for iex < n_expert_used", ggml-cuda.cu at ggml-org/ggml 43419ff0,
+    // the V100 runs' b9368), between two cudaStreamSynchronize: the GPU waits. Per token, not
+    // per micro-batch: Qwen3.5/3.6-35B-A3B's 256 experts at top-8 loop 2048 times a token and
+    // product, gpt-oss-20b's 32 at top-4 128 times, so a larger -ub does not spread it (a 2x
+    // V100's Qwen3.6-35B-A3B Q4_K_M reads 804 t/s at pp512 and 837 at -ub 2048 32768 deep).
+    // TheTom/llama-cpp-turboquant#322 times the same loop and syncs at ~9.5 % of a Qwen3 MoE
+    // prompt at -ub 512 and ~24.8 % at 2048 (gfx1100).
+    double lone_expert_sort_s = 0;
     // Not fitted (no measurement offloads): stated assumptions.
     double ram_bandwidth_efficiency = 0.6;  // dual-channel desktops measure 55-65 % in llama-bench
     double pcie_gbps = 25.0;  // PCIe 4.0 x16 as measured by bandwidthTest (~25 of 32 GB/s)

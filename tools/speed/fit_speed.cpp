@@ -113,6 +113,7 @@ std::vector<Param> params(bool prefill) {
         shared([](SpeedModel& m) -> double& { return m.older_build_compute; });
         shared([](SpeedModel& m) -> double& { return m.lone_expert_read; });
         shared([](SpeedModel& m) -> double& { return m.lone_expert_call_s; });
+        shared([](SpeedModel& m) -> double& { return m.lone_expert_sort_s; });
     } else {
         shared([](SpeedModel& m) -> double& { return m.moe_layer_s; });
         shared([](SpeedModel& m) -> double& { return m.gpu_hop_s; });

@@ -316,7 +316,9 @@ void write_coefficients(std::ostream& out, const SpeedModel& m) {
            "llama.cpp runs one expert at a "
            "time (lone_expert_products) costing "
         << number(m.lone_expert_read) << "x their weights' FP16 read time and "
-        << number(m.lone_expert_call_s * 1e6) << " µs a call each micro-batch.\n\n"
+        << number(m.lone_expert_call_s * 1e6) << " µs a call each micro-batch, and "
+        << number(m.lone_expert_sort_s * 1e9)
+        << " ns of host sorting per expert, token and expert slot.\n\n"
         << "| weight type | decode: unpacking, bytes of read time per weight | prefill: added to "
            "the quantized multiplier |\n|---|---|---|\n";
     for (int f = 0; f < kQuantFamilyCount; ++f) {
@@ -455,7 +457,8 @@ void write_fit_source(std::ostream& out, const SpeedModel& m) {
         << ";\n        s.hip_launch_layer_s = " << number(m.hip_launch_layer_s)
         << ";\n        s.intel_fp4_unpack = " << number(m.intel_fp4_unpack)
         << ";\n        s.lone_expert_read = " << number(m.lone_expert_read)
-        << ";\n        s.lone_expert_call_s = " << number(m.lone_expert_call_s) << ";\n";
+        << ";\n        s.lone_expert_call_s = " << number(m.lone_expert_call_s)
+        << ";\n        s.lone_expert_sort_s = " << number(m.lone_expert_sort_s) << ";\n";
     for (int chip = 0; chip < kAppleChips; ++chip) {
         out << "        s.apple_bandwidth[" << chip << "] = " << number(m.apple_bandwidth[chip])
             << ";  // " << apple_chip_name(chip + 1) << "\n";

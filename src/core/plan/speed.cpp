@@ -415,7 +415,9 @@ double prefill_terms(const DeviceWork& w, const SpeedWork& work, const GpuDevice
                                           (device.bandwidth_gbps * 1e9) * m.lone_expert_read
                                     : 0) +
                 m.lone_expert_call_s) /
-               batch;
+               batch +
+           static_cast<double>(w.moe_layers) * lone_expert_products(work, device, batch) *
+               work.experts * (work.experts * work.expert_share) * m.lone_expert_sort_s;
 }
 
 }  // namespace
