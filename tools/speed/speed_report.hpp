@@ -49,6 +49,7 @@ void write_fit_trials(std::ostream& out);
 void write_decode_cluster_trials(std::ostream& out);
 // Prompt terms tried on the runs past prefill's p90 (speed_trials_prefill.cpp).
 void write_prefill_p90_trials(std::ostream& out);
+void write_lone_expert_sort_trials(std::ostream& out);
 void write_speed_report(std::ostream& out, const SpeedModel& model, const std::vector<FitRow>& rows,
                         const std::map<std::string, int>& skipped, std::size_t sources);
 

@@ -39,4 +39,36 @@ void write_prefill_p90_trials(std::ostream& out) {
            "\n";
 }
 
+void write_lone_expert_sort_trials(std::ostream& out) {
+    out << "- Kept (#34; speed34xb): a product run one expert at a time (lone_expert_products) "
+           "pays the host's sort of the micro-batch's tokens by expert, per token "
+           "(SpeedModel::lone_expert_sort_s, gs, shared). ggml_cuda_mul_mat_id (ggml-cuda.cu at "
+           "ggml-org/ggml 43419ff0, the V100 runs' b9368) copies the expert ids to the host and "
+           "loops over every expert, token and top-k slot between two cudaStreamSynchronize "
+           "before it launches a call per expert; TheTom/llama-cpp-turboquant#322 times that "
+           "stall at ~9.5 % of a Qwen3 MoE prompt at -ub 512 and ~24.8 % at 2048 (gfx1100). A "
+           "larger micro-batch does not spread it: kyuz0's 2x V100 reads Qwen3.6-35B-A3B Q4_K_M "
+           "at 804 t/s at pp512 and 837 at -ub 2048 32768 deep. Fitted at 2.0 ns a pass (gc 9.96 "
+           "-> 2.36 us a call): every run's prefill left out went from 12.87 % / 35.55 % to "
+           "12.94 % / 35.38 % (median / p90; runs past 35 % 50 -> 49), kyuz0's P100 35B-A3B "
+           "prompts at -ub 2048 32768 deep from 1.08-1.12x to 0.95-0.98x their measure, the Ryzen "
+           "AI Max's qwen3.6-35b-a3b BF16 32768 deep from 1.42x to 1.16x, the datacenter class's "
+           "median from 22.8 % to 18.4 %; the class without matrix units' from 19.9 % to 26.0 % "
+           "(the P40 micro-batch sweeps of llama.cpp#15631, on MMQ, 1.07-1.22x -> 1.19-1.31x: the "
+           "shared terms moved). Decode unchanged. The V100's own prompts left out did not move "
+           "(its Qwen3.5/3.6-35B-A3B -ub 2048 32768 deep still 1.87-2.15x): without its runs gs "
+           "fits 0, every other host's -ub 2048 prompt being 32768 deep, where its class's "
+           "attention multiplier carries the same time. Tried and not kept: a V100's (from 64 "
+           "tokens) and a P100's dense quantized products as FP16 cuBLAS GEMMs on weights "
+           "converted each micro-batch, as fp16_gemm_prompt reads the 2024 builds "
+           "(ggml_cuda_should_use_mmq declines them and ggml_cuda_mul_mat hands them to "
+           "ggml_cuda_op_mul_mat_cublas at 43419ff0): 12.65 % / 35.97 % (51 past); the class "
+           "without matrix units' prompts better (the P100's qwen3.6-27b 32768 deep 0.53x -> "
+           "0.79x, gemma-4-e4b pp512 0.58x -> 0.90x, the MI50's 1.5-2.0x -> 1.3-1.7x), the V100's "
+           "median 28 % -> 60 % (its dense Qwen3.6-27B and Gemma 4 E4B 0.57-1.01x -> 1.30-2.04x: "
+           "left out it takes the datacenter group's FP16 multiplier, at its floor 1, and the "
+           "group's per-layer and recurrent-layer costs, 0 and 1.4 us where its own are 1.4 ms "
+           "a layer a micro-batch and 8.1 us).\n";
+}
+
 }  // namespace canitrun::tools
