@@ -36,6 +36,28 @@ TEST_CASE("GCN multiplies Q4_0 and Q4_1 at its dp4a rate, other quantized types 
     CHECK(*prefill_seconds(w, mi50, m, 512) == Approx(373.13e-6).epsilon(1e-4));
 }
 
+// An MI50 (Vega 20, GCN) has no BF16 arithmetic, and rocBLAS runs its BF16 GEMMs on generic
+// kernels that widen BF16 to FP32: its FP32 rate, half its 26.5 TFLOPS of packed FP16 (AMD:
+// 13.3 FP32), 13.25. Its F16 weights keep the packed rate; a GPU with BF16 arithmetic (an RTX
+// 4090) multiplies BF16 as F16. At p = 1, 1e10 FLOPs take 1e10 / 26.5e12 = 377.36 us as F16
+// and 1e10 / 13.25e12 = 754.72 us as BF16.
+TEST_CASE("GCN multiplies BF16 weights at its FP32 rate, F16 ones at its packed FP16 rate") {
+    SpeedModel m = test::zeroed_speed_model();
+    m.classes[static_cast<int>(SpeedClass::no_matrix_units)].compute_float = 1;
+    const Hardware mi50 = test::hardware_of({"mi50-32gb"});
+    CHECK(float_tflops(mi50.gpus[0], false) == Approx(26.5));
+    CHECK(float_tflops(mi50.gpus[0], true) == Approx(13.25));
+    const Hardware geforce = test::hardware_of({"rtx-4090"});
+    CHECK(float_tflops(geforce.gpus[0], true) == Approx(float_tflops(geforce.gpus[0], false)));
+    SpeedWork w;
+    w.family = QuantFamily::floating;
+    w.float_weights = true;
+    w.gpus.push_back(DeviceWork{0, 0, 1e10, 0, 0, 1});
+    CHECK(*prefill_seconds(w, mi50, m, 512) == Approx(377.36e-6).epsilon(1e-4));
+    w.bf16_weights = true;
+    CHECK(*prefill_seconds(w, mi50, m, 512) == Approx(754.72e-6).epsilon(1e-4));
+}
+
 // The Q4_0 / Q4_1 rate follows the type the weights were written as: a GGUF file's quantization
 // (id "GGUF file", Quant::file_type from its general.file_type) as the database's Q4_0; a K-quant
 // file, and the database's Q4_K_M, not.

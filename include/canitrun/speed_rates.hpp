@@ -29,6 +29,14 @@ double quantized_tflops(const GpuDevice& device, bool q4_legacy);
 // at 2.9-6.2x their measure with their source left out (Intel's only float runs) and in sample only
 // at a float multiplier of 14x (#34: every run's prefill left out 24.5 % -> 23.8 % at the
 // median, 94.8 % -> 77.8 % at p90). canitrun plans Intel on Vulkan.
+// A GCN GPU's (Vega 20: an MI50) BF16 weights at its FP32 rate, half its packed FP16 rate: it
+// has no BF16 arithmetic, and llama.cpp hands a BF16 prompt product to hipBLAS as a BF16 GEMM
+// (ggml_cuda_op_mul_mat_cublas at ggml-org/ggml 9d4cf829, the MI50 runs' b5890: supports_bf16
+// for every AMD GPU, CUDA_R_16BF in, CUBLAS_COMPUTE_32F; ggml_cuda_mul_mat_cublas at d99724f2
+// still, MMF's BF16 path needing WMMA or MFMA), for which rocBLAS ships no Vega 20 kernels:
+// its Tensile logic holds vega20 HB, HHS, HSS and SB GEMMs but no BBS, so the generic "hip"
+// fallback (hip_Cijk_Alik_Bljk_BBS_BH.yaml, KernelLanguage: Source, BF16 widened to FP32 and
+// accumulated in FP32; ROCm/rocBLAS b520bc83) runs them.
 double float_tflops(const GpuDevice& device, bool bf16);
 // A class's own unpacking cost u is ALU work: the shaders run it, not the memory. It is fitted
 // in bytes of read time per weight on a device of kUnpackFlopsPerByte FP32 FLOPs per byte of

@@ -46,6 +46,12 @@ double float_tflops(const GpuDevice& device, bool bf16) {
     constexpr double kIntelVectorShare = 256.0 / 2048.0;
     if (bf16 && device.gpu != nullptr && device.gpu->vendor == "intel")
         return matrix_tflops(device) * kIntelVectorShare;
+    // Vega 20 does an FP32 FMA a lane a clock and two packed FP16 ones (AMD: an MI50's 13.3
+    // FP32 TFLOPS beside 26.5 FP16), and has no BF16 instruction.
+    constexpr double kGcnFp32Share = 0.5;
+    if (bf16 && device.gpu != nullptr && device.gpu->vendor == "amd" &&
+        device.gpu->architecture.starts_with("GCN"))
+        return matrix_tflops(device) * kGcnFp32Share;
     return matrix_tflops(device);
 }
 
