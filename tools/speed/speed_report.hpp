@@ -50,6 +50,8 @@ void write_decode_cluster_trials(std::ostream& out);
 // Prompt terms tried on the runs past prefill's p90 (speed_trials_prefill.cpp).
 void write_prefill_p90_trials(std::ostream& out);
 void write_lone_expert_sort_trials(std::ostream& out);
+// The MI50's (GCN) prompts: its rows' build and BF16 rate (speed_trials_gcn.cpp).
+void write_gcn_trials(std::ostream& out);
 void write_speed_report(std::ostream& out, const SpeedModel& model, const std::vector<FitRow>& rows,
                         const std::map<std::string, int>& skipped, std::size_t sources);
 

@@ -594,6 +594,7 @@ void write_fit_trials(std::ostream& out) {
     write_prompt_trials(out);
     write_prefill_p90_trials(out);
     write_lone_expert_sort_trials(out);
+    write_gcn_trials(out);
 }
 
 }  // namespace canitrun::tools
