@@ -35,6 +35,7 @@
 //                                        weight it runs once: touched = experts_touched)
 // + layers x q / ubatch
 // + activation bytes / bandwidth  (F32 tensors past L2: activation_bytes, stated)
+// + KQ mask cells x km  (once a token, on the host: SpeedWork::mask_cells)
 // on each GPU, where dense FLOPs are 2 per active non-expert parameter plus attention at the
 // depth, expert FLOPs 2 per active routed-expert parameter, and the rate the device's matrix
 // throughput (matrix_tflops); quantized weights' products at the rate they are multiplied at
@@ -42,9 +43,9 @@
 // 128 experts sees about 32: the expert products cost per expert weight per micro-batch (x), not
 // per token. Weights held in RAM cross PCIe once per micro-batch. p differs for float (FP16/BF16)
 // and quantized weights. a, k, kr, u, p, q, qr, t, x, pe are per coefficient group (speed_group:
-// device classes whose cards share their chips share them); m, h, r, d, e, o and ko are shared by
-// every device. A group no run measures for a term (no MoE run, no hybrid) takes the value fitted
-// over every device. A published run's weights are read at its file's printed size
+// device classes whose cards share their chips share them); m, h, r, d, e, o, ko and km are shared
+// by every device. A group no run measures for a term (no MoE run, no hybrid) takes the value
+// fitted over every device. A published run's weights are read at its file's printed size
 // (BenchRun::file_bytes).
 
 #include <cstdint>
@@ -253,6 +254,9 @@ struct SpeedModel {
     // TheTom/llama-cpp-turboquant#322 times the same loop and syncs at ~9.5 % of a Qwen3 MoE
     // prompt at -ub 512 and ~24.8 % at 2048 (gfx1100).
     double lone_expert_sort_s = 0;
+    // km: prefill, seconds each KQ mask cell costs on the host (SpeedWork::mask_cells), shared:
+    // the host's loop, not any device's kernels, and fitted, as no run times it alone.
+    double mask_cell_s = 0;
     // Not fitted (no measurement offloads): stated assumptions.
     double ram_bandwidth_efficiency = 0.6;  // dual-channel desktops measure 55-65 % in llama-bench
     double pcie_gbps = 25.0;  // PCIe 4.0 x16 as measured by bandwidthTest (~25 of 32 GB/s)
@@ -386,6 +390,10 @@ struct SpeedWork {
     // its slices, and reduce `reductions` partial sums a token (decode_seconds).
     bool tensor_parallel = false;
     double reductions = 0;
+    // The KQ mask cells the host fills for each token (mask_cells in speed_work.cpp): llama.cpp
+    // builds each micro-batch's mask on the CPU, one cell per cached cell and token of every KV
+    // cache, while the GPUs wait (prefill_seconds, SpeedModel::mask_cell_s).
+    double mask_cells = 0;
     // --no-op-offload (Placement::op_offload off): the prompt batches over the weights in RAM
     // run on the CPU, whose throughput the data does not hold.
     bool host_prefill_on_cpu = false;

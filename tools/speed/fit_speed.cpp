@@ -114,6 +114,7 @@ std::vector<Param> params(bool prefill) {
         shared([](SpeedModel& m) -> double& { return m.lone_expert_read; });
         shared([](SpeedModel& m) -> double& { return m.lone_expert_call_s; });
         shared([](SpeedModel& m) -> double& { return m.lone_expert_sort_s; });
+        shared([](SpeedModel& m) -> double& { return m.mask_cell_s; });
     } else {
         shared([](SpeedModel& m) -> double& { return m.moe_layer_s; });
         shared([](SpeedModel& m) -> double& { return m.gpu_hop_s; });

@@ -318,7 +318,8 @@ void write_coefficients(std::ostream& out, const SpeedModel& m) {
         << number(m.lone_expert_read) << "x their weights' FP16 read time and "
         << number(m.lone_expert_call_s * 1e6) << " µs a call each micro-batch, and "
         << number(m.lone_expert_sort_s * 1e9)
-        << " ns of host sorting per expert, token and expert slot.\n\n"
+        << " ns of host sorting per expert, token and expert slot; the host's KQ mask"
+        << " (mask_cells) " << number(m.mask_cell_s * 1e9) << " ns a cell.\n\n"
         << "| weight type | decode: unpacking, bytes of read time per weight | prefill: added to "
            "the quantized multiplier |\n|---|---|---|\n";
     for (int f = 0; f < kQuantFamilyCount; ++f) {
@@ -458,7 +459,8 @@ void write_fit_source(std::ostream& out, const SpeedModel& m) {
         << ";\n        s.intel_fp4_unpack = " << number(m.intel_fp4_unpack)
         << ";\n        s.lone_expert_read = " << number(m.lone_expert_read)
         << ";\n        s.lone_expert_call_s = " << number(m.lone_expert_call_s)
-        << ";\n        s.lone_expert_sort_s = " << number(m.lone_expert_sort_s) << ";\n";
+        << ";\n        s.lone_expert_sort_s = " << number(m.lone_expert_sort_s)
+        << ";\n        s.mask_cell_s = " << number(m.mask_cell_s) << ";\n";
     for (int chip = 0; chip < kAppleChips; ++chip) {
         out << "        s.apple_bandwidth[" << chip << "] = " << number(m.apple_bandwidth[chip])
             << ";  // " << apple_chip_name(chip + 1) << "\n";

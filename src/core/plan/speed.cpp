@@ -491,6 +491,8 @@ std::optional<double> prefill_seconds(const SpeedWork& work, const Hardware& har
                    work.ram.recurrent_layers * c.prefill_recurrent_s +
                    work.ram.resident_bytes / (m.pcie_gbps * 1e9) / batch;
     }
+    // The host fills the micro-batch's KQ mask before its graph runs: once, whatever the GPUs.
+    seconds += work.mask_cells * m.mask_cell_s;
     if (seconds <= 0) return std::nullopt;
     return seconds;
 }

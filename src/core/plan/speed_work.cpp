@@ -20,11 +20,15 @@ struct ModelFlops {
     double masked_attention = 0;
 };
 
+// Whether a layer group attends to a window of the cache (a cache of its own in llama.cpp).
+bool windowed(const LayerGroup& g) {
+    return g.kind == LayerKind::sliding && g.window > 0;
+}
+
 // The cached positions a layer group's query attends to at `depth`: all of them, or a sliding
 // window's and `masked` cells more (the one window rule of attention_flops and cache_positions).
 double attended_positions(const LayerGroup& g, double depth, double masked) {
-    const bool windowed = g.kind == LayerKind::sliding && g.window > 0;
-    return windowed ? std::min(depth, static_cast<double>(g.window) + masked) : depth;
+    return windowed(g) ? std::min(depth, static_cast<double>(g.window) + masked) : depth;
 }
 
 // 2 FLOPs per multiply-add: the scores (heads x k_dim per position) and the weighted sum of
@@ -66,6 +70,35 @@ double cache_positions(const Model& m, double depth) {
         positions += attended_positions(g, depth, 0) * static_cast<double>(g.count);
     }
     return positions;
+}
+
+// The KQ mask cells the host fills for one prompt token, `spanned` cells into the cache (a
+// micro-batch's mask spans every cell up to its last token). llama_kv_cache::set_input_kq_mask
+// fills a micro-batch's mask on the CPU, one thread, cell by cell (each checked for its sequence,
+// position and window: src/llama-kv-cache.cpp at ggml-org/llama.cpp ec98e2002, December 2025,
+// vendored by ollama 49a9c9ba6; "TODO: optimize this section"), before the graph that reads it
+// runs: one row of n_kv cells per token for each KV cache, once for all the layers that share
+// it. A model with sliding-window layers has a second cache, of its window and a micro-batch
+// (llama_kv_cache_iswa: attended_positions). llama.cpp#18842 (January 2026) sped the loop
+// up; the mask it writes is as large. A token of a model with few attention layers thus pays a
+// whole row for little attention: kyuz0's R9700 gemma-3-4b (5 full layers of 34) and jiegec's
+// RTX 4090 Qwen 3.5 35B-A3B (10 of 40) read 32768 deep at 1.37x and 1.35-1.40x their measure
+// with attention alone, their source left out (#34; docs/SPEED.md); llama.cpp#18631 saw GPUs
+// idle on it at depth with Nemotron 3 Nano (6 of 52). Decode fills a row a token too, not
+// counted: 34816 cells are under 1 % of a gpt-oss-20b token on an R9700 (SPEED.md).
+double mask_cells(const Model& m, double spanned, double ubatch) {
+    bool full = false;
+    double sliding = 0;
+    for (const LayerGroup& g : m.arch.layer_groups) {
+        if (g.kind != LayerKind::full && g.kind != LayerKind::sliding && g.kind != LayerKind::mla)
+            continue;
+        if (windowed(g)) {
+            sliding = std::max(sliding, attended_positions(g, spanned, ubatch));
+        } else {
+            full = true;
+        }
+    }
+    return (full ? spanned : 0) + sliding;
 }
 
 ModelFlops model_flops(const Model& m, double depth, double ubatch) {
@@ -195,6 +228,12 @@ SpeedBasis speed_basis(const Model& model, const Quant& quant, std::uint64_t con
     b.attention_flops = flops.attention;
     b.masked_attention_flops = flops.masked_attention;
     b.cache_positions = cache_positions(model, depth);
+    // A micro-batch's mask spans the cache up to its last token: on average over a prompt's
+    // micro-batches, the depth, half the prompt and half a micro-batch.
+    const auto tokens = static_cast<double>(point.tokens);
+    const double spanned = static_cast<double>(point.depth) +
+                           (tokens + std::min(tokens, static_cast<double>(point.ubatch))) / 2.0;
+    b.shell.mask_cells = mask_cells(model, spanned, static_cast<double>(point.ubatch));
     b.kv_share = context > 0 ? std::min(1.0, depth / static_cast<double>(context)) : 0;
     b.recurrent = recurrent_share(model);
     // Bytes to weights: bpw_e4 is bits per weight x 10^4.
