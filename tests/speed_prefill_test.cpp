@@ -152,7 +152,8 @@ TEST_CASE("prefill: a speed basis gives speed_work's own work for every placemen
                        a.weight_count == b.weight_count && a.expert_weights == b.expert_weights &&
                        a.expert_bytes == b.expert_bytes && a.cache_bytes == b.cache_bytes &&
                        a.cache_positions == b.cache_positions &&
-                       a.masked_attention_flops == b.masked_attention_flops;
+                       a.masked_attention_flops == b.masked_attention_flops &&
+                       a.wide_head_attention_flops == b.wide_head_attention_flops;
             };
             for (std::size_t d = 0; d < 3; ++d) {
                 CHECK(same(from_basis.gpus[d], direct.gpus[d]));
@@ -261,4 +262,30 @@ TEST_CASE("prefill: a sliding layer's masked cells cost attention on CUDA, not o
     CHECK(attention_skips_masked_cells(mac.gpus[0]));
     CHECK(*prefill_seconds(w, geforce, m, 2048) == Approx(9.080e-6).epsilon(1e-3));
     CHECK(*prefill_seconds(w, mac, m, 2048) == Approx(36.76e-6).epsilon(1e-3));
+}
+
+// An Intel GPU's flash attention runs heads wider than 256 at a tenth of its rate (llama.cpp#27638;
+// kIntelWideHeadAttentionSlowdown). Gemma 4 31B's 10 global layers of 32 heads x 512 (K and V)
+// 16384 deep with 2048 prompt tokens (17408 positions on average): 2 x 32 x 1024 x 17408 x 10 =
+// 11,408,506,880 FLOPs a token; its 50 sliding layers' 256-wide heads are not wide, nor any of
+// Llama 3.1 8B's (128). At t = 1, 1e9 attention FLOPs all wide take (1e9 + 9e9) / 183.5e12 =
+// 54.50 us on an Arc Pro B70 (its XMX rate), 1e9 / 220.27e12 = 4.540 us on an RTX 4090.
+TEST_CASE("prefill: an Intel GPU runs attention heads wider than 256 at a tenth of its rate") {
+    const Quant& q = test::quant("Q4_K_M");
+    CHECK(speed_basis(test::model("gemma-4-31b"), q, 32768, {16384, 2048, 512})
+              .wide_head_attention_flops == Approx(11408506880.0));
+    CHECK(speed_basis(test::model("llama-3.1-8b"), q, 32768, {16384, 2048, 512})
+              .wide_head_attention_flops == 0);
+    SpeedModel m = test::zeroed_speed_model();
+    m.classes[static_cast<int>(SpeedClass::nvidia)].attention = 1;
+    m.classes[static_cast<int>(SpeedClass::intel)].attention = 1;
+    SpeedWork w;
+    w.gpus.push_back(DeviceWork{0, 0, 0, 1e9, 0, 1});
+    w.gpus[0].wide_head_attention_flops = 1e9;
+    const Hardware arc = test::hardware_of({"arc-pro-b70"});
+    const Hardware geforce = test::hardware_of({"rtx-4090"});
+    CHECK(wide_head_attention_slowdown(arc.gpus[0]) == 10);
+    CHECK(wide_head_attention_slowdown(geforce.gpus[0]) == 1);
+    CHECK(*prefill_seconds(w, arc, m, 512) == Approx(54.50e-6).epsilon(1e-3));
+    CHECK(*prefill_seconds(w, geforce, m, 512) == Approx(4.540e-6).epsilon(1e-3));
 }

@@ -343,6 +343,10 @@ struct DeviceWork {
     // attention_skips_masked_cells says which devices run (ModelFlops::masked_attention).
     double masked_attention_flops = 0;
     double dense_ffn_layers = 0;  // layers here with a dense FFN (mmq_reread_bytes)
+    // Prefill: of attention_flops, the layers' whose heads are wider than kNarrowHeadDim
+    // (Gemma 4's 512-wide global heads, an absorbed MLA latent), which some devices' flash
+    // attention runs slower per FLOP (wide_head_attention_slowdown, speed_rates.hpp).
+    double wide_head_attention_flops = 0;
 };
 
 struct SpeedWork {
@@ -428,6 +432,7 @@ SpeedWork speed_work(const Model& model, const Quant& quant, const Placement& pl
 struct SpeedBasis {
     double dense_flops = 0, expert_flops = 0, attention_flops = 0;  // the whole model's, a token
     double masked_attention_flops = 0;                              // DeviceWork's, whole model
+    double wide_head_attention_flops = 0;                           // DeviceWork's, whole model
     double cache_positions = 0;   // cached positions a token's attention reads, every layer
     double kv_share = 0;          // of each share's KV cache, what a token reads at the point
     double recurrent = 0;         // the share of layers that are recurrent

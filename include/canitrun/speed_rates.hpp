@@ -3,6 +3,8 @@
 // prefill divides its FLOPs by (speed.hpp). Stated from the hardware and llama.cpp's kernels,
 // not fitted.
 
+#include <cstdint>
+
 #include "canitrun/hardware.hpp"
 
 namespace canitrun {
@@ -79,6 +81,31 @@ double attention_tflops(const GpuDevice& device);
 // ggml-cuda/fattn-common.cuh at the same commit), and a sliding cache that has wrapped holds a
 // query's cells anywhere; Vulkan's shader loads every mask tile (flash_attn.comp).
 bool attention_skips_masked_cells(const GpuDevice& device);
+// Attention heads up to this wide run at a device's attention rate; a wider head (Gemma 4's
+// 512-wide global heads, an absorbed MLA latent's 576) may not (wide_head_attention_slowdown).
+inline constexpr std::uint64_t kNarrowHeadDim = 256;
+// How many times its FLOPs' time at attention_tflops a layer of heads wider than kNarrowHeadDim
+// takes: 10 on an Intel GPU, 1 elsewhere. canitrun plans Intel on Vulkan, whose flash attention
+// on Xe2 under Mesa runs such heads far below its rate for narrower ones. llama.cpp#27638
+// (stornic56, 2026-09-08, an Arc B580 on Mesa ANV, -fa 1, one session) times prompts of 2k, 4k
+// and 8k tokens: each doubling takes 2.69x and 3.03x the time for Llama 3.1 8B (heads of 128),
+// 3.25x and 3.61x for Gemma 4 E4B (7 global layers of 512-wide heads; its sliding layers' cost
+// does not grow past the window). A prompt of n tokens taking a n + b n^2, the first ratio
+// puts the growing attention's time at 0.53 and 1.67 of the rest at 2k (each then predicts its
+// second ratio: 3.03 and 3.54). Their FLOPs a token at 1024 positions on average: Llama's 32
+// layers of 32 heads x 128, 0.54 GFLOP, beside 15.0 of weights; E4B's 7 of 8 heads x 512, 0.117
+// GFLOP, beside 10.4 (model_flops, per-layer embeddings out): a 512-wide attention FLOP took
+// 10.0x a 128-wide one's time (Gemma 3 4B's 5 full layers of 256-wide heads, 2.15x and 2.26x:
+// 1.1x). Derived: the files' types and the build not given, each model's other time taken as
+// its weights' FLOPs at one rate. kyuz0's Arc Pro B70 runs (b9039, Mesa, not used for the
+// figure) read the same: 143-146 GFLOPS for Gemma 4's 512-wide layers 16384 deep, 2.2-2.9 TFLOPS
+// for heads of 64-256 (16-19x). Why, not confirmed: ggml-vulkan's scalar flash_attn.comp keeps
+// Of[Br / row_split][HSV / D_split / 4] vec4 accumulators a thread, on Intel Br 8, row_split 4,
+// D_split 8 (get_fa_tuning_params_scalar at ggml-org/ggml 0ce7ad34): 2 x 16 at head 512, twice
+// head 256's, where Xe2's register file spills. llama.cpp#24406's Xe flash-attention kernels
+// (September 2026) take heads of 64, 96 and 128 only.
+inline constexpr double kIntelWideHeadAttentionSlowdown = 10;
+double wide_head_attention_slowdown(const GpuDevice& device);
 // The share of its matrix rate a GPU sustains through a prompt: min(1, its board power / the
 // power its peak matrix rate needs, 1.2 W a TFLOPS: speed.cpp). A card whose matrix rate
 // outgrows its power budget lowers its clock under sustained matrix work: the RTX 6000 Ada (142

@@ -61,6 +61,31 @@ void write_prefill_p90_trials(std::ostream& out) {
            "of several micro-batches may fill the next one's mask while the GPU runs the last "
            "(the graph runs asynchronously): counted here for every micro-batch, not tried."
            "\n";
+    out << "- Kept (#34): an Intel GPU runs attention heads wider than 256 at a tenth of its "
+           "attention rate (wide_head_attention_slowdown, kIntelWideHeadAttentionSlowdown, stated: "
+           "include/canitrun/speed_rates.hpp). kyuz0's Arc Pro B70 prompts (b9039, Mesa ANV) "
+           "spend, 16384 deep beside empty, 2.2-2.9 TFLOPS of attention on heads of 64 to 256 "
+           "(ministral-3, nemotron-3-nano, qwen3.5/3.6, gpt-oss) and 143-146 GFLOPS on Gemma 4's "
+           "512-wide global heads; the same rate accounts for their pp512 runs' excess over the "
+           "prediction to 1 %. The figure is not theirs: llama.cpp#27638 (an Arc B580 on Mesa, -fa "
+           "1, one session) doubles a prompt from 2k to 4k tokens at 2.69x the time for Llama 3.1 "
+           "8B and 3.25x for Gemma 4 E4B, whose 7 global layers of 512-wide heads then take 10.0x "
+           "a 128-wide FLOP's time (Gemma 3 4B's 256-wide full layers 1.1x). No fallback: the "
+           "scalar shader takes head 512 (supports_op at 0ce7ad34); its per-thread accumulators "
+           "double from head 256 "
+           "(flash_attn.comp at ggml-org/ggml 0ce7ad34), a register spill likely, not confirmed. "
+           "Every run's prefill left out went from 12.87 % / 35.55 % to 12.67 % / 34.66 % (median "
+           "/ "
+           "p90; runs past 35 % 50 -> 45), Intel's from 16 % / 50 % to 11 % / 38 % (10 -> 6 past): "
+           "the B70's gemma-4-31b and gemma-4-26b-a4b pp2048 16384 deep from 7.06x and 6.72x to "
+           "0.97x and 0.95x their measure, their pp512 from 1.50x and 1.41x to 1.01x and 1.00x; "
+           "decode unchanged. With kyuz0 left out no run measures Intel's prompt attention (its "
+           "multiplier t 129.7 there, set by Wesley-Jakob-Gilbert's pp512 runs; 76.7 in sample, "
+           "3.78 pooled): its other runs 16384 deep read at 0.61-0.69x, unchanged. "
+           "llama.cpp#20893's "
+           "2x Arc A770 pp512 (3.86x) is labelled as its quote reads (b7548, -ngl 100, no -ub, fa "
+           "and split at llama-bench's defaults, Windows driver 8626); flagged an outlier it moves "
+           "no other run by 2 %.\n";
 }
 
 void write_lone_expert_sort_trials(std::ostream& out) {

@@ -406,6 +406,7 @@ double prefill_terms(const DeviceWork& w, const SpeedWork& work, const GpuDevice
            2 * w.expert_weights * experts_touched(work.expert_share, batch) / rate / batch *
                c.expert_compute +
            (w.attention_flops +
+            (wide_head_attention_slowdown(device) - 1) * w.wide_head_attention_flops +
             (attention_skips_masked_cells(device) ? 0 : w.masked_attention_flops)) /
                attention_rate * c.attention +
            static_cast<double>(w.moe_layers) * work.experts *

@@ -75,6 +75,11 @@ bool attention_skips_masked_cells(const GpuDevice& device) {
     return device.gpu != nullptr && device.gpu->vendor == "apple";
 }
 
+double wide_head_attention_slowdown(const GpuDevice& device) {
+    return device.gpu != nullptr && device.gpu->vendor == "intel" ? kIntelWideHeadAttentionSlowdown
+                                                                  : 1;
+}
+
 // The watts a TFLOPS of matrix rate draws at full clock: the one of 1.2, 1.35 and 1.5 that gave
 // prefill its lowest error left out (docs/SPEED.md).
 constexpr double kWattsPerMatrixTflops = 1.2;

@@ -18,6 +18,7 @@ struct ModelFlops {
     // cell of it, those outside the window masked: per token, the products over the masked cells
     // (attention_skips_masked_cells says which devices skip them).
     double masked_attention = 0;
+    double wide_attention = 0;  // of `attention`, the layers' of heads wider than kNarrowHeadDim
 };
 
 // Whether a layer group attends to a window of the cache (a cache of its own in llama.cpp).
@@ -33,16 +34,19 @@ double attended_positions(const LayerGroup& g, double depth, double masked) {
 
 // 2 FLOPs per multiply-add: the scores (heads x k_dim per position) and the weighted sum of
 // values (heads x v_dim per position), for every position a layer attends to: a sliding-window
-// layer's window and `masked` cells more (ModelFlops::masked_attention).
-double attention_flops(const Model& m, double depth, double masked) {
+// layer's window and `masked` cells more (ModelFlops::masked_attention). `wide_only`: the layers'
+// whose query-key or value heads are wider than kNarrowHeadDim alone.
+double attention_flops(const Model& m, double depth, double masked, bool wide_only = false) {
     double flops = 0;
     const auto heads = static_cast<double>(m.arch.attention.heads);
     for (const LayerGroup& g : m.arch.layer_groups) {
         const double positions = attended_positions(g, depth, masked);
         double dims = 0;
+        std::uint64_t widest = 0;
         if (g.kind == LayerKind::full || g.kind == LayerKind::sliding) {
             const AttentionDims d = attention_dims(m, g);
             dims = static_cast<double>(d.k_dim + d.v_dim);
+            widest = std::max(d.k_dim, d.v_dim);
         } else if (g.kind == LayerKind::mla) {
             // llama.cpp runs MLA absorbed (src/models/deepseek2.cpp at 0ad4a86: "MLA with the
             // absorption optimization converts into MQA"): each head's query meets the cached
@@ -54,7 +58,10 @@ double attention_flops(const Model& m, double depth, double masked) {
                     : static_cast<double>(g.qk_nope_head_dim + g.qk_rope_head_dim +
                                           (m.arch.attention.v_head_dim ? m.arch.attention.v_head_dim
                                                                        : g.qk_nope_head_dim));
+            widest = g.kv_lora_rank > 0 ? g.kv_lora_rank + g.qk_rope_head_dim
+                                        : g.qk_nope_head_dim + g.qk_rope_head_dim;
         }
+        if (wide_only && widest <= kNarrowHeadDim) continue;
         flops += 2.0 * heads * dims * positions * static_cast<double>(g.count);
     }
     return flops;
@@ -123,6 +130,7 @@ ModelFlops model_flops(const Model& m, double depth, double ubatch) {
     f.dense = 2.0 * std::max(active - expert - lookup, active * 0.05);
     f.attention = attention_flops(m, depth, 0);
     f.masked_attention = attention_flops(m, depth, ubatch) - f.attention;
+    f.wide_attention = attention_flops(m, depth, 0, true);
     return f;
 }
 
@@ -227,6 +235,7 @@ SpeedBasis speed_basis(const Model& model, const Quant& quant, std::uint64_t con
     b.expert_flops = flops.expert;
     b.attention_flops = flops.attention;
     b.masked_attention_flops = flops.masked_attention;
+    b.wide_head_attention_flops = flops.wide_attention;
     b.cache_positions = cache_positions(model, depth);
     // A micro-batch's mask spans the cache up to its last token: on average over a prompt's
     // micro-batches, the depth, half the prompt and half a micro-batch.
@@ -308,6 +317,8 @@ DeviceWork work_of(const SpeedBasis& b, const Totals& t, const Share& s) {
     w.attention_flops = b.attention_flops * ratio(static_cast<double>(s.layers), t.layers);
     w.masked_attention_flops =
         b.masked_attention_flops * ratio(static_cast<double>(s.layers), t.layers);
+    w.wide_head_attention_flops =
+        b.wide_head_attention_flops * ratio(static_cast<double>(s.layers), t.layers);
     w.cache_positions = b.cache_positions * ratio(static_cast<double>(s.layers), t.layers);
     w.dense_ffn_layers = b.dense_ffn_layers * ratio(static_cast<double>(s.layers), t.layers);
     w.expert_flops = b.expert_flops * ratio(e, t.experts);

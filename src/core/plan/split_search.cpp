@@ -30,6 +30,7 @@ DeviceWork minus(const DeviceWork& a, const DeviceWork& b) {
     w.dense_flops = a.dense_flops - b.dense_flops;
     w.attention_flops = a.attention_flops - b.attention_flops;
     w.masked_attention_flops = a.masked_attention_flops - b.masked_attention_flops;
+    w.wide_head_attention_flops = a.wide_head_attention_flops - b.wide_head_attention_flops;
     w.expert_flops = a.expert_flops - b.expert_flops;
     w.layers = a.layers - b.layers;
     w.moe_layers = a.moe_layers - b.moe_layers;
@@ -215,7 +216,7 @@ struct UnitSeconds {
 };
 
 bool same_bits(const DeviceWork& a, const DeviceWork& b) {
-    static_assert(sizeof(DeviceWork) == 15 * sizeof(double), "DeviceWork without padding");
+    static_assert(sizeof(DeviceWork) == 16 * sizeof(double), "DeviceWork without padding");
     // Bits, not values, on purpose: a -0.0 or a NaN makes another unit, never a wrong reuse.
     // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison): no padding, per the assert above
     return std::memcmp(&a, &b, sizeof(DeviceWork)) == 0;
