@@ -140,8 +140,8 @@ TEST_CASE("published flags: the exact sizes decide these models' flags") {
 }
 
 // published-headers.json's 'parameters' rows: a tool's parameter count of a published file, its
-// source and how it was read: gguf-parser's PARAMETERS, a keras-hub preset's, the Hub's or
-// llama.cpp's.
+// source and how it was read: gguf-parser's PARAMETERS, a keras-hub preset's, the Hub's,
+// llama.cpp's, a checkpoint index's total or transformers' count of the loaded checkpoint.
 TEST_CASE("published flags: every 'parameters' row names its file, its count, its tool") {
     const auto rows = test::parameter_count_rows();
     REQUIRE(!rows.empty());
@@ -152,18 +152,19 @@ TEST_CASE("published flags: every 'parameters' row names its file, its count, it
         CHECK(!row.at("publisher").get<std::string>().empty());
         // gguf-parser prints to 0.01 B (scalar.go); the others count exactly
         const auto tool = row.at("tool").get<std::string>();
-        CHECK(
-            (tool == "gguf-parser" || tool == "keras-hub" || tool == "hub" || tool == "llama.cpp"));
+        // a count of a checkpoint's weights: the Hub's, its index's or transformers'
+        const bool checkpoint =
+            tool == "hub" || tool == "safetensors-index" || tool == "transformers";
+        CHECK((tool == "gguf-parser" || tool == "keras-hub" || tool == "llama.cpp" || checkpoint));
         CHECK(row.at("parameters").get<std::uint64_t>() > 0);
         CHECK(row.at("unit").get<std::uint64_t>() == (tool == "gguf-parser" ? 10000000 : 1));
-        // the Hub's count is of the repository it names, llama.cpp's of the file it names, each
-        // read in a public file ('copy')
+        // a checkpoint's count is of the repository it names, llama.cpp's of the file it names,
+        // each read in a public file ('copy')
         const auto source = row.at("source").get<std::string>();
         const auto repo = "https://huggingface.co/" + row.at("publisher").get<std::string>();
-        if (tool == "hub" || tool == "llama.cpp") {
-            CHECK(
-                source ==
-                (tool == "hub" ? repo : repo + "/blob/main/" + row.at("file").get<std::string>()));
+        if (checkpoint || tool == "llama.cpp") {
+            CHECK(source ==
+                  (checkpoint ? repo : repo + "/blob/main/" + row.at("file").get<std::string>()));
             CHECK(!row.at("copy").get<std::string>().empty());
         } else {
             CHECK(source.starts_with("https://github.com/"));
@@ -175,6 +176,16 @@ TEST_CASE("published flags: every 'parameters' row names its file, its count, it
             CHECK(row.at("outside_layout").get<std::uint64_t>() <
                   row.at("parameters").get<std::uint64_t>());
             CHECK(!row.at("outside_layout_from").get<std::string>().empty());
+        }
+        // a tensor the converter computes, which no checkpoint stores, is the layout's own
+        if (row.contains("converter_generated")) {
+            CHECK(checkpoint);
+            const Model& m = test::model(row.at("model").get<std::string>());
+            CHECK(row.at("converter_generated").get<std::uint64_t>() ==
+                  test::layout_elements_named(
+                      m, row.at("converter_generated_tensor").get<std::string>()));
+            CHECK(row.at("converter_generated").get<std::uint64_t>() > 0);
+            CHECK(!row.at("converter_generated_from").get<std::string>().empty());
         }
     }
 }
@@ -216,6 +227,37 @@ TEST_CASE("published flags: Llama 4 Maverick's vision tower, worked by hand") {
     CHECK(test::layout_elements_with_tied(m, false) == 401583781376ULL - vision);
     CHECK(test::layout_elements_with_tied(m, false) - test::layout_elements_with_tied(m, true) ==
           202048ULL * 5120);
+    bool found = false;
+    for (const auto& row : test::parameter_count_rows()) {
+        if (row.at("model").get<std::string>() != m.id) continue;
+        found = true;
+        CHECK(row.at("outside_layout").get<std::uint64_t>() == vision);
+        CHECK(test::counts_as_layout(m, false, row));
+        CHECK(!test::counts_as_layout(m, true, row));
+    }
+    CHECK(found);
+}
+
+// MiMo-V2.6-Distill-Qwen-9B's vision tower by hand, the weights its Hub count holds beside the text
+// stack (Qwen 3.5 9B's vision_config: 27 blocks of 1,152, MLP 4,304, 16-pixel patches two frames
+// deep, 2,304 position embeddings, a 2 x 2 merger into the text's 4,096). A block: two layer norms
+// with biases 4 x 1,152, qkv 1,152 x 3,456 + 3,456, proj 1,152 x 1,152 + 1,152, fc1 1,152 x
+// 4,304 + 4,304, fc2 4,304 x 1,152 + 1,152: 15,239,504; 27 of them 411,466,608. The patch
+// embedding 3 x 2 x 16 x 16 x 1,152 + 1,152, the positions 2,304 x 1,152, the merger's norm
+// 2 x 1,152, fc1 4,608 x 4,608 + 4,608 and fc2 4,608 x 4,096 + 4,096: 456,010,480 in all. The
+// Hub's 9,409,813,744 less it is 8,953,803,264, the untied text stack (no MTP layer: the
+// checkpoint ships none); the tied one is a 248,320 x 4,096 head (1,017,118,720) short of it.
+TEST_CASE("published flags: MiMo-V2.6-Distill-Qwen-9B's vision tower, worked by hand") {
+    const std::uint64_t block = 4ULL * 1152 + (1152ULL * 3456 + 3456) + (1152ULL * 1152 + 1152) +
+                                (1152ULL * 4304 + 4304) + (4304ULL * 1152 + 1152);
+    CHECK(block == 15239504);
+    const std::uint64_t vision = 27 * block + (3ULL * 2 * 16 * 16 * 1152 + 1152) + 2304ULL * 1152 +
+                                 2ULL * 1152 + (4608ULL * 4608 + 4608) + (4608ULL * 4096 + 4096);
+    CHECK(vision == 456010480);
+    const Model& m = test::model("mimo-v2.6-distill-qwen-9b");
+    CHECK(test::layout_elements_with_tied(m, false) == 9409813744ULL - vision);
+    CHECK(test::layout_elements_with_tied(m, false) - test::layout_elements_with_tied(m, true) ==
+          248320ULL * 4096);
     bool found = false;
     for (const auto& row : test::parameter_count_rows()) {
         if (row.at("model").get<std::string>() != m.id) continue;

@@ -465,9 +465,13 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
     // its head, and of granite-3.3-8b and qwen3-reranker-0.6b, without one, and llama.cpp's
     // n_params for unsloth's nemotron-3-nano-30b-a3b and unsloth's Phi-4-reasoning-plus Q8_0
     // (phi-4-reasoning-14b), and the Hub's count of llama-4-maverick-17b-128e less its vision tower
-    // (published_flags_test.cpp); the rows for qwen2.5-7b and deepseek-r1-distill-qwen-7b
-    // confirm flags the headers show too: 196 (61 tied, 135 untied)
-    CHECK(confirmed.size() >= 196);
+    // (published_flags_test.cpp), and 4 more: jamba-1.5-large (the Hub's 398,555,145,696),
+    // mimo-v2.6-distill-qwen-9b (the Hub's count less its vision tower), exaone-4.0-32b (LG's
+    // index total with the converter's rope_freqs) and falcon-h1-0.5b (transformers' count in a
+    // paper whose 1.5B and 7B counts are those models' untied layouts too); the rows for
+    // qwen2.5-7b, deepseek-r1-distill-qwen-7b, falcon-h1-1.5b and falcon-h1-7b confirm flags the
+    // headers and sizes show too: 200 (61 tied, 139 untied)
+    CHECK(confirmed.size() >= 200);
 }
 
 // A fixture row's type counts, where the quote gives them for a plain llama-quantize file, are
