@@ -159,3 +159,26 @@ TEST_CASE("gguf file size: Gemma 4 12B Q4_K_M tensors by hand, under the publish
     CHECK(*file <= 7381382048);
     CHECK(*file > 7365558464);
 }
+
+// Qwen 3.5 9B by hand from its config (data/models/qwen3.5.json): width 4096, FFN 12288, vocab
+// 248,320, untied; 24 Gated DeltaNet layers (attn_qkv 4096 x 8192, attn_gate and ssm_out
+// 4096 x 4096, ssm_alpha and ssm_beta 4096 x 32) and 8 full-attention layers (attn_q 4096 x 8192
+// with its gate, attn_k / attn_v 4096 x 1024, attn_output 4096 x 4096); gate / up / down
+// 4096 x 12288 in all 32. That is 8,952,741,888 quantized weights in 250 tensors, and 1,061,376
+// f32 in 177 (per GDN layer two norms 2 x 4096, ssm_conv1d 4 x 8192, ssm_a and ssm_dt 32 each,
+// ssm_norm 128; per attention layer two norms and q / k norms 2 x 256; output_norm 4096):
+// 4,245,504 B. At Q8_0 (34 B per 32): 9,512,288,256 + 4,245,504 = 9,516,533,760 B. At Q4_K_M
+// (llama-quantize's rules): q4_K (144 B per 256) but for output, 4 of the 8 attn_v and 16 of the
+// 32 ffn_down in q6_K (210 B, use_more_bits), the 24 attn_qkv in q5_K (176 B) and the 48
+// ssm_alpha / ssm_beta in q8_0: 5,618,141,184 B. Two published files of one repo with their
+// exact byte counts lie the same 10,967,552 B of metadata over these (khtsly/Mini-Coder-GGUF's
+// Q8_0, 9,527,501,312, and Q4_K_M, 5,629,108,736: tests/fixtures/published-sizes.json), and
+// Unsloth's own Q8_0 of the model 736 B more (9,527,502,048). Unsloth's UD-Q4_K_XL of the same
+// revision (5,966,095,584 B) thus holds 5,955,127,296 B of tensors, 337 MB over Q4_K_M's; no
+// recipe that types a tensor name alike in every layer gives its load log's counts (f16 48,
+// q8_0 24, q4_K 77, q5_K 67, q6_K 24, iq4_xs 10), so the data records none for it.
+TEST_CASE("gguf file size: Qwen 3.5 9B Q8_0 and Q4_K_M tensors by hand") {
+    const Model& qwen = test::model("qwen3.5-9b");
+    CHECK(gguf_tensor_bytes(qwen, quantize_request(test::quant("Q8_0"))).value() == 9516533760);
+    CHECK(gguf_tensor_bytes(qwen, quantize_request(test::quant("Q4_K_M"))).value() == 5618141184);
+}
