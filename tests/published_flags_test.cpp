@@ -119,6 +119,7 @@ TEST_CASE("published flags: the exact sizes decide these models' flags") {
         {"nemotron-h-47b", false},
         {"exaone-4.5-33b", false},
         {"qwen2.5-vl-72b", false},
+        {"qwen3.5-9b", false},
     };
     std::map<std::string, int> deciding;
     for (const auto& row : test::exact_size_rows()) {
