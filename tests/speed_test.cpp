@@ -550,3 +550,25 @@ TEST_CASE("speed: a CPU-only plan reads the prompt at the CPU's int8 rate") {
     h.cpu = {};
     CHECK_FALSE(speed("Q4_K_M").prefill_tokens_per_s);
 }
+
+// Step-3.5-Flash's 33 sliding layers have 96 query heads, its 12 full ones the model's 64
+// (data/models/step.json): the sliding layers' attention FLOPs are 96 / 64 = 1.5x what the
+// model's head count would give, the full layers' unchanged. Worked as differences so the
+// positions each layer attends to cancel: (F - F_full) = 1.5 x (F_64 - F_full).
+TEST_CASE("speed_basis counts a layer group's own query heads") {
+    const Model& m = test::model("step-3.5-flash");
+    REQUIRE(m.arch.layer_groups.size() == 2);
+    REQUIRE(m.arch.layer_groups[1].heads == 96);
+    REQUIRE(m.arch.attention.heads == 64);
+    Model heads64 = m;
+    heads64.arch.layer_groups[1].heads = 0;
+    Model full_only = m;
+    full_only.arch.layer_groups.pop_back();
+    const Quant& q = test::quant("Q4_K_M");
+    const auto flops = [&](const Model& x) {
+        return speed_basis(x, q, 32768, {16384, 512}).attention_flops;
+    };
+    const double full = flops(full_only);
+    REQUIRE(flops(heads64) > full);
+    CHECK(flops(m) - full == Approx(1.5 * (flops(heads64) - full)));
+}

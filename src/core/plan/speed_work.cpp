@@ -38,8 +38,9 @@ double attended_positions(const LayerGroup& g, double depth, double masked) {
 // whose query-key or value heads are wider than kNarrowHeadDim alone.
 double attention_flops(const Model& m, double depth, double masked, bool wide_only = false) {
     double flops = 0;
-    const auto heads = static_cast<double>(m.arch.attention.heads);
     for (const LayerGroup& g : m.arch.layer_groups) {
+        // A group's own query heads (Step-3.5-Flash's 96 on its sliding layers), as its weights.
+        const auto heads = static_cast<double>(attention_dims(m, g).heads);
         const double positions = attended_positions(g, depth, masked);
         double dims = 0;
         std::uint64_t widest = 0;
@@ -184,7 +185,7 @@ void set_activations(const Model& m, SpeedWork& work) {
         double gq = 0, gkv = 0;
         if (g.kind == LayerKind::full || g.kind == LayerKind::sliding) {
             const AttentionDims d = attention_dims(m, g);
-            const auto heads = static_cast<double>(g.heads ? g.heads : a.attention.heads);
+            const auto heads = static_cast<double>(d.heads);
             gq = heads * static_cast<double>(d.k_dim);
             gkv = static_cast<double>(d.kv_heads * d.k_dim);
         } else if (g.kind == LayerKind::mla) {
