@@ -256,9 +256,16 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // decodes are kept, not fitted (VEC flash attention reads the cache once per query head),
     // and a prompt's activations that overflow L2 go through memory (the DGX Spark's median
     // 15 % to 8 %; the datacenter class's 14 % to 23 %, its shared re-read r moving).
-    CHECK(m.out_of_sample.prefill_p90 <= 0.357);
-    CHECK(m.out_of_sample.prefill_median <= 0.130);
-    CHECK(m.out_of_sample.decode_median <= 0.100);
+    // Then four took decode to 9.7 % / 30.4 % and prefill to 12.6 % / 33.7 %, every target met
+    // (38 prompts past 35 %, 47 allowed): the host fills each micro-batch's KQ mask cell by
+    // cell while the GPUs wait (llama.cpp#18631; jiegec's RTX 4090 Qwen 3.5 prompts 32768 deep
+    // from 1.35-1.40x to 1.17-1.21x), an Intel GPU runs heads wider than 256 at a tenth of its
+    // attention rate (llama.cpp#27638; the B70's Gemma 4 prompts from 6.7-7.1x to 0.95-0.97x),
+    // a product run one expert at a time pays the host's sort of the batch by expert, and a
+    // GCN GPU multiplies BF16 at its FP32 rate (the MI50's qwen3-14b BF16 5.5x to 3.0x).
+    CHECK(m.out_of_sample.prefill_p90 <= 0.342);
+    CHECK(m.out_of_sample.prefill_median <= 0.128);
+    CHECK(m.out_of_sample.decode_median <= 0.098);
     CHECK(m.out_of_sample.decode_p90 <= 0.305);
 }
 

@@ -86,6 +86,20 @@ void write_prefill_p90_trials(std::ostream& out) {
            "2x Arc A770 pp512 (3.86x) is labelled as its quote reads (b7548, -ngl 100, no -ub, fa "
            "and split at llama-bench's defaults, Windows driver 8626); flagged an outlier it moves "
            "no other run by 2 %.\n";
+    out << "- Tried, not kept (#34): a prompt without flash attention writes its scores out, 20 "
+           "bytes a score (KQ's batched cuBLAS GEMM writes F32 scores, soft_max reads and writes "
+           "them, KQV converts them to FP16 and reads that: ggml_cuda_mul_mat_batched_cublas at "
+           "ggml-org/ggml c044a8ee), where a layer's scores overflow L2, with KQ and KQV at the "
+           "FP16 GEMM multiplier. Every one of jiegec's RTX 4090 runs ran with flash attention off "
+           "(llama-bench's default before llama.cpp#23714, b9437), at 27-38 ps a score per cached "
+           "position for heads of 256 and 576/512 alike, so their deep Qwen 3.5 prompts were not "
+           "a head-size effect of fattn-mma. Alone it took every run's prefill left out from 12.87 "
+           "% / 35.55 % to 12.93 % / 34.5 % (50 -> 45 past 35 %; GeForce 11.3 % -> 9.7 %), but "
+           "the workstation class went from 5.7 % to 21.3 % (XiongjieDai's pp512 runs to 1.21x, "
+           "NVIDIA's flash-attention multiplier no longer set by jiegec's runs); with the host's "
+           "KQ mask, the Intel wide-head rule and the expert sort beside it, 38 -> 59 past 35 % "
+           "and the workstation class at 33 %. Not kept; the host's KQ mask explains the same "
+           "jiegec runs (1.17-1.21x).\n";
 }
 
 void write_lone_expert_sort_trials(std::ostream& out) {
