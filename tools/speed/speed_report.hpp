@@ -49,6 +49,8 @@ void write_fit_trials(std::ostream& out);
 void write_decode_cluster_trials(std::ostream& out);
 // Prompt terms tried on the runs past prefill's p90 (speed_trials_prefill.cpp).
 void write_prefill_p90_trials(std::ostream& out);
+// Its part on a prompt's attention rate beyond its FLOPs (speed_trials_prefill.cpp).
+void write_attention_rate_trials(std::ostream& out);
 void write_lone_expert_sort_trials(std::ostream& out);
 // The MI50's (GCN) prompts: its rows' build and BF16 rate (speed_trials_gcn.cpp).
 void write_gcn_trials(std::ostream& out);

@@ -61,6 +61,11 @@ void write_prefill_p90_trials(std::ostream& out) {
            "of several micro-batches may fill the next one's mask while the GPU runs the last "
            "(the graph runs asynchronously): counted here for every micro-batch, not tried."
            "\n";
+    write_attention_rate_trials(out);
+}
+
+// The trials on a prompt's attention rate beyond its FLOPs: wide heads, scores written out.
+void write_attention_rate_trials(std::ostream& out) {
     out << "- Kept (#34): an Intel GPU runs attention heads wider than 256 at a tenth of its "
            "attention rate (wide_head_attention_slowdown, kIntelWideHeadAttentionSlowdown, stated: "
            "include/canitrun/speed_rates.hpp). kyuz0's Arc Pro B70 prompts (b9039, Mesa ANV) "
