@@ -206,6 +206,24 @@ TEST_CASE("published flags: a parameter count shows the head, worked by hand for
     CHECK(!test::counts_as_layout(m, true, printed));
 }
 
+namespace {
+
+// A model's 'parameters' row whose count holds `outside` weights beside the layout (a vision
+// tower): the row says so, and the count less them is the untied layout's, not the tied one's.
+void check_untied_beside(const Model& m, std::uint64_t outside) {
+    bool found = false;
+    for (const auto& row : test::parameter_count_rows()) {
+        if (row.at("model").get<std::string>() != m.id) continue;
+        found = true;
+        CHECK(row.at("outside_layout").get<std::uint64_t>() == outside);
+        CHECK(test::counts_as_layout(m, false, row));
+        CHECK(!test::counts_as_layout(m, true, row));
+    }
+    CHECK(found);
+}
+
+}  // namespace
+
 // Llama 4 Maverick's vision tower by hand, the weights its Hub count holds beside the text stack
 // (config.json's vision_config: 34 layers of 1,408, FFN 5,632, 14-pixel patches of 336-pixel
 // tiles, a 4,096-wide adapter and projector into the text's 5,120; the per-module table of Llama 4,
@@ -228,15 +246,7 @@ TEST_CASE("published flags: Llama 4 Maverick's vision tower, worked by hand") {
     CHECK(test::layout_elements_with_tied(m, false) == 401583781376ULL - vision);
     CHECK(test::layout_elements_with_tied(m, false) - test::layout_elements_with_tied(m, true) ==
           202048ULL * 5120);
-    bool found = false;
-    for (const auto& row : test::parameter_count_rows()) {
-        if (row.at("model").get<std::string>() != m.id) continue;
-        found = true;
-        CHECK(row.at("outside_layout").get<std::uint64_t>() == vision);
-        CHECK(test::counts_as_layout(m, false, row));
-        CHECK(!test::counts_as_layout(m, true, row));
-    }
-    CHECK(found);
+    check_untied_beside(m, vision);
 }
 
 // MiMo-V2.6-Distill-Qwen-9B's vision tower by hand, the weights its Hub count holds beside the text
@@ -259,13 +269,5 @@ TEST_CASE("published flags: MiMo-V2.6-Distill-Qwen-9B's vision tower, worked by 
     CHECK(test::layout_elements_with_tied(m, false) == 9409813744ULL - vision);
     CHECK(test::layout_elements_with_tied(m, false) - test::layout_elements_with_tied(m, true) ==
           248320ULL * 4096);
-    bool found = false;
-    for (const auto& row : test::parameter_count_rows()) {
-        if (row.at("model").get<std::string>() != m.id) continue;
-        found = true;
-        CHECK(row.at("outside_layout").get<std::uint64_t>() == vision);
-        CHECK(test::counts_as_layout(m, false, row));
-        CHECK(!test::counts_as_layout(m, true, row));
-    }
-    CHECK(found);
+    check_untied_beside(m, vision);
 }

@@ -55,13 +55,11 @@ TEST_CASE("float experts past MMF's limits run one expert at a time") {
     CHECK(*prefill_seconds(w, h, m, 512) == Approx(442.37e-6).epsilon(1e-4));
 }
 
-// Quantized experts: ggml_cuda_should_use_mmq (ggml-cuda/mmq.cu at ggml-org/ggml 43419ff0) keeps
-// an NVIDIA GPU without Turing's int8 MMA on MMQ only with dp4a and, where it has FP16 tensor
-// cores (Volta), below MMQ_DP4A_MAX_BATCH_SIZE, 64 tokens; a P100 (GP100: no dp4a) never. Every
-// other product of a mul_mat_id runs one expert at a time. Qwen3.6-35B-A3B's 40 MoE layers of
-// 256 experts (three products each) at 512 tokens, every expert touched (1 - (1 - 8/256)^512 =
-// 1 - 8.9e-8), at gc = 10 us a call: 40 x 256 x 3 x 10 us / 512 tokens = 600 us a token.
-TEST_CASE("quantized experts leave MMQ on a V100 from 64 tokens and on a P100 always") {
+// Qwen3.6-35B-A3B's routed experts as a quantized prompt's work sees them: 256 experts of
+// 512 x 2,048 (three products each), 8 a token.
+namespace {
+
+SpeedWork qwen36_expert_work() {
     SpeedWork w;
     w.family = QuantFamily::k_quant;
     w.experts = 256;
@@ -70,6 +68,19 @@ TEST_CASE("quantized experts leave MMQ on a V100 from 64 tokens and on a P100 al
     w.expert_down_rows = 2048;
     w.expert_matrix_weights = 512.0 * 2048;
     w.expert_matrices = 3;
+    return w;
+}
+
+}  // namespace
+
+// Quantized experts: ggml_cuda_should_use_mmq (ggml-cuda/mmq.cu at ggml-org/ggml 43419ff0) keeps
+// an NVIDIA GPU without Turing's int8 MMA on MMQ only with dp4a and, where it has FP16 tensor
+// cores (Volta), below MMQ_DP4A_MAX_BATCH_SIZE, 64 tokens; a P100 (GP100: no dp4a) never. Every
+// other product of a mul_mat_id runs one expert at a time. Qwen3.6-35B-A3B's 40 MoE layers of
+// 256 experts (three products each) at 512 tokens, every expert touched (1 - (1 - 8/256)^512 =
+// 1 - 8.9e-8), at gc = 10 us a call: 40 x 256 x 3 x 10 us / 512 tokens = 600 us a token.
+TEST_CASE("quantized experts leave MMQ on a V100 from 64 tokens and on a P100 always") {
+    SpeedWork w = qwen36_expert_work();
     const auto lone = [&](const char* id, double batch) {
         return lone_expert_products(w, device_for(test::gpu(id)), batch);
     };
@@ -101,14 +112,7 @@ TEST_CASE("quantized experts leave MMQ on a V100 from 64 tokens and on a P100 al
 // (MMQ takes the products) none: the token costs only the 1 us of host mask set beside it (1,000
 // cells at 1 ns), which a prompt with no other work would not have (no time: no prediction).
 TEST_CASE("the host sort of a product run one expert at a time costs per token") {
-    SpeedWork w;
-    w.family = QuantFamily::k_quant;
-    w.experts = 256;
-    w.expert_share = 8.0 / 256;
-    w.expert_ffn_rows = 512;
-    w.expert_down_rows = 2048;
-    w.expert_matrix_weights = 512.0 * 2048;
-    w.expert_matrices = 3;
+    SpeedWork w = qwen36_expert_work();
     w.mask_cells = 1000;
     SpeedModel m = test::zeroed_speed_model();
     m.lone_expert_sort_s = 1e-9;
