@@ -26,6 +26,12 @@ bool windowed(const LayerGroup& g) {
     return g.kind == LayerKind::sliding && g.window > 0;
 }
 
+// Whether a layer group's query attends over a KV cache of its own kind the speed model reads:
+// full, sliding-window or MLA (cache_positions and mask_cells count the same layers).
+bool attends_over_cache(const LayerGroup& g) {
+    return g.kind == LayerKind::full || g.kind == LayerKind::sliding || g.kind == LayerKind::mla;
+}
+
 // The cached positions a layer group's query attends to at `depth`: all of them, or a sliding
 // window's and `masked` cells more (the one window rule of attention_flops and cache_positions).
 double attended_positions(const LayerGroup& g, double depth, double masked) {
@@ -73,8 +79,7 @@ double attention_flops(const Model& m, double depth, double masked, bool wide_on
 double cache_positions(const Model& m, double depth) {
     double positions = 0;
     for (const LayerGroup& g : m.arch.layer_groups) {
-        if (g.kind != LayerKind::full && g.kind != LayerKind::sliding && g.kind != LayerKind::mla)
-            continue;
+        if (!attends_over_cache(g)) continue;
         positions += attended_positions(g, depth, 0) * static_cast<double>(g.count);
     }
     return positions;
@@ -98,8 +103,7 @@ double mask_cells(const Model& m, double spanned, double ubatch) {
     bool full = false;
     double sliding = 0;
     for (const LayerGroup& g : m.arch.layer_groups) {
-        if (g.kind != LayerKind::full && g.kind != LayerKind::sliding && g.kind != LayerKind::mla)
-            continue;
+        if (!attends_over_cache(g)) continue;
         if (windowed(g)) {
             sliding = std::max(sliding, attended_positions(g, spanned, ubatch));
         } else {
