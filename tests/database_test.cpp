@@ -380,3 +380,46 @@ TEST_CASE("a publisher's imatrix recipe reaches the models of its repos, with it
                               {"name": "BARTOWSKI", "imatrix": false, "source": "b"}])";
     CHECK(mentions(error_of(files), "listed twice"));
 }
+
+// A publisher's plain-named file made by one of its recipes (publishers.json plain_files) reaches
+// the models of its repos with the recipe's rules; the recipe must be that publisher's, over that
+// very file type, and the entry must cite what shows it.
+TEST_CASE("a publisher's plain-named recipe reaches the models of its repos, checked") {
+    json m = valid_model();
+    m["run"] = {{"gguf_repo", "unsloth/Tiny-1B-GGUF"}};
+    auto files = files_with(m, valid_gpu());
+    const std::string recipe = R"({"id": "UD-Q4_K_M", "bits_per_weight": 5.0, "quality_rank": 1,
+        "recommended": true, "derivation": "test", "source": "test", "recipe": {"publisher":
+        "unsloth", "base": "Q4_K_M", "tensors": [{"tensor": "ssm_out.weight", "type": "q8_0"}]}})";
+    files["quants.json"] = "[" + recipe + "]";
+    const auto with_plain = [&](const std::string& plain) {
+        auto f = files;
+        f["publishers.json"] = R"([{"name": "unsloth", "imatrix": true, "source": "a card",
+            "plain_files": [)" +
+                               plain + "]}]";
+        return f;
+    };
+    const auto db = parse_database(with_plain(
+        R"({"quant": "Q4_K_M", "recipe": "UD-Q4_K_M", "arch": "qwen35moe", "family": "qwen3.5",
+            "source": "the files' sizes"})"));
+    REQUIRE(db.has_value());
+    const auto& plain = db->models.at(0).run.gguf_plain_recipes;
+    REQUIRE(plain.size() == 1);
+    CHECK(plain.at(0).file_type == "Q4_K_M");
+    CHECK(plain.at(0).arch == "qwen35moe");
+    CHECK(plain.at(0).family == "qwen3.5");
+    REQUIRE(plain.at(0).tensors.size() == 1);
+    CHECK(plain.at(0).tensors.at(0).tensor == "ssm_out.weight");
+    CHECK(mentions(error_of(with_plain(R"({"quant": "Q5_K_M", "recipe": "UD-Q4_K_M",
+        "arch": "qwen35moe", "source": "s"})")),
+                   "not a recipe of unsloth over Q5_K_M"));
+    CHECK(mentions(error_of(with_plain(R"({"quant": "Q4_K_M", "recipe": "UD-Q9",
+        "arch": "qwen35moe", "source": "s"})")),
+                   "no such quantization"));
+    CHECK(mentions(error_of(with_plain(R"({"quant": "Q4_K_M", "recipe": "UD-Q4_K_M",
+        "source": "s"})")),
+                   "arch"));
+    CHECK(mentions(error_of(with_plain(R"({"quant": "Q4_K_M", "recipe": "UD-Q4_K_M",
+        "arch": "qwen35moe"})")),
+                   "source"));
+}

@@ -82,3 +82,23 @@ TEST_CASE("download: a format that is not GGUF has no file size") {
     REQUIRE(o.code == 0);
     CHECK(row_where(json::parse(o.out).at("quants"), "quant", "NVFP4").at("file_bytes").is_null());
 }
+
+// Unsloth's Qwen3.5-35B-A3B-Q4_K_M.gguf, the file `-hf unsloth/Qwen3.5-35B-A3B-GGUF:Q4_K_M`
+// fetches, is 22,016,023,168 bytes, and the same repo's Q8_0 15,296 bytes over canitrun's Q8_0
+// (the metadata canitrun does not measure; tests/fixtures/published-sizes.json): the page's
+// Q4_K_M row is that file less the same 15,296, and says whose mix it is, in every format.
+TEST_CASE("download: the page's Q4_K_M of Qwen 3.5 35B-A3B is Unsloth's file of that name") {
+    const json row = download_q4_row("qwen3.5-35b-a3b");
+    CHECK(row.at("file_bytes").get<std::uint64_t>() == 22016023168ULL - 15296);
+    CHECK(row.at("publisher_mix") == "UD-Q4_K_M");
+    const auto text = run_cli({"qwen3.5-35b-a3b"});
+    REQUIRE(text.code == 0);
+    CHECK(has(text.out,
+              "In unsloth/Qwen3.5-35B-A3B-GGUF, Q4_K_M (its UD-Q4_K_M recipe) is "
+              "unsloth's own mix, not llama-quantize's"));
+    const auto html = run_cli({"qwen3.5-35b-a3b", "--format", "html"});
+    REQUIRE(html.code == 0);
+    CHECK(has(html.out, "Q4_K_M (its UD-Q4_K_M recipe) is unsloth&#39;s own mix"));
+    // another publisher's repo names llama-quantize's own Q4_K_M: no such row field
+    CHECK_FALSE(download_q4_row("qwen3.5-9b").contains("publisher_mix"));
+}

@@ -182,3 +182,29 @@ TEST_CASE("gguf file size: Qwen 3.5 9B Q8_0 and Q4_K_M tensors by hand") {
     CHECK(gguf_tensor_bytes(qwen, quantize_request(test::quant("Q8_0"))).value() == 9516533760);
     CHECK(gguf_tensor_bytes(qwen, quantize_request(test::quant("Q4_K_M"))).value() == 5618141184);
 }
+
+// Unsloth's plain-named Qwen3.5-35B-A3B-Q4_K_M.gguf is its UD-Q4_K_M mix
+// (data/publishers.json), whose Qwen 3.5 rules keep the 30 linear layers' ssm_alpha and ssm_beta
+// (2048 x 32 weights each) in q8_0, 34 B a 32, where the other rules give q4_K, 144 B a 256:
+// 2 x 30 x 65,536 x (34 / 32 - 144 / 256) = 3,932,160 x 0.5 = 1,966,080 B. The model's own
+// request for Q4_K_M is that mix, as its repo's file is; another publisher's file of the name is
+// llama-quantize's own, which holds them in q4_K.
+TEST_CASE("gguf file size: Unsloth's Qwen 3.5 MoE Q4_K_M is its UD-Q4_K_M mix") {
+    const Model& qwen = test::model("qwen3.5-35b-a3b");
+    REQUIRE(qwen.run.gguf_plain_recipes.size() == 1);
+    Model plain = qwen;
+    plain.run.gguf_plain_recipes.clear();
+    QuantizeRequest mix = quantize_request(test::quant("UD-Q4_K_M"));
+    std::erase_if(mix.tensor_types, [](const TensorTypeRule& r) {
+        return r.family == "qwen3.5" && r.tensor.starts_with("ssm_");
+    });
+    REQUIRE(mix.tensor_types.size() + 2 == test::quant("UD-Q4_K_M").recipe_tensors.size());
+    const auto published = gguf_tensor_bytes(qwen, quantize_request(test::quant("Q4_K_M")));
+    const auto without = gguf_tensor_bytes(plain, mix);
+    REQUIRE(published);
+    REQUIRE(without);
+    CHECK(*published - *without == 1966080);
+    // the recipe by name and the plain name in the repo are one file
+    CHECK(*published == gguf_tensor_bytes(plain, quantize_request(test::quant("UD-Q4_K_M"))));
+    CHECK(*gguf_tensor_bytes(plain, quantize_request(test::quant("Q4_K_M"))) < *without);
+}

@@ -66,7 +66,8 @@ TEST_CASE("llama-quantize's Q4_K_M types reproduce the measured files per ggml t
     for (const auto& m : data["models"]) {
         const std::string id = m["model"];
         INFO(id);
-        const auto layout = tensor_layout(test::model(id));
+        // the harness's files are llama-quantize's own mix (tools/accuracy/make_gguf.cpp)
+        const auto layout = tensor_layout(test::model_in_repo(id, ""));
         REQUIRE(layout.has_value());
         const auto tensors = quantize_tensors(*layout, m["ftype"]);
         REQUIRE(tensors.has_value());
@@ -94,7 +95,8 @@ TEST_CASE("the llama.cpp profile reproduces llama.cpp's CPU buffers at every con
                                                       : "compute_bytes_cpu_flash_attn_off";
                 if (!c.contains(key)) continue;
                 INFO(key);
-                const auto e = estimate_llamacpp(test::model(id), q, cpu_options(ctx, fa));
+                const auto e =
+                    estimate_llamacpp(test::model_in_repo(id, ""), q, cpu_options(ctx, fa));
                 REQUIRE(e.has_value());
                 const auto weights =
                     static_cast<double>(e->term(TermKind::weights) + e->term(TermKind::token_embd));

@@ -60,6 +60,7 @@ inline std::vector<TypedTensor> file_mtp_tensors(const Model& model, const nlohm
 // matrix where the row says so), with the tied flag set as given, and its files' MTP blocks.
 inline std::uint64_t tensor_bytes_with_tied(Model model, bool tied, const nlohmann::json& row) {
     model.arch.tied_embeddings = tied;
+    publish_in_repo(model, row.value("repo", std::string()));
     QuantizeRequest request = quantize_request(quant(row.at("quant").get<std::string>()));
     request.imatrix = row.value("imatrix", false) || request.imatrix.value_or(false);
     const auto bytes = gguf_tensor_bytes(model, request);

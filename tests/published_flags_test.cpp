@@ -120,6 +120,10 @@ TEST_CASE("published flags: the exact sizes decide these models' flags") {
         {"exaone-4.5-33b", false},
         {"qwen2.5-vl-72b", false},
         {"qwen3.5-9b", false},
+        {"qwen3.5-397b-a17b", false},
+        {"qwen3.5-122b-a10b", false},
+        {"qwen3.5-27b", false},
+        {"qwen3.5-35b-a3b", false},
     };
     std::map<std::string, int> deciding;
     for (const auto& row : test::exact_size_rows()) {

@@ -67,7 +67,8 @@ struct Row {
 };
 
 Row measure(const json& row) {
-    const Model& m = test::model(row.at("model").get<std::string>());
+    const Model m =
+        test::model_in_repo(row.at("model").get<std::string>(), row.value("repo", std::string()));
     const bool tensors = row.value("measures", std::string("file")) == "tensors";
     const auto size =
         tensors ? gguf_tensor_bytes(m, request_for(row)) : gguf_file_bytes(m, request_for(row));

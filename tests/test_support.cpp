@@ -23,6 +23,14 @@ const Database& database() {
 const Model& model(const std::string& id) {
     return *database().find_model(id).value();
 }
+void publish_in_repo(Model& m, const std::string& repo) {
+    if (repo != m.run.gguf_repo) m.run.gguf_plain_recipes.clear();
+}
+Model model_in_repo(const std::string& id, const std::string& repo) {
+    Model m = model(id);
+    publish_in_repo(m, repo);
+    return m;
+}
 const Quant& quant(const std::string& id) {
     return *database().find_quant(id).value();
 }

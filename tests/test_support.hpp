@@ -28,6 +28,11 @@ inline Bytes mib100(std::uint64_t hundredths) {
 const Database& database();
 
 const Model& model(const std::string& id);
+// The model as a file published in `repo` is made: its publisher's plain-named recipes
+// (RunInfo::gguf_plain_recipes) hold in its own gguf_repo alone; a file of another repo, or one
+// llama-quantize made (repo ""), is llama-quantize's own mix of that name.
+Model model_in_repo(const std::string& id, const std::string& repo);
+void publish_in_repo(Model& m, const std::string& repo);  // the same, on a model at hand
 const Quant& quant(const std::string& id);
 const Gpu& gpu(const std::string& id);
 

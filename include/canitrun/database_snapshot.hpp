@@ -17,7 +17,7 @@ namespace canitrun {
 
 // Bumped whenever a field is added to, removed from or reordered in the structs the snapshot
 // holds, so a stale snapshot is refused instead of misread.
-inline constexpr std::uint64_t kSnapshotFormat = 27;
+inline constexpr std::uint64_t kSnapshotFormat = 28;
 
 std::string serialize_database(const Database& db);
 

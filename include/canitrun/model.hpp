@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "canitrun/quant.hpp"
+
 namespace canitrun {
 
 enum class LayerKind {
@@ -255,6 +257,11 @@ struct RunInfo {
     // publisher table, never per model, so one publisher's files are typed alike.
     bool gguf_imatrix = false;
     std::string gguf_imatrix_source;
+    // The plain-named files gguf_repo's publisher makes by a recipe of its own (data/
+    // publishers.json `plain_files`: Unsloth's Qwen 3.5 MoE "Q4_K_M" is its UD-Q4_K_M mix), set
+    // by the loader with the recipe's rules, so that the size of `-hf REPO:Q4_K_M` is that
+    // file's. Empty: the repo's plain files are llama-quantize's own mix.
+    std::vector<PlainFileRecipe> gguf_plain_recipes;
     // Whether gguf_repo's files carry the checkpoint's MTP (nextn) layers
     // (Architecture::mtp_layers), with what says so: llama.cpp's converter keeps them for GLM
     // and drops them for DeepSeek V3, and Qwen 3.5's published files predate its keeping them.

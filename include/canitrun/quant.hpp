@@ -29,6 +29,23 @@ struct TensorTypeRule {
     bool operator==(const TensorTypeRule&) const = default;
 };
 
+// A publisher's plain-named file made by one of its recipes, for the models of its repos that
+// the scope names (`arch`, and within it `family` or `model`, as a TensorTypeRule's): the file
+// named `file_type` ("Q4_K_M") is typed by the quants.json entry `recipe` (its `tensors` and
+// `imatrix`, copied here by the loader); `source` is what shows it (the file's published size).
+struct PlainFileRecipe {
+    std::string file_type;
+    std::string recipe;
+    std::string arch;
+    std::string family;
+    std::string model;
+    std::vector<TensorTypeRule> tensors;
+    bool imatrix = false;
+    std::string source;
+
+    bool operator==(const PlainFileRecipe&) const = default;
+};
+
 struct Quant {
     std::string id;  // "Q4_K_M"
     std::string name;

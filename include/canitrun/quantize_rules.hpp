@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "canitrun/checked.hpp"
@@ -43,6 +44,15 @@ struct QuantizeRequest {
     std::vector<TensorTypeRule> tensor_types;
 };
 QuantizeRequest quantize_request(const Quant& quant);
+// The recipe the layout's publisher makes its plain-named `file_type` file by
+// (TensorLayout::plain_recipes whose scope holds for the layout), or null: a plain request is
+// typed by it (Unsloth's Qwen 3.5 MoE Q4_K_M by UD-Q4_K_M's rules).
+const PlainFileRecipe* published_recipe(const TensorLayout& layout, std::string_view file_type);
+// The request a weights floor is taken over (device_weights_lower_bound): a plain file type
+// with the rules of every recipe the model's publisher names by it (RunInfo::gguf_plain_recipes,
+// whatever their scope: a floor over more rules can only fall, so it stays a floor).
+QuantizeRequest floor_request(const std::vector<PlainFileRecipe>& plain_recipes,
+                              const Quant& quant);
 
 // A quantization llama-quantize writes: a file type, or a recipe over one.
 bool is_llama_file_type(const Quant& quant);

@@ -128,6 +128,9 @@ struct ModelReport {
     std::optional<HardwareReport> hardware;
     // What grows after load in RAM at the settings (server_terms.hpp): the llama.cpp rule only.
     std::optional<ServerGrowth> growth;
+    // The rows' file types whose file in the model's gguf_repo its publisher makes by a recipe
+    // of its own (published_recipe): the rows, and the printed `-hf REPO:TYPE`, are that mix.
+    std::vector<PlainFileRecipe> publisher_mixes;
 };
 
 // 8k, 32k, 128k, 256k, capped at the model's native context (the cap becomes the last column).

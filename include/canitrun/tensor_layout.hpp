@@ -91,6 +91,9 @@ struct TensorLayout {
     // The model's GGUF files are made with an importance matrix (RunInfo::gguf_imatrix, its
     // publisher's recipe): the rules' imatrix branches apply to its plain file types.
     bool imatrix = false;
+    // The plain-named files the model's publisher makes by a recipe of its own
+    // (RunInfo::gguf_plain_recipes): a plain file type of one of them is typed by its rules.
+    std::vector<PlainFileRecipe> plain_recipes;
 
     std::uint64_t elements() const;
 };

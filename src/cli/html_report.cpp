@@ -181,6 +181,8 @@ void write_tables(std::ostream& out, const ModelReport& r) {
     }
     table(out, rows, "quants");
     out << "<p class=\"muted\">" << esc(kDownloadNote) << "</p>\n";
+    if (const std::string mix = publisher_mix_text(r); !mix.empty())
+        out << "<p class=\"muted\">" << esc(mix) << "</p>\n";
     write_html_allocation(out, r);
     if (r.matrix.empty()) return;
     out << "<h2>Quantization × context: where it fits</h2>\n";

@@ -322,6 +322,9 @@ void write_quant_rows(JsonSink& w, const ModelReport& r) {
         w.field("gpu_bytes", row.estimate.on(Device::gpu));
         w.field("kv_cache_bytes", row.estimate.term(TermKind::kv_cache));
         w.field("overhead_bytes", row.estimate.term(TermKind::overhead));
+        for (const PlainFileRecipe& p : r.publisher_mixes) {
+            if (p.file_type == row.quant->id) w.field("publisher_mix", p.recipe);
+        }
         w.field("quant", row.quant->id);
         w.field("recommended", row.quant->recommended);
         w.key("terms");

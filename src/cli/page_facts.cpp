@@ -516,6 +516,20 @@ std::string download_text(const QuantRow& row) {
     return row.file_bytes ? format_gb(*row.file_bytes) : std::string("-");
 }
 
+std::string publisher_mix_text(const ModelReport& r) {
+    const auto& mixes = r.publisher_mixes;
+    if (mixes.empty()) return "";
+    const std::string& repo = r.model->run.gguf_repo;
+    std::string names;
+    for (std::size_t i = 0; i < mixes.size(); ++i) {
+        if (i > 0) names += i + 1 == mixes.size() ? " and " : ", ";
+        names += mixes[i].file_type + " (its " + mixes[i].recipe + " recipe)";
+    }
+    return "In " + repo + ", " + names + (mixes.size() == 1 ? " is " : " are ") +
+           repo.substr(0, repo.find('/')) +
+           "'s own mix, not llama-quantize's: the table and the printed commands size that file.";
+}
+
 const char* const kDownloadNote =
     "Download = the GGUF file (tensors, header and tokenizer). Weights = what is allocated for "
     "them, which can be more: llama.cpp keeps a tied output head's copy of token_embd on the GPU "

@@ -80,6 +80,9 @@ std::vector<PageLink> page_links(const Model& model);
 // The quantization table's Download cell: the GGUF file's size, "-" for a format that is not
 // GGUF; and the note under the table that says how it differs from the Weights column.
 std::string download_text(const QuantRow& row);
+// Where the model's repo names a file type for its publisher's own mix (ModelReport::
+// publisher_mixes): which, in one sentence; "" where none.
+std::string publisher_mix_text(const ModelReport& r);
 extern const char* const kDownloadNote;
 
 // What the plan says of a claim the editorial makes: "Q4_K_M runs fully on a 24 GB card at

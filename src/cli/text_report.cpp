@@ -148,6 +148,7 @@ void write_quant_table(std::ostream& out, const ModelReport& r) {
                "CUDA context on one GPU; RAM = token_embd, the logits and the graph's inputs "
                "(host_compute), which llama.cpp keeps in host memory.\n  "
             << kDownloadNote << "\n";
+        if (const std::string mix = publisher_mix_text(r); !mix.empty()) out << "  " << mix << "\n";
         return;
     }
     out << "  Total = weights + KV cache + " << r.options.overhead_percent

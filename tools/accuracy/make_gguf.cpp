@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
     // (run.gguf_quantized_before): quant_check compares them with the pinned build's own
     Model current = **model;
     current.run.gguf_quantized_before = 0;
+    // llama-quantize's own mix, not a publisher's recipe under the plain name
+    current.run.gguf_plain_recipes.clear();
     const auto w = test::model_gguf(current, (*quant)->id,
                                     no_imatrix ? std::optional<bool>(false) : std::nullopt, mtp);
     if (!w) {

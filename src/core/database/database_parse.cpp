@@ -570,10 +570,10 @@ Result<Database> parse_database(const DatabaseFiles& files) {
         if (db.quants.empty()) throw DatabaseError("no quantizations (quants.json)");
         if (db.card_classes.empty()) throw DatabaseError("no card classes (card_classes.json)");
         check_unique_names(db.models, "model");
-        detail::apply_publishers(publishers, db.models);
         check_unique_names(db.gpus, "GPU");
         check_other_variants(db.gpus);
         check_unique_names(db.quants, "quantization");
+        detail::apply_publishers(std::move(publishers), db.quants, db.models);
         if (std::count_if(db.quants.begin(), db.quants.end(),
                           [](const Quant& q) { return q.recommended; }) != 1) {
             throw DatabaseError("quants.json: exactly one quantization must be recommended");

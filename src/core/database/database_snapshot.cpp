@@ -157,6 +157,27 @@ void fields(Io& io, QuantCheckpoint& c) {
 }
 
 template <typename Io>
+void fields(Io& io, TensorTypeRule& r) {
+    io(r.tensor);
+    io(r.type);
+    io(r.arch);
+    io(r.family);
+    io(r.model);
+}
+
+template <typename Io>
+void fields(Io& io, PlainFileRecipe& p) {
+    io(p.file_type);
+    io(p.recipe);
+    io(p.arch);
+    io(p.family);
+    io(p.model);
+    io(p.tensors);
+    io(p.imatrix);
+    io(p.source);
+}
+
+template <typename Io>
 void fields(Io& io, RunInfo& r) {
     io(r.gguf_repo);
     io(r.ollama);
@@ -172,6 +193,7 @@ void fields(Io& io, RunInfo& r) {
     io(r.gguf_quantized_before_source);
     io(r.gguf_imatrix);
     io(r.gguf_imatrix_source);
+    io(r.gguf_plain_recipes);
     io(r.gguf_mtp);
     io(r.gguf_mtp_source);
     io(r.gguf_mtp_embedding);
@@ -259,15 +281,6 @@ void fields(Io& io, Gpu& g) {
     io(g.unified_gpu_share_permille);
     io(g.devices);
     io(g.source);
-}
-
-template <typename Io>
-void fields(Io& io, TensorTypeRule& r) {
-    io(r.tensor);
-    io(r.type);
-    io(r.arch);
-    io(r.family);
-    io(r.model);
 }
 
 template <typename Io>

@@ -174,7 +174,8 @@ bool same_layout_inputs(const Model& a, const Model& b) {
            a.context_extension == b.context_extension &&
            a.run.gguf_quantized_before == b.run.gguf_quantized_before &&
            a.run.gguf_indexer_every_layer == b.run.gguf_indexer_every_layer &&
-           a.run.gguf_imatrix == b.run.gguf_imatrix && a.arch == b.arch &&
+           a.run.gguf_imatrix == b.run.gguf_imatrix &&
+           a.run.gguf_plain_recipes == b.run.gguf_plain_recipes && a.arch == b.arch &&
            a.modalities == b.modalities;
 }
 

@@ -231,7 +231,8 @@ Result<Bytes> llamacpp_mtp_weight_bytes(const Model& model, const Quant& quant) 
 
 Result<Bytes> llamacpp_device_weights_floor(const Model& model, const Quant& quant) {
     CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
-    return device_weights_lower_bound(*prepared, quantize_request(quant));
+    return device_weights_lower_bound(*prepared,
+                                      floor_request(model.run.gguf_plain_recipes, quant));
 }
 
 Result<ModelParts> llamacpp_parts_at_context(ModelParts parts, const Model& model,

@@ -376,6 +376,17 @@ QuantizeRequest quantize_request(const Quant& quant) {
     return QuantizeRequest{quant.recipe_base, quant.recipe_imatrix, quant.recipe_tensors};
 }
 
+QuantizeRequest floor_request(const std::vector<PlainFileRecipe>& plain_recipes,
+                              const Quant& quant) {
+    QuantizeRequest r = quantize_request(quant);
+    if (!r.tensor_types.empty()) return r;
+    for (const PlainFileRecipe& p : plain_recipes) {
+        if (p.file_type == r.file_type)
+            r.tensor_types.insert(r.tensor_types.end(), p.tensors.begin(), p.tensors.end());
+    }
+    return r;
+}
+
 bool is_llama_file_type(const Quant& quant) {
     return is_llama_file_type(quantize_request(quant).file_type);
 }
@@ -397,6 +408,18 @@ bool holds_for(const TensorTypeRule& rule, const TensorLayout& layout) {
            (rule.model.empty() || rule.model == layout.model_id);
 }
 
+// The file a plain request names, as the layout's publisher makes it: the recipe its repo's
+// file of that type is made by (published_recipe), with the caller's imatrix flag where it sets
+// one; otherwise the request itself. A request with rules of its own (a recipe asked for by name)
+// is taken as it is. (A layout without plain_recipes is llama-quantize's own: tools/accuracy
+// clears them.)
+QuantizeRequest as_published(const TensorLayout& layout, const QuantizeRequest& request) {
+    if (!request.tensor_types.empty()) return request;
+    const PlainFileRecipe* p = published_recipe(layout, request.file_type);
+    if (p == nullptr) return request;
+    return QuantizeRequest{request.file_type, request.imatrix.value_or(p->imatrix), p->tensors};
+}
+
 Result<std::vector<GgmlType>> rule_types(const QuantizeRequest& request) {
     std::vector<GgmlType> out;
     for (const auto& rule : request.tensor_types) {
@@ -414,8 +437,8 @@ Result<std::vector<GgmlType>> rule_types(const QuantizeRequest& request) {
 // The type llama-quantize gives each tensor, in its processing order (p.order). One pass: the
 // rules count attn_v / ffn_down tensors as they go; a tensor the request types by hand takes
 // that type (the counters still count it, as llama-quantize's do).
-Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p,
-                                           const QuantizeRequest& request) {
+Result<std::vector<GgmlType>> chosen_types(const PreparedLayout& p, const QuantizeRequest& asked) {
+    const QuantizeRequest request = as_published(p.layout, asked);
     const auto ft = find_ftype(request.file_type);
     if (!ft) {
         return fail(ErrorKind::bad_input,
@@ -502,6 +525,15 @@ GgmlType smaller(const GgmlType& a, const GgmlType& b) {
 }
 
 }  // namespace
+
+const PlainFileRecipe* published_recipe(const TensorLayout& layout, std::string_view file_type) {
+    for (const PlainFileRecipe& p : layout.plain_recipes) {
+        // scoped as a recipe's per-model rule is
+        if (p.file_type == file_type && holds_for({"", "", p.arch, p.family, p.model}, layout))
+            return &p;
+    }
+    return nullptr;
+}
 
 Result<Bytes> device_weights_lower_bound(const PreparedLayout& p, const std::string& quant_id) {
     return device_weights_lower_bound(p, plain(quant_id, std::nullopt));

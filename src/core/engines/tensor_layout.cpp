@@ -438,6 +438,7 @@ Result<TensorLayout> tensor_layout(const Model& m) {
             b.layout.quantized_before_b8275 =
                 m.run.gguf_quantized_before != 0 && m.run.gguf_quantized_before <= kB8275;
             b.layout.imatrix = m.run.gguf_imatrix;
+            b.layout.plain_recipes = m.run.gguf_plain_recipes;
             return std::move(b.layout);
         },
         [&] {

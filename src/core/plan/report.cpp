@@ -8,8 +8,10 @@
 #include "canitrun/gguf_file_size.hpp"
 #include "canitrun/kv_cache.hpp"
 #include "canitrun/kv_curve.hpp"
+#include "canitrun/llamacpp_engine.hpp"
 #include "canitrun/llamacpp_rules.hpp"
 #include "canitrun/plan_views.hpp"
+#include "canitrun/quantize_rules.hpp"
 #include "canitrun/tensor_layout.hpp"
 
 namespace canitrun {
@@ -205,6 +207,18 @@ Result<bool> add_claim_checks(ModelReport& r, const Database& db, const Model& m
     return true;
 }
 
+// The rows' file types that the model's publisher makes by a recipe of its own under the plain
+// name (a database model's; a file's own types are read from it).
+Result<void> add_publisher_mixes(ModelReport& r, const Model& model) {
+    if (model.run.gguf_plain_recipes.empty() || r.settings.file) return {};
+    CANITRUN_TRY_ASSIGN(const auto prepared, llamacpp_layout(model));
+    for (const QuantRow& row : r.rows) {
+        if (const PlainFileRecipe* p = published_recipe(prepared->layout, row.quant->id))
+            r.publisher_mixes.push_back(*p);
+    }
+    return {};
+}
+
 }  // namespace
 
 Result<ModelReport> build_model_report(const Database& db, const Model& model,
@@ -235,6 +249,7 @@ Result<ModelReport> build_model_report(const Database& db, const Model& model,
             CANITRUN_TRY(add_verdicts(r, db, model, options, s));
             CANITRUN_TRY(add_claim_checks(r, db, model, options, s));
             if (s.rule != Rule::quick) {
+                CANITRUN_TRY(add_publisher_mixes(r, model));
                 CANITRUN_TRY_ASSIGN(const Estimate quick, estimate(model, *r.quant, r.options));
                 r.quick_contrast = ModelReport::QuickContrast{
                     quick.total(), smallest_card_class(quick.total(), db.card_classes)};

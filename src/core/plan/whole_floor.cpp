@@ -59,8 +59,9 @@ Result<bool> WholeFloor::rules_out(const Quant& quant, Bytes caches) const {
         // A file's own tensors: every one but the host inputs, exactly.
         Bytes floor = settings_.file ? settings_.file->sums.other : 0;
         if (!settings_.file && elements_) {
-            CANITRUN_TRY_ASSIGN(floor,
-                                device_weights_lower_bound(*elements_, quantize_request(quant)));
+            CANITRUN_TRY_ASSIGN(
+                floor, device_weights_lower_bound(
+                           *elements_, floor_request(model_.run.gguf_plain_recipes, quant)));
         } else if (!settings_.file) {
             CANITRUN_TRY_ASSIGN(floor, llamacpp_device_weights_floor(model_, quant));
         }
