@@ -1,8 +1,9 @@
-// The tied flag against published files' exact byte counts (tests/fixtures/published-sizes.json's
-// rows with 'bytes'): a file is its header and then its tensors' data, so it weighs at least the
-// layout's tensors and at most those and the largest header it could carry (published_flags.hpp).
-// A file outside one flag's window shows the other flag: published_headers_test.cpp counts the
-// flags it confirms with the headers'.
+// The tied flag against published files' sizes (tests/fixtures/published-sizes.json's rows with
+// 'bytes', exact, or 'gb', a model card's rounded figure): a file is its header and then its
+// tensors' data, so it weighs at least the layout's tensors and at most those and the largest
+// header it could carry (published_flags.hpp). A publisher's files that all weigh as one flag's
+// layout, one at least outside the other flag's window, show that flag:
+// published_headers_test.cpp counts the flags they confirm with the headers'.
 
 #include <cstdint>
 #include <fstream>
@@ -50,6 +51,33 @@ TEST_CASE("published flags: the largest header, worked by hand for one model") {
     CHECK(test::largest_header_bytes(m, 362) == 151049661);
 }
 
+// A model card's size by hand: "14.33" GB is 14,330,000,000 bytes give or take 5,000,000, so the
+// file weighs 14,325,000,000 to 14,335,000,000 bytes. For Mistral Small 3.2 at Q4_K_M that span
+// meets the untied window (its tensors, 14,326,026,240 bytes, Mesh-LLM's estimated_model_bytes of
+// Unsloth's file) and lies wholly above the tied one (13,948,538,880 + 151,049,661 =
+// 14,099,588,541): it shows the head. "14.10" GB (14,095,000,000 to 14,105,000,000) reaches into
+// the tied window by 4,588,541 bytes and lies under the untied tensors: it would show no head.
+// "14.2" GB (14,150,000,000 to 14,250,000,000) meets neither window. Exact bytes carry no rounding.
+TEST_CASE("published flags: a rounded card size, worked by hand for one model") {
+    const auto card = test::published_file_size({{"gb", "14.33"}});
+    CHECK(card.bytes == 14330000000ULL);
+    CHECK(card.half_unit == 5000000);
+    CHECK(test::published_file_size({{"gb", "14.2"}}).half_unit == 50000000);
+    CHECK(test::published_file_size({{"bytes", 14333922848ULL}}).half_unit == 0);
+    const Model& m = test::model("mistral-small-3.2-24b");
+    const nlohmann::json row = {{"quant", "Q4_K_M"}};
+    CHECK(test::tensor_bytes_with_tied(m, false, row) == 14326026240ULL);
+    CHECK(test::tensor_bytes_with_tied(m, true, row) == 13948538880ULL);
+    CHECK(test::weighs_as_layout(m, false, row, card));
+    CHECK(!test::weighs_as_layout(m, true, row, card));
+    const auto low = test::published_file_size({{"gb", "14.10"}});
+    CHECK(test::weighs_as_layout(m, true, row, low));
+    CHECK(!test::weighs_as_layout(m, false, row, low));
+    const auto between = test::published_file_size({{"gb", "14.2"}});
+    CHECK(!test::weighs_as_layout(m, true, row, between));
+    CHECK(!test::weighs_as_layout(m, false, row, between));
+}
+
 // Every file recorded to the byte weighs the layout's tensors with the database's flag and a
 // header no larger than the bound: the bound is never below a header measured this way (the file
 // less its tensors). A wrong flag fails here in both directions: a tied flag on a file that holds
@@ -73,13 +101,14 @@ TEST_CASE(
     CHECK(checked >= 30);
 }
 
-// The flags the exact sizes decide, by model and direction: each model's database flag flipped
-// puts every one of its deciding rows outside the flipped layout's window, so flipping it fails
-// the case above. The tied ones weigh less than their untied layout's tensors (Spark-X2.5 4B's
-// Q4_K_M 2,600,224,352 bytes against 2,783,580,160); Mistral Small 3.2 is untied: Unsloth's
-// Q4_K_M, 14,333,922,848 bytes, outweighs the tied tensors (13,948,538,880) and the
-// 151,049,661-byte bound by 234,334,307 (the untied tensors are 14,326,026,240, the bytes
-// Mesh-LLM's list records as the file's estimated_model_bytes).
+// The flags the published sizes decide, by model and direction (a publisher's files of the model,
+// exact or rounded, all in one flag's window and one at least outside the other's): flipping a
+// model's database flag fails here, and for exact files the case above too. The tied ones weigh
+// less than their untied layout's tensors (Spark-X2.5 4B's Q4_K_M 2,600,224,352 bytes against
+// 2,783,580,160); Mistral Small 3.2 is untied: Unsloth's Q4_K_M, 14,333,922,848 bytes, outweighs
+// the tied tensors (13,948,538,880) and the 151,049,661-byte bound by 234,334,307 (the untied
+// tensors are 14,326,026,240, the bytes Mesh-LLM's list records as the file's
+// estimated_model_bytes).
 TEST_CASE("published flags: the exact sizes decide these models' flags") {
     const std::map<std::string, bool> tied_by_size = {
         {"granite-4.1-3b", true},
@@ -124,21 +153,37 @@ TEST_CASE("published flags: the exact sizes decide these models' flags") {
         {"qwen3.5-122b-a10b", false},
         {"qwen3.5-27b", false},
         {"qwen3.5-35b-a3b", false},
+        // bartowski's model cards, every plain file of each within its rounding
+        {"gemma-2-2b", true},
+        {"gemma-2-9b", true},
+        {"gemma-2-27b", true},
+        {"llama-3.2-1b", true},
+        {"llama-3.2-3b", true},
+        {"llama-3.1-8b", false},
+        {"llama-3.1-70b", false},
+        {"olmo-2-13b", false},
+        {"phi-3.5-mini", false},
+        {"phi-4-14b", false},
+        {"phi-4-reasoning-14b", false},
+        {"qwen2.5-14b", false},
+        {"qwen2.5-32b", false},
+        {"qwen2.5-72b", false},
+        {"qwen2.5-coder-7b", false},
+        {"qwen3-4b", true},
+        {"qwen3-8b", false},
+        {"qwen3-14b", false},
+        {"qwen3-30b-a3b", false},
+        {"qwen3-32b", false},
     };
-    std::map<std::string, int> deciding;
-    for (const auto& row : test::exact_size_rows()) {
-        const Model& m = test::model(row.at("model").get<std::string>());
-        const auto bytes = row.at("bytes").get<std::uint64_t>();
-        if (test::weighs_as_layout(m, !m.arch.tied_embeddings, row, bytes)) continue;
-        INFO(row.at("file").get<std::string>() << " (" << m.id << ")");
-        CHECK(test::weighs_as_layout(m, m.arch.tied_embeddings, row, bytes));
-        deciding[m.id] += 1;
-        const auto expected = tied_by_size.find(m.id);
-        REQUIRE(expected != tied_by_size.end());
-        CHECK(m.arch.tied_embeddings == expected->second);
-    }
     std::set<std::string> decided;
-    for (const auto& [id, rows] : deciding) decided.insert(id);
+    for (const auto& d : test::flags_decided_by_file_sizes()) {
+        INFO(d.repo << "'s " << d.files << " files of " << d.model);
+        const auto expected = tied_by_size.find(d.model);
+        REQUIRE(expected != tied_by_size.end());
+        CHECK(d.tied == expected->second);
+        CHECK(test::model(d.model).arch.tied_embeddings == expected->second);
+        decided.insert(d.model);
+    }
     std::set<std::string> expected;
     for (const auto& [id, tied] : tied_by_size) expected.insert(id);
     CHECK(decided == expected);

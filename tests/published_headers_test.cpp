@@ -364,9 +364,10 @@ TEST_CASE("published headers: every fixture row names its file, its source and a
 // Where llama.cpp's source for the architecture leaves a file no choice (its graph reads no head,
 // its loader requires one or has none), the source shows it, whatever the count: the only way
 // for the encoders and phimoe, whose layouts are the same either way. A file published to the
-// byte (published_flags.hpp) weighs its tensors and at most the largest header it could carry:
-// a tied model's file lighter than the untied layout's tensors alone has no head, an untied
-// model's file heavier than the tied layout's tensors and that header has one
+// byte or on a model card to two decimals (published_flags.hpp) weighs its tensors and at most the
+// largest header it could carry, give or take its rounding: a publisher's files of a model that all
+// weigh as one flag's layout, one at least lighter than the untied layout's tensors alone (no
+// head) or heavier than the tied layout's tensors and that header (a head), show that flag
 // (confirm_by_file_sizes). A published parameter count (a tool's sum of a file's or a
 // checkpoint's elements) that is the layout's with the flag and not without it shows the flag too
 // (confirm_by_parameter_counts).
@@ -455,6 +456,10 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
     // nemotron-h-47b (bartowski's Q4_K_M of NVIDIA's Reasoning-128K releases, which their cards
     // say are based on the base models) and exaone-4.5-33b (LG's Q4_K_M with its MTP block) and
     // qwen2.5-vl-72b (Unsloth's Q4_K_M), heavier than the tied ones and the largest header;
+    // bartowski's model cards (sizes to 0.01 GB) decide 20 flags the headers, checkpoints and
+    // counts show too: gemma-2-2b / 9b / 27b, llama-3.2-1b / 3b and qwen3-4b tied, llama-3.1-8b /
+    // 70b, olmo-2-13b, phi-3.5-mini, phi-4-14b, phi-4-reasoning-14b, qwen2.5-14b / 32b / 72b,
+    // qwen2.5-coder-7b and qwen3-8b / 14b / 30b-a3b / 32b untied;
     // qwen3-0.6b's, gemma-4-12b's, gemma-3n-e2b's and gemma-3n-e4b's (ggml-org's Q8_0),
     // lfm2-1.2b's, ministral-3-3b's, falcon-h1-1.5b's and qwen3-vl-2b / 4b / 8b's (Qwen's) files
     // confirm flags the headers show too; and 13 from published parameter counts, each the layout's
