@@ -32,7 +32,7 @@ inline std::vector<nlohmann::json> file_size_rows() {
     std::vector<nlohmann::json> out;
     const auto add = [&](const nlohmann::json& rows) {
         for (const auto& row : rows) {
-            if (!row.contains("bytes") && !row.contains("gb")) continue;
+            if (!row.contains("bytes") && !row.contains("gb") && !row.contains("mib")) continue;
             if (row.contains("variant")) continue;
             if (!quant(row.at("quant").get<std::string>()).recipe_base.empty()) continue;
             out.push_back(row);
@@ -63,10 +63,15 @@ struct PublishedFileSize {
     std::uint64_t half_unit = 0;
 };
 
-// The row's size, read from its decimal text without rounding ('gb': 10^9 bytes, at most nine
-// decimals).
+// The row's size, read from its text without rounding: 'gb' in 10^9 bytes with at most nine
+// decimals, 'mib' in whole 2^20 bytes (a tool's bytes / 2^20, rounded to the MiB).
 inline PublishedFileSize published_file_size(const nlohmann::json& row) {
     if (row.contains("bytes")) return {row.at("bytes").get<std::uint64_t>(), 0};
+    if (row.contains("mib")) {
+        const auto text = row.at("mib").get<std::string>();
+        REQUIRE(text.find('.') == std::string::npos);
+        return {std::stoull(text) << 20, 1ULL << 19};
+    }
     const auto text = row.at("gb").get<std::string>();
     const auto dot = text.find('.');
     const std::string whole = text.substr(0, dot);

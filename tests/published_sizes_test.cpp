@@ -1,7 +1,7 @@
 // canitrun's file sizes against published GGUF files (tests/fixtures/published-sizes.json: one
 // row a file, with where it is published, where its size was read and how it was rounded). The
 // bounds are issue #38's: median |error| <= 0.3 %, p90 <= 1.5 %, where a size published rounded
-// (GB with two decimals, GiB as llama.cpp prints it) counts as exact anywhere within its
+// (GB with two decimals, whole MiB, GiB as llama.cpp prints it) counts as exact anywhere within its
 // half-unit. A model card's size is the whole file (gguf_file_bytes); a llama.cpp load log's
 // 'file size' is the tensors alone (gguf_tensor_bytes).
 
@@ -18,6 +18,7 @@
 
 #include "canitrun/gguf_file_size.hpp"
 #include "catch.hpp"
+#include "published_flags.hpp"
 #include "test_support.hpp"
 
 using nlohmann::json;
@@ -36,15 +37,17 @@ struct Published {
     double half_unit = 0;  // the rounding the figure carries, in bytes
 };
 
-// "20.34" GB: 20.34e9 bytes, give or take 0.005e9; "16.493" GiB likewise in 2^30 bytes.
+// A whole file's size as published_flags.hpp reads it ("20.34" GB: 20.34e9 bytes, give or take
+// 0.005e9; exact bytes; whole MiB); "16.493" GiB, a load log's tensors, in 2^30 bytes likewise.
 Published published_size(const json& row) {
-    if (row.contains("bytes")) return {row.at("bytes").get<double>(), 0};
-    const bool gib = row.contains("gib");
-    const auto text = row.at(gib ? "gib" : "gb").get<std::string>();
-    const double unit = gib ? 1073741824.0 : 1e9;
+    if (!row.contains("gib")) {
+        const auto file = test::published_file_size(row);
+        return {static_cast<double>(file.bytes), static_cast<double>(file.half_unit)};
+    }
+    const auto text = row.at("gib").get<std::string>();
     const auto dot = text.find('.');
     const int decimals = dot == std::string::npos ? 0 : static_cast<int>(text.size() - dot - 1);
-    return {std::stod(text) * unit, 0.5 * std::pow(10.0, -decimals) * unit};
+    return {std::stod(text) * 1073741824.0, 0.5 * std::pow(10.0, -decimals) * 1073741824.0};
 }
 
 // The file as its publisher made it: the quantization's recipe, and an importance matrix
@@ -102,7 +105,9 @@ TEST_CASE("published sizes: every row names its file, its source and one size, a
         const auto source = row.at("source").get<std::string>();
         INFO(file);
         CHECK(!row.at("size_from").get<std::string>().empty());
-        CHECK(row.contains("bytes") + row.contains("gb") + row.contains("gib") == 1);
+        CHECK(row.contains("bytes") + row.contains("gb") + row.contains("gib") +
+                  row.contains("mib") ==
+              1);
         CHECK(test::database().find_model(row.at("model").get<std::string>()));
         CHECK(test::database().find_quant(row.at("quant").get<std::string>()));
         if (row.contains("log")) {
