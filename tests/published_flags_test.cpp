@@ -154,7 +154,11 @@ TEST_CASE("published flags: the exact sizes decide these models' flags") {
         {"qwen3.5-27b", false},
         {"qwen3.5-35b-a3b", false},
         // LM Studio's Q4_K_M, 13,670 MiB: Mistral Small 3.2's untied stack with its head
+        // LM Studio's Q4_K_M (13,670 MiB) and Mistral's own four files: Mistral Small 3.2's
+        // untied stack with its head
         {"magistral-small-1.2-24b", false},
+        // TII's eleven plain files, each 12.1 MB over the untied tensors
+        {"falcon-h1-34b", false},
         // bartowski's model cards, every plain file of each within its rounding
         {"gemma-2-2b", true},
         {"gemma-2-9b", true},

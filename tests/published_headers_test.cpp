@@ -443,7 +443,7 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
     // hy_v4, kimi-k3, kimi-linear, mimo2, minimax-m2, minimax-m3, step35 and muse-glimmer loaders
     // (deepseek-v4-flash / pro / pro-0813, hy4-preview, kimi-k3, kimi-linear-48b-a3b,
     // mimo-v2-flash, mimo-v2.6-pro-rl, minimax-m2, minimax-m3, step-3.5-flash,
-    // muse-glimmer-30b), and 27 more from files' byte counts (published_flags_test.cpp):
+    // muse-glimmer-30b), and 28 more from files' byte counts (published_flags_test.cpp):
     // granite-4.1-3b (Unsloth's 13 plain files), granite-4.0-micro, granite-4.0-1b,
     // granite-4.0-350m, granite-4.0-h-1b, granite-4.0-h-350m, lfm2-350m, lfm2-700m, lfm2-2.6b,
     // lfm2-8b-a1b, spark-x2.5-4b (their publishers' Q4_K_M files) and qwen3-embedding-0.6b
@@ -455,8 +455,9 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
     // (IBM's and Unsloth's Q4_K_M), lighter than the untied layout's tensors, and nemotron-h-8b and
     // nemotron-h-47b (bartowski's Q4_K_M of NVIDIA's Reasoning-128K releases, which their cards
     // say are based on the base models) and exaone-4.5-33b (LG's Q4_K_M with its MTP block) and
-    // qwen2.5-vl-72b (Unsloth's Q4_K_M) and magistral-small-1.2-24b (LM Studio's Q4_K_M, 13,670
-    // MiB as a project's notes report it), heavier than the tied ones and the largest header;
+    // qwen2.5-vl-72b (Unsloth's Q4_K_M), magistral-small-1.2-24b (Mistral's four files, and LM
+    // Studio's Q4_K_M, 13,670 MiB as a project's notes report it) and falcon-h1-34b (TII's eleven
+    // plain files), heavier than the tied ones and the largest header;
     // bartowski's model cards (sizes to 0.01 GB) decide 20 flags the headers, checkpoints and
     // counts show too: gemma-2-2b / 9b / 27b, llama-3.2-1b / 3b and qwen3-4b tied, llama-3.1-8b /
     // 70b, olmo-2-13b, phi-3.5-mini, phi-4-14b, phi-4-reasoning-14b, qwen2.5-14b / 32b / 72b,
@@ -476,8 +477,10 @@ TEST_CASE("published headers: each header's tensor count confirms the database's
     // index total with the converter's rope_freqs) and falcon-h1-0.5b (transformers' count in a
     // paper whose 1.5B and 7B counts are those models' untied layouts too); the rows for
     // qwen2.5-7b, deepseek-r1-distill-qwen-7b, falcon-h1-1.5b and falcon-h1-7b confirm flags the
-    // headers and sizes show too: 201 (61 tied, 140 untied)
-    CHECK(confirmed.size() >= 201);
+    // headers and sizes show too, as do the Hub's counts of falcon-h1-34b's checkpoint and of
+    // magistral-small-1.2-24b's GGUF files (33,642,516,224 and 23,572,403,200, the untied layouts):
+    // 202 (61 tied, 141 untied)
+    CHECK(confirmed.size() >= 202);
 }
 
 // A fixture row's type counts, where the quote gives them for a plain llama-quantize file, are
