@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "canitrun/name_match.hpp"
+#include "quantize_request.hpp"
 #include "tensor_category.hpp"
 
 // A transcription of the type choice in llama.cpp 0ad4a86 src/llama-quant.cpp for the file types
@@ -16,6 +17,11 @@
 // then name), which decides the i_attention_wv / i_ffn_down counters.
 
 namespace canitrun {
+using detail::as_published;
+using detail::holds_for;
+using detail::names;
+using detail::rule_types;
+
 namespace {
 
 enum class Ftype {
@@ -371,68 +377,11 @@ std::string file_type_of_llama_ftype(std::uint64_t ftype) {
     return "";
 }
 
-QuantizeRequest quantize_request(const Quant& quant) {
-    if (quant.recipe_base.empty()) return QuantizeRequest{quant.id, std::nullopt, {}};
-    return QuantizeRequest{quant.recipe_base, quant.recipe_imatrix, quant.recipe_tensors};
-}
-
-QuantizeRequest floor_request(const std::vector<PlainFileRecipe>& plain_recipes,
-                              const Quant& quant) {
-    QuantizeRequest r = quantize_request(quant);
-    if (!r.tensor_types.empty()) return r;
-    for (const PlainFileRecipe& p : plain_recipes) {
-        if (p.file_type == r.file_type)
-            r.tensor_types.insert(r.tensor_types.end(), p.tensors.begin(), p.tensors.end());
-    }
-    return r;
-}
-
 bool is_llama_file_type(const Quant& quant) {
     return is_llama_file_type(quantize_request(quant).file_type);
 }
 
 namespace {
-
-// A rule's tensor: the whole name, or that tensor of every layer ("ssm_alpha.weight" for
-// "blk.3.ssm_alpha.weight"), as a --tensor-type pattern anchored at a name's end.
-bool names(const TensorTypeRule& rule, std::string_view tensor) {
-    if (tensor == rule.tensor) return true;
-    return tensor.size() > rule.tensor.size() && tensor.ends_with(rule.tensor) &&
-           tensor[tensor.size() - rule.tensor.size() - 1] == '.';
-}
-
-// A rule of a publisher's per-model choice holds for its architecture (family, model) only.
-bool holds_for(const TensorTypeRule& rule, const TensorLayout& layout) {
-    return (rule.arch.empty() || rule.arch == layout.arch) &&
-           (rule.family.empty() || rule.family == layout.family) &&
-           (rule.model.empty() || rule.model == layout.model_id);
-}
-
-// The file a plain request names, as the layout's publisher makes it: the recipe its repo's
-// file of that type is made by (published_recipe), with the caller's imatrix flag where it sets
-// one; otherwise the request itself. A request with rules of its own (a recipe asked for by name)
-// is taken as it is. (A layout without plain_recipes is llama-quantize's own: tools/accuracy
-// clears them.)
-QuantizeRequest as_published(const TensorLayout& layout, const QuantizeRequest& request) {
-    if (!request.tensor_types.empty()) return request;
-    const PlainFileRecipe* p = published_recipe(layout, request.file_type);
-    if (p == nullptr) return request;
-    return QuantizeRequest{request.file_type, request.imatrix.value_or(p->imatrix), p->tensors};
-}
-
-Result<std::vector<GgmlType>> rule_types(const QuantizeRequest& request) {
-    std::vector<GgmlType> out;
-    for (const auto& rule : request.tensor_types) {
-        const auto t = find_ggml_type(rule.type);
-        if (!t) {
-            return fail(ErrorKind::bad_input, "no ggml type '" + rule.type + "' for " +
-                                                  rule.tensor + " in the recipe of " +
-                                                  request.file_type);
-        }
-        out.push_back(*t);
-    }
-    return out;
-}
 
 // The type llama-quantize gives each tensor, in its processing order (p.order). One pass: the
 // rules count attn_v / ffn_down tensors as they go; a tensor the request types by hand takes
@@ -525,15 +474,6 @@ GgmlType smaller(const GgmlType& a, const GgmlType& b) {
 }
 
 }  // namespace
-
-const PlainFileRecipe* published_recipe(const TensorLayout& layout, std::string_view file_type) {
-    for (const PlainFileRecipe& p : layout.plain_recipes) {
-        // scoped as a recipe's per-model rule is
-        if (p.file_type == file_type && holds_for({"", "", p.arch, p.family, p.model}, layout))
-            return &p;
-    }
-    return nullptr;
-}
 
 Result<Bytes> device_weights_lower_bound(const PreparedLayout& p, const std::string& quant_id) {
     return device_weights_lower_bound(p, plain(quant_id, std::nullopt));
