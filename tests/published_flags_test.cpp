@@ -153,6 +153,7 @@ TEST_CASE("published flags: the exact sizes decide these models' flags") {
         {"qwen3.5-122b-a10b", false},
         {"qwen3.5-27b", false},
         {"qwen3.5-35b-a3b", false},
+        {"qwen3.6-35b-a3b", false},
         // LM Studio's Q4_K_M (13,670 MiB) and Mistral's own four files: Mistral Small 3.2's
         // untied stack with its head
         {"magistral-small-1.2-24b", false},
