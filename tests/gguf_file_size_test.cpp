@@ -176,7 +176,8 @@ TEST_CASE("gguf file size: Gemma 4 12B Q4_K_M tensors by hand, under the publish
 // Unsloth's own Q8_0 of the model 736 B more (9,527,502,048). Unsloth's UD-Q4_K_XL of the same
 // revision (5,966,095,584 B) thus holds 5,955,127,296 B of tensors, 337 MB over Q4_K_M's; no
 // recipe that types a tensor name alike in every layer gives its load log's counts (f16 48,
-// q8_0 24, q4_K 77, q5_K 67, q6_K 24, iq4_xs 10), so the data records none for it.
+// q8_0 24, q4_K 77, q5_K 67, q6_K 24, iq4_xs 10), so the data records only the part the counts
+// fix: the 48 f16 are ssm_alpha / ssm_beta (next test).
 TEST_CASE("gguf file size: Qwen 3.5 9B Q8_0 and Q4_K_M tensors by hand") {
     const Model& qwen = test::model("qwen3.5-9b");
     CHECK(gguf_tensor_bytes(qwen, quantize_request(test::quant("Q8_0"))).value() == 9516533760);
@@ -207,4 +208,20 @@ TEST_CASE("gguf file size: Unsloth's Qwen 3.5 MoE Q4_K_M is its UD-Q4_K_M mix") 
     // the recipe by name and the plain name in the repo are one file
     CHECK(*published == gguf_tensor_bytes(plain, quantize_request(test::quant("UD-Q4_K_M"))));
     CHECK(*gguf_tensor_bytes(plain, quantize_request(test::quant("Q4_K_M"))) < *without);
+}
+
+// Unsloth's UD-Q4_K_XL of the same model as far as the data types it: Q4_K_M's tensors with the
+// 48 ssm_alpha / ssm_beta (4096 x 32 each) in f16. llama-quantize's rules (from b8275, attn_qkv
+// taking the attn_v branch) give no branch to ssm_alpha / ssm_beta, so at Q4_K_M they are q4_K:
+// 2 - 144/256 = 1.4375 B a weight more, 48 x 131,072 x 1.4375 = 9,043,968 B, and
+// 5,618,141,184 + 9,043,968 = 5,627,185,152 B. (That Q4_K_M total is also the reading above,
+// attn_qkv in q5_K and ssm_alpha / ssm_beta in q8_0: llama-quantize's 12 attn_qkv in q6_K
+// (use_more_bits over the 32 attn_v and attn_qkv), 12 x 2 x 16,777,216 x 66/256 B, equal that
+// reading's 24 x 2 x 16,777,216 x 32/256 + 48 x 131,072 x 0.5 B.) The file holds
+// 5,955,127,296 B of tensors (above): its other 328 MB, 202 tensors typed apart layer by layer,
+// are not placed.
+TEST_CASE("gguf file size: Qwen 3.5 9B UD-Q4_K_XL tensors by hand, ssm_alpha / ssm_beta in f16") {
+    const Model& qwen = test::model("qwen3.5-9b");
+    CHECK(gguf_tensor_bytes(qwen, quantize_request(test::quant("UD-Q4_K_XL"))).value() ==
+          5627185152);
 }
