@@ -264,9 +264,10 @@ TEST_CASE("speed bands: how they held on sources they did not see") {
     // a product run one expert at a time pays the host's sort of the batch by expert, and a
     // GCN GPU multiplies BF16 at its FP32 rate (the MI50's qwen3-14b BF16 5.5x to 3.0x).
     // Then Unsloth's plain-named Qwen 3.5 MoE Q4_K_M came to be typed as its UD-Q4_K_M mix
-    // (data/publishers.json): the 48 runs of those files (20.09 and 20.70 GiB of tensors, nearer
-    // that mix's 20.5 GiB than llama-quantize's 19.7) read heavier, and the refit moved prefill's
-    // median 12.6 % to 12.9 %, decode's p90 30.35 % to 30.07 %.
+    // (data/publishers.json): the 32 runs of the 35B-A3B's file read heavier (24 of them of 20.70
+    // GiB of tensors, 0.2 GiB over that mix's 20.49 and 1.0 over llama-quantize's 19.70; 8 of
+    // 20.09), and the refit moved prefill's median 12.6 % to 12.9 %, decode's p90 30.35 % to
+    // 30.07 %.
     CHECK(m.out_of_sample.prefill_p90 <= 0.342);
     CHECK(m.out_of_sample.prefill_median <= 0.130);
     CHECK(m.out_of_sample.decode_median <= 0.098);
