@@ -390,6 +390,13 @@ std::uint64_t count_layers(const Model& model, LayerKind kind);
 // An MLA group's V head width: the model's value_length_mla where it states one, else the
 // group's own (the layouts' attn_v_b / attn_output and the compute buffer's rows read it).
 std::uint64_t mla_v_head_dim(const Architecture& arch, const LayerGroup& group);
+// An MLA group's query heads: its own where it states them (Dots 3 Note Preview's 64 on its
+// sliding MLA layers), else the model's (attention.heads).
+std::uint64_t mla_heads(const Architecture& arch, const LayerGroup& group);
+// Whether a group's layers attend to a sliding window, so llama.cpp keeps them in a cache of
+// window + ubatch cells (llama_kv_cache_iswa, llama_kv_cache_dsa_iswa): a sliding group, or an
+// MLA group with a window (dots3note's sliding MLA layers).
+bool keeps_window(const LayerGroup& group);
 
 // The layers that hold a feed-forward network: the FFN-only blocks where the model has them,
 // else every layer.

@@ -114,7 +114,7 @@ void write_model(JsonSink& w, const Model& m) {
         w.begin_object();
         w.field("kind", layer_kind_name(g.kind));
         w.field("count", g.count);
-        if (g.kind == LayerKind::sliding) w.field("window", g.window);
+        if (keeps_window(g)) w.field("window", g.window);  // sliding, or a sliding MLA
         w.end_object();
     }
     w.end_array();

@@ -57,6 +57,7 @@ std::string group_glyph(const LayerGroup& g, bool unicode) {
         return glyph(LayerKind::sliding, unicode);
     }
     if (g.kind == LayerKind::compressed && g.compress_ratio > 4) return unicode ? "▒" : "H";
+    if (g.kind == LayerKind::mla && keeps_window(g)) return glyph(LayerKind::sliding, unicode);
     return glyph(g.kind, unicode);
 }
 
@@ -70,6 +71,10 @@ std::string group_detail(const Model& m, const LayerGroup& g, bool unicode) {
         case LayerKind::sliding:
             return heads + ", at most " + format_thousands(g.window) + " tokens cached";
         case LayerKind::mla:
+            if (keeps_window(g)) {  // dots3note's sliding MLA
+                return fmt::format("a {} + {} latent per token, at most {} tokens cached",
+                                   g.kv_lora_rank, g.qk_rope_head_dim, format_thousands(g.window));
+            }
             return fmt::format("a {} + {} latent per token, a cache that grows with the context",
                                g.kv_lora_rank, g.qk_rope_head_dim);
         case LayerKind::linear:
@@ -156,6 +161,7 @@ std::string group_label(const Model& m, const LayerGroup& g) {
         return label + " (1 entry per " + std::to_string(g.compress_ratio) + " tokens" +
                (g.index_head_dim > 0 ? ", indexer)" : ")");
     }
+    if (g.kind == LayerKind::mla && keeps_window(g)) label = "sliding-window " + label;
     return g.index_head_dim > 0 ? label + " with indexer" : label;
 }
 

@@ -33,7 +33,13 @@ void write_general_keys(GgufWriter& w, const Model& m, const std::string& arch, 
     w.u32(p + "embedding_length", u32(a.hidden_size));
     w.u32(p + "block_count", u32(a.layers + (mtp ? a.mtp_layers : 0)));
     if (mtp) w.u32(p + "nextn_predict_layers", u32(a.mtp_layers));
-    if (arch == "step35") {
+    if (arch == "dots3note") {
+        // conversion/dots3.py: each layer's heads, 64 on the sliding MLA layers
+        std::vector<std::uint32_t> heads;
+        for (const auto g : layer_group_order(m))
+            heads.push_back(u32(mla_heads(a, a.layer_groups[g])));
+        w.u32_array(p + "attention.head_count", heads);
+    } else if (arch == "step35") {
         // conversion/step3.py: the query heads of every layer (attention_other_setting's 96 on
         // the sliding ones)
         std::vector<std::uint32_t> heads;
@@ -60,7 +66,8 @@ void write_general_keys(GgufWriter& w, const Model& m, const std::string& arch, 
 // whose shared experts take the routed experts' width (no expert_shared_feed_forward_length).
 bool mla_arch(const std::string& arch) {
     return arch == "deepseek2" || arch == "deepseek32" || arch == "glm-dsa" ||
-           arch == "kimi-linear" || arch == "kimi-k3" || arch == "hy_v4" || arch == "mistral4";
+           arch == "kimi-linear" || arch == "kimi-k3" || arch == "hy_v4" || arch == "mistral4" ||
+           arch == "dots3note";
 }
 
 void write_mla_keys(GgufWriter& w, const Model& m, const std::string& arch, std::uint64_t v_dim) {
@@ -375,6 +382,32 @@ void write_hy_v4_keys(GgufWriter& w, const Model& m) {
     w.bool_array(p + "attention.indexer.types", full);
 }
 
+// conversion/dots3.py: the sliding MLA layers' window, pattern and shapes, their rope base
+// (swa_rope_theta 50000), and the indexer's layers as one bool each (true: a full layer);
+// dots3note.cpp requires each.
+void write_dots3note_keys(GgufWriter& w, const Model& m) {
+    const std::string p = "dots3note.";
+    const auto& groups = m.arch.layer_groups;
+    const auto order = layer_group_order(m);
+    LayerGroup swa;
+    std::vector<bool> sliding, indexed;
+    for (const std::size_t g : order) {
+        if (keeps_window(groups[g])) swa = groups[g];
+        sliding.push_back(keeps_window(groups[g]));
+        indexed.push_back(groups[g].index_head_dim > 0);
+    }
+    w.u32(p + "attention.sliding_window", u32(swa.window));
+    w.bool_array(p + "attention.sliding_window_pattern", sliding);
+    w.u32(p + "attention.kv_lora_rank_swa", u32(swa.kv_lora_rank));
+    w.u32(p + "attention.key_length_swa", u32(swa.kv_lora_rank + swa.qk_rope_head_dim));
+    w.u32(p + "attention.value_length_swa", u32(swa.kv_lora_rank));
+    w.u32(p + "attention.key_length_mla_swa", u32(swa.qk_nope_head_dim + swa.qk_rope_head_dim));
+    w.u32(p + "attention.value_length_mla_swa", u32(swa.v_head_dim));
+    w.f32(p + "rope.freq_base_swa", 50000.0f);
+    w.bool_array(p + "attention.indexer.types", indexed);
+    w.boolean(p + "expert_weights_norm", true);
+}
+
 // The scales and rope sections a few architectures' converters write.
 void write_arch_extra_keys(GgufWriter& w, const std::string& arch) {
     const std::string p = arch + ".";
@@ -428,6 +461,7 @@ void write_model_metadata(GgufWriter& w, const Model& m, const std::string& arch
     if (arch == "kimi-k3") write_kimi_k3_keys(w, m);
     if (arch == "qwen4exp") write_qwen4exp_keys(w, m);
     if (arch == "hy_v4") write_hy_v4_keys(w, m);
+    if (arch == "dots3note") write_dots3note_keys(w, m);
     write_arch_extra_keys(w, arch);
     w.str("tokenizer.ggml.model", "no_vocab");
 }

@@ -105,6 +105,7 @@ MODELS = [
     ("nemotron-3.5-lightning-30b-a3b", "Q4_0"),  # nemotron_h_moe, Nano's layout
     ("spark-x2.5-4b", "Q4_K_M"),           # spark2_5: fused qkv, head-wise attn_gate, sliding 3:1
     ("mistral-small-4-119b", "Q4_K_M"),    # mistral4: deepseek2's MLA (320 / 256), stacked gate_up experts
+    ("dots3-note-prev", "Q2_K"),           # dots3note: full DSA MLA + sliding MLA (own heads, latent), head-wise gate
 ]
 
 # (model id, quantization): files loaded as llama-server loads them by default on a machine

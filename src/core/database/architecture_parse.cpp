@@ -51,7 +51,7 @@ LayerGroup parse_layer_group(const Fields& f) {
     LayerGroup g;
     g.kind = parse_layer_kind(f);
     g.count = f.count("count", 1, kMaxLayers);
-    if (g.kind == LayerKind::full || g.kind == LayerKind::sliding) {
+    if (g.kind == LayerKind::full || g.kind == LayerKind::sliding || g.kind == LayerKind::mla) {
         g.heads = f.count_or("heads", 0, kMaxDim);  // on an ssm group, "heads" are Mamba's
     }
     g.kv_heads = f.count_or("kv_heads", 0, kMaxDim);
@@ -87,6 +87,8 @@ LayerGroup parse_layer_group(const Fields& f) {
             g.index_head_dim = f.count_or("index_head_dim", 0, kMaxDim);
             g.index_heads = f.count_or("index_heads", 0, kMaxDim);
             g.index_top_k = f.count_or("index_topk", 0, kMaxContext);
+            // dots3note's sliding MLA layers (llama_kv_cache_dsa_iswa's SWA cache)
+            g.window = f.count_or("window", 0, kMaxContext);
             break;
         case LayerKind::conv:
             g.conv_kernel = f.count("conv_kernel", 1, 64);

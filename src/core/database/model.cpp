@@ -56,13 +56,25 @@ Model all_attention_variant(const Model& model) {
 }
 
 bool is_all_attention(const Model& model) {
-    return count_layers(model, LayerKind::full) + count_layers(model, LayerKind::mla) +
-               count_layers(model, LayerKind::ffn) ==
-           model.arch.layers;
+    std::uint64_t all = 0;
+    for (const auto& g : model.arch.layer_groups) {
+        const bool attends_all = g.kind == LayerKind::full || g.kind == LayerKind::ffn ||
+                                 (g.kind == LayerKind::mla && !keeps_window(g));
+        all += attends_all ? g.count : 0;
+    }
+    return all == model.arch.layers;
 }
 
 std::uint64_t mla_v_head_dim(const Architecture& arch, const LayerGroup& group) {
     return arch.attention.v_head_dim ? arch.attention.v_head_dim : group.v_head_dim;
+}
+
+std::uint64_t mla_heads(const Architecture& arch, const LayerGroup& group) {
+    return group.heads ? group.heads : arch.attention.heads;
+}
+
+bool keeps_window(const LayerGroup& group) {
+    return (group.kind == LayerKind::sliding || group.kind == LayerKind::mla) && group.window > 0;
 }
 
 std::uint64_t ffn_layer_count(const Architecture& arch) {

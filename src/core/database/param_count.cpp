@@ -105,7 +105,7 @@ Wide wide_mixer_params(const Model& m, const LayerGroup& g) {
         case LayerKind::ssm:
             return wide_mamba_params(m, g);
         case LayerKind::mla: {
-            const Wide heads = a.heads;
+            const Wide heads = mla_heads(m.arch, g);
             const Wide q_lora = g.q_lora_rank;
             const Wide kv_lora = g.kv_lora_rank;
             const Wide qk = Wide{g.qk_nope_head_dim} + g.qk_rope_head_dim;

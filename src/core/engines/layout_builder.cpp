@@ -203,7 +203,7 @@ void moe_or_dense_ffn(Builder& b, const Model& m, int il, bool shared_gate) {
 
 void mla_attention(Builder& b, const Model& m, const LayerGroup& g, int il) {
     const auto& a = m.arch;
-    const std::uint64_t heads = a.attention.heads;
+    const std::uint64_t heads = mla_heads(a, g);
     const std::uint64_t qk_head = checked::add(g.qk_nope_head_dim, g.qk_rope_head_dim);
     const std::uint64_t v_head = mla_v_head_dim(a, g);
     if (g.q_lora_rank > 0) {

@@ -118,6 +118,8 @@ void build_gemma3n(Builder& b, const Model& m);
 void build_gemma4(Builder& b, const Model& m);
 // Spark-X2.5, spark_layout.cpp.
 void build_spark2_5(Builder& b, const Model& m);
+// Dots 3 Note Preview, dots3_layout.cpp.
+void build_dots3note(Builder& b, const Model& m);
 // BERT (bge-m3's XLM-RoBERTa) and nomic-bert (`nomic`), encoder_layouts.cpp.
 void build_bert(Builder& b, const Model& m, bool nomic);
 

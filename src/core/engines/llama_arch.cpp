@@ -54,7 +54,8 @@ std::optional<Result<std::string>> recurrent_or_mla_arch(const Model& m) {
     if (f == "mistral-large3") return std::string("deepseek2");
     if (f == "kimi-linear") return std::string("kimi-linear");
     if (f == "glm-5" && indexer) return std::string("glm-dsa");
-    if (f == "hy4") return std::string("hy_v4");  // Tencent Hy4 (HYV4ForCausalLM)
+    if (f == "hy4") return std::string("hy_v4");        // Tencent Hy4 (HYV4ForCausalLM)
+    if (f == "dots3") return std::string("dots3note");  // Dots3NoteForCausalLM
     return own_name_or_unsupported(m);
 }
 

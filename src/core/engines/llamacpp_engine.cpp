@@ -148,7 +148,9 @@ Result<LayerCache> group_cache(const Model& m, const LayerGroup& group, const Ge
                                 row(tk, group.index_head_dim, "an indexer key row"));
             per_cell = checked::add(per_cell, ik);
         }
-        cells = g.n_ctx_seq;
+        // dots3note's sliding MLA: llama_kv_cache_dsa_iswa's SWA cache, the iswa rule's cells
+        cells = keeps_window(group) ? llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch)
+                                    : g.n_ctx_seq;
     } else if (group.kind == LayerKind::compressed) {
         return compressed_cache(m, group, g, tk, c);
     }
@@ -231,7 +233,7 @@ std::uint64_t mla_layer_floats(const Model& m) {
             checked::add(checked::mul(2, checked::add(g.kv_lora_rank, g.qk_rope_head_dim)),
                          checked::add(g.qk_nope_head_dim, v));
         floats = std::max(floats, checked::add(checked::mul(rows, a.hidden_size),
-                                               checked::mul(a.attention.heads, per_head)));
+                                               checked::mul(mla_heads(a, g), per_head)));
     }
     return floats;
 }
@@ -318,19 +320,27 @@ std::uint64_t compressed_attention_bytes(const Model& m, const Geometry& g, bool
     return per_token;
 }
 
-// The KQ masks' cells per ubatch token: one row of n_kv for the full (and MLA, compressed)
-// layers, one of the sliding window for the sliding ones (llama-graph.cpp's inputs).
-std::uint64_t mask_cells(const Model& m, const Geometry& g) {
+// The sliding window's cells (the SWA cache of llama_kv_cache_iswa / dsa_iswa), 0 without one.
+std::uint64_t swa_cells(const Model& m, const Geometry& g) {
     std::uint64_t swa = 0;
     for (const auto& group : m.arch.layer_groups) {
-        if (group.kind == LayerKind::sliding) {
-            swa = llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch);
-        }
+        if (keeps_window(group)) swa = llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch);
     }
-    const bool global = count_layers(m, LayerKind::full) + count_layers(m, LayerKind::mla) +
-                            count_layers(m, LayerKind::compressed) >
-                        0;
-    return checked::add(global ? g.n_ctx_seq : 0, swa);
+    return swa;
+}
+
+// Whether some layer attends to every cell: full, MLA without a window, compressed.
+bool has_global_layers(const Model& m) {
+    return std::ranges::any_of(m.arch.layer_groups, [](const LayerGroup& group) {
+        return group.kind == LayerKind::full || group.kind == LayerKind::compressed ||
+               (group.kind == LayerKind::mla && !keeps_window(group));
+    });
+}
+
+// The KQ masks' cells per ubatch token: one row of n_kv for the global layers, one of the
+// sliding window for the sliding ones (llama-graph.cpp's inputs).
+std::uint64_t mask_cells(const Model& m, const Geometry& g) {
+    return checked::add(has_global_layers(m) ? g.n_ctx_seq : 0, swa_cells(m, g));
 }
 
 // The graph's peak before its output phase: the layers' attention and FFN. `embd_rows`:
@@ -344,13 +354,8 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
     if (count_layers(m, LayerKind::compressed) > 0) {
         return checked::mul(g.ubatch, compressed_attention_bytes(m, g, flash_attn));
     }
-    std::uint64_t swa_kv = 0;
-    for (const auto& group : a.layer_groups) {
-        if (group.kind == LayerKind::sliding) {
-            swa_kv = llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch);
-        }
-    }
-    const bool has_global = count_layers(m, LayerKind::full) + count_layers(m, LayerKind::mla) > 0;
+    const std::uint64_t swa_kv = swa_cells(m, g);
+    const bool has_global = has_global_layers(m);
     const std::uint64_t n_kv = has_global ? g.n_ctx_seq : swa_kv;
     // the KQ masks: a row of n_kv a token, one of the window for sliding layers (f16 with FA)
     const std::uint64_t masks = checked::add(n_kv, has_global ? swa_kv : 0);
@@ -367,10 +372,10 @@ Bytes attention_phase_bytes(const Model& m, const Geometry& g, bool flash_attn,
     std::uint64_t kq = 0;
     for (const auto& group : a.layer_groups) {
         const std::uint64_t heads = attention_dims(m, group).heads;
-        if (group.kind == LayerKind::full || group.kind == LayerKind::mla) {
-            kq = std::max(kq, checked::mul(heads, n_kv));
-        } else if (group.kind == LayerKind::sliding) {
+        if (keeps_window(group)) {
             kq = std::max(kq, checked::mul(heads, swa_kv));
+        } else if (group.kind == LayerKind::full || group.kind == LayerKind::mla) {
+            kq = std::max(kq, checked::mul(heads, n_kv));
         }
     }
     std::uint64_t ffn = checked::add(checked::add(widest_ffn_width(m), per_layer_input_floats(m)),
@@ -554,17 +559,7 @@ Result<Bytes> host_compute_of(const Model& model, const CacheSetup& setup,
     return catch_overflow(
         [&]() -> Result<Bytes> {
             const Geometry& g = setup.g;
-            std::uint64_t swa = 0;
-            for (const auto& group : model.arch.layer_groups) {
-                if (group.kind == LayerKind::sliding) {
-                    swa = llama_sliding_cells(g.n_ctx_seq, group.window, g.ubatch);
-                }
-            }
-            const bool global = count_layers(model, LayerKind::full) +
-                                    count_layers(model, LayerKind::mla) +
-                                    count_layers(model, LayerKind::compressed) >
-                                0;
-            const std::uint64_t masks = checked::add(global ? g.n_ctx_seq : 0, swa);
+            const std::uint64_t masks = mask_cells(model, g);
             // f16 masks under flash attention at the pinned build (build_attn_inp_kq_mask):
             // the H200's CUDA_Host buffer, Llama 3.1 8B at 32768 cells, is 48.01 MiB =
             // 512 x (2 x 32768 + 4 x 2 x 4096) B, where f32 masks would make it 80

@@ -84,7 +84,7 @@ Model llama_cache_model(const Model& model, std::uint64_t context, std::uint64_t
     Model out = model;
     const std::uint64_t n_ctx = llama_padded_context(context);
     for (auto& g : out.arch.layer_groups) {
-        if (g.kind != LayerKind::sliding) continue;
+        if (!keeps_window(g)) continue;
         g.window = llama_sliding_cells(n_ctx, g.window, n_ubatch);
     }
     return out;

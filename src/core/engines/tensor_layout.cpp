@@ -329,6 +329,7 @@ const ArchEntry* arch_entry(const std::string& arch) {
         {"deepseek2", build_deepseek2, kNeedsExperts},
         {"deepseek32", build_deepseek2, kNeedsExperts},
         {"glm-dsa", build_deepseek2, kNeedsExperts},
+        {"dots3note", build_dots3note, kNeedsExperts},
         {"mistral4", build_mistral4, kNeedsExperts},
         {"olmo2", build_olmo2},
         {"seed_oss", build_seed_oss},

@@ -116,6 +116,8 @@ std::uint64_t cached_tokens(const LayerGroup& group, std::uint64_t context) {
     switch (group.kind) {
         case LayerKind::full:
         case LayerKind::mla:
+            // an MLA group with a window (dots3note's sliding MLA) keeps only that
+            if (keeps_window(group)) return std::min(group.window, context);
             return context;
         case LayerKind::sliding:
         case LayerKind::compressed:
@@ -182,7 +184,8 @@ std::uint64_t count_growing_layers(const Model& model) {
     std::uint64_t n = 0;
     for (std::size_t g = 0; g < owners.size(); ++g) {
         const LayerGroup& group = model.arch.layer_groups[g];
-        const bool grows = group.kind == LayerKind::full || group.kind == LayerKind::mla ||
+        const bool grows = group.kind == LayerKind::full ||
+                           (group.kind == LayerKind::mla && !keeps_window(group)) ||
                            (group.kind == LayerKind::compressed && group.compress_ratio > 0);
         n += grows ? owners[g] : 0;
     }

@@ -253,6 +253,17 @@ LayerGroup read_gguf_mla_group(const GgufArchKeys& keys) {
     return mla;
 }
 
+// dots3note's sliding MLA layers: their own latent and head sizes (conversion/dots3.py's
+// kv_lora_rank_swa, key_length_mla_swa, value_length_mla_swa); an empty group elsewhere.
+LayerGroup read_gguf_mla_swa_group(const GgufArchKeys& keys) {
+    LayerGroup swa = read_gguf_mla_group(keys);
+    swa.kv_lora_rank = keys.uint_or("attention.kv_lora_rank_swa", 0);
+    const std::uint64_t k_mla = keys.uint_or("attention.key_length_mla_swa", 0);
+    swa.qk_nope_head_dim = k_mla > swa.qk_rope_head_dim ? k_mla - swa.qk_rope_head_dim : 0;
+    swa.v_head_dim = keys.uint_or("attention.value_length_mla_swa", 0);
+    return swa.kv_lora_rank > 0 ? swa : LayerGroup{};
+}
+
 // Which layers keep a sparse-attention indexer of their own (and its key cache):
 // - glm-dsa: attention.indexer.types, one flag per layer; without it every layer of GLM-5 /
 //   5.1 and GLM-5.2's default pattern (glm-dsa.cpp: the first two layers and the first of
@@ -281,6 +292,7 @@ struct GgufLayerRules {
     GgufRecurrentLayers recurrent_layers;
     LayerGroup recurrent;
     LayerGroup mla;
+    LayerGroup mla_swa;  // dots3note's sliding MLA layers (kv_lora_rank 0 elsewhere)
     GgufIndexerLayers indexer;
     std::uint64_t index_head_dim = 0;
     std::uint64_t index_heads = 0;
@@ -300,6 +312,7 @@ GgufLayerRules read_gguf_layer_rules(const GgufArchKeys& keys, const std::string
     rules.recurrent_layers.interval = keys.uint_or("full_attention_interval", 4);
     rules.recurrent = read_gguf_recurrent_group(keys, arch);
     rules.mla = read_gguf_mla_group(keys);
+    rules.mla_swa = read_gguf_mla_swa_group(keys);
     rules.index_head_dim = keys.uint_or("attention.indexer.key_length", 0);
     rules.index_heads = keys.uint_or("attention.indexer.head_count", 0);
     rules.index_top_k = keys.uint_or("attention.indexer.top_k", 0);
@@ -345,6 +358,10 @@ std::vector<LayerInfo> classify_gguf_layers(const std::string& arch, const GgufH
         if (rules.mla.kv_lora_rank > 0) {
             li.kind = LayerKind::mla;
             li.index_head_dim = own_indexer ? rules.index_head_dim : 0;
+            if (rules.mla_swa.kv_lora_rank > 0 && rules.sliding.at(il)) {
+                li.window = rules.sliding.window;  // dots3note: its own heads and latent
+                if (counts.heads[il] != attention.heads) li.heads = counts.heads[il];
+            }
             continue;
         }
         if (arch == "minimax-m3" && own_indexer) li.index_head_dim = rules.index_head_dim;
@@ -384,7 +401,9 @@ std::vector<LayerGroup> group_gguf_layers(const std::vector<LayerInfo>& layers,
         if (is_recurrent(li.kind)) {
             g = rules.recurrent;
         } else if (li.kind == LayerKind::mla) {
-            g = rules.mla;
+            g = li.window > 0 ? rules.mla_swa : rules.mla;
+            g.heads = li.heads;
+            g.window = li.window;
         } else if (li.kind == LayerKind::ffn) {
             g.kind = li.kind;
         } else {

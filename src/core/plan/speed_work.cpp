@@ -21,9 +21,10 @@ struct ModelFlops {
     double wide_attention = 0;  // of `attention`, the layers' of heads wider than kNarrowHeadDim
 };
 
-// Whether a layer group attends to a window of the cache (a cache of its own in llama.cpp).
+// Whether a layer group attends to a window of the cache (a cache of its own in llama.cpp):
+// a sliding group or dots3note's sliding MLA (keeps_window, the KV rules' own).
 bool windowed(const LayerGroup& g) {
-    return g.kind == LayerKind::sliding && g.window > 0;
+    return keeps_window(g);
 }
 
 // Whether a layer group's query attends over a KV cache of its own kind the speed model reads:
@@ -193,7 +194,7 @@ void set_activations(const Model& m, SpeedWork& work) {
             gq = heads * static_cast<double>(d.k_dim);
             gkv = static_cast<double>(d.kv_heads * d.k_dim);
         } else if (g.kind == LayerKind::mla) {
-            gq = static_cast<double>(a.attention.heads * (g.qk_nope_head_dim + g.qk_rope_head_dim));
+            gq = static_cast<double>(mla_heads(a, g) * (g.qk_nope_head_dim + g.qk_rope_head_dim));
             gkv = static_cast<double>(g.kv_lora_rank + g.qk_rope_head_dim);
         } else if (g.kind == LayerKind::linear) {
             gq = static_cast<double>(g.value_heads * g.value_head_dim);
