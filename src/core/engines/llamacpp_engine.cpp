@@ -292,8 +292,13 @@ std::uint64_t dsa_leaf_floats(const Model& m, std::uint64_t n_kv) {
 std::uint64_t dsa_bytes(const Model& m, std::uint64_t n_kv, bool flash_attn) {
     const std::uint64_t leaf = dsa_leaf_floats(m, n_kv);
     if (leaf == 0) return 0;
-    const std::uint64_t zeros =
-        checked::mul(checked::mul(count_layers(m, LayerKind::mla), leaf), kF32Bytes);
+    // every MLA layer attending through the DSA cache; a sliding MLA layer (dots3note's) calls
+    // build_attn on its SWA cache without top_k, so it makes no leaf
+    std::uint64_t dsa_layers = 0;
+    for (const auto& group : m.arch.layer_groups) {
+        if (group.kind == LayerKind::mla && !keeps_window(group)) dsa_layers += group.count;
+    }
+    const std::uint64_t zeros = checked::mul(checked::mul(dsa_layers, leaf), kF32Bytes);
     return checked::add(zeros, checked::mul(n_kv, flash_attn ? 2 + kF32Bytes : 2));
 }
 
