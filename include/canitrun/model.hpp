@@ -397,6 +397,9 @@ std::uint64_t mla_heads(const Architecture& arch, const LayerGroup& group);
 // window + ubatch cells (llama_kv_cache_iswa, llama_kv_cache_dsa_iswa): a sliding group, or an
 // MLA group with a window (dots3note's sliding MLA layers).
 bool keeps_window(const LayerGroup& group);
+// Whether a group's layers cache (and attend to) every token of the context: full attention, or
+// MLA without a window. The layers that grow with the context, the page's "cache every token".
+bool attends_every_token(const LayerGroup& group);
 
 // The layers that hold a feed-forward network: the FFN-only blocks where the model has them,
 // else every layer.

@@ -244,9 +244,10 @@ void write_kv_chart_section(std::ostream& out, const Model& m,
     const ChartChoice c = chart_of(out);
     if (!c.draw || curve.empty()) return;
     const bool twin = !is_all_attention(m);
+    // full layers that keep a cache of their own (count_kv_layers), and MLA without a window
     std::uint64_t every_token = count_kv_layers(m, LayerKind::full);
     for (const auto& g : m.arch.layer_groups) {
-        if (g.kind == LayerKind::mla && !keeps_window(g)) every_token += g.count;
+        if (g.kind == LayerKind::mla && attends_every_token(g)) every_token += g.count;
     }
     const std::string own = twin ? fmt::format("{}: {} of {} layers cache every token", m.name,
                                                every_token, m.arch.layers)

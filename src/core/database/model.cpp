@@ -58,9 +58,7 @@ Model all_attention_variant(const Model& model) {
 bool is_all_attention(const Model& model) {
     std::uint64_t all = 0;
     for (const auto& g : model.arch.layer_groups) {
-        const bool attends_all = g.kind == LayerKind::full || g.kind == LayerKind::ffn ||
-                                 (g.kind == LayerKind::mla && !keeps_window(g));
-        all += attends_all ? g.count : 0;
+        all += attends_every_token(g) || g.kind == LayerKind::ffn ? g.count : 0;
     }
     return all == model.arch.layers;
 }
@@ -75,6 +73,10 @@ std::uint64_t mla_heads(const Architecture& arch, const LayerGroup& group) {
 
 bool keeps_window(const LayerGroup& group) {
     return (group.kind == LayerKind::sliding || group.kind == LayerKind::mla) && group.window > 0;
+}
+
+bool attends_every_token(const LayerGroup& group) {
+    return group.kind == LayerKind::full || (group.kind == LayerKind::mla && !keeps_window(group));
 }
 
 std::uint64_t ffn_layer_count(const Architecture& arch) {

@@ -337,8 +337,7 @@ std::uint64_t swa_cells(const Model& m, const Geometry& g) {
 // Whether some layer attends to every cell: full, MLA without a window, compressed.
 bool has_global_layers(const Model& m) {
     return std::ranges::any_of(m.arch.layer_groups, [](const LayerGroup& group) {
-        return group.kind == LayerKind::full || group.kind == LayerKind::compressed ||
-               (group.kind == LayerKind::mla && !keeps_window(group));
+        return attends_every_token(group) || group.kind == LayerKind::compressed;
     });
 }
 

@@ -184,8 +184,7 @@ std::uint64_t count_growing_layers(const Model& model) {
     std::uint64_t n = 0;
     for (std::size_t g = 0; g < owners.size(); ++g) {
         const LayerGroup& group = model.arch.layer_groups[g];
-        const bool grows = group.kind == LayerKind::full ||
-                           (group.kind == LayerKind::mla && !keeps_window(group)) ||
+        const bool grows = attends_every_token(group) ||
                            (group.kind == LayerKind::compressed && group.compress_ratio > 0);
         n += grows ? owners[g] : 0;
     }

@@ -21,12 +21,6 @@ struct ModelFlops {
     double wide_attention = 0;  // of `attention`, the layers' of heads wider than kNarrowHeadDim
 };
 
-// Whether a layer group attends to a window of the cache (a cache of its own in llama.cpp):
-// a sliding group or dots3note's sliding MLA (keeps_window, the KV rules' own).
-bool windowed(const LayerGroup& g) {
-    return keeps_window(g);
-}
-
 // Whether a layer group's query attends over a KV cache of its own kind the speed model reads:
 // full, sliding-window or MLA (cache_positions and mask_cells count the same layers).
 bool attends_over_cache(const LayerGroup& g) {
@@ -36,7 +30,7 @@ bool attends_over_cache(const LayerGroup& g) {
 // The cached positions a layer group's query attends to at `depth`: all of them, or a sliding
 // window's and `masked` cells more (the one window rule of attention_flops and cache_positions).
 double attended_positions(const LayerGroup& g, double depth, double masked) {
-    return windowed(g) ? std::min(depth, static_cast<double>(g.window) + masked) : depth;
+    return keeps_window(g) ? std::min(depth, static_cast<double>(g.window) + masked) : depth;
 }
 
 // 2 FLOPs per multiply-add: the scores (heads x k_dim per position) and the weighted sum of
@@ -105,7 +99,7 @@ double mask_cells(const Model& m, double spanned, double ubatch) {
     double sliding = 0;
     for (const LayerGroup& g : m.arch.layer_groups) {
         if (!attends_over_cache(g)) continue;
-        if (windowed(g)) {
+        if (keeps_window(g)) {
             sliding = std::max(sliding, attended_positions(g, spanned, ubatch));
         } else {
             full = true;
