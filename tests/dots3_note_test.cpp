@@ -47,8 +47,8 @@ TEST_CASE("dots3-note Preview: dots3note's tensors, layer by layer") {
     const TensorInfo* q_b_swa = dots3_tensor(l, "blk.2.attn_q_b.weight");
     REQUIRE(q_b_full != nullptr);
     REQUIRE(q_b_swa != nullptr);
-    CHECK(q_b_full->ne[1] == 128 * (128 + 64));
-    CHECK(q_b_swa->ne[1] == 64 * (192 + 64));
+    CHECK(q_b_full->ne[1] == 128ULL * (128 + 64));
+    CHECK(q_b_swa->ne[1] == 64ULL * (192 + 64));
     const TensorInfo* kv_a_swa = dots3_tensor(l, "blk.2.attn_kv_a_mqa.weight");
     REQUIRE(kv_a_swa != nullptr);
     CHECK(kv_a_swa->ne[1] == 1024 + 64);
